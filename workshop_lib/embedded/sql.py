@@ -1,0 +1,199 @@
+"""Every SQL statement the embedded engine (SQLite + sqlite-vec + FTS5) runs.
+
+Statements are templates: `{p}` is the store's table-name prefix and `{dim}` the
+vector dimension. `embed(text)` is the embedding model registered as a SQL function,
+so the query embedding is computed inside the database, as Oracle's VECTOR_EMBEDDING is.
+The Oracle engine has a module of the same statement names (workshop_lib/oracle/sql.py).
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+# ---------------------------------------------------------------- memory store schema
+SCHEMA = [
+    ("STORE_META", [
+        "CREATE TABLE IF NOT EXISTS {p}STORE_META (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
+    ]),
+    ("THREADS", [
+        """CREATE TABLE IF NOT EXISTS {p}THREADS (
+            thread_id  TEXT PRIMARY KEY,
+            user_id    TEXT,
+            agent_id   TEXT,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))""",
+    ]),
+    ("RECORDS", [
+        """CREATE TABLE IF NOT EXISTS {p}RECORDS (
+            seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+            record_type TEXT NOT NULL,
+            record_id   TEXT NOT NULL,
+            thread_id   TEXT,
+            user_id     TEXT,
+            agent_id    TEXT,
+            role        TEXT,
+            content     TEXT,
+            metadata    TEXT CHECK (metadata IS NULL OR json_valid(metadata)),
+            created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            UNIQUE (record_type, record_id))""",
+        "CREATE INDEX IF NOT EXISTS {p}RECORDS_SCOPE_IX ON {p}RECORDS (user_id, agent_id, record_type)",
+        "CREATE INDEX IF NOT EXISTS {p}RECORDS_THREAD_IX ON {p}RECORDS (thread_id)",
+    ]),
+    ("RECORD_CHUNKS", [
+        """CREATE TABLE IF NOT EXISTS {p}RECORD_CHUNKS (
+            record_seq INTEGER NOT NULL,
+            chunk_no   INTEGER NOT NULL DEFAULT 0,
+            chunk_text TEXT,
+            embedding  BLOB NOT NULL,
+            PRIMARY KEY (record_seq, chunk_no))""",
+    ]),
+    # Full-text index over RECORDS.content, kept in sync by triggers.
+    ("RECORDS_FTS", [
+        """CREATE VIRTUAL TABLE IF NOT EXISTS {p}RECORDS_FTS USING fts5(
+            content, content='{p}RECORDS', content_rowid='seq', tokenize='porter unicode61')""",
+        "INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS) VALUES ('rebuild')",
+    ]),
+    ("RECORDS_FTS_AI", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_FTS_AI AFTER INSERT ON {p}RECORDS BEGIN
+            INSERT INTO {p}RECORDS_FTS(rowid, content) VALUES (new.seq, new.content);
+        END""",
+    ]),
+    ("RECORDS_FTS_AD", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_FTS_AD AFTER DELETE ON {p}RECORDS BEGIN
+            INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS, rowid, content) VALUES ('delete', old.seq, old.content);
+        END""",
+    ]),
+    ("RECORDS_FTS_AU", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_FTS_AU AFTER UPDATE OF content ON {p}RECORDS BEGIN
+            INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS, rowid, content) VALUES ('delete', old.seq, old.content);
+            INSERT INTO {p}RECORDS_FTS(rowid, content) VALUES (new.seq, new.content);
+        END""",
+    ]),
+]
+
+DROP = {
+    "STORE_META": "DROP TABLE IF EXISTS {p}STORE_META",
+    "THREADS": "DROP TABLE IF EXISTS {p}THREADS",
+    "RECORDS": "DROP TABLE IF EXISTS {p}RECORDS",
+    "RECORD_CHUNKS": "DROP TABLE IF EXISTS {p}RECORD_CHUNKS",
+    "RECORDS_FTS": "DROP TABLE IF EXISTS {p}RECORDS_FTS",
+    "RECORDS_FTS_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AI",
+    "RECORDS_FTS_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AD",
+    "RECORDS_FTS_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AU",
+}
+
+EXISTING_OBJECTS = "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')"
+
+# ---------------------------------------------------------------- memory store DML
+_COLS = "m.seq, m.record_type, m.record_id, m.thread_id, m.user_id, m.agent_id, m.role, m.content, m.metadata, m.created_at"
+
+# Scope rule shared by list and search: *_free = 1 leaves a dimension open; otherwise the
+# column must equal the value, and a NULL value matches only NULL (unscoped) rows.
+_SCOPE = """instr(:types, ',' || m.record_type || ',') > 0
+   AND (:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
+   AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
+   AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))"""
+
+META_SELECT = "SELECT k, v FROM {p}STORE_META"
+META_INSERT = "INSERT INTO {p}STORE_META (k, v) VALUES (:k, :v)"
+
+RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
+RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
+VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)"""
+RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
+ WHERE m.record_type = :rt
+   AND (:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
+   AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
+   AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))
+ ORDER BY m.seq"""
+RECORD_SET_CONTENT = "UPDATE {p}RECORDS SET content = :content WHERE seq = :seq"
+RECORD_SET_METADATA = "UPDATE {p}RECORDS SET metadata = :meta WHERE seq = :seq"
+RECORD_DELETE = "DELETE FROM {p}RECORDS WHERE seq = :seq"
+RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE instr(:types, ',' || m.record_type || ',') > 0"
+
+CHUNK_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq = :seq"
+CHUNK_INSERT_TEXT = "INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding) VALUES (:seq, 0, :txt, embed(:txt))"
+CHUNK_INSERT_VECTOR = "INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding) VALUES (:seq, 0, :txt, :vec)"
+
+THREAD_GET = "SELECT thread_id FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_INSERT = "INSERT INTO {p}THREADS (thread_id, user_id, agent_id) VALUES (:tid, :u, :a)"
+THREAD_DELETE = "DELETE FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_CHUNKS_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)"
+THREAD_RECORDS_DELETE = "DELETE FROM {p}RECORDS WHERE thread_id = :tid"
+THREADS_OF_USER = "SELECT thread_id FROM {p}THREADS WHERE user_id = :actor"
+THREADS_OF_AGENT = "SELECT thread_id FROM {p}THREADS WHERE agent_id = :actor"
+SCOPED_CHILD_SEQS_OF_USER = "SELECT seq FROM {p}RECORDS m WHERE m.user_id = :actor AND instr(:types, ',' || m.record_type || ',') > 0"
+SCOPED_CHILD_SEQS_OF_AGENT = "SELECT seq FROM {p}RECORDS m WHERE m.agent_id = :actor AND instr(:types, ',' || m.record_type || ',') > 0"
+
+# Exact cosine scan, nearest first; the store reads rows until k pass the metadata filter.
+SEARCH_BY_TEXT = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb)
+SELECT {_COLS}, vec_distance_cosine(c.embedding, q.emb) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
+ WHERE {_SCOPE}
+ ORDER BY distance, m.seq"""
+SEARCH_BY_VECTOR = f"""SELECT {_COLS}, vec_distance_cosine(c.embedding, :qv) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq
+ WHERE {_SCOPE}
+ ORDER BY distance, m.seq"""
+
+# ---------------------------------------------------------------- retrieval (Part 3)
+# Knowledge memories: this scope, record type 'memory', never tool output.
+_KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
+   AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output'"""
+
+KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, -bm25({{p}}RECORDS_FTS) AS score_txt
+  FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m ON m.seq = {{p}}RECORDS_FTS.rowid
+ WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}
+ ORDER BY bm25({{p}}RECORDS_FTS), m.seq
+ LIMIT :k"""
+
+# Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
+# ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
+HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
+vec AS (
+    SELECT m.seq, ROW_NUMBER() OVER (ORDER BY vec_distance_cosine(c.embedding, q.emb), m.seq) AS r_vec
+      FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
+     WHERE {_KNOWLEDGE}
+     ORDER BY r_vec LIMIT :n),
+txt_scored AS (
+    SELECT m.seq, bm25({{p}}RECORDS_FTS) AS bm
+      FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m ON m.seq = {{p}}RECORDS_FTS.rowid
+     WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}),
+txt AS (
+    SELECT seq, ROW_NUMBER() OVER (ORDER BY bm, seq) AS r_txt
+      FROM txt_scored ORDER BY r_txt LIMIT :n),
+fused AS (
+    SELECT COALESCE(v.seq, t.seq) AS seq,
+           COALESCE(v.r_vec, 999999) AS r_vec,
+           COALESCE(t.r_txt, 999999) AS r_txt
+      FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)
+SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
+       1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt) AS rrf_score
+  FROM fused f JOIN {{p}}RECORDS m ON m.seq = f.seq
+ ORDER BY rrf_score DESC, f.r_vec, f.r_txt
+ LIMIT :k"""
+
+# The two ranked lists on their own, for checks and benchmarks that fuse independently.
+VECTOR_RANKED = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb)
+SELECT m.record_id, vec_distance_cosine(c.embedding, q.emb) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
+ WHERE {_KNOWLEDGE}
+ ORDER BY distance, m.seq LIMIT :n"""
+
+_NAMES = [
+    "META_SELECT", "META_INSERT", "RECORD_GET", "RECORD_INSERT", "RECORD_LIST", "RECORD_SET_CONTENT",
+    "RECORD_SET_METADATA", "RECORD_DELETE", "RECORD_COUNT", "CHUNK_DELETE", "CHUNK_INSERT_TEXT",
+    "CHUNK_INSERT_VECTOR", "THREAD_GET", "THREAD_INSERT", "THREAD_DELETE", "THREAD_CHUNKS_DELETE",
+    "THREAD_RECORDS_DELETE", "THREADS_OF_USER", "THREADS_OF_AGENT", "SCOPED_CHILD_SEQS_OF_USER",
+    "SCOPED_CHILD_SEQS_OF_AGENT", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "KEYWORD_SEARCH", "HYBRID_RRF",
+    "VECTOR_RANKED",
+]
+
+
+def statements(prefix: str, dim: int) -> SimpleNamespace:
+    """All store and retrieval statements with the prefix filled in."""
+    def fill(sql: str) -> str:
+        return sql.replace("{p}", prefix).replace("{dim}", str(dim))
+
+    ns = SimpleNamespace(**{name: fill(globals()[name]) for name in _NAMES})
+    ns.SCHEMA = [(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA]
+    ns.DROP = {name: fill(sql) for name, sql in DROP.items()}
+    return ns

@@ -1,0 +1,39 @@
+"""The embedded engine's embedding model: WordLlama, loaded from its pip package.
+
+Its weights and tokenizer ship inside the package folder, which has the `weights/`
+and `tokenizers/` layout WordLlama's loader expects of a cache folder, so loading
+never touches the network.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+MODEL_NAME = "wordllama-l2-supercat-256"
+DIM = 256
+MAX_TOKENS = 512  # longer texts are truncated by the model (and by us, before tokenising)
+_MAX_CHARS = 20_000
+
+
+@functools.lru_cache(maxsize=1)
+def load():
+    import wordllama
+    from wordllama import WordLlama
+
+    folder = Path(wordllama.__file__).parent
+    return WordLlama.load(config="l2_supercat", dim=DIM, cache_dir=folder, disable_download=True)
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """Unit-length float32 vectors, one row per text."""
+    vecs = load().embed([t[:_MAX_CHARS] for t in texts], norm=False)
+    vecs = np.asarray(vecs, dtype=np.float32).reshape(len(texts), DIM)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    return vecs / np.maximum(norms, 1e-12)
+
+
+def count_tokens(text: str) -> int:
+    """Token count with the model's own tokenizer (used for Part 4's budgets)."""
+    return len(load().tokenizer.encode(text[:_MAX_CHARS], add_special_tokens=False).ids)

@@ -1,0 +1,148 @@
+"""`connect()` and what every engine offers the rest of the workshop.
+
+Two engines implement the same interface: `oracle` (Oracle AI Database, the Codespace
+default) and `embedded` (SQLite + sqlite-vec + FTS5 + a bundled model, no services).
+The memory store, the scanner and the retrieval code only use the methods below.
+"""
+from __future__ import annotations
+
+import contextlib
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from . import config
+
+
+@dataclass
+class Check:
+    """One line of `workshop doctor`: what was checked, whether it passed, how to fix it."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        mark = "PASS" if self.ok else "FAIL"
+        text = f"[{mark}] {self.name}: {self.detail}"
+        if not self.ok and self.fix:
+            text += f"\n       fix: {self.fix}"
+        return text
+
+
+class Engine:
+    """Base class: the interface both engines implement."""
+
+    name: str = "?"
+    dim: int = 0
+    model_name: str = "?"
+
+    def __init__(self) -> None:
+        self.user_id = config.USER_ID
+        self.agent_id = config.AGENT_ID
+        self.thresholds = dict(config.THRESHOLDS[self.name])
+        self._store = None
+        self._memory = None
+
+    # -- the memory store and the scoped client, opened on first use
+    @property
+    def store(self):
+        if self._store is None:
+            from .store import MemoryStore, SchemaPolicy
+
+            # Creating missing objects never drops anything, so this is safe on every run.
+            self._store = MemoryStore(self, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
+        return self._store
+
+    @property
+    def memory(self):
+        if self._memory is None:
+            from .memory_client import MemoryClient
+
+            self._memory = MemoryClient(self.store, user_id=self.user_id, agent_id=self.agent_id)
+        return self._memory
+
+    @property
+    def sql(self):
+        """The store's statements (prefix filled in) for this engine."""
+        return self.store.sql
+
+    # -- what engines implement
+    def statements(self, prefix: str, dim: int):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def object_names(self) -> set[str]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def cursor(self) -> Iterator[Any]:  # pragma: no cover - interface
+        raise NotImplementedError
+        yield
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Any]:  # pragma: no cover - interface
+        raise NotImplementedError
+        yield
+
+    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def vector_param(self, values: list[float]) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def read_text(self, value: Any) -> str | None:
+        if value is not None and hasattr(value, "read"):
+            return value.read()  # Oracle CLOB
+        return value
+
+    def embed(self, texts: list[str]) -> list[list[float]]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def catalog(self, owner: str) -> dict:  # pragma: no cover - interface
+        """Tables, columns and foreign keys of a schema with their comments."""
+        raise NotImplementedError
+
+    def query(self, sql: str, params: dict | None = None) -> list[tuple]:
+        with self.cursor() as cur:
+            cur.execute(sql, params or {})
+            return cur.fetchall()
+
+    def health(self) -> list[Check]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def new_id(self, record_type: str) -> str:
+        return f"{record_type[:3]}-{uuid.uuid4().hex[:16]}"
+
+    def close(self) -> None:  # pragma: no cover - interface
+        pass
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}: {self.describe()}>"
+
+    def describe(self) -> str:
+        return self.model_name
+
+
+def connect(engine: str | None = None, *, path: str | Path | None = None, **options: Any) -> Engine:
+    """Open the workshop's engine.
+
+    `engine` defaults to $WORKSHOP_ENGINE, then 'embedded'. Choosing 'oracle' and not
+    reaching it raises an error naming the DSN and the fix; it never falls back.
+    """
+    config.load_dotenv()
+    name = config.engine_name(engine)
+    if name == "embedded":
+        from .embedded.engine import EmbeddedEngine
+
+        return EmbeddedEngine(path=path, **options)
+    from .oracle.engine import OracleEngine
+
+    return OracleEngine(**options)

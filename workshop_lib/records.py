@@ -1,0 +1,42 @@
+"""The record shapes the memory store returns."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MESSAGE_TYPES = frozenset({"message"})
+MEMORY_TYPES = frozenset({"memory", "guideline", "fact", "preference"})
+PROFILE_TYPES = frozenset({"user_profile", "agent_profile"})
+# Types `add` accepts; profiles go through add_user / add_agent.
+ADDABLE_TYPES = MESSAGE_TYPES | MEMORY_TYPES
+RECORD_TYPES = ADDABLE_TYPES | PROFILE_TYPES
+# `delete` also accepts a whole thread.
+DELETABLE_TYPES = RECORD_TYPES | {"thread"}
+
+
+@dataclass
+class Record:
+    id: str
+    record_type: str
+    content: str | None
+    metadata: dict[str, Any] | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    thread_id: str | None = None
+    created_at: str | None = None
+
+
+@dataclass
+class MessageRecord(Record):
+    role: str = "user"
+
+
+@dataclass
+class Hit:
+    """One search result as the memory client returns it."""
+
+    id: str
+    record_type: str
+    content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    distance: float = 0.0
