@@ -115,8 +115,15 @@ class Engine:
             cur.execute(sql, params or {})
             return cur.fetchall()
 
-    def health(self) -> list[Check]:  # pragma: no cover - interface
-        raise NotImplementedError
+    ping_sql = "SELECT 1"
+
+    def ping(self) -> None:
+        """Raise if the database does not answer."""
+        self.query(self.ping_sql)
+
+    def extra_checks(self) -> list[Check]:
+        """Engine-specific lines for `workshop doctor` (Oracle: users, grants, indexes...)."""
+        return []
 
     def new_id(self, record_type: str) -> str:
         return f"{record_type[:3]}-{uuid.uuid4().hex[:16]}"

@@ -17,6 +17,7 @@ import sqlite_vec
 from .. import config, embedder
 from ..engine import Engine
 from . import sql as statements_module
+from . import text_query
 
 STORE_FILE = "workshop.sqlite"
 SUPPLYCHAIN_FILE = "supplychain.sqlite"
@@ -26,6 +27,8 @@ class EmbeddedEngine(Engine):
     name = "embedded"
     dim = embedder.DIM
     model_name = embedder.MODEL_NAME
+    # A full-text expression that matches nothing, for questions with no searchable term.
+    no_match_expression = '""'
 
     def __init__(self, path: str | Path | None = None) -> None:
         super().__init__()
@@ -95,6 +98,13 @@ class EmbeddedEngine(Engine):
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         return embedder.embed(list(texts)).tolist()
+
+    def keyword_expression(self, text: str) -> str | None:
+        return text_query.keyword_expression(text)
+
+    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str) -> list[dict]:
+        # No cross-encoder ships with the embedded engine: keep the vector order.
+        return candidates[:top_k]
 
     def count_tokens(self, text: str) -> int:
         return embedder.count_tokens(text)

@@ -1,0 +1,94 @@
+"""The `workshop` command: setup, doctor, reset, grade."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import typer
+
+from . import config
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Agent-memory retrieval workshop: prepare, check and grade.")
+
+
+def _connect(engine: str | None):
+    from .engine import connect
+
+    try:
+        return connect(engine)
+    except Exception as exc:  # noqa: BLE001 - show the message, not a traceback
+        typer.secho(f"Could not open the {config.engine_name(engine)} engine: {exc}", fg="red", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WORKSHOP_ENGINE or embedded)")):
+    """Prepare the engine: memory store, SUPPLYCHAIN seed, scanned schema memories. Safe to re-run."""
+    from .prepare import prepare
+
+    eng = _connect(engine)
+    report = prepare(eng)
+    t = report["timings"]
+    typer.echo(f"engine: {eng.name} ({eng.describe()})")
+    typer.echo("SUPPLYCHAIN rows: " + ", ".join(f"{k.lower()}={v}" for k, v in report["rows"].items()))
+    typer.echo(f"schema facts: {report['facts']} ({json.dumps(report['written'])})")
+    typer.echo(f"times: model+store {t['store_and_model_s']:.1f}s, seed {t['seed_s']:.1f}s, scan {t['scan_s']:.1f}s")
+    typer.secho("Ready. Next: `workshop doctor`, or `make workshop` to open the notebooks.", fg="green")
+
+
+@app.command()
+def doctor(engine: str = typer.Option(None, help="oracle | embedded")):
+    """Check everything the notebooks need; each line says PASS or FAIL and the fix."""
+    from .doctor import checks
+
+    eng = _connect(engine)
+    results = checks(eng)
+    for c in results:
+        typer.secho(c.line(), fg="green" if c.ok else "red")
+    if not all(c.ok for c in results):
+        raise typer.Exit(1)
+
+
+@app.command()
+def reset(
+    engine: str = typer.Option(None, help="oracle | embedded"),
+    yes: bool = typer.Option(False, "--yes", help="do not ask for confirmation"),
+):
+    """DESTRUCTIVE: delete every stored memory and the seed, then start empty."""
+    name = config.engine_name(engine)
+    what = (f"the embedded database files in {config.data_dir()}" if name == "embedded"
+            else "every memory-store table of the Oracle AGENT schema")
+    if not yes and not typer.confirm(f"This deletes {what}. Continue?", default=False):
+        typer.echo("Nothing deleted.")
+        raise typer.Exit(0)
+    if name == "embedded":
+        shutil.rmtree(config.data_dir(), ignore_errors=True)
+    else:
+        from .store import MemoryStore, SchemaPolicy
+
+        MemoryStore(_connect(name), schema_policy=SchemaPolicy.RECREATE)
+    typer.echo("Reset done. Run `workshop setup` to prepare the workshop again.")
+
+
+@app.command()
+def grade(
+    submissions: Path = typer.Argument(..., help="folder of learner notebooks (any layout)"),
+    out: Path = typer.Option(Path("grades"), help="where feedback HTML and grades.csv go"),
+    timeout: int = typer.Option(120, help="seconds a single cell may run"),
+):
+    """Autograde a folder of learner notebooks with nbgrader; write feedback and grades.csv."""
+    from .grading import grade_folder
+
+    table = grade_folder(submissions, out, timeout=timeout)
+    typer.echo(table.to_string(index=False) if len(table) else "No notebooks found.")
+    typer.echo(f"\nWrote {out / 'grades.csv'} and feedback under {out / 'feedback'}")
+
+
+def main() -> None:  # pragma: no cover
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
