@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 FIRST_NOTEBOOK := notebooks/part1/part1_setup_and_tour.ipynb
 
-.PHONY: workshop setup install test test-oracle lab doctor reset grade bench bench-quick setup-oracle clean-venv
+.PHONY: notebooks workshop setup install test test-oracle lab doctor reset grade bench bench-quick setup-oracle clean-venv
 
 workshop: setup ## install, prepare the embedded engine, open JupyterLab
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(CI),--no-browser,)
@@ -48,3 +48,6 @@ bench-quick: install
 
 clean-venv:
 	rm -rf $(VENV)
+
+notebooks: install ## regenerate notebooks/ from solutions/ with nbgrader
+	$(BIN)/python -m workshop_lib.release
