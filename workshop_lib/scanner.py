@@ -65,7 +65,9 @@ def relationship_facts(catalog: dict) -> list[Fact]:
         body = (f"Relationship: {child}.{cols} references {parent}.{refs}. "
                 f"Join {fk['table']} to {fk['ref_table']} on {fk['table']}.{cols} = {fk['ref_table']}.{refs}; "
                 f"each {fk['table']} row belongs to one {fk['ref_table']} row.")
-        facts.append(Fact("relationship", f"{child}->{parent}", body,
+        # The subject names the columns: a table can reference another one twice (origin/destination port).
+        subject = f"{child}.{'+'.join(fk['columns'])}->{parent}"
+        facts.append(Fact("relationship", subject, body,
                           {"owner": fk["owner"], "table": fk["table"], "ref_table": fk["ref_table"]}))
     return facts
 

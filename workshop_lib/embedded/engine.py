@@ -159,4 +159,7 @@ def _embed_sql(text: Any) -> bytes | None:
     """SQL function embed(text): the model's vector as sqlite-vec's float32 blob."""
     if text is None:
         return None
-    return embedder.embed([str(text)])[0].tobytes()
+    vec = embedder.embed([str(text)])[0]
+    # Text with no known token (e.g. only control characters) has no direction: NULL,
+    # which the statements treat as "nothing to compare".
+    return vec.tobytes() if vec.any() else None

@@ -110,7 +110,9 @@ RECORD_DELETE = "DELETE FROM {p}RECORDS WHERE seq = :seq"
 RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE instr(:types, ',' || m.record_type || ',') > 0"
 
 CHUNK_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq = :seq"
-CHUNK_INSERT_TEXT = "INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding) VALUES (:seq, 0, :txt, embed(:txt))"
+# Text the model cannot embed (embed() returns NULL) gets no chunk: it stays keyword-searchable only.
+CHUNK_INSERT_TEXT = """INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
+SELECT :seq, 0, :txt, e FROM (SELECT embed(:txt) AS e) WHERE e IS NOT NULL"""
 CHUNK_INSERT_VECTOR = "INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding) VALUES (:seq, 0, :txt, :vec)"
 
 THREAD_GET = "SELECT thread_id FROM {p}THREADS WHERE thread_id = :tid"
@@ -127,7 +129,7 @@ SCOPED_CHILD_SEQS_OF_AGENT = "SELECT seq FROM {p}RECORDS m WHERE m.agent_id = :a
 SEARCH_BY_TEXT = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb)
 SELECT {_COLS}, vec_distance_cosine(c.embedding, q.emb) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
- WHERE {_SCOPE}
+ WHERE {_SCOPE} AND q.emb IS NOT NULL
  ORDER BY distance, m.seq"""
 SEARCH_BY_VECTOR = f"""SELECT {_COLS}, vec_distance_cosine(c.embedding, :qv) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq
@@ -151,7 +153,7 @@ HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
 vec AS (
     SELECT m.seq, ROW_NUMBER() OVER (ORDER BY vec_distance_cosine(c.embedding, q.emb), m.seq) AS r_vec
       FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
-     WHERE {_KNOWLEDGE}
+     WHERE {_KNOWLEDGE} AND q.emb IS NOT NULL
      ORDER BY r_vec LIMIT :n),
 txt_scored AS (
     SELECT m.seq, bm25({{p}}RECORDS_FTS) AS bm
@@ -175,7 +177,7 @@ SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
 VECTOR_RANKED = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb)
 SELECT m.record_id, vec_distance_cosine(c.embedding, q.emb) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
- WHERE {_KNOWLEDGE}
+ WHERE {_KNOWLEDGE} AND q.emb IS NOT NULL
  ORDER BY distance, m.seq LIMIT :n"""
 
 _NAMES = [

@@ -8,6 +8,8 @@ every character literally; its tokenizer splits `ORA-00904` into the phrase ORA 
 """
 from __future__ import annotations
 
+import unicodedata
+
 MAX_TERMS = 64  # a 50 KB paste still makes a bounded query
 
 
@@ -15,6 +17,8 @@ def keyword_expression(text: str) -> str | None:
     """The FTS5 MATCH expression for `text`, or None when no term is left."""
     terms: list[str] = []
     seen: set[str] = set()
+    # Control characters (NUL above all) end an FTS5 string early; they never match anyway.
+    text = "".join(" " if unicodedata.category(ch) in ("Cc", "Cs") else ch for ch in text)
     for raw in text.split():
         term = raw.strip()
         key = term.lower()
