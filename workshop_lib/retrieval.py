@@ -119,8 +119,13 @@ def hybrid_rrf_search_memories(eng, query: str, k: int = 5, per_list: int = 30, 
     check_k(rrf_k, "rrf_k")
     kw = keyword_expression(eng, query) or eng.no_match_expression
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **_scope(eng)}
+    return hybrid_rows(eng, eng.query(eng.sql.HYBRID_RRF, params))
+
+
+def hybrid_rows(eng, rows) -> list[dict]:
+    """Shape (record_id, content, metadata, r_vec, r_txt, rrf_score) rows as hit dicts."""
     out = []
-    for record_id, content, metadata, r_vec, r_txt, rrf in eng.query(eng.sql.HYBRID_RRF, params):
+    for record_id, content, metadata, r_vec, r_txt, rrf in rows:
         meta = _meta(metadata, eng)
         out.append({
             "record_id": record_id, "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),

@@ -12,9 +12,9 @@ from datetime import date, datetime
 import pandas as pd
 from tqdm.auto import tqdm
 
-from .supplychain_data import OWNER, TABLES, Table, rows
+from .supplychain_data import OWNER, TABLES, TABLES_BY_NAME, Table, rows
 
-__all__ = ["seed", "describe", "comments_block", "TABLES", "rows"]
+__all__ = ["seed", "describe", "comments_block", "sample", "TABLES", "rows"]
 
 # Mirrors of Oracle's ALL_TAB_COMMENTS / ALL_COL_COMMENTS for the embedded engine.
 _CATALOG_DDL = [
@@ -52,10 +52,13 @@ def describe() -> pd.DataFrame:
     )
 
 
-def comments_block() -> str:
+def comments_block(tables: list[str] | None = None) -> str:
     """The schema's comments as Oracle COMMENT ON statements (for reading, not running here)."""
     parts = []
+    wanted = {name.upper() for name in tables} if tables else None
     for t in TABLES:
+        if wanted is not None and t.name not in wanted:
+            continue
         lines = [f"COMMENT ON TABLE {OWNER}.{t.name} IS {_quote(t.comment)};"]
         lines += [f"COMMENT ON COLUMN {OWNER}.{t.name}.{c.name} IS {_quote(c.comment)};" for c in t.columns]
         parts.append("\n".join(lines))
@@ -63,6 +66,23 @@ def comments_block() -> str:
 
 
 # --------------------------------------------------------------------------- embedded
+def sample(eng, table: str, n: int = 5, columns: list[str] | None = None) -> pd.DataFrame:
+    """The first n rows of a SUPPLYCHAIN table (by primary key), on either engine."""
+    spec = TABLES_BY_NAME.get(str(table).upper())
+    if spec is None:
+        raise ValueError(f"Unknown table {table!r}; SUPPLYCHAIN has {[t.name for t in TABLES]}")
+    cols = [c.upper() for c in columns] if columns else spec.column_names
+    unknown = [c for c in cols if c not in spec.column_names]
+    if unknown:
+        raise ValueError(f"{spec.name} has no column(s) {unknown}; it has {spec.column_names}")
+    # Names come from the spec, never from user text, so building the statement is safe.
+    sql = f"SELECT {', '.join(cols)} FROM {OWNER}.{spec.name} ORDER BY {', '.join(spec.primary_key)}"
+    with eng.cursor() as cur:
+        cur.execute(sql)
+        data = cur.fetchmany(n)
+    return pd.DataFrame(data, columns=cols)
+
+
 def _seed_embedded(eng, data: dict[str, list[tuple]]) -> dict[str, int]:
     with eng.transaction() as cur:
         for stmt in _CATALOG_DDL:

@@ -12,6 +12,14 @@ import unicodedata
 
 MAX_TERMS = 64  # a 50 KB paste still makes a bounded query
 
+# Words too common to help ranking. Oracle Text's default English stoplist drops words
+# like these at index time; dropping them from the query keeps the two engines alike.
+STOPWORDS = frozenset("""
+a an and are as at be but by can do does did for from has have how i if in into is it its
+me my no not of on or our so than that the their them then there these they this to us was
+we were what when where which who why will with you your
+""".split())
+
 
 def keyword_expression(text: str) -> str | None:
     """The FTS5 MATCH expression for `text`, or None when no term is left."""
@@ -22,8 +30,8 @@ def keyword_expression(text: str) -> str | None:
     for raw in text.split():
         term = raw.strip()
         key = term.lower()
-        if not any(ch.isalnum() for ch in term) or key in seen:
-            continue  # punctuation alone cannot match a token
+        if not any(ch.isalnum() for ch in term) or key in seen or key.strip("?!.,;:") in STOPWORDS:
+            continue  # punctuation alone cannot match a token; stopwords only add noise
         seen.add(key)
         terms.append('"' + term.replace('"', '""') + '"')
         if len(terms) >= MAX_TERMS:

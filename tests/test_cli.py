@@ -1,0 +1,64 @@
+"""The `workshop` command and the engine switch, as a learner meets them."""
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from workshop_lib import connect
+from workshop_lib.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("WORKSHOP_ENGINE", "embedded")
+    return tmp_path / "data"
+
+
+def test_doctor_before_setup_fails_with_fixes(data_dir):
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code == 1
+    assert "[FAIL] SUPPLYCHAIN seed" in result.output
+    assert "fix: run `workshop setup`" in result.output
+
+
+def test_setup_then_doctor_all_pass(data_dir):
+    result = runner.invoke(app, ["setup"])
+    assert result.exit_code == 0, result.output
+    assert "vessels=30" in result.output
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert "[FAIL]" not in result.output and result.output.count("[PASS]") == 6
+
+
+def test_setup_rerun_keeps_learner_memories(data_dir):
+    assert runner.invoke(app, ["setup"]).exit_code == 0
+    eng = connect("embedded")
+    eng.memory.add("my own note about reefers", record_id="learner-note")
+    eng.close()
+    assert runner.invoke(app, ["setup"]).exit_code == 0
+    eng = connect("embedded")
+    assert eng.store.get("memory", "learner-note").content == "my own note about reefers"
+    eng.close()
+
+
+def test_reset_asks_first(data_dir):
+    assert runner.invoke(app, ["setup"]).exit_code == 0
+    result = runner.invoke(app, ["reset"], input="n\n")
+    assert "Nothing deleted" in result.output and (data_dir / "workshop.sqlite").exists()
+    result = runner.invoke(app, ["reset", "--yes"])
+    assert result.exit_code == 0 and not data_dir.exists()
+
+
+def test_oracle_without_dsn_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("ORACLE_DSN", raising=False)
+    with pytest.raises(Exception) as info:
+        connect("oracle")
+    assert "ORACLE_DSN" in str(info.value)
+
+
+def test_unknown_engine_is_a_clear_error():
+    with pytest.raises(ValueError, match="WORKSHOP_ENGINE"):
+        connect("postgres")

@@ -1,0 +1,282 @@
+"""Every SQL statement the Oracle engine runs against the memory store.
+
+The twin of workshop_lib/embedded/sql.py: the same statement names, the same bind
+names and the same result columns in the same order, written for Oracle AI Database
+(23ai / 26ai). Statements are templates: `{p}` is the store's table-name prefix and
+`{dim}` the vector dimension. The query embedding is computed inside the database by
+the ONNX model loaded as ALL_MINILM_L12_V2 (`VECTOR_EMBEDDING(... USING :q AS data)`).
+
+Every statement here is parsed by tests/test_oracle_sql.py with sqlglot's Oracle
+dialect; constructs sqlglot cannot parse are listed there with the Oracle
+documentation page that defines them.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+MODEL_NAME = "ALL_MINILM_L12_V2"
+DIM = 384
+# The model reads about 256 word pieces; the engine cuts the text it embeds to this many
+# characters, which keeps every embedding input a plain VARCHAR2 (< 4000 bytes).
+EMBED_INPUT_CHARS = 1000
+
+# ---------------------------------------------------------------- memory store schema
+# One entry per managed object (table or index): the store creates the missing ones.
+SCHEMA = [
+    ("STORE_META", [
+        """CREATE TABLE {p}STORE_META (
+            k VARCHAR2(128) CONSTRAINT {p}STORE_META_PK PRIMARY KEY,
+            v VARCHAR2(4000) NOT NULL)""",
+    ]),
+    ("THREADS", [
+        """CREATE TABLE {p}THREADS (
+            thread_id  VARCHAR2(512) CONSTRAINT {p}THREADS_PK PRIMARY KEY,
+            user_id    VARCHAR2(512),
+            agent_id   VARCHAR2(512),
+            created_at TIMESTAMP DEFAULT SYS_EXTRACT_UTC(SYSTIMESTAMP) NOT NULL)""",
+    ]),
+    ("RECORDS", [
+        """CREATE TABLE {p}RECORDS (
+            seq         NUMBER GENERATED ALWAYS AS IDENTITY CONSTRAINT {p}RECORDS_PK PRIMARY KEY,
+            record_type VARCHAR2(32) NOT NULL,
+            record_id   VARCHAR2(512) NOT NULL,
+            thread_id   VARCHAR2(512),
+            user_id     VARCHAR2(512),
+            agent_id    VARCHAR2(512),
+            role        VARCHAR2(32),
+            content     CLOB,
+            metadata    CLOB CONSTRAINT {p}RECORDS_META_JSON CHECK (metadata IS JSON),
+            created_at  TIMESTAMP DEFAULT SYS_EXTRACT_UTC(SYSTIMESTAMP) NOT NULL,
+            CONSTRAINT {p}RECORDS_UK UNIQUE (record_type, record_id))""",
+        "CREATE INDEX {p}RECORDS_SCOPE_IX ON {p}RECORDS (user_id, agent_id, record_type)",
+        "CREATE INDEX {p}RECORDS_THREAD_IX ON {p}RECORDS (thread_id)",
+    ]),
+    ("RECORD_CHUNKS", [
+        """CREATE TABLE {p}RECORD_CHUNKS (
+            record_seq NUMBER NOT NULL
+                       CONSTRAINT {p}RECORD_CHUNKS_FK REFERENCES {p}RECORDS (seq) ON DELETE CASCADE,
+            chunk_no   NUMBER DEFAULT 0 NOT NULL,
+            chunk_text CLOB,
+            embedding  VECTOR({dim}, FLOAT32) NOT NULL,
+            CONSTRAINT {p}RECORD_CHUNKS_PK PRIMARY KEY (record_seq, chunk_no))""",
+    ]),
+    # Oracle Text index over RECORDS.content, synchronised when a transaction commits.
+    ("RECORDS_TEXT_IX", [
+        """CREATE INDEX {p}RECORDS_TEXT_IX ON {p}RECORDS (content)
+            INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')""",
+    ]),
+    # HNSW vector index (needs VECTOR_MEMORY_SIZE > 0; see setup/oracle/01_vector_memory.sql).
+    ("RECORD_CHUNKS_VEC_IX", [
+        """CREATE VECTOR INDEX {p}RECORD_CHUNKS_VEC_IX ON {p}RECORD_CHUNKS (embedding)
+            ORGANIZATION INMEMORY NEIGHBOR GRAPH
+            DISTANCE COSINE
+            WITH TARGET ACCURACY 95""",
+    ]),
+]
+
+DROP = {
+    "STORE_META": "DROP TABLE IF EXISTS {p}STORE_META PURGE",
+    "THREADS": "DROP TABLE IF EXISTS {p}THREADS PURGE",
+    "RECORDS": "DROP TABLE IF EXISTS {p}RECORDS CASCADE CONSTRAINTS PURGE",
+    "RECORD_CHUNKS": "DROP TABLE IF EXISTS {p}RECORD_CHUNKS PURGE",
+    "RECORDS_TEXT_IX": "DROP INDEX IF EXISTS {p}RECORDS_TEXT_IX FORCE",
+    "RECORD_CHUNKS_VEC_IX": "DROP INDEX IF EXISTS {p}RECORD_CHUNKS_VEC_IX",
+}
+
+EXISTING_OBJECTS = "SELECT object_name FROM user_objects WHERE object_type IN ('TABLE', 'INDEX')"
+
+# ---------------------------------------------------------------- memory store DML
+_COLS = (
+    "m.seq, m.record_type, m.record_id, m.thread_id, m.user_id, m.agent_id, m.role, m.content, m.metadata, "
+    "TO_CHAR(m.created_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.FF3\"Z\"') AS created_at"
+)
+
+# Scope rule shared by list and search: *_free = 1 leaves a dimension open; otherwise the
+# column must equal the value, and a NULL value matches only NULL (unscoped) rows.
+_SCOPE = """INSTR(:types, ',' || m.record_type || ',') > 0
+   AND (:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
+   AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
+   AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))"""
+
+_QUERY_EMBEDDING = f"VECTOR_EMBEDDING({MODEL_NAME} USING :q AS data)"
+
+META_SELECT = "SELECT k, v FROM {p}STORE_META"
+META_INSERT = "INSERT INTO {p}STORE_META (k, v) VALUES (:k, :v)"
+
+RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
+RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
+VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)
+RETURNING seq INTO :new_seq"""
+RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
+ WHERE m.record_type = :rt
+   AND (:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
+   AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
+   AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))
+ ORDER BY m.seq"""
+RECORD_SET_CONTENT = "UPDATE {p}RECORDS SET content = :content WHERE seq = :seq"
+RECORD_SET_METADATA = "UPDATE {p}RECORDS SET metadata = :meta WHERE seq = :seq"
+RECORD_DELETE = "DELETE FROM {p}RECORDS WHERE seq = :seq"
+RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE INSTR(:types, ',' || m.record_type || ',') > 0"
+
+CHUNK_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq = :seq"
+# :txt is stored whole; the model reads its first EMBED_INPUT_CHARS characters.
+CHUNK_INSERT_TEXT = f"""INSERT INTO {{p}}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
+VALUES (:seq, 0, :txt, VECTOR_EMBEDDING({MODEL_NAME} USING DBMS_LOB.SUBSTR(:txt, {EMBED_INPUT_CHARS}, 1) AS data))"""
+CHUNK_INSERT_VECTOR = """INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
+VALUES (:seq, 0, :txt, :vec)"""
+
+THREAD_GET = "SELECT thread_id FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_INSERT = "INSERT INTO {p}THREADS (thread_id, user_id, agent_id) VALUES (:tid, :u, :a)"
+THREAD_DELETE = "DELETE FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_CHUNKS_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)"
+THREAD_RECORDS_DELETE = "DELETE FROM {p}RECORDS WHERE thread_id = :tid"
+THREADS_OF_USER = "SELECT thread_id FROM {p}THREADS WHERE user_id = :actor"
+THREADS_OF_AGENT = "SELECT thread_id FROM {p}THREADS WHERE agent_id = :actor"
+SCOPED_CHILD_SEQS_OF_USER = "SELECT seq FROM {p}RECORDS m WHERE m.user_id = :actor AND INSTR(:types, ',' || m.record_type || ',') > 0"
+SCOPED_CHILD_SEQS_OF_AGENT = "SELECT seq FROM {p}RECORDS m WHERE m.agent_id = :actor AND INSTR(:types, ',' || m.record_type || ',') > 0"
+
+# Exact cosine scan, nearest first; the store reads rows until k pass the metadata filter.
+SEARCH_BY_TEXT = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
+SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
+ WHERE {_SCOPE}
+ ORDER BY distance, m.seq"""
+SEARCH_BY_VECTOR = f"""SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, :qv, COSINE) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq
+ WHERE {_SCOPE}
+ ORDER BY distance, m.seq"""
+
+# ---------------------------------------------------------------- retrieval (Part 3)
+# Knowledge memories: this scope, record type 'memory', never tool output.
+# (Oracle stores '' as NULL, so "no kind" is tested with IS NULL, not with a default.)
+_KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
+   AND (JSON_VALUE(m.metadata, '$.kind') IS NULL OR JSON_VALUE(m.metadata, '$.kind') <> 'tool_output')"""
+
+# Oracle Text: CONTAINS(..., label) > 0 filters, SCORE(label) is the relevance (0..100).
+KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, SCORE(1) AS score_txt
+  FROM {{p}}RECORDS m
+ WHERE CONTAINS(m.content, :kw, 1) > 0 AND {_KNOWLEDGE}
+ ORDER BY SCORE(1) DESC, m.seq
+ FETCH FIRST :k ROWS ONLY"""
+
+# Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
+# ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
+# Ties break as in the embedded twin: by distance / text score, then insertion order.
+HYBRID_RRF = f"""WITH q_emb AS (
+    SELECT {_QUERY_EMBEDDING} AS emb FROM dual),
+vec AS (
+    SELECT m.seq,
+           ROW_NUMBER() OVER (ORDER BY VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE), m.seq) AS r_vec
+      FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
+     WHERE {_KNOWLEDGE}
+     ORDER BY r_vec
+     FETCH FIRST :n ROWS ONLY),
+txt AS (
+    SELECT m.seq,
+           ROW_NUMBER() OVER (ORDER BY SCORE(1) DESC, m.seq) AS r_txt
+      FROM {{p}}RECORDS m
+     WHERE CONTAINS(m.content, :kw, 1) > 0 AND {_KNOWLEDGE}
+     ORDER BY r_txt
+     FETCH FIRST :n ROWS ONLY),
+fused AS (
+    SELECT COALESCE(v.seq, t.seq) AS seq,
+           NVL(v.r_vec, 999999) AS r_vec,
+           NVL(t.r_txt, 999999) AS r_txt
+      FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)
+SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
+       1 / (:rrf_k + f.r_vec) + 1 / (:rrf_k + f.r_txt) AS rrf_score
+  FROM fused f JOIN {{p}}RECORDS m ON m.seq = f.seq
+ ORDER BY rrf_score DESC, f.r_vec, f.r_txt
+ FETCH FIRST :k ROWS ONLY"""
+
+# The two ranked lists on their own, for checks and benchmarks that fuse independently.
+VECTOR_RANKED = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
+SELECT m.record_id, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
+ WHERE {_KNOWLEDGE}
+ ORDER BY distance, m.seq
+ FETCH FIRST :n ROWS ONLY"""
+
+_NAMES = [
+    "META_SELECT", "META_INSERT", "RECORD_GET", "RECORD_INSERT", "RECORD_LIST", "RECORD_SET_CONTENT",
+    "RECORD_SET_METADATA", "RECORD_DELETE", "RECORD_COUNT", "CHUNK_DELETE", "CHUNK_INSERT_TEXT",
+    "CHUNK_INSERT_VECTOR", "THREAD_GET", "THREAD_INSERT", "THREAD_DELETE", "THREAD_CHUNKS_DELETE",
+    "THREAD_RECORDS_DELETE", "THREADS_OF_USER", "THREADS_OF_AGENT", "SCOPED_CHILD_SEQS_OF_USER",
+    "SCOPED_CHILD_SEQS_OF_AGENT", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "KEYWORD_SEARCH", "HYBRID_RRF",
+    "VECTOR_RANKED",
+]
+
+# Out binds the engine adds itself (the embedded twin reads lastrowid instead).
+OUT_BINDS = {"RECORD_INSERT": {"new_seq"}}
+
+# ---------------------------------------------------------------- engine helpers
+# The query embedding on its own (Engine.embed) and the smoke test of the model.
+EMBED = f"SELECT {_QUERY_EMBEDDING} FROM dual"
+MODEL_DIMENSIONS = f"SELECT VECTOR_DIMENSION_COUNT(VECTOR_EMBEDDING({MODEL_NAME} USING 'hello' AS data)) FROM dual"
+PING = "SELECT 1 FROM dual"
+
+# ---------------------------------------------------------------- catalog (scanner)
+CATALOG_TABLES = """SELECT t.table_name, c.comments
+  FROM all_tables t LEFT JOIN all_tab_comments c ON c.owner = t.owner AND c.table_name = t.table_name
+ WHERE t.owner = :owner AND t.nested = 'NO' AND t.secondary = 'N' AND t.table_name NOT LIKE 'DR$%'
+ ORDER BY t.table_name"""
+CATALOG_COLUMNS = """SELECT c.table_name, c.column_name, c.data_type, c.data_length, c.data_precision,
+       c.data_scale, c.nullable, cc.comments
+  FROM all_tab_columns c
+  LEFT JOIN all_col_comments cc
+    ON cc.owner = c.owner AND cc.table_name = c.table_name AND cc.column_name = c.column_name
+ WHERE c.owner = :owner
+ ORDER BY c.table_name, c.column_id"""
+CATALOG_FOREIGN_KEYS = """SELECT fk.table_name, fk.constraint_name, fkc.column_name, pk.table_name AS ref_table,
+       pkc.column_name AS ref_column
+  FROM all_constraints fk
+  JOIN all_cons_columns fkc
+    ON fkc.owner = fk.owner AND fkc.constraint_name = fk.constraint_name
+  JOIN all_constraints pk
+    ON pk.owner = fk.r_owner AND pk.constraint_name = fk.r_constraint_name
+  JOIN all_cons_columns pkc
+    ON pkc.owner = pk.owner AND pkc.constraint_name = pk.constraint_name AND pkc.position = fkc.position
+ WHERE fk.owner = :owner AND fk.constraint_type = 'R'
+ ORDER BY fk.table_name, fk.constraint_name, fkc.position"""
+
+# ---------------------------------------------------------------- doctor checks (as AGENT)
+CHECK_PRIVILEGES = """SELECT privilege FROM user_sys_privs
+UNION SELECT granted_role FROM user_role_privs"""
+CHECK_MODEL = "SELECT model_name, mining_function FROM user_mining_models WHERE model_name = :model"
+CHECK_INDEXES = """SELECT index_name, index_type, status, NVL(domidx_status, 'VALID') AS domidx_status,
+       NVL(domidx_opstatus, 'VALID') AS domidx_opstatus
+  FROM user_indexes
+ WHERE table_name IN (:records_table, :chunks_table)
+ ORDER BY index_name"""
+CHECK_VECTOR_MEMORY = "SELECT value FROM v$parameter WHERE name = 'vector_memory_size'"
+CHECK_SUPPLYCHAIN_ACCESS = """SELECT COUNT(*) FROM all_tables WHERE owner = 'SUPPLYCHAIN'"""
+
+_HELPER_NAMES = ["EMBED", "MODEL_DIMENSIONS", "PING", "CATALOG_TABLES", "CATALOG_COLUMNS",
+                 "CATALOG_FOREIGN_KEYS", "CHECK_PRIVILEGES", "CHECK_MODEL", "CHECK_INDEXES",
+                 "CHECK_VECTOR_MEMORY", "CHECK_SUPPLYCHAIN_ACCESS"]
+
+
+def statements(prefix: str, dim: int) -> SimpleNamespace:
+    """All store and retrieval statements with the prefix filled in."""
+    # A store with another vector_dim works with precomputed vectors only: the model
+    # itself always makes DIM-dimension embeddings.
+    def fill(sql: str) -> str:
+        return sql.replace("{p}", prefix).replace("{dim}", str(dim))
+
+    ns = SimpleNamespace(**{name: fill(globals()[name]) for name in _NAMES})
+    ns.SCHEMA = [(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA]
+    ns.DROP = {name: fill(sql) for name, sql in DROP.items()}
+    return ns
+
+
+def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
+    """Every named statement of this module, filled in (for the tests and for review)."""
+    ns = statements(prefix, dim)
+    out = {name: getattr(ns, name) for name in _NAMES}
+    out.update({name: globals()[name] for name in _HELPER_NAMES})
+    for name, ddl in ns.SCHEMA:
+        for i, stmt in enumerate(ddl):
+            out[f"SCHEMA.{name}[{i}]"] = stmt
+    out.update({f"DROP.{name}": sql for name, sql in ns.DROP.items()})
+    out["EXISTING_OBJECTS"] = EXISTING_OBJECTS
+    return out
