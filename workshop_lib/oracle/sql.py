@@ -12,6 +12,7 @@ documentation page that defines them.
 """
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 MODEL_NAME = "ALL_MINILM_L12_V2"
@@ -251,9 +252,107 @@ CHECK_INDEXES = """SELECT index_name, index_type, status, NVL(domidx_status, 'VA
 CHECK_VECTOR_MEMORY = "SELECT value FROM v$parameter WHERE name = 'vector_memory_size'"
 CHECK_SUPPLYCHAIN_ACCESS = """SELECT COUNT(*) FROM all_tables WHERE owner = 'SUPPLYCHAIN'"""
 
+# ---------------------------------------------------------------- optional reranker
+# DBMS_VECTOR.RERANK scores documents with a third-party reranker (Cohere, Vertex AI)
+# described by a JSON parameter document; it returns a JSON array of {index, score, content}.
+RERANK_REST = "SELECT DBMS_VECTOR.RERANK(:q, JSON(:docs), JSON(:params)) FROM dual"
+_RERANK_PREDICTION = "SELECT PREDICTION({model} USING :q AS first_input, :doc AS second_input) FROM dual"
+_MODEL_IDENTIFIER = re.compile(r"^[A-Z][A-Z0-9_$#]{0,122}$")
+
+
+def rerank_prediction(model: str) -> str:
+    """Score one (query, document) pair with an in-database ONNX cross-encoder (a regression
+    model with inputs first_input / second_input, as Oracle's reranking pipeline exports it)."""
+    if not _MODEL_IDENTIFIER.match(model):
+        raise ValueError(f"ORACLE_RERANK_MODEL={model!r} is not a plain Oracle model name")
+    return _RERANK_PREDICTION.replace("{model}", model)
+
+
+# ---------------------------------------------------------------- SUPPLYCHAIN (run as its owner)
+# Rendered from workshop_lib.supplychain_data.TABLES, like the embedded engine's DDL. On
+# Oracle PORTS also gets LOCATION, an SDO_GEOMETRY point built from LONGITUDE/LATITUDE.
+SUPPLYCHAIN = "SUPPLYCHAIN"
+PORT_LOCATION = (
+    "LOCATION", "SDO_GEOMETRY",
+    "The port's representative point as an Oracle Spatial geometry: SDO_GEOMETRY type 2001 "
+    "(a 2-D point) in SRID 4326, WGS 84 longitude/latitude, filled from LONGITUDE and LATITUDE. "
+    "Use it with SDO_WITHIN_DISTANCE or SDO_NN for distance questions; longitude is the first "
+    "ordinate, latitude the second.",
+)
+SC_EXISTING_COLUMNS = """SELECT table_name, column_name, data_type, data_length, data_precision, data_scale
+  FROM user_tab_columns
+ ORDER BY table_name, column_id"""
+SC_SET_PORT_LOCATION = """UPDATE SUPPLYCHAIN.PORTS
+   SET location = SDO_GEOMETRY(2001, 4326, SDO_POINT_TYPE(longitude, latitude, NULL), NULL, NULL)"""
+
+
+def _ident(name: str) -> str:
+    if not _MODEL_IDENTIFIER.match(name):
+        raise ValueError(f"{name!r} is not a plain upper-case Oracle identifier")
+    return name
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sc_columns(table) -> list[tuple[str, str]]:
+    cols = [(c.name, c.oracle_type) for c in table.columns]
+    if table.name == "PORTS":
+        cols.append((PORT_LOCATION[0], PORT_LOCATION[1]))
+    return cols
+
+
+def sc_create_table(table) -> str:
+    lines = [f"{_ident(c.name)} {c.oracle_type}{'' if c.nullable else ' NOT NULL'}" for c in table.columns]
+    if table.name == "PORTS":
+        lines.append(f"{PORT_LOCATION[0]} {PORT_LOCATION[1]}")
+    lines.append(f"CONSTRAINT {table.name}_PK PRIMARY KEY ({', '.join(table.primary_key)})")
+    for fk in table.foreign_keys:
+        lines.append(
+            f"CONSTRAINT {table.name}_{'_'.join(fk.columns)}_FK FOREIGN KEY ({', '.join(fk.columns)}) "
+            f"REFERENCES {SUPPLYCHAIN}.{_ident(fk.ref_table)} ({', '.join(fk.ref_columns)})"
+        )
+    body = ",\n    ".join(lines)
+    return f"CREATE TABLE {SUPPLYCHAIN}.{_ident(table.name)} (\n    {body})"
+
+
+def sc_drop_table(table) -> str:
+    return f"DROP TABLE {SUPPLYCHAIN}.{_ident(table.name)} CASCADE CONSTRAINTS PURGE"
+
+
+def sc_delete(table) -> str:
+    return f"DELETE FROM {SUPPLYCHAIN}.{_ident(table.name)}"
+
+
+def sc_insert(table) -> str:
+    names = [c.name for c in table.columns]
+    # Rows are tuples: python-oracledb binds them by position, the names are for reading.
+    marks = ", ".join(f":{n.lower()}" for n in names)
+    return f"INSERT INTO {SUPPLYCHAIN}.{_ident(table.name)} ({', '.join(names)}) VALUES ({marks})"
+
+
+def sc_comments(table) -> list[str]:
+    name = f"{SUPPLYCHAIN}.{_ident(table.name)}"
+    out = [f"COMMENT ON TABLE {name} IS {_literal(table.comment)}"]
+    out += [f"COMMENT ON COLUMN {name}.{_ident(c.name)} IS {_literal(c.comment)}" for c in table.columns]
+    if table.name == "PORTS":
+        out.append(f"COMMENT ON COLUMN {name}.{PORT_LOCATION[0]} IS {_literal(PORT_LOCATION[2])}")
+    return out
+
+
+def sc_grant_select(table, grantee: str) -> str:
+    return f"GRANT SELECT ON {SUPPLYCHAIN}.{_ident(table.name)} TO {_ident(grantee.upper())}"
+
+
+def sc_count(table) -> str:
+    return f"SELECT COUNT(*) FROM {SUPPLYCHAIN}.{_ident(table.name)}"
+
+
 _HELPER_NAMES = ["EMBED", "MODEL_DIMENSIONS", "PING", "CATALOG_TABLES", "CATALOG_COLUMNS",
                  "CATALOG_FOREIGN_KEYS", "CHECK_PRIVILEGES", "CHECK_MODEL", "CHECK_INDEXES",
-                 "CHECK_VECTOR_MEMORY", "CHECK_SUPPLYCHAIN_ACCESS"]
+                 "CHECK_VECTOR_MEMORY", "CHECK_SUPPLYCHAIN_ACCESS", "RERANK_REST", "SC_EXISTING_COLUMNS",
+                 "SC_SET_PORT_LOCATION"]
 
 
 def statements(prefix: str, dim: int) -> SimpleNamespace:
@@ -279,4 +378,18 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
             out[f"SCHEMA.{name}[{i}]"] = stmt
     out.update({f"DROP.{name}": sql for name, sql in ns.DROP.items()})
     out["EXISTING_OBJECTS"] = EXISTING_OBJECTS
+    out["RERANK_PREDICTION"] = rerank_prediction("MY_RERANKER")
+    try:
+        from ..supplychain_data import TABLES
+    except ImportError:  # pragma: no cover - the dataset module is part of the package
+        TABLES = []
+    for t in TABLES:
+        out[f"SC.{t.name}.create"] = sc_create_table(t)
+        out[f"SC.{t.name}.drop"] = sc_drop_table(t)
+        out[f"SC.{t.name}.delete"] = sc_delete(t)
+        out[f"SC.{t.name}.insert"] = sc_insert(t)
+        out[f"SC.{t.name}.grant"] = sc_grant_select(t, "AGENT")
+        out[f"SC.{t.name}.count"] = sc_count(t)
+        for i, stmt in enumerate(sc_comments(t)):
+            out[f"SC.{t.name}.comment[{i}]"] = stmt
     return out

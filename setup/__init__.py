@@ -1,0 +1,1 @@
+"""Scripts that prepare a database for the workshop (`python -m setup.bootstrap`)."""
