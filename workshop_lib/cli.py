@@ -80,10 +80,19 @@ def grade(
     timeout: int = typer.Option(120, help="seconds a single cell may run"),
 ):
     """Autograde a folder of learner notebooks with nbgrader; write feedback and grades.csv."""
-    from .grading import grade_folder
+    from .grading import grade_folder, per_todo, per_learner
 
     table = grade_folder(submissions, out, timeout=timeout)
-    typer.echo(table.to_string(index=False) if len(table) else "No notebooks found.")
+    if not len(table):
+        typer.echo("No notebooks found.")
+        raise typer.Exit(1)
+    typer.echo("Per TODO:\n" + per_todo(table).to_string() + "\n")
+    typer.echo("Per learner:\n" + per_learner(table).to_string() + "\n")
+    problems = table[~table["status"].isin(["passed"])]
+    if len(problems):
+        typer.echo("Not passed (first reason per row):")
+        for r in problems.itertuples():
+            typer.echo(f"  {r.student:12s} {r.assignment:6s} {r.cell:34s} {r.status[:110]}")
     typer.echo(f"\nWrote {out / 'grades.csv'} and feedback under {out / 'feedback'}")
 
 

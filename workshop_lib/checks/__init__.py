@@ -41,8 +41,11 @@ def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwa
     except CheckFailed:
         raise
     except Exception as exc:  # noqa: BLE001 - any learner crash becomes a readable message
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        where = f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame.line else ""
+        # Point at the learner's own line, not at library or driver internals.
+        mine = [f for f in traceback.extract_tb(exc.__traceback__)
+                if "site-packages" not in f.filename and "workshop_lib" not in f.filename]
+        frame = mine[-1] if mine else None
+        where = f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame and frame.line else ""
         raise CheckFailed(todo, f"your code raised {type(exc).__name__}: {exc}{where}",
                           "read the error, fix the TODO cell above and run it again.") from None
 
@@ -50,3 +53,12 @@ def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwa
 def expect(condition: bool, todo: str, problem: str, fix: str = "") -> None:
     if not condition:
         raise CheckFailed(todo, problem, fix)
+
+
+def __getattr__(name: str):
+    # `checks.part3.check_...` works after `from workshop_lib import checks`.
+    if name.startswith("part"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(name)

@@ -97,9 +97,16 @@ def check_hybrid_rrf(fn, eng) -> None:
         vec = retrieval.vector_ranked_ids(eng, query, per_list)
         txt = retrieval.keyword_ranked_ids(eng, query, per_list)
         want = retrieval.rrf_fuse(vec, txt, k=k, rrf_k=rrf_k)
-        subject = {h["record_id"]: h["subject"] for h in got}
         for w in want:
-            w["subject"] = subject.get(w["record_id"]) or w["record_id"]
+            rec = eng.store.get("memory", w["record_id"])
+            w["subject"] = (rec.metadata or {}).get("subject", w["record_id"]) if rec else w["record_id"]
+        odd = [h for h in got if h["r_vec"] != retrieval.SENTINEL and not 1 <= h["r_vec"] <= per_list
+               or h["r_txt"] != retrieval.SENTINEL and not 1 <= h["r_txt"] <= per_list]
+        if odd:
+            raise CheckFailed(TODO3, f"{call}: {odd[0]['subject']} has r_vec={odd[0]['r_vec']}, r_txt={odd[0]['r_txt']}; "
+                              f"ranks must be 1..{per_list} (per_list) or the sentinel 999999",
+                              "a memory missing from one list gets NVL/COALESCE(rank, 999999), never 0 or NULL; "
+                              "cut each list to :n rows.")
         if len(got) != len(want):
             raise CheckFailed(TODO3, f"{call} returned {len(got)} rows; expected {len(want)}",
                               "end the statement with the top-k cut (LIMIT :k / FETCH FIRST :k ROWS ONLY) and "
