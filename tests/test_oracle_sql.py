@@ -429,6 +429,20 @@ def test_bind_names_ignore_literals_and_comments():
     assert bind_names(osql.CHUNK_INSERT_TEXT) == {"seq", "txt"}
 
 
+def test_query_text_is_cut_only_where_the_model_alone_reads_it():
+    from workshop_lib.oracle.engine import embedding_only_binds
+
+    for name in ("SEARCH_BY_TEXT", "HYBRID_RRF", "VECTOR_RANKED"):
+        assert embedding_only_binds(getattr(osql, name)) == {"q"}, name
+    assert embedding_only_binds(osql.EMBED) == {"q"}
+    assert embedding_only_binds(osql.CHUNK_INSERT_TEXT) == set()      # :txt is also stored
+    assert embedding_only_binds("INSERT INTO t (q) VALUES (:q)") == set()
+    eng = _engine()
+    with eng.cursor() as cur:
+        cur.execute(osql.EMBED, {"q": "y" * 5000})
+    assert eng.conn.executed[-1][1] == {"q": "y" * osql.EMBED_INPUT_CHARS}
+
+
 class _FakeVar:
     def __init__(self, value=None):
         self.value = value
@@ -522,10 +536,13 @@ def test_engine_rolls_back_on_error():
 
 def test_engine_bind_values():
     eng = _engine()
-    assert eng.bind_value("q", "x" * 5000) == "x" * osql.EMBED_INPUT_CHARS
+    assert eng.bind_value("q", "x" * 5000, embed_only=True) == "x" * osql.EMBED_INPUT_CHARS
+    assert eng.bind_value("q", "x" * 3000) == "x" * 3000           # only texts the model alone reads are cut
     assert eng.bind_value("txt", "é" * 2500) == ("LOB", 2500)   # > 4000 bytes: bound as a CLOB
     assert eng.bind_value("txt", "a" * 4000) == "a" * 4000
     assert eng.bind_value("u_free", True) == 1
+    assert eng.bind_value("content", "") == ""                       # only the store's RECORDS writes
+    assert eng.bind_value("content", "", store_content=True) != ""
 
 
 def test_engine_insert_returning_seq_reads_the_out_bind():

@@ -139,6 +139,30 @@ def bind_names(statement: str) -> frozenset[str]:
     return frozenset(_BIND.findall(text))
 
 
+@functools.lru_cache(maxsize=512)
+def writes_store_content(statement: str) -> bool:
+    """True for the store's INSERT / UPDATE of RECORDS.content (where '' must survive)."""
+    return bool(re.match(r"\s*(INSERT\s+INTO|UPDATE)\s+\w*RECORDS\b", statement, re.I)) and ":content" in statement
+
+
+@functools.lru_cache(maxsize=512)
+def embedding_only_binds(statement: str) -> frozenset[str]:
+    """Binds whose every use is `VECTOR_EMBEDDING(model USING :name AS data)`.
+
+    The model only reads the start of such a text, so the engine may cut it to
+    EMBED_INPUT_CHARS before binding, which keeps it a plain VARCHAR2 however long the
+    question is (a longer bind would become a CLOB the model cannot take).
+    """
+    text = _COMMENT.sub(" ", _LITERAL.sub("''", statement))
+    out = set()
+    for name in set(_BIND.findall(text)):
+        uses = len(re.findall(rf"(?<![:\w]):{name}\b", text))
+        as_input = len(re.findall(rf"\bUSING\s+:{name}\s+AS\s+data\b", text, re.I))
+        if uses and uses == as_input:
+            out.add(name)
+    return frozenset(out)
+
+
 def _output_type_handler(cursor, metadata):
     # CLOBs come back as Python strings (no LOB round trips for every row).
     if metadata.type_code is oracledb.DB_TYPE_CLOB:
@@ -163,7 +187,10 @@ class OracleCursor:
     def _prepare(self, statement: str, params: Any) -> Any:
         if params is None or not isinstance(params, dict):
             return params if params is not None else {}
-        return {name: self.engine.bind_value(name, params[name])
+        embed_only = embedding_only_binds(statement)
+        store_write = writes_store_content(statement)
+        return {name: self.engine.bind_value(name, params[name], embed_only=name in embed_only,
+                                             store_content=store_write and name == "content")
                 for name in bind_names(statement) if name in params}
 
     def execute(self, statement: str, params: Any = None) -> "OracleCursor":
@@ -229,12 +256,11 @@ class OracleEngine(Engine):
         return self.conn
 
     # ---------------------------------------------------------------- binds
-    def bind_value(self, name: str, value: Any) -> Any:
-        if name == "content" and value == "":
-            return EMPTY_TEXT
+    def bind_value(self, name: str, value: Any, *, embed_only: bool = False, store_content: bool = False) -> Any:
+        if store_content and value == "":
+            return EMPTY_TEXT  # the store keeps explicit empty content; Oracle would store NULL
         if isinstance(value, str):
-            if name == "q":
-                # :q is only ever text to embed; the model reads its start only.
+            if embed_only:
                 return value[:statements_module.EMBED_INPUT_CHARS]
             if len(value) > _MAX_VARCHAR_BYTES // 4 and len(value.encode("utf-8")) > _MAX_VARCHAR_BYTES:
                 return self._live_conn().createlob(oracledb.DB_TYPE_CLOB, value)

@@ -120,9 +120,10 @@ RECORD_DELETE = "DELETE FROM {p}RECORDS WHERE seq = :seq"
 RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE INSTR(:types, ',' || m.record_type || ',') > 0"
 
 CHUNK_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq = :seq"
-# :txt is stored whole; the model reads its first EMBED_INPUT_CHARS characters.
+# :txt is stored whole; the model reads its first EMBED_INPUT_CHARS characters (SUBSTR of a
+# CLOB bind is a CLOB, which VECTOR_EMBEDDING converts to VARCHAR2 itself).
 CHUNK_INSERT_TEXT = f"""INSERT INTO {{p}}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
-VALUES (:seq, 0, :txt, VECTOR_EMBEDDING({MODEL_NAME} USING DBMS_LOB.SUBSTR(:txt, {EMBED_INPUT_CHARS}, 1) AS data))"""
+VALUES (:seq, 0, :txt, VECTOR_EMBEDDING({MODEL_NAME} USING SUBSTR(:txt, 1, {EMBED_INPUT_CHARS}) AS data))"""
 CHUNK_INSERT_VECTOR = """INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
 VALUES (:seq, 0, :txt, :vec)"""
 
