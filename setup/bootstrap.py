@@ -138,7 +138,18 @@ def admin(settings: Settings, dsn: str | None = None, timeout: float = 60):
 # --------------------------------------------------------------------------- steps
 def step_wait(settings: Settings) -> None:
     t0 = time.monotonic()
-    conn = admin(settings, timeout=settings.wait_timeout)
+    deadline = t0 + 90
+    while True:
+        try:
+            conn = admin(settings, timeout=settings.wait_timeout)
+            break
+        except OracleWorkshopError as exc:
+            # On its very first start the container answers a few seconds before it has set
+            # the SYS/SYSTEM password from ORACLE_PASSWORD: retry a wrong password briefly.
+            if exc.code != "ORA-01017" or time.monotonic() > deadline:
+                raise
+            say("wait", "password not accepted yet (a new container sets it right after starting); retrying")
+            time.sleep(10)
     try:
         say("wait", f"database at {settings.dsn} answers (Oracle {conn.version}) after "
                     f"{time.monotonic() - t0:.0f} s")

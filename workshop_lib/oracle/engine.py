@@ -479,6 +479,8 @@ class OracleEngine(Engine):
                 for t in reversed(tables):  # children first
                     cur.execute(sc.sc_delete(t))
                 for t in tqdm(tables, desc="Seeding SUPPLYCHAIN", unit="table", disable=not self._progress):
+                    # Declared bind types, so a column whose first values are NULL is still typed right.
+                    cur.setinputsizes(*[_input_size(c.oracle_type) for c in t.columns])
                     cur.executemany(sc.sc_insert(t), [tuple(row) for row in rows[t.name]])
                 cur.execute(sc.SC_SET_PORT_LOCATION)
                 owner.commit()
@@ -587,6 +589,12 @@ def parse_declared(spec: str) -> tuple[str, int | None, int | None, int | None]:
     if base == "TIMESTAMP":
         return "TIMESTAMP", None, None, None
     return base, int(a) if a else None, None, None
+
+
+def _input_size(spec: str):
+    base = parse_declared(spec)[0]
+    return {"VARCHAR2": oracledb.DB_TYPE_VARCHAR, "CHAR": oracledb.DB_TYPE_CHAR, "NUMBER": oracledb.DB_TYPE_NUMBER,
+            "DATE": oracledb.DB_TYPE_DATE, "TIMESTAMP": oracledb.DB_TYPE_TIMESTAMP}.get(base)
 
 
 def parse_size(value: Any) -> int:
