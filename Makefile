@@ -4,12 +4,14 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
-FIRST_NOTEBOOK := notebooks/part1/part1_setup_and_tour.ipynb
 
 .PHONY: notebooks workshop setup install test test-oracle lab doctor reset grade bench bench-quick setup-oracle clean-venv
 
-workshop: setup ## install, prepare the embedded engine, open JupyterLab
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(CI),--no-browser,)
+# Containers often run as root; JupyterLab refuses that without --allow-root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+workshop: setup ## install, prepare the embedded engine, open JupyterLab on Part 1
+	cd notebooks && ../$(BIN)/jupyter lab $(ROOT_FLAG) part1/part1_setup_and_tour.ipynb
 
 setup: install ## non-interactive: everything `workshop` does except starting JupyterLab
 	$(BIN)/workshop setup
