@@ -156,8 +156,9 @@ def embedding_only_binds(statement: str) -> frozenset[str]:
     text = _COMMENT.sub(" ", _LITERAL.sub("''", statement))
     out = set()
     for name in set(_BIND.findall(text)):
-        uses = len(re.findall(rf"(?<![:\w]):{name}\b", text))
-        as_input = len(re.findall(rf"\bUSING\s+:{name}\s+AS\s+data\b", text, re.I))
+        bind = re.escape(name)
+        uses = len(re.findall(rf"(?<![:\w]):{bind}(?![\w$#])", text))
+        as_input = len(re.findall(rf"\bUSING\s+:{bind}\s+AS\s+data\b", text, re.I))
         if uses and uses == as_input:
             out.add(name)
     return frozenset(out)
