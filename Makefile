@@ -27,6 +27,9 @@ $(INSTALLED): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[notebooks,test]'
 	touch $@
 
+setup-oracle: install ## Oracle: wait for the DB, vector memory, users/grants, ONNX model, store, seed (safe to re-run)
+	$(BIN)/python -m setup.bootstrap
+
 test: install ## everything tests need, then the whole suite
 	$(BIN)/python -m pytest
 

@@ -106,6 +106,23 @@ class Engine:
     def embed(self, texts: list[str]) -> list[list[float]]:  # pragma: no cover - interface
         raise NotImplementedError
 
+    # A full-text expression that matches nothing (questions with no searchable term).
+    no_match_expression: str = ""
+
+    def keyword_expression(self, text: str) -> str | None:  # pragma: no cover - interface
+        """Any user text as a safe full-text query (operators escaped), or None."""
+        raise NotImplementedError
+
+    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
+        """Second retrieval stage; engines without a reranker keep the order and cut to top_k."""
+        return candidates[:top_k]
+
+    def count_tokens(self, text: str) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def seed_supplychain(self, tables, rows) -> dict[str, int]:  # pragma: no cover - interface
+        raise NotImplementedError
+
     def catalog(self, owner: str) -> dict:  # pragma: no cover - interface
         """Tables, columns and foreign keys of a schema with their comments."""
         raise NotImplementedError

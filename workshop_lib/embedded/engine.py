@@ -102,10 +102,6 @@ class EmbeddedEngine(Engine):
     def keyword_expression(self, text: str) -> str | None:
         return text_query.keyword_expression(text)
 
-    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str) -> list[dict]:
-        # No cross-encoder ships with the embedded engine: keep the vector order.
-        return candidates[:top_k]
-
     def count_tokens(self, text: str) -> int:
         return embedder.count_tokens(text)
 
