@@ -453,6 +453,8 @@ def test_availability_and_location_answers(eng):
     assert "Hamburg (DEHAM): 20 units" in a.text
     missing = grounded.ask(eng, "Can I lease an ISO tank at Felixstowe?", use_cache=False)
     assert "is not available at Felixstowe (GBFXT)" in missing.text and "Rotterdam (NLRTM): 45 units" in missing.text
+    assert missing.item_ids == ["EQ-20TK"]  # only rows close to the best match answer an availability question
+    assert grounded.equipment_phrase("Can I lease an ISO tank at Felixstowe?") == "ISO tank"
     where = grounded.ask(eng, "Where is Tanger Med?", use_cache=False)
     assert where.intent == "PORT_LOCATION" and "35.89\u00b0 N, 5.50\u00b0 W" in where.text
     assert where.embedding_cache_hit is None

@@ -162,3 +162,16 @@ def test_parse_json_object(text, expected):
 def test_parse_json_object_rejects(text):
     with pytest.raises(LLMError):
         llm.parse_json_object(text)
+
+
+def test_scripted_models_use_the_real_wrapper():
+    model = llm.scripted(llm.fake_response("", [("select_items", '{"item_ids": ["X"]}')]))
+    reply = model.chat([{"role": "user", "content": "pick"}], tools=[{"type": "function"}])
+    assert reply.tool_calls[0].name == "select_items" and model.client.requests[0]["tools"]
+    assert llm.scripted(lambda **kw: llm.fake_response("hi")).complete("s", "u") == "hi"
+
+    def down(**kw):
+        raise ConnectionError("no route")
+
+    with pytest.raises(LLMError):
+        llm.scripted(down).chat([])

@@ -264,9 +264,10 @@ VALUES (:h, :m, :t, :vec) ON CONFLICT (text_sha256, model) DO NOTHING""",
     EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
     EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
     RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
-    RESP_CACHE_PUT="""INSERT INTO RESPONSE_CACHE (cache_key, model, persona, normalized_query, response)
-VALUES (:k, :m, :p, :q, :r)
-ON CONFLICT (cache_key) DO UPDATE SET response = excluded.response""",
+    # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
+    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model, persona, normalized_query, response)
+VALUES (:k, :m, :p, :q, :r)""",
     RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
     RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
 )
@@ -303,7 +304,7 @@ ORACLE = SimpleNamespace(
             model            VARCHAR2(128) NOT NULL,
             persona          VARCHAR2(64) NOT NULL,
             normalized_query VARCHAR2(4000) NOT NULL,
-            response         CLOB NOT NULL,
+            response         CLOB NOT NULL CHECK (response IS JSON),
             created_at       TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL)""",
     ],
     ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
@@ -342,12 +343,10 @@ USING (SELECT :h AS text_sha256, :m AS model, :t AS source_text, :vec AS embeddi
     EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
     EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
     RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
-    RESP_CACHE_PUT="""MERGE INTO RESPONSE_CACHE c
-USING (SELECT :k AS cache_key, :m AS model, :p AS persona, :q AS normalized_query, :r AS response FROM dual) s
-   ON (c.cache_key = s.cache_key)
- WHEN MATCHED THEN UPDATE SET c.response = s.response
- WHEN NOT MATCHED THEN INSERT (cache_key, model, persona, normalized_query, response)
-      VALUES (s.cache_key, s.model, s.persona, s.normalized_query, s.response)""",
+    # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
+    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model, persona, normalized_query, response)
+VALUES (:k, :m, :p, :q, :r)""",
     RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
     RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
 )

@@ -497,7 +497,7 @@ def make_decision(mode: str, *, similarities: Sequence[float], chunks: Sequence[
         "score_mode": config.score_mode,
         "distance": config.distance,
         "thresholds": {
-            "low": low, "high": high,
+            "low": round(low, 6), "high": round(high, 6),
             "configured_low": config.base_thresholds()[0], "configured_high": config.base_thresholds()[1],
             "min_similarity_for_hybrid": config.min_similarity_for_hybrid,
             "min_chunks_for_hybrid": config.min_chunks_for_hybrid,
@@ -649,7 +649,7 @@ def diagnose(turn: TurnResult, *, expected_subject: str | None = None, token_bud
             found.append({**DEBUG_TABLE[2], "evidence": f"{expected_subject} ranks {rank} but top_k={turn.top_k}"})
         table = ".".join(expected_subject.split(".")[:2])
         strangers = [c.subject for c in turn.chunks if not c.subject.startswith(table)]
-        if strangers and len(strangers) >= max(1, len(turn.chunks) // 2):
+        if strangers and 2 * len(strangers) > len(turn.chunks):  # most of the context is off-table
             found.append({**DEBUG_TABLE[1], "evidence": f"{len(strangers)} of {len(turn.chunks)} chunks are about "
                                                         f"other tables (e.g. {strangers[0]})"})
     if token_budget is not None and turn.context_tokens > token_budget:

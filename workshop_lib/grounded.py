@@ -48,6 +48,8 @@ PERSONAS = {
 SELECT_TOOL = "select_items"
 SEARCH_TOOL = "search_catalog"
 SELECTION_TIMEOUT_S = 8.0
+AVAILABILITY_MARGIN = 0.10  # availability answers cover rows within this similarity of the best one
+MAX_CACHED_QUERY_BYTES = 4000  # fits the caches' VARCHAR2(4000) columns on Oracle
 
 
 # ============================================================================ routing
@@ -237,8 +239,9 @@ def embed_question(eng, text: str) -> tuple[list[float], bool]:
     if rows:
         return _floats(rows[0][0]), True
     vector = _floats(eng.query(sql.EMBED_TEXT, {"t": text})[0][0])  # embedded by the database's model
-    with eng.transaction() as cur:
-        cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.vector_param(vector)})
+    if len(text.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:  # the cache keeps questions, not documents
+        with eng.transaction() as cur:
+            cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.vector_param(vector)})
     return vector, False
 
 
@@ -463,12 +466,20 @@ def equipment_phrase(question: str) -> str:
     return text or question
 
 
+def availability_rows(matches: Sequence[CatalogMatch]) -> list[CatalogMatch]:
+    """The rows an availability question is about: the best match and those close to it."""
+    if not matches:
+        return []
+    best = matches[0].similarity
+    return [m for m in matches if m.similarity >= best - AVAILABILITY_MARGIN]
+
+
 def availability_answer(question: str, result: MatchResult, codes: Sequence[str]) -> str:
     """Availability of each matching row, at the ports asked about (or everywhere)."""
     if not result.matches:
         return no_match_answer(question, result.alternatives)
     lines = []
-    for m in result.matches:
+    for m in availability_rows(result.matches):
         here = [c for c in codes if c in m.availability]
         missing = [c for c in codes if c not in m.availability]
         if not codes:
@@ -547,7 +558,7 @@ def ask(eng, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cac
         emb_hit = result.embedding_cache_hit
         if r.intent == "EQUIPMENT_AVAILABILITY":
             text = availability_answer(question, result, r.ports)
-            ids = [m.item_id for m in result.matches]
+            ids = [m.item_id for m in availability_rows(result.matches)]
             status = f"availability read from rows (matched on {phrase!r})"
         elif not result.matches:
             text, ids, status = no_match_answer(question, result.alternatives), [], "no row above the threshold"
@@ -565,11 +576,12 @@ def ask(eng, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cac
     else:
         answer, cacheable = _general(eng, question, r, llm=llm, persona=persona, model=model, k=k,
                                      min_similarity=min_similarity)
-    if use_cache and cacheable:
-        payload = answer.as_dict()
+    normalized = normalize_query(question)
+    if use_cache and cacheable and len(normalized.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:
         with eng.transaction() as cur:
-            cur.execute(sql.RESP_CACHE_PUT, {"k": key, "m": model, "p": persona, "q": normalize_query(question),
-                                             "r": json.dumps(payload)})
+            cur.execute(sql.RESP_CACHE_DELETE, {"k": key})
+            cur.execute(sql.RESP_CACHE_INSERT, {"k": key, "m": model, "p": persona, "q": normalized,
+                                                "r": json.dumps(answer.as_dict())})
     return answer
 
 

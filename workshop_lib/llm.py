@@ -159,3 +159,37 @@ def parse_json_object(text: str) -> dict:
     if not isinstance(value, dict):
         raise LLMError(f"expected a JSON object, got {type(value).__name__}")
     return value
+
+
+# ---------------------------------------------------------------- scripted models (demos and tests)
+def fake_response(content: str | None = "", tool_calls: list[tuple[str, str]] | None = None) -> Any:
+    """An object shaped like the openai client's chat completion (only what LLM.chat reads)."""
+    from types import SimpleNamespace
+
+    calls = [SimpleNamespace(type="function", function=SimpleNamespace(name=name, arguments=arguments))
+             for name, arguments in (tool_calls or [])]
+    return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=content, tool_calls=calls or None))])
+
+
+class ScriptedClient:
+    """Stands in for openai.OpenAI: `chat.completions.create(**kwargs)` returns what `respond` returns.
+
+    `respond` is a response object (see fake_response) or a function of the request's
+    keyword arguments; if it raises, the call raises. Every request is kept in `.requests`.
+    """
+
+    def __init__(self, respond: Any) -> None:
+        from types import SimpleNamespace
+
+        self.respond = respond
+        self.requests: list[dict] = []
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
+
+    def _create(self, **kwargs: Any) -> Any:
+        self.requests.append(kwargs)
+        return self.respond(**kwargs) if callable(self.respond) else self.respond
+
+
+def scripted(respond: Any, *, model: str = "scripted-model", timeout: float = DEFAULT_TIMEOUT_S) -> LLM:
+    """An LLM whose replies are scripted: the real wrapper, a fake client, no network."""
+    return LLM(ScriptedClient(respond), model, timeout=timeout)
