@@ -126,7 +126,9 @@ def test_seed_reembeds_only_changed_items(tmp_path, monkeypatch):
 #   VECTOR_EMBEDDING(model USING expr AS data)
 #     https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/vector_embedding.html
 #   the VECTOR(384, FLOAT32) column type
-#     https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/data-types.html (VECTOR data type)
+#     https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/create-tables-using-vector-data-type.html
+# Parsed as written (sqlglot accepts them): VECTOR_DISTANCE(a, b, COSINE)
+#   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/vector_distance.html, and MERGE / FETCH FIRST.
 #   CREATE TABLE IF NOT EXISTS (23ai):
 #     https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CREATE-TABLE.html
 def _oracle_parsable(sql: str) -> str:
@@ -435,7 +437,7 @@ def test_embedding_cache_rows_are_keyed_on_text_and_model(eng):
     v2, hit2 = grounded.embed_question(eng, "reefer")
     assert (hit1, hit2) == (False, True) and v1 == pytest.approx(v2)
     assert len(v1) == eng.dim
-    rows = eng.query("SELECT model, source_text FROM EMBEDDING_CACHE")
+    rows = eng.query("SELECT model_name, source_text FROM EMBEDDING_CACHE")
     assert rows == [(eng.model_name, "reefer")]
 
 

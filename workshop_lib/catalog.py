@@ -217,14 +217,14 @@ EMBEDDED = SimpleNamespace(
             PRIMARY KEY (item_id, unlocode))""",
         """CREATE TABLE IF NOT EXISTS EMBEDDING_CACHE (
             text_sha256 TEXT NOT NULL,
-            model       TEXT NOT NULL,
+            model_name  TEXT NOT NULL,
             source_text TEXT NOT NULL,
             embedding   BLOB NOT NULL,
             created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-            PRIMARY KEY (text_sha256, model))""",
+            PRIMARY KEY (text_sha256, model_name))""",
         """CREATE TABLE IF NOT EXISTS RESPONSE_CACHE (
             cache_key        TEXT PRIMARY KEY,
-            model            TEXT NOT NULL,
+            model_name       TEXT NOT NULL,
             persona          TEXT NOT NULL,
             normalized_query TEXT NOT NULL,
             response         TEXT NOT NULL CHECK (json_valid(response)),
@@ -258,15 +258,15 @@ VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, 
     PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
   FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
     EMBED_TEXT="SELECT embed(:t)",
-    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model = :m",
-    EMB_CACHE_PUT="""INSERT INTO EMBEDDING_CACHE (text_sha256, model, source_text, embedding)
-VALUES (:h, :m, :t, :vec) ON CONFLICT (text_sha256, model) DO NOTHING""",
+    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
+    EMB_CACHE_PUT="""INSERT INTO EMBEDDING_CACHE (text_sha256, model_name, source_text, embedding)
+VALUES (:h, :m, :t, :vec) ON CONFLICT (text_sha256, model_name) DO NOTHING""",
     EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
     EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
     RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
     # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
     RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
-    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model, persona, normalized_query, response)
+    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
 VALUES (:k, :m, :p, :q, :r)""",
     RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
     RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
@@ -294,14 +294,14 @@ ORACLE = SimpleNamespace(
             PRIMARY KEY (item_id, unlocode))""",
         f"""CREATE TABLE IF NOT EXISTS EMBEDDING_CACHE (
             text_sha256 VARCHAR2(64) NOT NULL,
-            model       VARCHAR2(128) NOT NULL,
+            model_name  VARCHAR2(128) NOT NULL,
             source_text VARCHAR2(4000) NOT NULL,
             embedding   VECTOR({ORACLE_DIM}, FLOAT32) NOT NULL,
             created_at  TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL,
-            PRIMARY KEY (text_sha256, model))""",
+            PRIMARY KEY (text_sha256, model_name))""",
         """CREATE TABLE IF NOT EXISTS RESPONSE_CACHE (
             cache_key        VARCHAR2(64) PRIMARY KEY,
-            model            VARCHAR2(128) NOT NULL,
+            model_name       VARCHAR2(128) NOT NULL,
             persona          VARCHAR2(64) NOT NULL,
             normalized_query VARCHAR2(4000) NOT NULL,
             response         CLOB NOT NULL CHECK (response IS JSON),
@@ -334,18 +334,18 @@ VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, 
     PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
   FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
     EMBED_TEXT=f"SELECT VECTOR_EMBEDDING({ORACLE_MODEL} USING :t AS data) FROM dual",
-    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model = :m",
+    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
     EMB_CACHE_PUT="""MERGE INTO EMBEDDING_CACHE c
-USING (SELECT :h AS text_sha256, :m AS model, :t AS source_text, :vec AS embedding FROM dual) s
-   ON (c.text_sha256 = s.text_sha256 AND c.model = s.model)
- WHEN NOT MATCHED THEN INSERT (text_sha256, model, source_text, embedding)
-      VALUES (s.text_sha256, s.model, s.source_text, s.embedding)""",
+USING (SELECT :h AS text_sha256, :m AS model_name, :t AS source_text, :vec AS embedding FROM dual) s
+   ON (c.text_sha256 = s.text_sha256 AND c.model_name = s.model_name)
+ WHEN NOT MATCHED THEN INSERT (text_sha256, model_name, source_text, embedding)
+      VALUES (s.text_sha256, s.model_name, s.source_text, s.embedding)""",
     EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
     EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
     RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
     # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
     RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
-    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model, persona, normalized_query, response)
+    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
 VALUES (:k, :m, :p, :q, :r)""",
     RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
     RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
