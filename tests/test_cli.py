@@ -62,3 +62,20 @@ def test_oracle_without_dsn_is_a_clear_error(monkeypatch):
 def test_unknown_engine_is_a_clear_error():
     with pytest.raises(ValueError, match="WORKSHOP_ENGINE"):
         connect("postgres")
+
+
+def test_setup_works_without_any_network(tmp_path):
+    """The embedded engine's model ships in its pip package: setup runs in a network namespace
+    with no interfaces at all (skipped where unprivileged users cannot create one)."""
+    import shutil
+    import subprocess
+    import sys
+
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-n", "true"], capture_output=True).returncode != 0:
+        pytest.skip("cannot create a network namespace here (needs `unshare -n`)")
+    env = {"PATH": "/usr/bin:/bin", "WORKSHOP_DATA_DIR": str(tmp_path), "WORKSHOP_ENGINE": "embedded"}
+    proc = subprocess.run([unshare, "-n", sys.executable, "-m", "workshop_lib.cli", "setup"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "vessels=30" in proc.stdout

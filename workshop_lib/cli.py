@@ -101,3 +101,7 @@ def main() -> None:  # pragma: no cover
         app()
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+if __name__ == "__main__":  # python -m workshop_lib.cli
+    main()
