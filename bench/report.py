@@ -199,15 +199,15 @@ def quality_png(q: QualityResult, path: Path) -> None:
         bars = ax1.bar(x + i * w - 0.4 + w / 2, vals, w, label=row["strategy"])
         ax1.bar_label(bars, fmt="%.2f", fontsize=7)
     ax1.set_xticks(x, metrics)
-    ax1.set_ylim(0, 1.05)
+    ax1.set_ylim(0, 1.18)
     ax1.set_title(f"Retrieval quality ({q.engine}, {q.summary[0]['questions']} answerable questions)")
-    ax1.legend(fontsize=8, loc="lower right")
+    ax1.legend(fontsize=8, loc="upper center", ncols=len(strategies), frameon=False)
     cats = [r["category"] for r in q.by_category]
     x = np.arange(len(cats))
     for i, name in enumerate(strategies):
         ax2.bar(x + i * w - 0.4 + w / 2, [r[name] for r in q.by_category], w, label=name)
     ax2.set_xticks(x, [f"{r['category']}\n(n={r['questions']})" for r in q.by_category])
-    ax2.set_ylim(0, 1.05)
+    ax2.set_ylim(0, 1.18)
     ax2.set_title("recall@5 by question category")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -223,10 +223,11 @@ def latency_png(s: SpeedResult, path: Path) -> None:
     ns = [z.n for z in s.sizes]
     names = [n for n in s.sizes[0].latency if n != "ours vector leg" and "vector leg" not in n]
     fig, ax = plt.subplots(figsize=(8.5, 5.5))
-    for name in names:
+    colors = plt.get_cmap("tab20").colors
+    for i, name in enumerate(names):
         ys = [z.latency[name]["p50"] for z in s.sizes]
-        style = "-" if name.startswith("ours") else "--" if name.startswith("proposed") else ":"
-        ax.plot(ns, ys, style, marker="o", label=name)
+        style = "-" if name.startswith("ours") else "--" if name.startswith(("proposed", "prototype")) else ":"
+        ax.plot(ns, ys, style, marker="o", label=name, color=colors[(2 * i) % 20 + (i >= 10)])
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("memories in the store")
