@@ -67,6 +67,43 @@ SCHEMA = [
             INSERT INTO {p}RECORDS_FTS(rowid, content) VALUES (new.seq, new.content);
         END""",
     ]),
+    # Vector index for knowledge retrieval (sqlite-vec vec0, exact KNN): one row per chunk
+    # (the store writes chunk 0 only, so the rowid is the record's seq), partitioned by
+    # scope so a search scans only its user's/agent's memories; kind is a metadata column.
+    # Kept in sync with RECORD_CHUNKS and RECORDS.metadata by the triggers below.
+    ("RECORDS_VEC", [
+        """CREATE VIRTUAL TABLE IF NOT EXISTS {p}RECORDS_VEC USING vec0(
+            scope TEXT PARTITION KEY,
+            embedding float[{dim}] distance_metric=cosine,
+            kind TEXT)""",
+        # Back-fill a store created before this table existed (nothing to do in a new one).
+        """INSERT INTO {p}RECORDS_VEC (rowid, scope, kind, embedding)
+            SELECT c.record_seq, json_array(m.record_type, m.user_id, m.agent_id),
+                   COALESCE(json_extract(m.metadata, '$.kind'), ''), c.embedding
+              FROM {p}RECORD_CHUNKS c JOIN {p}RECORDS m ON m.seq = c.record_seq
+             WHERE c.chunk_no = 0""",
+    ]),
+    ("RECORDS_VEC_AI", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_VEC_AI AFTER INSERT ON {p}RECORD_CHUNKS
+            WHEN new.chunk_no = 0 BEGIN
+            INSERT INTO {p}RECORDS_VEC (rowid, scope, kind, embedding)
+            SELECT new.record_seq, json_array(m.record_type, m.user_id, m.agent_id),
+                   COALESCE(json_extract(m.metadata, '$.kind'), ''), new.embedding
+              FROM {p}RECORDS m WHERE m.seq = new.record_seq;
+        END""",
+    ]),
+    ("RECORDS_VEC_AD", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_VEC_AD AFTER DELETE ON {p}RECORD_CHUNKS
+            WHEN old.chunk_no = 0 BEGIN
+            DELETE FROM {p}RECORDS_VEC WHERE rowid = old.record_seq;
+        END""",
+    ]),
+    ("RECORDS_VEC_AU", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_VEC_AU AFTER UPDATE OF metadata ON {p}RECORDS BEGIN
+            UPDATE {p}RECORDS_VEC SET kind = COALESCE(json_extract(new.metadata, '$.kind'), '')
+             WHERE rowid = new.seq;
+        END""",
+    ]),
 ]
 
 DROP = {
@@ -78,6 +115,10 @@ DROP = {
     "RECORDS_FTS_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AI",
     "RECORDS_FTS_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AD",
     "RECORDS_FTS_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AU",
+    "RECORDS_VEC": "DROP TABLE IF EXISTS {p}RECORDS_VEC",
+    "RECORDS_VEC_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AI",
+    "RECORDS_VEC_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AD",
+    "RECORDS_VEC_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AU",
 }
 
 EXISTING_OBJECTS = "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')"
@@ -141,6 +182,15 @@ SEARCH_BY_VECTOR = f"""SELECT {_COLS}, vec_distance_cosine(c.embedding, :qv) AS 
 _KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
    AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output'"""
 
+# The vector leg of knowledge retrieval: sqlite-vec's exact KNN over RECORDS_VEC, inside
+# the partition of this scope (record type 'memory', this user, this agent), skipping tool
+# output while it scans. MATERIALIZED: vec0 accepts no other ORDER BY than its own.
+_VEC_TOP = """vec_top AS MATERIALIZED (
+    SELECT v.rowid AS seq, v.distance AS d
+      FROM q CROSS JOIN {p}RECORDS_VEC v
+     WHERE q.emb IS NOT NULL AND v.embedding MATCH q.emb AND v.k = :n
+       AND v.scope = json_array('memory', :u, :a) AND v.kind <> 'tool_output')"""
+
 KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, -bm25({{p}}RECORDS_FTS) AS score_txt
   FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m ON m.seq = {{p}}RECORDS_FTS.rowid
  WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}
@@ -149,19 +199,19 @@ KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, -bm25({{p}}RECOR
 
 # Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
 # ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
+# Each list is cut to its top :n (a bounded top-n sort) *before* ROW_NUMBER numbers it:
+# numbering every candidate first would sort all memories and scan them again.
 HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
+{_VEC_TOP},
 vec AS (
-    SELECT m.seq, ROW_NUMBER() OVER (ORDER BY vec_distance_cosine(c.embedding, q.emb), m.seq) AS r_vec
-      FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
-     WHERE {_KNOWLEDGE} AND q.emb IS NOT NULL
-     ORDER BY r_vec LIMIT :n),
-txt_scored AS (
+    SELECT seq, ROW_NUMBER() OVER (ORDER BY d, seq) AS r_vec FROM vec_top),
+txt_top AS (
     SELECT m.seq, bm25({{p}}RECORDS_FTS) AS bm
       FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m ON m.seq = {{p}}RECORDS_FTS.rowid
-     WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}),
+     WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}
+     ORDER BY bm, m.seq LIMIT :n),
 txt AS (
-    SELECT seq, ROW_NUMBER() OVER (ORDER BY bm, seq) AS r_txt
-      FROM txt_scored ORDER BY r_txt LIMIT :n),
+    SELECT seq, ROW_NUMBER() OVER (ORDER BY bm, seq) AS r_txt FROM txt_top),
 fused AS (
     SELECT COALESCE(v.seq, t.seq) AS seq,
            COALESCE(v.r_vec, 999999) AS r_vec,
@@ -174,11 +224,11 @@ SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
  LIMIT :k"""
 
 # The two ranked lists on their own, for checks and benchmarks that fuse independently.
-VECTOR_RANKED = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb)
-SELECT m.record_id, vec_distance_cosine(c.embedding, q.emb) AS distance
-  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
- WHERE {_KNOWLEDGE} AND q.emb IS NOT NULL
- ORDER BY distance, m.seq LIMIT :n"""
+VECTOR_RANKED = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
+{_VEC_TOP}
+SELECT m.record_id, t.d AS distance
+  FROM vec_top t JOIN {{p}}RECORDS m ON m.seq = t.seq
+ ORDER BY t.d, t.seq"""
 
 _NAMES = [
     "META_SELECT", "META_INSERT", "RECORD_GET", "RECORD_INSERT", "RECORD_LIST", "RECORD_SET_CONTENT",
