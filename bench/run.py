@@ -64,8 +64,10 @@ def environment(eng) -> dict:
             "machine": f"{platform.machine()}, {os.cpu_count()} cores", "numpy": numpy.__version__,
             "BLAS threads (floor, alt)": os.environ.get("OPENBLAS_NUM_THREADS", "default")}
     if eng.name == "embedded":
-        row = eng.query("SELECT sqlite_version(), vec_version()")[0]
-        info.update({"sqlite": row[0], "sqlite-vec": row[1]})
+        row = eng.query("SELECT sqlite_version(), vec_version(), vec_debug()")[0]
+        flags = next((ln.split(":", 1)[1].strip() for ln in row[2].splitlines() if ln.startswith("Build flags")), "")
+        info.update({"sqlite": row[0], "sqlite-vec": row[1],
+                     "sqlite-vec SIMD": flags or "none (scalar distance loop: no AVX/NEON in this build)"})
     for mod in ("ranx", "rank_bm25", "bm25s"):
         try:
             from importlib.metadata import version
@@ -102,7 +104,7 @@ def _run(args, plan: dict, engine: str, tmp: Path, questions, payload: dict, pro
             env = env or environment(eng)
             t0 = time.perf_counter()
             s = speed.run_speed(eng, speed_queries(questions, plan["queries"]), plan["sizes"],
-                                rounds=plan["rounds"], with_proposal=False if args.no_proposal else None,
+                                rounds=plan["rounds"], with_variants=False if args.no_variants else None,
                                 progress=progress)
             payload["speed"] = dataclasses.asdict(s)
             payload["speed_seconds"] = time.perf_counter() - t0
@@ -121,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, help="how many fixed queries the speed run uses")
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
-    ap.add_argument("--no-proposal", action="store_true", help="do not time bench/proposal.py's statements")
+    ap.add_argument("--no-variants", action="store_true",
+                    help="do not time bench/variants.py's rows (the pre-vec0 hybrid, the numpy-KNN prototype)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
 

@@ -5,16 +5,18 @@ missing synthetic memories through the real store (``eng.store.add`` in batches,
 engine's user/agent scope, record type ``memory``, metadata kind/subject), embedding
 included, and then times, side by side and interleaved, for a fixed set of queries:
 
-- ours: ``retrieve_knowledge`` (vector), ``keyword_search_memories`` (keyword),
-  ``hybrid_rrf_search_memories`` (hybrid, the one-statement SQL), plus the hybrid's
-  two legs on their own (``vector_ranked_ids`` and the keyword leg at ``per_list``);
+- ours: the library as it is: ``retrieve_knowledge`` (vector), ``keyword_search_memories``
+  (keyword), ``hybrid_rrf_search_memories`` (hybrid, the one-statement SQL), plus the
+  hybrid's two legs on their own (``vector_ranked_ids``, the vec0 KNN, and
+  ``keyword_ranked_ids``, both at ``per_list``);
 - the floor: exact cosine top-k over the same vectors in a numpy array (no database),
   query embedding included;
 - the usual alternative: both retrievals in Python, fused in Python the way LangChain's
   EnsembleRetriever does (weighted RRF, c=60, equal weights): rank_bm25's BM25Okapi (what
   LangChain's BM25Retriever uses) + numpy cosine; and the same with bm25s, a much faster
   BM25, when it is installed;
-- on the embedded engine, the proposed statements from ``bench/proposal.py``.
+- on the embedded engine, from ``bench/variants.py``: "before", the hybrid statement as it
+  was before the vec0 change, and a numpy-KNN prototype (not used by the library).
 
 Warm-up: every method runs a few queries before timing. Measurement: ``rounds`` passes
 over the queries; for each query the methods run in a freshly shuffled (seeded) order, so
@@ -32,7 +34,7 @@ import numpy as np
 
 from workshop_lib import retrieval
 
-from . import proposal, synth
+from . import synth, variants
 
 K = 5
 PER_LIST = 30
@@ -137,6 +139,12 @@ class Baselines:
             self.build_s["bm25s index"] = time.perf_counter() - t0
 
     # the floor
+    def cosines(self, q: str, ids: list[str]) -> np.ndarray:
+        """Cosine similarity of the query to the given memories (for checking, not timed)."""
+        if not hasattr(self, "_row"):
+            self._row = {rid: i for i, rid in enumerate(self.snap.ids)}
+        return self.snap.matrix[[self._row[i] for i in ids]] @ self.embed(q)
+
     def vector(self, q: str, k: int = K) -> list[str]:
         scores = self.snap.matrix @ self.embed(q)
         return [self.snap.ids[i] for i in _top(scores, k)]
@@ -169,7 +177,8 @@ class SizeResult:
     latency: dict[str, dict[str, float]]          # method -> {p50, p95, mean} in ms
     samples: int
     build_s: dict[str, float] = field(default_factory=dict)
-    proposal_agree: dict[str, str] = field(default_factory=dict)
+    agree: dict[str, str] = field(default_factory=dict)
+    fts_matches: dict[str, float] = field(default_factory=dict)   # rows the keyword MATCH hits per query
 
     @property
     def ingest_rate(self) -> float:
@@ -189,12 +198,17 @@ def grow(eng, start: int, stop: int, *, progress: bool = False) -> float:
     return time.perf_counter() - t0
 
 
-def methods_for(eng, base: Baselines, *, with_proposal: bool) -> dict[str, Callable[[str], object]]:
+BEFORE = "before hybrid (pre-vec0 exact scan)"
+PROTOTYPE = "prototype hybrid (numpy knn, not in library)"
+
+
+def methods_for(eng, base: Baselines, *, with_variants: bool) -> dict[str, Callable[[str], object]]:
     m: dict[str, Callable[[str], object]] = {
         "ours vector": lambda q: retrieval.retrieve_knowledge(eng, q, k=K),
         "ours keyword": lambda q: retrieval.keyword_search_memories(eng, q, k=K),
         "ours hybrid": lambda q: retrieval.hybrid_rrf_search_memories(eng, q, k=K, per_list=PER_LIST),
         "ours vector leg": lambda q: retrieval.vector_ranked_ids(eng, q, PER_LIST),
+        "ours keyword leg": lambda q: retrieval.keyword_ranked_ids(eng, q, PER_LIST),
         "floor vector": lambda q: base.vector(q, K),
         "alt keyword": lambda q: base.keyword(q, K),
         "alt hybrid": lambda q: base.hybrid(q, K),
@@ -202,12 +216,11 @@ def methods_for(eng, base: Baselines, *, with_proposal: bool) -> dict[str, Calla
     if base.bm25s is not None:
         m["alt-fast keyword"] = lambda q: base.keyword_fast(q, K)
         m["alt-fast hybrid"] = lambda q: base.hybrid_fast(q, K)
-    if with_proposal:
-        m["proposed hybrid (restructured)"] = lambda q: proposal.hybrid(eng, q, "restructured", k=K, per_list=PER_LIST)
-        m["proposed hybrid (vec0)"] = lambda q: proposal.hybrid(eng, q, "vec0", k=K, per_list=PER_LIST)
-        m["proposed vector leg (vec0)"] = lambda q: proposal.vector_ranked_ids(eng, q, PER_LIST)
-        m["prototype hybrid (numpy knn)"] = lambda q: proposal.hybrid(eng, q, "numpy (prototype)", k=K,
-                                                                      per_list=PER_LIST)
+    if with_variants:
+        m[BEFORE] = lambda q: variants.hybrid(eng, q, variants.PRE_VEC0_HYBRID_RRF, k=K, per_list=PER_LIST)
+        proto = variants.prototype_hybrid_sql()
+        if proto is not None:
+            m[PROTOTYPE] = lambda q: variants.hybrid(eng, q, proto, k=K, per_list=PER_LIST)
     return m
 
 
@@ -252,19 +265,39 @@ def _ids(hits) -> list[str]:
     return [h["record_id"] if isinstance(h, dict) else h for h in hits]
 
 
-def check_proposal(outputs: dict[str, dict[str, object]], queries: list[str]) -> dict[str, str]:
-    """Did the proposed statements return what the library returned (first timed round)?"""
+def check_agreement(outputs: dict[str, dict[str, object]], queries: list[str], base: Baselines) -> dict[str, str]:
+    """Same answers? (first timed round) The other hybrid statements vs the library's, and
+    the library's vec0 vector leg vs the numpy floor's exact top-per_list over the same vectors
+    (lists that differ only in the order or choice among equal distances count as same distances)."""
     out = {}
     lib = outputs["ours hybrid"]
-    for name in [n for n in outputs if n.startswith(("proposed hybrid", "prototype hybrid"))]:
-        same = sum(_ids(outputs[name][q]) == _ids(lib[q]) for q in queries)
-        out[name.split("(")[-1].rstrip(")")] = f"{same}/{len(queries)} identical top-{K}"
-    if "proposed vector leg (vec0)" in outputs:
-        mine, theirs = outputs["proposed vector leg (vec0)"], outputs["ours vector leg"]
-        same = sum(mine[q] == theirs[q] for q in queries)
-        overlap = statistics.fmean(len(set(mine[q]) & set(theirs[q])) / max(len(theirs[q]), 1) for q in queries)
-        out["vector leg (vec0)"] = f"{same}/{len(queries)} identical top-{PER_LIST} lists (overlap {overlap:.3f})"
+    for name in (BEFORE, PROTOTYPE):
+        if name in outputs:
+            same = sum(_ids(outputs[name][q]) == _ids(lib[q]) for q in queries)
+            out[name.split(" (")[0] + " vs ours hybrid"] = f"{same}/{len(queries)} identical top-{K}"
+    leg = outputs["ours vector leg"]
+    floor = {q: base.vector(q, PER_LIST) for q in queries}
+    same = sum(leg[q] == floor[q] for q in queries)
+    same_dist = sum(len(leg[q]) == len(floor[q]) and np.allclose(base.cosines(q, leg[q]), base.cosines(q, floor[q]),
+                                                                 atol=1e-5) for q in queries)
+    overlap = statistics.fmean(len(set(leg[q]) & set(floor[q])) / max(len(floor[q]), 1) for q in queries)
+    out["ours vector leg vs floor"] = (f"{same}/{len(queries)} identical top-{PER_LIST} id lists, "
+                                       f"{same_dist}/{len(queries)} same distances rank by rank (id overlap "
+                                       f"{overlap:.3f})")
     return out
+
+
+def fts_match_counts(eng, queries: list[str]) -> dict[str, float]:
+    """How many rows each query's full-text expression matches (all of them get a bm25 score)."""
+    if eng.name != "embedded":
+        return {}
+    p = eng.store.prefix
+    counts = []
+    for q in queries:
+        kw = retrieval.keyword_expression(eng, q)
+        counts.append(eng.query(f"SELECT count(*) FROM {p}RECORDS_FTS WHERE {p}RECORDS_FTS MATCH :kw",
+                                {"kw": kw})[0][0] if kw else 0)
+    return {"median": float(np.median(counts)), "p95": float(np.percentile(counts, 95)), "max": float(max(counts))}
 
 
 @dataclass
@@ -273,14 +306,13 @@ class SpeedResult:
     sizes: list[SizeResult]
     queries: int
     rounds: list[int]
-    proposal_ingest: dict = field(default_factory=dict)
 
 
 def run_speed(eng, queries: list[str], sizes: list[int], *, rounds: list[int] | int = 3,
-              with_proposal: bool | None = None, progress: bool = False) -> SpeedResult:
+              with_variants: bool | None = None, progress: bool = False) -> SpeedResult:
     """Grow eng's store through `sizes` and time every method at each size."""
-    if with_proposal is None:
-        with_proposal = eng.name == "embedded"
+    if with_variants is None:
+        with_variants = eng.name == "embedded"
     if isinstance(rounds, int):
         rounds = [rounds] * len(sizes)
     results: list[SizeResult] = []
@@ -292,33 +324,15 @@ def run_speed(eng, queries: list[str], sizes: list[int], *, rounds: list[int] | 
         snap = knowledge_snapshot(eng)
         base = Baselines(eng, snap)
         build = dict(base.build_s)
-        agree: dict[str, str] = {}
-        if with_proposal:
+        if with_variants:
             t0 = time.perf_counter()
-            proposal.install(eng)
-            build["vec0 table (bulk)"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            proposal.install_numpy_knn(eng)
-            build["numpy knn snapshot"] = time.perf_counter() - t0
+            variants.install_numpy_knn(eng)
+            build["prototype numpy snapshot"] = time.perf_counter() - t0
         outputs: dict[str, dict[str, object]] = {}
-        samples = measure(methods_for(eng, base, with_proposal=with_proposal), queries, r,
+        samples = measure(methods_for(eng, base, with_variants=with_variants), queries, r,
                           progress=progress, desc=f"latency @ {n:,}", outputs=outputs)
-        if with_proposal:
-            agree = check_proposal(outputs, queries)
-            proposal.uninstall(eng)  # the next ingest step measures the library as it is
+        agree = check_agreement(outputs, queries, base)
         results.append(SizeResult(n, len(snap.ids), ingest_s, ingested,
                                   {name: _stats(xs) for name, xs in samples.items()},
-                                  len(queries) * r, build, agree))
-    out = SpeedResult(eng.name, results, len(queries), list(rounds))
-    if with_proposal and sizes:
-        out.proposal_ingest = proposal_ingest_overhead(eng, have, progress=progress)
-    return out
-
-
-def proposal_ingest_overhead(eng, have: int, n: int = 2_000, *, progress: bool = False) -> dict:
-    """Ingest rate without and with the proposal's triggers, same store size, back to back."""
-    without = grow(eng, have, have + n, progress=progress)
-    proposal.install(eng)
-    with_ = grow(eng, have + n, have + 2 * n, progress=progress)
-    proposal.uninstall(eng)
-    return {"memories": n, "at_size": have, "without_per_s": n / without, "with_per_s": n / with_}
+                                  len(queries) * r, build, agree, fts_match_counts(eng, queries)))
+    return SpeedResult(eng.name, results, len(queries), list(rounds))
