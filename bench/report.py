@@ -86,8 +86,8 @@ def bound(size, search: str) -> str:
     """What the library's time is made of, in words and in this run's numbers."""
     lat = size.latency
     if search == "vector":
-        return (f"retrieve_knowledge -> store.search: exact cosine scan of every memory in scope (not the vec0 "
-                f"index) with a full sort, rows filtered in a Python loop (the vec0 leg alone: "
+        return (f"retrieve_knowledge -> store.search -> SEARCH_SCOPED_KNN: vec0 exact KNN (no SIMD) in the "
+                f"scope's partition, k = 4x the asked k (the vec0 leg alone at per_list: "
                 f"{_ms(lat['ours vector leg']['p50'])} ms)")
     if search == "keyword":
         m = size.fts_matches

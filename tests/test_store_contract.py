@@ -416,3 +416,20 @@ def test_memory_client_scopes_to_user_and_agent(fresh_engine):
     hits = eng.memory.search("vessel capacity", record_types=["memory"], max_results=5)
     assert [h.content for h in hits] == ["vessel capacity is in TEU"]
     assert hits[0].metadata["kind"] == "column" and isinstance(hits[0].distance, float)
+
+
+def test_scoped_search_matches_the_full_scan(store):
+    """An agent's turn (one type, exact user and agent) reads the nearest-neighbour statement;
+    it must give what the full scan gives, and widen until a metadata filter finds k rows."""
+    texts = [f"reefer container note {i} about cold chain temperature" for i in range(40)]
+    texts += ["tax law of 1999 has nothing to do with ships"]
+    metas = [{"n": i, "tag": "common"} for i in range(40)] + [{"n": 40, "tag": "rare"}]
+    store.add(texts, user_ids="ann", agent_ids="bot", metadata=metas)
+    store.add(["reefer note for someone else"], user_ids="bob", agent_ids="bot")
+    scoped = dict(user_id="ann", agent_id="bot", exact_user_match=True, exact_agent_match=True)
+    fast = store.search("reefer temperature", k=5, record_types={"memory"}, **scoped)
+    scan = store.search("reefer temperature", k=5, record_types={"memory", "fact"}, **scoped)  # two types: full scan
+    assert [(r.id, round(d, 6)) for r, d in fast] == [(r.id, round(d, 6)) for r, d in scan]
+    rare = store.search("reefer temperature", k=1, record_types={"memory"}, metadata_filter={"tag": "rare"}, **scoped)
+    assert [r.content for r, _ in rare] == [texts[-1]]
+    assert all(r.user_id == "ann" for r, _ in store.search("reefer", k=50, record_types={"memory"}, **scoped))

@@ -26,6 +26,7 @@ from .records import (
 SCHEMA_VERSION = "1"
 DEFAULT_LIST_LIMIT = 100
 MAX_QUERY_CHARS = 100_000
+MAX_KNN = 4096  # sqlite-vec's largest k; past it the store scans instead
 
 
 class _Omitted:
@@ -371,10 +372,17 @@ class MemoryStore:
         params.update(self._scope_params("tid", thread_id, exact_thread_match))
         params.update(self._scope_params("u", user_id, exact_user_match))
         params.update(self._scope_params("a", agent_id, exact_agent_match))
+        if (query is not None and len(types) == 1 and exact_user_match and exact_agent_match
+                and not exact_thread_match and user_id is not None and agent_id is not None):
+            return self._search_scoped(query, k, next(iter(types)), user_id, agent_id, metadata_filter)
         if query is not None:
             statement, params["q"] = self.sql.SEARCH_BY_TEXT, query
         else:
             statement, params["qv"] = self.sql.SEARCH_BY_VECTOR, self.engine.vector_param(self._check_vector(query_vector))
+        return self._scan(statement, params, k, metadata_filter)
+
+    def _scan(self, statement: str, params: dict, k: int, metadata_filter: dict | None) -> list[tuple[Record, float]]:
+        """Read rows nearest first until k pass the metadata filter."""
         out: list[tuple[Record, float]] = []
         with self.engine.cursor() as cur:
             cur.execute(statement, params)
@@ -386,6 +394,31 @@ class MemoryStore:
                 if len(out) >= k:
                     break
         return out
+
+    def _search_scoped(self, query, k, record_type, user_id, agent_id, metadata_filter):
+        """The k nearest of one type in one user+agent scope (an agent's turn), read from
+        the engine's nearest-neighbour statement; widened until k pass the metadata filter."""
+        n = k if metadata_filter is None else 4 * k
+        while True:
+            with self.engine.cursor() as cur:
+                cur.execute(self.sql.SEARCH_SCOPED_KNN,
+                            {"q": query, "rt": record_type, "u": user_id, "a": agent_id, "n": n})
+                rows = cur.fetchall()
+            out = []
+            for row in rows:
+                rec = self._row_to_record(row)
+                if metadata_filter is None or metadata_matches(rec.metadata or {}, metadata_filter):
+                    out.append((rec, float(row[10])))
+            if len(out) >= k or len(rows) < n:
+                return out[:k]
+            n *= 4
+            if n > MAX_KNN:
+                # Very selective filter: fall back to the full scan, which streams every row.
+                params = {"types": f",{record_type},", "q": query}
+                params.update(self._scope_params("tid", None, False))
+                params.update(self._scope_params("u", user_id, True))
+                params.update(self._scope_params("a", agent_id, True))
+                return self._scan(self.sql.SEARCH_BY_TEXT, params, k, metadata_filter)
 
     # ------------------------------------------------------------------ update
     def update(

@@ -177,6 +177,18 @@ SEARCH_BY_VECTOR = f"""SELECT {_COLS}, vec_distance_cosine(c.embedding, :qv) AS 
  WHERE {_SCOPE}
  ORDER BY distance, m.seq"""
 
+# The common case of an agent's turn (one record type, one user, one agent): k nearest
+# from the vec0 index's partition for that scope instead of scanning every chunk.
+SEARCH_SCOPED_KNN = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
+knn AS MATERIALIZED (
+    SELECT v.rowid AS seq, v.distance AS distance
+      FROM q CROSS JOIN {{p}}RECORDS_VEC v
+     WHERE q.emb IS NOT NULL AND v.embedding MATCH q.emb AND v.k = :n
+       AND v.scope = json_array(:rt, :u, :a))
+SELECT {_COLS}, knn.distance
+  FROM knn JOIN {{p}}RECORDS m ON m.seq = knn.seq
+ ORDER BY knn.distance, m.seq"""
+
 # ---------------------------------------------------------------- retrieval (Part 3)
 # Knowledge memories: this scope, record type 'memory', never tool output.
 _KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
@@ -235,7 +247,7 @@ _NAMES = [
     "RECORD_SET_METADATA", "RECORD_DELETE", "RECORD_COUNT", "CHUNK_DELETE", "CHUNK_INSERT_TEXT",
     "CHUNK_INSERT_VECTOR", "THREAD_GET", "THREAD_INSERT", "THREAD_DELETE", "THREAD_CHUNKS_DELETE",
     "THREAD_RECORDS_DELETE", "THREADS_OF_USER", "THREADS_OF_AGENT", "SCOPED_CHILD_SEQS_OF_USER",
-    "SCOPED_CHILD_SEQS_OF_AGENT", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "KEYWORD_SEARCH", "HYBRID_RRF",
+    "SCOPED_CHILD_SEQS_OF_AGENT", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "SEARCH_SCOPED_KNN", "KEYWORD_SEARCH", "HYBRID_RRF",
     "VECTOR_RANKED",
 ]
 

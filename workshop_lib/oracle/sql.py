@@ -143,6 +143,14 @@ SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
  WHERE {_SCOPE}
  ORDER BY distance, m.seq"""
+# One record type, one user, one agent: the k nearest only (the store widens :n when a
+# metadata filter leaves fewer than k). Exact, like the other statements, so both engines rank alike.
+SEARCH_SCOPED_KNN = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
+SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
+ WHERE m.record_type = :rt AND m.user_id = :u AND m.agent_id = :a
+ ORDER BY distance, m.seq
+ FETCH FIRST :n ROWS ONLY"""
 SEARCH_BY_VECTOR = f"""SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, :qv, COSINE) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq
  WHERE {_SCOPE}
@@ -204,7 +212,7 @@ _NAMES = [
     "RECORD_SET_METADATA", "RECORD_DELETE", "RECORD_COUNT", "CHUNK_DELETE", "CHUNK_INSERT_TEXT",
     "CHUNK_INSERT_VECTOR", "THREAD_GET", "THREAD_INSERT", "THREAD_DELETE", "THREAD_CHUNKS_DELETE",
     "THREAD_RECORDS_DELETE", "THREADS_OF_USER", "THREADS_OF_AGENT", "SCOPED_CHILD_SEQS_OF_USER",
-    "SCOPED_CHILD_SEQS_OF_AGENT", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "KEYWORD_SEARCH", "HYBRID_RRF",
+    "SCOPED_CHILD_SEQS_OF_AGENT", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "SEARCH_SCOPED_KNN", "KEYWORD_SEARCH", "HYBRID_RRF",
     "VECTOR_RANKED",
 ]
 
