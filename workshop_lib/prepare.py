@@ -25,7 +25,7 @@ def prepare(eng, *, progress: bool = True) -> dict:
     timings["store_and_model_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    counts = supplychain.seed(eng)
+    counts = supplychain.seed(eng, progress=progress)
     timings["seed_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -29,14 +29,14 @@ _CATALOG_DDL = [
 ]
 
 
-def seed(eng) -> dict[str, int]:
+def seed(eng, *, progress: bool = True) -> dict[str, int]:
     """Create and fill SUPPLYCHAIN on `eng`; returns the row count per table.
 
     Safe to run again: the dataset tables are emptied and refilled in one transaction.
     """
     data = rows()
     if eng.name == "embedded":
-        return _seed_embedded(eng, data)
+        return _seed_embedded(eng, data, progress)
     if eng.name == "oracle":
         counts = eng.seed_supplychain(TABLES, data)
         return counts if counts is not None else {t.name: len(data[t.name]) for t in TABLES}
@@ -83,7 +83,7 @@ def sample(eng, table: str, n: int = 5, columns: list[str] | None = None) -> pd.
     return pd.DataFrame(data, columns=cols)
 
 
-def _seed_embedded(eng, data: dict[str, list[tuple]]) -> dict[str, int]:
+def _seed_embedded(eng, data: dict[str, list[tuple]], progress: bool = True) -> dict[str, int]:
     with eng.transaction() as cur:
         for stmt in _CATALOG_DDL:
             cur.execute(stmt)
@@ -98,7 +98,7 @@ def _seed_embedded(eng, data: dict[str, list[tuple]]) -> dict[str, int]:
         cur.execute(f"DELETE FROM {OWNER}.ALL_TAB_COMMENTS WHERE OWNER = ?", (OWNER,))
         cur.execute(f"DELETE FROM {OWNER}.ALL_COL_COMMENTS WHERE OWNER = ?", (OWNER,))
 
-        for table in tqdm(TABLES, desc="Seeding SUPPLYCHAIN", unit="table"):
+        for table in tqdm(TABLES, desc="Seeding SUPPLYCHAIN", unit="table", disable=not progress):
             marks = ", ".join("?" * len(table.columns))
             cur.executemany(
                 f"INSERT INTO {OWNER}.{table.name} ({', '.join(table.column_names)}) VALUES ({marks})",
