@@ -433,3 +433,10 @@ def test_scoped_search_matches_the_full_scan(store):
     rare = store.search("reefer temperature", k=1, record_types={"memory"}, metadata_filter={"tag": "rare"}, **scoped)
     assert [r.content for r, _ in rare] == [texts[-1]]
     assert all(r.user_id == "ann" for r, _ in store.search("reefer", k=50, record_types={"memory"}, **scoped))
+
+
+def test_scoped_search_with_huge_k(store):
+    store.add(["reefer one", "reefer two"], user_ids="ann", agent_ids="bot")
+    hits = store.search("reefer", k=10_000, user_id="ann", agent_id="bot", exact_user_match=True,
+                        exact_agent_match=True, record_types={"memory"})
+    assert len(hits) == 2

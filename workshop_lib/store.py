@@ -399,7 +399,7 @@ class MemoryStore:
         """The k nearest of one type in one user+agent scope (an agent's turn), read from
         the engine's nearest-neighbour statement; widened until k pass the metadata filter."""
         n = k if metadata_filter is None else 4 * k
-        while True:
+        while n <= MAX_KNN:
             with self.engine.cursor() as cur:
                 cur.execute(self.sql.SEARCH_SCOPED_KNN,
                             {"q": query, "rt": record_type, "u": user_id, "a": agent_id, "n": n})
@@ -412,13 +412,12 @@ class MemoryStore:
             if len(out) >= k or len(rows) < n:
                 return out[:k]
             n *= 4
-            if n > MAX_KNN:
-                # Very selective filter: fall back to the full scan, which streams every row.
-                params = {"types": f",{record_type},", "q": query}
-                params.update(self._scope_params("tid", None, False))
-                params.update(self._scope_params("u", user_id, True))
-                params.update(self._scope_params("a", agent_id, True))
-                return self._scan(self.sql.SEARCH_BY_TEXT, params, k, metadata_filter)
+        # Very large k or a very selective filter: the full scan, which streams every row.
+        params = {"types": f",{record_type},", "q": query}
+        params.update(self._scope_params("tid", None, False))
+        params.update(self._scope_params("u", user_id, True))
+        params.update(self._scope_params("a", agent_id, True))
+        return self._scan(self.sql.SEARCH_BY_TEXT, params, k, metadata_filter)
 
     # ------------------------------------------------------------------ update
     def update(
