@@ -60,16 +60,19 @@ def reset(
     """DESTRUCTIVE: delete every stored memory and the seed, then start empty."""
     name = config.engine_name(engine)
     what = (f"the embedded database files in {config.data_dir()}" if name == "embedded"
-            else "every memory-store table of the Oracle AGENT schema")
+            else "every memory-store table of the Oracle AGENT schema and Part 5's caches")
     if not yes and not typer.confirm(f"This deletes {what}. Continue?", default=False):
         typer.echo("Nothing deleted.")
         raise typer.Exit(0)
     if name == "embedded":
         shutil.rmtree(config.data_dir(), ignore_errors=True)
     else:
+        from . import grounded
         from .store import MemoryStore, SchemaPolicy
 
-        MemoryStore(_connect(name), schema_policy=SchemaPolicy.RECREATE)
+        eng = _connect(name)
+        MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE)
+        grounded.clear_caches(eng, embeddings=True)  # Part 5's caches hold answers built on the old memories
     typer.echo("Reset done. Run `workshop setup` to prepare the workshop again.")
 
 
