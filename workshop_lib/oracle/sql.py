@@ -94,10 +94,11 @@ _COLS = (
 
 # Scope rule shared by list and search: *_free = 1 leaves a dimension open; otherwise the
 # column must equal the value, and a NULL value matches only NULL (unscoped) rows.
-_SCOPE = """INSTR(:types, ',' || m.record_type || ',') > 0
-   AND (:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
+_ACTOR_SCOPE = """(:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
    AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
    AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))"""
+_SCOPE = f"""INSTR(:types, ',' || m.record_type || ',') > 0
+   AND {_ACTOR_SCOPE}"""
 
 _QUERY_EMBEDDING = f"VECTOR_EMBEDDING({MODEL_NAME} USING :q AS data)"
 
@@ -109,10 +110,7 @@ RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, us
 VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)
 RETURNING seq INTO :new_seq"""
 RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
- WHERE m.record_type = :rt
-   AND (:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
-   AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
-   AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))
+ WHERE m.record_type = :rt AND {_ACTOR_SCOPE}
  ORDER BY m.seq"""
 RECORD_SET_CONTENT = "UPDATE {p}RECORDS SET content = :content WHERE seq = :seq"
 RECORD_SET_METADATA = "UPDATE {p}RECORDS SET metadata = :meta WHERE seq = :seq"
