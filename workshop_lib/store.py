@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from enum import Enum
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from .records import (
     ADDABLE_TYPES,
@@ -516,7 +516,3 @@ class MemoryStore:
         with self.engine.cursor() as cur:
             cur.execute(self.sql.RECORD_COUNT, {"types": "," + ",".join(sorted([record_type] if record_type else RECORD_TYPES)) + ","})
             return int(cur.fetchone()[0])
-
-    def iter_records(self, record_types: Iterable[str]) -> Iterator[Record]:
-        for t in record_types:
-            yield from self.list(t, limit=None)

@@ -109,10 +109,6 @@ def cases() -> list[Case]:
     ]
 
 
-def _describe_decision(d: Any) -> str:
-    return getattr(d, "mode", repr(d))
-
-
 def _compare(case: Case, got: Any, want: gates.Decision) -> None:
     where = case.describe()
     if not isinstance(got, gates.Decision):
