@@ -98,7 +98,7 @@ def test_quick_run_speed_figures_are_sane(quick_run):
 
 # ------------------------------------------------------------------ the vec0 index the hybrid's vector leg reads
 def _vec_rows(eng):
-    return sorted(eng.query("SELECT rowid, scope, kind FROM RECORDS_VEC"))
+    return sorted(eng.query("SELECT rowid, scope, kind FROM RECORDS_KNN"))
 
 
 def _expected_vec_rows(eng):
@@ -109,7 +109,7 @@ def _expected_vec_rows(eng):
 
 
 def test_vec0_index_stays_in_sync_and_matches_the_pre_vec0_statement(fresh_engine):
-    """The library's RECORDS_VEC follows every write, and the hybrid statement that reads it
+    """The library's RECORDS_KNN follows every write, and the hybrid statement that reads it
     answers like the pre-vec0 exact scan the benchmark keeps for its before/after row."""
     from bench import variants
     from workshop_lib import retrieval
@@ -135,3 +135,45 @@ def test_vec0_index_stays_in_sync_and_matches_the_pre_vec0_statement(fresh_engin
     store.delete_thread("th1")
     store.delete("user_profile", eng.user_id, cascade=True)
     assert _vec_rows(eng) == _expected_vec_rows(eng) == []
+
+
+# A store made before RECORDS_KNN existed: its vec0 index compared raw vectors by cosine.
+_OLD_INDEX = [
+    """CREATE VIRTUAL TABLE RECORDS_VEC USING vec0(
+        scope TEXT PARTITION KEY, embedding float[256] distance_metric=cosine, kind TEXT)""",
+    """INSERT INTO RECORDS_VEC (rowid, scope, kind, embedding)
+        SELECT c.record_seq, json_array(m.record_type, m.user_id, m.agent_id),
+               COALESCE(json_extract(m.metadata, '$.kind'), ''), c.embedding
+          FROM RECORD_CHUNKS c JOIN RECORDS m ON m.seq = c.record_seq""",
+    """CREATE TRIGGER RECORDS_VEC_AD AFTER DELETE ON RECORD_CHUNKS BEGIN
+        DELETE FROM RECORDS_VEC WHERE rowid = old.record_seq; END""",
+]
+
+
+def test_opening_an_older_store_rebuilds_the_knn_index_and_keeps_every_memory(tmp_path):
+    from workshop_lib import connect, retrieval
+
+    eng = connect("embedded", path=tmp_path)
+    eng.store.add(["Vessel capacity is counted in TEU.", "AIS reports give the latest position."],
+                  record_ids=["m1", "m2"], user_ids=eng.user_id, agent_ids=eng.agent_id)
+    with eng.transaction() as cur:   # turn it into a store of the previous version
+        for name in ("RECORDS_KNN_AI", "RECORDS_KNN_AD", "RECORDS_KNN_AU"):
+            cur.execute(f"DROP TRIGGER {name}")
+        cur.execute("DROP TABLE RECORDS_KNN")
+        cur.execute("DROP INDEX RECORDS_KNOWLEDGE_IX")
+        for stmt in _OLD_INDEX:
+            cur.execute(stmt)
+    before = eng.query("SELECT seq, record_id, content, metadata FROM RECORDS ORDER BY seq")
+    eng.close()
+
+    eng = connect("embedded", path=tmp_path)
+    eng.store                                   # opening the store: what setup or a notebook does
+    names = {r[0] for r in eng.query("SELECT name FROM sqlite_master")}
+    assert "RECORDS_VEC" not in names and "RECORDS_VEC_AD" not in names
+    assert {"RECORDS_KNN", "RECORDS_KNN_AI", "RECORDS_KNOWLEDGE_IX"} <= names
+    assert eng.query("SELECT seq, record_id, content, metadata FROM RECORDS ORDER BY seq") == before
+    assert _vec_rows(eng) == _expected_vec_rows(eng) and len(_vec_rows(eng)) == 2
+    q = "where is the ship now"          # same order as the exact scan of RECORD_CHUNKS
+    assert retrieval.vector_ranked_ids(eng, q, 2) == [r.id for r, _ in eng.store.search(q, k=2)]
+    eng.store.delete("memory", "m1")     # no trigger of the old index is left to fail
+    assert _vec_rows(eng) == _expected_vec_rows(eng)

@@ -108,6 +108,24 @@ def test_search_rejects_empty_query_and_wrong_dimension(store):
         store.search(query_vector=[0.1, 0.2], k=1)
 
 
+@pytest.mark.parametrize("bad", [
+    "zeros", "nan", "inf", "text",
+])
+def test_vectors_without_a_direction_are_refused_and_nothing_is_written(store, bad):
+    dim = store.vector_dim
+    vec = {"zeros": [0.0] * dim, "nan": [float("nan")] + [0.1] * (dim - 1),
+           "inf": [float("inf")] + [0.1] * (dim - 1), "text": ["x"] * dim}[bad]
+    store.add(["kept"], record_ids="k1", embeddings=[[0.1] * dim])
+    with pytest.raises(ValueError, match="embedding"):
+        store.add(["new"], record_ids="n1", embeddings=[vec])
+    with pytest.raises(ValueError, match="embedding"):
+        store.update("memory", "k1", embedding=vec)
+    with pytest.raises(ValueError, match="embedding"):
+        store.search(query_vector=vec, k=1)
+    assert store.get("memory", "n1") is None
+    assert [r.id for r, _ in store.search(query_vector=[0.1] * dim, k=5)] == ["k1"]
+
+
 def test_search_sorted_by_increasing_distance(store):
     store.add(["container ship capacity", "pizza with cheese", "shipping lanes in Asia", "weather today"],
               record_ids=["a", "b", "c", "d"])

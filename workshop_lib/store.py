@@ -9,6 +9,7 @@ and transactions.
 from __future__ import annotations
 
 import json
+import math
 import re
 from enum import Enum
 from typing import Any, Iterable
@@ -131,6 +132,8 @@ class MemoryStore:
         elif policy is SchemaPolicy.REQUIRE_EXISTING and missing:
             raise SchemaError(self._schema_problem(missing))
         if missing:
+            # Derived indexes an older version built and this one rebuilds differently.
+            eng.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
             eng.create_objects([(n, ddl) for n, ddl in sql.SCHEMA if n in missing])
         self._write_or_check_meta(fresh=bool(missing))
 
@@ -188,9 +191,15 @@ class MemoryStore:
             cur.execute(self.sql.CHUNK_INSERT_TEXT, {"seq": seq, "txt": text})
 
     def _check_vector(self, vector: Any) -> list[float]:
-        values = [float(x) for x in vector]
+        try:
+            values = [float(x) for x in vector]
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"embedding must be a sequence of numbers ({exc})") from None
         if len(values) != self.vector_dim:
             raise ValueError(f"embedding has {len(values)} dimensions; this store uses {self.vector_dim}")
+        # Cosine distance needs a direction: NaN, infinity or all zeros would poison the ranking.
+        if not all(math.isfinite(x) for x in values) or not any(values):
+            raise ValueError("embedding must have finite values and at least one non-zero value")
         return values
 
     def _ensure_thread(self, cur, thread_id: str, user_id: str | None, agent_id: str | None) -> None:

@@ -45,6 +45,9 @@ class EmbeddedEngine(Engine):
         self.conn.enable_load_extension(False)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA busy_timeout=5000")
+        # Memory-map the store (up to 1 GiB): a vec0 KNN reads every vector of a partition,
+        # and mapped pages spare it a read() and a copy per page (1.5x at 100k memories, bench/).
+        self.conn.execute("PRAGMA mmap_size=1073741824")
         self.conn.execute("ATTACH DATABASE ? AS SUPPLYCHAIN", (str(folder / SUPPLYCHAIN_FILE),))
         self.conn.create_function("embed", 1, _embed_sql, deterministic=True)
 

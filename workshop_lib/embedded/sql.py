@@ -67,43 +67,53 @@ SCHEMA = [
             INSERT INTO {p}RECORDS_FTS(rowid, content) VALUES (new.seq, new.content);
         END""",
     ]),
-    # Vector index for knowledge retrieval (sqlite-vec vec0, exact KNN): one row per chunk
-    # (the store writes chunk 0 only, so the rowid is the record's seq), partitioned by
-    # scope so a search scans only its user's/agent's memories; kind is a metadata column.
-    # Kept in sync with RECORD_CHUNKS and RECORDS.metadata by the triggers below.
-    ("RECORDS_VEC", [
-        """CREATE VIRTUAL TABLE IF NOT EXISTS {p}RECORDS_VEC USING vec0(
+    # Nearest-neighbour index (sqlite-vec vec0, exact KNN): one row per chunk (the store
+    # writes chunk 0 only, so the rowid is the record's seq), partitioned by scope so a
+    # search scans only its user's/agent's memories; kind is a metadata column. It holds
+    # unit vectors compared by L2: on unit vectors L2 ranks exactly as cosine does
+    # (cosine distance = L2^2 / 2), and sqlite-vec's L2 loop is the cheaper one (and the
+    # one its builds vectorise). Kept in sync with RECORD_CHUNKS and RECORDS.metadata by
+    # the triggers below.
+    ("RECORDS_KNN", [
+        """CREATE VIRTUAL TABLE IF NOT EXISTS {p}RECORDS_KNN USING vec0(
             scope TEXT PARTITION KEY,
-            embedding float[{dim}] distance_metric=cosine,
+            embedding float[{dim}] distance_metric=l2,
             kind TEXT)""",
-        # Back-fill a store created before this table existed (nothing to do in a new one).
-        """INSERT INTO {p}RECORDS_VEC (rowid, scope, kind, embedding)
+        # Back-fill from the stored chunks (an older store, or one being upgraded).
+        """INSERT INTO {p}RECORDS_KNN (rowid, scope, kind, embedding)
             SELECT c.record_seq, json_array(m.record_type, m.user_id, m.agent_id),
-                   COALESCE(json_extract(m.metadata, '$.kind'), ''), c.embedding
+                   COALESCE(json_extract(m.metadata, '$.kind'), ''), vec_normalize(c.embedding)
               FROM {p}RECORD_CHUNKS c JOIN {p}RECORDS m ON m.seq = c.record_seq
              WHERE c.chunk_no = 0""",
     ]),
-    ("RECORDS_VEC_AI", [
-        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_VEC_AI AFTER INSERT ON {p}RECORD_CHUNKS
+    ("RECORDS_KNN_AI", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_KNN_AI AFTER INSERT ON {p}RECORD_CHUNKS
             WHEN new.chunk_no = 0 BEGIN
-            INSERT INTO {p}RECORDS_VEC (rowid, scope, kind, embedding)
+            INSERT INTO {p}RECORDS_KNN (rowid, scope, kind, embedding)
             SELECT new.record_seq, json_array(m.record_type, m.user_id, m.agent_id),
-                   COALESCE(json_extract(m.metadata, '$.kind'), ''), new.embedding
+                   COALESCE(json_extract(m.metadata, '$.kind'), ''), vec_normalize(new.embedding)
               FROM {p}RECORDS m WHERE m.seq = new.record_seq;
         END""",
     ]),
-    ("RECORDS_VEC_AD", [
-        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_VEC_AD AFTER DELETE ON {p}RECORD_CHUNKS
+    ("RECORDS_KNN_AD", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_KNN_AD AFTER DELETE ON {p}RECORD_CHUNKS
             WHEN old.chunk_no = 0 BEGIN
-            DELETE FROM {p}RECORDS_VEC WHERE rowid = old.record_seq;
+            DELETE FROM {p}RECORDS_KNN WHERE rowid = old.record_seq;
         END""",
     ]),
-    ("RECORDS_VEC_AU", [
-        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_VEC_AU AFTER UPDATE OF metadata ON {p}RECORDS BEGIN
-            UPDATE {p}RECORDS_VEC SET kind = COALESCE(json_extract(new.metadata, '$.kind'), '')
+    ("RECORDS_KNN_AU", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_KNN_AU AFTER UPDATE OF metadata ON {p}RECORDS BEGIN
+            UPDATE {p}RECORDS_KNN SET kind = COALESCE(json_extract(new.metadata, '$.kind'), '')
              WHERE rowid = new.seq;
         END""",
     ]),
+    # The columns the knowledge filter reads, in a narrow index: the keyword leg checks
+    # each full-text match here instead of reading the wide RECORDS row (statements name
+    # it with INDEXED BY; SQLite would otherwise look rows up by seq in the table).
+    ("RECORDS_KNOWLEDGE_IX", [
+        """CREATE INDEX IF NOT EXISTS {p}RECORDS_KNOWLEDGE_IX ON {p}RECORDS (
+            seq, user_id, agent_id, record_type, COALESCE(json_extract(metadata, '$.kind'), ''))""",
+    ])
 ]
 
 DROP = {
@@ -115,13 +125,23 @@ DROP = {
     "RECORDS_FTS_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AI",
     "RECORDS_FTS_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AD",
     "RECORDS_FTS_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AU",
-    "RECORDS_VEC": "DROP TABLE IF EXISTS {p}RECORDS_VEC",
+    "RECORDS_KNN": "DROP TABLE IF EXISTS {p}RECORDS_KNN",
+    "RECORDS_KNN_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_KNN_AI",
+    "RECORDS_KNN_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_KNN_AD",
+    "RECORDS_KNN_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_KNN_AU",
+    "RECORDS_KNOWLEDGE_IX": "DROP INDEX IF EXISTS {p}RECORDS_KNOWLEDGE_IX",
+}
+
+# Derived objects an earlier version created and this one replaces (dropped in reverse
+# order, then rebuilt from RECORD_CHUNKS): never a table that holds memories.
+OBSOLETE = {
+    "RECORDS_VEC": "DROP TABLE IF EXISTS {p}RECORDS_VEC",     # cosine vec0 of raw vectors
     "RECORDS_VEC_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AI",
     "RECORDS_VEC_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AD",
     "RECORDS_VEC_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AU",
 }
 
-EXISTING_OBJECTS = "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')"
+EXISTING_OBJECTS = "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger', 'index')"
 
 # ---------------------------------------------------------------- memory store DML
 _COLS = "m.seq, m.record_type, m.record_id, m.thread_id, m.user_id, m.agent_id, m.role, m.content, m.metadata, m.created_at"
@@ -179,9 +199,9 @@ SEARCH_BY_VECTOR = f"""SELECT {_COLS}, vec_distance_cosine(c.embedding, :qv) AS 
 # from the vec0 index's partition for that scope instead of scanning every chunk.
 SEARCH_SCOPED_KNN = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
 knn AS MATERIALIZED (
-    SELECT v.rowid AS seq, v.distance AS distance
-      FROM q CROSS JOIN {{p}}RECORDS_VEC v
-     WHERE q.emb IS NOT NULL AND v.embedding MATCH q.emb AND v.k = :n
+    SELECT v.rowid AS seq, v.distance * v.distance / 2.0 AS distance
+      FROM q CROSS JOIN {{p}}RECORDS_KNN v
+     WHERE q.emb IS NOT NULL AND v.embedding MATCH vec_normalize(q.emb) AND v.k = :n
        AND v.scope = json_array(:rt, :u, :a))
 SELECT {_COLS}, knn.distance
   FROM knn JOIN {{p}}RECORDS m ON m.seq = knn.seq
@@ -192,20 +212,30 @@ SELECT {_COLS}, knn.distance
 _KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
    AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output'"""
 
-# The vector leg of knowledge retrieval: sqlite-vec's exact KNN over RECORDS_VEC, inside
+# The vector leg of knowledge retrieval: sqlite-vec's exact KNN over RECORDS_KNN, inside
 # the partition of this scope (record type 'memory', this user, this agent), skipping tool
-# output while it scans. MATERIALIZED: vec0 accepts no other ORDER BY than its own.
+# output while it scans; d is the cosine distance. MATERIALIZED: vec0 accepts no other
+# ORDER BY than its own.
 _VEC_TOP = """vec_top AS MATERIALIZED (
-    SELECT v.rowid AS seq, v.distance AS d
-      FROM q CROSS JOIN {p}RECORDS_VEC v
-     WHERE q.emb IS NOT NULL AND v.embedding MATCH q.emb AND v.k = :n
+    SELECT v.rowid AS seq, v.distance * v.distance / 2.0 AS d
+      FROM q CROSS JOIN {p}RECORDS_KNN v
+     WHERE q.emb IS NOT NULL AND v.embedding MATCH vec_normalize(q.emb) AND v.k = :n
        AND v.scope = json_array('memory', :u, :a) AND v.kind <> 'tool_output')"""
 
-KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, -bm25({{p}}RECORDS_FTS) AS score_txt
-  FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m ON m.seq = {{p}}RECORDS_FTS.rowid
- WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}
- ORDER BY bm25({{p}}RECORDS_FTS), m.seq
- LIMIT :k"""
+# The keyword leg: every full-text match scored by bm25 and checked against the knowledge
+# filter in the narrow RECORDS_KNOWLEDGE_IX; only the top rows read the RECORDS table.
+def _txt_top(limit: str) -> str:
+    return f"""txt_top AS (
+    SELECT m.seq, bm25({{p}}RECORDS_FTS) AS bm
+      FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m INDEXED BY {{p}}RECORDS_KNOWLEDGE_IX ON m.seq = {{p}}RECORDS_FTS.rowid
+     WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}
+     ORDER BY bm, m.seq LIMIT {limit})"""
+
+
+KEYWORD_SEARCH = f"""WITH {_txt_top(":k")}
+SELECT m.record_id, m.content, m.metadata, -t.bm AS score_txt
+  FROM txt_top t JOIN {{p}}RECORDS m ON m.seq = t.seq
+ ORDER BY t.bm, t.seq"""
 
 # Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
 # ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
@@ -215,11 +245,7 @@ HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
 {_VEC_TOP},
 vec AS (
     SELECT seq, ROW_NUMBER() OVER (ORDER BY d, seq) AS r_vec FROM vec_top),
-txt_top AS (
-    SELECT m.seq, bm25({{p}}RECORDS_FTS) AS bm
-      FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m ON m.seq = {{p}}RECORDS_FTS.rowid
-     WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}
-     ORDER BY bm, m.seq LIMIT :n),
+{_txt_top(":n")},
 txt AS (
     SELECT seq, ROW_NUMBER() OVER (ORDER BY bm, seq) AS r_txt FROM txt_top),
 fused AS (
@@ -258,4 +284,5 @@ def statements(prefix: str, dim: int) -> SimpleNamespace:
     ns = SimpleNamespace(**{name: fill(globals()[name]) for name in _NAMES})
     ns.SCHEMA = [(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA]
     ns.DROP = {name: fill(sql) for name, sql in DROP.items()}
+    ns.OBSOLETE = {name: fill(sql) for name, sql in OBSOLETE.items()}
     return ns

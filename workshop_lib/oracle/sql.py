@@ -372,6 +372,7 @@ def statements(prefix: str, dim: int) -> SimpleNamespace:
     ns = SimpleNamespace(**{name: fill(globals()[name]) for name in _NAMES})
     ns.SCHEMA = [(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA]
     ns.DROP = {name: fill(sql) for name, sql in DROP.items()}
+    ns.OBSOLETE = {}  # nothing replaced yet (see the embedded module's OBSOLETE)
     return ns
 
 
