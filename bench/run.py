@@ -57,6 +57,11 @@ def bench_engine(name: str, folder: Path, label: str):
         eng.close()
 
 
+def simd_flags(env: dict) -> str:
+    """The SIMD instruction sets sqlite-vec was built with ("" = none)."""
+    return " ".join(f for f in env.get("sqlite-vec build flags", "").split() if f in ("avx", "neon"))
+
+
 def environment(eng) -> dict:
     import numpy
 
@@ -67,7 +72,7 @@ def environment(eng) -> dict:
         row = eng.query("SELECT sqlite_version(), vec_version(), vec_debug()")[0]
         flags = next((ln.split(":", 1)[1].strip() for ln in row[2].splitlines() if ln.startswith("Build flags")), "")
         info.update({"sqlite": row[0], "sqlite-vec": row[1],
-                     "sqlite-vec SIMD": flags or "none (scalar distance loop: no AVX/NEON in this build)"})
+                     "sqlite-vec build flags": flags or "none (scalar distance loops)"})
     for mod in ("ranx", "rank_bm25", "bm25s"):
         try:
             from importlib.metadata import version
@@ -106,6 +111,7 @@ def _run(args, plan: dict, engine: str, tmp: Path, questions, payload: dict, pro
             s = speed.run_speed(eng, speed_queries(questions, plan["queries"]), plan["sizes"],
                                 rounds=plan["rounds"], with_variants=False if args.no_variants else None,
                                 progress=progress)
+            s.simd = simd_flags(env)
             payload["speed"] = dataclasses.asdict(s)
             payload["speed_seconds"] = time.perf_counter() - t0
             report.latency_png(s, args.out / "latency.png")
