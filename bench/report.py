@@ -207,7 +207,7 @@ def target_check(s: SpeedResult) -> str:
             f"= {_x(vleg['p50'] / floor['p50'])} the floor ({_ms(floor['p50'])} ms): an exact scan of every "
             f"vector in the scope partition by sqlite-vec's {kernel(s.simd)}, against numpy's BLAS "
             "matrix-vector product (sqlite-vec 0.1.9 has no approximate index; the DiskANN and IVF indexes "
-            f"of its 0.1.10 alphas refuse partition keys). The FTS leg adds {_ms(kleg['p50'])} ms (p95 "
+            f"of 0.1.10a4 refuse partition keys). The FTS leg adds {_ms(kleg['p50'])} ms (p95 "
             f"{_ms(kleg['p95'])} ms): FTS5 scores every row that matches any OR term. The two legs timed on "
             f"their own add up to {_ms(vleg['p50'] + kleg['p50'])} ms of the statement's "
             f"{_ms(lat['ours hybrid']['p50'])} ms; the fusion itself costs little.")
