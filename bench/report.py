@@ -82,23 +82,24 @@ OURS = [("vector", "ours vector", "floor vector", "floor vector"),
         ("hybrid", "ours hybrid", "alt hybrid", "alt-fast hybrid")]
 
 
-def kernel(simd: str) -> str:
+def kernel(build_flags: str) -> str:
     """How this sqlite-vec build computes the L2 distances of the vec0 scan."""
-    return f"{simd.upper()} L2 loop" if simd else "scalar L2 loop, no SIMD in this build"
+    simd = " ".join(f.upper() for f in build_flags.split() if f in ("avx", "neon"))
+    return f"{simd} L2 loop" if simd else "scalar L2 loop, no SIMD in this build"
 
 
-def bound(size, search: str, simd: str = "") -> str:
+def bound(size, search: str, build_flags: str) -> str:
     """What the library's time is made of, in words and in this run's numbers."""
     lat = size.latency
     if search == "vector":
-        return (f"retrieve_knowledge -> store.search -> SEARCH_SCOPED_KNN: vec0 exact KNN ({kernel(simd)}) in the "
+        return (f"retrieve_knowledge -> store.search -> SEARCH_SCOPED_KNN: vec0 exact KNN ({kernel(build_flags)}) in the "
                 f"scope's partition, k = 4x the asked k (the vec0 leg alone at per_list: "
                 f"{_ms(lat['ours vector leg']['p50'])} ms)")
     if search == "keyword":
         m = size.fts_matches
         rows = f": median {m['median']:,.0f}, p95 {m['p95']:,.0f} rows per query" if m else ""
         return f"FTS5 computes bm25() for every row matching any OR term{rows}"
-    return (f"vec0 exact KNN ({kernel(simd)}) over the scope partition ({_ms(lat['ours vector leg']['p50'])} ms) "
+    return (f"vec0 exact KNN ({kernel(build_flags)}) over the scope partition ({_ms(lat['ours vector leg']['p50'])} ms) "
             f"+ FTS leg at per_list ({_ms(lat['ours keyword leg']['p50'])} ms)")
 
 
@@ -115,7 +116,7 @@ def ratio_rows(s: SpeedResult) -> list[dict]:
             if fast in lat:
                 row["alt-fast p50 ms"] = lat[fast]["p50"]
                 row["ours/alt-fast"] = lat[ours]["p50"] / lat[fast]["p50"]
-            row["bounded by"] = bound(size, label, s.simd) if "ours vector leg" in lat else None
+            row["bounded by"] = bound(size, label, s.vec_build_flags) if "ours vector leg" in lat else None
             rows.append(row)
     return rows
 
@@ -205,7 +206,7 @@ def target_check(s: SpeedResult) -> str:
         lines.append(
             f"- What bounds ours hybrid at {big.n:,} (p50): its vec0 vector leg alone takes {_ms(vleg['p50'])} ms "
             f"= {_x(vleg['p50'] / floor['p50'])} the floor ({_ms(floor['p50'])} ms): an exact scan of every "
-            f"vector in the scope partition by sqlite-vec's {kernel(s.simd)}, against numpy's BLAS "
+            f"vector in the scope partition by sqlite-vec's {kernel(s.vec_build_flags)}, against numpy's BLAS "
             "matrix-vector product (sqlite-vec 0.1.9 has no approximate index; the DiskANN and IVF indexes "
             f"of 0.1.10a4 refuse partition keys). The FTS leg adds {_ms(kleg['p50'])} ms (p95 "
             f"{_ms(kleg['p95'])} ms): FTS5 scores every row that matches any OR term. The two legs timed on "

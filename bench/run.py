@@ -57,11 +57,6 @@ def bench_engine(name: str, folder: Path, label: str):
         eng.close()
 
 
-def simd_flags(env: dict) -> str:
-    """The SIMD instruction sets sqlite-vec was built with ("" = none)."""
-    return " ".join(f for f in env.get("sqlite-vec build flags", "").split() if f in ("avx", "neon"))
-
-
 def environment(eng) -> dict:
     import numpy
 
@@ -111,7 +106,7 @@ def _run(args, plan: dict, engine: str, tmp: Path, questions, payload: dict, pro
             s = speed.run_speed(eng, speed_queries(questions, plan["queries"]), plan["sizes"],
                                 rounds=plan["rounds"], with_variants=False if args.no_variants else None,
                                 progress=progress)
-            s.simd = simd_flags(env)
+            s.vec_build_flags = env.get("sqlite-vec build flags", "")
             payload["speed"] = dataclasses.asdict(s)
             payload["speed_seconds"] = time.perf_counter() - t0
             report.latency_png(s, args.out / "latency.png")

@@ -306,7 +306,7 @@ class SpeedResult:
     sizes: list[SizeResult]
     queries: int
     rounds: list[int]
-    simd: str = ""          # sqlite-vec's SIMD build flags ("" = scalar distance loop)
+    vec_build_flags: str = ""   # sqlite-vec's vec_debug() build flags, e.g. "avx rescore diskann"
 
 
 def run_speed(eng, queries: list[str], sizes: list[int], *, rounds: list[int] | int = 3,

@@ -109,7 +109,8 @@ SCHEMA = [
     ]),
     # The columns the knowledge filter reads, in a narrow index: the keyword leg checks
     # each full-text match here instead of reading the wide RECORDS row (statements name
-    # it with INDEXED BY; SQLite would otherwise look rows up by seq in the table).
+    # it with INDEXED BY; SQLite would otherwise look rows up by seq in the table). The
+    # last column must stay the very expression _KNOWLEDGE tests, or the index stops covering.
     ("RECORDS_KNOWLEDGE_IX", [
         """CREATE INDEX IF NOT EXISTS {p}RECORDS_KNOWLEDGE_IX ON {p}RECORDS (
             seq, user_id, agent_id, record_type, COALESCE(json_extract(metadata, '$.kind'), ''))""",
