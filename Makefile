@@ -7,11 +7,8 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: notebooks workshop setup install test test-oracle lab doctor reset grade bench bench-quick setup-oracle clean-venv
 
-# Containers often run as root; JupyterLab refuses that without --allow-root.
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
-
-workshop: setup ## install, prepare the embedded engine, open JupyterLab on Part 1
-	cd notebooks && ../$(BIN)/jupyter lab $(ROOT_FLAG) part1/part1_setup_and_tour.ipynb
+workshop: setup ## install, prepare the embedded engine, open JupyterLab on notebooks/ at Part 1
+	$(BIN)/workshop lab
 
 setup: install ## non-interactive: everything `workshop` does except starting JupyterLab
 	$(BIN)/workshop setup

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -37,6 +38,33 @@ def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WO
     typer.echo(f"schema facts: {report['facts']} ({json.dumps(report['written'])})")
     typer.echo(f"times: model+store {t['store_and_model_s']:.1f}s, seed {t['seed_s']:.1f}s, scan {t['scan_s']:.1f}s")
     typer.secho("Ready. Next: `workshop doctor`, or `make workshop` to open the notebooks.", fg="green")
+
+
+LEARNER_JUPYTER_CONFIG = config.REPO_ROOT / "setup" / "jupyter-learner"
+FIRST_NOTEBOOK = "part1/part1_setup_and_tour.ipynb"
+
+
+def lab_command(extra: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The JupyterLab command line and environment `workshop lab` runs (tests start the same)."""
+    notebooks = config.REPO_ROOT / "notebooks"
+    # Root the server at notebooks/ (a file argument alone roots it at that file's folder,
+    # hiding the other Parts) and open Part 1 inside it.
+    cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", f"--ServerApp.root_dir={notebooks}",
+           str(notebooks / FIRST_NOTEBOOK)]
+    if hasattr(os, "getuid") and os.getuid() == 0:
+        cmd.append("--allow-root")  # containers often run as root; JupyterLab refuses that otherwise
+    env = dict(os.environ)
+    # Learners do not need nbgrader's instructor toolbar, Validate button or formgrader.
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+        p for p in (str(LEARNER_JUPYTER_CONFIG), env.get("JUPYTER_CONFIG_PATH", "")) if p)
+    return cmd + list(extra), env
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def lab(ctx: typer.Context):
+    """Open JupyterLab on notebooks/ at Part 1 (extra options go to `jupyter lab`)."""
+    cmd, env = lab_command(ctx.args)
+    os.execvpe(cmd[0], cmd, env)
 
 
 @app.command()

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 # The repository root when the package is installed in editable mode (the workshop's way).
-_REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = _REPO_ROOT = Path(__file__).resolve().parents[1]
 
 # Scope every workshop memory lives in (DESIGN: a client scoped to a user and an agent).
 USER_ID = "analyst"
