@@ -21,7 +21,7 @@ import hashlib
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from tqdm.auto import tqdm
+from .progress import progress as tqdm
 
 ORACLE_MODEL = "ALL_MINILM_L12_V2"
 ORACLE_DIM = 384

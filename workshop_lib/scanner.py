@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tqdm.auto import tqdm
+from .progress import progress as tqdm
 
 SOURCE = "schema_scanner"
 
@@ -26,14 +26,19 @@ class Fact:
         return f"schema:{self.kind}:{self.subject}"
 
     def memory_metadata(self) -> dict[str, Any]:
-        return {"kind": self.kind, "subject": self.subject, "source": SOURCE, **self.metadata}
+        # Derived from kind and subject alone, so a learner's Fact and the library's Fact for
+        # the same table or column store identical metadata (re-scans then report "unchanged").
+        names = {}
+        if self.kind in ("table", "column"):
+            names = dict(zip(("owner", "table", "column"), self.subject.split(".")))
+        return {"kind": self.kind, "subject": self.subject, "source": SOURCE, **names, **self.metadata}
 
 
 def table_fact(table: dict, columns: list[dict]) -> Fact:
     subject = f"{table['owner']}.{table['table']}"
     names = ", ".join(c["column"] for c in columns)
     body = f"Table {subject}. Documented purpose: {table['comment'] or '(no comment)'} Columns: {names}."
-    return Fact("table", subject, body, {"owner": table["owner"], "table": table["table"]})
+    return Fact("table", subject, body)
 
 
 def column_fact(column: dict) -> Fact:
@@ -41,8 +46,7 @@ def column_fact(column: dict) -> Fact:
     nullable = "nullable" if column["nullable"] else "not null"
     body = (f"Column {subject} of type {column['data_type']} ({nullable}). "
             f"Meaning: {column['comment'] or '(no comment)'}")
-    return Fact("column", subject, body,
-                {"owner": column["owner"], "table": column["table"], "column": column["column"]})
+    return Fact("column", subject, body)
 
 
 def comment_facts(catalog: dict) -> list[Fact]:

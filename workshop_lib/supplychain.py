@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 import pandas as pd
-from tqdm.auto import tqdm
+from .progress import progress as tqdm
 
 from .supplychain_data import OWNER, TABLES, TABLES_BY_NAME, Table, rows
 

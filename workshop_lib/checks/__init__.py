@@ -9,6 +9,8 @@ from __future__ import annotations
 import traceback
 from typing import Any, Callable
 
+from .. import notebook_errors
+
 
 class CheckFailed(Exception):
     def __init__(self, todo: str, problem: str, fix: str = "") -> None:
@@ -62,3 +64,8 @@ def __getattr__(name: str):
 
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(name)
+
+
+# A check cell run before its TODO cell fails on an undefined name before any check code
+# runs; in a notebook that NameError then says which cell to run first.
+notebook_errors.install()

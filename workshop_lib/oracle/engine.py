@@ -101,7 +101,7 @@ def connect_oracle(user: str, password: str, dsn: str, *, timeout: float | None 
                 if not (set(codes(exc)) & RETRYABLE) or time.monotonic() >= deadline:
                     break
             if bar is None and progress:
-                from tqdm.auto import tqdm
+                from ..progress import progress as tqdm
 
                 bar = tqdm(total=int(timeout), desc=f"Waiting for {what} at {dsn}", unit="s",
                            bar_format="{desc}: {n_fmt}/{total_fmt} s {bar}")
@@ -450,7 +450,7 @@ class OracleEngine(Engine):
         Safe to run again: rows are replaced in one transaction; tables are only rebuilt
         when their layout differs from the dataset's.
         """
-        from tqdm.auto import tqdm
+        from ..progress import progress as tqdm
 
         sc = statements_module
         password = os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or config.oracle_setting("ORACLE_PASSWORD")
