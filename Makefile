@@ -1,55 +1,80 @@
-# Two commands do everything: `make workshop` and `make test` (see README).
+# Two commands do everything: `make workshop` and `make test` (see README). `make help` lists the rest.
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-INSTALLED := $(VENV)/.installed
+# Every install pins every package to the committed lock (refresh it with `make lock`).
+LOCK := requirements/constraints.txt
+PIP := $(BIN)/python -m pip install --quiet --constraint $(LOCK)
+LEARNER := $(VENV)/.installed-learner
+TESTER := $(VENV)/.installed-test
 
-.PHONY: notebooks workshop setup install test test-oracle lab doctor reset grade bench bench-quick setup-oracle clean-venv
+.PHONY: help workshop setup install install-test test lint test-oracle lab doctor reset grade notebooks \
+        bench bench-quick setup-oracle lock clean-venv
+
+help: ## this list
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
 
 workshop: setup ## install, prepare the embedded engine, open JupyterLab on notebooks/ at Part 1
 	$(BIN)/workshop lab
 
-setup: install ## non-interactive: everything `workshop` does except starting JupyterLab
+setup: install ## everything `workshop` does except starting JupyterLab (non-interactive)
 	$(BIN)/workshop setup
 
-install: $(INSTALLED)
+install: $(LEARNER) ## the learner's install: the package and JupyterLab, nothing for tests or benchmarks
+
+install-test: $(TESTER) ## what `make test` needs: the learner's install plus nbgrader, pytest, ruff, bench packages
 
 $(BIN)/python:
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; found " + sys.version.split()[0])'
+	@$(PYTHON) -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else "Python 3.11, 3.12 or 3.13 is needed; found " + sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(INSTALLED): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[notebooks,test]'
+$(LEARNER): pyproject.toml $(LOCK) | $(BIN)/python
+	$(PIP) -e '.[notebooks]'
 	touch $@
+
+$(TESTER): pyproject.toml $(LOCK) $(LEARNER)
+	$(PIP) -e '.[test]'
+	touch $@
+
+test: install-test ## everything tests need, then the linter and the whole suite
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: install-test ## the linter alone
+	$(BIN)/ruff check .
+
+test-oracle: install-test ## the live Oracle lane (needs ORACLE_DSN)
+	$(BIN)/python -m pytest -m oracle
 
 setup-oracle: install ## Oracle: wait for the DB, vector memory, users/grants, ONNX model, store, seed (safe to re-run)
 	$(BIN)/python -m setup.bootstrap
 
-test: install ## everything tests need, then the whole suite
-	$(BIN)/python -m pytest
+lab: install ## JupyterLab on notebooks/ without re-running setup
+	$(BIN)/workshop lab
 
-test-oracle: install ## the live Oracle lane (needs ORACLE_DSN)
-	$(BIN)/python -m pytest -m oracle
-
-doctor: install
+doctor: install ## one PASS/FAIL line per thing the notebooks need, with the fix
 	$(BIN)/workshop doctor
 
 reset: install ## DESTRUCTIVE: asks before deleting stored memories
 	$(BIN)/workshop reset
 
-grade: install ## make grade SUBMISSIONS=path/to/folder
+grade: install-test ## make grade SUBMISSIONS=path/to/folder
 	$(BIN)/workshop grade $(SUBMISSIONS)
 
-bench: install
+notebooks: install-test ## regenerate notebooks/ from solutions/ with nbgrader
+	$(BIN)/python -m workshop_lib.release
+
+bench: install-test ## retrieval quality and speed benchmarks
 	$(BIN)/python -m bench.run
 
-bench-quick: install
+bench-quick: install-test ## the benchmark's smoke run
 	$(BIN)/python -m bench.run --quick
 
-clean-venv:
-	rm -rf $(VENV)
+lock: | $(BIN)/python ## refresh requirements/constraints.txt for every platform and Python 3.11-3.13
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 --output-file $(LOCK) --quiet
 
-notebooks: install ## regenerate notebooks/ from solutions/ with nbgrader
-	$(BIN)/python -m workshop_lib.release
+clean-venv: ## delete the virtual environment
+	rm -rf $(VENV)

@@ -167,7 +167,7 @@ def test_opening_an_older_store_rebuilds_the_knn_index_and_keeps_every_memory(tm
     eng.close()
 
     eng = connect("embedded", path=tmp_path)
-    eng.store                                   # opening the store: what setup or a notebook does
+    _ = eng.store                               # opening the store: what setup or a notebook does
     names = {r[0] for r in eng.query("SELECT name FROM sqlite_master")}
     assert "RECORDS_VEC" not in names and "RECORDS_VEC_AD" not in names
     assert {"RECORDS_KNN", "RECORDS_KNN_AI", "RECORDS_KNOWLEDGE_IX"} <= names

@@ -111,7 +111,7 @@ def grade(
     timeout: int = typer.Option(120, help="seconds a single cell may run"),
 ):
     """Autograde a folder of learner notebooks with nbgrader; write feedback and grades.csv."""
-    from .grading import grade_folder, per_todo, per_learner
+    from .grading import grade_folder, per_learner, per_todo
 
     table = grade_folder(submissions, out, timeout=timeout)
     if not len(table):

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import date, datetime
 
 import pandas as pd
-from .progress import progress as tqdm
 
+from .progress import progress as tqdm
 from .supplychain_data import OWNER, TABLES, TABLES_BY_NAME, Table, rows
 
 __all__ = ["seed", "describe", "comments_block", "sample", "TABLES", "rows"]
