@@ -4,6 +4,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from stdnum import imo as stdnum_imo
+from stdnum import iso6346 as stdnum_iso6346
 
 from workshop_lib import connect, supplychain
 from workshop_lib.supplychain_data import (
@@ -142,6 +144,15 @@ def test_positions_lie_between_origin_and_destination(data):
         assert abs(done) <= abs(total) + 1e-6 and done * total >= 0
         assert 0 <= p["HEADING_DEG"] <= 359 and 5 <= p["SPEED_KNOTS"] <= 25
         assert v["DEPARTURE_DATE"] <= p["REPORTED_AT"].date() <= REFERENCE_DATE
+
+
+def test_identifiers_are_valid_for_an_independent_implementation(data):
+    # python-stdnum's IMO and ISO 6346 validators, not the generator's own check-digit code.
+    bad_imo = [v[0] for v in data["VESSELS"] if not stdnum_imo.is_valid(str(v[0]))]
+    assert not bad_imo, f"IMO numbers with a wrong check digit: {bad_imo}"
+    numbers = [r[TABLES_BY_NAME["CONTAINERS"].column_names.index("CONTAINER_NUMBER")] for r in data["CONTAINERS"]]
+    bad_iso = [n for n in numbers if not stdnum_iso6346.is_valid(n)]
+    assert not bad_iso, f"container numbers with a wrong ISO 6346 check digit: {bad_iso}"
 
 
 def test_imo_check_digits(data):

@@ -10,7 +10,7 @@ from pathlib import Path
 # The repository root when the package is installed in editable mode (the workshop's way).
 REPO_ROOT = _REPO_ROOT = Path(__file__).resolve().parents[1]
 
-# Scope every workshop memory lives in (DESIGN: a client scoped to a user and an agent).
+# Scope every workshop memory lives in: the memory client is scoped to one user and one agent (docs/architecture.md).
 USER_ID = "analyst"
 AGENT_ID = "supplychain_agent"
 
@@ -26,7 +26,7 @@ ORACLE_DEFAULTS = {
 }
 
 # Thresholds depend on the embedding model, so each engine has its own
-# (DESIGN: "configured per engine"). Part 4 shows how the embedded ones were calibrated.
+# (docs/architecture.md). Part 4 shows how the embedded ones were calibrated.
 THRESHOLDS = {
     # Oracle: the documented defaults for all-MiniLM-L12-v2; not yet re-calibrated on a live database.
     "oracle": {"min_score": 0.75, "threshold_low": 0.60, "threshold_high": 0.75, "catalog_min_similarity": 0.50},
