@@ -397,8 +397,8 @@ def test_compose_runs_the_full_oracle_image_with_health_and_volume():
 
 def test_post_create_runs_the_bootstrap():
     assert BOOTSTRAP_COMMAND in POST_CREATE
-    assert "python -m setup.bootstrap" in POST_CREATE
-    assert "pip install --quiet -e '.[notebooks,test]'" in POST_CREATE
+    # make setup-oracle installs from the lock (Makefile) and then runs the bootstrap
+    assert "--constraint $(LOCK)" in (ROOT / "Makefile").read_text()
 
 
 def test_workflow_runs_the_same_bootstrap_then_the_oracle_tests():

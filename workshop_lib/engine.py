@@ -127,6 +127,10 @@ class Engine:
         """Tables, columns and foreign keys of a schema with their comments."""
         raise NotImplementedError
 
+    def chat_statements(self):  # pragma: no cover - interface
+        """The chat service's telemetry statements (CHAT_INTERACTIONS) in this engine's dialect."""
+        raise NotImplementedError
+
     def query(self, sql: str, params: dict | None = None) -> list[tuple]:
         with self.cursor() as cur:
             cur.execute(sql, params or {})

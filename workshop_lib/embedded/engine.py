@@ -55,6 +55,9 @@ class EmbeddedEngine(Engine):
     def statements(self, prefix: str, dim: int):
         return statements_module.statements(prefix, dim)
 
+    def chat_statements(self):
+        return statements_module.chat_statements()
+
     def object_names(self) -> set[str]:
         return {r[0].upper() for r in self.conn.execute(statements_module.EXISTING_OBJECTS)}
 

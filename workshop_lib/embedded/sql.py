@@ -287,3 +287,37 @@ def statements(prefix: str, dim: int) -> SimpleNamespace:
     ns.DROP = {name: fill(sql) for name, sql in DROP.items()}
     ns.OBSOLETE = {name: fill(sql) for name, sql in OBSOLETE.items()}
     return ns
+
+
+# ---------------------------------------------------------------- chat service telemetry
+# One row per answered /chat request (workshop_lib/chat). Bind names match Oracle's.
+CHAT_DDL = [
+    """CREATE TABLE IF NOT EXISTS CHAT_INTERACTIONS (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        thread_id TEXT,
+        user_id TEXT,
+        question_hash TEXT NOT NULL,
+        question_text TEXT,
+        resp_mode TEXT NOT NULL CHECK (resp_mode IN ('rag', 'hybrid', 'fallback')),
+        short_query_active INTEGER NOT NULL,
+        used_llm TEXT NOT NULL,
+        latency_ms REAL NOT NULL,
+        embedding_cache_hit INTEGER,
+        from_cache INTEGER NOT NULL,
+        decision_explain TEXT NOT NULL CHECK (json_valid(decision_explain)))""",
+    "CREATE INDEX IF NOT EXISTS CHAT_INTERACTIONS_AT ON CHAT_INTERACTIONS (created_at)",
+]
+CHAT_INSERT = """INSERT INTO CHAT_INTERACTIONS (thread_id, user_id, question_hash, question_text, resp_mode,
+    short_query_active, used_llm, latency_ms, embedding_cache_hit, from_cache, decision_explain)
+    VALUES (:tid, :usr, :qhash, :qtext, :rmode, :shortq, :usedllm, :latency, :embhit, :cached, :explain)"""
+CHAT_COUNT = "SELECT COUNT(*) FROM CHAT_INTERACTIONS"
+CHAT_MODES_PER_MINUTE = """SELECT substr(created_at, 1, 16) AS minute, resp_mode, COUNT(*) AS n
+    FROM CHAT_INTERACTIONS GROUP BY substr(created_at, 1, 16), resp_mode ORDER BY minute, resp_mode"""
+CHAT_RECENT = """SELECT created_at, thread_id, resp_mode, latency_ms, question_text, decision_explain
+    FROM CHAT_INTERACTIONS ORDER BY id DESC LIMIT :n"""
+
+
+def chat_statements() -> SimpleNamespace:
+    return SimpleNamespace(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
+                           MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)

@@ -273,6 +273,9 @@ class OracleEngine(Engine):
     def statements(self, prefix: str, dim: int):
         return statements_module.statements(prefix, dim)
 
+    def chat_statements(self):
+        return statements_module.chat_statements()
+
     def object_names(self) -> set[str]:
         with self.cursor() as cur:
             cur.execute(statements_module.EXISTING_OBJECTS)

@@ -400,4 +400,46 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
         out[f"SC.{t.name}.count"] = sc_count(t)
         for i, stmt in enumerate(sc_comments(t)):
             out[f"SC.{t.name}.comment[{i}]"] = stmt
+    for i, stmt in enumerate(CHAT_DDL):
+        out[f"CHAT.DDL[{i}]"] = stmt
+    out.update({"CHAT.INSERT": CHAT_INSERT, "CHAT.COUNT": CHAT_COUNT, "CHAT.MODES_PER_MINUTE": CHAT_MODES_PER_MINUTE,
+                "CHAT.RECENT": CHAT_RECENT})
     return out
+
+
+# ---------------------------------------------------------------- chat service telemetry
+# One row per answered /chat request (workshop_lib/chat). IF NOT EXISTS (23ai and later):
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CREATE-TABLE.html
+# IS JSON check constraint: https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/
+# Bind names avoid Oracle reserved words (MODE, UID, ...).
+CHAT_DDL = [
+    """CREATE TABLE IF NOT EXISTS CHAT_INTERACTIONS (
+        id NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        created_at TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL,
+        thread_id VARCHAR2(200),
+        user_id VARCHAR2(200),
+        question_hash VARCHAR2(64) NOT NULL,
+        question_text CLOB,
+        resp_mode VARCHAR2(10) NOT NULL CHECK (resp_mode IN ('rag', 'hybrid', 'fallback')),
+        short_query_active NUMBER(1) NOT NULL,
+        used_llm VARCHAR2(20) NOT NULL,
+        latency_ms NUMBER NOT NULL,
+        embedding_cache_hit NUMBER(1),
+        from_cache NUMBER(1) NOT NULL,
+        decision_explain CLOB NOT NULL CHECK (decision_explain IS JSON))""",
+    "CREATE INDEX IF NOT EXISTS CHAT_INTERACTIONS_AT ON CHAT_INTERACTIONS (created_at)",
+]
+CHAT_INSERT = """INSERT INTO CHAT_INTERACTIONS (thread_id, user_id, question_hash, question_text, resp_mode,
+    short_query_active, used_llm, latency_ms, embedding_cache_hit, from_cache, decision_explain)
+    VALUES (:tid, :usr, :qhash, :qtext, :rmode, :shortq, :usedllm, :latency, :embhit, :cached, :explain)"""
+CHAT_COUNT = "SELECT COUNT(*) FROM CHAT_INTERACTIONS"
+CHAT_MODES_PER_MINUTE = """SELECT TO_CHAR(created_at, 'YYYY-MM-DD"T"HH24:MI') AS minute, resp_mode, COUNT(*) AS n
+    FROM CHAT_INTERACTIONS GROUP BY TO_CHAR(created_at, 'YYYY-MM-DD"T"HH24:MI'), resp_mode ORDER BY minute, resp_mode"""
+CHAT_RECENT = """SELECT TO_CHAR(created_at, 'YYYY-MM-DD"T"HH24:MI:SS.FF3') AS created_at, thread_id, resp_mode, latency_ms,
+    question_text, decision_explain
+    FROM CHAT_INTERACTIONS ORDER BY id DESC FETCH FIRST :n ROWS ONLY"""
+
+
+def chat_statements() -> SimpleNamespace:
+    return SimpleNamespace(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
+                           MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
