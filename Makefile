@@ -10,7 +10,7 @@ LEARNER := $(VENV)/.installed-learner
 TESTER := $(VENV)/.installed-test
 
 .PHONY: help workshop setup install install-test test lint test-oracle lab doctor reset grade notebooks \
-        bench bench-quick setup-oracle lock clean-venv
+        bench bench-quick bench-chat serve setup-oracle lock clean-venv
 
 help: ## this list
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
@@ -71,6 +71,12 @@ bench: install-test ## retrieval quality and speed benchmarks
 
 bench-quick: install-test ## the benchmark's smoke run
 	$(BIN)/python -m bench.run --quick
+
+bench-chat: install-test ## bounded load run against the chat service on loopback (20 clients, 2,000 requests)
+	$(BIN)/python -m bench.chat_load
+
+serve: setup ## the chat service and its page on http://127.0.0.1:8000/
+	$(BIN)/workshop serve
 
 lock: | $(BIN)/python ## refresh requirements/constraints.txt for every platform and Python 3.11-3.13
 	$(BIN)/python -m pip install --quiet uv

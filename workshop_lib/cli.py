@@ -127,6 +127,35 @@ def grade(
     typer.echo(f"\nWrote {out / 'grades.csv'} and feedback under {out / 'feedback'}")
 
 
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="address to bind; 127.0.0.1 keeps it on this machine"),
+    port: int = typer.Option(8000, help="TCP port"),
+    engine: str = typer.Option(None, help="oracle | embedded"),
+    token: str = typer.Option(None, envvar="WORKSHOP_CHAT_TOKEN",
+                              help="require 'Authorization: Bearer TOKEN' (open the page as /?token=TOKEN)"),
+    store_questions: bool = typer.Option(False, "--store-questions",
+                                         help="keep each question's text in CHAT_INTERACTIONS (default: a hash only)"),
+):
+    """Start the chat service (POST /chat, GET /health, GET /stats, the page at /)."""
+    import uvicorn
+
+    from . import catalog
+    from .chat.app import create_app
+    from .llm import get_llm
+    from .prepare import prepare
+
+    eng = _connect(engine)
+    prepare(eng, progress=False)
+    catalog.seed(eng, progress=False)
+    if host not in ("127.0.0.1", "localhost", "::1") and token is None:
+        typer.secho(f"Warning: listening on {host} with no token: anyone who can reach this port can chat "
+                    "and read /stats. Pass --token.", fg="yellow", err=True)
+    typer.echo(f"Chat page: http://{host}:{port}/" + (f"?token={token}" if token else ""))
+    uvicorn.run(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
+                host=host, port=port, log_level="info")
+
+
 def main() -> None:  # pragma: no cover
     try:
         app()

@@ -7,6 +7,7 @@ never touches the network.
 from __future__ import annotations
 
 import functools
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +20,15 @@ _MAX_CHARS = 20_000
 
 @functools.lru_cache(maxsize=1)
 def load():
+    # wordllama calls logging.basicConfig(level=INFO) when imported, which would print every
+    # library's INFO lines (httpx, matplotlib...) in notebooks: put the root logger back.
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
     import wordllama
     from wordllama import WordLlama
+
+    root.setLevel(level)
+    root.handlers[:] = handlers
 
     folder = Path(wordllama.__file__).parent
     return WordLlama.load(config="l2_supercat", dim=DIM, cache_dir=folder, disable_download=True)

@@ -1,0 +1,233 @@
+"""The chat service over HTTP: every field, header and status code, telemetry, streaming,
+bad input that stores nothing, errors that give an id and no stack trace."""
+from __future__ import annotations
+
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from workshop_lib import catalog, connect
+from workshop_lib.chat import app as chat_app
+from workshop_lib.chat import telemetry
+from workshop_lib.chat.server import BackgroundServer
+from workshop_lib.prepare import prepare
+
+FIELDS = {"answer", "mode", "decision_explain", "retrieved_chunks_metadata", "used_chunks", "sources_used",
+          "embedding_cache_hit", "from_cache", "thread_id", "latency_ms"}
+
+
+@pytest.fixture(scope="module")
+def eng(tmp_path_factory):
+    engine = connect("embedded", path=tmp_path_factory.mktemp("chat"))
+    prepare(engine, progress=False)
+    catalog.seed(engine, progress=False)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def client(eng):
+    with TestClient(chat_app.create_app(eng)) as c:
+        yield c
+
+
+def _counts(eng) -> tuple[int, int]:
+    return telemetry.count(eng), eng.store.count()
+
+
+def _ask(client, question, **extra):
+    return client.post("/chat", json={"question": question, **extra})
+
+
+@pytest.mark.parametrize("question, mode", [
+    ("How is the IMO check digit computed?", "rag"),
+    ("Do you have flat racks in Hamburg?", "rag"),
+    ("What is a good recipe for pasta carbonara?", "fallback"),
+    ("Do you sell pizza ovens?", "fallback"),
+])
+def test_answer_has_every_field_and_the_mode_header(client, eng, question, mode):
+    before = telemetry.count(eng)
+    resp = _ask(client, question)
+    assert resp.status_code == 200, resp.text
+    body = resp.json()
+    assert set(body) == FIELDS
+    assert body["mode"] == mode == resp.headers["X-Answer-Mode"]
+    assert body["thread_id"] == resp.headers["X-Thread-Id"]
+    assert body["decision_explain"]["reason"] and body["decision_explain"]["mode"] == mode
+    assert body["sources_used"] in {"all", "partial", "none"}
+    assert (body["sources_used"] == "none") == (not body["used_chunks"])
+    assert isinstance(body["retrieved_chunks_metadata"], list) and isinstance(body["from_cache"], bool)
+    assert body["embedding_cache_hit"] in (True, False, None)
+    assert telemetry.count(eng) == before + 1
+
+
+def test_grounded_answer_names_its_rows_and_reports_the_caches(client):
+    body = _ask(client, "Can I lease an ISO tank at Felixstowe?").json()
+    assert body["decision_explain"]["handler"].startswith("grounded")
+    assert body["used_chunks"] and all(c["item_id"].startswith("EQ-") for c in body["used_chunks"])
+    assert body["embedding_cache_hit"] is False and body["from_cache"] is False
+    again = _ask(client, "can i lease an ISO tank at Felixstowe").json()  # same normalized question
+    assert again["from_cache"] is True and again["embedding_cache_hit"] is None
+    assert again["answer"] == body["answer"]
+
+
+def test_telemetry_row_holds_the_decision(client, eng):
+    _ask(client, "TEU")
+    row = telemetry.recent(eng, 1).iloc[0]
+    assert row["mode"] in {"rag", "hybrid", "fallback"}
+    explain = json.loads(row["decision_explain"])
+    assert explain["short_query_active"] is True and "thresholds" in explain
+    assert row["question"] is None, "by default only a hash of the question is stored"
+
+
+def test_question_text_is_stored_only_when_asked(eng):
+    with TestClient(chat_app.create_app(eng, store_question_text=True)) as c:
+        assert c.post("/chat", json={"question": "Where is Tanger Med?"}).status_code == 200
+    assert telemetry.recent(eng, 1).iloc[0]["question"] == "Where is Tanger Med?"
+
+
+def test_thread_continues_and_is_listed(client):
+    first = _ask(client, "Where is Tanger Med?").json()
+    second = _ask(client, "How is the IMO check digit computed?", thread_id=first["thread_id"]).json()
+    assert second["thread_id"] == first["thread_id"]
+    history = client.get(f"/threads/{first['thread_id']}").json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
+    assert history[0]["content"] == "Where is Tanger Med?" and history[1]["content"] == first["answer"]
+
+
+def test_streaming_sends_progress_then_exactly_one_answer(client, eng):
+    before = telemetry.count(eng)
+    with client.stream("POST", "/chat", json={"question": "How is the IMO check digit computed?"},
+                       headers={"Accept": "text/event-stream"}) as resp:
+        assert resp.status_code == 200 and resp.headers["content-type"].startswith("text/event-stream")
+        text = "".join(resp.iter_text())
+    events = [block.split("\n") for block in text.strip().split("\n\n")]
+    names = [lines[0].removeprefix("event: ") for lines in events]
+    assert names[-1] == "answer" and names.count("answer") == 1
+    assert names[:-1] and set(names[:-1]) == {"progress"}
+    final = json.loads(events[-1][1].removeprefix("data: "))
+    assert set(final) == FIELDS and final["mode"] == "rag"
+    assert telemetry.count(eng) == before + 1
+
+
+@pytest.mark.parametrize("body, status, words", [
+    (b"{not json", 400, "not valid JSON"),
+    (b"[1, 2]", 422, "JSON object"),
+    (b"{}", 422, "missing"),
+    (b'{"question": ""}', 422, "empty"),
+    (b'{"question": "   "}', 422, "empty"),
+    (b'{"question": 5}', 422, "not a string"),
+    (b'{"question": ["a"]}', 422, "not a string"),
+    (b'{"question": "hi", "thread_id": 7}', 422, "thread_id"),
+    (b'{"question": "hi", "user_id": {"a": 1}}', 422, "user_id"),
+    (b'{"question": "hi", "persona": "x"}', 422, "unknown field"),
+    (json.dumps({"question": "x" * 3000}).encode(), 413, "limit"),
+    (json.dumps({"question": "x" * 1_000_000}).encode(), 413, "limit"),
+    (b"\xff\xfe\x00garbage", 400, "not valid JSON"),
+])
+def test_bad_input_is_a_4xx_that_stores_nothing(client, eng, body, status, words):
+    before = _counts(eng)
+    resp = client.post("/chat", content=body, headers={"Content-Type": "application/json"})
+    assert resp.status_code == status, resp.text
+    error = resp.json()
+    assert words in error["error"] and error["fix"]
+    assert _counts(eng) == before, "a refused request must store nothing"
+
+
+def test_unknown_thread_and_someone_elses_thread_are_refused(client, eng):
+    before = _counts(eng)
+    resp = _ask(client, "hello", thread_id="no-such-thread")
+    assert resp.status_code == 404 and "unknown thread" in resp.json()["error"]
+    assert client.get("/threads/no-such-thread").status_code == 404
+    owned = _ask(client, "Where is Tanger Med?", user_id="alice").json()["thread_id"]
+    before = _counts(eng)
+    resp = _ask(client, "hello", thread_id=owned, user_id="mallory")
+    assert resp.status_code == 403 and "another user" in resp.json()["error"]
+    assert _counts(eng) == before
+
+
+def test_an_error_inside_answering_gives_an_id_and_no_stack_trace(eng, monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RuntimeError("vectors blob read error")
+
+    monkeypatch.setattr(chat_app, "answer_question", broken)
+    before = _counts(eng)
+    with caplog.at_level(logging.ERROR, logger="workshop.chat"), TestClient(chat_app.create_app(eng)) as c:
+        resp = c.post("/chat", json={"question": "anything"})
+    assert resp.status_code == 500
+    body = resp.json()
+    assert body["error_id"] and "Traceback" not in resp.text and "vectors blob" not in resp.text
+    assert body["error_id"] in caplog.text and "vectors blob read error" in caplog.text
+    assert _counts(eng) == before
+
+
+def test_health_and_stats(client, eng):
+    health = client.get("/health").json()
+    assert health["status"] == "ok" and health["engine"] == "embedded" and health["model"] == eng.model_name
+    assert health["telemetry_rows"] == telemetry.count(eng) and "documents" in health
+    stats = client.get("/stats").json()
+    assert stats["total"] == telemetry.count(eng) == sum(stats["modes"].values())
+    assert stats["per_minute"] and set(stats["per_minute"][0]) == {"minute", "rag", "hybrid", "fallback"}
+    assert 0 <= stats["fallback_share"] <= 1
+
+
+def test_token_is_required_when_set(eng):
+    with TestClient(chat_app.create_app(eng, token="s3cret")) as c:
+        assert c.post("/chat", json={"question": "TEU"}).status_code == 401
+        assert c.get("/stats").status_code == 401
+        ok = c.post("/chat", json={"question": "TEU"}, headers={"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 200
+        assert c.get("/").status_code == 200  # the page itself carries no data
+
+
+def test_page_is_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="ask"' in page.text and "X-Answer-Mode" in page.text
+
+
+def test_concurrent_clients_on_a_real_server(eng):
+    """Eight clients at once over loopback (bounded: 40 requests): no error, one telemetry row each."""
+    before = telemetry.count(eng)
+    questions = ["How is the IMO check digit computed?", "Where is Tanger Med?", "TEU", "Do you sell pizza ovens?"]
+    with BackgroundServer(eng) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+        def one(i: int) -> int:
+            return http.post("/chat", json={"question": questions[i % len(questions)]}).status_code
+
+        with ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(one, range(40)))
+    assert codes == [200] * 40
+    assert telemetry.count(eng) == before + 40
+
+
+def test_server_and_a_notebook_kernel_write_at_the_same_time(tmp_path):
+    """Another process (a notebook kernel) adds memories while the server answers and logs."""
+    import subprocess
+    import sys
+
+    eng = connect("embedded", path=tmp_path)
+    prepare(eng, progress=False)
+    catalog.seed(eng, progress=False)
+    kernel = (
+        "from workshop_lib import connect\n"
+        f"eng = connect('embedded', path={str(tmp_path)!r})\n"
+        "for i in range(60):\n"
+        "    eng.memory.add(f'kernel note {i} about reefers', record_id=f'kernel-{i}')\n"
+        "print('done')\n"
+    )
+    questions = ["How is the IMO check digit computed?", "Where is Tanger Med?", "TEU"]
+    try:
+        with BackgroundServer(eng) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+            proc = subprocess.Popen([sys.executable, "-c", kernel], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True)
+            codes = [http.post("/chat", json={"question": questions[i % 3]}).status_code for i in range(45)]
+            out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0 and "done" in out, err[-2000:]
+        assert codes == [200] * 45
+        assert telemetry.count(eng) == 45
+        assert all(eng.store.get("memory", f"kernel-{i}") is not None for i in range(60))
+    finally:
+        eng.close()
