@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from workshop_lib import retrieval
+from workshop_lib.embedded import text_query
 
 QUESTIONS_PATH = Path(__file__).with_name("questions.jsonl")
 CATEGORIES = ("paraphrase", "exact", "mixed", "natural", "no_answer")
@@ -35,12 +36,9 @@ RRF_K = retrieval.RRF_K
 CHECK_K = (5, 10)   # top-k depths compared in the ranx cross-check
 
 # Words that carry no meaning on their own: a "paraphrase" may share these with its
-# answer and still count as sharing no words.
-STOPWORDS = frozenset("""
-a an and are as at be but by can could do does did each every for from has have how i if in
-into is it its may me my no not of on or our so than that the their them then there these they
-this to us was we were what when where which who whom why will with would you your any anything
-""".split())
+# answer and still count as sharing no words. The full-text stopwords, plus a few more
+# function words that the keyword leg keeps but that do not make two texts share a topic.
+STOPWORDS = text_query.STOPWORDS | frozenset("any anything could each every may whom would".split())
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from datetime import date, datetime
 
 import pandas as pd
 
+from .oracle import sql as oracle_sql
 from .progress import progress as tqdm
 from .supplychain_data import OWNER, TABLES, TABLES_BY_NAME, Table, rows
 
@@ -59,9 +60,8 @@ def comments_block(tables: list[str] | None = None) -> str:
     for t in TABLES:
         if wanted is not None and t.name not in wanted:
             continue
-        lines = [f"COMMENT ON TABLE {OWNER}.{t.name} IS {_quote(t.comment)};"]
-        lines += [f"COMMENT ON COLUMN {OWNER}.{t.name}.{c.name} IS {_quote(c.comment)};" for c in t.columns]
-        parts.append("\n".join(lines))
+        # The very statements the Oracle engine runs when it seeds (one copy of that SQL).
+        parts.append("\n".join(statement + ";" for statement in oracle_sql.sc_comments(t)))
     return "\n\n".join(parts) + "\n"
 
 
@@ -150,7 +150,3 @@ def _sqlite_value(value):
     if isinstance(value, date):
         return value.isoformat()
     return value
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"

@@ -292,13 +292,17 @@ TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 
 
 # --------------------------------------------------------------------------- check digits
+def imo_check_digit(first6: int | str) -> int:
+    """The IMO check digit: the first six digits weighted 7, 6, 5, 4, 3, 2, summed, last digit."""
+    return sum(int(d) * w for d, w in zip(str(first6), (7, 6, 5, 4, 3, 2))) % 10
+
+
 def imo_check_digit_ok(imo: int) -> bool:
     """True when a 7-digit IMO number's last digit matches its check digit."""
     digits = str(imo)
     if len(digits) != 7 or not digits.isdigit():
         return False
-    total = sum(int(d) * w for d, w in zip(digits[:6], (7, 6, 5, 4, 3, 2)))
-    return total % 10 == int(digits[6])
+    return imo_check_digit(digits[:6]) == int(digits[6])
 
 
 # ISO 6346 letter values: counting from A=10 but skipping multiples of 11.
@@ -475,8 +479,7 @@ def _transit_days(origin: tuple, dest: tuple) -> int:
 def _imo(rng: random.Random, used: set[int]) -> int:
     while True:
         first6 = rng.randint(930000, 989999)  # modern hulls sit in the 93xxxxx-98xxxxx range
-        check = sum(int(d) * w for d, w in zip(str(first6), (7, 6, 5, 4, 3, 2))) % 10
-        imo = first6 * 10 + check
+        imo = first6 * 10 + imo_check_digit(first6)
         if imo not in used:
             used.add(imo)
             return imo
