@@ -10,7 +10,7 @@ Four strategies, each through the library's public functions:
   row equals ``hybrid`` there; on Oracle it is DBMS_VECTOR.RERANK when a reranker is loaded.
 
 A question is *found at k* when any of its subjects (each one answers it on its own)
-is among the top k hits; ``recall@k`` is the share of answerable questions found at k
+is among the top k hits; ``recall@k`` is the share of answerable questions found at k (workshop_lib.evaluation, as in Part 3)
 and ``MRR`` the mean of 1/rank of the first answering subject (0 beyond depth 10).
 Questions with no answer are reported apart: what came back, and how similar it was.
 
@@ -27,6 +27,7 @@ from typing import Callable
 
 from workshop_lib import retrieval
 from workshop_lib.embedded import text_query
+from workshop_lib.evaluation import first_rank, found_at, reciprocal_rank
 
 QUESTIONS_PATH = Path(__file__).with_name("questions.jsonl")
 CATEGORIES = ("paraphrase", "exact", "mixed", "natural", "no_answer")
@@ -154,13 +155,6 @@ STRATEGIES: dict[str, Callable] = {
 }
 
 
-def first_rank(subjects: list[str], relevant: tuple[str, ...]) -> int | None:
-    for i, s in enumerate(subjects, start=1):
-        if s in relevant:
-            return i
-    return None
-
-
 @dataclass
 class QualityResult:
     engine: str
@@ -190,9 +184,9 @@ def run_quality(eng, questions: list[Question], *, progress: bool = False) -> Qu
     def metrics(name: str, qs: list[Question]) -> dict:
         rs = [ranks[name][q.id] for q in qs]
         n = max(len(rs), 1)
-        return {"recall@1": sum(r is not None and r <= 1 for r in rs) / n,
-                "recall@5": sum(r is not None and r <= 5 for r in rs) / n,
-                "MRR": sum(1.0 / r for r in rs if r is not None) / n}
+        return {"recall@1": sum(found_at(r, 1) for r in rs) / n,
+                "recall@5": sum(found_at(r, 5) for r in rs) / n,
+                "MRR": sum(reciprocal_rank(r) for r in rs) / n}
 
     summary = [{"strategy": name, "questions": len(answerable), **metrics(name, answerable)} for name in STRATEGIES]
     by_category = []

@@ -32,15 +32,22 @@ QUESTIONS: list[tuple[str, set[str]]] = [
 ]
 
 
-def reciprocal_rank(subjects: list[str], relevant: set[str]) -> float:
+# One definition of the measures, shared with bench/ (which runs them on 91 questions).
+def first_rank(subjects: list[str], relevant: set[str] | tuple[str, ...]) -> int | None:
+    """1-based rank of the first subject that answers the question, or None if none does."""
     for i, s in enumerate(subjects, start=1):
         if s in relevant:
-            return 1.0 / i
-    return 0.0
+            return i
+    return None
 
 
-def recall_at(subjects: list[str], relevant: set[str], k: int) -> float:
-    return len(relevant & set(subjects[:k])) / len(relevant)
+def found_at(rank: int | None, k: int) -> float:
+    """recall@k of one question: 1 when an answering subject is in the top k (any of them counts)."""
+    return 1.0 if rank is not None and rank <= k else 0.0
+
+
+def reciprocal_rank(rank: int | None) -> float:
+    return 1.0 / rank if rank is not None else 0.0
 
 
 def evaluate(retrievers: dict[str, Callable[[str, int], list[dict]]], k: int = 5,
@@ -50,9 +57,10 @@ def evaluate(retrievers: dict[str, Callable[[str, int], list[dict]]], k: int = 5
     for question, relevant in questions or QUESTIONS:
         for name, fn in retrievers.items():
             subjects = [h["subject"] for h in fn(question, k)]
+            rank = first_rank(subjects, relevant)
             rows.append({"retriever": name, "question": question, "expected": ", ".join(sorted(relevant)),
-                         "top1": subjects[0] if subjects else "", "recall@1": recall_at(subjects, relevant, 1),
-                         f"recall@{k}": recall_at(subjects, relevant, k), "MRR": reciprocal_rank(subjects, relevant)})
+                         "top1": subjects[0] if subjects else "", "recall@1": found_at(rank, 1),
+                         f"recall@{k}": found_at(rank, k), "MRR": reciprocal_rank(rank)})
     detail = pd.DataFrame(rows)
     summary = detail.groupby("retriever", sort=False)[["recall@1", f"recall@{k}", "MRR"]].mean().round(3)
     return summary, detail
