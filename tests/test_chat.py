@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from conftest import ENGINES, ORACLE_SKIP_REASON
 from starlette.testclient import TestClient
 
 from workshop_lib import catalog, connect
@@ -20,9 +22,13 @@ FIELDS = {"answer", "mode", "decision_explain", "retrieved_chunks_metadata", "us
           "embedding_cache_hit", "from_cache", "thread_id", "latency_ms"}
 
 
-@pytest.fixture(scope="module")
-def eng(tmp_path_factory):
-    engine = connect("embedded", path=tmp_path_factory.mktemp("chat"))
+@pytest.fixture(scope="module", params=ENGINES)
+def eng(request, tmp_path_factory):
+    if request.param == "oracle" and not os.environ.get("ORACLE_DSN"):
+        pytest.skip(ORACLE_SKIP_REASON)
+    # Oracle: the bootstrapped AGENT schema, as in a Codespace (prepare and seeding are idempotent).
+    engine = (connect("embedded", path=tmp_path_factory.mktemp("chat")) if request.param == "embedded"
+              else connect("oracle"))
     prepare(engine, progress=False)
     catalog.seed(engine, progress=False)
     yield engine
