@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 from workshop_lib import catalog, connect, grounded, supplychain
 from workshop_lib.checks import CheckFailed
 from workshop_lib.checks import part5 as check5
+from workshop_lib.embedded import sql as embedded_sql
 from workshop_lib.grounded import render_grounded_answer, validate_selection
 from workshop_lib.llm import LLM
+from workshop_lib.oracle import sql as oracle_sql
 
 REEFER_Q = "I need a refrigerated container for frozen fish"
 ID_RE = re.compile(r"\[((?:EQ|SV)-[A-Z0-9]+)\]")
@@ -98,7 +100,7 @@ def test_seed_is_idempotent_and_leaves_supplychain_alone(tmp_path):
         again = catalog.seed(engine, progress=False)
         assert again["embedded"] == 0 and again["unchanged"] == len(catalog.ITEMS)
         assert again["availability_rows"] == first["availability_rows"]
-        assert engine.query(catalog.EMBEDDED.ITEM_COUNT)[0][0] == len(catalog.ITEMS)
+        assert engine.query(embedded_sql.CATALOG.ITEM_COUNT)[0][0] == len(catalog.ITEMS)
         assert _supplychain_snapshot(engine) == before
         blob = engine.query("SELECT embedding FROM CATALOG_ITEMS WHERE item_id = 'EQ-20RF'")[0][0]
         assert len(blob) == engine.dim * 4  # float32 vector computed by embed() in SQL
@@ -137,12 +139,12 @@ def _oracle_parsable(sql: str) -> str:
 
 
 def test_both_engines_have_the_same_statement_names():
-    assert sorted(vars(catalog.EMBEDDED)) == sorted(vars(catalog.ORACLE))
+    assert sorted(vars(embedded_sql.CATALOG)) == sorted(vars(oracle_sql.CATALOG))
 
 
-@pytest.mark.parametrize("name", [n for n in catalog.STATEMENT_NAMES])
+@pytest.mark.parametrize("name", sorted(vars(oracle_sql.CATALOG)))
 def test_oracle_statements_parse(name):
-    value = getattr(catalog.ORACLE, name)
+    value = getattr(oracle_sql.CATALOG, name)
     for sql in value if isinstance(value, list) else [value]:
         tree = sqlglot.parse_one(_oracle_parsable(sql), read="oracle")
         assert tree is not None
@@ -150,10 +152,10 @@ def test_oracle_statements_parse(name):
 
 
 def test_oracle_vector_constructs_are_the_documented_ones():
-    assert "VECTOR_DISTANCE(embedding, :qv, COSINE)" in catalog.ORACLE.MATCH_ABOVE_THRESHOLD
-    assert "VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING :doc AS data)" in catalog.ORACLE.ITEM_INSERT
-    assert "VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING :t AS data) FROM dual" in catalog.ORACLE.EMBED_TEXT
-    assert all("VECTOR(384, FLOAT32)" in d for d in (catalog.ORACLE.DDL[0], catalog.ORACLE.DDL[2]))
+    assert "VECTOR_DISTANCE(embedding, :qv, COSINE)" in oracle_sql.CATALOG.MATCH_ABOVE_THRESHOLD
+    assert "VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING :doc AS data)" in oracle_sql.CATALOG.ITEM_INSERT
+    assert "VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING :t AS data) FROM dual" in oracle_sql.CATALOG.EMBED_TEXT
+    assert all("VECTOR(384, FLOAT32)" in d for d in (oracle_sql.CATALOG.DDL[0], oracle_sql.CATALOG.DDL[2]))
 
 
 # ---------------------------------------------------------------- routing

@@ -98,6 +98,11 @@ UNPARSEABLE = {
     "SCHEMA.RECORD_CHUNKS[0]": ("VECTOR_TYPE",),
     "SCHEMA.RECORDS_TEXT_IX[0]": ("CONTEXT_INDEX",),
     "SCHEMA.RECORD_CHUNKS_VEC_IX[0]": ("VECTOR_INDEX",),
+    "CATALOG.DDL[0]": ("VECTOR_TYPE",),
+    "CATALOG.DDL[2]": ("VECTOR_TYPE",),
+    "CATALOG.EMBED_TEXT": ("VECTOR_EMBEDDING",),
+    "CATALOG.ITEM_INSERT": ("VECTOR_EMBEDDING",),
+    "CATALOG.ITEM_UPDATE": ("VECTOR_EMBEDDING",),
     # setup/**/*.sql
     "setup/oracle/01_vector_memory.sql:set_in_spfile": ("PLSQL_BLOCK",),
     "setup/oracle/01_vector_memory.sql:set_pdb_limit": ("PLSQL_BLOCK",),

@@ -265,11 +265,11 @@ def test_catalog_reads_tables_types_and_keys(seeded):
     }
 
 
-def test_seed_dispatches_to_oracle_engine(data):
+def test_seed_leaves_the_sql_to_the_engine(data):
     class FakeOracle:
         name = "oracle"
 
-        def seed_supplychain(self, tables, table_rows):
+        def seed_supplychain(self, tables, table_rows, *, progress=True):
             self.got = (tables, table_rows)
             return {t.name: len(table_rows[t.name]) for t in tables}
 

@@ -21,10 +21,10 @@ import hashlib
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+import pandas as pd
+
 from .progress import progress as tqdm
 
-ORACLE_MODEL = "ALL_MINILM_L12_V2"
-ORACLE_DIM = 384
 CATEGORIES = ("equipment", "service")
 
 
@@ -198,168 +198,16 @@ def availability() -> dict[str, dict[str, int | None]]:
 
 
 # ============================================================================ SQL
-# ---- embedded engine (SQLite + sqlite-vec; embed() is the model as a SQL function)
-EMBEDDED = SimpleNamespace(
-    DDL=[
-        """CREATE TABLE IF NOT EXISTS CATALOG_ITEMS (
-            item_id     TEXT PRIMARY KEY,
-            item_name   TEXT NOT NULL,
-            category    TEXT NOT NULL CHECK (category IN ('equipment', 'service')),
-            description TEXT NOT NULL,
-            price_usd   REAL NOT NULL CHECK (price_usd >= 0),
-            price_unit  TEXT NOT NULL,
-            doc_hash    TEXT NOT NULL,
-            embedding   BLOB NOT NULL)""",
-        """CREATE TABLE IF NOT EXISTS CATALOG_AVAILABILITY (
-            item_id         TEXT NOT NULL REFERENCES CATALOG_ITEMS (item_id),
-            unlocode        TEXT NOT NULL CHECK (length(unlocode) = 5),
-            units_available INTEGER CHECK (units_available IS NULL OR units_available >= 0),
-            PRIMARY KEY (item_id, unlocode))""",
-        """CREATE TABLE IF NOT EXISTS EMBEDDING_CACHE (
-            text_sha256 TEXT NOT NULL,
-            model_name  TEXT NOT NULL,
-            source_text TEXT NOT NULL,
-            embedding   BLOB NOT NULL,
-            created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-            PRIMARY KEY (text_sha256, model_name))""",
-        """CREATE TABLE IF NOT EXISTS RESPONSE_CACHE (
-            cache_key        TEXT PRIMARY KEY,
-            model_name       TEXT NOT NULL,
-            persona          TEXT NOT NULL,
-            normalized_query TEXT NOT NULL,
-            response         TEXT NOT NULL CHECK (json_valid(response)),
-            created_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))""",
-    ],
-    ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
-    ITEM_INSERT="""INSERT INTO CATALOG_ITEMS (item_id, item_name, category, description, price_usd, price_unit, doc_hash, embedding)
-VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, :doc_hash, embed(:doc))""",
-    ITEM_UPDATE="""UPDATE CATALOG_ITEMS
-   SET item_name = :item_name, category = :category, description = :description, price_usd = :price_usd,
-       price_unit = :price_unit, doc_hash = :doc_hash, embedding = embed(:doc)
- WHERE item_id = :item_id""",
-    ITEM_DELETE="DELETE FROM CATALOG_ITEMS WHERE item_id = :item_id",
-    AVAIL_DELETE_ITEM="DELETE FROM CATALOG_AVAILABILITY WHERE item_id = :item_id",
-    AVAIL_INSERT="INSERT INTO CATALOG_AVAILABILITY (item_id, unlocode, units_available) VALUES (:item_id, :unlocode, :units)",
-    ITEM_COUNT="SELECT COUNT(*) FROM CATALOG_ITEMS",
-    # the question's vector is bound as :qv (float32 blob); similarity = 1 - cosine distance
-    MATCH_ABOVE_THRESHOLD="""SELECT item_id, item_name, category, description, price_usd, price_unit,
-       1 - vec_distance_cosine(embedding, :qv) AS similarity
-  FROM CATALOG_ITEMS
- WHERE 1 - vec_distance_cosine(embedding, :qv) >= :min_similarity
- ORDER BY similarity DESC, item_id
- LIMIT :k""",
-    CLOSEST_ITEMS="""SELECT item_id, item_name, category, description, price_usd, price_unit,
-       1 - vec_distance_cosine(embedding, :qv) AS similarity
-  FROM CATALOG_ITEMS
- ORDER BY similarity DESC, item_id
- LIMIT :k""",
-    AVAILABILITY_OF_ITEM="""SELECT unlocode, units_available FROM CATALOG_AVAILABILITY
- WHERE item_id = :item_id ORDER BY unlocode""",
-    PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
-  FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
-    EMBED_TEXT="SELECT embed(:t)",
-    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
-    EMB_CACHE_PUT="""INSERT INTO EMBEDDING_CACHE (text_sha256, model_name, source_text, embedding)
-VALUES (:h, :m, :t, :vec) ON CONFLICT (text_sha256, model_name) DO NOTHING""",
-    EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
-    EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
-    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
-    # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
-    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
-    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
-VALUES (:k, :m, :p, :q, :r)""",
-    RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
-    RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
-)
-
-# ---- Oracle AI Database twin (same names). VECTOR(384, FLOAT32) matches ALL_MINILM_L12_V2;
-# VECTOR_DISTANCE(..., COSINE) and VECTOR_EMBEDDING(model USING :x AS data) are documented in
-# the SQL Language Reference; CREATE TABLE IF NOT EXISTS needs 23ai or later.
-_ORACLE_EMBED = f"VECTOR_EMBEDDING({ORACLE_MODEL} USING :doc AS data)"
-ORACLE = SimpleNamespace(
-    DDL=[
-        f"""CREATE TABLE IF NOT EXISTS CATALOG_ITEMS (
-            item_id     VARCHAR2(20) PRIMARY KEY,
-            item_name   VARCHAR2(100) NOT NULL,
-            category    VARCHAR2(20) NOT NULL CHECK (category IN ('equipment', 'service')),
-            description VARCHAR2(1000) NOT NULL,
-            price_usd   NUMBER(10, 2) NOT NULL CHECK (price_usd >= 0),
-            price_unit  VARCHAR2(80) NOT NULL,
-            doc_hash    VARCHAR2(64) NOT NULL,
-            embedding   VECTOR({ORACLE_DIM}, FLOAT32) NOT NULL)""",
-        """CREATE TABLE IF NOT EXISTS CATALOG_AVAILABILITY (
-            item_id         VARCHAR2(20) NOT NULL REFERENCES CATALOG_ITEMS (item_id),
-            unlocode        VARCHAR2(5) NOT NULL CHECK (LENGTH(unlocode) = 5),
-            units_available NUMBER(6) CHECK (units_available IS NULL OR units_available >= 0),
-            PRIMARY KEY (item_id, unlocode))""",
-        f"""CREATE TABLE IF NOT EXISTS EMBEDDING_CACHE (
-            text_sha256 VARCHAR2(64) NOT NULL,
-            model_name  VARCHAR2(128) NOT NULL,
-            source_text VARCHAR2(4000) NOT NULL,
-            embedding   VECTOR({ORACLE_DIM}, FLOAT32) NOT NULL,
-            created_at  TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL,
-            PRIMARY KEY (text_sha256, model_name))""",
-        """CREATE TABLE IF NOT EXISTS RESPONSE_CACHE (
-            cache_key        VARCHAR2(64) PRIMARY KEY,
-            model_name       VARCHAR2(128) NOT NULL,
-            persona          VARCHAR2(64) NOT NULL,
-            normalized_query VARCHAR2(4000) NOT NULL,
-            response         CLOB NOT NULL CHECK (response IS JSON),
-            created_at       TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL)""",
-    ],
-    ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
-    ITEM_INSERT=f"""INSERT INTO CATALOG_ITEMS (item_id, item_name, category, description, price_usd, price_unit, doc_hash, embedding)
-VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, :doc_hash, {_ORACLE_EMBED})""",
-    ITEM_UPDATE=f"""UPDATE CATALOG_ITEMS
-   SET item_name = :item_name, category = :category, description = :description, price_usd = :price_usd,
-       price_unit = :price_unit, doc_hash = :doc_hash, embedding = {_ORACLE_EMBED}
- WHERE item_id = :item_id""",
-    ITEM_DELETE="DELETE FROM CATALOG_ITEMS WHERE item_id = :item_id",
-    AVAIL_DELETE_ITEM="DELETE FROM CATALOG_AVAILABILITY WHERE item_id = :item_id",
-    AVAIL_INSERT="INSERT INTO CATALOG_AVAILABILITY (item_id, unlocode, units_available) VALUES (:item_id, :unlocode, :units)",
-    ITEM_COUNT="SELECT COUNT(*) FROM CATALOG_ITEMS",
-    MATCH_ABOVE_THRESHOLD="""SELECT item_id, item_name, category, description, price_usd, price_unit,
-       1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
-  FROM CATALOG_ITEMS
- WHERE 1 - VECTOR_DISTANCE(embedding, :qv, COSINE) >= :min_similarity
- ORDER BY similarity DESC, item_id
- FETCH FIRST :k ROWS ONLY""",
-    CLOSEST_ITEMS="""SELECT item_id, item_name, category, description, price_usd, price_unit,
-       1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
-  FROM CATALOG_ITEMS
- ORDER BY similarity DESC, item_id
- FETCH FIRST :k ROWS ONLY""",
-    AVAILABILITY_OF_ITEM="""SELECT unlocode, units_available FROM CATALOG_AVAILABILITY
- WHERE item_id = :item_id ORDER BY unlocode""",
-    PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
-  FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
-    EMBED_TEXT=f"SELECT VECTOR_EMBEDDING({ORACLE_MODEL} USING :t AS data) FROM dual",
-    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
-    EMB_CACHE_PUT="""MERGE INTO EMBEDDING_CACHE c
-USING (SELECT :h AS text_sha256, :m AS model_name, :t AS source_text, :vec AS embedding FROM dual) s
-   ON (c.text_sha256 = s.text_sha256 AND c.model_name = s.model_name)
- WHEN NOT MATCHED THEN INSERT (text_sha256, model_name, source_text, embedding)
-      VALUES (s.text_sha256, s.model_name, s.source_text, s.embedding)""",
-    EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
-    EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
-    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
-    # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
-    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
-    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
-VALUES (:k, :m, :p, :q, :r)""",
-    RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
-    RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
-)
-
-STATEMENT_NAMES = sorted(k for k in vars(EMBEDDED))
-
-
+# Each engine owns its catalog statements (embedded/sql.py and oracle/sql.py, CATALOG).
 def statements(eng) -> SimpleNamespace:
-    if eng.name == "embedded":
-        return EMBEDDED
-    if eng.name == "oracle":
-        return ORACLE
-    raise ValueError(f"No catalog statements for engine {eng.name!r}")
+    return eng.catalog_statements()
+
+
+def availability_table(eng):
+    """Units ready to lease per item (rows) and port (columns); blank where an item is not offered."""
+    rows = eng.query(statements(eng).AVAILABILITY_ALL)
+    frame = pd.DataFrame(rows, columns=["item_id", "unlocode", "units"])
+    return frame.pivot(index="item_id", columns="unlocode", values="units")
 
 
 # ============================================================================ seeding

@@ -31,7 +31,7 @@ def checks(eng) -> list[Check]:
         return out + eng.extra_checks()
     try:
         expected = {t: len(r) for t, r in rows().items()}
-        have = {t: eng.query(f"SELECT COUNT(*) FROM SUPPLYCHAIN.{t}")[0][0] for t in expected}
+        have = eng.supplychain_counts()
         bad = {t: (have[t], expected[t]) for t in expected if have[t] != expected[t]}
         detail = ", ".join(f"{t.lower()}={have[t]}" for t in expected)
         out.append(Check("SUPPLYCHAIN seed", not bad, detail if not bad else f"unexpected counts {bad}",

@@ -36,6 +36,7 @@ class Engine:
     """Base class: the interface both engines implement."""
 
     name: str = "?"
+    sql_module: Any = None  # the engine package's module of named statements (embedded/sql.py, oracle/sql.py)
     dim: int = 0
     model_name: str = "?"
 
@@ -120,23 +121,40 @@ class Engine:
     def count_tokens(self, text: str) -> int:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def seed_supplychain(self, tables, rows) -> dict[str, int]:  # pragma: no cover - interface
+    def seed_supplychain(self, tables, rows, *, progress: bool = True) -> dict[str, int]:  # pragma: no cover
+        """Create SUPPLYCHAIN and load every row and comment (idempotent); returns the row count per table."""
         raise NotImplementedError
+
+    def sample_supplychain(self, table, columns: list[str], n: int) -> list[tuple]:
+        """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
+        with self.cursor() as cur:
+            cur.execute(self.sql_module.sc_select(table, columns, n))
+            return cur.fetchall()
 
     def catalog(self, owner: str) -> dict:  # pragma: no cover - interface
         """Tables, columns and foreign keys of a schema with their comments."""
         raise NotImplementedError
 
-    def chat_statements(self):  # pragma: no cover - interface
+    def supplychain_counts(self) -> dict[str, int]:
+        """Rows per SUPPLYCHAIN table as seeded here (the health check compares them with the dataset)."""
+        from .supplychain_data import TABLES
+
+        return {t.name: self.query(self.sql_module.sc_count(t))[0][0] for t in TABLES}
+
+    def catalog_statements(self):
+        """Part 5's catalog statements (CATALOG_ITEMS, availability, caches) in this engine's dialect."""
+        return self.sql_module.CATALOG
+
+    def chat_statements(self):
         """The chat service's telemetry statements (CHAT_INTERACTIONS) in this engine's dialect."""
-        raise NotImplementedError
+        return self.sql_module.chat_statements()
 
     def query(self, sql: str, params: dict | None = None) -> list[tuple]:
         with self.cursor() as cur:
             cur.execute(sql, params or {})
             return cur.fetchall()
 
-    ping_sql = "SELECT 1"
+    ping_sql = ""  # each engine sets its own (sql_module.PING)
 
     def ping(self) -> None:
         """Raise if the database does not answer."""

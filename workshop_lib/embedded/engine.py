@@ -25,6 +25,8 @@ SUPPLYCHAIN_FILE = "supplychain.sqlite"
 
 class EmbeddedEngine(Engine):
     name = "embedded"
+    sql_module = statements_module
+    ping_sql = statements_module.PING
     dim = embedder.DIM
     model_name = embedder.MODEL_NAME
     # A full-text expression that matches nothing, for questions with no searchable term.
@@ -55,8 +57,10 @@ class EmbeddedEngine(Engine):
     def statements(self, prefix: str, dim: int):
         return statements_module.statements(prefix, dim)
 
-    def chat_statements(self):
-        return statements_module.chat_statements()
+    def seed_supplychain(self, tables, rows, *, progress: bool = True) -> dict[str, int]:
+        from . import seed
+
+        return seed.seed(self, tables, rows, progress=progress)
 
     def object_names(self) -> set[str]:
         return {r[0].upper() for r in self.conn.execute(statements_module.EXISTING_OBJECTS)}

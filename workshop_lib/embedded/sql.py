@@ -321,3 +321,140 @@ CHAT_RECENT = """SELECT created_at, thread_id, resp_mode, latency_ms, question_t
 def chat_statements() -> SimpleNamespace:
     return SimpleNamespace(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
                            MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
+
+
+# ---------------------------------------------------------------- Part 5 catalog
+# Part 5's catalog (workshop_lib/catalog.py): embed() is the model as a SQL function.
+CATALOG = SimpleNamespace(
+    DDL=[
+        """CREATE TABLE IF NOT EXISTS CATALOG_ITEMS (
+            item_id     TEXT PRIMARY KEY,
+            item_name   TEXT NOT NULL,
+            category    TEXT NOT NULL CHECK (category IN ('equipment', 'service')),
+            description TEXT NOT NULL,
+            price_usd   REAL NOT NULL CHECK (price_usd >= 0),
+            price_unit  TEXT NOT NULL,
+            doc_hash    TEXT NOT NULL,
+            embedding   BLOB NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS CATALOG_AVAILABILITY (
+            item_id         TEXT NOT NULL REFERENCES CATALOG_ITEMS (item_id),
+            unlocode        TEXT NOT NULL CHECK (length(unlocode) = 5),
+            units_available INTEGER CHECK (units_available IS NULL OR units_available >= 0),
+            PRIMARY KEY (item_id, unlocode))""",
+        """CREATE TABLE IF NOT EXISTS EMBEDDING_CACHE (
+            text_sha256 TEXT NOT NULL,
+            model_name  TEXT NOT NULL,
+            source_text TEXT NOT NULL,
+            embedding   BLOB NOT NULL,
+            created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            PRIMARY KEY (text_sha256, model_name))""",
+        """CREATE TABLE IF NOT EXISTS RESPONSE_CACHE (
+            cache_key        TEXT PRIMARY KEY,
+            model_name       TEXT NOT NULL,
+            persona          TEXT NOT NULL,
+            normalized_query TEXT NOT NULL,
+            response         TEXT NOT NULL CHECK (json_valid(response)),
+            created_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))""",
+    ],
+    ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
+    ITEM_INSERT="""INSERT INTO CATALOG_ITEMS (item_id, item_name, category, description, price_usd, price_unit, doc_hash, embedding)
+VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, :doc_hash, embed(:doc))""",
+    ITEM_UPDATE="""UPDATE CATALOG_ITEMS
+   SET item_name = :item_name, category = :category, description = :description, price_usd = :price_usd,
+       price_unit = :price_unit, doc_hash = :doc_hash, embedding = embed(:doc)
+ WHERE item_id = :item_id""",
+    ITEM_DELETE="DELETE FROM CATALOG_ITEMS WHERE item_id = :item_id",
+    AVAIL_DELETE_ITEM="DELETE FROM CATALOG_AVAILABILITY WHERE item_id = :item_id",
+    AVAIL_INSERT="INSERT INTO CATALOG_AVAILABILITY (item_id, unlocode, units_available) VALUES (:item_id, :unlocode, :units)",
+    ITEM_COUNT="SELECT COUNT(*) FROM CATALOG_ITEMS",
+    AVAILABILITY_ALL="""SELECT item_id, unlocode, units_available FROM CATALOG_AVAILABILITY
+ WHERE units_available IS NOT NULL ORDER BY item_id, unlocode""",
+    # the question's vector is bound as :qv (float32 blob); similarity = 1 - cosine distance
+    MATCH_ABOVE_THRESHOLD="""SELECT item_id, item_name, category, description, price_usd, price_unit,
+       1 - vec_distance_cosine(embedding, :qv) AS similarity
+  FROM CATALOG_ITEMS
+ WHERE 1 - vec_distance_cosine(embedding, :qv) >= :min_similarity
+ ORDER BY similarity DESC, item_id
+ LIMIT :k""",
+    CLOSEST_ITEMS="""SELECT item_id, item_name, category, description, price_usd, price_unit,
+       1 - vec_distance_cosine(embedding, :qv) AS similarity
+  FROM CATALOG_ITEMS
+ ORDER BY similarity DESC, item_id
+ LIMIT :k""",
+    AVAILABILITY_OF_ITEM="""SELECT unlocode, units_available FROM CATALOG_AVAILABILITY
+ WHERE item_id = :item_id ORDER BY unlocode""",
+    PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
+  FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
+    EMBED_TEXT="SELECT embed(:t)",
+    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
+    EMB_CACHE_PUT="""INSERT INTO EMBEDDING_CACHE (text_sha256, model_name, source_text, embedding)
+VALUES (:h, :m, :t, :vec) ON CONFLICT (text_sha256, model_name) DO NOTHING""",
+    EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
+    EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
+    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
+    # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
+    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
+VALUES (:k, :m, :p, :q, :r)""",
+    RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
+    RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
+)
+
+
+# ---------------------------------------------------------------- SUPPLYCHAIN on SQLite
+# SUPPLYCHAIN is an attached database; Oracle type names work as SQLite declared types and
+# keep the catalog Oracle-like. Names come from the dataset spec, never from user text.
+SC_OWNER = "SUPPLYCHAIN"
+PING = "SELECT 1"
+# Mirrors of Oracle's ALL_TAB_COMMENTS / ALL_COL_COMMENTS, read by the engine's catalog().
+SC_COMMENT_TABLES_DDL = [
+    f"""CREATE TABLE IF NOT EXISTS {SC_OWNER}.ALL_TAB_COMMENTS (
+        OWNER VARCHAR2(128) NOT NULL, TABLE_NAME VARCHAR2(128) NOT NULL,
+        TABLE_TYPE VARCHAR2(11) NOT NULL, COMMENTS VARCHAR2(4000),
+        PRIMARY KEY (OWNER, TABLE_NAME))""",
+    f"""CREATE TABLE IF NOT EXISTS {SC_OWNER}.ALL_COL_COMMENTS (
+        OWNER VARCHAR2(128) NOT NULL, TABLE_NAME VARCHAR2(128) NOT NULL,
+        COLUMN_NAME VARCHAR2(128) NOT NULL, COMMENTS VARCHAR2(4000),
+        PRIMARY KEY (OWNER, TABLE_NAME, COLUMN_NAME))""",
+]
+SC_DELETE_TAB_COMMENTS = f"DELETE FROM {SC_OWNER}.ALL_TAB_COMMENTS WHERE OWNER = :owner"
+SC_DELETE_COL_COMMENTS = f"DELETE FROM {SC_OWNER}.ALL_COL_COMMENTS WHERE OWNER = :owner"
+SC_INSERT_TAB_COMMENT = f"INSERT INTO {SC_OWNER}.ALL_TAB_COMMENTS VALUES (:owner, :tab, 'TABLE', :comments)"
+SC_INSERT_COL_COMMENT = f"INSERT INTO {SC_OWNER}.ALL_COL_COMMENTS VALUES (:owner, :tab, :col, :comments)"
+SC_FOREIGN_KEY_CHECK = f"PRAGMA {SC_OWNER}.foreign_key_check"
+
+
+def sc_create_table(table) -> str:
+    lines = [f"{c.name} {c.oracle_type}{'' if c.nullable else ' NOT NULL'}" for c in table.columns]
+    lines.append(f"PRIMARY KEY ({', '.join(table.primary_key)})")
+    for fk in table.foreign_keys:
+        # Inside an attached database, REFERENCES names the table without a schema.
+        lines.append(f"FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES {fk.ref_table} ({', '.join(fk.ref_columns)})")
+    body = ",\n    ".join(lines)
+    return f"CREATE TABLE IF NOT EXISTS {SC_OWNER}.{table.name} (\n    {body}\n)"
+
+
+def sc_table_info(table_name: str) -> str:
+    return f'PRAGMA {SC_OWNER}.table_info("{table_name}")'
+
+
+def sc_drop_table(table) -> str:
+    return f"DROP TABLE {SC_OWNER}.{table.name}"
+
+
+def sc_delete(table) -> str:
+    return f"DELETE FROM {SC_OWNER}.{table.name}"
+
+
+def sc_insert(table) -> str:
+    return (f"INSERT INTO {SC_OWNER}.{table.name} ({', '.join(table.column_names)}) "
+            f"VALUES ({', '.join('?' * len(table.columns))})")
+
+
+def sc_count(table) -> str:
+    return f"SELECT COUNT(*) FROM {SC_OWNER}.{table.name}"
+
+
+def sc_select(table, columns: list[str], limit: int) -> str:
+    return (f"SELECT {', '.join(columns)} FROM {SC_OWNER}.{table.name} "
+            f"ORDER BY {', '.join(table.primary_key)} LIMIT {int(limit)}")

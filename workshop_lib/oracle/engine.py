@@ -227,6 +227,7 @@ class OracleCursor:
 # --------------------------------------------------------------------------- engine
 class OracleEngine(Engine):
     name = "oracle"
+    sql_module = statements_module
     dim = statements_module.DIM
     model_name = statements_module.MODEL_NAME
     no_match_expression = text_query.NO_MATCH_EXPRESSION
@@ -272,9 +273,6 @@ class OracleEngine(Engine):
     # ---------------------------------------------------------------- interface
     def statements(self, prefix: str, dim: int):
         return statements_module.statements(prefix, dim)
-
-    def chat_statements(self):
-        return statements_module.chat_statements()
 
     def object_names(self) -> set[str]:
         with self.cursor() as cur:
@@ -447,7 +445,7 @@ class OracleEngine(Engine):
         return {"tables": tables, "columns": columns, "foreign_keys": list(by_constraint.values())}
 
     # ---------------------------------------------------------------- SUPPLYCHAIN
-    def seed_supplychain(self, tables, rows: dict[str, list[tuple]]) -> dict[str, int]:
+    def seed_supplychain(self, tables, rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
         """Create (or rebuild) SUPPLYCHAIN as its owner, reload every row, comment, grant; returns counts.
 
         Safe to run again: rows are replaced in one transaction; tables are only rebuilt
@@ -482,7 +480,7 @@ class OracleEngine(Engine):
                 step = "load SUPPLYCHAIN rows"
                 for t in reversed(tables):  # children first
                     cur.execute(sc.sc_delete(t))
-                for t in tqdm(tables, desc="Seeding SUPPLYCHAIN", unit="table", disable=not self._progress):
+                for t in tqdm(tables, desc="Seeding SUPPLYCHAIN", unit="table", disable=not (progress and self._progress)):
                     # Declared bind types, so a column whose first values are NULL is still typed right.
                     cur.setinputsizes(*[_input_size(c.oracle_type) for c in t.columns])
                     cur.executemany(sc.sc_insert(t), [tuple(row) for row in rows[t.name]])

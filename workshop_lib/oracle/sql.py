@@ -398,10 +398,14 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
         out[f"SC.{t.name}.insert"] = sc_insert(t)
         out[f"SC.{t.name}.grant"] = sc_grant_select(t, "AGENT")
         out[f"SC.{t.name}.count"] = sc_count(t)
+        out[f"SC.{t.name}.select"] = sc_select(t, t.column_names, 5)
         for i, stmt in enumerate(sc_comments(t)):
             out[f"SC.{t.name}.comment[{i}]"] = stmt
     for i, stmt in enumerate(CHAT_DDL):
         out[f"CHAT.DDL[{i}]"] = stmt
+    for name, value in vars(CATALOG).items():
+        for i, stmt in enumerate(value if isinstance(value, list) else [value]):
+            out[f"CATALOG.{name}" + (f"[{i}]" if isinstance(value, list) else "")] = stmt
     out.update({"CHAT.INSERT": CHAT_INSERT, "CHAT.COUNT": CHAT_COUNT, "CHAT.MODES_PER_MINUTE": CHAT_MODES_PER_MINUTE,
                 "CHAT.RECENT": CHAT_RECENT})
     return out
@@ -443,3 +447,92 @@ CHAT_RECENT = """SELECT TO_CHAR(created_at, 'YYYY-MM-DD"T"HH24:MI:SS.FF3') AS cr
 def chat_statements() -> SimpleNamespace:
     return SimpleNamespace(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
                            MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
+
+
+# ---------------------------------------------------------------- Part 5 catalog
+# Part 5's catalog (workshop_lib/catalog.py): the same names as the embedded engine's CATALOG. VECTOR(384, FLOAT32) matches ALL_MINILM_L12_V2;
+# VECTOR_DISTANCE(..., COSINE) and VECTOR_EMBEDDING(model USING :x AS data) are documented in
+# the SQL Language Reference; CREATE TABLE IF NOT EXISTS needs 23ai or later.
+_CATALOG_EMBED = f"VECTOR_EMBEDDING({MODEL_NAME} USING :doc AS data)"
+CATALOG = SimpleNamespace(
+    DDL=[
+        f"""CREATE TABLE IF NOT EXISTS CATALOG_ITEMS (
+            item_id     VARCHAR2(20) PRIMARY KEY,
+            item_name   VARCHAR2(100) NOT NULL,
+            category    VARCHAR2(20) NOT NULL CHECK (category IN ('equipment', 'service')),
+            description VARCHAR2(1000) NOT NULL,
+            price_usd   NUMBER(10, 2) NOT NULL CHECK (price_usd >= 0),
+            price_unit  VARCHAR2(80) NOT NULL,
+            doc_hash    VARCHAR2(64) NOT NULL,
+            embedding   VECTOR({DIM}, FLOAT32) NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS CATALOG_AVAILABILITY (
+            item_id         VARCHAR2(20) NOT NULL REFERENCES CATALOG_ITEMS (item_id),
+            unlocode        VARCHAR2(5) NOT NULL CHECK (LENGTH(unlocode) = 5),
+            units_available NUMBER(6) CHECK (units_available IS NULL OR units_available >= 0),
+            PRIMARY KEY (item_id, unlocode))""",
+        f"""CREATE TABLE IF NOT EXISTS EMBEDDING_CACHE (
+            text_sha256 VARCHAR2(64) NOT NULL,
+            model_name  VARCHAR2(128) NOT NULL,
+            source_text VARCHAR2(4000) NOT NULL,
+            embedding   VECTOR({DIM}, FLOAT32) NOT NULL,
+            created_at  TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL,
+            PRIMARY KEY (text_sha256, model_name))""",
+        """CREATE TABLE IF NOT EXISTS RESPONSE_CACHE (
+            cache_key        VARCHAR2(64) PRIMARY KEY,
+            model_name       VARCHAR2(128) NOT NULL,
+            persona          VARCHAR2(64) NOT NULL,
+            normalized_query VARCHAR2(4000) NOT NULL,
+            response         CLOB NOT NULL CHECK (response IS JSON),
+            created_at       TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL)""",
+    ],
+    ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
+    ITEM_INSERT=f"""INSERT INTO CATALOG_ITEMS (item_id, item_name, category, description, price_usd, price_unit, doc_hash, embedding)
+VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, :doc_hash, {_CATALOG_EMBED})""",
+    ITEM_UPDATE=f"""UPDATE CATALOG_ITEMS
+   SET item_name = :item_name, category = :category, description = :description, price_usd = :price_usd,
+       price_unit = :price_unit, doc_hash = :doc_hash, embedding = {_CATALOG_EMBED}
+ WHERE item_id = :item_id""",
+    ITEM_DELETE="DELETE FROM CATALOG_ITEMS WHERE item_id = :item_id",
+    AVAIL_DELETE_ITEM="DELETE FROM CATALOG_AVAILABILITY WHERE item_id = :item_id",
+    AVAIL_INSERT="INSERT INTO CATALOG_AVAILABILITY (item_id, unlocode, units_available) VALUES (:item_id, :unlocode, :units)",
+    ITEM_COUNT="SELECT COUNT(*) FROM CATALOG_ITEMS",
+    AVAILABILITY_ALL="""SELECT item_id, unlocode, units_available FROM CATALOG_AVAILABILITY
+ WHERE units_available IS NOT NULL ORDER BY item_id, unlocode""",
+    MATCH_ABOVE_THRESHOLD="""SELECT item_id, item_name, category, description, price_usd, price_unit,
+       1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
+  FROM CATALOG_ITEMS
+ WHERE 1 - VECTOR_DISTANCE(embedding, :qv, COSINE) >= :min_similarity
+ ORDER BY similarity DESC, item_id
+ FETCH FIRST :k ROWS ONLY""",
+    CLOSEST_ITEMS="""SELECT item_id, item_name, category, description, price_usd, price_unit,
+       1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
+  FROM CATALOG_ITEMS
+ ORDER BY similarity DESC, item_id
+ FETCH FIRST :k ROWS ONLY""",
+    AVAILABILITY_OF_ITEM="""SELECT unlocode, units_available FROM CATALOG_AVAILABILITY
+ WHERE item_id = :item_id ORDER BY unlocode""",
+    PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
+  FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
+    EMBED_TEXT=f"SELECT VECTOR_EMBEDDING({MODEL_NAME} USING :t AS data) FROM dual",
+    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
+    EMB_CACHE_PUT="""MERGE INTO EMBEDDING_CACHE c
+USING (SELECT :h AS text_sha256, :m AS model_name, :t AS source_text, :vec AS embedding FROM dual) s
+   ON (c.text_sha256 = s.text_sha256 AND c.model_name = s.model_name)
+ WHEN NOT MATCHED THEN INSERT (text_sha256, model_name, source_text, embedding)
+      VALUES (s.text_sha256, s.model_name, s.source_text, s.embedding)""",
+    EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
+    EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
+    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
+    # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
+    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
+VALUES (:k, :m, :p, :q, :r)""",
+    RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
+    RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
+)
+
+
+def sc_select(table, columns: list[str], limit: int) -> str:
+    cols = ", ".join(_ident(c) for c in columns)
+    return (f"SELECT {cols} FROM {SUPPLYCHAIN}.{_ident(table.name)} "
+            f"ORDER BY {', '.join(table.primary_key)} FETCH FIRST {int(limit)} ROWS ONLY")

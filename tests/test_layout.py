@@ -1,0 +1,39 @@
+"""The house rules that keep the two engines apart: engine-specific SQL and engine
+branches live only in the engine packages (workshop_lib/embedded, workshop_lib/oracle)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "workshop_lib"
+ENGINE_PACKAGES = (LIB / "embedded", LIB / "oracle")
+# A statement keyword at the start of a string literal: SQL written outside an engine.
+SQL_STRING = re.compile(r"""(?:f|rf|fr)?(?:\"\"\"|\"|')\s*(SELECT\b|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|"""
+                        r"""CREATE\s+(?:TABLE|INDEX|VIEW|OR)|DROP\s+(?:TABLE|INDEX|VIEW)|MERGE\s+INTO|PRAGMA\s|ATTACH\s)""",
+                        )  # upper case, as the project writes SQL (prose like "select the rows" is fine)
+ENGINE_BRANCH = re.compile(r"""\.name\s*(?:==|!=)\s*['"](?:oracle|embedded)['"]|name\s+in\s+\(\s*['"](?:oracle|embedded)""")
+
+
+def _library_files() -> list[Path]:
+    return [p for p in LIB.rglob("*.py") if not any(pkg in p.parents for pkg in ENGINE_PACKAGES)]
+
+
+def test_no_sql_strings_outside_the_engine_packages():
+    found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()[:90]}"
+             for p in _library_files() for i, line in enumerate(p.read_text().splitlines(), 1)
+             if SQL_STRING.search(line)]
+    assert not found, "SQL belongs in workshop_lib/embedded/sql.py or workshop_lib/oracle/sql.py:\n" + "\n".join(found)
+
+
+def test_no_engine_name_branches_outside_the_engine_packages():
+    found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()[:90]}"
+             for p in _library_files() for i, line in enumerate(p.read_text().splitlines(), 1)
+             if ENGINE_BRANCH.search(line)]
+    assert not found, "ask the engine (a method or its sql_module) instead of branching on its name:\n" + "\n".join(found)
+
+
+def test_the_rules_would_catch_a_violation():
+    assert SQL_STRING.search('    rows = eng.query("SELECT COUNT(*) FROM SUPPLYCHAIN.PORTS")')
+    assert SQL_STRING.search('    sql = f"""\n') is None and SQL_STRING.search('sql = f"""SELECT x FROM y"""')
+    assert ENGINE_BRANCH.search('if eng.name == "oracle":')
