@@ -67,13 +67,13 @@ notebooks: install-test ## regenerate notebooks/ from solutions/ with nbgrader
 	$(BIN)/python -m workshop_lib.release
 
 bench: install-test ## retrieval quality and speed benchmarks
-	$(BIN)/python -m bench.run
+	$(BIN)/workshop bench retrieval
 
 bench-quick: install-test ## the benchmark's smoke run
-	$(BIN)/python -m bench.run --quick
+	$(BIN)/workshop bench retrieval --quick
 
 bench-chat: install-test ## bounded load run against the chat service on loopback (20 clients, 2,000 requests)
-	$(BIN)/python -m bench.chat_load
+	$(BIN)/workshop bench chat
 
 serve: setup ## the chat service and its page on http://127.0.0.1:8000/
 	$(BIN)/workshop serve

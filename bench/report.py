@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from .quality import QualityResult
 from .speed import BEFORE, PROTOTYPE, SpeedResult
 
@@ -10,6 +12,7 @@ TARGET_RATIO = 5.0  # the issue's goal: hybrid at 100k within 5x the numpy floor
 
 
 def table(rows: list[dict], columns: list[str] | None = None, fmt: dict | None = None) -> str:
+    """A markdown table (pandas + tabulate); `fmt` maps a column to a formatter, None shows as '-'."""
     if not rows:
         return "_(none)_\n"
     columns = columns or list(rows[0])
@@ -24,9 +27,8 @@ def table(rows: list[dict], columns: list[str] | None = None, fmt: dict | None =
             return f"{value:.3f}"
         return str(value).replace("|", "\\|")
 
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    lines += ["| " + " | ".join(cell(c, r.get(c)) for c in columns) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
+    frame = pd.DataFrame([[cell(c, r.get(c)) for c in columns] for r in rows], columns=columns)
+    return frame.to_markdown(index=False, disable_numparse=True) + "\n"
 
 
 def _ms(x: float) -> str:

@@ -127,6 +127,23 @@ def grade(
     typer.echo(f"\nWrote {out / 'grades.csv'} and feedback under {out / 'feedback'}")
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def bench(ctx: typer.Context,
+          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run)")):
+    """Run a benchmark from the repository's bench/ folder (options go to it; try `workshop bench -- --help`)."""
+    import subprocess
+
+    modules = {"retrieval": "bench.run", "chat": "bench.chat_load"}
+    if which not in modules:
+        typer.secho(f"Unknown benchmark {which!r}; choose one of {', '.join(modules)}.", fg="red", err=True)
+        raise typer.Exit(2)
+    if not (config.REPO_ROOT / "bench").is_dir():
+        typer.secho("The benchmarks live in the repository's bench/ folder: run this from a clone of the "
+                    "workshop (`make bench`).", fg="red", err=True)
+        raise typer.Exit(2)
+    raise typer.Exit(subprocess.call([sys.executable, "-m", modules[which], *ctx.args], cwd=config.REPO_ROOT))
+
+
 @app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", help="address to bind; 127.0.0.1 keeps it on this machine"),
