@@ -1,13 +1,15 @@
 """Helpers for the agent-memory retrieval workshop on Oracle AI Database."""
 from .engine import Engine, connect
 
-__all__ = ["connect", "Engine", "supplychain", "scanner", "retrieval"]
+# Modules a notebook reaches as `workshop_lib.<name>`; they load on first use so that
+# `import workshop_lib` stays quick.
+_LAZY = ("supplychain", "scanner", "retrieval", "checks", "gates", "grounded", "catalog", "calibration", "llm",
+         "evaluation", "maps")
+__all__ = ["connect", "Engine", *_LAZY]
 
 
 def __getattr__(name):
-    # Submodules load on first use so `import workshop_lib` stays quick.
-    if name in ("supplychain", "scanner", "retrieval", "checks", "gates", "grounded", "catalog", "calibration",
-                "llm", "evaluation"):
+    if name in _LAZY:
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

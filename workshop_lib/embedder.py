@@ -14,7 +14,6 @@ import numpy as np
 
 MODEL_NAME = "wordllama-l2-supercat-256"
 DIM = 256
-MAX_TOKENS = 512  # longer texts are truncated by the model (and by us, before tokenising)
 _MAX_CHARS = 20_000
 
 

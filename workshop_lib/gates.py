@@ -24,7 +24,6 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Iterable, Sequence
 
 # --------------------------------------------------------------------------- constants
-DISTANCES = ("cosine", "dot")
 _DISTANCE_ALIASES = {
     "cosine": "cosine",
     "dot": "dot", "dot_product": "dot", "inner_product": "dot",
@@ -32,8 +31,6 @@ _DISTANCE_ALIASES = {
 SCORE_MODES = ("normalized", "raw")
 MODES = ("rag", "hybrid", "fallback")
 SOURCES_USED = ("all", "partial", "none")
-# used_llm in decision_explain: no model involved / the model's answer was used / the fallback path answered
-USED_LLM_VALUES = ("none", "primary", "fallback")
 
 DEFAULT_TOP_K = 5
 OVERSAMPLE = 4          # look at 4x top_k neighbours so filters still leave top_k chunks
