@@ -6,11 +6,12 @@ The memory store, the scanner and the retrieval code only use the methods below.
 """
 from __future__ import annotations
 
+import abc
 import contextlib
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from . import config
 
@@ -32,8 +33,8 @@ class Check:
         return text
 
 
-class Engine:
-    """Base class: the interface both engines implement."""
+class Engine(abc.ABC):
+    """The interface both engines implement; the store, the lessons and the tools use only this."""
 
     name: str = "?"
     sql_module: Any = None  # the engine package's module of named statements (embedded/sql.py, oracle/sql.py)
@@ -70,60 +71,66 @@ class Engine:
         """The store's statements (prefix filled in) for this engine."""
         return self.store.sql
 
-    # -- what engines implement
-    def statements(self, prefix: str, dim: int):  # pragma: no cover - interface
-        raise NotImplementedError
+    # -- what engines implement (each engine package: embedded/engine.py, oracle/engine.py)
+    @abc.abstractmethod
+    def statements(self, prefix: str, dim: int) -> Any:
+        """The memory store's named statements, table names prefixed with `prefix`."""
 
-    def object_names(self) -> set[str]:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abc.abstractmethod
+    def object_names(self) -> set[str]:
+        """Upper-case names of the tables, indexes and triggers that exist in the store's schema."""
 
-    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
+        """Run each object's DDL; objects that already exist are left as they are."""
 
-    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
+        """Drop the named objects with their DROP statements (missing ones are skipped)."""
 
-    @contextlib.contextmanager
-    def cursor(self) -> Iterator[Any]:  # pragma: no cover - interface
-        raise NotImplementedError
-        yield
+    @abc.abstractmethod
+    def cursor(self) -> contextlib.AbstractContextManager[Any]:
+        """A cursor for reads (context manager)."""
 
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[Any]:  # pragma: no cover - interface
-        raise NotImplementedError
-        yield
+    @abc.abstractmethod
+    def transaction(self) -> contextlib.AbstractContextManager[Any]:
+        """A cursor whose statements commit together, or roll back together on an error."""
 
-    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def insert_returning_seq(self, cur: Any, sql: str, params: dict) -> int:
+        """Run an INSERT and return the new row's generated key."""
 
-    def vector_param(self, values: list[float]) -> Any:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abc.abstractmethod
+    def vector_param(self, values: list[float]) -> Any:
+        """A vector as this driver binds it (float32 blob, array('f'))."""
 
     def read_text(self, value: Any) -> str | None:
         if value is not None and hasattr(value, "read"):
             return value.read()  # Oracle CLOB
         return value
 
-    def embed(self, texts: list[str]) -> list[list[float]]:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abc.abstractmethod
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One unit-length vector per text, from the engine's embedding model."""
 
     # A full-text expression that matches nothing (questions with no searchable term).
     no_match_expression: str = ""
 
-    def keyword_expression(self, text: str) -> str | None:  # pragma: no cover - interface
+    @abc.abstractmethod
+    def keyword_expression(self, text: str) -> str | None:
         """Any user text as a safe full-text query (operators escaped), or None."""
-        raise NotImplementedError
 
     def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
         """Second retrieval stage; engines without a reranker keep the order and cut to top_k."""
         return candidates[:top_k]
 
-    def count_tokens(self, text: str) -> int:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abc.abstractmethod
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` for the engine's embedding model (Part 4's budgets)."""
 
-    def seed_supplychain(self, tables, rows, *, progress: bool = True) -> dict[str, int]:  # pragma: no cover
+    @abc.abstractmethod
+    def seed_supplychain(self, tables, rows, *, progress: bool = True) -> dict[str, int]:
         """Create SUPPLYCHAIN and load every row and comment (idempotent); returns the row count per table."""
-        raise NotImplementedError
 
     def sample_supplychain(self, table, columns: list[str], n: int) -> list[tuple]:
         """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
@@ -131,9 +138,9 @@ class Engine:
             cur.execute(self.sql_module.sc_select(table, columns, n))
             return cur.fetchall()
 
-    def catalog(self, owner: str) -> dict:  # pragma: no cover - interface
+    @abc.abstractmethod
+    def catalog(self, owner: str) -> dict:
         """Tables, columns and foreign keys of a schema with their comments."""
-        raise NotImplementedError
 
     def supplychain_counts(self) -> dict[str, int]:
         """Rows per SUPPLYCHAIN table as seeded here (the health check compares them with the dataset)."""
@@ -150,6 +157,7 @@ class Engine:
         return self.sql_module.chat_statements()
 
     def query(self, sql: str, params: dict | None = None) -> list[tuple]:
+        """Every row of one statement (for small results)."""
         with self.cursor() as cur:
             cur.execute(sql, params or {})
             return cur.fetchall()
@@ -165,10 +173,12 @@ class Engine:
         return []
 
     def new_id(self, record_type: str) -> str:
+        """A fresh record id, e.g. mem-3f2a9c1d0b7e4a55."""
         return f"{record_type[:3]}-{uuid.uuid4().hex[:16]}"
 
-    def close(self) -> None:  # pragma: no cover - interface
-        pass
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Close the connection(s); the engine is unusable afterwards."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}: {self.describe()}>"
