@@ -30,7 +30,8 @@ def test_setup_then_doctor_all_pass(data_dir):
     assert "vessels=30" in result.output
     result = runner.invoke(app, ["doctor"])
     assert result.exit_code == 0, result.output
-    assert "[FAIL]" not in result.output and result.output.count("[PASS]") == 6
+    # 6 readiness lines + 4 integrity lines (both files, full-text index, nearest-neighbour index)
+    assert "[FAIL]" not in result.output and result.output.count("[PASS]") == 10
 
 
 def test_setup_rerun_keeps_learner_memories(data_dir):
@@ -49,7 +50,8 @@ def test_reset_asks_first(data_dir):
     result = runner.invoke(app, ["reset"], input="n\n")
     assert "Nothing deleted" in result.output and (data_dir / "workshop.sqlite").exists()
     result = runner.invoke(app, ["reset", "--yes"])
-    assert result.exit_code == 0 and not data_dir.exists()
+    # Only the workshop's own files go; the folder (and anything else in it) stays.
+    assert result.exit_code == 0 and data_dir.exists() and not (data_dir / "workshop.sqlite").exists()
 
 
 def test_oracle_without_dsn_is_a_clear_error(monkeypatch):

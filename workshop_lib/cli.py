@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -15,13 +14,26 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Agent-memory retrieval workshop: prepare, check and grade.")
 
 
-def _connect(engine: str | None):
-    from .engine import connect
-
+def _engine_name(engine: str | None) -> str:
+    """The chosen engine, or one line naming the valid values (no traceback)."""
     try:
-        return connect(engine)
+        return config.engine_name(engine)
+    except ValueError as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from None
+
+
+def _connect(engine: str | None, **options):
+    from .engine import StoreMissing, connect
+
+    config.load_dotenv()
+    name = _engine_name(engine)
+    try:
+        return connect(name, **options)
+    except StoreMissing:
+        raise
     except Exception as exc:  # noqa: BLE001 - show the message, not a traceback
-        typer.secho(f"Could not open the {config.engine_name(engine)} engine: {exc}", fg="red", err=True)
+        typer.secho(f"Could not open the {name} engine: {exc}", fg="red", err=True)
         raise typer.Exit(2) from None
 
 
@@ -31,9 +43,20 @@ def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WO
     from .prepare import prepare
 
     eng = _connect(engine)
-    report = prepare(eng)
+    try:
+        report = prepare(eng)
+        described = eng.describe()
+        eng.close()  # release the store, so `workshop reset` does not see this process as a user
+    except Exception as exc:  # noqa: BLE001 - faults carry their file, cause and fix: no traceback
+        from .embedder import ModelUnavailable
+        from .engine import DatabaseFault
+
+        if not isinstance(exc, (DatabaseFault, ModelUnavailable, ValueError)):
+            raise
+        typer.secho(f"Setup stopped: {exc}", fg="red", err=True)
+        raise typer.Exit(1) from None
     t = report["timings"]
-    typer.echo(f"engine: {eng.name} ({eng.describe()})")
+    typer.echo(f"engine: {eng.name} ({described})")
     typer.echo("SUPPLYCHAIN rows: " + ", ".join(f"{k.lower()}={v}" for k, v in report["rows"].items()))
     typer.echo(f"schema facts: {report['facts']} ({json.dumps(report['written'])})")
     typer.echo(f"times: model+store {t['store_and_model_s']:.1f}s, seed {t['seed_s']:.1f}s, scan {t['scan_s']:.1f}s")
@@ -71,9 +94,18 @@ def lab(ctx: typer.Context):
 def doctor(engine: str = typer.Option(None, help="oracle | embedded")):
     """Check everything the notebooks need; each line says PASS or FAIL and the fix."""
     from .doctor import checks
+    from .engine import Check, StoreMissing
 
-    eng = _connect(engine)
-    results = checks(eng)
+    try:
+        eng = _connect(engine, create=False)  # doctor reports a missing store; it never creates one
+    except StoreMissing as exc:
+        for what, path in exc.missing:
+            typer.secho(Check(what, False, f"{path} does not exist yet", "run `workshop setup`").line(), fg="red")
+        raise typer.Exit(1) from None
+    try:
+        results = checks(eng)
+    finally:
+        eng.close()
     for c in results:
         typer.secho(c.line(), fg="green" if c.ok else "red")
     if not all(c.ok for c in results):
@@ -84,16 +116,40 @@ def doctor(engine: str = typer.Option(None, help="oracle | embedded")):
 def reset(
     engine: str = typer.Option(None, help="oracle | embedded"),
     yes: bool = typer.Option(False, "--yes", help="do not ask for confirmation"),
+    force: bool = typer.Option(False, "--force", help="reset even while other processes have the database open"),
 ):
-    """DESTRUCTIVE: delete every stored memory and the seed, then start empty."""
-    name = config.engine_name(engine)
-    what = (f"the embedded database files in {config.data_dir()}" if name == "embedded"
-            else "every memory-store table of the Oracle AGENT schema and Part 5's caches")
+    """DESTRUCTIVE: delete every stored memory and the seed, then start empty.
+
+    Embedded: deletes only the workshop's own database files (never the data folder) and
+    refuses while notebook kernels or servers have them open, unless --force."""
+    config.load_dotenv()
+    name = _engine_name(engine)
+    if name == "embedded":
+        from .embedded.engine import STORE_FILE, open_elsewhere, store_files
+
+        store_path = config.data_dir() / STORE_FILE
+        files = [f for f in store_files(store_path) if f.exists()]
+        what = "the workshop database files " + ", ".join(str(f) for f in files)
+        if not files:
+            typer.echo(f"Nothing to delete: no workshop database in {config.data_dir()}.")
+            raise typer.Exit(0)
+        if open_elsewhere(store_path) and not force:
+            typer.secho(f"{store_path} is open in another process (a notebook kernel, `workshop serve` or "
+                        "setup). Resetting now would lose what it writes next. Fix: shut down those kernels "
+                        "(Kernel > Shut Down Kernel) and servers, then run `workshop reset` again "
+                        "(or pass --force, then restart them).", fg="red", err=True)
+            raise typer.Exit(1)
+    else:
+        what = "every memory-store table of the Oracle AGENT schema and Part 5's caches"
     if not yes and not typer.confirm(f"This deletes {what}. Continue?", default=False):
         typer.echo("Nothing deleted.")
         raise typer.Exit(0)
     if name == "embedded":
-        shutil.rmtree(config.data_dir(), ignore_errors=True)
+        for f in files:
+            f.unlink(missing_ok=True)
+        if force:
+            typer.secho("Kernels that still have the old database open now refuse to write: restart them.",
+                        fg="yellow")
     else:
         from . import grounded
         from .store import MemoryStore, SchemaPolicy

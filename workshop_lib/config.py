@@ -38,9 +38,10 @@ THRESHOLDS = {
 def engine_name(explicit: str | None = None) -> str:
     name = (explicit or os.environ.get("WORKSHOP_ENGINE") or "embedded").strip().lower()
     if name not in ENGINES:
+        source = "the engine argument" if explicit else "WORKSHOP_ENGINE"
         raise ValueError(
-            f"Unknown engine {name!r}. Set WORKSHOP_ENGINE to 'oracle' or 'embedded' "
-            "(or pass connect('embedded'))."
+            f"Unknown engine {name!r} (from {source}); valid values: {', '.join(ENGINES)}. "
+            "Fix: set WORKSHOP_ENGINE=embedded or WORKSHOP_ENGINE=oracle (or pass connect('embedded'))."
         )
     return name
 
@@ -59,17 +60,33 @@ def oracle_setting(name: str) -> str:
     return os.environ.get(name, ORACLE_DEFAULTS.get(name, ""))
 
 
-def load_dotenv() -> None:
-    """Read KEY=VALUE lines from a .env file at the repo root (never committed).
+def load_dotenv(path: Path | None = None) -> None:
+    """Read settings from a .env file at the repo root (never committed), parsed by python-dotenv.
 
     Values already in the environment win, so Codespaces secrets are not overridden.
+    Lines written as shell does (`export A=1 B=2`, as docs/oracle.md shows) set A and B.
     """
-    path = _REPO_ROOT / ".env"
+    path = Path(path) if path is not None else _REPO_ROOT / ".env"
     if not path.exists():
         return
+    import io
+    import shlex
+
+    from dotenv import dotenv_values
+
+    lines = []
     for line in path.read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.partition("=")
-        os.environ.setdefault(key.strip(), value.strip().strip('"').strip("'"))
+        body = line.strip()
+        if body.startswith("export ") and body.count("=") > 1:
+            # python-dotenv reads one assignment per line; split the shell's several.
+            try:
+                words = shlex.split(body[len("export "):], comments=True)
+            except ValueError:
+                words = []
+            if words and all("=" in w for w in words):
+                lines += [f"{k}={shlex.quote(v)}" for k, _, v in (w.partition("=") for w in words)]
+                continue
+        lines.append(line)
+    for key, value in dotenv_values(stream=io.StringIO("\n".join(lines))).items():
+        if value is not None:
+            os.environ.setdefault(key, value)

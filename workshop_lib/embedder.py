@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +17,39 @@ import numpy as np
 MODEL_NAME = "wordllama-l2-supercat-256"
 DIM = 256
 _MAX_CHARS = 20_000
+_load_lock = threading.Lock()
+
+
+class ModelUnavailable(RuntimeError):
+    """The model's weights or tokenizer cannot be loaded; reinstalling the package fixes it."""
+
+
+def load():
+    with _load_lock:  # one load, even when several threads ask at once
+        try:
+            return _load()
+        except Exception as exc:  # noqa: BLE001 - every cause has the same fix
+            folder = _package_folder()
+            raise ModelUnavailable(
+                f"The embedding model {MODEL_NAME} could not be loaded from {folder} "
+                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
+                f"Fix: reinstall the package that ships its weights: `{sys.executable} -m pip install "
+                "--force-reinstall --no-deps wordllama` (`workshop setup` cannot repair it)."
+            ) from None
+
+
+def _package_folder() -> str:
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("wordllama")
+        return str(Path(spec.origin).parent) if spec and spec.origin else "the wordllama package (not installed)"
+    except Exception:  # noqa: BLE001
+        return "the wordllama package"
 
 
 @functools.lru_cache(maxsize=1)
-def load():
+def _load():
     # wordllama calls logging.basicConfig(level=INFO) when imported, which would print every
     # library's INFO lines (httpx, matplotlib...) in notebooks: put the root logger back.
     root = logging.getLogger()
@@ -35,12 +66,28 @@ def load():
 
 def embed(texts: list[str]) -> np.ndarray:
     """Unit-length float32 vectors, one row per text."""
+    for t in texts:
+        if not isinstance(t, str):
+            raise ValueError(f"texts to embed must be strings, got {type(t).__name__}")
+    # A lone surrogate (e.g. '\\ud800' from broken JSON) is not encodable: the tokenizer
+    # would raise TypeError. Replace it; the rest of the text still embeds.
+    texts = [t.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(t) else t for t in texts]
     vecs = load().embed([t[:_MAX_CHARS] for t in texts], norm=False)
     vecs = np.asarray(vecs, dtype=np.float32).reshape(len(texts), DIM)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     return vecs / np.maximum(norms, 1e-12)
 
 
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
 def count_tokens(text: str) -> int:
     """Token count with the model's own tokenizer (used for Part 4's budgets)."""
+    if _has_surrogate(text):
+        text = text.encode("utf-8", "replace").decode("utf-8")
     return len(load().tokenizer.encode(text[:_MAX_CHARS], add_special_tokens=False).ids)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,23 @@ class Check:
         return text
 
 
+class DatabaseFault(RuntimeError):
+    """A database problem told as one message: the file, the cause and the fix."""
+
+    def __init__(self, path: Any, cause: str, fix: str) -> None:
+        self.path, self.cause, self.fix = path, cause, fix
+        super().__init__(f"{path}: {cause}. Fix: {fix}.")
+
+
+class StoreMissing(RuntimeError):
+    """The memory store does not exist and the caller asked not to create it (doctor).
+    `missing` lists (what, path) for each absent file."""
+
+    def __init__(self, message: str, missing: list[tuple[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.missing = missing or []
+
+
 class Engine(abc.ABC):
     """The interface both engines implement; the store, the lessons and the tools use only this."""
 
@@ -47,23 +65,37 @@ class Engine(abc.ABC):
         self.thresholds = dict(config.THRESHOLDS[self.name])
         self._store = None
         self._memory = None
+        self._open_lock = threading.Lock()  # two threads opening the store at once make one
 
     # -- the memory store and the scoped client, opened on first use
     @property
     def store(self):
-        if self._store is None:
-            from .store import MemoryStore, SchemaPolicy
+        with self._open_lock:
+            if self._store is None:
+                from .store import MemoryStore, SchemaPolicy
 
-            # Creating missing objects never drops anything, so this is safe on every run.
-            self._store = MemoryStore(self, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
-        return self._store
+                # Creating missing objects never drops anything, so this is safe on every run.
+                self._store = MemoryStore(self, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
+            return self._store
+
+    def open_store(self, policy) -> Any:
+        """Open the store with an explicit schema policy (doctor: REQUIRE_EXISTING, creates nothing)."""
+        from .store import MemoryStore
+
+        with self._open_lock:
+            self._store = MemoryStore(self, schema_policy=policy)
+            self._memory = None
+            return self._store
 
     @property
     def memory(self):
         if self._memory is None:
             from .memory_client import MemoryClient
 
-            self._memory = MemoryClient(self.store, user_id=self.user_id, agent_id=self.agent_id)
+            store = self.store
+            with self._open_lock:
+                if self._memory is None:
+                    self._memory = MemoryClient(store, user_id=self.user_id, agent_id=self.agent_id)
         return self._memory
 
     @property
@@ -95,6 +127,16 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def transaction(self) -> contextlib.AbstractContextManager[Any]:
         """A cursor whose statements commit together, or roll back together on an error."""
+
+    def schema_lock(self) -> contextlib.AbstractContextManager[Any]:
+        """Held while the store checks and creates its schema, so two first-time setups do not
+        both create it. Engines whose DDL tolerates a concurrent twin need nothing."""
+        return contextlib.nullcontext()
+
+    def embed_for_store(self, texts: list[str]) -> list[Any] | None:
+        """Vectors for store.add computed before its transaction, or None: the database
+        embeds inside the INSERT (Oracle's VECTOR_EMBEDDING)."""
+        return None
 
     @abc.abstractmethod
     def insert_returning_seq(self, cur: Any, sql: str, params: dict) -> int:
@@ -199,6 +241,7 @@ def connect(engine: str | None = None, *, path: str | Path | None = None, **opti
         from .embedded.engine import EmbeddedEngine
 
         return EmbeddedEngine(path=path, **options)
+    options.pop("create", None)  # Oracle's schema is made by `make setup-oracle`, never by connect
     from .oracle.engine import OracleEngine
 
     return OracleEngine(**options)

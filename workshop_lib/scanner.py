@@ -91,8 +91,18 @@ def write_facts(eng, facts: list[Fact], *, progress: bool = True) -> dict[str, i
     store = eng.store
     counts = {"added": 0, "updated": 0, "unchanged": 0}
     new: list[Fact] = []
+    existing_by_id = {f.record_id: store.get("memory", f.record_id) for f in facts}
+    # Ids are unique per record type across users: never overwrite another scope's record.
+    taken = {rid: r for rid, r in existing_by_id.items()
+             if r is not None and (r.user_id, r.agent_id) != (eng.user_id, eng.agent_id)}
+    if taken:
+        rid, r = next(iter(taken.items()))
+        raise ValueError(
+            f"{len(taken)} schema fact id(s) are held by another scope, e.g. {rid!r} by user {r.user_id!r}, "
+            f"agent {r.agent_id!r}; setup will not overwrite them. Fix: delete those records "
+            f"(eng.store.delete('memory', {rid!r})) or run `workshop reset`, then `workshop setup`.")
     for fact in tqdm(facts, desc="checking facts", disable=not progress, leave=False):
-        existing = store.get("memory", fact.record_id)
+        existing = existing_by_id[fact.record_id]
         if existing is None:
             new.append(fact)
         elif existing.content != fact.body or existing.metadata != fact.memory_metadata():

@@ -5,6 +5,21 @@ actor profiles) in one RECORDS table, its embedding in RECORD_CHUNKS, and thread
 in THREADS. All SQL comes from the engine's statements module (`eng.sql`), so this file
 holds only the contract's rules: argument checks, scope semantics, metadata matching
 and transactions.
+
+Concurrency: the engine serialises every store call of one process (a re-entrant lock
+around its connection), and writers of several processes wait for each other with retries
+(embedded: WAL, busy timeout, backoff); schema creation runs under the engine's
+schema_lock and re-checks what exists, so two first-time setups never both create it.
+
+Ids and scopes: a record id is unique per record type across the whole store (get, update
+and delete take no scope, as documented). An add() whose id another scope already holds
+is refused with a message naming that scope, and setup's scanner never updates a record
+of another scope. A thread belongs to the user that created it: writes that name another
+user are refused (a message from user B must not land in user A's context).
+
+Bad input: every argument is checked before anything is written; wrong types, non-finite
+numbers or nesting deeper than MAX_METADATA_DEPTH in metadata, and out-of-range k are a
+ValueError naming the argument.
 """
 from __future__ import annotations
 
@@ -28,6 +43,8 @@ SCHEMA_VERSION = "1"
 DEFAULT_LIST_LIMIT = 100
 MAX_QUERY_CHARS = 100_000
 MAX_KNN = 4096  # sqlite-vec's largest k; past it the store scans instead
+MAX_METADATA_DEPTH = 32  # deeper JSON would hit Python's recursion limit in matching
+MAX_K = 2**31 - 1  # larger k cannot be bound as a SQL integer on every driver
 
 
 class _Omitted:
@@ -60,18 +77,54 @@ def metadata_matches(stored: Any, wanted: Any) -> bool:
     return stored == wanted
 
 
+def _depth(value: Any) -> int:
+    """Nesting depth of dicts and lists, without recursion (the input may be 100k deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            deepest = max(deepest, level)
+            if level > MAX_METADATA_DEPTH:
+                return level
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def _check_metadata(metadata: Any, what: str = "metadata") -> None:
     if metadata is not None and not isinstance(metadata, dict):
         raise ValueError(f"{what} must be a dict or None, got {type(metadata).__name__}")
     if metadata is not None:
+        if _depth(metadata) > MAX_METADATA_DEPTH:
+            raise ValueError(f"{what} is nested more than {MAX_METADATA_DEPTH} levels deep")
         try:
-            json.dumps(metadata)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{what} must be JSON-serialisable: {exc}") from None
+            json.dumps(metadata, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"{what} must be JSON-serialisable with finite numbers: {exc}") from None
+        if what == "metadata" and "kind" in metadata and not isinstance(metadata["kind"], str):
+            # The nearest-neighbour index keeps kind as a text column.
+            raise ValueError(f"metadata['kind'] must be a string, got {type(metadata['kind']).__name__}")
+
+
+def _check_id(value: Any, name: str, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        kind = "a string or None" if optional else "a string"
+        raise ValueError(f"{name} must be {kind}, got {type(value).__name__}")
+
+
+def _check_k(k: Any, name: str = "k") -> int:
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ValueError(f"{name} must be an integer >= 1, got {k!r}")
+    if k < 1:
+        raise ValueError(f"{name} must be at least 1, got {k}")
+    if k > MAX_K:
+        raise ValueError(f"{name} must be at most {MAX_K}, got {k}")
+    return k
 
 
 def _check_record_type(record_type: str, allowed: Iterable[str], action: str) -> None:
-    if record_type not in allowed:
+    if not isinstance(record_type, str) or record_type not in allowed:
         raise ValueError(
             f"Unsupported record_type {record_type!r} for {action}; use one of {sorted(allowed)}"
         )
@@ -83,6 +136,8 @@ def _as_list(value: Any, n: int, name: str) -> list:
         if len(value) != n:
             raise ValueError(f"{name} has {len(value)} items but {n} texts were given")
         return list(value)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, None or a list of them, got {type(value).__name__}")
     return [value] * n
 
 
@@ -118,9 +173,18 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ schema
     def _apply_schema_policy(self) -> None:
+        wanted = [name for name, _ in self.sql.SCHEMA]
+        names = self.engine.object_names()
+        if self.schema_policy is SchemaPolicy.RECREATE or any(self.prefix + n not in names for n in wanted):
+            # Something to create: decide again under the write lock, as another process
+            # (a second first-time setup) may be creating the same objects right now.
+            with self.engine.schema_lock():
+                self._apply_schema_policy_locked(wanted, self.engine.object_names())
+        else:
+            self._write_or_check_meta(fresh=False)
+
+    def _apply_schema_policy_locked(self, wanted: list[str], names: set[str]) -> None:
         eng, sql = self.engine, self.sql
-        wanted = [name for name, _ in sql.SCHEMA]
-        names = eng.object_names()
         present = [n for n in wanted if self.prefix + n in names]
         missing = [name for name in wanted if name not in present]
         policy = self.schema_policy
@@ -146,9 +210,15 @@ class MemoryStore:
 
     def _write_or_check_meta(self, fresh: bool) -> None:
         want = {"schema_version": SCHEMA_VERSION, "vector_dim": str(self.vector_dim)}
-        with self.engine.transaction() as cur:
+        with self.engine.cursor() as cur:
             cur.execute(self.sql.META_SELECT)
             have = {k: v for k, v in cur.fetchall()}
+        # Only a store missing a key needs the write lock (opening an existing store writes nothing).
+        ctx = self.engine.transaction() if any(k not in have for k in want) else self.engine.cursor()
+        with ctx as cur:
+            if any(k not in have for k in want):
+                cur.execute(self.sql.META_SELECT)
+                have = {k: v for k, v in cur.fetchall()}
             for key, value in want.items():
                 if key not in have:
                     cur.execute(self.sql.META_INSERT, {"k": key, "v": value})
@@ -202,14 +272,31 @@ class MemoryStore:
             raise ValueError("embedding must have finite values and at least one non-zero value")
         return values
 
-    def _ensure_thread(self, cur, thread_id: str, user_id: str | None, agent_id: str | None) -> None:
+    def _ensure_thread(self, cur, thread_id: str, user_id: str | None, agent_id: str | None,
+                       record_type: str) -> None:
         cur.execute(self.sql.THREAD_GET, {"tid": thread_id})
-        if cur.fetchone() is None:
+        row = cur.fetchone()
+        if row is None:
             cur.execute(self.sql.THREAD_INSERT, {"tid": thread_id, "u": user_id, "a": agent_id})
+            return
+        owner = row[1]
+        # A thread belongs to the user who started it. Another user's write is refused; so is
+        # a message with no user in an owned thread. (Unscoped memories attached to a thread,
+        # user None, stay allowed: the contract documents them.)
+        if owner is not None and user_id != owner and (user_id is not None or record_type == "message"):
+            raise ValueError(
+                f"thread_id {thread_id!r} belongs to another user; user_id {user_id!r} cannot write "
+                "into it. Use a thread id of your own.")
 
     def _insert(self, cur, record_type, record_id, text, meta, thread_id, user_id, agent_id, role) -> int:
         cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
-        if cur.fetchone() is not None:
+        row = cur.fetchone()
+        if row is not None:
+            if (row[3], row[4], row[5]) != (thread_id, user_id, agent_id) and record_type not in PROFILE_TYPES:
+                raise ValueError(
+                    f"A {record_type} with id {record_id!r} already exists in another scope (user "
+                    f"{row[4]!r}, agent {row[5]!r}, thread {row[3]!r}); record ids are unique per record "
+                    "type across the store. Choose another id, or leave record_ids out to get a fresh one.")
             raise ValueError(f"A {record_type} with id {record_id!r} already exists; use update() to change it")
         params = {
             "rt": record_type, "rid": record_id, "tid": thread_id, "u": user_id, "a": agent_id,
@@ -231,8 +318,13 @@ class MemoryStore:
         index_texts: str | list[str | None] | None = None,
         roles: str | list[str] | None = None,
     ) -> list[str]:
-        """Insert one or more records; returns their ids in input order."""
+        """Insert one or more records; returns their ids in input order. All or nothing.
+
+        Engines that embed in Python (embedded) compute the vectors before the transaction,
+        so the write lock is held only for the inserts, however large the batch."""
         _check_record_type(record_type, ADDABLE_TYPES, "add")
+        if texts is None or not isinstance(texts, (str, list, tuple)):
+            raise ValueError(f"texts must be a string or a list of strings, got {type(texts).__name__}")
         if isinstance(texts, str):
             texts = [texts]
             if embeddings is not None and embeddings and not isinstance(embeddings[0], (list, tuple)) and not hasattr(embeddings[0], "__len__"):
@@ -258,17 +350,30 @@ class MemoryStore:
         if len(vecs) != n:
             raise ValueError(f"embeddings has {len(vecs)} items but {n} texts were given")
         vecs = [self._check_vector(v) if v is not None else None for v in vecs]
-        ids = [str(i) if i is not None else self.engine.new_id(record_type) for i in ids]
+        for name, values in (("record_ids", ids), ("thread_ids", tids), ("user_ids", uids), ("agent_ids", aids),
+                             ("index_texts", itexts), ("roles", rls)):
+            for v in values:
+                _check_id(v, name, optional=True)
+        ids = [i if i is not None else self.engine.new_id(record_type) for i in ids]
         if len(set(ids)) != n:
             raise ValueError("record_ids must be unique within one add() call")
+        index = [itexts[i] if itexts[i] is not None else texts[i] for i in range(n)]
+        todo = [i for i in range(n) if vecs[i] is None and index[i]]
+        computed = self.engine.embed_for_store([index[i] for i in todo]) if todo else None
+        precomputed = dict(zip(todo, computed)) if computed is not None else {}
         with self.engine.transaction() as cur:
             for i in range(n):
                 if tids[i] is not None:
-                    self._ensure_thread(cur, tids[i], uids[i], aids[i])
+                    self._ensure_thread(cur, tids[i], uids[i], aids[i], record_type)
                 seq = self._insert(cur, record_type, ids[i], texts[i], metas[i], tids[i], uids[i], aids[i],
                                    rls[i] if record_type == "message" else None)
-                index_text = itexts[i] if itexts[i] is not None else texts[i]
-                self._embed_chunk(cur, seq, index_text, vecs[i])
+                if i in precomputed:
+                    cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+                    if precomputed[i] is not None:  # no direction: keyword-searchable only
+                        cur.execute(self.sql.CHUNK_INSERT_VECTOR, {
+                            "seq": seq, "txt": index[i], "vec": self.engine.vector_param(precomputed[i])})
+                else:
+                    self._embed_chunk(cur, seq, index[i], vecs[i])
         return ids
 
     def _add_profile(self, record_type: str, actor_id: str, information: str) -> str:
@@ -293,6 +398,7 @@ class MemoryStore:
     # ------------------------------------------------------------------ read
     def get(self, record_type: str, record_id: str) -> Record | None:
         _check_record_type(record_type, RECORD_TYPES, "get")
+        _check_id(record_id, "record_id")
         with self.engine.cursor() as cur:
             cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
             row = cur.fetchone()
@@ -314,6 +420,9 @@ class MemoryStore:
             raise ValueError(f"limit must be a non-negative integer or None, got {limit!r}")
         if metadata_filter is not OMITTED and metadata_filter is not None:
             _check_metadata(metadata_filter, "metadata_filter")
+        for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
+            if value is not OMITTED:
+                _check_id(value, name, optional=True)
         unscoped = record_type in PROFILE_TYPES
         params = {"rt": record_type}
         for name, value in (("tid", thread_id), ("u", user_id), ("a", agent_id)):
@@ -338,6 +447,7 @@ class MemoryStore:
         return out
 
     def list_thread_messages(self, thread_id: str, last_n: int | None = None) -> list[MessageRecord]:
+        _check_id(thread_id, "thread_id")
         if last_n is not None and (not isinstance(last_n, int) or isinstance(last_n, bool) or last_n < 0):
             raise ValueError(f"last_n must be a non-negative integer or None, got {last_n!r}")
         msgs = self.list("message", limit=None, thread_id=thread_id)
@@ -361,10 +471,12 @@ class MemoryStore:
         metadata_filter: dict | None = None,
     ) -> list[tuple[Record, float]]:
         """(record, cosine distance) pairs, nearest first."""
-        if isinstance(k, bool) or not isinstance(k, int):
-            raise ValueError(f"k must be an integer >= 1, got {k!r}")
-        if k < 1:
-            raise ValueError(f"k must be at least 1, got {k}")
+        _check_k(k)
+        for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
+            _check_id(value, name, optional=True)
+        if record_types is not None and (isinstance(record_types, str)
+                                         or not isinstance(record_types, (set, frozenset, list, tuple))):
+            raise ValueError(f"record_types must be a set or list of record types, got {record_types!r}")
         if (query is None) == (query_vector is None):
             raise ValueError("Pass exactly one of query and query_vector")
         if query is not None:
@@ -374,6 +486,8 @@ class MemoryStore:
                 raise ValueError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
         if metadata_filter is not None:
             _check_metadata(metadata_filter, "metadata_filter")
+        for t in record_types or ():
+            _check_record_type(t, RECORD_TYPES, "search")
         types = set(record_types) if record_types is not None else set(RECORD_TYPES)
         for t in types:
             _check_record_type(t, RECORD_TYPES, "search")
@@ -439,6 +553,7 @@ class MemoryStore:
         metadata: dict | None = OMITTED,
     ) -> int:
         _check_record_type(record_type, RECORD_TYPES, "update")
+        _check_id(record_id, "record_id")
         if all(v is OMITTED for v in (text, index_text, embedding, metadata)):
             raise ValueError("update() needs at least one of text, index_text, embedding or metadata")
         if text is None and any(v is not OMITTED and v is not None for v in (index_text, embedding)):
@@ -481,6 +596,7 @@ class MemoryStore:
     # ------------------------------------------------------------------ delete
     def delete(self, record_type: str, record_id: str, cascade: bool = False) -> int:
         _check_record_type(record_type, DELETABLE_TYPES, "delete")
+        _check_id(record_id, "record_id")
         if record_type == "thread":
             return self.delete_thread(record_id)
         with self.engine.transaction() as cur:
@@ -517,11 +633,14 @@ class MemoryStore:
         return max(cur.rowcount, 0)
 
     def delete_thread(self, thread_id: str) -> int:
+        _check_id(thread_id, "thread_id")
         with self.engine.transaction() as cur:
             return self._delete_thread_rows(cur, thread_id)
 
     # ------------------------------------------------------------------ misc
     def count(self, record_type: str | None = None) -> int:
+        if record_type is not None:
+            _check_record_type(record_type, RECORD_TYPES, "count")
         with self.engine.cursor() as cur:
             cur.execute(self.sql.RECORD_COUNT, {"types": "," + ",".join(sorted([record_type] if record_type else RECORD_TYPES)) + ","})
             return int(cur.fetchone()[0])

@@ -175,7 +175,7 @@ CHUNK_INSERT_TEXT = """INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk
 SELECT :seq, 0, :txt, e FROM (SELECT embed(:txt) AS e) WHERE e IS NOT NULL"""
 CHUNK_INSERT_VECTOR = "INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding) VALUES (:seq, 0, :txt, :vec)"
 
-THREAD_GET = "SELECT thread_id FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_GET = "SELECT thread_id, user_id FROM {p}THREADS WHERE thread_id = :tid"
 THREAD_INSERT = "INSERT INTO {p}THREADS (thread_id, user_id, agent_id) VALUES (:tid, :u, :a)"
 THREAD_DELETE = "DELETE FROM {p}THREADS WHERE thread_id = :tid"
 THREAD_CHUNKS_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)"
@@ -458,3 +458,13 @@ def sc_count(table) -> str:
 def sc_select(table, columns: list[str], limit: int) -> str:
     return (f"SELECT {', '.join(columns)} FROM {SC_OWNER}.{table.name} "
             f"ORDER BY {', '.join(table.primary_key)} LIMIT {int(limit)}")
+
+
+# ---------------------------------------------------------------- integrity (workshop doctor)
+# quick_check per database file; FTS5's own check of the index against RECORDS; the KNN
+# index read in full (a damaged vector chunk shows as "vectors blob read error") and its
+# row count compared with the chunks it mirrors.
+QUICK_CHECK = "PRAGMA {schema}.quick_check(5)"
+FTS_INTEGRITY = "INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS) VALUES ('integrity-check')"
+KNN_READ_ALL = "SELECT COUNT(*), SUM(length(embedding)) FROM {p}RECORDS_KNN"
+KNN_EXPECTED = "SELECT COUNT(*) FROM {p}RECORD_CHUNKS WHERE chunk_no = 0"

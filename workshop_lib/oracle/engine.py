@@ -11,7 +11,7 @@ Settings (workshop_lib.config.oracle_setting / environment):
   ORACLE_USER / ORACLE_PASSWORD          the workshop's application user (AGENT)
   ORACLE_CONFIG_DIR       folder with tnsnames.ora (Autonomous Database wallet folder)
   ORACLE_WALLET_DIR / ORACLE_WALLET_PASSWORD   wallet for mutual TLS (Autonomous Database)
-  ORACLE_CONNECT_TIMEOUT  seconds to keep retrying an unreachable database (default 60)
+  ORACLE_CONNECT_TIMEOUT  overall connect deadline in seconds, retries included (default 60)
   ORACLE_SUPPLYCHAIN_PASSWORD            password of the SUPPLYCHAIN owner (default ORACLE_PASSWORD)
   ORACLE_RERANK_MODEL     optional in-database ONNX cross-encoder used by rerank()
   ORACLE_RERANK_PARAMS    optional JSON parameters for DBMS_VECTOR.RERANK (third-party reranker)
@@ -80,32 +80,69 @@ def require_dsn(dsn: str | None = None) -> str:
     return dsn
 
 
+def _connect_within(kwargs: dict[str, Any], seconds: float) -> oracledb.Connection:
+    """oracledb.connect() bounded by `seconds` in all: tcp_connect_timeout covers only the TCP
+    handshake, and a listener that accepts and never answers would hang the caller for minutes.
+    The attempt runs in a daemon thread; past the deadline it is abandoned (its socket closes
+    when the server or the OS gives up) and the caller gets a TimeoutError."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            box["conn"] = oracledb.connect(**kwargs)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=attempt, name="oracle-connect", daemon=True)
+    worker.start()
+    worker.join(max(seconds, 0.0))
+    if worker.is_alive():
+        raise TimeoutError(f"no answer within {seconds:.0f} s")
+    if "error" in box:
+        raise box["error"]
+    return box["conn"]
+
+
+def _refused(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "refused" in text or "errno 111" in text or "errno 61" in text
+
+
 def connect_oracle(user: str, password: str, dsn: str, *, timeout: float | None = None,
                    progress: bool = True, what: str = "Oracle") -> oracledb.Connection:
-    """Connect in thin mode, retrying for up to `timeout` seconds while the database is unreachable.
+    """Connect in thin mode within `timeout` seconds in all (attempts included), retrying while
+    the database is starting. A closed port ("connection refused") fails at once: nothing
+    listens there, and waiting would only delay the message.
 
-    Never falls back to another engine: when the time is up the error names the DSN and the fix.
+    Never falls back to another engine: the error names the DSN and the fix.
     """
     if timeout is None:
         timeout = float(os.environ.get("ORACLE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT))
     kwargs = connect_kwargs(user, password, dsn)
     deadline = time.monotonic() + timeout
     bar = None
-    last: Exception | None = None
+    last: BaseException | None = None
     try:
         while True:
+            remaining = deadline - time.monotonic()
+            kwargs["tcp_connect_timeout"] = max(0.5, min(5.0, remaining))
             try:
-                return oracledb.connect(**kwargs)
+                return _connect_within(kwargs, remaining)
+            except TimeoutError as exc:
+                last = exc
+                break
             except oracledb.Error as exc:
                 last = exc
-                if not (set(codes(exc)) & RETRYABLE) or time.monotonic() >= deadline:
+                if _refused(exc) or not (set(codes(exc)) & RETRYABLE) or time.monotonic() >= deadline:
                     break
             if bar is None and progress:
                 from ..progress import progress as tqdm
 
                 bar = tqdm(total=int(timeout), desc=f"Waiting for {what} at {dsn}", unit="s",
                            bar_format="{desc}: {n_fmt}/{total_fmt} s {bar}")
-            time.sleep(2)
+            time.sleep(max(0.0, min(2.0, deadline - time.monotonic())))
             if bar is not None:
                 bar.n = min(int(timeout), int(timeout - (deadline - time.monotonic())))
                 bar.refresh()
@@ -113,16 +150,25 @@ def connect_oracle(user: str, password: str, dsn: str, *, timeout: float | None 
         if bar is not None:
             bar.close()
     assert last is not None
+    fix = ("Fix: start the database container (`docker compose -f .devcontainer/docker-compose.yml up -d oracle`, "
+           "then wait for `docker ps` to show it healthy) and run `make setup-oracle`; in a Codespace, run "
+           "`docker ps` to check the oracle service. Check that ORACLE_DSN names the right host, port and "
+           "service (FREEPDB1). The workshop does not fall back to the embedded engine: to use it instead, "
+           "set WORKSHOP_ENGINE=embedded.")
+    if isinstance(last, TimeoutError):
+        raise OracleConnectionError(
+            f"Could not connect to Oracle at ORACLE_DSN={dsn!r}: the server accepted the connection but did "
+            f"not answer within {timeout:.0f} s (the deadline, ORACLE_CONNECT_TIMEOUT). Something that is not "
+            f"a ready Oracle listener is on that port, or the database is hung. {fix}") from None
+    if _refused(last):
+        raise OracleConnectionError(
+            f"Could not connect to Oracle at ORACLE_DSN={dsn!r}: connection refused (nothing listens on that "
+            f"host and port). {fix}") from last
     found = set(codes(last))
     if found & RETRYABLE:
         raise OracleConnectionError(
             f"Could not reach Oracle at ORACLE_DSN={dsn!r} within {int(timeout)} s ({str(last).splitlines()[0]}). "
-            "Fix: start the database container (`docker compose -f .devcontainer/docker-compose.yml up -d oracle`, "
-            "then wait for `docker ps` to show it healthy) and run `make setup-oracle`; in a Codespace, run "
-            "`docker ps` to check the oracle service. Check that ORACLE_DSN names the right host, port and "
-            "service (FREEPDB1). The workshop does not fall back to the embedded engine: to use it instead, "
-            "set WORKSHOP_ENGINE=embedded."
-        ) from last
+            + fix) from last
     raise OracleWorkshopError(f"connect as {user} to {dsn}", last) from last
 
 

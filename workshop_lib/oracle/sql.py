@@ -125,7 +125,7 @@ VALUES (:seq, 0, :txt, VECTOR_EMBEDDING({MODEL_NAME} USING SUBSTR(:txt, 1, {EMBE
 CHUNK_INSERT_VECTOR = """INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
 VALUES (:seq, 0, :txt, :vec)"""
 
-THREAD_GET = "SELECT thread_id FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_GET = "SELECT thread_id, user_id FROM {p}THREADS WHERE thread_id = :tid"
 THREAD_INSERT = "INSERT INTO {p}THREADS (thread_id, user_id, agent_id) VALUES (:tid, :u, :a)"
 THREAD_DELETE = "DELETE FROM {p}THREADS WHERE thread_id = :tid"
 THREAD_CHUNKS_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)"
