@@ -50,6 +50,10 @@ SEARCH_TOOL = "search_catalog"
 SELECTION_TIMEOUT_S = 8.0
 AVAILABILITY_MARGIN = 0.10  # availability answers cover rows within this similarity of the best one
 MAX_CACHED_QUERY_BYTES = 4000  # fits the caches' VARCHAR2(4000) columns on Oracle
+# Routing reads at most this much of a question: a route is decided by its first words, and
+# the patterns then cost linear time however long the input (no question is this long).
+MAX_ROUTE_CHARS = 2000
+MAX_MODEL_JSON_CHARS = 100_000  # longer model output is not a label or a selection
 
 
 # ============================================================================ routing
@@ -75,7 +79,7 @@ _EQUIPMENT_WORDS = (
 )
 _EQUIPMENT_RE = re.compile(rf"\b(?:{_EQUIPMENT_WORDS})(?=\W|$)|\d{{2}}'", re.I)
 _AVAILABILITY_RE = re.compile(
-    r"\b(?:availab\w*|in stock|stock|units? (?:left|ready)|how many .* (?:at|in)|do you have|"
+    r"\b(?:availab\w*|in stock|stock|units? (?:left|ready)|how many [^.?!\n]{0,80}? (?:at|in)|do you have|"
     r"is there an?y?|are there any|can i (?:get|pick up|rent|lease|hire|book)|where can i (?:get|find|rent|lease|pick up|hire))\b",
     re.I,
 )
@@ -116,6 +120,7 @@ def classify_rules(question: str) -> Route:
     """The fast deterministic router: patterns and port names, no model."""
     if not isinstance(question, str) or not question.strip():
         return Route("GENERAL_CONVERSATION", "rules", [], "empty question")
+    question = question[:MAX_ROUTE_CHARS]
     ports = find_ports(question)
     equipment = mentions_equipment(question)
     if _AVAILABILITY_RE.search(question) and (equipment or ports):
@@ -152,12 +157,23 @@ def classify_llm(llm, question: str, *, timeout: float = SELECTION_TIMEOUT_S) ->
     return Route(label, "llm", rules.ports, "model label")
 
 
+def _loads_model_json(text: Any) -> Any:
+    """json.loads for model output: too long or too deeply nested is malformed (ValueError),
+    not a RecursionError."""
+    if isinstance(text, str) and len(text) > MAX_MODEL_JSON_CHARS:
+        raise json.JSONDecodeError("model output too long", text[:40], 0)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("model output nested too deeply", str(text)[:40], 0) from None
+
+
 def _parse_label(text: Any) -> str | None:
-    if not isinstance(text, str):
+    if not isinstance(text, str) or len(text) > MAX_MODEL_JSON_CHARS:
         return None
     body = text.strip()
     try:
-        value = json.loads(body)
+        value = _loads_model_json(body)
         if isinstance(value, dict):
             body = str(value.get("intent", value.get("label", "")))
         elif isinstance(value, str):
@@ -238,7 +254,10 @@ def embed_question(eng, text: str) -> tuple[list[float], bool]:
     rows = eng.query(sql.EMB_CACHE_GET, key)
     if rows:
         return _floats(rows[0][0]), True
-    vector = _floats(eng.query(sql.EMBED_TEXT, {"t": text})[0][0])  # embedded by the database's model
+    raw = eng.query(sql.EMBED_TEXT, {"t": text})[0][0]  # embedded by the database's model
+    if raw is None:  # no direction (e.g. only control characters): nothing to compare or cache
+        return None, False
+    vector = _floats(raw)
     if len(text.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:  # the cache keeps questions, not documents
         with eng.transaction() as cur:
             cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.vector_param(vector)})
@@ -264,15 +283,22 @@ def match_catalog(eng, question: str, *, k: int = DEFAULT_K, min_similarity: flo
     """Up to k catalog rows at or above the similarity threshold, best first."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError("question is empty: ask about a container, a service or a port")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100_000:
+        raise ValueError(f"k must be an integer from 1 to 100000, got {k!r}")
     threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"min_similarity must be between 0 and 1, got {threshold}")
     sql = catalog.statements(eng)
     if not eng.query(sql.ITEM_COUNT)[0][0]:
         raise RuntimeError("The catalog is empty. Fix: run `catalog.seed(eng)` (the Part 5 seed cell).")
-    vector, hit = embed_question(eng, question.strip())
+    question = question.strip()
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"question is not valid text: {exc.reason} at position {exc.start}") from None
+    vector, hit = embed_question(eng, question)
+    if vector is None:
+        raise ValueError("question has no word the embedding model knows (only control characters or symbols?)")
     qv = eng.vector_param(vector)
     matches = _rows_to_matches(eng, eng.query(sql.MATCH_ABOVE_THRESHOLD, {"qv": qv, "min_similarity": threshold, "k": k}))
     alternatives = [] if matches else _rows_to_matches(eng, eng.query(sql.CLOSEST_ITEMS, {"qv": qv, "k": k}))
@@ -399,14 +425,14 @@ def select_with_llm(llm, question: str, rows: Sequence[CatalogMatch], *, persona
         if call.name != SELECT_TOOL:
             return SelectionOutcome(None, f"fallback: model called unknown tool {call.name!r}", False)
         try:
-            args = json.loads(call.arguments)
+            args = _loads_model_json(call.arguments)
         except (json.JSONDecodeError, TypeError):
             return SelectionOutcome(None, "fallback: malformed JSON in the selection", False)
     elif looks_like_tool_artifact(reply.content):
         return SelectionOutcome(None, "fallback: tool-schema artifact instead of a selection", False)
     else:
         try:
-            args = json.loads(reply.content)
+            args = _loads_model_json(reply.content)
         except (json.JSONDecodeError, TypeError):
             return SelectionOutcome(None, "fallback: model skipped the tool (its draft was discarded)", False)
         if not isinstance(args, dict) or "item_ids" not in args:
@@ -518,8 +544,11 @@ class GroundedAnswer:
         return asdict(self)
 
 
-def response_cache_key(model: str, persona: str, question: str) -> str:
-    return _sha(f"{model}\x1f{persona}\x1f{normalize_query(question)}")
+def response_cache_key(model: str, persona: str, question: str, k: int = DEFAULT_K,
+                       min_similarity: float | None = None) -> str:
+    """Every parameter that changes the answer is in the key (a strict call's "no match"
+    must not be served to a normal one)."""
+    return _sha(f"{model}\x1f{persona}\x1f{normalize_query(question)}\x1fk={k}\x1fmin={min_similarity!r}")
 
 
 def clear_caches(eng, *, embeddings: bool = False) -> None:
@@ -541,7 +570,8 @@ def ask(eng, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cac
         raise ValueError(f"unknown persona {persona!r}; choose one of {sorted(PERSONAS)}")
     sql = catalog.statements(eng)
     model = getattr(llm, "model", None) or "none"
-    key = response_cache_key(model, persona, question)
+    threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)
+    key = response_cache_key(model, persona, question, k, threshold)
     if use_cache:
         rows = eng.query(sql.RESP_CACHE_GET, {"k": key})
         if rows:

@@ -10,6 +10,8 @@ import json
 from typing import Any
 
 MAX_QUERY_CHARS = 100_000
+MAX_K = 100_000  # results a caller can ask for; larger values overflow SQL integers
+MAX_PER_LIST = 4096  # sqlite-vec's largest k for one nearest-neighbour list
 RRF_K = 60
 SENTINEL = 999_999
 
@@ -22,14 +24,20 @@ def check_query(query: Any) -> str:
         raise ValueError("query is empty: type a question or a few keywords")
     if len(query) > MAX_QUERY_CHARS:
         raise ValueError(f"query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from broken JSON escapes
+        raise ValueError(f"query is not valid text: {exc.reason} at position {exc.start}") from None
     return query
 
 
-def check_k(k: Any, name: str = "k") -> int:
+def check_k(k: Any, name: str = "k", maximum: int = MAX_K) -> int:
     if isinstance(k, bool) or not isinstance(k, int):
         raise ValueError(f"{name} must be an integer >= 1, got {k!r}")
     if k < 1:
         raise ValueError(f"{name} must be at least 1, got {k}")
+    if k > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}, got {k}")
     return k
 
 
@@ -115,7 +123,7 @@ def hybrid_rrf_search_memories(eng, query: str, k: int = 5, per_list: int = 30, 
     """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement."""
     check_query(query)
     check_k(k)
-    check_k(per_list, "per_list")
+    check_k(per_list, "per_list", MAX_PER_LIST)
     check_k(rrf_k, "rrf_k")
     kw = keyword_expression(eng, query) or eng.no_match_expression
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **_scope(eng)}
@@ -138,7 +146,7 @@ def hybrid_rows(eng, rows) -> list[dict]:
 # ------------------------------------------------------------------ the two lists, for checking
 def vector_ranked_ids(eng, query: str, n: int = 30) -> list[str]:
     check_query(query)
-    return [r[0] for r in eng.query(eng.sql.VECTOR_RANKED, {"q": query, "n": check_k(n, "n"), **_scope(eng)})]
+    return [r[0] for r in eng.query(eng.sql.VECTOR_RANKED, {"q": query, "n": check_k(n, "n", MAX_PER_LIST), **_scope(eng)})]
 
 
 def keyword_ranked_ids(eng, query: str, n: int = 30) -> list[str]:

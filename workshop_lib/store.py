@@ -113,6 +113,15 @@ def _check_id(value: Any, name: str, *, optional: bool = False) -> None:
         raise ValueError(f"{name} must be {kind}, got {type(value).__name__}")
 
 
+def _check_text(value: Any, name: str) -> None:
+    """Text SQL can store: a lone surrogate (broken JSON escapes) is not encodable."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{name} is not valid text: {exc.reason} at position {exc.start}") from None
+
+
 def _check_k(k: Any, name: str = "k") -> int:
     if isinstance(k, bool) or not isinstance(k, int):
         raise ValueError(f"{name} must be an integer >= 1, got {k!r}")
@@ -334,6 +343,8 @@ class MemoryStore:
             return []
         if any(not isinstance(t, str) for t in texts):
             raise ValueError("texts must be strings")
+        for t in texts:
+            _check_text(t, "texts")
         n = len(texts)
         ids = _as_list(record_ids, n, "record_ids") if record_ids is not None else [None] * n
         metas = metadata if isinstance(metadata, list) else [metadata] * n
@@ -354,6 +365,7 @@ class MemoryStore:
                              ("index_texts", itexts), ("roles", rls)):
             for v in values:
                 _check_id(v, name, optional=True)
+                _check_text(v, name)
         ids = [i if i is not None else self.engine.new_id(record_type) for i in ids]
         if len(set(ids)) != n:
             raise ValueError("record_ids must be unique within one add() call")
@@ -484,6 +496,7 @@ class MemoryStore:
                 raise ValueError("query must be a non-empty string")
             if len(query) > MAX_QUERY_CHARS:
                 raise ValueError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
+            _check_text(query, "query")
         if metadata_filter is not None:
             _check_metadata(metadata_filter, "metadata_filter")
         for t in record_types or ():
@@ -563,6 +576,7 @@ class MemoryStore:
         for name, value in (("text", text), ("index_text", index_text)):
             if value is not OMITTED and value is not None and not isinstance(value, str):
                 raise ValueError(f"{name} must be a string or None")
+            _check_text(value, name)
         if metadata is not OMITTED:
             _check_metadata(metadata)
         vector = None
