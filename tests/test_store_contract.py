@@ -458,3 +458,20 @@ def test_scoped_search_with_huge_k(store):
     hits = store.search("reefer", k=10_000, user_id="ann", agent_id="bot", exact_user_match=True,
                         exact_agent_match=True, record_types={"memory"})
     assert len(hits) == 2
+
+
+# ---------------------------------------------------------------- issue 17: scopes and threads
+def test_an_id_held_by_another_scope_is_refused_with_the_scope(store):
+    """Ids are unique per record type across the store (get/update/delete take no scope)."""
+    store.add(["ann's"], record_ids="shared-id", user_ids="ann", agent_ids="a1")
+    with pytest.raises(ValueError, match="another scope.*'ann'"):
+        store.add(["bob's"], record_ids="shared-id", user_ids="bob", agent_ids="a1")
+    assert store.get("memory", "shared-id").content == "ann's"
+
+
+def test_a_thread_belongs_to_the_user_who_started_it(store):
+    store.add(["ann starts"], record_type="message", thread_ids="t-own", user_ids="ann")
+    with pytest.raises(ValueError, match="belongs to another user"):
+        store.add(["bob joins"], record_type="message", thread_ids="t-own", user_ids="bob")
+    store.add(["unscoped thread memory"], record_ids="t-own-mem", thread_ids="t-own")  # documented: allowed
+    assert [m.content for m in store.list_thread_messages("t-own")] == ["ann starts"]
