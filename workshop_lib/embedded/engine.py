@@ -111,12 +111,14 @@ class EmbeddedEngine(Engine):
         sqlite_vec.load(self.conn)
         self.conn.enable_load_extension(False)
         self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        self.conn.execute("PRAGMA journal_mode=WAL")
+        # Switching a new file to WAL needs an exclusive lock, and SQLite does not always wait
+        # for it (two first-time setups at once): retry like a write.
+        self._retry_locked(lambda: self.conn.execute("PRAGMA journal_mode=WAL"))
         # Memory-map the store (up to 1 GiB): a vec0 KNN reads every vector of a partition,
         # and mapped pages spare it a read() and a copy per page (1.5x at 100k memories, bench/).
         self.conn.execute("PRAGMA mmap_size=1073741824")
         self.conn.execute("ATTACH DATABASE ? AS SUPPLYCHAIN", (str(self.supplychain_path),))
-        self.conn.execute("PRAGMA SUPPLYCHAIN.journal_mode=WAL")
+        self._retry_locked(lambda: self.conn.execute("PRAGMA SUPPLYCHAIN.journal_mode=WAL"))
 
         def embed_sql(text: Any) -> bytes | None:
             try:
@@ -155,7 +157,7 @@ class EmbeddedEngine(Engine):
             return DatabaseFault(self.path, f"the disk is full ({text})", "free disk space, then retry")
         if "database is locked" in low or "database table is locked" in low:
             return DatabaseFault(
-                self.path, f"another process kept the database locked for {LOCK_WAIT_S:.0f} s ({text})",
+                self.path, f"another process kept the database locked (waited up to {LOCK_WAIT_S:.0f} s: {text})",
                 "another notebook kernel, `workshop setup` or `workshop serve` is writing: wait for it "
                 "to finish, or stop it (restart the other kernels), then retry")
         if any(m in low for m in ("malformed", "not a database", "blob read error", "disk i/o error",
