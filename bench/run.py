@@ -45,15 +45,15 @@ def bench_engine(name: str, folder: Path, label: str):
         finally:
             eng.close()
         return
-    from workshop_lib.store import MemoryStore, SchemaPolicy
+    from workshop_lib.store import SchemaPolicy
 
     eng = connect(name)
     prefix = "B" + uuid.uuid4().hex[:8].upper() + "_"
-    eng._store = MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE, table_name_prefix=prefix)
+    scratch = eng.open_store(SchemaPolicy.RECREATE, table_name_prefix=prefix)
     try:
         yield eng
     finally:
-        eng.drop_objects(eng._store.sql.DROP, [n for n, _ in eng._store.sql.SCHEMA])
+        eng.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
         eng.close()
 
 

@@ -40,9 +40,9 @@ def fresh_engine(engine_name, tmp_path):
         return
     eng = connect("oracle")
     prefix = "T" + uuid.uuid4().hex[:8].upper() + "_"
-    eng._store = MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE, table_name_prefix=prefix)
+    scratch = eng.open_store(SchemaPolicy.RECREATE, table_name_prefix=prefix)
     yield eng
-    eng.drop_objects(eng._store.sql.DROP, [n for n, _ in eng._store.sql.SCHEMA])
+    eng.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
     eng.close()
 
 

@@ -78,12 +78,16 @@ class Engine(abc.ABC):
                 self._store = MemoryStore(self, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
             return self._store
 
-    def open_store(self, policy) -> Any:
-        """Open the store with an explicit schema policy (doctor: REQUIRE_EXISTING, creates nothing)."""
+    def open_store(self, policy, *, table_name_prefix: str = "") -> Any:
+        """Open the store with an explicit schema policy, and make it this engine's store.
+
+        Doctor opens with REQUIRE_EXISTING (creates nothing); tests and benchmarks open a
+        scratch store with RECREATE and a table_name_prefix of their own.
+        """
         from .store import MemoryStore
 
         with self._open_lock:
-            self._store = MemoryStore(self, schema_policy=policy)
+            self._store = MemoryStore(self, schema_policy=policy, table_name_prefix=table_name_prefix)
             self._memory = None
             return self._store
 
