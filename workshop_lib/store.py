@@ -402,13 +402,16 @@ class MemoryStore:
         return actor_id
 
     def add_user(self, user_id: str, information: str) -> str:
+        """Add a user_profile record whose id is the user id; returns it (refused if it exists)."""
         return self._add_profile("user_profile", user_id, information)
 
     def add_agent(self, agent_id: str, information: str) -> str:
+        """Add an agent_profile record whose id is the agent id; returns it (refused if it exists)."""
         return self._add_profile("agent_profile", agent_id, information)
 
     # ------------------------------------------------------------------ read
     def get(self, record_type: str, record_id: str) -> Record | None:
+        """The record of this type with this id, or None. Ids are unique per record type."""
         _check_record_type(record_type, RECORD_TYPES, "get")
         _check_id(record_id, "record_id")
         with self.engine.cursor() as cur:
@@ -425,6 +428,12 @@ class MemoryStore:
         agent_id: str | None = OMITTED,
         metadata_filter: dict | None = OMITTED,
     ) -> list[Record]:
+        """Records of one type in insertion order, at most `limit` (None: all).
+
+        A scope argument left out does not filter; passing None asks for records with no
+        value there (unscoped). `metadata_filter` matches stored metadata that contains
+        every key and value (nested dicts recursively, lists by exact equality).
+        """
         _check_record_type(record_type, RECORD_TYPES, "list")
         if limit is OMITTED:
             limit = self.list_limit
@@ -459,6 +468,7 @@ class MemoryStore:
         return out
 
     def list_thread_messages(self, thread_id: str, last_n: int | None = None) -> list[MessageRecord]:
+        """The thread's messages in order; `last_n` keeps only the most recent n."""
         _check_id(thread_id, "thread_id")
         if last_n is not None and (not isinstance(last_n, int) or isinstance(last_n, bool) or last_n < 0):
             raise ValueError(f"last_n must be a non-negative integer or None, got {last_n!r}")
@@ -565,6 +575,8 @@ class MemoryStore:
         embedding: Any = OMITTED,
         metadata: dict | None = OMITTED,
     ) -> int:
+        """Change a record: its text (re-embedded), only what is embedded (`index_text`), the
+        embedding itself, or the metadata (replaced whole). Returns 1, or 0 if no such record."""
         _check_record_type(record_type, RECORD_TYPES, "update")
         _check_id(record_id, "record_id")
         if all(v is OMITTED for v in (text, index_text, embedding, metadata)):
@@ -609,6 +621,11 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ delete
     def delete(self, record_type: str, record_id: str, cascade: bool = False) -> int:
+        """Delete one record in one transaction; returns how many were deleted (0 or 1).
+
+        `cascade=True` on a user or agent profile also deletes that actor's threads (with
+        their messages) and the records scoped to it. record_type "thread" deletes a thread.
+        """
         _check_record_type(record_type, DELETABLE_TYPES, "delete")
         _check_id(record_id, "record_id")
         if record_type == "thread":
@@ -647,12 +664,14 @@ class MemoryStore:
         return max(cur.rowcount, 0)
 
     def delete_thread(self, thread_id: str) -> int:
+        """Delete a thread with its messages and memories in one transaction; returns 1 or 0."""
         _check_id(thread_id, "thread_id")
         with self.engine.transaction() as cur:
             return self._delete_thread_rows(cur, thread_id)
 
     # ------------------------------------------------------------------ misc
     def count(self, record_type: str | None = None) -> int:
+        """How many records of this type (None: of every type) the store holds."""
         if record_type is not None:
             _check_record_type(record_type, RECORD_TYPES, "count")
         with self.engine.cursor() as cur:
