@@ -20,10 +20,14 @@ import functools
 import hashlib
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from .progress import progress as tqdm
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from .engine import Engine
 
 CATEGORIES = ("equipment", "service")
 
@@ -199,11 +203,11 @@ def availability() -> dict[str, dict[str, int | None]]:
 
 # ============================================================================ SQL
 # Each engine owns its catalog statements (embedded/sql.py and oracle/sql.py, CATALOG).
-def statements(eng) -> SimpleNamespace:
+def statements(eng: Engine) -> SimpleNamespace:
     return eng.catalog_statements()
 
 
-def availability_table(eng):
+def availability_table(eng: Engine):
     """Units ready to lease per item (rows) and port (columns); blank where an item is not offered."""
     rows = eng.query(statements(eng).AVAILABILITY_ALL)
     frame = pd.DataFrame(rows, columns=["item_id", "unlocode", "units"])
@@ -211,14 +215,14 @@ def availability_table(eng):
 
 
 # ============================================================================ seeding
-def ensure_tables(eng) -> None:
+def ensure_tables(eng: Engine) -> None:
     sql = statements(eng)
     with eng.transaction() as cur:
         for ddl in sql.DDL:
             cur.execute(ddl)
 
 
-def seed(eng, *, progress: bool = True) -> dict[str, int]:
+def seed(eng: Engine, *, progress: bool = True) -> dict[str, int]:
     """Create and fill the catalog; returns counts. Idempotent; SUPPLYCHAIN is left alone."""
     sql = statements(eng)
     ensure_tables(eng)

@@ -22,11 +22,14 @@ import json
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from . import catalog
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from .engine import Engine
 
 INTENTS = ("EQUIPMENT_RAG", "PORT_LOCATION", "EQUIPMENT_AVAILABILITY", "GENERAL_CONVERSATION")
 INTENT_HELP = {
@@ -247,7 +250,7 @@ def _floats(value: Any) -> list[float]:
     return [float(x) for x in value]
 
 
-def embed_question(eng, text: str) -> tuple[list[float], bool]:
+def embed_question(eng: Engine, text: str) -> tuple[list[float], bool]:
     """The question's vector, from the embedding cache when it is there. (vector, cache_hit)"""
     sql = catalog.statements(eng)
     key = {"h": _sha(text), "m": eng.model_name}
@@ -264,11 +267,11 @@ def embed_question(eng, text: str) -> tuple[list[float], bool]:
     return vector, False
 
 
-def catalog_min_similarity(eng) -> float:
+def catalog_min_similarity(eng: Engine) -> float:
     return float(eng.thresholds.get("catalog_min_similarity", MIN_SIMILARITY.get(eng.name, 0.5)))
 
 
-def _rows_to_matches(eng, rows) -> list[CatalogMatch]:
+def _rows_to_matches(eng: Engine, rows) -> list[CatalogMatch]:
     sql = catalog.statements(eng)
     out = []
     for item_id, name, category, description, price, unit, sim in rows:
@@ -279,7 +282,7 @@ def _rows_to_matches(eng, rows) -> list[CatalogMatch]:
     return out
 
 
-def match_catalog(eng, question: str, *, k: int = DEFAULT_K, min_similarity: float | None = None) -> MatchResult:
+def match_catalog(eng: Engine, question: str, *, k: int = DEFAULT_K, min_similarity: float | None = None) -> MatchResult:
     """Up to k catalog rows at or above the similarity threshold, best first."""
     if not isinstance(question, str) or not question.strip():
         raise ValueError("question is empty: ask about a container, a service or a port")
@@ -449,7 +452,7 @@ def select_with_llm(llm, question: str, rows: Sequence[CatalogMatch], *, persona
 
 
 # ============================================================================ the other intents
-def port_rows(eng) -> dict[str, dict]:
+def port_rows(eng: Engine) -> dict[str, dict]:
     """SUPPLYCHAIN.PORTS read from the database."""
     sql = catalog.statements(eng)
     return {code: {"unlocode": code, "name": name, "country_code": cc, "region": region,
@@ -461,7 +464,7 @@ def _coord(lat: float, lon: float) -> str:
     return f"{abs(lat):.2f}\u00b0 {'N' if lat >= 0 else 'S'}, {abs(lon):.2f}\u00b0 {'E' if lon >= 0 else 'W'}"
 
 
-def port_location_answer(eng, question: str, codes: Sequence[str]) -> str:
+def port_location_answer(eng: Engine, question: str, codes: Sequence[str]) -> str:
     rows = port_rows(eng)
     if not rows:
         return "The SUPPLYCHAIN ports are not loaded. Fix: run `prepare(eng)`."
@@ -551,7 +554,7 @@ def response_cache_key(model: str, persona: str, question: str, k: int = DEFAULT
     return _sha(f"{model}\x1f{persona}\x1f{normalize_query(question)}\x1fk={k}\x1fmin={min_similarity!r}")
 
 
-def clear_caches(eng, *, embeddings: bool = False) -> None:
+def clear_caches(eng: Engine, *, embeddings: bool = False) -> None:
     """Empty the response cache (and, if asked, the embedding cache). Explicit, never automatic."""
     sql = catalog.statements(eng)
     catalog.ensure_tables(eng)
@@ -561,7 +564,7 @@ def clear_caches(eng, *, embeddings: bool = False) -> None:
             cur.execute(sql.EMB_CACHE_CLEAR)
 
 
-def ask(eng, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cache: bool = True,
+def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cache: bool = True,
         k: int = DEFAULT_K, min_similarity: float | None = None) -> GroundedAnswer:
     """Answer one customer question, grounded in the catalog and the ports table."""
     if not isinstance(question, str) or not question.strip():
@@ -622,7 +625,7 @@ def _search_tool() -> dict:
     }}
 
 
-def _general(eng, question: str, r: Route, *, llm, persona: str, model: str, k: int,
+def _general(eng: Engine, question: str, r: Route, *, llm, persona: str, model: str, k: int,
              min_similarity: float | None) -> tuple[GroundedAnswer, bool]:
     """GENERAL_CONVERSATION: the model chats, with the catalog search as a tool.
 

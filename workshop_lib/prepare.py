@@ -6,14 +6,18 @@ and scanned facts are upserted, so a learner's own memories are never touched.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from . import scanner, supplychain
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from .engine import Engine
 
 AGENT_PROFILE = "Supply-chain analyst assistant that answers questions about the SUPPLYCHAIN schema."
 USER_PROFILE = "Workshop attendee exploring agent memory on Oracle AI Database."
 
 
-def prepare(eng, *, progress: bool = True) -> dict:
+def prepare(eng: Engine, *, progress: bool = True) -> dict:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     eng.embed(["warm up the embedding model"])

@@ -7,7 +7,10 @@ their results with these. The SQL lives in the engine's statements module.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from .engine import Engine
 
 MAX_QUERY_CHARS = 100_000
 MAX_K = 100_000  # results a caller can ask for; larger values overflow SQL integers
@@ -61,13 +64,13 @@ def _meta(value: Any, eng) -> dict:
 
 
 # ------------------------------------------------------------------ vector + rerank
-def rerank(eng, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
+def rerank(eng: Engine, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
     """Second stage: a cross-encoder reorders candidates when the engine has one;
     otherwise this passes the vector order through, cut to top_k."""
     return eng.rerank(query, candidates, top_k=top_k, content_key=content_key)
 
 
-def retrieve_knowledge(eng, query: str, k: int = 5, kinds: list[str] | str | None = None) -> list[dict]:
+def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None) -> list[dict]:
     """Semantic search over the agent's knowledge memories, then rerank."""
     check_query(query)
     check_k(k)
@@ -91,16 +94,16 @@ def retrieve_knowledge(eng, query: str, k: int = 5, kinds: list[str] | str | Non
 
 
 # ------------------------------------------------------------------ keyword
-def keyword_expression(eng, query: str) -> str | None:
+def keyword_expression(eng: Engine, query: str) -> str | None:
     """The engine's full-text query for any user text (operators escaped)."""
     return eng.keyword_expression(query)
 
 
-def _scope(eng) -> dict:
+def _scope(eng: Engine) -> dict:
     return {"u": eng.user_id, "a": eng.agent_id}
 
 
-def keyword_search_memories(eng, query: str, k: int = 5) -> list[dict]:
+def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
     """Full-text search over knowledge memories, best score first."""
     check_query(query)
     check_k(k)
@@ -119,7 +122,7 @@ def keyword_search_memories(eng, query: str, k: int = 5) -> list[dict]:
 
 
 # ------------------------------------------------------------------ hybrid
-def hybrid_rrf_search_memories(eng, query: str, k: int = 5, per_list: int = 30, rrf_k: int = RRF_K) -> list[dict]:
+def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30, rrf_k: int = RRF_K) -> list[dict]:
     """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement."""
     check_query(query)
     check_k(k)
@@ -130,7 +133,7 @@ def hybrid_rrf_search_memories(eng, query: str, k: int = 5, per_list: int = 30, 
     return hybrid_rows(eng, eng.query(eng.sql.HYBRID_RRF, params))
 
 
-def hybrid_rows(eng, rows) -> list[dict]:
+def hybrid_rows(eng: Engine, rows) -> list[dict]:
     """Shape (record_id, content, metadata, r_vec, r_txt, rrf_score) rows as hit dicts."""
     out = []
     for record_id, content, metadata, r_vec, r_txt, rrf in rows:
@@ -144,12 +147,12 @@ def hybrid_rows(eng, rows) -> list[dict]:
 
 
 # ------------------------------------------------------------------ the two lists, for checking
-def vector_ranked_ids(eng, query: str, n: int = 30) -> list[str]:
+def vector_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:
     check_query(query)
     return [r[0] for r in eng.query(eng.sql.VECTOR_RANKED, {"q": query, "n": check_k(n, "n", MAX_PER_LIST), **_scope(eng)})]
 
 
-def keyword_ranked_ids(eng, query: str, n: int = 30) -> list[str]:
+def keyword_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:
     return [h["record_id"] for h in keyword_search_memories(eng, query, k=n)]
 
 

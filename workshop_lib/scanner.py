@@ -6,9 +6,12 @@ everything around it is given.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .progress import progress as tqdm
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from .engine import Engine
 
 SOURCE = "schema_scanner"
 
@@ -76,7 +79,7 @@ def relationship_facts(catalog: dict) -> list[Fact]:
     return facts
 
 
-def scan_schema(eng, owner: str = "SUPPLYCHAIN", *, mine_comments=None) -> list[Fact]:
+def scan_schema(eng: Engine, owner: str = "SUPPLYCHAIN", *, mine_comments=None) -> list[Fact]:
     """Read the schema's dictionary (tables, columns, keys, comments) into facts.
 
     `mine_comments` lets a notebook plug in its own version of `comment_facts`.
@@ -86,7 +89,7 @@ def scan_schema(eng, owner: str = "SUPPLYCHAIN", *, mine_comments=None) -> list[
     return list(facts) + relationship_facts(catalog)
 
 
-def write_facts(eng, facts: list[Fact], *, progress: bool = True) -> dict[str, int]:
+def write_facts(eng: Engine, facts: list[Fact], *, progress: bool = True) -> dict[str, int]:
     """Upsert facts as memories in the engine's user/agent scope. Re-running is safe."""
     store = eng.store
     counts = {"added": 0, "updated": 0, "unchanged": 0}

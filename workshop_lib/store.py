@@ -151,7 +151,7 @@ def _as_list(value: Any, n: int, name: str) -> list:
 
 
 class MemoryStore:
-    """The store contract (see DESIGN.md) on top of an engine's connection and SQL."""
+    """The store contract (docs/architecture.md, "The memory store") on top of an engine's connection and SQL."""
 
     def __init__(
         self,

@@ -7,15 +7,20 @@ ALL_TAB_COMMENTS / ALL_COL_COMMENTS tables of the same shape.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from .oracle import sql as oracle_sql
 from .supplychain_data import TABLES, TABLES_BY_NAME, rows
 
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from .engine import Engine
+
 __all__ = ["seed", "describe", "comments_block", "sample", "TABLES", "rows"]
 
 
-def seed(eng, *, progress: bool = True) -> dict[str, int]:
+def seed(eng: Engine, *, progress: bool = True) -> dict[str, int]:
     """Create and fill SUPPLYCHAIN on `eng`; returns the row count per table.
 
     Safe to run again: the dataset tables are emptied and refilled in one transaction.
@@ -48,7 +53,7 @@ def comments_block(tables: list[str] | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- embedded
-def sample(eng, table: str, n: int = 5, columns: list[str] | None = None) -> pd.DataFrame:
+def sample(eng: Engine, table: str, n: int = 5, columns: list[str] | None = None) -> pd.DataFrame:
     """The first n rows of a SUPPLYCHAIN table (by primary key), on either engine."""
     spec = TABLES_BY_NAME.get(str(table).upper())
     if spec is None:

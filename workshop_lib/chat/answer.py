@@ -8,9 +8,12 @@ memories. Either way the result carries the mode (rag / hybrid / fallback) and a
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import gates, grounded
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from ..engine import Engine
 
 # Intents whose answer is rendered from database rows by Part 5's handlers.
 GROUNDED_INTENTS = ("EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY", "PORT_LOCATION")
@@ -42,14 +45,14 @@ def route_of(question: str) -> grounded.Route:
     return grounded.classify_rules(question)
 
 
-def answer_question(eng, question: str, *, llm=None) -> ChatAnswer:
+def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     route = route_of(question)
     if route.intent in GROUNDED_INTENTS:
         return _grounded(eng, question, route, llm)
     return _knowledge(eng, question, route, llm)
 
 
-def _grounded(eng, question: str, route: grounded.Route, llm) -> ChatAnswer:
+def _grounded(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAnswer:
     g = grounded.ask(eng, question, llm=llm)
     # Rows found: rag (the answer is the rows). No row above the threshold: an honest fallback.
     found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
@@ -63,7 +66,7 @@ def _grounded(eng, question: str, route: grounded.Route, llm) -> ChatAnswer:
                       {"intent": g.intent, "method": g.route_method})
 
 
-def _knowledge(eng, question: str, route: grounded.Route, llm) -> ChatAnswer:
+def _knowledge(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAnswer:
     a = gates.answer(eng, question, llm=llm)
     d = a.decision
     explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", "intent": route.intent}

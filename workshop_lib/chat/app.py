@@ -22,7 +22,7 @@ import threading
 import time
 import uuid
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from starlette.applications import Starlette
@@ -33,6 +33,9 @@ from starlette.routing import Route
 from .. import config
 from . import telemetry
 from .answer import answer_question, route_of
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from ..engine import Engine
 
 log = logging.getLogger("workshop.chat")
 
@@ -110,7 +113,7 @@ def _sse(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
 
 
-def create_app(eng, *, llm=None, store_question_text: bool = False, token: str | None = None) -> Starlette:
+def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, token: str | None = None) -> Starlette:
     """The app for one engine. `store_question_text`: keep questions' text in telemetry (else only a hash).
     `token`: require `Authorization: Bearer <token>` on every call but the page."""
     lock = threading.Lock()  # one engine connection: serialise every use of it across request threads
@@ -244,7 +247,7 @@ def create_app(eng, *, llm=None, store_question_text: bool = False, token: str |
     ])
 
 
-def document_index_status(eng) -> dict[str, Any]:
+def document_index_status(eng: Engine) -> dict[str, Any]:
     """Where Part 7's document alias points and whether that table is complete, if Part 7 has run."""
     try:
         from ..ingest import alias  # Part 7's lifecycle; absent in an install without it

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from ..engine import Engine
 
-def ensure_table(eng) -> None:
+
+def ensure_table(eng: Engine) -> None:
     """Create the telemetry table where missing (never drops anything)."""
     with eng.transaction() as cur:
         for ddl in eng.chat_statements().DDL:
@@ -19,7 +22,7 @@ def question_hash(question: str) -> str:
     return hashlib.sha256(question.encode("utf-8")).hexdigest()
 
 
-def record(eng, *, question: str, store_text: bool, thread_id: str | None, user_id: str | None, mode: str,
+def record(eng: Engine, *, question: str, store_text: bool, thread_id: str | None, user_id: str | None, mode: str,
            short_query_active: bool, used_llm: str, latency_ms: float, embedding_cache_hit: bool | None,
            from_cache: bool, decision_explain: dict[str, Any]) -> None:
     """Log one answered request. The question's text is kept only when `store_text` (privacy flag)."""
@@ -34,11 +37,11 @@ def record(eng, *, question: str, store_text: bool, thread_id: str | None, user_
         cur.execute(eng.chat_statements().INSERT, params)
 
 
-def count(eng) -> int:
+def count(eng: Engine) -> int:
     return int(eng.query(eng.chat_statements().COUNT)[0][0])
 
 
-def modes_per_minute(eng) -> pd.DataFrame:
+def modes_per_minute(eng: Engine) -> pd.DataFrame:
     """Answers per minute and mode: one column per mode, one row per minute (fallback spikes show here)."""
     rows = eng.query(eng.chat_statements().MODES_PER_MINUTE)
     frame = pd.DataFrame(rows, columns=["minute", "mode", "n"])
@@ -49,7 +52,7 @@ def modes_per_minute(eng) -> pd.DataFrame:
     return table[["rag", "hybrid", "fallback"]].astype(int)
 
 
-def recent(eng, n: int = 20) -> pd.DataFrame:
+def recent(eng: Engine, n: int = 20) -> pd.DataFrame:
     rows = eng.query(eng.chat_statements().RECENT, {"n": int(n)})
     return pd.DataFrame([(r[0], r[1], r[2], r[3], eng.read_text(r[4]), eng.read_text(r[5])) for r in rows],
                         columns=["created_at", "thread_id", "mode", "latency_ms", "question", "decision_explain"])
