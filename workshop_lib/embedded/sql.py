@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from ..statement_sets import STATEMENT_NAMES, StoreStatements
+
 # ---------------------------------------------------------------- memory store schema
 SCHEMA = [
     ("STORE_META", [
@@ -267,26 +269,20 @@ SELECT m.record_id, t.d AS distance
   FROM vec_top t JOIN {{p}}RECORDS m ON m.seq = t.seq
  ORDER BY t.d, t.seq"""
 
-_NAMES = [
-    "META_SELECT", "META_INSERT", "RECORD_GET", "RECORD_INSERT", "RECORD_LIST", "RECORD_SET_CONTENT",
-    "RECORD_SET_METADATA", "RECORD_DELETE", "RECORD_COUNT", "CHUNK_DELETE", "CHUNK_INSERT_TEXT",
-    "CHUNK_INSERT_VECTOR", "THREAD_GET", "THREAD_INSERT", "THREAD_DELETE", "THREAD_CHUNKS_DELETE",
-    "THREAD_RECORDS_DELETE", "THREADS_OF_USER", "THREADS_OF_AGENT", "SCOPED_CHILD_SEQS_OF_USER",
-    "SCOPED_CHILD_SEQS_OF_AGENT", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "SEARCH_SCOPED_KNN", "KEYWORD_SEARCH", "HYBRID_RRF",
-    "VECTOR_RANKED",
-]
+_NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/statement_sets.py)
 
 
-def statements(prefix: str, dim: int) -> SimpleNamespace:
+def statements(prefix: str, dim: int) -> StoreStatements:
     """All store and retrieval statements with the prefix filled in."""
     def fill(sql: str) -> str:
         return sql.replace("{p}", prefix).replace("{dim}", str(dim))
 
-    ns = SimpleNamespace(**{name: fill(globals()[name]) for name in _NAMES})
-    ns.SCHEMA = [(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA]
-    ns.DROP = {name: fill(sql) for name, sql in DROP.items()}
-    ns.OBSOLETE = {name: fill(sql) for name, sql in OBSOLETE.items()}
-    return ns
+    return StoreStatements(
+        **{name: fill(globals()[name]) for name in STATEMENT_NAMES},
+        SCHEMA=[(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA],
+        DROP={name: fill(sql) for name, sql in DROP.items()},
+        OBSOLETE={name: fill(sql) for name, sql in OBSOLETE.items()},
+    )
 
 
 # ---------------------------------------------------------------- chat service telemetry

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
+from ..statement_sets import STATEMENT_NAMES, StoreStatements
+
 MODEL_NAME = "ALL_MINILM_L12_V2"
 DIM = 384
 # The model reads about 256 word pieces; the engine cuts the text it embeds to this many
@@ -205,14 +207,7 @@ SELECT m.record_id, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
  ORDER BY distance, m.seq
  FETCH FIRST :n ROWS ONLY"""
 
-_NAMES = [
-    "META_SELECT", "META_INSERT", "RECORD_GET", "RECORD_INSERT", "RECORD_LIST", "RECORD_SET_CONTENT",
-    "RECORD_SET_METADATA", "RECORD_DELETE", "RECORD_COUNT", "CHUNK_DELETE", "CHUNK_INSERT_TEXT",
-    "CHUNK_INSERT_VECTOR", "THREAD_GET", "THREAD_INSERT", "THREAD_DELETE", "THREAD_CHUNKS_DELETE",
-    "THREAD_RECORDS_DELETE", "THREADS_OF_USER", "THREADS_OF_AGENT", "SCOPED_CHILD_SEQS_OF_USER",
-    "SCOPED_CHILD_SEQS_OF_AGENT", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "SEARCH_SCOPED_KNN", "KEYWORD_SEARCH", "HYBRID_RRF",
-    "VECTOR_RANKED",
-]
+_NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/statement_sets.py)
 
 # Out binds the engine adds itself (the embedded twin reads lastrowid instead).
 OUT_BINDS = {"RECORD_INSERT": {"new_seq"}}
@@ -362,18 +357,19 @@ _HELPER_NAMES = ["EMBED", "MODEL_DIMENSIONS", "PING", "CATALOG_TABLES", "CATALOG
                  "SC_SET_PORT_LOCATION"]
 
 
-def statements(prefix: str, dim: int) -> SimpleNamespace:
+def statements(prefix: str, dim: int) -> StoreStatements:
     """All store and retrieval statements with the prefix filled in."""
     # A store with another vector_dim works with precomputed vectors only: the model
     # itself always makes DIM-dimension embeddings.
     def fill(sql: str) -> str:
         return sql.replace("{p}", prefix).replace("{dim}", str(dim))
 
-    ns = SimpleNamespace(**{name: fill(globals()[name]) for name in _NAMES})
-    ns.SCHEMA = [(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA]
-    ns.DROP = {name: fill(sql) for name, sql in DROP.items()}
-    ns.OBSOLETE = {}  # nothing replaced yet (see the embedded module's OBSOLETE)
-    return ns
+    return StoreStatements(
+        **{name: fill(globals()[name]) for name in STATEMENT_NAMES},
+        SCHEMA=[(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA],
+        DROP={name: fill(sql) for name, sql in DROP.items()},
+        OBSOLETE={},  # nothing replaced yet (see the embedded module's OBSOLETE)
+    )
 
 
 def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
