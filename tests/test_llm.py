@@ -19,7 +19,10 @@ ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "WORKSHOP_LLM")
 @pytest.fixture
 def clean_env(monkeypatch, tmp_path):
     for name in ENV:
-        monkeypatch.delenv(name, raising=False)
+        # setenv first so that monkeypatch restores the variable's absence afterwards:
+        # a .env read during the test (load_dotenv writes os.environ) must not leak out.
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     monkeypatch.setattr(config, "_REPO_ROOT", tmp_path)  # no .env from the real checkout
     return monkeypatch
 

@@ -12,7 +12,7 @@ import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from . import config
 
@@ -213,6 +213,13 @@ class Engine(abc.ABC):
     def ping(self) -> None:
         """Raise if the database does not answer."""
         self.query(self.ping_sql)
+
+    @contextlib.contextmanager
+    def unordered_reads_reversed(self) -> Iterator[bool]:
+        """Inside this block, rows that a statement does not order come back in another order
+        where the engine can do that (yields True), so a check can tell a result that depends on
+        the order rows happen to be read in. Engines without such a switch yield False."""
+        yield False
 
     def extra_checks(self) -> list[Check]:
         """Engine-specific lines for `workshop doctor` (Oracle: users, grants, indexes...)."""

@@ -6,10 +6,26 @@ traceback (IPython calls `_render_traceback_` when an exception has one).
 """
 from __future__ import annotations
 
+import difflib
+import textwrap
 import traceback
 from typing import Any, Callable
 
 from .. import notebook_errors
+
+WIDTH = 100  # messages are wrapped so a notebook shows them without side-scrolling
+
+
+def _wrap(text: str, indent: str) -> str:
+    lines = []
+    for line in text.splitlines() or [""]:
+        # Lines that hold a quoted value or a diff marker keep their exact spacing.
+        if line.lstrip().startswith(("expected:", "you wrote:", "returned:", "differs:", "^")):
+            lines.append(indent + line.strip() if not line.startswith(" ") else line)
+        else:
+            lines.extend(textwrap.wrap(line, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+                                       break_long_words=False, break_on_hyphens=False) or [indent])
+    return "\n".join(lines)
 
 
 class CheckFailed(Exception):
@@ -23,17 +39,63 @@ class CheckFailed(Exception):
             text += f"\n  How to fix: {self.fix}"
         return text
 
+    def wrapped(self) -> str:
+        """The message wrapped to WIDTH columns, as a notebook and the feedback page show it."""
+        text = _wrap(f"{self.todo}: {self.problem}", "")
+        if self.fix:
+            text += "\n" + _wrap(f"How to fix: {self.fix}", "  ")
+        return text
+
     def _render_traceback_(self) -> list[str]:
         bar = "\x1b[1;31m" + "=" * 78 + "\x1b[0m"
-        return [bar, "\x1b[1;31mCHECK FAILED\x1b[0m " + self.message(), bar]
+        return [bar, "\x1b[1;31mCHECK FAILED\x1b[0m " + self.wrapped(), bar]
 
 
 def passed(todo: str, detail: str = "") -> None:
     print(f"\u2705 {todo} passed" + (f": {detail}" if detail else ""))
 
 
+def diff(expected: str, got: str, limit: int = 12) -> str:
+    """Expected and actual text line by line, with the first differing span of each line marked by ^."""
+    want_lines, got_lines = expected.splitlines() or [""], got.splitlines() or [""]
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=want_lines, b=got_lines).get_opcodes():
+        if tag == "equal":
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            want = want_lines[i1 + k] if i1 + k < i2 else None
+            mine = got_lines[j1 + k] if j1 + k < j2 else None
+            out.append(_line_diff(want, mine))
+        if len(out) >= limit:
+            out.append("    ... (more lines differ)")
+            break
+    return "\n".join(out)
+
+
+def _line_diff(want: str | None, mine: str | None) -> str:
+    if mine is None:
+        return f"    expected: {want!r}\n    you wrote: (this line is missing)"
+    if want is None:
+        return f"    expected: (no such line)\n    you wrote: {mine!r}"
+    start = next((i for i, (a, b) in enumerate(zip(want, mine)) if a != b), min(len(want), len(mine)))
+    # Show a window around the first difference, so near-identical long lines stay readable.
+    lo = max(0, start - 30)
+    cut_w, cut_m = want[lo:start + 50], mine[lo:start + 50]
+    pre = "..." if lo else ""
+    pad = " " * (len("    you wrote: '") + len(pre) + len(repr(mine[lo:start])) - 2)
+    return (f"    expected: {pre}{cut_w!r}\n    you wrote: {pre}{cut_m!r}\n{pad}^ first difference "
+            f"at character {start + 1}")
+
+
+def describe_value(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 15] + f"... ({len(text)} chars)"
+
+
 def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run the learner's function; turn a stub or a crash into a clear CheckFailed."""
+    """Run the learner's function; turn a stub or a crash into a clear CheckFailed.
+
+    `what` names the call and its input, so a crash says which case caused it."""
     try:
         return fn(*args, **kwargs)
     except NotImplementedError:
@@ -48,7 +110,8 @@ def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwa
                 if "site-packages" not in f.filename and "workshop_lib" not in f.filename]
         frame = mine[-1] if mine else None
         where = f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame and frame.line else ""
-        raise CheckFailed(todo, f"your code raised {type(exc).__name__}: {exc}{where}",
+        raise CheckFailed(todo, f"your code raised {type(exc).__name__}: {str(exc)[:300]}{where}\n"
+                                f"  on this input: {what}",
                           "read the error, fix the TODO cell above and run it again.") from None
 
 

@@ -1,23 +1,31 @@
 """Checks for Part 2 (the memory store and the schema scanner)."""
 from __future__ import annotations
 
+import copy
+
 from .. import scanner
-from . import CheckFailed, call_learner, expect, passed
+from . import CheckFailed, call_learner, diff, expect, passed
 
 TODO1 = "TODO 1 (comment_facts)"
 
-# A tiny catalog with the awkward cases: a missing comment and a NOT NULL column.
+# A tiny catalog with the awkward cases: a missing comment, a NOT NULL column, and
+# columns listed out of table order.
 EDGE_CATALOG = {
-    "tables": [{"owner": "DEMO", "table": "T", "comment": None}],
+    "tables": [{"owner": "DEMO", "table": "T", "comment": None},
+               {"owner": "DEMO", "table": "U", "comment": "Second table."}],
     "columns": [
-        {"owner": "DEMO", "table": "T", "column": "ID", "data_type": "NUMBER", "nullable": False, "comment": "Key."},
-        {"owner": "DEMO", "table": "T", "column": "NOTE", "data_type": "VARCHAR2", "nullable": True, "comment": None},
+        {"owner": "DEMO", "table": "U", "column": "CODE", "data_type": "VARCHAR2", "type_detail": "VARCHAR2(8)",
+         "nullable": True, "comment": "Listed first although its table comes last."},
+        {"owner": "DEMO", "table": "T", "column": "ID", "data_type": "NUMBER", "type_detail": "NUMBER(10)",
+         "nullable": False, "comment": "Key."},
+        {"owner": "DEMO", "table": "T", "column": "NOTE", "data_type": "VARCHAR2", "type_detail": "VARCHAR2(200)",
+         "nullable": True, "comment": None},
     ],
     "foreign_keys": [],
 }
 
 
-def _compare(got, expected, label: str) -> None:
+def _compare(got, expected: list[scanner.Fact], label: str) -> None:
     expect(isinstance(got, list), TODO1, f"comment_facts must return a list of Fact, got {type(got).__name__}",
            "build a list, append one Fact per table and per column, and return it.")
     bad = [g for g in got if not isinstance(g, scanner.Fact)]
@@ -27,6 +35,11 @@ def _compare(got, expected, label: str) -> None:
     have = {(f.kind, f.subject): f for f in got}
     missing = [k for k in want if k not in have]
     extra = [k for k in have if k not in want]
+    wrong_kind = [(k, e) for k in missing for e in extra if e[1] == k[1]]
+    if wrong_kind:
+        (kind, subject), (theirs, _) = wrong_kind[0]
+        raise CheckFailed(TODO1, f"the fact for {subject} has kind {theirs!r}; expected {kind!r} (on the {label})",
+                          "kind is exactly 'table' for a table fact and 'column' for a column fact.")
     if missing:
         kind, subject = missing[0]
         raise CheckFailed(TODO1, f"{len(missing)} fact(s) missing on the {label}; the first is the {kind} "
@@ -34,23 +47,66 @@ def _compare(got, expected, label: str) -> None:
                           "loop over catalog['tables'] (kind 'table', subject OWNER.TABLE) and catalog['columns'] "
                           "(kind 'column', subject OWNER.TABLE.COLUMN), upper case as in the catalog.")
     if extra:
-        raise CheckFailed(TODO1, f"unexpected fact {extra[0]} on the {label}",
-                          "only table and column facts belong here; relationships are added for you.")
-    expect(len(got) == len(expected), TODO1, f"{len(got)} facts for {len(expected)} tables+columns: duplicates?",
-           "produce exactly one fact per table and one per column.")
+        kind, subject = extra[0]
+        fix = ("write only kind 'table' and kind 'column' facts (exactly these two words); relationship facts "
+               "come from the foreign keys and are added by the library, not by this function."
+               if kind not in ("table", "column") else
+               "subjects are OWNER.TABLE for a table and OWNER.TABLE.COLUMN for a column, names as in the catalog.")
+        raise CheckFailed(TODO1, f"unexpected fact (kind {kind!r}, subject {subject!r}) on the {label}", fix)
+    expect(len(got) == len(expected), TODO1,
+           f"{len(got)} facts for {len(expected)} tables+columns on the {label}: some fact is there twice",
+           "produce exactly one fact per table and one per column (append the table fact once, outside the "
+           "column loop).")
     for key, fact in want.items():
         mine = have[key]
         if mine.body != fact.body:
-            raise CheckFailed(TODO1, f"the body of the {key[0]} fact {key[1]} differs on the {label}.\n"
-                              f"  expected: {fact.body!r}\n  you wrote: {mine.body!r}",
-                              "match the format shown in the markdown above exactly; use '(no comment)' when "
-                              "a comment is missing and 'not null' / 'nullable' from the column's flag.")
+            raise CheckFailed(TODO1, f"the body of the {key[0]} fact {key[1]} differs on the {label}:\n"
+                              + diff(fact.body, mine.body), _body_hint(fact.body, str(mine.body)))
+    order = [(f.kind, f.subject) for f in got]
+    want_order = [(f.kind, f.subject) for f in expected]
+    if order != want_order:
+        at = next(i for i, (a, b) in enumerate(zip(order, want_order)) if a != b)
+        raise CheckFailed(TODO1, f"the facts are right but in another order on the {label}: position {at + 1} "
+                          f"is the {order[at][0]} fact {order[at][1]}, expected the {want_order[at][0]} fact "
+                          f"{want_order[at][1]}",
+                          "for each table (in catalog order) append its table fact, then the facts of its columns "
+                          "(in catalog order).")
+
+
+def _body_hint(want: str, got: str) -> str:
+    """Name the part of the format that differs, from the first difference."""
+    if "(no comment)" in want and "(no comment)" not in got:
+        return "write '(no comment)' where the comment is None (a missing comment)."
+    flags = ("(nullable)", "(not null)")
+    if any(f in want for f in flags) and [f in want for f in flags] != [f in got for f in flags]:
+        return "write 'nullable' when column['nullable'] is True and 'not null' when it is False."
+    if " of type " in want and want.split(" of type ")[1].split(" ")[0] != got.partition(" of type ")[2].split(" ")[0]:
+        return "the type is column['data_type'] (e.g. NUMBER), not type_detail (e.g. NUMBER(10))."
+    if "Columns: " in want and "Columns: " in got:
+        if want.split("Columns: ")[1].replace(" ", "") == got.split("Columns: ")[1].replace(" ", ""):
+            return "join the column names with ', ' (a comma and a space)."
+        if want.split("Columns: ")[1].rstrip(".") != got.split("Columns: ")[1].rstrip("."):
+            return "list this table's columns (column['table'] == table['table']) in catalog order."
+    return ("match the format in the table above character for character (spaces, the final '.', "
+            "'Documented purpose:' / 'Meaning:').")
+
+
+def _call(fn, catalog: dict, label: str) -> list:
+    # The reference is built from a copy taken BEFORE the learner's call, and the learner
+    # gets a copy too; a function that edits its input is named for that, not for its output.
+    given = copy.deepcopy(catalog)
+    got = call_learner(TODO1, f"comment_facts(catalog) on the {label}", fn, given)
+    if given != catalog:
+        changed = next(key for key in catalog if given.get(key) != catalog[key])
+        raise CheckFailed(TODO1, f"your function changed the catalog it was given (catalog[{changed!r}] is "
+                          f"different after the call) on the {label}",
+                          "read the catalog without modifying it: no .sort(), .pop(), .remove() or del on its "
+                          "lists; use sorted(...) or a new list if you need another order.")
+    _compare(got, scanner.comment_facts(copy.deepcopy(catalog)), label)
+    return got
 
 
 def check_comment_facts(fn, eng) -> None:
-    catalog = eng.catalog("SUPPLYCHAIN")
-    got = call_learner(TODO1, "comment_facts(catalog)", fn, catalog)
-    _compare(got, scanner.comment_facts(catalog), "SUPPLYCHAIN catalog")
-    _compare(call_learner(TODO1, "comment_facts(catalog)", fn, EDGE_CATALOG),
-             scanner.comment_facts(EDGE_CATALOG), "edge-case catalog (missing comment, NOT NULL column)")
+    got = _call(fn, eng.catalog("SUPPLYCHAIN"), "SUPPLYCHAIN catalog")
+    _call(fn, EDGE_CATALOG, "edge-case catalog (missing comment, NOT NULL column, columns out of order)")
     passed(TODO1, f"{len(got)} table and column facts match the reference")

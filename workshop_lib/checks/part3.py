@@ -1,12 +1,21 @@
-"""Checks for Part 3 (retrieval strategies). They compare the learner's functions
-with the reference behaviour computed on the same engine, so they work on both."""
+"""Checks for Part 3 (retrieval strategies). They compare the learner's functions with the
+reference behaviour computed on the same engine, so they work on both engines.
+
+While a check runs, `planted(eng)` adds a few records that catch the usual mistakes (a tool
+output, a thread message, another user's and another agent's memory, a memory without kind
+or subject, two identical memories) and removes them afterwards.
+"""
 from __future__ import annotations
 
-from .. import retrieval
-from . import CheckFailed, call_learner, expect, passed
+import contextlib
+import re
+from typing import Iterator
 
-TODO2 = "TODO 2 (retrieve_knowledge)"
-TODO3 = "TODO 3 (hybrid_rrf_search_memories)"
+from .. import retrieval
+from . import CheckFailed, call_learner, describe_value, expect, passed
+
+TODO1 = "TODO 1 (retrieve_knowledge)"
+TODO2 = "TODO 2 (hybrid_rrf_search_memories)"
 
 KNOWLEDGE_KEYS = {"kind", "subject", "body", "metadata", "distance"}
 HYBRID_KEYS = {"record_id", "kind", "subject", "content", "r_vec", "r_txt", "rrf_score"}
@@ -15,101 +24,329 @@ PROBES = [
     "Where do we record vessel current positions?",
     "TEU 20-foot equivalent capacity unit for vessels",
     "what is the value of a cargo item",
+    "reefer twin setpoint calibration log",
 ]
 
+OTHER_USER, OTHER_AGENT = "check-other-user", "check-other-agent"
+CHECK_THREAD = "check:thread"
+TWIN_TEXT = "Reefer twin setpoint calibration log: the reefer setpoint is calibrated twice per voyage."
+# (record id, text, metadata, user, agent): "mine" is the engine's own user or agent.
+PLANTS = [
+    ("check:tool-output", "Tool output: vessel current positions query returned 28 rows; TEU capacity listed.",
+     {"kind": "tool_output", "subject": "TOOL.CALL_1"}, "mine", "mine"),
+    ("check:other-user", PROBES[1] + ". Vessel capacity in TEU, twenty-foot equivalent units.",
+     {"kind": "column", "subject": "OTHER_USER.NOTE"}, OTHER_USER, "mine"),
+    ("check:other-agent", PROBES[0] + " Vessel positions are in the positions log.",
+     {"kind": "column", "subject": "OTHER_AGENT.NOTE"}, "mine", OTHER_AGENT),
+    ("check:learner-note", "Note to self: where do we record vessel current positions? Ask ops.",
+     {}, "mine", "mine"),
+    ("check:twin-b", TWIN_TEXT, {"kind": "column", "subject": "CHECK.TWIN_B"}, "mine", "mine"),
+    ("check:twin-a", TWIN_TEXT, {"kind": "column", "subject": "CHECK.TWIN_A"}, "mine", "mine"),
+]
+MESSAGE_TEXT = PROBES[0] + " (a user's chat message, not knowledge)"
 
-def _subjects(hits) -> list[str]:
-    return [h.get("subject") for h in hits]
+
+@contextlib.contextmanager
+def planted(eng) -> Iterator[None]:
+    """Add the check's records for the duration of a check; always remove them."""
+    store = eng.store
+    added: list[str] = []
+    try:
+        for rid, text, meta, user, agent in PLANTS:
+            if store.get("memory", rid) is None:
+                store.add([text], record_ids=rid, metadata=meta or None,
+                          user_ids=eng.user_id if user == "mine" else user,
+                          agent_ids=eng.agent_id if agent == "mine" else agent)
+            added.append(rid)
+        store.delete_thread(CHECK_THREAD)
+        store.add([MESSAGE_TEXT], record_type="message", thread_ids=CHECK_THREAD, user_ids=eng.user_id,
+                  agent_ids=eng.agent_id, roles="user")
+        yield
+    finally:
+        for rid in added:
+            store.delete("memory", rid)
+        store.delete_thread(CHECK_THREAD)
+
+
+# ------------------------------------------------------------------ TODO 1
+def _knowledge_cases() -> list[tuple[str, int, object, str]]:
+    return [
+        (PROBES[0], 3, None, "no kinds filter"),
+        (PROBES[1], 5, None, "no kinds filter"),
+        (PROBES[2], 4, ["column"], "only column facts"),
+        (PROBES[1], 2, "table, column", "a comma-separated string of two kinds"),
+        (PROBES[1], 3, " column ", "a string with spaces around one kind"),
+        (PROBES[1], 3, "columns", "'columns' is not a kind (the kinds are table, column, relationship), so "
+                                  "nothing matches"),
+        (PROBES[0], 2, [], "an empty list means no filter"),
+        (PROBES[0], 6, ["table"], "only table facts, with many column facts closer to the question"),
+        ("Tool output: vessel current positions query", 5, None, "a tool output is the nearest memory"),
+    ]
 
 
 def check_retrieve_knowledge(fn, eng) -> None:
-    for query, k, kinds in [(PROBES[0], 3, None), (PROBES[1], 5, None), (PROBES[2], 4, ["column"]),
-                            (PROBES[1], 2, "table, column"), (PROBES[0], 1, [])]:
-        got = call_learner(TODO2, "retrieve_knowledge(query, k, kinds)", fn, query, k=k, kinds=kinds)
-        want = retrieval.retrieve_knowledge(eng, query, k=k, kinds=kinds)
-        call = f"retrieve_knowledge({query!r}, k={k}, kinds={kinds!r})"
-        expect(isinstance(got, list), TODO2, f"{call} returned {type(got).__name__}, not a list of dicts",
-               "return the list that rerank(...) gives you.")
-        expect(all(isinstance(h, dict) and KNOWLEDGE_KEYS <= set(h) for h in got), TODO2,
-               f"{call}: each hit must be a dict with keys {sorted(KNOWLEDGE_KEYS)}",
-               "build each candidate as {'kind', 'subject', 'body', 'metadata', 'distance'}.")
-        if len(got) != len(want):
-            raise CheckFailed(TODO2, f"{call} returned {len(got)} hits; expected {len(want)}",
-                              "fetch k * 4 candidates from eng.memory.search(...) and pass top_k=k to rerank().")
-        if isinstance(kinds, str) and any(h["kind"] not in ("table", "column") for h in got):
-            raise CheckFailed(TODO2, f"{call}: kinds given as a comma-separated string was not applied",
-                              "split a string on ',' and strip each part before filtering.")
-        if _subjects(got) != _subjects(want):
-            first = next(i for i, (a, b) in enumerate(zip(_subjects(got), _subjects(want))) if a != b)
-            hint = ("keep only hits whose metadata kind is in kinds." if kinds else
-                    "order by distance (search already does), oversample 4x and let rerank() cut to k.")
-            raise CheckFailed(TODO2, f"{call}: rank {first + 1} should be {want[first]['subject']}, "
-                              f"you returned {got[first]['subject']}", hint)
-    # Tool output must never come back as knowledge.
-    store = eng.store
-    rid = "check:tool-output"
-    if store.get("memory", rid) is None:
-        store.add(["Tool output: vessel current positions query returned 28 rows"], record_ids=rid,
-                  metadata={"kind": "tool_output", "subject": "TOOL"}, user_ids=eng.user_id, agent_ids=eng.agent_id)
-    try:
-        got = call_learner(TODO2, "retrieve_knowledge(query, k)", fn, "Tool output: vessel current positions", k=5)
-    finally:
-        store.delete("memory", rid)
-    expect(all(h.get("kind") != "tool_output" for h in got), TODO2,
-           "a memory with metadata kind 'tool_output' came back as knowledge",
-           "skip hits whose metadata.get('kind') == 'tool_output'.")
-    passed(TODO2, "matches the reference on 6 queries, kinds filters and the tool_output rule")
+    with planted(eng):
+        cases = _knowledge_cases()
+        for query, k, kinds, why in cases:
+            call = f"retrieve_knowledge({query!r}, k={k}, kinds={kinds!r})"
+            got = call_learner(TODO1, call, fn, query, k=k, kinds=kinds)
+            want = retrieval.retrieve_knowledge(eng, query, k=k, kinds=kinds)
+            _compare_knowledge(call, got, want, kinds, k, why)
+    passed(TODO1, f"matches the reference on {len(cases)} calls, with kinds as list, string and empty, "
+                  "a tool output and a thread message in the store")
 
 
-def _explain_hybrid(got: list[dict], want: list[dict], call: str) -> None:
+def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str) -> None:
+    expect(isinstance(got, list), TODO1, f"{call} returned {type(got).__name__}, not a list of dicts",
+           "return the list that retrieval.rerank(...) gives you.")
+    expect(all(isinstance(h, dict) and KNOWLEDGE_KEYS <= set(h) for h in got), TODO1,
+           f"{call}: each hit must be a dict with keys {sorted(KNOWLEDGE_KEYS)}",
+           "build each candidate as {'kind', 'subject', 'body', 'metadata', 'distance'}.")
+    if any(h.get("kind") == "tool_output" for h in got):
+        raise CheckFailed(TODO1, f"{call}: a memory with metadata kind 'tool_output' came back as knowledge",
+                          "skip hits whose metadata.get('kind') == 'tool_output'.")
+    if any(h.get("body") == MESSAGE_TEXT for h in got):
+        raise CheckFailed(TODO1, f"{call}: a thread message came back as knowledge",
+                          "search memories only: eng.memory.search(query, record_types=['memory'], ...).")
+    allowed = retrieval.normalize_kinds(kinds)
+    if allowed is not None:
+        stray = [h for h in got if h.get("kind") not in allowed]
+        if stray:
+            hint = ("split the string on ',' and strip each part, then keep hits whose kind is one of the parts; "
+                    "`kind in kinds` on the string itself is a substring test ('column' is inside 'columns')."
+                    if isinstance(kinds, str) else "keep only hits whose metadata kind is in kinds.")
+            raise CheckFailed(TODO1, f"{call} ({why}): you returned a {stray[0].get('kind')!r} hit "
+                              f"({stray[0].get('subject')}), which is not in the kinds asked for {allowed}", hint)
+    if len(got) != len(want):
+        if len(got) > len(want):
+            hint = "pass top_k=k to retrieval.rerank(...) so the list is cut to k."
+        elif isinstance(kinds, str):
+            hint = "split the string on ',' and strip the spaces around each part before filtering."
+        elif kinds is not None and allowed is None:
+            hint = "treat an empty kinds list like None: no filter."
+        else:
+            hint = ("ask eng.memory.search(...) for max_results=k * 4 candidates, filter them, and let "
+                    "retrieval.rerank(..., top_k=k) cut to k.")
+        raise CheckFailed(TODO1, f"{call} ({why}) returned {len(got)} hits; expected {len(want)}", hint)
     for i, (g, w) in enumerate(zip(got, want), start=1):
-        if g["record_id"] != w["record_id"]:
-            hint = "check that missing ranks use the 999999 sentinel and ORDER BY rrf_score DESC."
-            if g["r_txt"] != retrieval.SENTINEL and w["r_txt"] == retrieval.SENTINEL:
-                hint = "a row missing from the keyword list must get r_txt = 999999 (NVL/COALESCE)."
-            raise CheckFailed(TODO3, f"{call}: rank {i} should be {w['subject']} (r_vec={w['r_vec']}, "
-                              f"r_txt={w['r_txt']}), you returned {g['subject']} (r_vec={g['r_vec']}, "
-                              f"r_txt={g['r_txt']})", hint)
-        if (g["r_vec"], g["r_txt"]) != (w["r_vec"], w["r_txt"]):
-            raise CheckFailed(TODO3, f"{call}: {w['subject']} should have r_vec={w['r_vec']}, r_txt={w['r_txt']}; "
-                              f"you gave r_vec={g['r_vec']}, r_txt={g['r_txt']}",
-                              "rank each list with ROW_NUMBER() (1-based), vector by distance ascending, "
-                              "keyword by score descending, each cut to :n rows; missing ranks are 999999.")
-        if abs(g["rrf_score"] - w["rrf_score"]) > 1e-9:
-            raise CheckFailed(TODO3, f"{call}: rrf_score for {w['subject']} should be {w['rrf_score']:.6f}, "
-                              f"you computed {g['rrf_score']:.6f}",
-                              "rrf_score = 1.0/(:rrf_k + r_vec) + 1.0/(:rrf_k + r_txt); use 1.0 so it is not "
-                              "integer division.")
+        if g.get("body") == w["body"] and g.get("subject") != w["subject"]:
+            raise CheckFailed(TODO1, f"{call}: rank {i} has subject {g.get('subject')!r}; expected {w['subject']!r}"
+                              + (" (a memory without a subject, like one a learner adds)" if not w["subject"] else ""),
+                              "build subject with hit.metadata.get('subject', ''): memories without one get ''.")
+        if g.get("body") != w["body"]:
+            hint = ("keep the search's order (nearest first) and let retrieval.rerank(...) reorder and cut; body is "
+                    "hit.content.")
+            lost = {w2["kind"] for w2 in want} - {g2.get("kind") for g2 in got}
+            if isinstance(kinds, str) and lost:
+                hint = (f"no {sorted(lost)[0]!r} hit came back although kinds={kinds!r} asks for it: split the string "
+                        "on ',' and strip the spaces around each part before filtering.")
+            raise CheckFailed(TODO1, f"{call}: rank {i} should be {w['subject'] or '(a memory without subject)'}, "
+                              f"you returned {g.get('subject') or '(a memory without subject)'}", hint)
+        if not isinstance(g["distance"], float) or abs(g["distance"] - w["distance"]) > 1e-6:
+            similarity = isinstance(g["distance"], float) and abs(g["distance"] - (1 - w["distance"])) < 1e-6
+            raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject']}) has distance {describe_value(g['distance'])}; "
+                              f"expected {w['distance']:.6f}"
+                              + (" (you returned the similarity 1 - distance)" if similarity else ""),
+                              "use float(hit.distance) as it is: smaller is closer.")
+        if g.get("kind") != w["kind"]:
+            raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without kind'}) has kind "
+                              f"{g.get('kind')!r}; expected {w['kind']!r}",
+                              "kind is hit.metadata.get('kind'), or '?' when a memory has none.")
+
+
+def _rank_text(rank: int, name: str) -> str:
+    return f"does not hold it, so its {name} is the sentinel 999999" if rank == retrieval.SENTINEL else f"ranks it {rank}"
+
+
+# ------------------------------------------------------------------ TODO 2
+def _hybrid_cases() -> list[tuple[str, int, int, int]]:
+    # (query, k, per_list, rrf_k); small per_lists make the cut to :n and the FULL OUTER JOIN matter.
+    return [(PROBES[1], 5, 30, 60), (PROBES[0], 3, 10, 60), ("cargo value in cents", 4, 20, 10),
+            (PROBES[1], 8, 4, 60), (PROBES[0], 10, 5, 60), (PROBES[3], 4, 6, 60), ("!!!", 2, 30, 60)]
+
+
+@contextlib.contextmanager
+def statements_sent(eng) -> Iterator[list[str]]:
+    """Record the SQL the learner's function sends through eng.query while the block runs."""
+    sent: list[str] = []
+    original = eng.query
+
+    def recording(sql, params=None):
+        sent.append(sql)
+        return original(sql, params)
+
+    eng.query = recording  # an instance attribute shadows the method for this block only
+    try:
+        yield sent
+    finally:
+        del eng.query
+
+
+_STRINGS = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.S)
+_GROUP = re.compile(r"\(([^()]*)\)")
+
+
+def _groups(sql: str) -> list[str]:
+    """Every parenthesised group with its inner groups replaced by \x00<n>\x00; the statement itself last."""
+    text = _STRINGS.sub("''", sql)
+    found: list[str] = []
+    while True:
+        match = _GROUP.search(text)
+        if not match:
+            return found + [text]
+        found.append(match.group(1))
+        text = text[:match.start()] + f"\x00{len(found) - 1}\x00" + text[match.end():]
+
+
+def _keys(order_by: str) -> int:
+    return len([k for k in order_by.split(",") if k.strip()])
+
+
+def order_problems(sql: str) -> list[str]:
+    """Where a statement's result depends on the order rows happen to be read in."""
+    groups = _groups(sql)
+    problems = []
+    for i, text in enumerate(groups):
+        flat = " ".join(text.split())
+        if re.search(r"\b(LIMIT|FETCH\s+(APPROX\s+)?FIRST)\b", flat, re.I) and not re.search(r"\bORDER\s+BY\b", flat, re.I):
+            owner = _owner(groups, i)
+            problems.append(f"LIMIT without ORDER BY in {owner}: which rows it keeps is not defined")
+        for ref in re.findall(r"\bOVER\s*\x00(\d+)\x00", flat, re.I):
+            window = " ".join(groups[int(ref)].split())
+            order = re.search(r"\bORDER\s+BY\s+(.*)$", window, re.I)
+            if order and _keys(order.group(1)) < 2:
+                problems.append(f"ROW_NUMBER() OVER (ORDER BY {_show(groups, order.group(1))}) has no tie-break: "
+                                "rows with equal scores get their numbers in whatever order they are read")
+    final = re.search(r"\bORDER\s+BY\s+(.*?)(\bLIMIT\b|\bFETCH\b|$)", " ".join(groups[-1].split()), re.I | re.S)
+    if final and _keys(final.group(1)) < 2:
+        problems.append(f"the final ORDER BY {_show(groups, final.group(1))} has no tie-break: rows with equal "
+                        "rrf_score (r_vec=1, r_txt=3 and r_vec=3, r_txt=1) come out in either order")
+    return problems
+
+
+def _show(groups: list[str], text: str) -> str:
+    while "\x00" in text:
+        text = re.sub(r"\x00(\d+)\x00", lambda m: "(" + groups[int(m.group(1))] + ")", text)
+    return " ".join(text.split())[:80]
+
+
+def _owner(groups: list[str], i: int) -> str:
+    """The CTE name in front of group i, if it is one (`vec AS (...)`)."""
+    for text in groups[i + 1:]:
+        found = re.search(r"(\w+)\s+AS\s+(MATERIALIZED\s+)?\x00" + str(i) + "\x00", text, re.I)
+        if found:
+            return f"{found.group(1)} AS (...)"
+    return "the statement" if i == len(groups) - 1 else "a subquery"
+
+
+def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> list[dict]:
+    vec = retrieval.vector_ranked_ids(eng, query, per_list)
+    txt = retrieval.keyword_ranked_ids(eng, query, per_list)
+    want = retrieval.rrf_fuse(vec, txt, k=k, rrf_k=rrf_k)
+    for w in want:
+        rec = eng.store.get("memory", w["record_id"])
+        w["subject"] = (rec.metadata or {}).get("subject", w["record_id"]) if rec else w["record_id"]
+    return want
 
 
 def check_hybrid_rrf(fn, eng) -> None:
-    cases = [(PROBES[1], 5, 30, 60), (PROBES[0], 3, 10, 60), ("cargo value in cents", 4, 20, 10), ("!!!", 2, 30, 60)]
-    for query, k, per_list, rrf_k in cases:
-        call = f"hybrid_rrf_search_memories({query!r}, k={k}, per_list={per_list}, rrf_k={rrf_k})"
-        got = call_learner(TODO3, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
-        expect(isinstance(got, list) and all(isinstance(h, dict) and HYBRID_KEYS <= set(h) for h in got), TODO3,
-               f"{call} must return a list of dicts with keys {sorted(HYBRID_KEYS)}",
-               "select record_id, content, metadata, r_vec, r_txt, rrf_score (in that order) in your SQL.")
-        bad = [h for h in got if not isinstance(h["r_vec"], int) or not isinstance(h["r_txt"], int)
-               or not isinstance(h["rrf_score"], float)]
-        expect(not bad, TODO3, f"{call}: r_vec and r_txt must be ints and rrf_score a float",
-               "missing ranks must be the integer sentinel 999999, never NULL.")
-        vec = retrieval.vector_ranked_ids(eng, query, per_list)
-        txt = retrieval.keyword_ranked_ids(eng, query, per_list)
-        want = retrieval.rrf_fuse(vec, txt, k=k, rrf_k=rrf_k)
-        for w in want:
-            rec = eng.store.get("memory", w["record_id"])
-            w["subject"] = (rec.metadata or {}).get("subject", w["record_id"]) if rec else w["record_id"]
-        odd = [h for h in got if h["r_vec"] != retrieval.SENTINEL and not 1 <= h["r_vec"] <= per_list
-               or h["r_txt"] != retrieval.SENTINEL and not 1 <= h["r_txt"] <= per_list]
-        if odd:
-            raise CheckFailed(TODO3, f"{call}: {odd[0]['subject']} has r_vec={odd[0]['r_vec']}, r_txt={odd[0]['r_txt']}; "
-                              f"ranks must be 1..{per_list} (per_list) or the sentinel 999999",
-                              "a memory missing from one list gets NVL/COALESCE(rank, 999999), never 0 or NULL; "
-                              "cut each list to :n rows.")
-        if len(got) != len(want):
-            raise CheckFailed(TODO3, f"{call} returned {len(got)} rows; expected {len(want)}",
-                              "end the statement with the top-k cut (LIMIT :k / FETCH FIRST :k ROWS ONLY) and "
-                              "use FULL OUTER JOIN so rows found by only one retriever survive.")
-        _explain_hybrid(got, want, call)
-    passed(TODO3, "ranks and scores equal Reciprocal Rank Fusion of the two ranked lists on 4 queries")
+    with planted(eng):
+        cases = _hybrid_cases()
+        for query, k, per_list, rrf_k in cases:
+            call = f"hybrid_rrf_search_memories({query!r}, k={k}, per_list={per_list}, rrf_k={rrf_k})"
+            want = _reference(eng, query, k, per_list, rrf_k)
+            with statements_sent(eng) as sent:
+                got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
+            ranks = (retrieval.vector_ranked_ids(eng, query, per_list), retrieval.keyword_ranked_ids(eng, query, per_list))
+            _compare_hybrid(call, got, want, per_list, ranks)
+            for sql in sent:
+                for problem in order_problems(sql):
+                    raise CheckFailed(TODO2, f"{call}: the result is right here, but {problem}",
+                                      "give every ORDER BY a tie-break (ROW_NUMBER() OVER (ORDER BY score, m.seq); the "
+                                      "final ORDER BY rrf_score DESC, r_vec, r_txt) and cut a ranked list with "
+                                      "WHERE r <= :n, never with LIMIT without ORDER BY.")
+            with eng.unordered_reads_reversed() as reversed_reads:
+                if reversed_reads:
+                    again = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
+            if reversed_reads and [h["record_id"] for h in again] != [h["record_id"] for h in got]:
+                raise CheckFailed(TODO2, f"{call}: your result depends on the order the database happens to read "
+                                  "rows in (it changed when SQLite read unordered rows in reverse)",
+                                  "give every ORDER BY a tie-break (ROW_NUMBER() OVER (ORDER BY score, m.seq); the "
+                                  "final ORDER BY rrf_score DESC, r_vec, r_txt) and never use LIMIT without ORDER BY.")
+    passed(TODO2, f"ranks and scores equal Reciprocal Rank Fusion of the two ranked lists on {len(cases)} calls, "
+                  "with another user's, another agent's and a tool output's rows in the store")
+
+
+def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tuple[list[str], list[str]]) -> None:
+    expect(isinstance(got, list) and all(isinstance(h, dict) and HYBRID_KEYS <= set(h) for h in got), TODO2,
+           f"{call} must return a list of dicts with keys {sorted(HYBRID_KEYS)}",
+           "select record_id, content, metadata, r_vec, r_txt, rrf_score (in that order) in your SQL.")
+    bad = [h for h in got if not isinstance(h["r_vec"], int) or not isinstance(h["r_txt"], int)
+           or not isinstance(h["rrf_score"], float)]
+    expect(not bad, TODO2, f"{call}: r_vec and r_txt must be ints and rrf_score a float",
+           "missing ranks must be the integer sentinel 999999, never NULL.")
+    ids = {h["record_id"] for h in got}
+    for rid, what, fix in [
+        ("check:tool-output", "a memory with metadata kind 'tool_output'",
+         "add the knowledge filter to BOTH legs: COALESCE/NVL(json kind, '') <> 'tool_output'."),
+        ("check:other-user", "another user's memory", "filter both legs on m.user_id = :u AND m.agent_id = :a."),
+        ("check:other-agent", "another agent's memory", "filter both legs on m.user_id = :u AND m.agent_id = :a."),
+    ]:
+        if rid in ids:
+            raise CheckFailed(TODO2, f"{call}: {what} ({rid}) is in your result", fix)
+    if any(h.get("content") == MESSAGE_TEXT for h in got):
+        raise CheckFailed(TODO2, f"{call}: a thread message is in your result",
+                          "filter both legs on m.record_type = 'memory'.")
+    for h in got:
+        for key in ("r_vec", "r_txt"):
+            if h[key] != retrieval.SENTINEL and not 1 <= h[key] <= per_list:
+                raise CheckFailed(TODO2, f"{call}: {h['subject'] or h['record_id']} has {key}={h[key]}; ranks must "
+                                  f"be 1..{per_list} (per_list) or the sentinel 999999",
+                                  "number each list with ROW_NUMBER() (1-based) and keep only rows with rank <= :n "
+                                  "in the next CTE; a missing rank is COALESCE/NVL(rank, 999999), never 0 or NULL.")
+    vec_rank = {rid: i for i, rid in enumerate(ranks[0], start=1)}
+    txt_rank = {rid: i for i, rid in enumerate(ranks[1], start=1)}
+    for h in got:
+        name = h["subject"] or h["record_id"]
+        right_vec, right_txt = vec_rank.get(h["record_id"], retrieval.SENTINEL), txt_rank.get(h["record_id"], retrieval.SENTINEL)
+        if h["r_vec"] != right_vec:
+            raise CheckFailed(TODO2, f"{call}: you gave {name} r_vec={h['r_vec']}; the vector list (cosine distance "
+                              f"ascending, top {per_list}) {_rank_text(right_vec, 'r_vec')}",
+                              "number the vector leg with ROW_NUMBER() OVER (ORDER BY distance, m.seq), nearest "
+                              "first, over the knowledge rows only, then keep r_vec <= :n.")
+        if h["r_txt"] != right_txt:
+            raise CheckFailed(TODO2, f"{call}: you gave {name} r_txt={h['r_txt']}; the keyword list (best score "
+                              f"first, top {per_list}) {_rank_text(right_txt, 'r_txt')}",
+                              "number the keyword leg by score best first: bm25 ascending on SQLite (lower is better), "
+                              "SCORE(1) DESC on Oracle, then m.seq; keep r_txt <= :n.")
+    if len(got) != len(want):
+        one_sided = [w for w in want if w["record_id"] not in ids]
+        hint = "end the statement with the top-k cut (LIMIT :k / FETCH FIRST :k ROWS ONLY)."
+        if len(got) < len(want) and one_sided and any(w["r_vec"] == retrieval.SENTINEL for w in one_sided):
+            hint = ("rows found only by the keyword list are missing: join the two lists with FULL OUTER JOIN "
+                    "(a LEFT JOIN keeps only the vector list's rows).")
+        elif len(got) < len(want) and one_sided and any(w["r_txt"] == retrieval.SENTINEL for w in one_sided):
+            hint = "rows found only by the vector list are missing: join the two lists with FULL OUTER JOIN."
+        raise CheckFailed(TODO2, f"{call} returned {len(got)} rows; expected {len(want)}", hint)
+    for i, (g, w) in enumerate(zip(got, want), start=1):
+        if g["record_id"] != w["record_id"]:
+            hint = "order by rrf_score DESC, then r_vec, then r_txt."
+            if w["record_id"] not in ids:
+                hint = ("rank each list over the filtered rows and cut it to :n BEFORE fusing: a list cut after the "
+                        "join, or ranked before the filter, fuses different rows.")
+            if g["r_txt"] != retrieval.SENTINEL and w["r_txt"] == retrieval.SENTINEL:
+                hint = "a row missing from the keyword list must get r_txt = 999999 (NVL/COALESCE)."
+            raise CheckFailed(TODO2, f"{call}: rank {i} should be {w['subject']} (r_vec={w['r_vec']}, "
+                              f"r_txt={w['r_txt']}), you returned {g['subject'] or g['record_id']} "
+                              f"(r_vec={g['r_vec']}, r_txt={g['r_txt']})", hint)
+        if (g["r_vec"], g["r_txt"]) != (w["r_vec"], w["r_txt"]):
+            raise CheckFailed(TODO2, f"{call}: {w['subject']} should have r_vec={w['r_vec']}, r_txt={w['r_txt']}; "
+                              f"you gave r_vec={g['r_vec']}, r_txt={g['r_txt']}",
+                              "rank each list with ROW_NUMBER() (1-based), vector by distance ascending, keyword "
+                              "by score best first (bm25 ascending / SCORE(1) DESC), each with the m.seq tie-break "
+                              "and cut to :n rows; missing ranks are 999999.")
+        if abs(g["rrf_score"] - w["rrf_score"]) > 1e-9:
+            raise CheckFailed(TODO2, f"{call}: rrf_score for {w['subject']} should be {w['rrf_score']:.6f}, "
+                              f"you computed {g['rrf_score']:.6f}",
+                              "rrf_score = 1.0/(:rrf_k + r_vec) + 1.0/(:rrf_k + r_txt); write 1.0 so SQLite does "
+                              "not divide integers.")

@@ -5,11 +5,13 @@ the catalog's own data, and the "model output" is a list of hostile selections.
 """
 from __future__ import annotations
 
+import contextlib
+import random
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import catalog, grounded
-from . import CheckFailed, call_learner, passed
+from . import CheckFailed, call_learner, describe_value, diff, passed
 
 TODO1 = "TODO 1 (validate_selection)"
 TODO2 = "TODO 2 (render_grounded_answer)"
@@ -48,23 +50,58 @@ def selection_cases() -> list[tuple[Any, Any, str]]:
         ({"item_ids": ["EQ-20RF"]}, None, "a dict is not a list of ids"),
         ("EQ-20RF", None, "a bare string is not a list of ids (it would be read letter by letter)"),
         ([], None, "an empty selection chooses nothing: fall back to every row"),
+        (("SV-REEFMON", "EQ-20RF"), ["SV-REEFMON", "EQ-20RF"], "a tuple is accepted like a list (the result is a list)"),
+        ({"EQ-20RF", "EQ-40RH"}, None, "a set has no order, so 'the order chosen' does not exist: only a list or "
+                                       "tuple is accepted"),
+        ({"EQ-20RF": 1, "EQ-40RH": 2}, None, "a dict keyed by ids is not a list of ids"),
+        (iter(["EQ-20RF"]), None, "an iterator is not a list or tuple"),
+        (["EQ-20RF", ""], None, "an empty string is not an id"),
     ]
+
+
+def random_selections(n: int = 400, seed: int = 5) -> list[list]:
+    """Seeded random selections mixing good ids, catalog ids not returned, and junk."""
+    rng = random.Random(seed)
+    pool = [r.item_id for r in sample_rows()] + ["EQ-40DV", "EQ-99XX", "", None, 0, 1.5, True, ["EQ-20RF"],
+                                                   {"id": "EQ-20RF"}]
+    return [[rng.choice(pool) for _ in range(rng.randint(0, 5))] for _ in range(n)]
 
 
 def check_validate_selection(fn: Callable, *, quiet: bool = False) -> None:
     rows = sample_rows()
     ids = [r.item_id for r in rows]
-    for selection, want, why in selection_cases():
-        got = call_learner(TODO1, f"validate_selection({selection!r}, rows)", fn, selection, rows)
-        if got != want or (want is not None and not isinstance(got, list)):
+    cases = selection_cases()
+    randoms = [(sel, grounded.validate_selection(sel, rows), "a random mix: one element that is not the id of a "
+                "returned row rejects the selection; otherwise the ids, first occurrence kept")
+               for sel in random_selections()]
+    for selection, want, why in cases + randoms:
+        shown = describe_value(selection)
+        got = call_learner(TODO1, f"validate_selection({shown}, rows)", fn, selection, rows)
+        if got != want or (want is not None and type(got) is not list):
             raise CheckFailed(
                 TODO1,
-                f"validate_selection({selection!r}, rows with ids {ids}) returned {got!r}; expected {want!r} "
-                f"because {why}.",
-                "return the list of chosen ids (each a str that is the item_id of a row), de-duplicated in order, "
-                "or None when the selection is not a non-empty list of such ids.")
+                f"validate_selection({shown}, rows with ids {ids}) returned {describe_value(got)}; expected "
+                f"{want!r} because {why}.", _selection_hint(selection, got, want, ids))
     if not quiet:
-        passed(TODO1, f"{len(selection_cases())} selections, hostile ones included, handled")
+        passed(TODO1, f"{len(cases)} named selections and {len(randoms)} random ones, hostile ones included, handled")
+
+
+def _selection_hint(selection: Any, got: Any, want: Any, ids: list[str]) -> str:
+    """What to change, from how the answer differs."""
+    listlike = isinstance(selection, (list, tuple))
+    if want is None and not listlike:
+        return (f"only a list or tuple is accepted; return None for a {type(selection).__name__} "
+                "(check with isinstance(selection, (list, tuple))).")
+    if want is None and not selection:
+        return "an empty selection is not a choice: return None (not [])."
+    if want is None:
+        return ("one element that is not a str equal to a returned row's item_id rejects the WHOLE selection: "
+                "return None as soon as you meet it, do not skip it.")
+    if got is None:
+        return "every element is a returned row's id here: return them as a list."
+    if type(got) is not list:
+        return f"return a new list (list(...)), not a {type(got).__name__}."
+    return "keep the order chosen and drop repeated ids (first occurrence wins)."
 
 
 _ID_RE = re.compile(r"\[((?:EQ|SV)-[A-Z0-9]+)\]")
@@ -88,7 +125,30 @@ def render_cases() -> list[tuple[Any, list[str], str]]:
     ]
 
 
+@contextlib.contextmanager
+def reference_validator(fn: Callable) -> Iterator[None]:
+    """Run the learner's render with the REFERENCE validate_selection in its globals, so a
+    mistake in TODO 1 is charged to TODO 1 only."""
+    names = getattr(fn, "__globals__", {})
+    had = "validate_selection" in names
+    mine = names.get("validate_selection")
+    if had:
+        names["validate_selection"] = grounded.validate_selection
+    try:
+        yield
+    finally:
+        if had:
+            names["validate_selection"] = mine
+
+
 def check_render_answer(fn: Callable, *, quiet: bool = False) -> None:
+    with reference_validator(fn):
+        _check_render(fn)
+    if not quiet:
+        passed(TODO2, "every answer is written from validated rows only, word for word as specified")
+
+
+def _check_render(fn: Callable) -> None:
     rows = sample_rows()
     by_id = {r.item_id: r for r in rows}
     for selection, want_ids, why in render_cases():
@@ -109,10 +169,25 @@ def check_render_answer(fn: Callable, *, quiet: bool = False) -> None:
                                   "build each line with grounded.format_row(row); never retype row values.")
         if "EQ-99XX" in text:
             raise CheckFailed(TODO2, "the answer mentions EQ-99XX, an id the model invented.", "render only validated rows.")
+        want = grounded.render_grounded_answer(QUESTION, rows, selection)
+        if text != want:
+            raise CheckFailed(TODO2, f"with selection {selection!r} the rows are right but the text differs from "
+                                     "the specified answer:\n" + diff(want, text),
+                              "return grounded.answer_header(question, n) with n = the number of rows shown, then one "
+                              "grounded.format_row(row) per row, joined with '\\n' (no blank lines, nothing else).")
     empty = call_learner(TODO2, "render_grounded_answer(question, [], None)", fn, QUESTION, [], None)
-    if not isinstance(empty, str) or _shown_ids(empty) or "don't have" not in empty:
+    if empty != grounded.no_match_answer(QUESTION, []):
         raise CheckFailed(TODO2, f"with no rows at all you returned {empty!r:.120}; it must say there is no match and "
                                  "name no item.",
                           "when `matches` is empty, return grounded.no_match_answer(question, []).")
-    if not quiet:
-        passed(TODO2, "every answer is written from validated rows only")
+    other = sample_rows(("EQ-40HC", "EQ-40DV", "EQ-45HC", "EQ-20DV"))
+    for selection in (None, ["EQ-45HC"], ["EQ-20DV", "EQ-40HC"], ["EQ-40HC", 1], "EQ-45HC", [], ["EQ-20RF"]):
+        question = "a box for furniture"
+        text = call_learner(TODO2, f"render_grounded_answer({question!r}, other rows, {selection!r})", fn, question,
+                            other, selection)
+        want = grounded.render_grounded_answer(question, other, selection)
+        if text != want:
+            raise CheckFailed(TODO2, f"with four dry-container rows and selection {selection!r} the answer differs "
+                                     "from the specified one:\n" + diff(want, str(text)),
+                              "validate the selection; show the chosen rows (or every row on None) under "
+                              "grounded.answer_header(question, n), one grounded.format_row(row) per line.")

@@ -221,6 +221,16 @@ class EmbeddedEngine(Engine):
                     cur.execute(drops[name])
 
     @contextlib.contextmanager
+    def unordered_reads_reversed(self) -> Iterator[bool]:
+        # SQLite's switch for exactly this: unordered SELECTs (and ties) come back reversed.
+        with self._lock:
+            self.conn.execute("PRAGMA reverse_unordered_selects=ON")
+            try:
+                yield True
+            finally:
+                self.conn.execute("PRAGMA reverse_unordered_selects=OFF")
+
+    @contextlib.contextmanager
     def cursor(self) -> Iterator[Any]:
         with self._lock:
             self._check_not_replaced()

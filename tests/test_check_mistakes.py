@@ -1,0 +1,599 @@
+"""Every TODO's hard-stop check against the mistakes learners make.
+
+For each TODO: at least eight wrong implementations, written the way a learner would write
+them, each stopped by its check with a message that names the mistake; and at least two
+correct implementations written differently from the solution, each accepted by the check
+AND by the grade cell nbgrader runs (its source is read from the solution notebook).
+
+Wrong versions are built by editing the solution's own code where that is how the mistake
+arises (an edit that no longer applies fails the test, so the set follows the solution).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import textwrap
+
+import pytest
+
+from workshop_lib import catalog, checks, gates, grounded, release, retrieval, scanner
+from workshop_lib.checks import CheckFailed
+from workshop_lib.gates import ModeConfig, make_decision
+from workshop_lib.grounded import CatalogMatch
+from workshop_lib.scanner import Fact
+
+SOLUTIONS = release.REPO / "solutions"
+
+
+def _cells(part: str) -> dict[str, str]:
+    path = next((SOLUTIONS / part).glob("*.ipynb"))
+    nb = json.loads(path.read_text())
+    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"])
+            for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id")}
+
+
+def _solution(part: str, grade_id: str) -> str:
+    text = _cells(part)[grade_id]
+    return "\n".join(line for line in text.splitlines() if "### BEGIN SOLUTION" not in line
+                     and "### END SOLUTION" not in line)
+
+
+def _edit(source: str, *pairs: tuple[str, str]) -> str:
+    for old, new in pairs:
+        assert old in source, f"the solution no longer contains {old!r}: update this wrong version"
+        source = source.replace(old, new)
+    return source
+
+
+def _namespace(eng=None) -> dict:
+    return {"eng": eng, "checks": checks, "retrieval": retrieval, "scanner": scanner, "Fact": Fact,
+            "gates": gates, "ModeConfig": ModeConfig, "make_decision": make_decision, "grounded": grounded,
+            "catalog": catalog, "CatalogMatch": CatalogMatch, "copy": copy}
+
+
+def _define(source: str, name: str, eng=None, ns: dict | None = None):
+    ns = ns if ns is not None else _namespace(eng)
+    exec(compile(textwrap.dedent(source), f"<learner {name}>", "exec"), ns)  # noqa: S102 - test input
+    return ns
+
+
+def _stopped(run, expected: list[str]) -> str:
+    with pytest.raises(CheckFailed) as err:
+        run()
+    message = str(err.value)
+    flat = " ".join(message.split())  # messages are wrapped; compare words, not line breaks
+    for words in expected:
+        assert " ".join(words.split()) in flat, f"{words!r} not in the message:\n{message}"
+    return message
+
+
+def _grade_cell_passes(part: str, grade_id: str, ns: dict) -> None:
+    """Run the grade cell's source exactly as nbgrader does, in the learner's namespace."""
+    exec(compile(_cells(part)[grade_id], f"<grade cell {grade_id}>", "exec"), ns)  # noqa: S102
+
+
+# =============================================================== Part 2, TODO 1 (comment_facts)
+P2 = "part2"
+P2_SOL = None
+
+
+def p2_solution() -> str:
+    return _solution(P2, "todo1_comment_facts")
+
+
+P2_WRONG = {
+    "tables only": (lambda s: _edit(s, ("            facts.append(Fact(\"column\", col_subject, body))", "            pass")),
+                    ["fact(s) missing", "column fact"]),
+    "type_detail instead of data_type": (lambda s: _edit(s, ("{col['data_type']}", "{col['type_detail']}")),
+                                         ["body of the column fact", "not type_detail", "^"]),
+    "nullable flag inverted": (lambda s: _edit(s, ('"nullable" if col["nullable"] else "not null"',
+                                                   '"not null" if col["nullable"] else "nullable"')),
+                               ["body of the column fact", "'not null' when it is False"]),
+    "None printed for a missing comment": (lambda s: _edit(s, ('col["comment"] or "(no comment)"', 'col["comment"]')),
+                                           ["edge-case catalog", "'(no comment)' where the comment is None"]),
+    "columns joined without a space": (lambda s: _edit(s, ('", ".join(c["column"]', '",".join(c["column"]')),
+                                       ["body of the table fact", "join the column names with ', '"]),
+    "subjects in lower case": (lambda s: _edit(s, ("subject = f\"{table['owner']}.{table['table']}\"",
+                                                   "subject = f\"{table['owner']}.{table['table']}\".lower()")),
+                               ["missing", "upper case as in the catalog"]),
+    "sorts the catalog in place": (lambda s: _edit(s, ("    for table in catalog[\"tables\"]:",
+                                                       "    catalog[\"columns\"].sort(key=lambda c: c[\"column\"])\n"
+                                                       "    for table in catalog[\"tables\"]:")),
+                                   ["changed the catalog", "catalog['columns']", "no .sort()"]),
+    "removes used columns from the catalog": (
+        lambda s: _edit(s, ("            facts.append(Fact(\"column\", col_subject, body))",
+                            "            facts.append(Fact(\"column\", col_subject, body))\n"
+                            "            catalog[\"columns\"].remove(col)")),
+        ["changed the catalog", ".remove()"]),
+    "all table facts first": (
+        lambda s: _edit(s, ("        for col in columns:", "    for table in catalog[\"tables\"]:\n"
+                                                           "        columns = [c for c in catalog[\"columns\"] if c[\"table\"] == table[\"table\"]]\n"
+                                                           "        subject = f\"{table['owner']}.{table['table']}\"\n"
+                                                           "        for col in columns:")),
+        ["another order", "then the facts of its columns"]),
+    "table fact appended once per column": (
+        lambda s: _edit(s, ("            facts.append(Fact(\"column\", col_subject, body))",
+                            "            facts.append(Fact(\"column\", col_subject, body))\n"
+                            "            facts.append(facts[-2] if len(facts) > 1 else facts[-1])")),
+        ["there twice", "append the table fact once"]),
+    "dicts instead of Fact": (lambda s: _edit(s, ("facts.append(Fact(\"column\", col_subject, body))",
+                                                  "facts.append({\"kind\": \"column\", \"subject\": col_subject, \"body\": body})")),
+                              ["must be a scanner.Fact"]),
+    "kind 'columns'": (lambda s: _edit(s, ('Fact("column", col_subject, body)', 'Fact("columns", col_subject, body)')),
+                       ["has kind 'columns'; expected 'column'"]),
+}
+
+P2_RIGHT = {
+    "library helpers": """
+        from workshop_lib.scanner import Fact
+
+        def comment_facts(catalog):
+            out = []
+            for t in catalog["tables"]:
+                cols = [c for c in catalog["columns"] if c["table"] == t["table"]]
+                out += [scanner.table_fact(t, cols)] + [scanner.column_fact(c) for c in cols]
+            return out
+    """,
+    "grouped first, then written": """
+        from collections import defaultdict
+        from workshop_lib.scanner import Fact
+
+        def comment_facts(catalog):
+            by_table = defaultdict(list)
+            for c in catalog["columns"]:
+                by_table[c["table"]].append(c)
+            facts = []
+            for t in catalog["tables"]:
+                name = t["owner"] + "." + t["table"]
+                cols = by_table[t["table"]]
+                facts.append(Fact("table", name, "Table %s. Documented purpose: %s Columns: %s." % (
+                    name, t["comment"] if t["comment"] else "(no comment)", ", ".join(c["column"] for c in cols))))
+                for c in cols:
+                    full = "%s.%s" % (name, c["column"])
+                    flag = {True: "nullable", False: "not null"}[bool(c["nullable"])]
+                    facts.append(Fact("column", full, "Column %s of type %s (%s). Meaning: %s" % (
+                        full, c["data_type"], flag, c["comment"] if c["comment"] is not None else "(no comment)")))
+            return facts
+    """,
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(P2_WRONG))
+def test_part2_wrong_comment_facts_is_stopped_by_name(mistake, seeded_engine):
+    make, expected = P2_WRONG[mistake]
+    ns = _define(make(p2_solution()), mistake, seeded_engine)
+    _stopped(lambda: checks.part2.check_comment_facts(ns["comment_facts"], seeded_engine), expected)
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P2_RIGHT)])
+def test_part2_correct_comment_facts_passes_check_and_grade_cell(variant, seeded_engine):
+    ns = _define(p2_solution() if variant == "solution" else P2_RIGHT[variant], variant, seeded_engine)
+    checks.part2.check_comment_facts(ns["comment_facts"], seeded_engine)
+    _grade_cell_passes(P2, "check_todo1_comment_facts", ns)
+
+
+# =============================================================== Part 3, TODO 1 (retrieve_knowledge)
+P3 = "part3"
+
+
+def p3_knowledge() -> str:
+    return _solution(P3, "todo1_retrieve_knowledge")
+
+
+P3K_WRONG = {
+    "kinds string never split": (
+        lambda s: _edit(s, ("    if isinstance(kinds, str):\n        kinds = [part.strip() for part in kinds.split(\",\") if part.strip()]\n", ""),
+                        ("if kinds is not None and kind not in kinds", "if kinds is not None and str(kind) not in kinds")),
+        ["'columns'", "substring test"]),
+    "parts not stripped": (lambda s: _edit(s, ("[part.strip() for part in kinds.split(\",\") if part.strip()]",
+                                               "kinds.split(\",\")")),
+                           ["asks for it", "strip the spaces"]),
+    "no tool_output filter": (lambda s: _edit(s, ("        if kind == \"tool_output\":\n            continue\n", "")),
+                              ["tool_output", "skip hits"]),
+    "metadata['kind'] on a memory without kind": (lambda s: _edit(s, ('kind = hit.metadata.get("kind")',
+                                                                       'kind = hit.metadata["kind"]')),
+                                                   ["KeyError", "on this input: retrieve_knowledge("]),
+    "similarity instead of distance": (lambda s: _edit(s, ('"distance": float(hit.distance)',
+                                                           '"distance": 1 - float(hit.distance)')),
+                                       ["1 - distance", "float(hit.distance) as it is"]),
+    "no oversampling": (lambda s: _edit(s, ("max_results=k * 4", "max_results=k")),
+                        ["hits; expected", "k * 4"]),
+    "not cut to k": (lambda s: _edit(s, ("top_k=k,", "top_k=k * 4,")), ["hits; expected", "top_k=k"]),
+    "empty kinds filters everything": (lambda s: _edit(s, ("    if not kinds:\n        kinds = None\n", "")),
+                                       ["kinds=[]", "empty kinds list like None"]),
+    "thread messages searched too": (lambda s: _edit(s, ('record_types=["memory"]', 'record_types=["memory", "message"]')),
+                                     ["thread message", "record_types=['memory']"]),
+    "farthest first": (lambda s: _edit(s, ("    return retrieval.rerank(eng, query, candidates,",
+                                           "    candidates.sort(key=lambda c: -c[\"distance\"])\n"
+                                           "    return retrieval.rerank(eng, query, candidates,")),
+                       ["rank 1 should be", "nearest first"]),
+    "None subject for memories without one": (lambda s: _edit(s, ('"subject": hit.metadata.get("subject", "")',
+                                                                  '"subject": hit.metadata.get("subject")')),
+                                              ["has subject None; expected ''", "hit.metadata.get('subject', '')"]),
+}
+
+P3K_RIGHT = {
+    "normalize_kinds and a comprehension": """
+        def retrieve_knowledge(query, k=5, kinds=None):
+            wanted = retrieval.normalize_kinds(kinds)
+            hits = eng.memory.search(query, record_types=["memory"], max_results=4 * k)
+            keep = [h for h in hits if h.metadata.get("kind") != "tool_output"
+                    and (wanted is None or h.metadata.get("kind") in wanted)]
+            cands = [dict(kind=h.metadata.get("kind") or "?", subject=h.metadata.get("subject", ""), body=h.content,
+                          metadata=h.metadata, distance=float(h.distance)) for h in keep]
+            return retrieval.rerank(eng, query, cands, top_k=k, content_key="body")
+    """,
+    "a set of kinds and map(str.strip)": """
+        def retrieve_knowledge(query, k=5, kinds=None):
+            if isinstance(kinds, str):
+                kinds = kinds.split(",")
+            allowed = {p for p in map(str.strip, kinds or []) if p}
+            out = []
+            for hit in eng.memory.search(query, max_results=k * 4, record_types=["memory"]):
+                meta = hit.metadata
+                if meta.get("kind") == "tool_output" or (allowed and meta.get("kind") not in allowed):
+                    continue
+                out.append({"kind": meta.get("kind") or "?", "subject": meta.get("subject", ""),
+                            "body": hit.content, "metadata": meta, "distance": float(hit.distance)})
+            return retrieval.rerank(eng, query, out, top_k=k, content_key="body")
+    """,
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(P3K_WRONG))
+def test_part3_wrong_retrieve_knowledge_is_stopped_by_name(mistake, seeded_engine):
+    make, expected = P3K_WRONG[mistake]
+    ns = _define(make(p3_knowledge()), mistake, seeded_engine)
+    _stopped(lambda: checks.part3.check_retrieve_knowledge(ns["retrieve_knowledge"], seeded_engine), expected)
+    assert seeded_engine.store.get("memory", "check:tool-output") is None  # the planted records are gone
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P3K_RIGHT)])
+def test_part3_correct_retrieve_knowledge_passes_check_and_grade_cell(variant, seeded_engine):
+    ns = _define(p3_knowledge() if variant == "solution" else P3K_RIGHT[variant], variant, seeded_engine)
+    checks.part3.check_retrieve_knowledge(ns["retrieve_knowledge"], seeded_engine)
+    _grade_cell_passes(P3, "check_todo1_retrieve_knowledge", ns)
+
+
+# =============================================================== Part 3, TODO 2 (hybrid RRF)
+def p3_hybrid() -> str:
+    return _solution(P3, "todo2_hybrid_rrf")
+
+
+def _embedded_sql(edit):
+    """Apply an edit to the embedded (SQLite) statement of the solution only."""
+    def make(source: str) -> str:
+        head, _, sqlite = source.partition("    else:\n")
+        return head + "    else:\n" + edit(sqlite)
+    return make
+
+
+P3H_WRONG = {
+    "LEFT JOIN instead of FULL OUTER JOIN": (_embedded_sql(lambda s: _edit(s, ("FULL OUTER JOIN", "LEFT JOIN"))),
+                                             ["FULL OUTER JOIN"]),
+    "lists not cut to :n": (_embedded_sql(lambda s: _edit(s, (" WHERE r_vec <= :n", ""), (" WHERE r_txt <= :n", ""))),
+                            ["ranks must be 1..", "rank <= :n"]),
+    "no tool_output filter": (_embedded_sql(lambda s: _edit(
+        s, ("               AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output'\n", ""),
+        ("               AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output')", ")"))),
+        ["tool_output", "BOTH legs"]),
+    "no user or agent scope": (_embedded_sql(lambda s: s.replace("m.user_id = :u AND m.agent_id = :a AND ", "")),
+                               ["another user's memory", "m.user_id = :u"]),
+    "user scope only": (_embedded_sql(lambda s: s.replace(" AND m.agent_id = :a", "")),
+                        ["another agent's memory", "m.agent_id = :a"]),
+    "integer division": (_embedded_sql(lambda s: _edit(s, ("1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt)",
+                                                           "1 / (:rrf_k + f.r_vec) + 1 / (:rrf_k + f.r_txt)"))),
+                         ["rrf_score", "write 1.0"]),
+    "0 for a missing rank": (_embedded_sql(lambda s: s.replace("999999", "0")), ["never 0 or NULL"]),
+    "bm25 sorted best-last": (_embedded_sql(lambda s: _edit(s, ("ORDER BY bm, seq", "ORDER BY bm DESC, seq"))),
+                              ["r_txt", "bm25 ascending"]),
+    "no tie-break on m.seq": (_embedded_sql(lambda s: _edit(s, ("vec_distance_cosine(c.embedding, q.emb), m.seq)",
+                                                                "vec_distance_cosine(c.embedding, q.emb))"),
+                                                            ("ORDER BY bm, seq", "ORDER BY bm"))),
+                              ["no tie-break", "m.seq"]),
+    "LIMIT without ORDER BY in a CTE": (_embedded_sql(lambda s: _edit(
+        s, ("vec AS (SELECT seq, r_vec FROM vec_ranked WHERE r_vec <= :n)", "vec AS (SELECT seq, r_vec FROM vec_ranked LIMIT :n)"),
+        ("txt AS (SELECT seq, r_txt FROM txt_ranked WHERE r_txt <= :n)", "txt AS (SELECT seq, r_txt FROM txt_ranked LIMIT :n)"))),
+        ["LIMIT without ORDER BY", "vec AS"]),
+    "thread messages included": (_embedded_sql(lambda s: s.replace(" AND m.record_type = 'memory'", "")),
+                                 ["thread message", "record_type = 'memory'"]),
+    "farthest vectors first": (_embedded_sql(lambda s: _edit(s, ("vec_distance_cosine(c.embedding, q.emb), m.seq)",
+                                                                 "vec_distance_cosine(c.embedding, q.emb) DESC, m.seq)"))),
+                               ["the vector list (cosine distance ascending", "nearest first"]),
+}
+
+# A differently written fusion: UNION ALL + GROUP BY instead of a FULL OUTER JOIN.
+P3H_UNION = _embedded_sql(lambda s: _edit(s, (
+    """        fused AS (
+            SELECT COALESCE(v.seq, t.seq) AS seq, COALESCE(v.r_vec, 999999) AS r_vec, COALESCE(t.r_txt, 999999) AS r_txt
+              FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)""",
+    """        both AS (SELECT seq, r_vec, 999999 AS r_txt FROM vec UNION ALL SELECT seq, 999999, r_txt FROM txt),
+        fused AS (SELECT seq, MIN(r_vec) AS r_vec, MIN(r_txt) AS r_txt FROM both GROUP BY seq)""")))
+P3H_RIGHT = {
+    "UNION ALL and GROUP BY": P3H_UNION,
+    "the library's own statement": lambda s: s.split("    if eng.name")[0]
+    + "    sql = eng.sql.HYBRID_RRF\n    return retrieval.hybrid_rows(eng, eng.query(sql, params))\n",
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(P3H_WRONG))
+def test_part3_wrong_hybrid_is_stopped_by_name(mistake, seeded_engine):
+    make, expected = P3H_WRONG[mistake]
+    ns = _define(make(p3_hybrid()), mistake, seeded_engine)
+    _stopped(lambda: checks.part3.check_hybrid_rrf(ns["hybrid_rrf_search_memories"], seeded_engine), expected)
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P3H_RIGHT)])
+def test_part3_correct_hybrid_passes_check_and_grade_cell(variant, seeded_engine):
+    source = p3_hybrid() if variant == "solution" else P3H_RIGHT[variant](p3_hybrid())
+    ns = _define(source, variant, seeded_engine)
+    checks.part3.check_hybrid_rrf(ns["hybrid_rrf_search_memories"], seeded_engine)
+    _grade_cell_passes(P3, "check_todo2_hybrid_rrf", ns)
+
+
+# =============================================================== Part 4, TODO 1 (decide_mode)
+P4 = "part4"
+
+
+def p4_solution() -> str:
+    return _solution(P4, "todo1_decide_mode")
+
+
+P4_WRONG = {
+    "< at the short-query boundary": (lambda s: _edit(s, ("query_tokens <= config.short_query_max_tokens",
+                                                          "query_tokens < config.short_query_max_tokens")),
+                                      ["short query at the boundary", "(<=, not <)"]),
+    "best score is the first one": (lambda s: _edit(s, ("best = max(scores)", "best = scores[0]")),
+                                    ["unsorted scores", "largest one"]),
+    "min_chunks over all chunks": (lambda s: _edit(s, ("if len(used) < config.min_chunks_for_hybrid",
+                                                       "if len(chunks) < config.min_chunks_for_hybrid")),
+                                   ["min_chunks counts only chunks that cleared the gate"]),
+    "context chars over all chunks": (lambda s: _edit(s, ("for i in used)", "for i in range(len(chunks)))")),
+                                      ["context chars count only chunks that cleared the gate", "does not count"]),
+    "no clamp of an inverted band": (lambda s: _edit(s, ("        low = min(low, high)  # never an inverted band\n", "")),
+                                     ["inverted short-query band is clamped"]),
+    "no dot-product mapping": (lambda s: _edit(s, ("scores = [(s + 1) / 2 if config.distance == \"dot\" else s for s in similarities]",
+                                                   "scores = list(similarities)")),
+                               ["(r + 1) / 2"]),
+    "blank model answer ignored": (lambda s: _edit(s, ("if used_llm_answer is not None and not used_llm_answer.strip():",
+                                                       "if False:")),
+                                   ["blank answer"]),
+    "hybrid gates ignored": (lambda s: _edit(s, ("        if not failed:", "        if True:")),
+                             ["min_chunks_for_hybrid=2", "should be fallback"]),
+    "> instead of >= at the high threshold": (lambda s: _edit(s, ("if best >= high:", "if best > high:")),
+                                              ["rag at the boundary", "(>=)"]),
+    "short-query override ignored": (lambda s: _edit(s, (
+        "low = config.short_query_threshold_low if config.short_query_threshold_low is not None else low + config.short_query_delta",
+        "low = low + config.short_query_delta"), (
+        "high = config.short_query_threshold_high if config.short_query_threshold_high is not None else high + config.short_query_delta",
+        "high = high + config.short_query_delta")),
+        ["short query override"]),
+    "hybrid floor on the raw scale": (lambda s: _edit(s, ("if max(normalized) < config.min_similarity_for_hybrid",
+                                                          "if max(scores) < config.min_similarity_for_hybrid")),
+                                      ["always on the normalized scale"]),
+    "used counts only scores above low": (lambda s: _edit(s, ("    used = [i for i, s in enumerate(scores) if s >= low]",
+                                                  "    used = [i for i, s in enumerate(scores) if s > low]")),
+                              ["hybrid at the boundary"]),
+}
+
+P4_RIGHT = {
+    "library thresholds, own rules": """
+        def decide_mode(similarities, chunks, *, config, query_tokens, used_llm_answer=None):
+            low, high, short = gates.active_thresholds(config, query_tokens)
+            scaled = [gates.score_on_threshold_scale(s, config) for s in similarities]
+            used = [i for i, v in enumerate(scaled) if v >= low]
+            kw = dict(similarities=similarities, chunks=chunks, config=config, query_tokens=query_tokens, low=low,
+                      high=high, short_query_active=short, used_llm_answer=used_llm_answer)
+            blank = used_llm_answer is not None and used_llm_answer.strip() == ""
+            if blank or not scaled or max(scaled) < low:
+                return make_decision("fallback", **kw)
+            if max(scaled) >= high:
+                return make_decision("rag", used=used, **kw)
+            floor = max(min(1.0, max(0.0, (s + 1) / 2 if config.distance == "dot" else s)) for s in similarities)
+            enough = (len(used) >= config.min_chunks_for_hybrid and floor >= config.min_similarity_for_hybrid
+                      and sum(len(gates.chunk_text(chunks[i])) for i in used) >= config.min_total_context_chars)
+            return make_decision("hybrid" if enough else "fallback", used=used if enough else None, **kw)
+    """,
+    "the library's reference": """
+        def decide_mode(similarities, chunks, *, config, query_tokens, used_llm_answer=None):
+            return gates.decide_mode(similarities, chunks, config=config, query_tokens=query_tokens,
+                                     used_llm_answer=used_llm_answer)
+    """,
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(P4_WRONG))
+def test_part4_wrong_decide_mode_is_stopped_by_name(mistake):
+    make, expected = P4_WRONG[mistake]
+    ns = _define(make(p4_solution()), mistake)
+    _stopped(lambda: checks.part4.check_decide_mode(ns["decide_mode"]), expected)
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P4_RIGHT)])
+def test_part4_correct_decide_mode_passes_check_and_grade_cell(variant):
+    ns = _define(p4_solution() if variant == "solution" else P4_RIGHT[variant], variant)
+    checks.part4.check_decide_mode(ns["decide_mode"])
+    _grade_cell_passes(P4, "check_todo1_decide_mode", ns)
+
+
+# =============================================================== Part 5, TODO 1 and TODO 2
+P5 = "part5"
+
+
+def p5_validate() -> str:
+    return _solution(P5, "todo1_validate_selection")
+
+
+def p5_render() -> str:
+    return _solution(P5, "todo2_render_grounded_answer")
+
+
+P5V_WRONG = {
+    "any iterable accepted": (lambda s: _edit(s, ("if not isinstance(selection, (list, tuple)) or not selection:",
+                                                  "if selection is None or isinstance(selection, str) or not selection:")),
+                              ["a set has no order", "only a list or tuple"]),
+    "tuple refused": (lambda s: _edit(s, ("isinstance(selection, (list, tuple))", "isinstance(selection, list)")),
+                      ["a tuple is accepted like a list"]),
+    "duplicates kept": (lambda s: _edit(s, ("        if value not in chosen:\n            chosen.append(value)",
+                                            "        chosen.append(value)")),
+                        ["duplicates are dropped"]),
+    "unknown ids dropped instead of rejecting": (lambda s: _edit(s, ("            return None\n        if value not in chosen:",
+                                                                     "            continue\n        if value not in chosen:")),
+                                                 ["EQ-99XX is not the id of any returned row", "one element that is not"]),
+    "catalog ids trusted": (lambda s: _edit(s, ("known = {row.item_id for row in rows}",
+                                                "known = {item.item_id for item in catalog.ITEMS}")),
+                            ["was NOT among the returned rows"]),
+    "case-insensitive ids": (lambda s: _edit(s, ("known = {row.item_id for row in rows}", "known = {row.item_id.lower() for row in rows}"),
+                                             ("value not in known", "value.lower() not in known"),
+                                             ("chosen.append(value)", "chosen.append(value.upper())")),
+                             ["case matters"]),
+    "spaces stripped": (lambda s: _edit(s, ("    for value in selection:\n",
+                                            "    for value in selection:\n"
+                                            "        value = value.strip() if isinstance(value, str) else value\n")),
+                        ["no stray spaces"]),
+    "empty list instead of None": (lambda s: _edit(s, (
+        "if not isinstance(selection, (list, tuple)) or not selection:\n        return None",
+        "if not isinstance(selection, (list, tuple)):\n        return None\n    if not selection:\n        return []")),
+        ["an empty selection chooses nothing"]),
+    "no type check on elements": (lambda s: _edit(s, ("if not isinstance(value, str) or value not in known:", "if value not in known:")),
+                                  ["raised TypeError", "on this input: validate_selection("]),
+    "tuple returned as given": (lambda s: _edit(s, ("    return chosen", "    return chosen if isinstance(selection, list) else selection")),
+                                ["a tuple is accepted like a list (the result is a list)"]),
+    "dict keys read as ids": (lambda s: _edit(s, ("if not isinstance(selection, (list, tuple)) or not selection:",
+                                                  "if isinstance(selection, dict):\n        selection = list(selection)\n"
+                                                  "    if not isinstance(selection, (list, tuple)) or not selection:")),
+                              ["a dict keyed by ids"]),
+}
+
+P5V_RIGHT = {
+    "all() and dict.fromkeys": """
+        def validate_selection(selection, rows):
+            ids = {r.item_id for r in rows}
+            if type(selection) not in (list, tuple) or len(selection) == 0:
+                return None
+            if not all(isinstance(x, str) and x in ids for x in selection):
+                return None
+            return list(dict.fromkeys(selection))
+    """,
+    "try/except on a set lookup": """
+        def validate_selection(selection, rows):
+            if not isinstance(selection, (list, tuple)) or not selection:
+                return None
+            index = {r.item_id: r for r in rows}
+            seen = []
+            for x in selection:
+                if type(x) is not str:
+                    return None
+                try:
+                    index[x]
+                except KeyError:
+                    return None
+                seen += [] if x in seen else [x]
+            return seen
+    """,
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(P5V_WRONG))
+def test_part5_wrong_validate_selection_is_stopped_by_name(mistake):
+    make, expected = P5V_WRONG[mistake]
+    ns = _define(make(p5_validate()), mistake)
+    _stopped(lambda: checks.part5.check_validate_selection(ns["validate_selection"]), expected)
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P5V_RIGHT)])
+def test_part5_correct_validate_selection_passes_check_and_grade_cell(variant):
+    ns = _define(p5_validate() if variant == "solution" else P5V_RIGHT[variant], variant)
+    checks.part5.check_validate_selection(ns["validate_selection"])
+    _grade_cell_passes(P5, "check_todo1_validate_selection", ns)
+
+
+P5R_WRONG = {
+    "header counts every row": (lambda s: _edit(s, ("grounded.answer_header(question, len(chosen))",
+                                                    "grounded.answer_header(question, len(matches))")),
+                                ["text differs", "n = the number of rows shown", "^"]),
+    "no header": (lambda s: _edit(s, ("[grounded.answer_header(question, len(chosen))] + ", "")),
+                  ["text differs", "answer_header"]),
+    "blank lines between rows": (lambda s: _edit(s, ('return "\\n".join(', 'return "\\n\\n".join(')),
+                                 ["text differs", "no blank lines"]),
+    "selection ignored": (lambda s: _edit(s, ("chosen = [by_id[i] for i in ids] if ids is not None else list(matches)",
+                                              "chosen = list(matches)")),
+                          ["shows rows", "validate the selection first"]),
+    "invents a row list when nothing matched": (lambda s: _edit(
+        s, ("    if not matches:\n        return grounded.no_match_answer(question, [])\n", "")),
+                                                ["with no rows at all", "no_match_answer"]),
+    "values retyped instead of format_row": (lambda s: _edit(s, ("[grounded.format_row(m) for m in chosen]",
+                                                                 "[f\"- {m.name} [{m.item_id}] ${m.price_usd}\" for m in chosen]")),
+                                             ["not written with grounded.format_row"]),
+    "rows in catalog order, not chosen order": (lambda s: _edit(s, ("chosen = [by_id[i] for i in ids] if ids is not None else list(matches)",
+                                                                    "chosen = [m for m in matches if m.item_id in ids] "
+                                                                    "if ids is not None else list(matches)")),
+                                                ["in the chosen order"]),
+    "nothing shown for an invalid selection": (lambda s: _edit(s, ("if ids is not None else list(matches)", "if ids is not None else []")),
+                                               ["show every returned row"]),
+    "question not normalised in the header": (lambda s: _edit(s, ("grounded.answer_header(question, len(chosen))",
+                                                                  "f\"For \\u201c{question}\\u201d our catalog has {len(chosen)} items:\"")),
+                                              ["text differs"]),
+}
+
+P5R_RIGHT = {
+    "filter then join": """
+        def render_grounded_answer(question, matches, selection=None):
+            if len(matches) == 0:
+                return grounded.no_match_answer(question, [])
+            ok = validate_selection(selection, matches)
+            rows = list(matches) if ok is None else [next(m for m in matches if m.item_id == i) for i in ok]
+            lines = [grounded.answer_header(question, len(rows))]
+            lines.extend(map(grounded.format_row, rows))
+            return "\\n".join(lines)
+    """,
+    "string building": """
+        def render_grounded_answer(question, matches, selection=None):
+            if not matches:
+                return grounded.no_match_answer(question, [])
+            ids = validate_selection(selection, matches) or [m.item_id for m in matches]
+            by = {m.item_id: m for m in matches}
+            text = grounded.answer_header(question, len(ids))
+            for i in ids:
+                text += "\\n" + grounded.format_row(by[i])
+            return text
+    """,
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(P5R_WRONG))
+def test_part5_wrong_render_is_stopped_by_name(mistake):
+    make, expected = P5R_WRONG[mistake]
+    ns = _define(p5_validate(), "validate")
+    _define(make(p5_render()), mistake, ns=ns)
+    _stopped(lambda: checks.part5.check_render_answer(ns["render_grounded_answer"]), expected)
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P5R_RIGHT)])
+def test_part5_correct_render_passes_check_and_grade_cell(variant):
+    ns = _define(p5_validate(), "validate")
+    _define(p5_render() if variant == "solution" else P5R_RIGHT[variant], variant, ns=ns)
+    checks.part5.check_render_answer(ns["render_grounded_answer"])
+    _grade_cell_passes(P5, "check_todo2_render_grounded_answer", ns)
+
+
+def test_part5_a_wrong_validator_is_charged_to_todo1_only():
+    """A right render beside a wrong validate_selection keeps TODO 2's points."""
+    ns = _define(P5V_WRONG["duplicates kept"][0](p5_validate()), "wrong validate")
+    _define(p5_render(), "render", ns=ns)
+    with pytest.raises(CheckFailed):
+        checks.part5.check_validate_selection(ns["validate_selection"])
+    checks.part5.check_render_answer(ns["render_grounded_answer"])
+    _grade_cell_passes(P5, "check_todo2_render_grounded_answer", ns)
+    assert ns["validate_selection"] is not grounded.validate_selection  # the learner's own is back
+
+
+# =============================================================== messages a person can read
+def test_messages_are_wrapped_and_a_crash_names_its_input():
+    ns = _define(P5V_WRONG["no type check on elements"][0](p5_validate()), "crash")
+    _stopped(lambda: checks.part5.check_validate_selection(ns["validate_selection"]),
+                       ["on this input: validate_selection([['EQ-20RF']], rows)"])
+    with pytest.raises(CheckFailed) as err:
+        checks.part5.check_validate_selection(ns["validate_selection"])
+    shown = err.value._render_traceback_()[1]
+    assert "on this input" in shown and max(len(line) for line in shown.splitlines()) <= checks.WIDTH + 30
