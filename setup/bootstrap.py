@@ -51,17 +51,21 @@ MIN_VECTOR_MEMORY_MB = 128      # what counts as "sized for HNSW" for this works
 SUPPLYCHAIN_USER = "SUPPLYCHAIN"
 
 # Oracle's pre-built augmented all-MiniLM-L12-v2 (tokenizer + model + pooling in one ONNX
-# graph), linked from the AI Vector Search User's Guide. Tried in order; the zip holds
-# all_MiniLM_L12_v2.onnx (~127 MB). No checksum is published, so the file is checked by
-# unzipping it, its size, and the 384-dimension smoke test after loading.
+# graph), linked from the AI Vector Search User's Guide. Tried in order: the OML-ai-models
+# link first (it works); the older OML-Resources pre-authenticated link now answers "PAR
+# does not exist" and stays only as a fallback in case the first one is withdrawn too. No
+# checksum is published: the zip and the .onnx inside are checked by their known sizes
+# (a different size is reported, not silently used), then by the 384-dimension smoke test.
 MODEL_URLS = (
-    "https://adwc4pm.objectstorage.us-ashburn-1.oci.customer-oci.com/p/"
-    "VBRD9P8ZFWkKvnfhrWxkpPe8K03-JIoM5h_8EJyJcpE80c108fuUjg7R5L5O7mMZ/n/adwc4pm/b/OML-Resources/o/"
-    "all_MiniLM_L12_v2_augmented.zip",
     "https://adwc4pm.objectstorage.us-ashburn-1.oci.customer-oci.com/p/"
     "TtH6hL2y25EypZ0-rrczRZ1aXp7v1ONbRBfCiT-BDBN8WLKQ3lgyW6RxCfIFLdA6/n/adwc4pm/b/OML-ai-models/o/"
     "all_MiniLM_L12_v2_augmented.zip",
+    "https://adwc4pm.objectstorage.us-ashburn-1.oci.customer-oci.com/p/"
+    "VBRD9P8ZFWkKvnfhrWxkpPe8K03-JIoM5h_8EJyJcpE80c108fuUjg7R5L5O7mMZ/n/adwc4pm/b/OML-Resources/o/"
+    "all_MiniLM_L12_v2_augmented.zip",
 )
+MODEL_ZIP_BYTES = 122_537_890
+MODEL_ONNX_BYTES = 133_322_334
 MODEL_FILE = "all_MiniLM_L12_v2.onnx"
 MODEL_MIN_BYTES = 50_000_000
 UPLOAD_CHUNK = 8 * 1024 * 1024
@@ -136,25 +140,66 @@ def admin(settings: Settings, dsn: str | None = None, timeout: float = 60):
 
 
 # --------------------------------------------------------------------------- steps
+PASSWORD_GRACE_S = 90  # how long a rejected password is retried after it is first rejected
+
+
 def step_wait(settings: Settings) -> None:
     t0 = time.monotonic()
-    deadline = t0 + 90
-    while True:
-        try:
-            conn = admin(settings, timeout=settings.wait_timeout)
-            break
-        except OracleWorkshopError as exc:
-            # On its very first start the container answers a few seconds before it has set
-            # the SYS/SYSTEM password from ORACLE_PASSWORD: retry a wrong password briefly.
-            if exc.code != "ORA-01017" or time.monotonic() > deadline:
-                raise
-            say("wait", "password not accepted yet (a new container sets it right after starting); retrying")
-            time.sleep(10)
+    container = find_container(settings.container)
+    if container:
+        wait_healthy(container, settings.wait_timeout, inspect=docker_health)
+    conn = wait_for_database(lambda remaining: admin(settings, timeout=remaining), settings.wait_timeout)
     try:
         say("wait", f"database at {settings.dsn} answers (Oracle {conn.version}) after "
                     f"{time.monotonic() - t0:.0f} s")
     finally:
         conn.close()
+
+
+def docker_health(container: str) -> str:
+    """The container's health status ('starting', 'healthy', 'unhealthy'), '' when it has none."""
+    probe = subprocess.run(["docker", "inspect", "--format", "{{if .State.Health}}{{.State.Health.Status}}{{end}}",
+                            container], capture_output=True, text=True)
+    return probe.stdout.strip() if probe.returncode == 0 else ""
+
+
+def wait_healthy(container: str, timeout: float, *, inspect, sleep=time.sleep, clock=time.monotonic) -> bool:
+    """Wait until docker reports the container healthy. On its first start the image opens the
+    database, sets the passwords and runs the init scripts (ours restarts the database for vector
+    memory) while its health check says "starting"; connecting before that meets a restart."""
+    deadline = clock() + timeout
+    status = inspect(container)
+    if not status:
+        return False  # no health check to wait for (or docker cannot tell): the connection loop decides
+    if status != "healthy":
+        say("wait", f"container {container} is {status}; waiting for docker to report it healthy")
+    while status != "healthy":
+        if clock() >= deadline:
+            raise OracleWorkshopError("wait", f"container {container} is still {status!r} after {timeout:.0f} s",
+                                      f"look at `docker logs {container}` for the reason")
+        sleep(5)
+        status = inspect(container)
+    return True
+
+
+def wait_for_database(connect, timeout: float, *, sleep=time.sleep, clock=time.monotonic):
+    """Connect as the admin user. `connect(remaining_s)` retries transient errors itself; here a
+    rejected password (ORA-01017) is retried for PASSWORD_GRACE_S from the FIRST time it is seen:
+    a new container answers a few seconds before it has set the password from ORACLE_PASSWORD."""
+    deadline = clock() + timeout
+    first_rejected = None
+    while True:
+        try:
+            return connect(max(1.0, deadline - clock()))
+        except OracleWorkshopError as exc:
+            if exc.code != "ORA-01017":
+                raise
+            now = clock()
+            first_rejected = now if first_rejected is None else first_rejected
+            if now - first_rejected > PASSWORD_GRACE_S or now >= deadline:
+                raise
+            say("wait", "password not accepted yet (a new container sets it right after starting); retrying")
+            sleep(10)
 
 
 def step_vector_memory(settings: Settings) -> None:
@@ -411,6 +456,7 @@ def model_file() -> Path:
     for url in MODEL_URLS:
         try:
             download(url, zip_path)
+            check_size(zip_path, MODEL_ZIP_BYTES, "the downloaded zip")
             return _extract(zip_path, cache, remove=True)
         except (OSError, zipfile.BadZipFile, OracleWorkshopError) as exc:
             errors.append(f"{url.split('/o/')[0][:60]}...: {exc}")
@@ -446,6 +492,9 @@ def _extract(zip_path: Path, cache: Path, remove: bool = False) -> Path:
         with zf.open(member) as src, open(target, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
     _check_model_size(target)
+    if member.file_size != MODEL_ONNX_BYTES:
+        say("model", f"note: {member.filename} is {member.file_size:,} bytes, not the {MODEL_ONNX_BYTES:,} of "
+                     "the published model; the smoke test after loading decides")
     if remove:
         zip_path.unlink(missing_ok=True)
     say("model", f"unzipped {member.filename} ({target.stat().st_size / 1e6:.0f} MB) to {target}")
@@ -456,6 +505,17 @@ def _check_model_size(path: Path) -> None:
     if not path.exists() or path.stat().st_size < MODEL_MIN_BYTES:
         raise OracleWorkshopError("model", f"{path} is missing or too small to be the model",
                                   "delete it and run `make setup-oracle` again to download it")
+
+
+def check_size(path: Path, expected: int, what: str) -> None:
+    """A download of another size is a different (or truncated) file: say so instead of loading it."""
+    size = path.stat().st_size
+    if size != expected:
+        path.unlink(missing_ok=True)
+        raise OracleWorkshopError("model", f"{what} is {size:,} bytes, expected {expected:,}",
+                                  "the link may now serve another file: download all_MiniLM_L12_v2_augmented.zip "
+                                  "from the link in Oracle's AI Vector Search User's Guide and set "
+                                  "ORACLE_ONNX_MODEL_FILE=/path/to/it.zip")
 
 
 def _engine(settings: Settings) -> OracleEngine:

@@ -284,12 +284,17 @@ def test_existing_objects_reads_user_objects():
 def test_hybrid_rrf_is_one_statement_with_both_lists():
     sql = osql.HYBRID_RRF
     for needle in ("FULL OUTER JOIN", "999999", "VECTOR_DISTANCE", "CONTAINS(m.content, :kw, 1) > 0",
-                   "SCORE(1)", "FETCH FIRST :k ROWS ONLY", "FETCH FIRST :n ROWS ONLY", "NVL(",
+                   "SCORE(1)", "FETCH FIRST :k ROWS ONLY", "WHERE r_vec <= :n", "WHERE r_txt <= :n", "NVL(",
                    f"VECTOR_EMBEDDING({osql.MODEL_NAME} USING :q AS data)", "COSINE", ":rrf_k",
                    "ORDER BY rrf_score DESC"):
         assert needle in sql, needle
     assert sql.count(";") == 0
     assert sql.lstrip().startswith("WITH q_emb AS")
+    # Issue 12 item 6: never ORDER BY a ROW_NUMBER alias of the same query block; and the
+    # statement passes the same order lint the Part 3 check applies to learners' SQL.
+    assert "ORDER BY r_vec" not in sql and "ORDER BY r_txt" not in sql
+    from workshop_lib.checks.part3 import order_problems
+    assert order_problems(sql) == []
 
 
 def test_knowledge_filter_matches_the_embedded_rule():

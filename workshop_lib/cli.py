@@ -162,34 +162,40 @@ def reset(
 
 @app.command()
 def grade(
-    submissions: Path = typer.Argument(..., help="folder of learner notebooks (any layout)"),
-    out: Path = typer.Option(Path("grades"), help="where feedback HTML and grades.csv go"),
-    timeout: int = typer.Option(120, help="seconds a single cell may run"),
+    submissions: Path = typer.Argument(..., help="folder with one sub-folder of notebooks per learner"),
+    out: Path = typer.Option(Path("grades"), help="where feedback HTML, grades.csv and results.jsonl go"),
+    cell_timeout: int = typer.Option(60, help="seconds a single cell may run"),
+    budget: int = typer.Option(240, help="seconds one notebook may take in all"),
+    workers: int = typer.Option(0, help="notebooks graded at once (0: one per CPU core)"),
 ):
-    """Autograde a folder of learner notebooks with nbgrader; write feedback and grades.csv."""
+    """Autograde learner notebooks with nbgrader, in parallel, each isolated; write feedback and grades.csv.
+
+    Re-running with the same --out skips notebooks already graded (same learner, Part and bytes)."""
     from .grading import grade_folder, per_learner, per_todo
 
-    table = grade_folder(submissions, out, timeout=timeout)
+    table = grade_folder(submissions, out, cell_timeout=cell_timeout, notebook_budget=budget, workers=workers or None)
     if not len(table):
         typer.echo("No notebooks found.")
         raise typer.Exit(1)
     typer.echo("Per TODO:\n" + per_todo(table).to_string() + "\n")
     typer.echo("Per learner:\n" + per_learner(table).to_string() + "\n")
-    problems = table[~table["status"].isin(["passed"])]
+    graded = table["max_score"] > 0
+    problems = table[(graded & ~table["status"].isin(["passed", "missing"]))
+                     | table["status"].str.startswith(("skipped", "refused"))]
     if len(problems):
         typer.echo("Not passed (first reason per row):")
         for r in problems.itertuples():
-            typer.echo(f"  {r.student:12s} {r.assignment:6s} {r.cell:34s} {r.status[:110]}")
+            typer.echo(f"  {r.student:12s} {r.assignment:6s} {r.cell or r.file:34s} {r.status[:110]}")
     typer.echo(f"\nWrote {out / 'grades.csv'} and feedback under {out / 'feedback'}")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context,
-          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run)")):
+          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading")):
     """Run a benchmark from the repository's bench/ folder (options go to it; try `workshop bench -- --help`)."""
     import subprocess
 
-    modules = {"retrieval": "bench.run", "chat": "bench.chat_load"}
+    modules = {"retrieval": "bench.run", "chat": "bench.chat_load", "grading": "bench.grading"}
     if which not in modules:
         typer.secho(f"Unknown benchmark {which!r}; choose one of {', '.join(modules)}.", fg="red", err=True)
         raise typer.Exit(2)

@@ -3,39 +3,30 @@
     python -m workshop_lib.release            # every Part
     python -m workshop_lib.release part3      # one Part
 
-nbgrader replaces each solution region with a stub and drops hidden tests; outputs are
-cleared, so what lands in notebooks/ is exactly what learners should start from.
+nbgrader replaces each solution region with a stub; outputs are cleared, so what lands in
+notebooks/ is exactly what learners should start from. No gradebook is written here.
 """
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from . import course
+from .course import REPO, assignments
 
-
-def assignments(root: Path = REPO) -> list[str]:
-    return sorted(p.name for p in (root / "solutions").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
-
-
-def _nbgrader(root: Path, *args: str) -> None:
-    env = dict(os.environ)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env,
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+__all__ = ["REPO", "assignments", "generate", "generate_into_copy"]
 
 
 def generate(names: list[str] | None = None, root: Path = REPO) -> list[Path]:
     written = []
-    for name in names or assignments(root):
-        _nbgrader(root, "generate_assignment", name, "--force", "--no-db")
-        written.extend(sorted((root / "notebooks" / name).glob("*.ipynb")))
+    with tempfile.TemporaryDirectory(prefix="release-db-") as tmp:
+        # nbgrader records the cells in a gradebook even here; keep it out of the repository.
+        nbgrader = course.api(root, CourseDirectory={"db_url": f"sqlite:///{Path(tmp) / 'gradebook.db'}"})
+        for name in names or assignments(root):
+            course.check(nbgrader.generate_assignment(name, force=True, create=True), f"generate_assignment {name}")
+            written.extend(sorted((root / "notebooks" / name).glob("*.ipynb")))
     return written
 
 

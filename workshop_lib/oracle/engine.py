@@ -42,9 +42,16 @@ DEFAULT_CONNECT_TIMEOUT = 60.0
 EMPTY_TEXT = "\u2400"
 # Strings longer than this many bytes are bound as CLOBs (a VARCHAR2 bind stops at 4000).
 _MAX_VARCHAR_BYTES = 4000
-# Errors that mean "not reachable yet": retried until the timeout, then reported.
+# Errors that mean "not reachable yet": retried until the timeout, then reported. The
+# second line is what a database says while it shuts down or restarts (the container's
+# first start restarts it for vector memory): shutdown in progress (01089, 01090),
+# database not mounted / not open (01094 is "ALTER DATABASE CLOSE in progress"), and the
+# listener refusing new sessions while the instance is blocked or not registered
+# (12516, 12518, 12519, 12520, 12521).
 RETRYABLE = {"DPY-6005", "ORA-12541", "DPY-6000", "ORA-12514", "ORA-01033", "ORA-01034", "ORA-01109",
-             "ORA-12537", "ORA-12528", "DPY-4011", "ORA-03113", "ORA-03114", "ORA-12170", "DPY-6001"}
+             "ORA-12537", "ORA-12528", "DPY-4011", "ORA-03113", "ORA-03114", "ORA-12170", "DPY-6001",
+             "ORA-01089", "ORA-01090", "ORA-01094", "ORA-12516", "ORA-12518", "ORA-12519", "ORA-12520",
+             "ORA-12521"}
 REQUIRED_PRIVILEGES = ("CREATE SESSION", "CREATE TABLE", "CREATE SEQUENCE", "CREATE VIEW",
                        "CREATE PROCEDURE", "CREATE MINING MODEL", "CTXAPP")
 SUPPLYCHAIN_OWNER = "SUPPLYCHAIN"

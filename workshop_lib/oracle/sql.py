@@ -172,22 +172,24 @@ KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, SCORE(1) AS scor
 # Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
 # ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
 # Ties break as in the embedded twin: by distance / text score, then insertion order.
+# Each list is ranked in one CTE and cut in the next (WHERE r <= :n): ordering by a
+# ROW_NUMBER alias in the same query block is not a documented form (ORA-30483 risk).
 HYBRID_RRF = f"""WITH q_emb AS (
     SELECT {_QUERY_EMBEDDING} AS emb FROM dual),
-vec AS (
+vec_ranked AS (
     SELECT m.seq,
            ROW_NUMBER() OVER (ORDER BY VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE), m.seq) AS r_vec
       FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
-     WHERE {_KNOWLEDGE}
-     ORDER BY r_vec
-     FETCH FIRST :n ROWS ONLY),
-txt AS (
+     WHERE {_KNOWLEDGE}),
+vec AS (
+    SELECT seq, r_vec FROM vec_ranked WHERE r_vec <= :n),
+txt_ranked AS (
     SELECT m.seq,
            ROW_NUMBER() OVER (ORDER BY SCORE(1) DESC, m.seq) AS r_txt
       FROM {{p}}RECORDS m
-     WHERE CONTAINS(m.content, :kw, 1) > 0 AND {_KNOWLEDGE}
-     ORDER BY r_txt
-     FETCH FIRST :n ROWS ONLY),
+     WHERE CONTAINS(m.content, :kw, 1) > 0 AND {_KNOWLEDGE}),
+txt AS (
+    SELECT seq, r_txt FROM txt_ranked WHERE r_txt <= :n),
 fused AS (
     SELECT COALESCE(v.seq, t.seq) AS seq,
            NVL(v.r_vec, 999999) AS r_vec,

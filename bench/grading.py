@@ -1,0 +1,118 @@
+"""How fast `workshop grade` grades a class, and what loops cost.
+
+    python -m bench.grading [--learners 40] [--workers 1,2] [--loops 2] [--out DIR]
+
+Builds a synthetic class in a temporary folder: every learner hands in Parts 1-5; most
+notebooks are the solutions, some are partial (one TODO done), a few crash (a TODO
+raises), `--loops` loop forever in a TODO, and one is hostile (it deletes the folders
+above it). The class is graded once per worker count in `--workers`, in the same run,
+so the figures compare side by side. Reported: notebooks, wall time, notebooks/s, the
+speed-up over the first worker count, and the seconds spent in looping notebooks.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+
+from workshop_lib import course
+from workshop_lib.grading import grade_folder
+
+PARTS = [p for p in course.assignments() if p != "part8"]
+CRASH = "raise RuntimeError('my code is broken')\n"
+LOOP = "while True:\n    pass\n"
+HOSTILE = ("import shutil, pathlib\nfor up in list(pathlib.Path.cwd().parents)[3:5]:\n"
+           "    shutil.rmtree(up, ignore_errors=True)\n")
+
+
+def _notebook(part: str, kind: str) -> nbformat.NotebookNode:
+    name = next((course.REPO / "solutions" / part).glob("*.ipynb")).name
+    solution = nbformat.read(course.REPO / "solutions" / part / name, as_version=4)
+    learner = nbformat.read(course.REPO / "notebooks" / part / name, as_version=4)
+    answers = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in solution.cells}
+    todos = [gid for gid in answers if gid and gid.startswith("todo")]
+    for cell in learner.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid not in todos:
+            continue
+        first = gid == todos[0]
+        if kind == "correct" or (kind == "partial" and first):
+            cell.source = "\n".join(ln for ln in answers[gid].splitlines() if "### BEGIN" not in ln and "### END" not in ln)
+        elif kind in ("crash", "loop", "hostile") and first:
+            cell.source = {"crash": CRASH, "loop": LOOP, "hostile": HOSTILE}[kind] + answers[gid]
+    return learner
+
+
+def make_class(root: Path, learners: int, loops: int) -> dict[tuple[str, str], str]:
+    """Write the class; returns (learner, part) -> kind."""
+    kinds = {}
+    for i in range(learners):
+        learner = f"learner{i:03d}"
+        for j, part in enumerate(PARTS):
+            kind = "correct"
+            if i % 10 == 3:
+                kind = "partial"
+            elif i % 10 == 7 and j == 2:
+                kind = "crash"
+            kinds[(learner, part)] = kind
+    looping = [k for k in kinds if k[1] == "part4"][:loops]
+    for key in looping:
+        kinds[key] = "loop"
+    kinds[(f"learner{learners - 1:03d}", "part3")] = "hostile"
+    for (learner, part), kind in kinds.items():
+        folder = root / learner
+        folder.mkdir(parents=True, exist_ok=True)
+        name = next((course.REPO / "solutions" / part).glob("*.ipynb")).name
+        nbformat.write(_notebook(part, kind), folder / name)
+    return kinds
+
+
+def run(learners: int, workers: list[int], loops: int, cell_timeout: int, budget: int, out: Path) -> pd.DataFrame:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
+        subs = Path(tmp) / "submissions"
+        kinds = make_class(subs, learners, loops)
+        for n in workers:
+            target = Path(tmp) / f"out-{n}"
+            started = time.perf_counter()
+            table = grade_folder(subs, target, cell_timeout=cell_timeout, notebook_budget=budget, workers=n)
+            wall = time.perf_counter() - started
+            seconds = {}
+            for line in (target / "results.jsonl").read_text().splitlines():
+                entry = json.loads(line)
+                seconds[(entry["student"], entry["part"])] = entry.get("seconds", 0.0)
+            loop_s = sum(s for k, s in seconds.items() if kinds.get(k) == "loop")
+            rows.append({"workers": n, "notebooks": len(kinds), "wall_s": round(wall, 1),
+                         "notebooks_per_s": round(len(kinds) / wall, 2),
+                         "loop_notebooks": loops, "seconds_in_loops": round(loop_s, 1),
+                         "graded_cells": int((table.max_score > 0).sum()),
+                         "passed_cells": int((table.status == "passed").sum())})
+    result = pd.DataFrame(rows)
+    result["speedup"] = (result.wall_s.iloc[0] / result.wall_s).round(2)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "grading.md").write_text(result.to_markdown(index=False) + "\n")
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--learners", type=int, default=40)
+    parser.add_argument("--workers", default=str(os.cpu_count() or 1), help="comma-separated worker counts")
+    parser.add_argument("--loops", type=int, default=2)
+    parser.add_argument("--cell-timeout", type=int, default=60)
+    parser.add_argument("--budget", type=int, default=240)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    args = parser.parse_args()
+    table = run(args.learners, [int(w) for w in args.workers.split(",")], args.loops, args.cell_timeout,
+                args.budget, args.out)
+    print(table.to_markdown(index=False))
+
+
+if __name__ == "__main__":
+    main()

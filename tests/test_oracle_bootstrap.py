@@ -1,0 +1,139 @@
+"""The Oracle bootstrap's waiting logic, with fakes at the driver interface (no database).
+
+Sequences replayed here are what a gvenzl/oracle-free container says on its first start
+(issue 12, item 1): the listener up before the service is registered, shutdown-time
+errors while the init script restarts the database for vector memory, and ORA-01017
+until the entrypoint has set the passwords.
+"""
+from __future__ import annotations
+
+import oracledb
+import pytest
+
+from setup import bootstrap
+from workshop_lib.oracle import engine as oengine
+from workshop_lib.oracle.errors import OracleWorkshopError
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.mark.parametrize("code", ["ORA-01089", "ORA-01090", "ORA-01094", "ORA-12516", "ORA-12518", "ORA-12519",
+                                  "ORA-12520", "ORA-12521", "ORA-12514", "ORA-01033", "ORA-01109"])
+def test_shutdown_and_listener_errors_are_transient(code):
+    assert code in oengine.RETRYABLE
+
+
+def test_connect_retries_a_restart_sequence_until_it_answers(monkeypatch):
+    """connect_oracle keeps trying through the errors of a database restarting."""
+    sequence = ["ORA-12514: listener does not currently know of service", "ORA-01089: immediate shutdown or close in progress",
+                "ORA-01090: shutdown in progress", "ORA-12521: instance not known", "ORA-01033: ORACLE initialization in progress"]
+    calls = []
+
+    def fake(kwargs, remaining):
+        calls.append(remaining)
+        if sequence:
+            raise oracledb.DatabaseError(sequence.pop(0))
+        return "connection"
+
+    monkeypatch.setattr(oengine, "_connect_within", fake)
+    monkeypatch.setattr(oengine.time, "sleep", lambda s: None)
+    assert oengine.connect_oracle("SYSTEM", "pw", "localhost:1521/FREEPDB1", timeout=60, progress=False) == "connection"
+    assert len(calls) == 6
+
+
+def _rejected() -> OracleWorkshopError:
+    return OracleWorkshopError("connect", "ORA-01017: invalid credential or not authorized; logon denied")
+
+
+def test_password_grace_starts_at_the_first_rejection():
+    """A database that took 5 minutes to start, then rejects the password for 60 s: accepted."""
+    clock = Clock()
+    clock.now = 300.0  # time already spent reaching the listener does not eat the grace window
+    answers = [_rejected()] * 6 + ["conn"]
+
+    def connect(remaining):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert bootstrap.wait_for_database(connect, 900, sleep=clock.sleep, clock=clock) == "conn"
+
+
+def test_a_wrong_password_fails_after_the_grace_window():
+    clock = Clock()
+
+    def connect(remaining):
+        raise _rejected()
+
+    with pytest.raises(OracleWorkshopError) as err:
+        bootstrap.wait_for_database(connect, 900, sleep=clock.sleep, clock=clock)
+    assert err.value.code == "ORA-01017"
+    assert bootstrap.PASSWORD_GRACE_S <= clock.now <= bootstrap.PASSWORD_GRACE_S + 10
+
+
+def test_other_errors_are_not_retried_by_the_password_loop():
+    def connect(remaining):
+        raise OracleWorkshopError("connect", "ORA-28000: the account is locked")
+
+    with pytest.raises(OracleWorkshopError, match="ORA-28000"):
+        bootstrap.wait_for_database(connect, 900, sleep=lambda s: None, clock=Clock())
+
+
+def test_waits_for_docker_health_before_connecting():
+    clock = Clock()
+    states = ["starting", "starting", "starting", "healthy"]
+    seen = []
+
+    def inspect(name):
+        seen.append(name)
+        return states.pop(0)
+
+    assert bootstrap.wait_healthy("workshop-oracle", 600, inspect=inspect, sleep=clock.sleep, clock=clock) is True
+    assert seen == ["workshop-oracle"] * 4 and clock.now == 15
+
+
+def test_no_health_check_means_no_wait_and_unhealthy_times_out():
+    assert bootstrap.wait_healthy("c", 600, inspect=lambda name: "", sleep=lambda s: None, clock=Clock()) is False
+    clock = Clock()
+    with pytest.raises(OracleWorkshopError, match="still 'unhealthy'"):
+        bootstrap.wait_healthy("c", 60, inspect=lambda name: "unhealthy", sleep=clock.sleep, clock=clock)
+
+
+def test_the_working_model_link_comes_first_and_sizes_are_checked(tmp_path):
+    """Issue 12 item 2: the OML-Resources link answers "PAR does not exist"; OML-ai-models works."""
+    assert "/b/OML-ai-models/" in bootstrap.MODEL_URLS[0] and "/b/OML-Resources/" in bootstrap.MODEL_URLS[1]
+    good = tmp_path / "model.zip"
+    good.write_bytes(b"x" * 10)
+    with pytest.raises(OracleWorkshopError, match="is 10 bytes, expected 122,537,890"):
+        bootstrap.check_size(good, bootstrap.MODEL_ZIP_BYTES, "the downloaded zip")
+    assert not good.exists()  # a wrong download is not kept to be "used" next time
+    ok = tmp_path / "ok.bin"
+    ok.write_bytes(b"y" * 7)
+    bootstrap.check_size(ok, 7, "a file")
+
+
+def test_download_falls_back_to_the_second_link(tmp_path, monkeypatch):
+    tried = []
+
+    def fake_download(url, dest):
+        tried.append(url)
+        if len(tried) == 1:
+            raise OSError("HTTP Error 404: PAR does not exist")
+        raise OSError("offline")
+
+    monkeypatch.setattr(bootstrap, "download", fake_download)
+    monkeypatch.setattr(bootstrap.config, "data_dir", lambda: tmp_path)
+    monkeypatch.delenv("ORACLE_ONNX_MODEL_FILE", raising=False)
+    with pytest.raises(OracleWorkshopError, match="PAR does not exist"):
+        bootstrap.model_file()
+    assert tried == list(bootstrap.MODEL_URLS)
