@@ -81,3 +81,30 @@ def test_setup_works_without_any_network(tmp_path):
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "vessels=30" in proc.stdout
+
+
+def test_calibrate_measures_saves_and_is_used_by_new_connections(data_dir):
+    """Issue 12 item 9: one command calibrates the connected engine; connect() then uses the values
+    (on Oracle the same command replaces the uncalibrated defaults)."""
+    import json
+
+    from workshop_lib import config
+
+    result = runner.invoke(app, ["calibrate", "--engine", "embedded"])
+    assert result.exit_code == 0, result.output
+    assert "relevant" in result.output and "min_score" in result.output
+    saved = json.loads((data_dir / config.THRESHOLDS_FILE).read_text())["embedded"]
+    assert saved["model"] == connect("embedded").model_name
+    assert 0 < saved["threshold_low"] <= saved["min_score"] <= saved["threshold_high"] < 1
+    # The committed embedded defaults were measured the same way: calibrating again reproduces them.
+    for key in config.CALIBRATED_KEYS:
+        assert saved[key] == pytest.approx(config.THRESHOLDS["embedded"][key], abs=0.02), key
+    saved_file = data_dir / config.THRESHOLDS_FILE
+    doc = json.loads(saved_file.read_text())
+    doc["embedded"]["threshold_high"] = 0.55
+    saved_file.write_text(json.dumps(doc))
+    eng = connect("embedded")
+    assert eng.thresholds["threshold_high"] == 0.55
+    doc["embedded"]["model"] = "another-model"
+    saved_file.write_text(json.dumps(doc))
+    assert connect("embedded").thresholds["threshold_high"] == config.THRESHOLDS["embedded"]["threshold_high"]

@@ -424,6 +424,13 @@ def test_workflow_runs_the_same_bootstrap_then_the_oracle_tests():
     assert runs.index(next(r for r in runs if r.strip() == BOOTSTRAP_COMMAND)) < \
         runs.index(next(r for r in runs if "pytest -m oracle" in r))
     assert job["env"]["ORACLE_DSN"] == "localhost:1521/FREEPDB1"
+    # Issue 12 item 7: the bootstrap is told the service container's id, never greps `docker ps`.
+    boot = next(s for s in job["steps"] if s.get("run", "").strip() == BOOTSTRAP_COMMAND)
+    assert boot["env"]["ORACLE_CONTAINER"] == "${{ job.services.oracle.id }}"
+
+
+def test_compose_workspace_can_reach_the_host_docker_engine():
+    assert "/var/run/docker.sock:/var/run/docker-host.sock" in COMPOSE["services"]["workspace"]["volumes"]
 
 
 def test_makefile_target_calls_the_bootstrap():

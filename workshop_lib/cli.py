@@ -161,6 +161,47 @@ def reset(
 
 
 @app.command()
+def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default: $WORKSHOP_ENGINE or embedded)"),
+              write: bool = typer.Option(True, help="save the thresholds for this engine and model")):
+    """Measure the relevance thresholds on the connected engine (Part 4's labelled pairs) and save them.
+
+    Thresholds depend on the embedding model; the defaults for Oracle are the usual values for
+    all-MiniLM-L12-v2, not measured. Run this once against a live database to replace them."""
+    import datetime
+
+    from . import calibration
+    from .prepare import prepare
+
+    eng = _connect(engine)
+    try:
+        prepare(eng, progress=False)
+        dist = calibration.similarity_distributions(eng)
+        found = calibration.suggest_thresholds(dist.relevant, dist.irrelevant)
+        name, model = eng.name, eng.model_name
+    finally:
+        eng.close()
+    rates = found.pop("at_min_score")
+    typer.echo(f"engine {name}, model {model}: {len(dist.relevant)} relevant and {len(dist.irrelevant)} "
+               "irrelevant question-memory pairs")
+    for key in config.CALIBRATED_KEYS:
+        typer.echo(f"  {key:15s} {found[key]:.2f}   (default {config.THRESHOLDS[name][key]:.2f})")
+    typer.echo(f"  at min_score: keeps {rates['tpr']:.0%} of relevant pairs, lets through {rates['fpr']:.0%} "
+               "of irrelevant ones")
+    if not write:
+        return
+    path = config.thresholds_path()
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError):
+        saved = {}
+    saved[name] = {**found, "model": model, "pairs": [len(dist.relevant), len(dist.irrelevant)],
+                   "calibrated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(saved, indent=1) + "\n")
+    typer.echo(f"Saved to {path}: every new connection to {name} with {model} uses these values.")
+
+
+@app.command()
 def grade(
     submissions: Path = typer.Argument(..., help="folder with one sub-folder of notebooks per learner"),
     out: Path = typer.Option(Path("grades"), help="where feedback HTML, grades.csv and results.jsonl go"),

@@ -35,6 +35,30 @@ THRESHOLDS = {
 }
 
 
+# `workshop calibrate` writes measured thresholds here, per engine and embedding model;
+# an engine whose model matches uses them instead of the defaults above.
+THRESHOLDS_FILE = "thresholds.json"
+CALIBRATED_KEYS = ("min_score", "threshold_low", "threshold_high")
+
+
+def thresholds_path() -> Path:
+    return data_dir() / THRESHOLDS_FILE
+
+
+def thresholds_for(engine: str, model: str) -> dict:
+    """The engine's thresholds: the defaults, with calibrated values for this model when there are some."""
+    import json
+
+    values = dict(THRESHOLDS[engine])
+    try:
+        saved = json.loads(thresholds_path().read_text()).get(engine) or {}
+    except (OSError, ValueError, AttributeError):
+        return values
+    if saved.get("model") == model:
+        values.update({k: float(saved[k]) for k in CALIBRATED_KEYS if isinstance(saved.get(k), (int, float))})
+    return values
+
+
 def engine_name(explicit: str | None = None) -> str:
     name = (explicit or os.environ.get("WORKSHOP_ENGINE") or "embedded").strip().lower()
     if name not in ENGINES:

@@ -62,7 +62,7 @@ class Engine(abc.ABC):
     def __init__(self) -> None:
         self.user_id = config.USER_ID
         self.agent_id = config.AGENT_ID
-        self.thresholds = dict(config.THRESHOLDS[self.name])
+        self.thresholds = config.thresholds_for(self.name, self.model_name)
         self._store = None
         self._memory = None
         self._open_lock = threading.Lock()  # two threads opening the store at once make one

@@ -144,7 +144,8 @@ def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str
                               f"you returned {g.get('subject') or '(a memory without subject)'}", hint)
         if not isinstance(g["distance"], float) or abs(g["distance"] - w["distance"]) > 1e-6:
             similarity = isinstance(g["distance"], float) and abs(g["distance"] - (1 - w["distance"])) < 1e-6
-            raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject']}) has distance {describe_value(g['distance'])}; "
+            raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without subject'}) has distance "
+                              f"{describe_value(g['distance'])}; "
                               f"expected {w['distance']:.6f}"
                               + (" (you returned the similarity 1 - distance)" if similarity else ""),
                               "use float(hit.distance) as it is: smaller is closer.")

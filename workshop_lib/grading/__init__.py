@@ -87,7 +87,7 @@ class _Runner:
         retry: list[Submission] = []
         learners = {s.student for s in todo}
         left = {s: sum(1 for t in todo if t.student == s) for s in learners}
-        problems = 0
+        problems = failed = 0
         bar = tqdm(total=len(todo), desc="grading", unit="notebook", disable=not progress or not todo)
         try:
             with ThreadPoolExecutor(max_workers=n_workers) as pool:
@@ -100,10 +100,11 @@ class _Runner:
                     else:
                         rows += self.keep(sub, result)
                         problems += result.problem
+                        failed += any(r["max_score"] > 0 and r["status"] != "passed" for r in result.rows)
                     left[sub.student] -= 1
                     bar.update(1)
                     bar.set_postfix(learners=f"{sum(1 for v in left.values() if v == 0)}/{len(learners)}",
-                                    problems=problems, refresh=False)
+                                    not_full_marks=failed, killed_or_ungraded=problems, refresh=False)
             for sub in retry:  # alone now: nothing else runs beside it
                 result = self.grade(sub, last_try=True)
                 rows += self.keep(sub, result)
