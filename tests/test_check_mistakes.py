@@ -597,3 +597,103 @@ def test_messages_are_wrapped_and_a_crash_names_its_input():
         checks.part5.check_validate_selection(ns["validate_selection"])
     shown = err.value._render_traceback_()[1]
     assert "on this input" in shown and max(len(line) for line in shown.splitlines()) <= checks.WIDTH + 30
+
+
+# =============================================================== Part 6, TODO 1 (agent_turn)
+P6 = "part6"
+
+
+def p6_solution() -> str:
+    return _solution(P6, "todo1_agent_turn")
+
+
+TOOL_MESSAGE_LINE = '            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})\n'
+P6_WRONG = {
+    "no break after the answer": (lambda s: _edit(s, ("            answer = reply.content\n            break\n",
+                                                      "            answer = reply.content\n")),
+                                  ["times", "break out of the loop"]),
+    "tool results before the tool_calls message": (
+        lambda s: _edit(s, ("        messages.append(loop.assistant_message(reply))\n", ""),
+                        ("            messages.append({\"role\": \"tool\", \"tool_call_id\": call.id, \"content\": result.content})\n",
+                         "            messages.append({\"role\": \"tool\", \"tool_call_id\": call.id, \"content\": result.content})\n"
+                         "        messages.append(loop.assistant_message(reply))\n")),
+        ["right after the assistant's tool_calls message"]),
+    "tool message without its id": (lambda s: _edit(s, ('"tool_call_id": call.id, ', "")), ["tool_call_id"]),
+    "budget ignored": (lambda s: _edit(s, ("        if clock() >= deadline:\n            break\n", "")),
+                       ["budget was ignored"]),
+    "no forced answer": (lambda s: _edit(s, ("        answer = llm.chat(messages + [{\"role\": \"user\", \"content\": loop.FORCE_ANSWER}]).content\n",
+                                             "        answer = \"\"\n")),
+                         ["WITHOUT tools"]),
+    "forced call still offers tools": (lambda s: _edit(s, ("llm.chat(messages + [{\"role\": \"user\", \"content\": loop.FORCE_ANSWER}])",
+                                                           "llm.chat(messages + [{\"role\": \"user\", \"content\": loop.FORCE_ANSWER}], "
+                                                           "tools=registry.schemas())")),
+                                       ["WITHOUT tools"]),
+    "a failing tool crashes the loop": (lambda s: _edit(s, ("            result = registry.dispatch(call.id, call.name, call.arguments)\n",
+                                                            "            registry.tools[call.name].fn(**json.loads(call.arguments))\n"
+                                                            "            result = registry.dispatch(call.id, call.name, call.arguments)\n")),
+                                        ["raised", "a failing tool"]),
+    "thread not logged": (lambda s: _edit(s, ("    memory.log_message(eng, thread_id, \"user\", question)\n", ""),
+                                          ("    memory.log_message(eng, thread_id, \"assistant\", answer)\n", "")),
+                          ["thread should hold"]),
+    "tool output not stored": (lambda s: _edit(s, ("            memory.store_tool_output(eng, thread_id, result)\n", "")),
+                               ["tool_output memory"]),
+    "no iteration cap": (lambda s: _edit(s, ("    for _ in range(max_iterations):", "    while True:")),
+                         ["the loop does not stop"]),
+    "tool results never sent back": (lambda s: _edit(s, (TOOL_MESSAGE_LINE, "")),
+                                     ["right after the assistant's tool_calls message"]),
+}
+
+P6_RIGHT = {
+    "while loop with a counter": """
+        def agent_turn(llm, registry, thread_id, question, *, context="", max_iterations=5, budget_s=60.0, clock=time.monotonic):
+            memory.log_message(eng, thread_id, "user", question)
+            prompt = loop.SYSTEM_PROMPT if not context else loop.SYSTEM_PROMPT + "\\n\\n" + context
+            msgs = [{"role": "system", "content": prompt}, {"role": "user", "content": question}]
+            stop_at, n, text = clock() + budget_s, 0, None
+            while n < max_iterations and clock() < stop_at:
+                n += 1
+                reply = llm.chat(msgs, tools=registry.schemas())
+                if not reply.tool_calls:
+                    text = reply.content
+                    break
+                msgs.append(loop.assistant_message(reply))
+                results = [registry.dispatch(c.id, c.name, c.arguments) for c in reply.tool_calls]
+                for c, r in zip(reply.tool_calls, results):
+                    memory.store_tool_output(eng, thread_id, r)
+                    msgs.append({"role": "tool", "tool_call_id": c.id, "content": r.content})
+            if text is None:
+                text = llm.chat(msgs + [{"role": "user", "content": loop.FORCE_ANSWER}]).content
+            memory.log_message(eng, thread_id, "assistant", text)
+            return loop.TurnResult(answer=text, messages=msgs)
+    """,
+    "the library's loop": """
+        def agent_turn(llm, registry, thread_id, question, **options):
+            return loop.agent_turn(eng, llm, registry, thread_id, question, **options)
+    """,
+}
+
+
+def _p6_namespace(eng) -> dict:
+    import time
+
+    from workshop_lib.agent import loop, memory
+
+    ns = _namespace(eng)
+    ns.update({"time": time, "loop": loop, "memory": memory, "json": json})
+    return ns
+
+
+@pytest.mark.parametrize("mistake", sorted(P6_WRONG))
+def test_part6_wrong_agent_turn_is_stopped_by_name(mistake, seeded_engine):
+    make, expected = P6_WRONG[mistake]
+    ns = _define(make(p6_solution()), mistake, ns=_p6_namespace(seeded_engine))
+    _stopped(lambda: checks.part6.check_agent_turn(ns["agent_turn"], seeded_engine), expected)
+    assert seeded_engine.store.list("message", limit=None) == []  # the check cleaned up its threads
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P6_RIGHT)])
+def test_part6_correct_agent_turn_passes_check_and_grade_cell(variant, seeded_engine):
+    source = p6_solution() if variant == "solution" else P6_RIGHT[variant]
+    ns = _define(source, variant, ns=_p6_namespace(seeded_engine))
+    checks.part6.check_agent_turn(ns["agent_turn"], seeded_engine)
+    _grade_cell_passes(P6, "check_todo1_agent_turn", ns)

@@ -3,6 +3,7 @@ committed lock, and the learner's install free of test, grading and benchmark pa
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -54,7 +55,10 @@ def _closure(name: str, extras: set[str]) -> set[str]:
 def test_every_installed_package_has_the_locked_version():
     pins = _locked()
     wrong = {}
-    for dist in metadata.distributions():
+    # Only the environment's site-packages: once setuptools is imported (nbgrader's tools do),
+    # its private _vendor folder is on sys.path and its bundled copies would count as installed.
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    for dist in metadata.distributions(path=site):
         name = canonicalize_name(dist.metadata["Name"])
         if name in TOOLS:
             continue

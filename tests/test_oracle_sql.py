@@ -76,6 +76,11 @@ CONSTRUCTS = {
         f"{DOC}/sqlrf/ALTER-USER.html (SQL Language Reference, ALTER USER)",
         None,
     ),
+    "ALTER_SESSION": (
+        "ALTER SESSION SET CURRENT_SCHEMA = schema (unqualified names resolve in that schema)",
+        f"{DOC}/sqlrf/ALTER-SESSION.html (SQL Language Reference, ALTER SESSION)",
+        None,
+    ),
     "SQLPLUS_COMMAND": (
         "SQL*Plus command, not SQL (run by SQL*Plus inside the gvenzl container)",
         f"{DOC}/sqpug/SQL-Plus-command-reference.html (SQL*Plus User's Guide, Command Reference)",
@@ -103,6 +108,7 @@ UNPARSEABLE = {
     "CATALOG.EMBED_TEXT": ("VECTOR_EMBEDDING",),
     "CATALOG.ITEM_INSERT": ("VECTOR_EMBEDDING",),
     "CATALOG.ITEM_UPDATE": ("VECTOR_EMBEDDING",),
+    "RUN_SQL.SESSION_SCHEMA": ("ALTER_SESSION",),
     # setup/**/*.sql
     "setup/oracle/01_vector_memory.sql:set_in_spfile": ("PLSQL_BLOCK",),
     "setup/oracle/01_vector_memory.sql:set_pdb_limit": ("PLSQL_BLOCK",),

@@ -214,6 +214,11 @@ class Engine(abc.ABC):
         """Raise if the database does not answer."""
         self.query(self.ping_sql)
 
+    @abc.abstractmethod
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0) -> Any:
+        """One read-only query over SUPPLYCHAIN (the agent's run_sql tool): a QueryResult, or
+        agent.readonly.SqlRefused naming why the statement was refused or stopped."""
+
     @contextlib.contextmanager
     def unordered_reads_reversed(self) -> Iterator[bool]:
         """Inside this block, rows that a statement does not order come back in another order

@@ -70,6 +70,7 @@ def get_llm(*, timeout: float = DEFAULT_TIMEOUT_S) -> "LLM | None":
 class ToolCall:
     name: str
     arguments: str  # raw JSON text, as the model produced it
+    id: str = ""    # the call's id; the tool result message must carry it back
 
 
 @dataclass
@@ -127,7 +128,8 @@ class LLM:
         for call in getattr(message, "tool_calls", None) or []:
             fn = getattr(call, "function", None)
             calls.append(ToolCall(name=str(getattr(fn, "name", "") or ""),
-                                  arguments=str(getattr(fn, "arguments", "") or "")))
+                                  arguments=str(getattr(fn, "arguments", "") or ""),
+                                  id=str(getattr(call, "id", "") or "")))
         return Reply(content=str(getattr(message, "content", "") or ""), tool_calls=calls, seconds=seconds)
 
     def complete(self, system: str, user: str, **kwargs: Any) -> str:
@@ -162,12 +164,14 @@ def parse_json_object(text: str) -> dict:
 
 
 # ---------------------------------------------------------------- scripted models (demos and tests)
-def fake_response(content: str | None = "", tool_calls: list[tuple[str, str]] | None = None) -> Any:
-    """An object shaped like the openai client's chat completion (only what LLM.chat reads)."""
+def fake_response(content: str | None = "", tool_calls: list[tuple] | None = None) -> Any:
+    """An object shaped like the openai client's chat completion (only what LLM.chat reads).
+    tool_calls: (name, arguments) or (name, arguments, call_id) tuples."""
     from types import SimpleNamespace
 
-    calls = [SimpleNamespace(type="function", function=SimpleNamespace(name=name, arguments=arguments))
-             for name, arguments in (tool_calls or [])]
+    calls = [SimpleNamespace(type="function", id=(call[2] if len(call) > 2 else f"call_{i}"),
+                             function=SimpleNamespace(name=call[0], arguments=call[1]))
+             for i, call in enumerate(tool_calls or [])]
     return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=content, tool_calls=calls or None))])
 
 

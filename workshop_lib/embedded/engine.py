@@ -23,6 +23,12 @@ from ..engine import DatabaseFault, Engine, StoreMissing
 from . import sql as statements_module
 from . import text_query
 
+# Functions a read-only query may not call (extension loading, file access).
+_DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "fileio_read", "fileio_write", "fileio_append",
+                     "fileio_mkdir", "fileio_symlink", "fileio_ls", "fileio_scan", "edit", "eval", "define"}
+_ACTION_NAMES = {9: "DELETE", 18: "INSERT", 19: "PRAGMA", 22: "a transaction", 23: "UPDATE", 24: "ATTACH",
+                 25: "DETACH", 26: "ALTER TABLE", 31: "the function", 32: "a savepoint"}
+
 try:  # POSIX advisory locks mark open stores for `workshop reset` (absent on Windows)
     import fcntl
 except ImportError:  # pragma: no cover
@@ -219,6 +225,58 @@ class EmbeddedEngine(Engine):
             for name in reversed(list(drops)):
                 if name in names:
                     cur.execute(drops[name])
+
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0):
+        """One query over the SUPPLYCHAIN database, read-only by SQLite's own checks: an
+        authorizer that allows only SELECT, reads of SUPPLYCHAIN tables and ordinary functions
+        (no writes, PRAGMA, ATTACH, transactions or load_extension), PRAGMA query_only, one
+        statement only, a row cap and a progress handler that stops it after timeout_s."""
+        from ..agent.readonly import QueryResult, SqlRefused, clean
+
+        text, max_rows = clean(sql, max_rows)
+        denied: list[str] = []
+
+        def authorize(action, arg1, arg2, db_name, _source):
+            if action in (sqlean.SQLITE_SELECT, sqlean.SQLITE_RECURSIVE):
+                return sqlean.SQLITE_OK
+            if action == sqlean.SQLITE_READ:
+                # SQLite names the database for column reads; a read without columns (COUNT(*))
+                # or of a CTE has none, so its table must not be one of the memory store's.
+                if db_name == "SUPPLYCHAIN" or (db_name is None and (arg1 or "").upper() not in private):
+                    return sqlean.SQLITE_OK
+                denied.append(f"reading {arg1} (only the SUPPLYCHAIN tables can be read)")
+                return sqlean.SQLITE_DENY
+            if action == sqlean.SQLITE_FUNCTION and (arg2 or "").lower() not in _DENIED_FUNCTIONS:
+                return sqlean.SQLITE_OK
+            denied.append(_ACTION_NAMES.get(action, f"action {action}") + (f" {arg2 or arg1}" if arg2 or arg1 else ""))
+            return sqlean.SQLITE_DENY
+
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            private = {row[0].upper() for row in self.conn.execute(self.sql_module.MAIN_OBJECT_NAMES)}
+            self.conn.execute("PRAGMA query_only=ON")
+            self.conn.set_authorizer(authorize)
+            self.conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 20_000)
+            try:
+                cur = self.conn.execute(text)
+                columns = [d[0] for d in cur.description or []]
+                rows = cur.fetchmany(max_rows + 1)
+            except sqlean.Warning as exc:  # "You can only execute one statement at a time."
+                raise SqlRefused(f"refused: one statement only ({exc})") from None
+            except sqlean.Error as exc:
+                if denied:
+                    raise SqlRefused(f"refused: run_sql runs one read-only query over SUPPLYCHAIN; not allowed: "
+                                     f"{denied[0]}") from None
+                if "interrupted" in str(exc).lower():
+                    raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
+                raise SqlRefused(f"the database rejected the query: {exc}") from None
+            finally:
+                self.conn.set_progress_handler(None, 0)
+                self.conn.set_authorizer(None)
+                self.conn.execute("PRAGMA query_only=OFF")
+        if not columns:
+            raise SqlRefused("refused: only a query that returns rows (SELECT / WITH ... SELECT) is allowed")
+        return QueryResult(columns, [tuple(r) for r in rows[:max_rows]], len(rows) > max_rows)
 
     @contextlib.contextmanager
     def unordered_reads_reversed(self) -> Iterator[bool]:

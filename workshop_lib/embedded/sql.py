@@ -464,3 +464,28 @@ QUICK_CHECK = "PRAGMA {schema}.quick_check(5)"
 FTS_INTEGRITY = "INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS) VALUES ('integrity-check')"
 KNN_READ_ALL = "SELECT COUNT(*), SUM(length(embedding)) FROM {p}RECORDS_KNN"
 KNN_EXPECTED = "SELECT COUNT(*) FROM {p}RECORD_CHUNKS WHERE chunk_no = 0"
+
+
+# ---------------------------------------------------------------- run_sql (agent tool)
+# Every table, index and view of the memory store's own database (main and temp): a
+# read-only query may read SUPPLYCHAIN only (EmbeddedEngine.read_only_query).
+MAIN_OBJECT_NAMES = "SELECT name FROM main.sqlite_master UNION SELECT name FROM temp.sqlite_master"
+
+# The offline model's queries (workshop_lib/agent/offline.py): written as a model would send
+# them through run_sql, in portable SQL, so the same text runs on both engines (the Oracle
+# module re-exports them and the parse test reads them with sqlglot's Oracle dialect).
+AGENT_QUERIES = {
+    "active_voyages_per_carrier": """SELECT ca.CARRIER_NAME, COUNT(*) AS ACTIVE_VOYAGES
+  FROM VOYAGES v
+  JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER
+  JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID
+ WHERE v.STATUS = 'ACTIVE'
+ GROUP BY ca.CARRIER_NAME
+ ORDER BY ACTIVE_VOYAGES DESC, ca.CARRIER_NAME""",
+    "declared_value_of_voyage": """SELECT v.VOYAGE_NUMBER, SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) AS TOTAL_UNIT_VALUE_CENTS
+  FROM CARGO_ITEMS ci
+  JOIN CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID
+  JOIN VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID
+ WHERE v.VOYAGE_ID = {voyage_id}
+ GROUP BY v.VOYAGE_NUMBER""",
+}

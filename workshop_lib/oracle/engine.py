@@ -402,6 +402,40 @@ class OracleEngine(Engine):
             cur.execute(sql, params or {})
             return cur.fetchall() if cur.raw.description else []
 
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0):
+        """One query over SUPPLYCHAIN in a read-only transaction. The text is wrapped as an
+        inline view (SELECT * FROM (<query>) FETCH FIRST n ROWS), so DDL, DML, PL/SQL blocks
+        and several statements cannot even parse; SET TRANSACTION READ ONLY refuses writes from
+        anything the query calls; unqualified names resolve in SUPPLYCHAIN; call_timeout caps
+        the time. AGENT's own tables stay readable by their qualified name: a dedicated
+        read-only user is the stronger boundary (docs/oracle.md)."""
+        from ..agent.readonly import QueryResult, SqlRefused, clean
+
+        text, max_rows = clean(sql, max_rows)
+        conn = self._live_conn()
+        raw = conn.cursor()
+        try:
+            conn.rollback()  # SET TRANSACTION must be the first statement of a transaction
+            raw.execute(statements_module.READ_ONLY_TRANSACTION)
+            raw.execute(statements_module.SESSION_SCHEMA.format(schema=SUPPLYCHAIN_OWNER))
+            conn.call_timeout = int(timeout_s * 1000)
+            raw.execute(statements_module.READ_ONLY_QUERY.format(query=text), {"max_rows": max_rows + 1})
+            columns = [d[0] for d in raw.description or []]
+            rows = raw.fetchall()
+        except oracledb.Error as exc:
+            found = codes(exc)
+            if "DPY-4024" in found or "ORA-03156" in found:
+                raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
+            raise SqlRefused("refused: run_sql runs one read-only query (SELECT or WITH ... SELECT) over "
+                             f"SUPPLYCHAIN; the database said: {str(exc).splitlines()[0]}") from None
+        finally:
+            conn.call_timeout = 0
+            with contextlib.suppress(oracledb.Error):
+                raw.execute(statements_module.SESSION_SCHEMA.format(schema=self.user.upper()))
+                conn.rollback()
+            raw.close()
+        return QueryResult(columns, [tuple(r) for r in rows[:max_rows]], len(rows) > max_rows)
+
     def embed(self, texts: list[str]) -> list[list[float]]:
         out = []
         with self.cursor() as cur:

@@ -406,6 +406,10 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
             out[f"CATALOG.{name}" + (f"[{i}]" if isinstance(value, list) else "")] = stmt
     out.update({"CHAT.INSERT": CHAT_INSERT, "CHAT.COUNT": CHAT_COUNT, "CHAT.MODES_PER_MINUTE": CHAT_MODES_PER_MINUTE,
                 "CHAT.RECENT": CHAT_RECENT})
+    out.update({"RUN_SQL.READ_ONLY_TRANSACTION": READ_ONLY_TRANSACTION,
+                "RUN_SQL.SESSION_SCHEMA": SESSION_SCHEMA.format(schema="SUPPLYCHAIN"),
+                "RUN_SQL.READ_ONLY_QUERY": READ_ONLY_QUERY.format(query=AGENT_QUERIES["active_voyages_per_carrier"])})
+    out.update({f"AGENT.{name}": sql.format(voyage_id=1001) for name, sql in AGENT_QUERIES.items()})
     return out
 
 
@@ -534,3 +538,14 @@ def sc_select(table, columns: list[str], limit: int) -> str:
     cols = ", ".join(_ident(c) for c in columns)
     return (f"SELECT {cols} FROM {SUPPLYCHAIN}.{_ident(table.name)} "
             f"ORDER BY {', '.join(table.primary_key)} FETCH FIRST {int(limit)} ROWS ONLY")
+
+
+# ---------------------------------------------------------------- run_sql (agent tool)
+# OracleEngine.read_only_query: a read-only transaction, names resolved in SUPPLYCHAIN, and
+# the learner's or model's query wrapped as an inline view (only a query parses there).
+READ_ONLY_TRANSACTION = "SET TRANSACTION READ ONLY"
+SESSION_SCHEMA = "ALTER SESSION SET CURRENT_SCHEMA = {schema}"
+READ_ONLY_QUERY = "SELECT * FROM ({query}) FETCH FIRST :max_rows ROWS ONLY"
+
+# The offline model's run_sql queries are portable SQL defined once, in the embedded module.
+from ..embedded.sql import AGENT_QUERIES  # noqa: E402,F401 - re-exported for eng.sql_module
