@@ -202,9 +202,27 @@ def wait_for_database(connect, timeout: float, *, sleep=time.sleep, clock=time.m
             sleep(10)
 
 
+def autonomous_service(cur, sqls) -> str | None:
+    """The Autonomous Database service type (OLTP, DWCS, ...), or None on any other database."""
+    try:
+        value = run(cur, sqls["cloud_service"]).fetchone()[0]
+    except oracledb.Error:
+        return None
+    return str(value) if value else None
+
+
 def step_vector_memory(settings: Settings) -> None:
     sqls = statements("01_vector_memory.sql")
     needed = MIN_VECTOR_MEMORY_MB << 20
+    conn = admin(settings)
+    try:
+        service = autonomous_service(conn.cursor(), sqls)
+    finally:
+        conn.close()
+    if service:
+        say("vector_memory", f"Autonomous Database ({service}): the service sizes the vector pool itself when the "
+                             "HNSW index is created (VECTOR_MEMORY_SIZE reads 0 there and cannot be set): skipped")
+        return
     if settings.root_dsn is None:
         _check_pdb_only(settings, sqls, needed)
         return

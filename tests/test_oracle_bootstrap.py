@@ -137,3 +137,43 @@ def test_download_falls_back_to_the_second_link(tmp_path, monkeypatch):
     with pytest.raises(OracleWorkshopError, match="PAR does not exist"):
         bootstrap.model_file()
     assert tried == list(bootstrap.MODEL_URLS)
+
+
+class _Cursor:
+    def __init__(self, value=None, error=None):
+        self.value, self.error, self.sql = value, error, None
+
+    def execute(self, sql, binds=None):
+        if self.error:
+            raise self.error
+        self.sql = sql
+        return self
+
+    def fetchone(self):
+        return (self.value,)
+
+
+def test_autonomous_database_is_detected_and_vector_memory_left_to_the_service():
+    """Issue 12 item 5: on ADB, VECTOR_MEMORY_SIZE reads 0 and ALTER SYSTEM is refused; say so instead."""
+    sqls = bootstrap.statements("01_vector_memory.sql")
+    cur = _Cursor("OLTP")
+    assert bootstrap.autonomous_service(cur, sqls) == "OLTP" and "CLOUD_SERVICE" in cur.sql
+    assert bootstrap.autonomous_service(_Cursor(None), sqls) is None
+    assert bootstrap.autonomous_service(_Cursor(error=oracledb.DatabaseError("ORA-02003: invalid USERENV parameter")),
+                                        sqls) is None
+
+
+def test_vector_memory_step_skips_on_autonomous_database(monkeypatch, capsys):
+    class Conn:
+        def cursor(self):
+            return _Cursor("DWCS")
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(bootstrap, "admin", lambda settings, dsn=None, timeout=60: Conn())
+    settings = bootstrap.Settings(dsn="adb_high", root_dsn=None, admin_user="ADMIN", admin_password="x",
+                                  app_user="AGENT", app_password="y", data_password="y", container="c",
+                                  wait_timeout=10)
+    bootstrap.step_vector_memory(settings)
+    assert "Autonomous Database (DWCS)" in capsys.readouterr().out

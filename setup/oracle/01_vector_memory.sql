@@ -10,6 +10,13 @@
 -- name: container_name
 SELECT SYS_CONTEXT('USERENV', 'CON_NAME') AS con_name FROM dual;
 
+-- name: cloud_service
+-- Non-NULL on Autonomous Database (e.g. OLTP, DWCS, JSON), NULL elsewhere. There the service
+-- manages the Vector Pool itself and SGA parameters cannot be set ("Vector Memory Pool
+-- Automatic Management", Oracle Database New Features):
+-- https://docs.oracle.com/en/database/oracle/oracle-database/26/nfcoa/vector-memory-management.html
+SELECT SYS_CONTEXT('USERENV', 'CLOUD_SERVICE') AS cloud_service FROM dual;
+
 -- name: current_size
 SELECT value FROM v$parameter WHERE name = 'vector_memory_size';
 

@@ -36,10 +36,11 @@ KNOWN: dict[str, tuple[str, str]] = {
                   "what is needed), or see docs/oracle.md for the list of grants"),
     "ORA-01950": ("no quota on the tablespace",
                   "re-run `make setup-oracle`, which gives the workshop users a quota"),
-    "ORA-29855": ("Oracle Text could not create the CONTEXT index (the real cause is on the next lines)",
-                  "usually the user lacks the CTXAPP role (GRANT CTXAPP TO AGENT as an administrator; "
-                  "`make setup-oracle` does it) or Oracle Text is not installed (the -slim image lacks it: "
-                  "use gvenzl/oracle-free:23-faststart)"),
+    "ORA-29855": ("Oracle Text could not create the CONTEXT index; the DRG- error on the next lines says why",
+                  "read that DRG- line: an image without Oracle Text (the -slim images remove it: use "
+                  "gvenzl/oracle-free:23-faststart), no quota on the user's tablespace (`make setup-oracle` grants "
+                  "it), or a lexer/preference problem. Any user may index its own table; the CTXAPP role is for "
+                  "managing preferences with CTX_DDL"),
     "ORA-51962": ("the vector memory pool is full or not configured (VECTOR_MEMORY_SIZE)",
                   f"run `make setup-oracle`: it sets VECTOR_MEMORY_SIZE and restarts the database "
                   f"(`{RESTART_DB}`) if needed"),
