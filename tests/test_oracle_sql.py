@@ -76,6 +76,12 @@ CONSTRUCTS = {
         f"{DOC}/sqlrf/ALTER-USER.html (SQL Language Reference, ALTER USER)",
         None,
     ),
+    "SPATIAL_INDEX": (
+        "CREATE INDEX ... INDEXTYPE IS MDSYS.SPATIAL_INDEX_V2 PARAMETERS ('layer_gtype=POINT')",
+        "https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/create-index.html "
+        "(Spatial Developer's Guide, CREATE INDEX)",
+        (r"\s+INDEXTYPE IS MDSYS\.SPATIAL_INDEX_V2 PARAMETERS \('[^']*'\)", ""),
+    ),
     "ALTER_SESSION": (
         "ALTER SESSION SET CURRENT_SCHEMA = schema (unqualified names resolve in that schema)",
         f"{DOC}/sqlrf/ALTER-SESSION.html (SQL Language Reference, ALTER SESSION)",
@@ -109,6 +115,7 @@ UNPARSEABLE = {
     "CATALOG.ITEM_INSERT": ("VECTOR_EMBEDDING",),
     "CATALOG.ITEM_UPDATE": ("VECTOR_EMBEDDING",),
     "RUN_SQL.SESSION_SCHEMA": ("ALTER_SESSION",),
+    "SC_PORT_SPATIAL_INDEX": ("SPATIAL_INDEX",),
     # setup/**/*.sql
     "setup/oracle/01_vector_memory.sql:set_in_spfile": ("PLSQL_BLOCK",),
     "setup/oracle/01_vector_memory.sql:set_pdb_limit": ("PLSQL_BLOCK",),

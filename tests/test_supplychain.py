@@ -300,3 +300,43 @@ def test_comments_block_quotes_and_covers_everything():
             body = line.split(" IS ", 1)[1]
             assert body.startswith("'") and body.endswith("';")
             assert "'" not in body[1:-2].replace("''", "")
+
+
+def test_nearest_ports_on_both_engines(seeded_engine):
+    """The same distance question on each engine (Oracle: SDO_NN over the spatial index; embedded: haversine)."""
+    rows = seeded_engine.nearest_ports(lon=9.99, lat=53.55)  # the port of Hamburg
+    assert [r[1] for r in rows][:1] == ["DEHAM"] and rows[0][2] < 5
+    assert len(rows) == 3 and [r[2] for r in rows] == sorted(r[2] for r in rows)
+    assert 400 < rows[1][2] < 480  # Rotterdam, about 430 km away as the crow flies
+
+
+class _FakeCursor:
+    def __init__(self, counts, fail_on=None):
+        self.counts, self.fail_on, self.sent = list(counts), fail_on, []
+        from types import SimpleNamespace
+        self.connection = SimpleNamespace(commit=lambda: self.sent.append("COMMIT"))
+
+    def execute(self, sql, binds=None):
+        if self.fail_on and self.fail_on in sql:
+            import oracledb
+            raise oracledb.DatabaseError("ORA-13249: internal error in Spatial index")
+        self.sent.append(sql)
+
+    def fetchone(self):
+        return (self.counts.pop(0),)
+
+
+def test_oracle_seed_creates_metadata_and_spatial_index_once(capsys):
+    from workshop_lib.oracle import sql as osql
+    from workshop_lib.oracle.engine import OracleEngine
+
+    fresh = _FakeCursor([0, 0])
+    OracleEngine._port_spatial_index(fresh)
+    assert osql.SC_PORT_GEOM_METADATA in fresh.sent and osql.SC_PORT_SPATIAL_INDEX in fresh.sent
+    assert fresh.sent.index(osql.SC_PORT_GEOM_METADATA) < fresh.sent.index(osql.SC_PORT_SPATIAL_INDEX)
+    again = _FakeCursor([1, 1])
+    OracleEngine._port_spatial_index(again)
+    assert osql.SC_PORT_GEOM_METADATA not in again.sent and osql.SC_PORT_SPATIAL_INDEX not in again.sent
+    broken = _FakeCursor([1, 0], fail_on="SPATIAL_INDEX_V2")
+    OracleEngine._port_spatial_index(broken)  # a database without Spatial: a note, not a failed seed
+    assert "ORA-13226" in capsys.readouterr().out

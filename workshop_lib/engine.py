@@ -215,6 +215,11 @@ class Engine(abc.ABC):
         self.query(self.ping_sql)
 
     @abc.abstractmethod
+    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+        """(port name, UN/LOCODE, distance in km) of the three SUPPLYCHAIN ports nearest a point:
+        Oracle Spatial's SDO_NN on Oracle, the haversine formula in SQL on the embedded engine."""
+
+    @abc.abstractmethod
     def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0) -> Any:
         """One read-only query over SUPPLYCHAIN (the agent's run_sql tool): a QueryResult, or
         agent.readonly.SqlRefused naming why the statement was refused or stopped."""

@@ -59,4 +59,5 @@ GRANT EXECUTE ON SYS.DBMS_VECTOR TO {app_user};
 GRANT SELECT ON SYS.V_$PARAMETER TO {app_user};
 
 -- name: data_user_system_privileges
-GRANT CREATE SESSION, CREATE TABLE TO {data_user};
+-- CREATE SEQUENCE: a spatial index (PORTS.LOCATION) creates its own table and sequence.
+GRANT CREATE SESSION, CREATE TABLE, CREATE SEQUENCE TO {data_user};

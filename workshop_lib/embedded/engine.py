@@ -278,6 +278,10 @@ class EmbeddedEngine(Engine):
             raise SqlRefused("refused: only a query that returns rows (SELECT / WITH ... SELECT) is allowed")
         return QueryResult(columns, [tuple(r) for r in rows[:max_rows]], len(rows) > max_rows)
 
+    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+        """(port name, UN/LOCODE, km) of the three ports nearest a point (haversine in SQL)."""
+        return self.query(self.sql_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
+
     @contextlib.contextmanager
     def unordered_reads_reversed(self) -> Iterator[bool]:
         # SQLite's switch for exactly this: unordered SELECTs (and ties) come back reversed.

@@ -489,3 +489,14 @@ AGENT_QUERIES = {
  WHERE v.VOYAGE_ID = {voyage_id}
  GROUP BY v.VOYAGE_NUMBER""",
 }
+
+# The three ports nearest a point, by great-circle distance (haversine, mean Earth radius
+# 6371.0088 km) over PORTS.LATITUDE / LONGITUDE. Oracle answers the same question with
+# SDO_NN over its spatial index (oracle/sql.py NEAREST_PORTS).
+NEAREST_PORTS = """SELECT PORT_NAME, UNLOCODE,
+       ROUND(2 * 6371.0088 * asin(sqrt(
+             power(sin(radians(LATITUDE - :lat) / 2), 2)
+           + cos(radians(:lat)) * cos(radians(LATITUDE)) * power(sin(radians(LONGITUDE - :lon) / 2), 2))), 1) AS DISTANCE_KM
+  FROM SUPPLYCHAIN.PORTS
+ ORDER BY DISTANCE_KM, PORT_NAME
+ LIMIT 3"""

@@ -573,6 +573,8 @@ class OracleEngine(Engine):
                     cur.executemany(sc.sc_insert(t), [tuple(row) for row in rows[t.name]])
                 cur.execute(sc.SC_SET_PORT_LOCATION)
                 owner.commit()
+                step = "spatial index on PORTS.LOCATION"
+                self._port_spatial_index(cur)
                 step = "comment on SUPPLYCHAIN"
                 for t in tables:
                     for stmt in sc.sc_comments(t):
@@ -596,6 +598,27 @@ class OracleEngine(Engine):
             owner.close()
 
     # ---------------------------------------------------------------- doctor
+    @staticmethod
+    def _port_spatial_index(cur) -> None:
+        """The geometry metadata and the spatial index SDO_NN needs, as the table's owner; a database
+        without Oracle Spatial (the -slim images) only loses the nearest-port query, so it is a note."""
+        sc = statements_module
+        try:
+            cur.execute(sc.SC_PORT_GEOM_METADATA_EXISTS)
+            if not cur.fetchone()[0]:
+                cur.execute(sc.SC_PORT_GEOM_METADATA)
+                cur.connection.commit()
+            cur.execute(sc.SC_PORT_SPATIAL_INDEX_EXISTS)
+            if not cur.fetchone()[0]:
+                cur.execute(sc.SC_PORT_SPATIAL_INDEX)
+        except oracledb.Error as exc:
+            print(f"note: no spatial index on SUPPLYCHAIN.PORTS.LOCATION ({_first_line(exc)}); SDO_NN queries "
+                  "will fail with ORA-13226, everything else works")
+
+    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+        """(port name, UN/LOCODE, km) of the three ports nearest a point, by Oracle Spatial's SDO_NN."""
+        return self.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
+
     def extra_checks(self) -> list[Check]:
         sc = statements_module
         out: list[Check] = []
@@ -643,6 +666,14 @@ class OracleEngine(Engine):
                              f"{setup}; if it persists: `workshop reset` rebuilds the store (deletes memories)"))
             out.append(Check("HNSW vector index", has_hnsw, f"{hnsw} {'present' if has_hnsw else 'missing'}",
                              f"{setup}; the index needs VECTOR_MEMORY_SIZE > 0"))
+        try:
+            rows = self.query(sc.CHECK_PORTS_SPATIAL_INDEX)
+            ok = bool(rows) and all(v == "VALID" for v in rows[0])
+            out.append(Check("spatial index on PORTS.LOCATION", ok,
+                             "PORTS_LOCATION_SIX " + ("VALID" if ok else ("missing" if not rows else "/".join(rows[0]))),
+                             f"{setup}; SDO_NN needs it (ORA-13226 without one)"))
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("spatial index on PORTS.LOCATION", False, _first_line(exc), setup))
         out.append(Check("reranker", True, self.reranker() or "none configured: pass-through (vector order)"))
         return out
 

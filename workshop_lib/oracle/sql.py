@@ -255,6 +255,8 @@ CHECK_INDEXES = """SELECT index_name, index_type, status, NVL(domidx_status, 'VA
  ORDER BY index_name"""
 CHECK_VECTOR_MEMORY = "SELECT value FROM v$parameter WHERE name = 'vector_memory_size'"
 CHECK_SUPPLYCHAIN_ACCESS = """SELECT COUNT(*) FROM all_tables WHERE owner = 'SUPPLYCHAIN'"""
+CHECK_PORTS_SPATIAL_INDEX = """SELECT status, NVL(domidx_status, 'VALID'), NVL(domidx_opstatus, 'VALID')
+  FROM all_indexes WHERE owner = 'SUPPLYCHAIN' AND index_name = 'PORTS_LOCATION_SIX'"""
 
 # ---------------------------------------------------------------- optional reranker
 # DBMS_VECTOR.RERANK scores documents with a third-party reranker (Cohere, Vertex AI)
@@ -288,6 +290,31 @@ SC_EXISTING_COLUMNS = """SELECT table_name, column_name, data_type, data_length,
  ORDER BY table_name, column_id"""
 SC_SET_PORT_LOCATION = """UPDATE SUPPLYCHAIN.PORTS
    SET location = SDO_GEOMETRY(2001, 4326, SDO_POINT_TYPE(longitude, latitude, NULL), NULL, NULL)"""
+
+# SDO_NN and SDO_WITHIN_DISTANCE need a spatial index (ORA-13226 without one), and the index
+# needs a USER_SDO_GEOM_METADATA row: longitude -180..180 and latitude -90..90, tolerance
+# 0.005, SRID 4326 (WGS 84). Run as SUPPLYCHAIN, the owner. Sources: Spatial Developer's
+# Guide 26ai, "Geometry Metadata Views" and "CREATE INDEX" (INDEXTYPE IS MDSYS.SPATIAL_INDEX_V2,
+# layer_gtype=POINT for point data):
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/geometry-metadata-views.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/create-index.html
+SC_PORT_GEOM_METADATA_EXISTS = """SELECT COUNT(*) FROM user_sdo_geom_metadata
+ WHERE table_name = 'PORTS' AND column_name = 'LOCATION'"""
+SC_PORT_GEOM_METADATA = """INSERT INTO user_sdo_geom_metadata (table_name, column_name, diminfo, srid)
+VALUES ('PORTS', 'LOCATION',
+        SDO_DIM_ARRAY(SDO_DIM_ELEMENT('LONGITUDE', -180, 180, 0.005),
+                      SDO_DIM_ELEMENT('LATITUDE', -90, 90, 0.005)),
+        4326)"""
+SC_PORT_SPATIAL_INDEX_EXISTS = "SELECT COUNT(*) FROM user_indexes WHERE index_name = 'PORTS_LOCATION_SIX'"
+SC_PORT_SPATIAL_INDEX = """CREATE INDEX PORTS_LOCATION_SIX ON PORTS (LOCATION)
+  INDEXTYPE IS MDSYS.SPATIAL_INDEX_V2 PARAMETERS ('layer_gtype=POINT')"""
+# The nearest ports to a point, in kilometres (SDO_NN with SDO_NN_DISTANCE, unit=KM):
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/sdo_nn.html
+NEAREST_PORTS = """SELECT p.PORT_NAME, p.UNLOCODE, ROUND(SDO_NN_DISTANCE(1), 1) AS DISTANCE_KM
+  FROM SUPPLYCHAIN.PORTS p
+ WHERE SDO_NN(p.LOCATION, SDO_GEOMETRY(2001, 4326, SDO_POINT_TYPE(:lon, :lat, NULL), NULL, NULL),
+              'sdo_num_res=3 unit=KM', 1) = 'TRUE'
+ ORDER BY DISTANCE_KM"""
 
 
 def _ident(name: str) -> str:
@@ -356,7 +383,8 @@ def sc_count(table) -> str:
 _HELPER_NAMES = ["EMBED", "MODEL_DIMENSIONS", "PING", "CATALOG_TABLES", "CATALOG_COLUMNS",
                  "CATALOG_FOREIGN_KEYS", "CHECK_PRIVILEGES", "CHECK_MODEL", "CHECK_INDEXES",
                  "CHECK_VECTOR_MEMORY", "CHECK_SUPPLYCHAIN_ACCESS", "RERANK_REST", "SC_EXISTING_COLUMNS",
-                 "SC_SET_PORT_LOCATION"]
+                 "SC_SET_PORT_LOCATION", "CHECK_PORTS_SPATIAL_INDEX", "SC_PORT_GEOM_METADATA_EXISTS",
+                 "SC_PORT_GEOM_METADATA", "SC_PORT_SPATIAL_INDEX_EXISTS", "SC_PORT_SPATIAL_INDEX", "NEAREST_PORTS"]
 
 
 def statements(prefix: str, dim: int) -> StoreStatements:
