@@ -134,6 +134,8 @@ def test_streaming_sends_progress_then_exactly_one_answer(client, eng):
     (json.dumps({"question": "x" * 3000}).encode(), 413, "limit"),
     (json.dumps({"question": "x" * 1_000_000}).encode(), 413, "limit"),
     (b"\xff\xfe\x00garbage", 400, "not valid JSON"),
+    (b'{"question": "hi", "agent": "yes"}', 422, "true or false"),
+    (b'{"question": "hi", "agent": true, "user_id": "someone-else"}', 422, "scope"),
 ])
 def test_bad_input_is_a_4xx_that_stores_nothing(client, eng, body, status, words):
     before = _counts(eng)
@@ -237,3 +239,19 @@ def test_server_and_a_notebook_kernel_write_at_the_same_time(tmp_path):
         assert all(eng.store.get("memory", f"kernel-{i}") is not None for i in range(60))
     finally:
         eng.close()
+
+
+def test_the_part6_agent_answers_when_asked(client, eng):
+    """Issue 16: with "agent": true the Part 6 agent answers with its tools (offline planner without a key)."""
+    before = telemetry.count(eng)
+    resp = _ask(client, "How many active voyages does each carrier have?", agent=True)
+    assert resp.status_code == 200, resp.text
+    body = resp.json()
+    assert resp.headers["X-Answer-Mode"] == "rag" == body["mode"]
+    explain = body["decision_explain"]
+    assert explain["handler"] == "agent (Part 6)" and [c["tool"] for c in explain["tool_calls"]] == ["run_sql"]
+    assert "Maersk" in body["answer"] and telemetry.count(eng) == before + 1
+    history = client.get(f"/threads/{body['thread_id']}").json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant"] and history[1]["content"] == body["answer"]
+    follow = _ask(client, "What is in the SUPPLYCHAIN schema?", agent=True, thread_id=body["thread_id"]).json()
+    assert follow["thread_id"] == body["thread_id"] and follow["decision_explain"]["tool_calls"]

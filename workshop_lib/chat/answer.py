@@ -2,8 +2,8 @@
 
 Catalog, availability and port questions go to Part 5's grounded handlers (answers
 rendered from rows); everything else to Part 4's answer modes over the knowledge
-memories. Either way the result carries the mode (rag / hybrid / fallback) and a
-`decision_explain` that says why.
+memories; with `agent` set, Part 6's agent answers with its tools. Either way the result
+carries the mode (rag / hybrid / fallback) and a `decision_explain` that says why.
 """
 from __future__ import annotations
 
@@ -74,3 +74,25 @@ def _knowledge(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAn
     return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
                       d.used_llm, bool(d.decision_explain.get("short_query_active")),
                       {"intent": route.intent, "method": route.method})
+
+
+def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> ChatAnswer:
+    """Part 6's agent: one turn with its tools and memory (it logs the thread messages itself).
+
+    Mode: rag when its answer came from tool results, hybrid when it had to be forced after
+    the iteration cap or budget, fallback when no tool call succeeded."""
+    from ..agent import loop, memory, offline, toolbox
+
+    model = llm or offline.offline_llm()
+    card = memory.context_card(eng, thread_id, question)
+    turn = loop.agent_turn(eng, model, toolbox.build_registry(eng), thread_id, question, context=card.text())
+    succeeded = [r for r in turn.tool_results if r.ok]
+    mode = "fallback" if not succeeded else ("hybrid" if turn.forced else "rag")
+    calls = [{"tool": r.name, "call_id": r.call_id, "ok": r.ok} for r in turn.tool_results]
+    explain = {"mode": mode, "handler": "agent (Part 6)", "model": model.model, "tool_calls": calls,
+               "model_calls": turn.model_calls, "stopped": turn.stopped, "forced_answer": turn.forced,
+               "context_tokens": card.tokens, "corrections_in_context": len(card.corrections)}
+    return ChatAnswer(answer=turn.answer, mode=mode, decision_explain=explain, retrieved_chunks_metadata=calls,
+                      used_chunks=[c for c in calls if c["ok"]], sources_used="all" if succeeded else "none",
+                      embedding_cache_hit=None, from_cache=False, used_llm="primary" if llm else "none",
+                      route={"intent": "AGENT", "method": "request flag"})

@@ -1,6 +1,7 @@
 """The chat service: an ASGI app (Starlette) over one connected engine.
 
-    POST /chat            {question, thread_id?, user_id?} -> the answer, its mode and why;
+    POST /chat            {question, thread_id?, user_id?, agent?} -> the answer, its mode and why
+                          (agent: true lets Part 6's agent answer with its tools);
                           header X-Answer-Mode; `Accept: text/event-stream` streams progress
                           events and exactly one final `answer` event
     GET  /threads/{id}    the thread's messages
@@ -32,7 +33,7 @@ from starlette.routing import Route
 
 from .. import config
 from . import telemetry
-from .answer import answer_question, route_of
+from .answer import agent_answer, answer_question, route_of
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from ..engine import Engine
@@ -42,7 +43,7 @@ log = logging.getLogger("workshop.chat")
 MAX_BODY_BYTES = 64 * 1024      # a chat message, with room to spare
 MAX_QUESTION_CHARS = 2_000      # longer is not a question (and costs every retriever)
 MAX_ID_CHARS = 200              # thread and user ids (the store's column sizes)
-FIELDS = {"question", "thread_id", "user_id"}
+FIELDS = {"question", "thread_id", "user_id", "agent"}
 
 
 class Refused(Exception):
@@ -90,7 +91,14 @@ def parse_chat_request(raw: bytes) -> dict[str, Any]:
     if len(question) > MAX_QUESTION_CHARS:
         raise Refused(413, f"`question` is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
                       "ask a shorter question")
-    return {"question": question, "thread_id": _check_id(body, "thread_id"), "user_id": _check_id(body, "user_id")}
+    agent = body.get("agent", False)
+    if not isinstance(agent, bool):
+        raise Refused(422, "`agent` must be true or false", 'send "agent": true to let the Part 6 agent answer')
+    user_id = _check_id(body, "user_id")
+    if agent and user_id not in (None, config.USER_ID):
+        raise Refused(422, f"the agent answers in the workshop user's scope ({config.USER_ID!r}), not {user_id!r}",
+                      "leave `user_id` out when `agent` is true")
+    return {"question": question, "thread_id": _check_id(body, "thread_id"), "user_id": user_id, "agent": agent}
 
 
 async def _read_body(request: Request) -> bytes:
@@ -141,10 +149,14 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
                 thread_owner_check(req["thread_id"], user_id)
             thread_id = req["thread_id"] or f"chat-{uuid.uuid4().hex[:12]}"
             t0 = time.perf_counter()
-            result = answer_question(eng, req["question"], llm=llm)
-            latency_ms = (time.perf_counter() - t0) * 1000
-            eng.store.add([req["question"], result.answer], record_type="message", thread_ids=thread_id,
-                          user_ids=user_id, agent_ids=eng.agent_id, roles=["user", "assistant"])
+            if req.get("agent"):
+                result = agent_answer(eng, req["question"], thread_id, llm=llm)  # logs the thread itself
+                latency_ms = (time.perf_counter() - t0) * 1000
+            else:
+                result = answer_question(eng, req["question"], llm=llm)
+                latency_ms = (time.perf_counter() - t0) * 1000
+                eng.store.add([req["question"], result.answer], record_type="message", thread_ids=thread_id,
+                              user_ids=user_id, agent_ids=eng.agent_id, roles=["user", "assistant"])
             telemetry.record(eng, question=req["question"], store_text=store_question_text, thread_id=thread_id,
                              user_id=user_id, mode=result.mode, short_query_active=result.short_query_active,
                              used_llm=result.used_llm, latency_ms=latency_ms,
@@ -179,8 +191,8 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
     async def _stream(req: dict[str, Any]):
         # Progress first, then exactly ONE final event: the grounded answer (never a draft to overwrite).
         yield _sse("progress", {"stage": "received"})
-        route = route_of(req["question"])
-        yield _sse("progress", {"stage": "routed", "intent": route.intent})
+        intent = "AGENT" if req.get("agent") else route_of(req["question"]).intent
+        yield _sse("progress", {"stage": "routed", "intent": intent})
         yield _sse("progress", {"stage": "answering"})
         try:
             payload, _ = await anyio.to_thread.run_sync(answer, req)
