@@ -604,7 +604,7 @@ P6 = "part6"
 
 
 def p6_solution() -> str:
-    return _solution(P6, "todo1_agent_turn")
+    return _solution(P6, "todo2_agent_turn")
 
 
 TOOL_MESSAGE_LINE = '            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})\n'
@@ -696,4 +696,83 @@ def test_part6_correct_agent_turn_passes_check_and_grade_cell(variant, seeded_en
     source = p6_solution() if variant == "solution" else P6_RIGHT[variant]
     ns = _define(source, variant, ns=_p6_namespace(seeded_engine))
     checks.part6.check_agent_turn(ns["agent_turn"], seeded_engine)
-    _grade_cell_passes(P6, "check_todo1_agent_turn", ns)
+    _grade_cell_passes(P6, "check_todo2_agent_turn", ns)
+
+
+# =============================================================== Part 6, TODO 1 (count_rows tool)
+def p6_tool() -> str:
+    return _solution(P6, "todo1_count_rows")
+
+
+P6T_WRONG = {
+    "no upper-casing": (lambda s: _edit(s, ("name = table.strip().upper()", "name = table.strip()")),
+                        ["lower-case name", "upper-case it"]),
+    "no stripping": (lambda s: _edit(s, ("name = table.strip().upper()", "name = table.upper()")),
+                     ["spaces around the name"]),
+    "no validation": (lambda s: _edit(s, ("    if name not in SUPPLYCHAIN_TABLES:\n", "    if False:\n")),
+                      ["does not tell the model which tables exist"]),
+    "unknown table answered with 0": (lambda s: _edit(s, ("        raise ValueError(f\"unknown table {table!r}; the tables are: "
+                                                          "{', '.join(sorted(SUPPLYCHAIN_TABLES))}\")",
+                                                          "        return \"0\"")),
+                                      ["must be an error the model can read"]),
+    "error without the valid tables": (lambda s: _edit(s, ("; the tables are: {', '.join(sorted(SUPPLYCHAIN_TABLES))}", "")),
+                                       ["which tables exist"]),
+    "the whole table text returned": (lambda s: _edit(s, ('.rows[0][0])', '.as_text())'), ("return str(", "return (")),
+                                      ["return just the number"]),
+    "always counts VOYAGES": (lambda s: _edit(s, ("FROM {name}", "FROM VOYAGES")), ["another table", "rows"]),
+    "still a stub": (lambda s: _edit(s, ("    name = table.strip().upper()\n", "    raise NotImplementedError()\n")),
+                     ["not implemented yet"]),
+    "wrong parameter name": (lambda s: _edit(s, ("def count_rows(table: str)", "def count_rows(name: str)"),
+                                             ("name = table.strip().upper()", "name = name.strip().upper()"),
+                                             ("unknown table {table!r}", "unknown table {name!r}")),
+                             ["one required string parameter `table`"]),
+}
+
+P6T_RIGHT = {
+    "a dict of counts": '''
+        @registry.tool
+        def count_rows(table: str) -> str:
+            """Count the rows of one SUPPLYCHAIN table.
+
+            Args:
+                table: the table name, e.g. VOYAGES
+            """
+            wanted = table.upper().strip()
+            if wanted not in SUPPLYCHAIN_TABLES:
+                raise ValueError("unknown table; choose one of " + ", ".join(sorted(SUPPLYCHAIN_TABLES)))
+            return f"{eng.read_only_query('SELECT COUNT(*) FROM ' + wanted).rows[0][0]}"
+    ''',
+    "an int return value": '''
+        @registry.tool
+        def count_rows(table: str) -> int:
+            """How many rows one SUPPLYCHAIN table has."""
+            key = table.strip().upper()
+            if key not in SUPPLYCHAIN_TABLES:
+                raise KeyError(f"no table {key}; valid: {sorted(SUPPLYCHAIN_TABLES)}")
+            return int(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {key}").rows[0][0])
+    ''',
+}
+
+
+def _p6_tool_namespace(eng) -> dict:
+    from workshop_lib.agent.tools import ToolRegistry
+
+    ns = _p6_namespace(eng)
+    ns["registry"] = ToolRegistry()
+    ns["SUPPLYCHAIN_TABLES"] = {t["table"] for t in eng.catalog("SUPPLYCHAIN")["tables"]}
+    return ns
+
+
+@pytest.mark.parametrize("mistake", sorted(P6T_WRONG))
+def test_part6_wrong_count_rows_is_stopped_by_name(mistake, seeded_engine):
+    make, expected = P6T_WRONG[mistake]
+    ns = _define(make(p6_tool()), mistake, ns=_p6_tool_namespace(seeded_engine))
+    _stopped(lambda: checks.part6.check_count_rows(ns["registry"], seeded_engine), expected)
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P6T_RIGHT)])
+def test_part6_correct_count_rows_passes_check_and_grade_cell(variant, seeded_engine):
+    ns = _define(p6_tool() if variant == "solution" else P6T_RIGHT[variant], variant,
+                 ns=_p6_tool_namespace(seeded_engine))
+    checks.part6.check_count_rows(ns["registry"], seeded_engine)
+    _grade_cell_passes(P6, "check_todo1_count_rows", ns)

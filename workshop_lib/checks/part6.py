@@ -1,8 +1,9 @@
-"""Hard-stop check for Part 6's TODO: the agent loop (`agent_turn`).
+"""Hard-stop checks for Part 6's TODOs: a tool of your own (`count_rows`), and the agent loop.
 
-The learner's loop is driven with scripted models (the real LLM wrapper over a fake
-client) and a small tool registry, one scenario per rule of workshop_lib/agent/loop.py.
-Each scenario runs on its own thread id and cleans up what it wrote.
+The tool is called the way the model calls it (registry.dispatch, JSON arguments). The
+learner's loop is driven with scripted models (the real LLM wrapper over a fake client)
+and a small tool registry, one scenario per rule of workshop_lib/agent/loop.py. Each
+scenario runs on its own thread id and cleans up what it wrote.
 """
 from __future__ import annotations
 
@@ -14,7 +15,55 @@ from ..agent.tools import ToolRegistry
 from ..llm import fake_response, scripted
 from . import CheckFailed, call_learner, passed
 
-TODO = "TODO 1 (agent_turn)"
+TODO1 = "TODO 1 (count_rows tool)"
+TODO = "TODO 2 (agent_turn)"
+
+
+def check_count_rows(registry: ToolRegistry, eng) -> None:
+    tool = registry.tools.get("count_rows")
+    if tool is None:
+        raise CheckFailed(TODO1, f"no tool named 'count_rows' in the registry (it has {sorted(registry.tools)})",
+                          "decorate the function with @registry.tool and run the TODO cell.")
+    props = tool.parameters.get("properties", {})
+    if props.get("table", {}).get("type") != "string" or tool.parameters.get("required") != ["table"]:
+        raise CheckFailed(TODO1, f"the model would see the parameters {tool.parameters}; expected one required "
+                          "string parameter `table`", "declare it as `def count_rows(table: str) -> str:`.")
+    truth = {name.upper(): n for name, n in eng.supplychain_counts().items()}
+    for args, name, why in [({"table": "VOYAGES"}, "VOYAGES", "a table name as the model sends it"),
+                            ({"table": "PORTS"}, "PORTS", "another table"),
+                            ({"table": "voyages"}, "VOYAGES", "a lower-case name (models send those): upper-case it"),
+                            ({"table": " PORTS "}, "PORTS", "spaces around the name: strip them")]:
+        result = registry.dispatch("check", "count_rows", _json(args))
+        if not result.ok and "NotImplementedError" in result.error:
+            raise CheckFailed(TODO1, "not implemented yet: count_rows raises NotImplementedError",
+                              "replace `raise NotImplementedError()` with your code and run the TODO cell again.")
+        if not result.ok:
+            raise CheckFailed(TODO1, f"count_rows({args}) ({why}) failed: {result.error}",
+                              "strip and upper-case the name, check it is in SUPPLYCHAIN_TABLES, then count with "
+                              "eng.read_only_query.")
+        if result.content.strip() != str(truth[name]):
+            raise CheckFailed(TODO1, f"count_rows({args}) ({why}) returned {result.content[:80]!r}; the table has "
+                              f"{truth[name]} rows", "return just the number, as text: str(count).")
+    for args, why in [({"table": "NO_SUCH_TABLE"}, "a table that does not exist"),
+                      ({"table": "RECORDS"}, "the memory store's own table (not SUPPLYCHAIN)"),
+                      ({"table": "VOYAGES; DROP TABLE PORTS"}, "an injection attempt")]:
+        result = registry.dispatch("check", "count_rows", _json(args))
+        if result.ok:
+            raise CheckFailed(TODO1, f"count_rows({args}) ({why}) returned {result.content[:60]!r}; it must be an "
+                              "error the model can read", "raise ValueError for any name not in SUPPLYCHAIN_TABLES.")
+        if "VOYAGES" not in result.error:
+            raise CheckFailed(TODO1, f"count_rows({args}) ({why}) failed with {result.error[:120]!r}, which does not "
+                              "tell the model which tables exist", "raise ValueError(f\"unknown table ...; the tables "
+                              "are: {', '.join(sorted(SUPPLYCHAIN_TABLES))}\").")
+    if {name.upper(): n for name, n in eng.supplychain_counts().items()} != truth:
+        raise CheckFailed(TODO1, "PORTS changed while count_rows ran", "never build SQL from a name you did not check.")
+    passed(TODO1, "counts rows by name, any case, refuses unknown tables and names the valid ones")
+
+
+def _json(args: dict) -> str:
+    import json
+
+    return json.dumps(args)
 
 
 def _registry() -> ToolRegistry:
