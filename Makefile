@@ -49,7 +49,7 @@ test-oracle: install-test ## the live Oracle lane (needs ORACLE_DSN)
 	$(BIN)/python -m pytest -m oracle
 
 setup-oracle: install ## Oracle: wait for the DB, vector memory, users/grants, ONNX model, store, seed (safe to re-run)
-	$(BIN)/python -m setup.bootstrap
+	$(BIN)/workshop oracle-bootstrap
 
 lab: install ## JupyterLab on notebooks/ without re-running setup
 	$(BIN)/workshop lab
@@ -64,7 +64,7 @@ grade: install-test ## make grade SUBMISSIONS=path/to/folder
 	$(BIN)/workshop grade $(SUBMISSIONS)
 
 notebooks: install-test ## regenerate notebooks/ from solutions/ with nbgrader
-	$(BIN)/python -m workshop_lib.release
+	$(BIN)/workshop notebooks
 
 bench: install-test ## retrieval quality and speed benchmarks
 	$(BIN)/workshop bench retrieval

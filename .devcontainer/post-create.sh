@@ -2,7 +2,7 @@
 # Runs once when the Codespace / dev container is created (devcontainer.json postCreateCommand).
 # `make setup-oracle` installs the learner's packages into .venv, pinned by
 # requirements/constraints.txt, waits for the database with a progress bar and runs the
-# bootstrap (python -m setup.bootstrap). Safe to run again by hand: every step skips what is done.
+# bootstrap (workshop oracle-bootstrap). Safe to run again by hand: every step skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

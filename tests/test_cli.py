@@ -108,3 +108,23 @@ def test_calibrate_measures_saves_and_is_used_by_new_connections(data_dir):
     doc["embedded"]["model"] = "another-model"
     saved_file.write_text(json.dumps(doc))
     assert connect("embedded").thresholds["threshold_high"] == config.THRESHOLDS["embedded"]["threshold_high"]
+
+
+def test_oracle_bootstrap_is_a_workshop_command_that_fails_fast_when_nothing_listens(tmp_path):
+    """One CLI (issue 13): `workshop oracle-bootstrap` runs setup/bootstrap.py from any folder."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "workshop"
+    env = {**os.environ, "ORACLE_DSN": "127.0.0.1:1/FREEPDB1", "ORACLE_CONTAINER": "no-such-container",
+           "WORKSHOP_DATA_DIR": str(tmp_path)}
+    out = subprocess.run([str(exe), "oracle-bootstrap", "--only", "wait"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "connection refused" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_notebooks_command_regenerates_a_part(tmp_path):
+    result = runner.invoke(app, ["notebooks", "part4"])
+    assert result.exit_code == 0 and "notebooks/part4/part4_relevance_gates.ipynb" in result.output

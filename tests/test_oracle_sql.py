@@ -451,7 +451,7 @@ def test_makefile_target_calls_the_bootstrap():
     m = re.search(r"^setup-oracle:.*\n((?:\t.*\n?)+)", makefile, re.M)
     if not m:
         pytest.skip("the Makefile has no setup-oracle target yet (see docs/oracle.md for the recipe)")
-    assert "setup.bootstrap" in m.group(1)
+    assert "workshop oracle-bootstrap" in m.group(1)
 
 
 # ----------------------------------------------------------------------- engine helpers (no database)

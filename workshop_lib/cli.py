@@ -1,4 +1,4 @@
-"""The `workshop` command: setup, doctor, reset, grade."""
+"""The `workshop` command: setup, doctor, reset, lab, calibrate, grade, notebooks, oracle-bootstrap, bench, serve."""
 from __future__ import annotations
 
 import json
@@ -245,6 +245,32 @@ def bench(ctx: typer.Context,
                     "workshop (`make bench`).", fg="red", err=True)
         raise typer.Exit(2)
     raise typer.Exit(subprocess.call([sys.executable, "-m", modules[which], *ctx.args], cwd=config.REPO_ROOT))
+
+
+@app.command()
+def notebooks(parts: list[str] = typer.Argument(None, help="Parts to regenerate, e.g. part3 (default: every Part)")):
+    """Regenerate the learner notebooks (notebooks/) from solutions/ with nbgrader (instructors)."""
+    from .release import REPO, generate
+
+    for path in generate(parts or None):
+        typer.echo(f"wrote {path.relative_to(REPO)}")
+
+
+@app.command(name="oracle-bootstrap")
+def oracle_bootstrap(only: list[str] = typer.Option(None, help="run only this step (repeatable)"),
+                     skip: list[str] = typer.Option(None, help="skip this step (repeatable)")):
+    """Prepare an Oracle database for the workshop: wait, vector memory, users, model, store, data, check.
+
+    Safe to re-run; each step says what it did or why it skipped (docs/oracle.md)."""
+    if not (config.REPO_ROOT / "setup" / "bootstrap.py").is_file():
+        typer.secho("The Oracle bootstrap and its SQL live in the repository's setup/ folder: run this from a "
+                    "clone of the workshop (`make setup-oracle`).", fg="red", err=True)
+        raise typer.Exit(2)
+    sys.path.insert(0, str(config.REPO_ROOT))
+    from setup import bootstrap
+
+    argv = [arg for step in only or [] for arg in ("--only", step)] + [arg for step in skip or [] for arg in ("--skip", step)]
+    raise typer.Exit(bootstrap.main(argv))
 
 
 @app.command()
