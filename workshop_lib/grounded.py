@@ -39,10 +39,6 @@ INTENT_HELP = {
     "GENERAL_CONVERSATION": "greetings, thanks and anything else",
 }
 DEFAULT_K = 3
-# Minimum similarity for a catalog row, per embedding model (see the Part 5 notebook).
-# embedded (WordLlama 256): relevant best matches measured 0.31-0.74, off-topic at most 0.18.
-# oracle (ALL_MINILM_L12_V2): a starting value, not yet measured on a live database.
-MIN_SIMILARITY = {"embedded": 0.30, "oracle": 0.50}
 DEFAULT_PERSONA = "supplychain_desk"
 PERSONAS = {
     "supplychain_desk": "You are the equipment desk of a container shipping company. Be brief and factual.",
@@ -268,7 +264,7 @@ def embed_question(eng: Engine, text: str) -> tuple[list[float], bool]:
 
 
 def catalog_min_similarity(eng: Engine) -> float:
-    return float(eng.thresholds.get("catalog_min_similarity", MIN_SIMILARITY.get(eng.name, 0.5)))
+    return float(eng.thresholds["catalog_min_similarity"])  # per engine, in config.THRESHOLDS
 
 
 def _rows_to_matches(eng: Engine, rows) -> list[CatalogMatch]:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .store import MAX_QUERY_CHARS  # noqa: F401 - one limit for every query the workshop accepts
+
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from .engine import Engine
 
-MAX_QUERY_CHARS = 100_000
 MAX_K = 100_000  # results a caller can ask for; larger values overflow SQL integers
 MAX_PER_LIST = 4096  # sqlite-vec's largest k for one nearest-neighbour list
 RRF_K = 60
