@@ -602,3 +602,16 @@ def test_a_file_path_is_honoured(tmp_path):
 def test_gitignore_covers_env_variants_but_not_the_example():
     lines = (REPO / ".gitignore").read_text().splitlines()
     assert ".env" in lines and ".env.*" in lines and "!.env.example" in lines
+
+
+def test_a_damaged_store_header_blames_the_store_file_not_the_sample(tmp_path):
+    eng = connect("embedded", path=tmp_path)
+    eng.store.add(["a memory"])
+    eng.close()
+    path = tmp_path / "workshop.sqlite"
+    data = bytearray(path.read_bytes())
+    data[0:100] = b"x" * 100
+    path.write_bytes(bytes(data))
+    with pytest.raises(DatabaseFault) as err:
+        connect("embedded", path=tmp_path).store.count()
+    assert str(path) in str(err.value) and "supplychain.sqlite" not in str(err.value).split("Fix")[0]

@@ -180,6 +180,16 @@ class EmbeddedEngine(Engine):
         return exc
 
     def _broken_file(self) -> Path:
+        # A damaged header makes SQLite fail for every attached database alike: read the
+        # files' own headers first, so the message blames the right one.
+        for path in (self.path, self.supplychain_path):
+            try:
+                with open(path, "rb") as fh:
+                    head = fh.read(16)
+            except OSError:
+                continue
+            if head and head != b"SQLite format 3\x00":
+                return path
         for schema, path in (("SUPPLYCHAIN", self.supplychain_path), ("main", self.path)):
             try:
                 row = self.conn.execute(f"PRAGMA {schema}.quick_check(1)").fetchone()
