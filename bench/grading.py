@@ -21,8 +21,8 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from workshop_lib import course
-from workshop_lib.grading import grade_folder
+from workshop_lib.tools import course
+from workshop_lib.tools.grading import grade_folder
 
 PARTS = [p for p in course.assignments() if p != "part8"]
 CRASH = "raise RuntimeError('my code is broken')\n"

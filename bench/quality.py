@@ -10,7 +10,7 @@ Four strategies, each through the library's public functions:
   row equals ``hybrid`` there; on Oracle it is DBMS_VECTOR.RERANK when a reranker is loaded.
 
 A question is *found at k* when any of its subjects (each one answers it on its own)
-is among the top k hits; ``recall@k`` is the share of answerable questions found at k (workshop_lib.evaluation, as in Part 3)
+is among the top k hits; ``recall@k`` is the share of answerable questions found at k (workshop_lib.parts.evaluation, as in Part 3)
 and ``MRR`` the mean of 1/rank of the first answering subject (0 beyond depth 10).
 Questions with no answer are reported apart: what came back, and how similar it was.
 
@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from workshop_lib import retrieval
-from workshop_lib.embedded import text_query
-from workshop_lib.evaluation import first_rank, found_at, reciprocal_rank
+from workshop_lib.engines.embedded import text_query
+from workshop_lib.parts import retrieval
+from workshop_lib.parts.evaluation import first_rank, found_at, reciprocal_rank
 
 QUESTIONS_PATH = Path(__file__).with_name("questions.jsonl")
 CATEGORIES = ("paraphrase", "exact", "mixed", "natural", "no_answer")
@@ -90,7 +90,7 @@ def _tokenizer_db():
     import sqlean
 
     conn = sqlean.connect(":memory:", check_same_thread=False)
-    # The same tokenizer as the store's RECORDS_FTS (workshop_lib/embedded/sql.py).
+    # The same tokenizer as the store's RECORDS_FTS (workshop_lib/engines/embedded/sql.py).
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
     conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row')")
     return conn

@@ -154,7 +154,7 @@ def speed_markdown(s: SpeedResult) -> str:
            f"Engine `{s.engine}`. {s.queries} fixed queries, rounds per size {s.rounds}, methods interleaved "
            "(shuffled order per query) after a warm-up. k=5, per_list=30. **Ours** = the library as it is "
            "(`retrieve_knowledge`, `keyword_search_memories`, `hybrid_rrf_search_memories`; on the embedded "
-           "engine the hybrid's vector leg is the sqlite-vec vec0 index of workshop_lib/embedded/sql.py). "
+           "engine the hybrid's vector leg is the sqlite-vec vec0 index of workshop_lib/engines/embedded/sql.py). "
            "**Floor** = exact numpy cosine top-k over the same vectors (query embedding included; BLAS threads "
            "as in the table above). **Alt** = Python BM25 (rank_bm25, as LangChain's BM25Retriever) + numpy "
            "cosine, fused with EnsembleRetriever-style RRF; for vector search the alternative is the numpy "

@@ -45,7 +45,7 @@ def bench_engine(name: str, folder: Path, label: str):
         finally:
             eng.close()
         return
-    from workshop_lib.store import SchemaPolicy
+    from workshop_lib.core.store import SchemaPolicy
 
     eng = connect(name)
     prefix = "B" + uuid.uuid4().hex[:8].upper() + "_"

@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from workshop_lib import retrieval
+from workshop_lib.parts import retrieval
 
 from . import synth, variants
 
@@ -80,7 +80,7 @@ def knowledge_snapshot(eng) -> Snapshot:
 
 def _query_embedder(eng) -> Callable[[str], np.ndarray]:
     if eng.name == "embedded":
-        from workshop_lib import embedder
+        from workshop_lib.engines.embedded import embedder
 
         return lambda q: embedder.embed([q])[0]
 

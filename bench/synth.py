@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Iterator
 
-from workshop_lib.supplychain_data import OWNER, TABLES, rows
+from workshop_lib.data.supplychain_data import OWNER, TABLES, rows
 
 SEED = 20250602
 SOURCE = "bench_synth"

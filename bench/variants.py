@@ -4,7 +4,7 @@ Nothing here is imported by the library. Two extra rows, so the summary shows, i
 same run and over the same store, what the library's hybrid statement replaced and
 what is left of its cost:
 
-- ``PRE_VEC0_HYBRID_RRF`` ("before"): HYBRID_RRF exactly as workshop_lib/embedded/sql.py
+- ``PRE_VEC0_HYBRID_RRF`` ("before"): HYBRID_RRF exactly as workshop_lib/engines/embedded/sql.py
   had it before commit e2acd02 ("cut each ranked list before numbering it; vector leg
   on a sqlite-vec vec0 index"). Exact cosine scan of every knowledge memory, each list
   numbered in full by ROW_NUMBER and cut to :n afterwards.
@@ -20,8 +20,8 @@ import json
 
 import numpy as np
 
-from workshop_lib import retrieval
-from workshop_lib.embedded import sql as lib_sql
+from workshop_lib.engines.embedded import sql as lib_sql
+from workshop_lib.parts import retrieval
 
 # The pre-vec0 statement, kept for comparison only (the library's HYBRID_RRF replaced it).
 PRE_VEC0_HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),

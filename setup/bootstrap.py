@@ -10,7 +10,7 @@ Safe to re-run: every step checks first and prints what it did or why it skipped
   data           SUPPLYCHAIN seed, user/agent profiles and the scanned schema memories
   check          the same Oracle checks as `workshop doctor`
 
-SQL lives in setup/oracle/*.sql and workshop_lib/oracle/sql.py; this file only runs it.
+SQL lives in setup/oracle/*.sql and workshop_lib/engines/oracle/sql.py; this file only runs it.
 Settings come from the environment (see docs/oracle.md): ORACLE_DSN, ORACLE_USER,
 ORACLE_PASSWORD, ORACLE_ADMIN_USER, ORACLE_ADMIN_PASSWORD, ORACLE_ADMIN_CDB_DSN,
 ORACLE_SUPPLYCHAIN_PASSWORD, ORACLE_CONTAINER, ORACLE_ONNX_MODEL_FILE, ORACLE_WAIT_TIMEOUT.
@@ -32,15 +32,10 @@ from pathlib import Path
 import oracledb
 
 from workshop_lib import config
-from workshop_lib.oracle import sql as osql
-from workshop_lib.oracle import sqlfile
-from workshop_lib.oracle.engine import (
-    OracleConnectionError,
-    OracleEngine,
-    connect_oracle,
-    parse_size,
-)
-from workshop_lib.oracle.errors import CONTAINER, OracleWorkshopError
+from workshop_lib.engines.oracle import sql as osql
+from workshop_lib.engines.oracle import sqlfile
+from workshop_lib.engines.oracle.engine import OracleConnectionError, OracleEngine, connect_oracle, parse_size
+from workshop_lib.engines.oracle.errors import CONTAINER, OracleWorkshopError
 
 SQL_DIR = Path(__file__).resolve().parent / "oracle"
 STEPS = ("wait", "vector_memory", "users", "model", "store", "data", "check")
@@ -541,7 +536,7 @@ def _engine(settings: Settings) -> OracleEngine:
 
 
 def step_store(settings: Settings) -> None:
-    from workshop_lib.store import MemoryStore, SchemaPolicy
+    from workshop_lib.core.store import MemoryStore, SchemaPolicy
 
     eng = _engine(settings)
     try:

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from workshop_lib import connect
-from workshop_lib.store import MemoryStore, SchemaPolicy
+from workshop_lib.core.store import MemoryStore, SchemaPolicy
 
 ORACLE_SKIP_REASON = (
     "Oracle lane skipped: ORACLE_DSN is not set. To run it, start the database "
@@ -55,7 +55,8 @@ def store(fresh_engine) -> MemoryStore:
 def seeded_engine(request, tmp_path_factory):
     """SUPPLYCHAIN seeded and scanned into memories, shared by the read-only retrieval tests."""
     _require(request.param)
-    from workshop_lib import scanner, supplychain
+    from workshop_lib.data import supplychain
+    from workshop_lib.parts import scanner
 
     if request.param == "embedded":
         eng = connect("embedded", path=tmp_path_factory.mktemp("seeded"))

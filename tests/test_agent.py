@@ -11,10 +11,10 @@ import json
 import pytest
 
 from workshop_lib import connect
-from workshop_lib.agent import loop, memory, offline, toolbox
-from workshop_lib.agent.readonly import SqlRefused
-from workshop_lib.agent.tools import ToolRegistry, make_tool
-from workshop_lib.llm import fake_response, scripted
+from workshop_lib.core.llm import fake_response, scripted
+from workshop_lib.parts.agent import loop, memory, offline, toolbox
+from workshop_lib.parts.agent.readonly import SqlRefused
+from workshop_lib.parts.agent.tools import ToolRegistry, make_tool
 from workshop_lib.prepare import prepare
 
 

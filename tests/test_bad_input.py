@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workshop_lib import retrieval
+from workshop_lib.parts import retrieval
 
 HOSTILE = [
     "ORA-00904", "ORA-00904: invalid identifier", "TEU", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "a AND b OR c",
@@ -166,7 +166,7 @@ def test_huge_k_per_list_and_n_are_value_errors(seeded_engine, k, big):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=SURROGATE_TEXT)
 def test_lone_surrogates_give_a_result_or_a_value_error(seeded_engine, snapshot, text):
-    from workshop_lib import gates
+    from workshop_lib.parts import gates
 
     eng = seeded_engine
     for call in (lambda: retrieval.retrieve_knowledge(eng, text, k=2),
@@ -186,7 +186,7 @@ def test_lone_surrogates_give_a_result_or_a_value_error(seeded_engine, snapshot,
 @given(text=st.one_of(st.text(min_size=1, max_size=40), SURROGATE_TEXT,
                       st.sampled_from(["\x00", "\x00reefer", "\x01\x02", "\ufeff", "\u200b"])))
 def test_catalog_match_takes_any_text(catalog_engine, text):
-    from workshop_lib import grounded
+    from workshop_lib.parts import grounded
 
     try:
         result = grounded.match_catalog(catalog_engine, text)
@@ -197,7 +197,8 @@ def test_catalog_match_takes_any_text(catalog_engine, text):
 
 @pytest.fixture(scope="module")
 def catalog_engine(tmp_path_factory):
-    from workshop_lib import catalog, connect, supplychain
+    from workshop_lib import connect
+    from workshop_lib.data import catalog, supplychain
 
     eng = connect("embedded", path=tmp_path_factory.mktemp("catalog-bad-input"))
     supplychain.seed(eng, progress=False)

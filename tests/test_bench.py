@@ -112,7 +112,7 @@ def test_vec0_index_stays_in_sync_and_matches_the_pre_vec0_statement(fresh_engin
     """The library's RECORDS_KNN follows every write, and the hybrid statement that reads it
     answers like the pre-vec0 exact scan the benchmark keeps for its before/after row."""
     from bench import variants
-    from workshop_lib import retrieval
+    from workshop_lib.parts import retrieval
 
     eng = fresh_engine
     if eng.name != "embedded":
@@ -151,7 +151,8 @@ _OLD_INDEX = [
 
 
 def test_opening_an_older_store_rebuilds_the_knn_index_and_keeps_every_memory(tmp_path):
-    from workshop_lib import connect, retrieval
+    from workshop_lib import connect
+    from workshop_lib.parts import retrieval
 
     eng = connect("embedded", path=tmp_path)
     eng.store.add(["Vessel capacity is counted in TEU.", "AIS reports give the latest position."],

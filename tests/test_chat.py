@@ -12,10 +12,11 @@ import pytest
 from conftest import ENGINES, ORACLE_SKIP_REASON
 from starlette.testclient import TestClient
 
-from workshop_lib import catalog, connect
-from workshop_lib.chat import app as chat_app
-from workshop_lib.chat import telemetry
-from workshop_lib.chat.server import BackgroundServer
+from workshop_lib import connect
+from workshop_lib.data import catalog
+from workshop_lib.parts.chat import app as chat_app
+from workshop_lib.parts.chat import telemetry
+from workshop_lib.parts.chat.server import BackgroundServer
 from workshop_lib.prepare import prepare
 
 FIELDS = {"answer", "mode", "decision_explain", "retrieved_chunks_metadata", "used_chunks", "sources_used",

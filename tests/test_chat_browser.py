@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
-from workshop_lib import catalog, connect
-from workshop_lib.chat.server import BackgroundServer
+from workshop_lib import connect
+from workshop_lib.data import catalog
+from workshop_lib.parts.chat.server import BackgroundServer
 from workshop_lib.prepare import prepare
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -16,11 +16,14 @@ import textwrap
 
 import pytest
 
-from workshop_lib import catalog, checks, gates, grounded, release, retrieval, scanner
+from workshop_lib import checks
 from workshop_lib.checks import CheckFailed
-from workshop_lib.gates import ModeConfig, make_decision
-from workshop_lib.grounded import CatalogMatch
-from workshop_lib.scanner import Fact
+from workshop_lib.data import catalog
+from workshop_lib.parts import gates, grounded, retrieval, scanner
+from workshop_lib.parts.gates import ModeConfig, make_decision
+from workshop_lib.parts.grounded import CatalogMatch
+from workshop_lib.parts.scanner import Fact
+from workshop_lib.tools import release
 
 SOLUTIONS = release.REPO / "solutions"
 
@@ -125,7 +128,7 @@ P2_WRONG = {
 
 P2_RIGHT = {
     "library helpers": """
-        from workshop_lib.scanner import Fact
+        from workshop_lib.parts.scanner import Fact
 
         def comment_facts(catalog):
             out = []
@@ -136,7 +139,7 @@ P2_RIGHT = {
     """,
     "grouped first, then written": """
         from collections import defaultdict
-        from workshop_lib.scanner import Fact
+        from workshop_lib.parts.scanner import Fact
 
         def comment_facts(catalog):
             by_table = defaultdict(list)
@@ -676,7 +679,7 @@ P6_RIGHT = {
 def _p6_namespace(eng) -> dict:
     import time
 
-    from workshop_lib.agent import loop, memory
+    from workshop_lib.parts.agent import loop, memory
 
     ns = _namespace(eng)
     ns.update({"time": time, "loop": loop, "memory": memory, "json": json})
@@ -755,7 +758,7 @@ P6T_RIGHT = {
 
 
 def _p6_tool_namespace(eng) -> dict:
-    from workshop_lib.agent.tools import ToolRegistry
+    from workshop_lib.parts.agent.tools import ToolRegistry
 
     ns = _p6_namespace(eng)
     ns["registry"] = ToolRegistry()

@@ -5,7 +5,7 @@ import pytest
 from typer.testing import CliRunner
 
 from workshop_lib import connect
-from workshop_lib.cli import app
+from workshop_lib.tools.cli import app
 
 runner = CliRunner()
 
@@ -77,7 +77,7 @@ def test_setup_works_without_any_network(tmp_path):
     if unshare is None or subprocess.run([unshare, "-n", "true"], capture_output=True).returncode != 0:
         pytest.skip("cannot create a network namespace here (needs `unshare -n`)")
     env = {"PATH": "/usr/bin:/bin", "WORKSHOP_DATA_DIR": str(tmp_path), "WORKSHOP_ENGINE": "embedded"}
-    proc = subprocess.run([unshare, "-n", sys.executable, "-m", "workshop_lib.cli", "setup"],
+    proc = subprocess.run([unshare, "-n", sys.executable, "-m", "workshop_lib.tools.cli", "setup"],
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "vessels=30" in proc.stdout

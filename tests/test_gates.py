@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workshop_lib import calibration, gates
 from workshop_lib.checks import CheckFailed
 from workshop_lib.checks import part4 as check4
-from workshop_lib.gates import ModeConfig, decide_mode
+from workshop_lib.parts import calibration, gates
+from workshop_lib.parts.gates import ModeConfig, decide_mode
 
 LONG = check4.LONG
 SHORT = check4.SHORT

@@ -16,9 +16,9 @@ import time
 import nbformat
 import pytest
 
-from workshop_lib import course
-from workshop_lib.grading import grade_folder, per_learner, per_todo
-from workshop_lib.grading.submissions import canonical_stem, match_part
+from workshop_lib.tools import course
+from workshop_lib.tools.grading import grade_folder, per_learner, per_todo
+from workshop_lib.tools.grading.submissions import canonical_stem, match_part
 
 REPO = course.REPO
 NB = {part: next((REPO / "solutions" / part).glob("*.ipynb")).name for part in course.assignments()}
@@ -109,7 +109,7 @@ def test_a_learners_grade_does_not_depend_on_another_notebook(tmp_path):
     crowd = tmp_path / "crowd"
     _put(crowd, "ana", "part3", _learner("part3", solved=("todo1_retrieve_knowledge", "todo2_hybrid_rrf")))
     # A wrong Part 2 that also writes junk memories and deletes the schema facts of its store.
-    vandal = ("from workshop_lib.scanner import Fact\n"
+    vandal = ("from workshop_lib.parts.scanner import Fact\n"
               "for r in eng.store.list('memory', limit=None, user_id=eng.user_id, agent_id=eng.agent_id):\n"
               "    eng.store.delete('memory', r.id)\n"
               "eng.memory.add('TEU means tons of cargo', metadata={'kind': 'column', 'subject': 'SUPPLYCHAIN.VESSELS.CAPACITY_TEU'})\n"

@@ -1,7 +1,7 @@
 """Part 5: the catalog, intent routing, grounded answers, model failure modes and caches.
 
 Runs on the embedded engine. Every model is a fake with the openai client's shape
-(`chat.completions.create`), wrapped in workshop_lib.llm.LLM like a real one.
+(`chat.completions.create`), wrapped in workshop_lib.core.llm.LLM like a real one.
 """
 from __future__ import annotations
 
@@ -15,13 +15,15 @@ import sqlglot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workshop_lib import catalog, connect, grounded, supplychain
+from workshop_lib import connect
 from workshop_lib.checks import CheckFailed
 from workshop_lib.checks import part5 as check5
-from workshop_lib.embedded import sql as embedded_sql
-from workshop_lib.grounded import render_grounded_answer, validate_selection
-from workshop_lib.llm import LLM
-from workshop_lib.oracle import sql as oracle_sql
+from workshop_lib.core.llm import LLM
+from workshop_lib.data import catalog, supplychain
+from workshop_lib.engines.embedded import sql as embedded_sql
+from workshop_lib.engines.oracle import sql as oracle_sql
+from workshop_lib.parts import grounded
+from workshop_lib.parts.grounded import render_grounded_answer, validate_selection
 
 REEFER_Q = "I need a refrigerated container for frozen fish"
 ID_RE = re.compile(r"\[((?:EQ|SV)-[A-Z0-9]+)\]")

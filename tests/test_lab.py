@@ -13,8 +13,8 @@ import urllib.request
 
 import pytest
 
-from workshop_lib import release
-from workshop_lib.cli import lab_command
+from workshop_lib.tools import release
+from workshop_lib.tools.cli import lab_command
 
 TOKEN = "workshop-test-token"
 PARTS = sorted(p.parent.name for p in (release.REPO / "notebooks").glob("*/*.ipynb"))

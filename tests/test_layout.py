@@ -1,5 +1,5 @@
 """The house rules that keep the two engines apart: engine-specific SQL and engine
-branches live only in the engine packages (workshop_lib/embedded, workshop_lib/oracle)."""
+branches live only in the engine packages (workshop_lib/engines/embedded, workshop_lib/engines/oracle)."""
 from __future__ import annotations
 
 import re
@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "workshop_lib"
-ENGINE_PACKAGES = (LIB / "embedded", LIB / "oracle")
+ENGINE_PACKAGES = (LIB / "engines" / "embedded", LIB / "engines" / "oracle")
 # A statement keyword at the start of a string literal: SQL written outside an engine.
 SQL_STRING = re.compile(r"""(?:f|rf|fr)?(?:\"\"\"|\"|')\s*(SELECT\b|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|"""
                         r"""CREATE\s+(?:TABLE|INDEX|VIEW|OR)|DROP\s+(?:TABLE|INDEX|VIEW)|MERGE\s+INTO|PRAGMA\s|ATTACH\s)""",
@@ -23,7 +23,7 @@ def test_no_sql_strings_outside_the_engine_packages():
     found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()[:90]}"
              for p in _library_files() for i, line in enumerate(p.read_text().splitlines(), 1)
              if SQL_STRING.search(line)]
-    assert not found, "SQL belongs in workshop_lib/embedded/sql.py or workshop_lib/oracle/sql.py:\n" + "\n".join(found)
+    assert not found, "SQL belongs in workshop_lib/engines/embedded/sql.py or workshop_lib/engines/oracle/sql.py:\n" + "\n".join(found)
 
 
 def test_no_engine_name_branches_outside_the_engine_packages():

@@ -11,9 +11,10 @@ import pytest
 from nbclient import NotebookClient
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
-from workshop_lib import connect, release
-from workshop_lib.notebook_errors import name_error_message
+from workshop_lib import connect
+from workshop_lib.core.notebook_errors import name_error_message
 from workshop_lib.prepare import prepare
+from workshop_lib.tools import release
 
 SOLUTIONS = sorted((release.REPO / "solutions").glob("*/*.ipynb"))
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -100,7 +101,7 @@ def test_second_prepare_updates_nothing(tmp_path):
 
 def test_learner_facts_and_library_facts_are_stored_alike(tmp_path):
     """Part 2's scan (the learner's comment_facts) and prepare() must not rewrite each other's facts."""
-    from workshop_lib import scanner
+    from workshop_lib.parts import scanner
 
     eng = connect("embedded", path=tmp_path)
     try:

@@ -10,8 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from workshop_lib import config, llm
-from workshop_lib.llm import LLM, LLMError, LLMTimeout
+from workshop_lib import config
+from workshop_lib.core import llm
+from workshop_lib.core.llm import LLM, LLMError, LLMTimeout
 
 ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "WORKSHOP_LLM")
 

@@ -12,7 +12,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from workshop_lib import release
+from workshop_lib.tools import release
 
 REPO = release.REPO
 SOLUTIONS = sorted((REPO / "solutions").glob("*/*.ipynb"))

@@ -11,8 +11,8 @@ import oracledb
 import pytest
 
 from setup import bootstrap
-from workshop_lib.oracle import engine as oengine
-from workshop_lib.oracle.errors import OracleWorkshopError
+from workshop_lib.engines.oracle import engine as oengine
+from workshop_lib.engines.oracle.errors import OracleWorkshopError
 
 
 class Clock:

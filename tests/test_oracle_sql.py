@@ -1,7 +1,7 @@
 """Every Oracle statement of the workshop, checked without a database.
 
 No Oracle database can run where the project is built, so each statement is parsed with
-sqlglot's Oracle dialect: the named statements of workshop_lib/oracle/sql.py and every
+sqlglot's Oracle dialect: the named statements of workshop_lib/engines/oracle/sql.py and every
 statement of every .sql file under setup/. What sqlglot cannot parse is listed ONCE in
 UNPARSEABLE with the Oracle documentation page that defines the construct, and the test
 requires that list to be exactly the set that fails, so it cannot rot. Where a rewrite
@@ -23,10 +23,10 @@ import yaml
 from sqlglot import exp
 
 from workshop_lib import config
-from workshop_lib.embedded import sql as esql
-from workshop_lib.oracle import sql as osql
-from workshop_lib.oracle import sqlfile
-from workshop_lib.oracle.engine import bind_names
+from workshop_lib.engines.embedded import sql as esql
+from workshop_lib.engines.oracle import sql as osql
+from workshop_lib.engines.oracle import sqlfile
+from workshop_lib.engines.oracle.engine import bind_names
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = ROOT / "setup"
@@ -97,7 +97,7 @@ CONSTRUCTS = {
 _INITDB = "setup/oracle/initdb/01_vector_memory.sql"
 _GRANTS = "setup/oracle/02_users_and_grants.sql"
 UNPARSEABLE = {
-    # workshop_lib/oracle/sql.py
+    # workshop_lib/engines/oracle/sql.py
     "CHUNK_INSERT_TEXT": ("VECTOR_EMBEDDING",),
     "SEARCH_BY_TEXT": ("VECTOR_EMBEDDING",),
     "SEARCH_SCOPED_KNN": ("VECTOR_EMBEDDING",),
@@ -249,7 +249,7 @@ def test_sqlfile_splitter_handles_literals_and_slash_terminators():
 # ----------------------------------------------------------------------- mirror of the embedded module
 def test_every_embedded_statement_exists_with_the_same_binds():
     for name in esql._NAMES:
-        assert name in osql._NAMES, f"{name} is missing from workshop_lib/oracle/sql.py"
+        assert name in osql._NAMES, f"{name} is missing from workshop_lib/engines/oracle/sql.py"
         oracle = bind_names(getattr(osql, name)) - osql.OUT_BINDS.get(name, set())
         embedded = bind_names(getattr(esql, name))
         assert oracle == embedded, f"{name}: oracle binds {sorted(oracle)} != embedded {sorted(embedded)}"
@@ -338,7 +338,7 @@ def test_model_name_and_dimension():
 
 
 def test_supplychain_ddl_covers_every_table_and_column():
-    from workshop_lib.supplychain_data import TABLES
+    from workshop_lib.data.supplychain_data import TABLES
 
     for t in TABLES:
         ddl = osql.sc_create_table(t)
@@ -461,7 +461,7 @@ def test_bind_names_ignore_literals_and_comments():
 
 
 def test_query_text_is_cut_only_where_the_model_alone_reads_it():
-    from workshop_lib.oracle.engine import embedding_only_binds
+    from workshop_lib.engines.oracle.engine import embedding_only_binds
 
     for name in ("SEARCH_BY_TEXT", "HYBRID_RRF", "VECTOR_RANKED"):
         assert embedding_only_binds(getattr(osql, name)) == {"q"}, name
@@ -533,7 +533,7 @@ class _FakeConn:
 
 
 def _engine(results=None):
-    from workshop_lib.oracle.engine import OracleEngine
+    from workshop_lib.engines.oracle.engine import OracleEngine
 
     eng = OracleEngine.__new__(OracleEngine)
     eng.user_id, eng.agent_id = config.USER_ID, config.AGENT_ID
@@ -544,7 +544,7 @@ def _engine(results=None):
 
 
 def test_engine_cursor_binds_only_the_names_a_statement_uses():
-    from workshop_lib.oracle.engine import EMPTY_TEXT
+    from workshop_lib.engines.oracle.engine import EMPTY_TEXT
 
     eng = _engine()
     params = {"seq": 7, "content": "", "meta": "{}", "unused": 1}
@@ -618,8 +618,8 @@ def test_engine_catalog_of_an_unseeded_schema_says_what_to_do():
 
 
 def test_declared_types_round_trip_for_every_dataset_column():
-    from workshop_lib.oracle.engine import declared_type, parse_declared
-    from workshop_lib.supplychain_data import TABLES
+    from workshop_lib.data.supplychain_data import TABLES
+    from workshop_lib.engines.oracle.engine import declared_type, parse_declared
 
     for t in TABLES:
         for c in t.columns:
@@ -628,7 +628,7 @@ def test_declared_types_round_trip_for_every_dataset_column():
 
 
 def test_parse_size():
-    from workshop_lib.oracle.engine import parse_size
+    from workshop_lib.engines.oracle.engine import parse_size
 
     assert parse_size("512M") == 512 << 20 and parse_size("536870912") == 512 << 20
     assert parse_size("1G") == 1 << 30 and parse_size(None) == 0 and parse_size("0") == 0
@@ -657,7 +657,7 @@ def test_rerank_with_dbms_vector_rerank_reorders(monkeypatch):
 
 
 def test_drop_objects_ignores_missing_objects():
-    from workshop_lib.oracle.errors import OracleWorkshopError
+    from workshop_lib.engines.oracle.errors import OracleWorkshopError
 
     eng = _engine()
 
@@ -677,7 +677,7 @@ def test_count_tokens_is_a_reasonable_approximation():
 
 
 def test_errors_name_the_step_the_code_and_the_fix():
-    from workshop_lib.oracle.errors import OracleWorkshopError, explain
+    from workshop_lib.engines.oracle.errors import OracleWorkshopError, explain
 
     for code, fragment in (("ORA-29855", "DRG- line"), ("ORA-51962", "VECTOR_MEMORY_SIZE"),
                            ("ORA-01031", "grant"), ("ORA-12541", "docker compose"),

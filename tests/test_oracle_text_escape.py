@@ -14,13 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workshop_lib.oracle.text_query import (
-    MAX_EXPRESSION_BYTES,
-    MAX_TERMS,
-    MAX_WORD_BYTES,
-    NO_MATCH_EXPRESSION,
-    keyword_expression,
-)
+from workshop_lib.engines.oracle.text_query import MAX_EXPRESSION_BYTES, MAX_TERMS, MAX_WORD_BYTES, NO_MATCH_EXPRESSION, keyword_expression
 
 CASES = [
     # (user text, expected CONTAINS expression)
@@ -106,7 +100,7 @@ def test_no_match_expression_is_itself_a_safe_expression():
 
 
 def test_engine_uses_the_same_function():
-    from workshop_lib.oracle.engine import OracleEngine
+    from workshop_lib.engines.oracle.engine import OracleEngine
 
     assert OracleEngine.keyword_expression(None, "ORA-00904 AND") == "{ORA 00904},{AND}"  # type: ignore[arg-type]
 

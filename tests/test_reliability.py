@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from workshop_lib import config, connect, retrieval, scanner
-from workshop_lib.cli import app
-from workshop_lib.engine import DatabaseFault
+from workshop_lib import config, connect
+from workshop_lib.engines.base import DatabaseFault
+from workshop_lib.parts import retrieval, scanner
+from workshop_lib.tools.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -227,7 +228,7 @@ def _hold_write_lock(path: Path, seconds: float, ready: threading.Event) -> None
 
 
 def test_a_writer_waits_out_a_lock_held_longer_than_the_busy_timeout(tmp_path):
-    from workshop_lib.embedded import engine as emb
+    from workshop_lib.engines.embedded import engine as emb
 
     eng = connect("embedded", path=tmp_path)
     store = eng.store
@@ -244,7 +245,7 @@ def test_a_writer_waits_out_a_lock_held_longer_than_the_busy_timeout(tmp_path):
 
 
 def test_a_lock_that_never_ends_is_one_message_with_the_fix(tmp_path, monkeypatch):
-    from workshop_lib.embedded import engine as emb
+    from workshop_lib.engines.embedded import engine as emb
 
     eng = connect("embedded", path=tmp_path)
     store = eng.store
@@ -295,7 +296,7 @@ def test_rollback_runs_only_when_a_transaction_is_open(tmp_path):
 
 # ---------------------------------------------------------------- 4. Oracle connect deadline (loopback only)
 def test_oracle_connect_to_a_silent_listener_stops_at_the_deadline():
-    from workshop_lib.oracle.engine import OracleConnectionError, connect_oracle
+    from workshop_lib.engines.oracle.engine import OracleConnectionError, connect_oracle
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -326,7 +327,7 @@ def test_oracle_connect_to_a_silent_listener_stops_at_the_deadline():
 
 
 def test_oracle_connect_refused_fails_fast_with_the_dsn():
-    from workshop_lib.oracle.engine import OracleConnectionError, connect_oracle
+    from workshop_lib.engines.oracle.engine import OracleConnectionError, connect_oracle
 
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -342,7 +343,7 @@ def test_oracle_connect_refused_fails_fast_with_the_dsn():
 
 # ---------------------------------------------------------------- 5. ids and threads across users
 def test_another_users_id_is_refused_and_setup_never_overwrites_it(tmp_path):
-    from workshop_lib import supplychain
+    from workshop_lib.data import supplychain
 
     eng = connect("embedded", path=tmp_path)
     supplychain.seed(eng, progress=False)
@@ -436,7 +437,7 @@ def test_setup_rerun_never_destroys_memories(tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- 9. faults with a fix
 def _seeded(tmp_path):
-    from workshop_lib import supplychain
+    from workshop_lib.data import supplychain
 
     eng = connect("embedded", path=tmp_path)
     supplychain.seed(eng, progress=False)
@@ -468,7 +469,7 @@ def test_corrupted_store_names_the_file_the_cause_and_the_fix(tmp_path):
 
 
 def test_doctor_finds_damage_in_the_last_pages(tmp_path, monkeypatch):
-    from workshop_lib import doctor
+    from workshop_lib.tools import doctor
 
     _seeded(tmp_path)
     _scribble(tmp_path / "workshop.sqlite", 0.9)
@@ -513,7 +514,7 @@ def test_read_only_folder_message_names_the_folder_and_the_fix(tmp_path):
 
 
 def test_missing_model_weights_say_reinstall_the_package(tmp_path, monkeypatch):
-    from workshop_lib import embedder
+    from workshop_lib.engines.embedded import embedder
 
     eng = connect("embedded", path=tmp_path)
     store = eng.store
@@ -538,8 +539,10 @@ def test_missing_model_weights_say_reinstall_the_package(tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- 10. learner memories without kind/subject
 def test_plain_learner_memories_do_not_break_the_library(tmp_path):
-    from workshop_lib import doctor, gates, supplychain
+    from workshop_lib.data import supplychain
+    from workshop_lib.parts import gates
     from workshop_lib.prepare import prepare
+    from workshop_lib.tools import doctor
 
     eng = connect("embedded", path=tmp_path)
     supplychain.seed(eng, progress=False)
@@ -572,7 +575,7 @@ def test_dotenv_export_lines_set_each_variable(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("command", ["doctor", "setup", "reset"])
 def test_unknown_engine_is_one_line_naming_the_valid_values(command, tmp_path):
-    out = subprocess.run([PY, "-m", "workshop_lib.cli", command], cwd=REPO, capture_output=True, text=True,
+    out = subprocess.run([PY, "-m", "workshop_lib.tools.cli", command], cwd=REPO, capture_output=True, text=True,
                          timeout=60, env={**os.environ, "WORKSHOP_ENGINE": "bogus",
                                           "WORKSHOP_DATA_DIR": str(tmp_path / "d")})
     text = (out.stdout + out.stderr).strip()

@@ -7,8 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from workshop_lib import catalog, connect, grounded, supplychain
-from workshop_lib.llm import LLM
+from workshop_lib import connect
+from workshop_lib.core.llm import LLM
+from workshop_lib.data import catalog, supplychain
+from workshop_lib.parts import grounded
 
 
 @pytest.fixture(scope="module")

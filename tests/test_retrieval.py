@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from workshop_lib import retrieval, scanner
+from workshop_lib.parts import retrieval, scanner
 
 PROBE = "TEU 20-foot equivalent capacity unit for vessels"
 

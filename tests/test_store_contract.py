@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from workshop_lib.records import MessageRecord
-from workshop_lib.store import MemoryStore, SchemaError, SchemaPolicy
+from workshop_lib.core.records import MessageRecord
+from workshop_lib.core.store import MemoryStore, SchemaError, SchemaPolicy
 
 # ---------------------------------------------------------------- the documented examples
 

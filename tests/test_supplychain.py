@@ -7,15 +7,9 @@ import pytest
 from stdnum import imo as stdnum_imo
 from stdnum import iso6346 as stdnum_iso6346
 
-from workshop_lib import connect, supplychain
-from workshop_lib.supplychain_data import (
-    REFERENCE_DATE,
-    TABLES,
-    TABLES_BY_NAME,
-    imo_check_digit_ok,
-    iso6346_check_digit_ok,
-    rows,
-)
+from workshop_lib import connect
+from workshop_lib.data import supplychain
+from workshop_lib.data.supplychain_data import REFERENCE_DATE, TABLES, TABLES_BY_NAME, imo_check_digit_ok, iso6346_check_digit_ok, rows
 
 EXPECTED_COUNTS = {
     "CARRIERS": 15, "PORTS": 25, "VESSELS": 30, "VOYAGES": 60,
@@ -327,8 +321,8 @@ class _FakeCursor:
 
 
 def test_oracle_seed_creates_metadata_and_spatial_index_once(capsys):
-    from workshop_lib.oracle import sql as osql
-    from workshop_lib.oracle.engine import OracleEngine
+    from workshop_lib.engines.oracle import sql as osql
+    from workshop_lib.engines.oracle.engine import OracleEngine
 
     fresh = _FakeCursor([0, 0])
     OracleEngine._port_spatial_index(fresh)

@@ -8,10 +8,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from . import scanner, supplychain
+from workshop_lib.data import supplychain
+from workshop_lib.parts import scanner
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
-    from .engine import Engine
+    from workshop_lib.engines.base import Engine
 
 AGENT_PROFILE = "Supply-chain analyst assistant that answers questions about the SUPPLYCHAIN schema."
 USER_PROFILE = "Workshop attendee exploring agent memory on Oracle AI Database."

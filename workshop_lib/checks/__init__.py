@@ -11,7 +11,7 @@ import textwrap
 import traceback
 from typing import Any, Callable
 
-from .. import notebook_errors
+from workshop_lib.core import notebook_errors
 
 WIDTH = 100  # messages are wrapped so a notebook shows them without side-scrolling
 

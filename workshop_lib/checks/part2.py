@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import copy
 
-from .. import scanner
-from . import CheckFailed, call_learner, diff, expect, passed
+from workshop_lib.checks import CheckFailed, call_learner, diff, expect, passed
+from workshop_lib.parts import scanner
 
 TODO1 = "TODO 1 (comment_facts)"
 

@@ -11,8 +11,8 @@ import contextlib
 import re
 from typing import Iterator
 
-from .. import retrieval
-from . import CheckFailed, call_learner, describe_value, expect, passed
+from workshop_lib.checks import CheckFailed, call_learner, describe_value, expect, passed
+from workshop_lib.parts import retrieval
 
 TODO1 = "TODO 1 (retrieve_knowledge)"
 TODO2 = "TODO 2 (hybrid_rrf_search_memories)"

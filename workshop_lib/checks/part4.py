@@ -3,7 +3,7 @@
 `check_decide_mode(decide_mode)` runs the learner's function through every branch
 (rag, hybrid, each hybrid gate failing alone, fallback, a blank model answer, the
 short-query switch, both score modes, the dot-product mapping) and compares it with
-the reference in workshop_lib.gates. The first difference stops the notebook with a
+the reference in workshop_lib.parts.gates. The first difference stops the notebook with a
 message that says which case, what was expected, why, and what came back.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import gates
-from . import CheckFailed, call_learner, passed
+from workshop_lib.checks import CheckFailed, call_learner, passed
+from workshop_lib.parts import gates
 
 TODO = "TODO 1 (decide_mode)"
 LONG = ("Column SUPPLYCHAIN.VESSELS.CAPACITY_TEU: cargo capacity in TEU, twenty-foot equivalent units, "

@@ -10,8 +10,9 @@ import random
 import re
 from typing import Any, Callable, Iterator
 
-from .. import catalog, grounded
-from . import CheckFailed, call_learner, describe_value, diff, passed
+from workshop_lib.checks import CheckFailed, call_learner, describe_value, diff, passed
+from workshop_lib.data import catalog
+from workshop_lib.parts import grounded
 
 TODO1 = "TODO 1 (validate_selection)"
 TODO2 = "TODO 2 (render_grounded_answer)"

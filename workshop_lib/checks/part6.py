@@ -2,7 +2,7 @@
 
 The tool is called the way the model calls it (registry.dispatch, JSON arguments). The
 learner's loop is driven with scripted models (the real LLM wrapper over a fake client)
-and a small tool registry, one scenario per rule of workshop_lib/agent/loop.py. Each
+and a small tool registry, one scenario per rule of workshop_lib/parts/agent/loop.py. Each
 scenario runs on its own thread id and cleans up what it wrote.
 """
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import uuid
 from typing import Any, Callable
 
-from ..agent import memory
-from ..agent.tools import ToolRegistry
-from ..llm import fake_response, scripted
-from . import CheckFailed, call_learner, passed
+from workshop_lib.checks import CheckFailed, call_learner, passed
+from workshop_lib.core.llm import fake_response, scripted
+from workshop_lib.parts.agent import memory
+from workshop_lib.parts.agent.tools import ToolRegistry
 
 TODO1 = "TODO 1 (count_rows tool)"
 TODO = "TODO 2 (agent_turn)"
@@ -23,7 +23,8 @@ def check_count_rows(registry: ToolRegistry, eng) -> None:
     tool = registry.tools.get("count_rows")
     if tool is None:
         raise CheckFailed(TODO1, f"no tool named 'count_rows' in the registry (it has {sorted(registry.tools)})",
-                          "decorate the function with @registry.tool and run the TODO cell.")
+                          "run the TODO cell above this check first (it registers count_rows with @registry.tool), "
+                          "then run this check again.")
     props = tool.parameters.get("properties", {})
     if props.get("table", {}).get("type") != "string" or tool.parameters.get("required") != ["table"]:
         raise CheckFailed(TODO1, f"the model would see the parameters {tool.parameters}; expected one required "

@@ -1,0 +1,671 @@
+"""The memory store: one contract, two engines.
+
+The store keeps every record (messages, memories, guidelines, facts, preferences and
+actor profiles) in one RECORDS table, its embedding in RECORD_CHUNKS, and thread rows
+in THREADS. All SQL comes from the engine's statements module (`eng.sql`), so this file
+holds only the contract's rules: argument checks, scope semantics, metadata matching
+and transactions.
+
+Concurrency: the engine serialises every store call of one process (a re-entrant lock
+around its connection), and writers of several processes wait for each other with retries
+(embedded: WAL, busy timeout, backoff); schema creation runs under the engine's
+schema_lock and re-checks what exists, so two first-time setups never both create it.
+
+Ids and scopes: a record id is unique per record type across the whole store (get, update
+and delete take no scope, as documented). An add() whose id another scope already holds
+is refused with a message naming that scope, and setup's scanner never updates a record
+of another scope. A thread belongs to the user that created it: writes that name another
+user are refused (a message from user B must not land in user A's context).
+
+Bad input: every argument is checked before anything is written; wrong types, non-finite
+numbers or nesting deeper than MAX_METADATA_DEPTH in metadata, and out-of-range k are a
+ValueError naming the argument.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from enum import Enum
+from typing import Any, Iterable
+
+from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
+
+SCHEMA_VERSION = "1"
+DEFAULT_LIST_LIMIT = 100
+MAX_QUERY_CHARS = 100_000
+MAX_KNN = 4096  # sqlite-vec's largest k; past it the store scans instead
+MAX_METADATA_DEPTH = 32  # deeper JSON would hit Python's recursion limit in matching
+MAX_K = 2**31 - 1  # larger k cannot be bound as a SQL integer on every driver
+
+
+class _Omitted:
+    """Marks an argument the caller did not pass (different from passing None)."""
+
+    def __repr__(self) -> str:
+        return "OMITTED"
+
+
+OMITTED: Any = _Omitted()
+
+
+class SchemaPolicy(str, Enum):
+    REQUIRE_EXISTING = "require_existing"
+    CREATE_IF_EMPTY = "create_if_empty"
+    CREATE_IF_NECESSARY = "create_if_necessary"
+    RECREATE = "recreate"
+
+
+class SchemaError(RuntimeError):
+    """The managed schema is missing or out of date for the chosen policy."""
+
+
+def metadata_matches(stored: Any, wanted: Any) -> bool:
+    """Partial match: dicts recursively, everything else (lists included) by equality."""
+    if isinstance(wanted, dict):
+        if not isinstance(stored, dict):
+            return False
+        return all(key in stored and metadata_matches(stored[key], value) for key, value in wanted.items())
+    return stored == wanted
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of dicts and lists, without recursion (the input may be 100k deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            deepest = max(deepest, level)
+            if level > MAX_METADATA_DEPTH:
+                return level
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _check_metadata(metadata: Any, what: str = "metadata") -> None:
+    if metadata is not None and not isinstance(metadata, dict):
+        raise ValueError(f"{what} must be a dict or None, got {type(metadata).__name__}")
+    if metadata is not None:
+        if _depth(metadata) > MAX_METADATA_DEPTH:
+            raise ValueError(f"{what} is nested more than {MAX_METADATA_DEPTH} levels deep")
+        try:
+            json.dumps(metadata, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"{what} must be JSON-serialisable with finite numbers: {exc}") from None
+        if what == "metadata" and "kind" in metadata and not isinstance(metadata["kind"], str):
+            # The nearest-neighbour index keeps kind as a text column.
+            raise ValueError(f"metadata['kind'] must be a string, got {type(metadata['kind']).__name__}")
+
+
+def _check_id(value: Any, name: str, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        kind = "a string or None" if optional else "a string"
+        raise ValueError(f"{name} must be {kind}, got {type(value).__name__}")
+
+
+def _check_text(value: Any, name: str) -> None:
+    """Text SQL can store: a lone surrogate (broken JSON escapes) is not encodable."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{name} is not valid text: {exc.reason} at position {exc.start}") from None
+
+
+def _check_k(k: Any, name: str = "k") -> int:
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ValueError(f"{name} must be an integer >= 1, got {k!r}")
+    if k < 1:
+        raise ValueError(f"{name} must be at least 1, got {k}")
+    if k > MAX_K:
+        raise ValueError(f"{name} must be at most {MAX_K}, got {k}")
+    return k
+
+
+def _check_record_type(record_type: str, allowed: Iterable[str], action: str) -> None:
+    if not isinstance(record_type, str) or record_type not in allowed:
+        raise ValueError(
+            f"Unsupported record_type {record_type!r} for {action}; use one of {sorted(allowed)}"
+        )
+
+
+def _as_list(value: Any, n: int, name: str) -> list:
+    """Spread a per-record argument (scalar or list) over n records."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"{name} has {len(value)} items but {n} texts were given")
+        return list(value)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, None or a list of them, got {type(value).__name__}")
+    return [value] * n
+
+
+class MemoryStore:
+    """The store contract (docs/architecture.md, "The memory store") on top of an engine's connection and SQL."""
+
+    def __init__(
+        self,
+        engine: Any,
+        *,
+        schema_policy: SchemaPolicy | str = SchemaPolicy.REQUIRE_EXISTING,
+        table_name_prefix: str = "",
+        vector_dim: int | None = None,
+        list_limit: int = DEFAULT_LIST_LIMIT,
+    ) -> None:
+        if not re.fullmatch(r"(?:[A-Za-z][A-Za-z0-9_]{0,19})?", table_name_prefix or ""):
+            raise ValueError(
+                "table_name_prefix must start with a letter and hold only letters, digits "
+                f"and underscores (at most 20), got {table_name_prefix!r}"
+            )
+        try:
+            self.schema_policy = SchemaPolicy(schema_policy)
+        except ValueError:
+            raise ValueError(
+                f"Unknown schema_policy {schema_policy!r}; use one of {[p.name for p in SchemaPolicy]}"
+            ) from None
+        self.engine = engine
+        self.prefix = (table_name_prefix or "").upper()
+        self.vector_dim = int(vector_dim or engine.dim)
+        self.list_limit = list_limit
+        self.sql = engine.statements(self.prefix, self.vector_dim)
+        self._apply_schema_policy()
+
+    # ------------------------------------------------------------------ schema
+    def _apply_schema_policy(self) -> None:
+        wanted = [name for name, _ in self.sql.SCHEMA]
+        names = self.engine.object_names()
+        if self.schema_policy is SchemaPolicy.RECREATE or any(self.prefix + n not in names for n in wanted):
+            # Something to create: decide again under the write lock, as another process
+            # (a second first-time setup) may be creating the same objects right now.
+            with self.engine.schema_lock():
+                self._apply_schema_policy_locked(wanted, self.engine.object_names())
+        else:
+            self._write_or_check_meta(fresh=False)
+
+    def _apply_schema_policy_locked(self, wanted: list[str], names: set[str]) -> None:
+        eng, sql = self.engine, self.sql
+        present = [n for n in wanted if self.prefix + n in names]
+        missing = [name for name in wanted if name not in present]
+        policy = self.schema_policy
+        if policy is SchemaPolicy.RECREATE:
+            eng.drop_objects(sql.DROP, present)
+            missing = wanted
+        elif policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing:
+            raise SchemaError(self._schema_problem(missing))
+        elif policy is SchemaPolicy.REQUIRE_EXISTING and missing:
+            raise SchemaError(self._schema_problem(missing))
+        if missing:
+            # Derived indexes an older version built and this one rebuilds differently.
+            eng.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
+            eng.create_objects([(n, ddl) for n, ddl in sql.SCHEMA if n in missing])
+        self._write_or_check_meta(fresh=bool(missing))
+
+    def _schema_problem(self, missing: list[str]) -> str:
+        return (
+            f"The memory store schema (prefix {self.prefix!r}) is incomplete: missing {missing}. "
+            f"Policy {self.schema_policy.name} does not create objects. Fix: run `workshop setup`, "
+            "or open the store with schema_policy=SchemaPolicy.CREATE_IF_NECESSARY."
+        )
+
+    def _write_or_check_meta(self, fresh: bool) -> None:
+        want = {"schema_version": SCHEMA_VERSION, "vector_dim": str(self.vector_dim)}
+        with self.engine.cursor() as cur:
+            cur.execute(self.sql.META_SELECT)
+            have = {k: v for k, v in cur.fetchall()}
+        # Only a store missing a key needs the write lock (opening an existing store writes nothing).
+        ctx = self.engine.transaction() if any(k not in have for k in want) else self.engine.cursor()
+        with ctx as cur:
+            if any(k not in have for k in want):
+                cur.execute(self.sql.META_SELECT)
+                have = {k: v for k, v in cur.fetchall()}
+            for key, value in want.items():
+                if key not in have:
+                    cur.execute(self.sql.META_INSERT, {"k": key, "v": value})
+                elif have[key] != value:
+                    raise SchemaError(
+                        f"The memory store schema has {key}={have[key]} but this workshop needs "
+                        f"{value}. Fix: `workshop reset` (destroys stored memories) or use another "
+                        "table_name_prefix."
+                    )
+
+    # ------------------------------------------------------------------ helpers
+    def _row_to_record(self, row: tuple) -> Record:
+        (seq, record_type, record_id, thread_id, user_id, agent_id, role, content, metadata, created) = row[:10]
+        content = self.engine.read_text(content)
+        meta = self.engine.read_text(metadata)
+        meta = json.loads(meta) if meta else None
+        if record_type in PROFILE_TYPES:
+            # Profiles are unscoped; the actor identity is the record id.
+            thread_id = user_id = agent_id = None
+        kwargs = dict(
+            id=record_id, record_type=record_type, content=content, metadata=meta,
+            user_id=user_id, agent_id=agent_id, thread_id=thread_id,
+            created_at=str(created) if created is not None else None,
+        )
+        if record_type == "message":
+            return MessageRecord(role=role or "user", **kwargs)
+        return Record(**kwargs)
+
+    @staticmethod
+    def _scope_params(prefix: str, value: Any, constrained: bool) -> dict:
+        # free=1 leaves the dimension open; otherwise match value (None means SQL NULL).
+        return {f"{prefix}_free": 0 if constrained else 1, prefix: value}
+
+    def _embed_chunk(self, cur, seq: int, text: str | None, vector: Any) -> None:
+        cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+        if vector is not None:
+            cur.execute(self.sql.CHUNK_INSERT_VECTOR,
+                        {"seq": seq, "txt": text, "vec": self.engine.vector_param(self._check_vector(vector))})
+        elif text:
+            cur.execute(self.sql.CHUNK_INSERT_TEXT, {"seq": seq, "txt": text})
+
+    def _check_vector(self, vector: Any) -> list[float]:
+        try:
+            values = [float(x) for x in vector]
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"embedding must be a sequence of numbers ({exc})") from None
+        if len(values) != self.vector_dim:
+            raise ValueError(f"embedding has {len(values)} dimensions; this store uses {self.vector_dim}")
+        # Cosine distance needs a direction: NaN, infinity or all zeros would poison the ranking.
+        if not all(math.isfinite(x) for x in values) or not any(values):
+            raise ValueError("embedding must have finite values and at least one non-zero value")
+        return values
+
+    def _ensure_thread(self, cur, thread_id: str, user_id: str | None, agent_id: str | None,
+                       record_type: str) -> None:
+        cur.execute(self.sql.THREAD_GET, {"tid": thread_id})
+        row = cur.fetchone()
+        if row is None:
+            cur.execute(self.sql.THREAD_INSERT, {"tid": thread_id, "u": user_id, "a": agent_id})
+            return
+        owner = row[1]
+        # A thread belongs to the user who started it. Another user's write is refused; so is
+        # a message with no user in an owned thread. (Unscoped memories attached to a thread,
+        # user None, stay allowed: the contract documents them.)
+        if owner is not None and user_id != owner and (user_id is not None or record_type == "message"):
+            raise ValueError(
+                f"thread_id {thread_id!r} belongs to another user; user_id {user_id!r} cannot write "
+                "into it. Use a thread id of your own.")
+
+    def _insert(self, cur, record_type, record_id, text, meta, thread_id, user_id, agent_id, role) -> int:
+        cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
+        row = cur.fetchone()
+        if row is not None:
+            if (row[3], row[4], row[5]) != (thread_id, user_id, agent_id) and record_type not in PROFILE_TYPES:
+                raise ValueError(
+                    f"A {record_type} with id {record_id!r} already exists in another scope (user "
+                    f"{row[4]!r}, agent {row[5]!r}, thread {row[3]!r}); record ids are unique per record "
+                    "type across the store. Choose another id, or leave record_ids out to get a fresh one.")
+            raise ValueError(f"A {record_type} with id {record_id!r} already exists; use update() to change it")
+        params = {
+            "rt": record_type, "rid": record_id, "tid": thread_id, "u": user_id, "a": agent_id,
+            "role": role, "content": text, "meta": json.dumps(meta) if meta is not None else None,
+        }
+        return self.engine.insert_returning_seq(cur, self.sql.RECORD_INSERT, params)
+
+    # ------------------------------------------------------------------ add
+    def add(
+        self,
+        texts: str | list[str],
+        record_type: str = "memory",
+        record_ids: str | list[str] | None = None,
+        metadata: dict | list[dict | None] | None = None,
+        thread_ids: str | list[str | None] | None = None,
+        user_ids: str | list[str | None] | None = None,
+        agent_ids: str | list[str | None] | None = None,
+        embeddings: list[float] | list[list[float]] | None = None,
+        index_texts: str | list[str | None] | None = None,
+        roles: str | list[str] | None = None,
+    ) -> list[str]:
+        """Insert one or more records; returns their ids in input order. All or nothing.
+
+        Engines that embed in Python (embedded) compute the vectors before the transaction,
+        so the write lock is held only for the inserts, however large the batch."""
+        _check_record_type(record_type, ADDABLE_TYPES, "add")
+        if texts is None or not isinstance(texts, (str, list, tuple)):
+            raise ValueError(f"texts must be a string or a list of strings, got {type(texts).__name__}")
+        if isinstance(texts, str):
+            texts = [texts]
+            if embeddings is not None and embeddings and not isinstance(embeddings[0], (list, tuple)) and not hasattr(embeddings[0], "__len__"):
+                embeddings = [embeddings]
+        texts = list(texts)
+        if not texts:
+            return []
+        if any(not isinstance(t, str) for t in texts):
+            raise ValueError("texts must be strings")
+        for t in texts:
+            _check_text(t, "texts")
+        n = len(texts)
+        ids = _as_list(record_ids, n, "record_ids") if record_ids is not None else [None] * n
+        metas = metadata if isinstance(metadata, list) else [metadata] * n
+        if len(metas) != n:
+            raise ValueError(f"metadata has {len(metas)} items but {n} texts were given")
+        for m in metas:
+            _check_metadata(m)
+        tids = _as_list(thread_ids, n, "thread_ids")
+        uids = _as_list(user_ids, n, "user_ids")
+        aids = _as_list(agent_ids, n, "agent_ids")
+        itexts = _as_list(index_texts, n, "index_texts")
+        rls = _as_list(roles if roles is not None else "user", n, "roles")
+        vecs = list(embeddings) if embeddings is not None else [None] * n
+        if len(vecs) != n:
+            raise ValueError(f"embeddings has {len(vecs)} items but {n} texts were given")
+        vecs = [self._check_vector(v) if v is not None else None for v in vecs]
+        for name, values in (("record_ids", ids), ("thread_ids", tids), ("user_ids", uids), ("agent_ids", aids),
+                             ("index_texts", itexts), ("roles", rls)):
+            for v in values:
+                _check_id(v, name, optional=True)
+                _check_text(v, name)
+        ids = [i if i is not None else self.engine.new_id(record_type) for i in ids]
+        if len(set(ids)) != n:
+            raise ValueError("record_ids must be unique within one add() call")
+        index = [itexts[i] if itexts[i] is not None else texts[i] for i in range(n)]
+        todo = [i for i in range(n) if vecs[i] is None and index[i]]
+        computed = self.engine.embed_for_store([index[i] for i in todo]) if todo else None
+        precomputed = dict(zip(todo, computed)) if computed is not None else {}
+        with self.engine.transaction() as cur:
+            for i in range(n):
+                if tids[i] is not None:
+                    self._ensure_thread(cur, tids[i], uids[i], aids[i], record_type)
+                seq = self._insert(cur, record_type, ids[i], texts[i], metas[i], tids[i], uids[i], aids[i],
+                                   rls[i] if record_type == "message" else None)
+                if i in precomputed:
+                    cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+                    if precomputed[i] is not None:  # no direction: keyword-searchable only
+                        cur.execute(self.sql.CHUNK_INSERT_VECTOR, {
+                            "seq": seq, "txt": index[i], "vec": self.engine.vector_param(precomputed[i])})
+                else:
+                    self._embed_chunk(cur, seq, index[i], vecs[i])
+        return ids
+
+    def _add_profile(self, record_type: str, actor_id: str, information: str) -> str:
+        if not isinstance(actor_id, str) or not actor_id:
+            raise ValueError(f"{record_type} id must be a non-empty string")
+        if not isinstance(information, str):
+            raise ValueError("information must be a string")
+        scope_u = actor_id if record_type == "user_profile" else None
+        scope_a = actor_id if record_type == "agent_profile" else None
+        with self.engine.transaction() as cur:
+            # The actor id is kept in its scope column so search can scope profiles.
+            seq = self._insert(cur, record_type, actor_id, information, None, None, scope_u, scope_a, None)
+            self._embed_chunk(cur, seq, information, None)
+        return actor_id
+
+    def add_user(self, user_id: str, information: str) -> str:
+        """Add a user_profile record whose id is the user id; returns it (refused if it exists)."""
+        return self._add_profile("user_profile", user_id, information)
+
+    def add_agent(self, agent_id: str, information: str) -> str:
+        """Add an agent_profile record whose id is the agent id; returns it (refused if it exists)."""
+        return self._add_profile("agent_profile", agent_id, information)
+
+    # ------------------------------------------------------------------ read
+    def get(self, record_type: str, record_id: str) -> Record | None:
+        """The record of this type with this id, or None. Ids are unique per record type."""
+        _check_record_type(record_type, RECORD_TYPES, "get")
+        _check_id(record_id, "record_id")
+        with self.engine.cursor() as cur:
+            cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
+            row = cur.fetchone()
+            return self._row_to_record(row) if row else None
+
+    def list(
+        self,
+        record_type: str,
+        limit: int | None = OMITTED,
+        thread_id: str | None = OMITTED,
+        user_id: str | None = OMITTED,
+        agent_id: str | None = OMITTED,
+        metadata_filter: dict | None = OMITTED,
+    ) -> list[Record]:
+        """Records of one type in insertion order, at most `limit` (None: all).
+
+        A scope argument left out does not filter; passing None asks for records with no
+        value there (unscoped). `metadata_filter` matches stored metadata that contains
+        every key and value (nested dicts recursively, lists by exact equality).
+        """
+        _check_record_type(record_type, RECORD_TYPES, "list")
+        if limit is OMITTED:
+            limit = self.list_limit
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+            raise ValueError(f"limit must be a non-negative integer or None, got {limit!r}")
+        if metadata_filter is not OMITTED and metadata_filter is not None:
+            _check_metadata(metadata_filter, "metadata_filter")
+        for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
+            if value is not OMITTED:
+                _check_id(value, name, optional=True)
+        unscoped = record_type in PROFILE_TYPES
+        params = {"rt": record_type}
+        for name, value in (("tid", thread_id), ("u", user_id), ("a", agent_id)):
+            constrained = value is not OMITTED and not unscoped
+            params.update(self._scope_params(name, None if value is OMITTED else value, constrained))
+        out: list[Record] = []
+        if limit == 0:
+            return out
+        with self.engine.cursor() as cur:
+            cur.execute(self.sql.RECORD_LIST, params)
+            for row in cur:
+                rec = self._row_to_record(row)
+                if metadata_filter is not OMITTED:
+                    if metadata_filter is None:
+                        if rec.metadata is not None:
+                            continue
+                    elif not metadata_matches(rec.metadata or {}, metadata_filter):
+                        continue
+                out.append(rec)
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
+
+    def list_thread_messages(self, thread_id: str, last_n: int | None = None) -> list[MessageRecord]:
+        """The thread's messages in order; `last_n` keeps only the most recent n."""
+        _check_id(thread_id, "thread_id")
+        if last_n is not None and (not isinstance(last_n, int) or isinstance(last_n, bool) or last_n < 0):
+            raise ValueError(f"last_n must be a non-negative integer or None, got {last_n!r}")
+        msgs = self.list("message", limit=None, thread_id=thread_id)
+        if last_n is not None:
+            msgs = msgs[len(msgs) - last_n:] if last_n else []
+        return msgs  # type: ignore[return-value]
+
+    def search(
+        self,
+        query: str | None = None,
+        k: int = 5,
+        *,
+        query_vector: list[float] | None = None,
+        thread_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        exact_user_match: bool = False,
+        exact_agent_match: bool = False,
+        exact_thread_match: bool = False,
+        record_types: set[str] | list[str] | None = None,
+        metadata_filter: dict | None = None,
+    ) -> list[tuple[Record, float]]:
+        """(record, cosine distance) pairs, nearest first."""
+        _check_k(k)
+        for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
+            _check_id(value, name, optional=True)
+        if record_types is not None and (isinstance(record_types, str)
+                                         or not isinstance(record_types, (set, frozenset, list, tuple))):
+            raise ValueError(f"record_types must be a set or list of record types, got {record_types!r}")
+        if (query is None) == (query_vector is None):
+            raise ValueError("Pass exactly one of query and query_vector")
+        if query is not None:
+            if not isinstance(query, str) or not query.strip():
+                raise ValueError("query must be a non-empty string")
+            if len(query) > MAX_QUERY_CHARS:
+                raise ValueError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
+            _check_text(query, "query")
+        if metadata_filter is not None:
+            _check_metadata(metadata_filter, "metadata_filter")
+        for t in record_types or ():
+            _check_record_type(t, RECORD_TYPES, "search")
+        types = set(record_types) if record_types is not None else set(RECORD_TYPES)
+        for t in types:
+            _check_record_type(t, RECORD_TYPES, "search")
+        params: dict[str, Any] = {"types": "," + ",".join(sorted(types)) + ","}
+        params.update(self._scope_params("tid", thread_id, exact_thread_match))
+        params.update(self._scope_params("u", user_id, exact_user_match))
+        params.update(self._scope_params("a", agent_id, exact_agent_match))
+        if (query is not None and len(types) == 1 and exact_user_match and exact_agent_match
+                and not exact_thread_match and user_id is not None and agent_id is not None):
+            return self._search_scoped(query, k, next(iter(types)), user_id, agent_id, metadata_filter)
+        if query is not None:
+            statement, params["q"] = self.sql.SEARCH_BY_TEXT, query
+        else:
+            statement, params["qv"] = self.sql.SEARCH_BY_VECTOR, self.engine.vector_param(self._check_vector(query_vector))
+        return self._scan(statement, params, k, metadata_filter)
+
+    def _scan(self, statement: str, params: dict, k: int, metadata_filter: dict | None) -> list[tuple[Record, float]]:
+        """Read rows nearest first until k pass the metadata filter."""
+        out: list[tuple[Record, float]] = []
+        with self.engine.cursor() as cur:
+            cur.execute(statement, params)
+            for row in cur:
+                rec = self._row_to_record(row)
+                if metadata_filter is not None and not metadata_matches(rec.metadata or {}, metadata_filter):
+                    continue
+                out.append((rec, float(row[10])))
+                if len(out) >= k:
+                    break
+        return out
+
+    def _search_scoped(self, query, k, record_type, user_id, agent_id, metadata_filter):
+        """The k nearest of one type in one user+agent scope (an agent's turn), read from
+        the engine's nearest-neighbour statement; widened until k pass the metadata filter."""
+        n = k if metadata_filter is None else 4 * k
+        while n <= MAX_KNN:
+            with self.engine.cursor() as cur:
+                cur.execute(self.sql.SEARCH_SCOPED_KNN,
+                            {"q": query, "rt": record_type, "u": user_id, "a": agent_id, "n": n})
+                rows = cur.fetchall()
+            out = []
+            for row in rows:
+                rec = self._row_to_record(row)
+                if metadata_filter is None or metadata_matches(rec.metadata or {}, metadata_filter):
+                    out.append((rec, float(row[10])))
+            if len(out) >= k or len(rows) < n:
+                return out[:k]
+            n *= 4
+        # Very large k or a very selective filter: the full scan, which streams every row.
+        params = {"types": f",{record_type},", "q": query}
+        params.update(self._scope_params("tid", None, False))
+        params.update(self._scope_params("u", user_id, True))
+        params.update(self._scope_params("a", agent_id, True))
+        return self._scan(self.sql.SEARCH_BY_TEXT, params, k, metadata_filter)
+
+    # ------------------------------------------------------------------ update
+    def update(
+        self,
+        record_type: str,
+        record_id: str,
+        text: str | None = OMITTED,
+        index_text: str | None = OMITTED,
+        embedding: Any = OMITTED,
+        metadata: dict | None = OMITTED,
+    ) -> int:
+        """Change a record: its text (re-embedded), only what is embedded (`index_text`), the
+        embedding itself, or the metadata (replaced whole). Returns 1, or 0 if no such record."""
+        _check_record_type(record_type, RECORD_TYPES, "update")
+        _check_id(record_id, "record_id")
+        if all(v is OMITTED for v in (text, index_text, embedding, metadata)):
+            raise ValueError("update() needs at least one of text, index_text, embedding or metadata")
+        if text is None and any(v is not OMITTED and v is not None for v in (index_text, embedding)):
+            raise ValueError("text=None clears the record; do not pass index_text or embedding with it")
+        if index_text is not OMITTED and index_text is not None and embedding is not OMITTED and embedding is not None:
+            raise ValueError("Pass index_text or embedding, not both")
+        for name, value in (("text", text), ("index_text", index_text)):
+            if value is not OMITTED and value is not None and not isinstance(value, str):
+                raise ValueError(f"{name} must be a string or None")
+            _check_text(value, name)
+        if metadata is not OMITTED:
+            _check_metadata(metadata)
+        vector = None
+        if embedding is not OMITTED and embedding is not None:
+            vector = self._check_vector(embedding)
+        with self.engine.transaction() as cur:
+            cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
+            row = cur.fetchone()
+            if row is None:
+                return 0
+            seq = row[0]
+            current_text = self.engine.read_text(row[7])
+            if text is not OMITTED:
+                cur.execute(self.sql.RECORD_SET_CONTENT, {"seq": seq, "content": text})
+                current_text = text
+            if metadata is not OMITTED:
+                cur.execute(self.sql.RECORD_SET_METADATA,
+                            {"seq": seq, "meta": json.dumps(metadata) if metadata is not None else None})
+            # Work out what the embedding should now be.
+            if text is None or (embedding is None):
+                cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+            elif vector is not None:
+                chunk_text = index_text if isinstance(index_text, str) else current_text
+                self._embed_chunk(cur, seq, chunk_text, vector)
+            elif index_text is not OMITTED:
+                self._embed_chunk(cur, seq, index_text if index_text is not None else current_text, None)
+            elif text is not OMITTED:
+                self._embed_chunk(cur, seq, text, None)  # "" clears the embedding
+        return 1
+
+    # ------------------------------------------------------------------ delete
+    def delete(self, record_type: str, record_id: str, cascade: bool = False) -> int:
+        """Delete one record in one transaction; returns how many were deleted (0 or 1).
+
+        `cascade=True` on a user or agent profile also deletes that actor's threads (with
+        their messages) and the records scoped to it. record_type "thread" deletes a thread.
+        """
+        _check_record_type(record_type, DELETABLE_TYPES, "delete")
+        _check_id(record_id, "record_id")
+        if record_type == "thread":
+            return self.delete_thread(record_id)
+        with self.engine.transaction() as cur:
+            removed = self._delete_record(cur, record_type, record_id)
+            if cascade and record_type in PROFILE_TYPES:
+                self._cascade_actor(cur, record_type, record_id)
+        return removed
+
+    def _delete_record(self, cur, record_type: str, record_id: str) -> int:
+        cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
+        row = cur.fetchone()
+        if row is None:
+            return 0
+        cur.execute(self.sql.CHUNK_DELETE, {"seq": row[0]})
+        cur.execute(self.sql.RECORD_DELETE, {"seq": row[0]})
+        return 1
+
+    def _cascade_actor(self, cur, record_type: str, actor_id: str) -> None:
+        column = "u" if record_type == "user_profile" else "a"
+        cur.execute(self.sql.THREADS_OF_USER if column == "u" else self.sql.THREADS_OF_AGENT, {"actor": actor_id})
+        for (thread_id,) in cur.fetchall():
+            self._delete_thread_rows(cur, thread_id)
+        scoped = self.sql.SCOPED_CHILD_SEQS_OF_USER if column == "u" else self.sql.SCOPED_CHILD_SEQS_OF_AGENT
+        types = "," + ",".join(sorted(MEMORY_TYPES | {"message"})) + ","
+        cur.execute(scoped, {"actor": actor_id, "types": types})
+        for (seq,) in cur.fetchall():
+            cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+            cur.execute(self.sql.RECORD_DELETE, {"seq": seq})
+
+    def _delete_thread_rows(self, cur, thread_id: str) -> int:
+        cur.execute(self.sql.THREAD_CHUNKS_DELETE, {"tid": thread_id})
+        cur.execute(self.sql.THREAD_RECORDS_DELETE, {"tid": thread_id})
+        cur.execute(self.sql.THREAD_DELETE, {"tid": thread_id})
+        return max(cur.rowcount, 0)
+
+    def delete_thread(self, thread_id: str) -> int:
+        """Delete a thread with its messages and memories in one transaction; returns 1 or 0."""
+        _check_id(thread_id, "thread_id")
+        with self.engine.transaction() as cur:
+            return self._delete_thread_rows(cur, thread_id)
+
+    # ------------------------------------------------------------------ misc
+    def count(self, record_type: str | None = None) -> int:
+        """How many records of this type (None: of every type) the store holds."""
+        if record_type is not None:
+            _check_record_type(record_type, RECORD_TYPES, "count")
+        with self.engine.cursor() as cur:
+            cur.execute(self.sql.RECORD_COUNT, {"types": "," + ",".join(sorted([record_type] if record_type else RECORD_TYPES)) + ","})
+            return int(cur.fetchone()[0])

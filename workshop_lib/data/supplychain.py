@@ -1,0 +1,68 @@
+"""Seed and describe the SUPPLYCHAIN demo schema.
+
+`seed(eng)` loads the canonical dataset from `supplychain_data` into the chosen engine:
+each engine's `seed_supplychain` does it with its own SQL. Comments go where each
+engine's catalog reader expects them: Oracle's data dictionary, or the embedded engine's
+ALL_TAB_COMMENTS / ALL_COL_COMMENTS tables of the same shape.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from workshop_lib.data.supplychain_data import TABLES, TABLES_BY_NAME, rows
+from workshop_lib.engines.oracle import sql as oracle_sql
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from workshop_lib.engines.base import Engine
+
+__all__ = ["seed", "describe", "comments_block", "sample", "TABLES", "rows"]
+
+
+def seed(eng: Engine, *, progress: bool = True) -> dict[str, int]:
+    """Create and fill SUPPLYCHAIN on `eng`; returns the row count per table.
+
+    Safe to run again: the dataset tables are emptied and refilled in one transaction.
+    Each engine owns how: `seed_supplychain` in its package, with its own SQL.
+    """
+    data = rows()
+    counts = eng.seed_supplychain(TABLES, data, progress=progress)
+    return counts if counts is not None else {t.name: len(data[t.name]) for t in TABLES}
+
+
+def describe() -> pd.DataFrame:
+    """One line per table: name, row count and the table comment."""
+    data = rows()
+    return pd.DataFrame(
+        [{"table": t.name, "rows": len(data[t.name]), "comment": t.comment} for t in TABLES],
+        columns=["table", "rows", "comment"],
+    )
+
+
+def comments_block(tables: list[str] | None = None) -> str:
+    """The schema's comments as Oracle COMMENT ON statements (for reading, not running here)."""
+    parts = []
+    wanted = {name.upper() for name in tables} if tables else None
+    for t in TABLES:
+        if wanted is not None and t.name not in wanted:
+            continue
+        # The very statements the Oracle engine runs when it seeds (one copy of that SQL).
+        parts.append("\n".join(statement + ";" for statement in oracle_sql.sc_comments(t)))
+    return "\n\n".join(parts) + "\n"
+
+
+# --------------------------------------------------------------------------- embedded
+def sample(eng: Engine, table: str, n: int = 5, columns: list[str] | None = None) -> pd.DataFrame:
+    """The first n rows of a SUPPLYCHAIN table (by primary key), on either engine."""
+    spec = TABLES_BY_NAME.get(str(table).upper())
+    if spec is None:
+        raise ValueError(f"Unknown table {table!r}; SUPPLYCHAIN has {[t.name for t in TABLES]}")
+    cols = [c.upper() for c in columns] if columns else spec.column_names
+    unknown = [c for c in cols if c not in spec.column_names]
+    if unknown:
+        raise ValueError(f"{spec.name} has no column(s) {unknown}; it has {spec.column_names}")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    # Column names are checked against the spec above, never taken from user text as they are.
+    return pd.DataFrame(eng.sample_supplychain(spec, cols, n), columns=cols)

@@ -1,0 +1,268 @@
+"""`connect()` and what every engine offers the rest of the workshop.
+
+Two engines implement the same interface: `oracle` (Oracle AI Database, the Codespace
+default) and `embedded` (SQLite + sqlite-vec + FTS5 + a bundled model, no services).
+The memory store, the scanner and the retrieval code only use the methods below.
+"""
+from __future__ import annotations
+
+import abc
+import contextlib
+import threading
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from workshop_lib import config
+
+
+@dataclass
+class Check:
+    """One line of `workshop doctor`: what was checked, whether it passed, how to fix it."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        mark = "PASS" if self.ok else "FAIL"
+        text = f"[{mark}] {self.name}: {self.detail}"
+        if not self.ok and self.fix:
+            text += f"\n       fix: {self.fix}"
+        return text
+
+
+class DatabaseFault(RuntimeError):
+    """A database problem told as one message: the file, the cause and the fix."""
+
+    def __init__(self, path: Any, cause: str, fix: str) -> None:
+        self.path, self.cause, self.fix = path, cause, fix
+        super().__init__(f"{path}: {cause}. Fix: {fix}.")
+
+
+class StoreMissing(RuntimeError):
+    """The memory store does not exist and the caller asked not to create it (doctor).
+    `missing` lists (what, path) for each absent file."""
+
+    def __init__(self, message: str, missing: list[tuple[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.missing = missing or []
+
+
+class Engine(abc.ABC):
+    """The interface both engines implement; the store, the lessons and the tools use only this."""
+
+    name: str = "?"
+    sql_module: Any = None  # the engine package's module of named statements (embedded/sql.py, oracle/sql.py)
+    dim: int = 0
+    model_name: str = "?"
+
+    def __init__(self) -> None:
+        self.user_id = config.USER_ID
+        self.agent_id = config.AGENT_ID
+        self.thresholds = config.thresholds_for(self.name, self.model_name)
+        self._store = None
+        self._memory = None
+        self._open_lock = threading.Lock()  # two threads opening the store at once make one
+
+    # -- the memory store and the scoped client, opened on first use
+    @property
+    def store(self):
+        with self._open_lock:
+            if self._store is None:
+                from workshop_lib.core.store import MemoryStore, SchemaPolicy
+
+                # Creating missing objects never drops anything, so this is safe on every run.
+                self._store = MemoryStore(self, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
+            return self._store
+
+    def open_store(self, policy, *, table_name_prefix: str = "") -> Any:
+        """Open the store with an explicit schema policy, and make it this engine's store.
+
+        Doctor opens with REQUIRE_EXISTING (creates nothing); tests and benchmarks open a
+        scratch store with RECREATE and a table_name_prefix of their own.
+        """
+        from workshop_lib.core.store import MemoryStore
+
+        with self._open_lock:
+            self._store = MemoryStore(self, schema_policy=policy, table_name_prefix=table_name_prefix)
+            self._memory = None
+            return self._store
+
+    @property
+    def memory(self):
+        if self._memory is None:
+            from workshop_lib.core.memory_client import MemoryClient
+
+            store = self.store
+            with self._open_lock:
+                if self._memory is None:
+                    self._memory = MemoryClient(store, user_id=self.user_id, agent_id=self.agent_id)
+        return self._memory
+
+    @property
+    def sql(self):
+        """The store's statements (prefix filled in) for this engine."""
+        return self.store.sql
+
+    # -- what engines implement (each engine package: embedded/engine.py, oracle/engine.py)
+    @abc.abstractmethod
+    def statements(self, prefix: str, dim: int) -> Any:
+        """The memory store's named statements, table names prefixed with `prefix`."""
+
+    @abc.abstractmethod
+    def object_names(self) -> set[str]:
+        """Upper-case names of the tables, indexes and triggers that exist in the store's schema."""
+
+    @abc.abstractmethod
+    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
+        """Run each object's DDL; objects that already exist are left as they are."""
+
+    @abc.abstractmethod
+    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
+        """Drop the named objects with their DROP statements (missing ones are skipped)."""
+
+    @abc.abstractmethod
+    def cursor(self) -> contextlib.AbstractContextManager[Any]:
+        """A cursor for reads (context manager)."""
+
+    @abc.abstractmethod
+    def transaction(self) -> contextlib.AbstractContextManager[Any]:
+        """A cursor whose statements commit together, or roll back together on an error."""
+
+    def schema_lock(self) -> contextlib.AbstractContextManager[Any]:
+        """Held while the store checks and creates its schema, so two first-time setups do not
+        both create it. Engines whose DDL tolerates a concurrent twin need nothing."""
+        return contextlib.nullcontext()
+
+    def embed_for_store(self, texts: list[str]) -> list[Any] | None:
+        """Vectors for store.add computed before its transaction, or None: the database
+        embeds inside the INSERT (Oracle's VECTOR_EMBEDDING)."""
+        return None
+
+    @abc.abstractmethod
+    def insert_returning_seq(self, cur: Any, sql: str, params: dict) -> int:
+        """Run an INSERT and return the new row's generated key."""
+
+    @abc.abstractmethod
+    def vector_param(self, values: list[float]) -> Any:
+        """A vector as this driver binds it (float32 blob, array('f'))."""
+
+    def read_text(self, value: Any) -> str | None:
+        if value is not None and hasattr(value, "read"):
+            return value.read()  # Oracle CLOB
+        return value
+
+    @abc.abstractmethod
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One unit-length vector per text, from the engine's embedding model."""
+
+    # A full-text expression that matches nothing (questions with no searchable term).
+    no_match_expression: str = ""
+
+    @abc.abstractmethod
+    def keyword_expression(self, text: str) -> str | None:
+        """Any user text as a safe full-text query (operators escaped), or None."""
+
+    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
+        """Second retrieval stage; engines without a reranker keep the order and cut to top_k."""
+        return candidates[:top_k]
+
+    @abc.abstractmethod
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` for the engine's embedding model (Part 4's budgets)."""
+
+    @abc.abstractmethod
+    def seed_supplychain(self, tables, rows, *, progress: bool = True) -> dict[str, int]:
+        """Create SUPPLYCHAIN and load every row and comment (idempotent); returns the row count per table."""
+
+    def sample_supplychain(self, table, columns: list[str], n: int) -> list[tuple]:
+        """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
+        with self.cursor() as cur:
+            cur.execute(self.sql_module.sc_select(table, columns, n))
+            return cur.fetchall()
+
+    @abc.abstractmethod
+    def catalog(self, owner: str) -> dict:
+        """Tables, columns and foreign keys of a schema with their comments."""
+
+    def supplychain_counts(self) -> dict[str, int]:
+        """Rows per SUPPLYCHAIN table as seeded here (the health check compares them with the dataset)."""
+        from workshop_lib.data.supplychain_data import TABLES
+
+        return {t.name: self.query(self.sql_module.sc_count(t))[0][0] for t in TABLES}
+
+    def catalog_statements(self):
+        """Part 5's catalog statements (CATALOG_ITEMS, availability, caches) in this engine's dialect."""
+        return self.sql_module.CATALOG
+
+    def chat_statements(self):
+        """The chat service's telemetry statements (CHAT_INTERACTIONS) in this engine's dialect."""
+        return self.sql_module.chat_statements()
+
+    def query(self, sql: str, params: dict | None = None) -> list[tuple]:
+        """Every row of one statement (for small results)."""
+        with self.cursor() as cur:
+            cur.execute(sql, params or {})
+            return cur.fetchall()
+
+    ping_sql = ""  # each engine sets its own (sql_module.PING)
+
+    def ping(self) -> None:
+        """Raise if the database does not answer."""
+        self.query(self.ping_sql)
+
+    @abc.abstractmethod
+    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+        """(port name, UN/LOCODE, distance in km) of the three SUPPLYCHAIN ports nearest a point:
+        Oracle Spatial's SDO_NN on Oracle, the haversine formula in SQL on the embedded engine."""
+
+    @abc.abstractmethod
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0) -> Any:
+        """One read-only query over SUPPLYCHAIN (the agent's run_sql tool): a QueryResult, or
+        agent.readonly.SqlRefused naming why the statement was refused or stopped."""
+
+    @contextlib.contextmanager
+    def unordered_reads_reversed(self) -> Iterator[bool]:
+        """Inside this block, rows that a statement does not order come back in another order
+        where the engine can do that (yields True), so a check can tell a result that depends on
+        the order rows happen to be read in. Engines without such a switch yield False."""
+        yield False
+
+    def extra_checks(self) -> list[Check]:
+        """Engine-specific lines for `workshop doctor` (Oracle: users, grants, indexes...)."""
+        return []
+
+    def new_id(self, record_type: str) -> str:
+        """A fresh record id, e.g. mem-3f2a9c1d0b7e4a55."""
+        return f"{record_type[:3]}-{uuid.uuid4().hex[:16]}"
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Close the connection(s); the engine is unusable afterwards."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}: {self.describe()}>"
+
+    def describe(self) -> str:
+        return self.model_name
+
+
+def connect(engine: str | None = None, *, path: str | Path | None = None, **options: Any) -> Engine:
+    """Open the workshop's engine.
+
+    `engine` defaults to $WORKSHOP_ENGINE, then 'embedded'. Choosing 'oracle' and not
+    reaching it raises an error naming the DSN and the fix; it never falls back.
+    """
+    config.load_dotenv()
+    name = config.engine_name(engine)
+    if name == "embedded":
+        from workshop_lib.engines.embedded.engine import EmbeddedEngine
+
+        return EmbeddedEngine(path=path, **options)
+    options.pop("create", None)  # Oracle's schema is made by `make setup-oracle`, never by connect
+    from workshop_lib.engines.oracle.engine import OracleEngine
+
+    return OracleEngine(**options)

@@ -1,0 +1,55 @@
+"""Seed SUPPLYCHAIN into the embedded engine's attached database (Oracle's twin is
+OracleEngine.seed_supplychain). Comments go to ALL_TAB_COMMENTS / ALL_COL_COMMENTS tables
+of the same shape as Oracle's data dictionary views, where the engine's catalog() reads them."""
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from workshop_lib.core.progress import progress as tqdm
+from workshop_lib.engines.embedded import sql
+
+
+def seed(eng, tables, rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
+    """Create (or rebuild) every table, reload every row and comment in one transaction; returns counts."""
+    owner = sql.SC_OWNER
+    with eng.transaction() as cur:
+        for stmt in sql.SC_COMMENT_TABLES_DDL:
+            cur.execute(stmt)
+        for table in tables:
+            # An older layout from a previous version of the dataset is rebuilt, not patched.
+            if _existing_columns(cur, table.name) not in ([], _wanted_columns(table)):
+                cur.execute(sql.sc_drop_table(table))
+            cur.execute(sql.sc_create_table(table))
+        for table in reversed(tables):  # children first, so no row ever points at a deleted parent
+            cur.execute(sql.sc_delete(table))
+        cur.execute(sql.SC_DELETE_TAB_COMMENTS, {"owner": owner})
+        cur.execute(sql.SC_DELETE_COL_COMMENTS, {"owner": owner})
+
+        for table in tqdm(tables, desc="Seeding SUPPLYCHAIN", unit="table", disable=not progress):
+            cur.executemany(sql.sc_insert(table), [tuple(_sqlite_value(v) for v in row) for row in rows[table.name]])
+            cur.execute(sql.SC_INSERT_TAB_COMMENT, {"owner": owner, "tab": table.name, "comments": table.comment})
+            cur.executemany(sql.SC_INSERT_COL_COMMENT, [{"owner": owner, "tab": table.name, "col": c.name,
+                                                        "comments": c.comment} for c in table.columns])
+
+        # SQLite does not enforce foreign keys unless the connection opts in; check instead.
+        broken = cur.execute(sql.SC_FOREIGN_KEY_CHECK).fetchall()
+        if broken:
+            raise RuntimeError(f"SUPPLYCHAIN foreign keys broken after seeding: {broken[:5]}")
+        return {t.name: cur.execute(sql.sc_count(t)).fetchone()[0] for t in tables}
+
+
+def _existing_columns(cur, table_name: str) -> list[tuple[str, str]]:
+    return [(r[1].upper(), r[2].upper()) for r in cur.execute(sql.sc_table_info(table_name))]
+
+
+def _wanted_columns(table) -> list[tuple[str, str]]:
+    return [(c.name, c.oracle_type.upper()) for c in table.columns]
+
+
+def _sqlite_value(value):
+    # SQLite has no date type: ISO text sorts and compares correctly.
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, date):
+        return value.isoformat()
+    return value

@@ -1,0 +1,502 @@
+"""Every SQL statement the embedded engine (SQLite + sqlite-vec + FTS5) runs.
+
+Statements are templates: `{p}` is the store's table-name prefix and `{dim}` the
+vector dimension. `embed(text)` is the embedding model registered as a SQL function,
+so the query embedding is computed inside the database, as Oracle's VECTOR_EMBEDDING is.
+The Oracle engine has a module of the same statement names (workshop_lib/engines/oracle/sql.py).
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from workshop_lib.engines.statement_sets import STATEMENT_NAMES, StoreStatements
+
+# ---------------------------------------------------------------- memory store schema
+SCHEMA = [
+    ("STORE_META", [
+        "CREATE TABLE IF NOT EXISTS {p}STORE_META (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
+    ]),
+    ("THREADS", [
+        """CREATE TABLE IF NOT EXISTS {p}THREADS (
+            thread_id  TEXT PRIMARY KEY,
+            user_id    TEXT,
+            agent_id   TEXT,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))""",
+    ]),
+    ("RECORDS", [
+        """CREATE TABLE IF NOT EXISTS {p}RECORDS (
+            seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+            record_type TEXT NOT NULL,
+            record_id   TEXT NOT NULL,
+            thread_id   TEXT,
+            user_id     TEXT,
+            agent_id    TEXT,
+            role        TEXT,
+            content     TEXT,
+            metadata    TEXT CHECK (metadata IS NULL OR json_valid(metadata)),
+            created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            UNIQUE (record_type, record_id))""",
+        "CREATE INDEX IF NOT EXISTS {p}RECORDS_SCOPE_IX ON {p}RECORDS (user_id, agent_id, record_type)",
+        "CREATE INDEX IF NOT EXISTS {p}RECORDS_THREAD_IX ON {p}RECORDS (thread_id)",
+    ]),
+    ("RECORD_CHUNKS", [
+        """CREATE TABLE IF NOT EXISTS {p}RECORD_CHUNKS (
+            record_seq INTEGER NOT NULL,
+            chunk_no   INTEGER NOT NULL DEFAULT 0,
+            chunk_text TEXT,
+            embedding  BLOB NOT NULL,
+            PRIMARY KEY (record_seq, chunk_no))""",
+    ]),
+    # Full-text index over RECORDS.content, kept in sync by triggers.
+    ("RECORDS_FTS", [
+        """CREATE VIRTUAL TABLE IF NOT EXISTS {p}RECORDS_FTS USING fts5(
+            content, content='{p}RECORDS', content_rowid='seq', tokenize='porter unicode61')""",
+        "INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS) VALUES ('rebuild')",
+    ]),
+    ("RECORDS_FTS_AI", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_FTS_AI AFTER INSERT ON {p}RECORDS BEGIN
+            INSERT INTO {p}RECORDS_FTS(rowid, content) VALUES (new.seq, new.content);
+        END""",
+    ]),
+    ("RECORDS_FTS_AD", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_FTS_AD AFTER DELETE ON {p}RECORDS BEGIN
+            INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS, rowid, content) VALUES ('delete', old.seq, old.content);
+        END""",
+    ]),
+    ("RECORDS_FTS_AU", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_FTS_AU AFTER UPDATE OF content ON {p}RECORDS BEGIN
+            INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS, rowid, content) VALUES ('delete', old.seq, old.content);
+            INSERT INTO {p}RECORDS_FTS(rowid, content) VALUES (new.seq, new.content);
+        END""",
+    ]),
+    # Nearest-neighbour index (sqlite-vec vec0, exact KNN): one row per chunk (the store
+    # writes chunk 0 only, so the rowid is the record's seq), partitioned by scope so a
+    # search scans only its user's/agent's memories; kind is a metadata column. It holds
+    # unit vectors compared by L2: on unit vectors L2 ranks exactly as cosine does
+    # (cosine distance = L2^2 / 2), and sqlite-vec's L2 loop is the cheaper one (and the
+    # one its builds vectorise). Kept in sync with RECORD_CHUNKS and RECORDS.metadata by
+    # the triggers below.
+    ("RECORDS_KNN", [
+        """CREATE VIRTUAL TABLE IF NOT EXISTS {p}RECORDS_KNN USING vec0(
+            scope TEXT PARTITION KEY,
+            embedding float[{dim}] distance_metric=l2,
+            kind TEXT)""",
+        # Back-fill from the stored chunks (an older store, or one being upgraded).
+        """INSERT INTO {p}RECORDS_KNN (rowid, scope, kind, embedding)
+            SELECT c.record_seq, json_array(m.record_type, m.user_id, m.agent_id),
+                   COALESCE(json_extract(m.metadata, '$.kind'), ''), vec_normalize(c.embedding)
+              FROM {p}RECORD_CHUNKS c JOIN {p}RECORDS m ON m.seq = c.record_seq
+             WHERE c.chunk_no = 0""",
+    ]),
+    ("RECORDS_KNN_AI", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_KNN_AI AFTER INSERT ON {p}RECORD_CHUNKS
+            WHEN new.chunk_no = 0 BEGIN
+            INSERT INTO {p}RECORDS_KNN (rowid, scope, kind, embedding)
+            SELECT new.record_seq, json_array(m.record_type, m.user_id, m.agent_id),
+                   COALESCE(json_extract(m.metadata, '$.kind'), ''), vec_normalize(new.embedding)
+              FROM {p}RECORDS m WHERE m.seq = new.record_seq;
+        END""",
+    ]),
+    ("RECORDS_KNN_AD", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_KNN_AD AFTER DELETE ON {p}RECORD_CHUNKS
+            WHEN old.chunk_no = 0 BEGIN
+            DELETE FROM {p}RECORDS_KNN WHERE rowid = old.record_seq;
+        END""",
+    ]),
+    ("RECORDS_KNN_AU", [
+        """CREATE TRIGGER IF NOT EXISTS {p}RECORDS_KNN_AU AFTER UPDATE OF metadata ON {p}RECORDS BEGIN
+            UPDATE {p}RECORDS_KNN SET kind = COALESCE(json_extract(new.metadata, '$.kind'), '')
+             WHERE rowid = new.seq;
+        END""",
+    ]),
+    # The columns the knowledge filter reads, in a narrow index: the keyword leg checks
+    # each full-text match here instead of reading the wide RECORDS row (statements name
+    # it with INDEXED BY; SQLite would otherwise look rows up by seq in the table). The
+    # last column must stay the very expression _KNOWLEDGE tests, or the index stops covering.
+    ("RECORDS_KNOWLEDGE_IX", [
+        """CREATE INDEX IF NOT EXISTS {p}RECORDS_KNOWLEDGE_IX ON {p}RECORDS (
+            seq, user_id, agent_id, record_type, COALESCE(json_extract(metadata, '$.kind'), ''))""",
+    ])
+]
+
+DROP = {
+    "STORE_META": "DROP TABLE IF EXISTS {p}STORE_META",
+    "THREADS": "DROP TABLE IF EXISTS {p}THREADS",
+    "RECORDS": "DROP TABLE IF EXISTS {p}RECORDS",
+    "RECORD_CHUNKS": "DROP TABLE IF EXISTS {p}RECORD_CHUNKS",
+    "RECORDS_FTS": "DROP TABLE IF EXISTS {p}RECORDS_FTS",
+    "RECORDS_FTS_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AI",
+    "RECORDS_FTS_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AD",
+    "RECORDS_FTS_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_FTS_AU",
+    "RECORDS_KNN": "DROP TABLE IF EXISTS {p}RECORDS_KNN",
+    "RECORDS_KNN_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_KNN_AI",
+    "RECORDS_KNN_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_KNN_AD",
+    "RECORDS_KNN_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_KNN_AU",
+    "RECORDS_KNOWLEDGE_IX": "DROP INDEX IF EXISTS {p}RECORDS_KNOWLEDGE_IX",
+}
+
+# Derived objects an earlier version created and this one replaces (dropped in reverse
+# order, then rebuilt from RECORD_CHUNKS): never a table that holds memories.
+OBSOLETE = {
+    "RECORDS_VEC": "DROP TABLE IF EXISTS {p}RECORDS_VEC",     # cosine vec0 of raw vectors
+    "RECORDS_VEC_AI": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AI",
+    "RECORDS_VEC_AD": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AD",
+    "RECORDS_VEC_AU": "DROP TRIGGER IF EXISTS {p}RECORDS_VEC_AU",
+}
+
+EXISTING_OBJECTS = "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger', 'index')"
+
+# ---------------------------------------------------------------- memory store DML
+_COLS = "m.seq, m.record_type, m.record_id, m.thread_id, m.user_id, m.agent_id, m.role, m.content, m.metadata, m.created_at"
+
+# Scope rule shared by list and search: *_free = 1 leaves a dimension open; otherwise the
+# column must equal the value, and a NULL value matches only NULL (unscoped) rows.
+_ACTOR_SCOPE = """(:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
+   AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
+   AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))"""
+_SCOPE = f"""instr(:types, ',' || m.record_type || ',') > 0
+   AND {_ACTOR_SCOPE}"""
+
+META_SELECT = "SELECT k, v FROM {p}STORE_META"
+META_INSERT = "INSERT INTO {p}STORE_META (k, v) VALUES (:k, :v)"
+
+RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
+RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
+VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)"""
+RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
+ WHERE m.record_type = :rt AND {_ACTOR_SCOPE}
+ ORDER BY m.seq"""
+RECORD_SET_CONTENT = "UPDATE {p}RECORDS SET content = :content WHERE seq = :seq"
+RECORD_SET_METADATA = "UPDATE {p}RECORDS SET metadata = :meta WHERE seq = :seq"
+RECORD_DELETE = "DELETE FROM {p}RECORDS WHERE seq = :seq"
+RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE instr(:types, ',' || m.record_type || ',') > 0"
+
+CHUNK_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq = :seq"
+# Text the model cannot embed (embed() returns NULL) gets no chunk: it stays keyword-searchable only.
+CHUNK_INSERT_TEXT = """INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
+SELECT :seq, 0, :txt, e FROM (SELECT embed(:txt) AS e) WHERE e IS NOT NULL"""
+CHUNK_INSERT_VECTOR = "INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding) VALUES (:seq, 0, :txt, :vec)"
+
+THREAD_GET = "SELECT thread_id, user_id FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_INSERT = "INSERT INTO {p}THREADS (thread_id, user_id, agent_id) VALUES (:tid, :u, :a)"
+THREAD_DELETE = "DELETE FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_CHUNKS_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)"
+THREAD_RECORDS_DELETE = "DELETE FROM {p}RECORDS WHERE thread_id = :tid"
+THREADS_OF_USER = "SELECT thread_id FROM {p}THREADS WHERE user_id = :actor"
+THREADS_OF_AGENT = "SELECT thread_id FROM {p}THREADS WHERE agent_id = :actor"
+SCOPED_CHILD_SEQS_OF_USER = "SELECT seq FROM {p}RECORDS m WHERE m.user_id = :actor AND instr(:types, ',' || m.record_type || ',') > 0"
+SCOPED_CHILD_SEQS_OF_AGENT = "SELECT seq FROM {p}RECORDS m WHERE m.agent_id = :actor AND instr(:types, ',' || m.record_type || ',') > 0"
+
+# Exact cosine scan, nearest first; the store reads rows until k pass the metadata filter.
+SEARCH_BY_TEXT = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb)
+SELECT {_COLS}, vec_distance_cosine(c.embedding, q.emb) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
+ WHERE {_SCOPE} AND q.emb IS NOT NULL
+ ORDER BY distance, m.seq"""
+SEARCH_BY_VECTOR = f"""SELECT {_COLS}, vec_distance_cosine(c.embedding, :qv) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq
+ WHERE {_SCOPE}
+ ORDER BY distance, m.seq"""
+
+# The common case of an agent's turn (one record type, one user, one agent): k nearest
+# from the vec0 index's partition for that scope instead of scanning every chunk.
+SEARCH_SCOPED_KNN = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
+knn AS MATERIALIZED (
+    SELECT v.rowid AS seq, v.distance * v.distance / 2.0 AS distance
+      FROM q CROSS JOIN {{p}}RECORDS_KNN v
+     WHERE q.emb IS NOT NULL AND v.embedding MATCH vec_normalize(q.emb) AND v.k = :n
+       AND v.scope = json_array(:rt, :u, :a))
+SELECT {_COLS}, knn.distance
+  FROM knn JOIN {{p}}RECORDS m ON m.seq = knn.seq
+ ORDER BY knn.distance, m.seq"""
+
+# ---------------------------------------------------------------- retrieval (Part 3)
+# Knowledge memories: this scope, record type 'memory', never tool output.
+_KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
+   AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output'"""
+
+# The vector leg of knowledge retrieval: sqlite-vec's exact KNN over RECORDS_KNN, inside
+# the partition of this scope (record type 'memory', this user, this agent), skipping tool
+# output while it scans; d is the cosine distance. MATERIALIZED: vec0 accepts no other
+# ORDER BY than its own.
+_VEC_TOP = """vec_top AS MATERIALIZED (
+    SELECT v.rowid AS seq, v.distance * v.distance / 2.0 AS d
+      FROM q CROSS JOIN {p}RECORDS_KNN v
+     WHERE q.emb IS NOT NULL AND v.embedding MATCH vec_normalize(q.emb) AND v.k = :n
+       AND v.scope = json_array('memory', :u, :a) AND v.kind <> 'tool_output')"""
+
+# The keyword leg: every full-text match scored by bm25 and checked against the knowledge
+# filter in the narrow RECORDS_KNOWLEDGE_IX; only the top rows read the RECORDS table.
+def _txt_top(limit: str) -> str:
+    return f"""txt_top AS (
+    SELECT m.seq, bm25({{p}}RECORDS_FTS) AS bm
+      FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m INDEXED BY {{p}}RECORDS_KNOWLEDGE_IX ON m.seq = {{p}}RECORDS_FTS.rowid
+     WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}
+     ORDER BY bm, m.seq LIMIT {limit})"""
+
+
+KEYWORD_SEARCH = f"""WITH {_txt_top(":k")}
+SELECT m.record_id, m.content, m.metadata, -t.bm AS score_txt
+  FROM txt_top t JOIN {{p}}RECORDS m ON m.seq = t.seq
+ ORDER BY t.bm, t.seq"""
+
+# Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
+# ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
+# Each list is cut to its top :n (a bounded top-n sort) *before* ROW_NUMBER numbers it:
+# numbering every candidate first would sort all memories and scan them again.
+HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
+{_VEC_TOP},
+vec AS (
+    SELECT seq, ROW_NUMBER() OVER (ORDER BY d, seq) AS r_vec FROM vec_top),
+{_txt_top(":n")},
+txt AS (
+    SELECT seq, ROW_NUMBER() OVER (ORDER BY bm, seq) AS r_txt FROM txt_top),
+fused AS (
+    SELECT COALESCE(v.seq, t.seq) AS seq,
+           COALESCE(v.r_vec, 999999) AS r_vec,
+           COALESCE(t.r_txt, 999999) AS r_txt
+      FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)
+SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
+       1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt) AS rrf_score
+  FROM fused f JOIN {{p}}RECORDS m ON m.seq = f.seq
+ ORDER BY rrf_score DESC, f.r_vec, f.r_txt
+ LIMIT :k"""
+
+# The two ranked lists on their own, for checks and benchmarks that fuse independently.
+VECTOR_RANKED = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
+{_VEC_TOP}
+SELECT m.record_id, t.d AS distance
+  FROM vec_top t JOIN {{p}}RECORDS m ON m.seq = t.seq
+ ORDER BY t.d, t.seq"""
+
+_NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/engines/statement_sets.py)
+
+
+def statements(prefix: str, dim: int) -> StoreStatements:
+    """All store and retrieval statements with the prefix filled in."""
+    def fill(sql: str) -> str:
+        return sql.replace("{p}", prefix).replace("{dim}", str(dim))
+
+    return StoreStatements(
+        **{name: fill(globals()[name]) for name in STATEMENT_NAMES},
+        SCHEMA=[(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA],
+        DROP={name: fill(sql) for name, sql in DROP.items()},
+        OBSOLETE={name: fill(sql) for name, sql in OBSOLETE.items()},
+    )
+
+
+# ---------------------------------------------------------------- chat service telemetry
+# One row per answered /chat request (workshop_lib/parts/chat). Bind names match Oracle's.
+CHAT_DDL = [
+    """CREATE TABLE IF NOT EXISTS CHAT_INTERACTIONS (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        thread_id TEXT,
+        user_id TEXT,
+        question_hash TEXT NOT NULL,
+        question_text TEXT,
+        resp_mode TEXT NOT NULL CHECK (resp_mode IN ('rag', 'hybrid', 'fallback')),
+        short_query_active INTEGER NOT NULL,
+        used_llm TEXT NOT NULL,
+        latency_ms REAL NOT NULL,
+        embedding_cache_hit INTEGER,
+        from_cache INTEGER NOT NULL,
+        decision_explain TEXT NOT NULL CHECK (json_valid(decision_explain)))""",
+    "CREATE INDEX IF NOT EXISTS CHAT_INTERACTIONS_AT ON CHAT_INTERACTIONS (created_at)",
+]
+CHAT_INSERT = """INSERT INTO CHAT_INTERACTIONS (thread_id, user_id, question_hash, question_text, resp_mode,
+    short_query_active, used_llm, latency_ms, embedding_cache_hit, from_cache, decision_explain)
+    VALUES (:tid, :usr, :qhash, :qtext, :rmode, :shortq, :usedllm, :latency, :embhit, :cached, :explain)"""
+CHAT_COUNT = "SELECT COUNT(*) FROM CHAT_INTERACTIONS"
+CHAT_MODES_PER_MINUTE = """SELECT substr(created_at, 1, 16) AS minute, resp_mode, COUNT(*) AS n
+    FROM CHAT_INTERACTIONS GROUP BY substr(created_at, 1, 16), resp_mode ORDER BY minute, resp_mode"""
+CHAT_RECENT = """SELECT created_at, thread_id, resp_mode, latency_ms, question_text, decision_explain
+    FROM CHAT_INTERACTIONS ORDER BY id DESC LIMIT :n"""
+
+
+def chat_statements() -> SimpleNamespace:
+    return SimpleNamespace(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
+                           MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
+
+
+# ---------------------------------------------------------------- Part 5 catalog
+# Part 5's catalog (workshop_lib/data/catalog.py): embed() is the model as a SQL function.
+CATALOG = SimpleNamespace(
+    DDL=[
+        """CREATE TABLE IF NOT EXISTS CATALOG_ITEMS (
+            item_id     TEXT PRIMARY KEY,
+            item_name   TEXT NOT NULL,
+            category    TEXT NOT NULL CHECK (category IN ('equipment', 'service')),
+            description TEXT NOT NULL,
+            price_usd   REAL NOT NULL CHECK (price_usd >= 0),
+            price_unit  TEXT NOT NULL,
+            doc_hash    TEXT NOT NULL,
+            embedding   BLOB NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS CATALOG_AVAILABILITY (
+            item_id         TEXT NOT NULL REFERENCES CATALOG_ITEMS (item_id),
+            unlocode        TEXT NOT NULL CHECK (length(unlocode) = 5),
+            units_available INTEGER CHECK (units_available IS NULL OR units_available >= 0),
+            PRIMARY KEY (item_id, unlocode))""",
+        """CREATE TABLE IF NOT EXISTS EMBEDDING_CACHE (
+            text_sha256 TEXT NOT NULL,
+            model_name  TEXT NOT NULL,
+            source_text TEXT NOT NULL,
+            embedding   BLOB NOT NULL,
+            created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            PRIMARY KEY (text_sha256, model_name))""",
+        """CREATE TABLE IF NOT EXISTS RESPONSE_CACHE (
+            cache_key        TEXT PRIMARY KEY,
+            model_name       TEXT NOT NULL,
+            persona          TEXT NOT NULL,
+            normalized_query TEXT NOT NULL,
+            response         TEXT NOT NULL CHECK (json_valid(response)),
+            created_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))""",
+    ],
+    ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
+    ITEM_INSERT="""INSERT INTO CATALOG_ITEMS (item_id, item_name, category, description, price_usd, price_unit, doc_hash, embedding)
+VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, :doc_hash, embed(:doc))""",
+    ITEM_UPDATE="""UPDATE CATALOG_ITEMS
+   SET item_name = :item_name, category = :category, description = :description, price_usd = :price_usd,
+       price_unit = :price_unit, doc_hash = :doc_hash, embedding = embed(:doc)
+ WHERE item_id = :item_id""",
+    ITEM_DELETE="DELETE FROM CATALOG_ITEMS WHERE item_id = :item_id",
+    AVAIL_DELETE_ITEM="DELETE FROM CATALOG_AVAILABILITY WHERE item_id = :item_id",
+    AVAIL_INSERT="INSERT INTO CATALOG_AVAILABILITY (item_id, unlocode, units_available) VALUES (:item_id, :unlocode, :units)",
+    ITEM_COUNT="SELECT COUNT(*) FROM CATALOG_ITEMS",
+    AVAILABILITY_ALL="""SELECT item_id, unlocode, units_available FROM CATALOG_AVAILABILITY
+ WHERE units_available IS NOT NULL ORDER BY item_id, unlocode""",
+    # the question's vector is bound as :qv (float32 blob); similarity = 1 - cosine distance
+    MATCH_ABOVE_THRESHOLD="""SELECT item_id, item_name, category, description, price_usd, price_unit,
+       1 - vec_distance_cosine(embedding, :qv) AS similarity
+  FROM CATALOG_ITEMS
+ WHERE 1 - vec_distance_cosine(embedding, :qv) >= :min_similarity
+ ORDER BY similarity DESC, item_id
+ LIMIT :k""",
+    CLOSEST_ITEMS="""SELECT item_id, item_name, category, description, price_usd, price_unit,
+       1 - vec_distance_cosine(embedding, :qv) AS similarity
+  FROM CATALOG_ITEMS
+ ORDER BY similarity DESC, item_id
+ LIMIT :k""",
+    AVAILABILITY_OF_ITEM="""SELECT unlocode, units_available FROM CATALOG_AVAILABILITY
+ WHERE item_id = :item_id ORDER BY unlocode""",
+    PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
+  FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
+    EMBED_TEXT="SELECT embed(:t)",
+    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
+    EMB_CACHE_PUT="""INSERT INTO EMBEDDING_CACHE (text_sha256, model_name, source_text, embedding)
+VALUES (:h, :m, :t, :vec) ON CONFLICT (text_sha256, model_name) DO NOTHING""",
+    EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
+    EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
+    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
+    # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
+    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
+VALUES (:k, :m, :p, :q, :r)""",
+    RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
+    RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
+)
+
+
+# ---------------------------------------------------------------- SUPPLYCHAIN on SQLite
+# SUPPLYCHAIN is an attached database; Oracle type names work as SQLite declared types and
+# keep the catalog Oracle-like. Names come from the dataset spec, never from user text.
+SC_OWNER = "SUPPLYCHAIN"
+PING = "SELECT 1"
+# Mirrors of Oracle's ALL_TAB_COMMENTS / ALL_COL_COMMENTS, read by the engine's catalog().
+SC_COMMENT_TABLES_DDL = [
+    f"""CREATE TABLE IF NOT EXISTS {SC_OWNER}.ALL_TAB_COMMENTS (
+        OWNER VARCHAR2(128) NOT NULL, TABLE_NAME VARCHAR2(128) NOT NULL,
+        TABLE_TYPE VARCHAR2(11) NOT NULL, COMMENTS VARCHAR2(4000),
+        PRIMARY KEY (OWNER, TABLE_NAME))""",
+    f"""CREATE TABLE IF NOT EXISTS {SC_OWNER}.ALL_COL_COMMENTS (
+        OWNER VARCHAR2(128) NOT NULL, TABLE_NAME VARCHAR2(128) NOT NULL,
+        COLUMN_NAME VARCHAR2(128) NOT NULL, COMMENTS VARCHAR2(4000),
+        PRIMARY KEY (OWNER, TABLE_NAME, COLUMN_NAME))""",
+]
+SC_DELETE_TAB_COMMENTS = f"DELETE FROM {SC_OWNER}.ALL_TAB_COMMENTS WHERE OWNER = :owner"
+SC_DELETE_COL_COMMENTS = f"DELETE FROM {SC_OWNER}.ALL_COL_COMMENTS WHERE OWNER = :owner"
+SC_INSERT_TAB_COMMENT = f"INSERT INTO {SC_OWNER}.ALL_TAB_COMMENTS VALUES (:owner, :tab, 'TABLE', :comments)"
+SC_INSERT_COL_COMMENT = f"INSERT INTO {SC_OWNER}.ALL_COL_COMMENTS VALUES (:owner, :tab, :col, :comments)"
+SC_FOREIGN_KEY_CHECK = f"PRAGMA {SC_OWNER}.foreign_key_check"
+
+
+def sc_create_table(table) -> str:
+    lines = [f"{c.name} {c.oracle_type}{'' if c.nullable else ' NOT NULL'}" for c in table.columns]
+    lines.append(f"PRIMARY KEY ({', '.join(table.primary_key)})")
+    for fk in table.foreign_keys:
+        # Inside an attached database, REFERENCES names the table without a schema.
+        lines.append(f"FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES {fk.ref_table} ({', '.join(fk.ref_columns)})")
+    body = ",\n    ".join(lines)
+    return f"CREATE TABLE IF NOT EXISTS {SC_OWNER}.{table.name} (\n    {body}\n)"
+
+
+def sc_table_info(table_name: str) -> str:
+    return f'PRAGMA {SC_OWNER}.table_info("{table_name}")'
+
+
+def sc_drop_table(table) -> str:
+    return f"DROP TABLE {SC_OWNER}.{table.name}"
+
+
+def sc_delete(table) -> str:
+    return f"DELETE FROM {SC_OWNER}.{table.name}"
+
+
+def sc_insert(table) -> str:
+    return (f"INSERT INTO {SC_OWNER}.{table.name} ({', '.join(table.column_names)}) "
+            f"VALUES ({', '.join('?' * len(table.columns))})")
+
+
+def sc_count(table) -> str:
+    return f"SELECT COUNT(*) FROM {SC_OWNER}.{table.name}"
+
+
+def sc_select(table, columns: list[str], limit: int) -> str:
+    return (f"SELECT {', '.join(columns)} FROM {SC_OWNER}.{table.name} "
+            f"ORDER BY {', '.join(table.primary_key)} LIMIT {int(limit)}")
+
+
+# ---------------------------------------------------------------- integrity (workshop doctor)
+# quick_check per database file; FTS5's own check of the index against RECORDS; the KNN
+# index read in full (a damaged vector chunk shows as "vectors blob read error") and its
+# row count compared with the chunks it mirrors.
+QUICK_CHECK = "PRAGMA {schema}.quick_check(5)"
+FTS_INTEGRITY = "INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS) VALUES ('integrity-check')"
+KNN_READ_ALL = "SELECT COUNT(*), SUM(length(embedding)) FROM {p}RECORDS_KNN"
+KNN_EXPECTED = "SELECT COUNT(*) FROM {p}RECORD_CHUNKS WHERE chunk_no = 0"
+
+
+# ---------------------------------------------------------------- run_sql (agent tool)
+# Every table, index and view of the memory store's own database (main and temp): a
+# read-only query may read SUPPLYCHAIN only (EmbeddedEngine.read_only_query).
+MAIN_OBJECT_NAMES = "SELECT name FROM main.sqlite_master UNION SELECT name FROM temp.sqlite_master"
+
+# The offline model's queries (workshop_lib/parts/agent/offline.py): written as a model would send
+# them through run_sql, in portable SQL, so the same text runs on both engines (the Oracle
+# module re-exports them and the parse test reads them with sqlglot's Oracle dialect).
+AGENT_QUERIES = {
+    "active_voyages_per_carrier": """SELECT ca.CARRIER_NAME, COUNT(*) AS ACTIVE_VOYAGES
+  FROM VOYAGES v
+  JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER
+  JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID
+ WHERE v.STATUS = 'ACTIVE'
+ GROUP BY ca.CARRIER_NAME
+ ORDER BY ACTIVE_VOYAGES DESC, ca.CARRIER_NAME""",
+    "declared_value_of_voyage": """SELECT v.VOYAGE_NUMBER, SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) AS TOTAL_UNIT_VALUE_CENTS
+  FROM CARGO_ITEMS ci
+  JOIN CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID
+  JOIN VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID
+ WHERE v.VOYAGE_ID = {voyage_id}
+ GROUP BY v.VOYAGE_NUMBER""",
+}
+
+# The three ports nearest a point, by great-circle distance (haversine, mean Earth radius
+# 6371.0088 km) over PORTS.LATITUDE / LONGITUDE. Oracle answers the same question with
+# SDO_NN over its spatial index (oracle/sql.py NEAREST_PORTS).
+NEAREST_PORTS = """SELECT PORT_NAME, UNLOCODE,
+       ROUND(2 * 6371.0088 * asin(sqrt(
+             power(sin(radians(LATITUDE - :lat) / 2), 2)
+           + cos(radians(:lat)) * cos(radians(LATITUDE)) * power(sin(radians(LONGITUDE - :lon) / 2), 2))), 1) AS DISTANCE_KM
+  FROM SUPPLYCHAIN.PORTS
+ ORDER BY DISTANCE_KM, PORT_NAME
+ LIMIT 3"""

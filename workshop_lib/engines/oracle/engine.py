@@ -1,0 +1,728 @@
+"""The Oracle engine: Oracle AI Database (23ai / 26ai) through python-oracledb thin mode.
+
+Embeddings are computed in the database by the ONNX model ALL_MINILM_L12_V2
+(`VECTOR_EMBEDDING`), full text by an Oracle Text CONTEXT index (`CONTAINS` / `SCORE`),
+and RECORD_CHUNKS carries an HNSW vector index. Every statement comes from
+workshop_lib/engines/oracle/sql.py. The database is prepared by `make setup-oracle`
+(setup/bootstrap.py); this module only connects and runs statements.
+
+Settings (workshop_lib.config.oracle_setting / environment):
+  ORACLE_DSN              host:port/service, an Easy Connect string or a tnsnames alias (required)
+  ORACLE_USER / ORACLE_PASSWORD          the workshop's application user (AGENT)
+  ORACLE_CONFIG_DIR       folder with tnsnames.ora (Autonomous Database wallet folder)
+  ORACLE_WALLET_DIR / ORACLE_WALLET_PASSWORD   wallet for mutual TLS (Autonomous Database)
+  ORACLE_CONNECT_TIMEOUT  overall connect deadline in seconds, retries included (default 60)
+  ORACLE_SUPPLYCHAIN_PASSWORD            password of the SUPPLYCHAIN owner (default ORACLE_PASSWORD)
+  ORACLE_RERANK_MODEL     optional in-database ONNX cross-encoder used by rerank()
+  ORACLE_RERANK_PARAMS    optional JSON parameters for DBMS_VECTOR.RERANK (third-party reranker)
+"""
+from __future__ import annotations
+
+import array
+import contextlib
+import functools
+import json
+import math
+import os
+import re
+import time
+from typing import Any, Iterator
+
+import oracledb
+
+from workshop_lib import config
+from workshop_lib.engines.base import Check, Engine
+from workshop_lib.engines.oracle import sql as statements_module
+from workshop_lib.engines.oracle import text_query
+from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
+
+DEFAULT_CONNECT_TIMEOUT = 60.0
+# Oracle stores '' as NULL. The store contract keeps explicit empty content, so the
+# engine writes this marker instead and reads it back as "" (see read_text).
+EMPTY_TEXT = "\u2400"
+# Strings longer than this many bytes are bound as CLOBs (a VARCHAR2 bind stops at 4000).
+_MAX_VARCHAR_BYTES = 4000
+# Errors that mean "not reachable yet": retried until the timeout, then reported. The
+# second line is what a database says while it shuts down or restarts (the container's
+# first start restarts it for vector memory): shutdown in progress (01089, 01090),
+# database not mounted / not open (01094 is "ALTER DATABASE CLOSE in progress"), and the
+# listener refusing new sessions while the instance is blocked or not registered
+# (12516, 12518, 12519, 12520, 12521).
+RETRYABLE = {"DPY-6005", "ORA-12541", "DPY-6000", "ORA-12514", "ORA-01033", "ORA-01034", "ORA-01109",
+             "ORA-12537", "ORA-12528", "DPY-4011", "ORA-03113", "ORA-03114", "ORA-12170", "DPY-6001",
+             "ORA-01089", "ORA-01090", "ORA-01094", "ORA-12516", "ORA-12518", "ORA-12519", "ORA-12520",
+             "ORA-12521"}
+REQUIRED_PRIVILEGES = ("CREATE SESSION", "CREATE TABLE", "CREATE SEQUENCE", "CREATE VIEW",
+                       "CREATE PROCEDURE", "CREATE MINING MODEL", "CTXAPP")
+SUPPLYCHAIN_OWNER = "SUPPLYCHAIN"
+
+
+class OracleConnectionError(RuntimeError):
+    """The database could not be reached (or ORACLE_DSN is not set)."""
+
+
+# --------------------------------------------------------------------------- settings
+def connect_kwargs(user: str, password: str, dsn: str) -> dict[str, Any]:
+    """oracledb.connect() arguments, wallet / TLS settings included when configured."""
+    kwargs: dict[str, Any] = {"user": user, "password": password, "dsn": dsn, "tcp_connect_timeout": 5}
+    config_dir = os.environ.get("ORACLE_CONFIG_DIR") or os.environ.get("ORACLE_WALLET_DIR")
+    if config_dir:
+        kwargs["config_dir"] = os.path.expanduser(config_dir)
+    if os.environ.get("ORACLE_WALLET_DIR"):
+        kwargs["wallet_location"] = os.path.expanduser(os.environ["ORACLE_WALLET_DIR"])
+    if os.environ.get("ORACLE_WALLET_PASSWORD"):
+        kwargs["wallet_password"] = os.environ["ORACLE_WALLET_PASSWORD"]
+    return kwargs
+
+
+def require_dsn(dsn: str | None = None) -> str:
+    dsn = (dsn if dsn is not None else config.oracle_setting("ORACLE_DSN")).strip()
+    if not dsn:
+        raise OracleConnectionError(
+            "WORKSHOP_ENGINE is 'oracle' but ORACLE_DSN is not set. Set it to your database, e.g. "
+            "`export ORACLE_DSN=localhost:1521/FREEPDB1` for the workshop container (start it with "
+            "`docker compose -f .devcontainer/docker-compose.yml up -d oracle` and run `make setup-oracle`), "
+            "or use the embedded engine: `export WORKSHOP_ENGINE=embedded`."
+        )
+    return dsn
+
+
+def _connect_within(kwargs: dict[str, Any], seconds: float) -> oracledb.Connection:
+    """oracledb.connect() bounded by `seconds` in all: tcp_connect_timeout covers only the TCP
+    handshake, and a listener that accepts and never answers would hang the caller for minutes.
+    The attempt runs in a daemon thread; past the deadline it is abandoned (its socket closes
+    when the server or the OS gives up) and the caller gets a TimeoutError."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def attempt() -> None:
+        try:
+            box["conn"] = oracledb.connect(**kwargs)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=attempt, name="oracle-connect", daemon=True)
+    worker.start()
+    worker.join(max(seconds, 0.0))
+    if worker.is_alive():
+        raise TimeoutError(f"no answer within {seconds:.0f} s")
+    if "error" in box:
+        raise box["error"]
+    return box["conn"]
+
+
+def _refused(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "refused" in text or "errno 111" in text or "errno 61" in text
+
+
+def connect_oracle(user: str, password: str, dsn: str, *, timeout: float | None = None,
+                   progress: bool = True, what: str = "Oracle") -> oracledb.Connection:
+    """Connect in thin mode within `timeout` seconds in all (attempts included), retrying while
+    the database is starting. A closed port ("connection refused") fails at once: nothing
+    listens there, and waiting would only delay the message.
+
+    Never falls back to another engine: the error names the DSN and the fix.
+    """
+    if timeout is None:
+        timeout = float(os.environ.get("ORACLE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT))
+    kwargs = connect_kwargs(user, password, dsn)
+    deadline = time.monotonic() + timeout
+    bar = None
+    last: BaseException | None = None
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            kwargs["tcp_connect_timeout"] = max(0.5, min(5.0, remaining))
+            try:
+                return _connect_within(kwargs, remaining)
+            except TimeoutError as exc:
+                last = exc
+                break
+            except oracledb.Error as exc:
+                last = exc
+                if _refused(exc) or not (set(codes(exc)) & RETRYABLE) or time.monotonic() >= deadline:
+                    break
+            if bar is None and progress:
+                from workshop_lib.core.progress import progress as tqdm
+
+                bar = tqdm(total=int(timeout), desc=f"Waiting for {what} at {dsn}", unit="s",
+                           bar_format="{desc}: {n_fmt}/{total_fmt} s {bar}")
+            time.sleep(max(0.0, min(2.0, deadline - time.monotonic())))
+            if bar is not None:
+                bar.n = min(int(timeout), int(timeout - (deadline - time.monotonic())))
+                bar.refresh()
+    finally:
+        if bar is not None:
+            bar.close()
+    assert last is not None
+    fix = ("Fix: start the database container (`docker compose -f .devcontainer/docker-compose.yml up -d oracle`, "
+           "then wait for `docker ps` to show it healthy) and run `make setup-oracle`; in a Codespace, run "
+           "`docker ps` to check the oracle service. Check that ORACLE_DSN names the right host, port and "
+           "service (FREEPDB1). The workshop does not fall back to the embedded engine: to use it instead, "
+           "set WORKSHOP_ENGINE=embedded.")
+    if isinstance(last, TimeoutError):
+        raise OracleConnectionError(
+            f"Could not connect to Oracle at ORACLE_DSN={dsn!r}: the server accepted the connection but did "
+            f"not answer within {timeout:.0f} s (the deadline, ORACLE_CONNECT_TIMEOUT). Something that is not "
+            f"a ready Oracle listener is on that port, or the database is hung. {fix}") from None
+    if _refused(last):
+        raise OracleConnectionError(
+            f"Could not connect to Oracle at ORACLE_DSN={dsn!r}: connection refused (nothing listens on that "
+            f"host and port). {fix}") from last
+    found = set(codes(last))
+    if found & RETRYABLE:
+        raise OracleConnectionError(
+            f"Could not reach Oracle at ORACLE_DSN={dsn!r} within {int(timeout)} s ({str(last).splitlines()[0]}). "
+            + fix) from last
+    raise OracleWorkshopError(f"connect as {user} to {dsn}", last) from last
+
+
+# --------------------------------------------------------------------------- binds
+_LITERAL = re.compile(r"'(?:[^']|'')*'")
+_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
+_BIND = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_$#]*)")
+
+
+@functools.lru_cache(maxsize=512)
+def bind_names(statement: str) -> frozenset[str]:
+    """The `:name` binds a statement uses (string literals and comments ignored)."""
+    text = _COMMENT.sub(" ", _LITERAL.sub("''", statement))
+    return frozenset(_BIND.findall(text))
+
+
+@functools.lru_cache(maxsize=512)
+def writes_store_content(statement: str) -> bool:
+    """True for the store's INSERT / UPDATE of RECORDS.content (where '' must survive)."""
+    return bool(re.match(r"\s*(INSERT\s+INTO|UPDATE)\s+\w*RECORDS\b", statement, re.I)) and ":content" in statement
+
+
+@functools.lru_cache(maxsize=512)
+def embedding_only_binds(statement: str) -> frozenset[str]:
+    """Binds whose every use is `VECTOR_EMBEDDING(model USING :name AS data)`.
+
+    The model only reads the start of such a text, so the engine may cut it to
+    EMBED_INPUT_CHARS before binding, which keeps it a plain VARCHAR2 however long the
+    question is (a longer bind would become a CLOB the model cannot take).
+    """
+    text = _COMMENT.sub(" ", _LITERAL.sub("''", statement))
+    out = set()
+    for name in set(_BIND.findall(text)):
+        bind = re.escape(name)
+        uses = len(re.findall(rf"(?<![:\w]):{bind}(?![\w$#])", text))
+        as_input = len(re.findall(rf"\bUSING\s+:{bind}\s+AS\s+data\b", text, re.I))
+        if uses and uses == as_input:
+            out.add(name)
+    return frozenset(out)
+
+
+def _output_type_handler(cursor, metadata):
+    # CLOBs come back as Python strings (no LOB round trips for every row).
+    if metadata.type_code is oracledb.DB_TYPE_CLOB:
+        return cursor.var(oracledb.DB_TYPE_LONG, arraysize=cursor.arraysize)
+    if metadata.type_code is oracledb.DB_TYPE_NCLOB:
+        return cursor.var(oracledb.DB_TYPE_LONG_NVARCHAR, arraysize=cursor.arraysize)
+    return None
+
+
+class OracleCursor:
+    """A python-oracledb cursor that binds only the names a statement uses.
+
+    The store passes one parameter dict to several statements; oracledb rejects bind
+    names a statement does not contain (DPY-4008), so extra names are dropped here.
+    Errors come back as OracleWorkshopError: the Oracle message plus the fix.
+    """
+
+    def __init__(self, engine: "OracleEngine", raw: oracledb.Cursor) -> None:
+        self.engine = engine
+        self.raw = raw
+
+    def _prepare(self, statement: str, params: Any) -> Any:
+        if params is None or not isinstance(params, dict):
+            return params if params is not None else {}
+        embed_only = embedding_only_binds(statement)
+        store_write = writes_store_content(statement)
+        return {name: self.engine.bind_value(name, params[name], embed_only=name in embed_only,
+                                             store_content=store_write and name == "content")
+                for name in bind_names(statement) if name in params}
+
+    def execute(self, statement: str, params: Any = None) -> "OracleCursor":
+        try:
+            self.raw.execute(statement, self._prepare(statement, params))
+        except oracledb.Error as exc:
+            raise OracleWorkshopError("query", exc) from exc
+        return self
+
+    def executemany(self, statement: str, rows: list) -> None:
+        try:
+            self.raw.executemany(statement, [self._prepare(statement, r) if isinstance(r, dict) else r
+                                             for r in rows])
+        except oracledb.Error as exc:
+            raise OracleWorkshopError("query", exc) from exc
+
+    def fetchone(self):
+        return self.raw.fetchone()
+
+    def fetchall(self):
+        return self.raw.fetchall()
+
+    def fetchmany(self, size: int | None = None):
+        return self.raw.fetchmany(size) if size is not None else self.raw.fetchmany()
+
+    def __iter__(self):
+        return iter(self.raw)
+
+    def __getattr__(self, name: str):
+        return getattr(self.raw, name)
+
+
+# --------------------------------------------------------------------------- engine
+class OracleEngine(Engine):
+    name = "oracle"
+    sql_module = statements_module
+    dim = statements_module.DIM
+    model_name = statements_module.MODEL_NAME
+    no_match_expression = text_query.NO_MATCH_EXPRESSION
+    ping_sql = statements_module.PING
+
+    def __init__(self, *, dsn: str | None = None, user: str | None = None, password: str | None = None,
+                 timeout: float | None = None, progress: bool = True) -> None:
+        super().__init__()
+        self.dsn = require_dsn(dsn)
+        self.user = (user or config.oracle_setting("ORACLE_USER")).upper()
+        self._password = password if password is not None else config.oracle_setting("ORACLE_PASSWORD")
+        self._timeout = timeout
+        self._progress = progress
+        self.conn = self._connect()
+
+    def _connect(self) -> oracledb.Connection:
+        conn = connect_oracle(self.user, self._password, self.dsn, timeout=self._timeout,
+                              progress=self._progress, what=f"Oracle ({self.user})")
+        conn.outputtypehandler = _output_type_handler
+        return conn
+
+    def _live_conn(self) -> oracledb.Connection:
+        # After a database restart the old session is gone; reconnect once, quietly.
+        if not self.conn.is_healthy():
+            with contextlib.suppress(Exception):
+                self.conn.close()
+            self.conn = self._connect()
+        return self.conn
+
+    # ---------------------------------------------------------------- binds
+    def bind_value(self, name: str, value: Any, *, embed_only: bool = False, store_content: bool = False) -> Any:
+        if store_content and value == "":
+            return EMPTY_TEXT  # the store keeps explicit empty content; Oracle would store NULL
+        if isinstance(value, str):
+            if embed_only:
+                return value[:statements_module.EMBED_INPUT_CHARS]
+            if len(value) > _MAX_VARCHAR_BYTES // 4 and len(value.encode("utf-8")) > _MAX_VARCHAR_BYTES:
+                return self._live_conn().createlob(oracledb.DB_TYPE_CLOB, value)
+        if isinstance(value, bool):
+            return int(value)
+        return value
+
+    # ---------------------------------------------------------------- interface
+    def statements(self, prefix: str, dim: int):
+        return statements_module.statements(prefix, dim)
+
+    def object_names(self) -> set[str]:
+        with self.cursor() as cur:
+            cur.execute(statements_module.EXISTING_OBJECTS)
+            return {r[0].upper() for r in cur.fetchall()}
+
+    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
+        # DDL commits by itself in Oracle; each object is created on its own.
+        for name, ddl in objects:
+            for stmt in ddl:
+                try:
+                    with self.cursor() as cur:
+                        cur.execute(stmt)
+                except OracleWorkshopError as exc:
+                    raise OracleWorkshopError(f"create {name}", exc.error) from exc
+
+    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
+        for name in reversed(list(drops)):
+            if name in names:
+                try:
+                    with self.cursor() as cur:
+                        cur.execute(drops[name])
+                except OracleWorkshopError as exc:
+                    if exc.code not in ("ORA-00942", "ORA-01418"):
+                        raise
+
+    @contextlib.contextmanager
+    def cursor(self) -> Iterator[OracleCursor]:
+        raw = self._live_conn().cursor()
+        try:
+            yield OracleCursor(self, raw)
+        finally:
+            raw.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[OracleCursor]:
+        conn = self._live_conn()
+        raw = conn.cursor()
+        try:
+            yield OracleCursor(self, raw)
+        except BaseException:
+            with contextlib.suppress(oracledb.Error):
+                conn.rollback()
+            raise
+        else:
+            try:
+                conn.commit()
+            except oracledb.Error as exc:
+                raise OracleWorkshopError("commit", exc) from exc
+        finally:
+            raw.close()
+
+    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
+        raw = cur.raw if isinstance(cur, OracleCursor) else cur
+        out = raw.var(oracledb.DB_TYPE_NUMBER)
+        cur.execute(sql, {**params, "new_seq": out})
+        value = out.getvalue()
+        if isinstance(value, list):  # DML RETURNING gives one value per affected row
+            value = value[0]
+        return int(value)
+
+    def vector_param(self, values: list[float]) -> array.array:
+        return array.array("f", [float(v) for v in values])
+
+    def read_text(self, value: Any) -> str | None:
+        if value is not None and hasattr(value, "read"):
+            value = value.read()  # a LOB that was not fetched as a string
+        if value == EMPTY_TEXT:
+            return ""
+        return value
+
+    def query(self, sql: str, params: dict | None = None) -> list[tuple]:
+        with self.cursor() as cur:
+            cur.execute(sql, params or {})
+            return cur.fetchall() if cur.raw.description else []
+
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0):
+        """One query over SUPPLYCHAIN in a read-only transaction. The text is wrapped as an
+        inline view (SELECT * FROM (<query>) FETCH FIRST n ROWS), so DDL, DML, PL/SQL blocks
+        and several statements cannot even parse; SET TRANSACTION READ ONLY refuses writes from
+        anything the query calls; unqualified names resolve in SUPPLYCHAIN; call_timeout caps
+        the time. AGENT's own tables stay readable by their qualified name: a dedicated
+        read-only user is the stronger boundary (docs/oracle.md)."""
+        from workshop_lib.parts.agent.readonly import QueryResult, SqlRefused, clean
+
+        text, max_rows = clean(sql, max_rows)
+        conn = self._live_conn()
+        raw = conn.cursor()
+        try:
+            conn.rollback()  # SET TRANSACTION must be the first statement of a transaction
+            raw.execute(statements_module.READ_ONLY_TRANSACTION)
+            raw.execute(statements_module.SESSION_SCHEMA.format(schema=SUPPLYCHAIN_OWNER))
+            conn.call_timeout = int(timeout_s * 1000)
+            raw.execute(statements_module.READ_ONLY_QUERY.format(query=text), {"max_rows": max_rows + 1})
+            columns = [d[0] for d in raw.description or []]
+            rows = raw.fetchall()
+        except oracledb.Error as exc:
+            found = codes(exc)
+            if "DPY-4024" in found or "ORA-03156" in found:
+                raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
+            raise SqlRefused("refused: run_sql runs one read-only query (SELECT or WITH ... SELECT) over "
+                             f"SUPPLYCHAIN; the database said: {str(exc).splitlines()[0]}") from None
+        finally:
+            conn.call_timeout = 0
+            with contextlib.suppress(oracledb.Error):
+                raw.execute(statements_module.SESSION_SCHEMA.format(schema=self.user.upper()))
+                conn.rollback()
+            raw.close()
+        return QueryResult(columns, [tuple(r) for r in rows[:max_rows]], len(rows) > max_rows)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        with self.cursor() as cur:
+            for text in texts:
+                cur.execute(statements_module.EMBED, {"q": text})
+                (vec,) = cur.fetchone()
+                out.append([float(x) for x in vec])
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        """Approximate WordPiece count for the all-MiniLM-L12-v2 tokenizer.
+
+        The model's own tokenizer lives inside the ONNX graph in the database, not in
+        Python, so this counts what BERT's basic tokenizer splits (words and single
+        punctuation marks) and adds one piece per 6 characters past the first 10 of a
+        long word, as WordPiece splits rare words. Typically within ~15% of the real count.
+        """
+        count = 0
+        for piece in re.findall(r"\w+|[^\w\s]", text[:20_000]):
+            count += 1 + max(0, math.ceil((len(piece) - 10) / 6))
+        return count
+
+    def keyword_expression(self, text: str) -> str | None:
+        return text_query.keyword_expression(text)
+
+    def describe(self) -> str:
+        return f"{self.user}@{self.dsn} with {self.model_name} ({self.dim} dims, in-database)"
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+    # ---------------------------------------------------------------- rerank
+    def reranker(self) -> str | None:
+        """What rerank() uses: an in-database ONNX model, DBMS_VECTOR.RERANK, or None (pass-through)."""
+        if os.environ.get("ORACLE_RERANK_MODEL"):
+            return f"in-database model {os.environ['ORACLE_RERANK_MODEL'].upper()}"
+        if os.environ.get("ORACLE_RERANK_PARAMS"):
+            return "DBMS_VECTOR.RERANK"
+        return None
+
+    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
+        """Reorder candidates with the configured reranker; without one, keep the vector order."""
+        if not candidates or self.reranker() is None:
+            return list(candidates[:top_k])
+        texts = [str(c.get(content_key) or "") for c in candidates]
+        if os.environ.get("ORACLE_RERANK_MODEL"):
+            statement = statements_module.rerank_prediction(os.environ["ORACLE_RERANK_MODEL"].upper())
+            scores = []
+            with self.cursor() as cur:
+                for text in texts:
+                    cur.execute(statement, {"q": query, "doc": text})
+                    scores.append(float(cur.fetchone()[0]))
+        else:
+            docs = json.dumps({"documents": texts})
+            (result,) = self.query(statements_module.RERANK_REST,
+                                   {"q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]
+            result = json.loads(self.read_text(result)) if isinstance(result, str) else result
+            scores = [-math.inf] * len(texts)
+            for item in result:
+                scores[int(item["index"])] = float(item["score"])
+        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+        return [{**candidates[i], "rerank_score": scores[i]} for i in order[:top_k]]
+
+    # ---------------------------------------------------------------- catalog
+    def catalog(self, owner: str) -> dict:
+        """Tables, columns and foreign keys of a schema with their comments (data dictionary)."""
+        owner = owner.upper()
+        rows = self.query(statements_module.CATALOG_TABLES, {"owner": owner})
+        if not rows:
+            raise RuntimeError(
+                f"{owner} has no tables visible to {self.user}: it is not seeded yet, or {self.user} may not "
+                f"read it. Fix: run supplychain.seed(eng) or `make setup-oracle`."
+            )
+        tables = [{"owner": owner, "table": t, "comment": c} for t, c in rows]
+        names = {t for t, _ in rows}
+        columns = []
+        for table, column, data_type, length, precision, scale, nullable, comment in self.query(
+                statements_module.CATALOG_COLUMNS, {"owner": owner}):
+            if table not in names:
+                continue
+            columns.append({
+                "owner": owner, "table": table, "column": column,
+                "data_type": data_type.split("(")[0], "type_detail": declared_type(data_type, length, precision, scale),
+                "nullable": nullable == "Y", "comment": comment,
+            })
+        by_constraint: dict[tuple[str, str], dict] = {}
+        for table, constraint, column, ref_table, ref_column in self.query(
+                statements_module.CATALOG_FOREIGN_KEYS, {"owner": owner}):
+            fk = by_constraint.setdefault((table, constraint), {
+                "owner": owner, "table": table, "columns": [], "ref_table": ref_table, "ref_columns": []})
+            fk["columns"].append(column)
+            fk["ref_columns"].append(ref_column)
+        return {"tables": tables, "columns": columns, "foreign_keys": list(by_constraint.values())}
+
+    # ---------------------------------------------------------------- SUPPLYCHAIN
+    def seed_supplychain(self, tables, rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
+        """Create (or rebuild) SUPPLYCHAIN as its owner, reload every row, comment, grant; returns counts.
+
+        Safe to run again: rows are replaced in one transaction; tables are only rebuilt
+        when their layout differs from the dataset's.
+        """
+        from workshop_lib.core.progress import progress as tqdm
+
+        sc = statements_module
+        password = os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or config.oracle_setting("ORACLE_PASSWORD")
+        owner = connect_oracle(SUPPLYCHAIN_OWNER, password, self.dsn, timeout=self._timeout,
+                               progress=self._progress, what=f"Oracle ({SUPPLYCHAIN_OWNER})")
+        step = "seed SUPPLYCHAIN"
+        try:
+            cur = owner.cursor()
+            try:
+                cur.execute(sc.SC_EXISTING_COLUMNS)
+                existing: dict[str, list[tuple[str, str]]] = {}
+                for table, column, data_type, length, precision, scale in cur.fetchall():
+                    existing.setdefault(table, []).append((column, declared_type(data_type, length, precision, scale)))
+                wanted = {t.name: [(c, declared_type(*parse_declared(ty))) for c, ty in sc.sc_columns(t)]
+                          for t in tables}
+                if any(existing.get(name) not in (None, cols) for name, cols in wanted.items()):
+                    step = "rebuild SUPPLYCHAIN (layout changed)"
+                    for t in reversed(tables):
+                        if t.name in existing:
+                            cur.execute(sc.sc_drop_table(t))
+                    existing = {}
+                step = "create SUPPLYCHAIN tables"
+                for t in tables:
+                    if t.name not in existing:
+                        cur.execute(sc.sc_create_table(t))
+                step = "load SUPPLYCHAIN rows"
+                for t in reversed(tables):  # children first
+                    cur.execute(sc.sc_delete(t))
+                for t in tqdm(tables, desc="Seeding SUPPLYCHAIN", unit="table", disable=not (progress and self._progress)):
+                    # Declared bind types, so a column whose first values are NULL is still typed right.
+                    cur.setinputsizes(*[_input_size(c.oracle_type) for c in t.columns])
+                    cur.executemany(sc.sc_insert(t), [tuple(row) for row in rows[t.name]])
+                cur.execute(sc.SC_SET_PORT_LOCATION)
+                owner.commit()
+                step = "spatial index on PORTS.LOCATION"
+                self._port_spatial_index(cur)
+                step = "comment on SUPPLYCHAIN"
+                for t in tables:
+                    for stmt in sc.sc_comments(t):
+                        cur.execute(stmt)
+                step = f"grant SELECT on SUPPLYCHAIN to {self.user}"
+                for t in tables:
+                    cur.execute(sc.sc_grant_select(t, self.user))
+                step = "count SUPPLYCHAIN rows"
+                counts = {}
+                for t in tables:
+                    cur.execute(sc.sc_count(t))
+                    counts[t.name] = int(cur.fetchone()[0])
+                return counts
+            finally:
+                cur.close()
+        except oracledb.Error as exc:
+            with contextlib.suppress(oracledb.Error):
+                owner.rollback()
+            raise OracleWorkshopError(step, exc) from exc
+        finally:
+            owner.close()
+
+    # ---------------------------------------------------------------- doctor
+    @staticmethod
+    def _port_spatial_index(cur) -> None:
+        """The geometry metadata and the spatial index SDO_NN needs, as the table's owner; a database
+        without Oracle Spatial (the -slim images) only loses the nearest-port query, so it is a note."""
+        sc = statements_module
+        try:
+            cur.execute(sc.SC_PORT_GEOM_METADATA_EXISTS)
+            if not cur.fetchone()[0]:
+                cur.execute(sc.SC_PORT_GEOM_METADATA)
+                cur.connection.commit()
+            cur.execute(sc.SC_PORT_SPATIAL_INDEX_EXISTS)
+            if not cur.fetchone()[0]:
+                cur.execute(sc.SC_PORT_SPATIAL_INDEX)
+        except oracledb.Error as exc:
+            print(f"note: no spatial index on SUPPLYCHAIN.PORTS.LOCATION ({_first_line(exc)}); SDO_NN queries "
+                  "will fail with ORA-13226, everything else works")
+
+    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+        """(port name, UN/LOCODE, km) of the three ports nearest a point, by Oracle Spatial's SDO_NN."""
+        return self.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
+
+    def extra_checks(self) -> list[Check]:
+        sc = statements_module
+        out: list[Check] = []
+        setup = "run `make setup-oracle` (safe to re-run)"
+        try:
+            have = {r[0] for r in self.query(sc.CHECK_PRIVILEGES)}
+            missing = [p for p in REQUIRED_PRIVILEGES if p not in have]
+            visible = self.query(sc.CHECK_SUPPLYCHAIN_ACCESS)[0][0]
+            detail = (f"{self.user} has {', '.join(REQUIRED_PRIVILEGES)}" if not missing
+                      else f"{self.user} lacks {', '.join(missing)}")
+            detail += f"; sees {visible} SUPPLYCHAIN tables"
+            out.append(Check("Oracle user and grants", not missing and visible > 0, detail, setup))
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+            out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
+        prefix = self.store.prefix if self._store is not None else ""
+        index_rows: list[tuple] = []
+        try:
+            index_rows = self.query(sc.CHECK_INDEXES, {"records_table": f"{prefix}RECORDS",
+                                                       "chunks_table": f"{prefix}RECORD_CHUNKS"})
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("memory store indexes", False, _first_line(exc), setup))
+        hnsw = f"{prefix}RECORD_CHUNKS_VEC_IX"
+        has_hnsw = any(r[0] == hnsw for r in index_rows)
+        try:
+            value = self.query(sc.CHECK_VECTOR_MEMORY)[0][0]
+            size = parse_size(value)
+            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", size > 0, f"{value} in this database",
+                             f"{setup}; it sets VECTOR_MEMORY_SIZE and restarts the database"))
+        except Exception:  # noqa: BLE001 - AGENT may not read V$PARAMETER on every database
+            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", has_hnsw,
+                             "not readable by this user; " + ("the HNSW index exists, so it is set" if has_hnsw
+                                                              else "and no HNSW index exists"), setup))
+        try:
+            loaded = self.query(sc.CHECK_MODEL, {"model": self.model_name})
+            dims = self.query(sc.MODEL_DIMENSIONS)[0][0] if loaded else 0
+            out.append(Check("in-database embedding model", bool(loaded) and dims == self.dim,
+                             f"{self.model_name} {'loaded' if loaded else 'not loaded'}"
+                             + (f", {dims} dims (expected {self.dim})" if loaded else ""), setup))
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("in-database embedding model", False, _first_line(exc), setup))
+        if index_rows:
+            bad = [r[0] for r in index_rows if r[2] != "VALID" or r[3] != "VALID" or r[4] != "VALID"]
+            out.append(Check("memory store indexes VALID", not bad,
+                             f"{len(index_rows)} indexes" + (f", not valid: {', '.join(bad)}" if bad else ", all VALID"),
+                             f"{setup}; if it persists: `workshop reset` rebuilds the store (deletes memories)"))
+            out.append(Check("HNSW vector index", has_hnsw, f"{hnsw} {'present' if has_hnsw else 'missing'}",
+                             f"{setup}; the index needs VECTOR_MEMORY_SIZE > 0"))
+        try:
+            rows = self.query(sc.CHECK_PORTS_SPATIAL_INDEX)
+            ok = bool(rows) and all(v == "VALID" for v in rows[0])
+            out.append(Check("spatial index on PORTS.LOCATION", ok,
+                             "PORTS_LOCATION_SIX " + ("VALID" if ok else ("missing" if not rows else "/".join(rows[0]))),
+                             f"{setup}; SDO_NN needs it (ORA-13226 without one)"))
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("spatial index on PORTS.LOCATION", False, _first_line(exc), setup))
+        out.append(Check("reranker", True, self.reranker() or "none configured: pass-through (vector order)"))
+        return out
+
+
+# --------------------------------------------------------------------------- helpers
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def declared_type(data_type: str, length: Any, precision: Any, scale: Any) -> str:
+    """The type as it would be declared (VARCHAR2(100), NUMBER(9,6), DATE, TIMESTAMP(6))."""
+    data_type = str(data_type).upper()
+    if data_type in ("VARCHAR2", "NVARCHAR2", "CHAR", "NCHAR", "RAW"):
+        return f"{data_type}({int(length)})" if length is not None else data_type
+    if data_type == "NUMBER":
+        if precision is None:
+            return "NUMBER"
+        return f"NUMBER({int(precision)})" if not scale else f"NUMBER({int(precision)},{int(scale)})"
+    if data_type == "TIMESTAMP":
+        return "TIMESTAMP(6)"
+    return data_type
+
+
+def parse_declared(spec: str) -> tuple[str, int | None, int | None, int | None]:
+    """Split a declared type into what the dictionary reports: (type, length, precision, scale)."""
+    m = re.fullmatch(r"\s*([A-Z_0-9 ]+?)\s*(?:\((\d+)\s*(?:,\s*(\d+))?\))?\s*", spec.upper())
+    if not m:
+        return spec.upper(), None, None, None
+    base, a, b = m.group(1), m.group(2), m.group(3)
+    if base == "NUMBER":
+        return base, None, int(a) if a else None, int(b) if b else 0
+    if base == "TIMESTAMP":
+        return "TIMESTAMP", None, None, None
+    return base, int(a) if a else None, None, None
+
+
+def _input_size(spec: str):
+    base = parse_declared(spec)[0]
+    return {"VARCHAR2": oracledb.DB_TYPE_VARCHAR, "CHAR": oracledb.DB_TYPE_CHAR, "NUMBER": oracledb.DB_TYPE_NUMBER,
+            "DATE": oracledb.DB_TYPE_DATE, "TIMESTAMP": oracledb.DB_TYPE_TIMESTAMP}.get(base)
+
+
+def parse_size(value: Any) -> int:
+    """Bytes from an Oracle size parameter ('512M', '1G', '536870912', None)."""
+    if value is None:
+        return 0
+    text = str(value).strip().upper()
+    m = re.fullmatch(r"(\d+)\s*([KMGT]?)", text)
+    if not m:
+        return 0
+    return int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)]

@@ -1,0 +1,579 @@
+"""Every SQL statement the Oracle engine runs against the memory store.
+
+The twin of workshop_lib/engines/embedded/sql.py: the same statement names, the same bind
+names and the same result columns in the same order, written for Oracle AI Database
+(23ai / 26ai). Statements are templates: `{p}` is the store's table-name prefix and
+`{dim}` the vector dimension. The query embedding is computed inside the database by
+the ONNX model loaded as ALL_MINILM_L12_V2 (`VECTOR_EMBEDDING(... USING :q AS data)`).
+
+Every statement here is parsed by tests/test_oracle_sql.py with sqlglot's Oracle
+dialect; constructs sqlglot cannot parse are listed there with the Oracle
+documentation page that defines them.
+"""
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+from workshop_lib.engines.statement_sets import STATEMENT_NAMES, StoreStatements
+
+MODEL_NAME = "ALL_MINILM_L12_V2"
+DIM = 384
+# The model reads about 256 word pieces; the engine cuts the text it embeds to this many
+# characters, which keeps every embedding input a plain VARCHAR2 (< 4000 bytes).
+EMBED_INPUT_CHARS = 1000
+
+# ---------------------------------------------------------------- memory store schema
+# One entry per managed object (table or index): the store creates the missing ones.
+SCHEMA = [
+    ("STORE_META", [
+        """CREATE TABLE {p}STORE_META (
+            k VARCHAR2(128) CONSTRAINT {p}STORE_META_PK PRIMARY KEY,
+            v VARCHAR2(4000) NOT NULL)""",
+    ]),
+    ("THREADS", [
+        """CREATE TABLE {p}THREADS (
+            thread_id  VARCHAR2(512) CONSTRAINT {p}THREADS_PK PRIMARY KEY,
+            user_id    VARCHAR2(512),
+            agent_id   VARCHAR2(512),
+            created_at TIMESTAMP DEFAULT SYS_EXTRACT_UTC(SYSTIMESTAMP) NOT NULL)""",
+    ]),
+    ("RECORDS", [
+        """CREATE TABLE {p}RECORDS (
+            seq         NUMBER GENERATED ALWAYS AS IDENTITY CONSTRAINT {p}RECORDS_PK PRIMARY KEY,
+            record_type VARCHAR2(32) NOT NULL,
+            record_id   VARCHAR2(512) NOT NULL,
+            thread_id   VARCHAR2(512),
+            user_id     VARCHAR2(512),
+            agent_id    VARCHAR2(512),
+            role        VARCHAR2(32),
+            content     CLOB,
+            metadata    CLOB CONSTRAINT {p}RECORDS_META_JSON CHECK (metadata IS JSON),
+            created_at  TIMESTAMP DEFAULT SYS_EXTRACT_UTC(SYSTIMESTAMP) NOT NULL,
+            CONSTRAINT {p}RECORDS_UK UNIQUE (record_type, record_id))""",
+        "CREATE INDEX {p}RECORDS_SCOPE_IX ON {p}RECORDS (user_id, agent_id, record_type)",
+        "CREATE INDEX {p}RECORDS_THREAD_IX ON {p}RECORDS (thread_id)",
+    ]),
+    ("RECORD_CHUNKS", [
+        """CREATE TABLE {p}RECORD_CHUNKS (
+            record_seq NUMBER NOT NULL
+                       CONSTRAINT {p}RECORD_CHUNKS_FK REFERENCES {p}RECORDS (seq) ON DELETE CASCADE,
+            chunk_no   NUMBER DEFAULT 0 NOT NULL,
+            chunk_text CLOB,
+            embedding  VECTOR({dim}, FLOAT32) NOT NULL,
+            CONSTRAINT {p}RECORD_CHUNKS_PK PRIMARY KEY (record_seq, chunk_no))""",
+    ]),
+    # Oracle Text index over RECORDS.content, synchronised when a transaction commits.
+    ("RECORDS_TEXT_IX", [
+        """CREATE INDEX {p}RECORDS_TEXT_IX ON {p}RECORDS (content)
+            INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')""",
+    ]),
+    # HNSW vector index (needs VECTOR_MEMORY_SIZE > 0; see setup/oracle/01_vector_memory.sql).
+    ("RECORD_CHUNKS_VEC_IX", [
+        """CREATE VECTOR INDEX {p}RECORD_CHUNKS_VEC_IX ON {p}RECORD_CHUNKS (embedding)
+            ORGANIZATION INMEMORY NEIGHBOR GRAPH
+            DISTANCE COSINE
+            WITH TARGET ACCURACY 95""",
+    ]),
+]
+
+DROP = {
+    "STORE_META": "DROP TABLE IF EXISTS {p}STORE_META PURGE",
+    "THREADS": "DROP TABLE IF EXISTS {p}THREADS PURGE",
+    "RECORDS": "DROP TABLE IF EXISTS {p}RECORDS CASCADE CONSTRAINTS PURGE",
+    "RECORD_CHUNKS": "DROP TABLE IF EXISTS {p}RECORD_CHUNKS PURGE",
+    "RECORDS_TEXT_IX": "DROP INDEX IF EXISTS {p}RECORDS_TEXT_IX FORCE",
+    "RECORD_CHUNKS_VEC_IX": "DROP INDEX IF EXISTS {p}RECORD_CHUNKS_VEC_IX",
+}
+
+EXISTING_OBJECTS = "SELECT object_name FROM user_objects WHERE object_type IN ('TABLE', 'INDEX')"
+
+# ---------------------------------------------------------------- memory store DML
+_COLS = (
+    "m.seq, m.record_type, m.record_id, m.thread_id, m.user_id, m.agent_id, m.role, m.content, m.metadata, "
+    "TO_CHAR(m.created_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.FF3\"Z\"') AS created_at"
+)
+
+# Scope rule shared by list and search: *_free = 1 leaves a dimension open; otherwise the
+# column must equal the value, and a NULL value matches only NULL (unscoped) rows.
+_ACTOR_SCOPE = """(:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
+   AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
+   AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))"""
+_SCOPE = f"""INSTR(:types, ',' || m.record_type || ',') > 0
+   AND {_ACTOR_SCOPE}"""
+
+_QUERY_EMBEDDING = f"VECTOR_EMBEDDING({MODEL_NAME} USING :q AS data)"
+
+META_SELECT = "SELECT k, v FROM {p}STORE_META"
+META_INSERT = "INSERT INTO {p}STORE_META (k, v) VALUES (:k, :v)"
+
+RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
+RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
+VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)
+RETURNING seq INTO :new_seq"""
+RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
+ WHERE m.record_type = :rt AND {_ACTOR_SCOPE}
+ ORDER BY m.seq"""
+RECORD_SET_CONTENT = "UPDATE {p}RECORDS SET content = :content WHERE seq = :seq"
+RECORD_SET_METADATA = "UPDATE {p}RECORDS SET metadata = :meta WHERE seq = :seq"
+RECORD_DELETE = "DELETE FROM {p}RECORDS WHERE seq = :seq"
+RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE INSTR(:types, ',' || m.record_type || ',') > 0"
+
+CHUNK_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq = :seq"
+# :txt is stored whole; the model reads its first EMBED_INPUT_CHARS characters (SUBSTR of a
+# CLOB bind is a CLOB, which VECTOR_EMBEDDING converts to VARCHAR2 itself).
+CHUNK_INSERT_TEXT = f"""INSERT INTO {{p}}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
+VALUES (:seq, 0, :txt, VECTOR_EMBEDDING({MODEL_NAME} USING SUBSTR(:txt, 1, {EMBED_INPUT_CHARS}) AS data))"""
+CHUNK_INSERT_VECTOR = """INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
+VALUES (:seq, 0, :txt, :vec)"""
+
+THREAD_GET = "SELECT thread_id, user_id FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_INSERT = "INSERT INTO {p}THREADS (thread_id, user_id, agent_id) VALUES (:tid, :u, :a)"
+THREAD_DELETE = "DELETE FROM {p}THREADS WHERE thread_id = :tid"
+THREAD_CHUNKS_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)"
+THREAD_RECORDS_DELETE = "DELETE FROM {p}RECORDS WHERE thread_id = :tid"
+THREADS_OF_USER = "SELECT thread_id FROM {p}THREADS WHERE user_id = :actor"
+THREADS_OF_AGENT = "SELECT thread_id FROM {p}THREADS WHERE agent_id = :actor"
+SCOPED_CHILD_SEQS_OF_USER = "SELECT seq FROM {p}RECORDS m WHERE m.user_id = :actor AND INSTR(:types, ',' || m.record_type || ',') > 0"
+SCOPED_CHILD_SEQS_OF_AGENT = "SELECT seq FROM {p}RECORDS m WHERE m.agent_id = :actor AND INSTR(:types, ',' || m.record_type || ',') > 0"
+
+# Exact cosine scan, nearest first; the store reads rows until k pass the metadata filter.
+SEARCH_BY_TEXT = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
+SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
+ WHERE {_SCOPE}
+ ORDER BY distance, m.seq"""
+# One record type, one user, one agent: the k nearest only (the store widens :n when a
+# metadata filter leaves fewer than k). Exact, like the other statements, so both engines rank alike.
+SEARCH_SCOPED_KNN = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
+SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
+ WHERE m.record_type = :rt AND m.user_id = :u AND m.agent_id = :a
+ ORDER BY distance, m.seq
+ FETCH FIRST :n ROWS ONLY"""
+SEARCH_BY_VECTOR = f"""SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, :qv, COSINE) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq
+ WHERE {_SCOPE}
+ ORDER BY distance, m.seq"""
+
+# ---------------------------------------------------------------- retrieval (Part 3)
+# Knowledge memories: this scope, record type 'memory', never tool output.
+# (Oracle stores '' as NULL, so "no kind" is tested with IS NULL, not with a default.)
+_KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
+   AND (JSON_VALUE(m.metadata, '$.kind') IS NULL OR JSON_VALUE(m.metadata, '$.kind') <> 'tool_output')"""
+
+# Oracle Text: CONTAINS(..., label) > 0 filters, SCORE(label) is the relevance (0..100).
+KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, SCORE(1) AS score_txt
+  FROM {{p}}RECORDS m
+ WHERE CONTAINS(m.content, :kw, 1) > 0 AND {_KNOWLEDGE}
+ ORDER BY SCORE(1) DESC, m.seq
+ FETCH FIRST :k ROWS ONLY"""
+
+# Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
+# ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
+# Ties break as in the embedded twin: by distance / text score, then insertion order.
+# Each list is ranked in one CTE and cut in the next (WHERE r <= :n): ordering by a
+# ROW_NUMBER alias in the same query block is not a documented form (ORA-30483 risk).
+HYBRID_RRF = f"""WITH q_emb AS (
+    SELECT {_QUERY_EMBEDDING} AS emb FROM dual),
+vec_ranked AS (
+    SELECT m.seq,
+           ROW_NUMBER() OVER (ORDER BY VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE), m.seq) AS r_vec
+      FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
+     WHERE {_KNOWLEDGE}),
+vec AS (
+    SELECT seq, r_vec FROM vec_ranked WHERE r_vec <= :n),
+txt_ranked AS (
+    SELECT m.seq,
+           ROW_NUMBER() OVER (ORDER BY SCORE(1) DESC, m.seq) AS r_txt
+      FROM {{p}}RECORDS m
+     WHERE CONTAINS(m.content, :kw, 1) > 0 AND {_KNOWLEDGE}),
+txt AS (
+    SELECT seq, r_txt FROM txt_ranked WHERE r_txt <= :n),
+fused AS (
+    SELECT COALESCE(v.seq, t.seq) AS seq,
+           NVL(v.r_vec, 999999) AS r_vec,
+           NVL(t.r_txt, 999999) AS r_txt
+      FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)
+SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
+       1 / (:rrf_k + f.r_vec) + 1 / (:rrf_k + f.r_txt) AS rrf_score
+  FROM fused f JOIN {{p}}RECORDS m ON m.seq = f.seq
+ ORDER BY rrf_score DESC, f.r_vec, f.r_txt
+ FETCH FIRST :k ROWS ONLY"""
+
+# The two ranked lists on their own, for checks and benchmarks that fuse independently.
+VECTOR_RANKED = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
+SELECT m.record_id, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
+  FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
+ WHERE {_KNOWLEDGE}
+ ORDER BY distance, m.seq
+ FETCH FIRST :n ROWS ONLY"""
+
+_NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/engines/statement_sets.py)
+
+# Out binds the engine adds itself (the embedded twin reads lastrowid instead).
+OUT_BINDS = {"RECORD_INSERT": {"new_seq"}}
+
+# ---------------------------------------------------------------- engine helpers
+# The query embedding on its own (Engine.embed) and the smoke test of the model.
+EMBED = f"SELECT {_QUERY_EMBEDDING} FROM dual"
+MODEL_DIMENSIONS = f"SELECT VECTOR_DIMENSION_COUNT(VECTOR_EMBEDDING({MODEL_NAME} USING 'hello' AS data)) FROM dual"
+PING = "SELECT 1 FROM dual"
+
+# ---------------------------------------------------------------- catalog (scanner)
+CATALOG_TABLES = """SELECT t.table_name, c.comments
+  FROM all_tables t LEFT JOIN all_tab_comments c ON c.owner = t.owner AND c.table_name = t.table_name
+ WHERE t.owner = :owner AND t.nested = 'NO' AND t.secondary = 'N' AND t.table_name NOT LIKE 'DR$%'
+ ORDER BY t.table_name"""
+CATALOG_COLUMNS = """SELECT c.table_name, c.column_name, c.data_type, c.data_length, c.data_precision,
+       c.data_scale, c.nullable, cc.comments
+  FROM all_tab_columns c
+  LEFT JOIN all_col_comments cc
+    ON cc.owner = c.owner AND cc.table_name = c.table_name AND cc.column_name = c.column_name
+ WHERE c.owner = :owner
+ ORDER BY c.table_name, c.column_id"""
+CATALOG_FOREIGN_KEYS = """SELECT fk.table_name, fk.constraint_name, fkc.column_name, pk.table_name AS ref_table,
+       pkc.column_name AS ref_column
+  FROM all_constraints fk
+  JOIN all_cons_columns fkc
+    ON fkc.owner = fk.owner AND fkc.constraint_name = fk.constraint_name
+  JOIN all_constraints pk
+    ON pk.owner = fk.r_owner AND pk.constraint_name = fk.r_constraint_name
+  JOIN all_cons_columns pkc
+    ON pkc.owner = pk.owner AND pkc.constraint_name = pk.constraint_name AND pkc.position = fkc.position
+ WHERE fk.owner = :owner AND fk.constraint_type = 'R'
+ ORDER BY fk.table_name, fk.constraint_name, fkc.position"""
+
+# ---------------------------------------------------------------- doctor checks (as AGENT)
+CHECK_PRIVILEGES = """SELECT privilege FROM user_sys_privs
+UNION SELECT granted_role FROM user_role_privs"""
+CHECK_MODEL = "SELECT model_name, mining_function FROM user_mining_models WHERE model_name = :model"
+CHECK_INDEXES = """SELECT index_name, index_type, status, NVL(domidx_status, 'VALID') AS domidx_status,
+       NVL(domidx_opstatus, 'VALID') AS domidx_opstatus
+  FROM user_indexes
+ WHERE table_name IN (:records_table, :chunks_table)
+ ORDER BY index_name"""
+CHECK_VECTOR_MEMORY = "SELECT value FROM v$parameter WHERE name = 'vector_memory_size'"
+CHECK_SUPPLYCHAIN_ACCESS = """SELECT COUNT(*) FROM all_tables WHERE owner = 'SUPPLYCHAIN'"""
+CHECK_PORTS_SPATIAL_INDEX = """SELECT status, NVL(domidx_status, 'VALID'), NVL(domidx_opstatus, 'VALID')
+  FROM all_indexes WHERE owner = 'SUPPLYCHAIN' AND index_name = 'PORTS_LOCATION_SIX'"""
+
+# ---------------------------------------------------------------- optional reranker
+# DBMS_VECTOR.RERANK scores documents with a third-party reranker (Cohere, Vertex AI)
+# described by a JSON parameter document; it returns a JSON array of {index, score, content}.
+RERANK_REST = "SELECT DBMS_VECTOR.RERANK(:q, JSON(:docs), JSON(:params)) FROM dual"
+_RERANK_PREDICTION = "SELECT PREDICTION({model} USING :q AS first_input, :doc AS second_input) FROM dual"
+_MODEL_IDENTIFIER = re.compile(r"^[A-Z][A-Z0-9_$#]{0,122}$")
+
+
+def rerank_prediction(model: str) -> str:
+    """Score one (query, document) pair with an in-database ONNX cross-encoder (a regression
+    model with inputs first_input / second_input, as Oracle's reranking pipeline exports it)."""
+    if not _MODEL_IDENTIFIER.match(model):
+        raise ValueError(f"ORACLE_RERANK_MODEL={model!r} is not a plain Oracle model name")
+    return _RERANK_PREDICTION.replace("{model}", model)
+
+
+# ---------------------------------------------------------------- SUPPLYCHAIN (run as its owner)
+# Rendered from workshop_lib.data.supplychain_data.TABLES, like the embedded engine's DDL. On
+# Oracle PORTS also gets LOCATION, an SDO_GEOMETRY point built from LONGITUDE/LATITUDE.
+SUPPLYCHAIN = "SUPPLYCHAIN"
+PORT_LOCATION = (
+    "LOCATION", "SDO_GEOMETRY",
+    "The port's representative point as an Oracle Spatial geometry: SDO_GEOMETRY type 2001 "
+    "(a 2-D point) in SRID 4326, WGS 84 longitude/latitude, filled from LONGITUDE and LATITUDE. "
+    "Use it with SDO_WITHIN_DISTANCE or SDO_NN for distance questions; longitude is the first "
+    "ordinate, latitude the second.",
+)
+SC_EXISTING_COLUMNS = """SELECT table_name, column_name, data_type, data_length, data_precision, data_scale
+  FROM user_tab_columns
+ ORDER BY table_name, column_id"""
+SC_SET_PORT_LOCATION = """UPDATE SUPPLYCHAIN.PORTS
+   SET location = SDO_GEOMETRY(2001, 4326, SDO_POINT_TYPE(longitude, latitude, NULL), NULL, NULL)"""
+
+# SDO_NN and SDO_WITHIN_DISTANCE need a spatial index (ORA-13226 without one), and the index
+# needs a USER_SDO_GEOM_METADATA row: longitude -180..180 and latitude -90..90, tolerance
+# 0.005, SRID 4326 (WGS 84). Run as SUPPLYCHAIN, the owner. Sources: Spatial Developer's
+# Guide 26ai, "Geometry Metadata Views" and "CREATE INDEX" (INDEXTYPE IS MDSYS.SPATIAL_INDEX_V2,
+# layer_gtype=POINT for point data):
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/geometry-metadata-views.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/create-index.html
+SC_PORT_GEOM_METADATA_EXISTS = """SELECT COUNT(*) FROM user_sdo_geom_metadata
+ WHERE table_name = 'PORTS' AND column_name = 'LOCATION'"""
+SC_PORT_GEOM_METADATA = """INSERT INTO user_sdo_geom_metadata (table_name, column_name, diminfo, srid)
+VALUES ('PORTS', 'LOCATION',
+        SDO_DIM_ARRAY(SDO_DIM_ELEMENT('LONGITUDE', -180, 180, 0.005),
+                      SDO_DIM_ELEMENT('LATITUDE', -90, 90, 0.005)),
+        4326)"""
+SC_PORT_SPATIAL_INDEX_EXISTS = "SELECT COUNT(*) FROM user_indexes WHERE index_name = 'PORTS_LOCATION_SIX'"
+SC_PORT_SPATIAL_INDEX = """CREATE INDEX PORTS_LOCATION_SIX ON PORTS (LOCATION)
+  INDEXTYPE IS MDSYS.SPATIAL_INDEX_V2 PARAMETERS ('layer_gtype=POINT')"""
+# The nearest ports to a point, in kilometres (SDO_NN with SDO_NN_DISTANCE, unit=KM):
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/sdo_nn.html
+NEAREST_PORTS = """SELECT p.PORT_NAME, p.UNLOCODE, ROUND(SDO_NN_DISTANCE(1), 1) AS DISTANCE_KM
+  FROM SUPPLYCHAIN.PORTS p
+ WHERE SDO_NN(p.LOCATION, SDO_GEOMETRY(2001, 4326, SDO_POINT_TYPE(:lon, :lat, NULL), NULL, NULL),
+              'sdo_num_res=3 unit=KM', 1) = 'TRUE'
+ ORDER BY DISTANCE_KM"""
+
+
+def _ident(name: str) -> str:
+    if not _MODEL_IDENTIFIER.match(name):
+        raise ValueError(f"{name!r} is not a plain upper-case Oracle identifier")
+    return name
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sc_columns(table) -> list[tuple[str, str]]:
+    cols = [(c.name, c.oracle_type) for c in table.columns]
+    if table.name == "PORTS":
+        cols.append((PORT_LOCATION[0], PORT_LOCATION[1]))
+    return cols
+
+
+def sc_create_table(table) -> str:
+    lines = [f"{_ident(c.name)} {c.oracle_type}{'' if c.nullable else ' NOT NULL'}" for c in table.columns]
+    if table.name == "PORTS":
+        lines.append(f"{PORT_LOCATION[0]} {PORT_LOCATION[1]}")
+    lines.append(f"CONSTRAINT {table.name}_PK PRIMARY KEY ({', '.join(table.primary_key)})")
+    for fk in table.foreign_keys:
+        lines.append(
+            f"CONSTRAINT {table.name}_{'_'.join(fk.columns)}_FK FOREIGN KEY ({', '.join(fk.columns)}) "
+            f"REFERENCES {SUPPLYCHAIN}.{_ident(fk.ref_table)} ({', '.join(fk.ref_columns)})"
+        )
+    body = ",\n    ".join(lines)
+    return f"CREATE TABLE {SUPPLYCHAIN}.{_ident(table.name)} (\n    {body})"
+
+
+def sc_drop_table(table) -> str:
+    return f"DROP TABLE {SUPPLYCHAIN}.{_ident(table.name)} CASCADE CONSTRAINTS PURGE"
+
+
+def sc_delete(table) -> str:
+    return f"DELETE FROM {SUPPLYCHAIN}.{_ident(table.name)}"
+
+
+def sc_insert(table) -> str:
+    names = [c.name for c in table.columns]
+    # Rows are tuples: python-oracledb binds them by position, the names are for reading.
+    marks = ", ".join(f":{n.lower()}" for n in names)
+    return f"INSERT INTO {SUPPLYCHAIN}.{_ident(table.name)} ({', '.join(names)}) VALUES ({marks})"
+
+
+def sc_comments(table) -> list[str]:
+    name = f"{SUPPLYCHAIN}.{_ident(table.name)}"
+    out = [f"COMMENT ON TABLE {name} IS {_literal(table.comment)}"]
+    out += [f"COMMENT ON COLUMN {name}.{_ident(c.name)} IS {_literal(c.comment)}" for c in table.columns]
+    if table.name == "PORTS":
+        out.append(f"COMMENT ON COLUMN {name}.{PORT_LOCATION[0]} IS {_literal(PORT_LOCATION[2])}")
+    return out
+
+
+def sc_grant_select(table, grantee: str) -> str:
+    return f"GRANT SELECT ON {SUPPLYCHAIN}.{_ident(table.name)} TO {_ident(grantee.upper())}"
+
+
+def sc_count(table) -> str:
+    return f"SELECT COUNT(*) FROM {SUPPLYCHAIN}.{_ident(table.name)}"
+
+
+_HELPER_NAMES = ["EMBED", "MODEL_DIMENSIONS", "PING", "CATALOG_TABLES", "CATALOG_COLUMNS",
+                 "CATALOG_FOREIGN_KEYS", "CHECK_PRIVILEGES", "CHECK_MODEL", "CHECK_INDEXES",
+                 "CHECK_VECTOR_MEMORY", "CHECK_SUPPLYCHAIN_ACCESS", "RERANK_REST", "SC_EXISTING_COLUMNS",
+                 "SC_SET_PORT_LOCATION", "CHECK_PORTS_SPATIAL_INDEX", "SC_PORT_GEOM_METADATA_EXISTS",
+                 "SC_PORT_GEOM_METADATA", "SC_PORT_SPATIAL_INDEX_EXISTS", "SC_PORT_SPATIAL_INDEX", "NEAREST_PORTS"]
+
+
+def statements(prefix: str, dim: int) -> StoreStatements:
+    """All store and retrieval statements with the prefix filled in."""
+    # A store with another vector_dim works with precomputed vectors only: the model
+    # itself always makes DIM-dimension embeddings.
+    def fill(sql: str) -> str:
+        return sql.replace("{p}", prefix).replace("{dim}", str(dim))
+
+    return StoreStatements(
+        **{name: fill(globals()[name]) for name in STATEMENT_NAMES},
+        SCHEMA=[(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA],
+        DROP={name: fill(sql) for name, sql in DROP.items()},
+        OBSOLETE={},  # nothing replaced yet (see the embedded module's OBSOLETE)
+    )
+
+
+def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
+    """Every named statement of this module, filled in (for the tests and for review)."""
+    ns = statements(prefix, dim)
+    out = {name: getattr(ns, name) for name in _NAMES}
+    out.update({name: globals()[name] for name in _HELPER_NAMES})
+    for name, ddl in ns.SCHEMA:
+        for i, stmt in enumerate(ddl):
+            out[f"SCHEMA.{name}[{i}]"] = stmt
+    out.update({f"DROP.{name}": sql for name, sql in ns.DROP.items()})
+    out["EXISTING_OBJECTS"] = EXISTING_OBJECTS
+    out["RERANK_PREDICTION"] = rerank_prediction("MY_RERANKER")
+    try:
+        from workshop_lib.data.supplychain_data import TABLES
+    except ImportError:  # pragma: no cover - the dataset module is part of the package
+        TABLES = []
+    for t in TABLES:
+        out[f"SC.{t.name}.create"] = sc_create_table(t)
+        out[f"SC.{t.name}.drop"] = sc_drop_table(t)
+        out[f"SC.{t.name}.delete"] = sc_delete(t)
+        out[f"SC.{t.name}.insert"] = sc_insert(t)
+        out[f"SC.{t.name}.grant"] = sc_grant_select(t, "AGENT")
+        out[f"SC.{t.name}.count"] = sc_count(t)
+        out[f"SC.{t.name}.select"] = sc_select(t, t.column_names, 5)
+        for i, stmt in enumerate(sc_comments(t)):
+            out[f"SC.{t.name}.comment[{i}]"] = stmt
+    for i, stmt in enumerate(CHAT_DDL):
+        out[f"CHAT.DDL[{i}]"] = stmt
+    for name, value in vars(CATALOG).items():
+        for i, stmt in enumerate(value if isinstance(value, list) else [value]):
+            out[f"CATALOG.{name}" + (f"[{i}]" if isinstance(value, list) else "")] = stmt
+    out.update({"CHAT.INSERT": CHAT_INSERT, "CHAT.COUNT": CHAT_COUNT, "CHAT.MODES_PER_MINUTE": CHAT_MODES_PER_MINUTE,
+                "CHAT.RECENT": CHAT_RECENT})
+    out.update({"RUN_SQL.READ_ONLY_TRANSACTION": READ_ONLY_TRANSACTION,
+                "RUN_SQL.SESSION_SCHEMA": SESSION_SCHEMA.format(schema="SUPPLYCHAIN"),
+                "RUN_SQL.READ_ONLY_QUERY": READ_ONLY_QUERY.format(query=AGENT_QUERIES["active_voyages_per_carrier"])})
+    out.update({f"AGENT.{name}": sql.format(voyage_id=1001) for name, sql in AGENT_QUERIES.items()})
+    return out
+
+
+# ---------------------------------------------------------------- chat service telemetry
+# One row per answered /chat request (workshop_lib/parts/chat). IF NOT EXISTS (23ai and later):
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CREATE-TABLE.html
+# IS JSON check constraint: https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/
+# Bind names avoid Oracle reserved words (MODE, UID, ...).
+CHAT_DDL = [
+    """CREATE TABLE IF NOT EXISTS CHAT_INTERACTIONS (
+        id NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        created_at TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL,
+        thread_id VARCHAR2(200),
+        user_id VARCHAR2(200),
+        question_hash VARCHAR2(64) NOT NULL,
+        question_text CLOB,
+        resp_mode VARCHAR2(10) NOT NULL CHECK (resp_mode IN ('rag', 'hybrid', 'fallback')),
+        short_query_active NUMBER(1) NOT NULL,
+        used_llm VARCHAR2(20) NOT NULL,
+        latency_ms NUMBER NOT NULL,
+        embedding_cache_hit NUMBER(1),
+        from_cache NUMBER(1) NOT NULL,
+        decision_explain CLOB NOT NULL CHECK (decision_explain IS JSON))""",
+    "CREATE INDEX IF NOT EXISTS CHAT_INTERACTIONS_AT ON CHAT_INTERACTIONS (created_at)",
+]
+CHAT_INSERT = """INSERT INTO CHAT_INTERACTIONS (thread_id, user_id, question_hash, question_text, resp_mode,
+    short_query_active, used_llm, latency_ms, embedding_cache_hit, from_cache, decision_explain)
+    VALUES (:tid, :usr, :qhash, :qtext, :rmode, :shortq, :usedllm, :latency, :embhit, :cached, :explain)"""
+CHAT_COUNT = "SELECT COUNT(*) FROM CHAT_INTERACTIONS"
+CHAT_MODES_PER_MINUTE = """SELECT TO_CHAR(created_at, 'YYYY-MM-DD"T"HH24:MI') AS minute, resp_mode, COUNT(*) AS n
+    FROM CHAT_INTERACTIONS GROUP BY TO_CHAR(created_at, 'YYYY-MM-DD"T"HH24:MI'), resp_mode ORDER BY minute, resp_mode"""
+CHAT_RECENT = """SELECT TO_CHAR(created_at, 'YYYY-MM-DD"T"HH24:MI:SS.FF3') AS created_at, thread_id, resp_mode, latency_ms,
+    question_text, decision_explain
+    FROM CHAT_INTERACTIONS ORDER BY id DESC FETCH FIRST :n ROWS ONLY"""
+
+
+def chat_statements() -> SimpleNamespace:
+    return SimpleNamespace(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
+                           MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
+
+
+# ---------------------------------------------------------------- Part 5 catalog
+# Part 5's catalog (workshop_lib/data/catalog.py): the same names as the embedded engine's CATALOG. VECTOR(384, FLOAT32) matches ALL_MINILM_L12_V2;
+# VECTOR_DISTANCE(..., COSINE) and VECTOR_EMBEDDING(model USING :x AS data) are documented in
+# the SQL Language Reference; CREATE TABLE IF NOT EXISTS needs 23ai or later.
+_CATALOG_EMBED = f"VECTOR_EMBEDDING({MODEL_NAME} USING :doc AS data)"
+CATALOG = SimpleNamespace(
+    DDL=[
+        f"""CREATE TABLE IF NOT EXISTS CATALOG_ITEMS (
+            item_id     VARCHAR2(20) PRIMARY KEY,
+            item_name   VARCHAR2(100) NOT NULL,
+            category    VARCHAR2(20) NOT NULL CHECK (category IN ('equipment', 'service')),
+            description VARCHAR2(1000) NOT NULL,
+            price_usd   NUMBER(10, 2) NOT NULL CHECK (price_usd >= 0),
+            price_unit  VARCHAR2(80) NOT NULL,
+            doc_hash    VARCHAR2(64) NOT NULL,
+            embedding   VECTOR({DIM}, FLOAT32) NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS CATALOG_AVAILABILITY (
+            item_id         VARCHAR2(20) NOT NULL REFERENCES CATALOG_ITEMS (item_id),
+            unlocode        VARCHAR2(5) NOT NULL CHECK (LENGTH(unlocode) = 5),
+            units_available NUMBER(6) CHECK (units_available IS NULL OR units_available >= 0),
+            PRIMARY KEY (item_id, unlocode))""",
+        f"""CREATE TABLE IF NOT EXISTS EMBEDDING_CACHE (
+            text_sha256 VARCHAR2(64) NOT NULL,
+            model_name  VARCHAR2(128) NOT NULL,
+            source_text VARCHAR2(4000) NOT NULL,
+            embedding   VECTOR({DIM}, FLOAT32) NOT NULL,
+            created_at  TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL,
+            PRIMARY KEY (text_sha256, model_name))""",
+        """CREATE TABLE IF NOT EXISTS RESPONSE_CACHE (
+            cache_key        VARCHAR2(64) PRIMARY KEY,
+            model_name       VARCHAR2(128) NOT NULL,
+            persona          VARCHAR2(64) NOT NULL,
+            normalized_query VARCHAR2(4000) NOT NULL,
+            response         CLOB NOT NULL CHECK (response IS JSON),
+            created_at       TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL)""",
+    ],
+    ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
+    ITEM_INSERT=f"""INSERT INTO CATALOG_ITEMS (item_id, item_name, category, description, price_usd, price_unit, doc_hash, embedding)
+VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, :doc_hash, {_CATALOG_EMBED})""",
+    ITEM_UPDATE=f"""UPDATE CATALOG_ITEMS
+   SET item_name = :item_name, category = :category, description = :description, price_usd = :price_usd,
+       price_unit = :price_unit, doc_hash = :doc_hash, embedding = {_CATALOG_EMBED}
+ WHERE item_id = :item_id""",
+    ITEM_DELETE="DELETE FROM CATALOG_ITEMS WHERE item_id = :item_id",
+    AVAIL_DELETE_ITEM="DELETE FROM CATALOG_AVAILABILITY WHERE item_id = :item_id",
+    AVAIL_INSERT="INSERT INTO CATALOG_AVAILABILITY (item_id, unlocode, units_available) VALUES (:item_id, :unlocode, :units)",
+    ITEM_COUNT="SELECT COUNT(*) FROM CATALOG_ITEMS",
+    AVAILABILITY_ALL="""SELECT item_id, unlocode, units_available FROM CATALOG_AVAILABILITY
+ WHERE units_available IS NOT NULL ORDER BY item_id, unlocode""",
+    MATCH_ABOVE_THRESHOLD="""SELECT item_id, item_name, category, description, price_usd, price_unit,
+       1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
+  FROM CATALOG_ITEMS
+ WHERE 1 - VECTOR_DISTANCE(embedding, :qv, COSINE) >= :min_similarity
+ ORDER BY similarity DESC, item_id
+ FETCH FIRST :k ROWS ONLY""",
+    CLOSEST_ITEMS="""SELECT item_id, item_name, category, description, price_usd, price_unit,
+       1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
+  FROM CATALOG_ITEMS
+ ORDER BY similarity DESC, item_id
+ FETCH FIRST :k ROWS ONLY""",
+    AVAILABILITY_OF_ITEM="""SELECT unlocode, units_available FROM CATALOG_AVAILABILITY
+ WHERE item_id = :item_id ORDER BY unlocode""",
+    PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
+  FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
+    EMBED_TEXT=f"SELECT VECTOR_EMBEDDING({MODEL_NAME} USING :t AS data) FROM dual",
+    EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
+    EMB_CACHE_PUT="""MERGE INTO EMBEDDING_CACHE c
+USING (SELECT :h AS text_sha256, :m AS model_name, :t AS source_text, :vec AS embedding FROM dual) s
+   ON (c.text_sha256 = s.text_sha256 AND c.model_name = s.model_name)
+ WHEN NOT MATCHED THEN INSERT (text_sha256, model_name, source_text, embedding)
+      VALUES (s.text_sha256, s.model_name, s.source_text, s.embedding)""",
+    EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
+    EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
+    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
+    # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
+    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
+VALUES (:k, :m, :p, :q, :r)""",
+    RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
+    RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
+)
+
+
+def sc_select(table, columns: list[str], limit: int) -> str:
+    cols = ", ".join(_ident(c) for c in columns)
+    return (f"SELECT {cols} FROM {SUPPLYCHAIN}.{_ident(table.name)} "
+            f"ORDER BY {', '.join(table.primary_key)} FETCH FIRST {int(limit)} ROWS ONLY")
+
+
+# ---------------------------------------------------------------- run_sql (agent tool)
+# OracleEngine.read_only_query: a read-only transaction, names resolved in SUPPLYCHAIN, and
+# the learner's or model's query wrapped as an inline view (only a query parses there).
+READ_ONLY_TRANSACTION = "SET TRANSACTION READ ONLY"
+SESSION_SCHEMA = "ALTER SESSION SET CURRENT_SCHEMA = {schema}"
+READ_ONLY_QUERY = "SELECT * FROM ({query}) FETCH FIRST :max_rows ROWS ONLY"
+
+# The offline model's run_sql queries are portable SQL defined once, in the embedded module.
+from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402,F401 - re-exported for eng.sql_module

@@ -1,0 +1,98 @@
+"""How the chat service answers one question, and the record of how it did.
+
+Catalog, availability and port questions go to Part 5's grounded handlers (answers
+rendered from rows); everything else to Part 4's answer modes over the knowledge
+memories; with `agent` set, Part 6's agent answers with its tools. Either way the result
+carries the mode (rag / hybrid / fallback) and a `decision_explain` that says why.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from workshop_lib.parts import gates, grounded
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from workshop_lib.engines.base import Engine
+
+# Intents whose answer is rendered from database rows by Part 5's handlers.
+GROUNDED_INTENTS = ("EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY", "PORT_LOCATION")
+
+
+@dataclass
+class ChatAnswer:
+    answer: str
+    mode: str                                   # rag | hybrid | fallback
+    decision_explain: dict[str, Any]
+    retrieved_chunks_metadata: list[dict[str, Any]]
+    used_chunks: list[dict[str, Any]]
+    sources_used: str                           # all | partial | none
+    embedding_cache_hit: bool | None
+    from_cache: bool
+    used_llm: str = "none"
+    short_query_active: bool = False
+    route: dict[str, Any] = field(default_factory=dict)
+
+    def payload(self) -> dict[str, Any]:
+        data = asdict(self)
+        for private in ("used_llm", "short_query_active", "route"):
+            data.pop(private)
+        return data
+
+
+def route_of(question: str) -> grounded.Route:
+    """The routing decision alone (rules: the routing contract of Part 5), for progress events."""
+    return grounded.classify_rules(question)
+
+
+def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
+    route = route_of(question)
+    if route.intent in GROUNDED_INTENTS:
+        return _grounded(eng, question, route, llm)
+    return _knowledge(eng, question, route, llm)
+
+
+def _grounded(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAnswer:
+    g = grounded.ask(eng, question, llm=llm)
+    # Rows found: rag (the answer is the rows). No row above the threshold: an honest fallback.
+    found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
+    mode = "rag" if found else "fallback"
+    rows = [{"item_id": i, "used": found} for i in g.item_ids]
+    explain = {"mode": mode, "handler": "grounded (Part 5)", "intent": g.intent, "route_method": g.route_method,
+               "reason": g.selection_status, "rows": g.item_ids, "ports": g.ports, "used_llm": "none" if llm is None
+               else "primary", "short_query_active": False}
+    return ChatAnswer(g.text, mode, explain, rows, rows if found else [], "all" if found else "none",
+                      g.embedding_cache_hit, g.from_cache, explain["used_llm"], False,
+                      {"intent": g.intent, "method": g.route_method})
+
+
+def _knowledge(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAnswer:
+    a = gates.answer(eng, question, llm=llm)
+    d = a.decision
+    explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", "intent": route.intent}
+    used = [{k: c.get(k) for k in ("record_id", "subject", "kind", "similarity")} for c in d.used_chunks]
+    return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
+                      d.used_llm, bool(d.decision_explain.get("short_query_active")),
+                      {"intent": route.intent, "method": route.method})
+
+
+def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> ChatAnswer:
+    """Part 6's agent: one turn with its tools and memory (it logs the thread messages itself).
+
+    Mode: rag when its answer came from tool results, hybrid when it had to be forced after
+    the iteration cap or budget, fallback when no tool call succeeded."""
+    from workshop_lib.parts.agent import loop, memory, offline, toolbox
+
+    model = llm or offline.offline_llm()
+    card = memory.context_card(eng, thread_id, question)
+    turn = loop.agent_turn(eng, model, toolbox.build_registry(eng), thread_id, question, context=card.text())
+    succeeded = [r for r in turn.tool_results if r.ok]
+    mode = "fallback" if not succeeded else ("hybrid" if turn.forced else "rag")
+    calls = [{"tool": r.name, "call_id": r.call_id, "ok": r.ok} for r in turn.tool_results]
+    explain = {"mode": mode, "handler": "agent (Part 6)", "model": model.model, "tool_calls": calls,
+               "model_calls": turn.model_calls, "stopped": turn.stopped, "forced_answer": turn.forced,
+               "context_tokens": card.tokens, "corrections_in_context": len(card.corrections)}
+    return ChatAnswer(answer=turn.answer, mode=mode, decision_explain=explain, retrieved_chunks_metadata=calls,
+                      used_chunks=[c for c in calls if c["ok"]], sources_used="all" if succeeded else "none",
+                      embedding_cache_hit=None, from_cache=False, used_llm="primary" if llm else "none",
+                      route={"intent": "AGENT", "method": "request flag"})

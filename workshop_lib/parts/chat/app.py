@@ -1,0 +1,271 @@
+"""The chat service: an ASGI app (Starlette) over one connected engine.
+
+    POST /chat            {question, thread_id?, user_id?, agent?} -> the answer, its mode and why
+                          (agent: true lets Part 6's agent answer with its tools);
+                          header X-Answer-Mode; `Accept: text/event-stream` streams progress
+                          events and exactly one final `answer` event
+    GET  /threads/{id}    the thread's messages
+    GET  /health          engine, model, store, telemetry, document index
+    GET  /stats           answers per minute and mode (fallback spikes), totals
+    GET  /                the chat page
+
+Every answered request is logged in CHAT_INTERACTIONS. A refused request (4xx) stores
+nothing. An error inside answering gives a 500 with an error id that is in the server's
+log, never a stack trace. There is no authentication unless a token is set; the server
+binds to 127.0.0.1 by default.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+import uuid
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from workshop_lib import config
+from workshop_lib.parts.chat import telemetry
+from workshop_lib.parts.chat.answer import agent_answer, answer_question, route_of
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from workshop_lib.engines.base import Engine
+
+log = logging.getLogger("workshop.chat")
+
+MAX_BODY_BYTES = 64 * 1024      # a chat message, with room to spare
+MAX_QUESTION_CHARS = 2_000      # longer is not a question (and costs every retriever)
+MAX_ID_CHARS = 200              # thread and user ids (the store's column sizes)
+FIELDS = {"question", "thread_id", "user_id", "agent"}
+
+
+class Refused(Exception):
+    """A request the service will not answer: becomes a 4xx JSON error; nothing is stored."""
+
+    def __init__(self, status: int, error: str, fix: str) -> None:
+        super().__init__(error)
+        self.status, self.error, self.fix = status, error, fix
+
+    def response(self) -> JSONResponse:
+        return JSONResponse({"error": self.error, "fix": self.fix}, status_code=self.status)
+
+
+def _check_id(body: dict, name: str) -> str | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_CHARS:
+        raise Refused(422, f"`{name}` must be a non-empty string of at most {MAX_ID_CHARS} characters",
+                      f"send `{name}` as a string, or leave it out")
+    return value
+
+
+def parse_chat_request(raw: bytes) -> dict[str, Any]:
+    """The validated request, or Refused with what to fix."""
+    if len(raw) > MAX_BODY_BYTES:
+        raise Refused(413, f"the request body is {len(raw):,} bytes; the limit is {MAX_BODY_BYTES:,}",
+                      f"send a question of at most {MAX_QUESTION_CHARS:,} characters")
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise Refused(400, f"the body is not valid JSON ({exc})",
+                      'send JSON like {"question": "Where is Tanger Med?"} with Content-Type: application/json') from None
+    if not isinstance(body, dict):
+        raise Refused(422, f"the body must be a JSON object, not {type(body).__name__}",
+                      'send {"question": "..."}')
+    unknown = sorted(set(body) - FIELDS)
+    if unknown:
+        raise Refused(422, f"unknown field(s): {', '.join(unknown)}", f"use only {', '.join(sorted(FIELDS))}")
+    question = body.get("question")
+    if not isinstance(question, str):
+        raise Refused(422, "`question` is missing or not a string", 'send {"question": "your question"}')
+    if not question.strip():
+        raise Refused(422, "`question` is empty", "ask something, e.g. 'How is the IMO check digit computed?'")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise Refused(413, f"`question` is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
+                      "ask a shorter question")
+    agent = body.get("agent", False)
+    if not isinstance(agent, bool):
+        raise Refused(422, "`agent` must be true or false", 'send "agent": true to let the Part 6 agent answer')
+    user_id = _check_id(body, "user_id")
+    if agent and user_id not in (None, config.USER_ID):
+        raise Refused(422, f"the agent answers in the workshop user's scope ({config.USER_ID!r}), not {user_id!r}",
+                      "leave `user_id` out when `agent` is true")
+    return {"question": question, "thread_id": _check_id(body, "thread_id"), "user_id": user_id, "agent": agent}
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, read no further than the limit (a huge upload is refused without buffering it)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise Refused(413, f"the request body is {int(declared):,} bytes; the limit is {MAX_BODY_BYTES:,}",
+                      f"send a question of at most {MAX_QUESTION_CHARS:,} characters")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise Refused(413, f"the request body is over {MAX_BODY_BYTES:,} bytes",
+                          f"send a question of at most {MAX_QUESTION_CHARS:,} characters")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
+
+
+def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, token: str | None = None) -> Starlette:
+    """The app for one engine. `store_question_text`: keep questions' text in telemetry (else only a hash).
+    `token`: require `Authorization: Bearer <token>` on every call but the page."""
+    lock = threading.Lock()  # one engine connection: serialise every use of it across request threads
+    telemetry.ensure_table(eng)
+
+    def authorised(request: Request) -> None:
+        if token is None:
+            return
+        sent = request.headers.get("authorization", "")
+        if not secrets.compare_digest(sent, f"Bearer {token}"):
+            raise Refused(401, "missing or wrong token", "send the header `Authorization: Bearer <token>`")
+
+    def thread_owner_check(thread_id: str, user_id: str) -> None:
+        messages = eng.store.list_thread_messages(thread_id)
+        if not messages:
+            raise Refused(404, f"unknown thread {thread_id!r}", "leave `thread_id` out to start a new thread")
+        if messages[0].user_id != user_id:
+            raise Refused(403, f"thread {thread_id!r} belongs to another user",
+                          "leave `thread_id` out to start your own thread")
+
+    def answer(req: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        user_id = req["user_id"] or config.USER_ID
+        with lock:
+            if req["thread_id"]:
+                thread_owner_check(req["thread_id"], user_id)
+            thread_id = req["thread_id"] or f"chat-{uuid.uuid4().hex[:12]}"
+            t0 = time.perf_counter()
+            if req.get("agent"):
+                result = agent_answer(eng, req["question"], thread_id, llm=llm)  # logs the thread itself
+                latency_ms = (time.perf_counter() - t0) * 1000
+            else:
+                result = answer_question(eng, req["question"], llm=llm)
+                latency_ms = (time.perf_counter() - t0) * 1000
+                eng.store.add([req["question"], result.answer], record_type="message", thread_ids=thread_id,
+                              user_ids=user_id, agent_ids=eng.agent_id, roles=["user", "assistant"])
+            telemetry.record(eng, question=req["question"], store_text=store_question_text, thread_id=thread_id,
+                             user_id=user_id, mode=result.mode, short_query_active=result.short_query_active,
+                             used_llm=result.used_llm, latency_ms=latency_ms,
+                             embedding_cache_hit=result.embedding_cache_hit, from_cache=result.from_cache,
+                             decision_explain=result.decision_explain)
+        return {**result.payload(), "thread_id": thread_id, "latency_ms": round(latency_ms, 1)}, result.mode
+
+    def failure(exc: BaseException) -> JSONResponse:
+        error_id = uuid.uuid4().hex[:12]
+        log.error("chat error %s: %s", error_id, exc, exc_info=exc)
+        return JSONResponse({"error": "the answer failed inside the service", "error_id": error_id,
+                             "fix": "try again; if it keeps failing, give this error id to the instructor "
+                                    "(it is in the server's log)"}, status_code=500)
+
+    async def chat(request: Request) -> Response:
+        try:
+            authorised(request)
+            req = parse_chat_request(await _read_body(request))
+        except Refused as refused:
+            return refused.response()
+        if "text/event-stream" in request.headers.get("accept", ""):
+            return StreamingResponse(_stream(req), media_type="text/event-stream",
+                                     headers={"Cache-Control": "no-cache"})
+        try:
+            payload, mode = await anyio.to_thread.run_sync(answer, req)
+        except Refused as refused:
+            return refused.response()
+        except Exception as exc:  # noqa: BLE001 - the client gets an error id, the log gets the traceback
+            return failure(exc)
+        return JSONResponse(payload, headers={"X-Answer-Mode": mode, "X-Thread-Id": payload["thread_id"]})
+
+    async def _stream(req: dict[str, Any]):
+        # Progress first, then exactly ONE final event: the grounded answer (never a draft to overwrite).
+        yield _sse("progress", {"stage": "received"})
+        intent = "AGENT" if req.get("agent") else route_of(req["question"]).intent
+        yield _sse("progress", {"stage": "routed", "intent": intent})
+        yield _sse("progress", {"stage": "answering"})
+        try:
+            payload, _ = await anyio.to_thread.run_sync(answer, req)
+        except Refused as refused:
+            yield _sse("error", {"status": refused.status, "error": refused.error, "fix": refused.fix})
+            return
+        except Exception as exc:  # noqa: BLE001
+            yield _sse("error", json.loads(failure(exc).body))
+            return
+        yield _sse("answer", payload)
+
+    async def thread(request: Request) -> Response:
+        try:
+            authorised(request)
+            thread_id = request.path_params["thread_id"]
+
+            def read():
+                with lock:
+                    return eng.store.list_thread_messages(thread_id)
+
+            messages = await anyio.to_thread.run_sync(read)
+            if not messages:
+                raise Refused(404, f"unknown thread {thread_id!r}", "start one with POST /chat")
+        except Refused as refused:
+            return refused.response()
+        return JSONResponse({"thread_id": thread_id, "messages": [
+            {"role": m.role, "content": m.content, "created_at": m.created_at} for m in messages]})
+
+    async def health(request: Request) -> Response:
+        def read():
+            with lock:
+                return {"engine": eng.name, "model": eng.model_name, "store_records": eng.store.count(),
+                        "telemetry_rows": telemetry.count(eng), "documents": document_index_status(eng)}
+
+        try:
+            return JSONResponse({"status": "ok", **await anyio.to_thread.run_sync(read)})
+        except Exception as exc:  # noqa: BLE001
+            return failure(exc)
+
+    async def stats(request: Request) -> Response:
+        try:
+            authorised(request)
+        except Refused as refused:
+            return refused.response()
+
+        def read():
+            with lock:
+                return telemetry.modes_per_minute(eng)
+
+        table = await anyio.to_thread.run_sync(read)
+        totals = {m: int(table[m].sum()) for m in table.columns}
+        total = sum(totals.values())
+        return JSONResponse({"total": total, "modes": totals,
+                             "fallback_share": round(totals["fallback"] / total, 3) if total else None,
+                             "per_minute": [{"minute": str(minute), **{m: int(v) for m, v in row.items()}}
+                                            for minute, row in table.iterrows()]})
+
+    async def page(request: Request) -> Response:
+        return HTMLResponse(resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8"))
+
+    return Starlette(routes=[
+        Route("/", page), Route("/chat", chat, methods=["POST"]), Route("/threads/{thread_id}", thread),
+        Route("/health", health), Route("/stats", stats),
+    ])
+
+
+def document_index_status(eng: Engine) -> dict[str, Any]:
+    """Where Part 7's document alias points and whether that table is complete, if Part 7 has run."""
+    try:
+        from workshop_lib.ingest import alias  # Part 7's lifecycle; absent in an install without it
+    except ImportError:
+        return {"alias": None, "complete": None, "note": "no document index in this install"}
+    try:
+        return alias.health(eng)
+    except Exception as exc:  # noqa: BLE001 - health reports, it does not fail
+        return {"alias": None, "complete": False, "note": f"could not read the alias: {exc}"}

@@ -1,0 +1,666 @@
+"""Part 5: grounded answers that never invent a catalog item.
+
+The path for one question:
+
+    route(question)            -> EQUIPMENT_RAG | PORT_LOCATION | EQUIPMENT_AVAILABILITY | GENERAL_CONVERSATION
+    match_catalog(eng, q)      -> embed once (embedding cache), vector match above a threshold,
+                                  up to k CatalogMatch rows (+ closest alternatives below it)
+    grounding_context(rows)    -> name, description, price, availability, similarity per row
+    select_with_llm(...)       -> optional: a model picks ids; validate_selection checks them
+    render_grounded_answer(..) -> the answer text, written from the rows, never by the model
+
+Every model failure (malformed JSON, unknown id, timeout, a tool-schema artifact
+instead of an answer, skipping the tool) falls back to the deterministic answer
+rendered from the same rows. `ask` ties it together and keeps two caches in the
+database: embeddings keyed on (text, model), responses keyed on
+model + persona + normalized query.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from workshop_lib.data import catalog
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from workshop_lib.engines.base import Engine
+
+INTENTS = ("EQUIPMENT_RAG", "PORT_LOCATION", "EQUIPMENT_AVAILABILITY", "GENERAL_CONVERSATION")
+INTENT_HELP = {
+    "EQUIPMENT_RAG": "which container equipment or shipping service fits a need, and its price",
+    "PORT_LOCATION": "where a port is, its UN/LOCODE, region or coordinates, or which ports exist",
+    "EQUIPMENT_AVAILABILITY": "whether an item is available (in stock, how many units) at a port",
+    "GENERAL_CONVERSATION": "greetings, thanks and anything else",
+}
+DEFAULT_K = 3
+DEFAULT_PERSONA = "supplychain_desk"
+PERSONAS = {
+    "supplychain_desk": "You are the equipment desk of a container shipping company. Be brief and factual.",
+    "friendly": "You are a friendly shipping assistant. Be warm but brief.",
+}
+SELECT_TOOL = "select_items"
+SEARCH_TOOL = "search_catalog"
+SELECTION_TIMEOUT_S = 8.0
+AVAILABILITY_MARGIN = 0.10  # availability answers cover rows within this similarity of the best one
+MAX_CACHED_QUERY_BYTES = 4000  # fits the caches' VARCHAR2(4000) columns on Oracle
+# Routing reads at most this much of a question: a route is decided by its first words, and
+# the patterns then cost linear time however long the input (no question is this long).
+MAX_ROUTE_CHARS = 2000
+MAX_MODEL_JSON_CHARS = 100_000  # longer model output is not a label or a selection
+
+
+# ============================================================================ routing
+@dataclass
+class Route:
+    intent: str
+    method: str                      # rules | llm | rules (llm failed: ...)
+    ports: list[str] = field(default_factory=list)   # UN/LOCODEs named in the question
+    reason: str = ""
+
+
+_PORT_ALIASES = {
+    "dubai": "AEJEA", "jebel ali": "AEJEA", "antwerp": "BEANR", "bruges": "BEANR", "ningbo": "CNNGB",
+    "zhoushan": "CNNGB", "new york": "USNYC", "new jersey": "USNYC", "tangier": "MAPTM", "tanger": "MAPTM",
+}
+_EQUIPMENT_WORDS = (
+    r"containers?|boxe?s?|reefers?|refrigerated|frozen|chilled|cold|temperature|flat ?racks?|open ?tops?|"
+    r"high ?cubes?|hc|iso ?tanks?|tanks?|liquids?|bulk|ventilated|gensets?|generators?|lease|leasing|rent|"
+    r"rental|hire|insur\w*|customs|brokerage|broker|clearance|drayage|truck\w*|haul\w*|transload\w*|"
+    r"cross-?dock\w*|monitor\w*|telemetry|inspection|pti|dangerous|hazardous|imdg|lashing|securing|"
+    r"equipment|services?|price|prices|cost|costs|quote|rates?|oversized|out-of-gauge|machinery|"
+    r"20'|40'|45'|20ft|40ft|45ft|twenty-foot|forty-foot|\d{2}\s?(?:foot|feet|ft)"
+)
+_EQUIPMENT_RE = re.compile(rf"\b(?:{_EQUIPMENT_WORDS})(?=\W|$)|\d{{2}}'", re.I)
+_AVAILABILITY_RE = re.compile(
+    r"\b(?:availab\w*|in stock|stock|units? (?:left|ready)|how many [^.?!\n]{0,80}? (?:at|in)|do you have|"
+    r"is there an?y?|are there any|can i (?:get|pick up|rent|lease|hire|book)|where can i (?:get|find|rent|lease|pick up|hire))\b",
+    re.I,
+)
+_LOCATION_RE = re.compile(
+    r"\b(?:where(?:'s| is| are)?|located|location|coordinates?|latitude|longitude|map|un/?locode|locode|"
+    r"which ports?|what ports?|list (?:the |all )?ports|ports? (?:in|near|of)|nearest port|how far)\b",
+    re.I,
+)
+_COMMERCE_RE = re.compile(
+    r"\b(?:sell|selling|buy|purchase|order|offer|need|looking for|want to (?:ship|send|move|transport)|"
+    r"ship(?:ping)? (?:my|our|a|some)|carry|transport)\b", re.I)
+_GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|thanks?|thank you|good (?:morning|afternoon|evening)|bye)\b", re.I)
+
+
+def find_ports(text: str) -> list[str]:
+    """UN/LOCODEs of the SUPPLYCHAIN ports a text names (by code, by name or part of it, or an alias)."""
+    if not isinstance(text, str):
+        return []
+    known = catalog.ports()
+    lower = text.lower()
+    found = [t.upper() for t in re.findall(r"\b[A-Za-z]{5}\b", text) if t.upper() in known]
+    for code, port in known.items():
+        names = {port["name"].lower()} | {p.strip().lower() for p in re.split(r"[/()\-]", port["name"])
+                                          if len(p.strip()) > 3}
+        if any(re.search(rf"\b{re.escape(n)}\b", lower) for n in names):
+            found.append(code)
+    for alias, code in _PORT_ALIASES.items():
+        if re.search(rf"\b{re.escape(alias)}\b", lower):
+            found.append(code)
+    return list(dict.fromkeys(found))
+
+
+def mentions_equipment(text: str) -> bool:
+    return bool(_EQUIPMENT_RE.search(text or ""))
+
+
+def classify_rules(question: str) -> Route:
+    """The fast deterministic router: patterns and port names, no model."""
+    if not isinstance(question, str) or not question.strip():
+        return Route("GENERAL_CONVERSATION", "rules", [], "empty question")
+    question = question[:MAX_ROUTE_CHARS]
+    ports = find_ports(question)
+    equipment = mentions_equipment(question)
+    if _AVAILABILITY_RE.search(question) and (equipment or ports):
+        return Route("EQUIPMENT_AVAILABILITY", "rules", ports,
+                     "asks about availability" + (f" at {', '.join(ports)}" if ports else ""))
+    if ports and equipment and re.search(r"\b(?:at|in|from)\b", question, re.I) and not _LOCATION_RE.search(question):
+        return Route("EQUIPMENT_AVAILABILITY", "rules", ports, "names equipment and a port")
+    if _LOCATION_RE.search(question) and (ports or re.search(r"\bports?\b", question, re.I)) and not equipment:
+        return Route("PORT_LOCATION", "rules", ports, "asks where a port is or which ports exist")
+    if equipment:
+        return Route("EQUIPMENT_RAG", "rules", ports, "mentions equipment, services or prices")
+    if _COMMERCE_RE.search(question):
+        return Route("EQUIPMENT_RAG", "rules", ports, "asks for something to buy, lease or ship")
+    if ports and not _GREETING_RE.search(question):
+        return Route("PORT_LOCATION", "rules", ports, "names a port")
+    return Route("GENERAL_CONVERSATION", "rules", ports, "no equipment, availability or port cue")
+
+
+def classify_llm(llm, question: str, *, timeout: float = SELECTION_TIMEOUT_S) -> Route:
+    """Ask the model for one label; any failure or unknown label falls back to the rules."""
+    rules = classify_rules(question)
+    labels = "\n".join(f"- {k}: {v}" for k, v in INTENT_HELP.items())
+    try:
+        text = llm.complete(
+            "Classify the user's message for a container shipping desk. Reply with exactly one label "
+            f"from this list and nothing else:\n{labels}",
+            question, timeout=timeout,
+        )
+    except Exception as exc:  # noqa: BLE001
+        return Route(rules.intent, f"rules (llm failed: {type(exc).__name__})", rules.ports, rules.reason)
+    label = _parse_label(text)
+    if label is None:
+        return Route(rules.intent, f"rules (llm returned {text.strip()[:40]!r})", rules.ports, rules.reason)
+    return Route(label, "llm", rules.ports, "model label")
+
+
+def _loads_model_json(text: Any) -> Any:
+    """json.loads for model output: too long or too deeply nested is malformed (ValueError),
+    not a RecursionError."""
+    if isinstance(text, str) and len(text) > MAX_MODEL_JSON_CHARS:
+        raise json.JSONDecodeError("model output too long", text[:40], 0)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("model output nested too deeply", str(text)[:40], 0) from None
+
+
+def _parse_label(text: Any) -> str | None:
+    if not isinstance(text, str) or len(text) > MAX_MODEL_JSON_CHARS:
+        return None
+    body = text.strip()
+    try:
+        value = _loads_model_json(body)
+        if isinstance(value, dict):
+            body = str(value.get("intent", value.get("label", "")))
+        elif isinstance(value, str):
+            body = value
+    except (json.JSONDecodeError, TypeError):
+        pass
+    body = re.sub(r"[^A-Z_]", "", body.strip().upper().replace(" ", "_"))
+    return body if body in INTENTS else None
+
+
+def route(question: str, llm=None) -> Route:
+    return classify_llm(llm, question) if llm is not None else classify_rules(question)
+
+
+# ============================================================================ retrieval
+@dataclass(frozen=True)
+class CatalogMatch:
+    """One catalog row as the vector match returned it."""
+
+    item_id: str
+    name: str
+    category: str
+    description: str
+    price_usd: float
+    price_unit: str
+    availability: dict[str, int | None]
+    similarity: float
+
+    def price_text(self) -> str:
+        return f"USD {self.price_usd:,.2f} {self.price_unit}"
+
+    def availability_text(self, only: Sequence[str] | None = None) -> str:
+        names = catalog.ports()
+        codes = [c for c in self.availability if only is None or c in only]
+        if not codes:
+            return "not available at " + ", ".join(_port_label(c) for c in only) if only else "no ports"
+        if self.category == "service":
+            return "offered at " + ", ".join(_port_label(c) for c in codes) if len(codes) < len(names) \
+                else "offered at every port we serve"
+        return "; ".join(f"{_port_label(c)}: {self.availability[c]} units" for c in codes)
+
+
+@dataclass
+class MatchResult:
+    question: str
+    matches: list[CatalogMatch]
+    alternatives: list[CatalogMatch]   # closest rows below the threshold (only when nothing matched)
+    min_similarity: float
+    k: int
+    embedding_cache_hit: bool
+
+
+def _port_label(code: str) -> str:
+    port = catalog.ports().get(code)
+    return f"{port['name']} ({code})" if port else code
+
+
+def normalize_query(text: str) -> str:
+    """Lower case, Unicode-normalized, single spaces, no trailing punctuation."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"\s+", " ", text).strip().rstrip("?!. ")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _floats(value: Any) -> list[float]:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return np.frombuffer(bytes(value), dtype=np.float32).astype(float).tolist()
+    return [float(x) for x in value]
+
+
+def embed_question(eng: Engine, text: str) -> tuple[list[float], bool]:
+    """The question's vector, from the embedding cache when it is there. (vector, cache_hit)"""
+    sql = catalog.statements(eng)
+    key = {"h": _sha(text), "m": eng.model_name}
+    rows = eng.query(sql.EMB_CACHE_GET, key)
+    if rows:
+        return _floats(rows[0][0]), True
+    raw = eng.query(sql.EMBED_TEXT, {"t": text})[0][0]  # embedded by the database's model
+    if raw is None:  # no direction (e.g. only control characters): nothing to compare or cache
+        return None, False
+    vector = _floats(raw)
+    if len(text.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:  # the cache keeps questions, not documents
+        with eng.transaction() as cur:
+            cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.vector_param(vector)})
+    return vector, False
+
+
+def catalog_min_similarity(eng: Engine) -> float:
+    return float(eng.thresholds["catalog_min_similarity"])  # per engine, in config.THRESHOLDS
+
+
+def _rows_to_matches(eng: Engine, rows) -> list[CatalogMatch]:
+    sql = catalog.statements(eng)
+    out = []
+    for item_id, name, category, description, price, unit, sim in rows:
+        where = {code: (None if units is None else int(units))
+                 for code, units in eng.query(sql.AVAILABILITY_OF_ITEM, {"item_id": item_id})}
+        out.append(CatalogMatch(item_id=item_id, name=name, category=category, description=eng.read_text(description),
+                                price_usd=float(price), price_unit=unit, availability=where, similarity=float(sim)))
+    return out
+
+
+def match_catalog(eng: Engine, question: str, *, k: int = DEFAULT_K, min_similarity: float | None = None) -> MatchResult:
+    """Up to k catalog rows at or above the similarity threshold, best first."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question is empty: ask about a container, a service or a port")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100_000:
+        raise ValueError(f"k must be an integer from 1 to 100000, got {k!r}")
+    threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"min_similarity must be between 0 and 1, got {threshold}")
+    sql = catalog.statements(eng)
+    if not eng.query(sql.ITEM_COUNT)[0][0]:
+        raise RuntimeError("The catalog is empty. Fix: run `catalog.seed(eng)` (the Part 5 seed cell).")
+    question = question.strip()
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"question is not valid text: {exc.reason} at position {exc.start}") from None
+    vector, hit = embed_question(eng, question)
+    if vector is None:
+        raise ValueError("question has no word the embedding model knows (only control characters or symbols?)")
+    qv = eng.vector_param(vector)
+    matches = _rows_to_matches(eng, eng.query(sql.MATCH_ABOVE_THRESHOLD, {"qv": qv, "min_similarity": threshold, "k": k}))
+    alternatives = [] if matches else _rows_to_matches(eng, eng.query(sql.CLOSEST_ITEMS, {"qv": qv, "k": k}))
+    return MatchResult(question, matches, alternatives, threshold, k, hit)
+
+
+def grounding_context(matches: Sequence[CatalogMatch]) -> list[dict]:
+    """Structured facts per row (what a model may see), not prose."""
+    return [{"item_id": m.item_id, "name": m.name, "description": m.description, "price": m.price_text(),
+             "availability": m.availability_text(), "similarity": round(m.similarity, 3)} for m in matches]
+
+
+# ============================================================================ selection
+def validate_selection(selection: Any, rows: Sequence[CatalogMatch]) -> list[str] | None:
+    """The ids a selector chose, checked against the rows that were actually returned.
+
+    Returns the ids in the order chosen, duplicates removed, or None when the selection
+    cannot be trusted: not a list, empty, or holding anything that is not the id of a
+    returned row (an unknown id, a number, None...). None means: show every returned row.
+    """
+    if not isinstance(selection, (list, tuple)) or not selection:
+        return None
+    known = {m.item_id for m in rows}
+    chosen: list[str] = []
+    for value in selection:
+        if not isinstance(value, str) or value not in known:
+            return None
+        if value not in chosen:
+            chosen.append(value)
+    return chosen
+
+
+def format_row(m: CatalogMatch, *, ports: Sequence[str] | None = None) -> str:
+    """One answer line written entirely from a row."""
+    return f"- {m.name} [{m.item_id}]: {m.price_text()}. {m.description} Availability: {m.availability_text(ports)}."
+
+
+def answer_header(question: str, n: int) -> str:
+    what = "this item" if n == 1 else f"these {n} items"
+    return f"For \u201c{' '.join(question.split())}\u201d our catalog has {what}:"
+
+
+def no_match_answer(question: str, alternatives: Sequence[CatalogMatch]) -> str:
+    """Say there is no match; offer the closest rows, clearly marked as not matching."""
+    text = f"I don't have a catalog item that matches \u201c{' '.join(question.split())}\u201d."
+    if alternatives:
+        alt = ", ".join(f"{a.name} [{a.item_id}] (similarity {a.similarity:.2f})" for a in alternatives)
+        text += f" The closest things we do offer are {alt}. Would one of those work, or can you describe the cargo another way?"
+    return text
+
+
+def render_grounded_answer(question: str, matches: Sequence[CatalogMatch], selection: Any = None) -> str:
+    """The answer for an EQUIPMENT_RAG turn (the reference for the Part 5 TODO)."""
+    if not matches:
+        return no_match_answer(question, [])
+    ids = validate_selection(selection, matches)
+    by_id = {m.item_id: m for m in matches}
+    chosen = [by_id[i] for i in ids] if ids is not None else list(matches)
+    return "\n".join([answer_header(question, len(chosen))] + [format_row(m) for m in chosen])
+
+
+@dataclass
+class SelectionOutcome:
+    ids: list[str] | None          # validated ids, or None (show every row)
+    status: str                    # what happened, for the answer payload
+    ok: bool                       # True when the model's selection was used
+
+
+_ARTIFACT_RE = re.compile(
+    r"<\|?tool_call|<\|python_tag\|>|\[TOOL_CALLS\]|\"type\"\s*:\s*\"function\"|\"parameters\"\s*:|"
+    r"\"arguments\"\s*:|\"name\"\s*:\s*\"(?:select_items|search_catalog)\"|\b(?:select_items|search_catalog)\s*\(",
+    re.I,
+)
+
+
+def looks_like_tool_artifact(text: str) -> bool:
+    """A tool call (or tool schema) printed as text instead of an answer."""
+    return bool(_ARTIFACT_RE.search(text or ""))
+
+
+def selection_tool(rows: Sequence[CatalogMatch]) -> dict:
+    return {"type": "function", "function": {
+        "name": SELECT_TOOL,
+        "description": "Choose which of the retrieved catalog items answer the customer's question.",
+        "parameters": {"type": "object", "properties": {"item_ids": {
+            "type": "array", "items": {"type": "string", "enum": [m.item_id for m in rows]},
+            "description": "ids of the suitable items, best first"}}, "required": ["item_ids"]},
+    }}
+
+
+def select_with_llm(llm, question: str, rows: Sequence[CatalogMatch], *, persona: str = DEFAULT_PERSONA,
+                    timeout: float | None = None) -> SelectionOutcome:
+    """Bounded structured selection: the model may only pick ids; anything else is a fallback.
+
+    The call gets at most `timeout` seconds (default: the model's own limit, capped at
+    SELECTION_TIMEOUT_S); past that the rows answer without it.
+    """
+    from workshop_lib.core.llm import LLMError, LLMTimeout
+
+    if timeout is None:
+        timeout = min(float(getattr(llm, "timeout", SELECTION_TIMEOUT_S)), SELECTION_TIMEOUT_S)
+    if llm is None:
+        return SelectionOutcome(None, "no model: every matching row shown", False)
+    if not rows:
+        return SelectionOutcome(None, "no rows to select from", False)
+    messages = [
+        {"role": "system", "content": PERSONAS.get(persona, PERSONAS[DEFAULT_PERSONA]) +
+         f" Call {SELECT_TOOL} with the ids of the items that suit the question. Use only ids from the list."},
+        {"role": "user", "content": f"Question: {question}\n\nRetrieved items (JSON):\n"
+                                    + json.dumps(grounding_context(rows), indent=1)},
+    ]
+    try:
+        reply = llm.chat(messages, tools=[selection_tool(rows)],
+                         tool_choice={"type": "function", "function": {"name": SELECT_TOOL}}, timeout=timeout)
+    except LLMTimeout as exc:
+        return SelectionOutcome(None, f"fallback: selection timed out ({exc})", False)
+    except LLMError as exc:
+        return SelectionOutcome(None, f"fallback: {exc}", False)
+    except Exception as exc:  # noqa: BLE001 - whatever a client raises, the rows still answer
+        return SelectionOutcome(None, f"fallback: model error {type(exc).__name__}", False)
+
+    if reply.tool_calls:
+        call = reply.tool_calls[0]
+        if call.name != SELECT_TOOL:
+            return SelectionOutcome(None, f"fallback: model called unknown tool {call.name!r}", False)
+        try:
+            args = _loads_model_json(call.arguments)
+        except (json.JSONDecodeError, TypeError):
+            return SelectionOutcome(None, "fallback: malformed JSON in the selection", False)
+    elif looks_like_tool_artifact(reply.content):
+        return SelectionOutcome(None, "fallback: tool-schema artifact instead of a selection", False)
+    else:
+        try:
+            args = _loads_model_json(reply.content)
+        except (json.JSONDecodeError, TypeError):
+            return SelectionOutcome(None, "fallback: model skipped the tool (its draft was discarded)", False)
+        if not isinstance(args, dict) or "item_ids" not in args:
+            return SelectionOutcome(None, "fallback: model skipped the tool (its draft was discarded)", False)
+    if not isinstance(args, dict) or "item_ids" not in args:
+        return SelectionOutcome(None, "fallback: malformed JSON in the selection (no item_ids)", False)
+    selection = args["item_ids"]
+    ids = validate_selection(selection, rows)
+    if ids is None:
+        known = {m.item_id for m in rows}
+        bad = [s for s in selection if s not in known] if isinstance(selection, list) else selection
+        return SelectionOutcome(None, f"fallback: invalid selection {bad!r:.80} (not ids of the returned rows)", False)
+    return SelectionOutcome(ids, f"model selected {len(ids)} of {len(rows)} rows", True)
+
+
+# ============================================================================ the other intents
+def port_rows(eng: Engine) -> dict[str, dict]:
+    """SUPPLYCHAIN.PORTS read from the database."""
+    sql = catalog.statements(eng)
+    return {code: {"unlocode": code, "name": name, "country_code": cc, "region": region,
+                   "latitude": float(lat), "longitude": float(lon)}
+            for code, name, cc, region, lat, lon in eng.query(sql.PORTS)}
+
+
+def _coord(lat: float, lon: float) -> str:
+    return f"{abs(lat):.2f}\u00b0 {'N' if lat >= 0 else 'S'}, {abs(lon):.2f}\u00b0 {'E' if lon >= 0 else 'W'}"
+
+
+def port_location_answer(eng: Engine, question: str, codes: Sequence[str]) -> str:
+    rows = port_rows(eng)
+    if not rows:
+        return "The SUPPLYCHAIN ports are not loaded. Fix: run `prepare(eng)`."
+    if codes:
+        lines = [f"- {r['name']} ({c}), {r['region']}, country {r['country_code']}: {_coord(r['latitude'], r['longitude'])}"
+                 for c in codes if (r := rows.get(c))]
+        return "\n".join(["Here is where that is:" if len(lines) == 1 else "Here is where those are:"] + lines)
+    regions = sorted({r["region"] for r in rows.values()})
+    asked = [g for g in regions if g.lower() in question.lower()]
+    chosen = [r for r in rows.values() if not asked or r["region"] in asked]
+    head = f"Ports in {', '.join(asked)}:" if asked else f"I know these {len(chosen)} ports; name one for its location:"
+    return "\n".join([head] + [f"- {r['name']} ({r['unlocode']}), {r['region']}" for r in chosen])
+
+
+def equipment_phrase(question: str) -> str:
+    """The question minus port names and availability wording: what to match in the catalog."""
+    text = question
+    for code, port in catalog.ports().items():
+        for name in [code, port["name"], *re.split(r"[/()\-]", port["name"])]:
+            name = name.strip()
+            if len(name) > 3:
+                text = re.sub(rf"\b{re.escape(name)}\b", " ", text, flags=re.I)
+    for alias in _PORT_ALIASES:
+        text = re.sub(rf"\b{re.escape(alias)}\b", " ", text, flags=re.I)
+    text = _AVAILABILITY_RE.sub(" ", text)
+    text = re.sub(r"\b(?:is|are|a|an|the|any|at|in|from|port|of|today|now|right now)\b|[?!.,]", " ", text, flags=re.I)
+    text = " ".join(text.split())
+    return text or question
+
+
+def availability_rows(matches: Sequence[CatalogMatch]) -> list[CatalogMatch]:
+    """The rows an availability question is about: the best match and those close to it."""
+    if not matches:
+        return []
+    best = matches[0].similarity
+    return [m for m in matches if m.similarity >= best - AVAILABILITY_MARGIN]
+
+
+def availability_answer(question: str, result: MatchResult, codes: Sequence[str]) -> str:
+    """Availability of each matching row, at the ports asked about (or everywhere)."""
+    if not result.matches:
+        return no_match_answer(question, result.alternatives)
+    lines = []
+    for m in availability_rows(result.matches):
+        here = [c for c in codes if c in m.availability]
+        missing = [c for c in codes if c not in m.availability]
+        if not codes:
+            lines.append(f"- {m.name} [{m.item_id}], {m.price_text()}: {m.availability_text()}.")
+            continue
+        if here:
+            lines.append(f"- {m.name} [{m.item_id}], {m.price_text()}: {m.availability_text(here)}.")
+        if missing:
+            lines.append(f"- {m.name} [{m.item_id}] is not available at "
+                         f"{', '.join(_port_label(c) for c in missing)}; it is at: {m.availability_text()}.")
+    return "\n".join([f"Availability for \u201c{' '.join(question.split())}\u201d:"] + lines)
+
+
+GENERAL_HELP = ("I can help with container equipment and shipping services (what fits your cargo and what it "
+                "costs), availability at a port, and where our ports are. For example: \u201cI need a reefer for "
+                "frozen fish\u201d, \u201cDo you have flat racks in Hamburg?\u201d or \u201cWhere is Tanger Med?\u201d")
+
+
+# ============================================================================ the whole turn
+@dataclass
+class GroundedAnswer:
+    question: str
+    intent: str
+    route_method: str
+    text: str
+    grounded: bool                   # written from database rows
+    item_ids: list[str]              # the rows shown
+    selection_status: str
+    embedding_cache_hit: bool | None  # None: this intent needed no embedding
+    from_cache: bool
+    model: str
+    persona: str
+    ports: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def response_cache_key(model: str, persona: str, question: str, k: int = DEFAULT_K,
+                       min_similarity: float | None = None) -> str:
+    """Every parameter that changes the answer is in the key (a strict call's "no match"
+    must not be served to a normal one)."""
+    return _sha(f"{model}\x1f{persona}\x1f{normalize_query(question)}\x1fk={k}\x1fmin={min_similarity!r}")
+
+
+def clear_caches(eng: Engine, *, embeddings: bool = False) -> None:
+    """Empty the response cache (and, if asked, the embedding cache). Explicit, never automatic."""
+    sql = catalog.statements(eng)
+    catalog.ensure_tables(eng)
+    with eng.transaction() as cur:
+        cur.execute(sql.RESP_CACHE_CLEAR)
+        if embeddings:
+            cur.execute(sql.EMB_CACHE_CLEAR)
+
+
+def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cache: bool = True,
+        k: int = DEFAULT_K, min_similarity: float | None = None) -> GroundedAnswer:
+    """Answer one customer question, grounded in the catalog and the ports table."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question is empty: ask about a container, a service or a port")
+    if persona not in PERSONAS:
+        raise ValueError(f"unknown persona {persona!r}; choose one of {sorted(PERSONAS)}")
+    sql = catalog.statements(eng)
+    model = getattr(llm, "model", None) or "none"
+    threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)
+    key = response_cache_key(model, persona, question, k, threshold)
+    if use_cache:
+        rows = eng.query(sql.RESP_CACHE_GET, {"k": key})
+        if rows:
+            payload = json.loads(eng.read_text(rows[0][0]))
+            payload.update(question=question, from_cache=True, embedding_cache_hit=None)
+            return GroundedAnswer(**payload)
+
+    r = route(question, llm)
+    cacheable = True
+    emb_hit: bool | None = None
+    if r.intent in ("EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY"):
+        phrase = equipment_phrase(question) if r.intent == "EQUIPMENT_AVAILABILITY" else question
+        result = match_catalog(eng, phrase, k=k, min_similarity=min_similarity)
+        emb_hit = result.embedding_cache_hit
+        if r.intent == "EQUIPMENT_AVAILABILITY":
+            text = availability_answer(question, result, r.ports)
+            ids = [m.item_id for m in availability_rows(result.matches)]
+            status = f"availability read from rows (matched on {phrase!r})"
+        elif not result.matches:
+            text, ids, status = no_match_answer(question, result.alternatives), [], "no row above the threshold"
+        else:
+            outcome = select_with_llm(llm, question, result.matches, persona=persona)
+            cacheable = llm is None or outcome.ok
+            text = render_grounded_answer(question, result.matches, outcome.ids)
+            ids = outcome.ids or [m.item_id for m in result.matches]
+            status = outcome.status
+        answer = GroundedAnswer(question, r.intent, r.method, text, True, ids, status, emb_hit, False, model,
+                                persona, r.ports)
+    elif r.intent == "PORT_LOCATION":
+        answer = GroundedAnswer(question, r.intent, r.method, port_location_answer(eng, question, r.ports), True,
+                                [], "ports read from SUPPLYCHAIN.PORTS", None, False, model, persona, r.ports)
+    else:
+        answer, cacheable = _general(eng, question, r, llm=llm, persona=persona, model=model, k=k,
+                                     min_similarity=min_similarity)
+    normalized = normalize_query(question)
+    if use_cache and cacheable and len(normalized.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:
+        with eng.transaction() as cur:
+            cur.execute(sql.RESP_CACHE_DELETE, {"k": key})
+            cur.execute(sql.RESP_CACHE_INSERT, {"k": key, "m": model, "p": persona, "q": normalized,
+                                                "r": json.dumps(answer.as_dict())})
+    return answer
+
+
+def _search_tool() -> dict:
+    return {"type": "function", "function": {
+        "name": SEARCH_TOOL, "description": "Search the equipment and services catalog.",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    }}
+
+
+def _general(eng: Engine, question: str, r: Route, *, llm, persona: str, model: str, k: int,
+             min_similarity: float | None) -> tuple[GroundedAnswer, bool]:
+    """GENERAL_CONVERSATION: the model chats, with the catalog search as a tool.
+
+    If it looks anything up, or drafts an equipment answer without the tool, the final
+    answer is re-grounded from real rows instead.
+    """
+    def regrounded(status: str) -> GroundedAnswer | None:
+        result = match_catalog(eng, question, k=k, min_similarity=min_similarity)
+        if not result.matches:
+            return None
+        return GroundedAnswer(question, r.intent, r.method, render_grounded_answer(question, result.matches), True,
+                              [m.item_id for m in result.matches], status, result.embedding_cache_hit, False,
+                              model, persona, r.ports)
+
+    help_answer = GroundedAnswer(question, r.intent, r.method, GENERAL_HELP, False, [], "canned help (no model)",
+                                 None, False, model, persona, r.ports)
+    if llm is None:
+        return help_answer, True
+    try:
+        reply = llm.chat([{"role": "system", "content": PERSONAS[persona] + " Use search_catalog for any question "
+                           "about equipment, services or prices."}, {"role": "user", "content": question}],
+                         tools=[_search_tool()])
+    except Exception:  # noqa: BLE001 - any failure: the canned help answers
+        help_answer.selection_status = "fallback: model failed, canned help"
+        return help_answer, False
+    if reply.tool_calls:
+        hit = regrounded("re-grounded: the model searched the catalog, rows rendered instead")
+        return (hit or help_answer), hit is not None
+    if looks_like_tool_artifact(reply.content) or not reply.content.strip():
+        hit = regrounded("re-grounded: the model emitted a tool artifact or nothing")
+        if hit is None:
+            help_answer.selection_status = "fallback: unusable model reply, canned help"
+        return (hit or help_answer), False
+    if mentions_equipment(reply.content):
+        # an equipment answer drafted without the tool is never shown: rows or nothing
+        hit = regrounded("re-grounded: the model drafted an equipment answer without the tool")
+        if hit is not None:
+            return hit, True
+        help_answer.selection_status = "fallback: the model's tool-less equipment draft was discarded"
+        return help_answer, False
+    return GroundedAnswer(question, r.intent, r.method, reply.content.strip(), False, [], "model reply", None,
+                          False, model, persona, r.ports), True

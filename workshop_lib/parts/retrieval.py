@@ -1,0 +1,170 @@
+"""Reference retrieval for Part 3: vector + rerank, keyword, and hybrid RRF.
+
+These are the instructor's implementations. The notebook's TODOs ask learners to write
+`retrieve_knowledge` and `hybrid_rrf_search_memories` themselves; the checks compare
+their results with these. The SQL lives in the engine's statements module.
+"""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from workshop_lib.core.store import MAX_QUERY_CHARS  # noqa: F401 - one limit for every query the workshop accepts
+
+if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    from workshop_lib.engines.base import Engine
+
+MAX_K = 100_000  # results a caller can ask for; larger values overflow SQL integers
+MAX_PER_LIST = 4096  # sqlite-vec's largest k for one nearest-neighbour list
+RRF_K = 60
+SENTINEL = 999_999
+
+
+# ------------------------------------------------------------------ argument checks
+def check_query(query: Any) -> str:
+    if not isinstance(query, str):
+        raise ValueError(f"query must be a string, got {type(query).__name__}")
+    if not query.strip():
+        raise ValueError("query is empty: type a question or a few keywords")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValueError(f"query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from broken JSON escapes
+        raise ValueError(f"query is not valid text: {exc.reason} at position {exc.start}") from None
+    return query
+
+
+def check_k(k: Any, name: str = "k", maximum: int = MAX_K) -> int:
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ValueError(f"{name} must be an integer >= 1, got {k!r}")
+    if k < 1:
+        raise ValueError(f"{name} must be at least 1, got {k}")
+    if k > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}, got {k}")
+    return k
+
+
+def normalize_kinds(kinds: Any) -> list[str] | None:
+    """Accept a list, a comma-separated string (LLMs send those), or None."""
+    if kinds is None:
+        return None
+    if isinstance(kinds, str):
+        kinds = [s.strip() for s in kinds.split(",")]
+    if not isinstance(kinds, (list, tuple, set)) or not all(isinstance(x, str) for x in kinds):
+        raise ValueError(f"kinds must be a list of strings or a comma-separated string, got {kinds!r}")
+    kinds = [k.strip() for k in kinds if k.strip()]
+    return kinds or None
+
+
+def _meta(value: Any, eng) -> dict:
+    value = eng.read_text(value)
+    if isinstance(value, dict):
+        return value
+    return json.loads(value) if value else {}
+
+
+# ------------------------------------------------------------------ vector + rerank
+def rerank(eng: Engine, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
+    """Second stage: a cross-encoder reorders candidates when the engine has one;
+    otherwise this passes the vector order through, cut to top_k."""
+    return eng.rerank(query, candidates, top_k=top_k, content_key=content_key)
+
+
+def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None) -> list[dict]:
+    """Semantic search over the agent's knowledge memories, then rerank."""
+    check_query(query)
+    check_k(k)
+    kinds = normalize_kinds(kinds)
+    hits = eng.memory.search(query, record_types=["memory"], max_results=k * 4)  # oversample 4x for the reranker
+    candidates = []
+    for h in hits:
+        kind = h.metadata.get("kind")
+        if kind == "tool_output":
+            continue  # logs of past tool calls are not knowledge
+        if kinds is not None and kind not in kinds:
+            continue
+        candidates.append({
+            "kind": kind or "?",
+            "subject": h.metadata.get("subject", ""),
+            "body": h.content,
+            "metadata": h.metadata,
+            "distance": float(h.distance),
+        })
+    return rerank(eng, query, candidates, top_k=k, content_key="body")
+
+
+# ------------------------------------------------------------------ keyword
+def keyword_expression(eng: Engine, query: str) -> str | None:
+    """The engine's full-text query for any user text (operators escaped)."""
+    return eng.keyword_expression(query)
+
+
+def _scope(eng: Engine) -> dict:
+    return {"u": eng.user_id, "a": eng.agent_id}
+
+
+def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
+    """Full-text search over knowledge memories, best score first."""
+    check_query(query)
+    check_k(k)
+    kw = keyword_expression(eng, query)
+    if kw is None:
+        return []
+    rows = eng.query(eng.sql.KEYWORD_SEARCH, {"kw": kw, "k": k, **_scope(eng)})
+    out = []
+    for record_id, content, metadata, score in rows:
+        meta = _meta(metadata, eng)
+        out.append({
+            "record_id": record_id, "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),
+            "content": eng.read_text(content) or "", "score_txt": float(score),
+        })
+    return out
+
+
+# ------------------------------------------------------------------ hybrid
+def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30, rrf_k: int = RRF_K) -> list[dict]:
+    """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement."""
+    check_query(query)
+    check_k(k)
+    check_k(per_list, "per_list", MAX_PER_LIST)
+    check_k(rrf_k, "rrf_k")
+    kw = keyword_expression(eng, query) or eng.no_match_expression
+    params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **_scope(eng)}
+    return hybrid_rows(eng, eng.query(eng.sql.HYBRID_RRF, params))
+
+
+def hybrid_rows(eng: Engine, rows) -> list[dict]:
+    """Shape (record_id, content, metadata, r_vec, r_txt, rrf_score) rows as hit dicts."""
+    out = []
+    for record_id, content, metadata, r_vec, r_txt, rrf in rows:
+        meta = _meta(metadata, eng)
+        out.append({
+            "record_id": record_id, "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),
+            "content": (eng.read_text(content) or "")[:500],
+            "r_vec": int(r_vec), "r_txt": int(r_txt), "rrf_score": float(rrf),
+        })
+    return out
+
+
+# ------------------------------------------------------------------ the two lists, for checking
+def vector_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:
+    check_query(query)
+    return [r[0] for r in eng.query(eng.sql.VECTOR_RANKED, {"q": query, "n": check_k(n, "n", MAX_PER_LIST), **_scope(eng)})]
+
+
+def keyword_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:
+    return [h["record_id"] for h in keyword_search_memories(eng, query, k=n)]
+
+
+def rrf_fuse(vec_ids: list[str], txt_ids: list[str], k: int = 5, rrf_k: int = RRF_K) -> list[dict]:
+    """Reciprocal Rank Fusion in plain Python, the reference the SQL is checked against."""
+    r_vec = {rid: i + 1 for i, rid in enumerate(vec_ids)}
+    r_txt = {rid: i + 1 for i, rid in enumerate(txt_ids)}
+    fused = []
+    for rid in dict.fromkeys(list(vec_ids) + list(txt_ids)):
+        rv, rt = r_vec.get(rid, SENTINEL), r_txt.get(rid, SENTINEL)
+        fused.append({"record_id": rid, "r_vec": rv, "r_txt": rt,
+                      "rrf_score": 1.0 / (rrf_k + rv) + 1.0 / (rrf_k + rt)})
+    fused.sort(key=lambda h: (-h["rrf_score"], h["r_vec"], h["r_txt"]))
+    return fused[:k]

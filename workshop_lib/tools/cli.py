@@ -1,0 +1,313 @@
+"""The `workshop` command: setup, doctor, reset, lab, calibrate, grade, notebooks, oracle-bootstrap, bench, serve."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import typer
+
+from workshop_lib import config
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Agent-memory retrieval workshop: prepare, check and grade.")
+
+
+def _engine_name(engine: str | None) -> str:
+    """The chosen engine, or one line naming the valid values (no traceback)."""
+    try:
+        return config.engine_name(engine)
+    except ValueError as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(2) from None
+
+
+def _connect(engine: str | None, **options):
+    from workshop_lib.engines.base import StoreMissing, connect
+
+    config.load_dotenv()
+    name = _engine_name(engine)
+    try:
+        return connect(name, **options)
+    except StoreMissing:
+        raise
+    except Exception as exc:  # noqa: BLE001 - show the message, not a traceback
+        typer.secho(f"Could not open the {name} engine: {exc}", fg="red", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WORKSHOP_ENGINE or embedded)")):
+    """Prepare the engine: memory store, SUPPLYCHAIN seed, scanned schema memories. Safe to re-run."""
+    from workshop_lib.prepare import prepare
+
+    eng = _connect(engine)
+    try:
+        report = prepare(eng)
+        described = eng.describe()
+        eng.close()  # release the store, so `workshop reset` does not see this process as a user
+    except Exception as exc:  # noqa: BLE001 - faults carry their file, cause and fix: no traceback
+        from workshop_lib.engines.base import DatabaseFault
+        from workshop_lib.engines.embedded.embedder import ModelUnavailable
+
+        if not isinstance(exc, (DatabaseFault, ModelUnavailable, ValueError)):
+            raise
+        typer.secho(f"Setup stopped: {exc}", fg="red", err=True)
+        raise typer.Exit(1) from None
+    t = report["timings"]
+    typer.echo(f"engine: {eng.name} ({described})")
+    typer.echo("SUPPLYCHAIN rows: " + ", ".join(f"{k.lower()}={v}" for k, v in report["rows"].items()))
+    typer.echo(f"schema facts: {report['facts']} ({json.dumps(report['written'])})")
+    typer.echo(f"times: model+store {t['store_and_model_s']:.1f}s, seed {t['seed_s']:.1f}s, scan {t['scan_s']:.1f}s")
+    typer.secho("Ready. Next: `workshop doctor`, or `make workshop` to open the notebooks.", fg="green")
+
+
+LEARNER_JUPYTER_CONFIG = config.REPO_ROOT / "setup" / "jupyter-learner"
+FIRST_NOTEBOOK = "part1/part1_setup_and_tour.ipynb"
+
+
+def lab_command(extra: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The JupyterLab command line and environment `workshop lab` runs (tests start the same)."""
+    notebooks = config.REPO_ROOT / "notebooks"
+    # Root the server at notebooks/ (a file argument alone roots it at that file's folder,
+    # hiding the other Parts) and open Part 1 inside it.
+    cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", f"--ServerApp.root_dir={notebooks}",
+           str(notebooks / FIRST_NOTEBOOK)]
+    if hasattr(os, "getuid") and os.getuid() == 0:
+        cmd.append("--allow-root")  # containers often run as root; JupyterLab refuses that otherwise
+    env = dict(os.environ)
+    # Learners do not need nbgrader's instructor toolbar, Validate button or formgrader.
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+        p for p in (str(LEARNER_JUPYTER_CONFIG), env.get("JUPYTER_CONFIG_PATH", "")) if p)
+    return cmd + list(extra), env
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def lab(ctx: typer.Context):
+    """Open JupyterLab on notebooks/ at Part 1 (extra options go to `jupyter lab`)."""
+    cmd, env = lab_command(ctx.args)
+    os.execvpe(cmd[0], cmd, env)
+
+
+@app.command()
+def doctor(engine: str = typer.Option(None, help="oracle | embedded")):
+    """Check everything the notebooks need; each line says PASS or FAIL and the fix."""
+    from workshop_lib.engines.base import Check, StoreMissing
+    from workshop_lib.tools.doctor import checks
+
+    try:
+        eng = _connect(engine, create=False)  # doctor reports a missing store; it never creates one
+    except StoreMissing as exc:
+        for what, path in exc.missing:
+            typer.secho(Check(what, False, f"{path} does not exist yet", "run `workshop setup`").line(), fg="red")
+        raise typer.Exit(1) from None
+    try:
+        results = checks(eng)
+    finally:
+        eng.close()
+    for c in results:
+        typer.secho(c.line(), fg="green" if c.ok else "red")
+    if not all(c.ok for c in results):
+        raise typer.Exit(1)
+
+
+@app.command()
+def reset(
+    engine: str = typer.Option(None, help="oracle | embedded"),
+    yes: bool = typer.Option(False, "--yes", help="do not ask for confirmation"),
+    force: bool = typer.Option(False, "--force", help="reset even while other processes have the database open"),
+):
+    """DESTRUCTIVE: delete every stored memory and the seed, then start empty.
+
+    Embedded: deletes only the workshop's own database files (never the data folder) and
+    refuses while notebook kernels or servers have them open, unless --force."""
+    config.load_dotenv()
+    name = _engine_name(engine)
+    if name == "embedded":
+        from workshop_lib.engines.embedded.engine import STORE_FILE, open_elsewhere, store_files
+
+        store_path = config.data_dir() / STORE_FILE
+        files = [f for f in store_files(store_path) if f.exists()]
+        what = "the workshop database files " + ", ".join(str(f) for f in files)
+        if not files:
+            typer.echo(f"Nothing to delete: no workshop database in {config.data_dir()}.")
+            raise typer.Exit(0)
+        if open_elsewhere(store_path) and not force:
+            typer.secho(f"{store_path} is open in another process (a notebook kernel, `workshop serve` or "
+                        "setup). Resetting now would lose what it writes next. Fix: shut down those kernels "
+                        "(Kernel > Shut Down Kernel) and servers, then run `workshop reset` again "
+                        "(or pass --force, then restart them).", fg="red", err=True)
+            raise typer.Exit(1)
+    else:
+        what = "every memory-store table of the Oracle AGENT schema and Part 5's caches"
+    if not yes and not typer.confirm(f"This deletes {what}. Continue?", default=False):
+        typer.echo("Nothing deleted.")
+        raise typer.Exit(0)
+    if name == "embedded":
+        for f in files:
+            f.unlink(missing_ok=True)
+        if force:
+            typer.secho("Kernels that still have the old database open now refuse to write: restart them.",
+                        fg="yellow")
+    else:
+        from workshop_lib.core.store import MemoryStore, SchemaPolicy
+        from workshop_lib.parts import grounded
+
+        eng = _connect(name)
+        MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE)
+        grounded.clear_caches(eng, embeddings=True)  # Part 5's caches hold answers built on the old memories
+    typer.echo("Reset done. Run `workshop setup` to prepare the workshop again.")
+
+
+@app.command()
+def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default: $WORKSHOP_ENGINE or embedded)"),
+              write: bool = typer.Option(True, help="save the thresholds for this engine and model")):
+    """Measure the relevance thresholds on the connected engine (Part 4's labelled pairs) and save them.
+
+    Thresholds depend on the embedding model; the defaults for Oracle are the usual values for
+    all-MiniLM-L12-v2, not measured. Run this once against a live database to replace them."""
+    import datetime
+
+    from workshop_lib.parts import calibration
+    from workshop_lib.prepare import prepare
+
+    eng = _connect(engine)
+    try:
+        prepare(eng, progress=False)
+        dist = calibration.similarity_distributions(eng)
+        found = calibration.suggest_thresholds(dist.relevant, dist.irrelevant)
+        name, model = eng.name, eng.model_name
+    finally:
+        eng.close()
+    rates = found.pop("at_min_score")
+    typer.echo(f"engine {name}, model {model}: {len(dist.relevant)} relevant and {len(dist.irrelevant)} "
+               "irrelevant question-memory pairs")
+    for key in config.CALIBRATED_KEYS:
+        typer.echo(f"  {key:15s} {found[key]:.2f}   (default {config.THRESHOLDS[name][key]:.2f})")
+    typer.echo(f"  at min_score: keeps {rates['tpr']:.0%} of relevant pairs, lets through {rates['fpr']:.0%} "
+               "of irrelevant ones")
+    if not write:
+        return
+    path = config.thresholds_path()
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError):
+        saved = {}
+    saved[name] = {**found, "model": model, "pairs": [len(dist.relevant), len(dist.irrelevant)],
+                   "calibrated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(saved, indent=1) + "\n")
+    typer.echo(f"Saved to {path}: every new connection to {name} with {model} uses these values.")
+
+
+@app.command()
+def grade(
+    submissions: Path = typer.Argument(..., help="folder with one sub-folder of notebooks per learner"),
+    out: Path = typer.Option(Path("grades"), help="where feedback HTML, grades.csv and results.jsonl go"),
+    cell_timeout: int = typer.Option(60, help="seconds a single cell may run"),
+    budget: int = typer.Option(240, help="seconds one notebook may take in all"),
+    workers: int = typer.Option(0, help="notebooks graded at once (0: one per CPU core)"),
+):
+    """Autograde learner notebooks with nbgrader, in parallel, each isolated; write feedback and grades.csv.
+
+    Re-running with the same --out skips notebooks already graded (same learner, Part and bytes)."""
+    from workshop_lib.tools.grading import grade_folder, per_learner, per_todo
+
+    table = grade_folder(submissions, out, cell_timeout=cell_timeout, notebook_budget=budget, workers=workers or None)
+    if not len(table):
+        typer.echo("No notebooks found.")
+        raise typer.Exit(1)
+    typer.echo("Per TODO:\n" + per_todo(table).to_string() + "\n")
+    typer.echo("Per learner:\n" + per_learner(table).to_string() + "\n")
+    graded = table["max_score"] > 0
+    problems = table[(graded & ~table["status"].isin(["passed", "missing"]))
+                     | table["status"].str.startswith(("skipped", "refused"))]
+    if len(problems):
+        typer.echo("Not passed (first reason per row):")
+        for r in problems.itertuples():
+            typer.echo(f"  {r.student:12s} {r.assignment:6s} {r.cell or r.file:34s} {r.status[:110]}")
+    typer.echo(f"\nWrote {out / 'grades.csv'} and feedback under {out / 'feedback'}")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def bench(ctx: typer.Context,
+          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading")):
+    """Run a benchmark from the repository's bench/ folder (options go to it; try `workshop bench -- --help`)."""
+    import subprocess
+
+    modules = {"retrieval": "bench.run", "chat": "bench.chat_load", "grading": "bench.grading"}
+    if which not in modules:
+        typer.secho(f"Unknown benchmark {which!r}; choose one of {', '.join(modules)}.", fg="red", err=True)
+        raise typer.Exit(2)
+    if not (config.REPO_ROOT / "bench").is_dir():
+        typer.secho("The benchmarks live in the repository's bench/ folder: run this from a clone of the "
+                    "workshop (`make bench`).", fg="red", err=True)
+        raise typer.Exit(2)
+    raise typer.Exit(subprocess.call([sys.executable, "-m", modules[which], *ctx.args], cwd=config.REPO_ROOT))
+
+
+@app.command()
+def notebooks(parts: list[str] = typer.Argument(None, help="Parts to regenerate, e.g. part3 (default: every Part)")):
+    """Regenerate the learner notebooks (notebooks/) from solutions/ with nbgrader (instructors)."""
+    from workshop_lib.tools.release import REPO, generate
+
+    for path in generate(parts or None):
+        typer.echo(f"wrote {path.relative_to(REPO)}")
+
+
+@app.command(name="oracle-bootstrap")
+def oracle_bootstrap(only: list[str] = typer.Option(None, help="run only this step (repeatable)"),
+                     skip: list[str] = typer.Option(None, help="skip this step (repeatable)")):
+    """Prepare an Oracle database for the workshop: wait, vector memory, users, model, store, data, check.
+
+    Safe to re-run; each step says what it did or why it skipped (docs/oracle.md)."""
+    if not (config.REPO_ROOT / "setup" / "bootstrap.py").is_file():
+        typer.secho("The Oracle bootstrap and its SQL live in the repository's setup/ folder: run this from a "
+                    "clone of the workshop (`make setup-oracle`).", fg="red", err=True)
+        raise typer.Exit(2)
+    sys.path.insert(0, str(config.REPO_ROOT))
+    from setup import bootstrap
+
+    argv = [arg for step in only or [] for arg in ("--only", step)] + [arg for step in skip or [] for arg in ("--skip", step)]
+    raise typer.Exit(bootstrap.main(argv))
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="address to bind; 127.0.0.1 keeps it on this machine"),
+    port: int = typer.Option(8000, help="TCP port"),
+    engine: str = typer.Option(None, help="oracle | embedded"),
+    token: str = typer.Option(None, envvar="WORKSHOP_CHAT_TOKEN",
+                              help="require 'Authorization: Bearer TOKEN' (open the page as /?token=TOKEN)"),
+    store_questions: bool = typer.Option(False, "--store-questions",
+                                         help="keep each question's text in CHAT_INTERACTIONS (default: a hash only)"),
+):
+    """Start the chat service (POST /chat, GET /health, GET /stats, the page at /)."""
+    import uvicorn
+
+    from workshop_lib.core.llm import get_llm
+    from workshop_lib.data import catalog
+    from workshop_lib.parts.chat.app import create_app
+    from workshop_lib.prepare import prepare
+
+    eng = _connect(engine)
+    prepare(eng, progress=False)
+    catalog.seed(eng, progress=False)
+    if host not in ("127.0.0.1", "localhost", "::1") and token is None:
+        typer.secho(f"Warning: listening on {host} with no token: anyone who can reach this port can chat "
+                    "and read /stats. Pass --token.", fg="yellow", err=True)
+    typer.echo(f"Chat page: http://{host}:{port}/" + (f"?token={token}" if token else ""))
+    uvicorn.run(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
+                host=host, port=port, log_level="info")
+
+
+def main() -> None:  # pragma: no cover
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":  # python -m workshop_lib.tools.cli
+    main()

@@ -1,0 +1,58 @@
+"""`workshop doctor`: one PASS/FAIL line per thing the notebooks rely on, with the fix."""
+from __future__ import annotations
+
+from workshop_lib.core.store import SchemaPolicy
+from workshop_lib.engines.base import Check
+
+
+def checks(eng) -> list[Check]:
+    from workshop_lib.data.supplychain_data import rows
+    from workshop_lib.parts import scanner
+
+    out: list[Check] = [Check("engine", True, f"{eng.name} ({eng.describe()})")]
+    try:
+        eng.ping()
+        out.append(Check("database reachable", True, "answered a query"))
+    except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+        out.append(Check("database reachable", False, str(exc).splitlines()[0],
+                         "start the database (see README troubleshooting) or switch WORKSHOP_ENGINE=embedded"))
+        return out
+    try:
+        vec = eng.embed(["doctor check"])[0]
+        ok = len(vec) == eng.dim
+        out.append(Check("embedding model", ok, f"{eng.model_name} returns {len(vec)} dims (expected {eng.dim})",
+                         "reinstall the model's package (see the message)"))
+    except Exception as exc:  # noqa: BLE001 - the model's error carries its own fix
+        out.append(Check("embedding model", False, str(exc).splitlines()[0]))
+    try:
+        # REQUIRE_EXISTING: doctor reports a missing store, it never creates one.
+        n = eng.open_store(SchemaPolicy.REQUIRE_EXISTING).count()
+        out.append(Check("memory store", True, f"schema ready, {n} records"))
+    except Exception as exc:  # noqa: BLE001
+        out.append(Check("memory store", False, str(exc).splitlines()[0], "run `workshop setup`"))
+        return out + eng.extra_checks()
+    try:
+        expected = {t: len(r) for t, r in rows().items()}
+        have = eng.supplychain_counts()
+        bad = {t: (have[t], expected[t]) for t in expected if have[t] != expected[t]}
+        detail = ", ".join(f"{t.lower()}={have[t]}" for t in expected)
+        out.append(Check("SUPPLYCHAIN seed", not bad, detail if not bad else f"unexpected counts {bad}",
+                         "run `workshop setup` (re-seeding is safe)"))
+    except Exception as exc:  # noqa: BLE001
+        out.append(Check("SUPPLYCHAIN seed", False, str(exc).splitlines()[0], "run `workshop setup`"))
+    try:
+        facts = scanner.scan_schema(eng, "SUPPLYCHAIN")
+        stored = {r.id for r in eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id,
+                                                metadata_filter={"source": scanner.SOURCE})}
+        missing = [f for f in facts if f.record_id not in stored]
+        fix = "run `workshop setup` or the scan cell in Part 2"
+        held = [(f.record_id, r) for f in missing if (r := eng.store.get("memory", f.record_id)) is not None]
+        if held:  # ids are unique per type across users: setup cannot write these (see store.py)
+            rid, r = held[0]
+            fix = (f"{len(held)} fact id(s) are held by another scope, e.g. {rid!r} by user {r.user_id!r}: "
+                   f"delete them (eng.store.delete('memory', {rid!r})), then run `workshop setup`")
+        out.append(Check("schema memories scanned", not missing,
+                         f"{len(facts) - len(missing)}/{len(facts)} facts stored", fix))
+    except Exception as exc:  # noqa: BLE001
+        out.append(Check("schema memories scanned", False, str(exc).splitlines()[0], "run `workshop setup`"))
+    return out + eng.extra_checks()
