@@ -114,13 +114,15 @@ def _check_text(value: Any, name: str) -> None:
             raise ValueError(f"{name} is not valid text: {exc.reason} at position {exc.start}") from None
 
 
-def _check_k(k: Any, name: str = "k") -> int:
+def check_k(k: Any, name: str = "k", maximum: int = MAX_K) -> int:
+    """A result count: an int from 1 to `maximum`, else a ValueError naming the argument
+    (shared with retrieval: one rule for every k, n and per_list)."""
     if isinstance(k, bool) or not isinstance(k, int):
         raise ValueError(f"{name} must be an integer >= 1, got {k!r}")
     if k < 1:
         raise ValueError(f"{name} must be at least 1, got {k}")
-    if k > MAX_K:
-        raise ValueError(f"{name} must be at most {MAX_K}, got {k}")
+    if k > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}, got {k}")
     return k
 
 
@@ -485,7 +487,7 @@ class MemoryStore:
         metadata_filter: dict | None = None,
     ) -> list[tuple[Record, float]]:
         """(record, cosine distance) pairs, nearest first."""
-        _check_k(k)
+        check_k(k)
         for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
             _check_id(value, name, optional=True)
         if record_types is not None and (isinstance(record_types, str)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from workshop_lib.core.store import MAX_QUERY_CHARS  # noqa: F401 - one limit for every query the workshop accepts
+from workshop_lib.core.store import MAX_QUERY_CHARS, check_k  # noqa: F401 - one rule for queries and k everywhere
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
 
-MAX_K = 100_000  # results a caller can ask for; larger values overflow SQL integers
+MAX_K = 100_000  # results a retrieval caller can ask for (the store's own limit is the SQL integer range)
 MAX_PER_LIST = 4096  # sqlite-vec's largest k for one nearest-neighbour list
 RRF_K = 60
 SENTINEL = 999_999
@@ -33,16 +33,6 @@ def check_query(query: Any) -> str:
     except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from broken JSON escapes
         raise ValueError(f"query is not valid text: {exc.reason} at position {exc.start}") from None
     return query
-
-
-def check_k(k: Any, name: str = "k", maximum: int = MAX_K) -> int:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise ValueError(f"{name} must be an integer >= 1, got {k!r}")
-    if k < 1:
-        raise ValueError(f"{name} must be at least 1, got {k}")
-    if k > maximum:
-        raise ValueError(f"{name} must be at most {maximum:,}, got {k}")
-    return k
 
 
 def normalize_kinds(kinds: Any) -> list[str] | None:
@@ -74,7 +64,7 @@ def rerank(eng: Engine, query: str, candidates: list[dict], top_k: int, content_
 def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None) -> list[dict]:
     """Semantic search over the agent's knowledge memories, then rerank."""
     check_query(query)
-    check_k(k)
+    check_k(k, "k", MAX_K)
     kinds = normalize_kinds(kinds)
     hits = eng.memory.search(query, record_types=["memory"], max_results=k * 4)  # oversample 4x for the reranker
     candidates = []
@@ -107,7 +97,7 @@ def _scope(eng: Engine) -> dict:
 def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
     """Full-text search over knowledge memories, best score first."""
     check_query(query)
-    check_k(k)
+    check_k(k, "k", MAX_K)
     kw = keyword_expression(eng, query)
     if kw is None:
         return []
@@ -126,9 +116,9 @@ def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
 def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30, rrf_k: int = RRF_K) -> list[dict]:
     """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement."""
     check_query(query)
-    check_k(k)
+    check_k(k, "k", MAX_K)
     check_k(per_list, "per_list", MAX_PER_LIST)
-    check_k(rrf_k, "rrf_k")
+    check_k(rrf_k, "rrf_k", MAX_K)
     kw = keyword_expression(eng, query) or eng.no_match_expression
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **_scope(eng)}
     return hybrid_rows(eng, eng.query(eng.sql.HYBRID_RRF, params))
