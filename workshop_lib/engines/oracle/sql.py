@@ -15,6 +15,22 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
+# Statements written the same way for both engines are defined once (portable_sql.py).
+from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this module's statement set
+    CHUNK_DELETE,
+    META_INSERT,
+    META_SELECT,
+    RECORD_DELETE,
+    RECORD_SET_CONTENT,
+    RECORD_SET_METADATA,
+    THREAD_CHUNKS_DELETE,
+    THREAD_DELETE,
+    THREAD_GET,
+    THREAD_INSERT,
+    THREAD_RECORDS_DELETE,
+    THREADS_OF_AGENT,
+    THREADS_OF_USER,
+)
 from workshop_lib.engines.statement_sets import STATEMENT_NAMES, StoreStatements
 
 MODEL_NAME = "ALL_MINILM_L12_V2"
@@ -104,8 +120,6 @@ _SCOPE = f"""INSTR(:types, ',' || m.record_type || ',') > 0
 
 _QUERY_EMBEDDING = f"VECTOR_EMBEDDING({MODEL_NAME} USING :q AS data)"
 
-META_SELECT = "SELECT k, v FROM {p}STORE_META"
-META_INSERT = "INSERT INTO {p}STORE_META (k, v) VALUES (:k, :v)"
 
 RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
 RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
@@ -114,12 +128,8 @@ RETURNING seq INTO :new_seq"""
 RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
  WHERE m.record_type = :rt AND {_ACTOR_SCOPE}
  ORDER BY m.seq"""
-RECORD_SET_CONTENT = "UPDATE {p}RECORDS SET content = :content WHERE seq = :seq"
-RECORD_SET_METADATA = "UPDATE {p}RECORDS SET metadata = :meta WHERE seq = :seq"
-RECORD_DELETE = "DELETE FROM {p}RECORDS WHERE seq = :seq"
 RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE INSTR(:types, ',' || m.record_type || ',') > 0"
 
-CHUNK_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq = :seq"
 # :txt is stored whole; the model reads its first EMBED_INPUT_CHARS characters (SUBSTR of a
 # CLOB bind is a CLOB, which VECTOR_EMBEDDING converts to VARCHAR2 itself).
 CHUNK_INSERT_TEXT = f"""INSERT INTO {{p}}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
@@ -127,13 +137,6 @@ VALUES (:seq, 0, :txt, VECTOR_EMBEDDING({MODEL_NAME} USING SUBSTR(:txt, 1, {EMBE
 CHUNK_INSERT_VECTOR = """INSERT INTO {p}RECORD_CHUNKS (record_seq, chunk_no, chunk_text, embedding)
 VALUES (:seq, 0, :txt, :vec)"""
 
-THREAD_GET = "SELECT thread_id, user_id FROM {p}THREADS WHERE thread_id = :tid"
-THREAD_INSERT = "INSERT INTO {p}THREADS (thread_id, user_id, agent_id) VALUES (:tid, :u, :a)"
-THREAD_DELETE = "DELETE FROM {p}THREADS WHERE thread_id = :tid"
-THREAD_CHUNKS_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)"
-THREAD_RECORDS_DELETE = "DELETE FROM {p}RECORDS WHERE thread_id = :tid"
-THREADS_OF_USER = "SELECT thread_id FROM {p}THREADS WHERE user_id = :actor"
-THREADS_OF_AGENT = "SELECT thread_id FROM {p}THREADS WHERE agent_id = :actor"
 SCOPED_CHILD_SEQS_OF_USER = "SELECT seq FROM {p}RECORDS m WHERE m.user_id = :actor AND INSTR(:types, ',' || m.record_type || ',') > 0"
 SCOPED_CHILD_SEQS_OF_AGENT = "SELECT seq FROM {p}RECORDS m WHERE m.agent_id = :actor AND INSTR(:types, ',' || m.record_type || ',') > 0"
 
@@ -577,3 +580,4 @@ READ_ONLY_QUERY = "SELECT * FROM ({query}) FETCH FIRST :max_rows ROWS ONLY"
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
 from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402,F401 - re-exported for eng.sql_module
+
