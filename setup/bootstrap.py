@@ -11,8 +11,8 @@ Safe to re-run: every step checks first and prints what it did or why it skipped
   check          the same Oracle checks as `workshop doctor`
 
 SQL lives in setup/oracle/*.sql and workshop_lib/engines/oracle/sql.py; this file only runs it.
-Settings come from the environment (see docs/oracle.md): ORACLE_DSN, ORACLE_USER,
-ORACLE_PASSWORD, ORACLE_ADMIN_USER, ORACLE_ADMIN_PASSWORD, ORACLE_ADMIN_CDB_DSN,
+Settings come from the environment (see docs/oracle.md): ORACLE_DSN, ORACLE_APP_USER,
+ORACLE_APP_PASSWORD, ORACLE_ADMIN_USER, ORACLE_ADMIN_PASSWORD, ORACLE_ADMIN_CDB_DSN,
 ORACLE_SUPPLYCHAIN_PASSWORD, ORACLE_CONTAINER, ORACLE_ONNX_MODEL_FILE, ORACLE_WAIT_TIMEOUT.
 """
 from __future__ import annotations
@@ -87,13 +87,13 @@ class Settings:
             say("settings", f"ORACLE_DSN is not set; using the local container's {LOCAL_DSN}. "
                             f"Export it too so the notebooks use Oracle: export ORACLE_DSN={LOCAL_DSN}")
             dsn = LOCAL_DSN
-        app_password = config.oracle_setting("ORACLE_PASSWORD")
+        app_password = config.oracle_setting("ORACLE_APP_PASSWORD")
         return cls(
             dsn=dsn,
             root_dsn=os.environ.get("ORACLE_ADMIN_CDB_DSN") or cdb_root_dsn(dsn),
             admin_user=config.oracle_setting("ORACLE_ADMIN_USER") or "SYSTEM",
             admin_password=config.oracle_setting("ORACLE_ADMIN_PASSWORD"),
-            app_user=(config.oracle_setting("ORACLE_USER") or "AGENT").upper(),
+            app_user=(config.oracle_setting("ORACLE_APP_USER") or "AGENT").upper(),
             app_password=app_password,
             data_password=os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or app_password,
             container=os.environ.get("ORACLE_CONTAINER") or CONTAINER,
@@ -354,7 +354,7 @@ def find_container(preferred: str) -> str | None:
 
 def step_users(settings: Settings) -> None:
     sqls = statements("02_users_and_grants.sql")
-    check_password("ORACLE_PASSWORD", settings.app_password)
+    check_password("ORACLE_APP_PASSWORD", settings.app_password)
     check_password("ORACLE_SUPPLYCHAIN_PASSWORD", settings.data_password)
     conn = admin(settings)
     try:

@@ -177,3 +177,17 @@ def test_vector_memory_step_skips_on_autonomous_database(monkeypatch, capsys):
                                   wait_timeout=10)
     bootstrap.step_vector_memory(settings)
     assert "Autonomous Database (DWCS)" in capsys.readouterr().out
+
+
+def test_workshop_user_settings_have_their_own_names_and_old_names_still_work(monkeypatch):
+    """Issue 13: ORACLE_PASSWORD is the database image's SYS password; the workshop's AGENT user is
+    ORACLE_APP_USER / ORACLE_APP_PASSWORD, with the older names read when the new ones are unset."""
+    from workshop_lib import config
+
+    for name in ("ORACLE_APP_USER", "ORACLE_APP_PASSWORD", "ORACLE_USER", "ORACLE_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    assert config.oracle_setting("ORACLE_APP_USER") == "AGENT"
+    monkeypatch.setenv("ORACLE_PASSWORD", "old-style")
+    assert config.oracle_setting("ORACLE_APP_PASSWORD") == "old-style"
+    monkeypatch.setenv("ORACLE_APP_PASSWORD", "new-style")
+    assert config.oracle_setting("ORACLE_APP_PASSWORD") == "new-style"

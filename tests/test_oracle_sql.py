@@ -394,8 +394,9 @@ def test_devcontainer():
     env = d["containerEnv"]
     assert env["WORKSHOP_ENGINE"] == "oracle"
     assert env["ORACLE_DSN"].endswith(":1521/FREEPDB1")
-    assert env["ORACLE_USER"] == "AGENT"
-    assert env["ORACLE_PASSWORD"] == config.ORACLE_DEFAULTS["ORACLE_PASSWORD"]
+    assert env["ORACLE_APP_USER"] == "AGENT"
+    assert env["ORACLE_APP_PASSWORD"] == config.ORACLE_DEFAULTS["ORACLE_APP_PASSWORD"]
+    assert "ORACLE_PASSWORD" not in env  # that name is the database image's SYS password (issue 13)
     assert env["ORACLE_ADMIN_PASSWORD"] == config.ORACLE_DEFAULTS["ORACLE_ADMIN_PASSWORD"]
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
         assert env[key] == f"${{localEnv:{key}}}"

@@ -17,13 +17,17 @@ AGENT_ID = "supplychain_agent"
 ENGINES = ("oracle", "embedded")
 
 # Oracle defaults match the local container documented in the README (not secrets).
+# ORACLE_APP_USER / ORACLE_APP_PASSWORD are the workshop's own user (AGENT). They are not
+# called ORACLE_PASSWORD because the database image uses that name for SYS and SYSTEM;
+# the older ORACLE_USER / ORACLE_PASSWORD are still read when the new names are unset.
 ORACLE_DEFAULTS = {
     "ORACLE_DSN": "",
-    "ORACLE_USER": "AGENT",
-    "ORACLE_PASSWORD": "Welcome_12345",
+    "ORACLE_APP_USER": "AGENT",
+    "ORACLE_APP_PASSWORD": "Welcome_12345",
     "ORACLE_ADMIN_USER": "SYSTEM",
     "ORACLE_ADMIN_PASSWORD": "Welcome_12345",
 }
+ORACLE_OLD_NAMES = {"ORACLE_APP_USER": "ORACLE_USER", "ORACLE_APP_PASSWORD": "ORACLE_PASSWORD"}
 
 # Thresholds depend on the embedding model, so each engine has its own
 # (docs/architecture.md). Part 4 shows how the embedded ones were calibrated.
@@ -83,7 +87,13 @@ def data_dir() -> Path:
 
 
 def oracle_setting(name: str) -> str:
-    return os.environ.get(name, ORACLE_DEFAULTS.get(name, ""))
+    """An Oracle setting from the environment (the new name, then its older name), else the default."""
+    if name in os.environ:
+        return os.environ[name]
+    old = ORACLE_OLD_NAMES.get(name)
+    if old and old in os.environ:
+        return os.environ[old]
+    return ORACLE_DEFAULTS.get(name, "")
 
 
 def load_dotenv(path: Path | None = None) -> None:

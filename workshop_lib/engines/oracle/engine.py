@@ -8,11 +8,12 @@ workshop_lib/engines/oracle/sql.py. The database is prepared by `make setup-orac
 
 Settings (workshop_lib.config.oracle_setting / environment):
   ORACLE_DSN              host:port/service, an Easy Connect string or a tnsnames alias (required)
-  ORACLE_USER / ORACLE_PASSWORD          the workshop's application user (AGENT)
+  ORACLE_APP_USER / ORACLE_APP_PASSWORD  the workshop's application user (AGENT); ORACLE_USER /
+                                         ORACLE_PASSWORD are still read when these are unset
   ORACLE_CONFIG_DIR       folder with tnsnames.ora (Autonomous Database wallet folder)
   ORACLE_WALLET_DIR / ORACLE_WALLET_PASSWORD   wallet for mutual TLS (Autonomous Database)
   ORACLE_CONNECT_TIMEOUT  overall connect deadline in seconds, retries included (default 60)
-  ORACLE_SUPPLYCHAIN_PASSWORD            password of the SUPPLYCHAIN owner (default ORACLE_PASSWORD)
+  ORACLE_SUPPLYCHAIN_PASSWORD            password of the SUPPLYCHAIN owner (default ORACLE_APP_PASSWORD)
   ORACLE_RERANK_MODEL     optional in-database ONNX cross-encoder used by rerank()
   ORACLE_RERANK_PARAMS    optional JSON parameters for DBMS_VECTOR.RERANK (third-party reranker)
 """
@@ -290,8 +291,8 @@ class OracleEngine(Engine):
                  timeout: float | None = None, progress: bool = True) -> None:
         super().__init__()
         self.dsn = require_dsn(dsn)
-        self.user = (user or config.oracle_setting("ORACLE_USER")).upper()
-        self._password = password if password is not None else config.oracle_setting("ORACLE_PASSWORD")
+        self.user = (user or config.oracle_setting("ORACLE_APP_USER")).upper()
+        self._password = password if password is not None else config.oracle_setting("ORACLE_APP_PASSWORD")
         self._timeout = timeout
         self._progress = progress
         self.conn = self._connect()
@@ -541,7 +542,7 @@ class OracleEngine(Engine):
         from workshop_lib.core.progress import progress as tqdm
 
         sc = statements_module
-        password = os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or config.oracle_setting("ORACLE_PASSWORD")
+        password = os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or config.oracle_setting("ORACLE_APP_PASSWORD")
         owner = connect_oracle(SUPPLYCHAIN_OWNER, password, self.dsn, timeout=self._timeout,
                                progress=self._progress, what=f"Oracle ({SUPPLYCHAIN_OWNER})")
         step = "seed SUPPLYCHAIN"

@@ -27,7 +27,7 @@ KNOWN: dict[str, tuple[str, str]] = {
                   "use the pluggable database's service (FREEPDB1 for the workshop container) in ORACLE_DSN, "
                   "or wait a minute: the database registers its services after it opens"),
     "ORA-01017": ("wrong user name or password",
-                  "check ORACLE_USER / ORACLE_PASSWORD (defaults AGENT / Welcome_12345); if the user does "
+                  "check ORACLE_APP_USER / ORACLE_APP_PASSWORD (defaults AGENT / Welcome_12345); if the user does "
                   "not exist yet, run `make setup-oracle`"),
     "ORA-28000": ("the account is locked",
                   "unlock it as an administrator: ALTER USER <name> ACCOUNT UNLOCK"),
