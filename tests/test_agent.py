@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 
 import pytest
+from conftest import ENGINES, _require
 
 from workshop_lib import connect
 from workshop_lib.core.llm import fake_response, scripted
+from workshop_lib.core.store import SchemaPolicy
 from workshop_lib.parts.agent import loop, memory, offline, toolbox
 from workshop_lib.parts.agent.readonly import SqlRefused
 from workshop_lib.parts.agent.tools import ToolRegistry, make_tool
@@ -23,6 +26,24 @@ def eng(tmp_path):
     engine = connect("embedded", path=tmp_path)
     prepare(engine, progress=False)
     yield engine
+    engine.close()
+
+
+@pytest.fixture(params=ENGINES)
+def any_eng(request, tmp_path):
+    """The embedded engine, and Oracle when ORACLE_DSN is set (a scratch store with its own prefix)."""
+    _require(request.param)
+    if request.param == "embedded":
+        engine = connect("embedded", path=tmp_path)
+        prepare(engine, progress=False)
+        yield engine
+        engine.close()
+        return
+    engine = connect("oracle")
+    scratch = engine.open_store(SchemaPolicy.RECREATE, table_name_prefix="T" + uuid.uuid4().hex[:8].upper() + "_")
+    prepare(engine, progress=False)
+    yield engine
+    engine.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
     engine.close()
 
 
@@ -251,3 +272,41 @@ def test_remembering_the_same_thing_twice_stores_it_once(eng):
     assert memory.remember(eng, "UNIT_VALUE_CENTS is in US cents") == first
     with pytest.raises(ValueError):
         memory.remember(eng, "x", kind=memory.TOOL_OUTPUT)
+
+
+# ---------------------------------------------------------------- the same on every engine
+HOSTILE_ANYWHERE = [
+    "DELETE FROM VOYAGES",
+    "DROP TABLE VOYAGES",
+    "UPDATE VOYAGES SET STATUS = 'X'",
+    "INSERT INTO CARRIERS (CARRIER_ID) VALUES (999)",
+    "CREATE TABLE x (a INTEGER)",
+    "SELECT 1 FROM VOYAGES; DELETE FROM VOYAGES",
+    "WITH gone AS (DELETE FROM VOYAGES RETURNING *) SELECT * FROM gone",
+    "SELECT * FROM RECORDS",
+    "",
+]
+
+
+def test_hostile_statements_are_refused_on_every_engine(any_eng):
+    before = any_eng.supplychain_counts()
+    for sql in HOSTILE_ANYWHERE:
+        with pytest.raises(SqlRefused):
+            any_eng.read_only_query(sql, max_rows=5, timeout_s=5.0)
+    assert any_eng.supplychain_counts() == before
+    rows = any_eng.read_only_query("SELECT COUNT(*) AS N FROM VOYAGES").rows
+    assert rows == [(before["VOYAGES"],)]
+
+
+def test_the_demo_on_every_engine(any_eng):
+    """The four turns and the correction, on the engine at hand (Oracle: SQL through the read-only wrapper)."""
+    turns = [_turn(any_eng, "demo-any", q) for q in QUESTIONS]
+    total = any_eng.read_only_query(
+        any_eng.sql_module.AGENT_QUERIES["declared_value_of_voyage"].format(voyage_id=1001)).rows[0][1]
+    assert f"${float(total) / 100:,.2f}" in turns[3].answer
+    assert "Maersk" in turns[1].answer
+
+
+def test_nearest_ports_agree_with_haversine_on_every_engine(any_eng):
+    rows = any_eng.nearest_ports(lon=103.84, lat=1.264)  # Singapore
+    assert rows[0][1] == "SGSIN" and rows[0][2] < 5
