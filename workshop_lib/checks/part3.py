@@ -240,14 +240,15 @@ def _owner(groups: list[str], i: int) -> str:
     return "the statement" if i == len(groups) - 1 else "a subquery"
 
 
-def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> list[dict]:
+def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> tuple[list[dict], tuple[list[str], list[str]]]:
+    """The fused top k, and the two ranked lists it was fused from (the messages quote their ranks)."""
     vec = retrieval.vector_ranked_ids(eng, query, per_list)
     txt = retrieval.keyword_ranked_ids(eng, query, per_list)
     want = retrieval.rrf_fuse(vec, txt, k=k, rrf_k=rrf_k)
     for w in want:
         rec = eng.store.get("memory", w["record_id"])
         w["subject"] = (rec.metadata or {}).get("subject", w["record_id"]) if rec else w["record_id"]
-    return want
+    return want, (vec, txt)
 
 
 def check_hybrid_rrf(fn, eng) -> None:
@@ -255,10 +256,9 @@ def check_hybrid_rrf(fn, eng) -> None:
         cases = _hybrid_cases()
         for query, k, per_list, rrf_k in cases:
             call = f"hybrid_rrf_search_memories({query!r}, k={k}, per_list={per_list}, rrf_k={rrf_k})"
-            want = _reference(eng, query, k, per_list, rrf_k)
+            want, ranks = _reference(eng, query, k, per_list, rrf_k)
             with statements_sent(eng) as sent:
                 got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
-            ranks = (retrieval.vector_ranked_ids(eng, query, per_list), retrieval.keyword_ranked_ids(eng, query, per_list))
             _compare_hybrid(call, got, want, per_list, ranks)
             for sql in sent:
                 for problem in order_problems(sql):

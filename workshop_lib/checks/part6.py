@@ -119,16 +119,18 @@ class _Clock:
 
 def _run(fn: Callable, eng, script: Script, question: str, what: str, **kwargs):
     thread = f"check-{uuid.uuid4().hex[:8]}"
+
+    def of_thread(**meta):
+        return eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id,
+                              metadata_filter={"thread_id": thread, **meta})
+
     try:
         result = call_learner(TODO, what, fn, scripted(script), _registry(), thread, question, **kwargs)
         messages = [(m.role, m.content) for m in eng.store.list_thread_messages(thread)]
-        outputs = {r.id: r for r in eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id)
-                   if (r.metadata or {}).get("kind") == memory.TOOL_OUTPUT and (r.metadata or {}).get("thread_id") == thread}
-        return result, messages, outputs
+        return result, messages, {r.id: r for r in of_thread(kind=memory.TOOL_OUTPUT)}
     finally:
-        for rid in [r.id for r in eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id)
-                    if (r.metadata or {}).get("thread_id") == thread]:
-            eng.store.delete("memory", rid)
+        for record in of_thread():
+            eng.store.delete("memory", record.id)
         eng.store.delete_thread(thread)
 
 

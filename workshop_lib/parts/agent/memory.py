@@ -52,8 +52,8 @@ def remember(eng: Engine, text: str, kind: str = CORRECTION, subject: str = "") 
     """Store what the user asked the agent to remember; returns the memory id."""
     if kind == TOOL_OUTPUT:
         raise ValueError("tool outputs are stored by the loop, not remembered")
-    for record in eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id):
-        if (record.metadata or {}).get("kind") == kind and record.content == text:
+    for record in _memories_of_kind(eng, kind):
+        if record.content == text:
             return record.id  # said twice (or a cell run twice): one memory
     meta = {"kind": kind, "source": "conversation"}
     if subject:
@@ -62,9 +62,13 @@ def remember(eng: Engine, text: str, kind: str = CORRECTION, subject: str = "") 
                          agent_ids=eng.agent_id)[0]
 
 
+def _memories_of_kind(eng: Engine, kind: str) -> list:
+    return eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id,
+                          metadata_filter={"kind": kind})
+
+
 def corrections(eng: Engine) -> list[str]:
-    hits = eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id)
-    return [h.content or "" for h in hits if (h.metadata or {}).get("kind") == CORRECTION]
+    return [h.content or "" for h in _memories_of_kind(eng, CORRECTION)]
 
 
 @dataclass

@@ -61,7 +61,7 @@ def grade_folder(submissions: Path, out: Path, *, cell_timeout: int = DEFAULT_CE
         rows += scoring.problem_rows(problems)
         rows += scoring.missing_rows(subs, problems, master.points)
         table = pd.DataFrame(rows, columns=COLUMNS)
-        _write(out, table, feedback)
+        _write(out, table, {"feedback": feedback, "logs": runner.logs})
         return table
     finally:
         processes.kill_descendants(os.getpid())
@@ -75,6 +75,7 @@ class _Runner:
     def __init__(self, master, work: Path, cell_timeout: int, budget: int, out: Path, log: Path, feedback: dict):
         self.master, self.work, self.cell_timeout, self.budget = master, work, cell_timeout, budget
         self.out, self.log, self.feedback = out, log, feedback
+        self.logs: dict[str, bytes] = {}
         self.local = threading.local()
         self.workers: list[scratch.Worker] = []
         self.lock = threading.Lock()
@@ -137,7 +138,7 @@ class _Runner:
         result.seconds = round(time.monotonic() - started, 2)
         if result.problem and reply and reply.get("log"):
             # nbgrader's own log, for the instructor: where a "not graded" row came from.
-            self.feedback[f"../logs/{sub.student}/{sub.part}.log"] = reply["log"].encode()
+            self.logs[f"{sub.student}/{sub.part}.log"] = reply["log"].encode()
         if result.feedback is not None:
             self.feedback[f"{sub.student}/{sub.part}/{Path(sub.notebook).stem}.html"] = result.feedback
         shutil.rmtree(job_dir, ignore_errors=True)
@@ -169,13 +170,15 @@ def _resume(log: Path, subs: list[Submission]) -> dict[tuple[str, str, str], lis
     return done
 
 
-def _write(out: Path, table: pd.DataFrame, feedback: dict[str, bytes]) -> None:
+def _write(out: Path, table: pd.DataFrame, folders: dict[str, dict[str, bytes]]) -> None:
+    """grades.csv, and each folder's files (feedback HTML, nbgrader logs) from memory."""
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "grades.csv", index=False)
-    for rel, html in feedback.items():
-        path = out / "feedback" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(html)
+    for folder, files in folders.items():
+        for rel, data in files.items():
+            path = out / folder / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
 
 
 def per_todo(table: pd.DataFrame) -> pd.DataFrame:

@@ -33,11 +33,16 @@ def _files(root: Path) -> dict[str, bytes]:
             if p.is_file() and "__pycache__" not in p.parts}
 
 
-def tree_hash(root: Path) -> str:
+def files_hash(files: dict[str, bytes]) -> str:
     digest = hashlib.sha256()
-    for name, data in sorted(_files(root).items()) if root.exists() else []:
+    for name, data in sorted(files.items()):
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     return digest.hexdigest()
+
+
+def tree_hash(root: Path) -> str:
+    """files_hash of a folder as it is on disk now (empty when the folder is gone)."""
+    return files_hash(_files(root) if root.exists() else {})
 
 
 def _write_files(root: Path, files: dict[str, bytes]) -> None:
@@ -81,13 +86,9 @@ class Master:
             eng.close()
         lib_root = Path(config.__file__).resolve().parent  # the workshop_lib package
         lib = {f"workshop_lib/{k}": v for k, v in _files(lib_root).items()}
-        master = cls(parts=parts, points=points, gradebook=(src / "gradebook.db").read_bytes(),
-                     config=(src / "nbgrader_config.py").read_bytes(), lib=lib, lib_hash="",
-                     data={k: v for k, v in _files(data_dir).items() if not k.endswith(".lock")})
-        probe = where / "lib-probe"
-        _write_files(probe, lib)
-        master.lib_hash = tree_hash(probe)
-        return master
+        return cls(parts=parts, points=points, gradebook=(src / "gradebook.db").read_bytes(),
+                   config=(src / "nbgrader_config.py").read_bytes(), lib=lib, lib_hash=files_hash(lib),
+                   data={k: v for k, v in _files(data_dir).items() if not k.endswith(".lock")})
 
     def worker_env(self) -> dict[str, str]:
         venv_bin = str(Path(sys.executable).parent)

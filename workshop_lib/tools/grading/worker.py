@@ -109,7 +109,7 @@ def grade_one(job: dict) -> dict:
     nbgrader = course.api(
         Path(job["scratch"]) / "course", job["config_file"],
         Execute={"timeout": int(job["cell_timeout"])},
-        RecordingExecute={"timeout": int(job["cell_timeout"]), "cells_log": job["cells_log"],
+        RecordingExecute={"cells_log": job["cells_log"],  # the timeout above applies to the subclass too
                           "max_output_chars": int(job.get("max_output_chars", 100_000))},
         Autograde={"autograde_preprocessors": steps},
         LimitOutput={"max_lines": 200, "max_traceback": 60},
