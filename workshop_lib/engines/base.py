@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import re
 import threading
 import uuid
 from dataclasses import dataclass
@@ -173,6 +174,16 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` for the engine's embedding model (Part 4's budgets)."""
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """Character span of each token of the embedding model (Part 7's chunker counts in these).
+        This default splits words and punctuation marks, as a BERT basic tokenizer does; the
+        embedded engine overrides it with its model's own tokenizer."""
+        return [m.span() for m in re.finditer(r"\w+|[^\w\s]", text)]
+
+    def docs_statements(self):
+        """Part 7's document index statements (versioned DOCS_* tables, registry, alias view)."""
+        return self.sql_module.DOCS
 
     @abc.abstractmethod
     def seed_supplychain(self, tables, rows, *, progress: bool = True) -> dict[str, int]:

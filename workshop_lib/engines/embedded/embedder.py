@@ -91,3 +91,11 @@ def count_tokens(text: str) -> int:
     if _has_surrogate(text):
         text = text.encode("utf-8", "replace").decode("utf-8")
     return len(load().tokenizer.encode(text[:_MAX_CHARS], add_special_tokens=False).ids)
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """Character span of each of the model's tokens in `text` (no length limit: the chunker
+    needs every token of a document, not just what one embedding reads)."""
+    if _has_surrogate(text):
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return list(load().tokenizer.encode(text, add_special_tokens=False).offsets)

@@ -396,6 +396,9 @@ class EmbeddedEngine(Engine):
     def count_tokens(self, text: str) -> int:
         return embedder.count_tokens(text)
 
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return embedder.token_spans(text)
+
     def describe(self) -> str:
         return f"{self.path} with {self.model_name} ({self.dim} dims)"
 

@@ -503,3 +503,76 @@ NEAREST_PORTS = """SELECT PORT_NAME, UNLOCODE,
   FROM SUPPLYCHAIN.PORTS
  ORDER BY DISTANCE_KM, PORT_NAME
  LIMIT 3"""
+
+
+# ---------------------------------------------------------------- Part 7 document index
+# Versioned chunk tables (DOCS_V1, DOCS_V2, ...) named by their chunking profile, a registry
+# of them, and the alias view DOCS that retrieval reads (workshop_lib/parts/ingest).
+# {t} is a physical table name, checked against DOC_TABLE_NAME before it is filled in.
+DOCS = SimpleNamespace(
+    ALIAS="DOCS",
+    DDL=[
+        """CREATE TABLE IF NOT EXISTS DOC_INDEXES (
+            table_name   TEXT PRIMARY KEY,
+            profile      TEXT NOT NULL CHECK (json_valid(profile)),
+            manifest_sha TEXT NOT NULL,
+            status       TEXT NOT NULL CHECK (status IN ('building', 'complete')),
+            docs         INTEGER NOT NULL DEFAULT 0,
+            chunks       INTEGER NOT NULL DEFAULT 0,
+            created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            completed_at TEXT)""",
+        """CREATE TABLE IF NOT EXISTS DOC_ALIAS (
+            alias_name     TEXT PRIMARY KEY,
+            table_name     TEXT NOT NULL,
+            previous_table TEXT)""",
+        """CREATE TABLE IF NOT EXISTS DOC_ALIAS_LOG (
+            seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+            alias_name TEXT NOT NULL,
+            action     TEXT NOT NULL CHECK (action IN ('promote', 'rollback', 'refused')),
+            table_name TEXT NOT NULL,
+            detail     TEXT NOT NULL CHECK (json_valid(detail)),
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))""",
+    ],
+    TABLE_DDL=[
+        """CREATE TABLE IF NOT EXISTS {t} (
+            chunk_hash TEXT PRIMARY KEY,
+            doc_id     TEXT NOT NULL,
+            chunk_no   INTEGER NOT NULL,
+            source     TEXT NOT NULL,
+            lang       TEXT,
+            tags       TEXT NOT NULL CHECK (json_valid(tags)),
+            body       TEXT NOT NULL,
+            n_units    INTEGER NOT NULL,
+            embedding  BLOB NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS {t}_DOC ON {t} (doc_id, chunk_no)",
+    ],
+    REGISTER="""INSERT INTO DOC_INDEXES (table_name, profile, manifest_sha, status) VALUES (:t, :profile, :sha, 'building')
+ON CONFLICT (table_name) DO UPDATE SET profile = excluded.profile, manifest_sha = excluded.manifest_sha""",
+    MARK_BUILDING="UPDATE DOC_INDEXES SET status = 'building', completed_at = NULL WHERE table_name = :t",
+    MARK_COMPLETE="""UPDATE DOC_INDEXES SET status = 'complete', docs = :docs, chunks = :chunks,
+    completed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE table_name = :t""",
+    INDEX_GET="SELECT table_name, profile, manifest_sha, status, docs, chunks, created_at, completed_at FROM DOC_INDEXES WHERE table_name = :t",
+    INDEX_LIST="SELECT table_name, profile, manifest_sha, status, docs, chunks, created_at, completed_at FROM DOC_INDEXES ORDER BY table_name",
+    CHUNK_HASHES="SELECT chunk_hash, doc_id FROM {t}",
+    CHUNK_INSERT="""INSERT INTO {t} (chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding)
+VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)
+ON CONFLICT (chunk_hash) DO NOTHING""",
+    CHUNK_DELETE="DELETE FROM {t} WHERE chunk_hash = :h",
+    COUNTS="SELECT COUNT(DISTINCT doc_id), COUNT(*) FROM {t}",
+    # Exact nearest chunks by cosine distance (a full scan: the promotion gate measures the
+    # chunking, not an approximate index). Ties broken by hash so results are repeatable.
+    SEARCH="""SELECT doc_id, chunk_no, source, body, 1 - vec_distance_cosine(embedding, :qv) AS similarity
+  FROM {t}
+ ORDER BY vec_distance_cosine(embedding, :qv), chunk_hash
+ LIMIT :k""",
+    ALIAS_GET="SELECT table_name, previous_table FROM DOC_ALIAS WHERE alias_name = :a",
+    ALIAS_SET="""INSERT INTO DOC_ALIAS (alias_name, table_name, previous_table) VALUES (:a, :t, :prev)
+ON CONFLICT (alias_name) DO UPDATE SET table_name = excluded.table_name, previous_table = excluded.previous_table""",
+    # SQLite has no CREATE OR REPLACE VIEW; DDL is transactional, so drop + create is atomic.
+    VIEW_REPLACE=["DROP VIEW IF EXISTS DOCS", """CREATE VIEW DOCS AS
+SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding FROM {t}"""],
+    # What the view reads now (the alias's truth): its definition names one table.
+    VIEW_TARGET="SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'DOCS'",
+    LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)",
+    LOG_LIST="SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :a ORDER BY seq DESC LIMIT :n",
+)

@@ -435,6 +435,11 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
     for name, value in vars(CATALOG).items():
         for i, stmt in enumerate(value if isinstance(value, list) else [value]):
             out[f"CATALOG.{name}" + (f"[{i}]" if isinstance(value, list) else "")] = stmt
+    for name, value in vars(DOCS).items():
+        if name == "ALIAS":
+            continue
+        for i, stmt in enumerate(value if isinstance(value, list) else [value]):
+            out[f"DOCS.{name}" + (f"[{i}]" if isinstance(value, list) else "")] = stmt.replace("{t}", "DOCS_V1")
     out.update({"CHAT.INSERT": CHAT_INSERT, "CHAT.COUNT": CHAT_COUNT, "CHAT.MODES_PER_MINUTE": CHAT_MODES_PER_MINUTE,
                 "CHAT.RECENT": CHAT_RECENT})
     out.update({"RUN_SQL.READ_ONLY_TRANSACTION": READ_ONLY_TRANSACTION,
@@ -581,3 +586,84 @@ READ_ONLY_QUERY = "SELECT * FROM ({query}) FETCH FIRST :max_rows ROWS ONLY"
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
 from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402,F401 - re-exported for eng.sql_module
 
+# ---------------------------------------------------------------- Part 7 document index
+# The same names as the embedded engine's DOCS (workshop_lib/parts/ingest). Chunks are
+# embedded with eng.embed (the in-database model) and bound as VECTOR. MERGE ... WHEN NOT
+# MATCHED THEN INSERT is the idempotent insert (SQL Language Reference, MERGE); CREATE OR
+# REPLACE VIEW swaps the alias in one statement (SQL Language Reference, CREATE VIEW);
+# USER_DEPENDENCIES names the table a view reads (Database Reference, ALL_DEPENDENCIES).
+DOCS = SimpleNamespace(
+    ALIAS="DOCS",
+    DDL=[
+        """CREATE TABLE IF NOT EXISTS DOC_INDEXES (
+            table_name   VARCHAR2(128) PRIMARY KEY,
+            profile      VARCHAR2(4000) NOT NULL CHECK (profile IS JSON),
+            manifest_sha VARCHAR2(64) NOT NULL,
+            status       VARCHAR2(10) NOT NULL CHECK (status IN ('building', 'complete')),
+            docs         NUMBER DEFAULT 0 NOT NULL,
+            chunks       NUMBER DEFAULT 0 NOT NULL,
+            created_at   TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL,
+            completed_at TIMESTAMP)""",
+        """CREATE TABLE IF NOT EXISTS DOC_ALIAS (
+            alias_name     VARCHAR2(128) PRIMARY KEY,
+            table_name     VARCHAR2(128) NOT NULL,
+            previous_table VARCHAR2(128))""",
+        """CREATE TABLE IF NOT EXISTS DOC_ALIAS_LOG (
+            seq        NUMBER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            alias_name VARCHAR2(128) NOT NULL,
+            action     VARCHAR2(10) NOT NULL CHECK (action IN ('promote', 'rollback', 'refused')),
+            table_name VARCHAR2(128) NOT NULL,
+            detail     VARCHAR2(4000) NOT NULL CHECK (detail IS JSON),
+            created_at TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL)""",
+    ],
+    TABLE_DDL=[
+        f"""CREATE TABLE IF NOT EXISTS {{t}} (
+            chunk_hash VARCHAR2(64) PRIMARY KEY,
+            doc_id     VARCHAR2(400) NOT NULL,
+            chunk_no   NUMBER NOT NULL,
+            source     VARCHAR2(400) NOT NULL,
+            lang       VARCHAR2(16),
+            tags       VARCHAR2(4000) NOT NULL CHECK (tags IS JSON),
+            body       CLOB NOT NULL,
+            n_units    NUMBER NOT NULL,
+            embedding  VECTOR({DIM}, FLOAT32) NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS {t}_DOC ON {t} (doc_id, chunk_no)",
+    ],
+    REGISTER="""MERGE INTO DOC_INDEXES d
+USING (SELECT :t AS table_name FROM dual) s
+ON (d.table_name = s.table_name)
+WHEN MATCHED THEN UPDATE SET d.profile = :profile, d.manifest_sha = :sha
+WHEN NOT MATCHED THEN INSERT (table_name, profile, manifest_sha, status) VALUES (:t, :profile, :sha, 'building')""",
+    MARK_BUILDING="UPDATE DOC_INDEXES SET status = 'building', completed_at = NULL WHERE table_name = :t",
+    MARK_COMPLETE="""UPDATE DOC_INDEXES SET status = 'complete', docs = :docs, chunks = :chunks,
+    completed_at = SYSTIMESTAMP WHERE table_name = :t""",
+    INDEX_GET="SELECT table_name, profile, manifest_sha, status, docs, chunks, created_at, completed_at FROM DOC_INDEXES WHERE table_name = :t",
+    INDEX_LIST="SELECT table_name, profile, manifest_sha, status, docs, chunks, created_at, completed_at FROM DOC_INDEXES ORDER BY table_name",
+    CHUNK_HASHES="SELECT chunk_hash, doc_id FROM {t}",
+    CHUNK_INSERT="""MERGE INTO {t} d
+USING (SELECT :h AS chunk_hash FROM dual) s
+ON (d.chunk_hash = s.chunk_hash)
+WHEN NOT MATCHED THEN INSERT (chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding)
+VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)""",
+    CHUNK_DELETE="DELETE FROM {t} WHERE chunk_hash = :h",
+    COUNTS="SELECT COUNT(DISTINCT doc_id), COUNT(*) FROM {t}",
+    # Exact search (no vector index): the promotion gate measures the chunking, not an
+    # approximate index. FETCH FIRST takes a bind (SQL Language Reference, row_limiting_clause).
+    SEARCH="""SELECT doc_id, chunk_no, source, body, 1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
+  FROM {t}
+ ORDER BY VECTOR_DISTANCE(embedding, :qv, COSINE), chunk_hash
+ FETCH FIRST :k ROWS ONLY""",
+    ALIAS_GET="SELECT table_name, previous_table FROM DOC_ALIAS WHERE alias_name = :a",
+    ALIAS_SET="""MERGE INTO DOC_ALIAS d
+USING (SELECT :a AS alias_name FROM dual) s
+ON (d.alias_name = s.alias_name)
+WHEN MATCHED THEN UPDATE SET d.table_name = :t, d.previous_table = :prev
+WHEN NOT MATCHED THEN INSERT (alias_name, table_name, previous_table) VALUES (:a, :t, :prev)""",
+    VIEW_REPLACE=["""CREATE OR REPLACE VIEW DOCS AS
+SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding FROM {t}"""],
+    VIEW_TARGET="""SELECT referenced_name FROM USER_DEPENDENCIES
+ WHERE name = 'DOCS' AND type = 'VIEW' AND referenced_type = 'TABLE'""",
+    LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)",
+    LOG_LIST="""SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :a
+ ORDER BY seq DESC FETCH FIRST :n ROWS ONLY""",
+)

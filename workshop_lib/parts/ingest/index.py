@@ -1,0 +1,190 @@
+"""The document index: versioned chunk tables, their registry, and the alias view DOCS.
+
+Each profile's chunks live in their own table (DOCS_V1, DOCS_V2, ...). DOC_INDEXES records
+which manifest built each table and whether it is complete. The view DOCS reads exactly one
+table; retrieval always reads the view, so moving the alias (promote, rollback) switches
+every reader at once. DOC_ALIAS remembers the previous table for rollback, DOC_ALIAS_LOG
+every promotion, refusal and rollback. All SQL is the engine's (eng.docs_statements()).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from workshop_lib.parts.retrieval import check_k, check_query
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+    from workshop_lib.parts.ingest.chunking import Chunk
+
+TABLE_NAME = re.compile(r"^DOCS_[A-Z][A-Z0-9_]{0,19}$")
+MAX_K = 1000
+
+
+class NoActiveIndex(RuntimeError):
+    """Retrieval over DOCS before any table was promoted."""
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    table: str
+    profile: dict
+    manifest_sha: str
+    status: str          # 'building' until every chunk of the manifest is stored, then 'complete'
+    docs: int
+    chunks: int
+    created_at: str
+    completed_at: str | None
+
+
+@dataclass(frozen=True)
+class AliasState:
+    alias: str
+    target: str | None          # the table the view DOCS reads now (None: no view yet)
+    previous: str | None        # where `rollback` goes
+    target_complete: bool
+
+
+def _sql(eng: Engine):
+    return eng.docs_statements()
+
+
+def fill(statement: str, table: str) -> str:
+    """A statement with its table name filled in; the name is checked first, because it is
+    put into SQL text (table names cannot be bind variables)."""
+    if not isinstance(table, str) or not TABLE_NAME.match(table):
+        raise ValueError(f"{table!r} is not a document table name (DOCS_ followed by letters, digits or _)")
+    return statement.replace("{t}", table)
+
+
+def ensure_schema(eng: Engine) -> None:
+    """The registry, the alias row and the log (creating what is missing; nothing is dropped)."""
+    with eng.transaction() as cur:
+        for ddl in _sql(eng).DDL:
+            cur.execute(ddl)
+
+
+def ensure_table(eng: Engine, table: str) -> None:
+    with eng.transaction() as cur:
+        for ddl in _sql(eng).TABLE_DDL:
+            cur.execute(fill(ddl, table))
+
+
+def register(eng: Engine, table: str, profile_json: str, manifest_sha: str) -> None:
+    with eng.transaction() as cur:
+        cur.execute(_sql(eng).REGISTER, {"t": table, "profile": profile_json, "sha": manifest_sha})
+
+
+def mark_building(eng: Engine, table: str) -> None:
+    with eng.transaction() as cur:
+        cur.execute(_sql(eng).MARK_BUILDING, {"t": table})
+
+
+def mark_complete(eng: Engine, table: str) -> tuple[int, int]:
+    """Record the table as complete with its document and chunk counts; returns them."""
+    sql = _sql(eng)
+    with eng.transaction() as cur:
+        cur.execute(fill(sql.COUNTS, table))
+        docs, chunks = cur.fetchone()
+        cur.execute(sql.MARK_COMPLETE, {"t": table, "docs": int(docs), "chunks": int(chunks)})
+    return int(docs), int(chunks)
+
+
+def stored_hashes(eng: Engine, table: str) -> dict[str, str]:
+    """chunk hash -> doc_id of every chunk stored in `table` ({} when the table does not exist)."""
+    if table not in eng.object_names():
+        return {}
+    return dict(eng.query(fill(_sql(eng).CHUNK_HASHES, table)))
+
+
+def write_chunks(eng: Engine, table: str, chunks: list[Chunk], vectors: list[Any]) -> None:
+    """Insert chunks with their vectors in one transaction; a chunk whose hash is already
+    stored is left as it is (so a re-run or a second ingest at the same time adds nothing twice)."""
+    statement = fill(_sql(eng).CHUNK_INSERT, table)
+    with eng.transaction() as cur:
+        for chunk, vector in zip(chunks, vectors):
+            cur.execute(statement, {**chunk.row(), "vec": eng.vector_param(vector)})
+
+
+def delete_chunks(eng: Engine, table: str, hashes: list[str]) -> None:
+    statement = fill(_sql(eng).CHUNK_DELETE, table)
+    with eng.transaction() as cur:
+        for h in hashes:
+            cur.execute(statement, {"h": h})
+
+
+def _info(eng: Engine, row: tuple) -> IndexInfo:
+    table, profile, sha, status, docs, chunks, created, completed = row
+    return IndexInfo(table, json.loads(eng.read_text(profile)), sha, status, int(docs), int(chunks), str(created),
+                     None if completed is None else str(completed))
+
+
+def info(eng: Engine, table: str) -> IndexInfo | None:
+    ensure_schema(eng)
+    rows = eng.query(_sql(eng).INDEX_GET, {"t": table})
+    return _info(eng, rows[0]) if rows else None
+
+
+def list_indexes(eng: Engine) -> list[IndexInfo]:
+    ensure_schema(eng)
+    return [_info(eng, row) for row in eng.query(_sql(eng).INDEX_LIST)]
+
+
+def alias_state(eng: Engine) -> AliasState:
+    """What the view reads now (its own definition is the truth), and where rollback goes."""
+    ensure_schema(eng)
+    sql = _sql(eng)
+    rows = eng.query(sql.VIEW_TARGET)
+    target = re.findall(r"\w+", eng.read_text(rows[0][0]))[-1].upper() if rows else None
+    recorded = eng.query(sql.ALIAS_GET, {"a": sql.ALIAS})
+    previous = recorded[0][1] if recorded else None
+    target_info = info(eng, target) if target else None
+    return AliasState(sql.ALIAS, target, previous, bool(target_info and target_info.status == "complete"))
+
+
+def set_alias(eng: Engine, table: str, *, previous: str | None, action: str, detail: dict) -> None:
+    """Point the view at `table` and record it, in one transaction on SQLite (where DDL is
+    transactional); on Oracle CREATE OR REPLACE VIEW is one atomic statement of its own."""
+    sql = _sql(eng)
+    with eng.transaction() as cur:
+        for statement in sql.VIEW_REPLACE:
+            cur.execute(fill(statement, table))
+        cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": table, "prev": previous})
+        cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": action, "t": table, "detail": json.dumps(detail)})
+
+
+def log_refusal(eng: Engine, table: str, detail: dict) -> None:
+    sql = _sql(eng)
+    with eng.transaction() as cur:
+        cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": "refused", "t": table, "detail": json.dumps(detail)})
+
+
+def history(eng: Engine, n: int = 20) -> list[dict]:
+    ensure_schema(eng)
+    sql = _sql(eng)
+    return [{"at": str(at), "action": action, "table": table, **json.loads(eng.read_text(detail))}
+            for at, action, table, detail in eng.query(sql.LOG_LIST, {"a": sql.ALIAS, "n": n})]
+
+
+def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None) -> list[dict]:
+    """The k chunks nearest the question: from `table`, or from the alias view DOCS (what
+    every reader uses). Each hit: doc_id, chunk_no, source, text, similarity."""
+    question = check_query(question)
+    k = check_k(k, "k", MAX_K)
+    sql = _sql(eng)
+    if table is None:
+        state = alias_state(eng)
+        if state.target is None:
+            raise NoActiveIndex("no document index is active yet: ingest a manifest and promote it "
+                                "(`workshop ingest MANIFEST --profile v1 --promote`, or Part 7's notebook)")
+        statement = sql.SEARCH.replace("{t}", sql.ALIAS)
+    else:
+        if table not in eng.object_names():
+            raise ValueError(f"there is no document table {table}: ingest its profile first")
+        statement = fill(sql.SEARCH, table)
+    vector = eng.vector_param(eng.embed([question])[0])
+    rows = eng.query(statement, {"qv": vector, "k": k})
+    return [{"doc_id": d, "chunk_no": int(n), "source": s, "text": eng.read_text(b), "similarity": float(sim)}
+            for d, n, s, b, sim in rows]

@@ -1,0 +1,121 @@
+"""Manifests: a JSONL file listing the documents to ingest, one object per line.
+
+    {"path": "notices/rotterdam-berth-closure.md", "tags": ["port-notice"], "lang": "en", "profile": "v2"}
+
+`path` is relative to the manifest's folder (the corpus root) and must stay inside it;
+`tags`, `lang` (a language hint for the sanitiser) and `profile` (the chunking profile
+this document is meant for) are optional. Every bad line is reported with its file and
+line number; a manifest with errors ingests nothing unless the caller skips them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FIELDS = ("path", "tags", "lang", "profile")
+_LANG = re.compile(r"^[a-z]{2}(?:-[A-Za-z]{2})?$")
+
+
+@dataclass(frozen=True)
+class Entry:
+    line: int
+    path: Path
+    doc_id: str            # the path inside the corpus, without its extension
+    tags: tuple[str, ...] = ()
+    lang: str | None = None
+    profile: str | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: Path
+    line: int
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.problem}"
+
+
+class ManifestError(ValueError):
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        lines = "\n".join(f"  {p}" for p in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        super().__init__(f"the manifest has {len(problems)} bad line(s); nothing was ingested:\n{lines}{more}\n"
+                         "Fix: correct these lines, or skip them (skip_bad=True, `workshop ingest --skip-bad-lines`).")
+
+
+@dataclass
+class Manifest:
+    path: Path
+    root: Path
+    entries: list[Entry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    sha256: str = ""       # of the manifest's bytes: the registry records which manifest built a table
+
+
+def read(path: Path | str, *, profiles: set[str] | None = None, skip_bad: bool = False) -> Manifest:
+    """Parse and check a manifest. Raises ManifestError listing every bad line, unless skip_bad
+    (then the good lines are kept and the bad ones are in .problems)."""
+    path = Path(path)
+    root = path.resolve().parent
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8-sig")
+    except FileNotFoundError:
+        raise ManifestError([Problem(path, 0, "manifest file not found")]) from None
+    except UnicodeDecodeError as exc:
+        raise ManifestError([Problem(path, 0, f"not valid UTF-8 (byte {exc.start})")]) from None
+    out = Manifest(path, root, sha256=hashlib.sha256(data).hexdigest())
+    seen: dict[Path, int] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        entry_or_problem = _entry(line, no, root, profiles, seen)
+        if isinstance(entry_or_problem, str):
+            out.problems.append(Problem(path, no, entry_or_problem))
+        else:
+            seen[entry_or_problem.path] = no
+            out.entries.append(entry_or_problem)
+    if out.problems and not skip_bad:
+        raise ManifestError(out.problems)
+    if not out.entries and not out.problems:
+        raise ManifestError([Problem(path, 0, "the manifest lists no documents")])
+    return out
+
+
+def _entry(line: str, no: int, root: Path, profiles: set[str] | None, seen: dict[Path, int]) -> Entry | str:
+    """An Entry, or the problem with this line as text."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return f"not valid JSON ({exc.msg} at column {exc.colno})"
+    if not isinstance(row, dict):
+        return f"expected a JSON object, got {type(row).__name__}"
+    unknown = sorted(set(row) - set(FIELDS))
+    if unknown:
+        return f"unknown field(s) {unknown}; the fields are {', '.join(FIELDS)}"
+    rel = row.get("path")
+    if not isinstance(rel, str) or not rel.strip():
+        return "\"path\" is missing or not a non-empty string"
+    candidate = (root / rel).resolve()
+    if Path(rel).is_absolute() or not candidate.is_relative_to(root):
+        return f"path {rel!r} is outside the corpus folder {root}"
+    if not candidate.is_file():
+        return f"file not found: {rel}"
+    if candidate in seen:
+        return f"{rel} is listed twice (first on line {seen[candidate]})"
+    tags = row.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+        return "\"tags\" must be a list of non-empty strings"
+    lang = row.get("lang")
+    if lang is not None and (not isinstance(lang, str) or not _LANG.match(lang)):
+        return f"\"lang\" must be a language code such as \"en\" or \"pt-BR\", got {lang!r}"
+    profile = row.get("profile")
+    if profile is not None and (not isinstance(profile, str) or (profiles is not None and profile not in profiles)):
+        return f"unknown profile {profile!r}; the profiles are {', '.join(sorted(profiles or []))}"
+    doc_id = candidate.relative_to(root).with_suffix("").as_posix()
+    return Entry(no, candidate, doc_id, tuple(tags), lang, profile)
