@@ -779,3 +779,164 @@ def test_part6_correct_count_rows_passes_check_and_grade_cell(variant, seeded_en
                  ns=_p6_tool_namespace(seeded_engine))
     checks.part6.check_count_rows(ns["registry"], seeded_engine)
     _grade_cell_passes(P6, "check_todo1_count_rows", ns)
+
+
+# =============================================================== Part 7, TODO 1 (window_spans)
+P7 = "part7"
+
+
+def p7_spans() -> str:
+    return _solution(P7, "todo1_window_spans")
+
+
+def _p7_namespace() -> dict:
+    from workshop_lib.parts.ingest.promotion import Decision
+
+    return {**_namespace(), "Decision": Decision}
+
+
+P7S_WRONG = {
+    "windows side by side (step = size)": (lambda s: _edit(s, ("start += size - overlap", "start += size")),
+                                           ["do not overlap", "size - overlap"]),
+    "step = overlap": (lambda s: _edit(s, ("start += size - overlap", "start += overlap")), ["endless loop"]),
+    "step = size + overlap": (lambda s: _edit(s, ("start += size - overlap", "start += size + overlap")),
+                              ["leaves gaps", "size - overlap"]),
+    "no break at the end": (lambda s: _edit(s, ("        if end == n_units:\n            break\n", "")),
+                            ["lies wholly inside", "break right after appending"]),
+    "end not clamped": (lambda s: _edit(s, ("end = min(start + size, n_units)", "end = start + size")),
+                        ["ends past n_units", "min(start + size, n_units)"]),
+    "tail dropped": (lambda s: _edit(s, ("while start < n_units:", "while start + size <= n_units:")),
+                     ["would never be embedded"]),
+    "no argument check": (lambda s: _edit(s, ("    if size < 1 or not 0 <= overlap < size:\n        raise ValueError(",
+                                              "    if False:\n        raise ValueError(")),
+                          ["overlap equal to size", "raise ValueError unless size >= 1"]),
+    "negative overlap accepted": (lambda s: _edit(s, ("not 0 <= overlap < size", "not overlap < size")),
+                                  ["a negative overlap", "instead of raising ValueError"]),
+    "an empty document gives (0, 0)": (lambda s: _edit(s, ("while start < n_units:", "while True:")),
+                                       ["empty document has no windows"]),
+    "still a stub": (lambda s: _edit(s, ("    if size < 1 or not", "    raise NotImplementedError()\n    if size < 1 or not")),
+                     ["not implemented yet"]),
+    "a list of lists of the wrong shape": (lambda s: _edit(s, ("spans.append((start, end))", "spans.append(start)")),
+                                           ["expected a list of (start, end) pairs"]),
+}
+
+P7S_RIGHT = {
+    "range over the starts": '''
+        def window_spans(n_units, size, overlap):
+            if size < 1 or overlap < 0 or overlap >= size:
+                raise ValueError("bad size/overlap")
+            if n_units == 0:
+                return []
+            step = size - overlap
+            out = []
+            for start in range(0, n_units, step):
+                out.append((start, min(start + size, n_units)))
+                if start + size >= n_units:
+                    break
+            return out
+    ''',
+    "a generator": '''
+        def window_spans(n_units, size, overlap):
+            if not (size >= 1 and 0 <= overlap < size):
+                raise ValueError(f"size={size} overlap={overlap}")
+            start = 0
+            while start < n_units:
+                yield [start, min(n_units, start + size)]
+                if start + size >= n_units:
+                    return
+                start = start + size - overlap
+    ''',
+    "recursion": '''
+        def window_spans(n_units, size, overlap, start=0):
+            if size <= 0 or overlap < 0 or overlap >= size:
+                raise ValueError("overlap must be in [0, size)")
+            if start >= n_units:
+                return []
+            end = min(start + size, n_units)
+            return [(start, end)] + ([] if end == n_units else window_spans(n_units, size, overlap, start + size - overlap))
+    ''',
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(P7S_WRONG))
+def test_part7_wrong_window_spans_is_stopped_by_name(mistake):
+    make, expected = P7S_WRONG[mistake]
+    ns = _define(make(p7_spans()), mistake, ns=_p7_namespace())
+    _stopped(lambda: checks.part7.check_window_spans(ns["window_spans"]), expected)
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P7S_RIGHT)])
+def test_part7_correct_window_spans_passes_check_and_grade_cell(variant):
+    ns = _define(p7_spans() if variant == "solution" else P7S_RIGHT[variant], variant, ns=_p7_namespace())
+    checks.part7.check_window_spans(ns["window_spans"])
+    _grade_cell_passes(P7, "check_todo1_window_spans", ns)
+
+
+# =============================================================== Part 7, TODO 2 (should_promote)
+def p7_gate() -> str:
+    return _solution(P7, "todo2_should_promote")
+
+
+P7G_WRONG = {
+    "strict > for the bar": (lambda s: _edit(s, ("candidate.recall < min_recall", "candidate.recall <= min_recall")),
+                             ["recall exactly at the bar", ">= min_recall"]),
+    "the active index ignored": (lambda s: _edit(s, ("active is not None and candidate.recall < active.recall", "False")),
+                                 ["worse than the active", "candidate.recall < active.recall"]),
+    "crashes before the first promotion": (lambda s: _edit(s, ("if active is not None and candidate.recall < active.recall",
+                                                              "if candidate.recall < active.recall")),
+                                           ["AttributeError", "active=None"]),
+    "a tie with the active refused": (lambda s: _edit(s, ("candidate.recall < active.recall:", "candidate.recall <= active.recall:")),
+                                      ["as good as the active", "use <, not <="]),
+    "better than the active skips the bar": (lambda s: _edit(s, ("    if candidate.recall < min_recall:",
+                                                                 "    if active is not None and candidate.recall > active.recall:\n"
+                                                                 "        return Decision(True, 'better than the active')\n"
+                                                                 "    if candidate.recall < min_recall:")),
+                                             ["below the bar but better than the active", "check the bar first"]),
+    "no check for zero questions": (lambda s: _edit(s, ("    if candidate.n == 0:\n", "    if False:\n")),
+                                    ["no golden queries ran", "candidate.n == 0"]),
+    "a tuple instead of a Decision": (lambda s: s.replace("return Decision(", "return ("), ["expected a Decision"]),
+    "an empty reason": (lambda s: _edit(s, ('return Decision(True, f"{candidate.table}: recall {candidate.recall:.2f} '
+                                            'reaches the bar {min_recall:.2f}")', 'return Decision(True, "")')),
+                        ["has no reason"]),
+    "hits compared instead of recall": (lambda s: _edit(s, ("candidate.recall < active.recall:", "candidate.hits < active.hits:")),
+                                        ["worse than the active"]),
+    "still a stub": (lambda s: _edit(s, ("    if candidate.n == 0:\n", "    raise NotImplementedError()\n    if candidate.n == 0:\n")),
+                     ["not implemented yet"]),
+    "promote is the recall, not a bool": (lambda s: _edit(s, ('return Decision(True, f"{candidate.table}: recall',
+                                                              'return Decision(candidate.recall, f"{candidate.table}: recall')),
+                                          ["must be True or False"]),
+}
+
+P7G_RIGHT = {
+    "one boolean expression": '''
+        def should_promote(candidate, active, min_recall):
+            ok = candidate.n > 0 and candidate.recall >= min_recall and (active is None or candidate.recall >= active.recall)
+            return Decision(promote=ok, reason=f"recall {candidate.recall:.2f}, bar {min_recall}, "
+                                               f"active {active.recall if active else 'none'}")
+    ''',
+    "promote last, reasons collected": '''
+        def should_promote(candidate, active, min_recall):
+            problems = []
+            if not candidate.n:
+                problems.append("no golden queries")
+            elif candidate.recall < min_recall:
+                problems.append(f"{candidate.recall:.0%} < bar {min_recall:.0%}")
+            elif active and active.recall > candidate.recall:
+                problems.append(f"worse than {active.table}")
+            return Decision(not problems, "; ".join(problems) or "good enough")
+    ''',
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(P7G_WRONG))
+def test_part7_wrong_gate_is_stopped_by_name(mistake):
+    make, expected = P7G_WRONG[mistake]
+    ns = _define(make(p7_gate()), mistake, ns=_p7_namespace())
+    _stopped(lambda: checks.part7.check_should_promote(ns["should_promote"]), expected)
+
+
+@pytest.mark.parametrize("variant", ["solution", *sorted(P7G_RIGHT)])
+def test_part7_correct_gate_passes_check_and_grade_cell(variant):
+    ns = _define(p7_gate() if variant == "solution" else P7G_RIGHT[variant], variant, ns=_p7_namespace())
+    checks.part7.check_should_promote(ns["should_promote"])
+    _grade_cell_passes(P7, "check_todo2_should_promote", ns)

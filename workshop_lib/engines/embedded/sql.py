@@ -573,6 +573,8 @@ ON CONFLICT (alias_name) DO UPDATE SET table_name = excluded.table_name, previou
 SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding FROM {t}"""],
     # What the view reads now (the alias's truth): its definition names one table.
     VIEW_TARGET="SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'DOCS'",
+    VIEW_DROP="DROP VIEW IF EXISTS DOCS",
+    ALIAS_DELETE="DELETE FROM DOC_ALIAS WHERE alias_name = :a",
     LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)",
     LOG_LIST="SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :a ORDER BY seq DESC LIMIT :n",
 )

@@ -663,6 +663,8 @@ WHEN NOT MATCHED THEN INSERT (alias_name, table_name, previous_table) VALUES (:a
 SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding FROM {t}"""],
     VIEW_TARGET="""SELECT referenced_name FROM USER_DEPENDENCIES
  WHERE name = 'DOCS' AND type = 'VIEW' AND referenced_type = 'TABLE'""",
+    VIEW_DROP="DROP VIEW IF EXISTS DOCS",
+    ALIAS_DELETE="DELETE FROM DOC_ALIAS WHERE alias_name = :a",
     LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)",
     LOG_LIST="""SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :a
  ORDER BY seq DESC FETCH FIRST :n ROWS ONLY""",

@@ -155,6 +155,17 @@ def set_alias(eng: Engine, table: str, *, previous: str | None, action: str, det
         cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": action, "t": table, "detail": json.dumps(detail)})
 
 
+def clear_alias(eng: Engine) -> None:
+    """Remove the view and the alias row (tables, registry and log are kept): retrieval over
+    DOCS then says no index is active until the next promotion. Part 7's notebook calls this
+    so that re-running its promotion cells tells the same story."""
+    sql = _sql(eng)
+    ensure_schema(eng)
+    with eng.transaction() as cur:
+        cur.execute(sql.VIEW_DROP)
+        cur.execute(sql.ALIAS_DELETE, {"a": sql.ALIAS})
+
+
 def log_refusal(eng: Engine, table: str, detail: dict) -> None:
     sql = _sql(eng)
     with eng.transaction() as cur:

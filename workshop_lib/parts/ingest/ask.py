@@ -1,0 +1,34 @@
+"""Retrieval over the document alias, decided with Part 4's answer modes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from workshop_lib.parts import gates
+from workshop_lib.parts.ingest import index
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+
+@dataclass(frozen=True)
+class DocumentAnswer:
+    question: str
+    table: str                # the table the alias pointed to when the question was asked
+    hits: list[dict]
+    decision: gates.Decision
+
+    @property
+    def mode(self) -> str:
+        return self.decision.mode
+
+
+def ask(eng: Engine, question: str, *, k: int = 3, config: gates.ModeConfig | None = None) -> DocumentAnswer:
+    """The k chunks nearest the question through the alias DOCS, and Part 4's decision on them
+    (rag / hybrid / fallback, with the engine's calibrated thresholds unless `config` is given)."""
+    state = index.alias_state(eng)
+    hits = index.search(eng, question, k)
+    chunks = [{"record_id": f"{h['doc_id']}#{h['chunk_no']}", "subject": h["doc_id"], "text": h["text"]} for h in hits]
+    decision = gates.decide_mode([h["similarity"] for h in hits], chunks, config=config or gates.ModeConfig.for_engine(eng),
+                                 query_tokens=eng.count_tokens(question), query=question)
+    return DocumentAnswer(question, state.target or "", hits, decision)
