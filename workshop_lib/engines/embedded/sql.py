@@ -553,6 +553,8 @@ ON CONFLICT (table_name) DO UPDATE SET profile = excluded.profile, manifest_sha 
     completed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE table_name = :t""",
     INDEX_GET="SELECT table_name, profile, manifest_sha, status, docs, chunks, created_at, completed_at FROM DOC_INDEXES WHERE table_name = :t",
     INDEX_LIST="SELECT table_name, profile, manifest_sha, status, docs, chunks, created_at, completed_at FROM DOC_INDEXES ORDER BY table_name",
+    TABLE_DROP="DROP TABLE IF EXISTS {t}",
+    INDEX_DELETE="DELETE FROM DOC_INDEXES WHERE table_name = :t",
     CHUNK_HASHES="SELECT chunk_hash, doc_id FROM {t}",
     CHUNK_INSERT="""INSERT INTO {t} (chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding)
 VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)

@@ -639,6 +639,8 @@ WHEN NOT MATCHED THEN INSERT (table_name, profile, manifest_sha, status) VALUES 
     completed_at = SYSTIMESTAMP WHERE table_name = :t""",
     INDEX_GET="SELECT table_name, profile, manifest_sha, status, docs, chunks, created_at, completed_at FROM DOC_INDEXES WHERE table_name = :t",
     INDEX_LIST="SELECT table_name, profile, manifest_sha, status, docs, chunks, created_at, completed_at FROM DOC_INDEXES ORDER BY table_name",
+    TABLE_DROP="DROP TABLE IF EXISTS {t} PURGE",
+    INDEX_DELETE="DELETE FROM DOC_INDEXES WHERE table_name = :t",
     CHUNK_HASHES="SELECT chunk_hash, doc_id FROM {t}",
     CHUNK_INSERT="""MERGE INTO {t} d
 USING (SELECT :h AS chunk_hash FROM dual) s

@@ -92,6 +92,19 @@ def mark_complete(eng: Engine, table: str) -> tuple[int, int]:
     return int(docs), int(chunks)
 
 
+def drop_table(eng: Engine, table: str) -> None:
+    """DESTRUCTIVE: drop a document table and its registry row. Refused for the table the
+    alias reads and the one rollback would go to."""
+    state = alias_state(eng)
+    if table in (state.target, state.previous):
+        raise ValueError(f"{table} is the alias's {'target' if table == state.target else 'rollback table'}; "
+                         "promote another table first")
+    sql = _sql(eng)
+    with eng.transaction() as cur:
+        cur.execute(fill(sql.TABLE_DROP, table))
+        cur.execute(sql.INDEX_DELETE, {"t": table})
+
+
 def stored_hashes(eng: Engine, table: str) -> dict[str, str]:
     """chunk hash -> doc_id of every chunk stored in `table` ({} when the table does not exist)."""
     if table not in eng.object_names():
