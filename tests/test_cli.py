@@ -128,3 +128,37 @@ def test_oracle_bootstrap_is_a_workshop_command_that_fails_fast_when_nothing_lis
 def test_notebooks_command_regenerates_a_part(tmp_path):
     result = runner.invoke(app, ["notebooks", "part4"])
     assert result.exit_code == 0 and "notebooks/part4/part4_relevance_gates.ipynb" in result.output
+
+
+def test_ingest_promote_status_and_rollback_from_the_command_line(data_dir):
+    result = runner.invoke(app, ["alias", "status"])
+    assert result.exit_code == 0 and "nothing promoted yet" in result.output, result.output
+    result = runner.invoke(app, ["ingest", "--profile", "v1", "--promote"])
+    assert result.exit_code == 0, result.output
+    assert "DOCS_V1 (v1): 32 documents, 31 chunks (1 duplicates stored once)" in result.output
+    assert "promoted: DOCS_V1" in result.output and "embed" in result.output
+    result = runner.invoke(app, ["ingest", "--profile", "v3", "--promote"])
+    assert result.exit_code == 3 and "not promoted: DOCS_V3: recall@1 0.71 is below the bar 0.80" in result.output
+    assert runner.invoke(app, ["ingest", "--profile", "v2"]).exit_code == 0
+    result = runner.invoke(app, ["alias", "promote", "v2"])
+    assert result.exit_code == 0 and "promoted: DOCS_V2" in result.output, result.output
+    result = runner.invoke(app, ["alias", "status"])
+    assert "alias DOCS -> DOCS_V2 (complete); rollback goes to DOCS_V1" in result.output
+    assert "refused" in result.output
+    result = runner.invoke(app, ["alias", "rollback"])
+    assert result.exit_code == 0 and "the alias reads DOCS_V1" in result.output
+
+
+def test_ingest_and_alias_report_bad_input_without_a_traceback(data_dir, tmp_path):
+    bad = tmp_path / "m.jsonl"
+    bad.write_text('{"path": "../x.md"}\n{nope\n', encoding="utf-8")
+    result = runner.invoke(app, ["ingest", str(bad), "--profile", "v1"])
+    assert result.exit_code == 1 and "m.jsonl:1: path '../x.md' is outside" in result.output
+    assert "Traceback" not in result.output
+    assert runner.invoke(app, ["ingest", "--profile", "v7"]).exit_code == 1
+    assert runner.invoke(app, ["alias", "promote"]).exit_code == 2
+    assert runner.invoke(app, ["alias", "sideways"]).exit_code == 2
+    result = runner.invoke(app, ["alias", "promote", "v2"])
+    assert result.exit_code == 1 and "does not exist" in result.output
+    result = runner.invoke(app, ["alias", "rollback"])
+    assert result.exit_code == 1 and "nothing to roll back to" in result.output

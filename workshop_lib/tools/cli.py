@@ -1,4 +1,5 @@
-"""The `workshop` command: setup, doctor, reset, lab, calibrate, grade, notebooks, oracle-bootstrap, bench, serve."""
+"""The `workshop` command: setup, doctor, reset, lab, calibrate, ingest, alias, grade, notebooks, oracle-bootstrap,
+bench, serve."""
 from __future__ import annotations
 
 import json
@@ -199,6 +200,87 @@ def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(saved, indent=1) + "\n")
     typer.echo(f"Saved to {path}: every new connection to {name} with {model} uses these values.")
+
+
+@app.command()
+def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (default: the shipped corpus)"),
+           profile: str = typer.Option(None, help="chunking profile, e.g. v2 (default: the one the manifest names)"),
+           promote: bool = typer.Option(False, "--promote", help="then run the golden queries and move the alias if they pass"),
+           sanitize: str = typer.Option("redact", help="off | audit | redact"),
+           skip_bad_lines: bool = typer.Option(False, "--skip-bad-lines", help="ingest the good lines of a manifest with errors"),
+           batch_size: int = typer.Option(64, min=1, help="texts per embedding call"),
+           rate_limit: int = typer.Option(None, min=1, help="at most this many embedding calls per minute"),
+           engine: str = typer.Option(None, help="oracle | embedded")):
+    """Part 7: read, clean, sanitise, chunk, embed and store a manifest's documents in its profile's table."""
+    from workshop_lib.parts.ingest import corpus, manifest, pipeline, promotion
+
+    eng = _connect(engine)
+    try:
+        report = pipeline.ingest(eng, manifest_path or corpus.MANIFEST, profile=profile, sanitize_mode=sanitize,
+                                 batch_size=batch_size, rate_limit_per_min=rate_limit, skip_bad=skip_bad_lines,
+                                 promote=promote)
+    except (manifest.ManifestError, pipeline.IndexInUse, promotion.PromotionRefused, ValueError) as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        eng.close()
+    typer.echo(f"{report.table} ({report.profile}): {report.documents} documents, {report.chunks} chunks "
+               f"({report.duplicates} duplicates stored once); {report.embedded} embedded now, "
+               f"{report.already_stored} already stored, {report.removed} removed; status {report.status}")
+    if report.findings:
+        typer.echo("personal data " + ("redacted" if sanitize == "redact" else "found") + ": "
+                   + ", ".join(f"{k} {v}" for k, v in sorted(report.findings.items())))
+    for what, why in report.rejected:
+        typer.secho(f"  skipped {what}: {why}", fg="yellow")
+    typer.echo(report.throughput().to_string())
+    if report.promotion:
+        decision = report.promotion.decision
+        typer.secho(("promoted: " if decision.promote else "not promoted: ") + decision.reason,
+                    fg="green" if decision.promote else "yellow")
+        raise typer.Exit(0 if decision.promote else 3)
+
+
+@app.command()
+def alias(action: str = typer.Argument("status", help="status | promote | rollback"),
+          profile: str = typer.Argument(None, help="for promote: the profile whose table to promote, e.g. v2"),
+          engine: str = typer.Option(None, help="oracle | embedded")):
+    """Part 7: the document alias DOCS: which table it reads, promote a profile's table, or roll back."""
+    from workshop_lib.parts.ingest import corpus, index, promotion
+
+    if action not in ("status", "promote", "rollback"):
+        typer.secho(f"Unknown action {action!r}; choose status, promote or rollback.", fg="red", err=True)
+        raise typer.Exit(2)
+    profiles = corpus.load_profiles()
+    if action == "promote" and profile not in profiles:
+        typer.secho(f"`workshop alias promote` needs a profile: one of {', '.join(sorted(profiles))}.", fg="red", err=True)
+        raise typer.Exit(2)
+    eng = _connect(engine)
+    try:
+        if action == "promote":
+            outcome = promotion.promote(eng, profiles[profile])
+            typer.secho(("promoted: " if outcome.decision.promote else "refused: ") + outcome.decision.reason,
+                        fg="green" if outcome.decision.promote else "yellow")
+            if not outcome.decision.promote:
+                raise typer.Exit(3)
+        elif action == "rollback":
+            state = promotion.rollback(eng)
+            typer.echo(f"rolled back: the alias reads {state.target} (rollback again goes to {state.previous})")
+        else:
+            state = index.alias_state(eng)
+            typer.echo(f"alias {state.alias} -> {state.target or '(none: nothing promoted yet)'}"
+                       + ("" if not state.target else " (complete)" if state.target_complete else " (NOT complete)")
+                       + (f"; rollback goes to {state.previous}" if state.previous else ""))
+            for i in index.list_indexes(eng):
+                mark = "*" if i.table == state.target else " "
+                typer.echo(f" {mark} {i.table:12s} {i.status:9s} {i.docs:5d} docs {i.chunks:6d} chunks  "
+                           f"{i.profile.get('unit')} {i.profile.get('size')}/{i.profile.get('overlap')}")
+            for h in index.history(eng, 5):
+                typer.echo(f"   {h['at'][:19]}  {h['action']:8s} {h['table']:10s} {h.get('reason', '')}")
+    except promotion.PromotionRefused as exc:
+        typer.secho(str(exc), fg="red", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        eng.close()
 
 
 @app.command()
