@@ -10,7 +10,7 @@ LEARNER := $(VENV)/.installed-learner
 TESTER := $(VENV)/.installed-test
 
 .PHONY: help workshop setup install install-test test lint test-oracle lab doctor reset grade notebooks \
-        bench bench-quick bench-chat bench-grading serve setup-oracle lock clean-venv
+        bench bench-quick bench-chat bench-ingest bench-grading serve setup-oracle lock clean-venv
 
 help: ## this list
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
@@ -74,6 +74,9 @@ bench-quick: install-test ## the benchmark's smoke run
 
 bench-chat: install-test ## bounded load run against the chat service on loopback (20 clients, 2,000 requests)
 	$(BIN)/workshop bench chat
+
+bench-ingest: install-test ## Part 7's ingest throughput per stage: the corpus and 10,000 synthetic documents
+	$(BIN)/workshop bench ingest
 
 bench-grading: install-test ## grade a synthetic class of 40 learners x 5 Parts (2 of them looping, 1 hostile)
 	$(BIN)/workshop bench grading

@@ -178,3 +178,14 @@ def test_opening_an_older_store_rebuilds_the_knn_index_and_keeps_every_memory(tm
     assert retrieval.vector_ranked_ids(eng, q, 2) == [r.id for r, _ in eng.store.search(q, k=2)]
     eng.store.delete("memory", "m1")     # no trigger of the old index is left to fail
     assert _vec_rows(eng) == _expected_vec_rows(eng)
+
+
+def test_ingest_bench_reports_every_stage_of_both_corpora():
+    from bench import ingest
+
+    frame = ingest.run(docs=40, progress=False)
+    assert set(frame["stage"]) == {"read_clean", "sanitize", "chunk", "embed", "write"}
+    synthetic = frame[frame["corpus"] == "synthetic (40 docs)"]
+    assert len(synthetic) == 5 and (synthetic["documents"] == 40).all() and (synthetic["chunks"] > 40).all()
+    shipped = frame[frame["corpus"] == "shipped (32 docs)"].groupby("profile")["chunks"].first().to_dict()
+    assert shipped == {"v1": 31, "v2": 101, "v3": 889}
