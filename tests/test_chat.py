@@ -256,3 +256,41 @@ def test_the_part6_agent_answers_when_asked(client, eng):
     assert [m["role"] for m in history] == ["user", "assistant"] and history[1]["content"] == body["answer"]
     follow = _ask(client, "What is in the SUPPLYCHAIN schema?", agent=True, thread_id=body["thread_id"]).json()
     assert follow["thread_id"] == body["thread_id"] and follow["decision_explain"]["tool_calls"]
+
+
+def test_chat_reads_the_promoted_document_index_and_health_names_it(tmp_path):
+    """Part 7's alias: /health reports its target, and document questions are answered from
+    the table it reads (embedded only: on Oracle this would move the learner's own alias)."""
+    from workshop_lib.parts.ingest import pipeline, promotion
+
+    eng = connect("embedded", path=tmp_path)
+    prepare(eng, progress=False)
+    catalog.seed(eng, progress=False)
+    with TestClient(chat_app.create_app(eng)) as c:
+        before = c.get("/health").json()["documents"]
+        assert before["target"] is None and "no document index promoted yet" in before["note"]
+        pipeline.ingest(eng, profile="v2", progress=False, promote=True)
+        documents = c.get("/health").json()["documents"]
+        assert documents == {"alias": "DOCS", "target": "DOCS_V2", "complete": True, "chunks": 101, "previous": None,
+                             "note": ""}
+        resp = _ask(c, "How long does a consignee have to report concealed damage?")
+        body = resp.json()
+        assert resp.status_code == 200 and body["mode"] == resp.headers["X-Answer-Mode"] == "rag"
+        assert body["decision_explain"]["handler"] == "documents (Part 7)"
+        assert body["decision_explain"]["document_index"] == "DOCS_V2"
+        assert body["used_chunks"][0]["subject"] == "sop/cargo-claims"
+        assert body["decision_explain"]["compared"] == {"memories": "fallback", "documents": "rag"}
+        assert "From the documents:" in body["answer"]
+        schema = _ask(c, "How is the IMO check digit computed?").json()
+        assert schema["decision_explain"]["handler"] == "knowledge memories (Part 4)"
+        assert schema["decision_explain"]["compared"]["document_index"] == "DOCS_V2"
+        pipeline.ingest(eng, profile="v1", progress=False)
+        promotion.promote(eng, corpus_profile("v1"))  # refused or not, /health must name a complete table
+        assert c.get("/health").json()["documents"]["complete"] is True
+    eng.close()
+
+
+def corpus_profile(name):
+    from workshop_lib.parts.ingest import corpus
+
+    return corpus.load_profiles()[name]

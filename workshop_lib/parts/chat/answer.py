@@ -2,8 +2,9 @@
 
 Catalog, availability and port questions go to Part 5's grounded handlers (answers
 rendered from rows); everything else to Part 4's answer modes over the knowledge
-memories; with `agent` set, Part 6's agent answers with its tools. Either way the result
-carries the mode (rag / hybrid / fallback) and a `decision_explain` that says why.
+memories and, once Part 7 promoted a document index, the documents its alias reads; with
+`agent` set, Part 6's agent answers with its tools. Either way the result carries the
+mode (rag / hybrid / fallback) and a `decision_explain` that says why.
 """
 from __future__ import annotations
 
@@ -66,14 +67,57 @@ def _grounded(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAns
                       {"intent": g.intent, "method": g.route_method})
 
 
+_RANK = {"fallback": 0, "hybrid": 1, "rag": 2}
+
+
 def _knowledge(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAnswer:
+    """Part 4's modes over the knowledge memories and, once Part 7 promoted a document index,
+    over the documents the alias DOCS reads; the better-grounded of the two answers."""
     a = gates.answer(eng, question, llm=llm)
+    docs = _documents(eng, question)
+    memory_best = max(a.turn.similarities, default=0.0)
+    if docs is not None and (_RANK[docs.mode], _best(docs)) > (_RANK[a.mode], memory_best) and docs.mode != "fallback":
+        return _from_documents(docs, route, llm, compared={"memories": a.mode, "documents": docs.mode})
     d = a.decision
     explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", "intent": route.intent}
+    if docs is not None:
+        explain["compared"] = {"memories": a.mode, "documents": docs.mode, "document_index": docs.table}
     used = [{k: c.get(k) for k in ("record_id", "subject", "kind", "similarity")} for c in d.used_chunks]
     return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
                       d.used_llm, bool(d.decision_explain.get("short_query_active")),
                       {"intent": route.intent, "method": route.method})
+
+
+def _documents(eng: Engine, question: str):
+    """Part 7's answer over the active document index, or None when none is promoted."""
+    from workshop_lib.parts.ingest import ask, index
+
+    if index.alias_state(eng).target is None:
+        return None
+    return ask.ask(eng, question)
+
+
+def _best(docs) -> float:
+    return max((h["similarity"] for h in docs.hits), default=0.0)
+
+
+def _from_documents(docs, route: grounded.Route, llm, compared: dict) -> ChatAnswer:
+    from workshop_lib.parts.ingest import ask
+
+    d = docs.decision
+    text = ask.render(docs)
+    used_llm = "none"
+    if llm is not None:
+        try:
+            text = llm.answer_from_context(docs.question, [c["text"] for c in d.used_chunks]) or text
+            used_llm = "primary"
+        except Exception:  # noqa: BLE001 - any model failure means the deterministic text answers
+            pass
+    explain = {**d.decision_explain, "handler": "documents (Part 7)", "document_index": docs.table,
+               "intent": route.intent, "compared": compared, "used_llm": used_llm}
+    used = [{k: c.get(k) for k in ("record_id", "subject", "similarity")} for c in d.used_chunks]
+    return ChatAnswer(text, d.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False, used_llm,
+                      bool(d.decision_explain.get("short_query_active")), {"intent": route.intent, "method": route.method})
 
 
 def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> ChatAnswer:

@@ -260,12 +260,14 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
 
 
 def document_index_status(eng: Engine) -> dict[str, Any]:
-    """Where Part 7's document alias points and whether that table is complete, if Part 7 has run."""
+    """Where Part 7's document alias points and whether that table is complete."""
+    from workshop_lib.parts.ingest import index
+
     try:
-        from workshop_lib.ingest import alias  # Part 7's lifecycle; absent in an install without it
-    except ImportError:
-        return {"alias": None, "complete": None, "note": "no document index in this install"}
-    try:
-        return alias.health(eng)
+        state = index.alias_state(eng)
     except Exception as exc:  # noqa: BLE001 - health reports, it does not fail
-        return {"alias": None, "complete": False, "note": f"could not read the alias: {exc}"}
+        return {"alias": None, "target": None, "complete": False, "note": f"could not read the alias: {exc}"}
+    target = index.info(eng, state.target) if state.target else None
+    return {"alias": state.alias, "target": state.target, "complete": state.target_complete if state.target else None,
+            "chunks": target.chunks if target else None, "previous": state.previous,
+            "note": "" if state.target else "no document index promoted yet (Part 7, or `workshop ingest --promote`)"}

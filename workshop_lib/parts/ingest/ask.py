@@ -32,3 +32,14 @@ def ask(eng: Engine, question: str, *, k: int = 3, config: gates.ModeConfig | No
     decision = gates.decide_mode([h["similarity"] for h in hits], chunks, config=config or gates.ModeConfig.for_engine(eng),
                                  query_tokens=eng.count_tokens(question), query=question)
     return DocumentAnswer(question, state.target or "", hits, decision)
+
+
+def render(answer: DocumentAnswer) -> str:
+    """An answer written from the chunks the decision used (no model), or an honest fallback."""
+    decision = answer.decision
+    if decision.mode == "fallback":
+        return (f"The documents do not answer \u201c{' '.join(answer.question.split())}\u201d closely enough "
+                "to rely on.")
+    lead = "From the documents:" if decision.mode == "rag" else "These document passages partly match the question:"
+    return "\n".join([lead] + [f"- [{c.get('subject')}, similarity {c['similarity']:.2f}] {c['text']}"
+                                for c in decision.used_chunks])
