@@ -496,6 +496,12 @@ class _FakeRaw:
         self.rows = list(self.conn.results.pop(0)) if self.conn.results else []
         self.description = [("c",)] if self.rows else None
 
+    def prepare(self, statement):
+        self.prepared = statement
+
+    def bindnames(self):
+        return sorted(n.upper() for n in bind_names(self.prepared))  # as the driver's parser names them
+
     def var(self, *_args, **_kwargs):
         return _FakeVar()
 
@@ -689,3 +695,39 @@ def test_errors_name_the_step_the_code_and_the_fix():
     err = OracleWorkshopError("store", "ORA-29855: error occurred in the execution of ODCIINDEXCREATE routine")
     assert "[store]" in str(err) and "ORA-29855" in str(err) and "-slim" in str(err)
     assert "needs" not in str(err) or "lacks the CTXAPP" not in str(err)  # issue 12 item 8: not blamed on CTXAPP
+
+
+def test_the_cursor_binds_what_the_drivers_parser_names():
+    """OracleCursor asks python-oracledb which binds a statement has (prepare + bindnames,
+    parsed client-side) and passes only those; extra keys of a shared parameter dict are dropped."""
+    from workshop_lib.engines.oracle.engine import OracleCursor
+
+    class Raw:
+        def __init__(self):
+            self.calls = []
+
+        def prepare(self, statement):
+            self.calls.append(("prepare", statement))
+
+        def bindnames(self):
+            return ["Q", "TID_FREE"]
+
+        def execute(self, statement, binds):
+            self.calls.append(("execute", statement, binds))
+
+    class Engine:
+        def bind_value(self, name, value, *, embed_only=False, store_content=False):
+            return value
+
+    raw = Raw()
+    OracleCursor(Engine(), raw).execute("SELECT 1 FROM dual WHERE :q = :tid_free", {"q": "x", "tid_free": 1, "u": "extra"})
+    assert raw.calls == [("prepare", "SELECT 1 FROM dual WHERE :q = :tid_free"),
+                         ("execute", "SELECT 1 FROM dual WHERE :q = :tid_free", {"q": "x", "tid_free": 1})]
+
+
+def test_lobs_are_fetched_as_strings():
+    import oracledb
+
+    import workshop_lib.engines.oracle.engine  # noqa: F401 - importing the engine sets the default
+
+    assert oracledb.defaults.fetch_lobs is False

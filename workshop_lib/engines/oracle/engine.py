@@ -37,6 +37,11 @@ from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 
+# CLOB and BLOB columns come back as str and bytes, not LOB locators that each cost a round
+# trip to read (python-oracledb's defaults.fetch_lobs; it applies to every connection made
+# after it is set, and the workshop has no use for LOB locators).
+oracledb.defaults.fetch_lobs = False
+
 DEFAULT_CONNECT_TIMEOUT = 60.0
 # Oracle stores '' as NULL. The store contract keeps explicit empty content, so the
 # engine writes this marker instead and reads it back as "" (see read_text).
@@ -188,7 +193,9 @@ _BIND = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_$#]*)")
 
 @functools.lru_cache(maxsize=512)
 def bind_names(statement: str) -> frozenset[str]:
-    """The `:name` binds a statement uses (string literals and comments ignored)."""
+    """The `:name` binds a statement uses (string literals and comments ignored), read from
+    the text alone: the tests compare both dialects' statements with it, without a database.
+    At run time the driver's own parser names them (OracleCursor._binds)."""
     text = _COMMENT.sub(" ", _LITERAL.sub("''", statement))
     return frozenset(_BIND.findall(text))
 
@@ -218,15 +225,6 @@ def embedding_only_binds(statement: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _output_type_handler(cursor, metadata):
-    # CLOBs come back as Python strings (no LOB round trips for every row).
-    if metadata.type_code is oracledb.DB_TYPE_CLOB:
-        return cursor.var(oracledb.DB_TYPE_LONG, arraysize=cursor.arraysize)
-    if metadata.type_code is oracledb.DB_TYPE_NCLOB:
-        return cursor.var(oracledb.DB_TYPE_LONG_NVARCHAR, arraysize=cursor.arraysize)
-    return None
-
-
 class OracleCursor:
     """A python-oracledb cursor that binds only the names a statement uses.
 
@@ -239,25 +237,29 @@ class OracleCursor:
         self.engine = engine
         self.raw = raw
 
-    def _prepare(self, statement: str, params: Any) -> Any:
+    def _binds(self, statement: str, params: Any) -> Any:
+        """The parameters this statement uses. The driver names them: prepare() parses the
+        statement client-side (no round trip) and bindnames() lists its binds in upper case."""
         if params is None or not isinstance(params, dict):
             return params if params is not None else {}
+        self.raw.prepare(statement)
+        used = {name.upper() for name in self.raw.bindnames()}
         embed_only = embedding_only_binds(statement)
         store_write = writes_store_content(statement)
-        return {name: self.engine.bind_value(name, params[name], embed_only=name in embed_only,
+        return {name: self.engine.bind_value(name, value, embed_only=name in embed_only,
                                              store_content=store_write and name == "content")
-                for name in bind_names(statement) if name in params}
+                for name, value in params.items() if name.upper() in used}
 
     def execute(self, statement: str, params: Any = None) -> "OracleCursor":
         try:
-            self.raw.execute(statement, self._prepare(statement, params))
+            self.raw.execute(statement, self._binds(statement, params))
         except oracledb.Error as exc:
             raise OracleWorkshopError("query", exc) from exc
         return self
 
     def executemany(self, statement: str, rows: list) -> None:
         try:
-            self.raw.executemany(statement, [self._prepare(statement, r) if isinstance(r, dict) else r
+            self.raw.executemany(statement, [self._binds(statement, r) if isinstance(r, dict) else r
                                              for r in rows])
         except oracledb.Error as exc:
             raise OracleWorkshopError("query", exc) from exc
@@ -298,10 +300,8 @@ class OracleEngine(Engine):
         self.conn = self._connect()
 
     def _connect(self) -> oracledb.Connection:
-        conn = connect_oracle(self.user, self._password, self.dsn, timeout=self._timeout,
+        return connect_oracle(self.user, self._password, self.dsn, timeout=self._timeout,
                               progress=self._progress, what=f"Oracle ({self.user})")
-        conn.outputtypehandler = _output_type_handler
-        return conn
 
     def _live_conn(self) -> oracledb.Connection:
         # After a database restart the old session is gone; reconnect once, quietly.
