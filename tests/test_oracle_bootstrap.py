@@ -10,7 +10,7 @@ from __future__ import annotations
 import oracledb
 import pytest
 
-from setup import bootstrap
+from workshop_lib.engines.oracle import bootstrap
 from workshop_lib.engines.oracle import engine as oengine
 from workshop_lib.engines.oracle.errors import OracleWorkshopError
 

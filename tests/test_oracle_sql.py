@@ -360,7 +360,7 @@ def test_vector_memory_sql_caps_the_size_and_uses_the_spfile():
     assert "SCOPE = SPFILE" in block and "0.4" in block and ":wanted_mb" in block
     initdb = (ROOT / _INITDB).read_text()
     assert "SCOPE = SPFILE" in initdb and "LEAST(512" in initdb
-    from setup import bootstrap
+    from workshop_lib.engines.oracle import bootstrap
 
     assert bootstrap.VECTOR_MEMORY_MB == 512
 

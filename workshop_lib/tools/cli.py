@@ -344,12 +344,12 @@ def oracle_bootstrap(only: list[str] = typer.Option(None, help="run only this st
     """Prepare an Oracle database for the workshop: wait, vector memory, users, model, store, data, check.
 
     Safe to re-run; each step says what it did or why it skipped (docs/oracle.md)."""
-    if not (config.REPO_ROOT / "setup" / "bootstrap.py").is_file():
-        typer.secho("The Oracle bootstrap and its SQL live in the repository's setup/ folder: run this from a "
-                    "clone of the workshop (`make setup-oracle`).", fg="red", err=True)
+    from workshop_lib.engines.oracle import bootstrap
+
+    if not bootstrap.SQL_DIR.is_dir():
+        typer.secho(f"The Oracle bootstrap's SQL files are not at {bootstrap.SQL_DIR}: install the workshop from a "
+                    "clone of its repository (`make setup-oracle`).", fg="red", err=True)
         raise typer.Exit(2)
-    sys.path.insert(0, str(config.REPO_ROOT))
-    from setup import bootstrap
 
     argv = [arg for step in only or [] for arg in ("--only", step)] + [arg for step in skip or [] for arg in ("--skip", step)]
     raise typer.Exit(bootstrap.main(argv))

@@ -1,4 +1,4 @@
-"""Prepare an Oracle AI Database for the workshop: `python -m setup.bootstrap` (or `make setup-oracle`).
+"""Prepare an Oracle AI Database for the workshop: `workshop oracle-bootstrap` (or `make setup-oracle`).
 
 Safe to re-run: every step checks first and prints what it did or why it skipped.
 
@@ -37,7 +37,7 @@ from workshop_lib.engines.oracle import sqlfile
 from workshop_lib.engines.oracle.engine import OracleConnectionError, OracleEngine, connect_oracle, parse_size
 from workshop_lib.engines.oracle.errors import CONTAINER, OracleWorkshopError
 
-SQL_DIR = Path(__file__).resolve().parent / "oracle"
+SQL_DIR = config.REPO_ROOT / "setup" / "oracle"  # beside the container's initdb scripts, which mount it
 STEPS = ("wait", "vector_memory", "users", "model", "store", "data", "check")
 
 LOCAL_DSN = "localhost:1521/FREEPDB1"
@@ -591,7 +591,7 @@ RUNNERS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m setup.bootstrap", description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="workshop oracle-bootstrap", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append", choices=STEPS, help="run only this step (repeatable)")
     parser.add_argument("--skip", action="append", choices=STEPS, default=[], help="skip this step (repeatable)")

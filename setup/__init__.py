@@ -1,1 +1,0 @@
-"""Scripts that prepare a database for the workshop (`python -m setup.bootstrap`)."""
