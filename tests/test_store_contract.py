@@ -475,3 +475,20 @@ def test_a_thread_belongs_to_the_user_who_started_it(store):
         store.add(["bob joins"], record_type="message", thread_ids="t-own", user_ids="bob")
     store.add(["unscoped thread memory"], record_ids="t-own-mem", thread_ids="t-own")  # documented: allowed
     assert [m.content for m in store.list_thread_messages("t-own")] == ["ann starts"]
+
+
+def test_reading_the_store_never_creates_tables(tmp_path):
+    """Store creation is explicit (issue 13): connect(create=True), prepare() or create_store()."""
+    import sqlean
+
+    from workshop_lib import connect
+
+    sqlean.connect(str(tmp_path / "workshop.sqlite")).close()  # an empty database file, no store tables
+    eng = connect("embedded", path=tmp_path, create=False)
+    before = eng.object_names()
+    with pytest.raises(SchemaError, match="eng.create_store"):
+        eng.store.count()
+    assert eng.object_names() == before
+    eng.create_store()
+    assert eng.store.count() == 0 and {"RECORDS", "THREADS"} <= eng.object_names()
+    eng.close()

@@ -22,7 +22,7 @@ def prepare(eng: Engine, *, progress: bool = True) -> dict:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     eng.embed(["warm up the embedding model"])
-    store = eng.store
+    store = eng.create_store()
     if store.get("user_profile", eng.user_id) is None:
         store.add_user(eng.user_id, USER_PROFILE)
     if store.get("agent_profile", eng.agent_id) is None:

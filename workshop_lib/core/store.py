@@ -207,8 +207,8 @@ class MemoryStore:
     def _schema_problem(self, missing: list[str]) -> str:
         return (
             f"The memory store schema (prefix {self.prefix!r}) is incomplete: missing {missing}. "
-            f"Policy {self.schema_policy.name} does not create objects. Fix: run `workshop setup`, "
-            "or open the store with schema_policy=SchemaPolicy.CREATE_IF_NECESSARY."
+            f"Policy {self.schema_policy.name} does not create objects. Fix: run `workshop setup` "
+            "(`make setup-oracle` on Oracle), or call prepare(eng) or eng.create_store() in Python."
         )
 
     def _write_or_check_meta(self, fresh: bool) -> None:

@@ -71,11 +71,25 @@ class Engine(abc.ABC):
     # -- the memory store and the scoped client, opened on first use
     @property
     def store(self):
+        """The memory store. Reading this never creates tables: a missing store is a SchemaError
+        that names the fix. Creation is explicit: create_store(), which prepare() (so
+        `workshop setup` and every Part's first cell) and connect(create=True) on the embedded
+        engine call, and the Oracle bootstrap."""
         with self._open_lock:
             if self._store is None:
                 from workshop_lib.core.store import MemoryStore, SchemaPolicy
 
-                # Creating missing objects never drops anything, so this is safe on every run.
+                self._store = MemoryStore(self, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
+            return self._store
+
+    def create_store(self) -> Any:
+        """The open store, or the default store with its missing tables created (creating what is
+        missing never drops anything, so this is safe on every run). A scratch store opened
+        with open_store stays the engine's store."""
+        from workshop_lib.core.store import MemoryStore, SchemaPolicy
+
+        with self._open_lock:
+            if self._store is None:
                 self._store = MemoryStore(self, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
             return self._store
 

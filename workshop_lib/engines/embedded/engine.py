@@ -84,8 +84,9 @@ class EmbeddedEngine(Engine):
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True) -> None:
         """`path` is a folder (the store is workshop.sqlite in it) or a store file (.sqlite/.db),
-        honoured as named; SUPPLYCHAIN is supplychain.sqlite beside it. create=False raises
-        StoreMissing instead of creating a missing store (doctor)."""
+        honoured as named; SUPPLYCHAIN is supplychain.sqlite beside it. create=True (the default)
+        creates the file and the store's missing tables; create=False raises StoreMissing
+        instead of creating a missing store (doctor)."""
         super().__init__()
         self._lock = threading.RLock()
         self._depth = 0
@@ -109,6 +110,8 @@ class EmbeddedEngine(Engine):
             self._open()
         except (OSError, sqlean.Error) as exc:
             raise self._fault(exc) from exc
+        if create:
+            self.create_store()  # the file is the learner's own: create=True makes its tables too
 
     def _open(self) -> None:
         # isolation_level=None: we open and close transactions ourselves.
