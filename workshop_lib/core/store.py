@@ -29,14 +29,13 @@ import re
 from enum import Enum
 from typing import Any, Iterable
 
+from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - re-exported
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
 
 SCHEMA_VERSION = "1"
 DEFAULT_LIST_LIMIT = 100
-MAX_QUERY_CHARS = 100_000
 MAX_KNN = 4096  # sqlite-vec's largest k; past it the store scans instead
 MAX_METADATA_DEPTH = 32  # deeper JSON would hit Python's recursion limit in matching
-MAX_K = 2**31 - 1  # larger k cannot be bound as a SQL integer on every driver
 
 
 class _Omitted:
@@ -112,18 +111,6 @@ def _check_text(value: Any, name: str) -> None:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise ValueError(f"{name} is not valid text: {exc.reason} at position {exc.start}") from None
-
-
-def check_k(k: Any, name: str = "k", maximum: int = MAX_K) -> int:
-    """A result count: an int from 1 to `maximum`, else a ValueError naming the argument
-    (shared with retrieval: one rule for every k, n and per_list)."""
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise ValueError(f"{name} must be an integer >= 1, got {k!r}")
-    if k < 1:
-        raise ValueError(f"{name} must be at least 1, got {k}")
-    if k > maximum:
-        raise ValueError(f"{name} must be at most {maximum:,}, got {k}")
-    return k
 
 
 def _check_record_type(record_type: str, allowed: Iterable[str], action: str) -> None:
@@ -496,11 +483,7 @@ class MemoryStore:
         if (query is None) == (query_vector is None):
             raise ValueError("Pass exactly one of query and query_vector")
         if query is not None:
-            if not isinstance(query, str) or not query.strip():
-                raise ValueError("query must be a non-empty string")
-            if len(query) > MAX_QUERY_CHARS:
-                raise ValueError(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
-            _check_text(query, "query")
+            check_query(query)
         if metadata_filter is not None:
             _check_metadata(metadata_filter, "metadata_filter")
         for t in record_types or ():

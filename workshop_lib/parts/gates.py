@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Iterable, Sequence
 
+from workshop_lib.core.arguments import check_k, check_query, check_unit_interval
+
 # --------------------------------------------------------------------------- constants
 _DISTANCE_ALIASES = {
     "cosine": "cosine",
@@ -105,32 +107,6 @@ class TurnResult:
                 f"query {self.query_tokens} tokens, context {self.context_tokens} tokens ({self.tokenizer})")
 
 
-def check_query(query: Any) -> str:
-    if not isinstance(query, str):
-        raise ValueError(f"query must be a string, got {type(query).__name__}")
-    if not query.strip():
-        raise ValueError("query is empty: type a question or a few keywords")
-    return query
-
-
-def check_top_k(top_k: Any) -> int:
-    if isinstance(top_k, bool) or not isinstance(top_k, int):
-        raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
-    if top_k < 1:
-        raise ValueError(f"top_k must be at least 1, got {top_k}")
-    return top_k
-
-
-def check_unit_interval(value: Any, name: str) -> float:
-    """A real number in [0, 1] (not a bool, not NaN)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
-    value = float(value)
-    if math.isnan(value) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be between 0 and 1 (a similarity), got {value}")
-    return value
-
-
 def check_category(category: Any) -> tuple[str, ...] | None:
     """None, one kind ('column') or several (['table', 'column'])."""
     if category is None:
@@ -175,7 +151,7 @@ def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: flo
     metadata `kind`.
     """
     check_query(query)
-    check_top_k(top_k)
+    check_k(top_k, "top_k")
     min_score = check_unit_interval(eng.thresholds["min_score"] if min_score is None else min_score, "min_score")
     kinds = check_category(category)
 

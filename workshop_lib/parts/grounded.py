@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from workshop_lib.core.arguments import check_k, check_query
 from workshop_lib.data import catalog
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -52,6 +53,7 @@ MAX_CACHED_QUERY_BYTES = 4000  # fits the caches' VARCHAR2(4000) columns on Orac
 # Routing reads at most this much of a question: a route is decided by its first words, and
 # the patterns then cost linear time however long the input (no question is this long).
 MAX_ROUTE_CHARS = 2000
+QUESTION_HINT = "ask about a container, a service or a port"
 MAX_MODEL_JSON_CHARS = 100_000  # longer model output is not a label or a selection
 
 
@@ -280,10 +282,8 @@ def _rows_to_matches(eng: Engine, rows) -> list[CatalogMatch]:
 
 def match_catalog(eng: Engine, question: str, *, k: int = DEFAULT_K, min_similarity: float | None = None) -> MatchResult:
     """Up to k catalog rows at or above the similarity threshold, best first."""
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("question is empty: ask about a container, a service or a port")
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100_000:
-        raise ValueError(f"k must be an integer from 1 to 100000, got {k!r}")
+    check_query(question, "question", hint=QUESTION_HINT)
+    check_k(k, "k", 100_000)
     threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"min_similarity must be between 0 and 1, got {threshold}")
@@ -563,8 +563,7 @@ def clear_caches(eng: Engine, *, embeddings: bool = False) -> None:
 def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cache: bool = True,
         k: int = DEFAULT_K, min_similarity: float | None = None) -> GroundedAnswer:
     """Answer one customer question, grounded in the catalog and the ports table."""
-    if not isinstance(question, str) or not question.strip():
-        raise ValueError("question is empty: ask about a container, a service or a port")
+    check_query(question, "question", hint=QUESTION_HINT)
     if persona not in PERSONAS:
         raise ValueError(f"unknown persona {persona!r}; choose one of {sorted(PERSONAS)}")
     sql = catalog.statements(eng)

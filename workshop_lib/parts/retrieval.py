@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from workshop_lib.core.store import MAX_QUERY_CHARS, check_k  # noqa: F401 - one rule for queries and k everywhere
+from workshop_lib.core.arguments import MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - one rule everywhere
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -21,20 +21,6 @@ SENTINEL = 999_999
 
 
 # ------------------------------------------------------------------ argument checks
-def check_query(query: Any) -> str:
-    if not isinstance(query, str):
-        raise ValueError(f"query must be a string, got {type(query).__name__}")
-    if not query.strip():
-        raise ValueError("query is empty: type a question or a few keywords")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ValueError(f"query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}")
-    try:
-        query.encode("utf-8")
-    except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from broken JSON escapes
-        raise ValueError(f"query is not valid text: {exc.reason} at position {exc.start}") from None
-    return query
-
-
 def normalize_kinds(kinds: Any) -> list[str] | None:
     """Accept a list, a comma-separated string (LLMs send those), or None."""
     if kinds is None:
