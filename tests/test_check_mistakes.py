@@ -93,24 +93,25 @@ P2_WRONG = {
                                                    '"not null" if col["nullable"] else "nullable"')),
                                ["body of the column fact", "'not null' when it is False"]),
     "None printed for a missing comment": (lambda s: _edit(s, ('col["comment"] or "(no comment)"', 'col["comment"]')),
-                                           ["edge-case catalog", "'(no comment)' where the comment is None"]),
+                                           ["edge-case dictionary", "'(no comment)' where the comment is None"]),
     "columns joined without a space": (lambda s: _edit(s, ('", ".join(c["column"]', '",".join(c["column"]')),
                                        ["body of the table fact", "join the column names with ', '"]),
     "subjects in lower case": (lambda s: _edit(s, ("subject = f\"{table['owner']}.{table['table']}\"",
                                                    "subject = f\"{table['owner']}.{table['table']}\".lower()")),
-                               ["missing", "upper case as in the catalog"]),
-    "sorts the catalog in place": (lambda s: _edit(s, ("    for table in catalog[\"tables\"]:",
-                                                       "    catalog[\"columns\"].sort(key=lambda c: c[\"column\"])\n"
-                                                       "    for table in catalog[\"tables\"]:")),
-                                   ["changed the catalog", "catalog['columns']", "no .sort()"]),
-    "removes used columns from the catalog": (
+                               ["missing", "upper case as in the dictionary"]),
+    "sorts the dictionary in place": (lambda s: _edit(s, ("    for table in dictionary[\"tables\"]:",
+                                                       "    dictionary[\"columns\"].sort(key=lambda c: c[\"column\"])\n"
+                                                       "    for table in dictionary[\"tables\"]:")),
+                                   ["changed the dictionary", "dictionary['columns']", "no .sort()"]),
+    "removes used columns from the dictionary": (
         lambda s: _edit(s, ("            facts.append(Fact(\"column\", col_subject, body))",
                             "            facts.append(Fact(\"column\", col_subject, body))\n"
-                            "            catalog[\"columns\"].remove(col)")),
-        ["changed the catalog", ".remove()"]),
+                            "            dictionary[\"columns\"].remove(col)")),
+        ["changed the dictionary", ".remove()"]),
     "all table facts first": (
-        lambda s: _edit(s, ("        for col in columns:", "    for table in catalog[\"tables\"]:\n"
-                                                           "        columns = [c for c in catalog[\"columns\"] if c[\"table\"] == table[\"table\"]]\n"
+        lambda s: _edit(s, ("        for col in columns:", "    for table in dictionary[\"tables\"]:\n"
+                                                           "        columns = [c for c in dictionary[\"columns\"]\n"
+                                                           "                   if c[\"table\"] == table[\"table\"]]\n"
                                                            "        subject = f\"{table['owner']}.{table['table']}\"\n"
                                                            "        for col in columns:")),
         ["another order", "then the facts of its columns"]),
@@ -130,10 +131,10 @@ P2_RIGHT = {
     "library helpers": """
         from workshop_lib.parts.scanner import Fact
 
-        def comment_facts(catalog):
+        def comment_facts(dictionary):
             out = []
-            for t in catalog["tables"]:
-                cols = [c for c in catalog["columns"] if c["table"] == t["table"]]
+            for t in dictionary["tables"]:
+                cols = [c for c in dictionary["columns"] if c["table"] == t["table"]]
                 out += [scanner.table_fact(t, cols)] + [scanner.column_fact(c) for c in cols]
             return out
     """,
@@ -141,12 +142,12 @@ P2_RIGHT = {
         from collections import defaultdict
         from workshop_lib.parts.scanner import Fact
 
-        def comment_facts(catalog):
+        def comment_facts(dictionary):
             by_table = defaultdict(list)
-            for c in catalog["columns"]:
+            for c in dictionary["columns"]:
                 by_table[c["table"]].append(c)
             facts = []
-            for t in catalog["tables"]:
+            for t in dictionary["tables"]:
                 name = t["owner"] + "." + t["table"]
                 cols = by_table[t["table"]]
                 facts.append(Fact("table", name, "Table %s. Documented purpose: %s Columns: %s." % (
@@ -762,7 +763,7 @@ def _p6_tool_namespace(eng) -> dict:
 
     ns = _p6_namespace(eng)
     ns["registry"] = ToolRegistry()
-    ns["SUPPLYCHAIN_TABLES"] = {t["table"] for t in eng.catalog("SUPPLYCHAIN")["tables"]}
+    ns["SUPPLYCHAIN_TABLES"] = {t["table"] for t in eng.data_dictionary("SUPPLYCHAIN")["tables"]}
     return ns
 
 

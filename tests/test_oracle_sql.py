@@ -600,7 +600,7 @@ def test_engine_vector_param_is_float32_array():
     assert vec.typecode == "f" and list(vec) == [1.0, 2.5]
 
 
-def test_engine_catalog_has_the_embedded_shape():
+def test_engine_data_dictionary_has_the_embedded_shape():
     eng = _engine([
         [("VESSELS", "Ships.")],
         [("VESSELS", "IMO_NUMBER", "NUMBER", 22, 7, 0, "N", "IMO."),
@@ -609,7 +609,7 @@ def test_engine_catalog_has_the_embedded_shape():
          ("OTHER", "X", "VARCHAR2", 10, None, None, "Y", None)],
         [("VESSELS", "VESSELS_CARRIER_ID_FK", "CARRIER_ID", "CARRIERS", "CARRIER_ID")],
     ])
-    cat = eng.catalog("supplychain")
+    cat = eng.data_dictionary("supplychain")
     assert cat["tables"] == [{"owner": "SUPPLYCHAIN", "table": "VESSELS", "comment": "Ships."}]
     assert cat["columns"][0] == {"owner": "SUPPLYCHAIN", "table": "VESSELS", "column": "IMO_NUMBER",
                                  "data_type": "NUMBER", "type_detail": "NUMBER(7)", "nullable": False,
@@ -620,9 +620,9 @@ def test_engine_catalog_has_the_embedded_shape():
                                     "ref_table": "CARRIERS", "ref_columns": ["CARRIER_ID"]}]
 
 
-def test_engine_catalog_of_an_unseeded_schema_says_what_to_do():
+def test_engine_data_dictionary_of_an_unseeded_schema_says_what_to_do():
     with pytest.raises(RuntimeError, match="setup-oracle"):
-        _engine([[]]).catalog("SUPPLYCHAIN")
+        _engine([[]]).data_dictionary("SUPPLYCHAIN")
 
 
 def test_declared_types_round_trip_for_every_dataset_column():

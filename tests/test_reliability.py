@@ -488,7 +488,7 @@ def test_corrupted_supplychain_says_it_is_rebuildable(tmp_path):
     _scribble(tmp_path / "supplychain.sqlite", 0.2)
     eng = connect("embedded", path=tmp_path)
     with pytest.raises(DatabaseFault) as info:
-        eng.catalog("SUPPLYCHAIN")
+        eng.data_dictionary("SUPPLYCHAIN")
         eng.supplychain_counts()
     msg = str(info.value)
     assert "supplychain.sqlite" in msg and "rebuilds it" in msg and "memories are kept" in msg

@@ -237,8 +237,8 @@ def test_every_table_and_column_has_a_comment(seeded):
             assert text and text.strip(), f"{t.name}.{info[1]}"
 
 
-def test_catalog_reads_tables_types_and_keys(seeded):
-    cat = seeded.catalog("SUPPLYCHAIN")
+def test_data_dictionary_reads_tables_types_and_keys(seeded):
+    cat = seeded.data_dictionary("SUPPLYCHAIN")
     assert sorted(t["table"] for t in cat["tables"]) == sorted(t.name for t in TABLES)
     cols = {(c["table"], c["column"]): c for c in cat["columns"]}
     assert cols[("VESSELS", "CAPACITY_TEU")]["type_detail"] == "NUMBER(6)"

@@ -8,9 +8,9 @@ from workshop_lib.parts import scanner
 
 TODO1 = "TODO 1 (comment_facts)"
 
-# A tiny catalog with the awkward cases: a missing comment, a NOT NULL column, and
+# A tiny dictionary with the awkward cases: a missing comment, a NOT NULL column, and
 # columns listed out of table order.
-EDGE_CATALOG = {
+EDGE_DICTIONARY = {
     "tables": [{"owner": "DEMO", "table": "T", "comment": None},
                {"owner": "DEMO", "table": "U", "comment": "Second table."}],
     "columns": [
@@ -44,14 +44,14 @@ def _compare(got, expected: list[scanner.Fact], label: str) -> None:
         kind, subject = missing[0]
         raise CheckFailed(TODO1, f"{len(missing)} fact(s) missing on the {label}; the first is the {kind} "
                           f"fact for {subject}",
-                          "loop over catalog['tables'] (kind 'table', subject OWNER.TABLE) and catalog['columns'] "
-                          "(kind 'column', subject OWNER.TABLE.COLUMN), upper case as in the catalog.")
+                          "loop over dictionary['tables'] (kind 'table', subject OWNER.TABLE) and dictionary['columns'] "
+                          "(kind 'column', subject OWNER.TABLE.COLUMN), upper case as in the dictionary.")
     if extra:
         kind, subject = extra[0]
         fix = ("write only kind 'table' and kind 'column' facts (exactly these two words); relationship facts "
                "come from the foreign keys and are added by the library, not by this function."
                if kind not in ("table", "column") else
-               "subjects are OWNER.TABLE for a table and OWNER.TABLE.COLUMN for a column, names as in the catalog.")
+               "subjects are OWNER.TABLE for a table and OWNER.TABLE.COLUMN for a column, names as in the dictionary.")
         raise CheckFailed(TODO1, f"unexpected fact (kind {kind!r}, subject {subject!r}) on the {label}", fix)
     expect(len(got) == len(expected), TODO1,
            f"{len(got)} facts for {len(expected)} tables+columns on the {label}: some fact is there twice",
@@ -69,8 +69,8 @@ def _compare(got, expected: list[scanner.Fact], label: str) -> None:
         raise CheckFailed(TODO1, f"the facts are right but in another order on the {label}: position {at + 1} "
                           f"is the {order[at][0]} fact {order[at][1]}, expected the {want_order[at][0]} fact "
                           f"{want_order[at][1]}",
-                          "for each table (in catalog order) append its table fact, then the facts of its columns "
-                          "(in catalog order).")
+                          "for each table (in dictionary order) append its table fact, then the facts of its columns "
+                          "(in dictionary order).")
 
 
 def _body_hint(want: str, got: str) -> str:
@@ -86,27 +86,27 @@ def _body_hint(want: str, got: str) -> str:
         if want.split("Columns: ")[1].replace(" ", "") == got.split("Columns: ")[1].replace(" ", ""):
             return "join the column names with ', ' (a comma and a space)."
         if want.split("Columns: ")[1].rstrip(".") != got.split("Columns: ")[1].rstrip("."):
-            return "list this table's columns (column['table'] == table['table']) in catalog order."
+            return "list this table's columns (column['table'] == table['table']) in dictionary order."
     return ("match the format in the table above character for character (spaces, the final '.', "
             "'Documented purpose:' / 'Meaning:').")
 
 
-def _call(fn, catalog: dict, label: str) -> list:
+def _call(fn, dictionary: dict, label: str) -> list:
     # The reference is built from a copy taken BEFORE the learner's call, and the learner
     # gets a copy too; a function that edits its input is named for that, not for its output.
-    given = copy.deepcopy(catalog)
-    got = call_learner(TODO1, f"comment_facts(catalog) on the {label}", fn, given)
-    if given != catalog:
-        changed = next(key for key in catalog if given.get(key) != catalog[key])
-        raise CheckFailed(TODO1, f"your function changed the catalog it was given (catalog[{changed!r}] is "
+    given = copy.deepcopy(dictionary)
+    got = call_learner(TODO1, f"comment_facts(dictionary) on the {label}", fn, given)
+    if given != dictionary:
+        changed = next(key for key in dictionary if given.get(key) != dictionary[key])
+        raise CheckFailed(TODO1, f"your function changed the dictionary it was given (dictionary[{changed!r}] is "
                           f"different after the call) on the {label}",
-                          "read the catalog without modifying it: no .sort(), .pop(), .remove() or del on its "
+                          "read the dictionary without modifying it: no .sort(), .pop(), .remove() or del on its "
                           "lists; use sorted(...) or a new list if you need another order.")
-    _compare(got, scanner.comment_facts(copy.deepcopy(catalog)), label)
+    _compare(got, scanner.comment_facts(copy.deepcopy(dictionary)), label)
     return got
 
 
 def check_comment_facts(fn, eng) -> None:
-    got = _call(fn, eng.catalog("SUPPLYCHAIN"), "SUPPLYCHAIN catalog")
-    _call(fn, EDGE_CATALOG, "edge-case catalog (missing comment, NOT NULL column, columns out of order)")
+    got = _call(fn, eng.data_dictionary("SUPPLYCHAIN"), "SUPPLYCHAIN dictionary")
+    _call(fn, EDGE_DICTIONARY, "edge-case dictionary (missing comment, NOT NULL column, columns out of order)")
     passed(TODO1, f"{len(got)} table and column facts match the reference")

@@ -210,7 +210,7 @@ class Engine(abc.ABC):
             return cur.fetchall()
 
     @abc.abstractmethod
-    def catalog(self, owner: str) -> dict:
+    def data_dictionary(self, owner: str) -> dict:
         """Tables, columns and foreign keys of a schema with their comments."""
 
     def supplychain_counts(self) -> dict[str, int]:

@@ -52,19 +52,19 @@ def column_fact(column: dict) -> Fact:
     return Fact("column", subject, body)
 
 
-def comment_facts(catalog: dict) -> list[Fact]:
-    """One fact per table and one per column, in catalog order (the Part 2 TODO)."""
+def comment_facts(dictionary: dict) -> list[Fact]:
+    """One fact per table and one per column, in dictionary order (the Part 2 TODO)."""
     facts: list[Fact] = []
-    for table in catalog["tables"]:
-        cols = [c for c in catalog["columns"] if c["table"] == table["table"]]
+    for table in dictionary["tables"]:
+        cols = [c for c in dictionary["columns"] if c["table"] == table["table"]]
         facts.append(table_fact(table, cols))
         facts.extend(column_fact(c) for c in cols)
     return facts
 
 
-def relationship_facts(catalog: dict) -> list[Fact]:
+def relationship_facts(dictionary: dict) -> list[Fact]:
     facts = []
-    for fk in catalog["foreign_keys"]:
+    for fk in dictionary["foreign_keys"]:
         child = f"{fk['owner']}.{fk['table']}"
         parent = f"{fk['owner']}.{fk['ref_table']}"
         cols = ", ".join(fk["columns"])
@@ -84,9 +84,9 @@ def scan_schema(eng: Engine, owner: str = "SUPPLYCHAIN", *, mine_comments=None) 
 
     `mine_comments` lets a notebook plug in its own version of `comment_facts`.
     """
-    catalog = eng.catalog(owner)
-    facts = (mine_comments or comment_facts)(catalog)
-    return list(facts) + relationship_facts(catalog)
+    dictionary = eng.data_dictionary(owner)
+    facts = (mine_comments or comment_facts)(dictionary)
+    return list(facts) + relationship_facts(dictionary)
 
 
 def write_facts(eng: Engine, facts: list[Fact], *, progress: bool = True) -> dict[str, int]:

@@ -405,8 +405,8 @@ class EmbeddedEngine(Engine):
     def describe(self) -> str:
         return f"{self.path} with {self.model_name} ({self.dim} dims)"
 
-    # ---------------------------------------------------------------- catalog
-    def catalog(self, owner: str) -> dict:
+    # ---------------------------------------------------------------- data dictionary
+    def data_dictionary(self, owner: str) -> dict:
         """SUPPLYCHAIN's tables, columns and keys, read as Oracle's dictionary views would be."""
         owner = owner.upper()
         if owner != "SUPPLYCHAIN":
@@ -418,9 +418,9 @@ class EmbeddedEngine(Engine):
         if not rows:
             raise RuntimeError("SUPPLYCHAIN is not seeded yet. Fix: run supplychain.seed(eng) or `workshop setup`.")
         with self._lock:
-            return self._catalog(owner, rows)
+            return self._data_dictionary(owner, rows)
 
-    def _catalog(self, owner: str, rows) -> dict:
+    def _data_dictionary(self, owner: str, rows) -> dict:
         col_comments = {
             (t, c): text
             for t, c, text in self.query(

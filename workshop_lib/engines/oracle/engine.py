@@ -501,8 +501,8 @@ class OracleEngine(Engine):
         order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
         return [{**candidates[i], "rerank_score": scores[i]} for i in order[:top_k]]
 
-    # ---------------------------------------------------------------- catalog
-    def catalog(self, owner: str) -> dict:
+    # ---------------------------------------------------------------- data dictionary
+    def data_dictionary(self, owner: str) -> dict:
         """Tables, columns and foreign keys of a schema with their comments (data dictionary)."""
         owner = owner.upper()
         rows = self.query(statements_module.CATALOG_TABLES, {"owner": owner})
