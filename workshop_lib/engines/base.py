@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import re
 import threading
 import uuid
 from dataclasses import dataclass
@@ -189,11 +188,9 @@ class Engine(abc.ABC):
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` for the engine's embedding model (Part 4's budgets)."""
 
+    @abc.abstractmethod
     def token_spans(self, text: str) -> list[tuple[int, int]]:
-        """Character span of each token of the embedding model (Part 7's chunker counts in these).
-        This default splits words and punctuation marks, as a BERT basic tokenizer does; the
-        embedded engine overrides it with its model's own tokenizer."""
-        return [m.span() for m in re.finditer(r"\w+|[^\w\s]", text)]
+        """Character span of each token of the embedding model (Part 7's chunker counts in these)."""
 
     def docs_statements(self):
         """Part 7's document index statements (versioned DOCS_* tables, registry, alias view)."""

@@ -143,12 +143,12 @@ def _approx_tokens(text: str) -> int:
 
 
 def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: float | None = None,
-                  category: str | Sequence[str] | None = None) -> TurnResult:
+                  category: str | Sequence[str] | None = None, vector: Any = None) -> TurnResult:
     """Per-turn retrieval: embed, vector search, score filter, top-K, token counts.
 
     min_score defaults to eng.thresholds["min_score"] (0.75 on Oracle's MiniLM; the
     embedded model's value is calibrated in Part 4). category filters on the memory's
-    metadata `kind`.
+    metadata `kind`. `vector`: the question's embedding when the caller already has it.
     """
     check_query(query)
     check_k(top_k, "top_k")
@@ -156,7 +156,8 @@ def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: flo
     kinds = check_category(category)
 
     # 1. embed the question once, with the same model that embedded the memories
-    vector = eng.embed([query])[0]
+    if vector is None:
+        vector = eng.embed([query])[0]
     # 2. nearest knowledge memories of this user and agent (oversampled for the filters)
     n = max(top_k * OVERSAMPLE, MIN_CANDIDATES)
     pairs = eng.store.search(
@@ -564,8 +565,14 @@ def answer(eng, query: str, *, config: ModeConfig | None = None, llm=None, top_k
     Retrieval here keeps the top_k nearest chunks with no score floor, so the decision
     sees the weak ones too (they show up as unused in retrieved_chunks_metadata).
     """
-    config = config or ModeConfig.for_engine(eng)
     turn = retrieve_turn(eng, query, top_k=top_k, min_score=0.0, category=category)
+    return answer_turn(turn, config or ModeConfig.for_engine(eng), llm=llm)
+
+
+def answer_turn(turn: TurnResult, config: ModeConfig, *, llm=None) -> Answer:
+    """Decide and answer from a turn already retrieved (answer() without the retrieval). With
+    llm=None nothing but the decision and a deterministic text is computed."""
+    query = turn.query
     args = dict(config=config, query_tokens=turn.query_tokens, query=query)
     decision = decide_mode(turn.similarities, turn.as_chunks(), **args)
     if llm is not None and decision.mode != "fallback":

@@ -88,9 +88,7 @@ def _has_surrogate(text: str) -> bool:
 
 def count_tokens(text: str) -> int:
     """Token count with the model's own tokenizer (used for Part 4's budgets)."""
-    if _has_surrogate(text):
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    return len(load().tokenizer.encode(text[:_MAX_CHARS], add_special_tokens=False).ids)
+    return len(token_spans(text[:_MAX_CHARS]))
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:

@@ -446,18 +446,23 @@ class OracleEngine(Engine):
                 out.append([float(x) for x in vec])
         return out
 
-    def count_tokens(self, text: str) -> int:
-        """Approximate WordPiece count for the all-MiniLM-L12-v2 tokenizer.
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """Approximate WordPiece tokens of the all-MiniLM-L12-v2 tokenizer.
 
         The model's own tokenizer lives inside the ONNX graph in the database, not in
-        Python, so this counts what BERT's basic tokenizer splits (words and single
-        punctuation marks) and adds one piece per 6 characters past the first 10 of a
-        long word, as WordPiece splits rare words. Typically within ~15% of the real count.
+        Python, so this splits what BERT's basic tokenizer splits (words and single
+        punctuation marks), then cuts a long word into its first 10 characters and pieces
+        of 6, as WordPiece splits rare words. Typically within ~15% of the real count.
         """
-        count = 0
-        for piece in re.findall(r"\w+|[^\w\s]", text[:20_000]):
-            count += 1 + max(0, math.ceil((len(piece) - 10) / 6))
-        return count
+        spans = []
+        for m in re.finditer(r"\w+|[^\w\s]", text):
+            start, end = m.span()
+            cuts = [start] + list(range(start + 10, end, 6)) + [end]
+            spans += list(zip(cuts, cuts[1:]))
+        return spans
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.token_spans(text[:20_000]))
 
     def keyword_expression(self, text: str) -> str | None:
         return text_query.keyword_expression(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.core.arguments import check_query
 from workshop_lib.parts import gates, grounded
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -72,11 +73,25 @@ _RANK = {"fallback": 0, "hybrid": 1, "rag": 2}
 
 def _knowledge(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAnswer:
     """Part 4's modes over the knowledge memories and, once Part 7 promoted a document index,
-    over the documents the alias DOCS reads; the better-grounded of the two answers."""
-    a = gates.answer(eng, question, llm=llm)
-    docs = _documents(eng, question)
-    memory_best = max(a.turn.similarities, default=0.0)
-    if docs is not None and (_RANK[docs.mode], _best(docs)) > (_RANK[a.mode], memory_best) and docs.mode != "fallback":
+    over the documents the alias DOCS reads; the better-grounded of the two answers.
+
+    The question is embedded once for both. The model writes only the answer that is used:
+    it can only lower a mode (a blank answer is a fallback), so documents that beat the
+    memories' decision without the model also beat it with the model."""
+    vector = eng.embed([check_query(question)])[0]
+    turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector)
+    config = gates.ModeConfig.for_engine(eng)
+    docs = _documents(eng, question, vector)
+    memory_best = max(turn.similarities, default=0.0)
+
+    def documents_win(memory_mode: str) -> bool:
+        return (docs is not None and docs.mode != "fallback"
+                and (_RANK[docs.mode], _best(docs)) > (_RANK[memory_mode], memory_best))
+
+    a = gates.answer_turn(turn, config)
+    if llm is not None and not documents_win(a.mode):
+        a = gates.answer_turn(turn, config, llm=llm)
+    if documents_win(a.mode):
         return _from_documents(docs, route, llm, compared={"memories": a.mode, "documents": docs.mode})
     d = a.decision
     explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", "intent": route.intent}
@@ -88,13 +103,14 @@ def _knowledge(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAn
                       {"intent": route.intent, "method": route.method})
 
 
-def _documents(eng: Engine, question: str):
+def _documents(eng: Engine, question: str, vector):
     """Part 7's answer over the active document index, or None when none is promoted."""
     from workshop_lib.parts.ingest import ask, index
 
-    if index.alias_state(eng).target is None:
+    try:
+        return ask.ask(eng, question, vector=vector)
+    except index.NoActiveIndex:
         return None
-    return ask.ask(eng, question)
 
 
 def _best(docs) -> float:

@@ -23,15 +23,18 @@ class DocumentAnswer:
         return self.decision.mode
 
 
-def ask(eng: Engine, question: str, *, k: int = 3, config: gates.ModeConfig | None = None) -> DocumentAnswer:
+def ask(eng: Engine, question: str, *, k: int = 3, config: gates.ModeConfig | None = None,
+        vector=None) -> DocumentAnswer:
     """The k chunks nearest the question through the alias DOCS, and Part 4's decision on them
-    (rag / hybrid / fallback, with the engine's calibrated thresholds unless `config` is given)."""
-    state = index.alias_state(eng)
-    hits = index.search(eng, question, k)
+    (rag / hybrid / fallback, with the engine's calibrated thresholds unless `config` is given).
+    `vector`: the question's embedding, when the caller already has it. Raises
+    index.NoActiveIndex when nothing is promoted."""
+    hits = index.search(eng, question, k, vector=vector)
+    table = index.alias_target(eng) or ""
     chunks = [{"record_id": f"{h['doc_id']}#{h['chunk_no']}", "subject": h["doc_id"], "text": h["text"]} for h in hits]
     decision = gates.decide_mode([h["similarity"] for h in hits], chunks, config=config or gates.ModeConfig.for_engine(eng),
                                  query_tokens=eng.count_tokens(question), query=question)
-    return DocumentAnswer(question, state.target or "", hits, decision)
+    return DocumentAnswer(question, table, hits, decision)
 
 
 def render(answer: DocumentAnswer) -> str:

@@ -58,11 +58,6 @@ class Chunk:
                 "lang": self.lang, "tags": json.dumps(list(self.tags)), "body": self.text, "n_units": self.n_units}
 
 
-def unit_offsets(text: str, unit: str, token_spans: Callable[[str], list[tuple[int, int]]]) -> list[tuple[int, int]] | None:
-    """Character span of each unit; None for characters (unit i is text[i:i+1])."""
-    return None if unit == "chars" else token_spans(text)
-
-
 _WORD = re.compile(r"\w")
 
 
@@ -90,7 +85,7 @@ def chunk_text(text: str, profile: Profile, token_spans: Callable[[str], list[tu
                spans: Callable[[int, int, int], list[tuple[int, int]]] = window_spans) -> list[Chunk]:
     """The chunks of one cleaned document under `profile`. `spans` is the window function
     (the learner's, in Part 7's notebook)."""
-    offsets = unit_offsets(text, profile.unit, token_spans)
+    offsets = None if profile.unit == "chars" else token_spans(text)  # None: unit i is text[i]
     n = len(text) if offsets is None else len(offsets)
     chunks: list[Chunk] = []
     for a, b in spans(n, profile.size, profile.overlap):

@@ -58,13 +58,6 @@ def load_profiles(path: Path = PROFILES) -> dict[str, Profile]:
     return {name: Profile(name=name, **spec) for name, spec in data.items()}
 
 
-def profile_of_table(table: str, profiles: dict[str, Profile] | None = None) -> Profile | None:
-    for profile in (profiles or load_profiles()).values():
-        if profile.table == table:
-            return profile
-    return None
-
-
 @dataclass(frozen=True)
 class GoldenQuery:
     question: str

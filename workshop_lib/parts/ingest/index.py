@@ -115,17 +115,16 @@ def stored_hashes(eng: Engine, table: str) -> dict[str, str]:
 def write_chunks(eng: Engine, table: str, chunks: list[Chunk], vectors: list[Any]) -> None:
     """Insert chunks with their vectors in one transaction; a chunk whose hash is already
     stored is left as it is (so a re-run or a second ingest at the same time adds nothing twice)."""
-    statement = fill(_sql(eng).CHUNK_INSERT, table)
+    rows = [{**chunk.row(), "vec": eng.vector_param(vector)} for chunk, vector in zip(chunks, vectors)]
     with eng.transaction() as cur:
-        for chunk, vector in zip(chunks, vectors):
-            cur.execute(statement, {**chunk.row(), "vec": eng.vector_param(vector)})
+        cur.executemany(fill(_sql(eng).CHUNK_INSERT, table), rows)
 
 
 def delete_chunks(eng: Engine, table: str, hashes: list[str]) -> None:
-    statement = fill(_sql(eng).CHUNK_DELETE, table)
+    if not hashes:
+        return
     with eng.transaction() as cur:
-        for h in hashes:
-            cur.execute(statement, {"h": h})
+        cur.executemany(fill(_sql(eng).CHUNK_DELETE, table), [{"h": h} for h in hashes])
 
 
 def _info(eng: Engine, row: tuple) -> IndexInfo:
@@ -152,13 +151,18 @@ def list_indexes(eng: Engine) -> list[IndexInfo]:
     return [_info(eng, row) for row in eng.query(_sql(eng).INDEX_LIST)]
 
 
+def alias_target(eng: Engine) -> str | None:
+    """The table the view DOCS reads now, from the view's own definition (one query), or None."""
+    rows = eng.query(_sql(eng).VIEW_TARGET)
+    return re.findall(r"\w+", eng.read_text(rows[0][0]))[-1].upper() if rows else None
+
+
 def alias_state(eng: Engine) -> AliasState:
-    """What the view reads now (its own definition is the truth), and where rollback goes."""
+    """What the view reads now, where rollback goes, and whether the target is complete."""
     sql = _sql(eng)
     if not _has_schema(eng):
         return AliasState(sql.ALIAS, None, None, False)
-    rows = eng.query(sql.VIEW_TARGET)
-    target = re.findall(r"\w+", eng.read_text(rows[0][0]))[-1].upper() if rows else None
+    target = alias_target(eng)
     recorded = eng.query(sql.ALIAS_GET, {"a": sql.ALIAS})
     previous = recorded[0][1] if recorded else None
     target_info = info(eng, target) if target else None
@@ -201,15 +205,15 @@ def history(eng: Engine, n: int = 20) -> list[dict]:
             for at, action, table, detail in eng.query(sql.LOG_LIST, {"a": sql.ALIAS, "n": n})]
 
 
-def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None) -> list[dict]:
+def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, vector: Any = None) -> list[dict]:
     """The k chunks nearest the question: from `table`, or from the alias view DOCS (what
-    every reader uses). Each hit: doc_id, chunk_no, source, text, similarity."""
+    every reader uses). Each hit: doc_id, chunk_no, source, text, similarity. `vector` is
+    the question's embedding when the caller already has it (it is not computed again)."""
     question = check_query(question)
     k = check_k(k, "k", MAX_K)
     sql = _sql(eng)
     if table is None:
-        state = alias_state(eng)
-        if state.target is None:
+        if alias_target(eng) is None:
             raise NoActiveIndex("no document index is active yet: ingest a manifest and promote it "
                                 "(`workshop ingest MANIFEST --profile v1 --promote`, or Part 7's notebook)")
         statement = sql.SEARCH.replace("{t}", sql.ALIAS)
@@ -217,7 +221,8 @@ def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None) 
         if table not in eng.object_names():
             raise ValueError(f"there is no document table {table}: ingest its profile first")
         statement = fill(sql.SEARCH, table)
-    vector = eng.vector_param(eng.embed([question])[0])
-    rows = eng.query(statement, {"qv": vector, "k": k})
+    if vector is None:
+        vector = eng.embed([question])[0]
+    rows = eng.query(statement, {"qv": eng.vector_param(vector), "k": k})
     return [{"doc_id": d, "chunk_no": int(n), "source": s, "text": eng.read_text(b), "similarity": float(sim)}
             for d, n, s, b, sim in rows]

@@ -110,15 +110,13 @@ def ingest(eng: Engine, manifest_path: Path | str = corpus.MANIFEST, *, profile:
            profiles: dict[str, corpus.Profile] | None = None) -> IngestReport:
     """Ingest a manifest into its profile's table (see the module docstring). `embed` defaults
     to the engine's model; `spans` is the chunker's window function."""
-    if sanitize_mode not in sanitize.MODES:
-        raise ValueError(f"sanitize_mode must be one of {', '.join(sanitize.MODES)}; got {sanitize_mode!r}")
+    sanitize.check_mode(sanitize_mode)  # before any file is read
     profiles = corpus.load_profiles() if profiles is None else profiles
     parsed = manifest.read(manifest_path, profiles=set(profiles), skip_bad=skip_bad)
     chosen = resolve_profile(parsed.entries, profile, profiles)
-    entries = parsed.entries  # an explicit profile applies to every line; else the lines name one profile
     report = IngestReport(chosen.table, chosen.name)
     report.rejected += [(f"line {p.line}", p.problem) for p in parsed.problems]
-    chunks = prepare_chunks(entries, chosen, eng.token_spans, report, sanitize_mode=sanitize_mode, spans=spans,
+    chunks = prepare_chunks(parsed.entries, chosen, eng.token_spans, report, sanitize_mode=sanitize_mode, spans=spans,
                             progress=progress)
     report.chunks = len(chunks)
 
@@ -129,7 +127,7 @@ def ingest(eng: Engine, manifest_path: Path | str = corpus.MANIFEST, *, profile:
     stale = sorted(set(stored) - {c.hash for c in chunks})
     report.already_stored = len(chunks) - len(new)
     current = index.info(eng, table)
-    if (new or stale) and index.alias_state(eng).target == table:
+    if (new or stale) and index.alias_target(eng) == table:
         raise IndexInUse(f"{table} is the active index and this manifest would change it ({len(new)} new, "
                          f"{len(stale)} removed chunks). Fix: put the new content in a new profile (a new table), "
                          "ingest it there and promote it through the golden queries.")

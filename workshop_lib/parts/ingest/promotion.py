@@ -37,10 +37,14 @@ class Decision:
     reason: str
 
 
-def evaluate(eng: Engine, table: str, golden: list[corpus.GoldenQuery], k: int) -> GoldenReport:
+def evaluate(eng: Engine, table: str, golden: list[corpus.GoldenQuery], k: int, *,
+             vectors: list | None = None) -> GoldenReport:
+    """recall@k of `table` on the golden questions; `vectors` are their embeddings when the
+    caller evaluates several tables (each question is embedded once, not once per table)."""
+    vectors = eng.embed([q.question for q in golden]) if vectors is None and golden else vectors
     hits, misses = 0, []
-    for q in golden:
-        found = [hit["doc_id"] for hit in index.search(eng, q.question, k, table=table)]
+    for q, vector in zip(golden, vectors or []):
+        found = [hit["doc_id"] for hit in index.search(eng, q.question, k, table=table, vector=vector)]
         if evaluation.found_at(evaluation.first_rank(found, {q.doc_id}), k):
             hits += 1
         else:
@@ -88,10 +92,11 @@ def promote(eng: Engine, profile: corpus.Profile, *, golden: list[corpus.GoldenQ
         raise PromotionRefused(f"{table} is not complete (an ingest stopped before the end): run the same "
                                f"`workshop ingest ... --profile {profile.name}` again to finish it, then promote")
     state = index.alias_state(eng)
-    candidate = evaluate(eng, table, golden, profile.k)
+    vectors = eng.embed([q.question for q in golden]) if golden else []
+    candidate = evaluate(eng, table, golden, profile.k, vectors=vectors)
     active = None
     if state.target and state.target != table and state.target_complete:
-        active = evaluate(eng, state.target, golden, profile.k)
+        active = evaluate(eng, state.target, golden, profile.k, vectors=vectors)
     decision = gate(candidate, active, profile.min_recall)
     if not isinstance(decision, Decision):
         raise TypeError(f"the gate must return a Decision(promote, reason), got {type(decision).__name__}")

@@ -126,11 +126,16 @@ def find_personal(text: str, lang: str | None = None) -> tuple[list[Finding], li
     return sorted(found, key=lambda f: f.start), sorted(protected, key=lambda f: f.start)
 
 
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise ValueError(f"sanitize mode must be one of {', '.join(MODES)}; got {mode!r}")
+    return mode
+
+
 def sanitize(text: str, mode: str = "redact", lang: str | None = None) -> Sanitized:
     """off: the text unchanged, nothing looked for. audit: findings counted, text unchanged.
     redact: each finding replaced by its type in brackets, e.g. [EMAIL]."""
-    if mode not in MODES:
-        raise ValueError(f"sanitize mode must be one of {', '.join(MODES)}; got {mode!r}")
+    check_mode(mode)
     if mode == "off":
         return Sanitized(text, mode)
     findings, protected = find_personal(text, lang)
