@@ -174,6 +174,9 @@ def test_streaming_sends_progress_then_exactly_one_answer(client, eng):
     (json.dumps({"question": "\t\n\u00a0\u3000\u2028"}).encode(), 422, "empty"),  # Unicode spaces, line separator
     (json.dumps({"question": "\u200b\ufeff\u200d "}).encode(), 422, "empty"),  # zero-width characters, a BOM
     (b'{"question": 5}', 422, "not a string"),
+    (b'{"question": "hi \\ud800"}', 422, "not valid text"),  # a lone surrogate: no store can keep it
+    (b'{"question": "hi", "thread_id": "\\udc00x"}', 422, "not valid text"),
+    (b'{"question": "hi", "user_id": "\\ud800"}', 422, "not valid text"),
     (b'{"question": ["a"]}', 422, "not a string"),
     (b'{"question": "hi", "thread_id": 7}', 422, "thread_id"),
     (b'{"question": "hi", "user_id": {"a": 1}}', 422, "user_id"),

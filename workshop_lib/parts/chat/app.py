@@ -91,6 +91,11 @@ def parse_chat_request(raw: bytes) -> dict[str, Any]:
     unknown = sorted(set(body) - FIELDS)
     if unknown:
         raise Refused(422, f"unknown field(s): {', '.join(unknown)}", f"use only {', '.join(sorted(FIELDS))}")
+    for name in sorted(FIELDS & set(body)):  # JSON may escape a lone surrogate, which no store can keep
+        value = body[name]
+        if isinstance(value, str) and not value.isascii() and any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            raise Refused(422, f"`{name}` is not valid text (a lone UTF-16 surrogate, e.g. a broken \\u escape)",
+                          f"send `{name}` as UTF-8 text")
     question = body.get("question")
     if not isinstance(question, str):
         raise Refused(422, "`question` is missing or not a string", 'send {"question": "your question"}')
