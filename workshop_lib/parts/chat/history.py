@@ -8,6 +8,7 @@ them with the thread, so the page renders a stored answer with the same code as 
 """
 from __future__ import annotations
 
+import json
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -22,13 +23,17 @@ ANSWER_KEYS = ("mode", "sources", "tool_calls", "decision_explain")
 
 def _source_of(chunk: dict[str, Any]) -> tuple[str, str]:
     """(type, name) of what a used chunk came from: a catalog row, a document (its chunks'
-    ids are `<doc_id>#<n>` with the doc id as subject) or a memory (named by its subject)."""
+    ids are `<doc_id>#<n>` with the doc id as subject), a memory (named by its subject), or
+    whatever another handler names (never an unnamed line)."""
     if chunk.get("item_id"):
         return "catalog item", str(chunk["item_id"])
     record_id, subject = str(chunk.get("record_id") or ""), chunk.get("subject")
     if subject and record_id.startswith(f"{subject}#"):
         return "document", str(subject)
-    return "memory", str(subject or record_id)
+    if subject or record_id:
+        return "memory", str(subject or record_id)
+    name = next((str(chunk[k]) for k in ("source", "name", "table", "id") if chunk.get(k)), None)
+    return "source", name or json.dumps(chunk, sort_keys=True, default=str)[:200]
 
 
 def grouped_sources(used_chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
