@@ -20,7 +20,7 @@ from workshop_lib.parts.chat.server import BackgroundServer
 from workshop_lib.prepare import prepare
 
 FIELDS = {"answer", "mode", "decision_explain", "retrieved_chunks_metadata", "used_chunks", "sources_used",
-          "embedding_cache_hit", "from_cache", "thread_id", "latency_ms"}
+          "sources", "tool_calls", "embedding_cache_hit", "from_cache", "thread_id", "latency_ms"}
 
 
 @pytest.fixture(scope="module", params=ENGINES)
@@ -106,6 +106,51 @@ def test_thread_continues_and_is_listed(client):
     assert history[0]["content"] == "Where is Tanger Med?" and history[1]["content"] == first["answer"]
 
 
+def test_thread_history_keeps_each_answers_mode_sources_tool_calls_and_why(client):
+    """A reload draws the thread from GET /threads/{id}: each assistant message carries what the
+    live answer carried (a grounded answer, a knowledge answer, an agent turn, in one thread)."""
+    live = [_ask(client, "Do you have flat racks in Hamburg?").json()]
+    thread_id = live[0]["thread_id"]
+    live.append(_ask(client, "How is the IMO check digit computed?", thread_id=thread_id).json())
+    live.append(_ask(client, "How many active voyages does each carrier have?", thread_id=thread_id, agent=True).json())
+    live.append(_ask(client, "What is a good recipe for pasta carbonara?", thread_id=thread_id).json())
+    stored = [m for m in client.get(f"/threads/{thread_id}").json()["messages"] if m["role"] == "assistant"]
+    assert len(stored) == 4
+    for m, answer in zip(stored, live):
+        assert m["content"] == answer["answer"]
+        assert {k: m[k] for k in ("mode", "sources", "tool_calls")} == {
+            k: answer[k] for k in ("mode", "sources", "tool_calls")}
+        assert m["decision_explain"] == json.loads(json.dumps(answer["decision_explain"]))
+    assert [m["mode"] for m in stored] == ["rag", "rag", "rag", "fallback"]
+    assert {s["type"] for s in stored[0]["sources"]} == {"catalog item"} and stored[0]["tool_calls"] == []
+    assert stored[1]["sources"][0] == {"type": "memory", "name": "SUPPLYCHAIN.VESSELS.IMO_NUMBER",
+                                       "parts": ["schema:column:SUPPLYCHAIN.VESSELS.IMO_NUMBER"],
+                                       "similarity": stored[1]["sources"][0]["similarity"]}
+    # The agent's tool calls are listed as tool calls, never as sources.
+    assert stored[2]["sources"] == [] and [c["tool"] for c in stored[2]["tool_calls"]] == ["run_sql"]
+    assert stored[2]["tool_calls"][0]["ok"] is True
+    assert stored[3]["sources"] == [] and stored[3]["tool_calls"] == []
+
+
+def test_sources_are_grouped_per_document_memory_and_item():
+    from workshop_lib.parts.chat.history import grouped_sources, tool_calls
+
+    used = [{"record_id": "sop/claims#3", "subject": "sop/claims", "similarity": 0.61},
+            {"record_id": "guide/teu#0", "subject": "guide/teu", "similarity": 0.55},
+            {"record_id": "sop/claims#7", "subject": "sop/claims", "similarity": 0.66},
+            {"record_id": "schema:column:A.B.C", "subject": "A.B.C", "kind": "column", "similarity": 0.5},
+            {"record_id": "m-1", "subject": None, "kind": None, "similarity": float("nan")},
+            {"item_id": "EQ-1", "used": True}, {"item_id": "EQ-1", "used": True},
+            {"tool": "run_sql", "call_id": "c1", "ok": True}, {"table": "SUPPLYCHAIN.VESSELS", "rows": 3}, {"x": 1}]
+    groups = grouped_sources(used)
+    assert [(g["type"], g["name"], g["parts"]) for g in groups] == [
+        ("document", "sop/claims", ["sop/claims#3", "sop/claims#7"]), ("document", "guide/teu", ["guide/teu#0"]),
+        ("memory", "A.B.C", ["schema:column:A.B.C"]), ("memory", "m-1", ["m-1"]), ("catalog item", "EQ-1", ["EQ-1"]),
+        ("source", "SUPPLYCHAIN.VESSELS", []), ("source", '{"x": 1}', [])]
+    assert groups[0]["similarity"] == 0.66 and groups[4]["similarity"] is None
+    assert tool_calls(used) == [{"tool": "run_sql", "call_id": "c1", "ok": True}]
+
+
 def test_streaming_sends_progress_then_exactly_one_answer(client, eng):
     before = telemetry.count(eng)
     with client.stream("POST", "/chat", json={"question": "How is the IMO check digit computed?"},
@@ -127,7 +172,12 @@ def test_streaming_sends_progress_then_exactly_one_answer(client, eng):
     (b"{}", 422, "missing"),
     (b'{"question": ""}', 422, "empty"),
     (b'{"question": "   "}', 422, "empty"),
+    (json.dumps({"question": "\t\n\u00a0\u3000\u2028"}).encode(), 422, "empty"),  # Unicode spaces, line separator
+    (json.dumps({"question": "\u200b\ufeff\u200d "}).encode(), 422, "empty"),  # zero-width characters, a BOM
     (b'{"question": 5}', 422, "not a string"),
+    (b'{"question": "hi \\ud800"}', 422, "not valid text"),  # a lone surrogate: no store can keep it
+    (b'{"question": "hi", "thread_id": "\\udc00x"}', 422, "not valid text"),
+    (b'{"question": "hi", "user_id": "\\ud800"}', 422, "not valid text"),
     (b'{"question": ["a"]}', 422, "not a string"),
     (b'{"question": "hi", "thread_id": 7}', 422, "thread_id"),
     (b'{"question": "hi", "user_id": {"a": 1}}', 422, "user_id"),
@@ -279,6 +329,14 @@ def test_chat_reads_the_promoted_document_index_and_health_names_it(tmp_path):
         assert body["decision_explain"]["handler"] == "documents (Part 7)"
         assert body["decision_explain"]["document_index"] == "DOCS_V2"
         assert body["used_chunks"][0]["subject"] == "sop/cargo-claims"
+        # One source per document, however many of its chunks the answer used.
+        names = [s["name"] for s in body["sources"]]
+        assert len(names) == len(set(names)) == len({c["subject"] for c in body["used_chunks"]})
+        assert sum(len(s["parts"]) for s in body["sources"]) == len(body["used_chunks"])
+        assert all(s["type"] == "document" for s in body["sources"])
+        tariff = _ask(c, "What is the demurrage charge per day?").json()  # two chunks of one tariff document
+        assert [c["subject"] for c in tariff["used_chunks"]] == ["carriers/one-demurrage-tariff"] * 2
+        assert [(s["name"], len(s["parts"])) for s in tariff["sources"]] == [("carriers/one-demurrage-tariff", 2)]
         assert body["decision_explain"]["compared"] == {"memories": "fallback", "documents": "rag"}
         assert "From the documents:" in body["answer"]
         schema = _ask(c, "How is the IMO check digit computed?").json()

@@ -379,7 +379,8 @@ def serve(
     if host not in ("127.0.0.1", "localhost", "::1") and token is None:
         typer.secho(f"Warning: listening on {host} with no token: anyone who can reach this port can chat "
                     "and read /stats. Pass --token.", fg="yellow", err=True)
-    typer.echo(f"Chat page: http://{host}:{port}/" + (f"?token={token}" if token else ""))
+    # The token goes in the fragment: a browser never sends it to the server (no request line, no log).
+    typer.echo(f"Chat page: http://{host}:{port}/" + (f"#token={token}" if token else ""))
     uvicorn.run(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
                 host=host, port=port, log_level="info")
 

@@ -4,7 +4,8 @@
                           (agent: true lets Part 6's agent answer with its tools);
                           header X-Answer-Mode; `Accept: text/event-stream` streams progress
                           events and exactly one final `answer` event
-    GET  /threads/{id}    the thread's messages
+    GET  /threads/{id}    the thread's messages; an answer's with its mode, sources, tool calls and
+                          decision_explain, as it was sent (history.py)
     GET  /health          engine, model, store, telemetry, document index
     GET  /stats           answers per minute and mode (fallback spikes), totals
     GET  /                the chat page
@@ -21,6 +22,7 @@ import logging
 import secrets
 import threading
 import time
+import unicodedata
 import uuid
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -32,7 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from workshop_lib import config
-from workshop_lib.parts.chat import telemetry
+from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import agent_answer, answer_question, route_of
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -67,6 +69,12 @@ def _check_id(body: dict, name: str) -> str | None:
     return value
 
 
+def is_blank(text: str) -> bool:
+    """Nothing to read: only spaces, line breaks, control or format characters (zero-width
+    space, BOM), i.e. Unicode categories Z and C. The page refuses the same set before sending."""
+    return all(unicodedata.category(ch)[0] in "ZC" for ch in text)
+
+
 def parse_chat_request(raw: bytes) -> dict[str, Any]:
     """The validated request, or Refused with what to fix."""
     if len(raw) > MAX_BODY_BYTES:
@@ -83,11 +91,17 @@ def parse_chat_request(raw: bytes) -> dict[str, Any]:
     unknown = sorted(set(body) - FIELDS)
     if unknown:
         raise Refused(422, f"unknown field(s): {', '.join(unknown)}", f"use only {', '.join(sorted(FIELDS))}")
+    for name in sorted(FIELDS & set(body)):  # JSON may escape a lone surrogate, which no store can keep
+        value = body[name]
+        if isinstance(value, str) and not value.isascii() and any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            raise Refused(422, f"`{name}` is not valid text (a lone UTF-16 surrogate, e.g. a broken \\u escape)",
+                          f"send `{name}` as UTF-8 text")
     question = body.get("question")
     if not isinstance(question, str):
         raise Refused(422, "`question` is missing or not a string", 'send {"question": "your question"}')
-    if not question.strip():
-        raise Refused(422, "`question` is empty", "ask something, e.g. 'How is the IMO check digit computed?'")
+    if is_blank(question):
+        raise Refused(422, "`question` is empty (nothing but spaces or invisible characters)",
+                      "ask something, e.g. 'How is the IMO check digit computed?'")
     if len(question) > MAX_QUESTION_CHARS:
         raise Refused(413, f"`question` is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
                       "ask a shorter question")
@@ -152,17 +166,22 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
             if req.get("agent"):
                 result = agent_answer(eng, req["question"], thread_id, llm=llm)  # logs the thread itself
                 latency_ms = (time.perf_counter() - t0) * 1000
+                meta = history.answer_metadata(result)
+                history.attach_to_last_answer(eng, thread_id, meta)
             else:
                 result = answer_question(eng, req["question"], llm=llm)
                 latency_ms = (time.perf_counter() - t0) * 1000
+                meta = history.answer_metadata(result)  # a reload shows the badge, sources and why
                 eng.store.add([req["question"], result.answer], record_type="message", thread_ids=thread_id,
-                              user_ids=user_id, agent_ids=eng.agent_id, roles=["user", "assistant"])
+                              user_ids=user_id, agent_ids=eng.agent_id, roles=["user", "assistant"],
+                              metadata=[None, meta])
             telemetry.record(eng, question=req["question"], store_text=store_question_text, thread_id=thread_id,
                              user_id=user_id, mode=result.mode, short_query_active=result.short_query_active,
                              used_llm=result.used_llm, latency_ms=latency_ms,
                              embedding_cache_hit=result.embedding_cache_hit, from_cache=result.from_cache,
                              decision_explain=result.decision_explain)
-        return {**result.payload(), "thread_id": thread_id, "latency_ms": round(latency_ms, 1)}, result.mode
+        return {**result.payload(), "sources": meta["sources"], "tool_calls": meta["tool_calls"],
+                "thread_id": thread_id, "latency_ms": round(latency_ms, 1)}, result.mode
 
     def failure(exc: BaseException) -> JSONResponse:
         error_id = uuid.uuid4().hex[:12]
@@ -218,8 +237,7 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
                 raise Refused(404, f"unknown thread {thread_id!r}", "start one with POST /chat")
         except Refused as refused:
             return refused.response()
-        return JSONResponse({"thread_id": thread_id, "messages": [
-            {"role": m.role, "content": m.content, "created_at": m.created_at} for m in messages]})
+        return JSONResponse(history.thread_payload(thread_id, messages))
 
     async def health(request: Request) -> Response:
         def read():
