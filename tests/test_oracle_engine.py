@@ -490,3 +490,50 @@ def test_the_hybrid_band_is_reachable_with_each_engines_defaults(engine):
     chunks = [{"text": "x" * 150}, {"text": "y" * 150}]
     decision = gates.decide_mode([score, score], chunks, config=cfg, query_tokens=10)
     assert decision.mode == "hybrid", decision.summary()
+
+
+# --------------------------------------------------------------------------- Oracle lane: concurrent ingest
+@pytest.mark.oracle
+def test_two_sessions_inserting_the_same_chunks_at_once_store_each_once():
+    """Issue 27 item 3 on a real database: session A inserts and has not committed; session B's
+    MERGE sees no committed row, inserts the same keys and waits on A's; when A commits, B's rows
+    fail with ORA-00001, which the insert-if-missing MERGE forgives. No error, each chunk once."""
+    from conftest import _require
+
+    from workshop_lib import connect
+    from workshop_lib.parts.ingest import index
+
+    _require("oracle")
+    a, b = connect("oracle"), connect("oracle")
+    table = "DOCS_T" + format(int(time.time() * 1000) % 10**9, "d")
+    docs = a.docs_statements()
+    rows = [{"h": f"{i:064x}", "doc_id": "d", "chunk_no": i, "source": "s.md", "lang": "en", "tags": "[]",
+             "body": f"chunk {i}", "n_units": 2, "vec": a.vector_param([1.0] + [0.0] * (osql.DIM - 1))}
+            for i in range(20)]
+    errors: list[BaseException] = []
+    a_inserted = threading.Event()
+
+    def session_b():
+        a_inserted.wait(30)
+        try:
+            with b.transaction() as cur:
+                cur.executemany(index.fill(docs.CHUNK_INSERT, table), rows)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    try:
+        index.ensure_table(a, table)
+        worker = threading.Thread(target=session_b)
+        worker.start()
+        with a.transaction() as cur:
+            cur.executemany(index.fill(docs.CHUNK_INSERT, table), rows)
+            a_inserted.set()
+            time.sleep(2.0)  # B is now blocked on A's uncommitted keys
+        worker.join(60)
+        assert errors == []
+        assert a.query(index.fill(docs.COUNTS, table)) == [(1, 20)]
+    finally:
+        with a.cursor() as cur:
+            cur.execute(index.fill(docs.TABLE_DROP, table))
+        a.close()
+        b.close()
