@@ -301,10 +301,11 @@ SC_SET_PORT_LOCATION = """UPDATE SUPPLYCHAIN.PORTS
 # for point data):
 # https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/geometry-metadata-views.html
 # https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/create-index.html
-# Tolerance 0.05: for geodetic data (SRID 4326) the tolerance is in metres and the Spatial
-# Developer's Guide's "Tolerance" section sets 0.05 m as the smallest value (a smaller one is
-# taken as 0.05); 26ai's metadata created by CREATE INDEX uses 0.05 too (Geometry Metadata
-# Views). A database seeded with the earlier 0.005 gets the row and the index rebuilt.
+# Tolerance 0.05: for geodetic data (SRID 4326) the tolerance is in metres; 26ai creates
+# missing metadata with 0.05 (Geometry Metadata Views, above), and the guide's "Tolerance"
+# section (1.5.5 of .../26/spatl/data-model.html) gives 0.05 m as the geodetic minimum
+# (docs/oracle.md says what was re-read). A database seeded with the earlier 0.005 gets
+# the row and the index rebuilt (OracleEngine._port_spatial_index).
 PORT_GEOM_TOLERANCE = 0.05
 SC_PORT_GEOM_TOLERANCES = """SELECT d.sdo_tolerance
   FROM user_sdo_geom_metadata m, TABLE(m.diminfo) d
