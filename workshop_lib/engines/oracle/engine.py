@@ -849,7 +849,7 @@ class OracleEngine(Engine):
 
 # --------------------------------------------------------------------------- helpers
 AMBIGUOUS = "ORA-00918"  # column ambiguously defined
-_QUERY_START = re.compile(r"[\s(]*(SELECT|WITH)\b", re.I)
+_QUERY_START = re.compile(r"\s*(SELECT|WITH)\b", re.I)  # what the driver takes for a query
 
 
 def _within(conn, deadline: float) -> None:
