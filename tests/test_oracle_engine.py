@@ -386,16 +386,40 @@ def test_other_statements_run_without_batch_errors():
 def test_a_single_insert_if_missing_forgives_only_ora_00001():
     class Raw(_BatchRaw):
         def execute(self, statement, binds, **kwargs):
-            raise self.errors.pop(0)
+            self.calls.append(statement)
+            if self.errors:
+                raise self.errors.pop(0)
 
+    dup = "ORA-00001: unique constraint (AGENT.SYS_C1) violated"
     put = osql.CATALOG.EMB_CACHE_PUT
     key = {"h": "a", "m": "M", "t": "x", "vec": None}
-    OracleCursor(_BindAsIs(), Raw([oracledb.IntegrityError("ORA-00001: unique constraint violated")])).execute(put, key)
+    raw = Raw([oracledb.IntegrityError(dup)])
+    OracleCursor(_BindAsIs(), raw).execute(put, key)
+    assert raw.calls == [put], "not run again: the row exists"
     with pytest.raises(OracleWorkshopError, match="ORA-01400"):
         OracleCursor(_BindAsIs(), Raw([oracledb.IntegrityError("ORA-01400: cannot insert NULL")])).execute(put, key)
-    with pytest.raises(OracleWorkshopError, match="ORA-00001"):  # a MERGE that also updates keeps the error
-        OracleCursor(_BindAsIs(), Raw([oracledb.IntegrityError("ORA-00001: unique constraint violated")])).execute(
-            osql.DOCS.REGISTER, {"t": "DOCS_V1", "profile": "{}", "sha": "x"})
+    insert = "INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)"
+    with pytest.raises(OracleWorkshopError, match="ORA-00001"):  # a plain INSERT keeps the error
+        OracleCursor(_BindAsIs(), Raw([oracledb.IntegrityError(dup)])).execute(
+            insert, {"a": "DOCS", "action": "promote", "t": "DOCS_V1", "detail": "{}"})
+
+
+def test_an_upsert_merge_that_lost_the_race_runs_again_and_updates():
+    """REGISTER / ALIAS_SET: both sessions saw no row and inserted; the loser's retry sees the
+    winner's committed row and takes WHEN MATCHED. A second failure is reported."""
+    class Raw(_BatchRaw):
+        def execute(self, statement, binds, **kwargs):
+            self.calls.append(statement)
+            if self.errors:
+                raise self.errors.pop(0)
+
+    dup = "ORA-00001: unique constraint (AGENT.SYS_C2) violated"
+    binds = {"t": "DOCS_V1", "profile": "{}", "sha": "x"}
+    raw = Raw([oracledb.IntegrityError(dup)])
+    OracleCursor(_BindAsIs(), raw).execute(osql.DOCS.REGISTER, binds)
+    assert raw.calls == [osql.DOCS.REGISTER] * 2
+    with pytest.raises(OracleWorkshopError, match="ORA-00001"):
+        OracleCursor(_BindAsIs(), Raw([oracledb.IntegrityError(dup)] * 2)).execute(osql.DOCS.REGISTER, binds)
 
 
 # --------------------------------------------------------------------------- item 4: the store connection is serialised

@@ -214,13 +214,18 @@ DUPLICATE_KEY = "ORA-00001"  # unique constraint violated
 
 
 @functools.lru_cache(maxsize=512)
+def is_merge(statement: str) -> bool:
+    return bool(re.match(r"\s*MERGE\s+INTO\b", _COMMENT.sub(" ", statement), re.I))
+
+
+@functools.lru_cache(maxsize=512)
 def inserts_only_missing(statement: str) -> bool:
     """True for a MERGE whose only action is WHEN NOT MATCHED THEN INSERT (the idempotent
     insert: DOCS.CHUNK_INSERT, the embedding cache). Under concurrency its unique-key
     violation means "already inserted by someone else", never lost data. A MERGE that also
     updates, or a plain INSERT, keeps every error."""
     text = _COMMENT.sub(" ", _LITERAL.sub("''", statement))
-    return (bool(re.match(r"\s*MERGE\s+INTO\b", text, re.I)) and bool(re.search(r"\bWHEN\s+NOT\s+MATCHED\b", text, re.I))
+    return (is_merge(statement) and bool(re.search(r"\bWHEN\s+NOT\s+MATCHED\b", text, re.I))
             and not re.search(r"\bWHEN\s+MATCHED\b", text, re.I))
 
 
@@ -269,12 +274,19 @@ class OracleCursor:
                 for name, value in params.items() if name.upper() in used}
 
     def execute(self, statement: str, params: Any = None) -> "OracleCursor":
+        binds = self._binds(statement, params)
         try:
-            self.raw.execute(statement, self._binds(statement, params), fetch_lobs=FETCH_LOBS)
+            self.raw.execute(statement, binds, fetch_lobs=FETCH_LOBS)
         except oracledb.Error as exc:
-            if inserts_only_missing(statement) and codes(exc)[:1] == [DUPLICATE_KEY]:
-                return self  # another session inserted this key first: the row this statement wants exists
-            raise OracleWorkshopError("query", exc) from exc
+            if codes(exc)[:1] != [DUPLICATE_KEY] or not is_merge(statement):
+                raise OracleWorkshopError("query", exc) from exc
+            # Two sessions MERGE-d the same key; both saw no row and the other one committed first.
+            if inserts_only_missing(statement):
+                return self  # the row this statement wants exists
+            try:  # an upsert: run it again; it now sees the committed row and takes WHEN MATCHED
+                self.raw.execute(statement, binds, fetch_lobs=FETCH_LOBS)
+            except oracledb.Error as again:
+                raise OracleWorkshopError("query", again) from again
         return self
 
     def executemany(self, statement: str, rows: list) -> None:
