@@ -561,3 +561,11 @@ def test_two_sessions_inserting_the_same_chunks_at_once_store_each_once():
             cur.execute(index.fill(docs.TABLE_DROP, table))
         a.close()
         b.close()
+
+
+def test_a_driver_too_old_for_per_execute_fetch_lobs_is_named():
+    oengine.require_driver("26.1.0")
+    oengine.require_driver("3.4.0")
+    for old in ("2.5.1", "3.3.0"):
+        with pytest.raises(oengine.OracleConnectionError, match="3.4 or later"):
+            oengine.require_driver(old)

@@ -45,6 +45,16 @@ from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 # Cursor.execute's fetch_lobs parameter), never oracledb.defaults.fetch_lobs, which would
 # change every other user of the driver in the same process.
 FETCH_LOBS = False
+MIN_DRIVER = (3, 4)  # the first python-oracledb whose Cursor.execute takes fetch_lobs
+
+
+def require_driver(version: str = oracledb.__version__) -> None:
+    """A clear error instead of a TypeError deep in the driver when python-oracledb is too old."""
+    found = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+    if found < MIN_DRIVER:
+        raise OracleConnectionError(
+            f"python-oracledb {version} is installed; the workshop needs {MIN_DRIVER[0]}.{MIN_DRIVER[1]} or later. "
+            "Fix: `make install` (it installs the locked version), or `pip install -U oracledb`.")
 
 DEFAULT_CONNECT_TIMEOUT = 60.0
 # Oracle stores '' as NULL. The store contract keeps explicit empty content, so the
@@ -337,6 +347,7 @@ class OracleEngine(Engine):
     def __init__(self, *, dsn: str | None = None, user: str | None = None, password: str | None = None,
                  timeout: float | None = None, progress: bool = True) -> None:
         super().__init__()
+        require_driver()
         self.dsn = require_dsn(dsn)
         self.user = (user or config.oracle_setting("ORACLE_APP_USER")).upper()
         self._password = password if password is not None else config.oracle_setting("ORACLE_APP_PASSWORD")
