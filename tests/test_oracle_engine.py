@@ -569,3 +569,16 @@ def test_a_driver_too_old_for_per_execute_fetch_lobs_is_named():
     for old in ("2.5.1", "3.3.0"):
         with pytest.raises(oengine.OracleConnectionError, match="3.4 or later"):
             oengine.require_driver(old)
+
+
+def test_opening_the_readers_session_counts_against_the_calls_deadline(monkeypatch):
+    eng, _ = make_engine(monkeypatch, FakeConn())
+    seen = {}
+
+    def connect(user, password, dsn, **kwargs):
+        seen.update(kwargs)
+        return FakeConn()
+
+    monkeypatch.setattr(oengine, "connect_oracle", connect)
+    eng.read_only_query("SELECT 1 FROM dual", timeout_s=2.0)
+    assert 0 < seen["timeout"] <= 2.0 and seen["progress"] is False

@@ -467,16 +467,18 @@ class OracleEngine(Engine):
             return cur.fetchall() if cur.raw.description else []
 
     # ---------------------------------------------------------------- run_sql
-    def _reader_conn(self) -> oracledb.Connection:
+    def _reader_conn(self, deadline: float | None = None) -> oracledb.Connection:
         """The reader user's connection (opened on first use, reopened after a failure), its
-        session's names resolved in SUPPLYCHAIN. Called with _reader_lock held."""
+        session's names resolved in SUPPLYCHAIN. Called with _reader_lock held. With a deadline
+        (a run_sql call's), opening it counts against that call's time, without a progress bar."""
         if self._reader is not None and self._reader.is_healthy():
             return self._reader
         self._drop_reader()
         password = config.oracle_setting("ORACLE_READER_PASSWORD")
         try:
-            conn = connect_oracle(self.reader_user, password, self.dsn, timeout=self._timeout,
-                                  progress=self._progress, what=f"Oracle ({self.reader_user})")
+            timeout = self._timeout if deadline is None else max(0.5, deadline - time.monotonic())
+            conn = connect_oracle(self.reader_user, password, self.dsn, timeout=timeout,
+                                  progress=self._progress and deadline is None, what=f"Oracle ({self.reader_user})")
         except OracleWorkshopError as exc:
             raise OracleWorkshopError(
                 f"connect as {self.reader_user} (run_sql's read-only user)", exc.error,
@@ -485,9 +487,11 @@ class OracleEngine(Engine):
                 "(defaults SC_READER / Welcome_12345)") from exc
         try:
             cur = conn.cursor()
+            if deadline is not None:
+                _within(conn, deadline)
             cur.execute(statements_module.SESSION_SCHEMA.format(schema=SUPPLYCHAIN_OWNER))
             cur.close()
-        except oracledb.Error as exc:
+        except (oracledb.Error, TimeoutError) as exc:
             with contextlib.suppress(Exception):
                 conn.close()
             raise OracleWorkshopError(f"prepare {self.reader_user}'s session", exc) from exc
@@ -515,7 +519,7 @@ class OracleEngine(Engine):
         text, max_rows = clean(sql, max_rows)
         deadline = time.monotonic() + timeout_s
         with self._reader_lock:
-            conn = self._reader_conn()
+            conn = self._reader_conn(deadline)
             raw = conn.cursor()
             ok = False
             try:
