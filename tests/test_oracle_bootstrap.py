@@ -173,7 +173,8 @@ def test_vector_memory_step_skips_on_autonomous_database(monkeypatch, capsys):
 
     monkeypatch.setattr(bootstrap, "admin", lambda settings, dsn=None, timeout=60: Conn())
     settings = bootstrap.Settings(dsn="adb_high", root_dsn=None, admin_user="ADMIN", admin_password="x",
-                                  app_user="AGENT", app_password="y", data_password="y", container="c",
+                                  app_user="AGENT", app_password="y", data_password="y", reader_user="SC_READER",
+                                  reader_password="z", container="c",
                                   wait_timeout=10)
     bootstrap.step_vector_memory(settings)
     assert "Autonomous Database (DWCS)" in capsys.readouterr().out
@@ -191,3 +192,42 @@ def test_workshop_user_settings_have_their_own_names_and_old_names_still_work(mo
     assert config.oracle_setting("ORACLE_APP_PASSWORD") == "old-style"
     monkeypatch.setenv("ORACLE_APP_PASSWORD", "new-style")
     assert config.oracle_setting("ORACLE_APP_PASSWORD") == "new-style"
+
+
+def test_users_step_creates_the_reader_with_a_session_only(monkeypatch, capsys):
+    """Issue 27 item 1: run_sql's user gets CREATE SESSION and nothing else: no quota, no CREATE
+    privilege, no role (its SELECT grants on the SUPPLYCHAIN tables come from SUPPLYCHAIN)."""
+    executed: list[tuple[str, dict]] = []
+
+    class Cur:
+        def execute(self, sql, binds=None):
+            executed.append((sql, dict(binds or {})))
+            self.sql = sql
+            return self
+
+        def fetchone(self):
+            return ("USERS",) if "property_value" in self.sql else (0,)
+
+        def fetchall(self):
+            return []
+
+    class Conn:
+        def cursor(self):
+            return Cur()
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(bootstrap, "admin", lambda settings, dsn=None, timeout=60: Conn())
+    settings = bootstrap.Settings(dsn="h/S", root_dsn=None, admin_user="SYSTEM", admin_password="x",
+                                  app_user="AGENT", app_password="Welcome_12345", data_password="Welcome_12345",
+                                  reader_user="SC_READER", reader_password="Welcome_12345", container="c",
+                                  wait_timeout=10)
+    bootstrap.step_users(settings)
+    reader = [(sql, binds) for sql, binds in executed if "SC_READER" in sql or binds.get("username") == "SC_READER"]
+    created = [sql for sql, binds in reader if "CREATE USER" in sql]
+    assert len(created) == 1 and "QUOTA" not in created[0]
+    grants = [sql for sql, _ in reader if sql.startswith("GRANT")]
+    assert grants == ["GRANT CREATE SESSION TO SC_READER"]
+    assert not any(sql.startswith("ALTER USER SC_READER") for sql, _ in reader)  # no quota
+    assert "created SC_READER" in capsys.readouterr().out

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,8 @@ UNPARSEABLE = {
     f"{_GRANTS}:app_user_system_privileges": ("GRANT_SYSTEM_PRIVILEGE",),
     f"{_GRANTS}:app_user_text_role": ("GRANT_SYSTEM_PRIVILEGE",),
     f"{_GRANTS}:data_user_system_privileges": ("GRANT_SYSTEM_PRIVILEGE",),
+    f"{_GRANTS}:create_user_without_quota": ("PLSQL_BLOCK",),
+    f"{_GRANTS}:reader_user_system_privileges": ("GRANT_SYSTEM_PRIVILEGE",),
     "setup/oracle/03_onnx_model.sql:load_model": ("PLSQL_BLOCK",),
     f"{_INITDB}:WHENEVER SQLERROR CONTINUE": ("SQLPLUS_COMMAND",),
     f"{_INITDB}:DECLARE": ("PLSQL_BLOCK",),
@@ -132,7 +135,8 @@ UNPARSEABLE = {
     f"{_INITDB}:STARTUP": ("SQLPLUS_COMMAND",),
 }
 
-SAMPLE_IDENTIFIERS = {"app_user": "AGENT", "data_user": "SUPPLYCHAIN", "username": "AGENT", "tablespace": "USERS"}
+SAMPLE_IDENTIFIERS = {"app_user": "AGENT", "data_user": "SUPPLYCHAIN", "reader_user": "SC_READER", "username": "AGENT",
+                      "tablespace": "USERS"}
 
 
 # ----------------------------------------------------------------------- collection
@@ -371,6 +375,10 @@ def test_grants_are_exactly_the_documented_ones():
                   "CREATE VIEW", "CREATE PROCEDURE", "QUOTA UNLIMITED"):
         assert grant in text, grant
     assert "GRANT DBA" not in text and "ANY " not in text.upper().replace("DBMS_", "")
+    # run_sql's user: a session and nothing else (its SELECT grants come from SUPPLYCHAIN when seeding)
+    reader = sqlfile.named(SETUP / "oracle" / "02_users_and_grants.sql")["reader_user_system_privileges"]
+    assert reader.render(reader_user="SC_READER") == "GRANT CREATE SESSION TO SC_READER"
+    assert "QUOTA" not in sqlfile.named(SETUP / "oracle" / "02_users_and_grants.sql")["create_user_without_quota"].text
 
 
 # ----------------------------------------------------------------------- Codespaces, Docker, CI
@@ -489,7 +497,8 @@ class _FakeRaw:
         self.conn, self.description, self.rowcount = conn, None, 0
         self.rows: list = []
 
-    def execute(self, statement, params=None):
+    def execute(self, statement, params=None, **kwargs):
+        assert kwargs == {"fetch_lobs": False}, "every execute asks for LOBs as str / bytes"
         self.conn.executed.append((statement, params))
         if "new_seq" in (params or {}):
             params["new_seq"].value = [42]
@@ -547,6 +556,7 @@ def _engine(results=None):
     eng.user_id, eng.agent_id = config.USER_ID, config.AGENT_ID
     eng.thresholds, eng._store, eng._memory = {}, None, None
     eng.dsn, eng.user, eng._password, eng._timeout, eng._progress = "h:1/S", "AGENT", "x", 1, False
+    eng._lock, eng._reader_lock, eng._reader, eng.reader_user = threading.RLock(), threading.Lock(), None, "SC_READER"
     eng.conn = _FakeConn(results)
     return eng
 
@@ -669,7 +679,7 @@ def test_drop_objects_ignores_missing_objects():
 
     eng = _engine()
 
-    def failing(statement, params=None):
+    def failing(statement, params=None, **_kwargs):
         raise OracleWorkshopError("query", "ORA-00942: table or view does not exist")
 
     eng.conn.cursor = lambda: type("C", (_FakeRaw,), {"execute": staticmethod(failing)})(eng.conn)
@@ -712,7 +722,7 @@ def test_the_cursor_binds_what_the_drivers_parser_names():
         def bindnames(self):
             return ["Q", "TID_FREE"]
 
-        def execute(self, statement, binds):
+        def execute(self, statement, binds, **kwargs):
             self.calls.append(("execute", statement, binds))
 
     class Engine:
@@ -725,9 +735,14 @@ def test_the_cursor_binds_what_the_drivers_parser_names():
                          ("execute", "SELECT 1 FROM dual WHERE :q = :tid_free", {"q": "x", "tid_free": 1})]
 
 
-def test_lobs_are_fetched_as_strings():
+def test_lobs_are_fetched_as_strings_per_execute_not_process_wide():
+    """python-oracledb's defaults.fetch_lobs would change every other user of the driver in the
+    process; the engine passes fetch_lobs=False to each execute instead (_FakeRaw checks it)."""
     import oracledb
 
-    import workshop_lib.engines.oracle.engine  # noqa: F401 - importing the engine sets the default
+    before = oracledb.defaults.fetch_lobs
+    import workshop_lib.engines.oracle.engine  # noqa: F401
 
-    assert oracledb.defaults.fetch_lobs is False
+    assert oracledb.defaults.fetch_lobs is before is True
+    eng = _engine([[("text",)]])
+    assert eng.query("SELECT body FROM DOCS") == [("text",)]

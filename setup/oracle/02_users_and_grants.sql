@@ -1,10 +1,16 @@
--- The workshop's two database users and exactly the privileges they need.
--- Run by setup/bootstrap.py as the administrator (SYSTEM) in the pluggable database.
--- {app_user} (AGENT, from ORACLE_USER) and {data_user} (SUPPLYCHAIN) are identifiers
--- the bootstrap validates before filling them in; values are bind variables.
+-- The workshop's three database users and exactly the privileges they need.
+-- Run by workshop_lib/engines/oracle/bootstrap.py as the administrator (SYSTEM, or ADMIN on
+-- Autonomous Database) in the pluggable database. {app_user} (AGENT, from ORACLE_APP_USER),
+-- {data_user} (SUPPLYCHAIN) and {reader_user} (SC_READER, from ORACLE_READER_USER) are
+-- identifiers the bootstrap validates before filling them in; values are bind variables.
 --
 --   AGENT        owns the memory store and the embedding model; reads SUPPLYCHAIN.
---   SUPPLYCHAIN  owns the demo schema; grants SELECT on its tables to AGENT when seeding.
+--   SUPPLYCHAIN  owns the demo schema; grants SELECT on its tables to AGENT and SC_READER
+--                when seeding.
+--   SC_READER    the agent's run_sql runs as this user: CREATE SESSION and SELECT on the
+--                SUPPLYCHAIN tables, nothing else (no quota, no CREATE privilege, no role), so
+--                it cannot read AGENT's memories or create a function (SQL Language Reference,
+--                CREATE USER and GRANT; Database Security Guide, "Least privilege").
 
 -- name: user_exists
 SELECT COUNT(*) FROM all_users WHERE username = :username;
@@ -23,6 +29,15 @@ BEGIN
   EXECUTE IMMEDIATE 'CREATE USER ' || v_user || ' IDENTIFIED BY "' || :password || '"'
                  || ' DEFAULT TABLESPACE ' || DBMS_ASSERT.SIMPLE_SQL_NAME(v_ts)
                  || ' QUOTA UNLIMITED ON ' || DBMS_ASSERT.SIMPLE_SQL_NAME(v_ts);
+END;
+/
+
+-- name: create_user_without_quota
+-- For the reader: it creates nothing, so it gets no tablespace quota at all.
+DECLARE
+  v_user VARCHAR2(128) := DBMS_ASSERT.SIMPLE_SQL_NAME(:username);
+BEGIN
+  EXECUTE IMMEDIATE 'CREATE USER ' || v_user || ' IDENTIFIED BY "' || :password || '"';
 END;
 /
 
@@ -61,3 +76,8 @@ GRANT SELECT ON SYS.V_$PARAMETER TO {app_user};
 -- name: data_user_system_privileges
 -- CREATE SEQUENCE: a spatial index (PORTS.LOCATION) creates its own table and sequence.
 GRANT CREATE SESSION, CREATE TABLE, CREATE SEQUENCE TO {data_user};
+
+-- name: reader_user_system_privileges
+-- Only a session; its SELECT grants on the SUPPLYCHAIN tables come from SUPPLYCHAIN when
+-- seeding (an object privilege is granted by the object's owner).
+GRANT CREATE SESSION TO {reader_user};

@@ -146,7 +146,7 @@ def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: flo
                   category: str | Sequence[str] | None = None, vector: Any = None) -> TurnResult:
     """Per-turn retrieval: embed, vector search, score filter, top-K, token counts.
 
-    min_score defaults to eng.thresholds["min_score"] (0.75 on Oracle's MiniLM; the
+    min_score defaults to eng.thresholds["min_score"] (0.60 on Oracle's MiniLM, unmeasured; the
     embedded model's value is calibrated in Part 4). category filters on the memory's
     metadata `kind`. `vector`: the question's embedding when the caller already has it.
     """

@@ -4,7 +4,7 @@ Safe to re-run: every step checks first and prints what it did or why it skipped
 
   wait           wait (with progress) until the database answers
   vector_memory  VECTOR_MEMORY_SIZE for the HNSW index; restarts the container if needed
-  users          users AGENT and SUPPLYCHAIN with exactly the grants the workshop needs
+  users          users AGENT, SUPPLYCHAIN and SC_READER (run_sql's) with exactly the grants each needs
   model          download Oracle's augmented all-MiniLM-L12-v2 once, load it as ALL_MINILM_L12_V2
   store          the memory store (tables, Oracle Text index, HNSW index) via MemoryStore
   data           SUPPLYCHAIN seed, user/agent profiles and the scanned schema memories
@@ -13,7 +13,7 @@ Safe to re-run: every step checks first and prints what it did or why it skipped
 SQL lives in setup/oracle/*.sql and workshop_lib/engines/oracle/sql.py; this file only runs it.
 Settings come from the environment (see docs/oracle.md): ORACLE_DSN, ORACLE_APP_USER,
 ORACLE_APP_PASSWORD, ORACLE_ADMIN_USER, ORACLE_ADMIN_PASSWORD, ORACLE_ADMIN_CDB_DSN,
-ORACLE_SUPPLYCHAIN_PASSWORD, ORACLE_CONTAINER, ORACLE_ONNX_MODEL_FILE, ORACLE_WAIT_TIMEOUT.
+ORACLE_SUPPLYCHAIN_PASSWORD, ORACLE_READER_USER, ORACLE_READER_PASSWORD, ORACLE_CONTAINER, ORACLE_ONNX_MODEL_FILE, ORACLE_WAIT_TIMEOUT.
 """
 from __future__ import annotations
 
@@ -76,6 +76,8 @@ class Settings:
     app_user: str
     app_password: str
     data_password: str
+    reader_user: str
+    reader_password: str
     container: str
     wait_timeout: float
 
@@ -96,6 +98,8 @@ class Settings:
             app_user=(config.oracle_setting("ORACLE_APP_USER") or "AGENT").upper(),
             app_password=app_password,
             data_password=os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or app_password,
+            reader_user=config.oracle_setting("ORACLE_READER_USER").upper(),
+            reader_password=config.oracle_setting("ORACLE_READER_PASSWORD"),
             container=os.environ.get("ORACLE_CONTAINER") or CONTAINER,
             wait_timeout=float(os.environ.get("ORACLE_WAIT_TIMEOUT", "900")),
         )
@@ -356,12 +360,13 @@ def step_users(settings: Settings) -> None:
     sqls = statements("02_users_and_grants.sql")
     check_password("ORACLE_APP_PASSWORD", settings.app_password)
     check_password("ORACLE_SUPPLYCHAIN_PASSWORD", settings.data_password)
+    check_password("ORACLE_READER_PASSWORD", settings.reader_password)
     conn = admin(settings)
     try:
         cur = conn.cursor()
         tablespace = run(cur, sqls["default_tablespace"]).fetchone()[0]
-        for user, password, grants in (
-            (settings.app_user, settings.app_password, (
+        for user, password, quota, grants in (
+            (settings.app_user, settings.app_password, True, (
                 ("app_user_system_privileges", ("CREATE SESSION", "CREATE TABLE", "CREATE SEQUENCE", "CREATE VIEW",
                                                 "CREATE PROCEDURE", "CREATE MINING MODEL"), True),
                 ("app_user_text_role", ("CTXAPP",), True),
@@ -369,17 +374,25 @@ def step_users(settings: Settings) -> None:
                 ("app_user_dbms_vector", (), False),
                 ("app_user_read_parameters", (), False),
             )),
-            (SUPPLYCHAIN_USER, settings.data_password, (
+            (SUPPLYCHAIN_USER, settings.data_password, True, (
                 ("data_user_system_privileges", ("CREATE SESSION", "CREATE TABLE"), True),
+            )),
+            # run_sql's user: a session only (its SELECT grants come from SUPPLYCHAIN when seeding).
+            (settings.reader_user, settings.reader_password, False, (
+                ("reader_user_system_privileges", ("CREATE SESSION",), True),
             )),
         ):
             exists = run(cur, sqls["user_exists"], {"username": user}).fetchone()[0] > 0
             if exists:
                 say("users", f"{user} exists (password left unchanged)")
-            else:
+            elif quota:
                 run(cur, sqls["create_user"], {"username": user, "password": password})
                 say("users", f"created {user} (default tablespace {tablespace})")
-            run(cur, sqls["quota"], username=user, tablespace=tablespace)
+            else:
+                run(cur, sqls["create_user_without_quota"], {"username": user, "password": password})
+                say("users", f"created {user} (no quota: it creates nothing)")
+            if quota:
+                run(cur, sqls["quota"], username=user, tablespace=tablespace)
             try:
                 have = {r[0] for r in run(cur, sqls["granted"], {"username": user}).fetchall()}
             except oracledb.Error:
@@ -390,7 +403,7 @@ def step_users(settings: Settings) -> None:
                     skipped.extend(privileges)
                     continue
                 try:
-                    run(cur, sqls[name], app_user=user, data_user=user)
+                    run(cur, sqls[name], app_user=user, data_user=user, reader_user=user)
                     done.append(name)
                 except oracledb.Error as exc:
                     if required:

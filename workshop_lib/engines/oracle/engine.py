@@ -14,6 +14,8 @@ Settings (workshop_lib.config.oracle_setting / environment):
   ORACLE_WALLET_DIR / ORACLE_WALLET_PASSWORD   wallet for mutual TLS (Autonomous Database)
   ORACLE_CONNECT_TIMEOUT  overall connect deadline in seconds, retries included (default 60)
   ORACLE_SUPPLYCHAIN_PASSWORD            password of the SUPPLYCHAIN owner (default ORACLE_APP_PASSWORD)
+  ORACLE_READER_USER / ORACLE_READER_PASSWORD  the user run_sql's queries run as (default SC_READER):
+                                         CREATE SESSION and SELECT on the SUPPLYCHAIN tables only
   ORACLE_RERANK_MODEL     optional in-database ONNX cross-encoder used by rerank()
   ORACLE_RERANK_PARAMS    optional JSON parameters for DBMS_VECTOR.RERANK (third-party reranker)
 """
@@ -26,6 +28,7 @@ import json
 import math
 import os
 import re
+import threading
 import time
 from typing import Any, Iterator
 
@@ -38,9 +41,20 @@ from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 
 # CLOB and BLOB columns come back as str and bytes, not LOB locators that each cost a round
-# trip to read (python-oracledb's defaults.fetch_lobs; it applies to every connection made
-# after it is set, and the workshop has no use for LOB locators).
-oracledb.defaults.fetch_lobs = False
+# trip to read: every execute of this engine passes fetch_lobs=False (python-oracledb 3.4+,
+# Cursor.execute's fetch_lobs parameter), never oracledb.defaults.fetch_lobs, which would
+# change every other user of the driver in the same process.
+FETCH_LOBS = False
+MIN_DRIVER = (3, 4)  # the first python-oracledb whose Cursor.execute takes fetch_lobs
+
+
+def require_driver(version: str = oracledb.__version__) -> None:
+    """A clear error instead of a TypeError deep in the driver when python-oracledb is too old."""
+    found = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+    if found < MIN_DRIVER:
+        raise OracleConnectionError(
+            f"python-oracledb {version} is installed; the workshop needs {MIN_DRIVER[0]}.{MIN_DRIVER[1]} or later. "
+            "Fix: `make install` (it installs the locked version), or `pip install -U oracledb`.")
 
 DEFAULT_CONNECT_TIMEOUT = 60.0
 # Oracle stores '' as NULL. The store contract keeps explicit empty content, so the
@@ -206,6 +220,25 @@ def writes_store_content(statement: str) -> bool:
     return bool(re.match(r"\s*(INSERT\s+INTO|UPDATE)\s+\w*RECORDS\b", statement, re.I)) and ":content" in statement
 
 
+DUPLICATE_KEY = "ORA-00001"  # unique constraint violated
+
+
+@functools.lru_cache(maxsize=512)
+def is_merge(statement: str) -> bool:
+    return bool(re.match(r"\s*MERGE\s+INTO\b", _COMMENT.sub(" ", statement), re.I))
+
+
+@functools.lru_cache(maxsize=512)
+def inserts_only_missing(statement: str) -> bool:
+    """True for a MERGE whose only action is WHEN NOT MATCHED THEN INSERT (the idempotent
+    insert: DOCS.CHUNK_INSERT, the embedding cache). Under concurrency its unique-key
+    violation means "already inserted by someone else", never lost data. A MERGE that also
+    updates, or a plain INSERT, keeps every error."""
+    text = _COMMENT.sub(" ", _LITERAL.sub("''", statement))
+    return (is_merge(statement) and bool(re.search(r"\bWHEN\s+NOT\s+MATCHED\b", text, re.I))
+            and not re.search(r"\bWHEN\s+MATCHED\b", text, re.I))
+
+
 @functools.lru_cache(maxsize=512)
 def embedding_only_binds(statement: str) -> frozenset[str]:
     """Binds whose every use is `VECTOR_EMBEDDING(model USING :name AS data)`.
@@ -251,16 +284,33 @@ class OracleCursor:
                 for name, value in params.items() if name.upper() in used}
 
     def execute(self, statement: str, params: Any = None) -> "OracleCursor":
+        binds = self._binds(statement, params)
         try:
-            self.raw.execute(statement, self._binds(statement, params))
+            self.raw.execute(statement, binds, fetch_lobs=FETCH_LOBS)
         except oracledb.Error as exc:
-            raise OracleWorkshopError("query", exc) from exc
+            if codes(exc)[:1] != [DUPLICATE_KEY] or not is_merge(statement):
+                raise OracleWorkshopError("query", exc) from exc
+            # Two sessions MERGE-d the same key; both saw no row and the other one committed first.
+            if inserts_only_missing(statement):
+                return self  # the row this statement wants exists
+            try:  # an upsert: run it again; it now sees the committed row and takes WHEN MATCHED
+                self.raw.execute(statement, binds, fetch_lobs=FETCH_LOBS)
+            except oracledb.Error as again:
+                raise OracleWorkshopError("query", again) from again
         return self
 
     def executemany(self, statement: str, rows: list) -> None:
+        """Run a statement once per row. For an insert-if-missing MERGE, batch errors are on and
+        only ORA-00001 is forgiven: two sessions that both saw no row both insert it, and the
+        second meets the first's committed key (the row exists, which is all the MERGE wants)."""
+        idempotent = inserts_only_missing(statement)
         try:
             self.raw.executemany(statement, [self._binds(statement, r) if isinstance(r, dict) else r
-                                             for r in rows])
+                                             for r in rows], batcherrors=idempotent)
+            if idempotent:
+                other = [e for e in self.raw.getbatcherrors() if codes(e.message)[:1] != [DUPLICATE_KEY]]
+                if other:
+                    raise OracleWorkshopError("query", f"row {other[0].offset}: {other[0].message}")
         except oracledb.Error as exc:
             raise OracleWorkshopError("query", exc) from exc
 
@@ -282,6 +332,11 @@ class OracleCursor:
 
 # --------------------------------------------------------------------------- engine
 class OracleEngine(Engine):
+    """Thread-safe: one re-entrant lock serialises every use of the store's connection (a
+    cursor or a transaction holds it until it is closed), so one thread's commit or rollback
+    never ends another thread's transaction. run_sql's queries use a second connection, as
+    the reader user, under a lock of its own (read_only_query)."""
+
     name = "oracle"
     sql_module = statements_module
     dim = statements_module.DIM
@@ -292,11 +347,16 @@ class OracleEngine(Engine):
     def __init__(self, *, dsn: str | None = None, user: str | None = None, password: str | None = None,
                  timeout: float | None = None, progress: bool = True) -> None:
         super().__init__()
+        require_driver()
         self.dsn = require_dsn(dsn)
         self.user = (user or config.oracle_setting("ORACLE_APP_USER")).upper()
         self._password = password if password is not None else config.oracle_setting("ORACLE_APP_PASSWORD")
         self._timeout = timeout
         self._progress = progress
+        self._lock = threading.RLock()
+        self._reader_lock = threading.Lock()
+        self._reader: oracledb.Connection | None = None
+        self.reader_user = config.oracle_setting("ORACLE_READER_USER").upper()
         self.conn = self._connect()
 
     def _connect(self) -> oracledb.Connection:
@@ -305,11 +365,12 @@ class OracleEngine(Engine):
 
     def _live_conn(self) -> oracledb.Connection:
         # After a database restart the old session is gone; reconnect once, quietly.
-        if not self.conn.is_healthy():
-            with contextlib.suppress(Exception):
-                self.conn.close()
-            self.conn = self._connect()
-        return self.conn
+        with self._lock:
+            if not self.conn.is_healthy():
+                with contextlib.suppress(Exception):
+                    self.conn.close()
+                self.conn = self._connect()
+            return self.conn
 
     # ---------------------------------------------------------------- binds
     def bind_value(self, name: str, value: Any, *, embed_only: bool = False, store_content: bool = False) -> Any:
@@ -355,29 +416,31 @@ class OracleEngine(Engine):
 
     @contextlib.contextmanager
     def cursor(self) -> Iterator[OracleCursor]:
-        raw = self._live_conn().cursor()
-        try:
-            yield OracleCursor(self, raw)
-        finally:
-            raw.close()
+        with self._lock:
+            raw = self._live_conn().cursor()
+            try:
+                yield OracleCursor(self, raw)
+            finally:
+                raw.close()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[OracleCursor]:
-        conn = self._live_conn()
-        raw = conn.cursor()
-        try:
-            yield OracleCursor(self, raw)
-        except BaseException:
-            with contextlib.suppress(oracledb.Error):
-                conn.rollback()
-            raise
-        else:
+        with self._lock:
+            conn = self._live_conn()
+            raw = conn.cursor()
             try:
-                conn.commit()
-            except oracledb.Error as exc:
-                raise OracleWorkshopError("commit", exc) from exc
-        finally:
-            raw.close()
+                yield OracleCursor(self, raw)
+            except BaseException:
+                with contextlib.suppress(oracledb.Error):
+                    conn.rollback()
+                raise
+            else:
+                try:
+                    conn.commit()
+                except oracledb.Error as exc:
+                    raise OracleWorkshopError("commit", exc) from exc
+            finally:
+                raw.close()
 
     def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
         raw = cur.raw if isinstance(cur, OracleCursor) else cur
@@ -403,39 +466,120 @@ class OracleEngine(Engine):
             cur.execute(sql, params or {})
             return cur.fetchall() if cur.raw.description else []
 
+    # ---------------------------------------------------------------- run_sql
+    def _reader_conn(self, deadline: float | None = None) -> oracledb.Connection:
+        """The reader user's connection (opened on first use, reopened after a failure), its
+        session's names resolved in SUPPLYCHAIN. Called with _reader_lock held. With a deadline
+        (a run_sql call's), opening it counts against that call's time, without a progress bar."""
+        if self._reader is not None and self._reader.is_healthy():
+            return self._reader
+        self._drop_reader()
+        password = config.oracle_setting("ORACLE_READER_PASSWORD")
+        try:
+            timeout = self._timeout if deadline is None else max(0.5, deadline - time.monotonic())
+            conn = connect_oracle(self.reader_user, password, self.dsn, timeout=timeout,
+                                  progress=self._progress and deadline is None, what=f"Oracle ({self.reader_user})")
+        except OracleWorkshopError as exc:
+            raise OracleWorkshopError(
+                f"connect as {self.reader_user} (run_sql's read-only user)", exc.error,
+                f"run `make setup-oracle` (step 'users' creates {self.reader_user} with CREATE SESSION and SELECT "
+                "on the SUPPLYCHAIN tables); check ORACLE_READER_USER / ORACLE_READER_PASSWORD "
+                "(defaults SC_READER / Welcome_12345)") from exc
+        try:
+            cur = conn.cursor()
+            if deadline is not None:
+                _within(conn, deadline)
+            cur.execute(statements_module.SESSION_SCHEMA.format(schema=SUPPLYCHAIN_OWNER))
+            cur.close()
+        except (oracledb.Error, TimeoutError) as exc:
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise OracleWorkshopError(f"prepare {self.reader_user}'s session", exc) from exc
+        self._reader = conn
+        return conn
+
+    def _drop_reader(self) -> None:
+        """Close the reader connection: the next query opens a fresh session (after a timeout or
+        a failed rollback its state is unknown, and a fresh session is the only sure state)."""
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                self._reader.close()
+        self._reader = None
+
     def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0):
-        """One query over SUPPLYCHAIN in a read-only transaction. The text is wrapped as an
-        inline view (SELECT * FROM (<query>) FETCH FIRST n ROWS), so DDL, DML, PL/SQL blocks
-        and several statements cannot even parse; SET TRANSACTION READ ONLY refuses writes from
-        anything the query calls; unqualified names resolve in SUPPLYCHAIN; call_timeout caps
-        the time. AGENT's own tables stay readable by their qualified name: a dedicated
-        read-only user is the stronger boundary (docs/oracle.md)."""
+        """One query over SUPPLYCHAIN, as the reader user (ORACLE_READER_USER: CREATE SESSION and
+        SELECT on the SUPPLYCHAIN tables, nothing else), on its own connection: the store's tables
+        are not visible to it, qualified or not, and the store's connection and its transactions
+        are never touched. Inside a read-only transaction the text is wrapped as an inline view
+        (SELECT * FROM (<query>) FETCH FIRST n ROWS), so DDL, DML, PL/SQL blocks and several
+        statements cannot even parse. `timeout_s` bounds execute and fetches together: each round
+        trip gets only what is left of the deadline as its call_timeout."""
         from workshop_lib.parts.agent.readonly import QueryResult, SqlRefused, clean
 
         text, max_rows = clean(sql, max_rows)
-        conn = self._live_conn()
-        raw = conn.cursor()
-        try:
-            conn.rollback()  # SET TRANSACTION must be the first statement of a transaction
-            raw.execute(statements_module.READ_ONLY_TRANSACTION)
-            raw.execute(statements_module.SESSION_SCHEMA.format(schema=SUPPLYCHAIN_OWNER))
-            conn.call_timeout = int(timeout_s * 1000)
-            raw.execute(statements_module.READ_ONLY_QUERY.format(query=text), {"max_rows": max_rows + 1})
-            columns = [d[0] for d in raw.description or []]
-            rows = raw.fetchall()
-        except oracledb.Error as exc:
-            found = codes(exc)
-            if "DPY-4024" in found or "ORA-03156" in found:
+        deadline = time.monotonic() + timeout_s
+        with self._reader_lock:
+            conn = self._reader_conn(deadline)
+            raw = conn.cursor()
+            ok = False
+            try:
+                raw.arraysize = max_rows + 1  # the whole capped result in the execute's round trip
+                raw.prefetchrows = max_rows + 2
+                _within(conn, deadline)
+                raw.execute(statements_module.READ_ONLY_TRANSACTION)
+                columns = self._run_wrapped(conn, raw, text, max_rows, deadline)
+                rows: list = []
+                while len(rows) <= max_rows:
+                    _within(conn, deadline)
+                    batch = raw.fetchmany(max_rows + 1 - len(rows))
+                    if not batch:
+                        break
+                    rows += batch
+                ok = True
+            except TimeoutError:
                 raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
-            raise SqlRefused("refused: run_sql runs one read-only query (SELECT or WITH ... SELECT) over "
-                             f"SUPPLYCHAIN; the database said: {str(exc).splitlines()[0]}") from None
-        finally:
-            conn.call_timeout = 0
-            with contextlib.suppress(oracledb.Error):
-                raw.execute(statements_module.SESSION_SCHEMA.format(schema=self.user.upper()))
-                conn.rollback()
-            raw.close()
-        return QueryResult(columns, [tuple(r) for r in rows[:max_rows]], len(rows) > max_rows)
+            except oracledb.Error as exc:
+                found = codes(exc)
+                if "DPY-4024" in found or "ORA-03156" in found:
+                    raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
+                raise SqlRefused(_refusal(exc)) from None
+            finally:
+                with contextlib.suppress(Exception):
+                    raw.close()
+                try:
+                    conn.call_timeout = 5000
+                    conn.rollback()  # ends the read-only transaction
+                    conn.call_timeout = 0
+                except Exception:  # noqa: BLE001 - a session in an unknown state is never reused
+                    ok = False
+                if not ok:
+                    self._drop_reader()
+        return QueryResult(columns, [tuple(render_value(v) for v in r) for r in rows[:max_rows]],
+                           len(rows) > max_rows)
+
+    @staticmethod
+    def _run_wrapped(conn, raw, text: str, max_rows: int, deadline: float) -> list[str]:
+        """Execute the wrapped query; returns the column names. Two result columns of one name
+        (SELECT v.*, p.*) make `SELECT *` over the inline view fail with ORA-00918, which SQLite
+        accepts: then the driver's describe (parse() of a query: no execution) gives the names and
+        the query runs again with the WITH clause's positional column alias list."""
+        binds = {"max_rows": max_rows + 1}
+        try:
+            raw.execute(statements_module.READ_ONLY_QUERY.format(query=text), binds, fetch_lobs=FETCH_LOBS)
+            return [d[0] for d in raw.description or []]
+        except oracledb.Error as exc:
+            if AMBIGUOUS not in codes(exc) or not _QUERY_START.match(_COMMENT.sub(" ", text)):
+                raise
+        # The wrapper parsed, so `text` is a subquery; on its own it is described, never run.
+        _within(conn, deadline)
+        raw.parse(text)
+        names = [d[0] for d in raw.description or []]
+        if not names or len(set(names)) == len(names):
+            raise oracledb.DatabaseError(f"{AMBIGUOUS}: column ambiguously defined")
+        _within(conn, deadline)
+        raw.execute(statements_module.READ_ONLY_QUERY_RENAMED.format(
+            columns=statements_module.positional_columns(len(names)), query=text), binds, fetch_lobs=FETCH_LOBS)
+        return names
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         out = []
@@ -471,6 +615,8 @@ class OracleEngine(Engine):
         return f"{self.user}@{self.dsn} with {self.model_name} ({self.dim} dims, in-database)"
 
     def close(self) -> None:
+        with self._reader_lock:
+            self._drop_reader()
         with contextlib.suppress(Exception):
             self.conn.close()
 
@@ -588,6 +734,15 @@ class OracleEngine(Engine):
                 step = f"grant SELECT on SUPPLYCHAIN to {self.user}"
                 for t in tables:
                     cur.execute(sc.sc_grant_select(t, self.user))
+                step = f"grant SELECT on SUPPLYCHAIN to {self.reader_user}"
+                try:
+                    for t in tables:
+                        cur.execute(sc.sc_grant_select(t, self.reader_user))
+                except oracledb.Error as exc:
+                    if "ORA-01917" not in codes(exc):  # user does not exist: said below, not fatal here
+                        raise
+                    print(f"note: {self.reader_user} does not exist yet, so the agent's run_sql cannot read "
+                          "SUPPLYCHAIN; `make setup-oracle` creates it")
                 step = "count SUPPLYCHAIN rows"
                 counts = {}
                 for t in tables:
@@ -604,18 +759,52 @@ class OracleEngine(Engine):
             owner.close()
 
     # ---------------------------------------------------------------- doctor
+    def _reader_check(self) -> Check:
+        """run_sql's user may do exactly two things: open a session and SELECT the SUPPLYCHAIN tables."""
+        sc = statements_module
+        name = f"run_sql user {self.reader_user} (least privilege)"
+        fix = "run `make setup-oracle` (safe to re-run); revoke anything else granted to " + self.reader_user
+        try:
+            with self._reader_lock:
+                cur = self._reader_conn().cursor()
+                try:
+                    cur.execute(sc.READER_SYSTEM_PRIVILEGES)
+                    system = sorted(r[0] for r in cur.fetchall())
+                    cur.execute(sc.READER_OBJECT_PRIVILEGES)
+                    objects = cur.fetchall()
+                finally:
+                    cur.close()
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+            return Check(name, False, _first_line(exc), fix)
+        extra = [p for p in system if p != "CREATE SESSION"]
+        extra += [f"{p} on {o}.{t}" for o, t, p in objects if o != SUPPLYCHAIN_OWNER or p != "SELECT"]
+        tables = sum(1 for o, _, p in objects if o == SUPPLYCHAIN_OWNER and p == "SELECT")
+        ok = not extra and "CREATE SESSION" in system and tables > 0
+        detail = f"CREATE SESSION {'granted' if 'CREATE SESSION' in system else 'missing'}, SELECT on {tables} " \
+                 "SUPPLYCHAIN tables" + (f"; also has {', '.join(extra)}" if extra else ", nothing else")
+        return Check(name, ok, detail, fix)
+
     @staticmethod
     def _port_spatial_index(cur) -> None:
         """The geometry metadata and the spatial index SDO_NN needs, as the table's owner; a database
         without Oracle Spatial (the -slim images) only loses the nearest-port query, so it is a note."""
         sc = statements_module
         try:
-            cur.execute(sc.SC_PORT_GEOM_METADATA_EXISTS)
-            if not cur.fetchone()[0]:
+            cur.execute(sc.SC_PORT_GEOM_TOLERANCES)
+            tolerances = [float(r[0]) for r in cur.fetchall()]
+            cur.execute(sc.SC_PORT_SPATIAL_INDEX_EXISTS)
+            has_index = bool(cur.fetchone()[0])
+            if tolerances and any(t != sc.PORT_GEOM_TOLERANCE for t in tolerances):
+                # Seeded with an older tolerance: the index keeps the one it was built with.
+                if has_index:
+                    cur.execute(sc.SC_PORT_SPATIAL_INDEX_DROP)
+                    has_index = False
+                cur.execute(sc.SC_PORT_GEOM_METADATA_DELETE)
+                tolerances = []
+            if not tolerances:
                 cur.execute(sc.SC_PORT_GEOM_METADATA)
                 cur.connection.commit()
-            cur.execute(sc.SC_PORT_SPATIAL_INDEX_EXISTS)
-            if not cur.fetchone()[0]:
+            if not has_index:
                 cur.execute(sc.SC_PORT_SPATIAL_INDEX)
         except oracledb.Error as exc:
             print(f"note: no spatial index on SUPPLYCHAIN.PORTS.LOCATION ({_first_line(exc)}); SDO_NN queries "
@@ -639,6 +828,7 @@ class OracleEngine(Engine):
             out.append(Check("Oracle user and grants", not missing and visible > 0, detail, setup))
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
+        out.append(self._reader_check())
         prefix = self.store.prefix if self._store is not None else ""
         index_rows: list[tuple] = []
         try:
@@ -685,6 +875,57 @@ class OracleEngine(Engine):
 
 
 # --------------------------------------------------------------------------- helpers
+AMBIGUOUS = "ORA-00918"  # column ambiguously defined
+_QUERY_START = re.compile(r"\s*(SELECT|WITH)\b", re.I)  # what the driver takes for a query
+
+
+def _within(conn, deadline: float) -> None:
+    """Give the next round trip only what is left of the query's deadline (call_timeout is
+    per round trip, so resetting it before each one bounds execute plus fetches together)."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError
+    conn.call_timeout = max(1, int(remaining * 1000))
+
+
+def _refusal(exc: BaseException) -> str:
+    """What the model reads when the database rejects its query: the cause and the fix."""
+    first = str(exc).splitlines()[0]
+    if AMBIGUOUS in codes(exc):
+        return ("the query names a column that two of its tables have (ORA-00918): qualify it with its table "
+                f"alias (v.VOYAGE_ID), and give same-named result columns distinct aliases; the database said: {first}")
+    if "ORA-00942" in codes(exc):
+        return ("only the SUPPLYCHAIN tables can be read, and this one does not exist or is not one of them "
+                f"(ORA-00942); the database said: {first}")
+    return ("refused: run_sql runs one read-only query (SELECT or WITH ... SELECT) over SUPPLYCHAIN; "
+            f"the database said: {first}")
+
+
+def render_value(value: Any) -> Any:
+    """A fetched value as the model should read it: an SDO_GEOMETRY point as its coordinates
+    (POINT (longitude latitude) for SRID 4326), another database object as its type and
+    attributes, instead of `<oracledb.DbObject ...>`."""
+    kind = getattr(value, "type", None)
+    if not hasattr(kind, "iscollection"):  # not an oracledb.DbObject (duck-typed: tests use fakes)
+        return value
+    if kind.name == "SDO_GEOMETRY":
+        point = getattr(value, "SDO_POINT", None)
+        if point is not None and point.X is not None and point.Y is not None:
+            coords = f"{_number(point.X)} {_number(point.Y)}" + (f" {_number(point.Z)}" if point.Z is not None else "")
+            return f"POINT ({coords})" + (f" SRID {int(value.SDO_SRID)}" if value.SDO_SRID is not None else "")
+        ordinates = value.SDO_ORDINATES.aslist() if value.SDO_ORDINATES is not None else []
+        return f"SDO_GEOMETRY(gtype {_number(value.SDO_GTYPE)}, {len(ordinates)} ordinates: " \
+               f"{' '.join(_number(o) for o in ordinates[:8])}{' ...' if len(ordinates) > 8 else ''})"
+    if kind.iscollection:
+        return "[" + ", ".join(str(render_value(v)) for v in value.aslist()[:20]) + "]"
+    parts = [f"{a.name}={render_value(getattr(value, a.name))}" for a in kind.attributes[:20]]
+    return f"{kind.name}({', '.join(parts)})"
+
+
+def _number(value: Any) -> str:
+    return format(value, "g") if isinstance(value, float) else str(value)
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

@@ -295,19 +295,29 @@ SC_SET_PORT_LOCATION = """UPDATE SUPPLYCHAIN.PORTS
    SET location = SDO_GEOMETRY(2001, 4326, SDO_POINT_TYPE(longitude, latitude, NULL), NULL, NULL)"""
 
 # SDO_NN and SDO_WITHIN_DISTANCE need a spatial index (ORA-13226 without one), and the index
-# needs a USER_SDO_GEOM_METADATA row: longitude -180..180 and latitude -90..90, tolerance
-# 0.005, SRID 4326 (WGS 84). Run as SUPPLYCHAIN, the owner. Sources: Spatial Developer's
-# Guide 26ai, "Geometry Metadata Views" and "CREATE INDEX" (INDEXTYPE IS MDSYS.SPATIAL_INDEX_V2,
-# layer_gtype=POINT for point data):
+# needs a USER_SDO_GEOM_METADATA row: longitude -180..180 and latitude -90..90, SRID 4326
+# (WGS 84). Run as SUPPLYCHAIN, the owner. Sources: Spatial Developer's Guide 26ai, "Geometry
+# Metadata Views" and "CREATE INDEX" (INDEXTYPE IS MDSYS.SPATIAL_INDEX_V2, layer_gtype=POINT
+# for point data):
 # https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/geometry-metadata-views.html
 # https://docs.oracle.com/en/database/oracle/oracle-database/26/spatl/create-index.html
-SC_PORT_GEOM_METADATA_EXISTS = """SELECT COUNT(*) FROM user_sdo_geom_metadata
+# Tolerance 0.05: for geodetic data (SRID 4326) the tolerance is in metres; 26ai creates
+# missing metadata with 0.05 (Geometry Metadata Views, above), and the guide's "Tolerance"
+# section (1.5.5 of .../26/spatl/data-model.html) gives 0.05 m as the geodetic minimum
+# (docs/oracle.md says what was re-read). A database seeded with the earlier 0.005 gets
+# the row and the index rebuilt (OracleEngine._port_spatial_index).
+PORT_GEOM_TOLERANCE = 0.05
+SC_PORT_GEOM_TOLERANCES = """SELECT d.sdo_tolerance
+  FROM user_sdo_geom_metadata m, TABLE(m.diminfo) d
+ WHERE m.table_name = 'PORTS' AND m.column_name = 'LOCATION'"""
+SC_PORT_GEOM_METADATA_DELETE = """DELETE FROM user_sdo_geom_metadata
  WHERE table_name = 'PORTS' AND column_name = 'LOCATION'"""
-SC_PORT_GEOM_METADATA = """INSERT INTO user_sdo_geom_metadata (table_name, column_name, diminfo, srid)
+SC_PORT_GEOM_METADATA = f"""INSERT INTO user_sdo_geom_metadata (table_name, column_name, diminfo, srid)
 VALUES ('PORTS', 'LOCATION',
-        SDO_DIM_ARRAY(SDO_DIM_ELEMENT('LONGITUDE', -180, 180, 0.005),
-                      SDO_DIM_ELEMENT('LATITUDE', -90, 90, 0.005)),
+        SDO_DIM_ARRAY(SDO_DIM_ELEMENT('LONGITUDE', -180, 180, {PORT_GEOM_TOLERANCE}),
+                      SDO_DIM_ELEMENT('LATITUDE', -90, 90, {PORT_GEOM_TOLERANCE})),
         4326)"""
+SC_PORT_SPATIAL_INDEX_DROP = "DROP INDEX PORTS_LOCATION_SIX"
 SC_PORT_SPATIAL_INDEX_EXISTS = "SELECT COUNT(*) FROM user_indexes WHERE index_name = 'PORTS_LOCATION_SIX'"
 SC_PORT_SPATIAL_INDEX = """CREATE INDEX PORTS_LOCATION_SIX ON PORTS (LOCATION)
   INDEXTYPE IS MDSYS.SPATIAL_INDEX_V2 PARAMETERS ('layer_gtype=POINT')"""
@@ -386,8 +396,9 @@ def sc_count(table) -> str:
 _HELPER_NAMES = ["EMBED", "MODEL_DIMENSIONS", "PING", "CATALOG_TABLES", "CATALOG_COLUMNS",
                  "CATALOG_FOREIGN_KEYS", "CHECK_PRIVILEGES", "CHECK_MODEL", "CHECK_INDEXES",
                  "CHECK_VECTOR_MEMORY", "CHECK_SUPPLYCHAIN_ACCESS", "RERANK_REST", "SC_EXISTING_COLUMNS",
-                 "SC_SET_PORT_LOCATION", "CHECK_PORTS_SPATIAL_INDEX", "SC_PORT_GEOM_METADATA_EXISTS",
-                 "SC_PORT_GEOM_METADATA", "SC_PORT_SPATIAL_INDEX_EXISTS", "SC_PORT_SPATIAL_INDEX", "NEAREST_PORTS"]
+                 "SC_SET_PORT_LOCATION", "CHECK_PORTS_SPATIAL_INDEX", "SC_PORT_GEOM_TOLERANCES",
+                 "SC_PORT_GEOM_METADATA_DELETE", "SC_PORT_GEOM_METADATA", "SC_PORT_SPATIAL_INDEX_EXISTS",
+                 "SC_PORT_SPATIAL_INDEX", "SC_PORT_SPATIAL_INDEX_DROP", "NEAREST_PORTS"]
 
 
 def statements(prefix: str, dim: int) -> StoreStatements:
@@ -444,7 +455,11 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
                 "CHAT.RECENT": CHAT_RECENT})
     out.update({"RUN_SQL.READ_ONLY_TRANSACTION": READ_ONLY_TRANSACTION,
                 "RUN_SQL.SESSION_SCHEMA": SESSION_SCHEMA.format(schema="SUPPLYCHAIN"),
-                "RUN_SQL.READ_ONLY_QUERY": READ_ONLY_QUERY.format(query=AGENT_QUERIES["active_voyages_per_carrier"])})
+                "RUN_SQL.READ_ONLY_QUERY": READ_ONLY_QUERY.format(query=AGENT_QUERIES["active_voyages_per_carrier"]),
+                "RUN_SQL.READ_ONLY_QUERY_RENAMED": READ_ONLY_QUERY_RENAMED.format(
+                    columns=positional_columns(2), query="SELECT v.VOYAGE_ID, p.VOYAGE_ID FROM VOYAGES v, VOYAGES p"),
+                "RUN_SQL.READER_SYSTEM_PRIVILEGES": READER_SYSTEM_PRIVILEGES,
+                "RUN_SQL.READER_OBJECT_PRIVILEGES": READER_OBJECT_PRIVILEGES})
     out.update({f"AGENT.{name}": sql.format(voyage_id=1001) for name, sql in AGENT_QUERIES.items()})
     return out
 
@@ -577,11 +592,35 @@ def sc_select(table, columns: list[str], limit: int) -> str:
 
 
 # ---------------------------------------------------------------- run_sql (agent tool)
-# OracleEngine.read_only_query: a read-only transaction, names resolved in SUPPLYCHAIN, and
-# the learner's or model's query wrapped as an inline view (only a query parses there).
+# OracleEngine.read_only_query runs these on its own connection, as the reader user
+# (ORACLE_READER_USER, default SC_READER: CREATE SESSION and SELECT on the SUPPLYCHAIN tables
+# only, so AGENT's tables are not even visible to it). A read-only transaction (SQL Language
+# Reference, SET TRANSACTION), names resolved in SUPPLYCHAIN (ALTER SESSION, CURRENT_SCHEMA),
+# and the learner's or model's query wrapped as an inline view, where only a query parses.
 READ_ONLY_TRANSACTION = "SET TRANSACTION READ ONLY"
 SESSION_SCHEMA = "ALTER SESSION SET CURRENT_SCHEMA = {schema}"
 READ_ONLY_QUERY = "SELECT * FROM ({query}) FETCH FIRST :max_rows ROWS ONLY"
+# The same wrapper for a query whose result has two columns of one name (SELECT v.*, p.*):
+# `SELECT *` over it fails with ORA-00918, so the WITH clause's column alias list names the
+# columns by position (SQL Language Reference, SELECT, subquery_factoring_clause:
+# query_name (c_alias, ...) AS (subquery)):
+# https://docs.oracle.com/cd/E82638_01/sqlrf/img_text/subquery_factoring_clause.html
+READ_ONLY_QUERY_RENAMED = "WITH run_sql_q ({columns}) AS ({query}) SELECT * FROM run_sql_q FETCH FIRST :max_rows ROWS ONLY"
+
+
+def positional_columns(n: int) -> str:
+    """The column alias list for READ_ONLY_QUERY_RENAMED: C1, C2, ... Cn."""
+    if not isinstance(n, int) or not 1 <= n <= 1000:  # Oracle's limit on columns per table/view
+        raise ValueError(f"a query returns 1 to 1000 columns, not {n!r}")
+    return ", ".join(f"C{i}" for i in range(1, n + 1))
+
+
+# Run as the reader user by `workshop doctor`: what it may do must be exactly CREATE SESSION
+# and SELECT on SUPPLYCHAIN (Database Reference: USER_SYS_PRIVS, USER_ROLE_PRIVS, USER_TAB_PRIVS).
+READER_SYSTEM_PRIVILEGES = """SELECT privilege FROM user_sys_privs
+UNION SELECT granted_role FROM user_role_privs"""
+READER_OBJECT_PRIVILEGES = """SELECT owner, table_name, privilege FROM user_tab_privs
+ WHERE grantee = USER ORDER BY owner, table_name, privilege"""
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
 from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402,F401 - re-exported for eng.sql_module
