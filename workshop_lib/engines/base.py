@@ -116,6 +116,13 @@ class Engine(abc.ABC):
                     self._memory = MemoryClient(store, user_id=self.user_id, agent_id=self.agent_id)
         return self._memory
 
+    def scoped(self, user_id: str, agent_id: str | None = None):
+        """This engine as one user (and agent) sees it: their memories plus the shared schema
+        knowledge (workshop_lib/core/scope.py). The same connection and store."""
+        from workshop_lib.core.scope import scoped
+
+        return scoped(self, user_id, agent_id)
+
     @property
     def sql(self):
         """The store's statements (prefix filled in) for this engine."""

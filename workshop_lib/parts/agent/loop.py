@@ -9,9 +9,10 @@ the Part's check tests on the learner's loop:
    tool message per call, in order, each carrying its call's id (the OpenAI API rejects a
    tool message that does not follow the tool_calls that asked for it);
 4. every call is dispatched through the registry (an unknown tool, bad arguments or a
-   failing tool is an error result, never a crash) and its full output stored as a
-   tool_output memory;
-5. the loop stops after max_iterations model calls or when the wall-clock budget is spent;
+   failing tool is an error result, never a crash) and its output stored as a tool_output
+   memory (capped per output and per turn: memory.StoreBudget);
+5. the loop stops after max_iterations model calls or when the wall-clock budget is spent
+   (calls asked for after that get an error result instead of running);
 6. if it stopped without an answer, one last call WITHOUT tools forces one.
 """
 from __future__ import annotations
@@ -57,6 +58,7 @@ def agent_turn(eng: Engine, llm, registry: ToolRegistry, thread_id: str, questio
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": question}]
     result = TurnResult(answer="", messages=messages)
     deadline = clock() + budget_s
+    stored = memory.StoreBudget()  # what this turn's tool outputs may add to the store
     answer = None
     for _ in range(max_iterations):
         if clock() >= deadline:
@@ -69,8 +71,11 @@ def agent_turn(eng: Engine, llm, registry: ToolRegistry, thread_id: str, questio
             break
         messages.append(assistant_message(reply))
         for call in reply.tool_calls:
-            outcome = registry.dispatch(call.id, call.name, call.arguments)
-            memory.store_tool_output(eng, thread_id, outcome)
+            if clock() >= deadline:  # every call still gets its tool message (the API needs one per call)
+                outcome = registry.refuse(call.id, call.name, f"not run: the turn's {budget_s:g} s budget is spent")
+            else:
+                outcome = registry.dispatch(call.id, call.name, call.arguments)
+            memory.store_tool_output(eng, thread_id, outcome, stored)
             result.tool_results.append(outcome)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
     else:

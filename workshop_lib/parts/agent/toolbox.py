@@ -1,4 +1,4 @@
-"""The agent's four tools, registered on one engine."""
+"""The agent's four tools, registered on one engine (as one user sees it)."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,10 @@ if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
 
-def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0) -> ToolRegistry:
+def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0,
+                   thread_id: str | None = None) -> ToolRegistry:
+    """The four tools, working in `eng`'s scope (eng.scoped(user) for a user of the chat service);
+    `thread_id`: the thread whose stored outputs fetch_tool_output reads (default: the user's latest)."""
     registry = ToolRegistry()
 
     @registry.tool
@@ -57,6 +60,6 @@ def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0) -
         Args:
             call_id: the id of that tool call
         """
-        return memory.fetch_tool_output(eng, call_id)
+        return memory.fetch_tool_output(eng, call_id, thread_id)
 
     return registry
