@@ -58,6 +58,8 @@ class Engine(abc.ABC):
     sql_module: Any = None  # the engine package's module of named statements (embedded/sql.py, oracle/sql.py)
     dim: int = 0
     model_name: str = "?"
+    # One connection shared by every request thread: the chat service runs one request at a time.
+    serialise_requests: bool = True
 
     def __init__(self) -> None:
         self.user_id = config.USER_ID
