@@ -15,7 +15,7 @@ from workshop_lib import connect
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.data import catalog
 from workshop_lib.parts.agent import memory, readonly, toolbox
-from workshop_lib.parts.agent.loop import agent_turn
+from workshop_lib.parts.agent.loop import MAX_TOOL_CALLS, agent_turn
 from workshop_lib.parts.agent.readonly import SqlRefused
 from workshop_lib.parts.agent.tools import ToolRegistry
 from workshop_lib.parts.chat import app as chat_app
@@ -107,12 +107,30 @@ def test_what_a_turn_stores_is_capped(eng):
     stored = [r for r in eng.store.list("memory", limit=None, user_id="mallory", agent_id=a.agent_id,
                                         metadata_filter={"kind": memory.TOOL_OUTPUT})]
     total = sum(len((r.content or "").encode()) for r in stored)
-    assert eng.store.count() - before == len(stored) + 2  # one per distinct call id, the question, the answer
+    # One per call that ran (at most MAX_TOOL_CALLS a turn; the rest are error results), the question, the answer.
+    assert len(stored) == MAX_TOOL_CALLS and eng.store.count() - before == len(stored) + 2
     assert all(len(r.content.encode()) <= memory.MAX_STORED_OUTPUT_BYTES + 200 for r in stored)
     # Past the turn's budget only previews are stored, each with a note.
     assert total <= memory.MAX_STORED_TURN_BYTES + len(stored) * 1000
     assert any("not stored in full" in r.content for r in stored)
     assert "tool output cut" in memory.cut_bytes("é" * 40_000, memory.MAX_STORED_OUTPUT_BYTES, "tool output")
+
+
+def test_a_new_user_costs_little_disk(tmp_path):
+    # vec0 allocates a chunk per new partition: a made-up user id must not cost a megabyte.
+    fresh = connect("embedded", path=tmp_path)
+    prepare(fresh, progress=False)
+
+    def size():
+        fresh.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return sum(p.stat().st_size for p in tmp_path.iterdir() if p.is_file())
+
+    fresh.scoped("u-first").memory.add("warm up")
+    before = size()
+    for i in range(10):
+        fresh.scoped(f"u-{i}").memory.add("hello")
+    assert (size() - before) / 10 < 200_000
+    fresh.close()
 
 
 def test_dispatch_never_raises():
