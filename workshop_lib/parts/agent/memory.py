@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 TOOL_OUTPUT = "tool_output"
 CORRECTION = "correction"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-MAX_STORED_OUTPUT_BYTES = 32 * 1024     # one tool output as stored; the rest is cut with a note
-MAX_STORED_TURN_BYTES = 128 * 1024      # all tool outputs of one turn together
-MAX_MESSAGE_BYTES = 32 * 1024           # one thread message as stored
+MAX_STORED_OUTPUT_BYTES = 16 * 1024     # one tool output as stored; the rest is cut with a note
+MAX_STORED_TURN_BYTES = 64 * 1024       # all tool outputs of one turn together
+MAX_MESSAGE_BYTES = 16 * 1024           # one thread message as stored
 
 
 def tool_output_id(call_id: str, thread_id: str | None = None, eng: Engine | None = None) -> str:
