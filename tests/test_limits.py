@@ -79,21 +79,35 @@ def test_capped_result_cuts_values_and_stops_at_the_byte_limit():
 
 
 def test_a_slow_query_blocks_no_other_request(eng):
-    # No run_sql call holds the engine: other statements, and /health, answer while it runs.
-    with BackgroundServer(eng) as server:
-        worker = threading.Thread(target=lambda: pytest.raises(SqlRefused, eng.read_only_query, SLOW_SQL[1],
-                                                               timeout_s=4.0))
-        agent = threading.Thread(target=lambda: httpx.post(server.url + "/chat", timeout=60, json={
-            "question": "How many active voyages per carrier? " + "x", "agent": True}))
-        worker.start()
+    # An agent request whose run_sql spends its 5 s inside ONE C-level call: /health, another
+    # user's chat and the engine itself answer meanwhile, and the call stops at its limit.
+    one_call = "SELECT instr(printf('%.1000000c', 'a'), printf('%.500000c', 'a') || 'b')"
+
+    def model(**kw):
+        done = any(m["role"] == "tool" for m in kw["messages"])
+        return fake_response("done") if done or not kw.get("tools") else fake_response(
+            None, [("run_sql", json.dumps({"sql": one_call}), "c1")])
+
+    with BackgroundServer(eng, llm=scripted(model)) as server:
+        took: dict[str, float] = {}
+
+        def slow_request():
+            start = time.monotonic()
+            took["reply"] = httpx.post(server.url + "/chat", timeout=60, json={
+                "question": "Run the slow one", "agent": True, "user_id": "slow"}).json()
+            took["agent"] = time.monotonic() - start
+
+        agent = threading.Thread(target=slow_request)
         agent.start()
-        time.sleep(0.5)
+        time.sleep(1.0)
         start = time.monotonic()
         assert httpx.get(server.url + "/health", timeout=10).json()["store_records"] > 0
+        assert httpx.get(server.url + "/stats", timeout=10).status_code == 200
         assert eng.query("SELECT 1")[0][0] == 1
         assert time.monotonic() - start < 2.0
-        worker.join()
         agent.join()
+    assert took["reply"]["decision_explain"]["tool_calls"] == [{"tool": "run_sql", "call_id": "c1", "ok": False}]
+    assert 4.5 < took["agent"] < 5.0 + 3.0
 
 
 def test_what_a_turn_stores_is_capped(eng):
