@@ -237,3 +237,10 @@ def test_run_sql_caps_bytes_whatever_the_engine_returns(eng, monkeypatch):
     result = toolbox.build_registry(eng).dispatch("c", "run_sql", '{"sql": "SELECT 1"}')
     assert result.ok and len(result.full.encode()) <= readonly.MAX_RESULT_BYTES + 1000
     assert "value cut" in result.full and "passed" in result.full
+
+
+def test_run_sql_refuses_text_that_is_not_text(eng):
+    with pytest.raises(SqlRefused, match="lone surrogate"):
+        eng.read_only_query("SELECT '\udc80' AS X")
+    with pytest.raises(SqlRefused, match="no such table"):  # the worker cannot even see the memory store
+        eng.read_only_query("SELECT content FROM RECORDS")

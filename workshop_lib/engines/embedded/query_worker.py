@@ -105,6 +105,8 @@ def main() -> None:
         answer = run(request)
     except MemoryError:
         answer = {"refused": "stopped: the query needed more memory than run_sql allows; select less"}
+    except Exception as exc:  # noqa: BLE001 - the caller gets a refusal to show the model, never a traceback
+        answer = {"refused": f"the query could not be run ({type(exc).__name__}: {str(exc)[:200]})"}
     sys.stdout.write(json.dumps(answer, default=str))
     sys.stdout.flush()
 

@@ -93,6 +93,8 @@ def clean(sql: Any, max_rows: Any) -> tuple[str, int]:
         raise SqlRefused(f"sql is {len(text):,} characters; the limit is {MAX_SQL_CHARS:,}")
     if "\x00" in text:
         raise SqlRefused("sql contains a NUL character")
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        raise SqlRefused("sql contains a lone surrogate (a broken \\u escape), which is not text")
     if isinstance(max_rows, bool) or not isinstance(max_rows, int) or not 1 <= max_rows <= MAX_ROWS:
         raise SqlRefused(f"max_rows must be an integer from 1 to {MAX_ROWS}, got {max_rows!r}")
     return text, max_rows
