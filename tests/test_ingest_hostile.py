@@ -70,7 +70,7 @@ def _read(entries: list[manifest.Entry]) -> IngestReport:
     return report
 
 
-@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+@pytest.mark.skipif(not hasattr(os, "symlink") or not hasattr(os, "mkfifo"), reason="needs symbolic links and FIFOs (POSIX)")
 def test_a_file_swapped_for_a_link_after_the_check_is_refused(tmp_path):
     corpus_dir, outside = tmp_path / "corpus", tmp_path / "outside"
     corpus_dir.mkdir()
