@@ -218,7 +218,7 @@ def test_a_tool_message_always_follows_its_tool_calls(eng):
     roles = [m["role"] for m in turn.messages]
     assert roles == ["system", "user", "assistant", "tool"]
     assert turn.messages[2]["tool_calls"][0]["id"] == turn.messages[3]["tool_call_id"] == "c9"
-    assert eng.store.get("memory", memory.tool_output_id("c9")).metadata["kind"] == "tool_output"
+    assert eng.store.get("memory", memory.tool_output_id("c9", "t-order", eng)).metadata["kind"] == "tool_output"
 
 
 # ---------------------------------------------------------------- the demo

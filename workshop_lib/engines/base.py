@@ -58,6 +58,8 @@ class Engine(abc.ABC):
     sql_module: Any = None  # the engine package's module of named statements (embedded/sql.py, oracle/sql.py)
     dim: int = 0
     model_name: str = "?"
+    # One connection shared by every request thread: the chat service runs one request at a time.
+    serialise_requests: bool = True
 
     def __init__(self) -> None:
         self.user_id = config.USER_ID
@@ -115,6 +117,13 @@ class Engine(abc.ABC):
                 if self._memory is None:
                     self._memory = MemoryClient(store, user_id=self.user_id, agent_id=self.agent_id)
         return self._memory
+
+    def scoped(self, user_id: str, agent_id: str | None = None):
+        """This engine as one user (and agent) sees it: their memories plus the shared schema
+        knowledge (workshop_lib/core/scope.py). The same connection and store."""
+        from workshop_lib.core.scope import scoped
+
+        return scoped(self, user_id, agent_id)
 
     @property
     def sql(self):

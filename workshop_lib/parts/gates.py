@@ -160,9 +160,8 @@ def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: flo
         vector = eng.embed([query])[0]
     # 2. nearest knowledge memories of this user and agent (oversampled for the filters)
     n = max(top_k * OVERSAMPLE, MIN_CANDIDATES)
-    pairs = eng.store.search(
-        query_vector=vector, k=n, user_id=eng.user_id, agent_id=eng.agent_id,
-        exact_user_match=True, exact_agent_match=True, record_types={"memory"},
+    pairs = eng.memory.search_records(  # this user's scope and the shared schema knowledge only
+        query_vector=vector, k=n, record_types={"memory"},
         metadata_filter={"kind": kinds[0]} if kinds and len(kinds) == 1 else None,
     )
     count, tokenizer = token_counter(eng)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.core import scope
 from workshop_lib.core.arguments import MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - one rule everywhere
+from workshop_lib.core.memory_client import SHARED_OVERSAMPLE
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -47,8 +49,11 @@ def rerank(eng: Engine, query: str, candidates: list[dict], top_k: int, content_
     return eng.rerank(query, candidates, top_k=top_k, content_key=content_key)
 
 
-def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None) -> list[dict]:
-    """Semantic search over the agent's knowledge memories, then rerank."""
+def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None, *,
+                       user_id: str | None = None) -> list[dict]:
+    """Semantic search over the agent's knowledge memories, then rerank. `user_id`: whose
+    memories (default the engine's user); the shared schema knowledge is read either way."""
+    eng = _as_user(eng, user_id)
     check_query(query)
     check_k(k, "k", MAX_K)
     kinds = normalize_kinds(kinds)
@@ -80,14 +85,38 @@ def _scope(eng: Engine) -> dict:
     return {"u": eng.user_id, "a": eng.agent_id}
 
 
-def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
+# ------------------------------------------------------------------ scope: one user plus the shared knowledge
+def _as_user(eng: Engine, user_id: str | None) -> Engine:
+    return eng if user_id is None else eng.scoped(user_id)
+
+
+def _reads_shared_too(eng: Engine) -> bool:
+    return (eng.user_id, eng.agent_id) != scope.shared_scope()
+
+
+def _scoped_rows(eng: Engine, statement: str, params: dict, n: int, key) -> list[tuple]:
+    """Rows of `statement` for this scope and, for any user but the workshop's own, the shared
+    schema knowledge rows (first column: record id) merged by `key`, first `n` kept. Each
+    scope's list is exact, so the merged top-n is the top-n of the union."""
+    rows = list(eng.query(statement, {**params, **_scope(eng)}))
+    if _reads_shared_too(eng):
+        u, a = scope.shared_scope()
+        over = {name: min(v * SHARED_OVERSAMPLE, MAX_PER_LIST) if name in ("k", "n") else v
+                for name, v in params.items()}
+        rows += [r for r in eng.query(statement, {**over, "u": u, "a": a}) if scope.is_shared_knowledge(r[0])][:n]
+        rows.sort(key=key)
+    return rows[:n]
+
+
+def keyword_search_memories(eng: Engine, query: str, k: int = 5, *, user_id: str | None = None) -> list[dict]:
     """Full-text search over knowledge memories, best score first."""
+    eng = _as_user(eng, user_id)
     check_query(query)
     check_k(k, "k", MAX_K)
     kw = keyword_expression(eng, query)
     if kw is None:
         return []
-    rows = eng.query(eng.sql.KEYWORD_SEARCH, {"kw": kw, "k": k, **_scope(eng)})
+    rows = _scoped_rows(eng, eng.sql.KEYWORD_SEARCH, {"kw": kw, "k": k}, k, key=lambda r: -float(r[3]))
     out = []
     for record_id, content, metadata, score in rows:
         meta = _meta(metadata, eng)
@@ -99,15 +128,36 @@ def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
 
 
 # ------------------------------------------------------------------ hybrid
-def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30, rrf_k: int = RRF_K) -> list[dict]:
-    """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement."""
+def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30, rrf_k: int = RRF_K, *,
+                               user_id: str | None = None) -> list[dict]:
+    """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement
+    (for another user than the workshop's own: both scopes' lists merged, then fused here)."""
+    eng = _as_user(eng, user_id)
     check_query(query)
     check_k(k, "k", MAX_K)
     check_k(per_list, "per_list", MAX_PER_LIST)
     check_k(rrf_k, "rrf_k", MAX_K)
+    if _reads_shared_too(eng):
+        return _hybrid_with_shared(eng, query, k, per_list, rrf_k)
     kw = keyword_expression(eng, query) or eng.no_match_expression
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **_scope(eng)}
     return hybrid_rows(eng, eng.query(eng.sql.HYBRID_RRF, params))
+
+
+def _hybrid_with_shared(eng: Engine, query: str, k: int, per_list: int, rrf_k: int) -> list[dict]:
+    # The same fusion as HYBRID_RRF, over the merged lists of the user's scope and the shared knowledge.
+    vec = _scoped_rows(eng, eng.sql.VECTOR_RANKED, {"q": query, "n": per_list}, per_list, key=lambda r: float(r[1]))
+    kw = keyword_expression(eng, query)
+    txt = [] if kw is None else _scoped_rows(eng, eng.sql.KEYWORD_SEARCH, {"kw": kw, "k": per_list}, per_list,
+                                             key=lambda r: -float(r[3]))
+    fused = rrf_fuse([r[0] for r in vec], [r[0] for r in txt], k=k, rrf_k=rrf_k)
+    rows = []
+    for hit in fused:
+        record = eng.store.get("memory", hit["record_id"])
+        if record is not None:
+            rows.append((record.id, record.content, record.metadata or {}, hit["r_vec"], hit["r_txt"],
+                         hit["rrf_score"]))
+    return hybrid_rows(eng, rows)
 
 
 def hybrid_rows(eng: Engine, rows) -> list[dict]:
@@ -126,7 +176,8 @@ def hybrid_rows(eng: Engine, rows) -> list[dict]:
 # ------------------------------------------------------------------ the two lists, for checking
 def vector_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:
     check_query(query)
-    return [r[0] for r in eng.query(eng.sql.VECTOR_RANKED, {"q": query, "n": check_k(n, "n", MAX_PER_LIST), **_scope(eng)})]
+    n = check_k(n, "n", MAX_PER_LIST)
+    return [r[0] for r in _scoped_rows(eng, eng.sql.VECTOR_RANKED, {"q": query, "n": n}, n, key=lambda r: float(r[1]))]
 
 
 def keyword_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:

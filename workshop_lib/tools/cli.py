@@ -361,7 +361,7 @@ def serve(
     port: int = typer.Option(8000, help="TCP port"),
     engine: str = typer.Option(None, help="oracle | embedded"),
     token: str = typer.Option(None, envvar="WORKSHOP_CHAT_TOKEN",
-                              help="require 'Authorization: Bearer TOKEN' (open the page as /?token=TOKEN)"),
+                              help="require 'Authorization: Bearer TOKEN' (open the page as /#token=TOKEN)"),
     store_questions: bool = typer.Option(False, "--store-questions",
                                          help="keep each question's text in CHAT_INTERACTIONS (default: a hash only)"),
 ):
@@ -370,7 +370,7 @@ def serve(
 
     from workshop_lib.core.llm import get_llm
     from workshop_lib.data import catalog
-    from workshop_lib.parts.chat.app import create_app
+    from workshop_lib.parts.chat.app import create_app, uvicorn_log_config
     from workshop_lib.prepare import prepare
 
     eng = _connect(engine)
@@ -379,10 +379,10 @@ def serve(
     if host not in ("127.0.0.1", "localhost", "::1") and token is None:
         typer.secho(f"Warning: listening on {host} with no token: anyone who can reach this port can chat "
                     "and read /stats. Pass --token.", fg="yellow", err=True)
-    # The token goes in the fragment: a browser never sends it to the server (no request line, no log).
+    # The token rides in the URL's fragment, which browsers never send (so no log holds it).
     typer.echo(f"Chat page: http://{host}:{port}/" + (f"#token={token}" if token else ""))
     uvicorn.run(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
-                host=host, port=port, log_level="info")
+                host=host, port=port, log_level="info", log_config=uvicorn_log_config())
 
 
 def main() -> None:  # pragma: no cover

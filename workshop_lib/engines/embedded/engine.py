@@ -7,8 +7,11 @@ same qualified names (SUPPLYCHAIN.VESSELS) work here and on Oracle.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -26,8 +29,29 @@ from workshop_lib.engines.embedded import sql as statements_module
 # Functions a read-only query may not call (extension loading, file access).
 _DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "fileio_read", "fileio_write", "fileio_append",
                      "fileio_mkdir", "fileio_symlink", "fileio_ls", "fileio_scan", "edit", "eval", "define"}
-_ACTION_NAMES = {9: "DELETE", 18: "INSERT", 19: "PRAGMA", 22: "a transaction", 23: "UPDATE", 24: "ATTACH",
-                 25: "DETACH", 26: "ALTER TABLE", 31: "the function", 32: "a savepoint"}
+
+MAX_QUERY_WORKERS = 2  # run_sql worker processes at once (each bounded in memory); more wait their turn
+_QUERY_WORKERS = threading.BoundedSemaphore(MAX_QUERY_WORKERS)
+
+
+def _run_worker(request: dict, timeout_s: float) -> dict | None:
+    """The worker's answer, or None when it did not answer within timeout_s (it is killed)."""
+    package_root = str(Path(__file__).resolve().parents[3])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "workshop_lib.engines.embedded.query_worker"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        out, err = proc.communicate(json.dumps(request).encode("utf-8", "surrogatepass"), timeout=max(timeout_s, 0.01))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return None
+    if proc.returncode != 0 or not out:
+        # Killed by the OS (memory) or crashed: the query did not finish within its limits.
+        detail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        return {"refused": f"stopped: the query's worker failed ({detail[0][:200]}); select less"}
+    return json.loads(out)
+
 
 try:  # POSIX advisory locks mark open stores for `workshop reset` (absent on Windows)
     import fcntl
@@ -75,6 +99,7 @@ class EmbeddedEngine(Engine):
     reach the connection unlocked)."""
 
     name = "embedded"
+    serialise_requests = False  # every statement takes self._lock; run_sql runs in a worker process
     sql_module = statements_module
     ping_sql = statements_module.PING
     dim = embedder.DIM
@@ -240,56 +265,34 @@ class EmbeddedEngine(Engine):
                     cur.execute(drops[name])
 
     def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0):
-        """One query over the SUPPLYCHAIN database, read-only by SQLite's own checks: an
-        authorizer that allows only SELECT, reads of SUPPLYCHAIN tables and ordinary functions
-        (no writes, PRAGMA, ATTACH, transactions or load_extension), PRAGMA query_only, one
-        statement only, a row cap and a progress handler that stops it after timeout_s."""
+        """One query over the SUPPLYCHAIN database, read-only by SQLite's own checks, run in a
+        worker process (query_worker.py) that is killed at timeout_s: an authorizer that allows
+        only SELECT, reads of SUPPLYCHAIN tables and ordinary functions (no writes, PRAGMA,
+        ATTACH, transactions or load_extension), PRAGMA query_only, one statement only, a row
+        and byte cap, and limits on value size and memory. This connection and its lock are
+        not used, so a slow query holds up no other request."""
         from workshop_lib.parts.agent.readonly import QueryResult, SqlRefused, clean
 
         text, max_rows = clean(sql, max_rows)
-        denied: list[str] = []
-
-        def authorize(action, arg1, arg2, db_name, _source):
-            if action in (sqlean.SQLITE_SELECT, sqlean.SQLITE_RECURSIVE):
-                return sqlean.SQLITE_OK
-            if action == sqlean.SQLITE_READ:
-                # SQLite names the database for column reads; a read without columns (COUNT(*))
-                # or of a CTE has none, so its table must not be one of the memory store's.
-                if db_name == "SUPPLYCHAIN" or (db_name is None and (arg1 or "").upper() not in private):
-                    return sqlean.SQLITE_OK
-                denied.append(f"reading {arg1} (only the SUPPLYCHAIN tables can be read)")
-                return sqlean.SQLITE_DENY
-            if action == sqlean.SQLITE_FUNCTION and (arg2 or "").lower() not in _DENIED_FUNCTIONS:
-                return sqlean.SQLITE_OK
-            denied.append(_ACTION_NAMES.get(action, f"action {action}") + (f" {arg2 or arg1}" if arg2 or arg1 else ""))
-            return sqlean.SQLITE_DENY
-
-        deadline = time.monotonic() + timeout_s
-        with self._lock:
-            private = {row[0].upper() for row in self.conn.execute(self.sql_module.MAIN_OBJECT_NAMES)}
-            self.conn.execute("PRAGMA query_only=ON")
-            self.conn.set_authorizer(authorize)
-            self.conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 20_000)
-            try:
-                cur = self.conn.execute(text)
-                columns = [d[0] for d in cur.description or []]
-                rows = cur.fetchmany(max_rows + 1)
-            except sqlean.Warning as exc:  # "You can only execute one statement at a time."
-                raise SqlRefused(f"refused: one statement only ({exc})") from None
-            except sqlean.Error as exc:
-                if denied:
-                    raise SqlRefused(f"refused: run_sql runs one read-only query over SUPPLYCHAIN; not allowed: "
-                                     f"{denied[0]}") from None
-                if "interrupted" in str(exc).lower():
-                    raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
-                raise SqlRefused(f"the database rejected the query: {exc}") from None
-            finally:
-                self.conn.set_progress_handler(None, 0)
-                self.conn.set_authorizer(None)
-                self.conn.execute("PRAGMA query_only=OFF")
-        if not columns:
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s <= 600:
+            raise SqlRefused(f"timeout_s must be a number of seconds in (0, 600], got {timeout_s!r}")
+        started = time.monotonic()
+        if not _QUERY_WORKERS.acquire(timeout=timeout_s):
+            raise SqlRefused(f"busy: {MAX_QUERY_WORKERS} queries are running; try again in a few seconds")
+        try:
+            request = {"sql": text, "max_rows": max_rows, "timeout_s": timeout_s,
+                       "supplychain": str(self.supplychain_path), "denied_functions": sorted(_DENIED_FUNCTIONS)}
+            answer = _run_worker(request, timeout_s - (time.monotonic() - started))
+        finally:
+            _QUERY_WORKERS.release()
+        if answer is None or answer.get("timeout"):
+            raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s")
+        if "refused" in answer:
+            raise SqlRefused(answer["refused"])
+        if not answer["columns"]:
             raise SqlRefused("refused: only a query that returns rows (SELECT / WITH ... SELECT) is allowed")
-        return QueryResult(columns, [tuple(r) for r in rows[:max_rows]], len(rows) > max_rows)
+        rows = [tuple(bytes.fromhex(v["blob"]) if isinstance(v, dict) else v for v in r) for r in answer["rows"]]
+        return QueryResult(answer["columns"], rows, answer["truncated"], answer.get("note", ""))
 
     def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
         """(port name, UN/LOCODE, km) of the three ports nearest a point (haversine in SQL)."""

@@ -9,9 +9,11 @@ the Part's check tests on the learner's loop:
    tool message per call, in order, each carrying its call's id (the OpenAI API rejects a
    tool message that does not follow the tool_calls that asked for it);
 4. every call is dispatched through the registry (an unknown tool, bad arguments or a
-   failing tool is an error result, never a crash) and its full output stored as a
-   tool_output memory;
-5. the loop stops after max_iterations model calls or when the wall-clock budget is spent;
+   failing tool is an error result, never a crash) and its output stored as a tool_output
+   memory (capped per output and per turn: memory.StoreBudget);
+5. the loop stops after max_iterations model calls or when the wall-clock budget is spent
+   (calls asked for after the budget, or beyond MAX_TOOL_CALLS in the turn, get an error
+   result instead of running, and nothing is stored for them);
 6. if it stopped without an answer, one last call WITHOUT tools forces one.
 """
 from __future__ import annotations
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 SYSTEM_PROMPT = ("You are a supply-chain analyst assistant for the SUPPLYCHAIN schema. Use the tools to look "
                  "things up; answer only from what the context and the tools give you, and say so when they "
                  "do not answer the question.")
+MAX_TOOL_CALLS = 16  # run per turn; a model asking for more gets error results for the rest
 FORCE_ANSWER = "Answer now, in a few sentences, from what you have. Do not call tools."
 
 
@@ -57,6 +60,7 @@ def agent_turn(eng: Engine, llm, registry: ToolRegistry, thread_id: str, questio
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": question}]
     result = TurnResult(answer="", messages=messages)
     deadline = clock() + budget_s
+    stored = memory.StoreBudget()  # what this turn's tool outputs may add to the store
     answer = None
     for _ in range(max_iterations):
         if clock() >= deadline:
@@ -69,9 +73,16 @@ def agent_turn(eng: Engine, llm, registry: ToolRegistry, thread_id: str, questio
             break
         messages.append(assistant_message(reply))
         for call in reply.tool_calls:
-            outcome = registry.dispatch(call.id, call.name, call.arguments)
-            memory.store_tool_output(eng, thread_id, outcome)
-            result.tool_results.append(outcome)
+            # Every call gets its tool message (the API needs one per call); one not run stores nothing.
+            if clock() >= deadline:
+                outcome = registry.refuse(call.id, call.name, f"not run: the turn's {budget_s:g} s budget is spent")
+            elif len(result.tool_results) >= MAX_TOOL_CALLS:
+                outcome = registry.refuse(call.id, call.name, f"not run: a turn runs at most {MAX_TOOL_CALLS} tool "
+                                                              "calls; answer from what you have")
+            else:
+                outcome = registry.dispatch(call.id, call.name, call.arguments)
+                memory.store_tool_output(eng, thread_id, outcome, stored)
+                result.tool_results.append(outcome)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
     else:
         result.stopped = "iterations"

@@ -1,13 +1,20 @@
-"""What the agent reads and writes in the store on every turn.
+"""What the agent reads and writes in the store on every turn, all in the user's scope.
 
 - thread messages (record_type "message"): the conversation, in order;
-- tool outputs (a memory with kind "tool_output", id "tool:<call id>"): the full output of
-  every tool call, so the model can get a short preview and fetch the rest later; Part 3's
-  retrieve_knowledge skips them because a log of past calls is not knowledge;
+- tool outputs (a memory with kind "tool_output"): the output of every tool call, keyed by
+  user, agent, thread and call id (a call id that repeats in another thread or for another
+  user never overwrites or reads this one), so the model can get a short preview and fetch
+  the rest later; Part 3's retrieve_knowledge skips them because a log of past calls is not
+  knowledge. What is stored is capped per output and per turn (StoreBudget);
 - corrections (kind "correction"): what a user told the agent to remember.
+
+`eng` is the engine as the requesting user sees it (`eng.scoped(user_id)`): every write is in
+that user's scope, every read is of that scope (plus the shared schema knowledge).
 """
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,32 +26,83 @@ if TYPE_CHECKING:
 
 TOOL_OUTPUT = "tool_output"
 CORRECTION = "correction"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_STORED_OUTPUT_BYTES = 16 * 1024     # one tool output as stored; the rest is cut with a note
+MAX_STORED_TURN_BYTES = 64 * 1024       # all tool outputs of one turn together
+MAX_MESSAGE_BYTES = 16 * 1024           # one thread message as stored
 
 
-def tool_output_id(call_id: str) -> str:
-    return f"tool:{call_id}"
+def tool_output_id(call_id: str, thread_id: str | None = None, eng: Engine | None = None) -> str:
+    """The record id of a stored tool output. With `thread_id` (and `eng`, whose user and agent)
+    the id is unique to that scope and thread; the bare form is kept for code that only
+    has a call id (the Part 6 notebook's demo, the check)."""
+    if thread_id is None:
+        return f"tool:{call_id}"
+    owner = "\x00".join([eng.user_id if eng else "", eng.agent_id if eng else "", thread_id])
+    key = hashlib.sha256(owner.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    if len(call_id) > 100:  # model-chosen ids: keep the record id within the store's limits
+        call_id = "h" + hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+    return f"tool:{key}:{call_id}"
+
+
+def cut_bytes(text: str, limit: int, what: str) -> str:
+    """`text` when its UTF-8 form fits `limit`; else its head and a note saying what was cut."""
+    text = _SURROGATE.sub("\ufffd", text)  # no database stores a lone surrogate
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    head = data[:limit].decode("utf-8", "ignore")
+    return head + f"\n... [{what} cut: {len(data):,} bytes in all, only the first {limit:,} are kept]"
+
+
+@dataclass
+class StoreBudget:
+    """Bytes the tool outputs of one turn may still add to the store; past it only previews are kept."""
+
+    left: int = MAX_STORED_TURN_BYTES
+
+    def take(self, text: str, preview: str) -> str:
+        size = len(text.encode("utf-8", "replace"))
+        if size <= self.left:
+            self.left -= size
+            return text
+        kept = cut_bytes(preview, max(self.left, 0) or 1, "preview") if self.left <= 0 else preview
+        self.left -= len(kept.encode("utf-8", "replace"))
+        return kept + (f"\n... [not stored in full: this turn's tool outputs passed "
+                       f"{MAX_STORED_TURN_BYTES:,} bytes]")
 
 
 def log_message(eng: Engine, thread_id: str, role: str, text: str) -> str:
     """Append one message to the thread (the thread is created on its first message)."""
-    return eng.store.add([text or "(empty)"], record_type="message", thread_ids=thread_id, user_ids=eng.user_id,
+    text = cut_bytes(text or "(empty)", MAX_MESSAGE_BYTES, "message")
+    return eng.store.add([text], record_type="message", thread_ids=thread_id, user_ids=eng.user_id,
                          agent_ids=eng.agent_id, roles=role)[0]
 
 
-def store_tool_output(eng: Engine, thread_id: str, result: ToolResult) -> str:
-    rid = tool_output_id(result.call_id)
+def store_tool_output(eng: Engine, thread_id: str, result: ToolResult, budget: StoreBudget | None = None) -> str:
+    """Store one call's output in the user's scope, keyed by thread and call id; at most
+    MAX_STORED_OUTPUT_BYTES of it (and what `budget` still allows), the rest cut with a note."""
+    rid = tool_output_id(result.call_id, thread_id, eng)
     meta = {"kind": TOOL_OUTPUT, "subject": f"TOOL.{result.name}", "call_id": result.call_id,
             "tool": result.name, "thread_id": thread_id, "ok": result.ok}
-    if eng.store.get("memory", rid) is not None:
-        eng.store.delete("memory", rid)  # a replayed call id keeps only its latest output
-    return eng.store.add([result.full or result.content], record_ids=rid, metadata=meta,
-                         user_ids=eng.user_id, agent_ids=eng.agent_id)[0]
+    text = cut_bytes(result.full or result.content, MAX_STORED_OUTPUT_BYTES, "tool output")
+    if budget is not None:
+        text = budget.take(text, result.content)
+    old = eng.store.get("memory", rid)
+    if old is not None and (old.user_id, old.agent_id) == (eng.user_id, eng.agent_id):
+        eng.store.delete("memory", rid)  # a replayed call id in the same thread keeps only its latest output
+    return eng.store.add([text], record_ids=rid, metadata=meta, user_ids=eng.user_id, agent_ids=eng.agent_id)[0]
 
 
-def fetch_tool_output(eng: Engine, call_id: str) -> str:
-    record = eng.store.get("memory", tool_output_id(call_id))
-    if record is None:
-        raise ValueError(f"no stored output for tool call {call_id!r}")
+def fetch_tool_output(eng: Engine, call_id: str, thread_id: str | None = None) -> str:
+    """A stored output of this user's scope: of `thread_id` when given, else the latest with this call id."""
+    record = eng.store.get("memory", tool_output_id(call_id, thread_id, eng)) if thread_id else None
+    if record is None and thread_id is None:
+        found = eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id,
+                               metadata_filter={"kind": TOOL_OUTPUT, "call_id": call_id})
+        record = found[-1] if found else None
+    if record is None or (record.user_id, record.agent_id) != (eng.user_id, eng.agent_id):
+        raise ValueError(f"no stored output for tool call {call_id!r}" + (" in this thread" if thread_id else ""))
     return record.content or ""
 
 
@@ -71,6 +129,16 @@ def corrections(eng: Engine) -> list[str]:
     return [h.content or "" for h in _memories_of_kind(eng, CORRECTION)]
 
 
+def thread_messages(eng: Engine, thread_id: str, last_n: int | None = None) -> list:
+    """The thread's messages when the thread is this user's; none otherwise (another user's
+    thread reads as empty, never as their conversation)."""
+    messages = eng.store.list_thread_messages(thread_id)
+    if messages and messages[0].user_id != eng.user_id:
+        return []
+    mine = [m for m in messages if m.user_id == eng.user_id]
+    return mine if last_n is None else (mine[len(mine) - last_n:] if last_n else [])
+
+
 @dataclass
 class ContextCard:
     """What the agent sees before it plans a turn, and what each part costs in tokens."""
@@ -94,7 +162,7 @@ class ContextCard:
 
 def context_card(eng: Engine, thread_id: str, question: str, *, use_memory: bool = True, k: int = 4,
                  last_n: int = 6) -> ContextCard:
-    recent = [f"{m.role}: {m.content}" for m in eng.store.list_thread_messages(thread_id, last_n=last_n)]
+    recent = [f"{m.role}: {m.content}" for m in thread_messages(eng, thread_id, last_n=last_n)]
     knowledge = [f"{h['subject']}: {h['body']}" for h in retrieval.retrieve_knowledge(eng, question, k=k)
                  if h["kind"] != CORRECTION] if use_memory else []
     fixes = corrections(eng) if use_memory else []

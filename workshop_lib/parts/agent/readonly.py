@@ -1,18 +1,22 @@
-"""The contract of `run_sql`: one read-only query over SUPPLYCHAIN, rows and time capped.
+"""The contract of `run_sql`: one read-only query over SUPPLYCHAIN, rows, bytes and time capped.
 
 The boundary is enforced by each engine with the database's own mechanism
 (Engine.read_only_query): on SQLite an authorizer that allows only reads of the SUPPLYCHAIN
 database plus `PRAGMA query_only`, on Oracle a read-only transaction around the query
 wrapped as a subquery (so that nothing but a query can even parse). This module holds the
-checks both share and the error a refused statement raises.
+checks both share, the byte caps both apply to what comes back (`capped_result`: a value
+over MAX_VALUE_BYTES is cut with a note, rows stop once the result passes MAX_RESULT_BYTES)
+and the error a refused statement raises.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 MAX_SQL_CHARS = 20_000
 MAX_ROWS = 200
+MAX_VALUE_BYTES = 4 * 1024          # one value as the model reads it
+MAX_RESULT_BYTES = 64 * 1024        # one result, all rows together
 
 
 class SqlRefused(ValueError):
@@ -24,12 +28,58 @@ class QueryResult:
     columns: list[str]
     rows: list[tuple]
     truncated: bool
+    note: str = ""                  # why the result is cut, for the model
 
     def as_text(self) -> str:
         lines = [" | ".join(self.columns)] + [" | ".join("" if v is None else str(v) for v in r) for r in self.rows]
         if self.truncated:
-            lines.append(f"... (only the first {len(self.rows)} rows)")
+            lines.append(f"... (only the first {len(self.rows)} rows{'; ' + self.note if self.note else ''})")
+        elif self.note:
+            lines.append(f"... ({self.note})")
         return "\n".join(lines)
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return len(value)
+    return len(str(value).encode("utf-8", "replace")) if value is not None else 0
+
+
+def cap_value(value: Any) -> tuple[Any, bool]:
+    """The value, or its first MAX_VALUE_BYTES with a note saying how long it was; and whether it was cut."""
+    if value is None or isinstance(value, (int, float)):
+        return value, False
+    size = _size(value)
+    if size <= MAX_VALUE_BYTES:
+        return value, False
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return f"<a {size:,}-byte blob; first bytes {bytes(value[:32]).hex()}...>", True
+    head = str(value).encode("utf-8", "replace")[:MAX_VALUE_BYTES].decode("utf-8", "ignore")
+    return f"{head}... [value cut: {size:,} bytes in all, the limit is {MAX_VALUE_BYTES:,}]", True
+
+
+def capped_result(columns: list[str], rows: Iterable[tuple], max_rows: int) -> QueryResult:
+    """At most max_rows rows and MAX_RESULT_BYTES bytes, long values cut: what any engine returns.
+    `rows` is read lazily, so a cursor is never fetched past the caps."""
+    kept: list[tuple] = []
+    total, cut_values, note = sum(_size(c) for c in columns), 0, ""
+    for row in rows:
+        if len(kept) == max_rows:
+            return QueryResult(columns, kept, True, _cut_note(cut_values))
+        capped = [cap_value(v) for v in row]
+        cut_values += sum(1 for _, cut in capped if cut)
+        row = tuple(v for v, _ in capped)
+        total += sum(_size(v) for v in row) + 3 * len(row)
+        if total > MAX_RESULT_BYTES:
+            note = (f"the result passed {MAX_RESULT_BYTES:,} bytes, the limit; select fewer or narrower columns"
+                    f"{'; ' + _cut_note(cut_values) if cut_values else ''}")
+            return QueryResult(columns, kept, True, note)
+        kept.append(row)
+    return QueryResult(columns, kept, False, _cut_note(cut_values))
+
+
+def _cut_note(cut_values: int) -> str:
+    return f"{cut_values} value(s) over {MAX_VALUE_BYTES:,} bytes were cut" if cut_values else ""
 
 
 def clean(sql: Any, max_rows: Any) -> tuple[str, int]:
@@ -43,6 +93,8 @@ def clean(sql: Any, max_rows: Any) -> tuple[str, int]:
         raise SqlRefused(f"sql is {len(text):,} characters; the limit is {MAX_SQL_CHARS:,}")
     if "\x00" in text:
         raise SqlRefused("sql contains a NUL character")
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        raise SqlRefused("sql contains a lone surrogate (a broken \\u escape), which is not text")
     if isinstance(max_rows, bool) or not isinstance(max_rows, int) or not 1 <= max_rows <= MAX_ROWS:
         raise SqlRefused(f"max_rows must be an integer from 1 to {MAX_ROWS}, got {max_rows!r}")
     return text, max_rows

@@ -1,4 +1,4 @@
-"""The agent's four tools, registered on one engine."""
+"""The agent's four tools, registered on one engine (as one user sees it)."""
 from __future__ import annotations
 
 import json
@@ -6,14 +6,17 @@ from typing import TYPE_CHECKING
 
 from workshop_lib.parts import retrieval
 from workshop_lib.parts.agent import memory
-from workshop_lib.parts.agent.readonly import SqlRefused
+from workshop_lib.parts.agent.readonly import SqlRefused, capped_result
 from workshop_lib.parts.agent.tools import ToolRegistry
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
 
-def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0) -> ToolRegistry:
+def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0,
+                   thread_id: str | None = None) -> ToolRegistry:
+    """The four tools, working in `eng`'s scope (eng.scoped(user) for a user of the chat service);
+    `thread_id`: the thread whose stored outputs fetch_tool_output reads (default: the user's latest)."""
     registry = ToolRegistry()
 
     @registry.tool
@@ -35,9 +38,13 @@ def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0) -
             sql: a single SELECT (or WITH ... SELECT) statement; no writes, no PRAGMA, no semicolons
         """
         try:
-            return eng.read_only_query(sql, max_rows=max_rows, timeout_s=timeout_s).as_text()
+            result = eng.read_only_query(sql, max_rows=max_rows, timeout_s=timeout_s)
         except SqlRefused as exc:
             raise ValueError(str(exc)) from None  # dispatch turns it into an error result for the model
+        # The byte caps hold for what the model reads whatever the engine capped itself.
+        capped = capped_result(result.columns, iter(result.rows), max_rows)
+        capped.truncated, capped.note = capped.truncated or result.truncated, capped.note or result.note
+        return capped.as_text()
 
     @registry.tool
     def remember(text: str, subject: str = "") -> str:
@@ -57,6 +64,6 @@ def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0) -
         Args:
             call_id: the id of that tool call
         """
-        return memory.fetch_tool_output(eng, call_id)
+        return memory.fetch_tool_output(eng, call_id, thread_id)
 
     return registry

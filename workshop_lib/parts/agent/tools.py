@@ -25,6 +25,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_ARGUMENT_CHARS = 64 * 1024   # a tool call's JSON arguments; the longest SQL the tool takes is 20,000
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", list: "array"}
 
 
@@ -119,13 +121,32 @@ class ToolRegistry:
 
     def dispatch(self, call_id: str, name: str, arguments: str) -> ToolResult:
         """Run one tool call. Never raises: every failure is an error result for the model."""
-        tool = self.tools.get(name)
+        try:
+            return self._dispatch(call_id, name, arguments)
+        except Exception as exc:  # noqa: BLE001 - the promise: a result, never an exception
+            return _error(str(call_id), str(name), f"the call could not be run ({type(exc).__name__})")
+
+    def refuse(self, call_id: str, name: str, message: str) -> ToolResult:
+        """An error result for a call that is not run (the loop's budget is spent)."""
+        return _error(call_id, name, message)
+
+    def _dispatch(self, call_id: str, name: str, arguments: str) -> ToolResult:
+        tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
-            return _error(call_id, name, f"unknown tool {name!r}; the tools are: {', '.join(sorted(self.tools))}")
+            return _error(call_id, name, f"unknown tool {_clean(repr(name))[:100]}; the tools are: "
+                                         f"{', '.join(sorted(self.tools))}")
+        if arguments is not None and not isinstance(arguments, str):
+            return _error(call_id, name, "the arguments must be a JSON object in a string")
+        if arguments and len(arguments) > MAX_ARGUMENT_CHARS:
+            return _error(call_id, name, f"the arguments are {len(arguments):,} characters; the limit is "
+                                         f"{MAX_ARGUMENT_CHARS:,}")
         try:
             args = json.loads(arguments or "{}")
-        except (TypeError, ValueError) as exc:
-            return _error(call_id, name, f"the arguments are not valid JSON ({exc}); send a JSON object")
+        except RecursionError:
+            return _error(call_id, name, "the arguments are nested too deeply; send a flat JSON object")
+        except (TypeError, ValueError) as exc:  # a 5,000-digit number is a ValueError too
+            return _error(call_id, name, f"the arguments are not valid JSON ({_clean(str(exc))[:200]}); "
+                                         "send a JSON object")
         if not isinstance(args, dict):
             return _error(call_id, name, "the arguments must be a JSON object")
         try:
@@ -134,15 +155,24 @@ class ToolRegistry:
             return _error(call_id, name, f"the arguments do not fit {name}: {exc}")
         try:
             output = tool.fn(**args)
+        except RecursionError:
+            return _error(call_id, name, "RecursionError: the input is nested too deeply")
         except Exception as exc:  # noqa: BLE001 - a failing tool is a result the model reads, never a crash
             return _error(call_id, name, f"{type(exc).__name__}: {exc}")
         text = output if isinstance(output, str) else json.dumps(output, default=str)
+        text = _clean(text)
         preview = text if not tool.preview or len(text) <= self.preview_chars else (
             text[:self.preview_chars] + f"... [{len(text):,} characters in all; fetch_tool_output('{call_id}') "
                                         "returns the rest]")
         return ToolResult(call_id, name, True, preview, full=text)
 
 
+def _clean(text: str) -> str:
+    """Text any database and JSON encoder accepts: lone surrogates become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)  # in a str every surrogate is lone (pairs decode to one code point)
+
+
 def _error(call_id: str, name: str, message: str) -> ToolResult:
+    message = _clean(message)
     text = json.dumps({"error": message})
     return ToolResult(call_id, name, False, text, full=text, error=message)

@@ -145,7 +145,8 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
 
     model = llm or offline.offline_llm()
     card = memory.context_card(eng, thread_id, question)
-    turn = loop.agent_turn(eng, model, toolbox.build_registry(eng), thread_id, question, context=card.text())
+    turn = loop.agent_turn(eng, model, toolbox.build_registry(eng, thread_id=thread_id), thread_id, question,
+                           context=card.text())
     succeeded = [r for r in turn.tool_results if r.ok]
     mode = "fallback" if not succeeded else ("hybrid" if turn.forced else "rag")
     calls = [{"tool": r.name, "call_id": r.call_id, "ok": r.ok} for r in turn.tool_results]

@@ -4,21 +4,29 @@
                           (agent: true lets Part 6's agent answer with its tools);
                           header X-Answer-Mode; `Accept: text/event-stream` streams progress
                           events and exactly one final `answer` event
-    GET  /threads/{id}    the thread's messages; an answer's with its mode, sources, tool calls and
-                          decision_explain, as it was sent (history.py)
-    GET  /health          engine, model, store, telemetry, document index
+    GET  /threads/{id}    the thread's messages (?user_id=: only the owner's threads; default the workshop
+                          user); an answer's with its mode, sources, tool calls and decision_explain,
+                          as it was sent (history.py)
+    GET  /health          status; with the token (or when none is set) also engine, model, store,
+                          telemetry, document index
     GET  /stats           answers per minute and mode (fallback spikes), totals
     GET  /                the chat page
 
 Every answered request is logged in CHAT_INTERACTIONS. A refused request (4xx) stores
-nothing. An error inside answering gives a 500 with an error id that is in the server's
-log, never a stack trace. There is no authentication unless a token is set; the server
-binds to 127.0.0.1 by default.
+nothing and says what to fix, with an error id; an error inside answering gives a 500 with
+an error id that is in the server's log, never a stack trace. Each request works in its
+user's scope (eng.scoped(user_id)): memories, corrections, tool outputs and threads of one
+user are never read for another. There is no authentication unless a token is set; then
+every route but the page needs `Authorization: Bearer <token>`, a token in the query string
+is refused (it would land in access logs: the page is opened as /#token=...), and /health
+without it says only that the service is up. The server binds to 127.0.0.1 by default.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import re
 import secrets
 import threading
 import time
@@ -54,9 +62,16 @@ class Refused(Exception):
     def __init__(self, status: int, error: str, fix: str) -> None:
         super().__init__(error)
         self.status, self.error, self.fix = status, error, fix
+        self.error_id = uuid.uuid4().hex[:12]
 
     def response(self) -> JSONResponse:
-        return JSONResponse({"error": self.error, "fix": self.fix}, status_code=self.status)
+        log.info("refused %s: %s %s", self.error_id, self.status, self.error[:200])
+        return JSONResponse({"error": self.error, "fix": self.fix, "error_id": self.error_id},
+                            status_code=self.status)
+
+
+def _lone_surrogate(value: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in value)
 
 
 def _check_id(body: dict, name: str) -> str | None:
@@ -66,6 +81,9 @@ def _check_id(body: dict, name: str) -> str | None:
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_CHARS:
         raise Refused(422, f"`{name}` must be a non-empty string of at most {MAX_ID_CHARS} characters",
                       f"send `{name}` as a string, or leave it out")
+    if _lone_surrogate(value) or "\x00" in value:
+        raise Refused(422, f"`{name}` holds a lone surrogate or a NUL character, which no database stores",
+                      f"send `{name}` as plain text")
     return value
 
 
@@ -82,8 +100,11 @@ def parse_chat_request(raw: bytes) -> dict[str, Any]:
                       f"send a question of at most {MAX_QUESTION_CHARS:,} characters")
     try:
         body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise Refused(400, f"the body is not valid JSON ({exc})",
+    except RecursionError:
+        raise Refused(400, "the body is JSON nested too deeply",
+                      'send a flat JSON object like {"question": "Where is Tanger Med?"}') from None
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: also a number of more than 4,300 digits
+        raise Refused(400, f"the body is not valid JSON ({str(exc)[:200]})",
                       'send JSON like {"question": "Where is Tanger Med?"} with Content-Type: application/json') from None
     if not isinstance(body, dict):
         raise Refused(422, f"the body must be a JSON object, not {type(body).__name__}",
@@ -105,13 +126,13 @@ def parse_chat_request(raw: bytes) -> dict[str, Any]:
     if len(question) > MAX_QUESTION_CHARS:
         raise Refused(413, f"`question` is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
                       "ask a shorter question")
+    if _lone_surrogate(question):
+        raise Refused(422, "`question` holds a lone surrogate (a broken \\u escape), which is not text",
+                      "send the question as plain UTF-8 text")
     agent = body.get("agent", False)
     if not isinstance(agent, bool):
         raise Refused(422, "`agent` must be true or false", 'send "agent": true to let the Part 6 agent answer')
     user_id = _check_id(body, "user_id")
-    if agent and user_id not in (None, config.USER_ID):
-        raise Refused(422, f"the agent answers in the workshop user's scope ({config.USER_ID!r}), not {user_id!r}",
-                      "leave `user_id` out when `agent` is true")
     return {"question": question, "thread_id": _check_id(body, "thread_id"), "user_id": user_id, "agent": agent}
 
 
@@ -138,38 +159,46 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, token: str | None = None) -> Starlette:
     """The app for one engine. `store_question_text`: keep questions' text in telemetry (else only a hash).
     `token`: require `Authorization: Bearer <token>` on every call but the page."""
-    lock = threading.Lock()  # one engine connection: serialise every use of it across request threads
+    # An engine with one connection shared by request threads (Oracle) serialises requests here;
+    # the embedded engine serialises each statement itself and runs run_sql in a worker process,
+    # so one slow request never holds up another (/health answers while an agent query runs).
+    lock = threading.Lock() if getattr(eng, "serialise_requests", True) else contextlib.nullcontext()
     telemetry.ensure_table(eng)
 
     def authorised(request: Request) -> None:
+        if "token" in request.query_params:
+            raise Refused(400, "a token in the URL is refused: URLs are written to access logs",
+                          "send the header `Authorization: Bearer <token>` (open the page as /#token=<token>)")
         if token is None:
             return
         sent = request.headers.get("authorization", "")
-        if not secrets.compare_digest(sent, f"Bearer {token}"):
+        if not secrets.compare_digest(sent.encode("utf-8", "replace"), f"Bearer {token}".encode()):
             raise Refused(401, "missing or wrong token", "send the header `Authorization: Bearer <token>`")
 
-    def thread_owner_check(thread_id: str, user_id: str) -> None:
+    def thread_owner_check(thread_id: str, user_id: str, fix: str) -> list:
         messages = eng.store.list_thread_messages(thread_id)
         if not messages:
-            raise Refused(404, f"unknown thread {thread_id!r}", "leave `thread_id` out to start a new thread")
+            raise Refused(404, f"unknown thread {thread_id!r}", fix)
         if messages[0].user_id != user_id:
-            raise Refused(403, f"thread {thread_id!r} belongs to another user",
-                          "leave `thread_id` out to start your own thread")
+            raise Refused(403, f"thread {thread_id!r} belongs to another user", "leave `thread_id` out to start "
+                          "your own thread, or ask as the user who started it")
+        return messages
 
     def answer(req: dict[str, Any]) -> tuple[dict[str, Any], str]:
         user_id = req["user_id"] or config.USER_ID
+        scoped = eng.scoped(user_id)  # every read and write of this request: this user's scope only
         with lock:
             if req["thread_id"]:
-                thread_owner_check(req["thread_id"], user_id)
+                thread_owner_check(req["thread_id"], user_id, "leave `thread_id` out to start your own thread")
             thread_id = req["thread_id"] or f"chat-{uuid.uuid4().hex[:12]}"
             t0 = time.perf_counter()
             if req.get("agent"):
-                result = agent_answer(eng, req["question"], thread_id, llm=llm)  # logs the thread itself
+                result = agent_answer(scoped, req["question"], thread_id, llm=llm)  # logs the thread itself
                 latency_ms = (time.perf_counter() - t0) * 1000
                 meta = history.answer_metadata(result)
                 history.attach_to_last_answer(eng, thread_id, meta)
             else:
-                result = answer_question(eng, req["question"], llm=llm)
+                result = answer_question(scoped, req["question"], llm=llm)
                 latency_ms = (time.perf_counter() - t0) * 1000
                 meta = history.answer_metadata(result)  # a reload shows the badge, sources and why
                 eng.store.add([req["question"], result.answer], record_type="message", thread_ids=thread_id,
@@ -226,20 +255,29 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
     async def thread(request: Request) -> Response:
         try:
             authorised(request)
-            thread_id = request.path_params["thread_id"]
+            thread_id = _check_id({"thread_id": request.path_params["thread_id"]}, "thread_id")
+            user_id = _check_id(dict(request.query_params), "user_id") or config.USER_ID
 
             def read():
                 with lock:
-                    return eng.store.list_thread_messages(thread_id)
+                    return thread_owner_check(thread_id, user_id, "start one with POST /chat (as this `user_id`)")
 
             messages = await anyio.to_thread.run_sync(read)
-            if not messages:
-                raise Refused(404, f"unknown thread {thread_id!r}", "start one with POST /chat")
         except Refused as refused:
             return refused.response()
+        except Exception as exc:  # noqa: BLE001
+            return failure(exc)
         return JSONResponse(history.thread_payload(thread_id, messages))
 
     async def health(request: Request) -> Response:
+        try:
+            authorised(request)
+        except Refused as refused:
+            if refused.status != 401:
+                return refused.response()
+            # Without the token: only that the service is up (no store, telemetry or index figures).
+            return JSONResponse({"status": "ok"})
+
         def read():
             with lock:
                 return {"engine": eng.name, "model": eng.model_name, "store_records": eng.store.count(),
@@ -275,6 +313,33 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
         Route("/", page), Route("/chat", chat, methods=["POST"]), Route("/threads/{thread_id}", thread),
         Route("/health", health), Route("/stats", stats),
     ])
+
+
+class TokenRedactor(logging.Filter):
+    """Blanks `token=...` in log records (uvicorn's access log writes every request's URL)."""
+
+    _TOKEN = re.compile(r"(?i)(token=)[^&\s\"']*")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            args = record.args if isinstance(record.args, tuple) else (record.args,)
+            record.args = tuple(self._TOKEN.sub(r"\1[redacted]", a) if isinstance(a, str) else a for a in args)
+        if isinstance(record.msg, str):
+            record.msg = self._TOKEN.sub(r"\1[redacted]", record.msg)
+        return True
+
+
+def uvicorn_log_config() -> dict[str, Any]:
+    """uvicorn's own logging set-up with TokenRedactor on every handler."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    cfg = copy.deepcopy(LOGGING_CONFIG)
+    cfg.setdefault("filters", {})["redact_tokens"] = {"()": f"{__name__}.TokenRedactor"}
+    for handler in cfg["handlers"].values():
+        handler.setdefault("filters", []).append("redact_tokens")
+    return cfg
 
 
 def document_index_status(eng: Engine) -> dict[str, Any]:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 FIELDS = ("path", "tags", "lang", "profile")
 _LANG = re.compile(r"^[a-z]{2}(?:-[A-Za-z]{2})?$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_LINE_CHARS = 64 * 1024   # one manifest line (a path, a few tags)
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class Entry:
     tags: tuple[str, ...] = ()
     lang: str | None = None
     profile: str | None = None
+    root: Path | None = None   # the corpus root: the file is opened from it, following no link
 
 
 @dataclass(frozen=True)
@@ -88,11 +91,25 @@ def read(path: Path | str, *, profiles: set[str] | None = None, skip_bad: bool =
 
 
 def _entry(line: str, no: int, root: Path, profiles: set[str] | None, seen: dict[Path, int]) -> Entry | str:
-    """An Entry, or the problem with this line as text."""
+    """An Entry, or the problem with this line as text. Whatever the line holds, it is one bad
+    line: never an exception that stops the whole manifest."""
+    if len(line) > MAX_LINE_CHARS:
+        return f"the line is {len(line):,} characters; the limit is {MAX_LINE_CHARS:,}"
     try:
         row = json.loads(line)
     except json.JSONDecodeError as exc:
         return f"not valid JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:
+        return "not valid JSON for a manifest (nested too deeply)"
+    except ValueError as exc:  # e.g. a number of more than 4,300 digits
+        return f"not valid JSON for a manifest ({str(exc).split(';')[0][:120]})"
+    try:
+        return _checked(row, no, root, profiles, seen)
+    except (ValueError, OSError, RecursionError) as exc:  # a NUL or lone surrogate in a path, a path too long
+        return f"cannot use this line ({type(exc).__name__}: {str(exc)[:120]})"
+
+
+def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Path, int]) -> Entry | str:
     if not isinstance(row, dict):
         return f"expected a JSON object, got {type(row).__name__}"
     unknown = sorted(set(row) - set(FIELDS))
@@ -101,6 +118,10 @@ def _entry(line: str, no: int, root: Path, profiles: set[str] | None, seen: dict
     rel = row.get("path")
     if not isinstance(rel, str) or not rel.strip():
         return "\"path\" is missing or not a non-empty string"
+    for name, value in row.items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and ("\x00" in text or _SURROGATE.search(text)):
+                return f"\"{name}\" holds a NUL character or a lone surrogate (a broken \\u escape)"
     candidate = (root / rel).resolve()
     if Path(rel).is_absolute() or not candidate.is_relative_to(root):
         return f"path {rel!r} is outside the corpus folder {root}"
@@ -118,4 +139,4 @@ def _entry(line: str, no: int, root: Path, profiles: set[str] | None, seen: dict
     if profile is not None and (not isinstance(profile, str) or (profiles is not None and profile not in profiles)):
         return f"unknown profile {profile!r}; the profiles are {', '.join(sorted(profiles or []))}"
     doc_id = candidate.relative_to(root).with_suffix("").as_posix()
-    return Entry(no, candidate, doc_id, tuple(tags), lang, profile)
+    return Entry(no, candidate, doc_id, tuple(tags), lang, profile, root)

@@ -78,7 +78,7 @@ def prepare_chunks(entries: list[manifest.Entry], profile: corpus.Profile, token
     for entry in progress_bar(entries, desc="Reading", unit="doc", disable=not progress):
         started = time.perf_counter()
         try:
-            text = documents.clean(documents.read_text(entry.path))
+            text = documents.clean(documents.read_text(entry.path, root=entry.root))
             if not text:
                 raise documents.Rejected("nothing is left after cleaning (only invisible characters or spaces)")
         except (documents.Rejected, OSError) as exc:
@@ -115,7 +115,7 @@ def ingest(eng: Engine, manifest_path: Path | str = corpus.MANIFEST, *, profile:
     parsed = manifest.read(manifest_path, profiles=set(profiles), skip_bad=skip_bad)
     chosen = resolve_profile(parsed.entries, profile, profiles)
     report = IngestReport(chosen.table, chosen.name)
-    report.rejected += [(f"line {p.line}", p.problem) for p in parsed.problems]
+    report.rejected += [(f"{p.file}:{p.line}", p.problem) for p in parsed.problems]
     chunks = prepare_chunks(parsed.entries, chosen, eng.token_spans, report, sanitize_mode=sanitize_mode, spans=spans,
                             progress=progress)
     report.chunks = len(chunks)
