@@ -582,3 +582,21 @@ def test_opening_the_readers_session_counts_against_the_calls_deadline(monkeypat
     monkeypatch.setattr(oengine, "connect_oracle", connect)
     eng.read_only_query("SELECT 1 FROM dual", timeout_s=2.0)
     assert 0 < seen["timeout"] <= 2.0 and seen["progress"] is False
+
+
+def test_a_lob_in_a_run_sql_result_is_read_only_up_to_the_value_cap():
+    """A CLOB the query builds is read through its locator, at most the cap (+1 so the cap can
+    say it cut), never fetched whole into the process."""
+    from unittest import mock
+
+    import oracledb
+
+    from workshop_lib.engines.oracle.engine import render_value
+    from workshop_lib.parts.agent.readonly import MAX_VALUE_BYTES, capped_result
+
+    lob = mock.MagicMock(spec=oracledb.LOB)
+    lob.read.return_value = "x" * (MAX_VALUE_BYTES + 1)
+    assert render_value(lob) == "x" * (MAX_VALUE_BYTES + 1)
+    lob.read.assert_called_once_with(1, MAX_VALUE_BYTES + 1)
+    result = capped_result(["DOC"], [(render_value(lob),)], 10)
+    assert len(result.rows[0][0].encode()) <= MAX_VALUE_BYTES + 200 and "cut" in result.note

@@ -39,6 +39,7 @@ from workshop_lib.engines.base import Check, Engine
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
+from workshop_lib.parts.agent.readonly import MAX_VALUE_BYTES
 
 # CLOB and BLOB columns come back as str and bytes, not LOB locators that each cost a round
 # trip to read: every execute of this engine passes fetch_lobs=False (python-oracledb 3.4+,
@@ -514,7 +515,7 @@ class OracleEngine(Engine):
         (SELECT * FROM (<query>) FETCH FIRST n ROWS), so DDL, DML, PL/SQL blocks and several
         statements cannot even parse. `timeout_s` bounds execute and fetches together: each round
         trip gets only what is left of the deadline as its call_timeout."""
-        from workshop_lib.parts.agent.readonly import QueryResult, SqlRefused, clean
+        from workshop_lib.parts.agent.readonly import SqlRefused, capped_result, clean
 
         text, max_rows = clean(sql, max_rows)
         deadline = time.monotonic() + timeout_s
@@ -554,8 +555,8 @@ class OracleEngine(Engine):
                     ok = False
                 if not ok:
                     self._drop_reader()
-        return QueryResult(columns, [tuple(render_value(v) for v in r) for r in rows[:max_rows]],
-                           len(rows) > max_rows)
+        # The same byte caps as the embedded engine (per value and per result), after rendering.
+        return capped_result(columns, (tuple(render_value(v) for v in r) for r in rows), max_rows)
 
     @staticmethod
     def _run_wrapped(conn, raw, text: str, max_rows: int, deadline: float) -> list[str]:
@@ -565,7 +566,9 @@ class OracleEngine(Engine):
         the query runs again with the WITH clause's positional column alias list."""
         binds = {"max_rows": max_rows + 1}
         try:
-            raw.execute(statements_module.READ_ONLY_QUERY.format(query=text), binds, fetch_lobs=FETCH_LOBS)
+            # LOBs stay locators here: render_value reads only the first bytes of each, so a
+            # multi-gigabyte CLOB built by the query never lands whole in this process.
+            raw.execute(statements_module.READ_ONLY_QUERY.format(query=text), binds, fetch_lobs=True)
             return [d[0] for d in raw.description or []]
         except oracledb.Error as exc:
             if AMBIGUOUS not in codes(exc) or not _QUERY_START.match(_COMMENT.sub(" ", text)):
@@ -578,7 +581,7 @@ class OracleEngine(Engine):
             raise oracledb.DatabaseError(f"{AMBIGUOUS}: column ambiguously defined")
         _within(conn, deadline)
         raw.execute(statements_module.READ_ONLY_QUERY_RENAMED.format(
-            columns=statements_module.positional_columns(len(names)), query=text), binds, fetch_lobs=FETCH_LOBS)
+            columns=statements_module.positional_columns(len(names)), query=text), binds, fetch_lobs=True)
         return names
 
     def embed(self, texts: list[str]) -> list[list[float]]:
@@ -905,6 +908,8 @@ def render_value(value: Any) -> Any:
     """A fetched value as the model should read it: an SDO_GEOMETRY point as its coordinates
     (POINT (longitude latitude) for SRID 4326), another database object as its type and
     attributes, instead of `<oracledb.DbObject ...>`."""
+    if isinstance(value, oracledb.LOB):  # read only what the model may see (the cap cuts the rest)
+        return value.read(1, MAX_VALUE_BYTES + 1)
     kind = getattr(value, "type", None)
     if not hasattr(kind, "iscollection"):  # not an oracledb.DbObject (duck-typed: tests use fakes)
         return value
