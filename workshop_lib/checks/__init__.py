@@ -48,8 +48,10 @@ class CheckFailed(Exception):
         return text
 
     def _render_traceback_(self) -> list[str]:
-        # IPython calls this once per failure it shows: that is one failed run of the check.
-        stuck = _record(self.todo, None, self)
+        # IPython renders a failure it shows (sometimes twice): the first time is one failed run of the check.
+        if not hasattr(self, "_stuck"):
+            self._stuck = _record(self.todo, None, self)
+        stuck = self._stuck
         bar = "\x1b[1;31m" + "=" * 78 + "\x1b[0m"
         return [bar, "\x1b[1;31mCHECK FAILED\x1b[0m " + self.wrapped(), bar] + ([stuck] if stuck else [])
 

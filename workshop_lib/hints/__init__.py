@@ -23,7 +23,8 @@ __all__ = ["hint", "levels", "buttons", "text"]
 
 CONFIRM_OUTLINE = ("Level 3 is an outline close to the solution. Try levels 1 and 2 first; if you still want it, run "
                    "hints.hint({part!r}, {number}, level=3, confirm=True).")
-NO_FAILURE_YET = "(No check of this TODO has failed in this kernel yet, so this is the general stronger hint.) "
+NO_FAILURE_YET = "(No check of this TODO has failed yet, so this is the general stronger hint.) "
+LAST_PASSED = "(The last check of this TODO passed; this is the general stronger hint.) "
 
 
 def levels(part: int | str, todo: int | str) -> dict[int, Any]:
@@ -73,7 +74,7 @@ def open_level(part: str, todo: str, level: int) -> tuple[str, str]:
     failure = record.last_failure(part, todo)
     body = text(part, todo, level, failure)
     if level == 2 and failure is None:
-        body = NO_FAILURE_YET + body
+        body = (LAST_PASSED if record.runs(part, todo) else NO_FAILURE_YET) + body
     record.hint_opened(part, todo, level, failure)
     title = {1: "Hint", 2: "Stronger hint", 3: "Outline"}[level]
     return f"{title} (TODO {_number(todo)}, {part})", body

@@ -88,7 +88,7 @@ TODOS = {
                  "  FROM fused f JOIN RECORDS m ON m.seq = f.seq\n"
                  " ORDER BY rrf_score DESC, f.r_vec, f.r_txt  LIMIT :k  (Oracle: FETCH FIRST :k ROWS ONLY)"),
         failures=(
-            F("limit_without_order", r"LIMIT without ORDER BY",
+            F("limit_without_order", r"but LIMIT without ORDER BY",
               "LIMIT in a CTE without an ORDER BY keeps whichever rows the database reads first. Number the rows "
               "with ROW_NUMBER() in the ranked CTE and cut in the next one with WHERE r_vec <= :n."),
             F("no_tie_break", r"no tie-break|depends on the order the database", TIE_BREAK),
