@@ -235,3 +235,65 @@ def test_a_kernel_records_runs_and_hints_and_the_summary_reads_them(tmp_path):
     assert row["median_attempts"] == 2 and row["top_failures"].startswith("no_overlap (2)")
     assert row["hints_opened"] == 2 and row["hint_levels"] == "L1: 2, L2: 2, L3: 0"
     assert (out / "summary.csv").exists() and (out / "summary.png").stat().st_size > 5000
+
+
+# ------------------------------------------------------------------ the grading round trip
+def _part4_session(tmp_path) -> nbformat.NotebookNode:
+    """Part 4's learner notebook as a learner leaves it: a wrong decide_mode checked, the stronger hint
+    clicked, the fix checked; every cell above run in a real kernel."""
+    import os
+
+    path = next((REPO / "notebooks" / "part4").glob("*.ipynb"))
+    nb = nbformat.read(path, as_version=4)
+    ids = {c.metadata.get("nbgrader", {}).get("grade_id"): i for i, c in enumerate(nb.cells)}
+    todo, check = ids["todo1_decide_mode"], ids["check_todo1_decide_mode"]
+    solution = next((REPO / "solutions" / "part4").glob("*.ipynb"))
+    right = "\n".join(line for line in nbformat.read(solution, as_version=4).cells[todo].source.splitlines()
+                      if "### " not in line)
+    nb.cells[todo].source = right.replace("if best >= high:", "if best > high:")
+    env = {**os.environ, "WORKSHOP_DATA_DIR": str(tmp_path / "data"), "WORKSHOP_ENGINE": "embedded",
+           "MPLBACKEND": "Agg", "WORKSHOP_LLM": "off"}
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(path.parent)}})
+    with client.setup_kernel(env=env):
+        for i in range(check + 1):
+            client.execute_cell(nb.cells[i], i)
+        client.execute_cell(nbformat.v4.new_code_cell("hints.open_level('part4', 'todo1_decide_mode', 2)"), 0)
+        nb.cells[todo].source = right
+        client.execute_cell(nb.cells[todo], todo)
+        client.execute_cell(nb.cells[check], check)
+    return nb
+
+
+@pytest.mark.notebooks
+def test_grading_round_trip_shows_attempts_and_hints(tmp_path):
+    from workshop_lib.tools.grading import grade_folder
+
+    subs = tmp_path / "subs"
+    for learner, nb in (("ana", _part4_session(tmp_path)),
+                        ("bo", nbformat.read(next((REPO / "notebooks" / "part4").glob("*.ipynb")), as_version=4))):
+        (subs / learner).mkdir(parents=True)
+        nbformat.write(nb, subs / learner / "part4_relevance_gates.ipynb")
+    out = tmp_path / "out"
+    table = grade_folder(subs, out, progress=False)
+    graded, picture = summary.after_grading(table, subs, out)
+    row = picture.loc[("part4", "todo1_decide_mode")]
+    assert (row.learners, row.passed, row.pass_rate) == (2, 1, 0.5)  # from the grades: bo's stub fails
+    assert row.median_attempts == 2 and row.top_failures == "rag_boundary (1)"
+    assert row.hints_opened == 1 and row.hint_levels == "L1: 0, L2: 1, L3: 0"
+    assert (out / "summary.png").exists() and (out / "summary.csv").read_text().count("todo1_decide_mode") == 1
+    assert graded.equals(table), "no hint penalty unless the instructor sets one"
+    charged = summary.apply_penalty(table, summary.collect(subs)[0], {2: 0.5})
+    cell = charged[(charged.student == "ana") & (charged.cell == "check_todo1_decide_mode")].iloc[0]
+    full = table[(table.student == "ana") & (table.cell == "check_todo1_decide_mode")].iloc[0].score
+    assert full > 0 and cell.score == full / 2 and cell.hint_penalty == full / 2
+
+
+def test_the_hint_penalty_is_read_from_the_course_config(tmp_path):
+    assert course.hint_penalty() == {}  # the committed course: no penalty
+    config = tmp_path / "nbgrader_config.py"
+    config.write_text("c = get_config()\nc.Workshop.hint_penalty = {3: 0.5, '2': 0.1}\n")
+    assert course.hint_penalty(config) == {3: 0.5, 2: 0.1}
+    config.write_text("c = get_config()\nc.Workshop.hint_penalty = {3: 2}\n")
+    with pytest.raises(ValueError, match="fractions 0..1"):
+        course.hint_penalty(config)
