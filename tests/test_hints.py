@@ -198,6 +198,11 @@ def _session(tmp_path, learner: int) -> nbformat.NotebookNode:
         client.execute_cell(nb.cells[3], 3)
         nb.cells.append(nbformat.v4.new_code_cell("hints.hint('part7', 1, level=2)"))
         client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
+        if learner == 0:  # a learner's install without ipywidgets: the same hints as HTML folds
+            fallback = nbformat.v4.new_code_cell("from workshop_lib.hints import widget\n"
+                                                 "widget.has_widgets = lambda: False\nhints.buttons('part7', 1)")
+            client.execute_cell(fallback, 0)
+            nb.metadata["fallback_outputs"] = fallback.outputs
     return nb
 
 
@@ -220,6 +225,10 @@ def test_a_kernel_records_runs_and_hints_and_the_summary_reads_them(tmp_path):
 
     assert "last check of this TODO passed" in last_hint(saved)
     first = nbformat.read(subs / "learner0" / "part7_document_lifecycle.ipynb", as_version=4)
+    fallback = first.metadata.pop("fallback_outputs")
+    page = "".join(fallback[0]["data"]["text/html"])  # metadata keeps the multiline string as saved, a list
+    assert "<details>" in page and "size - overlap, not size" in page
+    assert fallback[1]["data"][record.HINT_MIME]["opened"] == [1, 2]
     assert "Stronger hint" in last_hint(first) and "size - overlap, not size" in last_hint(first)  # aimed at the failure
     failed = [o for o in first.cells[3].outputs if o.output_type == "error"]
     assert failed and "Stuck?" in failed[0]["traceback"][-1]
@@ -297,3 +306,12 @@ def test_the_hint_penalty_is_read_from_the_course_config(tmp_path):
     config.write_text("c = get_config()\nc.Workshop.hint_penalty = {3: 2}\n")
     with pytest.raises(ValueError, match="fractions 0..1"):
         course.hint_penalty(config)
+
+
+def test_the_insert_command_says_when_nothing_changes():
+    from typer.testing import CliRunner
+
+    from workshop_lib.tools.cli import app
+
+    done = CliRunner().invoke(app, ["hints", "insert", "part4"])
+    assert done.exit_code == 0 and "hint cells already in place" in done.output, done.output
