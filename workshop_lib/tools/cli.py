@@ -1,4 +1,4 @@
-"""The `workshop` command: setup, doctor, reset, lab, calibrate, ingest, alias, grade, notebooks, oracle-bootstrap,
+"""The `workshop` command: setup, doctor, reset, lab, calibrate, ingest, alias, grade, hints, notebooks, oracle-bootstrap,
 bench, serve."""
 from __future__ import annotations
 
