@@ -51,7 +51,9 @@ def lab(tmp_path):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "hints.ipynb")
     port = _free_port()
-    env = {**os.environ, "WORKSHOP_DATA_DIR": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    # Its own runtime, workspace and settings folders: nothing restored from another JupyterLab of this user.
+    env = {**os.environ, "WORKSHOP_DATA_DIR": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"), "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings")}
     cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
            f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}", "--ServerApp.port_retries=0"]
     if hasattr(os, "getuid") and os.getuid() == 0:
@@ -86,12 +88,22 @@ def test_clicking_the_hint_buttons(lab):
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         page.set_default_timeout(60_000)
         try:
-            page.goto(f"{base}/lab/tree/hints.ipynb?token={TOKEN}")
+            page.goto(f"{base}/lab/tree/hints.ipynb?reset&token={TOKEN}")
             page.locator(".jp-Notebook").wait_for()
             page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+            select = page.locator(".jp-Dialog").get_by_role("button", name="Select", exact=True)
+            try:  # JupyterLab may ask which kernel to use although the notebook names one
+                select.wait_for(timeout=3_000)
+                select.click()
+            except playwright.Error:
+                pass
             page.get_by_role("menuitem", name="Run", exact=True).click()
             page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-            page.get_by_text("CHECK FAILED").wait_for()  # the last cell ran: the check failed
+            try:  # the last cell ran: the check failed (a loaded machine needs time to start the kernel)
+                page.get_by_text("CHECK FAILED").wait_for(timeout=180_000)
+            except playwright.Error:
+                page.screenshot(path=str(path.parent.parent / "lab.png"))
+                raise
             shown = page.locator(".workshop-hint-text")
 
             page.locator("button.workshop-hint-1").click()
