@@ -98,8 +98,10 @@ def _wrong_runs():
                     yield fn, mistake
 
 
-def test_level2_covers_every_failure_class_the_mistake_tests_name(seeded_engine, monkeypatch):
+def test_level2_covers_every_failure_class_the_mistake_tests_name(seeded_engine, monkeypatch, tmp_path):
     import test_check_mistakes as mistakes
+
+    fixtures = {"seeded_engine": seeded_engine, "monkeypatch": monkeypatch, "tmp_path": tmp_path}
 
     caught: list[CheckFailed] = []
 
@@ -113,10 +115,10 @@ def test_level2_covers_every_failure_class_the_mistake_tests_name(seeded_engine,
     unmapped, seen = [], 0
     for fn, mistake in _wrong_runs():
         before = len(caught)
-        kwargs = {"mistake": mistake}
-        if "seeded_engine" in inspect.signature(fn).parameters:
-            kwargs["seeded_engine"] = seeded_engine
-        fn(**kwargs)
+        wanted = [name for name in inspect.signature(fn).parameters if name != "mistake"]
+        unknown = [name for name in wanted if name not in fixtures]
+        assert not unknown, f"{fn.__name__} needs fixtures {unknown}: add them to `fixtures` in this test"
+        fn(mistake=mistake, **{name: fixtures[name] for name in wanted})
         assert len(caught) == before + 1, f"{fn.__name__}[{mistake}] raised no CheckFailed"
         exc = caught[-1]
         part = record._part_of(record.module_of_failure(exc) or "")
