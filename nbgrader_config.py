@@ -5,3 +5,6 @@ c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "notebooks"
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearOutput.enabled = True
+# Hints (workshop_lib/hints): no penalty by default. To take a share of a TODO's points from a
+# learner who opened a hint level, e.g. half for the near-solution outline:
+# c.Workshop.hint_penalty = {3: 0.5}

@@ -135,7 +135,7 @@ def _compare(case: Case, got: Any, want: gates.Decision) -> None:
     where = case.describe()
     if not isinstance(got, gates.Decision):
         raise CheckFailed(TODO, f"{where}: your function returned {type(got).__name__} ({got!r:.60}), not a Decision",
-                          "end every branch with `return gates.make_decision(mode, ...)` as the cell above shows.")
+                          "end every branch with `return gates.make_decision(mode, ...)` as the TODO cell above shows.")
     if got.mode != want.mode:
         why = case.why or want.decision_explain.get("reason") or "that is what the rules give"
         raise CheckFailed(TODO, f"{where}: should be {want.mode} because {why}; you returned {got.mode}.",

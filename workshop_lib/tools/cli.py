@@ -1,4 +1,4 @@
-"""The `workshop` command: setup, doctor, reset, lab, calibrate, ingest, alias, grade, notebooks, oracle-bootstrap,
+"""The `workshop` command: setup, doctor, reset, lab, calibrate, ingest, alias, grade, hints, notebooks, oracle-bootstrap,
 bench, serve."""
 from __future__ import annotations
 
@@ -290,16 +290,30 @@ def grade(
     cell_timeout: int = typer.Option(60, help="seconds a single cell may run"),
     budget: int = typer.Option(240, help="seconds one notebook may take in all"),
     workers: int = typer.Option(0, help="notebooks graded at once (0: one per CPU core)"),
+    summary_only: bool = typer.Option(False, "--summary-only",
+                                      help="no grading: per TODO pass rate, attempts, failures and hints, read from the "
+                                           "notebooks as saved (for a live session)"),
 ):
     """Autograde learner notebooks with nbgrader, in parallel, each isolated; write feedback and grades.csv.
 
     Re-running with the same --out skips notebooks already graded (same learner, Part and bytes)."""
-    from workshop_lib.tools.grading import grade_folder, per_learner, per_todo
+    from workshop_lib.tools.grading import grade_folder, per_learner, per_todo, summary
 
+    if summary_only:
+        picture = summary.from_folder(submissions, out)
+        if not len(picture):
+            typer.echo("No workshop notebooks found.")
+            raise typer.Exit(1)
+        typer.echo("Per TODO (from the notebooks as saved; nothing was run):\n" + picture.to_string())
+        typer.echo(f"\nWrote {out / 'summary.csv'} and {out / 'summary.png'}")
+        return
     table = grade_folder(submissions, out, cell_timeout=cell_timeout, notebook_budget=budget, workers=workers or None)
     if not len(table):
         typer.echo("No notebooks found.")
         raise typer.Exit(1)
+    table, picture = summary.after_grading(table, submissions, out)
+    typer.echo("Where the class is stuck (attempts, failures and hints recorded in the notebooks):\n"
+               + picture.to_string() + "\n")
     typer.echo("Per TODO:\n" + per_todo(table).to_string() + "\n")
     typer.echo("Per learner:\n" + per_learner(table).to_string() + "\n")
     graded = table["max_score"] > 0
@@ -327,6 +341,22 @@ def bench(ctx: typer.Context,
                     "workshop (`make bench`).", fg="red", err=True)
         raise typer.Exit(2)
     raise typer.Exit(subprocess.call([sys.executable, "-m", modules[which], *ctx.args], cwd=config.REPO_ROOT))
+
+
+hints_app = typer.Typer(no_args_is_help=True, help="The hint cells under each TODO (instructors).")
+app.add_typer(hints_app, name="hints")
+
+
+@hints_app.command("insert")
+def hints_insert(parts: list[str] = typer.Argument(None, help="Parts, e.g. part6 part7 (default: every Part)")):
+    """Put a hint cell under every TODO cell of solutions/ (safe to re-run); then run `workshop notebooks`."""
+    from workshop_lib.tools.hint_cells import insert
+    from workshop_lib.tools.release import REPO
+
+    changed = insert(parts or None)
+    for path in changed:
+        typer.echo(f"updated {path.relative_to(REPO)}")
+    typer.echo("hint cells already in place" if not changed else "now regenerate the learner notebooks: workshop notebooks")
 
 
 @app.command()

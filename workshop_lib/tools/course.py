@@ -72,3 +72,19 @@ def points(notebook: Path) -> dict[str, float]:
         if meta.get("grade") and meta.get("grade_id"):
             out[meta["grade_id"]] = float(meta.get("points") or 0)
     return out
+
+
+def hint_penalty(config_file: Path = CONFIG_FILE) -> dict[int, float]:
+    """The instructor's penalty for opened hints: {level: fraction of the TODO's points}, from
+    `c.Workshop.hint_penalty` in nbgrader_config.py. None set (the default): no penalty."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config_file = Path(config_file)
+    cfg = PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
+    raw = cfg.Workshop.get("hint_penalty") or {}
+    penalty = {int(level): float(fraction) for level, fraction in dict(raw).items()}
+    bad = {level: f for level, f in penalty.items() if level not in (1, 2, 3) or not 0.0 <= f <= 1.0}
+    if bad:
+        raise ValueError(f"c.Workshop.hint_penalty in {config_file.name}: levels are 1, 2, 3 and fractions 0..1; "
+                         f"got {bad}")
+    return penalty

@@ -1,0 +1,140 @@
+"""The hint buttons in a real JupyterLab (ipywidgets rendered by its widget manager), driven by
+Playwright on Debian's Chromium: run the cells, click "hint", "stronger hint" (aimed at the
+check's failure) and "show outline" (only after "yes"), save, and find the levels opened and
+the check's run recorded in the saved notebook."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from workshop_lib.hints import record, text
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (`make install-test`)")
+pytest.importorskip("ipywidgets", reason="ipywidgets is not installed: the buttons need it")
+pytestmark = [pytest.mark.notebooks, pytest.mark.skipif(CHROMIUM is None, reason=(
+    "no Chromium on this machine: `apt-get install chromium` (Debian) runs the browser test"))]
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TOKEN = "hints-test-token"
+WRONG = ("def window_spans(n_units, size, overlap):\n"
+         "    if size < 1 or not 0 <= overlap < size:\n        raise ValueError('bad')\n"
+         "    return [(s, min(s + size, n_units)) for s in range(0, n_units, size)]")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def lab(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    cells = [nbformat.v4.new_code_cell("from workshop_lib import checks, hints"),
+             nbformat.v4.new_code_cell(WRONG),
+             nbformat.v4.new_code_cell("hints.buttons('part7', 1)"),
+             nbformat.v4.new_code_cell("checks.part7.check_window_spans(window_spans)")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / "hints.ipynb")
+    port = _free_port()
+    # Its own runtime, workspace and settings folders: nothing restored from another JupyterLab of this user.
+    env = {**os.environ, "WORKSHOP_DATA_DIR": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"), "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings")}
+    cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+           f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}", "--ServerApp.port_retries=0"]
+    if hasattr(os, "getuid") and os.getuid() == 0:
+        cmd.append("--allow-root")
+    log = open(tmp_path / "lab.log", "w")
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=5):
+                break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                pytest.fail("jupyter lab did not start:\n" + (tmp_path / "lab.log").read_text()[-3000:])
+            time.sleep(0.3)
+    yield base, root / "hints.ipynb"
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
+    log.close()
+
+
+def test_clicking_the_hint_buttons(lab):
+    base, path = lab
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.set_default_timeout(60_000)
+        try:
+            page.goto(f"{base}/lab/tree/hints.ipynb?reset&token={TOKEN}")
+            page.locator(".jp-Notebook").wait_for()
+            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+            select = page.locator(".jp-Dialog").get_by_role("button", name="Select", exact=True)
+            try:  # JupyterLab may ask which kernel to use although the notebook names one
+                select.wait_for(timeout=3_000)
+                select.click()
+            except playwright.Error:
+                pass
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+            try:  # the last cell ran: the check failed (a loaded machine needs time to start the kernel)
+                page.get_by_text("CHECK FAILED").wait_for(timeout=180_000)
+            except playwright.Error:
+                page.screenshot(path=str(path.parent.parent / "lab.png"))
+                raise
+            shown = page.locator(".workshop-hint-text")
+
+            page.locator("button.workshop-hint-1").click()
+            page.wait_for_function("document.querySelector('.workshop-hint-text').innerText.includes('Hint (TODO 1')")
+            assert text("part7", 1, 1)[:60] in shown.inner_text()
+
+            page.locator("button.workshop-hint-2").click()
+            page.wait_for_function("document.querySelector('.workshop-hint-text').innerText.includes('Stronger')")
+            assert text("part7", 1, 2, "no_overlap")[:60] in shown.inner_text(), shown.inner_text()
+
+            page.locator("button.workshop-hint-3").click()
+            confirm = page.locator("button.workshop-hint-confirm")
+            confirm.wait_for()
+            assert "Outline" not in shown.inner_text(), "the outline must wait for the confirmation"
+            confirm.click()
+            page.wait_for_function("document.querySelector('.workshop-hint-text').innerText.includes('Outline')")
+            assert "start += size - overlap" in shown.inner_text()
+            page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')]"
+                                   ".some(e => e.innerText.includes('hint levels opened: 1, 2, 3'))")
+            page.keyboard.press("Control+s")
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                saved = json.loads(path.read_text())
+                found = [o["data"][record.HINT_MIME] for c in saved["cells"] for o in c.get("outputs", [])
+                         if record.HINT_MIME in o.get("data", {})]
+                if found and found[0]["opened"] == [1, 2, 3]:
+                    break
+                time.sleep(0.5)
+            assert found and found[0]["opened"] == [1, 2, 3], found
+            runs = [o["data"][record.CHECK_MIME]["runs"] for c in saved["cells"] for o in c.get("outputs", [])
+                    if record.CHECK_MIME in o.get("data", {})]
+            assert runs and runs[0][-1] == {**runs[0][-1], "ok": False, "class": "no_overlap"}
+        finally:
+            browser.close()
