@@ -143,7 +143,8 @@ def _one(s: str, last_subject: str) -> Candidate | None:
         return _fact(last_subject, m.group("v"), cue="actually")
     m = _ACTUALLY.match(s)
     if m:
-        found = _statement(clean(m.group("x")), cue="actually")
+        s = clean(m.group("x"))  # "actually, <statement or preference>": read what follows
+        found = _statement(s, cue="actually")
         if found:
             return found
     m = _PREFER.match(s)
