@@ -314,7 +314,7 @@ def grade(
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context,
-          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 7's stages) | memory")):
+          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 7) | memory")):
     """Run a benchmark from the repository's bench/ folder (options go to it; try `workshop bench -- --help`)."""
     import subprocess
 

@@ -46,6 +46,11 @@ class MemoryCard:
     tokens: dict[str, int] = field(default_factory=dict)
 
     @property
+    def corrections(self) -> list[str]:
+        """Part 6's name for what the user set (the chat service reports how many were in context)."""
+        return self.settings
+
+    @property
     def total_tokens(self) -> int:
         return sum(self.tokens.values())
 
