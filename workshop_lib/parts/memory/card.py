@@ -10,9 +10,9 @@ benchmark compares them):
                        the facts nearest the question, and schema knowledge.
 
 The card reports its tokens per section. Over `budget`, sections give way in this order:
-knowledge, then facts (farthest first), then the oldest kept messages, then the summary's
-oldest lines; preferences, guidelines and corrections never do (what the user set applies
-to every answer) and the newest message always stays.
+knowledge (least relevant first), the summary's oldest lines, the oldest kept messages, then
+the facts farthest from the question; preferences, guidelines and corrections never do (what
+the user set applies to every answer) and the newest message always stays.
 """
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def _count(eng: Engine, card: MemoryCard) -> None:
 def _fit(eng: Engine, card: MemoryCard) -> None:
     """Drop the least needed lines until the card fits its budget (see the module docstring)."""
     _count(eng, card)
-    for name, from_end in (("knowledge", True), ("facts", True), ("recent", False), ("summary", False)):
+    for name, from_end in (("knowledge", True), ("summary", False), ("recent", False), ("facts", True)):
         keep_one = name == "recent"
         lines = getattr(card, name)
         while card.total_tokens > card.budget and len(lines) > (1 if keep_one else 0):
