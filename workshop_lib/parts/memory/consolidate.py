@@ -46,9 +46,16 @@ class Decision:
     reason: str = ""
 
 
-def _contains(longer: str, shorter: str) -> bool:
+def refines(longer: str, shorter: str) -> bool:
+    """True when `longer` has every word of `shorter` and more (a refinement, not a contradiction)."""
     a, b = normalise(longer).split(), normalise(shorter).split()
     return bool(b) and len(a) > len(b) and all(w in a for w in b)
+
+
+def same_topic(a: str, b: str) -> bool:
+    """Two subjects name the same thing: every word of one is in the other ("port" / "home port")."""
+    wa, wb = set(normalise(a).split()), set(normalise(b).split())
+    return bool(wa and wb) and (wa <= wb or wb <= wa)
 
 
 def decide(candidate: Candidate, neighbours: list[Neighbour], thresholds: dict) -> Decision:
@@ -58,9 +65,7 @@ def decide(candidate: Candidate, neighbours: list[Neighbour], thresholds: dict) 
     if candidate.op == "forget":
         # Forget matches by subject or by meaning, across record types: "forget my home port"
         # must reach the fact however it was typed.
-        hits = [n for n in ranked if (subject and normalise(n.subject) and
-                                      (normalise(n.subject) in subject or subject in normalise(n.subject)))
-                or n.similarity >= thresholds["memory_forget"]]
+        hits = [n for n in ranked if same_topic(n.subject, subject) or n.similarity >= thresholds["memory_forget"]]
         if not hits:
             return Decision("SKIP", (), "nothing stored matches what to forget")
         return Decision("FORGET", tuple(n.id for n in hits), f"{len(hits)} memory(ies) match")
@@ -71,12 +76,12 @@ def decide(candidate: Candidate, neighbours: list[Neighbour], thresholds: dict) 
             old = same_subject[0]
             if normalise(candidate.value) == normalise(old.value):
                 return Decision("SKIP", (old.id,), f"same {candidate.subject} already stored")
-            if _contains(candidate.value, old.value):
+            if refines(candidate.value, old.value):
                 return Decision("UPDATE", (old.id,), f"refines the stored {candidate.subject}")
             return Decision("SUPERSEDE", (old.id,), f"new value for {candidate.subject}")
     if same_type and same_type[0].similarity >= thresholds["memory_duplicate"]:
         best = same_type[0]
-        if _contains(candidate.text, best.text):
+        if refines(candidate.text, best.text):
             return Decision("UPDATE", (best.id,), "the same statement with more detail")
         return Decision("SKIP", (best.id,), f"duplicate (similarity {best.similarity:.2f})")
     return Decision("ADD", (), "nothing close stored")
