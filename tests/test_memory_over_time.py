@@ -370,3 +370,10 @@ def test_the_chat_service_writes_and_forgets_in_the_users_scope(prepared):
     bob = prepared.store.history(user_id="chat_bob", agent_id=prepared.agent_id)
     assert ana == ["My home port is Tromso."]
     assert [(h.record.content, h.state.status) for h in bob] == [("My home port is Narvik.", "forgotten")]
+    # Erasure reaches the chat log too (its rows carry the user id).
+    assert prepared.store.erase_user("chat_bob", by="test")["chat_log_rows"] == 2
+    assert prepared.query("SELECT COUNT(*) FROM CHAT_INTERACTIONS WHERE user_id = :u", {"u": "chat_bob"})[0][0] == 0
+
+
+def test_a_pasted_document_is_not_a_memory():
+    assert extract.extract_offline("Remember that " + "the quay is long and " * 80) == []

@@ -18,7 +18,7 @@ What the rules catch (each candidate is typed with the store's record types):
 Limits (stated in the Part): questions are never memories; a negation ("my port is not X")
 is not understood and is skipped; one statement per sentence; "it" is resolved only to the
 last subject stated in the same thread; a fact said in any other shape is not extracted
-(the model extractor is the way to catch those).
+(the model extractor is the way to catch those); a candidate over MAX_TEXT_CHARS is dropped.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ MEMORY_RECORD_TYPES = ("fact", "preference", "guideline", "memory")
 OPS = ("remember", "forget")
 MAX_CANDIDATES = 8
 MAX_FIELD_CHARS = 300
+MAX_TEXT_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def extract_offline(text: str, *, last_subject: str = "") -> list[Candidate]:
     out: list[Candidate] = []
     for s in sentences(text)[:50]:
         found = _one(s, last_subject)
-        if found is not None:
+        if found is not None and len(found.text) <= MAX_TEXT_CHARS:  # a longer "memory" is a document, not a note
             out.append(found)
             if found.subject and found.op == "remember" and found.record_type == "fact":
                 last_subject = found.subject
