@@ -261,6 +261,16 @@ def test_write_path_is_scoped_to_the_user(eng):
     assert eng.store.list("fact", limit=None, user_id="b") == []
 
 
+def test_forget_never_reaches_schema_knowledge(eng):
+    eng.store.add(["VOYAGES.STATUS is the voyage status: ACTIVE, COMPLETED or PLANNED"], user_ids=U, agent_ids=A,
+                  metadata={"kind": "column", "subject": "SUPPLYCHAIN.VOYAGES.STATUS"})
+    writer.observe_user_turn(eng, "Our voyage status report is due on Mondays.", user_id=U, agent_id=A)
+    (done,) = writer.observe_user_turn(eng, "Forget the voyage status report.", user_id=U, agent_id=A)
+    assert done.decision.action == "FORGET" and len(done.decision.targets) == 1
+    assert eng.store.list("fact", limit=None, user_id=U, agent_id=A) == []
+    assert eng.store.list("memory", limit=None, user_id=U, agent_id=A)[0].metadata["kind"] == "column"
+
+
 def test_thresholds_are_set_per_engine(eng):
     t = writer.thresholds(eng)
     assert 0 < t["memory_forget"] < t["memory_duplicate"] < 1

@@ -36,7 +36,8 @@ def thresholds(eng: Engine) -> dict:
 
 
 def neighbours(eng: Engine, cand: extract.Candidate, *, user_id: str, agent_id: str) -> list[Neighbour]:
-    """The nearest live memories of this user and agent (every memory type for a forget)."""
+    """The nearest live memories the user stated (source "conversation") in this user and agent scope,
+    of the candidate's record type (every memory type for a forget)."""
     types = sorted(MEMORY_TYPES) if cand.op == "forget" else [cand.record_type]
     out = []
     for record_type in types:
@@ -44,6 +45,8 @@ def neighbours(eng: Engine, cand: extract.Candidate, *, user_id: str, agent_id: 
                                               exact_user_match=True, exact_agent_match=True,
                                               record_types={record_type}):
             meta = rec.metadata or {}
+            if meta.get("source") != CONVERSATION:
+                continue  # only what the user said: never schema knowledge, tool outputs or summaries
             if meta.get("kind") in ("tool_output", summary.SUMMARY_KIND):
                 continue
             out.append(Neighbour(rec.id, rec.record_type, rec.content or "", str(meta.get("subject", "")).lower(),
