@@ -387,3 +387,35 @@ def test_the_chat_service_writes_and_forgets_in_the_users_scope(prepared):
 
 def test_a_pasted_document_is_not_a_memory():
     assert extract.extract_offline("Remember that " + "the quay is long and " * 80) == []
+
+
+# ---------------------------------------------------------------- the benchmark's conversations
+def _bench():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/ is a folder at the repository root
+    from bench import memory as bench_memory
+
+    return bench_memory
+
+
+def test_the_benchmark_has_what_the_issue_asks_for():
+    bm = _bench()
+    convs = bm.conversations()
+    assert len(convs) >= 8 and max(len(t) for t in convs.values()) >= 60
+    probes = [t for ts in convs.values() for t in ts if t.category]
+    assert {p.category for p in probes} == set(bm.CATEGORIES)
+    assert len({t.user for ts in convs.values() for t in ts}) > len(convs)  # a conversation with two users
+
+
+def test_the_benchmark_is_deterministic_and_memory_is_what_recalls():
+    bm = _bench()
+    convs = {k: v for k, v in bm.conversations().items() if k in ("correct_it", "cross_user", "forget")}
+    full, again = bm.run_mode("summary+memories", convs), bm.run_mode("summary+memories", convs)
+    assert [p["answer"] for p in full["probes"]] == [p["answer"] for p in again["probes"]]
+    assert full["tokens"] == again["tokens"]
+    assert all(p["passed"] for p in full["probes"]), [p for p in full["probes"] if not p["passed"]]
+    off = bm.run_mode("off", convs)
+    assert not any(p["passed"] for p in off["probes"] if p["category"] in ("recall", "correction"))
+    assert max(t for ts in full["tokens"].values() for t in ts) <= bm.BUDGET
