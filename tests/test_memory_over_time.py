@@ -319,6 +319,14 @@ def test_the_card_stays_within_budget_and_keeps_what_the_user_set(eng):
     assert card.memory_card(eng, T_, "x", user_id=U, agent_id=A, mode="off").total_tokens == 0
 
 
+def test_the_card_never_reads_another_users_thread(eng):
+    eng.store.add(["My home port is Bergen."], record_type="message", thread_ids="t-bob", user_ids="bob", agent_ids=A)
+    with pytest.raises(ValueError, match="belongs to another user"):
+        card.memory_card(eng, "t-bob", "What is my home port?", user_id=U, agent_id=A)
+    with pytest.raises(ValueError, match="belongs to another user"):
+        writer.fold_thread(eng, "t-bob", user_id=U, message_budget=0, summary_budget=50)
+
+
 def test_a_forgotten_fact_is_scrubbed_from_the_summary(eng):
     T_ = "t-scrub"
     for text in ["Our secret supplier is Zanzibar Cables."] + [f"Voyage {1000 + i} left Busan on time." for i in range(12)]:

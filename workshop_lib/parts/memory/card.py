@@ -93,6 +93,8 @@ def memory_card(eng: Engine, thread_id: str, question: str, *, user_id: str, age
         raise ValueError(f"budget must be a positive integer, got {budget!r}")
     card = MemoryCard(mode, budget)
     messages = eng.store.list_thread_messages(thread_id) if mode != "off" else []
+    if any(m.user_id not in (user_id, None) for m in messages):
+        raise ValueError(f"thread {thread_id!r} belongs to another user; {user_id!r} cannot read it")
     if mode == "last_n":
         messages = messages[-last_n:] if last_n else []
     elif mode != "off":

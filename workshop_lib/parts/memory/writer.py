@@ -143,7 +143,10 @@ def fold_thread(eng: Engine, thread_id: str, *, user_id: str, message_budget: in
                 llm=None) -> summary.Compaction:
     """Fold the oldest unsummarised messages into the summary until the rest fit message_budget."""
     text, upto = read_summary(eng, thread_id)
-    messages = eng.store.list_thread_messages(thread_id)[upto:]
+    messages = eng.store.list_thread_messages(thread_id)
+    if any(m.user_id not in (user_id, None) for m in messages):
+        raise ValueError(f"thread {thread_id!r} belongs to another user; {user_id!r} cannot fold it")
+    messages = messages[upto:]
     turns = [summary.Turn(m.role, m.content or "") for m in messages]
     comp = summary.compact(turns, message_budget, eng.count_tokens)
     if not comp.fold:
