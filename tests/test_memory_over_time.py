@@ -427,3 +427,16 @@ def test_the_benchmark_is_deterministic_and_memory_is_what_recalls():
     off = bm.run_mode("off", convs)
     assert not any(p["passed"] for p in off["probes"] if p["category"] in ("recall", "correction"))
     assert max(t for ts in full["tokens"].values() for t in ts) <= bm.BUDGET
+
+
+def test_a_store_made_anew_does_not_inherit_old_statuses(tmp_path):
+    eng = connect("embedded", path=tmp_path)
+    eng.create_store()
+    rid = eng.store.add(["an old memory"], user_ids=U, agent_ids=A)[0]
+    eng.store.set_status("memory", rid, "forgotten", by=U)
+    store = eng.store
+    eng.drop_objects(store.sql.DROP, [n for n, _ in store.sql.SCHEMA])  # the memory tables gone, statuses left
+    fresh = eng.open_store(SchemaPolicy.CREATE_IF_NECESSARY)
+    new = fresh.add(["a new memory"], user_ids=U, agent_ids=A)[0]  # the same seq as the old one
+    assert [r.id for r in fresh.list("memory", limit=None)] == [new]
+    eng.close()

@@ -191,6 +191,10 @@ class MemoryStore(LifecycleMixin):
         elif policy is SchemaPolicy.REQUIRE_EXISTING and missing:
             raise SchemaError(self._schema_problem(missing))
         if missing:
+            if "RECORDS" in missing and policy is not SchemaPolicy.RECREATE:
+                # Statuses point at record seqs: with RECORDS made anew they would attach to new records.
+                stale = [n for n in ("MEMORY_STATUS",) if self.prefix + n in names]
+                eng.drop_objects(self.mem.DROP, stale)
             # Derived indexes an older version built and this one rebuilds differently.
             eng.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
             eng.create_objects([(n, ddl) for n, ddl in sql.SCHEMA if n in missing])
