@@ -227,3 +227,51 @@ CORRECT_COMPACT = {"the reference": compact, "an index walking back": compact_wi
 def test_correct_compact_variants_pass(name, capsys):
     checks.check_compact(CORRECT_COMPACT[name])
     assert "TODO 2 (compact) passed" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the notebook's own cells
+def _cells() -> dict[str, str]:
+    import json
+
+    from workshop_lib.tools import release
+
+    path = next((release.REPO / "solutions" / "memory_draft").glob("*.ipynb"))
+    nb = json.loads(path.read_text())
+    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"])
+            for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id")}
+
+
+def _namespace() -> dict:
+    from workshop_lib.parts.memory import summary
+    from workshop_lib.parts.memory.consolidate import Neighbour
+
+    return {"memory_checks": checks, "Decision": Decision, "Neighbour": Neighbour, "refines": refines,
+            "same_topic": same_topic, "normalise": normalise, "summary": summary}
+
+
+@pytest.mark.parametrize("todo, grade", [("todo1_decide", "check_todo1_decide"), ("todo2_compact", "check_todo2_compact")])
+def test_the_solution_cell_passes_its_grade_cell(todo, grade, capsys):
+    ns = _namespace()
+    exec(compile(_cells()[todo], f"<solution {todo}>", "exec"), ns)  # noqa: S102 - the notebook's own cell
+    exec(compile(_cells()[grade], f"<grade cell {grade}>", "exec"), ns)  # noqa: S102 - as nbgrader runs it
+    assert "passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, fn, grade, what", [
+    *[(n, f, "check_todo1_decide", "decide") for n, f in sorted(CORRECT_DECIDE.items())],
+    *[(n, f, "check_todo2_compact", "compact") for n, f in sorted(CORRECT_COMPACT.items())],
+])
+def test_correct_variants_pass_the_grade_cell(name, fn, grade, what, capsys):
+    ns = {**_namespace(), what: fn}
+    exec(compile(_cells()[grade], f"<grade cell {grade}>", "exec"), ns)  # noqa: S102
+    assert "passed" in capsys.readouterr().out
+
+
+def test_the_learner_stub_fails_the_grade_cell():
+    for todo, grade in (("todo1_decide", "check_todo1_decide"), ("todo2_compact", "check_todo2_compact")):
+        source = _cells()[todo]
+        stub = source[:source.index("### BEGIN SOLUTION")] + "raise NotImplementedError()\n"
+        ns = _namespace()
+        exec(compile(stub, "<stub>", "exec"), ns)  # noqa: S102
+        with pytest.raises(CheckFailed, match="not implemented yet"):
+            exec(compile(_cells()[grade], "<grade>", "exec"), ns)  # noqa: S102
