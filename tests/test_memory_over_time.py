@@ -440,3 +440,22 @@ def test_a_store_made_anew_does_not_inherit_old_statuses(tmp_path):
     new = fresh.add(["a new memory"], user_ids=U, agent_ids=A)[0]  # the same seq as the old one
     assert [r.id for r in fresh.list("memory", limit=None)] == [new]
     eng.close()
+
+
+def test_with_a_model_the_write_path_uses_its_validated_extraction_and_summary(eng):
+    model = scripted(fake_response('{"memories": [{"type": "fact", "subject": "home port", "value": "Oslo", '
+                                   '"text": "My home port is Oslo", "op": "remember"}]}'))
+    (done,) = writer.observe_user_turn(eng, "we moved everything to Oslo last spring", user_id=U, agent_id=A,
+                                       thread_id="t-model", llm=model)
+    assert (done.decision.action, done.candidate.cue) == ("ADD", "model")
+    for i in range(6):
+        eng.store.add([f"Voyage {1000 + i} left Busan on time."], record_type="message", thread_ids="t-model",
+                      user_ids=U, agent_ids=A)
+    writer.fold_thread(eng, "t-model", user_id=U, message_budget=10, summary_budget=40,
+                       llm=scripted(fake_response("Voyages 1000-1004 left Busan on time.")))
+    assert writer.read_summary(eng, "t-model")[0] == "Voyages 1000-1004 left Busan on time."
+    eng.store.add(["Voyage 2000 left Santos late."], record_type="message", thread_ids="t-model", user_ids=U, agent_ids=A)
+    eng.store.add(["Voyage 2001 left Santos late."], record_type="message", thread_ids="t-model", user_ids=U, agent_ids=A)
+    writer.fold_thread(eng, "t-model", user_id=U, message_budget=10, summary_budget=40,
+                       llm=scripted(fake_response("word " * 200)))  # over its budget: the extractive summary
+    assert "Santos" in writer.read_summary(eng, "t-model")[0]

@@ -146,7 +146,8 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
 
     # Memory over time: the write path, the budgeted card and the summary fold around Part 6's loop.
     model = llm or with_memory.memory_llm()
-    mt = with_memory.memory_turn(eng, model, toolbox.build_registry(eng), thread_id, question)
+    mt = with_memory.memory_turn(eng, model, toolbox.build_registry(eng), thread_id, question,
+                                 extract_llm=llm, summary_llm=llm)  # with a model: its extraction and summary
     turn, card = mt.turn, mt.card
     succeeded = [r for r in turn.tool_results if r.ok]
     mode = "fallback" if not succeeded else ("hybrid" if turn.forced else "rag")

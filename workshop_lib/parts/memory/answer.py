@@ -153,8 +153,11 @@ class MemoryTurn:
 
 def memory_turn(eng: Engine, llm, registry, thread_id: str, question: str, *, user_id: str | None = None,
                 agent_id: str | None = None, budget: int = 600, message_budget: int = 250,
-                summary_budget: int = 150, extract_llm=None) -> MemoryTurn:
-    """One agent turn with memory over time: write path, budgeted card, Part 6's loop, summary fold."""
+                summary_budget: int = 150, extract_llm=None, summary_llm=None) -> MemoryTurn:
+    """One agent turn with memory over time: write path, budgeted card, Part 6's loop, summary fold.
+
+    `extract_llm` / `summary_llm`: a model for the structured extraction call (validated) and the
+    abstractive summary; None uses the offline rules and the extractive summary."""
     user_id, agent_id = user_id or eng.user_id, agent_id or eng.agent_id
     # Schema corrections ("remember that X.Y is ...") are stored by the agent's remember tool, as in Part 6.
     applied = writer.observe_user_turn(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id,
@@ -162,5 +165,5 @@ def memory_turn(eng: Engine, llm, registry, thread_id: str, question: str, *, us
     card = cards.memory_card(eng, thread_id, question, user_id=user_id, agent_id=agent_id, budget=budget)
     turn = loop.agent_turn(eng, llm, registry, thread_id, question, context=card.text())
     writer.fold_thread(eng, thread_id, user_id=user_id, message_budget=message_budget,
-                       summary_budget=summary_budget)
+                       summary_budget=summary_budget, llm=summary_llm)
     return MemoryTurn(turn.answer, card, applied, turn)
