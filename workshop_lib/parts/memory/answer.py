@@ -159,6 +159,10 @@ def memory_turn(eng: Engine, llm, registry, thread_id: str, question: str, *, us
     `extract_llm` / `summary_llm`: a model for the structured extraction call (validated) and the
     abstractive summary; None uses the offline rules and the extractive summary."""
     user_id, agent_id = user_id or eng.user_id, agent_id or eng.agent_id
+    if (user_id, agent_id) != (eng.user_id, eng.agent_id):
+        # Part 6's loop logs the thread and its tool outputs in the engine's scope: one scope for the whole turn.
+        raise ValueError(f"the agent runs in the engine's scope ({eng.user_id!r}, {eng.agent_id!r}); "
+                         "connect an engine for that user instead")
     # Schema corrections ("remember that X.Y is ...") are stored by the agent's remember tool, as in Part 6.
     applied = writer.observe_user_turn(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id,
                                        llm=extract_llm, skip_kinds=("correction",))
