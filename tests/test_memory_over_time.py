@@ -198,6 +198,8 @@ def test_erasing_a_user_leaves_nothing_in_any_record_or_index_and_is_audited(eng
     ("Please forget my home port.", ("fact", "home port", "", "forget")),
     ("I work for Acme Logistics.", ("fact", "employer", "Acme Logistics", "remember")),
     ("Actually, my manager is Kari now.", ("fact", "manager", "Kari now", "remember")),
+    ("I am a freight analyst.", ("fact", "role", "freight analyst", "remember")),
+    ("I'm based in Oslo.", ("fact", "location", "Oslo", "remember")),
 ])
 def test_offline_extractor_reads_cues_and_plain_statements(text, want):
     (c,) = extract.extract_offline(text)

@@ -14,7 +14,7 @@ What the rules catch (each candidate is typed with the store's record types):
 - "actually it is X / no, it's X"                     -> the last subject in this thread, value X
 - "actually, my X is Y" and plain "my/our X is Y",
   "I work for/at Y", "I live in / I'm based in Y",
-  "my name is Y / call me Y"                          -> fact with a subject and a value
+  "my name is Y / call me Y", "I am a Y"              -> fact with a subject and a value
 Limits (stated in the Part): questions are never memories; a negation ("my port is not X")
 is not understood and is skipped; one statement per sentence; "it" is resolved only to the
 last subject stated in the same thread; a fact said in any other shape is not extracted
@@ -64,6 +64,7 @@ _POSSESSIVE = re.compile(r"^(?:(?:and|also|but)\s+)?(?P<who>my|our)\s+(?P<s>[a-z
 _WORK = re.compile(r"^(?:i|we)\s+(?:now\s+)?(?:work|works)\s+(?:for|at)\s+(?P<v>.+)$", re.I)
 _LIVE = re.compile(r"^(?:i|we)(?:'m|'re|\s+am|\s+are|\s+live|\s+are now|\s+am now)?\s+(?:based|located|living|live)?\s*in\s+(?P<v>.+)$", re.I)
 _NAME = re.compile(r"^(?:my name is|call me)\s+(?P<v>.+)$", re.I)
+_ROLE = re.compile(r"^(?:i am|i'm)\s+(?:now\s+)?(?:a|an|the)\s+(?P<v>[\w\s-]{2,60})$", re.I)
 
 
 def clean(text: str) -> str:
@@ -89,7 +90,7 @@ def _fact(subject: str, value: str, who: str = "my", cue: str = "statement") -> 
 
 def _statement(s: str, cue: str = "statement") -> Candidate | None:
     """A plain statement about the user's world, or None."""
-    for pattern, subject in ((_NAME, "name"), (_WORK, "employer"), (_LIVE, "location")):
+    for pattern, subject in ((_NAME, "name"), (_WORK, "employer"), (_LIVE, "location"), (_ROLE, "role")):
         m = pattern.match(s)
         if m:
             return _fact(subject, m.group("v"), cue=cue)
