@@ -197,7 +197,7 @@ def test_erasing_a_user_leaves_nothing_in_any_record_or_index_and_is_audited(eng
     ("From now on, answer in one sentence.", ("guideline", "answer length", "answer in one sentence", "remember")),
     ("Please forget my home port.", ("fact", "home port", "", "forget")),
     ("I work for Acme Logistics.", ("fact", "employer", "Acme Logistics", "remember")),
-    ("Actually, my manager is Kari now.", ("fact", "manager", "Kari now", "remember")),
+    ("Actually, my manager is Kari now.", ("fact", "manager", "Kari", "remember")),
     ("I am a freight analyst.", ("fact", "role", "freight analyst", "remember")),
     ("I'm based in Oslo.", ("fact", "location", "Oslo", "remember")),
 ])

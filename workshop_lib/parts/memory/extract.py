@@ -82,7 +82,7 @@ def sentences(text: str) -> list[str]:
 
 
 def _fact(subject: str, value: str, who: str = "my", cue: str = "statement") -> Candidate | None:
-    subject, value = clean(subject).lower(), clean(value)
+    subject, value = clean(subject).lower(), re.sub(r"(?i)\s+(?:now|these days|from today)$", "", clean(value))
     if not subject or not value or _NEGATION.search(value) or len(value) > MAX_FIELD_CHARS:
         return None
     return Candidate("fact", f"{who.capitalize()} {subject} is {value}.", subject, value, cue=cue)
