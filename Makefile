@@ -10,7 +10,7 @@ LEARNER := $(VENV)/.installed-learner
 TESTER := $(VENV)/.installed-test
 
 .PHONY: help workshop setup install install-test test lint test-oracle lab doctor reset grade notebooks \
-        bench bench-quick bench-chat bench-ingest bench-grading serve setup-oracle lock clean-venv
+        bench bench-quick bench-chat bench-ingest bench-grading bench-memory serve setup-oracle lock clean-venv
 
 help: ## this list
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
@@ -77,6 +77,9 @@ bench-chat: install-test ## bounded load run against the chat service on loopbac
 
 bench-ingest: install-test ## Part 7's ingest throughput per stage: the corpus and 10,000 synthetic documents
 	$(BIN)/workshop bench ingest
+
+bench-memory: install-test ## what memory is worth: 8 scripted conversations x 4 memory modes (offline, ~10 s)
+	$(BIN)/workshop bench memory
 
 bench-grading: install-test ## grade a synthetic class of 40 learners x 5 Parts (2 of them looping, 1 hostile)
 	$(BIN)/workshop bench grading

@@ -53,6 +53,7 @@ def bench_engine(name: str, folder: Path, label: str):
     try:
         yield eng
     finally:
+        eng.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])
         eng.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
         eng.close()
 

@@ -746,3 +746,44 @@ def test_lobs_are_fetched_as_strings_per_execute_not_process_wide():
     assert oracledb.defaults.fetch_lobs is before is True
     eng = _engine([[("text",)]])
     assert eng.query("SELECT body FROM DOCS") == [("text",)]
+
+    assert oracledb.defaults.fetch_lobs is False
+
+
+# ----------------------------------------------------------------------- memory over time (MEMORY block)
+def _memory_statements(module) -> dict[str, str]:
+    return {k: v for k, v in vars(module.memory_statements("")).items() if isinstance(v, str)}
+
+
+def test_memory_block_mirrors_the_embedded_one():
+    oracle, embedded = _memory_statements(osql), _memory_statements(esql)
+    assert set(oracle) == set(embedded)
+    for name in oracle:
+        assert bind_names(oracle[name]) == bind_names(embedded[name]), name
+        if oracle[name].lstrip().upper().startswith(("SELECT", "WITH")):
+            assert _select_names(oracle[name], "oracle") == _select_names(embedded[name], "sqlite"), name
+    assert [n for n, _ in osql.MEMORY.MIGRATIONS] == [n for n, _ in esql.MEMORY.MIGRATIONS] == list(osql.MEMORY.DROP)
+    for name, _ in osql.MEMORY.MIGRATIONS:
+        assert f"MEMORY.MIGRATIONS.{name}[0]" in STATEMENTS  # parsed by the test above
+
+
+@pytest.mark.parametrize("name", ["RECORD_LIST", "SEARCH_BY_TEXT", "SEARCH_BY_VECTOR", "SEARCH_SCOPED_KNN",
+                                  "KEYWORD_SEARCH", "HYBRID_RRF", "VECTOR_RANKED"])
+def test_every_read_statement_leaves_out_memories_that_are_not_valid(name):
+    for module in (osql, esql):
+        sql = module.statements("", module.DIM if module is osql else 256).__dict__[name]
+        assert "MEMORY_STATUS ms WHERE ms.record_seq" in sql and "ms.status <> 'valid'" in sql, (module.__name__, name)
+        assert "ms.expires_at <=" in sql, (module.__name__, name)
+    both_legs = osql.statements("", osql.DIM).HYBRID_RRF
+    assert both_legs.count("MEMORY_STATUS") == 2  # the vector and the full-text list
+
+
+def test_memory_block_cites_the_oracle_documentation_of_its_constructs():
+    source = Path(osql.__file__).read_text()
+    block = source[source.index("# ---------------------------------------------------------------- memory over time"):]
+    for page in ("sqlrf/CREATE-TABLE.html", "sqlrf/IS-JSON-condition.html", "sqlrf/TO_TIMESTAMP.html",
+                 "sqlrf/SYS_EXTRACT_UTC.html", "sqlrf/Format-Models.html", "ccref/CTX_DDL-package.html"):
+        assert f"https://docs.oracle.com/en/database/oracle/oracle-database/23/{page}" in block, page
+    ddl = " ".join(s for _, stmts in osql.MEMORY.MIGRATIONS for s in stmts)
+    for construct in ("ON DELETE CASCADE", "GENERATED ALWAYS AS IDENTITY", "IS JSON", "SYS_EXTRACT_UTC(SYSTIMESTAMP)"):
+        assert construct in ddl, construct

@@ -50,6 +50,23 @@ THRESHOLDS = {
 }
 
 
+# Memory over time (workshop_lib/parts/memory/consolidate.py): cosine similarity at or above
+# which a new memory without a subject duplicates a stored one of the same type, and at or
+# above which a "forget ..." reaches a memory by meaning alone. Embedded: measured by
+# workshop_lib/parts/memory/calibrate.py on labelled pairs (the Part shows the run);
+# Oracle: starting values for all-MiniLM-L12-v2, not yet re-calibrated on a live database.
+MEMORY_THRESHOLDS = {
+    "oracle": {"memory_duplicate": 0.90, "memory_forget": 0.70},
+    # duplicates measured 0.82-1.00, different statements 0.02-0.47; forget matches 0.14-0.78,
+    # non-matches up to 0.495 (parts/memory/calibrate.py on WordLlama)
+    "embedded": {"memory_duplicate": 0.6453, "memory_forget": 0.5169},
+}
+
+
+def memory_thresholds(engine: str) -> dict:
+    return dict(MEMORY_THRESHOLDS[engine])
+
+
 # `workshop calibrate` writes measured thresholds here, per engine and embedding model;
 # an engine whose model matches uses them instead of the defaults above.
 THRESHOLDS_FILE = "thresholds.json"

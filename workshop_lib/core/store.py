@@ -30,6 +30,7 @@ from enum import Enum
 from typing import Any, Iterable
 
 from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - re-exported
+from workshop_lib.core.lifecycle import LifecycleMixin
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
 
 SCHEMA_VERSION = "1"
@@ -131,7 +132,7 @@ def _as_list(value: Any, n: int, name: str) -> list:
     return [value] * n
 
 
-class MemoryStore:
+class MemoryStore(LifecycleMixin):
     """The store contract (docs/architecture.md, "The memory store") on top of an engine's connection and SQL."""
 
     def __init__(
@@ -159,7 +160,9 @@ class MemoryStore:
         self.vector_dim = int(vector_dim or engine.dim)
         self.list_limit = list_limit
         self.sql = engine.statements(self.prefix, self.vector_dim)
+        self.mem = engine.sql_module.memory_statements(self.prefix)  # memory over time (status, audit)
         self._apply_schema_policy()
+        self._migrate()
 
     # ------------------------------------------------------------------ schema
     def _apply_schema_policy(self) -> None:
@@ -179,6 +182,8 @@ class MemoryStore:
         missing = [name for name in wanted if name not in present]
         policy = self.schema_policy
         if policy is SchemaPolicy.RECREATE:
+            later = [n for n, _ in self.mem.MIGRATIONS if self.prefix + n in names]
+            eng.drop_objects(self.mem.DROP, later[::-1])
             eng.drop_objects(sql.DROP, present)
             missing = wanted
         elif policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing:
@@ -186,10 +191,27 @@ class MemoryStore:
         elif policy is SchemaPolicy.REQUIRE_EXISTING and missing:
             raise SchemaError(self._schema_problem(missing))
         if missing:
+            if "RECORDS" in missing and policy is not SchemaPolicy.RECREATE:
+                # Statuses point at record seqs: with RECORDS made anew they would attach to new records.
+                stale = [n for n in ("MEMORY_STATUS",) if self.prefix + n in names]
+                eng.drop_objects(self.mem.DROP, stale)
             # Derived indexes an older version built and this one rebuilds differently.
             eng.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
             eng.create_objects([(n, ddl) for n, ddl in sql.SCHEMA if n in missing])
         self._write_or_check_meta(fresh=bool(missing))
+
+    def _migrate(self) -> None:
+        """Add the objects later versions introduced (memory status, audit) to a store that
+        lacks them, whatever the policy: only additions, so a learner's existing store keeps
+        every record and gains the new tables the read paths need."""
+        wanted = [n for n, _ in self.mem.MIGRATIONS]
+        if all(self.prefix + n in self.engine.object_names() for n in wanted):
+            return
+        with self.engine.schema_lock():
+            names = self.engine.object_names()
+            missing = [(n, ddl) for n, ddl in self.mem.MIGRATIONS if self.prefix + n not in names]
+            if missing:
+                self.engine.create_objects(missing)
 
     def _schema_problem(self, missing: list[str]) -> str:
         return (
@@ -408,12 +430,15 @@ class MemoryStore:
         user_id: str | None = OMITTED,
         agent_id: str | None = OMITTED,
         metadata_filter: dict | None = OMITTED,
+        *,
+        include_history: bool = False,
     ) -> list[Record]:
         """Records of one type in insertion order, at most `limit` (None: all).
 
         A scope argument left out does not filter; passing None asks for records with no
         value there (unscoped). `metadata_filter` matches stored metadata that contains
         every key and value (nested dicts recursively, lists by exact equality).
+        Superseded, forgotten and expired memories are left out unless `include_history`.
         """
         _check_record_type(record_type, RECORD_TYPES, "list")
         if limit is OMITTED:
@@ -426,7 +451,7 @@ class MemoryStore:
             if value is not OMITTED:
                 _check_id(value, name, optional=True)
         unscoped = record_type in PROFILE_TYPES
-        params = {"rt": record_type}
+        params = {"rt": record_type, "hist": 1 if include_history else 0}
         for name, value in (("tid", thread_id), ("u", user_id), ("a", agent_id)):
             constrained = value is not OMITTED and not unscoped
             params.update(self._scope_params(name, None if value is OMITTED else value, constrained))
@@ -529,6 +554,8 @@ class MemoryStore:
                 rows = cur.fetchall()
             out = []
             for row in rows:
+                if not row[11]:
+                    continue  # expired, not yet swept (superseded and forgotten ones have no vector)
                 rec = self._row_to_record(row)
                 if metadata_filter is None or metadata_matches(rec.metadata or {}, metadata_filter):
                     out.append((rec, float(row[10])))
@@ -618,6 +645,7 @@ class MemoryStore:
         row = cur.fetchone()
         if row is None:
             return 0
+        cur.execute(self.mem.STATUS_DELETE, {"seq": row[0]})
         cur.execute(self.sql.CHUNK_DELETE, {"seq": row[0]})
         cur.execute(self.sql.RECORD_DELETE, {"seq": row[0]})
         return 1
@@ -631,10 +659,12 @@ class MemoryStore:
         types = "," + ",".join(sorted(MEMORY_TYPES | {"message"})) + ","
         cur.execute(scoped, {"actor": actor_id, "types": types})
         for (seq,) in cur.fetchall():
+            cur.execute(self.mem.STATUS_DELETE, {"seq": seq})
             cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
             cur.execute(self.sql.RECORD_DELETE, {"seq": seq})
 
     def _delete_thread_rows(self, cur, thread_id: str) -> int:
+        cur.execute(self.mem.THREAD_STATUS_DELETE, {"tid": thread_id})
         cur.execute(self.sql.THREAD_CHUNKS_DELETE, {"tid": thread_id})
         cur.execute(self.sql.THREAD_RECORDS_DELETE, {"tid": thread_id})
         cur.execute(self.sql.THREAD_DELETE, {"tid": thread_id})

@@ -328,11 +328,12 @@ def grade(
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context,
-          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 7's stages)")):
+          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 7) | memory")):
     """Run a benchmark from the repository's bench/ folder (options go to it; try `workshop bench -- --help`)."""
     import subprocess
 
-    modules = {"retrieval": "bench.run", "chat": "bench.chat_load", "grading": "bench.grading", "ingest": "bench.ingest"}
+    modules = {"retrieval": "bench.run", "chat": "bench.chat_load", "grading": "bench.grading", "ingest": "bench.ingest",
+               "memory": "bench.memory"}
     if which not in modules:
         typer.secho(f"Unknown benchmark {which!r}; choose one of {', '.join(modules)}.", fg="red", err=True)
         raise typer.Exit(2)

@@ -177,12 +177,23 @@ _ACTOR_SCOPE = """(:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.th
 _SCOPE = f"""instr(:types, ',' || m.record_type || ',') > 0
    AND {_ACTOR_SCOPE}"""
 
+# Memory over time: a record is live unless its MEMORY_STATUS row (the MEMORY block at the
+# end of this module) marks it superseded, forgotten or expired, or its expiry has passed.
+# Every read path applies this; only history (RECORD_LIST with :hist = 1) skips it.
+_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+
+def _live(seq: str) -> str:
+    return f"""NOT EXISTS (SELECT 1 FROM {{p}}MEMORY_STATUS ms WHERE ms.record_seq = {seq}
+          AND (ms.status <> 'valid' OR ms.expires_at <= {_NOW}))"""
+
+
 
 RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
 RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
 VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)"""
 RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
- WHERE m.record_type = :rt AND {_ACTOR_SCOPE}
+ WHERE m.record_type = :rt AND {_ACTOR_SCOPE} AND (:hist = 1 OR {_live("m.seq")})
  ORDER BY m.seq"""
 RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE instr(:types, ',' || m.record_type || ',') > 0"
 
@@ -198,11 +209,11 @@ SCOPED_CHILD_SEQS_OF_AGENT = "SELECT seq FROM {p}RECORDS m WHERE m.agent_id = :a
 SEARCH_BY_TEXT = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb)
 SELECT {_COLS}, vec_distance_cosine(c.embedding, q.emb) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q
- WHERE {_SCOPE} AND q.emb IS NOT NULL
+ WHERE {_SCOPE} AND q.emb IS NOT NULL AND {_live("m.seq")}
  ORDER BY distance, m.seq"""
 SEARCH_BY_VECTOR = f"""SELECT {_COLS}, vec_distance_cosine(c.embedding, :qv) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq
- WHERE {_SCOPE}
+ WHERE {_SCOPE} AND {_live("m.seq")}
  ORDER BY distance, m.seq"""
 
 # The common case of an agent's turn (one record type, one user, one agent): k nearest
@@ -213,7 +224,7 @@ knn AS MATERIALIZED (
       FROM q CROSS JOIN {{p}}RECORDS_KNN v
      WHERE q.emb IS NOT NULL AND v.embedding MATCH vec_normalize(q.emb) AND v.k = :n
        AND v.scope = json_array(:rt, :u, :a))
-SELECT {_COLS}, knn.distance
+SELECT {_COLS}, knn.distance, CASE WHEN {_live("m.seq")} THEN 1 ELSE 0 END AS live
   FROM knn JOIN {{p}}RECORDS m ON m.seq = knn.seq
  ORDER BY knn.distance, m.seq"""
 
@@ -238,7 +249,7 @@ def _txt_top(limit: str) -> str:
     return f"""txt_top AS (
     SELECT m.seq, bm25({{p}}RECORDS_FTS) AS bm
       FROM {{p}}RECORDS_FTS JOIN {{p}}RECORDS m INDEXED BY {{p}}RECORDS_KNOWLEDGE_IX ON m.seq = {{p}}RECORDS_FTS.rowid
-     WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE}
+     WHERE {{p}}RECORDS_FTS MATCH :kw AND {_KNOWLEDGE} AND {_live("m.seq")}
      ORDER BY bm, m.seq LIMIT {limit})"""
 
 
@@ -254,7 +265,7 @@ SELECT m.record_id, m.content, m.metadata, -t.bm AS score_txt
 HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
 {_VEC_TOP},
 vec AS (
-    SELECT seq, ROW_NUMBER() OVER (ORDER BY d, seq) AS r_vec FROM vec_top),
+    SELECT seq, ROW_NUMBER() OVER (ORDER BY d, seq) AS r_vec FROM vec_top WHERE {_live("vec_top.seq")}),
 {_txt_top(":n")},
 txt AS (
     SELECT seq, ROW_NUMBER() OVER (ORDER BY bm, seq) AS r_txt FROM txt_top),
@@ -274,6 +285,7 @@ VECTOR_RANKED = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
 {_VEC_TOP}
 SELECT m.record_id, t.d AS distance
   FROM vec_top t JOIN {{p}}RECORDS m ON m.seq = t.seq
+ WHERE {_live("t.seq")}
  ORDER BY t.d, t.seq"""
 
 _NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/engines/statement_sets.py)
@@ -584,3 +596,82 @@ SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embeddin
     LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)",
     LOG_LIST="SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :a ORDER BY seq DESC LIMIT :n",
 )
+
+
+# ---------------------------------------------------------------- memory over time
+# Status, supersession links and expiry of memories, and the audit of erasures
+# (workshop_lib/core/store.py, workshop_lib/parts/memory). These tables came after the first
+# store version: the store adds them to an existing store when it opens it (MIGRATIONS),
+# never dropping or rewriting what is there. No row in MEMORY_STATUS means "valid, no expiry".
+# Times are UTC ISO-8601 text, the form strftime writes, so comparing them as text is correct.
+MEMORY = SimpleNamespace(
+    MIGRATIONS=[
+        ("MEMORY_STATUS", [
+            """CREATE TABLE IF NOT EXISTS {p}MEMORY_STATUS (
+                record_seq  INTEGER PRIMARY KEY,
+                status      TEXT NOT NULL CHECK (status IN ('valid', 'superseded', 'forgotten', 'expired')),
+                changed_by  TEXT NOT NULL,
+                changed_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+                reason      TEXT,
+                replaced_by TEXT,
+                expires_at  TEXT)""",
+            "CREATE INDEX IF NOT EXISTS {p}MEMORY_STATUS_EXP_IX ON {p}MEMORY_STATUS (status, expires_at)",
+        ]),
+        ("MEMORY_AUDIT", [
+            """CREATE TABLE IF NOT EXISTS {p}MEMORY_AUDIT (
+                seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+                action       TEXT NOT NULL,
+                subject_hash TEXT NOT NULL,
+                actor        TEXT NOT NULL,
+                detail       TEXT NOT NULL CHECK (json_valid(detail)),
+                created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))""",
+        ]),
+    ],
+    DROP={
+        "MEMORY_STATUS": "DROP TABLE IF EXISTS {p}MEMORY_STATUS",
+        "MEMORY_AUDIT": "DROP TABLE IF EXISTS {p}MEMORY_AUDIT",
+    },
+    STATUS_DELETE="DELETE FROM {p}MEMORY_STATUS WHERE record_seq = :seq",
+    STATUS_INSERT="""INSERT INTO {p}MEMORY_STATUS (record_seq, status, changed_by, reason, replaced_by, expires_at)
+VALUES (:seq, :st, :actor, :why, :repl, :expiry)""",
+    STATUS_GET=f"""SELECT ms.status, ms.changed_by, ms.changed_at, ms.reason, ms.replaced_by, ms.expires_at,
+       CASE WHEN ms.status = 'valid' AND (ms.expires_at IS NULL OR ms.expires_at > {_NOW}) THEN 1 ELSE 0 END AS live
+  FROM {{p}}MEMORY_STATUS ms WHERE ms.record_seq = :seq""",
+    # Every memory of one user+agent scope with its status (a subject's history is read from it).
+    HISTORY=f"""SELECT {_COLS}, ms.status, ms.changed_by, ms.changed_at, ms.reason, ms.replaced_by, ms.expires_at,
+       CASE WHEN {_live("m.seq")} THEN 1 ELSE 0 END AS live
+  FROM {{p}}RECORDS m LEFT JOIN {{p}}MEMORY_STATUS ms ON ms.record_seq = m.seq
+ WHERE m.user_id = :u AND m.agent_id = :a AND instr(:types, ',' || m.record_type || ',') > 0
+ ORDER BY m.seq""",
+    EXPIRED_DUE=f"""SELECT ms.record_seq FROM {{p}}MEMORY_STATUS ms
+ WHERE ms.status = 'valid' AND ms.expires_at <= {_NOW}""",
+    THREAD_STATUS_DELETE="""DELETE FROM {p}MEMORY_STATUS
+ WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)""",
+    AUDIT_INSERT="""INSERT INTO {p}MEMORY_AUDIT (action, subject_hash, actor, detail)
+VALUES (:act, :subj, :actor, :detail)""",
+    AUDIT_LIST="SELECT created_at, action, subject_hash, actor, detail FROM {p}MEMORY_AUDIT ORDER BY seq",
+    # What is left of a user after erasure: rows, chunks without a record, index entries.
+    TRACE_RECORDS="SELECT COUNT(*) FROM {p}RECORDS WHERE user_id = :u",
+    TRACE_THREADS="SELECT COUNT(*) FROM {p}THREADS WHERE user_id = :u",
+    TRACE_ORPHAN_CHUNKS="""SELECT COUNT(*) FROM {p}RECORD_CHUNKS c
+ WHERE NOT EXISTS (SELECT 1 FROM {p}RECORDS m WHERE m.seq = c.record_seq)""",
+    # The vector index itself (vec0): rows whose record is gone, and rows in the user's partitions.
+    TRACE_VECTOR_INDEX="""SELECT COUNT(*) FROM {p}RECORDS_KNN v
+ WHERE v.rowid NOT IN (SELECT seq FROM {p}RECORDS) OR json_extract(v.scope, '$[1]') = :u""",
+    # The full-text index itself: documents that still match a term the user wrote.
+    TRACE_TEXT_INDEX="SELECT COUNT(*) FROM {p}RECORDS_FTS WHERE {p}RECORDS_FTS MATCH :kw",
+    CHAT_ERASE="DELETE FROM CHAT_INTERACTIONS WHERE user_id = :u",
+)
+
+
+def memory_statements(prefix: str) -> SimpleNamespace:
+    """The MEMORY block with the store's table-name prefix filled in."""
+    def fill(value):
+        if isinstance(value, str):
+            return value.replace("{p}", prefix)
+        if isinstance(value, dict):
+            return {k: fill(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [fill(v) for v in value]
+        return value
+    return SimpleNamespace(**{name: fill(value) for name, value in vars(MEMORY).items()})

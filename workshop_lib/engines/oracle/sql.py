@@ -120,13 +120,22 @@ _SCOPE = f"""INSTR(:types, ',' || m.record_type || ',') > 0
 
 _QUERY_EMBEDDING = f"VECTOR_EMBEDDING({MODEL_NAME} USING :q AS data)"
 
+# Memory over time: a record is live unless its MEMORY_STATUS row (the MEMORY block at the
+# end of this module) marks it superseded, forgotten or expired, or its expiry has passed.
+_NOW = "SYS_EXTRACT_UTC(SYSTIMESTAMP)"
+
+
+def _live(seq: str) -> str:
+    return f"""NOT EXISTS (SELECT 1 FROM {{p}}MEMORY_STATUS ms WHERE ms.record_seq = {seq}
+          AND (ms.status <> 'valid' OR ms.expires_at <= {_NOW}))"""
+
 
 RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
 RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
 VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)
 RETURNING seq INTO :new_seq"""
 RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
- WHERE m.record_type = :rt AND {_ACTOR_SCOPE}
+ WHERE m.record_type = :rt AND {_ACTOR_SCOPE} AND (:hist = 1 OR {_live("m.seq")})
  ORDER BY m.seq"""
 RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE INSTR(:types, ',' || m.record_type || ',') > 0"
 
@@ -144,26 +153,28 @@ SCOPED_CHILD_SEQS_OF_AGENT = "SELECT seq FROM {p}RECORDS m WHERE m.agent_id = :a
 SEARCH_BY_TEXT = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
 SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
- WHERE {_SCOPE}
+ WHERE {_SCOPE} AND {_live("m.seq")}
  ORDER BY distance, m.seq"""
 # One record type, one user, one agent: the k nearest only (the store widens :n when a
 # metadata filter leaves fewer than k). Exact, like the other statements, so both engines rank alike.
 SEARCH_SCOPED_KNN = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
-SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
+SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance,
+       CASE WHEN {_live("m.seq")} THEN 1 ELSE 0 END AS live
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
  WHERE m.record_type = :rt AND m.user_id = :u AND m.agent_id = :a
  ORDER BY distance, m.seq
  FETCH FIRST :n ROWS ONLY"""
 SEARCH_BY_VECTOR = f"""SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, :qv, COSINE) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq
- WHERE {_SCOPE}
+ WHERE {_SCOPE} AND {_live("m.seq")}
  ORDER BY distance, m.seq"""
 
 # ---------------------------------------------------------------- retrieval (Part 3)
 # Knowledge memories: this scope, record type 'memory', never tool output.
 # (Oracle stores '' as NULL, so "no kind" is tested with IS NULL, not with a default.)
-_KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
-   AND (JSON_VALUE(m.metadata, '$.kind') IS NULL OR JSON_VALUE(m.metadata, '$.kind') <> 'tool_output')"""
+_KNOWLEDGE = f"""m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
+   AND (JSON_VALUE(m.metadata, '$.kind') IS NULL OR JSON_VALUE(m.metadata, '$.kind') <> 'tool_output')
+   AND {_live("m.seq")}"""
 
 # Oracle Text: CONTAINS(..., label) > 0 filters, SCORE(label) is the relevance (0..100).
 KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, SCORE(1) AS score_txt
@@ -426,6 +437,11 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
             out[f"SCHEMA.{name}[{i}]"] = stmt
     out.update({f"DROP.{name}": sql for name, sql in ns.DROP.items()})
     out["EXISTING_OBJECTS"] = EXISTING_OBJECTS
+    mem = memory_statements(prefix)  # memory over time (the MEMORY block at the end of this module)
+    for name, ddl in mem.MIGRATIONS:
+        out.update({f"MEMORY.MIGRATIONS.{name}[{i}]": stmt for i, stmt in enumerate(ddl)})
+    out.update({f"MEMORY.DROP.{name}": stmt for name, stmt in mem.DROP.items()})
+    out.update({f"MEMORY.{name}": stmt for name, stmt in vars(mem).items() if isinstance(stmt, str)})
     out["RERANK_PREDICTION"] = rerank_prediction("MY_RERANKER")
     try:
         from workshop_lib.data.supplychain_data import TABLES
@@ -710,3 +726,97 @@ SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embeddin
     LOG_LIST="""SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :a
  ORDER BY seq DESC FETCH FIRST :n ROWS ONLY""",
 )
+
+
+# ---------------------------------------------------------------- memory over time
+# Status, supersession links and expiry of memories, and the audit of erasures
+# (workshop_lib/core/store.py, workshop_lib/parts/memory); the twin of the MEMORY block of
+# embedded/sql.py, same names, binds and columns. The store adds these tables to an existing
+# store when it opens it (MIGRATIONS): additions only. Times are bound and read as UTC text
+# 'YYYY-MM-DDTHH:MM:SS.fffZ' (TO_TIMESTAMP / TO_CHAR with the same format model). Sources:
+# SQL Language Reference 23ai, "CREATE TABLE" (identity_clause; references_clause ON DELETE
+# CASCADE), "IS JSON condition", "TO_TIMESTAMP", "SYS_EXTRACT_UTC", "Format Models"
+# (datetime elements FF3, quoted literal text), "EXISTS Condition":
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CREATE-TABLE.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/IS-JSON-condition.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/TO_TIMESTAMP.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SYS_EXTRACT_UTC.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/Format-Models.html
+# Oracle Text keeps deleted rows out of CONTAINS results as soon as the delete commits
+# (the index is SYNC (ON COMMIT)); CTX_DDL.OPTIMIZE_INDEX later purges their tokens:
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/CTX_DDL-package.html
+_TS_FORMAT = "'YYYY-MM-DD\"T\"HH24:MI:SS.FF3\"Z\"'"
+MEMORY = SimpleNamespace(
+    MIGRATIONS=[
+        ("MEMORY_STATUS", [
+            """CREATE TABLE {p}MEMORY_STATUS (
+                record_seq  NUMBER CONSTRAINT {p}MEMORY_STATUS_PK PRIMARY KEY
+                            CONSTRAINT {p}MEMORY_STATUS_FK REFERENCES {p}RECORDS (seq) ON DELETE CASCADE,
+                status      VARCHAR2(16) NOT NULL
+                            CONSTRAINT {p}MEMORY_STATUS_CK CHECK (status IN ('valid', 'superseded', 'forgotten', 'expired')),
+                changed_by  VARCHAR2(512) NOT NULL,
+                changed_at  TIMESTAMP DEFAULT SYS_EXTRACT_UTC(SYSTIMESTAMP) NOT NULL,
+                reason      VARCHAR2(4000),
+                replaced_by VARCHAR2(512),
+                expires_at  TIMESTAMP)""",
+            "CREATE INDEX {p}MEMORY_STATUS_EXP_IX ON {p}MEMORY_STATUS (status, expires_at)",
+        ]),
+        ("MEMORY_AUDIT", [
+            """CREATE TABLE {p}MEMORY_AUDIT (
+                seq          NUMBER GENERATED ALWAYS AS IDENTITY CONSTRAINT {p}MEMORY_AUDIT_PK PRIMARY KEY,
+                action       VARCHAR2(32) NOT NULL,
+                subject_hash VARCHAR2(64) NOT NULL,
+                actor        VARCHAR2(512) NOT NULL,
+                detail       CLOB NOT NULL CONSTRAINT {p}MEMORY_AUDIT_JSON CHECK (detail IS JSON),
+                created_at   TIMESTAMP DEFAULT SYS_EXTRACT_UTC(SYSTIMESTAMP) NOT NULL)""",
+        ]),
+    ],
+    DROP={
+        "MEMORY_STATUS": "DROP TABLE IF EXISTS {p}MEMORY_STATUS PURGE",
+        "MEMORY_AUDIT": "DROP TABLE IF EXISTS {p}MEMORY_AUDIT PURGE",
+    },
+    STATUS_DELETE="DELETE FROM {p}MEMORY_STATUS WHERE record_seq = :seq",
+    STATUS_INSERT=f"""INSERT INTO {{p}}MEMORY_STATUS (record_seq, status, changed_by, reason, replaced_by, expires_at)
+VALUES (:seq, :st, :actor, :why, :repl, TO_TIMESTAMP(:expiry, {_TS_FORMAT}))""",
+    STATUS_GET=f"""SELECT ms.status, ms.changed_by, TO_CHAR(ms.changed_at, {_TS_FORMAT}) AS changed_at, ms.reason,
+       ms.replaced_by, TO_CHAR(ms.expires_at, {_TS_FORMAT}) AS expires_at,
+       CASE WHEN ms.status = 'valid' AND (ms.expires_at IS NULL OR ms.expires_at > {_NOW}) THEN 1 ELSE 0 END AS live
+  FROM {{p}}MEMORY_STATUS ms WHERE ms.record_seq = :seq""",
+    HISTORY=f"""SELECT {_COLS}, ms.status, ms.changed_by, TO_CHAR(ms.changed_at, {_TS_FORMAT}) AS changed_at,
+       ms.reason, ms.replaced_by, TO_CHAR(ms.expires_at, {_TS_FORMAT}) AS expires_at,
+       CASE WHEN {_live("m.seq")} THEN 1 ELSE 0 END AS live
+  FROM {{p}}RECORDS m LEFT JOIN {{p}}MEMORY_STATUS ms ON ms.record_seq = m.seq
+ WHERE m.user_id = :u AND m.agent_id = :a AND INSTR(:types, ',' || m.record_type || ',') > 0
+ ORDER BY m.seq""",
+    EXPIRED_DUE=f"""SELECT ms.record_seq FROM {{p}}MEMORY_STATUS ms
+ WHERE ms.status = 'valid' AND ms.expires_at <= {_NOW}""",
+    THREAD_STATUS_DELETE="""DELETE FROM {p}MEMORY_STATUS
+ WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)""",
+    AUDIT_INSERT="""INSERT INTO {p}MEMORY_AUDIT (action, subject_hash, actor, detail)
+VALUES (:act, :subj, :actor, :detail)""",
+    AUDIT_LIST=f"""SELECT TO_CHAR(created_at, {_TS_FORMAT}) AS created_at, action, subject_hash, actor, detail
+  FROM {{p}}MEMORY_AUDIT ORDER BY seq""",
+    TRACE_RECORDS="SELECT COUNT(*) FROM {p}RECORDS WHERE user_id = :u",
+    TRACE_THREADS="SELECT COUNT(*) FROM {p}THREADS WHERE user_id = :u",
+    # The HNSW index is built on RECORD_CHUNKS.embedding: a chunk without its record would be
+    # a vector left behind (the foreign key's ON DELETE CASCADE makes this 0).
+    TRACE_ORPHAN_CHUNKS="""SELECT COUNT(*) FROM {p}RECORD_CHUNKS c
+ WHERE NOT EXISTS (SELECT 1 FROM {p}RECORDS m WHERE m.seq = c.record_seq)""",
+    TRACE_VECTOR_INDEX="""SELECT COUNT(*) FROM {p}RECORD_CHUNKS c JOIN {p}RECORDS m ON m.seq = c.record_seq
+ WHERE m.user_id = :u""",
+    TRACE_TEXT_INDEX="SELECT COUNT(*) FROM {p}RECORDS m WHERE CONTAINS(m.content, :kw) > 0",
+    CHAT_ERASE="DELETE FROM CHAT_INTERACTIONS WHERE user_id = :u",
+)
+
+
+def memory_statements(prefix: str) -> SimpleNamespace:
+    """The MEMORY block with the store's table-name prefix filled in."""
+    def fill(value):
+        if isinstance(value, str):
+            return value.replace("{p}", prefix)
+        if isinstance(value, dict):
+            return {k: fill(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [fill(v) for v in value]
+        return value
+    return SimpleNamespace(**{name: fill(value) for name, value in vars(MEMORY).items()})

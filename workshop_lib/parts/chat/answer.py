@@ -141,12 +141,14 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
 
     Mode: rag when its answer came from tool results, hybrid when it had to be forced after
     the iteration cap or budget, fallback when no tool call succeeded."""
-    from workshop_lib.parts.agent import loop, memory, offline, toolbox
+    from workshop_lib.parts.agent import toolbox
+    from workshop_lib.parts.memory import answer as with_memory
 
-    model = llm or offline.offline_llm()
-    card = memory.context_card(eng, thread_id, question)
-    turn = loop.agent_turn(eng, model, toolbox.build_registry(eng, thread_id=thread_id), thread_id, question,
-                           context=card.text())
+    # Memory over time: the write path, the budgeted card and the summary fold around Part 6's loop.
+    model = llm or with_memory.memory_llm()
+    mt = with_memory.memory_turn(eng, model, toolbox.build_registry(eng, thread_id=thread_id), thread_id, question,
+                                 extract_llm=llm, summary_llm=llm)  # with a model: its extraction and summary
+    turn, card = mt.turn, mt.card
     succeeded = [r for r in turn.tool_results if r.ok]
     mode = "fallback" if not succeeded else ("hybrid" if turn.forced else "rag")
     calls = [{"tool": r.name, "call_id": r.call_id, "ok": r.ok} for r in turn.tool_results]

@@ -44,6 +44,7 @@ from starlette.routing import Route
 from workshop_lib import config
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import agent_answer, answer_question, route_of
+from workshop_lib.parts.memory.writer import observe_user_turn
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -198,6 +199,8 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
                 meta = history.answer_metadata(result)
                 history.attach_to_last_answer(eng, thread_id, meta)
             else:
+                # Memory over time: what the user states (or asks to forget) is written in their own scope.
+                observe_user_turn(eng, req["question"], user_id=user_id, agent_id=eng.agent_id, thread_id=thread_id)
                 result = answer_question(scoped, req["question"], llm=llm)
                 latency_ms = (time.perf_counter() - t0) * 1000
                 meta = history.answer_metadata(result)  # a reload shows the badge, sources and why

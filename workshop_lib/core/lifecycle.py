@@ -1,0 +1,247 @@
+"""Memory over time: status, supersession links, expiry, history and erasure.
+
+A memory (record types memory, fact, preference, guideline) is `valid` until it is marked
+`superseded` (a later statement contradicted it; `replaced_by` names the memory that
+replaced it), `forgotten` (the user asked) or `expired` (its `expires_at` passed). Marking
+never deletes the record ("mark, don't delete"): history can still show it. Every read path
+leaves non-valid memories out, in SQL (the engines' statements test MEMORY_STATUS), and a
+superseded or forgotten memory also loses its vector, so nearest-neighbour lists never
+spend a slot on it. Who changed the status, when and why is kept with it.
+
+Erasing a user is different: it deletes every record, thread, vector and status of that
+user, and writes an audit row that holds a hash of the user id, never the id itself.
+The MemoryStore mixes this class in; its SQL is the MEMORY block of each statements module.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from workshop_lib.core.records import MEMORY_TYPES, Record
+
+STATUSES = ("valid", "superseded", "forgotten", "expired")
+MAX_REASON_CHARS = 1000
+
+
+@dataclass
+class MemoryStatus:
+    """A memory's status as stored: no row means valid, set by nobody, no expiry."""
+
+    status: str = "valid"
+    changed_by: str | None = None
+    changed_at: str | None = None
+    reason: str | None = None
+    replaced_by: str | None = None
+    expires_at: str | None = None
+    live: bool = True  # valid and not past its expiry: what every read path returns
+
+
+@dataclass
+class HistoryEntry:
+    record: Record
+    state: MemoryStatus
+
+
+def iso_utc(when: datetime | str | None) -> str | None:
+    """A time as the stores keep it: UTC, 'YYYY-MM-DDTHH:MM:SS.fffZ'."""
+    if when is None:
+        return None
+    if isinstance(when, str):
+        try:
+            when = datetime.fromisoformat(when.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"expires_at {when!r} is not an ISO-8601 time") from None
+    if not isinstance(when, datetime):
+        raise ValueError(f"expires_at must be a datetime, an ISO-8601 string or None, got {type(when).__name__}")
+    if when.tzinfo is None:
+        raise ValueError("expires_at needs a time zone (use datetime.now(timezone.utc) + timedelta(...))")
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def subject_hash(user_id: str) -> str:
+    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()
+
+
+def _check_actor(by: Any, reason: Any) -> None:
+    if not isinstance(by, str) or not by.strip():
+        raise ValueError("by must name who changes the memory (a user id, 'consolidation', 'system')")
+    if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS):
+        raise ValueError(f"reason must be a string of at most {MAX_REASON_CHARS} characters or None")
+
+
+class LifecycleMixin:
+    """Status, expiry, history and erasure methods of MemoryStore (self.engine, self.sql, self.mem)."""
+
+    engine: Any
+    sql: Any
+    mem: Any
+
+    # ------------------------------------------------------------------ status
+    def _memory_row(self, cur, record_type: str, record_id: str) -> tuple | None:
+        if not isinstance(record_type, str) or record_type not in MEMORY_TYPES:
+            raise ValueError(f"only memories have a status; record_type must be one of {sorted(MEMORY_TYPES)}, "
+                             f"got {record_type!r}")
+        if not isinstance(record_id, str):
+            raise ValueError(f"record_id must be a string, got {type(record_id).__name__}")
+        cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
+        return cur.fetchone()
+
+    def _read_status(self, cur, seq: int) -> MemoryStatus:
+        cur.execute(self.mem.STATUS_GET, {"seq": seq})
+        row = cur.fetchone()
+        if row is None:
+            return MemoryStatus()
+        status, by, at, why, repl, exp, live = row
+        return MemoryStatus(status, by, str(at) if at else None, self.engine.read_text(why), repl,
+                            str(exp) if exp else None, bool(live))
+
+    def status(self, record_type: str, record_id: str) -> MemoryStatus | None:
+        """The memory's status, or None if there is no such memory."""
+        with self.engine.cursor() as cur:
+            row = self._memory_row(cur, record_type, record_id)
+            return None if row is None else self._read_status(cur, row[0])
+
+    def set_status(self, record_type: str, record_id: str, status: str, *, by: str, reason: str | None = None,
+                   replaced_by: str | None = None) -> int:
+        """Mark a memory valid, superseded, forgotten or expired; returns 1, or 0 if there is no such memory.
+
+        `superseded` needs `replaced_by`, the id of a memory of the same type that replaced it.
+        Superseded, forgotten and expired memories lose their vector; marking one valid again
+        re-embeds it. The expiry is kept."""
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {list(STATUSES)}, got {status!r}")
+        _check_actor(by, reason)
+        if (status == "superseded") != (replaced_by is not None):
+            raise ValueError("replaced_by is required for 'superseded' and only for it")
+        if replaced_by is not None and (not isinstance(replaced_by, str) or replaced_by == record_id):
+            raise ValueError("replaced_by must be the id of another memory")
+        with self.engine.transaction() as cur:
+            row = self._memory_row(cur, record_type, record_id)
+            if row is None:
+                return 0
+            if replaced_by is not None:
+                cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": replaced_by})
+                other = cur.fetchone()
+                if other is None or (other[4], other[5]) != (row[4], row[5]):
+                    raise ValueError(f"replaced_by {replaced_by!r} is not a {record_type} in the same user and agent scope")
+            seq = row[0]
+            before = self._read_status(cur, seq)
+            self._write_status(cur, seq, status, by, reason, replaced_by, before.expires_at)
+            if status == "valid":
+                if before.status != "valid":
+                    self._embed_chunk(cur, seq, self.engine.read_text(row[7]) or "", None)
+            else:
+                cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+        return 1
+
+    def _write_status(self, cur, seq, status, by, reason, replaced_by, expires_at) -> None:
+        cur.execute(self.mem.STATUS_DELETE, {"seq": seq})
+        cur.execute(self.mem.STATUS_INSERT, {"seq": seq, "st": status, "actor": by, "why": reason,
+                                             "repl": replaced_by, "expiry": expires_at})
+
+    def set_expiry(self, record_type: str, record_id: str, expires_at: datetime | str | None, *,
+                   by: str = "system") -> int:
+        """Give a memory an expiry time (None removes it); past it, no read path returns the memory."""
+        exp = iso_utc(expires_at)
+        _check_actor(by, None)
+        with self.engine.transaction() as cur:
+            row = self._memory_row(cur, record_type, record_id)
+            if row is None:
+                return 0
+            before = self._read_status(cur, row[0])
+            self._write_status(cur, row[0], before.status, by, before.reason, before.replaced_by, exp)
+        return 1
+
+    def expire_due(self, *, by: str = "system") -> int:
+        """Mark every valid memory past its expiry `expired` and drop its vector; returns how many."""
+        with self.engine.transaction() as cur:
+            cur.execute(self.mem.EXPIRED_DUE)
+            due = [r[0] for r in cur.fetchall()]
+            for seq in due:
+                before = self._read_status(cur, seq)
+                self._write_status(cur, seq, "expired", by, "expiry passed", None, before.expires_at)
+                cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+        return len(due)
+
+    # ------------------------------------------------------------------ history
+    def history(self, *, user_id: str, agent_id: str, subject: str | None = None,
+                record_types: Iterable[str] | None = None) -> list[HistoryEntry]:
+        """Every memory of one user and agent, valid or not, oldest first, with its status;
+        `subject` keeps those whose metadata subject equals it (case-insensitive)."""
+        for name, value in (("user_id", user_id), ("agent_id", agent_id)):
+            if not isinstance(value, str):
+                raise ValueError(f"{name} must be a string")
+        types = set(record_types) if record_types is not None else set(MEMORY_TYPES)
+        if not types or not types <= MEMORY_TYPES:
+            raise ValueError(f"record_types must be memory types {sorted(MEMORY_TYPES)}")
+        want = subject.strip().lower() if isinstance(subject, str) else None
+        out = []
+        with self.engine.cursor() as cur:
+            cur.execute(self.mem.HISTORY, {"u": user_id, "a": agent_id, "types": "," + ",".join(sorted(types)) + ","})
+            for row in cur.fetchall():
+                rec = self._row_to_record(row)
+                if want is not None and str((rec.metadata or {}).get("subject", "")).strip().lower() != want:
+                    continue
+                status, by, at, why, repl, exp, live = row[10:17]
+                state = MemoryStatus(status or "valid", by, str(at) if at else None, self.engine.read_text(why),
+                                     repl, str(exp) if exp else None, bool(live))
+                out.append(HistoryEntry(rec, state))
+        return out
+
+    # ------------------------------------------------------------------ erasure
+    def erase_user(self, user_id: str, *, by: str, reason: str = "erasure requested") -> dict[str, int]:
+        """Delete everything of one user (profile, threads, messages, memories, vectors, statuses,
+        chat log rows) in one transaction, and write an audit row naming the user by hash only."""
+        if not isinstance(user_id, str) or not user_id:
+            raise ValueError("user_id must be a non-empty string")
+        _check_actor(by, reason)
+        with self.engine.cursor() as cur:
+            cur.execute(self.mem.TRACE_RECORDS, {"u": user_id})
+            records = int(cur.fetchone()[0])
+            cur.execute(self.mem.TRACE_THREADS, {"u": user_id})
+            threads = int(cur.fetchone()[0])
+        chat_log = "CHAT_INTERACTIONS" in self.engine.object_names()
+        with self.engine.transaction() as cur:
+            self._delete_record(cur, "user_profile", user_id)
+            self._cascade_actor(cur, "user_profile", user_id)
+            chat_rows = 0
+            if chat_log:
+                cur.execute(self.mem.CHAT_ERASE, {"u": user_id})
+                chat_rows = max(cur.rowcount, 0)
+            detail = {"records": records, "threads": threads, "chat_log_rows": chat_rows}
+            cur.execute(self.mem.AUDIT_INSERT, {"act": "erase_user", "subj": subject_hash(user_id), "actor": by,
+                                                "detail": json.dumps({**detail, "reason": reason})})
+        return detail
+
+    def user_trace(self, user_id: str, terms: Iterable[str] = ()) -> dict[str, int]:
+        """What of a user is left: rows, chunks without a record, vector-index rows of theirs or
+        orphaned, and full-text matches of `terms` (words they wrote). All zero after erase_user."""
+        out = {}
+        with self.engine.cursor() as cur:
+            for key, stmt in (("records", self.mem.TRACE_RECORDS), ("threads", self.mem.TRACE_THREADS)):
+                cur.execute(stmt, {"u": user_id})
+                out[key] = int(cur.fetchone()[0])
+            cur.execute(self.mem.TRACE_ORPHAN_CHUNKS)
+            out["orphan_chunks"] = int(cur.fetchone()[0])
+            if getattr(self.mem, "TRACE_VECTOR_INDEX", None):
+                cur.execute(self.mem.TRACE_VECTOR_INDEX, {"u": user_id})
+                out["vector_index_rows"] = int(cur.fetchone()[0])
+            hits = 0
+            for term in terms:
+                kw = self.engine.keyword_expression(term) if re.search(r"\w", term or "") else None
+                if kw:
+                    cur.execute(self.mem.TRACE_TEXT_INDEX, {"kw": kw})
+                    hits += int(cur.fetchone()[0])
+            out["text_index_matches"] = hits
+        return out
+
+    def audit_log(self) -> list[dict[str, Any]]:
+        with self.engine.cursor() as cur:
+            cur.execute(self.mem.AUDIT_LIST)
+            return [{"at": str(at), "action": act, "subject_hash": subj, "by": by,
+                     "detail": json.loads(self.engine.read_text(detail) or "{}")}
+                    for at, act, subj, by, detail in cur.fetchall()]

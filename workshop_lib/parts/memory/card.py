@@ -1,0 +1,128 @@
+"""The context card under a token budget: summary + last messages + knowledge + what the user set.
+
+`memory_card` builds what a model sees before it answers, for one of four modes (the
+benchmark compares them):
+
+- "off":               nothing but the question;
+- "last_n":            the last `last_n` messages;
+- "summary":           the running summary + the messages not yet folded into it;
+- "summary+memories":  that, plus the user's valid preferences, guidelines and corrections,
+                       the facts nearest the question, and schema knowledge.
+
+The card reports its tokens per section. Over `budget`, sections give way in this order:
+knowledge (least relevant first), the summary's oldest lines, the oldest kept messages, then
+the facts farthest from the question; preferences, guidelines and corrections never do (what
+the user set applies to every answer) and the newest message always stays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from workshop_lib.parts import retrieval
+from workshop_lib.parts.memory import writer
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+MODES = ("off", "last_n", "summary", "summary+memories")
+# Part 6's offline model reads the lines under this header as what the user told it to keep.
+SETTINGS_HEADER = "Corrections the user asked you to remember (they override older knowledge)"
+FACTS_HEADER = "What the user told you about their world (only the latest statement of each subject is kept)"
+SUMMARY_HEADER = "Summary of the earlier conversation"
+RECENT_HEADER = "Recent messages in this thread"
+KNOWLEDGE_HEADER = "Schema knowledge"
+
+
+@dataclass
+class MemoryCard:
+    mode: str
+    budget: int
+    summary: list[str] = field(default_factory=list)
+    recent: list[str] = field(default_factory=list)
+    settings: list[str] = field(default_factory=list)      # preferences, guidelines, corrections
+    facts: list[str] = field(default_factory=list)
+    knowledge: list[str] = field(default_factory=list)
+    tokens: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def corrections(self) -> list[str]:
+        """Part 6's name for what the user set (the chat service reports how many were in context)."""
+        return self.settings
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(self.tokens.values())
+
+    def text(self) -> str:
+        parts = []
+        if self.settings:
+            parts.append(SETTINGS_HEADER + ":\n- " + "\n- ".join(self.settings))
+        if self.facts:
+            parts.append(FACTS_HEADER + ":\n- " + "\n- ".join(self.facts))
+        if self.knowledge:
+            parts.append(KNOWLEDGE_HEADER + ":\n- " + "\n- ".join(self.knowledge))
+        if self.summary:
+            parts.append(SUMMARY_HEADER + ":\n" + "\n".join(self.summary))
+        if self.recent:
+            parts.append(RECENT_HEADER + ":\n" + "\n".join(self.recent))
+        return "\n\n".join(parts)
+
+
+def _settings(eng: Engine, user_id: str, agent_id: str) -> list[str]:
+    out = []
+    for record_type in ("preference", "guideline"):
+        out += [r.content or "" for r in eng.store.list(record_type, limit=20, user_id=user_id, agent_id=agent_id)]
+    out += [r.content or "" for r in eng.store.list("memory", limit=20, user_id=user_id, agent_id=agent_id,
+                                                    metadata_filter={"kind": "correction"})]
+    return out
+
+
+def _facts(eng: Engine, question: str, user_id: str, agent_id: str, k: int) -> list[str]:
+    hits = eng.store.search(question, k=k, user_id=user_id, agent_id=agent_id, exact_user_match=True,
+                            exact_agent_match=True, record_types={"fact"})
+    return [r.content or "" for r, _ in hits]
+
+
+def memory_card(eng: Engine, thread_id: str, question: str, *, user_id: str, agent_id: str,
+                mode: str = "summary+memories", budget: int = 600, last_n: int = 6, k_facts: int = 5,
+                k_knowledge: int = 3) -> MemoryCard:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if not isinstance(budget, int) or budget < 1:
+        raise ValueError(f"budget must be a positive integer, got {budget!r}")
+    card = MemoryCard(mode, budget)
+    messages = eng.store.list_thread_messages(thread_id) if mode != "off" else []
+    if any(m.user_id not in (user_id, None) for m in messages):
+        raise ValueError(f"thread {thread_id!r} belongs to another user; {user_id!r} cannot read it")
+    if mode == "last_n":
+        messages = messages[-last_n:] if last_n else []
+    elif mode != "off":
+        text, upto = writer.read_summary(eng, thread_id)
+        card.summary = [ln for ln in text.splitlines() if ln.strip()]
+        messages = messages[upto:]
+    card.recent = [f"{m.role}: {m.content}" for m in messages]
+    if mode == "summary+memories":
+        card.settings = _settings(eng, user_id, agent_id)
+        card.facts = _facts(eng, question, user_id, agent_id, k_facts)
+        if user_id == eng.user_id and agent_id == eng.agent_id:  # schema knowledge lives in the workshop's scope
+            card.knowledge = [f"{h['subject']}: {h['body']}" for h in retrieval.retrieve_knowledge(eng, question, k=k_knowledge)
+                              if h["kind"] not in ("correction", "thread_summary")]
+    _fit(eng, card)
+    return card
+
+
+def _count(eng: Engine, card: MemoryCard) -> None:
+    card.tokens = {name: sum(eng.count_tokens(t) for t in getattr(card, name))
+                   for name in ("settings", "facts", "knowledge", "summary", "recent")}
+
+
+def _fit(eng: Engine, card: MemoryCard) -> None:
+    """Drop the least needed lines until the card fits its budget (see the module docstring)."""
+    _count(eng, card)
+    for name, from_end in (("knowledge", True), ("summary", False), ("recent", False), ("facts", True)):
+        keep_one = name == "recent"
+        lines = getattr(card, name)
+        while card.total_tokens > card.budget and len(lines) > (1 if keep_one else 0):
+            lines.pop(-1 if from_end else 0)
+            _count(eng, card)

@@ -1,0 +1,87 @@
+"""The write path, step 2: consolidate a candidate against its nearest memories.
+
+`decide` is the reference for the Part's first TODO. Given a candidate and its nearest
+memories in the same user+agent scope (each with its cosine similarity), it returns one of:
+
+- FORGET    the user asked to forget: every neighbour of the same subject, or similar enough
+            (>= memory_forget), is marked forgotten; nothing matches -> SKIP;
+- SKIP      the same statement is already stored (same subject and value, or, without a
+            subject, similarity >= memory_duplicate);
+- SUPERSEDE the same subject with a different value: the new memory replaces the old one,
+            which is marked superseded with a link to it (the later statement wins);
+- UPDATE    the same fact refined: the new value contains every word of the old one and more
+            ("Rotterdam" -> "Rotterdam, Maasvlakte II"); the old memory's text is replaced in place
+            (without a subject: similarity >= memory_duplicate and the new text contains the old);
+- ADD       nothing close: a new memory.
+
+Only neighbours of the candidate's record type count (a preference never replaces a fact).
+The similarity thresholds depend on the embedding model, so they are set per engine in
+config.MEMORY_THRESHOLDS and measured by `calibrate` (as Part 4 does for its gates).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workshop_lib.parts.memory.extract import Candidate, normalise
+
+ACTIONS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP", "FORGET")
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A stored memory near the candidate: id, type, text, subject, value and similarity (1 - distance)."""
+
+    id: str
+    record_type: str
+    text: str
+    subject: str
+    value: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str
+    targets: tuple[str, ...] = ()   # ids the action applies to (UPDATE/SUPERSEDE: one; FORGET: one or more)
+    reason: str = ""
+
+
+def refines(longer: str, shorter: str) -> bool:
+    """True when `longer` has every word of `shorter` and more (a refinement, not a contradiction)."""
+    a, b = normalise(longer).split(), normalise(shorter).split()
+    return bool(b) and len(a) > len(b) and all(w in a for w in b)
+
+
+def same_topic(a: str, b: str) -> bool:
+    """Two subjects name the same thing: every word of one is in the other ("port" / "home port")."""
+    wa, wb = set(normalise(a).split()), set(normalise(b).split())
+    return bool(wa and wb) and (wa <= wb or wb <= wa)
+
+
+def decide(candidate: Candidate, neighbours: list[Neighbour], thresholds: dict) -> Decision:
+    """What to do with `candidate` given its scored neighbours (any order)."""
+    subject = normalise(candidate.subject)
+    ranked = sorted(neighbours, key=lambda n: -n.similarity)  # nearest first, stable for ties
+    if candidate.op == "forget":
+        # Forget matches by subject or by meaning, across record types: "forget my home port"
+        # must reach the fact however it was typed.
+        hits = [n for n in ranked if same_topic(n.subject, subject) or n.similarity >= thresholds["memory_forget"]]
+        if not hits:
+            return Decision("SKIP", (), "nothing stored matches what to forget")
+        return Decision("FORGET", tuple(n.id for n in hits), f"{len(hits)} memory(ies) match")
+    same_type = [n for n in ranked if n.record_type == candidate.record_type]
+    if subject:
+        same_subject = [n for n in same_type if normalise(n.subject) == subject]
+        if same_subject:
+            old = same_subject[0]
+            if normalise(candidate.value) == normalise(old.value):
+                return Decision("SKIP", (old.id,), f"same {candidate.subject} already stored")
+            if refines(candidate.value, old.value):
+                return Decision("UPDATE", (old.id,), f"refines the stored {candidate.subject}")
+            return Decision("SUPERSEDE", (old.id,), f"new value for {candidate.subject}")
+    if same_type and same_type[0].similarity >= thresholds["memory_duplicate"]:
+        best = same_type[0]
+        if refines(candidate.text, best.text):
+            return Decision("UPDATE", (best.id,), "the same statement with more detail")
+        return Decision("SKIP", (best.id,), f"duplicate (similarity {best.similarity:.2f})")
+    return Decision("ADD", (), "nothing close stored")
