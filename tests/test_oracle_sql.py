@@ -747,8 +747,6 @@ def test_lobs_are_fetched_as_strings_per_execute_not_process_wide():
     eng = _engine([[("text",)]])
     assert eng.query("SELECT body FROM DOCS") == [("text",)]
 
-    assert oracledb.defaults.fetch_lobs is False
-
 
 # ----------------------------------------------------------------------- memory over time (MEMORY block)
 def _memory_statements(module) -> dict[str, str]:
