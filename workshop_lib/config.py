@@ -33,11 +33,16 @@ ORACLE_OLD_NAMES = {"ORACLE_APP_USER": "ORACLE_USER", "ORACLE_APP_PASSWORD": "OR
 # (docs/architecture.md). Part 4 shows how the embedded ones were calibrated.
 # catalog_min_similarity is Part 5's floor for a catalog row: on WordLlama relevant best
 # matches measured 0.31-0.74 and off-topic ones at most 0.18; Oracle's is a starting value.
+# router_min_score / router_margin: the chat router's floor for a handler's score (example
+# similarity plus cues) and the lead the winner needs (parts/chat/router.py); on WordLlama
+# the nearest wrong handler's example similarity is at most about 0.41 (router.leave_one_out).
 THRESHOLDS = {
     # Oracle: the documented defaults for all-MiniLM-L12-v2; not yet re-calibrated on a live database.
-    "oracle": {"min_score": 0.75, "threshold_low": 0.60, "threshold_high": 0.75, "catalog_min_similarity": 0.50},
+    "oracle": {"min_score": 0.75, "threshold_low": 0.60, "threshold_high": 0.75, "catalog_min_similarity": 0.50,
+               "router_min_score": 0.55, "router_margin": 0.03},
     # Embedded (WordLlama): calibrated in Part 4 on 32 relevant and 28 irrelevant question-memory pairs.
-    "embedded": {"min_score": 0.31, "threshold_low": 0.30, "threshold_high": 0.37, "catalog_min_similarity": 0.30},
+    "embedded": {"min_score": 0.31, "threshold_low": 0.30, "threshold_high": 0.37, "catalog_min_similarity": 0.30,
+                 "router_min_score": 0.30, "router_margin": 0.03},
 }
 
 

@@ -262,7 +262,9 @@ def _availability_cases(rng: random.Random) -> list[Case]:
                                                           "How many {n}s can I get at {p}?"]).format(
             n=item.name, p=ports[code]["name"]), must=must))
     for family, word in _FAMILIES.items():
-        members = [i for i in catalog.ITEMS if i.category == "equipment" and word in i.name.lower()]
+        # containers of that type in every size (a genset or a service is not a variant of a box)
+        members = [i for i in catalog.ITEMS if i.category == "equipment" and word in i.name.lower()
+                   and re.match(r"\d{2}'", i.name)]
         for code in rng.sample(codes, 2):
             stocked = [(i, stock[i.item_id][code]) for i in members if stock.get(i.item_id, {}).get(code)]
             must = [[i.item_id] for i, _ in stocked] + [[_num(n)] for _, n in stocked] if stocked else [["not available"]]

@@ -1,0 +1,424 @@
+"""From a data question to one read-only SELECT, and from its rows to an answer, with no model.
+
+Used by the offline planner (Part 6's agent without an API key) and by the chat service's
+live-data handler. It covers the common shapes of a question about the SUPPLYCHAIN data:
+
+    count        how many vessels / active voyages / containers on voyage 1005
+    aggregate    average / total / largest / smallest <column> (of the vessels of a carrier ...)
+    top          the 3 longest ships, the 5 vessels with the highest deadweight
+    group        how many vessels per carrier, voyages per status, ports per region
+    lookup       which vessel sails voyage N, who operates <vessel>, the capacity of <vessel>,
+                 where voyage N goes, the SCAC code of <carrier>
+    value        the declared value of the cargo on voyage N
+
+Tables, columns and joins come from the data dictionary (`eng.data_dictionary(owner)`),
+and the unit of an answer from its column's comment: a column in US cents is divided by
+100 and shown in dollars; a capacity in TEU is given in TEU, never as a weight. Names in
+the question (vessels, carriers, ports) are resolved by a query first (`entity_sql`).
+A question of another shape gets no plan (None): the caller says it needs a model.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+# Words for the tables (plural and singular), most specific first.
+TABLE_WORDS = [
+    ("CARGO_ITEMS", r"cargo items?|manifest lines?|cargo lines?|goods"),
+    ("VESSEL_POSITIONS", r"positions?|position reports?"),
+    ("CONTAINERS", r"containers?|boxes|box"),
+    ("VOYAGES", r"voyages?|sailings?|trips?"),
+    ("VESSELS", r"vessels?|ships?|fleet"),
+    ("CARRIERS", r"carriers?|shipping lines?|lines?|operators?"),
+    ("PORTS", r"ports?"),
+]
+# Words that name a column, beyond the words of its own name.
+COLUMN_WORDS = {
+    "CAPACITY_TEU": r"capacity|teu|biggest|largest|smallest|big|large",
+    "DEADWEIGHT_TONNES": r"deadweight|dwt",
+    "LENGTH_M": r"length|long|longest|shortest",
+    "YEAR_BUILT": r"built|build year|year built|oldest|newest|age",
+    "SPEED_KNOTS": r"speed|fastest|slowest|knots",
+    "GROSS_WEIGHT_KG": r"gross weight|heaviest|lightest|weight|gross mass",
+    "TARE_WEIGHT_KG": r"tare",
+    "IMO_NUMBER": r"imo",
+    "SCAC_CODE": r"scac",
+    "FLAG_STATE": r"flag",
+    "ALLIANCE": r"alliance",
+    "STATUS": r"status",
+    "REGION": r"region",
+    "HQ_COUNTRY": r"head office|headquarter\w*|hq",
+    "REEFER_TEMP_C": r"set-?point|reefer temperature",
+    "SIZE_TYPE": r"size type|size",
+}
+AGGREGATES = [("AVG", r"average|mean|avg"), ("SUM", r"total|sum|combined|altogether"),
+              ("MAX", r"largest|biggest|highest|heaviest|longest|maximum|max|most|fastest|newest|latest"),
+              ("MIN", r"smallest|lowest|lightest|shortest|minimum|min|least|slowest|oldest|earliest")]
+STATUS_WORDS = {"ACTIVE": r"active|at sea|underway|under way|sailing now", "COMPLETED": r"completed|finished|arrived",
+                "SCHEDULED": r"scheduled|planned|upcoming|future"}
+NAME_COLUMN = {"VESSELS": "VESSEL_NAME", "CARRIERS": "CARRIER_NAME", "PORTS": "PORT_NAME", "VOYAGES": "VOYAGE_ID",
+               "CONTAINERS": "CONTAINER_NUMBER", "CARGO_ITEMS": "DESCRIPTION", "VESSEL_POSITIONS": "IMO_NUMBER"}
+MAX_TOP = 20
+
+
+@dataclass
+class Entities:
+    """What the question names, resolved against the database."""
+    vessels: list[tuple[str, int]] = field(default_factory=list)    # (name, IMO_NUMBER)
+    carriers: list[tuple[str, int]] = field(default_factory=list)   # (name, CARRIER_ID)
+    ports: list[tuple[str, int]] = field(default_factory=list)      # (name, PORT_ID)
+
+
+@dataclass
+class Plan:
+    shape: str
+    sql: str
+    max_rows: int
+    what: str                      # the question as the plan understood it
+    column: str | None = None      # the measured column, for its unit
+    unit: str = ""                 # "" | cents | TEU | tonnes | kg | m | knots
+    labels: list[str] = field(default_factory=list)
+
+
+def _literal(text: str) -> str:
+    """The question as a SQL string literal: letters, digits and a few marks only, quotes doubled."""
+    kept = re.sub(r"[^\w\s\-'&.]", " ", text)[:400]
+    return "'" + kept.replace("'", "''") + "'"
+
+
+def entity_sql(question: str) -> str:
+    """One SELECT listing the vessels, carriers and ports whose names the question contains."""
+    q = _literal(question)
+    return (f"SELECT 'VESSEL' AS KIND, VESSEL_NAME AS NAME, IMO_NUMBER AS ID FROM VESSELS "
+            f"WHERE INSTR(UPPER({q}), UPPER(VESSEL_NAME)) > 0 "
+            f"UNION ALL SELECT 'CARRIER', CARRIER_NAME, CARRIER_ID FROM CARRIERS "
+            f"WHERE INSTR(UPPER({q}), UPPER(CARRIER_NAME)) > 0 "
+            f"UNION ALL SELECT 'PORT', PORT_NAME, PORT_ID FROM PORTS "
+            f"WHERE INSTR(UPPER({q}), UPPER(PORT_NAME)) > 0 OR INSTR(UPPER({q}), UNLOCODE) > 0")
+
+
+def parse_entities(question: str, rows: Sequence[Sequence[Any]]) -> Entities:
+    """Keep whole-word matches; a name inside a longer matched name (MSC in MSC Gulsun,
+    Busan in SITC Busan) is not a separate entity."""
+    found = []
+    for kind, name, ident in rows:
+        name = str(name)
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, re.I) or \
+                (kind == "PORT" and re.search(r"\b[A-Z]{5}\b", question)):
+            found.append((str(kind), name, int(ident)))
+    names = [n for _, n, _ in found]
+    out = Entities()
+    for kind, name, ident in found:
+        if any(name != other and name.lower() in other.lower() for other in names):
+            continue
+        getattr(out, {"VESSEL": "vessels", "CARRIER": "carriers", "PORT": "ports"}[kind]).append((name, ident))
+    return out
+
+
+def _has(pattern: str, text: str) -> re.Match | None:
+    return re.search(rf"\b(?:{pattern})\b", text, re.I)
+
+
+def _table_of(text: str) -> str | None:
+    hits = [(m.start(), table) for table, words in TABLE_WORDS if (m := _has(words, text))]
+    return min(hits)[1] if hits else None
+
+
+def _columns(dictionary: dict) -> dict[str, list[tuple[str, str]]]:
+    """table -> [(column, comment)] from the data dictionary."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for c in dictionary["columns"]:
+        out.setdefault(c["table"].upper(), []).append((c["column"].upper(), c.get("comment") or ""))
+    return out
+
+
+def _column_of(text: str, columns: dict[str, list[tuple[str, str]]], prefer: str | None) -> tuple[str, str] | None:
+    """(table, column) the question measures: the column's own words or its synonyms."""
+    hits = []
+    for table, cols in columns.items():
+        for col, _ in cols:
+            words = COLUMN_WORDS.get(col)
+            if words is None:
+                continue
+            m = _has(words, text)
+            if m:
+                hits.append((table != prefer, m.start(), table, col))
+    if not hits:
+        return None
+    _, _, table, col = min(hits)
+    if col in ("STATUS", "IMO_NUMBER") and prefer and prefer != table and \
+            any(c == col for c, _ in columns.get(prefer, [])):
+        table = prefer
+    return table, col
+
+
+def unit_of(comment: str) -> str:
+    """The unit a column comment states."""
+    c = comment.lower()
+    if "cents" in c:
+        return "cents"
+    for unit, word in (("TEU", "teu"), ("tonnes", "tonnes"), ("kg", "kilograms"), ("m", "metres"),
+                       ("knots", "knots")):
+        if word in c.split(":")[0] or (unit == "TEU" and "teu" in c[:40]):
+            return unit
+    return ""
+
+
+def _fk_path(dictionary: dict, child: str, parent: str) -> list[tuple[str, str, str, str]] | None:
+    """Joins from child to parent (child col = parent col), directly or through one table."""
+    fks = [(f["table"].upper(), f["columns"][0].upper(), f["ref_table"].upper(), f["ref_columns"][0].upper())
+           for f in dictionary.get("foreign_keys", []) if len(f["columns"]) == 1]
+    direct = [f for f in fks if f[0] == child and f[2] == parent]
+    if direct:
+        # voyages -> ports: the origin is what "per port" means for departures
+        return [sorted(direct, key=lambda f: "ORIGIN" not in f[1])[0]]
+    for a in fks:
+        if a[0] == child and a[2] != "PORTS":
+            for b in fks:
+                if b[0] == a[2] and b[2] == parent:
+                    return [a, b]
+    return None
+
+
+def _join_sql(path: list[tuple[str, str, str, str]], alias0: str = "t") -> tuple[str, str]:
+    """FROM-clause joins for a path, and the alias of the last table."""
+    sql, prev = "", alias0
+    for i, (_, col, ref_table, ref_col) in enumerate(path):
+        alias = f"j{i}"
+        sql += f" JOIN {ref_table} {alias} ON {alias}.{ref_col} = {prev}.{col}"
+        prev = alias
+    return sql, prev
+
+
+def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: int | None) -> tuple[str, str, list[str]]:
+    """(joins, WHERE conditions, descriptions) that narrow `table` to what the question names."""
+    joins, where, said = "", [], []
+    if table == "VOYAGES":
+        for status, words in STATUS_WORDS.items():
+            if _has(words, text):
+                where.append(f"t.STATUS = '{status}'")
+                said.append(status.lower())
+    if table == "VESSEL_POSITIONS" and voyage is not None:
+        where.append(f"t.VOYAGE_ID = {voyage}")
+    if voyage is not None and table in ("CONTAINERS", "CARGO_ITEMS"):
+        if table == "CONTAINERS":
+            where.append(f"t.VOYAGE_ID = {voyage}")
+        else:
+            joins += " JOIN CONTAINERS c ON c.CONTAINER_ID = t.CONTAINER_ID"
+            where.append(f"c.VOYAGE_ID = {voyage}")
+        said.append(f"on voyage {voyage}")
+    if ents.carriers and table in ("VESSELS", "VOYAGES"):
+        name, ident = ents.carriers[0]
+        if table == "VESSELS":
+            where.append(f"t.CARRIER_ID = {ident}")
+        else:
+            joins += " JOIN VESSELS fv ON fv.IMO_NUMBER = t.IMO_NUMBER"
+            where.append(f"fv.CARRIER_ID = {ident}")
+        said.append(f"of {name}")
+    if ents.vessels and table in ("VOYAGES", "CONTAINERS"):
+        name, ident = ents.vessels[0]
+        if table == "VOYAGES":
+            where.append(f"t.IMO_NUMBER = {ident}")
+        else:
+            joins += " JOIN VOYAGES fy ON fy.VOYAGE_ID = t.VOYAGE_ID"
+            where.append(f"fy.IMO_NUMBER = {ident}")
+        said.append(f"of {name}")
+    if ents.ports and table == "VOYAGES":
+        name, ident = ents.ports[0]
+        to = _has(r"to|arriv\w*|destination|bound for|into", text) and not _has(r"from|depart\w*|leav\w*|origin", text)
+        where.append(f"t.{'DESTINATION' if to else 'ORIGIN'}_PORT_ID = {ident}")
+        said.append(f"{'to' if to else 'from'} {name}")
+    return joins, (" WHERE " + " AND ".join(where)) if where else "", said
+
+
+_KNOWN_CAPS = {"TEU", "IMO", "SCAC", "UN", "US", "USD", "AIS", "HS", "ID", "I", "ETA", "DWT", "ACTIVE", "COMPLETED",
+               "SCHEDULED", "SUPPLYCHAIN"}
+
+
+def unresolved_names(text: str, ents: Entities) -> list[str]:
+    """Capitalised words (not the first) that are no resolved vessel, carrier or port: a filter
+    the plan cannot apply ("Panama" in "vessels flying the Panama flag")."""
+    known = " ".join(n for group in (ents.vessels, ents.carriers, ents.ports) for n, _ in group).lower()
+    words = re.findall(r"[A-Za-z][\w'-]*", text)[1:]
+    return [w for w in words if w[0].isupper() and w.upper() not in _KNOWN_CAPS
+            and w.lower() not in known and not re.fullmatch(r"[A-Z]{5}", w)]
+
+
+# Words a count or an aggregate may carry without changing what is counted.
+_FILLER = set("""a an the of in on at to for from and or is are was were be been do does did we you i our your my
+there their its it this that these those how many much what which who whose whom when where why number count
+counted total all any every each per by currently current now right today so far altogether overall please tell
+me give show list find get have has had with database schema data dataset table tables records rows recorded
+stored listed known registered held kept loaded carried sailing sail sails sailed operate operates operated run
+runs running fleet whole entire some one figure value values in metres meters kg kilograms tonnes tons knots
+teu units unit measured average mean avg sum largest biggest highest heaviest longest maximum max most fastest
+newest latest smallest lowest lightest shortest minimum min least slowest oldest earliest top depart departs
+departing leave leaves leaving arrive arrives arriving go goes going bound into out ship ships vessel vessels
+voyage voyages container containers port ports carrier carriers line lines cargo item items manifest what's
+how's there's does doesn't value declared worth dollars usd year built build age speed capacity deadweight dwt
+length long gross weight tare flag state status region size type imo scac alliance positions position reports
+report sea underway under way active completed finished arrived scheduled planned upcoming future shipping
+boxes box goods sailings trips trip operators operator mass set point temperature number""".split())
+
+
+def unexplained_words(text: str, ents: Entities) -> list[str]:
+    """Words of the question a count or an aggregate would silently ignore (a qualifier such as
+    "reefer" in "how many reefer containers"): with any, the plan declines."""
+    names = " ".join(n for group in (ents.vessels, ents.carriers, ents.ports) for n, _ in group).lower()
+    words = re.findall(r"[a-z][a-z'-]*", text.lower())
+    return [w for w in words if w not in _FILLER and w not in names and not w.isdigit()]
+
+
+def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan | None:
+    """The SELECT that answers a data question, or None for a shape it does not cover."""
+    text = " ".join(question.split())
+    ents = ents or Entities()
+    if unresolved_names(text, ents):
+        return None
+    cols = _columns(dictionary)
+    comments = {(t, c): comment for t, cs in cols.items() for c, comment in cs}
+    voyage_m = re.search(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?(\d{3,6})\b", text, re.I)
+    voyage = int(voyage_m.group(1)) if voyage_m else None
+    # 1. the declared value of a voyage's cargo
+    if voyage is not None and _has(r"value|worth|declared", text):
+        return Plan("value", "SELECT SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) AS TOTAL_UNIT_VALUE_CENTS "
+                    "FROM CARGO_ITEMS ci JOIN CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID "
+                    f"WHERE c.VOYAGE_ID = {voyage}", 1, f"the declared value of the cargo on voyage {voyage}",
+                    "UNIT_VALUE_CENTS", unit_of(comments.get(("CARGO_ITEMS", "UNIT_VALUE_CENTS"), "")))
+    # 2. lookups about one voyage
+    if voyage is not None and not _has(r"how many|count|number of", text):
+        base = f"FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER WHERE v.VOYAGE_ID = {voyage}"
+        if _has(r"carrier|operat\w*|line", text):
+            return Plan("lookup", "SELECT ca.CARRIER_NAME FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = "
+                        f"v.IMO_NUMBER JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID WHERE v.VOYAGE_ID = {voyage}",
+                        1, f"the carrier operating the vessel of voyage {voyage}", labels=["carrier"])
+        if _has(r"vessel|ship|sails?|sailing", text) and not _has(r"where|from|to|go|route", text):
+            return Plan("lookup", f"SELECT ve.VESSEL_NAME, ve.IMO_NUMBER {base}", 1,
+                        f"the vessel of voyage {voyage}", labels=["vessel", "IMO number"])
+        if _has(r"status|state", text):
+            return Plan("lookup", f"SELECT v.STATUS {base}", 1, f"the status of voyage {voyage}", labels=["status"])
+        if _has(r"where|from|to|go|goes|route|origin|destination|depart\w*|arriv\w*|leave|when", text):
+            return Plan("lookup", "SELECT o.PORT_NAME AS ORIGIN, d.PORT_NAME AS DESTINATION, v.DEPARTURE_DATE, "
+                        f"v.ARRIVAL_DATE, v.STATUS FROM VOYAGES v JOIN PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+                        f"JOIN PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID WHERE v.VOYAGE_ID = {voyage}", 1,
+                        f"the route of voyage {voyage}",
+                        labels=["from", "to", "departure", "arrival", "status"])
+        return None
+    target = _table_of(text)
+    measured = _column_of(text, cols, target)
+    counting = _has(r"how many|count|number of", text)
+    # 3. per-group counts
+    group = re.search(r"\b(?:per|each|by|for every)\s+(?:the\s+)?([a-z_ ]+?)(?:\s+(?:operate|have|run|sail|hold)\w*|\?|$|,)",
+                      text, re.I)
+    if counting and group and target:
+        gtext = group.group(1)
+        gcol = _column_of(gtext, {target: cols.get(target, [])}, target)
+        gtable = _table_of(gtext)
+        if gcol and gcol[1] in ("STATUS", "REGION", "FLAG_STATE", "SIZE_TYPE", "ALLIANCE", "HQ_COUNTRY"):
+            c = gcol[1]
+            return Plan("group", f"SELECT t.{c}, COUNT(*) AS N FROM {target} t GROUP BY t.{c} ORDER BY N DESC, t.{c}",
+                        50, f"{target.lower()} per {c.lower()}", labels=[c.lower(), "count"])
+        if gtable and gtable != target:
+            path = _fk_path(dictionary, target, gtable)
+            if path:
+                joins, last = _join_sql(path)
+                name = NAME_COLUMN[gtable]
+                return Plan("group", f"SELECT {last}.{name}, COUNT(*) AS N FROM {target} t{joins} "
+                            f"GROUP BY {last}.{name} ORDER BY N DESC, {last}.{name}", 50,
+                            f"{target.lower()} per {gtable.lower()[:-1]}", labels=[gtable.lower()[:-1], "count"])
+        return None
+    # 4. lookups by name: a vessel or a carrier and one of its columns
+    if not counting and ents.vessels and not _has(r"average|total|sum", text):
+        name, imo = ents.vessels[0]
+        if _has(r"carrier|operat\w*|line|owns?", text):
+            return Plan("lookup", "SELECT ca.CARRIER_NAME FROM VESSELS ve JOIN CARRIERS ca ON ca.CARRIER_ID = "
+                        f"ve.CARRIER_ID WHERE ve.IMO_NUMBER = {imo}", 1, f"the carrier operating {name}",
+                        labels=["carrier"])
+        if measured and measured[0] == "VESSELS":
+            col = measured[1]
+            return Plan("lookup", f"SELECT {col} FROM VESSELS WHERE IMO_NUMBER = {imo}", 1,
+                        f"the {col.lower()} of {name}", col, unit_of(comments.get(("VESSELS", col), "")), [col])
+        if _has(r"when|year", text):
+            return Plan("lookup", f"SELECT YEAR_BUILT FROM VESSELS WHERE IMO_NUMBER = {imo}", 1,
+                        f"the year {name} was built", "YEAR_BUILT", "", ["YEAR_BUILT"])
+        return None
+    if not counting and ents.carriers and measured and measured[0] == "CARRIERS":
+        name, ident = ents.carriers[0]
+        col = measured[1]
+        return Plan("lookup", f"SELECT {col} FROM CARRIERS WHERE CARRIER_ID = {ident}", 1,
+                    f"the {col.lower()} of {name}", col, "", [col])
+    # 5. top-N
+    top = re.search(r"\b(?:top|the)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:largest|biggest|longest|newest|oldest|heaviest|"
+                    r"highest|smallest|shortest|fastest|ships|vessels)", text, re.I)
+    agg = next((fn for fn, words in AGGREGATES if _has(words, text)), None)
+    if top and measured and (agg in ("MAX", "MIN") or _has(r"highest|largest|lowest|most", text)):
+        n = min(int(top.group(1) or top.group(2)), MAX_TOP)
+        table, col = measured
+        order = "ASC" if agg == "MIN" and not _has(r"newest|latest", text) else "DESC"
+        name = NAME_COLUMN[table]
+        return Plan("top", f"SELECT {name}, {col} FROM {table} ORDER BY {col} {order}, {name}", n,
+                    f"the {n} {table.lower()} by {col.lower()} ({'highest' if order == 'DESC' else 'lowest'} first)",
+                    col, unit_of(comments.get((table, col), "")), [name, col])
+    # 6. counts
+    if counting and target:
+        if _has(r"can|could|fits?|carry|hold", text) or (measured and measured[1] != "STATUS"):
+            # "how many containers can a ship carry" is a capacity, "vessels flying a flag" a filter
+            # this plan cannot apply: not a count of rows
+            return None
+        if unexplained_words(text, ents):
+            return None
+        joins, where, said = _filters(text, target, ents, dictionary, voyage)
+        return Plan("count", f"SELECT COUNT(*) AS N FROM {target} t{joins}{where}", 1,
+                    " ".join([f"{target.lower().replace('_', ' ')}"] + said), labels=["count"])
+    # 7. an aggregate of one column
+    if agg and measured:
+        table, col = measured
+        if target and target != table and target in cols and any(c == col for c, _ in cols[target]):
+            table = target
+        if unexplained_words(text, ents):
+            return None
+        joins, where, said = _filters(text, table, ents, dictionary, voyage)
+        fn = agg
+        return Plan("aggregate", f"SELECT {fn}(t.{col}) AS VALUE FROM {table} t{joins}{where}", 1,
+                    " ".join([f"the {dict(AVG='average', SUM='total', MAX='largest', MIN='smallest')[fn]} "
+                              f"{col.lower()} of {table.lower().replace('_', ' ')}"] + said),
+                    col, unit_of(comments.get((table, col), "")))
+    return None
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "none recorded (NULL)"
+    if unit == "cents":
+        return f"${float(value) / 100:,.2f}"
+    if isinstance(value, float) or (isinstance(value, str) and re.fullmatch(r"-?\d+\.\d+", value)):
+        v = float(value)
+        text = f"{v:,.0f}" if v.is_integer() else f"{v:,.2f}"
+    elif isinstance(value, int) and not isinstance(value, bool):
+        text = f"{value}" if 1000 <= value <= 2100 or value >= 1_000_000 else f"{value:,}"
+    else:
+        text = str(value)
+    return f"{text} {unit}".strip() if unit and unit != "cents" else text
+
+
+def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str | None:
+    """The answer written from the rows, or None when the rows answer nothing (no row, NULL)."""
+    if not rows or (p.shape != "lookup" and all(v is None for v in rows[0])):
+        return None
+    note = ""
+    if p.unit == "cents":
+        note = f" ({p.column} is stated in US cents in its column comment, so the sum is divided by 100)"
+    elif p.unit == "TEU":
+        note = " (TEU: twenty-foot equivalent units, a count of box slots, not a weight)"
+    if p.shape in ("count", "aggregate", "value"):
+        return f"{p.what[0].upper() + p.what[1:]}: {_fmt(rows[0][0], p.unit)}{note}."
+    if p.shape == "lookup":
+        parts = [f"{label} {_fmt(v, p.unit if i == 0 else '')}" for i, (label, v) in enumerate(zip(p.labels, rows[0]))]
+        return f"{p.what[0].upper() + p.what[1:]}: " + ", ".join(parts) + f"{note}."
+    if p.shape == "top":
+        return (f"{p.what[0].upper() + p.what[1:]}:\n"
+                + "\n".join(f"{i}. {r[0]}: {_fmt(r[1], p.unit)}" for i, r in enumerate(rows, 1)) + (note and f"\n{note.strip()}"))
+    if p.shape == "group":
+        return f"{p.what[0].upper() + p.what[1:]}:\n" + "\n".join(f"- {r[0]}: {r[1]}" for r in rows)
+    return None
