@@ -526,13 +526,20 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
     q = _normalized(question)
     sizes = set(re.findall(r"\b(\d{2})'", q))
     exact: list[tuple[int, catalog.Item]] = []
+    other_size: list[catalog.Item] = []  # the type named, in a size not asked for
     for item in catalog.ITEMS:
         size, phrase = _type_phrase(item)
         words = phrase.replace("container", "").strip() or phrase
         if re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q) and (size is None or not sizes or size in sizes):
             exact.append((len(words), item))
+        elif re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q):
+            other_size.append(item)
         elif size is None and len(head := words.split()[-1]) > 5 and re.search(rf"(?<![\w-]){re.escape(head)}(?![\w-])", q):
             exact.append((0, item))  # a service or accessory named by its last word ("brokerage", "genset")
+    if not exact and other_size:
+        # "a 40' reefer": no 40' item is called just "reefer", but a 40' variant of the type is
+        exact = [(0, i) for i in catalog.ITEMS if (ts := _type_phrase(i))[0] in sizes
+                 and any(_type_phrase(o)[1] in ts[1] for o in other_size)]
     if not exact:
         return []
     exact.sort(key=lambda t: -t[0])

@@ -259,6 +259,7 @@ voyage voyages container containers port ports carrier carriers line lines cargo
 how's there's does doesn't value declared worth dollars usd year built build age speed capacity deadweight dwt
 length long gross weight tare flag state status region size type imo scac alliance positions position reports
 report sea underway under way active completed finished arrived scheduled planned upcoming future shipping
+carries carry carrying holds hold biggest
 boxes box goods sailings trips trip operators operator mass set point temperature number""".split())
 
 
@@ -289,6 +290,17 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
     # 2. lookups about one voyage
     if voyage is not None and not _has(r"how many|count|number of", text):
         base = f"FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER WHERE v.VOYAGE_ID = {voyage}"
+        asked = _column_of(text, cols, "VESSELS")
+        if asked and asked[1] not in ("STATUS", "IMO_NUMBER"):
+            table, col = asked
+            unit = unit_of(comments.get((table, col), ""))
+            if table == "VESSELS":
+                return Plan("lookup", f"SELECT ve.{col} {base}", 1, f"the {col.lower()} of the vessel on voyage {voyage}",
+                            col, unit, [col])
+            if any(c == "VOYAGE_ID" for c, _ in cols.get(table, [])) and table == "VESSEL_POSITIONS":
+                return Plan("lookup", f"SELECT {col} FROM {table} WHERE VOYAGE_ID = {voyage}", 1,
+                            f"the latest reported {col.lower()} on voyage {voyage}", col, unit, [col])
+            return None  # an attribute this plan cannot read for one voyage
         if _has(r"carrier|operat\w*|line", text):
             return Plan("lookup", "SELECT ca.CARRIER_NAME FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = "
                         f"v.IMO_NUMBER JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID WHERE v.VOYAGE_ID = {voyage}",
@@ -352,8 +364,10 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
     top = re.search(r"\b(?:top|the)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:largest|biggest|longest|newest|oldest|heaviest|"
                     r"highest|smallest|shortest|fastest|ships|vessels)", text, re.I)
     agg = next((fn for fn, words in AGGREGATES if _has(words, text)), None)
-    if top and measured and (agg in ("MAX", "MIN") or _has(r"highest|largest|lowest|most", text)):
-        n = min(int(top.group(1) or top.group(2)), MAX_TOP)
+    which_one = re.match(r"\s*(?:which|what)\s+(?:vessel|ship|carrier|port|container)\b", text, re.I)
+    if (top or which_one) and measured and (agg in ("MAX", "MIN") or _has(r"highest|largest|lowest|most", text)) \
+            and not unexplained_words(text, ents) and not counting:
+        n = min(int(top.group(1) or top.group(2)), MAX_TOP) if top else 1
         table, col = measured
         order = "ASC" if agg == "MIN" and not _has(r"newest|latest", text) else "DESC"
         name = NAME_COLUMN[table]

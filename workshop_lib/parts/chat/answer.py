@@ -153,7 +153,7 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
     # Rows found: rag (the answer is the rows). No row above the threshold: an honest fallback.
     found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
-    if g.intent == "PORT_LOCATION" and not g.ports and not re.search(r"\bports?\b", question, re.I):
+    if g.intent == "PORT_LOCATION" and not g.ports and not _asks_port_list(question):
         found = False  # no port named and no list of ports asked for: the port list would not answer it
     mode = "rag" if found else "fallback"
     text = g.text if found or g.intent != "PORT_LOCATION" else ("I could not tell which port you mean. " + ASK_BACK)
@@ -163,6 +163,16 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
                        used_llm="none" if llm is None else "primary", short_query_active=False)
     return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
                       g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _asks_port_list(question: str) -> bool:
+    """"Which ports are in North Europe?", "list the ports you serve" (not "which port is the busiest")."""
+    from workshop_lib.data.catalog import ports
+
+    regions = {p["region"].lower() for p in ports().values()}
+    q = question.lower()
+    return bool(re.search(r"\b(?:list|which|what|all|show)\b[^?]*\bports\b|\bports\b[^?]*\b(?:serve|have|know|exist)\b", q)) \
+        or (bool(re.search(r"\bports\b", q)) and any(r in q for r in regions))
 
 
 _RANK = {"fallback": 0, "hybrid": 1, "rag": 2}
@@ -187,6 +197,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
                                category=None if named or kind is None else kind)
     if named:
         turn = _named_first(eng, turn, named)
+    elif kind == "column":
+        turn = _column_words_first(turn)
     config = gates.ModeConfig.for_engine(eng)
     if docs is _NO_DOCS:
         docs = _documents(eng, question, vector)
@@ -222,6 +234,37 @@ def _asked_kind(question: str) -> str | None:
                  r"\bdescribe the table\b", question, re.I):
         return "table"
     return None
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower())}
+
+
+def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
+    """For "which column ..." questions: when columns the vector search found share an
+    attribute word with the question ("arrives" / ARRIVAL_DATE), only those are kept (the
+    others name another attribute). Similarities are kept as measured."""
+    from workshop_lib.data.supplychain_data import TABLES_BY_NAME
+
+    # attribute words only: the tables' own names ("voyage") say where, not which column
+    words = _stems(turn.query) - {"colum", "which", "holds", "store", "table", "field", "tells", "where"} \
+        - _stems(" ".join(TABLES_BY_NAME).replace("_", " ")) - _stems(" ".join(t[:-1] for t in TABLES_BY_NAME)) \
+        - {"ship", "vesse", "shipp", "gives", "holds"}
+    pool = [c for c in turn.considered if c.status in ("kept", "beyond_top_k")]
+
+    def overlap(c) -> int:  # question words inside the column's name ("weigh" in DEADWEIGHT_TONNES)
+        name = c.subject.rsplit(".", 1)[-1].lower()
+        return sum(1 for w in words if w in name)
+
+    ranked = sorted(pool, key=lambda c: (overlap(c) > 0, c.similarity), reverse=True)
+    if not ranked or overlap(ranked[0]) == 0:
+        return turn
+    chunks = [c for c in ranked if overlap(c) > 0][:turn.top_k]  # the others name another attribute
+    for c in pool:
+        c.status = "kept" if c in chunks else "beyond_top_k"
+    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+                            context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
+                            category=turn.category, considered=turn.considered, tokenizer=turn.tokenizer)
 
 
 def _named_first(eng: Engine, turn: gates.TurnResult, named: list[str]) -> gates.TurnResult:

@@ -121,6 +121,7 @@ DOC_STRONG_RE = re.compile(
     r"caus\w*|failure|happened|who pays|consignee|compressor|alarm|checklist|interpolat\w*)\b", _FLAGS)
 WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|field|table)s?\b|\bwhat (?:does|do) (?:the )?\w+ "
                              r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b", _FLAGS)
+CAPACITY_RE = re.compile(r"\bhow (?:many|much)\b[^?]*\b(?:can|could|may)\b[^?]*\b(?:carry|hold|take|fit|load)\b", _FLAGS)
 DOC_RE = re.compile(
     r"\b(?:notice|notices|strike|claims?|incidents?|cut-?offs?|demurrage|detention|free days|filing|isf|ics2|"
     r"sop|procedures?|typhoon|congestion|gate (?:hours|opening)|berths?|bunker\w*|fire|overboard|damage|policy|"
@@ -234,6 +235,8 @@ def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
         cues[SCHEMA].append("names " + ", ".join(schema_objects[:3]))
     if WHICH_SCHEMA_RE.search(q):
         cues[SCHEMA].append("asks for a table or column")
+    if CAPACITY_RE.search(q):
+        cues[SCHEMA].append("asks what something can hold (a capacity, not a count of rows)")
     if SCHEMA_RE.search(q):
         cues[SCHEMA].append("schema wording")
     if agg:
@@ -355,7 +358,15 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
             scores[label] -= 0.2
     if len(text.split()) > 10:  # "where is X" is short; a long question naming a port asks something else
         scores[PORT] -= 0.1
-    if WHICH_SCHEMA_RE.search(text):
+    if not grounded._LOCATION_RE.search(text):  # naming a port is not asking where it is
+        scores[PORT] -= 0.15
+    if FOREIGN_RE.search(text) and not grounded._LOCATION_RE.search(text):
+        for label in (PORT, CATALOG, AVAILABILITY, LIVE, SCHEMA):  # only the documents are in other languages
+            scores[label] -= 0.15
+    if OUT_RE.search(text):
+        for label in (CATALOG, AVAILABILITY):
+            scores[label] -= 0.15
+    if WHICH_SCHEMA_RE.search(text) or CAPACITY_RE.search(text):
         scores[LIVE] -= 0.2
     floor, margin = thresholds(eng)
     ranked = sorted(scores, key=scores.get, reverse=True)
