@@ -327,18 +327,20 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         gtext = group.group(1)
         gcol = _column_of(gtext, {target: cols.get(target, [])}, target)
         gtable = _table_of(gtext)
+        fjoins, where, said = _filters(text.replace(gtext, " "), target, ents, dictionary, voyage)
+        what = " ".join([target.lower().replace("_", " ")] + said)
         if gcol and gcol[1] in ("STATUS", "REGION", "FLAG_STATE", "SIZE_TYPE", "ALLIANCE", "HQ_COUNTRY"):
             c = gcol[1]
-            return Plan("group", f"SELECT t.{c}, COUNT(*) AS N FROM {target} t GROUP BY t.{c} ORDER BY N DESC, t.{c}",
-                        50, f"{target.lower()} per {c.lower()}", labels=[c.lower(), "count"])
+            return Plan("group", f"SELECT t.{c}, COUNT(*) AS N FROM {target} t{fjoins}{where} GROUP BY t.{c} "
+                        f"ORDER BY N DESC, t.{c}", 50, f"{what} per {c.lower()}", labels=[c.lower(), "count"])
         if gtable and gtable != target:
             path = _fk_path(dictionary, target, gtable)
             if path:
                 joins, last = _join_sql(path)
                 name = NAME_COLUMN[gtable]
-                return Plan("group", f"SELECT {last}.{name}, COUNT(*) AS N FROM {target} t{joins} "
+                return Plan("group", f"SELECT {last}.{name}, COUNT(*) AS N FROM {target} t{joins}{fjoins}{where} "
                             f"GROUP BY {last}.{name} ORDER BY N DESC, {last}.{name}", 50,
-                            f"{target.lower()} per {gtable.lower()[:-1]}", labels=[gtable.lower()[:-1], "count"])
+                            f"{what} per {gtable.lower()[:-1]}", labels=[gtable.lower()[:-1], "count"])
         return None
     # 4. lookups by name: a vessel or a carrier and one of its columns
     if not counting and ents.vessels and not _has(r"average|total|sum", text):
@@ -422,7 +424,7 @@ def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
         return None
     note = ""
     if p.unit == "cents":
-        note = f" ({p.column} is stated in US cents in its column comment, so the sum is divided by 100)"
+        note = f" ({p.column} is in US cents, so the figure is divided by 100 for dollars)"
     elif p.unit == "TEU":
         note = " (TEU: twenty-foot equivalent units, a count of box slots, not a weight)"
     if p.shape in ("count", "aggregate", "value"):

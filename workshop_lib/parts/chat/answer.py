@@ -377,13 +377,15 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
 
     Mode: rag when its answer came from tool results, hybrid when it had to be forced after
     the iteration cap or budget, fallback when no tool call succeeded."""
+    from workshop_lib.data.supplychain_data import OWNER
     from workshop_lib.parts.agent import loop, memory, offline, toolbox
 
-    model = llm or offline.offline_llm()
+    model = llm or offline.offline_llm(eng.data_dictionary(OWNER))
     card = memory.context_card(eng, thread_id, question)
     turn = loop.agent_turn(eng, model, toolbox.build_registry(eng), thread_id, question, context=card.text())
     succeeded = [r for r in turn.tool_results if r.ok]
-    mode = "fallback" if not succeeded else ("hybrid" if turn.forced else "rag")
+    declined = llm is None and turn.answer.startswith(offline.NEEDS_MODEL)  # the planner said it cannot answer
+    mode = "fallback" if not succeeded or declined else ("hybrid" if turn.forced else "rag")
     calls = [{"tool": r.name, "call_id": r.call_id, "ok": r.ok} for r in turn.tool_results]
     explain = {"mode": mode, "handler": "agent (Part 6)", "model": model.model, "tool_calls": calls,
                "model_calls": turn.model_calls, "stopped": turn.stopped, "forced_answer": turn.forced,
