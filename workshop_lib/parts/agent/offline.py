@@ -101,8 +101,15 @@ def _subject(question: str) -> str:
     return f"SUPPLYCHAIN.{found.group(1).upper()}.{found.group(2).upper()}" if found else ""
 
 
-_SCHEMA_RE = re.compile(r"\bschema\b|\bwhat is in\b|\bcolumns?\b|\btables?\b|\bfields?\b|\bunits?\b|\bmeans?\b|"
-                        r"\bmeaning\b|\bcheck digit\b|\bstored\b|\bdescribe\b|\b[A-Z]+_[A-Z_]+\b", re.I)
+_WRITE_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate)\b", re.I)
+_SCHEMA_RE = re.compile(r"\bschema\b|\bwhat is in\b|\bcolumns?\b|\btables?\b|\bfields?\b|\b(?:which|what|in) units?\b|\bunits? of\b|"
+                        r"\bcheck digit\b|\bstored\b|\bdata type\b|\b[A-Za-z]+_[A-Za-z_]+\b")
+
+
+def _named(question: str) -> list[str]:
+    from workshop_lib.parts.chat.router import named_schema_objects
+
+    return named_schema_objects(question)
 
 
 def _entities(done: list[tuple[str, str]]) -> sqlplan.Entities | None:
@@ -132,9 +139,13 @@ def _plan(question: str, done: list[tuple[str, str]], offered: set[str], diction
         text = re.sub(r"^\s*(please\s+)?remember( that)?[:,]?\s*", "", question, flags=re.I)
         text = re.sub(r"[.\s]*please remember( that)?( it| this)?\.?\s*$", "", text, flags=re.I) or question
         return [("remember", {"text": text.strip(), "subject": _subject(question)})]
-    if "search_knowledge" in offered and _SCHEMA_RE.search(question):
+    if "search_knowledge" in offered and _SCHEMA_RE.search(question) and not _WRITE_RE.search(question):
         if "schema" in q or "what is in" in q:
             return [("search_knowledge", {"query": "Table SUPPLYCHAIN documented purpose", "k": 20})]
+        named = _named(question)
+        if named:
+            query = " ".join(("Column SUPPLYCHAIN." if "." in n or "_" in n else "Table SUPPLYCHAIN.") + n for n in named)
+            return [("search_knowledge", {"query": query, "k": 8})]
         return [("search_knowledge", {"query": question, "k": 3})]
     calls: list[tuple[str, dict]] = []
     if "run_sql" in offered:
@@ -190,6 +201,9 @@ def _unit_from(column: str | None, knowledge: list[str]) -> tuple[str, str]:
         return "", ""
     for text in knowledge:
         low = text.lower()
+        subject = low.split(":", 1)[0]
+        if low.startswith("supplychain") and not subject.endswith("." + column.lower()):
+            continue  # another column's fact
         if column.lower() in low:
             unit = sqlplan.unit_of(low.split(column.lower(), 1)[1] if "meaning" not in low else low.split("meaning", 1)[1])
             if "cent" in low and column.endswith("CENTS"):
@@ -211,7 +225,9 @@ def _answer(question: str, done: list[tuple[str, str]], knowledge: list[str], di
     name, content = done[-1]
     if name == "remember":
         return f"Noted. I stored this as a correction ({json.loads(content)['stored']}) and will use it from now on."
-    if name == "run_sql" and not content.startswith("KIND | NAME | ID"):
+    if name == "run_sql" and content.startswith("KIND | NAME | ID"):
+        return f"{NEEDS_MODEL}: I looked up the names in the question, but no query I can plan answers it."
+    if name == "run_sql":
         ents = _entities(done) or sqlplan.Entities()
         p = sqlplan.plan(question, dictionary, ents)
         if p is None:
@@ -237,9 +253,15 @@ def _answer(question: str, done: list[tuple[str, str]], knowledge: list[str], di
         tables = [h["subject"] for h in hits if h["kind"] == "table"]
         if "schema" in question.lower() and tables:
             return "The SUPPLYCHAIN schema holds these tables, among others: " + ", ".join(tables) + "."
+        named = _named(question)
+        if named:
+            # the facts of the tables and columns named, and nothing else
+            hits = [h for h in hits if "->" not in h["subject"] and any(
+                h["subject"] == f"SUPPLYCHAIN.{n}" or ("_" in n and "." not in n and h["subject"].endswith("." + n))
+                for n in named)]
         if not hits:
-            return f"{NEEDS_MODEL}: the schema knowledge returned nothing for this question."
-        return "From the schema knowledge: " + " | ".join(f"{h['subject']}: {h['content'][:160]}" for h in hits[:3])
+            return f"{NEEDS_MODEL}: the schema knowledge returned no fact about this question."
+        return "From the schema knowledge: " + " | ".join(f"{h['subject']}: {h['content']}" for h in hits[:3])
     return content[:500]
 
 

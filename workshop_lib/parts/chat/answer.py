@@ -380,6 +380,15 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
     from workshop_lib.data.supplychain_data import OWNER
     from workshop_lib.parts.agent import loop, memory, offline, toolbox
 
+    if router.REFUSAL_RE.search(question) or router.WRITE_SQL_RE.search(question):
+        # refused before any tool runs, whatever the model: another user's data, new rules, a write
+        decision = router.decide(eng, question, vector=None)
+        text = refusal_text(decision)
+        memory.log_message(eng, thread_id, "user", question)
+        memory.log_message(eng, thread_id, "assistant", text)
+        refused = _declined(decision, text, "agent (Part 6): refused before the turn")
+        refused.route = {"intent": "AGENT", "method": "request flag", "label": router.OUT}
+        return refused
     model = llm or offline.offline_llm(eng.data_dictionary(OWNER))
     card = memory.context_card(eng, thread_id, question)
     turn = loop.agent_turn(eng, model, toolbox.build_registry(eng), thread_id, question, context=card.text())
