@@ -380,13 +380,14 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
     from workshop_lib.data.supplychain_data import OWNER
     from workshop_lib.parts.agent import loop, memory, offline, toolbox
 
-    if router.REFUSAL_RE.search(question) or router.WRITE_SQL_RE.search(question):
-        # refused before any tool runs, whatever the model: another user's data, new rules, a write
-        decision = router.decide(eng, question, vector=None)
+    decision = router.decide(eng, check_query(question))
+    if decision.label == router.OUT and not decision.unsure:
+        # refused or declined before any tool runs, whatever the model: another user's data, new
+        # rules, a write statement, or a question outside the workshop's data
         text = refusal_text(decision)
         memory.log_message(eng, thread_id, "user", question)
         memory.log_message(eng, thread_id, "assistant", text)
-        refused = _declined(decision, text, "agent (Part 6): refused before the turn")
+        refused = _declined(decision, text, "agent (Part 6): declined before the turn")
         refused.route = {"intent": "AGENT", "method": "request flag", "label": router.OUT}
         return refused
     model = llm or offline.offline_llm(eng.data_dictionary(OWNER))

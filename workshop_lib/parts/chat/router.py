@@ -282,6 +282,10 @@ def _measures_column(text: str) -> bool:
     return any(re.search(rf"\b(?:{words})\b", text, re.I) for words in COLUMN_WORDS.values())
 
 
+# A model's label is followed unless the offline scores put it this far below their winner
+# (a model that calls a schema question a catalog question does not get a grounded catalog answer).
+MODEL_OVERRULE = 0.25
+
 # Weight of each cue by label: the first cue counts fully, further cues of the same label half.
 CUE_WEIGHT = {SCHEMA: 0.22, LIVE: 0.2, CATALOG: 0.14, AVAILABILITY: 0.3, PORT: 0.16, DOCS: 0.2,
               SMALL_TALK: 0.5, OUT: 0.45}
@@ -376,7 +380,9 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
     label = best
     if llm is not None:
         model_label = _model_label(llm, text)
-        if model_label is not None:
+        if model_label is not None and scores[best] - scores[model_label] > MODEL_OVERRULE:
+            method = f"router (the model's {model_label} overruled: it scored {scores[model_label]:.2f})"
+        elif model_label is not None:
             label, method = model_label, "llm"
     unsure = method != "llm" and (scores[best] < floor or lead < margin)
     why = (f"{label} scored {scores[label]:.2f} (similarity {sims[label]:.2f}"
