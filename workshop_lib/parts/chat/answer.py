@@ -78,7 +78,13 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     if label == router.SMALL_TALK:
         return _declined(decision, SMALL_TALK_TEXT)
     if label == router.LIVE:
-        return _live(eng, question, decision)
+        live = _live(eng, question, decision)
+        if live.mode == "fallback" and not decision.cues[router.LIVE] and \
+                decision.scores[router.SCHEMA] >= router.thresholds(eng)[0]:
+            # nothing in the question asks for rows (no figure, name or id): the next handler,
+            # the schema facts, gets it, and Part 4's gates decide whether they answer it
+            return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
+        return live
     if label in GROUNDED_INTENTS:
         return _grounded(eng, question, decision, llm)
     if label == router.DOCS:
@@ -230,6 +236,8 @@ def _asked_kind(question: str) -> str | None:
     if re.search(r"\b(?:which|what) (?:column|field)s?\b|\bcolumns?\b.*\b(?:holds?|stores?|has)\b|"
                  r"\bwhere is .* stored\b|\bwhich column\b|\bread for\b", question, re.I):
         return "column"
+    if router.CAPACITY_RE.search(question):
+        return "column"  # "how many containers can a ship carry": a capacity column
     if re.search(r"\b(?:which|what) tables?\b|\btables?\b.*\b(?:hold|holds|store|stores|contain\w*)\b|"
                  r"\bdescribe the table\b", question, re.I):
         return "table"
@@ -256,10 +264,18 @@ def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
         name = c.subject.rsplit(".", 1)[-1].lower()
         return sum(1 for w in words if w in name)
 
-    ranked = sorted(pool, key=lambda c: (overlap(c) > 0, c.similarity), reverse=True)
+    tables = {t for t in TABLES_BY_NAME if t[:-1].lower().replace("_", " ")[:5] in turn.query.lower()}
+
+    def named_table(c) -> bool:  # "a container's weight": the CONTAINERS columns before the others
+        return c.subject.split(".")[1] in tables if c.subject.count(".") == 2 else False
+
+    ranked = sorted(pool, key=lambda c: (overlap(c) > 0, named_table(c), c.similarity), reverse=True)
     if not ranked or overlap(ranked[0]) == 0:
         return turn
-    chunks = [c for c in ranked if overlap(c) > 0][:turn.top_k]  # the others name another attribute
+    chunks = [c for c in ranked if overlap(c) > 0]  # the others name another attribute
+    if any(named_table(c) for c in chunks):
+        chunks = [c for c in chunks if named_table(c)]  # and of the table the question names
+    chunks = chunks[:turn.top_k]
     for c in pool:
         c.status = "kept" if c in chunks else "beyond_top_k"
     return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,

@@ -108,7 +108,8 @@ GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|hiya|thanks?|thank you|cheers|goo
                          r"bye|goodbye|who are you|what can you (?:do|help)|how are you|nice)\b", _FLAGS)
 SCHEMA_RE = re.compile(r"\b(?:columns?|tables?|fields?|schema|data type|units?|stored|store[sd]? in|foreign key|"
                        r"primary key|meaning|mean|means|represent\w*|describe|check digit|defined)\b", _FLAGS)
-AGG_RE = re.compile(r"\b(?:how many|count|number of|average|mean|avg|total|sum|largest|biggest|highest|heaviest|"
+AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier|voyage|port|container)s?|"
+                    r"average|mean|avg|total|sum|largest|biggest|highest|heaviest|"
                     r"longest|smallest|lowest|shortest|lightest|oldest|newest|maximum|minimum|max|min|most|fewest|"
                     r"top \d+|each|per|list the|worth|status of|sails?|sailing|operates?|built|departs?|arrives?)\b",
                     _FLAGS)
@@ -353,6 +354,9 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
     # A grounded catalog or availability answer needs equipment named; a port location needs a port or "ports".
     if not cues[CATALOG] or (cues[CATALOG] == ["price wording"]):
         scores[CATALOG] -= 0.15
+    if not (PRICE_RE.search(text) or grounded._COMMERCE_RE.search(text) or _names_in(text, _entity_names()["items"])
+            or grounded.named_items(text)):
+        scores[CATALOG] -= 0.15  # no need, price or item named: not a catalog request
     if not ports and not re.search(r"\bports?\b", text, re.I):
         scores[PORT] -= 0.2
     if not (grounded.mentions_equipment(text) and (ports or grounded._AVAILABILITY_RE.search(text))):
