@@ -290,3 +290,25 @@ def test_unseen_paraphrases_are_answered_or_declined_never_wrong(eng):
     wrong = [o for o in outcomes if o[1] == "confidently_wrong"]
     assert not wrong, wrong
     assert sum(o[1] == "correct" for o in outcomes) >= 0.8 * len(outcomes), outcomes
+
+
+# ---------------------------------------------------------------- the planner's SQL on both engines
+def test_every_planned_statement_parses_as_oracle_sql(eng):
+    """The planner's statements run on both engines through read_only_query: each one the
+    evaluation plans (and the name look-up) parses with sqlglot's Oracle dialect."""
+    import sqlglot
+
+    from workshop_lib.parts.agent import sqlplan
+
+    dictionary = eng.data_dictionary(OWNER)
+    planned = 0
+    for case in answer_eval.build_cases(eng):
+        if case.category != "live_data":
+            continue
+        found = eng.read_only_query(sqlplan.entity_sql(case.question), max_rows=50)
+        sqlglot.parse_one(sqlplan.entity_sql(case.question), read="oracle")
+        plan = sqlplan.plan(case.question, dictionary, sqlplan.parse_entities(case.question, found.rows))
+        assert plan is not None, case.question
+        sqlglot.parse_one(plan.sql, read="oracle")
+        planned += 1
+    assert planned >= 40

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from workshop_lib.engines.embedded.sql import PLAN_SQL as SQL  # portable: both engines run them
+
 # Words for the tables (plural and singular), most specific first.
 TABLE_WORDS = [
     ("CARGO_ITEMS", r"cargo items?|manifest lines?|cargo lines?|goods"),
@@ -89,13 +91,7 @@ def _literal(text: str) -> str:
 
 def entity_sql(question: str) -> str:
     """One SELECT listing the vessels, carriers and ports whose names the question contains."""
-    q = _literal(question)
-    return (f"SELECT 'VESSEL' AS KIND, VESSEL_NAME AS NAME, IMO_NUMBER AS ID FROM VESSELS "
-            f"WHERE INSTR(UPPER({q}), UPPER(VESSEL_NAME)) > 0 "
-            f"UNION ALL SELECT 'CARRIER', CARRIER_NAME, CARRIER_ID FROM CARRIERS "
-            f"WHERE INSTR(UPPER({q}), UPPER(CARRIER_NAME)) > 0 "
-            f"UNION ALL SELECT 'PORT', PORT_NAME, PORT_ID FROM PORTS "
-            f"WHERE INSTR(UPPER({q}), UPPER(PORT_NAME)) > 0 OR INSTR(UPPER({q}), UNLOCODE) > 0")
+    return SQL["entities"].format(q=_literal(question))
 
 
 def parse_entities(question: str, rows: Sequence[Sequence[Any]]) -> Entities:
@@ -186,7 +182,7 @@ def _join_sql(path: list[tuple[str, str, str, str]], alias0: str = "t") -> tuple
     sql, prev = "", alias0
     for i, (_, col, ref_table, ref_col) in enumerate(path):
         alias = f"j{i}"
-        sql += f" JOIN {ref_table} {alias} ON {alias}.{ref_col} = {prev}.{col}"
+        sql += SQL["join"].format(table=ref_table, alias=alias, col=ref_col, other=prev, other_col=col)
         prev = alias
     return sql, prev
 
@@ -205,7 +201,8 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
         if table == "CONTAINERS":
             where.append(f"t.VOYAGE_ID = {voyage}")
         else:
-            joins += " JOIN CONTAINERS c ON c.CONTAINER_ID = t.CONTAINER_ID"
+            joins += SQL["join"].format(table="CONTAINERS", alias="c", col="CONTAINER_ID", other="t",
+                                        other_col="CONTAINER_ID")
             where.append(f"c.VOYAGE_ID = {voyage}")
         said.append(f"on voyage {voyage}")
     if ents.carriers and table in ("VESSELS", "VOYAGES"):
@@ -213,7 +210,7 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
         if table == "VESSELS":
             where.append(f"t.CARRIER_ID = {ident}")
         else:
-            joins += " JOIN VESSELS fv ON fv.IMO_NUMBER = t.IMO_NUMBER"
+            joins += SQL["join"].format(table="VESSELS", alias="fv", col="IMO_NUMBER", other="t", other_col="IMO_NUMBER")
             where.append(f"fv.CARRIER_ID = {ident}")
         said.append(f"of {name}")
     if ents.vessels and table in ("VOYAGES", "CONTAINERS"):
@@ -221,7 +218,7 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
         if table == "VOYAGES":
             where.append(f"t.IMO_NUMBER = {ident}")
         else:
-            joins += " JOIN VOYAGES fy ON fy.VOYAGE_ID = t.VOYAGE_ID"
+            joins += SQL["join"].format(table="VOYAGES", alias="fy", col="VOYAGE_ID", other="t", other_col="VOYAGE_ID")
             where.append(f"fy.IMO_NUMBER = {ident}")
         said.append(f"of {name}")
     if ents.ports and table == "VOYAGES":
@@ -229,7 +226,7 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
         to = _has(r"to|arriv\w*|destination|bound for|into", text) and not _has(r"from|depart\w*|leav\w*|origin", text)
         where.append(f"t.{'DESTINATION' if to else 'ORIGIN'}_PORT_ID = {ident}")
         said.append(f"{'to' if to else 'from'} {name}")
-    return joins, (" WHERE " + " AND ".join(where)) if where else "", said
+    return joins, SQL["where"].format(conditions=" AND ".join(where)) if where else "", said
 
 
 _KNOWN_CAPS = {"TEU", "IMO", "SCAC", "UN", "US", "USD", "AIS", "HS", "ID", "I", "ETA", "DWT", "ACTIVE", "COMPLETED",
@@ -283,37 +280,32 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
     voyage = int(voyage_m.group(1)) if voyage_m else None
     # 1. the declared value of a voyage's cargo
     if voyage is not None and _has(r"value|worth|declared", text):
-        return Plan("value", "SELECT SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) AS TOTAL_UNIT_VALUE_CENTS "
-                    "FROM CARGO_ITEMS ci JOIN CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID "
-                    f"WHERE c.VOYAGE_ID = {voyage}", 1, f"the declared value of the cargo on voyage {voyage}",
+        return Plan("value", SQL["voyage_value"].format(voyage=voyage), 1, f"the declared value of the cargo on voyage {voyage}",
                     "UNIT_VALUE_CENTS", unit_of(comments.get(("CARGO_ITEMS", "UNIT_VALUE_CENTS"), "")))
     # 2. lookups about one voyage
     if voyage is not None and not _has(r"how many|count|number of", text):
-        base = f"FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER WHERE v.VOYAGE_ID = {voyage}"
         asked = _column_of(text, cols, "VESSELS")
         if asked and asked[1] not in ("STATUS", "IMO_NUMBER"):
             table, col = asked
             unit = unit_of(comments.get((table, col), ""))
             if table == "VESSELS":
-                return Plan("lookup", f"SELECT ve.{col} {base}", 1, f"the {col.lower()} of the vessel on voyage {voyage}",
+                return Plan("lookup", SQL["voyage_vessel_column"].format(col=col, voyage=voyage), 1,
+                            f"the {col.lower()} of the vessel on voyage {voyage}",
                             col, unit, [col])
             if any(c == "VOYAGE_ID" for c, _ in cols.get(table, [])) and table == "VESSEL_POSITIONS":
-                return Plan("lookup", f"SELECT {col} FROM {table} WHERE VOYAGE_ID = {voyage}", 1,
+                return Plan("lookup", SQL["voyage_position_column"].format(col=col, voyage=voyage), 1,
                             f"the latest reported {col.lower()} on voyage {voyage}", col, unit, [col])
             return None  # an attribute this plan cannot read for one voyage
         if _has(r"carrier|operat\w*|line", text):
-            return Plan("lookup", "SELECT ca.CARRIER_NAME FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = "
-                        f"v.IMO_NUMBER JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID WHERE v.VOYAGE_ID = {voyage}",
-                        1, f"the carrier operating the vessel of voyage {voyage}", labels=["carrier"])
+            return Plan("lookup", SQL["voyage_carrier"].format(voyage=voyage), 1,
+                        f"the carrier operating the vessel of voyage {voyage}", labels=["carrier"])
         if _has(r"vessel|ship|sails?|sailing", text) and not _has(r"where|from|to|go|route", text):
-            return Plan("lookup", f"SELECT ve.VESSEL_NAME, ve.IMO_NUMBER {base}", 1,
+            return Plan("lookup", SQL["voyage_vessel"].format(voyage=voyage), 1,
                         f"the vessel of voyage {voyage}", labels=["vessel", "IMO number"])
         if _has(r"status|state", text):
-            return Plan("lookup", f"SELECT v.STATUS {base}", 1, f"the status of voyage {voyage}", labels=["status"])
+            return Plan("lookup", SQL["voyage_status"].format(voyage=voyage), 1, f"the status of voyage {voyage}", labels=["status"])
         if _has(r"where|from|to|go|goes|route|origin|destination|depart\w*|arriv\w*|leave|when", text):
-            return Plan("lookup", "SELECT o.PORT_NAME AS ORIGIN, d.PORT_NAME AS DESTINATION, v.DEPARTURE_DATE, "
-                        f"v.ARRIVAL_DATE, v.STATUS FROM VOYAGES v JOIN PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
-                        f"JOIN PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID WHERE v.VOYAGE_ID = {voyage}", 1,
+            return Plan("lookup", SQL["voyage_route"].format(voyage=voyage), 1,
                         f"the route of voyage {voyage}",
                         labels=["from", "to", "departure", "arrival", "status"])
         return None
@@ -331,36 +323,36 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         what = " ".join([target.lower().replace("_", " ")] + said)
         if gcol and gcol[1] in ("STATUS", "REGION", "FLAG_STATE", "SIZE_TYPE", "ALLIANCE", "HQ_COUNTRY"):
             c = gcol[1]
-            return Plan("group", f"SELECT t.{c}, COUNT(*) AS N FROM {target} t{fjoins}{where} GROUP BY t.{c} "
-                        f"ORDER BY N DESC, t.{c}", 50, f"{what} per {c.lower()}", labels=[c.lower(), "count"])
+            return Plan("group", SQL["group_by_column"].format(col=c, table=target, joins=fjoins, where=where), 50,
+                        f"{what} per {c.lower()}", labels=[c.lower(), "count"])
         if gtable and gtable != target:
             path = _fk_path(dictionary, target, gtable)
             if path:
                 joins, last = _join_sql(path)
                 name = NAME_COLUMN[gtable]
-                return Plan("group", f"SELECT {last}.{name}, COUNT(*) AS N FROM {target} t{joins}{fjoins}{where} "
-                            f"GROUP BY {last}.{name} ORDER BY N DESC, {last}.{name}", 50,
+                return Plan("group", SQL["group_by_parent"].format(alias=last, name=name, table=target,
+                                                                   joins=joins + fjoins, where=where), 50,
                             f"{what} per {gtable.lower()[:-1]}", labels=[gtable.lower()[:-1], "count"])
         return None
     # 4. lookups by name: a vessel or a carrier and one of its columns
     if not counting and ents.vessels and not _has(r"average|total|sum", text):
         name, imo = ents.vessels[0]
         if _has(r"carrier|operat\w*|line|owns?", text):
-            return Plan("lookup", "SELECT ca.CARRIER_NAME FROM VESSELS ve JOIN CARRIERS ca ON ca.CARRIER_ID = "
-                        f"ve.CARRIER_ID WHERE ve.IMO_NUMBER = {imo}", 1, f"the carrier operating {name}",
+            return Plan("lookup", SQL["vessel_carrier"].format(imo=imo), 1, f"the carrier operating {name}",
                         labels=["carrier"])
         if measured and measured[0] == "VESSELS":
             col = measured[1]
-            return Plan("lookup", f"SELECT {col} FROM VESSELS WHERE IMO_NUMBER = {imo}", 1,
+            return Plan("lookup", SQL["row_column"].format(col=col, table="VESSELS", key="IMO_NUMBER", value=imo), 1,
                         f"the {col.lower()} of {name}", col, unit_of(comments.get(("VESSELS", col), "")), [col])
         if _has(r"when|year", text):
-            return Plan("lookup", f"SELECT YEAR_BUILT FROM VESSELS WHERE IMO_NUMBER = {imo}", 1,
+            return Plan("lookup", SQL["row_column"].format(col="YEAR_BUILT", table="VESSELS", key="IMO_NUMBER",
+                                                           value=imo), 1,
                         f"the year {name} was built", "YEAR_BUILT", "", ["YEAR_BUILT"])
         return None
     if not counting and ents.carriers and measured and measured[0] == "CARRIERS":
         name, ident = ents.carriers[0]
         col = measured[1]
-        return Plan("lookup", f"SELECT {col} FROM CARRIERS WHERE CARRIER_ID = {ident}", 1,
+        return Plan("lookup", SQL["row_column"].format(col=col, table="CARRIERS", key="CARRIER_ID", value=ident), 1,
                     f"the {col.lower()} of {name}", col, "", [col])
     # 5. top-N
     top = re.search(r"\b(?:top|the)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:largest|biggest|longest|newest|oldest|heaviest|"
@@ -373,7 +365,7 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         table, col = measured
         order = "ASC" if agg == "MIN" and not _has(r"newest|latest", text) else "DESC"
         name = NAME_COLUMN[table]
-        return Plan("top", f"SELECT {name}, {col} FROM {table} ORDER BY {col} {order}, {name}", n,
+        return Plan("top", SQL["top"].format(name=name, col=col, table=table, order=order), n,
                     f"the {n} {table.lower()} by {col.lower()} ({'highest' if order == 'DESC' else 'lowest'} first)",
                     col, unit_of(comments.get((table, col), "")), [name, col])
     # 6. counts
@@ -385,7 +377,7 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         if unexplained_words(text, ents):
             return None
         joins, where, said = _filters(text, target, ents, dictionary, voyage)
-        return Plan("count", f"SELECT COUNT(*) AS N FROM {target} t{joins}{where}", 1,
+        return Plan("count", SQL["count"].format(table=target, joins=joins, where=where), 1,
                     " ".join([f"{target.lower().replace('_', ' ')}"] + said), labels=["count"])
     # 7. an aggregate of one column
     if agg and measured:
@@ -396,7 +388,7 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
             return None
         joins, where, said = _filters(text, table, ents, dictionary, voyage)
         fn = agg
-        return Plan("aggregate", f"SELECT {fn}(t.{col}) AS VALUE FROM {table} t{joins}{where}", 1,
+        return Plan("aggregate", SQL["aggregate"].format(fn=fn, col=col, table=table, joins=joins, where=where), 1,
                     " ".join([f"the {dict(AVG='average', SUM='total', MAX='largest', MIN='smallest')[fn]} "
                               f"{col.lower()} of {table.lower().replace('_', ' ')}"] + said),
                     col, unit_of(comments.get((table, col), "")))
