@@ -526,6 +526,7 @@ PLAN_SQL = {
     "group_by_parent": ("SELECT {alias}.{name}, COUNT(*) AS N FROM {table} t{joins}{where} GROUP BY {alias}.{name} "
                         "ORDER BY N DESC, {alias}.{name}"),
     "top": "SELECT {name}, {col} FROM {table} ORDER BY {col} {order}, {name}",
+    "list": "SELECT {alias}.{name} FROM {table} {alias}{joins}{where} ORDER BY {alias}.{name}",
     "count": "SELECT COUNT(*) AS N FROM {table} t{joins}{where}",
     "aggregate": "SELECT {fn}(t.{col}) AS VALUE FROM {table} t{joins}{where}",
     "join": " JOIN {table} {alias} ON {alias}.{col} = {other}.{other_col}",

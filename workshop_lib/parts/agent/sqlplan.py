@@ -223,7 +223,8 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
         said.append(f"of {name}")
     if ents.ports and table == "VOYAGES":
         name, ident = ents.ports[0]
-        to = _has(r"to|arriv\w*|destination|bound for|into", text) and not _has(r"from|depart\w*|leav\w*|origin", text)
+        to = _has(r"to|arriv\w*|destination|bound for|into|ends?|ending|finish\w*", text) and \
+            not _has(r"from|depart\w*|leav\w*|origin|starts?|starting", text)
         where.append(f"t.{'DESTINATION' if to else 'ORIGIN'}_PORT_ID = {ident}")
         said.append(f"{'to' if to else 'from'} {name}")
     return joins, SQL["where"].format(conditions=" AND ".join(where)) if where else "", said
@@ -256,7 +257,7 @@ voyage voyages container containers port ports carrier carriers line lines cargo
 how's there's does doesn't value declared worth dollars usd year built build age speed capacity deadweight dwt
 length long gross weight tare flag state status region size type imo scac alliance positions position reports
 report sea underway under way active completed finished arrived scheduled planned upcoming future shipping
-carries carry carrying holds hold biggest
+carries carry carrying holds hold biggest end ends ending start starts starting finish finishes
 boxes box goods sailings trips trip operators operator mass set point temperature number""".split())
 
 
@@ -348,7 +349,7 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
             return Plan("lookup", SQL["row_column"].format(col="YEAR_BUILT", table="VESSELS", key="IMO_NUMBER",
                                                            value=imo), 1,
                         f"the year {name} was built", "YEAR_BUILT", "", ["YEAR_BUILT"])
-        return None
+        # anything else about the vessel: the shapes below (its voyages...), or no plan
     if not counting and ents.carriers and measured and measured[0] == "CARRIERS":
         name, ident = ents.carriers[0]
         col = measured[1]
@@ -368,7 +369,17 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         return Plan("top", SQL["top"].format(name=name, col=col, table=table, order=order), n,
                     f"the {n} {table.lower()} by {col.lower()} ({'highest' if order == 'DESC' else 'lowest'} first)",
                     col, unit_of(comments.get((table, col), "")), [name, col])
-    # 6. counts
+    # 6. a list of rows of one table, narrowed by what the question names ("which ships does MSC operate")
+    listing = re.match(r"\s*(?:which|what|list|show(?: me)?|give me)\s+(?:the\s+|all\s+(?:the\s+)?)?"
+                       r"(vessels?|ships?|voyages?|sailings?|carriers?|ports?)\b", text, re.I)
+    if listing and not counting and not agg and not unexplained_words(text, ents):
+        table = _table_of(listing.group(1))
+        joins, where, said = _filters(text, table, ents, dictionary, voyage)
+        if where or table in ("CARRIERS", "PORTS", "VESSELS"):
+            name = NAME_COLUMN[table]
+            return Plan("list", SQL["list"].format(alias="t", name=name, table=table, joins=joins, where=where),
+                        50, " ".join([table.lower()] + said), labels=[name])
+    # 7. counts
     if counting and target:
         if _has(r"can|could|fits?|carry|hold", text) or (measured and measured[1] != "STATUS"):
             # "how many containers can a ship carry" is a capacity, "vessels flying a flag" a filter
@@ -379,7 +390,7 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         joins, where, said = _filters(text, target, ents, dictionary, voyage)
         return Plan("count", SQL["count"].format(table=target, joins=joins, where=where), 1,
                     " ".join([f"{target.lower().replace('_', ' ')}"] + said), labels=["count"])
-    # 7. an aggregate of one column
+    # 8. an aggregate of one column
     if agg and measured:
         table, col = measured
         if target and target != table and target in cols and any(c == col for c, _ in cols[target]):
@@ -427,6 +438,8 @@ def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
     if p.shape == "top":
         return (f"{p.what[0].upper() + p.what[1:]}:\n"
                 + "\n".join(f"{i}. {r[0]}: {_fmt(r[1], p.unit)}" for i, r in enumerate(rows, 1)) + (note and f"\n{note.strip()}"))
+    if p.shape == "list":
+        return f"{p.what[0].upper() + p.what[1:]} ({len(rows)}):\n" + "\n".join(f"- {r[0]}" for r in rows)
     if p.shape == "group":
         return f"{p.what[0].upper() + p.what[1:]}:\n" + "\n".join(f"- {r[0]}: {r[1]}" for r in rows)
     return None

@@ -109,7 +109,7 @@ GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|hiya|thanks?|thank you|cheers|goo
 SCHEMA_RE = re.compile(r"\b(?:columns?|tables?|fields?|schema|data type|units?|stored|store[sd]? in|foreign key|"
                        r"primary key|meaning|mean|means|represent\w*|describe|check digit|defined)\b", _FLAGS)
 AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier|voyage|port|container)s?|"
-                    r"average|mean|avg|total|sum|largest|biggest|highest|heaviest|"
+                    r"average|the mean|avg|total|sum|largest|biggest|highest|heaviest|"
                     r"longest|smallest|lowest|shortest|lightest|oldest|newest|maximum|minimum|max|min|most|fewest|"
                     r"top \d+|each|per|list the|worth|status of|sails?|sailing|operates?|built|departs?|arrives?)\b",
                     _FLAGS)
@@ -205,7 +205,7 @@ def named_schema_objects(question: str) -> list[str]:
             re.match(r"\s+table\b", question[m.end():], re.I) is not None
         if not parts or not as_name:
             continue
-        if (len(parts) == 1 and (parts[0] in tables or ("_" in parts[0] and parts[0] in columns))) or \
+        if (len(parts) == 1 and (parts[0] in tables or (("_" in parts[0] or token.isupper()) and parts[0] in columns))) or \
                 (len(parts) == 2 and parts[0] in tables and parts[1] in columns):
             found.append(".".join(parts))
     named_tables = [f for f in found if f in tables]
