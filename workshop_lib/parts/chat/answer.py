@@ -79,8 +79,7 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
         return _declined(decision, SMALL_TALK_TEXT)
     if label == router.LIVE:
         live = _live(eng, question, decision)
-        if live.mode == "fallback" and decision.runner_up == router.DOCS and docs is not None and docs.mode == "rag" \
-                and router.DOC_STRONG_RE.search(question):
+        if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
             # no query answers it, and a document passes the gates for it: the next handler
             return _documents_only(question, decision, llm, docs)
         if live.mode == "fallback" and not decision.cues[router.LIVE] and \

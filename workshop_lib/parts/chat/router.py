@@ -357,6 +357,9 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
     if not (PRICE_RE.search(text) or grounded._COMMERCE_RE.search(text) or _names_in(text, _entity_names()["items"])
             or grounded.named_items(text)):
         scores[CATALOG] -= 0.15  # no need, price or item named: not a catalog request
+    if not (PRICE_RE.search(text) or grounded._COMMERCE_RE.search(text)) and \
+            re.match(r"\s*(?:how (?:is|are|do|does|did|was|were)|why|who|when|what happen)", text, re.I):
+        scores[CATALOG] -= 0.25  # how something is handled, why, who, when: not which item to lease
     if not ports and not re.search(r"\bports?\b", text, re.I):
         scores[PORT] -= 0.2
     if not (grounded.mentions_equipment(text) and (ports or grounded._AVAILABILITY_RE.search(text))):
