@@ -312,3 +312,21 @@ def test_every_planned_statement_parses_as_oracle_sql(eng):
         sqlglot.parse_one(plan.sql, read="oracle")
         planned += 1
     assert planned >= 40
+
+
+def test_the_command_prints_the_tables_and_writes_json_and_a_plot(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from workshop_lib.tools.cli import app
+
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "eval.json"
+    result = CliRunner().invoke(app, ["eval", "answers", "--sample", "30", "--json", str(out), "--engine", "embedded"])
+    assert result.exit_code == 0, result.output
+    for words in ("confidently wrong", "unhelpful", "router confusion", "p95", "live_data", "adversarial"):
+        assert words in result.output
+    saved = json.loads(out.read_text())
+    assert saved["summary"]["questions"] == len(saved["results"]) >= 27
+    assert out.with_suffix(".png").stat().st_size > 1000
+    assert not (tmp_path / "data" / "workshop.sqlite").exists(), "the learner's store is untouched"

@@ -118,7 +118,7 @@ def _explain(decision: router.RouteDecision, **extra: Any) -> dict[str, Any]:
 
 
 def _route(decision: router.RouteDecision) -> dict[str, Any]:
-    return {"intent": decision.label, "method": decision.method, "label": decision.label}
+    return {"intent": decision.label, "method": decision.method, "label": decision.label, "unsure": decision.unsure}
 
 
 def _declined(decision: router.RouteDecision, text: str, handler: str = "router") -> ChatAnswer:

@@ -44,6 +44,7 @@ EXPECTED_ROUTE = {"schema": "SCHEMA_KNOWLEDGE", "live_data": "LIVE_DATA", "catal
                   "adversarial": "OUT_OF_SCOPE"}
 ROUTE_LABELS = ("SCHEMA_KNOWLEDGE", "LIVE_DATA", "EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY", "PORT_LOCATION",
                 "DOCUMENTS", "SMALL_TALK", "OUT_OF_SCOPE")
+ROUTE_COLUMNS = ROUTE_LABELS + ("UNSURE",)  # the router found no clear winner (the answer fell back)
 GROUNDED_MODES = ("rag", "hybrid")
 DOCS_PROFILE = "v2"  # the profile Part 7 promotes (README: workshop ingest --profile v2 --promote)
 
@@ -434,6 +435,8 @@ def grade(case: Case, answer: Any, *, docs_promoted: bool) -> tuple[str, str]:
 def routed_label(answer: Any) -> str:
     """Which handler answered, in the router's labels (older answers are mapped from their explanation)."""
     route = answer.route or {}
+    if route.get("unsure"):
+        return "UNSURE"
     if route.get("label"):
         return route["label"]
     handler = str(answer.decision_explain.get("handler", ""))
@@ -502,7 +505,7 @@ def summary(results: list[Result]) -> dict[str, Any]:
             c = Counter(r.outcome for r in group)
             per_cat[cat] = {"n": len(group), "correct": c["correct"], "confidently_wrong": c["confidently_wrong"],
                             "unhelpful": c["unhelpful"], "correct_share": round(c["correct"] / len(group), 3)}
-    confusion: dict[str, dict[str, int]] = {e: {a: 0 for a in ROUTE_LABELS} for e in ROUTE_LABELS}
+    confusion: dict[str, dict[str, int]] = {e: {a: 0 for a in ROUTE_COLUMNS} for e in ROUTE_LABELS}
     for r in results:
         confusion.setdefault(r.expected_route, {}).setdefault(r.routed, 0)
         confusion[r.expected_route][r.routed] += 1
@@ -523,22 +526,21 @@ def format_report(s: dict[str, Any]) -> str:
     for cat, row in s["per_category"].items():
         lines.append(f"{cat:15s} {row['n']:4d} {row['correct']:8d} {row['confidently_wrong']:10d} "
                      f"{row['unhelpful']:9d} {row['correct_share']:6.1%}")
-    short = {lab: lab.replace("EQUIPMENT_", "EQ_")[:12] for lab in ROUTE_LABELS}
-    lines += ["", "router confusion (rows: expected, columns: routed)",
-              f"{'':17s}" + "".join(f"{short[a]:>13s}" for a in ROUTE_LABELS)]
+    short = {lab: lab.replace("EQUIPMENT_", "EQ_")[:12] for lab in ROUTE_COLUMNS}
+    lines += ["", "router confusion (rows: expected, columns: routed; UNSURE: no clear winner, a fallback)",
+              f"{'':17s}" + "".join(f"{short[a]:>13s}" for a in ROUTE_COLUMNS)]
     for e in ROUTE_LABELS:
         row = s["confusion"].get(e, {})
         if sum(row.values()):
-            lines.append(f"{short[e]:17s}" + "".join(f"{row.get(a, 0):13d}" for a in ROUTE_LABELS))
+            lines.append(f"{short[e]:17s}" + "".join(f"{row.get(a, 0):13d}" for a in ROUTE_COLUMNS))
     return "\n".join(lines)
 
 
 def confusion_frame(s: dict[str, Any]):
     import pandas as pd
 
-    labels = list(ROUTE_LABELS)
-    return pd.DataFrame([[s["confusion"].get(e, {}).get(a, 0) for a in labels] for e in labels],
-                        index=pd.Index(labels, name="expected"), columns=pd.Index(labels, name="routed"))
+    return pd.DataFrame([[s["confusion"].get(e, {}).get(a, 0) for a in ROUTE_COLUMNS] for e in ROUTE_LABELS],
+                        index=pd.Index(ROUTE_LABELS, name="expected"), columns=pd.Index(ROUTE_COLUMNS, name="routed"))
 
 
 def category_frame(s: dict[str, Any]):
@@ -556,7 +558,7 @@ def plot_confusion(s: dict[str, Any], path: Path | None = None):
     import matplotlib.pyplot as plt
 
     frame = confusion_frame(s)
-    fig, ax = plt.subplots(figsize=(7, 6))
+    fig, ax = plt.subplots(figsize=(7.5, 6))
     ax.imshow(frame.values, cmap="Blues")
     ax.set_xticks(range(len(frame.columns)), frame.columns, rotation=60, ha="right", fontsize=8)
     ax.set_yticks(range(len(frame.index)), frame.index, fontsize=8)
