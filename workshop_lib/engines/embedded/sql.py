@@ -510,6 +510,8 @@ PLAN_SQL = {
     "voyage_vessel_column": ("SELECT ve.{col} FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER "
                              "WHERE v.VOYAGE_ID = {voyage}"),
     "voyage_position_column": "SELECT {col} FROM VESSEL_POSITIONS WHERE VOYAGE_ID = {voyage}",
+    "voyage_position": ("SELECT LATITUDE, LONGITUDE, SPEED_KNOTS, REPORTED_AT FROM VESSEL_POSITIONS "
+                        "WHERE VOYAGE_ID = {voyage}"),
     "voyage_carrier": ("SELECT ca.CARRIER_NAME FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER "
                        "JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID WHERE v.VOYAGE_ID = {voyage}"),
     "voyage_vessel": ("SELECT ve.VESSEL_NAME, ve.IMO_NUMBER FROM VOYAGES v JOIN VESSELS ve "

@@ -40,8 +40,8 @@ COLUMN_WORDS = {
     "CAPACITY_TEU": r"capacity|teu|biggest|largest|smallest|big|large",
     "DEADWEIGHT_TONNES": r"deadweight|dwt",
     "LENGTH_M": r"length|long|longest|shortest",
-    "YEAR_BUILT": r"built|build year|year built|oldest|newest|age",
-    "SPEED_KNOTS": r"speed|fastest|slowest|knots",
+    "YEAR_BUILT": r"built|build year|year built|oldest|newest|age|how old",
+    "SPEED_KNOTS": r"speed|fastest|slowest|knots|how fast",
     "GROSS_WEIGHT_KG": r"gross weight|heaviest|lightest|weight|gross mass",
     "TARE_WEIGHT_KG": r"tare",
     "IMO_NUMBER": r"imo",
@@ -238,7 +238,7 @@ def unresolved_names(text: str, ents: Entities) -> list[str]:
     """Capitalised words (not the first) that are no resolved vessel, carrier or port: a filter
     the plan cannot apply ("Panama" in "vessels flying the Panama flag")."""
     known = " ".join(n for group in (ents.vessels, ents.carriers, ents.ports) for n, _ in group).lower()
-    words = re.findall(r"[A-Za-z][\w'-]*", text)[1:]
+    words = [re.sub(r"'s?$", "", w) for w in re.findall(r"[A-Za-z][\w'-]*", text)[1:]]
     return [w for w in words if w[0].isupper() and w.upper() not in _KNOWN_CAPS
             and w.lower() not in known and not re.fullmatch(r"[A-Z]{5}", w)]
 
@@ -258,6 +258,8 @@ how's there's does doesn't value declared worth dollars usd year built build age
 length long gross weight tare flag state status region size type imo scac alliance positions position reports
 report sea underway under way active completed finished arrived scheduled planned upcoming future shipping
 carries carry carrying holds hold biggest end ends ending start starts starting finish finishes
+combined file files board onboard aboard where from route origin destination arrival departure eta now
+when state go goes fast old how
 boxes box goods sailings trips trip operators operator mass set point temperature number""".split())
 
 
@@ -265,7 +267,7 @@ def unexplained_words(text: str, ents: Entities) -> list[str]:
     """Words of the question a count or an aggregate would silently ignore (a qualifier such as
     "reefer" in "how many reefer containers"): with any, the plan declines."""
     names = " ".join(n for group in (ents.vessels, ents.carriers, ents.ports) for n, _ in group).lower()
-    words = re.findall(r"[a-z][a-z'-]*", text.lower())
+    words = [re.sub(r"'s?$", "", w) for w in re.findall(r"[a-z][a-z'-]*", text.lower())]
     return [w for w in words if w not in _FILLER and w not in names and not w.isdigit()]
 
 
@@ -297,7 +299,13 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
                 return Plan("lookup", SQL["voyage_position_column"].format(col=col, voyage=voyage), 1,
                             f"the latest reported {col.lower()} on voyage {voyage}", col, unit, [col])
             return None  # an attribute this plan cannot read for one voyage
-        if _has(r"carrier|operat\w*|line", text):
+        if unexplained_words(text, ents):
+            return None  # a word the look-ups below would ignore
+        if _has(r"now|currently|position|right now|at the moment", text) and _has(r"where|position|located", text):
+            return Plan("lookup", SQL["voyage_position"].format(voyage=voyage), 1,
+                        f"the latest reported position on voyage {voyage}",
+                        labels=["latitude", "longitude", "speed (knots)", "reported at (UTC)"])
+        if _has(r"carrier|operat\w*|line|runs?", text):
             return Plan("lookup", SQL["voyage_carrier"].format(voyage=voyage), 1,
                         f"the carrier operating the vessel of voyage {voyage}", labels=["carrier"])
         if _has(r"vessel|ship|sails?|sailing", text) and not _has(r"where|from|to|go|route", text):
@@ -305,7 +313,7 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
                         f"the vessel of voyage {voyage}", labels=["vessel", "IMO number"])
         if _has(r"status|state", text):
             return Plan("lookup", SQL["voyage_status"].format(voyage=voyage), 1, f"the status of voyage {voyage}", labels=["status"])
-        if _has(r"where|from|to|go|goes|route|origin|destination|depart\w*|arriv\w*|leave|when", text):
+        if _has(r"where|from|to|go|goes|route|origin|destination|depart\w*|arriv\w*|leave|when|eta", text):
             return Plan("lookup", SQL["voyage_route"].format(voyage=voyage), 1,
                         f"the route of voyage {voyage}",
                         labels=["from", "to", "departure", "arrival", "status"])
@@ -313,7 +321,15 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
     target = _table_of(text)
     measured = _column_of(text, cols, target)
     counting = _has(r"how many|count|number of", text)
-    # 3. per-group counts
+    # 3. per-group counts ("which carrier has the most vessels" is the top of "vessels per carrier")
+    most = re.match(r"\s*(?:which|what)\s+(\w+)\s+(?:has|have|runs?|operates?|sails?)\s+the\s+(most|fewest)\s+(\w+)\W*$",
+                    text, re.I)
+    if most and _table_of(most.group(1)) and _table_of(most.group(3)):
+        p = plan(f"How many {most.group(3)} per {most.group(1)}?", dictionary, ents)
+        if p is not None and p.shape == "group":
+            p.shape = "group_" + most.group(2).lower()
+            p.what = f"the {most.group(1).lower()} with the {most.group(2).lower()} {most.group(3).lower()}"
+            return p
     group = re.search(r"\b(?:per|each|by|for every)\s+(?:the\s+)?([a-z_ ]+?)(?:\s+(?:operate|have|run|sail|hold)\w*|\?|$|,)",
                       text, re.I)
     if counting and group and target:
@@ -338,7 +354,7 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
     # 4. lookups by name: a vessel or a carrier and one of its columns
     if not counting and ents.vessels and not _has(r"average|total|sum", text):
         name, imo = ents.vessels[0]
-        if _has(r"carrier|operat\w*|line|owns?", text):
+        if _has(r"carrier|operat\w*|line|owns?|runs?|running|manages?", text):
             return Plan("lookup", SQL["vessel_carrier"].format(imo=imo), 1, f"the carrier operating {name}",
                         labels=["carrier"])
         if measured and measured[0] == "VESSELS":
@@ -431,7 +447,8 @@ def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
     elif p.unit == "TEU":
         note = " (TEU: twenty-foot equivalent units, a count of box slots, not a weight)"
     if p.shape in ("count", "aggregate", "value"):
-        return f"{p.what[0].upper() + p.what[1:]}: {_fmt(rows[0][0], p.unit)}{note}."
+        cents = f" ({float(rows[0][0]):,.0f} US cents)" if p.unit == "cents" else ""
+        return f"{p.what[0].upper() + p.what[1:]}: {_fmt(rows[0][0], p.unit)}{cents}{note}."
     if p.shape == "lookup":
         parts = [f"{label} {_fmt(v, p.unit if i == 0 else '')}" for i, (label, v) in enumerate(zip(p.labels, rows[0]))]
         return f"{p.what[0].upper() + p.what[1:]}: " + ", ".join(parts) + f"{note}."
@@ -440,6 +457,11 @@ def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
                 + "\n".join(f"{i}. {r[0]}: {_fmt(r[1], p.unit)}" for i, r in enumerate(rows, 1)) + (note and f"\n{note.strip()}"))
     if p.shape == "list":
         return f"{p.what[0].upper() + p.what[1:]} ({len(rows)}):\n" + "\n".join(f"- {r[0]}" for r in rows)
+    if p.shape in ("group_most", "group_fewest"):
+        best = rows[0][1] if p.shape == "group_most" else min(r[1] for r in rows)
+        tied = [r for r in rows if r[1] == best]
+        head = f"{p.what[0].upper() + p.what[1:]}" + (f" ({len(tied)} tied)" if len(tied) > 1 else "")
+        return f"{head}:\n" + "\n".join(f"- {r[0]}: {r[1]}" for r in tied)
     if p.shape == "group":
         return f"{p.what[0].upper() + p.what[1:]}:\n" + "\n".join(f"- {r[0]}: {r[1]}" for r in rows)
     return None
