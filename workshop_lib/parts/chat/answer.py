@@ -164,6 +164,8 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
     if g.intent == "PORT_LOCATION" and not g.ports and not _asks_port_list(question):
         found = False  # no port named and no list of ports asked for: the port list would not answer it
+    if g.intent == "PORT_LOCATION" and g.ports and not _asks_location(question):
+        found = False  # a port named, but not its location asked for: its coordinates would not answer it
     mode = "rag" if found else "fallback"
     text = g.text if found or g.intent != "PORT_LOCATION" else ("I could not tell which port you mean. " + ASK_BACK)
     rows = [{"item_id": i, "used": found} for i in g.item_ids]
@@ -172,6 +174,12 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
                        used_llm="none" if llm is None else "primary", short_query_active=False)
     return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
                       g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _asks_location(question: str) -> bool:
+    """Where a port is, its coordinates, UN/LOCODE, country or region."""
+    return bool(grounded._LOCATION_RE.search(question) or re.search(
+        r"\b(?:coordinates?|latitude|longitude|locode|country|region|which part of|on the map)\b", question, re.I))
 
 
 def _asks_port_list(question: str) -> bool:

@@ -102,7 +102,8 @@ OUT_RE = re.compile(
     r"\b(?:weather|forecast|rain|snow|wind speed|temperature outside|storm warning|"
     r"share price|stock price|stocks?\b(?! (?:at|in|of))|exchange rate|spot (?:freight )?rates?|freight rates?|"
     r"ocean freight|quote me|cost to ship|ship(?:ping)? (?:a|one|my)? ?\d+ ?(?:ft|foot|feet)?[^?]{0,30} from .+ to|"
-    r"poem|song|joke|story|capital of|president|prime minister|football|world cup|restaurant|hotel|flight|"
+    r"poem|song|joke|story|capital of|president|prime minister|football|world cup|restaurant|hotels?|flights?|"
+    r"airlines?|airports?|flies|fly to|trains?|taxis?|visa|"
     r"translate|time is it|news|recipe)\b", _FLAGS)
 GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|hiya|thanks?|thank you|cheers|good (?:morning|afternoon|evening|night)|"
                          r"bye|goodbye|who are you|what can you (?:do|help)|how are you|nice)\b", _FLAGS)
