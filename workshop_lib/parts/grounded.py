@@ -559,6 +559,33 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
     return out
 
 
+_CHEAP_RE = re.compile(r"\b(?:cheapest|least expensive|lowest(?:-| )price[sd]?|most affordable|lowest cost)\b", re.I)
+_DEAR_RE = re.compile(r"\b(?:most expensive|priciest|highest(?:-| )price[sd]?|dearest|costliest)\b", re.I)
+
+
+def price_extreme(question: str) -> list[catalog.Item] | None:
+    """"The cheapest container", "your most expensive service": the items at the extreme price
+    among those priced per the same unit (a lease per day is not compared with a fee per move).
+    None when the question asks no such thing."""
+    cheap, dear = _CHEAP_RE.search(question), _DEAR_RE.search(question)
+    if not (cheap or dear):
+        return None
+    q = _normalized(question)
+    pool = list(catalog.ITEMS)
+    if re.search(r"\bservice\b", q):
+        pool = [i for i in pool if i.category == "service"]
+    elif re.search(r"\b(?:container|box|equipment)\b", q):
+        pool = [i for i in pool if i.category == "equipment" and _SIZE_RE.match(i.name)]
+    named = named_items(question, variants=True)
+    if named:
+        pool = [i for i in pool if i in named]
+    units = {i.price_unit for i in pool}
+    if len(units) != 1:
+        return []  # prices per different units: no single cheapest
+    best = (min if cheap else max)(i.price_usd for i in pool)
+    return [i for i in pool if i.price_usd == best]
+
+
 def matches_for(eng: Engine, items: Sequence[catalog.Item]) -> list[CatalogMatch]:
     """CatalogMatch rows for named items, read from the database (similarity 1: named, not matched)."""
     sql = catalog.statements(eng)
@@ -668,8 +695,12 @@ def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA,
     emb_hit: bool | None = None
     if r.intent in ("EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY"):
         phrase = equipment_phrase(question) if r.intent == "EQUIPMENT_AVAILABILITY" else question
-        named = named_items(question, variants=r.intent == "EQUIPMENT_AVAILABILITY")
-        if named:
+        extreme = price_extreme(question) if r.intent == "EQUIPMENT_RAG" else None
+        named = extreme if extreme is not None else named_items(question,
+                                                                 variants=r.intent == "EQUIPMENT_AVAILABILITY")
+        if extreme == []:
+            result = MatchResult(phrase, [], [], threshold, k, False)
+        elif named:
             result = MatchResult(phrase, matches_for(eng, named), [], threshold, k, False)
             phrase = "the items named: " + ", ".join(i.item_id for i in named)
         else:

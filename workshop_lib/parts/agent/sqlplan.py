@@ -230,6 +230,8 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
     return joins, SQL["where"].format(conditions=" AND ".join(where)) if where else "", said
 
 
+# "the number of vessels" counts; "the IMO number of a vessel" is a column
+_COUNT_NUMBER_RE = re.compile(r"(?:^|\b(?:the|a|total)\s+)number of\b", re.I)
 _KNOWN_CAPS = {"TEU", "IMO", "SCAC", "UN", "US", "USD", "AIS", "HS", "ID", "I", "ETA", "DWT", "ACTIVE", "COMPLETED",
                "SCHEDULED", "SUPPLYCHAIN"}
 
@@ -286,7 +288,8 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         return Plan("value", SQL["voyage_value"].format(voyage=voyage), 1, f"the declared value of the cargo on voyage {voyage}",
                     "UNIT_VALUE_CENTS", unit_of(comments.get(("CARGO_ITEMS", "UNIT_VALUE_CENTS"), "")))
     # 2. lookups about one voyage
-    if voyage is not None and not _has(r"how many|count|number of", text):
+    counting = bool(_has(r"how many|count", text) or _COUNT_NUMBER_RE.search(text))
+    if voyage is not None and not counting:
         asked = _column_of(text, cols, "VESSELS")
         if asked and asked[1] not in ("STATUS", "IMO_NUMBER"):
             table, col = asked
@@ -320,7 +323,6 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         return None
     target = _table_of(text)
     measured = _column_of(text, cols, target)
-    counting = _has(r"how many|count|number of", text)
     # 3. per-group counts ("which carrier has the most vessels" is the top of "vessels per carrier")
     most = re.match(r"\s*(?:which|what)\s+(\w+)\s+(?:has|have|runs?|operates?|sails?)\s+the\s+(most|fewest)\s+(\w+)\W*$",
                     text, re.I)
@@ -357,8 +359,9 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         if _has(r"carrier|operat\w*|line|owns?|runs?|running|manages?", text):
             return Plan("lookup", SQL["vessel_carrier"].format(imo=imo), 1, f"the carrier operating {name}",
                         labels=["carrier"])
-        if measured and measured[0] == "VESSELS":
-            col = measured[1]
+        vessel_col = _column_of(text, {"VESSELS": cols.get("VESSELS", [])}, "VESSELS")
+        if vessel_col:
+            col = vessel_col[1]
             return Plan("lookup", SQL["row_column"].format(col=col, table="VESSELS", key="IMO_NUMBER", value=imo), 1,
                         f"the {col.lower()} of {name}", col, unit_of(comments.get(("VESSELS", col), "")), [col])
         if _has(r"when|year", text):

@@ -214,6 +214,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
                                category=None if named or kind is None else kind)
     if named:
         turn = _named_first(eng, turn, named)
+    elif _RELATION_RE.search(question):
+        turn = _relationships_between(eng, question, turn, vector)
     elif kind == "column":
         turn = _column_words_first(turn)
     config = gates.ModeConfig.for_engine(eng)
@@ -247,12 +249,36 @@ def _asked_kind(question: str) -> str | None:
     if re.search(r"\b(?:which|what) (?:column|field)s?\b|\bcolumns?\b.*\b(?:holds?|stores?|has)\b|"
                  r"\bwhere is .* stored\b|\bwhich column\b|\bread for\b", question, re.I):
         return "column"
+    if _RELATION_RE.search(question):
+        return None  # a relationship is its own kind of fact
     if router.CAPACITY_RE.search(question):
         return "column"  # "how many containers can a ship carry": a capacity column
     if re.search(r"\b(?:which|what) tables?\b|\btables?\b.*\b(?:hold|holds|store|stores|contain\w*)\b|"
                  r"\bdescribe the table\b", question, re.I):
         return "table"
     return None
+
+
+_RELATION_RE = router.RELATION_RE
+
+
+def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
+    """"Which table links containers to voyages?": the relationship facts between the tables the
+    question names (in any words), and only those; the turn as it was when it names fewer than two."""
+    from workshop_lib.parts.agent.sqlplan import TABLE_WORDS
+
+    tables = [t for t, words in TABLE_WORDS if re.search(rf"\b(?:{words})\b", question, re.I)]
+    if len(tables) < 2:
+        return turn
+    rel = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector, category="relationship", top_k=20)
+    chunks = [c for c in rel.considered if c.kind == "relationship"
+              and all(f".{t}" in c.subject for t in tables[:2])][:turn.top_k]
+    for c in chunks:
+        c.status = "kept"
+        c.similarity = 1.0  # the relationship between the two tables asked about: named, as close as it gets
+    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+                            context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
+                            category=("relationship",), considered=rel.considered, tokenizer=turn.tokenizer)
 
 
 def _stems(text: str) -> set[str]:

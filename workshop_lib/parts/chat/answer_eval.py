@@ -124,6 +124,14 @@ def _schema_cases(eng: Engine, rng: random.Random) -> list[Case]:
         column = next(c for (t, c), comment in cols.items() if t == table and cue in comment.lower())
         cases.append(Case("", "schema", rng.choice(forms).format(x=concept),
                           must=[[column]], first_subject=f"SUPPLYCHAIN.{table}.{column}"))
+    # relationships: "how are containers linked to voyages?" -> the foreign key's fact
+    words = {"CARGO_ITEMS": "cargo items", "CONTAINERS": "containers", "VOYAGES": "voyages", "VESSELS": "vessels",
+             "CARRIERS": "carriers", "PORTS": "ports", "VESSEL_POSITIONS": "vessel positions"}
+    rforms = ["How are {a} linked to {b}?", "Which column joins {a} to {b}?", "How do {a} relate to {b}?"]
+    for fk in d["foreign_keys"]:
+        if fk["table"] in words and fk["ref_table"] in words and fk["ref_table"] != "PORTS":
+            cases.append(Case("", "schema", rng.choice(rforms).format(a=words[fk["table"]], b=words[fk["ref_table"]]),
+                              must=[[fk["columns"][0]]], first_subject=f"SUPPLYCHAIN.{fk['table']}.{fk['columns'][0]}"))
     tforms = ["What does the {t} table hold?", "What is stored in the {t} table?", "Describe the table {t}."]
     for t in sorted({c["table"] for c in d["tables"]}):
         cases.append(Case("", "schema", rng.choice(tforms).format(t=t), must=[[t]], first_subject=f"SUPPLYCHAIN.{t}"))
@@ -251,6 +259,25 @@ def _catalog_cases(rng: random.Random) -> list[Case]:
     return cases
 
 
+def _price_extreme_cases(rng: random.Random) -> list[Case]:
+    """"The cheapest container": the item(s) at the extreme price among those priced per the same
+    unit; where the prices are per different units there is no single answer (a fallback)."""
+    cases = []
+    pools = {"container": [i for i in catalog.ITEMS if i.category == "equipment" and re.match(r"\d{2}'", i.name)],
+             "service": [i for i in catalog.ITEMS if i.category == "service"]}
+    for noun, pool in pools.items():
+        for word, pick in (("cheapest", min), ("most expensive", max)):
+            q = rng.choice(["What is the {w} {n} you offer?", "Which {n} is the {w}?", "Your {w} {n}, please?"]).format(
+                w=word, n=noun)
+            if len({i.price_unit for i in pool}) != 1:
+                cases.append(Case("", "catalog", q, answerable=False))
+                continue
+            best = pick(i.price_usd for i in pool)
+            ids = [i.item_id for i in pool if i.price_usd == best]
+            cases.append(Case("", "catalog", q, must=[[_num(best, 0.005)]], first_item=ids[0]))
+    return cases
+
+
 def _availability_cases(rng: random.Random) -> list[Case]:
     ports = catalog.ports()
     stock = catalog.availability()
@@ -364,7 +391,8 @@ def _refusal_cases(eng: Engine, rng: random.Random) -> list[Case]:
 def build_cases(eng: Engine, *, seed: int = SEED) -> list[Case]:
     """Every question of the evaluation with its expected answer, computed from the data now."""
     rng = random.Random(seed)
-    cases = (_schema_cases(eng, rng) + _live_cases(eng, rng) + _catalog_cases(rng) + _availability_cases(rng)
+    cases = (_schema_cases(eng, rng) + _live_cases(eng, rng) + _catalog_cases(rng) + _price_extreme_cases(rng)
+             + _availability_cases(rng)
              + _port_cases(eng, rng) + _document_cases(rng) + _refusal_cases(eng, rng))
     for i, c in enumerate(cases):
         c.id = f"{c.category}-{i:03d}"

@@ -115,7 +115,8 @@ AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier
                     r"top \d+|each|per|list the|worth|status of|sails?|sailing|operates?|built|departs?|arrives?)\b",
                     _FLAGS)
 VOYAGE_RE = re.compile(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?\d{3,6}\b", _FLAGS)
-PRICE_RE = re.compile(r"\b(?:price|prices|cost|costs|charge|charges|lease rate|rent|per day|how much|fee)\b", _FLAGS)
+PRICE_RE = re.compile(r"\b(?:price|prices|priced|cost|costs|charge|charges|lease rate|rent|per day|how much|fee|"
+                      r"cheap\w*|expensive|priciest|costliest|affordable)\b", _FLAGS)
 DOC_STRONG_RE = re.compile(
     r"\b(?:notices?|strikes?|claims?|incidents?|cut-?offs?|demurrage|detention|free days|filing|isf|ics2|sop|"
     r"procedures?|typhoon|congestion|gate (?:hours|opening)|berths?|bunker\w*|fuel|anchorage|fire|overboard|"
@@ -123,6 +124,8 @@ DOC_STRONG_RE = re.compile(
     r"caus\w*|failure|happened|who pays|consignee|compressor|alarm|checklist|interpolat\w*)\b", _FLAGS)
 WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|field|table)s?\b|\bwhat (?:does|do) (?:the )?\w+ "
                              r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b", _FLAGS)
+RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?|foreign key)\b",
+                         _FLAGS)
 CAPACITY_RE = re.compile(r"\bhow (?:many|much)\b[^?]*\b(?:can|could|may)\b[^?]*\b(?:carry|hold|take|fit|load)\b", _FLAGS)
 DOC_RE = re.compile(
     r"\b(?:notice|notices|strike|claims?|incidents?|cut-?offs?|demurrage|detention|free days|filing|isf|ics2|"
@@ -239,6 +242,10 @@ def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
         cues[SCHEMA].append("asks for a table or column")
     if CAPACITY_RE.search(q):
         cues[SCHEMA].append("asks what something can hold (a capacity, not a count of rows)")
+    if RELATION_RE.search(q) and _tables_in(q) >= 2:
+        cues[SCHEMA].append("asks how two tables are linked")
+    if grounded.price_extreme(q) is not None:
+        cues[CATALOG].append("asks for the cheapest or dearest item")
     if SCHEMA_RE.search(q):
         cues[SCHEMA].append("schema wording")
     if agg:
@@ -276,6 +283,12 @@ def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
     if OUT_RE.search(q):
         cues[OUT].append(f"outside the workshop's data ({OUT_RE.search(q).group(0).lower()})")
     return cues, ports
+
+
+def _tables_in(text: str) -> int:
+    from workshop_lib.parts.agent.sqlplan import TABLE_WORDS
+
+    return sum(1 for _, words in TABLE_WORDS if re.search(rf"\b(?:{words})\b", text, re.I))
 
 
 def _measures_column(text: str) -> bool:
@@ -378,8 +391,10 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
     if OUT_RE.search(text):
         for label in (CATALOG, AVAILABILITY):
             scores[label] -= 0.15
-    if WHICH_SCHEMA_RE.search(text) or CAPACITY_RE.search(text):
+    if WHICH_SCHEMA_RE.search(text) or CAPACITY_RE.search(text) or (RELATION_RE.search(text) and _tables_in(text) >= 2):
         scores[LIVE] -= 0.2
+    if grounded.price_extreme(text) is not None:
+        scores[LIVE] -= 0.2  # "the most expensive container" is a catalog price, not a data aggregate
     floor, margin = thresholds(eng)
     ranked = sorted(scores, key=scores.get, reverse=True)
     best, second = ranked[0], ranked[1]
