@@ -540,6 +540,9 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
         # "a 40' reefer": no 40' item is called just "reefer", but a 40' variant of the type is
         exact = [(0, i) for i in catalog.ITEMS if (ts := _type_phrase(i))[0] in sizes
                  and any(_type_phrase(o)[1] in ts[1] for o in other_size)]
+    if not exact and sizes and not other_size:
+        # a size and no type ("a 45 foot container"): every item of that size
+        exact = [(0, i) for i in catalog.ITEMS if _type_phrase(i)[0] in sizes]
     if not exact:
         return []
     exact.sort(key=lambda t: -t[0])
@@ -584,6 +587,13 @@ def price_extreme(question: str) -> list[catalog.Item] | None:
         return []  # prices per different units: no single cheapest
     best = (min if cheap else max)(i.price_usd for i in pool)
     return [i for i in pool if i.price_usd == best]
+
+
+def unknown_size(question: str) -> bool:
+    """A container size no catalog item has (a 53' box): nothing to match it with."""
+    sizes = set(re.findall(r"\b(\d{2})'", _normalized(question)))
+    known = {_type_phrase(i)[0] for i in catalog.ITEMS}
+    return bool(sizes) and not sizes & known
 
 
 def matches_for(eng: Engine, items: Sequence[catalog.Item]) -> list[CatalogMatch]:
@@ -696,9 +706,11 @@ def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA,
     if r.intent in ("EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY"):
         phrase = equipment_phrase(question) if r.intent == "EQUIPMENT_AVAILABILITY" else question
         extreme = price_extreme(question) if r.intent == "EQUIPMENT_RAG" else None
-        named = extreme if extreme is not None else named_items(question,
-                                                                 variants=r.intent == "EQUIPMENT_AVAILABILITY")
-        if extreme == []:
+        # every size of the type named, unless a size is given ("reefers" -> the 20' and the 40')
+        sized = re.search(r"\b\d{2}'", _normalized(question)) is not None
+        named = extreme if extreme is not None else named_items(
+            question, variants=r.intent == "EQUIPMENT_AVAILABILITY" or not sized)
+        if extreme == [] or (sized and not named and unknown_size(question)):
             result = MatchResult(phrase, [], [], threshold, k, False)
         elif named:
             result = MatchResult(phrase, matches_for(eng, named), [], threshold, k, False)

@@ -124,6 +124,9 @@ DOC_STRONG_RE = re.compile(
     r"caus\w*|failure|happened|who pays|consignee|compressor|alarm|checklist|interpolat\w*)\b", _FLAGS)
 WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|field|table)s?\b|\bwhat (?:does|do) (?:the )?\w+ "
                              r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b", _FLAGS)
+WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere (?:can|do|could) (?:i|we) "
+                            r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",
+                            _FLAGS)
 RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?|foreign key)\b",
                          _FLAGS)
 CAPACITY_RE = re.compile(r"\bhow (?:many|much)\b[^?]*\b(?:can|could|may)\b[^?]*\b(?:carry|hold|take|fit|load)\b", _FLAGS)
@@ -262,7 +265,7 @@ def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
         cues[CATALOG].append("a catalog item by name")
     if PRICE_RE.search(q):
         cues[CATALOG].append("price wording")
-    if grounded._AVAILABILITY_RE.search(q) and (equipment or ports):
+    if (grounded._AVAILABILITY_RE.search(q) or WHERE_STOCK_RE.search(q)) and (equipment or ports):
         cues[AVAILABILITY].append("availability wording")
     if ports:
         cues[PORT].append("names " + ", ".join(ports[:2]))
@@ -376,8 +379,11 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
         scores[CATALOG] -= 0.25  # how something is handled, why, who, when: not which item to lease
     if not ports and not re.search(r"\bports?\b", text, re.I):
         scores[PORT] -= 0.2
-    if not (grounded.mentions_equipment(text) and (ports or grounded._AVAILABILITY_RE.search(text))):
+    if not (grounded.mentions_equipment(text) and (ports or grounded._AVAILABILITY_RE.search(text)
+                                                   or WHERE_STOCK_RE.search(text))):
         scores[AVAILABILITY] -= 0.2
+    if WHERE_STOCK_RE.search(text) and grounded.mentions_equipment(text):
+        scores[PORT] -= 0.2  # "which ports have flat racks": stock, not a map
     if DOC_STRONG_RE.search(text):  # a strike, a claim, a cut-off...: not a catalog row, a stock level or a map point
         for label in (CATALOG, AVAILABILITY, PORT):
             scores[label] -= 0.2
