@@ -116,6 +116,18 @@ def _has(pattern: str, text: str) -> re.Match | None:
     return re.search(rf"\b(?:{pattern})\b", text, re.I)
 
 
+def tables_in(text: str) -> list[str]:
+    """Every table a text names in words, most specific first ("manifest line" is CARGO_ITEMS,
+    not also CARRIERS for "line"), in the order of TABLE_WORDS."""
+    found = []
+    for table, words in TABLE_WORDS:
+        pattern = re.compile(rf"\b(?:{words})\b", re.I)
+        if pattern.search(text):
+            found.append(table)
+            text = pattern.sub(" ", text)
+    return found
+
+
 def _table_of(text: str) -> str | None:
     hits = [(m.start(), table) for table, words in TABLE_WORDS if (m := _has(words, text))]
     return min(hits)[1] if hits else None

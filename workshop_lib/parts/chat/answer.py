@@ -218,6 +218,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
         turn = _relationships_between(eng, question, turn, vector)
     elif kind == "column":
         turn = _column_words_first(turn)
+    elif kind == "table":
+        turn = _tables_named_in_words(eng, question, turn, vector)
     config = gates.ModeConfig.for_engine(eng)
     if docs is _NO_DOCS:
         docs = _documents(eng, question, vector)
@@ -253,6 +255,8 @@ def _asked_kind(question: str) -> str | None:
         return None  # a relationship is its own kind of fact
     if router.CAPACITY_RE.search(question):
         return "column"  # "how many containers can a ship carry": a capacity column
+    if _OVERVIEW_RE.search(question):
+        return "table"
     if re.search(r"\b(?:which|what) tables?\b|\btables?\b.*\b(?:hold|holds|store|stores|contain\w*)\b|"
                  r"\bdescribe the table\b", question, re.I):
         return "table"
@@ -265,9 +269,9 @@ _RELATION_RE = router.RELATION_RE
 def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
     """"Which table links containers to voyages?": the relationship facts between the tables the
     question names (in any words), and only those; the turn as it was when it names fewer than two."""
-    from workshop_lib.parts.agent.sqlplan import TABLE_WORDS
+    from workshop_lib.parts.agent.sqlplan import tables_in
 
-    tables = [t for t, words in TABLE_WORDS if re.search(rf"\b(?:{words})\b", question, re.I)]
+    tables = tables_in(question)
     if len(tables) < 2:
         return turn
     rel = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector, category="relationship", top_k=20)
@@ -279,6 +283,29 @@ def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, v
     return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
                             context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
                             category=("relationship",), considered=rel.considered, tokenizer=turn.tokenizer)
+
+
+_OVERVIEW_RE = re.compile(r"\b(?:what|which) tables (?:are|exist|does|do)\b|\btables (?:are )?in the schema\b|"
+                          r"\blist (?:the |all )?(?:the )?tables\b|\ball (?:the )?tables\b", re.I)
+
+
+def _tables_named_in_words(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
+    """A table question: the tables the question names in words ("one row per manifest line" is
+    CARGO_ITEMS), only those; every table for "which tables are in the schema"; else as retrieved."""
+    from workshop_lib.parts.agent.sqlplan import tables_in
+
+    overview = _OVERVIEW_RE.search(question) is not None
+    tables = [] if overview else tables_in(question)
+    if not overview and len(tables) != 1:
+        return turn
+    wide = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector, category="table", top_k=20)
+    chunks = [c for c in wide.considered if c.kind == "table" and (overview or c.subject.endswith("." + tables[0]))]
+    for c in chunks:
+        c.status, c.similarity = "kept", 1.0  # named by the question (or all of them asked for)
+    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+                            context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score,
+                            top_k=max(turn.top_k, len(chunks)), category=("table",), considered=wide.considered,
+                            tokenizer=turn.tokenizer)
 
 
 def _stems(text: str) -> set[str]:

@@ -289,9 +289,9 @@ def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
 
 
 def _tables_in(text: str) -> int:
-    from workshop_lib.parts.agent.sqlplan import TABLE_WORDS
+    from workshop_lib.parts.agent.sqlplan import tables_in
 
-    return sum(1 for _, words in TABLE_WORDS if re.search(rf"\b(?:{words})\b", text, re.I))
+    return len(tables_in(text))
 
 
 def _measures_column(text: str) -> bool:
