@@ -333,10 +333,15 @@ def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
     def named_table(c) -> bool:  # "a container's weight": the CONTAINERS columns before the others
         return c.subject.split(".")[1] in tables if c.subject.count(".") == 2 else False
 
-    ranked = sorted(pool, key=lambda c: (overlap(c) > 0, named_table(c), c.similarity), reverse=True)
+    def described(c) -> int:  # question words in the column's comment ("four-letter" for SCAC_CODE): a tie-break
+        return len(words & _stems(c.text.split("Meaning:", 1)[-1]))
+
+    ranked = sorted(pool, key=lambda c: (overlap(c) > 0, named_table(c), described(c), c.similarity), reverse=True)
     if not ranked or overlap(ranked[0]) == 0:
         return turn
     chunks = [c for c in ranked if overlap(c) > 0]  # the others name another attribute
+    if chunks and described(chunks[0]) > 0:
+        chunks = [c for c in chunks if described(c) == described(chunks[0])]  # the best described only
     if any(named_table(c) for c in chunks):
         chunks = [c for c in chunks if named_table(c)]  # and of the table the question names
     chunks = chunks[:turn.top_k]
