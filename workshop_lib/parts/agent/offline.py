@@ -106,6 +106,16 @@ _SCHEMA_RE = re.compile(r"\bschema\b|\bwhat is in\b|\bcolumns?\b|\btables?\b|\bf
                         r"\bcheck digit\b|\bstored\b|\bdata type\b|\b[A-Za-z]+_[A-Za-z_]+\b")
 
 
+_RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?)\b", re.I)
+_WHICH_COLUMN_RE = re.compile(r"\b(?:which|what) (?:column|field)s?\b|\bwhere is .* stored\b", re.I)
+
+
+def _linked_tables(question: str) -> list[str] | None:
+    """The two tables of "how are containers linked to voyages?" (None for other questions)."""
+    tables = sqlplan.tables_in(question)
+    return tables[:2] if _RELATION_RE.search(question) and len(tables) >= 2 else None
+
+
 def _named(question: str) -> list[str]:
     from workshop_lib.parts.chat.router import named_schema_objects
 
@@ -143,6 +153,10 @@ def _plan(question: str, done: list[tuple[str, str]], offered: set[str], diction
         if "schema" in q or "what is in" in q:
             return [("search_knowledge", {"query": "Table SUPPLYCHAIN documented purpose", "k": 20})]
         named = _named(question)
+        pair = _linked_tables(question)
+        if pair:
+            return [("search_knowledge", {"query": f"Relationship SUPPLYCHAIN.{pair[0]} references SUPPLYCHAIN.{pair[1]}",
+                                          "k": 10})]
         if named:
             query = " ".join(("Column SUPPLYCHAIN." if "." in n or "_" in n else "Table SUPPLYCHAIN.") + n for n in named)
             return [("search_knowledge", {"query": query, "k": 8})]
@@ -259,8 +273,18 @@ def _answer(question: str, done: list[tuple[str, str]], knowledge: list[str], di
             hits = [h for h in hits if "->" not in h["subject"] and any(
                 h["subject"] == f"SUPPLYCHAIN.{n}" or ("_" in n and "." not in n and h["subject"].endswith("." + n))
                 for n in named)]
+        pair = _linked_tables(question)
+        if pair:  # only a relationship between the two tables answers it
+            hits = [h for h in hits if h["kind"] == "relationship" and all(f".{t}" in h["subject"] for t in pair)]
+        elif _WHICH_COLUMN_RE.search(question):
+            # a column whose name carries a word of the question (not the tables' own names)
+            stems = {w[:5] for w in re.findall(r"[a-z]{4,}", question.lower())} - {
+                w[:5] for t, _ in sqlplan.TABLE_WORDS for w in re.findall(r"[a-z]{4,}", t.lower().replace("_", " "))} \
+                - {"colum", "which", "holds", "store", "field", "where", "table"}
+            hits = [h for h in hits if h["kind"] == "column"
+                    and any(w in h["subject"].rsplit(".", 1)[-1].lower() for w in stems)]
         if not hits:
-            return f"{NEEDS_MODEL}: the schema knowledge returned no fact about this question."
+            return f"{NEEDS_MODEL}: the schema knowledge returned no fact that answers this question."
         return "From the schema knowledge: " + " | ".join(f"{h['subject']}: {h['content']}" for h in hits[:3])
     return content[:500]
 
