@@ -248,6 +248,12 @@ def test_out_of_scope_and_adversarial_get_a_reasoned_fallback(eng, question, why
         assert why in a.answer or why in json.dumps(a.decision_explain), a.answer
 
 
+def test_the_agent_toggle_hands_catalog_questions_to_the_handler_that_has_the_rows(eng):
+    a = agent_answer(eng, "Do you have flat racks in Hamburg?", "t-agent-catalog")
+    assert a.mode == "rag" and a.decision_explain["handler"] == "grounded (Part 5)" and "EQ-20FR" in a.answer
+    assert [m.role for m in eng.store.list_thread_messages("t-agent-catalog")] == ["user", "assistant"]
+
+
 def test_a_refused_agent_turn_still_logs_the_thread(eng):
     agent_answer(eng, "DROP TABLE CARRIERS", "t-refused-log")
     assert [m.role for m in eng.store.list_thread_messages("t-refused-log")] == ["user", "assistant"]

@@ -475,6 +475,13 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
         refused = _declined(decision, text, "agent (Part 6): declined before the turn")
         refused.route = {"intent": "AGENT", "method": "request flag", "label": router.OUT}
         return refused
+    if decision.label in GROUNDED_INTENTS + (router.DOCS,) and not decision.unsure:
+        # the agent has no catalog, port or document tool: the handler that has them answers
+        handled = answer_question(eng, question, llm=llm)
+        memory.log_message(eng, thread_id, "user", question)
+        memory.log_message(eng, thread_id, "assistant", handled.answer)
+        handled.decision_explain["agent"] = f"not run: {decision.label} is answered by {handled.decision_explain['handler']}"
+        return handled
     model = llm or offline.offline_llm(eng.data_dictionary(OWNER))
     card = memory.context_card(eng, thread_id, question)
     turn = loop.agent_turn(eng, model, toolbox.build_registry(eng), thread_id, question, context=card.text())
