@@ -530,7 +530,7 @@ PLAN_SQL = {
     "top": "SELECT {name}, {col} FROM {table} ORDER BY {col} {order}, {name}",
     "list": "SELECT {alias}.{name} FROM {table} {alias}{joins}{where} ORDER BY {alias}.{name}",
     "count": "SELECT COUNT(*) AS N FROM {table} t{joins}{where}",
-    "aggregate": "SELECT {fn}(t.{col}) AS VALUE FROM {table} t{joins}{where}",
+    "aggregate": "SELECT {fn}(t.{col}) AS AGG_VALUE FROM {table} t{joins}{where}",
     "join": " JOIN {table} {alias} ON {alias}.{col} = {other}.{other_col}",
     "where": " WHERE {conditions}",
     # the evaluation's ground truth: every row of one SUPPLYCHAIN table
