@@ -422,13 +422,16 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
             if sample_n:
                 cases = answer_eval.sample(cases, sample_n)
             llm = get_llm()
-            results = answer_eval.run(eng, cases, agent=agent, llm=llm, docs_promoted=docs)
+            from workshop_lib.parts.ingest import index
+
+            promoted = index.alias_state(eng).target is not None  # Oracle: what the learner promoted
+            results = answer_eval.run(eng, cases, agent=agent, llm=llm, docs_promoted=promoted)
         finally:
             eng.close()
     s = answer_eval.summary(results)
-    settings = {"engine": name, "docs": docs, "agent": agent, "sample": sample_n,
+    settings = {"engine": name, "docs": docs, "documents_promoted": promoted, "agent": agent, "sample": sample_n,
                 "model": getattr(llm, "model", None) or "none (offline)"}
-    typer.echo(f"workshop eval answers: engine {name}, documents {'promoted' if docs else 'not promoted'}, "
+    typer.echo(f"workshop eval answers: engine {name}, documents {'promoted' if promoted else 'not promoted'}, "
                f"{'agent' if agent else 'chat answer path'}, model {settings['model']}")
     typer.echo(answer_eval.format_report(s))
     answer_eval.write_json(out, s, results, settings)
