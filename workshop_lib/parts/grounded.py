@@ -543,6 +543,8 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
     if not exact and sizes and not other_size:
         # a size and no type ("a 45 foot container"): every item of that size
         exact = [(0, i) for i in catalog.ITEMS if _type_phrase(i)[0] in sizes]
+    if re.search(r"\bservice\b", q):  # "a reefer PTI service" names a service, not a reefer box
+        exact = [(n, i) for n, i in exact if i.category == "service"]
     if not exact:
         return []
     exact.sort(key=lambda t: -t[0])

@@ -141,6 +141,10 @@ def _columns(dictionary: dict) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
+_GENERIC_SIZE_WORDS = {"biggest", "largest", "smallest", "big", "large", "heaviest", "lightest", "longest", "shortest",
+                       "oldest", "newest", "fastest", "slowest", "long"}
+
+
 def _column_of(text: str, columns: dict[str, list[tuple[str, str]]], prefer: str | None) -> tuple[str, str] | None:
     """(table, column) the question measures: the column's own words or its synonyms."""
     hits = []
@@ -151,10 +155,11 @@ def _column_of(text: str, columns: dict[str, list[tuple[str, str]]], prefer: str
                 continue
             m = _has(words, text)
             if m:
-                hits.append((table != prefer, m.start(), table, col))
+                # a column named outright ("deadweight") beats a size word ("largest") that only implies one
+                hits.append((table != prefer, m.group(0).lower() in _GENERIC_SIZE_WORDS, m.start(), table, col))
     if not hits:
         return None
-    _, _, table, col = min(hits)
+    _, _, _, table, col = min(hits)
     if col in ("STATUS", "IMO_NUMBER") and prefer and prefer != table and \
             any(c == col for c, _ in columns.get(prefer, [])):
         table = prefer
