@@ -171,6 +171,17 @@ def test_a_which_column_question_gets_the_column_not_catalog_rows(eng):
     assert a.answer.split("\n")[1].startswith("- [SUPPLYCHAIN.VESSELS.DEADWEIGHT_TONNES")
 
 
+def test_the_attribute_asked_is_the_attribute_answered(eng):
+    dwt = eng.query(f"SELECT VESSEL_NAME, DEADWEIGHT_TONNES FROM {OWNER}.VESSELS ORDER BY DEADWEIGHT_TONNES DESC")[0]
+    a = answer_question(eng, "Which vessel has the largest deadweight?")
+    assert a.mode == "rag" and dwt[0] in a.answer and "TEU" not in a.answer
+    speed = eng.query(f"SELECT SPEED_KNOTS FROM {OWNER}.VESSEL_POSITIONS WHERE VOYAGE_ID = 1012")[0][0]
+    b = answer_question(eng, "How fast is the vessel on voyage 1012 going?")
+    assert b.mode == "rag" and f"{float(speed):.2f}" in b.answer
+    c = answer_question(eng, "Is there a reefer PTI service?")
+    assert "[EQ-20RF]" not in c.answer.split("closest")[0] or c.mode == "fallback"
+
+
 # ---------------------------------------------------------------- class 3: documents versus memories
 def test_a_schema_question_stays_with_the_schema_facts_when_documents_are_promoted(docs_eng):
     for q in ("What unit is VESSELS.CAPACITY_TEU in?", "Which column holds the flag state of a ship?"):
