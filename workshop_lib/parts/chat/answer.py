@@ -69,8 +69,10 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     label = decision.label
     if decision.unsure:
         pair = {label, decision.runner_up}
-        if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.scores[label] >= router.thresholds(eng)[0]):
-            # schema facts or documents: let Part 4's gates compare the two (each can fall back)
+        if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
+                                             and decision.scores[label] >= router.thresholds(eng)[0]):
+            # schema facts or documents (not a data question, which schema facts never answer):
+            # let Part 4's gates compare the two (each can fall back)
             return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
         return _declined(decision, "I am not sure what you are asking: " + decision.reason + ". " + ASK_BACK)
     if label == router.OUT:
