@@ -99,6 +99,16 @@ def test_with_documents_promoted_no_other_category_gets_worse(eng, docs_eng):
             assert row["correct"] >= without["per_category"][cat]["correct"], cat
 
 
+def test_politeness_and_case_around_a_question_change_nothing(eng):
+    """The same sample, each question lower-cased or wrapped ("Please tell me: ...", "... Thanks!")."""
+    forms = [lambda q: q.lower().rstrip("?"), lambda q: "Please tell me: " + q, lambda q: q + " Thanks!",
+             lambda q: "Quick question - " + q[0].lower() + q[1:]]
+    cases = answer_eval.sample(answer_eval.build_cases(eng), SAMPLE)
+    for i, c in enumerate(cases):
+        c.question = forms[i % len(forms)](c.question)
+    _targets(answer_eval.run(eng, cases), "reworded")
+
+
 def _scripted_model(label: str | None = None):
     """A model that labels every question `label` (or answers no known label), and phrases an
     answer by repeating the facts it is given; its catalog selections are not JSON."""

@@ -290,9 +290,22 @@ def unexplained_words(text: str, ents: Entities) -> list[str]:
     return [w for w in words if w not in _FILLER and w not in names and not w.isdigit()]
 
 
+_POLITE_HEAD = re.compile(r"^\s*(?:(?:hi|hello|hey)\b[,!.]?\s*)?(?:quick question\s*[-:,]?\s*)?(?:(?:please|kindly)\s+)?"
+                          r"(?:(?:can|could|would) you\s+(?:please\s+)?)?(?:(?:tell|show|give) me\s*[:,-]?\s*)?"
+                          r"(?:i(?:'d| would) like to know\s*[:,-]?\s*)?", re.I)
+_POLITE_TAIL = re.compile(r"[\s,.!]*(?:(?:thanks?|thank you|thx|cheers)(?: (?:a lot|very much))?|please)[.!?]*\s*$", re.I)
+
+
+def core(question: str) -> str:
+    """The question without greetings and politeness around it ("Please tell me: ... Thanks!")."""
+    text = _POLITE_TAIL.sub("", " ".join(question.split()))
+    text = _POLITE_HEAD.sub("", text, count=1)
+    return text[:1].upper() + text[1:] if text else question
+
+
 def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan | None:
     """The SELECT that answers a data question, or None for a shape it does not cover."""
-    text = " ".join(question.split())
+    text = core(question)
     ents = ents or Entities()
     if unresolved_names(text, ents):
         return None

@@ -63,7 +63,11 @@ KNOWLEDGE_LABELS = (router.SCHEMA, router.DOCS)
 
 
 def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
-    vector = eng.embed([check_query(question)])[0]
+    from workshop_lib.parts.agent.sqlplan import core
+
+    # "Please tell me: ... Thanks!" is routed and retrieved on what it asks
+    question = core(check_query(question)) or question
+    vector = eng.embed([question])[0]
     docs = _documents(eng, question, vector)
     decision = router.decide(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
     label = decision.label
