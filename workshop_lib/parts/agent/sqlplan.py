@@ -436,6 +436,13 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
             return None
         if unexplained_words(text, ents):
             return None
+        explained = {target} | ({"VOYAGES"} if voyage is not None else set()) | \
+            ({"CARRIERS"} if ents.carriers else set()) | ({"PORTS"} if ents.ports else set()) | \
+            ({"VESSELS"} if ents.vessels else set())
+        if not _has(r"and|or|plus|as well as", text):  # "containers loaded on voyages": its parent describes it
+            explained |= {f["ref_table"].upper() for f in dictionary.get("foreign_keys", []) if f["table"].upper() == target}
+        if set(tables_in(text)) - explained:
+            return None  # "how many ships and how many ports": two counts, or a link this plan does not make
         joins, where, said = _filters(text, target, ents, dictionary, voyage)
         return Plan("count", SQL["count"].format(table=target, joins=joins, where=where), 1,
                     " ".join([f"{target.lower().replace('_', ' ')}"] + said), labels=["count"])
