@@ -9,7 +9,7 @@ PIP := $(BIN)/python -m pip install --quiet --constraint $(LOCK)
 LEARNER := $(VENV)/.installed-learner
 TESTER := $(VENV)/.installed-test
 
-.PHONY: help workshop setup install install-test test lint test-oracle lab doctor reset grade notebooks \
+.PHONY: help workshop setup install install-test test lint test-oracle lab doctor reset grade notebooks eval-answers \
         bench bench-quick bench-chat bench-ingest bench-grading bench-memory serve setup-oracle lock clean-venv
 
 help: ## this list
@@ -83,6 +83,10 @@ bench-memory: install-test ## what memory is worth: 8 scripted conversations x 4
 
 bench-grading: install-test ## grade a synthetic class of 40 learners x 5 Parts (2 of them looping, 1 hostile)
 	$(BIN)/workshop bench grading
+
+eval-answers: install ## the assistant measured end to end, without and with Part 7's documents (throw-away data)
+	$(BIN)/workshop eval answers
+	$(BIN)/workshop eval answers --docs
 
 serve: setup ## the chat service and its page on http://127.0.0.1:8000/
 	$(BIN)/workshop serve

@@ -252,10 +252,11 @@ def test_the_four_turn_demo_remembers_a_correction_and_uses_it(eng):
     assert f"${total / 100:,.2f}" in turns[3].answer
     # The thread holds all eight messages, in order.
     assert [m.role for m in eng.store.list_thread_messages("demo")] == ["user", "assistant"] * 4
-    # Without the correction, the same question gets a different answer: the raw figure.
+    assert "from a correction you gave me" in turns[3].answer
+    # Without the correction the column's own comment (found by search_knowledge) still says US cents.
     eng.store.delete("memory", fixes[0].id)
     again = _turn(eng, "demo-2", QUESTIONS[3])
-    assert again.answer != turns[3].answer and f"{total:,.0f}" in again.answer and "$" not in again.answer
+    assert f"${total / 100:,.2f}" in again.answer and "from the comment of UNIT_VALUE_CENTS" in again.answer
 
 
 def test_memory_off_gives_the_raw_figure(eng):

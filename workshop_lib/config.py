@@ -40,13 +40,19 @@ ORACLE_OLD_NAMES = {"ORACLE_APP_USER": "ORACLE_USER", "ORACLE_APP_PASSWORD": "OR
 # min_score must stay below threshold_high: chunks under min_score are dropped before the
 # mode is decided, so with min_score == threshold_high every surviving chunk is already
 # "rag" and the hybrid band [threshold_low, threshold_high) could never be reached.
+# router_min_score / router_margin: the chat router's floor for a handler's score (example
+# similarity plus cues) and the lead the winner needs (parts/chat/router.py); on WordLlama
+# the nearest wrong handler's example similarity is at most about 0.41 (router.leave_one_out).
+# On Oracle the router's values are guesses too, until measured there.
 THRESHOLDS = {
     # Oracle (ALL_MINILM_L12_V2): unmeasured starting values, not published by Oracle for this
     # model and not yet calibrated on this workshop's memories; `workshop calibrate` on a live
     # database replaces min_score / threshold_low / threshold_high with measured ones.
-    "oracle": {"min_score": 0.60, "threshold_low": 0.60, "threshold_high": 0.75, "catalog_min_similarity": 0.50},
+    "oracle": {"min_score": 0.60, "threshold_low": 0.60, "threshold_high": 0.75, "catalog_min_similarity": 0.50,
+               "router_min_score": 0.55, "router_margin": 0.03},
     # Embedded (WordLlama): calibrated in Part 4 on 32 relevant and 28 irrelevant question-memory pairs.
-    "embedded": {"min_score": 0.31, "threshold_low": 0.30, "threshold_high": 0.37, "catalog_min_similarity": 0.30},
+    "embedded": {"min_score": 0.31, "threshold_low": 0.30, "threshold_high": 0.37, "catalog_min_similarity": 0.30,
+                 "router_min_score": 0.30, "router_margin": 0.03},
 }
 
 

@@ -49,6 +49,7 @@ SELECT_TOOL = "select_items"
 SEARCH_TOOL = "search_catalog"
 SELECTION_TIMEOUT_S = 8.0
 AVAILABILITY_MARGIN = 0.10  # availability answers cover rows within this similarity of the best one
+AVAILABILITY_EXTRA_FLOOR = 0.15  # an availability answer for an item not named needs a match this much above the floor
 MAX_CACHED_QUERY_BYTES = 4000  # fits the caches' VARCHAR2(4000) columns on Oracle
 # Routing reads at most this much of a question: a route is decided by its first words, and
 # the patterns then cost linear time however long the input (no question is this long).
@@ -491,6 +492,124 @@ def equipment_phrase(question: str) -> str:
     return text or question
 
 
+_SIZE_RE = re.compile(r"^(\d{2})'\s*")
+
+
+def _normalized(text: str) -> str:
+    """Lower case, sizes written 40', plurals and hyphens folded: what item names are compared on."""
+    t = unicodedata.normalize("NFKC", text).lower()
+    t = re.sub(r"\b(\d{2})\s*(?:'|\u2019|-?\s*(?:foot|feet|ft)\b|-?footers?\b)", r"\1' ", t)
+    t = re.sub(r"\btwenty[- ]?foot\b", "20' ", t)
+    t = re.sub(r"\bforty[- ]?foot\b", "40' ", t)
+    t = t.replace("high-cube", "high cube").replace("flat-rack", "flat rack").replace("open-top", "open top")
+    t = re.sub(r"\b(\w{2,}[^s\W])s\b", r"\1", t)  # plurals: racks -> rack, cubes -> cube
+    return " ".join(t.split())
+
+
+def _type_phrase(item: catalog.Item) -> tuple[str | None, str]:
+    """(size, type) of a container item ("40'", "high cube reefer"); size None for other items."""
+    name = _normalized(item.name)
+    m = _SIZE_RE.match(item.name)
+    if not m:
+        return None, name
+    phrase = _SIZE_RE.sub("", name).replace(" container", "").strip()
+    return m.group(1), phrase
+
+
+def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
+    """The catalog items a question names by type (and size, when it gives one), most specific first.
+
+    "40' high cube" names EQ-40HC. With `variants`, every size and variant of the type named
+    comes too ("reefers" -> the 20' reefer and the 40' high cube reefer): an availability
+    answer must consider them all. Items not named come back empty (the caller declines or
+    falls back to the vector match)."""
+    q = _normalized(question)
+    sizes = set(re.findall(r"\b(\d{2})'", q))
+    exact: list[tuple[int, catalog.Item]] = []
+    other_size: list[catalog.Item] = []  # the type named, in a size not asked for
+    for item in catalog.ITEMS:
+        size, phrase = _type_phrase(item)
+        words = phrase.replace("container", "").strip() or phrase
+        if re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q) and (size is None or not sizes or size in sizes):
+            exact.append((len(words), item))
+        elif re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q):
+            other_size.append(item)
+        elif size is None and len(head := words.split()[-1]) > 5 and re.search(rf"(?<![\w-]){re.escape(head)}(?![\w-])", q):
+            exact.append((0, item))  # a service or accessory named by its last word ("brokerage", "genset")
+    if not exact and other_size:
+        # "a 40' reefer": no 40' item is called just "reefer", but a 40' variant of the type is
+        exact = [(0, i) for i in catalog.ITEMS if (ts := _type_phrase(i))[0] in sizes
+                 and any(_type_phrase(o)[1] in ts[1] for o in other_size)]
+    if not exact and sizes and not other_size:
+        # a size and no type ("a 45 foot container"): every item of that size
+        exact = [(0, i) for i in catalog.ITEMS if _type_phrase(i)[0] in sizes]
+    if re.search(r"\bservice\b", q):  # "a reefer PTI service" names a service, not a reefer box
+        exact = [(n, i) for n, i in exact if i.category == "service"]
+    if not exact:
+        return []
+    exact.sort(key=lambda t: -t[0])
+    phrases = [_type_phrase(i)[1] for _, i in exact]
+    # keep the most specific: "reefer" is dropped when "high cube reefer" was named
+    chosen = [i for (_, i), ph in zip(exact, phrases)
+              if not any(ph != other and ph in other for other in phrases)]
+    if not variants:
+        return chosen
+    out = list(chosen)
+    for item in catalog.ITEMS:
+        size, phrase = _type_phrase(item)
+        if item in out or size is None or (sizes and size not in sizes):
+            continue
+        if any(_type_phrase(c)[0] is not None and _type_phrase(c)[1] in phrase for c in chosen):
+            out.append(item)
+    return out
+
+
+_CHEAP_RE = re.compile(r"\b(?:cheapest|least expensive|lowest(?:-| )price[sd]?|most affordable|lowest cost)\b", re.I)
+_DEAR_RE = re.compile(r"\b(?:most expensive|priciest|highest(?:-| )price[sd]?|dearest|costliest)\b", re.I)
+
+
+def price_extreme(question: str) -> list[catalog.Item] | None:
+    """"The cheapest container", "your most expensive service": the items at the extreme price
+    among those priced per the same unit (a lease per day is not compared with a fee per move).
+    None when the question asks no such thing."""
+    cheap, dear = _CHEAP_RE.search(question), _DEAR_RE.search(question)
+    if not (cheap or dear):
+        return None
+    q = _normalized(question)
+    pool = list(catalog.ITEMS)
+    if re.search(r"\bservice\b", q):
+        pool = [i for i in pool if i.category == "service"]
+    elif re.search(r"\b(?:container|box|equipment)\b", q):
+        pool = [i for i in pool if i.category == "equipment" and _SIZE_RE.match(i.name)]
+    named = named_items(question, variants=True)
+    if named:
+        pool = [i for i in pool if i in named]
+    units = {i.price_unit for i in pool}
+    if len(units) != 1:
+        return []  # prices per different units: no single cheapest
+    best = (min if cheap else max)(i.price_usd for i in pool)
+    return [i for i in pool if i.price_usd == best]
+
+
+def unknown_size(question: str) -> bool:
+    """A container size no catalog item has (a 53' box): nothing to match it with."""
+    sizes = set(re.findall(r"\b(\d{2})'", _normalized(question)))
+    known = {_type_phrase(i)[0] for i in catalog.ITEMS}
+    return bool(sizes) and not sizes & known
+
+
+def matches_for(eng: Engine, items: Sequence[catalog.Item]) -> list[CatalogMatch]:
+    """CatalogMatch rows for named items, read from the database (similarity 1: named, not matched)."""
+    sql = catalog.statements(eng)
+    out = []
+    for item in items:
+        where = {code: (None if units is None else int(units))
+                 for code, units in eng.query(sql.AVAILABILITY_OF_ITEM, {"item_id": item.item_id})}
+        out.append(CatalogMatch(item.item_id, item.name, item.category, item.description, item.price_usd,
+                                item.price_unit, where, 1.0))
+    return out
+
+
 def availability_rows(matches: Sequence[CatalogMatch]) -> list[CatalogMatch]:
     """The rows an availability question is about: the best match and those close to it."""
     if not matches:
@@ -561,8 +680,12 @@ def clear_caches(eng: Engine, *, embeddings: bool = False) -> None:
 
 
 def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cache: bool = True,
-        k: int = DEFAULT_K, min_similarity: float | None = None) -> GroundedAnswer:
-    """Answer one customer question, grounded in the catalog and the ports table."""
+        k: int = DEFAULT_K, min_similarity: float | None = None, route_to: Route | None = None) -> GroundedAnswer:
+    """Answer one customer question, grounded in the catalog and the ports table.
+
+    `route_to`: a routing decision already made (the chat service's router); else Part 5's own.
+    Items the question names (by type and size) are answered from their own rows; an
+    availability question covers every size and variant of the type named."""
     check_query(question, "question", hint=QUESTION_HINT)
     if persona not in PERSONAS:
         raise ValueError(f"unknown persona {persona!r}; choose one of {sorted(PERSONAS)}")
@@ -570,6 +693,8 @@ def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA,
     model = getattr(llm, "model", None) or "none"
     threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)
     key = response_cache_key(model, persona, question, k, threshold)
+    if route_to is not None:  # another router may send the same words elsewhere: never share its answer
+        key = _sha(f"{key}\x1froute={route_to.intent}")
     if use_cache:
         rows = eng.query(sql.RESP_CACHE_GET, {"k": key})
         if rows:
@@ -577,13 +702,27 @@ def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA,
             payload.update(question=question, from_cache=True, embedding_cache_hit=None)
             return GroundedAnswer(**payload)
 
-    r = route(question, llm)
+    r = route_to or route(question, llm)
     cacheable = True
     emb_hit: bool | None = None
     if r.intent in ("EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY"):
         phrase = equipment_phrase(question) if r.intent == "EQUIPMENT_AVAILABILITY" else question
-        result = match_catalog(eng, phrase, k=k, min_similarity=min_similarity)
-        emb_hit = result.embedding_cache_hit
+        extreme = price_extreme(question) if r.intent == "EQUIPMENT_RAG" else None
+        # every size of the type named, unless a size is given ("reefers" -> the 20' and the 40')
+        sized = re.search(r"\b\d{2}'", _normalized(question)) is not None
+        named = extreme if extreme is not None else named_items(
+            question, variants=r.intent == "EQUIPMENT_AVAILABILITY" or not sized)
+        if extreme == [] or (sized and not named and unknown_size(question)):
+            result = MatchResult(phrase, [], [], threshold, k, False)
+        elif named:
+            result = MatchResult(phrase, matches_for(eng, named), [], threshold, k, False)
+            phrase = "the items named: " + ", ".join(i.item_id for i in named)
+        else:
+            # Nothing named: a described need ("a box for frozen fish"). Availability is only
+            # read for a close match (it must be the item asked about, not a neighbour).
+            floor = threshold if r.intent == "EQUIPMENT_RAG" else min(1.0, threshold + AVAILABILITY_EXTRA_FLOOR)
+            result = match_catalog(eng, phrase, k=k, min_similarity=floor if min_similarity is None else min_similarity)
+        emb_hit = result.embedding_cache_hit if not named else None
         if r.intent == "EQUIPMENT_AVAILABILITY":
             text = availability_answer(question, result, r.ports)
             ids = [m.item_id for m in availability_rows(result.matches)]

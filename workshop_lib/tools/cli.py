@@ -1,5 +1,5 @@
 """The `workshop` command: setup, doctor, reset, lab, calibrate, ingest, alias, grade, hints, notebooks, oracle-bootstrap,
-bench, serve."""
+bench, serve, eval answers."""
 from __future__ import annotations
 
 import json
@@ -414,6 +414,62 @@ def serve(
     typer.echo(f"Chat page: http://{host}:{port}/" + (f"#token={token}" if token else ""))
     uvicorn.run(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
                 host=host, port=port, log_level="info", log_config=uvicorn_log_config())
+
+
+eval_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                       help="Measure the assistant end to end (workshop eval answers).")
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("answers")
+def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and promote Part 7's index first"),
+                 agent: bool = typer.Option(False, "--agent", help="let Part 6's agent answer (as the page's toggle)"),
+                 json_path: Path = typer.Option(None, "--json", help="where to write the results (default: "
+                                                "eval-answers[-docs][-agent].json in the data folder)"),
+                 sample_n: int = typer.Option(None, "--sample", min=1, help="only this many questions, spread over "
+                                              "the categories"),
+                 engine: str = typer.Option(None, help="oracle | embedded")):
+    """Ask the chat service's answer path every evaluation question; print correct, confidently wrong,
+    unhelpful, the per-category table, the router's confusion matrix and latency; write JSON and a plot.
+
+    On the embedded engine it runs in a throw-away data folder (the learner's store is untouched);
+    on Oracle it reads the connected database and --docs is refused (it would move the learner's alias)."""
+    import tempfile
+
+    from workshop_lib.core.llm import get_llm
+    from workshop_lib.parts.chat import answer_eval
+
+    name = _engine_name(engine)
+    if name == "oracle" and docs:
+        typer.secho("--docs would ingest into and promote the learner's document alias on Oracle; run "
+                    "`workshop ingest --promote` yourself first, then `workshop eval answers`.", fg="red", err=True)
+        raise typer.Exit(2)
+    stem = "eval-answers" + ("-docs" if docs else "") + ("-agent" if agent else "")
+    out = json_path or (config.data_dir() / f"{stem}.json")
+    with tempfile.TemporaryDirectory(prefix="workshop-eval-") as scratch:
+        eng = _connect(name, path=Path(scratch)) if name == "embedded" else _connect(name)
+        try:
+            answer_eval.prepare_engine(eng, docs=docs)
+            cases = answer_eval.build_cases(eng)
+            if sample_n:
+                cases = answer_eval.sample(cases, sample_n)
+            llm = get_llm()
+            from workshop_lib.parts.ingest import index
+
+            promoted = index.alias_state(eng).target is not None  # Oracle: what the learner promoted
+            results = answer_eval.run(eng, cases, agent=agent, llm=llm, docs_promoted=promoted)
+        finally:
+            eng.close()
+    s = answer_eval.summary(results)
+    settings = {"engine": name, "docs": docs, "documents_promoted": promoted, "agent": agent, "sample": sample_n,
+                "model": getattr(llm, "model", None) or "none (offline)"}
+    typer.echo(f"workshop eval answers: engine {name}, documents {'promoted' if promoted else 'not promoted'}, "
+               f"{'agent' if agent else 'chat answer path'}, model {settings['model']}")
+    typer.echo(answer_eval.format_report(s))
+    answer_eval.write_json(out, s, results, settings)
+    plot = out.with_suffix(".png")
+    answer_eval.plot_confusion(s, plot)
+    typer.echo(f"results: {out}\nconfusion matrix plot: {plot}")
 
 
 def main() -> None:  # pragma: no cover

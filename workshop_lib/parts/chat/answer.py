@@ -1,18 +1,30 @@
 """How the chat service answers one question, and the record of how it did.
 
-Catalog, availability and port questions go to Part 5's grounded handlers (answers
-rendered from rows); everything else to Part 4's answer modes over the knowledge
-memories and, once Part 7 promoted a document index, the documents its alias reads; with
-`agent` set, Part 6's agent answers with its tools. Either way the result carries the
-mode (rag / hybrid / fallback) and a `decision_explain` that says why.
+The router (`router.py`) scores every handler and picks one, or none when it is unsure:
+
+    SCHEMA_KNOWLEDGE        Part 4's answer modes over the schema facts (a table or column the
+                            question names is answered from its own fact)
+    LIVE_DATA               one read-only SELECT planned from the data dictionary (agent/sqlplan.py)
+    EQUIPMENT_RAG, EQUIPMENT_AVAILABILITY, PORT_LOCATION
+                            Part 5's grounded handlers (answers rendered from rows)
+    DOCUMENTS               Part 7's promoted document index
+    SMALL_TALK, OUT_OF_SCOPE
+                            an honest fallback that says what the assistant does, or why not
+
+With `agent` set, Part 6's agent answers with its tools instead. Either way the result
+carries the mode (rag / hybrid / fallback) and a `decision_explain` that says why, with
+every handler's score. A handler that cannot answer the question asked declines: the mode
+is then fallback, never a grounded badge on a non-answer.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.core.arguments import check_query
 from workshop_lib.parts import gates, grounded
+from workshop_lib.parts.chat import router
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -43,64 +55,379 @@ class ChatAnswer:
 
 
 def route_of(question: str) -> grounded.Route:
-    """The routing decision alone (rules: the routing contract of Part 5), for progress events."""
+    """Part 5's rules alone (no engine needed), for the progress event sent before answering."""
     return grounded.classify_rules(question)
 
 
+KNOWLEDGE_LABELS = (router.SCHEMA, router.DOCS)
+
+
 def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
-    route = route_of(question)
-    if route.intent in GROUNDED_INTENTS:
-        return _grounded(eng, question, route, llm)
-    return _knowledge(eng, question, route, llm)
+    from workshop_lib.parts.agent.sqlplan import core
+
+    # "Please tell me: ... Thanks!" is routed and retrieved on what it asks
+    question = core(check_query(question)) or question
+    vector = eng.embed([question])[0]
+    docs = _documents(eng, question, vector)
+    decision = router.decide(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
+    label = decision.label
+    if decision.unsure:
+        pair = {label, decision.runner_up}
+        if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
+                                             and decision.scores[label] >= router.thresholds(eng)[0]):
+            # schema facts or documents (not a data question, which schema facts never answer):
+            # let Part 4's gates compare the two (each can fall back)
+            return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+        return _declined(decision, "I am not sure what you are asking: " + decision.reason + ". " + ASK_BACK)
+    if label == router.OUT:
+        return _declined(decision, refusal_text(decision))
+    if label == router.SMALL_TALK:
+        return _declined(decision, SMALL_TALK_TEXT)
+    if label == router.LIVE:
+        live = _live(eng, question, decision)
+        if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
+            # no query answers it, and a document passes the gates for it: the next handler
+            return _documents_only(question, decision, llm, docs)
+        if live.mode == "fallback" and not decision.cues[router.LIVE] and \
+                decision.scores[router.SCHEMA] >= router.thresholds(eng)[0]:
+            # nothing in the question asks for rows (no figure, name or id): the next handler,
+            # the schema facts, gets it, and Part 4's gates decide whether they answer it
+            return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
+        return live
+    if label in GROUNDED_INTENTS:
+        return _grounded(eng, question, decision, llm)
+    if label == router.DOCS:
+        return _documents_only(question, decision, llm, docs)
+    return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
 
 
-def _grounded(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAnswer:
-    g = grounded.ask(eng, question, llm=llm)
+ASK_BACK = ("Name the table, column, vessel, voyage, port, piece of equipment or document you mean, and I will "
+            "answer from it.")
+SMALL_TALK_TEXT = ("Hello! I answer from the workshop's data: what a SUPPLYCHAIN table or column holds, figures "
+                   "from the data (how many vessels, which ship sails voyage 1020, the cargo value of a voyage), "
+                   "container equipment and services with their prices and availability at a port, where a port "
+                   "is, and, once Part 7 promoted them, the port notices, carrier guides and procedures.")
+
+
+def refusal_text(decision: router.RouteDecision) -> str:
+    if decision.method.startswith("rules (refusal)"):
+        return (f"I won't do that: the question {decision.cues[router.OUT][0]}. I only read the SUPPLYCHAIN data, "
+                "the catalog and the documents, in your own scope, and never change them.")
+    cue = decision.cues[router.OUT][0] if decision.cues[router.OUT] else "it is not about the workshop's data"
+    return (f"I can't answer that from the workshop's data ({cue}). I know the SUPPLYCHAIN schema and its rows, "
+            "the equipment catalog, the ports and the promoted documents; I have no weather, market or freight-rate "
+            "feed.")
+
+
+def _explain(decision: router.RouteDecision, **extra: Any) -> dict[str, Any]:
+    return {"router": decision.explain(), "intent": decision.label, **extra}
+
+
+def _route(decision: router.RouteDecision) -> dict[str, Any]:
+    return {"intent": decision.label, "method": decision.method, "label": decision.label, "unsure": decision.unsure}
+
+
+def _declined(decision: router.RouteDecision, text: str, handler: str = "router") -> ChatAnswer:
+    explain = _explain(decision, mode="fallback", handler=handler, reason=decision.reason, used_llm="none",
+                       short_query_active=False)
+    return ChatAnswer(text, "fallback", explain, [], [], "none", None, False, "none", False, _route(decision))
+
+
+def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer:
+    """One SELECT planned from the data dictionary, run read-only; the answer written from its rows."""
+    from workshop_lib.data.supplychain_data import OWNER
+    from workshop_lib.parts.agent import sqlplan
+    from workshop_lib.parts.agent.readonly import SqlRefused
+
+    try:
+        found = eng.read_only_query(sqlplan.entity_sql(question), max_rows=50)
+        ents = sqlplan.parse_entities(question, found.rows)
+        plan = sqlplan.plan(question, eng.data_dictionary(OWNER), ents)
+        if plan is None:
+            return _declined(decision, NEEDS_MODEL_TEXT, "live data (SQL plan)")
+        result = eng.read_only_query(plan.sql, max_rows=plan.max_rows)
+    except SqlRefused as exc:
+        return _declined(decision, f"The query was stopped ({exc}), so I have no answer to rely on.",
+                         "live data (SQL plan)")
+    text = sqlplan.render(plan, result.columns, result.rows)
+    if text is None:
+        return _declined(decision, f"The data has no row for {plan.what}.", "live data (SQL plan)")
+    used = [{"sql": plan.sql, "shape": plan.shape, "rows": len(result.rows)}]
+    explain = _explain(decision, mode="rag", handler="live data (SQL plan)", reason=f"{plan.shape} query: {plan.what}",
+                       sql=plan.sql, unit=plan.unit, used_llm="none", short_query_active=False)
+    return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+
+
+NEEDS_MODEL_TEXT = ("That looks like a question about the data, but not one I can turn into SQL without a language "
+                    "model: offline I answer counts, sums, averages, minimum and maximum of a column, look-ups by "
+                    "voyage number or vessel, carrier and port name, top-N lists and counts per group. Configure a "
+                    "model (README, 'Using a model') or rephrase it in one of those shapes.")
+
+
+def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
+    g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
     # Rows found: rag (the answer is the rows). No row above the threshold: an honest fallback.
     found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
+    if g.intent == "PORT_LOCATION" and not g.ports and not _asks_port_list(question):
+        found = False  # no port named and no list of ports asked for: the port list would not answer it
+    if g.intent == "PORT_LOCATION" and g.ports and not _asks_location(question):
+        found = False  # a port named, but not its location asked for: its coordinates would not answer it
     mode = "rag" if found else "fallback"
+    text = g.text if found or g.intent != "PORT_LOCATION" else ("I could not tell which port you mean. " + ASK_BACK)
     rows = [{"item_id": i, "used": found} for i in g.item_ids]
-    explain = {"mode": mode, "handler": "grounded (Part 5)", "intent": g.intent, "route_method": g.route_method,
-               "reason": g.selection_status, "rows": g.item_ids, "ports": g.ports, "used_llm": "none" if llm is None
-               else "primary", "short_query_active": False}
-    return ChatAnswer(g.text, mode, explain, rows, rows if found else [], "all" if found else "none",
-                      g.embedding_cache_hit, g.from_cache, explain["used_llm"], False,
-                      {"intent": g.intent, "method": g.route_method})
+    explain = _explain(decision, mode=mode, handler="grounded (Part 5)", route_method=g.route_method,
+                       reason=g.selection_status, rows=g.item_ids, ports=g.ports,
+                       used_llm="none" if llm is None else "primary", short_query_active=False)
+    return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
+                      g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _asks_location(question: str) -> bool:
+    """Where a port is, its coordinates, UN/LOCODE, country or region."""
+    return bool(grounded._LOCATION_RE.search(question) or re.search(
+        r"\b(?:coordinates?|latitude|longitude|locode|country|region|which part of|on the map)\b", question, re.I))
+
+
+def _asks_port_list(question: str) -> bool:
+    """"Which ports are in North Europe?", "list the ports you serve" (not "which port is the busiest")."""
+    from workshop_lib.data.catalog import ports
+
+    regions = {p["region"].lower() for p in ports().values()}
+    q = question.lower()
+    return bool(re.search(r"\b(?:list|which|what|all|show)\b[^?]*\bports\b|\bports\b[^?]*\b(?:serve|have|know|exist)\b", q)) \
+        or (bool(re.search(r"\bports\b", q)) and any(r in q for r in regions))
 
 
 _RANK = {"fallback": 0, "hybrid": 1, "rag": 2}
 
 
-def _knowledge(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAnswer:
-    """Part 4's modes over the knowledge memories and, once Part 7 promoted a document index,
-    over the documents the alias DOCS reads; the better-grounded of the two answers.
+_NO_DOCS = object()
 
-    The question is embedded once for both. The model writes only the answer that is used:
-    it can only lower a mode (a blank answer is a fallback), so documents that beat the
-    memories' decision without the model also beat it with the model."""
-    vector = eng.embed([check_query(question)])[0]
-    turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector)
+
+def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, *, vector=None,
+               compete: bool = False, docs: Any = _NO_DOCS) -> ChatAnswer:
+    """Part 4's modes over the schema facts. A table or column the question names is answered
+    from its own fact first. With `compete` (the router could not tell schema facts from
+    documents), the better-grounded of the memories' and the documents' answers is used.
+
+    The model writes only the answer that is used: it can only lower a mode (a blank answer
+    is a fallback)."""
+    if vector is None:
+        vector = eng.embed([check_query(question)])[0]
+    named = router.named_schema_objects(question)
+    kind = _asked_kind(question)
+    turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
+                               category=None if named or kind is None else kind)
+    if named:
+        turn = _named_first(eng, turn, named)
+    elif _RELATION_RE.search(question):
+        turn = _relationships_between(eng, question, turn, vector)
+    elif kind == "column":
+        turn = _column_words_first(turn)
+    elif kind == "table":
+        turn = _tables_named_in_words(eng, question, turn, vector)
     config = gates.ModeConfig.for_engine(eng)
-    docs = _documents(eng, question, vector)
+    if docs is _NO_DOCS:
+        docs = _documents(eng, question, vector)
     memory_best = max(turn.similarities, default=0.0)
 
     def documents_win(memory_mode: str) -> bool:
-        return (docs is not None and docs.mode != "fallback"
+        return (compete and docs is not None and docs.mode != "fallback"
                 and (_RANK[docs.mode], _best(docs)) > (_RANK[memory_mode], memory_best))
 
     a = gates.answer_turn(turn, config)
     if llm is not None and not documents_win(a.mode):
         a = gates.answer_turn(turn, config, llm=llm)
     if documents_win(a.mode):
-        return _from_documents(docs, route, llm, compared={"memories": a.mode, "documents": docs.mode})
+        return _from_documents(docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode})
     d = a.decision
-    explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", "intent": route.intent}
+    explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", **_explain(decision)}
+    if named:
+        explain["named"] = named
     if docs is not None:
-        explain["compared"] = {"memories": a.mode, "documents": docs.mode, "document_index": docs.table}
+        explain["compared"] = {"memories": a.mode, "documents": docs.mode, "document_index": docs.table,
+                               "documents_considered": compete}
     used = [{k: c.get(k) for k in ("record_id", "subject", "kind", "similarity")} for c in d.used_chunks]
     return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
-                      d.used_llm, bool(d.decision_explain.get("short_query_active")),
-                      {"intent": route.intent, "method": route.method})
+                      d.used_llm, bool(d.decision_explain.get("short_query_active")), _route(decision))
+
+
+def _asked_kind(question: str) -> str | None:
+    """'column' for "which column / field ... ", 'table' for "which table / what does the table hold"."""
+    if re.search(r"\b(?:which|what) (?:column|field)s?\b|\bcolumns?\b.*\b(?:holds?|stores?|has)\b|"
+                 r"\bwhere is .* stored\b|\bwhich column\b|\bread for\b", question, re.I):
+        return "column"
+    if _RELATION_RE.search(question):
+        return None  # a relationship is its own kind of fact
+    if router.CAPACITY_RE.search(question):
+        return "column"  # "how many containers can a ship carry": a capacity column
+    if _OVERVIEW_RE.search(question):
+        return "table"
+    if re.search(r"\b(?:which|what) tables?\b|\btables?\b.*\b(?:hold|holds|store|stores|contain\w*)\b|"
+                 r"\bdescribe the table\b", question, re.I):
+        return "table"
+    return None
+
+
+_RELATION_RE = router.RELATION_RE
+
+
+def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
+    """"Which table links containers to voyages?": the relationship facts between the tables the
+    question names (in any words), and only those; the turn as it was when it names fewer than two."""
+    from workshop_lib.parts.agent.sqlplan import tables_in
+
+    tables = tables_in(question)
+    if len(tables) < 2:
+        return turn
+    rel = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector, category="relationship", top_k=20)
+    chunks = [c for c in rel.considered if c.kind == "relationship"
+              and all(f".{t}" in c.subject for t in tables[:2])][:turn.top_k]
+    for c in chunks:
+        c.status = "kept"
+        c.similarity = 1.0  # the relationship between the two tables asked about: named, as close as it gets
+    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+                            context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
+                            category=("relationship",), considered=rel.considered, tokenizer=turn.tokenizer)
+
+
+_OVERVIEW_RE = re.compile(r"\b(?:what|which) tables (?:are|exist|does|do)\b|\btables (?:are )?in the schema\b|"
+                          r"\blist (?:the |all )?(?:the )?tables\b|\ball (?:the )?tables\b", re.I)
+
+
+def _tables_named_in_words(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
+    """A table question: the tables the question names in words ("one row per manifest line" is
+    CARGO_ITEMS), only those; every table for "which tables are in the schema"; else as retrieved."""
+    from workshop_lib.parts.agent.sqlplan import tables_in
+
+    overview = _OVERVIEW_RE.search(question) is not None
+    tables = [] if overview else tables_in(question)
+    if not overview and len(tables) != 1:
+        return turn
+    wide = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector, category="table", top_k=20)
+    chunks = [c for c in wide.considered if c.kind == "table" and (overview or c.subject.endswith("." + tables[0]))]
+    for c in chunks:
+        c.status, c.similarity = "kept", 1.0  # named by the question (or all of them asked for)
+    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+                            context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score,
+                            top_k=max(turn.top_k, len(chunks)), category=("table",), considered=wide.considered,
+                            tokenizer=turn.tokenizer)
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower())}
+
+
+def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
+    """For "which column ..." questions: when columns the vector search found share an
+    attribute word with the question ("arrives" / ARRIVAL_DATE), only those are kept (the
+    others name another attribute). Similarities are kept as measured."""
+    from workshop_lib.data.supplychain_data import TABLES_BY_NAME
+
+    # attribute words only: the tables' own names ("voyage") say where, not which column
+    words = _stems(turn.query) - {"colum", "which", "holds", "store", "table", "field", "tells", "where"} \
+        - _stems(" ".join(TABLES_BY_NAME).replace("_", " ")) - _stems(" ".join(t[:-1] for t in TABLES_BY_NAME)) \
+        - {"ship", "vesse", "shipp", "gives", "holds"}
+    pool = [c for c in turn.considered if c.status in ("kept", "beyond_top_k")]
+
+    def overlap(c) -> int:  # question words inside the column's name ("weigh" in DEADWEIGHT_TONNES)
+        name = c.subject.rsplit(".", 1)[-1].lower()
+        return sum(1 for w in words if w in name)
+
+    tables = {t for t in TABLES_BY_NAME if t[:-1].lower().replace("_", " ")[:5] in turn.query.lower()}
+
+    def named_table(c) -> bool:  # "a container's weight": the CONTAINERS columns before the others
+        return c.subject.split(".")[1] in tables if c.subject.count(".") == 2 else False
+
+    def described(c) -> int:  # question words in the column's comment ("four-letter" for SCAC_CODE): a tie-break
+        return len(words & _stems(c.text.split("Meaning:", 1)[-1]))
+
+    ranked = sorted(pool, key=lambda c: (overlap(c) > 0, named_table(c), described(c), c.similarity), reverse=True)
+    if not ranked or overlap(ranked[0]) == 0:
+        return turn
+    chunks = [c for c in ranked if overlap(c) > 0]  # the others name another attribute
+    if chunks and described(chunks[0]) > 0:
+        chunks = [c for c in chunks if described(c) == described(chunks[0])]  # the best described only
+    if any(named_table(c) for c in chunks):
+        chunks = [c for c in chunks if named_table(c)]  # and of the table the question names
+    chunks = chunks[:turn.top_k]
+    for c in pool:
+        c.status = "kept" if c in chunks else "beyond_top_k"
+    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+                            context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
+                            category=turn.category, considered=turn.considered, tokenizer=turn.tokenizer)
+
+
+def _named_first(eng: Engine, turn: gates.TurnResult, named: list[str]) -> gates.TurnResult:
+    """The facts of the tables and columns the question names, first (read from the store by
+    subject, so they are there even when the vector search ranked them low)."""
+    from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
+
+    subjects = []
+    for name in named:
+        parts = name.split(".")
+        if len(parts) == 1 and parts[0] not in TABLES_BY_NAME:  # a column without its table
+            subjects += [f"{OWNER}.{t.name}.{parts[0]}" for t in TABLES_BY_NAME.values() if parts[0] in t.column_names]
+        else:
+            subjects.append(f"{OWNER}.{name}")
+    by_subject = {c.subject: c for c in turn.considered}
+    front = []
+    for subject in subjects:
+        chunk = by_subject.get(subject) or _fact_chunk(eng, subject)
+        if chunk is not None:
+            chunk.similarity = max(chunk.similarity, 1.0)  # named outright: as close as a match can be
+            chunk.status = "kept"
+            front.append(chunk)
+    rest = [c for c in turn.chunks if c.subject not in subjects]
+    chunks = (front + rest)[:max(turn.top_k, len(front))]
+    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+                            context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
+                            category=turn.category, considered=front + [c for c in turn.considered if c not in front],
+                            tokenizer=turn.tokenizer)
+
+
+def _fact_chunk(eng: Engine, subject: str):
+    """The stored schema fact of one subject, as a retrieved chunk (None when it was never scanned)."""
+    from workshop_lib.parts import retrieval
+
+    for h in retrieval.keyword_search_memories(eng, subject.split(".")[-1], k=20):
+        if h.get("subject") == subject:
+            count, _ = gates.token_counter(eng)
+            return gates.RetrievedChunk(record_id=h.get("id") or h.get("record_id") or subject,
+                                        kind=h.get("kind") or "column", subject=subject, text=h["content"],
+                                        similarity=1.0, metadata={"kind": h.get("kind"), "subject": subject},
+                                        tokens=count(h["content"]))
+    return None
+
+
+def _documents_only(question: str, decision: router.RouteDecision, llm, docs) -> ChatAnswer:
+    """A document question: the documents answer it, or nothing does (schema facts are not asked).
+    Passages about another port or carrier than the one named do not answer it."""
+    if docs is None:
+        return _declined(decision, "That is a question for the documents (port notices, carrier guides, procedures), "
+                         "and no document index is promoted yet (Part 7, or `workshop ingest --profile v2 --promote`).",
+                         "documents (Part 7)")
+    if docs.mode != "fallback":
+        named = _named_entities(question, decision)
+        lead = docs.decision.used_chunks[0] if docs.decision.used_chunks else {}
+        where = f"{lead.get('subject', '')} {lead.get('text', '')}".lower().replace("-", " ")
+        if named and not any(n in where for n in named):
+            return _declined(decision, f"The closest document passage ({lead.get('subject')}) is not about "
+                             f"{' / '.join(sorted(named))}, so the documents do not answer this.", "documents (Part 7)")
+    return _from_documents(docs, decision, llm, compared={"documents": docs.mode})
+
+
+def _named_entities(question: str, decision: router.RouteDecision) -> set[str]:
+    """Ports (names and codes) and carriers the question names, lower case, hyphens as spaces."""
+    from workshop_lib.data.catalog import ports
+
+    known = ports()
+    out = set()
+    for code in decision.ports:
+        names = [known[code]["name"], *re.split(r"[/()\-]", known[code]["name"])] if code in known else []
+        out |= {code.lower()} | {n.strip().lower().replace("-", " ") for n in names if len(n.strip()) > 3}
+    out |= {c.lower().replace("-", " ") for c in router._names_in(question, router._entity_names()["carriers"])}
+    return out
 
 
 def _documents(eng: Engine, question: str, vector):
@@ -117,7 +444,7 @@ def _best(docs) -> float:
     return max((h["similarity"] for h in docs.hits), default=0.0)
 
 
-def _from_documents(docs, route: grounded.Route, llm, compared: dict) -> ChatAnswer:
+def _from_documents(docs, decision: router.RouteDecision, llm, compared: dict) -> ChatAnswer:
     from workshop_lib.parts.ingest import ask
 
     d = docs.decision
@@ -130,10 +457,10 @@ def _from_documents(docs, route: grounded.Route, llm, compared: dict) -> ChatAns
         except Exception:  # noqa: BLE001 - any model failure means the deterministic text answers
             pass
     explain = {**d.decision_explain, "handler": "documents (Part 7)", "document_index": docs.table,
-               "intent": route.intent, "compared": compared, "used_llm": used_llm}
+               **_explain(decision), "compared": compared, "used_llm": used_llm}
     used = [{k: c.get(k) for k in ("record_id", "subject", "similarity")} for c in d.used_chunks]
     return ChatAnswer(text, d.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False, used_llm,
-                      bool(d.decision_explain.get("short_query_active")), {"intent": route.intent, "method": route.method})
+                      bool(d.decision_explain.get("short_query_active")), _route(decision))
 
 
 def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> ChatAnswer:
@@ -141,16 +468,35 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
 
     Mode: rag when its answer came from tool results, hybrid when it had to be forced after
     the iteration cap or budget, fallback when no tool call succeeded."""
-    from workshop_lib.parts.agent import toolbox
+    from workshop_lib.data.supplychain_data import OWNER
+    from workshop_lib.parts.agent import memory, offline, toolbox
     from workshop_lib.parts.memory import answer as with_memory
 
+    decision = router.decide(eng, check_query(question))
+    if decision.label == router.OUT and not decision.unsure:
+        # refused or declined before any tool runs, whatever the model: another user's data, new
+        # rules, a write statement, or a question outside the workshop's data
+        text = refusal_text(decision)
+        memory.log_message(eng, thread_id, "user", question)
+        memory.log_message(eng, thread_id, "assistant", text)
+        refused = _declined(decision, text, "agent (Part 6): declined before the turn")
+        refused.route = {"intent": "AGENT", "method": "request flag", "label": router.OUT}
+        return refused
+    if decision.label in GROUNDED_INTENTS + (router.DOCS,) and not decision.unsure:
+        # the agent has no catalog, port or document tool: the handler that has them answers
+        handled = answer_question(eng, question, llm=llm)
+        memory.log_message(eng, thread_id, "user", question)
+        memory.log_message(eng, thread_id, "assistant", handled.answer)
+        handled.decision_explain["agent"] = f"not run: {decision.label} is answered by {handled.decision_explain['handler']}"
+        return handled
     # Memory over time: the write path, the budgeted card and the summary fold around Part 6's loop.
-    model = llm or with_memory.memory_llm()
+    model = llm or with_memory.memory_llm(eng.data_dictionary(OWNER))
     mt = with_memory.memory_turn(eng, model, toolbox.build_registry(eng, thread_id=thread_id), thread_id, question,
                                  extract_llm=llm, summary_llm=llm)  # with a model: its extraction and summary
     turn, card = mt.turn, mt.card
     succeeded = [r for r in turn.tool_results if r.ok]
-    mode = "fallback" if not succeeded else ("hybrid" if turn.forced else "rag")
+    declined = llm is None and turn.answer.startswith(offline.NEEDS_MODEL)  # the planner said it cannot answer
+    mode = "fallback" if not succeeded or declined else ("hybrid" if turn.forced else "rag")
     calls = [{"tool": r.name, "call_id": r.call_id, "ok": r.ok} for r in turn.tool_results]
     explain = {"mode": mode, "handler": "agent (Part 6)", "model": model.model, "tool_calls": calls,
                "model_calls": turn.model_calls, "stopped": turn.stopped, "forced_answer": turn.forced,

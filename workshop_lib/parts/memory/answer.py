@@ -139,8 +139,9 @@ class MemoryAwareClient(offline.OfflineClient):
         return reply
 
 
-def memory_llm() -> LLM:
-    return LLM(MemoryAwareClient(), MODEL_NAME)
+def memory_llm(dictionary: dict | None = None) -> LLM:
+    """`dictionary`: the data dictionary the offline planner plans from (see offline.offline_llm)."""
+    return LLM(MemoryAwareClient(dictionary), MODEL_NAME)
 
 
 @dataclass

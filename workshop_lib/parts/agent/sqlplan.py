@@ -1,0 +1,507 @@
+"""From a data question to one read-only SELECT, and from its rows to an answer, with no model.
+
+Used by the offline planner (Part 6's agent without an API key) and by the chat service's
+live-data handler. It covers the common shapes of a question about the SUPPLYCHAIN data:
+
+    count        how many vessels / active voyages / containers on voyage 1005
+    aggregate    average / total / largest / smallest <column> (of the vessels of a carrier ...)
+    top          the 3 longest ships, the 5 vessels with the highest deadweight
+    group        how many vessels per carrier, voyages per status, ports per region
+    lookup       which vessel sails voyage N, who operates <vessel>, the capacity of <vessel>,
+                 where voyage N goes, the SCAC code of <carrier>
+    value        the declared value of the cargo on voyage N
+
+Tables, columns and joins come from the data dictionary (`eng.data_dictionary(owner)`),
+and the unit of an answer from its column's comment: a column in US cents is divided by
+100 and shown in dollars; a capacity in TEU is given in TEU, never as a weight. Names in
+the question (vessels, carriers, ports) are resolved by a query first (`entity_sql`).
+A question of another shape gets no plan (None): the caller says it needs a model.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from workshop_lib.engines.embedded.sql import PLAN_SQL as SQL  # portable: both engines run them
+
+# Words for the tables (plural and singular), most specific first.
+TABLE_WORDS = [
+    ("CARGO_ITEMS", r"cargo items?|manifest lines?|cargo lines?|goods"),
+    ("VESSEL_POSITIONS", r"positions?|position reports?"),
+    ("CONTAINERS", r"containers?|boxes|box"),
+    ("VOYAGES", r"voyages?|sailings?|trips?"),
+    ("VESSELS", r"vessels?|ships?|fleet"),
+    ("CARRIERS", r"carriers?|shipping lines?|lines?|operators?"),
+    ("PORTS", r"ports?"),
+]
+# Words that name a column, beyond the words of its own name.
+COLUMN_WORDS = {
+    "CAPACITY_TEU": r"capacity|teu|biggest|largest|smallest|big|large",
+    "DEADWEIGHT_TONNES": r"deadweight|dwt",
+    "LENGTH_M": r"length|long|longest|shortest",
+    "YEAR_BUILT": r"built|build year|year built|oldest|newest|age|how old",
+    "SPEED_KNOTS": r"speed|fastest|slowest|knots|how fast",
+    "GROSS_WEIGHT_KG": r"gross weight|heaviest|lightest|weight|gross mass",
+    "TARE_WEIGHT_KG": r"tare",
+    "IMO_NUMBER": r"imo",
+    "SCAC_CODE": r"scac",
+    "FLAG_STATE": r"flag",
+    "ALLIANCE": r"alliance",
+    "STATUS": r"status",
+    "REGION": r"region",
+    "HQ_COUNTRY": r"head office|headquarter\w*|hq",
+    "REEFER_TEMP_C": r"set-?point|reefer temperature",
+    "SIZE_TYPE": r"size type|size",
+}
+AGGREGATES = [("AVG", r"average|mean|avg"), ("SUM", r"total|sum|combined|altogether"),
+              ("MAX", r"largest|biggest|highest|heaviest|longest|maximum|max|most|fastest|newest|latest"),
+              ("MIN", r"smallest|lowest|lightest|shortest|minimum|min|least|slowest|oldest|earliest")]
+STATUS_WORDS = {"ACTIVE": r"active|at sea|underway|under way|sailing now", "COMPLETED": r"completed|finished|arrived",
+                "SCHEDULED": r"scheduled|planned|upcoming|future"}
+NAME_COLUMN = {"VESSELS": "VESSEL_NAME", "CARRIERS": "CARRIER_NAME", "PORTS": "PORT_NAME", "VOYAGES": "VOYAGE_ID",
+               "CONTAINERS": "CONTAINER_NUMBER", "CARGO_ITEMS": "DESCRIPTION", "VESSEL_POSITIONS": "IMO_NUMBER"}
+MAX_TOP = 20
+
+
+@dataclass
+class Entities:
+    """What the question names, resolved against the database."""
+    vessels: list[tuple[str, int]] = field(default_factory=list)    # (name, IMO_NUMBER)
+    carriers: list[tuple[str, int]] = field(default_factory=list)   # (name, CARRIER_ID)
+    ports: list[tuple[str, int]] = field(default_factory=list)      # (name, PORT_ID)
+
+
+@dataclass
+class Plan:
+    shape: str
+    sql: str
+    max_rows: int
+    what: str                      # the question as the plan understood it
+    column: str | None = None      # the measured column, for its unit
+    unit: str = ""                 # "" | cents | TEU | tonnes | kg | m | knots
+    labels: list[str] = field(default_factory=list)
+
+
+def _literal(text: str) -> str:
+    """The question as a SQL string literal: letters, digits and a few marks only, quotes doubled."""
+    kept = re.sub(r"[^\w\s\-'&.]", " ", text)[:400]
+    return "'" + kept.replace("'", "''") + "'"
+
+
+def entity_sql(question: str) -> str:
+    """One SELECT listing the vessels, carriers and ports whose names the question contains."""
+    return SQL["entities"].format(q=_literal(question))
+
+
+def parse_entities(question: str, rows: Sequence[Sequence[Any]]) -> Entities:
+    """Keep whole-word matches; a name inside a longer matched name (MSC in MSC Gulsun,
+    Busan in SITC Busan) is not a separate entity."""
+    found = []
+    for kind, name, ident in rows:
+        name = str(name)
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", question, re.I) or \
+                (kind == "PORT" and re.search(r"\b[A-Z]{5}\b", question)):
+            found.append((str(kind), name, int(ident)))
+    names = [n for _, n, _ in found]
+    out = Entities()
+    for kind, name, ident in found:
+        if any(name != other and name.lower() in other.lower() for other in names):
+            continue
+        getattr(out, {"VESSEL": "vessels", "CARRIER": "carriers", "PORT": "ports"}[kind]).append((name, ident))
+    return out
+
+
+def _has(pattern: str, text: str) -> re.Match | None:
+    return re.search(rf"\b(?:{pattern})\b", text, re.I)
+
+
+def tables_in(text: str) -> list[str]:
+    """Every table a text names in words, most specific first ("manifest line" is CARGO_ITEMS,
+    not also CARRIERS for "line"), in the order of TABLE_WORDS."""
+    found = []
+    for table, words in TABLE_WORDS:
+        pattern = re.compile(rf"\b(?:{words})\b", re.I)
+        if pattern.search(text):
+            found.append(table)
+            text = pattern.sub(" ", text)
+    return found
+
+
+def _table_of(text: str) -> str | None:
+    hits = [(m.start(), table) for table, words in TABLE_WORDS if (m := _has(words, text))]
+    return min(hits)[1] if hits else None
+
+
+def _columns(dictionary: dict) -> dict[str, list[tuple[str, str]]]:
+    """table -> [(column, comment)] from the data dictionary."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for c in dictionary["columns"]:
+        out.setdefault(c["table"].upper(), []).append((c["column"].upper(), c.get("comment") or ""))
+    return out
+
+
+_GENERIC_SIZE_WORDS = {"biggest", "largest", "smallest", "big", "large", "heaviest", "lightest", "longest", "shortest",
+                       "oldest", "newest", "fastest", "slowest", "long"}
+
+
+def _column_of(text: str, columns: dict[str, list[tuple[str, str]]], prefer: str | None) -> tuple[str, str] | None:
+    """(table, column) the question measures: the column's own words or its synonyms."""
+    hits = []
+    for table, cols in columns.items():
+        for col, _ in cols:
+            words = COLUMN_WORDS.get(col)
+            if words is None:
+                continue
+            m = _has(words, text)
+            if m:
+                # a column named outright ("deadweight") beats a size word ("largest") that only implies one
+                hits.append((table != prefer, m.group(0).lower() in _GENERIC_SIZE_WORDS, m.start(), table, col))
+    if not hits:
+        return None
+    _, _, _, table, col = min(hits)
+    if col in ("STATUS", "IMO_NUMBER") and prefer and prefer != table and \
+            any(c == col for c, _ in columns.get(prefer, [])):
+        table = prefer
+    return table, col
+
+
+def unit_of(comment: str) -> str:
+    """The unit a column comment states."""
+    c = comment.lower()
+    if "cents" in c:
+        return "cents"
+    for unit, word in (("TEU", "teu"), ("tonnes", "tonnes"), ("kg", "kilograms"), ("m", "metres"),
+                       ("knots", "knots")):
+        if word in c.split(":")[0] or (unit == "TEU" and "teu" in c[:40]):
+            return unit
+    return ""
+
+
+def _fk_path(dictionary: dict, child: str, parent: str) -> list[tuple[str, str, str, str]] | None:
+    """Joins from child to parent (child col = parent col), directly or through one table."""
+    fks = [(f["table"].upper(), f["columns"][0].upper(), f["ref_table"].upper(), f["ref_columns"][0].upper())
+           for f in dictionary.get("foreign_keys", []) if len(f["columns"]) == 1]
+    direct = [f for f in fks if f[0] == child and f[2] == parent]
+    if direct:
+        # voyages -> ports: the origin is what "per port" means for departures
+        return [sorted(direct, key=lambda f: "ORIGIN" not in f[1])[0]]
+    for a in fks:
+        if a[0] == child and a[2] != "PORTS":
+            for b in fks:
+                if b[0] == a[2] and b[2] == parent:
+                    return [a, b]
+    return None
+
+
+def _join_sql(path: list[tuple[str, str, str, str]], alias0: str = "t") -> tuple[str, str]:
+    """FROM-clause joins for a path, and the alias of the last table."""
+    sql, prev = "", alias0
+    for i, (_, col, ref_table, ref_col) in enumerate(path):
+        alias = f"j{i}"
+        sql += SQL["join"].format(table=ref_table, alias=alias, col=ref_col, other=prev, other_col=col)
+        prev = alias
+    return sql, prev
+
+
+def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: int | None) -> tuple[str, str, list[str]]:
+    """(joins, WHERE conditions, descriptions) that narrow `table` to what the question names."""
+    joins, where, said = "", [], []
+    if table == "VOYAGES":
+        for status, words in STATUS_WORDS.items():
+            if _has(words, text):
+                where.append(f"t.STATUS = '{status}'")
+                said.append(status.lower())
+    if table == "VESSEL_POSITIONS" and voyage is not None:
+        where.append(f"t.VOYAGE_ID = {voyage}")
+    if voyage is not None and table in ("CONTAINERS", "CARGO_ITEMS"):
+        if table == "CONTAINERS":
+            where.append(f"t.VOYAGE_ID = {voyage}")
+        else:
+            joins += SQL["join"].format(table="CONTAINERS", alias="c", col="CONTAINER_ID", other="t",
+                                        other_col="CONTAINER_ID")
+            where.append(f"c.VOYAGE_ID = {voyage}")
+        said.append(f"on voyage {voyage}")
+    if ents.carriers and table in ("VESSELS", "VOYAGES"):
+        name, ident = ents.carriers[0]
+        if table == "VESSELS":
+            where.append(f"t.CARRIER_ID = {ident}")
+        else:
+            joins += SQL["join"].format(table="VESSELS", alias="fv", col="IMO_NUMBER", other="t", other_col="IMO_NUMBER")
+            where.append(f"fv.CARRIER_ID = {ident}")
+        said.append(f"of {name}")
+    if ents.vessels and table in ("VOYAGES", "CONTAINERS"):
+        name, ident = ents.vessels[0]
+        if table == "VOYAGES":
+            where.append(f"t.IMO_NUMBER = {ident}")
+        else:
+            joins += SQL["join"].format(table="VOYAGES", alias="fy", col="VOYAGE_ID", other="t", other_col="VOYAGE_ID")
+            where.append(f"fy.IMO_NUMBER = {ident}")
+        said.append(f"of {name}")
+    if ents.ports and table == "VOYAGES":
+        name, ident = ents.ports[0]
+        to = _has(r"to|arriv\w*|destination|bound for|into|ends?|ending|finish\w*", text) and \
+            not _has(r"from|depart\w*|leav\w*|origin|starts?|starting", text)
+        where.append(f"t.{'DESTINATION' if to else 'ORIGIN'}_PORT_ID = {ident}")
+        said.append(f"{'to' if to else 'from'} {name}")
+    return joins, SQL["where"].format(conditions=" AND ".join(where)) if where else "", said
+
+
+# "the number of vessels" counts; "the IMO number of a vessel" is a column
+_COUNT_NUMBER_RE = re.compile(r"(?:^|\b(?:the|a|total)\s+)number of\b", re.I)
+_KNOWN_CAPS = {"TEU", "IMO", "SCAC", "UN", "US", "USD", "AIS", "HS", "ID", "I", "ETA", "DWT", "ACTIVE", "COMPLETED",
+               "SCHEDULED", "SUPPLYCHAIN"}
+
+
+def unresolved_names(text: str, ents: Entities) -> list[str]:
+    """Capitalised words (not the first) that are no resolved vessel, carrier or port: a filter
+    the plan cannot apply ("Panama" in "vessels flying the Panama flag")."""
+    known = " ".join(n for group in (ents.vessels, ents.carriers, ents.ports) for n, _ in group).lower()
+    words = [re.sub(r"'s?$", "", w) for w in re.findall(r"[A-Za-z][\w'-]*", text)[1:]]
+    return [w for w in words if w[0].isupper() and w.upper() not in _KNOWN_CAPS
+            and w.lower() not in known and not re.fullmatch(r"[A-Z]{5}", w)]
+
+
+# Words a count or an aggregate may carry without changing what is counted.
+_FILLER = set("""a an the of in on at to for from and or is are was were be been do does did we you i our your my
+there their its it this that these those how many much what which who whose whom when where why number count
+counted total all any every each per by currently current now right today so far altogether overall please tell
+me give show list find get have has had with database schema data dataset table tables records rows recorded
+stored listed known registered held kept loaded carried sailing sail sails sailed operate operates operated run
+runs running fleet whole entire some one figure value values in metres meters kg kilograms tonnes tons knots
+teu units unit measured average mean avg sum largest biggest highest heaviest longest maximum max most fastest
+newest latest smallest lowest lightest shortest minimum min least slowest oldest earliest top depart departs
+departing leave leaves leaving arrive arrives arriving go goes going bound into out ship ships vessel vessels
+voyage voyages container containers port ports carrier carriers line lines cargo item items manifest what's
+how's there's does doesn't value declared worth dollars usd year built build age speed capacity deadweight dwt
+length long gross weight tare flag state status region size type imo scac alliance positions position reports
+report sea underway under way active completed finished arrived scheduled planned upcoming future shipping
+carries carry carrying holds hold biggest end ends ending start starts starting finish finishes
+combined file files board onboard aboard where from route origin destination arrival departure eta now
+when state go goes fast old how
+boxes box goods sailings trips trip operators operator mass set point temperature number""".split())
+
+
+def unexplained_words(text: str, ents: Entities) -> list[str]:
+    """Words of the question a count or an aggregate would silently ignore (a qualifier such as
+    "reefer" in "how many reefer containers"): with any, the plan declines."""
+    names = " ".join(n for group in (ents.vessels, ents.carriers, ents.ports) for n, _ in group).lower()
+    words = [re.sub(r"'s?$", "", w) for w in re.findall(r"[a-z][a-z'-]*", text.lower())]
+    return [w for w in words if w not in _FILLER and w not in names and not w.isdigit()]
+
+
+_POLITE_HEAD = re.compile(r"^\s*(?:(?:hi|hello|hey)\b[,!.]?\s*)?(?:quick question\s*[-:,]?\s*)?(?:(?:please|kindly)\s+)?"
+                          r"(?:(?:can|could|would) you\s+(?:please\s+)?)?(?:(?:tell|show|give) me\s*[:,-]?\s*)?"
+                          r"(?:i(?:'d| would) like to know\s*[:,-]?\s*)?", re.I)
+_POLITE_TAIL = re.compile(r"[\s,.!]*(?:(?:thanks?|thank you|thx|cheers)(?: (?:a lot|very much))?|please)[.!?]*\s*$", re.I)
+
+
+def core(question: str) -> str:
+    """The question without greetings and politeness around it ("Please tell me: ... Thanks!")."""
+    text = _POLITE_TAIL.sub("", " ".join(question.split()))
+    text = _POLITE_HEAD.sub("", text, count=1)
+    return text[:1].upper() + text[1:] if text else question
+
+
+def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan | None:
+    """The SELECT that answers a data question, or None for a shape it does not cover."""
+    text = core(question)
+    ents = ents or Entities()
+    if unresolved_names(text, ents):
+        return None
+    cols = _columns(dictionary)
+    comments = {(t, c): comment for t, cs in cols.items() for c, comment in cs}
+    voyage_m = re.search(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?(\d{3,6})\b", text, re.I)
+    voyage = int(voyage_m.group(1)) if voyage_m else None
+    # 1. the declared value of a voyage's cargo
+    if voyage is not None and _has(r"value|worth|declared", text):
+        return Plan("value", SQL["voyage_value"].format(voyage=voyage), 1, f"the declared value of the cargo on voyage {voyage}",
+                    "UNIT_VALUE_CENTS", unit_of(comments.get(("CARGO_ITEMS", "UNIT_VALUE_CENTS"), "")))
+    # 2. lookups about one voyage
+    counting = bool(_has(r"how many|count", text) or _COUNT_NUMBER_RE.search(text))
+    if voyage is not None and not counting:
+        asked = _column_of(text, cols, "VESSELS")
+        if asked and asked[1] not in ("STATUS", "IMO_NUMBER"):
+            table, col = asked
+            unit = unit_of(comments.get((table, col), ""))
+            if table == "VESSELS":
+                return Plan("lookup", SQL["voyage_vessel_column"].format(col=col, voyage=voyage), 1,
+                            f"the {col.lower()} of the vessel on voyage {voyage}",
+                            col, unit, [col])
+            if any(c == "VOYAGE_ID" for c, _ in cols.get(table, [])) and table == "VESSEL_POSITIONS":
+                return Plan("lookup", SQL["voyage_position_column"].format(col=col, voyage=voyage), 1,
+                            f"the latest reported {col.lower()} on voyage {voyage}", col, unit, [col])
+            return None  # an attribute this plan cannot read for one voyage
+        if unexplained_words(text, ents):
+            return None  # a word the look-ups below would ignore
+        if _has(r"now|currently|position|right now|at the moment", text) and _has(r"where|position|located", text):
+            return Plan("lookup", SQL["voyage_position"].format(voyage=voyage), 1,
+                        f"the latest reported position on voyage {voyage}",
+                        labels=["latitude", "longitude", "speed (knots)", "reported at (UTC)"])
+        if _has(r"carrier|operat\w*|line|runs?", text):
+            return Plan("lookup", SQL["voyage_carrier"].format(voyage=voyage), 1,
+                        f"the carrier operating the vessel of voyage {voyage}", labels=["carrier"])
+        if _has(r"vessel|ship|sails?|sailing", text) and not _has(r"where|from|to|go|route", text):
+            return Plan("lookup", SQL["voyage_vessel"].format(voyage=voyage), 1,
+                        f"the vessel of voyage {voyage}", labels=["vessel", "IMO number"])
+        if _has(r"status|state", text):
+            return Plan("lookup", SQL["voyage_status"].format(voyage=voyage), 1, f"the status of voyage {voyage}", labels=["status"])
+        if _has(r"where|from|to|go|goes|route|origin|destination|depart\w*|arriv\w*|leave|when|eta", text):
+            return Plan("lookup", SQL["voyage_route"].format(voyage=voyage), 1,
+                        f"the route of voyage {voyage}",
+                        labels=["from", "to", "departure", "arrival", "status"])
+        return None
+    target = _table_of(text)
+    measured = _column_of(text, cols, target)
+    # 3. per-group counts ("which carrier has the most vessels" is the top of "vessels per carrier")
+    most = re.match(r"\s*(?:which|what)\s+(\w+)\s+(?:has|have|runs?|operates?|sails?)\s+the\s+(most|fewest)\s+(\w+)\W*$",
+                    text, re.I)
+    if most and _table_of(most.group(1)) and _table_of(most.group(3)):
+        p = plan(f"How many {most.group(3)} per {most.group(1)}?", dictionary, ents)
+        if p is not None and p.shape == "group":
+            p.shape = "group_" + most.group(2).lower()
+            p.what = f"the {most.group(1).lower()} with the {most.group(2).lower()} {most.group(3).lower()}"
+            return p
+    group = re.search(r"\b(?:per|each|by|for every)\s+(?:the\s+)?([a-z_ ]+?)(?:\s+(?:operate|have|run|sail|hold)\w*|\?|$|,)",
+                      text, re.I)
+    if counting and group and target:
+        gtext = group.group(1)
+        gcol = _column_of(gtext, {target: cols.get(target, [])}, target)
+        gtable = _table_of(gtext)
+        fjoins, where, said = _filters(text.replace(gtext, " "), target, ents, dictionary, voyage)
+        what = " ".join([target.lower().replace("_", " ")] + said)
+        if gcol and gcol[1] in ("STATUS", "REGION", "FLAG_STATE", "SIZE_TYPE", "ALLIANCE", "HQ_COUNTRY"):
+            c = gcol[1]
+            return Plan("group", SQL["group_by_column"].format(col=c, table=target, joins=fjoins, where=where), 50,
+                        f"{what} per {c.lower()}", labels=[c.lower(), "count"])
+        if gtable and gtable != target:
+            path = _fk_path(dictionary, target, gtable)
+            if path:
+                joins, last = _join_sql(path)
+                name = NAME_COLUMN[gtable]
+                return Plan("group", SQL["group_by_parent"].format(alias=last, name=name, table=target,
+                                                                   joins=joins + fjoins, where=where), 50,
+                            f"{what} per {gtable.lower()[:-1]}", labels=[gtable.lower()[:-1], "count"])
+        return None
+    # 4. lookups by name: a vessel or a carrier and one of its columns
+    if not counting and ents.vessels and not _has(r"average|total|sum", text):
+        name, imo = ents.vessels[0]
+        if _has(r"carrier|operat\w*|line|owns?|runs?|running|manages?", text):
+            return Plan("lookup", SQL["vessel_carrier"].format(imo=imo), 1, f"the carrier operating {name}",
+                        labels=["carrier"])
+        vessel_col = _column_of(text, {"VESSELS": cols.get("VESSELS", [])}, "VESSELS")
+        if vessel_col:
+            col = vessel_col[1]
+            return Plan("lookup", SQL["row_column"].format(col=col, table="VESSELS", key="IMO_NUMBER", value=imo), 1,
+                        f"the {col.lower()} of {name}", col, unit_of(comments.get(("VESSELS", col), "")), [col])
+        if _has(r"when|year", text):
+            return Plan("lookup", SQL["row_column"].format(col="YEAR_BUILT", table="VESSELS", key="IMO_NUMBER",
+                                                           value=imo), 1,
+                        f"the year {name} was built", "YEAR_BUILT", "", ["YEAR_BUILT"])
+        # anything else about the vessel: the shapes below (its voyages...), or no plan
+    if not counting and ents.carriers and measured and measured[0] == "CARRIERS":
+        name, ident = ents.carriers[0]
+        col = measured[1]
+        return Plan("lookup", SQL["row_column"].format(col=col, table="CARRIERS", key="CARRIER_ID", value=ident), 1,
+                    f"the {col.lower()} of {name}", col, "", [col])
+    # 5. top-N
+    top = re.search(r"\b(?:top|the)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:largest|biggest|longest|newest|oldest|heaviest|"
+                    r"highest|smallest|shortest|fastest|ships|vessels)", text, re.I)
+    agg = next((fn for fn, words in AGGREGATES if _has(words, text)), None)
+    which_one = re.match(r"\s*(?:which|what)\s+(?:vessel|ship|carrier|port|container)\b", text, re.I)
+    if (top or which_one) and measured and (agg in ("MAX", "MIN") or _has(r"highest|largest|lowest|most", text)) \
+            and not unexplained_words(text, ents) and not counting:
+        n = min(int(top.group(1) or top.group(2)), MAX_TOP) if top else 1
+        table, col = measured
+        order = "ASC" if agg == "MIN" and not _has(r"newest|latest", text) else "DESC"
+        name = NAME_COLUMN[table]
+        return Plan("top", SQL["top"].format(name=name, col=col, table=table, order=order), n,
+                    f"the {n} {table.lower()} by {col.lower()} ({'highest' if order == 'DESC' else 'lowest'} first)",
+                    col, unit_of(comments.get((table, col), "")), [name, col])
+    # 6. a list of rows of one table, narrowed by what the question names ("which ships does MSC operate")
+    listing = re.match(r"\s*(?:which|what|list|show(?: me)?|give me)\s+(?:the\s+|all\s+(?:the\s+)?)?"
+                       r"(vessels?|ships?|voyages?|sailings?|carriers?|ports?)\b", text, re.I)
+    if listing and not counting and not agg and not unexplained_words(text, ents):
+        table = _table_of(listing.group(1))
+        joins, where, said = _filters(text, table, ents, dictionary, voyage)
+        if where or table in ("CARRIERS", "PORTS", "VESSELS"):
+            name = NAME_COLUMN[table]
+            return Plan("list", SQL["list"].format(alias="t", name=name, table=table, joins=joins, where=where),
+                        50, " ".join([table.lower()] + said), labels=[name])
+    # 7. counts
+    if counting and target:
+        if _has(r"can|could|fits?|carry|hold", text) or (measured and measured[1] != "STATUS"):
+            # "how many containers can a ship carry" is a capacity, "vessels flying a flag" a filter
+            # this plan cannot apply: not a count of rows
+            return None
+        if unexplained_words(text, ents):
+            return None
+        explained = {target} | ({"VOYAGES"} if voyage is not None else set()) | \
+            ({"CARRIERS"} if ents.carriers else set()) | ({"PORTS"} if ents.ports else set()) | \
+            ({"VESSELS"} if ents.vessels else set())
+        if not _has(r"and|or|plus|as well as", text):  # "containers loaded on voyages": its parent describes it
+            explained |= {f["ref_table"].upper() for f in dictionary.get("foreign_keys", []) if f["table"].upper() == target}
+        if set(tables_in(text)) - explained:
+            return None  # "how many ships and how many ports": two counts, or a link this plan does not make
+        joins, where, said = _filters(text, target, ents, dictionary, voyage)
+        return Plan("count", SQL["count"].format(table=target, joins=joins, where=where), 1,
+                    " ".join([f"{target.lower().replace('_', ' ')}"] + said), labels=["count"])
+    # 8. an aggregate of one column
+    if agg and measured:
+        table, col = measured
+        if target and target != table and target in cols and any(c == col for c, _ in cols[target]):
+            table = target
+        if unexplained_words(text, ents):
+            return None
+        joins, where, said = _filters(text, table, ents, dictionary, voyage)
+        fn = agg
+        return Plan("aggregate", SQL["aggregate"].format(fn=fn, col=col, table=table, joins=joins, where=where), 1,
+                    " ".join([f"the {dict(AVG='average', SUM='total', MAX='largest', MIN='smallest')[fn]} "
+                              f"{col.lower()} of {table.lower().replace('_', ' ')}"] + said),
+                    col, unit_of(comments.get((table, col), "")))
+    return None
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "none recorded (NULL)"
+    if unit == "cents":
+        return f"${float(value) / 100:,.2f}"
+    if isinstance(value, float) or (isinstance(value, str) and re.fullmatch(r"-?\d+\.\d+", value)):
+        v = float(value)
+        text = f"{v:,.0f}" if v.is_integer() else f"{v:,.2f}"
+    elif isinstance(value, int) and not isinstance(value, bool):
+        text = f"{value}" if 1000 <= value <= 2100 or value >= 1_000_000 else f"{value:,}"
+    else:
+        text = str(value)
+    return f"{text} {unit}".strip() if unit and unit != "cents" else text
+
+
+def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str | None:
+    """The answer written from the rows, or None when the rows answer nothing (no row, NULL)."""
+    if not rows or (p.shape != "lookup" and all(v is None for v in rows[0])):
+        return None
+    note = ""
+    if p.unit == "cents":
+        note = f" ({p.column} is in US cents, so the figure is divided by 100 for dollars)"
+    elif p.unit == "TEU":
+        note = " (TEU: twenty-foot equivalent units, a count of box slots, not a weight)"
+    if p.shape in ("count", "aggregate", "value"):
+        cents = f" ({float(rows[0][0]):,.0f} US cents)" if p.unit == "cents" else ""
+        return f"{p.what[0].upper() + p.what[1:]}: {_fmt(rows[0][0], p.unit)}{cents}{note}."
+    if p.shape == "lookup":
+        parts = [f"{label} {_fmt(v, p.unit if i == 0 else '')}" for i, (label, v) in enumerate(zip(p.labels, rows[0]))]
+        return f"{p.what[0].upper() + p.what[1:]}: " + ", ".join(parts) + f"{note}."
+    if p.shape == "top":
+        return (f"{p.what[0].upper() + p.what[1:]}:\n"
+                + "\n".join(f"{i}. {r[0]}: {_fmt(r[1], p.unit)}" for i, r in enumerate(rows, 1)) + (note and f"\n{note.strip()}"))
+    if p.shape == "list":
+        return f"{p.what[0].upper() + p.what[1:]} ({len(rows)}):\n" + "\n".join(f"- {r[0]}" for r in rows)
+    if p.shape in ("group_most", "group_fewest"):
+        best = rows[0][1] if p.shape == "group_most" else min(r[1] for r in rows)
+        tied = [r for r in rows if r[1] == best]
+        head = f"{p.what[0].upper() + p.what[1:]}" + (f" ({len(tied)} tied)" if len(tied) > 1 else "")
+        return f"{head}:\n" + "\n".join(f"- {r[0]}: {r[1]}" for r in tied)
+    if p.shape == "group":
+        return f"{p.what[0].upper() + p.what[1:]}:\n" + "\n".join(f"- {r[0]}: {r[1]}" for r in rows)
+    return None

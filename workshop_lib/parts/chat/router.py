@@ -1,0 +1,458 @@
+"""Which handler answers a chat question, with a confidence: the chat service's router.
+
+Every handler gets a score; the highest wins only when it is clear enough, otherwise
+the service falls back honestly (it never guesses a grounded answer). A score is:
+
+- the embedding similarity of the question to labelled example questions of that
+  handler (the mean of the two nearest), computed with the engine's own model, so the
+  floor is set per engine like Part 4's thresholds (`config.THRESHOLDS`, `router_*`);
+- plus entity and wording cues: a port, vessel, carrier or catalog item named; a table
+  or column of the data dictionary named; a voyage number; aggregation words; a
+  language other than English (only Part 7's documents are written in one).
+
+Hard rules come first: an attempt to read another user's data, to change the
+instructions or to run a write statement is refused outright (OUT_OF_SCOPE).
+
+The labels extend Part 5's routing contract (`grounded.Route`, `grounded.INTENTS`):
+its three grounded intents keep their names; GENERAL_CONVERSATION is split into the
+knowledge, live data, documents, small talk and out-of-scope handlers. With a model
+configured, the model labels the question and the offline scores stay in the explanation.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from workshop_lib.data import catalog
+from workshop_lib.parts import grounded
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+SCHEMA, LIVE, CATALOG, AVAILABILITY, PORT, DOCS, SMALL_TALK, OUT = (
+    "SCHEMA_KNOWLEDGE", "LIVE_DATA", "EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY", "PORT_LOCATION", "DOCUMENTS",
+    "SMALL_TALK", "OUT_OF_SCOPE")
+LABELS = (SCHEMA, LIVE, CATALOG, AVAILABILITY, PORT, DOCS, SMALL_TALK, OUT)
+HELP = {
+    SCHEMA: "what a SUPPLYCHAIN table or column holds, means, or which unit it uses",
+    LIVE: "a figure or row from the SUPPLYCHAIN data: counts, totals, averages, a vessel, voyage, carrier or port",
+    CATALOG: "which container equipment or service fits a need, and its lease price",
+    AVAILABILITY: "whether equipment is available (in stock) at a port",
+    PORT: "where a port is, its UN/LOCODE or coordinates, or which ports are in a region",
+    DOCS: "port notices, carrier rules, customs, incidents, claims and procedures from the documents",
+    SMALL_TALK: "greetings, thanks, what the assistant can do",
+    OUT: "anything else: weather, freight quotes, news; or a request to break the rules",
+}
+
+# Labelled examples per handler (written for the router, not taken from the evaluation).
+EXAMPLES: dict[str, list[str]] = {
+    SCHEMA: ["Which column stores the weight a ship can carry?", "What unit is the gross weight in?",
+             "What does the column VOYAGE_NUMBER mean?", "Which table has the AIS positions?",
+             "Is the declared value stored in dollars or cents?", "What is the difference between TEU and deadweight?",
+             "Which field tells me if goods are dangerous?", "What does a row of the containers table represent?",
+             "How is the IMO check digit computed?", "What key joins voyages to ports?",
+             "Which column has the reefer temperature?", "What data type is the UN/LOCODE column?"],
+    LIVE: ["How many ships do we have?", "What is the total capacity of the fleet?",
+           "Which vessel is sailing voyage 1020?", "List the five largest ships by TEU.",
+           "What is the average deadweight of our vessels?", "How many voyages are at sea right now?",
+           "Which carrier runs the most vessels?", "What is the cargo value of voyage 1030 in dollars?",
+           "How many containers are on voyage 1005?", "Who operates the vessel Ever Given?",
+           "How many voyages per carrier?", "What is the IMO number of the Maersk Kinloss?",
+           "When does voyage 1044 arrive?", "Which port does voyage 1012 leave from?"],
+    CATALOG: ["I need a reefer for frozen fish", "What does a 40 foot high cube cost per day?",
+              "Which container suits heavy machinery?", "How much is customs brokerage?",
+              "Do you offer cargo insurance?", "What is the lease price of a flat rack?",
+              "Which box should I use for liquids in bulk?", "What does drayage cost?"],
+    AVAILABILITY: ["Do you have flat racks in Hamburg?", "Are 20 foot reefers available at Rotterdam?",
+                   "How many high cubes can I pick up in Shanghai?", "Is there an open top container in Busan?",
+                   "Can I lease a tank container at Antwerp?", "Any gensets in stock at Savannah?"],
+    PORT: ["Where is Tanger Med?", "What are the coordinates of Busan?", "Which ports are in North Europe?",
+           "What is the UN/LOCODE of Rotterdam?", "Which country is Port Klang in?", "List the ports you serve."],
+    DOCS: ["Is there a strike at the terminal this week?", "What is the cut-off for reefers with the carrier?",
+           "How many free days of demurrage do we get?", "What happened in the hold fire incident?",
+           "Why was the damage claim rejected?", "When must the importer security filing be sent?",
+           "Which berths are closed for repairs?", "What does the port notice about the typhoon say?",
+           "What is the procedure for dangerous goods bookings?", "How long are ships waiting at the terminal?",
+           "What are the new gate hours?", "What does the customs advice say about declarations?"],
+    SMALL_TALK: ["hi", "hello there", "thanks a lot", "good evening", "who are you?", "what can you help me with?",
+                 "bye for now", "nice, thank you"],
+    OUT: ["What is the weather forecast for tomorrow?", "What is the spot rate for a container to Europe?",
+          "Tell me a joke", "What is the share price of the company?", "Who is the president of France?",
+          "Write a song about ships", "Book me a flight", "What are the latest news headlines?"],
+}
+
+# ------------------------------------------------------------------ cues (wording and entities)
+_FLAGS = re.I
+REFUSAL_RE = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b[^.?!]{0,40}\b(?:instructions?|rules?|prompt|guidelines?)\b|"
+    r"\bsystem prompt\b|\badmin(?:istrator)? mode\b|\bjailbreak\b|\bdeveloper mode\b|"
+    r"\b(?:api|secret|access) ?(?:key|token)s?\b|\bpasswords?\b|"
+    r"\b(?:other|another|different|every|all(?: the)?) users?(?:'s?)?\b|"
+    r"\busers? (?!id\b)[A-Za-z0-9_.-]+(?:'s)?\b(?= (?:memor|thread|preference|data|question|history|chat))|"
+    r"\b(?:memories|threads?|preferences|history|chats?|questions) of (?:user|the other|another|other)\b|"
+    r"\bwhat did \w+ ask\b|\b\w+'s (?:saved |stored )?(?:preferences|memories|threads?|chats?|history)\b|"
+    r"\b(?:list|show|print|dump) (?:me )?(?:every|all)(?: the)? (?:memor|threads?|users?|records?)", _FLAGS)
+WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
+                          r"(?:table|from|into|index|view|user|\w+\s+set|[A-Z_]{3,})|;\s*--|'\s*;", _FLAGS)
+OUT_RE = re.compile(
+    r"\b(?:weather|forecast|rain|snow|wind speed|temperature outside|storm warning|"
+    r"share price|stock price|stocks?\b(?! (?:at|in|of))|exchange rate|spot (?:freight )?rates?|freight rates?|"
+    r"ocean freight|quote me|cost to ship|ship(?:ping)? (?:a|one|my)? ?\d+ ?(?:ft|foot|feet)?[^?]{0,30} from .+ to|"
+    r"poem|song|joke|story|capital of|president|prime minister|football|world cup|restaurant|hotels?|flights?|"
+    r"airlines?|airports?|flies|fly to|trains?|taxis?|visa|"
+    r"translate|time is it|news|recipe)\b", _FLAGS)
+GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|hiya|thanks?|thank you|cheers|good (?:morning|afternoon|evening|night)|"
+                         r"bye|goodbye|who are you|what can you (?:do|help)|how are you|nice)\b", _FLAGS)
+SCHEMA_RE = re.compile(r"\b(?:columns?|tables?|fields?|schema|data type|units?|stored|store[sd]? in|foreign key|"
+                       r"primary key|meaning|mean|means|represent\w*|describe|check digit|defined)\b", _FLAGS)
+AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier|voyage|port|container)s?|"
+                    r"average|the mean|avg|total|sum|largest|biggest|highest|heaviest|"
+                    r"longest|smallest|lowest|shortest|lightest|oldest|newest|maximum|minimum|max|min|most|fewest|"
+                    r"top \d+|each|per|list the|worth|status of|sails?|sailing|operates?|built|departs?|arrives?)\b",
+                    _FLAGS)
+VOYAGE_RE = re.compile(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?\d{3,6}\b", _FLAGS)
+PRICE_RE = re.compile(r"\b(?:price|prices|priced|cost|costs|charge|charges|lease rate|rent|per day|how much|fee|"
+                      r"cheap\w*|expensive|priciest|costliest|affordable)\b", _FLAGS)
+DOC_STRONG_RE = re.compile(
+    r"\b(?:notices?|strikes?|claims?|incidents?|cut-?offs?|demurrage|detention|free days|filing|isf|ics2|sop|"
+    r"procedures?|typhoon|congestion|gate (?:hours|opening)|berths?|bunker\w*|fuel|anchorage|fire|overboard|"
+    r"damage\w*|polic(?:y|ies)|tariff|plug-?in|amend\w*|waived?|hauliers?|approves?|declined|rejected|"
+    r"caus\w*|failure|happened|who pays|consignee|compressor|alarm|checklist|interpolat\w*)\b", _FLAGS)
+WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|field|table)s?\b|\bwhat (?:does|do) (?:the )?\w+ "
+                             r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b", _FLAGS)
+WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere (?:can|do|could) (?:i|we) "
+                            r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",
+                            _FLAGS)
+RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?|foreign key)\b",
+                         _FLAGS)
+CAPACITY_RE = re.compile(r"\bhow (?:many|much)\b[^?]*\b(?:can|could|may)\b[^?]*\b(?:carry|hold|take|fit|load)\b", _FLAGS)
+DOC_RE = re.compile(
+    r"\b(?:notice|notices|strike|claims?|incidents?|cut-?offs?|demurrage|detention|free days|filing|isf|ics2|"
+    r"sop|procedures?|typhoon|congestion|gate (?:hours|opening)|berths?|bunker\w*|fire|overboard|damage|policy|"
+    r"document|documents|summari[sz]e|says?|tariff|plug-?in|amend\w*|waived?|hauliers?|approves?|declined|"
+    r"terminal|terminals|advice|interpolate|gap|checklist|alliance|vessel-sharing|booking)\b", _FLAGS)
+FOREIGN_RE = re.compile(
+    r"[\u00bf\u00a1\u00ab\u00bb\u201e]|\b(?:der|die|das|und|ist|im|steht|worum|geht|welche|wann|wie|"
+    r"el|los|las|qu\u00e9|dice|trata|cu\u00e1ndo|c\u00f3mo|d\u00f3nde|"
+    r"le|les|des|du|que|quoi|parle|quand|comment|o\u00f9|est-ce)\b", _FLAGS)
+
+
+@dataclass
+class RouteDecision:
+    label: str
+    confidence: float                 # the winner's score minus the runner-up's
+    scores: dict[str, float]
+    similarity: dict[str, float]
+    cues: dict[str, list[str]]
+    reason: str
+    method: str = "router (offline)"
+    ports: list[str] = field(default_factory=list)
+    unsure: bool = False               # no handler clearly won: the service falls back
+
+    @property
+    def runner_up(self) -> str:
+        ranked = sorted(self.scores, key=self.scores.get, reverse=True)
+        return ranked[1] if len(ranked) > 1 else ranked[0]
+
+    def explain(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["scores"] = {k: round(v, 3) for k, v in sorted(self.scores.items(), key=lambda kv: -kv[1])}
+        data["similarity"] = {k: round(v, 3) for k, v in self.similarity.items()}
+        data["runner_up"] = self.runner_up
+        return data
+
+    def as_route(self) -> grounded.Route:
+        """Part 5's Route for the grounded handlers (their intents keep Part 5's names)."""
+        intent = self.label if self.label in grounded.INTENTS else "GENERAL_CONVERSATION"
+        return grounded.Route(intent, self.method, self.ports, self.reason)
+
+
+# ------------------------------------------------------------------ entities
+@functools.lru_cache(maxsize=1)
+def _entity_names() -> dict[str, list[str]]:
+    """Vessel, carrier and catalog names (the seed's rows; the database is seeded from them)."""
+    from workshop_lib.data.supplychain_data import rows
+
+    data = rows()
+    return {"vessels": sorted({r[1] for r in data["VESSELS"]}, key=len, reverse=True),
+            "carriers": sorted({r[2] for r in data["CARRIERS"]}, key=len, reverse=True),
+            "items": [i.name for i in catalog.ITEMS]}
+
+
+def _names_in(text: str, names: list[str]) -> list[str]:
+    lower = f" {text.lower()} "
+    return [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}(?![\w-])", lower)]
+
+
+@functools.lru_cache(maxsize=1)
+def _dictionary_names() -> tuple[set[str], set[str]]:
+    from workshop_lib.data.supplychain_data import TABLES
+
+    return {t.name for t in TABLES}, {c.name for t in TABLES for c in t.columns}
+
+
+def named_schema_objects(question: str) -> list[str]:
+    """TABLE, TABLE.COLUMN or COLUMN names of the data dictionary the question writes as names:
+    in upper case, with a dot or an underscore, or as "the ... table" ("containers lost
+    overboard" names no table). A column named next to its table comes back as TABLE.COLUMN."""
+    from workshop_lib.data.supplychain_data import TABLES_BY_NAME
+
+    tables, columns = _dictionary_names()
+    found = []
+    for m in re.finditer(r"\b[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*){0,2}\b", question):
+        token = m.group(0)
+        parts = token.upper().split(".")
+        if parts[0] == "SUPPLYCHAIN":
+            parts = parts[1:]
+        as_name = token.isupper() or "_" in token or "." in token or \
+            re.match(r"\s+table\b", question[m.end():], re.I) is not None
+        if not parts or not as_name:
+            continue
+        if (len(parts) == 1 and (parts[0] in tables or (("_" in parts[0] or token.isupper()) and parts[0] in columns))) or \
+                (len(parts) == 2 and parts[0] in tables and parts[1] in columns):
+            found.append(".".join(parts))
+    named_tables = [f for f in found if f in tables]
+    out = []
+    for f in found:
+        if f in columns and f not in tables:
+            owners = [t for t in named_tables if f in TABLES_BY_NAME[t].column_names]
+            out.append(f"{owners[0]}.{f}" if owners else f)
+        elif f in tables and any(o.startswith(f + ".") for o in out + [x for x in found if "." in x]):
+            continue
+        else:
+            out.append(f)
+    # a table named only as the owner of a named column is not a separate subject
+    return [o for o in dict.fromkeys(out) if not (o in tables and any(x.startswith(o + ".") for x in out))]
+
+
+def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
+    """(cues per label, ports named). A cue is a short reason with a weight in CUE_WEIGHTS."""
+    q = question
+    cues: dict[str, list[str]] = {label: [] for label in LABELS}
+    ports = grounded.find_ports(q)
+    names = _entity_names()
+    vessels, carriers = _names_in(q, names["vessels"]), _names_in(q, names["carriers"])
+    schema_objects = named_schema_objects(q)
+    equipment = grounded.mentions_equipment(q)
+    agg = AGG_RE.search(q)
+    if schema_objects:
+        cues[SCHEMA].append("names " + ", ".join(schema_objects[:3]))
+    if WHICH_SCHEMA_RE.search(q):
+        cues[SCHEMA].append("asks for a table or column")
+    if CAPACITY_RE.search(q):
+        cues[SCHEMA].append("asks what something can hold (a capacity, not a count of rows)")
+    if RELATION_RE.search(q) and _tables_in(q) >= 2:
+        cues[SCHEMA].append("asks how two tables are linked")
+    if grounded.price_extreme(q) is not None:
+        cues[CATALOG].append("asks for the cheapest or dearest item")
+    if SCHEMA_RE.search(q):
+        cues[SCHEMA].append("schema wording")
+    if agg:
+        cues[LIVE].append(f"data wording ({agg.group(0).lower()})")
+    if VOYAGE_RE.search(q):
+        cues[LIVE].append("a voyage number")
+    if vessels or carriers:
+        cues[LIVE].append("names " + ", ".join((vessels + carriers)[:2]))
+    if (agg or vessels or carriers or VOYAGE_RE.search(q)) and _measures_column(q):
+        cues[LIVE].append("asks for a column's value" if not agg else "measures a column of the data")
+    if equipment:
+        cues[CATALOG].append("equipment or service wording")
+    if _names_in(q, names["items"]):
+        cues[CATALOG].append("a catalog item by name")
+    if PRICE_RE.search(q):
+        cues[CATALOG].append("price wording")
+    if (grounded._AVAILABILITY_RE.search(q) or WHERE_STOCK_RE.search(q)) and (equipment or ports):
+        cues[AVAILABILITY].append("availability wording")
+    if ports:
+        cues[PORT].append("names " + ", ".join(ports[:2]))
+        if equipment:
+            cues[AVAILABILITY].append("equipment at a port")
+    if grounded._LOCATION_RE.search(q):
+        cues[PORT].append("location wording")
+    if DOC_STRONG_RE.search(q):
+        cues[DOCS].append(f"what the documents cover ({DOC_STRONG_RE.search(q).group(0).lower()})")
+    elif DOC_RE.search(q):
+        cues[DOCS].append(f"document wording ({DOC_RE.search(q).group(0).lower()})")
+    if FOREIGN_RE.search(q):
+        cues[DOCS].append("not English (only the documents are)")
+    if re.search(r"[\u201c\u201d\"\u00ab\u00bb\u201e].{8,}[\u201c\u201d\"\u00ab\u00bb]", q):
+        cues[DOCS].append("quotes a title")
+    if GREETING_RE.search(q) and len(q.split()) <= 6:
+        cues[SMALL_TALK].append("a greeting or thanks")
+    if OUT_RE.search(q):
+        cues[OUT].append(f"outside the workshop's data ({OUT_RE.search(q).group(0).lower()})")
+    return cues, ports
+
+
+def _tables_in(text: str) -> int:
+    from workshop_lib.parts.agent.sqlplan import tables_in
+
+    return len(tables_in(text))
+
+
+def _measures_column(text: str) -> bool:
+    from workshop_lib.parts.agent.sqlplan import COLUMN_WORDS
+
+    return any(re.search(rf"\b(?:{words})\b", text, re.I) for words in COLUMN_WORDS.values())
+
+
+# A model's label is followed unless the offline scores put it this far below their winner
+# (a model that calls a schema question a catalog question does not get a grounded catalog answer).
+MODEL_OVERRULE = 0.25
+
+# Weight of each cue by label: the first cue counts fully, further cues of the same label half.
+CUE_WEIGHT = {SCHEMA: 0.22, LIVE: 0.2, CATALOG: 0.14, AVAILABILITY: 0.3, PORT: 0.16, DOCS: 0.2,
+              SMALL_TALK: 0.5, OUT: 0.45}
+
+
+def _cue_score(label: str, found: list[str]) -> float:
+    w = CUE_WEIGHT[label]
+    return w * (1 + 0.5 * (len(found) - 1)) if found else 0.0
+
+
+# ------------------------------------------------------------------ embeddings of the examples
+_EXAMPLE_VECTORS: dict[str, dict[str, np.ndarray]] = {}
+
+
+def example_vectors(eng: Engine) -> dict[str, np.ndarray]:
+    """The labelled examples embedded once per embedding model."""
+    key = f"{eng.name}:{getattr(eng, 'model_name', '')}"
+    if key not in _EXAMPLE_VECTORS:
+        texts = [t for label in LABELS for t in EXAMPLES[label]]
+        vectors = np.asarray(eng.embed(texts), dtype=float)
+        out, i = {}, 0
+        for label in LABELS:
+            n = len(EXAMPLES[label])
+            out[label] = vectors[i:i + n]
+            i += n
+        _EXAMPLE_VECTORS[key] = out
+    return _EXAMPLE_VECTORS[key]
+
+
+def similarities(eng: Engine, vector: Any) -> dict[str, float]:
+    """Per label: the mean cosine similarity of the question to its two nearest examples."""
+    v = np.asarray(vector, dtype=float)
+    norm = np.linalg.norm(v) or 1.0
+    out = {}
+    for label, vecs in example_vectors(eng).items():
+        sims = np.sort(vecs @ v / norm)[::-1]
+        out[label] = float(np.mean(sims[:2]))
+    return out
+
+
+def thresholds(eng: Engine) -> tuple[float, float]:
+    """(floor, margin): below the floor no handler is trusted; a winner must lead by the margin."""
+    t = eng.thresholds
+    return float(t.get("router_min_score", 0.45)), float(t.get("router_margin", 0.05))
+
+
+# ------------------------------------------------------------------ the decision
+def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, documents_mode: str | None = None
+           ) -> RouteDecision:
+    """`documents_mode`: Part 4's decision on the promoted documents for this question (None when
+    none is promoted): a passage the gates would answer from is evidence for DOCUMENTS."""
+    text = question[:grounded.MAX_ROUTE_CHARS]
+    cues, ports = cues_for(text)
+    if documents_mode == "rag":
+        cues[DOCS].append("a promoted document passes the answer gates (rag)")
+    if REFUSAL_RE.search(text) or WRITE_SQL_RE.search(text):
+        why = ("asks for another user's data or to change the assistant's rules" if REFUSAL_RE.search(text)
+               else "contains a statement that would change data")
+        return RouteDecision(OUT, 1.0, {label: (1.0 if label == OUT else 0.0) for label in LABELS},
+                             {}, {**cues, OUT: [why]}, f"refused: the question {why}", "rules (refusal)", ports)
+    if vector is None:
+        vector = eng.embed([text])[0]
+    sims = similarities(eng, vector) if vector is not None else {label: 0.0 for label in LABELS}
+    scores = {label: sims[label] + _cue_score(label, cues[label]) for label in LABELS}
+    # A grounded catalog or availability answer needs equipment named; a port location needs a port or "ports".
+    if not cues[CATALOG] or (cues[CATALOG] == ["price wording"]):
+        scores[CATALOG] -= 0.15
+    if not (PRICE_RE.search(text) or grounded._COMMERCE_RE.search(text) or _names_in(text, _entity_names()["items"])
+            or grounded.named_items(text)):
+        scores[CATALOG] -= 0.15  # no need, price or item named: not a catalog request
+    if not (PRICE_RE.search(text) or grounded._COMMERCE_RE.search(text)) and \
+            re.match(r"\s*(?:how (?:is|are|do|does|did|was|were)|why|who|when|what happen)", text, re.I):
+        scores[CATALOG] -= 0.25  # how something is handled, why, who, when: not which item to lease
+    if not ports and not re.search(r"\bports?\b", text, re.I):
+        scores[PORT] -= 0.2
+    if not (grounded.mentions_equipment(text) and (ports or grounded._AVAILABILITY_RE.search(text)
+                                                   or WHERE_STOCK_RE.search(text))):
+        scores[AVAILABILITY] -= 0.2
+    if WHERE_STOCK_RE.search(text) and grounded.mentions_equipment(text):
+        scores[PORT] -= 0.2  # "which ports have flat racks": stock, not a map
+    if DOC_STRONG_RE.search(text):  # a strike, a claim, a cut-off...: not a catalog row, a stock level or a map point
+        for label in (CATALOG, AVAILABILITY, PORT):
+            scores[label] -= 0.2
+    if len(text.split()) > 10:  # "where is X" is short; a long question naming a port asks something else
+        scores[PORT] -= 0.1
+    if not grounded._LOCATION_RE.search(text):  # naming a port is not asking where it is
+        scores[PORT] -= 0.15
+    if FOREIGN_RE.search(text) and not grounded._LOCATION_RE.search(text):
+        for label in (PORT, CATALOG, AVAILABILITY, LIVE, SCHEMA):  # only the documents are in other languages
+            scores[label] -= 0.15
+    if OUT_RE.search(text):
+        for label in (CATALOG, AVAILABILITY):
+            scores[label] -= 0.15
+    if WHICH_SCHEMA_RE.search(text) or CAPACITY_RE.search(text) or (RELATION_RE.search(text) and _tables_in(text) >= 2):
+        scores[LIVE] -= 0.2
+    if grounded.price_extreme(text) is not None:
+        scores[LIVE] -= 0.2  # "the most expensive container" is a catalog price, not a data aggregate
+    floor, margin = thresholds(eng)
+    ranked = sorted(scores, key=scores.get, reverse=True)
+    best, second = ranked[0], ranked[1]
+    lead = scores[best] - scores[second]
+    method = "router (offline)"
+    label = best
+    if llm is not None:
+        model_label = _model_label(llm, text)
+        if model_label is not None and scores[best] - scores[model_label] > MODEL_OVERRULE:
+            method = f"router (the model's {model_label} overruled: it scored {scores[model_label]:.2f})"
+        elif model_label is not None:
+            label, method = model_label, "llm"
+    unsure = method != "llm" and (scores[best] < floor or lead < margin)
+    why = (f"{label} scored {scores[label]:.2f} (similarity {sims[label]:.2f}"
+           + (f"; {'; '.join(cues[label])}" if cues[label] else "") + f"), next {second if label == best else best} "
+           f"{scores[second if label == best else best]:.2f}")
+    if unsure:
+        why = (f"unsure: {best} {scores[best]:.2f} vs {second} {scores[second]:.2f} "
+               f"(needs at least {floor:.2f} and a lead of {margin:.2f})")
+    return RouteDecision(label, round(lead, 3), scores, sims, cues, why, method, ports, unsure)
+
+
+def _model_label(llm, question: str) -> str | None:
+    labels = "\n".join(f"- {k}: {v}" for k, v in HELP.items())
+    try:
+        text = llm.complete("Route the user's message of a container shipping assistant. Reply with exactly one "
+                            f"label from this list and nothing else:\n{labels}", question,
+                            timeout=grounded.SELECTION_TIMEOUT_S)
+    except Exception:  # noqa: BLE001 - any model failure: the offline scores decide
+        return None
+    if not isinstance(text, str):
+        return None
+    body = re.sub(r"[^A-Z_]", "", text.strip().upper().replace(" ", "_"))
+    return body if body in LABELS else None
+
+
+def leave_one_out(eng: Engine) -> dict[str, Any]:
+    """How well the examples alone separate the handlers on this engine's model: each example
+    is routed by similarity to the others (no cues). Part 4 calibrates its thresholds the same way."""
+    vecs = example_vectors(eng)
+    right, total, best_wrong = 0, 0, []
+    for label, block in vecs.items():
+        for i, v in enumerate(block):
+            scores = {}
+            for other, ob in vecs.items():
+                sims = ob @ v
+                if other == label:
+                    sims = np.delete(sims, i)
+                scores[other] = float(np.mean(np.sort(sims)[::-1][:2]))
+            winner = max(scores, key=scores.get)
+            right += winner == label
+            total += 1
+            best_wrong.append(max(s for k, s in scores.items() if k != label))
+    return {"examples": total, "accuracy": round(right / total, 3),
+            "nearest_wrong_p90": round(float(np.percentile(best_wrong, 90)), 3)}
