@@ -642,9 +642,63 @@ P6_WRONG = {
     "tool output not stored": (lambda s: _edit(s, ("            memory.store_tool_output(eng, thread_id, result)\n", "")),
                                ["tool_output memory"]),
     "no iteration cap": (lambda s: _edit(s, ("    for _ in range(max_iterations):", "    while True:")),
-                         ["the loop does not stop"]),
+                         ["never stopped", "loop at most max_iterations times", "while True"]),
     "tool results never sent back": (lambda s: _edit(s, (TOOL_MESSAGE_LINE, "")),
                                      ["right after the assistant's tool_calls message"]),
+    "question logged after the loop": (lambda s: _edit(s, ("    memory.log_message(eng, thread_id, \"user\", question)\n", ""),
+                                                        ("    memory.log_message(eng, thread_id, \"assistant\", answer)\n",
+                                                         "    memory.log_message(eng, thread_id, \"user\", question)\n"
+                                                         "    memory.log_message(eng, thread_id, \"assistant\", answer)\n")),
+                                       ["question must be logged FIRST", "first line of agent_turn"]),
+    "deadline compared with >": (lambda s: _edit(s, ("if clock() >= deadline:", "if clock() > deadline:")),
+                                 ["read exactly the deadline", "clock() >= deadline"]),
+    "deadline checked after the model call": (
+        lambda s: _edit(s, ("        if clock() >= deadline:\n            break\n", ""),
+                        ("        reply = llm.chat(messages, tools=registry.schemas())\n",
+                         "        reply = llm.chat(messages, tools=registry.schemas())\n"
+                         "        if clock() >= deadline:\n            break\n")),
+        ["checked after the model call", "START of each iteration"]),
+    "deadline checked at the end of the iteration": (
+        lambda s: _edit(s, ("        if clock() >= deadline:\n            break\n", ""),
+                        (TOOL_MESSAGE_LINE, TOOL_MESSAGE_LINE + "        if clock() >= deadline:\n            break\n")),
+        ["checked after the model call"]),
+    "the wall clock instead of the given clock": (lambda s: _edit(s, ("deadline = clock() + budget_s", "deadline = time.monotonic() + budget_s"),
+                                                                  ("if clock() >= deadline", "if time.monotonic() >= deadline")),
+                                                  ["budget was ignored", "use the clock you are given"]),
+    "full output instead of the preview": (lambda s: _edit(s, ('"content": result.content}', '"content": result.full}')),
+                                           ["full output", "send result.content"]),
+    "forced-answer instruction kept in messages": (
+        lambda s: _edit(s, ("        answer = llm.chat(messages + [{\"role\": \"user\", \"content\": loop.FORCE_ANSWER}]).content\n",
+                            "        messages.append({\"role\": \"user\", \"content\": loop.FORCE_ANSWER})\n"
+                            "        answer = llm.chat(messages).content\n")),
+        ["forced-answer instruction", "not messages.append"]),
+    "context ignored": (lambda s: _edit(s, ('system = loop.SYSTEM_PROMPT + ("\\n\\n" + context if context else "")',
+                                            "system = loop.SYSTEM_PROMPT")),
+                        ["never reached the model"]),
+    "context always appended": (lambda s: _edit(s, ('system = loop.SYSTEM_PROMPT + ("\\n\\n" + context if context else "")',
+                                                    'system = loop.SYSTEM_PROMPT + "\\n\\n" + context')),
+                                ["with context='' the system message", "only when context is not empty"]),
+    "context sent as a user message": (
+        lambda s: _edit(s, ('system = loop.SYSTEM_PROMPT + ("\\n\\n" + context if context else "")', "system = loop.SYSTEM_PROMPT"),
+                        ('{"role": "user", "content": question}]',
+                         '{"role": "user", "content": question}] + ([{"role": "user", "content": context}] if context else [])')),
+        ["the context went into another message"]),
+    "tool objects passed as schemas": (lambda s: s.replace("tools=registry.schemas()", "tools=list(registry.tools.values())"),
+                                       ["not the Tool objects"]),
+    "stops on content when the reply also calls tools": (
+        lambda s: _edit(s, ("        if not reply.tool_calls:\n", "        if reply.content or not reply.tool_calls:\n")),
+        ["stopped on the text", "reply.tool_calls alone"]),
+    "a string returned": (lambda s: _edit(s, ("    return loop.TurnResult(answer=answer, messages=messages)", "    return answer")),
+                          ["returned the string", "loop.TurnResult(answer=answer, messages=messages)"]),
+    "a dict returned": (lambda s: _edit(s, ("    return loop.TurnResult(answer=answer, messages=messages)",
+                                            "    return {\"answer\": answer, \"messages\": messages}")),
+                        ["expected a loop.TurnResult"]),
+    "messages rebuilt every iteration": (
+        lambda s: _edit(s, ("    messages = [{\"role\": \"system\", \"content\": system}, {\"role\": \"user\", \"content\": question}]\n", ""),
+                        ("    for _ in range(max_iterations):\n",
+                         "    for _ in range(max_iterations):\n"
+                         "        messages = [{\"role\": \"system\", \"content\": system}, {\"role\": \"user\", \"content\": question}]\n"),),
+        ["exactly the messages of the first", "BEFORE the loop"]),
 }
 
 P6_RIGHT = {
@@ -673,6 +727,32 @@ P6_RIGHT = {
     "the library's loop": """
         def agent_turn(llm, registry, thread_id, question, **options):
             return loop.agent_turn(eng, llm, registry, thread_id, question, **options)
+    """,
+    "time left, a joined prompt and extra clock readings": """
+        def agent_turn(llm, registry, thread_id, question, *, context="", max_iterations=5, budget_s=60.0, clock=time.monotonic):
+            memory.log_message(eng, thread_id, "user", question)
+            started = clock()
+            left = lambda: started + budget_s - clock()
+            history = [dict(role="system", content="\\n\\n".join(p for p in (loop.SYSTEM_PROMPT, context) if p)),
+                       dict(role="user", content=question)]
+            final = None
+            for step in range(1, max_iterations + 1):
+                if left() <= 0:
+                    break
+                reply = llm.chat(history, tools=registry.schemas())
+                elapsed = clock() - started  # read for a log line; reading the clock costs nothing
+                if len(reply.tool_calls) == 0:
+                    final = reply.content
+                    break
+                history.append(loop.assistant_message(reply))
+                for call in reply.tool_calls:
+                    outcome = registry.dispatch(call.id, call.name, call.arguments)
+                    memory.store_tool_output(eng, thread_id, outcome)
+                    history.append(dict(role="tool", tool_call_id=call.id, content=outcome.content))
+            if final is None:
+                final = llm.chat([*history, dict(role="user", content=loop.FORCE_ANSWER)]).content
+            memory.log_message(eng, thread_id, "assistant", final)
+            return loop.TurnResult(answer=final, messages=history, model_calls=step)
     """,
 }
 
@@ -708,29 +788,68 @@ def p6_tool() -> str:
     return _solution(P6, "todo1_count_rows")
 
 
+VALIDATION = "    if name not in SUPPLYCHAIN_TABLES:\n"
+RAISE_LINE = ("        raise ValueError(f\"unknown table {table!r}; the tables are: "
+              "{', '.join(sorted(SUPPLYCHAIN_TABLES))}\")")
+COUNT_LINE = '    return str(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])'
 P6T_WRONG = {
     "no upper-casing": (lambda s: _edit(s, ("name = table.strip().upper()", "name = table.strip()")),
                         ["lower-case name", "upper-case it"]),
     "no stripping": (lambda s: _edit(s, ("name = table.strip().upper()", "name = table.upper()")),
-                     ["spaces around the name"]),
-    "no validation": (lambda s: _edit(s, ("    if name not in SUPPLYCHAIN_TABLES:\n", "    if False:\n")),
-                      ["does not tell the model which tables exist"]),
-    "unknown table answered with 0": (lambda s: _edit(s, ("        raise ValueError(f\"unknown table {table!r}; the tables are: "
-                                                          "{', '.join(sorted(SUPPLYCHAIN_TABLES))}\")",
-                                                          "        return \"0\"")),
+                     ["spaces around the name", "strip them"]),
+    "no validation": (lambda s: _edit(s, (VALIDATION, "    if False:\n")),
+                      ["reached the database", "validate BEFORE any query"]),
+    "unknown table answered with 0": (lambda s: _edit(s, (RAISE_LINE, "        return \"0\"")),
                                       ["must be an error the model can read"]),
     "error without the valid tables": (lambda s: _edit(s, ("; the tables are: {', '.join(sorted(SUPPLYCHAIN_TABLES))}", "")),
-                                       ["which tables exist"]),
+                                       ["does not tell the model which tables exist"]),
     "the whole table text returned": (lambda s: _edit(s, ('.rows[0][0])', '.as_text())'), ("return str(", "return (")),
                                       ["return just the number"]),
-    "always counts VOYAGES": (lambda s: _edit(s, ("FROM {name}", "FROM VOYAGES")), ["another table", "rows"]),
+    "always counts VOYAGES": (lambda s: _edit(s, ("FROM {name}", "FROM VOYAGES")), ["PORTS", "rows"]),
     "still a stub": (lambda s: _edit(s, ("    name = table.strip().upper()\n", "    raise NotImplementedError()\n")),
                      ["not implemented yet"]),
     "wrong parameter name": (lambda s: _edit(s, ("def count_rows(table: str)", "def count_rows(name: str)"),
                                              ("name = table.strip().upper()", "name = name.strip().upper()"),
                                              ("unknown table {table!r}", "unknown table {name!r}")),
                              ["one required string parameter `table`"]),
+    "a hand-typed list of two tables": (lambda s: _edit(s, (VALIDATION, "    if name not in (\"VOYAGES\", \"PORTS\"):\n")),
+                                        ["your list of valid tables misses it", "not against a list typed by hand"]),
+    "a hand-typed list missing one table": (
+        lambda s: _edit(s, (VALIDATION, "    if name not in {\"CARRIERS\", \"PORTS\", \"VESSELS\", \"VOYAGES\", \"CONTAINERS\"}:\n")),
+        ["your list of valid tables misses it"]),
+    "validation by substring of a string": (lambda s: _edit(s, (VALIDATION, "    if name not in \" \".join(SUPPLYCHAIN_TABLES):\n")),
+                                            ["reached the database", "a fragment of a table name", "whole name"]),
+    "validation by any(name in t)": (lambda s: _edit(s, (VALIDATION, "    if not any(name in t for t in SUPPLYCHAIN_TABLES):\n")),
+                                     ["reached the database", "or the empty string through"]),
+    "KeyError instead of ValueError": (lambda s: _edit(s, ("raise ValueError(", "raise KeyError(")),
+                                       ["raised KeyError", "expected ValueError"]),
+    "a bare Exception": (lambda s: _edit(s, ("raise ValueError(", "raise Exception(")),
+                         ["raised Exception", "expected ValueError"]),
+    "an assert as validation": (lambda s: _edit(s, (VALIDATION + RAISE_LINE,
+                                                    "    assert name in SUPPLYCHAIN_TABLES, f\"unknown table; the tables "
+                                                    "are: {', '.join(sorted(SUPPLYCHAIN_TABLES))}\"")),
+                                ["raised AssertionError", "expected ValueError"]),
+    "counted with eng.query": (lambda s: _edit(s, (COUNT_LINE, '    return str(eng.query(f"SELECT COUNT(*) FROM {name}")[0][0])')),
+                               ["eng.query(", "skips the read-only boundary"]),
+    "counted with supplychain_counts": (
+        lambda s: _edit(s, (COUNT_LINE, "    return str({k.upper(): v for k, v in eng.supplychain_counts().items()}[name])")),
+        ["eng.supplychain_counts", "skips the read-only boundary"]),
+    "counted on the raw connection": (
+        lambda s: _edit(s, (COUNT_LINE, '    return str(eng.conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])')),
+        ["eng.conn.execute", "skips the read-only boundary"]),
+    "query first, validate on failure": (
+        lambda s: _edit(s, (VALIDATION + RAISE_LINE + "\n" + COUNT_LINE,
+                            "    try:\n"
+                            '        return str(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])\n'
+                            "    except Exception:\n"
+                            "    " + RAISE_LINE.strip("\n") + " from None")),
+        ["reached the database", "validate BEFORE any query", "a failed query is not a validation"]),
+    "counts kept from the first run": (
+        lambda s: "COUNTS = {t: eng.read_only_query(f'SELECT COUNT(*) FROM {t}').rows[0][0] for t in SUPPLYCHAIN_TABLES}\n"
+        + _edit(s, (COUNT_LINE, "    return str(COUNTS[name])")),
+        ["without running a query"]),
 }
+RAW_CONNECTION = {"counted on the raw connection"}  # the embedded engine's connection; Oracle has none
 
 P6T_RIGHT = {
     "a dict of counts": '''
@@ -752,8 +871,19 @@ P6T_RIGHT = {
             """How many rows one SUPPLYCHAIN table has."""
             key = table.strip().upper()
             if key not in SUPPLYCHAIN_TABLES:
-                raise KeyError(f"no table {key}; valid: {sorted(SUPPLYCHAIN_TABLES)}")
+                raise ValueError(f"no table {key}; valid: {sorted(SUPPLYCHAIN_TABLES)}")
             return int(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {key}").rows[0][0])
+    ''',
+    "the dictionary read inside the tool": '''
+        @registry.tool
+        def count_rows(table: str) -> str:
+            """Count rows of a SUPPLYCHAIN table."""
+            names = sorted(t["table"] for t in eng.data_dictionary("SUPPLYCHAIN")["tables"])
+            name = " ".join(table.split()).upper()
+            if name not in names:
+                raise ValueError(f"{table!r} is not a SUPPLYCHAIN table. Tables: {names}")
+            result = eng.read_only_query("SELECT COUNT(*) FROM " + name, max_rows=1)
+            return str(result.rows[0][0])
     ''',
 }
 
@@ -769,6 +899,8 @@ def _p6_tool_namespace(eng) -> dict:
 
 @pytest.mark.parametrize("mistake", sorted(P6T_WRONG))
 def test_part6_wrong_count_rows_is_stopped_by_name(mistake, seeded_engine):
+    if mistake in RAW_CONNECTION and seeded_engine.name != "embedded":
+        pytest.skip("this mistake uses the embedded engine's connection")
     make, expected = P6T_WRONG[mistake]
     ns = _define(make(p6_tool()), mistake, ns=_p6_tool_namespace(seeded_engine))
     _stopped(lambda: checks.part6.check_count_rows(ns["registry"], seeded_engine), expected)

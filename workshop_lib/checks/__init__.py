@@ -51,8 +51,38 @@ class CheckFailed(Exception):
         return [bar, "\x1b[1;31mCHECK FAILED\x1b[0m " + self.wrapped(), bar]
 
 
-def passed(todo: str, detail: str = "") -> None:
+def passed(todo: str, detail: str = "", fn: Any = None) -> None:
+    """Say the check passed; `fn` is remembered as the version of the TODO that passed."""
+    if fn is not None:
+        _PASSED[todo] = fn
     print(f"\u2705 {todo} passed" + (f": {detail}" if detail else ""))
+
+
+# The learner's function that passed each TODO's check last (by identity: a TODO cell run
+# again defines a new function, which has not passed until its check runs again).
+_PASSED: dict[str, Any] = {}
+
+
+def forget(todo: str) -> None:
+    """A check starts: until it passes, the TODO counts as not passed."""
+    _PASSED.pop(todo, None)
+
+
+def has_passed(todo: str, fn: Any) -> bool:
+    return fn is not None and _PASSED.get(todo) is fn
+
+
+def checked_or_reference(todo: str, fn: Any, reference: Any, reference_name: str) -> Any:
+    """What later cells run: the learner's function once its check passed, the library's otherwise.
+
+    A wrong TODO must not hang or crash the cells after it (nor cost another TODO its points
+    under nbgrader), so a function whose check failed or never ran is replaced, and the cell says so."""
+    if has_passed(todo, fn):
+        return fn
+    print(f"\u2139\ufe0f {todo}: its check has not passed for the version of your code defined last, so the cells "
+          f"below use the library's {reference_name}. Fix the TODO cell, run it and its check, then run this cell "
+          "again to use yours.")
+    return reference
 
 
 def diff(expected: str, got: str, limit: int = 12) -> str:

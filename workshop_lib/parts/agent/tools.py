@@ -108,7 +108,10 @@ class ToolRegistry:
         """Decorator: register a function as a tool (@registry.tool, or @registry.tool(name=..., preview=False))."""
         def register(f: Callable[..., Any]) -> Callable[..., Any]:
             made = make_tool(f, name, preview)
-            if made.name in self.tools:
+            old = self.tools.get(made.name)
+            # A notebook cell run again defines the same function anew: its latest version replaces
+            # the tool. A different function under a taken name is still refused.
+            if old is not None and _where(old.fn) != _where(f):
                 raise ValueError(f"a tool named {made.name!r} is already registered")
             self.tools[made.name] = made
             return f
@@ -146,3 +149,8 @@ class ToolRegistry:
 def _error(call_id: str, name: str, message: str) -> ToolResult:
     text = json.dumps({"error": message})
     return ToolResult(call_id, name, False, text, full=text, error=message)
+
+
+def _where(fn: Callable[..., Any]) -> tuple[str, str]:
+    """Where a function was defined: a cell run twice gives the same module and qualified name."""
+    return getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn))
