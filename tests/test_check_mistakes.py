@@ -125,6 +125,9 @@ P2_WRONG = {
                               ["must be a scanner.Fact"]),
     "kind 'columns'": (lambda s: _edit(s, ('Fact("column", col_subject, body)', 'Fact("columns", col_subject, body)')),
                        ["has kind 'columns'; expected 'column'"]),
+    "every column under every table": (lambda s: _edit(s, ('columns = [c for c in dictionary["columns"] if c["table"] == table["table"]]',
+                                                           'columns = dictionary["columns"]')),
+                                       ["every column was written under every table", "c['table'] == table['table']"]),
 }
 
 P2_RIGHT = {
@@ -304,6 +307,24 @@ P3H_WRONG = {
     "farthest vectors first": (_embedded_sql(lambda s: _edit(s, ("vec_distance_cosine(c.embedding, q.emb), m.seq)",
                                                                  "vec_distance_cosine(c.embedding, q.emb) DESC, m.seq)"))),
                                ["the vector list (cosine distance ascending", "nearest first"]),
+    "keyword list sorted ascending on a negated bm25": (
+        _embedded_sql(lambda s: _edit(s, ("bm25(RECORDS_FTS) AS bm", "-bm25(RECORDS_FTS) AS bm"))),
+        ["sorted the wrong way round", "no minus sign"]),
+    "r_vec and r_txt swapped in the SELECT": (
+        lambda s: s.replace("SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,",
+                            "SELECT m.record_id, m.content, m.metadata, f.r_txt, f.r_vec,"),
+        ["r_txt where r_vec belongs", "in that order"]),
+    "content and metadata swapped in the SELECT": (
+        lambda s: s.replace("SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,",
+                            "SELECT m.record_id, m.metadata, m.content, f.r_vec, f.r_txt,"),
+        ["metadata where content belongs"]),
+    "hybrid_rows called without eng": (lambda s: _edit(s, ("retrieval.hybrid_rows(eng, eng.query(sql, params))",
+                                                           "retrieval.hybrid_rows(eng.query(sql, params))")),
+                                       ["raised TypeError", "retrieval.hybrid_rows(eng, rows) (eng first)"]),
+    "parameters spread with **": (lambda s: _edit(s, ("eng.query(sql, params)", "eng.query(sql, **params)")),
+                                  ["raised TypeError", "params is one dict: no **"]),
+    "the def line loses per_list": (lambda s: _edit(s, ("k: int = 5, per_list: int = 30, rrf_k: int = 60", "k: int = 5")),
+                                    ["cannot be called as the TODO specifies", "keep the def line"]),
 }
 
 # A differently written fusion: UNION ALL + GROUP BY instead of a FULL OUTER JOIN.
@@ -378,6 +399,15 @@ P4_WRONG = {
     "used counts only scores above low": (lambda s: _edit(s, ("    used = [i for i, s in enumerate(scores) if s >= low]",
                                                   "    used = [i for i, s in enumerate(scores) if s > low]")),
                               ["hybrid at the boundary"]),
+    "min_chunks gate off by one (<=)": (lambda s: _edit(s, ("if len(used) < config.min_chunks_for_hybrid",
+                                                            "if len(used) <= config.min_chunks_for_hybrid")),
+                                        ["exactly min_chunks_for_hybrid=2 chunks cleared the gate", "len(used) < min_chunks_for_hybrid"]),
+    "used counted one short": (lambda s: _edit(s, ("if len(used) < config.min_chunks_for_hybrid",
+                                                   "if len(used) - 1 < config.min_chunks_for_hybrid")),
+                               ["exactly min_chunks_for_hybrid=2 chunks cleared the gate"]),
+    "used positions from 1": (lambda s: _edit(s, ("    used = [i for i, s in enumerate(scores) if s >= low]",
+                                                  "    used = [i for i, s in enumerate(scores, start=1) if s >= low]")),
+                              ["used positions", "0-based positions"]),
 }
 
 P4_RIGHT = {
@@ -463,6 +493,17 @@ P5V_WRONG = {
                                   ["raised TypeError", "on this input: validate_selection("]),
     "tuple returned as given": (lambda s: _edit(s, ("    return chosen", "    return chosen if isinstance(selection, list) else selection")),
                                 ["a tuple is accepted like a list (the result is a list)"]),
+    "duplicates removed from the input in place": (lambda s: _edit(s, ("    return chosen", "    selection[:] = chosen\n    return chosen")),
+                                                   ["changed the selection it was given", "never sort, remove from"]),
+    "the input sorted": (lambda s: _edit(s, ("    known = {row.item_id for row in rows}",
+                                             "    known = {row.item_id for row in rows}\n    if isinstance(selection, list):\n"
+                                             "        selection.sort()")),
+                         ["changed the selection it was given"]),
+    "a tuple assigned into": (lambda s: _edit(s, ("    known = {row.item_id for row in rows}",
+                                                  "    known = {row.item_id for row in rows}\n"
+                                                  "    if isinstance(selection, tuple) and len(selection) > 1:\n"
+                                                  "        selection[0] = selection[0].strip()\n")),
+                              ["tried to change the tuple it was given"]),
     "dict keys read as ids": (lambda s: _edit(s, ("if not isinstance(selection, (list, tuple)) or not selection:",
                                                   "if isinstance(selection, dict):\n        selection = list(selection)\n"
                                                   "    if not isinstance(selection, (list, tuple)) or not selection:")),
@@ -535,6 +576,12 @@ P5R_WRONG = {
                                                 ["in the chosen order"]),
     "nothing shown for an invalid selection": (lambda s: _edit(s, ("if ids is not None else list(matches)", "if ids is not None else []")),
                                                ["show every returned row"]),
+    "an invalid selection answered as no match": (
+        lambda s: _edit(s, ("    ids = validate_selection(selection, matches)\n",
+                            "    ids = validate_selection(selection, matches)\n"
+                            "    if selection is not None and ids is None:\n"
+                            "        return grounded.no_match_answer(question, [])\n")),
+        ["you answered that nothing matched, but 3 rows matched", "not a missing match"]),
     "question not normalised in the header": (lambda s: _edit(s, ("grounded.answer_header(question, len(chosen))",
                                                                   "f\"For \\u201c{question}\\u201d our catalog has {len(chosen)} items:\"")),
                                               ["text differs"]),
@@ -951,6 +998,28 @@ P7S_WRONG = {
                      ["not implemented yet"]),
     "a list of lists of the wrong shape": (lambda s: _edit(s, ("spans.append((start, end))", "spans.append(start)")),
                                            ["expected a list of (start, end) pairs"]),
+    "inclusive end": (lambda s: _edit(s, ("end = min(start + size, n_units)", "end = min(start + size - 1, n_units)")),
+                      ["ends one unit early", "half-open"]),
+    "inclusive end, stopping at n_units - 1": (
+        lambda s: _edit(s, ("end = min(start + size, n_units)", "end = min(start + size, n_units) - 1"),
+                        ("if end == n_units:", "if end == n_units - 1:")),
+        ["ends one unit early", "not an inclusive end"]),
+    "the first window starts at 1": (lambda s: _edit(s, ("spans, start = [], 0", "spans, start = [], 1")),
+                                     ["must start at 0"]),
+    "a step of size // 2": (lambda s: _edit(s, ("start += size - overlap", "start += max(1, size // 2)")),
+                            ["the step is size - overlap"]),
+    "overlap equal to size accepted": (lambda s: _edit(s, ("not 0 <= overlap < size", "not 0 <= overlap <= size")),
+                                       ["overlap equal to size", "endless loop"]),
+    "the last window moved back to full size": (
+        lambda s: _edit(s, ("        end = min(start + size, n_units)\n",
+                            "        if start + size > n_units:\n            start = max(0, n_units - size)\n"
+                            "        end = min(start + size, n_units)\n")),
+        ["moved back to be a full window", "clamp only its end"]),
+    "while start <= n_units": (lambda s: _edit(s, ("while start < n_units:", "while start <= n_units:")),
+                               ["empty document has no windows"]),
+    "the break before the append": (lambda s: _edit(s, ("        spans.append((start, end))\n        if end == n_units:\n            break\n",
+                                                        "        if end == n_units:\n            break\n        spans.append((start, end))\n")),
+                                    ["would never be embedded"]),
 }
 
 P7S_RIGHT = {
@@ -987,6 +1056,18 @@ P7S_RIGHT = {
                 return []
             end = min(start + size, n_units)
             return [(start, end)] + ([] if end == n_units else window_spans(n_units, size, overlap, start + size - overlap))
+    ''',
+    "count the windows first": '''
+        import math
+
+        def window_spans(n_units, size, overlap):
+            if size < 1 or overlap < 0 or overlap > size - 1:
+                raise ValueError("need 0 <= overlap < size")
+            if n_units <= 0:
+                return []
+            step = size - overlap
+            count = 1 if n_units <= size else 1 + math.ceil((n_units - size) / step)
+            return [(i * step, min(i * step + size, n_units)) for i in range(count)]
     ''',
 }
 
@@ -1038,6 +1119,27 @@ P7G_WRONG = {
     "promote is the recall, not a bool": (lambda s: _edit(s, ('return Decision(True, f"{candidate.table}: recall',
                                                               'return Decision(candidate.recall, f"{candidate.table}: recall')),
                                           ["must be True or False"]),
+    "reasons without the numbers": (lambda s: _edit(s, (
+        'return Decision(False, f"{candidate.table}: recall {candidate.recall:.2f} is below the bar {min_recall:.2f}")',
+        'return Decision(False, f"{candidate.table} is below the bar")')),
+        ["does not give the numbers", "the bar 0.80"]),
+    "the active's recall left out of the reason": (lambda s: _edit(s, (
+        "is worse than {active.table}'s {active.recall:.2f}\")", "is worse than the active index\")")),
+        ["does not give the numbers", "DOCS_V2's recall 0.90"]),
+    "recall rounded before comparing with the bar": (lambda s: _edit(s, ("if candidate.recall < min_recall:",
+                                                                         "if round(candidate.recall, 2) < min_recall:")),
+                                                     ["just below the bar", "never a rounded one"]),
+    "recalls rounded before comparing with the active": (
+        lambda s: _edit(s, ("candidate.recall < active.recall:", "round(candidate.recall, 1) < round(active.recall, 1):")),
+        ["just worse than the active", "never rounded ones"]),
+    "hits == 0 instead of n == 0": (lambda s: _edit(s, ("if candidate.n == 0:", "if candidate.hits == 0:")),
+                                    ["no hits, questions ran, bar 0", "candidate.hits == 0 on 10 questions", "candidate.n == 0"]),
+    "recall computed by dividing by n": (lambda s: _edit(s, ("    if candidate.n == 0:\n",
+                                                             "    recall = candidate.hits / candidate.n\n    if False:\n")),
+                                         ["divided by zero", "refuse first when candidate.n == 0"]),
+    "the bar replaced by the active's recall": (lambda s: _edit(s, ("if candidate.recall < min_recall:",
+                                                                    "if candidate.recall < (active.recall if active else min_recall):")),
+                                                ["below the bar but better than the active", "check the bar first"]),
 }
 
 P7G_RIGHT = {
@@ -1055,8 +1157,21 @@ P7G_RIGHT = {
             elif candidate.recall < min_recall:
                 problems.append(f"{candidate.recall:.0%} < bar {min_recall:.0%}")
             elif active and active.recall > candidate.recall:
-                problems.append(f"worse than {active.table}")
-            return Decision(not problems, "; ".join(problems) or "good enough")
+                problems.append(f"{candidate.hits}/{candidate.n} is worse than {active.table}'s {active.hits}/{active.n}")
+            return Decision(not problems, "; ".join(problems) or f"{candidate.recall:.1%} is good enough")
+    ''',
+    "exact fractions and percentages": '''
+        from fractions import Fraction
+
+        def should_promote(candidate, active, min_recall):
+            if candidate.n <= 0:
+                return Decision(False, "no golden queries ran, so recall is unknown")
+            mine = Fraction(candidate.hits, candidate.n)
+            if mine < Fraction(str(min_recall)):
+                return Decision(False, f"recall {float(mine):.1%} < bar {min_recall:.0%}")
+            if active is not None and active.n and mine < Fraction(active.hits, active.n):
+                return Decision(False, f"recall {float(mine):.1%} < active {active.recall:.1%}")
+            return Decision(True, f"recall {float(mine):.1%} >= bar {min_recall:.0%}")
     ''',
 }
 

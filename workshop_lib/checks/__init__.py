@@ -134,15 +134,26 @@ def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwa
                           "run that cell, then run this check again.") from None
     except CheckFailed:
         raise
+    except TypeError as exc:
+        if exc.__traceback__ is not None and exc.__traceback__.tb_next is None:
+            # Raised by the call itself: the function does not take the arguments every caller passes.
+            raise CheckFailed(todo, f"your function cannot be called as the TODO specifies: {exc}\n  on this input: "
+                                    f"{what}", "keep the def line of the TODO cell as it was given (the parameter "
+                                    "names and defaults), run the cell, then this check.") from None
+        raise _crash(todo, what, exc) from None
     except Exception as exc:  # noqa: BLE001 - any learner crash becomes a readable message
-        # Point at the learner's own line, not at library or driver internals.
-        mine = [f for f in traceback.extract_tb(exc.__traceback__)
-                if "site-packages" not in f.filename and "workshop_lib" not in f.filename]
-        frame = mine[-1] if mine else None
-        where = f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame and frame.line else ""
-        raise CheckFailed(todo, f"your code raised {type(exc).__name__}: {str(exc)[:300]}{where}\n"
-                                f"  on this input: {what}",
-                          "read the error, fix the TODO cell above and run it again.") from None
+        raise _crash(todo, what, exc) from None
+
+
+def _crash(todo: str, what: str, exc: Exception) -> CheckFailed:
+    # Point at the learner's own line, not at library or driver internals.
+    mine = [f for f in traceback.extract_tb(exc.__traceback__)
+            if "site-packages" not in f.filename and "workshop_lib" not in f.filename]
+    frame = mine[-1] if mine else None
+    where = f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame and frame.line else ""
+    return CheckFailed(todo, f"your code raised {type(exc).__name__}: {str(exc)[:300]}{where}\n"
+                             f"  on this input: {what}",
+                       "read the error, fix the TODO cell above and run it again.")
 
 
 def expect(condition: bool, todo: str, problem: str, fix: str = "") -> None:
