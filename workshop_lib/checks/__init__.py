@@ -79,10 +79,14 @@ def checked_or_reference(todo: str, fn: Any, reference: Any, reference_name: str
     under nbgrader), so a function whose check failed or never ran is replaced, and the cell says so."""
     if has_passed(todo, fn):
         return fn
+    say_reference(todo, reference_name)
+    return reference
+
+
+def say_reference(todo: str, reference_name: str) -> None:
     print(f"\u2139\ufe0f {todo}: its check has not passed for the version of your code defined last, so the cells "
           f"below use the library's {reference_name}. Fix the TODO cell, run it and its check, then run this cell "
           "again to use yours.")
-    return reference
 
 
 def diff(expected: str, got: str, limit: int = 12) -> str:
