@@ -3,6 +3,7 @@ same kernel, run a check before its TODO cell, re-run setup. None of it may end 
 raw traceback, and saved outputs must read as finished (no widgets, no bars at 0%)."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import re
 
@@ -115,3 +116,140 @@ def test_learner_facts_and_library_facts_are_stored_alike(tmp_path):
         assert prepare(eng, progress=False)["written"]["updated"] == 0
     finally:
         eng.close()
+
+
+# =============================================================== Parts 6-7, cell by cell on one kernel
+class Learner:
+    """A learner in JupyterLab: one live kernel, cells run one at a time. Run All stops at the
+    first cell that fails (JupyterLab's default); a TODO is fixed by editing its cell and
+    running that cell, then its check, again."""
+
+    def __init__(self, part: str, client: NotebookClient) -> None:
+        self.client, self.nb = client, client.nb
+        solution = nbformat.read(next((release.REPO / "solutions" / part).glob("*.ipynb")), as_version=4)
+        self.solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells
+                          if c.metadata.get("nbgrader", {}).get("solution")}
+        self.shown: list[str] = []  # every error a cell showed, as the learner saw it
+
+    def index(self, grade_id: str) -> int:
+        return next(i for i, c in enumerate(self.nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+    def run(self, i: int) -> str:
+        """Run one cell; its error text ('' when it ran cleanly)."""
+        cell = self.nb.cells[i]
+        if cell.cell_type != "code":
+            return ""
+        self.client.execute_cell(cell, i)
+        errors = [_plain("\n".join(o.traceback)) for o in cell.outputs if o.output_type == "error"]
+        self.shown += errors
+        return "\n".join(errors)
+
+    def run_all_from(self, start: int) -> int | None:
+        """Run cells from `start` until one fails; its index, or None when all ran."""
+        for i in range(start, len(self.nb.cells)):
+            if self.run(i):
+                return i
+        return None
+
+    def write(self, grade_id: str, source: str) -> int:
+        i = self.index(grade_id)
+        self.nb.cells[i].source = source
+        return i
+
+    def solution(self, grade_id: str, *edits: tuple[str, str]) -> str:
+        text = "\n".join(line for line in self.solutions[grade_id].splitlines() if "### " not in line)
+        for old, new in edits:
+            assert old in text, f"the solution no longer contains {old!r}"
+            text = text.replace(old, new)
+        return text
+
+    def fix(self, todo: str, check: str, source: str) -> str:
+        """Edit the TODO cell, run it and then its check; the check's error text ('' when it passed)."""
+        assert not self.run(self.write(todo, source)), "re-running a TODO cell must not fail"
+        return self.run(self.index(check))
+
+    def output(self, i: int) -> str:
+        return "".join(o.get("text", "") for o in self.nb.cells[i].get("outputs", []))
+
+
+def _no_raw_traceback(learner: Learner) -> None:
+    for text in learner.shown:
+        assert "CHECK FAILED" in text and "Traceback" not in text and "----" not in text, text[-800:]
+
+
+@contextlib.contextmanager
+def _learner(part: str, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKSHOP_ENGINE", "embedded")
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("WORKSHOP_LLM", "off")
+    path = next((release.REPO / "notebooks" / part).glob("*.ipynb"))
+    client = NotebookClient(nbformat.read(path, as_version=4), timeout=300, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(path.parent)}})
+    with client.setup_kernel():
+        yield Learner(part, client)
+
+
+def _stops_at(learner: Learner, start: int, check: str, words: str) -> int:
+    stopped = learner.run_all_from(start)
+    assert stopped == learner.index(check), f"Run All should stop at {check}, it stopped at cell {stopped}"
+    assert words in learner.shown[-1], learner.shown[-1][-800:]
+    return stopped
+
+
+@pytest.mark.notebooks
+def test_part6_learner_fixes_each_todo_by_rerunning_its_cell(tmp_path, monkeypatch):
+    with _learner("part6", tmp_path, monkeypatch) as me:
+        at = _stops_at(me, 0, "check_todo1_count_rows", "not implemented yet")
+        # A first try that forgets upper-casing, then the fix: the same cell run again replaces the tool.
+        wrong = me.solution("todo1_count_rows", ("name = table.strip().upper()", "name = table.strip()"))
+        assert "upper-case it" in me.fix("todo1_count_rows", "check_todo1_count_rows", wrong)
+        assert me.fix("todo1_count_rows", "check_todo1_count_rows", me.solution("todo1_count_rows")) == ""
+        # A right version replaced by a wrong one must not still pass.
+        assert "upper-case it" in me.fix("todo1_count_rows", "check_todo1_count_rows", wrong)
+        assert me.fix("todo1_count_rows", "check_todo1_count_rows", me.solution("todo1_count_rows")) == ""
+        at = _stops_at(me, at + 1, "check_todo2_agent_turn", "not implemented yet")
+        # agent_turn returning the answer text: stopped by its check, not by a crash further down.
+        as_text = me.solution("todo2_agent_turn", ("    return loop.TurnResult(answer=answer, messages=messages)",
+                                                   "    return answer"))
+        assert "returned the string" in me.fix("todo2_agent_turn", "check_todo2_agent_turn", as_text)
+        # Going on without fixing it: the demo runs the library's loop and says so.
+        demo = next(i for i in range(at + 1, len(me.nb.cells)) if "turn_fn = " in me.nb.cells[i].source)
+        assert me.run_all_from(at + 1) is None, me.shown[-1][-800:]
+        assert "use the library's loop.agent_turn" in me.output(demo)
+        # Fixed: the check passes and the demo runs the learner's loop.
+        assert me.fix("todo2_agent_turn", "check_todo2_agent_turn", me.solution("todo2_agent_turn")) == ""
+        assert me.run_all_from(at + 1) is None, me.shown[-1][-800:]
+        assert "library's" not in me.output(demo)
+        _no_raw_traceback(me)
+
+
+@pytest.mark.notebooks
+def test_part7_learner_fixes_each_todo_and_a_wrong_chunker_cannot_hang_later_cells(tmp_path, monkeypatch):
+    with _learner("part7", tmp_path, monkeypatch) as me:
+        at = _stops_at(me, 0, "check_todo1_window_spans", "not implemented yet")
+        # A chunker that never moves forward when overlap is 0 (profile v1): its check stops it ...
+        stuck = me.solution("todo1_window_spans", ("start += size - overlap", "start += overlap"))
+        assert "endless loop" in me.fix("todo1_window_spans", "check_todo1_window_spans", stuck)
+        # ... and going on, the histogram and the ingests use the library's chunker instead of hanging.
+        at2 = _stops_at(me, at + 1, "check_todo2_should_promote", "not implemented yet")
+        assert any("use the library's chunking.window_spans" in me.output(i) for i in range(at + 1, at2))
+        assert me.fix("todo1_window_spans", "check_todo1_window_spans", me.solution("todo1_window_spans")) == ""
+        tie = me.solution("todo2_should_promote", ("candidate.recall < active.recall:", "candidate.recall <= active.recall:"))
+        assert "as good as the active" in me.fix("todo2_should_promote", "check_todo2_should_promote", tie)
+        assert me.fix("todo2_should_promote", "check_todo2_should_promote", me.solution("todo2_should_promote")) == ""
+        assert me.run_all_from(at2 + 1) is None, me.shown[-1][-800:]
+        _no_raw_traceback(me)
+
+
+@pytest.mark.notebooks
+def test_part7_wrong_chunker_costs_only_its_own_points_under_run_all(tmp_path, monkeypatch):
+    """nbgrader runs every cell with errors allowed: a chunker that hangs must not take the kernel,
+    and TODO 2 down with it."""
+    with _learner("part7", tmp_path, monkeypatch) as me:
+        me.write("todo1_window_spans", me.solution("todo1_window_spans", ("start += size - overlap", "start += overlap")))
+        me.write("todo2_should_promote", me.solution("todo2_should_promote"))
+        for i in range(len(me.nb.cells)):
+            me.run(i)
+        assert me.shown and all("TODO 1 (window_spans)" in text for text in me.shown), me.shown
+        assert "TODO 2 (should_promote) passed" in me.output(me.index("check_todo2_should_promote"))
