@@ -740,6 +740,21 @@ P6_WRONG = {
     "a dict returned": (lambda s: _edit(s, ("    return loop.TurnResult(answer=answer, messages=messages)",
                                             "    return {\"answer\": answer, \"messages\": messages}")),
                         ["expected a loop.TurnResult"]),
+    "the deadline is budget_s alone": (lambda s: _edit(s, ("deadline = clock() + budget_s", "deadline = budget_s")),
+                                       ["stopped before its first model call", "deadline = clock() + budget_s"]),
+    "the reply object appended": (lambda s: _edit(s, ("        messages.append(loop.assistant_message(reply))\n",
+                                                      "        messages.append(reply)\n")),
+                                  ["was a Reply, not a dict", "loop.assistant_message(reply)"]),
+    "the forced answer never logged": (
+        lambda s: _edit(s, ("            answer = reply.content\n            break\n",
+                            "            answer = reply.content\n            memory.log_message(eng, thread_id, \"assistant\", answer)\n"
+                            "            break\n"),
+                        ("    memory.log_message(eng, thread_id, \"assistant\", answer)\n    return", "    return")),
+        ["the thread should hold the question then the answer", "whichever way the answer came"]),
+    "arguments parsed by hand": (lambda s: _edit(s, ("            result = registry.dispatch(call.id, call.name, call.arguments)\n",
+                                                     "            json.loads(call.arguments)\n"
+                                                     "            result = registry.dispatch(call.id, call.name, call.arguments)\n")),
+                                 ["raised JSONDecodeError", "must never crash the turn", "registry.dispatch"]),
     "messages rebuilt every iteration": (
         lambda s: _edit(s, ("    messages = [{\"role\": \"system\", \"content\": system}, {\"role\": \"user\", \"content\": question}]\n", ""),
                         ("    for _ in range(max_iterations):\n",

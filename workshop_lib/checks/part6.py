@@ -287,6 +287,7 @@ class Script:
         self.thread: Callable[[], list] = list
         self.thread_at_first_call: list | None = None
         self.runaway = False
+        self.not_a_dict = ""
 
     def __call__(self, **kwargs):
         if len(self.requests) >= MAX_CALLS:
@@ -294,6 +295,10 @@ class Script:
             raise RuntimeError(f"{MAX_CALLS} model calls in one turn: the loop does not stop")
         if not self.requests:
             self.thread_at_first_call = self.thread()
+        odd = [m for m in kwargs["messages"] if not isinstance(m, dict)]
+        if odd:
+            self.not_a_dict = type(odd[0]).__name__
+            raise RuntimeError(f"a message is a {self.not_a_dict}, not a dict")
         self.requests.append({"messages": [dict(m) for m in kwargs["messages"]], "tools": kwargs.get("tools")})
         if self.clock is not None:
             self.clock.now += self.seconds
@@ -310,7 +315,7 @@ class _Clock:
     """A clock that stands still while it is read; Script moves it on each model call."""
 
     def __init__(self) -> None:
-        self.now = 0.0
+        self.now = 1000.0  # not 0: a deadline of budget_s alone (no clock() +) is then already past
 
     def __call__(self) -> float:
         return self.now
@@ -339,6 +344,12 @@ def _run(fn: Callable, eng, script: Script, question: str, what: str, **kwargs):
         except CheckFailed:
             if script.runaway:
                 raise RUNAWAY from None
+            if script.not_a_dict:
+                raise CheckFailed(TODO, f"with {what}, a message your loop sent was a {script.not_a_dict}, not a dict: "
+                                  "the API takes each message as {'role': ..., 'content': ...}",
+                                  "append loop.assistant_message(reply) (it turns the reply into the assistant's "
+                                  "tool_calls message), and {'role': 'tool', 'tool_call_id': call.id, 'content': "
+                                  "result.content} per result.") from None
             raise
         if script.runaway:  # the loop caught the error and went on
             raise RUNAWAY
@@ -362,6 +373,15 @@ def _turn(result: Any, what: str) -> Any:
     return result
 
 
+def _thread_holds(messages: list, question: str, answer: str, what: str) -> None:
+    if messages != [("user", question), ("assistant", answer)]:
+        raise CheckFailed(TODO, f"with {what}, the thread should hold the question then the answer "
+                          f"{[('user', question), ('assistant', answer)]}; it holds {messages}",
+                          "memory.log_message(eng, thread_id, 'user', question) first and memory.log_message(eng, "
+                          "thread_id, 'assistant', answer) once at the end, whichever way the answer came (a reply "
+                          "without tool calls, or the forced call).")
+
+
 def _system(request: dict) -> str:
     first = request["messages"][0] if request["messages"] else {}
     return str(first.get("content")) if first.get("role") == "system" else ""
@@ -377,6 +397,11 @@ def check_agent_turn(fn: Callable, eng) -> None:
     what = "a model that answers at once"
     result, messages, _ = _run(fn, eng, script, "What is the answer?", what)
     tools = script.requests[0]["tools"] if script.requests else None
+    if not tools and script.requests and any(m.get("content") == loop.FORCE_ANSWER for m in script.requests[0]["messages"]):
+        raise CheckFailed(TODO, "your loop stopped before its first model call: the only call was the forced one "
+                          "(it carries loop.FORCE_ANSWER), with the default 60 s budget and 5 iterations",
+                          "take deadline = clock() + budget_s before the loop (budget_s alone is a duration, not a "
+                          "point in time) and loop `for _ in range(max_iterations):`.")
     if not tools:
         raise CheckFailed(TODO, "the first model call had no tools", "pass tools=registry.schemas() to llm.chat.")
     if not all(isinstance(t, dict) and t.get("type") == "function" for t in tools):
@@ -456,6 +481,7 @@ def check_agent_turn(fn: Callable, eng) -> None:
     if result.answer != "done":
         raise CheckFailed(TODO, f"after the tools the model answered 'done'; your loop returned {result.answer!r}",
                           "keep looping until a reply has no tool calls, and return that reply's content.")
+    _thread_holds(messages, "Echo twice", "done", "a model that calls two tools, then answers")
 
     # 2b. Real models often say something AND call a tool; the tool output is longer than the preview.
     script = Script([_calls(("long_report", "{}", "call_L"), content="Let me look that up."), fake_response("read it")])
@@ -483,8 +509,17 @@ def check_agent_turn(fn: Callable, eng) -> None:
     # 3. Failing tools never crash the loop.
     script = Script([_calls(("boom", "{}", "c1"), ("nope", "{}", "c2"), ("echo", "{not json", "c3")),
                      fake_response("recovered")])
-    result, _, _ = _run(fn, eng, script, "Break things", "a model that calls a failing tool, an unknown tool and "
-                                                         "sends malformed JSON arguments")
+    try:
+        result, _, _ = _run(fn, eng, script, "Break things", "a model that calls a failing tool, an unknown tool and "
+                                                             "sends malformed JSON arguments")
+    except CheckFailed as failed:
+        if not failed.problem.startswith("your code raised"):
+            raise
+        raise CheckFailed(TODO, failed.problem + "\n  A tool that fails must never crash the turn.",
+                          "run every call with registry.dispatch(call.id, call.name, call.arguments): it never raises "
+                          "(an unknown tool, arguments that are not JSON and a tool's own exception all come back as "
+                          "an error result the model reads); do not call the tool's function or json.loads yourself.") \
+            from None
     sent = script.requests[-1]["messages"] if len(script.requests) > 1 else []
     errors = [m for m in sent if m.get("role") == "tool" and "error" in str(m.get("content"))]
     if _turn(result, "failing tools").answer != "recovered" or len(errors) != 3:
@@ -496,7 +531,7 @@ def check_agent_turn(fn: Callable, eng) -> None:
     script = Script([_calls(("echo", '{"text": "again"}', f"loop{i}")) for i in range(30)],
                     without_tools=fake_response("forced answer"))
     what = "a model that keeps calling tools (max_iterations=3)"
-    result, _, _ = _run(fn, eng, script, "Loop forever", what, max_iterations=3)
+    result, messages, _ = _run(fn, eng, script, "Loop forever", what, max_iterations=3)
     with_tools = [r for r in script.requests if r["tools"]]
     if len(script.requests) == 4 and script.requests[-1]["tools"]:
         raise CheckFailed(TODO, "the forced call after the iteration cap still offered tools: the model could call "
@@ -513,6 +548,7 @@ def check_agent_turn(fn: Callable, eng) -> None:
     if result.answer != "forced answer":
         raise CheckFailed(TODO, f"the forced call answered 'forced answer'; your loop returned {result.answer!r}",
                           "return the content of the forced call.")
+    _thread_holds(messages, "Loop forever", "forced answer", what)
     if any(m.get("content") == loop.FORCE_ANSWER for m in result.messages if isinstance(m, dict)):
         raise CheckFailed(TODO, "the returned messages hold the forced-answer instruction (loop.FORCE_ANSWER) as if the "
                           "user had said it; it is an instruction for one call, not part of the conversation",
@@ -537,6 +573,10 @@ def check_agent_turn(fn: Callable, eng) -> None:
         what = f"a {budget:g} s budget with {seconds:g} s per model call (max_iterations=10)"
         result, _, _ = _run(fn, eng, script, "Take your time", what, max_iterations=10, budget_s=budget, clock=clock)
         with_tools = [r for r in script.requests if r["tools"]]
+        if rounds and not with_tools:
+            raise CheckFailed(TODO, f"with {what} your loop stopped before its first model call: the deadline was "
+                              "already past when the turn began", "the deadline is a point in time: deadline = clock() "
+                              "+ budget_s, taken before the loop (budget_s alone is a duration, not a time).")
         if len(with_tools) != rounds:
             raise CheckFailed(TODO, problem.format(n=len(with_tools)), fix)
         if not script.requests or script.requests[-1]["tools"]:
