@@ -732,6 +732,8 @@ P6_WRONG = {
         ["the context went into another message"]),
     "tool objects passed as schemas": (lambda s: s.replace("tools=registry.schemas()", "tools=list(registry.tools.values())"),
                                        ["not the Tool objects"]),
+    "schemas method passed uncalled": (lambda s: s.replace("tools=registry.schemas()", "tools=registry.schemas"),
+                                       ["not a list of tool schemas", "call it"]),
     "stops on content when the reply also calls tools": (
         lambda s: _edit(s, ("        if not reply.tool_calls:\n", "        if reply.content or not reply.tool_calls:\n")),
         ["stopped on the text", "reply.tool_calls alone"]),

@@ -404,6 +404,9 @@ def check_agent_turn(fn: Callable, eng) -> None:
                           "point in time) and loop `for _ in range(max_iterations):`.")
     if not tools:
         raise CheckFailed(TODO, "the first model call had no tools", "pass tools=registry.schemas() to llm.chat.")
+    if callable(tools) or not isinstance(tools, (list, tuple)):
+        raise CheckFailed(TODO, f"tools= was {describe_value(tools, 60)}, not a list of tool schemas",
+                          "pass tools=registry.schemas() (call it: the list it returns is what the API takes).")
     if not all(isinstance(t, dict) and t.get("type") == "function" for t in tools):
         raise CheckFailed(TODO, f"tools= held {type(tools[0]).__name__} objects; the API takes the JSON schemas of "
                           "the tools", "pass tools=registry.schemas() (one {'type': 'function', ...} dict per tool), "
@@ -450,19 +453,19 @@ def check_agent_turn(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, "after a reply with tool calls your loop never called the model again",
                           "run the tools, append their results, and call the model again in the next iteration.")
     sent = script.requests[1]["messages"]
-    roles = [m["role"] for m in sent]
+    roles = [m.get("role") for m in sent]
     if sent == script.requests[0]["messages"]:
         raise CheckFailed(TODO, "the second model call was sent exactly the messages of the first: the tool calls "
                           "and their results were lost, as when `messages` is created again inside the loop",
                           "build `messages` once, BEFORE the loop, and append to that same list in every iteration.")
     try:
-        at = next(i for i, m in enumerate(sent) if m["role"] == "assistant" and m.get("tool_calls"))
+        at = next(i for i, m in enumerate(sent) if m.get("role") == "assistant" and m.get("tool_calls"))
     except StopIteration:
         raise CheckFailed(TODO, f"the second model call did not contain the assistant's tool_calls message (roles: "
                           f"{roles})", "append loop.assistant_message(reply) to messages BEFORE the tool results: "
                           "the API rejects a tool message that no tool_calls message asked for.") from None
     tools_after = sent[at + 1:at + 3]
-    if [m.get("role") for m in tools_after] != ["tool", "tool"] or any(m["role"] == "tool" for m in sent[:at]):
+    if [m.get("role") for m in tools_after] != ["tool", "tool"] or any(m.get("role") == "tool" for m in sent[:at]):
         raise CheckFailed(TODO, f"the tool results must come right after the assistant's tool_calls message, one per "
                           f"call (roles sent: {roles})", "append the assistant message first, then one "
                           "{'role': 'tool', ...} message per call, in the order of reply.tool_calls.")
