@@ -99,6 +99,11 @@ def make_tool(fn: Callable[..., Any], name: str | None = None, preview: bool = T
     return Tool(name or fn.__name__, description, parameters, fn, preview)
 
 
+def _where(fn: Callable[..., Any]) -> tuple[str, str]:
+    """Where a function was defined: a cell run twice gives the same module and qualified name."""
+    return getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn))
+
+
 @dataclass
 class ToolRegistry:
     tools: dict[str, Tool] = field(default_factory=dict)
@@ -149,8 +154,3 @@ class ToolRegistry:
 def _error(call_id: str, name: str, message: str) -> ToolResult:
     text = json.dumps({"error": message})
     return ToolResult(call_id, name, False, text, full=text, error=message)
-
-
-def _where(fn: Callable[..., Any]) -> tuple[str, str]:
-    """Where a function was defined: a cell run twice gives the same module and qualified name."""
-    return getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn))
