@@ -1,9 +1,10 @@
 """Every TODO's hard-stop check against the mistakes learners make.
 
-For each TODO: at least eight wrong implementations, written the way a learner would write
-them, each stopped by its check with a message that names the mistake; and at least two
-correct implementations written differently from the solution, each accepted by the check
-AND by the grade cell nbgrader runs (its source is read from the solution notebook).
+For each TODO: at least eight wrong implementations (fifteen for Parts 6-7), written the way a
+learner would write them, each stopped by its check with a message that names the mistake;
+and at least two correct implementations written differently from the solution, each
+accepted by the check AND by the grade cell nbgrader runs (its source is read from the
+solution notebook).
 
 Wrong versions are built by editing the solution's own code where that is how the mistake
 arises (an edit that no longer applies fails the test, so the set follows the solution).
@@ -829,6 +830,11 @@ def _p6_namespace(eng) -> dict:
     ns = _namespace(eng)
     ns.update({"time": time, "loop": loop, "memory": memory, "json": json})
     return ns
+
+
+def test_parts_6_and_7_have_fifteen_wrong_and_three_correct_versions_per_todo():
+    for wrong, right in [(P6T_WRONG, P6T_RIGHT), (P6_WRONG, P6_RIGHT), (P7S_WRONG, P7S_RIGHT), (P7G_WRONG, P7G_RIGHT)]:
+        assert len(wrong) >= 15 and len(right) + 1 >= 3  # + 1: the solution itself
 
 
 @pytest.mark.parametrize("mistake", sorted(P6_WRONG))
