@@ -733,6 +733,13 @@ P6_WRONG = {
         ["the context went into another message"]),
     "tool objects passed as schemas": (lambda s: s.replace("tools=registry.schemas()", "tools=list(registry.tools.values())"),
                                        ["not the Tool objects"]),
+    "failed tool outputs not stored": (lambda s: _edit(s, ("            memory.store_tool_output(eng, thread_id, result)\n",
+                                                           "            if result.ok:\n"
+                                                           "                memory.store_tool_output(eng, thread_id, result)\n")),
+                                       ["outputs of failed tool calls must be stored too", "whether result.ok or not"]),
+    "an empty message list returned": (lambda s: _edit(s, ("loop.TurnResult(answer=answer, messages=messages)",
+                                                           "loop.TurnResult(answer=answer, messages=[])")),
+                                       ["the TurnResult's messages hold the roles []", "the same `messages` list"]),
     "schemas method passed uncalled": (lambda s: s.replace("tools=registry.schemas()", "tools=registry.schemas"),
                                        ["not a list of tool schemas", "call it"]),
     "stops on content when the reply also calls tools": (
@@ -1021,6 +1028,8 @@ P7S_WRONG = {
                      ["not implemented yet"]),
     "a list of lists of the wrong shape": (lambda s: _edit(s, ("spans.append((start, end))", "spans.append(start)")),
                                            ["expected a list of (start, end) pairs"]),
+    "(start, length) pairs": (lambda s: _edit(s, ("spans.append((start, end))", "spans.append((start, end - start))")),
+                              ["(start, length)", "end = min(start + size, n_units)"]),
     "inclusive end": (lambda s: _edit(s, ("end = min(start + size, n_units)", "end = min(start + size - 1, n_units)")),
                       ["ends one unit early", "half-open"]),
     "inclusive end, stopping at n_units - 1": (

@@ -481,6 +481,11 @@ def check_agent_turn(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, f"every tool call's full output must be stored as a tool_output memory; found "
                           f"{sorted(outputs)}", "call memory.store_tool_output(eng, thread_id, result) for each result.")
     result = _turn(result, "a model that calls two tools, then answers")
+    returned = [m.get("role") if isinstance(m, dict) else type(m).__name__ for m in result.messages]
+    if returned != roles:
+        raise CheckFailed(TODO, f"the TurnResult's messages hold the roles {returned}; they should be the "
+                          f"conversation the loop built and sent, {roles}", "return loop.TurnResult(answer=answer, "
+                          "messages=messages) with the same `messages` list the loop appended to.")
     if result.answer != "done":
         raise CheckFailed(TODO, f"after the tools the model answered 'done'; your loop returned {result.answer!r}",
                           "keep looping until a reply has no tool calls, and return that reply's content.")
@@ -513,7 +518,7 @@ def check_agent_turn(fn: Callable, eng) -> None:
     script = Script([_calls(("boom", "{}", "c1"), ("nope", "{}", "c2"), ("echo", "{not json", "c3")),
                      fake_response("recovered")])
     try:
-        result, _, _ = _run(fn, eng, script, "Break things", "a model that calls a failing tool, an unknown tool and "
+        result, _, outputs = _run(fn, eng, script, "Break things", "a model that calls a failing tool, an unknown tool and "
                                                              "sends malformed JSON arguments")
     except CheckFailed as failed:
         if not failed.problem.startswith("your code raised"):
@@ -529,6 +534,10 @@ def check_agent_turn(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, "a tool that raises, an unknown tool name and arguments that are not JSON must each "
                           f"become an error result the model reads; the model saw {len(errors)} error result(s)",
                           "use registry.dispatch(...): it never raises and returns an error result instead.")
+    if set(outputs) != {memory.tool_output_id(c) for c in ("c1", "c2", "c3")}:
+        raise CheckFailed(TODO, f"the outputs of failed tool calls must be stored too (the model reads the error and "
+                          f"may fetch it later); stored: {sorted(outputs)}", "call memory.store_tool_output(eng, "
+                          "thread_id, result) for every result, whether result.ok or not.")
 
     # 4. A model that never stops calling tools: the iteration cap, then one forced answer without tools.
     script = Script([_calls(("echo", '{"text": "again"}', f"loop{i}")) for i in range(30)],

@@ -79,6 +79,10 @@ def _diagnose(n: int, size: int, overlap: int, got: list[tuple[int, int]], want:
         return (f"{head} The extra window ({a}, {b}) lies wholly inside ({pa}, {pb}): its text would be embedded "
                 "twice. Stop once a window's end reaches n_units (break right after appending it).")
     pairs = list(zip(got, want))
+    if len(got) == len(want) and any(gb != wb for (_, gb), (_, wb) in pairs) and all(
+            ga == wa and gb == wb - wa for (ga, gb), (wa, wb) in pairs):
+        return (f"{head} Your pairs hold (start, length); a window is (start, end), with end = min(start + size, "
+                "n_units), the position where it stops.")
     if pairs and all(ga == wa and gb in (wb - 1, wb) for (ga, gb), (wa, wb) in pairs) and any(
             gb == wb - 1 for (_, gb), (_, wb) in pairs):
         (ga, gb), (wa, wb) = next(((g, w) for g, w in pairs if g[1] == w[1] - 1))
