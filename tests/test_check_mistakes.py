@@ -882,7 +882,8 @@ P6T_WRONG = {
                                        ["does not tell the model which tables exist"]),
     "the whole table text returned": (lambda s: _edit(s, ('.rows[0][0])', '.as_text())'), ("return str(", "return (")),
                                       ["return just the number"]),
-    "always counts VOYAGES": (lambda s: _edit(s, ("FROM {name}", "FROM VOYAGES")), ["PORTS", "rows"]),
+    "always counts VOYAGES": (lambda s: _edit(s, ("FROM {name}", "FROM VOYAGES")),
+                              ["does not read PORTS", "put the checked name into the SQL"]),
     "still a stub": (lambda s: _edit(s, ("    name = table.strip().upper()\n", "    raise NotImplementedError()\n")),
                      ["not implemented yet"]),
     "wrong parameter name": (lambda s: _edit(s, ("def count_rows(table: str)", "def count_rows(name: str)"),
@@ -921,6 +922,8 @@ P6T_WRONG = {
                             "    except Exception:\n"
                             "    " + RAISE_LINE.strip("\n") + " from None")),
         ["reached the database", "validate BEFORE any query", "a failed query is not a validation"]),
+    "rows fetched and counted in Python": (lambda s: _edit(s, (COUNT_LINE, '    return str(len(eng.read_only_query(f"SELECT * FROM {name}").rows))')),
+                                           ["returned 50", "stops at the cap"]),
     "counts kept from the first run": (
         lambda s: "COUNTS = {t: eng.read_only_query(f'SELECT COUNT(*) FROM {t}').rows[0][0] for t in SUPPLYCHAIN_TABLES}\n"
         + _edit(s, (COUNT_LINE, "    return str(COUNTS[name])")),
