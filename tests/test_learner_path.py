@@ -278,7 +278,7 @@ TOKEN = "learner-path-token"
 # and a text the last cell prints.
 PLAN = {"part6": ([("todo1_count_rows", "def count_rows(table: str)", "TODO 1 (count_rows tool) passed"),
                    ("todo2_agent_turn", "def agent_turn(llm, registry", "TODO 2 (agent_turn) passed")],
-                  "the answer without the correction"),
+                  '"memory off"'),  # the last table's row (quoted: exactly that text, not the markdown's)
         "part7": ([("todo1_window_spans", "def window_spans(n_units, size, overlap)", "TODO 1 (window_spans) passed"),
                    ("todo2_should_promote", "def should_promote(candidate, active", "TODO 2 (should_promote) passed")],
                   "the alias still reads")}
