@@ -388,6 +388,11 @@ def _turn(result: Any, what: str) -> Any:
     return result
 
 
+def _call_ids(outputs: dict) -> list[str]:
+    """The call ids of the stored tool outputs (whatever record ids the store gives them)."""
+    return sorted(str((r.metadata or {}).get("call_id")) for r in outputs.values())
+
+
 def _thread_holds(messages: list, question: str, answer: str, what: str) -> None:
     if messages != [("user", question), ("assistant", answer)]:
         raise CheckFailed(TODO, f"with {what}, the thread should hold the question then the answer "
@@ -492,7 +497,7 @@ def check_agent_turn(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, f"the tool messages hold {[m.get('content') for m in tools_after]}; expected the "
                           "results ['echo: a', 'echo: b']", "dispatch each call with registry.dispatch(call.id, "
                           "call.name, call.arguments) and send result.content.")
-    if set(outputs) != {memory.tool_output_id("call_A"), memory.tool_output_id("call_B")}:
+    if _call_ids(outputs) != ["call_A", "call_B"]:
         raise CheckFailed(TODO, f"every tool call's full output must be stored as a tool_output memory; found "
                           f"{sorted(outputs)}", "call memory.store_tool_output(eng, thread_id, result) for each result.")
     result = _turn(result, "a model that calls two tools, then answers")
@@ -524,7 +529,7 @@ def check_agent_turn(fn: Callable, eng) -> None:
     if sent != [preview]:
         raise CheckFailed(TODO, f"the tool message held {describe_value(sent, 90)}; expected the preview of the "
                           "result", "send {'role': 'tool', 'tool_call_id': call.id, 'content': result.content}.")
-    stored = outputs.get(memory.tool_output_id("call_L"))
+    stored = next((r for r in outputs.values() if (r.metadata or {}).get("call_id") == "call_L"), None)
     if stored is None or stored.content != LONG_OUTPUT:
         raise CheckFailed(TODO, "the stored tool_output must be the full output, not the preview",
                           "memory.store_tool_output(eng, thread_id, result) with the result dispatch returned.")
@@ -549,9 +554,9 @@ def check_agent_turn(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, "a tool that raises, an unknown tool name and arguments that are not JSON must each "
                           f"become an error result the model reads; the model saw {len(errors)} error result(s)",
                           "use registry.dispatch(...): it never raises and returns an error result instead.")
-    if set(outputs) != {memory.tool_output_id(c) for c in ("c1", "c2", "c3")}:
+    if _call_ids(outputs) != ["c1", "c2", "c3"]:
         raise CheckFailed(TODO, f"the outputs of failed tool calls must be stored too (the model reads the error and "
-                          f"may fetch it later); stored: {sorted(outputs)}", "call memory.store_tool_output(eng, "
+                          f"may fetch it later); stored for the calls {_call_ids(outputs)} of c1, c2, c3", "call memory.store_tool_output(eng, "
                           "thread_id, result) for every result, whether result.ok or not.")
 
     # 4. A model that never stops calling tools: the iteration cap, then one forced answer without tools.
