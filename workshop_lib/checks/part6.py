@@ -497,7 +497,7 @@ def check_agent_turn(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, f"the tool messages hold {[m.get('content') for m in tools_after]}; expected the "
                           "results ['echo: a', 'echo: b']", "dispatch each call with registry.dispatch(call.id, "
                           "call.name, call.arguments) and send result.content.")
-    if _call_ids(outputs) != ["call_A", "call_B"]:
+    if sorted(r.metadata.get("call_id") for r in outputs.values()) != ["call_A", "call_B"]:
         raise CheckFailed(TODO, f"every tool call's full output must be stored as a tool_output memory; found "
                           f"{sorted(outputs)}", "call memory.store_tool_output(eng, thread_id, result) for each result.")
     result = _turn(result, "a model that calls two tools, then answers")
