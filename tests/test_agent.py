@@ -106,7 +106,27 @@ def test_dispatch_turns_every_failure_into_an_error_result():
         result = registry.dispatch("x", name, args)
         assert not result.ok and words in result.error and json.loads(result.content)["error"]
     with pytest.raises(ValueError, match="already registered"):
-        registry.tool(add)
+        registry.tool(name="add")(broken)  # another function under a taken name
+
+
+def test_a_tool_defined_again_in_the_same_place_replaces_the_earlier_one():
+    """A notebook cell run again defines its function anew: the latest version is the tool."""
+    registry = ToolRegistry()
+
+    def cell(offset: int):  # the same `def`, run twice, as a re-run cell does
+        @registry.tool
+        def count(table: str) -> str:
+            """Count rows.
+
+            Args:
+                table: a table name
+            """
+            return str(len(table) + offset)
+        return count
+
+    versions = [cell(0), cell(1)]
+    assert registry.tools["count"].fn is versions[-1] and registry.dispatch("c", "count", '{"table": "ab"}').content == "3"
+    assert list(registry.tools) == ["count"]
 
 
 def test_long_outputs_get_a_preview_and_the_rest_is_fetchable(eng):

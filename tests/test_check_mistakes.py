@@ -1,9 +1,10 @@
 """Every TODO's hard-stop check against the mistakes learners make.
 
-For each TODO: at least eight wrong implementations, written the way a learner would write
-them, each stopped by its check with a message that names the mistake; and at least two
-correct implementations written differently from the solution, each accepted by the check
-AND by the grade cell nbgrader runs (its source is read from the solution notebook).
+For each TODO: at least eight wrong implementations (fifteen for Parts 6-7), written the way a
+learner would write them, each stopped by its check with a message that names the mistake;
+and at least two correct implementations written differently from the solution, each
+accepted by the check AND by the grade cell nbgrader runs (its source is read from the
+solution notebook).
 
 Wrong versions are built by editing the solution's own code where that is how the mistake
 arises (an edit that no longer applies fails the test, so the set follows the solution).
@@ -125,6 +126,9 @@ P2_WRONG = {
                               ["must be a scanner.Fact"]),
     "kind 'columns'": (lambda s: _edit(s, ('Fact("column", col_subject, body)', 'Fact("columns", col_subject, body)')),
                        ["has kind 'columns'; expected 'column'"]),
+    "every column under every table": (lambda s: _edit(s, ('columns = [c for c in dictionary["columns"] if c["table"] == table["table"]]',
+                                                           'columns = dictionary["columns"]')),
+                                       ["every column was written under every table", "c['table'] == table['table']"]),
 }
 
 P2_RIGHT = {
@@ -304,6 +308,24 @@ P3H_WRONG = {
     "farthest vectors first": (_embedded_sql(lambda s: _edit(s, ("vec_distance_cosine(c.embedding, q.emb), m.seq)",
                                                                  "vec_distance_cosine(c.embedding, q.emb) DESC, m.seq)"))),
                                ["the vector list (cosine distance ascending", "nearest first"]),
+    "keyword list sorted ascending on a negated bm25": (
+        _embedded_sql(lambda s: _edit(s, ("bm25(RECORDS_FTS) AS bm", "-bm25(RECORDS_FTS) AS bm"))),
+        ["sorted the wrong way round", "no minus sign"]),
+    "r_vec and r_txt swapped in the SELECT": (
+        lambda s: s.replace("SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,",
+                            "SELECT m.record_id, m.content, m.metadata, f.r_txt, f.r_vec,"),
+        ["r_txt where r_vec belongs", "in that order"]),
+    "content and metadata swapped in the SELECT": (
+        lambda s: s.replace("SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,",
+                            "SELECT m.record_id, m.metadata, m.content, f.r_vec, f.r_txt,"),
+        ["metadata where content belongs"]),
+    "hybrid_rows called without eng": (lambda s: _edit(s, ("retrieval.hybrid_rows(eng, eng.query(sql, params))",
+                                                           "retrieval.hybrid_rows(eng.query(sql, params))")),
+                                       ["raised TypeError", "retrieval.hybrid_rows(eng, rows) (eng first)"]),
+    "parameters spread with **": (lambda s: _edit(s, ("eng.query(sql, params)", "eng.query(sql, **params)")),
+                                  ["raised TypeError", "params is one dict: no **"]),
+    "the def line loses per_list": (lambda s: _edit(s, ("k: int = 5, per_list: int = 30, rrf_k: int = 60", "k: int = 5")),
+                                    ["cannot be called as the TODO specifies", "keep the def line"]),
 }
 
 # A differently written fusion: UNION ALL + GROUP BY instead of a FULL OUTER JOIN.
@@ -378,6 +400,15 @@ P4_WRONG = {
     "used counts only scores above low": (lambda s: _edit(s, ("    used = [i for i, s in enumerate(scores) if s >= low]",
                                                   "    used = [i for i, s in enumerate(scores) if s > low]")),
                               ["hybrid at the boundary"]),
+    "min_chunks gate off by one (<=)": (lambda s: _edit(s, ("if len(used) < config.min_chunks_for_hybrid",
+                                                            "if len(used) <= config.min_chunks_for_hybrid")),
+                                        ["exactly min_chunks_for_hybrid=2 chunks cleared the gate", "len(used) < min_chunks_for_hybrid"]),
+    "used counted one short": (lambda s: _edit(s, ("if len(used) < config.min_chunks_for_hybrid",
+                                                   "if len(used) - 1 < config.min_chunks_for_hybrid")),
+                               ["exactly min_chunks_for_hybrid=2 chunks cleared the gate"]),
+    "used positions from 1": (lambda s: _edit(s, ("    used = [i for i, s in enumerate(scores) if s >= low]",
+                                                  "    used = [i for i, s in enumerate(scores, start=1) if s >= low]")),
+                              ["used positions", "0-based positions"]),
 }
 
 P4_RIGHT = {
@@ -463,6 +494,17 @@ P5V_WRONG = {
                                   ["raised TypeError", "on this input: validate_selection("]),
     "tuple returned as given": (lambda s: _edit(s, ("    return chosen", "    return chosen if isinstance(selection, list) else selection")),
                                 ["a tuple is accepted like a list (the result is a list)"]),
+    "duplicates removed from the input in place": (lambda s: _edit(s, ("    return chosen", "    selection[:] = chosen\n    return chosen")),
+                                                   ["changed the selection it was given", "never sort, remove from"]),
+    "the input sorted": (lambda s: _edit(s, ("    known = {row.item_id for row in rows}",
+                                             "    known = {row.item_id for row in rows}\n    if isinstance(selection, list):\n"
+                                             "        selection.sort()")),
+                         ["changed the selection it was given"]),
+    "a tuple assigned into": (lambda s: _edit(s, ("    known = {row.item_id for row in rows}",
+                                                  "    known = {row.item_id for row in rows}\n"
+                                                  "    if isinstance(selection, tuple) and len(selection) > 1:\n"
+                                                  "        selection[0] = selection[0].strip()\n")),
+                              ["tried to change the tuple it was given"]),
     "dict keys read as ids": (lambda s: _edit(s, ("if not isinstance(selection, (list, tuple)) or not selection:",
                                                   "if isinstance(selection, dict):\n        selection = list(selection)\n"
                                                   "    if not isinstance(selection, (list, tuple)) or not selection:")),
@@ -535,6 +577,12 @@ P5R_WRONG = {
                                                 ["in the chosen order"]),
     "nothing shown for an invalid selection": (lambda s: _edit(s, ("if ids is not None else list(matches)", "if ids is not None else []")),
                                                ["show every returned row"]),
+    "an invalid selection answered as no match": (
+        lambda s: _edit(s, ("    ids = validate_selection(selection, matches)\n",
+                            "    ids = validate_selection(selection, matches)\n"
+                            "    if selection is not None and ids is None:\n"
+                            "        return grounded.no_match_answer(question, [])\n")),
+        ["you answered that nothing matched, but 3 rows matched", "not a missing match"]),
     "question not normalised in the header": (lambda s: _edit(s, ("grounded.answer_header(question, len(chosen))",
                                                                   "f\"For \\u201c{question}\\u201d our catalog has {len(chosen)} items:\"")),
                                               ["text differs"]),
@@ -642,9 +690,87 @@ P6_WRONG = {
     "tool output not stored": (lambda s: _edit(s, ("            memory.store_tool_output(eng, thread_id, result)\n", "")),
                                ["tool_output memory"]),
     "no iteration cap": (lambda s: _edit(s, ("    for _ in range(max_iterations):", "    while True:")),
-                         ["the loop does not stop"]),
+                         ["never stopped", "loop at most max_iterations times", "while True"]),
     "tool results never sent back": (lambda s: _edit(s, (TOOL_MESSAGE_LINE, "")),
                                      ["right after the assistant's tool_calls message"]),
+    "question logged after the loop": (lambda s: _edit(s, ("    memory.log_message(eng, thread_id, \"user\", question)\n", ""),
+                                                        ("    memory.log_message(eng, thread_id, \"assistant\", answer)\n",
+                                                         "    memory.log_message(eng, thread_id, \"user\", question)\n"
+                                                         "    memory.log_message(eng, thread_id, \"assistant\", answer)\n")),
+                                       ["question must be logged FIRST", "first line of agent_turn"]),
+    "deadline compared with >": (lambda s: _edit(s, ("if clock() >= deadline:", "if clock() > deadline:")),
+                                 ["read exactly the deadline", "clock() >= deadline"]),
+    "deadline checked after the model call": (
+        lambda s: _edit(s, ("        if clock() >= deadline:\n            break\n", ""),
+                        ("        reply = llm.chat(messages, tools=registry.schemas())\n",
+                         "        reply = llm.chat(messages, tools=registry.schemas())\n"
+                         "        if clock() >= deadline:\n            break\n")),
+        ["checked after the model call", "START of each iteration"]),
+    "deadline checked at the end of the iteration": (
+        lambda s: _edit(s, ("        if clock() >= deadline:\n            break\n", ""),
+                        (TOOL_MESSAGE_LINE, TOOL_MESSAGE_LINE + "        if clock() >= deadline:\n            break\n")),
+        ["checked after the model call"]),
+    "the wall clock instead of the given clock": (lambda s: _edit(s, ("deadline = clock() + budget_s", "deadline = time.monotonic() + budget_s"),
+                                                                  ("if clock() >= deadline", "if time.monotonic() >= deadline")),
+                                                  ["budget was ignored", "use the clock you are given"]),
+    "full output instead of the preview": (lambda s: _edit(s, ('"content": result.content}', '"content": result.full}')),
+                                           ["full output", "send result.content"]),
+    "forced-answer instruction kept in messages": (
+        lambda s: _edit(s, ("        answer = llm.chat(messages + [{\"role\": \"user\", \"content\": loop.FORCE_ANSWER}]).content\n",
+                            "        messages.append({\"role\": \"user\", \"content\": loop.FORCE_ANSWER})\n"
+                            "        answer = llm.chat(messages).content\n")),
+        ["forced-answer instruction", "not messages.append"]),
+    "context ignored": (lambda s: _edit(s, ('system = loop.SYSTEM_PROMPT + ("\\n\\n" + context if context else "")',
+                                            "system = loop.SYSTEM_PROMPT")),
+                        ["never reached the model"]),
+    "context always appended": (lambda s: _edit(s, ('system = loop.SYSTEM_PROMPT + ("\\n\\n" + context if context else "")',
+                                                    'system = loop.SYSTEM_PROMPT + "\\n\\n" + context')),
+                                ["with context='' the system message", "only when context is not empty"]),
+    "context sent as a user message": (
+        lambda s: _edit(s, ('system = loop.SYSTEM_PROMPT + ("\\n\\n" + context if context else "")', "system = loop.SYSTEM_PROMPT"),
+                        ('{"role": "user", "content": question}]',
+                         '{"role": "user", "content": question}] + ([{"role": "user", "content": context}] if context else [])')),
+        ["the context went into another message"]),
+    "tool objects passed as schemas": (lambda s: s.replace("tools=registry.schemas()", "tools=list(registry.tools.values())"),
+                                       ["not the Tool objects"]),
+    "failed tool outputs not stored": (lambda s: _edit(s, ("            memory.store_tool_output(eng, thread_id, result)\n",
+                                                           "            if result.ok:\n"
+                                                           "                memory.store_tool_output(eng, thread_id, result)\n")),
+                                       ["outputs of failed tool calls must be stored too", "whether result.ok or not"]),
+    "an empty message list returned": (lambda s: _edit(s, ("loop.TurnResult(answer=answer, messages=messages)",
+                                                           "loop.TurnResult(answer=answer, messages=[])")),
+                                       ["the TurnResult's messages hold the roles []", "the same `messages` list"]),
+    "schemas method passed uncalled": (lambda s: s.replace("tools=registry.schemas()", "tools=registry.schemas"),
+                                       ["not a list of tool schemas", "call it"]),
+    "stops on content when the reply also calls tools": (
+        lambda s: _edit(s, ("        if not reply.tool_calls:\n", "        if reply.content or not reply.tool_calls:\n")),
+        ["stopped on the text", "reply.tool_calls alone"]),
+    "a string returned": (lambda s: _edit(s, ("    return loop.TurnResult(answer=answer, messages=messages)", "    return answer")),
+                          ["returned the string", "loop.TurnResult(answer=answer, messages=messages)"]),
+    "a dict returned": (lambda s: _edit(s, ("    return loop.TurnResult(answer=answer, messages=messages)",
+                                            "    return {\"answer\": answer, \"messages\": messages}")),
+                        ["expected a loop.TurnResult"]),
+    "the deadline is budget_s alone": (lambda s: _edit(s, ("deadline = clock() + budget_s", "deadline = budget_s")),
+                                       ["stopped before its first model call", "deadline = clock() + budget_s"]),
+    "the reply object appended": (lambda s: _edit(s, ("        messages.append(loop.assistant_message(reply))\n",
+                                                      "        messages.append(reply)\n")),
+                                  ["was a Reply, not a dict", "loop.assistant_message(reply)"]),
+    "the forced answer never logged": (
+        lambda s: _edit(s, ("            answer = reply.content\n            break\n",
+                            "            answer = reply.content\n            memory.log_message(eng, thread_id, \"assistant\", answer)\n"
+                            "            break\n"),
+                        ("    memory.log_message(eng, thread_id, \"assistant\", answer)\n    return", "    return")),
+        ["the thread should hold the question then the answer", "whichever way the answer came"]),
+    "arguments parsed by hand": (lambda s: _edit(s, ("            result = registry.dispatch(call.id, call.name, call.arguments)\n",
+                                                     "            json.loads(call.arguments)\n"
+                                                     "            result = registry.dispatch(call.id, call.name, call.arguments)\n")),
+                                 ["raised JSONDecodeError", "must never crash the turn", "registry.dispatch"]),
+    "messages rebuilt every iteration": (
+        lambda s: _edit(s, ("    messages = [{\"role\": \"system\", \"content\": system}, {\"role\": \"user\", \"content\": question}]\n", ""),
+                        ("    for _ in range(max_iterations):\n",
+                         "    for _ in range(max_iterations):\n"
+                         "        messages = [{\"role\": \"system\", \"content\": system}, {\"role\": \"user\", \"content\": question}]\n"),),
+        ["exactly the messages of the first", "BEFORE the loop"]),
 }
 
 P6_RIGHT = {
@@ -674,6 +800,32 @@ P6_RIGHT = {
         def agent_turn(llm, registry, thread_id, question, **options):
             return loop.agent_turn(eng, llm, registry, thread_id, question, **options)
     """,
+    "time left, a joined prompt and extra clock readings": """
+        def agent_turn(llm, registry, thread_id, question, *, context="", max_iterations=5, budget_s=60.0, clock=time.monotonic):
+            memory.log_message(eng, thread_id, "user", question)
+            started = clock()
+            left = lambda: started + budget_s - clock()
+            history = [dict(role="system", content="\\n\\n".join(p for p in (loop.SYSTEM_PROMPT, context) if p)),
+                       dict(role="user", content=question)]
+            final = None
+            for step in range(1, max_iterations + 1):
+                if left() <= 0:
+                    break
+                reply = llm.chat(history, tools=registry.schemas())
+                elapsed = clock() - started  # read for a log line; reading the clock costs nothing
+                if len(reply.tool_calls) == 0:
+                    final = reply.content
+                    break
+                history.append(loop.assistant_message(reply))
+                for call in reply.tool_calls:
+                    outcome = registry.dispatch(call.id, call.name, call.arguments)
+                    memory.store_tool_output(eng, thread_id, outcome)
+                    history.append(dict(role="tool", tool_call_id=call.id, content=outcome.content))
+            if final is None:
+                final = llm.chat([*history, dict(role="user", content=loop.FORCE_ANSWER)]).content
+            memory.log_message(eng, thread_id, "assistant", final)
+            return loop.TurnResult(answer=final, messages=history, model_calls=step)
+    """,
 }
 
 
@@ -685,6 +837,11 @@ def _p6_namespace(eng) -> dict:
     ns = _namespace(eng)
     ns.update({"time": time, "loop": loop, "memory": memory, "json": json})
     return ns
+
+
+def test_parts_6_and_7_have_fifteen_wrong_and_three_correct_versions_per_todo():
+    for wrong, right in [(P6T_WRONG, P6T_RIGHT), (P6_WRONG, P6_RIGHT), (P7S_WRONG, P7S_RIGHT), (P7G_WRONG, P7G_RIGHT)]:
+        assert len(wrong) >= 15 and len(right) + 1 >= 3  # + 1: the solution itself
 
 
 @pytest.mark.parametrize("mistake", sorted(P6_WRONG))
@@ -708,29 +865,71 @@ def p6_tool() -> str:
     return _solution(P6, "todo1_count_rows")
 
 
+VALIDATION = "    if name not in SUPPLYCHAIN_TABLES:\n"
+RAISE_LINE = ("        raise ValueError(f\"unknown table {table!r}; the tables are: "
+              "{', '.join(sorted(SUPPLYCHAIN_TABLES))}\")")
+COUNT_LINE = '    return str(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])'
 P6T_WRONG = {
     "no upper-casing": (lambda s: _edit(s, ("name = table.strip().upper()", "name = table.strip()")),
                         ["lower-case name", "upper-case it"]),
     "no stripping": (lambda s: _edit(s, ("name = table.strip().upper()", "name = table.upper()")),
-                     ["spaces around the name"]),
-    "no validation": (lambda s: _edit(s, ("    if name not in SUPPLYCHAIN_TABLES:\n", "    if False:\n")),
-                      ["does not tell the model which tables exist"]),
-    "unknown table answered with 0": (lambda s: _edit(s, ("        raise ValueError(f\"unknown table {table!r}; the tables are: "
-                                                          "{', '.join(sorted(SUPPLYCHAIN_TABLES))}\")",
-                                                          "        return \"0\"")),
+                     ["spaces around the name", "strip them"]),
+    "no validation": (lambda s: _edit(s, (VALIDATION, "    if False:\n")),
+                      ["reached the database", "validate BEFORE any query"]),
+    "unknown table answered with 0": (lambda s: _edit(s, (RAISE_LINE, "        return \"0\"")),
                                       ["must be an error the model can read"]),
     "error without the valid tables": (lambda s: _edit(s, ("; the tables are: {', '.join(sorted(SUPPLYCHAIN_TABLES))}", "")),
-                                       ["which tables exist"]),
+                                       ["does not tell the model which tables exist"]),
     "the whole table text returned": (lambda s: _edit(s, ('.rows[0][0])', '.as_text())'), ("return str(", "return (")),
                                       ["return just the number"]),
-    "always counts VOYAGES": (lambda s: _edit(s, ("FROM {name}", "FROM VOYAGES")), ["another table", "rows"]),
+    "always counts VOYAGES": (lambda s: _edit(s, ("FROM {name}", "FROM VOYAGES")),
+                              ["does not read PORTS", "put the checked name into the SQL"]),
     "still a stub": (lambda s: _edit(s, ("    name = table.strip().upper()\n", "    raise NotImplementedError()\n")),
                      ["not implemented yet"]),
     "wrong parameter name": (lambda s: _edit(s, ("def count_rows(table: str)", "def count_rows(name: str)"),
                                              ("name = table.strip().upper()", "name = name.strip().upper()"),
                                              ("unknown table {table!r}", "unknown table {name!r}")),
                              ["one required string parameter `table`"]),
+    "a hand-typed list of two tables": (lambda s: _edit(s, (VALIDATION, "    if name not in (\"VOYAGES\", \"PORTS\"):\n")),
+                                        ["your list of valid tables misses it", "not against a list typed by hand"]),
+    "a hand-typed list missing one table": (
+        lambda s: _edit(s, (VALIDATION, "    if name not in {\"CARRIERS\", \"PORTS\", \"VESSELS\", \"VOYAGES\", \"CONTAINERS\"}:\n")),
+        ["your list of valid tables misses it"]),
+    "validation by substring of a string": (lambda s: _edit(s, (VALIDATION, "    if name not in \" \".join(SUPPLYCHAIN_TABLES):\n")),
+                                            ["reached the database", "a fragment of a table name", "whole name"]),
+    "validation by any(name in t)": (lambda s: _edit(s, (VALIDATION, "    if not any(name in t for t in SUPPLYCHAIN_TABLES):\n")),
+                                     ["reached the database", "or the empty string through"]),
+    "KeyError instead of ValueError": (lambda s: _edit(s, ("raise ValueError(", "raise KeyError(")),
+                                       ["raised KeyError", "expected ValueError"]),
+    "a bare Exception": (lambda s: _edit(s, ("raise ValueError(", "raise Exception(")),
+                         ["raised Exception", "expected ValueError"]),
+    "an assert as validation": (lambda s: _edit(s, (VALIDATION + RAISE_LINE,
+                                                    "    assert name in SUPPLYCHAIN_TABLES, f\"unknown table; the tables "
+                                                    "are: {', '.join(sorted(SUPPLYCHAIN_TABLES))}\"")),
+                                ["raised AssertionError", "expected ValueError"]),
+    "counted with eng.query": (lambda s: _edit(s, (COUNT_LINE, '    return str(eng.query(f"SELECT COUNT(*) FROM {name}")[0][0])')),
+                               ["eng.query(", "skips the read-only boundary"]),
+    "counted with supplychain_counts": (
+        lambda s: _edit(s, (COUNT_LINE, "    return str({k.upper(): v for k, v in eng.supplychain_counts().items()}[name])")),
+        ["eng.supplychain_counts", "skips the read-only boundary"]),
+    "counted on the raw connection": (
+        lambda s: _edit(s, (COUNT_LINE, '    return str(eng.conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])')),
+        ["eng.conn.execute", "skips the read-only boundary"]),
+    "query first, validate on failure": (
+        lambda s: _edit(s, (VALIDATION + RAISE_LINE + "\n" + COUNT_LINE,
+                            "    try:\n"
+                            '        return str(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])\n'
+                            "    except Exception:\n"
+                            "    " + RAISE_LINE.strip("\n") + " from None")),
+        ["reached the database", "validate BEFORE any query", "a failed query is not a validation"]),
+    "rows fetched and counted in Python": (lambda s: _edit(s, (COUNT_LINE, '    return str(len(eng.read_only_query(f"SELECT * FROM {name}").rows))')),
+                                           ["returned 50", "stops at the cap"]),
+    "counts kept from the first run": (
+        lambda s: "COUNTS = {t: eng.read_only_query(f'SELECT COUNT(*) FROM {t}').rows[0][0] for t in SUPPLYCHAIN_TABLES}\n"
+        + _edit(s, (COUNT_LINE, "    return str(COUNTS[name])")),
+        ["without running a query"]),
 }
+RAW_CONNECTION = {"counted on the raw connection"}  # the embedded engine's connection; Oracle has none
 
 P6T_RIGHT = {
     "a dict of counts": '''
@@ -752,8 +951,19 @@ P6T_RIGHT = {
             """How many rows one SUPPLYCHAIN table has."""
             key = table.strip().upper()
             if key not in SUPPLYCHAIN_TABLES:
-                raise KeyError(f"no table {key}; valid: {sorted(SUPPLYCHAIN_TABLES)}")
+                raise ValueError(f"no table {key}; valid: {sorted(SUPPLYCHAIN_TABLES)}")
             return int(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {key}").rows[0][0])
+    ''',
+    "the dictionary read inside the tool": '''
+        @registry.tool
+        def count_rows(table: str) -> str:
+            """Count rows of a SUPPLYCHAIN table."""
+            names = sorted(t["table"] for t in eng.data_dictionary("SUPPLYCHAIN")["tables"])
+            name = " ".join(table.split()).upper()
+            if name not in names:
+                raise ValueError(f"{table!r} is not a SUPPLYCHAIN table. Tables: {names}")
+            result = eng.read_only_query("SELECT COUNT(*) FROM " + name, max_rows=1)
+            return str(result.rows[0][0])
     ''',
 }
 
@@ -769,6 +979,8 @@ def _p6_tool_namespace(eng) -> dict:
 
 @pytest.mark.parametrize("mistake", sorted(P6T_WRONG))
 def test_part6_wrong_count_rows_is_stopped_by_name(mistake, seeded_engine):
+    if mistake in RAW_CONNECTION and seeded_engine.name != "embedded":
+        pytest.skip("this mistake uses the embedded engine's connection")
     make, expected = P6T_WRONG[mistake]
     ns = _define(make(p6_tool()), mistake, ns=_p6_tool_namespace(seeded_engine))
     _stopped(lambda: checks.part6.check_count_rows(ns["registry"], seeded_engine), expected)
@@ -819,6 +1031,30 @@ P7S_WRONG = {
                      ["not implemented yet"]),
     "a list of lists of the wrong shape": (lambda s: _edit(s, ("spans.append((start, end))", "spans.append(start)")),
                                            ["expected a list of (start, end) pairs"]),
+    "(start, length) pairs": (lambda s: _edit(s, ("spans.append((start, end))", "spans.append((start, end - start))")),
+                              ["(start, length)", "end = min(start + size, n_units)"]),
+    "inclusive end": (lambda s: _edit(s, ("end = min(start + size, n_units)", "end = min(start + size - 1, n_units)")),
+                      ["ends one unit early", "half-open"]),
+    "inclusive end, stopping at n_units - 1": (
+        lambda s: _edit(s, ("end = min(start + size, n_units)", "end = min(start + size, n_units) - 1"),
+                        ("if end == n_units:", "if end == n_units - 1:")),
+        ["ends one unit early", "not an inclusive end"]),
+    "the first window starts at 1": (lambda s: _edit(s, ("spans, start = [], 0", "spans, start = [], 1")),
+                                     ["must start at 0"]),
+    "a step of size // 2": (lambda s: _edit(s, ("start += size - overlap", "start += max(1, size // 2)")),
+                            ["the step is size - overlap"]),
+    "overlap equal to size accepted": (lambda s: _edit(s, ("not 0 <= overlap < size", "not 0 <= overlap <= size")),
+                                       ["overlap equal to size", "endless loop"]),
+    "the last window moved back to full size": (
+        lambda s: _edit(s, ("        end = min(start + size, n_units)\n",
+                            "        if start + size > n_units:\n            start = max(0, n_units - size)\n"
+                            "        end = min(start + size, n_units)\n")),
+        ["moved back to be a full window", "clamp only its end"]),
+    "while start <= n_units": (lambda s: _edit(s, ("while start < n_units:", "while start <= n_units:")),
+                               ["empty document has no windows"]),
+    "the break before the append": (lambda s: _edit(s, ("        spans.append((start, end))\n        if end == n_units:\n            break\n",
+                                                        "        if end == n_units:\n            break\n        spans.append((start, end))\n")),
+                                    ["would never be embedded"]),
 }
 
 P7S_RIGHT = {
@@ -855,6 +1091,18 @@ P7S_RIGHT = {
                 return []
             end = min(start + size, n_units)
             return [(start, end)] + ([] if end == n_units else window_spans(n_units, size, overlap, start + size - overlap))
+    ''',
+    "count the windows first": '''
+        import math
+
+        def window_spans(n_units, size, overlap):
+            if size < 1 or overlap < 0 or overlap > size - 1:
+                raise ValueError("need 0 <= overlap < size")
+            if n_units <= 0:
+                return []
+            step = size - overlap
+            count = 1 if n_units <= size else 1 + math.ceil((n_units - size) / step)
+            return [(i * step, min(i * step + size, n_units)) for i in range(count)]
     ''',
 }
 
@@ -906,6 +1154,27 @@ P7G_WRONG = {
     "promote is the recall, not a bool": (lambda s: _edit(s, ('return Decision(True, f"{candidate.table}: recall',
                                                               'return Decision(candidate.recall, f"{candidate.table}: recall')),
                                           ["must be True or False"]),
+    "reasons without the numbers": (lambda s: _edit(s, (
+        'return Decision(False, f"{candidate.table}: recall {candidate.recall:.2f} is below the bar {min_recall:.2f}")',
+        'return Decision(False, f"{candidate.table} is below the bar")')),
+        ["does not give the numbers", "the bar 0.80"]),
+    "the active's recall left out of the reason": (lambda s: _edit(s, (
+        "is worse than {active.table}'s {active.recall:.2f}\")", "is worse than the active index\")")),
+        ["does not give the numbers", "DOCS_V2's recall 0.90"]),
+    "recall rounded before comparing with the bar": (lambda s: _edit(s, ("if candidate.recall < min_recall:",
+                                                                         "if round(candidate.recall, 2) < min_recall:")),
+                                                     ["just below the bar", "never a rounded one"]),
+    "recalls rounded before comparing with the active": (
+        lambda s: _edit(s, ("candidate.recall < active.recall:", "round(candidate.recall, 1) < round(active.recall, 1):")),
+        ["just worse than the active", "never rounded ones"]),
+    "hits == 0 instead of n == 0": (lambda s: _edit(s, ("if candidate.n == 0:", "if candidate.hits == 0:")),
+                                    ["no hits, questions ran, bar 0", "candidate.hits == 0 on 10 questions", "candidate.n == 0"]),
+    "recall computed by dividing by n": (lambda s: _edit(s, ("    if candidate.n == 0:\n",
+                                                             "    recall = candidate.hits / candidate.n\n    if False:\n")),
+                                         ["divided by zero", "refuse first when candidate.n == 0"]),
+    "the bar replaced by the active's recall": (lambda s: _edit(s, ("if candidate.recall < min_recall:",
+                                                                    "if candidate.recall < (active.recall if active else min_recall):")),
+                                                ["below the bar but better than the active", "check the bar first"]),
 }
 
 P7G_RIGHT = {
@@ -923,8 +1192,21 @@ P7G_RIGHT = {
             elif candidate.recall < min_recall:
                 problems.append(f"{candidate.recall:.0%} < bar {min_recall:.0%}")
             elif active and active.recall > candidate.recall:
-                problems.append(f"worse than {active.table}")
-            return Decision(not problems, "; ".join(problems) or "good enough")
+                problems.append(f"{candidate.hits}/{candidate.n} is worse than {active.table}'s {active.hits}/{active.n}")
+            return Decision(not problems, "; ".join(problems) or f"{candidate.recall:.1%} is good enough")
+    ''',
+    "exact fractions and percentages": '''
+        from fractions import Fraction
+
+        def should_promote(candidate, active, min_recall):
+            if candidate.n <= 0:
+                return Decision(False, "no golden queries ran, so recall is unknown")
+            mine = Fraction(candidate.hits, candidate.n)
+            if mine < Fraction(str(min_recall)):
+                return Decision(False, f"recall {float(mine):.1%} < bar {min_recall:.0%}")
+            if active is not None and active.n and mine < Fraction(active.hits, active.n):
+                return Decision(False, f"recall {float(mine):.1%} < active {active.recall:.1%}")
+            return Decision(True, f"recall {float(mine):.1%} >= bar {min_recall:.0%}")
     ''',
 }
 

@@ -56,7 +56,10 @@ class CheckFailed(Exception):
         return [bar, "\x1b[1;31mCHECK FAILED\x1b[0m " + self.wrapped(), bar] + ([stuck] if stuck else [])
 
 
-def passed(todo: str, detail: str = "") -> None:
+def passed(todo: str, detail: str = "", fn: Any = None) -> None:
+    """Say the check passed; `fn` is remembered as the version of the TODO that passed."""
+    if fn is not None:
+        _PASSED[todo] = fn
     print(f"\u2705 {todo} passed" + (f": {detail}" if detail else ""))
     _record(todo, sys._getframe(1).f_globals.get("__name__"), None)
 
@@ -71,6 +74,37 @@ def _record(todo: str, module: str | None, failure: CheckFailed | None) -> str:
         return record.stuck_line(todo, module) if failure is not None else ""
     except Exception:  # noqa: BLE001 - the check's own verdict matters more than its record
         return ""
+
+
+# The learner's function that passed each TODO's check last (by identity: a TODO cell run
+# again defines a new function, which has not passed until its check runs again).
+_PASSED: dict[str, Any] = {}
+
+
+def forget(todo: str) -> None:
+    """A check starts: until it passes, the TODO counts as not passed."""
+    _PASSED.pop(todo, None)
+
+
+def has_passed(todo: str, fn: Any) -> bool:
+    return fn is not None and _PASSED.get(todo) is fn
+
+
+def checked_or_reference(todo: str, fn: Any, reference: Any, reference_name: str) -> Any:
+    """What later cells run: the learner's function once its check passed, the library's otherwise.
+
+    A wrong TODO must not hang or crash the cells after it (nor cost another TODO its points
+    under nbgrader), so a function whose check failed or never ran is replaced, and the cell says so."""
+    if has_passed(todo, fn):
+        return fn
+    say_reference(todo, reference_name)
+    return reference
+
+
+def say_reference(todo: str, reference_name: str) -> None:
+    print(f"\u2139\ufe0f {todo}: its check has not passed for the version of your code defined last, so the cells "
+          f"below use the library's {reference_name}. Fix the TODO cell, run it and its check, then run this cell "
+          "again to use yours.")
 
 
 def diff(expected: str, got: str, limit: int = 12) -> str:
@@ -122,15 +156,26 @@ def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwa
                           "run that cell, then run this check again.") from None
     except CheckFailed:
         raise
+    except TypeError as exc:
+        if exc.__traceback__ is not None and exc.__traceback__.tb_next is None:
+            # Raised by the call itself: the function does not take the arguments every caller passes.
+            raise CheckFailed(todo, f"your function cannot be called as the TODO specifies: {exc}\n  on this input: "
+                                    f"{what}", "keep the def line of the TODO cell as it was given (the parameter "
+                                    "names and defaults), run the cell, then this check.") from None
+        raise _crash(todo, what, exc) from None
     except Exception as exc:  # noqa: BLE001 - any learner crash becomes a readable message
-        # Point at the learner's own line, not at library or driver internals.
-        mine = [f for f in traceback.extract_tb(exc.__traceback__)
-                if "site-packages" not in f.filename and "workshop_lib" not in f.filename]
-        frame = mine[-1] if mine else None
-        where = f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame and frame.line else ""
-        raise CheckFailed(todo, f"your code raised {type(exc).__name__}: {str(exc)[:300]}{where}\n"
-                                f"  on this input: {what}",
-                          "read the error, fix the TODO cell above and run it again.") from None
+        raise _crash(todo, what, exc) from None
+
+
+def _crash(todo: str, what: str, exc: Exception) -> CheckFailed:
+    # Point at the learner's own line, not at library or driver internals.
+    mine = [f for f in traceback.extract_tb(exc.__traceback__)
+            if "site-packages" not in f.filename and "workshop_lib" not in f.filename]
+    frame = mine[-1] if mine else None
+    where = f" (line {frame.lineno}: `{(frame.line or '').strip()}`)" if frame and frame.line else ""
+    return CheckFailed(todo, f"your code raised {type(exc).__name__}: {str(exc)[:300]}{where}\n"
+                             f"  on this input: {what}",
+                       "read the error, fix the TODO cell above and run it again.")
 
 
 def expect(condition: bool, todo: str, problem: str, fix: str = "") -> None:

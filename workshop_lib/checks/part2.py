@@ -48,6 +48,15 @@ def _compare(got, expected: list[scanner.Fact], label: str) -> None:
                           "(kind 'column', subject OWNER.TABLE.COLUMN), upper case as in the dictionary.")
     if extra:
         kind, subject = extra[0]
+        owners = {f.subject.rsplit(".", 1)[1]: f.subject.rsplit(".", 1)[0] for f in expected if f.kind == "column"}
+        strays = [s for k, s in extra if k == "column" and s.rsplit(".", 1)[1] in owners]
+        if strays:
+            table, column = strays[0].rsplit(".", 1)
+            raise CheckFailed(TODO1, f"{len(strays)} column fact(s) sit under a table that has no such column, e.g. "
+                              f"{strays[0]} ({column} is a column of {owners[column]}, not of {table}) on the {label}: "
+                              "every column was written under every table",
+                              "for each table keep only its own columns: [c for c in dictionary['columns'] if "
+                              "c['table'] == table['table']].")
         fix = ("write only kind 'table' and kind 'column' facts (exactly these two words); relationship facts "
                "come from the foreign keys and are added by the library, not by this function."
                if kind not in ("table", "column") else

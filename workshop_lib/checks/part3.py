@@ -258,8 +258,16 @@ def check_hybrid_rrf(fn, eng) -> None:
             call = f"hybrid_rrf_search_memories({query!r}, k={k}, per_list={per_list}, rrf_k={rrf_k})"
             want, ranks = _reference(eng, query, k, per_list, rrf_k)
             with statements_sent(eng) as sent:
-                got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
-            _compare_hybrid(call, got, want, per_list, ranks)
+                try:
+                    got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
+                except CheckFailed as failed:
+                    _column_order(call, sent)
+                    if failed.problem.startswith("your code raised TypeError"):
+                        raise CheckFailed(TODO2, failed.problem, TYPE_ERROR_FIX) from None
+                    raise
+            _column_order(call, sent)
+            worst_first = retrieval.keyword_ranked_ids(eng, query, retrieval.MAX_K)[::-1]
+            _compare_hybrid(call, got, want, per_list, ranks, worst_first)
             for sql in sent:
                 for problem in order_problems(sql):
                     raise CheckFailed(TODO2, f"{call}: the result is right here, but {problem}",
@@ -278,7 +286,49 @@ def check_hybrid_rrf(fn, eng) -> None:
                   "with another user's, another agent's and a tool output's rows in the store")
 
 
-def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tuple[list[str], list[str]]) -> None:
+TYPE_ERROR_FIX = ("a call got arguments it does not take. Keep the def line as given (query, k, per_list, rrf_k), run "
+                  "the statement with eng.query(sql, params) (params is one dict: no **), and shape its rows with "
+                  "retrieval.hybrid_rows(eng, rows) (eng first).")
+SELECTED = ["record_id", "content", "metadata", "r_vec", "r_txt", "rrf_score"]
+
+
+def _selected(sql: str) -> list[str] | None:
+    """The names of the final SELECT's columns (alias, or the column after the dot)."""
+    groups = _groups(sql)
+    found = re.findall(r"\bSELECT\b(.*?)\bFROM\b", " ".join(groups[-1].split()), re.I | re.S)
+    if not found:
+        return None
+    names = []
+    for item in found[-1].split(","):
+        words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", re.sub(r"\x00\d+\x00", " ", item))
+        names.append(words[-1].lower() if words else "")
+    return names
+
+
+def _column_order(call: str, sent: list[str]) -> None:
+    """hybrid_rows reads the columns by position: a swapped pair is named as such."""
+    for sql in sent:
+        names = _selected(sql)
+        if names and sorted(names) == sorted(SELECTED) and names != SELECTED:
+            swapped = [f"{a} where {b} belongs" for a, b in zip(names, SELECTED) if a != b]
+            raise CheckFailed(TODO2, f"{call}: your final SELECT lists {', '.join(names)}; retrieval.hybrid_rows "
+                              f"reads the columns by position, so it gets {'; '.join(swapped)}",
+                              "select exactly record_id, content, metadata, r_vec, r_txt, rrf_score, in that order.")
+
+
+def _worst_first(got: list[dict], worst_first: list[str] | None, txt_rank: dict[str, int]) -> bool:
+    """Whether the learner's keyword ranks follow the list read from its worst end (ties aside)."""
+    ranked = [h for h in got if h["r_txt"] != retrieval.SENTINEL]
+    if not worst_first or not ranked:
+        return False
+    place = {rid: i for i, rid in enumerate(worst_first, start=1)}
+    near_worst = sum(1 for h in ranked if abs(h["r_txt"] - place.get(h["record_id"], -99)) <= 2)
+    right = sum(1 for h in ranked if h["r_txt"] == txt_rank.get(h["record_id"]))
+    return near_worst > right and 2 * near_worst >= len(ranked)
+
+
+def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tuple[list[str], list[str]],
+                    worst_first: list[str] | None = None) -> None:
     expect(isinstance(got, list) and all(isinstance(h, dict) and HYBRID_KEYS <= set(h) for h in got), TODO2,
            f"{call} must return a list of dicts with keys {sorted(HYBRID_KEYS)}",
            "select record_id, content, metadata, r_vec, r_txt, rrf_score (in that order) in your SQL.")
@@ -315,6 +365,13 @@ def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tupl
                               f"ascending, top {per_list}) {_rank_text(right_vec, 'r_vec')}",
                               "number the vector leg with ROW_NUMBER() OVER (ORDER BY distance, m.seq), nearest "
                               "first, over the knowledge rows only, then keep r_vec <= :n.")
+        if h["r_txt"] != right_txt and _worst_first(got, worst_first, txt_rank):
+            raise CheckFailed(TODO2, f"{call}: you gave {name} r_txt={h['r_txt']}, about its place counted from the "
+                              f"WORST keyword match; the keyword list {_rank_text(right_txt, 'r_txt')}: your keyword "
+                              "list is sorted the wrong way round",
+                              "rank best first: bm25() is lower-is-better, so ORDER BY bm25 ascending with no minus "
+                              "sign on SQLite; SCORE(1) is higher-is-better, so ORDER BY SCORE(1) DESC on Oracle; then "
+                              "m.seq.")
         if h["r_txt"] != right_txt:
             raise CheckFailed(TODO2, f"{call}: you gave {name} r_txt={h['r_txt']}; the keyword list (best score "
                               f"first, top {per_list}) {_rank_text(right_txt, 'r_txt')}",

@@ -139,7 +139,7 @@ def _compare(case: Case, got: Any, want: gates.Decision) -> None:
     if got.mode != want.mode:
         why = case.why or want.decision_explain.get("reason") or "that is what the rules give"
         raise CheckFailed(TODO, f"{where}: should be {want.mode} because {why}; you returned {got.mode}.",
-                          "re-read the rule for this branch in the markdown above the TODO.")
+                          _boundary_hint(case, want, got))
     got_ids = [gates.chunk_text(c) for c in got.used_chunks]
     want_ids = [gates.chunk_text(c) for c in want.used_chunks]
     if sorted(got_ids) != sorted(want_ids):
@@ -167,9 +167,30 @@ def _compare(case: Case, got: Any, want: gates.Decision) -> None:
                           "pass used_llm_answer= through to make_decision.")
 
 
+def _boundary_hint(case: Case, want: gates.Decision, got: Any) -> str:
+    """Name the gate an off-by-one fails: a count or a sum exactly AT its minimum is enough."""
+    if want.mode == "hybrid" and got.mode == "fallback":
+        cfg, used = case.config, want.used_chunks
+        if len(used) == cfg.min_chunks_for_hybrid:
+            return (f"exactly min_chunks_for_hybrid={cfg.min_chunks_for_hybrid} chunks cleared the gate, and that is "
+                    "enough: fail this gate only when len(used) < min_chunks_for_hybrid, with used = the positions "
+                    "whose score >= low (an off-by-one, <= or len(used) - 1, refuses it).")
+        if sum(len(gates.chunk_text(c)) for c in used) == cfg.min_total_context_chars:
+            return (f"the used chunks hold exactly min_total_context_chars={cfg.min_total_context_chars} characters, "
+                    "which is enough: fail this gate only when the sum < min_total_context_chars.")
+    return "re-read the rule for this branch in the markdown above the TODO."
+
+
 def _run(fn: Callable, case: Case) -> Any:
-    return call_learner(TODO, case.describe(), fn, list(case.similarities), list(case.chunks), config=case.config,
-                        query_tokens=case.query_tokens, used_llm_answer=case.used_llm_answer)
+    try:
+        return call_learner(TODO, case.describe(), fn, list(case.similarities), list(case.chunks), config=case.config,
+                            query_tokens=case.query_tokens, used_llm_answer=case.used_llm_answer)
+    except CheckFailed as failed:
+        if "used positions" in failed.problem:
+            raise CheckFailed(TODO, failed.problem, "used holds 0-based positions into chunks: "
+                              "[i for i, s in enumerate(scores) if s >= low] (enumerate starts at 0; no start=1, "
+                              "no + 1).") from None
+        raise
 
 
 def check_decide_mode(fn: Callable, *, quiet: bool = False) -> None:

@@ -6,6 +6,7 @@ the catalog's own data, and the "model output" is a list of hostile selections.
 from __future__ import annotations
 
 import contextlib
+import copy
 import random
 import re
 from typing import Any, Callable, Iterator
@@ -77,7 +78,18 @@ def check_validate_selection(fn: Callable, *, quiet: bool = False) -> None:
                for sel in random_selections()]
     for selection, want, why in cases + randoms:
         shown = describe_value(selection)
-        got = call_learner(TODO1, f"validate_selection({shown}, rows)", fn, selection, rows)
+        given = copy.deepcopy(selection) if isinstance(selection, (list, dict, set)) else selection
+        try:
+            got = call_learner(TODO1, f"validate_selection({shown}, rows)", fn, selection, rows)
+        except CheckFailed as failed:
+            if isinstance(selection, tuple) and ("does not support item assignment" in failed.problem
+                                                 or "'tuple' object has no attribute" in failed.problem):
+                raise CheckFailed(TODO1, f"validate_selection({shown}, rows) tried to change the tuple it was given "
+                                  f"({failed.problem.splitlines()[0][len('your code raised '):]})", MUTATION_FIX) from None
+            raise
+        if isinstance(selection, (list, dict, set)) and selection != given:
+            raise CheckFailed(TODO1, f"validate_selection({describe_value(given)}, rows) changed the selection it was "
+                              f"given: afterwards it is {describe_value(selection)}", MUTATION_FIX)
         if got != want or (want is not None and type(got) is not list):
             raise CheckFailed(
                 TODO1,
@@ -85,6 +97,10 @@ def check_validate_selection(fn: Callable, *, quiet: bool = False) -> None:
                 f"{want!r} because {why}.", _selection_hint(selection, got, want, ids))
     if not quiet:
         passed(TODO1, f"{len(cases)} named selections and {len(randoms)} random ones, hostile ones included, handled")
+
+
+MUTATION_FIX = ("build a new list and return it; never sort, remove from, append to or assign into `selection`: it "
+                "belongs to the caller (the chat service logs it), and a tuple cannot be changed at all.")
 
 
 def _selection_hint(selection: Any, got: Any, want: Any, ids: list[str]) -> str:
@@ -159,6 +175,11 @@ def _check_render(fn: Callable) -> None:
             raise CheckFailed(TODO2, f"with selection {selection!r} you returned {type(text).__name__}, not the answer text",
                               "return one string: the header line and one format_row(...) line per row, joined by newlines.")
         got_ids = _shown_ids(text)
+        if not got_ids and want_ids and text == grounded.no_match_answer(QUESTION, []):
+            raise CheckFailed(TODO2, f"with selection {selection!r} you answered that nothing matched, but "
+                              f"{len(rows)} rows matched: {why}", "an invalid selection is the selector's mistake, "
+                              "not a missing match: when validate_selection returns None, show every returned row "
+                              "(no_match_answer is only for an empty `matches`).")
         if got_ids != want_ids:
             raise CheckFailed(TODO2, f"with selection {selection!r} the answer shows rows {got_ids}; expected {want_ids} "
                                      f"because {why}.",

@@ -12,7 +12,7 @@ import random
 import sys
 from typing import Any, Callable, Iterator
 
-from workshop_lib.checks import CheckFailed, call_learner, describe_value, passed
+from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, passed
 from workshop_lib.parts.ingest.chunking import window_spans as reference_spans
 from workshop_lib.parts.ingest.promotion import Decision, GoldenReport
 from workshop_lib.parts.ingest.promotion import should_promote as reference_gate
@@ -78,27 +78,45 @@ def _diagnose(n: int, size: int, overlap: int, got: list[tuple[int, int]], want:
         (a, b), (pa, pb) = got[-1], got[-2]
         return (f"{head} The extra window ({a}, {b}) lies wholly inside ({pa}, {pb}): its text would be embedded "
                 "twice. Stop once a window's end reaches n_units (break right after appending it).")
+    pairs = list(zip(got, want))
+    if len(got) == len(want) and any(gb != wb for (_, gb), (_, wb) in pairs) and all(
+            ga == wa and gb == wb - wa for (ga, gb), (wa, wb) in pairs):
+        return (f"{head} Your pairs hold (start, length); a window is (start, end), with end = min(start + size, "
+                "n_units), the position where it stops.")
+    if pairs and all(ga == wa and gb in (wb - 1, wb) for (ga, gb), (wa, wb) in pairs) and any(
+            gb == wb - 1 for (_, gb), (_, wb) in pairs):
+        (ga, gb), (wa, wb) = next(((g, w) for g, w in pairs if g[1] == w[1] - 1))
+        return (f"{head} Your window ({ga}, {gb}) ends one unit early: the windows are half-open, so (start, end) "
+                f"covers start .. end - 1, like text[start:end]. Use end = min(start + size, n_units) (here {wb}), "
+                "not an inclusive end with - 1.")
+    if len(got) == len(want) and got[:-1] == want[:-1] and got[-1][1] == want[-1][1] and got[-1][0] < want[-1][0]:
+        return (f"{head} Your last window ({got[-1][0]}, {got[-1][1]}) was moved back to be a full window; it starts "
+                f"at the previous start + size - overlap = {want[-1][0]} like every other, and is simply shorter "
+                "(clamp only its end).")
     if got and got[-1][1] < n:
         return (f"{head} The last window ends at {got[-1][1]} but the document has {n} units: the tail "
                 f"{got[-1][1]}..{n} would never be embedded. Keep going until a window ends at n_units.")
+    if got and got[0][0] != 0:
+        return f"{head} The first window must start at 0, or the beginning of the document is lost."
     starts = [a for a, _ in got]
     steps = {b - a for a, b in zip(starts, starts[1:])}
-    if len(steps) == 1:
+    if len(steps) == 1 and steps != {step}:
         (seen,) = steps
         if seen == size and overlap:
             return (f"{head} Your windows do not overlap: each starts {size} (size) after the previous one. "
                     f"The step is size - overlap = {step}, so neighbours share {overlap} units.")
         if seen == overlap:
             return f"{head} Each window starts `overlap` units after the previous one; the step is size - overlap = {step}."
-        if seen == size + overlap:
+        if seen == size + overlap and overlap:
             return (f"{head} Windows start size + overlap = {seen} apart, which leaves gaps; the step is "
                     f"size - overlap = {step}.")
-    if got and got[0][0] != 0:
-        return f"{head} The first window must start at 0, or the beginning of the document is lost."
+        if seen != step:
+            return f"{head} Each window starts {seen} units after the previous one; the step is size - overlap = {step}."
     return head
 
 
 def check_window_spans(window_spans: Callable[[int, int, int], Any]) -> None:
+    forget(TODO1)
     named = [(10, 4, 0, "no overlap: windows side by side"),
              (10, 4, 2, "overlap 2: the step is 4 - 2 = 2"),
              (12, 4, 2, "the last window ends exactly at n_units"),
@@ -138,7 +156,8 @@ def check_window_spans(window_spans: Callable[[int, int, int], Any]) -> None:
         if got != want:
             raise CheckFailed(TODO1, _diagnose(n, size, overlap, got, want) + " (a random case)",
                               "compare your loop with the steps in the markdown above the TODO.")
-    passed(TODO1, f"{len(named)} named cases, 4 invalid arguments and 300 random cases agree with the reference")
+    passed(TODO1, f"{len(named)} named cases, 4 invalid arguments and 300 random cases agree with the reference",
+           fn=window_spans)
 
 
 # ------------------------------------------------------------------ TODO 2
@@ -165,6 +184,12 @@ def gate_cases() -> list[tuple[str, GoldenReport, GoldenReport | None, float, st
         ("no golden queries ran", report("DOCS_V2", 0, 0), None, 0.0,
          "a candidate evaluated on zero questions has no measured recall, even when the bar is 0"),
         ("a bar of 1.0", report("DOCS_V2", 10, 10), report("DOCS_V1", 10, 10), 1.0, "1.00 reaches 1.00 and ties the active"),
+        ("just below the bar", report("DOCS_V2", 199, 250), None, 0.8,
+         "recall 199/250 = 0.796 is below 0.80, even though it shows as 0.80 when rounded"),
+        ("just worse than the active", report("DOCS_V3", 224, 250), report("DOCS_V2", 9, 10), 0.8,
+         "recall 224/250 = 0.896 is worse than the active's 0.900, even though both show as 0.90 when rounded"),
+        ("no hits, questions ran, bar 0", report("DOCS_V1", 0, 10), None, 0.0,
+         "10 questions ran, so recall 0.00 is measured, and it reaches a bar of 0.0"),
     ]
 
 
@@ -179,13 +204,47 @@ def _hint(name: str, want: bool) -> str:
         "better than the active": "promote when the bar is reached and the candidate is not worse than the active.",
         "no golden queries ran": "refuse first when candidate.n == 0.",
         "a bar of 1.0": "compare with >= for the bar and < for the active.",
+        "just below the bar": "compare the exact candidate.recall, never a rounded one: round only when you write the "
+                              "reason.",
+        "just worse than the active": "compare the exact recalls, never rounded ones: round only when you write the "
+                                      "reason.",
+        "no hits, questions ran, bar 0": "refuse for missing questions only when candidate.n == 0 (no questions ran); "
+                                         "candidate.hits == 0 on 10 questions is a measured recall of 0.0.",
     }[name]
 
 
+def _shown(value: float) -> set[str]:
+    """The ways a reason may write a recall or a bar."""
+    return {f"{value:.2f}", f"{value:.1f}", f"{value:.3f}", f"{value:g}", str(value), f"{value:.0%}", f"{value:.1%}",
+            f"{value * 100:.0f}%", f"{value * 100:.1f}%", f"{value * 100:.0f} %"}
+
+
+def _numbers_missing(candidate: GoldenReport, active: GoldenReport | None, bar: float, reason: str) -> list[str]:
+    """Which numbers a reason leaves out: the candidate's recall always, the bar when it decided,
+    the active's recall when it decided."""
+    if candidate.n == 0:
+        return []
+    wanted = [("the candidate's recall", candidate.recall, f"{candidate.hits}/{candidate.n}")]
+    if candidate.recall < bar:
+        wanted.append(("the bar", bar, None))
+    elif active is not None and candidate.recall < active.recall:
+        wanted.append((f"{active.table}'s recall", active.recall, f"{active.hits}/{active.n}"))
+    return [f"{label} {value:.2f}" for label, value, hits in wanted
+            if not any(form in reason for form in _shown(value)) and not (hits and hits in reason)]
+
+
 def check_should_promote(should_promote: Callable[[GoldenReport, GoldenReport | None, float], Any]) -> None:
+    forget(TODO2)
     for name, candidate, active, bar, why in gate_cases():
         what = f"should_promote(candidate={_short(candidate)}, active={_short(active)}, min_recall={bar})"
-        got = call_learner(TODO2, what, should_promote, candidate, active, bar)
+        try:
+            got = call_learner(TODO2, what, should_promote, candidate, active, bar)
+        except CheckFailed as failed:
+            if candidate.n == 0 and "ZeroDivisionError" in failed.problem:
+                raise CheckFailed(TODO2, f"case '{name}': {what} divided by zero: with no golden queries there is "
+                                  "no recall to compute", "refuse first when candidate.n == 0; candidate.recall is "
+                                  "already hits / n (0.0 when n is 0), so there is nothing to divide.") from None
+            raise
         if not isinstance(got, Decision):
             raise CheckFailed(TODO2, f"{what} returned {describe_value(got)}; expected a Decision",
                               "return Decision(promote=True or False, reason=\"...\"): promote() reads both fields.")
@@ -200,8 +259,27 @@ def check_should_promote(should_promote: Callable[[GoldenReport, GoldenReport | 
             verb = "promote" if want else "refuse"
             raise CheckFailed(TODO2, f"case '{name}': {what} returned promote={got.promote}; expected {want} ({verb}): "
                               f"{why}", _hint(name, want))
-    passed(TODO2, f"{len(gate_cases())} cases: first promotion, the bar, the active index, ties, no queries")
+        missing = _numbers_missing(candidate, active, bar, got.reason)
+        if missing:
+            raise CheckFailed(TODO2, f"case '{name}': the reason {got.reason[:90]!r} does not give the numbers "
+                              f"({', '.join(missing)})", "put the numbers that decided into the reason, e.g. "
+                              "f\"{candidate.table}: recall {candidate.recall:.2f} is below the bar {min_recall:.2f}\": "
+                              "the log and `workshop alias status` show it, and a reason without numbers cannot be "
+                              "checked.")
+    passed(TODO2, f"{len(gate_cases())} cases: first promotion, the bar, the active index, ties, no queries, recalls "
+                  "that round alike, and reasons with their numbers", fn=should_promote)
 
 
 def _short(r: GoldenReport | None) -> str:
     return "None" if r is None else f"{r.table} recall {r.hits}/{r.n}={r.recall:.2f}"
+
+
+def spans_to_use(window_spans: Callable) -> Callable:
+    """The chunker the cells below run: the learner's once its check passed, the reference
+    otherwise (a chunker that never advances would hang the ingest, and the kernel with it)."""
+    return checked_or_reference(TODO1, window_spans, reference_spans, "chunking.window_spans")
+
+
+def gate_to_use(should_promote: Callable) -> Callable:
+    """The promotion gate the cells below run: the learner's once its check passed, the reference otherwise."""
+    return checked_or_reference(TODO2, should_promote, reference_gate, "promotion.should_promote")

@@ -101,6 +101,11 @@ def make_tool(fn: Callable[..., Any], name: str | None = None, preview: bool = T
     return Tool(name or fn.__name__, description, parameters, fn, preview)
 
 
+def _where(fn: Callable[..., Any]) -> tuple[str, str]:
+    """Where a function was defined: a cell run twice gives the same module and qualified name."""
+    return getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn))
+
+
 @dataclass
 class ToolRegistry:
     tools: dict[str, Tool] = field(default_factory=dict)
@@ -110,7 +115,10 @@ class ToolRegistry:
         """Decorator: register a function as a tool (@registry.tool, or @registry.tool(name=..., preview=False))."""
         def register(f: Callable[..., Any]) -> Callable[..., Any]:
             made = make_tool(f, name, preview)
-            if made.name in self.tools:
+            old = self.tools.get(made.name)
+            # A notebook cell run again defines the same function anew: its latest version replaces
+            # the tool. A different function under a taken name is still refused.
+            if old is not None and _where(old.fn) != _where(f):
                 raise ValueError(f"a tool named {made.name!r} is already registered")
             self.tools[made.name] = made
             return f

@@ -49,8 +49,12 @@ class IngestReport:
         """Seconds and chunks per second of each stage, as a table."""
         import pandas as pd
 
-        rows = [{"stage": s, "seconds": round(self.seconds[s], 3),
-                 "chunks/s": round(self.chunks / self.seconds[s], 1) if self.seconds[s] > 0 and self.chunks else None}
+        # Embedding and writing handle only the chunks this run embedded (none on a re-run):
+        # a stage that handled nothing says so instead of showing a rate.
+        handled = {s: self.embedded if s in ("embed", "write") else self.chunks for s in STAGES}
+        rows = [{"stage": s, "seconds": round(self.seconds[s], 3), "chunks": handled[s],
+                 "chunks/s": f"{handled[s] / self.seconds[s]:,.1f}" if self.seconds[s] > 0 and handled[s]
+                 else "nothing to do"}
                 for s in STAGES]
         return pd.DataFrame(rows).set_index("stage")
 
