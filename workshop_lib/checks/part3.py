@@ -69,7 +69,7 @@ def planted(eng) -> Iterator[None]:
 
 
 # ------------------------------------------------------------------ TODO 1
-def _knowledge_cases() -> list[tuple[str, int, object, str]]:
+def _knowledge_cases() -> list[tuple[str, int, list[str] | str | None, str]]:
     return [
         (PROBES[0], 3, None, "no kinds filter"),
         (PROBES[1], 5, None, "no kinds filter"),

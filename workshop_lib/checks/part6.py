@@ -134,7 +134,7 @@ def _run(fn: Callable, eng, script: Script, question: str, what: str, **kwargs):
         eng.store.delete_thread(thread)
 
 
-def _answer_of(result: Any) -> str:
+def _answer_of(result: Any) -> str | None:
     return getattr(result, "answer", result if isinstance(result, str) else None)
 
 

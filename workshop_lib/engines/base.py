@@ -12,9 +12,13 @@ import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from workshop_lib import config
+
+if TYPE_CHECKING:  # the store and the client import this module
+    from workshop_lib.core.memory_client import MemoryClient
+    from workshop_lib.core.store import MemoryStore
 
 
 @dataclass
@@ -65,8 +69,8 @@ class Engine(abc.ABC):
         self.user_id = config.USER_ID
         self.agent_id = config.AGENT_ID
         self.thresholds = config.thresholds_for(self.name, self.model_name)
-        self._store = None
-        self._memory = None
+        self._store: MemoryStore | None = None
+        self._memory: MemoryClient | None = None
         self._open_lock = threading.Lock()  # two threads opening the store at once make one
 
     # -- the memory store and the scoped client, opened on first use
@@ -173,7 +177,8 @@ class Engine(abc.ABC):
     def vector_param(self, values: list[float]) -> Any:
         """A vector as this driver binds it (float32 blob, array('f'))."""
 
-    def read_text(self, value: Any) -> str | None:
+    def read_text(self, value: Any) -> Any:
+        """A CLOB's text; any other fetched value (str, None, a number) as it is."""
         if value is not None and hasattr(value, "read"):
             return value.read()  # Oracle CLOB
         return value

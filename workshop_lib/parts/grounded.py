@@ -248,7 +248,7 @@ def _floats(value: Any) -> list[float]:
     return [float(x) for x in value]
 
 
-def embed_question(eng: Engine, text: str) -> tuple[list[float], bool]:
+def embed_question(eng: Engine, text: str) -> tuple[list[float] | None, bool]:
     """The question's vector, from the embedding cache when it is there. (vector, cache_hit)"""
     sql = catalog.statements(eng)
     key = {"h": _sha(text), "m": eng.model_name}

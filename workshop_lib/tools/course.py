@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workshop_lib import config
+from workshop_lib.config import REPO_ROOT
 
-REPO = config.REPO_ROOT
+REPO = REPO_ROOT
 CONFIG_FILE = REPO / "nbgrader_config.py"
 
 

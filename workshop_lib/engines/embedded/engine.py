@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 import numpy as np
 import sqlean
@@ -56,7 +56,7 @@ def _run_worker(request: dict, timeout_s: float) -> dict | None:
 try:  # POSIX advisory locks mark open stores for `workshop reset` (absent on Windows)
     import fcntl
 except ImportError:  # pragma: no cover
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # Windows: open_elsewhere() then reports False
 
 STORE_FILE = "workshop.sqlite"
 SUPPLYCHAIN_FILE = "supplychain.sqlite"
@@ -116,7 +116,7 @@ class EmbeddedEngine(Engine):
         self._lock = threading.RLock()
         self._depth = 0
         self._embed_error: BaseException | None = None
-        self._lock_fh = None
+        self._lock_fh: IO[str] | None = None
         target = Path(path) if path is not None else config.data_dir()
         if target.suffix in (".sqlite", ".db"):
             folder, self.path = target.parent, target
@@ -431,7 +431,8 @@ class EmbeddedEngine(Engine):
                 {"o": owner},
             )
         }
-        tables, columns, fks = [], [], []
+        tables, columns = [], []
+        fks: list[dict[str, Any]] = []
         for table, comment in rows:
             tables.append({"owner": owner, "table": table, "comment": comment})
             for _, col, dtype, notnull, _, pk in self.conn.execute(f'PRAGMA SUPPLYCHAIN.table_info("{table}")'):

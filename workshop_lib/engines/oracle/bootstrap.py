@@ -397,7 +397,8 @@ def step_users(settings: Settings) -> None:
                 have = {r[0] for r in run(cur, sqls["granted"], {"username": user}).fetchall()}
             except oracledb.Error:
                 have = set()
-            done, skipped = [], []
+            done: list[str] = []
+            skipped: list[str] = []
             for name, privileges, required in grants:
                 if privileges and all(p in have for p in privileges):
                     skipped.extend(privileges)

@@ -648,7 +648,8 @@ class OracleEngine(Engine):
             docs = json.dumps({"documents": texts})
             (result,) = self.query(statements_module.RERANK_REST,
                                    {"q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]
-            result = json.loads(self.read_text(result)) if isinstance(result, str) else result
+            body = self.read_text(result)  # a CLOB is read, then parsed like a string
+            result = json.loads(body) if isinstance(body, str) else result
             scores = [-math.inf] * len(texts)
             for item in result:
                 scores[int(item["index"])] = float(item["score"])
@@ -910,7 +911,7 @@ def render_value(value: Any) -> Any:
     attributes, instead of `<oracledb.DbObject ...>`."""
     if isinstance(value, oracledb.LOB):  # read only what the model may see (the cap cuts the rest)
         return value.read(1, MAX_VALUE_BYTES + 1)
-    kind = getattr(value, "type", None)
+    kind: Any = getattr(value, "type", None)
     if not hasattr(kind, "iscollection"):  # not an oracledb.DbObject (duck-typed: tests use fakes)
         return value
     if kind.name == "SDO_GEOMETRY":

@@ -90,9 +90,9 @@ def _plan(question: str) -> list[tuple[str, dict]]:
 
 
 def _next_call(question: str, done: list[tuple[str, str]]) -> tuple[str, dict] | None:
-    if done and _TRUNCATED.search(done[-1][1]):
+    if done and (truncated := _TRUNCATED.search(done[-1][1])):
         # Only a preview came back: the full output is stored, one call away.
-        return "fetch_tool_output", {"call_id": _TRUNCATED.search(done[-1][1]).group(1)}
+        return "fetch_tool_output", {"call_id": truncated.group(1)}
     plan = _plan(question)
     return plan[len(done)] if len(done) < len(plan) else None
 

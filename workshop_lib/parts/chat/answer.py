@@ -60,7 +60,7 @@ def _grounded(eng: Engine, question: str, route: grounded.Route, llm) -> ChatAns
     found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
     mode = "rag" if found else "fallback"
     rows = [{"item_id": i, "used": found} for i in g.item_ids]
-    explain = {"mode": mode, "handler": "grounded (Part 5)", "intent": g.intent, "route_method": g.route_method,
+    explain: dict[str, Any] = {"mode": mode, "handler": "grounded (Part 5)", "intent": g.intent, "route_method": g.route_method,
                "reason": g.selection_status, "rows": g.item_ids, "ports": g.ports, "used_llm": "none" if llm is None
                else "primary", "short_query_active": False}
     return ChatAnswer(g.text, mode, explain, rows, rows if found else [], "all" if found else "none",

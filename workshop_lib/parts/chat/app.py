@@ -248,7 +248,7 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
             yield _sse("error", {"status": refused.status, "error": refused.error, "fix": refused.fix})
             return
         except Exception as exc:  # noqa: BLE001
-            yield _sse("error", json.loads(failure(exc).body))
+            yield _sse("error", json.loads(bytes(failure(exc).body)))
             return
         yield _sse("answer", payload)
 
@@ -256,6 +256,7 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
         try:
             authorised(request)
             thread_id = _check_id({"thread_id": request.path_params["thread_id"]}, "thread_id")
+            assert thread_id is not None  # a path parameter is never missing
             user_id = _check_id(dict(request.query_params), "user_id") or config.USER_ID
 
             def read():
