@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from workshop_lib import config
+from workshop_lib.errors import WorkshopError
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_TIMEOUT_S = 20.0
 
 
-class LLMError(RuntimeError):
+class LLMError(WorkshopError, RuntimeError):
     """The model call failed or returned something unusable; callers fall back."""
 
 

@@ -32,6 +32,7 @@ from typing import Any, Iterable
 
 from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - re-exported
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
+from workshop_lib.errors import WorkshopError
 
 SCHEMA_VERSION = "1"
 DEFAULT_LIST_LIMIT = 100
@@ -56,7 +57,7 @@ class SchemaPolicy(str, Enum):
     RECREATE = "recreate"
 
 
-class SchemaError(RuntimeError):
+class SchemaError(WorkshopError, RuntimeError):
     """The managed schema is missing or out of date for the chosen policy."""
 
 

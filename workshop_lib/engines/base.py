@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from workshop_lib import config
+from workshop_lib.errors import WorkshopError
 
 if TYPE_CHECKING:  # the store and the client import this module
     from workshop_lib.core.memory_client import MemoryClient
@@ -38,7 +39,7 @@ class Check:
         return text
 
 
-class DatabaseFault(RuntimeError):
+class DatabaseFault(WorkshopError, RuntimeError):
     """A database problem told as one message: the file, the cause and the fix."""
 
     def __init__(self, path: Any, cause: str, fix: str) -> None:
@@ -46,7 +47,7 @@ class DatabaseFault(RuntimeError):
         super().__init__(f"{path}: {cause}. Fix: {fix}.")
 
 
-class StoreMissing(RuntimeError):
+class StoreMissing(WorkshopError, RuntimeError):
     """The memory store does not exist and the caller asked not to create it (doctor).
     `missing` lists (what, path) for each absent file."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from workshop_lib import config
+from workshop_lib.errors import WorkshopError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Agent-memory retrieval workshop: prepare, check and grade.")
@@ -48,12 +49,7 @@ def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WO
         report = prepare(eng)
         described = eng.describe()
         eng.close()  # release the store, so `workshop reset` does not see this process as a user
-    except Exception as exc:  # noqa: BLE001 - faults carry their file, cause and fix: no traceback
-        from workshop_lib.engines.base import DatabaseFault
-        from workshop_lib.engines.embedded.embedder import ModelUnavailable
-
-        if not isinstance(exc, (DatabaseFault, ModelUnavailable, ValueError)):
-            raise
+    except (WorkshopError, ValueError) as exc:  # they say what is wrong and the fix: no traceback
         typer.secho(f"Setup stopped: {exc}", fg="red", err=True)
         raise typer.Exit(1) from None
     t = report["timings"]
@@ -212,14 +208,14 @@ def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (de
            rate_limit: int = typer.Option(None, min=1, help="at most this many embedding calls per minute"),
            engine: str = typer.Option(None, help="oracle | embedded")):
     """Part 7: read, clean, sanitise, chunk, embed and store a manifest's documents in its profile's table."""
-    from workshop_lib.parts.ingest import corpus, manifest, pipeline, promotion
+    from workshop_lib.parts.ingest import corpus, pipeline
 
     eng = _connect(engine)
     try:
         report = pipeline.ingest(eng, manifest_path or corpus.MANIFEST, profile=profile, sanitize_mode=sanitize,
                                  batch_size=batch_size, rate_limit_per_min=rate_limit, skip_bad=skip_bad_lines,
                                  promote=promote)
-    except (manifest.ManifestError, pipeline.IndexInUse, promotion.PromotionRefused, ValueError) as exc:
+    except (WorkshopError, ValueError) as exc:  # a bad manifest, an index in use, a refused promotion...
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(1) from None
     finally:

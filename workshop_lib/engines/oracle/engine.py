@@ -39,6 +39,7 @@ from workshop_lib.engines.base import Check, Engine
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.agent.readonly import MAX_VALUE_BYTES
 
 # CLOB and BLOB columns come back as str and bytes, not LOB locators that each cost a round
@@ -78,7 +79,7 @@ REQUIRED_PRIVILEGES = ("CREATE SESSION", "CREATE TABLE", "CREATE SEQUENCE", "CRE
 SUPPLYCHAIN_OWNER = "SUPPLYCHAIN"
 
 
-class OracleConnectionError(RuntimeError):
+class OracleConnectionError(WorkshopError, RuntimeError):
     """The database could not be reached (or ORACLE_DSN is not set)."""
 
 

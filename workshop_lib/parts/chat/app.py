@@ -42,6 +42,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from workshop_lib import config
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import agent_answer, answer_question, route_of
 
@@ -56,7 +57,7 @@ MAX_ID_CHARS = 200              # thread and user ids (the store's column sizes)
 FIELDS = {"question", "thread_id", "user_id", "agent"}
 
 
-class Refused(Exception):
+class Refused(WorkshopError):
     """A request the service will not answer: becomes a 4xx JSON error; nothing is stored."""
 
     def __init__(self, status: int, error: str, fix: str) -> None:

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from workshop_lib.core.progress import progress as progress_bar
+from workshop_lib.errors import WorkshopError
 
 
-class EmbeddingFailed(RuntimeError):
+class EmbeddingFailed(WorkshopError, RuntimeError):
     """A batch still failed after every retry; earlier batches were already handed on."""
 
 

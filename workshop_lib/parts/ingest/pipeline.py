@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from workshop_lib.core.progress import progress as progress_bar
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.ingest import chunking, corpus, documents, embedding, index, manifest, promotion, sanitize
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 STAGES = ("read_clean", "sanitize", "chunk", "embed", "write")
 
 
-class IndexInUse(RuntimeError):
+class IndexInUse(WorkshopError, RuntimeError):
     """The ingest would change the table the alias points to."""
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts import evaluation
 from workshop_lib.parts.ingest import corpus, index
 
@@ -75,7 +76,7 @@ class Promotion:
     alias: index.AliasState
 
 
-class PromotionRefused(RuntimeError):
+class PromotionRefused(WorkshopError, RuntimeError):
     """The table cannot be considered at all (missing or incomplete); the gate was not asked."""
 
 
