@@ -10,7 +10,7 @@ import abc
 import contextlib
 import threading
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -37,6 +37,17 @@ class Check:
         if not self.ok and self.fix:
             text += f"\n       fix: {self.fix}"
         return text
+
+
+@dataclass
+class ResetPlan:
+    """What `workshop reset` deletes on an engine, decided before anything is opened."""
+
+    what: str                     # the confirmation says "This deletes {what}."; "" when there is nothing
+    nothing: str = ""             # said instead when there is nothing to delete
+    refused: str = ""             # why not now, and the fix ("" = go ahead)
+    files: list[Path] = field(default_factory=list)  # deleted as files; none: the store is recreated in the database
+    after: str = ""               # said once the reset is done
 
 
 class DatabaseFault(WorkshopError, RuntimeError):
@@ -272,6 +283,12 @@ class Engine(abc.ABC):
         """Engine-specific lines for `workshop doctor` (Oracle: users, grants, indexes...)."""
         return []
 
+    @classmethod
+    def reset_plan(cls, *, force: bool = False) -> ResetPlan:
+        """What `workshop reset` deletes (asked without connecting). By default the store's
+        tables are recreated through a connection; `force` overrides a refusal."""
+        return ResetPlan(f"every memory-store table of the {cls.name} engine and Part 5's caches")
+
     def new_id(self, record_type: str) -> str:
         """A fresh record id, e.g. mem-3f2a9c1d0b7e4a55."""
         return f"{record_type[:3]}-{uuid.uuid4().hex[:16]}"
@@ -296,10 +313,17 @@ def connect(engine: str | None = None, *, path: str | Path | None = None, **opti
     config.load_dotenv()
     name = config.engine_name(engine)
     if name == "embedded":
+        return engine_class(name)(path=path, **options)
+    options.pop("create", None)  # Oracle's schema is made by `make setup-oracle`, never by connect
+    return engine_class(name)(**options)
+
+
+def engine_class(name: str) -> Any:
+    """The class of the engine `name` (oracle | embedded), imported only when asked for."""
+    if config.engine_name(name) == "embedded":
         from workshop_lib.engines.embedded.engine import EmbeddedEngine
 
-        return EmbeddedEngine(path=path, **options)
-    options.pop("create", None)  # Oracle's schema is made by `make setup-oracle`, never by connect
+        return EmbeddedEngine
     from workshop_lib.engines.oracle.engine import OracleEngine
 
-    return OracleEngine(**options)
+    return OracleEngine

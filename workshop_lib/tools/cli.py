@@ -119,41 +119,31 @@ def reset(
 
     Embedded: deletes only the workshop's own database files (never the data folder) and
     refuses while notebook kernels or servers have them open, unless --force."""
+    from workshop_lib.engines.base import engine_class
+
     config.load_dotenv()
     name = _engine_name(engine)
-    if name == "embedded":
-        from workshop_lib.engines.embedded.engine import STORE_FILE, open_elsewhere, store_files
-
-        store_path = config.data_dir() / STORE_FILE
-        files = [f for f in store_files(store_path) if f.exists()]
-        what = "the workshop database files " + ", ".join(str(f) for f in files)
-        if not files:
-            typer.echo(f"Nothing to delete: no workshop database in {config.data_dir()}.")
-            raise typer.Exit(0)
-        if open_elsewhere(store_path) and not force:
-            typer.secho(f"{store_path} is open in another process (a notebook kernel, `workshop serve` or "
-                        "setup). Resetting now would lose what it writes next. Fix: shut down those kernels "
-                        "(Kernel > Shut Down Kernel) and servers, then run `workshop reset` again "
-                        "(or pass --force, then restart them).", fg="red", err=True)
-            raise typer.Exit(1)
-    else:
-        what = "every memory-store table of the Oracle AGENT schema and Part 5's caches"
-    if not yes and not typer.confirm(f"This deletes {what}. Continue?", default=False):
+    plan = engine_class(name).reset_plan(force=force)  # decided before anything is opened
+    if not plan.what:
+        typer.echo(plan.nothing)
+        raise typer.Exit(0)
+    if plan.refused:
+        typer.secho(plan.refused, fg="red", err=True)
+        raise typer.Exit(1)
+    if not yes and not typer.confirm(f"This deletes {plan.what}. Continue?", default=False):
         typer.echo("Nothing deleted.")
         raise typer.Exit(0)
-    if name == "embedded":
-        for f in files:
-            f.unlink(missing_ok=True)
-        if force:
-            typer.secho("Kernels that still have the old database open now refuse to write: restart them.",
-                        fg="yellow")
-    else:
+    for f in plan.files:
+        f.unlink(missing_ok=True)
+    if not plan.files:  # the store lives in the database: recreate its tables there
         from workshop_lib.core.store import MemoryStore, SchemaPolicy
         from workshop_lib.parts import grounded
 
         eng = _connect(name)
         MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE)
         grounded.clear_caches(eng, embeddings=True)  # Part 5's caches hold answers built on the old memories
+    if plan.after:
+        typer.secho(plan.after, fg="yellow")
     typer.echo("Reset done. Run `workshop setup` to prepare the workshop again.")
 
 

@@ -22,7 +22,7 @@ import sqlean
 import sqlite_vec
 
 from workshop_lib import config
-from workshop_lib.engines.base import DatabaseFault, Engine, StoreMissing
+from workshop_lib.engines.base import DatabaseFault, Engine, ResetPlan, StoreMissing
 from workshop_lib.engines.embedded import embedder, text_query
 from workshop_lib.engines.embedded import sql as statements_module
 
@@ -488,6 +488,23 @@ class EmbeddedEngine(Engine):
         except Exception as exc:  # noqa: BLE001
             out.append(Check("nearest-neighbour index", False, str(exc).splitlines()[0], store_fix))
         return out
+
+    @classmethod
+    def reset_plan(cls, *, force: bool = False) -> ResetPlan:
+        """The workshop's own database files in the data folder (never the folder itself),
+        refused while another process (a kernel, `workshop serve`) has the store open, unless force."""
+        store_path = config.data_dir() / STORE_FILE
+        files = [f for f in store_files(store_path) if f.exists()]
+        if not files:
+            return ResetPlan("", nothing=f"Nothing to delete: no workshop database in {config.data_dir()}.")
+        refused = "" if force or not open_elsewhere(store_path) else (
+            f"{store_path} is open in another process (a notebook kernel, `workshop serve` or "
+            "setup). Resetting now would lose what it writes next. Fix: shut down those kernels "
+            "(Kernel > Shut Down Kernel) and servers, then run `workshop reset` again "
+            "(or pass --force, then restart them).")
+        after = "Kernels that still have the old database open now refuse to write: restart them." if force else ""
+        return ResetPlan("the workshop database files " + ", ".join(str(f) for f in files), refused=refused,
+                         files=files, after=after)
 
     def close(self) -> None:
         with self._lock:

@@ -35,7 +35,7 @@ from typing import Any, Iterator
 import oracledb
 
 from workshop_lib import config
-from workshop_lib.engines.base import Check, Engine
+from workshop_lib.engines.base import Check, Engine, ResetPlan
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
@@ -617,6 +617,11 @@ class OracleEngine(Engine):
 
     def describe(self) -> str:
         return f"{self.user}@{self.dsn} with {self.model_name} ({self.dim} dims, in-database)"
+
+    @classmethod
+    def reset_plan(cls, *, force: bool = False) -> ResetPlan:
+        """The store's tables in the AGENT schema, recreated through a connection; SUPPLYCHAIN stays."""
+        return ResetPlan("every memory-store table of the Oracle AGENT schema and Part 5's caches")
 
     def close(self) -> None:
         with self._reader_lock:
