@@ -10,7 +10,7 @@ import pytest
 
 # bench/ is a folder at the repository root, not part of the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench import quality, run, speed, synth  # noqa: E402
+from bench import quality, run, speed, synth
 
 
 def test_question_file_is_well_formed():

@@ -442,7 +442,7 @@ def test_workflow_runs_the_same_bootstrap_then_the_oracle_tests():
     runs = [s.get("run", "") for s in job["steps"]]
     python = next(s for s in job["steps"] if "setup-python" in s.get("uses", ""))
     assert str(python["with"]["python-version"]) == "3.11"
-    assert any(BOOTSTRAP_COMMAND == r.strip() for r in runs)
+    assert any(r.strip() == BOOTSTRAP_COMMAND for r in runs)
     assert any(re.search(r"pytest -m oracle\b", r) for r in runs)
     assert runs.index(next(r for r in runs if r.strip() == BOOTSTRAP_COMMAND)) < \
         runs.index(next(r for r in runs if "pytest -m oracle" in r))
@@ -576,10 +576,9 @@ def test_engine_cursor_binds_only_the_names_a_statement_uses():
 
 def test_engine_rolls_back_on_error():
     eng = _engine()
-    with pytest.raises(RuntimeError):
-        with eng.transaction() as cur:
-            cur.execute("DELETE FROM t WHERE seq = :seq", {"seq": 1})
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), eng.transaction() as cur:
+        cur.execute("DELETE FROM t WHERE seq = :seq", {"seq": 1})
+        raise RuntimeError("boom")
     assert eng.conn.rollbacks == 1 and eng.conn.commits == 0
 
 

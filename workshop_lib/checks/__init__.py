@@ -10,7 +10,8 @@ import difflib
 import sys
 import textwrap
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from workshop_lib.core import notebook_errors
 from workshop_lib.errors import WorkshopError

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, expect, passed
 from workshop_lib.parts import retrieval
@@ -99,7 +99,7 @@ def check_retrieve_knowledge(fn, eng) -> None:
 def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str) -> None:
     expect(isinstance(got, list), TODO1, f"{call} returned {type(got).__name__}, not a list of dicts",
            "return the list that retrieval.rerank(...) gives you.")
-    expect(all(isinstance(h, dict) and KNOWLEDGE_KEYS <= set(h) for h in got), TODO1,
+    expect(all(isinstance(h, dict) and set(h) >= KNOWLEDGE_KEYS for h in got), TODO1,
            f"{call}: each hit must be a dict with keys {sorted(KNOWLEDGE_KEYS)}",
            "build each candidate as {'kind', 'subject', 'body', 'metadata', 'distance'}.")
     if any(h.get("kind") == "tool_output" for h in got):
@@ -279,7 +279,7 @@ def check_hybrid_rrf(fn, eng) -> None:
 
 
 def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tuple[list[str], list[str]]) -> None:
-    expect(isinstance(got, list) and all(isinstance(h, dict) and HYBRID_KEYS <= set(h) for h in got), TODO2,
+    expect(isinstance(got, list) and all(isinstance(h, dict) and set(h) >= HYBRID_KEYS for h in got), TODO2,
            f"{call} must return a list of dicts with keys {sorted(HYBRID_KEYS)}",
            "select record_id, content, metadata, r_vec, r_txt, rrf_score (in that order) in your SQL.")
     bad = [h for h in got if not isinstance(h["r_vec"], int) or not isinstance(h["r_txt"], int)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import contextlib
 import random
 import re
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, diff, passed
 from workshop_lib.data import catalog

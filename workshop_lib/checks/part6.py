@@ -8,7 +8,8 @@ scenario runs on its own thread id and cleans up what it wrote.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, passed
 from workshop_lib.core.llm import fake_response, scripted

@@ -27,8 +27,9 @@ import builtins  # MemoryStore.list shadows list in its class body
 import json
 import math
 import re
+from collections.abc import Iterable
 from enum import Enum
-from typing import Any, Iterable
+from typing import Any
 
 from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - re-exported
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
@@ -50,7 +51,7 @@ class _Omitted:
 OMITTED: Any = _Omitted()
 
 
-class SchemaPolicy(str, Enum):
+class SchemaPolicy(str, Enum):  # noqa: UP042 - str() of a StrEnum member is its value, not SchemaPolicy.NAME
     REQUIRE_EXISTING = "require_existing"
     CREATE_IF_EMPTY = "create_if_empty"
     CREATE_IF_NECESSARY = "create_if_necessary"
@@ -183,9 +184,8 @@ class MemoryStore:
         if policy is SchemaPolicy.RECREATE:
             eng.drop_objects(sql.DROP, present)
             missing = wanted
-        elif policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing:
-            raise SchemaError(self._schema_problem(missing))
-        elif policy is SchemaPolicy.REQUIRE_EXISTING and missing:
+        elif ((policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing)
+              or (policy is SchemaPolicy.REQUIRE_EXISTING and missing)):
             raise SchemaError(self._schema_problem(missing))
         if missing:
             # Derived indexes an older version built and this one rebuilds differently.

@@ -10,9 +10,10 @@ import abc
 import contextlib
 import threading
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib import config
 from workshop_lib.errors import WorkshopError

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from workshop_lib.core.arguments import check_k, check_query, check_unit_interval
 
@@ -273,7 +274,7 @@ class ModeConfig:
             raise ValueError(f"short_query_threshold_low ({lo}) is above short_query_threshold_high ({hi})")
 
     @classmethod
-    def for_engine(cls, eng_or_thresholds: Any, **overrides: Any) -> "ModeConfig":
+    def for_engine(cls, eng_or_thresholds: Any, **overrides: Any) -> ModeConfig:
         """The engine's configured thresholds (config.THRESHOLDS), with any field overridden."""
         th = eng_or_thresholds if isinstance(eng_or_thresholds, dict) else eng_or_thresholds.thresholds
         names = {f.name for f in fields(cls)}
@@ -285,7 +286,7 @@ class ModeConfig:
         values.update(overrides)
         return cls(**values)
 
-    def with_(self, **changes: Any) -> "ModeConfig":
+    def with_(self, **changes: Any) -> ModeConfig:
         """A copy with some knobs changed (validated again)."""
         return replace(self, **changes)
 

@@ -182,7 +182,7 @@ def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default:
     except (OSError, ValueError):
         saved = {}
     saved[name] = {**found, "model": model, "pairs": [len(dist.relevant), len(dist.irrelevant)],
-                   "calibrated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+                   "calibrated_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(saved, indent=1) + "\n")
     typer.echo(f"Saved to {path}: every new connection to {name} with {model} uses these values.")

@@ -14,8 +14,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 import numpy as np
 import sqlean
@@ -167,7 +168,7 @@ class EmbeddedEngine(Engine):
         if fcntl is not None:
             # A shared lock for as long as this engine is open: `workshop reset` tries an
             # exclusive one to see whether kernels still have the store open.
-            self._lock_fh = open(lock_file(self.path), "a+")
+            self._lock_fh = open(lock_file(self.path), "a+")  # noqa: SIM115 - held (locked) until close()
             fcntl.flock(self._lock_fh, fcntl.LOCK_SH)
 
     # ---------------------------------------------------------------- faults

@@ -82,7 +82,7 @@ class Settings:
     wait_timeout: float
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         config.load_dotenv()
         dsn = config.oracle_setting("ORACLE_DSN").strip()
         if not dsn:

@@ -30,7 +30,8 @@ import os
 import re
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import oracledb
 
@@ -268,7 +269,7 @@ class OracleCursor:
     Errors come back as OracleWorkshopError: the Oracle message plus the fix.
     """
 
-    def __init__(self, engine: "OracleEngine", raw: oracledb.Cursor) -> None:
+    def __init__(self, engine: OracleEngine, raw: oracledb.Cursor) -> None:
         self.engine = engine
         self.raw = raw
 
@@ -285,7 +286,7 @@ class OracleCursor:
                                              store_content=store_write and name == "content")
                 for name, value in params.items() if name.upper() in used}
 
-    def execute(self, statement: str, params: Any = None) -> "OracleCursor":
+    def execute(self, statement: str, params: Any = None) -> OracleCursor:
         binds = self._binds(statement, params)
         try:
             self.raw.execute(statement, binds, fetch_lobs=FETCH_LOBS)

@@ -623,7 +623,7 @@ READER_OBJECT_PRIVILEGES = """SELECT owner, table_name, privilege FROM user_tab_
  WHERE grantee = USER ORDER BY owner, table_name, privilege"""
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
-from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402,F401 - re-exported for eng.sql_module
+from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402 - re-exported for eng.sql_module
 
 # ---------------------------------------------------------------- Part 7 document index
 # The same names as the embedded engine's DOCS (workshop_lib/parts/ingest). Chunks are

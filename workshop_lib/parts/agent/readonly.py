@@ -10,8 +10,9 @@ and the error a refused statement raises.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from workshop_lib.errors import WorkshopError
 

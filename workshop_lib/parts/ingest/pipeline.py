@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.core.progress import progress as progress_bar
 from workshop_lib.errors import WorkshopError

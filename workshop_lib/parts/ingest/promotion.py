@@ -8,8 +8,9 @@ asks the gate, and moves the alias only when it says yes; rollback() moves it ba
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts import evaluation

@@ -8,6 +8,7 @@ reaches the next one.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -163,14 +164,10 @@ class Worker:
     def stop(self) -> None:
         if self.alive():
             processes.kill_tree(self.proc.pid)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
         for stream in (self.proc.stdin, self.replies):
             if stream is None:
                 continue
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
