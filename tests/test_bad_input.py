@@ -84,7 +84,7 @@ def test_malformed_metadata_filters(seeded_engine, snapshot, flt):
     assert _snapshot(seeded_engine) == snapshot
 
 
-# ---------------------------------------------------------------- issue 17: input classes that crashed
+# ---------------------------------------------------------------- input classes that once crashed
 # Each is a clear ValueError naming the argument, and nothing is written.
 def _deep(levels: int, leaf=1):
     value = leaf

@@ -122,7 +122,7 @@ def test_calibrate_measures_saves_and_is_used_by_new_connections(data_dir):
 
 
 def test_oracle_bootstrap_is_a_workshop_command_that_fails_fast_when_nothing_listens(tmp_path):
-    """One CLI (issue 13): `workshop oracle-bootstrap` runs the Oracle bootstrap from any folder."""
+    """One CLI: `workshop oracle-bootstrap` runs the Oracle bootstrap from any folder."""
     import os
     import subprocess
     import sys

@@ -405,7 +405,7 @@ def test_devcontainer():
     assert env["ORACLE_DSN"].endswith(":1521/FREEPDB1")
     assert env["ORACLE_APP_USER"] == "AGENT"
     assert env["ORACLE_APP_PASSWORD"] == config.ORACLE_DEFAULTS["ORACLE_APP_PASSWORD"]
-    assert "ORACLE_PASSWORD" not in env  # that name is the database image's SYS password (issue 13)
+    assert "ORACLE_PASSWORD" not in env  # that name is the database image's SYS password
     assert env["ORACLE_ADMIN_PASSWORD"] == config.ORACLE_DEFAULTS["ORACLE_ADMIN_PASSWORD"]
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
         assert env[key] == f"${{localEnv:{key}}}"
@@ -703,7 +703,7 @@ def test_errors_name_the_step_the_code_and_the_fix():
         assert found == code and fragment.lower() in fix.lower(), code
     err = OracleWorkshopError("store", "ORA-29855: error occurred in the execution of ODCIINDEXCREATE routine")
     assert "[store]" in str(err) and "ORA-29855" in str(err) and "-slim" in str(err)
-    assert "needs" not in str(err) or "lacks the CTXAPP" not in str(err)  # issue 12 item 8: not blamed on CTXAPP
+    assert "needs" not in str(err) or "lacks the CTXAPP" not in str(err)  # ORA-29855 on a -slim image is not blamed on a missing CTXAPP grant
 
 
 def test_the_cursor_binds_what_the_drivers_parser_names():

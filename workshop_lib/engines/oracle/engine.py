@@ -667,7 +667,7 @@ class OracleEngine(Engine):
     def data_dictionary(self, owner: str) -> dict:
         """Tables, columns and foreign keys of a schema with their comments (data dictionary)."""
         owner = owner.upper()
-        rows = self.query(statements_module.CATALOG_TABLES, {"owner": owner})
+        rows = self.query(statements_module.DICTIONARY_TABLES, {"owner": owner})
         if not rows:
             raise RuntimeError(
                 f"{owner} has no tables visible to {self.user}: it is not seeded yet, or {self.user} may not "
@@ -677,7 +677,7 @@ class OracleEngine(Engine):
         names = {t for t, _ in rows}
         columns = []
         for table, column, data_type, length, precision, scale, nullable, comment in self.query(
-                statements_module.CATALOG_COLUMNS, {"owner": owner}):
+                statements_module.DICTIONARY_COLUMNS, {"owner": owner}):
             if table not in names:
                 continue
             columns.append({
@@ -687,7 +687,7 @@ class OracleEngine(Engine):
             })
         by_constraint: dict[tuple[str, str], dict] = {}
         for table, constraint, column, ref_table, ref_column in self.query(
-                statements_module.CATALOG_FOREIGN_KEYS, {"owner": owner}):
+                statements_module.DICTIONARY_FOREIGN_KEYS, {"owner": owner}):
             fk = by_constraint.setdefault((table, constraint), {
                 "owner": owner, "table": table, "columns": [], "ref_table": ref_table, "ref_columns": []})
             fk["columns"].append(column)
