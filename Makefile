@@ -9,8 +9,9 @@ PIP := $(BIN)/python -m pip install --quiet --constraint $(LOCK)
 LEARNER := $(VENV)/.installed-learner
 TESTER := $(VENV)/.installed-test
 
-.PHONY: help workshop setup install install-test test lint test-oracle lab doctor reset grade notebooks eval-answers \
-        bench bench-quick bench-chat bench-ingest bench-grading bench-memory serve setup-oracle lock clean-venv
+.PHONY: help workshop setup install install-test test test-fast lint test-oracle lab doctor reset grade notebooks \
+        eval-answers bench bench-quick bench-chat bench-ingest bench-grading bench-memory serve setup-oracle lock \
+        clean-venv
 
 help: ## this list
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
@@ -38,9 +39,15 @@ $(TESTER): pyproject.toml $(LOCK) $(LEARNER)
 	$(PIP) -e '.[test]'
 	touch $@
 
-test: install-test ## everything tests need, then the linter and the whole suite
+test: install-test ## everything tests need, then the linter, the type checker and the whole suite
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+test-fast: install-test ## the lane for working: linter, type checker, every test but the slow ones (notebooks, grading, browsers, benchmarks)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -m "not slow"
 
 lint: install-test ## the linter alone
 	$(BIN)/ruff check .

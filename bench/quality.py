@@ -21,9 +21,9 @@ from __future__ import annotations
 import functools
 import json
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from workshop_lib.engines.embedded import text_query
 from workshop_lib.parts import retrieval

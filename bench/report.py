@@ -8,7 +8,7 @@ import pandas as pd
 from .quality import QualityResult
 from .speed import BEFORE, PROTOTYPE, SpeedResult
 
-TARGET_RATIO = 5.0  # the goal: hybrid at 100k within 5x the numpy floor
+TARGET_RATIO = 5.0  # the goal: hybrid at 100k within 5x the numpy floor
 
 
 def table(rows: list[dict], columns: list[str] | None = None, fmt: dict | None = None) -> str:

@@ -70,10 +70,11 @@ def environment(eng) -> dict:
         info.update({"sqlite": row[0], "sqlite-vec": row[1],
                      "sqlite-vec build flags": flags or "none (scalar distance loops)"})
     for mod in ("ranx", "rank_bm25", "bm25s"):
+        from importlib.metadata import PackageNotFoundError, version
+
         try:
-            from importlib.metadata import version
             info[mod] = version(mod.replace("_", "-"))
-        except Exception:
+        except PackageNotFoundError:
             info[mod] = "not installed"
     return info
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

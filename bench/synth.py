@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Iterator
 
 from workshop_lib.data.supplychain_data import OWNER, TABLES, rows
 

@@ -67,3 +67,10 @@ def seeded_engine(request, tmp_path_factory):
     scanner.write_facts(eng, scanner.scan_schema(eng, "SUPPLYCHAIN"), progress=False)
     yield eng
     eng.close()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test that executes notebooks is slow: `make test-fast` (-m "not slow") leaves them out."""
+    for item in items:
+        if item.get_closest_marker("notebooks"):
+            item.add_marker(pytest.mark.slow)

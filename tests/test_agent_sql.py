@@ -1,4 +1,4 @@
-"""run_sql on every engine (issue 27): results with same-named columns, and nothing but
+"""run_sql on every engine: results with same-named columns, and nothing but
 SUPPLYCHAIN readable, not even by a qualified name.
 
 Runs on the embedded engine always and on Oracle when ORACLE_DSN points at a bootstrapped

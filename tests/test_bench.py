@@ -10,7 +10,7 @@ import pytest
 
 # bench/ is a folder at the repository root, not part of the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench import quality, run, speed, synth  # noqa: E402
+from bench import quality, run, speed, synth
 
 
 def test_question_file_is_well_formed():
@@ -59,6 +59,7 @@ def quick_run(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_quick_run_writes_summary_and_figures(quick_run):
     summary = (quick_run / "summary.md").read_text()
     for heading in ("## Quality", "## Speed", "### Target check", "Fusion cross-check"):
@@ -67,6 +68,7 @@ def test_quick_run_writes_summary_and_figures(quick_run):
     assert (quick_run / "latency.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_quick_run_hybrid_recall_is_not_below_either_leg(quick_run):
     results = json.loads((quick_run / "results.json").read_text())
     by = {row["strategy"]: row for row in results["quality"]["summary"]}
@@ -75,12 +77,14 @@ def test_quick_run_hybrid_recall_is_not_below_either_leg(quick_run):
     assert by["hybrid+rerank"] == {**by["hybrid"], "strategy": "hybrid+rerank"}
 
 
+@pytest.mark.slow
 def test_quick_run_sql_rrf_agrees_with_ranx(quick_run):
     ranx = json.loads((quick_run / "results.json").read_text())["quality"]["ranx"]
     assert ranx["agree"], ranx["disagreements"]
     assert ranx["top5_identical"] == ranx["queries"] == ranx["library_rrf_fuse_agrees"]
 
 
+@pytest.mark.slow
 def test_quick_run_speed_figures_are_sane(quick_run):
     sp = json.loads((quick_run / "results.json").read_text())["speed"]
     (size,) = sp["sizes"]
@@ -180,6 +184,7 @@ def test_opening_an_older_store_rebuilds_the_knn_index_and_keeps_every_memory(tm
     assert _vec_rows(eng) == _expected_vec_rows(eng)
 
 
+@pytest.mark.slow
 def test_ingest_bench_reports_every_stage_of_both_corpora():
     from bench import ingest
 

@@ -21,8 +21,8 @@ from workshop_lib.prepare import prepare
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (`make install-test`)")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=(
-    "no Chromium on this machine: `apt-get install chromium` (Debian) runs the browser test; .ci/run installs it"))
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(CHROMIUM is None, reason=(
+    "no Chromium on this machine: `apt-get install chromium` (Debian) runs the browser test; .ci/run installs it"))]
 # Flags for a sandboxed CI machine with no network: no first-run, background or component traffic.
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]

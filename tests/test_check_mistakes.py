@@ -57,7 +57,7 @@ def _namespace(eng=None) -> dict:
 
 def _define(source: str, name: str, eng=None, ns: dict | None = None):
     ns = ns if ns is not None else _namespace(eng)
-    exec(compile(textwrap.dedent(source), f"<learner {name}>", "exec"), ns)  # noqa: S102 - test input
+    exec(compile(textwrap.dedent(source), f"<learner {name}>", "exec"), ns)
     return ns
 
 
@@ -73,7 +73,7 @@ def _stopped(run, expected: list[str]) -> str:
 
 def _grade_cell_passes(part: str, grade_id: str, ns: dict) -> None:
     """Run the grade cell's source exactly as nbgrader does, in the learner's namespace."""
-    exec(compile(_cells(part)[grade_id], f"<grade cell {grade_id}>", "exec"), ns)  # noqa: S102
+    exec(compile(_cells(part)[grade_id], f"<grade cell {grade_id}>", "exec"), ns)
 
 
 # =============================================================== Part 2, TODO 1 (comment_facts)

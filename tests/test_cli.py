@@ -54,6 +54,17 @@ def test_reset_asks_first(data_dir):
     assert result.exit_code == 0 and data_dir.exists() and not (data_dir / "workshop.sqlite").exists()
 
 
+def test_reset_asks_the_engine_what_to_delete_without_connecting(data_dir, monkeypatch):
+    from workshop_lib.engines.base import engine_class
+
+    result = runner.invoke(app, ["reset", "--yes"])
+    assert result.exit_code == 0 and result.output.startswith("Nothing to delete: no workshop database in")
+    assert not data_dir.exists() or not any(data_dir.iterdir()), "asking must not create the store"
+    monkeypatch.delenv("ORACLE_DSN", raising=False)  # the plan is made before any connection
+    oracle = engine_class("oracle").reset_plan()
+    assert oracle.what.startswith("every memory-store table of the Oracle AGENT schema") and not oracle.files
+
+
 def test_oracle_without_dsn_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("ORACLE_DSN", raising=False)
     with pytest.raises(Exception) as info:
@@ -111,7 +122,7 @@ def test_calibrate_measures_saves_and_is_used_by_new_connections(data_dir):
 
 
 def test_oracle_bootstrap_is_a_workshop_command_that_fails_fast_when_nothing_listens(tmp_path):
-    """One CLI (issue 13): `workshop oracle-bootstrap` runs the Oracle bootstrap from any folder."""
+    """One CLI: `workshop oracle-bootstrap` runs the Oracle bootstrap from any folder."""
     import os
     import subprocess
     import sys

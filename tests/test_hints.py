@@ -133,7 +133,7 @@ def test_level2_covers_every_failure_class_the_mistake_tests_name(seeded_engine,
                           "to the TODO's table in workshop_lib/hints/partN.py:\n" + "\n".join(unmapped))
 
 
-def test_the_issue_example_full_outer_join_gets_a_hint_about_joining_ranked_lists():
+def test_a_full_outer_join_of_the_two_lists_gets_a_hint_about_joining_ranked_lists():
     message = ("TODO 2 (hybrid_rrf_search_memories): hybrid_rrf_search_memories('x', k=5) returned 3 rows; "
                "expected 5\n  How to fix: rows found only by the keyword list are missing: join the two lists with "
                "FULL OUTER JOIN (a LEFT JOIN keeps only the vector list's rows).")

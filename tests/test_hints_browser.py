@@ -58,7 +58,7 @@ def lab(tmp_path):
            f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}", "--ServerApp.port_retries=0"]
     if hasattr(os, "getuid") and os.getuid() == 0:
         cmd.append("--allow-root")
-    log = open(tmp_path / "lab.log", "w")
+    log = open(tmp_path / "lab.log", "w")  # noqa: SIM115 - the server writes to it until the teardown closes it
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

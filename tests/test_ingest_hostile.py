@@ -1,4 +1,4 @@
-"""Hostile manifests and files (issue 22, items 8-9): every bad line is one bad line reported as
+"""Hostile manifests and files: every bad line is one bad line reported as
 file:line, never an abort or a traceback; a file swapped for a link after the manifest check
 is refused, and nothing outside the corpus folder is read."""
 from __future__ import annotations

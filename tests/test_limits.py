@@ -1,4 +1,4 @@
-"""Bounded work per request (issue 22, items 3-7): run_sql's time limit holds for any statement
+"""Bounded work per request: run_sql's time limit holds for any statement
 and blocks nobody, results are capped in bytes, what a turn stores is capped, dispatch and the
 service turn hostile input into error results or 4xx answers, and the token stays out of logs."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Oracle bootstrap's waiting logic, with fakes at the driver interface (no database).
 
-Sequences replayed here are what a gvenzl/oracle-free container says on its first start
-(issue 12, item 1): the listener up before the service is registered, shutdown-time
+Sequences replayed here are what a gvenzl/oracle-free container says on its first start:
+the listener up before the service is registered, shutdown-time
 errors while the init script restarts the database for vector memory, and ORA-01017
 until the entrypoint has set the passwords.
 """

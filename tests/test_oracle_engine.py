@@ -27,7 +27,7 @@ from workshop_lib.parts.agent.readonly import SqlRefused
 class FakeRaw:
     """A python-oracledb cursor: records calls; `script` maps a statement prefix to what execute does."""
 
-    def __init__(self, conn: "FakeConn") -> None:
+    def __init__(self, conn: FakeConn) -> None:
         self.conn = conn
         self.description = None
         self.rows: list = []

@@ -405,7 +405,7 @@ def test_devcontainer():
     assert env["ORACLE_DSN"].endswith(":1521/FREEPDB1")
     assert env["ORACLE_APP_USER"] == "AGENT"
     assert env["ORACLE_APP_PASSWORD"] == config.ORACLE_DEFAULTS["ORACLE_APP_PASSWORD"]
-    assert "ORACLE_PASSWORD" not in env  # that name is the database image's SYS password (issue 13)
+    assert "ORACLE_PASSWORD" not in env  # that name is the database image's SYS password
     assert env["ORACLE_ADMIN_PASSWORD"] == config.ORACLE_DEFAULTS["ORACLE_ADMIN_PASSWORD"]
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
         assert env[key] == f"${{localEnv:{key}}}"
@@ -442,7 +442,7 @@ def test_workflow_runs_the_same_bootstrap_then_the_oracle_tests():
     runs = [s.get("run", "") for s in job["steps"]]
     python = next(s for s in job["steps"] if "setup-python" in s.get("uses", ""))
     assert str(python["with"]["python-version"]) == "3.11"
-    assert any(BOOTSTRAP_COMMAND == r.strip() for r in runs)
+    assert any(r.strip() == BOOTSTRAP_COMMAND for r in runs)
     assert any(re.search(r"pytest -m oracle\b", r) for r in runs)
     assert runs.index(next(r for r in runs if r.strip() == BOOTSTRAP_COMMAND)) < \
         runs.index(next(r for r in runs if "pytest -m oracle" in r))
@@ -576,10 +576,9 @@ def test_engine_cursor_binds_only_the_names_a_statement_uses():
 
 def test_engine_rolls_back_on_error():
     eng = _engine()
-    with pytest.raises(RuntimeError):
-        with eng.transaction() as cur:
-            cur.execute("DELETE FROM t WHERE seq = :seq", {"seq": 1})
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), eng.transaction() as cur:
+        cur.execute("DELETE FROM t WHERE seq = :seq", {"seq": 1})
+        raise RuntimeError("boom")
     assert eng.conn.rollbacks == 1 and eng.conn.commits == 0
 
 
@@ -704,7 +703,7 @@ def test_errors_name_the_step_the_code_and_the_fix():
         assert found == code and fragment.lower() in fix.lower(), code
     err = OracleWorkshopError("store", "ORA-29855: error occurred in the execution of ODCIINDEXCREATE routine")
     assert "[store]" in str(err) and "ORA-29855" in str(err) and "-slim" in str(err)
-    assert "needs" not in str(err) or "lacks the CTXAPP" not in str(err)  # issue 12 item 8: not blamed on CTXAPP
+    assert "needs" not in str(err) or "lacks the CTXAPP" not in str(err)  # ORA-29855 on a -slim image is not blamed on a missing CTXAPP grant
 
 
 def test_the_cursor_binds_what_the_drivers_parser_names():

@@ -1,4 +1,4 @@
-"""One user's memories stay theirs (issue 22, items 1-2): a fact, a correction, a preference
+"""One user's memories stay theirs: a fact, a correction, a preference
 and a tool output stored for user A never reach user B, by any read path, with and without
 the agent, through the library and through the chat service; stored tool outputs are keyed
 by user and thread."""

@@ -286,10 +286,9 @@ def test_disk_full_is_reported_as_disk_full_and_the_store_stays_usable(tmp_path)
 def test_rollback_runs_only_when_a_transaction_is_open(tmp_path):
     """SQLite may end a transaction by itself; the caller sees the original error, not ROLLBACK's."""
     eng = connect("embedded", path=tmp_path)
-    with pytest.raises(KeyError, match="the original error"):
-        with eng.transaction() as cur:
-            cur.execute("ROLLBACK")  # what SQLite does by itself on a full disk
-            raise KeyError("the original error")
+    with pytest.raises(KeyError, match="the original error"), eng.transaction() as cur:
+        cur.execute("ROLLBACK")  # what SQLite does by itself on a full disk
+        raise KeyError("the original error")
     assert eng.query("SELECT 1") == [(1,)]
     eng.close()
 

@@ -1,5 +1,5 @@
-"""The memory-store contract (shared/seeds/001): every documented example, then the
-edge cases the text implies. Runs on every engine through the `store` fixture."""
+"""The memory-store contract (docs/architecture.md, "The memory store"): every documented
+example, then the edge cases the contract implies. Runs on every engine through the `store` fixture."""
 from __future__ import annotations
 
 import pytest
@@ -460,7 +460,7 @@ def test_scoped_search_with_huge_k(store):
     assert len(hits) == 2
 
 
-# ---------------------------------------------------------------- issue 17: scopes and threads
+# ---------------------------------------------------------------- scopes and threads
 def test_an_id_held_by_another_scope_is_refused_with_the_scope(store):
     """Ids are unique per record type across the store (get/update/delete take no scope)."""
     store.add(["ann's"], record_ids="shared-id", user_ids="ann", agent_ids="a1")
@@ -478,7 +478,7 @@ def test_a_thread_belongs_to_the_user_who_started_it(store):
 
 
 def test_reading_the_store_never_creates_tables(tmp_path):
-    """Store creation is explicit (issue 13): connect(create=True), prepare() or create_store()."""
+    """Store creation is explicit: connect(create=True), prepare() or create_store()."""
     import sqlean
 
     from workshop_lib import connect

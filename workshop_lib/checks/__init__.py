@@ -10,9 +10,11 @@ import difflib
 import sys
 import textwrap
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from workshop_lib.core import notebook_errors
+from workshop_lib.errors import WorkshopError
 
 WIDTH = 100  # messages are wrapped so a notebook shows them without side-scrolling
 
@@ -29,7 +31,7 @@ def _wrap(text: str, indent: str) -> str:
     return "\n".join(lines)
 
 
-class CheckFailed(Exception):
+class CheckFailed(WorkshopError):
     def __init__(self, todo: str, problem: str, fix: str = "") -> None:
         self.todo, self.problem, self.fix = todo, problem, fix
         super().__init__(self.message())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, expect, passed
 from workshop_lib.parts import retrieval
@@ -69,7 +69,7 @@ def planted(eng) -> Iterator[None]:
 
 
 # ------------------------------------------------------------------ TODO 1
-def _knowledge_cases() -> list[tuple[str, int, object, str]]:
+def _knowledge_cases() -> list[tuple[str, int, list[str] | str | None, str]]:
     return [
         (PROBES[0], 3, None, "no kinds filter"),
         (PROBES[1], 5, None, "no kinds filter"),
@@ -99,7 +99,7 @@ def check_retrieve_knowledge(fn, eng) -> None:
 def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str) -> None:
     expect(isinstance(got, list), TODO1, f"{call} returned {type(got).__name__}, not a list of dicts",
            "return the list that retrieval.rerank(...) gives you.")
-    expect(all(isinstance(h, dict) and KNOWLEDGE_KEYS <= set(h) for h in got), TODO1,
+    expect(all(isinstance(h, dict) and set(h) >= KNOWLEDGE_KEYS for h in got), TODO1,
            f"{call}: each hit must be a dict with keys {sorted(KNOWLEDGE_KEYS)}",
            "build each candidate as {'kind', 'subject', 'body', 'metadata', 'distance'}.")
     if any(h.get("kind") == "tool_output" for h in got):

@@ -9,8 +9,9 @@ message that says which case, what was expected, why, and what came back.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, passed
 from workshop_lib.parts import gates

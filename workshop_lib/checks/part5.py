@@ -9,7 +9,8 @@ import contextlib
 import copy
 import random
 import re
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, diff, passed
 from workshop_lib.data import catalog

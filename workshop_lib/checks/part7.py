@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import random
 import sys
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, passed
 from workshop_lib.parts.ingest.chunking import window_spans as reference_spans

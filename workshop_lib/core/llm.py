@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from workshop_lib import config
+from workshop_lib.errors import WorkshopError
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_TIMEOUT_S = 20.0
 
 
-class LLMError(RuntimeError):
+class LLMError(WorkshopError, RuntimeError):
     """The model call failed or returned something unusable; callers fall back."""
 
 
@@ -55,7 +56,7 @@ def settings() -> dict[str, str] | None:
     return {"api_key": key or "not-needed", "base_url": base_url, "model": model or DEFAULT_OPENAI_MODEL}
 
 
-def get_llm(*, timeout: float = DEFAULT_TIMEOUT_S) -> "LLM | None":
+def get_llm(*, timeout: float = DEFAULT_TIMEOUT_S) -> LLM | None:
     """An LLM when one is configured, else None."""
     s = settings()
     if s is None:
@@ -113,7 +114,7 @@ class LLM:
             response = future.result(timeout=limit)
         except concurrent.futures.TimeoutError:
             raise LLMTimeout(f"the model did not answer within {limit:.1f} s") from None
-        except Exception as exc:  # noqa: BLE001 - the caller decides; we only label it
+        except Exception as exc:
             if "timeout" in type(exc).__name__.lower() or isinstance(exc, TimeoutError):
                 raise LLMTimeout(f"the model call timed out: {exc}") from exc
             raise LLMError(f"the model call failed: {type(exc).__name__}: {exc}") from exc

@@ -36,7 +36,7 @@ class MemoryClient:
                        metadata_filter: dict[str, Any] | None = None) -> list[tuple[Record, float]]:
         """(record, distance) pairs of this scope and the shared schema knowledge, nearest first."""
         types = set(record_types) if record_types else {"memory"}
-        common = {"query": query, "query_vector": query_vector, "exact_user_match": True,
+        common: dict[str, Any] = {"query": query, "query_vector": query_vector, "exact_user_match": True,
                   "exact_agent_match": True, "record_types": types, "metadata_filter": metadata_filter}
         pairs = self.store.search(k=k, user_id=self.user_id, agent_id=self.agent_id, **common)
         if self.is_shared_scope or "memory" not in types:

@@ -23,15 +23,18 @@ ValueError naming the argument.
 """
 from __future__ import annotations
 
+import builtins  # MemoryStore.list shadows list in its class body
 import json
 import math
 import re
+from collections.abc import Iterable
 from enum import Enum
-from typing import Any, Iterable
+from typing import Any
 
 from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - re-exported
 from workshop_lib.core.lifecycle import LifecycleMixin
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
+from workshop_lib.errors import WorkshopError
 
 SCHEMA_VERSION = "1"
 DEFAULT_LIST_LIMIT = 100
@@ -49,14 +52,14 @@ class _Omitted:
 OMITTED: Any = _Omitted()
 
 
-class SchemaPolicy(str, Enum):
+class SchemaPolicy(str, Enum):  # noqa: UP042 - str() of a StrEnum member is its value, not SchemaPolicy.NAME
     REQUIRE_EXISTING = "require_existing"
     CREATE_IF_EMPTY = "create_if_empty"
     CREATE_IF_NECESSARY = "create_if_necessary"
     RECREATE = "recreate"
 
 
-class SchemaError(RuntimeError):
+class SchemaError(WorkshopError, RuntimeError):
     """The managed schema is missing or out of date for the chosen policy."""
 
 
@@ -186,9 +189,8 @@ class MemoryStore(LifecycleMixin):
             eng.drop_objects(self.mem.DROP, later[::-1])
             eng.drop_objects(sql.DROP, present)
             missing = wanted
-        elif policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing:
-            raise SchemaError(self._schema_problem(missing))
-        elif policy is SchemaPolicy.REQUIRE_EXISTING and missing:
+        elif ((policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing)
+              or (policy is SchemaPolicy.REQUIRE_EXISTING and missing)):
             raise SchemaError(self._schema_problem(missing))
         if missing:
             if "RECORDS" in missing and policy is not SchemaPolicy.RECREATE:
@@ -349,7 +351,7 @@ class MemoryStore(LifecycleMixin):
         for t in texts:
             _check_text(t, "texts")
         n = len(texts)
-        ids = _as_list(record_ids, n, "record_ids") if record_ids is not None else [None] * n
+        ids: list[Any] = _as_list(record_ids, n, "record_ids") if record_ids is not None else [None] * n
         metas = metadata if isinstance(metadata, list) else [metadata] * n
         if len(metas) != n:
             raise ValueError(f"metadata has {len(metas)} items but {n} texts were given")
@@ -360,7 +362,7 @@ class MemoryStore(LifecycleMixin):
         aids = _as_list(agent_ids, n, "agent_ids")
         itexts = _as_list(index_texts, n, "index_texts")
         rls = _as_list(roles if roles is not None else "user", n, "roles")
-        vecs = list(embeddings) if embeddings is not None else [None] * n
+        vecs: list[Any] = list(embeddings) if embeddings is not None else [None] * n
         if len(vecs) != n:
             raise ValueError(f"embeddings has {len(vecs)} items but {n} texts were given")
         vecs = [self._check_vector(v) if v is not None else None for v in vecs]
@@ -473,7 +475,7 @@ class MemoryStore(LifecycleMixin):
                     break
         return out
 
-    def list_thread_messages(self, thread_id: str, last_n: int | None = None) -> list[MessageRecord]:
+    def list_thread_messages(self, thread_id: str, last_n: int | None = None) -> builtins.list[MessageRecord]:
         """The thread's messages in order; `last_n` keeps only the most recent n."""
         _check_id(thread_id, "thread_id")
         if last_n is not None and (not isinstance(last_n, int) or isinstance(last_n, bool) or last_n < 0):
@@ -488,16 +490,16 @@ class MemoryStore(LifecycleMixin):
         query: str | None = None,
         k: int = 5,
         *,
-        query_vector: list[float] | None = None,
+        query_vector: builtins.list[float] | None = None,
         thread_id: str | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
         exact_user_match: bool = False,
         exact_agent_match: bool = False,
         exact_thread_match: bool = False,
-        record_types: set[str] | list[str] | None = None,
+        record_types: set[str] | builtins.list[str] | None = None,
         metadata_filter: dict | None = None,
-    ) -> list[tuple[Record, float]]:
+    ) -> builtins.list[tuple[Record, float]]:
         """(record, cosine distance) pairs, nearest first."""
         check_k(k)
         for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
@@ -529,7 +531,7 @@ class MemoryStore(LifecycleMixin):
             statement, params["qv"] = self.sql.SEARCH_BY_VECTOR, self.engine.vector_param(self._check_vector(query_vector))
         return self._scan(statement, params, k, metadata_filter)
 
-    def _scan(self, statement: str, params: dict, k: int, metadata_filter: dict | None) -> list[tuple[Record, float]]:
+    def _scan(self, statement: str, params: dict, k: int, metadata_filter: dict | None) -> builtins.list[tuple[Record, float]]:
         """Read rows nearest first until k pass the metadata filter."""
         out: list[tuple[Record, float]] = []
         with self.engine.cursor() as cur:

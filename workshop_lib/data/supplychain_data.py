@@ -509,7 +509,8 @@ def rows() -> dict[str, list[tuple]]:
     port_by_id = {p[0]: p for p in ports}
 
     # Vessels: two per carrier, sizes within the carrier's typical range.
-    vessels, vessel_carrier, used_imos = [], {}, set()
+    vessels, vessel_carrier = [], {}
+    used_imos: set[int] = set()
     for carrier_id, (_s, _n, _h, _a, _p, (lo, hi), flags, _net, names) in enumerate(_CARRIERS, start=1):
         for name in names:
             imo = _imo(rng, used_imos)
@@ -562,13 +563,13 @@ def rows() -> dict[str, list[tuple]]:
     # Latest AIS fix per active vessel: interpolated along the lane by elapsed time.
     midnight = datetime.combine(REFERENCE_DATE, time(0, 0))
     positions = []
-    for voyage_id, _vn, imo, o, d, dep, arr, status in voyages:
+    for voyage_id, _vn, imo, o_id, d_id, dep, arr, status in voyages:
         if status != "ACTIVE":
             continue
         reported = midnight - timedelta(minutes=rng.randint(5, 360))
         start, end = datetime.combine(dep, time(0, 0)), datetime.combine(arr, time(0, 0))
         frac = (reported - start) / (end - start)
-        po, pd = port_by_id[o], port_by_id[d]
+        po, pd = port_by_id[o_id], port_by_id[d_id]
         lat = po[5] + frac * (pd[5] - po[5])
         lon = _wrap180(po[6] + frac * _wrap180(pd[6] - po[6]))
         positions.append((imo, voyage_id, round(lat, 6), round(lon, 6), round(rng.uniform(12.0, 20.5), 1),
@@ -577,7 +578,8 @@ def rows() -> dict[str, list[tuple]]:
 
     # Containers spread over voyages (each voyage gets at least one), cargo lines likewise.
     per_voyage = _spread(rng, N_CONTAINERS, len(voyages))
-    containers, cargo, used_boxes = [], [], set()
+    containers, cargo = [], []
+    used_boxes: set[str] = set()
     container_id, item_id = 20001, 1
     per_box = _spread(rng, N_CARGO_ITEMS, N_CONTAINERS)
     size_weights = [s[4] for s in _SIZE_TYPES]

@@ -10,11 +10,17 @@ import abc
 import contextlib
 import threading
 import uuid
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib import config
+from workshop_lib.errors import WorkshopError
+
+if TYPE_CHECKING:  # the store and the client import this module
+    from workshop_lib.core.memory_client import MemoryClient
+    from workshop_lib.core.store import MemoryStore
 
 
 @dataclass
@@ -34,7 +40,18 @@ class Check:
         return text
 
 
-class DatabaseFault(RuntimeError):
+@dataclass
+class ResetPlan:
+    """What `workshop reset` deletes on an engine, decided before anything is opened."""
+
+    what: str                     # the confirmation says "This deletes {what}."; "" when there is nothing
+    nothing: str = ""             # said instead when there is nothing to delete
+    refused: str = ""             # why not now, and the fix ("" = go ahead)
+    files: list[Path] = field(default_factory=list)  # deleted as files; none: the store is recreated in the database
+    after: str = ""               # said once the reset is done
+
+
+class DatabaseFault(WorkshopError, RuntimeError):
     """A database problem told as one message: the file, the cause and the fix."""
 
     def __init__(self, path: Any, cause: str, fix: str) -> None:
@@ -42,7 +59,7 @@ class DatabaseFault(RuntimeError):
         super().__init__(f"{path}: {cause}. Fix: {fix}.")
 
 
-class StoreMissing(RuntimeError):
+class StoreMissing(WorkshopError, RuntimeError):
     """The memory store does not exist and the caller asked not to create it (doctor).
     `missing` lists (what, path) for each absent file."""
 
@@ -65,8 +82,8 @@ class Engine(abc.ABC):
         self.user_id = config.USER_ID
         self.agent_id = config.AGENT_ID
         self.thresholds = config.thresholds_for(self.name, self.model_name)
-        self._store = None
-        self._memory = None
+        self._store: MemoryStore | None = None
+        self._memory: MemoryClient | None = None
         self._open_lock = threading.Lock()  # two threads opening the store at once make one
 
     # -- the memory store and the scoped client, opened on first use
@@ -173,7 +190,8 @@ class Engine(abc.ABC):
     def vector_param(self, values: list[float]) -> Any:
         """A vector as this driver binds it (float32 blob, array('f'))."""
 
-    def read_text(self, value: Any) -> str | None:
+    def read_text(self, value: Any) -> Any:
+        """A CLOB's text; any other fetched value (str, None, a number) as it is."""
         if value is not None and hasattr(value, "read"):
             return value.read()  # Oracle CLOB
         return value
@@ -266,6 +284,12 @@ class Engine(abc.ABC):
         """Engine-specific lines for `workshop doctor` (Oracle: users, grants, indexes...)."""
         return []
 
+    @classmethod
+    def reset_plan(cls, *, force: bool = False) -> ResetPlan:
+        """What `workshop reset` deletes (asked without connecting). By default the store's
+        tables are recreated through a connection; `force` overrides a refusal."""
+        return ResetPlan(f"every memory-store table of the {cls.name} engine and Part 5's caches")
+
     def new_id(self, record_type: str) -> str:
         """A fresh record id, e.g. mem-3f2a9c1d0b7e4a55."""
         return f"{record_type[:3]}-{uuid.uuid4().hex[:16]}"
@@ -290,10 +314,17 @@ def connect(engine: str | None = None, *, path: str | Path | None = None, **opti
     config.load_dotenv()
     name = config.engine_name(engine)
     if name == "embedded":
+        return engine_class(name)(path=path, **options)
+    options.pop("create", None)  # Oracle's schema is made by `make setup-oracle`, never by connect
+    return engine_class(name)(**options)
+
+
+def engine_class(name: str) -> Any:
+    """The class of the engine `name` (oracle | embedded), imported only when asked for."""
+    if config.engine_name(name) == "embedded":
         from workshop_lib.engines.embedded.engine import EmbeddedEngine
 
-        return EmbeddedEngine(path=path, **options)
-    options.pop("create", None)  # Oracle's schema is made by `make setup-oracle`, never by connect
+        return EmbeddedEngine
     from workshop_lib.engines.oracle.engine import OracleEngine
 
-    return OracleEngine(**options)
+    return OracleEngine

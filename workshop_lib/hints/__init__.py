@@ -86,7 +86,7 @@ def _show(plain: str, payload: dict | None) -> None:
         return
     from IPython.display import display
 
-    bundle = {"text/plain": plain, "text/html": f"<pre style='white-space: pre-wrap'>{html.escape(plain)}</pre>"}
+    bundle: dict[str, Any] = {"text/plain": plain, "text/html": f"<pre style='white-space: pre-wrap'>{html.escape(plain)}</pre>"}
     if payload is not None:
         bundle[record.HINT_MIME] = payload
     display(bundle, raw=True)

@@ -138,7 +138,7 @@ def check_ran(label: str, module: str | None, message: str | None) -> None:
         return
     part = _part_of(module or "")
     todo = _todo_key(part, label) if part else None
-    if todo is None:
+    if part is None or todo is None:
         return
     from workshop_lib.hints import catalog
 
@@ -151,10 +151,10 @@ def check_ran(label: str, module: str | None, message: str | None) -> None:
     display({CHECK_MIME: check_payload(part, todo), "text/plain": ""}, raw=True)
 
 
-def module_of_failure(exc: BaseException) -> str | None:
+def module_of_failure(exc: BaseException | None) -> str | None:
     """The workshop_lib.checks.partN module a CheckFailed was raised in (from its traceback)."""
     found = None
-    tb = exc.__traceback__
+    tb = exc.__traceback__ if exc is not None else None
     while tb is not None:
         name = tb.tb_frame.f_globals.get("__name__", "")
         if _part_of(name):

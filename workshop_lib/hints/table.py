@@ -31,7 +31,7 @@ class TodoHints:
     failures: tuple[Failure, ...] = field(default_factory=tuple)
 
 
-def F(id: str, pattern: str, hint: str) -> Failure:  # noqa: A002, N802 - a short row constructor for the tables
+def F(id: str, pattern: str, hint: str) -> Failure:
     return Failure(id, pattern, hint)
 
 

@@ -5,7 +5,7 @@ classroom-sized version that runs in a second.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 

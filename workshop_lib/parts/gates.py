@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from workshop_lib.core.arguments import check_k, check_query, check_unit_interval
 
@@ -273,7 +274,7 @@ class ModeConfig:
             raise ValueError(f"short_query_threshold_low ({lo}) is above short_query_threshold_high ({hi})")
 
     @classmethod
-    def for_engine(cls, eng_or_thresholds: Any, **overrides: Any) -> "ModeConfig":
+    def for_engine(cls, eng_or_thresholds: Any, **overrides: Any) -> ModeConfig:
         """The engine's configured thresholds (config.THRESHOLDS), with any field overridden."""
         th = eng_or_thresholds if isinstance(eng_or_thresholds, dict) else eng_or_thresholds.thresholds
         names = {f.name for f in fields(cls)}
@@ -285,7 +286,7 @@ class ModeConfig:
         values.update(overrides)
         return cls(**values)
 
-    def with_(self, **changes: Any) -> "ModeConfig":
+    def with_(self, **changes: Any) -> ModeConfig:
         """A copy with some knobs changed (validated again)."""
         return replace(self, **changes)
 
@@ -298,6 +299,7 @@ class ModeConfig:
         """(low, high) in the units of the score mode, before any short-query tightening."""
         if self.score_mode == "raw":
             low, high = self.raw_thresholds()
+            assert low is not None and high is not None  # __post_init__ refuses a raw mode without both
             return float(low), float(high)
         return self.threshold_low, self.threshold_high
 
@@ -503,8 +505,8 @@ def decide_mode(similarities: Sequence[float], chunks: Sequence[Any], *, config:
     used = [i for i, v in enumerate(on_scale) if v >= low]
     best = max(on_scale, default=None)
     gates = None
-    common = dict(similarities=scores, chunks=chunks, config=config, query_tokens=query_tokens, low=low,
-                  high=high, short_query_active=short, used_llm_answer=used_llm_answer, query=query)
+    common: dict[str, Any] = dict(similarities=scores, chunks=chunks, config=config, query_tokens=query_tokens, low=low,
+                                  high=high, short_query_active=short, used_llm_answer=used_llm_answer, query=query)
 
     if used_llm_answer is not None and not used_llm_answer.strip():
         return make_decision("fallback", reason="the model returned a blank answer", **common)
@@ -572,7 +574,7 @@ def answer_turn(turn: TurnResult, config: ModeConfig, *, llm=None) -> Answer:
     """Decide and answer from a turn already retrieved (answer() without the retrieval). With
     llm=None nothing but the decision and a deterministic text is computed."""
     query = turn.query
-    args = dict(config=config, query_tokens=turn.query_tokens, query=query)
+    args: dict[str, Any] = dict(config=config, query_tokens=turn.query_tokens, query=query)
     decision = decide_mode(turn.similarities, turn.as_chunks(), **args)
     if llm is not None and decision.mode != "fallback":
         try:

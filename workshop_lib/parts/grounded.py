@@ -21,8 +21,9 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -249,7 +250,7 @@ def _floats(value: Any) -> list[float]:
     return [float(x) for x in value]
 
 
-def embed_question(eng: Engine, text: str) -> tuple[list[float], bool]:
+def embed_question(eng: Engine, text: str) -> tuple[list[float] | None, bool]:
     """The question's vector, from the embedding cache when it is there. (vector, cache_hit)"""
     sql = catalog.statements(eng)
     key = {"h": _sha(text), "m": eng.model_name}

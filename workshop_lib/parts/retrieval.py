@@ -188,7 +188,7 @@ def rrf_fuse(vec_ids: list[str], txt_ids: list[str], k: int = 5, rrf_k: int = RR
     """Reciprocal Rank Fusion in plain Python, the reference the SQL is checked against."""
     r_vec = {rid: i + 1 for i, rid in enumerate(vec_ids)}
     r_txt = {rid: i + 1 for i, rid in enumerate(txt_ids)}
-    fused = []
+    fused: list[dict[str, Any]] = []
     for rid in dict.fromkeys(list(vec_ids) + list(txt_ids)):
         rv, rt = r_vec.get(rid, SENTINEL), r_txt.get(rid, SENTINEL)
         fused.append({"record_id": rid, "r_vec": rv, "r_txt": rt,

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from workshop_lib import config
+from workshop_lib.errors import WorkshopError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Agent-memory retrieval workshop: prepare, check and grade.")
@@ -48,12 +49,7 @@ def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WO
         report = prepare(eng)
         described = eng.describe()
         eng.close()  # release the store, so `workshop reset` does not see this process as a user
-    except Exception as exc:  # noqa: BLE001 - faults carry their file, cause and fix: no traceback
-        from workshop_lib.engines.base import DatabaseFault
-        from workshop_lib.engines.embedded.embedder import ModelUnavailable
-
-        if not isinstance(exc, (DatabaseFault, ModelUnavailable, ValueError)):
-            raise
+    except (WorkshopError, ValueError) as exc:  # they say what is wrong and the fix: no traceback
         typer.secho(f"Setup stopped: {exc}", fg="red", err=True)
         raise typer.Exit(1) from None
     t = report["timings"]
@@ -123,41 +119,31 @@ def reset(
 
     Embedded: deletes only the workshop's own database files (never the data folder) and
     refuses while notebook kernels or servers have them open, unless --force."""
+    from workshop_lib.engines.base import engine_class
+
     config.load_dotenv()
     name = _engine_name(engine)
-    if name == "embedded":
-        from workshop_lib.engines.embedded.engine import STORE_FILE, open_elsewhere, store_files
-
-        store_path = config.data_dir() / STORE_FILE
-        files = [f for f in store_files(store_path) if f.exists()]
-        what = "the workshop database files " + ", ".join(str(f) for f in files)
-        if not files:
-            typer.echo(f"Nothing to delete: no workshop database in {config.data_dir()}.")
-            raise typer.Exit(0)
-        if open_elsewhere(store_path) and not force:
-            typer.secho(f"{store_path} is open in another process (a notebook kernel, `workshop serve` or "
-                        "setup). Resetting now would lose what it writes next. Fix: shut down those kernels "
-                        "(Kernel > Shut Down Kernel) and servers, then run `workshop reset` again "
-                        "(or pass --force, then restart them).", fg="red", err=True)
-            raise typer.Exit(1)
-    else:
-        what = "every memory-store table of the Oracle AGENT schema and Part 5's caches"
-    if not yes and not typer.confirm(f"This deletes {what}. Continue?", default=False):
+    plan = engine_class(name).reset_plan(force=force)  # decided before anything is opened
+    if not plan.what:
+        typer.echo(plan.nothing)
+        raise typer.Exit(0)
+    if plan.refused:
+        typer.secho(plan.refused, fg="red", err=True)
+        raise typer.Exit(1)
+    if not yes and not typer.confirm(f"This deletes {plan.what}. Continue?", default=False):
         typer.echo("Nothing deleted.")
         raise typer.Exit(0)
-    if name == "embedded":
-        for f in files:
-            f.unlink(missing_ok=True)
-        if force:
-            typer.secho("Kernels that still have the old database open now refuse to write: restart them.",
-                        fg="yellow")
-    else:
+    for f in plan.files:
+        f.unlink(missing_ok=True)
+    if not plan.files:  # the store lives in the database: recreate its tables there
         from workshop_lib.core.store import MemoryStore, SchemaPolicy
         from workshop_lib.parts import grounded
 
         eng = _connect(name)
         MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE)
         grounded.clear_caches(eng, embeddings=True)  # Part 5's caches hold answers built on the old memories
+    if plan.after:
+        typer.secho(plan.after, fg="yellow")
     typer.echo("Reset done. Run `workshop setup` to prepare the workshop again.")
 
 
@@ -196,7 +182,7 @@ def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default:
     except (OSError, ValueError):
         saved = {}
     saved[name] = {**found, "model": model, "pairs": [len(dist.relevant), len(dist.irrelevant)],
-                   "calibrated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+                   "calibrated_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(saved, indent=1) + "\n")
     typer.echo(f"Saved to {path}: every new connection to {name} with {model} uses these values.")
@@ -212,14 +198,14 @@ def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (de
            rate_limit: int = typer.Option(None, min=1, help="at most this many embedding calls per minute"),
            engine: str = typer.Option(None, help="oracle | embedded")):
     """Part 7: read, clean, sanitise, chunk, embed and store a manifest's documents in its profile's table."""
-    from workshop_lib.parts.ingest import corpus, manifest, pipeline, promotion
+    from workshop_lib.parts.ingest import corpus, pipeline
 
     eng = _connect(engine)
     try:
         report = pipeline.ingest(eng, manifest_path or corpus.MANIFEST, profile=profile, sanitize_mode=sanitize,
                                  batch_size=batch_size, rate_limit_per_min=rate_limit, skip_bad=skip_bad_lines,
                                  promote=promote)
-    except (manifest.ManifestError, pipeline.IndexInUse, promotion.PromotionRefused, ValueError) as exc:
+    except (WorkshopError, ValueError) as exc:  # a bad manifest, an index in use, a refused promotion...
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(1) from None
     finally:

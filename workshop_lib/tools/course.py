@@ -12,13 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workshop_lib import config
+from workshop_lib.config import REPO_ROOT
+from workshop_lib.errors import WorkshopError
 
-REPO = config.REPO_ROOT
+REPO = REPO_ROOT
 CONFIG_FILE = REPO / "nbgrader_config.py"
 
 
-class CourseError(RuntimeError):
+class CourseError(WorkshopError, RuntimeError):
     """An nbgrader step failed; the message holds nbgrader's own log."""
 
 

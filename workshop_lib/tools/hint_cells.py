@@ -18,6 +18,14 @@ from workshop_lib.tools.course import REPO, assignments
 TODO_ID = re.compile(r"^todo(\d+)_\w+$")
 
 
+def todo_number(grade_id: str) -> int:
+    """N of a TODO cell's grade id `todoN_name`."""
+    match = TODO_ID.match(grade_id)
+    if match is None:
+        raise ValueError(f"{grade_id!r} is not a TODO grade id (todoN_name)")
+    return int(match.group(1))
+
+
 def hint_source(part: str, number: int) -> str:
     return (f"# Stuck? Hints for TODO {number}, in three levels (no penalty unless your instructor says so).\n"
             "from workshop_lib import hints\n\n"
@@ -55,7 +63,7 @@ def with_hint_cells(nb, part: str):
         cells.append(cell)
         gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
         if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution") and gid in todos:
-            number = int(TODO_ID.match(gid).group(1))
+            number = todo_number(gid)
             hint = nbformat.v4.new_code_cell(hint_source(part, number), metadata=hint_metadata(gid))
             hint.id = f"hints-{gid.replace('_', '-')}"[:64]
             cells.append(hint)
@@ -84,6 +92,6 @@ def missing(part: str, root: Path = REPO) -> list[str]:
         nb = nbformat.read(path, as_version=4)
         for i, gid in todo_cells(nb):
             below = nb.cells[i + 1] if i + 1 < len(nb.cells) else None
-            if below is None or _hint_id(below) != gid or below.source != hint_source(part, int(TODO_ID.match(gid).group(1))):
+            if below is None or _hint_id(below) != gid or below.source != hint_source(part, todo_number(gid)):
                 out.append(gid)
     return out

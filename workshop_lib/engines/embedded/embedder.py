@@ -14,13 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
+from workshop_lib.errors import WorkshopError
+
 MODEL_NAME = "wordllama-l2-supercat-256"
 DIM = 256
 _MAX_CHARS = 20_000
 _load_lock = threading.Lock()
 
 
-class ModelUnavailable(RuntimeError):
+class ModelUnavailable(WorkshopError, RuntimeError):
     """The model's weights or tokenizer cannot be loaded; reinstalling the package fixes it."""
 
 

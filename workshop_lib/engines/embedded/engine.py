@@ -14,15 +14,16 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any
 
 import numpy as np
 import sqlean
 import sqlite_vec
 
 from workshop_lib import config
-from workshop_lib.engines.base import DatabaseFault, Engine, StoreMissing
+from workshop_lib.engines.base import DatabaseFault, Engine, ResetPlan, StoreMissing
 from workshop_lib.engines.embedded import embedder, text_query
 from workshop_lib.engines.embedded import sql as statements_module
 
@@ -56,7 +57,7 @@ def _run_worker(request: dict, timeout_s: float) -> dict | None:
 try:  # POSIX advisory locks mark open stores for `workshop reset` (absent on Windows)
     import fcntl
 except ImportError:  # pragma: no cover
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # Windows: open_elsewhere() then reports False
 
 STORE_FILE = "workshop.sqlite"
 SUPPLYCHAIN_FILE = "supplychain.sqlite"
@@ -116,7 +117,7 @@ class EmbeddedEngine(Engine):
         self._lock = threading.RLock()
         self._depth = 0
         self._embed_error: BaseException | None = None
-        self._lock_fh = None
+        self._lock_fh: IO[str] | None = None
         target = Path(path) if path is not None else config.data_dir()
         if target.suffix in (".sqlite", ".db"):
             folder, self.path = target.parent, target
@@ -167,7 +168,7 @@ class EmbeddedEngine(Engine):
         if fcntl is not None:
             # A shared lock for as long as this engine is open: `workshop reset` tries an
             # exclusive one to see whether kernels still have the store open.
-            self._lock_fh = open(lock_file(self.path), "a+")
+            self._lock_fh = open(lock_file(self.path), "a+")  # noqa: SIM115 - held (locked) until close()
             fcntl.flock(self._lock_fh, fcntl.LOCK_SH)
 
     # ---------------------------------------------------------------- faults
@@ -431,7 +432,8 @@ class EmbeddedEngine(Engine):
                 {"o": owner},
             )
         }
-        tables, columns, fks = [], [], []
+        tables, columns = [], []
+        fks: list[dict[str, Any]] = []
         for table, comment in rows:
             tables.append({"owner": owner, "table": table, "comment": comment})
             for _, col, dtype, notnull, _, pk in self.conn.execute(f'PRAGMA SUPPLYCHAIN.table_info("{table}")'):
@@ -487,6 +489,23 @@ class EmbeddedEngine(Engine):
         except Exception as exc:  # noqa: BLE001
             out.append(Check("nearest-neighbour index", False, str(exc).splitlines()[0], store_fix))
         return out
+
+    @classmethod
+    def reset_plan(cls, *, force: bool = False) -> ResetPlan:
+        """The workshop's own database files in the data folder (never the folder itself),
+        refused while another process (a kernel, `workshop serve`) has the store open, unless force."""
+        store_path = config.data_dir() / STORE_FILE
+        files = [f for f in store_files(store_path) if f.exists()]
+        if not files:
+            return ResetPlan("", nothing=f"Nothing to delete: no workshop database in {config.data_dir()}.")
+        refused = "" if force or not open_elsewhere(store_path) else (
+            f"{store_path} is open in another process (a notebook kernel, `workshop serve` or "
+            "setup). Resetting now would lose what it writes next. Fix: shut down those kernels "
+            "(Kernel > Shut Down Kernel) and servers, then run `workshop reset` again "
+            "(or pass --force, then restart them).")
+        after = "Kernels that still have the old database open now refuse to write: restart them." if force else ""
+        return ResetPlan("the workshop database files " + ", ".join(str(f) for f in files), refused=refused,
+                         files=files, after=after)
 
     def close(self) -> None:
         with self._lock:

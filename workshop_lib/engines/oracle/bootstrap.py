@@ -82,7 +82,7 @@ class Settings:
     wait_timeout: float
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         config.load_dotenv()
         dsn = config.oracle_setting("ORACLE_DSN").strip()
         if not dsn:
@@ -397,7 +397,8 @@ def step_users(settings: Settings) -> None:
                 have = {r[0] for r in run(cur, sqls["granted"], {"username": user}).fetchall()}
             except oracledb.Error:
                 have = set()
-            done, skipped = [], []
+            done: list[str] = []
+            skipped: list[str] = []
             for name, privileges, required in grants:
                 if privileges and all(p in have for p in privileges):
                     skipped.extend(privileges)

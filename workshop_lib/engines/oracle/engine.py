@@ -30,15 +30,17 @@ import os
 import re
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import oracledb
 
 from workshop_lib import config
-from workshop_lib.engines.base import Check, Engine
+from workshop_lib.engines.base import Check, Engine, ResetPlan
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.agent.readonly import MAX_VALUE_BYTES
 
 # CLOB and BLOB columns come back as str and bytes, not LOB locators that each cost a round
@@ -78,7 +80,7 @@ REQUIRED_PRIVILEGES = ("CREATE SESSION", "CREATE TABLE", "CREATE SEQUENCE", "CRE
 SUPPLYCHAIN_OWNER = "SUPPLYCHAIN"
 
 
-class OracleConnectionError(RuntimeError):
+class OracleConnectionError(WorkshopError, RuntimeError):
     """The database could not be reached (or ORACLE_DSN is not set)."""
 
 
@@ -267,7 +269,7 @@ class OracleCursor:
     Errors come back as OracleWorkshopError: the Oracle message plus the fix.
     """
 
-    def __init__(self, engine: "OracleEngine", raw: oracledb.Cursor) -> None:
+    def __init__(self, engine: OracleEngine, raw: oracledb.Cursor) -> None:
         self.engine = engine
         self.raw = raw
 
@@ -284,7 +286,7 @@ class OracleCursor:
                                              store_content=store_write and name == "content")
                 for name, value in params.items() if name.upper() in used}
 
-    def execute(self, statement: str, params: Any = None) -> "OracleCursor":
+    def execute(self, statement: str, params: Any = None) -> OracleCursor:
         binds = self._binds(statement, params)
         try:
             self.raw.execute(statement, binds, fetch_lobs=FETCH_LOBS)
@@ -617,6 +619,11 @@ class OracleEngine(Engine):
     def describe(self) -> str:
         return f"{self.user}@{self.dsn} with {self.model_name} ({self.dim} dims, in-database)"
 
+    @classmethod
+    def reset_plan(cls, *, force: bool = False) -> ResetPlan:
+        """The store's tables in the AGENT schema, recreated through a connection; SUPPLYCHAIN stays."""
+        return ResetPlan("every memory-store table of the Oracle AGENT schema and Part 5's caches")
+
     def close(self) -> None:
         with self._reader_lock:
             self._drop_reader()
@@ -648,7 +655,8 @@ class OracleEngine(Engine):
             docs = json.dumps({"documents": texts})
             (result,) = self.query(statements_module.RERANK_REST,
                                    {"q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]
-            result = json.loads(self.read_text(result)) if isinstance(result, str) else result
+            body = self.read_text(result)  # a CLOB is read, then parsed like a string
+            result = json.loads(body) if isinstance(body, str) else result
             scores = [-math.inf] * len(texts)
             for item in result:
                 scores[int(item["index"])] = float(item["score"])
@@ -659,7 +667,7 @@ class OracleEngine(Engine):
     def data_dictionary(self, owner: str) -> dict:
         """Tables, columns and foreign keys of a schema with their comments (data dictionary)."""
         owner = owner.upper()
-        rows = self.query(statements_module.CATALOG_TABLES, {"owner": owner})
+        rows = self.query(statements_module.DICTIONARY_TABLES, {"owner": owner})
         if not rows:
             raise RuntimeError(
                 f"{owner} has no tables visible to {self.user}: it is not seeded yet, or {self.user} may not "
@@ -669,7 +677,7 @@ class OracleEngine(Engine):
         names = {t for t, _ in rows}
         columns = []
         for table, column, data_type, length, precision, scale, nullable, comment in self.query(
-                statements_module.CATALOG_COLUMNS, {"owner": owner}):
+                statements_module.DICTIONARY_COLUMNS, {"owner": owner}):
             if table not in names:
                 continue
             columns.append({
@@ -679,7 +687,7 @@ class OracleEngine(Engine):
             })
         by_constraint: dict[tuple[str, str], dict] = {}
         for table, constraint, column, ref_table, ref_column in self.query(
-                statements_module.CATALOG_FOREIGN_KEYS, {"owner": owner}):
+                statements_module.DICTIONARY_FOREIGN_KEYS, {"owner": owner}):
             fk = by_constraint.setdefault((table, constraint), {
                 "owner": owner, "table": table, "columns": [], "ref_table": ref_table, "ref_columns": []})
             fk["columns"].append(column)
@@ -910,7 +918,7 @@ def render_value(value: Any) -> Any:
     attributes, instead of `<oracledb.DbObject ...>`."""
     if isinstance(value, oracledb.LOB):  # read only what the model may see (the cap cuts the rest)
         return value.read(1, MAX_VALUE_BYTES + 1)
-    kind = getattr(value, "type", None)
+    kind: Any = getattr(value, "type", None)
     if not hasattr(kind, "iscollection"):  # not an oracledb.DbObject (duck-typed: tests use fakes)
         return value
     if kind.name == "SDO_GEOMETRY":

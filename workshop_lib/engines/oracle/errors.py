@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from workshop_lib.errors import WorkshopError
+
 CONTAINER = "workshop-oracle"
 START_DB = "docker compose -f .devcontainer/docker-compose.yml up -d oracle"
 RESTART_DB = f"docker restart {CONTAINER}"
@@ -88,7 +90,7 @@ def explain(exc: BaseException | str) -> tuple[str | None, str, str]:
     return first, "unexpected database error", "see docs/oracle.md (troubleshooting) or run `workshop doctor`"
 
 
-class OracleWorkshopError(RuntimeError):
+class OracleWorkshopError(WorkshopError, RuntimeError):
     """A failure with the step it happened in, the Oracle error and the fix."""
 
     def __init__(self, step: str, error: BaseException | str, fix: str | None = None) -> None:

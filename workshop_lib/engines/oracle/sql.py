@@ -234,19 +234,19 @@ EMBED = f"SELECT {_QUERY_EMBEDDING} FROM dual"
 MODEL_DIMENSIONS = f"SELECT VECTOR_DIMENSION_COUNT(VECTOR_EMBEDDING({MODEL_NAME} USING 'hello' AS data)) FROM dual"
 PING = "SELECT 1 FROM dual"
 
-# ---------------------------------------------------------------- catalog (scanner)
-CATALOG_TABLES = """SELECT t.table_name, c.comments
+# ---------------------------------------------------------------- data dictionary (scanner)
+DICTIONARY_TABLES = """SELECT t.table_name, c.comments
   FROM all_tables t LEFT JOIN all_tab_comments c ON c.owner = t.owner AND c.table_name = t.table_name
  WHERE t.owner = :owner AND t.nested = 'NO' AND t.secondary = 'N' AND t.table_name NOT LIKE 'DR$%'
  ORDER BY t.table_name"""
-CATALOG_COLUMNS = """SELECT c.table_name, c.column_name, c.data_type, c.data_length, c.data_precision,
+DICTIONARY_COLUMNS = """SELECT c.table_name, c.column_name, c.data_type, c.data_length, c.data_precision,
        c.data_scale, c.nullable, cc.comments
   FROM all_tab_columns c
   LEFT JOIN all_col_comments cc
     ON cc.owner = c.owner AND cc.table_name = c.table_name AND cc.column_name = c.column_name
  WHERE c.owner = :owner
  ORDER BY c.table_name, c.column_id"""
-CATALOG_FOREIGN_KEYS = """SELECT fk.table_name, fk.constraint_name, fkc.column_name, pk.table_name AS ref_table,
+DICTIONARY_FOREIGN_KEYS = """SELECT fk.table_name, fk.constraint_name, fkc.column_name, pk.table_name AS ref_table,
        pkc.column_name AS ref_column
   FROM all_constraints fk
   JOIN all_cons_columns fkc
@@ -404,8 +404,8 @@ def sc_count(table) -> str:
     return f"SELECT COUNT(*) FROM {SUPPLYCHAIN}.{_ident(table.name)}"
 
 
-_HELPER_NAMES = ["EMBED", "MODEL_DIMENSIONS", "PING", "CATALOG_TABLES", "CATALOG_COLUMNS",
-                 "CATALOG_FOREIGN_KEYS", "CHECK_PRIVILEGES", "CHECK_MODEL", "CHECK_INDEXES",
+_HELPER_NAMES = ["EMBED", "MODEL_DIMENSIONS", "PING", "DICTIONARY_TABLES", "DICTIONARY_COLUMNS",
+                 "DICTIONARY_FOREIGN_KEYS", "CHECK_PRIVILEGES", "CHECK_MODEL", "CHECK_INDEXES",
                  "CHECK_VECTOR_MEMORY", "CHECK_SUPPLYCHAIN_ACCESS", "RERANK_REST", "SC_EXISTING_COLUMNS",
                  "SC_SET_PORT_LOCATION", "CHECK_PORTS_SPATIAL_INDEX", "SC_PORT_GEOM_TOLERANCES",
                  "SC_PORT_GEOM_METADATA_DELETE", "SC_PORT_GEOM_METADATA", "SC_PORT_SPATIAL_INDEX_EXISTS",
@@ -639,7 +639,7 @@ READER_OBJECT_PRIVILEGES = """SELECT owner, table_name, privilege FROM user_tab_
  WHERE grantee = USER ORDER BY owner, table_name, privilege"""
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
-from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402,F401 - re-exported for eng.sql_module
+from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402 - re-exported for eng.sql_module
 
 # ---------------------------------------------------------------- Part 7 document index
 # The same names as the embedded engine's DOCS (workshop_lib/parts/ingest). Chunks are

@@ -19,8 +19,9 @@ the Part's check tests on the learner's loop:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.parts.agent import memory
 

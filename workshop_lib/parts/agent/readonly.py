@@ -10,8 +10,11 @@ and the error a refused statement raises.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
+
+from workshop_lib.errors import WorkshopError
 
 MAX_SQL_CHARS = 20_000
 MAX_ROWS = 200
@@ -19,7 +22,7 @@ MAX_VALUE_BYTES = 4 * 1024          # one value as the model reads it
 MAX_RESULT_BYTES = 64 * 1024        # one result, all rows together
 
 
-class SqlRefused(ValueError):
+class SqlRefused(WorkshopError, ValueError):
     """The statement is not one read-only query over SUPPLYCHAIN (or broke a cap)."""
 
 

@@ -22,8 +22,9 @@ import inspect
 import json
 import re
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_ARGUMENT_CHARS = 64 * 1024   # a tool call's JSON arguments; the longest SQL the tool takes is 20,000

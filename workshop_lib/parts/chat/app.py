@@ -42,6 +42,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from workshop_lib import config
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import agent_answer, answer_question, route_of
 from workshop_lib.parts.memory.writer import observe_user_turn
@@ -57,7 +58,7 @@ MAX_ID_CHARS = 200              # thread and user ids (the store's column sizes)
 FIELDS = {"question", "thread_id", "user_id", "agent"}
 
 
-class Refused(Exception):
+class Refused(WorkshopError):
     """A request the service will not answer: becomes a 4xx JSON error; nothing is stored."""
 
     def __init__(self, status: int, error: str, fix: str) -> None:
@@ -251,7 +252,7 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
             yield _sse("error", {"status": refused.status, "error": refused.error, "fix": refused.fix})
             return
         except Exception as exc:  # noqa: BLE001
-            yield _sse("error", json.loads(failure(exc).body))
+            yield _sse("error", json.loads(bytes(failure(exc).body)))
             return
         yield _sse("answer", payload)
 
@@ -259,6 +260,7 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
         try:
             authorised(request)
             thread_id = _check_id({"thread_id": request.path_params["thread_id"]}, "thread_id")
+            assert thread_id is not None  # a path parameter is never missing
             user_id = _check_id(dict(request.query_params), "user_id") or config.USER_ID
 
             def read():

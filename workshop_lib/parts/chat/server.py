@@ -32,7 +32,7 @@ class BackgroundServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self, timeout_s: float = 20.0) -> "BackgroundServer":
+    def start(self, timeout_s: float = 20.0) -> BackgroundServer:
         self._thread.start()
         deadline = time.monotonic() + timeout_s
         while not self._server.started:
@@ -45,7 +45,7 @@ class BackgroundServer:
         self._server.should_exit = True
         self._thread.join(timeout_s)
 
-    def __enter__(self) -> "BackgroundServer":
+    def __enter__(self) -> BackgroundServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from workshop_lib.parts.ingest.corpus import Profile
 

@@ -9,12 +9,14 @@ import stat
 import unicodedata
 from pathlib import Path
 
+from workshop_lib.errors import WorkshopError
+
 MAX_DOC_BYTES = 1_000_000  # a bigger file is refused, not truncated: split it into several documents
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _TRAILING = re.compile(r"[ \t]+\n")
 
 
-class Rejected(ValueError):
+class Rejected(WorkshopError, ValueError):
     """A document that cannot be ingested; the message says why and what to do."""
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import collections
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from workshop_lib.core.progress import progress as progress_bar
+from workshop_lib.errors import WorkshopError
 
 
-class EmbeddingFailed(RuntimeError):
+class EmbeddingFailed(WorkshopError, RuntimeError):
     """A batch still failed after every retry; earlier batches were already handed on."""
 
 
@@ -75,7 +77,7 @@ def embed_batches(texts: Sequence[str], embed: Callable[[list[str]], Sequence[An
                     if len(vectors) != len(batch):
                         raise EmbeddingFailed(f"the embedder returned {len(vectors)} vectors for {len(batch)} texts")
                     break
-                except Exception as exc:  # noqa: BLE001 - any failure of a remote call is retried
+                except Exception as exc:
                     stats.errors.append(f"batch {first // batch_size}: {type(exc).__name__}: {exc}")
                     if attempt == retries:
                         raise EmbeddingFailed(f"batch {first // batch_size} (texts {first}-{first + len(batch) - 1}) "

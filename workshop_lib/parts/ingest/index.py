@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.retrieval import check_k, check_query
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ TABLE_NAME = re.compile(r"^DOCS_[A-Z][A-Z0-9_]{0,19}$")
 MAX_K = 1000
 
 
-class NoActiveIndex(RuntimeError):
+class NoActiveIndex(WorkshopError, RuntimeError):
     """Retrieval over DOCS before any table was promoted."""
 
 

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workshop_lib.errors import WorkshopError
+
 FIELDS = ("path", "tags", "lang", "profile")
 _LANG = re.compile(r"^[a-z]{2}(?:-[A-Za-z]{2})?$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -42,7 +44,7 @@ class Problem:
         return f"{self.file}:{self.line}: {self.problem}"
 
 
-class ManifestError(ValueError):
+class ManifestError(WorkshopError, ValueError):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         lines = "\n".join(f"  {p}" for p in problems[:20])

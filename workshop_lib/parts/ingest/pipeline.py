@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.core.progress import progress as progress_bar
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.ingest import chunking, corpus, documents, embedding, index, manifest, promotion, sanitize
 
 if TYPE_CHECKING:
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 STAGES = ("read_clean", "sanitize", "chunk", "embed", "write")
 
 
-class IndexInUse(RuntimeError):
+class IndexInUse(WorkshopError, RuntimeError):
     """The ingest would change the table the alias points to."""
 
 

@@ -8,9 +8,11 @@ asks the gate, and moves the alias only when it says yes; rollback() moves it ba
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts import evaluation
 from workshop_lib.parts.ingest import corpus, index
 
@@ -75,7 +77,7 @@ class Promotion:
     alias: index.AliasState
 
 
-class PromotionRefused(RuntimeError):
+class PromotionRefused(WorkshopError, RuntimeError):
     """The table cannot be considered at all (missing or incomplete); the gate was not asked."""
 
 

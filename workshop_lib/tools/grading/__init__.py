@@ -146,10 +146,9 @@ class _Runner:
 
     def keep(self, sub: Submission, result: scoring.Result) -> list[dict]:
         # Results are written as each notebook finishes: a crash of the grader loses nothing graded.
-        with self.lock:
-            with open(self.log, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"student": sub.student, "part": sub.part, "sha256": sub.sha256,
-                                     "seconds": result.seconds, "rows": result.rows}) + "\n")
+        with self.lock, open(self.log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"student": sub.student, "part": sub.part, "sha256": sub.sha256,
+                                 "seconds": result.seconds, "rows": result.rows}) + "\n")
         return result.rows
 
 

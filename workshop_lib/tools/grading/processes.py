@@ -8,6 +8,7 @@ Elsewhere (macOS) only the process group can be killed; the README says so.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -83,14 +84,10 @@ def kill_tree(pid: int) -> None:
     except ProcessLookupError:
         return
     kill_descendants(pid)
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(os.getpgid(pid), signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _exists(pid: int) -> bool:

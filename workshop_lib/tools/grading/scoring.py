@@ -114,7 +114,7 @@ def _from_notebook(sub: Submission, path: Path, points: dict[str, float], cell_t
 
 
 def _events(path: Path) -> list[dict]:
-    out = []
+    out: list[dict] = []
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:

@@ -8,6 +8,7 @@ reaches the next one.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -71,7 +72,8 @@ class Master:
         src.mkdir(parents=True)
         shutil.copy(source_root / "nbgrader_config.py", src)
         shutil.copytree(source_root / "solutions", src / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-        parts, points = {}, {}
+        parts: dict = {}
+        points: dict = {}
         nbgrader = course.api(src, config_file=src / "nbgrader_config.py")
         for part in course.assignments(src):
             for nb in sorted((src / "solutions" / part).glob("*.ipynb")):
@@ -137,9 +139,11 @@ class Worker:
 
     def run(self, job: dict, budget: float) -> dict | None:
         """The worker's reply, or None when the notebook ran past its budget (the worker is then killed)."""
+        requests = self.proc.stdin
+        assert requests is not None  # started with stdin=PIPE
         try:
-            self.proc.stdin.write(json.dumps(job) + "\n")
-            self.proc.stdin.flush()
+            requests.write(json.dumps(job) + "\n")
+            requests.flush()
         except (BrokenPipeError, OSError):
             return {"id": job["id"], "autograded": False, "log": "the grading worker had exited", "worker_died": True}
         ready, _, _ = select.select([self.replies], [], [], budget)
@@ -160,12 +164,10 @@ class Worker:
     def stop(self) -> None:
         if self.alive():
             processes.kill_tree(self.proc.pid)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
         for stream in (self.proc.stdin, self.replies):
-            try:
+            if stream is None:
+                continue
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass

@@ -86,7 +86,7 @@ def read_records(sub: Submission, todos: list[str]) -> dict[str, TodoRecord]:
                 payload = data.get(mime)
                 if not isinstance(payload, dict) or payload.get("part") != sub.part:
                     continue
-                rec = records.get(payload.get("todo"))
+                rec = records.get(str(payload.get("todo")))
                 if rec is None:
                     continue
                 if mime == CHECK_MIME and isinstance(payload.get("runs"), list) and len(payload["runs"]) > len(rec.runs):
@@ -182,10 +182,10 @@ def apply_penalty(grades: pd.DataFrame, records: list[TodoRecord], penalty: dict
     out = grades.copy()
     out["hint_penalty"] = 0.0
     for i, row in out.iterrows():
-        fraction = cut.get((row["student"], row["assignment"], row["cell"]))
-        if fraction and pd.notna(row["score"]) and row["score"]:
-            out.at[i, "hint_penalty"] = round(float(row["score"]) * fraction, 2)
-            out.at[i, "score"] = round(float(row["score"]) * (1 - fraction), 2)
+        share = cut.get((row["student"], row["assignment"], row["cell"]))
+        if share and pd.notna(row["score"]) and row["score"]:
+            out.at[i, "hint_penalty"] = round(float(row["score"]) * share, 2)
+            out.at[i, "score"] = round(float(row["score"]) * (1 - share), 2)
     return out
 
 
