@@ -252,8 +252,8 @@ def _namespace() -> dict:
 @pytest.mark.parametrize("todo, grade", [("todo1_decide", "check_todo1_decide"), ("todo2_compact", "check_todo2_compact")])
 def test_the_solution_cell_passes_its_grade_cell(todo, grade, capsys):
     ns = _namespace()
-    exec(compile(_cells()[todo], f"<solution {todo}>", "exec"), ns)  # noqa: S102 - the notebook's own cell
-    exec(compile(_cells()[grade], f"<grade cell {grade}>", "exec"), ns)  # noqa: S102 - as nbgrader runs it
+    exec(compile(_cells()[todo], f"<solution {todo}>", "exec"), ns)
+    exec(compile(_cells()[grade], f"<grade cell {grade}>", "exec"), ns)
     assert "passed" in capsys.readouterr().out
 
 
@@ -263,7 +263,7 @@ def test_the_solution_cell_passes_its_grade_cell(todo, grade, capsys):
 ])
 def test_correct_variants_pass_the_grade_cell(name, fn, grade, what, capsys):
     ns = {**_namespace(), what: fn}
-    exec(compile(_cells()[grade], f"<grade cell {grade}>", "exec"), ns)  # noqa: S102
+    exec(compile(_cells()[grade], f"<grade cell {grade}>", "exec"), ns)
     assert "passed" in capsys.readouterr().out
 
 
@@ -272,6 +272,6 @@ def test_the_learner_stub_fails_the_grade_cell():
         source = _cells()[todo]
         stub = source[:source.index("### BEGIN SOLUTION")] + "raise NotImplementedError()\n"
         ns = _namespace()
-        exec(compile(stub, "<stub>", "exec"), ns)  # noqa: S102
+        exec(compile(stub, "<stub>", "exec"), ns)
         with pytest.raises(CheckFailed, match="not implemented yet"):
-            exec(compile(_cells()[grade], "<grade>", "exec"), ns)  # noqa: S102
+            exec(compile(_cells()[grade], "<grade>", "exec"), ns)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from starlette.testclient import TestClient
@@ -90,7 +90,7 @@ def test_a_memory_that_is_not_valid_leaves_every_read_path(eng, status):
 def test_expiry_hides_a_memory_before_and_after_the_sweep(eng):
     soon = _add_knowledge(eng, "m-soon", "The quay crane booking holds until Friday")
     later = _add_knowledge(eng, "m-later", "The quay crane contract runs for ten years")
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     eng.store.set_expiry("memory", soon, now - timedelta(seconds=1))
     eng.store.set_expiry("memory", later, now + timedelta(days=365))
     for path, ids in _knowledge_ids(eng, "quay crane booking").items():

@@ -9,8 +9,9 @@ against the reference (workshop_lib.parts.memory).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, passed
 from workshop_lib.parts.memory.consolidate import ACTIONS, Neighbour

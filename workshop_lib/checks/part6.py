@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import uuid
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, has_passed, passed, say_reference
 from workshop_lib.core.llm import fake_response, scripted

@@ -225,7 +225,8 @@ def _numbers_missing(candidate: GoldenReport, active: GoldenReport | None, bar: 
     the active's recall when it decided."""
     if candidate.n == 0:
         return []
-    wanted = [("the candidate's recall", candidate.recall, f"{candidate.hits}/{candidate.n}")]
+    wanted: list[tuple[str, float, str | None]] = [
+        ("the candidate's recall", candidate.recall, f"{candidate.hits}/{candidate.n}")]
     if candidate.recall < bar:
         wanted.append(("the bar", bar, None))
     elif active is not None and candidate.recall < active.recall:

@@ -17,9 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 from workshop_lib.core.records import MEMORY_TYPES, Record
 
@@ -59,7 +60,7 @@ def iso_utc(when: datetime | str | None) -> str | None:
         raise ValueError(f"expires_at must be a datetime, an ISO-8601 string or None, got {type(when).__name__}")
     if when.tzinfo is None:
         raise ValueError("expires_at needs a time zone (use datetime.now(timezone.utc) + timedelta(...))")
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def subject_hash(user_id: str) -> str:
@@ -79,6 +80,11 @@ class LifecycleMixin:
     engine: Any
     sql: Any
     mem: Any
+    # MemoryStore's own helpers, declared for the type checker (the mixin is never used alone).
+    _embed_chunk: Any
+    _row_to_record: Any
+    _delete_record: Any
+    _cascade_actor: Any
 
     # ------------------------------------------------------------------ status
     def _memory_row(self, cur, record_type: str, record_id: str) -> tuple | None:

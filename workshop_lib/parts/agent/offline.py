@@ -180,9 +180,9 @@ def _plan(question: str, done: list[tuple[str, str]], offered: set[str], diction
 
 def _next_call(question: str, done: list[tuple[str, str]], offered: set[str], dictionary: dict
                ) -> tuple[str, dict] | None:
-    if done and _TRUNCATED.search(done[-1][1]) and "fetch_tool_output" in offered:
+    if done and (truncated := _TRUNCATED.search(done[-1][1])) and "fetch_tool_output" in offered:
         # Only a preview came back: the full output is stored, one call away.
-        return "fetch_tool_output", {"call_id": _TRUNCATED.search(done[-1][1]).group(1)}
+        return "fetch_tool_output", {"call_id": truncated.group(1)}
     plan = _plan(question, done, offered, dictionary)
     return plan[len(done)] if len(done) < len(plan) else None
 

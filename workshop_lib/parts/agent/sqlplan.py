@@ -20,8 +20,9 @@ A question of another shape gets no plan (None): the caller says it needs a mode
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from workshop_lib.engines.embedded.sql import PLAN_SQL as SQL  # portable: both engines run them
 
@@ -421,8 +422,9 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
     # 6. a list of rows of one table, narrowed by what the question names ("which ships does MSC operate")
     listing = re.match(r"\s*(?:which|what|list|show(?: me)?|give me)\s+(?:the\s+|all\s+(?:the\s+)?)?"
                        r"(vessels?|ships?|voyages?|sailings?|carriers?|ports?)\b", text, re.I)
-    if listing and not counting and not agg and not unexplained_words(text, ents):
-        table = _table_of(listing.group(1))
+    if listing and not counting and not agg and not unexplained_words(text, ents) \
+            and (listed := _table_of(listing.group(1))) is not None:
+        table = listed
         joins, where, said = _filters(text, table, ents, dictionary, voyage)
         if where or table in ("CARRIERS", "PORTS", "VESSELS"):
             name = NAME_COLUMN[table]

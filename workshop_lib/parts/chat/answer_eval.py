@@ -25,9 +25,10 @@ import statistics
 import time
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.data import catalog
 
@@ -222,11 +223,11 @@ def _live_cases(eng: Engine, rng: random.Random) -> list[Case]:
     for c in rng.sample(carriers, 3):
         add(f"What is the SCAC code of {c['CARRIER_NAME']}?", [c["SCAC_CODE"]])
     # top-N (only when no tie at the cut)
-    for n, col, words in [(3, "CAPACITY_TEU", "largest capacity"), (3, "LENGTH_M", "longest"),
+    for n, col, phrase in [(3, "CAPACITY_TEU", "largest capacity"), (3, "LENGTH_M", "longest"),
                           (5, "DEADWEIGHT_TONNES", "highest deadweight")]:
         ranked = sorted(vessels.values(), key=lambda v: -float(v[col]))
         if float(ranked[n - 1][col]) != float(ranked[n][col]):
-            add(rng.choice(["Which {n} vessels have the {w}?", "List the {n} ships with the {w}."]).format(n=n, w=words),
+            add(rng.choice(["Which {n} vessels have the {w}?", "List the {n} ships with the {w}."]).format(n=n, w=phrase),
                 *[[v["VESSEL_NAME"]] for v in ranked[:n]])
     # per-group counts
     per_carrier = Counter(carrier_by_id[v["CARRIER_ID"]]["CARRIER_NAME"] for v in vessels.values())
@@ -286,7 +287,7 @@ def _availability_cases(rng: random.Random) -> list[Case]:
     for item in rng.sample([i for i in catalog.ITEMS if i.category == "equipment"], 8):
         code = rng.choice(codes)
         units = stock.get(item.item_id, {}).get(code)
-        must = [[_num(units)]] if units else [["not available"]]
+        must: list[list[Any]] = [[_num(units)]] if units else [["not available"]]
         cases.append(Case("", "availability", rng.choice(["Do you have a {n} at {p}?", "Is the {n} available in {p}?",
                                                           "How many {n}s can I get at {p}?"]).format(
             n=item.name, p=ports[code]["name"]), must=must))

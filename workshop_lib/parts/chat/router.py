@@ -155,7 +155,7 @@ class RouteDecision:
 
     @property
     def runner_up(self) -> str:
-        ranked = sorted(self.scores, key=self.scores.get, reverse=True)
+        ranked = sorted(self.scores, key=lambda h: self.scores[h], reverse=True)
         return ranked[1] if len(ranked) > 1 else ranked[0]
 
     def explain(self) -> dict[str, Any]:
@@ -273,18 +273,18 @@ def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
             cues[AVAILABILITY].append("equipment at a port")
     if grounded._LOCATION_RE.search(q):
         cues[PORT].append("location wording")
-    if DOC_STRONG_RE.search(q):
-        cues[DOCS].append(f"what the documents cover ({DOC_STRONG_RE.search(q).group(0).lower()})")
-    elif DOC_RE.search(q):
-        cues[DOCS].append(f"document wording ({DOC_RE.search(q).group(0).lower()})")
+    if strong := DOC_STRONG_RE.search(q):
+        cues[DOCS].append(f"what the documents cover ({strong.group(0).lower()})")
+    elif wording := DOC_RE.search(q):
+        cues[DOCS].append(f"document wording ({wording.group(0).lower()})")
     if FOREIGN_RE.search(q):
         cues[DOCS].append("not English (only the documents are)")
     if re.search(r"[\u201c\u201d\"\u00ab\u00bb\u201e].{8,}[\u201c\u201d\"\u00ab\u00bb]", q):
         cues[DOCS].append("quotes a title")
     if GREETING_RE.search(q) and len(q.split()) <= 6:
         cues[SMALL_TALK].append("a greeting or thanks")
-    if OUT_RE.search(q):
-        cues[OUT].append(f"outside the workshop's data ({OUT_RE.search(q).group(0).lower()})")
+    if outside := OUT_RE.search(q):
+        cues[OUT].append(f"outside the workshop's data ({outside.group(0).lower()})")
     return cues, ports
 
 
@@ -402,7 +402,7 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
     if grounded.price_extreme(text) is not None:
         scores[LIVE] -= 0.2  # "the most expensive container" is a catalog price, not a data aggregate
     floor, margin = thresholds(eng)
-    ranked = sorted(scores, key=scores.get, reverse=True)
+    ranked = sorted(scores, key=lambda h: scores[h], reverse=True)
     best, second = ranked[0], ranked[1]
     lead = scores[best] - scores[second]
     method = "router (offline)"
@@ -450,7 +450,7 @@ def leave_one_out(eng: Engine) -> dict[str, Any]:
                 if other == label:
                     sims = np.delete(sims, i)
                 scores[other] = float(np.mean(np.sort(sims)[::-1][:2]))
-            winner = max(scores, key=scores.get)
+            winner = max(scores, key=lambda h: scores[h])
             right += winner == label
             total += 1
             best_wrong.append(max(s for k, s in scores.items() if k != label))

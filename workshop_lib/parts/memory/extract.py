@@ -125,8 +125,7 @@ def _one(s: str, last_subject: str) -> Candidate | None:
         x = clean(m.group("x"))
         if not x:
             return None
-        if _SCHEMA_NAME.search(x):  # a note on the schema: Part 6's correction memory
-            col = _SCHEMA_NAME.search(x)
+        if col := _SCHEMA_NAME.search(x):  # a note on the schema: Part 6's correction memory
             subject = f"SUPPLYCHAIN.{col.group(1).upper()}.{col.group(2).upper()}".lower()
             return Candidate("memory", x[0].upper() + x[1:] + ".", subject, x, cue="remember", kind="correction")
         found = _statement(x, cue="remember")
@@ -219,5 +218,5 @@ def extract_with_model(llm, text: str, *, last_subject: str = "") -> tuple[list[
     try:
         raw = llm.complete(EXTRACTION_PROMPT, text, response_format={"type": "json_object"})
         return validate_model_output(raw), "model"
-    except Exception as exc:  # any model or validation failure: the rules still run
+    except Exception as exc:  # noqa: BLE001 - any model or validation failure: the rules still run
         return extract_offline(text, last_subject=last_subject), f"rules (model output refused: {exc})"

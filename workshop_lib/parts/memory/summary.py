@@ -17,8 +17,8 @@ write path; the summary is never the only place it lives.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 SUMMARY_KIND = "thread_summary"
 _DECISION = re.compile(r"\b(decid\w*|agree\w*|chose|choose|confirm\w*|book\w*|order\w*|will|plan\w*|"
