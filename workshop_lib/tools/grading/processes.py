@@ -15,6 +15,7 @@ import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 
 
 def become_subreaper() -> bool:
@@ -23,6 +24,17 @@ def become_subreaper() -> bool:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def die_with_parent(sig: int = signal.SIGTERM) -> bool:
+    """Ask Linux to send `sig` to this process when its parent (the grader's thread) dies."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 

@@ -15,12 +15,14 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from workshop_lib import config
 from workshop_lib.tools import course
-from workshop_lib.tools.grading import processes
+from workshop_lib.tools.grading import processes, sandbox
 from workshop_lib.tools.grading.submissions import Submission
 
 # The only variables a graded notebook sees (plus its own folders): no API keys, no
@@ -52,6 +54,53 @@ def _write_files(root: Path, files: dict[str, bytes]) -> None:
         path.write_bytes(data)
 
 
+RUNS = "workshop-grading"  # below the system temp folder: one folder per grading run
+
+
+def new_run_folder(parent: Path | None = None) -> Path:
+    """A private folder for this run; the folders of runs whose grader died are removed.
+
+    Each run writes its pid and start time (from /proc, so a reused pid is told apart);
+    a folder whose owner is gone is what a `kill -9` of the grader left behind."""
+    base = Path(parent or tempfile.gettempdir()) / RUNS
+    base.mkdir(mode=0o700, exist_ok=True)
+    for old in base.iterdir():
+        if old.is_dir() and not old.is_symlink() and not _owner_alive(old / "owner"):
+            shutil.rmtree(old, ignore_errors=True)
+    run = Path(tempfile.mkdtemp(prefix="run-", dir=base))
+    (run / "owner").write_text(f"{os.getpid()} {_started(os.getpid())}")
+    return run
+
+
+def _started(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def _owner_alive(owner: Path) -> bool:
+    try:
+        pid, started = owner.read_text().split(" ", 1)
+        os.kill(int(pid), 0)
+    except FileNotFoundError:  # a run that is just starting has not written it yet
+        return owner.parent.exists() and time.time() - owner.parent.stat().st_mtime < 60
+    except (OSError, ValueError):
+        return False
+    return _started(int(pid)) == started.strip()
+
+
+def write_tree(root: Path, files: dict[str, bytes], folders: tuple[str, ...] = ()) -> None:
+    """A fresh folder holding files (from memory) and empty folders."""
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    _write_files(root, files)
+    for name in folders:
+        (root / name).mkdir()
+
+
 @dataclass
 class Master:
     parts: dict[str, str]                 # notebook stem -> Part
@@ -61,6 +110,17 @@ class Master:
     lib: dict[str, bytes]
     lib_hash: str
     data: dict[str, bytes]
+    release: dict[str, bytes]             # Part -> the learner notebook as released (trusted cells)
+    where: Path                           # the master folder: the code snapshot and the sandbox's /etc
+
+    @property
+    def workshop(self) -> Path:
+        """The code snapshot on disk (bound read-only into every sandbox at /workshop)."""
+        return self.where / "workshop"
+
+    @property
+    def etc(self) -> Path:
+        return self.where / "etc"
 
     @classmethod
     def build(cls, source_root: Path, where: Path) -> Master:
@@ -78,6 +138,11 @@ class Master:
                 parts[nb.stem.lower()] = part
                 points.setdefault(part, {}).update(course.points(nb))
             course.check(nbgrader.generate_assignment(part, force=True, create=True), f"generate_assignment {part}")
+        release = {}
+        for part in points:
+            released = sorted((src / "notebooks" / part).glob("*.ipynb"))
+            if released:
+                release[part] = released[0].read_bytes()
         data_dir = where / "data"
         eng = connect("embedded", path=data_dir)
         try:
@@ -86,9 +151,13 @@ class Master:
             eng.close()
         lib_root = Path(config.__file__).resolve().parent  # the workshop_lib package
         lib = {f"workshop_lib/{k}": v for k, v in _files(lib_root).items()}
+        _write_files(where / "workshop", lib)
+        sandbox.write_etc(where / "etc")
+        shutil.rmtree(src / "solutions")  # nothing below `where` may hold the solutions once grading starts
         return cls(parts=parts, points=points, gradebook=(src / "gradebook.db").read_bytes(),
                    config=(src / "nbgrader_config.py").read_bytes(), lib=lib, lib_hash=files_hash(lib),
-                   data={k: v for k, v in _files(data_dir).items() if not k.endswith(".lock")})
+                   data={k: v for k, v in _files(data_dir).items() if not k.endswith(".lock")},
+                   release=release, where=where)
 
     def worker_env(self) -> dict[str, str]:
         venv_bin = str(Path(sys.executable).parent)
@@ -99,36 +168,53 @@ class Master:
         env.setdefault("LANG", "C.UTF-8")
         return env
 
-    def make_job(self, job_dir: Path, sub: Submission, n: int, cell_timeout: int) -> dict:
-        """Write everything one notebook needs into job_dir; return the job for a worker."""
+    def make_job(self, job_dir: Path, sub: Submission, n: int, cell_timeout: int, sandboxed: bool) -> dict:
+        """Write everything one notebook needs into job_dir; return the job for a worker.
+
+        In the sandbox job_dir is seen at /job and the code snapshot at /workshop (read-only);
+        without it the notebook gets its own copy of the code, which the grader re-hashes."""
         if job_dir.exists():
             shutil.rmtree(job_dir)
         course_dir = job_dir / "course"
         _write_files(course_dir, {"nbgrader_config.py": self.config, "gradebook.db": self.gradebook,
                                   f"submitted/{sub.student}/{sub.part}/{sub.notebook}": sub.content})
-        _write_files(job_dir / "lib", self.lib)
         _write_files(job_dir / "data", self.data)
         for name in ("home", "tmp", "runtime", "ipython", "cache"):
             (job_dir / name).mkdir()
+        if sandboxed:
+            root, code = Path(sandbox.JOB), sandbox.WORKSHOP
+        else:
+            root, code = job_dir, str(job_dir / "lib")
+            _write_files(job_dir / "lib", self.lib)
         env = self.worker_env()
-        env.update({"HOME": str(job_dir / "home"), "TMPDIR": str(job_dir / "tmp"),
-                    "WORKSHOP_DATA_DIR": str(job_dir / "data"), "PYTHONPATH": str(job_dir / "lib"),
-                    "JUPYTER_RUNTIME_DIR": str(job_dir / "runtime"), "IPYTHONDIR": str(job_dir / "ipython"),
-                    "MPLCONFIGDIR": str(job_dir / "cache"), "XDG_CACHE_HOME": str(job_dir / "cache")})
-        return {"id": n, "scratch": str(job_dir), "assignment": sub.part, "student": sub.student,
-                "cell_timeout": cell_timeout, "cells_log": str(job_dir / "cells.jsonl"),
-                "config_file": str(course_dir / "nbgrader_config.py"), "env": env}
+        env.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"),
+                    "WORKSHOP_DATA_DIR": str(root / "data"), "PYTHONPATH": code,
+                    "JUPYTER_RUNTIME_DIR": str(root / "runtime"), "IPYTHONDIR": str(root / "ipython"),
+                    "MPLCONFIGDIR": str(root / "cache"), "XDG_CACHE_HOME": str(root / "cache")})
+        return {"id": n, "scratch": str(root), "assignment": sub.part, "student": sub.student,
+                "cell_timeout": cell_timeout, "cells_log": str(root / "cells.jsonl"),
+                "config_file": str(root / "course" / "nbgrader_config.py"), "env": env}
 
 
 class Worker:
-    """A grading worker process (workshop_lib.tools.grading.worker) and the pipe it answers on."""
+    """A grading worker process (workshop_lib.tools.grading.worker) and the pipe it answers on.
 
-    def __init__(self, env: dict[str, str]) -> None:
+    With `jail` (a job's scratch folder and the Master) the worker runs in that job's
+    bubblewrap sandbox and grades that one notebook only; without, it is a long-lived
+    process of the grader's user that grades one notebook after another."""
+
+    def __init__(self, env: dict[str, str], cwd: Path, jail: tuple[Path, Master] | None = None,
+                 module: str = "workshop_lib.tools.grading.worker") -> None:
         read_end, write_end = os.pipe()
+        argv = [sys.executable, "-m", module, "--reply-fd", str(write_end)]
+        if jail is not None:
+            scratch_dir, master = jail
+            argv = sandbox.command(argv, scratch=scratch_dir, workshop=master.workshop, etc=master.etc)
+            env = {**env, "PYTHONPATH": sandbox.WORKSHOP, "HOME": f"{sandbox.JOB}/home"}
+            cwd = str(scratch_dir)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "workshop_lib.tools.grading.worker", "--reply-fd", str(write_end)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,),
-            env=env, cwd=str(config.REPO_ROOT), start_new_session=True, text=True)
+            argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,),
+            env=env, cwd=str(cwd), start_new_session=True, text=True)
         os.close(write_end)
         self.replies = os.fdopen(read_end, "r", encoding="utf-8")
 

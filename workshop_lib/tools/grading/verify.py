@@ -1,0 +1,197 @@
+"""The trusted verdict: re-check what passed, and flag forgeries for review.
+
+Everything a notebook's own run produces (its outputs, its autograded copy, its feedback)
+passed through the learner's kernel, which can rewrite it or replace the check it called.
+So every notebook that earned points is re-checked by `recheck.py` in a fresh sandbox: the
+released notebook's cells (the instructor's text, not the learner's edits) run with the
+learner's TODO cells in their places, and the checks, captured before any learner code
+ran, judge the learner's functions. `reconcile` then keeps a "passed" only when
+
+- the re-check passed the same cell,
+- no change to the workshop code, builtins or sys.modules was found before or during
+  that check, no blocked or reported operation happened (see recheck.py), and
+- the TODO cells hold nothing from `suspicious` (a static look for the tools forgeries use).
+
+Otherwise the cell gets 0 points and the status "review: <why>", listed by `workshop grade`
+for the instructor to look at. A check that failed in the notebook stays failed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import select
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workshop_lib.tools.grading import scratch
+from workshop_lib.tools.grading.submissions import Submission
+
+# The spellings forgeries need: reaching into frames, code objects, the module table, the
+# checks or their exception, memory, or building names at run time to hide them.
+_SUSPICIOUS = [
+    (re.compile(r"\bsys\s*\.\s*modules\b"), "uses sys.modules"),
+    (re.compile(r"__(code|globals|closure|builtins|dict|class|bases|subclasses|getattribute|import)__"),
+     "touches a dunder attribute used to patch code"),
+    (re.compile(r"\b__(eq|ne|hash|bool|lt|le|gt|ge|instancecheck|subclasscheck)__\b"),
+     "defines how its objects compare (an object equal to everything passes any comparison)"),
+    (re.compile(r"\bCheckFailed\b|\bchecks\.\w|\bworkshop_lib\s*\.\s*checks\b|import\s+[^\n]*\bchecks\b"),
+     "refers to the checks"),
+    (re.compile(r"\b(import|from)\s+(ctypes|gc|inspect|importlib|builtins|traceback|signal|unittest|threading)\b"),
+     "imports a module that can reach into the grader's objects"),
+    (re.compile(r"_getframe|f_back|f_locals|f_globals|tb_frame|gi_frame|cell_contents|settrace|setprofile"),
+     "reaches into stack frames"),
+    (re.compile(r"\b(exec|eval|compile|__import__|setattr|delattr)\s*\("), "runs or patches code built at run time"),
+    (re.compile(r"\bgetattr\s*\([^,()]+,\s*[^'\"\s]"), "looks up an attribute by a computed name"),
+    (re.compile(r"/proc|/dev/fd|os\s*\.\s*(write|kill|_exit|fork|dup2?)\b"), "writes to raw file descriptors or processes"),
+]
+# Assigning to an attribute of a library module (`gates.decide_mode = ...`) changes the reference.
+_MODULE_ASSIGN = re.compile(r"^\s*(checks|gates|grounded|retrieval|scanner|memory|calibration|workshop_lib)"
+                            r"(\s*\.\s*\w+)+\s*=[^=]", re.M)
+
+
+def suspicious(source: str) -> list[str]:
+    """Why a TODO cell's code deserves a human look (empty for ordinary code)."""
+    found = [why for pattern, why in _SUSPICIOUS if pattern.search(source)]
+    if _MODULE_ASSIGN.search(source):
+        found.append("assigns to an attribute of a workshop module")
+    return found
+
+
+def _source(cell: dict) -> str:
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else str(text)
+
+
+def plan(released: bytes, submitted: bytes) -> tuple[list[dict], dict[str, str]]:
+    """The cells the re-check runs, and the learner's TODO sources by grade_id."""
+    learner: dict[str, str] = {}
+    try:
+        nb = json.loads(submitted)
+        for cell in nb.get("cells", []) if isinstance(nb, dict) else []:
+            meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+            gid = meta.get("grade_id") if isinstance(meta, dict) else None
+            if isinstance(gid, str) and gid not in learner and cell.get("cell_type") == "code":
+                learner[gid] = _source(cell)
+    except (ValueError, AttributeError, TypeError):
+        learner = {}
+    cells = []
+    for cell in json.loads(released)["cells"]:
+        if cell.get("cell_type") != "code":
+            continue
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade"):
+            cells.append({"kind": "check", "grade_id": meta["grade_id"], "source": _source(cell)})
+        elif meta.get("solution"):
+            cells.append({"kind": "learner", "grade_id": meta["grade_id"], "source": learner.get(meta["grade_id"], "")})
+        else:
+            cells.append({"kind": "course", "source": _source(cell)})
+    last = max((i for i, c in enumerate(cells) if c["kind"] == "check"), default=-1)
+    todo = {c["grade_id"]: c["source"] for c in cells if c["kind"] == "learner"}
+    return cells[:last + 1], todo
+
+
+@dataclass
+class Recheck:
+    verdicts: dict[str, dict] = field(default_factory=dict)  # grade_id -> {"passed", "message", "changed"}
+    tampering: list[str] = field(default_factory=list)       # what the audit hook reported, in order
+    forged: str = ""                                         # the reply channel itself was abused
+    finished: bool = False
+    why_stopped: str = ""
+    suspicious: dict[str, list[str]] = field(default_factory=dict)  # TODO grade_id -> reasons
+
+
+def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: int, sandboxed: bool) -> Recheck:
+    cells, todo = plan(master.release[sub.part], sub.content)
+    result = Recheck(suspicious={gid: why for gid, src in todo.items() if (why := suspicious(src))})
+    scratch.write_tree(folder, {f"data/{k}": v for k, v in master.data.items()}, ("home", "tmp", "cache", "ipython"))
+    root = Path("/job") if sandboxed else folder
+    env = master.worker_env()
+    env.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "WORKSHOP_DATA_DIR": str(root / "data"),
+                "PYTHONPATH": "/workshop" if sandboxed else str(master.workshop), "IPYTHONDIR": str(root / "ipython"),
+                "MPLCONFIGDIR": str(root / "cache"), "XDG_CACHE_HOME": str(root / "cache")})
+    nonce = secrets.token_hex(16)
+    worker = scratch.Worker(env, folder, jail=(folder, master) if sandboxed else None,
+                            module="workshop_lib.tools.grading.recheck")
+    expected = [c["grade_id"] for c in cells if c["kind"] == "check"]
+    try:
+        worker.proc.stdin.write(json.dumps({"nonce": nonce, "env": env, "scratch": str(root), "cells": cells,
+                                            "cell_timeout": cell_timeout}) + "\n")
+        worker.proc.stdin.flush()
+        deadline = time.monotonic() + budget
+        buffer = b""
+        fd = worker.replies.fileno()
+        while not result.finished and not result.forged:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                result.why_stopped = f"the re-check ran past its {budget:g} s budget"
+                break
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                result.why_stopped = "the re-check's process ended before the last check (the notebook exits or crashes it)"
+                break
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                _take(result, line, nonce, expected)
+    except (BrokenPipeError, OSError) as exc:
+        result.why_stopped = f"the re-check could not run: {exc}"
+    finally:
+        worker.stop()
+    return result
+
+
+def _take(result: Recheck, line: bytes, nonce: str, expected: list[str]) -> None:
+    """One line from the re-check; anything malformed, unsigned or out of order is a forgery."""
+    try:
+        event = json.loads(line)
+        ok = isinstance(event, dict) and secrets.compare_digest(str(event.get("nonce", "")), nonce)
+    except ValueError:
+        ok = False
+    if not ok:
+        result.forged = "the re-check's reply channel received a line the grader did not write"
+        return
+    kind = event.get("event")
+    if kind == "tamper":
+        result.tampering.append(str(event.get("what", ""))[:300])
+    elif kind == "verdict":
+        gid = event.get("grade_id")
+        if gid not in expected or gid in result.verdicts or [g for g in expected if g not in result.verdicts][:1] != [gid]:
+            result.forged = f"the re-check's reply for {gid!r} came twice or out of order"
+            return
+        result.verdicts[gid] = {"passed": event.get("passed") is True, "message": str(event.get("message", ""))[:500],
+                                "changed": [str(c)[:300] for c in event.get("changed", [])]}
+    elif kind == "done":
+        if len(result.verdicts) != len(expected):
+            result.forged = "the re-check said it was done before every check had run"
+        result.finished = True
+
+
+def reconcile(rows: list[dict], recheck: Recheck) -> list[dict]:
+    """Rows whose "passed" the re-check does not confirm become "review: ..." with 0 points."""
+    out = []
+    for row in rows:
+        why = _review_reason(row["cell"], recheck) if row["status"] == "passed" else None
+        out.append({**row, "score": 0.0, "status": f"review: {why}"} if why else row)
+    return out
+
+
+def _review_reason(cell: str, recheck: Recheck) -> str | None:
+    if recheck.forged:
+        return recheck.forged
+    verdict = recheck.verdicts.get(cell)
+    if recheck.tampering:
+        return "the notebook reached into the grader's checks: " + "; ".join(dict.fromkeys(recheck.tampering))[:400]
+    if verdict is None:
+        return ("passed in the notebook, but the grader's re-check did not reach this cell: "
+                + (recheck.why_stopped or "no verdict"))
+    if verdict["changed"]:
+        return "the notebook changed the grading code: " + "; ".join(dict.fromkeys(verdict["changed"]))[:400]
+    if not verdict["passed"]:
+        return "passed in the notebook but failed the grader's re-check: " + verdict["message"]
+    reasons = sorted({why for whys in recheck.suspicious.values() for why in whys})
+    if reasons:
+        return "passed, but a TODO cell " + "; ".join(reasons) + ": check it by hand"
+    return None
