@@ -17,6 +17,7 @@ for the instructor to look at. A check that failed in the notebook stays failed.
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -44,7 +45,6 @@ _SUSPICIOUS = [
     (re.compile(r"_getframe|f_back|f_locals|f_globals|tb_frame|gi_frame|cell_contents|settrace|setprofile"),
      "reaches into stack frames"),
     (re.compile(r"\b(exec|eval|compile|__import__|setattr|delattr)\s*\("), "runs or patches code built at run time"),
-    (re.compile(r"\bgetattr\s*\([^,()]+,\s*[^'\"\s]"), "looks up an attribute by a computed name"),
     (re.compile(r"/proc|/dev/fd|os\s*\.\s*(write|kill|_exit|fork|dup2?)\b"), "writes to raw file descriptors or processes"),
 ]
 # Assigning to an attribute of a library module (`gates.decide_mode = ...`) changes the reference.
@@ -57,6 +57,15 @@ def suspicious(source: str) -> list[str]:
     found = [why for pattern, why in _SUSPICIOUS if pattern.search(source)]
     if _MODULE_ASSIGN.search(source):
         found.append("assigns to an attribute of a workshop module")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython syntax (a magic): the patterns above still apply
+        return found
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                and len(node.args) > 1 and not isinstance(node.args[1], ast.Constant)):
+            found.append("looks up an attribute by a computed name")
+            break
     return found
 
 
