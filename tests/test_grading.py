@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
@@ -148,7 +149,8 @@ WALK = f'''
 import os, json, sys, time, pathlib
 mine = str(pathlib.Path(os.path.realpath(os.getcwd())).parents[3])  # its own scratch: <job>/course/submitted/<me>/<part>
 python = {{os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}}
-markers = ("{CHECKOUT}", "workshop-grading", "submissions", "solutions", "notebooks", "grades", "feedback", "SECRET")
+markers = ("{CHECKOUT}", "workshop-grading", "/submissions/", "/solutions/", "/notebooks/", "grades.csv", "/feedback/",
+           "SECRET")
 seen, leaked, changed = [], [], []
 started = time.monotonic()
 tops = ["/"] + [f"/proc/{{p}}/cwd" for p in os.listdir("/proc") if p.isdigit()]
@@ -225,11 +227,14 @@ FORGERIES = {
     "forge_print": WRONG + ("import builtins\nbuiltins.print = lambda *a, **k: None\n"
                             "get_ipython().set_custom_exc((Exception,), "
                             "lambda *a, **k: display('\\u2705 TODO 1 (decide_mode) passed'))\n"),
-    "forge_channel": WRONG + ("import os\nget_ipython().set_custom_exc((Exception,), lambda *a, **k: None)\n"
+    # Passes in the notebook by replacing the check; in the grader's re-check (no kernel there)
+    # it writes a passing verdict to every file descriptor, hoping one is the grader's channel.
+    "forge_channel": WRONG + ("import os, sys\nchecks.part4.check_decide_mode = lambda *a, **k: None\n"
                               "line = b'{\"event\": \"verdict\", \"grade_id\": \"check_todo1_decide_mode\", "
                               "\"passed\": true, \"changed\": []}\\n{\"event\": \"done\"}\\n'\n"
-                              "for fd in range(3, 64):\n"
-                              "    try:\n        os.write(fd, line)\n    except OSError:\n        pass\n"),
+                              "if 'ipykernel' not in sys.modules:\n"
+                              "    for fd in range(3, 64):\n"
+                              "        try:\n            os.write(fd, line)\n        except OSError:\n            pass\n"),
     # Rewrites its own graded copy (drops the error outputs) while nbgrader finishes.
     "forge_outputs": WRONG + ("import subprocess, sys, os\n"
                               "target = os.getcwd().replace('/submitted/', '/autograded/')\n"
@@ -246,6 +251,8 @@ FORGERIES = {
                               "subprocess.Popen([sys.executable, '-c', code], start_new_session=True,\n"
                               "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"),
 }
+# What nbgrader itself already stops (an error output stays an error): 0 points, "failed".
+STOPPED_IN_THE_NOTEBOOK = {"forge_checkfailed", "forge_print"}
 HOSTILE = {
     # part, TODO grade_id, code put in the TODO cell
     "deleter": ("part4", "todo1_decide_mode",
@@ -402,10 +409,12 @@ def test_every_forgery_is_flagged_for_review(hostile):
     for name in FORGERIES:
         score, status = _cells(table, name, "part4")["check_todo1_decide_mode"]
         assert score == 0, (name, status)
-        if name != "forge_outputs":  # the others pass in the notebook's own run; racing nbgrader may lose
+        if name in STOPPED_IN_THE_NOTEBOOK:
+            assert status.startswith("failed: TODO 1 (decide_mode)"), (name, status)
+        elif name != "forge_outputs":  # the others pass in the notebook's own run
             assert status.startswith("review: "), (name, status)
-        else:
-            assert status != "passed", status
+        else:  # racing nbgrader to rewrite its graded copy: a win is caught by the re-check
+            assert status.startswith(("review: ", "failed: ")), status
     reasons = {name: _cells(table, name, "part4")["check_todo1_decide_mode"][1] for name in FORGERIES}
     assert "check_decide_mode" in reasons["forge_module"] and "sys.modules" in reasons["forge_sys_modules"]
     assert "__code__" in reasons["forge_code"] and "gates.decide_mode" in reasons["forge_reference"]
@@ -417,7 +426,11 @@ def test_feedback_runs_no_learner_script_in_a_browser(hostile):
     page_file = hostile["out"] / "feedback" / "xss" / "part4" / "part4_relevance_gates.html"
     html = page_file.read_text()
     assert "bold words" in html and "My notes" in html  # the content is still there
-    assert "<script" not in html.lower() and "onerror" not in html and "javascript:" not in html
+    elements = _Elements()
+    elements.feed(html)
+    assert elements.found and not [(tag, attrs) for tag, attrs in elements.found
+                                   if tag in ("script", "iframe", "svg", "object", "embed")
+                                   or any(k.startswith("on") or "javascript:" in (v or "").lower() for k, v in attrs)]
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("no Chromium on this machine: `apt-get install chromium` runs the browser half of this test")
@@ -475,6 +488,17 @@ def test_kill_9_of_the_grader_ends_its_sandboxes_and_a_rerun_cleans_up(tmp_path)
     assert left, "the killed run left its scratch folder (what the next run must clean)"
     fresh = scratch.new_run_folder(temp)
     assert [p for p in runs.iterdir() if p.is_dir()] == [fresh]
+
+
+class _Elements(HTMLParser):
+    """Elements and attributes as a browser's tokenizer sees them (escaped text is not markup)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple[str, list]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, attrs))
 
 
 def _alive(pid: int) -> bool:

@@ -55,6 +55,14 @@ def test_the_solutions_are_not_suspicious():
     assert found and not any(found.values()), {k: v for k, v in found.items() if v}
 
 
+def test_a_suspicious_todo_flags_only_the_checks_after_it():
+    cells = [{"kind": "learner", "grade_id": "todo1", "source": "def f():\n    return 1\n"},
+             {"kind": "check", "grade_id": "check1", "source": ""},
+             {"kind": "learner", "grade_id": "todo2", "source": "import os\nos._exit(1)\nimport ctypes\n"},
+             {"kind": "check", "grade_id": "check2", "source": ""}]
+    assert list(verify.suspicious_before_checks(cells)) == ["check2"]
+
+
 def _rows(*statuses):
     return [dict(student="s", assignment="part4", notebook="n", file="f", cell=f"c{i}", score=10.0, max_score=10.0,
                  status=st) for i, st in enumerate(statuses)]
@@ -73,7 +81,7 @@ def test_reconcile_keeps_a_confirmed_pass_and_flags_everything_else():
         "tampered": verify.Recheck(verdicts={"c0": _verdict()}, tampering=["ctypes.dlopen"]),
         "forged": verify.Recheck(verdicts={"c0": _verdict()}, forged="a line the grader did not write"),
         "unreached": verify.Recheck(why_stopped="the re-check ran past its 90 s budget"),
-        "suspicious": verify.Recheck(verdicts={"c0": _verdict()}, suspicious={"todo1": ["uses sys.modules"]}),
+        "suspicious": verify.Recheck(verdicts={"c0": _verdict()}, suspicious={"c0": ["uses sys.modules"]}),
     }
     for name, result in cases.items():
         row = verify.reconcile(_rows("passed"), result)[0]
@@ -105,23 +113,32 @@ def test_the_reply_channel_takes_only_signed_lines_in_order():
     assert result.forged
 
 
-def test_the_recheck_plan_uses_the_released_cells_and_only_the_learners_todo_cells():
+def test_the_recheck_plan_runs_what_nbgrader_runs():
     released = (REPO / "notebooks" / "part4" / "part4_relevance_gates.ipynb").read_bytes()
     nb = json.loads(released)
+    course_cells = 0
     for cell in nb["cells"]:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if gid == "todo1_decide_mode":
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade_id") == "todo1_decide_mode":
             cell["source"] = "decide_mode = 'mine'"
-        elif cell["cell_type"] == "code":
-            cell["source"] = "checks = None  # the learner edited a course cell"
+        elif meta.get("grade"):
+            cell["source"] = "pass  # the learner emptied the check"
+        elif cell["cell_type"] == "code" and not meta.get("locked") and course_cells == 0:
+            course_cells += 1
+            cell["source"] += "\nedited = True"
     nb["cells"].insert(3, {"cell_type": "code", "metadata": {}, "source": "added = 1", "outputs": [],
                            "execution_count": None})
     cells, todo = verify.plan(released, json.dumps(nb).encode())
     assert todo == {"todo1_decide_mode": "decide_mode = 'mine'"}
-    assert [c["kind"] for c in cells][-1] == "check" and cells[-1]["source"].startswith("checks.part4.")
-    assert not any("learner edited" in c["source"] or c["source"] == "added = 1" for c in cells)
-    cells, todo = verify.plan(released, b"{not a notebook")
-    assert todo == {"todo1_decide_mode": ""}
+    checks = [c for c in cells if c["kind"] == "check"]
+    assert [c["source"] for c in checks] == ["checks.part4.check_decide_mode(decide_mode)"]
+    assert cells[-1]["kind"] == "check"
+    learner = [c["source"] for c in cells if c["kind"] == "learner"]
+    assert "added = 1" in learner and "decide_mode = 'mine'" in learner
+    assert any(src.endswith("edited = True") for src in learner)  # an edited course cell is the learner's
+    assert all(c["kind"] != "learner" or "edited" in c["source"] or c["source"] in ("added = 1", "decide_mode = 'mine'")
+               for c in cells)
+    assert verify.plan(released, b"{not a notebook") == ([], {})
 
 
 def test_scratch_and_submissions_are_read_without_following_links(tmp_path):

@@ -98,7 +98,7 @@ def write_tree(root: Path, files: dict[str, bytes], folders: tuple[str, ...] = (
     root.mkdir(parents=True)
     _write_files(root, files)
     for name in folders:
-        (root / name).mkdir()
+        (root / name).mkdir(parents=True)
 
 
 @dataclass

@@ -45,7 +45,7 @@ _SUSPICIOUS = [
     (re.compile(r"_getframe|f_back|f_locals|f_globals|tb_frame|gi_frame|cell_contents|settrace|setprofile"),
      "reaches into stack frames"),
     (re.compile(r"\b(exec|eval|compile|__import__|setattr|delattr)\s*\("), "runs or patches code built at run time"),
-    (re.compile(r"/proc|/dev/fd|os\s*\.\s*(write|kill|_exit|fork|dup2?)\b"), "writes to raw file descriptors or processes"),
+    (re.compile(r"/proc|/dev/fd|os\s*\.\s*(write|fork|forkpty|dup2?)\b"), "writes to raw file descriptors or processes"),
 ]
 # Assigning to an attribute of a library module (`gates.decide_mode = ...`) changes the reference.
 _MODULE_ASSIGN = re.compile(r"^\s*(checks|gates|grounded|retrieval|scanner|memory|calibration|workshop_lib)"
@@ -75,31 +75,60 @@ def _source(cell: dict) -> str:
 
 
 def plan(released: bytes, submitted: bytes) -> tuple[list[dict], dict[str, str]]:
-    """The cells the re-check runs, and the learner's TODO sources by grade_id."""
-    learner: dict[str, str] = {}
+    """The cells the re-check runs, in the learner's order, as nbgrader runs them: graded and
+    locked cells from the release (the learner cannot change them), every other code cell as
+    the learner left it. A cell whose text is not one of the release's is the learner's
+    ("learner": watched and looked at); the rest are the instructor's ("course"). Also
+    returns the learner's TODO sources by grade_id. Stops after the last graded cell."""
+    release = [c for c in json.loads(released)["cells"] if c.get("cell_type") == "code"]
+    fixed, course_text = {}, set()
+    course_lines = {line.strip() for c in release for line in _source(c).splitlines()}
+    for cell in release:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") or meta.get("locked"):
+            fixed[meta["grade_id"]] = (cell, bool(meta.get("grade")))
+        if not meta.get("grade"):
+            course_text.add(_source(cell))
     try:
         nb = json.loads(submitted)
-        for cell in nb.get("cells", []) if isinstance(nb, dict) else []:
-            meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-            gid = meta.get("grade_id") if isinstance(meta, dict) else None
-            if isinstance(gid, str) and gid not in learner and cell.get("cell_type") == "code":
-                learner[gid] = _source(cell)
+        mine = [c for c in nb.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"]
     except (ValueError, AttributeError, TypeError):
-        learner = {}
-    cells = []
-    for cell in json.loads(released)["cells"]:
-        if cell.get("cell_type") != "code":
+        mine = []
+    cells, todo, placed = [], {}, set()
+    for cell in mine:
+        meta = cell.get("metadata", {})
+        meta = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        if isinstance(gid, str) and gid in fixed:
+            if gid in placed:
+                continue
+            placed.add(gid)
+            source, graded = _source(fixed[gid][0]), fixed[gid][1]
+            cells.append({"kind": "check", "grade_id": gid, "source": source} if graded
+                         else {"kind": "course", "source": source})
             continue
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade"):
-            cells.append({"kind": "check", "grade_id": meta["grade_id"], "source": _source(cell)})
-        elif meta.get("solution"):
-            cells.append({"kind": "learner", "grade_id": meta["grade_id"], "source": learner.get(meta["grade_id"], "")})
-        else:
-            cells.append({"kind": "course", "source": _source(cell)})
+        source = _source(cell)
+        if isinstance(gid, str) and meta.get("solution") and gid not in todo:
+            todo[gid] = source
+        kind = "course" if source in course_text and not meta.get("solution") else "learner"
+        # What the learner wrote: the lines that are in no cell of the release.
+        new = "\n".join(line for line in source.splitlines() if line.strip() not in course_lines)
+        cells.append({"kind": kind, "grade_id": gid if isinstance(gid, str) else "", "source": source, "new": new})
     last = max((i for i, c in enumerate(cells) if c["kind"] == "check"), default=-1)
-    todo = {c["grade_id"]: c["source"] for c in cells if c["kind"] == "learner"}
     return cells[:last + 1], todo
+
+
+def suspicious_before_checks(cells: list[dict]) -> dict[str, list[str]]:
+    """check grade_id -> what is suspicious in the TODO cells run before it (a later TODO
+    cannot have changed an earlier check)."""
+    out: dict[str, list[str]] = {}
+    seen: list[str] = []
+    for cell in cells:
+        if cell["kind"] == "learner":
+            seen += [why for why in suspicious(cell.get("new", cell["source"])) if why not in seen]
+        elif cell["kind"] == "check" and seen:
+            out[cell["grade_id"]] = list(seen)
+    return out
 
 
 @dataclass
@@ -109,13 +138,16 @@ class Recheck:
     forged: str = ""                                         # the reply channel itself was abused
     finished: bool = False
     why_stopped: str = ""
-    suspicious: dict[str, list[str]] = field(default_factory=dict)  # TODO grade_id -> reasons
+    suspicious: dict[str, list[str]] = field(default_factory=dict)  # check grade_id -> why the TODO cells before it
 
 
 def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: int, sandboxed: bool) -> Recheck:
-    cells, todo = plan(master.release[sub.part], sub.content)
-    result = Recheck(suspicious={gid: why for gid, src in todo.items() if (why := suspicious(src))})
-    scratch.write_tree(folder, {f"data/{k}": v for k, v in master.data.items()}, ("home", "tmp", "cache", "ipython"))
+    cells, _ = plan(master.release[sub.part], sub.content)
+    result = Recheck(suspicious=suspicious_before_checks(cells))
+    # The notebook's folder sits where it does in the notebook's own run (relative paths agree).
+    here = f"course/submitted/{sub.student}/{sub.part}"
+    scratch.write_tree(folder, {f"data/{k}": v for k, v in master.data.items()},
+                       ("home", "tmp", "cache", "ipython", here))
     root = Path("/job") if sandboxed else folder
     env = master.worker_env()
     env.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "WORKSHOP_DATA_DIR": str(root / "data"),
@@ -126,7 +158,7 @@ def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: i
                             module="workshop_lib.tools.grading.recheck")
     expected = [c["grade_id"] for c in cells if c["kind"] == "check"]
     try:
-        worker.proc.stdin.write(json.dumps({"nonce": nonce, "env": env, "scratch": str(root), "cells": cells,
+        worker.proc.stdin.write(json.dumps({"nonce": nonce, "env": env, "scratch": str(root / here), "cells": cells,
                                             "cell_timeout": cell_timeout}) + "\n")
         worker.proc.stdin.flush()
         deadline = time.monotonic() + budget
@@ -200,7 +232,7 @@ def _review_reason(cell: str, recheck: Recheck) -> str | None:
         return "the notebook changed the grading code: " + "; ".join(dict.fromkeys(verdict["changed"]))[:400]
     if not verdict["passed"]:
         return "passed in the notebook but failed the grader's re-check: " + verdict["message"]
-    reasons = sorted({why for whys in recheck.suspicious.values() for why in whys})
+    reasons = recheck.suspicious.get(cell)
     if reasons:
         return "passed, but a TODO cell " + "; ".join(reasons) + ": check it by hand"
     return None
