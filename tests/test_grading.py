@@ -397,8 +397,8 @@ def test_no_notebook_sees_or_changes_a_file_outside_its_scratch(hostile):
     # It found no notebook, text file or database but its own: not the checkout (through /proc/<pid>/cwd
     # of the grader), not the other jobs' scratch, not the grades.
     assert "SEEN 0 []" in walked and "CHANGED []" in walked and "LEAKED []" in walked, walked[-3000:]
-    for student in set(table.student) - {""}:
-        for page in (out / "feedback" / student).rglob("*.html") if (out / "feedback" / student).exists() else []:
+    for student in HOSTILE:  # (the honest learners handed in the solutions themselves)
+        for page in (out / "feedback" / student).rglob("*.html"):
             text = page.read_text()
             assert "BEGIN SOLUTION" not in text and INSTRUCTOR_SECRET not in text, page
 
