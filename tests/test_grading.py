@@ -390,7 +390,7 @@ def test_a_hostile_class_cannot_hurt_honest_learners(hostile):
 
 @pytest.mark.notebooks
 def test_no_notebook_sees_or_changes_a_file_outside_its_scratch(hostile):
-    table, out = hostile["table"], hostile["out"]
+    out = hostile["out"]
     assert _digest(hostile["checkout"]) == hostile["before"]["checkout"]
     assert _digest(REPO / "solutions") | _digest(REPO / "notebooks") == hostile["before"]["repo"]
     walked = _feedback_text(out, "walker")
