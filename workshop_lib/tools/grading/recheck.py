@@ -16,10 +16,10 @@ and before any learner code runs it:
    functions, /proc/*/mem, fd and environ; and reports frame and code access, exec and
    compile when a learner cell calls them directly.
 
-It then runs the released notebook's cells (the instructor's text) with the learner's
-TODO cells in their places; at each graded cell it restores the snapshot (undoing any
-change to the workshop code, to builtins or to sys.modules, and reporting it), and calls
-the check it captured at the start on the learner's objects. One JSON line per event goes
+It then runs the notebook's code cells in an IPython shell object (no kernel; the plan
+comes from verify.plan); at each graded cell it restores the snapshot (undoing any change
+to the workshop code, to builtins or to sys.modules, and reporting it), and calls the
+check it captured at the start on the learner's objects. One JSON line per event goes
 to the grader; every line carries the job's nonce, which the learner's code never sees
 unless it reaches into this process in one of the reported ways.
 """

@@ -3,14 +3,15 @@
 Everything a notebook's own run produces (its outputs, its autograded copy, its feedback)
 passed through the learner's kernel, which can rewrite it or replace the check it called.
 So every notebook that earned points is re-checked by `recheck.py` in a fresh sandbox: the
-released notebook's cells (the instructor's text, not the learner's edits) run with the
-learner's TODO cells in their places, and the checks, captured before any learner code
+notebook's code cells run as nbgrader runs them (graded and locked cells from the release,
+the others as the learner left them), and the checks, captured before any learner code
 ran, judge the learner's functions. `reconcile` then keeps a "passed" only when
 
 - the re-check passed the same cell,
 - no change to the workshop code, builtins or sys.modules was found before or during
   that check, no blocked or reported operation happened (see recheck.py), and
-- the TODO cells hold nothing from `suspicious` (a static look for the tools forgeries use).
+- the learner's lines before that check hold nothing from `suspicious` (a static look for
+  the tools forgeries use).
 
 Otherwise the cell gets 0 points and the status "review: <why>", listed by `workshop grade`
 for the instructor to look at. A check that failed in the notebook stays failed.
