@@ -76,7 +76,7 @@ def test_reconcile_keeps_a_confirmed_pass_and_flags_everything_else():
     clean = verify.Recheck(verdicts={"c0": _verdict(), "c1": _verdict()}, finished=True)
     assert verify.reconcile(_rows("passed", "passed"), clean) == _rows("passed", "passed")
     cases = {
-        "disagrees": verify.Recheck(verdicts={"c0": _verdict(False, message="TODO 1: wrong")}),
+        "disagrees": verify.Recheck(verdicts={"c0": _verdict(False, message="TODO 1: wrong\n  How to fix: this")}),
         "changed": verify.Recheck(verdicts={"c0": _verdict(changed=["gates.decide_mode was replaced"])}),
         "tampered": verify.Recheck(verdicts={"c0": _verdict()}, tampering=["ctypes.dlopen"]),
         "forged": verify.Recheck(verdicts={"c0": _verdict()}, forged="a line the grader did not write"),
@@ -86,6 +86,7 @@ def test_reconcile_keeps_a_confirmed_pass_and_flags_everything_else():
     for name, result in cases.items():
         row = verify.reconcile(_rows("passed"), result)[0]
         assert row["score"] == 0 and row["status"].startswith("review: "), (name, row)
+        assert "\n" not in row["status"]
     # A failed cell stays failed with its own reason, whatever the re-check says.
     failed = _rows("failed: TODO 1: wrong")
     assert verify.reconcile(failed, cases["tampered"]) == failed

@@ -216,7 +216,8 @@ def reconcile(rows: list[dict], recheck: Recheck) -> list[dict]:
     out = []
     for row in rows:
         why = _review_reason(row["cell"], recheck) if row["status"] == "passed" else None
-        out.append({**row, "score": 0.0, "status": f"review: {why}"} if why else row)
+        # One line: the reason may quote a check's message, which spans lines.
+        out.append({**row, "score": 0.0, "status": "review: " + " ".join(why.split())} if why else row)
     return out
 
 
