@@ -302,3 +302,23 @@ def test_a_graded_cell_resolves_to_a_captured_check_only(source, ok):
     else:
         with pytest.raises((ValueError, SyntaxError)):
             recheck.resolve_check(source, snap)
+
+
+def test_without_a_sandbox_grading_is_refused_unless_trusted(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from workshop_lib.tools import grading
+    from workshop_lib.tools.cli import app
+
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    sandbox.problem.cache_clear()
+    try:
+        (tmp_path / "subs" / "ana").mkdir(parents=True)
+        result = CliRunner().invoke(app, ["grade", str(tmp_path / "subs"), "--out", str(tmp_path / "out")])
+        assert result.exit_code == 2, result.output
+        assert "bubblewrap is not installed" in result.output and "--no-sandbox-i-trust-submissions" in result.output
+        assert not (tmp_path / "out").exists()
+        with pytest.raises(grading.SandboxUnavailable):
+            grading.grade_folder(tmp_path / "subs", tmp_path / "out")
+    finally:
+        sandbox.problem.cache_clear()
