@@ -4,7 +4,10 @@ A kernel runs in its own session (jupyter_client starts it so), and a notebook c
 more processes that detach from it. On Linux the grading processes are child subreapers
 (prctl PR_SET_CHILD_SUBREAPER): an orphan is re-parented to the nearest one instead of to
 init, so walking the /proc tree from a worker finds everything its notebooks left behind.
-Elsewhere (macOS) only the process group can be killed; the README says so.
+Elsewhere (macOS) only the process group can be killed; the README says so. A worker
+asks for a parent-death signal (prctl PR_SET_PDEATHSIG), so a grader killed by `kill -9`
+does not leave it grading; in the sandbox, bwrap --die-with-parent ends the whole pid
+namespace.
 """
 from __future__ import annotations
 
