@@ -214,6 +214,8 @@ class Worker:
             argv = sandbox.command(argv, scratch=scratch_dir, workshop=master.workshop, etc=master.etc)
             env = {**env, "PYTHONPATH": sandbox.WORKSHOP, "HOME": f"{sandbox.JOB}/home"}
             cwd = str(scratch_dir)
+        if not Path(cwd).is_dir():  # without the sandbox a notebook can delete the grader's folders
+            cwd = Path("/")
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,),
             env=env, cwd=str(cwd), start_new_session=True, text=True)

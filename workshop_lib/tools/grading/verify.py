@@ -147,12 +147,14 @@ def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: i
     result = Recheck(suspicious=suspicious_before_checks(cells))
     # The notebook's folder sits where it does in the notebook's own run (relative paths agree).
     here = f"course/submitted/{sub.student}/{sub.part}"
-    scratch.write_tree(folder, {f"data/{k}": v for k, v in master.data.items()},
-                       ("home", "tmp", "cache", "ipython", here))
+    files = {f"data/{k}": v for k, v in master.data.items()}
+    if not sandboxed:  # its own copy of the code (written from memory), as the notebook's run had
+        files.update({f"lib/{k}": v for k, v in master.lib.items()})
+    scratch.write_tree(folder, files, ("home", "tmp", "cache", "ipython", here))
     root = Path("/job") if sandboxed else folder
     env = master.worker_env()
     env.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "WORKSHOP_DATA_DIR": str(root / "data"),
-                "PYTHONPATH": "/workshop" if sandboxed else str(master.workshop), "IPYTHONDIR": str(root / "ipython"),
+                "PYTHONPATH": "/workshop" if sandboxed else str(folder / "lib"), "IPYTHONDIR": str(root / "ipython"),
                 "MPLCONFIGDIR": str(root / "cache"), "XDG_CACHE_HOME": str(root / "cache")})
     nonce = secrets.token_hex(16)
     worker = scratch.Worker(env, folder, jail=(folder, master) if sandboxed else None,
