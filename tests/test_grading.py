@@ -76,6 +76,7 @@ needs_sandbox = pytest.mark.skipif(sandbox.problem() is not None, reason=f"no OS
 
 
 @pytest.mark.notebooks
+@needs_sandbox
 def test_round_trip(tmp_path):
     subs = tmp_path / "submissions"
     for part in course.assignments():
@@ -118,6 +119,7 @@ def test_round_trip(tmp_path):
 
 
 @pytest.mark.notebooks
+@needs_sandbox
 def test_a_learners_grade_does_not_depend_on_another_notebook(tmp_path):
     alone = tmp_path / "alone"
     _put(alone, "ana", "part3", _learner("part3", solved=("todo1_retrieve_knowledge", "todo2_hybrid_rrf")))
