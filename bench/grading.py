@@ -1,13 +1,16 @@
 """How fast `workshop grade` grades a class, and what loops cost.
 
-    python -m bench.grading [--learners 40] [--workers 1,2] [--loops 2] [--out DIR]
+    python -m bench.grading [--learners 40] [--workers 1,2] [--loops 2] [--sandbox both] [--out DIR]
 
 Builds a synthetic class in a temporary folder: every learner hands in Parts 1-5; most
 notebooks are the solutions, some are partial (one TODO done), a few crash (a TODO
 raises), `--loops` loop forever in a TODO, and one is hostile (it deletes the folders
 above it). The class is graded once per worker count in `--workers`, in the same run,
-so the figures compare side by side. Reported: notebooks, wall time, notebooks/s, the
-speed-up over the first worker count, and the seconds spent in looping notebooks.
+so the figures compare side by side. With `--sandbox both` (the default) each worker
+count is graded with the bubblewrap sandbox and without it (the trusted mode), one after
+the other in the same run, and `sandbox_cost` is the ratio of their wall times. Reported:
+notebooks, wall time, notebooks/s, the speed-up over the first worker count, the seconds
+spent in looping notebooks, and the review flags (0 on this class: it forges nothing).
 """
 from __future__ import annotations
 
@@ -73,28 +76,35 @@ def make_class(root: Path, learners: int, loops: int) -> dict[tuple[str, str], s
     return kinds
 
 
-def run(learners: int, workers: list[int], loops: int, cell_timeout: int, budget: int, out: Path) -> pd.DataFrame:
+def run(learners: int, workers: list[int], loops: int, cell_timeout: int, budget: int, out: Path,
+        sandbox_modes: list[bool] | None = None) -> pd.DataFrame:
     rows = []
+    sandbox_modes = sandbox_modes or [True, False]
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         subs = Path(tmp) / "submissions"
         kinds = make_class(subs, learners, loops)
-        for n in workers:
-            target = Path(tmp) / f"out-{n}"
+        for n, sandboxed in [(n, s) for n in workers for s in sandbox_modes]:
+            target = Path(tmp) / f"out-{n}-{'sandbox' if sandboxed else 'trusted'}"
             started = time.perf_counter()
-            table = grade_folder(subs, target, cell_timeout=cell_timeout, notebook_budget=budget, workers=n)
+            table = grade_folder(subs, target, cell_timeout=cell_timeout, notebook_budget=budget, workers=n,
+                                 sandboxed=sandboxed)
             wall = time.perf_counter() - started
             seconds = {}
             for line in (target / "results.jsonl").read_text().splitlines():
                 entry = json.loads(line)
                 seconds[(entry["student"], entry["part"])] = entry.get("seconds", 0.0)
             loop_s = sum(s for k, s in seconds.items() if kinds.get(k) == "loop")
-            rows.append({"workers": n, "notebooks": len(kinds), "wall_s": round(wall, 1),
+            rows.append({"workers": n, "sandbox": sandboxed, "notebooks": len(kinds), "wall_s": round(wall, 1),
                          "notebooks_per_s": round(len(kinds) / wall, 2),
                          "loop_notebooks": loops, "seconds_in_loops": round(loop_s, 1),
                          "graded_cells": int((table.max_score > 0).sum()),
-                         "passed_cells": int((table.status == "passed").sum())})
+                         "passed_cells": int((table.status == "passed").sum()),
+                         "review_cells": int(table.status.str.startswith("review").sum())})
     result = pd.DataFrame(rows)
     result["speedup"] = (result.wall_s.iloc[0] / result.wall_s).round(2)
+    trusted = result[~result.sandbox].set_index("workers").wall_s
+    result["sandbox_cost"] = [round(w / trusted[n], 2) if s and n in trusted else None
+                              for n, s, w in zip(result.workers, result.sandbox, result.wall_s)]
     out.mkdir(parents=True, exist_ok=True)
     (out / "grading.md").write_text(result.to_markdown(index=False) + "\n")
     return result
@@ -107,11 +117,16 @@ def main() -> None:
     parser.add_argument("--loops", type=int, default=2)
     parser.add_argument("--cell-timeout", type=int, default=60)
     parser.add_argument("--budget", type=int, default=240)
+    parser.add_argument("--sandbox", choices=["both", "on", "off"], default="both",
+                        help="grade with the bubblewrap sandbox, without it, or both (the ratio is sandbox_cost)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
+    modes = {"both": [True, False], "on": [True], "off": [False]}[args.sandbox]
     table = run(args.learners, [int(w) for w in args.workers.split(",")], args.loops, args.cell_timeout,
-                args.budget, args.out)
+                args.budget, args.out, modes)
     print(table.to_markdown(index=False))
+    for row in table[table.sandbox_cost.notna()].itertuples():
+        print(f"sandbox cost with {row.workers} worker(s): {row.sandbox_cost:.2f}x the wall time without it")
 
 
 if __name__ == "__main__":

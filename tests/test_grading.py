@@ -3,21 +3,35 @@
 - the round trip: solutions score full marks, untouched learner notebooks zero, one TODO
   done gets exactly its points, renamed downloads are matched, missing Parts say so;
 - isolation: a learner's grade does not depend on what another notebook wrote;
-- a hostile class: notebooks that delete folders above them, kill their kernel, loop,
-  print megabytes, read the environment, leave a process behind, patch the workshop's
-  code and corrupt their gradebook. Every honest learner's grade is still right,
-  grades.csv is complete and nothing is left running.
+- a hostile class, graded once (a module fixture) in the bubblewrap sandbox: notebooks
+  that delete folders above them, kill their kernel, loop, print megabytes, read the
+  environment, leave a process behind, patch the workshop's code, corrupt their
+  gradebook, walk the file system and /proc/<pid>/cwd of the grader to rewrite the
+  instructor's solutions and notebooks and other jobs' scratch and to print the
+  solutions, hand in symbolic links, put scripts in their feedback, and forge a pass in
+  every way listed in FORGERIES. Every honest learner's grade is still right, every
+  forgery is 0 points and flagged for review, no file outside a notebook's scratch is
+  read or written, grades.csv is complete, nothing is left running, and no learner
+  script runs when the feedback is opened in Chromium;
+- `kill -9` of the grader ends its sandboxes, and the next run removes its scratch.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+import signal
+import subprocess
+import sys
 import time
+from html.parser import HTMLParser
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from workshop_lib.tools import course
-from workshop_lib.tools.grading import grade_folder, per_learner, per_todo
+from workshop_lib.tools.grading import grade_folder, per_learner, per_todo, processes, sandbox, scratch
 from workshop_lib.tools.grading.submissions import canonical_stem, match_part
 
 REPO = course.REPO
@@ -58,7 +72,11 @@ def test_renamed_downloads_are_matched():
     assert match_part("notes.ipynb", parts) is None
 
 
+needs_sandbox = pytest.mark.skipif(sandbox.problem() is not None, reason=f"no OS sandbox here: {sandbox.problem()}")
+
+
 @pytest.mark.notebooks
+@needs_sandbox
 def test_round_trip(tmp_path):
     subs = tmp_path / "submissions"
     for part in course.assignments():
@@ -101,6 +119,7 @@ def test_round_trip(tmp_path):
 
 
 @pytest.mark.notebooks
+@needs_sandbox
 def test_a_learners_grade_does_not_depend_on_another_notebook(tmp_path):
     alone = tmp_path / "alone"
     _put(alone, "ana", "part3", _learner("part3", solved=("todo1_retrieve_knowledge", "todo2_hybrid_rrf")))
@@ -123,6 +142,119 @@ def test_a_learners_grade_does_not_depend_on_another_notebook(tmp_path):
     assert second[(second.student == "vic") & (second.assignment == "part2")].score.sum() == 0
 
 
+# Rewrites and leaks are only ever aimed at copies below a folder with this name (the test's
+# instructor checkout) or at the grader's run folders: even with a broken sandbox the real
+# checkout is never damaged, and the test still sees the attack succeed.
+CHECKOUT = "instructor-checkout"
+INSTRUCTOR_SECRET = "instructor-only-answer-key-7f3a"
+WALK = f'''
+import os, json, sys, time, pathlib
+mine = str(pathlib.Path(os.path.realpath(os.getcwd())).parents[3])  # its own scratch: <job>/course/submitted/<me>/<part>
+python = {{os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}}
+markers = ("{CHECKOUT}", "workshop-grading", "/submissions/", "/solutions/", "/notebooks/", "grades.csv", "/feedback/",
+           "SECRET")
+seen, leaked, changed = [], [], []
+started = time.monotonic()
+tops = ["/"] + [f"/proc/{{p}}/cwd" for p in os.listdir("/proc") if p.isdigit()]
+for top in tops:
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if os.path.join(folder, d) not in ("/usr", "/proc", "/sys", "/dev")
+                   and os.path.realpath(os.path.join(folder, d)) not in python and d != ".venv"]
+        if time.monotonic() - started > 20:
+            dirs[:] = []
+        for name in files:
+            path = os.path.join(folder, name)
+            real = os.path.realpath(path)
+            if real.startswith(mine) or not any(m in real for m in markers):
+                continue
+            seen.append(real)
+            try:
+                text = open(path, errors="replace").read()
+            except OSError:
+                continue
+            if "BEGIN " + "SOLUTION" in text or name == "SECRET.txt":  # (not spelled out: this cell is in the feedback)
+                leaked.append(text[:3000])
+            if ("{CHECKOUT}" in real or "workshop-grading" in real) and name.endswith(".ipynb"):
+                try:
+                    nb = json.loads(text)
+                    for cell in nb["cells"]:
+                        if cell.get("metadata", {{}}).get("nbgrader", {{}}).get("solution"):
+                            cell["source"] = "raise RuntimeError('rewritten by another notebook')"
+                        if "outputs" in cell:
+                            cell["outputs"] = []
+                    open(path, "w").write(json.dumps(nb))
+                    changed.append(real)
+                except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                    pass
+            elif "{CHECKOUT}" in real or "workshop-grading" in real:
+                try:
+                    open(path, "a").write("tampered")
+                    changed.append(real)
+                except OSError:
+                    pass
+print("SEEN", len(seen), sorted(seen)[:20])
+print("CHANGED", changed)
+print("LEAKED", leaked)
+decide_mode = gates.decide_mode
+'''
+XSS_MARKDOWN = ("## My notes\n<script>document.title = 'pwned'; window.pwned = 'markdown script';</script>\n"
+                "<img src=\"x\" onerror=\"window.pwned = 'onerror'\">\n<a href=\"javascript:window.pwned='link'\">link</a>\n"
+                "<iframe srcdoc=\"<script>parent.pwned='iframe'</script>\"></iframe>")
+XSS_TODO = ("from IPython.display import HTML, Javascript, display\n"
+            "display(HTML(\"<script>document.title = 'pwned'; window.pwned = 'display';</script>"
+            "<svg onload=\\\"window.pwned = 'svg'\\\"></svg><b>bold words</b>\"))\n"
+            "display(Javascript(\"window.pwned = 'javascript output'\"))\n"
+            "decide_mode = gates.decide_mode\n")
+# A wrong decide_mode (always the "nothing retrieved" decision): every forgery below starts from it.
+WRONG = ("_reference = gates.decide_mode\n"
+         "def decide_mode(similarities, chunks, *, config, query_tokens, used_llm_answer=None):\n"
+         "    return _reference([], [], config=config, query_tokens=query_tokens, used_llm_answer=used_llm_answer)\n")
+FAKE_PASS = "print('\\u2705 TODO 1 (decide_mode) passed')"
+FORGERIES = {
+    # name: the TODO cell; each of these passes in the notebook's own run
+    "forge_module": WRONG + "checks.part4.check_decide_mode = lambda *a, **k: None\n",
+    "forge_sys_modules": WRONG + ("import sys, types, workshop_lib.checks\n"
+                                  "fake = types.ModuleType('workshop_lib.checks.part4')\n"
+                                  f"fake.check_decide_mode = lambda *a, **k: {FAKE_PASS}\n"
+                                  "sys.modules['workshop_lib.checks.part4'] = fake\n"
+                                  "vars(workshop_lib.checks).pop('part4', None)\n"),
+    "forge_code": WRONG + "checks.part4.check_decide_mode.__code__ = (lambda *a, **k: None).__code__\n",
+    "forge_reference": WRONG + "gates.decide_mode = decide_mode  # the check now compares mine with mine\n",
+    "forge_raiser": WRONG + ("import workshop_lib.checks.part4 as p4\n"
+                             "p4.call_learner = lambda todo, what, fn, *a, **k: _reference(*a, **k)\n"),
+    "forge_checkfailed": WRONG + ("import workshop_lib.checks as wc\n"
+                                  "wc.CheckFailed._render_traceback_ = lambda self: []\n"
+                                  "get_ipython().set_custom_exc((wc.CheckFailed,), "
+                                  f"lambda *a, **k: {FAKE_PASS})\n"),
+    "forge_print": WRONG + ("import builtins\nbuiltins.print = lambda *a, **k: None\n"
+                            "get_ipython().set_custom_exc((Exception,), "
+                            "lambda *a, **k: display('\\u2705 TODO 1 (decide_mode) passed'))\n"),
+    # Passes in the notebook by replacing the check; in the grader's re-check (no kernel there)
+    # it writes a passing verdict to every file descriptor, hoping one is the grader's channel.
+    "forge_channel": WRONG + ("import os, sys\nchecks.part4.check_decide_mode = lambda *a, **k: None\n"
+                              "line = b'{\"event\": \"verdict\", \"grade_id\": \"check_todo1_decide_mode\", "
+                              "\"passed\": true, \"changed\": []}\\n{\"event\": \"done\"}\\n'\n"
+                              "if 'ipykernel' not in sys.modules:\n"
+                              "    for fd in range(3, 64):\n"
+                              "        try:\n            os.write(fd, line)\n        except OSError:\n            pass\n"),
+    # Rewrites its own graded copy (drops the error outputs) while nbgrader finishes.
+    "forge_outputs": WRONG + ("import subprocess, sys, os\n"
+                              "target = os.getcwd().replace('/submitted/', '/autograded/')\n"
+                              "code = '''\nimport json, os, time, glob\nend = time.time() + 120\n"
+                              "while time.time() < end:\n"
+                              "    for p in glob.glob(os.path.join(%r, '*.ipynb')):\n"
+                              "        try:\n            nb = json.load(open(p))\n"
+                              "        except Exception:\n            continue\n"
+                              "        if any(o.get('output_type') == 'error' for c in nb['cells'] for o in c.get('outputs', [])):\n"
+                              "            for c in nb['cells']:\n"
+                              "                if 'outputs' in c:\n                    c['outputs'] = []\n"
+                              "            json.dump(nb, open(p, 'w'))\n"
+                              "    time.sleep(0.002)\n''' % target\n"
+                              "subprocess.Popen([sys.executable, '-c', code], start_new_session=True,\n"
+                              "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"),
+}
+# What nbgrader itself already stops (an error output stays an error): 0 points, "failed".
+STOPPED_IN_THE_NOTEBOOK = {"forge_checkfailed", "forge_print"}
 HOSTILE = {
     # part, TODO grade_id, code put in the TODO cell
     "deleter": ("part4", "todo1_decide_mode",
@@ -145,60 +277,106 @@ HOSTILE = {
                "decide_mode = gates.decide_mode\n"),
     "patcher": ("part4", "todo1_decide_mode",
                 "import pathlib\n"
+                "def decide_mode(*a, **k):\n    return None\n"
                 "target = pathlib.Path(checks.part4.__file__)\n"
-                "if 'nb-' in str(target):  # only ever the grader's copy, never a real checkout\n"
-                "    target.write_text('def check_decide_mode(*a, **k):\\n    pass\\n')\n"
-                "def decide_mode(*a, **k):\n    return None\n"),
+                "if 'nb-' in str(target) or target.parts[1] == 'workshop':  # only ever the grader's copy\n"
+                "    target.write_text('def check_decide_mode(*a, **k):\\n    pass\\n')\n"),
     "tamperer": ("part4", "todo1_decide_mode",
                  "import pathlib\n"
                  "for db in pathlib.Path.cwd().parents[3].rglob('gradebook.db'):\n"
                  "    db.write_bytes(b'not a database')\n"
                  "decide_mode = gates.decide_mode\n"),
+    "walker": ("part4", "todo1_decide_mode", WALK),
+    "xss": ("part4", "todo1_decide_mode", XSS_TODO),
+    **{name: ("part4", "todo1_decide_mode", code) for name, code in FORGERIES.items()},
 }
+HONEST = ("honest1", "honest2")
 
 
-@pytest.mark.notebooks
-def test_a_hostile_class_cannot_hurt_honest_learners(tmp_path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    subs = tmp_path / "submissions"
-    for name in ("honest1", "honest2"):
+def _digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """The hostile class graded once in the sandbox, from an instructor checkout (a copy) as cwd."""
+    if sandbox.problem():
+        pytest.skip(f"no OS sandbox here: {sandbox.problem()}")
+    tmp = tmp_path_factory.mktemp("hostile")
+    checkout = tmp / CHECKOUT
+    for folder in ("solutions", "notebooks"):
+        shutil.copytree(REPO / folder, checkout / folder)
+    shutil.copy(REPO / "nbgrader_config.py", checkout)
+    (checkout / "SECRET.txt").write_text(INSTRUCTOR_SECRET)
+    subs = tmp / "submissions"
+    for name in HONEST:
         for part in ("part4", "part5"):
             _put(subs, name, part, nbformat.read(REPO / "solutions" / part / NB[part], as_version=4))
     for name, (part, gid, code) in HOSTILE.items():
         todo_ids = [g.replace("check_", "", 1) for g in _points(part)]
         _put(subs, name, part, _learner(part, answers={gid: code}, solved=tuple(t for t in todo_ids if t != gid)))
+    xss = nbformat.read(subs / "xss" / NB["part4"], as_version=4)
+    xss.cells.insert(1, nbformat.v4.new_markdown_cell(XSS_MARKDOWN))
+    nbformat.write(xss, subs / "xss" / NB["part4"])
     for folder in ("al ice", "al.ice", "al_ice"):
         _put(subs, folder, "part4", nbformat.read(REPO / "solutions" / "part4" / NB["part4"], as_version=4))
-    out = tmp_path / "out"
-
+    (subs / "linker").mkdir()
+    (subs / "linker" / NB["part4"]).symlink_to(checkout / "solutions" / "part4" / NB["part4"])
+    (subs / "linkdir").symlink_to(checkout / "solutions" / "part5")
+    before = {"checkout": _digest(checkout), "repo": _digest(REPO / "solutions") | _digest(REPO / "notebooks")}
+    out = tmp / "out"
+    saved_cwd, saved_key = os.getcwd(), os.environ.get("OPENAI_API_KEY")
+    os.environ["OPENAI_API_KEY"] = SECRET
+    os.chdir(checkout)  # /proc/<grader>/cwd is the instructor's checkout
     started = time.monotonic()
-    table = grade_folder(subs, out, cell_timeout=10, notebook_budget=90, workers=2, progress=False)
-    took = time.monotonic() - started
+    try:
+        table = grade_folder(subs, out, cell_timeout=10, notebook_budget=90, workers=2, progress=False,
+                             source_root=checkout)
+    finally:
+        os.chdir(saved_cwd)
+        if saved_key is None:
+            os.environ.pop("OPENAI_API_KEY", None)
+        else:
+            os.environ["OPENAI_API_KEY"] = saved_key
+    return {"table": table, "out": out, "took": time.monotonic() - started, "checkout": checkout, "before": before}
 
-    def cells(student, part):
-        rows = table[(table.student == student) & (table.assignment == part)]
-        return dict(zip(rows.cell, zip(rows.score, rows.status)))
 
-    for honest in ("honest1", "honest2"):
+def _cells(table, student, part):
+    rows = table[(table.student == student) & (table.assignment == part)]
+    return dict(zip(rows.cell, zip(rows.score, rows.status)))
+
+
+def _feedback_text(out: Path, student: str, part: str = "part4") -> str:
+    return (out / "feedback" / student / part / f"{Path(NB[part]).stem}.html").read_text()
+
+
+@pytest.mark.notebooks
+def test_a_hostile_class_cannot_hurt_honest_learners(hostile):
+    table, out = hostile["table"], hostile["out"]
+    for honest in HONEST:
         for part in ("part4", "part5"):
-            got = cells(honest, part)
-            assert {c: s for c, (s, _) in got.items()} == _points(part), (honest, part, got)
+            got = _cells(table, honest, part)
+            assert got == {c: (p, "passed") for c, p in _points(part).items()}, (honest, part, got)
+    for folder in ("al ice", "al.ice", "al_ice"):  # refused, but they are honest solutions: not flagged either
+        assert not table[table.file.str.startswith(folder + "/")].status.str.startswith("review").any()
     # The looping notebook: one timeout on its check, the cells after it skipped, far below the budget.
-    loop = cells("looper", "part4")["check_todo1_decide_mode"]
+    loop = _cells(table, "looper", "part4")["check_todo1_decide_mode"]
     assert loop[0] == 0 and "ran past its 10 s limit" in loop[1]
     # The killed kernel: TODO 1 graded before it keeps its points, TODO 2 says why it has none.
-    killed = cells("killer", "part5")
+    killed = _cells(table, "killer", "part5")
     assert killed["check_todo1_validate_selection"] == (10.0, "passed")
     assert killed["check_todo2_render_grounded_answer"][0] == 0
     assert "kernel died" in killed["check_todo2_render_grounded_answer"][1]
-    # Deleting folders above itself hurt nobody else (the honest grades above are right).
-    assert "check_todo1_decide_mode" in cells("deleter", "part4")
-    assert cells("printer", "part4")["check_todo1_decide_mode"][0] == 10.0
-    assert "not graded" in cells("patcher", "part4")["check_todo1_decide_mode"][1]
-    assert cells("patcher", "part4")["check_todo1_decide_mode"][0] == 0
+    assert "check_todo1_decide_mode" in _cells(table, "deleter", "part4")
+    assert _cells(table, "printer", "part4")["check_todo1_decide_mode"][0] == 10.0
+    # The code snapshot is read-only in the sandbox: the patch fails, the wrong function fails its check.
+    assert _cells(table, "patcher", "part4")["check_todo1_decide_mode"][0] == 0
     assert (table.score.fillna(0) <= table.max_score).all()
     refused = table[table.status.str.startswith("refused")]
-    assert set(refused.file.str.split("/").str[0]) == {"al ice", "al.ice", "al_ice"}
+    assert set(refused.file.str.split("/").str[0]) == {"al ice", "al.ice", "al_ice", "linker", "linkdir"}
+    assert refused[refused.file.str.startswith("link")].status.str.contains("symbolic link").all()
+    assert not (table.student == "linker").any() or table[table.student == "linker"].score.fillna(0).sum() == 0
     # Nothing secret in anything written, and grades.csv complete and untouched later.
     for path in out.rglob("*"):
         if path.is_file():
@@ -206,10 +384,131 @@ def test_a_hostile_class_cannot_hurt_honest_learners(tmp_path, monkeypatch):
     time.sleep(6)  # the daemon would have rewritten grades.csv by now
     csv = (out / "grades.csv").read_text()
     assert "hacked" not in csv and csv.count("\n") == len(table) + 1
-    assert took < 240, took
-    left = [p for p in os.listdir("/proc") if p.isdigit() and _mentions(p, "time.sleep(4)")]
+    assert hostile["took"] < 420, hostile["took"]
+    left = [p for p in os.listdir("/proc") if p.isdigit() and (_mentions(p, "time.sleep(4)") or _mentions(p, "end = time.time() + 120"))]
     assert not left, f"processes left behind: {left}"
     assert (out / "feedback" / "looper" / "part4" / "part4_relevance_gates.html").exists()
+
+
+@pytest.mark.notebooks
+def test_no_notebook_sees_or_changes_a_file_outside_its_scratch(hostile):
+    out = hostile["out"]
+    assert _digest(hostile["checkout"]) == hostile["before"]["checkout"]
+    assert _digest(REPO / "solutions") | _digest(REPO / "notebooks") == hostile["before"]["repo"]
+    walked = _feedback_text(out, "walker")
+    # It found no notebook, text file or database but its own: not the checkout (through /proc/<pid>/cwd
+    # of the grader), not the other jobs' scratch, not the grades.
+    assert "SEEN 0 []" in walked and "CHANGED []" in walked and "LEAKED []" in walked, walked[-3000:]
+    for student in HOSTILE:  # (the honest learners handed in the solutions themselves)
+        for page in (out / "feedback" / student).rglob("*.html"):
+            text = page.read_text()
+            assert "BEGIN SOLUTION" not in text and INSTRUCTOR_SECRET not in text, page
+
+
+@pytest.mark.notebooks
+def test_every_forgery_is_flagged_for_review(hostile):
+    table = hostile["table"]
+    for name in FORGERIES:
+        score, status = _cells(table, name, "part4")["check_todo1_decide_mode"]
+        assert score == 0, (name, status)
+        if name in STOPPED_IN_THE_NOTEBOOK:
+            assert status.startswith("failed: TODO 1 (decide_mode)"), (name, status)
+        elif name != "forge_outputs":  # the others pass in the notebook's own run
+            assert status.startswith("review: "), (name, status)
+        else:  # racing nbgrader to rewrite its graded copy: a win is caught by the re-check
+            assert status.startswith(("review: ", "failed: ")), status
+    reasons = {name: _cells(table, name, "part4")["check_todo1_decide_mode"][1] for name in FORGERIES}
+    assert "check_decide_mode" in reasons["forge_module"] and "sys.modules" in reasons["forge_sys_modules"]
+    assert "__code__" in reasons["forge_code"] and "gates.decide_mode" in reasons["forge_reference"]
+    assert "channel" in reasons["forge_channel"]
+
+
+@pytest.mark.notebooks
+def test_feedback_runs_no_learner_script_in_a_browser(hostile):
+    page_file = hostile["out"] / "feedback" / "xss" / "part4" / "part4_relevance_gates.html"
+    html = page_file.read_text()
+    assert "bold words" in html and "My notes" in html  # the content is still there
+    elements = _Elements()
+    elements.feed(html)
+    assert elements.found and not [(tag, attrs) for tag, attrs in elements.found
+                                   if tag in ("script", "iframe", "svg", "object", "embed")
+                                   or any(k.startswith("on") or "javascript:" in (v or "").lower() for k, v in attrs)]
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no Chromium on this machine: `apt-get install chromium` runs the browser half of this test")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True,
+                                    args=["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            tab = browser.new_page()
+            errors = []
+            tab.on("console", lambda msg: errors.append(msg.text))
+            tab.goto(page_file.as_uri())
+            tab.wait_for_timeout(1500)
+            assert tab.evaluate("typeof window.pwned") == "undefined"
+            assert tab.title() != "pwned"
+            assert "bold words" in tab.inner_text("body")
+            # The page can run script at all (so the checks above mean something): the CSP blocks inline script.
+            assert tab.evaluate("1 + 1") == 2
+        finally:
+            browser.close()
+
+
+@pytest.mark.notebooks
+@needs_sandbox
+def test_kill_9_of_the_grader_ends_its_sandboxes_and_a_rerun_cleans_up(tmp_path):
+    subs = tmp_path / "submissions"
+    todo_ids = [g.replace("check_", "", 1) for g in _points("part4")]
+    _put(subs, "spinner", "part4", _learner("part4", answers={"todo1_decide_mode": "while True:  # kill9-spin\n    pass\n"},
+                                             solved=tuple(t for t in todo_ids if t != "todo1_decide_mode")))
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    script = ("import sys\nfrom workshop_lib.tools.grading import grade_folder\n"
+              "grade_folder(sys.argv[1], sys.argv[2], cell_timeout=300, notebook_budget=600, progress=False)\n")
+    grader = subprocess.Popen([sys.executable, "-c", script, str(subs), str(tmp_path / "out")],
+                              env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline, spinning = time.monotonic() + 120, []
+        while time.monotonic() < deadline and not spinning:
+            time.sleep(1)
+            sandboxes = [int(p) for p in processes.descendants(grader.pid) if _mentions(str(p), "bwrap")]
+            spinning = [p for b in sandboxes for p in processes.descendants(b) if _mentions(str(p), "ipykernel")]
+        assert spinning, "the notebook never started"
+        time.sleep(2)  # its TODO cell is looping now
+        everything = processes.descendants(grader.pid)
+    finally:
+        grader.send_signal(signal.SIGKILL)
+        grader.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(_alive(p) for p in everything):
+        time.sleep(0.2)
+    assert not [p for p in everything if _alive(p)], "processes outlived the grader"
+    runs = temp / scratch.RUNS
+    left = [p for p in runs.iterdir() if p.is_dir()]
+    assert left, "the killed run left its scratch folder (what the next run must clean)"
+    fresh = scratch.new_run_folder(temp)
+    assert [p for p in runs.iterdir() if p.is_dir()] == [fresh]
+
+
+class _Elements(HTMLParser):
+    """Elements and attributes as a browser's tokenizer sees them (escaped text is not markup)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple[str, list]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, attrs))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return b") Z " not in fh.read()
+    except OSError:
+        return False
 
 
 def _mentions(pid: str, text: str) -> bool:

@@ -279,11 +279,14 @@ def grade(
     summary_only: bool = typer.Option(False, "--summary-only",
                                       help="no grading: per TODO pass rate, attempts, failures and hints, read from the "
                                            "notebooks as saved (for a live session)"),
+    no_sandbox_i_trust_submissions: bool = typer.Option(
+        False, "--no-sandbox-i-trust-submissions",
+        help="grade without the OS sandbox (bubblewrap): every notebook can read and change your files"),
 ):
-    """Autograde learner notebooks with nbgrader, in parallel, each isolated; write feedback and grades.csv.
+    """Autograde learner notebooks with nbgrader, in parallel, each in its own sandbox; write feedback and grades.csv.
 
     Re-running with the same --out skips notebooks already graded (same learner, Part and bytes)."""
-    from workshop_lib.tools.grading import grade_folder, per_learner, per_todo, summary
+    from workshop_lib.tools.grading import SandboxUnavailable, grade_folder, per_learner, per_todo, sandbox, summary
 
     if summary_only:
         picture = summary.from_folder(submissions, out)
@@ -293,7 +296,20 @@ def grade(
         typer.echo("Per TODO (from the notebooks as saved; nothing was run):\n" + picture.to_string())
         typer.echo(f"\nWrote {out / 'summary.csv'} and {out / 'summary.png'}")
         return
-    table = grade_folder(submissions, out, cell_timeout=cell_timeout, notebook_budget=budget, workers=workers or None)
+
+    if no_sandbox_i_trust_submissions:
+        typer.secho("Grading WITHOUT a sandbox: each notebook runs as your user and can read or change any file "
+                    "you can, and other learners' grades.", fg="yellow", err=True)
+    try:
+        table = grade_folder(submissions, out, cell_timeout=cell_timeout, notebook_budget=budget,
+                             workers=workers or None, sandboxed=not no_sandbox_i_trust_submissions)
+    except SandboxUnavailable as exc:
+        typer.secho(f"Cannot sandbox the notebooks here: {exc}.\nGrade on Linux with bubblewrap (README.md, "
+                    "Grading), or, only for submissions you trust, pass --no-sandbox-i-trust-submissions.",
+                    fg="red", err=True)
+        raise typer.Exit(2) from None
+    if not no_sandbox_i_trust_submissions:
+        typer.echo(f"Each notebook ran in its own bubblewrap sandbox ({sandbox.bwrap()}).")
     if not len(table):
         typer.echo("No notebooks found.")
         raise typer.Exit(1)
@@ -305,6 +321,12 @@ def grade(
     graded = table["max_score"] > 0
     problems = table[(graded & ~table["status"].isin(["passed", "missing"]))
                      | table["status"].str.startswith(("skipped", "refused"))]
+    review = table[table["status"].str.startswith("review")]
+    if len(review):
+        typer.secho(f"{len(review)} graded cell(s) flagged for review (0 points until you look; status 'review: ...'):",
+                    fg="yellow")
+        for r in review.itertuples():
+            typer.echo(f"  {r.student:12s} {r.assignment:6s} {r.cell:34s} {r.status[:160]}")
     if len(problems):
         typer.echo("Not passed (first reason per row):")
         for r in problems.itertuples():

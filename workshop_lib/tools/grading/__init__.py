@@ -12,15 +12,22 @@ Scores are computed here, in the grader, from the autograded notebook (or, for a
 killed half way, from the per-cell log) and the points of the instructor's solutions; a
 grade above a cell's maximum cannot arise. A notebook whose grading failed for a reason
 that is not its own (its scratch folder vanished, the workshop code changed under it) is
-graded again, alone, at the end. What this is not: a sandbox. The notebook runs as your
-user; README.md says how to grade inside a container when submissions may be hostile.
+graded again, alone, at the end.
+
+On Linux every notebook runs in its own bubblewrap sandbox (sandbox.py): it sees its
+scratch folder, the code snapshot and the Python installation, and nothing else. Where
+the sandbox cannot run, grade_folder refuses unless `sandboxed=False` says the
+submissions are trusted. Every notebook that earned points is then re-checked
+(verify.py): its cells run again in a fresh sandbox, and the instructor's checks,
+captured before any learner code ran, give the verdict. A
+cell that passed in the notebook but not there, or a notebook that changed the checks
+or the library under them, is flagged for review (status "review: ...", 0 points).
 """
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -29,7 +36,7 @@ from pathlib import Path
 import pandas as pd
 
 from workshop_lib.tools import course
-from workshop_lib.tools.grading import processes, scoring, scratch
+from workshop_lib.tools.grading import processes, sandbox, scoring, scratch, verify
 from workshop_lib.tools.grading.submissions import Submission, discover
 
 COLUMNS = scoring.COLUMNS
@@ -38,14 +45,21 @@ DEFAULT_CELL_TIMEOUT = 60       # seconds one cell may run
 DEFAULT_NOTEBOOK_BUDGET = 240   # seconds one notebook may take in all
 
 
+class SandboxUnavailable(RuntimeError):
+    """The OS sandbox cannot run here and the submissions were not declared trusted."""
+
+
 def grade_folder(submissions: Path, out: Path, *, cell_timeout: int = DEFAULT_CELL_TIMEOUT,
                  notebook_budget: int = DEFAULT_NOTEBOOK_BUDGET, workers: int | None = None,
-                 progress: bool = True, source_root: Path = course.REPO) -> pd.DataFrame:
+                 progress: bool = True, source_root: Path = course.REPO, sandboxed: bool = True) -> pd.DataFrame:
+    """Grade every learner's notebooks; `sandboxed=False` only for submissions you trust."""
     submissions, out = Path(submissions).resolve(), Path(out).resolve()
     if not submissions.is_dir():
         raise ValueError(f"{submissions} is not a folder of notebooks")
+    if sandboxed and (why := sandbox.problem()):
+        raise SandboxUnavailable(why)
     processes.become_subreaper()  # orphans of dead workers come back here, to be killed at the end
-    work = Path(tempfile.mkdtemp(prefix="workshop-grading-"))
+    work = scratch.new_run_folder()  # also removes the scratch of runs whose grader died
     try:
         master = scratch.Master.build(source_root, work / "master")
         subs, problems = discover(submissions, master.parts)  # read into memory before any learner code runs
@@ -56,7 +70,7 @@ def grade_folder(submissions: Path, out: Path, *, cell_timeout: int = DEFAULT_CE
         rows: list[dict] = [r for rows_ in done.values() for r in rows_]
         feedback: dict[str, bytes] = {}
 
-        runner = _Runner(master, work, cell_timeout, notebook_budget, out, log, feedback)
+        runner = _Runner(master, work, cell_timeout, notebook_budget, out, log, feedback, sandboxed)
         rows += runner.run_all(todo, workers or max(1, min(os.cpu_count() or 1, len(todo) or 1)), progress)
         rows += scoring.problem_rows(problems)
         rows += scoring.missing_rows(subs, problems, master.points)
@@ -72,8 +86,10 @@ def grade_folder(submissions: Path, out: Path, *, cell_timeout: int = DEFAULT_CE
 class _Runner:
     """Hands notebooks to worker processes and turns what comes back into rows."""
 
-    def __init__(self, master, work: Path, cell_timeout: int, budget: int, out: Path, log: Path, feedback: dict):
+    def __init__(self, master, work: Path, cell_timeout: int, budget: int, out: Path, log: Path, feedback: dict,
+                 sandboxed: bool):
         self.master, self.work, self.cell_timeout, self.budget = master, work, cell_timeout, budget
+        self.sandboxed = sandboxed
         self.out, self.log, self.feedback = out, log, feedback
         self.logs: dict[str, bytes] = {}
         self.local = threading.local()
@@ -118,23 +134,35 @@ class _Runner:
     def grade(self, sub: Submission, last_try: bool = False) -> scoring.Result:
         if not self.master.points.get(sub.part):
             return scoring.nothing_to_grade(sub)
-        worker = getattr(self.local, "worker", None)
-        if worker is None or not worker.alive():
-            worker = self.local.worker = scratch.Worker(self.master.worker_env())
-            with self.lock:
-                self.workers.append(worker)
         with self.lock:
             self.counter += 1
             n = self.counter
         job_dir = self.work / f"nb-{n:04d}"
         started = time.monotonic()
         try:
-            job = self.master.make_job(job_dir, sub, n, self.cell_timeout)
+            job = self.master.make_job(job_dir, sub, n, self.cell_timeout, self.sandboxed)
         except OSError as exc:  # the work folder was damaged by another notebook
             return scoring.Result.failed(sub, f"could not prepare its scratch folder: {exc}", retry=not last_try)
-        reply = worker.run(job, self.budget)
+        if self.sandboxed:  # one sandbox, and so one worker, per notebook
+            worker = scratch.Worker(job["env"], job_dir, jail=(job_dir, self.master))
+            try:
+                reply = worker.run(job, self.budget)
+            finally:
+                worker.stop()
+        else:
+            worker = getattr(self.local, "worker", None)
+            if worker is None or not worker.alive():
+                worker = self.local.worker = scratch.Worker(self.master.worker_env(), self.master.where)
+                with self.lock:
+                    self.workers.append(worker)
+            reply = worker.run(job, self.budget)
         result = scoring.score(sub, job_dir, reply, self.master, budget=self.budget, cell_timeout=self.cell_timeout,
-                               last_try=last_try)
+                               last_try=last_try, sandboxed=self.sandboxed)
+        if any(r["status"] == "passed" for r in result.rows):
+            # The notebook's own outputs are the learner's to forge: re-check what passed.
+            verdicts = verify.run(sub, self.master, self.work / f"verify-{n:04d}", budget=self.budget,
+                                  cell_timeout=self.cell_timeout, sandboxed=self.sandboxed)
+            result.rows = verify.reconcile(result.rows, verdicts)
         result.seconds = round(time.monotonic() - started, 2)
         if result.problem and reply and reply.get("log"):
             # nbgrader's own log, for the instructor: where a "not graded" row came from.

@@ -4,7 +4,10 @@ A kernel runs in its own session (jupyter_client starts it so), and a notebook c
 more processes that detach from it. On Linux the grading processes are child subreapers
 (prctl PR_SET_CHILD_SUBREAPER): an orphan is re-parented to the nearest one instead of to
 init, so walking the /proc tree from a worker finds everything its notebooks left behind.
-Elsewhere (macOS) only the process group can be killed; the README says so.
+Elsewhere (macOS) only the process group can be killed; the README says so. A worker
+asks for a parent-death signal (prctl PR_SET_PDEATHSIG), so a grader killed by `kill -9`
+does not leave it grading; in the sandbox, bwrap --die-with-parent ends the whole pid
+namespace.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 
 
 def become_subreaper() -> bool:
@@ -24,6 +28,17 @@ def become_subreaper() -> bool:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def die_with_parent(sig: int = signal.SIGTERM) -> bool:
+    """Ask Linux to send `sig` to this process when its parent (the grader's thread) dies."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 

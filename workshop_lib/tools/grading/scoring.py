@@ -13,12 +13,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workshop_lib.tools.grading import feedback
 from workshop_lib.tools.grading.scratch import tree_hash
-from workshop_lib.tools.grading.submissions import Problem, Submission
+from workshop_lib.tools.grading.submissions import Problem, Submission, read_inside
 
 COLUMNS = ["student", "assignment", "notebook", "file", "cell", "score", "max_score", "status"]
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-WRAP_CSS = b"<style>pre, .output_text pre { white-space: pre-wrap; word-break: break-word; }</style>"
 
 
 @dataclass
@@ -67,21 +67,21 @@ def nothing_to_grade(sub: Submission) -> Result:
 
 
 def score(sub: Submission, job_dir: Path, reply: dict | None, master, *, budget: int, cell_timeout: int,
-          last_try: bool) -> Result:
+          last_try: bool, sandboxed: bool = False) -> Result:
     points = master.points[sub.part]
     if not job_dir.exists():
         return Result.failed(sub, "its scratch folder was deleted while it ran", retry=not last_try, points=points)
-    if tree_hash(job_dir / "lib") != master.lib_hash:
+    if not sandboxed and tree_hash(job_dir / "lib") != master.lib_hash:
         return Result.failed(sub, "the notebook changed the workshop's code while it was graded; review it by hand",
                              retry=not last_try, points=points)
     feedback = _feedback(job_dir, sub)
-    autograded = job_dir / "course" / "autograded" / sub.student / sub.part / sub.notebook
-    if reply is not None and reply.get("autograded") and autograded.exists():
-        rows = _from_notebook(sub, autograded, points, cell_timeout)
+    autograded = f"course/autograded/{sub.student}/{sub.part}/{sub.notebook}"
+    if reply is not None and reply.get("autograded"):
+        rows = _from_notebook(sub, job_dir, autograded, points, cell_timeout)
         if rows is not None:
             return Result(rows=rows, feedback=feedback, problem=any(not r["status"].startswith(("passed", "failed"))
                                                                     for r in rows))
-    events = _events(job_dir / "cells.jsonl")
+    events = _events(job_dir, "cells.jsonl")
     died = any(e.get("event") == "died" for e in events)
     if reply is None:
         cause = f"the notebook was stopped at its {budget} s budget (an infinite loop?)"
@@ -95,16 +95,23 @@ def score(sub: Submission, job_dir: Path, reply: dict | None, master, *, budget:
     return Result(rows=_from_events(sub, events, points, cause, cell_timeout), feedback=feedback, problem=True)
 
 
-def _from_notebook(sub: Submission, path: Path, points: dict[str, float], cell_timeout: int) -> list[dict] | None:
+def _from_notebook(sub: Submission, job_dir: Path, rel: str, points: dict[str, float],
+                   cell_timeout: int) -> list[dict] | None:
     try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        nb = json.loads(read_inside(job_dir, rel).decode("utf-8"))
     except (OSError, ValueError):
         return None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        return None
     seen = {}
-    for cell in nb.get("cells", []):
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id in points and grade_id not in seen:
-            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    for cell in nb["cells"]:
+        try:
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            outputs = [o for o in cell.get("outputs", []) if isinstance(o, dict)]
+        except AttributeError:  # not a notebook nbgrader wrote: the notebook forged it
+            return None
+        if isinstance(grade_id, str) and grade_id in points and grade_id not in seen:
+            errors = [o for o in outputs if o.get("output_type") == "error"]
             # A timed-out cell shows the KeyboardInterrupt of the interrupt first; the timeout is the cause.
             errors.sort(key=lambda o: o.get("ename") != "CellTimeoutError")
             seen[grade_id] = (_error_status(errors[0].get("ename", ""), errors[0].get("evalue", ""), cell_timeout)
@@ -113,10 +120,10 @@ def _from_notebook(sub: Submission, path: Path, points: dict[str, float], cell_t
                  seen.get(gid, "failed: the graded cell is missing from the notebook")) for gid, pts in points.items()]
 
 
-def _events(path: Path) -> list[dict]:
+def _events(job_dir: Path, rel: str) -> list[dict]:
     out: list[dict] = []
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_inside(job_dir, rel, limit=50_000_000).decode("utf-8", errors="replace")
     except OSError:
         return out
     for line in text.splitlines():
@@ -152,12 +159,12 @@ def _from_events(sub: Submission, events: list[dict], points: dict[str, float], 
 
 
 def _feedback(job_dir: Path, sub: Submission) -> bytes | None:
-    path = job_dir / "course" / "feedback" / sub.student / sub.part / f"{Path(sub.notebook).stem}.html"
+    rel = f"course/feedback/{sub.student}/{sub.part}/{Path(sub.notebook).stem}.html"
     try:
-        html = path.read_bytes()
+        html = read_inside(job_dir, rel, limit=100_000_000)
     except OSError:
         return None
-    return html.replace(b"</head>", WRAP_CSS + b"</head>", 1)
+    return feedback.safe_page(html.decode("utf-8", errors="replace")).encode()
 
 
 def problem_rows(problems: list[Problem]) -> list[dict]:

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,13 +61,59 @@ def learner_id(folder: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", folder).strip("_") or "learner"
 
 
+def read_inside(root: Path, rel: str, limit: int = 200_000_000) -> bytes:
+    """A regular file below root, never through a symbolic link (the notebook owns root and
+    could plant a link to a file of the grader's); OSError when it is not such a file."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        parts = Path(rel).parts
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        inner = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{rel} is not a regular file")
+        if info.st_size > limit:
+            raise OSError(f"{rel} is larger than {limit} bytes")
+        chunks, left = [], limit
+        while chunk := os.read(fd, min(1 << 20, left + 1)):
+            chunks.append(chunk)
+            left -= len(chunk)
+            if left < 0:
+                raise OSError(f"{rel} grew past {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _notebooks(root: Path, problems: list[Problem]) -> list[Path]:
+    """Every .ipynb below root, never through a symbolic link: a link (to a file or a folder)
+    could point at the instructor's solutions; each is refused with a line in the report."""
+    found = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        for name in sorted(dirs + files):
+            path = here / name
+            if path.is_symlink():
+                rel = path.relative_to(root)
+                problems.append(Problem(learner_id(rel.parts[0]) if len(rel.parts) > 1 else "", str(rel),
+                                        "refused: a symbolic link (hand in the notebook file itself)"))
+        dirs[:] = [d for d in dirs if not (here / d).is_symlink()]
+        found += [here / f for f in files if f.endswith(".ipynb") and not (here / f).is_symlink()]
+    return sorted(found)
+
+
 def discover(root: Path, parts: dict[str, str]) -> tuple[list[Submission], list[Problem]]:
     """Every learner's newest notebook per Part, and what could not be used (with why)."""
     root = Path(root)
     found: dict[tuple[str, str], list[tuple[float, Path, str]]] = {}
     problems: list[Problem] = []
     folders: dict[str, set[str]] = {}
-    for path in sorted(root.rglob("*.ipynb")):
+    for path in _notebooks(root, problems):
         rel = path.relative_to(root)
         if ".ipynb_checkpoints" in rel.parts:
             continue
@@ -80,7 +128,7 @@ def discover(root: Path, parts: dict[str, str]) -> tuple[list[Submission], list[
                                     "skipped: not a workshop notebook name (expected one of "
                                     + ", ".join(f"{s}.ipynb" for s in sorted(parts)) + ")"))
             continue
-        found.setdefault((rel.parts[0], hit[0]), []).append((path.stat().st_mtime, path, hit[1]))
+        found.setdefault((rel.parts[0], hit[0]), []).append((path.lstat().st_mtime, path, hit[1]))
 
     collided = {sid: names for sid, names in folders.items() if len(names) > 1}
     subs: list[Submission] = []
@@ -95,11 +143,15 @@ def discover(root: Path, parts: dict[str, str]) -> tuple[list[Submission], list[
                                         "they differ in letters, digits, '-' or '_'"))
             continue
         _, newest, notebook = files[0]
-        if newest.stat().st_size > MAX_NOTEBOOK_BYTES:
-            problems.append(Problem(sid, str(newest.relative_to(root)),
-                                    f"refused: larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB"))
+        rel = str(newest.relative_to(root))
+        try:  # no link anywhere on the way, even one made after the walk above
+            content = read_inside(root, rel, limit=MAX_NOTEBOOK_BYTES)
+        except OSError as exc:
+            big = "larger than" in str(exc) or "grew past" in str(exc)
+            problems.append(Problem(sid, rel, f"refused: larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB" if big
+                                    else f"refused: not a regular file inside the submissions folder ({exc})"))
             continue
-        subs.append(Submission(sid, part, notebook, str(newest.relative_to(root)), newest.read_bytes()))
+        subs.append(Submission(sid, part, notebook, rel, content))
         for _, older, _ in files[1:]:
             problems.append(Problem(sid, str(older.relative_to(root)),
                                     f"skipped: {newest.name} is newer and was graded for {part}"))

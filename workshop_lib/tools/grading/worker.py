@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 import traceback
@@ -129,11 +130,23 @@ def grade_one(job: dict) -> dict:
     return reply
 
 
+def _die(*_args) -> None:
+    processes.kill_descendants(os.getpid())
+    os._exit(1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reply-fd", type=int, required=True)
     args = parser.parse_args()
+    parent = os.getppid()
     processes.become_subreaper()
+    # When the grader dies (even by kill -9) this worker is told, and takes its notebook's
+    # processes with it (in the sandbox, bwrap --die-with-parent ends the whole pid namespace).
+    signal.signal(signal.SIGTERM, _die)
+    processes.die_with_parent(signal.SIGTERM)
+    if os.getppid() != parent:  # the grader died before the line above
+        _die()
     recording_execute_class()  # import nbgrader and nbclient now, before any learner code has run
     replies = os.fdopen(args.reply_fd, "w", buffering=1)
     os.set_inheritable(args.reply_fd, False)

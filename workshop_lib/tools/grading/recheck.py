@@ -1,0 +1,299 @@
+"""The re-check: a learner's TODO cells run again, and the instructor's checks judge them.
+
+    python -m workshop_lib.tools.grading.recheck --reply-fd N      (in a fresh sandbox)
+
+The notebook's own run cannot be trusted for its verdict: its kernel can replace a check
+in its module or in sys.modules, swap a function's __code__, patch CheckFailed or the
+library a check compares with, or rewrite its own outputs. This process starts clean,
+and before any learner code runs it:
+
+1. imports the whole workshop package and keeps a snapshot of every module's functions,
+   classes and modules, of `builtins` and of the sys.modules entries (`Snapshot`);
+2. installs an audit hook (PEP 578; a hook cannot be removed once added). It blocks and
+   reports, at once, the ways Python code reaches past its own objects: changing an
+   attribute of a snapshotted function or class (`object.__setattr__`, which covers
+   `__code__`), ctypes, the gc's object lists, `sys._current_frames`, trace and profile
+   functions, /proc/*/mem, fd and environ; and reports frame and code access, exec and
+   compile when a learner cell calls them directly.
+
+It then runs the notebook's code cells in an IPython shell object (no kernel; the plan
+comes from verify.plan); at each graded cell it restores the snapshot (undoing any change
+to the workshop code, to builtins or to sys.modules, and reporting it), and calls the
+check it captured at the start on the learner's objects. One JSON line per event goes
+to the grader; every line carries the job's nonce, which the learner's code never sees
+unless it reaches into this process in one of the reported ways.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import importlib
+import json
+import os
+import pkgutil
+import signal
+import sys
+import types
+
+LEARNER = "<learner-cell-"
+COURSE = "<course-cell-"
+_FRAME_ATTRS = {"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_locals", "f_globals", "__code__",
+                "gi_code", "cr_code", "ag_code", "__closure__", "__globals__"}
+_REPORTED = {"sys._getframe", "exec", "compile", "code.__new__", "function.__new__", "sys.addaudithook"}
+_BLOCKED = {"sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents"}
+# A check may trace the learner's code (Part 7 counts its lines); learner code may not trace anything.
+_TRACING = {"sys.settrace", "sys.setprofile", "sys._setprofileallthreads", "sys._settraceallthreads"}
+_MISSING = object()
+
+
+def _is_tracked(value) -> bool:
+    return isinstance(value, (types.FunctionType, type, types.ModuleType, types.BuiltinFunctionType))
+
+
+class Snapshot:
+    """What the workshop code, builtins and sys.modules held before any learner code ran."""
+
+    def __init__(self) -> None:
+        self.modules = {name: m for name, m in sys.modules.items()
+                        if name == "workshop_lib" or name.startswith("workshop_lib.")}
+        self.dicts = {name: {k: v for k, v in vars(m).items() if _is_tracked(v)} for name, m in self.modules.items()}
+        self.keys = {name: set(vars(m)) for name, m in self.modules.items()}
+        self.builtins = dict(vars(builtins))
+        self.functions, self.classes = {}, {}
+        for name, values in self.dicts.items():
+            for value in values.values():
+                if isinstance(value, types.FunctionType) and value.__module__ == name:
+                    self.functions[value] = (value.__code__, value.__defaults__, value.__kwdefaults__)
+                elif isinstance(value, type) and value.__module__ == name:
+                    self.classes[value] = dict(vars(value))
+        for attrs in self.classes.values():
+            for attr in attrs.values():
+                if isinstance(attr, types.FunctionType):
+                    self.functions[attr] = (attr.__code__, attr.__defaults__, attr.__kwdefaults__)
+        self.ids = {id(x) for x in [*self.modules.values(), *self.functions, *self.classes]}
+
+    def changes(self) -> list[str]:
+        """What differs now, one line each (a module's mutable state is not compared, only its code)."""
+        out = []
+        for name, module in self.modules.items():
+            if sys.modules.get(name) is not module:
+                out.append(f"sys.modules[{name!r}] was replaced")
+            now = vars(module)
+            for key, value in self.dicts[name].items():
+                if now.get(key, _MISSING) is not value:
+                    out.append(f"{name}.{key} was replaced or deleted")
+            for key in self._added(name):
+                out.append(f"{name}.{key} was added")
+        now = vars(builtins)
+        for key, value in self.builtins.items():
+            if now.get(key, _MISSING) is not value:
+                out.append(f"builtins.{key} was replaced or deleted")
+        out += [f"builtins.{k} was added" for k in now if k not in self.builtins]
+        for fn, (code, defaults, kwdefaults) in self.functions.items():
+            if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
+                out.append(f"{fn.__module__}.{fn.__qualname__} had its code or defaults replaced")
+        for cls, attrs in self.classes.items():
+            now = vars(cls)
+            if any(now.get(k, _MISSING) is not v for k, v in attrs.items() if _is_tracked(v) or callable(v)):
+                out.append(f"{cls.__module__}.{cls.__qualname__} had a method replaced")
+        return out
+
+    def _added(self, name: str) -> list[str]:
+        """Names added to a module that would shadow a builtin, or any added to a checks module
+        (a submodule imported later is not an addition)."""
+        now = vars(self.modules[name])
+        return [key for key, value in list(now.items()) if key not in self.keys[name]
+                and (hasattr(builtins, key) or name.startswith("workshop_lib.checks"))
+                and not (isinstance(value, types.ModuleType) and value.__name__ == f"{name}.{key}")]
+
+    def restore(self) -> None:
+        for name, module in self.modules.items():
+            sys.modules[name] = module
+            now = vars(module)
+            now.update(self.dicts[name])
+            for key in self._added(name):
+                del now[key]
+        now = vars(builtins)
+        for key in [k for k in now if k not in self.builtins]:
+            del now[key]
+        now.update(self.builtins)
+        for fn, (code, defaults, kwdefaults) in self.functions.items():
+            if fn.__code__ is not code:
+                fn.__code__ = code
+            fn.__defaults__, fn.__kwdefaults__ = defaults, kwdefaults
+        for cls, attrs in self.classes.items():
+            for key, value in attrs.items():
+                if key not in ("__dict__", "__weakref__", "__doc__") and vars(cls).get(key, _MISSING) is not value:
+                    type.__setattr__(cls, key, value)
+
+
+def _import_workshop() -> None:
+    import workshop_lib
+
+    for info in pkgutil.walk_packages(workshop_lib.__path__, "workshop_lib."):
+        if info.name.startswith(("workshop_lib.tools", "workshop_lib.engines.oracle")):
+            continue  # the instructor's tools and the Oracle driver: not used by a graded notebook
+        try:
+            importlib.import_module(info.name)
+        except Exception:  # noqa: BLE001 - a module that cannot load here cannot be used by a check either
+            continue
+
+
+def resolve_check(source: str, snapshot: Snapshot):
+    """(check function, argument expressions) of a graded cell `checks.partN.check_x(a, b)`."""
+    tree = ast.parse(source)
+    calls = [n.value for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
+    if len(tree.body) != 1 or len(calls) != 1:
+        raise ValueError("a graded cell is one check call")
+    call, names = calls[0], []
+    node = call.func
+    while isinstance(node, ast.Attribute):
+        names.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id != "checks" or len(names) != 2:
+        raise ValueError("a graded cell calls checks.<part>.<check>")
+    module = f"workshop_lib.checks.{names[0]}"
+    fn = snapshot.dicts.get(module, {}).get(names[1])
+    if not isinstance(fn, types.FunctionType):
+        raise ValueError(f"no check {module}.{names[1]}")
+    return fn, call.args, call.keywords
+
+
+def main() -> None:  # noqa: C901 - one sequence, kept in one place so its secrets stay in its frame
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reply-fd", type=int, required=True)
+    fd = parser.parse_args().reply_fd
+    os.set_inheritable(fd, False)
+    job = json.loads(sys.stdin.readline())
+    os.environ.clear()
+    os.environ.update(job["env"])
+    os.chdir(job["scratch"])
+    nonce = job.pop("nonce")
+    guard = [False]   # the hook's own calls are not reported
+    cell = [None]
+
+    def emit(**line) -> None:
+        guard[0] = True
+        try:
+            os.write(fd, (json.dumps({"nonce": nonce, **line}) + "\n").encode())
+        finally:
+            guard[0] = False
+
+    def learner_caller(depth: int = 2) -> bool:
+        frame = sys._getframe(2)
+        for _ in range(depth):
+            if frame is None:
+                return False
+            if frame.f_code.co_filename.startswith(LEARNER):
+                return True
+            frame = frame.f_back
+        return False
+
+    _import_workshop()
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    from workshop_lib.checks import CheckFailed
+
+    settings = Config()
+    settings.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=settings)
+    shell.builtin_trap.__enter__()  # display, get_ipython: IPython's builtins are part of the snapshot
+    ns = shell.user_ns
+    snapshot = Snapshot()
+    trusted = snapshot.ids
+
+    def hook(event: str, args: tuple) -> None:
+        if guard[0] or cell[0] is None:
+            return
+        guard[0] = True
+        try:
+            why, block = None, False
+            if event in ("object.__setattr__", "object.__delattr__") and id(args[0]) in trusted:
+                why, block = f"{event} {args[1]!r} on {getattr(args[0], '__qualname__', args[0])!r}", True
+            elif event.startswith("ctypes.") or event in _BLOCKED:
+                why, block = event, True
+            elif event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") and \
+                    any(p in args[0] for p in ("/mem", "/fd", "/environ", "/maps")):
+                why, block = f"open {args[0]}", True
+            elif event in _TRACING and learner_caller():
+                why, block = event, True
+            elif event == "object.__getattr__" and args[1] in _FRAME_ATTRS and learner_caller():
+                why = f"read {args[1]}"
+            elif event in ("object.__setattr__", "object.__delattr__") and args[1] in _FRAME_ATTRS | {
+                    "__class__", "__bases__", "__dict__"} and learner_caller():
+                why, block = f"{event} {args[1]!r}", True
+            elif event in _REPORTED and learner_caller(1 if event in ("exec", "compile") else 2):
+                why = event
+        finally:
+            guard[0] = False
+        if why:
+            emit(event="tamper", cell=cell[0], what=why)
+            if block:
+                raise RuntimeError(f"blocked by the grader: {why}")
+
+    sys.addaudithook(hook)
+    # Learner output is not read: the verdicts come from the checks alone.
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    cell_timeout = int(job["cell_timeout"])
+
+    def alarm(*_args):
+        raise TimeoutError(f"the cell ran past its {cell_timeout} s limit")
+
+    signal.signal(signal.SIGALRM, alarm)
+    bound: dict[str, int] = {}  # name -> id of the object a course cell left in it
+    for index, item in enumerate(job["cells"]):
+        kind, source = item["kind"], item["source"]
+        if kind == "check":
+            gid = item["grade_id"]
+            changed = snapshot.changes()
+            snapshot.restore()
+            try:
+                fn, arg_nodes, kw_nodes = resolve_check(source, snapshot)
+            except (SyntaxError, ValueError) as exc:
+                emit(event="verdict", grade_id=gid, passed=False, message=f"grader: {exc}", changed=changed)
+                continue
+            replaced = [n.id for n in arg_nodes if isinstance(n, ast.Name) and n.id in bound
+                        and id(ns.get(n.id)) != bound[n.id]]
+            changed += [f"the TODO cells replaced `{name}`, which the check is given" for name in replaced]
+            cell[0] = index
+            signal.setitimer(signal.ITIMER_REAL, cell_timeout)
+            try:
+                args = [eval(compile(ast.Expression(n), "<check-args>", "eval"), ns) for n in arg_nodes]  # noqa: S307
+                kwargs = {k.arg: eval(compile(ast.Expression(k.value), "<check-args>", "eval"), ns)  # noqa: S307
+                          for k in kw_nodes}
+                fn(*args, **kwargs)
+                passed, message = True, ""
+            except CheckFailed as exc:
+                passed, message = False, exc.message()[:1000]
+            except BaseException as exc:  # noqa: BLE001 - whatever the learner's code raised fails the check
+                passed, message = False, f"{type(exc).__name__}: {str(exc)[:500]}"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                cell[0] = None
+            changed += snapshot.changes()
+            snapshot.restore()
+            emit(event="verdict", grade_id=gid, passed=passed, message=message, changed=changed)
+            continue
+        name = f"{LEARNER if kind == 'learner' else COURSE}{index}>"
+        cell[0] = index
+        signal.setitimer(signal.ITIMER_REAL, cell_timeout)
+        try:
+            code = compile(shell.transform_cell(source), name, "exec")
+            exec(code, ns)  # noqa: S102 - this process exists to run the notebook's cells
+        except BaseException:  # noqa: BLE001, S110 - as nbgrader does, a failing cell does not stop the notebook
+            pass
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            cell[0] = None
+        if kind == "course":
+            bound.update({k: id(v) for k, v in ns.items() if not k.startswith("_")})
+    emit(event="done")
+    os._exit(0)  # learner threads and atexit handlers get no say after the last verdict
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""The trusted verdict: re-check what passed, and flag forgeries for review.
+
+Everything a notebook's own run produces (its outputs, its autograded copy, its feedback)
+passed through the learner's kernel, which can rewrite it or replace the check it called.
+So every notebook that earned points is re-checked by `recheck.py` in a fresh sandbox: the
+notebook's code cells run as nbgrader runs them (graded and locked cells from the release,
+the others as the learner left them), and the checks, captured before any learner code
+ran, judge the learner's functions. `reconcile` then keeps a "passed" only when
+
+- the re-check passed the same cell,
+- no change to the workshop code, builtins or sys.modules was found before or during
+  that check, no blocked or reported operation happened (see recheck.py), and
+- the learner's lines before that check hold nothing from `suspicious` (a static look for
+  the tools forgeries use).
+
+Otherwise the cell gets 0 points and the status "review: <why>", listed by `workshop grade`
+for the instructor to look at. A check that failed in the notebook stays failed.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import secrets
+import select
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workshop_lib.tools.grading import scratch
+from workshop_lib.tools.grading.submissions import Submission
+
+# The spellings forgeries need: reaching into frames, code objects, the module table, the
+# checks or their exception, memory, or building names at run time to hide them.
+_SUSPICIOUS = [
+    (re.compile(r"\bsys\s*\.\s*modules\b"), "uses sys.modules"),
+    (re.compile(r"__(code|globals|closure|builtins|dict|class|bases|subclasses|getattribute|import)__"),
+     "touches a dunder attribute used to patch code"),
+    (re.compile(r"\b__(eq|ne|hash|bool|lt|le|gt|ge|instancecheck|subclasscheck)__\b"),
+     "defines how its objects compare (an object equal to everything passes any comparison)"),
+    (re.compile(r"\bCheckFailed\b|\bchecks\.\w|\bworkshop_lib\s*\.\s*checks\b|import\s+[^\n]*\bchecks\b"),
+     "refers to the checks"),
+    (re.compile(r"\b(import|from)\s+(ctypes|gc|inspect|importlib|builtins|traceback|signal|unittest|threading)\b"),
+     "imports a module that can reach into the grader's objects"),
+    (re.compile(r"_getframe|f_back|f_locals|f_globals|tb_frame|gi_frame|cell_contents|settrace|setprofile"),
+     "reaches into stack frames"),
+    (re.compile(r"\b(exec|eval|compile|__import__|setattr|delattr)\s*\("), "runs or patches code built at run time"),
+    (re.compile(r"/proc|/dev/fd|os\s*\.\s*(write|fork|forkpty|dup2?)\b"), "writes to raw file descriptors or processes"),
+]
+# Assigning to an attribute of a library module (`gates.decide_mode = ...`) changes the reference.
+_MODULE_ASSIGN = re.compile(r"^\s*(checks|gates|grounded|retrieval|scanner|memory|calibration|workshop_lib)"
+                            r"(\s*\.\s*\w+)+\s*=[^=]", re.M)
+
+
+def suspicious(source: str) -> list[str]:
+    """Why a TODO cell's code deserves a human look (empty for ordinary code)."""
+    found = [why for pattern, why in _SUSPICIOUS if pattern.search(source)]
+    if _MODULE_ASSIGN.search(source):
+        found.append("assigns to an attribute of a workshop module")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython syntax (a magic): the patterns above still apply
+        return found
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                and len(node.args) > 1 and not isinstance(node.args[1], ast.Constant)):
+            found.append("looks up an attribute by a computed name")
+            break
+    return found
+
+
+def _source(cell: dict) -> str:
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else str(text)
+
+
+def plan(released: bytes, submitted: bytes) -> tuple[list[dict], dict[str, str]]:
+    """The cells the re-check runs, in the learner's order, as nbgrader runs them: graded and
+    locked cells from the release (the learner cannot change them), every other code cell as
+    the learner left it. A cell whose text is not one of the release's is the learner's
+    ("learner": watched and looked at); the rest are the instructor's ("course"). Also
+    returns the learner's TODO sources by grade_id. Stops after the last graded cell."""
+    release = [c for c in json.loads(released)["cells"] if c.get("cell_type") == "code"]
+    fixed, course_text = {}, set()
+    course_lines = {line.strip() for c in release for line in _source(c).splitlines()}
+    for cell in release:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") or meta.get("locked"):
+            fixed[meta["grade_id"]] = (cell, bool(meta.get("grade")))
+        if not meta.get("grade"):
+            course_text.add(_source(cell))
+    try:
+        nb = json.loads(submitted)
+        mine = [c for c in nb.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"]
+    except (ValueError, AttributeError, TypeError):
+        mine = []
+    cells, todo, placed = [], {}, set()
+    for cell in mine:
+        meta = cell.get("metadata", {})
+        meta = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        if isinstance(gid, str) and gid in fixed:
+            if gid in placed:
+                continue
+            placed.add(gid)
+            source, graded = _source(fixed[gid][0]), fixed[gid][1]
+            cells.append({"kind": "check", "grade_id": gid, "source": source} if graded
+                         else {"kind": "course", "source": source})
+            continue
+        source = _source(cell)
+        if isinstance(gid, str) and meta.get("solution") and gid not in todo:
+            todo[gid] = source
+        kind = "course" if source in course_text and not meta.get("solution") else "learner"
+        # What the learner wrote: the lines that are in no cell of the release.
+        new = "\n".join(line for line in source.splitlines() if line.strip() not in course_lines)
+        cells.append({"kind": kind, "grade_id": gid if isinstance(gid, str) else "", "source": source, "new": new})
+    last = max((i for i, c in enumerate(cells) if c["kind"] == "check"), default=-1)
+    return cells[:last + 1], todo
+
+
+def suspicious_before_checks(cells: list[dict]) -> dict[str, list[str]]:
+    """check grade_id -> what is suspicious in the TODO cells run before it (a later TODO
+    cannot have changed an earlier check)."""
+    out: dict[str, list[str]] = {}
+    seen: list[str] = []
+    for cell in cells:
+        if cell["kind"] == "learner":
+            seen += [why for why in suspicious(cell.get("new", cell["source"])) if why not in seen]
+        elif cell["kind"] == "check" and seen:
+            out[cell["grade_id"]] = list(seen)
+    return out
+
+
+@dataclass
+class Recheck:
+    verdicts: dict[str, dict] = field(default_factory=dict)  # grade_id -> {"passed", "message", "changed"}
+    tampering: list[str] = field(default_factory=list)       # what the audit hook reported, in order
+    forged: str = ""                                         # the reply channel itself was abused
+    finished: bool = False
+    why_stopped: str = ""
+    suspicious: dict[str, list[str]] = field(default_factory=dict)  # check grade_id -> why the TODO cells before it
+
+
+def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: int, sandboxed: bool) -> Recheck:
+    cells, _ = plan(master.release[sub.part], sub.content)
+    result = Recheck(suspicious=suspicious_before_checks(cells))
+    # The notebook's folder sits where it does in the notebook's own run (relative paths agree).
+    here = f"course/submitted/{sub.student}/{sub.part}"
+    files = {f"data/{k}": v for k, v in master.data.items()}
+    if not sandboxed:  # its own copy of the code (written from memory), as the notebook's run had
+        files.update({f"lib/{k}": v for k, v in master.lib.items()})
+    scratch.write_tree(folder, files, ("home", "tmp", "cache", "ipython", here))
+    root = Path("/job") if sandboxed else folder
+    env = master.worker_env()
+    env.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "WORKSHOP_DATA_DIR": str(root / "data"),
+                "PYTHONPATH": "/workshop" if sandboxed else str(folder / "lib"), "IPYTHONDIR": str(root / "ipython"),
+                "MPLCONFIGDIR": str(root / "cache"), "XDG_CACHE_HOME": str(root / "cache")})
+    nonce = secrets.token_hex(16)
+    worker = scratch.Worker(env, folder, jail=(folder, master) if sandboxed else None,
+                            module="workshop_lib.tools.grading.recheck")
+    expected = [c["grade_id"] for c in cells if c["kind"] == "check"]
+    try:
+        worker.proc.stdin.write(json.dumps({"nonce": nonce, "env": env, "scratch": str(root / here), "cells": cells,
+                                            "cell_timeout": cell_timeout}) + "\n")
+        worker.proc.stdin.flush()
+        deadline = time.monotonic() + budget
+        buffer = b""
+        fd = worker.replies.fileno()
+        while not result.finished and not result.forged:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                result.why_stopped = f"the re-check ran past its {budget:g} s budget"
+                break
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                result.why_stopped = "the re-check's process ended before the last check (the notebook exits or crashes it)"
+                break
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                _take(result, line, nonce, expected)
+    except (BrokenPipeError, OSError) as exc:
+        result.why_stopped = f"the re-check could not run: {exc}"
+    finally:
+        worker.stop()
+    return result
+
+
+def _take(result: Recheck, line: bytes, nonce: str, expected: list[str]) -> None:
+    """One line from the re-check; anything malformed, unsigned or out of order is a forgery."""
+    try:
+        event = json.loads(line)
+        ok = isinstance(event, dict) and secrets.compare_digest(str(event.get("nonce", "")), nonce)
+    except ValueError:
+        ok = False
+    if not ok:
+        result.forged = "the re-check's reply channel received a line the grader did not write"
+        return
+    kind = event.get("event")
+    if kind == "tamper":
+        result.tampering.append(str(event.get("what", ""))[:300])
+    elif kind == "verdict":
+        gid = event.get("grade_id")
+        if gid not in expected or gid in result.verdicts or [g for g in expected if g not in result.verdicts][:1] != [gid]:
+            result.forged = f"the re-check's reply for {gid!r} came twice or out of order"
+            return
+        result.verdicts[gid] = {"passed": event.get("passed") is True, "message": str(event.get("message", ""))[:500],
+                                "changed": [str(c)[:300] for c in event.get("changed", [])]}
+    elif kind == "done":
+        if len(result.verdicts) != len(expected):
+            result.forged = "the re-check said it was done before every check had run"
+        result.finished = True
+
+
+def reconcile(rows: list[dict], recheck: Recheck) -> list[dict]:
+    """Rows whose "passed" the re-check does not confirm become "review: ..." with 0 points."""
+    out = []
+    for row in rows:
+        why = _review_reason(row["cell"], recheck) if row["status"] == "passed" else None
+        # One line: the reason may quote a check's message, which spans lines.
+        out.append({**row, "score": 0.0, "status": "review: " + " ".join(why.split())} if why else row)
+    return out
+
+
+def _review_reason(cell: str, recheck: Recheck) -> str | None:
+    if recheck.forged:
+        return recheck.forged
+    verdict = recheck.verdicts.get(cell)
+    if recheck.tampering:
+        return "the notebook reached into the grader's checks: " + "; ".join(dict.fromkeys(recheck.tampering))[:400]
+    if verdict is None:
+        return ("passed in the notebook, but the grader's re-check did not reach this cell: "
+                + (recheck.why_stopped or "no verdict"))
+    if verdict["changed"]:
+        return "the notebook changed the grading code: " + "; ".join(dict.fromkeys(verdict["changed"]))[:400]
+    if not verdict["passed"]:
+        return "passed in the notebook but failed the grader's re-check: " + verdict["message"]
+    reasons = recheck.suspicious.get(cell)
+    if reasons:
+        return "passed, but a TODO cell " + "; ".join(reasons) + ": check it by hand"
+    return None
