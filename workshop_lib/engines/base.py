@@ -77,6 +77,9 @@ class Engine(abc.ABC):
     model_name: str = "?"
     # One connection shared by every request thread: the chat service runs one request at a time.
     serialise_requests: bool = True
+    # Whether connect(name, path=folder) makes a throw-away database in that folder (so a tool
+    # can measure on a copy and leave the learner's own store alone).
+    scratch_copies: bool = False
 
     def __init__(self) -> None:
         self.user_id = config.USER_ID

@@ -445,17 +445,19 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
     import tempfile
 
     from workshop_lib.core.llm import get_llm
+    from workshop_lib.engines.base import engine_class
     from workshop_lib.parts.chat import answer_eval
 
     name = _engine_name(engine)
-    if name == "oracle" and docs:
+    scratch_copies = engine_class(name).scratch_copies
+    if docs and not scratch_copies:
         typer.secho("--docs would ingest into and promote the learner's document alias on Oracle; run "
                     "`workshop ingest --promote` yourself first, then `workshop eval answers`.", fg="red", err=True)
         raise typer.Exit(2)
     stem = "eval-answers" + ("-docs" if docs else "") + ("-agent" if agent else "")
     out = json_path or (config.data_dir() / f"{stem}.json")
     with tempfile.TemporaryDirectory(prefix="workshop-eval-") as scratch:
-        eng = _connect(name, path=Path(scratch)) if name == "embedded" else _connect(name)
+        eng = _connect(name, path=Path(scratch)) if scratch_copies else _connect(name)
         try:
             answer_eval.prepare_engine(eng, docs=docs)
             cases = answer_eval.build_cases(eng)

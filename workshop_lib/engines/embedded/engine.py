@@ -99,6 +99,8 @@ class EmbeddedEngine(Engine):
     mutex while holding the GIL deadlocks with embed() needing the GIL, so nothing may
     reach the connection unlocked)."""
 
+    scratch_copies = True  # a SQLite file in any folder
+
     name = "embedded"
     serialise_requests = False  # every statement takes self._lock; run_sql runs in a worker process
     sql_module = statements_module

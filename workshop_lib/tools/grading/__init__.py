@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from workshop_lib.errors import WorkshopError
 from workshop_lib.tools import course
 from workshop_lib.tools.grading import processes, sandbox, scoring, scratch, verify
 from workshop_lib.tools.grading.submissions import Submission, discover
@@ -45,8 +46,11 @@ DEFAULT_CELL_TIMEOUT = 60       # seconds one cell may run
 DEFAULT_NOTEBOOK_BUDGET = 240   # seconds one notebook may take in all
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(WorkshopError, RuntimeError):
     """The OS sandbox cannot run here and the submissions were not declared trusted."""
+
+    fix = ("grade on Linux with bubblewrap (README, Grading), or, only for submissions you trust, "
+           "pass --no-sandbox-i-trust-submissions")
 
 
 def grade_folder(submissions: Path, out: Path, *, cell_timeout: int = DEFAULT_CELL_TIMEOUT,
@@ -150,11 +154,12 @@ class _Runner:
             finally:
                 worker.stop()
         else:
-            worker = getattr(self.local, "worker", None)
-            if worker is None or not worker.alive():
-                worker = self.local.worker = scratch.Worker(self.master.worker_env(), self.master.where)
+            kept: scratch.Worker | None = getattr(self.local, "worker", None)
+            if kept is None or not kept.alive():
+                kept = self.local.worker = scratch.Worker(self.master.worker_env(), self.master.where)
                 with self.lock:
-                    self.workers.append(worker)
+                    self.workers.append(kept)
+            worker = kept
             reply = worker.run(job, self.budget)
         result = scoring.score(sub, job_dir, reply, self.master, budget=self.budget, cell_timeout=self.cell_timeout,
                                last_try=last_try, sandboxed=self.sandboxed)

@@ -94,8 +94,8 @@ class Snapshot:
             if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
                 out.append(f"{fn.__module__}.{fn.__qualname__} had its code or defaults replaced")
         for cls, attrs in self.classes.items():
-            now = vars(cls)
-            if any(now.get(k, _MISSING) is not v for k, v in attrs.items() if _is_tracked(v) or callable(v)):
+            now_cls = vars(cls)
+            if any(now_cls.get(k, _MISSING) is not v for k, v in attrs.items() if _is_tracked(v) or callable(v)):
                 out.append(f"{cls.__module__}.{cls.__qualname__} had a method replaced")
         return out
 
@@ -146,7 +146,7 @@ def resolve_check(source: str, snapshot: Snapshot):
     calls = [n.value for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
     if len(tree.body) != 1 or len(calls) != 1:
         raise ValueError("a graded cell is one check call")
-    call, names = calls[0], []
+    call, names = calls[0], list[str]()
     node = call.func
     while isinstance(node, ast.Attribute):
         names.insert(0, node.attr)
@@ -160,7 +160,7 @@ def resolve_check(source: str, snapshot: Snapshot):
     return fn, call.args, call.keywords
 
 
-def main() -> None:  # noqa: C901 - one sequence, kept in one place so its secrets stay in its frame
+def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reply-fd", type=int, required=True)
     fd = parser.parse_args().reply_fd
@@ -171,7 +171,7 @@ def main() -> None:  # noqa: C901 - one sequence, kept in one place so its secre
     os.chdir(job["scratch"])
     nonce = job.pop("nonce")
     guard = [False]   # the hook's own calls are not reported
-    cell = [None]
+    cell: list[int | None] = [None]
 
     def emit(**line) -> None:
         guard[0] = True
@@ -181,7 +181,7 @@ def main() -> None:  # noqa: C901 - one sequence, kept in one place so its secre
             guard[0] = False
 
     def learner_caller(depth: int = 2) -> bool:
-        frame = sys._getframe(2)
+        frame: types.FrameType | None = sys._getframe(2)
         for _ in range(depth):
             if frame is None:
                 return False
@@ -262,8 +262,8 @@ def main() -> None:  # noqa: C901 - one sequence, kept in one place so its secre
             cell[0] = index
             signal.setitimer(signal.ITIMER_REAL, cell_timeout)
             try:
-                args = [eval(compile(ast.Expression(n), "<check-args>", "eval"), ns) for n in arg_nodes]  # noqa: S307
-                kwargs = {k.arg: eval(compile(ast.Expression(k.value), "<check-args>", "eval"), ns)  # noqa: S307
+                args = [eval(compile(ast.Expression(n), "<check-args>", "eval"), ns) for n in arg_nodes]
+                kwargs = {k.arg: eval(compile(ast.Expression(k.value), "<check-args>", "eval"), ns)
                           for k in kw_nodes}
                 fn(*args, **kwargs)
                 passed, message = True, ""
@@ -283,8 +283,8 @@ def main() -> None:  # noqa: C901 - one sequence, kept in one place so its secre
         signal.setitimer(signal.ITIMER_REAL, cell_timeout)
         try:
             code = compile(shell.transform_cell(source), name, "exec")
-            exec(code, ns)  # noqa: S102 - this process exists to run the notebook's cells
-        except BaseException:  # noqa: BLE001, S110 - as nbgrader does, a failing cell does not stop the notebook
+            exec(code, ns)
+        except BaseException:  # noqa: BLE001 - as nbgrader does, a failing cell does not stop the notebook
             pass
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)

@@ -215,7 +215,7 @@ class Worker:
             scratch_dir, master = jail
             argv = sandbox.command(argv, scratch=scratch_dir, workshop=master.workshop, etc=master.etc)
             env = {**env, "PYTHONPATH": sandbox.WORKSHOP, "HOME": f"{sandbox.JOB}/home"}
-            cwd = str(scratch_dir)
+            cwd = scratch_dir
         if not Path(cwd).is_dir():  # without the sandbox a notebook can delete the grader's folders
             cwd = Path("/")
         self.proc = subprocess.Popen(

@@ -143,15 +143,15 @@ def discover(root: Path, parts: dict[str, str]) -> tuple[list[Submission], list[
                                         "they differ in letters, digits, '-' or '_'"))
             continue
         _, newest, notebook = files[0]
-        rel = str(newest.relative_to(root))
+        where = str(newest.relative_to(root))
         try:  # no link anywhere on the way, even one made after the walk above
-            content = read_inside(root, rel, limit=MAX_NOTEBOOK_BYTES)
+            content = read_inside(root, where, limit=MAX_NOTEBOOK_BYTES)
         except OSError as exc:
             big = "larger than" in str(exc) or "grew past" in str(exc)
-            problems.append(Problem(sid, rel, f"refused: larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB" if big
+            problems.append(Problem(sid, where, f"refused: larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB" if big
                                     else f"refused: not a regular file inside the submissions folder ({exc})"))
             continue
-        subs.append(Submission(sid, part, notebook, rel, content))
+        subs.append(Submission(sid, part, notebook, where, content))
         for _, older, _ in files[1:]:
             problems.append(Problem(sid, str(older.relative_to(root)),
                                     f"skipped: {newest.name} is newer and was graded for {part}"))

@@ -161,9 +161,11 @@ def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: i
                             module="workshop_lib.tools.grading.recheck")
     expected = [c["grade_id"] for c in cells if c["kind"] == "check"]
     try:
-        worker.proc.stdin.write(json.dumps({"nonce": nonce, "env": env, "scratch": str(root / here), "cells": cells,
-                                            "cell_timeout": cell_timeout}) + "\n")
-        worker.proc.stdin.flush()
+        stdin = worker.proc.stdin
+        assert stdin is not None  # the worker is started with a pipe on stdin
+        stdin.write(json.dumps({"nonce": nonce, "env": env, "scratch": str(root / here), "cells": cells,
+                                "cell_timeout": cell_timeout}) + "\n")
+        stdin.flush()
         deadline = time.monotonic() + budget
         buffer = b""
         fd = worker.replies.fileno()
