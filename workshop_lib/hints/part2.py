@@ -21,6 +21,9 @@ TODOS = {
                  "(<nullable | not null>). Meaning: <comment or (no comment)>')\n"
                  "return facts"),
         failures=(
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function the way the TODO's def line declares it, comment_facts(dictionary): you "
+              "renamed, dropped or added a required parameter. Put the def line back as given and run the cell again."),
             F("not_a_list", r"must return a list of Fact",
               "Return the list itself: `facts = []` at the start, `facts.append(...)` in the loops, `return facts` at "
               "the end (not a generator, a dict or None from a missing return)."),
@@ -55,6 +58,11 @@ TODOS = {
               "(column['type_detail'], e.g. NUMBER(10))."),
             F("column_join", r"join the column names with ', '",
               "The column list in the table Fact is ', '.join(names): a comma AND a space between names."),
+            F("columns_of_other_tables", r"sit under a table that has no such column|every column was written under "
+              r"every table",
+              "Each table's column Facts must be that table's own columns only. Your inner loop walks the whole "
+              "dictionary['columns'] list for every table; pick out the columns whose 'table' names the table of "
+              "the outer loop first, and loop over those."),
             F("table_columns", r"list this table's columns",
               "The table Fact's 'Columns:' lists only this table's columns, in dictionary order: filter "
               "dictionary['columns'] on column['table'] == table['table']."),

@@ -25,6 +25,10 @@ TODOS = {
                  "                       'body': hit.content, 'metadata': hit.metadata, 'distance': float(hit.distance)})\n"
                  "return retrieval.rerank(eng, query, candidates, top_k=k, content_key='body')"),
         failures=(
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function the way the TODO's def line declares it, retrieve_knowledge(query, k=5, "
+              "kinds=None), with k and kinds passed by name: you renamed, dropped or added a required parameter. Put "
+              "the def line back as given and run the cell again."),
             F("wrong_shape", r"not a list of dicts|each hit must be a dict",
               "Return the list retrieval.rerank(...) gives back, built from dicts with exactly the keys kind, "
               "subject, body, metadata and distance."),
@@ -95,6 +99,10 @@ TODOS = {
             F("wrong_columns", r"must return a list of dicts with keys",
               "The final SELECT must give record_id, content, metadata, r_vec, r_txt, rrf_score, in that order: "
               "retrieval.hybrid_rows turns those columns into the dicts the check reads."),
+            F("select_order", r"reads the columns by position|your final SELECT lists",
+              "retrieval.hybrid_rows takes each row's values by position, not by name: the right columns in another "
+              "order land in the wrong fields. The message names the pair you swapped; write the final SELECT's "
+              "columns in the order the TODO lists them."),
             F("rank_types", r"must be ints and rrf_score a float",
               "A rank missing from one list is NULL after the join: wrap it in COALESCE(r, 999999) (NVL on Oracle) "
               "so it stays an integer, and compute the score with 1.0 so it is a float."),
@@ -118,6 +126,10 @@ TODOS = {
             F("vector_rank", r"the vector list \(cosine distance ascending",
               "The vector leg is numbered nearest first: ROW_NUMBER() OVER (ORDER BY distance ASC, m.seq), computed "
               "over the filtered rows only (the scope and kind filters go in the same CTE's WHERE)."),
+            F("keyword_reversed", r"sorted the wrong way round|counted from the WORST keyword match",
+              "Your keyword ranks count from the worst match: rank 1 must be the BEST match. SQLite's bm25() gives "
+              "lower numbers to better matches, so sort it ascending as it is (negating it, or DESC, turns the list "
+              "round); Oracle's SCORE(1) is the other way: higher is better."),
             F("keyword_rank", r"the keyword list \(best score first",
               "The keyword leg is numbered best first. SQLite's bm25() is lower-is-better, so ORDER BY bm ASC; "
               "Oracle's SCORE(1) is higher-is-better, so ORDER BY SCORE(1) DESC; then m.seq."),
@@ -140,6 +152,14 @@ TODOS = {
             F("integer_division", r"write 1\.0",
               "SQLite divides integers as integers: 1 / (60 + 1) is 0. Write 1.0 / (:rrf_k + f.r_vec) + "
               "1.0 / (:rrf_k + f.r_txt)."),
+            F("call_arguments", r"a call got arguments it does not take",
+              "A TypeError here most often comes from how the helpers are called, not from the SQL: eng.query "
+              "takes the statement and ONE dict of bind values (not spread with **), and retrieval.hybrid_rows needs "
+              "the engine as its first argument, before the rows."),
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function as the TODO's def line declares it: the query first, then k, per_list "
+              "and rrf_k by name. You renamed or dropped one of them; restore the def line as given, even for a "
+              "parameter you think you do not need, and run the cell again."),
             F("sql_error", r"raised (OperationalError|DatabaseError|ProgrammingError|IntegrityError)",
               "The database refused the statement: read the error text (a misspelled CTE or column, a bind name that "
               "is not in params such as :u, :a, :n, :k, :kw, :rrf_k, a missing comma between CTEs). Run the SQL "

@@ -23,9 +23,16 @@ TODOS = {
                  "min_chunks_for_hybrid and the used chunks' text length >= min_total_context_chars; else fallback\n"
                  "7. otherwise fallback"),
         failures=(
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function the way the TODO's def line declares it, decide_mode(similarities, chunks,"
+              " *, config, query_tokens, used_llm_answer=None), the last three passed by name: you renamed, dropped or "
+              "added a required parameter. Put the def line back as given and run the cell again."),
             F("not_a_decision", r"not a Decision",
               "Every branch must end with return gates.make_decision(mode, ...): a bare string like 'rag' or a "
               "missing return (None) is not a Decision."),
+            F("used_positions", r"used positions \[.*\] do not all point into|0-based positions into chunks",
+              "`used` holds positions into chunks, and the first chunk is position 0: numbering from 1 (enumerate's "
+              "start=1, or i + 1) points past the last chunk."),
             F("rag_boundary", r"case 'rag at the boundary'",
               "A best score exactly equal to threshold_high is rag: compare with >=, not >."),
             F("hybrid_boundary", r"case 'hybrid at the boundary'",
@@ -81,6 +88,13 @@ TODOS = {
               "make_decision."),
             F("used_llm", r"used_llm is",
               "Pass used_llm_answer= through to make_decision unchanged."),
+            F("min_chunks_boundary", r"chunks cleared the gate, and that is enough",
+              "Exactly min_chunks_for_hybrid used chunks is enough: your min_chunks gate is off by one (a <= where "
+              "< belongs, or a count of len(used) - 1). Fail the gate only when there are fewer used chunks than the "
+              "minimum."),
+            F("context_chars_boundary", r"exactly min_total_context_chars=\d+ characters, which is enough",
+              "Exactly min_total_context_chars characters is enough: fail the context gate only when the used "
+              "chunks' total is below the minimum (<, not <=)."),
             F("basic_modes", r"case '(rag|hybrid)':",
               "Re-read the first rules: best >= threshold_high is rag; threshold_low <= best < threshold_high is "
               "hybrid when the gates hold. The message lists the scores and thresholds of the case."),

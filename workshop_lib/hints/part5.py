@@ -17,6 +17,15 @@ TODOS = {
                  "    if value not in chosen: chosen.append(value)\n"
                  "return chosen"),
         failures=(
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function the way the TODO's def line declares it, validate_selection(selection, "
+              "rows): you renamed, dropped or added a required parameter. Put the def line back as given and run the "
+              "cell again."),
+            F("mutated_selection", r"changed the selection it was given|tried to change the tuple it was given|"
+              r"never sort, remove from, append to or assign into",
+              "Your function edits `selection` itself (a .sort(), .remove(), del, or an assignment into it). The "
+              "caller still needs the selection exactly as the model sent it, and a tuple cannot be edited at all: "
+              "only read `selection`, and collect the ids you keep in a new list that you return."),
             F("result_not_list", r"return a new list \(list",
               "Return a new list (list(...) or a list you built), even when the selection was a tuple."),
             F("tuple_refused", r"a tuple is accepted like a list",
@@ -62,6 +71,10 @@ TODOS = {
                  "return '\\n'.join([grounded.answer_header(question, len(chosen))] + "
                  "[grounded.format_row(m) for m in chosen])"),
         failures=(
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function the way the TODO's def line declares it, render_grounded_answer(question, "
+              "matches, selection=None): you renamed, dropped or added a required parameter. Put the def line back as "
+              "given and run the cell again."),
             F("not_text", r"not the answer text",
               "Return one string: the header line and the row lines joined with '\\n' (not a list, not print())."),
             F("chosen_order", r"in the chosen order",

@@ -22,11 +22,44 @@ TODOS = {
             F("parameters", r"one required string parameter `table`",
               "The model sees the parameters from the signature: exactly `def count_rows(table: str)`, no default, "
               "no other parameter name."),
+            F("hand_typed_tables", r"your list of valid tables misses|not against a list typed by hand",
+              "A real SUPPLYCHAIN table was refused because you validate against names you typed yourself. The cell "
+              "above already builds SUPPLYCHAIN_TABLES from the data dictionary: test membership in that set, so a "
+              "table is never forgotten and a new one is known at once."),
+            F("partial_name_match", r"\((a fragment of a table name|an empty name)\) reached the database",
+              "A piece of a name passed your test: `in` on a string (or any(name in t for t in ...)) asks 'is it a "
+              "part of', and 'VOYAGE' and '' are parts of 'VOYAGES'. Compare the whole name with the set "
+              "SUPPLYCHAIN_TABLES, whose `in` matches whole elements only."),
+            F("not_validated_first", r"reached the database .*before it was refused",
+              "A name you had not accepted yet went into SQL. Letting the query fail is not a validation (and the "
+              "next name may be an injection): decide whether the name is in SUPPLYCHAIN_TABLES first, raise at once "
+              "if not, and build the statement only after that test."),
+            F("assert_validation", r"raised AssertionError\b.*expected ValueError",
+              "An assert is not input validation: it raises AssertionError (which callers do not catch as a bad "
+              "argument) and Python skips asserts entirely under -O. Use an if that raises ValueError with the "
+              "message."),
+            F("wrong_exception", r"raised \w+: .*; expected ValueError",
+              "The refusal is right, its type is not: an unknown table is an argument with a bad value, which Python "
+              "signals with ValueError. Raise ValueError (not KeyError, Exception or a custom type), keeping the "
+              "message that lists the tables."),
+            F("not_read_only", r"skips the read-only boundary",
+              "The model decides what this tool runs, so it may only go through eng.read_only_query, the one path "
+              "that refuses writes and tables outside SUPPLYCHAIN. Do not use eng.query, the raw connection or "
+              "another helper that returns counts."),
+            F("cached_count", r"returned a number without running a query",
+              "Your count came from somewhere other than a query made in this call (a dict filled earlier, a "
+              "constant). Rows are added and deleted: run the COUNT each time the tool is called."),
+            F("counted_in_python", r"counting the rows it returns stops at the cap",
+              "Fetching the rows and taking len() is capped: read_only_query returns at most max_rows rows, so big "
+              "tables come out short. Let the database count (COUNT(*)) and return the single number it gives."),
+            F("count_value", r"the table has \d+ rows How to fix: count in SQL",
+              "Your query counts, but the value you return is not the count: a COUNT(*) result is one row with one "
+              "value. Return that value as text, not the number of rows in the result or another field."),
             F("lower_case_name", r"upper-case it",
               "Models send 'voyages' as often as 'VOYAGES': upper-case the name before looking it up."),
             F("spaces_in_name", r"spaces around the name",
               "Strip the name before looking it up: ' PORTS ' must count PORTS."),
-            F("same_table", r"\(another table\) returned '\d+'",
+            F("same_table", r"\(another table\) returned '\d+'|but the query that ran, .* does not read",
               "The count does not follow the table asked for: build the SQL from the validated name "
               "(FROM {name}), not from a fixed table."),
             F("not_a_number", r"return just the number",
@@ -71,6 +104,68 @@ TODOS = {
                  "memory.log_message(eng, thread_id, 'assistant', answer)\n"
                  "return loop.TurnResult(answer=answer, messages=messages)"),
         failures=(
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function the way the TODO's def line declares it, agent_turn(llm, registry, "
+              "thread_id, question, *, context='', max_iterations=5, budget_s=60.0, clock=time.monotonic), the options "
+              "passed by name: you renamed, dropped or added a required parameter. Put the def line back as given and "
+              "run the cell again."),
+            F("not_turn_result", r"not a TurnResult|expected a loop\.TurnResult",
+              "agent_turn must return a loop.TurnResult object (its .answer and .messages are read by the cells "
+              "below), not the answer string, a dict or a tuple with the same contents."),
+            F("messages_not_returned", r"the TurnResult's messages hold",
+              "TurnResult.messages must be the conversation the loop actually sent, the same list you appended the "
+              "system, user, assistant and tool messages to, not an empty or fresh list or a copy taken before the "
+              "loop."),
+            F("empty_context_added", r"with context='' the system message should be",
+              "With no context the system message is loop.SYSTEM_PROMPT unchanged. You add the separator (or the "
+              "empty context) every time: add it only when context is not empty."),
+            F("context_not_system", r"the context went into another message",
+              "The context card belongs in the system message, right after loop.SYSTEM_PROMPT, not in a user (or "
+              "any other) message: the model treats system text as its standing instructions, which a correction "
+              "must be."),
+            F("context_missing", r"the context never reached the model",
+              "The `context` argument is never sent, so the corrections the user asked the agent to remember are "
+              "lost. Put it into the first (system) message, after loop.SYSTEM_PROMPT, whenever it is not empty."),
+            F("question_logged_late", r"the question must be logged FIRST|when the model was first called, the "
+              r"thread held",
+              "Log the user's question before the loop starts, not after it: if the turn fails or runs out of time, "
+              "the thread must still show what was asked."),
+            F("schemas_not_called", r"tools= was .*not a list of tool schemas",
+              "You passed the method registry.schemas itself: without the parentheses nothing is called. The API "
+              "wants the list that schemas() returns."),
+            F("tool_objects", r"tools= held \w+ objects",
+              "registry.tools holds the Python Tool objects; the model's API wants their JSON descriptions, one dict "
+              "per tool, which registry.schemas() builds."),
+            F("content_with_tool_calls", r"AND a tool call; your loop stopped on the text|decide on "
+              r"reply\.tool_calls alone",
+              "A reply can carry text AND tool calls ('Let me look that up.'). Whether the turn is over depends only "
+              "on reply.tool_calls being empty, never on reply.content being non-empty."),
+            F("reply_appended", r"a message your loop sent was a \w+, not a dict",
+              "messages may hold only dicts with a role and content. The reply object is not one: convert it with "
+              "loop.assistant_message(reply) before appending, and write each tool result as its own dict."),
+            F("messages_rebuilt", r"sent exactly the messages of the first|created again inside the loop",
+              "The second call saw none of the tool calls or results: `messages` is made anew on each pass. Create "
+              "it once before the loop and only append to it inside."),
+            F("full_output_sent", r"sent the tool's full output",
+              "A dispatch result has two texts: result.content, the short preview the model reads, and result.full, "
+              "which is what gets stored. Send the preview in the tool message; the model can fetch the rest."),
+            F("failed_outputs_not_stored", r"outputs of failed tool calls must be stored",
+              "You store only successful results. An error result is an output too (the model may come back to it): "
+              "store every result dispatch returns, without testing result.ok."),
+            F("force_answer_kept", r"the forced-answer instruction \(loop\.FORCE_ANSWER\)",
+              "loop.FORCE_ANSWER is an instruction for the single forced call only: send it in a new list built for "
+              "that call (messages + [...]) instead of appending it, so the conversation you return does not claim "
+              "the user said it."),
+            F("deadline_not_offset", r"stopped before its first model call|budget_s alone is a duration",
+              "budget_s is a duration (seconds), the clock gives a point in time: comparing clock() with budget_s "
+              "means the time ran out before you began. Turn the budget into a deadline by adding it to the clock's "
+              "reading taken before the loop."),
+            F("deadline_late", r"deadline was checked after the model call|check the deadline at the START",
+              "Your deadline test comes after llm.chat, so a spent budget still buys one more call with tools. Test "
+              "the deadline first thing in each pass, before calling the model."),
+            F("deadline_equal", r"clock read exactly the deadline|> lets one more call through",
+              "Reaching the deadline means the budget is spent, but your comparison lets one more call through when "
+              "the clock reads exactly the deadline: the stop test must include equality."),
             F("answer_not_returned", r"without calling a tool, but your loop returned",
               "A reply without tool_calls IS the answer: take reply.content and return it in loop.TurnResult."),
             F("no_break", r"break out of the loop as soon",
@@ -106,7 +201,7 @@ TODOS = {
             F("dispatch_errors", r"must each become an error result",
               "Run every call through registry.dispatch and send its result (errors included) back as a tool "
               "message: the model must see that a tool failed to recover."),
-            F("endless_loop", r"does not stop",
+            F("endless_loop", r"does not stop|and never stopped",
               "The loop needs a cap: for _ in range(max_iterations), never while True."),
             F("forced_with_tools", r"still offered tools",
               "The forced final call must NOT pass tools=, or the model can ask for yet another tool: "

@@ -18,6 +18,10 @@ TODOS = {
                  "    start += size - overlap\n"
                  "return spans"),
         failures=(
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function the way the TODO's def line declares it, window_spans(n_units, size, "
+              "overlap): you renamed, dropped or added a required parameter. Put the def line back as given and run the"
+              " cell again."),
             F("invalid_arguments", r"instead of raising ValueError|expected ValueError|raise ValueError unless size >= 1",
               "Check the arguments before the loop: raise ValueError unless size >= 1 and 0 <= overlap < size. "
               "overlap >= size never moves forward (an endless loop) and a negative overlap leaves gaps."),
@@ -44,6 +48,18 @@ TODOS = {
             F("endless_loop", r"endless loop",
               "The loop never ends: start must grow by size - overlap (a positive number after the argument check) "
               "on every pass, and the loop must stop once a window ends at n_units."),
+            F("start_length", r"Your pairs hold \(start, length\)",
+              "The second number of a window is where it stops (an end position), not how many units it holds: the "
+              "last window of 10 units with size 4 is (8, 10), not (8, 2)."),
+            F("inclusive_end", r"ends one unit early|not an inclusive end",
+              "Windows are half-open like slices: (start, end) covers text[start:end], so end is the first unit NOT "
+              "in the window. Do not subtract 1 from the end, and let the last window end at n_units itself."),
+            F("last_window_shifted", r"was moved back to be a full window",
+              "Do not pull the last window back so it is full size: it starts where the step puts it, like every "
+              "other window, and only its end is cut at n_units, so it may be shorter."),
+            F("wrong_step", r"Each window starts \d+ units after the previous one",
+              "The distance between two starts is not what your code computes (halving size, or some other formula): "
+              "it is exactly size - overlap, so neighbours share `overlap` units and nothing more."),
             F("random_case", r"\(a random case\)",
               "A random case differs: call your function with the n, size and overlap in the message and compare "
               "with the steps of the outline; look at the last window first."),
@@ -60,6 +76,10 @@ TODOS = {
                  "if active is not None and candidate.recall < active.recall: return Decision(False, 'worse than ...')\n"
                  "return Decision(True, f'recall ... reaches the bar ...')"),
         failures=(
+            F("signature_changed", r"cannot be called as the TODO specifies",
+              "The check calls your function the way the TODO's def line declares it, should_promote(candidate, active,"
+              " min_recall): you renamed, dropped or added a required parameter. Put the def line back as given and run"
+              " the cell again."),
             F("not_a_decision", r"expected a Decision",
               "Return Decision(promote=..., reason=...), not a tuple or a bool: promote() reads both fields."),
             F("promote_not_bool", r"must be True or False",
@@ -67,6 +87,19 @@ TODOS = {
             F("no_reason", r"has no reason",
               "Every Decision says why, with the numbers (the log and `workshop alias status` show it): a non-empty "
               "reason string."),
+            F("reason_numbers", r"does not give the numbers",
+              "The decision is right but its reason does not show the numbers that decided it. Write them into the "
+              "reason: the candidate's recall always, plus the bar or the active index's recall when that is what "
+              "decided."),
+            F("zero_division", r"divided by zero",
+              "You compute hits / n yourself, and n can be 0. candidate.recall is already computed for you; test "
+              "candidate.n == 0 before anything else and refuse, so nothing is divided."),
+            F("hits_not_n", r"questions ran, so recall .* is measured|is a measured recall",
+              "'No evidence' means no questions ran (candidate.n == 0). Zero hits on questions that did run is a "
+              "real, measured recall of 0.0 and is judged against the bar like any other."),
+            F("rounded_recall", r"when rounded|never a rounded one|never rounded ones",
+              "You round a recall before comparing it, so 0.796 passes a bar of 0.80 and 0.896 ties 0.900. Compare "
+              "the exact recall values; round only when you write numbers into the reason."),
             F("active_none", r"raised AttributeError.*active=None",
               "Before the first promotion there is no active index (active is None): compare with active.recall "
               "only when active is not None."),
