@@ -1,4 +1,4 @@
-"""Hints for Part 7's TODOs (memory over time): decide (consolidation) and compact (the summary fold)."""
+"""Hints for the memory-over-time Part's TODOs: decide (consolidation) and compact (the summary fold)."""
 from workshop_lib.hints.table import F, TodoHints
 
 TODOS = {
