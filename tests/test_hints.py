@@ -317,3 +317,23 @@ def test_the_insert_command_says_when_nothing_changes():
 
     done = CliRunner().invoke(app, ["hints", "insert", "part4"])
     assert done.exit_code == 0 and "hint cells already in place" in done.output, done.output
+
+
+def test_level2_covers_every_mistake_of_the_memory_part():
+    """The memory-over-time Part's wrong implementations (tests/test_memory_mistakes.py) each get their own hint."""
+    import test_memory_mistakes as mistakes
+
+    part = next(p for p, gids in TODOS.items() if "todo1_decide" in gids and "todo2_compact" in gids)
+    unmapped, seen = [], set()
+    for todo, check, wrong in (("todo1_decide", mistakes.checks.check_decide, mistakes.WRONG_DECIDE),
+                               ("todo2_compact", mistakes.checks.check_compact, mistakes.WRONG_COMPACT)):
+        for name, (fn, _) in sorted(wrong.items()):
+            with pytest.raises(CheckFailed) as err:
+                check(fn)
+            found = classify(catalog.get(part, todo), err.value.message())
+            if found is None or found.id in GENERIC:
+                unmapped.append(f"{todo} [{name}]: " + " ".join(err.value.message().split())[:300])
+            else:
+                seen.add((todo, found.id))
+    assert not unmapped, "no specific level-2 hint for:\n" + "\n".join(unmapped)
+    assert len(seen) >= 18, seen  # the mistakes land in distinct classes, not one catch-all row
