@@ -82,16 +82,16 @@ bench-quick: install-test ## the benchmark's smoke run
 bench-chat: install-test ## bounded load run against the chat service on loopback (20 clients, 2,000 requests)
 	$(BIN)/workshop bench chat
 
-bench-ingest: install-test ## Part 7's ingest throughput per stage: the corpus and 10,000 synthetic documents
+bench-ingest: install-test ## Part 8's ingest throughput per stage: the corpus and 10,000 synthetic documents
 	$(BIN)/workshop bench ingest
 
 bench-memory: install-test ## what memory is worth: 8 scripted conversations x 4 memory modes (offline, ~10 s)
 	$(BIN)/workshop bench memory
 
-bench-grading: install-test ## grade a synthetic class of 40 learners x 5 Parts (2 of them looping, 1 hostile)
+bench-grading: install-test ## grade a synthetic class of 40 learners x 8 Parts (2 of them looping, 1 hostile)
 	$(BIN)/workshop bench grading
 
-eval-answers: install ## the assistant measured end to end, without and with Part 7's documents (throw-away data)
+eval-answers: install ## the assistant measured end to end, without and with Part 8's documents (throw-away data)
 	$(BIN)/workshop eval answers
 	$(BIN)/workshop eval answers --docs
 

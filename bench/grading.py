@@ -2,7 +2,7 @@
 
     python -m bench.grading [--learners 40] [--workers 1,2] [--loops 2] [--sandbox both] [--out DIR]
 
-Builds a synthetic class in a temporary folder: every learner hands in Parts 1-5; most
+Builds a synthetic class in a temporary folder: every learner hands in Parts 1-8; most
 notebooks are the solutions, some are partial (one TODO done), a few crash (a TODO
 raises), `--loops` loop forever in a TODO, and one is hostile (it deletes the folders
 above it). The class is graded once per worker count in `--workers`, in the same run,
@@ -27,7 +27,7 @@ import pandas as pd
 from workshop_lib.tools import course
 from workshop_lib.tools.grading import grade_folder
 
-PARTS = [p for p in course.assignments() if p != "part8"]
+PARTS = [p for p in course.assignments() if p != "part9"]
 CRASH = "raise RuntimeError('my code is broken')\n"
 LOOP = "while True:\n    pass\n"
 HOSTILE = ("import shutil, pathlib\nfor up in list(pathlib.Path.cwd().parents)[3:5]:\n"

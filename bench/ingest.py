@@ -1,4 +1,4 @@
-"""Part 7's ingest throughput, per stage: on the shipped corpus and on a synthetic corpus.
+"""Part 8's ingest throughput, per stage: on the shipped corpus and on a synthetic corpus.
 
     python -m bench.ingest [--docs 10000] [--profile v2] [--out bench/results]
 

@@ -39,7 +39,7 @@ def eng(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def docs_eng(tmp_path_factory):
-    """Part 7's index promoted (embedded only: on Oracle this would move the learner's alias)."""
+    """Part 8's index promoted (embedded only: on Oracle this would move the learner's alias)."""
     engine = connect("embedded", path=tmp_path_factory.mktemp("answers-docs"))
     answer_eval.prepare_engine(engine, docs=True)
     yield engine
@@ -202,7 +202,7 @@ def test_a_schema_question_stays_with_the_schema_facts_when_documents_are_promot
 
 def test_a_document_question_naming_a_port_reaches_the_documents(docs_eng):
     a = answer_question(docs_eng, "Is there a strike at the Hamburg container terminals?")
-    assert a.decision_explain["handler"] == "documents (Part 7)" and a.mode == "rag"
+    assert a.decision_explain["handler"] == "documents (Part 8)" and a.mode == "rag"
     assert a.used_chunks[0]["subject"] == "notices/hamburg-strike-de"
 
 

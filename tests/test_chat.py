@@ -309,7 +309,7 @@ def test_the_part6_agent_answers_when_asked(client, eng):
 
 
 def test_chat_reads_the_promoted_document_index_and_health_names_it(tmp_path):
-    """Part 7's alias: /health reports its target, and document questions are answered from
+    """Part 8's alias: /health reports its target, and document questions are answered from
     the table it reads (embedded only: on Oracle this would move the learner's own alias)."""
     from workshop_lib.parts.ingest import pipeline, promotion
 
@@ -326,7 +326,7 @@ def test_chat_reads_the_promoted_document_index_and_health_names_it(tmp_path):
         resp = _ask(c, "How long does a consignee have to report concealed damage?")
         body = resp.json()
         assert resp.status_code == 200 and body["mode"] == resp.headers["X-Answer-Mode"] == "rag"
-        assert body["decision_explain"]["handler"] == "documents (Part 7)"
+        assert body["decision_explain"]["handler"] == "documents (Part 8)"
         assert body["decision_explain"]["document_index"] == "DOCS_V2"
         assert body["used_chunks"][0]["subject"] == "sop/cargo-claims"
         # One source per document, however many of its chunks the answer used.

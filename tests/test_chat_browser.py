@@ -1,5 +1,5 @@
 """The chat page in a real browser: Playwright driving Debian's Chromium against the
-service on loopback, offline (no model key: the grounded handlers, Part 4's modes, Part 7's
+service on loopback, offline (no model key: the grounded handlers, Part 4's modes, Part 8's
 documents and Part 6's offline planner answer). Type a question, see the answer, its mode
 badge (the same as the X-Answer-Mode header), its sources grouped per document and its
 "why this answer"; reload and see every answer drawn exactly as it was; the agent toggle;
@@ -35,7 +35,7 @@ def eng(tmp_path_factory):
     engine = connect("embedded", path=tmp_path_factory.mktemp("browser"))
     prepare(engine, progress=False)
     catalog.seed(engine, progress=False)
-    pipeline.ingest(engine, profile="v2", progress=False, promote=True)  # Part 7's documents answer too
+    pipeline.ingest(engine, profile="v2", progress=False, promote=True)  # Part 8's documents answer too
     yield engine
     engine.close()
 
@@ -140,7 +140,7 @@ def test_an_answer_shows_its_badge_grouped_sources_and_why_and_a_reload_keeps_th
     assert _answers_html(page) == before
     tariff = page.locator(".msg.assistant").nth(1)
     tariff.locator("summary").click()
-    assert json.loads(tariff.locator("pre").inner_text())["handler"] == "documents (Part 7)"
+    assert json.loads(tariff.locator("pre").inner_text())["handler"] == "documents (Part 8)"
 
 
 def test_the_agent_toggle_sends_agent_and_shows_labelled_tool_calls(server, browser):

@@ -1,6 +1,6 @@
 """Every TODO's hard-stop check against the mistakes learners make.
 
-For each TODO: at least eight wrong implementations (fifteen for Parts 6-7), written the way a
+For each TODO: at least eight wrong implementations (fifteen for Parts 6-8), written the way a
 learner would write them, each stopped by its check with a message that names the mistake;
 and at least two correct implementations written differently from the solution, each
 accepted by the check AND by the grade cell nbgrader runs (its source is read from the
@@ -994,8 +994,8 @@ def test_part6_correct_count_rows_passes_check_and_grade_cell(variant, seeded_en
     _grade_cell_passes(P6, "check_todo1_count_rows", ns)
 
 
-# =============================================================== Part 7, TODO 1 (window_spans)
-P7 = "part7"
+# =============================================================== Part 8, TODO 1 (window_spans)
+P7 = "part8"
 
 
 def p7_spans() -> str:
@@ -1108,20 +1108,20 @@ P7S_RIGHT = {
 
 
 @pytest.mark.parametrize("mistake", sorted(P7S_WRONG))
-def test_part7_wrong_window_spans_is_stopped_by_name(mistake):
+def test_part8_wrong_window_spans_is_stopped_by_name(mistake):
     make, expected = P7S_WRONG[mistake]
     ns = _define(make(p7_spans()), mistake, ns=_p7_namespace())
-    _stopped(lambda: checks.part7.check_window_spans(ns["window_spans"]), expected)
+    _stopped(lambda: checks.part8.check_window_spans(ns["window_spans"]), expected)
 
 
 @pytest.mark.parametrize("variant", ["solution", *sorted(P7S_RIGHT)])
-def test_part7_correct_window_spans_passes_check_and_grade_cell(variant):
+def test_part8_correct_window_spans_passes_check_and_grade_cell(variant):
     ns = _define(p7_spans() if variant == "solution" else P7S_RIGHT[variant], variant, ns=_p7_namespace())
-    checks.part7.check_window_spans(ns["window_spans"])
+    checks.part8.check_window_spans(ns["window_spans"])
     _grade_cell_passes(P7, "check_todo1_window_spans", ns)
 
 
-# =============================================================== Part 7, TODO 2 (should_promote)
+# =============================================================== Part 8, TODO 2 (should_promote)
 def p7_gate() -> str:
     return _solution(P7, "todo2_should_promote")
 
@@ -1212,14 +1212,14 @@ P7G_RIGHT = {
 
 
 @pytest.mark.parametrize("mistake", sorted(P7G_WRONG))
-def test_part7_wrong_gate_is_stopped_by_name(mistake):
+def test_part8_wrong_gate_is_stopped_by_name(mistake):
     make, expected = P7G_WRONG[mistake]
     ns = _define(make(p7_gate()), mistake, ns=_p7_namespace())
-    _stopped(lambda: checks.part7.check_should_promote(ns["should_promote"]), expected)
+    _stopped(lambda: checks.part8.check_should_promote(ns["should_promote"]), expected)
 
 
 @pytest.mark.parametrize("variant", ["solution", *sorted(P7G_RIGHT)])
-def test_part7_correct_gate_passes_check_and_grade_cell(variant):
+def test_part8_correct_gate_passes_check_and_grade_cell(variant):
     ns = _define(p7_gate() if variant == "solution" else P7G_RIGHT[variant], variant, ns=_p7_namespace())
-    checks.part7.check_should_promote(ns["should_promote"])
+    checks.part8.check_should_promote(ns["should_promote"])
     _grade_cell_passes(P7, "check_todo2_should_promote", ns)

@@ -144,17 +144,17 @@ def test_a_full_outer_join_of_the_two_lists_gets_a_hint_about_joining_ranked_lis
 
 
 def test_the_plain_function_outside_a_kernel_prints_and_asks_before_the_outline(capsys):
-    hints.hint("part7", 1)
-    assert "Hint (TODO 1, part7)" in capsys.readouterr().out
-    hints.hint(7, "window_spans", level=3)
+    hints.hint("part8", 1)
+    assert "Hint (TODO 1, part8)" in capsys.readouterr().out
+    hints.hint(8, "window_spans", level=3)
     shown = capsys.readouterr().out
-    assert "confirm=True" in shown and hints.text("part7", 1, 3) not in shown
-    hints.hint("part7", 1, level=3, confirm=True)
-    assert hints.text("part7", 1, 3) in capsys.readouterr().out
+    assert "confirm=True" in shown and hints.text("part8", 1, 3) not in shown
+    hints.hint("part8", 1, level=3, confirm=True)
+    assert hints.text("part8", 1, 3) in capsys.readouterr().out
     with pytest.raises(ValueError, match="its TODOs are: 1 \\(window_spans\\), 2 \\(should_promote\\)"):
-        hints.hint("part7", 9)
+        hints.hint("part8", 9)
     with pytest.raises(ValueError, match="level must be 1, 2 or 3"):
-        hints.hint("part7", 1, level=4)
+        hints.hint("part8", 1, level=4)
 
 
 def test_the_html_fallback_holds_the_three_levels_behind_a_confirmation():
@@ -177,12 +177,12 @@ RIGHT_SPANS = ("def window_spans(n_units, size, overlap):\n"
 
 
 def _session(tmp_path, learner: int) -> nbformat.NotebookNode:
-    """A learner's Part 7 TODO 1 in a real kernel: a wrong try, hints, a fix; the notebook as saved."""
-    src = nbformat.read(next((REPO / "notebooks" / "part7").glob("*.ipynb")), as_version=4)
+    """A learner's Part 8 TODO 1 in a real kernel: a wrong try, hints, a fix; the notebook as saved."""
+    src = nbformat.read(next((REPO / "notebooks" / "part8").glob("*.ipynb")), as_version=4)
     cells = [nbformat.v4.new_code_cell("from workshop_lib import checks, hints"),
              nbformat.v4.new_code_cell(WRONG_SPANS),
-             nbformat.v4.new_code_cell("hints.buttons('part7', 1)"),
-             nbformat.v4.new_code_cell("checks.part7.check_window_spans(window_spans)")]
+             nbformat.v4.new_code_cell("hints.buttons('part8', 1)"),
+             nbformat.v4.new_code_cell("checks.part8.check_window_spans(window_spans)")]
     nb = nbformat.v4.new_notebook(cells=cells, metadata=src.metadata)
     data = tmp_path / f"data{learner}"
     env = {"WORKSHOP_DATA_DIR": str(data), "MPLBACKEND": "Agg"}
@@ -191,18 +191,18 @@ def _session(tmp_path, learner: int) -> nbformat.NotebookNode:
         for i in range(4):
             client.execute_cell(nb.cells[i], i)
         # A click on "hint" then "stronger hint" in the hint cell (the same call the buttons make).
-        scratch = nbformat.v4.new_code_cell("hints.open_level('part7', 'todo1_window_spans', 1);"
-                                            "hints.open_level('part7', 'todo1_window_spans', 2)")
+        scratch = nbformat.v4.new_code_cell("hints.open_level('part8', 'todo1_window_spans', 1);"
+                                            "hints.open_level('part8', 'todo1_window_spans', 2)")
         client.execute_cell(scratch, 0)
         if learner == 1:  # this learner fixes it on the second try
             nb.cells[1].source = RIGHT_SPANS
             client.execute_cell(nb.cells[1], 1)
         client.execute_cell(nb.cells[3], 3)
-        nb.cells.append(nbformat.v4.new_code_cell("hints.hint('part7', 1, level=2)"))
+        nb.cells.append(nbformat.v4.new_code_cell("hints.hint('part8', 1, level=2)"))
         client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
         if learner == 0:  # a learner's install without ipywidgets: the same hints as HTML folds
             fallback = nbformat.v4.new_code_cell("from workshop_lib.hints import widget\n"
-                                                 "widget.has_widgets = lambda: False\nhints.buttons('part7', 1)")
+                                                 "widget.has_widgets = lambda: False\nhints.buttons('part8', 1)")
             client.execute_cell(fallback, 0)
             nb.metadata["fallback_outputs"] = fallback.outputs
     return nb
@@ -214,8 +214,8 @@ def test_a_kernel_records_runs_and_hints_and_the_summary_reads_them(tmp_path):
     for learner in (0, 1):
         nb = _session(tmp_path, learner)
         (subs / f"learner{learner}").mkdir(parents=True)
-        nbformat.write(nb, subs / f"learner{learner}" / "part7_document_lifecycle.ipynb")
-    saved = nbformat.read(subs / "learner1" / "part7_document_lifecycle.ipynb", as_version=4)
+        nbformat.write(nb, subs / f"learner{learner}" / "part8_document_lifecycle.ipynb")
+    saved = nbformat.read(subs / "learner1" / "part8_document_lifecycle.ipynb", as_version=4)
     check_out = [o for o in saved.cells[3].outputs if record.CHECK_MIME in o.get("data", {})]
     runs = check_out[-1]["data"][record.CHECK_MIME]["runs"]
     assert [r["ok"] for r in runs] == [False, True] and runs[0]["class"] == "no_overlap"
@@ -226,7 +226,7 @@ def test_a_kernel_records_runs_and_hints_and_the_summary_reads_them(tmp_path):
         return [o for o in nb.cells[-1].outputs if "text/plain" in o.get("data", {})][0]["data"]["text/plain"]
 
     assert "last check of this TODO passed" in last_hint(saved)
-    first = nbformat.read(subs / "learner0" / "part7_document_lifecycle.ipynb", as_version=4)
+    first = nbformat.read(subs / "learner0" / "part8_document_lifecycle.ipynb", as_version=4)
     fallback = first.metadata.pop("fallback_outputs")
     page = "".join(fallback[0]["data"]["text/html"])  # metadata keeps the multiline string as saved, a list
     assert "<details>" in page and "size - overlap, not size" in page

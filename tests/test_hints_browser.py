@@ -45,8 +45,8 @@ def lab(tmp_path):
     root.mkdir()
     cells = [nbformat.v4.new_code_cell("from workshop_lib import checks, hints"),
              nbformat.v4.new_code_cell(WRONG),
-             nbformat.v4.new_code_cell("hints.buttons('part7', 1)"),
-             nbformat.v4.new_code_cell("checks.part7.check_window_spans(window_spans)")]
+             nbformat.v4.new_code_cell("hints.buttons('part8', 1)"),
+             nbformat.v4.new_code_cell("checks.part8.check_window_spans(window_spans)")]
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "hints.ipynb")
@@ -108,11 +108,11 @@ def test_clicking_the_hint_buttons(lab):
 
             page.locator("button.workshop-hint-1").click()
             page.wait_for_function("document.querySelector('.workshop-hint-text').innerText.includes('Hint (TODO 1')")
-            assert text("part7", 1, 1)[:60] in shown.inner_text()
+            assert text("part8", 1, 1)[:60] in shown.inner_text()
 
             page.locator("button.workshop-hint-2").click()
             page.wait_for_function("document.querySelector('.workshop-hint-text').innerText.includes('Stronger')")
-            assert text("part7", 1, 2, "no_overlap")[:60] in shown.inner_text(), shown.inner_text()
+            assert text("part8", 1, 2, "no_overlap")[:60] in shown.inner_text(), shown.inner_text()
 
             page.locator("button.workshop-hint-3").click()
             confirm = page.locator("button.workshop-hint-confirm")

@@ -1,4 +1,4 @@
-"""Part 7's document lifecycle: each stage on its own, then the pipeline on both engines.
+"""Part 8's document lifecycle: each stage on its own, then the pipeline on both engines.
 
 The database tests run on the embedded engine and, with ORACLE_DSN set, on Oracle
 (`pytest -m oracle`). On Oracle the document tables of these tests carry a unique profile

@@ -131,7 +131,7 @@ def test_learner_facts_and_library_facts_are_stored_alike(tmp_path):
         eng.close()
 
 
-# =============================================================== Parts 6-7, cell by cell on one kernel
+# =============================================================== Parts 6-8, cell by cell on one kernel
 def _solution(part: str, grade_id: str, *edits: tuple[str, str]) -> str:
     """A TODO cell as the solution notebook writes it, optionally edited into a mistake."""
     notebook = nbformat.read(next((release.REPO / "solutions" / part).glob("*.ipynb")), as_version=4)
@@ -242,8 +242,8 @@ def test_part6_learner_fixes_each_todo_by_rerunning_its_cell(tmp_path, monkeypat
 
 
 @pytest.mark.notebooks
-def test_part7_learner_fixes_each_todo_and_a_wrong_chunker_cannot_hang_later_cells(tmp_path, monkeypatch):
-    with _learner("part7", tmp_path, monkeypatch) as me:
+def test_part8_learner_fixes_each_todo_and_a_wrong_chunker_cannot_hang_later_cells(tmp_path, monkeypatch):
+    with _learner("part8", tmp_path, monkeypatch) as me:
         at = _stops_at(me, 0, "check_todo1_window_spans", "not implemented yet")
         # A chunker that never moves forward when overlap is 0 (profile v1): its check stops it ...
         stuck = me.solution("todo1_window_spans", ("start += size - overlap", "start += overlap"))
@@ -260,10 +260,10 @@ def test_part7_learner_fixes_each_todo_and_a_wrong_chunker_cannot_hang_later_cel
 
 
 @pytest.mark.notebooks
-def test_part7_wrong_chunker_costs_only_its_own_points_under_run_all(tmp_path, monkeypatch):
+def test_part8_wrong_chunker_costs_only_its_own_points_under_run_all(tmp_path, monkeypatch):
     """nbgrader runs every cell with errors allowed: a chunker that hangs must not take the kernel,
     and TODO 2 down with it."""
-    with _learner("part7", tmp_path, monkeypatch) as me:
+    with _learner("part8", tmp_path, monkeypatch) as me:
         me.write("todo1_window_spans", me.solution("todo1_window_spans", ("start += size - overlap", "start += overlap")))
         me.write("todo2_should_promote", me.solution("todo2_should_promote"))
         for i in range(len(me.nb.cells)):
@@ -272,7 +272,7 @@ def test_part7_wrong_chunker_costs_only_its_own_points_under_run_all(tmp_path, m
         assert "TODO 2 (should_promote) passed" in me.output(me.index("check_todo2_should_promote"))
 
 
-# =============================================================== Parts 6-7 in JupyterLab, in a real browser
+# =============================================================== Parts 6-8 in JupyterLab, in a real browser
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 BROWSER_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -282,7 +282,7 @@ TOKEN = "learner-path-token"
 PLAN = {"part6": ([("todo1_count_rows", "def count_rows(table: str)", "TODO 1 (count_rows tool) passed"),
                    ("todo2_agent_turn", "def agent_turn(llm, registry", "TODO 2 (agent_turn) passed")],
                   '"memory off"'),  # the last table's row (quoted: exactly that text, not the markdown's)
-        "part7": ([("todo1_window_spans", "def window_spans(n_units, size, overlap)", "TODO 1 (window_spans) passed"),
+        "part8": ([("todo1_window_spans", "def window_spans(n_units, size, overlap)", "TODO 1 (window_spans) passed"),
                    ("todo2_should_promote", "def should_promote(candidate, active", "TODO 2 (should_promote) passed")],
                   "the alias still reads")}
 

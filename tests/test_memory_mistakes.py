@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from workshop_lib.checks import CheckFailed
-from workshop_lib.checks import memory as checks
+from workshop_lib.checks import part7 as checks
 from workshop_lib.parts.memory.consolidate import Decision, decide, refines, same_topic
 from workshop_lib.parts.memory.extract import normalise
 from workshop_lib.parts.memory.summary import Compaction, compact
@@ -235,7 +235,7 @@ def _cells() -> dict[str, str]:
 
     from workshop_lib.tools import release
 
-    path = next((release.REPO / "solutions" / "memory_draft").glob("*.ipynb"))
+    path = next((release.REPO / "solutions" / "part7").glob("*.ipynb"))
     nb = json.loads(path.read_text())
     return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"])
             for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id")}

@@ -220,10 +220,10 @@ class Engine(abc.ABC):
 
     @abc.abstractmethod
     def token_spans(self, text: str) -> list[tuple[int, int]]:
-        """Character span of each token of the embedding model (Part 7's chunker counts in these)."""
+        """Character span of each token of the embedding model (Part 8's chunker counts in these)."""
 
     def docs_statements(self):
-        """Part 7's document index statements (versioned DOCS_* tables, registry, alias view)."""
+        """Part 8's document index statements (versioned DOCS_* tables, registry, alias view)."""
         return self.sql_module.DOCS
 
     @abc.abstractmethod

@@ -8,7 +8,7 @@ from workshop_lib.hints.table import COMMON, TodoHints, classify
 
 # A Part still in draft (solutions/<folder>/, not yet numbered) -> its hints module in hints/.
 # Numbering a draft renames the module to hints/partN.py and empties this table.
-DRAFTS = {"memory_draft": "memory"}
+DRAFTS: dict[str, str] = {}
 
 
 def part_key(part: int | str) -> str:

@@ -1,127 +1,143 @@
-"""Hints for Part 7's TODOs: window_spans and should_promote."""
+"""Hints for the memory-over-time Part's TODOs: decide (consolidation) and compact (the summary fold)."""
 from workshop_lib.hints.table import F, TodoHints
 
 TODOS = {
-    "todo1_window_spans": TodoHints(
-        nudge=("Slide a window of `size` units over the document. Neighbouring windows share `overlap` units, so "
-               "each window starts size - overlap after the previous one. The last window may be shorter, and the "
-               "document's end must be covered exactly once. Some arguments make no sense: refuse them first."),
-        general=("Raise ValueError unless size >= 1 and 0 <= overlap < size; start at 0; each window is (start, "
-                 "min(start + size, n_units)); stop right after the window that reaches n_units; otherwise move "
-                 "start forward by size - overlap. An empty document has no windows."),
-        outline=("if size < 1 or not 0 <= overlap < size: raise ValueError(...)\n"
-                 "spans, start = [], 0\n"
-                 "while start < n_units:\n"
-                 "    end = min(start + size, n_units)\n"
-                 "    spans.append((start, end))\n"
-                 "    if end == n_units: break\n"
-                 "    start += size - overlap\n"
-                 "return spans"),
+    "todo1_decide": TodoHints(
+        nudge=("Think of a careful note-keeper reading a new statement next to the notes it already has on the "
+               "topic: a request to forget crosses out every matching note; the same fact said again changes "
+               "nothing; more detail refines a note; a new value for the same subject replaces the old note (the "
+               "later statement wins); anything else is a new note. Only notes of the same kind are compared."),
+        general=("Sort a copy of the neighbours by similarity, highest first. A forget: every neighbour (any record "
+                 "type) with same_topic(subject) or similarity >= thresholds['memory_forget'] -> FORGET their ids, "
+                 "none -> SKIP (). Otherwise keep neighbours of candidate.record_type; with a subject, the nearest one "
+                 "whose normalise(subject) matches decides: same normalised value -> SKIP, refines(new, old) -> "
+                 "UPDATE, else SUPERSEDE. Then the nearest same-type neighbour at >= memory_duplicate: UPDATE if "
+                 "refines(candidate.text, its text), else SKIP. Else ADD ()."),
+        outline=("ranked = sorted(neighbours, key=lambda n: -n.similarity)   # a copy, nearest first\n"
+                 "if candidate.op == 'forget':\n"
+                 "    hits = [n for n in ranked if same_topic(n.subject, candidate.subject)\n"
+                 "            or n.similarity >= thresholds['memory_forget']]\n"
+                 "    return Decision('FORGET', tuple(n.id for n in hits), '...') if hits else Decision('SKIP', (), '...')\n"
+                 "mine = [n for n in ranked if n.record_type == candidate.record_type]\n"
+                 "if candidate.subject:\n"
+                 "    same = [n for n in mine if normalise(n.subject) == normalise(candidate.subject)]\n"
+                 "    if same:\n"
+                 "        old = same[0]\n"
+                 "        # same normalised value -> SKIP, refines(candidate.value, old.value) -> UPDATE, else SUPERSEDE\n"
+                 "if mine and mine[0].similarity >= thresholds['memory_duplicate']:\n"
+                 "    # UPDATE mine[0] if refines(candidate.text, mine[0].text), else SKIP it\n"
+                 "return Decision('ADD', (), 'new')"),
         failures=(
-            F("signature_changed", r"cannot be called as the TODO specifies",
-              "The check calls your function the way the TODO's def line declares it, window_spans(n_units, size, "
-              "overlap): you renamed, dropped or added a required parameter. Put the def line back as given and run the"
-              " cell again."),
-            F("invalid_arguments", r"instead of raising ValueError|expected ValueError|raise ValueError unless size >= 1",
-              "Check the arguments before the loop: raise ValueError unless size >= 1 and 0 <= overlap < size. "
-              "overlap >= size never moves forward (an endless loop) and a negative overlap leaves gaps."),
-            F("not_pairs", r"expected a list of \(start, end\) pairs",
-              "Each window is a pair: append (start, end), not start alone, and return the list."),
-            F("empty_document", r"empty document has no windows",
-              "With n_units == 0 the loop must not run at all: `while start < n_units` returns []."),
-            F("end_not_clamped", r"ends past n_units",
-              "The last window is cut at the end of the document: end = min(start + size, n_units)."),
-            F("extra_tail_window", r"lies wholly inside",
-              "After the window that reaches n_units, stop (break): another start would only repeat text already "
-              "embedded."),
-            F("tail_dropped", r"would never be embedded",
-              "Keep going until a window ends at n_units: a loop condition like start + size <= n_units drops the "
-              "shorter last window."),
-            F("no_overlap", r"do not overlap",
-              "The step is size - overlap, not size: neighbours must share `overlap` units."),
-            F("step_is_overlap", r"starts `overlap` units after",
-              "The step between starts is size - overlap, not overlap."),
-            F("gaps", r"leaves gaps",
-              "size + overlap jumps too far; the step is size - overlap."),
-            F("first_start", r"first window must start at 0",
-              "Start the first window at 0 or the beginning of the document is never embedded."),
-            F("endless_loop", r"endless loop",
-              "The loop never ends: start must grow by size - overlap (a positive number after the argument check) "
-              "on every pass, and the loop must stop once a window ends at n_units."),
-            F("start_length", r"Your pairs hold \(start, length\)",
-              "The second number of a window is where it stops (an end position), not how many units it holds: the "
-              "last window of 10 units with size 4 is (8, 10), not (8, 2)."),
-            F("inclusive_end", r"ends one unit early|not an inclusive end",
-              "Windows are half-open like slices: (start, end) covers text[start:end], so end is the first unit NOT "
-              "in the window. Do not subtract 1 from the end, and let the last window end at n_units itself."),
-            F("last_window_shifted", r"was moved back to be a full window",
-              "Do not pull the last window back so it is full size: it starts where the step puts it, like every "
-              "other window, and only its end is cut at n_units, so it may be shorter."),
-            F("wrong_step", r"Each window starts \d+ units after the previous one",
-              "The distance between two starts is not what your code computes (halving size, or some other formula): "
-              "it is exactly size - overlap, so neighbours share `overlap` units and nothing more."),
-            F("random_case", r"\(a random case\)",
-              "A random case differs: call your function with the n, size and overlap in the message and compare "
-              "with the steps of the outline; look at the last window first."),
+            F("not_a_decision", r"expected a Decision whose action is one of",
+              "Return a Decision (or an (action, targets) pair) whose action is one of ADD, UPDATE, SUPERSEDE, SKIP, "
+              "FORGET, written in capitals exactly like that, e.g. Decision('SKIP', (old.id,), 'already stored')."),
+            F("target_ids", r"targets are the ids \(strings\)",
+              "The targets are the ids of the stored memories, strings: tuple(n.id for n in hits), not the "
+              "Neighbour objects and not their texts."),
+            F("mutates_neighbours", r"changed the neighbours list",
+              "neighbours.sort(...) reorders the caller's list; the writer reads it again afterwards. Use "
+              "ranked = sorted(neighbours, key=lambda n: -n.similarity) instead."),
+            F("forget_all", r"FORGET every matching memory",
+              "A forget crosses out every memory that matches, not only the best one: collect all the hits in a "
+              "list (nearest first) and return all their ids."),
+            F("forget_threshold", r"by similarity >= memory_forget",
+              "A forget reaches a memory either by its subject (same_topic) or by meaning: "
+              "n.similarity >= thresholds['memory_forget'], the lower forget threshold, not memory_duplicate."),
+            F("forget_nothing", r"nothing to forget: SKIP with no targets",
+              "When no neighbour matches the forget, there is nothing to do: return Decision('SKIP', ()), "
+              "not a FORGET with an empty target list."),
+            F("forget_any_type", r"not limited to one record type",
+              "The record-type filter is for the other actions only: a user may forget a preference or a fact, so "
+              "handle op == 'forget' before filtering on record_type."),
+            F("own_record_type", r"only neighbours of the candidate's own record type",
+              "A preference never replaces a fact: after the forget branch keep only "
+              "[n for n in ranked if n.record_type == candidate.record_type] and decide on those."),
+            F("nearest_first", r"act on the NEAREST one",
+              "The neighbours arrive in any order: sort a copy by similarity, highest first, and act on the first "
+              "of that sorted list."),
+            F("normalised", r"compare subjects and values normalised",
+              "Compare normalise(n.subject) == normalise(candidate.subject) (and the values the same way): "
+              "'Home  Port' and 'home port' are one subject."),
+            F("duplicate_value", r"already stored for this subject: SKIP",
+              "Before anything else for a matching subject, test the value: the same normalised value is a "
+              "duplicate, SKIP with (old.id,). Only a different value refines or supersedes."),
+            F("refinement", r"refines the fact, so UPDATE",
+              "Between SKIP and SUPERSEDE, test refines(candidate.value, old.value): every word of the old value "
+              "and more is the same fact, refined -> UPDATE (old.id,)."),
+            F("supersede", r"SUPERSEDE the stored memory",
+              "A new value for a stored subject is a correction: the later statement wins. When the subject "
+              "matches and the value is neither the same nor a refinement, return SUPERSEDE with (old.id,)."),
+            F("threshold_ge", r"compare with >=, not >",
+              "A similarity equal to the threshold counts: mine[0].similarity >= thresholds['memory_duplicate']."),
+            F("near_duplicate_refine", r"every word of the stored one and more: UPDATE",
+              "Without a subject, a near duplicate (>= memory_duplicate) with more detail refines it: "
+              "refines(candidate.text, mine[0].text) -> UPDATE, otherwise SKIP."),
+            F("below_threshold", r"below memory_duplicate the neighbour is another statement",
+              "A neighbour under memory_duplicate is a different statement: fall through to ADD with no targets."),
+            F("no_neighbours", r"nothing to compare: ADD",
+              "With no neighbours the candidate is new: the last line of the function is "
+              "return Decision('ADD', (), 'new'), reached when no rule before it returned."),
+            F("rule_order", r"go through the rules in the order the TODO lists them",
+              "Your function agrees with the named cases but not on this input: compare it with the rules of the "
+              "TODO one by one, in their order (forget, record type, subject, duplicate threshold, ADD)."),
         )),
-    "todo2_should_promote": TodoHints(
-        nudge=("Promotion swaps what every question reads from, so it is a gate with three rules: no evidence (no "
-               "golden queries) means no; recall below the bar means no; worse than what is active now means no. "
-               "Anything else is a yes. Say why in the reason."),
-        general=("Return Decision(promote, reason) with promote a real bool: refuse when candidate.n == 0; refuse "
-                 "when candidate.recall < min_recall; refuse when active is not None and candidate.recall < "
-                 "active.recall; otherwise promote (a tie with the active is allowed)."),
-        outline=("if candidate.n == 0: return Decision(False, 'no golden queries ran')\n"
-                 "if candidate.recall < min_recall: return Decision(False, f'recall ... below the bar ...')\n"
-                 "if active is not None and candidate.recall < active.recall: return Decision(False, 'worse than ...')\n"
-                 "return Decision(True, f'recall ... reaches the bar ...')"),
+    "todo2_compact": TodoHints(
+        nudge=("The model must always see the newest part of the conversation word for word; older messages can "
+               "be folded into the running summary. So count backwards from the newest message, keeping messages "
+               "while their tokens fit the budget, and fold everything before that run."),
+        general=("Raise ValueError for a negative budget. Walk reversed(messages) adding count_tokens(m.text); stop "
+                 "at the first message that would take the total over the budget (used + cost > budget), except "
+                 "that the newest message is always kept. With `kept` messages kept, cut = len(messages) - kept; "
+                 "return summary.Compaction(fold=list(messages[:cut]), keep=list(messages[cut:]))."),
+        outline=("if budget < 0:\n"
+                 "    raise ValueError(f'budget must be >= 0, got {budget}')\n"
+                 "kept, used = 0, 0\n"
+                 "for m in reversed(messages):\n"
+                 "    cost = count_tokens(m.text)\n"
+                 "    if kept and used + cost > budget:\n"
+                 "        break\n"
+                 "    kept, used = kept + 1, used + cost\n"
+                 "cut = len(messages) - kept\n"
+                 "return summary.Compaction(fold=list(messages[:cut]), keep=list(messages[cut:]))"),
         failures=(
-            F("signature_changed", r"cannot be called as the TODO specifies",
-              "The check calls your function the way the TODO's def line declares it, should_promote(candidate, active,"
-              " min_recall): you renamed, dropped or added a required parameter. Put the def line back as given and run"
-              " the cell again."),
-            F("not_a_decision", r"expected a Decision",
-              "Return Decision(promote=..., reason=...), not a tuple or a bool: promote() reads both fields."),
-            F("promote_not_bool", r"must be True or False",
-              "promote must be a bool: the result of a comparison, not the recall number itself."),
-            F("no_reason", r"has no reason",
-              "Every Decision says why, with the numbers (the log and `workshop alias status` show it): a non-empty "
-              "reason string."),
-            F("reason_numbers", r"does not give the numbers",
-              "The decision is right but its reason does not show the numbers that decided it. Write them into the "
-              "reason: the candidate's recall always, plus the bar or the active index's recall when that is what "
-              "decided."),
-            F("zero_division", r"divided by zero",
-              "You compute hits / n yourself, and n can be 0. candidate.recall is already computed for you; test "
-              "candidate.n == 0 before anything else and refuse, so nothing is divided."),
-            F("hits_not_n", r"questions ran, so recall .* is measured|is a measured recall",
-              "'No evidence' means no questions ran (candidate.n == 0). Zero hits on questions that did run is a "
-              "real, measured recall of 0.0 and is judged against the bar like any other."),
-            F("rounded_recall", r"when rounded|never a rounded one|never rounded ones",
-              "You round a recall before comparing it, so 0.796 passes a bar of 0.80 and 0.896 ties 0.900. Compare "
-              "the exact recall values; round only when you write numbers into the reason."),
-            F("active_none", r"raised AttributeError.*active=None",
-              "Before the first promotion there is no active index (active is None): compare with active.recall "
-              "only when active is not None."),
-            F("first_promotion", r"case 'the first promotion'",
-              "With nothing active, the candidate only has to reach the bar."),
-            F("bar_equal", r"case 'recall exactly at the bar'",
-              "Reaching the bar includes equality: refuse only when candidate.recall < min_recall (so promote when "
-              ">=)."),
-            F("below_bar", r"case 'below the bar, nothing active'",
-              "Refuse when candidate.recall < min_recall."),
-            F("bar_first", r"case 'below the bar but better than the active'",
-              "The bar applies first, whatever the active index scores: being better than a bad index is not enough."),
-            F("worse_than_active", r"case 'above the bar but worse than the active'",
-              "Never swap in a worse index: refuse when active is not None and candidate.recall < active.recall "
-              "(compare recall, not hits: the two may have run different numbers of queries)."),
-            F("tie_refused", r"case 'as good as the active'",
-              "Only a worse candidate is refused: a tie is allowed, so compare with <, not <=."),
-            F("better_refused", r"case 'better than the active'",
-              "A candidate that reaches the bar and beats the active must be promoted."),
-            F("no_queries", r"case 'no golden queries ran'",
-              "A candidate evaluated on zero questions has no measured recall: refuse first when candidate.n == 0."),
-            F("bar_of_one", r"case 'a bar of 1\.0'",
-              "Use >= for the bar and < for the comparison with the active: 1.00 reaches 1.00 and ties are allowed."),
+            F("negative_error_type", r"a negative budget raised \w+, not ValueError",
+              "Check the budget first, before any other work: if budget < 0: raise ValueError(...)."),
+            F("negative_budget", r"returned instead of raising ValueError",
+              "A negative budget is the caller's mistake: the first line is if budget < 0: raise ValueError(...)."),
+            F("mutates_messages", r"changed the list of messages",
+              "Do not pop, remove or sort the list you are given: count with an index or reversed(messages) and "
+              "return slices, messages[:cut] and messages[cut:]."),
+            F("not_a_compaction", r"expected Compaction\(fold=",
+              "Return both parts: summary.Compaction(fold=[...], keep=[...]) (or a (fold, keep) pair of lists)."),
+            F("characters", r"in characters \(len\)",
+              "The budget is in tokens: measure each message with the count_tokens function you are given, "
+              "count_tokens(m.text), never len(m.text)."),
+            F("lost_messages", r"went missing or were doubled",
+              "fold + keep must be the input exactly: cut once and return messages[:cut] and messages[cut:]."),
+            F("kept_nothing", r"You kept nothing",
+              "The newest message stays even when it alone is over the budget: only stop when you already kept at "
+              "least one message (if kept and used + cost > budget: break)."),
+            F("folded_newest", r"You folded the newest message",
+              "Walk from the NEWEST message backwards (reversed(messages)): the summary takes the oldest messages."),
+            F("not_contiguous", r"past one that did not fit|newest\s+unbroken run",
+              "Stop (break) at the first message, newest to oldest, that does not fit; do not skip it and go on "
+              "collecting smaller, older messages."),
+            F("order", r"not in order",
+              "Return both lists oldest first, as the input: slices of messages do that; a list built while "
+              "walking backwards must be reversed."),
+            F("at_budget", r"compare used \+ cost > budget",
+              "A total equal to the budget fits: stop only when used + cost > budget, not >=."),
+            F("everything_fits", r"nothing folds; keep all of them",
+              "When every message fits, fold is [] and keep is the whole list: the loop must not fold anything "
+              "before the budget is exceeded."),
+            F("over_budget", r"keep the NEWEST messages that fit",
+              "Over the budget, keep the newest messages whose tokens fit and fold every older one."),
+            F("zero_budget", r"with a budget of 0 only the newest",
+              "A budget of 0 keeps just the newest message (it is always kept) and folds the rest."),
+            F("always_keep_newest", r"newest message is always kept",
+              "The newest message is always kept, even alone over the budget: it is the question being answered."),
+            F("rule_order", r"follow the rules of the TODO in order",
+              "Your function agrees with the named cases but not on this input: re-read the TODO's four rules and "
+              "walk the message sizes the check printed by hand."),
         )),
 }

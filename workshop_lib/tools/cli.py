@@ -197,7 +197,7 @@ def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (de
            batch_size: int = typer.Option(64, min=1, help="texts per embedding call"),
            rate_limit: int = typer.Option(None, min=1, help="at most this many embedding calls per minute"),
            engine: str = typer.Option(None, help="oracle | embedded")):
-    """Part 7: read, clean, sanitise, chunk, embed and store a manifest's documents in its profile's table."""
+    """Part 8: read, clean, sanitise, chunk, embed and store a manifest's documents in its profile's table."""
     from workshop_lib.parts.ingest import corpus, pipeline
 
     eng = _connect(engine)
@@ -230,7 +230,7 @@ def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (de
 def alias(action: str = typer.Argument("status", help="status | promote | rollback"),
           profile: str = typer.Argument(None, help="for promote: the profile whose table to promote, e.g. v2"),
           engine: str = typer.Option(None, help="oracle | embedded")):
-    """Part 7: the document alias DOCS: which table it reads, promote a profile's table, or roll back."""
+    """Part 8: the document alias DOCS: which table it reads, promote a profile's table, or roll back."""
     from workshop_lib.parts.ingest import corpus, index, promotion
 
     if action not in ("status", "promote", "rollback"):
@@ -336,7 +336,7 @@ def grade(
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context,
-          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 7) | memory")):
+          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 8) | memory")):
     """Run a benchmark from the repository's bench/ folder (options go to it; try `workshop bench -- --help`)."""
     import subprocess
 
@@ -357,7 +357,7 @@ app.add_typer(hints_app, name="hints")
 
 
 @hints_app.command("insert")
-def hints_insert(parts: list[str] = typer.Argument(None, help="Parts, e.g. part6 part7 (default: every Part)")):
+def hints_insert(parts: list[str] = typer.Argument(None, help="Parts, e.g. part6 part8 (default: every Part)")):
     """Put a hint cell under every TODO cell of solutions/ (safe to re-run); then run `workshop notebooks`."""
     from workshop_lib.tools.hint_cells import insert
     from workshop_lib.tools.release import REPO
@@ -430,7 +430,7 @@ app.add_typer(eval_app, name="eval")
 
 
 @eval_app.command("answers")
-def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and promote Part 7's index first"),
+def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and promote Part 8's index first"),
                  agent: bool = typer.Option(False, "--agent", help="let Part 6's agent answer (as the page's toggle)"),
                  json_path: Path = typer.Option(None, "--json", help="where to write the results (default: "
                                                 "eval-answers[-docs][-agent].json in the data folder)"),

@@ -565,7 +565,7 @@ NEAREST_PORTS = """SELECT PORT_NAME, UNLOCODE,
  LIMIT 3"""
 
 
-# ---------------------------------------------------------------- Part 7 document index
+# ---------------------------------------------------------------- Part 8 document index
 # Versioned chunk tables (DOCS_V1, DOCS_V2, ...) named by their chunking profile, a registry
 # of them, and the alias view DOCS that retrieval reads (workshop_lib/parts/ingest).
 # {t} is a physical table name, checked against DOC_TABLE_NAME before it is filled in.

@@ -641,7 +641,7 @@ READER_OBJECT_PRIVILEGES = """SELECT owner, table_name, privilege FROM user_tab_
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
 from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402 - re-exported for eng.sql_module
 
-# ---------------------------------------------------------------- Part 7 document index
+# ---------------------------------------------------------------- Part 8 document index
 # The same names as the embedded engine's DOCS (workshop_lib/parts/ingest). Chunks are
 # embedded with eng.embed (the in-database model) and bound as VECTOR. MERGE ... WHEN NOT
 # MATCHED THEN INSERT is the idempotent insert (SQL Language Reference, MERGE); CREATE OR

@@ -7,7 +7,7 @@ The router (`router.py`) scores every handler and picks one, or none when it is 
     LIVE_DATA               one read-only SELECT planned from the data dictionary (agent/sqlplan.py)
     EQUIPMENT_RAG, EQUIPMENT_AVAILABILITY, PORT_LOCATION
                             Part 5's grounded handlers (answers rendered from rows)
-    DOCUMENTS               Part 7's promoted document index
+    DOCUMENTS               Part 8's promoted document index
     SMALL_TALK, OUT_OF_SCOPE
                             an honest fallback that says what the assistant does, or why not
 
@@ -106,7 +106,7 @@ ASK_BACK = ("Name the table, column, vessel, voyage, port, piece of equipment or
 SMALL_TALK_TEXT = ("Hello! I answer from the workshop's data: what a SUPPLYCHAIN table or column holds, figures "
                    "from the data (how many vessels, which ship sails voyage 1020, the cargo value of a voyage), "
                    "container equipment and services with their prices and availability at a port, where a port "
-                   "is, and, once Part 7 promoted them, the port notices, carrier guides and procedures.")
+                   "is, and, once Part 8 promoted them, the port notices, carrier guides and procedures.")
 
 
 def refusal_text(decision: router.RouteDecision) -> str:
@@ -405,15 +405,15 @@ def _documents_only(question: str, decision: router.RouteDecision, llm, docs) ->
     Passages about another port or carrier than the one named do not answer it."""
     if docs is None:
         return _declined(decision, "That is a question for the documents (port notices, carrier guides, procedures), "
-                         "and no document index is promoted yet (Part 7, or `workshop ingest --profile v2 --promote`).",
-                         "documents (Part 7)")
+                         "and no document index is promoted yet (Part 8, or `workshop ingest --profile v2 --promote`).",
+                         "documents (Part 8)")
     if docs.mode != "fallback":
         named = _named_entities(question, decision)
         lead = docs.decision.used_chunks[0] if docs.decision.used_chunks else {}
         where = f"{lead.get('subject', '')} {lead.get('text', '')}".lower().replace("-", " ")
         if named and not any(n in where for n in named):
             return _declined(decision, f"The closest document passage ({lead.get('subject')}) is not about "
-                             f"{' / '.join(sorted(named))}, so the documents do not answer this.", "documents (Part 7)")
+                             f"{' / '.join(sorted(named))}, so the documents do not answer this.", "documents (Part 8)")
     return _from_documents(docs, decision, llm, compared={"documents": docs.mode})
 
 
@@ -431,7 +431,7 @@ def _named_entities(question: str, decision: router.RouteDecision) -> set[str]:
 
 
 def _documents(eng: Engine, question: str, vector):
-    """Part 7's answer over the active document index, or None when none is promoted."""
+    """Part 8's answer over the active document index, or None when none is promoted."""
     from workshop_lib.parts.ingest import ask, index
 
     try:
@@ -456,7 +456,7 @@ def _from_documents(docs, decision: router.RouteDecision, llm, compared: dict) -
             used_llm = "primary"
         except Exception:  # noqa: BLE001 - any model failure means the deterministic text answers
             pass
-    explain = {**d.decision_explain, "handler": "documents (Part 7)", "document_index": docs.table,
+    explain = {**d.decision_explain, "handler": "documents (Part 8)", "document_index": docs.table,
                **_explain(decision), "compared": compared, "used_llm": used_llm}
     used = [{k: c.get(k) for k in ("record_id", "subject", "similarity")} for c in d.used_chunks]
     return ChatAnswer(text, d.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False, used_llm,

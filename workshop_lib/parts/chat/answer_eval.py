@@ -1,7 +1,7 @@
 """The assistant's answers, measured end to end: right, or honestly unsure.
 
 `build_cases(eng)` writes the evaluation's questions from templates over what the
-database, Part 5's catalog and Part 7's corpus hold, and computes each expected answer at
+database, Part 5's catalog and Part 8's corpus hold, and computes each expected answer at
 run time (SQL over SUPPLYCHAIN, the catalog's rows, the documents' manifest): nothing
 expected is typed in by hand. `run(eng, cases)` asks the chat service's answer path each
 question and grades it strictly:
@@ -47,7 +47,7 @@ ROUTE_LABELS = ("SCHEMA_KNOWLEDGE", "LIVE_DATA", "EQUIPMENT_RAG", "EQUIPMENT_AVA
                 "DOCUMENTS", "SMALL_TALK", "OUT_OF_SCOPE")
 ROUTE_COLUMNS = ROUTE_LABELS + ("UNSURE",)  # the router found no clear winner (the answer fell back)
 GROUNDED_MODES = ("rag", "hybrid")
-DOCS_PROFILE = "v2"  # the profile Part 7 promotes (README: workshop ingest --profile v2 --promote)
+DOCS_PROFILE = "v2"  # the profile Part 8 promotes (README: workshop ingest --profile v2 --promote)
 
 
 @dataclass
@@ -62,7 +62,7 @@ class Case:
     first_subject: str | None = None    # schema: the first SUPPLYCHAIN.* name in the answer
     first_item: str | None = None       # catalog: the first [item id] in the answer
     doc_id: str | None = None           # documents: the source the answer must lead with
-    needs_docs: bool = False            # answerable only once Part 7's index is promoted
+    needs_docs: bool = False            # answerable only once Part 8's index is promoted
     language: str = "en"
 
     @property
@@ -613,7 +613,7 @@ def write_json(path: Path, s: dict[str, Any], results: list[Result], settings: d
 
 def prepare_engine(eng: Engine, *, docs: bool) -> None:
     """What the evaluation needs in the engine: the seed, the schema facts, the catalog and,
-    with `docs`, Part 7's corpus ingested and promoted."""
+    with `docs`, Part 8's corpus ingested and promoted."""
     from workshop_lib.prepare import prepare
 
     prepare(eng, progress=False)
@@ -623,5 +623,5 @@ def prepare_engine(eng: Engine, *, docs: bool) -> None:
 
         report = pipeline.ingest(eng, corpus.MANIFEST, profile=DOCS_PROFILE, promote=True, progress=False)
         if report.promotion is None or not report.promotion.decision.promote:
-            raise RuntimeError("Part 7's index was not promoted: "
+            raise RuntimeError("Part 8's index was not promoted: "
                                + (report.promotion.decision.reason if report.promotion else "no promotion ran"))

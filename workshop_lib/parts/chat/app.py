@@ -348,7 +348,7 @@ def uvicorn_log_config() -> dict[str, Any]:
 
 
 def document_index_status(eng: Engine) -> dict[str, Any]:
-    """Where Part 7's document alias points and whether that table is complete."""
+    """Where Part 8's document alias points and whether that table is complete."""
     from workshop_lib.parts.ingest import index
 
     try:
@@ -358,4 +358,4 @@ def document_index_status(eng: Engine) -> dict[str, Any]:
     target = index.info(eng, state.target) if state.target else None
     return {"alias": state.alias, "target": state.target, "complete": state.target_complete if state.target else None,
             "chunks": target.chunks if target else None, "previous": state.previous,
-            "note": "" if state.target else "no document index promoted yet (Part 7, or `workshop ingest --promote`)"}
+            "note": "" if state.target else "no document index promoted yet (Part 8, or `workshop ingest --promote`)"}

@@ -8,7 +8,7 @@ the service falls back honestly (it never guesses a grounded answer). A score is
   floor is set per engine like Part 4's thresholds (`config.THRESHOLDS`, `router_*`);
 - plus entity and wording cues: a port, vessel, carrier or catalog item named; a table
   or column of the data dictionary named; a voyage number; aggregation words; a
-  language other than English (only Part 7's documents are written in one).
+  language other than English (only Part 8's documents are written in one).
 
 Hard rules come first: an attempt to read another user's data, to change the
 instructions or to run a write statement is refused outright (OUT_OF_SCOPE).

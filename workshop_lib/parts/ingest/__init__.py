@@ -1,4 +1,4 @@
-"""Part 7: the document lifecycle, one module per stage.
+"""Part 8: the document lifecycle, one module per stage.
 
 manifest (what gets in) -> documents (read and clean) -> sanitize (personal data) ->
 chunking (windows of a profile) -> embedding (batches under a rate limit) -> index

@@ -1,7 +1,7 @@
 """Cutting a document into chunks: windows of `size` units that share `overlap` units.
 
 A unit is a character or a token of the engine's embedding model. The window arithmetic
-(window_spans) is Part 7's first TODO; this module holds the reference the check compares
+(window_spans) is Part 8's first TODO; this module holds the reference the check compares
 with. Window edges then move inwards to the nearest word boundary, so no chunk starts or
 ends in the middle of a word (a chunk is never longer than `size` units).
 """
@@ -84,7 +84,7 @@ def chunk_text(text: str, profile: Profile, token_spans: Callable[[str], list[tu
                doc_id: str, source: str, tags: tuple[str, ...] = (), lang: str | None = None,
                spans: Callable[[int, int, int], list[tuple[int, int]]] = window_spans) -> list[Chunk]:
     """The chunks of one cleaned document under `profile`. `spans` is the window function
-    (the learner's, in Part 7's notebook)."""
+    (the learner's, in Part 8's notebook)."""
     offsets = None if profile.unit == "chars" else token_spans(text)  # None: unit i is text[i]
     n = len(text) if offsets is None else len(offsets)
     chunks: list[Chunk] = []

@@ -183,7 +183,7 @@ def set_alias(eng: Engine, table: str, *, previous: str | None, action: str, det
 
 def clear_alias(eng: Engine) -> None:
     """Remove the view and the alias row (tables, registry and log are kept): retrieval over
-    DOCS then says no index is active until the next promotion. Part 7's notebook calls this
+    DOCS then says no index is active until the next promotion. Part 8's notebook calls this
     so that re-running its promotion cells tells the same story."""
     sql = _sql(eng)
     ensure_schema(eng)
@@ -216,7 +216,7 @@ def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, 
     if table is None:
         if alias_target(eng) is None:
             raise NoActiveIndex("no document index is active yet: ingest a manifest and promote it "
-                                "(`workshop ingest MANIFEST --profile v1 --promote`, or Part 7's notebook)")
+                                "(`workshop ingest MANIFEST --profile v1 --promote`, or Part 8's notebook)")
         statement = sql.SEARCH.replace("{t}", sql.ALIAS)
     else:
         if table not in eng.object_names():

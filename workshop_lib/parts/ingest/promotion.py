@@ -2,7 +2,7 @@
 
 evaluate() runs each golden question against one table and counts a hit when the
 expected document is among the top k chunks (recall@k, the same definition as Part 3's
-evaluation). should_promote() is the gate (Part 7's second TODO; this is the reference).
+evaluation). should_promote() is the gate (Part 8's second TODO; this is the reference).
 promote() evaluates the candidate and the active table with the same questions and k,
 asks the gate, and moves the alias only when it says yes; rollback() moves it back.
 """

@@ -42,7 +42,7 @@ _FRAME_ATTRS = {"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "f_loc
                 "gi_code", "cr_code", "ag_code", "__closure__", "__globals__"}
 _REPORTED = {"sys._getframe", "exec", "compile", "code.__new__", "function.__new__", "sys.addaudithook"}
 _BLOCKED = {"sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents"}
-# A check may trace the learner's code (Part 7 counts its lines); learner code may not trace anything.
+# A check may trace the learner's code (Part 8 counts its lines); learner code may not trace anything.
 _TRACING = {"sys.settrace", "sys.setprofile", "sys._setprofileallthreads", "sys._settraceallthreads"}
 _MISSING = object()
 

@@ -1,0 +1,287 @@
+"""Hard-stop checks for Part 8's TODOs: the chunker's window arithmetic, and the promotion gate.
+
+Each check runs the learner's function on named cases first (so the message can name the
+mistake: no overlap, a tail window inside the previous one, a missing tail, no clamp, a
+strict >, an ignored active index...), then on random cases against the reference in
+workshop_lib.parts.ingest. A function that loops forever is stopped after a bounded number of lines.
+"""
+from __future__ import annotations
+
+import contextlib
+import random
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, passed
+from workshop_lib.parts.ingest.chunking import window_spans as reference_spans
+from workshop_lib.parts.ingest.promotion import Decision, GoldenReport
+from workshop_lib.parts.ingest.promotion import should_promote as reference_gate
+
+TODO1 = "TODO 1 (window_spans)"
+TODO2 = "TODO 2 (should_promote)"
+MAX_LINES = 2_000_000  # the reference needs about 40 lines for the largest case here
+
+
+@contextlib.contextmanager
+def _time_limit(todo: str, what: str, fix: str = "") -> Iterator[None]:
+    """Stop an endless loop after MAX_LINES lines of the learner's code (a line-counting trace:
+    a loop that appends forever is stopped before it fills the memory, which a timer is not)."""
+    count = 0
+
+    def local(frame, event, _arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+            if count > MAX_LINES:
+                raise CheckFailed(todo, f"{what} ran more than {MAX_LINES:,} lines without returning: an endless loop",
+                                  fix or "make sure start moves forward by size - overlap on every pass and that the "
+                                  "loop stops once a window reaches n_units.")
+        return local
+
+    def calls(frame, event, _arg):
+        return local if "workshop_lib" not in frame.f_code.co_filename else None
+
+    previous = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+
+
+# ------------------------------------------------------------------ TODO 1
+INVALID_FIX = ("check the arguments first: raise ValueError unless size >= 1 and 0 <= overlap < size (with overlap >= "
+               "size the window never moves forward, an endless loop; a negative overlap leaves gaps).")
+
+def _spans(fn: Callable, n: int, size: int, overlap: int) -> list[tuple[int, int]]:
+    what = f"window_spans({n}, {size}, {overlap})"
+    with _time_limit(TODO1, what):
+        got = call_learner(TODO1, what, fn, n, size, overlap)
+    try:
+        return [(int(a), int(b)) for a, b in got]
+    except (TypeError, ValueError):
+        raise CheckFailed(TODO1, f"{what} returned {describe_value(got)}; expected a list of (start, end) pairs",
+                          "append (start, end) tuples to a list and return the list.") from None
+
+
+def _diagnose(n: int, size: int, overlap: int, got: list[tuple[int, int]], want: list[tuple[int, int]]) -> str:
+    """What is wrong with `got`, in the learner's terms."""
+    step = size - overlap
+    call = f"window_spans({n}, {size}, {overlap})"
+    head = f"{call} returned {got}; expected {want}."
+    if n == 0 and got:
+        return f"{head} An empty document has no windows: return []."
+    if any(b > n for _, b in got):
+        return (f"{head} A window ends past n_units={n}: clamp the end with min(start + size, n_units), "
+                "so the last window (or a document shorter than size) is shorter, not padded.")
+    if len(got) == len(want) + 1 and got[:-1] == want:
+        (a, b), (pa, pb) = got[-1], got[-2]
+        return (f"{head} The extra window ({a}, {b}) lies wholly inside ({pa}, {pb}): its text would be embedded "
+                "twice. Stop once a window's end reaches n_units (break right after appending it).")
+    pairs = list(zip(got, want))
+    if len(got) == len(want) and any(gb != wb for (_, gb), (_, wb) in pairs) and all(
+            ga == wa and gb == wb - wa for (ga, gb), (wa, wb) in pairs):
+        return (f"{head} Your pairs hold (start, length); a window is (start, end), with end = min(start + size, "
+                "n_units), the position where it stops.")
+    if pairs and all(ga == wa and gb in (wb - 1, wb) for (ga, gb), (wa, wb) in pairs) and any(
+            gb == wb - 1 for (_, gb), (_, wb) in pairs):
+        (ga, gb), (wa, wb) = next(((g, w) for g, w in pairs if g[1] == w[1] - 1))
+        return (f"{head} Your window ({ga}, {gb}) ends one unit early: the windows are half-open, so (start, end) "
+                f"covers start .. end - 1, like text[start:end]. Use end = min(start + size, n_units) (here {wb}), "
+                "not an inclusive end with - 1.")
+    if len(got) == len(want) and got[:-1] == want[:-1] and got[-1][1] == want[-1][1] and got[-1][0] < want[-1][0]:
+        return (f"{head} Your last window ({got[-1][0]}, {got[-1][1]}) was moved back to be a full window; it starts "
+                f"at the previous start + size - overlap = {want[-1][0]} like every other, and is simply shorter "
+                "(clamp only its end).")
+    if got and got[-1][1] < n:
+        return (f"{head} The last window ends at {got[-1][1]} but the document has {n} units: the tail "
+                f"{got[-1][1]}..{n} would never be embedded. Keep going until a window ends at n_units.")
+    if got and got[0][0] != 0:
+        return f"{head} The first window must start at 0, or the beginning of the document is lost."
+    starts = [a for a, _ in got]
+    steps = {b - a for a, b in zip(starts, starts[1:])}
+    if len(steps) == 1 and steps != {step}:
+        (seen,) = steps
+        if seen == size and overlap:
+            return (f"{head} Your windows do not overlap: each starts {size} (size) after the previous one. "
+                    f"The step is size - overlap = {step}, so neighbours share {overlap} units.")
+        if seen == overlap:
+            return f"{head} Each window starts `overlap` units after the previous one; the step is size - overlap = {step}."
+        if seen == size + overlap and overlap:
+            return (f"{head} Windows start size + overlap = {seen} apart, which leaves gaps; the step is "
+                    f"size - overlap = {step}.")
+        if seen != step:
+            return f"{head} Each window starts {seen} units after the previous one; the step is size - overlap = {step}."
+    return head
+
+
+def check_window_spans(window_spans: Callable[[int, int, int], Any]) -> None:
+    forget(TODO1)
+    named = [(10, 4, 0, "no overlap: windows side by side"),
+             (10, 4, 2, "overlap 2: the step is 4 - 2 = 2"),
+             (12, 4, 2, "the last window ends exactly at n_units"),
+             (11, 4, 3, "overlap 3: the step is 1"),
+             (3, 5, 1, "a document shorter than one window"),
+             (5, 5, 2, "a document exactly one window long"),
+             (0, 4, 1, "an empty document"),
+             (1, 1, 0, "one unit, windows of one"),
+             (1500, 300, 50, "the v2 profile on a 1,500-character document")]
+    for n, size, overlap, _why in named:
+        got, want = _spans(window_spans, n, size, overlap), reference_spans(n, size, overlap)
+        if got != want:
+            raise CheckFailed(TODO1, _diagnose(n, size, overlap, got, want),
+                              "start = 0; loop: end = min(start + size, n_units); append (start, end); stop if "
+                              "end == n_units; start += size - overlap.")
+    for size, overlap, why in [(4, 4, "overlap equal to size"), (4, 6, "overlap larger than size"),
+                               (4, -1, "a negative overlap"), (0, 0, "size 0")]:
+        what = f"window_spans(10, {size}, {overlap}) ({why})"
+        try:
+            with _time_limit(TODO1, what, INVALID_FIX):
+                got = list(window_spans(10, size, overlap))  # list(): a generator raises when iterated
+        except ValueError:
+            continue
+        except NotImplementedError:
+            raise CheckFailed(TODO1, "not implemented yet", "replace `raise NotImplementedError()` with your code.") from None
+        except CheckFailed:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise CheckFailed(TODO1, f"{what} raised {type(exc).__name__}: {exc}; expected ValueError",
+                              "check the arguments first: raise ValueError unless size >= 1 and 0 <= overlap < size.") from None
+        raise CheckFailed(TODO1, f"{what} returned {describe_value(got)} instead of raising ValueError", INVALID_FIX)
+    rng = random.Random(7)
+    for _ in range(300):
+        size = rng.randint(1, 40)
+        overlap, n = rng.randint(0, size - 1), rng.randint(0, 200)
+        got, want = _spans(window_spans, n, size, overlap), reference_spans(n, size, overlap)
+        if got != want:
+            raise CheckFailed(TODO1, _diagnose(n, size, overlap, got, want) + " (a random case)",
+                              "compare your loop with the steps in the markdown above the TODO.")
+    passed(TODO1, f"{len(named)} named cases, 4 invalid arguments and 300 random cases agree with the reference",
+           fn=window_spans)
+
+
+# ------------------------------------------------------------------ TODO 2
+def report(table: str, hits: int, n: int, k: int = 1) -> GoldenReport:
+    return GoldenReport(table, k, n, hits)
+
+
+def gate_cases() -> list[tuple[str, GoldenReport, GoldenReport | None, float, str]]:
+    """(name, candidate, active, min_recall, why) for every rule of the gate."""
+    return [
+        ("the first promotion", report("DOCS_V1", 9, 10), None, 0.8,
+         "nothing is active yet (active is None) and recall 0.90 reaches the bar 0.80"),
+        ("recall exactly at the bar", report("DOCS_V1", 8, 10), None, 0.8,
+         "recall 0.80 equal to min_recall 0.80 reaches the bar (>=)"),
+        ("below the bar, nothing active", report("DOCS_V1", 7, 10), None, 0.8, "recall 0.70 < min_recall 0.80"),
+        ("below the bar but better than the active", report("DOCS_V3", 7, 10), report("DOCS_V1", 6, 10), 0.8,
+         "the bar applies whatever the active index scores: 0.70 < 0.80"),
+        ("above the bar but worse than the active", report("DOCS_V3", 17, 20), report("DOCS_V2", 9, 10), 0.8,
+         "0.85 reaches the bar but is worse than the active DOCS_V2's 0.90: never swap in a worse index"),
+        ("as good as the active", report("DOCS_V2", 9, 10), report("DOCS_V1", 18, 20), 0.8,
+         "0.90 equals the active's 0.90: not worse, so it may be promoted"),
+        ("better than the active", report("DOCS_V2", 19, 20), report("DOCS_V1", 9, 10), 0.8,
+         "0.95 reaches the bar and beats the active's 0.90"),
+        ("no golden queries ran", report("DOCS_V2", 0, 0), None, 0.0,
+         "a candidate evaluated on zero questions has no measured recall, even when the bar is 0"),
+        ("a bar of 1.0", report("DOCS_V2", 10, 10), report("DOCS_V1", 10, 10), 1.0, "1.00 reaches 1.00 and ties the active"),
+        ("just below the bar", report("DOCS_V2", 199, 250), None, 0.8,
+         "recall 199/250 = 0.796 is below 0.80, even though it shows as 0.80 when rounded"),
+        ("just worse than the active", report("DOCS_V3", 224, 250), report("DOCS_V2", 9, 10), 0.8,
+         "recall 224/250 = 0.896 is worse than the active's 0.900, even though both show as 0.90 when rounded"),
+        ("no hits, questions ran, bar 0", report("DOCS_V1", 0, 10), None, 0.0,
+         "10 questions ran, so recall 0.00 is measured, and it reaches a bar of 0.0"),
+    ]
+
+
+def _hint(name: str, want: bool) -> str:
+    return {
+        "the first promotion": "active is None when nothing has been promoted yet: only compare with it when it is not None.",
+        "recall exactly at the bar": "use candidate.recall >= min_recall (equal reaches the bar).",
+        "below the bar, nothing active": "refuse when candidate.recall < min_recall.",
+        "below the bar but better than the active": "check the bar first, whatever the active index scores.",
+        "above the bar but worse than the active": "refuse when active is not None and candidate.recall < active.recall.",
+        "as good as the active": "only a worse candidate is refused: use <, not <=, when comparing with active.recall.",
+        "better than the active": "promote when the bar is reached and the candidate is not worse than the active.",
+        "no golden queries ran": "refuse first when candidate.n == 0.",
+        "a bar of 1.0": "compare with >= for the bar and < for the active.",
+        "just below the bar": "compare the exact candidate.recall, never a rounded one: round only when you write the "
+                              "reason.",
+        "just worse than the active": "compare the exact recalls, never rounded ones: round only when you write the "
+                                      "reason.",
+        "no hits, questions ran, bar 0": "refuse for missing questions only when candidate.n == 0 (no questions ran); "
+                                         "candidate.hits == 0 on 10 questions is a measured recall of 0.0.",
+    }[name]
+
+
+def _shown(value: float) -> set[str]:
+    """The ways a reason may write a recall or a bar."""
+    return {f"{value:.2f}", f"{value:.1f}", f"{value:.3f}", f"{value:g}", str(value), f"{value:.0%}", f"{value:.1%}",
+            f"{value * 100:.0f}%", f"{value * 100:.1f}%", f"{value * 100:.0f} %"}
+
+
+def _numbers_missing(candidate: GoldenReport, active: GoldenReport | None, bar: float, reason: str) -> list[str]:
+    """Which numbers a reason leaves out: the candidate's recall always, the bar when it decided,
+    the active's recall when it decided."""
+    if candidate.n == 0:
+        return []
+    wanted: list[tuple[str, float, str | None]] = [
+        ("the candidate's recall", candidate.recall, f"{candidate.hits}/{candidate.n}")]
+    if candidate.recall < bar:
+        wanted.append(("the bar", bar, None))
+    elif active is not None and candidate.recall < active.recall:
+        wanted.append((f"{active.table}'s recall", active.recall, f"{active.hits}/{active.n}"))
+    return [f"{label} {value:.2f}" for label, value, hits in wanted
+            if not any(form in reason for form in _shown(value)) and not (hits and hits in reason)]
+
+
+def check_should_promote(should_promote: Callable[[GoldenReport, GoldenReport | None, float], Any]) -> None:
+    forget(TODO2)
+    for name, candidate, active, bar, why in gate_cases():
+        what = f"should_promote(candidate={_short(candidate)}, active={_short(active)}, min_recall={bar})"
+        try:
+            got = call_learner(TODO2, what, should_promote, candidate, active, bar)
+        except CheckFailed as failed:
+            if candidate.n == 0 and "ZeroDivisionError" in failed.problem:
+                raise CheckFailed(TODO2, f"case '{name}': {what} divided by zero: with no golden queries there is "
+                                  "no recall to compute", "refuse first when candidate.n == 0; candidate.recall is "
+                                  "already hits / n (0.0 when n is 0), so there is nothing to divide.") from None
+            raise
+        if not isinstance(got, Decision):
+            raise CheckFailed(TODO2, f"{what} returned {describe_value(got)}; expected a Decision",
+                              "return Decision(promote=True or False, reason=\"...\"): promote() reads both fields.")
+        if not isinstance(got.promote, bool):
+            raise CheckFailed(TODO2, f"case '{name}': Decision.promote is {describe_value(got.promote)}; it must be True "
+                              "or False", "set promote to the result of your comparison, e.g. promote=False.")
+        if not isinstance(got.reason, str) or not got.reason.strip():
+            raise CheckFailed(TODO2, f"case '{name}': the Decision has no reason",
+                              "say why in words, with the numbers: the log and `workshop alias status` show it.")
+        want = reference_gate(candidate, active, bar).promote
+        if got.promote != want:
+            verb = "promote" if want else "refuse"
+            raise CheckFailed(TODO2, f"case '{name}': {what} returned promote={got.promote}; expected {want} ({verb}): "
+                              f"{why}", _hint(name, want))
+        missing = _numbers_missing(candidate, active, bar, got.reason)
+        if missing:
+            raise CheckFailed(TODO2, f"case '{name}': the reason {got.reason[:90]!r} does not give the numbers "
+                              f"({', '.join(missing)})", "put the numbers that decided into the reason, e.g. "
+                              "f\"{candidate.table}: recall {candidate.recall:.2f} is below the bar {min_recall:.2f}\": "
+                              "the log and `workshop alias status` show it, and a reason without numbers cannot be "
+                              "checked.")
+    passed(TODO2, f"{len(gate_cases())} cases: first promotion, the bar, the active index, ties, no queries, recalls "
+                  "that round alike, and reasons with their numbers", fn=should_promote)
+
+
+def _short(r: GoldenReport | None) -> str:
+    return "None" if r is None else f"{r.table} recall {r.hits}/{r.n}={r.recall:.2f}"
+
+
+def spans_to_use(window_spans: Callable) -> Callable:
+    """The chunker the cells below run: the learner's once its check passed, the reference
+    otherwise (a chunker that never advances would hang the ingest, and the kernel with it)."""
+    return checked_or_reference(TODO1, window_spans, reference_spans, "chunking.window_spans")
+
+
+def gate_to_use(should_promote: Callable) -> Callable:
+    """The promotion gate the cells below run: the learner's once its check passed, the reference otherwise."""
+    return checked_or_reference(TODO2, should_promote, reference_gate, "promotion.should_promote")
