@@ -12,6 +12,7 @@ handler now answers only when a location is asked.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -190,6 +191,59 @@ def test_the_attribute_asked_is_the_attribute_answered(eng):
     assert b.mode == "rag" and f"{float(speed):.2f}" in b.answer
     c = answer_question(eng, "Is there a reefer PTI service?")
     assert "[EQ-20RF]" not in c.answer.split("closest")[0] or c.mode == "fallback"
+
+
+@pytest.mark.parametrize("port", ["NLRTM", "CNSHA", "USLAX"])
+def test_the_port_nearest_a_port_is_another_port_not_its_own_coordinates(eng, port):
+    rows = {code: (name, float(lat), float(lon)) for code, name, lat, lon in
+            eng.query(f"SELECT UNLOCODE, PORT_NAME, LATITUDE, LONGITUDE FROM {OWNER}.PORTS")}
+    name, lat, lon = rows[port]
+    nearest = [code for _, code, _ in eng.nearest_ports(lon, lat) if code != port][0]
+    a = answer_question(eng, f"Which port is closest to {name}?")
+    assert a.mode == "rag" and rows[nearest][0] in a.answer and "° N" not in a.answer, a.answer
+
+
+def test_a_distance_between_two_ports_is_computed_from_their_rows_or_declined(eng):
+    import math
+
+    rows = {code: (float(lat), float(lon)) for code, lat, lon in
+            eng.query(f"SELECT UNLOCODE, LATITUDE, LONGITUDE FROM {OWNER}.PORTS")}
+    (la1, lo1), (la2, lo2) = rows["NLRTM"], rows["DEHAM"]
+    h = math.sin(math.radians(la2 - la1) / 2) ** 2 + math.cos(math.radians(la1)) * math.cos(
+        math.radians(la2)) * math.sin(math.radians(lo2 - lo1) / 2) ** 2
+    km = 2 * 6371.0 * math.asin(math.sqrt(h))
+    a = answer_question(eng, "How far is Hamburg from Rotterdam?")
+    assert a.mode == "rag" and f"{km:,.0f} km" in a.answer, (km, a.answer)
+    one = answer_question(eng, "How far is it to Rotterdam?")  # one port: no distance to give
+    assert one.mode == "fallback", one.answer
+
+
+def test_voyages_between_two_ports_filter_on_both_or_decline(eng):
+    pairs = eng.query(f"SELECT o.PORT_NAME, d.PORT_NAME, COUNT(*) FROM {OWNER}.VOYAGES v "
+                      f"JOIN {OWNER}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+                      f"JOIN {OWNER}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID "
+                      "GROUP BY o.PORT_NAME, d.PORT_NAME ORDER BY COUNT(*) DESC, o.PORT_NAME, d.PORT_NAME")
+    origin, destination, n = pairs[0]
+    ids = {str(r[0]) for r in eng.query(
+        f"SELECT v.VOYAGE_ID FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+        f"JOIN {OWNER}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID WHERE o.PORT_NAME = '{origin}' "
+        f"AND d.PORT_NAME = '{destination}'")}
+    for q in (f"Which voyages go from {origin} to {destination}?", f"Which voyages sail to {destination} from {origin}?"):
+        a = answer_question(eng, q)
+        listed = set(re.findall(r"\b(\d{4})\b", a.answer))
+        assert a.mode == "rag" and listed == ids, (q, a.answer, ids)
+    # a pair with no voyage: never the other voyages of one of the two ports under a grounded badge
+    served = {(o, d) for o, d, _ in pairs}
+    ports = sorted({p for pair in served for p in pair})
+    o, d = next((o, d) for o in ports for d in ports if o != d and (o, d) not in served)
+    none = answer_question(eng, f"Which voyages go from {o} to {d}?")
+    assert none.mode == "fallback" or "no row" in none.answer, none.answer
+
+
+def test_what_is_the_smallest_ship_names_the_ship(eng):
+    name, teu = eng.query(f"SELECT VESSEL_NAME, CAPACITY_TEU FROM {OWNER}.VESSELS ORDER BY CAPACITY_TEU")[0]
+    a = answer_question(eng, "What is the smallest ship by TEU?")
+    assert a.mode == "rag" and name in a.answer, a.answer
 
 
 # ---------------------------------------------------------------- class 3: documents versus memories

@@ -458,6 +458,45 @@ def port_rows(eng: Engine) -> dict[str, dict]:
             for code, name, cc, region, lat, lon in eng.query(sql.PORTS)}
 
 
+# "Which port is closest to Rotterdam?", "How far is Hamburg from Rotterdam?": a port's own
+# coordinates do not answer these, so they get their own answer (or a decline).
+_NEAR_RE = re.compile(r"\b(?:nearest|closest|near(?:by)?|close to|next to|neighbou?ring)\b", re.I)
+_DISTANCE_RE = re.compile(r"\b(?:how far|distance|kilomet\w*|km|miles?)\b", re.I)
+EARTH_RADIUS_KM = 6371.0
+
+
+def asks_proximity(question: str) -> bool:
+    return bool(_NEAR_RE.search(question) or _DISTANCE_RE.search(question))
+
+
+def _great_circle_km(a: dict, b: dict) -> float:
+    """Haversine distance between two port rows (the same formula the embedded engine's SQL uses)."""
+    lat1, lon1, lat2, lon2 = map(np.radians, (a["latitude"], a["longitude"], b["latitude"], b["longitude"]))
+    h = np.sin((lat2 - lat1) / 2) ** 2 + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
+    return float(2 * EARTH_RADIUS_KM * np.arcsin(np.sqrt(h)))
+
+
+def port_proximity_answer(eng: Engine, question: str, codes: Sequence[str]) -> str | None:
+    """The distance between two named ports, or the ports nearest one named port (the engine's
+    nearest-neighbour query: SDO_NN on Oracle); None when the question names too few ports."""
+    rows = port_rows(eng)
+    named = [rows[c] for c in codes if c in rows]
+    if _DISTANCE_RE.search(question) and len(named) >= 2:
+        a, b = named[0], named[1]
+        return (f"{a['name']} ({a['unlocode']}) to {b['name']} ({b['unlocode']}): about "
+                f"{_great_circle_km(a, b):,.0f} km as the crow flies (great-circle distance from their "
+                "coordinates in SUPPLYCHAIN.PORTS; a sea route is longer).")
+    if len(named) == 1 and _NEAR_RE.search(question):
+        port = named[0]
+        others = [(name, code, km) for name, code, km in eng.nearest_ports(port["longitude"], port["latitude"])
+                  if code != port["unlocode"]]
+        if not others:
+            return None
+        lines = [f"- {name} ({code}): {float(km):,.0f} km" for name, code, km in others]
+        return "\n".join([f"The SUPPLYCHAIN ports nearest {port['name']} ({port['unlocode']}), great-circle:"] + lines)
+    return None
+
+
 def _coord(lat: float, lon: float) -> str:
     return f"{abs(lat):.2f}\u00b0 {'N' if lat >= 0 else 'S'}, {abs(lon):.2f}\u00b0 {'E' if lon >= 0 else 'W'}"
 
@@ -738,6 +777,12 @@ def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA,
             status = outcome.status
         answer = GroundedAnswer(question, r.intent, r.method, text, True, ids, status, emb_hit, False, model,
                                 persona, r.ports)
+    elif r.intent == "PORT_LOCATION" and asks_proximity(question):
+        near = port_proximity_answer(eng, question, r.ports)
+        answer = GroundedAnswer(question, r.intent, r.method, near or (
+            "Name one port for the ports nearest it, or two for the distance between them."), near is not None,
+            [], "distances computed from SUPPLYCHAIN.PORTS" if near else "too few ports named for a distance",
+            None, False, model, persona, r.ports)
     elif r.intent == "PORT_LOCATION":
         answer = GroundedAnswer(question, r.intent, r.method, port_location_answer(eng, question, r.ports), True,
                                 [], "ports read from SUPPLYCHAIN.PORTS", None, False, model, persona, r.ports)

@@ -239,13 +239,38 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
             joins += SQL["join"].format(table="VOYAGES", alias="fy", col="VOYAGE_ID", other="t", other_col="VOYAGE_ID")
             where.append(f"fy.IMO_NUMBER = {ident}")
         said.append(f"of {name}")
-    if ents.ports and table == "VOYAGES":
+    if len(ents.ports) == 2 and table == "VOYAGES":
+        # "from Shanghai to Rotterdam": each port's role from the word before it, or no plan at all
+        roles = [_port_role(text, name) for name, _ in ents.ports]
+        if sorted(r or "" for r in roles) != ["DESTINATION", "ORIGIN"]:
+            raise CannotPlan("two ports named without a clear from / to")
+        for (name, ident), role in zip(ents.ports, roles, strict=True):
+            where.append(f"t.{role}_PORT_ID = {ident}")
+            said.append(f"{'from' if role == 'ORIGIN' else 'to'} {name}")
+    elif ents.ports and table == "VOYAGES":
         name, ident = ents.ports[0]
         to = _has(r"to|arriv\w*|destination|bound for|into|ends?|ending|finish\w*", text) and \
             not _has(r"from|depart\w*|leav\w*|origin|starts?|starting", text)
         where.append(f"t.{'DESTINATION' if to else 'ORIGIN'}_PORT_ID = {ident}")
         said.append(f"{'to' if to else 'from'} {name}")
     return joins, SQL["where"].format(conditions=" AND ".join(where)) if where else "", said
+
+
+class CannotPlan(Exception):
+    """The question names more than one plan can apply: no SELECT rather than one that ignores a name."""
+
+
+def _port_role(text: str, name: str) -> str | None:
+    """ORIGIN or DESTINATION from the words just before the port's name ("from X", "to X")."""
+    at = text.lower().find(name.lower())
+    if at < 0:
+        return None
+    before = " ".join(text[:at].lower().split()[-3:])
+    if re.search(r"\b(?:from|departing|leaving|out of)\s*(?:the port of\s*)?$", before):
+        return "ORIGIN"
+    if re.search(r"\b(?:to|for|into|arriving (?:at|in)|bound for)\s*(?:the port of\s*)?$", before):
+        return "DESTINATION"
+    return None
 
 
 # "the number of vessels" counts; "the IMO number of a vessel" is a column
@@ -310,6 +335,17 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
     ents = ents or Entities()
     if unresolved_names(text, ents):
         return None
+    # A filter applies one vessel or carrier (two ports only as a voyage's from / to): a question
+    # naming more gets no plan, never one that silently drops a name.
+    if len(ents.vessels) > 1 or len(ents.carriers) > 1 or len(ents.ports) > 2:
+        return None
+    try:
+        return _plan(text, dictionary, ents)
+    except CannotPlan:
+        return None
+
+
+def _plan(text: str, dictionary: dict, ents: Entities) -> Plan | None:
     cols = _columns(dictionary)
     comments = {(t, c): comment for t, cs in cols.items() for c, comment in cs}
     voyage_m = re.search(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?(\d{3,6})\b", text, re.I)
@@ -409,7 +445,10 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
     top = re.search(r"\b(?:top|the)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:largest|biggest|longest|newest|oldest|heaviest|"
                     r"highest|smallest|shortest|fastest|ships|vessels)", text, re.I)
     agg = next((fn for fn, words in AGGREGATES if _has(words, text)), None)
-    which_one = re.match(r"\s*(?:which|what)\s+(?:vessel|ship|carrier|port|container)\b", text, re.I)
+    # "which vessel ...", and "what is the smallest ship ..." / "name the largest carrier": a row, not a value
+    which_one = re.match(r"\s*(?:which|what)\s+(?:vessel|ship|carrier|port|container)\b", text, re.I) or re.match(
+        r"\s*(?:(?:which|what)(?:'s|\s+is|\s+was|\s+are)|name)\s+the\s+\w+\s+(?:vessel|ship|carrier|port|container)s?\b",
+        text, re.I)
     if (top or which_one) and measured and (agg in ("MAX", "MIN") or _has(r"highest|largest|lowest|most", text)) \
             and not unexplained_words(text, ents) and not counting:
         n = min(int(top.group(1) or top.group(2)), MAX_TOP) if top else 1

@@ -170,10 +170,12 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
     if g.intent == "PORT_LOCATION" and not g.ports and not _asks_port_list(question):
         found = False  # no port named and no list of ports asked for: the port list would not answer it
-    if g.intent == "PORT_LOCATION" and g.ports and not _asks_location(question):
+    if g.intent == "PORT_LOCATION" and g.ports and not _asks_location(question) and not grounded.asks_proximity(question):
         found = False  # a port named, but not its location asked for: its coordinates would not answer it
     mode = "rag" if found else "fallback"
-    text = g.text if found or g.intent != "PORT_LOCATION" else ("I could not tell which port you mean. " + ASK_BACK)
+    declined = g.intent == "PORT_LOCATION" and not g.grounded  # e.g. a distance with one port named
+    text = g.text if found or g.intent != "PORT_LOCATION" or declined else (
+        "I could not tell which port you mean. " + ASK_BACK)
     rows = [{"item_id": i, "used": found} for i in g.item_ids]
     explain = _explain(decision, mode=mode, handler="grounded (Part 5)", route_method=g.route_method,
                        reason=g.selection_status, rows=g.item_ids, ports=g.ports,
