@@ -2,8 +2,9 @@
 
 The boundary is enforced by each engine with the database's own mechanism
 (Engine.read_only_query): on SQLite an authorizer that allows only reads of the SUPPLYCHAIN
-database plus `PRAGMA query_only`, on Oracle a read-only transaction around the query
-wrapped as a subquery (so that nothing but a query can even parse). This module holds the
+database plus `PRAGMA query_only`, in a worker process killed at the deadline; on Oracle a
+user that may only SELECT from SUPPLYCHAIN, on its own connection, and a read-only
+transaction around the query wrapped as a subquery (so that nothing but a query can even parse). This module holds the
 checks both share, the byte caps both apply to what comes back (`capped_result`: a value
 over MAX_VALUE_BYTES is cut with a note, rows stop once the result passes MAX_RESULT_BYTES)
 and the error a refused statement raises.
