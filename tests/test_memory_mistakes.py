@@ -245,7 +245,9 @@ def _namespace() -> dict:
     from workshop_lib.parts.memory import summary
     from workshop_lib.parts.memory.consolidate import Neighbour
 
-    return {"memory_checks": checks, "Decision": Decision, "Neighbour": Neighbour, "refines": refines,
+    import workshop_lib.checks
+
+    return {"checks": workshop_lib.checks, "Decision": Decision, "Neighbour": Neighbour, "refines": refines,
             "same_topic": same_topic, "normalise": normalise, "summary": summary}
 
 

@@ -305,8 +305,10 @@ def test_nearest_ports_on_both_engines(seeded_engine):
 
 
 class _FakeCursor:
-    def __init__(self, counts, fail_on=None):
-        self.counts, self.fail_on, self.sent = list(counts), fail_on, []
+    """Answers the two reads of _port_spatial_index: the metadata's tolerances, whether the index exists."""
+
+    def __init__(self, tolerances, has_index, fail_on=None):
+        self.tolerances, self.has_index, self.fail_on, self.sent = list(tolerances), has_index, fail_on, []
         from types import SimpleNamespace
         self.connection = SimpleNamespace(commit=lambda: self.sent.append("COMMIT"))
 
@@ -316,21 +318,30 @@ class _FakeCursor:
             raise oracledb.DatabaseError("ORA-13249: internal error in Spatial index")
         self.sent.append(sql)
 
+    def fetchall(self):
+        return [(t,) for t in self.tolerances]
+
     def fetchone(self):
-        return (self.counts.pop(0),)
+        return (int(self.has_index),)
 
 
 def test_oracle_seed_creates_metadata_and_spatial_index_once(capsys):
     from workshop_lib.engines.oracle import sql as osql
     from workshop_lib.engines.oracle.engine import OracleEngine
 
-    fresh = _FakeCursor([0, 0])
+    fresh = _FakeCursor([], False)
     OracleEngine._port_spatial_index(fresh)
     assert osql.SC_PORT_GEOM_METADATA in fresh.sent and osql.SC_PORT_SPATIAL_INDEX in fresh.sent
     assert fresh.sent.index(osql.SC_PORT_GEOM_METADATA) < fresh.sent.index(osql.SC_PORT_SPATIAL_INDEX)
-    again = _FakeCursor([1, 1])
+    again = _FakeCursor([osql.PORT_GEOM_TOLERANCE], True)
     OracleEngine._port_spatial_index(again)
     assert osql.SC_PORT_GEOM_METADATA not in again.sent and osql.SC_PORT_SPATIAL_INDEX not in again.sent
-    broken = _FakeCursor([1, 0], fail_on="SPATIAL_INDEX_V2")
+    # seeded before the tolerance became 0.05: the index is rebuilt on new metadata
+    old = _FakeCursor([0.005], True)
+    OracleEngine._port_spatial_index(old)
+    order = [osql.SC_PORT_SPATIAL_INDEX_DROP, osql.SC_PORT_GEOM_METADATA_DELETE, osql.SC_PORT_GEOM_METADATA,
+             osql.SC_PORT_SPATIAL_INDEX]
+    assert [s for s in old.sent if s in order] == order
+    broken = _FakeCursor([osql.PORT_GEOM_TOLERANCE], False, fail_on="SPATIAL_INDEX_V2")
     OracleEngine._port_spatial_index(broken)  # a database without Spatial: a note, not a failed seed
     assert "ORA-13226" in capsys.readouterr().out
