@@ -242,10 +242,9 @@ def _cells() -> dict[str, str]:
 
 
 def _namespace() -> dict:
+    import workshop_lib.checks
     from workshop_lib.parts.memory import summary
     from workshop_lib.parts.memory.consolidate import Neighbour
-
-    import workshop_lib.checks
 
     return {"checks": workshop_lib.checks, "Decision": Decision, "Neighbour": Neighbour, "refines": refines,
             "same_topic": same_topic, "normalise": normalise, "summary": summary}
