@@ -1,9 +1,14 @@
-"""Store statements written identically for SQLite and Oracle, defined once.
+"""Store statements written identically for SQLite and Oracle, defined once, and the helper
+that fills a block's `{p}` table-name prefix.
 
 Both engines' statement modules import them, so each module still holds the whole set
 its engine runs (workshop_lib/engines/statement_sets.py lists the names). `{p}` is the
 table-name prefix. Bind names avoid Oracle's reserved words.
 """
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
 
 META_SELECT = "SELECT k, v FROM {p}STORE_META"
 META_INSERT = "INSERT INTO {p}STORE_META (k, v) VALUES (:k, :v)"
@@ -18,3 +23,16 @@ THREAD_CHUNKS_DELETE = "DELETE FROM {p}RECORD_CHUNKS WHERE record_seq IN (SELECT
 THREAD_RECORDS_DELETE = "DELETE FROM {p}RECORDS WHERE thread_id = :tid"
 THREADS_OF_USER = "SELECT thread_id FROM {p}THREADS WHERE user_id = :actor"
 THREADS_OF_AGENT = "SELECT thread_id FROM {p}THREADS WHERE agent_id = :actor"
+
+
+def with_prefix(block: SimpleNamespace, prefix: str) -> SimpleNamespace:
+    """A statement block with `{p}` replaced by the store's table-name prefix, in nested values too."""
+    def fill(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace("{p}", prefix)
+        if isinstance(value, dict):
+            return {k: fill(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [fill(v) for v in value]
+        return value
+    return SimpleNamespace(**{name: fill(value) for name, value in vars(block).items()})

@@ -30,6 +30,7 @@ from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this mod
     THREAD_RECORDS_DELETE,
     THREADS_OF_AGENT,
     THREADS_OF_USER,
+    with_prefix,
 )
 from workshop_lib.engines.statement_sets import STATEMENT_NAMES, StoreStatements
 
@@ -811,12 +812,4 @@ VALUES (:act, :subj, :actor, :detail)""",
 
 def memory_statements(prefix: str) -> SimpleNamespace:
     """The MEMORY block with the store's table-name prefix filled in."""
-    def fill(value):
-        if isinstance(value, str):
-            return value.replace("{p}", prefix)
-        if isinstance(value, dict):
-            return {k: fill(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [fill(v) for v in value]
-        return value
-    return SimpleNamespace(**{name: fill(value) for name, value in vars(MEMORY).items()})
+    return with_prefix(MEMORY, prefix)
