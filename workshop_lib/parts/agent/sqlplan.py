@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workshop_lib.engines.embedded.sql import PLAN_SQL as SQL  # portable: both engines run them
+from workshop_lib.errors import WorkshopError
 
 # Words for the tables (plural and singular), most specific first.
 TABLE_WORDS = [
@@ -256,8 +257,9 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
     return joins, SQL["where"].format(conditions=" AND ".join(where)) if where else "", said
 
 
-class CannotPlan(Exception):
-    """The question names more than one plan can apply: no SELECT rather than one that ignores a name."""
+class CannotPlan(WorkshopError):
+    """The question names more than one plan can apply: no SELECT rather than one that ignores a name
+    (caught inside plan(), which then returns None)."""
 
 
 def _port_role(text: str, name: str) -> str | None:
