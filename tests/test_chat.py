@@ -164,6 +164,10 @@ def test_streaming_sends_progress_then_exactly_one_answer(client, eng):
     assert names[:-1] and set(names[:-1]) == {"progress"}
     final = json.loads(events[-1][1].removeprefix("data: "))
     assert set(final) == FIELDS and final["mode"] == "rag"
+    # the routed event names the route the answer took (the router's, not a guess made before it ran)
+    routed = [json.loads(lines[1].removeprefix("data: ")) for lines in events[:-1]
+              if json.loads(lines[1].removeprefix("data: "))["stage"] == "routed"]
+    assert [r["intent"] for r in routed] == [final["decision_explain"]["intent"]]
     assert telemetry.count(eng) == before + 1
 
 

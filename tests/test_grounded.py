@@ -110,6 +110,20 @@ def test_seed_is_idempotent_and_leaves_supplychain_alone(tmp_path):
         engine.close()
 
 
+def test_asking_before_the_catalog_is_seeded_names_the_fix(tmp_path):
+    """Not a driver's "no such table": the error says what is missing and the command that loads it."""
+    engine = connect("embedded", path=tmp_path)
+    try:
+        supplychain.seed(engine, progress=False)
+        with pytest.raises(grounded.CatalogNotLoaded, match=r"catalog\.seed\(eng\)") as err:
+            grounded.ask(engine, "How much is a 20ft reefer per day?")
+        assert err.value.fix
+        catalog.seed(engine, progress=False)
+        assert grounded.ask(engine, "How much is a 20ft reefer per day?").text
+    finally:
+        engine.close()
+
+
 def test_seed_reembeds_only_changed_items(tmp_path, monkeypatch):
     engine = connect("embedded", path=tmp_path)
     try:

@@ -29,6 +29,7 @@ import numpy as np
 
 from workshop_lib.core.arguments import check_k, check_query
 from workshop_lib.data import catalog
+from workshop_lib.errors import WorkshopError
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -729,6 +730,28 @@ def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA,
     check_query(question, "question", hint=QUESTION_HINT)
     if persona not in PERSONAS:
         raise ValueError(f"unknown persona {persona!r}; choose one of {sorted(PERSONAS)}")
+    try:
+        return _ask(eng, question, llm=llm, persona=persona, use_cache=use_cache, k=k,
+                    min_similarity=min_similarity, route_to=route_to)
+    except Exception as exc:
+        # Checked only on failure (no extra query per question): a driver's "no such table" says
+        # nothing a learner can act on.
+        if not {"CATALOG_ITEMS", "RESPONSE_CACHE"} <= eng.object_names():
+            raise CatalogNotLoaded() from exc
+        raise
+
+
+class CatalogNotLoaded(WorkshopError, RuntimeError):
+    """Part 5's product catalog (and its caches) are not in this database yet."""
+
+    fix = "run `catalog.seed(eng)` once (Part 5's first cells and `workshop serve` do it)"
+
+    def __init__(self) -> None:
+        super().__init__(f"the product catalog is not loaded in this database; {self.fix}")
+
+
+def _ask(eng: Engine, question: str, *, llm, persona: str, use_cache: bool, k: int,
+         min_similarity: float | None, route_to: Route | None) -> GroundedAnswer:
     sql = catalog.statements(eng)
     model = getattr(llm, "model", None) or "none"
     threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)

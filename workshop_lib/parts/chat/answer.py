@@ -54,11 +54,6 @@ class ChatAnswer:
         return data
 
 
-def route_of(question: str) -> grounded.Route:
-    """Part 5's rules alone (no engine needed), for the progress event sent before answering."""
-    return grounded.classify_rules(question)
-
-
 KNOWLEDGE_LABELS = (router.SCHEMA, router.DOCS)
 
 

@@ -44,7 +44,7 @@ from starlette.routing import Route
 from workshop_lib import config
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
-from workshop_lib.parts.chat.answer import agent_answer, answer_question, route_of
+from workshop_lib.parts.chat.answer import agent_answer, answer_question
 from workshop_lib.parts.memory.writer import observe_user_turn
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -243,8 +243,6 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
     async def _stream(req: dict[str, Any]):
         # Progress first, then exactly ONE final event: the grounded answer (never a draft to overwrite).
         yield _sse("progress", {"stage": "received"})
-        intent = "AGENT" if req.get("agent") else route_of(req["question"]).intent
-        yield _sse("progress", {"stage": "routed", "intent": intent})
         yield _sse("progress", {"stage": "answering"})
         try:
             payload, _ = await anyio.to_thread.run_sync(answer, req)
@@ -254,6 +252,10 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
         except Exception as exc:  # noqa: BLE001
             yield _sse("error", json.loads(bytes(failure(exc).body)))
             return
+        # The route the router actually took (decided while answering, so it is sent now, not guessed before).
+        explain = payload.get("decision_explain") or {}
+        yield _sse("progress", {"stage": "routed", "intent": explain.get("intent") or
+                                ("AGENT" if req.get("agent") else None), "handler": explain.get("handler")})
         yield _sse("answer", payload)
 
     async def thread(request: Request) -> Response:
