@@ -25,6 +25,22 @@ THREADS_OF_USER = "SELECT thread_id FROM {p}THREADS WHERE user_id = :actor"
 THREADS_OF_AGENT = "SELECT thread_id FROM {p}THREADS WHERE agent_id = :actor"
 
 
+# Memory over time: the statements of the MEMORY block that both dialects write the same way
+# (each engine's MEMORY block includes them).
+MEMORY_PORTABLE = {
+    "STATUS_DELETE": "DELETE FROM {p}MEMORY_STATUS WHERE record_seq = :seq",
+    "THREAD_STATUS_DELETE": """DELETE FROM {p}MEMORY_STATUS
+ WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)""",
+    "AUDIT_INSERT": """INSERT INTO {p}MEMORY_AUDIT (action, subject_hash, actor, detail)
+VALUES (:act, :subj, :actor, :detail)""",
+    # What is left of a user after erasure: rows, threads, chunks without a record.
+    "TRACE_RECORDS": "SELECT COUNT(*) FROM {p}RECORDS WHERE user_id = :u",
+    "TRACE_THREADS": "SELECT COUNT(*) FROM {p}THREADS WHERE user_id = :u",
+    "TRACE_ORPHAN_CHUNKS": """SELECT COUNT(*) FROM {p}RECORD_CHUNKS c
+ WHERE NOT EXISTS (SELECT 1 FROM {p}RECORDS m WHERE m.seq = c.record_seq)""",
+    "CHAT_ERASE": "DELETE FROM CHAT_INTERACTIONS WHERE user_id = :u",
+}
+
 def with_prefix(block: SimpleNamespace, prefix: str) -> SimpleNamespace:
     """A statement block with `{p}` replaced by the store's table-name prefix, in nested values too."""
     def fill(value: Any) -> Any:

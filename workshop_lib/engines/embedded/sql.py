@@ -12,6 +12,7 @@ from types import SimpleNamespace
 # Statements written the same way for both engines are defined once (portable_sql.py).
 from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this module's statement set
     CHUNK_DELETE,
+    MEMORY_PORTABLE,
     META_INSERT,
     META_SELECT,
     RECORD_DELETE,
@@ -650,6 +651,7 @@ SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embeddin
 # never dropping or rewriting what is there. No row in MEMORY_STATUS means "valid, no expiry".
 # Times are UTC ISO-8601 text, the form strftime writes, so comparing them as text is correct.
 MEMORY = SimpleNamespace(
+    **MEMORY_PORTABLE,
     MIGRATIONS=[
         ("MEMORY_STATUS", [
             """CREATE TABLE IF NOT EXISTS {p}MEMORY_STATUS (
@@ -676,7 +678,6 @@ MEMORY = SimpleNamespace(
         "MEMORY_STATUS": "DROP TABLE IF EXISTS {p}MEMORY_STATUS",
         "MEMORY_AUDIT": "DROP TABLE IF EXISTS {p}MEMORY_AUDIT",
     },
-    STATUS_DELETE="DELETE FROM {p}MEMORY_STATUS WHERE record_seq = :seq",
     STATUS_INSERT="""INSERT INTO {p}MEMORY_STATUS (record_seq, status, changed_by, reason, replaced_by, expires_at)
 VALUES (:seq, :st, :actor, :why, :repl, :expiry)""",
     STATUS_GET=f"""SELECT ms.status, ms.changed_by, ms.changed_at, ms.reason, ms.replaced_by, ms.expires_at,
@@ -690,22 +691,13 @@ VALUES (:seq, :st, :actor, :why, :repl, :expiry)""",
  ORDER BY m.seq""",
     EXPIRED_DUE=f"""SELECT ms.record_seq FROM {{p}}MEMORY_STATUS ms
  WHERE ms.status = 'valid' AND ms.expires_at <= {_NOW}""",
-    THREAD_STATUS_DELETE="""DELETE FROM {p}MEMORY_STATUS
- WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)""",
-    AUDIT_INSERT="""INSERT INTO {p}MEMORY_AUDIT (action, subject_hash, actor, detail)
-VALUES (:act, :subj, :actor, :detail)""",
     AUDIT_LIST="SELECT created_at, action, subject_hash, actor, detail FROM {p}MEMORY_AUDIT ORDER BY seq",
-    # What is left of a user after erasure: rows, chunks without a record, index entries.
-    TRACE_RECORDS="SELECT COUNT(*) FROM {p}RECORDS WHERE user_id = :u",
-    TRACE_THREADS="SELECT COUNT(*) FROM {p}THREADS WHERE user_id = :u",
-    TRACE_ORPHAN_CHUNKS="""SELECT COUNT(*) FROM {p}RECORD_CHUNKS c
- WHERE NOT EXISTS (SELECT 1 FROM {p}RECORDS m WHERE m.seq = c.record_seq)""",
+    # What is left of a user after erasure (the dialect-free counts are in MEMORY_PORTABLE).
     # The vector index itself (vec0): rows whose record is gone, and rows in the user's partitions.
     TRACE_VECTOR_INDEX="""SELECT COUNT(*) FROM {p}RECORDS_KNN v
  WHERE v.rowid NOT IN (SELECT seq FROM {p}RECORDS) OR json_extract(v.scope, '$[1]') = :u""",
     # The full-text index itself: documents that still match a term the user wrote.
     TRACE_TEXT_INDEX="SELECT COUNT(*) FROM {p}RECORDS_FTS WHERE {p}RECORDS_FTS MATCH :kw",
-    CHAT_ERASE="DELETE FROM CHAT_INTERACTIONS WHERE user_id = :u",
 )
 
 

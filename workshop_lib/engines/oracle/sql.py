@@ -18,6 +18,7 @@ from types import SimpleNamespace
 # Statements written the same way for both engines are defined once (portable_sql.py).
 from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this module's statement set
     CHUNK_DELETE,
+    MEMORY_PORTABLE,
     META_INSERT,
     META_SELECT,
     RECORD_DELETE,
@@ -748,6 +749,7 @@ SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embeddin
 # https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/CTX_DDL-package.html
 _TS_FORMAT = "'YYYY-MM-DD\"T\"HH24:MI:SS.FF3\"Z\"'"
 MEMORY = SimpleNamespace(
+    **MEMORY_PORTABLE,
     MIGRATIONS=[
         ("MEMORY_STATUS", [
             """CREATE TABLE {p}MEMORY_STATUS (
@@ -776,7 +778,6 @@ MEMORY = SimpleNamespace(
         "MEMORY_STATUS": "DROP TABLE IF EXISTS {p}MEMORY_STATUS PURGE",
         "MEMORY_AUDIT": "DROP TABLE IF EXISTS {p}MEMORY_AUDIT PURGE",
     },
-    STATUS_DELETE="DELETE FROM {p}MEMORY_STATUS WHERE record_seq = :seq",
     STATUS_INSERT=f"""INSERT INTO {{p}}MEMORY_STATUS (record_seq, status, changed_by, reason, replaced_by, expires_at)
 VALUES (:seq, :st, :actor, :why, :repl, TO_TIMESTAMP(:expiry, {_TS_FORMAT}))""",
     STATUS_GET=f"""SELECT ms.status, ms.changed_by, TO_CHAR(ms.changed_at, {_TS_FORMAT}) AS changed_at, ms.reason,
@@ -791,22 +792,13 @@ VALUES (:seq, :st, :actor, :why, :repl, TO_TIMESTAMP(:expiry, {_TS_FORMAT}))""",
  ORDER BY m.seq""",
     EXPIRED_DUE=f"""SELECT ms.record_seq FROM {{p}}MEMORY_STATUS ms
  WHERE ms.status = 'valid' AND ms.expires_at <= {_NOW}""",
-    THREAD_STATUS_DELETE="""DELETE FROM {p}MEMORY_STATUS
- WHERE record_seq IN (SELECT seq FROM {p}RECORDS WHERE thread_id = :tid)""",
-    AUDIT_INSERT="""INSERT INTO {p}MEMORY_AUDIT (action, subject_hash, actor, detail)
-VALUES (:act, :subj, :actor, :detail)""",
     AUDIT_LIST=f"""SELECT TO_CHAR(created_at, {_TS_FORMAT}) AS created_at, action, subject_hash, actor, detail
   FROM {{p}}MEMORY_AUDIT ORDER BY seq""",
-    TRACE_RECORDS="SELECT COUNT(*) FROM {p}RECORDS WHERE user_id = :u",
-    TRACE_THREADS="SELECT COUNT(*) FROM {p}THREADS WHERE user_id = :u",
-    # The HNSW index is built on RECORD_CHUNKS.embedding: a chunk without its record would be
-    # a vector left behind (the foreign key's ON DELETE CASCADE makes this 0).
-    TRACE_ORPHAN_CHUNKS="""SELECT COUNT(*) FROM {p}RECORD_CHUNKS c
- WHERE NOT EXISTS (SELECT 1 FROM {p}RECORDS m WHERE m.seq = c.record_seq)""",
+    # The HNSW index is built on RECORD_CHUNKS.embedding, so the user's chunks are the vector
+    # index's entries (TRACE_ORPHAN_CHUNKS, in MEMORY_PORTABLE, counts chunks left without a record).
     TRACE_VECTOR_INDEX="""SELECT COUNT(*) FROM {p}RECORD_CHUNKS c JOIN {p}RECORDS m ON m.seq = c.record_seq
  WHERE m.user_id = :u""",
     TRACE_TEXT_INDEX="SELECT COUNT(*) FROM {p}RECORDS m WHERE CONTAINS(m.content, :kw) > 0",
-    CHAT_ERASE="DELETE FROM CHAT_INTERACTIONS WHERE user_id = :u",
 )
 
 
