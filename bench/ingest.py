@@ -64,7 +64,7 @@ def run(docs: int = 10_000, profile: str = "v2", progress: bool = True) -> pd.Da
     rows = []
     with tempfile.TemporaryDirectory(prefix="ingest-bench-") as tmp:
         eng = connect("embedded", path=Path(tmp) / "store")
-        eng.embed(["warm up the model"])  # loading the model is not ingest time
+        eng.model.embed(["warm up the model"])  # loading the model is not ingest time
         for name in ("v1", "v2", "v3"):
             started = time.perf_counter()
             report = pipeline.ingest(eng, profile=name, progress=False)

@@ -147,7 +147,7 @@ def run_mode(mode: str, convs: dict[str, list[Turn]]) -> dict:
     tokens: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="memory-bench-") as tmp:
         eng = connect("embedded", path=tmp)
-        eng.create_store()
+        eng.open_store()
         for name, turns in convs.items():
             tokens[name] = []
             for turn in turns:

@@ -220,7 +220,7 @@ def run_quality(eng, questions: list[Question], *, progress: bool = False) -> Qu
                              if hy else "-"),
         })
 
-    min_score = float(eng.thresholds.get("min_score", 0.0))
+    min_score = float(eng.model.thresholds.get("min_score", 0.0))
     best_ans = [1.0 - hits["vector"][q.id][0]["distance"] for q in answerable if hits["vector"][q.id]]
     best_none = [r["vector best sim"] for r in no_answer if r["vector best sim"] is not None]
     gate = {

@@ -53,15 +53,15 @@ def bench_engine(name: str, folder: Path, label: str):
     try:
         yield eng
     finally:
-        eng.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])
-        eng.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
+        eng.backend.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])
+        eng.backend.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
         eng.close()
 
 
 def environment(eng) -> dict:
     import numpy
 
-    info = {"engine": eng.name, "model": eng.model_name, "python": platform.python_version(),
+    info = {"engine": eng.name, "model": eng.model.name, "python": platform.python_version(),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores", "numpy": numpy.__version__,
             "BLAS threads (floor, alt)": os.environ.get("OPENBLAS_NUM_THREADS", "default")}
     if eng.name == "embedded":

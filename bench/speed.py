@@ -72,8 +72,8 @@ def knowledge_snapshot(eng) -> Snapshot:
     texts = [r.content for r in recs]
     vecs = []
     for i in range(0, len(texts), BATCH):
-        vecs.append(np.asarray(eng.embed(texts[i:i + BATCH]), dtype=np.float32))
-    matrix = np.vstack(vecs) if vecs else np.zeros((0, eng.dim), dtype=np.float32)
+        vecs.append(np.asarray(eng.model.embed(texts[i:i + BATCH]), dtype=np.float32))
+    matrix = np.vstack(vecs) if vecs else np.zeros((0, eng.model.dim), dtype=np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     return Snapshot([r.id for r in recs], texts, matrix)
 
@@ -85,7 +85,7 @@ def _query_embedder(eng) -> Callable[[str], np.ndarray]:
         return lambda q: embedder.embed([q])[0]
 
     def embed(q: str) -> np.ndarray:
-        v = np.asarray(eng.embed([q])[0], dtype=np.float32)
+        v = np.asarray(eng.model.embed([q])[0], dtype=np.float32)
         return v / max(float(np.linalg.norm(v)), 1e-12)
 
     return embed
@@ -318,7 +318,7 @@ def run_speed(eng, queries: list[str], sizes: list[int], *, rounds: list[int] | 
         rounds = [rounds] * len(sizes)
     results: list[SizeResult] = []
     have = 0
-    eng.embed(["load the embedding model before anything is timed"])
+    eng.model.embed(["load the embedding model before anything is timed"])
     for n, r in zip(sizes, rounds):
         ingest_s = grow(eng, have, n, progress=progress)
         ingested, have = n - have, n

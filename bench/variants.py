@@ -66,7 +66,7 @@ def prototype_hybrid_sql() -> str | None:
 def hybrid(eng, query: str, sql: str, k: int = 5, per_list: int = 30, rrf_k: int = retrieval.RRF_K) -> list[dict]:
     """hybrid_rrf_search_memories with `sql` (a {p} template) in place of the library's HYBRID_RRF."""
     retrieval.check_query(query)
-    kw = retrieval.keyword_expression(eng, query) or eng.no_match_expression
+    kw = retrieval.keyword_expression(eng, query) or eng.statements.no_match
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, "u": eng.user_id, "a": eng.agent_id}
     return retrieval.hybrid_rows(eng, eng.query(sql.replace("{p}", eng.store.prefix), params))
 

@@ -42,8 +42,8 @@ def fresh_engine(engine_name, tmp_path):
     prefix = "T" + uuid.uuid4().hex[:8].upper() + "_"
     scratch = eng.open_store(SchemaPolicy.RECREATE, table_name_prefix=prefix)
     yield eng
-    eng.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])  # memory status, audit
-    eng.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
+    eng.backend.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])  # memory status, audit
+    eng.backend.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
     eng.close()
 
 

@@ -15,8 +15,8 @@ from conftest import ENGINES, _require
 from workshop_lib import connect
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.core.store import SchemaPolicy
+from workshop_lib.engines.readonly import SqlRefused
 from workshop_lib.parts.agent import loop, memory, offline, toolbox
-from workshop_lib.parts.agent.readonly import SqlRefused
 from workshop_lib.parts.agent.tools import ToolRegistry, make_tool
 from workshop_lib.prepare import prepare
 
@@ -43,7 +43,7 @@ def any_eng(request, tmp_path):
     scratch = engine.open_store(SchemaPolicy.RECREATE, table_name_prefix="T" + uuid.uuid4().hex[:8].upper() + "_")
     prepare(engine, progress=False)
     yield engine
-    engine.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
+    engine.backend.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
     engine.close()
 
 
@@ -198,22 +198,22 @@ def test_at_least_25_hostile_statements_are_refused_and_nothing_changes(eng):
     before = _snapshot(eng)
     for sql in HOSTILE_SQL:
         with pytest.raises(SqlRefused) as err:
-            eng.read_only_query(sql, max_rows=5, timeout_s=1.0)
+            eng.supplychain.read_only_query(sql, max_rows=5, timeout_s=1.0)
         assert str(err.value), sql
     assert _snapshot(eng) == before
     # The connection is back to normal: writes through the store still work, reads still work.
     eng.store.add(["still writable after the hostile run"])
-    assert eng.read_only_query("SELECT COUNT(*) AS N FROM VOYAGES").rows == [(60,)]
+    assert eng.supplychain.read_only_query("SELECT COUNT(*) AS N FROM VOYAGES").rows == [(60,)]
 
 
 def test_reads_work_and_are_capped(eng):
-    result = eng.read_only_query("SELECT VOYAGE_ID FROM VOYAGES ORDER BY VOYAGE_ID", max_rows=3)
+    result = eng.supplychain.read_only_query("SELECT VOYAGE_ID FROM VOYAGES ORDER BY VOYAGE_ID", max_rows=3)
     assert result.columns == ["VOYAGE_ID"] and len(result.rows) == 3 and result.truncated
     assert "only the first 3 rows" in result.as_text()
     with pytest.raises(SqlRefused, match="max_rows"):
-        eng.read_only_query("SELECT 1", max_rows=0)
+        eng.supplychain.read_only_query("SELECT 1", max_rows=0)
     with pytest.raises(SqlRefused, match="longer than"):
-        eng.read_only_query(HOSTILE_SQL[-5], timeout_s=0.5)
+        eng.supplychain.read_only_query(HOSTILE_SQL[-5], timeout_s=0.5)
 
 
 def test_run_sql_tool_reports_refusals_to_the_model(eng):
@@ -268,7 +268,7 @@ def test_the_four_turn_demo_remembers_a_correction_and_uses_it(eng):
     # Turn 4 retrieves the correction (context card and search_knowledge) and converts cents to dollars.
     assert "search_knowledge" in calls[3] and "run_sql" in calls[3]
     assert memory.context_card(eng, "demo", QUESTIONS[3]).corrections == [fixes[0].content]
-    total = eng.read_only_query(eng.sql_module.AGENT_QUERIES["declared_value_of_voyage"].format(voyage_id=1001)).rows[0][1]
+    total = eng.supplychain.read_only_query(eng.statements.agent_queries["declared_value_of_voyage"].format(voyage_id=1001)).rows[0][1]
     assert f"${total / 100:,.2f}" in turns[3].answer
     # The thread holds all eight messages, in order.
     assert [m.role for m in eng.store.list_thread_messages("demo")] == ["user", "assistant"] * 4
@@ -310,24 +310,24 @@ HOSTILE_ANYWHERE = [
 
 
 def test_hostile_statements_are_refused_on_every_engine(any_eng):
-    before = any_eng.supplychain_counts()
+    before = any_eng.supplychain.counts()
     for sql in HOSTILE_ANYWHERE:
         with pytest.raises(SqlRefused):
-            any_eng.read_only_query(sql, max_rows=5, timeout_s=5.0)
-    assert any_eng.supplychain_counts() == before
-    rows = any_eng.read_only_query("SELECT COUNT(*) AS N FROM VOYAGES").rows
+            any_eng.supplychain.read_only_query(sql, max_rows=5, timeout_s=5.0)
+    assert any_eng.supplychain.counts() == before
+    rows = any_eng.supplychain.read_only_query("SELECT COUNT(*) AS N FROM VOYAGES").rows
     assert rows == [(before["VOYAGES"],)]
 
 
 def test_the_demo_on_every_engine(any_eng):
     """The four turns and the correction, on the engine at hand (Oracle: SQL through the read-only wrapper)."""
     turns = [_turn(any_eng, "demo-any", q) for q in QUESTIONS]
-    total = any_eng.read_only_query(
-        any_eng.sql_module.AGENT_QUERIES["declared_value_of_voyage"].format(voyage_id=1001)).rows[0][1]
+    total = any_eng.supplychain.read_only_query(
+        any_eng.statements.agent_queries["declared_value_of_voyage"].format(voyage_id=1001)).rows[0][1]
     assert f"${float(total) / 100:,.2f}" in turns[3].answer
     assert "Maersk" in turns[1].answer
 
 
 def test_nearest_ports_agree_with_haversine_on_every_engine(any_eng):
-    rows = any_eng.nearest_ports(lon=103.84, lat=1.264)  # Singapore
+    rows = any_eng.supplychain.nearest_ports(lon=103.84, lat=1.264)  # Singapore
     assert rows[0][1] == "SGSIN" and rows[0][2] < 5

@@ -198,7 +198,7 @@ def test_the_port_nearest_a_port_is_another_port_not_its_own_coordinates(eng, po
     rows = {code: (name, float(lat), float(lon)) for code, name, lat, lon in
             eng.query(f"SELECT UNLOCODE, PORT_NAME, LATITUDE, LONGITUDE FROM {OWNER}.PORTS")}
     name, lat, lon = rows[port]
-    nearest = [code for _, code, _ in eng.nearest_ports(lon, lat) if code != port][0]
+    nearest = [code for _, code, _ in eng.supplychain.nearest_ports(lon, lat) if code != port][0]
     a = answer_question(eng, f"Which port is closest to {name}?")
     assert a.mode == "rag" and rows[nearest][0] in a.answer and "° N" not in a.answer, a.answer
 
@@ -270,7 +270,7 @@ def _agent(eng, question, tools=None):
     registry = toolbox.build_registry(eng)
     if tools is not None:
         registry.tools = {k: v for k, v in registry.tools.items() if k in tools}
-    model = offline.offline_llm(eng.data_dictionary(OWNER))
+    model = offline.offline_llm(eng.supplychain.data_dictionary(OWNER))
     turn = loop.agent_turn(eng, model, registry, f"t-{abs(hash(question))}", question)
     return turn, model.client.requests
 
@@ -285,7 +285,7 @@ def test_the_planner_calls_only_the_tools_it_was_offered(eng):
 
 
 def test_the_planner_reads_the_unit_from_the_column_comment(eng):
-    cents = eng.read_only_query("SELECT SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) FROM CARGO_ITEMS ci JOIN CONTAINERS c "
+    cents = eng.supplychain.read_only_query("SELECT SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) FROM CARGO_ITEMS ci JOIN CONTAINERS c "
                                 "ON c.CONTAINER_ID = ci.CONTAINER_ID WHERE c.VOYAGE_ID = 1007").rows[0][0]
     turn, _ = _agent(eng, "What is the total value of the cargo on voyage 1007?")
     assert f"${float(cents) / 100:,.2f}" in turn.answer and "comment" in turn.answer
@@ -396,12 +396,12 @@ def test_every_planned_statement_parses_as_oracle_sql(eng):
 
     from workshop_lib.parts.agent import sqlplan
 
-    dictionary = eng.data_dictionary(OWNER)
+    dictionary = eng.supplychain.data_dictionary(OWNER)
     planned = 0
     for case in answer_eval.build_cases(eng):
         if case.category != "live_data":
             continue
-        found = eng.read_only_query(sqlplan.entity_sql(case.question), max_rows=50)
+        found = eng.supplychain.read_only_query(sqlplan.entity_sql(case.question), max_rows=50)
         sqlglot.parse_one(sqlplan.entity_sql(case.question), read="oracle")
         plan = sqlplan.plan(case.question, dictionary, sqlplan.parse_entities(case.question, found.rows))
         assert plan is not None, case.question

@@ -230,7 +230,7 @@ def test_an_error_inside_answering_gives_an_id_and_no_stack_trace(eng, monkeypat
 
 def test_health_and_stats(client, eng):
     health = client.get("/health").json()
-    assert health["status"] == "ok" and health["engine"] == "embedded" and health["model"] == eng.model_name
+    assert health["status"] == "ok" and health["engine"] == "embedded" and health["model"] == eng.model.name
     assert health["telemetry_rows"] == telemetry.count(eng) and "documents" in health
     stats = client.get("/stats").json()
     assert stats["total"] == telemetry.count(eng) == sum(stats["modes"].values())

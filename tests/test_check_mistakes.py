@@ -338,7 +338,7 @@ P3H_UNION = _embedded_sql(lambda s: _edit(s, (
 P3H_RIGHT = {
     "UNION ALL and GROUP BY": P3H_UNION,
     "the library's own statement": lambda s: s.split("    if eng.name")[0]
-    + "    sql = eng.sql.HYBRID_RRF\n    return retrieval.hybrid_rows(eng, eng.query(sql, params))\n",
+    + "    sql = eng.store.sql.HYBRID_RRF\n    return retrieval.hybrid_rows(eng, eng.query(sql, params))\n",
 }
 
 
@@ -868,7 +868,7 @@ def p6_tool() -> str:
 VALIDATION = "    if name not in SUPPLYCHAIN_TABLES:\n"
 RAISE_LINE = ("        raise ValueError(f\"unknown table {table!r}; the tables are: "
               "{', '.join(sorted(SUPPLYCHAIN_TABLES))}\")")
-COUNT_LINE = '    return str(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])'
+COUNT_LINE = '    return str(eng.supplychain.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])'
 P6T_WRONG = {
     "no upper-casing": (lambda s: _edit(s, ("name = table.strip().upper()", "name = table.strip()")),
                         ["lower-case name", "upper-case it"]),
@@ -909,23 +909,24 @@ P6T_WRONG = {
                                 ["raised AssertionError", "expected ValueError"]),
     "counted with eng.query": (lambda s: _edit(s, (COUNT_LINE, '    return str(eng.query(f"SELECT COUNT(*) FROM {name}")[0][0])')),
                                ["eng.query(", "skips the read-only boundary"]),
-    "counted with supplychain_counts": (
-        lambda s: _edit(s, (COUNT_LINE, "    return str({k.upper(): v for k, v in eng.supplychain_counts().items()}[name])")),
-        ["eng.supplychain_counts", "skips the read-only boundary"]),
+    "counted with supplychain.counts": (
+        lambda s: _edit(s, (COUNT_LINE, "    return str({k.upper(): v for k, v in eng.supplychain.counts().items()}[name])")),
+        ["eng.supplychain.counts", "skips the read-only boundary"]),
     "counted on the raw connection": (
         lambda s: _edit(s, (COUNT_LINE, '    return str(eng.conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])')),
         ["eng.conn.execute", "skips the read-only boundary"]),
     "query first, validate on failure": (
         lambda s: _edit(s, (VALIDATION + RAISE_LINE + "\n" + COUNT_LINE,
                             "    try:\n"
-                            '        return str(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])\n'
+                            '        return str(eng.supplychain.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])\n'
                             "    except Exception:\n"
                             "    " + RAISE_LINE.strip("\n") + " from None")),
         ["reached the database", "validate BEFORE any query", "a failed query is not a validation"]),
-    "rows fetched and counted in Python": (lambda s: _edit(s, (COUNT_LINE, '    return str(len(eng.read_only_query(f"SELECT * FROM {name}").rows))')),
-                                           ["returned 50", "stops at the cap"]),
+    "rows fetched and counted in Python": (
+        lambda s: _edit(s, (COUNT_LINE, '    return str(len(eng.supplychain.read_only_query(f"SELECT * FROM {name}").rows))')),
+        ["returned 50", "stops at the cap"]),
     "counts kept from the first run": (
-        lambda s: "COUNTS = {t: eng.read_only_query(f'SELECT COUNT(*) FROM {t}').rows[0][0] for t in SUPPLYCHAIN_TABLES}\n"
+        lambda s: "COUNTS = {t: eng.supplychain.read_only_query(f'SELECT COUNT(*) FROM {t}').rows[0][0] for t in SUPPLYCHAIN_TABLES}\n"
         + _edit(s, (COUNT_LINE, "    return str(COUNTS[name])")),
         ["without running a query"]),
 }
@@ -943,7 +944,7 @@ P6T_RIGHT = {
             wanted = table.upper().strip()
             if wanted not in SUPPLYCHAIN_TABLES:
                 raise ValueError("unknown table; choose one of " + ", ".join(sorted(SUPPLYCHAIN_TABLES)))
-            return f"{eng.read_only_query('SELECT COUNT(*) FROM ' + wanted).rows[0][0]}"
+            return f"{eng.supplychain.read_only_query('SELECT COUNT(*) FROM ' + wanted).rows[0][0]}"
     ''',
     "an int return value": '''
         @registry.tool
@@ -952,17 +953,17 @@ P6T_RIGHT = {
             key = table.strip().upper()
             if key not in SUPPLYCHAIN_TABLES:
                 raise ValueError(f"no table {key}; valid: {sorted(SUPPLYCHAIN_TABLES)}")
-            return int(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {key}").rows[0][0])
+            return int(eng.supplychain.read_only_query(f"SELECT COUNT(*) AS N FROM {key}").rows[0][0])
     ''',
     "the dictionary read inside the tool": '''
         @registry.tool
         def count_rows(table: str) -> str:
             """Count rows of a SUPPLYCHAIN table."""
-            names = sorted(t["table"] for t in eng.data_dictionary("SUPPLYCHAIN")["tables"])
+            names = sorted(t["table"] for t in eng.supplychain.data_dictionary("SUPPLYCHAIN")["tables"])
             name = " ".join(table.split()).upper()
             if name not in names:
                 raise ValueError(f"{table!r} is not a SUPPLYCHAIN table. Tables: {names}")
-            result = eng.read_only_query("SELECT COUNT(*) FROM " + name, max_rows=1)
+            result = eng.supplychain.read_only_query("SELECT COUNT(*) FROM " + name, max_rows=1)
             return str(result.rows[0][0])
     ''',
 }
@@ -973,7 +974,7 @@ def _p6_tool_namespace(eng) -> dict:
 
     ns = _p6_namespace(eng)
     ns["registry"] = ToolRegistry()
-    ns["SUPPLYCHAIN_TABLES"] = {t["table"] for t in eng.data_dictionary("SUPPLYCHAIN")["tables"]}
+    ns["SUPPLYCHAIN_TABLES"] = {t["table"] for t in eng.supplychain.data_dictionary("SUPPLYCHAIN")["tables"]}
     return ns
 
 

@@ -61,7 +61,7 @@ def test_reset_asks_the_engine_what_to_delete_without_connecting(data_dir, monke
     assert result.exit_code == 0 and result.output.startswith("Nothing to delete: no workshop database in")
     assert not data_dir.exists() or not any(data_dir.iterdir()), "asking must not create the store"
     monkeypatch.delenv("ORACLE_DSN", raising=False)  # the plan is made before any connection
-    oracle = engine_class("oracle").reset_plan()
+    oracle = engine_class("oracle").traits.reset_plan(False)
     assert oracle.what.startswith("every memory-store table of the Oracle AGENT schema") and not oracle.files
 
 
@@ -105,7 +105,7 @@ def test_calibrate_measures_saves_and_is_used_by_new_connections(data_dir):
     assert result.exit_code == 0, result.output
     assert "relevant" in result.output and "min_score" in result.output
     saved = json.loads((data_dir / config.THRESHOLDS_FILE).read_text())["embedded"]
-    assert saved["model"] == connect("embedded").model_name
+    assert saved["model"] == connect("embedded").model.name
     assert 0 < saved["threshold_low"] <= saved["min_score"] <= saved["threshold_high"] < 1
     # The committed embedded defaults were measured the same way: calibrating again reproduces them.
     for key in config.CALIBRATED_KEYS:
@@ -115,10 +115,10 @@ def test_calibrate_measures_saves_and_is_used_by_new_connections(data_dir):
     doc["embedded"]["threshold_high"] = 0.55
     saved_file.write_text(json.dumps(doc))
     eng = connect("embedded")
-    assert eng.thresholds["threshold_high"] == 0.55
+    assert eng.model.thresholds["threshold_high"] == 0.55
     doc["embedded"]["model"] = "another-model"
     saved_file.write_text(json.dumps(doc))
-    assert connect("embedded").thresholds["threshold_high"] == config.THRESHOLDS["embedded"]["threshold_high"]
+    assert connect("embedded").model.thresholds["threshold_high"] == config.THRESHOLDS["embedded"]["threshold_high"]
 
 
 def test_oracle_bootstrap_is_a_workshop_command_that_fails_fast_when_nothing_listens(tmp_path):

@@ -37,7 +37,7 @@ def test_the_base_carries_message_and_fix():
 
 @pytest.mark.parametrize("name, builtin", [
     ("workshop_lib.core.store.SchemaError", RuntimeError),
-    ("workshop_lib.parts.agent.readonly.SqlRefused", ValueError),
+    ("workshop_lib.engines.readonly.SqlRefused", ValueError),
     ("workshop_lib.parts.ingest.manifest.ManifestError", ValueError),
     ("workshop_lib.engines.embedded.embedder.ModelUnavailable", RuntimeError),
 ])

@@ -325,8 +325,8 @@ def test_retrieve_turn_filters_and_counts(seeded_engine):
     assert "SUPPLYCHAIN.VESSELS.CAPACITY_TEU" in turn.subjects
     sims = turn.similarities
     assert sims == sorted(sims, reverse=True)
-    assert turn.query_tokens == eng.count_tokens(QUESTION) > 0
-    assert turn.context_tokens == sum(eng.count_tokens(c.text) for c in turn.chunks)
+    assert turn.query_tokens == eng.model.count_tokens(QUESTION) > 0
+    assert turn.context_tokens == sum(eng.model.count_tokens(c.text) for c in turn.chunks)
     assert all(c.tokens > 0 for c in turn.chunks)
     # the score filter drops everything below min_score, never more than top_k kept
     strict = gates.retrieve_turn(eng, QUESTION, top_k=10, min_score=sims[1])
@@ -341,7 +341,7 @@ def test_retrieve_turn_filters_and_counts(seeded_engine):
 
 def test_retrieve_turn_default_min_score_and_top_k(seeded_engine):
     turn = gates.retrieve_turn(seeded_engine, QUESTION)
-    assert turn.min_score == seeded_engine.thresholds["min_score"] and turn.top_k == gates.DEFAULT_TOP_K
+    assert turn.min_score == seeded_engine.model.thresholds["min_score"] and turn.top_k == gates.DEFAULT_TOP_K
     assert len(turn.chunks) <= 5 and all(s >= turn.min_score for s in turn.similarities)
 
 

@@ -105,7 +105,7 @@ def test_seed_is_idempotent_and_leaves_supplychain_alone(tmp_path):
         assert engine.query(embedded_sql.CATALOG.ITEM_COUNT)[0][0] == len(catalog.ITEMS)
         assert _supplychain_snapshot(engine) == before
         blob = engine.query("SELECT embedding FROM CATALOG_ITEMS WHERE item_id = 'EQ-20RF'")[0][0]
-        assert len(blob) == engine.dim * 4  # float32 vector computed by embed() in SQL
+        assert len(blob) == engine.model.dim * 4  # float32 vector computed by embed() in SQL
     finally:
         engine.close()
 
@@ -454,9 +454,9 @@ def test_embedding_cache_rows_are_keyed_on_text_and_model(eng):
     v1, hit1 = grounded.embed_question(eng, "reefer")
     v2, hit2 = grounded.embed_question(eng, "reefer")
     assert (hit1, hit2) == (False, True) and v1 == pytest.approx(v2)
-    assert len(v1) == eng.dim
+    assert len(v1) == eng.model.dim
     rows = eng.query("SELECT model_name, source_text FROM EMBEDDING_CACHE")
-    assert rows == [(eng.model_name, "reefer")]
+    assert rows == [(eng.model.name, "reefer")]
 
 
 def test_bad_ask_input(eng):

@@ -288,7 +288,7 @@ def _counting(eng):
 
     def embed(texts):
         calls.extend(texts)
-        return eng.embed(texts)
+        return eng.model.embed(texts)
     return embed, calls
 
 
@@ -300,7 +300,7 @@ def test_ingest_stores_redacted_chunks_once(lane):
     assert report.findings == {"PHONE": 12, "PERSON": 9, "EMAIL": 8, "IBAN": 2, "CARD": 1}
     assert set(report.seconds) == set(pipeline.STAGES) and report.seconds["embed"] > 0
     table = profiles[v1].table
-    bodies = [eng.read_text(r[0]) for r in eng.query(f"SELECT body FROM {table}")]
+    bodies = [eng.backend.read_text(r[0]) for r in eng.query(f"SELECT body FROM {table}")]
     stored = "\n".join(bodies)
     assert not [v for items in PLANTED["personal"].values() for _, v in items if v in stored]
     assert all(v in stored for items in PLANTED["not_personal"].values() for _, v in items)

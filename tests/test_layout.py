@@ -40,7 +40,7 @@ def test_no_engine_name_branches_outside_the_engine_packages():
     found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()[:90]}"
              for p in _library_files() for i, line in enumerate(p.read_text().splitlines(), 1)
              if ENGINE_BRANCH.search(line)]
-    assert not found, "ask the engine (a method or its sql_module) instead of branching on its name:\n" + "\n".join(found)
+    assert not found, "ask the engine (its statements, model, supplychain or backend) instead of branching on its name:\n" + "\n".join(found)
 
 
 def test_no_engine_internals_imported_outside_the_engine_packages():

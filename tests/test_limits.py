@@ -14,9 +14,10 @@ from starlette.testclient import TestClient
 from workshop_lib import connect
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.data import catalog
-from workshop_lib.parts.agent import memory, readonly, toolbox
+from workshop_lib.engines import readonly
+from workshop_lib.engines.readonly import SqlRefused
+from workshop_lib.parts.agent import memory, toolbox
 from workshop_lib.parts.agent.loop import MAX_TOOL_CALLS, agent_turn
-from workshop_lib.parts.agent.readonly import SqlRefused
 from workshop_lib.parts.agent.tools import ToolRegistry
 from workshop_lib.parts.chat import app as chat_app
 from workshop_lib.parts.chat.server import BackgroundServer
@@ -50,14 +51,14 @@ def eng(tmp_path_factory):
 def test_the_time_limit_holds_for_any_statement(eng, sql):
     start = time.monotonic()
     with pytest.raises(SqlRefused, match="stopped"):
-        eng.read_only_query(sql, timeout_s=1.0)
+        eng.supplychain.read_only_query(sql, timeout_s=1.0)
     assert time.monotonic() - start < 1.0 + 1.5  # the limit, plus killing and reaping the worker
 
 
 @pytest.mark.parametrize("sql", HUGE_SQL)
 def test_results_are_capped_in_bytes(eng, sql):
     try:
-        result = eng.read_only_query(sql, max_rows=200, timeout_s=5.0)
+        result = eng.supplychain.read_only_query(sql, max_rows=200, timeout_s=5.0)
     except SqlRefused as exc:
         assert "stopped" in str(exc) and ("bytes" in str(exc) or "memory" in str(exc) or "longer" in str(exc))
         return
@@ -241,6 +242,6 @@ def test_run_sql_caps_bytes_whatever_the_engine_returns(eng, monkeypatch):
 
 def test_run_sql_refuses_text_that_is_not_text(eng):
     with pytest.raises(SqlRefused, match="lone surrogate"):
-        eng.read_only_query("SELECT '\udc80' AS X")
+        eng.supplychain.read_only_query("SELECT '\udc80' AS X")
     with pytest.raises(SqlRefused, match="no such table"):  # the worker cannot even see the memory store
-        eng.read_only_query("SELECT content FROM RECORDS")
+        eng.supplychain.read_only_query("SELECT content FROM RECORDS")

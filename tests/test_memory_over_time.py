@@ -36,15 +36,15 @@ def eng(request, tmp_path):
     _skip_without_oracle(request.param)
     if request.param == "embedded":
         engine = connect("embedded", path=tmp_path)
-        engine.create_store()
+        engine.open_store()
         yield engine
         engine.close()
         return
     engine = connect("oracle")
     scratch = engine.open_store(SchemaPolicy.RECREATE, table_name_prefix="T" + uuid.uuid4().hex[:8].upper() + "_")
     yield engine
-    engine.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])
-    engine.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
+    engine.backend.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])
+    engine.backend.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
     engine.close()
 
 
@@ -55,7 +55,7 @@ def _knowledge_ids(e, query: str) -> dict[str, set[str]]:
         "store.search (scoped)": {r.id for r, _ in e.store.search(query, k=50, user_id=e.user_id, agent_id=e.agent_id,
                                                                   exact_user_match=True, exact_agent_match=True,
                                                                   record_types={"memory"})},
-        "store.search (vector)": {r.id for r, _ in e.store.search(query_vector=e.embed([query])[0], k=50)},
+        "store.search (vector)": {r.id for r, _ in e.store.search(query_vector=e.model.embed([query])[0], k=50)},
         "store.list": {r.id for r in e.store.list("memory", limit=None)},
         "keyword": {h["record_id"] for h in retrieval.keyword_search_memories(e, query, k=50)},
         "hybrid": {h["record_id"] for h in retrieval.hybrid_rrf_search_memories(e, query, k=50)},
@@ -142,7 +142,7 @@ def test_a_subjects_history_shows_every_version_with_who_when_why(eng):
 # ---------------------------------------------------------------- migration of an existing store
 def test_an_existing_store_gets_the_new_tables_without_losing_data(tmp_path):
     eng = connect("embedded", path=tmp_path)
-    eng.create_store()
+    eng.open_store()
     eng.store.add(["The home port is Rotterdam", "hello"], record_type="memory", record_ids=["k1", "k2"],
                   user_ids=eng.user_id, agent_ids=eng.agent_id)
     eng.store.add(["first message"], record_type="message", thread_ids="th", user_ids=U, agent_ids=A)
@@ -156,7 +156,7 @@ def test_an_existing_store_gets_the_new_tables_without_losing_data(tmp_path):
     con.close()
     old = connect("embedded", path=tmp_path, create=False)
     store = old.store  # REQUIRE_EXISTING: opening adds only what later versions introduced
-    assert {"MEMORY_STATUS", "MEMORY_AUDIT"} <= old.object_names()
+    assert {"MEMORY_STATUS", "MEMORY_AUDIT"} <= old.backend.object_names()
     assert store.count() == 3 and store.get("memory", "k1").content == "The home port is Rotterdam"
     assert [r.id for r, _ in store.search("home port Rotterdam", k=1)] == ["k1"]
     assert store.set_status("memory", "k1", "forgotten", by="test") == 1
@@ -300,7 +300,7 @@ def test_the_summary_is_its_own_record_and_never_knowledge(eng):
     text, upto = writer.read_summary(eng, "th")
     folded = {m.text for m in comp.fold}
     assert upto == len(comp.fold) and text and all(ln.split(": ", 1)[1] in folded for ln in text.splitlines())
-    assert eng.count_tokens(text) <= 60
+    assert eng.model.count_tokens(text) <= 60
     for path, ids in _knowledge_ids(eng, "voyage rebook Rotterdam").items():
         if path != "store.list":  # the contract's listing of every memory, not a knowledge read
             assert writer.summary_id("th") not in ids, path
@@ -433,11 +433,11 @@ def test_the_benchmark_is_deterministic_and_memory_is_what_recalls():
 
 def test_a_store_made_anew_does_not_inherit_old_statuses(tmp_path):
     eng = connect("embedded", path=tmp_path)
-    eng.create_store()
+    eng.open_store()
     rid = eng.store.add(["an old memory"], user_ids=U, agent_ids=A)[0]
     eng.store.set_status("memory", rid, "forgotten", by=U)
     store = eng.store
-    eng.drop_objects(store.sql.DROP, [n for n, _ in store.sql.SCHEMA])  # the memory tables gone, statuses left
+    eng.backend.drop_objects(store.sql.DROP, [n for n, _ in store.sql.SCHEMA])  # the memory tables gone, statuses left
     fresh = eng.open_store(SchemaPolicy.CREATE_IF_NECESSARY)
     new = fresh.add(["a new memory"], user_ids=U, agent_ids=A)[0]  # the same seq as the old one
     assert [r.id for r in fresh.list("memory", limit=None)] == [new]

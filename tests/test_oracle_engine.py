@@ -18,9 +18,11 @@ import pytest
 from workshop_lib import config
 from workshop_lib.engines.oracle import engine as oengine
 from workshop_lib.engines.oracle import sql as osql
+from workshop_lib.engines.oracle import supplychain as osupplychain
 from workshop_lib.engines.oracle.engine import OracleCursor, OracleEngine, inserts_only_missing, render_value
 from workshop_lib.engines.oracle.errors import OracleWorkshopError
-from workshop_lib.parts.agent.readonly import SqlRefused
+from workshop_lib.engines.oracle.supplychain import OracleSupplyChain
+from workshop_lib.engines.readonly import SqlRefused
 
 
 # --------------------------------------------------------------------------- fakes
@@ -117,6 +119,7 @@ def make_engine(monkeypatch, reader: FakeConn, store: FakeConn | None = None) ->
         return conn
 
     monkeypatch.setattr(oengine, "connect_oracle", connect)
+    monkeypatch.setattr(osupplychain, "connect_oracle", connect)  # run_sql's reader connects from there
     monkeypatch.setenv("ORACLE_DSN", "h:1/S")
     for name in ("ORACLE_APP_USER", "ORACLE_USER", "ORACLE_READER_USER"):
         monkeypatch.delenv(name, raising=False)
@@ -133,7 +136,7 @@ def statements_run(conn: FakeConn) -> list[str]:
 def test_run_sql_runs_as_the_reader_on_its_own_connection(monkeypatch):
     store, reader = FakeConn(), FakeConn(("VOYAGE_ID",), [(1001,), (1002,)])
     eng, opened = make_engine(monkeypatch, reader, store)
-    result = eng.read_only_query("SELECT VOYAGE_ID FROM VOYAGES", max_rows=5)
+    result = eng.supplychain.read_only_query("SELECT VOYAGE_ID FROM VOYAGES", max_rows=5)
     assert result.rows == [(1001,), (1002,)] and result.columns == ["VOYAGE_ID"]
     assert [u for u, _ in opened] == ["AGENT", config.ORACLE_DEFAULTS["ORACLE_READER_USER"]]
     assert store.calls == [] and store.rollbacks == 0, "the store's connection (and its transactions) untouched"
@@ -142,7 +145,7 @@ def test_run_sql_runs_as_the_reader_on_its_own_connection(monkeypatch):
     assert run[1] == osql.READ_ONLY_TRANSACTION
     assert run[2] == osql.READ_ONLY_QUERY.format(query="SELECT VOYAGE_ID FROM VOYAGES")
     assert reader.rollbacks == 1  # ends the read-only transaction
-    eng.read_only_query("SELECT 1 FROM dual")
+    eng.supplychain.read_only_query("SELECT 1 FROM dual")
     assert len(opened) == 2, "the reader's session is reused"
     assert statements_run(reader).count(osql.SESSION_SCHEMA.format(schema="SUPPLYCHAIN")) == 1
 
@@ -153,9 +156,9 @@ def test_a_missing_reader_user_is_named_with_its_fix(monkeypatch):
     def refuse(user, *_args, **_kwargs):
         raise OracleWorkshopError(f"connect as {user} to h:1/S", "ORA-01017: invalid credential or not authorized")
 
-    monkeypatch.setattr(oengine, "connect_oracle", refuse)
+    monkeypatch.setattr(osupplychain, "connect_oracle", refuse)
     with pytest.raises(OracleWorkshopError, match="make setup-oracle.*SC_READER"):
-        eng.read_only_query("SELECT 1 FROM dual")
+        eng.supplychain.read_only_query("SELECT 1 FROM dual")
 
 
 # --------------------------------------------------------------------------- item 5: failed reset closes
@@ -163,9 +166,9 @@ def test_a_session_whose_rollback_failed_is_closed_and_replaced(monkeypatch):
     reader = FakeConn()
     reader.fail_rollback = True
     eng, opened = make_engine(monkeypatch, reader)
-    eng.read_only_query("SELECT 1 FROM dual")
+    eng.supplychain.read_only_query("SELECT 1 FROM dual")
     assert reader.closed, "a session in an unknown state is never reused"
-    eng.read_only_query("SELECT 1 FROM dual")
+    eng.supplychain.read_only_query("SELECT 1 FROM dual")
     assert len(opened) == 3 and opened[2][1] is not reader
 
 
@@ -175,7 +178,7 @@ def test_a_refused_query_keeps_nothing_open(monkeypatch):
         "ORA-00942: table or view does not exist")
     eng, _ = make_engine(monkeypatch, reader)
     with pytest.raises(SqlRefused, match="only the SUPPLYCHAIN tables"):
-        eng.read_only_query("SELECT * FROM AGENT.RECORDS")
+        eng.supplychain.read_only_query("SELECT * FROM AGENT.RECORDS")
     assert reader.rollbacks == 1 and reader.call_timeout == 0
 
 
@@ -200,7 +203,7 @@ def test_one_deadline_bounds_execute_and_every_fetch(monkeypatch):
 
     monkeypatch.setattr(FakeRaw, "fetchmany", small_batches)
     with pytest.raises(SqlRefused, match="longer than 2 s"):
-        eng.read_only_query("SELECT N FROM t", max_rows=10, timeout_s=2.0)
+        eng.supplychain.read_only_query("SELECT N FROM t", max_rows=10, timeout_s=2.0)
     timeouts = [c[4] for c in reader.calls if c[0] in ("execute", "fetchmany")][1:]  # after SESSION_SCHEMA
     assert timeouts == sorted(timeouts, reverse=True) and all(0 < t <= 2000 for t in timeouts)
     assert sum(1 for c in reader.calls if c[0] == "fetchmany") == 3  # 0.9 + 0.9 + 0.9 > 2: stopped
@@ -213,14 +216,14 @@ def test_the_drivers_call_timeout_is_reported_as_stopped(monkeypatch):
         "DPY-4024: call timeout of 5000 ms exceeded")
     eng, _ = make_engine(monkeypatch, reader)
     with pytest.raises(SqlRefused, match="stopped"):
-        eng.read_only_query("SELECT 1 FROM dual")
+        eng.supplychain.read_only_query("SELECT 1 FROM dual")
     assert reader.closed
 
 
 def test_rows_are_capped_at_max_rows_plus_one(monkeypatch):
     reader = FakeConn(("N",), [(i,) for i in range(500)])
     eng, _ = make_engine(monkeypatch, reader)
-    result = eng.read_only_query("SELECT N FROM t", max_rows=3)
+    result = eng.supplychain.read_only_query("SELECT N FROM t", max_rows=3)
     assert result.rows == [(0,), (1,), (2,)] and result.truncated
     fetched = [c[1] for c in reader.calls if c[0] == "fetchmany"]
     assert fetched == [4], "never more than max_rows + 1 rows leave the database"
@@ -244,7 +247,7 @@ def test_same_named_result_columns_run_with_positional_aliases(monkeypatch):
     _ambiguous_wrapper(reader, ["VOYAGE_ID", "IMO_NUMBER", "IMO_NUMBER"])
     eng, _ = make_engine(monkeypatch, reader)
     sql = "SELECT v.VOYAGE_ID, v.IMO_NUMBER, s.IMO_NUMBER FROM VOYAGES v JOIN VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER"
-    result = eng.read_only_query(sql)
+    result = eng.supplychain.read_only_query(sql)
     assert result.columns == ["VOYAGE_ID", "IMO_NUMBER", "IMO_NUMBER"]  # the names the model wrote, as SQLite shows
     assert result.rows == [(1001, 9, 9)]
     run = statements_run(reader)
@@ -257,7 +260,7 @@ def test_an_ambiguous_column_inside_the_query_tells_the_model_to_qualify_it(monk
     _ambiguous_wrapper(reader, oracledb.DatabaseError("ORA-00918: column ambiguously defined"))
     eng, _ = make_engine(monkeypatch, reader)
     with pytest.raises(SqlRefused, match="qualify it with its table alias"):
-        eng.read_only_query("SELECT IMO_NUMBER FROM VOYAGES v JOIN VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER")
+        eng.supplychain.read_only_query("SELECT IMO_NUMBER FROM VOYAGES v JOIN VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER")
 
 
 def test_only_a_query_is_ever_described(monkeypatch):
@@ -267,7 +270,7 @@ def test_only_a_query_is_ever_described(monkeypatch):
     _ambiguous_wrapper(reader, ["A", "A"])
     eng, _ = make_engine(monkeypatch, reader)
     with pytest.raises(SqlRefused):
-        eng.read_only_query("CREATE TABLE x (a NUMBER)")
+        eng.supplychain.read_only_query("CREATE TABLE x (a NUMBER)")
     assert not [c for c in reader.calls if c[0] == "parse"]
 
 
@@ -315,7 +318,7 @@ def test_run_sql_output_shows_ports_locations_as_points(monkeypatch):
                SDO_POINT=_Obj("SDO_POINT_TYPE", X=4.4, Y=51.9, Z=None), SDO_ELEM_INFO=None, SDO_ORDINATES=None)
     reader = FakeConn(("UNLOCODE", "LOCATION"), [("NLRTM", loc)])
     eng, _ = make_engine(monkeypatch, reader)
-    text = eng.read_only_query("SELECT UNLOCODE, LOCATION FROM PORTS").as_text()
+    text = eng.supplychain.read_only_query("SELECT UNLOCODE, LOCATION FROM PORTS").as_text()
     assert "NLRTM | POINT (4.4 51.9) SRID 4326" in text and "DbObject" not in text
 
 
@@ -468,7 +471,7 @@ def test_doctor_checks_the_reader_has_exactly_its_grants(monkeypatch, system, ob
 
     reader.on_execute = on_execute
     eng, _ = make_engine(monkeypatch, reader)
-    check = eng._reader_check()
+    check = eng.supplychain.reader_check()
     assert check.ok is ok, check.detail
 
 
@@ -490,11 +493,11 @@ def test_spatial_metadata_with_an_old_tolerance_is_rebuilt_at_0_05():
             return (1 if self.has_index else 0,)
 
     old = Cur([0.005, 0.005], True)
-    OracleEngine._port_spatial_index(old)
+    OracleSupplyChain._port_spatial_index(old)
     assert old.run[2:] == [osql.SC_PORT_SPATIAL_INDEX_DROP, osql.SC_PORT_GEOM_METADATA_DELETE,
                            osql.SC_PORT_GEOM_METADATA, osql.SC_PORT_SPATIAL_INDEX]
     current = Cur([0.05, 0.05], True)
-    OracleEngine._port_spatial_index(current)
+    OracleSupplyChain._port_spatial_index(current)
     assert current.run[2:] == []
     assert "0.05)" in osql.SC_PORT_GEOM_METADATA and "0.005" not in osql.SC_PORT_GEOM_METADATA
     assert "'LONGITUDE'" in osql.SC_PORT_GEOM_METADATA and "'LATITUDE'" in osql.SC_PORT_GEOM_METADATA
@@ -530,9 +533,9 @@ def test_two_sessions_inserting_the_same_chunks_at_once_store_each_once():
     _require("oracle")
     a, b = connect("oracle"), connect("oracle")
     table = "DOCS_T" + format(int(time.time() * 1000) % 10**9, "d")
-    docs = a.docs_statements()
+    docs = a.statements.docs
     rows = [{"h": f"{i:064x}", "doc_id": "d", "chunk_no": i, "source": "s.md", "lang": "en", "tags": "[]",
-             "body": f"chunk {i}", "n_units": 2, "vec": a.vector_param([1.0] + [0.0] * (osql.DIM - 1))}
+             "body": f"chunk {i}", "n_units": 2, "vec": a.backend.vector_param([1.0] + [0.0] * (osql.DIM - 1))}
             for i in range(20)]
     errors: list[BaseException] = []
     a_inserted = threading.Event()
@@ -579,8 +582,8 @@ def test_opening_the_readers_session_counts_against_the_calls_deadline(monkeypat
         seen.update(kwargs)
         return FakeConn()
 
-    monkeypatch.setattr(oengine, "connect_oracle", connect)
-    eng.read_only_query("SELECT 1 FROM dual", timeout_s=2.0)
+    monkeypatch.setattr(osupplychain, "connect_oracle", connect)
+    eng.supplychain.read_only_query("SELECT 1 FROM dual", timeout_s=2.0)
     assert 0 < seen["timeout"] <= 2.0 and seen["progress"] is False
 
 
@@ -592,7 +595,7 @@ def test_a_lob_in_a_run_sql_result_is_read_only_up_to_the_value_cap():
     import oracledb
 
     from workshop_lib.engines.oracle.engine import render_value
-    from workshop_lib.parts.agent.readonly import MAX_VALUE_BYTES, capped_result
+    from workshop_lib.engines.readonly import MAX_VALUE_BYTES, capped_result
 
     lob = mock.MagicMock(spec=oracledb.LOB)
     lob.read.return_value = "x" * (MAX_VALUE_BYTES + 1)

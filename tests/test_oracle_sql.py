@@ -550,13 +550,17 @@ class _FakeConn:
 
 
 def _engine(results=None):
+    from workshop_lib.engines.oracle.backend import OracleBackend
     from workshop_lib.engines.oracle.engine import OracleEngine
+    from workshop_lib.engines.oracle.model import OracleModel
+    from workshop_lib.engines.oracle.supplychain import OracleSupplyChain
 
-    eng = OracleEngine.__new__(OracleEngine)
+    eng = OracleEngine.__new__(OracleEngine)  # no connect: the connection is a fake
     eng.user_id, eng.agent_id = config.USER_ID, config.AGENT_ID
-    eng.thresholds, eng._store, eng._memory = {}, None, None
+    eng._store, eng._memory = None, None
     eng.dsn, eng.user, eng._password, eng._timeout, eng._progress = "h:1/S", "AGENT", "x", 1, False
-    eng._lock, eng._reader_lock, eng._reader, eng.reader_user = threading.RLock(), threading.Lock(), None, "SC_READER"
+    eng._lock = threading.RLock()
+    eng.model, eng.backend, eng.supplychain = OracleModel(eng), OracleBackend(eng), OracleSupplyChain(eng)
     eng.conn = _FakeConn(results)
     return eng
 
@@ -571,7 +575,7 @@ def test_engine_cursor_binds_only_the_names_a_statement_uses():
     statement, binds = eng.conn.executed[-1]
     assert binds == {"seq": 7, "content": EMPTY_TEXT}
     assert eng.conn.commits == 1
-    assert eng.read_text(EMPTY_TEXT) == "" and eng.read_text(None) is None and eng.read_text("a") == "a"
+    assert eng.backend.read_text(EMPTY_TEXT) == "" and eng.backend.read_text(None) is None and eng.backend.read_text("a") == "a"
 
 
 def test_engine_rolls_back_on_error():
@@ -596,7 +600,7 @@ def test_engine_bind_values():
 def test_engine_insert_returning_seq_reads_the_out_bind():
     eng = _engine()
     with eng.transaction() as cur:
-        seq = eng.insert_returning_seq(cur, osql.RECORD_INSERT.replace("{p}", ""),
+        seq = eng.backend.insert_returning_seq(cur, osql.RECORD_INSERT.replace("{p}", ""),
                                        {"rt": "memory", "rid": "r1", "tid": None, "u": None, "a": None,
                                         "role": None, "content": "hi", "meta": None, "types": ",memory,"})
     assert seq == 42
@@ -605,7 +609,7 @@ def test_engine_insert_returning_seq_reads_the_out_bind():
 
 
 def test_engine_vector_param_is_float32_array():
-    vec = _engine().vector_param([1, 2.5])
+    vec = _engine().backend.vector_param([1, 2.5])
     assert vec.typecode == "f" and list(vec) == [1.0, 2.5]
 
 
@@ -618,7 +622,7 @@ def test_engine_data_dictionary_has_the_embedded_shape():
          ("OTHER", "X", "VARCHAR2", 10, None, None, "Y", None)],
         [("VESSELS", "VESSELS_CARRIER_ID_FK", "CARRIER_ID", "CARRIERS", "CARRIER_ID")],
     ])
-    cat = eng.data_dictionary("supplychain")
+    cat = eng.supplychain.data_dictionary("supplychain")
     assert cat["tables"] == [{"owner": "SUPPLYCHAIN", "table": "VESSELS", "comment": "Ships."}]
     assert cat["columns"][0] == {"owner": "SUPPLYCHAIN", "table": "VESSELS", "column": "IMO_NUMBER",
                                  "data_type": "NUMBER", "type_detail": "NUMBER(7)", "nullable": False,
@@ -631,7 +635,7 @@ def test_engine_data_dictionary_has_the_embedded_shape():
 
 def test_engine_data_dictionary_of_an_unseeded_schema_says_what_to_do():
     with pytest.raises(RuntimeError, match="setup-oracle"):
-        _engine([[]]).data_dictionary("SUPPLYCHAIN")
+        _engine([[]]).supplychain.data_dictionary("SUPPLYCHAIN")
 
 
 def test_declared_types_round_trip_for_every_dataset_column():
@@ -656,8 +660,8 @@ def test_rerank_is_a_pass_through_without_a_reranker(monkeypatch):
     monkeypatch.delenv("ORACLE_RERANK_PARAMS", raising=False)
     eng = _engine()
     cands = [{"body": str(i)} for i in range(10)]
-    assert eng.rerank("q", cands, top_k=3, content_key="body") == cands[:3]
-    assert eng.reranker() is None and eng.conn.executed == []
+    assert eng.model.rerank("q", cands, top_k=3, content_key="body") == cands[:3]
+    assert eng.model.reranker() is None and eng.conn.executed == []
 
 
 def test_rerank_with_dbms_vector_rerank_reorders(monkeypatch):
@@ -667,7 +671,7 @@ def test_rerank_with_dbms_vector_rerank_reorders(monkeypatch):
     result = json.dumps([{"index": "2", "score": "0.9"}, {"index": "0", "score": "0.5"},
                          {"index": "1", "score": "0.1"}])
     eng = _engine([[(result,)]])
-    out = eng.rerank("q", [{"body": "a"}, {"body": "b"}, {"body": "c"}], top_k=2, content_key="body")
+    out = eng.model.rerank("q", [{"body": "a"}, {"body": "b"}, {"body": "c"}], top_k=2, content_key="body")
     assert [c["body"] for c in out] == ["c", "a"]
     statement, binds = eng.conn.executed[-1]
     assert "DBMS_VECTOR.RERANK" in statement and json.loads(binds["docs"]) == {"documents": ["a", "b", "c"]}
@@ -683,14 +687,14 @@ def test_drop_objects_ignores_missing_objects():
 
     eng.conn.cursor = lambda: type("C", (_FakeRaw,), {"execute": staticmethod(failing)})(eng.conn)
     ns = osql.statements("T_", osql.DIM)
-    eng.drop_objects(ns.DROP, [n for n, _ in ns.SCHEMA])  # no exception
+    eng.backend.drop_objects(ns.DROP, [n for n, _ in ns.SCHEMA])  # no exception
 
 
 def test_count_tokens_is_a_reasonable_approximation():
     eng = _engine()
-    assert eng.count_tokens("") == 0
-    assert eng.count_tokens("Cargo capacity in TEU.") == 5
-    assert 8 <= eng.count_tokens("ORA-00904: invalid identifier SUPPLYCHAIN.VESSELS") <= 16
+    assert eng.model.count_tokens("") == 0
+    assert eng.model.count_tokens("Cargo capacity in TEU.") == 5
+    assert 8 <= eng.model.count_tokens("ORA-00904: invalid identifier SUPPLYCHAIN.VESSELS") <= 16
 
 
 def test_errors_name_the_step_the_code_and_the_fix():

@@ -102,7 +102,7 @@ def test_no_match_expression_is_itself_a_safe_expression():
 def test_engine_uses_the_same_function():
     from workshop_lib.engines.oracle.engine import OracleEngine
 
-    assert OracleEngine.keyword_expression(None, "ORA-00904 AND") == "{ORA 00904},{AND}"  # type: ignore[arg-type]
+    assert OracleEngine.statements.keyword_expression("ORA-00904 AND") == "{ORA 00904},{AND}"
 
 
 # ----------------------------------------------------------------------- property

@@ -99,7 +99,7 @@ def worker(n):
             elif op == "count":
                 store.count()
             elif op == "embed":
-                eng.embed(["a vessel"])
+                eng.model.embed(["a vessel"])
             elif op == "thread":
                 store.add([f"msg {i}"], record_type="message", thread_ids=f"th-{n}", user_ids=f"u{n}")
                 store.list_thread_messages(f"th-{n}", last_n=3)
@@ -487,8 +487,8 @@ def test_corrupted_supplychain_says_it_is_rebuildable(tmp_path):
     _scribble(tmp_path / "supplychain.sqlite", 0.2)
     eng = connect("embedded", path=tmp_path)
     with pytest.raises(DatabaseFault) as info:
-        eng.data_dictionary("SUPPLYCHAIN")
-        eng.supplychain_counts()
+        eng.supplychain.data_dictionary("SUPPLYCHAIN")
+        eng.supplychain.counts()
     msg = str(info.value)
     assert "supplychain.sqlite" in msg and "rebuilds it" in msg and "memories are kept" in msg
     eng.close()
@@ -524,7 +524,7 @@ def test_missing_model_weights_say_reinstall_the_package(tmp_path, monkeypatch):
 
     monkeypatch.setattr(embedder, "_load", gone)
     with pytest.raises(embedder.ModelUnavailable) as direct:
-        eng.embed(["x"])
+        eng.model.embed(["x"])
     with pytest.raises(embedder.ModelUnavailable) as via_sql:
         store.search("x", k=1)  # embed() runs inside SQL here
     with pytest.raises(embedder.ModelUnavailable):

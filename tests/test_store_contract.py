@@ -138,7 +138,7 @@ def test_search_sorted_by_increasing_distance(store):
 
 def test_search_with_query_vector_matches_text_search(store, fresh_engine):
     store.add(["container ship capacity", "pizza with cheese"], record_ids=["a", "b"])
-    vec = fresh_engine.embed(["ship capacity"])[0]
+    vec = fresh_engine.model.embed(["ship capacity"])[0]
     by_vec = [(r.id, round(d, 4)) for r, d in store.search(query_vector=vec, k=2)]
     by_text = [(r.id, round(d, 4)) for r, d in store.search("ship capacity", k=2)]
     assert by_vec == by_text
@@ -310,7 +310,7 @@ def test_update_semantics(store):
 
 def test_update_with_precomputed_embedding(store, fresh_engine):
     store.add(["tax law"], record_ids="e1")
-    vec = fresh_engine.embed(["pizza"])[0]
+    vec = fresh_engine.model.embed(["pizza"])[0]
     assert store.update("memory", "e1", embedding=vec) == 1
     assert store.search("pizza", k=1)[0][0].id == "e1"
     assert store.update("memory", "e1", embedding=None) == 1
@@ -403,7 +403,7 @@ def test_schema_policies(fresh_engine):
     assert MemoryStore(eng, schema_policy="require_existing", table_name_prefix="P1_").get("memory", "k")
     assert MemoryStore(eng, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY, table_name_prefix="P1_").get("memory", "k")
     # A partial schema: CREATE_IF_EMPTY refuses, CREATE_IF_NECESSARY fills the gap.
-    eng.drop_objects(s.sql.DROP, ["THREADS"])
+    eng.backend.drop_objects(s.sql.DROP, ["THREADS"])
     with pytest.raises(SchemaError):
         MemoryStore(eng, schema_policy=SchemaPolicy.CREATE_IF_EMPTY, table_name_prefix="P1_")
     s2 = MemoryStore(eng, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY, table_name_prefix="P1_")
@@ -411,7 +411,7 @@ def test_schema_policies(fresh_engine):
     # RECREATE is the destructive one.
     s3 = MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE, table_name_prefix="P1_")
     assert s3.get("memory", "k") is None
-    eng.drop_objects(s3.sql.DROP, [n for n, _ in s3.sql.SCHEMA])
+    eng.backend.drop_objects(s3.sql.DROP, [n for n, _ in s3.sql.SCHEMA])
 
 
 def test_table_name_prefix_isolates_stores(fresh_engine):
@@ -424,7 +424,7 @@ def test_table_name_prefix_isolates_stores(fresh_engine):
     with pytest.raises(ValueError, match="schema_policy"):
         MemoryStore(fresh_engine, schema_policy="sometimes")
     for s in (a, b):
-        fresh_engine.drop_objects(s.sql.DROP, [n for n, _ in s.sql.SCHEMA])
+        fresh_engine.backend.drop_objects(s.sql.DROP, [n for n, _ in s.sql.SCHEMA])
 
 
 def test_memory_client_scopes_to_user_and_agent(fresh_engine):
@@ -478,17 +478,17 @@ def test_a_thread_belongs_to_the_user_who_started_it(store):
 
 
 def test_reading_the_store_never_creates_tables(tmp_path):
-    """Store creation is explicit: connect(create=True), prepare() or create_store()."""
+    """Store creation is explicit: connect(create=True), prepare() or open_store()."""
     import sqlean
 
     from workshop_lib import connect
 
     sqlean.connect(str(tmp_path / "workshop.sqlite")).close()  # an empty database file, no store tables
     eng = connect("embedded", path=tmp_path, create=False)
-    before = eng.object_names()
-    with pytest.raises(SchemaError, match="eng.create_store"):
+    before = eng.backend.object_names()
+    with pytest.raises(SchemaError, match=r"eng.open_store\(\)"):
         eng.store.count()
-    assert eng.object_names() == before
-    eng.create_store()
-    assert eng.store.count() == 0 and {"RECORDS", "THREADS"} <= eng.object_names()
+    assert eng.backend.object_names() == before
+    eng.open_store()
+    assert eng.store.count() == 0 and {"RECORDS", "THREADS"} <= eng.backend.object_names()
     eng.close()

@@ -238,7 +238,7 @@ def test_every_table_and_column_has_a_comment(seeded):
 
 
 def test_data_dictionary_reads_tables_types_and_keys(seeded):
-    cat = seeded.data_dictionary("SUPPLYCHAIN")
+    cat = seeded.supplychain.data_dictionary("SUPPLYCHAIN")
     assert sorted(t["table"] for t in cat["tables"]) == sorted(t.name for t in TABLES)
     cols = {(c["table"], c["column"]): c for c in cat["columns"]}
     assert cols[("VESSELS", "CAPACITY_TEU")]["type_detail"] == "NUMBER(6)"
@@ -260,16 +260,18 @@ def test_data_dictionary_reads_tables_types_and_keys(seeded):
 
 
 def test_seed_leaves_the_sql_to_the_engine(data):
-    class FakeOracle:
-        name = "oracle"
-
-        def seed_supplychain(self, tables, table_rows, *, progress=True):
+    class FakeSchema:
+        def load(self, tables, table_rows, *, progress=True):
             self.got = (tables, table_rows)
             return {t.name: len(table_rows[t.name]) for t in tables}
 
+    class FakeOracle:
+        name = "oracle"
+        supplychain = FakeSchema()
+
     fake = FakeOracle()
     counts = supplychain.seed(fake)
-    assert fake.got[0] is TABLES and fake.got[1] == data
+    assert fake.supplychain.got[0] is TABLES and fake.supplychain.got[1] == data
     assert counts["VESSELS"] == 30
 
 
@@ -298,7 +300,7 @@ def test_comments_block_quotes_and_covers_everything():
 
 def test_nearest_ports_on_both_engines(seeded_engine):
     """The same distance question on each engine (Oracle: SDO_NN over the spatial index; embedded: haversine)."""
-    rows = seeded_engine.nearest_ports(lon=9.99, lat=53.55)  # the port of Hamburg
+    rows = seeded_engine.supplychain.nearest_ports(lon=9.99, lat=53.55)  # the port of Hamburg
     assert [r[1] for r in rows][:1] == ["DEHAM"] and rows[0][2] < 5
     assert len(rows) == 3 and [r[2] for r in rows] == sorted(r[2] for r in rows)
     assert 400 < rows[1][2] < 480  # Rotterdam, about 430 km away as the crow flies
@@ -327,21 +329,21 @@ class _FakeCursor:
 
 def test_oracle_seed_creates_metadata_and_spatial_index_once(capsys):
     from workshop_lib.engines.oracle import sql as osql
-    from workshop_lib.engines.oracle.engine import OracleEngine
+    from workshop_lib.engines.oracle.supplychain import OracleSupplyChain
 
     fresh = _FakeCursor([], False)
-    OracleEngine._port_spatial_index(fresh)
+    OracleSupplyChain._port_spatial_index(fresh)
     assert osql.SC_PORT_GEOM_METADATA in fresh.sent and osql.SC_PORT_SPATIAL_INDEX in fresh.sent
     assert fresh.sent.index(osql.SC_PORT_GEOM_METADATA) < fresh.sent.index(osql.SC_PORT_SPATIAL_INDEX)
     again = _FakeCursor([osql.PORT_GEOM_TOLERANCE], True)
-    OracleEngine._port_spatial_index(again)
+    OracleSupplyChain._port_spatial_index(again)
     assert osql.SC_PORT_GEOM_METADATA not in again.sent and osql.SC_PORT_SPATIAL_INDEX not in again.sent
     # seeded before the tolerance became 0.05: the index is rebuilt on new metadata
     old = _FakeCursor([0.005], True)
-    OracleEngine._port_spatial_index(old)
+    OracleSupplyChain._port_spatial_index(old)
     order = [osql.SC_PORT_SPATIAL_INDEX_DROP, osql.SC_PORT_GEOM_METADATA_DELETE, osql.SC_PORT_GEOM_METADATA,
              osql.SC_PORT_SPATIAL_INDEX]
     assert [s for s in old.sent if s in order] == order
     broken = _FakeCursor([osql.PORT_GEOM_TOLERANCE], False, fail_on="SPATIAL_INDEX_V2")
-    OracleEngine._port_spatial_index(broken)  # a database without Spatial: a note, not a failed seed
+    OracleSupplyChain._port_spatial_index(broken)  # a database without Spatial: a note, not a failed seed
     assert "ORA-13226" in capsys.readouterr().out

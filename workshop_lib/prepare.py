@@ -21,8 +21,8 @@ USER_PROFILE = "Workshop attendee exploring agent memory on Oracle AI Database."
 def prepare(eng: Engine, *, progress: bool = True) -> dict:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    eng.embed(["warm up the embedding model"])
-    store = eng.create_store()
+    eng.model.embed(["warm up the embedding model"])
+    store = eng.open_store()
     if store.get("user_profile", eng.user_id) is None:
         store.add_user(eng.user_id, USER_PROFILE)
     if store.get("agent_profile", eng.agent_id) is None:

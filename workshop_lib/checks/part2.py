@@ -116,6 +116,6 @@ def _call(fn, dictionary: dict, label: str) -> list:
 
 
 def check_comment_facts(fn, eng) -> None:
-    got = _call(fn, eng.data_dictionary("SUPPLYCHAIN"), "SUPPLYCHAIN dictionary")
+    got = _call(fn, eng.supplychain.data_dictionary("SUPPLYCHAIN"), "SUPPLYCHAIN dictionary")
     _call(fn, EDGE_DICTIONARY, "edge-case dictionary (missing comment, NOT NULL column, columns out of order)")
     passed(TODO1, f"{len(got)} table and column facts match the reference")

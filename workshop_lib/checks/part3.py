@@ -274,7 +274,7 @@ def check_hybrid_rrf(fn, eng) -> None:
                                       "give every ORDER BY a tie-break (ROW_NUMBER() OVER (ORDER BY score, m.seq); the "
                                       "final ORDER BY rrf_score DESC, r_vec, r_txt) and cut a ranked list with "
                                       "WHERE r <= :n, never with LIMIT without ORDER BY.")
-            with eng.unordered_reads_reversed() as reversed_reads:
+            with eng.supplychain.unordered_reads_reversed() as reversed_reads:
                 if reversed_reads:
                     again = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
             if reversed_reads and [h["record_id"] for h in again] != [h["record_id"] for h in got]:

@@ -23,8 +23,10 @@ TODO = "TODO 2 (agent_turn)"
 
 
 # ------------------------------------------------------------------ TODO 1
-_OTHER_METHODS = ("query", "cursor", "transaction", "supplychain_counts", "sample_supplychain")
-_READS_ALLOWED = ("data_dictionary",)  # reading the table names inside the tool is fine
+# What a tool may run, as "where.method" names: the engine's own SQL methods skip the boundary.
+_BOUNDARY = "supplychain.read_only_query"
+_OTHER_METHODS = ("query", "cursor", "transaction", "supplychain.counts", "supplychain.sample")
+_READS_ALLOWED = ("supplychain.data_dictionary",)  # reading the table names inside the tool is fine
 
 
 class _Spy:
@@ -53,24 +55,27 @@ class _Spy:
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[_Spy]:
-        eng, saved = self.eng, {}
+        eng = self.eng
+        saved: list[tuple[Any, str, Any]] = []  # (object, attribute, what its __dict__ held)
         self.calls.clear()
-        for name in ("read_only_query", *_OTHER_METHODS, *_READS_ALLOWED):
-            if callable(getattr(eng, name, None)):
-                saved[name] = eng.__dict__.get(name, _UNSET)
-                setattr(eng, name, self._wrap(name, getattr(eng, name), record=name not in _READS_ALLOWED))
+        for name in (_BOUNDARY, *_OTHER_METHODS, *_READS_ALLOWED):
+            owner, _, attr = name.rpartition(".")
+            target = getattr(eng, owner) if owner else eng
+            if callable(getattr(target, attr, None)):
+                saved.append((target, attr, target.__dict__.get(attr, _UNSET)))
+                setattr(target, attr, self._wrap(name, getattr(target, attr), record=name not in _READS_ALLOWED))
         conn = eng.__dict__.get("conn")
         if conn is not None:
-            saved["conn"] = conn
+            saved.append((eng, "conn", conn))
             eng.conn = _ConnectionSpy(conn, self)
         try:
             yield self
         finally:
-            for name, value in saved.items():
+            for target, attr, value in reversed(saved):
                 if value is _UNSET:
-                    del eng.__dict__[name]
+                    del target.__dict__[attr]
                 else:
-                    setattr(eng, name, value)
+                    setattr(target, attr, value)
 
 
 _UNSET = object()
@@ -95,7 +100,7 @@ class _ConnectionSpy:
 
 
 def supplychain_tables(eng) -> list[str]:
-    return sorted(t["table"] for t in eng.data_dictionary("SUPPLYCHAIN")["tables"])
+    return sorted(t["table"] for t in eng.supplychain.data_dictionary("SUPPLYCHAIN")["tables"])
 
 
 def _sql_of(calls: list[tuple[str, str]]) -> str:
@@ -114,7 +119,7 @@ def check_count_rows(registry: ToolRegistry, eng) -> None:
     if props.get("table", {}).get("type") != "string" or tool.parameters.get("required") != ["table"]:
         raise CheckFailed(TODO1, f"the model would see the parameters {tool.parameters}; expected one required "
                           "string parameter `table`", "declare it as `def count_rows(table: str) -> str:`.")
-    truth = {name.upper(): n for name, n in eng.supplychain_counts().items()}
+    truth = {name.upper(): n for name, n in eng.supplychain.counts().items()}
     tables = supplychain_tables(eng)
     spy = _Spy(eng)
 
@@ -138,7 +143,7 @@ def check_count_rows(registry: ToolRegistry, eng) -> None:
         if not result.ok:
             raise CheckFailed(TODO1, f"count_rows({args}) failed: {result.error[:200]}",
                               "strip and upper-case the name, check it is in SUPPLYCHAIN_TABLES, then count with "
-                              "eng.read_only_query(f\"SELECT COUNT(*) AS N FROM {name}\").")
+                              "eng.supplychain.read_only_query(f\"SELECT COUNT(*) AS N FROM {name}\").")
         _through_boundary(args, calls)
         _the_count(args, name, result.content, truth[name], calls)
     # Names as models send them.
@@ -188,7 +193,7 @@ def check_count_rows(registry: ToolRegistry, eng) -> None:
                               f"tables exist (it does not name {', '.join(missing[:3])})",
                               "raise ValueError(f\"unknown table ...; the tables are: "
                               "{', '.join(sorted(SUPPLYCHAIN_TABLES))}\").")
-    if {name.upper(): n for name, n in eng.supplychain_counts().items()} != truth:
+    if {name.upper(): n for name, n in eng.supplychain.counts().items()} != truth:
         raise CheckFailed(TODO1, "PORTS changed while count_rows ran", "never build SQL from a name you did not check.")
     passed(TODO1, f"counts the rows of all {len(tables)} tables through the read-only boundary, in any case, and "
                   "refuses other names before any SQL runs, naming the valid ones", fn=tool.fn)
@@ -214,15 +219,15 @@ def _the_count(args: dict, name: str, content: str, rows: int, calls: list[tuple
 
 
 def _through_boundary(args: dict, calls: list[tuple[str, str]]) -> None:
-    other = [(m, sql) for m, sql in calls if m != "read_only_query"]
+    other = [(m, sql) for m, sql in calls if m != _BOUNDARY]
     if other:
         raise CheckFailed(TODO1, f"count_rows({args}) counted with {_sql_of(other)}, which skips the read-only "
                           "boundary: a tool the model drives must only read, and only SUPPLYCHAIN",
-                          "count with eng.read_only_query(f\"SELECT COUNT(*) AS N FROM {name}\") and nothing else.")
+                          "count with eng.supplychain.read_only_query(f\"SELECT COUNT(*) AS N FROM {name}\") and nothing else.")
     if not calls:
         raise CheckFailed(TODO1, f"count_rows({args}) returned a number without running a query: counts change, "
                           "so a number kept from before is wrong sooner or later",
-                          "count on every call with eng.read_only_query(f\"SELECT COUNT(*) AS N FROM {name}\").")
+                          "count on every call with eng.supplychain.read_only_query(f\"SELECT COUNT(*) AS N FROM {name}\").")
 
 
 def reference_count_rows(eng) -> Callable[[str], str]:
@@ -238,7 +243,7 @@ def reference_count_rows(eng) -> Callable[[str], str]:
         name = table.strip().upper()
         if name not in tables:
             raise ValueError(f"unknown table {table!r}; the tables are: {', '.join(sorted(tables))}")
-        return str(eng.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])
+        return str(eng.supplychain.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0])
 
     return count_rows
 

@@ -102,7 +102,7 @@ class LifecycleMixin:
         if row is None:
             return MemoryStatus()
         status, by, at, why, repl, exp, live = row
-        return MemoryStatus(status, by, str(at) if at else None, self.engine.read_text(why), repl,
+        return MemoryStatus(status, by, str(at) if at else None, self.engine.backend.read_text(why), repl,
                             str(exp) if exp else None, bool(live))
 
     def status(self, record_type: str, record_id: str) -> MemoryStatus | None:
@@ -139,7 +139,7 @@ class LifecycleMixin:
             self._write_status(cur, seq, status, by, reason, replaced_by, before.expires_at)
             if status == "valid":
                 if before.status != "valid":
-                    self._embed_chunk(cur, seq, self.engine.read_text(row[7]) or "", None)
+                    self._embed_chunk(cur, seq, self.engine.backend.read_text(row[7]) or "", None)
             else:
                 cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
         return 1
@@ -193,7 +193,7 @@ class LifecycleMixin:
                 if want is not None and str((rec.metadata or {}).get("subject", "")).strip().lower() != want:
                     continue
                 status, by, at, why, repl, exp, live = row[10:17]
-                state = MemoryStatus(status or "valid", by, str(at) if at else None, self.engine.read_text(why),
+                state = MemoryStatus(status or "valid", by, str(at) if at else None, self.engine.backend.read_text(why),
                                      repl, str(exp) if exp else None, bool(live))
                 out.append(HistoryEntry(rec, state))
         return out
@@ -210,7 +210,7 @@ class LifecycleMixin:
             records = int(cur.fetchone()[0])
             cur.execute(self.mem.TRACE_THREADS, {"u": user_id})
             threads = int(cur.fetchone()[0])
-        chat_log = "CHAT_INTERACTIONS" in self.engine.object_names()
+        chat_log = "CHAT_INTERACTIONS" in self.engine.backend.object_names()
         with self.engine.transaction() as cur:
             self._delete_record(cur, "user_profile", user_id)
             self._cascade_actor(cur, "user_profile", user_id)
@@ -238,7 +238,7 @@ class LifecycleMixin:
                 out["vector_index_rows"] = int(cur.fetchone()[0])
             hits = 0
             for term in terms:
-                kw = self.engine.keyword_expression(term) if re.search(r"\w", term or "") else None
+                kw = self.engine.statements.keyword_expression(term) if re.search(r"\w", term or "") else None
                 if kw:
                     cur.execute(self.mem.TRACE_TEXT_INDEX, {"kw": kw})
                     hits += int(cur.fetchone()[0])
@@ -249,5 +249,5 @@ class LifecycleMixin:
         with self.engine.cursor() as cur:
             cur.execute(self.mem.AUDIT_LIST)
             return [{"at": str(at), "action": act, "subject_hash": subj, "by": by,
-                     "detail": json.loads(self.engine.read_text(detail) or "{}")}
+                     "detail": json.loads(self.engine.backend.read_text(detail) or "{}")}
                     for at, act, subj, by, detail in cur.fetchall()]

@@ -2,7 +2,7 @@
 
 The store keeps every record (messages, memories, guidelines, facts, preferences and
 actor profiles) in one RECORDS table, its embedding in RECORD_CHUNKS, and thread rows
-in THREADS. All SQL comes from the engine's statements module (`eng.sql`), so this file
+in THREADS. All SQL comes from the engine's statement sets (`eng.statements.store`), so this file
 holds only the contract's rules: argument checks, scope semantics, metadata matching
 and transactions.
 
@@ -28,12 +28,14 @@ import json
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - re-exported
 from workshop_lib.core.lifecycle import LifecycleMixin
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
+from workshop_lib.engines.base import new_id
 from workshop_lib.errors import WorkshopError
 
 SCHEMA_VERSION = "1"
@@ -135,6 +137,39 @@ def _as_list(value: Any, n: int, name: str) -> list:
     return [value] * n
 
 
+
+@dataclass
+class _NewRecord:
+    """One record of an add() call, its arguments checked."""
+
+    text: str
+    record_id: str
+    metadata: dict | None
+    thread_id: str | None
+    user_id: str | None
+    agent_id: str | None
+    role: str | None          # stored for messages only
+    index_text: str           # what is embedded and keyword-indexed
+    vector: Any = None        # the caller's vector, or one computed before the transaction
+    precomputed: bool = False  # vector came from the engine's model before the transaction
+
+
+def _texts_and_vectors(texts: Any, embeddings: Any) -> tuple[list[str], Any]:
+    """add()'s texts as a checked list, and its embeddings as one vector per text."""
+    if texts is None or not isinstance(texts, (str, list, tuple)):
+        raise ValueError(f"texts must be a string or a list of strings, got {type(texts).__name__}")
+    if isinstance(texts, str):
+        texts = [texts]
+        if embeddings and not isinstance(embeddings[0], (list, tuple)) and not hasattr(embeddings[0], "__len__"):
+            embeddings = [embeddings]
+    texts = list(texts)
+    if any(not isinstance(t, str) for t in texts):
+        raise ValueError("texts must be strings")
+    for t in texts:
+        _check_text(t, "texts")
+    return texts, embeddings
+
+
 class MemoryStore(LifecycleMixin):
     """The store contract (docs/architecture.md, "The memory store") on top of an engine's connection and SQL."""
 
@@ -160,22 +195,22 @@ class MemoryStore(LifecycleMixin):
             ) from None
         self.engine = engine
         self.prefix = (table_name_prefix or "").upper()
-        self.vector_dim = int(vector_dim or engine.dim)
+        self.vector_dim = int(vector_dim or engine.model.dim)
         self.list_limit = list_limit
-        self.sql = engine.statements(self.prefix, self.vector_dim)
-        self.mem = engine.sql_module.memory_statements(self.prefix)  # memory over time (status, audit)
+        self.sql = engine.statements.store(self.prefix, self.vector_dim)
+        self.mem = engine.statements.memory(self.prefix)  # memory over time (status, audit)
         self._apply_schema_policy()
         self._migrate()
 
     # ------------------------------------------------------------------ schema
     def _apply_schema_policy(self) -> None:
         wanted = [name for name, _ in self.sql.SCHEMA]
-        names = self.engine.object_names()
+        names = self.engine.backend.object_names()
         if self.schema_policy is SchemaPolicy.RECREATE or any(self.prefix + n not in names for n in wanted):
             # Something to create: decide again under the write lock, as another process
             # (a second first-time setup) may be creating the same objects right now.
-            with self.engine.schema_lock():
-                self._apply_schema_policy_locked(wanted, self.engine.object_names())
+            with self.engine.backend.schema_lock():
+                self._apply_schema_policy_locked(wanted, self.engine.backend.object_names())
         else:
             self._write_or_check_meta(fresh=False)
 
@@ -186,8 +221,8 @@ class MemoryStore(LifecycleMixin):
         policy = self.schema_policy
         if policy is SchemaPolicy.RECREATE:
             later = [n for n, _ in self.mem.MIGRATIONS if self.prefix + n in names]
-            eng.drop_objects(self.mem.DROP, later[::-1])
-            eng.drop_objects(sql.DROP, present)
+            eng.backend.drop_objects(self.mem.DROP, later[::-1])
+            eng.backend.drop_objects(sql.DROP, present)
             missing = wanted
         elif ((policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing)
               or (policy is SchemaPolicy.REQUIRE_EXISTING and missing)):
@@ -196,10 +231,10 @@ class MemoryStore(LifecycleMixin):
             if "RECORDS" in missing and policy is not SchemaPolicy.RECREATE:
                 # Statuses point at record seqs: with RECORDS made anew they would attach to new records.
                 stale = [n for n in ("MEMORY_STATUS",) if self.prefix + n in names]
-                eng.drop_objects(self.mem.DROP, stale)
+                eng.backend.drop_objects(self.mem.DROP, stale)
             # Derived indexes an older version built and this one rebuilds differently.
-            eng.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
-            eng.create_objects([(n, ddl) for n, ddl in sql.SCHEMA if n in missing])
+            eng.backend.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
+            eng.backend.create_objects([(n, ddl) for n, ddl in sql.SCHEMA if n in missing])
         self._write_or_check_meta(fresh=bool(missing))
 
     def _migrate(self) -> None:
@@ -207,19 +242,19 @@ class MemoryStore(LifecycleMixin):
         lacks them, whatever the policy: only additions, so a learner's existing store keeps
         every record and gains the new tables the read paths need."""
         wanted = [n for n, _ in self.mem.MIGRATIONS]
-        if all(self.prefix + n in self.engine.object_names() for n in wanted):
+        if all(self.prefix + n in self.engine.backend.object_names() for n in wanted):
             return
-        with self.engine.schema_lock():
-            names = self.engine.object_names()
+        with self.engine.backend.schema_lock():
+            names = self.engine.backend.object_names()
             missing = [(n, ddl) for n, ddl in self.mem.MIGRATIONS if self.prefix + n not in names]
             if missing:
-                self.engine.create_objects(missing)
+                self.engine.backend.create_objects(missing)
 
     def _schema_problem(self, missing: list[str]) -> str:
         return (
             f"The memory store schema (prefix {self.prefix!r}) is incomplete: missing {missing}. "
             f"Policy {self.schema_policy.name} does not create objects. Fix: run `workshop setup` "
-            "(`make setup-oracle` on Oracle), or call prepare(eng) or eng.create_store() in Python."
+            "(`make setup-oracle` on Oracle), or call prepare(eng) or eng.open_store() in Python."
         )
 
     def _write_or_check_meta(self, fresh: bool) -> None:
@@ -246,8 +281,8 @@ class MemoryStore(LifecycleMixin):
     # ------------------------------------------------------------------ helpers
     def _row_to_record(self, row: tuple) -> Record:
         (seq, record_type, record_id, thread_id, user_id, agent_id, role, content, metadata, created) = row[:10]
-        content = self.engine.read_text(content)
-        meta = self.engine.read_text(metadata)
+        content = self.engine.backend.read_text(content)
+        meta = self.engine.backend.read_text(metadata)
         meta = json.loads(meta) if meta else None
         if record_type in PROFILE_TYPES:
             # Profiles are unscoped; the actor identity is the record id.
@@ -270,7 +305,7 @@ class MemoryStore(LifecycleMixin):
         cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
         if vector is not None:
             cur.execute(self.sql.CHUNK_INSERT_VECTOR,
-                        {"seq": seq, "txt": text, "vec": self.engine.vector_param(self._check_vector(vector))})
+                        {"seq": seq, "txt": text, "vec": self.engine.backend.vector_param(self._check_vector(vector))})
         elif text:
             cur.execute(self.sql.CHUNK_INSERT_TEXT, {"seq": seq, "txt": text})
 
@@ -302,21 +337,22 @@ class MemoryStore(LifecycleMixin):
                 f"thread_id {thread_id!r} belongs to another user; user_id {user_id!r} cannot write "
                 "into it. Use a thread id of your own.")
 
-    def _insert(self, cur, record_type, record_id, text, meta, thread_id, user_id, agent_id, role) -> int:
-        cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
+    def _insert(self, cur: Any, record_type: str, rec: _NewRecord) -> int:
+        cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": rec.record_id})
         row = cur.fetchone()
         if row is not None:
-            if (row[3], row[4], row[5]) != (thread_id, user_id, agent_id) and record_type not in PROFILE_TYPES:
+            if (row[3], row[4], row[5]) != (rec.thread_id, rec.user_id, rec.agent_id) and record_type not in PROFILE_TYPES:
                 raise ValueError(
-                    f"A {record_type} with id {record_id!r} already exists in another scope (user "
+                    f"A {record_type} with id {rec.record_id!r} already exists in another scope (user "
                     f"{row[4]!r}, agent {row[5]!r}, thread {row[3]!r}); record ids are unique per record "
                     "type across the store. Choose another id, or leave record_ids out to get a fresh one.")
-            raise ValueError(f"A {record_type} with id {record_id!r} already exists; use update() to change it")
+            raise ValueError(f"A {record_type} with id {rec.record_id!r} already exists; use update() to change it")
         params = {
-            "rt": record_type, "rid": record_id, "tid": thread_id, "u": user_id, "a": agent_id,
-            "role": role, "content": text, "meta": json.dumps(meta) if meta is not None else None,
+            "rt": record_type, "rid": rec.record_id, "tid": rec.thread_id, "u": rec.user_id, "a": rec.agent_id,
+            "role": rec.role if record_type == "message" else None, "content": rec.text,
+            "meta": json.dumps(rec.metadata) if rec.metadata is not None else None,
         }
-        return self.engine.insert_returning_seq(cur, self.sql.RECORD_INSERT, params)
+        return self.engine.backend.insert_returning_seq(cur, self.sql.RECORD_INSERT, params)
 
     # ------------------------------------------------------------------ add
     def add(
@@ -337,19 +373,9 @@ class MemoryStore(LifecycleMixin):
         Engines that embed in Python (embedded) compute the vectors before the transaction,
         so the write lock is held only for the inserts, however large the batch."""
         _check_record_type(record_type, ADDABLE_TYPES, "add")
-        if texts is None or not isinstance(texts, (str, list, tuple)):
-            raise ValueError(f"texts must be a string or a list of strings, got {type(texts).__name__}")
-        if isinstance(texts, str):
-            texts = [texts]
-            if embeddings is not None and embeddings and not isinstance(embeddings[0], (list, tuple)) and not hasattr(embeddings[0], "__len__"):
-                embeddings = [embeddings]
-        texts = list(texts)
+        texts, embeddings = _texts_and_vectors(texts, embeddings)
         if not texts:
             return []
-        if any(not isinstance(t, str) for t in texts):
-            raise ValueError("texts must be strings")
-        for t in texts:
-            _check_text(t, "texts")
         n = len(texts)
         ids: list[Any] = _as_list(record_ids, n, "record_ids") if record_ids is not None else [None] * n
         metas = metadata if isinstance(metadata, list) else [metadata] * n
@@ -357,41 +383,51 @@ class MemoryStore(LifecycleMixin):
             raise ValueError(f"metadata has {len(metas)} items but {n} texts were given")
         for m in metas:
             _check_metadata(m)
-        tids = _as_list(thread_ids, n, "thread_ids")
-        uids = _as_list(user_ids, n, "user_ids")
-        aids = _as_list(agent_ids, n, "agent_ids")
-        itexts = _as_list(index_texts, n, "index_texts")
-        rls = _as_list(roles if roles is not None else "user", n, "roles")
+        columns = {"record_ids": ids, "thread_ids": _as_list(thread_ids, n, "thread_ids"),
+                   "user_ids": _as_list(user_ids, n, "user_ids"), "agent_ids": _as_list(agent_ids, n, "agent_ids"),
+                   "index_texts": _as_list(index_texts, n, "index_texts"),
+                   "roles": _as_list(roles if roles is not None else "user", n, "roles")}
         vecs: list[Any] = list(embeddings) if embeddings is not None else [None] * n
         if len(vecs) != n:
             raise ValueError(f"embeddings has {len(vecs)} items but {n} texts were given")
         vecs = [self._check_vector(v) if v is not None else None for v in vecs]
-        for name, values in (("record_ids", ids), ("thread_ids", tids), ("user_ids", uids), ("agent_ids", aids),
-                             ("index_texts", itexts), ("roles", rls)):
+        for name, values in columns.items():
             for v in values:
                 _check_id(v, name, optional=True)
                 _check_text(v, name)
-        ids = [i if i is not None else self.engine.new_id(record_type) for i in ids]
+        ids = [i if i is not None else new_id(record_type) for i in ids]
         if len(set(ids)) != n:
             raise ValueError("record_ids must be unique within one add() call")
-        index = [itexts[i] if itexts[i] is not None else texts[i] for i in range(n)]
-        todo = [i for i in range(n) if vecs[i] is None and index[i]]
-        computed = self.engine.embed_for_store([index[i] for i in todo]) if todo else None
-        precomputed = dict(zip(todo, computed)) if computed is not None else {}
+        records = [_NewRecord(text, rid, meta, tid, uid, aid, role, itext if itext is not None else text, vec)
+                   for text, rid, meta, tid, uid, aid, role, itext, vec in zip(
+                       texts, ids, metas, columns["thread_ids"], columns["user_ids"], columns["agent_ids"],
+                       columns["roles"], columns["index_texts"], vecs)]
+        self._precompute_vectors(records)
         with self.engine.transaction() as cur:
-            for i in range(n):
-                if tids[i] is not None:
-                    self._ensure_thread(cur, tids[i], uids[i], aids[i], record_type)
-                seq = self._insert(cur, record_type, ids[i], texts[i], metas[i], tids[i], uids[i], aids[i],
-                                   rls[i] if record_type == "message" else None)
-                if i in precomputed:
-                    cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
-                    if precomputed[i] is not None:  # no direction: keyword-searchable only
-                        cur.execute(self.sql.CHUNK_INSERT_VECTOR, {
-                            "seq": seq, "txt": index[i], "vec": self.engine.vector_param(precomputed[i])})
-                else:
-                    self._embed_chunk(cur, seq, index[i], vecs[i])
+            for rec in records:
+                self._write_new(cur, record_type, rec)
         return ids
+
+    def _precompute_vectors(self, records: list[_NewRecord]) -> None:
+        """Vectors for the records that have none, when the engine embeds in Python (before the
+        write transaction); where the database embeds inside the INSERT, nothing is computed here."""
+        todo = [r for r in records if r.vector is None and r.index_text]
+        computed = self.engine.model.embed_for_store([r.index_text for r in todo]) if todo else None
+        if computed is not None:
+            for rec, vector in zip(todo, computed):
+                rec.vector, rec.precomputed = vector, True
+
+    def _write_new(self, cur: Any, record_type: str, rec: _NewRecord) -> None:
+        if rec.thread_id is not None:
+            self._ensure_thread(cur, rec.thread_id, rec.user_id, rec.agent_id, record_type)
+        seq = self._insert(cur, record_type, rec)
+        if not rec.precomputed:
+            self._embed_chunk(cur, seq, rec.index_text, rec.vector)
+            return
+        cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+        if rec.vector is not None:  # None: no direction, keyword-searchable only
+            cur.execute(self.sql.CHUNK_INSERT_VECTOR, {
+                "seq": seq, "txt": rec.index_text, "vec": self.engine.backend.vector_param(rec.vector)})
 
     def _add_profile(self, record_type: str, actor_id: str, information: str) -> str:
         if not isinstance(actor_id, str) or not actor_id:
@@ -402,7 +438,8 @@ class MemoryStore(LifecycleMixin):
         scope_a = actor_id if record_type == "agent_profile" else None
         with self.engine.transaction() as cur:
             # The actor id is kept in its scope column so search can scope profiles.
-            seq = self._insert(cur, record_type, actor_id, information, None, None, scope_u, scope_a, None)
+            profile = _NewRecord(information, actor_id, None, None, scope_u, scope_a, None, information)
+            seq = self._insert(cur, record_type, profile)
             self._embed_chunk(cur, seq, information, None)
         return actor_id
 
@@ -528,7 +565,7 @@ class MemoryStore(LifecycleMixin):
         if query is not None:
             statement, params["q"] = self.sql.SEARCH_BY_TEXT, query
         else:
-            statement, params["qv"] = self.sql.SEARCH_BY_VECTOR, self.engine.vector_param(self._check_vector(query_vector))
+            statement, params["qv"] = self.sql.SEARCH_BY_VECTOR, self.engine.backend.vector_param(self._check_vector(query_vector))
         return self._scan(statement, params, k, metadata_filter)
 
     def _scan(self, statement: str, params: dict, k: int, metadata_filter: dict | None) -> builtins.list[tuple[Record, float]]:
@@ -606,7 +643,7 @@ class MemoryStore(LifecycleMixin):
             if row is None:
                 return 0
             seq = row[0]
-            current_text = self.engine.read_text(row[7])
+            current_text = self.engine.backend.read_text(row[7])
             if text is not OMITTED:
                 cur.execute(self.sql.RECORD_SET_CONTENT, {"seq": seq, "content": text})
                 current_text = text

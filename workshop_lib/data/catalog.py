@@ -11,15 +11,14 @@ container per day of lease; services per entry, move, container or shipment.
 Availability uses the UN/LOCODEs of the SUPPLYCHAIN ports; units_available is the
 number of containers ready to lease at that port, NULL for a service offered there.
 
-Every SQL statement the catalog, the grounded path and the caches run is below, once
-for each engine, under the same names (`statements(eng)` picks the set).
+Every SQL statement the catalog, the grounded path and the caches run lives in the
+engine packages, once for each engine, under the same names (`eng.statements.catalog` is the set in use).
 """
 from __future__ import annotations
 
 import functools
 import hashlib
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -201,22 +200,18 @@ def availability() -> dict[str, dict[str, int | None]]:
     return out
 
 
-# ============================================================================ SQL
-# Each engine owns its catalog statements (embedded/sql.py and oracle/sql.py, CATALOG).
-def statements(eng: Engine) -> SimpleNamespace:
-    return eng.catalog_statements()
 
 
 def availability_table(eng: Engine):
     """Units ready to lease per item (rows) and port (columns); blank where an item is not offered."""
-    rows = eng.query(statements(eng).AVAILABILITY_ALL)
+    rows = eng.query(eng.statements.catalog.AVAILABILITY_ALL)
     frame = pd.DataFrame(rows, columns=["item_id", "unlocode", "units"])
     return frame.pivot(index="item_id", columns="unlocode", values="units")
 
 
 # ============================================================================ seeding
 def ensure_tables(eng: Engine) -> None:
-    sql = statements(eng)
+    sql = eng.statements.catalog
     with eng.transaction() as cur:
         for ddl in sql.DDL:
             cur.execute(ddl)
@@ -224,7 +219,7 @@ def ensure_tables(eng: Engine) -> None:
 
 def seed(eng: Engine, *, progress: bool = True) -> dict[str, int]:
     """Create and fill the catalog; returns counts. Idempotent; SUPPLYCHAIN is left alone."""
-    sql = statements(eng)
+    sql = eng.statements.catalog
     ensure_tables(eng)
     where = availability()
     existing = dict(eng.query(sql.ITEM_HASHES))

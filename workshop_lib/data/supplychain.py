@@ -1,7 +1,7 @@
 """Seed and describe the SUPPLYCHAIN demo schema.
 
 `seed(eng)` loads the canonical dataset from `supplychain_data` into the chosen engine:
-each engine's `seed_supplychain` does it with its own SQL. Comments go where each
+each engine's `eng.supplychain.load` does it with its own SQL. Comments go where each
 engine's catalog reader expects them: Oracle's data dictionary, or the embedded engine's
 ALL_TAB_COMMENTS / ALL_COL_COMMENTS tables of the same shape.
 """
@@ -24,10 +24,10 @@ def seed(eng: Engine, *, progress: bool = True) -> dict[str, int]:
     """Create and fill SUPPLYCHAIN on `eng`; returns the row count per table.
 
     Safe to run again: the dataset tables are emptied and refilled in one transaction.
-    Each engine owns how: `seed_supplychain` in its package, with its own SQL.
+    Each engine owns how: `eng.supplychain.load` in its package, with its own SQL.
     """
     data = rows()
-    counts = eng.seed_supplychain(TABLES, data, progress=progress)
+    counts = eng.supplychain.load(TABLES, data, progress=progress)
     return counts if counts is not None else {t.name: len(data[t.name]) for t in TABLES}
 
 
@@ -65,4 +65,4 @@ def sample(eng: Engine, table: str, n: int = 5, columns: list[str] | None = None
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     # Column names are checked against the spec above, never taken from user text as they are.
-    return pd.DataFrame(eng.sample_supplychain(spec, cols, n), columns=cols)
+    return pd.DataFrame(eng.supplychain.sample(spec, cols, n), columns=cols)

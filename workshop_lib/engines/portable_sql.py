@@ -7,8 +7,10 @@ table-name prefix. Bind names avoid Oracle's reserved words.
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any
+import dataclasses
+from typing import Any, TypeVar
+
+Block = TypeVar("Block")
 
 META_SELECT = "SELECT k, v FROM {p}STORE_META"
 META_INSERT = "INSERT INTO {p}STORE_META (k, v) VALUES (:k, :v)"
@@ -41,7 +43,7 @@ VALUES (:act, :subj, :actor, :detail)""",
     "CHAT_ERASE": "DELETE FROM CHAT_INTERACTIONS WHERE user_id = :u",
 }
 
-def with_prefix(block: SimpleNamespace, prefix: str) -> SimpleNamespace:
+def with_prefix(block: Block, prefix: str) -> Block:
     """A statement block with `{p}` replaced by the store's table-name prefix, in nested values too."""
     def fill(value: Any) -> Any:
         if isinstance(value, str):
@@ -51,4 +53,5 @@ def with_prefix(block: SimpleNamespace, prefix: str) -> SimpleNamespace:
         if isinstance(value, (list, tuple)):
             return [fill(v) for v in value]
         return value
-    return SimpleNamespace(**{name: fill(value) for name, value in vars(block).items()})
+    changes = {f.name: fill(getattr(block, f.name)) for f in dataclasses.fields(block)}  # type: ignore[arg-type]
+    return dataclasses.replace(block, **changes)  # type: ignore[type-var]

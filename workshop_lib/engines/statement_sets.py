@@ -1,47 +1,179 @@
-"""The typed set of statements the memory store runs.
+"""The typed sets of statements each engine runs, with the bind names each statement takes.
 
 Each engine's statement module (embedded/sql.py, oracle/sql.py) fills every field in its
-own dialect; the store reads them as `store.sql.NAME`. The list of names lives here once,
-so the two dialects cannot drift apart (a missing statement fails when the set is built).
+own dialect. The field list lives here once, so the two dialects cannot drift apart: a
+missing or unknown statement fails when the set is built, and tests/test_statement_sets.py
+checks that every statement of both dialects takes exactly the binds declared next to it
+here. Lesson code reads a statement by name and binds the names listed, in any order;
+it never guesses a bind name or a column order from one dialect.
+
+`{p}` in a store statement is the store's table-name prefix (filled when the set is built);
+`{t}` in a DOCS statement is the versioned chunk table it runs on.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+def stmt(binds: str = "") -> Any:
+    """A statement field that takes the named binds (space-separated)."""
+    return field(metadata={"binds": frozenset(binds.split())})
+
+
+def ddl() -> Any:
+    """A field of DDL or other statement lists/maps: no binds."""
+    return field(metadata={"binds": None})
 
 
 @dataclass(frozen=True)
 class StoreStatements:
-    META_SELECT: str
-    META_INSERT: str
-    RECORD_GET: str
-    RECORD_INSERT: str
-    RECORD_LIST: str
-    RECORD_SET_CONTENT: str
-    RECORD_SET_METADATA: str
-    RECORD_DELETE: str
-    RECORD_COUNT: str
-    CHUNK_DELETE: str
-    CHUNK_INSERT_TEXT: str
-    CHUNK_INSERT_VECTOR: str
-    THREAD_GET: str
-    THREAD_INSERT: str
-    THREAD_DELETE: str
-    THREAD_CHUNKS_DELETE: str
-    THREAD_RECORDS_DELETE: str
-    THREADS_OF_USER: str
-    THREADS_OF_AGENT: str
-    SCOPED_CHILD_SEQS_OF_USER: str
-    SCOPED_CHILD_SEQS_OF_AGENT: str
-    SEARCH_BY_TEXT: str
-    SEARCH_BY_VECTOR: str
-    SEARCH_SCOPED_KNN: str
-    KEYWORD_SEARCH: str
-    HYBRID_RRF: str
-    VECTOR_RANKED: str
-    SCHEMA: list[tuple[str, list[str]]]   # (object name, its DDL statements), in creation order
-    DROP: dict[str, str]                  # object name -> DROP statement
-    OBSOLETE: dict[str, str]              # objects of older versions to drop when a store is opened
+    """The memory store (core/store.py). Oracle's RECORD_INSERT also takes the out-bind
+    `new_seq`, which the store's backend supplies (StoreBackend.insert_returning_seq)."""
+
+    META_SELECT: str = stmt()
+    META_INSERT: str = stmt("k v")
+    RECORD_GET: str = stmt("rt rid")
+    RECORD_INSERT: str = stmt("rt rid tid u a role content meta")
+    RECORD_LIST: str = stmt("rt tid tid_free u u_free a a_free hist")
+    RECORD_SET_CONTENT: str = stmt("content seq")
+    RECORD_SET_METADATA: str = stmt("meta seq")
+    RECORD_DELETE: str = stmt("seq")
+    RECORD_COUNT: str = stmt("types")
+    CHUNK_DELETE: str = stmt("seq")
+    CHUNK_INSERT_TEXT: str = stmt("seq txt")
+    CHUNK_INSERT_VECTOR: str = stmt("seq txt vec")
+    THREAD_GET: str = stmt("tid")
+    THREAD_INSERT: str = stmt("tid u a")
+    THREAD_DELETE: str = stmt("tid")
+    THREAD_CHUNKS_DELETE: str = stmt("tid")
+    THREAD_RECORDS_DELETE: str = stmt("tid")
+    THREADS_OF_USER: str = stmt("actor")
+    THREADS_OF_AGENT: str = stmt("actor")
+    SCOPED_CHILD_SEQS_OF_USER: str = stmt("actor types")
+    SCOPED_CHILD_SEQS_OF_AGENT: str = stmt("actor types")
+    SEARCH_BY_TEXT: str = stmt("q types tid tid_free u u_free a a_free")
+    SEARCH_BY_VECTOR: str = stmt("qv types tid tid_free u u_free a a_free")
+    SEARCH_SCOPED_KNN: str = stmt("q n rt u a")
+    KEYWORD_SEARCH: str = stmt("kw k u a")
+    HYBRID_RRF: str = stmt("q kw n k rrf_k u a")
+    VECTOR_RANKED: str = stmt("q n u a")
+    SCHEMA: list[tuple[str, list[str]]] = ddl()   # (object name, its DDL statements), in creation order
+    DROP: dict[str, str] = ddl()                  # object name -> DROP statement
+    OBSOLETE: dict[str, str] = ddl()              # objects of older versions to drop when a store is opened
 
 
-# The single-statement fields, in declaration order.
-STATEMENT_NAMES: list[str] = [f.name for f in fields(StoreStatements) if f.type == "str"]
+@dataclass(frozen=True)
+class MemoryStatements:
+    """Memory over time (core/lifecycle.py): a status row per memory, the audit, erasure traces."""
+
+    MIGRATIONS: list[tuple[str, list[str]]] = ddl()  # tables added to existing stores, in order
+    DROP: dict[str, str] = ddl()
+    STATUS_INSERT: str = stmt("seq st actor why repl expiry")
+    STATUS_GET: str = stmt("seq")
+    STATUS_DELETE: str = stmt("seq")
+    THREAD_STATUS_DELETE: str = stmt("tid")
+    HISTORY: str = stmt("types u a")
+    EXPIRED_DUE: str = stmt()
+    AUDIT_INSERT: str = stmt("act subj actor detail")
+    AUDIT_LIST: str = stmt()
+    TRACE_RECORDS: str = stmt("u")
+    TRACE_THREADS: str = stmt("u")
+    TRACE_ORPHAN_CHUNKS: str = stmt()
+    TRACE_VECTOR_INDEX: str = stmt("u")
+    TRACE_TEXT_INDEX: str = stmt("kw")
+    CHAT_ERASE: str = stmt("u")
+
+
+@dataclass(frozen=True)
+class DocsStatements:
+    """Part 8's versioned document index (parts/ingest/index.py)."""
+
+    ALIAS: str = ddl()            # the alias name the view is called by
+    DDL: list[str] = ddl()        # registry, alias and log tables
+    TABLE_DDL: list[str] = ddl()  # one versioned chunk table ({t})
+    REGISTER: str = stmt("t profile sha")
+    MARK_BUILDING: str = stmt("t")
+    MARK_COMPLETE: str = stmt("t docs chunks")
+    INDEX_GET: str = stmt("t")
+    INDEX_LIST: str = stmt()
+    TABLE_DROP: str = stmt()
+    INDEX_DELETE: str = stmt("t")
+    CHUNK_HASHES: str = stmt()
+    CHUNK_INSERT: str = stmt("h doc_id chunk_no source lang tags body n_units vec")
+    CHUNK_DELETE: str = stmt("h")
+    COUNTS: str = stmt()
+    SEARCH: str = stmt("qv k")
+    ALIAS_GET: str = stmt("a")
+    ALIAS_SET: str = stmt("a t prev")
+    VIEW_REPLACE: list[str] = ddl()
+    VIEW_TARGET: str = stmt()
+    VIEW_DROP: str = stmt()
+    ALIAS_DELETE: str = stmt("a")
+    LOG_INSERT: str = stmt("a action t detail")
+    LOG_LIST: str = stmt("a n")
+
+
+@dataclass(frozen=True)
+class CatalogStatements:
+    """Part 5's catalog, availability and caches (data/catalog.py, parts/grounded.py)."""
+
+    DDL: list[str] = ddl()
+    ITEM_HASHES: str = stmt()
+    ITEM_INSERT: str = stmt("item_id item_name category description price_usd price_unit doc_hash doc")
+    ITEM_UPDATE: str = stmt("item_id item_name category description price_usd price_unit doc_hash doc")
+    ITEM_DELETE: str = stmt("item_id")
+    AVAIL_DELETE_ITEM: str = stmt("item_id")
+    AVAIL_INSERT: str = stmt("item_id unlocode units")
+    ITEM_COUNT: str = stmt()
+    AVAILABILITY_ALL: str = stmt()
+    MATCH_ABOVE_THRESHOLD: str = stmt("qv k min_similarity")
+    CLOSEST_ITEMS: str = stmt("qv k")
+    AVAILABILITY_OF_ITEM: str = stmt("item_id")
+    PORTS: str = stmt()
+    EMBED_TEXT: str = stmt("t")
+    EMB_CACHE_GET: str = stmt("h m")
+    EMB_CACHE_PUT: str = stmt("h m t vec")
+    EMB_CACHE_COUNT: str = stmt()
+    EMB_CACHE_CLEAR: str = stmt()
+    RESP_CACHE_GET: str = stmt("k")
+    RESP_CACHE_DELETE: str = stmt("k")
+    RESP_CACHE_INSERT: str = stmt("k m p q r")
+    RESP_CACHE_COUNT: str = stmt()
+    RESP_CACHE_CLEAR: str = stmt()
+
+
+@dataclass(frozen=True)
+class ChatStatements:
+    """The chat service's telemetry (parts/chat/telemetry.py)."""
+
+    DDL: list[str] = ddl()
+    INSERT: str = stmt("tid usr qhash qtext shortq rmode latency cached embhit usedllm explain")
+    COUNT: str = stmt()
+    MODES_PER_MINUTE: str = stmt()
+    RECENT: str = stmt("n")
+
+
+@dataclass(frozen=True)
+class EngineStatements:
+    """Every statement set of one engine, reached as `eng.statements.<set>`."""
+
+    store: Callable[[str, int], StoreStatements]   # (table-name prefix, vector dimensions) -> the store's set
+    memory: Callable[[str], MemoryStatements]      # (table-name prefix) -> memory over time
+    docs: DocsStatements
+    catalog: CatalogStatements
+    chat: ChatStatements
+    agent_queries: Mapping[str, str]               # Part 6's reference queries over SUPPLYCHAIN, by name
+    ping: str                                      # the cheapest statement the database answers
+    keyword_expression: Callable[[str], str | None]  # any user text as a safe full-text query, or None
+    no_match: str                                  # a full-text expression that matches nothing
+
+
+def declared_binds(bundle: type) -> dict[str, frozenset[str]]:
+    """Statement name -> the binds it takes, for one of the sets above (lists and maps left out)."""
+    return {f.name: f.metadata["binds"] for f in fields(bundle) if f.metadata.get("binds") is not None}
+
+
+# The single-statement fields of the store's set, in declaration order.
+STATEMENT_NAMES: list[str] = list(declared_binds(StoreStatements))

@@ -8,13 +8,13 @@ TODOS = {
                "error the model can read, and only then builds SQL."),
         general=("Keep the signature `count_rows(table: str) -> str` under @registry.tool; name = "
                  "table.strip().upper(); raise ValueError naming the valid tables when name is not in "
-                 "SUPPLYCHAIN_TABLES; otherwise count with eng.read_only_query and return the number as text."),
+                 "SUPPLYCHAIN_TABLES; otherwise count with eng.supplychain.read_only_query and return the number as text."),
         outline=("@registry.tool\n"
                  "def count_rows(table: str) -> str:\n"
                  "    name = table.strip().upper()\n"
                  "    if name not in SUPPLYCHAIN_TABLES:\n"
                  "        raise ValueError(f\"unknown table {table!r}; the tables are: \" + ', '.join(sorted(SUPPLYCHAIN_TABLES)))\n"
-                 "    return str(eng.read_only_query(f'SELECT COUNT(*) AS N FROM {name}').rows[0][0])"),
+                 "    return str(eng.supplychain.read_only_query(f'SELECT COUNT(*) AS N FROM {name}').rows[0][0])"),
         failures=(
             F("not_registered", r"no tool named 'count_rows'",
               "The registry learns the tool when the TODO cell runs: keep @registry.tool right above the def, keep the "
@@ -43,7 +43,7 @@ TODOS = {
               "signals with ValueError. Raise ValueError (not KeyError, Exception or a custom type), keeping the "
               "message that lists the tables."),
             F("not_read_only", r"skips the read-only boundary",
-              "The model decides what this tool runs, so it may only go through eng.read_only_query, the one path "
+              "The model decides what this tool runs, so it may only go through eng.supplychain.read_only_query, the one path "
               "that refuses writes and tables outside SUPPLYCHAIN. Do not use eng.query, the raw connection or "
               "another helper that returns counts."),
             F("cached_count", r"returned a number without running a query",
@@ -67,7 +67,7 @@ TODOS = {
               "rendering or a sentence."),
             F("valid_name_failed", r"\) failed: ",
               "A valid table name failed: look at the error in the message; the name must be stripped and "
-              "upper-cased before the membership test, and the SQL must go through eng.read_only_query."),
+              "upper-cased before the membership test, and the SQL must go through eng.supplychain.read_only_query."),
             F("unknown_not_error", r"must be an error the model can read",
               "An unknown table is an error, not 0 rows: raise ValueError for any name not in SUPPLYCHAIN_TABLES "
               "(the registry turns it into an error result the model reads)."),

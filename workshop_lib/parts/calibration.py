@@ -103,7 +103,7 @@ def pair_table(eng):
     import pandas as pd
 
     questions = list(dict.fromkeys(q for q, _ in RELEVANT_PAIRS + IRRELEVANT_PAIRS))
-    vectors = dict(zip(questions, eng.embed(questions)))  # one batch: each question embedded once
+    vectors = dict(zip(questions, eng.model.embed(questions)))  # one batch: each question embedded once
     rows = []
     for label, pairs in (("relevant", RELEVANT_PAIRS), ("irrelevant", IRRELEVANT_PAIRS)):
         for question, subject in pairs:

@@ -13,7 +13,7 @@ Two steps run on every user turn:
 
 `answer` chains the two and, without a language model, writes a deterministic answer
 from the chunks it used. Thresholds depend on the embedding model, so they come from
-`eng.thresholds` (config.THRESHOLDS); `workshop_lib.parts.calibration` shows how the
+`eng.model.thresholds` (config.THRESHOLDS); `workshop_lib.parts.calibration` shows how the
 embedded engine's values were chosen.
 """
 from __future__ import annotations
@@ -133,9 +133,9 @@ def check_category(category: Any) -> tuple[str, ...] | None:
 
 def token_counter(eng):
     """(function, description) counting tokens the way the engine's model does."""
-    fn = getattr(eng, "count_tokens", None)
-    if callable(fn):
-        return fn, f"{getattr(eng, 'model_name', eng.name)} tokenizer"
+    model = getattr(eng, "model", None)  # None: called without an engine
+    if model is not None:
+        return model.count_tokens, f"{model.name} tokenizer"
     return _approx_tokens, "approximate count (words and punctuation)"
 
 
@@ -147,18 +147,18 @@ def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: flo
                   category: str | Sequence[str] | None = None, vector: Any = None) -> TurnResult:
     """Per-turn retrieval: embed, vector search, score filter, top-K, token counts.
 
-    min_score defaults to eng.thresholds["min_score"] (0.60 on Oracle's MiniLM, unmeasured; the
+    min_score defaults to eng.model.thresholds["min_score"] (0.60 on Oracle's MiniLM, unmeasured; the
     embedded model's value is calibrated in Part 4). category filters on the memory's
     metadata `kind`. `vector`: the question's embedding when the caller already has it.
     """
     check_query(query)
     check_k(top_k, "top_k")
-    min_score = check_unit_interval(eng.thresholds["min_score"] if min_score is None else min_score, "min_score")
+    min_score = check_unit_interval(eng.model.thresholds["min_score"] if min_score is None else min_score, "min_score")
     kinds = check_category(category)
 
     # 1. embed the question once, with the same model that embedded the memories
     if vector is None:
-        vector = eng.embed([query])[0]
+        vector = eng.model.embed([query])[0]
     # 2. nearest knowledge memories of this user and agent (oversampled for the filters)
     n = max(top_k * OVERSAMPLE, MIN_CANDIDATES)
     pairs = eng.memory.search_records(  # this user's scope and the shared schema knowledge only
@@ -276,7 +276,7 @@ class ModeConfig:
     @classmethod
     def for_engine(cls, eng_or_thresholds: Any, **overrides: Any) -> ModeConfig:
         """The engine's configured thresholds (config.THRESHOLDS), with any field overridden."""
-        th = eng_or_thresholds if isinstance(eng_or_thresholds, dict) else eng_or_thresholds.thresholds
+        th = eng_or_thresholds if isinstance(eng_or_thresholds, dict) else eng_or_thresholds.model.thresholds
         names = {f.name for f in fields(cls)}
         values = {k: v for k, v in th.items() if k in names}
         values.setdefault("min_similarity_for_hybrid", th["threshold_low"])

@@ -253,8 +253,8 @@ def _floats(value: Any) -> list[float]:
 
 def embed_question(eng: Engine, text: str) -> tuple[list[float] | None, bool]:
     """The question's vector, from the embedding cache when it is there. (vector, cache_hit)"""
-    sql = catalog.statements(eng)
-    key = {"h": _sha(text), "m": eng.model_name}
+    sql = eng.statements.catalog
+    key = {"h": _sha(text), "m": eng.model.name}
     rows = eng.query(sql.EMB_CACHE_GET, key)
     if rows:
         return _floats(rows[0][0]), True
@@ -264,21 +264,21 @@ def embed_question(eng: Engine, text: str) -> tuple[list[float] | None, bool]:
     vector = _floats(raw)
     if len(text.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:  # the cache keeps questions, not documents
         with eng.transaction() as cur:
-            cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.vector_param(vector)})
+            cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.backend.vector_param(vector)})
     return vector, False
 
 
 def catalog_min_similarity(eng: Engine) -> float:
-    return float(eng.thresholds["catalog_min_similarity"])  # per engine, in config.THRESHOLDS
+    return float(eng.model.thresholds["catalog_min_similarity"])  # per engine, in config.THRESHOLDS
 
 
 def _rows_to_matches(eng: Engine, rows) -> list[CatalogMatch]:
-    sql = catalog.statements(eng)
+    sql = eng.statements.catalog
     out = []
     for item_id, name, category, description, price, unit, sim in rows:
         where = {code: (None if units is None else int(units))
                  for code, units in eng.query(sql.AVAILABILITY_OF_ITEM, {"item_id": item_id})}
-        out.append(CatalogMatch(item_id=item_id, name=name, category=category, description=eng.read_text(description),
+        out.append(CatalogMatch(item_id=item_id, name=name, category=category, description=eng.backend.read_text(description),
                                 price_usd=float(price), price_unit=unit, availability=where, similarity=float(sim)))
     return out
 
@@ -290,7 +290,7 @@ def match_catalog(eng: Engine, question: str, *, k: int = DEFAULT_K, min_similar
     threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"min_similarity must be between 0 and 1, got {threshold}")
-    sql = catalog.statements(eng)
+    sql = eng.statements.catalog
     if not eng.query(sql.ITEM_COUNT)[0][0]:
         raise RuntimeError("The catalog is empty. Fix: run `catalog.seed(eng)` (the Part 5 seed cell).")
     question = question.strip()
@@ -301,7 +301,7 @@ def match_catalog(eng: Engine, question: str, *, k: int = DEFAULT_K, min_similar
     vector, hit = embed_question(eng, question)
     if vector is None:
         raise ValueError("question has no word the embedding model knows (only control characters or symbols?)")
-    qv = eng.vector_param(vector)
+    qv = eng.backend.vector_param(vector)
     matches = _rows_to_matches(eng, eng.query(sql.MATCH_ABOVE_THRESHOLD, {"qv": qv, "min_similarity": threshold, "k": k}))
     alternatives = [] if matches else _rows_to_matches(eng, eng.query(sql.CLOSEST_ITEMS, {"qv": qv, "k": k}))
     return MatchResult(question, matches, alternatives, threshold, k, hit)
@@ -453,7 +453,7 @@ def select_with_llm(llm, question: str, rows: Sequence[CatalogMatch], *, persona
 # ============================================================================ the other intents
 def port_rows(eng: Engine) -> dict[str, dict]:
     """SUPPLYCHAIN.PORTS read from the database."""
-    sql = catalog.statements(eng)
+    sql = eng.statements.catalog
     return {code: {"unlocode": code, "name": name, "country_code": cc, "region": region,
                    "latitude": float(lat), "longitude": float(lon)}
             for code, name, cc, region, lat, lon in eng.query(sql.PORTS)}
@@ -489,7 +489,7 @@ def port_proximity_answer(eng: Engine, question: str, codes: Sequence[str]) -> s
                 "coordinates in SUPPLYCHAIN.PORTS; a sea route is longer).")
     if len(named) == 1 and _NEAR_RE.search(question):
         port = named[0]
-        others = [(name, code, km) for name, code, km in eng.nearest_ports(port["longitude"], port["latitude"])
+        others = [(name, code, km) for name, code, km in eng.supplychain.nearest_ports(port["longitude"], port["latitude"])
                   if code != port["unlocode"]]
         if not others:
             return None
@@ -641,7 +641,7 @@ def unknown_size(question: str) -> bool:
 
 def matches_for(eng: Engine, items: Sequence[catalog.Item]) -> list[CatalogMatch]:
     """CatalogMatch rows for named items, read from the database (similarity 1: named, not matched)."""
-    sql = catalog.statements(eng)
+    sql = eng.statements.catalog
     out = []
     for item in items:
         where = {code: (None if units is None else int(units))
@@ -712,7 +712,7 @@ def response_cache_key(model: str, persona: str, question: str, k: int = DEFAULT
 
 def clear_caches(eng: Engine, *, embeddings: bool = False) -> None:
     """Empty the response cache (and, if asked, the embedding cache). Explicit, never automatic."""
-    sql = catalog.statements(eng)
+    sql = eng.statements.catalog
     catalog.ensure_tables(eng)
     with eng.transaction() as cur:
         cur.execute(sql.RESP_CACHE_CLEAR)
@@ -736,7 +736,7 @@ def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA,
     except Exception as exc:
         # Checked only on failure (no extra query per question): a driver's "no such table" says
         # nothing a learner can act on.
-        if not {"CATALOG_ITEMS", "RESPONSE_CACHE"} <= eng.object_names():
+        if not {"CATALOG_ITEMS", "RESPONSE_CACHE"} <= eng.backend.object_names():
             raise CatalogNotLoaded() from exc
         raise
 
@@ -752,7 +752,7 @@ class CatalogNotLoaded(WorkshopError, RuntimeError):
 
 def _ask(eng: Engine, question: str, *, llm, persona: str, use_cache: bool, k: int,
          min_similarity: float | None, route_to: Route | None) -> GroundedAnswer:
-    sql = catalog.statements(eng)
+    sql = eng.statements.catalog
     model = getattr(llm, "model", None) or "none"
     threshold = catalog_min_similarity(eng) if min_similarity is None else float(min_similarity)
     key = response_cache_key(model, persona, question, k, threshold)
@@ -761,7 +761,7 @@ def _ask(eng: Engine, question: str, *, llm, persona: str, use_cache: bool, k: i
     if use_cache:
         rows = eng.query(sql.RESP_CACHE_GET, {"k": key})
         if rows:
-            payload = json.loads(eng.read_text(rows[0][0]))
+            payload = json.loads(eng.backend.read_text(rows[0][0]))
             payload.update(question=question, from_cache=True, embedding_cache_hit=None)
             return GroundedAnswer(**payload)
 

@@ -36,7 +36,7 @@ def normalize_kinds(kinds: Any) -> list[str] | None:
 
 
 def _meta(value: Any, eng) -> dict:
-    value = eng.read_text(value)
+    value = eng.backend.read_text(value)
     if isinstance(value, dict):
         return value
     return json.loads(value) if value else {}
@@ -46,7 +46,7 @@ def _meta(value: Any, eng) -> dict:
 def rerank(eng: Engine, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
     """Second stage: a cross-encoder reorders candidates when the engine has one;
     otherwise this passes the vector order through, cut to top_k."""
-    return eng.rerank(query, candidates, top_k=top_k, content_key=content_key)
+    return eng.model.rerank(query, candidates, top_k=top_k, content_key=content_key)
 
 
 def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None, *,
@@ -78,7 +78,7 @@ def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | s
 # ------------------------------------------------------------------ keyword
 def keyword_expression(eng: Engine, query: str) -> str | None:
     """The engine's full-text query for any user text (operators escaped)."""
-    return eng.keyword_expression(query)
+    return eng.statements.keyword_expression(query)
 
 
 def _scope(eng: Engine) -> dict:
@@ -116,13 +116,13 @@ def keyword_search_memories(eng: Engine, query: str, k: int = 5, *, user_id: str
     kw = keyword_expression(eng, query)
     if kw is None:
         return []
-    rows = _scoped_rows(eng, eng.sql.KEYWORD_SEARCH, {"kw": kw, "k": k}, k, key=lambda r: -float(r[3]))
+    rows = _scoped_rows(eng, eng.store.sql.KEYWORD_SEARCH, {"kw": kw, "k": k}, k, key=lambda r: -float(r[3]))
     out = []
     for record_id, content, metadata, score in rows:
         meta = _meta(metadata, eng)
         out.append({
             "record_id": record_id, "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),
-            "content": eng.read_text(content) or "", "score_txt": float(score),
+            "content": eng.backend.read_text(content) or "", "score_txt": float(score),
         })
     return out
 
@@ -139,16 +139,16 @@ def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: in
     check_k(rrf_k, "rrf_k", MAX_K)
     if _reads_shared_too(eng):
         return _hybrid_with_shared(eng, query, k, per_list, rrf_k)
-    kw = keyword_expression(eng, query) or eng.no_match_expression
+    kw = keyword_expression(eng, query) or eng.statements.no_match
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **_scope(eng)}
-    return hybrid_rows(eng, eng.query(eng.sql.HYBRID_RRF, params))
+    return hybrid_rows(eng, eng.query(eng.store.sql.HYBRID_RRF, params))
 
 
 def _hybrid_with_shared(eng: Engine, query: str, k: int, per_list: int, rrf_k: int) -> list[dict]:
     # The same fusion as HYBRID_RRF, over the merged lists of the user's scope and the shared knowledge.
-    vec = _scoped_rows(eng, eng.sql.VECTOR_RANKED, {"q": query, "n": per_list}, per_list, key=lambda r: float(r[1]))
+    vec = _scoped_rows(eng, eng.store.sql.VECTOR_RANKED, {"q": query, "n": per_list}, per_list, key=lambda r: float(r[1]))
     kw = keyword_expression(eng, query)
-    txt = [] if kw is None else _scoped_rows(eng, eng.sql.KEYWORD_SEARCH, {"kw": kw, "k": per_list}, per_list,
+    txt = [] if kw is None else _scoped_rows(eng, eng.store.sql.KEYWORD_SEARCH, {"kw": kw, "k": per_list}, per_list,
                                              key=lambda r: -float(r[3]))
     fused = rrf_fuse([r[0] for r in vec], [r[0] for r in txt], k=k, rrf_k=rrf_k)
     rows = []
@@ -167,7 +167,7 @@ def hybrid_rows(eng: Engine, rows) -> list[dict]:
         meta = _meta(metadata, eng)
         out.append({
             "record_id": record_id, "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),
-            "content": (eng.read_text(content) or "")[:500],
+            "content": (eng.backend.read_text(content) or "")[:500],
             "r_vec": int(r_vec), "r_txt": int(r_txt), "rrf_score": float(rrf),
         })
     return out
@@ -177,7 +177,7 @@ def hybrid_rows(eng: Engine, rows) -> list[dict]:
 def vector_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:
     check_query(query)
     n = check_k(n, "n", MAX_PER_LIST)
-    return [r[0] for r in _scoped_rows(eng, eng.sql.VECTOR_RANKED, {"q": query, "n": n}, n, key=lambda r: float(r[1]))]
+    return [r[0] for r in _scoped_rows(eng, eng.store.sql.VECTOR_RANKED, {"q": query, "n": n}, n, key=lambda r: float(r[1]))]
 
 
 def keyword_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:

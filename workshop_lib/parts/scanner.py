@@ -84,7 +84,7 @@ def scan_schema(eng: Engine, owner: str = "SUPPLYCHAIN", *, mine_comments=None) 
 
     `mine_comments` lets a notebook plug in its own version of `comment_facts`.
     """
-    dictionary = eng.data_dictionary(owner)
+    dictionary = eng.supplychain.data_dictionary(owner)
     facts = (mine_comments or comment_facts)(dictionary)
     return list(facts) + relationship_facts(dictionary)
 

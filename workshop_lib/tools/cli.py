@@ -47,7 +47,7 @@ def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WO
     eng = _connect(engine)
     try:
         report = prepare(eng)
-        described = eng.describe()
+        described = str(eng)
         eng.close()  # release the store, so `workshop reset` does not see this process as a user
     except (WorkshopError, ValueError) as exc:  # they say what is wrong and the fix: no traceback
         typer.secho(f"Setup stopped: {exc}", fg="red", err=True)
@@ -90,8 +90,8 @@ def lab(ctx: typer.Context):
 @app.command()
 def doctor(engine: str = typer.Option(None, help="oracle | embedded")):
     """Check everything the notebooks need; each line says PASS or FAIL and the fix."""
-    from workshop_lib.engines.base import Check, StoreMissing
-    from workshop_lib.tools.doctor import checks
+    from workshop_lib.engines.base import StoreMissing
+    from workshop_lib.tools.doctor import Check, checks
 
     try:
         eng = _connect(engine, create=False)  # doctor reports a missing store; it never creates one
@@ -123,7 +123,7 @@ def reset(
 
     config.load_dotenv()
     name = _engine_name(engine)
-    plan = engine_class(name).reset_plan(force=force)  # decided before anything is opened
+    plan = engine_class(name).traits.reset_plan(force)  # decided before anything is opened
     if not plan.what:
         typer.echo(plan.nothing)
         raise typer.Exit(0)
@@ -164,7 +164,7 @@ def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default:
         prepare(eng, progress=False)
         dist = calibration.similarity_distributions(eng)
         found = calibration.suggest_thresholds(dist.relevant, dist.irrelevant)
-        name, model = eng.name, eng.model_name
+        name, model = eng.name, eng.model.name
     finally:
         eng.close()
     rates = found.pop("at_min_score")
@@ -449,7 +449,7 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
     from workshop_lib.parts.chat import answer_eval
 
     name = _engine_name(engine)
-    scratch_copies = engine_class(name).scratch_copies
+    scratch_copies = engine_class(name).traits.scratch_copies
     if docs and not scratch_copies:
         typer.secho("--docs would ingest into and promote the learner's document alias on Oracle; run "
                     "`workshop ingest --promote` yourself first, then `workshop eval answers`.", fg="red", err=True)

@@ -1,26 +1,44 @@
 """`workshop doctor`: one PASS/FAIL line per thing the notebooks rely on, with the fix."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from workshop_lib.core.store import SchemaPolicy
-from workshop_lib.engines.base import Check
+
+
+@dataclass
+class Check:
+    """One line of `workshop doctor`: what was checked, whether it passed, how to fix it."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        mark = "PASS" if self.ok else "FAIL"
+        text = f"[{mark}] {self.name}: {self.detail}"
+        if not self.ok and self.fix:
+            text += f"\n       fix: {self.fix}"
+        return text
 
 
 def checks(eng) -> list[Check]:
     from workshop_lib.data.supplychain_data import rows
     from workshop_lib.parts import scanner
 
-    out: list[Check] = [Check("engine", True, f"{eng.name} ({eng.describe()})")]
+    out: list[Check] = [Check("engine", True, f"{eng.name} ({str(eng)})")]
     try:
-        eng.ping()
+        eng.query(eng.statements.ping)
         out.append(Check("database reachable", True, "answered a query"))
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure
         out.append(Check("database reachable", False, str(exc).splitlines()[0],
                          "start the database (see README troubleshooting) or switch WORKSHOP_ENGINE=embedded"))
         return out
     try:
-        vec = eng.embed(["doctor check"])[0]
-        ok = len(vec) == eng.dim
-        out.append(Check("embedding model", ok, f"{eng.model_name} returns {len(vec)} dims (expected {eng.dim})",
+        vec = eng.model.embed(["doctor check"])[0]
+        ok = len(vec) == eng.model.dim
+        out.append(Check("embedding model", ok, f"{eng.model.name} returns {len(vec)} dims (expected {eng.model.dim})",
                          "reinstall the model's package (see the message)"))
     except Exception as exc:  # noqa: BLE001 - the model's error carries its own fix
         out.append(Check("embedding model", False, str(exc).splitlines()[0]))
@@ -30,10 +48,10 @@ def checks(eng) -> list[Check]:
         out.append(Check("memory store", True, f"schema ready, {n} records"))
     except Exception as exc:  # noqa: BLE001
         out.append(Check("memory store", False, str(exc).splitlines()[0], "run `workshop setup`"))
-        return out + eng.extra_checks()
+        return out + eng.backend.doctor_checks()
     try:
         expected = {t: len(r) for t, r in rows().items()}
-        have = eng.supplychain_counts()
+        have = eng.supplychain.counts()
         bad = {t: (have[t], expected[t]) for t in expected if have[t] != expected[t]}
         detail = ", ".join(f"{t.lower()}={have[t]}" for t in expected)
         out.append(Check("SUPPLYCHAIN seed", not bad, detail if not bad else f"unexpected counts {bad}",
@@ -55,4 +73,4 @@ def checks(eng) -> list[Check]:
                          f"{len(facts) - len(missing)}/{len(facts)} facts stored", fix))
     except Exception as exc:  # noqa: BLE001
         out.append(Check("schema memories scanned", False, str(exc).splitlines()[0], "run `workshop setup`"))
-    return out + eng.extra_checks()
+    return out + eng.backend.doctor_checks()

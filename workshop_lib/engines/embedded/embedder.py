@@ -11,9 +11,11 @@ import logging
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.errors import WorkshopError
 
 MODEL_NAME = "wordllama-l2-supercat-256"
@@ -99,3 +101,28 @@ def token_spans(text: str) -> list[tuple[int, int]]:
     if _has_surrogate(text):
         text = text.encode("utf-8", "replace").decode("utf-8")
     return list(load().tokenizer.encode(text, add_special_tokens=False).offsets)
+
+
+class WordLlamaModel(EmbeddingModel):
+    """The embedded engine's model (`eng.model`): WordLlama from its pip package, in process."""
+
+    name = MODEL_NAME
+    dim = DIM
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return embed(list(texts)).tolist()
+
+    def embed_for_store(self, texts: list[str]) -> list[Any]:
+        """Vectors computed before the write transaction, so a bulk add holds the write lock
+        only for its inserts (None: no direction, the text stays keyword-searchable only)."""
+        out: list[Any] = []
+        for i in range(0, len(texts), 256):
+            vecs = embed(texts[i:i + 256])
+            out += [v if v.any() else None for v in vecs]
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        return count_tokens(text)
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return token_spans(text)

@@ -7,52 +7,24 @@ same qualified names (SUPPLYCHAIN.VESSELS) work here and on Oracle.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import random
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
 import sqlean
 import sqlite_vec
 
 from workshop_lib import config
-from workshop_lib.engines.base import DatabaseFault, Engine, ResetPlan, StoreMissing
+from workshop_lib.engines.base import DatabaseFault, Engine, EngineTraits, ResetPlan, StoreMissing
 from workshop_lib.engines.embedded import embedder, text_query
 from workshop_lib.engines.embedded import sql as statements_module
-
-# Functions a read-only query may not call (extension loading, file access).
-_DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "fileio_read", "fileio_write", "fileio_append",
-                     "fileio_mkdir", "fileio_symlink", "fileio_ls", "fileio_scan", "edit", "eval", "define"}
-
-MAX_QUERY_WORKERS = 2  # run_sql worker processes at once (each bounded in memory); more wait their turn
-_QUERY_WORKERS = threading.BoundedSemaphore(MAX_QUERY_WORKERS)
-
-
-def _run_worker(request: dict, timeout_s: float) -> dict | None:
-    """The worker's answer, or None when it did not answer within timeout_s (it is killed)."""
-    package_root = str(Path(__file__).resolve().parents[3])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.Popen([sys.executable, "-m", "workshop_lib.engines.embedded.query_worker"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    try:
-        out, err = proc.communicate(json.dumps(request).encode("utf-8", "surrogatepass"), timeout=max(timeout_s, 0.01))
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return None
-    if proc.returncode != 0 or not out:
-        # Killed by the OS (memory) or crashed: the query did not finish within its limits.
-        detail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
-        return {"refused": f"stopped: the query's worker failed ({detail[0][:200]}); select less"}
-    return json.loads(out)
-
+from workshop_lib.engines.embedded.backend import EmbeddedBackend
+from workshop_lib.engines.embedded.supplychain import EmbeddedSupplyChain
+from workshop_lib.engines.statement_sets import EngineStatements
 
 try:  # POSIX advisory locks mark open stores for `workshop reset` (absent on Windows)
     import fcntl
@@ -93,22 +65,41 @@ def open_elsewhere(path: Path) -> bool:
     return False
 
 
+def reset_plan(force: bool = False) -> ResetPlan:
+    """The workshop's own database files in the data folder (never the folder itself),
+    refused while another process (a kernel, `workshop serve`) has the store open, unless force."""
+    store_path = config.data_dir() / STORE_FILE
+    files = [f for f in store_files(store_path) if f.exists()]
+    if not files:
+        return ResetPlan("", nothing=f"Nothing to delete: no workshop database in {config.data_dir()}.")
+    refused = "" if force or not open_elsewhere(store_path) else (
+        f"{store_path} is open in another process (a notebook kernel, `workshop serve` or "
+        "setup). Resetting now would lose what it writes next. Fix: shut down those kernels "
+        "(Kernel > Shut Down Kernel) and servers, then run `workshop reset` again "
+        "(or pass --force, then restart them).")
+    after = "Kernels that still have the old database open now refuse to write: restart them." if force else ""
+    return ResetPlan("the workshop database files " + ", ".join(str(f) for f in files), refused=refused,
+                     files=files, after=after)
+
+
+
 class EmbeddedEngine(Engine):
     """Thread-safe: one re-entrant lock serialises every use of the connection, including
     statements that call the embed() SQL function (a thread waiting on SQLite's connection
     mutex while holding the GIL deadlocks with embed() needing the GIL, so nothing may
     reach the connection unlocked)."""
 
-    scratch_copies = True  # a SQLite file in any folder
-
     name = "embedded"
-    serialise_requests = False  # every statement takes self._lock; run_sql runs in a worker process
-    sql_module = statements_module
-    ping_sql = statements_module.PING
-    dim = embedder.DIM
-    model_name = embedder.MODEL_NAME
-    # A full-text expression that matches nothing, for questions with no searchable term.
-    no_match_expression = '""'
+    # A SQLite file in any folder makes a scratch copy; every statement takes self._lock and
+    # run_sql runs in a worker process, so requests need not be serialised.
+    traits = EngineTraits(scratch_copies=True, serialise_requests=False, reset_plan=reset_plan)
+    statements = EngineStatements(
+        store=statements_module.statements, memory=statements_module.memory_statements,
+        docs=statements_module.DOCS, catalog=statements_module.CATALOG, chat=statements_module.CHAT,
+        agent_queries=statements_module.AGENT_QUERIES, ping=statements_module.PING,
+        keyword_expression=text_query.keyword_expression,
+        no_match='""',  # an FTS5 phrase of nothing: matches no row
+    )
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True) -> None:
         """`path` is a folder (the store is workshop.sqlite in it) or a store file (.sqlite/.db),
@@ -116,6 +107,9 @@ class EmbeddedEngine(Engine):
         creates the file and the store's missing tables; create=False raises StoreMissing
         instead of creating a missing store (doctor)."""
         super().__init__()
+        self.model = embedder.WordLlamaModel(self.name)
+        self.supplychain = EmbeddedSupplyChain(self)
+        self.backend = EmbeddedBackend(self)
         self._lock = threading.RLock()
         self._depth = 0
         self._embed_error: BaseException | None = None
@@ -139,7 +133,7 @@ class EmbeddedEngine(Engine):
         except (OSError, sqlean.Error) as exc:
             raise self._fault(exc) from exc
         if create:
-            self.create_store()  # the file is the learner's own: create=True makes its tables too
+            self.open_store()  # the file is the learner's own: create=True makes its tables too
 
     def _open(self) -> None:
         # isolation_level=None: we open and close transactions ourselves.
@@ -243,74 +237,6 @@ class EmbeddedEngine(Engine):
                 "restart this kernel (Kernel > Restart Kernel) or process, then run again from the top")
 
     # ---------------------------------------------------------------- interface
-    def statements(self, prefix: str, dim: int):
-        return statements_module.statements(prefix, dim)
-
-    def seed_supplychain(self, tables, rows, *, progress: bool = True) -> dict[str, int]:
-        from workshop_lib.engines.embedded import seed
-
-        return seed.seed(self, tables, rows, progress=progress)
-
-    def object_names(self) -> set[str]:
-        with self.cursor() as cur:
-            return {r[0].upper() for r in cur.execute(statements_module.EXISTING_OBJECTS)}
-
-    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
-        with self.transaction() as cur:
-            for _, ddl in objects:
-                for stmt in ddl:
-                    cur.execute(stmt)
-
-    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
-        with self.transaction() as cur:
-            for name in reversed(list(drops)):
-                if name in names:
-                    cur.execute(drops[name])
-
-    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0):
-        """One query over the SUPPLYCHAIN database, read-only by SQLite's own checks, run in a
-        worker process (query_worker.py) that is killed at timeout_s: an authorizer that allows
-        only SELECT, reads of SUPPLYCHAIN tables and ordinary functions (no writes, PRAGMA,
-        ATTACH, transactions or load_extension), PRAGMA query_only, one statement only, a row
-        and byte cap, and limits on value size and memory. This connection and its lock are
-        not used, so a slow query holds up no other request."""
-        from workshop_lib.parts.agent.readonly import QueryResult, SqlRefused, clean
-
-        text, max_rows = clean(sql, max_rows)
-        if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s <= 600:
-            raise SqlRefused(f"timeout_s must be a number of seconds in (0, 600], got {timeout_s!r}")
-        started = time.monotonic()
-        if not _QUERY_WORKERS.acquire(timeout=timeout_s):
-            raise SqlRefused(f"busy: {MAX_QUERY_WORKERS} queries are running; try again in a few seconds")
-        try:
-            request = {"sql": text, "max_rows": max_rows, "timeout_s": timeout_s,
-                       "supplychain": str(self.supplychain_path), "denied_functions": sorted(_DENIED_FUNCTIONS)}
-            answer = _run_worker(request, timeout_s - (time.monotonic() - started))
-        finally:
-            _QUERY_WORKERS.release()
-        if answer is None or answer.get("timeout"):
-            raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s")
-        if "refused" in answer:
-            raise SqlRefused(answer["refused"])
-        if not answer["columns"]:
-            raise SqlRefused("refused: only a query that returns rows (SELECT / WITH ... SELECT) is allowed")
-        rows = [tuple(bytes.fromhex(v["blob"]) if isinstance(v, dict) else v for v in r) for r in answer["rows"]]
-        return QueryResult(answer["columns"], rows, answer["truncated"], answer.get("note", ""))
-
-    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
-        """(port name, UN/LOCODE, km) of the three ports nearest a point (haversine in SQL)."""
-        return self.query(self.sql_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
-
-    @contextlib.contextmanager
-    def unordered_reads_reversed(self) -> Iterator[bool]:
-        # SQLite's switch for exactly this: unordered SELECTs (and ties) come back reversed.
-        with self._lock:
-            self.conn.execute("PRAGMA reverse_unordered_selects=ON")
-            try:
-                yield True
-            finally:
-                self.conn.execute("PRAGMA reverse_unordered_selects=OFF")
-
     @contextlib.contextmanager
     def cursor(self) -> Iterator[Any]:
         with self._lock:
@@ -374,140 +300,8 @@ class EmbeddedEngine(Engine):
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.25)
 
-    @contextlib.contextmanager
-    def schema_lock(self) -> Iterator[None]:
-        """Hold the write lock while the store checks and creates its schema (see MemoryStore)."""
-        with self.transaction():
-            yield
-
-    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
-        cur.execute(sql, params)
-        return int(cur.lastrowid)
-
-    def vector_param(self, values: list[float]) -> bytes:
-        return np.asarray(values, dtype=np.float32).tobytes()
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        return embedder.embed(list(texts)).tolist()
-
-    def embed_for_store(self, texts: list[str]) -> list[Any]:
-        """Vectors computed before the write transaction, so a bulk add holds the write lock
-        only for its inserts (None: no direction, the text stays keyword-searchable only)."""
-        out: list[Any] = []
-        for i in range(0, len(texts), 256):
-            vecs = embedder.embed(texts[i:i + 256])
-            out += [v if v.any() else None for v in vecs]
-        return out
-
-    def keyword_expression(self, text: str) -> str | None:
-        return text_query.keyword_expression(text)
-
-    def count_tokens(self, text: str) -> int:
-        return embedder.count_tokens(text)
-
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return embedder.token_spans(text)
-
-    def describe(self) -> str:
-        return f"{self.path} with {self.model_name} ({self.dim} dims)"
-
-    # ---------------------------------------------------------------- data dictionary
-    def data_dictionary(self, owner: str) -> dict:
-        """SUPPLYCHAIN's tables, columns and keys, read as Oracle's dictionary views would be."""
-        owner = owner.upper()
-        if owner != "SUPPLYCHAIN":
-            raise ValueError(f"The embedded engine has only the SUPPLYCHAIN schema, not {owner!r}")
-        rows = self.query(
-            "SELECT table_name, comments FROM SUPPLYCHAIN.ALL_TAB_COMMENTS WHERE owner = :o ORDER BY table_name",
-            {"o": owner},
-        )
-        if not rows:
-            raise RuntimeError("SUPPLYCHAIN is not seeded yet. Fix: run supplychain.seed(eng) or `workshop setup`.")
-        with self._lock:
-            return self._data_dictionary(owner, rows)
-
-    def _data_dictionary(self, owner: str, rows) -> dict:
-        col_comments = {
-            (t, c): text
-            for t, c, text in self.query(
-                "SELECT table_name, column_name, comments FROM SUPPLYCHAIN.ALL_COL_COMMENTS WHERE owner = :o",
-                {"o": owner},
-            )
-        }
-        tables, columns = [], []
-        fks: list[dict[str, Any]] = []
-        for table, comment in rows:
-            tables.append({"owner": owner, "table": table, "comment": comment})
-            for _, col, dtype, notnull, _, pk in self.conn.execute(f'PRAGMA SUPPLYCHAIN.table_info("{table}")'):
-                columns.append({
-                    "owner": owner, "table": table, "column": col.upper(),
-                    "data_type": dtype.split("(")[0].upper(), "type_detail": dtype.upper(),
-                    "nullable": not (notnull or pk), "comment": col_comments.get((table, col.upper())),
-                })
-            by_id: dict[int, dict] = {}
-            for fid, _, ref_table, from_col, to_col, *_ in self.conn.execute(
-                f'PRAGMA SUPPLYCHAIN.foreign_key_list("{table}")'
-            ):
-                fk = by_id.setdefault(fid, {"owner": owner, "table": table, "columns": [],
-                                            "ref_table": ref_table.upper(), "ref_columns": []})
-                fk["columns"].append(from_col.upper())
-                fk["ref_columns"].append(to_col.upper())
-            fks.extend(by_id[i] for i in sorted(by_id))
-        return {"tables": tables, "columns": columns, "foreign_keys": fks}
-
-    def extra_checks(self) -> list:
-        """Integrity lines for `workshop doctor`: both files, the full-text and the KNN index."""
-        from workshop_lib.engines.base import Check
-
-        out = []
-        for schema, path, fix in (
-            ("main", self.path, "restore it from a backup, or `workshop reset --yes` then `workshop setup` "
-                                "(deletes stored memories)"),
-            ("SUPPLYCHAIN", self.supplychain_path, f"delete {self.supplychain_path} and run `workshop setup` "
-                                                   "(it is rebuilt; memories are kept)"),
-        ):
-            try:
-                with self.cursor() as cur:
-                    rows = [r[0] for r in cur.execute(statements_module.QUICK_CHECK.replace("{schema}", schema))]
-                ok = rows == ["ok"]
-                out.append(Check(f"integrity of {path.name}", ok, "quick_check ok" if ok else "; ".join(rows)[:300],
-                                 fix))
-            except Exception as exc:  # noqa: BLE001 - doctor reports every failure
-                out.append(Check(f"integrity of {path.name}", False, str(exc).splitlines()[0], fix))
-        store_fix = ("the memory store's indexes are damaged: restore the file from a backup, or `workshop reset "
-                     "--yes` then `workshop setup` (deletes stored memories)")
-        p = self._store.prefix if self._store is not None else ""
-        try:
-            with self.transaction() as cur:  # FTS5's integrity-check is an INSERT: it needs a write transaction
-                cur.execute(statements_module.FTS_INTEGRITY.replace("{p}", p))
-            out.append(Check("full-text index", True, "FTS5 integrity-check ok"))
-        except Exception as exc:  # noqa: BLE001
-            out.append(Check("full-text index", False, str(exc).splitlines()[0], store_fix))
-        try:
-            with self.cursor() as cur:
-                n, _ = cur.execute(statements_module.KNN_READ_ALL.replace("{p}", p)).fetchone()
-                want = cur.execute(statements_module.KNN_EXPECTED.replace("{p}", p)).fetchone()[0]
-            out.append(Check("nearest-neighbour index", n == want, f"{n} vectors read, {want} expected", store_fix))
-        except Exception as exc:  # noqa: BLE001
-            out.append(Check("nearest-neighbour index", False, str(exc).splitlines()[0], store_fix))
-        return out
-
-    @classmethod
-    def reset_plan(cls, *, force: bool = False) -> ResetPlan:
-        """The workshop's own database files in the data folder (never the folder itself),
-        refused while another process (a kernel, `workshop serve`) has the store open, unless force."""
-        store_path = config.data_dir() / STORE_FILE
-        files = [f for f in store_files(store_path) if f.exists()]
-        if not files:
-            return ResetPlan("", nothing=f"Nothing to delete: no workshop database in {config.data_dir()}.")
-        refused = "" if force or not open_elsewhere(store_path) else (
-            f"{store_path} is open in another process (a notebook kernel, `workshop serve` or "
-            "setup). Resetting now would lose what it writes next. Fix: shut down those kernels "
-            "(Kernel > Shut Down Kernel) and servers, then run `workshop reset` again "
-            "(or pass --force, then restart them).")
-        after = "Kernels that still have the old database open now refuse to write: restart them." if force else ""
-        return ResetPlan("the workshop database files " + ", ".join(str(f) for f in files), refused=refused,
-                         files=files, after=after)
+    def __str__(self) -> str:
+        return f"{self.path} with {self.model.name} ({self.model.dim} dims)"
 
     def close(self) -> None:
         with self._lock:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from workshop_lib.parts.agent.readonly import capped_result
+from workshop_lib.engines.readonly import capped_result
 
 MAX_SQL_VALUE_BYTES = 1024 * 1024     # any string or blob built while the query runs
 MAX_HEAP_BYTES = 192 * 1024 * 1024    # SQLite's own memory

@@ -1,5 +1,5 @@
 """Seed SUPPLYCHAIN into the embedded engine's attached database (Oracle's twin is
-OracleEngine.seed_supplychain). Comments go to ALL_TAB_COMMENTS / ALL_COL_COMMENTS tables
+OracleSupplyChain.load). Comments go to ALL_TAB_COMMENTS / ALL_COL_COMMENTS tables
 of the same shape as Oracle's data dictionary views, where the engine's catalog() reads them."""
 from __future__ import annotations
 

@@ -7,8 +7,6 @@ The Oracle engine has a module of the same statement names (workshop_lib/engines
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 # Statements written the same way for both engines are defined once (portable_sql.py).
 from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this module's statement set
     CHUNK_DELETE,
@@ -27,7 +25,14 @@ from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this mod
     THREADS_OF_USER,
     with_prefix,
 )
-from workshop_lib.engines.statement_sets import STATEMENT_NAMES, StoreStatements
+from workshop_lib.engines.statement_sets import (
+    STATEMENT_NAMES,
+    CatalogStatements,
+    ChatStatements,
+    DocsStatements,
+    MemoryStatements,
+    StoreStatements,
+)
 
 # ---------------------------------------------------------------- memory store schema
 SCHEMA = [
@@ -335,14 +340,13 @@ CHAT_RECENT = """SELECT created_at, thread_id, resp_mode, latency_ms, question_t
     FROM CHAT_INTERACTIONS ORDER BY id DESC LIMIT :n"""
 
 
-def chat_statements() -> SimpleNamespace:
-    return SimpleNamespace(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
-                           MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
+CHAT = ChatStatements(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
+                      MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
 
 
 # ---------------------------------------------------------------- Part 5 catalog
 # Part 5's catalog (workshop_lib/data/catalog.py): embed() is the model as a SQL function.
-CATALOG = SimpleNamespace(
+CATALOG = CatalogStatements(
     DDL=[
         """CREATE TABLE IF NOT EXISTS CATALOG_ITEMS (
             item_id     TEXT PRIMARY KEY,
@@ -489,7 +493,7 @@ KNN_EXPECTED = "SELECT COUNT(*) FROM {p}RECORD_CHUNKS WHERE chunk_no = 0"
 
 # ---------------------------------------------------------------- run_sql (agent tool)
 # Every table, index and view of the memory store's own database (main and temp): a
-# read-only query may read SUPPLYCHAIN only (EmbeddedEngine.read_only_query).
+# read-only query may read SUPPLYCHAIN only (EmbeddedSupplyChain.read_only_query).
 MAIN_OBJECT_NAMES = "SELECT name FROM main.sqlite_master UNION SELECT name FROM temp.sqlite_master"
 
 # The offline model's queries (workshop_lib/parts/agent/offline.py): written as a model would send
@@ -571,7 +575,7 @@ NEAREST_PORTS = """SELECT PORT_NAME, UNLOCODE,
 # Versioned chunk tables (DOCS_V1, DOCS_V2, ...) named by their chunking profile, a registry
 # of them, and the alias view DOCS that retrieval reads (workshop_lib/parts/ingest).
 # {t} is a physical table name, checked against DOC_TABLE_NAME before it is filled in.
-DOCS = SimpleNamespace(
+DOCS = DocsStatements(
     ALIAS="DOCS",
     DDL=[
         """CREATE TABLE IF NOT EXISTS DOC_INDEXES (
@@ -650,7 +654,7 @@ SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embeddin
 # store version: the store adds them to an existing store when it opens it (MIGRATIONS),
 # never dropping or rewriting what is there. No row in MEMORY_STATUS means "valid, no expiry".
 # Times are UTC ISO-8601 text, the form strftime writes, so comparing them as text is correct.
-MEMORY = SimpleNamespace(
+MEMORY = MemoryStatements(
     **MEMORY_PORTABLE,
     MIGRATIONS=[
         ("MEMORY_STATUS", [
@@ -701,6 +705,6 @@ VALUES (:seq, :st, :actor, :why, :repl, :expiry)""",
 )
 
 
-def memory_statements(prefix: str) -> SimpleNamespace:
+def memory_statements(prefix: str) -> MemoryStatements:
     """The MEMORY block with the store's table-name prefix filled in."""
     return with_prefix(MEMORY, prefix)

@@ -554,9 +554,9 @@ def step_store(settings: Settings) -> None:
 
     eng = _engine(settings)
     try:
-        before = eng.object_names()
+        before = eng.backend.object_names()
         MemoryStore(eng, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
-        after = eng.object_names()
+        after = eng.backend.object_names()
         created = [name for name, _ in osql.SCHEMA if name in after and name not in before]
         present = [name for name, _ in osql.SCHEMA if name in before]
         if created:
@@ -587,7 +587,7 @@ def step_data(settings: Settings) -> None:
 def step_check(settings: Settings) -> None:
     eng = _engine(settings)
     try:
-        checks = eng.extra_checks()
+        checks = eng.backend.doctor_checks()
     finally:
         eng.close()
     for c in checks:

@@ -21,27 +21,29 @@ Settings (workshop_lib.config.oracle_setting / environment):
 """
 from __future__ import annotations
 
-import array
 import contextlib
 import functools
-import json
-import math
 import os
 import re
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import oracledb
 
 from workshop_lib import config
-from workshop_lib.engines.base import Check, Engine, ResetPlan
+from workshop_lib.engines.base import Engine, EngineTraits, ResetPlan
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
+from workshop_lib.engines.readonly import MAX_VALUE_BYTES
+from workshop_lib.engines.statement_sets import EngineStatements
 from workshop_lib.errors import WorkshopError
-from workshop_lib.parts.agent.readonly import MAX_VALUE_BYTES
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.oracle.model import OracleModel
+    from workshop_lib.engines.oracle.supplychain import OracleSupplyChain
 
 # CLOB and BLOB columns come back as str and bytes, not LOB locators that each cost a round
 # trip to read: every execute of this engine passes fetch_lobs=False (python-oracledb 3.4+,
@@ -341,11 +343,17 @@ class OracleEngine(Engine):
     the reader user, under a lock of its own (read_only_query)."""
 
     name = "oracle"
-    sql_module = statements_module
-    dim = statements_module.DIM
-    model_name = statements_module.MODEL_NAME
-    no_match_expression = text_query.NO_MATCH_EXPRESSION
-    ping_sql = statements_module.PING
+    model: OracleModel
+    supplychain: OracleSupplyChain
+    # The store is recreated through a connection by `workshop reset`; SUPPLYCHAIN stays.
+    traits = EngineTraits(scratch_copies=False, serialise_requests=True, reset_plan=lambda force: ResetPlan(
+        "every memory-store table of the Oracle AGENT schema and Part 5's caches"))
+    statements = EngineStatements(
+        store=statements_module.statements, memory=statements_module.memory_statements,
+        docs=statements_module.DOCS, catalog=statements_module.CATALOG, chat=statements_module.CHAT,
+        agent_queries=statements_module.AGENT_QUERIES, ping=statements_module.PING,
+        keyword_expression=text_query.keyword_expression, no_match=text_query.NO_MATCH_EXPRESSION,
+    )
 
     def __init__(self, *, dsn: str | None = None, user: str | None = None, password: str | None = None,
                  timeout: float | None = None, progress: bool = True) -> None:
@@ -357,9 +365,14 @@ class OracleEngine(Engine):
         self._timeout = timeout
         self._progress = progress
         self._lock = threading.RLock()
-        self._reader_lock = threading.Lock()
-        self._reader: oracledb.Connection | None = None
-        self.reader_user = config.oracle_setting("ORACLE_READER_USER").upper()
+        # The parts import this module's helpers, so they are imported once it is loaded.
+        from workshop_lib.engines.oracle.backend import OracleBackend
+        from workshop_lib.engines.oracle.model import OracleModel
+        from workshop_lib.engines.oracle.supplychain import OracleSupplyChain
+
+        self.model = OracleModel(self)
+        self.backend = OracleBackend(self)
+        self.supplychain = OracleSupplyChain(self)
         self.conn = self._connect()
 
     def _connect(self) -> oracledb.Connection:
@@ -389,34 +402,6 @@ class OracleEngine(Engine):
         return value
 
     # ---------------------------------------------------------------- interface
-    def statements(self, prefix: str, dim: int):
-        return statements_module.statements(prefix, dim)
-
-    def object_names(self) -> set[str]:
-        with self.cursor() as cur:
-            cur.execute(statements_module.EXISTING_OBJECTS)
-            return {r[0].upper() for r in cur.fetchall()}
-
-    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
-        # DDL commits by itself in Oracle; each object is created on its own.
-        for name, ddl in objects:
-            for stmt in ddl:
-                try:
-                    with self.cursor() as cur:
-                        cur.execute(stmt)
-                except OracleWorkshopError as exc:
-                    raise OracleWorkshopError(f"create {name}", exc.error) from exc
-
-    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
-        for name in reversed(list(drops)):
-            if name in names:
-                try:
-                    with self.cursor() as cur:
-                        cur.execute(drops[name])
-                except OracleWorkshopError as exc:
-                    if exc.code not in ("ORA-00942", "ORA-01418"):
-                        raise
-
     @contextlib.contextmanager
     def cursor(self) -> Iterator[OracleCursor]:
         with self._lock:
@@ -445,444 +430,18 @@ class OracleEngine(Engine):
             finally:
                 raw.close()
 
-    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
-        raw = cur.raw if isinstance(cur, OracleCursor) else cur
-        out = raw.var(oracledb.DB_TYPE_NUMBER)
-        cur.execute(sql, {**params, "new_seq": out})
-        value = out.getvalue()
-        if isinstance(value, list):  # DML RETURNING gives one value per affected row
-            value = value[0]
-        return int(value)
-
-    def vector_param(self, values: list[float]) -> array.array:
-        return array.array("f", [float(v) for v in values])
-
-    def read_text(self, value: Any) -> str | None:
-        if value is not None and hasattr(value, "read"):
-            value = value.read()  # a LOB that was not fetched as a string
-        if value == EMPTY_TEXT:
-            return ""
-        return value
-
     def query(self, sql: str, params: dict | None = None) -> list[tuple]:
         with self.cursor() as cur:
             cur.execute(sql, params or {})
             return cur.fetchall() if cur.raw.description else []
 
-    # ---------------------------------------------------------------- run_sql
-    def _reader_conn(self, deadline: float | None = None) -> oracledb.Connection:
-        """The reader user's connection (opened on first use, reopened after a failure), its
-        session's names resolved in SUPPLYCHAIN. Called with _reader_lock held. With a deadline
-        (a run_sql call's), opening it counts against that call's time, without a progress bar."""
-        if self._reader is not None and self._reader.is_healthy():
-            return self._reader
-        self._drop_reader()
-        password = config.oracle_setting("ORACLE_READER_PASSWORD")
-        try:
-            timeout = self._timeout if deadline is None else max(0.5, deadline - time.monotonic())
-            conn = connect_oracle(self.reader_user, password, self.dsn, timeout=timeout,
-                                  progress=self._progress and deadline is None, what=f"Oracle ({self.reader_user})")
-        except OracleWorkshopError as exc:
-            raise OracleWorkshopError(
-                f"connect as {self.reader_user} (run_sql's read-only user)", exc.error,
-                f"run `make setup-oracle` (step 'users' creates {self.reader_user} with CREATE SESSION and SELECT "
-                "on the SUPPLYCHAIN tables); check ORACLE_READER_USER / ORACLE_READER_PASSWORD "
-                "(defaults SC_READER / Welcome_12345)") from exc
-        try:
-            cur = conn.cursor()
-            if deadline is not None:
-                _within(conn, deadline)
-            cur.execute(statements_module.SESSION_SCHEMA.format(schema=SUPPLYCHAIN_OWNER))
-            cur.close()
-        except (oracledb.Error, TimeoutError) as exc:
-            with contextlib.suppress(Exception):
-                conn.close()
-            raise OracleWorkshopError(f"prepare {self.reader_user}'s session", exc) from exc
-        self._reader = conn
-        return conn
-
-    def _drop_reader(self) -> None:
-        """Close the reader connection: the next query opens a fresh session (after a timeout or
-        a failed rollback its state is unknown, and a fresh session is the only sure state)."""
-        if self._reader is not None:
-            with contextlib.suppress(Exception):
-                self._reader.close()
-        self._reader = None
-
-    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0):
-        """One query over SUPPLYCHAIN, as the reader user (ORACLE_READER_USER: CREATE SESSION and
-        SELECT on the SUPPLYCHAIN tables, nothing else), on its own connection: the store's tables
-        are not visible to it, qualified or not, and the store's connection and its transactions
-        are never touched. Inside a read-only transaction the text is wrapped as an inline view
-        (SELECT * FROM (<query>) FETCH FIRST n ROWS), so DDL, DML, PL/SQL blocks and several
-        statements cannot even parse. `timeout_s` bounds execute and fetches together: each round
-        trip gets only what is left of the deadline as its call_timeout."""
-        from workshop_lib.parts.agent.readonly import SqlRefused, capped_result, clean
-
-        text, max_rows = clean(sql, max_rows)
-        deadline = time.monotonic() + timeout_s
-        with self._reader_lock:
-            conn = self._reader_conn(deadline)
-            raw = conn.cursor()
-            ok = False
-            try:
-                raw.arraysize = max_rows + 1  # the whole capped result in the execute's round trip
-                raw.prefetchrows = max_rows + 2
-                _within(conn, deadline)
-                raw.execute(statements_module.READ_ONLY_TRANSACTION)
-                columns = self._run_wrapped(conn, raw, text, max_rows, deadline)
-                rows: list = []
-                while len(rows) <= max_rows:
-                    _within(conn, deadline)
-                    batch = raw.fetchmany(max_rows + 1 - len(rows))
-                    if not batch:
-                        break
-                    rows += batch
-                ok = True
-            except TimeoutError:
-                raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
-            except oracledb.Error as exc:
-                found = codes(exc)
-                if "DPY-4024" in found or "ORA-03156" in found:
-                    raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
-                raise SqlRefused(_refusal(exc)) from None
-            finally:
-                with contextlib.suppress(Exception):
-                    raw.close()
-                try:
-                    conn.call_timeout = 5000
-                    conn.rollback()  # ends the read-only transaction
-                    conn.call_timeout = 0
-                except Exception:  # noqa: BLE001 - a session in an unknown state is never reused
-                    ok = False
-                if not ok:
-                    self._drop_reader()
-        # The same byte caps as the embedded engine (per value and per result), after rendering.
-        return capped_result(columns, (tuple(render_value(v) for v in r) for r in rows), max_rows)
-
-    @staticmethod
-    def _run_wrapped(conn, raw, text: str, max_rows: int, deadline: float) -> list[str]:
-        """Execute the wrapped query; returns the column names. Two result columns of one name
-        (SELECT v.*, p.*) make `SELECT *` over the inline view fail with ORA-00918, which SQLite
-        accepts: then the driver's describe (parse() of a query: no execution) gives the names and
-        the query runs again with the WITH clause's positional column alias list."""
-        binds = {"max_rows": max_rows + 1}
-        try:
-            # LOBs stay locators here: render_value reads only the first bytes of each, so a
-            # multi-gigabyte CLOB built by the query never lands whole in this process.
-            raw.execute(statements_module.READ_ONLY_QUERY.format(query=text), binds, fetch_lobs=True)
-            return [d[0] for d in raw.description or []]
-        except oracledb.Error as exc:
-            if AMBIGUOUS not in codes(exc) or not _QUERY_START.match(_COMMENT.sub(" ", text)):
-                raise
-        # The wrapper parsed, so `text` is a subquery; on its own it is described, never run.
-        _within(conn, deadline)
-        raw.parse(text)
-        names = [d[0] for d in raw.description or []]
-        if not names or len(set(names)) == len(names):
-            raise oracledb.DatabaseError(f"{AMBIGUOUS}: column ambiguously defined")
-        _within(conn, deadline)
-        raw.execute(statements_module.READ_ONLY_QUERY_RENAMED.format(
-            columns=statements_module.positional_columns(len(names)), query=text), binds, fetch_lobs=True)
-        return names
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        out = []
-        with self.cursor() as cur:
-            for text in texts:
-                cur.execute(statements_module.EMBED, {"q": text})
-                (vec,) = cur.fetchone()
-                out.append([float(x) for x in vec])
-        return out
-
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        """Approximate WordPiece tokens of the all-MiniLM-L12-v2 tokenizer.
-
-        The model's own tokenizer lives inside the ONNX graph in the database, not in
-        Python, so this splits what BERT's basic tokenizer splits (words and single
-        punctuation marks), then cuts a long word into its first 10 characters and pieces
-        of 6, as WordPiece splits rare words. Typically within ~15% of the real count.
-        """
-        spans = []
-        for m in re.finditer(r"\w+|[^\w\s]", text):
-            start, end = m.span()
-            cuts = [start] + list(range(start + 10, end, 6)) + [end]
-            spans += list(zip(cuts, cuts[1:]))
-        return spans
-
-    def count_tokens(self, text: str) -> int:
-        return len(self.token_spans(text[:20_000]))
-
-    def keyword_expression(self, text: str) -> str | None:
-        return text_query.keyword_expression(text)
-
-    def describe(self) -> str:
-        return f"{self.user}@{self.dsn} with {self.model_name} ({self.dim} dims, in-database)"
-
-    @classmethod
-    def reset_plan(cls, *, force: bool = False) -> ResetPlan:
-        """The store's tables in the AGENT schema, recreated through a connection; SUPPLYCHAIN stays."""
-        return ResetPlan("every memory-store table of the Oracle AGENT schema and Part 5's caches")
+    def __str__(self) -> str:
+        return f"{self.user}@{self.dsn} with {self.model.name} ({self.model.dim} dims, in-database)"
 
     def close(self) -> None:
-        with self._reader_lock:
-            self._drop_reader()
+        self.supplychain.close_reader()
         with contextlib.suppress(Exception):
             self.conn.close()
-
-    # ---------------------------------------------------------------- rerank
-    def reranker(self) -> str | None:
-        """What rerank() uses: an in-database ONNX model, DBMS_VECTOR.RERANK, or None (pass-through)."""
-        if os.environ.get("ORACLE_RERANK_MODEL"):
-            return f"in-database model {os.environ['ORACLE_RERANK_MODEL'].upper()}"
-        if os.environ.get("ORACLE_RERANK_PARAMS"):
-            return "DBMS_VECTOR.RERANK"
-        return None
-
-    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
-        """Reorder candidates with the configured reranker; without one, keep the vector order."""
-        if not candidates or self.reranker() is None:
-            return list(candidates[:top_k])
-        texts = [str(c.get(content_key) or "") for c in candidates]
-        if os.environ.get("ORACLE_RERANK_MODEL"):
-            statement = statements_module.rerank_prediction(os.environ["ORACLE_RERANK_MODEL"].upper())
-            scores = []
-            with self.cursor() as cur:
-                for text in texts:
-                    cur.execute(statement, {"q": query, "doc": text})
-                    scores.append(float(cur.fetchone()[0]))
-        else:
-            docs = json.dumps({"documents": texts})
-            (result,) = self.query(statements_module.RERANK_REST,
-                                   {"q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]
-            body = self.read_text(result)  # a CLOB is read, then parsed like a string
-            result = json.loads(body) if isinstance(body, str) else result
-            scores = [-math.inf] * len(texts)
-            for item in result:
-                scores[int(item["index"])] = float(item["score"])
-        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-        return [{**candidates[i], "rerank_score": scores[i]} for i in order[:top_k]]
-
-    # ---------------------------------------------------------------- data dictionary
-    def data_dictionary(self, owner: str) -> dict:
-        """Tables, columns and foreign keys of a schema with their comments (data dictionary)."""
-        owner = owner.upper()
-        rows = self.query(statements_module.DICTIONARY_TABLES, {"owner": owner})
-        if not rows:
-            raise RuntimeError(
-                f"{owner} has no tables visible to {self.user}: it is not seeded yet, or {self.user} may not "
-                f"read it. Fix: run supplychain.seed(eng) or `make setup-oracle`."
-            )
-        tables = [{"owner": owner, "table": t, "comment": c} for t, c in rows]
-        names = {t for t, _ in rows}
-        columns = []
-        for table, column, data_type, length, precision, scale, nullable, comment in self.query(
-                statements_module.DICTIONARY_COLUMNS, {"owner": owner}):
-            if table not in names:
-                continue
-            columns.append({
-                "owner": owner, "table": table, "column": column,
-                "data_type": data_type.split("(")[0], "type_detail": declared_type(data_type, length, precision, scale),
-                "nullable": nullable == "Y", "comment": comment,
-            })
-        by_constraint: dict[tuple[str, str], dict] = {}
-        for table, constraint, column, ref_table, ref_column in self.query(
-                statements_module.DICTIONARY_FOREIGN_KEYS, {"owner": owner}):
-            fk = by_constraint.setdefault((table, constraint), {
-                "owner": owner, "table": table, "columns": [], "ref_table": ref_table, "ref_columns": []})
-            fk["columns"].append(column)
-            fk["ref_columns"].append(ref_column)
-        return {"tables": tables, "columns": columns, "foreign_keys": list(by_constraint.values())}
-
-    # ---------------------------------------------------------------- SUPPLYCHAIN
-    def seed_supplychain(self, tables, rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
-        """Create (or rebuild) SUPPLYCHAIN as its owner, reload every row, comment, grant; returns counts.
-
-        Safe to run again: rows are replaced in one transaction; tables are only rebuilt
-        when their layout differs from the dataset's.
-        """
-        from workshop_lib.core.progress import progress as tqdm
-
-        sc = statements_module
-        password = os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or config.oracle_setting("ORACLE_APP_PASSWORD")
-        owner = connect_oracle(SUPPLYCHAIN_OWNER, password, self.dsn, timeout=self._timeout,
-                               progress=self._progress, what=f"Oracle ({SUPPLYCHAIN_OWNER})")
-        step = "seed SUPPLYCHAIN"
-        try:
-            cur = owner.cursor()
-            try:
-                cur.execute(sc.SC_EXISTING_COLUMNS)
-                existing: dict[str, list[tuple[str, str]]] = {}
-                for table, column, data_type, length, precision, scale in cur.fetchall():
-                    existing.setdefault(table, []).append((column, declared_type(data_type, length, precision, scale)))
-                wanted = {t.name: [(c, declared_type(*parse_declared(ty))) for c, ty in sc.sc_columns(t)]
-                          for t in tables}
-                if any(existing.get(name) not in (None, cols) for name, cols in wanted.items()):
-                    step = "rebuild SUPPLYCHAIN (layout changed)"
-                    for t in reversed(tables):
-                        if t.name in existing:
-                            cur.execute(sc.sc_drop_table(t))
-                    existing = {}
-                step = "create SUPPLYCHAIN tables"
-                for t in tables:
-                    if t.name not in existing:
-                        cur.execute(sc.sc_create_table(t))
-                step = "load SUPPLYCHAIN rows"
-                for t in reversed(tables):  # children first
-                    cur.execute(sc.sc_delete(t))
-                for t in tqdm(tables, desc="Seeding SUPPLYCHAIN", unit="table", disable=not (progress and self._progress)):
-                    # Declared bind types, so a column whose first values are NULL is still typed right.
-                    cur.setinputsizes(*[_input_size(c.oracle_type) for c in t.columns])
-                    cur.executemany(sc.sc_insert(t), [tuple(row) for row in rows[t.name]])
-                cur.execute(sc.SC_SET_PORT_LOCATION)
-                owner.commit()
-                step = "spatial index on PORTS.LOCATION"
-                self._port_spatial_index(cur)
-                step = "comment on SUPPLYCHAIN"
-                for t in tables:
-                    for stmt in sc.sc_comments(t):
-                        cur.execute(stmt)
-                step = f"grant SELECT on SUPPLYCHAIN to {self.user}"
-                for t in tables:
-                    cur.execute(sc.sc_grant_select(t, self.user))
-                step = f"grant SELECT on SUPPLYCHAIN to {self.reader_user}"
-                try:
-                    for t in tables:
-                        cur.execute(sc.sc_grant_select(t, self.reader_user))
-                except oracledb.Error as exc:
-                    if "ORA-01917" not in codes(exc):  # user does not exist: said below, not fatal here
-                        raise
-                    print(f"note: {self.reader_user} does not exist yet, so the agent's run_sql cannot read "
-                          "SUPPLYCHAIN; `make setup-oracle` creates it")
-                step = "count SUPPLYCHAIN rows"
-                counts = {}
-                for t in tables:
-                    cur.execute(sc.sc_count(t))
-                    counts[t.name] = int(cur.fetchone()[0])
-                return counts
-            finally:
-                cur.close()
-        except oracledb.Error as exc:
-            with contextlib.suppress(oracledb.Error):
-                owner.rollback()
-            raise OracleWorkshopError(step, exc) from exc
-        finally:
-            owner.close()
-
-    # ---------------------------------------------------------------- doctor
-    def _reader_check(self) -> Check:
-        """run_sql's user may do exactly two things: open a session and SELECT the SUPPLYCHAIN tables."""
-        sc = statements_module
-        name = f"run_sql user {self.reader_user} (least privilege)"
-        fix = "run `make setup-oracle` (safe to re-run); revoke anything else granted to " + self.reader_user
-        try:
-            with self._reader_lock:
-                cur = self._reader_conn().cursor()
-                try:
-                    cur.execute(sc.READER_SYSTEM_PRIVILEGES)
-                    system = sorted(r[0] for r in cur.fetchall())
-                    cur.execute(sc.READER_OBJECT_PRIVILEGES)
-                    objects = cur.fetchall()
-                finally:
-                    cur.close()
-        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
-            return Check(name, False, _first_line(exc), fix)
-        extra = [p for p in system if p != "CREATE SESSION"]
-        extra += [f"{p} on {o}.{t}" for o, t, p in objects if o != SUPPLYCHAIN_OWNER or p != "SELECT"]
-        tables = sum(1 for o, _, p in objects if o == SUPPLYCHAIN_OWNER and p == "SELECT")
-        ok = not extra and "CREATE SESSION" in system and tables > 0
-        detail = f"CREATE SESSION {'granted' if 'CREATE SESSION' in system else 'missing'}, SELECT on {tables} " \
-                 "SUPPLYCHAIN tables" + (f"; also has {', '.join(extra)}" if extra else ", nothing else")
-        return Check(name, ok, detail, fix)
-
-    @staticmethod
-    def _port_spatial_index(cur) -> None:
-        """The geometry metadata and the spatial index SDO_NN needs, as the table's owner; a database
-        without Oracle Spatial (the -slim images) only loses the nearest-port query, so it is a note."""
-        sc = statements_module
-        try:
-            cur.execute(sc.SC_PORT_GEOM_TOLERANCES)
-            tolerances = [float(r[0]) for r in cur.fetchall()]
-            cur.execute(sc.SC_PORT_SPATIAL_INDEX_EXISTS)
-            has_index = bool(cur.fetchone()[0])
-            if tolerances and any(t != sc.PORT_GEOM_TOLERANCE for t in tolerances):
-                # Seeded with an older tolerance: the index keeps the one it was built with.
-                if has_index:
-                    cur.execute(sc.SC_PORT_SPATIAL_INDEX_DROP)
-                    has_index = False
-                cur.execute(sc.SC_PORT_GEOM_METADATA_DELETE)
-                tolerances = []
-            if not tolerances:
-                cur.execute(sc.SC_PORT_GEOM_METADATA)
-                cur.connection.commit()
-            if not has_index:
-                cur.execute(sc.SC_PORT_SPATIAL_INDEX)
-        except oracledb.Error as exc:
-            print(f"note: no spatial index on SUPPLYCHAIN.PORTS.LOCATION ({_first_line(exc)}); SDO_NN queries "
-                  "will fail with ORA-13226, everything else works")
-
-    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
-        """(port name, UN/LOCODE, km) of the three ports nearest a point, by Oracle Spatial's SDO_NN."""
-        return self.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
-
-    def extra_checks(self) -> list[Check]:
-        sc = statements_module
-        out: list[Check] = []
-        setup = "run `make setup-oracle` (safe to re-run)"
-        try:
-            have = {r[0] for r in self.query(sc.CHECK_PRIVILEGES)}
-            missing = [p for p in REQUIRED_PRIVILEGES if p not in have]
-            visible = self.query(sc.CHECK_SUPPLYCHAIN_ACCESS)[0][0]
-            detail = (f"{self.user} has {', '.join(REQUIRED_PRIVILEGES)}" if not missing
-                      else f"{self.user} lacks {', '.join(missing)}")
-            detail += f"; sees {visible} SUPPLYCHAIN tables"
-            out.append(Check("Oracle user and grants", not missing and visible > 0, detail, setup))
-        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
-            out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
-        out.append(self._reader_check())
-        prefix = self.store.prefix if self._store is not None else ""
-        index_rows: list[tuple] = []
-        try:
-            index_rows = self.query(sc.CHECK_INDEXES, {"records_table": f"{prefix}RECORDS",
-                                                       "chunks_table": f"{prefix}RECORD_CHUNKS"})
-        except Exception as exc:  # noqa: BLE001
-            out.append(Check("memory store indexes", False, _first_line(exc), setup))
-        hnsw = f"{prefix}RECORD_CHUNKS_VEC_IX"
-        has_hnsw = any(r[0] == hnsw for r in index_rows)
-        try:
-            value = self.query(sc.CHECK_VECTOR_MEMORY)[0][0]
-            size = parse_size(value)
-            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", size > 0, f"{value} in this database",
-                             f"{setup}; it sets VECTOR_MEMORY_SIZE and restarts the database"))
-        except Exception:  # noqa: BLE001 - AGENT may not read V$PARAMETER on every database
-            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", has_hnsw,
-                             "not readable by this user; " + ("the HNSW index exists, so it is set" if has_hnsw
-                                                              else "and no HNSW index exists"), setup))
-        try:
-            loaded = self.query(sc.CHECK_MODEL, {"model": self.model_name})
-            dims = self.query(sc.MODEL_DIMENSIONS)[0][0] if loaded else 0
-            out.append(Check("in-database embedding model", bool(loaded) and dims == self.dim,
-                             f"{self.model_name} {'loaded' if loaded else 'not loaded'}"
-                             + (f", {dims} dims (expected {self.dim})" if loaded else ""), setup))
-        except Exception as exc:  # noqa: BLE001
-            out.append(Check("in-database embedding model", False, _first_line(exc), setup))
-        if index_rows:
-            bad = [r[0] for r in index_rows if r[2] != "VALID" or r[3] != "VALID" or r[4] != "VALID"]
-            out.append(Check("memory store indexes VALID", not bad,
-                             f"{len(index_rows)} indexes" + (f", not valid: {', '.join(bad)}" if bad else ", all VALID"),
-                             f"{setup}; if it persists: `workshop reset` rebuilds the store (deletes memories)"))
-            out.append(Check("HNSW vector index", has_hnsw, f"{hnsw} {'present' if has_hnsw else 'missing'}",
-                             f"{setup}; the index needs VECTOR_MEMORY_SIZE > 0"))
-        try:
-            rows = self.query(sc.CHECK_PORTS_SPATIAL_INDEX)
-            ok = bool(rows) and all(v == "VALID" for v in rows[0])
-            out.append(Check("spatial index on PORTS.LOCATION", ok,
-                             "PORTS_LOCATION_SIX " + ("VALID" if ok else ("missing" if not rows else "/".join(rows[0]))),
-                             f"{setup}; SDO_NN needs it (ORA-13226 without one)"))
-        except Exception as exc:  # noqa: BLE001
-            out.append(Check("spatial index on PORTS.LOCATION", False, _first_line(exc), setup))
-        out.append(Check("reranker", True, self.reranker() or "none configured: pass-through (vector order)"))
-        return out
 
 
 # --------------------------------------------------------------------------- helpers

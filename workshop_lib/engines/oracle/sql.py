@@ -13,7 +13,6 @@ documentation page that defines them.
 from __future__ import annotations
 
 import re
-from types import SimpleNamespace
 
 # Statements written the same way for both engines are defined once (portable_sql.py).
 from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this module's statement set
@@ -33,7 +32,14 @@ from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this mod
     THREADS_OF_USER,
     with_prefix,
 )
-from workshop_lib.engines.statement_sets import STATEMENT_NAMES, StoreStatements
+from workshop_lib.engines.statement_sets import (
+    STATEMENT_NAMES,
+    CatalogStatements,
+    ChatStatements,
+    DocsStatements,
+    MemoryStatements,
+    StoreStatements,
+)
 
 MODEL_NAME = "ALL_MINILM_L12_V2"
 DIM = 384
@@ -231,7 +237,7 @@ _NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/engines/sta
 OUT_BINDS = {"RECORD_INSERT": {"new_seq"}}
 
 # ---------------------------------------------------------------- engine helpers
-# The query embedding on its own (Engine.embed) and the smoke test of the model.
+# The query embedding on its own (eng.model.embed) and the smoke test of the model.
 EMBED = f"SELECT {_QUERY_EMBEDDING} FROM dual"
 MODEL_DIMENSIONS = f"SELECT VECTOR_DIMENSION_COUNT(VECTOR_EMBEDDING({MODEL_NAME} USING 'hello' AS data)) FROM dual"
 PING = "SELECT 1 FROM dual"
@@ -515,9 +521,8 @@ CHAT_RECENT = """SELECT TO_CHAR(created_at, 'YYYY-MM-DD"T"HH24:MI:SS.FF3') AS cr
     FROM CHAT_INTERACTIONS ORDER BY id DESC FETCH FIRST :n ROWS ONLY"""
 
 
-def chat_statements() -> SimpleNamespace:
-    return SimpleNamespace(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
-                           MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
+CHAT = ChatStatements(DDL=CHAT_DDL, INSERT=CHAT_INSERT, COUNT=CHAT_COUNT,
+                      MODES_PER_MINUTE=CHAT_MODES_PER_MINUTE, RECENT=CHAT_RECENT)
 
 
 # ---------------------------------------------------------------- Part 5 catalog
@@ -525,7 +530,7 @@ def chat_statements() -> SimpleNamespace:
 # VECTOR_DISTANCE(..., COSINE) and VECTOR_EMBEDDING(model USING :x AS data) are documented in
 # the SQL Language Reference; CREATE TABLE IF NOT EXISTS needs 23ai or later.
 _CATALOG_EMBED = f"VECTOR_EMBEDDING({MODEL_NAME} USING :doc AS data)"
-CATALOG = SimpleNamespace(
+CATALOG = CatalogStatements(
     DDL=[
         f"""CREATE TABLE IF NOT EXISTS CATALOG_ITEMS (
             item_id     VARCHAR2(20) PRIMARY KEY,
@@ -610,7 +615,7 @@ def sc_select(table, columns: list[str], limit: int) -> str:
 
 
 # ---------------------------------------------------------------- run_sql (agent tool)
-# OracleEngine.read_only_query runs these on its own connection, as the reader user
+# OracleSupplyChain.read_only_query runs these on its own connection, as the reader user
 # (ORACLE_READER_USER, default SC_READER: CREATE SESSION and SELECT on the SUPPLYCHAIN tables
 # only, so AGENT's tables are not even visible to it). A read-only transaction (SQL Language
 # Reference, SET TRANSACTION), names resolved in SUPPLYCHAIN (ALTER SESSION, CURRENT_SCHEMA),
@@ -641,15 +646,15 @@ READER_OBJECT_PRIVILEGES = """SELECT owner, table_name, privilege FROM user_tab_
  WHERE grantee = USER ORDER BY owner, table_name, privilege"""
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
-from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402 - re-exported for eng.sql_module
+from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402 - re-exported for eng.statements.agent_queries
 
 # ---------------------------------------------------------------- Part 8 document index
 # The same names as the embedded engine's DOCS (workshop_lib/parts/ingest). Chunks are
-# embedded with eng.embed (the in-database model) and bound as VECTOR. MERGE ... WHEN NOT
+# embedded with eng.model.embed (the in-database model) and bound as VECTOR. MERGE ... WHEN NOT
 # MATCHED THEN INSERT is the idempotent insert (SQL Language Reference, MERGE); CREATE OR
 # REPLACE VIEW swaps the alias in one statement (SQL Language Reference, CREATE VIEW);
 # USER_DEPENDENCIES names the table a view reads (Database Reference, ALL_DEPENDENCIES).
-DOCS = SimpleNamespace(
+DOCS = DocsStatements(
     ALIAS="DOCS",
     DDL=[
         """CREATE TABLE IF NOT EXISTS DOC_INDEXES (
@@ -748,7 +753,7 @@ SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embeddin
 # (the index is SYNC (ON COMMIT)); CTX_DDL.OPTIMIZE_INDEX later purges their tokens:
 # https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/CTX_DDL-package.html
 _TS_FORMAT = "'YYYY-MM-DD\"T\"HH24:MI:SS.FF3\"Z\"'"
-MEMORY = SimpleNamespace(
+MEMORY = MemoryStatements(
     **MEMORY_PORTABLE,
     MIGRATIONS=[
         ("MEMORY_STATUS", [
@@ -802,6 +807,6 @@ VALUES (:seq, :st, :actor, :why, :repl, TO_TIMESTAMP(:expiry, {_TS_FORMAT}))""",
 )
 
 
-def memory_statements(prefix: str) -> SimpleNamespace:
+def memory_statements(prefix: str) -> MemoryStatements:
     """The MEMORY block with the store's table-name prefix filled in."""
     return with_prefix(MEMORY, prefix)

@@ -166,7 +166,7 @@ def context_card(eng: Engine, thread_id: str, question: str, *, use_memory: bool
     knowledge = [f"{h['subject']}: {h['body']}" for h in retrieval.retrieve_knowledge(eng, question, k=k)
                  if h["kind"] != CORRECTION] if use_memory else []
     fixes = corrections(eng) if use_memory else []
-    tokens = {"recent messages": sum(eng.count_tokens(t) for t in recent),
-              "knowledge": sum(eng.count_tokens(t) for t in knowledge),
-              "corrections": sum(eng.count_tokens(t) for t in fixes)}
+    tokens = {"recent messages": sum(eng.model.count_tokens(t) for t in recent),
+              "knowledge": sum(eng.model.count_tokens(t) for t in knowledge),
+              "corrections": sum(eng.model.count_tokens(t) for t in fixes)}
     return ContextCard(recent, knowledge, fixes, tokens)

@@ -34,7 +34,7 @@ NEEDS_MODEL = "I can't answer that offline"
 
 
 def offline_llm(dictionary: dict | None = None) -> LLM:
-    """The offline planner. `dictionary`: the data dictionary (`eng.data_dictionary(owner)`);
+    """The offline planner. `dictionary`: the data dictionary (`eng.supplychain.data_dictionary(owner)`);
     default: the SUPPLYCHAIN dataset's own definition (the same tables, columns and keys)."""
     return LLM(OfflineClient(dictionary), MODEL_NAME)
 

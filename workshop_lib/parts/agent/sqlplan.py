@@ -11,7 +11,7 @@ live-data handler. It covers the common shapes of a question about the SUPPLYCHA
                  where voyage N goes, the SCAC code of <carrier>
     value        the declared value of the cargo on voyage N
 
-Tables, columns and joins come from the data dictionary (`eng.data_dictionary(owner)`),
+Tables, columns and joins come from the data dictionary (`eng.supplychain.data_dictionary(owner)`),
 and the unit of an answer from its column's comment: a column in US cents is divided by
 100 and shown in dollars; a capacity in TEU is given in TEU, never as a weight. Names in
 the question (vessels, carriers, ports) are resolved by a query first (`entity_sql`).

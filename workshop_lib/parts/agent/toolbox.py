@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from workshop_lib.engines.readonly import SqlRefused, capped_result
 from workshop_lib.parts import retrieval
 from workshop_lib.parts.agent import memory
-from workshop_lib.parts.agent.readonly import SqlRefused, capped_result
 from workshop_lib.parts.agent.tools import ToolRegistry
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0,
             sql: a single SELECT (or WITH ... SELECT) statement; no writes, no PRAGMA, no semicolons
         """
         try:
-            result = eng.read_only_query(sql, max_rows=max_rows, timeout_s=timeout_s)
+            result = eng.supplychain.read_only_query(sql, max_rows=max_rows, timeout_s=timeout_s)
         except SqlRefused as exc:
             raise ValueError(str(exc)) from None  # dispatch turns it into an error result for the model
         # The byte caps hold for what the model reads whatever the engine capped itself.

@@ -62,7 +62,7 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
 
     # "Please tell me: ... Thanks!" is routed and retrieved on what it asks
     question = core(check_query(question)) or question
-    vector = eng.embed([question])[0]
+    vector = eng.model.embed([question])[0]
     docs = _documents(eng, question, vector)
     decision = router.decide(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
     label = decision.label
@@ -131,16 +131,16 @@ def _declined(decision: router.RouteDecision, text: str, handler: str = "router"
 def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer:
     """One SELECT planned from the data dictionary, run read-only; the answer written from its rows."""
     from workshop_lib.data.supplychain_data import OWNER
+    from workshop_lib.engines.readonly import SqlRefused
     from workshop_lib.parts.agent import sqlplan
-    from workshop_lib.parts.agent.readonly import SqlRefused
 
     try:
-        found = eng.read_only_query(sqlplan.entity_sql(question), max_rows=50)
+        found = eng.supplychain.read_only_query(sqlplan.entity_sql(question), max_rows=50)
         ents = sqlplan.parse_entities(question, found.rows)
-        plan = sqlplan.plan(question, eng.data_dictionary(OWNER), ents)
+        plan = sqlplan.plan(question, eng.supplychain.data_dictionary(OWNER), ents)
         if plan is None:
             return _declined(decision, NEEDS_MODEL_TEXT, "live data (SQL plan)")
-        result = eng.read_only_query(plan.sql, max_rows=plan.max_rows)
+        result = eng.supplychain.read_only_query(plan.sql, max_rows=plan.max_rows)
     except SqlRefused as exc:
         return _declined(decision, f"The query was stopped ({exc}), so I have no answer to rely on.",
                          "live data (SQL plan)")
@@ -210,7 +210,7 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     The model writes only the answer that is used: it can only lower a mode (a blank answer
     is a fallback)."""
     if vector is None:
-        vector = eng.embed([check_query(question)])[0]
+        vector = eng.model.embed([check_query(question)])[0]
     named = router.named_schema_objects(question)
     kind = _asked_kind(question)
     turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
@@ -487,7 +487,7 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
         handled.decision_explain["agent"] = f"not run: {decision.label} is answered by {handled.decision_explain['handler']}"
         return handled
     # Memory over time: the write path, the budgeted card and the summary fold around Part 6's loop.
-    model = llm or with_memory.memory_llm(eng.data_dictionary(OWNER))
+    model = llm or with_memory.memory_llm(eng.supplychain.data_dictionary(OWNER))
     mt = with_memory.memory_turn(eng, model, toolbox.build_registry(eng, thread_id=thread_id), thread_id, question,
                                  extract_llm=llm, summary_llm=llm)  # with a model: its extraction and summary
     turn, card = mt.turn, mt.card

@@ -97,7 +97,7 @@ def _unit_word(comment: str) -> str | None:
 
 
 def _schema_cases(eng: Engine, rng: random.Random) -> list[Case]:
-    d = eng.data_dictionary("SUPPLYCHAIN")
+    d = eng.supplychain.data_dictionary("SUPPLYCHAIN")
     cols = {(c["table"], c["column"]): c["comment"] for c in d["columns"]}
     cases: list[Case] = []
     unit_forms = ["What unit is {t}.{c} in?", "In which unit is {c} of {t} stored?",

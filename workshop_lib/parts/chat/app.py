@@ -164,7 +164,7 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
     # An engine with one connection shared by request threads (Oracle) serialises requests here;
     # the embedded engine serialises each statement itself and runs run_sql in a worker process,
     # so one slow request never holds up another (/health answers while an agent query runs).
-    lock = threading.Lock() if getattr(eng, "serialise_requests", True) else contextlib.nullcontext()
+    lock = threading.Lock() if eng.traits.serialise_requests else contextlib.nullcontext()
     telemetry.ensure_table(eng)
 
     def authorised(request: Request) -> None:
@@ -287,7 +287,7 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
 
         def read():
             with lock:
-                return {"engine": eng.name, "model": eng.model_name, "store_records": eng.store.count(),
+                return {"engine": eng.name, "model": eng.model.name, "store_records": eng.store.count(),
                         "telemetry_rows": telemetry.count(eng), "documents": document_index_status(eng)}
 
         try:

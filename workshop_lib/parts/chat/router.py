@@ -320,10 +320,10 @@ _EXAMPLE_VECTORS: dict[str, dict[str, np.ndarray]] = {}
 
 def example_vectors(eng: Engine) -> dict[str, np.ndarray]:
     """The labelled examples embedded once per embedding model."""
-    key = f"{eng.name}:{getattr(eng, 'model_name', '')}"
+    key = f"{eng.name}:{eng.model.name}"
     if key not in _EXAMPLE_VECTORS:
         texts = [t for label in LABELS for t in EXAMPLES[label]]
-        vectors = np.asarray(eng.embed(texts), dtype=float)
+        vectors = np.asarray(eng.model.embed(texts), dtype=float)
         out, i = {}, 0
         for label in LABELS:
             n = len(EXAMPLES[label])
@@ -346,7 +346,7 @@ def similarities(eng: Engine, vector: Any) -> dict[str, float]:
 
 def thresholds(eng: Engine) -> tuple[float, float]:
     """(floor, margin): below the floor no handler is trusted; a winner must lead by the margin."""
-    t = eng.thresholds
+    t = eng.model.thresholds
     return float(t.get("router_min_score", 0.45)), float(t.get("router_margin", 0.05))
 
 
@@ -365,7 +365,7 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
         return RouteDecision(OUT, 1.0, {label: (1.0 if label == OUT else 0.0) for label in LABELS},
                              {}, {**cues, OUT: [why]}, f"refused: the question {why}", "rules (refusal)", ports)
     if vector is None:
-        vector = eng.embed([text])[0]
+        vector = eng.model.embed([text])[0]
     sims = similarities(eng, vector) if vector is not None else {label: 0.0 for label in LABELS}
     scores = {label: sims[label] + _cue_score(label, cues[label]) for label in LABELS}
     # A grounded catalog or availability answer needs equipment named; a port location needs a port or "ports".

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle
 def ensure_table(eng: Engine) -> None:
     """Create the telemetry table where missing (never drops anything)."""
     with eng.transaction() as cur:
-        for ddl in eng.chat_statements().DDL:
+        for ddl in eng.statements.chat.DDL:
             cur.execute(ddl)
 
 
@@ -34,16 +34,16 @@ def record(eng: Engine, *, question: str, store_text: bool, thread_id: str | Non
         "cached": int(bool(from_cache)), "explain": json.dumps(decision_explain, default=str),
     }
     with eng.transaction() as cur:
-        cur.execute(eng.chat_statements().INSERT, params)
+        cur.execute(eng.statements.chat.INSERT, params)
 
 
 def count(eng: Engine) -> int:
-    return int(eng.query(eng.chat_statements().COUNT)[0][0])
+    return int(eng.query(eng.statements.chat.COUNT)[0][0])
 
 
 def modes_per_minute(eng: Engine) -> pd.DataFrame:
     """Answers per minute and mode: one column per mode, one row per minute (fallback spikes show here)."""
-    rows = eng.query(eng.chat_statements().MODES_PER_MINUTE)
+    rows = eng.query(eng.statements.chat.MODES_PER_MINUTE)
     frame = pd.DataFrame(rows, columns=["minute", "mode", "n"])
     table = frame.pivot_table(index="minute", columns="mode", values="n", aggfunc="sum", fill_value=0)
     for mode in ("rag", "hybrid", "fallback"):
@@ -53,6 +53,6 @@ def modes_per_minute(eng: Engine) -> pd.DataFrame:
 
 
 def recent(eng: Engine, n: int = 20) -> pd.DataFrame:
-    rows = eng.query(eng.chat_statements().RECENT, {"n": int(n)})
-    return pd.DataFrame([(r[0], r[1], r[2], r[3], eng.read_text(r[4]), eng.read_text(r[5])) for r in rows],
+    rows = eng.query(eng.statements.chat.RECENT, {"n": int(n)})
+    return pd.DataFrame([(r[0], r[1], r[2], r[3], eng.backend.read_text(r[4]), eng.backend.read_text(r[5])) for r in rows],
                         columns=["created_at", "thread_id", "mode", "latency_ms", "question", "decision_explain"])

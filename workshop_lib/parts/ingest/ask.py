@@ -33,7 +33,7 @@ def ask(eng: Engine, question: str, *, k: int = 3, config: gates.ModeConfig | No
     table = index.alias_target(eng) or ""
     chunks = [{"record_id": f"{h['doc_id']}#{h['chunk_no']}", "subject": h["doc_id"], "text": h["text"]} for h in hits]
     decision = gates.decide_mode([h["similarity"] for h in hits], chunks, config=config or gates.ModeConfig.for_engine(eng),
-                                 query_tokens=eng.count_tokens(question), query=question)
+                                 query_tokens=eng.model.count_tokens(question), query=question)
     return DocumentAnswer(question, table, hits, decision)
 
 

@@ -4,7 +4,7 @@ Each profile's chunks live in their own table (DOCS_V1, DOCS_V2, ...). DOC_INDEX
 which manifest built each table and whether it is complete. The view DOCS reads exactly one
 table; retrieval always reads the view, so moving the alias (promote, rollback) switches
 every reader at once. DOC_ALIAS remembers the previous table for rollback, DOC_ALIAS_LOG
-every promotion, refusal and rollback. All SQL is the engine's (eng.docs_statements()).
+every promotion, refusal and rollback. All SQL is the engine's (eng.statements.docs).
 """
 from __future__ import annotations
 
@@ -48,10 +48,6 @@ class AliasState:
     target_complete: bool
 
 
-def _sql(eng: Engine):
-    return eng.docs_statements()
-
-
 def fill(statement: str, table: str) -> str:
     """A statement with its table name filled in; the name is checked first, because it is
     put into SQL text (table names cannot be bind variables)."""
@@ -63,29 +59,29 @@ def fill(statement: str, table: str) -> str:
 def ensure_schema(eng: Engine) -> None:
     """The registry, the alias row and the log (creating what is missing; nothing is dropped)."""
     with eng.transaction() as cur:
-        for ddl in _sql(eng).DDL:
+        for ddl in eng.statements.docs.DDL:
             cur.execute(ddl)
 
 
 def ensure_table(eng: Engine, table: str) -> None:
     with eng.transaction() as cur:
-        for ddl in _sql(eng).TABLE_DDL:
+        for ddl in eng.statements.docs.TABLE_DDL:
             cur.execute(fill(ddl, table))
 
 
 def register(eng: Engine, table: str, profile_json: str, manifest_sha: str) -> None:
     with eng.transaction() as cur:
-        cur.execute(_sql(eng).REGISTER, {"t": table, "profile": profile_json, "sha": manifest_sha})
+        cur.execute(eng.statements.docs.REGISTER, {"t": table, "profile": profile_json, "sha": manifest_sha})
 
 
 def mark_building(eng: Engine, table: str) -> None:
     with eng.transaction() as cur:
-        cur.execute(_sql(eng).MARK_BUILDING, {"t": table})
+        cur.execute(eng.statements.docs.MARK_BUILDING, {"t": table})
 
 
 def mark_complete(eng: Engine, table: str) -> tuple[int, int]:
     """Record the table as complete with its document and chunk counts; returns them."""
-    sql = _sql(eng)
+    sql = eng.statements.docs
     with eng.transaction() as cur:
         cur.execute(fill(sql.COUNTS, table))
         docs, chunks = cur.fetchone()
@@ -100,7 +96,7 @@ def drop_table(eng: Engine, table: str) -> None:
     if table in (state.target, state.previous):
         raise ValueError(f"{table} is the alias's {'target' if table == state.target else 'rollback table'}; "
                          "promote another table first")
-    sql = _sql(eng)
+    sql = eng.statements.docs
     with eng.transaction() as cur:
         cur.execute(fill(sql.TABLE_DROP, table))
         cur.execute(sql.INDEX_DELETE, {"t": table})
@@ -108,59 +104,59 @@ def drop_table(eng: Engine, table: str) -> None:
 
 def stored_hashes(eng: Engine, table: str) -> dict[str, str]:
     """chunk hash -> doc_id of every chunk stored in `table` ({} when the table does not exist)."""
-    if table not in eng.object_names():
+    if table not in eng.backend.object_names():
         return {}
-    return dict(eng.query(fill(_sql(eng).CHUNK_HASHES, table)))
+    return dict(eng.query(fill(eng.statements.docs.CHUNK_HASHES, table)))
 
 
 def write_chunks(eng: Engine, table: str, chunks: list[Chunk], vectors: list[Any]) -> None:
     """Insert chunks with their vectors in one transaction; a chunk whose hash is already
     stored is left as it is (so a re-run or a second ingest at the same time adds nothing twice)."""
-    rows = [{**chunk.row(), "vec": eng.vector_param(vector)} for chunk, vector in zip(chunks, vectors)]
+    rows = [{**chunk.row(), "vec": eng.backend.vector_param(vector)} for chunk, vector in zip(chunks, vectors)]
     with eng.transaction() as cur:
-        cur.executemany(fill(_sql(eng).CHUNK_INSERT, table), rows)
+        cur.executemany(fill(eng.statements.docs.CHUNK_INSERT, table), rows)
 
 
 def delete_chunks(eng: Engine, table: str, hashes: list[str]) -> None:
     if not hashes:
         return
     with eng.transaction() as cur:
-        cur.executemany(fill(_sql(eng).CHUNK_DELETE, table), [{"h": h} for h in hashes])
+        cur.executemany(fill(eng.statements.docs.CHUNK_DELETE, table), [{"h": h} for h in hashes])
 
 
 def _info(eng: Engine, row: tuple) -> IndexInfo:
     table, profile, sha, status, docs, chunks, created, completed = row
-    return IndexInfo(table, json.loads(eng.read_text(profile)), sha, status, int(docs), int(chunks), str(created),
+    return IndexInfo(table, json.loads(eng.backend.read_text(profile)), sha, status, int(docs), int(chunks), str(created),
                      None if completed is None else str(completed))
 
 
 def _has_schema(eng: Engine) -> bool:
     """Reads do not create anything (the chat service's /health calls them often)."""
-    return {"DOC_INDEXES", "DOC_ALIAS", "DOC_ALIAS_LOG"} <= eng.object_names()
+    return {"DOC_INDEXES", "DOC_ALIAS", "DOC_ALIAS_LOG"} <= eng.backend.object_names()
 
 
 def info(eng: Engine, table: str) -> IndexInfo | None:
     if not _has_schema(eng):
         return None
-    rows = eng.query(_sql(eng).INDEX_GET, {"t": table})
+    rows = eng.query(eng.statements.docs.INDEX_GET, {"t": table})
     return _info(eng, rows[0]) if rows else None
 
 
 def list_indexes(eng: Engine) -> list[IndexInfo]:
     if not _has_schema(eng):
         return []
-    return [_info(eng, row) for row in eng.query(_sql(eng).INDEX_LIST)]
+    return [_info(eng, row) for row in eng.query(eng.statements.docs.INDEX_LIST)]
 
 
 def alias_target(eng: Engine) -> str | None:
     """The table the view DOCS reads now, from the view's own definition (one query), or None."""
-    rows = eng.query(_sql(eng).VIEW_TARGET)
-    return re.findall(r"\w+", eng.read_text(rows[0][0]))[-1].upper() if rows else None
+    rows = eng.query(eng.statements.docs.VIEW_TARGET)
+    return re.findall(r"\w+", eng.backend.read_text(rows[0][0]))[-1].upper() if rows else None
 
 
 def alias_state(eng: Engine) -> AliasState:
     """What the view reads now, where rollback goes, and whether the target is complete."""
-    sql = _sql(eng)
+    sql = eng.statements.docs
     if not _has_schema(eng):
         return AliasState(sql.ALIAS, None, None, False)
     target = alias_target(eng)
@@ -173,7 +169,7 @@ def alias_state(eng: Engine) -> AliasState:
 def set_alias(eng: Engine, table: str, *, previous: str | None, action: str, detail: dict) -> None:
     """Point the view at `table` and record it, in one transaction on SQLite (where DDL is
     transactional); on Oracle CREATE OR REPLACE VIEW is one atomic statement of its own."""
-    sql = _sql(eng)
+    sql = eng.statements.docs
     with eng.transaction() as cur:
         for statement in sql.VIEW_REPLACE:
             cur.execute(fill(statement, table))
@@ -185,7 +181,7 @@ def clear_alias(eng: Engine) -> None:
     """Remove the view and the alias row (tables, registry and log are kept): retrieval over
     DOCS then says no index is active until the next promotion. Part 8's notebook calls this
     so that re-running its promotion cells tells the same story."""
-    sql = _sql(eng)
+    sql = eng.statements.docs
     ensure_schema(eng)
     with eng.transaction() as cur:
         cur.execute(sql.VIEW_DROP)
@@ -193,7 +189,7 @@ def clear_alias(eng: Engine) -> None:
 
 
 def log_refusal(eng: Engine, table: str, detail: dict) -> None:
-    sql = _sql(eng)
+    sql = eng.statements.docs
     with eng.transaction() as cur:
         cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": "refused", "t": table, "detail": json.dumps(detail)})
 
@@ -201,8 +197,8 @@ def log_refusal(eng: Engine, table: str, detail: dict) -> None:
 def history(eng: Engine, n: int = 20) -> list[dict]:
     if not _has_schema(eng):
         return []
-    sql = _sql(eng)
-    return [{"at": str(at), "action": action, "table": table, **json.loads(eng.read_text(detail))}
+    sql = eng.statements.docs
+    return [{"at": str(at), "action": action, "table": table, **json.loads(eng.backend.read_text(detail))}
             for at, action, table, detail in eng.query(sql.LOG_LIST, {"a": sql.ALIAS, "n": n})]
 
 
@@ -212,18 +208,18 @@ def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, 
     the question's embedding when the caller already has it (it is not computed again)."""
     question = check_query(question)
     k = check_k(k, "k", MAX_K)
-    sql = _sql(eng)
+    sql = eng.statements.docs
     if table is None:
         if alias_target(eng) is None:
             raise NoActiveIndex("no document index is active yet: ingest a manifest and promote it "
                                 "(`workshop ingest MANIFEST --profile v1 --promote`, or Part 8's notebook)")
         statement = sql.SEARCH.replace("{t}", sql.ALIAS)
     else:
-        if table not in eng.object_names():
+        if table not in eng.backend.object_names():
             raise ValueError(f"there is no document table {table}: ingest its profile first")
         statement = fill(sql.SEARCH, table)
     if vector is None:
-        vector = eng.embed([question])[0]
-    rows = eng.query(statement, {"qv": eng.vector_param(vector), "k": k})
-    return [{"doc_id": d, "chunk_no": int(n), "source": s, "text": eng.read_text(b), "similarity": float(sim)}
+        vector = eng.model.embed([question])[0]
+    rows = eng.query(statement, {"qv": eng.backend.vector_param(vector), "k": k})
+    return [{"doc_id": d, "chunk_no": int(n), "source": s, "text": eng.backend.read_text(b), "similarity": float(sim)}
             for d, n, s, b, sim in rows]

@@ -122,7 +122,7 @@ def ingest(eng: Engine, manifest_path: Path | str = corpus.MANIFEST, *, profile:
     chosen = resolve_profile(parsed.entries, profile, profiles)
     report = IngestReport(chosen.table, chosen.name)
     report.rejected += [(f"{p.file}:{p.line}", p.problem) for p in parsed.problems]
-    chunks = prepare_chunks(parsed.entries, chosen, eng.token_spans, report, sanitize_mode=sanitize_mode, spans=spans,
+    chunks = prepare_chunks(parsed.entries, chosen, eng.model.token_spans, report, sanitize_mode=sanitize_mode, spans=spans,
                             progress=progress)
     report.chunks = len(chunks)
 
@@ -148,7 +148,7 @@ def ingest(eng: Engine, manifest_path: Path | str = corpus.MANIFEST, *, profile:
             report.seconds["write"] += time.perf_counter() - started
             report.embedded += len(vectors)
 
-        report.batches = embedding.embed_batches([c.text for c in new], embed or eng.embed, write,
+        report.batches = embedding.embed_batches([c.text for c in new], embed or eng.model.embed, write,
                                                  batch_size=batch_size, rate_limit_per_min=rate_limit_per_min,
                                                  progress=progress)
         report.seconds["embed"] = report.batches.embed_s

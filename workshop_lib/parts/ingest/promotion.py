@@ -43,7 +43,7 @@ def evaluate(eng: Engine, table: str, golden: list[corpus.GoldenQuery], k: int, 
              vectors: list | None = None) -> GoldenReport:
     """recall@k of `table` on the golden questions; `vectors` are their embeddings when the
     caller evaluates several tables (each question is embedded once, not once per table)."""
-    vectors = eng.embed([q.question for q in golden]) if vectors is None and golden else vectors
+    vectors = eng.model.embed([q.question for q in golden]) if vectors is None and golden else vectors
     hits, misses = 0, []
     for q, vector in zip(golden, vectors or []):
         found = [hit["doc_id"] for hit in index.search(eng, q.question, k, table=table, vector=vector)]
@@ -94,7 +94,7 @@ def promote(eng: Engine, profile: corpus.Profile, *, golden: list[corpus.GoldenQ
         raise PromotionRefused(f"{table} is not complete (an ingest stopped before the end): run the same "
                                f"`workshop ingest ... --profile {profile.name}` again to finish it, then promote")
     state = index.alias_state(eng)
-    vectors = eng.embed([q.question for q in golden]) if golden else []
+    vectors = eng.model.embed([q.question for q in golden]) if golden else []
     candidate = evaluate(eng, table, golden, profile.k, vectors=vectors)
     active = None
     if state.target and state.target != table and state.target_complete:
@@ -119,7 +119,7 @@ def rollback(eng: Engine) -> index.AliasState:
         raise PromotionRefused("there is nothing to roll back to: the alias has had only one table "
                                f"({state.target or 'none yet'})")
     previous = index.info(eng, state.previous)
-    if previous is None or previous.status != "complete" or state.previous not in eng.object_names():
+    if previous is None or previous.status != "complete" or state.previous not in eng.backend.object_names():
         raise PromotionRefused(f"cannot roll back to {state.previous}: it is missing or not complete")
     index.set_alias(eng, state.previous, previous=state.target, action="rollback",
                     detail={"reason": f"rolled back from {state.target}"})

@@ -65,7 +65,7 @@ FORGET_OTHERS = [
 
 
 def similarities(eng: Engine, pairs: list[tuple[str, str]]) -> np.ndarray:
-    vecs = eng.embed([t for pair in pairs for t in pair])
+    vecs = eng.model.embed([t for pair in pairs for t in pair])
     out = []
     for i in range(0, len(vecs), 2):
         a, b = np.asarray(vecs[i], dtype=float), np.asarray(vecs[i + 1], dtype=float)

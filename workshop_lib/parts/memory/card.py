@@ -113,7 +113,7 @@ def memory_card(eng: Engine, thread_id: str, question: str, *, user_id: str, age
 
 
 def _count(eng: Engine, card: MemoryCard) -> None:
-    card.tokens = {name: sum(eng.count_tokens(t) for t in getattr(card, name))
+    card.tokens = {name: sum(eng.model.count_tokens(t) for t in getattr(card, name))
                    for name in ("settings", "facts", "knowledge", "summary", "recent")}
 
 

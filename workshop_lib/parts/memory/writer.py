@@ -148,13 +148,13 @@ def fold_thread(eng: Engine, thread_id: str, *, user_id: str, message_budget: in
         raise ValueError(f"thread {thread_id!r} belongs to another user; {user_id!r} cannot fold it")
     messages = messages[upto:]
     turns = [summary.Turn(m.role, m.content or "") for m in messages]
-    comp = summary.compact(turns, message_budget, eng.count_tokens)
+    comp = summary.compact(turns, message_budget, eng.model.count_tokens)
     if not comp.fold:
         return comp
     if llm is not None:
-        new = summary.summarise_with_model(llm, text, comp.fold, summary_budget, eng.count_tokens)
+        new = summary.summarise_with_model(llm, text, comp.fold, summary_budget, eng.model.count_tokens)
     else:
-        new = summary.summarise_extractive(text, comp.fold, summary_budget, eng.count_tokens)
+        new = summary.summarise_extractive(text, comp.fold, summary_budget, eng.model.count_tokens)
     meta = {"kind": summary.SUMMARY_KIND, "thread_id": thread_id, "upto": upto + len(comp.fold)}
     rid = summary_id(thread_id)
     # Scoped to the thread and its user, not to the agent: retrieval (which reads the agent's

@@ -1,7 +1,7 @@
 """The contract of `run_sql`: one read-only query over SUPPLYCHAIN, rows, bytes and time capped.
 
 The boundary is enforced by each engine with the database's own mechanism
-(Engine.read_only_query): on SQLite an authorizer that allows only reads of the SUPPLYCHAIN
+(eng.supplychain.read_only_query): on SQLite an authorizer that allows only reads of the SUPPLYCHAIN
 database plus `PRAGMA query_only`, in a worker process killed at the deadline; on Oracle a
 user that may only SELECT from SUPPLYCHAIN, on its own connection, and a read-only
 transaction around the query wrapped as a subquery (so that nothing but a query can even parse). This module holds the

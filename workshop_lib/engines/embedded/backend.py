@@ -1,0 +1,89 @@
+"""The embedded engine's side of the memory store (`eng.backend`): SQLite's schema objects,
+generated keys, float32 vector blobs and the integrity checks `workshop doctor` runs."""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from workshop_lib.engines.embedded import sql as statements_module
+from workshop_lib.engines.store_backend import StoreBackend
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.embedded.engine import EmbeddedEngine
+    from workshop_lib.tools.doctor import Check
+
+
+class EmbeddedBackend(StoreBackend):
+    """Every statement runs under the engine's lock (through its cursor and transaction)."""
+
+    engine: EmbeddedEngine
+
+    def object_names(self) -> set[str]:
+        with self.engine.cursor() as cur:
+            return {r[0].upper() for r in cur.execute(statements_module.EXISTING_OBJECTS)}
+
+    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
+        with self.engine.transaction() as cur:
+            for _, ddl in objects:
+                for stmt in ddl:
+                    cur.execute(stmt)
+
+    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
+        with self.engine.transaction() as cur:
+            for name in reversed(list(drops)):
+                if name in names:
+                    cur.execute(drops[name])
+
+    @contextlib.contextmanager
+    def schema_lock(self) -> Iterator[None]:
+        """Hold the write lock while the store checks and creates its schema (see MemoryStore)."""
+        with self.engine.transaction():
+            yield
+
+    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
+        cur.execute(sql, params)
+        return int(cur.lastrowid)
+
+    def vector_param(self, values: list[float]) -> bytes:
+        return np.asarray(values, dtype=np.float32).tobytes()
+
+    def doctor_checks(self) -> list[Check]:
+        """Integrity lines for `workshop doctor`: both files, the full-text and the KNN index."""
+        from workshop_lib.tools.doctor import Check  # the doctor imports the store, which imports engines
+
+        out = []
+        for schema, path, fix in (
+            ("main", self.engine.path, "restore it from a backup, or `workshop reset --yes` then `workshop setup` "
+                                "(deletes stored memories)"),
+            ("SUPPLYCHAIN", self.engine.supplychain_path, f"delete {self.engine.supplychain_path} and run `workshop setup` "
+                                                   "(it is rebuilt; memories are kept)"),
+        ):
+            try:
+                with self.engine.cursor() as cur:
+                    rows = [r[0] for r in cur.execute(statements_module.QUICK_CHECK.replace("{schema}", schema))]
+                ok = rows == ["ok"]
+                out.append(Check(f"integrity of {path.name}", ok, "quick_check ok" if ok else "; ".join(rows)[:300],
+                                 fix))
+            except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+                out.append(Check(f"integrity of {path.name}", False, str(exc).splitlines()[0], fix))
+        store_fix = ("the memory store's indexes are damaged: restore the file from a backup, or `workshop reset "
+                     "--yes` then `workshop setup` (deletes stored memories)")
+        p = self.engine._store.prefix if self.engine._store is not None else ""
+        try:
+            with self.engine.transaction() as cur:  # FTS5's integrity-check is an INSERT: it needs a write transaction
+                cur.execute(statements_module.FTS_INTEGRITY.replace("{p}", p))
+            out.append(Check("full-text index", True, "FTS5 integrity-check ok"))
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("full-text index", False, str(exc).splitlines()[0], store_fix))
+        try:
+            with self.engine.cursor() as cur:
+                n, _ = cur.execute(statements_module.KNN_READ_ALL.replace("{p}", p)).fetchone()
+                want = cur.execute(statements_module.KNN_EXPECTED.replace("{p}", p)).fetchone()[0]
+            out.append(Check("nearest-neighbour index", n == want, f"{n} vectors read, {want} expected", store_fix))
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("nearest-neighbour index", False, str(exc).splitlines()[0], store_fix))
+        return out
+

@@ -1,0 +1,147 @@
+"""SUPPLYCHAIN on the embedded engine (`eng.supplychain`): a second SQLite file attached as
+schema SUPPLYCHAIN, its dictionary read as Oracle's views would be, and run_sql's queries in a
+worker process that is killed at the deadline."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from workshop_lib.engines.embedded import seed
+from workshop_lib.engines.embedded import sql as statements_module
+from workshop_lib.engines.readonly import QueryResult, SqlRefused, clean
+from workshop_lib.engines.supplychain_schema import SupplyChainSchema
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.embedded.engine import EmbeddedEngine
+
+# Functions a read-only query may not call (extension loading, file access).
+_DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "fileio_read", "fileio_write", "fileio_append",
+                     "fileio_mkdir", "fileio_symlink", "fileio_ls", "fileio_scan", "edit", "eval", "define"}
+
+MAX_QUERY_WORKERS = 2  # run_sql worker processes at once (each bounded in memory); more wait their turn
+_QUERY_WORKERS = threading.BoundedSemaphore(MAX_QUERY_WORKERS)
+
+
+def _run_worker(request: dict, timeout_s: float) -> dict | None:
+    """The worker's answer, or None when it did not answer within timeout_s (it is killed)."""
+    package_root = str(Path(__file__).resolve().parents[3])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "workshop_lib.engines.embedded.query_worker"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        out, err = proc.communicate(json.dumps(request).encode("utf-8", "surrogatepass"), timeout=max(timeout_s, 0.01))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return None
+    if proc.returncode != 0 or not out:
+        # Killed by the OS (memory) or crashed: the query did not finish within its limits.
+        detail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        return {"refused": f"stopped: the query's worker failed ({detail[0][:200]}); select less"}
+    return json.loads(out)
+
+
+
+class EmbeddedSupplyChain(SupplyChainSchema):
+    """SUPPLYCHAIN in supplychain.sqlite beside the store, attached to the engine's connection."""
+
+    sql = statements_module
+    engine: EmbeddedEngine
+
+    def load(self, tables: list[Any], rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
+        return seed.seed(self.engine, tables, rows, progress=progress)
+
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0) -> QueryResult:
+        """One query over the SUPPLYCHAIN database, read-only by SQLite's own checks, run in a
+        worker process (query_worker.py) that is killed at timeout_s: an authorizer that allows
+        only SELECT, reads of SUPPLYCHAIN tables and ordinary functions (no writes, PRAGMA,
+        ATTACH, transactions or load_extension), PRAGMA query_only, one statement only, a row
+        and byte cap, and limits on value size and memory. The engine's connection and its lock
+        are not used, so a slow query holds up no other request."""
+        text, max_rows = clean(sql, max_rows)
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s <= 600:
+            raise SqlRefused(f"timeout_s must be a number of seconds in (0, 600], got {timeout_s!r}")
+        started = time.monotonic()
+        if not _QUERY_WORKERS.acquire(timeout=timeout_s):
+            raise SqlRefused(f"busy: {MAX_QUERY_WORKERS} queries are running; try again in a few seconds")
+        try:
+            request = {"sql": text, "max_rows": max_rows, "timeout_s": timeout_s,
+                       "supplychain": str(self.engine.supplychain_path), "denied_functions": sorted(_DENIED_FUNCTIONS)}
+            answer = _run_worker(request, timeout_s - (time.monotonic() - started))
+        finally:
+            _QUERY_WORKERS.release()
+        if answer is None or answer.get("timeout"):
+            raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s")
+        if "refused" in answer:
+            raise SqlRefused(answer["refused"])
+        if not answer["columns"]:
+            raise SqlRefused("refused: only a query that returns rows (SELECT / WITH ... SELECT) is allowed")
+        rows = [tuple(bytes.fromhex(v["blob"]) if isinstance(v, dict) else v for v in r) for r in answer["rows"]]
+        return QueryResult(answer["columns"], rows, answer["truncated"], answer.get("note", ""))
+
+    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+        """(port name, UN/LOCODE, km) of the three ports nearest a point (haversine in SQL)."""
+        return self.engine.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
+
+    @contextlib.contextmanager
+    def unordered_reads_reversed(self) -> Iterator[bool]:
+        # SQLite's switch for exactly this: unordered SELECTs (and ties) come back reversed.
+        with self.engine._lock:
+            self.engine.conn.execute("PRAGMA reverse_unordered_selects=ON")
+            try:
+                yield True
+            finally:
+                self.engine.conn.execute("PRAGMA reverse_unordered_selects=OFF")
+
+    # ---------------------------------------------------------------- data dictionary
+    def data_dictionary(self, owner: str) -> dict:
+        """SUPPLYCHAIN's tables, columns and keys, read as Oracle's dictionary views would be."""
+        owner = owner.upper()
+        if owner != "SUPPLYCHAIN":
+            raise ValueError(f"The embedded engine has only the SUPPLYCHAIN schema, not {owner!r}")
+        rows = self.engine.query(
+            "SELECT table_name, comments FROM SUPPLYCHAIN.ALL_TAB_COMMENTS WHERE owner = :o ORDER BY table_name",
+            {"o": owner},
+        )
+        if not rows:
+            raise RuntimeError("SUPPLYCHAIN is not seeded yet. Fix: run supplychain.seed(eng) or `workshop setup`.")
+        with self.engine._lock:
+            return self._data_dictionary(owner, rows)
+
+    def _data_dictionary(self, owner: str, rows) -> dict:
+        col_comments = {
+            (t, c): text
+            for t, c, text in self.engine.query(
+                "SELECT table_name, column_name, comments FROM SUPPLYCHAIN.ALL_COL_COMMENTS WHERE owner = :o",
+                {"o": owner},
+            )
+        }
+        tables, columns = [], []
+        fks: list[dict[str, Any]] = []
+        for table, comment in rows:
+            tables.append({"owner": owner, "table": table, "comment": comment})
+            for _, col, dtype, notnull, _, pk in self.engine.conn.execute(f'PRAGMA SUPPLYCHAIN.table_info("{table}")'):
+                columns.append({
+                    "owner": owner, "table": table, "column": col.upper(),
+                    "data_type": dtype.split("(")[0].upper(), "type_detail": dtype.upper(),
+                    "nullable": not (notnull or pk), "comment": col_comments.get((table, col.upper())),
+                })
+            by_id: dict[int, dict] = {}
+            for fid, _, ref_table, from_col, to_col, *_ in self.engine.conn.execute(
+                f'PRAGMA SUPPLYCHAIN.foreign_key_list("{table}")'
+            ):
+                fk = by_id.setdefault(fid, {"owner": owner, "table": table, "columns": [],
+                                            "ref_table": ref_table.upper(), "ref_columns": []})
+                fk["columns"].append(from_col.upper())
+                fk["ref_columns"].append(to_col.upper())
+            fks.extend(by_id[i] for i in sorted(by_id))
+        return {"tables": tables, "columns": columns, "foreign_keys": fks}
+

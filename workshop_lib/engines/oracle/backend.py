@@ -1,0 +1,136 @@
+"""The Oracle engine's side of the memory store (`eng.backend`): objects in the AGENT schema,
+RETURNING INTO keys, array('f') vector binds, CLOB text, and the lines `workshop doctor` adds
+(users and grants, run_sql's reader, vector memory, the model, the indexes)."""
+from __future__ import annotations
+
+import array
+from typing import TYPE_CHECKING, Any
+
+import oracledb
+
+from workshop_lib.engines.oracle import sql as statements_module
+from workshop_lib.engines.oracle.engine import (
+    EMPTY_TEXT,
+    REQUIRED_PRIVILEGES,
+    OracleCursor,
+    _first_line,
+    parse_size,
+)
+from workshop_lib.engines.oracle.errors import OracleWorkshopError
+from workshop_lib.engines.store_backend import StoreBackend
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.oracle.engine import OracleEngine
+    from workshop_lib.tools.doctor import Check
+
+
+class OracleBackend(StoreBackend):
+    """DDL commits by itself in Oracle: each object is created (or dropped) on its own."""
+
+    engine: OracleEngine
+
+    def object_names(self) -> set[str]:
+        with self.engine.cursor() as cur:
+            cur.execute(statements_module.EXISTING_OBJECTS)
+            return {r[0].upper() for r in cur.fetchall()}
+
+    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
+        # DDL commits by itself in Oracle; each object is created on its own.
+        for name, ddl in objects:
+            for stmt in ddl:
+                try:
+                    with self.engine.cursor() as cur:
+                        cur.execute(stmt)
+                except OracleWorkshopError as exc:
+                    raise OracleWorkshopError(f"create {name}", exc.error) from exc
+
+    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
+        for name in reversed(list(drops)):
+            if name in names:
+                try:
+                    with self.engine.cursor() as cur:
+                        cur.execute(drops[name])
+                except OracleWorkshopError as exc:
+                    if exc.code not in ("ORA-00942", "ORA-01418"):
+                        raise
+
+    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
+        raw = cur.raw if isinstance(cur, OracleCursor) else cur
+        out = raw.var(oracledb.DB_TYPE_NUMBER)
+        cur.execute(sql, {**params, "new_seq": out})
+        value = out.getvalue()
+        if isinstance(value, list):  # DML RETURNING gives one value per affected row
+            value = value[0]
+        return int(value)
+
+    def vector_param(self, values: list[float]) -> array.array:
+        return array.array("f", [float(v) for v in values])
+
+    def read_text(self, value: Any) -> str | None:
+        if value is not None and hasattr(value, "read"):
+            value = value.read()  # a LOB that was not fetched as a string
+        if value == EMPTY_TEXT:
+            return ""
+        return value
+
+    def doctor_checks(self) -> list[Check]:
+        """The user and its grants, run_sql's reader, vector memory, the model, the indexes, the reranker."""
+        from workshop_lib.tools.doctor import Check  # the doctor imports the store, which imports engines
+
+        sc = statements_module
+        out: list[Check] = []
+        setup = "run `make setup-oracle` (safe to re-run)"
+        try:
+            have = {r[0] for r in self.engine.query(sc.CHECK_PRIVILEGES)}
+            missing = [p for p in REQUIRED_PRIVILEGES if p not in have]
+            visible = self.engine.query(sc.CHECK_SUPPLYCHAIN_ACCESS)[0][0]
+            detail = (f"{self.engine.user} has {', '.join(REQUIRED_PRIVILEGES)}" if not missing
+                      else f"{self.engine.user} lacks {', '.join(missing)}")
+            detail += f"; sees {visible} SUPPLYCHAIN tables"
+            out.append(Check("Oracle user and grants", not missing and visible > 0, detail, setup))
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+            out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
+        out.append(self.engine.supplychain.reader_check())
+        prefix = self.engine._store.prefix if self.engine._store is not None else ""
+        index_rows: list[tuple] = []
+        try:
+            index_rows = self.engine.query(sc.CHECK_INDEXES, {"records_table": f"{prefix}RECORDS",
+                                                       "chunks_table": f"{prefix}RECORD_CHUNKS"})
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("memory store indexes", False, _first_line(exc), setup))
+        hnsw = f"{prefix}RECORD_CHUNKS_VEC_IX"
+        has_hnsw = any(r[0] == hnsw for r in index_rows)
+        try:
+            value = self.engine.query(sc.CHECK_VECTOR_MEMORY)[0][0]
+            size = parse_size(value)
+            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", size > 0, f"{value} in this database",
+                             f"{setup}; it sets VECTOR_MEMORY_SIZE and restarts the database"))
+        except Exception:  # noqa: BLE001 - AGENT may not read V$PARAMETER on every database
+            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", has_hnsw,
+                             "not readable by this user; " + ("the HNSW index exists, so it is set" if has_hnsw
+                                                              else "and no HNSW index exists"), setup))
+        try:
+            loaded = self.engine.query(sc.CHECK_MODEL, {"model": self.engine.model.name})
+            dims = self.engine.query(sc.MODEL_DIMENSIONS)[0][0] if loaded else 0
+            out.append(Check("in-database embedding model", bool(loaded) and dims == self.engine.model.dim,
+                             f"{self.engine.model.name} {'loaded' if loaded else 'not loaded'}"
+                             + (f", {dims} dims (expected {self.engine.model.dim})" if loaded else ""), setup))
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("in-database embedding model", False, _first_line(exc), setup))
+        if index_rows:
+            bad = [r[0] for r in index_rows if r[2] != "VALID" or r[3] != "VALID" or r[4] != "VALID"]
+            out.append(Check("memory store indexes VALID", not bad,
+                             f"{len(index_rows)} indexes" + (f", not valid: {', '.join(bad)}" if bad else ", all VALID"),
+                             f"{setup}; if it persists: `workshop reset` rebuilds the store (deletes memories)"))
+            out.append(Check("HNSW vector index", has_hnsw, f"{hnsw} {'present' if has_hnsw else 'missing'}",
+                             f"{setup}; the index needs VECTOR_MEMORY_SIZE > 0"))
+        try:
+            rows = self.engine.query(sc.CHECK_PORTS_SPATIAL_INDEX)
+            ok = bool(rows) and all(v == "VALID" for v in rows[0])
+            out.append(Check("spatial index on PORTS.LOCATION", ok,
+                             "PORTS_LOCATION_SIX " + ("VALID" if ok else ("missing" if not rows else "/".join(rows[0]))),
+                             f"{setup}; SDO_NN needs it (ORA-13226 without one)"))
+        except Exception as exc:  # noqa: BLE001
+            out.append(Check("spatial index on PORTS.LOCATION", False, _first_line(exc), setup))
+        out.append(Check("reranker", True, self.engine.model.reranker() or "none configured: pass-through (vector order)"))
+        return out

@@ -1,0 +1,89 @@
+"""The Oracle engine's embedding model (`eng.model`): ALL_MINILM_L12_V2 inside the database,
+called through VECTOR_EMBEDDING, and the optional in-database reranker."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from typing import TYPE_CHECKING
+
+from workshop_lib.engines.model import EmbeddingModel
+from workshop_lib.engines.oracle import sql as statements_module
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.oracle.engine import OracleEngine
+
+
+class OracleModel(EmbeddingModel):
+    """Every call is a statement on the engine's connection: the model lives in the database."""
+
+    name = statements_module.MODEL_NAME
+    dim = statements_module.DIM
+
+    def __init__(self, engine: OracleEngine) -> None:
+        super().__init__(engine.name)
+        self.engine = engine
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        with self.engine.cursor() as cur:
+            for text in texts:
+                cur.execute(statements_module.EMBED, {"q": text})
+                (vec,) = cur.fetchone()
+                out.append([float(x) for x in vec])
+        return out
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """Approximate WordPiece tokens of the all-MiniLM-L12-v2 tokenizer.
+
+        The model's own tokenizer lives inside the ONNX graph in the database, not in
+        Python, so this splits what BERT's basic tokenizer splits (words and single
+        punctuation marks), then cuts a long word into its first 10 characters and pieces
+        of 6, as WordPiece splits rare words. Typically within ~15% of the real count.
+        """
+        spans = []
+        for m in re.finditer(r"\w+|[^\w\s]", text):
+            start, end = m.span()
+            cuts = [start] + list(range(start + 10, end, 6)) + [end]
+            spans += list(zip(cuts, cuts[1:]))
+        return spans
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.token_spans(text[:20_000]))
+
+
+    # ---------------------------------------------------------------- rerank
+    def reranker(self) -> str | None:
+        """What rerank() uses: an in-database ONNX model, DBMS_VECTOR.RERANK, or None (pass-through)."""
+        if os.environ.get("ORACLE_RERANK_MODEL"):
+            return f"in-database model {os.environ['ORACLE_RERANK_MODEL'].upper()}"
+        if os.environ.get("ORACLE_RERANK_PARAMS"):
+            return "DBMS_VECTOR.RERANK"
+        return None
+
+    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
+        """Reorder candidates with the configured reranker; without one, keep the vector order."""
+        if not candidates or self.reranker() is None:
+            return list(candidates[:top_k])
+        texts = [str(c.get(content_key) or "") for c in candidates]
+        if os.environ.get("ORACLE_RERANK_MODEL"):
+            statement = statements_module.rerank_prediction(os.environ["ORACLE_RERANK_MODEL"].upper())
+            scores = []
+            with self.engine.cursor() as cur:
+                for text in texts:
+                    cur.execute(statement, {"q": query, "doc": text})
+                    scores.append(float(cur.fetchone()[0]))
+        else:
+            docs = json.dumps({"documents": texts})
+            (result,) = self.engine.query(statements_module.RERANK_REST,
+                                   {"q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]
+            body = self.engine.backend.read_text(result)  # a CLOB is read, then parsed like a string
+            result = json.loads(body) if isinstance(body, str) else result
+            scores = [-math.inf] * len(texts)
+            for item in result:
+                scores[int(item["index"])] = float(item["score"])
+        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+        return [{**candidates[i], "rerank_score": scores[i]} for i in order[:top_k]]
+
+    # ---------------------------------------------------------------- data dictionary

@@ -1,0 +1,53 @@
+"""What the memory store asks of the database under it (`eng.backend`): its schema objects,
+generated keys, vector binds, text values, and the engine's own health lines."""
+from __future__ import annotations
+
+import abc
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+    from workshop_lib.tools.doctor import Check
+
+
+class StoreBackend(abc.ABC):
+    """The database side of core/store.py's schema lifecycle and writes."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @abc.abstractmethod
+    def object_names(self) -> set[str]:
+        """Upper-case names of the tables, indexes and triggers that exist in the store's schema."""
+
+    @abc.abstractmethod
+    def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
+        """Run each object's DDL; objects that already exist are left as they are."""
+
+    @abc.abstractmethod
+    def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
+        """Drop the named objects with their DROP statements (missing ones are skipped)."""
+
+    def schema_lock(self) -> contextlib.AbstractContextManager[Any]:
+        """Held while the store checks and creates its schema, so two first-time setups do not
+        both create it. Engines whose DDL tolerates a concurrent twin need nothing."""
+        return contextlib.nullcontext()
+
+    @abc.abstractmethod
+    def insert_returning_seq(self, cur: Any, sql: str, params: dict) -> int:
+        """Run an INSERT and return the new row's generated key."""
+
+    @abc.abstractmethod
+    def vector_param(self, values: list[float]) -> Any:
+        """A vector as this driver binds it (float32 blob, array('f'))."""
+
+    def read_text(self, value: Any) -> Any:
+        """A text column's value as str (a CLOB is read); any other value (None, a number) as it is."""
+        if value is not None and hasattr(value, "read"):
+            return value.read()
+        return value
+
+    def doctor_checks(self) -> list[Check]:
+        """Engine-specific lines for `workshop doctor` (integrity, users, grants, indexes...)."""
+        return []

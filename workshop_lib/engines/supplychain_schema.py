@@ -1,0 +1,57 @@
+"""The SUPPLYCHAIN sample schema on one engine (`eng.supplychain`): loading it, reading its
+dictionary, the nearest-ports query and the agent's read-only queries."""
+from __future__ import annotations
+
+import abc
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+    from workshop_lib.engines.readonly import QueryResult
+
+
+class SupplyChainSchema(abc.ABC):
+    """Everything an engine does with SUPPLYCHAIN. `supplychain.seed(eng)` (the public call)
+    renders the dataset and hands it to `load`."""
+
+    sql: Any = None  # the engine's module of named statements (sc_select, sc_count, ...)
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @abc.abstractmethod
+    def load(self, tables: list[Any], rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
+        """Create SUPPLYCHAIN and load every row and comment (idempotent); returns the row count per table."""
+
+    def sample(self, table: Any, columns: list[str], n: int) -> list[tuple]:
+        """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
+        return self.engine.query(self.sql.sc_select(table, columns, n))
+
+    def counts(self) -> dict[str, int]:
+        """Rows per SUPPLYCHAIN table as loaded here (the health check compares them with the dataset)."""
+        from workshop_lib.data.supplychain_data import TABLES
+
+        return {t.name: self.engine.query(self.sql.sc_count(t))[0][0] for t in TABLES}
+
+    @abc.abstractmethod
+    def data_dictionary(self, owner: str) -> dict:
+        """Tables, columns and foreign keys of a schema with their comments."""
+
+    @abc.abstractmethod
+    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+        """(port name, UN/LOCODE, distance in km) of the three ports nearest a point:
+        Oracle Spatial's SDO_NN on Oracle, the haversine formula in SQL on the embedded engine."""
+
+    @abc.abstractmethod
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0) -> QueryResult:
+        """One read-only query over SUPPLYCHAIN (the agent's run_sql tool): a QueryResult, or
+        engines.readonly.SqlRefused naming why the statement was refused or stopped."""
+
+    @contextlib.contextmanager
+    def unordered_reads_reversed(self) -> Iterator[bool]:
+        """Inside this block, rows that a statement does not order come back in another order
+        where the engine can do that (yields True), so a check can tell a result that depends on
+        the order rows happen to be read in. Engines without such a switch yield False."""
+        yield False
