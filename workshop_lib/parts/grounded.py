@@ -758,57 +758,15 @@ def _ask(eng: Engine, question: str, *, llm, persona: str, use_cache: bool, k: i
     key = response_cache_key(model, persona, question, k, threshold)
     if route_to is not None:  # another router may send the same words elsewhere: never share its answer
         key = _sha(f"{key}\x1froute={route_to.intent}")
-    if use_cache:
-        rows = eng.query(sql.RESP_CACHE_GET, {"k": key})
-        if rows:
-            payload = json.loads(eng.backend.read_text(rows[0][0]))
-            payload.update(question=question, from_cache=True, embedding_cache_hit=None)
-            return GroundedAnswer(**payload)
+    if use_cache and (cached := _cached_answer(eng, sql, key, question)) is not None:
+        return cached
 
     r = route_to or route(question, llm)
-    cacheable = True
-    emb_hit: bool | None = None
     if r.intent in ("EQUIPMENT_RAG", "EQUIPMENT_AVAILABILITY"):
-        phrase = equipment_phrase(question) if r.intent == "EQUIPMENT_AVAILABILITY" else question
-        extreme = price_extreme(question) if r.intent == "EQUIPMENT_RAG" else None
-        # every size of the type named, unless a size is given ("reefers" -> the 20' and the 40')
-        sized = re.search(r"\b\d{2}'", _normalized(question)) is not None
-        named = extreme if extreme is not None else named_items(
-            question, variants=r.intent == "EQUIPMENT_AVAILABILITY" or not sized)
-        if extreme == [] or (sized and not named and unknown_size(question)):
-            result = MatchResult(phrase, [], [], threshold, k, False)
-        elif named:
-            result = MatchResult(phrase, matches_for(eng, named), [], threshold, k, False)
-            phrase = "the items named: " + ", ".join(i.item_id for i in named)
-        else:
-            # Nothing named: a described need ("a box for frozen fish"). Availability is only
-            # read for a close match (it must be the item asked about, not a neighbour).
-            floor = threshold if r.intent == "EQUIPMENT_RAG" else min(1.0, threshold + AVAILABILITY_EXTRA_FLOOR)
-            result = match_catalog(eng, phrase, k=k, min_similarity=floor if min_similarity is None else min_similarity)
-        emb_hit = result.embedding_cache_hit if not named else None
-        if r.intent == "EQUIPMENT_AVAILABILITY":
-            text = availability_answer(question, result, r.ports)
-            ids = [m.item_id for m in availability_rows(result.matches)]
-            status = f"availability read from rows (matched on {phrase!r})"
-        elif not result.matches:
-            text, ids, status = no_match_answer(question, result.alternatives), [], "no row above the threshold"
-        else:
-            outcome = select_with_llm(llm, question, result.matches, persona=persona)
-            cacheable = llm is None or outcome.ok
-            text = render_grounded_answer(question, result.matches, outcome.ids)
-            ids = outcome.ids or [m.item_id for m in result.matches]
-            status = outcome.status
-        answer = GroundedAnswer(question, r.intent, r.method, text, True, ids, status, emb_hit, False, model,
-                                persona, r.ports)
-    elif r.intent == "PORT_LOCATION" and asks_proximity(question):
-        near = port_proximity_answer(eng, question, r.ports)
-        answer = GroundedAnswer(question, r.intent, r.method, near or (
-            "Name one port for the ports nearest it, or two for the distance between them."), near is not None,
-            [], "distances computed from SUPPLYCHAIN.PORTS" if near else "too few ports named for a distance",
-            None, False, model, persona, r.ports)
+        answer, cacheable = _equipment_answer(eng, question, r, llm=llm, persona=persona, model=model, k=k,
+                                              threshold=threshold, min_similarity=min_similarity)
     elif r.intent == "PORT_LOCATION":
-        answer = GroundedAnswer(question, r.intent, r.method, port_location_answer(eng, question, r.ports), True,
-                                [], "ports read from SUPPLYCHAIN.PORTS", None, False, model, persona, r.ports)
+        answer, cacheable = _port_answer(eng, question, r, persona=persona, model=model), True
     else:
         answer, cacheable = _general(eng, question, r, llm=llm, persona=persona, model=model, k=k,
                                      min_similarity=min_similarity)
@@ -819,6 +777,72 @@ def _ask(eng: Engine, question: str, *, llm, persona: str, use_cache: bool, k: i
             cur.execute(sql.RESP_CACHE_INSERT, {"k": key, "m": model, "p": persona, "q": normalized,
                                                 "r": json.dumps(answer.as_dict())})
     return answer
+
+
+def _cached_answer(eng: Engine, sql: Any, key: str, question: str) -> GroundedAnswer | None:
+    """The response cache's answer under `key`, marked as served from the cache."""
+    rows = eng.query(sql.RESP_CACHE_GET, {"k": key})
+    if not rows:
+        return None
+    payload = json.loads(eng.backend.read_text(rows[0][0]))
+    payload.update(question=question, from_cache=True, embedding_cache_hit=None)
+    return GroundedAnswer(**payload)
+
+
+def _equipment_rows(eng: Engine, question: str, intent: str, *, k: int, threshold: float,
+                    min_similarity: float | None) -> tuple[MatchResult, str, list[catalog.Item]]:
+    """(the catalog rows to answer from, what they were matched on, the items the question names)."""
+    phrase = equipment_phrase(question) if intent == "EQUIPMENT_AVAILABILITY" else question
+    extreme = price_extreme(question) if intent == "EQUIPMENT_RAG" else None
+    # every size of the type named, unless a size is given ("reefers" -> the 20' and the 40')
+    sized = re.search(r"\b\d{2}'", _normalized(question)) is not None
+    named = extreme if extreme is not None else named_items(
+        question, variants=intent == "EQUIPMENT_AVAILABILITY" or not sized)
+    if extreme == [] or (sized and not named and unknown_size(question)):
+        return MatchResult(phrase, [], [], threshold, k, False), phrase, named
+    if named:
+        return (MatchResult(phrase, matches_for(eng, named), [], threshold, k, False),
+                "the items named: " + ", ".join(i.item_id for i in named), named)
+    # Nothing named: a described need ("a box for frozen fish"). Availability is only
+    # read for a close match (it must be the item asked about, not a neighbour).
+    floor = threshold if intent == "EQUIPMENT_RAG" else min(1.0, threshold + AVAILABILITY_EXTRA_FLOOR)
+    result = match_catalog(eng, phrase, k=k, min_similarity=floor if min_similarity is None else min_similarity)
+    return result, phrase, named
+
+
+def _equipment_answer(eng: Engine, question: str, r: Route, *, llm, persona: str, model: str, k: int,
+                      threshold: float, min_similarity: float | None) -> tuple[GroundedAnswer, bool]:
+    """EQUIPMENT_RAG and EQUIPMENT_AVAILABILITY, rendered from catalog rows: (answer, cacheable)."""
+    result, phrase, named = _equipment_rows(eng, question, r.intent, k=k, threshold=threshold,
+                                            min_similarity=min_similarity)
+    emb_hit = result.embedding_cache_hit if not named else None
+    cacheable = True
+    if r.intent == "EQUIPMENT_AVAILABILITY":
+        text = availability_answer(question, result, r.ports)
+        ids = [m.item_id for m in availability_rows(result.matches)]
+        status = f"availability read from rows (matched on {phrase!r})"
+    elif not result.matches:
+        text, ids, status = no_match_answer(question, result.alternatives), [], "no row above the threshold"
+    else:
+        outcome = select_with_llm(llm, question, result.matches, persona=persona)
+        cacheable = llm is None or outcome.ok
+        text = render_grounded_answer(question, result.matches, outcome.ids)
+        ids = outcome.ids or [m.item_id for m in result.matches]
+        status = outcome.status
+    return GroundedAnswer(question, r.intent, r.method, text, True, ids, status, emb_hit, False, model,
+                          persona, r.ports), cacheable
+
+
+def _port_answer(eng: Engine, question: str, r: Route, *, persona: str, model: str) -> GroundedAnswer:
+    """PORT_LOCATION from SUPPLYCHAIN.PORTS: distances when the question asks how near, else locations."""
+    if asks_proximity(question):
+        near = port_proximity_answer(eng, question, r.ports)
+        return GroundedAnswer(question, r.intent, r.method, near or (
+            "Name one port for the ports nearest it, or two for the distance between them."), near is not None,
+            [], "distances computed from SUPPLYCHAIN.PORTS" if near else "too few ports named for a distance",
+            None, False, model, persona, r.ports)
+    return GroundedAnswer(question, r.intent, r.method, port_location_answer(eng, question, r.ports), True,
+                          [], "ports read from SUPPLYCHAIN.PORTS", None, False, model, persona, r.ports)
 
 
 def _search_tool() -> dict:

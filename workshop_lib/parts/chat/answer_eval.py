@@ -139,110 +139,179 @@ def _schema_cases(eng: Engine, rng: random.Random) -> list[Case]:
     return cases
 
 
+@dataclass
+class _LiveRows:
+    """The SUPPLYCHAIN rows the live-data questions are written from, read once with SQL."""
+    carriers: list[dict]
+    ports: dict[Any, dict]       # by PORT_ID
+    vessels: dict[Any, dict]     # by IMO_NUMBER
+    voyages: list[dict]
+    containers: list[dict]
+    cargo: list[dict]
+    positions: list[dict]
+    carrier_by_id: dict[Any, dict] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.carrier_by_id = {c["CARRIER_ID"]: c for c in self.carriers}
+
+    @classmethod
+    def read(cls, eng: Engine) -> _LiveRows:
+        return cls(carriers=_table(eng, "CARRIERS"), ports={p["PORT_ID"]: p for p in _table(eng, "PORTS")},
+                   vessels={v["IMO_NUMBER"]: v for v in _table(eng, "VESSELS")}, voyages=_table(eng, "VOYAGES"),
+                   containers=_table(eng, "CONTAINERS"), cargo=_table(eng, "CARGO_ITEMS"),
+                   positions=_table(eng, "VESSEL_POSITIONS"))
+
+    def carrier_name(self, vessel: dict) -> str:
+        return self.carrier_by_id[vessel["CARRIER_ID"]]["CARRIER_NAME"]
+
+    def statuses(self) -> Counter[str]:
+        """Voyages per status, in the order the statuses first appear."""
+        return Counter(v["STATUS"] for v in self.voyages)
+
+
+def _live(question: str, *must: list[Any]) -> Case:
+    return Case("", "live_data", question, must=list(must))
+
+
 def _live_cases(eng: Engine, rng: random.Random) -> list[Case]:
-    carriers = _table(eng, "CARRIERS")
-    ports = {p["PORT_ID"]: p for p in _table(eng, "PORTS")}
-    vessels = {v["IMO_NUMBER"]: v for v in _table(eng, "VESSELS")}
-    voyages = _table(eng, "VOYAGES")
-    containers = _table(eng, "CONTAINERS")
-    cargo = _table(eng, "CARGO_ITEMS")
-    positions = _table(eng, "VESSEL_POSITIONS")
-    carrier_by_id = {c["CARRIER_ID"]: c for c in carriers}
-    cases: list[Case] = []
+    # The order of the steps is the order of the questions and of the draws from `rng`.
+    data = _LiveRows.read(eng)
+    cases = _count_cases(data, rng)
+    cases += _aggregate_cases(data)
+    cases += _vessel_cases(data, rng)
+    cases += _voyage_cases(data, rng)
+    cases += [_live(f"What is the SCAC code of {c['CARRIER_NAME']}?", [c["SCAC_CODE"]])
+              for c in rng.sample(data.carriers, 3)]
+    cases += _top_n_cases(data, rng)
+    cases += _group_cases(data, rng)
+    return cases
 
-    def add(q: str, *must: list[Any]) -> None:
-        cases.append(Case("", "live_data", q, must=list(must)))
 
+def _count_cases(data: _LiveRows, rng: random.Random) -> list[Case]:
+    """Rows per table, in two wordings each, and voyages per status."""
+    cases = []
     nouns = {"VESSELS": ["vessels", "ships", "container ships"], "CARRIERS": ["carriers", "shipping lines"],
              "PORTS": ["ports"], "VOYAGES": ["voyages", "sailings"],
              "CONTAINERS": ["containers loaded on voyages", "container manifest rows"],
              "CARGO_ITEMS": ["cargo items", "manifest lines"]}
-    rows_of = {"VESSELS": vessels, "CARRIERS": carriers, "PORTS": ports, "VOYAGES": voyages,
-               "CONTAINERS": containers, "CARGO_ITEMS": cargo}
+    rows_of = {"VESSELS": data.vessels, "CARRIERS": data.carriers, "PORTS": data.ports, "VOYAGES": data.voyages,
+               "CONTAINERS": data.containers, "CARGO_ITEMS": data.cargo}
     for table, words in nouns.items():
         for form in rng.sample(["How many {n} are there?", "How many {n} are in the database?",
                                 "What is the number of {n}?", "Count the {n}."], 2):
-            add(form.format(n=rng.choice(words)), [_num(len(rows_of[table]))])
-    statuses = Counter(v["STATUS"] for v in voyages)
-    for status, n in sorted(statuses.items()):
-        add(rng.choice(["How many voyages are {s}?", "How many {s} voyages are there?"]).format(s=status.lower()),
-            [_num(n)])
-    caps = [v["CAPACITY_TEU"] for v in vessels.values()]
-    dwt = [v["DEADWEIGHT_TONNES"] for v in vessels.values()]
-    length = [float(v["LENGTH_M"]) for v in vessels.values()]
-    speeds = [float(p["SPEED_KNOTS"]) for p in positions]
-    gross = [c["GROSS_WEIGHT_KG"] for c in containers]
-    add("What is the average capacity of the vessels in TEU?", [_num(sum(caps) / len(caps), 0.5)])
-    add("What is the total TEU capacity of all ships?", [_num(sum(caps))])
-    add("What is the largest vessel capacity in TEU?", [_num(max(caps))])
-    add("What is the smallest capacity of any ship?", [_num(min(caps))])
-    add("What is the maximum deadweight of a vessel?", [_num(max(dwt))])
-    add("What is the average length of the ships in metres?", [_num(sum(length) / len(length), 0.05)])
-    add("What is the average speed of the vessels at sea?", [_num(sum(speeds) / len(speeds), 0.05)])
-    add("What is the heaviest container gross weight in kg?", [_num(max(gross))])
-    add("What is the oldest build year of any vessel?", [_num(min(v["YEAR_BUILT"] for v in vessels.values()))])
-    # lookups by name and by id
-    for v in rng.sample(sorted(vessels.values(), key=lambda v: v["IMO_NUMBER"]), 6):
+            cases.append(_live(form.format(n=rng.choice(words)), [_num(len(rows_of[table]))]))
+    for status, n in sorted(data.statuses().items()):
+        cases.append(_live(rng.choice(["How many voyages are {s}?", "How many {s} voyages are there?"])
+                           .format(s=status.lower()), [_num(n)]))
+    return cases
+
+
+def _aggregate_cases(data: _LiveRows) -> list[Case]:
+    """Averages, totals, extremes of a column."""
+    vessels = data.vessels.values()
+    caps = [v["CAPACITY_TEU"] for v in vessels]
+    dwt = [v["DEADWEIGHT_TONNES"] for v in vessels]
+    length = [float(v["LENGTH_M"]) for v in vessels]
+    speeds = [float(p["SPEED_KNOTS"]) for p in data.positions]
+    gross = [c["GROSS_WEIGHT_KG"] for c in data.containers]
+    return [_live("What is the average capacity of the vessels in TEU?", [_num(sum(caps) / len(caps), 0.5)]),
+            _live("What is the total TEU capacity of all ships?", [_num(sum(caps))]),
+            _live("What is the largest vessel capacity in TEU?", [_num(max(caps))]),
+            _live("What is the smallest capacity of any ship?", [_num(min(caps))]),
+            _live("What is the maximum deadweight of a vessel?", [_num(max(dwt))]),
+            _live("What is the average length of the ships in metres?", [_num(sum(length) / len(length), 0.05)]),
+            _live("What is the average speed of the vessels at sea?", [_num(sum(speeds) / len(speeds), 0.05)]),
+            _live("What is the heaviest container gross weight in kg?", [_num(max(gross))]),
+            _live("What is the oldest build year of any vessel?", [_num(min(v["YEAR_BUILT"] for v in vessels))])]
+
+
+def _vessel_cases(data: _LiveRows, rng: random.Random) -> list[Case]:
+    """Look-ups by vessel name (a name two vessels share is skipped: its answer is not one row)."""
+    cases = []
+    for v in rng.sample(sorted(data.vessels.values(), key=lambda v: v["IMO_NUMBER"]), 6):
         name = v["VESSEL_NAME"]
-        if sum(1 for x in vessels.values() if x["VESSEL_NAME"] == name) > 1:
+        if sum(1 for x in data.vessels.values() if x["VESSEL_NAME"] == name) > 1:
             continue
         kind = rng.choice(["capacity", "imo", "carrier", "built", "dwt"])
         if kind == "capacity":
-            add(f"What is the capacity of the {name}?", [_num(v["CAPACITY_TEU"])], ["TEU"])
+            cases.append(_live(f"What is the capacity of the {name}?", [_num(v["CAPACITY_TEU"])], ["TEU"]))
         elif kind == "imo":
-            add(f"What is the IMO number of {name}?", [_num(v["IMO_NUMBER"])])
+            cases.append(_live(f"What is the IMO number of {name}?", [_num(v["IMO_NUMBER"])]))
         elif kind == "carrier":
-            add(f"Which carrier operates the {name}?", [carrier_by_id[v["CARRIER_ID"]]["CARRIER_NAME"]])
+            cases.append(_live(f"Which carrier operates the {name}?", [data.carrier_name(v)]))
         elif kind == "built":
-            add(f"When was the {name} built?", [_num(v["YEAR_BUILT"])])
+            cases.append(_live(f"When was the {name} built?", [_num(v["YEAR_BUILT"])]))
         else:
-            add(f"What is the deadweight of {name}?", [_num(v["DEADWEIGHT_TONNES"])], ["tonnes", "tons"])
-    for voy in rng.sample(voyages, 10):
-        vid, vessel = voy["VOYAGE_ID"], vessels[voy["IMO_NUMBER"]]
+            cases.append(_live(f"What is the deadweight of {name}?", [_num(v["DEADWEIGHT_TONNES"])],
+                               ["tonnes", "tons"]))
+    return cases
+
+
+def _voyage_cases(data: _LiveRows, rng: random.Random) -> list[Case]:
+    """Look-ups by voyage number: its vessel, route, status, carrier, containers or cargo value."""
+    cases = []
+    for voy in rng.sample(data.voyages, 10):
         kind = rng.choice(["vessel", "route", "status", "carrier", "value", "containers"])
-        if kind == "vessel":
-            add(rng.choice(["Which vessel sails voyage {i}?", "Which ship is on voyage {i}?"]).format(i=vid),
-                [vessel["VESSEL_NAME"]])
-        elif kind == "route":
-            add(f"Where does voyage {vid} go from and to?", [ports[voy["ORIGIN_PORT_ID"]]["PORT_NAME"]],
-                [ports[voy["DESTINATION_PORT_ID"]]["PORT_NAME"]])
-        elif kind == "status":
-            add(f"What is the status of voyage {voy['VOYAGE_ID']}?", [voy["STATUS"]])
-        elif kind == "carrier":
-            add(f"Which carrier operates the ship on voyage {vid}?",
-                [carrier_by_id[vessel["CARRIER_ID"]]["CARRIER_NAME"]])
-        elif kind == "containers":
-            add(f"How many containers are loaded on voyage {vid}?",
-                [_num(sum(1 for c in containers if c["VOYAGE_ID"] == vid))])
-        else:
-            boxes = {c["CONTAINER_ID"] for c in containers if c["VOYAGE_ID"] == vid}
-            total = sum(ci["QUANTITY"] * ci["UNIT_VALUE_CENTS"] for ci in cargo if ci["CONTAINER_ID"] in boxes)
-            if total:
-                add(rng.choice(["What is the total declared value of the cargo on voyage {i} in dollars?",
-                                "What is the cargo on voyage {i} worth?"]).format(i=vid), [_money(total)])
-    for c in rng.sample(carriers, 3):
-        add(f"What is the SCAC code of {c['CARRIER_NAME']}?", [c["SCAC_CODE"]])
-    # top-N (only when no tie at the cut)
+        if (case := _voyage_case(data, voy, kind, rng)) is not None:
+            cases.append(case)
+    return cases
+
+
+def _voyage_case(data: _LiveRows, voy: dict, kind: str, rng: random.Random) -> Case | None:
+    """One question of `kind` about voyage `voy` (None: a voyage without declared cargo value)."""
+    vid, vessel = voy["VOYAGE_ID"], data.vessels[voy["IMO_NUMBER"]]
+    if kind == "vessel":
+        return _live(rng.choice(["Which vessel sails voyage {i}?", "Which ship is on voyage {i}?"]).format(i=vid),
+                     [vessel["VESSEL_NAME"]])
+    if kind == "route":
+        return _live(f"Where does voyage {vid} go from and to?", [data.ports[voy["ORIGIN_PORT_ID"]]["PORT_NAME"]],
+                     [data.ports[voy["DESTINATION_PORT_ID"]]["PORT_NAME"]])
+    if kind == "status":
+        return _live(f"What is the status of voyage {voy['VOYAGE_ID']}?", [voy["STATUS"]])
+    if kind == "carrier":
+        return _live(f"Which carrier operates the ship on voyage {vid}?", [data.carrier_name(vessel)])
+    if kind == "containers":
+        return _live(f"How many containers are loaded on voyage {vid}?",
+                     [_num(sum(1 for c in data.containers if c["VOYAGE_ID"] == vid))])
+    boxes = {c["CONTAINER_ID"] for c in data.containers if c["VOYAGE_ID"] == vid}
+    total = sum(ci["QUANTITY"] * ci["UNIT_VALUE_CENTS"] for ci in data.cargo if ci["CONTAINER_ID"] in boxes)
+    if not total:
+        return None
+    return _live(rng.choice(["What is the total declared value of the cargo on voyage {i} in dollars?",
+                             "What is the cargo on voyage {i} worth?"]).format(i=vid), [_money(total)])
+
+
+def _top_n_cases(data: _LiveRows, rng: random.Random) -> list[Case]:
+    """The n vessels first by a column (only when no tie at the cut)."""
+    cases = []
     for n, col, phrase in [(3, "CAPACITY_TEU", "largest capacity"), (3, "LENGTH_M", "longest"),
-                          (5, "DEADWEIGHT_TONNES", "highest deadweight")]:
-        ranked = sorted(vessels.values(), key=lambda v: -float(v[col]))
+                           (5, "DEADWEIGHT_TONNES", "highest deadweight")]:
+        ranked = sorted(data.vessels.values(), key=lambda v: -float(v[col]))
         if float(ranked[n - 1][col]) != float(ranked[n][col]):
-            add(rng.choice(["Which {n} vessels have the {w}?", "List the {n} ships with the {w}."]).format(n=n, w=phrase),
-                *[[v["VESSEL_NAME"]] for v in ranked[:n]])
-    # per-group counts
-    per_carrier = Counter(carrier_by_id[v["CARRIER_ID"]]["CARRIER_NAME"] for v in vessels.values())
-    top = per_carrier.most_common(3)
-    add("How many vessels does each carrier operate?", *[[name] for name, _ in top], *[[_num(n)] for _, n in top])
-    add("How many voyages are there per status?", *[[s] for s in statuses], *[[_num(n)] for n in statuses.values()])
-    regions = Counter(p["REGION"] for p in ports.values())
-    add("How many ports are there in each region?", *[[r] for r, _ in regions.most_common(3)],
-        *[[_num(n)] for _, n in regions.most_common(3)])
-    for c in rng.sample(carriers, 2):
-        fleet = {imo for imo, v in vessels.items() if v["CARRIER_ID"] == c["CARRIER_ID"]}
-        add(f"How many voyages does {c['CARRIER_NAME']} sail?", [_num(sum(1 for v in voyages if v["IMO_NUMBER"] in fleet))])
-    for p in rng.sample(sorted(ports.values(), key=lambda p: p["PORT_ID"]), 3):
-        add(f"How many voyages depart from {p['PORT_NAME']}?",
-            [_num(sum(1 for v in voyages if v["ORIGIN_PORT_ID"] == p["PORT_ID"]))])
+            cases.append(_live(rng.choice(["Which {n} vessels have the {w}?", "List the {n} ships with the {w}."])
+                               .format(n=n, w=phrase), *[[v["VESSEL_NAME"]] for v in ranked[:n]]))
+    return cases
+
+
+def _group_cases(data: _LiveRows, rng: random.Random) -> list[Case]:
+    """Counts per group: vessels per carrier, voyages per status, ports per region, voyages of a
+    carrier, voyages from a port."""
+    top = Counter(data.carrier_name(v) for v in data.vessels.values()).most_common(3)
+    statuses = data.statuses()
+    regions = Counter(p["REGION"] for p in data.ports.values()).most_common(3)
+    cases = [_live("How many vessels does each carrier operate?", *[[name] for name, _ in top],
+                   *[[_num(n)] for _, n in top]),
+             _live("How many voyages are there per status?", *[[s] for s in statuses],
+                   *[[_num(n)] for n in statuses.values()]),
+             _live("How many ports are there in each region?", *[[r] for r, _ in regions],
+                   *[[_num(n)] for _, n in regions])]
+    for c in rng.sample(data.carriers, 2):
+        fleet = {imo for imo, v in data.vessels.items() if v["CARRIER_ID"] == c["CARRIER_ID"]}
+        cases.append(_live(f"How many voyages does {c['CARRIER_NAME']} sail?",
+                           [_num(sum(1 for v in data.voyages if v["IMO_NUMBER"] in fleet))]))
+    for p in rng.sample(sorted(data.ports.values(), key=lambda p: p["PORT_ID"]), 3):
+        cases.append(_live(f"How many voyages depart from {p['PORT_NAME']}?",
+                           [_num(sum(1 for v in data.voyages if v["ORIGIN_PORT_ID"] == p["PORT_ID"]))]))
     return cases
 
 

@@ -32,6 +32,7 @@ import threading
 import time
 import unicodedata
 import uuid
+from collections.abc import AsyncIterator
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -44,10 +45,12 @@ from starlette.routing import Route
 from workshop_lib import config
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
-from workshop_lib.parts.chat.answer import agent_answer, answer_question
+from workshop_lib.parts.chat.answer import ChatAnswer, agent_answer, answer_question
 from workshop_lib.parts.memory.writer import observe_user_turn
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
+    import pandas as pd
+
     from workshop_lib.engines.base import Engine
 
 log = logging.getLogger("workshop.chat")
@@ -158,27 +161,44 @@ def _sse(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
 
 
-def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, token: str | None = None) -> Starlette:
-    """The app for one engine. `store_question_text`: keep questions' text in telemetry (else only a hash).
-    `token`: require `Authorization: Bearer <token>` on every call but the page."""
-    # An engine with one connection shared by request threads (Oracle) serialises requests here;
-    # the embedded engine serialises each statement itself and runs run_sql in a worker process,
-    # so one slow request never holds up another (/health answers while an agent query runs).
-    lock = threading.Lock() if eng.traits.serialise_requests else contextlib.nullcontext()
-    telemetry.ensure_table(eng)
+def _failure(exc: BaseException) -> JSONResponse:
+    """A 500 with an error id; the traceback goes to the server's log, never to the client."""
+    error_id = uuid.uuid4().hex[:12]
+    log.error("chat error %s: %s", error_id, exc, exc_info=exc)
+    return JSONResponse({"error": "the answer failed inside the service", "error_id": error_id,
+                         "fix": "try again; if it keeps failing, give this error id to the instructor "
+                                "(it is in the server's log)"}, status_code=500)
 
-    def authorised(request: Request) -> None:
+
+class ChatService:
+    """What every route shares: the engine, the model, the request lock, the token and whether
+    telemetry keeps questions' text. The plain methods do a route's work (in a worker thread);
+    the async ones are the HTTP handlers `create_app` wires to the routes."""
+
+    def __init__(self, eng: Engine, *, llm=None, store_question_text: bool = False, token: str | None = None) -> None:
+        self.eng, self.llm, self.store_question_text, self.token = eng, llm, store_question_text, token
+        # An engine with one connection shared by request threads (Oracle) serialises requests here;
+        # the embedded engine serialises each statement itself and runs run_sql in a worker process,
+        # so one slow request never holds up another (/health answers while an agent query runs).
+        self.lock: contextlib.AbstractContextManager[Any] = (
+            threading.Lock() if eng.traits.serialise_requests else contextlib.nullcontext())
+        telemetry.ensure_table(eng)
+
+    # ---------------------------------------------------------------- the work behind the routes
+    def authorise(self, request: Request) -> None:
+        """Refused (400) for a token in the URL; (401) without the right bearer token when one is set."""
         if "token" in request.query_params:
             raise Refused(400, "a token in the URL is refused: URLs are written to access logs",
                           "send the header `Authorization: Bearer <token>` (open the page as /#token=<token>)")
-        if token is None:
+        if self.token is None:
             return
         sent = request.headers.get("authorization", "")
-        if not secrets.compare_digest(sent.encode("utf-8", "replace"), f"Bearer {token}".encode()):
+        if not secrets.compare_digest(sent.encode("utf-8", "replace"), f"Bearer {self.token}".encode()):
             raise Refused(401, "missing or wrong token", "send the header `Authorization: Bearer <token>`")
 
-    def thread_owner_check(thread_id: str, user_id: str, fix: str) -> list:
-        messages = eng.store.list_thread_messages(thread_id)
+    def owned_thread(self, thread_id: str, user_id: str, fix: str) -> list:
+        """The thread's messages, or Refused: 404 for an unknown thread, 403 for another user's."""
+        messages = self.eng.store.list_thread_messages(thread_id)
         if not messages:
             raise Refused(404, f"unknown thread {thread_id!r}", fix)
         if messages[0].user_id != user_id:
@@ -186,71 +206,89 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
                           "your own thread, or ask as the user who started it")
         return messages
 
-    def answer(req: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    def answer(self, req: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """(the response body, the answer mode) for a validated request; the turn is kept in its
+        thread and in the telemetry."""
         user_id = req["user_id"] or config.USER_ID
-        scoped = eng.scoped(user_id)  # every read and write of this request: this user's scope only
-        with lock:
+        scoped = self.eng.scoped(user_id)  # every read and write of this request: this user's scope only
+        with self.lock:
             if req["thread_id"]:
-                thread_owner_check(req["thread_id"], user_id, "leave `thread_id` out to start your own thread")
+                self.owned_thread(req["thread_id"], user_id, "leave `thread_id` out to start your own thread")
             thread_id = req["thread_id"] or f"chat-{uuid.uuid4().hex[:12]}"
             t0 = time.perf_counter()
-            if req.get("agent"):
-                result = agent_answer(scoped, req["question"], thread_id, llm=llm)  # logs the thread itself
-                latency_ms = (time.perf_counter() - t0) * 1000
-                meta = history.answer_metadata(result)
-                history.attach_to_last_answer(eng, thread_id, meta)
-            else:
-                # Memory over time: what the user states (or asks to forget) is written in their own scope.
-                observe_user_turn(eng, req["question"], user_id=user_id, agent_id=eng.agent_id, thread_id=thread_id)
-                result = answer_question(scoped, req["question"], llm=llm)
-                latency_ms = (time.perf_counter() - t0) * 1000
-                meta = history.answer_metadata(result)  # a reload shows the badge, sources and why
-                eng.store.add([req["question"], result.answer], record_type="message", thread_ids=thread_id,
-                              user_ids=user_id, agent_ids=eng.agent_id, roles=["user", "assistant"],
-                              metadata=[None, meta])
-            telemetry.record(eng, question=req["question"], store_text=store_question_text, thread_id=thread_id,
-                             user_id=user_id, mode=result.mode, short_query_active=result.short_query_active,
-                             used_llm=result.used_llm, latency_ms=latency_ms,
-                             embedding_cache_hit=result.embedding_cache_hit, from_cache=result.from_cache,
-                             decision_explain=result.decision_explain)
+            result = self._answer_turn(scoped, req, thread_id, user_id)
+            latency_ms = (time.perf_counter() - t0) * 1000
+            meta = history.answer_metadata(result)  # a reload shows the badge, sources and why
+            self._keep_turn(req, thread_id, user_id, result, meta)
+            telemetry.record(self.eng, question=req["question"], store_text=self.store_question_text,
+                             thread_id=thread_id, user_id=user_id, mode=result.mode,
+                             short_query_active=result.short_query_active, used_llm=result.used_llm,
+                             latency_ms=latency_ms, embedding_cache_hit=result.embedding_cache_hit,
+                             from_cache=result.from_cache, decision_explain=result.decision_explain)
         return {**result.payload(), "sources": meta["sources"], "tool_calls": meta["tool_calls"],
                 "thread_id": thread_id, "latency_ms": round(latency_ms, 1)}, result.mode
 
-    def failure(exc: BaseException) -> JSONResponse:
-        error_id = uuid.uuid4().hex[:12]
-        log.error("chat error %s: %s", error_id, exc, exc_info=exc)
-        return JSONResponse({"error": "the answer failed inside the service", "error_id": error_id,
-                             "fix": "try again; if it keeps failing, give this error id to the instructor "
-                                    "(it is in the server's log)"}, status_code=500)
+    def _answer_turn(self, scoped: Engine, req: dict[str, Any], thread_id: str, user_id: str) -> ChatAnswer:
+        """The answer: Part 6's agent when asked for, else the router's handler (the timed part)."""
+        if req.get("agent"):
+            return agent_answer(scoped, req["question"], thread_id, llm=self.llm)  # logs the thread itself
+        # Memory over time: what the user states (or asks to forget) is written in their own scope.
+        observe_user_turn(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id)
+        return answer_question(scoped, req["question"], llm=self.llm)
 
-    async def chat(request: Request) -> Response:
+    def _keep_turn(self, req: dict[str, Any], thread_id: str, user_id: str, result: ChatAnswer,
+                   meta: dict[str, Any]) -> None:
+        """The question and the answer with its metadata in the thread (the agent wrote its own turn)."""
+        if req.get("agent"):
+            history.attach_to_last_answer(self.eng, thread_id, meta)
+            return
+        self.eng.store.add([req["question"], result.answer], record_type="message", thread_ids=thread_id,
+                           user_ids=user_id, agent_ids=self.eng.agent_id, roles=["user", "assistant"],
+                           metadata=[None, meta])
+
+    def read_thread(self, thread_id: str, user_id: str) -> list:
+        with self.lock:
+            return self.owned_thread(thread_id, user_id, "start one with POST /chat (as this `user_id`)")
+
+    def health_details(self) -> dict[str, Any]:
+        """What /health adds for a caller with the token: engine, model, store, telemetry, document index."""
+        with self.lock:
+            return {"engine": self.eng.name, "model": self.eng.model.name, "store_records": self.eng.store.count(),
+                    "telemetry_rows": telemetry.count(self.eng), "documents": document_index_status(self.eng)}
+
+    def modes_per_minute(self) -> pd.DataFrame:
+        with self.lock:
+            return telemetry.modes_per_minute(self.eng)
+
+    # ---------------------------------------------------------------- the HTTP handlers
+    async def chat(self, request: Request) -> Response:
         try:
-            authorised(request)
+            self.authorise(request)
             req = parse_chat_request(await _read_body(request))
         except Refused as refused:
             return refused.response()
         if "text/event-stream" in request.headers.get("accept", ""):
-            return StreamingResponse(_stream(req), media_type="text/event-stream",
+            return StreamingResponse(self._stream(req), media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache"})
         try:
-            payload, mode = await anyio.to_thread.run_sync(answer, req)
+            payload, mode = await anyio.to_thread.run_sync(self.answer, req)
         except Refused as refused:
             return refused.response()
         except Exception as exc:  # noqa: BLE001 - the client gets an error id, the log gets the traceback
-            return failure(exc)
+            return _failure(exc)
         return JSONResponse(payload, headers={"X-Answer-Mode": mode, "X-Thread-Id": payload["thread_id"]})
 
-    async def _stream(req: dict[str, Any]):
+    async def _stream(self, req: dict[str, Any]) -> AsyncIterator[str]:
         # Progress first, then exactly ONE final event: the grounded answer (never a draft to overwrite).
         yield _sse("progress", {"stage": "received"})
         yield _sse("progress", {"stage": "answering"})
         try:
-            payload, _ = await anyio.to_thread.run_sync(answer, req)
+            payload, _ = await anyio.to_thread.run_sync(self.answer, req)
         except Refused as refused:
             yield _sse("error", {"status": refused.status, "error": refused.error, "fix": refused.fix})
             return
         except Exception as exc:  # noqa: BLE001
-            yield _sse("error", json.loads(bytes(failure(exc).body)))
+            yield _sse("error", json.loads(bytes(_failure(exc).body)))
             return
         # The route the router actually took (decided while answering, so it is sent now, not guessed before).
         explain = payload.get("decision_explain") or {}
@@ -258,67 +296,61 @@ def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, toke
                                 ("AGENT" if req.get("agent") else None), "handler": explain.get("handler")})
         yield _sse("answer", payload)
 
-    async def thread(request: Request) -> Response:
+    async def thread(self, request: Request) -> Response:
         try:
-            authorised(request)
+            self.authorise(request)
             thread_id = _check_id({"thread_id": request.path_params["thread_id"]}, "thread_id")
             assert thread_id is not None  # a path parameter is never missing
             user_id = _check_id(dict(request.query_params), "user_id") or config.USER_ID
-
-            def read():
-                with lock:
-                    return thread_owner_check(thread_id, user_id, "start one with POST /chat (as this `user_id`)")
-
-            messages = await anyio.to_thread.run_sync(read)
+            messages = await anyio.to_thread.run_sync(self.read_thread, thread_id, user_id)
         except Refused as refused:
             return refused.response()
         except Exception as exc:  # noqa: BLE001
-            return failure(exc)
+            return _failure(exc)
         return JSONResponse(history.thread_payload(thread_id, messages))
 
-    async def health(request: Request) -> Response:
+    async def health(self, request: Request) -> Response:
         try:
-            authorised(request)
+            self.authorise(request)
         except Refused as refused:
             if refused.status != 401:
                 return refused.response()
             # Without the token: only that the service is up (no store, telemetry or index figures).
             return JSONResponse({"status": "ok"})
-
-        def read():
-            with lock:
-                return {"engine": eng.name, "model": eng.model.name, "store_records": eng.store.count(),
-                        "telemetry_rows": telemetry.count(eng), "documents": document_index_status(eng)}
-
         try:
-            return JSONResponse({"status": "ok", **await anyio.to_thread.run_sync(read)})
+            return JSONResponse({"status": "ok", **await anyio.to_thread.run_sync(self.health_details)})
         except Exception as exc:  # noqa: BLE001
-            return failure(exc)
+            return _failure(exc)
 
-    async def stats(request: Request) -> Response:
+    async def stats(self, request: Request) -> Response:
         try:
-            authorised(request)
+            self.authorise(request)
         except Refused as refused:
             return refused.response()
+        return JSONResponse(_stats_payload(await anyio.to_thread.run_sync(self.modes_per_minute)))
 
-        def read():
-            with lock:
-                return telemetry.modes_per_minute(eng)
 
-        table = await anyio.to_thread.run_sync(read)
-        totals = {m: int(table[m].sum()) for m in table.columns}
-        total = sum(totals.values())
-        return JSONResponse({"total": total, "modes": totals,
-                             "fallback_share": round(totals["fallback"] / total, 3) if total else None,
-                             "per_minute": [{"minute": str(minute), **{m: int(v) for m, v in row.items()}}
-                                            for minute, row in table.iterrows()]})
+def _stats_payload(table: pd.DataFrame) -> dict[str, Any]:
+    """Answers per minute and mode as JSON, with the totals and the share of fallbacks."""
+    totals = {m: int(table[m].sum()) for m in table.columns}
+    total = sum(totals.values())
+    return {"total": total, "modes": totals,
+            "fallback_share": round(totals["fallback"] / total, 3) if total else None,
+            "per_minute": [{"minute": str(minute), **{m: int(v) for m, v in row.items()}}
+                           for minute, row in table.iterrows()]}
 
-    async def page(request: Request) -> Response:
-        return HTMLResponse(resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8"))
 
+async def _page(request: Request) -> Response:
+    return HTMLResponse(resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8"))
+
+
+def create_app(eng: Engine, *, llm=None, store_question_text: bool = False, token: str | None = None) -> Starlette:
+    """The app for one engine. `store_question_text`: keep questions' text in telemetry (else only a hash).
+    `token`: require `Authorization: Bearer <token>` on every call but the page."""
+    service = ChatService(eng, llm=llm, store_question_text=store_question_text, token=token)
     return Starlette(routes=[
-        Route("/", page), Route("/chat", chat, methods=["POST"]), Route("/threads/{thread_id}", thread),
-        Route("/health", health), Route("/stats", stats),
+        Route("/", _page), Route("/chat", service.chat, methods=["POST"]), Route("/threads/{thread_id}", service.thread),
+        Route("/health", service.health), Route("/stats", service.stats),
     ])
 
 

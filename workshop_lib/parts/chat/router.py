@@ -230,62 +230,103 @@ def named_schema_objects(question: str) -> list[str]:
 
 
 def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
-    """(cues per label, ports named). A cue is a short reason with a weight in CUE_WEIGHTS."""
+    """(cues per label, ports named). A cue is a short reason with a weight in CUE_WEIGHT."""
     q = question
-    cues: dict[str, list[str]] = {label: [] for label in LABELS}
     ports = grounded.find_ports(q)
+    equipment = grounded.mentions_equipment(q)
+    outside = OUT_RE.search(q)
+    cues: dict[str, list[str]] = {
+        SCHEMA: _schema_cues(q),
+        LIVE: _live_cues(q),
+        CATALOG: _catalog_cues(q, equipment),
+        AVAILABILITY: _availability_cues(q, equipment, ports),
+        PORT: _port_cues(q, ports),
+        DOCS: _document_cues(q),
+        SMALL_TALK: ["a greeting or thanks"] if GREETING_RE.search(q) and len(q.split()) <= 6 else [],
+        OUT: [f"outside the workshop's data ({outside.group(0).lower()})"] if outside else [],
+    }
+    return cues, ports
+
+
+def _schema_cues(q: str) -> list[str]:
+    """A table or column named or asked for, a capacity, a link between tables, schema wording."""
+    found = []
+    if schema_objects := named_schema_objects(q):
+        found.append("names " + ", ".join(schema_objects[:3]))
+    if WHICH_SCHEMA_RE.search(q):
+        found.append("asks for a table or column")
+    if CAPACITY_RE.search(q):
+        found.append("asks what something can hold (a capacity, not a count of rows)")
+    if RELATION_RE.search(q) and _tables_in(q) >= 2:
+        found.append("asks how two tables are linked")
+    if SCHEMA_RE.search(q):
+        found.append("schema wording")
+    return found
+
+
+def _live_cues(q: str) -> list[str]:
+    """Aggregation wording, a voyage number, a vessel or carrier named, a measured column."""
     names = _entity_names()
     vessels, carriers = _names_in(q, names["vessels"]), _names_in(q, names["carriers"])
-    schema_objects = named_schema_objects(q)
-    equipment = grounded.mentions_equipment(q)
-    agg = AGG_RE.search(q)
-    if schema_objects:
-        cues[SCHEMA].append("names " + ", ".join(schema_objects[:3]))
-    if WHICH_SCHEMA_RE.search(q):
-        cues[SCHEMA].append("asks for a table or column")
-    if CAPACITY_RE.search(q):
-        cues[SCHEMA].append("asks what something can hold (a capacity, not a count of rows)")
-    if RELATION_RE.search(q) and _tables_in(q) >= 2:
-        cues[SCHEMA].append("asks how two tables are linked")
-    if grounded.price_extreme(q) is not None:
-        cues[CATALOG].append("asks for the cheapest or dearest item")
-    if SCHEMA_RE.search(q):
-        cues[SCHEMA].append("schema wording")
+    agg, voyage = AGG_RE.search(q), VOYAGE_RE.search(q)
+    found = []
     if agg:
-        cues[LIVE].append(f"data wording ({agg.group(0).lower()})")
-    if VOYAGE_RE.search(q):
-        cues[LIVE].append("a voyage number")
+        found.append(f"data wording ({agg.group(0).lower()})")
+    if voyage:
+        found.append("a voyage number")
     if vessels or carriers:
-        cues[LIVE].append("names " + ", ".join((vessels + carriers)[:2]))
-    if (agg or vessels or carriers or VOYAGE_RE.search(q)) and _measures_column(q):
-        cues[LIVE].append("asks for a column's value" if not agg else "measures a column of the data")
+        found.append("names " + ", ".join((vessels + carriers)[:2]))
+    if (agg or vessels or carriers or voyage) and _measures_column(q):
+        found.append("asks for a column's value" if not agg else "measures a column of the data")
+    return found
+
+
+def _catalog_cues(q: str, equipment: bool) -> list[str]:
+    """A price extreme, equipment wording, a catalog item by name, price wording."""
+    found = []
+    if grounded.price_extreme(q) is not None:
+        found.append("asks for the cheapest or dearest item")
     if equipment:
-        cues[CATALOG].append("equipment or service wording")
-    if _names_in(q, names["items"]):
-        cues[CATALOG].append("a catalog item by name")
+        found.append("equipment or service wording")
+    if _names_in(q, _entity_names()["items"]):
+        found.append("a catalog item by name")
     if PRICE_RE.search(q):
-        cues[CATALOG].append("price wording")
+        found.append("price wording")
+    return found
+
+
+def _availability_cues(q: str, equipment: bool, ports: list[str]) -> list[str]:
+    """Stock wording about equipment or a port, equipment at a named port."""
+    found = []
     if (grounded._AVAILABILITY_RE.search(q) or WHERE_STOCK_RE.search(q)) and (equipment or ports):
-        cues[AVAILABILITY].append("availability wording")
+        found.append("availability wording")
+    if ports and equipment:
+        found.append("equipment at a port")
+    return found
+
+
+def _port_cues(q: str, ports: list[str]) -> list[str]:
+    """A port named, location wording."""
+    found = []
     if ports:
-        cues[PORT].append("names " + ", ".join(ports[:2]))
-        if equipment:
-            cues[AVAILABILITY].append("equipment at a port")
+        found.append("names " + ", ".join(ports[:2]))
     if grounded._LOCATION_RE.search(q):
-        cues[PORT].append("location wording")
+        found.append("location wording")
+    return found
+
+
+def _document_cues(q: str) -> list[str]:
+    """What the documents cover (or document wording), a language other than English, a quoted title."""
+    found = []
     if strong := DOC_STRONG_RE.search(q):
-        cues[DOCS].append(f"what the documents cover ({strong.group(0).lower()})")
+        found.append(f"what the documents cover ({strong.group(0).lower()})")
     elif wording := DOC_RE.search(q):
-        cues[DOCS].append(f"document wording ({wording.group(0).lower()})")
+        found.append(f"document wording ({wording.group(0).lower()})")
     if FOREIGN_RE.search(q):
-        cues[DOCS].append("not English (only the documents are)")
+        found.append("not English (only the documents are)")
     if re.search(r"[\u201c\u201d\"\u00ab\u00bb\u201e].{8,}[\u201c\u201d\"\u00ab\u00bb]", q):
-        cues[DOCS].append("quotes a title")
-    if GREETING_RE.search(q) and len(q.split()) <= 6:
-        cues[SMALL_TALK].append("a greeting or thanks")
-    if outside := OUT_RE.search(q):
-        cues[OUT].append(f"outside the workshop's data ({outside.group(0).lower()})")
-    return cues, ports
+        found.append("quotes a title")
+    return found
 
 
 def _tables_in(text: str) -> int:
@@ -359,16 +400,33 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
     cues, ports = cues_for(text)
     if documents_mode == "rag":
         cues[DOCS].append("a promoted document passes the answer gates (rag)")
-    if REFUSAL_RE.search(text) or WRITE_SQL_RE.search(text):
-        why = ("asks for another user's data or to change the assistant's rules" if REFUSAL_RE.search(text)
-               else "contains a statement that would change data")
-        return RouteDecision(OUT, 1.0, {label: (1.0 if label == OUT else 0.0) for label in LABELS},
-                             {}, {**cues, OUT: [why]}, f"refused: the question {why}", "rules (refusal)", ports)
+    refused = _refusal(text, cues, ports)
+    if refused is not None:
+        return refused
     if vector is None:
         vector = eng.model.embed([text])[0]
     sims = similarities(eng, vector) if vector is not None else {label: 0.0 for label in LABELS}
     scores = {label: sims[label] + _cue_score(label, cues[label]) for label in LABELS}
-    # A grounded catalog or availability answer needs equipment named; a port location needs a port or "ports".
+    # Each step subtracts in place, in this order (the scores are compared with fixed thresholds).
+    _penalise_missing_subject(scores, text, cues, ports)
+    _penalise_other_wording(scores, text)
+    _penalise_live_data(scores, text)
+    return _verdict(eng, text, scores, sims, cues, ports, llm)
+
+
+def _refusal(text: str, cues: dict[str, list[str]], ports: list[str]) -> RouteDecision | None:
+    """The hard rules: another user's data, new rules or a write statement is refused outright."""
+    if not (REFUSAL_RE.search(text) or WRITE_SQL_RE.search(text)):
+        return None
+    why = ("asks for another user's data or to change the assistant's rules" if REFUSAL_RE.search(text)
+           else "contains a statement that would change data")
+    return RouteDecision(OUT, 1.0, {label: (1.0 if label == OUT else 0.0) for label in LABELS},
+                         {}, {**cues, OUT: [why]}, f"refused: the question {why}", "rules (refusal)", ports)
+
+
+def _penalise_missing_subject(scores: dict[str, float], text: str, cues: dict[str, list[str]],
+                              ports: list[str]) -> None:
+    """A grounded catalog or availability answer needs equipment named; a port location needs a port or "ports"."""
     if not cues[CATALOG] or (cues[CATALOG] == ["price wording"]):
         scores[CATALOG] -= 0.15
     if not (PRICE_RE.search(text) or grounded._COMMERCE_RE.search(text) or _names_in(text, _entity_names()["items"])
@@ -384,6 +442,11 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
         scores[AVAILABILITY] -= 0.2
     if WHERE_STOCK_RE.search(text) and grounded.mentions_equipment(text):
         scores[PORT] -= 0.2  # "which ports have flat racks": stock, not a map
+
+
+def _penalise_other_wording(scores: dict[str, float], text: str) -> None:
+    """Wording that points away from the grounded handlers: a document topic, a long question,
+    no location wording, another language, a topic outside the workshop."""
     if DOC_STRONG_RE.search(text):  # a strike, a claim, a cut-off...: not a catalog row, a stock level or a map point
         for label in (CATALOG, AVAILABILITY, PORT):
             scores[label] -= 0.2
@@ -397,30 +460,45 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
     if OUT_RE.search(text):
         for label in (CATALOG, AVAILABILITY):
             scores[label] -= 0.15
+
+
+def _penalise_live_data(scores: dict[str, float], text: str) -> None:
+    """Questions about the schema's shape or a catalog price are not data aggregates."""
     if WHICH_SCHEMA_RE.search(text) or CAPACITY_RE.search(text) or (RELATION_RE.search(text) and _tables_in(text) >= 2):
         scores[LIVE] -= 0.2
     if grounded.price_extreme(text) is not None:
         scores[LIVE] -= 0.2  # "the most expensive container" is a catalog price, not a data aggregate
+
+
+def _verdict(eng: Engine, text: str, scores: dict[str, float], sims: dict[str, float],
+             cues: dict[str, list[str]], ports: list[str], llm) -> RouteDecision:
+    """The winner (or the model's label), and unsure when the winner is below the floor or leads by too little."""
     floor, margin = thresholds(eng)
     ranked = sorted(scores, key=lambda h: scores[h], reverse=True)
     best, second = ranked[0], ranked[1]
     lead = scores[best] - scores[second]
-    method = "router (offline)"
-    label = best
+    label, method = best, "router (offline)"
     if llm is not None:
-        model_label = _model_label(llm, text)
-        if model_label is not None and scores[best] - scores[model_label] > MODEL_OVERRULE:
-            method = f"router (the model's {model_label} overruled: it scored {scores[model_label]:.2f})"
-        elif model_label is not None:
-            label, method = model_label, "llm"
+        label, method = _with_model_label(llm, text, scores, best)
     unsure = method != "llm" and (scores[best] < floor or lead < margin)
-    why = (f"{label} scored {scores[label]:.2f} (similarity {sims[label]:.2f}"
-           + (f"; {'; '.join(cues[label])}" if cues[label] else "") + f"), next {second if label == best else best} "
-           f"{scores[second if label == best else best]:.2f}")
     if unsure:
         why = (f"unsure: {best} {scores[best]:.2f} vs {second} {scores[second]:.2f} "
                f"(needs at least {floor:.2f} and a lead of {margin:.2f})")
+    else:
+        other = second if label == best else best
+        why = (f"{label} scored {scores[label]:.2f} (similarity {sims[label]:.2f}"
+               + (f"; {'; '.join(cues[label])}" if cues[label] else "") + f"), next {other} {scores[other]:.2f}")
     return RouteDecision(label, round(lead, 3), scores, sims, cues, why, method, ports, unsure)
+
+
+def _with_model_label(llm, text: str, scores: dict[str, float], best: str) -> tuple[str, str]:
+    """(label, method): the model's label, unless the offline scores put it far below their winner."""
+    model_label = _model_label(llm, text)
+    if model_label is None:
+        return best, "router (offline)"
+    if scores[best] - scores[model_label] > MODEL_OVERRULE:
+        return best, f"router (the model's {model_label} overruled: it scored {scores[model_label]:.2f})"
+    return model_label, "llm"
 
 
 def _model_label(llm, question: str) -> str | None:
