@@ -230,11 +230,11 @@ def test_the_token_never_reaches_the_access_log(eng, capsys):
 
 
 def test_run_sql_caps_bytes_whatever_the_engine_returns(eng, monkeypatch):
-    # An engine whose read-only path caps rows only (Oracle's today) still gives the model a capped result.
+    # An engine whose read-only path caps rows only still gives the model a capped result.
     def uncapped(sql, *, max_rows, timeout_s):
         return readonly.QueryResult(["A", "B"], [("x" * 2_000_000, b"\0" * 1_000_000)] * max_rows, True)
 
-    monkeypatch.setattr(eng, "read_only_query", uncapped)
+    monkeypatch.setattr(eng.supplychain, "read_only_query", uncapped)
     result = toolbox.build_registry(eng).dispatch("c", "run_sql", '{"sql": "SELECT 1"}')
     assert result.ok and len(result.full.encode()) <= readonly.MAX_RESULT_BYTES + 1000
     assert "value cut" in result.full and "passed" in result.full

@@ -27,7 +27,7 @@ def checks(eng) -> list[Check]:
     from workshop_lib.data.supplychain_data import rows
     from workshop_lib.parts import scanner
 
-    out: list[Check] = [Check("engine", True, f"{eng.name} ({str(eng)})")]
+    out: list[Check] = [Check("engine", True, f"{eng.name} ({eng})")]
     try:
         eng.query(eng.statements.ping)
         out.append(Check("database reachable", True, "answered a query"))
