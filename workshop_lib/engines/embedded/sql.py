@@ -8,11 +8,13 @@ The Oracle engine has a module of the same statement names (workshop_lib/engines
 from __future__ import annotations
 
 # Statements written the same way for both engines are defined once (portable_sql.py).
-from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this module's statement set
+from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this dialect's set  # noqa: F401 - part of this module's statement set
+    AGENT_QUERIES,
     CHUNK_DELETE,
     MEMORY_PORTABLE,
     META_INSERT,
     META_SELECT,
+    PLAN_SQL,
     RECORD_DELETE,
     RECORD_SET_CONTENT,
     RECORD_SET_METADATA,
@@ -495,69 +497,6 @@ KNN_EXPECTED = "SELECT COUNT(*) FROM {p}RECORD_CHUNKS WHERE chunk_no = 0"
 # Every table, index and view of the memory store's own database (main and temp): a
 # read-only query may read SUPPLYCHAIN only (EmbeddedSupplyChain.read_only_query).
 MAIN_OBJECT_NAMES = "SELECT name FROM main.sqlite_master UNION SELECT name FROM temp.sqlite_master"
-
-# The offline model's queries (workshop_lib/parts/agent/offline.py): written as a model would send
-# them through run_sql, in portable SQL, so the same text runs on both engines (the Oracle
-# module re-exports them and the parse test reads them with sqlglot's Oracle dialect).
-AGENT_QUERIES = {
-    "active_voyages_per_carrier": """SELECT ca.CARRIER_NAME, COUNT(*) AS ACTIVE_VOYAGES
-  FROM VOYAGES v
-  JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER
-  JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID
- WHERE v.STATUS = 'ACTIVE'
- GROUP BY ca.CARRIER_NAME
- ORDER BY ACTIVE_VOYAGES DESC, ca.CARRIER_NAME""",
-    "declared_value_of_voyage": """SELECT v.VOYAGE_NUMBER, SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) AS TOTAL_UNIT_VALUE_CENTS
-  FROM CARGO_ITEMS ci
-  JOIN CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID
-  JOIN VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID
- WHERE v.VOYAGE_ID = {voyage_id}
- GROUP BY v.VOYAGE_NUMBER""",
-}
-
-# The offline SQL planner's templates (workshop_lib/parts/agent/sqlplan.py), portable like
-# AGENT_QUERIES: both engines run the filled text through read_only_query (no LIMIT: the row
-# cap is max_rows). Placeholders take only names from the data dictionary, integers, fixed
-# keywords and one quoted literal ({q}: letters, digits and spaces, quotes doubled).
-# tests/test_answers.py parses every statement the evaluation plans with sqlglot's Oracle dialect.
-PLAN_SQL = {
-    "entities": ("SELECT 'VESSEL' AS KIND, VESSEL_NAME AS NAME, IMO_NUMBER AS ID FROM VESSELS "
-                 "WHERE INSTR(UPPER({q}), UPPER(VESSEL_NAME)) > 0 "
-                 "UNION ALL SELECT 'CARRIER', CARRIER_NAME, CARRIER_ID FROM CARRIERS "
-                 "WHERE INSTR(UPPER({q}), UPPER(CARRIER_NAME)) > 0 "
-                 "UNION ALL SELECT 'PORT', PORT_NAME, PORT_ID FROM PORTS "
-                 "WHERE INSTR(UPPER({q}), UPPER(PORT_NAME)) > 0 OR INSTR(UPPER({q}), UNLOCODE) > 0"),
-    "voyage_value": ("SELECT SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) AS TOTAL_UNIT_VALUE_CENTS FROM CARGO_ITEMS ci "
-                     "JOIN CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID WHERE c.VOYAGE_ID = {voyage}"),
-    "voyage_vessel_column": ("SELECT ve.{col} FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER "
-                             "WHERE v.VOYAGE_ID = {voyage}"),
-    "voyage_position_column": "SELECT {col} FROM VESSEL_POSITIONS WHERE VOYAGE_ID = {voyage}",
-    "voyage_position": ("SELECT LATITUDE, LONGITUDE, SPEED_KNOTS, REPORTED_AT FROM VESSEL_POSITIONS "
-                        "WHERE VOYAGE_ID = {voyage}"),
-    "voyage_carrier": ("SELECT ca.CARRIER_NAME FROM VOYAGES v JOIN VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER "
-                       "JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID WHERE v.VOYAGE_ID = {voyage}"),
-    "voyage_vessel": ("SELECT ve.VESSEL_NAME, ve.IMO_NUMBER FROM VOYAGES v JOIN VESSELS ve "
-                      "ON ve.IMO_NUMBER = v.IMO_NUMBER WHERE v.VOYAGE_ID = {voyage}"),
-    "voyage_status": "SELECT v.STATUS FROM VOYAGES v WHERE v.VOYAGE_ID = {voyage}",
-    "voyage_route": ("SELECT o.PORT_NAME AS ORIGIN, d.PORT_NAME AS DESTINATION, v.DEPARTURE_DATE, v.ARRIVAL_DATE, "
-                     "v.STATUS FROM VOYAGES v JOIN PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
-                     "JOIN PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID WHERE v.VOYAGE_ID = {voyage}"),
-    "vessel_carrier": ("SELECT ca.CARRIER_NAME FROM VESSELS ve JOIN CARRIERS ca ON ca.CARRIER_ID = ve.CARRIER_ID "
-                       "WHERE ve.IMO_NUMBER = {imo}"),
-    "row_column": "SELECT {col} FROM {table} WHERE {key} = {value}",
-    "group_by_column": ("SELECT t.{col}, COUNT(*) AS N FROM {table} t{joins}{where} GROUP BY t.{col} "
-                        "ORDER BY N DESC, t.{col}"),
-    "group_by_parent": ("SELECT {alias}.{name}, COUNT(*) AS N FROM {table} t{joins}{where} GROUP BY {alias}.{name} "
-                        "ORDER BY N DESC, {alias}.{name}"),
-    "top": "SELECT {name}, {col} FROM {table} ORDER BY {col} {order}, {name}",
-    "list": "SELECT {alias}.{name} FROM {table} {alias}{joins}{where} ORDER BY {alias}.{name}",
-    "count": "SELECT COUNT(*) AS N FROM {table} t{joins}{where}",
-    "aggregate": "SELECT {fn}(t.{col}) AS AGG_VALUE FROM {table} t{joins}{where}",
-    "join": " JOIN {table} {alias} ON {alias}.{col} = {other}.{other_col}",
-    "where": " WHERE {conditions}",
-    # the evaluation's ground truth: every row of one SUPPLYCHAIN table
-    "all_rows": "SELECT {columns} FROM {owner}.{table}",
-}
 
 # The three ports nearest a point, by great-circle distance (haversine, mean Earth radius
 # 6371.0088 km) over PORTS.LATITUDE / LONGITUDE. Oracle answers the same question with

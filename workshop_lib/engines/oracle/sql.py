@@ -646,7 +646,7 @@ READER_OBJECT_PRIVILEGES = """SELECT owner, table_name, privilege FROM user_tab_
  WHERE grantee = USER ORDER BY owner, table_name, privilege"""
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
-from workshop_lib.engines.embedded.sql import AGENT_QUERIES  # noqa: E402 - re-exported for eng.statements.agent_queries
+from workshop_lib.engines.portable_sql import AGENT_QUERIES  # noqa: E402 - this dialect's set too
 
 # ---------------------------------------------------------------- Part 8 document index
 # The same names as the embedded engine's DOCS (workshop_lib/parts/ingest). Chunks are

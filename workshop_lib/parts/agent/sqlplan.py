@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workshop_lib.engines.embedded.sql import PLAN_SQL as SQL  # portable: both engines run them
+from workshop_lib.engines.portable_sql import PLAN_SQL as SQL  # portable: both engines run them
 from workshop_lib.errors import WorkshopError
 
 # Words for the tables (plural and singular), most specific first.

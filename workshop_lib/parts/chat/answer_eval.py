@@ -74,7 +74,7 @@ class Case:
 def _table(eng: Engine, name: str) -> list[dict]:
     """Every row of a SUPPLYCHAIN table, read from the database with SQL."""
     from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
-    from workshop_lib.engines.embedded.sql import PLAN_SQL
+    from workshop_lib.engines.portable_sql import PLAN_SQL
 
     columns = TABLES_BY_NAME[name].column_names
     rows = eng.query(PLAN_SQL["all_rows"].format(columns=", ".join(columns), owner=OWNER, table=name))
