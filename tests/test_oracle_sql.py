@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from pathlib import Path
 
 import pytest
@@ -550,19 +549,13 @@ class _FakeConn:
 
 
 def _engine(results=None):
-    from workshop_lib.engines.oracle.backend import OracleBackend
-    from workshop_lib.engines.oracle.engine import OracleEngine
-    from workshop_lib.engines.oracle.model import OracleModel
-    from workshop_lib.engines.oracle.supplychain import OracleSupplyChain
+    """An OracleEngine built by its own constructor, on a fake connection."""
+    from unittest import mock
 
-    eng = OracleEngine.__new__(OracleEngine)  # no connect: the connection is a fake
-    eng.user_id, eng.agent_id = config.USER_ID, config.AGENT_ID
-    eng._store, eng._memory = None, None
-    eng.dsn, eng.user, eng._password, eng._timeout, eng._progress = "h:1/S", "AGENT", "x", 1, False
-    eng._lock = threading.RLock()
-    eng.model, eng.backend, eng.supplychain = OracleModel(eng), OracleBackend(eng), OracleSupplyChain(eng)
-    eng.conn = _FakeConn(results)
-    return eng
+    from workshop_lib.engines.oracle import engine as oengine
+
+    with mock.patch.object(oengine, "connect_oracle", lambda *_args, **_kwargs: _FakeConn(results)):
+        return oengine.OracleEngine(dsn="h:1/S", user="AGENT", password="x", timeout=1, progress=False)
 
 
 def test_engine_cursor_binds_only_the_names_a_statement_uses():
