@@ -447,7 +447,8 @@ def _voyage_lookup(q: _Question, voyage: int) -> Plan | None:
 
 
 def _most_per_group(q: _Question) -> Plan | None:
-    """"Which carrier has the most vessels": the top of "vessels per carrier"."""
+    """The top of a per-group count: "which carrier has the most vessels" is the first row of
+    "how many vessels per carrier"."""
     most = re.match(r"\s*(?:which|what)\s+(\w+)\s+(?:has|have|runs?|operates?|sails?)\s+the\s+(most|fewest)\s+(\w+)\W*$",
                     q.text, re.I)
     if most and _table_of(most.group(1)) and _table_of(most.group(3)):
