@@ -329,6 +329,19 @@ def _worst_first(got: list[dict], worst_first: list[str] | None, txt_rank: dict[
 
 def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tuple[list[str], list[str]],
                     worst_first: list[str] | None = None) -> None:
+    """The learner's fused rows against the reference, the first difference named: the shape, rows that
+    must never appear, ranks out of range, each list's ranks, the number of rows, then row by row."""
+    _hybrid_shape(call, got)
+    ids = {h["record_id"] for h in got}
+    _no_foreign_rows(call, got, ids)
+    _ranks_in_range(call, got, per_list)
+    _ranks_match_lists(call, got, per_list, ranks, worst_first)
+    _hybrid_row_count(call, got, want, ids)
+    _hybrid_rows_in_order(call, got, want, ids)
+
+
+def _hybrid_shape(call: str, got) -> None:
+    """A list of dicts with the hybrid keys, integer ranks and a float score."""
     expect(isinstance(got, list) and all(isinstance(h, dict) and set(h) >= HYBRID_KEYS for h in got), TODO2,
            f"{call} must return a list of dicts with keys {sorted(HYBRID_KEYS)}",
            "select record_id, content, metadata, r_vec, r_txt, rrf_score (in that order) in your SQL.")
@@ -336,7 +349,10 @@ def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tupl
            or not isinstance(h["rrf_score"], float)]
     expect(not bad, TODO2, f"{call}: r_vec and r_txt must be ints and rrf_score a float",
            "missing ranks must be the integer sentinel 999999, never NULL.")
-    ids = {h["record_id"] for h in got}
+
+
+def _no_foreign_rows(call: str, got: list[dict], ids: set[str]) -> None:
+    """No tool output, no other user's or agent's memory, no thread message."""
     for rid, what, fix in [
         ("check:tool-output", "a memory with metadata kind 'tool_output'",
          "add the knowledge filter to BOTH legs: COALESCE/NVL(json kind, '') <> 'tool_output'."),
@@ -348,6 +364,10 @@ def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tupl
     if any(h.get("content") == MESSAGE_TEXT for h in got):
         raise CheckFailed(TODO2, f"{call}: a thread message is in your result",
                           "filter both legs on m.record_type = 'memory'.")
+
+
+def _ranks_in_range(call: str, got: list[dict], per_list: int) -> None:
+    """Every rank is 1..per_list or the sentinel."""
     for h in got:
         for key in ("r_vec", "r_txt"):
             if h[key] != retrieval.SENTINEL and not 1 <= h[key] <= per_list:
@@ -355,6 +375,11 @@ def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tupl
                                   f"be 1..{per_list} (per_list) or the sentinel 999999",
                                   "number each list with ROW_NUMBER() (1-based) and keep only rows with rank <= :n "
                                   "in the next CTE; a missing rank is COALESCE/NVL(rank, 999999), never 0 or NULL.")
+
+
+def _ranks_match_lists(call: str, got: list[dict], per_list: int, ranks: tuple[list[str], list[str]],
+                       worst_first: list[str] | None) -> None:
+    """Each row's r_vec and r_txt are its places in the reference vector and keyword lists."""
     vec_rank = {rid: i for i, rid in enumerate(ranks[0], start=1)}
     txt_rank = {rid: i for i, rid in enumerate(ranks[1], start=1)}
     for h in got:
@@ -377,6 +402,10 @@ def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tupl
                               f"first, top {per_list}) {_rank_text(right_txt, 'r_txt')}",
                               "number the keyword leg by score best first: bm25 ascending on SQLite (lower is better), "
                               "SCORE(1) DESC on Oracle, then m.seq; keep r_txt <= :n.")
+
+
+def _hybrid_row_count(call: str, got: list[dict], want: list[dict], ids: set[str]) -> None:
+    """As many rows as the reference; a missing one-sided row names the join that lost it."""
     if len(got) != len(want):
         one_sided = [w for w in want if w["record_id"] not in ids]
         hint = "end the statement with the top-k cut (LIMIT :k / FETCH FIRST :k ROWS ONLY)."
@@ -386,6 +415,10 @@ def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tupl
         elif len(got) < len(want) and one_sided and any(w["r_txt"] == retrieval.SENTINEL for w in one_sided):
             hint = "rows found only by the vector list are missing: join the two lists with FULL OUTER JOIN."
         raise CheckFailed(TODO2, f"{call} returned {len(got)} rows; expected {len(want)}", hint)
+
+
+def _hybrid_rows_in_order(call: str, got: list[dict], want: list[dict], ids: set[str]) -> None:
+    """Row by row: the same record, the same ranks and the same fused score."""
     for i, (g, w) in enumerate(zip(got, want), start=1):
         if g["record_id"] != w["record_id"]:
             hint = "order by rrf_score DESC, then r_vec, then r_txt."

@@ -57,10 +57,23 @@ def _chunks(n: int, text: str = LONG) -> list[dict]:
 
 
 def cases() -> list[Case]:
+    """Every named case, in the order the check runs them."""
     short = BASE.with_()
     dot = BASE.with_(distance="dot")
     raw_cos = BASE.with_(score_mode="raw", raw_cosine_low=0.40, raw_cosine_high=0.55)
     raw_dot = BASE.with_(score_mode="raw", distance="dot", raw_dot_low=0.20, raw_dot_high=0.50)
+    return [
+        *_band_cases(),
+        *_gate_cases(),
+        *_fallback_cases(),
+        *_short_query_cases(short),
+        *_score_scale_cases(dot, raw_cos, raw_dot),
+        *_edge_cases(short, raw_dot),
+    ]
+
+
+def _band_cases() -> list[Case]:
+    """The two bands and their lower edges (>=)."""
     return [
         Case("rag", [0.82, 0.64, 0.41], _chunks(3),
              "the best similarity 0.82 is >= threshold_high 0.75; the used chunks are the two scoring >= threshold_low 0.60"),
@@ -70,6 +83,12 @@ def cases() -> list[Case]:
              "0.60 <= best 0.68 < 0.75 and every hybrid gate holds: 2 chunks >= 0.60, 300 chars >= 200"),
         Case("hybrid at the boundary", [0.60, 0.60], _chunks(2),
              "a best similarity exactly equal to threshold_low is in the hybrid band (>=) and the gates hold"),
+    ]
+
+
+def _gate_cases() -> list[Case]:
+    """Each hybrid gate failing on its own."""
+    return [
         Case("gate min_chunks_for_hybrid fails alone", [0.62], [{"text": LONG + " " + LONG}],
              "best 0.62 is in the hybrid band but only 1 chunk scores >= threshold_low and min_chunks_for_hybrid=2"),
         Case("gate min_total_context_chars fails alone", [0.66, 0.61], _chunks(2, SHORT),
@@ -77,12 +96,24 @@ def cases() -> list[Case]:
         Case("gate min_similarity_for_hybrid fails alone", [0.63, 0.62], _chunks(2),
              "best 0.63 is in the band [0.60, 0.75) but below min_similarity_for_hybrid=0.65",
              config=BASE.with_(min_similarity_for_hybrid=0.65)),
+    ]
+
+
+def _fallback_cases() -> list[Case]:
+    """Nothing good enough retrieved, and the model's answer (blank or not)."""
+    return [
         Case("below threshold_low", [0.55, 0.50], _chunks(2), "best 0.55 < threshold_low 0.60"),
         Case("nothing retrieved", [], [], "no chunk came back, so there is nothing to answer from"),
         Case("blank model answer", [0.82, 0.64], _chunks(2),
              "the model returned a blank answer, which always forces fallback", used_llm_answer="   "),
         Case("model answer used", [0.82, 0.64], _chunks(2),
              "0.82 >= 0.75 and the model's answer is not blank", used_llm_answer="Capacity is counted in TEU."),
+    ]
+
+
+def _short_query_cases(short: gates.ModeConfig) -> list[Case]:
+    """Short questions tighten the thresholds, by the delta or by an override."""
+    return [
         Case("short query tightens (rag becomes hybrid)", [0.77, 0.70], _chunks(2),
              "query_tokens=2 <= short_query_max_tokens=3 raises both thresholds by short_query_delta=0.05 "
              "to 0.65 / 0.80, so 0.77 is no longer rag", config=short, query_tokens=2),
@@ -93,6 +124,12 @@ def cases() -> list[Case]:
              "a short query with short_query_threshold_low=0.70 / short_query_threshold_high=0.90 set uses those "
              "values instead of the deltas, so 0.80 is hybrid",
              config=BASE.with_(short_query_threshold_low=0.70, short_query_threshold_high=0.90), query_tokens=1),
+    ]
+
+
+def _score_scale_cases(dot: gates.ModeConfig, raw_cos: gates.ModeConfig, raw_dot: gates.ModeConfig) -> list[Case]:
+    """The score scales: a dot product mapped to [0, 1], raw cosine and raw dot thresholds."""
+    return [
         Case("dot product mapped to [0, 1] (rag)", [0.60, 0.40], _chunks(2),
              "distance='dot' in normalized mode maps raw r to (r + 1) / 2: 0.60 -> 0.80 >= 0.75", config=dot),
         Case("dot product mapped to [0, 1] (hybrid)", [0.30, 0.25], _chunks(2),
@@ -104,6 +141,13 @@ def cases() -> list[Case]:
              "score_mode='raw' with distance='dot' compares raw dot products with raw_dot_low=0.20 / "
              "raw_dot_high=0.50 without the (r + 1) / 2 mapping: 0.35 is hybrid (and min_similarity_for_hybrid is "
              "always on the normalized scale: (0.35 + 1) / 2 = 0.675 >= 0.60)", config=raw_dot),
+    ]
+
+
+def _edge_cases(short: gates.ModeConfig, raw_dot: gates.ModeConfig) -> list[Case]:
+    """Edges learners miss: the short-query boundary, unsorted scores,
+    what the gates count, a clamped band, the normalized hybrid floor in raw mode."""
+    return [
         Case("short query at the boundary", [0.77, 0.70], _chunks(2),
              "query_tokens=3 equals short_query_max_tokens=3, and short means query_tokens <= the maximum (<=, "
              "not <), so the thresholds are 0.65 / 0.80 and 0.77 is hybrid", config=short, query_tokens=3),

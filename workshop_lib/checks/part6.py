@@ -16,7 +16,7 @@ from typing import Any
 from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, has_passed, passed, say_reference
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.parts.agent import loop, memory
-from workshop_lib.parts.agent.tools import ToolRegistry, ToolResult, make_tool
+from workshop_lib.parts.agent.tools import Tool, ToolRegistry, ToolResult, make_tool
 
 TODO1 = "TODO 1 (count_rows tool)"
 TODO = "TODO 2 (agent_turn)"
@@ -109,7 +109,24 @@ def _sql_of(calls: list[tuple[str, str]]) -> str:
 
 
 def check_count_rows(registry: ToolRegistry, eng) -> None:
+    """The learner's count_rows, called as the model calls it: every table, names as models send
+    them, then names it must refuse before any SQL runs; the data must not change meanwhile."""
     forget(TODO1)
+    tool = _count_rows_tool(registry)
+    truth = {name.upper(): n for name, n in eng.supplychain.counts().items()}
+    tables = supplychain_tables(eng)
+    spy = _Spy(eng)
+    _counts_every_table(registry, spy, tables, truth)
+    _counts_names_as_sent(registry, spy, truth)
+    _refuses_other_names(tool, spy, tables)
+    if {name.upper(): n for name, n in eng.supplychain.counts().items()} != truth:
+        raise CheckFailed(TODO1, "PORTS changed while count_rows ran", "never build SQL from a name you did not check.")
+    passed(TODO1, f"counts the rows of all {len(tables)} tables through the read-only boundary, in any case, and "
+                  "refuses other names before any SQL runs, naming the valid ones", fn=tool.fn)
+
+
+def _count_rows_tool(registry: ToolRegistry) -> Tool:
+    """The registered count_rows, with the one parameter the model must see: a required string `table`."""
     tool = registry.tools.get("count_rows")
     if tool is None:
         raise CheckFailed(TODO1, f"no tool named 'count_rows' in the registry (it has {sorted(registry.tools)})",
@@ -119,22 +136,24 @@ def check_count_rows(registry: ToolRegistry, eng) -> None:
     if props.get("table", {}).get("type") != "string" or tool.parameters.get("required") != ["table"]:
         raise CheckFailed(TODO1, f"the model would see the parameters {tool.parameters}; expected one required "
                           "string parameter `table`", "declare it as `def count_rows(table: str) -> str:`.")
-    truth = {name.upper(): n for name, n in eng.supplychain.counts().items()}
-    tables = supplychain_tables(eng)
-    spy = _Spy(eng)
+    return tool
 
-    def dispatch(args: dict) -> tuple[ToolResult, list[tuple[str, str]]]:
-        with spy.watching():
-            result = registry.dispatch("check", "count_rows", _json(args))
-        if not result.ok and result.error.startswith("NotImplementedError"):
-            raise CheckFailed(TODO1, "not implemented yet: count_rows raises NotImplementedError",
-                              "replace `raise NotImplementedError()` with your code and run the TODO cell again.")
-        return result, list(spy.calls)
 
-    # Every table of the schema, named as in the dictionary (VOYAGES and PORTS first: the examples).
+def _dispatch(registry: ToolRegistry, spy: _Spy, args: dict) -> tuple[ToolResult, list[tuple[str, str]]]:
+    """One call the way the model makes it, and the engine methods it ran."""
+    with spy.watching():
+        result = registry.dispatch("check", "count_rows", _json(args))
+    if not result.ok and result.error.startswith("NotImplementedError"):
+        raise CheckFailed(TODO1, "not implemented yet: count_rows raises NotImplementedError",
+                          "replace `raise NotImplementedError()` with your code and run the TODO cell again.")
+    return result, list(spy.calls)
+
+
+def _counts_every_table(registry: ToolRegistry, spy: _Spy, tables: list[str], truth: dict[str, int]) -> None:
+    """Every table of the schema, named as in the dictionary (VOYAGES and PORTS first: the examples)."""
     for name in ["VOYAGES", "PORTS"] + [t for t in tables if t not in ("VOYAGES", "PORTS")]:
         args = {"table": name}
-        result, calls = dispatch(args)
+        result, calls = _dispatch(registry, spy, args)
         if not result.ok and not calls:
             raise CheckFailed(TODO1, f"count_rows({args}) was refused ({result.error[:100]!r}), but {name} is a "
                               f"SUPPLYCHAIN table: your list of valid tables misses it (the schema has {len(tables)} "
@@ -146,36 +165,31 @@ def check_count_rows(registry: ToolRegistry, eng) -> None:
                               "eng.supplychain.read_only_query(f\"SELECT COUNT(*) AS N FROM {name}\").")
         _through_boundary(args, calls)
         _the_count(args, name, result.content, truth[name], calls)
-    # Names as models send them.
+
+
+def _counts_names_as_sent(registry: ToolRegistry, spy: _Spy, truth: dict[str, int]) -> None:
+    """Names as models send them: lower case, spaces around, a trailing newline."""
     for args, name, fix in [({"table": "voyages"}, "VOYAGES", "a lower-case name (models send those): upper-case it "
                              "with .upper() before checking it"),
                             ({"table": " PORTS "}, "PORTS", "spaces around the name: strip them with .strip() before "
                              "checking it"),
                             ({"table": "Vessels\n"}, "VESSELS", "a mixed-case name with a newline: .strip().upper()")]:
-        result, calls = dispatch(args)
+        result, calls = _dispatch(registry, spy, args)
         if not result.ok:
             raise CheckFailed(TODO1, f"count_rows({args}) failed: {result.error[:160]}", fix + ".")
         _through_boundary(args, calls)
         _the_count(args, name, result.content, truth[name], calls, fix + ".")
-    # Names that must be refused with a ValueError naming the valid tables, before any SQL runs.
+
+
+def _refuses_other_names(tool: Tool, spy: _Spy, tables: list[str]) -> None:
+    """Names that must be refused with a ValueError naming the valid tables, before any SQL runs."""
     for table, why in [("NO_SUCH_TABLE", "a table that does not exist"),
                        ("RECORDS", "the memory store's own table (not SUPPLYCHAIN)"),
                        ("VOYAGES; DROP TABLE PORTS", "an injection attempt"),
                        ("VOYAGE", "a fragment of a table name"),
                        ("", "an empty name")]:
         what = f"count_rows({{'table': {table!r}}}) ({why})"
-        spy.calls.clear()
-        try:
-            with spy.watching():
-                out = tool.fn(table=table)
-        except NotImplementedError:
-            raise CheckFailed(TODO1, "not implemented yet: count_rows raises NotImplementedError",
-                              "replace `raise NotImplementedError()` with your code and run the TODO cell again.") from None
-        except Exception as exc:  # noqa: BLE001 - the type is what is checked
-            error = exc
-        else:
-            raise CheckFailed(TODO1, f"{what} returned {str(out)[:60]!r}; it must be an error the model can read",
-                              "raise ValueError for any name not in SUPPLYCHAIN_TABLES.")
+        error = _refusal(tool, spy, what, table)
         if spy.calls:
             raise CheckFailed(TODO1, f"{what} reached the database ({_sql_of(spy.calls)} ran) before it was refused: "
                               "the name was not validated first, or not as a whole name",
@@ -193,10 +207,21 @@ def check_count_rows(registry: ToolRegistry, eng) -> None:
                               f"tables exist (it does not name {', '.join(missing[:3])})",
                               "raise ValueError(f\"unknown table ...; the tables are: "
                               "{', '.join(sorted(SUPPLYCHAIN_TABLES))}\").")
-    if {name.upper(): n for name, n in eng.supplychain.counts().items()} != truth:
-        raise CheckFailed(TODO1, "PORTS changed while count_rows ran", "never build SQL from a name you did not check.")
-    passed(TODO1, f"counts the rows of all {len(tables)} tables through the read-only boundary, in any case, and "
-                  "refuses other names before any SQL runs, naming the valid ones", fn=tool.fn)
+
+
+def _refusal(tool: Tool, spy: _Spy, what: str, table: str) -> Exception:
+    """What the tool's function raised for a name it must refuse (called directly: the type matters)."""
+    spy.calls.clear()
+    try:
+        with spy.watching():
+            out = tool.fn(table=table)
+    except NotImplementedError:
+        raise CheckFailed(TODO1, "not implemented yet: count_rows raises NotImplementedError",
+                          "replace `raise NotImplementedError()` with your code and run the TODO cell again.") from None
+    except Exception as exc:  # noqa: BLE001 - the type is what is checked
+        return exc
+    raise CheckFailed(TODO1, f"{what} returned {str(out)[:60]!r}; it must be an error the model can read",
+                      "raise ValueError for any name not in SUPPLYCHAIN_TABLES.")
 
 
 def _the_count(args: dict, name: str, content: str, rows: int, calls: list[tuple[str, str]], fix: str = "") -> None:
@@ -417,8 +442,22 @@ CONTEXT = "Corrections the user asked you to remember:\n- CHECK-7: the check's o
 
 
 def check_agent_turn(fn: Callable, eng) -> None:
+    """Drive the learner's loop through one scenario per rule of the loop, in this order; the first
+    scenario that goes wrong raises its message."""
     forget(TODO)
-    # 1. No tool calls: the content is the answer, one model call, the thread holds both messages.
+    _answers_at_once(fn, eng)
+    _context_reaches_model(fn, eng)
+    _two_tool_calls(fn, eng)
+    _content_and_tool_call(fn, eng)
+    _failing_tools(fn, eng)
+    _iteration_cap(fn, eng)
+    _wall_clock_budget(fn, eng)
+    passed(TODO, "answers, tool order and ids, previews and stored outputs, failing tools, the context, the "
+                 "iteration cap, the budget and the forced answer all behave", fn=fn)
+
+
+def _answers_at_once(fn: Callable, eng) -> None:
+    """No tool calls: the content is the answer, one model call, the thread holds both messages."""
     script = Script([fake_response("Forty-two.")])
     what = "a model that answers at once"
     result, messages, _ = _run(fn, eng, script, "What is the answer?", what)
@@ -459,7 +498,9 @@ def check_agent_turn(fn: Callable, eng) -> None:
                           f"{describe_value(_system(script.requests[0]), 90)}", "add \"\\n\\n\" + context only when "
                           "context is not empty.")
 
-    # 1b. A context (the context card: corrections, knowledge) reaches the model in the system message.
+
+def _context_reaches_model(fn: Callable, eng) -> None:
+    """A context (the context card: corrections, knowledge) reaches the model in the system message."""
     script = Script([fake_response("noted")])
     _run(fn, eng, script, "Use the context", "a context card", context=CONTEXT)
     system = _system(script.requests[0]) if script.requests else ""
@@ -471,7 +512,9 @@ def check_agent_turn(fn: Callable, eng) -> None:
                           "is never used"), "start messages with {'role': 'system', 'content': loop.SYSTEM_PROMPT + "
                           "'\\n\\n' + context}.")
 
-    # 2. Two tool calls in one reply, then an answer: message order, ids, stored outputs.
+
+def _two_tool_calls(fn: Callable, eng) -> None:
+    """Two tool calls in one reply, then an answer: message order, ids, stored outputs."""
     script = Script([_calls(("echo", '{"text": "a"}', "call_A"), ("echo", '{"text": "b"}', "call_B")),
                      fake_response("done")])
     result, messages, outputs = _run(fn, eng, script, "Echo twice", "a model that calls two tools, then answers")
@@ -517,7 +560,9 @@ def check_agent_turn(fn: Callable, eng) -> None:
                           "keep looping until a reply has no tool calls, and return that reply's content.")
     _thread_holds(messages, "Echo twice", "done", "a model that calls two tools, then answers")
 
-    # 2b. Real models often say something AND call a tool; the tool output is longer than the preview.
+
+def _content_and_tool_call(fn: Callable, eng) -> None:
+    """Real models often say something AND call a tool; the tool output is longer than the preview."""
     script = Script([_calls(("long_report", "{}", "call_L"), content="Let me look that up."), fake_response("read it")])
     result, _, outputs = _run(fn, eng, script, "Report", "a reply with both content and a tool call")
     result = _turn(result, "a reply with both content and a tool call")
@@ -540,7 +585,9 @@ def check_agent_turn(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, "the stored tool_output must be the full output, not the preview",
                           "memory.store_tool_output(eng, thread_id, result) with the result dispatch returned.")
 
-    # 3. Failing tools never crash the loop.
+
+def _failing_tools(fn: Callable, eng) -> None:
+    """Failing tools never crash the loop."""
     script = Script([_calls(("boom", "{}", "c1"), ("nope", "{}", "c2"), ("echo", "{not json", "c3")),
                      fake_response("recovered")])
     try:
@@ -565,7 +612,9 @@ def check_agent_turn(fn: Callable, eng) -> None:
                           f"may fetch it later); stored for the calls {_call_ids(outputs)} of c1, c2, c3", "call memory.store_tool_output(eng, "
                           "thread_id, result) for every result, whether result.ok or not.")
 
-    # 4. A model that never stops calling tools: the iteration cap, then one forced answer without tools.
+
+def _iteration_cap(fn: Callable, eng) -> None:
+    """A model that never stops calling tools: the iteration cap, then one forced answer without tools."""
     script = Script([_calls(("echo", '{"text": "again"}', f"loop{i}")) for i in range(30)],
                     without_tools=fake_response("forced answer"))
     what = "a model that keeps calling tools (max_iterations=3)"
@@ -593,7 +642,9 @@ def check_agent_turn(fn: Callable, eng) -> None:
                           "send it without keeping it: llm.chat(messages + [{'role': 'user', 'content': "
                           "loop.FORCE_ANSWER}]), not messages.append(...).")
 
-    # 5. The wall-clock budget. The check's clock moves only while the model is called.
+
+def _wall_clock_budget(fn: Callable, eng) -> None:
+    """The wall-clock budget. The check's clock moves only while the model is called."""
     for seconds, budget, rounds, problem, fix in [
         (40.0, 100.0, 3, "the wall-clock budget was ignored: with a 100 s budget and 40 s per model call your loop "
          "made {n} tool rounds; expected 3 (at 0, 40 and 80 s)", "take deadline = clock() + budget_s before the loop "
@@ -623,8 +674,6 @@ def check_agent_turn(fn: Callable, eng) -> None:
         if _turn(result, what).answer != "out of time":
             raise CheckFailed(TODO, f"with {what} the forced call answered 'out of time'; your loop returned "
                               f"{result.answer!r}", "return the content of the forced call.")
-    passed(TODO, "answers, tool order and ids, previews and stored outputs, failing tools, the context, the "
-                 "iteration cap, the budget and the forced answer all behave", fn=fn)
 
 
 def agent_turn_to_use(fn: Callable, eng) -> Callable:

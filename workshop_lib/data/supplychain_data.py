@@ -498,7 +498,7 @@ def _container_number(rng: random.Random, prefix: str, used: set[str]) -> str:
 
 def rows() -> dict[str, list[tuple]]:
     """Every table's rows as tuples in column order, identical on every call."""
-    rng = random.Random(SEED)
+    rng = random.Random(SEED)  # one stream, drawn from in this order: vessels, sailings, voyages, positions, boxes
 
     carriers = [(i, scac, name, hq, alliance)
                 for i, (scac, name, hq, alliance, *_rest) in enumerate(_CARRIERS, start=1)]
@@ -508,7 +508,25 @@ def rows() -> dict[str, list[tuple]]:
     port_by_code = {p[1]: p for p in ports}
     port_by_id = {p[0]: p for p in ports}
 
-    # Vessels: two per carrier, sizes within the carrier's typical range.
+    vessels, vessel_carrier = _vessels(rng)
+    legs = _sailings(rng, vessels, vessel_carrier, port_by_code)
+    voyages = _voyages(rng, legs, port_by_code)
+    positions = _positions(rng, voyages, port_by_id)
+    containers, cargo = _containers_and_cargo(rng, voyages, vessel_carrier)
+
+    return {
+        "CARRIERS": carriers,
+        "PORTS": ports,
+        "VESSELS": vessels,
+        "VOYAGES": voyages,
+        "VESSEL_POSITIONS": positions,
+        "CONTAINERS": containers,
+        "CARGO_ITEMS": cargo,
+    }
+
+
+def _vessels(rng: random.Random) -> tuple[list[tuple], dict[int, int]]:
+    """Two vessels per carrier, sizes within the carrier's typical range; and each IMO's carrier id."""
     vessels, vessel_carrier = [], {}
     used_imos: set[int] = set()
     for carrier_id, (_s, _n, _h, _a, _p, (lo, hi), flags, _net, names) in enumerate(_CARRIERS, start=1):
@@ -519,11 +537,16 @@ def rows() -> dict[str, list[tuple]]:
             length = round(90 + 64 * math.sqrt(teu / 1000), 1)
             vessels.append((imo, name, carrier_id, rng.choice(flags), rng.randint(2003, 2024), teu, dwt, length))
             vessel_carrier[imo] = carrier_id
+    return vessels, vessel_carrier
 
-    # Voyages: two consecutive sailings per vessel (the second starts where the first ended).
-    # Active vessels are mid-ocean on the reference date; the others sit in port.
+
+def _sailings(rng: random.Random, vessels: list[tuple], vessel_carrier: dict[int, int],
+              port_by_code: dict[str, tuple]) -> list[tuple]:
+    """Two consecutive sailings per vessel (the second starts where the first ended), as
+    (imo, origin, dest, departure, arrival, status). Active vessels are mid-ocean on the
+    reference date; the others sit in port."""
     inactive = set(rng.sample([v[0] for v in vessels], N_INACTIVE_VESSELS))
-    legs = []  # (imo, origin, dest, departure, arrival, status)
+    legs = []
     for imo, *_ in vessels:
         network = _NETWORKS[_CARRIERS[vessel_carrier[imo] - 1][7]]
         p0 = rng.choice(network)
@@ -547,7 +570,11 @@ def rows() -> dict[str, list[tuple]]:
             dep2 = dep1 + timedelta(days=t1) + stay
             legs.append((imo, p0, p1, dep1, dep1 + timedelta(days=t1), "ACTIVE"))
             legs.append((imo, p1, p2, dep2, dep2 + timedelta(days=t2), "SCHEDULED"))
+    return legs
 
+
+def _voyages(rng: random.Random, legs: list[tuple], port_by_code: dict[str, tuple]) -> list[tuple]:
+    """The VOYAGES rows: ids in departure order, a voyage number ending in its direction letter."""
     legs.sort(key=lambda leg: (leg[3], leg[0]))  # voyage ids follow departure order
     voyages = []
     for voyage_id, (imo, o, d, dep, arr, status) in enumerate(legs, start=1001):
@@ -559,8 +586,11 @@ def rows() -> dict[str, list[tuple]]:
         else:
             direction = "N" if d_lat > 0 else "S"
         voyages.append((voyage_id, f"{rng.randint(100, 999)}{direction}", imo, po[0], pd[0], dep, arr, status))
+    return voyages
 
-    # Latest AIS fix per active vessel: interpolated along the lane by elapsed time.
+
+def _positions(rng: random.Random, voyages: list[tuple], port_by_id: dict[int, tuple]) -> list[tuple]:
+    """Latest AIS fix per active vessel: interpolated along the lane by elapsed time."""
     midnight = datetime.combine(REFERENCE_DATE, time(0, 0))
     positions = []
     for voyage_id, _vn, imo, o_id, d_id, dep, arr, status in voyages:
@@ -575,8 +605,13 @@ def rows() -> dict[str, list[tuple]]:
         positions.append((imo, voyage_id, round(lat, 6), round(lon, 6), round(rng.uniform(12.0, 20.5), 1),
                           _bearing_deg(lat, lon, pd[5], pd[6]), reported))
     positions.sort()
+    return positions
 
-    # Containers spread over voyages (each voyage gets at least one), cargo lines likewise.
+
+def _containers_and_cargo(rng: random.Random, voyages: list[tuple],
+                          vessel_carrier: dict[int, int]) -> tuple[list[tuple], list[tuple]]:
+    """Containers spread over voyages (each voyage gets at least one), cargo lines over containers
+    likewise; a box's gross weight is its tare plus its cargo."""
     per_voyage = _spread(rng, N_CONTAINERS, len(voyages))
     containers, cargo = [], []
     used_boxes: set[str] = set()
@@ -606,16 +641,7 @@ def rows() -> dict[str, list[tuple]]:
                 item_id += 1
             containers.append((container_id, number, voyage[0], size, tare, int(round(tare + cargo_kg)), temp))
             container_id += 1
-
-    return {
-        "CARRIERS": carriers,
-        "PORTS": ports,
-        "VESSELS": vessels,
-        "VOYAGES": voyages,
-        "VESSEL_POSITIONS": positions,
-        "CONTAINERS": containers,
-        "CARGO_ITEMS": cargo,
-    }
+    return containers, cargo
 
 
 def _spread(rng: random.Random, total: int, buckets: int) -> list[int]:

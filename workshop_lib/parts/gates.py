@@ -223,18 +223,14 @@ class ModeConfig:
     short_query_threshold_high: float | None = None
 
     def __post_init__(self) -> None:
-        def number(name: str, *, optional: bool = False) -> None:
-            value = getattr(self, name)
-            if value is None and optional:
-                return
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"ModeConfig.{name} must be a finite number, got {value!r}")
+        # In this order, so that a config with several bad values names the same one first as before.
+        self._normalise_choices()
+        self._check_similarity_thresholds()
+        self._check_numbers()
+        self._check_bands()
 
-        def count(name: str, minimum: int) -> None:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-                raise ValueError(f"ModeConfig.{name} must be an integer >= {minimum}, got {value!r}")
-
+    def _normalise_choices(self) -> None:
+        """distance and score_mode: a supported name, stored in its canonical spelling."""
         if not isinstance(self.distance, str) or self.distance.strip().lower() not in _DISTANCE_ALIASES:
             raise ValueError(
                 f"ModeConfig.distance {self.distance!r} is not supported: use 'cosine' or 'dot' "
@@ -245,21 +241,29 @@ class ModeConfig:
             raise ValueError(f"ModeConfig.score_mode {self.score_mode!r} is not supported: use 'normalized' or 'raw'")
         object.__setattr__(self, "score_mode", self.score_mode.strip().lower())
 
+    def _check_similarity_thresholds(self) -> None:
+        """The normalized thresholds: numbers in [0, 1], low not above high."""
         for name in ("threshold_low", "threshold_high", "min_similarity_for_hybrid"):
-            number(name)
+            _check_number(self, name)
             check_unit_interval(getattr(self, name), f"ModeConfig.{name}")
         if self.threshold_low > self.threshold_high:
             raise ValueError(f"ModeConfig.threshold_low ({self.threshold_low}) is above "
                              f"threshold_high ({self.threshold_high})")
+
+    def _check_numbers(self) -> None:
+        """The optional thresholds are finite numbers when set; the delta and the counts are not negative."""
         for name in ("raw_cosine_low", "raw_cosine_high", "raw_dot_low", "raw_dot_high",
                      "short_query_threshold_low", "short_query_threshold_high"):
-            number(name, optional=True)
-        number("short_query_delta")
+            _check_number(self, name, optional=True)
+        _check_number(self, "short_query_delta")
         if self.short_query_delta < 0:
             raise ValueError(f"ModeConfig.short_query_delta must be >= 0 (it tightens), got {self.short_query_delta}")
-        count("min_chunks_for_hybrid", 1)
-        count("min_total_context_chars", 0)
-        count("short_query_max_tokens", 0)
+        _check_count(self, "min_chunks_for_hybrid", 1)
+        _check_count(self, "min_total_context_chars", 0)
+        _check_count(self, "short_query_max_tokens", 0)
+
+    def _check_bands(self) -> None:
+        """Raw mode has both raw thresholds of its distance, in order; a short-query override pair is in order."""
         if self.score_mode == "raw":
             low, high = self.raw_thresholds()
             if low is None or high is None:
@@ -302,6 +306,22 @@ class ModeConfig:
             assert low is not None and high is not None  # __post_init__ refuses a raw mode without both
             return float(low), float(high)
         return self.threshold_low, self.threshold_high
+
+
+def _check_number(config: ModeConfig, name: str, *, optional: bool = False) -> None:
+    """A ModeConfig field is a finite number (None allowed when optional); a bool is not a number here."""
+    value = getattr(config, name)
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"ModeConfig.{name} must be a finite number, got {value!r}")
+
+
+def _check_count(config: ModeConfig, name: str, minimum: int) -> None:
+    """A ModeConfig field is an integer of at least `minimum`."""
+    value = getattr(config, name)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"ModeConfig.{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def normalized_similarity(raw: float, distance: str) -> float:

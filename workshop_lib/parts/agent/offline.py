@@ -242,51 +242,62 @@ def _answer(question: str, done: list[tuple[str, str]], knowledge: list[str], di
     if name == "run_sql" and content.startswith("KIND | NAME | ID"):
         return f"{NEEDS_MODEL}: I looked up the names in the question, but no query I can plan answers it."
     if name == "run_sql":
-        ents = _entities(done) or sqlplan.Entities()
-        p = sqlplan.plan(question, dictionary, ents)
-        if p is None:
-            return f"{NEEDS_MODEL}: the rows I have do not answer this question."
-        lines = [ln for ln in content.splitlines() if ln and not ln.startswith("...")]
-        columns, rows = lines[0].split(" | "), [_typed(r) for r in _rows(content)]
-        unit, source = _unit_from(p.column, knowledge)
-        if p.column and p.column.endswith("CENTS") and unit != "cents":
-            if not rows or rows[0][0] is None:
-                return "That voyage has no cargo lines."
-            return (f"The sum of QUANTITY x UNIT_VALUE_CENTS for {p.what.split(' on ')[-1]} is {float(rows[0][0]):,.0f}. "
-                    "I have no note on the unit of UNIT_VALUE_CENTS, so that is the raw figure.")
-        p.unit = unit
-        text = sqlplan.render(p, columns, rows)
-        if text is None:
-            return f"{NEEDS_MODEL}: the query returned no row for {p.what}."
-        return text + (f" The unit comes from {source}." if source else "")
+        return _answer_from_rows(question, content, done, knowledge, dictionary)
     if name == "search_knowledge":
-        try:
-            hits = json.loads(content)
-        except ValueError:
-            return "From the schema knowledge (partial): " + content[:300]
-        tables = [h["subject"] for h in hits if h["kind"] == "table"]
-        if "schema" in question.lower() and tables:
-            return "The SUPPLYCHAIN schema holds these tables, among others: " + ", ".join(tables) + "."
-        named = _named(question)
-        if named:
-            # the facts of the tables and columns named, and nothing else
-            hits = [h for h in hits if "->" not in h["subject"] and any(
-                h["subject"] == f"SUPPLYCHAIN.{n}" or ("_" in n and "." not in n and h["subject"].endswith("." + n))
-                for n in named)]
-        pair = _linked_tables(question)
-        if pair:  # only a relationship between the two tables answers it
-            hits = [h for h in hits if h["kind"] == "relationship" and all(f".{t}" in h["subject"] for t in pair)]
-        elif _WHICH_COLUMN_RE.search(question):
-            # a column whose name carries a word of the question (not the tables' own names)
-            stems = {w[:5] for w in re.findall(r"[a-z]{4,}", question.lower())} - {
-                w[:5] for t, _ in sqlplan.TABLE_WORDS for w in re.findall(r"[a-z]{4,}", t.lower().replace("_", " "))} \
-                - {"colum", "which", "holds", "store", "field", "where", "table"}
-            hits = [h for h in hits if h["kind"] == "column"
-                    and any(w in h["subject"].rsplit(".", 1)[-1].lower() for w in stems)]
-        if not hits:
-            return f"{NEEDS_MODEL}: the schema knowledge returned no fact that answers this question."
-        return "From the schema knowledge: " + " | ".join(f"{h['subject']}: {h['content']}" for h in hits[:3])
+        return _answer_from_knowledge(question, content)
     return content[:500]
+
+
+def _answer_from_rows(question: str, content: str, done: list[tuple[str, str]], knowledge: list[str],
+                      dictionary: dict) -> str:
+    """The answer from the rows of the planned query, in the unit the tools or the context gave."""
+    ents = _entities(done) or sqlplan.Entities()
+    p = sqlplan.plan(question, dictionary, ents)
+    if p is None:
+        return f"{NEEDS_MODEL}: the rows I have do not answer this question."
+    lines = [ln for ln in content.splitlines() if ln and not ln.startswith("...")]
+    columns, rows = lines[0].split(" | "), [_typed(r) for r in _rows(content)]
+    unit, source = _unit_from(p.column, knowledge)
+    if p.column and p.column.endswith("CENTS") and unit != "cents":
+        if not rows or rows[0][0] is None:
+            return "That voyage has no cargo lines."
+        return (f"The sum of QUANTITY x UNIT_VALUE_CENTS for {p.what.split(' on ')[-1]} is {float(rows[0][0]):,.0f}. "
+                "I have no note on the unit of UNIT_VALUE_CENTS, so that is the raw figure.")
+    p.unit = unit
+    text = sqlplan.render(p, columns, rows)
+    if text is None:
+        return f"{NEEDS_MODEL}: the query returned no row for {p.what}."
+    return text + (f" The unit comes from {source}." if source else "")
+
+
+def _answer_from_knowledge(question: str, content: str) -> str:
+    """The answer from the schema facts search_knowledge returned: only those about what the question names."""
+    try:
+        hits = json.loads(content)
+    except ValueError:
+        return "From the schema knowledge (partial): " + content[:300]
+    tables = [h["subject"] for h in hits if h["kind"] == "table"]
+    if "schema" in question.lower() and tables:
+        return "The SUPPLYCHAIN schema holds these tables, among others: " + ", ".join(tables) + "."
+    named = _named(question)
+    if named:
+        # the facts of the tables and columns named, and nothing else
+        hits = [h for h in hits if "->" not in h["subject"] and any(
+            h["subject"] == f"SUPPLYCHAIN.{n}" or ("_" in n and "." not in n and h["subject"].endswith("." + n))
+            for n in named)]
+    pair = _linked_tables(question)
+    if pair:  # only a relationship between the two tables answers it
+        hits = [h for h in hits if h["kind"] == "relationship" and all(f".{t}" in h["subject"] for t in pair)]
+    elif _WHICH_COLUMN_RE.search(question):
+        # a column whose name carries a word of the question (not the tables' own names)
+        stems = {w[:5] for w in re.findall(r"[a-z]{4,}", question.lower())} - {
+            w[:5] for t, _ in sqlplan.TABLE_WORDS for w in re.findall(r"[a-z]{4,}", t.lower().replace("_", " "))} \
+            - {"colum", "which", "holds", "store", "field", "where", "table"}
+        hits = [h for h in hits if h["kind"] == "column"
+                and any(w in h["subject"].rsplit(".", 1)[-1].lower() for w in stems)]
+    if not hits:
+        return f"{NEEDS_MODEL}: the schema knowledge returned no fact that answers this question."
+    return "From the schema knowledge: " + " | ".join(f"{h['subject']}: {h['content']}" for h in hits[:3])
 
 
 def _typed(row: list[str]) -> list[Any]:

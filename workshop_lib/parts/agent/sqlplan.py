@@ -347,162 +347,244 @@ def plan(question: str, dictionary: dict, ents: Entities | None = None) -> Plan 
         return None
 
 
+@dataclass
+class _Question:
+    """What every kind of plan reads from the question: the dictionary's columns and their comments,
+    the voyage number named, whether it counts, the table it is about, the column it measures and
+    the aggregate its words ask for."""
+    text: str
+    dictionary: dict
+    ents: Entities
+    cols: dict[str, list[tuple[str, str]]]
+    comments: dict[tuple[str, str], str]
+    voyage: int | None
+    counting: bool
+    target: str | None
+    measured: tuple[str, str] | None
+    agg: str | None
+
+    @classmethod
+    def read(cls, text: str, dictionary: dict, ents: Entities) -> _Question:
+        cols = _columns(dictionary)
+        voyage_m = re.search(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?(\d{3,6})\b", text, re.I)
+        target = _table_of(text)
+        return cls(text, dictionary, ents, cols,
+                   comments={(t, c): comment for t, cs in cols.items() for c, comment in cs},
+                   voyage=int(voyage_m.group(1)) if voyage_m else None,
+                   counting=bool(_has(r"how many|count", text) or _COUNT_NUMBER_RE.search(text)),
+                   target=target, measured=_column_of(text, cols, target),
+                   agg=next((fn for fn, words in AGGREGATES if _has(words, text)), None))
+
+    def unit(self, table: str, col: str) -> str:
+        return unit_of(self.comments.get((table, col), ""))
+
+
 def _plan(text: str, dictionary: dict, ents: Entities) -> Plan | None:
-    cols = _columns(dictionary)
-    comments = {(t, c): comment for t, cs in cols.items() for c, comment in cs}
-    voyage_m = re.search(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?(\d{3,6})\b", text, re.I)
-    voyage = int(voyage_m.group(1)) if voyage_m else None
-    # 1. the declared value of a voyage's cargo
-    if voyage is not None and _has(r"value|worth|declared", text):
-        return Plan("value", SQL["voyage_value"].format(voyage=voyage), 1, f"the declared value of the cargo on voyage {voyage}",
-                    "UNIT_VALUE_CENTS", unit_of(comments.get(("CARGO_ITEMS", "UNIT_VALUE_CENTS"), "")))
-    # 2. lookups about one voyage
-    counting = bool(_has(r"how many|count", text) or _COUNT_NUMBER_RE.search(text))
-    if voyage is not None and not counting:
-        asked = _column_of(text, cols, "VESSELS")
-        if asked and asked[1] not in ("STATUS", "IMO_NUMBER"):
-            table, col = asked
-            unit = unit_of(comments.get((table, col), ""))
-            if table == "VESSELS":
-                return Plan("lookup", SQL["voyage_vessel_column"].format(col=col, voyage=voyage), 1,
-                            f"the {col.lower()} of the vessel on voyage {voyage}",
-                            col, unit, [col])
-            if any(c == "VOYAGE_ID" for c, _ in cols.get(table, [])) and table == "VESSEL_POSITIONS":
-                return Plan("lookup", SQL["voyage_position_column"].format(col=col, voyage=voyage), 1,
-                            f"the latest reported {col.lower()} on voyage {voyage}", col, unit, [col])
-            return None  # an attribute this plan cannot read for one voyage
-        if unexplained_words(text, ents):
-            return None  # a word the look-ups below would ignore
-        if _has(r"now|currently|position|right now|at the moment", text) and _has(r"where|position|located", text):
-            return Plan("lookup", SQL["voyage_position"].format(voyage=voyage), 1,
-                        f"the latest reported position on voyage {voyage}",
-                        labels=["latitude", "longitude", "speed (knots)", "reported at (UTC)"])
-        if _has(r"carrier|operat\w*|line|runs?", text):
-            return Plan("lookup", SQL["voyage_carrier"].format(voyage=voyage), 1,
-                        f"the carrier operating the vessel of voyage {voyage}", labels=["carrier"])
-        if _has(r"vessel|ship|sails?|sailing", text) and not _has(r"where|from|to|go|route", text):
-            return Plan("lookup", SQL["voyage_vessel"].format(voyage=voyage), 1,
-                        f"the vessel of voyage {voyage}", labels=["vessel", "IMO number"])
-        if _has(r"status|state", text):
-            return Plan("lookup", SQL["voyage_status"].format(voyage=voyage), 1, f"the status of voyage {voyage}", labels=["status"])
-        if _has(r"where|from|to|go|goes|route|origin|destination|depart\w*|arriv\w*|leave|when|eta", text):
-            return Plan("lookup", SQL["voyage_route"].format(voyage=voyage), 1,
-                        f"the route of voyage {voyage}",
-                        labels=["from", "to", "departure", "arrival", "status"])
-        return None
-    target = _table_of(text)
-    measured = _column_of(text, cols, target)
-    # 3. per-group counts ("which carrier has the most vessels" is the top of "vessels per carrier")
+    """The first kind of plan that fits the question, tried in this order. A kind that recognises
+    the question but cannot answer it returns None here and no later kind is tried."""
+    q = _Question.read(text, dictionary, ents)
+    if q.voyage is not None and _has(r"value|worth|declared", text):
+        return _voyage_value(q, q.voyage)
+    if q.voyage is not None and not q.counting:
+        return _voyage_lookup(q, q.voyage)
+    most = _most_per_group(q)
+    if most is not None:
+        return most
+    group = re.search(r"\b(?:per|each|by|for every)\s+(?:the\s+)?([a-z_ ]+?)(?:\s+(?:operate|have|run|sail|hold)\w*|\?|$|,)",
+                      text, re.I)
+    if q.counting and group and q.target:
+        return _per_group(q, q.target, group.group(1))
+    found = _vessel_lookup(q) or _carrier_lookup(q) or _top(q) or _listing(q)
+    if found is not None:
+        return found
+    if q.counting and q.target:
+        return _count(q, q.target)
+    if q.agg and q.measured:
+        return _aggregate(q, q.agg, q.measured)
+    return None
+
+
+def _voyage_value(q: _Question, voyage: int) -> Plan:
+    """The declared value of a voyage's cargo."""
+    return Plan("value", SQL["voyage_value"].format(voyage=voyage), 1, f"the declared value of the cargo on voyage {voyage}",
+                "UNIT_VALUE_CENTS", q.unit("CARGO_ITEMS", "UNIT_VALUE_CENTS"))
+
+
+def _voyage_lookup(q: _Question, voyage: int) -> Plan | None:
+    """One voyage: a column of its vessel or latest position, its position, carrier, vessel, status or route."""
+    text, cols = q.text, q.cols
+    asked = _column_of(text, cols, "VESSELS")
+    if asked and asked[1] not in ("STATUS", "IMO_NUMBER"):
+        table, col = asked
+        unit = q.unit(table, col)
+        if table == "VESSELS":
+            return Plan("lookup", SQL["voyage_vessel_column"].format(col=col, voyage=voyage), 1,
+                        f"the {col.lower()} of the vessel on voyage {voyage}",
+                        col, unit, [col])
+        if any(c == "VOYAGE_ID" for c, _ in cols.get(table, [])) and table == "VESSEL_POSITIONS":
+            return Plan("lookup", SQL["voyage_position_column"].format(col=col, voyage=voyage), 1,
+                        f"the latest reported {col.lower()} on voyage {voyage}", col, unit, [col])
+        return None  # an attribute this plan cannot read for one voyage
+    if unexplained_words(text, q.ents):
+        return None  # a word the look-ups below would ignore
+    if _has(r"now|currently|position|right now|at the moment", text) and _has(r"where|position|located", text):
+        return Plan("lookup", SQL["voyage_position"].format(voyage=voyage), 1,
+                    f"the latest reported position on voyage {voyage}",
+                    labels=["latitude", "longitude", "speed (knots)", "reported at (UTC)"])
+    if _has(r"carrier|operat\w*|line|runs?", text):
+        return Plan("lookup", SQL["voyage_carrier"].format(voyage=voyage), 1,
+                    f"the carrier operating the vessel of voyage {voyage}", labels=["carrier"])
+    if _has(r"vessel|ship|sails?|sailing", text) and not _has(r"where|from|to|go|route", text):
+        return Plan("lookup", SQL["voyage_vessel"].format(voyage=voyage), 1,
+                    f"the vessel of voyage {voyage}", labels=["vessel", "IMO number"])
+    if _has(r"status|state", text):
+        return Plan("lookup", SQL["voyage_status"].format(voyage=voyage), 1, f"the status of voyage {voyage}", labels=["status"])
+    if _has(r"where|from|to|go|goes|route|origin|destination|depart\w*|arriv\w*|leave|when|eta", text):
+        return Plan("lookup", SQL["voyage_route"].format(voyage=voyage), 1,
+                    f"the route of voyage {voyage}",
+                    labels=["from", "to", "departure", "arrival", "status"])
+    return None
+
+
+def _most_per_group(q: _Question) -> Plan | None:
+    """The top of a per-group count: "which carrier has the most vessels" is the first row of
+    "how many vessels per carrier"."""
     most = re.match(r"\s*(?:which|what)\s+(\w+)\s+(?:has|have|runs?|operates?|sails?)\s+the\s+(most|fewest)\s+(\w+)\W*$",
-                    text, re.I)
+                    q.text, re.I)
     if most and _table_of(most.group(1)) and _table_of(most.group(3)):
-        p = plan(f"How many {most.group(3)} per {most.group(1)}?", dictionary, ents)
+        p = plan(f"How many {most.group(3)} per {most.group(1)}?", q.dictionary, q.ents)
         if p is not None and p.shape == "group":
             p.shape = "group_" + most.group(2).lower()
             p.what = f"the {most.group(1).lower()} with the {most.group(2).lower()} {most.group(3).lower()}"
             return p
-    group = re.search(r"\b(?:per|each|by|for every)\s+(?:the\s+)?([a-z_ ]+?)(?:\s+(?:operate|have|run|sail|hold)\w*|\?|$|,)",
-                      text, re.I)
-    if counting and group and target:
-        gtext = group.group(1)
-        gcol = _column_of(gtext, {target: cols.get(target, [])}, target)
-        gtable = _table_of(gtext)
-        fjoins, where, said = _filters(text.replace(gtext, " "), target, ents, dictionary, voyage)
-        what = " ".join([target.lower().replace("_", " ")] + said)
-        if gcol and gcol[1] in ("STATUS", "REGION", "FLAG_STATE", "SIZE_TYPE", "ALLIANCE", "HQ_COUNTRY"):
-            c = gcol[1]
-            return Plan("group", SQL["group_by_column"].format(col=c, table=target, joins=fjoins, where=where), 50,
-                        f"{what} per {c.lower()}", labels=[c.lower(), "count"])
-        if gtable and gtable != target:
-            path = _fk_path(dictionary, target, gtable)
-            if path:
-                joins, last = _join_sql(path)
-                name = NAME_COLUMN[gtable]
-                return Plan("group", SQL["group_by_parent"].format(alias=last, name=name, table=target,
-                                                                   joins=joins + fjoins, where=where), 50,
-                            f"{what} per {gtable.lower()[:-1]}", labels=[gtable.lower()[:-1], "count"])
+    return None
+
+
+def _per_group(q: _Question, target: str, gtext: str) -> Plan | None:
+    """Rows of `target` counted per value of one of its columns, or per row of a parent table."""
+    cols, dictionary = q.cols, q.dictionary
+    gcol = _column_of(gtext, {target: cols.get(target, [])}, target)
+    gtable = _table_of(gtext)
+    fjoins, where, said = _filters(q.text.replace(gtext, " "), target, q.ents, dictionary, q.voyage)
+    what = " ".join([target.lower().replace("_", " ")] + said)
+    if gcol and gcol[1] in ("STATUS", "REGION", "FLAG_STATE", "SIZE_TYPE", "ALLIANCE", "HQ_COUNTRY"):
+        c = gcol[1]
+        return Plan("group", SQL["group_by_column"].format(col=c, table=target, joins=fjoins, where=where), 50,
+                    f"{what} per {c.lower()}", labels=[c.lower(), "count"])
+    if gtable and gtable != target:
+        path = _fk_path(dictionary, target, gtable)
+        if path:
+            joins, last = _join_sql(path)
+            name = NAME_COLUMN[gtable]
+            return Plan("group", SQL["group_by_parent"].format(alias=last, name=name, table=target,
+                                                               joins=joins + fjoins, where=where), 50,
+                        f"{what} per {gtable.lower()[:-1]}", labels=[gtable.lower()[:-1], "count"])
+    return None
+
+
+def _vessel_lookup(q: _Question) -> Plan | None:
+    """A vessel named and one of its columns, or its carrier (None: another kind may fit)."""
+    text = q.text
+    if q.counting or not q.ents.vessels or _has(r"average|total|sum", text):
         return None
-    # 4. lookups by name: a vessel or a carrier and one of its columns
-    if not counting and ents.vessels and not _has(r"average|total|sum", text):
-        name, imo = ents.vessels[0]
-        if _has(r"carrier|operat\w*|line|owns?|runs?|running|manages?", text):
-            return Plan("lookup", SQL["vessel_carrier"].format(imo=imo), 1, f"the carrier operating {name}",
-                        labels=["carrier"])
-        vessel_col = _column_of(text, {"VESSELS": cols.get("VESSELS", [])}, "VESSELS")
-        if vessel_col:
-            col = vessel_col[1]
-            return Plan("lookup", SQL["row_column"].format(col=col, table="VESSELS", key="IMO_NUMBER", value=imo), 1,
-                        f"the {col.lower()} of {name}", col, unit_of(comments.get(("VESSELS", col), "")), [col])
-        if _has(r"when|year", text):
-            return Plan("lookup", SQL["row_column"].format(col="YEAR_BUILT", table="VESSELS", key="IMO_NUMBER",
-                                                           value=imo), 1,
-                        f"the year {name} was built", "YEAR_BUILT", "", ["YEAR_BUILT"])
-        # anything else about the vessel: the shapes below (its voyages...), or no plan
-    if not counting and ents.carriers and measured and measured[0] == "CARRIERS":
-        name, ident = ents.carriers[0]
-        col = measured[1]
-        return Plan("lookup", SQL["row_column"].format(col=col, table="CARRIERS", key="CARRIER_ID", value=ident), 1,
-                    f"the {col.lower()} of {name}", col, "", [col])
-    # 5. top-N
+    name, imo = q.ents.vessels[0]
+    if _has(r"carrier|operat\w*|line|owns?|runs?|running|manages?", text):
+        return Plan("lookup", SQL["vessel_carrier"].format(imo=imo), 1, f"the carrier operating {name}",
+                    labels=["carrier"])
+    vessel_col = _column_of(text, {"VESSELS": q.cols.get("VESSELS", [])}, "VESSELS")
+    if vessel_col:
+        col = vessel_col[1]
+        return Plan("lookup", SQL["row_column"].format(col=col, table="VESSELS", key="IMO_NUMBER", value=imo), 1,
+                    f"the {col.lower()} of {name}", col, q.unit("VESSELS", col), [col])
+    if _has(r"when|year", text):
+        return Plan("lookup", SQL["row_column"].format(col="YEAR_BUILT", table="VESSELS", key="IMO_NUMBER",
+                                                       value=imo), 1,
+                    f"the year {name} was built", "YEAR_BUILT", "", ["YEAR_BUILT"])
+    return None  # anything else about the vessel: the kinds after this one (its voyages...), or no plan
+
+
+def _carrier_lookup(q: _Question) -> Plan | None:
+    """A carrier named and one of its columns."""
+    if q.counting or not q.ents.carriers or not q.measured or q.measured[0] != "CARRIERS":
+        return None
+    name, ident = q.ents.carriers[0]
+    col = q.measured[1]
+    return Plan("lookup", SQL["row_column"].format(col=col, table="CARRIERS", key="CARRIER_ID", value=ident), 1,
+                f"the {col.lower()} of {name}", col, "", [col])
+
+
+def _top(q: _Question) -> Plan | None:
+    """The N rows with the highest or lowest value of a column; "which vessel ..." and "what is the
+    smallest ship ..." / "name the largest carrier" ask for a row (N = 1), not a value."""
+    text = q.text
     top = re.search(r"\b(?:top|the)\s+(\d{1,2})\b|\b(\d{1,2})\s+(?:largest|biggest|longest|newest|oldest|heaviest|"
                     r"highest|smallest|shortest|fastest|ships|vessels)", text, re.I)
-    agg = next((fn for fn, words in AGGREGATES if _has(words, text)), None)
-    # "which vessel ...", and "what is the smallest ship ..." / "name the largest carrier": a row, not a value
     which_one = re.match(r"\s*(?:which|what)\s+(?:vessel|ship|carrier|port|container)\b", text, re.I) or re.match(
         r"\s*(?:(?:which|what)(?:'s|\s+is|\s+was|\s+are)|name)\s+the\s+\w+\s+(?:vessel|ship|carrier|port|container)s?\b",
         text, re.I)
-    if (top or which_one) and measured and (agg in ("MAX", "MIN") or _has(r"highest|largest|lowest|most", text)) \
-            and not unexplained_words(text, ents) and not counting:
-        n = min(int(top.group(1) or top.group(2)), MAX_TOP) if top else 1
-        table, col = measured
-        order = "ASC" if agg == "MIN" and not _has(r"newest|latest", text) else "DESC"
-        name = NAME_COLUMN[table]
-        return Plan("top", SQL["top"].format(name=name, col=col, table=table, order=order), n,
-                    f"the {n} {table.lower()} by {col.lower()} ({'highest' if order == 'DESC' else 'lowest'} first)",
-                    col, unit_of(comments.get((table, col), "")), [name, col])
-    # 6. a list of rows of one table, narrowed by what the question names ("which ships does MSC operate")
+    if not ((top or which_one) and q.measured and (q.agg in ("MAX", "MIN") or _has(r"highest|largest|lowest|most", text))
+            and not unexplained_words(text, q.ents) and not q.counting):
+        return None
+    n = min(int(top.group(1) or top.group(2)), MAX_TOP) if top else 1
+    table, col = q.measured
+    order = "ASC" if q.agg == "MIN" and not _has(r"newest|latest", text) else "DESC"
+    name = NAME_COLUMN[table]
+    return Plan("top", SQL["top"].format(name=name, col=col, table=table, order=order), n,
+                f"the {n} {table.lower()} by {col.lower()} ({'highest' if order == 'DESC' else 'lowest'} first)",
+                col, q.unit(table, col), [name, col])
+
+
+def _listing(q: _Question) -> Plan | None:
+    """The rows of one table, narrowed by what the question names ("which ships does MSC operate")."""
+    text = q.text
     listing = re.match(r"\s*(?:which|what|list|show(?: me)?|give me)\s+(?:the\s+|all\s+(?:the\s+)?)?"
                        r"(vessels?|ships?|voyages?|sailings?|carriers?|ports?)\b", text, re.I)
-    if listing and not counting and not agg and not unexplained_words(text, ents) \
+    if listing and not q.counting and not q.agg and not unexplained_words(text, q.ents) \
             and (listed := _table_of(listing.group(1))) is not None:
         table = listed
-        joins, where, said = _filters(text, table, ents, dictionary, voyage)
+        joins, where, said = _filters(text, table, q.ents, q.dictionary, q.voyage)
         if where or table in ("CARRIERS", "PORTS", "VESSELS"):
             name = NAME_COLUMN[table]
             return Plan("list", SQL["list"].format(alias="t", name=name, table=table, joins=joins, where=where),
                         50, " ".join([table.lower()] + said), labels=[name])
-    # 7. counts
-    if counting and target:
-        if _has(r"can|could|fits?|carry|hold", text) or (measured and measured[1] != "STATUS"):
-            # "how many containers can a ship carry" is a capacity, "vessels flying a flag" a filter
-            # this plan cannot apply: not a count of rows
-            return None
-        if unexplained_words(text, ents):
-            return None
-        explained = {target} | ({"VOYAGES"} if voyage is not None else set()) | \
-            ({"CARRIERS"} if ents.carriers else set()) | ({"PORTS"} if ents.ports else set()) | \
-            ({"VESSELS"} if ents.vessels else set())
-        if not _has(r"and|or|plus|as well as", text):  # "containers loaded on voyages": its parent describes it
-            explained |= {f["ref_table"].upper() for f in dictionary.get("foreign_keys", []) if f["table"].upper() == target}
-        if set(tables_in(text)) - explained:
-            return None  # "how many ships and how many ports": two counts, or a link this plan does not make
-        joins, where, said = _filters(text, target, ents, dictionary, voyage)
-        return Plan("count", SQL["count"].format(table=target, joins=joins, where=where), 1,
-                    " ".join([f"{target.lower().replace('_', ' ')}"] + said), labels=["count"])
-    # 8. an aggregate of one column
-    if agg and measured:
-        table, col = measured
-        if target and target != table and target in cols and any(c == col for c, _ in cols[target]):
-            table = target
-        if unexplained_words(text, ents):
-            return None
-        joins, where, said = _filters(text, table, ents, dictionary, voyage)
-        fn = agg
-        return Plan("aggregate", SQL["aggregate"].format(fn=fn, col=col, table=table, joins=joins, where=where), 1,
-                    " ".join([f"the {dict(AVG='average', SUM='total', MAX='largest', MIN='smallest')[fn]} "
-                              f"{col.lower()} of {table.lower().replace('_', ' ')}"] + said),
-                    col, unit_of(comments.get((table, col), "")))
     return None
+
+
+def _count(q: _Question, target: str) -> Plan | None:
+    """The rows of one table, narrowed by what the question names; None when a word or a table
+    of the question would be left out of the count."""
+    text, measured, dictionary = q.text, q.measured, q.dictionary
+    if _has(r"can|could|fits?|carry|hold", text) or (measured and measured[1] != "STATUS"):
+        # "how many containers can a ship carry" is a capacity, "vessels flying a flag" a filter
+        # this plan cannot apply: not a count of rows
+        return None
+    if unexplained_words(text, q.ents):
+        return None
+    explained = {target} | ({"VOYAGES"} if q.voyage is not None else set()) | \
+        ({"CARRIERS"} if q.ents.carriers else set()) | ({"PORTS"} if q.ents.ports else set()) | \
+        ({"VESSELS"} if q.ents.vessels else set())
+    if not _has(r"and|or|plus|as well as", text):  # "containers loaded on voyages": its parent describes it
+        explained |= {f["ref_table"].upper() for f in dictionary.get("foreign_keys", []) if f["table"].upper() == target}
+    if set(tables_in(text)) - explained:
+        return None  # "how many ships and how many ports": two counts, or a link this plan does not make
+    joins, where, said = _filters(text, target, q.ents, dictionary, q.voyage)
+    return Plan("count", SQL["count"].format(table=target, joins=joins, where=where), 1,
+                " ".join([f"{target.lower().replace('_', ' ')}"] + said), labels=["count"])
+
+
+def _aggregate(q: _Question, fn: str, measured: tuple[str, str]) -> Plan | None:
+    """AVG, SUM, MAX or MIN of one column, over the table the question is about when it has the column."""
+    table, col = measured
+    target, cols = q.target, q.cols
+    if target and target != table and target in cols and any(c == col for c, _ in cols[target]):
+        table = target
+    if unexplained_words(q.text, q.ents):
+        return None
+    joins, where, said = _filters(q.text, table, q.ents, q.dictionary, q.voyage)
+    return Plan("aggregate", SQL["aggregate"].format(fn=fn, col=col, table=table, joins=joins, where=where), 1,
+                " ".join([f"the {dict(AVG='average', SUM='total', MAX='largest', MIN='smallest')[fn]} "
+                          f"{col.lower()} of {table.lower().replace('_', ' ')}"] + said),
+                col, q.unit(table, col))
 
 
 def _fmt(value: Any, unit: str = "") -> str:

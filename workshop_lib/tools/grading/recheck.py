@@ -35,6 +35,11 @@ import pkgutil
 import signal
 import sys
 import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workshop_lib.checks import CheckFailed
 
 LEARNER = "<learner-cell-"
 COURSE = "<course-cell-"
@@ -161,14 +166,7 @@ def resolve_check(source: str, snapshot: Snapshot):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reply-fd", type=int, required=True)
-    fd = parser.parse_args().reply_fd
-    os.set_inheritable(fd, False)
-    job = json.loads(sys.stdin.readline())
-    os.environ.clear()
-    os.environ.update(job["env"])
-    os.chdir(job["scratch"])
+    fd, job = _read_job()
     nonce = job.pop("nonce")
     guard = [False]   # the hook's own calls are not reported
     cell: list[int | None] = [None]
@@ -180,29 +178,60 @@ def main() -> None:
         finally:
             guard[0] = False
 
-    def learner_caller(depth: int = 2) -> bool:
-        frame: types.FrameType | None = sys._getframe(2)
-        for _ in range(depth):
-            if frame is None:
-                return False
-            if frame.f_code.co_filename.startswith(LEARNER):
-                return True
-            frame = frame.f_back
-        return False
-
+    # In this order, all before any learner code runs: the workshop imported, the shell made,
+    # the snapshot taken, the audit hook installed.
     _import_workshop()
+    from workshop_lib.checks import CheckFailed
+
+    shell = _shell()
+    snapshot = Snapshot()
+    sys.addaudithook(_audit_hook(snapshot.ids, emit, guard, cell))
+    # Learner output is not read: the verdicts come from the checks alone.
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    cell_timeout = int(job["cell_timeout"])
+    signal.signal(signal.SIGALRM, _alarm(cell_timeout))
+    cells = _Cells(shell, snapshot, CheckFailed, emit, cell, cell_timeout)
+    for index, item in enumerate(job["cells"]):
+        if item["kind"] == "check":
+            cells.check(index, item)
+        else:
+            cells.run(index, item)
+    emit(event="done")
+    os._exit(0)  # learner threads and atexit handlers get no say after the last verdict
+
+
+def _read_job() -> tuple[int, dict]:
+    """The reply descriptor (kept from any child process) and the job read from stdin; the process
+    then has the job's environment only and works in its scratch folder."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reply-fd", type=int, required=True)
+    fd = parser.parse_args().reply_fd
+    os.set_inheritable(fd, False)
+    job = json.loads(sys.stdin.readline())
+    os.environ.clear()
+    os.environ.update(job["env"])
+    os.chdir(job["scratch"])
+    return fd, job
+
+
+def _shell() -> Any:
+    """An IPython shell object (no kernel) to run the cells in."""
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
-
-    from workshop_lib.checks import CheckFailed
 
     settings = Config()
     settings.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=settings)
     shell.builtin_trap.__enter__()  # display, get_ipython: IPython's builtins are part of the snapshot
-    ns = shell.user_ns
-    snapshot = Snapshot()
-    trusted = snapshot.ids
+    return shell
+
+
+def _audit_hook(trusted: set[int], emit: Callable[..., None], guard: list[bool],
+                cell: list[int | None]) -> Callable[[str, tuple], None]:
+    """The hook that blocks and reports what learner code must not do (the module docstring lists it).
+    It acts only while a cell runs (`cell`) and ignores the grader's own calls (`guard`)."""
 
     def hook(event: str, args: tuple) -> None:
         if guard[0] or cell[0] is None:
@@ -217,14 +246,14 @@ def main() -> None:
             elif event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") and \
                     any(p in args[0] for p in ("/mem", "/fd", "/environ", "/maps")):
                 why, block = f"open {args[0]}", True
-            elif event in _TRACING and learner_caller():
+            elif event in _TRACING and _learner_caller():
                 why, block = event, True
-            elif event == "object.__getattr__" and args[1] in _FRAME_ATTRS and learner_caller():
+            elif event == "object.__getattr__" and args[1] in _FRAME_ATTRS and _learner_caller():
                 why = f"read {args[1]}"
             elif event in ("object.__setattr__", "object.__delattr__") and args[1] in _FRAME_ATTRS | {
-                    "__class__", "__bases__", "__dict__"} and learner_caller():
+                    "__class__", "__bases__", "__dict__"} and _learner_caller():
                 why, block = f"{event} {args[1]!r}", True
-            elif event in _REPORTED and learner_caller(1 if event in ("exec", "compile") else 2):
+            elif event in _REPORTED and _learner_caller(1 if event in ("exec", "compile") else 2):
                 why = event
         finally:
             guard[0] = False
@@ -233,66 +262,90 @@ def main() -> None:
             if block:
                 raise RuntimeError(f"blocked by the grader: {why}")
 
-    sys.addaudithook(hook)
-    # Learner output is not read: the verdicts come from the checks alone.
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.dup2(null, 2)
-    cell_timeout = int(job["cell_timeout"])
+    return hook
 
+
+def _learner_caller(depth: int = 2) -> bool:
+    """Whether the code that raised an audit event, or up to `depth` frames from it, is a learner
+    cell. Called by the hook only, directly: frame 0 is this function, 1 the hook, 2 that code."""
+    frame: types.FrameType | None = sys._getframe(2)
+    for _ in range(depth):
+        if frame is None:
+            return False
+        if frame.f_code.co_filename.startswith(LEARNER):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _alarm(cell_timeout: int) -> Callable[..., None]:
+    """The SIGALRM handler that stops a cell at its time limit."""
     def alarm(*_args):
         raise TimeoutError(f"the cell ran past its {cell_timeout} s limit")
 
-    signal.signal(signal.SIGALRM, alarm)
-    bound: dict[str, int] = {}  # name -> id of the object a course cell left in it
-    for index, item in enumerate(job["cells"]):
-        kind, source = item["kind"], item["source"]
-        if kind == "check":
-            gid = item["grade_id"]
-            changed = snapshot.changes()
-            snapshot.restore()
-            try:
-                fn, arg_nodes, kw_nodes = resolve_check(source, snapshot)
-            except (SyntaxError, ValueError) as exc:
-                emit(event="verdict", grade_id=gid, passed=False, message=f"grader: {exc}", changed=changed)
-                continue
-            replaced = [n.id for n in arg_nodes if isinstance(n, ast.Name) and n.id in bound
-                        and id(ns.get(n.id)) != bound[n.id]]
-            changed += [f"the TODO cells replaced `{name}`, which the check is given" for name in replaced]
-            cell[0] = index
-            signal.setitimer(signal.ITIMER_REAL, cell_timeout)
-            try:
-                args = [eval(compile(ast.Expression(n), "<check-args>", "eval"), ns) for n in arg_nodes]
-                kwargs = {k.arg: eval(compile(ast.Expression(k.value), "<check-args>", "eval"), ns)
-                          for k in kw_nodes}
-                fn(*args, **kwargs)
-                passed, message = True, ""
-            except CheckFailed as exc:
-                passed, message = False, exc.message()[:1000]
-            except BaseException as exc:  # noqa: BLE001 - whatever the learner's code raised fails the check
-                passed, message = False, f"{type(exc).__name__}: {str(exc)[:500]}"
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                cell[0] = None
-            changed += snapshot.changes()
-            snapshot.restore()
-            emit(event="verdict", grade_id=gid, passed=passed, message=message, changed=changed)
-            continue
-        name = f"{LEARNER if kind == 'learner' else COURSE}{index}>"
-        cell[0] = index
-        signal.setitimer(signal.ITIMER_REAL, cell_timeout)
+    return alarm
+
+
+class _Cells:
+    """Runs the notebook's cells in order: the learner's and the course's in the shell, each graded
+    cell as the check captured at the start, on the learner's objects, with its verdict sent."""
+
+    def __init__(self, shell: Any, snapshot: Snapshot, check_failed: type[CheckFailed], emit: Callable[..., None],
+                 cell: list[int | None], cell_timeout: int) -> None:
+        self.shell, self.ns, self.snapshot = shell, shell.user_ns, snapshot
+        self.check_failed, self.emit, self.cell, self.cell_timeout = check_failed, emit, cell, cell_timeout
+        self.bound: dict[str, int] = {}  # name -> id of the object a course cell left in it
+
+    def check(self, index: int, item: dict) -> None:
+        """A graded cell: the snapshot restored (what changed is reported with the verdict), then the
+        captured check called on the objects its arguments name."""
+        ns, snapshot, source = self.ns, self.snapshot, item["source"]
+        gid = item["grade_id"]
+        changed = snapshot.changes()
+        snapshot.restore()
         try:
-            code = compile(shell.transform_cell(source), name, "exec")
-            exec(code, ns)
+            fn, arg_nodes, kw_nodes = resolve_check(source, snapshot)
+        except (SyntaxError, ValueError) as exc:
+            self.emit(event="verdict", grade_id=gid, passed=False, message=f"grader: {exc}", changed=changed)
+            return
+        replaced = [n.id for n in arg_nodes if isinstance(n, ast.Name) and n.id in self.bound
+                    and id(ns.get(n.id)) != self.bound[n.id]]
+        changed += [f"the TODO cells replaced `{name}`, which the check is given" for name in replaced]
+        self.cell[0] = index
+        signal.setitimer(signal.ITIMER_REAL, self.cell_timeout)
+        try:
+            args = [eval(compile(ast.Expression(n), "<check-args>", "eval"), ns) for n in arg_nodes]
+            kwargs = {k.arg: eval(compile(ast.Expression(k.value), "<check-args>", "eval"), ns)
+                      for k in kw_nodes}
+            fn(*args, **kwargs)
+            passed, message = True, ""
+        except self.check_failed as exc:
+            passed, message = False, exc.message()[:1000]
+        except BaseException as exc:  # noqa: BLE001 - whatever the learner's code raised fails the check
+            passed, message = False, f"{type(exc).__name__}: {str(exc)[:500]}"
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.cell[0] = None
+        changed += snapshot.changes()
+        snapshot.restore()
+        self.emit(event="verdict", grade_id=gid, passed=passed, message=message, changed=changed)
+
+    def run(self, index: int, item: dict) -> None:
+        """A learner's or a course cell, in the shell's namespace, under the time limit."""
+        kind, source = item["kind"], item["source"]
+        name = f"{LEARNER if kind == 'learner' else COURSE}{index}>"
+        self.cell[0] = index
+        signal.setitimer(signal.ITIMER_REAL, self.cell_timeout)
+        try:
+            code = compile(self.shell.transform_cell(source), name, "exec")
+            exec(code, self.ns)
         except BaseException:  # noqa: BLE001 - as nbgrader does, a failing cell does not stop the notebook
             pass
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            cell[0] = None
+            self.cell[0] = None
         if kind == "course":
-            bound.update({k: id(v) for k, v in ns.items() if not k.startswith("_")})
-    emit(event="done")
-    os._exit(0)  # learner threads and atexit handlers get no say after the last verdict
+            self.bound.update({k: id(v) for k, v in self.ns.items() if not k.startswith("_")})
 
 
 if __name__ == "__main__":
