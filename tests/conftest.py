@@ -74,3 +74,25 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("notebooks"):
             item.add_marker(pytest.mark.slow)
+
+
+def run_notebook(nb, folder, data_dir, monkeypatch, *, engine: str = "embedded", allow_errors: bool = False):
+    """Execute a notebook with nbclient the way every notebook test does: its folder as the
+    working directory, a data folder of its own, the plots drawn off screen and no LLM.
+    On the Oracle engine without ORACLE_DSN the test is skipped with the reason."""
+    from nbclient import NotebookClient
+
+    if engine == "oracle":
+        _require("oracle")
+    monkeypatch.setenv("WORKSHOP_ENGINE", engine)
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("WORKSHOP_LLM", "off")
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return nb
+
+
+def graded_cells(nb) -> list:
+    """The check cells nbgrader grades."""
+    return [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import ENGINES, graded_cells, run_notebook
 from nbclient import NotebookClient
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
@@ -31,14 +32,8 @@ SOLUTIONS = sorted((release.REPO / "solutions").glob("*/*.ipynb"))
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
-def _run(nb, path, tmp_path, monkeypatch):
-    monkeypatch.setenv("WORKSHOP_ENGINE", "embedded")
-    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.setenv("WORKSHOP_LLM", "off")
-    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    return nb
+def _run(nb, path, tmp_path, monkeypatch, engine: str = "embedded"):
+    return run_notebook(nb, path.parent, tmp_path, monkeypatch, engine=engine, allow_errors=True)
 
 
 def _errors(nb) -> list[tuple[int, str]]:
@@ -55,14 +50,19 @@ def _plain(text: str) -> str:
 
 
 @pytest.mark.notebooks
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.parent.name)
-def test_solution_runs_twice_in_one_kernel(path, tmp_path, monkeypatch):
+def test_solution_runs_top_to_bottom_twice_in_one_kernel(path, engine, tmp_path, monkeypatch):
     nb = nbformat.read(path, as_version=4)
     once = len(nb.cells)
     nb.cells = nb.cells + copy.deepcopy(nb.cells)  # "Run All" twice, same kernel
-    _run(nb, path, tmp_path, monkeypatch)
-    assert not _errors(nb), f"{path.name}: cells fail when run again: " + \
+    _run(nb, path, tmp_path, monkeypatch, engine)
+    assert not _errors(nb), f"{path.name}: cells fail (cell numbers from the top of one run): " + \
         "; ".join(f"cell {i % once}: {_plain(tb)[-300:]}" for i, tb in _errors(nb))
+    for run in (nb.cells[:once], nb.cells[once:]):
+        checks = graded_cells(nbformat.from_dict({"cells": run}))
+        said = "\n".join(o.get("text", "") for c in checks for o in c.outputs)
+        assert said.count("passed") == len(checks), f"{path.name}: every check should print that it passed, each run"
     # Saved outputs read as finished: no widget placeholders, progress bars end in their final state.
     CoalesceStreamsPreprocessor().preprocess(nb, {})
     for cell in nb.cells:

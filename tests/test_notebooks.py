@@ -1,15 +1,14 @@
 """The notebooks as learners and instructors meet them: in sync with nbgrader, without
-outputs, solutions run top to bottom, learner notebooks stop at their first TODO, and
-grading gives full, zero and partial marks."""
+outputs, learner notebooks stop at their first TODO, and grading gives full, zero and
+partial marks (the solutions run in tests/test_learner_path.py, twice in one kernel)."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+from conftest import graded_cells, run_notebook
 from nbclient.exceptions import CellExecutionError
 
 from workshop_lib.tools import release
@@ -17,25 +16,10 @@ from workshop_lib.tools import release
 REPO = release.REPO
 SOLUTIONS = sorted((REPO / "solutions").glob("*/*.ipynb"))
 LEARNER = sorted((REPO / "notebooks").glob("*/*.ipynb"))
-ENGINES = ["embedded", pytest.param("oracle", marks=pytest.mark.oracle)]
-
-
-def _graded_cells(nb) -> list:
-    return [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
 
 
 def _execute(path: Path, engine: str, data_dir: Path, monkeypatch) -> nbformat.NotebookNode:
-    if engine == "oracle" and not os.environ.get("ORACLE_DSN"):
-        from conftest import ORACLE_SKIP_REASON
-
-        pytest.skip(ORACLE_SKIP_REASON)
-    monkeypatch.setenv("WORKSHOP_ENGINE", engine)
-    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(data_dir))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    return nb
+    return run_notebook(nbformat.read(path, as_version=4), path.parent, data_dir, monkeypatch, engine=engine)
 
 
 def test_every_part_has_a_solution_and_a_learner_notebook():
@@ -63,18 +47,9 @@ def test_committed_without_outputs(path):
 
 
 @pytest.mark.notebooks
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.parent.name)
-def test_solution_runs_top_to_bottom(path, engine, tmp_path, monkeypatch):
-    nb = _execute(path, engine, tmp_path, monkeypatch)
-    passed = "\n".join(o.get("text", "") for c in _graded_cells(nb) for o in c.outputs)
-    assert passed.count("passed") == len(_graded_cells(nb)), "every check should print that it passed"
-
-
-@pytest.mark.notebooks
 @pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.parent.name)
 def test_learner_notebook_stops_at_first_todo(path, tmp_path, monkeypatch):
-    graded = _graded_cells(nbformat.read(path, as_version=4))
+    graded = graded_cells(nbformat.read(path, as_version=4))
     if not graded:
         _execute(path, "embedded", tmp_path, monkeypatch)  # a Part without TODOs runs through
         return
