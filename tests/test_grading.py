@@ -237,6 +237,26 @@ FORGERIES = {
                               "if 'ipykernel' not in sys.modules:\n"
                               "    for fd in range(3, 64):\n"
                               "        try:\n            os.write(fd, line)\n        except OSError:\n            pass\n"),
+    # Pass in the notebook by replacing the check; in the re-check (no kernel), turn the verdict
+    # into a pass on its way out: through json.dumps, or through the re-check's own globals,
+    # reached from its SIGALRM handler (reading __globals__ raises no audit event).
+    "forge_encoder": WRONG + ("import sys, json\n"
+                              "if 'ipykernel' in sys.modules:\n"
+                              "    checks.part4.check_decide_mode = lambda *a, **k: None\n"
+                              "else:\n"
+                              "    _dumps = json.dumps\n"
+                              "    json.dumps = lambda o, *a, **k: _dumps({**o, 'passed': True} if isinstance(o, dict) "
+                              "and o.get('event') == 'verdict' else o, *a, **k)\n"),
+    "forge_globals": WRONG + ("import sys, signal, json as _j, types as _t\n"
+                              "if 'ipykernel' in sys.modules:\n"
+                              "    checks.part4.check_decide_mode = lambda *a, **k: None\n"
+                              "else:\n"
+                              "    g = signal.getsignal(signal.SIGALRM).__globals__\n"
+                              "    def _forge(o):\n"
+                              "        return {**o, 'passed': True} if isinstance(o, dict) and o.get('event') == 'verdict' else o\n"
+                              "    g['json'] = _t.SimpleNamespace(dumps=lambda o, *a, **k: _j.dumps(_forge(o), *a, **k), "
+                              "loads=_j.loads)\n"
+                              "    g['resolve_check'] = lambda source, snapshot: ((lambda *a, **k: None), [], [])\n"),
     # Rewrites its own graded copy (drops the error outputs) while nbgrader finishes.
     "forge_outputs": WRONG + ("import subprocess, sys, os\n"
                               "target = os.getcwd().replace('/submitted/', '/autograded/')\n"
@@ -421,6 +441,7 @@ def test_every_forgery_is_flagged_for_review(hostile):
     assert "check_decide_mode" in reasons["forge_module"] and "sys.modules" in reasons["forge_sys_modules"]
     assert "__code__" in reasons["forge_code"] and "gates.decide_mode" in reasons["forge_reference"]
     assert "channel" in reasons["forge_channel"]
+    assert "json.dumps" in reasons["forge_encoder"] and "<re-check>" in reasons["forge_globals"]
 
 
 @pytest.mark.notebooks

@@ -52,37 +52,61 @@ _TRACING = {"sys.settrace", "sys.setprofile", "sys._setprofileallthreads", "sys.
 _MISSING = object()
 
 
+# Libraries the checks and the reference code compare with: learner code that replaces one of
+# their functions or methods (json.dumps, math.isclose, pandas.DataFrame.equals) is reported
+# and undone like a change to the workshop. Modules that replace their own functions as they
+# run (sys, warnings, matplotlib, IPython) are not on this list: honest code changes them.
+_COMPARED_WITH = ("json", "math", "cmath", "statistics", "random", "re", "copy", "difflib", "dataclasses",
+                  "textwrap", "uuid", "operator", "functools", "itertools", "collections", "numpy", "pandas")
+
+
+def _snapshotted(name: str) -> bool:
+    top = name.partition(".")[0]
+    return top == "workshop_lib" or top in _COMPARED_WITH
+
+
 def _is_tracked(value) -> bool:
     return isinstance(value, (types.FunctionType, type, types.ModuleType, types.BuiltinFunctionType))
 
 
 class Snapshot:
-    """What the workshop code, builtins and sys.modules held before any learner code ran."""
+    """What the workshop code, the libraries the checks compare with, this re-check's own module,
+    builtins and sys.modules held before any learner code ran."""
 
-    def __init__(self) -> None:
-        self.modules = {name: m for name, m in sys.modules.items()
-                        if name == "workshop_lib" or name.startswith("workshop_lib.")}
+    OWN = "<re-check>"  # this module runs as __main__, which the IPython shell re-points
+
+    def __init__(self, own: types.ModuleType | None = None) -> None:
+        self.modules = {name: m for name, m in list(sys.modules.items())
+                        if _snapshotted(name) and isinstance(m, types.ModuleType)}
+        if own is not None:
+            self.modules[self.OWN] = own
         self.dicts = {name: {k: v for k, v in vars(m).items() if _is_tracked(v)} for name, m in self.modules.items()}
         self.keys = {name: set(vars(m)) for name, m in self.modules.items()}
         self.builtins = dict(vars(builtins))
         self.functions, self.classes = {}, {}
         for name, values in self.dicts.items():
+            defined_here = self.modules[name].__name__
             for value in values.values():
-                if isinstance(value, types.FunctionType) and value.__module__ == name:
+                if isinstance(value, types.FunctionType) and value.__module__ == defined_here:
                     self.functions[value] = (value.__code__, value.__defaults__, value.__kwdefaults__)
-                elif isinstance(value, type) and value.__module__ == name:
+                elif isinstance(value, type) and value.__module__ == defined_here:
                     self.classes[value] = dict(vars(value))
         for attrs in self.classes.values():
             for attr in attrs.values():
                 if isinstance(attr, types.FunctionType):
                     self.functions[attr] = (attr.__code__, attr.__defaults__, attr.__kwdefaults__)
-        self.ids = {id(x) for x in [*self.modules.values(), *self.functions, *self.classes]}
+        # The audit hook blocks attribute changes on the workshop's and this module's objects; the
+        # libraries' objects are compared and restored at each graded cell instead (their code
+        # may set attributes on itself while it runs).
+        guarded = {m.__name__ for name, m in self.modules.items() if name == self.OWN or name.startswith("workshop_lib")}
+        self.ids = {id(x) for x in [*self.modules.values(), *self.functions, *self.classes]
+                    if (getattr(x, "__module__", None) if not isinstance(x, types.ModuleType) else x.__name__) in guarded}
 
     def changes(self) -> list[str]:
         """What differs now, one line each (a module's mutable state is not compared, only its code)."""
         out = []
         for name, module in self.modules.items():
-            if sys.modules.get(name) is not module:
+            if name != self.OWN and sys.modules.get(name) is not module:
                 out.append(f"sys.modules[{name!r}] was replaced")
             now = vars(module)
             for key, value in self.dicts[name].items():
@@ -114,7 +138,8 @@ class Snapshot:
 
     def restore(self) -> None:
         for name, module in self.modules.items():
-            sys.modules[name] = module
+            if name != self.OWN:
+                sys.modules[name] = module
             now = vars(module)
             now.update(self.dicts[name])
             for key in self._added(name):
@@ -166,15 +191,18 @@ def resolve_check(source: str, snapshot: Snapshot):
 
 
 def main() -> None:
+    own = sys.modules[__name__]  # before the shell exists: this module, whatever its name
     fd, job = _read_job()
     nonce = job.pop("nonce")
     guard = [False]   # the hook's own calls are not reported
     cell: list[int | None] = [None]
 
+    write, encode = os.write, _json_encoder()  # bound now: learner code may replace either later
+
     def emit(**line) -> None:
         guard[0] = True
         try:
-            os.write(fd, (json.dumps({"nonce": nonce, **line}) + "\n").encode())
+            write(fd, (encode({"nonce": nonce, **line}) + "\n").encode("utf-8", "surrogatepass"))
         finally:
             guard[0] = False
 
@@ -184,7 +212,7 @@ def main() -> None:
     from workshop_lib.checks import CheckFailed
 
     shell = _shell()
-    snapshot = Snapshot()
+    snapshot = Snapshot(own)
     sys.addaudithook(_audit_hook(snapshot.ids, emit, guard, cell))
     # Learner output is not read: the verdicts come from the checks alone.
     null = os.open(os.devnull, os.O_WRONLY)
@@ -200,6 +228,44 @@ def main() -> None:
             cells.run(index, item)
     emit(event="done")
     os._exit(0)  # learner threads and atexit handlers get no say after the last verdict
+
+
+def _json_encoder() -> Callable[[Any], str]:
+    """A JSON encoder for the reply lines that uses neither the json module nor anything looked up
+    when it runs: builtins are bound now and it calls itself through its own closure, so learner
+    code that replaces json.dumps, a JSONEncoder method, a builtin or this module's globals cannot
+    change what the grader reads. Values are what emit sends: str, int, float, bool, None, and
+    lists and dicts of them."""
+    def encode(value: Any, _type=type, _str=str, _repr=repr, _ord=ord, _float_repr=float.__repr__,
+               _int_repr=int.__repr__, _join=str.join) -> str:
+        kind = _type(value)
+        if value is None:
+            return "null"
+        if kind is bool:
+            return "true" if value else "false"
+        if kind is int:
+            return _int_repr(value)
+        if kind is float:
+            text = _float_repr(value)
+            return text if text not in ("nan", "inf", "-inf") else "null"
+        if kind is str:
+            out = []
+            for ch in value:
+                code = _ord(ch)
+                if ch == '"' or ch == "\\":
+                    out.append("\\" + ch)
+                elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
+                    out.append(f"\\u{code:04x}")
+                else:
+                    out.append(ch)
+            return '"' + _join("", out) + '"'
+        if kind is list or kind is tuple:
+            return "[" + _join(",", [encode(v) for v in value]) + "]"
+        if kind is dict:
+            return "{" + _join(",", [encode(_str(k)) + ":" + encode(v) for k, v in value.items()]) + "}"
+        return encode(_repr(value))
+
+    return encode
 
 
 def _read_job() -> tuple[int, dict]:
