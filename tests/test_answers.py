@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import ENGINES, _require
 from workshop_lib import connect
 from workshop_lib.core.llm import fake_response, scripted
-from workshop_lib.data import catalog
+from workshop_lib.data import catalog, countries
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent import loop, offline, toolbox
 from workshop_lib.parts.chat import answer_eval, router
@@ -216,6 +216,33 @@ def test_a_distance_between_two_ports_is_computed_from_their_rows_or_declined(en
     assert a.mode == "rag" and f"{km:,.0f} km" in a.answer, (km, a.answer)
     one = answer_question(eng, "How far is it to Rotterdam?")  # one port: no distance to give
     assert one.mode == "fallback", one.answer
+
+
+@pytest.mark.parametrize("question, codes", [
+    ("List the ports in Germany", {"DE"}), ("Which ports are in the US?", {"US"}),
+    ("Where are the ports in China?", {"CN"}), ("Is there a port in Spain?", {"ES"}),
+    ("Show me ports in the United Kingdom", {"GB"}), ("Which ports are in Korea?", {"KR"}),
+    ("What ports are in Africa?", set(countries.CONTINENTS["Africa"])),
+    ("How many ports are in Europe?", set(countries.CONTINENTS["Europe"])),
+    ("Any ports in Canada?", {"CA"}), ("Which ports are in France?", {"FR"}),
+])
+def test_the_ports_of_a_country_or_continent_are_those_the_data_places_there(eng, question, codes):
+    rows = eng.query(f"SELECT PORT_NAME, COUNTRY_CODE FROM {OWNER}.PORTS")
+    inside = sorted(name for name, cc in rows if cc in codes)
+    a = answer_question(eng, question)
+    assert a.mode == "rag", (question, a.answer)
+    listed = sorted(name for name, _ in rows if f"- {name} (" in a.answer)
+    assert listed == inside, (question, a.answer)
+    if not inside:
+        assert a.answer.startswith("None of the"), a.answer
+    else:
+        assert f": {len(inside)}\n" in a.answer, a.answer  # the count, for "how many"
+
+
+@pytest.mark.parametrize("question", ["Which ports are in Ruritania?", "Where are the ports of Atlantis?"])
+def test_ports_of_a_place_the_data_cannot_filter_on_are_not_a_grounded_answer(eng, question):
+    a = answer_question(eng, question)
+    assert a.mode == "fallback", a.answer
 
 
 def test_voyages_between_two_ports_filter_on_both_or_decline(eng):

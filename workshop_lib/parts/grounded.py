@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workshop_lib.core.arguments import check_k, check_query
-from workshop_lib.data import catalog
+from workshop_lib.data import catalog, countries
 from workshop_lib.errors import WorkshopError
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -502,19 +502,46 @@ def _coord(lat: float, lon: float) -> str:
     return f"{abs(lat):.2f}\u00b0 {'N' if lat >= 0 else 'S'}, {abs(lon):.2f}\u00b0 {'E' if lon >= 0 else 'W'}"
 
 
-def port_location_answer(eng: Engine, question: str, codes: Sequence[str]) -> str:
+# "the ports in Ruritania": a place the data cannot filter on (no region or country matched).
+_PLACE_FILTER_RE = re.compile(r"\b(?:in|of|from|near)\s+(?:the\s+)?[A-Z][\w-]+")
+
+
+def port_location_answer(eng: Engine, question: str, codes: Sequence[str]) -> tuple[str, bool]:
+    """Where named ports are, or the ports of a region or country; and whether that answers the
+    question from the data (a list of every port does not answer a question about a place the
+    data cannot filter on)."""
     rows = port_rows(eng)
     if not rows:
-        return "The SUPPLYCHAIN ports are not loaded. Fix: run `prepare(eng)`."
+        return "The SUPPLYCHAIN ports are not loaded. Fix: run `prepare(eng)`.", False
     if codes:
         lines = [f"- {r['name']} ({c}), {r['region']}, country {r['country_code']}: {_coord(r['latitude'], r['longitude'])}"
                  for c in codes if (r := rows.get(c))]
-        return "\n".join(["Here is where that is:" if len(lines) == 1 else "Here is where those are:"] + lines)
+        return "\n".join(["Here is where that is:" if len(lines) == 1 else "Here is where those are:"] + lines), True
     regions = sorted({r["region"] for r in rows.values()})
-    asked = [g for g in regions if g.lower() in question.lower()]
+    # A region as the data names it ("North Europe"); a continent ("Africa", also a region's
+    # name, means the whole continent: Tanger Med is in Africa too) or a country by its codes.
+    asked = [g for g in regions if g.lower() in question.lower() and g not in countries.CONTINENTS]
+    rest = question
+    for g in asked:
+        rest = re.sub(re.escape(g), " ", rest, flags=re.I)
+    nations, continents = countries.named_in(rest), countries.continents_in(rest)
+    if nations or continents:
+        codes_asked = set(nations) | {c for name in continents for c in countries.CONTINENTS[name]}
+        chosen = [r for r in rows.values() if r["country_code"] in codes_asked or r["region"] in asked]
+        named = ", ".join(asked + [f"{countries.name_of(c)} ({c})" for c in nations] + continents)
+        if not chosen:
+            return (f"None of the {len(rows)} SUPPLYCHAIN ports is in {named}. The countries with a port are: "
+                    + ", ".join(sorted({r["country_code"] for r in rows.values()})) + "."), True
+        return "\n".join([f"Ports in {named}: {len(chosen)}"] + [f"- {r['name']} ({r['unlocode']}), {r['region']}"
+                                                                  for r in chosen]), True
     chosen = [r for r in rows.values() if not asked or r["region"] in asked]
-    head = f"Ports in {', '.join(asked)}:" if asked else f"I know these {len(chosen)} ports; name one for its location:"
-    return "\n".join([head] + [f"- {r['name']} ({r['unlocode']}), {r['region']}" for r in chosen])
+    listing = [f"- {r['name']} ({r['unlocode']}), {r['region']}" for r in chosen]
+    if asked:
+        return "\n".join([f"Ports in {', '.join(asked)}: {len(chosen)}"] + listing), True
+    unresolved = _PLACE_FILTER_RE.search(question)
+    head = (f"I cannot tell which ports \u201c{unresolved.group(0)}\u201d means; these are the {len(chosen)} ports I know:"
+            if unresolved else f"I know these {len(chosen)} ports; name one for its location:")
+    return "\n".join([head] + listing), unresolved is None
 
 
 def equipment_phrase(question: str) -> str:
@@ -841,8 +868,10 @@ def _port_answer(eng: Engine, question: str, r: Route, *, persona: str, model: s
             "Name one port for the ports nearest it, or two for the distance between them."), near is not None,
             [], "distances computed from SUPPLYCHAIN.PORTS" if near else "too few ports named for a distance",
             None, False, model, persona, r.ports)
-    return GroundedAnswer(question, r.intent, r.method, port_location_answer(eng, question, r.ports), True,
-                          [], "ports read from SUPPLYCHAIN.PORTS", None, False, model, persona, r.ports)
+    text, answered = port_location_answer(eng, question, r.ports)
+    return GroundedAnswer(question, r.intent, r.method, text, answered, [],
+                          "ports read from SUPPLYCHAIN.PORTS" if answered else "no port, region or country of the data named",
+                          None, False, model, persona, r.ports)
 
 
 def _search_tool() -> dict:

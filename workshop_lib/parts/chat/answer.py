@@ -186,13 +186,16 @@ def _asks_location(question: str) -> bool:
 
 
 def _asks_port_list(question: str) -> bool:
-    """"Which ports are in North Europe?", "list the ports you serve" (not "which port is the busiest")."""
+    """"Which ports are in North Europe?", "the ports in China", "list the ports you serve" (not
+    "which port is the busiest")."""
+    from workshop_lib.data import countries
     from workshop_lib.data.catalog import ports
 
     regions = {p["region"].lower() for p in ports().values()}
     q = question.lower()
     return bool(re.search(r"\b(?:list|which|what|all|show)\b[^?]*\bports\b|\bports\b[^?]*\b(?:serve|have|know|exist)\b", q)) \
-        or (bool(re.search(r"\bports\b", q)) and any(r in q for r in regions))
+        or (bool(re.search(r"\bports\b", q)) and any(r in q for r in regions)) \
+        or (bool(re.search(r"\bports?\b", q)) and bool(countries.named_in(question) or countries.continents_in(question)))
 
 
 _RANK = {"fallback": 0, "hybrid": 1, "rag": 2}

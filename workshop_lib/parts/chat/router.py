@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from workshop_lib.data import catalog
+from workshop_lib.data import catalog, countries
 from workshop_lib.parts import grounded
 
 if TYPE_CHECKING:
@@ -312,6 +312,8 @@ def _port_cues(q: str, ports: list[str]) -> list[str]:
         found.append("names " + ", ".join(ports[:2]))
     if grounded._LOCATION_RE.search(q):
         found.append("location wording")
+    if re.search(r"\bports?\b", q, re.I) and (countries.named_in(q) or countries.continents_in(q)):
+        found.append("ports of a country or continent")
     return found
 
 
