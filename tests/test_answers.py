@@ -273,6 +273,22 @@ def test_what_is_the_smallest_ship_names_the_ship(eng):
     assert a.mode == "rag" and name in a.answer, a.answer
 
 
+@pytest.mark.parametrize("question, n, column, descending", [
+    ("Which vessel is the newest?", 1, "YEAR_BUILT", True), ("Which vessel is the oldest?", 1, "YEAR_BUILT", False),
+    ("top 2 oldest vessels", 2, "YEAR_BUILT", False), ("top 3 newest ships", 3, "YEAR_BUILT", True),
+    ("top 3 longest vessels", 3, "LENGTH_M", True),
+])
+def test_a_top_n_answer_lists_every_row_tied_with_the_last(eng, question, n, column, descending):
+    rows = eng.query(f"SELECT VESSEL_NAME, {column} FROM {OWNER}.VESSELS ORDER BY {column} {'DESC' if descending else 'ASC'}")
+    last = rows[n - 1][1]
+    expected = sorted(name for name, v in rows if (v >= last if descending else v <= last))
+    a = answer_question(eng, question)
+    listed = sorted(name for name, _ in rows if f". {name}: " in a.answer)
+    assert a.mode == "rag" and listed == expected, (question, expected, a.answer)
+    assert ("tied" in a.answer) == (len(expected) > n), a.answer
+    assert not a.answer.startswith("The 1 "), a.answer
+
+
 # ---------------------------------------------------------------- class 3: documents versus memories
 def test_a_schema_question_stays_with_the_schema_facts_when_documents_are_promoted(docs_eng):
     for q in ("What unit is VESSELS.CAPACITY_TEU in?", "Which column holds the flag state of a ship?"):

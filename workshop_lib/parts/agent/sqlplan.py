@@ -27,6 +27,8 @@ from typing import Any
 from workshop_lib.engines.portable_sql import PLAN_SQL as SQL  # portable: both engines run them
 from workshop_lib.errors import WorkshopError
 
+TIES_SHOWN = 10  # a top-N plan fetches this many rows more, to show the ones that tie with the N-th
+
 # Words for the tables (plural and singular), most specific first.
 TABLE_WORDS = [
     ("CARGO_ITEMS", r"cargo items?|manifest lines?|cargo lines?|goods"),
@@ -83,6 +85,7 @@ class Plan:
     column: str | None = None      # the measured column, for its unit
     unit: str = ""                 # "" | cents | TEU | tonnes | kg | m | knots
     labels: list[str] = field(default_factory=list)
+    shown: int = 0                 # top-N: N (max_rows also fetches the rows that tie with the last)
 
 
 def _literal(text: str) -> str:
@@ -529,9 +532,11 @@ def _top(q: _Question) -> Plan | None:
     table, col = q.measured
     order = "ASC" if q.agg == "MIN" and not _has(r"newest|latest", text) else "DESC"
     name = NAME_COLUMN[table]
-    return Plan("top", SQL["top"].format(name=name, col=col, table=table, order=order), n,
-                f"the {n} {table.lower()} by {col.lower()} ({'highest' if order == 'DESC' else 'lowest'} first)",
-                col, q.unit(table, col), [name, col])
+    direction = "highest" if order == "DESC" else "lowest"
+    what = (f"the {table.lower().replace('_', ' ').removesuffix('s')} with the {direction} {col.lower()}" if n == 1
+            else f"the {n} {table.lower().replace('_', ' ')} by {col.lower()} ({direction} first)")
+    return Plan("top", SQL["top"].format(name=name, col=col, table=table, order=order), n + TIES_SHOWN, what,
+                col, q.unit(table, col), [name, col], shown=n)
 
 
 def _listing(q: _Question) -> Plan | None:
@@ -602,6 +607,15 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{text} {unit}".strip() if unit and unit != "cents" else text
 
 
+def _render_top(p: Plan, rows: Sequence[Sequence[Any]], note: str) -> str:
+    """The N rows, and any that tie with the last of them: "the oldest vessel" may be two."""
+    shown = [r for i, r in enumerate(rows) if i < p.shown or r[1] == rows[p.shown - 1][1]] if p.shown else list(rows)
+    extra = len(shown) - p.shown if p.shown else 0
+    ties = "" if extra <= 0 else f" ({len(shown)} tied)" if p.shown == 1 else f" (and {extra} tied with number {p.shown})"
+    return (f"{p.what[0].upper() + p.what[1:]}{ties}:\n"
+            + "\n".join(f"{i}. {r[0]}: {_fmt(r[1], p.unit)}" for i, r in enumerate(shown, 1)) + (note and f"\n{note.strip()}"))
+
+
 def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str | None:
     """The answer written from the rows, or None when the rows answer nothing (no row, NULL)."""
     if not rows or (p.shape != "lookup" and all(v is None for v in rows[0])):
@@ -618,8 +632,7 @@ def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
         parts = [f"{label} {_fmt(v, p.unit if i == 0 else '')}" for i, (label, v) in enumerate(zip(p.labels, rows[0]))]
         return f"{p.what[0].upper() + p.what[1:]}: " + ", ".join(parts) + f"{note}."
     if p.shape == "top":
-        return (f"{p.what[0].upper() + p.what[1:]}:\n"
-                + "\n".join(f"{i}. {r[0]}: {_fmt(r[1], p.unit)}" for i, r in enumerate(rows, 1)) + (note and f"\n{note.strip()}"))
+        return _render_top(p, rows, note)
     if p.shape == "list":
         return f"{p.what[0].upper() + p.what[1:]} ({len(rows)}):\n" + "\n".join(f"- {r[0]}" for r in rows)
     if p.shape in ("group_most", "group_fewest"):
