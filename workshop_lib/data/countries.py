@@ -72,25 +72,26 @@ CONTINENTS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _words(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of the names as whole words; a name in capitals (UK, USA) only in capitals."""
+    spelled = [re.escape(n) if n.isupper() else f"(?i:{re.escape(n)})" for n in sorted(names, key=len, reverse=True)]
+    return re.compile(r"(?<![\w.])(?:" + "|".join(spelled) + r")(?!\w)")
+
+
+_COUNTRY_WORDS = {code: _words(names) for code, names in NAMES.items()}
+_CONTINENT_WORDS = {name: _words((name,)) for name in CONTINENTS}
+
+
 def continents_in(text: str) -> list[str]:
-    """The continents a text names ("South America" is not also "America")."""
-    found: list[str] = []
-    for name in sorted(CONTINENTS, key=len, reverse=True):
-        if re.search(rf"\b{re.escape(name)}\b", text, flags=re.I) and not any(name in f for f in found):
-            found.append(name)
-    return found
+    """The continents a text names (no continent's name is part of another's)."""
+    return [name for name, words in _CONTINENT_WORDS.items() if words.search(text)]
 
 
 def named_in(text: str) -> list[str]:
     """ISO codes of the countries a text names, in the order of NAMES ("South Korea" is Korea,
-    not also a South-something). Codes themselves are not matched: "US" is also a word."""
-    found = []
-    for code, names in NAMES.items():
-        for name in sorted(names, key=len, reverse=True):
-            if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", text, flags=0 if name.isupper() else re.I):
-                found.append(code)
-                break
-    return found
+    not also a South-something). Codes are not matched, so "IN" or "TO" in capitals is no
+    country; US and UK are, as names."""
+    return [code for code, words in _COUNTRY_WORDS.items() if words.search(text)]
 
 
 def name_of(code: str) -> str:

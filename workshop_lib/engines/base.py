@@ -59,15 +59,14 @@ class StoreMissing(WorkshopError, RuntimeError):
 class EngineTraits:
     """What an engine is like, known before connecting."""
 
+    # What `workshop reset` deletes, decided without connecting: reset_plan(force), where
+    # force overrides a refusal.
+    reset_plan: Callable[[bool], ResetPlan]
     # Whether connect(name, path=folder) makes a throw-away database in that folder (so a tool
     # can measure on a copy and leave the learner's own store alone).
     scratch_copies: bool = False
     # One connection shared by every request thread: the chat service runs one request at a time.
     serialise_requests: bool = True
-    # What `workshop reset` deletes, decided without connecting: reset_plan(force), where
-    # force overrides a refusal. By default the store's tables are recreated through a connection.
-    reset_plan: Callable[[bool], ResetPlan] = lambda force: ResetPlan(
-        "every memory-store table of this engine and Part 5's caches")
 
 
 class Engine(abc.ABC):
@@ -86,7 +85,7 @@ class Engine(abc.ABC):
     """
 
     name: str = "?"               # "oracle" | "embedded"
-    traits: EngineTraits = EngineTraits()
+    traits: EngineTraits          # set by each engine class
     statements: EngineStatements  # set by each engine class
     model: EmbeddingModel         # set by each engine's __init__
     supplychain: SupplyChainSchema

@@ -92,7 +92,7 @@ class EmbeddedEngine(Engine):
     name = "embedded"
     # A SQLite file in any folder makes a scratch copy; every statement takes self._lock and
     # run_sql runs in a worker process, so requests need not be serialised.
-    traits = EngineTraits(scratch_copies=True, serialise_requests=False, reset_plan=reset_plan)
+    traits = EngineTraits(reset_plan=reset_plan, scratch_copies=True, serialise_requests=False)
     statements = EngineStatements(
         store=statements_module.statements, memory=statements_module.memory_statements,
         docs=statements_module.DOCS, catalog=statements_module.CATALOG, chat=statements_module.CHAT,

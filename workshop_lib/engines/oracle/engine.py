@@ -336,6 +336,11 @@ class OracleCursor:
 
 
 # --------------------------------------------------------------------------- engine
+def reset_plan(force: bool = False) -> ResetPlan:
+    """The store's tables in the AGENT schema, recreated through a connection; SUPPLYCHAIN stays."""
+    return ResetPlan("every memory-store table of the Oracle AGENT schema and Part 5's caches")
+
+
 class OracleEngine(Engine):
     """Thread-safe: one re-entrant lock serialises every use of the store's connection (a
     cursor or a transaction holds it until it is closed), so one thread's commit or rollback
@@ -345,9 +350,7 @@ class OracleEngine(Engine):
     name = "oracle"
     model: OracleModel
     supplychain: OracleSupplyChain
-    # The store is recreated through a connection by `workshop reset`; SUPPLYCHAIN stays.
-    traits = EngineTraits(scratch_copies=False, serialise_requests=True, reset_plan=lambda force: ResetPlan(
-        "every memory-store table of the Oracle AGENT schema and Part 5's caches"))
+    traits = EngineTraits(reset_plan=reset_plan, scratch_copies=False, serialise_requests=True)
     statements = EngineStatements(
         store=statements_module.statements, memory=statements_module.memory_statements,
         docs=statements_module.DOCS, catalog=statements_module.CATALOG, chat=statements_module.CHAT,

@@ -609,7 +609,8 @@ def _fmt(value: Any, unit: str = "") -> str:
 
 def _render_top(p: Plan, rows: Sequence[Sequence[Any]], note: str) -> str:
     """The N rows, and any that tie with the last of them: "the oldest vessel" may be two."""
-    shown = [r for i, r in enumerate(rows) if i < p.shown or r[1] == rows[p.shown - 1][1]] if p.shown else list(rows)
+    last = rows[min(p.shown, len(rows)) - 1][1]  # a table may hold fewer rows than N
+    shown = [r for i, r in enumerate(rows) if i < p.shown or r[1] == last] if p.shown else list(rows)
     extra = len(shown) - p.shown if p.shown else 0
     ties = "" if extra <= 0 else f" ({len(shown)} tied)" if p.shown == 1 else f" (and {extra} tied with number {p.shown})"
     return (f"{p.what[0].upper() + p.what[1:]}{ties}:\n"

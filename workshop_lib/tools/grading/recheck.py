@@ -99,8 +99,8 @@ class Snapshot:
         # libraries' objects are compared and restored at each graded cell instead (their code
         # may set attributes on itself while it runs).
         guarded = {m.__name__ for name, m in self.modules.items() if name == self.OWN or name.startswith("workshop_lib")}
-        self.ids = {id(x) for x in [*self.modules.values(), *self.functions, *self.classes]
-                    if (getattr(x, "__module__", None) if not isinstance(x, types.ModuleType) else x.__name__) in guarded}
+        self.ids = {id(m) for m in self.modules.values() if m.__name__ in guarded}
+        self.ids |= {id(x) for x in [*self.functions, *self.classes] if x.__module__ in guarded}
 
     def changes(self) -> list[str]:
         """What differs now, one line each (a module's mutable state is not compared, only its code)."""
