@@ -436,7 +436,9 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
                                                 "eval-answers[-docs][-agent].json in the data folder)"),
                  sample_n: int = typer.Option(None, "--sample", min=1, help="only this many questions, spread over "
                                               "the categories"),
-                 engine: str = typer.Option(None, help="oracle | embedded")):
+                 engine: str = typer.Option(None, help="oracle | embedded"),
+                 question_set: Path = typer.Option(None, "--set", exists=True, dir_okay=False,
+                                                   help="a written set (evals/*.jsonl) instead of the templates")):
     """Ask the chat service's answer path every evaluation question; print correct, confidently wrong,
     unhelpful, the per-category table, the router's confusion matrix and latency; write JSON and a plot.
 
@@ -454,13 +456,19 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
         typer.secho("--docs would ingest into and promote the learner's document alias on Oracle; run "
                     "`workshop ingest --promote` yourself first, then `workshop eval answers`.", fg="red", err=True)
         raise typer.Exit(2)
-    stem = "eval-answers" + ("-docs" if docs else "") + ("-agent" if agent else "")
+    stem = ("eval-answers" + (f"-{question_set.stem}" if question_set else "") + ("-docs" if docs else "")
+            + ("-agent" if agent else ""))
     out = json_path or (config.data_dir() / f"{stem}.json")
     with tempfile.TemporaryDirectory(prefix="workshop-eval-") as scratch:
         eng = _connect(name, path=Path(scratch)) if scratch_copies else _connect(name)
         try:
             answer_eval.prepare_engine(eng, docs=docs)
-            cases = answer_eval.build_cases(eng)
+            if question_set:
+                from workshop_lib.parts.chat import answer_sets
+
+                cases = answer_sets.load(question_set, eng.query)
+            else:
+                cases = answer_eval.build_cases(eng)
             if sample_n:
                 cases = answer_eval.sample(cases, sample_n)
             llm = get_llm()
@@ -471,7 +479,8 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
         finally:
             eng.close()
     s = answer_eval.summary(results)
-    settings = {"engine": name, "docs": docs, "documents_promoted": promoted, "agent": agent, "sample": sample_n,
+    settings = {"engine": name, "set": str(question_set) if question_set else "templates", "docs": docs,
+                "documents_promoted": promoted, "agent": agent, "sample": sample_n,
                 "model": getattr(llm, "model", None) or "none (offline)"}
     typer.echo(f"workshop eval answers: engine {name}, documents {'promoted' if promoted else 'not promoted'}, "
                f"{'agent' if agent else 'chat answer path'}, model {settings['model']}")

@@ -64,10 +64,14 @@ class Case:
     doc_id: str | None = None           # documents: the source the answer must lead with
     needs_docs: bool = False            # answerable only once Part 8's index is promoted
     language: str = "en"
+    shape: str = ""                     # the question's shape (count, filter, two_part ...), from a written set
+    # A written set may allow several answers (a value in tonnes or in kilograms): the answer is right
+    # when every group of any one alternative is found. Empty: `must` alone decides.
+    must_any: list[list[list[Any]]] = field(default_factory=list)
 
     @property
     def expected_route(self) -> str:
-        return EXPECTED_ROUTE[self.category]
+        return EXPECTED_ROUTE.get(self.category, "OUT_OF_SCOPE")
 
 
 # ============================================================================ ground truth
@@ -515,6 +519,10 @@ def grade(case: Case, answer: Any, *, docs_promoted: bool) -> tuple[str, str]:
     for group in case.must:
         if not any(_found(a, text, numbers) for a in group):
             return "confidently_wrong", f"{mode} badge, expected {group[0]!r} is not in the answer"
+    if case.must_any:
+        missing = [[g for g in alt if not any(_found(a, text, numbers) for a in g)] for alt in case.must_any]
+        if all(missing):
+            return "confidently_wrong", f"{mode} badge, expected {missing[0][0][0]!r} is not in the answer"
     if case.first_subject:
         found = re.findall(r"SUPPLYCHAIN\.[A-Z_]+(?:\.[A-Z_]+)?", text)
         if not found or found[0] != case.first_subject:
@@ -562,6 +570,7 @@ class Result:
     why: str
     latency_s: float
     answer: str
+    shape: str = ""
 
 
 def ask_one(eng: Engine, question: str, *, agent: bool, llm=None) -> Any:
@@ -582,7 +591,7 @@ def run(eng: Engine, cases: list[Case], *, agent: bool = False, llm=None, docs_p
         outcome, why = grade(case, answer, docs_promoted=docs_promoted)
         results.append(Result(case.id, case.category, case.question, case.language, case.expected_route,
                               routed_label(answer), answer.mode, outcome, why, round(latency, 4),
-                              (answer.answer or "")[:600]))
+                              (answer.answer or "")[:600], case.shape))
         if progress:
             progress(i + 1, len(cases))
     return results
@@ -596,13 +605,9 @@ def summary(results: list[Result]) -> dict[str, Any]:
     def pct(q: float) -> float:
         return lat[min(len(lat) - 1, int(round(q * (len(lat) - 1))))] if lat else 0.0
 
-    per_cat = {}
-    for cat in CATEGORIES:
-        group = [r for r in results if r.category == cat]
-        if group:
-            c = Counter(r.outcome for r in group)
-            per_cat[cat] = {"n": len(group), "correct": c["correct"], "confidently_wrong": c["confidently_wrong"],
-                            "unhelpful": c["unhelpful"], "correct_share": round(c["correct"] / len(group), 3)}
+    categories = list(CATEGORIES) + sorted({r.category for r in results} - set(CATEGORIES))
+    per_cat = _per_group(results, categories, lambda r: r.category)
+    per_shape = _per_group(results, sorted({r.shape for r in results if r.shape}), lambda r: r.shape)
     confusion: dict[str, dict[str, int]] = {e: {a: 0 for a in ROUTE_COLUMNS} for e in ROUTE_LABELS}
     for r in results:
         confusion.setdefault(r.expected_route, {}).setdefault(r.routed, 0)
@@ -612,7 +617,18 @@ def summary(results: list[Result]) -> dict[str, Any]:
             "correct_share": round(count["correct"] / n, 3) if n else None,
             "confidently_wrong_share": round(count["confidently_wrong"] / n, 3) if n else None,
             "latency_p50_s": round(statistics.median(lat), 4) if lat else None, "latency_p95_s": round(pct(0.95), 4),
-            "per_category": per_cat, "confusion": confusion}
+            "per_category": per_cat, "per_shape": per_shape, "confusion": confusion}
+
+
+def _per_group(results: list[Result], keys: list[str], key_of: Callable[[Result], str]) -> dict[str, dict]:
+    table = {}
+    for key in keys:
+        group = [r for r in results if key_of(r) == key]
+        if group:
+            c = Counter(r.outcome for r in group)
+            table[key] = {"n": len(group), "correct": c["correct"], "confidently_wrong": c["confidently_wrong"],
+                          "unhelpful": c["unhelpful"], "correct_share": round(c["correct"] / len(group), 3)}
+    return table
 
 
 def format_report(s: dict[str, Any]) -> str:
@@ -622,8 +638,10 @@ def format_report(s: dict[str, Any]) -> str:
              f"latency p50 {s['latency_p50_s'] * 1000:.0f} ms, p95 {s['latency_p95_s'] * 1000:.0f} ms", "",
              f"{'category':15s} {'n':>4s} {'correct':>8s} {'conf.wrong':>10s} {'unhelpful':>9s} {'share':>6s}"]
     for cat, row in s["per_category"].items():
-        lines.append(f"{cat:15s} {row['n']:4d} {row['correct']:8d} {row['confidently_wrong']:10d} "
-                     f"{row['unhelpful']:9d} {row['correct_share']:6.1%}")
+        lines.append(_table_line(cat, row))
+    if s.get("per_shape"):
+        lines += ["", f"{'shape':15s} {'n':>4s} {'correct':>8s} {'conf.wrong':>10s} {'unhelpful':>9s} {'share':>6s}"]
+        lines += [_table_line(shape, row) for shape, row in s["per_shape"].items()]
     short = {lab: lab.replace("EQUIPMENT_", "EQ_")[:12] for lab in ROUTE_COLUMNS}
     lines += ["", "router confusion (rows: expected, columns: routed; UNSURE: no clear winner, a fallback)",
               f"{'':17s}" + "".join(f"{short[a]:>13s}" for a in ROUTE_COLUMNS)]
@@ -632,6 +650,11 @@ def format_report(s: dict[str, Any]) -> str:
         if sum(row.values()):
             lines.append(f"{short[e]:17s}" + "".join(f"{row.get(a, 0):13d}" for a in ROUTE_COLUMNS))
     return "\n".join(lines)
+
+
+def _table_line(name: str, row: dict) -> str:
+    return (f"{name[:15]:15s} {row['n']:4d} {row['correct']:8d} {row['confidently_wrong']:10d} "
+            f"{row['unhelpful']:9d} {row['correct_share']:6.1%}")
 
 
 def confusion_frame(s: dict[str, Any]):
