@@ -120,3 +120,21 @@ PLAN_SQL = {
     # the evaluation's ground truth: every row of one SUPPLYCHAIN table
     "all_rows": "SELECT {columns} FROM {owner}.{table}",
 }
+
+# The assistant's composed queries (workshop_lib/assistant/planner.py): identifiers come from the
+# data dictionary, every value the question names is a named bind (:p0, :p1 ...).
+COMPOSE_SQL = {
+    "select": "SELECT {columns} FROM {table} t{joins}{where}{group}{order}",
+    "join": " JOIN {table} {alias} ON {alias}.{col} = {other}.{other_col}",
+    "where": " WHERE {conditions}",
+    "group": " GROUP BY {refs}",
+    "order": " ORDER BY {refs}",
+    "compare": "{ref} {op} :{bind}",
+    "contains": "UPPER({ref}) LIKE :{bind}",
+    "not_null": "{ref} IS NOT NULL",
+    "either": "({first} OR {second})",
+    "count": "COUNT(*) AS N",
+    "count_distinct": "COUNT(DISTINCT {ref}) AS N",
+    "aggregate": "{fn}({ref}) AS AGG_VALUE",
+    "distinct_values": "SELECT DISTINCT {column} FROM {table}",
+}

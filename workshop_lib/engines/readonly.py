@@ -11,7 +11,8 @@ and the error a refused statement raises.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import datetime
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ MAX_SQL_CHARS = 20_000
 MAX_ROWS = 200
 MAX_VALUE_BYTES = 4 * 1024          # one value as the model reads it
 MAX_RESULT_BYTES = 64 * 1024        # one result, all rows together
+MAX_PARAMS = 64                     # named binds of one query
 
 
 class SqlRefused(WorkshopError, ValueError):
@@ -102,3 +104,25 @@ def clean(sql: Any, max_rows: Any) -> tuple[str, int]:
     if isinstance(max_rows, bool) or not isinstance(max_rows, int) or not 1 <= max_rows <= MAX_ROWS:
         raise SqlRefused(f"max_rows must be an integer from 1 to {MAX_ROWS}, got {max_rows!r}")
     return text, max_rows
+
+
+def plain_params(params: Any) -> dict[str, str | int | float | None]:
+    """Named binds as plain values a worker process can be sent: dates become ISO text (how the
+    embedded engine stores them); anything else than text, numbers or dates is refused."""
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping) or len(params) > MAX_PARAMS:
+        raise SqlRefused(f"params must be a mapping of at most {MAX_PARAMS} named binds")
+    out: dict[str, str | int | float | None] = {}
+    for name, value in params.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise SqlRefused(f"bind name {name!r} is not a plain name")
+        if isinstance(value, datetime.date):
+            out[name] = value.isoformat()
+        elif value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool)):
+            if isinstance(value, str) and len(value) > MAX_SQL_CHARS:
+                raise SqlRefused(f"bind {name} is longer than {MAX_SQL_CHARS:,} characters")
+            out[name] = value
+        else:
+            raise SqlRefused(f"bind {name} is a {type(value).__name__}; only text, numbers and dates are bound")
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -45,9 +45,11 @@ class SupplyChainSchema(abc.ABC):
         Oracle Spatial's SDO_NN on Oracle, the haversine formula in SQL on the embedded engine."""
 
     @abc.abstractmethod
-    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0) -> QueryResult:
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
+                        params: Mapping[str, Any] | None = None) -> QueryResult:
         """One read-only query over SUPPLYCHAIN (the agent's run_sql tool): a QueryResult, or
-        engines.readonly.SqlRefused naming why the statement was refused or stopped."""
+        engines.readonly.SqlRefused naming why the statement was refused or stopped. `params`
+        binds values by name (:p0 ...): str, int, float or datetime.date."""
 
     @contextlib.contextmanager
     def unordered_reads_reversed(self) -> Iterator[bool]:

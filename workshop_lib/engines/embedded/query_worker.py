@@ -76,7 +76,7 @@ def run(request: dict) -> dict:
     conn.set_authorizer(authorize)
     conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
     try:
-        cur = conn.execute(request["sql"])
+        cur = conn.execute(request["sql"], request.get("params") or {})
         columns = [d[0] for d in cur.description or []]
         result = capped_result(columns, iter(cur.fetchone, None), int(request["max_rows"]))
     except (sqlite3.Error, sqlite3.Warning, MemoryError, OverflowError) as exc:

@@ -10,13 +10,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.engines.embedded import seed
 from workshop_lib.engines.embedded import sql as statements_module
-from workshop_lib.engines.readonly import QueryResult, SqlRefused, clean
+from workshop_lib.engines.readonly import QueryResult, SqlRefused, clean, plain_params
 from workshop_lib.engines.supplychain_schema import SupplyChainSchema
 
 if TYPE_CHECKING:
@@ -59,7 +59,8 @@ class EmbeddedSupplyChain(SupplyChainSchema):
     def load(self, tables: list[Any], rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
         return seed.seed(self.engine, tables, rows, progress=progress)
 
-    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0) -> QueryResult:
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
+                        params: Mapping[str, Any] | None = None) -> QueryResult:
         """One query over the SUPPLYCHAIN database, read-only by SQLite's own checks, run in a
         worker process (query_worker.py) that is killed at timeout_s: an authorizer that allows
         only SELECT, reads of SUPPLYCHAIN tables and ordinary functions (no writes, PRAGMA,
@@ -73,7 +74,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
         if not _QUERY_WORKERS.acquire(timeout=timeout_s):
             raise SqlRefused(f"busy: {MAX_QUERY_WORKERS} queries are running; try again in a few seconds")
         try:
-            request = {"sql": text, "max_rows": max_rows, "timeout_s": timeout_s,
+            request = {"sql": text, "params": plain_params(params), "max_rows": max_rows, "timeout_s": timeout_s,
                        "supplychain": str(self.engine.supplychain_path), "denied_functions": sorted(_DENIED_FUNCTIONS)}
             answer = _run_worker(request, timeout_s - (time.monotonic() - started))
         finally:

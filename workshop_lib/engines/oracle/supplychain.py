@@ -7,7 +7,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import oracledb
@@ -29,7 +29,7 @@ from workshop_lib.engines.oracle.engine import (
     render_value,
 )
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
-from workshop_lib.engines.readonly import QueryResult, SqlRefused, capped_result, clean
+from workshop_lib.engines.readonly import QueryResult, SqlRefused, capped_result, clean, plain_params
 from workshop_lib.engines.supplychain_schema import SupplyChainSchema
 
 if TYPE_CHECKING:
@@ -94,7 +94,8 @@ class OracleSupplyChain(SupplyChainSchema):
                 self._reader.close()
         self._reader = None
 
-    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0) -> QueryResult:
+    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
+                        params: Mapping[str, Any] | None = None) -> QueryResult:
         """One query over SUPPLYCHAIN, as the reader user (ORACLE_READER_USER: CREATE SESSION and
         SELECT on the SUPPLYCHAIN tables, nothing else), on its own connection: the store's tables
         are not visible to it, qualified or not, and the store's connection and its transactions
@@ -103,6 +104,7 @@ class OracleSupplyChain(SupplyChainSchema):
         statements cannot even parse. `timeout_s` bounds execute and fetches together: each round
         trip gets only what is left of the deadline as its call_timeout."""
         text, max_rows = clean(sql, max_rows)
+        plain_params(params)  # the same checks as the embedded engine; Oracle binds dates as dates
         deadline = time.monotonic() + timeout_s
         with self._reader_lock:
             conn = self._reader_conn(deadline)
@@ -113,7 +115,7 @@ class OracleSupplyChain(SupplyChainSchema):
                 raw.prefetchrows = max_rows + 2
                 _within(conn, deadline)
                 raw.execute(statements_module.READ_ONLY_TRANSACTION)
-                columns = self._run_wrapped(conn, raw, text, max_rows, deadline)
+                columns = self._run_wrapped(conn, raw, text, max_rows, deadline, dict(params or {}))
                 rows: list = []
                 while len(rows) <= max_rows:
                     _within(conn, deadline)
@@ -144,12 +146,12 @@ class OracleSupplyChain(SupplyChainSchema):
         return capped_result(columns, (tuple(render_value(v) for v in r) for r in rows), max_rows)
 
     @staticmethod
-    def _run_wrapped(conn, raw, text: str, max_rows: int, deadline: float) -> list[str]:
+    def _run_wrapped(conn, raw, text: str, max_rows: int, deadline: float, params: Mapping[str, Any]) -> list[str]:
         """Execute the wrapped query; returns the column names. Two result columns of one name
         (SELECT v.*, p.*) make `SELECT *` over the inline view fail with ORA-00918, which SQLite
         accepts: then the driver's describe (parse() of a query: no execution) gives the names and
         the query runs again with the WITH clause's positional column alias list."""
-        binds = {"max_rows": max_rows + 1}
+        binds = {**params, "max_rows": max_rows + 1}
         try:
             # LOBs stay locators here: render_value reads only the first bytes of each, so a
             # multi-gigabyte CLOB built by the query never lands whole in this process.

@@ -130,11 +130,15 @@ def _declined(decision: router.RouteDecision, text: str, handler: str = "router"
 
 def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer:
     """One SELECT planned from the data dictionary, run read-only; the answer written from its rows."""
+    from workshop_lib import assistant
     from workshop_lib.data.supplychain_data import OWNER
     from workshop_lib.engines.readonly import SqlRefused
     from workshop_lib.parts.agent import sqlplan
 
     try:
+        data = assistant.answer_data(eng, question)
+        if data.text is not None and data.plan is not None:
+            return _composed(data, decision)
         found = eng.supplychain.read_only_query(sqlplan.entity_sql(question), max_rows=50)
         ents = sqlplan.parse_entities(question, found.rows)
         plan = sqlplan.plan(question, eng.supplychain.data_dictionary(OWNER), ents)
@@ -151,6 +155,17 @@ def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAns
     explain = _explain(decision, mode="rag", handler="live data (SQL plan)", reason=f"{plan.shape} query: {plan.what}",
                        sql=plan.sql, unit=plan.unit, used_llm="none", short_query_active=False)
     return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+
+
+def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
+    """An answer from the assistant's composed query: its rows, the links that planned it."""
+    plan = data.plan
+    tables = sorted({plan.spec.target} | {f.column.table for f in plan.spec.filters} | {c.table for c in plan.columns})
+    used = [{"source": "SUPPLYCHAIN " + ", ".join(tables), "rows": data.rows_shown, "shape": plan.spec.action,
+             "sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()}}]
+    explain = _explain(decision, mode="rag", handler="live data (composed query)", reason=data.reason, sql=plan.sql,
+                       params=used[0]["params"], links=data.links, used_llm="none", short_query_active=False)
+    return ChatAnswer(data.text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
 
 
 NEEDS_MODEL_TEXT = ("That looks like a question about the data, but not one I can turn into SQL without a language "

@@ -1,0 +1,70 @@
+"""The offline assistant's data path: a question linked to the schema and the data, composed into
+one bound SELECT, answered from its rows (README.md in this folder).
+
+    links = data_links(eng, question)       # schema + value links, for decision_explain
+    answer = answer_data(eng, question)      # DataAnswer, or a reason it cannot be answered
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from workshop_lib.assistant import planner, render
+from workshop_lib.assistant.schema_links import Schema
+from workshop_lib.assistant.value_links import Link, ValueIndex
+from workshop_lib.engines.portable_sql import COMPOSE_SQL
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+OWNER = "SUPPLYCHAIN"
+_CACHE: dict[tuple[str, str], tuple[Schema, ValueIndex]] = {}
+_LOCK = threading.Lock()
+
+
+def knowledge(eng: Engine) -> tuple[Schema, ValueIndex]:
+    """The schema links and the value index of an engine's SUPPLYCHAIN, built once per database."""
+    key = (eng.name, str(getattr(eng, "supplychain_path", "") or getattr(eng, "dsn", "") or id(eng)))
+    with _LOCK:
+        if key not in _CACHE:
+            schema = Schema.from_dictionary(eng.supplychain.data_dictionary(OWNER))
+
+            def query(sql: str) -> list:
+                return list(eng.supplychain.read_only_query(sql, max_rows=200).rows)
+
+            def distinct(table: str, column: str) -> str:
+                return COMPOSE_SQL["distinct_values"].format(table=table, column=column)
+
+            _CACHE[key] = (schema, ValueIndex.build(schema, query, distinct))
+        return _CACHE[key]
+
+
+@dataclass
+class DataAnswer:
+    text: str | None                # None: the plan found no row, or could not be composed
+    plan: planner.Plan | None
+    reason: str                     # why there is no answer, or what the plan understood
+    links: list[dict[str, Any]] = field(default_factory=list)
+    rows_shown: int = 0
+
+
+def link_summary(links: list[Link]) -> list[dict[str, Any]]:
+    return [{"text": lk.text, "column": f"{lk.table}.{lk.column}", "value": lk.value, "how": lk.how} for lk in links]
+
+
+def answer_data(eng: Engine, question: str) -> DataAnswer:
+    """Compose, run read-only and render; never raises for a question it cannot plan."""
+    schema, values = knowledge(eng)
+    links = values.links(question)
+    summary = link_summary(links)
+    try:
+        spec = planner.compose(question, schema, links)
+        plan = planner.to_sql(spec, schema)
+    except planner.NoPlan as exc:
+        return DataAnswer(None, None, str(exc), summary)
+    result = eng.supplychain.read_only_query(plan.sql, max_rows=plan.max_rows, params=plan.params)
+    text = render.render(plan, result.rows)
+    if text is None:
+        return DataAnswer(None, plan, f"no row of {plan.what}", summary)
+    return DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, len(result.rows))

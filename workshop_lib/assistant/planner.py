@@ -1,0 +1,686 @@
+"""A data question composed into one SELECT from its links: the rows it is about, what it asks of
+them, and what narrows them.
+
+    target      the table whose rows the question is about (the first table it names; else
+                the table of the value it names)
+    action      count | aggregate (AVG / SUM / MIN / MAX of a column) | top (a superlative) |
+                group (per / by / each) | list | lookup (columns of the named row)
+    filters     every value linked (= a name, code, flag, status ...), comparisons with numbers
+                (over / under / before / after / between), months and years on date columns
+    show        the columns asked for, on the target or on a table its foreign keys reach
+                ("the smallest vessel and who operates it" shows the carrier's name)
+
+Joins follow the declared foreign keys; values are bound, never written into the SQL text.
+A question that uses a word the schema knows but the plan does not use (a column it names, a
+name nobody has) gets no plan: the caller says what it cannot answer instead of answering
+something else.
+"""
+from __future__ import annotations
+
+import calendar
+import datetime
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, words_of
+from workshop_lib.assistant.value_links import Link
+from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
+
+MAX_LIST = 30
+# Superlatives: the concept they measure (a word the synonym layer maps to a column) and the order.
+SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC"), "smallest": ("capacity", "ASC"),
+                "heaviest": ("weight", "DESC"), "lightest": ("weight", "ASC"), "longest": ("length", "DESC"),
+                "shortest": ("length", "ASC"), "oldest": ("built", "ASC"), "newest": ("built", "DESC"),
+                "youngest": ("built", "DESC"), "fastest": ("speed", "DESC"), "slowest": ("speed", "ASC"),
+                "earliest": ("departure", "ASC"), "latest": ("departure", "DESC"), "coldest": ("temperature", "ASC"),
+                "warmest": ("temperature", "DESC"), "highest": (None, "DESC"), "lowest": (None, "ASC"),
+                "maximum": (None, "DESC"), "minimum": (None, "ASC"), "max": (None, "DESC"), "min": (None, "ASC"),
+                "top": (None, "DESC"), "most": (None, "DESC"), "fewest": (None, "ASC"), "least": (None, "ASC")}
+# What a superlative's concept means in the schema's words ("the heaviest box": its gross weight).
+CONCEPT_WORDS = {"weight": ["gross", "weight", "deadweight"], "departure": ["departure", "date"], "built": ["year", "built"]}
+COUNT_WORDS = r"how many|count|(?:^|\bthe |\ba |\btotal )number of"
+AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
+              "altogether": "SUM", "worth": "SUM"}
+COMPARATORS = [(r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
+                r"faster than|newer than|higher than|>", ">"),
+               (r"at least|no less than|>=", ">="), (r"at most|no more than|up to|<=", "<="),
+               (r"less than|under|below|fewer than|smaller than|lighter than|shorter than|slower than|"
+                r"lower than|<", "<"),
+               (r"after|since|later than", ">"), (r"before|earlier than|older than|prior to", "<")]
+ORIGIN_WORDS = r"from|departing|leaving|out of|origin|starting|start|depart|departs|leave|leaves|sailing from"
+DESTINATION_WORDS = r"to|for|bound for|into|arriving|arrive|arrives|arriving at|destination|going to|headed|heading"
+_QUESTION = set("""how many much what which who whose where when is are was were do does did the a an of in on at for
+to from by with and or me show list tell give find please name there any all our we i you can could would
+have has had it its their that this these those get see about currently now some number count per each
+every""".split())
+
+
+# How a comparison is said back: (of a quantity, of a year or date)
+_OP_WORDS = {">": ("over", "built after"), "<": ("under", "built before"), ">=": ("at least", "built in or after"),
+             "<=": ("at most", "built in or before"), "between": ("between", "built between")}
+
+
+_NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|containers|boxes|cargo items|items|positions"
+
+
+# Plain English that asks, links or is polite, and says nothing about what is asked.
+_PLAIN = set("""be been being am having doing done get got go goes going gone sail sails sailing sailed carry carries
+carrying carried operate operates operated operating run runs running own owns owned fly flies flying leave leaves
+leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
+loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
+contain contains stored store recorded record use used call called take make come keep kept right now today
+currently please thanks thank hey hello quick question just also only both either than then there here
+one ones other another more most less least many much few all every each any some such same different
+data database dataset table tables row rows list listed total overall whole entire ever yet still will shall may
+might should could would can lot lots really actually exactly roughly about around approximately biggest
+named called known their theirs them they he she him her his hers its it's that's what's who's where's
+which's how's i'm we're you're isn't aren't doesn't don't""".split())
+
+
+class NoPlan(Exception):
+    """The question cannot be composed into one query that answers all of it (the reason says why)."""
+
+
+@dataclass
+class Filter:
+    column: Column
+    op: str                 # = > < >= <= between like either
+    value: Any
+    said: str
+    value2: Any = None
+    role: str | None = None  # for a port reached from a voyage: ORIGIN | DESTINATION | EITHER
+
+
+@dataclass
+class Spec:
+    target: str
+    action: str
+    fn: str | None = None
+    measure: Column | None = None
+    direction: str = "DESC"
+    n: int = 1
+    filters: list[Filter] = field(default_factory=list)
+    show: list[Column] = field(default_factory=list)
+    group: Column | None = None
+    convert: str | None = None      # a unit the question asks the answer in
+    roles: list[str] = field(default_factory=list)   # port roles shown for a voyage: ORIGIN, DESTINATION
+
+
+@dataclass
+class Plan:
+    spec: Spec
+    sql: str
+    params: dict[str, Any]
+    max_rows: int
+    columns: list[Column]           # the selected columns, in order (None for a count / aggregate)
+    what: str
+
+
+# ============================================================================ reading the question
+@dataclass
+class _Words:
+    """The question's words with their positions, and which are taken by a value link."""
+    text: str
+    raw: list[tuple[int, int, str]]
+    mapped: list[str]
+    taken: set[int]
+    used_numbers: set[int] = field(default_factory=set)   # start offsets of numbers a filter or a limit took
+
+    @classmethod
+    def read(cls, text: str, links: list[Link]) -> _Words:
+        raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
+        mapped = map_words([w for _, _, w in raw])
+        taken = {i for i, (s, e, _) in enumerate(raw) if any(lk.start < e and s < lk.end for lk in links)}
+        return cls(text, raw, mapped, taken)
+
+    def free(self) -> list[tuple[int, str]]:
+        return [(i, w) for i, w in enumerate(self.mapped) if i not in self.taken]
+
+    def has(self, pattern: str) -> re.Match | None:
+        return re.search(rf"(?<![\w-])(?:{pattern})(?![\w-])", self.text, re.I)
+
+
+def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int | None]:
+    """The table the question is about and the position of the word that named it."""
+    nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns]
+    # "container ships": a noun right before another names a kind of the second
+    nouns = [(i, t) for i, t in nouns if not any(j == i + 1 for j, _ in nouns)]
+    group_at = words.has(r"per|each|every|by")
+    for i, table in nouns:
+        if group_at and words.raw[i][0] > group_at.start():
+            continue
+        return table, i
+    if nouns:
+        return nouns[0][1], nouns[0][0]
+    if links:
+        return links[0].table, None
+    raise NoPlan("it names no table or value of the data")
+
+
+def _number(text: str) -> float:
+    t = text.lower().replace(",", "")
+    mult = 1000 if t.endswith("k") else 1
+    return float(t.rstrip("k")) * mult
+
+
+def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
+    """(op, number, second number for between, position) for each comparison with a number."""
+    out = []
+    num = r"(\d[\d,]*(?:\.\d+)?k?)"
+    m = re.search(rf"\bbetween\s+{num}\s+and\s+{num}", words.text, re.I)
+    if m and m.start(1) not in words.used_numbers:
+        out.append(("between", _number(m.group(1)), _number(m.group(2)), m.start()))
+        words.used_numbers |= {m.start(1), m.start(2)}
+    for pattern, op in COMPARATORS:
+        for m in re.finditer(rf"(?<![\w-])(?:{pattern})\s+(?:the\s+year\s+|a\s+|an\s+)?{num}", words.text, re.I):
+            if not any(abs(m.start() - o[3]) < 3 for o in out) and m.start(1) not in words.used_numbers:
+                out.append((op, _number(m.group(1)), None, m.start()))
+                words.used_numbers.add(m.start(1))
+    return out
+
+
+def _months(words: _Words) -> tuple[datetime.date, datetime.date, str] | None:
+    """A month (with its year, and a day or a range of days) the question names, as a date range."""
+    names = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month_abbr[1:])
+    day = r"(\d{1,2})(?:st|nd|rd|th)?"
+    m = re.search(rf"(?:\b(?:between\s+)?{day}\s+(?:and|to|-)\s+)?(?:\b{day}\s+)?\b({names})\.?"
+                  rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(\d{{4}}))?\b", words.text, re.I)
+    if not m or (m.group(3).lower() == "may" and not m.group(3)[0].isupper() and not m.group(5)
+                 and not re.search(r"\b(?:in|of|during|since|before|after|until)\s+$", words.text[:m.start(3)], re.I)):
+        return None
+    month = next(i for i in range(1, 13) if calendar.month_name[i].lower().startswith(m.group(3).lower()[:3]))
+    year = int(m.group(5) or 2025)   # the dataset's year (VOYAGES.STATUS is stated as of 2025-06-02)
+    last = calendar.monthrange(year, month)[1]
+    for g in (1, 2, 4, 5):
+        if m.group(g):
+            words.used_numbers.add(m.start(g))
+    first_day, one_day = (int(m.group(1)), None) if m.group(1) else (None, m.group(2) or m.group(4))
+    if first_day is not None:
+        end = int(m.group(2) or m.group(4) or last)
+        lo, hi = datetime.date(year, month, min(first_day, last)), datetime.date(year, month, min(end, last))
+        return lo, hi, f"between {lo.isoformat()} and {hi.isoformat()}"
+    if one_day:
+        d = datetime.date(year, month, min(int(one_day), last))
+        return d, d, f"on {d.isoformat()}"
+    return (datetime.date(year, month, 1), datetime.date(year, month, last),
+            f"in {calendar.month_name[month]} {year}")
+
+
+# ============================================================================ composing the spec
+def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
+    words = _Words.read(question, links)
+    target, noun_at = _target(words, schema, links)
+    spec = Spec(target, "list")
+    _most_of(words, schema, spec)
+    used_columns: set[str] = set()
+    if spec.group is not None:
+        used_columns.add(spec.group.ref)
+    near = _near(schema, spec.target, 3)
+    free_words = [w for _, w in words.free()]
+    named = [c for score, c in schema.columns_named(free_words, near) if score >= 1.5]
+
+    spec.filters += _value_filters(words, schema, links, spec.target)
+    spec.filters += _key_filters(words, schema)
+    _date_filter(words, schema, spec, named)
+    _comparison_filters(words, schema, spec, named, used_columns)
+    _action(words, schema, spec, named, used_columns)
+    for col in named:
+        if col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
+                and col != spec.measure and col != spec.group and col not in spec.show \
+                and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
+            spec.show.append(col)
+    _two_part(words, schema, spec, noun_at)
+    _route(words, schema, spec)
+    _unit(words, spec)
+    _all_numbers_used(words, links)
+    used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
+    used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
+    missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)]
+    if missing:
+        raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
+    _every_word_explained(words, schema, spec)
+    return spec
+
+
+def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
+    """A word the plan leaves unexplained ("crew", "fuel", "lost overboard") is a part of the
+    question the rows would not answer: no plan. Words are explained by the comments of the
+    tables and columns the plan uses, the plan's own words, and plain English function words."""
+    tables = {spec.target} | {c.table for c in _plan_columns(spec)}
+    for table in list(tables):
+        tables |= {hop[2] for hop in schema.path(spec.target, table) or []}
+    known = set(_QUESTION) | set(_PLAIN) | set(TABLE_NOUNS)
+    for table in tables:
+        known |= set(words_of(schema.table_comments.get(table, "") + " " + table.replace("_", " ")))
+    for col in _plan_columns(spec):
+        known |= col.comment_words | set(words_of(col.name.replace("_", " ")))
+    for i, (_, _, raw) in enumerate(words.raw):
+        if i in words.taken or raw[0].isdigit() or len(raw) < 3:
+            continue
+        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw):
+            continue
+        raise NoPlan(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record")
+
+
+def _plan_columns(spec: Spec) -> list[Column]:
+    cols = list(spec.show) + [f.column for f in spec.filters]
+    return cols + [c for c in (spec.measure, spec.group) if c is not None]
+
+
+def _plan_word(raw: str) -> bool:
+    return (raw in SUPERLATIVES or raw in AGGREGATES or any(re.fullmatch(p, raw) for p, _ in COMPARATORS)
+            or raw.capitalize() in calendar.month_name or raw.capitalize() in calendar.month_abbr)
+
+
+def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
+    """"voyage 1046", "container 20017": a table's noun followed by a number is that row's key."""
+    out = []
+    for m in re.finditer(r"\b([a-z]+)\s+(?:id\s+|no\.?\s*|number\s+|#\s*)?(\d{3,7})\b", words.text, re.I):
+        table = TABLE_NOUNS.get(words_of(m.group(1))[0] if words_of(m.group(1)) else "")
+        if table is None or table not in schema.columns:
+            continue
+        key = schema.columns[table][0]
+        if table == "VESSELS" and len(m.group(2)) == 7:
+            key = schema.column("VESSELS", "IMO_NUMBER")
+        out.append(Filter(key, "=", int(m.group(2)), f"for {m.group(1).lower()} {m.group(2)}"))
+        words.used_numbers.add(m.start(2))
+    return out
+
+
+def _all_numbers_used(words: _Words, links: list[Link]) -> None:
+    """A number the plan did not use is a part of the question it would not answer."""
+    for m in re.finditer(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?k?(?![\w-])", words.text, re.I):
+        inside_link = any(lk.start <= m.start() < lk.end for lk in links)
+        if m.start() not in words.used_numbers and not inside_link:
+            raise NoPlan(f"it names {m.group(0)}, which no part of the query uses")
+
+
+def _near(schema: Schema, target: str, hops: int) -> list[str]:
+    """Tables within `hops` foreign keys of the target, nearest first (the target itself first)."""
+    found = [(len(p), t) for t in schema.columns if (p := schema.path(target, t)) is not None and len(p) <= hops]
+    return [t for _, t in sorted(found)]
+
+
+def _most_of(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Which carrier has the most vessels": vessels counted per carrier, the top one kept."""
+    m = words.has(r"(most|fewest|least|highest number of|largest number of|smallest number of)\s+(\w+)")
+    if not m:
+        return
+    table = TABLE_NOUNS.get(words_of(m.group(2))[0] if words_of(m.group(2)) else "")
+    if table is None or table == spec.target or schema.path(table, spec.target) is None:
+        return
+    spec.group = schema.name_column(spec.target)
+    spec.target, spec.action, spec.n = table, "group_top", 1
+    spec.direction = "ASC" if re.match(r"fewest|least|smallest", m.group(1), re.I) else "DESC"
+
+
+def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str) -> list[Filter]:
+    filters = []
+    by_column: dict[str, list[Link]] = {}
+    for link in links:
+        table, column = link.table, link.column
+        if link.how == "country":
+            table, column = _country_column(words, schema, target)
+        by_column.setdefault(f"{table}.{column}", []).append(Link(table, column, link.value, link.start, link.end,
+                                                                  link.how, link.text))
+    for ref, group in by_column.items():
+        table, column = ref.split(".")
+        col = schema.column(table, column)
+        if table == "PORTS" and target != "PORTS" and len(group) == 2:
+            roles = ["ORIGIN", "DESTINATION"]
+            first, second = sorted(group, key=lambda lk: lk.start)
+            if _role(words, second) == "ORIGIN" or _role(words, first) == "DESTINATION":
+                roles.reverse()
+            filters += [Filter(col, "=", lk.value, f"{'from' if r == 'ORIGIN' else 'to'} {lk.value}", role=r)
+                        for lk, r in zip((first, second), roles, strict=True)]
+        elif len(group) > 1:
+            filters.append(Filter(col, "in", [lk.value for lk in group], " or ".join(str(lk.value) for lk in group)))
+        else:
+            lk = group[0]
+            role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
+            filters.append(Filter(col, "=", lk.value, _said(col, lk.value, role), role=role))
+    return filters
+
+
+def _country_column(words: _Words, schema: Schema, target: str) -> tuple[str, str]:
+    """A country's ISO code sits in several columns: the one the words point at (a flag, a head
+    office), else the one nearest the target."""
+    candidates = [c for table in _near(schema, target, 3) for c in schema.columns[table] if "3166" in c.comment]
+    if _says_flag(words):
+        candidates = [c for c in candidates if c.name == "FLAG_STATE"] or candidates
+    elif words.has(r"head ?quarter\w*|hq|head office|based"):
+        candidates = [c for c in candidates if c.name == "HQ_COUNTRY"] or candidates
+    if not candidates:
+        raise NoPlan("it names a country, but nothing it asks about has a country")
+    return candidates[0].table, candidates[0].name
+
+
+def _says_flag(words: _Words) -> bool:
+    return bool(words.has(r"flag\w*|fly\w*|registered|registry|under the"))
+
+
+def _role(words: _Words, link: Link) -> str:
+    before = words.text[max(0, link.start - 30):link.start].lower()
+    last = re.findall(r"[a-z]+(?: [a-z]+)?", before)
+    tail = " ".join(before.split()[-3:])
+    if re.search(rf"\b(?:{ORIGIN_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
+        return "ORIGIN"
+    if re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
+        return "DESTINATION"
+    del last
+    if words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)"):
+        return "DESTINATION"
+    if words.has(r"depart\w*|leav\w*|origin|outbound"):
+        return "ORIGIN"
+    return "EITHER"
+
+
+def _said(col: Column, value: Any, role: str | None) -> str:
+    label = _label(col)
+    if role == "ORIGIN":
+        return f"from {value}"
+    if role == "DESTINATION":
+        return f"to {value}"
+    if role == "EITHER":
+        return f"from or to {value}"
+    if col.name.endswith("_NAME") or col.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE", "SCAC_CODE"):
+        return f"of {value}"
+    return f"with {label} {value}"
+
+
+def _label(col: Column) -> str:
+    words = col.name.lower().split("_")
+    if words[-1] in ("teu", "tonnes", "kg", "m", "knots", "c", "cents", "deg"):
+        words = words[:-1]
+    return " ".join(words)
+
+
+def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column], at: int, value: float) -> Column:
+    """The column a number is compared with: the one its unit or its words name, else the one named."""
+    after = words.text[at:at + 40].lower()
+    numeric = [c for c in named if c.numeric or c.is_date]
+    if re.search(r"\d\s*(?:teu)\b", after):
+        unit_cols = [c for cols in schema.columns.values() for c in cols if c.unit == "TEU"]
+        return unit_cols[0]
+    if numeric:
+        before = [c for c in numeric]
+        return before[0]
+    if 1900 <= value <= 2100:
+        years = [c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name]
+        if years:
+            return years[0]
+    raise NoPlan("it compares a number with a column it does not name")
+
+
+def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
+    for op, value, value2, at in _comparisons(words):
+        col = _numeric_for(words, schema, spec, named, at, value)
+        if col.is_date and 1900 <= value <= 2100:
+            lo, hi = datetime.date(int(value), 1, 1), datetime.date(int(value), 12, 31)
+            when = "before" if op in ("<", "<=") else "after" if op in (">", ">=") else "in"
+            spec.filters.append(Filter(col, op, lo if op in ("<", ">=") else hi, f"with {_label(col)} {when} {int(value)}"))
+            used.add(col.ref)
+            continue
+        said = (f"with {_label(col)} between {value:g} and {value2:g}" if op == "between"
+                else f"{_OP_WORDS[op][1 if 'YEAR' in col.name else 0]} {value:g}"
+                if "YEAR" in col.name else f"with {_label(col)} {_OP_WORDS[op][0]} {value:g}")
+        spec.filters.append(Filter(col, op, value, said, value2=value2))
+        used.add(col.ref)
+
+
+def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> None:
+    found = _months(words)
+    if not found:
+        return
+    lo, hi, said = found
+    dates = [c for c in named if c.is_date] or [c for c in schema.columns.get("VOYAGES", []) if c.is_date]
+    if words.has(r"arriv\w*|due|eta|reach\w*") and any(c.name == "ARRIVAL_DATE" for c in dates):
+        col = next(c for c in dates if c.name == "ARRIVAL_DATE")
+    else:
+        col = next((c for c in dates if "DEPARTURE" in c.name), dates[0] if dates else None)
+    if col is None:
+        raise NoPlan("it names a month but the data it asks about has no date")
+    spec.filters.append(Filter(col, "between", lo, f"{'arriving' if 'ARRIVAL' in col.name else 'departing'} {said}",
+                               value2=hi))
+
+
+def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
+    measure = next((c for c in named if (c.numeric or c.is_date) and c.ref not in used), None)
+    if spec.action == "group_top":
+        return
+    group = _group(words, schema, spec)
+    if group is not None:
+        spec.group, spec.action = group, "group"
+        used.add(group.ref)
+        spec.fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
+        if spec.fn and measure is not None:
+            spec.measure = measure
+        elif words.has("most|fewest|least|highest|lowest"):
+            spec.n = 1
+            spec.direction = "ASC" if words.has("fewest|least|lowest") else "DESC"
+            spec.action = "group_top"
+        return
+    if words.has(COUNT_WORDS):
+        spec.action = "count"
+        return
+    fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
+    if fn and measure is not None:
+        spec.action, spec.fn, spec.measure = "aggregate", fn, measure
+        used.add(measure.ref)
+        return
+    sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
+    sup = next((x for x in sups if x[1]), sups[0] if sups else None)
+    if sup is not None:
+        word, concept, direction = sup
+        col = measure
+        if col is None and concept:
+            wanted = CONCEPT_WORDS.get(concept, [concept])
+            col = next((c for tables, loose in (([spec.target], False), ([spec.target], True),
+                                                (_near(schema, spec.target, 2), False))
+                        for score, c in schema.columns_named(wanted, tables, loose=loose)
+                        if c.numeric or c.is_date), None)
+        if col is None:
+            raise NoPlan(f"'{word}' of what: it names no column to order by")
+        spec.action, spec.measure, spec.direction = "top", col, direction
+        if "YEAR" in col.name and word in ("oldest", "newest", "youngest"):
+            spec.direction = "ASC" if word == "oldest" else "DESC"
+        n = re.search(rf"\b(?:top|first)\s+(\d+)\b|\b(\d+)\s+(?:\w+\s+)?{word}\b|\b{word}\s+(\d+)\b"
+                      rf"|\b(\d+)\s+(?:[a-z]+\s+)?(?:{_NOUN_WORDS})", words.text, re.I)
+        plural = any(w.endswith("s") and words_of(w)[0] in TABLE_NOUNS for _, _, w in words.raw)
+        if n:
+            words.used_numbers.add(next(n.start(i) for i in range(1, 5) if n.group(i)))
+        spec.n = int(next(g for g in n.groups() if g)) if n else (5 if plural and not words.has(r"the\s+\w+est\s+\w+\b(?!s)") else 1)
+        spec.n = max(1, min(spec.n, 20))
+        used.add(col.ref)
+        return
+    if fn and measure is None:
+        raise NoPlan(f"the {fn.lower()} of what: it names no column")
+    if measure is not None and not spec.filters and not words.has(r"which|list|show|what are|name"):
+        spec.show.append(measure)
+    spec.action = "lookup" if _names_one_row(spec) else "list"
+
+
+def _names_one_row(spec: Spec) -> bool:
+    return any(f.op == "=" and f.column.table == spec.target and (f.column.is_key or
+               (f.column.name.endswith("_NAME") or f.column.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE",
+                                                                      "SCAC_CODE", "IMO_NUMBER")))
+               for f in spec.filters)
+
+
+def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
+    m = re.search(r"\b(?:per|for each|in each|each|for every|every|by|broken down by|grouped by)\s+(?:the\s+)?"
+                  r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\boperat|\brun|\bown))",
+                  words.text, re.I)
+    if not m:
+        return None
+    phrase = words_of(m.group(1))
+    if not phrase:
+        return None
+    cols = schema.columns_named(phrase, _near(schema, spec.target, 2))
+    nouns = [TABLE_NOUNS[w] for w in phrase if w in TABLE_NOUNS]
+    if cols and cols[0][0] >= 1.5 and not (nouns and cols[0][1].table != nouns[-1]):
+        return cols[0][1]
+    if nouns and nouns[-1] != spec.target:
+        return schema.name_column(nouns[-1])
+    return None
+
+
+def _two_part(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) -> None:
+    """Other tables a question asks about beside its target ("and who operates it", "its carrier")."""
+    for i, w in words.free():
+        table = TABLE_NOUNS.get(w)
+        if table is None or table == spec.target or i == noun_at or table not in schema.columns:
+            continue
+        if any(f.column.table == table for f in spec.filters) or (spec.group and spec.group.table == table):
+            continue
+        if i + 1 < len(words.mapped) and words.mapped[i + 1] in TABLE_NOUNS:
+            continue  # "container ships": a modifier
+        if spec.action in ("count", "aggregate"):
+            continue
+        col = schema.name_column(table)
+        if col not in spec.show and schema.path(spec.target, table) is not None:
+            spec.show.append(col)
+
+
+def _route(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Where does it go", "from and to", "its route": the ports at both ends of each row."""
+    ends = [c.name.split("_PORT_ID")[0] for c in schema.columns.get(spec.target, []) if c.name.endswith("_PORT_ID")]
+    if not ends or spec.action in ("count", "aggregate", "group", "group_top"):
+        return
+    asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*)|destination|\bto\b\W*$|route|from and to")
+    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route")
+    for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
+        if asked and role in ends and not any(f.role == role for f in spec.filters):
+            spec.roles.append(role)
+    spec.show = [c for c in spec.show if not (spec.roles and c.table == "PORTS")]
+
+
+def _unit(words: _Words, spec: Spec) -> None:
+    m = words.has(r"in (tonnes|tons|t|kg|kilograms|kilos|dollars|usd|cents|km/h|kilometres per hour|feet|ft|metres|meters)")
+    if m:
+        spec.convert = m.group(0).split(" ", 1)[1].lower()
+
+
+# ============================================================================ SQL
+class _Joins:
+    def __init__(self, schema: Schema, target: str) -> None:
+        self.schema, self.target = schema, target
+        self.sql = ""
+        self.fans_out = False   # a join from a row to its children repeats the row
+        self.aliases: dict[tuple[str, str | None], str] = {(target, None): "t"}
+
+    def alias(self, table: str, role: str | None = None) -> str:
+        if table == self.target:
+            return "t"
+        key = (table, role)
+        if key in self.aliases:
+            return self.aliases[key]
+        path = self.schema.path(self.target, table)
+        if path is None:
+            raise NoPlan(f"{table} is not linked to {self.target}")
+        prev = "t"
+        for n, (a, ac, b, bc) in enumerate(path):
+            if (a, b) == ("VOYAGES", "PORTS") and role in ("ORIGIN", "DESTINATION"):
+                ac = f"{role}_PORT_ID"
+            hop_key = (b, role if n == len(path) - 1 else f"via{n}")
+            if hop_key in self.aliases and n < len(path) - 1:
+                prev = self.aliases[hop_key]
+                continue
+            alias = f"j{len(self.aliases)}"
+            self.fans_out = self.fans_out or any(fk == (b, bc, a, ac) for fk in self.schema.foreign_keys)
+            self.sql += SQL["join"].format(table=b, alias=alias, col=bc, other=prev, other_col=ac)
+            self.aliases[hop_key] = alias
+            prev = alias
+        self.aliases[key] = prev
+        return prev
+
+
+def to_sql(spec: Spec, schema: Schema) -> Plan:
+    joins = _Joins(schema, spec.target)
+    params: dict[str, Any] = {}
+    conditions = [_condition(f, joins, params) for f in spec.filters]
+
+    def ref(c: Column) -> str:
+        return f"{joins.alias(c.table)}.{c.name}"
+
+    name = schema.name_column(spec.target)
+    group_sql = order_sql = ""
+    if spec.action == "count":
+        key = schema.columns[spec.target][0]
+        columns, selected, max_rows = [SQL["count"]], [], 1
+        if joins.fans_out:
+            columns = [SQL["count_distinct"].format(ref=f"t.{key.name}")]
+    elif spec.action == "aggregate" and spec.measure is not None and spec.fn:
+        measured = ref(spec.measure)
+        if spec.fn == "SUM" and spec.measure.multiplier:  # a unit value times the quantity it is for
+            measured += f" * {joins.alias(spec.measure.table)}.{spec.measure.multiplier}"
+        columns, selected, max_rows = [SQL["aggregate"].format(fn=spec.fn, ref=measured)], [], 1
+    elif spec.action in ("group", "group_top") and spec.group is not None:
+        g = ref(spec.group)
+        value = (SQL["aggregate"].format(fn=spec.fn, ref=ref(spec.measure)) if spec.fn and spec.measure
+                 else SQL["count"])
+        columns, selected = [g, value], [spec.group]
+        group_sql = SQL["group"].format(refs=g)
+        order_sql = SQL["order"].format(refs=f"2 {spec.direction}, 1")
+        max_rows = MAX_LIST
+    else:
+        selected = [name] + [c for c in ([spec.measure] if spec.measure else []) + spec.show if c != name]
+        columns = [ref(c) for c in selected]
+        port = schema.name_column("PORTS") if "PORTS" in schema.columns else None
+        for role in spec.roles if port is not None else []:
+            columns.append(f"{joins.alias('PORTS', role)}.{port.name} AS {role}")
+            selected.append(Column("PORTS", role, "VARCHAR2", "", frozenset()))
+        if spec.action == "top" and spec.measure is not None:
+            conditions.append(SQL["not_null"].format(ref=ref(spec.measure)))
+            order_sql = SQL["order"].format(refs=f"{ref(spec.measure)} {spec.direction}, {ref(name)}")
+            max_rows = spec.n + 10
+        else:
+            order_sql = SQL["order"].format(refs=ref(name))
+            max_rows = MAX_LIST + 1
+        columns = list(dict.fromkeys(columns))
+        if joins.fans_out:
+            columns[0] = "DISTINCT " + columns[0]
+    where = SQL["where"].format(conditions=" AND ".join(conditions)) if conditions else ""
+    sql = SQL["select"].format(columns=", ".join(columns), table=spec.target, joins=joins.sql, where=where,
+                               group=group_sql, order=order_sql)
+    return Plan(spec, sql, params, max_rows, selected, describe(spec))
+
+
+def _bind(params: dict[str, Any], value: Any) -> str:
+    name = f"p{len(params)}"
+    params[name] = value
+    return name
+
+
+def _condition(f: Filter, joins: _Joins, params: dict[str, Any]) -> str:
+    if f.role == "EITHER":
+        first = SQL["compare"].format(ref=f"{joins.alias(f.column.table, 'ORIGIN')}.{f.column.name}", op="=",
+                                      bind=_bind(params, f.value))
+        second = SQL["compare"].format(ref=f"{joins.alias(f.column.table, 'DESTINATION')}.{f.column.name}", op="=",
+                                       bind=_bind(params, f.value))
+        return SQL["either"].format(first=first, second=second)
+    ref = f"{joins.alias(f.column.table, f.role)}.{f.column.name}"
+    if f.op == "between":
+        return (SQL["compare"].format(ref=ref, op=">=", bind=_bind(params, f.value)) + " AND "
+                + SQL["compare"].format(ref=ref, op="<=", bind=_bind(params, f.value2)))
+    if f.op == "in":
+        parts = [SQL["compare"].format(ref=ref, op="=", bind=_bind(params, v)) for v in f.value]
+        out = parts[0]
+        for p in parts[1:]:
+            out = SQL["either"].format(first=out, second=p)
+        return out
+    return SQL["compare"].format(ref=ref, op=f.op, bind=_bind(params, f.value))
+
+
+# ============================================================================ words
+def noun(table: str, plural: bool = True) -> str:
+    word = {"VESSELS": "vessel", "CARRIERS": "carrier", "PORTS": "port", "VOYAGES": "voyage",
+            "CONTAINERS": "container", "CARGO_ITEMS": "cargo item", "VESSEL_POSITIONS": "vessel position"}.get(
+        table, table.lower())
+    return word + "s" if plural else word
+
+
+def describe(spec: Spec) -> str:
+    said = " ".join(f.said for f in spec.filters)
+    return f"{noun(spec.target)} {said}".strip()

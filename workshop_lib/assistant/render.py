@@ -1,0 +1,134 @@
+"""The answer written from a composed query's rows: every value with its unit from the column
+comment (US cents shown as dollars, TEU as box slots), converted when the question asks for
+another unit, and the filters said back so the reader sees what was counted."""
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from typing import Any
+
+from workshop_lib.assistant.planner import Plan, _label, noun
+from workshop_lib.assistant.schema_links import Column
+
+TIES_NOTE = "tied with the last"
+# (from unit, asked unit) -> (factor, unit shown)
+CONVERSIONS = {("kg", "tonnes"): (0.001, "tonnes"), ("kg", "tons"): (0.001, "tonnes"), ("kg", "t"): (0.001, "tonnes"),
+               ("tonnes", "kg"): (1000.0, "kg"), ("tonnes", "kilograms"): (1000.0, "kg"),
+               ("tonnes", "kilos"): (1000.0, "kg"), ("knots", "km/h"): (1.852, "km/h"),
+               ("knots", "kilometres per hour"): (1.852, "km/h"), ("m", "feet"): (3.28084, "ft"),
+               ("m", "ft"): (3.28084, "ft")}
+
+
+def value_text(value: Any, col: Column | None, convert: str | None = None) -> str:
+    if value is None:
+        return "not recorded"
+    unit = col.unit if col is not None else ""
+    if unit == "cents":
+        dollars = float(value) / 100
+        return f"${dollars:,.2f}" if convert != "cents" else f"{float(value):,.0f} US cents"
+    if isinstance(value, datetime.date):
+        return value.isoformat()[:10]
+    if col is not None and ("YEAR" in col.name or col.name.endswith("_ID") or col.name == "IMO_NUMBER"):
+        return str(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if convert and (unit, convert) in CONVERSIONS:
+            factor, shown = CONVERSIONS[(unit, convert)]
+            return f"{_num(float(value) * factor)} {shown} ({_num(value)} {unit})"
+        shown_unit = {"TEU": "TEU", "tonnes": "tonnes", "kg": "kg", "m": "m", "knots": "knots", "°C": "°C"}.get(unit, "")
+        return f"{_num(value)} {shown_unit}".strip()
+    return str(value)
+
+
+def _num(value: Any) -> str:
+    v = float(value)
+    if v.is_integer():
+        return f"{int(v):,}" if abs(v) >= 10000 else str(int(v))
+    return f"{v:,.2f}"
+
+
+def render(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
+    """The answer, or None when no row answers (the caller says so instead)."""
+    spec = plan.spec
+    if spec.action == "count":
+        n = rows[0][0] if rows else 0
+        return f"There {'is' if n == 1 else 'are'} {n} {noun(spec.target, n != 1)} {_filters(plan)}".rstrip() + "."
+    if not rows:
+        return None
+    if spec.action == "aggregate":
+        value = rows[0][0]
+        if value is None:
+            return None
+        word = {"AVG": "average", "SUM": "total", "MAX": "largest", "MIN": "smallest"}[spec.fn or "AVG"]
+        assert spec.measure is not None
+        return (f"The {word} {_label(spec.measure)} of the {noun(spec.target)} {_filters(plan)}".rstrip()
+                + f" is {value_text(value, spec.measure, spec.convert)}{_note(spec.measure)}.")
+    if spec.action in ("group", "group_top"):
+        return _group(plan, rows)
+    if spec.action == "top":
+        return _top(plan, rows)
+    return _listing(plan, rows)
+
+
+def _filters(plan: Plan) -> str:
+    return " ".join(f.said for f in plan.spec.filters)
+
+
+def _note(col: Column | None) -> str:
+    if col is not None and col.unit == "cents":
+        return f" ({col.name} is stored in US cents and shown here in dollars)"
+    if col is not None and col.unit == "TEU":
+        return " (TEU: twenty-foot container slots, not a weight)"
+    return ""
+
+
+def _row_text(plan: Plan, row: Sequence[Any]) -> str:
+    head = str(row[0])
+    rest = [f"{_label(c)} {value_text(v, c, plan.spec.convert)}" for c, v in zip(plan.columns[1:], row[1:])]
+    return head + (f" ({', '.join(rest)})" if rest else "")
+
+
+def _top(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
+    spec = plan.spec
+    n = min(spec.n, len(rows))
+    measured = plan.columns.index(spec.measure) if spec.measure in plan.columns else 1
+    last = rows[n - 1][measured]
+    shown = [r for i, r in enumerate(rows) if i < n or r[measured] == last]
+    word = "highest" if spec.direction == "DESC" else "lowest"
+    assert spec.measure is not None
+    filters = f" {_filters(plan)}" if plan.spec.filters else ""
+    head = (f"The {noun(spec.target, False)}{filters} with the {word} {_label(spec.measure)}" if n == 1
+            else f"The {n} {noun(spec.target)}{filters} with the {word} {_label(spec.measure)}")
+    ties = f" ({len(shown)} tied)" if len(shown) > n and n == 1 else (
+        f" (and {len(shown) - n} {TIES_NOTE})" if len(shown) > n else "")
+    if len(shown) == 1:
+        return f"{head}: {_row_text(plan, shown[0])}{_note(spec.measure)}."
+    return f"{head}{ties}:\n" + "\n".join(f"{i}. {_row_text(plan, r)}" for i, r in enumerate(shown, 1))
+
+
+def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
+    spec = plan.spec
+    assert spec.group is not None
+    what = (f"{ {'AVG': 'average', 'SUM': 'total', 'MAX': 'largest', 'MIN': 'smallest'}[spec.fn]} "
+            f"{_label(spec.measure)}" if spec.fn and spec.measure else f"{noun(spec.target)}")
+    if spec.action == "group_top":
+        best = rows[0][1]
+        tied = [r for r in rows if r[1] == best]
+        word = "most" if spec.direction == "DESC" else "fewest"
+        group = noun(spec.group.table, False) if spec.group.name.endswith("_NAME") else _label(spec.group)
+        return (f"The {group} with the {word} {noun(spec.target)} {_filters(plan)}".rstrip()
+                + (f" ({len(tied)} tied)" if len(tied) > 1 else "") + ":\n"
+                + "\n".join(f"- {r[0]}: {r[1]}" for r in tied))
+    lines = [f"- {r[0] if r[0] is not None else 'none'}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
+             for r in rows]
+    return f"{what[0].upper() + what[1:]} per {_label(spec.group)} {_filters(plan)}".rstrip() + ":\n" + "\n".join(lines)
+
+
+def _listing(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
+    spec = plan.spec
+    more = len(rows) > plan.max_rows - 1
+    rows = rows[:plan.max_rows - 1]
+    if spec.action == "lookup" and len(rows) == 1:
+        parts = [f"{_label(c)} {value_text(v, c, spec.convert)}" for c, v in zip(plan.columns[1:], rows[0][1:])]
+        return f"{rows[0][0]}: " + (", ".join(parts) if parts else "found") + f"{_note(spec.measure)}."
+    head = f"{len(rows)}{'+' if more else ''} {noun(spec.target, len(rows) != 1)} {_filters(plan)}".rstrip()
+    return head + ":\n" + "\n".join(f"- {_row_text(plan, r)}" for r in rows)

@@ -1,0 +1,220 @@
+"""Words of a question linked to SUPPLYCHAIN tables and columns, from the data dictionary.
+
+Every table and column is described by the words of its own name and of the first clause of
+its comment (the domain expert's `COMMENT ON`, the same text Part 2's scanner turns into schema
+facts), so "deadweight" finds VESSELS.DEADWEIGHT_TONNES and "verified gross mass" finds
+CONTAINERS.GROSS_WEIGHT_KG because their comments say so. A small synonym layer maps everyday
+words onto the comments' words (ship -> vessel, line -> carrier, box -> container). The unit of
+a column is read from its comment too.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Everyday words -> the word the schema uses. General English, not questions: each entry says
+# that two words name the same thing in shipping.
+SYNONYMS = {
+    "ship": "vessel", "boat": "vessel", "hull": "vessel", "fleet": "vessel", "vessel": "vessel",
+    "line": "carrier", "operator": "carrier", "company": "carrier", "liner": "carrier", "carrier": "carrier",
+    "owner": "carrier", "owns": "carrier", "operates": "carrier", "operate": "carrier", "operated": "carrier",
+    "box": "container", "can": "container", "container": "container",
+    "harbour": "port", "harbor": "port", "seaport": "port", "terminal": "port", "port": "port",
+    "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage",
+    "goods": "cargo", "shipment": "cargo", "consignment": "cargo", "cargo": "cargo", "manifest": "cargo",
+    "position": "position", "location": "position",
+    "weight": "weight", "heavy": "weight", "mass": "weight", "vgm": "weight", "dwt": "deadweight",
+    "temperature": "temperature", "setpoint": "temperature",
+    "built": "built", "build": "built", "constructed": "built", "delivered": "built", "age": "built",
+    "old": "built", "new": "built", "newest": "built", "oldest": "built", "young": "built",
+    "long": "length", "length": "length", "loa": "length",
+    "fast": "speed", "speed": "speed", "slow": "speed", "knots": "speed",
+    "teu": "capacity", "capacity": "capacity", "big": "capacity", "large": "capacity", "small": "capacity",
+    "flag": "flag", "flagged": "flag", "registry": "flag", "registered": "flag", "flying": "flag",
+    "headquarters": "head", "headquartered": "head", "hq": "head", "based": "head",
+    "value": "value", "worth": "value", "price": "value",
+    "depart": "departure", "departs": "departure", "departure": "departure", "leave": "departure",
+    "leaves": "departure", "sail": "departure", "sails": "departure", "etd": "departure",
+    "arrive": "arrival", "arrives": "arrival", "arrival": "arrival", "eta": "arrival", "reach": "arrival",
+    "due": "arrival",
+}
+# Table words that belong to the table as a whole (the row's noun), from the table comments'
+# subjects: "Container ships", "Ocean carriers (shipping lines)", "Container seaports" ...
+TABLE_NOUNS = {"vessel": "VESSELS", "carrier": "CARRIERS", "port": "PORTS", "voyage": "VOYAGES",
+               "container": "CONTAINERS", "cargo": "CARGO_ITEMS", "position": "VESSEL_POSITIONS"}
+_STOP = set("""a an the of in on at to for from and or is are was were be by as it its per each one row
+not no this that these those with without what which who how when where than more most less least
+only also any all every there their them they we you i our your my do does did has have had""".split())
+_UNIT_WORDS = {"cents": "cents", "teu": "TEU", "tonnes": "tonnes", "kilograms": "kg", "metres": "m",
+               "knots": "knots", "celsius": "°C", "degrees": "degrees"}
+
+
+def stem(word: str) -> str:
+    """A plain English singular ("vessels" -> "vessel", "boxes" -> "box", "ties" -> "tie")."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("xes", "ches", "shes", "sses")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+# Two words that name one thing: the first is dropped ("-"), the second carries the meaning.
+PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", "line"): "cargo",
+           ("shipping", "line"): "carrier", ("shipping", "company"): "carrier", ("container", "ship"): "vessel",
+           ("container", "vessel"): "vessel", ("position", "report"): "position", ("flag", "state"): "flag",
+           ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port"}
+
+
+def map_words(raw: list[str]) -> list[str]:
+    """Each word's stem through the phrase and synonym layers, one output word per input word."""
+    stems = [stem(w) for w in raw]
+    out = [SYNONYMS.get(s, SYNONYMS.get(w.lower(), s)) for w, s in zip(raw, stems, strict=True)]
+    for i in range(len(stems) - 1):
+        meaning = PHRASES.get((stems[i], stems[i + 1]))
+        if meaning:
+            out[i], out[i + 1] = "-", meaning
+    return out
+
+
+def words_of(text: str) -> list[str]:
+    """Lower-case word stems, each mapped through the phrase and synonym layers."""
+    return map_words(re.findall(r"[A-Za-z][A-Za-z'-]*", text))
+
+
+@dataclass(frozen=True)
+class Column:
+    table: str
+    name: str
+    data_type: str
+    comment: str
+    words: frozenset[str]
+
+    @property
+    def numeric(self) -> bool:
+        return self.data_type.upper() in ("NUMBER", "INTEGER", "FLOAT", "REAL", "BINARY_DOUBLE") \
+            and not self.name.endswith("_ID") and self.name not in ("IMO_NUMBER",)
+
+    @property
+    def is_date(self) -> bool:
+        return self.data_type.upper() in ("DATE", "TIMESTAMP") or self.name.endswith(("_DATE", "_AT"))
+
+    @property
+    def unit(self) -> str:
+        """The unit its comment states, before any explanation ("in US cents, NEVER dollars")."""
+        head = self.comment.lower().split(":")[0][:80]
+        for word, unit in _UNIT_WORDS.items():
+            if re.search(rf"\b{word}\b", head):
+                return unit
+        return ""
+
+    @property
+    def comment_words(self) -> frozenset[str]:
+        return frozenset(w for w in words_of(self.comment) if w not in _STOP)
+
+    @property
+    def multiplier(self) -> str | None:
+        """The column its comment says to multiply by for a total ("Multiply by QUANTITY")."""
+        m = re.search(r"multiply by ([A-Z_]+)", self.comment, re.I)
+        return m.group(1).upper() if m else None
+
+    @property
+    def is_key(self) -> bool:
+        return self.name.endswith("_ID")
+
+    @property
+    def ref(self) -> str:
+        return f"{self.table}.{self.name}"
+
+
+@dataclass
+class Schema:
+    """Tables, columns and foreign keys of one owner, with the words that name each."""
+    columns: dict[str, list[Column]]
+    foreign_keys: list[tuple[str, str, str, str]]        # (table, column, ref_table, ref_column)
+    table_comments: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_dictionary(cls, dictionary: dict) -> Schema:
+        columns: dict[str, list[Column]] = {}
+        for c in dictionary["columns"]:
+            comment = c.get("comment") or ""
+            first = re.split(r"[.:;(]", comment, maxsplit=1)[0]
+            name_words = c["column"].lower().replace("_", " ")
+            words = {w for w in words_of(name_words + " " + first) if w not in _STOP and len(w) > 1}
+            words -= {"id", "number", "code", "surrogate", "key"} if c["column"].endswith("_ID") else set()
+            columns.setdefault(c["table"].upper(), []).append(
+                Column(c["table"].upper(), c["column"].upper(), str(c.get("data_type") or ""), comment,
+                       frozenset(words)))
+        fks = [(f["table"].upper(), f["columns"][0].upper(), f["ref_table"].upper(), f["ref_columns"][0].upper())
+               for f in dictionary.get("foreign_keys", []) if len(f["columns"]) == 1]
+        return cls(columns, fks, {t["table"].upper(): t.get("comment") or "" for t in dictionary.get("tables", [])})
+
+    def column(self, table: str, name: str) -> Column:
+        return next(c for c in self.columns[table] if c.name == name)
+
+    def name_column(self, table: str) -> Column:
+        """The column a person names a row by: its *_NAME column, else its natural identifier."""
+        cols = self.columns[table]
+        for c in cols:
+            if c.name.endswith("_NAME"):
+                return c
+        for preferred in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "DESCRIPTION", "IMO_NUMBER"):
+            for c in cols:
+                if c.name == preferred:
+                    return c
+        return cols[0]
+
+    def is_parent_path(self, start: str, goal: str) -> bool:
+        """Every hop from `start` to `goal` follows a foreign key to the row it references, so a
+        row of `start` meets at most one row of `goal` (a vessel has one carrier)."""
+        route = self.path(start, goal)
+        return route is not None and all(hop in self.foreign_keys for hop in route)
+
+    def path(self, start: str, goal: str) -> list[tuple[str, str, str, str]] | None:
+        """Foreign-key hops from `start` to `goal` (either direction), shortest first; each hop is
+        (from_table, from_column, to_table, to_column)."""
+        if start == goal:
+            return []
+        frontier: list[tuple[str, list[tuple[str, str, str, str]]]] = [(start, [])]
+        seen = {start}
+        while frontier:
+            nxt = []
+            for table, hops in frontier:
+                for t, c, rt, rc in self.foreign_keys:
+                    for a, ac, b, bc in ((t, c, rt, rc), (rt, rc, t, c)):
+                        if a == table and b not in seen:
+                            route = hops + [(a, ac, b, bc)]
+                            if b == goal:
+                                return route
+                            seen.add(b)
+                            nxt.append((b, route))
+            frontier = nxt
+        return None
+
+    def tables_named(self, words: list[str]) -> list[tuple[int, str]]:
+        """(position, table) for each word of the question that names a table's rows."""
+        return [(i, TABLE_NOUNS[w]) for i, w in enumerate(words) if w in TABLE_NOUNS and TABLE_NOUNS[w] in self.columns]
+
+    def columns_named(self, words: list[str], tables: list[str], *, loose: bool = False) -> list[tuple[float, Column]]:
+        """Columns of `tables` whose words the question uses, best first: the share of the
+        column's name words present counts most, then any comment word."""
+        present = set(words)
+        scored = []
+        for table in tables:
+            for col in self.columns.get(table, []):
+                if col.is_key and "id" not in present:
+                    continue  # a surrogate key is never what a person asks for by its words
+                name_words = {w for w in words_of(col.name.lower().replace("_", " ")) if w not in _STOP}
+                name_words -= {"id", "number", "code"} if col.name.endswith("_ID") else set()
+                hit_name = len(name_words & present)
+                described = col.comment_words if loose else col.words
+                hit_other = len((described - name_words) & present - set(TABLE_NOUNS))
+                if not (name_words | described) & present - set(TABLE_NOUNS):
+                    continue  # "container" alone names the table, not its CONTAINER_NUMBER
+                if hit_name or hit_other >= (1 if loose else 2):
+                    scored.append((hit_name * 2 + hit_other - 0.1 * len(name_words - present), col))
+        order = list(tables)
+        return sorted(scored, key=lambda s: (-s[0], order.index(s[1].table)))

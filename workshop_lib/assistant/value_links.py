@@ -1,0 +1,137 @@
+"""Values a question names, linked to the column that holds them, from the data itself.
+
+Built once per database from SUPPLYCHAIN's rows and the column comments: every name (vessels,
+carriers, ports), code (UN/LOCODE, SCAC, voyage number, container number, IMO number), and
+every value of a column with few distinct values (flag, status, region, alliance, size type,
+package type). Codes that a comment explains ("40HC high cube", "CT carton") are also found by
+their explanation, and ISO country codes by the country's name. A name is found with a typo
+(fuzzy match) or by one distinctive word of it ("the Anglesey" is X-Press Anglesey).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from workshop_lib.assistant.schema_links import Schema
+from workshop_lib.data import countries
+
+Query = Callable[[str], Sequence[Sequence[Any]]]
+NAME_COLUMNS = {("VESSELS", "VESSEL_NAME"), ("CARRIERS", "CARRIER_NAME"), ("PORTS", "PORT_NAME")}
+CODE_COLUMNS = {("PORTS", "UNLOCODE"), ("CARRIERS", "SCAC_CODE"), ("VOYAGES", "VOYAGE_NUMBER"),
+                ("CONTAINERS", "CONTAINER_NUMBER"), ("VESSELS", "IMO_NUMBER")}
+MAX_CATEGORIES = 20         # a text column with at most this many values is a category to filter on
+FUZZY_MIN = 86              # rapidfuzz ratio for a name written with a typo
+
+
+@dataclass(frozen=True)
+class Link:
+    table: str
+    column: str
+    value: Any
+    start: int
+    end: int
+    how: str                # exact | explained | country | fuzzy | partial
+    text: str               # the words of the question it came from
+
+
+@dataclass
+class ValueIndex:
+    # (normalised phrase, table, column, stored value, how)
+    phrases: list[tuple[str, str, str, Any, str]]
+    names: list[tuple[str, str, str, Any]]          # name columns, for fuzzy and partial matches
+    common: set[str]                                # words too common to stand for a name alone
+
+    @classmethod
+    def build(cls, schema: Schema, query: Query, select_distinct: Callable[[str, str], str]) -> ValueIndex:
+        phrases: list[tuple[str, str, str, Any, str]] = []
+        names: list[tuple[str, str, str, Any]] = []
+        for table, cols in schema.columns.items():
+            for col in cols:
+                key = (table, col.name)
+                is_text = col.data_type.upper() in ("VARCHAR2", "VARCHAR", "TEXT", "CHAR", "NVARCHAR2")
+                if key not in NAME_COLUMNS and key not in CODE_COLUMNS and not is_text:
+                    continue
+                values = [r[0] for r in query(select_distinct(table, col.name)) if r[0] is not None]
+                if key in NAME_COLUMNS:
+                    names += [(_norm(str(v)), table, col.name, v) for v in values]
+                if key in NAME_COLUMNS or key in CODE_COLUMNS or len(values) <= MAX_CATEGORIES:
+                    phrases += [(_norm(str(v)), table, col.name, v, "exact") for v in values]
+                    phrases += _explained(col.comment, table, col.name, values)
+                    if "3166" in col.comment:
+                        phrases += [(_norm(n), table, col.name, code, "country")
+                                    for code in values for n in countries.NAMES.get(code, ())]
+        common = {w for w in _COMMON.split()}
+        return cls(sorted(phrases, key=lambda p: -len(p[0])), names, common)
+
+    def links(self, question: str) -> list[Link]:
+        """Every value the question names, longest match first, no two overlapping."""
+        text = _norm(question)
+        found: list[Link] = []
+        taken: list[tuple[int, int]] = []
+        for phrase, table, column, value, how in self.phrases:
+            if len(phrase) < 2 or (how == "exact" and len(phrase) <= 3 and not _upper_in(question, str(value))):
+                continue  # "us", "de", "ct": a short code only when written in capitals
+            for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text):
+                same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
+                           for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
+                if same or not any(m.start() < e and s < m.end() for s, e in taken):
+                    found.append(Link(table, column, value, m.start(), m.end(), how, m.group(0)))
+                    taken.append((m.start(), m.end()))
+        found += self._approximate(question, text, taken)
+        return sorted(found, key=lambda link: link.start)
+
+    def _approximate(self, question: str, text: str, taken: list[tuple[int, int]]) -> list[Link]:
+        """Names written with a typo, or by one word of theirs that no other name has."""
+        out: list[Link] = []
+        tokens = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[\w-]+", text)]
+        free = [t for t in tokens if not any(t[0] < e and s < t[1] for s, e in taken)]
+        capitals = {w.lower() for w in re.findall(r"\b[A-Z][\w-]+", question)}
+        for norm_name, table, column, value in self.names:
+            size = len(norm_name.split())
+            for i in range(len(free) - size + 1):
+                window = free[i:i + size]
+                if any(b[0] - a[1] > 1 for a, b in zip(window, window[1:])):
+                    continue
+                span = text[window[0][0]:window[-1][1]]
+                first_ok = fuzz.ratio(window[0][2], norm_name.split()[0]) >= 75  # a typo keeps a word's start
+                if len(span) >= 5 and first_ok and fuzz.ratio(span, norm_name) >= FUZZY_MIN and span not in self.common \
+                        and not any(o.start < window[-1][1] and window[0][0] < o.end for o in out):
+                    out.append(Link(table, column, value, window[0][0], window[-1][1], "fuzzy", span))
+        for start, end, word in free:
+            if len(word) < 4 or word in self.common or word not in capitals \
+                    or any(o.start <= start and end <= o.end for o in out):
+                continue
+            owners = [(t, c, v) for n, t, c, v in self.names if word in n.split()]
+            if len(owners) == 1 and not any(o.start == start for o in out):
+                out.append(Link(*owners[0], start, end, "partial", word))
+        return out
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", text.lower())).strip()
+
+
+def _upper_in(question: str, value: str) -> bool:
+    return bool(re.search(rf"(?<![\w-]){re.escape(value.upper())}(?![\w-])", question))
+
+
+def _explained(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
+    """Codes the comment explains in words: "CT carton", "20RF/40RF refrigerated reefer"."""
+    out = []
+    for codes, words in re.findall(r"\b([A-Z0-9]{2,5}(?:/[A-Z0-9]{2,5})*)\s+([a-z][a-z -]+?)(?=\s*[,;.(]|$)", comment):
+        for code in codes.split("/"):
+            if code in values:
+                for phrase in {words.strip(), words.strip().split(" ")[-1]}:
+                    if len(phrase) >= 3:
+                        out.append((_norm(phrase), table, column, code, "explained"))
+    return out
+
+
+# Words that name no vessel, carrier or port on their own, even where a name contains them.
+_COMMON = """express maersk line lines port ports ship ships vessel vessels the and
+ever one all any hmm msc cma cgm cosco zim sitc yang ming wan hai kota x-press new york los angeles
+express container containers carrier carriers voyage voyages which what where when how many much""".lower()
