@@ -49,11 +49,11 @@ CONSTRUCTS = {
         f"{DOC}/ccapp/creating-context-index.html (Oracle Text: Creating a CONTEXT Index)",
         (r"\s+INDEXTYPE IS CTXSYS\.CONTEXT PARAMETERS \('[^']*'\)", ""),
     ),
-    "VECTOR_INDEX": (
-        "CREATE VECTOR INDEX ... ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY n",
-        f"{DOC}/sqlrf/create-vector-index.html (SQL Language Reference, CREATE VECTOR INDEX)",
-        (r"CREATE VECTOR INDEX (.+?)\s+ORGANIZATION INMEMORY NEIGHBOR GRAPH\s+DISTANCE COSINE\s+"
-         r"WITH TARGET ACCURACY \d+", r"CREATE INDEX \1"),
+    "CTX_OPTIMIZE_FULL": (
+        "BEGIN CTX_DDL.OPTIMIZE_INDEX('index', 'FULL'); END; (Oracle Text garbage-collects deleted rows' tokens)",
+        "https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/optimize_index.html "
+        "(Oracle Text Reference, CTX_DDL.OPTIMIZE_INDEX)",
+        (r"BEGIN CTX_DDL\.OPTIMIZE_INDEX\('(\w+)', 'FULL'\); END;", r"SELECT '\1' FROM dual"),
     ),
     "PREDICTION_USING": (
         "PREDICTION(model USING expr AS first_input, expr AS second_input): ONNX reranking pipeline",
@@ -108,7 +108,7 @@ UNPARSEABLE = {
     "RERANK_PREDICTION": ("PREDICTION_USING",),
     "SCHEMA.RECORD_CHUNKS[0]": ("VECTOR_TYPE",),
     "SCHEMA.RECORDS_TEXT_IX[0]": ("CONTEXT_INDEX",),
-    "SCHEMA.RECORD_CHUNKS_VEC_IX[0]": ("VECTOR_INDEX",),
+    "MEMORY.PURGE_DELETED[0]": ("CTX_OPTIMIZE_FULL",),
     "CATALOG.DDL[0]": ("VECTOR_TYPE",),
     "CATALOG.DDL[2]": ("VECTOR_TYPE",),
     "DOCS.TABLE_DDL[0]": ("VECTOR_TYPE",),
@@ -292,6 +292,13 @@ def test_schema_and_drop_have_the_same_shape():
         assert "{p}" not in getattr(ns, name) and "{{p}}" not in getattr(ns, name)
 
 
+def test_erasure_optimises_the_text_index_in_full_mode_and_reads_its_token_table():
+    mem = osql.memory_statements("T1_")
+    assert mem.PURGE_DELETED == ["BEGIN CTX_DDL.OPTIMIZE_INDEX('T1_RECORDS_TEXT_IX', 'FULL'); END;"]
+    assert "FROM DR$T1_RECORDS_TEXT_IX$I WHERE token_text = UPPER(:tok)" in mem.TRACE_TEXT_TOKENS
+    assert "T1_RECORDS_TEXT_IX" in " ".join(d for _, ddl in osql.statements("T1_", osql.DIM).SCHEMA for d in ddl)
+
+
 def test_existing_objects_reads_user_objects():
     assert "user_objects" in osql.EXISTING_OBJECTS.lower()
     assert "'INDEX'" in osql.EXISTING_OBJECTS and "'TABLE'" in osql.EXISTING_OBJECTS
@@ -326,12 +333,16 @@ def test_keyword_search_uses_contains_and_score():
     assert "SCORE(1) AS score_txt" in osql.KEYWORD_SEARCH
 
 
-def test_schema_uses_vector_hnsw_and_oracle_text():
+def test_schema_uses_vector_columns_and_oracle_text_and_no_vector_index():
     ddl = " ".join(" ".join(d.split()) for _, stmts in osql.SCHEMA for d in stmts)
     assert "VECTOR({dim}, FLOAT32)" in ddl
     assert "VECTOR(384, FLOAT32)" in " ".join(" ".join(s.split()) for _, d in osql.statements("", 384).SCHEMA for s in d)
-    assert "CREATE VECTOR INDEX" in ddl
-    assert "ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95" in ddl
+    # Exact search only (issue 36, risk 5): no statement asks for FETCH APPROX, so no HNSW
+    # index is built, and one an earlier version built is dropped when the store is opened.
+    assert "VECTOR INDEX" not in ddl and "NEIGHBOR GRAPH" not in ddl
+    assert not any("APPROX" in text for text in osql.all_named_statements("T1_").values())
+    assert osql.statements("T1_", osql.DIM).OBSOLETE == {
+        "RECORD_CHUNKS_VEC_IX": "DROP INDEX IF EXISTS T1_RECORD_CHUNKS_VEC_IX"}
     assert "INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')" in ddl
     assert "CHECK (metadata IS JSON)" in ddl
 

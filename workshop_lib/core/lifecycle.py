@@ -9,17 +9,23 @@ superseded or forgotten memory also loses its vector, so nearest-neighbour lists
 spend a slot on it. Who changed the status, when and why is kept with it.
 
 Erasing a user is different: it deletes every record, thread, vector and status of that
-user, and writes an audit row that holds a hash of the user id, never the id itself.
+user, their chat log rows and the cache rows written for them, then clears the deleted text
+out of the indexes (and, on the embedded engine, out of the file), and writes an audit row
+that holds a keyed hash of the id (HMAC-SHA-256 under a secret of this store, kept in its
+STORE_META), never the id itself nor a hash anyone could recompute from a guess.
 The MemoryStore mixes this class in; its SQL is the MEMORY block of each statements module.
 """
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from workshop_lib.core.records import MEMORY_TYPES, Record
@@ -63,8 +69,43 @@ def iso_utc(when: datetime | str | None) -> str | None:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def subject_hash(user_id: str) -> str:
+AUDIT_KEY = "audit_key"  # the STORE_META key of the store's audit secret
+FILE_READ_BYTES = 1 << 20
+
+
+def plain_hash(user_id: str) -> str:
+    """The unkeyed SHA-256 of an id (what audit rows held before keyed hashes): anyone can
+    recompute it from a guessed id, so it is only ever fed to the keyed hash."""
     return hashlib.sha256(user_id.encode("utf-8")).hexdigest()
+
+
+def keyed_hash(key: str, user_id: str) -> str:
+    """HMAC-SHA-256 of the id's plain hash under the store's secret (an old row's plain hash
+    re-keyed the same way gives the same value, so every erasure is found by one formula)."""
+    return _rekeyed(key, plain_hash(user_id))
+
+
+def _rekeyed(key: str, old_plain_hash: str) -> str:
+    return hmac.new(bytes.fromhex(key), old_plain_hash.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def count_in_files(files: Iterable[Path], words: Iterable[str]) -> int:
+    """Occurrences of each word (UTF-8; ASCII letters in any case) in the raw bytes of the files,
+    read in bounded pieces that overlap by the longest word."""
+    needles = sorted({w.lower().encode("utf-8") for w in words if w and w.strip()})
+    if not needles:
+        return 0
+    overlap = max(len(n) for n in needles) - 1
+    total = 0
+    for path in files:
+        tail = b""
+        with open(path, "rb") as fh:
+            while piece := fh.read(FILE_READ_BYTES):
+                window = tail + piece.lower()
+                # a match wholly inside the tail was counted with the piece before
+                total += sum(window.count(n) - tail.count(n) for n in needles)
+                tail = window[-overlap:] if overlap else b""
+    return total
 
 
 def _check_actor(by: Any, reason: Any) -> None:
@@ -199,9 +240,33 @@ class LifecycleMixin:
         return out
 
     # ------------------------------------------------------------------ erasure
+    def _audit_key(self, cur) -> str:
+        """The store's audit secret (STORE_META), made on first use; audit rows written before it
+        held plain SHA-256 hashes, which are re-keyed in the same transaction."""
+        cur.execute(self.sql.META_SELECT)
+        meta = dict(cur.fetchall())
+        if AUDIT_KEY in meta:
+            return str(meta[AUDIT_KEY])
+        key = secrets.token_hex(32)
+        cur.execute(self.sql.META_INSERT, {"k": AUDIT_KEY, "v": key})
+        cur.execute(self.mem.AUDIT_SUBJECTS)
+        for seq, old in cur.fetchall():
+            cur.execute(self.mem.AUDIT_SET_SUBJECT, {"seq": seq, "subj": _rekeyed(key, str(old))})
+        return key
+
+    def subject_hash(self, user_id: str) -> str:
+        """The hash an erasure's audit row names this user by (keyed: whoever reads the audit
+        without this store cannot test a guessed id against it)."""
+        if not isinstance(user_id, str) or not user_id:
+            raise ValueError("user_id must be a non-empty string")
+        with self.engine.transaction() as cur:
+            return keyed_hash(self._audit_key(cur), user_id)
+
     def erase_user(self, user_id: str, *, by: str, reason: str = "erasure requested") -> dict[str, int]:
         """Delete everything of one user (profile, threads, messages, memories, vectors, statuses,
-        chat log rows) in one transaction, and write an audit row naming the user by hash only."""
+        chat log rows, cache rows written for them) in one transaction, write an audit row naming
+        the user by a keyed hash only, then purge the deleted text from the indexes and files
+        (the engine's PURGE_DELETED: FTS5 'optimize' and a WAL checkpoint; Oracle Text OPTIMIZE FULL)."""
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
         _check_actor(by, reason)
@@ -210,39 +275,75 @@ class LifecycleMixin:
             records = int(cur.fetchone()[0])
             cur.execute(self.mem.TRACE_THREADS, {"u": user_id})
             threads = int(cur.fetchone()[0])
-        chat_log = "CHAT_INTERACTIONS" in self.engine.backend.object_names()
+        names = self.engine.backend.object_names()
         with self.engine.transaction() as cur:
             self._delete_record(cur, "user_profile", user_id)
             self._cascade_actor(cur, "user_profile", user_id)
-            chat_rows = 0
-            if chat_log:
+            chat_rows = cache_rows = 0
+            if "CHAT_INTERACTIONS" in names:
                 cur.execute(self.mem.CHAT_ERASE, {"u": user_id})
                 chat_rows = max(cur.rowcount, 0)
-            detail = {"records": records, "threads": threads, "chat_log_rows": chat_rows}
-            cur.execute(self.mem.AUDIT_INSERT, {"act": "erase_user", "subj": subject_hash(user_id), "actor": by,
-                                                "detail": json.dumps({**detail, "reason": reason})})
+            if {"RESPONSE_CACHE", "EMBEDDING_CACHE", "CACHE_WRITERS"} <= names:
+                for stmt in (self.mem.RESPONSE_CACHE_ERASE, self.mem.EMBEDDING_CACHE_ERASE):
+                    cur.execute(stmt, {"u": user_id})
+                    cache_rows += max(cur.rowcount, 0)
+                cur.execute(self.mem.CACHE_WRITERS_ERASE, {"u": user_id})
+            detail = {"records": records, "threads": threads, "chat_log_rows": chat_rows, "cache_rows": cache_rows}
+            cur.execute(self.mem.AUDIT_INSERT, {"act": "erase_user", "subj": keyed_hash(self._audit_key(cur), user_id),
+                                                "actor": by, "detail": json.dumps({**detail, "reason": reason})})
+        with self.engine.cursor() as cur:  # after the commit: the indexes see the deletes first
+            for stmt in self.mem.PURGE_DELETED:
+                cur.execute(stmt)
+                if cur.description:
+                    cur.fetchall()
         return detail
 
     def user_trace(self, user_id: str, terms: Iterable[str] = ()) -> dict[str, int]:
-        """What of a user is left: rows, chunks without a record, vector-index rows of theirs or
-        orphaned, and full-text matches of `terms` (words they wrote). All zero after erase_user."""
+        """What of a user is left, each count named for what it proves (all zero after erase_user;
+        `terms` are distinctive words the user wrote, the id too if it is distinctive):
+
+        records, threads       rows that carry the user id
+        orphan_chunks          chunks (text and vector) whose record is gone, anyone's
+        vector_index_rows      vectors filed under the user, and (embedded) vec0 rows without a record
+        text_index_matches     rows the full-text index still returns for a term
+        text_index_tokens      the full-text index's own storage holding a term: FTS5 segment blocks
+                               (embedded), rows of the Oracle Text token table (deleted rows' tokens
+                               stay there until OPTIMIZE FULL)
+        cache_rows             Part 5 cache rows recorded as written for the user
+        cache_text_rows        cache rows whose text holds a term, whoever wrote them
+        chat_log_rows          chat service log rows of the user
+        audit_rows_naming_user audit rows holding the id, or its unkeyed SHA-256, as subject,
+                               actor or in the detail
+        file_term_bytes        (embedded only) occurrences of a term in the raw bytes of the
+                               database file and its write-ahead log: free pages, index
+                               segments and old log frames included
+        """
+        words = [t for t in terms if isinstance(t, str) and re.search(r"\w", t)]
+        names = self.engine.backend.object_names()
         out = {}
         with self.engine.cursor() as cur:
-            for key, stmt in (("records", self.mem.TRACE_RECORDS), ("threads", self.mem.TRACE_THREADS)):
-                cur.execute(stmt, {"u": user_id})
-                out[key] = int(cur.fetchone()[0])
-            cur.execute(self.mem.TRACE_ORPHAN_CHUNKS)
-            out["orphan_chunks"] = int(cur.fetchone()[0])
-            if getattr(self.mem, "TRACE_VECTOR_INDEX", None):
-                cur.execute(self.mem.TRACE_VECTOR_INDEX, {"u": user_id})
-                out["vector_index_rows"] = int(cur.fetchone()[0])
-            hits = 0
-            for term in terms:
-                kw = self.engine.statements.keyword_expression(term) if re.search(r"\w", term or "") else None
-                if kw:
-                    cur.execute(self.mem.TRACE_TEXT_INDEX, {"kw": kw})
-                    hits += int(cur.fetchone()[0])
-            out["text_index_matches"] = hits
+            def count(stmt: str, params: dict | None = None) -> int:
+                cur.execute(stmt, params or {})
+                return int(cur.fetchone()[0])
+
+            out["records"] = count(self.mem.TRACE_RECORDS, {"u": user_id})
+            out["threads"] = count(self.mem.TRACE_THREADS, {"u": user_id})
+            out["orphan_chunks"] = count(self.mem.TRACE_ORPHAN_CHUNKS)
+            out["vector_index_rows"] = count(self.mem.TRACE_VECTOR_INDEX, {"u": user_id})
+            out["text_index_matches"] = sum(
+                count(self.mem.TRACE_TEXT_INDEX, {"kw": kw}) for t in words
+                if (kw := self.engine.statements.keyword_expression(t)))
+            out["text_index_tokens"] = sum(count(self.mem.TRACE_TEXT_TOKENS, {"tok": w})
+                                           for t in words for w in re.findall(r"\w+", t))
+            caches = {"RESPONSE_CACHE", "EMBEDDING_CACHE", "CACHE_WRITERS"} <= names
+            out["cache_rows"] = count(self.mem.TRACE_CACHE_ROWS, {"u": user_id}) if caches else 0
+            out["cache_text_rows"] = sum(count(self.mem.TRACE_CACHE_TEXT, {"term": t}) for t in words) if caches else 0
+            out["chat_log_rows"] = (count(self.mem.TRACE_CHAT_LOG, {"u": user_id})
+                                    if "CHAT_INTERACTIONS" in names else 0)
+            out["audit_rows_naming_user"] = count(self.mem.TRACE_AUDIT, {"u": user_id, "plain": plain_hash(user_id)})
+        files = self.engine.backend.files()
+        if files:
+            out["file_term_bytes"] = count_in_files(files, words)
         return out
 
     def audit_log(self) -> list[dict[str, Any]]:

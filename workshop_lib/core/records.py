@@ -24,6 +24,9 @@ class Record:
     agent_id: str | None = None
     thread_id: str | None = None
     created_at: str | None = None
+    # A memory's status as `store.get` saw it: anything but "valid" means superseded, forgotten
+    # or expired, and then content and metadata are withheld (None); store.history shows them.
+    status: str = "valid"
 
 
 @dataclass

@@ -24,6 +24,7 @@ ValueError naming the argument.
 from __future__ import annotations
 
 import builtins  # MemoryStore.list shadows list in its class body
+import dataclasses
 import json
 import math
 import re
@@ -206,7 +207,8 @@ class MemoryStore(LifecycleMixin):
     def _apply_schema_policy(self) -> None:
         wanted = [name for name, _ in self.sql.SCHEMA]
         names = self.engine.backend.object_names()
-        if self.schema_policy is SchemaPolicy.RECREATE or any(self.prefix + n not in names for n in wanted):
+        if (self.schema_policy is SchemaPolicy.RECREATE or any(self.prefix + n not in names for n in wanted)
+                or any(self.prefix + n in names for n in self.sql.OBSOLETE)):
             # Something to create: decide again under the write lock, as another process
             # (a second first-time setup) may be creating the same objects right now.
             with self.engine.backend.schema_lock():
@@ -227,13 +229,13 @@ class MemoryStore(LifecycleMixin):
         elif ((policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing)
               or (policy is SchemaPolicy.REQUIRE_EXISTING and missing)):
             raise SchemaError(self._schema_problem(missing))
+        # Derived indexes an older version built and this one rebuilds differently or not at all.
+        eng.backend.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
         if missing:
             if "RECORDS" in missing and policy is not SchemaPolicy.RECREATE:
                 # Statuses point at record seqs: with RECORDS made anew they would attach to new records.
                 stale = [n for n in ("MEMORY_STATUS",) if self.prefix + n in names]
                 eng.backend.drop_objects(self.mem.DROP, stale)
-            # Derived indexes an older version built and this one rebuilds differently.
-            eng.backend.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
             eng.backend.create_objects([(n, ddl) for n, ddl in sql.SCHEMA if n in missing])
         self._write_or_check_meta(fresh=bool(missing))
 
@@ -453,13 +455,25 @@ class MemoryStore(LifecycleMixin):
 
     # ------------------------------------------------------------------ read
     def get(self, record_type: str, record_id: str) -> Record | None:
-        """The record of this type with this id, or None. Ids are unique per record type."""
+        """The record of this type with this id, or None. Ids are unique per record type.
+
+        A memory that is not live (superseded, forgotten, or past its expiry) comes back with
+        its content and metadata withheld (None) and `status` saying why, so that no read path
+        returns its words while the id stays visibly taken; `history()` shows every version."""
         _check_record_type(record_type, RECORD_TYPES, "get")
         _check_id(record_id, "record_id")
         with self.engine.cursor() as cur:
             cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
             row = cur.fetchone()
-            return self._row_to_record(row) if row else None
+            if not row:
+                return None
+            rec = self._row_to_record(row)
+            if record_type in MEMORY_TYPES:
+                state = self._read_status(cur, row[0])
+                if not state.live:
+                    status = "expired" if state.status == "valid" else state.status
+                    return dataclasses.replace(rec, content=None, metadata=None, status=status)
+            return rec
 
     def list(
         self,

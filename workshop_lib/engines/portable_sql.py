@@ -42,6 +42,31 @@ VALUES (:act, :subj, :actor, :detail)""",
     "TRACE_ORPHAN_CHUNKS": """SELECT COUNT(*) FROM {p}RECORD_CHUNKS c
  WHERE NOT EXISTS (SELECT 1 FROM {p}RECORDS m WHERE m.seq = c.record_seq)""",
     "CHAT_ERASE": "DELETE FROM CHAT_INTERACTIONS WHERE user_id = :u",
+    # The audit's subject hashes, re-keyed once when the store's audit key is made (older
+    # rows held a plain SHA-256 of the id, which anyone can recompute from a guess).
+    "AUDIT_SUBJECTS": "SELECT seq, subject_hash FROM {p}MEMORY_AUDIT",
+    "AUDIT_SET_SUBJECT": "UPDATE {p}MEMORY_AUDIT SET subject_hash = :subj WHERE seq = :seq",
+    # Part 5's caches are shared and keyed by the question; CACHE_WRITERS says whom each row
+    # was written for. Erasure deletes the user's rows, and rows no writer was recorded for
+    # (written before writers were recorded: anyone's).
+    "RESPONSE_CACHE_ERASE": """DELETE FROM RESPONSE_CACHE
+ WHERE cache_key IN (SELECT w.cache_key FROM CACHE_WRITERS w WHERE w.cache_name = 'response' AND w.user_id = :u)
+    OR cache_key NOT IN (SELECT w.cache_key FROM CACHE_WRITERS w WHERE w.cache_name = 'response')""",
+    "EMBEDDING_CACHE_ERASE": """DELETE FROM EMBEDDING_CACHE
+ WHERE text_sha256 IN (SELECT w.cache_key FROM CACHE_WRITERS w WHERE w.cache_name = 'embedding' AND w.user_id = :u)
+    OR text_sha256 NOT IN (SELECT w.cache_key FROM CACHE_WRITERS w WHERE w.cache_name = 'embedding')""",
+    "CACHE_WRITERS_ERASE": "DELETE FROM CACHE_WRITERS WHERE user_id = :u",
+    "TRACE_CACHE_ROWS": """SELECT COUNT(*) FROM (
+    SELECT r.cache_key FROM RESPONSE_CACHE r WHERE r.cache_key IN
+           (SELECT w.cache_key FROM CACHE_WRITERS w WHERE w.cache_name = 'response' AND w.user_id = :u)
+    UNION ALL
+    SELECT e.text_sha256 FROM EMBEDDING_CACHE e WHERE e.text_sha256 IN
+           (SELECT w.cache_key FROM CACHE_WRITERS w WHERE w.cache_name = 'embedding' AND w.user_id = :u)) x""",
+    "TRACE_CHAT_LOG": "SELECT COUNT(*) FROM CHAT_INTERACTIONS WHERE user_id = :u",
+    # Audit rows that name the user: by id, by the unkeyed SHA-256 of the id, as the actor,
+    # or in the detail (a reason may quote them).
+    "TRACE_AUDIT": """SELECT COUNT(*) FROM {p}MEMORY_AUDIT
+ WHERE subject_hash IN (:u, :plain) OR actor = :u OR INSTR(detail, :u) > 0""",
 }
 
 def with_prefix(block: Block, prefix: str) -> Block:

@@ -84,6 +84,19 @@ class MemoryStatements:
     TRACE_VECTOR_INDEX: str = stmt("u")
     TRACE_TEXT_INDEX: str = stmt("kw")
     CHAT_ERASE: str = stmt("u")
+    # Erasure reaches past the rows (core/lifecycle.py): the caches' rows written for the
+    # user, the audit's keyed hashes, and what each engine runs once the deletes committed.
+    AUDIT_SUBJECTS: str = stmt()
+    AUDIT_SET_SUBJECT: str = stmt("seq subj")
+    RESPONSE_CACHE_ERASE: str = stmt("u")
+    EMBEDDING_CACHE_ERASE: str = stmt("u")
+    CACHE_WRITERS_ERASE: str = stmt("u")
+    PURGE_DELETED: list[str] = ddl()  # after an erasure commits: deleted text out of the indexes and files
+    TRACE_CACHE_ROWS: str = stmt("u")
+    TRACE_CACHE_TEXT: str = stmt("term")
+    TRACE_CHAT_LOG: str = stmt("u")
+    TRACE_AUDIT: str = stmt("u plain")
+    TRACE_TEXT_TOKENS: str = stmt("tok")
 
 
 @dataclass(frozen=True)
@@ -142,6 +155,8 @@ class CatalogStatements:
     RESP_CACHE_INSERT: str = stmt("k m p q r")
     RESP_CACHE_COUNT: str = stmt()
     RESP_CACHE_CLEAR: str = stmt()
+    CACHE_WRITER_PUT: str = stmt("c k u")  # who a cache row was written for (erasure deletes it)
+    CACHE_WRITERS_CLEAR: str = stmt()
 
 
 @dataclass(frozen=True)

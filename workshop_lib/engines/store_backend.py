@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -47,6 +48,11 @@ class StoreBackend(abc.ABC):
         if value is not None and hasattr(value, "read"):
             return value.read()
         return value
+
+    def files(self) -> list[Path]:
+        """The files the store's bytes are written to, which `user_trace` reads byte by byte
+        (the embedded engine's database and its write-ahead log); none for a database server."""
+        return []
 
     def doctor_checks(self) -> list[Check]:
         """Engine-specific lines for `workshop doctor` (integrity, users, grants, indexes...)."""

@@ -265,7 +265,13 @@ def embed_question(eng: Engine, text: str) -> tuple[list[float] | None, bool]:
     if len(text.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:  # the cache keeps questions, not documents
         with eng.transaction() as cur:
             cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.backend.vector_param(vector)})
+            _record_writer(eng, cur, "embedding", key["h"])
     return vector, False
+
+
+def _record_writer(eng: Engine, cur: Any, cache: str, key: str) -> None:
+    """The caches are shared (keyed by the question); erasing a user deletes the rows written for them."""
+    cur.execute(eng.statements.catalog.CACHE_WRITER_PUT, {"c": cache, "k": key, "u": eng.user_id or "-"})
 
 
 def catalog_min_similarity(eng: Engine) -> float:
@@ -745,6 +751,7 @@ def clear_caches(eng: Engine, *, embeddings: bool = False) -> None:
         cur.execute(sql.RESP_CACHE_CLEAR)
         if embeddings:
             cur.execute(sql.EMB_CACHE_CLEAR)
+            cur.execute(sql.CACHE_WRITERS_CLEAR)
 
 
 def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cache: bool = True,
@@ -803,6 +810,7 @@ def _ask(eng: Engine, question: str, *, llm, persona: str, use_cache: bool, k: i
             cur.execute(sql.RESP_CACHE_DELETE, {"k": key})
             cur.execute(sql.RESP_CACHE_INSERT, {"k": key, "m": model, "p": persona, "q": normalized,
                                                 "r": json.dumps(answer.as_dict())})
+            _record_writer(eng, cur, "response", key)
     return answer
 
 

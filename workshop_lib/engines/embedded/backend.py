@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,6 +43,10 @@ class EmbeddedBackend(StoreBackend):
         """Hold the write lock while the store checks and creates its schema (see MemoryStore)."""
         with self.engine.transaction():
             yield
+
+    def files(self) -> list[Path]:
+        path = Path(self.engine.path)
+        return [f for f in (path, path.with_name(path.name + "-wal")) if f.exists()]
 
     def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
         cur.execute(sql, params)

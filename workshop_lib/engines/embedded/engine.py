@@ -148,6 +148,9 @@ class EmbeddedEngine(Engine):
         # Memory-map the store (up to 1 GiB): a vec0 KNN reads every vector of a partition,
         # and mapped pages spare it a read() and a copy per page (1.5x at 100k memories, bench/).
         self.conn.execute("PRAGMA mmap_size=1073741824")
+        # Deleted content is overwritten with zeros, not left in free pages and cells, so erased
+        # words do not stay in the file (erase_user; https://sqlite.org/pragma.html#pragma_secure_delete).
+        self.conn.execute("PRAGMA secure_delete=ON")
         self.conn.execute("ATTACH DATABASE ? AS SUPPLYCHAIN", (str(self.supplychain_path),))
         self._retry_locked(lambda: self.conn.execute("PRAGMA SUPPLYCHAIN.journal_mode=WAL"))
 

@@ -378,6 +378,14 @@ CATALOG = CatalogStatements(
             normalized_query TEXT NOT NULL,
             response         TEXT NOT NULL CHECK (json_valid(response)),
             created_at       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))""",
+        # Whom each cache row was written for (the caches are shared, keyed by the question):
+        # erase_user deletes that user's rows (MEMORY.RESPONSE_CACHE_ERASE, EMBEDDING_CACHE_ERASE).
+        """CREATE TABLE IF NOT EXISTS CACHE_WRITERS (
+            cache_name TEXT NOT NULL CHECK (cache_name IN ('response', 'embedding')),
+            cache_key  TEXT NOT NULL,
+            user_id    TEXT NOT NULL,
+            PRIMARY KEY (cache_name, cache_key, user_id))""",
+        "CREATE INDEX IF NOT EXISTS CACHE_WRITERS_USER_IX ON CACHE_WRITERS (user_id)",
     ],
     ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
     ITEM_INSERT="""INSERT INTO CATALOG_ITEMS (item_id, item_name, category, description, price_usd, price_unit, doc_hash, embedding)
@@ -421,6 +429,9 @@ VALUES (:h, :m, :t, :vec) ON CONFLICT (text_sha256, model_name) DO NOTHING""",
 VALUES (:k, :m, :p, :q, :r)""",
     RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
     RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
+    CACHE_WRITER_PUT="""INSERT INTO CACHE_WRITERS (cache_name, cache_key, user_id) VALUES (:c, :k, :u)
+ON CONFLICT (cache_name, cache_key, user_id) DO NOTHING""",
+    CACHE_WRITERS_CLEAR="DELETE FROM CACHE_WRITERS",
 )
 
 
@@ -641,6 +652,24 @@ VALUES (:seq, :st, :actor, :why, :repl, :expiry)""",
  WHERE v.rowid NOT IN (SELECT seq FROM {p}RECORDS) OR json_extract(v.scope, '$[1]') = :u""",
     # The full-text index itself: documents that still match a term the user wrote.
     TRACE_TEXT_INDEX="SELECT COUNT(*) FROM {p}RECORDS_FTS WHERE {p}RECORDS_FTS MATCH :kw",
+    # After an erasure commits. FTS5 deletes only add delete markers: the erased rows' tokens
+    # stay in the segment blocks ({p}RECORDS_FTS_data) until segments merge; 'optimize' merges
+    # them all into one, without the deleted entries (https://sqlite.org/fts5.html, "The
+    # 'optimize' Command"). The connection runs with PRAGMA secure_delete=ON (engine.py), so
+    # freed pages and cells are zeroed; the checkpoint copies the zeroed pages into the file and
+    # truncates the write-ahead log, whose old frames still hold the text
+    # (https://sqlite.org/pragma.html#pragma_secure_delete, #pragma_wal_checkpoint).
+    PURGE_DELETED=[
+        "INSERT INTO {p}RECORDS_FTS({p}RECORDS_FTS) VALUES ('optimize')",
+        "PRAGMA wal_checkpoint(TRUNCATE)",
+    ],
+    # Cache rows whose text holds a word (case-insensitive; JSON escapes non-ASCII in responses).
+    TRACE_CACHE_TEXT="""SELECT (SELECT COUNT(*) FROM RESPONSE_CACHE
+          WHERE instr(lower(normalized_query), lower(:term)) > 0 OR instr(lower(response), lower(:term)) > 0)
+     + (SELECT COUNT(*) FROM EMBEDDING_CACHE WHERE instr(lower(source_text), lower(:term)) > 0)""",
+    # Segment blocks of the full-text index that hold a token's bytes (tokens are stored
+    # lower-cased; a token stored after a prefix it shares with the one before it is not seen).
+    TRACE_TEXT_TOKENS="SELECT COUNT(*) FROM {p}RECORDS_FTS_data WHERE instr(block, CAST(lower(:tok) AS BLOB)) > 0",
 )
 
 

@@ -14,7 +14,6 @@ from workshop_lib.engines.oracle.engine import (
     REQUIRED_PRIVILEGES,
     OracleCursor,
     _first_line,
-    parse_size,
 )
 from workshop_lib.engines.oracle.errors import OracleWorkshopError
 from workshop_lib.engines.store_backend import StoreBackend
@@ -98,17 +97,17 @@ class OracleBackend(StoreBackend):
                                                        "chunks_table": f"{prefix}RECORD_CHUNKS"})
         except Exception as exc:  # noqa: BLE001
             out.append(Check("memory store indexes", False, _first_line(exc), setup))
+        # The store searches vectors exactly (no HNSW index, issue 36 risk 5): the vector pool is
+        # shown for information only, and an index an older version built should be gone.
         hnsw = f"{prefix}RECORD_CHUNKS_VEC_IX"
         has_hnsw = any(r[0] == hnsw for r in index_rows)
         try:
             value = self.engine.query(sc.CHECK_VECTOR_MEMORY)[0][0]
-            size = parse_size(value)
-            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", size > 0, f"{value} in this database",
-                             f"{setup}; it sets VECTOR_MEMORY_SIZE and restarts the database"))
+            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", True,
+                             f"{value} in this database (the store searches exactly and needs none)", setup))
         except Exception:  # noqa: BLE001 - AGENT may not read V$PARAMETER on every database
-            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", has_hnsw,
-                             "not readable by this user; " + ("the HNSW index exists, so it is set" if has_hnsw
-                                                              else "and no HNSW index exists"), setup))
+            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", True,
+                             "not readable by this user (the store searches exactly and needs none)", setup))
         try:
             loaded = self.engine.query(sc.CHECK_MODEL, {"model": self.engine.model.name})
             dims = self.engine.query(sc.MODEL_DIMENSIONS)[0][0] if loaded else 0
@@ -122,8 +121,9 @@ class OracleBackend(StoreBackend):
             out.append(Check("memory store indexes VALID", not bad,
                              f"{len(index_rows)} indexes" + (f", not valid: {', '.join(bad)}" if bad else ", all VALID"),
                              f"{setup}; if it persists: `workshop reset` rebuilds the store (deletes memories)"))
-            out.append(Check("HNSW vector index", has_hnsw, f"{hnsw} {'present' if has_hnsw else 'missing'}",
-                             f"{setup}; the index needs VECTOR_MEMORY_SIZE > 0"))
+            out.append(Check("no vector index (exact search)", not has_hnsw,
+                             f"{hnsw} {'present: it keeps erased vectors until repopulated' if has_hnsw else 'absent'}",
+                             "open the store once with this version (it drops the index), e.g. `workshop setup`"))
         try:
             rows = self.engine.query(sc.CHECK_PORTS_SPATIAL_INDEX)
             ok = bool(rows) and all(v == "VALID" for v in rows[0])

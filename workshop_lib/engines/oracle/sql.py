@@ -92,13 +92,13 @@ SCHEMA = [
         """CREATE INDEX {p}RECORDS_TEXT_IX ON {p}RECORDS (content)
             INDEXTYPE IS CTXSYS.CONTEXT PARAMETERS ('SYNC (ON COMMIT)')""",
     ]),
-    # HNSW vector index (needs VECTOR_MEMORY_SIZE > 0; see setup/oracle/01_vector_memory.sql).
-    ("RECORD_CHUNKS_VEC_IX", [
-        """CREATE VECTOR INDEX {p}RECORD_CHUNKS_VEC_IX ON {p}RECORD_CHUNKS (embedding)
-            ORGANIZATION INMEMORY NEIGHBOR GRAPH
-            DISTANCE COSINE
-            WITH TARGET ACCURACY 95""",
-    ]),
+    # No vector index: every vector statement is an exact search within one user's scope (the
+    # scope index finds their rows), as on the embedded engine, so both engines rank alike and
+    # erasure leaves no copy of a vector behind. An HNSW index served no query (no statement
+    # asked for FETCH APPROX) and kept deleted vectors in its graph until repopulated ("Once an
+    # HNSW index is created, any subsequent inserts, updates, or deletes ... will not be
+    # reflected in the index": https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/hnsw-index-architecture-transaction-support-and-persistence.html).
+    # Stores made by earlier versions lose theirs when opened (OBSOLETE).
 ]
 
 DROP = {
@@ -107,7 +107,11 @@ DROP = {
     "RECORDS": "DROP TABLE IF EXISTS {p}RECORDS CASCADE CONSTRAINTS PURGE",
     "RECORD_CHUNKS": "DROP TABLE IF EXISTS {p}RECORD_CHUNKS PURGE",
     "RECORDS_TEXT_IX": "DROP INDEX IF EXISTS {p}RECORDS_TEXT_IX FORCE",
-    "RECORD_CHUNKS_VEC_IX": "DROP INDEX IF EXISTS {p}RECORD_CHUNKS_VEC_IX",
+}
+
+# Objects an earlier version created that this one does not use (dropped when a store is opened).
+OBSOLETE = {
+    "RECORD_CHUNKS_VEC_IX": "DROP INDEX IF EXISTS {p}RECORD_CHUNKS_VEC_IX",  # the HNSW index (see SCHEMA)
 }
 
 EXISTING_OBJECTS = "SELECT object_name FROM user_objects WHERE object_type IN ('TABLE', 'INDEX')"
@@ -431,7 +435,7 @@ def statements(prefix: str, dim: int) -> StoreStatements:
         **{name: fill(globals()[name]) for name in STATEMENT_NAMES},
         SCHEMA=[(name, [fill(s) for s in ddl]) for name, ddl in SCHEMA],
         DROP={name: fill(sql) for name, sql in DROP.items()},
-        OBSOLETE={},  # nothing replaced yet (see the embedded module's OBSOLETE)
+        OBSOLETE={name: fill(sql) for name, sql in OBSOLETE.items()},
     )
 
 
@@ -450,6 +454,8 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
         out.update({f"MEMORY.MIGRATIONS.{name}[{i}]": stmt for i, stmt in enumerate(ddl)})
     out.update({f"MEMORY.DROP.{name}": stmt for name, stmt in mem.DROP.items()})
     out.update({f"MEMORY.{name}": stmt for name, stmt in vars(mem).items() if isinstance(stmt, str)})
+    out.update({f"MEMORY.PURGE_DELETED[{i}]": stmt for i, stmt in enumerate(mem.PURGE_DELETED)})
+    out.update({f"OBSOLETE.{name}": stmt for name, stmt in statements(prefix, dim).OBSOLETE.items()})
     out["RERANK_PREDICTION"] = rerank_prediction("MY_RERANKER")
     try:
         from workshop_lib.data.supplychain_data import TABLES
@@ -560,6 +566,14 @@ CATALOG = CatalogStatements(
             normalized_query VARCHAR2(4000) NOT NULL,
             response         CLOB NOT NULL CHECK (response IS JSON),
             created_at       TIMESTAMP DEFAULT SYSTIMESTAMP NOT NULL)""",
+        # Whom each cache row was written for (erase_user deletes that user's rows); the twin of
+        # the embedded table. IF NOT EXISTS: SQL Language Reference 23ai, CREATE TABLE.
+        """CREATE TABLE IF NOT EXISTS CACHE_WRITERS (
+            cache_name VARCHAR2(16) NOT NULL CHECK (cache_name IN ('response', 'embedding')),
+            cache_key  VARCHAR2(64) NOT NULL,
+            user_id    VARCHAR2(512) NOT NULL,
+            PRIMARY KEY (cache_name, cache_key, user_id))""",
+        "CREATE INDEX IF NOT EXISTS CACHE_WRITERS_USER_IX ON CACHE_WRITERS (user_id)",
     ],
     ITEM_HASHES="SELECT item_id, doc_hash FROM CATALOG_ITEMS",
     ITEM_INSERT=f"""INSERT INTO CATALOG_ITEMS (item_id, item_name, category, description, price_usd, price_unit, doc_hash, embedding)
@@ -605,6 +619,13 @@ USING (SELECT :h AS text_sha256, :m AS model_name, :t AS source_text, :vec AS em
 VALUES (:k, :m, :p, :q, :r)""",
     RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
     RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
+    # Recorded once per (cache, key, user): MERGE ... WHEN NOT MATCHED THEN INSERT, as EMB_CACHE_PUT
+    # (SQL Language Reference 23ai, MERGE: .../sqlrf/MERGE.html).
+    CACHE_WRITER_PUT="""MERGE INTO CACHE_WRITERS w
+USING (SELECT :c AS cache_name, :k AS cache_key, :u AS user_id FROM dual) s
+   ON (w.cache_name = s.cache_name AND w.cache_key = s.cache_key AND w.user_id = s.user_id)
+ WHEN NOT MATCHED THEN INSERT (cache_name, cache_key, user_id) VALUES (s.cache_name, s.cache_key, s.user_id)""",
+    CACHE_WRITERS_CLEAR="DELETE FROM CACHE_WRITERS",
 )
 
 
@@ -799,11 +820,28 @@ VALUES (:seq, :st, :actor, :why, :repl, TO_TIMESTAMP(:expiry, {_TS_FORMAT}))""",
  WHERE ms.status = 'valid' AND ms.expires_at <= {_NOW}""",
     AUDIT_LIST=f"""SELECT TO_CHAR(created_at, {_TS_FORMAT}) AS created_at, action, subject_hash, actor, detail
   FROM {{p}}MEMORY_AUDIT ORDER BY seq""",
-    # The HNSW index is built on RECORD_CHUNKS.embedding, so the user's chunks are the vector
-    # index's entries (TRACE_ORPHAN_CHUNKS, in MEMORY_PORTABLE, counts chunks left without a record).
+    # The user's vectors: their chunks' rows (there is no vector index holding copies; TRACE_ORPHAN_CHUNKS,
+    # in MEMORY_PORTABLE, counts chunks left without a record).
     TRACE_VECTOR_INDEX="""SELECT COUNT(*) FROM {p}RECORD_CHUNKS c JOIN {p}RECORDS m ON m.seq = c.record_seq
  WHERE m.user_id = :u""",
     TRACE_TEXT_INDEX="SELECT COUNT(*) FROM {p}RECORDS m WHERE CONTAINS(m.content, :kw) > 0",
+    # ---- erasure that reaches the indexes (issue 36, defect 1); separate from the statements above.
+    # After an erasure commits. Oracle Text marks deleted documents as removed but keeps their
+    # tokens in the index until it is optimised in FULL mode ("Document Invalidation and Garbage
+    # Collection": https://docs.oracle.com/en/database/oracle/oracle-database/19/ccapp/document-invalidation-and-garbage-collection.html;
+    # CTX_DDL.OPTIMIZE_INDEX(idx_name, optlevel), "Full mode compacts data and removes rows":
+    # https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/optimize_index.html).
+    # No vector index to repopulate: RECORD_CHUNKS has none (exact search; see SCHEMA).
+    PURGE_DELETED=["BEGIN CTX_DDL.OPTIMIZE_INDEX('{p}RECORDS_TEXT_IX', 'FULL'); END;"],
+    TRACE_CACHE_TEXT="""SELECT (SELECT COUNT(*) FROM RESPONSE_CACHE
+          WHERE INSTR(LOWER(normalized_query), LOWER(:term)) > 0 OR INSTR(LOWER(response), LOWER(:term)) > 0)
+     + (SELECT COUNT(*) FROM EMBEDDING_CACHE WHERE INSTR(LOWER(source_text), LOWER(:term)) > 0)
+  FROM dual""",
+    # Rows of the text index's token table for a word. The index data table is DR$<index>$I
+    # (BASIC_STORAGE attributes, i_table_clause: https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/basic_storage-attributes.html);
+    # its TOKEN_TEXT column (upper-case words under the default lexer) is not in the reference:
+    # proven only on the live lane (tests/test_memory_over_time.py, marked oracle).
+    TRACE_TEXT_TOKENS="SELECT COUNT(*) FROM DR${p}RECORDS_TEXT_IX$I WHERE token_text = UPPER(:tok)",
 )
 
 
