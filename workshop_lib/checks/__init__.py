@@ -13,6 +13,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from workshop_lib.checks import values
 from workshop_lib.core import notebook_errors
 from workshop_lib.errors import WorkshopError
 
@@ -149,9 +150,10 @@ def describe_value(value: Any, limit: int = 120) -> str:
 def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run the learner's function; turn a stub or a crash into a clear CheckFailed.
 
-    `what` names the call and its input, so a crash says which case caused it."""
+    `what` names the call and its input, so a crash says which case caused it. What it returned is
+    rebuilt from plain values (values.plain), so no class of the learner's decides a comparison."""
     try:
-        return fn(*args, **kwargs)
+        return values.plain(fn(*args, **kwargs), values.inputs(*args, *kwargs.values()))
     except NotImplementedError:
         raise CheckFailed(todo, f"not implemented yet: {what}",
                           "replace `raise NotImplementedError()` in the TODO cell above with your code, "

@@ -156,15 +156,20 @@ def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: i
     env.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "WORKSHOP_DATA_DIR": str(root / "data"),
                 "PYTHONPATH": "/workshop" if sandboxed else str(folder / "lib"), "IPYTHONDIR": str(root / "ipython"),
                 "MPLCONFIGDIR": str(root / "cache"), "XDG_CACHE_HOME": str(root / "cache")})
-    nonce = secrets.token_hex(16)
     worker = scratch.Worker(env, folder, jail=(folder, master) if sandboxed else None,
                             module="workshop_lib.tools.grading.recheck")
-    expected = [c["grade_id"] for c in cells if c["kind"] == "check"]
+    return talk(worker, {"env": env, "scratch": str(root / here), "cells": cells, "cell_timeout": cell_timeout},
+                result, budget)
+
+
+def talk(worker: scratch.Worker, job: dict, result: Recheck, budget: float) -> Recheck:
+    """Send the re-check its job (signed with a fresh nonce), read its replies into `result`, stop it."""
+    nonce = secrets.token_hex(16)
+    expected = [c["grade_id"] for c in job["cells"] if c["kind"] == "check"]
     try:
         stdin = worker.proc.stdin
         assert stdin is not None  # the worker is started with a pipe on stdin
-        stdin.write(json.dumps({"nonce": nonce, "env": env, "scratch": str(root / here), "cells": cells,
-                                "cell_timeout": cell_timeout}) + "\n")
+        stdin.write(json.dumps({"nonce": nonce, **job}) + "\n")
         stdin.flush()
         deadline = time.monotonic() + budget
         buffer = b""
