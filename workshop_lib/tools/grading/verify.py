@@ -135,7 +135,7 @@ def suspicious_before_checks(cells: list[dict]) -> dict[str, list[str]]:
 @dataclass
 class Recheck:
     verdicts: dict[str, dict] = field(default_factory=dict)  # grade_id -> {"passed", "message", "changed"}
-    tampering: list[str] = field(default_factory=list)       # what the audit hook reported, in order
+    tampering: list[tuple[int, str]] = field(default_factory=list)  # (cell, what the audit hook reported), in order
     forged: str = ""                                         # the reply channel itself was abused
     finished: bool = False
     why_stopped: str = ""
@@ -206,14 +206,18 @@ def _take(result: Recheck, line: bytes, nonce: str, expected: list[str]) -> None
         return
     kind = event.get("event")
     if kind == "tamper":
-        result.tampering.append(str(event.get("what", ""))[:300])
+        where = event.get("cell")
+        result.tampering.append((where if type(where) is int else -1, str(event.get("what", ""))[:300]))
     elif kind == "verdict":
         gid = event.get("grade_id")
         if gid not in expected or gid in result.verdicts or [g for g in expected if g not in result.verdicts][:1] != [gid]:
             result.forged = f"the re-check's reply for {gid!r} came twice or out of order"
             return
+        where = event.get("cell")
         result.verdicts[gid] = {"passed": event.get("passed") is True, "message": str(event.get("message", ""))[:500],
-                                "changed": [str(c)[:300] for c in event.get("changed", [])]}
+                                "changed": [str(c)[:300] for c in event.get("changed", [])],
+                                "reference": event.get("reference") is True,
+                                "cell": where if type(where) is int else None}
     elif kind == "done":
         if len(result.verdicts) != len(expected):
             result.forged = "the re-check said it was done before every check had run"
@@ -234,8 +238,13 @@ def _review_reason(cell: str, recheck: Recheck) -> str | None:
     if recheck.forged:
         return recheck.forged
     verdict = recheck.verdicts.get(cell)
-    if recheck.tampering:
-        return "the notebook reached into the grader's checks: " + "; ".join(dict.fromkeys(recheck.tampering))[:400]
+    if verdict is not None and verdict.get("reference"):
+        return "the TODO calls the reference implementation"
+    # What was reported in a cell after this check's cannot have changed its verdict.
+    upto = verdict.get("cell") if verdict is not None else None
+    tampering = [what for where, what in recheck.tampering if upto is None or where <= upto]
+    if tampering:
+        return "the notebook reached into the grader's checks: " + "; ".join(dict.fromkeys(tampering))[:400]
     if verdict is None:
         return ("passed in the notebook, but the grader's re-check did not reach this cell: "
                 + (recheck.why_stopped or "no verdict"))
