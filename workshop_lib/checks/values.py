@@ -42,7 +42,7 @@ def _items(value: Any, keep: frozenset[int] | set[int], depth: int) -> list | No
     """The items of an iterable object, read once (None when it is not iterable)."""
     if not hasattr(type(value), "__iter__"):
         return None
-    out = []
+    out: list[Any] = []
     for item in value:
         if len(out) >= MAX_ITEMS:
             raise ValueError(f"it yielded more than {MAX_ITEMS:,} items")
@@ -126,7 +126,7 @@ def _workshop_class(cls: type) -> bool:
 
 def _rebuild(cls: type, value: Any, keep: frozenset[int] | set[int], depth: int) -> Any:
     """A new `cls` holding the plain fields of `value` (no __init__ or __post_init__ of anyone runs)."""
-    out = object.__new__(cls)
+    out: Any = object.__new__(cls)
     for f in dataclasses.fields(cls):
         try:
             field_value = object.__getattribute__(value, f.name)

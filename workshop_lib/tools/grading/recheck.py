@@ -97,7 +97,7 @@ class ReferenceGate:
                          "<reference-gate>", "exec"), scope)
             fn.__globals__[_GATE] = self._gate()  # a function: the snapshot restores it if replaced
             fn.__code__ = scope[name].__code__
-        checks_pkg._learner_running = self._learner_running()  # type: ignore[attr-defined]
+        checks_pkg._learner_running = self._learner_running()
 
     def _gate(self) -> Callable[[str, tuple, dict], Any]:
         current, running, called, originals = self.current, self.running, self.called, self.originals

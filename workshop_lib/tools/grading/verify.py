@@ -238,8 +238,6 @@ def _review_reason(cell: str, recheck: Recheck) -> str | None:
     if recheck.forged:
         return recheck.forged
     verdict = recheck.verdicts.get(cell)
-    if verdict is not None and verdict.get("reference"):
-        return "the TODO calls the reference implementation"
     # What was reported in a cell after this check's cannot have changed its verdict.
     upto = verdict.get("cell") if verdict is not None else None
     tampering = [what for where, what in recheck.tampering if upto is None or where <= upto]
@@ -250,6 +248,8 @@ def _review_reason(cell: str, recheck: Recheck) -> str | None:
                 + (recheck.why_stopped or "no verdict"))
     if verdict["changed"]:
         return "the notebook changed the grading code: " + "; ".join(dict.fromkeys(verdict["changed"]))[:400]
+    if verdict.get("reference"):
+        return "the TODO calls the reference implementation"
     if not verdict["passed"]:
         return "passed in the notebook but failed the grader's re-check: " + verdict["message"]
     reasons = recheck.suspicious.get(cell)
