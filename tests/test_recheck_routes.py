@@ -90,13 +90,15 @@ def test_a_todo_that_calls_the_reference_scores_0(tmp_path, todo):
 
 
 def test_a_todo_that_calls_the_reference_only_under_a_check_scores_0(tmp_path):
-    # Looks for a check's file on the stack (here through traceback, which no audit event reports).
+    # Looks for a check's file on the stack, then calls the reference.
     todo = ("import traceback as _tb\n" + PROMOTE.replace("def should_promote", "def _mine") +
             "def should_promote(candidate, active, min_recall):\n"
             "    if any('checks' in f.filename for f in _tb.extract_stack()):\n"
             "        return promotion.should_promote(candidate, active, min_recall)\n"
             "    return _mine(candidate, active, min_recall)\n")
-    assert _recheck(tmp_path, _learner(todo), CHECK_PROMOTE) == [REFERENCE]
+    # Its look at the stack is reported too (sys._getframe), which is named first; either way 0 points.
+    assert _recheck(tmp_path, _learner(todo), CHECK_PROMOTE)[0] in (
+        REFERENCE, "review: the notebook reached into the grader's checks: sys._getframe")
 
 
 def test_the_reference_of_another_todo_and_the_course_cells_keep_working(tmp_path):
