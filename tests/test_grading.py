@@ -41,6 +41,18 @@ NB = {part: next((REPO / "solutions" / part).glob("*.ipynb")).name for part in c
 SECRET = "sk-grader-secret-do-not-leak"
 
 
+def _solution(part: str, grade_id: str) -> str:
+    """A TODO cell's code in the instructor's solution (its BEGIN/END markers dropped)."""
+    nb = nbformat.read(REPO / "solutions" / part / NB[part], as_version=4)
+    source = next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    return "\n".join(ln for ln in source.splitlines() if "### BEGIN" not in ln and "### END" not in ln) + "\n"
+
+
+# A TODO that is the reference scores 0 in grading ("the TODO calls the reference implementation"):
+# a hostile notebook whose points are asserted does the work itself.
+HONEST_DECIDE = _solution("part4", "todo1_decide_mode")
+
+
 def _points(part: str) -> dict[str, float]:
     return course.points(REPO / "solutions" / part / NB[part])
 
@@ -286,7 +298,7 @@ HOSTILE = {
                 "decide_mode = gates.decide_mode\n"),
     "killer": ("part5", "todo2_render_grounded_answer", "import os\nos._exit(1)\n"),
     "looper": ("part4", "todo1_decide_mode", "def decide_mode(*args, **kwargs):\n    while True:\n        pass\n"),
-    "printer": ("part4", "todo1_decide_mode", "print('x' * 20_000_000)\ndecide_mode = gates.decide_mode\n"),
+    "printer": ("part4", "todo1_decide_mode", "print('x' * 20_000_000)\n" + HONEST_DECIDE),
     "reader": ("part4", "todo1_decide_mode",
                "import os\nprint(dict(os.environ))\nopen(os.path.expanduser('~/env.txt'), 'w').write(str(dict(os.environ)))\n"
                "decide_mode = gates.decide_mode\n"),

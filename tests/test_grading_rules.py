@@ -78,7 +78,8 @@ def test_reconcile_keeps_a_confirmed_pass_and_flags_everything_else():
     cases = {
         "disagrees": verify.Recheck(verdicts={"c0": _verdict(False, message="TODO 1: wrong\n  How to fix: this")}),
         "changed": verify.Recheck(verdicts={"c0": _verdict(changed=["gates.decide_mode was replaced"])}),
-        "tampered": verify.Recheck(verdicts={"c0": _verdict()}, tampering=["ctypes.dlopen"]),
+        "tampered": verify.Recheck(verdicts={"c0": _verdict()}, tampering=[(0, "ctypes.dlopen")]),
+        "reference": verify.Recheck(verdicts={"c0": {**_verdict(False), "reference": True}}),
         "forged": verify.Recheck(verdicts={"c0": _verdict()}, forged="a line the grader did not write"),
         "unreached": verify.Recheck(why_stopped="the re-check ran past its 90 s budget"),
         "suspicious": verify.Recheck(verdicts={"c0": _verdict()}, suspicious={"c0": ["uses sys.modules"]}),
@@ -87,6 +88,13 @@ def test_reconcile_keeps_a_confirmed_pass_and_flags_everything_else():
         row = verify.reconcile(_rows("passed"), result)[0]
         assert row["score"] == 0 and row["status"].startswith("review: "), (name, row)
         assert "\n" not in row["status"]
+    assert verify.reconcile(_rows("passed"), cases["reference"])[0]["status"] == (
+        "review: the TODO calls the reference implementation")
+    # What happened in a cell after a check cannot have changed that check's verdict: it costs only later checks.
+    later = verify.Recheck(verdicts={"c0": {**_verdict(), "cell": 3}, "c1": {**_verdict(), "cell": 7}},
+                           tampering=[(5, "sys.settrace")], finished=True)
+    assert [r["status"] for r in verify.reconcile(_rows("passed", "passed"), later)] == [
+        "passed", "review: the notebook reached into the grader's checks: sys.settrace"]
     # A failed cell stays failed with its own reason, whatever the re-check says.
     failed = _rows("failed: TODO 1: wrong")
     assert verify.reconcile(failed, cases["tampered"]) == failed

@@ -6,6 +6,7 @@ traceback (IPython calls `_render_traceback_` when an exception has one).
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import sys
 import textwrap
@@ -13,6 +14,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from workshop_lib.checks import values
 from workshop_lib.core import notebook_errors
 from workshop_lib.errors import WorkshopError
 
@@ -146,12 +148,20 @@ def describe_value(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit - 15] + f"... ({len(text)} chars)"
 
 
+def _learner_running() -> contextlib.AbstractContextManager:
+    """Entered while the learner's function runs under a check; the grader's re-check replaces it
+    to make the reference of the TODO being graded unavailable there (tools/grading/recheck.py)."""
+    return contextlib.nullcontext()
+
+
 def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run the learner's function; turn a stub or a crash into a clear CheckFailed.
 
-    `what` names the call and its input, so a crash says which case caused it."""
+    `what` names the call and its input, so a crash says which case caused it. What it returned is
+    rebuilt from plain values (values.plain), so no class of the learner's decides a comparison."""
     try:
-        return fn(*args, **kwargs)
+        with _learner_running():  # a generator's items are read here too: its code runs now
+            return values.plain(fn(*args, **kwargs), values.inputs(*args, *kwargs.values()))
     except NotImplementedError:
         raise CheckFailed(todo, f"not implemented yet: {what}",
                           "replace `raise NotImplementedError()` in the TODO cell above with your code, "

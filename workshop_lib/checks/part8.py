@@ -34,6 +34,9 @@ def _time_limit(todo: str, what: str, fix: str = "") -> Iterator[None]:
         if event == "line":
             count += 1
             if count > MAX_LINES:
+                # This frame untraced first: the grader's re-check then tells the interpreter removing
+                # this tracer (which raising does) from the learner's code tracing (recheck.py).
+                frame.f_trace = None
                 raise CheckFailed(todo, f"{what} ran more than {MAX_LINES:,} lines without returning: an endless loop",
                                   fix or "make sure start moves forward by size - overlap on every pass and that the "
                                   "loop stops once a window reaches n_units.")

@@ -50,6 +50,87 @@ _BLOCKED = {"sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get
 # A check may trace the learner's code (Part 8 counts its lines); learner code may not trace anything.
 _TRACING = {"sys.settrace", "sys.setprofile", "sys._setprofileallthreads", "sys._settraceallthreads"}
 _MISSING = object()
+# The reference of each check's TODO (module, function): unavailable to the learner's function while
+# that check runs it; a TODO that calls it (or is it) is flagged "the TODO calls the reference".
+REFERENCES = {
+    "check_comment_facts": [("workshop_lib.parts.scanner", "comment_facts")],
+    "check_retrieve_knowledge": [("workshop_lib.parts.retrieval", "retrieve_knowledge")],
+    "check_hybrid_rrf": [("workshop_lib.parts.retrieval", "hybrid_rrf_search_memories")],
+    "check_decide_mode": [("workshop_lib.parts.gates", "decide_mode")],
+    "check_validate_selection": [("workshop_lib.parts.grounded", "validate_selection")],
+    "check_render_answer": [("workshop_lib.parts.grounded", "render_grounded_answer")],
+    "check_agent_turn": [("workshop_lib.parts.agent.loop", "agent_turn")],
+    "check_decide": [("workshop_lib.parts.memory.consolidate", "decide")],
+    "check_compact": [("workshop_lib.parts.memory.summary", "compact")],
+    "check_window_spans": [("workshop_lib.parts.ingest.chunking", "window_spans")],
+    "check_should_promote": [("workshop_lib.parts.ingest.promotion", "should_promote")],
+}
+NO_REFERENCE = "the reference is not available while grading"
+_GATE = "_workshop_reference_gate"
+
+
+class ReferenceGate:
+    """Makes each reference function raise while the learner's function runs under the check of
+    its TODO (`current`), and remembers that it was called; at any other time it runs as before.
+
+    The function object itself is changed (its code calls the gate), so every name bound to it,
+    in any module or in the learner's cells, reaches the gate."""
+
+    def __init__(self) -> None:
+        self.current: set[str] = set()    # "module:function" of the check now running
+        self.running = [0]                 # >0 while the learner's function runs under a check
+        self.called = [False]
+        self.originals: dict[str, Callable] = {}
+
+    def install(self) -> None:
+        import workshop_lib.checks as checks_pkg
+
+        for module_name, name in {r for refs in REFERENCES.values() for r in refs}:
+            module = importlib.import_module(module_name)
+            fn = getattr(module, name)
+            key = f"{module_name}:{name}"
+            copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+            copy.__kwdefaults__ = fn.__kwdefaults__
+            self.originals[key] = copy
+            scope: dict[str, Any] = {}
+            exec(compile(f"def {name}(*args, **kwargs):\n    return {_GATE}({key!r}, args, kwargs)\n",
+                         "<reference-gate>", "exec"), scope)
+            fn.__globals__[_GATE] = self._gate()  # a function: the snapshot restores it if replaced
+            fn.__code__ = scope[name].__code__
+        checks_pkg._learner_running = self._learner_running()
+
+    def _gate(self) -> Callable[[str, tuple, dict], Any]:
+        current, running, called, originals = self.current, self.running, self.called, self.originals
+
+        def gate(key: str, args: tuple, kwargs: dict) -> Any:
+            if running[0] and key in current:
+                called[0] = True
+                raise RuntimeError(f"{NO_REFERENCE}: {key.replace(':', '.')}")
+            return originals[key](*args, **kwargs)
+
+        return gate
+
+    def _learner_running(self) -> Callable[[], Any]:
+        running = self.running
+
+        class _Running:
+            def __enter__(self) -> None:
+                running[0] += 1
+
+            def __exit__(self, *exc: object) -> None:
+                running[0] -= 1
+
+        def learner_running() -> _Running:
+            return _Running()
+
+        return learner_running
+
+    def checking(self, check_name: str) -> None:
+        """The check about to run ("" after it): its TODO's references become unavailable to the learner."""
+        self.current.clear()
+        self.current.update(f"{m}:{n}" for m, n in REFERENCES.get(check_name, []))
+        self.running[0] = 0
+        self.called[0] = False
 
 
 # Libraries the checks and the reference code compare with: learner code that replaces one of
@@ -211,6 +292,8 @@ def main() -> None:
     _import_workshop()
     from workshop_lib.checks import CheckFailed
 
+    gate = ReferenceGate()
+    gate.install()
     shell = _shell()
     snapshot = Snapshot(own)
     sys.addaudithook(_audit_hook(snapshot.ids, emit, guard, cell))
@@ -220,7 +303,7 @@ def main() -> None:
     os.dup2(null, 2)
     cell_timeout = int(job["cell_timeout"])
     signal.signal(signal.SIGALRM, _alarm(cell_timeout))
-    cells = _Cells(shell, snapshot, CheckFailed, emit, cell, cell_timeout)
+    cells = _Cells(shell, snapshot, CheckFailed, emit, cell, cell_timeout, gate)
     for index, item in enumerate(job["cells"]):
         if item["kind"] == "check":
             cells.check(index, item)
@@ -312,7 +395,7 @@ def _audit_hook(trusted: set[int], emit: Callable[..., None], guard: list[bool],
             elif event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") and \
                     any(p in args[0] for p in ("/mem", "/fd", "/environ", "/maps")):
                 why, block = f"open {args[0]}", True
-            elif event in _TRACING and _learner_caller():
+            elif event in _TRACING and _learner_caller() and not _check_tracer_stopped():
                 why, block = event, True
             elif event == "object.__getattr__" and args[1] in _FRAME_ATTRS and _learner_caller():
                 why = f"read {args[1]}"
@@ -344,6 +427,22 @@ def _learner_caller(depth: int = 2) -> bool:
     return False
 
 
+def _check_tracer_stopped() -> bool:
+    """Whether a trace event is the interpreter removing a check's own tracer: a check's trace
+    function that stops a runaway loop (Part 8) clears the learner frame's tracer and raises, and
+    the interpreter then clears the global tracer, an event raised in the learner's frame. That
+    frame is then untraced while the check's tracer (code from a workshop file) is still set;
+    a learner's frame under the check's tracer is traced. Called by the hook only, directly."""
+    tracer = sys.gettrace()
+    frame = sys._getframe(2)  # 0 this function, 1 the hook, 2 the code that raised the event
+    code = getattr(tracer, "__code__", None)
+    return (frame is not None and frame.f_trace is None and isinstance(code, types.CodeType)
+            and code.co_filename.startswith(_WORKSHOP_DIR) and code.co_filename.endswith(".py"))
+
+
+_WORKSHOP_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+
+
 def _alarm(cell_timeout: int) -> Callable[..., None]:
     """The SIGALRM handler that stops a cell at its time limit."""
     def alarm(*_args):
@@ -357,10 +456,10 @@ class _Cells:
     cell as the check captured at the start, on the learner's objects, with its verdict sent."""
 
     def __init__(self, shell: Any, snapshot: Snapshot, check_failed: type[CheckFailed], emit: Callable[..., None],
-                 cell: list[int | None], cell_timeout: int) -> None:
-        self.shell, self.ns, self.snapshot = shell, shell.user_ns, snapshot
+                 cell: list[int | None], cell_timeout: int, gate: ReferenceGate) -> None:
+        self.shell, self.ns, self.snapshot, self.gate = shell, shell.user_ns, snapshot, gate
         self.check_failed, self.emit, self.cell, self.cell_timeout = check_failed, emit, cell, cell_timeout
-        self.bound: dict[str, int] = {}  # name -> id of the object a course cell left in it
+        self.bound: dict[str, Any] = {}  # name -> the object a course cell left in it (kept: no id is reused)
 
     def check(self, index: int, item: dict) -> None:
         """A graded cell: the snapshot restored (what changed is reported with the verdict), then the
@@ -372,10 +471,10 @@ class _Cells:
         try:
             fn, arg_nodes, kw_nodes = resolve_check(source, snapshot)
         except (SyntaxError, ValueError) as exc:
-            self.emit(event="verdict", grade_id=gid, passed=False, message=f"grader: {exc}", changed=changed)
+            self.emit(event="verdict", grade_id=gid, cell=index, passed=False, message=f"grader: {exc}", changed=changed)
             return
         replaced = [n.id for n in arg_nodes if isinstance(n, ast.Name) and n.id in self.bound
-                    and id(ns.get(n.id)) != self.bound[n.id]]
+                    and ns.get(n.id) is not self.bound[n.id]]
         changed += [f"the TODO cells replaced `{name}`, which the check is given" for name in replaced]
         self.cell[0] = index
         signal.setitimer(signal.ITIMER_REAL, self.cell_timeout)
@@ -383,6 +482,7 @@ class _Cells:
             args = [eval(compile(ast.Expression(n), "<check-args>", "eval"), ns) for n in arg_nodes]
             kwargs = {k.arg: eval(compile(ast.Expression(k.value), "<check-args>", "eval"), ns)
                       for k in kw_nodes}
+            self.gate.checking(fn.__name__)
             fn(*args, **kwargs)
             passed, message = True, ""
         except self.check_failed as exc:
@@ -392,14 +492,18 @@ class _Cells:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.cell[0] = None
+            reference = self.gate.called[0]
+            self.gate.checking("")
         changed += snapshot.changes()
         snapshot.restore()
-        self.emit(event="verdict", grade_id=gid, passed=passed, message=message, changed=changed)
+        self.emit(event="verdict", grade_id=gid, cell=index, passed=passed, message=message, changed=changed,
+                  reference=reference)
 
     def run(self, index: int, item: dict) -> None:
         """A learner's or a course cell, in the shell's namespace, under the time limit."""
         kind, source = item["kind"], item["source"]
         name = f"{LEARNER if kind == 'learner' else COURSE}{index}>"
+        before = dict(self.ns)
         self.cell[0] = index
         signal.setitimer(signal.ITIMER_REAL, self.cell_timeout)
         try:
@@ -411,7 +515,9 @@ class _Cells:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.cell[0] = None
         if kind == "course":
-            self.bound.update({k: id(v) for k, v in self.ns.items() if not k.startswith("_")})
+            # Only what this cell bound itself: a course cell after a TODO (the locked hint cell) must not
+            # make the TODO's replacement of `eng` look like the course's own.
+            self.bound.update({k: v for k, v in self.ns.items() if not k.startswith("_") and before.get(k, _MISSING) is not v})
 
 
 if __name__ == "__main__":

@@ -135,7 +135,7 @@ def suspicious_before_checks(cells: list[dict]) -> dict[str, list[str]]:
 @dataclass
 class Recheck:
     verdicts: dict[str, dict] = field(default_factory=dict)  # grade_id -> {"passed", "message", "changed"}
-    tampering: list[str] = field(default_factory=list)       # what the audit hook reported, in order
+    tampering: list[tuple[int, str]] = field(default_factory=list)  # (cell, what the audit hook reported), in order
     forged: str = ""                                         # the reply channel itself was abused
     finished: bool = False
     why_stopped: str = ""
@@ -156,15 +156,20 @@ def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: i
     env.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "WORKSHOP_DATA_DIR": str(root / "data"),
                 "PYTHONPATH": "/workshop" if sandboxed else str(folder / "lib"), "IPYTHONDIR": str(root / "ipython"),
                 "MPLCONFIGDIR": str(root / "cache"), "XDG_CACHE_HOME": str(root / "cache")})
-    nonce = secrets.token_hex(16)
     worker = scratch.Worker(env, folder, jail=(folder, master) if sandboxed else None,
                             module="workshop_lib.tools.grading.recheck")
-    expected = [c["grade_id"] for c in cells if c["kind"] == "check"]
+    return talk(worker, {"env": env, "scratch": str(root / here), "cells": cells, "cell_timeout": cell_timeout},
+                result, budget)
+
+
+def talk(worker: scratch.Worker, job: dict, result: Recheck, budget: float) -> Recheck:
+    """Send the re-check its job (signed with a fresh nonce), read its replies into `result`, stop it."""
+    nonce = secrets.token_hex(16)
+    expected = [c["grade_id"] for c in job["cells"] if c["kind"] == "check"]
     try:
         stdin = worker.proc.stdin
         assert stdin is not None  # the worker is started with a pipe on stdin
-        stdin.write(json.dumps({"nonce": nonce, "env": env, "scratch": str(root / here), "cells": cells,
-                                "cell_timeout": cell_timeout}) + "\n")
+        stdin.write(json.dumps({"nonce": nonce, **job}) + "\n")
         stdin.flush()
         deadline = time.monotonic() + budget
         buffer = b""
@@ -201,14 +206,18 @@ def _take(result: Recheck, line: bytes, nonce: str, expected: list[str]) -> None
         return
     kind = event.get("event")
     if kind == "tamper":
-        result.tampering.append(str(event.get("what", ""))[:300])
+        where = event.get("cell")
+        result.tampering.append((where if type(where) is int else -1, str(event.get("what", ""))[:300]))
     elif kind == "verdict":
         gid = event.get("grade_id")
         if gid not in expected or gid in result.verdicts or [g for g in expected if g not in result.verdicts][:1] != [gid]:
             result.forged = f"the re-check's reply for {gid!r} came twice or out of order"
             return
+        where = event.get("cell")
         result.verdicts[gid] = {"passed": event.get("passed") is True, "message": str(event.get("message", ""))[:500],
-                                "changed": [str(c)[:300] for c in event.get("changed", [])]}
+                                "changed": [str(c)[:300] for c in event.get("changed", [])],
+                                "reference": event.get("reference") is True,
+                                "cell": where if type(where) is int else None}
     elif kind == "done":
         if len(result.verdicts) != len(expected):
             result.forged = "the re-check said it was done before every check had run"
@@ -229,13 +238,18 @@ def _review_reason(cell: str, recheck: Recheck) -> str | None:
     if recheck.forged:
         return recheck.forged
     verdict = recheck.verdicts.get(cell)
-    if recheck.tampering:
-        return "the notebook reached into the grader's checks: " + "; ".join(dict.fromkeys(recheck.tampering))[:400]
+    # What was reported in a cell after this check's cannot have changed its verdict.
+    upto = verdict.get("cell") if verdict is not None else None
+    tampering = [what for where, what in recheck.tampering if upto is None or where <= upto]
+    if tampering:
+        return "the notebook reached into the grader's checks: " + "; ".join(dict.fromkeys(tampering))[:400]
     if verdict is None:
         return ("passed in the notebook, but the grader's re-check did not reach this cell: "
                 + (recheck.why_stopped or "no verdict"))
     if verdict["changed"]:
         return "the notebook changed the grading code: " + "; ".join(dict.fromkeys(verdict["changed"]))[:400]
+    if verdict.get("reference"):
+        return "the TODO calls the reference implementation"
     if not verdict["passed"]:
         return "passed in the notebook but failed the grader's re-check: " + verdict["message"]
     reasons = recheck.suspicious.get(cell)
