@@ -105,6 +105,7 @@ class Spec:
     group: Column | None = None
     convert: str | None = None      # a unit the question asks the answer in
     roles: list[str] = field(default_factory=list)   # port roles shown for a voyage: ORIGIN, DESTINATION
+    superlative: str = ""           # the word that asked for a top row ("oldest"), when it names its measure
 
 
 @dataclass
@@ -166,7 +167,7 @@ def _number(text: str) -> float:
 
 def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     """(op, number, second number for between, position) for each comparison with a number."""
-    out = []
+    out: list[tuple[str, float, float | None, int]] = []
     num = r"(\d[\d,]*(?:\.\d+)?k?)"
     m = re.search(rf"\bbetween\s+{num}\s+and\s+{num}", words.text, re.I)
     if m and m.start(1) not in words.used_numbers:
@@ -232,6 +233,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
             spec.show.append(col)
     _two_part(words, schema, spec, noun_at)
     _route(words, schema, spec)
+    _when(words, schema, spec)
     _unit(words, spec)
     _all_numbers_used(words, links)
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
@@ -435,6 +437,7 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
         return
     lo, hi, said = found
     dates = [c for c in named if c.is_date] or [c for c in schema.columns.get("VOYAGES", []) if c.is_date]
+    col: Column | None
     if words.has(r"arriv\w*|due|eta|reach\w*") and any(c.name == "ARRIVAL_DATE" for c in dates):
         col = next(c for c in dates if c.name == "ARRIVAL_DATE")
     else:
@@ -483,6 +486,7 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
         if col is None:
             raise NoPlan(f"'{word}' of what: it names no column to order by")
         spec.action, spec.measure, spec.direction = "top", col, direction
+        spec.superlative = word if concept and (measure is None or concept in col.words) else ""
         if "YEAR" in col.name and word in ("oldest", "newest", "youngest"):
             spec.direction = "ASC" if word == "oldest" else "DESC"
         n = re.search(rf"\b(?:top|first)\s+(\d+)\b|\b(\d+)\s+(?:\w+\s+)?{word}\b|\b{word}\s+(\d+)\b"
@@ -509,7 +513,9 @@ def _names_one_row(spec: Spec) -> bool:
 
 
 def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
-    m = re.search(r"\b(?:per|for each|in each|each|for every|every|by|broken down by|grouped by)\s+(?:the\s+)?"
+    counting = words.has(COUNT_WORDS) or any(words.has(w) for w in AGGREGATES)
+    by = "|by" if counting else ""
+    m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by)\s+(?:the\s+)?"
                   r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\boperat|\brun|\bown))",
                   words.text, re.I)
     if not m:
@@ -554,6 +560,18 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
         if asked and role in ends and not any(f.role == role for f in spec.filters):
             spec.roles.append(role)
     spec.show = [c for c in spec.show if not (spec.roles and c.table == "PORTS")]
+
+
+def _when(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"When does it leave / arrive": the date the verb names, on the target's rows."""
+    if not words.has(r"when|what date|which date|what day") or spec.action in ("count", "aggregate"):
+        return
+    dates = [c for c in schema.columns.get(spec.target, []) if c.is_date]
+    arriving = words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta")
+    chosen = [c for c in dates if ("ARRIVAL" in c.name) == bool(arriving)] or dates
+    for col in chosen[:1]:
+        if col not in spec.show:
+            spec.show.append(col)
 
 
 def _unit(words: _Words, spec: Spec) -> None:
@@ -605,9 +623,10 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
         return f"{joins.alias(c.table)}.{c.name}"
 
     name = schema.name_column(spec.target)
+    key = schema.columns[spec.target][0]
     group_sql = order_sql = ""
+    selected: list[Column]
     if spec.action == "count":
-        key = schema.columns[spec.target][0]
         columns, selected, max_rows = [SQL["count"]], [], 1
         if joins.fans_out:
             columns = [SQL["count_distinct"].format(ref=f"t.{key.name}")]
@@ -625,12 +644,15 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
         order_sql = SQL["order"].format(refs=f"2 {spec.direction}, 1")
         max_rows = MAX_LIST
     else:
-        selected = [name] + [c for c in ([spec.measure] if spec.measure else []) + spec.show if c != name]
+        # a row named by a number that repeats (voyage 534E twice) is shown with its key too
+        head = [key, name] if key.is_key and not name.name.endswith("_NAME") and key != name else [name]
+        selected = head + [c for c in ([spec.measure] if spec.measure else []) + spec.show if c not in head]
         columns = [ref(c) for c in selected]
         port = schema.name_column("PORTS") if "PORTS" in schema.columns else None
-        for role in spec.roles if port is not None else []:
-            columns.append(f"{joins.alias('PORTS', role)}.{port.name} AS {role}")
-            selected.append(Column("PORTS", role, "VARCHAR2", "", frozenset()))
+        for role in spec.roles:
+            if port is not None:
+                columns.append(f"{joins.alias('PORTS', role)}.{port.name} AS {role}")
+                selected.append(Column("PORTS", role, "VARCHAR2", "", frozenset()))
         if spec.action == "top" and spec.measure is not None:
             conditions.append(SQL["not_null"].format(ref=ref(spec.measure)))
             order_sql = SQL["order"].format(refs=f"{ref(spec.measure)} {spec.direction}, {ref(name)}")

@@ -81,28 +81,49 @@ def _note(col: Column | None) -> str:
     return ""
 
 
+def _heads(plan: Plan) -> int:
+    """How many leading columns name the row: its key and its name (voyage 1017, 700E), or its name."""
+    return 2 if plan.columns and plan.columns[0].is_key and len(plan.columns) > 1 else 1
+
+
+def _head(plan: Plan, row: Sequence[Any]) -> str:
+    if _heads(plan) == 2:
+        return f"{noun(plan.columns[0].table, False)} {row[0]} ({row[1]})"
+    return str(row[0])
+
+
+def _rest(plan: Plan, row: Sequence[Any]) -> list[str]:
+    n = _heads(plan)
+    return [f"{_label(c)} {value_text(v, c, plan.spec.convert)}" for c, v in zip(plan.columns[n:], row[n:])]
+
+
 def _row_text(plan: Plan, row: Sequence[Any]) -> str:
-    head = str(row[0])
-    rest = [f"{_label(c)} {value_text(v, c, plan.spec.convert)}" for c, v in zip(plan.columns[1:], row[1:])]
-    return head + (f" ({', '.join(rest)})" if rest else "")
+    rest = _rest(plan, row)
+    return _head(plan, row) + (f" ({', '.join(rest)})" if rest else "")
 
 
 def _top(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     spec = plan.spec
     n = min(spec.n, len(rows))
-    measured = plan.columns.index(spec.measure) if spec.measure in plan.columns else 1
+    measured = plan.columns.index(spec.measure) if spec.measure in plan.columns else _heads(plan)
     last = rows[n - 1][measured]
     shown = [r for i, r in enumerate(rows) if i < n or r[measured] == last]
     word = "highest" if spec.direction == "DESC" else "lowest"
     assert spec.measure is not None
     filters = f" {_filters(plan)}" if plan.spec.filters else ""
-    head = (f"The {noun(spec.target, False)}{filters} with the {word} {_label(spec.measure)}" if n == 1
-            else f"The {n} {noun(spec.target)}{filters} with the {word} {_label(spec.measure)}")
+    what = f"{spec.superlative} {noun(spec.target, n > 1)}{filters}" if spec.superlative else \
+        f"{noun(spec.target, n > 1)}{filters} with the {word} {_label(spec.measure)}"
+    head = f"The {what}" if n == 1 else f"The {n} {what}"
     ties = f" ({len(shown)} tied)" if len(shown) > n and n == 1 else (
         f" (and {len(shown) - n} {TIES_NOTE})" if len(shown) > n else "")
-    if len(shown) == 1:
-        return f"{head}: {_row_text(plan, shown[0])}{_note(spec.measure)}."
-    return f"{head}{ties}:\n" + "\n".join(f"{i}. {_row_text(plan, r)}" for i, r in enumerate(shown, 1))
+
+    def line(row: Sequence[Any]) -> str:
+        rest = [p for c, p in zip(plan.columns[_heads(plan):], _rest(plan, row)) if c != spec.measure]
+        value = value_text(row[measured], spec.measure, spec.convert)
+        return f"{_head(plan, row)}: {value}" + (f" ({', '.join(rest)})" if rest else "")
+
+    return (f"{head}{ties}:\n" + "\n".join(f"{i}. {line(r)}" for i, r in enumerate(shown, 1))
+            + (f"\n{_note(spec.measure).strip(' ()')}." if _note(spec.measure) else ""))
 
 
 def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
@@ -128,7 +149,7 @@ def _listing(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     more = len(rows) > plan.max_rows - 1
     rows = rows[:plan.max_rows - 1]
     if spec.action == "lookup" and len(rows) == 1:
-        parts = [f"{_label(c)} {value_text(v, c, spec.convert)}" for c, v in zip(plan.columns[1:], rows[0][1:])]
-        return f"{rows[0][0]}: " + (", ".join(parts) if parts else "found") + f"{_note(spec.measure)}."
+        parts = _rest(plan, rows[0])
+        return f"{_head(plan, rows[0])}: " + (", ".join(parts) if parts else "found") + f"{_note(spec.measure)}."
     head = f"{len(rows)}{'+' if more else ''} {noun(spec.target, len(rows) != 1)} {_filters(plan)}".rstrip()
     return head + ":\n" + "\n".join(f"- {_row_text(plan, r)}" for r in rows)

@@ -33,10 +33,7 @@ SYNONYMS = {
     "flag": "flag", "flagged": "flag", "registry": "flag", "registered": "flag", "flying": "flag",
     "headquarters": "head", "headquartered": "head", "hq": "head", "based": "head",
     "value": "value", "worth": "value", "price": "value",
-    "depart": "departure", "departs": "departure", "departure": "departure", "leave": "departure",
-    "leaves": "departure", "sail": "departure", "sails": "departure", "etd": "departure",
-    "arrive": "arrival", "arrives": "arrival", "arrival": "arrival", "eta": "arrival", "reach": "arrival",
-    "due": "arrival",
+    "departure": "departure", "etd": "departure", "arrival": "arrival", "eta": "arrival",
 }
 # Table words that belong to the table as a whole (the row's noun), from the table comments'
 # subjects: "Container ships", "Ocean carriers (shipping lines)", "Container seaports" ...
