@@ -286,15 +286,10 @@ def grade(
     """Autograde learner notebooks with nbgrader, in parallel, each in its own sandbox; write feedback and grades.csv.
 
     Re-running with the same --out skips notebooks already graded (same learner, Part and bytes)."""
-    from workshop_lib.tools.grading import SandboxUnavailable, grade_folder, per_learner, per_todo, sandbox, summary
+    from workshop_lib.tools.grading import SandboxUnavailable, grade_folder, per_learner, per_todo, sandbox
 
     if summary_only:
-        picture = summary.from_folder(submissions, out)
-        if not len(picture):
-            typer.echo("No workshop notebooks found.")
-            raise typer.Exit(1)
-        typer.echo("Per TODO (from the notebooks as saved; nothing was run):\n" + picture.to_string())
-        typer.echo(f"\nWrote {out / 'summary.csv'} and {out / 'summary.png'}")
+        _summary_only(submissions, out)
         return
 
     if no_sandbox_i_trust_submissions:
@@ -313,9 +308,7 @@ def grade(
     if not len(table):
         typer.echo("No notebooks found.")
         raise typer.Exit(1)
-    table, picture = summary.after_grading(table, submissions, out)
-    typer.echo("Where the class is stuck (attempts, failures and hints recorded in the notebooks):\n"
-               + picture.to_string() + "\n")
+    table, failed = _class_summary(table, submissions, out)
     typer.echo("Per TODO:\n" + per_todo(table).to_string() + "\n")
     typer.echo("Per learner:\n" + per_learner(table).to_string() + "\n")
     graded = table["max_score"] > 0
@@ -332,6 +325,45 @@ def grade(
         for r in problems.itertuples():
             typer.echo(f"  {r.student:12s} {r.assignment:6s} {r.cell or r.file:34s} {r.status[:110]}")
     typer.echo(f"\nWrote {out / 'grades.csv'} and feedback under {out / 'feedback'}")
+    if failed:
+        typer.secho(f"The class summary could not be written: {failed}", fg="red", err=True)
+        raise typer.Exit(1)
+
+
+def _summary_only(submissions: Path, out: Path) -> None:
+    """`workshop grade --summary-only`: the class summary from the notebooks as saved."""
+    from workshop_lib.tools.grading import summary
+
+    picture, unread = summary.from_folder(submissions, out)
+    if unread:
+        typer.secho("Not (fully) read, each costing only its own row:\n" + summary.report(unread), fg="yellow")
+    if not len(picture):
+        typer.echo("No workshop notebooks found.")
+        raise typer.Exit(1)
+    typer.echo("Per TODO (from the notebooks as saved; nothing was run):\n" + picture.to_string())
+    typer.echo(f"\nWrote {out / 'summary.csv'} and {out / 'summary.png'}")
+
+
+def _class_summary(table, submissions: Path, out: Path):
+    """(grades after any hint penalty, why the summary failed or ""). The summary reads what learners
+    wrote: whatever stops it must not stop the review list that `grade` prints after it."""
+    from workshop_lib.tools.grading import summary
+
+    unread: list = []
+    picture, failed = None, ""
+    try:
+        table, picture = summary.after_grading(table, submissions, out, unread)
+    except Exception as exc:  # noqa: BLE001 - the course's files or the penalty setting; said after the lists
+        failed = f"the hint penalty was NOT applied and no summary was written ({type(exc).__name__}: {exc})"
+    if picture is not None:
+        typer.echo("Where the class is stuck (attempts, failures and hints recorded in the notebooks):\n"
+                   + picture.to_string() + "\n")
+    if unread:
+        typer.secho("The summary could not read (each costs only its own row):\n" + summary.report(unread) + "\n",
+                    fg="yellow")
+    if picture is None and not failed:
+        failed = "see the lines above"
+    return table, failed
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
