@@ -223,7 +223,12 @@ def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (de
         decision = report.promotion.decision
         typer.secho(("promoted: " if decision.promote else "not promoted: ") + decision.reason,
                     fg="green" if decision.promote else "yellow")
-        raise typer.Exit(0 if decision.promote else 3)
+    if report.rejected and not skip_bad_lines:  # documents refused when read (the manifest's lines were fine)
+        typer.secho(f"{len(report.rejected)} document(s) could not be ingested (above, with their manifest line); "
+                    "fix them, or pass --skip-bad-lines to accept skipping them.", fg="red", err=True)
+        raise typer.Exit(1)
+    if report.promotion:
+        raise typer.Exit(0 if report.promotion.decision.promote else 3)
 
 
 @app.command()
