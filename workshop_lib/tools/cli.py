@@ -442,11 +442,10 @@ def serve(
                                          help="keep each question's text in CHAT_INTERACTIONS (default: a hash only)"),
 ):
     """Start the chat service (POST /chat, GET /health, GET /stats, the page at /)."""
-    import uvicorn
-
     from workshop_lib.core.llm import get_llm
     from workshop_lib.data import catalog
-    from workshop_lib.parts.chat.app import create_app, uvicorn_log_config
+    from workshop_lib.parts.chat.app import create_app
+    from workshop_lib.parts.chat.server import GuardedServer, server_config
     from workshop_lib.prepare import prepare
 
     eng = _connect(engine)
@@ -457,8 +456,9 @@ def serve(
                     "and read /stats. Pass --token.", fg="yellow", err=True)
     # The token rides in the URL's fragment, which browsers never send (so no log holds it).
     typer.echo(f"Chat page: http://{host}:{port}/" + (f"#token={token}" if token else ""))
-    uvicorn.run(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
-                host=host, port=port, log_level="info", log_config=uvicorn_log_config())
+    # Header and body deadlines, a connection cap and a log budget: slow clients cannot hold it (server.py).
+    GuardedServer(server_config(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
+                                host=host, port=port, log_level="info")).run()
 
 
 eval_app = typer.Typer(add_completion=False, no_args_is_help=True,
