@@ -121,7 +121,9 @@ def read_records(sub: Submission, todos: list[str], notes: list[str] | None = No
     for cell in _items(nb.get("cells")):
         for out in _items(cell.get("outputs")) if isinstance(cell, dict) else []:
             data = out.get("data") if isinstance(out, dict) else None
-            for mime in (CHECK_MIME, HINT_MIME) if isinstance(data, dict) else ():
+            if not isinstance(data, dict):
+                continue
+            for mime in (CHECK_MIME, HINT_MIME):
                 payload = data.get(mime)
                 if not isinstance(payload, dict) or payload.get("part") != sub.part:
                     continue
