@@ -223,7 +223,12 @@ def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (de
         decision = report.promotion.decision
         typer.secho(("promoted: " if decision.promote else "not promoted: ") + decision.reason,
                     fg="green" if decision.promote else "yellow")
-        raise typer.Exit(0 if decision.promote else 3)
+    if report.rejected and not skip_bad_lines:  # documents refused when read (the manifest's lines were fine)
+        typer.secho(f"{len(report.rejected)} document(s) could not be ingested (above, with their manifest line); "
+                    "fix them, or pass --skip-bad-lines to accept skipping them.", fg="red", err=True)
+        raise typer.Exit(1)
+    if report.promotion:
+        raise typer.Exit(0 if report.promotion.decision.promote else 3)
 
 
 @app.command()
@@ -286,15 +291,10 @@ def grade(
     """Autograde learner notebooks with nbgrader, in parallel, each in its own sandbox; write feedback and grades.csv.
 
     Re-running with the same --out skips notebooks already graded (same learner, Part and bytes)."""
-    from workshop_lib.tools.grading import SandboxUnavailable, grade_folder, per_learner, per_todo, sandbox, summary
+    from workshop_lib.tools.grading import SandboxUnavailable, grade_folder, per_learner, per_todo, sandbox
 
     if summary_only:
-        picture = summary.from_folder(submissions, out)
-        if not len(picture):
-            typer.echo("No workshop notebooks found.")
-            raise typer.Exit(1)
-        typer.echo("Per TODO (from the notebooks as saved; nothing was run):\n" + picture.to_string())
-        typer.echo(f"\nWrote {out / 'summary.csv'} and {out / 'summary.png'}")
+        _summary_only(submissions, out)
         return
 
     if no_sandbox_i_trust_submissions:
@@ -313,9 +313,7 @@ def grade(
     if not len(table):
         typer.echo("No notebooks found.")
         raise typer.Exit(1)
-    table, picture = summary.after_grading(table, submissions, out)
-    typer.echo("Where the class is stuck (attempts, failures and hints recorded in the notebooks):\n"
-               + picture.to_string() + "\n")
+    table, failed = _class_summary(table, submissions, out)
     typer.echo("Per TODO:\n" + per_todo(table).to_string() + "\n")
     typer.echo("Per learner:\n" + per_learner(table).to_string() + "\n")
     graded = table["max_score"] > 0
@@ -332,6 +330,45 @@ def grade(
         for r in problems.itertuples():
             typer.echo(f"  {r.student:12s} {r.assignment:6s} {r.cell or r.file:34s} {r.status[:110]}")
     typer.echo(f"\nWrote {out / 'grades.csv'} and feedback under {out / 'feedback'}")
+    if failed:
+        typer.secho(f"The class summary could not be written: {failed}", fg="red", err=True)
+        raise typer.Exit(1)
+
+
+def _summary_only(submissions: Path, out: Path) -> None:
+    """`workshop grade --summary-only`: the class summary from the notebooks as saved."""
+    from workshop_lib.tools.grading import summary
+
+    picture, unread = summary.from_folder(submissions, out)
+    if unread:
+        typer.secho("Not (fully) read, each costing only its own row:\n" + summary.report(unread), fg="yellow")
+    if not len(picture):
+        typer.echo("No workshop notebooks found.")
+        raise typer.Exit(1)
+    typer.echo("Per TODO (from the notebooks as saved; nothing was run):\n" + picture.to_string())
+    typer.echo(f"\nWrote {out / 'summary.csv'} and {out / 'summary.png'}")
+
+
+def _class_summary(table, submissions: Path, out: Path):
+    """(grades after any hint penalty, why the summary failed or ""). The summary reads what learners
+    wrote: whatever stops it must not stop the review list that `grade` prints after it."""
+    from workshop_lib.tools.grading import summary
+
+    unread: list = []
+    picture, failed = None, ""
+    try:
+        table, picture = summary.after_grading(table, submissions, out, unread)
+    except Exception as exc:  # noqa: BLE001 - the course's files or the penalty setting; said after the lists
+        failed = f"the hint penalty was NOT applied and no summary was written ({type(exc).__name__}: {exc})"
+    if picture is not None:
+        typer.echo("Where the class is stuck (attempts, failures and hints recorded in the notebooks):\n"
+                   + picture.to_string() + "\n")
+    if unread:
+        typer.secho("The summary could not read (each costs only its own row):\n" + summary.report(unread) + "\n",
+                    fg="yellow")
+    if picture is None and not failed:
+        failed = "see the lines above"
+    return table, failed
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -405,11 +442,10 @@ def serve(
                                          help="keep each question's text in CHAT_INTERACTIONS (default: a hash only)"),
 ):
     """Start the chat service (POST /chat, GET /health, GET /stats, the page at /)."""
-    import uvicorn
-
     from workshop_lib.core.llm import get_llm
     from workshop_lib.data import catalog
-    from workshop_lib.parts.chat.app import create_app, uvicorn_log_config
+    from workshop_lib.parts.chat.app import create_app
+    from workshop_lib.parts.chat.server import GuardedServer, server_config
     from workshop_lib.prepare import prepare
 
     eng = _connect(engine)
@@ -420,8 +456,9 @@ def serve(
                     "and read /stats. Pass --token.", fg="yellow", err=True)
     # The token rides in the URL's fragment, which browsers never send (so no log holds it).
     typer.echo(f"Chat page: http://{host}:{port}/" + (f"#token={token}" if token else ""))
-    uvicorn.run(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
-                host=host, port=port, log_level="info", log_config=uvicorn_log_config())
+    # Header and body deadlines, a connection cap and a log budget: slow clients cannot hold it (server.py).
+    GuardedServer(server_config(create_app(eng, llm=get_llm(), store_question_text=store_questions, token=token),
+                                host=host, port=port, log_level="info")).run()
 
 
 eval_app = typer.Typer(add_completion=False, no_args_is_help=True,

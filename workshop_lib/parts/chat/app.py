@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
@@ -59,6 +59,7 @@ MAX_BODY_BYTES = 64 * 1024      # a chat message, with room to spare
 MAX_QUESTION_CHARS = 2_000      # longer is not a question (and costs every retriever)
 MAX_ID_CHARS = 200              # thread and user ids (the store's column sizes)
 FIELDS = {"question", "thread_id", "user_id", "agent"}
+BODY_READ_S = 30.0              # the server closes a connection whose body takes longer (server.BODY_TIMEOUT_S)
 
 
 class Refused(WorkshopError):
@@ -148,12 +149,16 @@ async def _read_body(request: Request) -> bytes:
         raise Refused(413, f"the request body is {int(declared):,} bytes; the limit is {MAX_BODY_BYTES:,}",
                       f"send a question of at most {MAX_QUESTION_CHARS:,} characters")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise Refused(413, f"the request body is over {MAX_BODY_BYTES:,} bytes",
-                          f"send a question of at most {MAX_QUESTION_CHARS:,} characters")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise Refused(413, f"the request body is over {MAX_BODY_BYTES:,} bytes",
+                              f"send a question of at most {MAX_QUESTION_CHARS:,} characters")
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone, or closed by the server for a body too slow: a line, not a traceback
+        raise Refused(408, "the connection closed before the whole body arrived",
+                      f"send the body in one go, within {BODY_READ_S:.0f} s of the headers") from None
     return b"".join(chunks)
 
 
@@ -369,15 +374,17 @@ class TokenRedactor(logging.Filter):
 
 
 def uvicorn_log_config() -> dict[str, Any]:
-    """uvicorn's own logging set-up with TokenRedactor on every handler."""
+    """uvicorn's own logging set-up with TokenRedactor and the log budget (server.LogBudget: no flood
+    of failing clients fills the disk) on every handler."""
     import copy
 
     from uvicorn.config import LOGGING_CONFIG
 
     cfg = copy.deepcopy(LOGGING_CONFIG)
     cfg.setdefault("filters", {})["redact_tokens"] = {"()": f"{__name__}.TokenRedactor"}
+    cfg["filters"]["log_budget"] = {"()": "workshop_lib.parts.chat.server.LogBudget"}
     for handler in cfg["handlers"].values():
-        handler.setdefault("filters", []).append("redact_tokens")
+        handler.setdefault("filters", []).extend(["redact_tokens", "log_budget"])
     return cfg
 
 

@@ -67,7 +67,7 @@ class GoldenQuery:
 def load_golden(path: Path = GOLDEN) -> list[GoldenQuery]:
     """Golden queries, one JSON object per line: {"question": ..., "doc_id": ...}."""
     out = []
-    for no, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for no, line in enumerate(Path(path).read_text(encoding="utf-8").split("\n"), 1):
         if not line.strip():
             continue
         try:

@@ -10,6 +10,7 @@ import unicodedata
 from pathlib import Path
 
 from workshop_lib.errors import WorkshopError
+from workshop_lib.parts.ingest import corpus
 
 MAX_DOC_BYTES = 1_000_000  # a bigger file is refused, not truncated: split it into several documents
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
@@ -31,7 +32,9 @@ def read_text(path: Path, max_bytes: int = MAX_DOC_BYTES, root: Path | None = No
     try:
         return data.decode("utf-8-sig")  # -sig: a byte-order mark is not part of the text
     except UnicodeDecodeError as exc:
-        raise Rejected(f"not valid UTF-8 (byte {exc.start:,} is 0x{data[exc.start]:02x}): save the file as UTF-8") from None
+        line = data.count(b"\n", 0, exc.start) + 1  # as wc -l and editors count lines
+        raise Rejected(f"not valid UTF-8 at line {line} (byte {exc.start:,} is 0x{data[exc.start]:02x}): "
+                       "save the file as UTF-8") from None
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -73,6 +76,9 @@ def _read_inside(path: Path, root: Path | None, max_bytes: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise Rejected("not a regular file (a folder, device or pipe): only files are ingested")
+        if info.st_nlink > 1 and root is not None and Path(root).resolve() != corpus.DOCS.resolve():
+            raise Rejected(f"has {info.st_nlink} hard links now: another name of it may lie outside the corpus "
+                           "folder, so it is not read; put a copy (cp) of the file in the corpus instead")
         if info.st_size > max_bytes:
             raise Rejected(f"{info.st_size:,} bytes is over the {max_bytes:,}-byte limit per document: split it "
                            "into smaller files")

@@ -5,17 +5,24 @@
 `path` is relative to the manifest's folder (the corpus root) and must stay inside it;
 `tags`, `lang` (a language hint for the sanitiser) and `profile` (the chunking profile
 this document is meant for) are optional. Every bad line is reported with its file and
-line number; a manifest with errors ingests nothing unless the caller skips them.
+line number (lines as `wc -l` and editors count them); a manifest with errors ingests nothing
+unless the caller skips them. A line must name a regular file of at most MAX_DOC_BYTES with no
+other hard link (another name could be a file outside the corpus), and no two lines may give
+the same id (dup.md and dup.txt would both be `dup`).
 """
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
+import os
 import re
-from dataclasses import dataclass, field
+import stat
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from workshop_lib.errors import WorkshopError
+from workshop_lib.parts.ingest import corpus, documents
 
 FIELDS = ("path", "tags", "lang", "profile")
 _LANG = re.compile(r"^[a-z]{2}(?:-[A-Za-z]{2})?$")
@@ -32,6 +39,12 @@ class Entry:
     lang: str | None = None
     profile: str | None = None
     root: Path | None = None   # the corpus root: the file is opened from it, following no link
+    manifest: Path | None = None   # the manifest that lists it (with `line`: where to fix it)
+
+    @property
+    def where(self) -> str:
+        """file:line of this entry in its manifest (the doc_id when it has none)."""
+        return f"{self.manifest}:{self.line}" if self.manifest else self.doc_id
 
 
 @dataclass(frozen=True)
@@ -69,22 +82,30 @@ def read(path: Path | str, *, profiles: set[str] | None = None, skip_bad: bool =
     root = path.resolve().parent
     try:
         data = path.read_bytes()
-        text = data.decode("utf-8-sig")
     except FileNotFoundError:
         raise ManifestError([Problem(path, 0, "manifest file not found")]) from None
-    except UnicodeDecodeError as exc:
-        raise ManifestError([Problem(path, 0, f"not valid UTF-8 (byte {exc.start})")]) from None
     out = Manifest(path, root, sha256=hashlib.sha256(data).hexdigest())
     seen: dict[Path, int] = {}
-    for no, line in enumerate(text.splitlines(), 1):
+    ids: dict[str, tuple[int, str]] = {}
+    # Lines as `wc -l` and editors count them: split on \n only (str.splitlines would also split
+    # at U+2028, U+0085 and others, which may sit inside a JSON string), each decoded on its own
+    # so that invalid UTF-8 is reported at its line.
+    for no, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).split(b"\n"), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            out.problems.append(Problem(path, no, f"not valid UTF-8 (byte {exc.start + 1} of the line is "
+                                                  f"0x{raw[exc.start]:02x}): save the manifest as UTF-8"))
+            continue
         if not line.strip():
             continue
-        entry_or_problem = _entry(line, no, root, profiles, seen)
+        entry_or_problem = _entry(line, no, root, profiles, seen, ids)
         if isinstance(entry_or_problem, str):
             out.problems.append(Problem(path, no, entry_or_problem))
         else:
             seen[entry_or_problem.path] = no
-            out.entries.append(entry_or_problem)
+            ids[entry_or_problem.doc_id] = (no, entry_or_problem.path.relative_to(root).as_posix())
+            out.entries.append(replace(entry_or_problem, manifest=path))
     if out.problems and not skip_bad:
         raise ManifestError(out.problems)
     if not out.entries and not out.problems:
@@ -92,7 +113,8 @@ def read(path: Path | str, *, profiles: set[str] | None = None, skip_bad: bool =
     return out
 
 
-def _entry(line: str, no: int, root: Path, profiles: set[str] | None, seen: dict[Path, int]) -> Entry | str:
+def _entry(line: str, no: int, root: Path, profiles: set[str] | None, seen: dict[Path, int],
+           ids: dict[str, tuple[int, str]]) -> Entry | str:
     """An Entry, or the problem with this line as text. Whatever the line holds, it is one bad
     line: never an exception that stops the whole manifest."""
     if len(line) > MAX_LINE_CHARS:
@@ -106,12 +128,38 @@ def _entry(line: str, no: int, root: Path, profiles: set[str] | None, seen: dict
     except ValueError as exc:  # e.g. a number of more than 4,300 digits
         return f"not valid JSON for a manifest ({str(exc).split(';')[0][:120]})"
     try:
-        return _checked(row, no, root, profiles, seen)
+        return _checked(row, no, root, profiles, seen, ids)
     except (ValueError, OSError, RecursionError) as exc:  # a NUL or lone surrogate in a path, a path too long
         return f"cannot use this line ({type(exc).__name__}: {str(exc)[:120]})"
 
 
-def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Path, int]) -> Entry | str:
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+def _file_problem(rel: str, candidate: Path, root: Path) -> str | None:
+    """Why the file a line names cannot be ingested, or None: it must be a regular file with no
+    other name (a hard link may be a file outside the corpus) and within the size limit."""
+    try:
+        info = os.stat(candidate)  # resolved already: no link left to follow
+    except FileNotFoundError:
+        return f"file not found: {rel}"
+    if not stat.S_ISREG(info.st_mode):
+        return f"{rel} is not a regular file ({_kind(info.st_mode)}): only files are ingested"
+    # The shipped corpus is the package's own data, which some installers hard-link from their cache.
+    if info.st_nlink > 1 and root != corpus.DOCS.resolve():
+        return (f"{rel} has {info.st_nlink} hard links: another name of it may lie outside the corpus folder, "
+                "so it is not read; put a copy (cp) of the file in the corpus instead")
+    if info.st_size > documents.MAX_DOC_BYTES:
+        return (f"{rel} is {info.st_size:,} bytes, over the {documents.MAX_DOC_BYTES:,}-byte limit per document: "
+                "split it into smaller files")
+    return None
+
+
+def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Path, int],
+             ids: dict[str, tuple[int, str]]) -> Entry | str:
     if not isinstance(row, dict):
         return f"expected a JSON object, got {type(row).__name__}"
     unknown = sorted(set(row) - set(FIELDS))
@@ -127,10 +175,16 @@ def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Pat
     candidate = (root / rel).resolve()
     if Path(rel).is_absolute() or not candidate.is_relative_to(root):
         return f"path {rel!r} is outside the corpus folder {root}"
-    if not candidate.is_file():
-        return f"file not found: {rel}"
+    problem = _file_problem(rel, candidate, root)
+    if problem:
+        return problem
     if candidate in seen:
         return f"{rel} is listed twice (first on line {seen[candidate]})"
+    doc_id = candidate.relative_to(root).with_suffix("").as_posix()
+    if doc_id in ids:
+        first_line, first = ids[doc_id]
+        return (f"{rel} has the id {doc_id!r} of {first} (line {first_line}): a document's id is its path without "
+                "the extension, so one would replace the other; rename one of them")
     tags = row.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
         return "\"tags\" must be a list of non-empty strings"
@@ -140,5 +194,4 @@ def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Pat
     profile = row.get("profile")
     if profile is not None and (not isinstance(profile, str) or (profiles is not None and profile not in profiles)):
         return f"unknown profile {profile!r}; the profiles are {', '.join(sorted(profiles or []))}"
-    doc_id = candidate.relative_to(root).with_suffix("").as_posix()
     return Entry(no, candidate, doc_id, tuple(tags), lang, profile, root)

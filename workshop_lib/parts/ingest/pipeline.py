@@ -88,7 +88,7 @@ def prepare_chunks(entries: list[manifest.Entry], profile: corpus.Profile, token
             if not text:
                 raise documents.Rejected("nothing is left after cleaning (only invisible characters or spaces)")
         except (documents.Rejected, OSError) as exc:
-            report.rejected.append((entry.doc_id, str(exc)))
+            report.rejected.append((entry.doc_id, f"{entry.where}: {exc}"))
             report.seconds["read_clean"] += time.perf_counter() - started
             continue
         t1 = time.perf_counter()

@@ -13,6 +13,10 @@ in (never executing them) and summarises them per TODO:
 
 `workshop grade --summary-only FOLDER` prints it for notebooks saved mid-session, in
 seconds; `workshop grade` adds it after grading. Both write summary.csv and summary.png.
+Every notebook is hostile input: one that cannot be read (not JSON, nested too deeply, records
+of the wrong shape) costs only its own row, reported with the reason; text from a notebook is
+shown only through as_text (one line, no control characters, at most MAX_LABEL_CHARS), CSV cells
+that a spreadsheet would run as formulas are made text, and the chart never parses mathtext.
 An optional penalty for opened hints is set by the instructor in nbgrader_config.py
 (`c.Workshop.hint_penalty`, see tools/course.py); by default there is none.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +34,10 @@ import pandas as pd
 
 from workshop_lib.hints.record import CHECK_MIME, HINT_MIME
 from workshop_lib.tools import course
-from workshop_lib.tools.grading.submissions import Submission, discover
+from workshop_lib.tools.grading.submissions import Problem, Submission, discover
 from workshop_lib.tools.hint_cells import todo_cells
 
+MAX_LABEL_CHARS = 60   # a failure class as shown (terminal, CSV, chart): the catalogue's ids are far shorter
 COLUMNS = ["learners", "ran_check", "passed", "pass_rate", "median_attempts", "top_failures", "hints_opened",
            "hint_levels"]
 
@@ -47,15 +53,17 @@ class TodoRecord:
 
     @property
     def passed(self) -> bool:
-        return any(r.get("ok") for r in self.runs)
+        return any(r.get("ok") is True for r in self.runs)
 
     @property
     def attempts_to_pass(self) -> int | None:
-        return next((i for i, r in enumerate(self.runs, start=1) if r.get("ok")), None)
+        return next((i for i, r in enumerate(self.runs, start=1) if r.get("ok") is True), None)
 
     @property
     def failures(self) -> set[str]:
-        return {str(r.get("class") or "other") for r in self.runs if not r.get("ok")}
+        """The failure classes met, as text that is safe to show (see as_text)."""
+        return {as_text(r.get("class")) or "other" if isinstance(r.get("class"), str) else "other"
+                for r in self.runs if r.get("ok") is not True}
 
 
 def course_todos(root: Path = course.REPO) -> dict[str, list[str]]:
@@ -71,36 +79,99 @@ def notebook_stems(root: Path = course.REPO) -> dict[str, str]:
     return {p.stem: part for part in course.assignments(root) for p in (Path(root) / "solutions" / part).glob("*.ipynb")}
 
 
-def read_records(sub: Submission, todos: list[str]) -> dict[str, TodoRecord]:
-    """The records of each TODO in one handed-in notebook (outputs are read, nothing runs)."""
+class Unreadable(ValueError):
+    """A handed-in notebook the summary cannot read at all (its row says why)."""
+
+
+def as_text(value: object, limit: int = MAX_LABEL_CHARS) -> str:
+    """Text from a learner's notebook as it may be shown: one line, no control or format
+    characters (terminal escapes, bidi overrides), at most `limit` characters."""
+    text = value if isinstance(value, str) else type(value).__name__
+    text = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text[:limit * 4])
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def _spreadsheet_safe(value: object) -> object:
+    """A CSV cell a spreadsheet shows as text: one starting with = + - @ (or a tab or CR) would be
+    run as a formula, so it gets a leading apostrophe (OWASP, CSV injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _items(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def read_records(sub: Submission, todos: list[str], notes: list[str] | None = None) -> dict[str, TodoRecord]:
+    """The records of each TODO in one handed-in notebook (outputs are read, nothing runs).
+    Unreadable for a notebook that is not JSON (or nested too deeply to parse); a record of the
+    wrong shape is skipped, with a line in `notes`."""
     records = {todo: TodoRecord(sub.student, sub.part, todo) for todo in todos}
+    notes = [] if notes is None else notes
     try:
         nb = json.loads(sub.content.decode("utf-8", errors="replace"))
-        cells = nb.get("cells", []) if isinstance(nb, dict) else []
-    except ValueError:
-        return records
-    for cell in cells:
-        for out in cell.get("outputs", []) if isinstance(cell, dict) else []:
-            data = out.get("data", {}) if isinstance(out, dict) else {}
+    except RecursionError:
+        raise Unreadable("its JSON is nested too deeply to read") from None
+    except ValueError as exc:
+        raise Unreadable(f"not a notebook (invalid JSON: {as_text(str(exc), 120)})") from None
+    if not isinstance(nb, dict):
+        raise Unreadable(f"not a notebook (a JSON {type(nb).__name__}, not an object)")
+    for cell in _items(nb.get("cells")):
+        for out in _items(cell.get("outputs")) if isinstance(cell, dict) else []:
+            data = out.get("data") if isinstance(out, dict) else None
+            if not isinstance(data, dict):
+                continue
             for mime in (CHECK_MIME, HINT_MIME):
                 payload = data.get(mime)
                 if not isinstance(payload, dict) or payload.get("part") != sub.part:
                     continue
-                rec = records.get(str(payload.get("todo")))
+                todo = payload.get("todo")
+                rec = records.get(todo) if isinstance(todo, str) else None
                 if rec is None:
                     continue
-                if mime == CHECK_MIME and isinstance(payload.get("runs"), list) and len(payload["runs"]) > len(rec.runs):
-                    rec.runs = [r for r in payload["runs"] if isinstance(r, dict)]  # runs are cumulative: keep the longest
-                if mime == HINT_MIME:
-                    rec.opened |= {int(level) for level in payload.get("opened", []) if level in (1, 2, 3)}
+                if mime == CHECK_MIME:
+                    runs = payload.get("runs")
+                    if not isinstance(runs, list):
+                        notes.append(f"a check record of {todo} whose runs are not a list was skipped")
+                    elif len(runs) > len(rec.runs):
+                        rec.runs = [r for r in runs if isinstance(r, dict)]  # runs are cumulative: keep the longest
+                else:
+                    opened = payload.get("opened")
+                    if not isinstance(opened, list):
+                        notes.append(f"a hint record of {todo} whose 'opened' is not a list was skipped")
+                        continue
+                    rec.opened |= {level for level in opened if type(level) is int and level in (1, 2, 3)}
     return records
 
 
-def collect(submissions: Path, root: Path = course.REPO) -> tuple[list[TodoRecord], list[Submission]]:
+def collect(submissions: Path, root: Path = course.REPO) -> tuple[list[TodoRecord], list[Problem]]:
+    """Every TODO record of the class, and the notebooks that could not be (fully) read, with why:
+    one bad notebook costs only its own row."""
     todos = course_todos(root)
     subs, _ = discover(Path(submissions), notebook_stems(root))
-    records = [rec for sub in subs for rec in read_records(sub, todos.get(sub.part, [])).values()]
-    return records, subs
+    records: list[TodoRecord] = []
+    problems: list[Problem] = []
+    for sub in subs:
+        notes: list[str] = []
+        try:
+            records += read_records(sub, todos.get(sub.part, []), notes).values()
+        except Unreadable as exc:
+            problems.append(Problem(sub.student, sub.file, f"could not be read: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - whatever else a notebook holds costs only its own row
+            problems.append(Problem(sub.student, sub.file, f"could not be read ({type(exc).__name__}: "
+                                                           f"{as_text(str(exc), 120)})"))
+        if notes:
+            problems.append(Problem(sub.student, sub.file, f"partly read: {notes[0]}"
+                                    + (f" (and {len(notes) - 1} more)" if len(notes) > 1 else "")))
+    return records, problems
+
+
+def report(problems: list[Problem]) -> str:
+    """The notebooks the summary could not (fully) read, one line each, as plain text."""
+    return "\n".join(f"  {as_text(p.student, 30):12s} {as_text(p.file, 80)}: {as_text(p.status, 200)}"
+                     for p in problems)
 
 
 def summarize(records: list[TodoRecord], grades: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -142,6 +213,12 @@ def chart(summary: pd.DataFrame, records: list[TodoRecord], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # Labels hold learners' text: "$...$" must stay text, never reach the mathtext parser or TeX.
+    with plt.rc_context({"text.parse_math": False, "text.usetex": False}):
+        return _draw(plt, summary, records, path)
+
+
+def _draw(plt, summary: pd.DataFrame, records: list[TodoRecord], path: Path) -> Path:
     labels = [f"{p} {t.split('_', 1)[0]}" for p, t in summary.index]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, max(3.0, 0.5 * len(labels) + 1.5)))
     y = list(range(len(labels)))
@@ -189,28 +266,47 @@ def apply_penalty(grades: pd.DataFrame, records: list[TodoRecord], penalty: dict
     return out
 
 
-def write(summary: pd.DataFrame, records: list[TodoRecord], out: Path) -> tuple[Path, Path]:
+def write(summary: pd.DataFrame, records: list[TodoRecord], out: Path,
+          problems: list[Problem] | None = None) -> tuple[Path, Path | None]:
+    """summary.csv (cells a spreadsheet would run as formulas made text) and summary.png; a chart
+    that cannot be drawn is a line in `problems`, never a lost summary.csv."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    summary.to_csv(out / "summary.csv")
-    return out / "summary.csv", chart(summary, records, out / "summary.png")
+    summary.map(_spreadsheet_safe).to_csv(out / "summary.csv")
+    try:
+        return out / "summary.csv", chart(summary, records, out / "summary.png")
+    except Exception as exc:  # noqa: BLE001 - the table is written; the picture says why it is missing
+        if problems is not None:
+            problems.append(Problem("", "summary.png", f"not drawn ({type(exc).__name__}: {as_text(str(exc), 160)})"))
+        return out / "summary.csv", None
 
 
-def from_folder(submissions: Path, out: Path, grades: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The summary of a folder of notebooks (with the grades when they were graded); writes summary.csv/.png."""
-    records, _ = collect(submissions)
+def from_folder(submissions: Path, out: Path, grades: pd.DataFrame | None = None) -> tuple[pd.DataFrame, list[Problem]]:
+    """The summary of a folder of notebooks (with the grades when they were graded), and the notebooks
+    it could not read; writes summary.csv/.png."""
+    records, problems = collect(submissions)
     summary = summarize(records, grades)
-    write(summary, records, out)
-    return summary
+    write(summary, records, out, problems)
+    return summary, problems
 
 
-def after_grading(grades: pd.DataFrame, submissions: Path, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(grades after any hint penalty, summary); rewrites grades.csv only when a penalty is configured."""
-    records, _ = collect(submissions)
+def after_grading(grades: pd.DataFrame, submissions: Path, out: Path,
+                  problems: list[Problem] | None = None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(grades after any hint penalty, summary); rewrites grades.csv only when a penalty is configured.
+    The penalty is applied and written first; whatever then stops the summary is a line in `problems`
+    and the summary is None, never an exception that would lose the grades' review list."""
+    problems = [] if problems is None else problems
+    records, unread = collect(submissions)
+    problems += unread
     penalty = course.hint_penalty()
     graded = apply_penalty(grades, records, penalty)
     if penalty:
         graded.to_csv(Path(out) / "grades.csv", index=False)
-    summary = summarize(records, graded)
-    write(summary, records, out)
+    try:
+        summary = summarize(records, graded)
+        write(summary, records, out, problems)
+    except Exception as exc:  # noqa: BLE001 - the grades stand; the instructor is told what is missing
+        problems.append(Problem("", "summary.csv", f"the class summary could not be written ({type(exc).__name__}: "
+                                                   f"{as_text(str(exc), 200)})"))
+        return graded, None
     return graded, summary
