@@ -1222,6 +1222,17 @@ P7G_WRONG = {
     "recall computed by dividing by n": (lambda s: _edit(s, ("    if candidate.n == 0:\n",
                                                              "    recall = candidate.hits / candidate.n\n    if False:\n")),
                                          ["divided by zero", "refuse first when candidate.n == 0"]),
+    "recall computed as hits / k": (lambda s: s.replace("candidate.recall", "(candidate.hits / candidate.k)")
+                                    .replace("active.recall", "(active.hits / active.k)"),
+                                    ["hits / k (9/5)", "the recall is hits / n"]),
+    "recall as hits / k in the comparisons only": (
+        lambda s: s.replace("if candidate.recall < min_recall", "if candidate.hits / candidate.k < min_recall")
+        .replace("candidate.recall < active.recall", "candidate.hits / candidate.k < active.hits / active.k"),
+        ["you computed recall as hits / k", "instead of hits / n", "candidate.recall is already hits / n"]),
+    "recall in the reason as hits / k": (lambda s: _edit(s, (
+        'return Decision(True, f"{candidate.table}: recall {candidate.recall:.2f} reaches',
+        'return Decision(True, f"{candidate.table}: recall {candidate.hits / candidate.k:.2f} reaches')),
+        ["gives recall 1.80, which is hits / k (9/5)", "recall is hits / n"]),
     "the bar replaced by the active's recall": (lambda s: _edit(s, ("if candidate.recall < min_recall:",
                                                                     "if candidate.recall < (active.recall if active else min_recall):")),
                                                 ["below the bar but better than the active", "check the bar first"]),
