@@ -467,3 +467,21 @@ def test_the_checks_token_count_differs_from_every_naive_count():
                    for c in checks.COMPACT_CASES), name
     with pytest.raises(TypeError, match=r"count_tokens\(m\.text\)"):
         checks.count_tokens(msgs[0])
+
+
+@pytest.mark.parametrize("check, returned", [
+    (checks.check_decide, None), (checks.check_decide, {"action": "ADD", "targets": ()}),
+    (checks.check_decide, Decision("ADD", None)), (checks.check_decide, Decision(["ADD"], ())),
+    (checks.check_decide, Decision("ADD", {"m1"})), (checks.check_decide, Decision("ADD", (1,))),
+    (checks.check_compact, None), (checks.check_compact, Compaction(None, None)),
+    (checks.check_compact, Compaction([], [1, 2])), (checks.check_compact, Compaction([{"text": "x"}], [])),
+    (checks.check_compact, Compaction([], "abc")),
+])
+def test_a_wrong_return_shape_never_crashes_the_check(check, returned):
+    def fn(*args):
+        if args[1] == -1:
+            raise ValueError("negative")
+        return returned
+    with pytest.raises(CheckFailed) as caught:
+        check(fn)
+    assert "How to fix" in caught.value.message()
