@@ -42,7 +42,15 @@ PLANTS = [
      {}, "mine", "mine"),
     ("check:twin-b", TWIN_TEXT, {"kind": "column", "subject": "CHECK.TWIN_B"}, "mine", "mine"),
     ("check:twin-a", TWIN_TEXT, {"kind": "column", "subject": "CHECK.TWIN_A"}, "mine", "mine"),
+    ("check:forgotten", "Crane QZX7 kwqz outreach code, which the user asked to forget.",
+     {"kind": "column", "subject": "CHECK.FORGOTTEN"}, "mine", "mine"),
+    ("check:superseded", "Crane QZX7 kwqz outreach code 41 m, since corrected to 44 m.",
+     {"kind": "column", "subject": "CHECK.SUPERSEDED"}, "mine", "mine"),
 ]
+# Part 7 marks memories forgotten or superseded: they stay in RECORDS (and in the full-text index)
+# but no read path may return them. (record id, status, replaced_by)
+NOT_LIVE = [("check:forgotten", "forgotten", None), ("check:superseded", "superseded", "check:learner-note")]
+STATUS_PROBE = "QZX7 kwqz"  # words only the two planted non-live memories hold
 MESSAGE_TEXT = PROBES[0] + " (a user's chat message, not knowledge)"
 
 
@@ -58,6 +66,9 @@ def planted(eng) -> Iterator[None]:
                           user_ids=eng.user_id if user == "mine" else user,
                           agent_ids=eng.agent_id if agent == "mine" else agent)
             added.append(rid)
+        for rid, status, replaced_by in NOT_LIVE:
+            store.set_status("memory", rid, status, by="check", reason="planted by the check",
+                             replaced_by=replaced_by)
         store.delete_thread(CHECK_THREAD)
         store.add([MESSAGE_TEXT], record_type="message", thread_ids=CHECK_THREAD, user_ids=eng.user_id,
                   agent_ids=eng.agent_id, roles="user")
@@ -163,7 +174,8 @@ def _rank_text(rank: int, name: str) -> str:
 def _hybrid_cases() -> list[tuple[str, int, int, int]]:
     # (query, k, per_list, rrf_k); small per_lists make the cut to :n and the FULL OUTER JOIN matter.
     return [(PROBES[1], 5, 30, 60), (PROBES[0], 3, 10, 60), ("cargo value in cents", 4, 20, 10),
-            (PROBES[1], 8, 4, 60), (PROBES[0], 10, 5, 60), (PROBES[3], 4, 6, 60), ("!!!", 2, 30, 60)]
+            (PROBES[1], 8, 4, 60), (PROBES[0], 10, 5, 60), (PROBES[3], 4, 6, 60), ("!!!", 2, 30, 60),
+            (STATUS_PROBE, 5, 30, 60)]
 
 
 @contextlib.contextmanager
@@ -262,6 +274,8 @@ def check_hybrid_rrf(fn, eng) -> None:
                     got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
                 except CheckFailed as failed:
                     _column_order(call, sent)
+                    if failed.problem.startswith("your code raised TypeError") and "NoneType" in failed.problem:
+                        raise CheckFailed(TODO2, failed.problem, NULL_RANK_FIX) from None
                     if failed.problem.startswith("your code raised TypeError"):
                         raise CheckFailed(TODO2, failed.problem, TYPE_ERROR_FIX) from None
                     raise
@@ -289,6 +303,10 @@ def check_hybrid_rrf(fn, eng) -> None:
 TYPE_ERROR_FIX = ("a call got arguments it does not take. Keep the def line as given (query, k, per_list, rrf_k), run "
                   "the statement with eng.query(sql, params) (params is one dict: no **), and shape its rows with "
                   "retrieval.hybrid_rows(eng, rows) (eng first).")
+NULL_RANK_FIX = ("a rank or the score came back NULL (None), which retrieval.hybrid_rows cannot turn into a number: "
+                 "after the FULL OUTER JOIN a row found by one list only has no rank in the other, so write "
+                 "COALESCE(v.r_vec, 999999) AS r_vec and COALESCE(t.r_txt, 999999) AS r_txt (NVL on Oracle), and "
+                 "compute rrf_score from those columns.")
 SELECTED = ["record_id", "content", "metadata", "r_vec", "r_txt", "rrf_score"]
 
 
@@ -358,12 +376,19 @@ def _no_foreign_rows(call: str, got: list[dict], ids: set[str]) -> None:
          "add the knowledge filter to BOTH legs: COALESCE/NVL(json kind, '') <> 'tool_output'."),
         ("check:other-user", "another user's memory", "filter both legs on m.user_id = :u AND m.agent_id = :a."),
         ("check:other-agent", "another agent's memory", "filter both legs on m.user_id = :u AND m.agent_id = :a."),
+        ("check:forgotten", "a memory the user asked to forget (status 'forgotten')", STATUS_FIX),
+        ("check:superseded", "a memory a later statement replaced (status 'superseded')", STATUS_FIX),
     ]:
         if rid in ids:
             raise CheckFailed(TODO2, f"{call}: {what} ({rid}) is in your result", fix)
     if any(h.get("content") == MESSAGE_TEXT for h in got):
         raise CheckFailed(TODO2, f"{call}: a thread message is in your result",
                           "filter both legs on m.record_type = 'memory'.")
+
+
+STATUS_FIX = ("Part 7 marks memories forgotten or superseded instead of deleting them; they keep their words in the "
+              "full-text index, so the keyword leg finds them. Add to BOTH legs: AND NOT EXISTS (SELECT 1 FROM "
+              "MEMORY_STATUS s WHERE s.record_seq = m.seq AND s.status <> 'valid').")
 
 
 def _ranks_in_range(call: str, got: list[dict], per_list: int) -> None:
@@ -419,6 +444,12 @@ def _hybrid_row_count(call: str, got: list[dict], want: list[dict], ids: set[str
 
 def _hybrid_rows_in_order(call: str, got: list[dict], want: list[dict], ids: set[str]) -> None:
     """Row by row: the same record, the same ranks and the same fused score."""
+    scores = [g["rrf_score"] for g in got]
+    if len(scores) > 1 and scores == sorted(scores) and scores[0] < scores[-1]:
+        raise CheckFailed(TODO2, f"{call}: your rows come lowest rrf_score first ({scores[0]:.6f} ... "
+                          f"{scores[-1]:.6f}), so the cut to k keeps the WORST fused rows",
+                          "sort the final SELECT by rrf_score DESC (then r_vec, r_txt), before LIMIT :k / FETCH "
+                          "FIRST :k ROWS ONLY.")
     for i, (g, w) in enumerate(zip(got, want), start=1):
         if g["record_id"] != w["record_id"]:
             hint = "order by rrf_score DESC, then r_vec, then r_txt."

@@ -216,6 +216,14 @@ def _boundary_hint(case: Case, want: gates.Decision, got: Any) -> str:
     """Name the gate an off-by-one fails: a count or a sum exactly AT its minimum is enough."""
     if want.mode == "hybrid" and got.mode == "fallback":
         cfg, used = case.config, want.used_chunks
+        raw_best = max(case.similarities)
+        normalized_best = max(min(1.0, max(0.0, (s + 1) / 2 if cfg.distance == "dot" else s)) for s in case.similarities)
+        if raw_best < cfg.min_similarity_for_hybrid <= normalized_best:
+            # Checked first: the same case often has exactly min_chunks_for_hybrid chunks too.
+            return (f"min_similarity_for_hybrid={cfg.min_similarity_for_hybrid:g} is always compared on the normalized "
+                    f"scale: the best score here is {raw_best:g} raw but {normalized_best:g} normalized, so this gate "
+                    "holds. Compare max(normalized) with it, normalized = [min(1.0, max(0.0, (s + 1) / 2 if "
+                    "config.distance == 'dot' else s)) for s in similarities], not with the raw score.")
         if len(used) == cfg.min_chunks_for_hybrid:
             return (f"exactly min_chunks_for_hybrid={cfg.min_chunks_for_hybrid} chunks cleared the gate, and that is "
                     "enough: fail this gate only when len(used) < min_chunks_for_hybrid, with used = the positions "

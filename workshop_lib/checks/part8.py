@@ -165,8 +165,33 @@ def check_window_spans(window_spans: Callable[[int, int, int], Any]) -> None:
 
 
 # ------------------------------------------------------------------ TODO 2
-def report(table: str, hits: int, n: int, k: int = 1) -> GoldenReport:
+def report(table: str, hits: int, n: int, k: int = 5) -> GoldenReport:
+    # k (how many documents each question looks at) differs from n (how many questions ran), so a
+    # recall computed as hits / k is caught.
     return GoldenReport(table, k, n, hits)
+
+
+def _promote_by_k(candidate: GoldenReport, active: GoldenReport | None, bar: float) -> bool:
+    """The gate with recall computed as hits / k: a mistake the check names."""
+    if candidate.n == 0:
+        return False
+    mine = candidate.hits / candidate.k
+    return mine >= bar and (active is None or mine >= active.hits / active.k)
+
+
+def _decides_by_k(should_promote: Callable) -> bool:
+    """Whether the learner's gate decides every case as hits / k would (and so is that mistake, not another)."""
+    for _, candidate, active, bar, _ in gate_cases():
+        try:
+            if getattr(should_promote(candidate, active, bar), "promote", None) != _promote_by_k(candidate, active, bar):
+                return False
+        except Exception:  # noqa: BLE001 - a crash is reported by the case that caused it
+            return False
+    return True
+
+
+RECALL_IS_HITS_OVER_N = ("recall is hits / n: n is how many golden questions ran, k how many documents each question "
+                         "looks at (recall@k). candidate.recall is already hits / n; use it.")
 
 
 def gate_cases() -> list[tuple[str, GoldenReport, GoldenReport | None, float, str]]:
@@ -260,11 +285,21 @@ def check_should_promote(should_promote: Callable[[GoldenReport, GoldenReport | 
             raise CheckFailed(TODO2, f"case '{name}': the Decision has no reason",
                               "say why in words, with the numbers: the log and `workshop alias status` show it.")
         want = reference_gate(candidate, active, bar).promote
+        if got.promote != want and _decides_by_k(should_promote):
+            raise CheckFailed(TODO2, f"case '{name}': {what} returned promote={got.promote}; expected {want}: you "
+                              f"computed recall as hits / k ({candidate.hits}/{candidate.k} = "
+                              f"{candidate.hits / candidate.k:.2f}) instead of hits / n ({candidate.hits}/{candidate.n} "
+                              f"= {candidate.recall:.2f})", RECALL_IS_HITS_OVER_N)
         if got.promote != want:
             verb = "promote" if want else "refuse"
             raise CheckFailed(TODO2, f"case '{name}': {what} returned promote={got.promote}; expected {want} ({verb}): "
                               f"{why}", _hint(name, want))
         missing = _numbers_missing(candidate, active, bar, got.reason)
+        by_k = candidate.hits / candidate.k
+        if missing and candidate.n and any(form in got.reason for form in _shown(by_k)):
+            raise CheckFailed(TODO2, f"case '{name}': the reason {got.reason[:90]!r} gives recall {by_k:.2f}, which is "
+                              f"hits / k ({candidate.hits}/{candidate.k}); the recall is hits / n = "
+                              f"{candidate.recall:.2f}", RECALL_IS_HITS_OVER_N)
         if missing:
             raise CheckFailed(TODO2, f"case '{name}': the reason {got.reason[:90]!r} does not give the numbers "
                               f"({', '.join(missing)})", "put the numbers that decided into the reason, e.g. "

@@ -76,12 +76,15 @@ TODOS = {
                "A row found by only one list still counts, with the missing rank set to a huge sentinel."),
         general=("Write one statement of CTEs: the query embedding; the vector leg ranked with ROW_NUMBER() and cut "
                  "to :n; the keyword leg ranked the same way and cut to :n; both legs filtered to this user, this "
-                 "agent, record_type 'memory' and no tool outputs; the two lists joined with FULL OUTER JOIN, missing "
+                 "agent, record_type 'memory', no tool outputs and live memories only (no MEMORY_STATUS row other "
+                 "than 'valid'); the two lists joined with FULL OUTER JOIN, missing "
                  "ranks 999999; the RRF score; the final ORDER BY with tie-breaks and the cut to :k."),
         outline=("WITH q AS (the query embedding),\n"
                  "vec_ranked AS (SELECT m.seq, ROW_NUMBER() OVER (ORDER BY <distance>, m.seq) AS r_vec\n"
                  "               FROM RECORDS m JOIN RECORD_CHUNKS c ... WHERE m.user_id = :u AND m.agent_id = :a\n"
-                 "               AND m.record_type = 'memory' AND <kind> <> 'tool_output'),\n"
+                 "               AND m.record_type = 'memory' AND <kind> <> 'tool_output'\n"
+                 "               AND NOT EXISTS (SELECT 1 FROM MEMORY_STATUS s WHERE s.record_seq = m.seq\n"
+                 "                               AND s.status <> 'valid')),\n"
                  "vec AS (SELECT seq, r_vec FROM vec_ranked WHERE r_vec <= :n),\n"
                  "txt_ranked / txt: the same for the full-text match, best score first (bm25 ascending on SQLite, "
                  "SCORE(1) DESC on Oracle), then m.seq,\n"
@@ -110,6 +113,18 @@ TODOS = {
               "Tool outputs are memories too. Add the filter to BOTH legs: "
               "COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output' (NVL(JSON_VALUE(...), '-') on "
               "Oracle); COALESCE matters because a memory without a kind gives NULL, and NULL <> 'x' is not true."),
+            F("status_filter", r"status '(forgotten|superseded)'",
+              "Part 7 never deletes a memory it supersedes or forgets: it writes a MEMORY_STATUS row. The vector leg "
+              "misses those memories (their vectors are dropped) but the full-text index still holds their words. "
+              "Add AND NOT EXISTS (SELECT 1 FROM MEMORY_STATUS s WHERE s.record_seq = m.seq AND s.status <> 'valid') "
+              "to both legs."),
+            F("null_rank", r"came back NULL \(None\)",
+              "After the FULL OUTER JOIN a row found by one list only has NULL for the other list's rank, and "
+              "retrieval.hybrid_rows cannot make a number of NULL: COALESCE(v.r_vec, 999999) AS r_vec, "
+              "COALESCE(t.r_txt, 999999) AS r_txt (NVL on Oracle), and the score computed from those."),
+            F("final_order_desc", r"lowest rrf_score first",
+              "A higher rrf_score is better: the final ORDER BY is rrf_score DESC (then r_vec, r_txt), so the cut to "
+              "k keeps the best fused rows."),
             F("other_user", r"another user's memory",
               "Every leg must read only this learner's rows: m.user_id = :u AND m.agent_id = :a in both the vector "
               "and the keyword CTE."),

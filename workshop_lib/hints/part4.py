@@ -64,6 +64,9 @@ TODOS = {
               "short_query_max_tokens; long questions keep them."),
             F("inverted_band", r"case 'inverted short-query band",
               "After the short-query adjustment low can end above high; clamp it: low = min(low, high)."),
+            F("hybrid_floor_scale", r"is always compared on the normalized scale",
+              "min_similarity_for_hybrid is a normalized similarity whatever the score mode: compare it with the best "
+              "normalized score ((r + 1) / 2 for dot, clamped to [0, 1]), never with the raw similarity."),
             F("dot_mapping", r"case 'dot product mapped",
               "With distance='dot' in normalized mode the raw score r lies in [-1, 1]: map it with (r + 1) / 2 before "
               "comparing with the thresholds."),

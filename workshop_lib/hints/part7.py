@@ -28,15 +28,35 @@ TODOS = {
                  "    # UPDATE mine[0] if refines(candidate.text, mine[0].text), else SKIP it\n"
                  "return Decision('ADD', (), 'new')"),
         failures=(
-            F("not_a_decision", r"expected a Decision whose action is one of",
-              "Return a Decision (or an (action, targets) pair) whose action is one of ADD, UPDATE, SUPERSEDE, SKIP, "
-              "FORGET, written in capitals exactly like that, e.g. Decision('SKIP', (old.id,), 'already stored')."),
+            F("not_a_decision", r"the TODO asks for a Decision",
+              "Return a Decision, not a tuple or a dict: Decision('SKIP', (old.id,), 'already stored'). The writer "
+              "and the tables below the TODO read its .action, .targets and .reason."),
+            F("action_name", r"the action is one of",
+              "The action is one of ADD, UPDATE, SUPERSEDE, SKIP, FORGET, written in capitals exactly like that."),
+            F("targets_no_comma", r"a string, not a tuple",
+              "(old.id) is just old.id in parentheses, a string; the comma makes a tuple: (old.id,)."),
+            F("targets_list", r"targets as a list",
+              "targets is a tuple, as the TODO says: (old.id,) or tuple(n.id for n in hits), not [old.id]."),
+            F("targets_type", r"the TODO asks for a tuple of ids",
+              "(n.id for n in hits) is a generator, not a tuple: wrap it, tuple(n.id for n in hits)."),
             F("target_ids", r"targets are the ids \(strings\)",
               "The targets are the ids of the stored memories, strings: tuple(n.id for n in hits), not the "
               "Neighbour objects and not their texts."),
+            F("empty_targets", r"is right but its targets are empty",
+              "Every action but ADD names the memory it acts on: a SKIP of a duplicate is Decision('SKIP', "
+              "(mine[0].id,), ...), not Decision('SKIP', ())."),
             F("mutates_neighbours", r"changed the neighbours list",
               "neighbours.sort(...) reorders the caller's list; the writer reads it again afterwards. Use "
               "ranked = sorted(neighbours, key=lambda n: -n.similarity) instead."),
+            F("forget_exact", r"matched the forget's subject exactly",
+              "'port' and 'home port' name the same thing: in the forget branch match subjects with "
+              "same_topic(n.subject, candidate.subject), which tests that every word of one is in the other."),
+            F("forget_by_meaning", r"reaches a memory by meaning too",
+              "A forget has two ways to reach a memory, joined by OR: its subject (same_topic) or its meaning "
+              "(n.similarity >= thresholds['memory_forget']). You kept only the subject test."),
+            F("forget_by_subject", r"reaches a memory by its subject too",
+              "A forget has two ways to reach a memory, joined by OR: its subject (same_topic) or its meaning "
+              "(n.similarity >= thresholds['memory_forget']). You kept only the similarity test."),
             F("forget_all", r"FORGET every matching memory",
               "A forget crosses out every memory that matches, not only the best one: collect all the hits in a "
               "list (nearest first) and return all their ids."),
@@ -52,12 +72,28 @@ TODOS = {
             F("own_record_type", r"only neighbours of the candidate's own record type",
               "A preference never replaces a fact: after the forget branch keep only "
               "[n for n in ranked if n.record_type == candidate.record_type] and decide on those."),
+            F("sorted_ascending", r"sorted the neighbours ascending",
+              "sorted(...) puts the smallest similarity first: sort by -n.similarity, or pass reverse=True, so "
+              "the nearest neighbour comes first."),
             F("nearest_first", r"act on the NEAREST one",
               "The neighbours arrive in any order: sort a copy by similarity, highest first, and act on the first "
               "of that sorted list."),
             F("normalised", r"compare subjects and values normalised",
               "Compare normalise(n.subject) == normalise(candidate.subject) (and the values the same way): "
               "'Home  Port' and 'home port' are one subject."),
+            F("values_raw", r"compared the values as given",
+              "Values are compared normalised, like subjects: normalise(candidate.value) == normalise(old.value). "
+              "'oslo' and 'OSLO' are one value."),
+            F("values_lower", r"compared the values lower-cased only",
+              ".lower() is not enough: normalise() also drops punctuation and collapses spaces, so 'Oslo, pier 3' "
+              "and 'oslo  pier 3' are one value. Compare normalise(candidate.value) == normalise(old.value)."),
+            F("refines_values", r"tested refines on the whole texts",
+              "For a matching subject the question is whether the new VALUE refines the old one: "
+              "refines(candidate.value, old.value). The texts carry other words (\"Update: ...\", \"(since "
+              "March)\") that make a text test say the wrong thing."),
+            F("subject_guard", r"without a subject went through the same-subject rule",
+              "Rule 3 is for candidates WITH a subject: guard it with `if candidate.subject:`. Two empty subjects "
+              "are equal strings, but they are not the same subject; such candidates go to rule 4."),
             F("duplicate_value", r"already stored for this subject: SKIP",
               "Before anything else for a matching subject, test the value: the same normalised value is a "
               "duplicate, SKIP with (old.id,). Only a different value refines or supersedes."),
@@ -108,7 +144,29 @@ TODOS = {
               "Do not pop, remove or sort the list you are given: count with an index or reversed(messages) and "
               "return slices, messages[:cut] and messages[cut:]."),
             F("not_a_compaction", r"expected Compaction\(fold=",
-              "Return both parts: summary.Compaction(fold=[...], keep=[...]) (or a (fold, keep) pair of lists)."),
+              "Return a Compaction, as the TODO says: summary.Compaction(fold=list(messages[:cut]), "
+              "keep=list(messages[cut:])), not a tuple or one list."),
+            F("compaction_lists", r"fold and keep are lists",
+              "fold and keep are lists: list(messages[:cut]) and list(messages[cut:]), not tuples."),
+            F("texts_not_messages", r"holds texts \(str",
+              "Put the message objects in fold and keep, not m.text: the summary needs each message's role and "
+              "text, and the prompt keeps the newest messages whole."),
+            F("count_message", r"count_tokens takes a message's text",
+              "count_tokens counts the tokens of a string: pass it the message's text, count_tokens(m.text)."),
+            F("swapped", r"swapped fold and keep",
+              "fold is what goes into the summary (the OLDER messages, messages[:cut]); keep is what stays word for "
+              "word (the newest run, messages[cut:])."),
+            F("words", r"counted words",
+              "A word is often several tokens: the budget is in tokens, so measure each message with "
+              "count_tokens(m.text), never len(m.text.split())."),
+            F("keeps_overflow", r"kept the message that took the total over",
+              "Test before you add: if kept and used + cost > budget: break, and only then kept += 1, used += "
+              "cost. Adding first keeps one message too many."),
+            F("budget_as_count", r"read the budget as a number of messages",
+              "The budget is tokens, not messages: add count_tokens(m.text) of each message, newest first, while "
+              "the total stays <= budget."),
+            F("all_or_newest", r"measured the whole thread at once",
+              "Count message by message, newest first: the kept run can be any length, not only all or one."),
             F("characters", r"in characters \(len\)",
               "The budget is in tokens: measure each message with the count_tokens function you are given, "
               "count_tokens(m.text), never len(m.text)."),
@@ -125,7 +183,7 @@ TODOS = {
             F("order", r"not in order",
               "Return both lists oldest first, as the input: slices of messages do that; a list built while "
               "walking backwards must be reversed."),
-            F("at_budget", r"compare used \+ cost > budget",
+            F("at_budget", r"compare used \+ cost > budget to stop, not >=",
               "A total equal to the budget fits: stop only when used + cost > budget, not >=."),
             F("everything_fits", r"nothing folds; keep all of them",
               "When every message fits, fold is [] and keep is the whole list: the loop must not fold anything "

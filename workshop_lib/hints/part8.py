@@ -82,6 +82,9 @@ TODOS = {
               " the cell again."),
             F("not_a_decision", r"expected a Decision",
               "Return Decision(promote=..., reason=...), not a tuple or a bool: promote() reads both fields."),
+            F("recall_by_k", r"hits / k",
+              "k is how many documents each golden question looks at (recall@k); n is how many questions ran. "
+              "Recall is the share of questions answered: hits / n, which candidate.recall already gives."),
             F("promote_not_bool", r"must be True or False",
               "promote must be a bool: the result of a comparison, not the recall number itself."),
             F("no_reason", r"has no reason",
