@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from workshop_lib.checks import CheckFailed, call_learner, describe_value, passed
+from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, passed
 from workshop_lib.parts.memory.consolidate import ACTIONS, Neighbour
 from workshop_lib.parts.memory.consolidate import decide as reference_decide
 from workshop_lib.parts.memory.extract import Candidate
@@ -137,6 +137,7 @@ def _random_case(rng: random.Random) -> tuple[Candidate, list]:
 
 def check_decide(fn: Callable) -> None:
     """TODO 1: the consolidation decision, on the named cases, then 300 random ones against the reference."""
+    forget(TODO1)
     for case in DECIDE_CASES:
         what = f"decide(<{case.name}>)"
         got, want = _decide(fn, case.candidate, list(case.neighbours), what), _want(case.candidate, list(case.neighbours))
@@ -152,7 +153,7 @@ def check_decide(fn: Callable) -> None:
             raise CheckFailed(TODO1, f"on this input: {describe_value(cand, 200)} with neighbours "
                                      f"{describe_value(neighbours, 400)}\n  expected {want}, got {got}",
                               "go through the rules in the order the TODO lists them.")
-    passed(TODO1, f"{len(DECIDE_CASES)} named cases and 300 random ones agree with the reference")
+    passed(TODO1, f"{len(DECIDE_CASES)} named cases and 300 random ones agree with the reference", fn=fn)
 
 
 # ------------------------------------------------------------------ TODO 2
@@ -230,6 +231,7 @@ def _explain(name: str, msgs: list, fold: list, keep: list, want_fold: list, wan
 
 def check_compact(fn: Callable) -> None:
     """TODO 2: the compaction step, on the named cases, then 200 random ones against the reference."""
+    forget(TODO2)
     msgs = _turns((2, 2))
     try:
         fn(list(msgs), -1, _words)
@@ -271,4 +273,14 @@ def check_compact(fn: Callable) -> None:
             raise CheckFailed(TODO2, _explain("random", msgs, fold, keep, want.fold, want.keep,
                                               "follow the rules of the TODO in order."),
                               "walk from the newest message backwards while the tokens fit the budget.")
-    passed(TODO2, f"{len(COMPACT_CASES)} named cases and 200 random ones agree with the reference")
+    passed(TODO2, f"{len(COMPACT_CASES)} named cases and 200 random ones agree with the reference", fn=fn)
+
+
+def decide_to_use(decide: Callable) -> Callable:
+    """The consolidation rule the cells below run: the learner's once its check passed, the reference otherwise."""
+    return checked_or_reference(TODO1, decide, reference_decide, "consolidate.decide")
+
+
+def compact_to_use(compact: Callable) -> Callable:
+    """The compaction the cells below run: the learner's once its check passed, the reference otherwise."""
+    return checked_or_reference(TODO2, compact, reference_compact, "summary.compact")
