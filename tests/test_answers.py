@@ -84,6 +84,18 @@ def test_grading_is_strict():
     assert answer_eval.numbers_in("$1,234.50 and 12 TEU") == [1234.5, 12.0]
 
 
+def test_a_sample_has_exactly_the_size_asked_for_and_every_category(eng):
+    """Part 9 prints the sample's size after asking for 45: what it prints must be what it asked."""
+    cases = answer_eval.build_cases(eng)
+    categories = {c.category for c in cases}
+    for n in (len(categories), 20, 45, SAMPLE, len(cases) - 1):
+        picked = answer_eval.sample(cases, n)
+        assert len(picked) == n and {c.category for c in picked} == categories, n
+        assert len({id(c) for c in picked}) == n and picked == answer_eval.sample(cases, n)
+    assert len(answer_eval.sample(cases, 3)) == len(categories)  # one of each is the floor
+    assert answer_eval.sample(cases, len(cases) + 5) == cases
+
+
 def test_a_fixed_sample_meets_the_targets(eng):
     cases = answer_eval.sample(answer_eval.build_cases(eng), SAMPLE)
     _targets(answer_eval.run(eng, cases), f"{eng.name}, no documents")

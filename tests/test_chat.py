@@ -107,6 +107,26 @@ def test_thread_continues_and_is_listed(client):
     assert history[0]["content"] == "Where is Tanger Med?" and history[1]["content"] == first["answer"]
 
 
+@pytest.mark.parametrize("question, source", [
+    ("Where is Tanger Med?", "SUPPLYCHAIN.PORTS: 1 row shown in the answer: Tanger Med (MAPTM)"),
+    ("Which ports are in China?", "SUPPLYCHAIN.PORTS: 4 rows shown in the answer: "),
+    ("How far is Hamburg from Rotterdam?", "SUPPLYCHAIN.PORTS: 2 rows shown in the answer: Rotterdam (NLRTM), Hamburg (DEHAM)"),
+    ("What are the 3 oldest vessels?", "SUPPLYCHAIN.VESSELS: 3 rows shown in the answer, read with one read-only SELECT"),
+    ("How many vessels does each carrier operate?", "SUPPLYCHAIN.VESSELS, SUPPLYCHAIN.CARRIERS: 15 rows shown"),
+    ("How many vessels are there?", "SUPPLYCHAIN.VESSELS: one figure computed from its rows"),
+    ("How is the IMO check digit computed?", "SUPPLYCHAIN.VESSELS.IMO_NUMBER"),
+    ("Do you have flat racks in Hamburg?", "EQ-20FR"),
+])
+def test_every_grounded_answer_cites_what_grounds_it_in_words(client, question, source):
+    """Rows of the data are named by their tables and the rows the answer shows (not the rows
+    fetched, never a JSON blob); a port answer carries its port rows; memories and items by name."""
+    body = _ask(client, question).json()
+    assert body["mode"] in ("rag", "hybrid") and body["sources"], body
+    lines = [f"{s['name']}: {s['detail']}" if s.get("detail") else s["name"] for s in body["sources"]]
+    assert any(line.startswith(source) for line in lines), lines
+    assert not any("{" in line for line in lines)
+
+
 def test_thread_history_keeps_each_answers_mode_sources_tool_calls_and_why(client):
     """A reload draws the thread from GET /threads/{id}: each assistant message carries what the
     live answer carried (a grounded answer, a knowledge answer, an agent turn, in one thread)."""

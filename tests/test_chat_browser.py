@@ -177,14 +177,38 @@ def test_a_blank_question_is_refused_in_the_page(server, browser, blank):
         assert watch.chat_requests() == [] and page.locator(".msg").count() == 0
 
 
-def test_a_refused_question_shows_what_to_fix_and_takes_the_question_back(server, page):
+def test_a_long_paste_is_sent_whole_and_the_servers_refusal_is_shown(server, browser):
+    """Nothing is cut in the page: a 20,000-character paste reaches the server, and its 413
+    (what the limit is and what to do) is shown, with the question given back to shorten."""
+    with _tab(browser) as (page, watch):
+        page.goto(server.url + "/")
+        assert page.get_attribute("#question", "maxlength") is None
+        pasted = "Where is Tanger Med? " + "x" * 19_979
+        page.fill("#question", pasted)
+        assert len(page.input_value("#question")) == 20_000
+        with page.expect_response(lambda r: r.url.endswith("/chat")) as info:
+            page.click("#send")
+        assert info.value.status == 413
+        page.wait_for_function("document.getElementById('status').textContent.length > 0")
+        shown = page.locator("#status").inner_text()
+        assert "20,000 characters; the limit is 2,000" in shown and "shorter" in shown
+        assert json.loads(watch.chat_requests()[-1].post_data)["question"] == pasted
+        assert page.locator(".msg").count() == 0 and page.input_value("#question") == pasted
+
+
+def test_data_and_port_answers_cite_their_rows_in_words(server, page):
     page.goto(server.url + "/")
-    page.evaluate("document.getElementById('question').removeAttribute('maxlength')")
-    page.fill("#question", "x" * 2500)
-    page.click("#send")
-    page.wait_for_function("document.getElementById('status').textContent.length > 0")
-    assert "limit" in page.locator("#status").inner_text()
-    assert page.locator(".msg").count() == 0 and len(page.input_value("#question")) == 2500
+    _, body = _ask(page, "What are the 3 oldest vessels?")
+    source = page.locator(".msg.assistant").last.locator("li.source")
+    assert source.count() == 1 and body["mode"] == "rag"
+    text = source.inner_text()
+    assert text.startswith("SUPPLYCHAIN.VESSELS (3 rows shown in the answer") and "{" not in text
+    assert body["used_chunks"][0]["rows_shown"] == 3 and "FROM" not in text  # no SQL, no JSON: words
+
+    _, body = _ask(page, "Where is Tanger Med?")
+    assert body["mode"] == "rag"
+    port = page.locator(".msg.assistant").last.locator("li.source")
+    assert port.all_inner_texts() == ["SUPPLYCHAIN.PORTS (1 row shown in the answer: Tanger Med (MAPTM))"]
 
 
 def test_loading_and_reloading_the_page_has_no_failed_request_or_console_error(server, browser):

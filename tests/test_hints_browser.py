@@ -18,7 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from workshop_lib.hints import record, text
+from workshop_lib.hints import record, saved, text
+from workshop_lib.tools.cli import LEARNER_JUPYTER_CONFIG
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (`make install-test`)")
@@ -53,7 +54,9 @@ def lab(tmp_path):
     port = _free_port()
     # Its own runtime, workspace and settings folders: nothing restored from another JupyterLab of this user.
     env = {**os.environ, "WORKSHOP_DATA_DIR": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"), "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings")}
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"), "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
+           # the learner's JupyterLab configuration (`workshop lab`): hint rows are saved readable
+           "JUPYTER_CONFIG_PATH": str(LEARNER_JUPYTER_CONFIG)}
     cmd = [str(Path(sys.executable).with_name("jupyter")), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
            f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}", "--ServerApp.port_retries=0"]
     if hasattr(os, "getuid") and os.getuid() == 0:
@@ -81,6 +84,34 @@ def lab(tmp_path):
     log.close()
 
 
+def _open_and_run_all(page, base: str, path: Path) -> None:
+    page.goto(f"{base}/lab/tree/hints.ipynb?reset&token={TOKEN}")
+    page.locator(".jp-Notebook").wait_for()
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+    select = page.locator(".jp-Dialog").get_by_role("button", name="Select", exact=True)
+    try:  # JupyterLab may ask which kernel to use although the notebook names one
+        select.wait_for(timeout=3_000)
+        select.click()
+    except playwright.Error:
+        pass
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    try:  # the last cell ran: the check failed (a loaded machine needs time to start the kernel)
+        page.get_by_text("CHECK FAILED").wait_for(timeout=180_000)
+    except playwright.Error:
+        page.screenshot(path=str(path.parent.parent / "lab.png"))
+        raise
+
+
+def _saved_when(path: Path, ready, seconds: float = 30) -> dict:
+    deadline = time.monotonic() + seconds
+    while True:
+        saved_nb = json.loads(path.read_text())
+        if ready(saved_nb) or time.monotonic() > deadline:
+            return saved_nb
+        time.sleep(0.5)
+
+
 def test_clicking_the_hint_buttons(lab):
     base, path = lab
     with playwright.sync_playwright() as p:
@@ -88,22 +119,7 @@ def test_clicking_the_hint_buttons(lab):
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         page.set_default_timeout(60_000)
         try:
-            page.goto(f"{base}/lab/tree/hints.ipynb?reset&token={TOKEN}")
-            page.locator(".jp-Notebook").wait_for()
-            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
-            select = page.locator(".jp-Dialog").get_by_role("button", name="Select", exact=True)
-            try:  # JupyterLab may ask which kernel to use although the notebook names one
-                select.wait_for(timeout=3_000)
-                select.click()
-            except playwright.Error:
-                pass
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-            try:  # the last cell ran: the check failed (a loaded machine needs time to start the kernel)
-                page.get_by_text("CHECK FAILED").wait_for(timeout=180_000)
-            except playwright.Error:
-                page.screenshot(path=str(path.parent.parent / "lab.png"))
-                raise
+            _open_and_run_all(page, base, path)
             shown = page.locator(".workshop-hint-text")
 
             page.locator("button.workshop-hint-1").click()
@@ -136,5 +152,40 @@ def test_clicking_the_hint_buttons(lab):
             runs = [o["data"][record.CHECK_MIME]["runs"] for c in saved["cells"] for o in c.get("outputs", [])
                     if record.CHECK_MIME in o.get("data", {})]
             assert runs and runs[0][-1] == {**runs[0][-1], "ok": False, "class": "no_overlap"}
+        finally:
+            browser.close()
+
+
+def test_after_a_kernel_restart_and_a_reload_the_hint_row_reads_as_text(lab):
+    """The next morning: the notebook was saved, the kernel restarted, the page reloaded. The
+    hint row is a readable line, never "Error displaying widget: model not found"."""
+    base, path = lab
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.set_default_timeout(60_000)
+        try:
+            _open_and_run_all(page, base, path)
+            page.locator("button.workshop-hint-1").wait_for()  # live buttons while the kernel runs
+            page.keyboard.press("Control+s")
+            on_disk = _saved_when(path, lambda nb: any(record.HINT_MIME in o.get("data", {}) for c in nb["cells"]
+                                                        for o in c.get("outputs", [])))
+            rows = [o for c in on_disk["cells"] for o in c.get("outputs", []) if (o.get("metadata") or {}).get(saved.MARK)]
+            assert rows and all(saved.WIDGET_VIEW not in o["data"] and "text/html" in o["data"] for o in rows), rows
+            assert page.locator("button.workshop-hint-1").count() == 1  # the open page keeps its buttons
+
+            page.get_by_role("menuitem", name="Kernel", exact=True).click()
+            page.get_by_role("menuitem", name="Restart Kernel…").click()
+            page.locator(".jp-Dialog .jp-mod-accept").click()  # "Restart" in the confirmation
+            page.locator(".jp-Dialog").wait_for(state="detached")
+            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
+            page.reload()
+            page.locator(".jp-Notebook").wait_for()
+            row = page.locator(".workshop-hint-saved")
+            row.wait_for()
+            assert "Hint buttons for TODO 1" in row.inner_text() and "hints.hint('part8', 1)" in row.inner_text()
+            page.wait_for_timeout(2_000)  # the widget manager has restored what it can by now
+            outputs = " ".join(page.locator(".jp-OutputArea-output").all_inner_texts())
+            assert "Error displaying widget" not in outputs and "model not found" not in outputs, outputs
         finally:
             browser.close()

@@ -326,6 +326,34 @@ def test_the_card_stays_within_budget_and_keeps_what_the_user_set(eng):
     assert card.memory_card(eng, T_, "x", user_id=U, agent_id=A, mode="off").total_tokens == 0
 
 
+def test_the_card_files_preferences_guidelines_and_corrections_under_their_own_headings(eng):
+    eng.store.add(["Answer in dollars, not cents."], record_type="preference", user_ids=U, agent_ids=A)
+    eng.store.add(["Always name the table you read."], record_type="guideline", user_ids=U, agent_ids=A)
+    eng.store.add(["VOYAGES.STATUS 'H' means on hold."], metadata={"kind": "correction"}, user_ids=U, agent_ids=A)
+    text = card.memory_card(eng, "t-heads", "What is my home port?", user_id=U, agent_id=A).text()
+    blocks = {b.partition(":\n")[0]: b.partition(":\n")[2] for b in text.split("\n\n")}
+    assert blocks[card.PREFERENCES_HEADER] == "- Answer in dollars, not cents."
+    assert blocks[card.GUIDELINES_HEADER] == "- Always name the table you read."
+    assert blocks[card.CORRECTIONS_HEADER] == "- VOYAGES.STATUS 'H' means on hold."
+
+
+def test_the_summary_keeps_what_the_assistant_concluded_with_its_question():
+    said = [summary.Turn("user", "How many containers are on voyage 1001 at Busan?"),
+            summary.Turn("assistant", "There are 12 containers on voyage 1001."),
+            summary.Turn("user", "Thanks."),
+            summary.Turn("assistant", "Noted.")]
+    words = lambda t: len(t.split())  # noqa: E731
+    text = summary.summarise_extractive("", said, 40, words)
+    assert text.splitlines() == ["user: How many containers are on voyage 1001 at Busan?",
+                                 "assistant: There are 12 containers on voyage 1001."]
+    # Over budget an exchange goes whole: never a question kept without its answer, nor the reverse.
+    older = summary.summarise_extractive(text, [summary.Turn("user", "Voyage 1002 to Santos carries 40 TEU."),
+                                               summary.Turn("assistant", "Yes, 40 TEU on voyage 1002 for Santos.")],
+                                         20, words)
+    assert older.splitlines() == ["user: Voyage 1002 to Santos carries 40 TEU.",
+                                  "assistant: Yes, 40 TEU on voyage 1002 for Santos."]
+
+
 def test_the_card_never_reads_another_users_thread(eng):
     eng.store.add(["My home port is Bergen."], record_type="message", thread_ids="t-bob", user_ids="bob", agent_ids=A)
     with pytest.raises(ValueError, match="belongs to another user"):

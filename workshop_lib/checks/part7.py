@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workshop_lib.checks import CheckFailed, call_learner, describe_value, forget, passed
+from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, passed
 from workshop_lib.parts.memory.consolidate import ACTIONS, Decision, Neighbour, refines, same_topic
 from workshop_lib.parts.memory.consolidate import decide as reference_decide
 from workshop_lib.parts.memory.extract import Candidate, normalise
@@ -560,3 +560,13 @@ def check_compact(fn: Callable) -> None:
             "everything before that run folds.")
         raise CheckFailed(TODO2, f"{head} {problem[:1].upper()}{problem[1:]}.", fix)
     passed(TODO2, f"{len(COMPACT_CASES)} named cases and 200 random ones agree with the reference", fn=fn)
+
+
+def decide_to_use(decide: Callable) -> Callable:
+    """The consolidation rule the cells below run: the learner's once its check passed, the reference otherwise."""
+    return checked_or_reference(TODO1, decide, reference_decide, "consolidate.decide")
+
+
+def compact_to_use(compact: Callable) -> Callable:
+    """The compaction the cells below run: the learner's once its check passed, the reference otherwise."""
+    return checked_or_reference(TODO2, compact, reference_compact, "summary.compact")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from workshop_lib.hints import record
+from workshop_lib.hints import record, saved
 
 BUTTONS = (("hint", 1), ("stronger hint", 2), ("show outline", 3))
 CONFIRM = "The outline is close to the solution. Try the two hints first. Show it anyway?"
@@ -41,7 +41,9 @@ def show(part: str, todo: str) -> None:
     from IPython.display import display
 
     if has_widgets():
-        display(_bundle(ButtonRow(part, todo).box, plain(part, todo)), raw=True)
+        # Marked, so that a save keeps only its readable line (hints/saved.py): a restarted kernel
+        # has no model for a saved widget view.
+        display(_bundle(ButtonRow(part, todo).box, plain(part, todo)), raw=True, metadata={saved.MARK: True})
     else:
         display({"text/html": fallback_html(part, todo), "text/plain": plain(part, todo)}, raw=True)
     display({record.HINT_MIME: record.hint_payload(part, todo), "text/plain": record.hint_plain(part, todo)},
@@ -51,7 +53,8 @@ def show(part: str, todo: str) -> None:
 def _bundle(box, text: str) -> dict:
     data = box._repr_mimebundle_()
     data = data[0] if isinstance(data, tuple) else data
-    return {**data, "text/plain": text}  # a readable line where widgets are not rendered
+    # A readable line where widgets are not rendered, and what a saved notebook shows.
+    return {**data, "text/plain": text, "text/html": f"<p class='workshop-hint-saved'>{html.escape(text)}</p>"}
 
 
 class ButtonRow:

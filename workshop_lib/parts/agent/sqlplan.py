@@ -607,10 +607,16 @@ def _fmt(value: Any, unit: str = "") -> str:
     return f"{text} {unit}".strip() if unit and unit != "cents" else text
 
 
-def _render_top(p: Plan, rows: Sequence[Sequence[Any]], note: str) -> str:
+def _top_rows(p: Plan, rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
     """The N rows, and any that tie with the last of them: "the oldest vessel" may be two."""
+    if not p.shown:
+        return list(rows)
     last = rows[min(p.shown, len(rows)) - 1][1]  # a table may hold fewer rows than N
-    shown = [r for i, r in enumerate(rows) if i < p.shown or r[1] == last] if p.shown else list(rows)
+    return [r for i, r in enumerate(rows) if i < p.shown or r[1] == last]
+
+
+def _render_top(p: Plan, rows: Sequence[Sequence[Any]], note: str) -> str:
+    shown = _top_rows(p, rows)
     extra = len(shown) - p.shown if p.shown else 0
     ties = "" if extra <= 0 else f" ({len(shown)} tied)" if p.shown == 1 else f" (and {extra} tied with number {p.shown})"
     return (f"{p.what[0].upper() + p.what[1:]}{ties}:\n"
@@ -644,3 +650,26 @@ def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
     if p.shape == "group":
         return f"{p.what[0].upper() + p.what[1:]}:\n" + "\n".join(f"- {r[0]}: {r[1]}" for r in rows)
     return None
+
+
+def rows_shown(p: Plan, rows: Sequence[Sequence[Any]]) -> int:
+    """How many of the fetched rows the answer `render` wrote shows (a top-N fetches the rows that
+    may tie with the last; "the most" shows only the tied winners)."""
+    if not rows:
+        return 0
+    if p.shape == "top":
+        return len(_top_rows(p, rows))
+    if p.shape in ("group_most", "group_fewest"):
+        best = rows[0][1] if p.shape == "group_most" else min(r[1] for r in rows)
+        return sum(1 for r in rows if r[1] == best)
+    if p.shape in ("list", "group"):
+        return len(rows)
+    return 1  # a count, an aggregate, a value or one row looked up
+
+
+def tables_read(sql: str) -> list[str]:
+    """The SUPPLYCHAIN tables a planned SELECT reads, in the order it names them."""
+    from workshop_lib.data.supplychain_data import TABLES_BY_NAME
+
+    named = re.findall(r"\b(?:FROM|JOIN)\s+(?:\w+\.)?(\w+)", sql, re.I)
+    return list(dict.fromkeys(t.upper() for t in named if t.upper() in TABLES_BY_NAME))

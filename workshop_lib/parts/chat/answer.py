@@ -151,7 +151,9 @@ def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAns
     text = sqlplan.render(plan, result.columns, result.rows)
     if text is None:
         return _declined(decision, f"The data has no row for {plan.what}.", "live data (SQL plan)")
-    used = [{"sql": plan.sql, "shape": plan.shape, "rows": len(result.rows)}]
+    # The source in words: the tables read and how many rows the answer shows (not how many were fetched).
+    used = [{"tables": [f"{OWNER}.{t}" for t in sqlplan.tables_read(plan.sql)],
+             "rows_shown": sqlplan.rows_shown(plan, result.rows), "shape": plan.shape, "sql": plan.sql}]
     explain = _explain(decision, mode="rag", handler="live data (SQL plan)", reason=f"{plan.shape} query: {plan.what}",
                        sql=plan.sql, unit=plan.unit, used_llm="none", short_query_active=False)
     return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
@@ -187,11 +189,23 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     text = g.text if found or g.intent != "PORT_LOCATION" or declined else (
         "I could not tell which port you mean. " + ASK_BACK)
     rows = [{"item_id": i, "used": found} for i in g.item_ids]
+    if found and g.intent == "PORT_LOCATION":
+        rows = _port_rows(text)  # the port rows the answer shows
     explain = _explain(decision, mode=mode, handler="grounded (Part 5)", route_method=g.route_method,
                        reason=g.selection_status, rows=g.item_ids, ports=g.ports,
                        used_llm="none" if llm is None else "primary", short_query_active=False)
     return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
                       g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _port_rows(text: str) -> list[dict[str, Any]]:
+    """The SUPPLYCHAIN.PORTS rows a port answer shows: every port whose UN/LOCODE it writes "(CODE)"."""
+    from workshop_lib.data.catalog import ports
+    from workshop_lib.data.supplychain_data import OWNER
+
+    known = ports()
+    codes = dict.fromkeys(c for c in re.findall(r"\(([A-Z]{5})\)", text) if c in known)
+    return [{"table": f"{OWNER}.PORTS", "row": f"{known[c]['name']} ({c})"} for c in codes]
 
 
 def _asks_location(question: str) -> bool:

@@ -474,17 +474,28 @@ def build_cases(eng: Engine, *, seed: int = SEED) -> list[Case]:
 
 
 def sample(cases: list[Case], n: int, *, seed: int = SEED) -> list[Case]:
-    """n cases spread over the categories in proportion (at least one of each), same every run."""
+    """Exactly n cases (all of them when n is larger; one per category when n is smaller than the
+    number of categories), spread over the categories in proportion, at least one of each, same every run."""
     if n >= len(cases):
         return list(cases)
     rng = random.Random(seed)
     by_cat: dict[str, list[Case]] = defaultdict(list)
     for c in cases:
         by_cat[c.category].append(c)
+    share = {cat: n * len(group) / len(cases) for cat, group in by_cat.items()}
+    take = {cat: max(1, int(share[cat])) for cat in by_cat}
+    # Largest remainders first until the counts add up to n; over n (the "one of each" floor),
+    # the biggest quotas give one back.
+    for cat in sorted(by_cat, key=lambda c: share[c] - int(share[c]), reverse=True):
+        if sum(take.values()) >= n:
+            break
+        if take[cat] < len(by_cat[cat]):
+            take[cat] += 1
+    while sum(take.values()) > n and max(take.values()) > 1:
+        take[max(take, key=lambda c: (take[c], c))] -= 1
     picked = []
-    for group in by_cat.values():
-        take = max(1, round(n * len(group) / len(cases)))
-        picked += rng.sample(group, min(take, len(group)))
+    for cat, group in by_cat.items():
+        picked += rng.sample(group, min(take[cat], len(group)))
     return picked
 
 

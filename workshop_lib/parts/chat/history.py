@@ -22,9 +22,13 @@ ANSWER_KEYS = ("mode", "sources", "tool_calls", "decision_explain")
 
 
 def _source_of(chunk: dict[str, Any]) -> tuple[str, str]:
-    """(type, name) of what a used chunk came from: a catalog row, a document (its chunks'
-    ids are `<doc_id>#<n>` with the doc id as subject), a memory (named by its subject), or
-    whatever another handler names (never an unnamed line)."""
+    """(type, name) of what a used chunk came from: rows of the data (named by their tables), a
+    catalog row, a document (its chunks' ids are `<doc_id>#<n>` with the doc id as subject), a
+    memory (named by its subject), or whatever another handler names (never an unnamed line)."""
+    if chunk.get("tables"):
+        return "data", ", ".join(chunk["tables"])
+    if chunk.get("table") and chunk.get("row"):
+        return "data", str(chunk["table"])
     if chunk.get("item_id"):
         return "catalog item", str(chunk["item_id"])
     record_id, subject = str(chunk.get("record_id") or ""), chunk.get("subject")
@@ -48,10 +52,30 @@ def grouped_sources(used_chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         part = chunk.get("record_id") or chunk.get("item_id")
         if part is not None and part not in group["parts"]:
             group["parts"].append(part)
+        if chunk.get("row"):
+            group["parts"].append(str(chunk["row"]))
+        if "rows_shown" in chunk:
+            group["rows_shown"] = group.get("rows_shown", 0) + int(chunk["rows_shown"])
+            group["figure"] = chunk.get("shape") in ("count", "aggregate", "value")
         score = chunk.get("similarity")
         if isinstance(score, (int, float)) and (group["similarity"] is None or score > group["similarity"]):
             group["similarity"] = round(float(score), 4)
-    return list(groups.values())
+    return [_described(g) for g in groups.values()]
+
+
+def _described(group: dict[str, Any]) -> dict[str, Any]:
+    """Rows of the data get a `detail` a person reads: how many rows the answer shows, and which."""
+    if group["type"] != "data":
+        return group
+    rows, figure = group.pop("rows_shown", None), group.pop("figure", False)
+    named = group["parts"]
+    n = rows if rows is not None else len(named)
+    detail = "one figure computed from its rows" if figure else f"{n} row{'' if n == 1 else 's'} shown in the answer"
+    if named:
+        detail += ": " + ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
+    elif rows is not None:
+        detail += ", read with one read-only SELECT (its SQL is under \"why this answer\")"
+    return {**group, "detail": detail}
 
 
 def tool_calls(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -49,7 +49,7 @@ def _statements(context: str) -> list[str]:
         head, _, body = block.partition(":\n")
         sections[head.strip()] = [ln for ln in body.splitlines() if ln.strip()]
     out = []
-    for header in (cards.SUMMARY_HEADER, cards.SETTINGS_HEADER, cards.FACTS_HEADER, cards.RECENT_HEADER):
+    for header in (cards.SUMMARY_HEADER, *cards.SETTINGS_HEADERS, cards.FACTS_HEADER, cards.RECENT_HEADER):
         for line in sections.get(header, []):
             if line.startswith("assistant:"):
                 continue  # the assistant's words are not the user's statements

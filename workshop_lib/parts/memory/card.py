@@ -26,8 +26,12 @@ if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
 MODES = ("off", "last_n", "summary", "summary+memories")
-# Part 6's offline model reads the lines under this header as what the user told it to keep.
-SETTINGS_HEADER = "Corrections the user asked you to remember (they override older knowledge)"
+# What the user set, each kind under its own heading. Part 6's offline model reads the lines
+# under the corrections header as what the user told it to keep (agent/offline.py).
+PREFERENCES_HEADER = "Preferences the user set (apply them to every answer)"
+GUIDELINES_HEADER = "Guidelines the user set (follow them in every answer)"
+CORRECTIONS_HEADER = "Corrections the user asked you to remember (they override older knowledge)"
+SETTINGS_HEADERS = (PREFERENCES_HEADER, GUIDELINES_HEADER, CORRECTIONS_HEADER)
 FACTS_HEADER = "What the user told you about their world (only the latest statement of each subject is kept)"
 SUMMARY_HEADER = "Summary of the earlier conversation"
 RECENT_HEADER = "Recent messages in this thread"
@@ -40,15 +44,17 @@ class MemoryCard:
     budget: int
     summary: list[str] = field(default_factory=list)
     recent: list[str] = field(default_factory=list)
-    settings: list[str] = field(default_factory=list)      # preferences, guidelines, corrections
+    preferences: list[str] = field(default_factory=list)
+    guidelines: list[str] = field(default_factory=list)
+    corrections: list[str] = field(default_factory=list)   # memories of kind correction (Part 6's notes)
     facts: list[str] = field(default_factory=list)
     knowledge: list[str] = field(default_factory=list)
     tokens: dict[str, int] = field(default_factory=dict)
 
     @property
-    def corrections(self) -> list[str]:
-        """Part 6's name for what the user set (the chat service reports how many were in context)."""
-        return self.settings
+    def settings(self) -> list[str]:
+        """Everything the user set: preferences, guidelines and corrections (one section of the budget)."""
+        return self.preferences + self.guidelines + self.corrections
 
     @property
     def total_tokens(self) -> int:
@@ -56,8 +62,9 @@ class MemoryCard:
 
     def text(self) -> str:
         parts = []
-        if self.settings:
-            parts.append(SETTINGS_HEADER + ":\n- " + "\n- ".join(self.settings))
+        for header, lines in zip(SETTINGS_HEADERS, (self.preferences, self.guidelines, self.corrections)):
+            if lines:
+                parts.append(header + ":\n- " + "\n- ".join(lines))
         if self.facts:
             parts.append(FACTS_HEADER + ":\n- " + "\n- ".join(self.facts))
         if self.knowledge:
@@ -69,13 +76,13 @@ class MemoryCard:
         return "\n\n".join(parts)
 
 
-def _settings(eng: Engine, user_id: str, agent_id: str) -> list[str]:
-    out = []
-    for record_type in ("preference", "guideline"):
-        out += [r.content or "" for r in eng.store.list(record_type, limit=20, user_id=user_id, agent_id=agent_id)]
-    out += [r.content or "" for r in eng.store.list("memory", limit=20, user_id=user_id, agent_id=agent_id,
-                                                    metadata_filter={"kind": "correction"})]
-    return out
+def _set_by_user(eng: Engine, card: MemoryCard, user_id: str, agent_id: str) -> None:
+    card.preferences = [r.content or "" for r in eng.store.list("preference", limit=20, user_id=user_id,
+                                                                agent_id=agent_id)]
+    card.guidelines = [r.content or "" for r in eng.store.list("guideline", limit=20, user_id=user_id,
+                                                               agent_id=agent_id)]
+    card.corrections = [r.content or "" for r in eng.store.list("memory", limit=20, user_id=user_id,
+                                                                agent_id=agent_id, metadata_filter={"kind": "correction"})]
 
 
 def _facts(eng: Engine, question: str, user_id: str, agent_id: str, k: int) -> list[str]:
@@ -103,7 +110,7 @@ def memory_card(eng: Engine, thread_id: str, question: str, *, user_id: str, age
         messages = messages[upto:]
     card.recent = [f"{m.role}: {m.content}" for m in messages]
     if mode == "summary+memories":
-        card.settings = _settings(eng, user_id, agent_id)
+        _set_by_user(eng, card, user_id, agent_id)
         card.facts = _facts(eng, question, user_id, agent_id, k_facts)
         if user_id == eng.user_id and agent_id == eng.agent_id:  # schema knowledge lives in the workshop's scope
             card.knowledge = [f"{h['subject']}: {h['body']}" for h in retrieval.retrieve_knowledge(eng, question, k=k_knowledge)

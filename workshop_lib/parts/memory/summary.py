@@ -69,23 +69,45 @@ def _score(sentence: str) -> int:
     return score
 
 
+def _exchanges(lines: list[str]) -> list[tuple[str, ...]]:
+    """Lines grouped by exchange: a user's line and the assistant's lines that answer it."""
+    out: list[list[str]] = []
+    for ln in lines:
+        if ln.startswith("assistant:") and out:
+            out[-1].append(ln)
+        else:
+            out.append([ln])
+    return [tuple(x) for x in out]
+
+
 def summarise_extractive(previous: str, folded: Sequence, max_tokens: int,
                          count_tokens: Callable[[str], int]) -> str:
-    """The previous summary's lines plus the folded messages' informative sentences, within max_tokens."""
-    lines = [ln for ln in (previous or "").splitlines() if ln.strip()]
+    """The previous summary's lines plus the folded messages' informative sentences, within max_tokens.
+
+    A question and what the assistant concluded stay together (one exchange): an exchange is kept
+    or dropped whole, scored by its most informative sentence, so the summary keeps the answers
+    the user was given, not only what they asked."""
+    units: list = [list(u) for u in _exchanges([ln for ln in (previous or "").splitlines() if ln.strip()])]
+    fresh = True  # the first folded answer does not join an exchange of the previous summary
     for m in folded:
-        lines += [s for s in _sentences(getattr(m, "role", "user"), m.text) if _score(s) > 1]
-    lines = list(dict.fromkeys(lines))  # a sentence said twice is kept once
-    # Drop the lowest-scoring (then the oldest) lines until the summary fits.
-    order = sorted(range(len(lines)), key=lambda i: (_score(lines[i]), i))
+        role = getattr(m, "role", "user")
+        said = [s for s in _sentences(role, m.text) if _score(s) > 1]
+        if role != "assistant" or fresh:
+            units.append([])
+        units[-1] += said
+        fresh = False
+    units = list(dict.fromkeys(tuple(u) for u in units if u))  # an exchange said twice is kept once
+    # Drop the lowest-scoring (then the oldest) exchanges until the summary fits.
+    score = [max(_score(ln) for ln in u) for u in units]
+    cost = [sum(count_tokens(ln) for ln in u) for u in units]
     dropped: set[int] = set()
-    total = sum(count_tokens(ln) for ln in lines)
-    for i in order:
+    total = sum(cost)
+    for i in sorted(range(len(units)), key=lambda i: (score[i], i)):
         if total <= max_tokens:
             break
         dropped.add(i)
-        total -= count_tokens(lines[i])
-    return "\n".join(ln for i, ln in enumerate(lines) if i not in dropped)
+        total -= cost[i]
+    return "\n".join(ln for i, u in enumerate(units) if i not in dropped for ln in u)
 
 
 SUMMARY_PROMPT = ("Update the running summary of a conversation. Keep every name, number, code and "

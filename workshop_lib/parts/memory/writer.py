@@ -8,13 +8,15 @@ raw messages under a token budget by folding the oldest into the running summary
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib import config
 from workshop_lib.core.records import MEMORY_TYPES
 from workshop_lib.parts.memory import extract, summary
-from workshop_lib.parts.memory.consolidate import Decision, Neighbour, decide
+from workshop_lib.parts.memory.consolidate import Decision, Neighbour
+from workshop_lib.parts.memory.consolidate import decide as reference_decide
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -109,9 +111,28 @@ def _last_subject(eng: Engine, user_id: str, agent_id: str, thread_id: str | Non
     return str((facts[-1].metadata or {}).get("subject", "")) if facts else ""
 
 
+def as_decision(got: Any) -> Decision:
+    """A `decide` result as a Decision: a learner's (action, targets[, reason]) tuple is read the same way."""
+    if isinstance(got, Decision):
+        return got
+    action, targets, *rest = got
+    return Decision(str(action), tuple(targets), str(rest[0]) if rest else "")
+
+
+def as_compaction(got: Any) -> summary.Compaction:
+    """A `compact` result as a Compaction: a learner's (fold, keep) pair is read the same way."""
+    if isinstance(got, summary.Compaction):
+        return got
+    fold, keep = got
+    return summary.Compaction(fold=list(fold), keep=list(keep))
+
+
 def observe_user_turn(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: str | None = None,
-                      llm=None, skip_kinds: tuple[str, ...] = ()) -> list[Applied]:
-    """Extract, consolidate and apply what one user turn says; returns what was done, in order."""
+                      llm=None, skip_kinds: tuple[str, ...] = (),
+                      decide: Callable[..., Any] = reference_decide) -> list[Applied]:
+    """Extract, consolidate and apply what one user turn says; returns what was done, in order.
+
+    `decide` is the consolidation rule (Part 7's TODO 1); the library's reference by default."""
     last = _last_subject(eng, user_id, agent_id, thread_id)
     if llm is not None:
         cands, _how = extract.extract_with_model(llm, text, last_subject=last)
@@ -121,7 +142,7 @@ def observe_user_turn(eng: Engine, text: str, *, user_id: str, agent_id: str, th
     for cand in cands:
         if cand.kind and cand.kind in skip_kinds:
             continue
-        decision = decide(cand, neighbours(eng, cand, user_id=user_id, agent_id=agent_id), thresholds(eng))
+        decision = as_decision(decide(cand, neighbours(eng, cand, user_id=user_id, agent_id=agent_id), thresholds(eng)))
         done.append(apply(eng, cand, decision, user_id=user_id, agent_id=agent_id, thread_id=thread_id))
     return done
 
@@ -140,15 +161,17 @@ def read_summary(eng: Engine, thread_id: str) -> tuple[str, int]:
 
 
 def fold_thread(eng: Engine, thread_id: str, *, user_id: str, message_budget: int, summary_budget: int,
-                llm=None) -> summary.Compaction:
-    """Fold the oldest unsummarised messages into the summary until the rest fit message_budget."""
+                llm=None, compact: Callable[..., Any] = summary.compact) -> summary.Compaction:
+    """Fold the oldest unsummarised messages into the summary until the rest fit message_budget.
+
+    `compact` is the split (Part 7's TODO 2); the library's reference by default."""
     text, upto = read_summary(eng, thread_id)
     messages = eng.store.list_thread_messages(thread_id)
     if any(m.user_id not in (user_id, None) for m in messages):
         raise ValueError(f"thread {thread_id!r} belongs to another user; {user_id!r} cannot fold it")
     messages = messages[upto:]
     turns = [summary.Turn(m.role, m.content or "") for m in messages]
-    comp = summary.compact(turns, message_budget, eng.model.count_tokens)
+    comp = as_compaction(compact(turns, message_budget, eng.model.count_tokens))
     if not comp.fold:
         return comp
     if llm is not None:
