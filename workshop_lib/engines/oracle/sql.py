@@ -620,15 +620,17 @@ def sc_select(table, columns: list[str], limit: int) -> str:
 # only, so AGENT's tables are not even visible to it). A read-only transaction (SQL Language
 # Reference, SET TRANSACTION), names resolved in SUPPLYCHAIN (ALTER SESSION, CURRENT_SCHEMA),
 # and the learner's or model's query wrapped as an inline view, where only a query parses.
+# The query sits on lines of its own: a trailing `-- comment` in it ends at its newline
+# instead of swallowing the closing parenthesis and the row-limit bind (DPY-4008).
 READ_ONLY_TRANSACTION = "SET TRANSACTION READ ONLY"
 SESSION_SCHEMA = "ALTER SESSION SET CURRENT_SCHEMA = {schema}"
-READ_ONLY_QUERY = "SELECT * FROM ({query}) FETCH FIRST :max_rows ROWS ONLY"
+READ_ONLY_QUERY = "SELECT * FROM (\n{query}\n) FETCH FIRST :max_rows ROWS ONLY"
 # The same wrapper for a query whose result has two columns of one name (SELECT v.*, p.*):
 # `SELECT *` over it fails with ORA-00918, so the WITH clause's column alias list names the
 # columns by position (SQL Language Reference, SELECT, subquery_factoring_clause:
 # query_name (c_alias, ...) AS (subquery)):
 # https://docs.oracle.com/cd/E82638_01/sqlrf/img_text/subquery_factoring_clause.html
-READ_ONLY_QUERY_RENAMED = "WITH run_sql_q ({columns}) AS ({query}) SELECT * FROM run_sql_q FETCH FIRST :max_rows ROWS ONLY"
+READ_ONLY_QUERY_RENAMED = "WITH run_sql_q ({columns}) AS (\n{query}\n) SELECT * FROM run_sql_q FETCH FIRST :max_rows ROWS ONLY"
 
 
 def positional_columns(n: int) -> str:

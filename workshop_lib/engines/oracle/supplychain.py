@@ -121,6 +121,11 @@ class OracleSupplyChain(SupplyChainSchema):
                     if not batch:
                         break
                     rows += batch
+                # Rendered here, inside the deadline and the reader's lock, before the rollback:
+                # reading a LOB is a round trip on this connection. The same byte caps as the
+                # embedded engine (per value and per result).
+                result = capped_result(columns, (tuple(render_value(v, lambda: _within(conn, deadline)) for v in r)
+                                                 for r in rows), max_rows)
                 ok = True
             except TimeoutError:
                 raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
@@ -140,8 +145,7 @@ class OracleSupplyChain(SupplyChainSchema):
                     ok = False
                 if not ok:
                     self._drop_reader()
-        # The same byte caps as the embedded engine (per value and per result), after rendering.
-        return capped_result(columns, (tuple(render_value(v) for v in r) for r in rows), max_rows)
+        return result
 
     @staticmethod
     def _run_wrapped(conn, raw, text: str, max_rows: int, deadline: float) -> list[str]:
