@@ -771,3 +771,69 @@ def test_a_store_object_another_session_created_first_is_not_an_error(monkeypatc
     OracleBackend(Engine({"T_RECORDS", "T_RECORDS_IX"})).create_objects(ddl)
     with pytest.raises(OracleWorkshopError, match="create RECORDS.*ORA-00955"):
         OracleBackend(Engine({"T_RECORDS"})).create_objects(ddl)  # T_RECORDS_IX is some other kind of object
+
+
+# --------------------------------------------------------------------------- issue 36: both engines, live on Oracle
+def test_a_batch_with_a_short_chunk_before_a_long_one_is_stored(engine_name, tmp_path):
+    """Defect 2 on a real database: one batch, a short body then one over 4,000 bytes in UTF-8."""
+    from workshop_lib import connect
+    from workshop_lib.parts.ingest import index
+
+    eng = connect(engine_name, path=tmp_path) if engine_name == "embedded" else connect("oracle")
+    eng.open_store()
+    table = "DOCS_T" + format(int(time.time() * 1000) % 10**9, "d")
+    docs = eng.statements.docs
+    bodies = ["short", "Ü" * 3_000, "港口" * 1_500]  # 2 and 3 bytes a character in UTF-8
+    rows = [{"h": f"{i:064x}", "doc_id": "d", "chunk_no": i, "source": "s.md", "lang": "en", "tags": "[]",
+             "body": body, "n_units": 2, "vec": eng.backend.vector_param([1.0] + [0.0] * (eng.model.dim - 1))}
+            for i, body in enumerate(bodies)]
+    try:
+        index.ensure_table(eng, table)
+        with eng.transaction() as cur:
+            cur.executemany(index.fill(docs.CHUNK_INSERT, table), rows)
+        stored = sorted(eng.query(f"SELECT chunk_no, body FROM {table}"))
+        assert [(n, eng.backend.read_text(b)) for n, b in stored] == [(r["chunk_no"], r["body"]) for r in rows]
+    finally:
+        with eng.cursor() as cur:
+            cur.execute(index.fill(docs.TABLE_DROP, table))
+        eng.close()
+
+
+@pytest.mark.oracle
+def test_two_processes_creating_a_new_store_at_once_both_succeed():
+    """Risk 4 on a real database: two connections open the same new prefix at the same moment."""
+    import uuid
+
+    from conftest import _require
+
+    from workshop_lib import connect
+    from workshop_lib.core.store import SchemaPolicy
+
+    _require("oracle")
+    a, b = connect("oracle"), connect("oracle")
+    prefix = "T" + uuid.uuid4().hex[:8].upper() + "_"
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def open_store(eng):
+        start.wait(30)
+        try:
+            eng.open_store(SchemaPolicy.CREATE_IF_NECESSARY, table_name_prefix=prefix)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=open_store, args=(e,)) for e in (a, b)]
+    try:
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(300)
+        assert errors == []
+        store = a.open_store(SchemaPolicy.REQUIRE_EXISTING, table_name_prefix=prefix)
+        assert store.count() == 0
+    finally:
+        scratch = a.open_store(SchemaPolicy.CREATE_IF_NECESSARY, table_name_prefix=prefix)
+        a.backend.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])
+        a.backend.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
+        a.close()
+        b.close()
