@@ -837,3 +837,47 @@ def test_two_processes_creating_a_new_store_at_once_both_succeed():
         a.backend.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
         a.close()
         b.close()
+
+
+@pytest.mark.parametrize("aces, directories, ok", [
+    ([], [], True),
+    ([("*", None, None, "HTTP")], [], False),
+    ([], [("DATA_PUMP_DIR", "READ")], False),
+])
+def test_doctor_names_the_network_and_file_packages_public_may_run(monkeypatch, aces, directories, ok):
+    """Risk 9: PUBLIC's EXECUTE grants stay callable by the reader (a function runs inside
+    run_sql's SELECT); the doctor names them and whether an ACE or a directory grant lets them work."""
+    reader = FakeConn()
+
+    def on_execute(statement):
+        if statement == osql.READER_PUBLIC_PACKAGES:
+            return ["TABLE_NAME"], [("DBMS_LOB",), ("UTL_FILE",), ("UTL_HTTP",), ("UTL_TCP",)]
+        if statement == osql.READER_HOST_ACES:
+            return ["HOST", "LOWER_PORT", "UPPER_PORT", "PRIVILEGE"], aces
+        if statement == osql.READER_DIRECTORY_GRANTS:
+            return ["TABLE_NAME", "PRIVILEGE"], directories
+        return [], []
+
+    reader.on_execute = on_execute
+    eng, _ = make_engine(monkeypatch, reader)
+    check = eng.supplychain.reader_packages_check()
+    assert check.ok is ok and "PUBLIC may run UTL_HTTP, UTL_TCP and DBMS_LOB, UTL_FILE" in check.detail, check.detail
+    assert ("ORA-24247" in check.detail) is (not aces)
+    assert ("no directory grant" in check.detail) is (not directories)
+    assert "UTL_HTTP" in osql.READER_PUBLIC_PACKAGES and "'PUBLIC'" in osql.READER_DIRECTORY_GRANTS
+
+
+@pytest.mark.oracle
+def test_the_doctor_says_what_public_lets_the_reader_run_on_a_real_database():
+    """Risk 9 on the live lane: the container grants the reader no host ACE and no directory."""
+    from conftest import _require
+
+    from workshop_lib import connect
+
+    _require("oracle")
+    eng = connect("oracle")
+    try:
+        check = eng.supplychain.reader_packages_check()
+        assert "PUBLIC may run" in check.detail and check.ok, check.detail
+    finally:
+        eng.close()

@@ -108,6 +108,7 @@ class OracleBackend(StoreBackend):
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
         out.append(self.engine.supplychain.reader_check())
+        out.append(self.engine.supplychain.reader_packages_check())
         prefix = self.engine._store.prefix if self.engine._store is not None else ""
         index_rows: list[tuple] = []
         try:

@@ -483,7 +483,10 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
                 "RUN_SQL.READ_ONLY_QUERY_RENAMED": READ_ONLY_QUERY_RENAMED.format(
                     columns=positional_columns(2), query="SELECT v.VOYAGE_ID, p.VOYAGE_ID FROM VOYAGES v, VOYAGES p"),
                 "RUN_SQL.READER_SYSTEM_PRIVILEGES": READER_SYSTEM_PRIVILEGES,
-                "RUN_SQL.READER_OBJECT_PRIVILEGES": READER_OBJECT_PRIVILEGES})
+                "RUN_SQL.READER_OBJECT_PRIVILEGES": READER_OBJECT_PRIVILEGES,
+                "RUN_SQL.READER_PUBLIC_PACKAGES": READER_PUBLIC_PACKAGES,
+                "RUN_SQL.READER_HOST_ACES": READER_HOST_ACES,
+                "RUN_SQL.READER_DIRECTORY_GRANTS": READER_DIRECTORY_GRANTS})
     out.update({f"AGENT.{name}": sql.format(voyage_id=1001) for name, sql in AGENT_QUERIES.items()})
     return out
 
@@ -646,6 +649,26 @@ READER_SYSTEM_PRIVILEGES = """SELECT privilege FROM user_sys_privs
 UNION SELECT granted_role FROM user_role_privs"""
 READER_OBJECT_PRIVILEGES = """SELECT owner, table_name, privilege FROM user_tab_privs
  WHERE grantee = USER ORDER BY owner, table_name, privilege"""
+# What PUBLIC is granted stays callable by the reader, and a function is callable inside
+# run_sql's SELECT. So the doctor names the network and file packages PUBLIC may EXECUTE, and
+# whether anything lets the reader use them: a host ACE (network calls without one fail with
+# ORA-24247) or a DIRECTORY grant (UTL_FILE and BFILE reads need one). ALL_TAB_PRIVS lists
+# grants to the user and to PUBLIC; USER_HOST_ACES the current user's network ACEs (Database
+# Reference 21c/23ai, ALL_TAB_PRIVS, USER_HOST_ACES; Security Guide, "Checking Privilege
+# Assignments That Affect User Access to Network Hosts"):
+# https://docs.oracle.com/en/database/oracle/oracle-database/21/refrn/ALL_TAB_PRIVS.html
+# https://docs.oracle.com/database/122/REFRN/USER_HOST_ACES.htm
+# https://docs.oracle.com/en/database/oracle/oracle-database/19/dbseg/checking-privilege-assignments-that-affect-user-access-network-hosts.html
+NETWORK_PACKAGES = ("UTL_HTTP", "UTL_TCP", "UTL_SMTP", "UTL_MAIL", "UTL_INADDR", "HTTPURITYPE", "DBMS_LDAP")
+FILE_PACKAGES = ("UTL_FILE", "DBMS_LOB", "DBMS_XSLPROCESSOR", "DBMS_ADVISOR")
+READER_PUBLIC_PACKAGES = """SELECT DISTINCT table_name FROM all_tab_privs
+ WHERE grantee = 'PUBLIC' AND privilege = 'EXECUTE' AND table_schema IN ('SYS', 'MDSYS', 'XDB')
+   AND table_name IN ({names})
+ ORDER BY table_name""".format(names=", ".join(f"'{n}'" for n in NETWORK_PACKAGES + FILE_PACKAGES))
+READER_HOST_ACES = """SELECT host, lower_port, upper_port, privilege FROM user_host_aces
+ WHERE status = 'GRANTED' ORDER BY host, privilege"""
+READER_DIRECTORY_GRANTS = """SELECT table_name, privilege FROM all_tab_privs
+ WHERE type = 'DIRECTORY' AND grantee IN (USER, 'PUBLIC') ORDER BY table_name, privilege"""
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
 from workshop_lib.engines.portable_sql import AGENT_QUERIES  # noqa: E402 - this dialect's set too

@@ -320,6 +320,44 @@ class OracleSupplyChain(SupplyChainSchema):
         return Check(name, ok, detail, fix)
 
 
+    def reader_packages_check(self) -> Check:
+        """Which network and file packages PUBLIC lets the reader run (a function is callable in
+        run_sql's SELECT), and whether a host ACE or a directory grant would let them work."""
+        from workshop_lib.tools.doctor import Check
+
+        sc = statements_module
+        name = f"run_sql user {self.reader_user}: network and file packages"
+        fix = (f"remove the host ACE or the directory grant of {self.reader_user} (or of PUBLIC), or revoke "
+               "EXECUTE on the package from PUBLIC; see docs/oracle.md, 'The run_sql reader'")
+        try:
+            with self._reader_lock:
+                cur = self._reader_conn().cursor()
+                try:
+                    found = []
+                    for statement in (sc.READER_PUBLIC_PACKAGES, sc.READER_HOST_ACES, sc.READER_DIRECTORY_GRANTS):
+                        cur.execute(statement)
+                        found.append(cur.fetchall())
+                    packages, aces, directories = [r[0] for r in found[0]], found[1], found[2]
+                finally:
+                    cur.close()
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+            return Check(name, False, _first_line(exc), fix)
+        return Check(name, not aces and not directories, packages_detail(packages, aces, directories), fix)
+
+
+def packages_detail(packages: list[str], aces: list[tuple], directories: list[tuple]) -> str:
+    """The doctor's sentence: what PUBLIC may run, and what (if anything) lets those calls work."""
+    network = [p for p in packages if p in statements_module.NETWORK_PACKAGES]
+    files = [p for p in packages if p in statements_module.FILE_PACKAGES]
+    said = (f"PUBLIC may run {', '.join(network) or 'no network package'} and "
+            f"{', '.join(files) or 'no file package'}; ")
+    said += ("no host ACE, so the database's network ACL refuses every host (ORA-24247)" if not aces else
+             "host ACEs granted: " + ", ".join(f"{h} {p}" for h, _lo, _hi, p in aces))
+    said += ("; no directory grant, so no file can be read or written" if not directories else
+             "; directory grants: " + ", ".join(f"{p} on {d}" for d, p in directories))
+    return said
+
+
 @contextlib.contextmanager
 def _step(owner: oracledb.Connection, what: str) -> Iterator[None]:
     """One step of loading SUPPLYCHAIN: an Oracle error rolls back what is not committed and is
