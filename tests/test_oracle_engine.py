@@ -702,7 +702,7 @@ class _LobEngine:
     def bind_value(self, name, value, **kwargs):
         return OracleEngine.bind_value(self, name, value, **kwargs)
 
-    def clob(self, value):
+    def _clob(self, value):
         lob = mock.MagicMock(spec=oracledb.LOB)
         lob.text = value
         self.clobs.append(value)

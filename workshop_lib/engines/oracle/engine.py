@@ -329,7 +329,7 @@ class OracleCursor:
         if not lob_names:
             return rows
         self.raw.setinputsizes(**{name: oracledb.DB_TYPE_CLOB for name in sorted(lob_names)})
-        return [{name: self.engine.clob(value) if name in lob_names and isinstance(value, str) else value
+        return [{name: self.engine._clob(value) if name in lob_names and isinstance(value, str) else value
                  for name, value in row.items()} for row in rows]
 
     def fetchone(self):
@@ -369,6 +369,7 @@ class OracleEngine(Engine):
         docs=statements_module.DOCS, catalog=statements_module.CATALOG, chat=statements_module.CHAT,
         agent_queries=statements_module.AGENT_QUERIES, ping=statements_module.PING,
         keyword_expression=text_query.keyword_expression, no_match=text_query.NO_MATCH_EXPRESSION,
+        native_hybrid=statements_module.NATIVE_HYBRID,
     )
 
     def __init__(self, *, dsn: str | None = None, user: str | None = None, password: str | None = None,
@@ -412,12 +413,12 @@ class OracleEngine(Engine):
             if embed_only:
                 return value[:statements_module.EMBED_INPUT_CHARS]
             if len(value) > _MAX_VARCHAR_BYTES // 4 and len(value.encode("utf-8")) > _MAX_VARCHAR_BYTES:
-                return self.clob(value)
+                return self._clob(value)
         if isinstance(value, bool):
             return int(value)
         return value
 
-    def clob(self, value: str) -> oracledb.LOB:
+    def _clob(self, value: str) -> oracledb.LOB:
         """A temporary CLOB holding `value` (Connection.createlob), for a text over 4,000 bytes
         and for every text of a batch that holds one."""
         return self._live_conn().createlob(oracledb.DB_TYPE_CLOB, value)

@@ -38,6 +38,7 @@ from workshop_lib.engines.statement_sets import (
     ChatStatements,
     DocsStatements,
     MemoryStatements,
+    NativeHybridStatements,
     StoreStatements,
 )
 
@@ -230,6 +231,37 @@ SELECT m.record_id, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
  WHERE {_KNOWLEDGE}
  ORDER BY distance, m.seq
  FETCH FIRST :n ROWS ONLY"""
+
+# Oracle's native hybrid search, beside the one-statement RRF above (Part 3, Oracle lane):
+# a snapshot of the knowledge memories in HYBRID_DEMO, a hybrid vector index on it (one domain
+# index holding an Oracle Text index and a vector index, embeddings by the in-database model;
+# IVF needs no vector memory pool), and DBMS_HYBRID_VECTOR.SEARCH, whose JSON result (an array
+# of {rowid, score, vector_score, text_score}) JSON_TABLE turns into rows. The index is built
+# after the rows are in, so it holds them all (DML after creation is synchronised in the
+# background). Sources, 23ai AI Vector Search User's Guide / PL/SQL Packages and Types:
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/create-hybrid-vector-index.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/guidelines-and-restrictions-hybrid-vector-indexes.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/dbms_hybrid_vector1.html (SEARCH)
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/searchpipeline.html (JSON_TABLE over SEARCH)
+NATIVE_HYBRID = NativeHybridStatements(
+    DROP="DROP TABLE IF EXISTS HYBRID_DEMO PURGE",
+    TABLE_DDL="""CREATE TABLE HYBRID_DEMO (
+    memory_id VARCHAR2(512) PRIMARY KEY,
+    content   CLOB NOT NULL)""",
+    FILL=f"""INSERT INTO HYBRID_DEMO (memory_id, content)
+SELECT m.record_id, m.content FROM {{p}}RECORDS m WHERE {_KNOWLEDGE}""",
+    INDEX_DDL=f"""CREATE HYBRID VECTOR INDEX HYBRID_DEMO_HVI ON HYBRID_DEMO (content)
+  PARAMETERS ('MODEL {MODEL_NAME} VECTOR_IDXTYPE IVF')""",
+    COUNT="SELECT COUNT(*) FROM HYBRID_DEMO",
+    SEARCH="""SELECT h.memory_id, h.content, r.score, r.vector_score, r.text_score
+  FROM JSON_TABLE(DBMS_HYBRID_VECTOR.SEARCH(JSON(:params)), '$[*]'
+         COLUMNS (row_id       VARCHAR2(18) PATH '$.rowid',
+                  score        NUMBER       PATH '$.score',
+                  vector_score NUMBER       PATH '$.vector_score',
+                  text_score   NUMBER       PATH '$.text_score')) r
+  JOIN HYBRID_DEMO h ON h.rowid = CHARTOROWID(r.row_id)
+ ORDER BY r.score DESC, h.memory_id""",
+)
 
 _NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/engines/statement_sets.py)
 
@@ -451,6 +483,7 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
     out.update({f"MEMORY.DROP.{name}": stmt for name, stmt in mem.DROP.items()})
     out.update({f"MEMORY.{name}": stmt for name, stmt in vars(mem).items() if isinstance(stmt, str)})
     out["RERANK_PREDICTION"] = rerank_prediction("MY_RERANKER")
+    out.update({f"NATIVE_HYBRID.{name}": stmt.replace("{p}", prefix) for name, stmt in vars(NATIVE_HYBRID).items()})
     try:
         from workshop_lib.data.supplychain_data import TABLES
     except ImportError:  # pragma: no cover - the dataset module is part of the package
