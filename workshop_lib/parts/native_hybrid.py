@@ -77,7 +77,7 @@ def search_params(eng: Any, probe: str, k: int) -> str:
 
 def native_hybrid_search(eng: Any, probe: str, k: int = 5) -> list[dict]:
     """The k best memories by DBMS_HYBRID_VECTOR.SEARCH: record_id, content and the three scores
-    the database reports (0 to 100). Call build_index first."""
+    the database reports. Call build_index first."""
     check_query(probe, "probe")
     check_k(k, maximum=100)
     sql = _statements(eng)
