@@ -61,7 +61,8 @@ NO_MATCH_EXPRESSION = "{zzqxjvnomatchjvxqzz}"
 def _words(term: str) -> list[str]:
     """The alphanumeric runs of one term, as Oracle Text's default lexer would cut them; a '.'
     or ',' between two digits stays in its run (NUMBER_JOINERS)."""
-    words, current = [], []
+    words: list[str] = []
+    current: list[str] = []
     for i, ch in enumerate(term):
         if ch.isalnum() or (ch in NUMBER_JOINERS and current and current[-1] in _DIGITS
                             and term[i + 1:i + 2] in tuple(_DIGITS)):
