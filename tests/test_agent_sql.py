@@ -101,3 +101,83 @@ def test_the_oracle_reader_sees_no_table_of_the_store_owner():
         assert visible == len(TABLES)
     finally:
         eng.close()
+
+
+# --------------------------------------------------------------------------- issue 36
+@pytest.mark.parametrize("tail", ["-- alphabetical", "/* alphabetical */", "\n-- first\n/* second */",
+                                  "-- ends with ;"])
+def test_a_query_ending_in_a_comment_runs(sql_eng, tail):
+    """Defect 3: the model's SQL often ends with a comment; Oracle's wrapper used to lose its
+    closing parenthesis and row-limit bind to a trailing `--` comment."""
+    result = sql_eng.supplychain.read_only_query(f"SELECT PORT_NAME FROM PORTS ORDER BY PORT_NAME {tail}", max_rows=2)
+    assert result.columns == ["PORT_NAME"] and len(result.rows) == 2 and result.truncated
+
+
+NESTED = """WITH fleet AS (SELECT CARRIER_ID, COUNT(*) AS N FROM VESSELS GROUP BY CARRIER_ID ORDER BY N DESC)
+SELECT b.CARRIER_ID, b.N, c.CARRIER_ID
+  FROM (WITH ranked AS (SELECT CARRIER_ID, N FROM fleet) SELECT CARRIER_ID, N FROM ranked ORDER BY N DESC, CARRIER_ID) b
+  JOIN CARRIERS c ON c.CARRIER_ID = b.CARRIER_ID
+ ORDER BY b.N DESC, b.CARRIER_ID -- biggest fleets first"""
+
+
+def test_same_named_columns_with_a_nested_with_and_inner_order_by(sql_eng):
+    """Risk 7: on Oracle the two CARRIER_ID columns send the query through the positional-alias
+    wrapper, whose WITH clause then holds the query's own WITH, a nested WITH and ORDER BYs."""
+    result = sql_eng.supplychain.read_only_query(NESTED, max_rows=50)
+    assert result.columns == ["CARRIER_ID", "N", "CARRIER_ID"] and not result.truncated
+    assert all(a == c for a, _, c in result.rows) and len(result.rows) > 1
+    counts = [n for _, n, _ in result.rows]
+    assert counts == sorted(counts, reverse=True) and sum(counts) == len(supplychain_rows("VESSELS"))
+
+
+def supplychain_rows(table: str) -> list[tuple]:
+    from workshop_lib.data.supplychain_data import rows
+
+    return rows()[table]
+
+
+def test_a_long_value_is_cut_with_the_size_of_the_whole_value(sql_eng):
+    """Defect 6: the note on a cut value gives the whole value's size (Oracle: a CLOB built by
+    the query, read through its locator; embedded: a string built in SQLite)."""
+    sql = ("SELECT TO_CLOB(RPAD('x', 4000, 'x')) || RPAD('y', 4000, 'y') || RPAD('z', 4000, 'z') AS BIG FROM dual"
+           if sql_eng.name == "oracle" else "SELECT printf('%.*c', 12000, 'x') AS BIG")
+    result = sql_eng.supplychain.read_only_query(sql)
+    value = result.rows[0][0]
+    assert "[value cut: 12,000 " in value and "in all" in value, value[-120:]
+    assert "1 value(s)" in result.note
+
+
+def _km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    import math
+
+    p1, p2, dlat, dlon = map(math.radians, (lat1, lat2, lat2 - lat1, lon2 - lon1))
+    a = math.sin(dlat / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dlon / 2) ** 2
+    return 6371.0 * 2 * math.asin(math.sqrt(a))
+
+
+@pytest.mark.oracle
+def test_spatial_operators_run_through_run_sql_as_the_reader():
+    """Risk 2: the LOCATION column's comment tells the model to use SDO_NN and
+    SDO_WITHIN_DISTANCE; they run as the least-privilege reader inside a read-only transaction."""
+    _require("oracle")
+    eng = connect("oracle")
+    point = "SDO_GEOMETRY(2001, 4326, SDO_POINT_TYPE(4.14, 51.95, NULL), NULL, NULL)"  # Rotterdam
+    try:
+        nearest = eng.supplychain.read_only_query(
+            "SELECT p.UNLOCODE, ROUND(SDO_NN_DISTANCE(1), 1) AS KM FROM PORTS p "
+            f"WHERE SDO_NN(p.LOCATION, {point}, 'sdo_num_res=3 unit=KM', 1) = 'TRUE' ORDER BY KM")
+        assert [r[0] for r in nearest.rows] == [r[1] for r in eng.supplychain.nearest_ports(4.14, 51.95)]
+        assert nearest.rows[0][0] == "NLRTM" and nearest.rows[0][1] < 1
+        within = eng.supplychain.read_only_query(
+            "SELECT p.UNLOCODE FROM PORTS p "
+            f"WHERE SDO_WITHIN_DISTANCE(p.LOCATION, {point}, 'distance=500 unit=KM') = 'TRUE' ORDER BY p.UNLOCODE",
+            max_rows=200)
+        found = {r[0] for r in within.rows}
+        ports = supplychain_rows("PORTS")
+        names = COLUMNS["PORTS"]
+        code, lat, lon = names.index("UNLOCODE"), names.index("LATITUDE"), names.index("LONGITUDE")
+        assert "NLRTM" in found
+        assert {p[code] for p in ports if _km(51.95, 4.14, p[lat], p[lon]) < 490} <= found
+        assert found <= {p[code] for p in ports if _km(51.95, 4.14, p[lat], p[lon]) < 510}
+    finally:
+        eng.close()

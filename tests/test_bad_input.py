@@ -52,6 +52,21 @@ def test_error_code_is_found_literally(seeded_engine):
         eng.store.delete("memory", "runbook-ora-00904")
 
 
+@pytest.mark.parametrize("query", ["3.5", "25,000", "2024-05-01", "25,000 TEU"])
+def test_numbers_are_found_by_keyword_search(seeded_engine, query):
+    """Issue 36 risk 1: Oracle Text indexes `3.5` and `25,000` as one token each (numjoin,
+    numgroup); the keyword expression must ask for that token, not for the phrase `3 5`."""
+    eng = seeded_engine
+    eng.store.add(["Reefer plug-in limit 3.5 t per bay; 25,000 TEU terminal; closed 2024-05-01"],
+                  record_ids="numbers-note", metadata={"kind": "note", "subject": "NOTE.NUMBERS"},
+                  user_ids=eng.user_id, agent_ids=eng.agent_id)
+    try:
+        hits = retrieval.keyword_search_memories(eng, query, k=3)
+        assert hits and hits[0]["record_id"] == "numbers-note", hits
+    finally:
+        eng.store.delete("memory", "numbers-note")
+
+
 @pytest.mark.parametrize("text", ["", " ", "\n\t"])
 def test_empty_text_is_a_clear_error(seeded_engine, text):
     for fn in (retrieval.keyword_search_memories, retrieval.hybrid_rrf_search_memories, retrieval.retrieve_knowledge):

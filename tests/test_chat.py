@@ -378,3 +378,18 @@ def corpus_profile(name):
     from workshop_lib.parts.ingest import corpus
 
     return corpus.load_profiles()[name]
+
+
+@pytest.mark.parametrize("field, value", [("user_id", "用户" * 35), ("thread_id", "线程" * 35),
+                                          ("user_id", ""), ("user_id", "   "), ("thread_id", "\t")])
+def test_an_id_over_200_bytes_or_blank_is_refused_before_anything_is_stored(client, eng, field, value):
+    """Issue 36 defects 4 and 5: 70 CJK characters are 210 bytes, more than the telemetry's
+    VARCHAR2(200) holds on Oracle (which counts bytes); '' is NULL on Oracle. Both are a 422
+    before the turn is kept, never a 500 after it, on both engines."""
+    before = _counts(eng)
+    response = _ask(client, "Where is Rotterdam?", **{field: value})
+    assert response.status_code == 422, response.text
+    assert ("bytes in UTF-8" if value.strip() else "blank") in response.json()["error"]
+    assert _counts(eng) == before
+    ok = _ask(client, "Where is Rotterdam?", user_id="用户" * 33)  # 198 bytes: accepted
+    assert ok.status_code == 200, ok.text

@@ -424,3 +424,42 @@ def test_diagnose_live_examples(seeded_engine):
     costly = gates.diagnose(full, token_budget=50)
     assert any(r["symptom"] == gates.DEBUG_TABLE[3]["symptom"] for r in costly)
     assert list(gates.debug_table().columns) == ["symptom", "likely cause", "knob"]
+
+
+@pytest.mark.parametrize("rel, irr", [
+    ([0.80, 0.85, 0.90, 0.95], [0.10, 0.20, 0.30]),          # perfectly separated
+    ([0.701, 0.702, 0.703] * 10, [0.698, 0.699] * 10),      # separated, cuts within one rounding step
+    (np.linspace(0.5, 0.9, 50), np.linspace(0.1, 0.49, 50)),
+])
+def test_calibrate_never_empties_the_hybrid_band(rel, irr):
+    """Issue 36 risk 6: a model that separates the pairs well put both cuts at one place, so
+    min_score == threshold_high and the hybrid mode could not happen."""
+    s = calibration.suggest_thresholds(rel, irr)
+    assert s["threshold_low"] <= s["min_score"] < s["threshold_high"], s
+
+
+def test_calibrate_refuses_when_no_band_fits_below_one():
+    with pytest.raises(ValueError, match="no room for the hybrid band"):
+        calibration.suggest_thresholds([1.0, 1.0], [0.999, 0.9999])
+
+
+def test_a_saved_calibration_with_an_empty_hybrid_band_is_ignored(tmp_path, monkeypatch):
+    import json
+
+    from workshop_lib import config
+
+    monkeypatch.setenv("WORKSHOP_DATA_DIR", str(tmp_path))
+    model = "M"
+    config.thresholds_path().write_text(json.dumps({"embedded": {
+        "model": model, "min_score": 0.5, "threshold_low": 0.4, "threshold_high": 0.5}}))
+    assert config.thresholds_for("embedded", model) == config.THRESHOLDS["embedded"]
+    config.thresholds_path().write_text(json.dumps({"embedded": {
+        "model": model, "min_score": 0.5, "threshold_low": 0.4, "threshold_high": 0.6}}))
+    assert config.thresholds_for("embedded", model)["threshold_high"] == 0.6
+
+
+def test_the_calibration_measured_on_each_engine_leaves_a_hybrid_band(seeded_engine):
+    """Risk 6 on the live lane: the labelled pairs measured on the engine's own model."""
+    dist = calibration.similarity_distributions(seeded_engine)
+    s = calibration.suggest_thresholds(dist.relevant, dist.irrelevant)
+    assert s["threshold_low"] <= s["min_score"] < s["threshold_high"], s

@@ -9,8 +9,10 @@ an insert-if-missing MERGE forgives only ORA-00001, and the store connection is 
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from unittest import mock
 
 import oracledb
 import pytest
@@ -599,7 +601,283 @@ def test_a_lob_in_a_run_sql_result_is_read_only_up_to_the_value_cap():
 
     lob = mock.MagicMock(spec=oracledb.LOB)
     lob.read.return_value = "x" * (MAX_VALUE_BYTES + 1)
+    lob.size.return_value = MAX_VALUE_BYTES + 1
     assert render_value(lob) == "x" * (MAX_VALUE_BYTES + 1)
     lob.read.assert_called_once_with(1, MAX_VALUE_BYTES + 1)
     result = capped_result(["DOC"], [(render_value(lob),)], 10)
     assert len(result.rows[0][0].encode()) <= MAX_VALUE_BYTES + 200 and "cut" in result.note
+
+
+# --------------------------------------------------------------------------- issue 36
+def _parsed_wrapper(statement: str):
+    import sqlglot
+    from sqlglot import exp
+
+    tree = sqlglot.parse_one(statement, read="oracle")
+    assert isinstance(tree, exp.Select) and tree.args.get("limit") is not None or tree.find(exp.Fetch), statement
+    return tree
+
+
+@pytest.mark.parametrize("tail", ["-- the ports", "/* the ports */", "\n-- a\n/* b */", "-- ends with ;"])
+def test_a_trailing_comment_stays_inside_the_query(monkeypatch, tail):
+    """Defect 3: the wrapper puts the model's query on lines of its own, so a trailing `--`
+    comment ends at its newline instead of hiding `)` and `:max_rows` (DPY-4008 before)."""
+    reader = FakeConn(("PORT_NAME",), [("Rotterdam",)])
+    eng, _ = make_engine(monkeypatch, reader)
+    sql = f"SELECT PORT_NAME FROM PORTS {tail}"
+    assert eng.supplychain.read_only_query(sql).rows == [("Rotterdam",)]
+    run = statements_run(reader)[-1]
+    assert run == osql.READ_ONLY_QUERY.format(query=sql.strip().rstrip(";").strip())
+    _parsed_wrapper(run)
+    _parsed_wrapper(osql.READ_ONLY_QUERY_RENAMED.format(columns="C1", query=sql))
+
+
+def test_the_positional_wrapper_parses_nested_with_and_inner_order_by():
+    """Risk 7: a query with its own WITH (nested in an inline view) and ORDER BY inside the
+    wrapper's WITH clause, parsed with sqlglot's Oracle dialect; the live lane runs it."""
+    from sqlglot import exp
+
+    sql = """WITH busy AS (SELECT CARRIER_ID, COUNT(*) AS N FROM VOYAGES GROUP BY CARRIER_ID ORDER BY N DESC)
+SELECT b.CARRIER_ID, b.N, c.CARRIER_ID FROM (WITH inner_q AS (SELECT * FROM busy) SELECT * FROM inner_q ORDER BY N DESC) b
+  JOIN CARRIERS c ON c.CARRIER_ID = b.CARRIER_ID ORDER BY b.N DESC -- busiest first"""
+    tree = _parsed_wrapper(osql.READ_ONLY_QUERY_RENAMED.format(columns=osql.positional_columns(3), query=sql))
+    assert len(list(tree.find_all(exp.With))) == 3 and len(list(tree.find_all(exp.Order))) == 3
+
+
+class _FakeLob:
+    """A CLOB locator: records, at each round trip, the call timeout, whether the reader's lock
+    is held and how many rollbacks (ends of the read-only transaction) happened before it."""
+
+    def __init__(self, text: str, conn: FakeConn, lock) -> None:
+        self.text, self.conn, self.lock, self.seen = text, conn, lock, []
+
+    def _trip(self):
+        self.seen.append((self.conn.call_timeout, self.lock.locked(), self.conn.rollbacks))
+
+    def size(self):
+        self._trip()
+        return len(self.text)
+
+    def read(self, offset=1, amount=None):
+        self._trip()
+        return self.text[offset - 1:offset - 1 + (amount or len(self.text))]
+
+
+def test_lobs_are_read_inside_the_deadline_and_the_readers_lock(monkeypatch):
+    """Risk 3: each LOB round trip has a call timeout, holds the reader's lock and comes before
+    the rollback that ends the read-only transaction (and before another thread may close it).
+    Defect 6: the note names the whole value's size, not the size of the part read."""
+    from workshop_lib.engines.readonly import MAX_VALUE_BYTES
+
+    reader = FakeConn(("DOC",), [])
+    eng, _ = make_engine(monkeypatch, reader)
+    lob = _FakeLob("x" * 100_000, reader, eng.supplychain._reader_lock)
+    reader.rows = [(lob,)]
+    monkeypatch.setattr(oengine.oracledb, "LOB", _FakeLob)
+    result = eng.supplychain.read_only_query("SELECT TO_CLOB('x') FROM dual", timeout_s=3.0)
+    assert len(lob.seen) == 2 and all(timeout > 0 and locked and rollbacks == 0
+                                      for timeout, locked, rollbacks in lob.seen), lob.seen
+    assert "100,000 characters in all" in result.rows[0][0], result.rows[0][0][-120:]
+    assert len(result.rows[0][0].encode()) < MAX_VALUE_BYTES + 200 and "1 value(s)" in result.note
+
+
+def test_a_lob_read_past_the_deadline_is_stopped(monkeypatch):
+    reader = FakeConn(("DOC",), [])
+    eng, _ = make_engine(monkeypatch, reader)
+    lob = _FakeLob("x" * 10, reader, eng.supplychain._reader_lock)
+    reader.rows = [(lob,), (lob,)]  # max_rows + 1: one fetch, then the rows are rendered
+    reader.on_fetch = lambda: time.sleep(0.3)  # the fetch uses up the whole deadline
+    monkeypatch.setattr(oengine.oracledb, "LOB", _FakeLob)
+    with pytest.raises(SqlRefused, match="stopped"):
+        eng.supplychain.read_only_query("SELECT TO_CLOB('x') FROM dual", max_rows=1, timeout_s=0.2)
+    assert lob.seen == [], "no LOB round trip once the deadline has passed"
+
+
+class _LobEngine:
+    """The engine side of a batch: the real bind rules, temporary CLOBs counted."""
+
+    def __init__(self):
+        self.clobs = []
+
+    def bind_value(self, name, value, **kwargs):
+        return OracleEngine.bind_value(self, name, value, **kwargs)
+
+    def _clob(self, value):
+        lob = mock.MagicMock(spec=oracledb.LOB)
+        lob.text = value
+        self.clobs.append(value)
+        return lob
+
+
+class _SizedRaw(_BatchRaw):
+    def __init__(self):
+        super().__init__([])
+        self.sizes = {}
+
+    def setinputsizes(self, **sizes):
+        self.sizes.update(sizes)
+
+    def executemany(self, statement, rows, **kwargs):
+        super().executemany(statement, rows, **kwargs)
+        self.rows = rows
+
+
+def test_a_short_body_before_a_long_one_binds_every_body_as_a_clob():
+    """Defect 2: the driver types a bind from the batch's first row; a short body bound as a
+    string and a long one as a LOB meet DPY-3013. Every body of such a batch is a CLOB."""
+    statement = osql.DOCS.CHUNK_INSERT.replace("{t}", "DOCS_V1")
+    rows = _rows(3)
+    rows[0]["body"], rows[1]["body"], rows[2]["body"] = "short", "長" * 2_000, None  # 6,000 bytes in UTF-8
+    raw, eng = _SizedRaw(), _LobEngine()
+    OracleCursor(eng, raw).executemany(statement, rows)
+    assert raw.sizes == {"body": oracledb.DB_TYPE_CLOB}
+    assert [isinstance(r["body"], oracledb.LOB) for r in raw.rows] == [True, True, False]
+    assert [r["body"].text for r in raw.rows[:2]] == ["short", "長" * 2_000] and raw.rows[2]["body"] is None
+    assert all(isinstance(r["source"], str) for r in raw.rows), "other binds keep their types"
+    short_only = _SizedRaw()
+    OracleCursor(_LobEngine(), short_only).executemany(statement, _rows(3))
+    assert short_only.sizes == {} and all(isinstance(r["body"], str) for r in short_only.rows)
+
+
+def test_a_store_object_another_session_created_first_is_not_an_error(monkeypatch):
+    """Risk 4: two processes open a new store at once; the second's CREATE meets ORA-00955.
+    That is success when the object now exists; any other object of that name still fails."""
+    from workshop_lib.engines.oracle.backend import OracleBackend, created_name
+
+    schema = [d.replace("{p}", "t_") for _, ddl in osql.SCHEMA + osql.MEMORY.MIGRATIONS for d in ddl]
+    assert [created_name(d) for d in schema] == [
+        "T_STORE_META", "T_THREADS", "T_RECORDS", "T_RECORDS_SCOPE_IX", "T_RECORDS_THREAD_IX",
+        "T_RECORD_CHUNKS", "T_RECORDS_TEXT_IX", "T_RECORD_CHUNKS_VEC_IX", "T_MEMORY_STATUS",
+        "T_MEMORY_STATUS_EXP_IX", "T_MEMORY_AUDIT"]
+
+    class Engine:
+        def __init__(self, existing):
+            self.existing, self.run = existing, []
+
+        @contextlib.contextmanager
+        def cursor(self):
+            yield self
+
+        def execute(self, statement, params=None):
+            self.run.append(statement)
+            if statement.startswith("CREATE"):
+                raise OracleWorkshopError("query", "ORA-00955: name is already used by an existing object")
+            self.rows = [(n,) for n in self.existing]
+
+        def fetchall(self):
+            return self.rows
+
+    ddl = [("RECORDS", ["CREATE TABLE T_RECORDS (x NUMBER)", "CREATE INDEX T_RECORDS_IX ON T_RECORDS (x)"])]
+    OracleBackend(Engine({"T_RECORDS", "T_RECORDS_IX"})).create_objects(ddl)
+    with pytest.raises(OracleWorkshopError, match="create RECORDS.*ORA-00955"):
+        OracleBackend(Engine({"T_RECORDS"})).create_objects(ddl)  # T_RECORDS_IX is some other kind of object
+
+
+# --------------------------------------------------------------------------- issue 36: both engines, live on Oracle
+def test_a_batch_with_a_short_chunk_before_a_long_one_is_stored(engine_name, tmp_path):
+    """Defect 2 on a real database: one batch, a short body then one over 4,000 bytes in UTF-8."""
+    from workshop_lib import connect
+    from workshop_lib.parts.ingest import index
+
+    eng = connect(engine_name, path=tmp_path) if engine_name == "embedded" else connect("oracle")
+    eng.open_store()
+    table = "DOCS_T" + format(int(time.time() * 1000) % 10**9, "d")
+    docs = eng.statements.docs
+    bodies = ["short", "Ü" * 3_000, "港口" * 1_500]  # 2 and 3 bytes a character in UTF-8
+    rows = [{"h": f"{i:064x}", "doc_id": "d", "chunk_no": i, "source": "s.md", "lang": "en", "tags": "[]",
+             "body": body, "n_units": 2, "vec": eng.backend.vector_param([1.0] + [0.0] * (eng.model.dim - 1))}
+            for i, body in enumerate(bodies)]
+    try:
+        index.ensure_table(eng, table)
+        with eng.transaction() as cur:
+            cur.executemany(index.fill(docs.CHUNK_INSERT, table), rows)
+        stored = sorted(eng.query(f"SELECT chunk_no, body FROM {table}"))
+        assert [(n, eng.backend.read_text(b)) for n, b in stored] == [(r["chunk_no"], r["body"]) for r in rows]
+    finally:
+        with eng.cursor() as cur:
+            cur.execute(index.fill(docs.TABLE_DROP, table))
+        eng.close()
+
+
+@pytest.mark.oracle
+def test_two_processes_creating_a_new_store_at_once_both_succeed():
+    """Risk 4 on a real database: two connections open the same new prefix at the same moment."""
+    import uuid
+
+    from conftest import _require
+
+    from workshop_lib import connect
+    from workshop_lib.core.store import SchemaPolicy
+
+    _require("oracle")
+    a, b = connect("oracle"), connect("oracle")
+    prefix = "T" + uuid.uuid4().hex[:8].upper() + "_"
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def open_store(eng):
+        start.wait(30)
+        try:
+            eng.open_store(SchemaPolicy.CREATE_IF_NECESSARY, table_name_prefix=prefix)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=open_store, args=(e,)) for e in (a, b)]
+    try:
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(300)
+        assert errors == []
+        store = a.open_store(SchemaPolicy.REQUIRE_EXISTING, table_name_prefix=prefix)
+        assert store.count() == 0
+    finally:
+        scratch = a.open_store(SchemaPolicy.CREATE_IF_NECESSARY, table_name_prefix=prefix)
+        a.backend.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])
+        a.backend.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
+        a.close()
+        b.close()
+
+
+@pytest.mark.parametrize("aces, directories, ok", [
+    ([], [], True),
+    ([("*", None, None, "HTTP")], [], False),
+    ([], [("DATA_PUMP_DIR", "READ")], False),
+])
+def test_doctor_names_the_network_and_file_packages_public_may_run(monkeypatch, aces, directories, ok):
+    """Risk 9: PUBLIC's EXECUTE grants stay callable by the reader (a function runs inside
+    run_sql's SELECT); the doctor names them and whether an ACE or a directory grant lets them work."""
+    reader = FakeConn()
+
+    def on_execute(statement):
+        if statement == osql.READER_PUBLIC_PACKAGES:
+            return ["TABLE_NAME"], [("DBMS_LOB",), ("UTL_FILE",), ("UTL_HTTP",), ("UTL_TCP",)]
+        if statement == osql.READER_HOST_ACES:
+            return ["HOST", "LOWER_PORT", "UPPER_PORT", "PRIVILEGE"], aces
+        if statement == osql.READER_DIRECTORY_GRANTS:
+            return ["TABLE_NAME", "PRIVILEGE"], directories
+        return [], []
+
+    reader.on_execute = on_execute
+    eng, _ = make_engine(monkeypatch, reader)
+    check = eng.supplychain.reader_packages_check()
+    assert check.ok is ok and "PUBLIC may run UTL_HTTP, UTL_TCP and DBMS_LOB, UTL_FILE" in check.detail, check.detail
+    assert ("ORA-24247" in check.detail) is (not aces)
+    assert ("no directory grant" in check.detail) is (not directories)
+    assert "UTL_HTTP" in osql.READER_PUBLIC_PACKAGES and "'PUBLIC'" in osql.READER_DIRECTORY_GRANTS
+
+
+@pytest.mark.oracle
+def test_the_doctor_says_what_public_lets_the_reader_run_on_a_real_database():
+    """Risk 9 on the live lane: the container grants the reader no host ACE and no directory."""
+    from conftest import _require
+
+    from workshop_lib import connect
+
+    _require("oracle")
+    eng = connect("oracle")
+    try:
+        check = eng.supplychain.reader_packages_check()
+        assert "PUBLIC may run" in check.detail and check.ok, check.detail
+    finally:
+        eng.close()

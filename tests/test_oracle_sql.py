@@ -82,6 +82,12 @@ CONSTRUCTS = {
         "(Spatial Developer's Guide, CREATE INDEX)",
         (r"\s+INDEXTYPE IS MDSYS\.SPATIAL_INDEX_V2 PARAMETERS \('[^']*'\)", ""),
     ),
+    "HYBRID_VECTOR_INDEX": (
+        "CREATE HYBRID VECTOR INDEX ... ON table (column) PARAMETERS ('MODEL model VECTOR_IDXTYPE IVF')",
+        "https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/create-hybrid-vector-index.html "
+        "(AI Vector Search User's Guide, CREATE HYBRID VECTOR INDEX)",
+        (r"CREATE HYBRID VECTOR INDEX (\w+) ON (\w+) \((\w+)\)\s+PARAMETERS \('[^']*'\)", r"CREATE INDEX \1 ON \2 (\3)"),
+    ),
     "ALTER_SESSION": (
         "ALTER SESSION SET CURRENT_SCHEMA = schema (unqualified names resolve in that schema)",
         f"{DOC}/sqlrf/ALTER-SESSION.html (SQL Language Reference, ALTER SESSION)",
@@ -117,6 +123,7 @@ UNPARSEABLE = {
     "CATALOG.ITEM_UPDATE": ("VECTOR_EMBEDDING",),
     "RUN_SQL.SESSION_SCHEMA": ("ALTER_SESSION",),
     "SC_PORT_SPATIAL_INDEX": ("SPATIAL_INDEX",),
+    "NATIVE_HYBRID.INDEX_DDL": ("HYBRID_VECTOR_INDEX",),
     # setup/**/*.sql
     "setup/oracle/01_vector_memory.sql:set_in_spfile": ("PLSQL_BLOCK",),
     "setup/oracle/01_vector_memory.sql:set_pdb_limit": ("PLSQL_BLOCK",),

@@ -55,6 +55,13 @@ CASES = [
     ("SUPPLYCHAIN.VESSELS.CAPACITY_TEU", "{SUPPLYCHAIN VESSELS CAPACITY TEU}"),
     ("x" * (MAX_WORD_BYTES + 1), None),                 # too long to be an indexed token
     ("x" * MAX_WORD_BYTES, "{" + "x" * MAX_WORD_BYTES + "}"),
+    # Issue 36 risk 1: numjoin / numgroup keep a number one token, as the lexer indexes it.
+    ("3.5 t", "{3.5},{t}"),
+    ("25,000 TEU", "{25,000},{TEU}"),
+    ("1,234,567.89", "{1,234,567.89}"),
+    ("2024-05-01", "{2024 05 01}"),                     # '-' joins nothing: three tokens
+    ("v3.5a", "{v3.5a}"),
+    ("3.", "{3}"), (".5", "{5}"), ("3,,5", "{3 5}"), ("a.b", "{a b}"), ("3, 5", "{3},{5}"),
 ]
 
 
@@ -106,7 +113,8 @@ def test_engine_uses_the_same_function():
 
 
 # ----------------------------------------------------------------------- property
-_TERM = r"\{[^\W_]+(?: [^\W_]+)*\}"
+_WORD = r"(?:[^\W_]|(?<=[0-9])[.,](?=[0-9]))+"  # a '.' or ',' only between two digits
+_TERM = rf"\{{{_WORD}(?: {_WORD})*\}}"
 _EXPRESSION = re.compile(rf"{_TERM}(?:,{_TERM})*")
 
 
@@ -121,7 +129,8 @@ def _searchable_words(text: str) -> bool:
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400)
        | st.lists(st.sampled_from(["AND", "OR", "NOT", "NEAR", "ACCUM", "MINUS", "WITHIN", "{", "}", "(", ")",
                                    "[", "]", "%", "_", "$", "?", "!", ">", "*", "=", ";", ",", "&", "|", "~",
-                                   "'", '"', "\\", "-", "ORA-00904", "TEU", "20-foot", "🚢", " ", "\n"]),
+                                   "'", '"', "\\", "-", "ORA-00904", "TEU", "20-foot", "🚢", " ", "\n",
+                                   "3.5", "25,000", "1.", ".2", "7,"]),
                   max_size=60).map(" ".join))
 def test_output_is_only_escaped_terms_joined_by_accumulate(text):
     expr = keyword_expression(text)
@@ -133,7 +142,7 @@ def test_output_is_only_escaped_terms_joined_by_accumulate(text):
     inside = re.findall(r"\{([^{}]*)\}", expr)
     outside = re.sub(r"\{[^{}]*\}", "", expr)
     assert set(outside) <= {","}                       # no bare operator character outside braces
-    assert all(ch.isalnum() or ch == " " for term in inside for ch in term)
+    assert all(ch.isalnum() or ch in " .," for term in inside for ch in term)
     assert all("  " not in term and term == term.strip() for term in inside)
     assert len(inside) <= MAX_TERMS
     assert len(expr.encode("utf-8")) <= MAX_EXPRESSION_BYTES

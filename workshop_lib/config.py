@@ -93,7 +93,10 @@ def thresholds_for(engine: str, model: str) -> dict:
     except (OSError, ValueError, AttributeError):
         return values
     if saved.get("model") == model:
-        values.update({k: float(saved[k]) for k in CALIBRATED_KEYS if isinstance(saved.get(k), (int, float))})
+        measured = {k: float(saved[k]) for k in CALIBRATED_KEYS if isinstance(saved.get(k), (int, float))}
+        merged = {**values, **measured}
+        if merged["min_score"] < merged["threshold_high"]:  # a file that empties the hybrid band is ignored
+            values = merged
     return values
 
 

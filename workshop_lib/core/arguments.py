@@ -9,6 +9,12 @@ from typing import Any
 
 MAX_QUERY_CHARS = 100_000
 MAX_K = 2**31 - 1  # larger k cannot be bound as a SQL integer on every driver
+# Ids are measured in UTF-8 bytes on both engines: Oracle's VARCHAR2(n) holds n bytes under the
+# default length semantics (NLS_LENGTH_SEMANTICS=BYTE), so 70 CJK characters (210 bytes) do
+# not fit a VARCHAR2(200) although they are 70 characters. SQL Language Reference, "Data
+# Types", VARCHAR2: https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/Data-Types.html
+MAX_ID_BYTES = 512        # the store's record, thread, user and agent ids: VARCHAR2(512)
+MAX_SCOPE_ID_BYTES = 200  # a request's user and thread ids: CHAT_INTERACTIONS' VARCHAR2(200)
 
 
 def check_query(value: Any, name: str = "query", *, hint: str = "type a question or a few keywords") -> str:
@@ -23,6 +29,30 @@ def check_query(value: Any, name: str = "query", *, hint: str = "type a question
         value.encode("utf-8")
     except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from broken JSON escapes
         raise ValueError(f"{name} is not valid text: {exc.reason} at position {exc.start}") from None
+    return value
+
+
+def check_id(value: Any, name: str, *, max_bytes: int = MAX_ID_BYTES, optional: bool = False) -> str | None:
+    """An id: a string that is not blank (Oracle stores '' as NULL, which would make a record
+    unscoped and a search by it match every unscoped row), at most `max_bytes` bytes in UTF-8,
+    without NUL or lone surrogates. None passes only when `optional`."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be {'a string or None' if optional else 'a string'}, got {type(value).__name__}")
+    if not value.strip():
+        raise ValueError(f"{name} is empty or blank ({value!r}); an id needs at least one visible character"
+                         + (" (pass None for no value)" if optional else ""))
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} contains a lone surrogate, which no database can store") from None
+    if "\x00" in value:
+        raise ValueError(f"{name} contains a NUL character")
+    if size > max_bytes:
+        raise ValueError(f"{name} is {size:,} bytes in UTF-8 ({len(value):,} characters); the limit is "
+                         f"{max_bytes:,} bytes (the database column counts bytes, and a character outside "
+                         "ASCII takes 2 to 4)")
     return value
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from workshop_lib import config
+from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 
 SHARED_ID_PREFIX = "schema:"   # the scanner's fact ids (Fact.record_id)
-MAX_SCOPE_ID_CHARS = 200
 
 
 def shared_scope() -> tuple[str, str]:
@@ -29,14 +29,11 @@ def is_shared_knowledge(record_id: str | None) -> bool:
 
 
 def check_scope_id(value: Any, name: str) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_SCOPE_ID_CHARS:
-        raise ValueError(f"{name} must be a non-empty string of at most {MAX_SCOPE_ID_CHARS} characters, "
-                         f"got {value!r:.80}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError(f"{name} contains a lone surrogate, which no database can store") from None
-    return value
+    """A user or agent id a request is scoped to: not blank, at most MAX_SCOPE_ID_BYTES bytes in
+    UTF-8 (the chat service's telemetry keeps it in a VARCHAR2(200), which counts bytes)."""
+    checked = check_id(value, name, max_bytes=MAX_SCOPE_ID_BYTES)
+    assert checked is not None
+    return checked
 
 
 class ScopedEngine:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - re-exported
+from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_id, check_k, check_query  # noqa: F401 - re-exported
 from workshop_lib.core.lifecycle import LifecycleMixin
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
 from workshop_lib.engines.base import new_id
@@ -104,11 +104,12 @@ def _check_metadata(metadata: Any, what: str = "metadata") -> None:
 
 
 def _check_id(value: Any, name: str, *, optional: bool = False) -> None:
-    if value is None and optional:
-        return
-    if not isinstance(value, str):
-        kind = "a string or None" if optional else "a string"
-        raise ValueError(f"{name} must be {kind}, got {type(value).__name__}")
+    check_id(value, name, optional=optional)
+
+
+def _check_optional_text(value: Any, name: str) -> None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a string or None, got {type(value).__name__}")
 
 
 def _check_text(value: Any, name: str) -> None:
@@ -395,7 +396,10 @@ class MemoryStore(LifecycleMixin):
         vecs = [self._check_vector(v) if v is not None else None for v in vecs]
         for name, values in columns.items():
             for v in values:
-                _check_id(v, name, optional=True)
+                if name in ("index_texts", "roles"):
+                    _check_optional_text(v, name)
+                else:
+                    _check_id(v, name, optional=True)
                 _check_text(v, name)
         ids = [i if i is not None else new_id(record_type) for i in ids]
         if len(set(ids)) != n:
@@ -432,8 +436,7 @@ class MemoryStore(LifecycleMixin):
                 "seq": seq, "txt": rec.index_text, "vec": self.engine.backend.vector_param(rec.vector)})
 
     def _add_profile(self, record_type: str, actor_id: str, information: str) -> str:
-        if not isinstance(actor_id, str) or not actor_id:
-            raise ValueError(f"{record_type} id must be a non-empty string")
+        check_id(actor_id, f"{record_type} id")
         if not isinstance(information, str):
             raise ValueError("information must be a string")
         scope_u = actor_id if record_type == "user_profile" else None

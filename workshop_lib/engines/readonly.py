@@ -45,6 +45,15 @@ class QueryResult:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class PartialValue:
+    """The first part of a value too long to read whole (an Oracle LOB read through its
+    locator), with the size of the whole value, so the note says how long the value is."""
+    head: str | bytes
+    size: int
+    unit: str  # "characters" (CLOB: LOB.size() counts characters) or "bytes"
+
+
 def _size(value: Any) -> int:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return len(value)
@@ -55,13 +64,20 @@ def cap_value(value: Any) -> tuple[Any, bool]:
     """The value, or its first MAX_VALUE_BYTES with a note saying how long it was; and whether it was cut."""
     if value is None or isinstance(value, (int, float)):
         return value, False
+    if isinstance(value, PartialValue):
+        return _cut(value.head, value.size, value.unit), True
     size = _size(value)
     if size <= MAX_VALUE_BYTES:
         return value, False
+    return _cut(value, size, "bytes"), True
+
+
+def _cut(value: Any, size: int, unit: str) -> str:
+    """The first MAX_VALUE_BYTES of a value and a note giving the size of the whole value."""
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return f"<a {size:,}-byte blob; first bytes {bytes(value[:32]).hex()}...>", True
+        return f"<a {size:,}-byte blob; first bytes {bytes(value[:32]).hex()}...>"
     head = str(value).encode("utf-8", "replace")[:MAX_VALUE_BYTES].decode("utf-8", "ignore")
-    return f"{head}... [value cut: {size:,} bytes in all, the limit is {MAX_VALUE_BYTES:,}]", True
+    return f"{head}... [value cut: {size:,} {unit} in all, the limit is {MAX_VALUE_BYTES:,} bytes]"
 
 
 def capped_result(columns: list[str], rows: Iterable[tuple], max_rows: int) -> QueryResult:

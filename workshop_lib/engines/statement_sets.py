@@ -171,6 +171,20 @@ class ChatStatements:
 
 
 @dataclass(frozen=True)
+class NativeHybridStatements:
+    """Oracle's own hybrid search, shown beside Part 3's one-statement RRF (parts/native_hybrid.py):
+    a snapshot table of the knowledge memories, a hybrid vector index on it, DBMS_HYBRID_VECTOR.SEARCH.
+    FILL names the store's tables with the `{p}` prefix. The embedded engine has no such index."""
+
+    DROP: str = stmt()
+    TABLE_DDL: str = stmt()
+    FILL: str = stmt("u a")
+    INDEX_DDL: str = stmt()
+    COUNT: str = stmt()
+    SEARCH: str = stmt("params")
+
+
+@dataclass(frozen=True)
 class EngineStatements:
     """Every statement set of one engine, reached as `eng.statements.<set>`."""
 
@@ -183,6 +197,7 @@ class EngineStatements:
     ping: str                                      # the cheapest statement the database answers
     keyword_expression: Callable[[str], str | None]  # any user text as a safe full-text query, or None
     no_match: str                                  # a full-text expression that matches nothing
+    native_hybrid: NativeHybridStatements | None = None  # the database's own hybrid search, where it has one
 
 
 def declared_binds(bundle: type) -> dict[str, frozenset[str]]:

@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from workshop_lib.errors import WorkshopError
+
 NEAREST = None  # subject placeholder: "the nearest memory, whatever it is"
 
 # (question, subject of the memory that answers it)
@@ -186,6 +188,13 @@ def choose_threshold(relevant, irrelevant) -> float:
     return round((candidates[lo] + candidates[hi]) / 2.0, 4)
 
 
+MIN_HYBRID_BAND = 0.05  # the narrowest band between min_score and threshold_high calibrate writes
+
+
+class CalibrationRefused(WorkshopError, ValueError):
+    """The measured similarities leave no usable answer-mode band: nothing is saved."""
+
+
 def suggest_thresholds(relevant, irrelevant, *, high_max_fpr: float = 0.05, low_min_tpr: float = 0.90) -> dict:
     """min_score and the answer-mode band from the two distributions.
 
@@ -194,6 +203,8 @@ def suggest_thresholds(relevant, irrelevant, *, high_max_fpr: float = 0.05, low_
       irrelevant pairs, and never below min_score: above it, answer with confidence (rag).
     - threshold_low: the highest cut that still keeps `low_min_tpr` of the relevant
       pairs, and never above min_score: between low and high, answer with care (hybrid).
+    threshold_high always ends above min_score (by MIN_HYBRID_BAND at least when the two
+    cuts coincide), so the hybrid band can be reached; ValueError when no room is left.
     """
     rel, irr = _clean(relevant, "relevant"), _clean(irrelevant, "irrelevant")
     cut = choose_threshold(rel, irr)
@@ -201,5 +212,15 @@ def suggest_thresholds(relevant, irrelevant, *, high_max_fpr: float = 0.05, low_
     high = min((t for t in candidates if rates(rel, irr, t)["fpr"] <= high_max_fpr), default=candidates[-1])
     low = max((t for t in candidates if rates(rel, irr, t)["tpr"] >= low_min_tpr), default=candidates[0])
     high, low = max(high, cut), min(low, cut)
-    return {"min_score": round(cut, 2), "threshold_low": round(low, 2), "threshold_high": round(high, 2),
+    min_score, threshold_high = round(cut, 2), round(high, 2)
+    if threshold_high <= min_score:
+        # A model that separates the pairs well puts both cuts at one place; with min_score ==
+        # threshold_high the hybrid band is empty (chunks under min_score are dropped before
+        # the mode is decided). Clamp: the band keeps at least MIN_HYBRID_BAND of width.
+        threshold_high = round(min(1.0, min_score + MIN_HYBRID_BAND), 2)
+    if threshold_high <= min_score:
+        raise CalibrationRefused(f"min_score {min_score} leaves no room for the hybrid band below 1.0: the "
+                                 "labelled pairs cannot calibrate this model",
+                                 "keep the defaults (`workshop calibrate --no-write` shows what was measured)")
+    return {"min_score": min_score, "threshold_low": round(low, 2), "threshold_high": threshold_high,
             "at_min_score": rates(rel, irr, cut)}

@@ -4,6 +4,7 @@ RETURNING INTO keys, array('f') vector binds, CLOB text, and the lines `workshop
 from __future__ import annotations
 
 import array
+import re
 from typing import TYPE_CHECKING, Any
 
 import oracledb
@@ -15,12 +16,22 @@ from workshop_lib.engines.oracle.engine import (
     OracleCursor,
     _first_line,
 )
-from workshop_lib.engines.oracle.errors import OracleWorkshopError
+from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 from workshop_lib.engines.store_backend import StoreBackend
 
 if TYPE_CHECKING:
     from workshop_lib.engines.oracle.engine import OracleEngine
     from workshop_lib.tools.doctor import Check
+
+
+ALREADY_EXISTS = "ORA-00955"  # name is already used by an existing object
+_CREATED = re.compile(r"\s*CREATE\s+(?:VECTOR\s+|UNIQUE\s+)?(?:TABLE|INDEX)\s+(\w+)", re.I)
+
+
+def created_name(statement: str) -> str | None:
+    """The table or index a CREATE statement makes, upper-cased as the dictionary lists it."""
+    m = _CREATED.match(statement)
+    return m.group(1).upper() if m else None
 
 
 class OracleBackend(StoreBackend):
@@ -34,13 +45,19 @@ class OracleBackend(StoreBackend):
             return {r[0].upper() for r in cur.fetchall()}
 
     def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
-        # DDL commits by itself in Oracle; each object is created on its own.
+        """DDL commits by itself in Oracle; each object is created on its own. The schema lock is
+        a no-op here, so two processes opening a new (or upgraded) store at once both try to
+        create what is missing: the second one's CREATE fails with ORA-00955 ("name is already
+        used by an existing object"), which is success when the object it names now exists as a
+        table or index. Any other object of that name, or any other error, still fails."""
         for name, ddl in objects:
             for stmt in ddl:
                 try:
                     with self.engine.cursor() as cur:
                         cur.execute(stmt)
                 except OracleWorkshopError as exc:
+                    if ALREADY_EXISTS in codes(exc.error) and created_name(stmt) in self.object_names():
+                        continue  # another session created it first
                     raise OracleWorkshopError(f"create {name}", exc.error) from exc
 
     def drop_objects(self, drops: dict[str, str], names: list[str]) -> None:
@@ -90,6 +107,7 @@ class OracleBackend(StoreBackend):
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
         out.append(self.engine.supplychain.reader_check())
+        out.append(self.engine.supplychain.reader_packages_check())
         prefix = self.engine._store.prefix if self.engine._store is not None else ""
         index_rows: list[tuple] = []
         try:

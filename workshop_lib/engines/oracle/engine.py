@@ -27,7 +27,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import oracledb
@@ -37,7 +37,7 @@ from workshop_lib.engines.base import Engine, EngineTraits, ResetPlan
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
-from workshop_lib.engines.readonly import MAX_VALUE_BYTES
+from workshop_lib.engines.readonly import MAX_VALUE_BYTES, PartialValue
 from workshop_lib.engines.statement_sets import EngineStatements
 from workshop_lib.errors import WorkshopError
 
@@ -309,15 +309,28 @@ class OracleCursor:
         only ORA-00001 is forgiven: two sessions that both saw no row both insert it, and the
         second meets the first's committed key (the row exists, which is all the MERGE wants)."""
         idempotent = inserts_only_missing(statement)
+        bound = self._one_type_per_bind([self._binds(statement, r) if isinstance(r, dict) else r for r in rows])
         try:
-            self.raw.executemany(statement, [self._binds(statement, r) if isinstance(r, dict) else r
-                                             for r in rows], batcherrors=idempotent)
+            self.raw.executemany(statement, bound, batcherrors=idempotent)
             if idempotent:
                 other = [e for e in self.raw.getbatcherrors() if codes(e.message)[:1] != [DUPLICATE_KEY]]
                 if other:
                     raise OracleWorkshopError("query", f"row {other[0].offset}: {other[0].message}")
         except oracledb.Error as exc:
             raise OracleWorkshopError("query", exc) from exc
+
+    def _one_type_per_bind(self, rows: list) -> list:
+        """The driver types each bind of a batch from its first row, so a long text bound as a
+        CLOB after a short one bound as VARCHAR2 is refused (DPY-3013) before anything is sent.
+        When any row of the batch holds a LOB under a name, every text under that name becomes
+        a CLOB too, and the bind is declared a CLOB (Cursor.setinputsizes) for rows holding None."""
+        lob_names = {name for row in rows if isinstance(row, dict)
+                     for name, value in row.items() if isinstance(value, oracledb.LOB)}
+        if not lob_names:
+            return rows
+        self.raw.setinputsizes(**{name: oracledb.DB_TYPE_CLOB for name in sorted(lob_names)})
+        return [{name: self.engine._clob(value) if name in lob_names and isinstance(value, str) else value
+                 for name, value in row.items()} for row in rows]
 
     def fetchone(self):
         return self.raw.fetchone()
@@ -356,6 +369,7 @@ class OracleEngine(Engine):
         docs=statements_module.DOCS, catalog=statements_module.CATALOG, chat=statements_module.CHAT,
         agent_queries=statements_module.AGENT_QUERIES, ping=statements_module.PING,
         keyword_expression=text_query.keyword_expression, no_match=text_query.NO_MATCH_EXPRESSION,
+        native_hybrid=statements_module.NATIVE_HYBRID,
     )
 
     def __init__(self, *, dsn: str | None = None, user: str | None = None, password: str | None = None,
@@ -399,10 +413,15 @@ class OracleEngine(Engine):
             if embed_only:
                 return value[:statements_module.EMBED_INPUT_CHARS]
             if len(value) > _MAX_VARCHAR_BYTES // 4 and len(value.encode("utf-8")) > _MAX_VARCHAR_BYTES:
-                return self._live_conn().createlob(oracledb.DB_TYPE_CLOB, value)
+                return self._clob(value)
         if isinstance(value, bool):
             return int(value)
         return value
+
+    def _clob(self, value: str) -> oracledb.LOB:
+        """A temporary CLOB holding `value` (Connection.createlob), for a text over 4,000 bytes
+        and for every text of a batch that holds one."""
+        return self._live_conn().createlob(oracledb.DB_TYPE_CLOB, value)
 
     # ---------------------------------------------------------------- interface
     @contextlib.contextmanager
@@ -474,12 +493,22 @@ def _refusal(exc: BaseException) -> str:
             f"the database said: {first}")
 
 
-def render_value(value: Any) -> Any:
+def render_value(value: Any, before_round_trip: Callable[[], None] | None = None) -> Any:
     """A fetched value as the model should read it: an SDO_GEOMETRY point as its coordinates
     (POINT (longitude latitude) for SRID 4326), another database object as its type and
-    attributes, instead of `<oracledb.DbObject ...>`."""
-    if isinstance(value, oracledb.LOB):  # read only what the model may see (the cap cuts the rest)
-        return value.read(1, MAX_VALUE_BYTES + 1)
+    attributes, instead of `<oracledb.DbObject ...>`. A LOB is read through its locator, only
+    what the model may see (the cap cuts the rest), with its whole size for the cap's note;
+    `before_round_trip` runs before each of those two round trips (run_sql's deadline)."""
+    if isinstance(value, oracledb.LOB):
+        if before_round_trip is not None:
+            before_round_trip()
+        size = value.size()  # characters of a CLOB, bytes of a BLOB (python-oracledb, LOB.size())
+        if before_round_trip is not None:
+            before_round_trip()
+        head = value.read(1, MAX_VALUE_BYTES + 1)
+        if size > len(head):
+            return PartialValue(head, size, "bytes" if isinstance(head, bytes) else "characters")
+        return head
     kind: Any = getattr(value, "type", None)
     if not hasattr(kind, "iscollection"):  # not an oracledb.DbObject (duck-typed: tests use fakes)
         return value

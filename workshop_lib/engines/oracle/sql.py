@@ -38,6 +38,7 @@ from workshop_lib.engines.statement_sets import (
     ChatStatements,
     DocsStatements,
     MemoryStatements,
+    NativeHybridStatements,
     StoreStatements,
 )
 
@@ -234,6 +235,37 @@ SELECT m.record_id, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
  WHERE {_KNOWLEDGE}
  ORDER BY distance, m.seq
  FETCH FIRST :n ROWS ONLY"""
+
+# Oracle's native hybrid search, beside the one-statement RRF above (Part 3, Oracle lane):
+# a snapshot of the knowledge memories in HYBRID_DEMO, a hybrid vector index on it (one domain
+# index holding an Oracle Text index and a vector index, embeddings by the in-database model;
+# IVF needs no vector memory pool), and DBMS_HYBRID_VECTOR.SEARCH, whose JSON result (an array
+# of {rowid, score, vector_score, text_score}) JSON_TABLE turns into rows. The index is built
+# after the rows are in, so it holds them all (DML after creation is synchronised in the
+# background). Sources, 23ai AI Vector Search User's Guide / PL/SQL Packages and Types:
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/create-hybrid-vector-index.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/guidelines-and-restrictions-hybrid-vector-indexes.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/dbms_hybrid_vector1.html (SEARCH)
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/searchpipeline.html (JSON_TABLE over SEARCH)
+NATIVE_HYBRID = NativeHybridStatements(
+    DROP="DROP TABLE IF EXISTS HYBRID_DEMO PURGE",
+    TABLE_DDL="""CREATE TABLE HYBRID_DEMO (
+    memory_id VARCHAR2(512) PRIMARY KEY,
+    content   CLOB NOT NULL)""",
+    FILL=f"""INSERT INTO HYBRID_DEMO (memory_id, content)
+SELECT m.record_id, m.content FROM {{p}}RECORDS m WHERE {_KNOWLEDGE}""",
+    INDEX_DDL=f"""CREATE HYBRID VECTOR INDEX HYBRID_DEMO_HVI ON HYBRID_DEMO (content)
+  PARAMETERS ('MODEL {MODEL_NAME} VECTOR_IDXTYPE IVF')""",
+    COUNT="SELECT COUNT(*) FROM HYBRID_DEMO",
+    SEARCH="""SELECT h.memory_id, h.content, r.score, r.vector_score, r.text_score
+  FROM JSON_TABLE(DBMS_HYBRID_VECTOR.SEARCH(JSON(:params)), '$[*]'
+         COLUMNS (row_id       VARCHAR2(18) PATH '$.rowid',
+                  score        NUMBER       PATH '$.score',
+                  vector_score NUMBER       PATH '$.vector_score',
+                  text_score   NUMBER       PATH '$.text_score')) r
+  JOIN HYBRID_DEMO h ON h.rowid = CHARTOROWID(r.row_id)
+ ORDER BY r.score DESC, h.memory_id""",
+)
 
 _NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/engines/statement_sets.py)
 
@@ -457,6 +489,7 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
     out.update({f"MEMORY.PURGE_DELETED[{i}]": stmt for i, stmt in enumerate(mem.PURGE_DELETED)})
     out.update({f"OBSOLETE.{name}": stmt for name, stmt in statements(prefix, dim).OBSOLETE.items()})
     out["RERANK_PREDICTION"] = rerank_prediction("MY_RERANKER")
+    out.update({f"NATIVE_HYBRID.{name}": stmt.replace("{p}", prefix) for name, stmt in vars(NATIVE_HYBRID).items()})
     try:
         from workshop_lib.data.supplychain_data import TABLES
     except ImportError:  # pragma: no cover - the dataset module is part of the package
@@ -489,7 +522,10 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
                 "RUN_SQL.READ_ONLY_QUERY_RENAMED": READ_ONLY_QUERY_RENAMED.format(
                     columns=positional_columns(2), query="SELECT v.VOYAGE_ID, p.VOYAGE_ID FROM VOYAGES v, VOYAGES p"),
                 "RUN_SQL.READER_SYSTEM_PRIVILEGES": READER_SYSTEM_PRIVILEGES,
-                "RUN_SQL.READER_OBJECT_PRIVILEGES": READER_OBJECT_PRIVILEGES})
+                "RUN_SQL.READER_OBJECT_PRIVILEGES": READER_OBJECT_PRIVILEGES,
+                "RUN_SQL.READER_PUBLIC_PACKAGES": READER_PUBLIC_PACKAGES,
+                "RUN_SQL.READER_HOST_ACES": READER_HOST_ACES,
+                "RUN_SQL.READER_DIRECTORY_GRANTS": READER_DIRECTORY_GRANTS})
     out.update({f"AGENT.{name}": sql.format(voyage_id=1001) for name, sql in AGENT_QUERIES.items()})
     return out
 
@@ -641,15 +677,17 @@ def sc_select(table, columns: list[str], limit: int) -> str:
 # only, so AGENT's tables are not even visible to it). A read-only transaction (SQL Language
 # Reference, SET TRANSACTION), names resolved in SUPPLYCHAIN (ALTER SESSION, CURRENT_SCHEMA),
 # and the learner's or model's query wrapped as an inline view, where only a query parses.
+# The query sits on lines of its own: a trailing `-- comment` in it ends at its newline
+# instead of swallowing the closing parenthesis and the row-limit bind (DPY-4008).
 READ_ONLY_TRANSACTION = "SET TRANSACTION READ ONLY"
 SESSION_SCHEMA = "ALTER SESSION SET CURRENT_SCHEMA = {schema}"
-READ_ONLY_QUERY = "SELECT * FROM ({query}) FETCH FIRST :max_rows ROWS ONLY"
+READ_ONLY_QUERY = "SELECT * FROM (\n{query}\n) FETCH FIRST :max_rows ROWS ONLY"
 # The same wrapper for a query whose result has two columns of one name (SELECT v.*, p.*):
 # `SELECT *` over it fails with ORA-00918, so the WITH clause's column alias list names the
 # columns by position (SQL Language Reference, SELECT, subquery_factoring_clause:
 # query_name (c_alias, ...) AS (subquery)):
 # https://docs.oracle.com/cd/E82638_01/sqlrf/img_text/subquery_factoring_clause.html
-READ_ONLY_QUERY_RENAMED = "WITH run_sql_q ({columns}) AS ({query}) SELECT * FROM run_sql_q FETCH FIRST :max_rows ROWS ONLY"
+READ_ONLY_QUERY_RENAMED = "WITH run_sql_q ({columns}) AS (\n{query}\n) SELECT * FROM run_sql_q FETCH FIRST :max_rows ROWS ONLY"
 
 
 def positional_columns(n: int) -> str:
@@ -665,6 +703,26 @@ READER_SYSTEM_PRIVILEGES = """SELECT privilege FROM user_sys_privs
 UNION SELECT granted_role FROM user_role_privs"""
 READER_OBJECT_PRIVILEGES = """SELECT owner, table_name, privilege FROM user_tab_privs
  WHERE grantee = USER ORDER BY owner, table_name, privilege"""
+# What PUBLIC is granted stays callable by the reader, and a function is callable inside
+# run_sql's SELECT. So the doctor names the network and file packages PUBLIC may EXECUTE, and
+# whether anything lets the reader use them: a host ACE (network calls without one fail with
+# ORA-24247) or a DIRECTORY grant (UTL_FILE and BFILE reads need one). ALL_TAB_PRIVS lists
+# grants to the user and to PUBLIC; USER_HOST_ACES the current user's network ACEs (Database
+# Reference 21c/23ai, ALL_TAB_PRIVS, USER_HOST_ACES; Security Guide, "Checking Privilege
+# Assignments That Affect User Access to Network Hosts"):
+# https://docs.oracle.com/en/database/oracle/oracle-database/21/refrn/ALL_TAB_PRIVS.html
+# https://docs.oracle.com/database/122/REFRN/USER_HOST_ACES.htm
+# https://docs.oracle.com/en/database/oracle/oracle-database/19/dbseg/checking-privilege-assignments-that-affect-user-access-network-hosts.html
+NETWORK_PACKAGES = ("UTL_HTTP", "UTL_TCP", "UTL_SMTP", "UTL_MAIL", "UTL_INADDR", "HTTPURITYPE", "DBMS_LDAP")
+FILE_PACKAGES = ("UTL_FILE", "DBMS_LOB", "DBMS_XSLPROCESSOR", "DBMS_ADVISOR")
+READER_PUBLIC_PACKAGES = """SELECT DISTINCT table_name FROM all_tab_privs
+ WHERE grantee = 'PUBLIC' AND privilege = 'EXECUTE' AND table_schema IN ('SYS', 'MDSYS', 'XDB')
+   AND table_name IN ({names})
+ ORDER BY table_name""".format(names=", ".join(f"'{n}'" for n in NETWORK_PACKAGES + FILE_PACKAGES))
+READER_HOST_ACES = """SELECT host, lower_port, upper_port, privilege FROM user_host_aces
+ WHERE status = 'GRANTED' ORDER BY host, privilege"""
+READER_DIRECTORY_GRANTS = """SELECT table_name, privilege FROM all_tab_privs
+ WHERE type = 'DIRECTORY' AND grantee IN (USER, 'PUBLIC') ORDER BY table_name, privilege"""
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
 from workshop_lib.engines.portable_sql import AGENT_QUERIES  # noqa: E402 - this dialect's set too

@@ -123,6 +123,11 @@ class OracleSupplyChain(SupplyChainSchema):
                     if not batch:
                         break
                     rows += batch
+                # Rendered here, inside the deadline and the reader's lock, before the rollback:
+                # reading a LOB is a round trip on this connection. The same byte caps as the
+                # embedded engine (per value and per result).
+                result = capped_result(columns, (tuple(render_value(v, lambda: _within(conn, deadline)) for v in r)
+                                                 for r in rows), max_rows)
                 ok = True
             except TimeoutError:
                 raise SqlRefused(f"stopped: the query ran longer than {timeout_s:g} s") from None
@@ -142,8 +147,7 @@ class OracleSupplyChain(SupplyChainSchema):
                     ok = False
                 if not ok:
                     self._drop_reader()
-        # The same byte caps as the embedded engine (per value and per result), after rendering.
-        return capped_result(columns, (tuple(render_value(v) for v in r) for r in rows), max_rows)
+        return result
 
     @staticmethod
     def _run_wrapped(conn, raw, text: str, max_rows: int, deadline: float, params: Mapping[str, Any]) -> list[str]:
@@ -316,6 +320,44 @@ class OracleSupplyChain(SupplyChainSchema):
         detail = f"CREATE SESSION {'granted' if 'CREATE SESSION' in system else 'missing'}, SELECT on {tables} " \
                  "SUPPLYCHAIN tables" + (f"; also has {', '.join(extra)}" if extra else ", nothing else")
         return Check(name, ok, detail, fix)
+
+
+    def reader_packages_check(self) -> Check:
+        """Which network and file packages PUBLIC lets the reader run (a function is callable in
+        run_sql's SELECT), and whether a host ACE or a directory grant would let them work."""
+        from workshop_lib.tools.doctor import Check
+
+        sc = statements_module
+        name = f"run_sql user {self.reader_user}: network and file packages"
+        fix = (f"remove the host ACE or the directory grant of {self.reader_user} (or of PUBLIC), or revoke "
+               "EXECUTE on the package from PUBLIC; see docs/oracle.md, 'The run_sql reader'")
+        try:
+            with self._reader_lock:
+                cur = self._reader_conn().cursor()
+                try:
+                    found = []
+                    for statement in (sc.READER_PUBLIC_PACKAGES, sc.READER_HOST_ACES, sc.READER_DIRECTORY_GRANTS):
+                        cur.execute(statement)
+                        found.append(cur.fetchall())
+                    packages, aces, directories = [r[0] for r in found[0]], found[1], found[2]
+                finally:
+                    cur.close()
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+            return Check(name, False, _first_line(exc), fix)
+        return Check(name, not aces and not directories, packages_detail(packages, aces, directories), fix)
+
+
+def packages_detail(packages: list[str], aces: list[tuple], directories: list[tuple]) -> str:
+    """The doctor's sentence: what PUBLIC may run, and what (if anything) lets those calls work."""
+    network = [p for p in packages if p in statements_module.NETWORK_PACKAGES]
+    files = [p for p in packages if p in statements_module.FILE_PACKAGES]
+    said = (f"PUBLIC may run {', '.join(network) or 'no network package'} and "
+            f"{', '.join(files) or 'no file package'}; ")
+    said += ("no host ACE, so the database's network ACL refuses every host (ORA-24247)" if not aces else
+             "host ACEs granted: " + ", ".join(f"{h} {p}" for h, _lo, _hi, p in aces))
+    said += ("; no directory grant, so no file can be read or written" if not directories else
+             "; directory grants: " + ", ".join(f"{p} on {d}" for d, p in directories))
+    return said
 
 
 @contextlib.contextmanager

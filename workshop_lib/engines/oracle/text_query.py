@@ -13,11 +13,13 @@ with the ACCUMulate operator (`,`):
 * Braces `{...}` escape a whole term, so reserved words and operator characters
   inside it are searched literally (Oracle Text Reference, "Escape Characters").
 * Oracle Text's default lexer indexes runs of letters and digits and treats every
-  other character as whitespace. A term is therefore reduced to its alphanumeric
-  runs separated by single spaces before it is put in braces: `ORA-00904` becomes
-  `{ORA 00904}`, a two-word phrase that matches exactly what the lexer indexed for
-  `ORA-00904`. This also keeps `{`, `}` and `\\` out of the escaped text, so no escape
-  sequence can be closed early or broken.
+  other character as whitespace, except a numjoin or numgroup character inside a
+  number ('.' and ','; NUMBER_JOINERS below). A term is therefore reduced to its
+  alphanumeric runs separated by single spaces before it is put in braces: `ORA-00904`
+  becomes `{ORA 00904}`, a two-word phrase that matches exactly what the lexer indexed
+  for `ORA-00904`, while `3.5` and `25,000` stay `{3.5}` and `{25,000}`, one token each.
+  This also keeps `{`, `}` and `\\` out of the escaped text, so no escape sequence can
+  be closed early or broken.
 * ACCUM (`term1,term2`) returns documents containing any of the terms and scores a
   document that matches more terms always higher than one that matches fewer
   (Oracle Text Reference, "ACCUMulate"), which is what keyword retrieval wants.
@@ -35,6 +37,17 @@ from __future__ import annotations
 
 import unicodedata
 
+# BASIC_LEXER's numjoin and numgroup characters ('.' and ',' for the AMERICA territory, the
+# other way round for GERMANY; Oracle Text Reference, "BASIC_LEXER Attributes") join a string
+# of digits into one token, so `3.5` and `25,000` are indexed as one token each, not as the
+# phrases `3 5` and `25 000`. Both characters are kept between two digits inside the braces,
+# where they are no operators, and the query is lexed with the index's own lexer
+# (Application Developer's Guide, "Indexing Special Characters"), so the query's token is the
+# document's token whichever of the two the database's territory joins on:
+# https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/basic_lexer-attributes.html
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/ccapp/indexing-special-characters.html
+NUMBER_JOINERS = ".,"
+_DIGITS = "0123456789"
 MAX_TERMS = 64
 MAX_WORD_BYTES = 64
 MAX_EXPRESSION_BYTES = 3000
@@ -46,10 +59,13 @@ NO_MATCH_EXPRESSION = "{zzqxjvnomatchjvxqzz}"
 
 
 def _words(term: str) -> list[str]:
-    """The alphanumeric runs of one term, as Oracle Text's default lexer would cut them."""
-    words, current = [], []
-    for ch in term:
-        if ch.isalnum():
+    """The alphanumeric runs of one term, as Oracle Text's default lexer would cut them; a '.'
+    or ',' between two digits stays in its run (NUMBER_JOINERS)."""
+    words: list[str] = []
+    current: list[str] = []
+    for i, ch in enumerate(term):
+        if ch.isalnum() or (ch in NUMBER_JOINERS and current and current[-1] in _DIGITS
+                            and term[i + 1:i + 2] in tuple(_DIGITS)):
             current.append(ch)
         elif current:
             words.append("".join(current))

@@ -43,6 +43,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from workshop_lib import config
+from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import ChatAnswer, agent_answer, answer_question
@@ -57,7 +58,6 @@ log = logging.getLogger("workshop.chat")
 
 MAX_BODY_BYTES = 64 * 1024      # a chat message, with room to spare
 MAX_QUESTION_CHARS = 2_000      # longer is not a question (and costs every retriever)
-MAX_ID_CHARS = 200              # thread and user ids (the store's column sizes)
 FIELDS = {"question", "thread_id", "user_id", "agent"}
 BODY_READ_S = 30.0              # the server closes a connection whose body takes longer (server.BODY_TIMEOUT_S)
 
@@ -84,12 +84,14 @@ def _check_id(body: dict, name: str) -> str | None:
     value = body.get(name)
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_CHARS:
-        raise Refused(422, f"`{name}` must be a non-empty string of at most {MAX_ID_CHARS} characters",
-                      f"send `{name}` as a string, or leave it out")
-    if _lone_surrogate(value) or "\x00" in value:
+    if isinstance(value, str) and (_lone_surrogate(value) or "\x00" in value):
         raise Refused(422, f"`{name}` holds a lone surrogate or a NUL character, which no database stores",
                       f"send `{name}` as plain text")
+    try:  # the same rule as the scope and the store: not blank, at most MAX_SCOPE_ID_BYTES in UTF-8
+        check_id(value, name, max_bytes=MAX_SCOPE_ID_BYTES)
+    except ValueError as exc:
+        raise Refused(422, str(exc), f"send `{name}` as a non-blank string of at most {MAX_SCOPE_ID_BYTES} "
+                      "bytes in UTF-8, or leave it out") from None
     return value
 
 

@@ -167,14 +167,44 @@ def alias_state(eng: Engine) -> AliasState:
 
 
 def set_alias(eng: Engine, table: str, *, previous: str | None, action: str, detail: dict) -> None:
-    """Point the view at `table` and record it, in one transaction on SQLite (where DDL is
-    transactional); on Oracle CREATE OR REPLACE VIEW is one atomic statement of its own."""
+    """Record the switch (alias row and log), then point the view at `table`. On SQLite it is
+    one transaction (DDL is transactional). On Oracle CREATE OR REPLACE VIEW commits by itself,
+    and commits the rows written before it (SQL Language Reference, "COMMIT": DDL commits
+    implicitly), so the bookkeeping is written first: a failure before the DDL leaves nothing
+    changed, and a stop between the two leaves the row ahead of the view, which repair_alias
+    finishes on the next promotion or rollback."""
     sql = eng.statements.docs
     with eng.transaction() as cur:
-        for statement in sql.VIEW_REPLACE:
-            cur.execute(fill(statement, table))
         cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": table, "prev": previous})
         cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": action, "t": table, "detail": json.dumps(detail)})
+        for statement in sql.VIEW_REPLACE:
+            cur.execute(fill(statement, table))
+
+
+def repair_alias(eng: Engine) -> str | None:
+    """When the alias row and the view disagree (a switch stopped after its bookkeeping and
+    before its DDL), finish the switch if the recorded table exists, else put the row back on
+    what the view reads (a switch only ever goes to a complete table). Returns the table the view
+    reads afterwards when it repaired, else None."""
+    sql = eng.statements.docs
+    if not _has_schema(eng):
+        return None
+    recorded = eng.query(sql.ALIAS_GET, {"a": sql.ALIAS})
+    target = alias_target(eng)
+    if not recorded or recorded[0][0] == target:
+        return None
+    table, previous = recorded[0]
+    with eng.transaction() as cur:
+        found = info(eng, table) if TABLE_NAME.match(table) and table in eng.backend.object_names() else None
+        if found is not None and found.status == "complete":
+            for statement in sql.VIEW_REPLACE:
+                cur.execute(fill(statement, table))
+            return table
+        if target is None:
+            cur.execute(sql.ALIAS_DELETE, {"a": sql.ALIAS})
+        else:
+            cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": target, "prev": previous})
+    return target
 
 
 def clear_alias(eng: Engine) -> None:

@@ -93,6 +93,7 @@ def promote(eng: Engine, profile: corpus.Profile, *, golden: list[corpus.GoldenQ
     if found.status != "complete":
         raise PromotionRefused(f"{table} is not complete (an ingest stopped before the end): run the same "
                                f"`workshop ingest ... --profile {profile.name}` again to finish it, then promote")
+    index.repair_alias(eng)  # a switch that stopped between its bookkeeping and its DDL
     state = index.alias_state(eng)
     vectors = eng.model.embed([q.question for q in golden]) if golden else []
     candidate = evaluate(eng, table, golden, profile.k, vectors=vectors)
@@ -114,6 +115,7 @@ def promote(eng: Engine, profile: corpus.Profile, *, golden: list[corpus.GoldenQ
 def rollback(eng: Engine) -> index.AliasState:
     """Point the alias back at the table it read before the last promotion (a second rollback
     goes forward again). Refused when there is no previous table or it is not complete."""
+    index.repair_alias(eng)
     state = index.alias_state(eng)
     if state.previous is None:
         raise PromotionRefused("there is nothing to roll back to: the alias has had only one table "
