@@ -386,9 +386,6 @@ def test_part3_wrong_hybrid_is_stopped_by_name(mistake, seeded_engine):
 
 
 def test_part3_the_solution_as_written_passes_check_and_grade_cell(seeded_engine):
-    if "MEMORY_STATUS" not in p3_hybrid_as_written():
-        pytest.xfail("the solution notebook's TODO 2 has no memory-status filter yet (issue 36, risk 8): a forgotten "
-                     "memory comes back through its keyword leg; the notebooks' owner adds the filter")
     ns = _define(p3_hybrid_as_written(), "as written", seeded_engine)
     checks.part3.check_hybrid_rrf(ns["hybrid_rrf_search_memories"], seeded_engine)
     _grade_cell_passes(P3, "check_todo2_hybrid_rrf", ns)
