@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from rapidfuzz import fuzz, process
+
 from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, words_of
 from workshop_lib.assistant.value_links import Link
 from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
@@ -39,7 +41,8 @@ SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC")
                 "top": (None, "DESC"), "most": (None, "DESC"), "fewest": (None, "ASC"), "least": (None, "ASC")}
 # What a superlative's concept means in the schema's words ("the heaviest box": its gross weight).
 CONCEPT_WORDS = {"weight": ["gross", "weight", "deadweight"], "departure": ["departure", "date"], "built": ["year", "built"]}
-COUNT_WORDS = r"how many|count|(?:^|\bthe |\ba |\btotal )number of"
+COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters|knots|dollars|days)\b)|count|"
+               r"(?:^|\bthe |\ba |\btotal )number of")
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
               "altogether": "SUM", "worth": "SUM"}
 COMPARATORS = [(r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
@@ -74,8 +77,10 @@ currently please thanks thank hey hello quick question just also only both eithe
 one ones other another more most less least many much few all every each any some such same different
 data database dataset table tables row rows list listed total overall whole entire ever yet still will shall may
 might should could would can lot lots really actually exactly roughly about around approximately biggest
+between and due making doing receive receives received single declared declare currently latest
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
-which's how's i'm we're you're isn't aren't doesn't don't""".split())
+which's how's i'm we're you're isn't aren't doesn't don't
+tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu""".split())
 
 
 class NoPlan(Exception):
@@ -105,6 +110,7 @@ class Spec:
     group: Column | None = None
     convert: str | None = None      # a unit the question asks the answer in
     roles: list[str] = field(default_factory=list)   # port roles shown for a voyage: ORIGIN, DESTINATION
+    group_role: str | None = None   # which end of a voyage a port group counts: ORIGIN | DESTINATION
     superlative: str = ""           # the word that asked for a top row ("oldest"), when it names its measure
 
 
@@ -127,6 +133,7 @@ class _Words:
     mapped: list[str]
     taken: set[int]
     used_numbers: set[int] = field(default_factory=set)   # start offsets of numbers a filter or a limit took
+    corrected: set[int] = field(default_factory=set)      # words read as the schema word they misspell
 
     @classmethod
     def read(cls, text: str, links: list[Link]) -> _Words:
@@ -211,6 +218,7 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str] | None:
 # ============================================================================ composing the spec
 def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     words = _Words.read(question, links)
+    _correct_typos(words, schema)
     target, noun_at = _target(words, schema, links)
     spec = Spec(target, "list")
     _most_of(words, schema, spec)
@@ -218,19 +226,23 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if spec.group is not None:
         used_columns.add(spec.group.ref)
     near = _near(schema, spec.target, 3)
-    free_words = [w for _, w in words.free()]
+    # "the number of X" counts X; it names no *_NUMBER column
+    free_words = [w for i, w in words.free()
+                  if not (w == "number" and i + 1 < len(words.raw) and words.raw[i + 1][2] == "of")]
     named = [c for score, c in schema.columns_named(free_words, near) if score >= 1.5]
 
     spec.filters += _value_filters(words, schema, links, spec.target)
     spec.filters += _key_filters(words, schema)
     _date_filter(words, schema, spec, named)
     _comparison_filters(words, schema, spec, named, used_columns)
+    _qualifiers(words, spec, named, used_columns)
     _action(words, schema, spec, named, used_columns)
     for col in named:
         if col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
                 and col != spec.measure and col != spec.group and col not in spec.show \
                 and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
             spec.show.append(col)
+    _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
     _route(words, schema, spec)
     _when(words, schema, spec)
@@ -241,6 +253,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)]
     if missing:
         raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
+    if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
+        raise NoPlan(f"it asks about {spec.show[0].ref}, which a {spec.action} does not show")
     _every_word_explained(words, schema, spec)
     return spec
 
@@ -260,7 +274,7 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     for i, (_, _, raw) in enumerate(words.raw):
         if i in words.taken or raw[0].isdigit() or len(raw) < 3:
             continue
-        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw):
+        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) or i in words.corrected:
             continue
         raise NoPlan(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record")
 
@@ -270,9 +284,38 @@ def _plan_columns(spec: Spec) -> list[Column]:
     return cols + [c for c in (spec.measure, spec.group) if c is not None]
 
 
+_COMPARATOR_WORDS = {w for pattern, _ in COMPARATORS for w in re.findall(r"[a-z]+", pattern)}
+
+
 def _plan_word(raw: str) -> bool:
-    return (raw in SUPERLATIVES or raw in AGGREGATES or any(re.fullmatch(p, raw) for p, _ in COMPARATORS)
+    return (raw in SUPERLATIVES or raw in AGGREGATES or raw in _COMPARATOR_WORDS
             or raw.capitalize() in calendar.month_name or raw.capitalize() in calendar.month_abbr)
+
+
+def _correct_typos(words: _Words, schema: Schema) -> None:
+    """A word the schema does not know but nearly does ("numbr", "capactiy") is read as that word."""
+    vocabulary = schema.vocabulary
+    for i, (_, _, raw) in enumerate(words.raw):
+        if i in words.taken or len(raw) < 4 or raw in vocabulary or raw in _QUESTION or raw in _PLAIN \
+                or raw[0].isdigit() or words.mapped[i] in TABLE_NOUNS:
+            continue
+        best = process.extractOne(raw, vocabulary, scorer=fuzz.ratio, score_cutoff=84)
+        if best is not None:
+            words.mapped[i] = map_words([best[0]])[0]
+            words.corrected.add(i)
+
+
+def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str]) -> None:
+    """A column whose comment says what NULL means ("NULL means the goods are not declared as
+    dangerous"), named by a word of that comment, qualifies the rows: IS NOT NULL (IS NULL after
+    "not", "non-" or "without")."""
+    for col in named:
+        if "null means" not in col.comment.lower() or col.ref in used:
+            continue
+        negated = words.has(r"not|non|without|no")
+        spec.filters.append(Filter(col, "is null" if negated else "is not null", None,
+                                   f"{'without' if negated else 'with'} a {_label(col)}"))
+        used.add(col.ref)
 
 
 def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
@@ -280,6 +323,13 @@ def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
     out = []
     for m in re.finditer(r"\b([a-z]+)\s+(?:id\s+|no\.?\s*|number\s+|#\s*)?(\d{3,7})\b", words.text, re.I):
         table = TABLE_NOUNS.get(words_of(m.group(1))[0] if words_of(m.group(1)) else "")
+        coded = [c for cols in schema.columns.values() for c in cols
+                 if c.name.split("_")[0].lower() == m.group(1).lower() and not c.is_key]
+        if table is None and coded:  # "UN 1263", "IMO 9446233": the column its first word names
+            col = min(coded, key=lambda c: len(schema.path(c.table, c.table) or []))
+            out.append(Filter(col, "=", int(m.group(2)), f"with {_label(col)} {m.group(2)}"))
+            words.used_numbers.add(m.start(2))
+            continue
         if table is None or table not in schema.columns:
             continue
         key = schema.columns[table][0]
@@ -338,6 +388,9 @@ def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str
                         for lk, r in zip((first, second), roles, strict=True)]
         elif len(group) > 1:
             filters.append(Filter(col, "in", [lk.value for lk in group], " or ".join(str(lk.value) for lk in group)))
+        elif group[0].how == "word":
+            filters += [Filter(col, "contains", f"%{str(lk.value).upper()}%", f"whose {_label(col)} mentions {lk.value}")
+                        for lk in group]
         else:
             lk = group[0]
             role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
@@ -505,6 +558,21 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
     spec.action = "lookup" if _names_one_row(spec) else "list"
 
 
+def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
+    """Ports reached from a voyage are its origin or its destination: the words must say which."""
+    if spec.group is None or spec.group.table != "PORTS" or spec.target == "PORTS":
+        return
+    path = schema.path(spec.target, "PORTS") or []
+    if not any((a, b) == ("VOYAGES", "PORTS") for a, _, b, _ in path):
+        return
+    if words.has(r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into"):
+        spec.group_role = "DESTINATION"
+    elif words.has(r"depart\w*|origin|leav\w*|outbound|from|start\w*"):
+        spec.group_role = "ORIGIN"
+    else:
+        raise NoPlan("it does not say whether a voyage's port of departure or of arrival counts")
+
+
 def _names_one_row(spec: Spec) -> bool:
     return any(f.op == "=" and f.column.table == spec.target and (f.column.is_key or
                (f.column.name.endswith("_NAME") or f.column.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE",
@@ -516,7 +584,7 @@ def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
     counting = words.has(COUNT_WORDS) or any(words.has(w) for w in AGGREGATES)
     by = "|by" if counting else ""
     m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by)\s+(?:the\s+)?"
-                  r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\boperat|\brun|\bown))",
+                  r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\(|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\boperat|\brun|\bown))",
                   words.text, re.I)
     if not m:
         return None
@@ -575,9 +643,10 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
 
 
 def _unit(words: _Words, spec: Spec) -> None:
-    m = words.has(r"in (tonnes|tons|t|kg|kilograms|kilos|dollars|usd|cents|km/h|kilometres per hour|feet|ft|metres|meters)")
+    m = words.has(r"(?:in|how many) (tonnes|tons|t|kg|kilograms|kilos|dollars|usd|cents|km/h|kilometres per hour|feet|ft|"
+                  r"metres|meters)")
     if m:
-        spec.convert = m.group(0).split(" ", 1)[1].lower()
+        spec.convert = m.group(1).lower()
 
 
 # ============================================================================ SQL
@@ -636,7 +705,7 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
             measured += f" * {joins.alias(spec.measure.table)}.{spec.measure.multiplier}"
         columns, selected, max_rows = [SQL["aggregate"].format(fn=spec.fn, ref=measured)], [], 1
     elif spec.action in ("group", "group_top") and spec.group is not None:
-        g = ref(spec.group)
+        g = f"{joins.alias(spec.group.table, spec.group_role)}.{spec.group.name}"
         value = (SQL["aggregate"].format(fn=spec.fn, ref=ref(spec.measure)) if spec.fn and spec.measure
                  else SQL["count"])
         columns, selected = [g, value], [spec.group]
@@ -686,6 +755,10 @@ def _condition(f: Filter, joins: _Joins, params: dict[str, Any]) -> str:
     if f.op == "between":
         return (SQL["compare"].format(ref=ref, op=">=", bind=_bind(params, f.value)) + " AND "
                 + SQL["compare"].format(ref=ref, op="<=", bind=_bind(params, f.value2)))
+    if f.op in ("is null", "is not null"):
+        return SQL["is_null" if f.op == "is null" else "not_null"].format(ref=ref)
+    if f.op == "contains":
+        return SQL["contains"].format(ref=ref, bind=_bind(params, f.value))
     if f.op == "in":
         parts = [SQL["compare"].format(ref=ref, op="=", bind=_bind(params, v)) for v in f.value]
         out = parts[0]

@@ -9,6 +9,7 @@ a column is read from its comment too.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -23,12 +24,15 @@ SYNONYMS = {
     "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage",
     "goods": "cargo", "shipment": "cargo", "consignment": "cargo", "cargo": "cargo", "manifest": "cargo",
     "position": "position", "location": "position",
-    "weight": "weight", "heavy": "weight", "mass": "weight", "vgm": "weight", "dwt": "deadweight",
+    "weight": "weight", "heavy": "weight", "mass": "weight", "dwt": "deadweight",
     "temperature": "temperature", "setpoint": "temperature",
     "built": "built", "build": "built", "constructed": "built", "delivered": "built", "age": "built",
     "old": "built", "new": "built", "newest": "built", "oldest": "built", "young": "built",
     "long": "length", "length": "length", "loa": "length",
-    "fast": "speed", "speed": "speed", "slow": "speed", "knots": "speed",
+    "fast": "speed", "speed": "speed", "slow": "speed", "knots": "speed", "faster": "speed", "slower": "speed",
+    "shorter": "length", "longer": "length", "heavier": "weight", "lighter": "weight", "weigh": "weight",
+    "weighs": "weight", "bigger": "capacity", "larger": "capacity", "smaller": "capacity", "older": "built",
+    "newer": "built", "valuable": "value", "expensive": "value", "cheap": "value", "cheapest": "value",
     "teu": "capacity", "capacity": "capacity", "big": "capacity", "large": "capacity", "small": "capacity",
     "flag": "flag", "flagged": "flag", "registry": "flag", "registered": "flag", "flying": "flag",
     "headquarters": "head", "headquartered": "head", "hq": "head", "based": "head",
@@ -42,6 +46,8 @@ TABLE_NOUNS = {"vessel": "VESSELS", "carrier": "CARRIERS", "port": "PORTS", "voy
 _STOP = set("""a an the of in on at to for from and or is are was were be by as it its per each one row
 not no this that these those with without what which who how when where than more most less least
 only also any all every there their them they we you i our your my do does did has have had""".split())
+# Words of a column's name that say its unit, not what it measures ("in tonnes" asks for a unit).
+UNIT_NAME_WORDS = {"tonne", "kg", "cent", "m", "c", "deg", "metre"}
 _UNIT_WORDS = {"cents": "cents", "teu": "TEU", "tonnes": "tonnes", "kilograms": "kg", "metres": "m",
                "knots": "knots", "celsius": "°C", "degrees": "degrees"}
 
@@ -53,7 +59,7 @@ def stem(word: str) -> str:
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("xes", "ches", "shes", "sses")):
         return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+    if len(w) > 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
     return w
 
@@ -109,7 +115,7 @@ class Column:
 
     @property
     def comment_words(self) -> frozenset[str]:
-        return frozenset(w for w in words_of(self.comment) if w not in _STOP)
+        return frozenset(w for w in words_of(self.comment) if w not in _STOP and w != "-")
 
     @property
     def multiplier(self) -> str | None:
@@ -138,9 +144,9 @@ class Schema:
         columns: dict[str, list[Column]] = {}
         for c in dictionary["columns"]:
             comment = c.get("comment") or ""
-            first = re.split(r"[.:;(]", comment, maxsplit=1)[0]
+            first = re.split(r"[.:;]", comment, maxsplit=1)[0]
             name_words = c["column"].lower().replace("_", " ")
-            words = {w for w in words_of(name_words + " " + first) if w not in _STOP and len(w) > 1}
+            words = {w for w in words_of(name_words + " " + first) if w not in _STOP and len(w) > 1 and w != "-"}
             words -= {"id", "number", "code", "surrogate", "key"} if c["column"].endswith("_ID") else set()
             columns.setdefault(c["table"].upper(), []).append(
                 Column(c["table"].upper(), c["column"].upper(), str(c.get("data_type") or ""), comment,
@@ -148,6 +154,27 @@ class Schema:
         fks = [(f["table"].upper(), f["columns"][0].upper(), f["ref_table"].upper(), f["ref_columns"][0].upper())
                for f in dictionary.get("foreign_keys", []) if len(f["columns"]) == 1]
         return cls(columns, fks, {t["table"].upper(): t.get("comment") or "" for t in dictionary.get("tables", [])})
+
+    @functools.cached_property
+    def rare_words(self) -> frozenset[str]:
+        """Comment words that only one column uses (an acronym such as VGM, a term such as set-point)."""
+        counts: dict[str, int] = {}
+        for cols in self.columns.values():
+            for c in cols:
+                for w in c.words:
+                    counts[w] = counts.get(w, 0) + 1
+        generic = set(SYNONYMS.values()) | set(TABLE_NOUNS) | _STOP | UNIT_NAME_WORDS
+        return frozenset(w for w, n in counts.items() if n == 1 and len(w) >= 3 and w not in generic)
+
+    @functools.cached_property
+    def vocabulary(self) -> frozenset[str]:
+        """Every word the schema's names and comments use, for correcting a typo ("numbr")."""
+        words = set(SYNONYMS) | set(TABLE_NOUNS)
+        for table, cols in self.columns.items():
+            words |= {w.lower() for w in re.findall(r"[A-Za-z]+", table + " " + self.table_comments.get(table, ""))}
+            for c in cols:
+                words |= {w.lower() for w in re.findall(r"[A-Za-z]+", c.name.replace("_", " ") + " " + c.comment)}
+        return frozenset(w for w in words if len(w) >= 4)
 
     def column(self, table: str, name: str) -> Column:
         return next(c for c in self.columns[table] if c.name == name)
@@ -168,7 +195,12 @@ class Schema:
         """Every hop from `start` to `goal` follows a foreign key to the row it references, so a
         row of `start` meets at most one row of `goal` (a vessel has one carrier)."""
         route = self.path(start, goal)
-        return route is not None and all(hop in self.foreign_keys for hop in route)
+        return route is not None and all(hop in self.foreign_keys or self._one_to_one(hop) for hop in route)
+
+    def _one_to_one(self, hop: tuple[str, str, str, str]) -> bool:
+        """A hop to a child whose foreign key is also its key (one position per vessel)."""
+        _, _, child, child_col = hop
+        return bool(self.columns.get(child)) and self.columns[child][0].name == child_col
 
     def path(self, start: str, goal: str) -> list[tuple[str, str, str, str]] | None:
         """Foreign-key hops from `start` to `goal` (either direction), shortest first; each hop is
@@ -198,15 +230,17 @@ class Schema:
     def columns_named(self, words: list[str], tables: list[str], *, loose: bool = False) -> list[tuple[float, Column]]:
         """Columns of `tables` whose words the question uses, best first: the share of the
         column's name words present counts most, then any comment word."""
-        present = set(words)
+        present = set(words) - {"-"}
         scored = []
         for table in tables:
             for col in self.columns.get(table, []):
                 if col.is_key and "id" not in present:
                     continue  # a surrogate key is never what a person asks for by its words
-                name_words = {w for w in words_of(col.name.lower().replace("_", " ")) if w not in _STOP}
+                name_words = {w for w in words_of(col.name.lower().replace("_", " "))
+                              if w not in _STOP and w not in UNIT_NAME_WORDS}
                 name_words -= {"id", "number", "code"} if col.name.endswith("_ID") else set()
-                hit_name = len(name_words & present)
+                # a word of one column's comment and no other's ("vgm") names that column
+                hit_name = len(name_words & present) + len((col.words & present) & self.rare_words)
                 described = col.comment_words if loose else col.words
                 hit_other = len((described - name_words) & present - set(TABLE_NOUNS))
                 if not (name_words | described) & present - set(TABLE_NOUNS):
@@ -214,4 +248,17 @@ class Schema:
                 if hit_name or hit_other >= (1 if loose else 2):
                     scored.append((hit_name * 2 + hit_other - 0.1 * len(name_words - present), col))
         order = list(tables)
-        return sorted(scored, key=lambda s: (-s[0], order.index(s[1].table)))
+        ranked = sorted(scored, key=lambda s: (-s[0], order.index(s[1].table)))
+        # the most specific match wins: a column whose matched words a better-ranked column also
+        # matched ("voyage numbers": VOYAGE_NUMBER, not CONTAINER_NUMBER) is not named
+        kept: list[tuple[float, Column]] = []
+        for score, col in ranked:
+            mine = self._matched(col, present)
+            if not any(mine < self._matched(other, present)
+                       or (mine == self._matched(other, present) and other.table != col.table) for _, other in kept):
+                kept.append((score, col))
+        return kept
+
+    @staticmethod
+    def _matched(col: Column, present: set[str]) -> set[str]:
+        return ({w for w in words_of(col.name.lower().replace("_", " "))} | col.words) & present - set(TABLE_NOUNS)

@@ -16,7 +16,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from workshop_lib.assistant.schema_links import Schema
+from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, Schema, stem, words_of
 from workshop_lib.data import countries
 
 Query = Callable[[str], Sequence[Sequence[Any]]]
@@ -58,7 +58,9 @@ class ValueIndex:
                 values = [r[0] for r in query(select_distinct(table, col.name)) if r[0] is not None]
                 if key in NAME_COLUMNS:
                     names += [(_norm(str(v)), table, col.name, v) for v in values]
-                if key in NAME_COLUMNS or key in CODE_COLUMNS or len(values) <= MAX_CATEGORIES:
+                if col.name == "DESCRIPTION":  # free text: its words, matched inside the text
+                    phrases += _description_words(values, table, col.name)
+                elif key in NAME_COLUMNS or key in CODE_COLUMNS or len(values) <= MAX_CATEGORIES:
                     phrases += [(_norm(str(v)), table, col.name, v, "exact") for v in values]
                     phrases += _explained(col.comment, table, col.name, values)
                     if "3166" in col.comment:
@@ -111,6 +113,24 @@ class ValueIndex:
         return out
 
 
+def _description_words(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
+    """Each word of a free-text column's values ("shrimp", "smartphones"), singular and plural,
+    linked as a part of the text (the planner filters with LIKE)."""
+    words: set[str] = set()
+    for v in values:
+        words |= {w for w in re.findall(r"[a-z][a-z-]{3,}", str(v).lower()) if w not in _DESCRIPTION_STOP}
+    out = []
+    for w in sorted(words):
+        stem = w[:-1] if w.endswith("s") and len(w) > 4 else w
+        for form in {w, stem, stem + "s"}:
+            out.append((form, table, column, stem, "word"))
+    return out
+
+
+_DESCRIPTION_STOP = set("""with from carton cartons case cases bags bag pallet pallets drum drums box boxes pack packs
+unit units piece pieces pair pairs size sizes kind type types each part parts parts spare spares set sets""".split())
+
+
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", text.lower())).strip()
 
@@ -120,13 +140,15 @@ def _upper_in(question: str, value: str) -> bool:
 
 
 def _explained(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
-    """Codes the comment explains in words: "CT carton", "20RF/40RF refrigerated reefer"."""
+    """Codes the comment explains in words: "CT carton", "20RF/40RF refrigerated reefer". A word that
+    names the column itself or a table ("package" for PACKAGE_TYPE, "box" for a container) is no value."""
+    generic = set(words_of(column.replace("_", " "))) | set(TABLE_NOUNS) | set(SYNONYMS)
     out = []
     for codes, words in re.findall(r"\b([A-Z0-9]{2,5}(?:/[A-Z0-9]{2,5})*)\s+([a-z][a-z -]+?)(?=\s*[,;.(]|$)", comment):
         for code in codes.split("/"):
             if code in values:
                 for phrase in {words.strip(), words.strip().split(" ")[-1]}:
-                    if len(phrase) >= 3:
+                    if len(phrase) >= 3 and stem(phrase) not in generic and phrase not in generic:
                         out.append((_norm(phrase), table, column, code, "explained"))
     return out
 

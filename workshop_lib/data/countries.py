@@ -1,4 +1,4 @@
-"""Country names as people write them, by ISO 3166-1 alpha-2 code (PORTS.COUNTRY_CODE), so a
+"""Country names (and the adjectives people use for them: "Panamanian") as people write them, by ISO 3166-1 alpha-2 code (PORTS.COUNTRY_CODE), so a
 question about "the ports in Germany" can be answered from the codes the data stores. The
 list covers the dataset's countries and the other large trading nations, so that a question
 about a country without a port gets "none" rather than a list of every port."""
@@ -13,34 +13,38 @@ NAMES: dict[str, tuple[str, ...]] = {
     "BE": ("Belgium",),
     "BR": ("Brazil",),
     "CA": ("Canada",),
+    "CH": ("Switzerland", "Swiss"),
     "CL": ("Chile",),
-    "CN": ("China", "PRC"),
+    "CN": ("China", "PRC", "Chinese"),
     "CO": ("Colombia",),
-    "DE": ("Germany",),
-    "DK": ("Denmark",),
+    "DE": ("Germany", "German"),
+    "DK": ("Denmark", "Danish"),
     "EG": ("Egypt",),
     "ES": ("Spain",),
     "FI": ("Finland",),
-    "FR": ("France",),
-    "GB": ("United Kingdom", "UK", "Great Britain", "Britain", "England"),
+    "FR": ("France", "French"),
+    "GB": ("United Kingdom", "UK", "Great Britain", "Britain", "England", "British"),
     "GR": ("Greece",),
     "HK": ("Hong Kong",),
     "ID": ("Indonesia",),
+    "IL": ("Israel", "Israeli"),
     "IE": ("Ireland",),
     "IN": ("India",),
     "IT": ("Italy",),
-    "JP": ("Japan",),
-    "KR": ("South Korea", "Korea"),
+    "JP": ("Japan", "Japanese"),
+    "KR": ("South Korea", "Korea", "Korean", "South Korean"),
+    "LR": ("Liberia", "Liberian"),
     "LK": ("Sri Lanka",),
     "MA": ("Morocco",),
+    "MH": ("Marshall Islands", "Marshallese"),
     "MX": ("Mexico",),
     "MY": ("Malaysia",),
     "NG": ("Nigeria",),
-    "NL": ("Netherlands", "Holland"),
+    "NL": ("Netherlands", "Holland", "Dutch"),
     "NO": ("Norway",),
     "NZ": ("New Zealand",),
     "OM": ("Oman",),
-    "PA": ("Panama",),
+    "PA": ("Panama", "Panamanian"),
     "PE": ("Peru",),
     "PH": ("Philippines",),
     "PK": ("Pakistan",),
@@ -50,11 +54,11 @@ NAMES: dict[str, tuple[str, ...]] = {
     "RU": ("Russia",),
     "SA": ("Saudi Arabia",),
     "SE": ("Sweden",),
-    "SG": ("Singapore",),
+    "SG": ("Singapore", "Singaporean"),
     "TH": ("Thailand",),
     "TR": ("Turkey", "Türkiye"),
-    "TW": ("Taiwan",),
-    "US": ("United States", "USA", "U.S.", "US"),  # not "America": that is also a continent
+    "TW": ("Taiwan", "Taiwanese"),
+    "US": ("United States", "USA", "U.S.", "US", "American"),  # not "America": that is also a continent
     "VN": ("Vietnam", "Viet Nam"),
     "ZA": ("South Africa",),
 }
@@ -63,12 +67,12 @@ NAMES: dict[str, tuple[str, ...]] = {
 # Continents as people name them, by the same codes (the Middle East counted in Asia, Egypt,
 # Morocco and the other North African states in Africa).
 CONTINENTS: dict[str, tuple[str, ...]] = {
-    "Europe": ("BE", "DE", "DK", "ES", "FI", "FR", "GB", "GR", "IE", "IT", "NL", "NO", "PL", "PT", "RU", "SE", "TR"),
-    "Asia": ("AE", "CN", "HK", "ID", "IN", "JP", "KR", "LK", "MY", "OM", "PH", "PK", "QA", "SA", "SG", "TH", "TW", "VN"),
-    "Africa": ("EG", "MA", "NG", "ZA"),
+    "Europe": ("BE", "CH", "DE", "DK", "ES", "FI", "FR", "GB", "GR", "IE", "IT", "NL", "NO", "PL", "PT", "RU", "SE", "TR"),
+    "Asia": ("AE", "CN", "HK", "ID", "IL", "IN", "JP", "KR", "LK", "MY", "OM", "PH", "PK", "QA", "SA", "SG", "TH", "TW", "VN"),
+    "Africa": ("EG", "LR", "MA", "NG", "ZA"),
     "North America": ("CA", "MX", "PA", "US"),
     "South America": ("AR", "BR", "CL", "CO", "PE"),
-    "Oceania": ("AU", "NZ"),
+    "Oceania": ("AU", "MH", "NZ"),
 }
 
 

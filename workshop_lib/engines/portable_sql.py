@@ -157,6 +157,7 @@ COMPOSE_SQL = {
     "compare": "{ref} {op} :{bind}",
     "contains": "UPPER({ref}) LIKE :{bind}",
     "not_null": "{ref} IS NOT NULL",
+    "is_null": "{ref} IS NULL",
     "either": "({first} OR {second})",
     "count": "COUNT(*) AS N",
     "count_distinct": "COUNT(DISTINCT {ref}) AS N",
