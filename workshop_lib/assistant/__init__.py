@@ -67,4 +67,4 @@ def answer_data(eng: Engine, question: str) -> DataAnswer:
     text = render.render(plan, result.rows)
     if text is None:
         return DataAnswer(None, plan, f"no row of {plan.what}", summary)
-    return DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, len(result.rows))
+    return DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows))

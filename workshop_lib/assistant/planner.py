@@ -28,6 +28,7 @@ from rapidfuzz import fuzz, process
 from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, words_of
 from workshop_lib.assistant.value_links import Link
 from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
+from workshop_lib.errors import WorkshopError
 
 MAX_LIST = 30
 # Superlatives: the concept they measure (a word the synonym layer maps to a column) and the order.
@@ -83,7 +84,7 @@ which's how's i'm we're you're isn't aren't doesn't don't
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu""".split())
 
 
-class NoPlan(Exception):
+class NoPlan(WorkshopError):
     """The question cannot be composed into one query that answers all of it (the reason says why)."""
 
 
@@ -310,12 +311,21 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str]) 
     dangerous"), named by a word of that comment, qualifies the rows: IS NOT NULL (IS NULL after
     "not", "non-" or "without")."""
     for col in named:
-        if "null means" not in col.comment.lower() or col.ref in used:
+        if "null means" not in col.comment.lower() or col.ref in used or _asked_for(words, col):
             continue
         negated = words.has(r"not|non|without|no")
         spec.filters.append(Filter(col, "is null" if negated else "is not null", None,
                                    f"{'without' if negated else 'with'} a {_label(col)}"))
         used.add(col.ref)
+
+
+def _asked_for(words: _Words, col: Column) -> bool:
+    """"Which alliance", "what flag": the column is what the question asks for, not a qualifier."""
+    names = set(words_of(col.name.replace("_", " "))) | col.words
+    for i, mapped in enumerate(words.mapped):
+        if mapped in names and i > 0 and words.raw[i - 1][2] in ("which", "what", "whose", "its", "their"):
+            return True
+    return False
 
 
 def _key_filters(words: _Words, schema: Schema) -> list[Filter]:

@@ -153,3 +153,17 @@ def _listing(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
         return f"{_head(plan, rows[0])}: " + (", ".join(parts) if parts else "found") + f"{_note(spec.measure)}."
     head = f"{len(rows)}{'+' if more else ''} {noun(spec.target, len(rows) != 1)} {_filters(plan)}".rstrip()
     return head + ":\n" + "\n".join(f"- {_row_text(plan, r)}" for r in rows)
+
+
+def rows_shown(plan: Plan, rows: Sequence[Sequence[Any]]) -> int:
+    """How many of the fetched rows the answer shows (a top-N fetches rows that may tie with the last)."""
+    spec = plan.spec
+    if not rows or spec.action in ("count", "aggregate"):
+        return 1 if spec.action in ("count", "aggregate") else 0
+    if spec.action == "top":
+        n = min(spec.n, len(rows))
+        measured = plan.columns.index(spec.measure) if spec.measure in plan.columns else _heads(plan)
+        return sum(1 for i, r in enumerate(rows) if i < n or r[measured] == rows[n - 1][measured])
+    if spec.action == "group_top":
+        return sum(1 for r in rows if r[1] == rows[0][1])
+    return min(len(rows), plan.max_rows - 1) if spec.action != "group" else len(rows)

@@ -520,7 +520,8 @@ def port_location_answer(eng: Engine, question: str, codes: Sequence[str]) -> tu
     if not rows:
         return "The SUPPLYCHAIN ports are not loaded. Fix: run `prepare(eng)`.", False
     if codes:
-        lines = [f"- {r['name']} ({c}), {r['region']}, country {r['country_code']}: {_coord(r['latitude'], r['longitude'])}"
+        lines = [f"- {r['name']} ({c}), {r['region']}, {countries.name_of(r['country_code'])} ({r['country_code']}): "
+                 f"{_coord(r['latitude'], r['longitude'])}"
                  for c in codes if (r := rows.get(c))]
         return "\n".join(["Here is where that is:" if len(lines) == 1 else "Here is where those are:"] + lines), True
     regions = sorted({r["region"] for r in rows.values()})

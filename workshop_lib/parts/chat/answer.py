@@ -161,10 +161,13 @@ def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAns
 
 def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
     """An answer from the assistant's composed query: its rows, the links that planned it."""
+    from workshop_lib.data.supplychain_data import OWNER
+    from workshop_lib.parts.agent.sqlplan import tables_read
+
     plan = data.plan
-    tables = sorted({plan.spec.target} | {f.column.table for f in plan.spec.filters} | {c.table for c in plan.columns})
-    used = [{"source": "SUPPLYCHAIN " + ", ".join(tables), "rows": data.rows_shown, "shape": plan.spec.action,
-             "sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()}}]
+    # The source in words, as the older planner's: the tables read and the rows the answer shows.
+    used = [{"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "rows_shown": data.rows_shown,
+             "shape": plan.spec.action, "sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()}}]
     explain = _explain(decision, mode="rag", handler="live data (composed query)", reason=data.reason, sql=plan.sql,
                        params=used[0]["params"], links=data.links, used_llm="none", short_query_active=False)
     return ChatAnswer(data.text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))

@@ -22,13 +22,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat.answer_eval import Case
 
 Query = Callable[[str], Sequence[Sequence[Any]]]
 MAX_ROWS = 12  # a written expectation listing more rows than this is a mistake in the set
 
 
-class SetError(ValueError):
+class SetError(WorkshopError, ValueError):
     """A line of a written set that cannot be used, with its file and line number."""
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
+from workshop_lib.errors import WorkshopError
 from workshop_lib.hints.record import CHECK_MIME, HINT_MIME
 from workshop_lib.tools import course
 from workshop_lib.tools.grading.submissions import Problem, Submission, discover
@@ -79,7 +80,7 @@ def notebook_stems(root: Path = course.REPO) -> dict[str, str]:
     return {p.stem: part for part in course.assignments(root) for p in (Path(root) / "solutions" / part).glob("*.ipynb")}
 
 
-class Unreadable(ValueError):
+class Unreadable(WorkshopError, ValueError):
     """A handed-in notebook the summary cannot read at all (its row says why)."""
 
 
