@@ -66,6 +66,10 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     docs = _documents(eng, question, vector)
     decision = router.decide(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
     label = decision.label
+    if decision.unsure and router.LIVE in (label, decision.runner_up):
+        linked = _linked_data_answer(eng, question, decision)
+        if linked is not None:
+            return linked
     if decision.unsure:
         pair = {label, decision.runner_up}
         if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
@@ -157,6 +161,17 @@ def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAns
     explain = _explain(decision, mode="rag", handler="live data (SQL plan)", reason=f"{plan.shape} query: {plan.what}",
                        sql=plan.sql, unit=plan.unit, used_llm="none", short_query_active=False)
     return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+
+
+def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """When the router is unsure but the question names a value of the data ("valparisso express",
+    "the Aurelia") and the planner composes a query that uses every word of it, the links ground it."""
+    from workshop_lib import assistant
+
+    data = assistant.answer_data(eng, question)
+    if data.text is None or data.plan is None or not data.links:
+        return None
+    return _composed(data, decision)
 
 
 def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
