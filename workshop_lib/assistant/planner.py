@@ -27,6 +27,7 @@ from rapidfuzz import fuzz, process
 
 from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, words_of
 from workshop_lib.assistant.value_links import Link
+from workshop_lib.data import countries
 from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
 from workshop_lib.errors import WorkshopError
 
@@ -254,6 +255,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)]
     if missing:
         raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
+    if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
+        raise NoPlan("it names a row but asks nothing the data holds about it")
     if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
         raise NoPlan(f"it asks about {spec.show[0].ref}, which a {spec.action} does not show")
     _every_word_explained(words, schema, spec)
@@ -449,6 +452,8 @@ def _said(col: Column, value: Any, role: str | None) -> str:
         return f"to {value}"
     if role == "EITHER":
         return f"from or to {value}"
+    if "3166" in col.comment:
+        return f"with {label} {countries.name_of(value)} ({value})"
     if col.name.endswith("_NAME") or col.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE", "SCAC_CODE"):
         return f"of {value}"
     return f"with {label} {value}"

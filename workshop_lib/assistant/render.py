@@ -9,6 +9,7 @@ from typing import Any
 
 from workshop_lib.assistant.planner import Plan, _label, noun
 from workshop_lib.assistant.schema_links import Column
+from workshop_lib.data import countries
 
 TIES_NOTE = "tied with the last"
 # (from unit, asked unit) -> (factor, unit shown)
@@ -26,6 +27,8 @@ def value_text(value: Any, col: Column | None, convert: str | None = None) -> st
     if unit == "cents":
         dollars = float(value) / 100
         return f"${dollars:,.2f}" if convert != "cents" else f"{float(value):,.0f} US cents"
+    if col is not None and "3166" in col.comment and isinstance(value, str):
+        return f"{countries.name_of(value)} ({value})" if countries.name_of(value) != value else value
     if isinstance(value, datetime.date):
         return value.isoformat()[:10]
     if col is not None and ("YEAR" in col.name or col.name.endswith("_ID") or col.name == "IMO_NUMBER"):

@@ -66,7 +66,7 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     docs = _documents(eng, question, vector)
     decision = router.decide(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
     label = decision.label
-    if decision.unsure and router.LIVE in (label, decision.runner_up):
+    if decision.unsure:
         linked = _linked_data_answer(eng, question, decision)
         if linked is not None:
             return linked
@@ -77,7 +77,8 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
             # schema facts or documents (not a data question, which schema facts never answer):
             # let Part 4's gates compare the two (each can fall back)
             return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
-        return _declined(decision, "I am not sure what you are asking: " + decision.reason + ". " + ASK_BACK)
+        # the scores stay in decision_explain; the person reads a plain sentence
+        return _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
     if label == router.OUT:
         return _declined(decision, refusal_text(decision))
     if label == router.SMALL_TALK:
