@@ -53,6 +53,15 @@ def link_summary(links: list[Link]) -> list[dict[str, Any]]:
     return [{"text": lk.text, "column": f"{lk.table}.{lk.column}", "value": lk.value, "how": lk.how} for lk in links]
 
 
+def plan_summary(plan: planner.Plan) -> dict[str, Any]:
+    """What the plan understood, for decision_explain: the rows, the action, the columns it links."""
+    spec = plan.spec
+    return {"rows_of": spec.target, "action": spec.action,
+            "columns": [c.ref for c in plan.columns if c.comment] + [c.ref for c in (spec.measure, spec.group) if c],
+            "filters": [f"{f.column.ref} {f.op}" + (f" ({f.role})" if f.role else "") for f in spec.filters],
+            "said": plan.what}
+
+
 def answer_data(eng: Engine, question: str) -> DataAnswer:
     """Compose, run read-only and render; never raises for a question it cannot plan."""
     schema, values = knowledge(eng)

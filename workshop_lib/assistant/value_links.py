@@ -77,7 +77,7 @@ class ValueIndex:
         for phrase, table, column, value, how in self.phrases:
             if len(phrase) < 2 or (how == "exact" and len(phrase) <= 3 and not _upper_in(question, str(value))):
                 continue  # "us", "de", "ct": a short code only when written in capitals
-            for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", text):
+            for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?!\w)", text):  # "panamanian-flagged" too
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
                            for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
                 if same or not any(m.start() < e and s < m.end() for s, e in taken):

@@ -528,6 +528,33 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
     typer.echo(f"results: {out}\nconfusion matrix plot: {plot}")
 
 
+@eval_app.command("conversations")
+def eval_conversations(question_set: Path = typer.Option(..., "--set", exists=True, dir_okay=False,
+                                                         help="a written set of conversations (evals/conversations-*.jsonl)"),
+                       json_path: Path = typer.Option(None, "--json", help="where to write the results")):
+    """Play every conversation of a set through the chat service's answer path (as POST /chat) on a
+    throw-away embedded database; score the turns with an expectation, per memory ability."""
+    import tempfile
+
+    from workshop_lib.parts.chat import conversation_eval
+
+    with tempfile.TemporaryDirectory(prefix="workshop-eval-") as scratch:
+        eng = _connect("embedded", path=Path(scratch))
+        try:
+            from workshop_lib.parts.chat import answer_eval
+
+            answer_eval.prepare_engine(eng, docs=False)
+            results = conversation_eval.run(eng, conversation_eval.load(question_set))
+        finally:
+            eng.close()
+    s = conversation_eval.summary(results)
+    typer.echo(f"workshop eval conversations: {question_set.name}, chat answer path, offline")
+    typer.echo(conversation_eval.format_report(s))
+    out = json_path or (config.data_dir() / f"eval-{question_set.stem}.json")
+    conversation_eval.write_json(out, s, results)
+    typer.echo(f"results: {out}")
+
+
 def main() -> None:  # pragma: no cover
     try:
         app()

@@ -148,7 +148,8 @@ def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAns
         ents = sqlplan.parse_entities(question, found.rows)
         plan = sqlplan.plan(question, eng.supplychain.data_dictionary(OWNER), ents)
         if plan is None:
-            return _declined(decision, NEEDS_MODEL_TEXT, "live data (SQL plan)")
+            why = f"I can't answer that from the data offline: {data.reason}. " if data.plan is None else ""
+            return _declined(decision, why + NEEDS_MODEL_TEXT, "live data (SQL plan)")
         result = eng.supplychain.read_only_query(plan.sql, max_rows=plan.max_rows)
     except SqlRefused as exc:
         return _declined(decision, f"The query was stopped ({exc}), so I have no answer to rely on.",
@@ -177,6 +178,7 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
 
 def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
     """An answer from the assistant's composed query: its rows, the links that planned it."""
+    from workshop_lib import assistant
     from workshop_lib.data.supplychain_data import OWNER
     from workshop_lib.parts.agent.sqlplan import tables_read
 
@@ -185,7 +187,8 @@ def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
     used = [{"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "rows_shown": data.rows_shown,
              "shape": plan.spec.action, "sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()}}]
     explain = _explain(decision, mode="rag", handler="live data (composed query)", reason=data.reason, sql=plan.sql,
-                       params=used[0]["params"], links=data.links, used_llm="none", short_query_active=False)
+                       params=used[0]["params"], links=data.links, plan=assistant.plan_summary(plan), used_llm="none",
+                       short_query_active=False)
     return ChatAnswer(data.text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
 
 

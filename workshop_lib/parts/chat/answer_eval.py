@@ -509,7 +509,7 @@ def numbers_in(text: str) -> list[float]:
     return [abs(float(x)) for x in _NUMBER.findall(text)]
 
 
-def _found(alternative: Any, text: str, numbers: list[float]) -> bool:
+def value_found(alternative: Any, text: str, numbers: list[float]) -> bool:
     if isinstance(alternative, tuple):
         value, tol = alternative
         return any(abs(n - abs(value)) <= tol + 1e-9 for n in numbers)
@@ -528,10 +528,10 @@ def grade(case: Case, answer: Any, *, docs_promoted: bool) -> tuple[str, str]:
         return "unhelpful", "answerable, but a fallback"
     numbers = numbers_in(text)
     for group in case.must:
-        if not any(_found(a, text, numbers) for a in group):
+        if not any(value_found(a, text, numbers) for a in group):
             return "confidently_wrong", f"{mode} badge, expected {group[0]!r} is not in the answer"
     if case.must_any:
-        missing = [[g for g in alt if not any(_found(a, text, numbers) for a in g)] for alt in case.must_any]
+        missing = [[g for g in alt if not any(value_found(a, text, numbers) for a in g)] for alt in case.must_any]
         if all(missing):
             return "confidently_wrong", f"{mode} badge, expected {missing[0][0][0]!r} is not in the answer"
     if case.first_subject:

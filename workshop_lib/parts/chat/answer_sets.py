@@ -33,7 +33,7 @@ class SetError(WorkshopError, ValueError):
     """A line of a written set that cannot be used, with its file and line number."""
 
 
-def _groups_from_rows(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+def groups_from_rows(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
     groups: list[list[Any]] = []
     for row in rows:
         for value in row:
@@ -47,7 +47,7 @@ def _groups_from_rows(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
     return groups
 
 
-def _rows(query: Query, sql: str, where: str) -> list[list[Any]]:
+def rows_of(query: Query, sql: str, where: str) -> list[list[Any]]:
     try:
         rows = [list(r) for r in query(sql)]
     except Exception as exc:  # the set's SQL, not the assistant, is wrong: say where
@@ -61,8 +61,8 @@ def case_from_line(entry: dict[str, Any], query: Query, where: str) -> Case:
     expect = entry.get("expect") or {}
     must: list[list[Any]] = [list(g) for g in expect.get("text", [])]
     if "sql" in expect:
-        must += _groups_from_rows(_rows(query, expect["sql"], where))
-    must_any = [_groups_from_rows(_rows(query, sql, where)) for sql in expect.get("sql_any", [])]
+        must += groups_from_rows(rows_of(query, expect["sql"], where))
+    must_any = [groups_from_rows(rows_of(query, sql, where)) for sql in expect.get("sql_any", [])]
     return Case(str(entry["id"]), str(entry["category"]), str(entry["question"]),
                 answerable=bool(entry.get("answerable", True)), must=must,
                 first_subject=expect.get("first_subject"), first_item=expect.get("first_item"),

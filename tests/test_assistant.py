@@ -1,0 +1,129 @@
+"""The offline assistant's data path (workshop_lib/assistant/): links, composed queries, refusals.
+
+Ground truth is computed with SQL over SUPPLYCHAIN here, never typed in. The questions below are
+shapes, each in wording the planner's code does not name; the blind sets in evals/ measure the
+rest (`workshop eval answers --set ...`).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.conftest import ENGINES, _require
+from workshop_lib import assistant, connect
+from workshop_lib.data.supplychain_data import OWNER
+from workshop_lib.parts.chat import answer_eval, answer_sets, conversation_eval
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def eng(request, tmp_path_factory):
+    _require(request.param)
+    engine = (connect("embedded", path=tmp_path_factory.mktemp("assistant")) if request.param == "embedded"
+              else connect("oracle"))
+    answer_eval.prepare_engine(engine, docs=False)
+    yield engine
+    engine.close()
+
+
+def _one(eng, sql):
+    return eng.query(sql.format(o=OWNER))
+
+
+def _answer(eng, question):
+    a = assistant.answer_data(eng, question)
+    assert a.text is not None, (question, a.reason)
+    return a
+
+
+def test_a_count_filtered_by_a_country_adjective_and_a_year(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS WHERE FLAG_STATE = 'PA' AND YEAR_BUILT < 2015")[0][0]
+    a = _answer(eng, "how many Panamanian-flagged boats were delivered before 2015")
+    assert re.search(rf"\b{n}\b", a.text) and "Panama" in a.text
+    # values are bound, never written into the SQL text
+    assert "PA" not in a.plan.sql and "2015" not in a.plan.sql and set(a.plan.params.values()) >= {"PA"}
+
+
+def test_a_typo_and_a_partial_name_find_the_vessel(eng):
+    name, teu = _one(eng, "SELECT VESSEL_NAME, CAPACITY_TEU FROM {o}.VESSELS WHERE VESSEL_NAME = 'Valparaiso Express'")[0]
+    for question in ("teu of the valparisso expres", "what can the Valparaiso carry in TEU"):
+        a = _answer(eng, question)
+        assert name in a.text and f"{teu:,}" in a.text, (question, a.text)
+
+
+def test_two_part_question_answers_both_parts(eng):
+    name, teu, carrier = _one(eng, "SELECT v.VESSEL_NAME, v.CAPACITY_TEU, c.CARRIER_NAME FROM {o}.VESSELS v "
+                                   "JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID ORDER BY v.CAPACITY_TEU")[0]
+    a = _answer(eng, "smallest ship we have, and which line runs it?")
+    assert name in a.text and carrier in a.text
+
+
+def test_a_count_per_group_lists_every_group(eng):
+    rows = _one(eng, "SELECT REGION, COUNT(*) FROM {o}.PORTS GROUP BY REGION")
+    a = _answer(eng, "number of harbours in each region please")
+    for region, n in rows:
+        assert f"{region}: {n}" in a.text
+
+
+def test_a_month_range_on_arrivals(eng):
+    ids = {str(r[0]) for r in _one(eng, "SELECT VOYAGE_ID FROM {o}.VOYAGES WHERE ARRIVAL_DATE >= '2025-06-01' "
+                                        "AND ARRIVAL_DATE <= '2025-06-30'")}
+    a = _answer(eng, "count the sailings due to arrive in June 2025")
+    assert re.search(rf"\b{len(ids)}\b", a.text), a.text
+
+
+def test_a_qualifier_from_what_null_means(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CARGO_ITEMS WHERE UN_NUMBER IS NOT NULL")[0][0]
+    a = _answer(eng, "how many manifest lines are dangerous goods")
+    assert re.search(rf"\b{n}\b", a.text), a.text
+
+
+@pytest.mark.parametrize("question", [
+    "how many crew members work on the MSC Aurelia?",          # a word no comment explains
+    "how many containers were lost overboard last winter?",    # the same
+    "which vessels carry 3 cranes and 40 reefer plugs?",       # numbers the plan would not use
+])
+def test_a_part_the_query_would_not_use_means_no_plan(eng, question):
+    a = assistant.answer_data(eng, question)
+    assert a.text is None and a.plan is None and a.reason
+
+
+def test_the_chat_answer_shows_links_plan_and_binds(eng):
+    from workshop_lib.parts.chat.answer import answer_question
+
+    a = answer_question(eng, "which ships fly the Liberian flag?")
+    names = {r[0] for r in _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS WHERE FLAG_STATE = 'LR'")}
+    assert a.mode == "rag" and all(n in a.answer for n in names)
+    e = a.decision_explain
+    assert e["links"][0]["column"] == "VESSELS.FLAG_STATE" and e["plan"]["rows_of"] == "VESSELS" and e["params"]
+    refused = answer_question(eng, "how many crew members work on the MSC Aurelia?")
+    assert refused.mode == "fallback" and "crew" in refused.answer
+
+
+# ---------------------------------------------------------------- the measuring tools
+def test_a_written_set_computes_its_ground_truth_and_names_a_bad_line(eng, tmp_path):
+    good = {"id": "x1", "category": "live_data", "shape": "count", "question": "how many carriers?",
+            "expect": {"sql": f"SELECT COUNT(*) FROM {OWNER}.CARRIERS", "text": [["carrier"]]}}
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(good) + "\n", encoding="utf-8")
+    (case,) = answer_sets.load(path, eng.query)
+    n = eng.query(f"SELECT COUNT(*) FROM {OWNER}.CARRIERS")[0][0]
+    assert case.must == [["carrier"], [(float(n), max(0.01, n * 0.005))]] and case.shape == "count"
+    bad = dict(good, expect={"sql": "SELECT nothing FROM nowhere"})
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    with pytest.raises(answer_sets.SetError, match="set.jsonl:2"):
+        answer_sets.load(path, eng.query)
+
+
+@pytest.mark.parametrize("expect, mode, text, outcome", [
+    ({"abstain": True}, "fallback", "You have not told me that.", "correct"),
+    ({"abstain": True}, "rag", "Your voyage is 777W.", "confidently_wrong"),
+    ({"abstain": True, "not_text": ["777W"]}, "fallback", "Someone said 777W.", "confidently_wrong"),
+    ({"text": [["777W"]]}, "fallback", "I don't know.", "unhelpful"),
+    ({"text": [["777W"]], "not_text": ["646E"]}, "rag", "Now 777W (was 646E).", "confidently_wrong"),
+    ({"text": [["777W"]], "unit": "tonnes"}, "rag", "777W carries 20,000 kg.", "confidently_wrong"),
+    ({"text": [["777W"]]}, "rag", "Your voyage is 777w.", "correct"),
+])
+def test_a_conversation_turn_is_graded_strictly(expect, mode, text, outcome):
+    assert conversation_eval.grade(expect, mode, text, [list(g) for g in expect.get("text", [])])[0] == outcome
