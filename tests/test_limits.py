@@ -82,7 +82,10 @@ def test_capped_result_cuts_values_and_stops_at_the_byte_limit():
 def test_a_slow_query_blocks_no_other_request(eng):
     # An agent request whose run_sql spends its 5 s inside ONE C-level call: /health, another
     # user's chat and the engine itself answer meanwhile, and the call stops at its limit.
-    one_call = "SELECT instr(printf('%.1000000c', 'a'), printf('%.500000c', 'a') || 'b')"
+    # each instr() scans for about 4.6 s on the project's 2-core machine: two in a row pass the 5 s
+    # limit whatever the machine's speed, and the worker is killed inside the second C-level call
+    one_call = ("SELECT instr(printf('%.1000000c', 'a'), printf('%.500000c', 'a') || 'b') "
+                "+ instr(printf('%.1000000c', 'a'), printf('%.499999c', 'a') || 'c')")
 
     def model(**kw):
         done = any(m["role"] == "tool" for m in kw["messages"])

@@ -747,7 +747,7 @@ def test_a_store_object_another_session_created_first_is_not_an_error(monkeypatc
     schema = [d.replace("{p}", "t_") for _, ddl in osql.SCHEMA + osql.MEMORY.MIGRATIONS for d in ddl]
     assert [created_name(d) for d in schema] == [
         "T_STORE_META", "T_THREADS", "T_RECORDS", "T_RECORDS_SCOPE_IX", "T_RECORDS_THREAD_IX",
-        "T_RECORD_CHUNKS", "T_RECORDS_TEXT_IX", "T_RECORD_CHUNKS_VEC_IX", "T_MEMORY_STATUS",
+        "T_RECORD_CHUNKS", "T_RECORDS_TEXT_IX", "T_MEMORY_STATUS",
         "T_MEMORY_STATUS_EXP_IX", "T_MEMORY_AUDIT"]
 
     class Engine:
