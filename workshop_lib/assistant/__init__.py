@@ -62,11 +62,14 @@ def plan_summary(plan: planner.Plan) -> dict[str, Any]:
             "said": plan.what}
 
 
-def answer_data(eng: Engine, question: str) -> DataAnswer:
-    """Compose, run read-only and render; never raises for a question it cannot plan."""
+def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> DataAnswer:
+    """Compose, run read-only and render; never raises for a question it cannot plan. With
+    `require_links`, a question that names no value of the data is not planned at all."""
     schema, values = knowledge(eng)
     links = values.links(question)
     summary = link_summary(links)
+    if require_links and not links:
+        return DataAnswer(None, None, "it names no value of the data", summary)
     try:
         spec = planner.compose(question, schema, links)
         plan = planner.to_sql(spec, schema)

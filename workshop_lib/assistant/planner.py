@@ -25,7 +25,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, words_of
+from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, stem, words_of
 from workshop_lib.assistant.value_links import Link
 from workshop_lib.data import countries
 from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
@@ -255,6 +255,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)]
     if missing:
         raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
+    if spec.action in ("list", "lookup") and not spec.filters and _one_unnamed_row(words, noun_at):
+        raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
     if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
         raise NoPlan("it names a row but asks nothing the data holds about it")
     if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
@@ -307,6 +309,14 @@ def _correct_typos(words: _Words, schema: Schema) -> None:
         if best is not None:
             words.mapped[i] = map_words([best[0]])[0]
             words.corrected.add(i)
+
+
+def _one_unnamed_row(words: _Words, noun_at: int | None) -> bool:
+    """"When was the ship built?": a singular noun after the, this or my points at one row."""
+    if noun_at is None or noun_at == 0:
+        return False
+    raw = words.raw[noun_at][2]
+    return stem(raw) == raw and words.raw[noun_at - 1][2] in ("the", "this", "that", "my", "our", "your", "its")
 
 
 def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str]) -> None:

@@ -75,6 +75,8 @@ class ValueIndex:
         found: list[Link] = []
         taken: list[tuple[int, int]] = []
         for phrase, table, column, value, how in self.phrases:
+            if phrase not in text:
+                continue  # most phrases are nowhere in the question: a substring test is cheap
             if len(phrase) < 2 or (how == "exact" and len(phrase) <= 3 and not _upper_in(question, str(value))):
                 continue  # "us", "de", "ct": a short code only when written in capitals
             for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?!\w)", text):  # "panamanian-flagged" too

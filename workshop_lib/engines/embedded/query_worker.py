@@ -98,17 +98,24 @@ def run(request: dict) -> dict:
             "truncated": result.truncated, "note": result.note}
 
 
-def main() -> None:
-    _limit_address_space()
-    request = json.loads(sys.stdin.read())
+def answer_one(line: str) -> dict:
     try:
-        answer = run(request)
+        return run(json.loads(line))
     except MemoryError:
-        answer = {"refused": "stopped: the query needed more memory than run_sql allows; select less"}
+        return {"refused": "stopped: the query needed more memory than run_sql allows; select less"}
     except Exception as exc:  # noqa: BLE001 - the caller gets a refusal to show the model, never a traceback
-        answer = {"refused": f"the query could not be run ({type(exc).__name__}: {str(exc)[:200]})"}
-    sys.stdout.write(json.dumps(answer, default=str))
-    sys.stdout.flush()
+        return {"refused": f"the query could not be run ({type(exc).__name__}: {str(exc)[:200]})"}
+
+
+def main() -> None:
+    """One request per line on stdin, one answer per line on stdout, until stdin closes. The
+    caller reuses the process between queries (no start-up cost each time) and kills it at a
+    deadline; every query opens its own connection, so nothing of one query outlives it."""
+    _limit_address_space()
+    for line in sys.stdin:
+        if line.strip():
+            sys.stdout.write(json.dumps(answer_one(line), default=str) + "\n")
+            sys.stdout.flush()
 
 
 if __name__ == "__main__":

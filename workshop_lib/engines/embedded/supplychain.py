@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import subprocess
 import sys
 import threading
@@ -30,24 +31,66 @@ MAX_QUERY_WORKERS = 2  # run_sql worker processes at once (each bounded in memor
 _QUERY_WORKERS = threading.BoundedSemaphore(MAX_QUERY_WORKERS)
 
 
-def _run_worker(request: dict, timeout_s: float) -> dict | None:
-    """The worker's answer, or None when it did not answer within timeout_s (it is killed)."""
-    package_root = str(Path(__file__).resolve().parents[3])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.Popen([sys.executable, "-m", "workshop_lib.engines.embedded.query_worker"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    try:
-        out, err = proc.communicate(json.dumps(request).encode("utf-8", "surrogatepass"), timeout=max(timeout_s, 0.01))
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return None
-    if proc.returncode != 0 or not out:
-        # Killed by the OS (memory) or crashed: the query did not finish within its limits.
-        detail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
-        return {"refused": f"stopped: the query's worker failed ({detail[0][:200]}); select less"}
-    return json.loads(out)
+class _Worker:
+    """One query worker process, reused between queries until a deadline or a failure ends it."""
 
+    def __init__(self) -> None:
+        package_root = str(Path(__file__).resolve().parents[3])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        self.proc = subprocess.Popen([sys.executable, "-m", "workshop_lib.engines.embedded.query_worker"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=env)
+
+    def ask(self, request: dict, timeout_s: float) -> dict | None:
+        """The answer, or None at the deadline (the process is then killed); raises OSError when
+        the process is gone."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(request).encode("utf-8", "surrogatepass") + b"\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], max(timeout_s, 0.01))
+        if not ready:
+            self.kill()
+            return None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise OSError(f"exit code {self.proc.wait()}")
+        return json.loads(line)
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=5)
+
+
+_IDLE: list[_Worker] = []
+_IDLE_LOCK = threading.Lock()
+
+
+def _run_worker(request: dict, timeout_s: float) -> dict | None:
+    """The worker's answer, or None when it did not answer within timeout_s (it is killed). An
+    idle worker is reused; one that timed out, failed or was refused for memory is replaced."""
+    with _IDLE_LOCK:
+        worker = _IDLE.pop() if _IDLE else None
+    if worker is None or worker.proc.poll() is not None:
+        worker = _Worker()
+    try:
+        answer = worker.ask(request, timeout_s)
+    except (OSError, ValueError) as exc:
+        worker.kill()
+        # Killed by the OS (memory) or crashed: the query did not finish within its limits.
+        return {"refused": f"stopped: the query's worker failed ({str(exc)[:200]}); select less"}
+    if answer is None:
+        return None
+    kept = False
+    if "memory" not in str(answer.get("refused", "")):  # a process that ran out of memory is not reused
+        with _IDLE_LOCK:
+            if len(_IDLE) < MAX_QUERY_WORKERS:
+                _IDLE.append(worker)
+                kept = True
+    if not kept:
+        worker.kill()
+    return answer
 
 
 class EmbeddedSupplyChain(SupplyChainSchema):

@@ -170,8 +170,8 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
     "the Aurelia") and the planner composes a query that uses every word of it, the links ground it."""
     from workshop_lib import assistant
 
-    data = assistant.answer_data(eng, question)
-    if data.text is None or data.plan is None or not data.links:
+    data = assistant.answer_data(eng, question, require_links=True)
+    if data.text is None or data.plan is None:
         return None
     return _composed(data, decision)
 
