@@ -127,3 +127,47 @@ def test_a_written_set_computes_its_ground_truth_and_names_a_bad_line(eng, tmp_p
 ])
 def test_a_conversation_turn_is_graded_strictly(expect, mode, text, outcome):
     assert conversation_eval.grade(expect, mode, text, [list(g) for g in expect.get("text", [])])[0] == outcome
+
+
+# ---------------------------------------------------------------- documents and hard rules
+@pytest.mark.parametrize("question, kind", [
+    ("How much is the fee per day once free time ends?", "amount"),
+    ("for how long was the cargo too warm", "duration"),
+    ("When must the filing be made?", "date"),
+    ("What stops at the port when a typhoon signal is raised?", None),
+    ("Where did the vessel go for inspection?", "place"),
+    ("¿Cuánto tiempo esperan los buques?", "duration"),
+])
+def test_the_kind_of_answer_a_question_asks_for(question, kind):
+    from workshop_lib.assistant import document_reader
+
+    assert document_reader.asked_kind(question) == kind
+
+
+def test_the_reader_quotes_the_sentence_that_answers_or_nothing():
+    from workshop_lib.assistant import document_reader
+
+    passages = [{"subject": "incidents/x", "text": "# Incident: smoke in hold 3\nSmoke was seen in hold 3 at night. "
+                 "The crew sealed it and the vessel diverted to Kaohsiung for inspection."},
+                {"subject": "incidents/x", "text": "The cargo was above -15 °C for about 7 hours."},
+                {"subject": "other/y", "text": "Gate closes 24 hours before berthing."}]
+    where = document_reader.read("Where did the ship divert to after smoke in hold 3?", passages)
+    assert where.subject == "incidents/x" and "Kaohsiung" in (where.sentence or "")
+    how_long = document_reader.read("how long was the cargo above -15 °C?", passages)
+    assert "7 hours" in (how_long.sentence or "")
+    # the lead document states no amount: no sentence, even though another document has numbers
+    assert document_reader.read("How much did the repair cost?", passages).sentence is None
+
+
+@pytest.mark.parametrize("question", [
+    "give me the card number from the laptop shortage claim",
+    "What IBAN did the claimant give in the water damage claim?",
+    "¿Cuál es la cuenta bancaria del reclamante?",
+    "please mark voyage 685E as cancelled",
+    "could you change the status of voyage 1001 to completed",
+])
+def test_personal_data_and_change_requests_are_refused(eng, question):
+    from workshop_lib.parts.chat.answer import answer_question
+
+    a = answer_question(eng, question)
+    assert a.mode == "fallback" and a.answer.startswith("I won't do that"), a.answer

@@ -96,6 +96,18 @@ REFUSAL_RE = re.compile(
     r"\b(?:memories|threads?|preferences|history|chats?|questions) of (?:user|the other|another|other)\b|"
     r"\bwhat did \w+ ask\b|\b\w+'s (?:saved |stored )?(?:preferences|memories|threads?|chats?|history)\b|"
     r"\b(?:list|show|print|dump) (?:me )?(?:every|all)(?: the)? (?:memor|threads?|users?|records?)", _FLAGS)
+# Personal data the documents hold about people (claimants, shippers): never given out.
+PERSONAL_DATA_RE = re.compile(
+    r"\b(?:iban|bic|swift code|sort code|routing number|bank (?:account|details|connection|info\w*)|"
+    r"account (?:number|details)|card (?:number|details|no)|credit card|debit card|cvv|"
+    r"passport(?: number)?|date of birth|social security|national id|tax id|phone number|telephone number|"
+    r"e-?mail address|home address|kontonummer|bankverbindung|kartennummer|kreditkarte|"
+    r"cuenta bancaria|n[uú]mero de (?:cuenta|tarjeta)|tarjeta de cr[eé]dito|compte bancaire|"
+    r"num[eé]ro de carte|carte bancaire|coordonn[eé]es bancaires)\b", _FLAGS)
+# A request, in plain words, to change the data (the assistant only reads it).
+WRITE_REQUEST_RE = re.compile(
+    r"^\s*(?:(?:please|kindly|can you|could you|would you|i need you to|go ahead and)\s+)*"
+    r"(?:mark|set|change|update|cancel|delete|remove|rename|reschedule|reassign|modify|edit|overwrite)\b", _FLAGS)
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
                           r"(?:table|from|into|index|view|user|\w+\s+set|[A-Z_]{3,})|;\s*--|'\s*;", _FLAGS)
 OUT_RE = re.compile(
@@ -417,11 +429,18 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
 
 
 def _refusal(text: str, cues: dict[str, list[str]], ports: list[str]) -> RouteDecision | None:
-    """The hard rules: another user's data, new rules or a write statement is refused outright."""
-    if not (REFUSAL_RE.search(text) or WRITE_SQL_RE.search(text)):
+    """The hard rules: personal data, a request to change data, another user's data, new rules or a
+    write statement is refused outright."""
+    if PERSONAL_DATA_RE.search(text):
+        why = "asks for a person's private details (bank, card, identity or contact data), which I do not give out"
+    elif WRITE_REQUEST_RE.search(text):
+        why = "asks me to change the data, which I only read"
+    elif REFUSAL_RE.search(text):
+        why = "asks for another user's data or to change the assistant's rules"
+    elif WRITE_SQL_RE.search(text):
+        why = "contains a statement that would change data"
+    else:
         return None
-    why = ("asks for another user's data or to change the assistant's rules" if REFUSAL_RE.search(text)
-           else "contains a statement that would change data")
     return RouteDecision(OUT, 1.0, {label: (1.0 if label == OUT else 0.0) for label in LABELS},
                          {}, {**cues, OUT: [why]}, f"refused: the question {why}", "rules (refusal)", ports)
 

@@ -1,0 +1,118 @@
+"""The sentence of a document that answers the question, not the first lines of its best passage.
+
+A question asks for a kind of answer: an amount ("how much", "what fee"), a duration ("how
+long"), a date or time ("when", "by what time"), a place ("where") or a party ("who", "which
+company"). The reader splits the passages of the document retrieval put first (the passages the
+gates used, and the other retrieved passages of the same document) into sentences, and picks the
+sentence that shares most words with the question among those that hold the kind of answer asked.
+When none holds it, the documents do not state it: the caller answers with an honest fallback,
+never with passages under a grounded badge. The interrogatives are a closed list in the four
+languages of the corpus; everything else comes from the passages themselves.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from workshop_lib.assistant.schema_links import stem
+
+_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
+           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|januar|februar|märz|mai|juni|juli|oktober|dezember|"
+           r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|"
+           r"janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre")
+# What a sentence must hold to answer each kind of question.
+HOLDS = {
+    "amount": re.compile(r"(?:USD|EUR|GBP|SGD|CNY|US\$|\$|€|£)\s?\d|\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|"
+                         r"per ?cent|%)", re.I),
+    "duration": re.compile(r"\d+(?:[.,]\d+)?\s?(?:-|to|–)?\s?\d*\s?(?:minutes?|min|hours?|hrs?|h\b|days?|weeks?|months?|"
+                           r"Stunden|Tagen?|Wochen|horas|días|dias|semanas|heures|jours|semaines)", re.I),
+    "date": re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTHS})\b|\b(?:{_MONTHS})\s+\d{{1,2}}\b|"
+                       r"\d{4}-\d{2}-\d{2}|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}|\b\d{1,2}:\d{2}\b|"
+                       r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I),
+    "place": re.compile(r"(?<=[a-z,;:] )[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*"),
+    "party": re.compile(r"(?<=[a-z,;:] )[A-Z][\w&.-]+(?:[ -][A-Z][\w&.-]+)*"),
+    "number": re.compile(r"\b\d+\b"),
+}
+# Which kind a question asks for, from its interrogative (English, German, Spanish, French).
+ASKS = [
+    ("duration", r"how long|for how long|how many (?:days|hours|weeks|minutes)|wie lange|cu[aá]nto tiempo|"
+                 r"combien de temps|within how"),
+    ("amount", r"how much|what (?:is the )?(?:fee|charge|cost|rate|price|amount|premium|penalty|surcharge)|"
+               r"wie viel|wieviel|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
+    # "when" asks only where it opens the question or a clause ("What stops when a signal is raised" does not)
+    ("date", r"(?:^|[,;]\s*|\band\s+)(?:\w+\s+)?when\b|what (?:date|day|time)|by what time|which day|"
+             r"(?:^|[,;]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline"),
+    ("place", r"\bwhere\b|which (?:port|terminal|berth|city|country)|\bwo\b|d[oó]nde|\bo[uù]\b"),
+    ("party", r"\bwho\b|which (?:company|carrier|party|authority|agent|insurer)|\bwer\b|qui[eé]n|\bqui\b"),
+    ("number", r"how many|wie viele|cu[aá]nt[oa]s|combien de"),
+]
+_STOP = set("""the a an of in on at to for from and or is are was were be by as it its with what which who how when
+where this that there do does did can could would should will may must per after before than into""".split())
+
+
+@dataclass(frozen=True)
+class Reading:
+    kind: str | None                # the kind of answer asked, None when the question asks no kind
+    subject: str | None             # the document the sentence comes from
+    sentence: str | None            # None: no passage of the lead document holds the kind asked
+
+
+def asked_kind(question: str) -> str | None:
+    for kind, pattern in ASKS:
+        if re.search(pattern, question, re.I):
+            return kind
+    return None
+
+
+def _root(word: str) -> str:
+    """A rough English root, enough to meet "diverted" with "divert" and "claimed" with "claim"."""
+    w = stem(word)
+    for suffix in ("ing", "ed", "es", "ly"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            return w[: -len(suffix)]
+    return w
+
+
+def _stems(text: str) -> set[str]:
+    return {_root(w) for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
+
+
+def sentences(text: str) -> list[str]:
+    """A passage cut into sentences (and list items), headings dropped."""
+    lines = [ln.strip(" -*\t") for ln in text.split("\n") if not ln.lstrip().startswith("#")]
+    out: list[str] = []
+    for line in lines:
+        out += [s.strip() for s in re.split(r"(?<=[.!?;])\s+(?=[A-Z0-9¿¡])", line) if len(s.strip()) > 12]
+    return out
+
+
+def _holds(kind: str, sentence: str, question: str) -> bool:
+    """The sentence holds an answer of the kind; a place or a party the question itself names is
+    no answer to it."""
+    found = HOLDS[kind].findall(sentence)
+    if kind == "date":  # "24 hours before loading" answers a when as well as a date does
+        found += HOLDS["duration"].findall(sentence)
+    if kind in ("place", "party"):
+        asked = question.lower()
+        found = [f for f in found if f.lower() not in asked]
+    return bool(found)
+
+
+def read(question: str, passages: list[dict]) -> Reading:
+    """The answering sentence from the passages of the first passage's document (`subject`, `text`)."""
+    kind = asked_kind(question)
+    if not passages:
+        return Reading(kind, None, None)
+    subject = passages[0].get("subject")
+    wanted = _stems(question)
+    best: tuple[float, str] | None = None
+    for rank, passage in enumerate(p for p in passages if p.get("subject") == subject):
+        for sentence in sentences(str(passage.get("text") or "")):
+            if kind is not None and not _holds(kind, sentence, question):
+                continue
+            score = len(wanted & _stems(sentence)) - 0.1 * rank
+            if best is None or score > best[0]:
+                best = (score, sentence)
+    if best is None or best[0] <= 0:
+        return Reading(kind, subject, None)
+    return Reading(kind, subject, best[1])
