@@ -3,10 +3,11 @@
 Safe to re-run: every step checks first and prints what it did or why it skipped.
 
   wait           wait (with progress) until the database answers
-  vector_memory  VECTOR_MEMORY_SIZE for the HNSW index; restarts the container if needed
+  vector_memory  VECTOR_MEMORY_SIZE for in-memory vector indexes (the store searches exactly and needs
+                 none; an HNSW index you build yourself does); restarts the container if needed
   users          users AGENT, SUPPLYCHAIN and SC_READER (run_sql's) with exactly the grants each needs
   model          download Oracle's augmented all-MiniLM-L12-v2 once, load it as ALL_MINILM_L12_V2
-  store          the memory store (tables, Oracle Text index, HNSW index) via MemoryStore
+  store          the memory store (tables, Oracle Text index; no vector index) via MemoryStore
   data           SUPPLYCHAIN seed, user/agent profiles and the scanned schema memories
   check          the same Oracle checks as `workshop doctor`
 

@@ -2,7 +2,7 @@
 
 Embeddings are computed in the database by the ONNX model ALL_MINILM_L12_V2
 (`VECTOR_EMBEDDING`), full text by an Oracle Text CONTEXT index (`CONTAINS` / `SCORE`),
-and RECORD_CHUNKS carries an HNSW vector index. Every statement comes from
+and vectors are searched exactly (the store has no vector index: see SCHEMA in sql.py). Every statement comes from
 workshop_lib/engines/oracle/sql.py. The database is prepared by `make setup-oracle`
 (workshop_lib/engines/oracle/bootstrap.py); this module only connects and runs statements.
 
