@@ -152,6 +152,14 @@ def _explained(comment: str, table: str, column: str, values: list[Any]) -> list
                 for phrase in {words.strip(), words.strip().split(" ")[-1]}:
                     if len(phrase) >= 3 and stem(phrase) not in generic and phrase not in generic:
                         out.append((_norm(phrase), table, column, code, "explained"))
+    # "ACTIVE (at sea: departed, not yet arrived)", "20GP/40GP general purpose (dry)": the words in
+    # brackets after a code; a part of one word only when it is all the bracket says
+    for codes, inside in re.findall(r"\b([A-Z0-9]{2,}(?:/[A-Z0-9]{2,})*)\b[a-z -]*\(([^)]+)\)", comment):
+        parts = [part.strip() for part in re.split(r"[:,;]", inside) if part.strip()]
+        for code in codes.split("/"):
+            if code in values:
+                out += [(_norm(part), table, column, code, "explained") for part in parts
+                        if (" " in part or len(parts) == 1) and part.isascii() and not re.search(r"\d", part)]
     return out
 
 
