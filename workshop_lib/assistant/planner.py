@@ -273,14 +273,17 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     for table in list(tables):
         tables |= {hop[2] for hop in schema.path(spec.target, table) or []}
     known = set(_QUESTION) | set(_PLAIN) | set(TABLE_NOUNS)
+    # each comment's first sentence says what the table or column is; the rest explains (a ship
+    # "never changes" its IMO number), and explaining a word is not answering it
     for table in tables:
-        known |= set(words_of(schema.table_comments.get(table, "") + " " + table.replace("_", " ")))
+        first = re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0]
+        known |= set(words_of(first + " " + table.replace("_", " ")))
     for col in _plan_columns(spec):
-        known |= col.comment_words | set(words_of(col.name.replace("_", " ")))
+        known |= col.words | set(words_of(col.name.replace("_", " ")))
     for i, (_, _, raw) in enumerate(words.raw):
         if i in words.taken or raw[0].isdigit() or len(raw) < 3:
             continue
-        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) or i in words.corrected:
+        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw):
             continue
         raise NoPlan(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record")
 

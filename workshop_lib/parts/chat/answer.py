@@ -134,35 +134,22 @@ def _declined(decision: router.RouteDecision, text: str, handler: str = "router"
 
 
 def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer:
-    """One SELECT planned from the data dictionary, run read-only; the answer written from its rows."""
+    """One SELECT composed from the question's schema and value links (workshop_lib/assistant/), run
+    read-only; the answer written from its rows, or a fallback that says which part it could not use."""
     from workshop_lib import assistant
-    from workshop_lib.data.supplychain_data import OWNER
     from workshop_lib.engines.readonly import SqlRefused
-    from workshop_lib.parts.agent import sqlplan
 
+    handler = "live data (composed query)"
     try:
         data = assistant.answer_data(eng, question)
-        if data.text is not None and data.plan is not None:
-            return _composed(data, decision)
-        found = eng.supplychain.read_only_query(sqlplan.entity_sql(question), max_rows=50)
-        ents = sqlplan.parse_entities(question, found.rows)
-        plan = sqlplan.plan(question, eng.supplychain.data_dictionary(OWNER), ents)
-        if plan is None:
-            why = f"I can't answer that from the data offline: {data.reason}. " if data.plan is None else ""
-            return _declined(decision, why + NEEDS_MODEL_TEXT, "live data (SQL plan)")
-        result = eng.supplychain.read_only_query(plan.sql, max_rows=plan.max_rows)
     except SqlRefused as exc:
-        return _declined(decision, f"The query was stopped ({exc}), so I have no answer to rely on.",
-                         "live data (SQL plan)")
-    text = sqlplan.render(plan, result.columns, result.rows)
-    if text is None:
-        return _declined(decision, f"The data has no row for {plan.what}.", "live data (SQL plan)")
-    # The source in words: the tables read and how many rows the answer shows (not how many were fetched).
-    used = [{"tables": [f"{OWNER}.{t}" for t in sqlplan.tables_read(plan.sql)],
-             "rows_shown": sqlplan.rows_shown(plan, result.rows), "shape": plan.shape, "sql": plan.sql}]
-    explain = _explain(decision, mode="rag", handler="live data (SQL plan)", reason=f"{plan.shape} query: {plan.what}",
-                       sql=plan.sql, unit=plan.unit, used_llm="none", short_query_active=False)
-    return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+        return _declined(decision, f"The query was stopped ({exc}), so I have no answer to rely on.", handler)
+    if data.text is not None and data.plan is not None:
+        return _composed(data, decision)
+    if data.plan is not None:
+        return _declined(decision, f"The data has no row of {data.plan.what}.", handler)
+    return _declined(decision, f"I can't answer that from the data offline: {data.reason}. " + NEEDS_MODEL_TEXT,
+                     handler)
 
 
 def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
@@ -192,10 +179,10 @@ def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
     return ChatAnswer(data.text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
 
 
-NEEDS_MODEL_TEXT = ("That looks like a question about the data, but not one I can turn into SQL without a language "
-                    "model: offline I answer counts, sums, averages, minimum and maximum of a column, look-ups by "
-                    "voyage number or vessel, carrier and port name, top-N lists and counts per group. Configure a "
-                    "model (README, 'Using a model') or rephrase it in one of those shapes.")
+NEEDS_MODEL_TEXT = ("Offline I answer a question about the data when one query can use every part of it: counts, "
+                    "sums, averages, the largest or smallest, top-N, counts per group, lists and look-ups, filtered "
+                    "by the names, codes, countries, dates and numbers it mentions. Configure a model (README, "
+                    "'Using a model') for other questions, or rephrase it.")
 
 
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
