@@ -53,6 +53,29 @@ def link_summary(links: list[Link]) -> list[dict[str, Any]]:
     return [{"text": lk.text, "column": f"{lk.table}.{lk.column}", "value": lk.value, "how": lk.how} for lk in links]
 
 
+def schema_subjects(eng: Engine, question: str) -> list[str]:
+    """The column a schema question is about, as TABLE.COLUMN, when the question names its table
+    and words of the column's name that no other column of that table's comment uses ("the unit
+    of speed in the vessel positions table"); else [] and the retrieval decides."""
+    schema, values = knowledge(eng)
+    words = planner._Words.read(question, values.links(question))
+    free = [w for _, w in words.free()]
+    tables = [t for _, t in schema.tables_named(free)]
+    if not tables:
+        return []
+    table = tables[0]
+    present = set(free)
+    hits = [(len(schema.name_words(c) & present), c) for c in schema.columns[table] if not c.is_key]
+    hits = sorted((h for h in hits if h[0]), key=lambda h: -h[0])
+    if not hits or (len(hits) > 1 and hits[1][0] == hits[0][0]):
+        return []
+    best = hits[0][1]
+    matched = schema.name_words(best) & present
+    if any(matched & c.comment_words for c in schema.columns[table] if c != best):
+        return []  # another column's comment uses the same words ("weight" of deadweight): not clear
+    return [best.ref]
+
+
 def plan_summary(plan: planner.Plan) -> dict[str, Any]:
     """What the plan understood, for decision_explain: the rows, the action, the columns it links."""
     spec = plan.spec

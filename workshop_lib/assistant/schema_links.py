@@ -260,5 +260,11 @@ class Schema:
         return kept
 
     @staticmethod
+    def name_words(col: Column) -> set[str]:
+        """The words of a column's own name, through the synonym layer, without its unit."""
+        return {w for w in words_of(col.name.lower().replace("_", " "))
+                if w not in _STOP and w not in UNIT_NAME_WORDS and w != "-"}
+
+    @staticmethod
     def _matched(col: Column, present: set[str]) -> set[str]:
         return ({w for w in words_of(col.name.lower().replace("_", " "))} | col.words) & present - set(TABLE_NOUNS)

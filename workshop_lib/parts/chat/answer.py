@@ -254,6 +254,10 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
         vector = eng.model.embed([check_query(question)])[0]
     named = router.named_schema_objects(question)
     kind = _asked_kind(question)
+    if not named and not _RELATION_RE.search(question):
+        from workshop_lib import assistant
+
+        named = assistant.schema_subjects(eng, question)  # a column named in words, linked by its comment
     turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
                                category=None if named or kind is None else kind)
     if named:
