@@ -190,7 +190,7 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     return out
 
 
-def _months(words: _Words) -> tuple[datetime.date, datetime.date, str] | None:
+def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | None:
     """A month (with its year, and a day or a range of days) the question names, as a date range."""
     names = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month_abbr[1:])
     day = r"(\d{1,2})(?:st|nd|rd|th)?"
@@ -209,12 +209,12 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str] | None:
     if first_day is not None:
         end = int(m.group(2) or m.group(4) or last)
         lo, hi = datetime.date(year, month, min(first_day, last)), datetime.date(year, month, min(end, last))
-        return lo, hi, f"between {lo.isoformat()} and {hi.isoformat()}"
+        return lo, hi, f"between {lo.isoformat()} and {hi.isoformat()}", m.start()
     if one_day:
         d = datetime.date(year, month, min(int(one_day), last))
-        return d, d, f"on {d.isoformat()}"
+        return d, d, f"on {d.isoformat()}", m.start()
     return (datetime.date(year, month, 1), datetime.date(year, month, last),
-            f"in {calendar.month_name[month]} {year}")
+            f"in {calendar.month_name[month]} {year}", m.start())
 
 
 # ============================================================================ composing the spec
@@ -237,8 +237,9 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     spec.filters += _key_filters(words, schema)
     _date_filter(words, schema, spec, named)
     _comparison_filters(words, schema, spec, named, used_columns)
-    _qualifiers(words, spec, named, used_columns)
+    _qualifiers(words, spec, named, used_columns, schema)
     _action(words, schema, spec, named, used_columns)
+    _one_per_name(spec)
     for col in named:
         if col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
                 and col != spec.measure and col != spec.group and col not in spec.show \
@@ -322,17 +323,35 @@ def _one_unnamed_row(words: _Words, noun_at: int | None) -> bool:
     return stem(raw) == raw and words.raw[noun_at - 1][2] in ("the", "this", "that", "my", "our", "your", "its")
 
 
-def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str]) -> None:
+def _one_per_name(spec: Spec) -> None:
+    """"Maersk or Hapag-Lloyd: which has more capacity?": a count or a total per name asked about,
+    never one figure over both."""
+    if spec.action not in ("count", "aggregate"):
+        return
+    for f in spec.filters:
+        if f.op == "in" and (f.column.name.endswith("_NAME") or f.column.name in ("VOYAGE_NUMBER", "SCAC_CODE")):
+            spec.group, spec.action = f.column, "group"
+            return
+
+
+def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], schema: Schema) -> None:
     """A column whose comment says what NULL means ("NULL means the goods are not declared as
-    dangerous"), named by a word of that comment, qualifies the rows: IS NOT NULL (IS NULL after
-    "not", "non-" or "without")."""
-    for col in named:
-        if "null means" not in col.comment.lower() or col.ref in used or _asked_for(words, col):
+    dangerous"), named by a word of that comment's NULL sentence or by its own words, qualifies the
+    rows: IS NOT NULL (IS NULL after "not", "non-" or "without")."""
+    free = {w for _, w in words.free()} - set(TABLE_NOUNS) - set(_QUESTION) - set(_PLAIN)
+    for table in _near(schema, spec.target, 2):
+        if not schema.is_parent_path(spec.target, table):
             continue
-        negated = words.has(r"not|non|without|no")
-        spec.filters.append(Filter(col, "is null" if negated else "is not null", None,
-                                   f"{'without' if negated else 'with'} a {_label(col)}"))
-        used.add(col.ref)
+        for col in schema.columns[table]:
+            said = re.search(r"null means ([^.;]*)", col.comment, re.I)
+            if said is None or col.ref in used or _asked_for(words, col):
+                continue
+            if col not in named and not free & set(words_of(said.group(1))) - {"not", "declared"}:
+                continue
+            negated = words.has(r"not|non|without|no")
+            spec.filters.append(Filter(col, "is null" if negated else "is not null", None,
+                                       f"{'without' if negated else 'with'} a {_label(col)}"))
+            used.add(col.ref)
 
 
 def _asked_for(words: _Words, col: Column) -> bool:
@@ -516,8 +535,9 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
     found = _months(words)
     if not found:
         return
-    lo, hi, said = found
-    dates = [c for c in named if c.is_date] or [c for c in schema.columns.get("VOYAGES", []) if c.is_date]
+    lo, hi, said, at = found
+    dates = [c for c in named if c.is_date] or [c for t in _near(schema, spec.target, 2)
+                                                 for c in schema.columns[t] if c.is_date and not c.name.endswith("_AT")]
     col: Column | None
     if words.has(r"arriv\w*|due|eta|reach\w*") and any(c.name == "ARRIVAL_DATE" for c in dates):
         col = next(c for c in dates if c.name == "ARRIVAL_DATE")
@@ -525,8 +545,14 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
         col = next((c for c in dates if "DEPARTURE" in c.name), dates[0] if dates else None)
     if col is None:
         raise NoPlan("it names a month but the data it asks about has no date")
-    spec.filters.append(Filter(col, "between", lo, f"{'arriving' if 'ARRIVAL' in col.name else 'departing'} {said}",
-                               value2=hi))
+    verb = "arriving" if "ARRIVAL" in col.name else "departing"
+    before = words.text[max(0, at - 20):at].lower()
+    if re.search(r"(?:after|later than|since|from)\s*(?:the\s*)?$", before):   # "an ETA later than 1 July"
+        spec.filters.append(Filter(col, ">", hi, f"{verb} after {hi.isoformat()}"))
+    elif re.search(r"(?:before|earlier than|until|by|prior to)\s*(?:the\s*)?$", before):
+        spec.filters.append(Filter(col, "<", lo, f"{verb} before {lo.isoformat()}"))
+    else:
+        spec.filters.append(Filter(col, "between", lo, f"{verb} {said}", value2=hi))
 
 
 def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
@@ -662,7 +688,9 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     """"When does it leave / arrive": the date the verb names, on the target's rows."""
     if not words.has(r"when|what date|which date|what day") or spec.action in ("count", "aggregate"):
         return
-    dates = [c for c in schema.columns.get(spec.target, []) if c.is_date]
+    tables = [spec.target] + [f.column.table for f in spec.filters if f.column.table != spec.target]
+    dates = next(([c for c in schema.columns[t] if c.is_date] for t in tables
+                  if any(c.is_date for c in schema.columns[t])), [])
     arriving = words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta")
     chosen = [c for c in dates if ("ARRIVAL" in c.name) == bool(arriving)] or dates
     for col in chosen[:1]:

@@ -19,7 +19,7 @@ SYNONYMS = {
     "ship": "vessel", "boat": "vessel", "hull": "vessel", "fleet": "vessel", "vessel": "vessel",
     "line": "carrier", "operator": "carrier", "company": "carrier", "liner": "carrier", "carrier": "carrier",
     "owner": "carrier", "owns": "carrier", "operates": "carrier", "operate": "carrier", "operated": "carrier",
-    "box": "container", "can": "container", "container": "container",
+    "box": "container", "container": "container",
     "harbour": "port", "harbor": "port", "seaport": "port", "terminal": "port", "port": "port",
     "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage",
     "goods": "cargo", "shipment": "cargo", "consignment": "cargo", "cargo": "cargo", "manifest": "cargo",
@@ -45,7 +45,7 @@ TABLE_NOUNS = {"vessel": "VESSELS", "carrier": "CARRIERS", "port": "PORTS", "voy
                "container": "CONTAINERS", "cargo": "CARGO_ITEMS", "position": "VESSEL_POSITIONS"}
 _STOP = set("""a an the of in on at to for from and or is are was were be by as it its per each one row
 not no this that these those with without what which who how when where than more most less least
-only also any all every there their them they we you i our your my do does did has have had""".split())
+only also any all every there their them they we you i our your my do does did has have had never""".split())
 # Words of a column's name that say its unit, not what it measures ("in tonnes" asks for a unit).
 UNIT_NAME_WORDS = {"tonne", "kg", "cent", "m", "c", "deg", "metre"}
 _UNIT_WORDS = {"cents": "cents", "teu": "TEU", "tonnes": "tonnes", "kilograms": "kg", "metres": "m",
@@ -157,14 +157,17 @@ class Schema:
 
     @functools.cached_property
     def rare_words(self) -> frozenset[str]:
-        """Comment words that only one column uses (an acronym such as VGM, a term such as set-point)."""
+        """Acronyms that only one column's comment uses (VGM, AIS): they name that column. Other words
+        of a comment describe it ("printed on bills of lading") without naming it."""
         counts: dict[str, int] = {}
+        acronyms: set[str] = set()
         for cols in self.columns.values():
             for c in cols:
+                acronyms |= {a.lower() for a in re.findall(r"\b[A-Z]{3,5}\b", c.comment)}
                 for w in c.words:
                     counts[w] = counts.get(w, 0) + 1
         generic = set(SYNONYMS.values()) | set(TABLE_NOUNS) | _STOP | UNIT_NAME_WORDS
-        return frozenset(w for w, n in counts.items() if n == 1 and len(w) >= 3 and w not in generic)
+        return frozenset(w for w, n in counts.items() if n == 1 and w in acronyms and w not in generic)
 
     @functools.cached_property
     def vocabulary(self) -> frozenset[str]:
