@@ -171,3 +171,27 @@ def test_personal_data_and_change_requests_are_refused(eng, question):
 
     a = answer_question(eng, question)
     assert a.mode == "fallback" and a.answer.startswith("I won't do that"), a.answer
+
+
+def test_two_named_rows_compared_is_a_yes_or_a_no(eng):
+    (a_len,), (b_len,) = (_one(eng, f"SELECT LENGTH_M FROM {{o}}.VESSELS WHERE VESSEL_NAME = '{n}'")[0]
+                          for n in ("HMM Hanbada", "COSCO Galaxy"))
+    a = _answer(eng, "is HMM Hanbada longer than COSCO Galaxy")
+    assert a.text.startswith("Yes" if a_len > b_len else "No"), a.text
+    b = _answer(eng, "is COSCO Galaxy longer than HMM Hanbada")
+    assert b.text.startswith("No" if a_len > b_len else "Yes"), b.text
+
+
+def test_two_names_in_a_total_get_one_figure_each(eng):
+    rows = _one(eng, "SELECT c.CARRIER_NAME, SUM(v.CAPACITY_TEU) FROM {o}.VESSELS v JOIN {o}.CARRIERS c "
+                     "ON c.CARRIER_ID = v.CARRIER_ID WHERE c.CARRIER_NAME IN ('Maersk', 'Hapag-Lloyd') "
+                     "GROUP BY c.CARRIER_NAME")
+    a = _answer(eng, "Does Maersk or Hapag-Lloyd have more total TEU capacity?")
+    for name, teu in rows:
+        assert f"{name}: {teu:,} TEU" in a.text, a.text
+
+
+def test_a_date_compared_after_a_day(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES WHERE ARRIVAL_DATE > '2025-07-01'")[0][0]
+    a = _answer(eng, "how many sailings have an ETA later than 1 July 2025")
+    assert re.search(rf"\b{n}\b", a.text), a.text

@@ -36,7 +36,7 @@ MAX_LIST = 30
 SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC"), "smallest": ("capacity", "ASC"),
                 "heaviest": ("weight", "DESC"), "lightest": ("weight", "ASC"), "longest": ("length", "DESC"),
                 "shortest": ("length", "ASC"), "oldest": ("built", "ASC"), "newest": ("built", "DESC"),
-                "youngest": ("built", "DESC"), "fastest": ("speed", "DESC"), "slowest": ("speed", "ASC"),
+                "youngest": ("built", "DESC"), "last": ("departure", "DESC"), "fastest": ("speed", "DESC"), "slowest": ("speed", "ASC"),
                 "earliest": ("departure", "ASC"), "latest": ("departure", "DESC"), "coldest": ("temperature", "ASC"),
                 "warmest": ("temperature", "DESC"), "highest": (None, "DESC"), "lowest": (None, "ASC"),
                 "maximum": (None, "DESC"), "minimum": (None, "ASC"), "max": (None, "DESC"), "min": (None, "ASC"),
@@ -79,7 +79,8 @@ currently please thanks thank hey hello quick question just also only both eithe
 one ones other another more most less least many much few all every each any some such same different
 data database dataset table tables row rows list listed total overall whole entire ever yet still will shall may
 might should could would can lot lots really actually exactly roughly about around approximately biggest
-between and due making doing receive receives received single declared declare currently latest
+between and due making doing receive receives received single declared declare currently latest across part
+three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's i'm we're you're isn't aren't doesn't don't
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu""".split())
@@ -114,6 +115,7 @@ class Spec:
     roles: list[str] = field(default_factory=list)   # port roles shown for a voyage: ORIGIN, DESTINATION
     group_role: str | None = None   # which end of a voyage a port group counts: ORIGIN | DESTINATION
     superlative: str = ""           # the word that asked for a top row ("oldest"), when it names its measure
+    comparative: tuple[str, str] | None = None   # ("longer", ">"): "is A longer than B" is a yes or a no
 
 
 @dataclass
@@ -165,7 +167,14 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
         return nouns[0][1], nouns[0][0]
     if links:
         return links[0].table, None
+    named = schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
+    if named and named[0][0] >= 2:  # "total TEU capacity per alliance": the rows of the column it measures
+        return named[0][1].table, None
     raise NoPlan("it names no table or value of the data")
+
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                 "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
 
 
 def _number(text: str) -> float:
@@ -247,6 +256,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
             spec.show.append(col)
     _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
+    _rows_without_a_name(schema, spec)
+    _comparative(words, spec)
     _route(words, schema, spec)
     _when(words, schema, spec)
     _unit(words, spec)
@@ -307,9 +318,9 @@ def _correct_typos(words: _Words, schema: Schema) -> None:
     vocabulary = schema.vocabulary
     for i, (_, _, raw) in enumerate(words.raw):
         if i in words.taken or len(raw) < 4 or raw in vocabulary or raw in _QUESTION or raw in _PLAIN \
-                or raw[0].isdigit() or words.mapped[i] in TABLE_NOUNS:
+                or raw[0].isdigit() or words.mapped[i] in TABLE_NOUNS or _plan_word(raw) or raw in _NUMBER_WORDS:
             continue
-        best = process.extractOne(raw, vocabulary, scorer=fuzz.ratio, score_cutoff=84)
+        best = process.extractOne(raw, vocabulary, scorer=fuzz.ratio, score_cutoff=80)
         if best is not None:
             words.mapped[i] = map_words([best[0]])[0]
             words.corrected.add(i)
@@ -383,6 +394,10 @@ def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
         out.append(Filter(key, "=", int(m.group(2)), f"for {m.group(1).lower()} {m.group(2)}"))
         words.used_numbers.add(m.start(2))
     return out
+
+
+def _count_of(token: str) -> int:
+    return _NUMBER_WORDS[token.lower()] if token.lower() in _NUMBER_WORDS else int(token)
 
 
 def _all_numbers_used(words: _Words, links: list[Link]) -> None:
@@ -596,12 +611,13 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
         spec.superlative = word if concept and (measure is None or concept in col.words) else ""
         if "YEAR" in col.name and word in ("oldest", "newest", "youngest"):
             spec.direction = "ASC" if word == "oldest" else "DESC"
-        n = re.search(rf"\b(?:top|first)\s+(\d+)\b|\b(\d+)\s+(?:\w+\s+)?{word}\b|\b{word}\s+(\d+)\b"
-                      rf"|\b(\d+)\s+(?:[a-z]+\s+)?(?:{_NOUN_WORDS})", words.text, re.I)
+        count = r"\d+|" + "|".join(_NUMBER_WORDS)
+        n = re.search(rf"\b(?:top|first)\s+({count})\b|\b({count})\s+(?:\w+\s+)?{word}\b|\b{word}\s+({count})\b"
+                      rf"|\b({count})\s+(?:[a-z]+\s+)?(?:{_NOUN_WORDS})", words.text, re.I)
         plural = any(w.endswith("s") and words_of(w)[0] in TABLE_NOUNS for _, _, w in words.raw)
         if n:
             words.used_numbers.add(next(n.start(i) for i in range(1, 5) if n.group(i)))
-        spec.n = int(next(g for g in n.groups() if g)) if n else (5 if plural and not words.has(r"the\s+\w+est\s+\w+\b(?!s)") else 1)
+        spec.n = _count_of(next(g for g in n.groups() if g)) if n else (5 if plural and not words.has(r"the\s+\w+est\s+\w+\b(?!s)") else 1)
         spec.n = max(1, min(spec.n, 20))
         used.add(col.ref)
         return
@@ -638,7 +654,8 @@ def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
     counting = words.has(COUNT_WORDS) or any(words.has(w) for w in AGGREGATES)
     by = "|by" if counting else ""
     m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by)\s+(?:the\s+)?"
-                  r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\(|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\boperat|\brun|\bown))",
+                  r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\(|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
+                  r"\bdo\b|\bdoes\b|\boperat|\brun|\bown))",
                   words.text, re.I)
     if not m:
         return None
@@ -669,6 +686,28 @@ def _two_part(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) ->
         col = schema.name_column(table)
         if col not in spec.show and schema.path(spec.target, table) is not None:
             spec.show.append(col)
+
+
+_MORE = "longer|bigger|larger|heavier|faster|newer|younger|higher|wider"
+_LESS = "shorter|smaller|lighter|slower|older|lower|narrower"
+
+
+def _comparative(words: _Words, spec: Spec) -> None:
+    """"Is A longer than B": two named rows compared on the column the adjective names."""
+    m = words.has(rf"({_MORE}|{_LESS})\s+than")
+    named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2]
+    if m and named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show):
+        word = m.group(1).lower()
+        spec.comparative = (word, ">" if re.fullmatch(_MORE, word) else "<")
+
+
+def _rows_without_a_name(schema: Schema, spec: Spec) -> None:
+    """A row that has no name of its own (a position report) is what its measures say: listed or
+    looked up, it shows them (latitude, longitude, speed ...)."""
+    if spec.action not in ("list", "lookup", "top") or schema.name_column(spec.target).table == spec.target:
+        return
+    own = [c for c in schema.columns[spec.target] if (c.numeric or c.is_date) and not c.is_key]
+    spec.show += [c for c in own if c not in spec.show and c != spec.measure][:5]
 
 
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:

@@ -147,8 +147,31 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     return f"{what[0].upper() + what[1:]} per {_label(spec.group)} {_filters(plan)}".rstrip() + ":\n" + "\n".join(lines)
 
 
+def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
+    """"Is A longer than B?": yes or no, with both values."""
+    spec = plan.spec
+    assert spec.comparative is not None
+    pair: list[Any] = next((list(f.value) for f in spec.filters if f.op == "in"), [])
+    measure = next((c for c in plan.columns if c.numeric), None)
+    by_name = {str(r[_heads(plan) - 1]): r for r in rows}
+    if measure is None or len(pair) != 2 or not all(str(v) in by_name for v in pair):
+        return None
+    i = plan.columns.index(measure)
+    a, b = (by_name[str(v)][i] for v in pair)
+    if a is None or b is None:
+        return None
+    word, op = spec.comparative
+    holds = a > b if op == ">" else a < b
+    first, second = (f"{v} ({value_text(x, measure, spec.convert)})" for v, x in zip(pair, (a, b)))
+    return f"{'Yes' if holds else 'No'}: {first} is {'' if holds else 'not '}{word} than {second}."
+
+
 def _listing(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     spec = plan.spec
+    if spec.comparative is not None:
+        said = _compared(plan, rows)
+        if said is not None:
+            return said
     more = len(rows) > plan.max_rows - 1
     rows = rows[:plan.max_rows - 1]
     if spec.action == "lookup" and len(rows) == 1:

@@ -144,7 +144,10 @@ class Schema:
         columns: dict[str, list[Column]] = {}
         for c in dictionary["columns"]:
             comment = c.get("comment") or ""
-            first = re.split(r"[.:;]", comment, maxsplit=1)[0]
+            # what the column IS: its name, the comment's first phrase and an acronym it defines
+            # ("Verified gross mass (VGM)"); the rest of the comment describes it ("printed on bills
+            # of lading") and names nothing
+            first = re.split(r"[.:;,(]", comment, maxsplit=1)[0] + " " + " ".join(re.findall(r"\(([A-Z]{2,6})\)", comment))
             name_words = c["column"].lower().replace("_", " ")
             words = {w for w in words_of(name_words + " " + first) if w not in _STOP and len(w) > 1 and w != "-"}
             words -= {"id", "number", "code", "surrogate", "key"} if c["column"].endswith("_ID") else set()
@@ -167,6 +170,8 @@ class Schema:
                 for w in c.words:
                     counts[w] = counts.get(w, 0) + 1
         generic = set(SYNONYMS.values()) | set(TABLE_NOUNS) | _STOP | UNIT_NAME_WORDS
+        for comment in self.table_comments.values():  # "AIS position reports" describes a table
+            generic |= {a.lower() for a in re.findall(r"\b[A-Z]{3,5}\b", comment)}
         return frozenset(w for w, n in counts.items() if n == 1 and w in acronyms and w not in generic)
 
     @functools.cached_property
@@ -191,8 +196,16 @@ class Schema:
         for preferred in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "DESCRIPTION", "IMO_NUMBER"):
             for c in cols:
                 if c.name == preferred:
-                    return c
+                    return self._named_through(c)
         return cols[0]
+
+    def _named_through(self, col: Column) -> Column:
+        """A row named by a foreign key (a position by its vessel's IMO number) is named by the row
+        it references: the vessel's name."""
+        for table, column, ref_table, _ in self.foreign_keys:
+            if (table, column) == (col.table, col.name) and ref_table in self.columns:
+                return self.name_column(ref_table)
+        return col
 
     def is_parent_path(self, start: str, goal: str) -> bool:
         """Every hop from `start` to `goal` follows a foreign key to the row it references, so a

@@ -24,7 +24,7 @@ NAME_COLUMNS = {("VESSELS", "VESSEL_NAME"), ("CARRIERS", "CARRIER_NAME"), ("PORT
 CODE_COLUMNS = {("PORTS", "UNLOCODE"), ("CARRIERS", "SCAC_CODE"), ("VOYAGES", "VOYAGE_NUMBER"),
                 ("CONTAINERS", "CONTAINER_NUMBER"), ("VESSELS", "IMO_NUMBER")}
 MAX_CATEGORIES = 20         # a text column with at most this many values is a category to filter on
-FUZZY_MIN = 86              # rapidfuzz ratio for a name written with a typo
+FUZZY_MIN = 84              # rapidfuzz ratio for a name written with a typo
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,8 @@ class ValueIndex:
                 continue  # most phrases are nowhere in the question: a substring test is cheap
             if len(phrase) < 2 or (how == "exact" and len(phrase) <= 3 and not _upper_in(question, str(value))):
                 continue  # "us", "de", "ct": a short code only when written in capitals
-            for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?!\w)", text):  # "panamanian-flagged" too
+            # "panamanian-flagged" and "cartons" too
+            for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?:e?s)?(?!\w)", text):
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
                            for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
                 if same or not any(m.start() < e and s < m.end() for s, e in taken):
