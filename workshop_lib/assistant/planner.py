@@ -80,6 +80,7 @@ one ones other another more most less least many much few all every each any som
 data database dataset table tables row rows list listed total overall whole entire ever yet still will shall may
 might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
+move moves moving moved transport transports transporting transported planned
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's i'm we're you're isn't aren't doesn't don't
@@ -271,6 +272,9 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
     if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
         raise NoPlan("it names a row but asks nothing the data holds about it")
+    if spec.action in ("count", "group", "group_top"):
+        # "the most departures": a date column named in a count names the event counted
+        spec.show = [c for c in spec.show if not c.is_date]
     if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
         raise NoPlan(f"it asks about {spec.show[0].ref}, which a {spec.action} does not show")
     _every_word_explained(words, schema, spec)
@@ -290,6 +294,8 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     for table in tables:
         first = re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0]
         known |= set(words_of(first + " " + table.replace("_", " ")))
+        # a row's events are its date columns: "departures" are the voyages' departures
+        known |= {w for c in schema.columns[table] if c.is_date for w in schema.name_words(c)}
     for col in _plan_columns(spec):
         known |= col.words | set(words_of(col.name.replace("_", " ")))
     for i, (_, _, raw) in enumerate(words.raw):
@@ -423,7 +429,10 @@ def _most_of(words: _Words, schema: Schema, spec: Spec) -> None:
     if table is None or table == spec.target or schema.path(table, spec.target) is None:
         return
     spec.group = schema.name_column(spec.target)
-    spec.target, spec.action, spec.n = table, "group_top", 1
+    n = words.has(r"(?:top|which|the|first)\s+(\d+|" + "|".join(_NUMBER_WORDS) + r")\b")
+    if n:
+        words.used_numbers.add(n.start(1))
+    spec.target, spec.action, spec.n = table, "group_top", _count_of(n.group(1)) if n else 1
     spec.direction = "ASC" if re.match(r"fewest|least|smallest", m.group(1), re.I) else "DESC"
 
 
@@ -446,11 +455,13 @@ def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str
                 roles.reverse()
             filters += [Filter(col, "=", lk.value, f"{'from' if r == 'ORIGIN' else 'to'} {lk.value}", role=r)
                         for lk, r in zip((first, second), roles, strict=True)]
+        elif group[0].how == "word":  # "frozen shrimp": every word in the text
+            said = f"whose {_label(col)} mentions {' and '.join(str(lk.value) for lk in group)}"
+            filters += [Filter(col, "contains", f"%{str(lk.value).upper()}%", said if i == 0 else "")
+                        for i, lk in enumerate(group)]
         elif len(group) > 1:
-            filters.append(Filter(col, "in", [lk.value for lk in group], " or ".join(str(lk.value) for lk in group)))
-        elif group[0].how == "word":
-            filters += [Filter(col, "contains", f"%{str(lk.value).upper()}%", f"whose {_label(col)} mentions {lk.value}")
-                        for lk in group]
+            values = list(dict.fromkeys(lk.value for lk in group))
+            filters.append(Filter(col, "in", values, " or ".join(str(v) for v in values)))
         else:
             lk = group[0]
             role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
@@ -872,5 +883,5 @@ def noun(table: str, plural: bool = True) -> str:
 
 
 def describe(spec: Spec) -> str:
-    said = " ".join(f.said for f in spec.filters)
+    said = " ".join(f.said for f in spec.filters if f.said)
     return f"{noun(spec.target)} {said}".strip()

@@ -73,7 +73,7 @@ def render(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
 
 
 def _filters(plan: Plan) -> str:
-    return " ".join(f.said for f in plan.spec.filters)
+    return " ".join(f.said for f in plan.spec.filters if f.said)
 
 
 def _note(col: Column | None) -> str:
@@ -135,12 +135,13 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     what = (f"{ {'AVG': 'average', 'SUM': 'total', 'MAX': 'largest', 'MIN': 'smallest'}[spec.fn]} "
             f"{_label(spec.measure)}" if spec.fn and spec.measure else f"{noun(spec.target)}")
     if spec.action == "group_top":
-        best = rows[0][1]
-        tied = [r for r in rows if r[1] == best]
+        last = rows[min(spec.n, len(rows)) - 1][1]
+        tied = [r for i, r in enumerate(rows) if i < spec.n or r[1] == last]
         word = "most" if spec.direction == "DESC" else "fewest"
         group = noun(spec.group.table, False) if spec.group.name.endswith("_NAME") else _label(spec.group)
-        return (f"The {group} with the {word} {noun(spec.target)} {_filters(plan)}".rstrip()
-                + (f" ({len(tied)} tied)" if len(tied) > 1 else "") + ":\n"
+        head = f"The {group}" if spec.n == 1 else f"The {spec.n} {group}s"
+        return (f"{head} with the {word} {noun(spec.target)} {_filters(plan)}".rstrip()
+                + (f" ({len(tied)} tied)" if len(tied) > spec.n else "") + ":\n"
                 + "\n".join(f"- {r[0]}: {r[1]}" for r in tied))
     lines = [f"- {r[0] if r[0] is not None else 'none'}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
              for r in rows]
@@ -191,5 +192,6 @@ def rows_shown(plan: Plan, rows: Sequence[Sequence[Any]]) -> int:
         measured = plan.columns.index(spec.measure) if spec.measure in plan.columns else _heads(plan)
         return sum(1 for i, r in enumerate(rows) if i < n or r[measured] == rows[n - 1][measured])
     if spec.action == "group_top":
-        return sum(1 for r in rows if r[1] == rows[0][1])
+        last = rows[min(spec.n, len(rows)) - 1][1]
+        return sum(1 for i, r in enumerate(rows) if i < spec.n or r[1] == last)
     return min(len(rows), plan.max_rows - 1) if spec.action != "group" else len(rows)
