@@ -53,6 +53,18 @@ def link_summary(links: list[Link]) -> list[dict[str, Any]]:
     return [{"text": lk.text, "column": f"{lk.table}.{lk.column}", "value": lk.value, "how": lk.how} for lk in links]
 
 
+def links_of(eng: Engine, question: str) -> dict[str, Any]:
+    """What the assistant links a question to, before it plans: the values it names (column and
+    how they matched) and the columns its words name through their comments (with the comment)."""
+    schema, values = knowledge(eng)
+    links = values.links(question)
+    words = planner._Words.read(question, links)
+    named = schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
+    return {"values": link_summary(links),
+            "columns": [{"column": c.ref, "score": round(score, 1), "comment": c.comment.split(".")[0]}
+                        for score, c in named if score >= 1.5]}
+
+
 def schema_subjects(eng: Engine, question: str) -> list[str]:
     """The column a schema question is about, as TABLE.COLUMN, when the question names its table
     and words of the column's name that no other column of that table's comment uses ("the unit
