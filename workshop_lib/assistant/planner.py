@@ -156,6 +156,11 @@ class _Words:
 
 def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int | None]:
     """The table the question is about and the position of the word that named it."""
+    counted = re.search(r"\bhow many\s+", words.text, re.I)
+    if counted:  # "how many reefers are on voyages at sea": the rows of the value counted
+        right_after = [lk for lk in links if lk.start - counted.end() in (0, 1)]
+        if right_after:
+            return right_after[0].table, None
     nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns]
     # "container ships": a noun right before another names a kind of the second
     nouns = [(i, t) for i, t in nouns if not any(j == i + 1 for j, _ in nouns)]
@@ -483,7 +488,7 @@ def _country_column(words: _Words, schema: Schema, target: str) -> tuple[str, st
 
 
 def _says_flag(words: _Words) -> bool:
-    return bool(words.has(r"flag\w*|fly\w*|registered|registry|under the"))
+    return bool(re.search(r"(?<!\w)(?:flag\w*|fly\w*|registered|registry|under the)", words.text, re.I))
 
 
 def _role(words: _Words, link: Link) -> str:
@@ -601,11 +606,11 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
         spec.action = "count"
         return
     fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
+    sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
     if fn and measure is not None:
-        spec.action, spec.fn, spec.measure = "aggregate", fn, measure
+        _aggregate(words, schema, spec, fn, measure, sups)
         used.add(measure.ref)
         return
-    sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
     sup = next((x for x in sups if x[1]), sups[0] if sups else None)
     if sup is not None:
         word, concept, direction = sup
@@ -631,6 +636,7 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
         spec.n = _count_of(next(g for g in n.groups() if g)) if n else (5 if plural and not words.has(r"the\s+\w+est\s+\w+\b(?!s)") else 1)
         spec.n = max(1, min(spec.n, 20))
         used.add(col.ref)
+        _per_row_of_target(words, schema, spec, fn)
         return
     if fn and measure is None:
         raise NoPlan(f"the {fn.lower()} of what: it names no column")
@@ -652,6 +658,30 @@ def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
         spec.group_role = "ORIGIN"
     else:
         raise NoPlan("it does not say whether a voyage's port of departure or of arrival counts")
+
+
+def _aggregate(words: _Words, schema: Schema, spec: Spec, fn: str, measure: Column,
+               sups: list[tuple[str, str | None, str]]) -> None:
+    """An average or a total; "which carrier ... the oldest ships on average" ranks it per carrier."""
+    spec.action, spec.fn, spec.measure = "aggregate", fn, measure
+    if words.has(r"which|what") and sups:
+        spec.direction = next((d for _, c, d in sups if c), sups[0][2])
+        if "YEAR" in measure.name and any(w in ("oldest", "newest", "youngest") for w, _, _ in sups):
+            spec.direction = "ASC" if any(w == "oldest" for w, _, _ in sups) else "DESC"
+        _per_row_of_target(words, schema, spec, fn)
+
+
+def _per_row_of_target(words: _Words, schema: Schema, spec: Spec, fn: str | None) -> None:
+    """"Which carrier operates the oldest ships on average", "which voyage has the heaviest total
+    cargo": the measure sits on rows below the target, so it is aggregated per target row (AVG for
+    an average, SUM otherwise) and the best of those kept."""
+    col = spec.measure
+    if col is None or col.table == spec.target or schema.is_parent_path(spec.target, col.table):
+        return
+    spec.group = schema.name_column(spec.target)
+    spec.target, spec.action = col.table, "group_top"
+    spec.fn = "AVG" if fn == "AVG" or words.has(r"on average|average|mean") else "SUM"
+    spec.superlative = ""
 
 
 def _names_one_row(spec: Spec) -> bool:
@@ -692,7 +722,7 @@ def _two_part(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) ->
             continue
         if i + 1 < len(words.mapped) and words.mapped[i + 1] in TABLE_NOUNS:
             continue  # "container ships": a modifier
-        if spec.action in ("count", "aggregate"):
+        if spec.action in ("count", "aggregate", "group", "group_top"):
             continue
         col = schema.name_column(table)
         if col not in spec.show and schema.path(spec.target, table) is not None:
@@ -811,11 +841,19 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
             measured += f" * {joins.alias(spec.measure.table)}.{spec.measure.multiplier}"
         columns, selected, max_rows = [SQL["aggregate"].format(fn=spec.fn, ref=measured)], [], 1
     elif spec.action in ("group", "group_top") and spec.group is not None:
-        g = f"{joins.alias(spec.group.table, spec.group_role)}.{spec.group.name}"
+        alias = joins.alias(spec.group.table, spec.group_role)
+        g = f"{alias}.{spec.group.name}"
         value = (SQL["aggregate"].format(fn=spec.fn, ref=ref(spec.measure)) if spec.fn and spec.measure
                  else SQL["count"])
-        columns, selected = [g, value], [spec.group]
-        group_sql = SQL["group"].format(refs=g)
+        group_key = schema.columns[spec.group.table][0]
+        if group_key.is_key and spec.group == schema.name_column(spec.group.table) \
+                and not spec.group.name.endswith("_NAME"):
+            # a name that repeats (voyage number 534E is two voyages): each row apart, labelled by both
+            label = SQL["labelled"].format(key=f"{alias}.{group_key.name}", name=g)
+            columns, group_sql = [label, value], SQL["group"].format(refs=f"{alias}.{group_key.name}, {g}")
+        else:
+            columns, group_sql = [g, value], SQL["group"].format(refs=g)
+        selected = [spec.group]
         order_sql = SQL["order"].format(refs=f"2 {spec.direction}, 1")
         max_rows = MAX_LIST
     else:

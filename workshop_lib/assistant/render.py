@@ -138,14 +138,18 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
         last = rows[min(spec.n, len(rows)) - 1][1]
         tied = [r for i, r in enumerate(rows) if i < spec.n or r[1] == last]
         word = "most" if spec.direction == "DESC" else "fewest"
-        group = noun(spec.group.table, False) if spec.group.name.endswith("_NAME") else _label(spec.group)
+        group = _group_word(spec.group)
         head = f"The {group}" if spec.n == 1 else f"The {spec.n} {group}s"
-        return (f"{head} with the {word} {noun(spec.target)} {_filters(plan)}".rstrip()
+        what = (f"{ {'AVG': 'average', 'SUM': 'total'}.get(spec.fn, '')} {_label(spec.measure)}"
+                if spec.fn and spec.measure else noun(spec.target))
+        word = ("highest" if spec.direction == "DESC" else "lowest") if spec.fn else word
+        return (f"{head} with the {word} {what} {_filters(plan)}".rstrip()
                 + (f" ({len(tied)} tied)" if len(tied) > spec.n else "") + ":\n"
-                + "\n".join(f"- {r[0]}: {r[1]}" for r in tied))
+                + "\n".join(f"- {r[0]}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
+                            for r in tied))
     lines = [f"- {r[0] if r[0] is not None else 'none'}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
              for r in rows]
-    return f"{what[0].upper() + what[1:]} per {_label(spec.group)} {_filters(plan)}".rstrip() + ":\n" + "\n".join(lines)
+    return f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} {_filters(plan)}".rstrip() + ":\n" + "\n".join(lines)
 
 
 def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
@@ -165,6 +169,11 @@ def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
     holds = a > b if op == ">" else a < b
     first, second = (f"{v} ({value_text(x, measure, spec.convert)})" for v, x in zip(pair, (a, b)))
     return f"{'Yes' if holds else 'No'}: {first} is {'' if holds else 'not '}{word} than {second}."
+
+
+def _group_word(col: Column) -> str:
+    """A group named by its rows' names or numbers is "per voyage", otherwise "per flag state"."""
+    return noun(col.table, False) if col.name.endswith(("_NAME", "_NUMBER")) else _label(col)
 
 
 def _listing(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:

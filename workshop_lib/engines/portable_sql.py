@@ -160,6 +160,7 @@ COMPOSE_SQL = {
     "is_null": "{ref} IS NULL",
     "either": "({first} OR {second})",
     "count": "COUNT(*) AS N",
+    "labelled": "{key} || ' (' || {name} || ')'",
     "count_distinct": "COUNT(DISTINCT {ref}) AS N",
     "aggregate": "{fn}({ref}) AS AGG_VALUE",
     "distinct_values": "SELECT DISTINCT {column} FROM {table}",
