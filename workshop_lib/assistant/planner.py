@@ -244,14 +244,18 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
         used_columns.add(spec.group.ref)
     near = _near(schema, spec.target, 3)
     # "the number of X" counts X; it names no *_NUMBER column
+    # "the number of X" counts X; "heading to Rotterdam" is a verb: neither names a column
     free_words = [w for i, w in words.free()
-                  if not (w == "number" and i + 1 < len(words.raw) and words.raw[i + 1][2] == "of")]
+                  if not (i + 1 < len(words.raw) and ((w == "number" and words.raw[i + 1][2] == "of")
+                                                      or (words.raw[i][2].endswith("ing")
+                                                          and words.raw[i + 1][2] in ("to", "for", "towards"))))]
     named = [c for score, c in schema.columns_named(free_words, near) if score >= 1.5]
 
     spec.filters += _value_filters(words, schema, links, spec.target)
     spec.filters += _key_filters(words, schema)
     _date_filter(words, schema, spec, named)
     _comparison_filters(words, schema, spec, named, used_columns)
+    _year_filter(words, schema, spec, used_columns)
     _qualifiers(words, spec, named, used_columns, schema)
     _action(words, schema, spec, named, used_columns)
     _one_per_name(spec)
@@ -546,8 +550,29 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
     raise NoPlan("it compares a number with a column it does not name")
 
 
+def _reference_year(schema: Schema) -> int | None:
+    """The year the data is stated as of ("Voyage state on 2025-06-02"), from the comments."""
+    for comment in [c.comment for cols in schema.columns.values() for c in cols] + list(schema.table_comments.values()):
+        m = re.search(r"\b(\d{4})-\d{2}-\d{2}\b", comment)
+        if m and re.search(r"\b(?:as of|on|stated)\b", comment):
+            return int(m.group(1))
+    return None
+
+
 def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
     for op, value, value2, at in _comparisons(words):
+        if re.match(r"\D*[\d,.]+k?\s+years?\b", words.text[at:at + 40], re.I):
+            # "older than 15 years", "over 15 years old": an age, as of the year the data is stated for
+            year = _reference_year(schema)
+            built = next((c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name), None)
+            if year is None or built is None:
+                raise NoPlan("it asks about an age, and the data says no year it is as of")
+            if not re.match(r"older|newer|younger", words.text[at:], re.I):  # "over 15 years": more age, earlier year
+                op = {">": "<", "<": ">", ">=": "<=", "<=": ">="}.get(op, op)
+            spec.filters.append(Filter(built, op, year - value, f"built {'before' if op in ('<', '<=') else 'after'} "
+                                                                f"{int(year - value)} (over {value:g} years as of {year})"))
+            used.add(built.ref)
+            continue
         col = _numeric_for(words, schema, spec, named, at, value)
         if col.is_date and 1900 <= value <= 2100:
             lo, hi = datetime.date(int(value), 1, 1), datetime.date(int(value), 12, 31)
@@ -560,6 +585,28 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
                 if "YEAR" in col.name else f"with {_label(col)} {_OP_WORDS[op][0]} {value:g}")
         spec.filters.append(Filter(col, op, value, said, value2=value2))
         used.add(col.ref)
+
+
+def _year_filter(words: _Words, schema: Schema, spec: Spec, used: set[str]) -> None:
+    """"Ships built in 2023": a year the question names, equal, on the target's year column (a date
+    column takes the whole year)."""
+    for m in re.finditer(r"\b(?:in|of|from|during)\s+((?:19|20)\d{2})\b", words.text):
+        if m.start(1) in words.used_numbers:
+            continue
+        year = int(m.group(1))
+        cols = schema.columns.get(spec.target, [])
+        col = next((c for c in cols if "YEAR" in c.name), None)
+        if col is not None:
+            spec.filters.append(Filter(col, "=", year, f"{_label(col).replace('year ', '')} in {year}"))
+        else:
+            dates = [c for c in cols if c.is_date and not c.name.endswith("_AT")]
+            if not dates:
+                continue
+            col = next((c for c in dates if "ARRIVAL" in c.name), dates[0]) if words.has(r"arriv\w*|eta") else dates[0]
+            spec.filters.append(Filter(col, "between", datetime.date(year, 1, 1), f"with {_label(col)} in {year}",
+                                       value2=datetime.date(year, 12, 31)))
+        used.add(col.ref)
+        words.used_numbers.add(m.start(1))
 
 
 def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> None:

@@ -25,7 +25,7 @@ SYNONYMS = {
     "goods": "cargo", "shipment": "cargo", "consignment": "cargo", "cargo": "cargo", "manifest": "cargo",
     "position": "position", "location": "position",
     "weight": "weight", "heavy": "weight", "mass": "weight", "dwt": "deadweight",
-    "temperature": "temperature", "setpoint": "temperature",
+    "temperature": "temperature", "setpoint": "temperature", "temp": "temperature",
     "built": "built", "build": "built", "constructed": "built", "delivered": "built", "age": "built",
     "old": "built", "new": "built", "newest": "built", "oldest": "built", "young": "built",
     "long": "length", "length": "length", "loa": "length",
