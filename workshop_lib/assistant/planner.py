@@ -465,9 +465,9 @@ def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str
             filters += [Filter(col, "=", lk.value, f"{'from' if r == 'ORIGIN' else 'to'} {lk.value}", role=r)
                         for lk, r in zip((first, second), roles, strict=True)]
         elif group[0].how == "word":  # "frozen shrimp": every word in the text
-            said = f"whose {_label(col)} mentions {' and '.join(str(lk.value) for lk in group)}"
-            filters += [Filter(col, "contains", f"%{str(lk.value).upper()}%", said if i == 0 else "")
-                        for i, lk in enumerate(group)]
+            stems = list(dict.fromkeys(str(lk.value) for lk in group))
+            said = f"whose {_label(col)} mentions {' and '.join(stems)}"
+            filters += [Filter(col, "contains", f"%{v.upper()}%", said if i == 0 else "") for i, v in enumerate(stems)]
         elif len(group) > 1:
             values = list(dict.fromkeys(lk.value for lk in group))
             filters.append(Filter(col, "in", values, " or ".join(str(v) for v in values)))
@@ -651,6 +651,7 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
         return
     if words.has(COUNT_WORDS):
         spec.action = "count"
+        _count_of_packages(words, schema, spec)
         return
     fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
     sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
@@ -705,6 +706,20 @@ def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
         spec.group_role = "ORIGIN"
     else:
         raise NoPlan("it does not say whether a voyage's port of departure or of arrival counts")
+
+
+def _count_of_packages(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"How many pallets of tiles": when what is counted is a kind of unit (PACKAGE_TYPE), not rows,
+    and a column of the same rows says it is the "Number of" those units, the count is its sum."""
+    asked = re.search(r"how many\s+((?:\S+\s+){0,2}\S+)", words.text, re.I)
+    if asked is None or any(words_of(w) and words_of(w)[0] in TABLE_NOUNS for w in asked.group(1).split()):
+        return  # "how many cargo lines are cartons" counts rows
+    for f in spec.filters:
+        counter = next((c for c in schema.columns.get(f.column.table, []) if c.numeric
+                        and re.match(r"number of", c.comment, re.I) and f.column.name in c.comment), None)
+        if counter is not None and f.column.table == spec.target:
+            spec.action, spec.fn, spec.measure = "aggregate", "SUM", counter
+            return
 
 
 def _aggregate(words: _Words, schema: Schema, spec: Spec, fn: str, measure: Column,
