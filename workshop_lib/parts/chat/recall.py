@@ -38,15 +38,25 @@ def _answer(text: str, mode: str, explain: dict[str, Any], used: list[dict[str, 
                       None, False, "none", False, route)
 
 
-def _asks_only_value(eng: Engine, data_question: str, rec: personal.Recalled) -> bool:
-    """No word of the question (besides the entity) names a column of the data: it asks for the value."""
+# Words after the reference that ask for nothing more ("what's my voyage again?", "which city is our office in?").
+_NOTHING_MORE = re.compile(r"^(?:\s*\b(?:again|now|number|name|code|id|in|on|then|please|is|was)\b)*\W*$", re.I)
+
+
+def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled) -> bool:
+    """The question asks for the remembered value itself: nothing follows its reference to the
+    thing, or it asks what the user said and names no other column of the data."""
     from workshop_lib import assistant
     from workshop_lib.assistant.schema_links import words_of
 
+    after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
+    if len(after) == 2 and _NOTHING_MORE.match(after[1]):
+        return True
+    if not _TOLD.search(question):
+        return False
     schema, _ = assistant.knowledge(eng)
-    rest = data_question.replace(rec.value, " ")
-    words = [w for w in words_of(rest) if w not in ("-",) and personal.table_of_word(w) is None]
-    return not schema.columns_named(words, list(schema.columns))
+    words = [w for w in words_of(question) if w != "-" and personal.table_of_word(w) is None]
+    own = f"{rec.table}.{rec.column}"
+    return not [c for _, c in schema.columns_named(words, [rec.table]) if c.ref != own]
 
 
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
@@ -63,18 +73,26 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
         what = f"your {nouns[0]}" if nouns else "that"
         return _answer(f"You haven't told me {what}, so I have nothing of yours to answer from.", "fallback",
                        _explain("no valid memory of the user's matches the question", "fallback"), [])
-    said = f"you told me on {rec.said_at[:10]}: \u201c{rec.text}\u201d" if rec.said_at else f"you told me: \u201c{rec.text}\u201d"
+    # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
+    said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
     source = _memory_source(rec)
+    if not rec.value:  # a change the data does not hold: the user's own words are the answer
+        if not _asks_only_value(eng, question, rec):
+            return _answer(f"The latest you told me about your {rec.noun} ({said}) names nothing in the data, so I "
+                           "can't answer that offline.", "fallback", _explain("memory has no data value", "fallback",
+                                                                              memory=source), [])
+        return _answer(f"The latest you told me about your {rec.noun} ({said}): \u201c{rec.text}\u201d.", "rag",
+                       _explain("the remembered words", "rag", memory=source), [source])
     data_question = personal.substitute(question, rec)
     data = assistant.answer_data(eng, data_question)
     if data.text is not None and data.plan is not None and not rec.earlier:
         plan = data.plan
         sql_source = {"sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()},
                       "rows_shown": data.rows_shown, "shape": plan.spec.action}
-        text = f"{data.text}\n(For your {rec.noun} {rec.value}; {said}.)"
+        text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
         return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
                                              sql=plan.sql, params=sql_source["params"]), [source, sql_source])
-    if rec.earlier or _asks_only_value(eng, data_question, rec):
+    if rec.earlier or _asks_only_value(eng, question, rec):
         before = "Before the change, your" if rec.earlier else "Your"
         return _answer(f"{before} {rec.noun} was {rec.value} ({said})." if rec.earlier
                        else f"{before} {rec.noun} is {rec.value} ({said}).", "rag",

@@ -57,6 +57,11 @@ _ADJECTIVES = {"main", "new", "own", "current", "usual", "old", "whole", "first"
 HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to)\b", re.I)
 
 
+def _norm(text: str) -> str:
+    """The value index's normalisation (value_links._norm): lower case, punctuation as spaces."""
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", text.lower())).strip()
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -94,10 +99,13 @@ class PersonalCandidate:
     nouns: tuple[str, ...]                   # what they called it: "container", "client", "office"
     change: bool                             # said as a correction or a change
     said_at: str = ""
+    about: str = ""                          # the subject of a change that names no value of the data
 
     @property
     def subject(self) -> str:
         """The column it is about, TABLE.COLUMN of its first entity."""
+        if not self.entities:
+            return self.about
         table, column, _ = self.entities[0]
         return f"{table}.{column}"
 
@@ -120,8 +128,8 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
             continue
         found = entity_links(values.links(stated))
         # the value it is not ("not 781S but 813N") is no entity of this memory
-        found = [lk for lk in found if not _NOT_THIS.search(stated.lower()[:lk.start][-30:])] \
-            if len(found) > 1 else found
+        norm = _norm(stated)  # the links' offsets are in the value index's normalised text
+        found = [lk for lk in found if not _NOT_THIS.search(norm[:lk.start][-30:])]
         if not found:
             continue
         found.sort(key=lambda lk: 0 if lk.table in _OWN_THINGS else 1)  # a container or voyage before a port
@@ -158,8 +166,8 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
           thread_id: str | None = None) -> Written | None:
     """Store one personal memory; supersede the earlier ones on the same subject. None: already stored."""
     olds = [r for r in _valid(eng, user_id, agent_id) if _same_subject(cand, r.metadata or {})]
-    value = cand.entities[0][2]
-    if any(str((r.metadata or {}).get("value")) == value for r in olds):
+    value = cand.entities[0][2] if cand.entities else ""
+    if value and any(str((r.metadata or {}).get("value")) == value for r in olds):
         return None  # the same value said again
     earlier: list[dict[str, str]] = []
     nouns = list(cand.nouns)
@@ -181,14 +189,36 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
         eng.store.set_status("fact", r.id, "superseded", by=user_id, reason=f"the user said: {cand.text[:200]}",
                              replaced_by=new_id)
         done.superseded.append(r.id)
-        done.collateral += 0 if old_columns & new_columns else 1
+        done.collateral += 0 if old_columns & new_columns or not new_columns else 1
     return done
+
+
+def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[PersonalCandidate]:
+    """A change said about a remembered thing with a new value the data does not hold ("we moved the
+    office to Antwerp"): kept in the user's words on the remembered subject, so the old value is not served."""
+    from workshop_lib import assistant
+
+    _, values = assistant.knowledge(eng)
+    memories = _valid(eng, user_id, agent_id)
+    out = []
+    for sentence in [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]:
+        stated = statement_part(sentence)
+        if not stated or not _FIRST_PERSON.search(stated) or not _CHANGE.search(stated) \
+                or entity_links(values.links(stated)):
+            continue
+        words = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", stated)}
+        about = [r for r in memories if set((r.metadata or {}).get("nouns") or []) & words]
+        if len(about) == 1:  # one remembered thing of that name; more would be a guess
+            meta = about[0].metadata or {}
+            out.append(PersonalCandidate(stated, (), tuple(meta.get("nouns") or []), True, _now(),
+                                         str(meta.get("subject"))))
+    return out
 
 
 def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: str | None = None) -> list[Written]:
     """Extract and write the personal memories of one user turn (the chat service calls it per turn)."""
     out = []
-    for cand in extract(eng, text):
+    for cand in extract(eng, text) + unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         if done is not None:
             out.append(done)
@@ -234,6 +264,9 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
         meta = rec.metadata or {}
         entities = [tuple(e) for e in meta.get("entities", [])]
         by_noun = [n for n in meta.get("nouns", []) if n in asked_nouns]
+        if not entities and by_noun:  # a change in the user's words only: the words are the value
+            table, _, column = str(meta.get("subject", "")).partition(".")
+            return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, "", by_noun[0])
         for table, column, value in entities:
             hit = next((w for w, t in words if t == table), None)
             if hit is None and by_noun and (table, column, value) == entities[0]:
