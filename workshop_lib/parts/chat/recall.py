@@ -28,7 +28,9 @@ def _explain(handler_reason: str, mode: str, **extra: Any) -> dict[str, Any]:
 
 
 def _memory_source(rec: personal.Recalled) -> dict[str, Any]:
-    return {"memory_id": rec.memory_id, "said_at": rec.said_at, "said": rec.text[:300],
+    # record_id and subject: the thread's `sources` list it as a memory, named by what and when it was said
+    return {"record_id": rec.memory_id, "subject": f"your {rec.noun}, said {rec.said_at[:16]}",
+            "memory_id": rec.memory_id, "said_at": rec.said_at, "said": rec.text[:300],
             "value": rec.value, "column": f"{rec.table}.{rec.column}", "earlier_value": rec.earlier}
 
 
@@ -87,7 +89,10 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
     data = assistant.answer_data(eng, data_question)
     if data.text is not None and data.plan is not None and not rec.earlier:
         plan = data.plan
-        sql_source = {"sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()},
+        from workshop_lib.data.supplychain_data import OWNER
+        from workshop_lib.parts.agent.sqlplan import tables_read
+
+        sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()},
                       "rows_shown": data.rows_shown, "shape": plan.spec.action}
         text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
         return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
