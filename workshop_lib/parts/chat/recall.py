@@ -92,7 +92,8 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
         from workshop_lib.data.supplychain_data import OWNER
         from workshop_lib.parts.agent.sqlplan import tables_read
 
-        sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()},
+        sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
+                      "params": {k: str(v) for k, v in plan.params.items()},
                       "rows_shown": data.rows_shown, "shape": plan.spec.action}
         text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
         return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
