@@ -47,6 +47,8 @@ from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import ChatAnswer, agent_answer, answer_question
+from workshop_lib.parts.chat.recall import recall_answer
+from workshop_lib.parts.memory import personal
 from workshop_lib.parts.memory.writer import observe_user_turn
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -241,6 +243,14 @@ class ChatService:
             return agent_answer(scoped, req["question"], thread_id, llm=self.llm)  # logs the thread itself
         # Memory over time: what the user states (or asks to forget) is written in their own scope.
         observe_user_turn(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id)
+        # What they say about their own things (any phrasing that names a value of the data), and a
+        # question about those things answered from their memory with the data (recall.py).
+        stated = personal.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
+                                  thread_id=thread_id)
+        if not stated:
+            recalled = recall_answer(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id)
+            if recalled is not None:
+                return recalled
         return answer_question(scoped, req["question"], llm=self.llm)
 
     def _keep_turn(self, req: dict[str, Any], thread_id: str, user_id: str, result: ChatAnswer,

@@ -1,0 +1,97 @@
+"""Personal memories (parts/memory/personal.py) and their recall with the data (parts/chat/recall.py),
+through the chat service; the expected values come from SQL on the seeded data, never from a model."""
+from __future__ import annotations
+
+import pytest
+
+from workshop_lib.engines.base import connect
+from workshop_lib.parts.chat import answer_eval
+from workshop_lib.parts.chat.app import ChatService
+from workshop_lib.parts.memory import personal
+
+
+@pytest.fixture(scope="module")
+def eng(tmp_path_factory):
+    e = connect("embedded", path=tmp_path_factory.mktemp("personal"))
+    answer_eval.prepare_engine(e, docs=False)
+    yield e
+    e.close()
+
+
+def _one(eng, sql: str):
+    return eng.query(sql)[0]
+
+
+def _voyages(eng, n: int) -> list[str]:
+    return [r[0] for r in eng.query(f"SELECT VOYAGE_NUMBER FROM SUPPLYCHAIN.VOYAGES ORDER BY VOYAGE_ID LIMIT {n}")]
+
+
+def _ask(service: ChatService, user: str, text: str, thread: dict) -> tuple[str, str, dict]:
+    body, mode = service.answer({"question": text, "thread_id": thread.get(user), "user_id": user, "agent": False})
+    thread.setdefault(user, body["thread_id"])
+    return body["answer"], mode, body
+
+
+def test_extraction_needs_a_data_value_and_the_users_own_thing(eng):
+    v = _voyages(eng, 1)[0]
+    got = personal.extract(eng, f"look at voyage {v} for me, my client's cargo is on it. who operates it?")
+    assert [c.entities[0] for c in got] == [("VOYAGES", "VOYAGE_NUMBER", v)]
+    assert got[0].said_at and "client" in got[0].nouns
+    assert personal.extract(eng, f"who operates voyage {v}?") == []           # a question, nobody's thing
+    assert personal.extract(eng, f"what rate did we get on voyage {v}?") == []  # first person, but only a question
+    assert personal.extract(eng, "my customer is a tile shop") == []          # no value of the data
+
+
+def test_negated_value_is_not_the_memory(eng):
+    a, b = _voyages(eng, 2)
+    (cand,) = personal.extract(eng, f"sorry, my bad: not {a} but {b}")
+    assert [e[2] for e in cand.entities] == [b] and cand.change
+
+
+def test_recall_composes_with_the_data_and_corrections_supersede(eng):
+    service = ChatService(eng)
+    threads: dict = {}
+    first, second = _voyages(eng, 2)
+    arrival = str(_one(eng, f"SELECT ARRIVAL_DATE FROM SUPPLYCHAIN.VOYAGES WHERE VOYAGE_NUMBER = '{second}'")[0])[:10]
+    _ask(service, "p-ann", f"our boxes are booked on {first}", threads)
+    _ask(service, "p-ann", f"we got moved, we're now on {second} instead", threads)
+    text, mode, body = _ask(service, "p-ann", "when does my voyage arrive?", threads)
+    assert mode == "rag" and arrival in text and second in text
+    explain = body["decision_explain"]
+    assert explain["memory"]["value"] == second and explain["memory"]["said_at"]
+    kinds = {s["type"]: s for s in body["sources"]}
+    assert kinds["memory"]["parts"] == [explain["memory"]["memory_id"]] and "data" in kinds
+    text, mode, _ = _ask(service, "p-ann", "what's my voyage again?", threads)
+    assert mode == "rag" and second in text and first not in text
+    text, mode, _ = _ask(service, "p-ann", "which voyage were we originally booked on?", threads)
+    assert mode == "rag" and first in text
+    valid = eng.store.list("fact", limit=None, user_id="p-ann", metadata_filter={"kind": personal.KIND})
+    assert [r.metadata["value"] for r in valid] == [second]
+
+
+def test_never_told_and_another_user(eng):
+    service = ChatService(eng)
+    threads: dict = {}
+    box = _one(eng, "SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID LIMIT 1")[0]
+    _ask(service, "p-bo", f"my container is {box}", threads)
+    text, mode, _ = _ask(service, "p-cy", "what's my container number?", threads)
+    assert mode == "fallback" and box not in text and "haven't told me" in text
+    text, mode, _ = _ask(service, "p-bo", "what's my container number?", threads)
+    assert mode == "rag" and box in text
+
+
+def test_supersession_only_on_the_same_subject(eng):
+    voyage = _voyages(eng, 3)[2]
+    port = _one(eng, "SELECT PORT_NAME FROM SUPPLYCHAIN.PORTS ORDER BY PORT_ID LIMIT 1")[0]
+    (c1,) = personal.extract(eng, f"my cargo is on voyage {voyage}")
+    (c2,) = personal.extract(eng, f"our office is now in {port}")
+    w1 = personal.write(eng, c1, user_id="p-dee", agent_id=eng.agent_id)
+    w2 = personal.write(eng, c2, user_id="p-dee", agent_id=eng.agent_id)
+    assert w1 and w2 and w2.superseded == [] and w2.collateral == 0   # a port says nothing about the voyage
+    assert personal.write(eng, c1, user_id="p-dee", agent_id=eng.agent_id) is None  # said again: kept once
+
+
+def test_a_schema_correction_is_not_a_personal_memory(eng):
+    v = _voyages(eng, 1)[0]
+    assert personal.extract(eng, "remember that VOYAGES.STATUS uses ACTIVE for at sea") == []
+    assert personal.extract(eng, f"remember that my shipment is on voyage {v}")[0].subject == "VOYAGES.VOYAGE_NUMBER"

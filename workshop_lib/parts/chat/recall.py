@@ -1,0 +1,109 @@
+"""A question about the user's own things, answered from their memory and the data together.
+
+"When does the voyage I told you about arrive?": the remembered voyage (personal.resolve, the
+user's own valid memories only) is put in the question's place and the data question is planned
+with it (assistant.answer_data). "Which voyage am I on?": the remembered value itself. Either is
+grounded (rag) with the memory as a source (its id and when it was said). A question about a
+thing of theirs never told gets an honest fallback; any other question goes to the router.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from workshop_lib.parts.chat.answer import ChatAnswer
+from workshop_lib.parts.memory import personal
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+HANDLER = "personal memory"
+# "I told you", "did I say": the question asks about what the user said before.
+_TOLD = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|asked|say|tell|give|mention)\b", re.I)
+
+
+def _explain(handler_reason: str, mode: str, **extra: Any) -> dict[str, Any]:
+    return {"intent": "PERSONAL_MEMORY", "handler": HANDLER, "mode": mode, "reason": handler_reason,
+            "used_llm": "none", "short_query_active": False, **extra}
+
+
+def _memory_source(rec: personal.Recalled) -> dict[str, Any]:
+    # record_id and subject: the thread's `sources` list it as a memory, named by what and when it was said
+    return {"record_id": rec.memory_id, "subject": f"your {rec.noun}, said {rec.said_at[:16]}",
+            "memory_id": rec.memory_id, "said_at": rec.said_at, "said": rec.text[:300],
+            "value": rec.value, "column": f"{rec.table}.{rec.column}", "earlier_value": rec.earlier}
+
+
+def _answer(text: str, mode: str, explain: dict[str, Any], used: list[dict[str, Any]]) -> ChatAnswer:
+    route = {"intent": "PERSONAL_MEMORY", "method": "memory", "label": "PERSONAL_MEMORY", "unsure": False}
+    return ChatAnswer(text, mode, explain, used, used if mode == "rag" else [], "all" if mode == "rag" else "none",
+                      None, False, "none", False, route)
+
+
+# Words after the reference that ask for nothing more ("what's my voyage again?", "which city is our office in?").
+_NOTHING_MORE = re.compile(r"^(?:\s*\b(?:again|now|number|name|code|id|in|on|then|please|is|was)\b)*\W*$", re.I)
+
+
+def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled) -> bool:
+    """The question asks for the remembered value itself: nothing follows its reference to the
+    thing, or it asks what the user said and names no other column of the data."""
+    from workshop_lib import assistant
+    from workshop_lib.assistant.schema_links import words_of
+
+    after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
+    if len(after) == 2 and _NOTHING_MORE.match(after[1]):
+        return True
+    if not _TOLD.search(question):
+        return False
+    schema, _ = assistant.knowledge(eng)
+    words = [w for w in words_of(question) if w != "-" and personal.table_of_word(w) is None]
+    own = f"{rec.table}.{rec.column}"
+    return not [c for _, c in schema.columns_named(words, [rec.table]) if c.ref != own]
+
+
+def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
+    from workshop_lib import assistant
+
+    if not personal.refers_to_own(question):
+        return None
+    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id)
+    if rec is None:
+        nouns = [n for n in personal.possessed_nouns(question) if personal.table_of_word(n)]
+        if not nouns and not _TOLD.search(question):
+            return None  # "which ports do we have?" is not about a remembered thing
+        what = f"your {nouns[0]}" if nouns else "that"
+        return _answer(f"You haven't told me {what}, so I have nothing of yours to answer from.", "fallback",
+                       _explain("no valid memory of the user's matches the question", "fallback"), [])
+    # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
+    said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
+    source = _memory_source(rec)
+    if not rec.value:  # a change the data does not hold: the user's own words are the answer
+        if not _asks_only_value(eng, question, rec):
+            return _answer(f"The latest you told me about your {rec.noun} ({said}) names nothing in the data, so I "
+                           "can't answer that offline.", "fallback", _explain("memory has no data value", "fallback",
+                                                                              memory=source), [])
+        return _answer(f"The latest you told me about your {rec.noun} ({said}): \u201c{rec.text}\u201d.", "rag",
+                       _explain("the remembered words", "rag", memory=source), [source])
+    data_question = personal.substitute(question, rec)
+    data = assistant.answer_data(eng, data_question)
+    if data.text is not None and data.plan is not None and not rec.earlier:
+        plan = data.plan
+        from workshop_lib.data.supplychain_data import OWNER
+        from workshop_lib.parts.agent.sqlplan import tables_read
+
+        sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
+                      "params": {k: str(v) for k, v in plan.params.items()},
+                      "rows_shown": data.rows_shown, "shape": plan.spec.action}
+        text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
+        return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
+                                             sql=plan.sql, params=sql_source["params"]), [source, sql_source])
+    if rec.earlier or _asks_only_value(eng, question, rec):
+        before = "Before the change, your" if rec.earlier else "Your"
+        return _answer(f"{before} {rec.noun} was {rec.value} ({said})." if rec.earlier
+                       else f"{before} {rec.noun} is {rec.value} ({said}).", "rag",
+                       _explain("the remembered value itself", "rag", memory=source), [source])
+    return _answer(f"I remember your {rec.noun} is {rec.value} ({said}), but I can't answer the rest offline: "
+                   f"{data.reason}.", "fallback",
+                   _explain(f"memory found, data question not planned: {data.reason}", "fallback", memory=source,
+                            data_question=data_question), [])
