@@ -17,8 +17,9 @@ What the rules catch (each candidate is typed with the store's record types):
   "my name is Y / call me Y", "I am a Y"              -> fact with a subject and a value
 Limits (stated in the Part): questions are never memories; a negation ("my port is not X")
 is not understood and is skipped; one statement per sentence; "it" is resolved only to the
-last subject stated in the same thread; a fact said in any other shape is not extracted
-(the model extractor is the way to catch those); a candidate over MAX_TEXT_CHARS is dropped.
+last subject stated in the same thread; a fact said in any other shape is not extracted here
+(the model extractor catches those, and the chat service's `personal.py` keeps statements that
+name a value of the data in any phrasing); a candidate over MAX_TEXT_CHARS is dropped.
 """
 from __future__ import annotations
 
