@@ -497,13 +497,11 @@ def _says_flag(words: _Words) -> bool:
 
 def _role(words: _Words, link: Link) -> str:
     before = words.text[max(0, link.start - 30):link.start].lower()
-    last = re.findall(r"[a-z]+(?: [a-z]+)?", before)
     tail = " ".join(before.split()[-3:])
     if re.search(rf"\b(?:{ORIGIN_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
         return "ORIGIN"
     if re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
         return "DESTINATION"
-    del last
     if words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)"):
         return "DESTINATION"
     if words.has(r"depart\w*|leav\w*|origin|outbound"):
@@ -541,8 +539,7 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         unit_cols = [c for cols in schema.columns.values() for c in cols if c.unit == "TEU"]
         return unit_cols[0]
     if numeric:
-        before = [c for c in numeric]
-        return before[0]
+        return numeric[0]
     if 1900 <= value <= 2100:
         years = [c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name]
         if years:

@@ -71,16 +71,20 @@ class ValueIndex:
 
     def links(self, question: str) -> list[Link]:
         """Every value the question names, longest match first, no two overlapping."""
-        text = _norm(question)
+        # the question keeps its length (offsets are the question's own); values are compared with
+        # their words one or more spaces apart
+        text = _same_length(question)
+        flat = " ".join(text.split())
         found: list[Link] = []
         taken: list[tuple[int, int]] = []
         for phrase, table, column, value, how in self.phrases:
-            if phrase not in text:
+            if phrase not in flat:
                 continue  # most phrases are nowhere in the question: a substring test is cheap
             if len(phrase) < 2 or (how == "exact" and len(phrase) <= 3 and not _upper_in(question, str(value))):
                 continue  # "us", "de", "ct": a short code only when written in capitals
             # "panamanian-flagged" and "cartons" too
-            for m in re.finditer(rf"(?<![\w-]){re.escape(phrase)}(?:e?s)?(?!\w)", text):
+            pattern = r"\s+".join(re.escape(w) for w in phrase.split())
+            for m in re.finditer(rf"(?<![\w-]){pattern}(?:e?s)?(?!\w)", text):
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
                            for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
                 if same or not any(m.start() < e and s < m.end() for s, e in taken):
@@ -132,6 +136,11 @@ def _description_words(values: list[Any], table: str, column: str) -> list[tuple
 
 _DESCRIPTION_STOP = set("""with from carton cartons case cases bags bag pallet pallets drum drums box boxes pack packs
 unit units piece pieces pair pairs size sizes kind type types each part parts parts spare spares set sets""".split())
+
+
+def _same_length(text: str) -> str:
+    """Lower case, marks as spaces, every character where it was (offsets stay the question's)."""
+    return re.sub(r"[^\w\s/-]", " ", text.lower())
 
 
 def _norm(text: str) -> str:

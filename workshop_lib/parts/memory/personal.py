@@ -57,11 +57,6 @@ _ADJECTIVES = {"main", "new", "own", "current", "usual", "old", "whole", "first"
 HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to)\b", re.I)
 
 
-def _norm(text: str) -> str:
-    """The value index's normalisation (value_links._norm): lower case, punctuation as spaces."""
-    return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", text.lower())).strip()
-
-
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -128,8 +123,7 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
             continue
         found = entity_links(values.links(stated))
         # the value it is not ("not 781S but 813N") is no entity of this memory
-        norm = _norm(stated)  # the links' offsets are in the value index's normalised text
-        found = [lk for lk in found if not _NOT_THIS.search(norm[:lk.start][-30:])]
+        found = [lk for lk in found if not _NOT_THIS.search(stated[:lk.start][-30:])]  # offsets are the text's
         if not found:
             continue
         found.sort(key=lambda lk: 0 if lk.table in _OWN_THINGS else 1)  # a container or voyage before a port
