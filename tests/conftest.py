@@ -24,6 +24,17 @@ def _require(name: str) -> None:
         pytest.skip(ORACLE_SKIP_REASON)
 
 
+def answers_engine(name: str, folder, *, docs: bool = False):
+    """An engine with the seed, the scanned schema facts and the catalog (and, with `docs`, Part 8's
+    index promoted): what the chat service's answer path reads."""
+    from workshop_lib.parts.chat import answer_eval
+
+    _require(name)
+    engine = connect("embedded", path=folder) if name == "embedded" else connect("oracle")
+    answer_eval.prepare_engine(engine, docs=docs)
+    return engine
+
+
 @pytest.fixture(params=ENGINES)
 def engine_name(request) -> str:
     _require(request.param)

@@ -16,8 +16,7 @@ import re
 
 import pytest
 
-from tests.conftest import ENGINES, _require
-from workshop_lib import connect
+from tests.conftest import ENGINES, answers_engine
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.data import catalog, countries
 from workshop_lib.data.supplychain_data import OWNER
@@ -30,10 +29,7 @@ SAMPLE = 90
 
 @pytest.fixture(scope="module", params=ENGINES)
 def eng(request, tmp_path_factory):
-    _require(request.param)
-    engine = (connect("embedded", path=tmp_path_factory.mktemp("answers")) if request.param == "embedded"
-              else connect("oracle"))
-    answer_eval.prepare_engine(engine, docs=False)
+    engine = answers_engine(request.param, tmp_path_factory.mktemp("answers"))
     yield engine
     engine.close()
 
@@ -41,8 +37,7 @@ def eng(request, tmp_path_factory):
 @pytest.fixture(scope="module")
 def docs_eng(tmp_path_factory):
     """Part 8's index promoted (embedded only: on Oracle this would move the learner's alias)."""
-    engine = connect("embedded", path=tmp_path_factory.mktemp("answers-docs"))
-    answer_eval.prepare_engine(engine, docs=True)
+    engine = answers_engine("embedded", tmp_path_factory.mktemp("answers-docs"), docs=True)
     yield engine
     engine.close()
 

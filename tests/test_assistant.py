@@ -11,18 +11,15 @@ import re
 
 import pytest
 
-from tests.conftest import ENGINES, _require
-from workshop_lib import assistant, connect
+from tests.conftest import ENGINES, answers_engine
+from workshop_lib import assistant
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.chat import answer_eval, answer_sets, conversation_eval
 
 
 @pytest.fixture(scope="module", params=ENGINES)
 def eng(request, tmp_path_factory):
-    _require(request.param)
-    engine = (connect("embedded", path=tmp_path_factory.mktemp("assistant")) if request.param == "embedded"
-              else connect("oracle"))
-    answer_eval.prepare_engine(engine, docs=False)
+    engine = answers_engine(request.param, tmp_path_factory.mktemp("assistant"))
     yield engine
     engine.close()
 

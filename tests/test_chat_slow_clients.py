@@ -31,18 +31,16 @@ def eng(tmp_path_factory):
     engine.close()
 
 
-def _slow_client(port: int, request: bytes, closed_after: list[float], stop: threading.Event) -> None:
-    """Sends `request` a byte at a time; records how long the server let it stay connected."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=2)
-    started = time.monotonic()
+def _trickle(sock: socket.socket, data: bytes, started: float, closed_after: list[float], stop: threading.Event) -> None:
+    """Sends `data` a byte at a time; records when the server closed the connection."""
     sock.settimeout(TRICKLE_S)
     try:
-        for byte in request:
+        for byte in data:
             if stop.is_set() or time.monotonic() - started > RUN_S:
                 return
             try:
                 sock.sendall(bytes([byte]))
-                if sock.recv(1024) == b"":
+                if sock.recv(4096) == b"":
                     closed_after.append(time.monotonic() - started)
                     return
             except TimeoutError:
@@ -54,28 +52,19 @@ def _slow_client(port: int, request: bytes, closed_after: list[float], stop: thr
         sock.close()
 
 
+def _slow_client(port: int, request: bytes, closed_after: list[float], stop: threading.Event) -> None:
+    """Sends the whole request, headers included, a byte at a time."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=2)
+    _trickle(sock, request, time.monotonic(), closed_after, stop)
+
+
 def _slow_body(port: int, request: bytes, closed_after: list[float], stop: threading.Event) -> None:
+    """Sends the headers at once, then the body a byte at a time."""
     head, _, rest = request.partition(b"\r\n\r\n")
     sock = socket.create_connection(("127.0.0.1", port), timeout=2)
     started = time.monotonic()
     sock.sendall(head + b"\r\n\r\n")
-    sock.settimeout(TRICKLE_S)
-    try:
-        for byte in rest:
-            if stop.is_set() or time.monotonic() - started > RUN_S:
-                return
-            try:
-                sock.sendall(bytes([byte]))
-                if sock.recv(4096) == b"":
-                    closed_after.append(time.monotonic() - started)
-                    return
-            except TimeoutError:
-                continue
-            except OSError:
-                closed_after.append(time.monotonic() - started)
-                return
-    finally:
-        sock.close()
+    _trickle(sock, rest, started, closed_after, stop)
 
 
 def test_slow_clients_are_dropped_and_health_still_answers(eng, capfd):

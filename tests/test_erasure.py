@@ -9,14 +9,11 @@ forgotten memory; on Oracle, the Oracle Text token table and the (absent) vector
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
-import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.conftest import ENGINES, ORACLE_SKIP_REASON
 from workshop_lib import connect
 from workshop_lib.core import lifecycle
 from workshop_lib.core.store import SchemaPolicy
@@ -28,22 +25,10 @@ U, A = "ana-q7zx", "memory_agent"
 WORDS = ["Trondheimsfjord", "zebracarrier", "Kvitsoyholm"]
 
 
-@pytest.fixture(params=ENGINES)
-def eng(request, tmp_path):
-    """An empty store (a temporary folder; on Oracle a scratch prefix, dropped afterwards)."""
-    if request.param == "oracle" and not os.environ.get("ORACLE_DSN"):
-        pytest.skip(ORACLE_SKIP_REASON)
-    if request.param == "embedded":
-        engine = connect("embedded", path=tmp_path)
-        yield engine
-        engine.close()
-        return
-    engine = connect("oracle")
-    scratch = engine.open_store(SchemaPolicy.RECREATE, table_name_prefix="T" + uuid.uuid4().hex[:8].upper() + "_")
-    yield engine
-    engine.backend.drop_objects(scratch.mem.DROP, [n for n, _ in scratch.mem.MIGRATIONS][::-1])
-    engine.backend.drop_objects(scratch.sql.DROP, [n for n, _ in scratch.sql.SCHEMA])
-    engine.close()
+@pytest.fixture
+def eng(fresh_engine):
+    """An empty store (conftest's fresh_engine: a temporary folder, or a scratch prefix on Oracle)."""
+    return fresh_engine
 
 
 def _write_as_user(eng) -> None:

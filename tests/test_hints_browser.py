@@ -112,12 +112,18 @@ def _saved_when(path: Path, ready, seconds: float = 30) -> dict:
         time.sleep(0.5)
 
 
+def _browser_page(p):
+    """Debian's Chromium, headless, one page with a generous default timeout."""
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.set_default_timeout(60_000)
+    return browser, page
+
+
 def test_clicking_the_hint_buttons(lab):
     base, path = lab
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        page.set_default_timeout(60_000)
+        browser, page = _browser_page(p)
         try:
             _open_and_run_all(page, base, path)
             shown = page.locator(".workshop-hint-text")
@@ -161,9 +167,7 @@ def test_after_a_kernel_restart_and_a_reload_the_hint_row_reads_as_text(lab):
     hint row is a readable line, never "Error displaying widget: model not found"."""
     base, path = lab
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        page.set_default_timeout(60_000)
+        browser, page = _browser_page(p)
         try:
             _open_and_run_all(page, base, path)
             page.locator("button.workshop-hint-1").wait_for()  # live buttons while the kernel runs

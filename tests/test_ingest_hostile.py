@@ -70,14 +70,20 @@ def _read(entries: list[manifest.Entry]) -> IngestReport:
     return report
 
 
-@pytest.mark.skipif(not hasattr(os, "symlink") or not hasattr(os, "mkfifo"), reason="needs symbolic links and FIFOs (POSIX)")
-def test_a_file_swapped_for_a_link_after_the_check_is_refused(tmp_path):
+def _corpus_beside_a_secret(tmp_path):
+    """A small corpus, and beside it (outside it) a file that must never be ingested."""
     corpus_dir, outside = tmp_path / "corpus", tmp_path / "outside"
     corpus_dir.mkdir()
     outside.mkdir()
     _corpus(corpus_dir)
     secret = outside / "secret.md"
     secret.write_text("OUTSIDE-SECRET-1234 must never be ingested.\n", encoding="utf-8")
+    return corpus_dir, outside, secret
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or not hasattr(os, "mkfifo"), reason="needs symbolic links and FIFOs (POSIX)")
+def test_a_file_swapped_for_a_link_after_the_check_is_refused(tmp_path):
+    corpus_dir, outside, secret = _corpus_beside_a_secret(tmp_path)
     (outside / "b.md").write_text("OUTSIDE-SECRET-5678 in a folder outside.\n", encoding="utf-8")
     path = corpus_dir / "m.jsonl"
     path.write_text('{"path": "a.md"}\n{"path": "sub/b.md"}\n', encoding="utf-8")
@@ -108,12 +114,7 @@ def test_a_file_swapped_for_a_link_after_the_check_is_refused(tmp_path):
 # ------------------------------------------------------------------ what the manifest names, and how lines count
 @pytest.mark.skipif(not hasattr(os, "link"), reason="needs hard links (POSIX)")
 def test_a_hard_link_to_a_file_outside_the_corpus_is_refused(tmp_path):
-    corpus_dir, outside = tmp_path / "corpus", tmp_path / "outside"
-    corpus_dir.mkdir()
-    outside.mkdir()
-    _corpus(corpus_dir)
-    secret = outside / "secret.md"
-    secret.write_text("OUTSIDE-SECRET-1234 must never be ingested.\n", encoding="utf-8")
+    corpus_dir, outside, secret = _corpus_beside_a_secret(tmp_path)
     os.link(secret, corpus_dir / "linked.md")
     path = corpus_dir / "m.jsonl"
     path.write_text('{"path": "a.md"}\n{"path": "linked.md"}\n', encoding="utf-8")

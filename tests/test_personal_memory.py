@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from workshop_lib.engines.base import connect
-from workshop_lib.parts.chat import answer_eval
+from tests.conftest import answers_engine
 from workshop_lib.parts.chat.app import ChatService
 from workshop_lib.parts.memory import personal
 
 
 @pytest.fixture(scope="module")
 def eng(tmp_path_factory):
-    e = connect("embedded", path=tmp_path_factory.mktemp("personal"))
-    answer_eval.prepare_engine(e, docs=False)
+    e = answers_engine("embedded", tmp_path_factory.mktemp("personal"))
     yield e
     e.close()
 

@@ -87,7 +87,7 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
         live = _live(eng, question, decision)
         if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
             # no query answers it, and a document passes the gates for it: the next handler
-            return _documents_only(eng, question, decision, llm, docs)
+            return _documents_only(eng, question, decision, llm, docs, vector)
         if live.mode == "fallback" and not decision.cues[router.LIVE] and \
                 decision.scores[router.SCHEMA] >= router.thresholds(eng)[0]:
             # nothing in the question asks for rows (no figure, name or id): the next handler,
@@ -97,7 +97,7 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     if label in GROUNDED_INTENTS:
         return _grounded(eng, question, decision, llm)
     if label == router.DOCS:
-        return _documents_only(eng, question, decision, llm, docs)
+        return _documents_only(eng, question, decision, llm, docs, vector)
     return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
 
 
@@ -281,7 +281,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     if llm is not None and not documents_win(a.mode):
         a = gates.answer_turn(turn, config, llm=llm)
     if documents_win(a.mode):
-        return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode})
+        return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
+                               vector=vector)
     d = a.decision
     explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", **_explain(decision)}
     if named:
@@ -442,7 +443,7 @@ def _fact_chunk(eng: Engine, subject: str):
     return None
 
 
-def _documents_only(eng: Engine, question: str, decision: router.RouteDecision, llm, docs) -> ChatAnswer:
+def _documents_only(eng: Engine, question: str, decision: router.RouteDecision, llm, docs, vector=None) -> ChatAnswer:
     """A document question: the documents answer it, or nothing does (schema facts are not asked).
     Passages about another port or carrier than the one named do not answer it."""
     if docs is None:
@@ -456,10 +457,10 @@ def _documents_only(eng: Engine, question: str, decision: router.RouteDecision, 
         if named and not any(n in where for n in named):
             return _declined(decision, f"The closest document passage ({lead.get('subject')}) is not about "
                              f"{' / '.join(sorted(named))}, so the documents do not answer this.", "documents (Part 8)")
-    return _from_documents(eng, docs, decision, llm, compared={"documents": docs.mode})
+    return _from_documents(eng, docs, decision, llm, compared={"documents": docs.mode}, vector=vector)
 
 
-def _read_documents(eng: Engine, docs) -> Any:
+def _read_documents(eng: Engine, docs, vector=None) -> Any:
     """The sentence that answers, from the lead document's passages: those the gates used, then the
     other passages of that document among the forty nearest the question."""
     from workshop_lib.assistant import document_reader
@@ -468,7 +469,7 @@ def _read_documents(eng: Engine, docs) -> Any:
     passages = list(docs.decision.used_chunks)
     if passages:
         lead = passages[0].get("subject")
-        nearer = index.search(eng, docs.question, 40)
+        nearer = index.search(eng, docs.question, 40, vector=vector)  # the question's embedding, not a new one
         passages += [{"subject": h["doc_id"], "text": h["text"]} for h in nearer if h["doc_id"] == lead]
     return document_reader.read(docs.question, passages)
 
@@ -500,14 +501,15 @@ def _best(docs) -> float:
     return max((h["similarity"] for h in docs.hits), default=0.0)
 
 
-def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, compared: dict) -> ChatAnswer:
+def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, compared: dict,
+                    vector=None) -> ChatAnswer:
     from workshop_lib.parts.ingest import ask
 
     d = docs.decision
     text = ask.render(docs)
     used_llm = "none"
     if llm is None and d.mode != "fallback":
-        reading = _read_documents(eng, docs)
+        reading = _read_documents(eng, docs, vector)
         if reading.kind is not None and reading.sentence is None:
             return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
                              "you ask for, so I will not guess it from its passages.", "documents (Part 8)")
