@@ -222,3 +222,81 @@ def test_every_composed_query_parses_as_oracle_sql(eng, question):
     a = _answer(eng, question)
     sqlglot.parse_one(a.plan.sql, read="oracle")
     assert all(str(v) not in a.plan.sql for v in a.plan.params.values() if len(str(v)) > 3)
+
+
+# ---------------------------------------------------------------------------------------- the catalog
+@pytest.mark.parametrize("question, item_id", [
+    ("stone blocks lowered in with a crane, what box?", "EQ-20OT"),
+    ("our cocoa keeps sweating in transit", "EQ-20VH"),
+    ("a tank for 20,000 litres of juice concentrate", "EQ-20TK"),
+    ("the cooling has to keep going on the rail leg, there is no plug", "EQ-GENSET"),
+])
+def test_the_item_a_need_describes_is_found_by_its_description(question, item_id):
+    from workshop_lib.assistant import catalog_links
+
+    link = catalog_links.best(question)
+    assert link is not None and link.item.item_id == item_id, catalog_links.rank(question)[:3]
+
+
+def test_words_the_catalog_shares_everywhere_point_at_no_item():
+    from workshop_lib.assistant import catalog_links
+
+    assert catalog_links.best("which container or box do you have?") is None
+
+
+@pytest.mark.parametrize("question, units, days, total", [
+    ("price for 4 of them over 3 weeks", 4, 21, 4 * 21 * 9.8),
+    ("lease 12 units for 10 days", 12, 10, 12 * 10 * 9.8),
+])
+def test_a_quantity_and_a_duration_are_priced(question, units, days, total):
+    from workshop_lib.assistant import catalog_links
+
+    item = next(i for i in catalog_links.ITEMS if i.item_id == "EQ-40RH")
+    q = catalog_links.quote(question, item)
+    assert q is not None and (q.units, q.days) == (units, days) and q.total == pytest.approx(total)
+    assert f"{total:,.2f}" in q.sentence(item)
+
+
+def test_a_fee_per_move_is_not_multiplied_by_days_and_no_count_is_no_quote():
+    from workshop_lib.assistant import catalog_links
+
+    drayage = next(i for i in catalog_links.ITEMS if i.item_id == "SV-DRAYAGE")
+    assert catalog_links.quote("2 boxes now and 3 more later", drayage) is None  # two counts: which one?
+    q = catalog_links.quote("trucking for 3 boxes", drayage)
+    assert q is not None and q.days is None and q.total == pytest.approx(3 * 350.0)
+    assert catalog_links.quote("how much is drayage", drayage) is None
+
+
+def test_a_size_the_question_gives_is_kept():
+    from workshop_lib.assistant import catalog_links
+
+    reefer40 = next(i for i in catalog_links.ITEMS if i.item_id == "EQ-40RH")
+    assert not catalog_links.sizes_allow("a 20' reefer for flowers", reefer40)
+    assert catalog_links.sizes_allow("a 20 or a 40 footer for flowers", reefer40)
+    assert catalog_links.sizes_allow("a reefer for flowers", reefer40)
+
+
+@pytest.mark.parametrize("question", [
+    "what does COSCO charge per day to lease a reefer plug at the terminal?",
+    "which container should we lease for the cargo on voyage 1020?",
+])
+def test_a_catalog_request_naming_a_record_of_the_data_is_not_answered_from_the_catalog(eng, question):
+    """The catalog knows items and prices, not carriers or voyages: such a question gets no catalog
+    rows under a grounded badge."""
+    from workshop_lib.parts.chat import answer
+
+    a = answer.answer_question(eng, question)
+    assert not (a.mode in ("rag", "hybrid") and "our catalog has" in a.answer), a.answer
+
+
+def test_a_described_need_is_answered_with_its_item_and_price(eng):
+    from workshop_lib.parts.chat import answer
+
+    a = answer.answer_question(eng, "what would you recommend for 6 crates of wine in bulk for 10 days?")
+    assert a.mode == "rag" and "EQ-20TK" in a.answer and "840.00" in a.answer, a.answer
+    assert "bulk" in a.decision_explain["matched_words"]
+
+
+def test_a_carrier_brand_alone_names_the_carrier_and_the_noun_after_it_is_counted(eng):
+    a = _answer(eng, "how many Hapag-Lloyd ships are in the fleet?")
+    assert a.plan is not None and a.plan.spec.target == "VESSELS", assistant.plan_summary(a.plan)

@@ -6,13 +6,14 @@ one bound SELECT, answered from its rows (README.md in this folder).
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.assistant import planner, render
-from workshop_lib.assistant.schema_links import Schema
-from workshop_lib.assistant.value_links import Link, ValueIndex
+from workshop_lib.assistant.schema_links import TABLE_NOUNS, Schema
+from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link, ValueIndex
 from workshop_lib.engines.portable_sql import COMPOSE_SQL
 
 if TYPE_CHECKING:
@@ -63,6 +64,20 @@ def links_of(eng: Engine, question: str) -> dict[str, Any]:
     return {"values": link_summary(links),
             "columns": [{"column": c.ref, "score": round(score, 1), "comment": c.comment.split(".")[0]}
                         for score, c in named if score >= 1.5]}
+
+
+def named_records(eng: Engine, question: str) -> list[Link]:
+    """The records of the data a question names by name or number (a vessel, a carrier, a voyage,
+    a container; not a port, a country or a category): an answer that ignores them is not an
+    answer to the question."""
+    schema, values = knowledge(eng)
+    named = [lk for lk in values.links(question) if lk.table != "PORTS" and lk.how in ("exact", "fuzzy", "partial")
+             and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS]
+    for m in re.finditer(r"\b([A-Za-z]+)\s+(?:no\.?\s*|#\s*)?(\d+)\b", question):  # "voyage 1020": a row by its id
+        table = TABLE_NOUNS.get(m.group(1).lower())
+        if table in schema.columns and table != "PORTS":
+            named.append(Link(table, "id", int(m.group(2)), m.start(), m.end(), "exact", m.group(0)))
+    return named
 
 
 def schema_subjects(eng: Engine, question: str) -> list[str]:

@@ -160,7 +160,10 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
     if counted:  # "how many reefers are on voyages at sea": the rows of the value counted
         right_after = [lk for lk in links if lk.start - counted.end() in (0, 1)]
         if right_after:
-            return right_after[0].table, None
+            # "how many Maersk ships": a name that qualifies the noun after it counts that noun's rows
+            after = [(i, TABLE_NOUNS[w]) for i, w in words.free() if words.raw[i][0] - right_after[0].end in (0, 1)
+                     and TABLE_NOUNS.get(w) in schema.columns]
+            return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
     nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns]
     # "container ships": a noun right before another names a kind of the second
     nouns = [(i, t) for i, t in nouns if not any(j == i + 1 for j, _ in nouns)]

@@ -111,10 +111,14 @@ class ValueIndex:
                         and not any(o.start < window[-1][1] and window[0][0] < o.end for o in out):
                     out.append(Link(table, column, value, window[0][0], window[-1][1], "fuzzy", span))
         for start, end, word in free:
-            if len(word) < 4 or word in self.common or word not in capitals \
-                    or any(o.start <= start and end <= o.end for o in out):
+            if len(word) < 3 or word not in capitals or any(o.start <= start and end <= o.end for o in out):
                 continue
-            owners = [(t, c, v) for n, t, c, v in self.names if word in n.split()]
+            # "COSCO" or "Maersk" alone is the carrier, not one of the ships named after it
+            owners = [(t, c, v) for n, t, c, v in self.names if t == "CARRIERS" and n.split()[0] == word]
+            if len(owners) != 1:
+                if len(word) < 4 or word in self.common:
+                    continue
+                owners = [(t, c, v) for n, t, c, v in self.names if word in n.split()]
             if len(owners) == 1 and not any(o.start == start for o in out):
                 out.append(Link(*owners[0], start, end, "partial", word))
         return out

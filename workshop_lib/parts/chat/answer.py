@@ -77,6 +77,8 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
             # schema facts or documents (not a data question, which schema facts never answer):
             # let Part 4's gates compare the two (each can fall back)
             return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+        if (item := _catalog_item(eng, question)) is not None:
+            return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
         # the scores stay in decision_explain; the person reads a plain sentence
         return _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
     if label == router.OUT:
@@ -93,12 +95,13 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
             # nothing in the question asks for rows (no figure, name or id): the next handler,
             # the schema facts, gets it, and Part 4's gates decide whether they answer it
             return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
-        return live
+        return _or_catalog(eng, question, decision, live)
     if label in GROUNDED_INTENTS:
         return _grounded(eng, question, decision, llm)
     if label == router.DOCS:
-        return _documents_only(eng, question, decision, llm, docs, vector)
-    return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
+        return _or_catalog(eng, question, decision, _documents_only(eng, question, decision, llm, docs, vector))
+    return _or_catalog(eng, question, decision,
+                       _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs))
 
 
 ASK_BACK = ("Name the table, column, vessel, voyage, port, piece of equipment or document you mean, and I will "
@@ -185,8 +188,61 @@ NEEDS_MODEL_TEXT = ("Offline I answer a question about the data when one query c
                     "'Using a model') for other questions, or rephrase it.")
 
 
+def _catalog_item(eng: Engine, question: str) -> Any:
+    """The catalog item a request describes ("a box for marble blocks lowered in by crane"), when
+    its description clearly matches and the question names no record of the data (a vessel, a
+    carrier, a voyage: the catalog knows nothing about them); else None."""
+    from workshop_lib import assistant
+    from workshop_lib.assistant import catalog_links
+
+    if not catalog_links.asks_for_item(question) or assistant.named_records(eng, question):
+        return None  # a record of the data named: not the catalog's
+    link = catalog_links.best(question)
+    named = grounded.named_items(question)
+    if link is None or (len(named) == 1 and not catalog_links.sizes_allow(question, link.item)):
+        return None  # one item named, in a size the question gives: Part 5's handler reads it
+    return link.item
+
+
+def _or_catalog(eng: Engine, question: str, decision: router.RouteDecision, answer: ChatAnswer) -> ChatAnswer:
+    """A handler that could not ground the question hands it to the catalog when a catalog item's
+    description matches the request; otherwise its fallback stands."""
+    if answer.mode != "fallback" or (item := _catalog_item(eng, question)) is None:
+        return answer
+    return _catalog_answer(eng, question, decision, item, f"{decision.label} could not ground it; a catalog "
+                                                          "item's description matches the need")
+
+
+def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, item: Any, why: str) -> ChatAnswer:
+    """The item a request describes, rendered from its catalog row, with the cost of the quantity asked."""
+    from workshop_lib.assistant import catalog_links
+
+    link = catalog_links.rank(question, [item])[0]
+    text = grounded.render_grounded_answer(question, grounded.matches_for(eng, [item]))
+    if (q := catalog_links.quote(question, item)) is not None:
+        text += "\n" + q.sentence(item)
+    rows = [{"item_id": item.item_id, "used": True, "matched_words": list(link.words)}]
+    explain = _explain(decision, mode="rag", handler="catalog (description match)", reason=why,
+                       rows=[item.item_id], matched_words=list(link.words), used_llm="none", short_query_active=False)
+    return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
+
+
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
+    from workshop_lib import assistant
+    from workshop_lib.assistant import catalog_links
+
+    if decision.label == "EQUIPMENT_RAG":
+        if named := assistant.named_records(eng, question):
+            return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
+                                       f"about {', '.join(lk.text for lk in named)}, and I found no other source "
+                                       "that answers this.", "grounded (Part 5)")
+        if (item := _catalog_item(eng, question)) is not None:
+            return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
+    if g.intent == "EQUIPMENT_RAG" and g.grounded and len(g.item_ids) == 1:
+        item = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
+        if (q := catalog_links.quote(question, item)) is not None:
+            g.text += "\n" + q.sentence(item)
     # Rows found: rag (the answer is the rows). No row above the threshold: an honest fallback.
     found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
     if g.intent == "PORT_LOCATION" and not g.ports and not _asks_port_list(question):

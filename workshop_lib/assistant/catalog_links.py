@@ -1,0 +1,138 @@
+"""Which catalog item a question describes, and what a quantity of it costs.
+
+A question such as "marble blocks that go in by crane: which box?" names no item; the item's
+description does name marble and cranes. Each word the question shares with an item's name or
+description counts by how few items use it (inverse document frequency over the catalog), so
+"marble" weighs more than "container". The catalog is small and its descriptions say what each
+item is for: this lexical match picks the item a description was written for, where an
+embedding of the whole question is pulled towards the item whose wording it resembles most.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from workshop_lib.assistant.schema_links import TABLE_NOUNS
+from workshop_lib.data.catalog import ITEMS, Item
+
+# function words and the words every request uses; they say nothing about which item
+_STOP = set("""a an and are as at be but by can could do does for from had has have how i if in into is it its
+me my need needs of on or our please should so some than that the their them there these they this those to
+us want we what when where which who will with would you your whats use used using get got
+not no won don t fit foot feet ft footer price cost""".split())  # "not", "no": a negation is not a need
+# a confident pick: the best item's words weigh at least this much and lead the next item by this much
+MIN_SCORE = 3.0
+MIN_LEAD = 1.0
+_DAYS = {"day": 1, "days": 1, "week": 7, "weeks": 7}
+
+
+def _stem(word: str) -> str:
+    """Plurals and verb endings folded ("transformers" and "transformer", "trucking" and "truck")."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word  # "crane" and "craned"
+
+
+def words(text: str) -> set[str]:
+    """The content words of a text, stemmed; sizes such as 20' or 40-foot become "20", "40"."""
+    t = text.lower().replace("twenty", "20").replace("forty", "40")
+    return {_stem(w) for w in re.findall(r"[a-z][a-z-]*[a-z]|\d{2}(?=\s*(?:'|ft|foot|feet|footer|-))", t)
+            if w not in _STOP}
+
+
+# a request for something to use, lease or buy: the catalog's kind of question
+_REQUEST_RE = re.compile(r"\b(?:recommend|suggest|(?:which|what) (?:container|box|equipment|item|service|one|kind|type)|"
+                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|what do (?:i|we) need)\b",
+                         re.I)
+
+
+def asks_for_item(question: str) -> bool:
+    return _REQUEST_RE.search(question) is not None
+
+
+@dataclass(frozen=True)
+class ItemLink:
+    item: Item
+    score: float
+    words: tuple[str, ...]      # the shared words, heaviest first
+
+
+def _item_words() -> list[set[str]]:
+    return [words(f"{i.name} {i.description}") for i in ITEMS]
+
+
+_ITEM_WORDS = _item_words()
+_TABLE_WORDS = {_stem(w) for w in TABLE_NOUNS if w not in ("container", "containers", "box", "boxes")}
+_IDF = {w: math.log(len(ITEMS) / sum(w in ws for ws in _ITEM_WORDS)) for ws in _ITEM_WORDS for w in ws}
+
+
+def rank(question: str, items: Sequence[Item] = ITEMS) -> list[ItemLink]:
+    """Items ordered by the weight of the words they share with the question (none shared: left out).
+    Words that name the data's tables ("voyage", "port") say where, not what is needed."""
+    asked = words(question) - _TABLE_WORDS
+    out = []
+    for item, item_words in zip(ITEMS, _ITEM_WORDS):
+        if item not in items:
+            continue
+        shared = sorted(asked & item_words, key=lambda w: -_IDF[w])
+        if shared:
+            out.append(ItemLink(item, round(sum(_IDF[w] for w in shared), 3), tuple(shared)))
+    return sorted(out, key=lambda link: -link.score)
+
+
+def best(question: str, items: Sequence[Item] = ITEMS) -> ItemLink | None:
+    """The one item the question describes, when its words clearly point at it; else None."""
+    ranked = rank(question, items)
+    if not ranked or ranked[0].score < MIN_SCORE:
+        return None
+    if len(ranked) > 1 and ranked[0].score - ranked[1].score < MIN_LEAD:
+        return None
+    return ranked[0]
+
+
+def sizes_allow(question: str, item: Item) -> bool:
+    """False when the question gives container sizes and the item is a box of another size."""
+    sized = [w for w in words(question) if w.isdigit()]
+    # "a 20 or a 40 footer": once one size carries its unit, every container size named counts
+    asked = set(sized) | (set(re.findall(r"\b(20|40|45)\b", question)) if sized else set())
+    size = re.match(r"(\d{2})'", item.name)
+    return not asked or size is None or size.group(1) in asked
+
+
+@dataclass(frozen=True)
+class Quote:
+    units: int
+    days: int | None            # None: the price is not per day
+    total: float
+
+    def sentence(self, item: Item) -> str:
+        if self.days is None:
+            return (f"For {self.units} x {item.name}: {self.units} x USD {item.price_usd:,.2f} "
+                    f"= USD {self.total:,.2f} ({item.price_unit}).")
+        return (f"For {self.units} x {item.name} over {self.days} days: {self.units} x {self.days} x "
+                f"USD {item.price_usd:,.2f} = USD {self.total:,.2f}.")
+
+
+def quote(question: str, item: Item) -> Quote | None:
+    """The cost of the quantity and duration a question gives ("10 reefers for 20 days"), when it
+    gives them: a count of units (a number not followed by a time unit, a size or a distance) and,
+    for an item leased per day, a number of days or weeks. None when the question gives no count."""
+    t = question.lower()
+    span = re.search(r"\b(\d{1,5})\s*(days?|weeks?)\b", t)
+    days = int(span.group(1)) * _DAYS[span.group(2)] if span else None
+    # a count is followed by what it counts ("10 reefers", "6 crates", "4 of them"), never by a unit
+    counts = [int(m.group(1)) for m in re.finditer(r"(?<![\w.'])(\d{1,5})(?=\s+[a-z])(?!\s*(?:days?|weeks?|ft|foot|"
+                                                     r"feet|footers?|km|kms|miles?|m3|t|tonnes?|kg)\b)", t)
+              if not (span and m.start() == span.start())]
+    if len(counts) != 1 or counts[0] == 0:
+        return None
+    units = counts[0]
+    per_day = "per day" in item.price_unit
+    if per_day and not days:
+        return None
+    total = item.price_usd * units * (days if per_day and days else 1)
+    return Quote(units, days if per_day else None, round(total, 2))
