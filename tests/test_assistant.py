@@ -300,3 +300,24 @@ def test_a_described_need_is_answered_with_its_item_and_price(eng):
 def test_a_carrier_brand_alone_names_the_carrier_and_the_noun_after_it_is_counted(eng):
     a = _answer(eng, "how many Hapag-Lloyd ships are in the fleet?")
     assert a.plan is not None and a.plan.spec.target == "VESSELS", assistant.plan_summary(a.plan)
+
+
+def test_a_second_question_the_rows_do_not_show_is_named_and_never_grounded(eng):
+    from workshop_lib.parts.chat import answer
+
+    a = answer.answer_question(eng, "the MSC Aurelia's speed, and where is she bound?")
+    assert a.mode == "fallback" and "cannot also answer" in a.answer and "knots" in a.answer, a.answer
+    assert a.decision_explain["uncovered"].startswith("where")
+    both = answer.answer_question(eng, "What is the speed of the Kyoto Express, and when was it built?")
+    assert both.mode == "rag" and "knots" in both.answer and "2019" in both.answer, both.answer
+
+
+def test_how_many_and_which_ones_lists_the_rows_it_counts(eng):
+    rows = _one(eng, "SELECT CARRIER_NAME FROM {o}.CARRIERS WHERE ALLIANCE = 'Gemini Cooperation'")
+    a = _answer(eng, "how many carriers belong to Gemini Cooperation, and which are they?")
+    assert a.uncovered is None and all(r[0] in a.text for r in rows) and str(len(rows)) in a.text, a.text
+
+
+def test_a_second_part_named_like_a_shown_column_is_covered(eng):
+    a = _answer(eng, "the heaviest container - which one and how heavy?")
+    assert a.uncovered is None, (a.text, a.uncovered)

@@ -48,6 +48,7 @@ class DataAnswer:
     reason: str                     # why there is no answer, or what the plan understood
     links: list[dict[str, Any]] = field(default_factory=list)
     rows_shown: int = 0
+    uncovered: str | None = None    # a part of the question the answer does not show
 
 
 def link_summary(links: list[Link]) -> list[dict[str, Any]]:
@@ -125,8 +126,63 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
         plan = planner.to_sql(spec, schema)
     except planner.NoPlan as exc:
         return DataAnswer(None, None, str(exc), summary)
+    parts = clauses(question)
+    if spec.action == "count" and any(_names_nothing(c, schema, values) for c in parts[1:]):
+        spec.action = "list"  # "how many ..., and which ones?": the rows, which the list counts too
+        plan = planner.to_sql(spec, schema)
     result = eng.supplychain.read_only_query(plan.sql, max_rows=plan.max_rows, params=plan.params)
     text = render.render(plan, result.rows)
     if text is None:
         return DataAnswer(None, plan, f"no row of {plan.what}", summary)
-    return DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows))
+    return DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
+                      uncovered(parts, plan, schema, values))
+
+
+# "..., and who owns it?", "... - where is she headed": a second question joined to the first
+_CLAUSE_RE = re.compile(r"(?:,\s*|\s+-\s+|\s+)(?:and\s+)?(?=(?:what|what's|which|who|whose|where|where's|when|when's|"
+                        r"how)\b)|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)", re.I)
+
+
+def clauses(question: str) -> list[str]:
+    """The questions a question asks, split where a second one is joined to the first."""
+    return [c.strip() for c in _CLAUSE_RE.split(question) if c and c.strip()]
+
+
+def _clause_columns(clause: str, schema: Schema, values: ValueIndex) -> tuple[set[str], bool, bool]:
+    """(the columns a clause names by their words, whether it asks when, whether it asks where)."""
+    words = planner._Words.read(clause, values.links(clause))
+    named = schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
+    low = clause.lower()
+    return ({c.ref for score, c in named if score >= 1.5}, low.startswith("when"), low.startswith("where"))
+
+
+def _names_nothing(clause: str, schema: Schema, values: ValueIndex) -> bool:
+    cols, when, where = _clause_columns(clause, schema, values)
+    return re.match(r"(?:which|what)\b", clause, re.I) is not None and not (cols or when or where) \
+        and not values.links(clause)
+
+
+def _name_words(ref: str) -> set[str]:
+    return set(ref.split(".")[-1].lower().split("_")) - {"id", "code", "number", "name", "kg", "m", "usd"}
+
+
+def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: ValueIndex) -> str | None:
+    """The first part of a two-part question the plan shows nothing for ("and who owns it?" when
+    only the vessel is shown), or None when every part is covered."""
+    if len(parts) < 2:
+        return None
+    spec = plan.spec
+    shown = [c for c in plan.columns if c is not None] + [c for c in (spec.measure, spec.group) if c is not None]
+    refs = {c.ref for c in shown} | {f.column.ref for f in spec.filters}
+    tables = {c.table for c in shown}
+    for part in parts:
+        cols, when, where = _clause_columns(part, schema, values)
+        if not (cols or when or where):
+            continue  # nothing of its own to show ("and which ones?")
+        # a column the answer shows or filters on, or one named like a shown one ("how heavy": a gross
+        # weight; "which country": a country code)
+        if cols & refs or {w for c in cols for w in _name_words(c)} & {w for c in refs for w in _name_words(c)} \
+                or (when and any(c.is_date for c in shown)) or (where and "PORTS" in tables):
+            continue
+        return part
+    return None

@@ -26,6 +26,11 @@ not no won don t fit foot feet ft footer price cost""".split())  # "not", "no": 
 MIN_SCORE = 3.0
 MIN_LEAD = 1.0
 _DAYS = {"day": 1, "days": 1, "week": 7, "weeks": 7}
+# a count is followed by what it counts ("10 reefers", "three 40' racks", "4 of them"), never by a unit
+_COUNT_RE = re.compile(r"(?<![\w.'])(\d{1,5})(?=\s+(?:\d{2}\s*(?:'|ft\b|-?foot\b)\s*)?[a-z])"
+                       r"(?!\s*(?:days?|weeks?|ft|foot|feet|footers?|km|kms|miles?|m3|t|tonnes?|kg)\b)")
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                 "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
 
 
 def _stem(word: str) -> str:
@@ -121,13 +126,13 @@ def quote(question: str, item: Item) -> Quote | None:
     """The cost of the quantity and duration a question gives ("10 reefers for 20 days"), when it
     gives them: a count of units (a number not followed by a time unit, a size or a distance) and,
     for an item leased per day, a number of days or weeks. None when the question gives no count."""
-    t = question.lower()
+    t = re.sub(r"\b(?:a|an|one)\s+(?=(?:days?|weeks?)\b)", "1 ", question.lower())  # "for a week"
+    t = re.sub(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", lambda m: str(_NUMBER_WORDS[m.group(1)]), t)
     span = re.search(r"\b(\d{1,5})\s*(days?|weeks?)\b", t)
     days = int(span.group(1)) * _DAYS[span.group(2)] if span else None
-    # a count is followed by what it counts ("10 reefers", "6 crates", "4 of them"), never by a unit
-    counts = [int(m.group(1)) for m in re.finditer(r"(?<![\w.'])(\d{1,5})(?=\s+[a-z])(?!\s*(?:days?|weeks?|ft|foot|"
-                                                     r"feet|footers?|km|kms|miles?|m3|t|tonnes?|kg)\b)", t)
-              if not (span and m.start() == span.start())]
+    counts = [int(m.group(1)) for m in _COUNT_RE.finditer(t) if not (span and m.start() == span.start())]
+    if not counts and days and re.search(r"\b(?:a|an|one)\s+(?:\d{2}\s*(?:'|ft|foot|-foot)?\s*)?[a-z]", t):
+        counts = [1]  # "a 40ft high cube reefer for 14 days": one unit
     if len(counts) != 1 or counts[0] == 0:
         return None
     units = counts[0]

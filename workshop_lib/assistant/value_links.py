@@ -44,6 +44,7 @@ class ValueIndex:
     phrases: list[tuple[str, str, str, Any, str]]
     names: list[tuple[str, str, str, Any]]          # name columns, for fuzzy and partial matches
     common: set[str]                                # words too common to stand for a name alone
+    plain: frozenset[str] = frozenset()             # words the schema's comments use as ordinary words
 
     @classmethod
     def build(cls, schema: Schema, query: Query, select_distinct: Callable[[str, str], str]) -> ValueIndex:
@@ -67,7 +68,8 @@ class ValueIndex:
                         phrases += [(_norm(n), table, col.name, code, "country")
                                     for code in values for n in countries.NAMES.get(code, ())]
         common = {w for w in _COMMON.split()}
-        return cls(sorted(phrases, key=lambda p: -len(p[0])), names, common)
+        comments = list(schema.table_comments.values()) + [c.comment for cols in schema.columns.values() for c in cols]
+        return cls(sorted(phrases, key=lambda p: -len(p[0])), names, common, _ordinary_words(comments))
 
     def links(self, question: str) -> list[Link]:
         """Every value the question names, longest match first, no two overlapping."""
@@ -111,12 +113,15 @@ class ValueIndex:
                         and not any(o.start < window[-1][1] and window[0][0] < o.end for o in out):
                     out.append(Link(table, column, value, window[0][0], window[-1][1], "fuzzy", span))
         for start, end, word in free:
-            if len(word) < 3 or word not in capitals or any(o.start <= start and end <= o.end for o in out):
+            if len(word) < 3 or any(o.start <= start and end <= o.end for o in out):
                 continue
-            # "COSCO" or "Maersk" alone is the carrier, not one of the ships named after it
-            owners = [(t, c, v) for n, t, c, v in self.names if t == "CARRIERS" and n.split()[0] == word]
+            # "COSCO" or "hapag" alone is the carrier, not one of the ships named after it; in lower
+            # case only when the schema's comments do not use the word as an ordinary one ("ocean")
+            owners = [(t, c, v) for n, t, c, v in self.names if t == "CARRIERS" and re.split(r"[\s-]", n)[0] == word]
+            if len(owners) == 1 and word not in capitals and (word in self.plain or (word in self.common and len(word) < 5)):
+                owners = []
             if len(owners) != 1:
-                if len(word) < 4 or word in self.common:
+                if len(word) < 4 or word in self.common or word not in capitals:
                     continue
                 owners = [(t, c, v) for n, t, c, v in self.names if word in n.split()]
             if len(owners) == 1 and not any(o.start == start for o in out):
@@ -175,6 +180,16 @@ def _explained(comment: str, table: str, column: str, values: list[Any]) -> list
                 out += [(_norm(part), table, column, code, "explained") for part in parts
                         if (" " in part or len(parts) == 1) and part.isascii() and not re.search(r"\d", part)]
     return out
+
+
+def _ordinary_words(comments: list[str]) -> frozenset[str]:
+    """Words the schema's comments use as ordinary words: in lower case, or as a comment's first word
+    ("Ocean carriers ..."); a name they quote ('Hapag-Lloyd', Maersk) is not one."""
+    out: set[str] = set()
+    for comment in comments:
+        found = re.findall(r"[A-Za-z]+", comment)
+        out |= {w for w in found if w.islower()} | {w.lower() for w in found[:1]}
+    return frozenset(out)
 
 
 # Words that name no vessel, carrier or port on their own, even where a name contains them.

@@ -176,10 +176,15 @@ def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
     # The source in words, as the older planner's: the tables read and the rows the answer shows.
     used = [{"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "rows_shown": data.rows_shown,
              "shape": plan.spec.action, "sql": plan.sql, "params": {k: str(v) for k, v in plan.params.items()}}]
-    explain = _explain(decision, mode="rag", handler="live data (composed query)", reason=data.reason, sql=plan.sql,
+    # a part of the question the rows do not show: said, and never under a grounded badge
+    mode, text = ("rag", data.text) if data.uncovered is None else (
+        "fallback", f"I can answer only part of this offline.\n{data.text}\nI cannot also answer “{data.uncovered}” "
+                    "with the same query.")
+    explain = _explain(decision, mode=mode, handler="live data (composed query)", reason=data.reason, sql=plan.sql,
                        params=used[0]["params"], links=data.links, plan=assistant.plan_summary(plan), used_llm="none",
-                       short_query_active=False)
-    return ChatAnswer(data.text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+                       short_query_active=False, uncovered=data.uncovered)
+    return ChatAnswer(text, mode, explain, used, used if mode == "rag" else [], "all" if mode == "rag" else "none",
+                      None, False, "none", False, _route(decision))
 
 
 NEEDS_MODEL_TEXT = ("Offline I answer a question about the data when one query can use every part of it: counts, "
