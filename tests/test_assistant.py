@@ -196,7 +196,7 @@ def test_a_date_compared_after_a_day(eng):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, correct_at_least, wrong_at_most", [
-    ("answers-dev.jsonl", 0.84, 0.04), ("answers-dev2.jsonl", 0.72, 0.05)])
+    ("answers-dev.jsonl", 0.89, 0.02), ("answers-dev2.jsonl", 0.78, 0.04), ("answers-dev3.jsonl", 0.72, 0.06)])
 def test_the_blind_dev_sets_hold_their_measured_level(eng, name, correct_at_least, wrong_at_most):
     """The dev sets (written blind, worked on) stay at the level measured when this was written;
     the frozen test set is measured with `workshop eval answers --set`, never asserted here."""
