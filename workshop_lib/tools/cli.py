@@ -373,12 +373,13 @@ def _class_summary(table, submissions: Path, out: Path):
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context,
-          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 8) | memory")):
+          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 8) | memory | "
+                                                         "baselines (memory baselines on the written conversations)")):
     """Run a benchmark from the repository's bench/ folder (options go to it; try `workshop bench -- --help`)."""
     import subprocess
 
     modules = {"retrieval": "bench.run", "chat": "bench.chat_load", "grading": "bench.grading", "ingest": "bench.ingest",
-               "memory": "bench.memory"}
+               "memory": "bench.memory", "baselines": "bench.baselines"}
     if which not in modules:
         typer.secho(f"Unknown benchmark {which!r}; choose one of {', '.join(modules)}.", fg="red", err=True)
         raise typer.Exit(2)
