@@ -206,7 +206,7 @@ def report(m: Measures, set_name: str) -> str:
 
 
 def plot(m: Measures, path: Path, title: str = "") -> None:
-    """Accuracy per ability per baseline (left), mean context tokens by turn position (right)."""
+    """Accuracy per ability per baseline (left); context tokens by turn on the long conversations (right)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -226,16 +226,18 @@ def plot(m: Measures, path: Path, title: str = "") -> None:
     left.set_ylim(0, 1.3)
     left.set_title(f"What each baseline gets right{title}")
     left.legend(fontsize=7, ncol=4, loc="upper center")
+    # the conversations over LONG_TURNS turns (all of them if none is), up to the shortest one's length
+    long = {c for c, n in m.turns.items() if n > LONG_TURNS} or set(m.turns)
+    upto = min((m.turns[c] for c in long), default=0)
     for name in m.names:
         per_conv: dict[str, list[int]] = {}
         for b, c, _, t in m.tokens:
-            if b == name:
+            if b == name and c in long:
                 per_conv.setdefault(c, []).append(t)
-        longest = max((len(v) for v in per_conv.values()), default=0)
-        mean = [statistics.mean([v[j] for v in per_conv.values() if len(v) > j]) for j in range(longest)]
-        right.plot(range(1, longest + 1), mean, label=name)
+        mean = [statistics.mean(v[j] for v in per_conv.values()) for j in range(upto)]
+        right.plot(range(1, upto + 1), mean, label=name)
     right.set_xlabel("turn of the conversation")
-    right.set_ylabel("context tokens (mean over conversations)")
+    right.set_ylabel(f"context tokens (mean over the {len(long)} longest conversations)")
     right.set_title("What each baseline shows the reader per turn")
     right.legend(fontsize=7)
     fig.tight_layout()
