@@ -96,3 +96,13 @@ def test_table_rows_and_unknown_names(measures):
     assert baselines.names("last_n, add_only") == ["last_n", "add_only"]
     with pytest.raises(ValueError, match="unknown baseline 'last'"):
         baselines.names("last")
+
+
+def test_a_frozen_sets_file_keeps_its_table_only(measures, tmp_path):
+    import json
+
+    baseline_eval.write_json(tmp_path / "frozen.json", measures, with_turns=False)
+    baseline_eval.write_json(tmp_path / "dev.json", measures, with_turns=True)
+    frozen, dev = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("frozen", "dev"))
+    assert "scored" not in frozen and len(dev["scored"]) == 3 * (len(baselines.NAMES) + 1)
+    assert frozen["rows"] == dev["rows"] and frozen["turns"] == 46
