@@ -10,7 +10,7 @@ LEARNER := $(VENV)/.installed-learner
 TESTER := $(VENV)/.installed-test
 
 .PHONY: help workshop setup install install-test test test-fast lint test-oracle lab doctor reset grade notebooks \
-        eval-answers bench bench-quick bench-chat bench-ingest bench-grading bench-memory serve setup-oracle lock \
+        eval-answers bench bench-quick bench-chat bench-ingest bench-grading bench-memory bench-baselines serve setup-oracle lock \
         clean-venv
 
 help: ## this list
@@ -87,6 +87,9 @@ bench-ingest: install-test ## Part 8's ingest throughput per stage: the corpus a
 
 bench-memory: install-test ## what memory is worth: 8 scripted conversations x 4 memory modes (offline, ~10 s)
 	$(BIN)/workshop bench memory
+
+bench-baselines: install-test ## memory baselines side by side on the written conversations, dev and frozen test (offline, ~30 s)
+	$(BIN)/workshop bench baselines
 
 bench-grading: install-test ## grade a synthetic class of 40 learners x 8 Parts (2 of them looping, 1 hostile)
 	$(BIN)/workshop bench grading

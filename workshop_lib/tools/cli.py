@@ -373,12 +373,13 @@ def _class_summary(table, submissions: Path, out: Path):
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def bench(ctx: typer.Context,
-          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 8) | memory")):
+          which: str = typer.Argument("retrieval", help="retrieval | chat (the chat service's load run) | grading | ingest (Part 8) | memory | "
+                                                         "baselines (memory baselines on the written conversations)")):
     """Run a benchmark from the repository's bench/ folder (options go to it; try `workshop bench -- --help`)."""
     import subprocess
 
     modules = {"retrieval": "bench.run", "chat": "bench.chat_load", "grading": "bench.grading", "ingest": "bench.ingest",
-               "memory": "bench.memory"}
+               "memory": "bench.memory", "baselines": "bench.baselines"}
     if which not in modules:
         typer.secho(f"Unknown benchmark {which!r}; choose one of {', '.join(modules)}.", fg="red", err=True)
         raise typer.Exit(2)
@@ -531,22 +532,44 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
 @eval_app.command("conversations")
 def eval_conversations(question_set: Path = typer.Option(..., "--set", exists=True, dir_okay=False,
                                                          help="a written set of conversations (evals/conversations-*.jsonl)"),
-                       json_path: Path = typer.Option(None, "--json", help="where to write the results")):
+                       json_path: Path = typer.Option(None, "--json", help="where to write the results"),
+                       baseline: str = typer.Option(None, "--baseline",
+                                                    help="memory baselines side by side: a name, names separated by "
+                                                         "commas, or 'all' (no_memory, last_n, full_transcript, "
+                                                         "transcript_search, summary, summary+memories, add_only)")):
     """Play every conversation of a set through the chat service's answer path (as POST /chat) on a
-    throw-away embedded database; score the turns with an expectation, per memory ability."""
+    throw-away embedded database; score the turns with an expectation, per memory ability.
+    With --baseline: the memory baselines side by side, each read by the same offline reader."""
     import tempfile
 
     from workshop_lib.parts.chat import conversation_eval
+    from workshop_lib.parts.memory import baselines
 
+    try:
+        names = baselines.names(baseline) if baseline is not None else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--baseline") from None
     with tempfile.TemporaryDirectory(prefix="workshop-eval-") as scratch:
         eng = _connect("embedded", path=Path(scratch))
         try:
-            from workshop_lib.parts.chat import answer_eval
+            from workshop_lib.parts.chat import answer_eval, baseline_eval
 
             answer_eval.prepare_engine(eng, docs=False)
-            results = conversation_eval.run(eng, conversation_eval.load(question_set))
+            if names is not None:
+                measures = baseline_eval.run(eng, conversation_eval.load(question_set), names)
+            else:
+                results = conversation_eval.run(eng, conversation_eval.load(question_set))
         finally:
             eng.close()
+    if names is not None:
+        typer.echo(f"workshop eval conversations --baseline: {question_set.name}, offline reader")
+        typer.echo(baseline_eval.report(measures, question_set.name))
+        out = json_path or (config.data_dir() / f"baselines-{question_set.stem}.json")
+        # a frozen set's individual answers are never written: only its table
+        baseline_eval.write_json(out, measures, with_turns="frozen" not in question_set.parts)
+        baseline_eval.plot(measures, out.with_suffix(".png"), f" ({question_set.stem})")
+        typer.echo(f"results: {out}\nplot: {out.with_suffix('.png')}")
+        return
     s = conversation_eval.summary(results)
     typer.echo(f"workshop eval conversations: {question_set.name}, chat answer path, offline")
     typer.echo(conversation_eval.format_report(s))

@@ -78,6 +78,14 @@ def grade(expect: dict[str, Any], mode: str, text: str, groups: list[list[Any]])
     return "correct", "expected values present"
 
 
+def expected_groups(eng: Engine, expect: dict[str, Any], where: str) -> list[list[Any]]:
+    """What must be in the answer: the `text` groups and every cell of the `sql` rows."""
+    groups = [list(g) for g in expect.get("text", [])]
+    if "sql" in expect:
+        groups += groups_from_rows(rows_of(eng.query, expect["sql"], where))
+    return groups
+
+
 def play(eng: Engine, conversation: dict[str, Any], ask: Callable[[dict[str, Any]], tuple[dict[str, Any], str]]
          ) -> list[TurnResult]:
     """Send every turn in order; score the turns that carry an expectation."""
@@ -93,10 +101,7 @@ def play(eng: Engine, conversation: dict[str, Any], ask: Callable[[dict[str, Any
         expect = turn.get("expect")
         if expect is None:
             continue
-        where = f"{conversation['id']} turn {i + 1}"
-        groups = [list(g) for g in expect.get("text", [])]
-        if "sql" in expect:
-            groups += groups_from_rows(rows_of(eng.query, expect["sql"], where))
+        groups = expected_groups(eng, expect, f"{conversation['id']} turn {i + 1}")
         outcome, why = grade(expect, mode, body.get("answer") or "", groups)
         results.append(TurnResult(conversation["id"], conversation["ability"], i + 1, turn["text"], mode, outcome,
                                   why, round(latency, 4), (body.get("answer") or "")[:400]))

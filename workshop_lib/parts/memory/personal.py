@@ -157,12 +157,17 @@ def _same_subject(new: PersonalCandidate, old_meta: dict) -> bool:
 
 
 def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
-          thread_id: str | None = None) -> Written | None:
-    """Store one personal memory; supersede the earlier ones on the same subject. None: already stored."""
+          thread_id: str | None = None, supersede: bool = True) -> Written | None:
+    """Store one personal memory; supersede the earlier ones on the same subject. None: already stored.
+
+    `supersede=False` is the ADD-only policy the baselines compare against (every value kept,
+    valid side by side, no earlier value carried): only the same value said again is skipped."""
     olds = [r for r in _valid(eng, user_id, agent_id) if _same_subject(cand, r.metadata or {})]
     value = cand.entities[0][2] if cand.entities else ""
     if value and any(str((r.metadata or {}).get("value")) == value for r in olds):
         return None  # the same value said again
+    if not supersede:
+        olds = []
     earlier: list[dict[str, str]] = []
     nouns = list(cand.nouns)
     for r in olds:
@@ -209,11 +214,12 @@ def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> 
     return out
 
 
-def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: str | None = None) -> list[Written]:
+def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: str | None = None,
+            supersede: bool = True) -> list[Written]:
     """Extract and write the personal memories of one user turn (the chat service calls it per turn)."""
     out = []
     for cand in extract(eng, text) + unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
-        done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
         if done is not None:
             out.append(done)
     return out
