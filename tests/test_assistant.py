@@ -321,3 +321,24 @@ def test_how_many_and_which_ones_lists_the_rows_it_counts(eng):
 def test_a_second_part_named_like_a_shown_column_is_covered(eng):
     a = _answer(eng, "the heaviest container - which one and how heavy?")
     assert a.uncovered is None, (a.text, a.uncovered)
+
+
+def test_a_distribution_by_a_column_is_a_count_per_group(eng):
+    rows = _one(eng, "SELECT FLAG_STATE, COUNT(*) FROM {o}.VESSELS GROUP BY FLAG_STATE")
+    a = _answer(eng, "distribution of ships by flag please")
+    assert a.plan is not None and a.plan.spec.action == "group"
+    assert all(f"{flag}: {n}" in a.text for flag, n in rows), a.text
+
+
+def test_the_number_of_groups_asked_for_is_kept(eng):
+    top = _one(eng, "SELECT c.CARRIER_NAME FROM {o}.VESSELS v JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID "
+                    "GROUP BY c.CARRIER_NAME ORDER BY SUM(v.CAPACITY_TEU) DESC LIMIT 3")
+    a = _answer(eng, "the three lines with the biggest combined TEU across their vessels?")
+    assert all(r[0] in a.text for r in top), a.text
+
+
+def test_column_descriptions_never_answer_a_question_about_rows(eng):
+    from workshop_lib.parts.chat import answer
+
+    a = answer.answer_question(eng, "voyages split up by whether they are late")
+    assert not (a.mode in ("rag", "hybrid") and "schema knowledge" in a.answer), a.answer

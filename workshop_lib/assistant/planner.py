@@ -43,7 +43,8 @@ SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC")
                 "top": (None, "DESC"), "most": (None, "DESC"), "fewest": (None, "ASC"), "least": (None, "ASC")}
 # What a superlative's concept means in the schema's words ("the heaviest box": its gross weight).
 CONCEPT_WORDS = {"weight": ["gross", "weight", "deadweight"], "departure": ["departure", "date"], "built": ["year", "built"]}
-COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters|knots|dollars|days)\b)|count|"
+COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters|knots|dollars|days)\b)|count|breakdown|"
+               r"distribution|tally|"
                r"(?:^|\bthe |\ba |\btotal )number of")
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
               "altogether": "SUM", "worth": "SUM"}
@@ -327,7 +328,7 @@ _COMPARATOR_WORDS = {w for pattern, _ in COMPARATORS for w in re.findall(r"[a-z]
 
 
 def _plan_word(raw: str) -> bool:
-    return (raw in SUPERLATIVES or raw in AGGREGATES or raw in _COMPARATOR_WORDS
+    return (raw in SUPERLATIVES or raw in AGGREGATES or raw in _COMPARATOR_WORDS or re.fullmatch(COUNT_WORDS, raw) is not None
             or raw.capitalize() in calendar.month_name or raw.capitalize() in calendar.month_abbr)
 
 
@@ -726,7 +727,7 @@ def _aggregate(words: _Words, schema: Schema, spec: Spec, fn: str, measure: Colu
                sups: list[tuple[str, str | None, str]]) -> None:
     """An average or a total; "which carrier ... the oldest ships on average" ranks it per carrier."""
     spec.action, spec.fn, spec.measure = "aggregate", fn, measure
-    if words.has(r"which|what") and sups:
+    if sups:  # a total with a superlative ranks ("the three lines with the biggest combined TEU")
         spec.direction = next((d for _, c, d in sups if c), sups[0][2])
         if "YEAR" in measure.name and any(w in ("oldest", "newest", "youngest") for w, _, _ in sups):
             spec.direction = "ASC" if any(w == "oldest" for w, _, _ in sups) else "DESC"
@@ -744,6 +745,11 @@ def _per_row_of_target(words: _Words, schema: Schema, spec: Spec, fn: str | None
     spec.target, spec.action = col.table, "group_top"
     spec.fn = "AVG" if fn == "AVG" or words.has(r"on average|average|mean") else "SUM"
     spec.superlative = ""
+    count = r"\d+|" + "|".join(_NUMBER_WORDS)
+    n = re.search(rf"\b(?:top|first)\s+({count})\b|\b({count})\s+(?:[a-z]+\s+)?(?:{_NOUN_WORDS})\b", words.text, re.I)
+    if n:  # "which two carriers have the most total TEU": the two best groups
+        words.used_numbers.add(n.start(1) if n.group(1) else n.start(2))
+        spec.n = max(1, min(_count_of(n.group(1) or n.group(2)), 20))
 
 
 def _names_one_row(spec: Spec) -> bool:

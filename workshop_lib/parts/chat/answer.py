@@ -90,10 +90,12 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
         if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
             # no query answers it, and a document passes the gates for it: the next handler
             return _documents_only(eng, question, decision, llm, docs, vector)
-        if live.mode == "fallback" and not decision.cues[router.LIVE] and \
+        if live.mode == "fallback" and not decision.cues[router.LIVE] and decision.cues[router.SCHEMA] and \
                 decision.scores[router.SCHEMA] >= router.thresholds(eng)[0]:
-            # nothing in the question asks for rows (no figure, name or id): the next handler,
-            # the schema facts, gets it, and Part 4's gates decide whether they answer it
+            # nothing in the question asks for rows (no figure, name or id) and it asks about the
+            # schema (a table or column, what one means or holds): the schema facts get it, and
+            # Part 4's gates decide whether they answer it; column descriptions never answer a
+            # question about the rows
             return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
         return _or_catalog(eng, question, decision, live)
     if label in GROUNDED_INTENTS:
