@@ -50,13 +50,22 @@ def words(text: str) -> set[str]:
 
 
 # a request for something to use, lease or buy: the catalog's kind of question
-_REQUEST_RE = re.compile(r"\b(?:recommend|suggest|(?:which|what) (?:container|box|equipment|item|service|one|kind|type)|"
+_REQUEST_RE = re.compile(r"\b(?:recommend\w*|suggest\w*|best (?:equipment|container|box|option|choice|unit)|"
+                         r"(?:which|what) (?:container|box|equipment|item|service|one|kind|type)|"
                          r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|what do (?:i|we) need)\b",
                          re.I)
 
 
+# a need stated without asking ("we need two euro pallets side by side"): a request only when one
+# item's description matches it twice as strongly as a confident pick needs
+_NEED_RE = re.compile(r"\b(?:need|needs|want|have to (?:ship|move|send)|looking for)\b", re.I)
+
+
 def asks_for_item(question: str) -> bool:
-    return _REQUEST_RE.search(question) is not None
+    if _REQUEST_RE.search(question):
+        return True
+    ranked = rank(question)
+    return _NEED_RE.search(question) is not None and bool(ranked) and ranked[0].score >= 2 * MIN_SCORE
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,7 @@ class Spec:
     convert: str | None = None      # a unit the question asks the answer in
     roles: list[str] = field(default_factory=list)   # port roles shown for a voyage: ORIGIN, DESTINATION
     group_role: str | None = None   # which end of a voyage a port group counts: ORIGIN | DESTINATION
+    target_role: str | None = None  # ports listed through their voyages: as ORIGIN or DESTINATION
     superlative: str = ""           # the word that asked for a top row ("oldest"), when it names its measure
     comparative: tuple[str, str] | None = None   # ("longer", ">"): "is A longer than B" is a yes or a no
 
@@ -695,18 +696,28 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
 
 
 def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
-    """Ports reached from a voyage are its origin or its destination: the words must say which."""
-    if spec.group is None or spec.group.table != "PORTS" or spec.target == "PORTS":
+    """Ports reached from a voyage are its origin or its destination: the words must say which,
+    for ports counted per group and for ports listed through their voyages ("from which ports do
+    the Evergreen ships depart")."""
+    if spec.target == "PORTS":
+        through = {t for c in _plan_columns(spec) for a, _, t, _ in schema.path("PORTS", c.table) or []
+                   if (a, t) == ("PORTS", "VOYAGES")}
+        if through:
+            spec.target_role = _voyage_end(words)
+        return
+    if spec.group is None or spec.group.table != "PORTS":
         return
     path = schema.path(spec.target, "PORTS") or []
-    if not any((a, b) == ("VOYAGES", "PORTS") for a, _, b, _ in path):
-        return
-    if words.has(r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into"):
-        spec.group_role = "DESTINATION"
-    elif words.has(r"depart\w*|origin|leav\w*|outbound|from|start\w*"):
-        spec.group_role = "ORIGIN"
-    else:
-        raise NoPlan("it does not say whether a voyage's port of departure or of arrival counts")
+    if any((a, b) == ("VOYAGES", "PORTS") for a, _, b, _ in path):
+        spec.group_role = _voyage_end(words)
+
+
+def _voyage_end(words: _Words) -> str:
+    if words.has(r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to"):
+        return "DESTINATION"
+    if words.has(r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from"):
+        return "ORIGIN"
+    raise NoPlan("it does not say whether a voyage's port of departure or of arrival counts")
 
 
 def _count_of_packages(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -855,8 +866,8 @@ def _unit(words: _Words, spec: Spec) -> None:
 
 # ============================================================================ SQL
 class _Joins:
-    def __init__(self, schema: Schema, target: str) -> None:
-        self.schema, self.target = schema, target
+    def __init__(self, schema: Schema, target: str, target_role: str | None = None) -> None:
+        self.schema, self.target, self.target_role = schema, target, target_role
         self.sql = ""
         self.fans_out = False   # a join from a row to its children repeats the row
         self.aliases: dict[tuple[str, str | None], str] = {(target, None): "t"}
@@ -874,6 +885,8 @@ class _Joins:
         for n, (a, ac, b, bc) in enumerate(path):
             if (a, b) == ("VOYAGES", "PORTS") and role in ("ORIGIN", "DESTINATION"):
                 ac = f"{role}_PORT_ID"
+            if (a, b) == ("PORTS", "VOYAGES") and self.target_role is not None:
+                bc = f"{self.target_role}_PORT_ID"
             hop_key = (b, role if n == len(path) - 1 else f"via{n}")
             if hop_key in self.aliases and n < len(path) - 1:
                 prev = self.aliases[hop_key]
@@ -888,7 +901,7 @@ class _Joins:
 
 
 def to_sql(spec: Spec, schema: Schema) -> Plan:
-    joins = _Joins(schema, spec.target)
+    joins = _Joins(schema, spec.target, spec.target_role)
     params: dict[str, Any] = {}
     conditions = [_condition(f, joins, params) for f in spec.filters]
 

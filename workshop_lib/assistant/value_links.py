@@ -100,7 +100,11 @@ class ValueIndex:
         out: list[Link] = []
         tokens = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[\w-]+", text)]
         free = [t for t in tokens if not any(t[0] < e and s < t[1] for s, e in taken)]
-        capitals = {w.lower() for w in re.findall(r"\b[A-Z][\w-]+", question)}
+        # a sentence's first word is capitalised whatever it is: there it counts as a name only when
+        # the schema's comments do not use it as an ordinary word ("Shipping cocoa..." is not COSCO)
+        capitals = {m.group(0).lower() for m in re.finditer(r"\b[A-Z][\w-]+", question)
+                    if m.group(0).lower() not in self.plain or m.group(0).isupper()
+                    or not re.search(r"(?:^|[.!?:])\W*$", question[:m.start()])}
         for norm_name, table, column, value in self.names:
             size = len(norm_name.split())
             for i in range(len(free) - size + 1):
