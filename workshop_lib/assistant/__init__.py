@@ -81,6 +81,11 @@ def named_records(eng: Engine, question: str) -> list[Link]:
     return named
 
 
+def _acronyms(comment: str) -> set[str]:
+    """Upper-case abbreviations a comment uses ("an estimate (ETA)"), lower-cased."""
+    return {w.lower() for w in re.findall(r"\b[A-Z]{3,5}\b", comment)} - {"null", "utc"}
+
+
 def schema_subjects(eng: Engine, question: str) -> list[str]:
     """The column a schema question is about, as TABLE.COLUMN, when the question names its table
     and words of the column's name that no other column of that table's comment uses ("the unit
@@ -88,18 +93,31 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
     schema, values = knowledge(eng)
     words = planner._Words.read(question, values.links(question))
     free = [w for _, w in words.free()]
+    # the words as mapped ("ETA" is read as arrival) and as written (the comment's own "ETA")
+    present = set(free) | {raw for i, (_, _, raw) in enumerate(words.raw) if i not in words.taken}
     tables = [t for _, t in schema.tables_named(free)]
     if not tables:
-        return []
+        # no table named: an acronym that one column's comment spells out ("ETA", "VGM") names it
+        owners = [c for cols in schema.columns.values() for c in cols if _acronyms(c.comment) & present]
+        return [owners[0].ref] if len(owners) == 1 else []
     table = tables[0]
-    present = set(free)
-    hits = [(len(schema.name_words(c) & present), c) for c in schema.columns[table] if not c.is_key]
-    hits = sorted((h for h in hits if h[0]), key=lambda h: -h[0])
+
+    def own(c: Any) -> set[str]:  # a column's name words, and the acronyms its comment gives it
+        return schema.name_words(c) | _acronyms(c.comment)
+
+    # the table named first, else the tables one foreign key away ("vessel speed": a position's speed)
+    for tables_searched in ([table], [t for t in schema.columns if len(schema.path(table, t) or []) == 1]):
+        # a table's noun in a column's name ("voyage" of VOYAGE_NUMBER) counts half: it names the table
+        hits = [(sum(0.5 if w in TABLE_NOUNS else 1 for w in own(c) & present), c)
+                for t in tables_searched for c in schema.columns[t] if not c.is_key]
+        hits = sorted((h for h in hits if h[0] >= 1), key=lambda h: -h[0])  # more than the table's noun
+        if hits:
+            break
     if not hits or (len(hits) > 1 and hits[1][0] == hits[0][0]):
         return []
     best = hits[0][1]
-    matched = schema.name_words(best) & present
-    if any(matched & c.comment_words for c in schema.columns[table] if c != best):
+    matched = own(best) & present
+    if any(matched <= c.comment_words for c in schema.columns[best.table] if c != best):
         return []  # another column's comment uses the same words ("weight" of deadweight): not clear
     return [best.ref]
 

@@ -145,7 +145,7 @@ class _Words:
     @classmethod
     def read(cls, text: str, links: list[Link]) -> _Words:
         raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
-        mapped = map_words([w for _, _, w in raw])
+        mapped = map_words([re.sub(r"'s?$", "", w) for _, _, w in raw])  # "a voyage's ETA": the voyage
         taken = {i for i, (s, e, _) in enumerate(raw) if any(lk.start < e and s < lk.end for lk in links)}
         return cls(text, raw, mapped, taken)
 
