@@ -213,6 +213,7 @@ def test_the_blind_dev_sets_hold_their_measured_level(eng, name, correct_at_leas
     "which voyage has the heaviest total cargo?", "Which carrier operates the oldest ships on average?",
     "is HMM Hanbada longer than COSCO Galaxy", "Where does voyage 1046 go from and to?",
     "how many manifest lines are dangerous goods", "total weight of frozen shrimp on the manifest, in tonnes",
+    "containers that are not reefers", "lines that belong to no alliance", "from which ports do the Evergreen ships depart",
 ])
 def test_every_composed_query_parses_as_oracle_sql(eng, question):
     """The composed SELECTs run on both engines: each parses with sqlglot's Oracle dialect, binds
@@ -354,3 +355,27 @@ def test_the_column_a_schema_question_is_about(eng, question, subject):
 
 def test_two_columns_a_question_fits_equally_name_no_subject(eng):
     assert assistant.schema_subjects(eng, "which column has a container's weight") == []
+
+
+@pytest.mark.parametrize("question, sql", [
+    ("which vessels aren't registered in Liberia?",
+     "SELECT COUNT(*) FROM {o}.VESSELS WHERE FLAG_STATE <> 'LR' OR FLAG_STATE IS NULL"),
+    ("how many sailings haven't been completed", "SELECT COUNT(*) FROM {o}.VOYAGES WHERE STATUS <> 'COMPLETED'"),
+    ("lines that belong to no alliance", "SELECT COUNT(*) FROM {o}.CARRIERS WHERE ALLIANCE IS NULL"),
+])
+def test_a_negation_excludes_what_it_names(eng, question, sql):
+    """Ignoring 'not' answers the opposite of the question under a grounded badge."""
+    expected = _one(eng, sql)[0][0]
+    a = _answer(eng, question)
+    assert a.plan is not None and any(f.op in ("not", "not in", "is null") for f in a.plan.spec.filters), a.plan.sql
+    rows = eng.supplychain.read_only_query(a.plan.sql, max_rows=200, params=a.plan.params).rows
+    got = rows[0][0] if a.plan.spec.action == "count" else len(rows)
+    assert got == expected, (a.plan.sql, got, expected)
+
+
+@pytest.mark.parametrize("question", ["ships not launched in 2019", "which boxes aren't heavy"])
+def test_a_negation_the_plan_cannot_apply_is_no_plan(eng, question):
+    from workshop_lib.parts.chat import answer
+
+    a = answer.answer_question(eng, question)
+    assert a.mode == "fallback", a.answer

@@ -84,7 +84,7 @@ between and due making doing receive receives received single declared declare c
 move moves moving moved transport transports transporting transported planned
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
-which's how's i'm we're you're isn't aren't doesn't don't
+which's how's i'm we're you're
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu""".split())
 
 
@@ -95,7 +95,7 @@ class NoPlan(WorkshopError):
 @dataclass
 class Filter:
     column: Column
-    op: str                 # = > < >= <= between like either
+    op: str                 # = > < >= <= between contains in, not (another value or none), not in, is null
     value: Any
     said: str
     value2: Any = None
@@ -262,6 +262,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _comparison_filters(words, schema, spec, named, used_columns)
     _year_filter(words, schema, spec, used_columns)
     _qualifiers(words, spec, named, used_columns, schema)
+    _negations(words, schema, spec, links)
     _action(words, schema, spec, named, used_columns)
     _one_per_name(spec)
     for col in named:
@@ -481,6 +482,46 @@ def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str
             role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
             filters.append(Filter(col, "=", lk.value, _said(col, lk.value, role), role=role))
     return filters
+
+
+# Words that exclude what follows them ("ships that don't fly the Panama flag", "carriers outside
+# any alliance"); each must be applied to a filter or the question gets no plan: ignored, the
+# answer would be the opposite of the question under a grounded badge.
+NEGATION_RE = re.compile(r"\b(?:not|never|without|except|excluding|outside(?:\s+of)?|other\s+than|apart\s+from|"
+                          r"besides|no|non)\b|n't\b", re.I)
+
+
+def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> None:
+    """Negates the value filter a negation word governs (its next value, within four words), or
+    filters the rows with no value in the column it names, when that column's comment says what an
+    empty value means ("not in any alliance": ALLIANCE IS NULL)."""
+    for cue in NEGATION_RE.finditer(words.text):
+        gap = words.text[cue.end():]
+        nearby = [lk for lk in links if lk.start >= cue.end() and len(words.text[cue.end():lk.start].split()) <= 4]
+        target = min(nearby, key=lambda lk: lk.start) if nearby else None
+        negated = [f for f in spec.filters if target is not None and f.role is None and f.op in ("=", "in")
+                   and (f.column.table, f.column.name) == (target.table, target.column)]
+        if negated:
+            f = negated[0]
+            f.op = "not" if f.op == "=" else "not in"
+            f.said = f"not {f.said}".replace("not with ", "without ")
+        elif (col := _emptied_column(gap, schema, spec)) is not None:
+            spec.filters.append(Filter(col, "is null", None, f"with no {_label(col)}"))
+        else:
+            raise NoPlan(f"it says '{cue.group(0).strip()}', and I cannot tell which value it excludes")
+        words.taken |= {i for i, (s, e, _) in enumerate(words.raw) if s < cue.end() and cue.start() < e}
+
+
+def _emptied_column(gap: str, schema: Schema, spec: Spec) -> Column | None:
+    """The column right after a negation ("no alliance", "not in any alliance") when the comment of
+    the target's column says what NULL means."""
+    m = re.match(r"\s*(?:(?:in|on|part of|of|with|have|has|a|an|any|the)\s+){0,3}([a-z][a-z-]*)", gap, re.I)
+    if not m:
+        return None
+    named = schema.columns_named(words_of(m.group(1)), [spec.target])
+    if not named or "NULL" not in named[0][1].comment:
+        return None
+    return named[0][1]
 
 
 def _country_column(words: _Words, schema: Schema, target: str) -> tuple[str, str]:
@@ -984,6 +1025,12 @@ def _condition(f: Filter, joins: _Joins, params: dict[str, Any]) -> str:
         return SQL["is_null" if f.op == "is null" else "not_null"].format(ref=ref)
     if f.op == "contains":
         return SQL["contains"].format(ref=ref, bind=_bind(params, f.value))
+    if f.op in ("not", "not in"):  # other values, and rows with no value at all
+        values = f.value if f.op == "not in" else [f.value]
+        other = SQL["compare"].format(ref=ref, op="<>", bind=_bind(params, values[0]))
+        for v in values[1:]:
+            other = SQL["both"].format(first=other, second=SQL["compare"].format(ref=ref, op="<>", bind=_bind(params, v)))
+        return SQL["either"].format(first=other, second=SQL["is_null"].format(ref=ref))
     if f.op == "in":
         parts = [SQL["compare"].format(ref=ref, op="=", bind=_bind(params, v)) for v in f.value]
         out = parts[0]

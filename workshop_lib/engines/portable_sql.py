@@ -159,6 +159,7 @@ COMPOSE_SQL = {
     "not_null": "{ref} IS NOT NULL",
     "is_null": "{ref} IS NULL",
     "either": "({first} OR {second})",
+    "both": "({first} AND {second})",
     "count": "COUNT(*) AS N",
     "labelled": "{key} || ' (' || {name} || ')'",
     "count_distinct": "COUNT(DISTINCT {ref}) AS N",

@@ -236,18 +236,22 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
 
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
     from workshop_lib import assistant
-    from workshop_lib.assistant import catalog_links
+    from workshop_lib.assistant import catalog_links, planner
 
     if decision.label == "EQUIPMENT_RAG" and (named := assistant.named_records(eng, question)):
         return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
                                    f"about {', '.join(lk.text for lk in named)}, and I found no other source "
                                    "that answers this.", "grounded (Part 5)")
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
-    if decision.label == "EQUIPMENT_RAG" and (item := _catalog_item(eng, question)) is not None and \
-            (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
+    item = _catalog_item(eng, question) if decision.label == "EQUIPMENT_RAG" else None
+    if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
         # Part 5's embedding match leads with another item than the one the request's words describe
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
                                                               f"(the embedding match led with {g.item_ids[:1]})")
+    if item is None and g.grounded and len(g.item_ids) > 1 and planner.NEGATION_RE.search(question):
+        # "which boxes aren't heavy": the rows matched would be listed with the 'not' ignored
+        return _declined(decision, "I can't tell which of the catalog items your question excludes; name the item "
+                                   "you mean and I will answer from its row.", "grounded (Part 5)")
     if g.intent == "EQUIPMENT_RAG" and g.grounded and len(g.item_ids) == 1:
         item = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
         if (q := catalog_links.quote(question, item)) is not None:
