@@ -379,3 +379,17 @@ def test_a_negation_the_plan_cannot_apply_is_no_plan(eng, question):
 
     a = answer.answer_question(eng, question)
     assert a.mode == "fallback", a.answer
+
+
+def test_a_port_named_like_its_country_is_the_port_unless_a_flag_is_asked(eng):
+    to_port = _answer(eng, "how many vessels are sailing to singapore?")
+    assert any(f.column.table == "PORTS" for f in to_port.plan.spec.filters), to_port.plan.sql
+    flagged = _answer(eng, "vessels registered in Singapore")
+    assert any(f.column.name == "FLAG_STATE" for f in flagged.plan.spec.filters), flagged.plan.sql
+
+
+def test_no_dot_is_a_number_and_a_lower_case_name_word_is_found(eng):
+    imo = _one(eng, "SELECT IMO_NUMBER FROM {o}.VESSELS WHERE VESSEL_NAME = 'Ever Lunar'")[0][0]
+    assert str(imo) in _answer(eng, "imo no. of the Ever Lunar thx").text
+    dwt = _one(eng, "SELECT DEADWEIGHT_TONNES FROM {o}.VESSELS WHERE VESSEL_NAME = 'CMA CGM Callisto'")[0][0]
+    assert f"{dwt:,}" in _answer(eng, "deadweight of the callisto").text

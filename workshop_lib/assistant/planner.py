@@ -84,7 +84,7 @@ between and due making doing receive receives received single declared declare c
 move moves moving moved transport transports transporting transported planned
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
-which's how's i'm we're you're
+which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu""".split())
 
 
@@ -456,6 +456,9 @@ def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str
     by_column: dict[str, list[Link]] = {}
     for link in links:
         table, column = link.table, link.column
+        code = _country_named(link)
+        if code is not None and (_says_flag(words) or words.has(r"countr\w*|nation\w*")):
+            link = Link(table, column, code, link.start, link.end, "country", link.text)  # the country, not its port
         if link.how == "country":
             table, column = _country_column(words, schema, target)
         by_column.setdefault(f"{table}.{column}", []).append(Link(table, column, link.value, link.start, link.end,
@@ -488,7 +491,7 @@ def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str
 # any alliance"); each must be applied to a filter or the question gets no plan: ignored, the
 # answer would be the opposite of the question under a grounded badge.
 NEGATION_RE = re.compile(r"\b(?:not|never|without|except|excluding|outside(?:\s+of)?|other\s+than|apart\s+from|"
-                          r"besides|no|non)\b|n't\b", re.I)
+                          r"besides|no(?!\.)|non)\b|n't\b", re.I)  # "IMO no." is a number
 
 
 def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> None:
@@ -535,6 +538,14 @@ def _country_column(words: _Words, schema: Schema, target: str) -> tuple[str, st
     if not candidates:
         raise NoPlan("it names a country, but nothing it asks about has a country")
     return candidates[0].table, candidates[0].name
+
+
+def _country_named(link: Link) -> str | None:
+    """The country code a port link's words also name ("Singapore"), else None."""
+    if (link.table, link.column) != ("PORTS", "PORT_NAME"):
+        return None
+    said = link.text.strip().lower()
+    return next((code for code, names in countries.NAMES.items() if said in (n.lower() for n in names)), None)
 
 
 def _says_flag(words: _Words) -> bool:

@@ -69,7 +69,10 @@ class ValueIndex:
                                     for code in values for n in countries.NAMES.get(code, ())]
         common = {w for w in _COMMON.split()}
         comments = list(schema.table_comments.values()) + [c.comment for cols in schema.columns.values() for c in cols]
-        return cls(sorted(phrases, key=lambda p: -len(p[0])), names, common, _ordinary_words(comments))
+        # a port named like its country ("Singapore") is read as the port first; the planner turns it
+        # into the country when the words ask for a flag or a country
+        return cls(sorted(phrases, key=lambda p: (-len(p[0]), p[4] == "country")), names, common,
+                   _ordinary_words(comments))
 
     def links(self, question: str) -> list[Link]:
         """Every value the question names, longest match first, no two overlapping."""
@@ -125,7 +128,9 @@ class ValueIndex:
             if len(owners) == 1 and word not in capitals and (word in self.plain or (word in self.common and len(word) < 5)):
                 owners = []
             if len(owners) != 1:
-                if len(word) < 4 or word in self.common or word not in capitals:
+                # one word of one name: capitalised, or in lower case a word the schema's comments
+                # never use and long enough not to be a common one ("the callisto")
+                if len(word) < 4 or word in self.common or (word not in capitals and (word in self.plain or len(word) < 6)):
                     continue
                 owners = [(t, c, v) for n, t, c, v in self.names if word in n.split()]
             if len(owners) == 1 and not any(o.start == start for o in out):
