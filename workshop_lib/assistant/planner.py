@@ -75,7 +75,7 @@ _PLAIN = set("""be been being am having doing done get got go goes going gone sa
 carrying carried operate operates operated operating run runs running own owns owned fly flies flying leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
-contain contains stored store recorded record use used call called take make come keep kept right now today
+contain contains stored store recorded record use uses using used call called take make come keep kept right now today
 currently please thanks thank hey hello quick question just also only both either than then there here
 one ones other another more most less least many much few all every each any some such same different
 data database dataset table tables row rows list listed total overall whole entire ever yet still will shall may
@@ -141,6 +141,7 @@ class _Words:
     taken: set[int]
     used_numbers: set[int] = field(default_factory=set)   # start offsets of numbers a filter or a limit took
     corrected: set[int] = field(default_factory=set)      # words read as the schema word they misspell
+    ambiguous: set[str] = field(default_factory=set)      # columns the words fit equally well
 
     @classmethod
     def read(cls, text: str, links: list[Link]) -> _Words:
@@ -254,10 +255,18 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
                   if not (i + 1 < len(words.raw) and ((w == "number" and words.raw[i + 1][2] == "of")
                                                       or (words.raw[i][2].endswith("ing")
                                                           and words.raw[i + 1][2] in ("to", "for", "towards"))))]
-    named = [c for score, c in schema.columns_named(free_words, near) if score >= 1.5]
+    scored = [(score, c) for score, c in schema.columns_named(free_words, near) if score >= 1.5]
+    named = [c for _, c in scored]
+    numeric = [(score, c) for score, c in scored if c.numeric]
+    if len(numeric) > 1 and numeric[0][0] == numeric[1][0] and numeric[0][1].table == numeric[1][1].table \
+            and numeric[0][1].unit == numeric[1][1].unit:
+        # "boxes heavier than 25 t": the tare or the gross weight? The words fit both equally
+        words.ambiguous = {numeric[0][1].ref, numeric[1][1].ref}
 
     spec.filters += _value_filters(words, schema, links, spec.target)
-    spec.filters += _key_filters(words, schema)
+    # "IMO 9771987" is both a value of the data and a key the words give: one filter
+    spec.filters += [f for f in _key_filters(words, schema)
+                     if not any((g.column, g.op, str(g.value)) == (f.column, f.op, str(f.value)) for g in spec.filters)]
     _date_filter(words, schema, spec, named)
     _comparison_filters(words, schema, spec, named, used_columns)
     _year_filter(words, schema, spec, used_columns)
@@ -286,7 +295,10 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if spec.action in ("list", "lookup") and not spec.filters and _one_unnamed_row(words, noun_at):
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
     if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
-        raise NoPlan("it names a row but asks nothing the data holds about it")
+        name = schema.name_column(spec.target)
+        if not (words.has(r"which|who|what(?:'s| is)? (?:the )?name") and all(f.column != name for f in spec.filters)):
+            raise NoPlan("it names a row but asks nothing the data holds about it")
+        spec.show.append(name)  # "which carrier has SCAC HDMU": the row named by a code, by its name
     if spec.action in ("count", "group", "group_top"):
         # "the most departures": a date column named in a count names the event counted
         spec.show = [c for c in spec.show if not c.is_date]
@@ -596,6 +608,8 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         unit_cols = [c for cols in schema.columns.values() for c in cols if c.unit == "TEU"]
         return unit_cols[0]
     if numeric:
+        if numeric[0].ref in words.ambiguous:
+            raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
         return numeric[0]
     if 1900 <= value <= 2100:
         years = [c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name]
@@ -628,6 +642,7 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
             used.add(built.ref)
             continue
         col = _numeric_for(words, schema, spec, named, at, value)
+        value, value2 = _in_column_unit(words.text[at:at + 60], col, value, value2)
         if col.is_date and 1900 <= value <= 2100:
             lo, hi = datetime.date(int(value), 1, 1), datetime.date(int(value), 12, 31)
             when = "before" if op in ("<", "<=") else "after" if op in (">", ">=") else "in"
@@ -639,6 +654,31 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
                 if "YEAR" in col.name else f"with {_label(col)} {_OP_WORDS[op][0]} {value:g}")
         spec.filters.append(Filter(col, op, value, said, value2=value2))
         used.add(col.ref)
+
+
+# A unit a number is written in: (dimension, size in the dimension's base unit).
+_SAID_UNITS = [(r"tonnes?|tons?|t|mt", ("mass", 1000.0)), (r"kg|kgs|kilos?|kilograms?", ("mass", 1.0)),
+               (r"dollars?|usd|\$", ("money", 100.0)), (r"cents?", ("money", 1.0)),
+               (r"knots?|kn|kts", ("speed", 1.0)), (r"km/h|kph|kilometres per hour", ("speed", 1 / 1.852)),
+               (r"m|metres?|meters?", ("length", 1.0)), (r"feet|ft", ("length", 0.3048))]
+_COLUMN_UNITS = {"tonnes": ("mass", 1000.0), "kg": ("mass", 1.0), "cents": ("money", 1.0),
+                 "knots": ("speed", 1.0), "m": ("length", 1.0)}
+
+
+def _in_column_unit(text: str, col: Column, value: float, value2: float | None) -> tuple[float, float | None]:
+    """"A VGM over 27 tonnes" compared with a column in kilograms is 27,000: the number converted to
+    the column's unit (its comment's). A unit of another kind than the column's is no plan."""
+    m = re.search(r"\$?\s*\d[\d,]*(?:\.\d+)?k?\s*(" + "|".join(p for p, _ in _SAID_UNITS) + r")(?![\w/])", text, re.I)
+    dollar = re.search(r"\$\s*\d", text)
+    said_unit = m.group(1) if m else ("$" if dollar else None)
+    if said_unit is None or col.unit not in _COLUMN_UNITS:
+        return value, value2
+    said = next(u for p, u in _SAID_UNITS if re.fullmatch(p, said_unit, re.I))
+    kind, size = _COLUMN_UNITS[col.unit]
+    if said[0] != kind:
+        raise NoPlan(f"it gives a number in {said_unit}, and {col.ref} is in {col.unit}")
+    factor = said[1] / size
+    return value * factor, (value2 * factor if value2 is not None else None)
 
 
 def _year_filter(words: _Words, schema: Schema, spec: Spec, used: set[str]) -> None:

@@ -186,7 +186,9 @@ def _listing(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     rows = rows[:plan.max_rows - 1]
     if spec.action == "lookup" and len(rows) == 1:
         parts = _rest(plan, rows[0])
-        return f"{_head(plan, rows[0])}: " + (", ".join(parts) if parts else "found") + f"{_note(spec.measure)}."
+        if not parts:  # the row named by a code, asked for by its name: "the carrier with SCAC HDMU is HMM"
+            return f"The {noun(spec.target, False)} {_filters(plan)} is {_head(plan, rows[0])}."
+        return f"{_head(plan, rows[0])}: " + ", ".join(parts) + f"{_note(spec.measure)}."
     head = f"{len(rows)}{'+' if more else ''} {noun(spec.target, len(rows) != 1)} {_filters(plan)}".rstrip()
     return head + ":\n" + "\n".join(f"- {_row_text(plan, r)}" for r in rows)
 

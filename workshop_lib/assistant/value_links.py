@@ -85,11 +85,13 @@ class ValueIndex:
         for phrase, table, column, value, how in self.phrases:
             if phrase not in flat:
                 continue  # most phrases are nowhere in the question: a substring test is cheap
-            if len(phrase) < 2 or (how == "exact" and len(phrase) <= 3 and not _upper_in(question, str(value))):
-                continue  # "us", "de", "ct": a short code only when written in capitals
-            # "panamanian-flagged" and "cartons" too
+            if len(phrase) < 2 or (how in ("exact", "country") and len(phrase) <= 3
+                                   and not _upper_in(question, phrase.upper())):
+                continue  # "us", "de", "ct": a short code or country only when written in capitals
+            # "panamanian-flagged" and "cartons" too; never a plural of a short code ("uses")
             pattern = r"\s+".join(re.escape(w) for w in phrase.split())
-            for m in re.finditer(rf"(?<![\w-]){pattern}(?:e?s)?(?!\w)", text):
+            plural = "(?:e?s)?" if len(phrase) > 3 else ""
+            for m in re.finditer(rf"(?<![\w-]){pattern}{plural}(?!\w)", text):
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
                            for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
                 if same or not any(m.start() < e and s < m.end() for s, e in taken):
