@@ -248,7 +248,8 @@ class ChatService:
         stated = personal.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
                                   thread_id=thread_id)
         if not stated:
-            recalled = recall_answer(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id)
+            recalled = recall_answer(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
+                                     thread_id=thread_id)
             if recalled is not None:
                 return recalled
         return answer_question(scoped, req["question"], llm=self.llm)
