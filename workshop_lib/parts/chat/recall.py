@@ -50,7 +50,7 @@ def _follow_noun(question: str) -> str:
     return m.group(0) if m else ""
 
 
-def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled) -> bool:
+def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, follow_up: bool = False) -> bool:
     """The question asks for the remembered value itself: nothing follows its reference to the
     thing, or it asks what the user said and names no other column of the data."""
     from workshop_lib import assistant
@@ -59,8 +59,10 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled) -> bool
     after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
     if len(after) == 2 and _NOTHING_MORE.match(after[1]):
         return True
-    if not _TOLD.search(question):
+    if not _TOLD.search(question) and not follow_up:
         return False
+    if follow_up and re.match(r"^\W*(?:and\s+|so\s+)?(?:when|where|how)\b", question, re.I):
+        return False  # it asks a date, a place or an amount of the thing, not which one it is
     schema, _ = assistant.knowledge(eng)
     words = [w for w in words_of(question) if w != "-" and personal.table_of_word(w) is None]
     own = f"{rec.table}.{rec.column}"
@@ -157,7 +159,8 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     if not personal.refers_to_own(question) and follow is None:
         return None
     rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id) or follow
-    if rec is follow and follow is not None:
+    is_follow = rec is follow and follow is not None
+    if is_follow and follow is not None:
         rec = personal.Recalled(follow.memory_id, follow.text, follow.said_at, follow.table, follow.column,
                                 follow.value, _follow_noun(question) or follow.noun, direct=follow.direct,
                                 quote=follow.quote)
@@ -192,7 +195,7 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
         text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
         return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
                                              sql=plan.sql, params=sql_source["params"]), [source, sql_source])
-    if rec.earlier or _asks_only_value(eng, question, rec):
+    if rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow):
         before = "Before the change, your" if rec.earlier else "Your"
         return _answer(f"{before} {rec.noun} was {rec.value} ({said})." if rec.earlier
                        else f"{before} {rec.noun} is {rec.value} ({said}).", "rag",

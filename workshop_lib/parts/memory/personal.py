@@ -150,7 +150,9 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
     out = []
     for sentence in [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]:
         stated = statement_part(sentence)
-        if not stated or len(stated) > MAX_TEXT_CHARS or not _speaks_of_own(stated) or _FORGET.search(stated):
+        # a correction speaks of what the user said before even without "I" ("scratch that, it's 813N")
+        if not stated or len(stated) > MAX_TEXT_CHARS or _FORGET.search(stated) or \
+                not (_speaks_of_own(stated) or _CHANGE.search(stated)):
             continue
         links = values.links(stated)
         found = entity_links(links)
@@ -347,9 +349,9 @@ class Recalled:
 
 
 def refers_to_own(question: str) -> bool:
-    """A question about the user's own things: a first-person word in a question."""
+    """A question about the user's own things: a first-person word in a question ("remind me ...")."""
     q = question.strip()
-    return bool(_FIRST_PERSON.search(q)) and (q.endswith("?") or bool(_QUESTION.match(q)) or
+    return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I)) and (q.endswith("?") or bool(_QUESTION.match(q)) or
                                               any(_QUESTION.match(c.strip()) for c in _CLAUSE.split(q)))
 
 
@@ -389,7 +391,8 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
                 first = meta["earlier"][0]
                 return Recalled(rec.id, first["text"], first["said_at"], table, column, first["value"], hit, True)
             return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, hit)
-    return None
+    # a word that names a table but no remembered value of it ("the consignee"): what the question asks for
+    return _resolve_kind(question, kind, memories) if kind else None
 
 
 _NOT_CONTENT = frozenset("""a an the of in on at to for from and or is are was were be by as it its
@@ -415,9 +418,12 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
             continue
         score = 2 * len(q_roles & set(meta.get("roles") or [])) + 2 * len(q_nouns & set(meta.get("nouns") or [])) \
             + len(q_words & _content(rec.content or ""))
-        if score and (best is None or score > best[0]):
+        if best is None or score > best[0]:
             best = (score, rec, fits[0])
-    if best is None:
+    holding = [r for r in memories if any(subject_of(e[0], e[1]) == f"{OWN}.{kind}" for e in
+                                           (r.metadata or {}).get("entities", []))]
+    # nothing in common: only a sum, the one sum said, is taken (a name could be anyone's)
+    if best is None or (not best[0] and not (kind == own_values.MONEY and len(holding) == 1)):
         return None
     _, rec, (table, column, value) = best
     meta = rec.metadata or {}
