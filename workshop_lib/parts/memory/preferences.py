@@ -61,7 +61,8 @@ def extract(text: str) -> list[Preference]:
         for dimension, units in UNITS.items():
             if dimension == "length" and not _ABOUT_ANSWERS.search(sentence):
                 continue
-            wanted, refused = [], []
+            wanted: list[str] = []
+            refused: list[str] = []
             for unit, words in units.items():
                 hits = _mentions(sentence, words)
                 if not hits:
