@@ -24,6 +24,7 @@ without it says only that the service is up. The server binds to 127.0.0.1 by de
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import re
@@ -48,7 +49,7 @@ from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import ChatAnswer, agent_answer, answer_question
 from workshop_lib.parts.chat.recall import recall_answer
-from workshop_lib.parts.memory import personal
+from workshop_lib.parts.memory import personal, preferences
 from workshop_lib.parts.memory.writer import observe_user_turn
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -238,6 +239,15 @@ class ChatService:
                 "thread_id": thread_id, "latency_ms": round(latency_ms, 1)}, result.mode
 
     def _answer_turn(self, scoped: Engine, req: dict[str, Any], thread_id: str, user_id: str) -> ChatAnswer:
+        """The answer in the user's preferred units and length (every answer path)."""
+        # a preference stated in this turn applies from this turn on
+        preferences.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id)
+        result = self._answer_path(scoped, req, thread_id, user_id)
+        prefs = preferences.settings(self.eng, user_id, self.eng.agent_id)
+        rendered = preferences.render(result.answer, prefs) if prefs else result.answer
+        return dataclasses.replace(result, answer=rendered) if rendered != result.answer else result
+
+    def _answer_path(self, scoped: Engine, req: dict[str, Any], thread_id: str, user_id: str) -> ChatAnswer:
         """The answer: Part 6's agent when asked for, else the router's handler (the timed part)."""
         if req.get("agent"):
             return agent_answer(scoped, req["question"], thread_id, llm=self.llm)  # logs the thread itself
@@ -248,7 +258,8 @@ class ChatService:
         stated = personal.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
                                   thread_id=thread_id)
         if not stated:
-            recalled = recall_answer(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id)
+            recalled = recall_answer(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
+                                     thread_id=thread_id)
             if recalled is not None:
                 return recalled
         return answer_question(scoped, req["question"], llm=self.llm)

@@ -44,7 +44,13 @@ def _answer(text: str, mode: str, explain: dict[str, Any], used: list[dict[str, 
 _NOTHING_MORE = re.compile(r"^(?:\s*\b(?:again|now|number|name|code|id|in|on|then|please|is|was)\b)*\W*$", re.I)
 
 
-def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled) -> bool:
+def _follow_noun(question: str) -> str:
+    m = re.search(r"\b(?:that one|this one|the one(?:\s+(?:we|i)(?:'re|'m|\s+are|\s+am)\s+on(?:\s+now)?)?|it)\b",
+                  question, re.I)
+    return m.group(0) if m else ""
+
+
+def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, follow_up: bool = False) -> bool:
     """The question asks for the remembered value itself: nothing follows its reference to the
     thing, or it asks what the user said and names no other column of the data."""
     from workshop_lib import assistant
@@ -53,21 +59,111 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled) -> bool
     after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
     if len(after) == 2 and _NOTHING_MORE.match(after[1]):
         return True
-    if not _TOLD.search(question):
+    if not _TOLD.search(question) and not follow_up:
         return False
+    if follow_up and re.match(r"^\W*(?:and\s+|so\s+)?(?:when|where|how)\b", question, re.I):
+        return False  # it asks a date, a place or an amount of the thing, not which one it is
     schema, _ = assistant.knowledge(eng)
     words = [w for w in words_of(question) if w != "-" and personal.table_of_word(w) is None]
     own = f"{rec.table}.{rec.column}"
     return not [c for _, c in schema.columns_named(words, [rec.table]) if c.ref != own]
 
 
-def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
-    """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
+# "what did Sam tell you", "did my colleague mention ...": what someone else said to the assistant
+_OTHER_TOLD = re.compile(r"\b(?!i\b|we\b|you\b)([a-z][\w'-]*)\s+(?:tell|told|say|said|mention|mentioned|give|gave)"
+                         r"\s+(?:to\s+)?you\b", re.I)
+# a reference back to what the last answer was about: "and who is it now?", "the one we're on now"
+_FOLLOW_UP = re.compile(r"\b(?:it|that one|this one|the one|that|them)\b", re.I)
+
+
+def _previous_memory(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> personal.Recalled | None:
+    """The user's current memory on the subject the thread's last answer recalled (a correction since:
+    the newer one), or None."""
+    if not thread_id:
+        return None
+    messages = eng.store.list_thread_messages(thread_id)
+    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    if last is None or last.user_id != user_id:
+        return None
+    memory = ((last.metadata or {}).get("decision_explain") or {}).get("memory") or {}
+    column = str(memory.get("column") or "")
+    if not column:
+        return None
+    table, _, col = column.partition(".")
+    for rec in reversed(personal.valid_memories(eng, user_id, agent_id)):
+        for t, c, value in (rec.metadata or {}).get("entities", []):
+            if (t, c) == (table, col):
+                return personal.Recalled(rec.id, rec.content or "", str((rec.metadata or {}).get("said_at", "")),
+                                         t, c, value, "one", direct=t == personal.OWN,
+                                         quote=not (rec.metadata or {}).get("change"))
+    return None
+
+
+def _value_answer(rec: personal.Recalled, said: str, source: dict[str, Any]) -> ChatAnswer:
+    """The remembered value itself, with when it was said (and the user's words when they name no older value)."""
+    words = f": \u201c{rec.text}\u201d" if rec.quote and not rec.earlier else ""
+    lead = "Before the change, it was" if rec.earlier else "From what you told me"
+    return _answer(f"{lead}: {rec.value} ({said}{words}).", "rag",
+                   _explain("the remembered value itself", "rag", memory=source), [source])
+
+
+def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str]:
+    """The data answer for a question about the remembered entity: the question with the entity in
+    its place; a second question it left unanswered ("..., and where?") asked on its own; when the
+    question itself names nothing of the data, the columns its earlier sentence names."""
     from workshop_lib import assistant
 
-    if not personal.refers_to_own(question):
+    data_question = personal.substitute(question, rec)
+    data = assistant.answer_data(eng, data_question)
+    if data.text is not None and data.uncovered:
+        extra = _second_part(data_question, data.uncovered, rec)
+        more = assistant.answer_data(eng, extra) if extra else None
+        if more is not None and more.text is not None:
+            data.text = f"{data.text}\n{more.text}"
+            data.uncovered = None
+    if data.text is None and rec.table != personal.OWN:
+        asked = personal.context_question(eng, question, rec)
+        if asked:
+            more = assistant.answer_data(eng, asked)
+            if more.text is not None:
+                return more, asked
+    return data, data_question
+
+
+def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str | None:
+    """The part of a two-part question left unanswered, as a question of its own about the entity:
+    a bare "where?" takes the first question's verb ("when does voyage 939E arrive, and where?" ->
+    "where does voyage 939E arrive"); a pronoun is replaced by the entity."""
+    from workshop_lib import assistant
+
+    entity = f"{personal.TABLE_NOUNS_BY_TABLE.get(rec.table, rec.table.lower())} {rec.value}"
+    bare = re.fullmatch(r"(?:and\s+)?(what|which|who|where|when|how)\W*", part.strip(), re.I)
+    if bare:
+        first = assistant.clauses(data_question)[0]
+        swapped = re.sub(r"^\s*(?:what|which|who|where|when|how)\b", bare.group(1), first, count=1, flags=re.I)
+        return swapped if swapped != first else None
+    replaced, n = re.subn(r"\b(?:it|she|he|they|that one|this one)\b", entity, part, count=1, flags=re.I)
+    return replaced if n else None
+
+
+def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
+                  thread_id: str | None = None) -> ChatAnswer | None:
+    """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
+    if _OTHER_TOLD.search(question) and not personal.refers_to_own(question.replace("you", "")):
+        who = _OTHER_TOLD.search(question)
+        assert who is not None
+        return _answer(f"I only answer from what you have told me yourself; what {who.group(1)} said to me is "
+                       "theirs, so I can't share it.", "fallback",
+                       _explain("a question about another user's memory", "fallback"), [])
+    follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
+    if not personal.refers_to_own(question) and follow is None:
         return None
-    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id)
+    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id) or follow
+    is_follow = rec is follow and follow is not None
+    if is_follow and follow is not None:
+        rec = personal.Recalled(follow.memory_id, follow.text, follow.said_at, follow.table, follow.column,
+                                follow.value, _follow_noun(question) or follow.noun, direct=follow.direct,
+                                quote=follow.quote)
     if rec is None:
         nouns = [n for n in personal.possessed_nouns(question) if personal.table_of_word(n)]
         if not nouns and not _TOLD.search(question):
@@ -78,6 +174,8 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
     # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
     said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
     source = _memory_source(rec)
+    if rec.value and (rec.direct or rec.table == personal.OWN):
+        return _value_answer(rec, said, source)
     if not rec.value:  # a change the data does not hold: the user's own words are the answer
         if not _asks_only_value(eng, question, rec):
             return _answer(f"The latest you told me about your {rec.noun} ({said}) names nothing in the data, so I "
@@ -85,8 +183,7 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
                                                                               memory=source), [])
         return _answer(f"The latest you told me about your {rec.noun} ({said}): \u201c{rec.text}\u201d.", "rag",
                        _explain("the remembered words", "rag", memory=source), [source])
-    data_question = personal.substitute(question, rec)
-    data = assistant.answer_data(eng, data_question)
+    data, data_question = _compose(eng, question, rec)
     if data.text is not None and data.plan is not None and not rec.earlier:
         plan = data.plan
         from workshop_lib.data.supplychain_data import OWNER
@@ -98,7 +195,7 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
         text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
         return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
                                              sql=plan.sql, params=sql_source["params"]), [source, sql_source])
-    if rec.earlier or _asks_only_value(eng, question, rec):
+    if rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow):
         before = "Before the change, your" if rec.earlier else "Your"
         return _answer(f"{before} {rec.noun} was {rec.value} ({said})." if rec.earlier
                        else f"{before} {rec.noun} is {rec.value} ({said}).", "rag",

@@ -28,6 +28,8 @@ from rapidfuzz import fuzz
 
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
+from workshop_lib.parts.memory import own_values
+from workshop_lib.parts.memory.own_values import OWN, PLACE
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -41,18 +43,26 @@ MAX_TEXT_CHARS = 600
 EARLIER_KEPT = 5
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_CLAUSE = re.compile(r",\s*|\s+-\s+")
-_FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours)\b|\b(?:i|we)'(?:m|re|ve|d|ll)\b", re.I)
+_CLAUSE = re.compile(r",(?!\d{3})\s*|\s+-\s+")  # not the comma of "1,850"
+_FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re|ve|d|ll)\b", re.I)
+# A clause with no subject that starts with a verb in -ing ("writing from Durban", "shipping with MSC"):
+# the speaker is its subject.
+_SUBJECTLESS = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|also|just|btw|fyi)\b[\s,!.]*)*(?:there\b[\s,!.]*)?"
+                          r"[a-z]+ing\b", re.I)
 _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|whats|wat's|which|who|who's|whom|whose|where|"
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
-_CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|"
+_CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|scratch|"
+                     r"correction|meant|mistake|typo|turns out|updated?|"
                      r"no longer|anymore|rolled|replaced)\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$", re.I)
 _POSSESSED = re.compile(r"\b(?:my|our)\s+((?:[a-z][\w-]*(?:'s)?\s+){0,2}?[a-z][\w-]*)", re.I)
 _ADJECTIVES = {"main", "new", "own", "current", "usual", "old", "whole", "first", "other", "one", "big"}
+# A request to drop what was said: the verb of forgetting, said to the assistant.
+_FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)\b|\b(?:don't|do not|no need to|stop)\s+"
+                     r"(?:keep|keeping|remember|remembering|store|storing|save|saving|hold|holding)\b", re.I)
 # What a question about the past asks for: the value before the latest correction.
 HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to)\b", re.I)
 
@@ -95,14 +105,22 @@ class PersonalCandidate:
     change: bool                             # said as a correction or a change
     said_at: str = ""
     about: str = ""                          # the subject of a change that names no value of the data
+    roles: tuple[str, ...] = ()              # what its values are to the user: customer, place, rate
+    time: str = ""                           # when it says it happened, as written ("last month")
+    earlier: tuple[str, ...] = ()            # values it says were before, in the same sentence
 
     @property
     def subject(self) -> str:
-        """The column it is about, TABLE.COLUMN of its first entity."""
+        """The column it is about, TABLE.COLUMN of its first entity (a port and a city: a place)."""
         if not self.entities:
             return self.about
         table, column, _ = self.entities[0]
-        return f"{table}.{column}"
+        return subject_of(table, column)
+
+
+def subject_of(table: str, column: str) -> str:
+    """A port the data holds and a city it does not are both where something is."""
+    return f"{OWN}.{PLACE}" if (table, column) == ("PORTS", "PORT_NAME") else f"{table}.{column}"
 
 
 def statement_part(sentence: str) -> str:
@@ -111,25 +129,55 @@ def statement_part(sentence: str) -> str:
     return ", ".join(c.strip() for c in kept)
 
 
+def _speaks_of_own(stated: str) -> bool:
+    return bool(_FIRST_PERSON.search(stated)) or any(_SUBJECTLESS.match(c.strip()) for c in _CLAUSE.split(stated))
+
+
+def _order(entity: tuple[str, str, str]) -> int:
+    """A container, voyage, vessel or carrier first; then a name or money; a place last."""
+    table, column, _ = entity
+    if table in _OWN_THINGS[:4]:
+        return 0
+    return 2 if subject_of(table, column) == f"{OWN}.{PLACE}" else 1
+
+
 def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[PersonalCandidate]:
-    """The personal statements of one user turn: a clause that names a value of the data and the user's own things."""
+    """The personal statements of one user turn: a clause about the user's own things (I, we, my,
+    our, or no subject at all) that names a value: of the data, or a name, place or sum of theirs."""
     from workshop_lib import assistant
 
     _, values = assistant.knowledge(eng)
     out = []
     for sentence in [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]:
         stated = statement_part(sentence)
-        if not stated or len(stated) > MAX_TEXT_CHARS or not _FIRST_PERSON.search(stated):
+        # a correction speaks of what the user said before even without "I" ("scratch that, it's 813N")
+        if not stated or len(stated) > MAX_TEXT_CHARS or _FORGET.search(stated) or \
+                not (_speaks_of_own(stated) or _CHANGE.search(stated)):
             continue
-        found = entity_links(values.links(stated))
+        links = values.links(stated)
+        found = entity_links(links)
         # the value it is not ("not 781S but 813N") is no entity of this memory
         found = [lk for lk in found if not _NOT_THIS.search(stated[:lk.start][-30:])]  # offsets are the text's
-        if not found:
+        entities = [(lk.table, lk.column, str(lk.value)) for lk in found]
+        # a country by its name, written as a name ("in Spain", not "from us"): a place of theirs
+        countries = [lk for lk in links if lk.how == "country" and stated[lk.start:lk.start + 1].isupper()]
+        entities += [(OWN, PLACE, stated[lk.start:lk.end]) for lk in countries]
+        taken = [(lk.start, lk.end) for lk in links if lk.how != "word"]
+        places = {str(v[0]) for v in values.phrases if (v[1], v[2]) == ("PORTS", "PORT_NAME")}
+        entities += [(OWN, v.kind, v.value) for v in own_values.find(stated, taken, places=places)
+                     if not _NOT_THIS.search(stated[:v.start][-30:])]
+        if not entities:
             continue
-        found.sort(key=lambda lk: 0 if lk.table in _OWN_THINGS else 1)  # a container or voyage before a port
-        entities = tuple((lk.table, lk.column, str(lk.value)) for lk in found)
-        out.append(PersonalCandidate(stated, entities, tuple(possessed_nouns(stated)),
-                                     bool(_CHANGE.search(stated)), said_at or _now()))
+        change = bool(_CHANGE.search(stated))
+        earlier: list[str] = []
+        if change:  # "on Monday it was 781S, now it is 813N": the last value of a column is the current one
+            last = {subject_of(t, c): i for i, (t, c, _) in enumerate(entities)}
+            earlier = [v for i, (t, c, v) in enumerate(entities) if last[subject_of(t, c)] != i]
+            entities = [e for i, e in enumerate(entities) if last[subject_of(e[0], e[1])] == i]
+        entities.sort(key=_order)
+        out.append(PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated)), change,
+                                     said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
+                                     time=own_values.time_said(stated), earlier=tuple(earlier)))
     return out
 
 
@@ -142,6 +190,12 @@ class Written:
     stored_id: str
     superseded: list[str] = field(default_factory=list)
     collateral: int = 0        # superseded memories that share no linked column with the new one
+    forgotten: list[str] = field(default_factory=list)
+
+
+def valid_memories(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
+    """The user's valid personal memories, oldest first (never another user's; never a superseded or forgotten one)."""
+    return _valid(eng, user_id, agent_id)
 
 
 def _valid(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
@@ -149,11 +203,21 @@ def _valid(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
 
 
 def _same_subject(new: PersonalCandidate, old_meta: dict) -> bool:
-    if old_meta.get("subject") != new.subject:
+    """The old memory is about what the new one is about: the same column (or kind of value) and the
+    same thing of the user's (the noun they used, or for a correction the role it plays)."""
+    # any value of the old memory may be what the new one is about ("our office is in Rotterdam, by the
+    # Maasvlakte" is about a place too)
+    old_subjects = {old_meta.get("subject")} | {subject_of(t, c) for t, c, _ in old_meta.get("entities") or []}
+    if new.subject not in old_subjects:
         return False
-    if new.change:
+    if set(new.nouns) & set(old_meta.get("nouns") or []):
         return True
-    return bool(set(new.nouns) & set(old_meta.get("nouns") or []))
+    if not new.change:
+        return False
+    if not new.subject.startswith(f"{OWN}."):  # a value of the data's own column: a correction of it
+        return True
+    old_roles = set(old_meta.get("roles") or [])
+    return bool(set(new.roles) & old_roles) or not new.roles
 
 
 def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
@@ -163,6 +227,8 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
     `supersede=False` is the ADD-only policy the baselines compare against (every value kept,
     valid side by side, no earlier value carried): only the same value said again is skipped."""
     olds = [r for r in _valid(eng, user_id, agent_id) if _same_subject(cand, r.metadata or {})]
+    if cand.change and not cand.nouns and not cand.roles:
+        olds = olds[-1:]  # "scratch that, it's 813N": the latest on that subject, no other
     value = cand.entities[0][2] if cand.entities else ""
     if value and any(str((r.metadata or {}).get("value")) == value for r in olds):
         return None  # the same value said again
@@ -175,16 +241,18 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
         earlier = [*meta.get("earlier", []), {"value": str(meta.get("value")), "said_at": str(meta.get("said_at")),
                                              "text": r.content or ""}, *earlier]
         nouns += [n for n in meta.get("nouns", []) if n not in nouns]  # what they called it still refers to it
+    earlier += [{"value": v, "said_at": cand.said_at, "text": cand.text} for v in cand.earlier]
+    roles = sorted(set(cand.roles) | {r for old in olds for r in (old.metadata or {}).get("roles", [])})
     meta = {"kind": KIND, "source": SOURCE, "subject": cand.subject, "value": value,
             "entities": [list(e) for e in cand.entities], "nouns": nouns, "said_at": cand.said_at,
-            "earlier": earlier[-EARLIER_KEPT:]}
+            "earlier": earlier[-EARLIER_KEPT:], "roles": roles, "change": cand.change, "time": cand.time}
     if thread_id:
         meta["thread_id"] = thread_id
     new_id = eng.store.add([cand.text], record_type="fact", metadata=meta, user_ids=user_id, agent_ids=agent_id)[0]
     done = Written(new_id)
-    new_columns = {f"{t}.{c}" for t, c, _ in cand.entities}
+    new_columns = {subject_of(t, c) for t, c, _ in cand.entities}
     for r in olds:
-        old_columns = {f"{t}.{c}" for t, c, _ in (r.metadata or {}).get("entities", [])}
+        old_columns = {subject_of(t, c) for t, c, _ in (r.metadata or {}).get("entities", [])}
         eng.store.set_status("fact", r.id, "superseded", by=user_id, reason=f"the user said: {cand.text[:200]}",
                              replaced_by=new_id)
         done.superseded.append(r.id)
@@ -203,7 +271,7 @@ def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> 
     for sentence in [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]:
         stated = statement_part(sentence)
         if not stated or not _FIRST_PERSON.search(stated) or not _CHANGE.search(stated) \
-                or entity_links(values.links(stated)):
+                or _FORGET.search(stated) or entity_links(values.links(stated)) or extract(eng, stated):
             continue
         words = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", stated)}
         about = [r for r in memories if set((r.metadata or {}).get("nouns") or []) & words]
@@ -214,10 +282,50 @@ def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> 
     return out
 
 
+def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
+    """"Forget my customer's name", "don't keep that rate": the user's valid memories about what the
+    request names are marked forgotten, never served again; the ids. Named by the noun they used,
+    else by a table or a value the request names, else by role; "that" alone: the latest memory."""
+    from workshop_lib import assistant
+    from workshop_lib.parts.memory.writer import scrub_summaries
+
+    _, values = assistant.knowledge(eng)
+    gone: list[str] = []
+    for sentence in [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]:
+        if not _FORGET.search(sentence) or _QUESTION.match(sentence.strip()):
+            continue
+        memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
+        if not memories:
+            break
+        tables = {t for w in re.findall(r"[A-Za-z][\w'-]*", sentence) if (t := table_of_word(w))}
+        named = {str(lk.value) for lk in entity_links(values.links(sentence))}
+        roles = own_values.roles_of(sentence)
+
+        def entities(r: Any) -> list[list[str]]:
+            return list((r.metadata or {}).get("entities") or [])
+
+        tiers = [
+            [r for r in memories if named & {e[2] for e in entities(r)} or
+             any(e[0] == OWN and e[2].lower() in sentence.lower() for e in entities(r))],
+            [r for r in memories if set(possessed_nouns(sentence)) & set((r.metadata or {}).get("nouns") or [])],
+            [r for r in memories if tables & {e[0] for e in entities(r)}],
+            [r for r in memories if roles & set((r.metadata or {}).get("roles") or [])],
+            memories[-1:] if re.search(r"\b(?:that|it|this)\b", sentence, re.I) else [],
+        ]
+        targets = next((t for t in tiers if t), [])
+        for r in targets:
+            if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
+                gone.append(r.id)
+        scrub_summaries(eng, user_id, [e[2] for r in targets for e in entities(r)])
+    return gone
+
+
 def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: str | None = None,
             supersede: bool = True) -> list[Written]:
-    """Extract and write the personal memories of one user turn (the chat service calls it per turn)."""
-    out = []
+    """Extract and write the personal memories of one user turn (the chat service calls it per turn);
+    a request to forget marks what it names forgotten."""
+    gone = forget(eng, text, user_id=user_id, agent_id=agent_id)
+    out = [Written("", forgotten=gone)] if gone else []
     for cand in extract(eng, text) + unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
         if done is not None:
@@ -236,12 +344,14 @@ class Recalled:
     value: str                   # the remembered value (the earlier one for a question about the past)
     noun: str                    # the word of the question that referred to it
     earlier: bool = False        # the value before the latest correction
+    direct: bool = False         # the value itself answers (a name, place or sum of the user's)
+    quote: bool = True           # the user's words may be shown (not a correction naming the old value)
 
 
 def refers_to_own(question: str) -> bool:
-    """A question about the user's own things: a first-person word in a question."""
+    """A question about the user's own things: a first-person word in a question ("remind me ...")."""
     q = question.strip()
-    return bool(_FIRST_PERSON.search(q)) and (q.endswith("?") or bool(_QUESTION.match(q)) or
+    return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I)) and (q.endswith("?") or bool(_QUESTION.match(q)) or
                                               any(_QUESTION.match(c.strip()) for c in _CLAUSE.split(q)))
 
 
@@ -260,6 +370,9 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
         return None
     words = _question_nouns(question)
     asked_nouns = {stem(w.removesuffix("'s")) for w, _ in words} | set(possessed_nouns(question))
+    kind = own_values.asked_kind(question)
+    if kind and not any(t for _, t in words):  # "who's my client?", "which city do I work from?"
+        return _resolve_kind(question, kind, memories)
     for rec in memories:
         meta = rec.metadata or {}
         entities = [tuple(e) for e in meta.get("entities", [])]
@@ -278,7 +391,49 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
                 first = meta["earlier"][0]
                 return Recalled(rec.id, first["text"], first["said_at"], table, column, first["value"], hit, True)
             return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, hit)
-    return None
+    # a word that names a table but no remembered value of it ("the consignee"): what the question asks for
+    return _resolve_kind(question, kind, memories) if kind else None
+
+
+_NOT_CONTENT = frozenset("""a an the of in on at to for from and or is are was were be by as it its
+not no this that these those with what which who how when where than there their them they we you i our your my
+me us do does did has have had say said tell told mention mentioned remind again gave give name what's who's
+last time please again again? again. one ones just now get got""".split())
+
+
+def _content(text: str) -> set[str]:
+    return {stem(w.lower().removesuffix("'s")) for w in re.findall(r"[A-Za-z][\w'-]*", text)} - _NOT_CONTENT
+
+
+def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | None:
+    """The remembered name, place or sum a question asks for: among the memories holding a value of
+    that kind, the one that shares most with the question (roles, nouns, words), newest on a tie."""
+    q_roles, q_nouns, q_words = own_values.roles_of(question), set(possessed_nouns(question)), _content(question)
+    best: tuple[int, Any, tuple[str, str, str]] | None = None
+    for rec in memories:  # newest first: a tie keeps the newest
+        meta = rec.metadata or {}
+        fits = [tuple(e) for e in meta.get("entities", [])
+                if (subject_of(e[0], e[1]) == f"{OWN}.{kind}") or (e[0], e[1]) == (OWN, kind)]
+        if not fits:
+            continue
+        score = 2 * len(q_roles & set(meta.get("roles") or [])) + 2 * len(q_nouns & set(meta.get("nouns") or [])) \
+            + len(q_words & _content(rec.content or ""))
+        if best is None or score > best[0]:
+            best = (score, rec, fits[0])
+    holding = [r for r in memories if any(subject_of(e[0], e[1]) == f"{OWN}.{kind}" for e in
+                                           (r.metadata or {}).get("entities", []))]
+    # nothing in common: only a sum, the one sum said, is taken (a name could be anyone's)
+    if best is None or (not best[0] and not (kind == own_values.MONEY and len(holding) == 1)):
+        return None
+    _, rec, (table, column, value) = best
+    meta = rec.metadata or {}
+    noun = next(iter(sorted(q_roles & set(meta.get("roles") or []))), "") or kind.lower()
+    if HISTORY.search(question) and meta.get("earlier"):
+        first = meta["earlier"][0]
+        return Recalled(rec.id, first["text"], first["said_at"], table, column, first["value"], noun, True,
+                        direct=True, quote=False)
+    return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, noun,
+                    direct=True, quote=not meta.get("change"))
 
 
 def substitute(question: str, recalled: Recalled) -> str:
@@ -294,6 +449,26 @@ def substitute(question: str, recalled: Recalled) -> str:
     if not count:
         return f"{q} ({noun_table} {recalled.value})"
     return re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I)
+
+
+def context_question(eng: Engine, text: str, recalled: Recalled) -> str | None:
+    """A question about the remembered entity from the words of the whole turn that name a column of
+    its table ("the client is nervous about temperature. what's my box set to?" -> "what is the
+    temperature of container X"), or None when no word names one."""
+    from workshop_lib import assistant
+    from workshop_lib.assistant.schema_links import words_of
+
+    schema, _ = assistant.knowledge(eng)
+    if recalled.table not in schema.columns:
+        return None
+    words = [w for w in words_of(text) if w != "-" and table_of_word(w) is None]
+    named = [(score, c) for score, c in schema.columns_named(words, [recalled.table]) if score >= 1.5 and not c.is_key]
+    if not named:
+        return None
+    column = max(named, key=lambda sc: sc[0])[1]
+    said = [w for w in words if w in schema.name_words(column) | column.comment_words][:3]
+    noun = TABLE_NOUNS_BY_TABLE.get(recalled.table, recalled.table.lower())
+    return f"what is the {' '.join(said)} of {noun} {recalled.value}?" if said else None
 
 
 TABLE_NOUNS_BY_TABLE = {table: noun for noun, table in TABLE_NOUNS.items()}

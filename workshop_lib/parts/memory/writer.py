@@ -88,11 +88,11 @@ def apply(eng: Engine, cand: extract.Candidate, decision: Decision, *, user_id: 
                 if rec is not None and store.set_status(record_type, target, "forgotten", by=user_id, reason=why):
                     gone.append(str((rec.metadata or {}).get("value") or rec.content or ""))
                     break
-        _scrub_summaries(eng, user_id, gone)
+        scrub_summaries(eng, user_id, gone)
     return done
 
 
-def _scrub_summaries(eng: Engine, user_id: str, values: list[str]) -> None:
+def scrub_summaries(eng: Engine, user_id: str, values: list[str]) -> None:
     """A forgotten memory must not live on in a thread summary: drop the summary lines that state it."""
     values = [extract.normalise(v) for v in values if extract.normalise(v)]
     if not values:

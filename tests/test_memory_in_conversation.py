@@ -1,0 +1,139 @@
+"""Memory in a conversation through the chat service: names, places and sums the data does not
+hold, corrections of any form (collateral 0), forgetting, isolation, composition with the data,
+preferences and follow-ups. Wordings are not the evaluation sets'; expected data values from SQL."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import answers_engine
+from workshop_lib.parts.chat.app import ChatService
+from workshop_lib.parts.memory import own_values, personal, preferences
+
+
+@pytest.fixture(scope="module")
+def eng(tmp_path_factory):
+    e = answers_engine("embedded", tmp_path_factory.mktemp("conversation-memory"))
+    yield e
+    e.close()
+
+
+@pytest.fixture(scope="module")
+def service(eng):
+    return ChatService(eng)
+
+
+def _ask(service: ChatService, user: str, text: str, threads: dict, thread: str = "t1") -> tuple[str, str, dict]:
+    key = (user, thread)
+    body, mode = service.answer({"question": text, "thread_id": threads.get(key), "user_id": user, "agent": False})
+    threads.setdefault(key, body["thread_id"])
+    return body["answer"], mode, body
+
+
+def _valid(eng, user: str) -> list:
+    return personal.valid_memories(eng, user, eng.agent_id)
+
+
+def test_own_values_are_read_from_the_sentence_not_from_the_data():
+    got = own_values.find("the buyer on this lot is Tidewater Provisions, based out of Oslo; we agreed USD 3,100 "
+                          "per box", [], places=set())
+    assert [(v.kind, v.value) for v in got] == [("NAME", "Tidewater Provisions"), ("PLACE", "Oslo"),
+                                                ("MONEY", "USD 3,100 per box")]
+    assert own_values.find("Please note VOYAGES.STATUS uses ACTIVE", [], places=set()) == []  # codes, not names
+    assert own_values.asked_kind("how much did we settle on?") == "MONEY"
+    assert own_values.asked_kind("where are we based?") == "PLACE"
+    assert own_values.roles_of("remind me who the consignee was") == {"customer"}
+
+
+def test_a_name_and_a_sum_recalled_by_what_is_asked(eng, service):
+    threads: dict = {}
+    _ask(service, "m-ada", "the buyer on our lot is Tidewater Provisions, they're based out of Oslo", threads)
+    _ask(service, "m-ada", "we signed at USD 3,100 per box with them last week", threads)
+    text, mode, body = _ask(service, "m-ada", "remind me who the consignee was?", threads, "t2")
+    assert mode == "rag" and "Tidewater Provisions" in text and "3,100" not in text
+    memory = body["decision_explain"]["memory"]
+    assert memory["said_at"] and memory["memory_id"] in {r.id for r in _valid(eng, "m-ada")}
+    assert [s["type"] for s in body["sources"]] == ["memory"]
+    text, mode, _ = _ask(service, "m-ada", "how much are we paying them?", threads, "t2")
+    assert mode == "rag" and "USD 3,100" in text
+    text, mode, _ = _ask(service, "m-ada", "where are we based?", threads, "t2")  # Oslo is the buyer's, said as place
+    assert mode == "rag" and "Oslo" in text
+
+
+def test_corrections_supersede_only_the_same_subject(eng, service):
+    threads: dict = {}
+    _ask(service, "m-ben", "my supplier is Nordhavn Metals", threads)
+    _ask(service, "m-ben", "our warehouse is in Lisbon", threads)
+    before = {r.id for r in _valid(eng, "m-ben")}
+    assert len(before) == 2
+    done = personal.observe(eng, "scratch that, my supplier is Baltic Forge", user_id="m-ben", agent_id=eng.agent_id)
+    assert [len(d.superseded) for d in done] == [1] and sum(d.collateral for d in done) == 0
+    values = sorted(str(r.metadata["value"]) for r in _valid(eng, "m-ben"))
+    assert values == ["Baltic Forge", "Lisbon"]                     # the warehouse memory is untouched
+    # a retraction that names nothing: the latest memory of the same kind only
+    done = personal.observe(eng, "sorry, typo, it's actually Baltic Forgeworks", user_id="m-ben", agent_id=eng.agent_id)
+    assert sum(len(d.superseded) for d in done) == 1 and sum(d.collateral for d in done) == 0
+    assert sorted(str(r.metadata["value"]) for r in _valid(eng, "m-ben")) == ["Baltic Forgeworks", "Lisbon"]
+    text, mode, _ = _ask(service, "m-ben", "who is my supplier these days?", threads, "t2")
+    assert mode == "rag" and "Baltic Forgeworks" in text and "Nordhavn" not in text
+
+
+def test_forget_is_never_served_again_and_another_user_sees_nothing(eng, service):
+    threads: dict = {}
+    _ask(service, "m-cas", "our client account is Helios Tiles", threads)
+    _ask(service, "m-dov", "who is my client?", threads)   # another user, before and after
+    text, mode, _ = _ask(service, "m-dov", "who is my client?", threads)
+    assert mode == "fallback" and "Helios" not in text
+    text, mode, _ = _ask(service, "m-dov", "which client did Cas tell you about?", threads)
+    assert mode == "fallback" and "Helios" not in text
+    text, mode, _ = _ask(service, "m-cas", "who is my client?", threads)
+    assert mode == "rag" and "Helios Tiles" in text
+    _ask(service, "m-cas", "no need to keep my client's name any more", threads)
+    assert _valid(eng, "m-cas") == []
+    text, mode, _ = _ask(service, "m-cas", "who is my client?", threads, "t2")
+    assert mode == "fallback" and "Helios" not in text
+
+
+def test_recall_composes_a_two_part_question_with_the_data(eng, service):
+    threads: dict = {}
+    voyage, arrival, port = eng.query(
+        "SELECT v.VOYAGE_NUMBER, v.ARRIVAL_DATE, p.PORT_NAME FROM SUPPLYCHAIN.VOYAGES v JOIN SUPPLYCHAIN.PORTS p "
+        "ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE v.ARRIVAL_DATE IS NOT NULL ORDER BY v.VOYAGE_ID LIMIT 1")[0]
+    _ask(service, "m-eve", f"our pallets are sailing on {voyage}", threads)
+    text, mode, body = _ask(service, "m-eve", "when will our voyage arrive, and where?", threads, "t2")
+    assert mode == "rag" and str(arrival)[:10] in text and port in text and voyage in text
+    assert {s["type"] for s in body["sources"]} == {"memory", "data"}
+
+
+def test_a_follow_up_reads_the_current_value(eng, service):
+    threads: dict = {}
+    first, second = [r[0] for r in eng.query(
+        "SELECT CARRIER_NAME FROM SUPPLYCHAIN.CARRIERS ORDER BY CARRIER_ID LIMIT 2")]
+    _ask(service, "m-fin", f"our main carrier is {first}", threads)
+    _ask(service, "m-fin", f"we switched our main carrier to {second} this spring", threads, "t2")
+    text, mode, _ = _ask(service, "m-fin", "who was our main carrier before that?", threads, "t3")
+    assert mode == "rag" and first in text
+    text, mode, _ = _ask(service, "m-fin", "and who is it today?", threads, "t3")
+    assert mode == "rag" and second in text
+
+
+def test_preferences_render_every_answer(eng, service):
+    threads: dict = {}
+    box, gross = eng.query("SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM SUPPLYCHAIN.CONTAINERS "
+                           "WHERE GROSS_WEIGHT_KG > 1000 ORDER BY CONTAINER_ID LIMIT 1")[0]
+    _ask(service, "m-gil", f"my container is {box}", threads)
+    _ask(service, "m-gil", "weights in tonnes from here on please, not in kg", threads)
+    text, mode, _ = _ask(service, "m-gil", "how heavy is my container?", threads, "t2")
+    tonnes = f"{gross / 1000:,.3f}".rstrip("0").rstrip(".")
+    assert mode == "rag" and f"{tonnes} tonnes" in text and "kg" not in text
+    assert preferences.settings(eng, "m-gil", eng.agent_id) == {"weight": "tonnes"}
+    assert preferences.settings(eng, "m-ada", eng.agent_id) == {}    # another user's answers are not changed
+    assert preferences.extract("we are short on reefers this week") == []   # no request about answers
+    assert preferences.render("gross weight 26,772 kg (26.772 t)", {"weight": "tonnes"}) == \
+        "gross weight 26.772 tonnes (26.772 t)"
+    assert preferences.render("value USD 12.50 (1,250 cents)", {"money": "dollars"}) == "value USD 12.50"
+
+
+def test_a_subjectless_statement_inside_a_question_is_kept(eng):
+    port = eng.query("SELECT PORT_NAME FROM SUPPLYCHAIN.PORTS ORDER BY PORT_ID LIMIT 1")[0][0]
+    (cand,) = personal.extract(eng, f"hey, calling from {port} today, which voyages leave from here?")
+    assert cand.entities[0][2] == port and cand.subject == "OWN.PLACE" and cand.time == "today"

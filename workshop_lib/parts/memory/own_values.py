@@ -1,0 +1,121 @@
+"""What a user names about their own work that the data does not hold: names, places, money, time.
+
+The value index (assistant/value_links.py) finds what SUPPLYCHAIN holds. A user also names their
+customer ("Casa Lumen"), the city they work from, the rate they agreed ("1,850 EUR per FEU") and
+when something happened ("last Monday"). These are read from the sentence's structure, not from
+lists of phrasings:
+
+- a name is a run of capitalised words that is not the data's (a linked value), not a code or a
+  unit in capitals, and not an ordinary word that only starts the sentence;
+- a name is a place when a preposition of place comes before it ("in", "from", "out of", "to"),
+  or when the data knows it as a port or a country;
+- money is a number with a currency (before or after it), with what it is per ("per FEU");
+- the roles (ROLES) say what the value is to the user: a customer, where they are, a rate. They
+  are the user's own things, a small domain vocabulary like the schema's synonyms, and they link a
+  later question ("who's my client?", "which city do I work from?") to the memory.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from workshop_lib.assistant.schema_links import stem
+
+OWN = "OWN"            # the pseudo-table of values the data does not hold
+NAME, PLACE, MONEY = "NAME", "PLACE", "MONEY"
+
+# What a value is to the user, by the words that name that role (stems).
+ROLES: dict[str, frozenset[str]] = {
+    "customer": frozenset({"customer", "client", "buyer", "consignee", "retailer", "shop", "account", "order",
+                           "importer", "distributor", "buy", "import", "deal"}),
+    "place": frozenset({"office", "city", "town", "base", "based", "work", "writing", "located", "live", "here",
+                        "headquarter", "hq", "site", "warehouse"}),
+    "rate": frozenset({"rate", "price", "contract", "pay", "paying", "paid", "negotiate", "agree", "agreed",
+                       "cost", "charge", "quote", "tariff", "fee", "all-in"}),
+}
+# What a question asks for, when it names no table of the data.
+_ASKS_MONEY = re.compile(r"\bhow much\b|\b(?:rate|price|cost|charge|quote|tariff|fee|pay|paying|paid)s?\b", re.I)
+_ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|town|country|based|located|office)\b", re.I)
+_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|name)\b|\b(?:customer|client|buyer|consignee|company)s?\b", re.I)
+
+_CURRENCY = r"(?:USD|EUR|GBP|CNY|JPY|SGD|AED|dollars?|euros?|pounds?|bucks|[$€£¥])"
+_AMOUNT = r"\d{1,3}(?:[,.\s]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?[kK]\b)?"
+_PER = r"(?:\s+(?:per|a|an|each|/)\s*(?:[\w-]+)(?:\s+box|\s+container)?)?"
+MONEY_RE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY}){_PER}", re.I)
+# a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
+_NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|to|at|near|out of|based in|around|into|via)\s+(?:the\s+)?$", re.I)
+_TIME_RE = re.compile(r"\b(?:(?:last|this|next|on)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+                      r"week|month|year|january|february|march|april|may|june|july|august|september|october|"
+                      r"november|december)\b|\b(?:yesterday|today|tomorrow|\d{4}-\d{2}-\d{2})\b", re.I)
+_CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
+             "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
+# Words that start a sentence with a capital without being a name.
+_ORDINARY = set("""i i'm i'll i've i'd we we're hi hey hello ok okay so also and but please thanks thank yes no
+yep nope sorry actually wait ugh oh well hmm big small new old our my the a an it it's that this they their
+from for with in on at to fyi btw just most remember note keep forget ignore scratch drop don't do not""".split())
+
+
+@dataclass(frozen=True)
+class OwnValue:
+    kind: str        # NAME | PLACE | MONEY
+    value: str
+    start: int
+    end: int
+
+
+def roles_of(text: str) -> set[str]:
+    """The roles the words of a text name ("my client's cargo" -> customer)."""
+    words = {stem(w.lower().removesuffix("'s")) for w in re.findall(r"[A-Za-z][\w'-]*", text)}
+    return {role for role, names in ROLES.items() if words & {stem(n) for n in names}}
+
+
+def asked_kind(question: str) -> str | None:
+    """What a question about the user's own things asks for, when it names no table of the data."""
+    for kind, pattern in ((MONEY, _ASKS_MONEY), (PLACE, _ASKS_PLACE), (NAME, _ASKS_NAME)):
+        if pattern.search(question):
+            return kind
+    return None
+
+
+def time_said(text: str) -> str:
+    """When the sentence says something happened ("last month", "on Monday"), as written; '' if it does not."""
+    m = _TIME_RE.search(text)
+    return m.group(0) if m else ""
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?:;"
+
+
+def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[OwnValue]:
+    """The names, places and money of a statement outside the spans the data's values took.
+    `places`: lower-cased names the data knows as places (ports, countries)."""
+    out: list[OwnValue] = []
+    spans = list(taken)
+
+    def free(a: int, b: int) -> bool:
+        return not any(a < e and s < b for s, e in spans)
+
+    for m in MONEY_RE.finditer(text):
+        if free(m.start(), m.end()):
+            out.append(OwnValue(MONEY, m.group(0).strip(), m.start(), m.end()))
+            spans.append((m.start(), m.end()))
+    for m in _NAME_RE.finditer(text):
+        tokens = [(t.start() + m.start(), t.group(0).rstrip(".,'’")) for t in re.finditer(r"\S+", m.group(0))]
+        # an ordinary word that only starts the sentence, a weekday or a month is not (part of) a name
+        while tokens and (tokens[0][1].lower() in _CALENDAR or tokens[0][1].lower() in ("i", "i'm") or
+                          (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
+            tokens = tokens[1:]
+        while tokens and tokens[-1][1].lower() in ("&", "and", "of", "de", "del", "da", "van", "von"):
+            tokens = tokens[:-1]
+        if not tokens:
+            continue
+        start, end = tokens[0][0], tokens[-1][0] + len(tokens[-1][1])
+        name = text[start:end]
+        if not free(start, end):
+            continue
+        kind = PLACE if _PLACE_BEFORE.search(text[:start]) or name.lower() in places else NAME
+        out.append(OwnValue(kind, name, start, end))
+    return sorted(out, key=lambda v: v.start)

@@ -1,0 +1,140 @@
+"""Preferences a user states in their own words, recognised by what they change, applied to every answer.
+
+A sentence that is not a question and names units of one dimension (weight: tonnes or kilograms;
+money: dollars or cents; length: short or detailed) is a preference: the unit said with a
+negation or a complaint ("kilos are useless", "no cents", "not in kg") is refused, the other one
+is wanted. It is stored in the user's scope (kind `preference`); a later one on the same
+dimension supersedes it. `render` rewrites an answer's figures into the wanted unit and drops a
+figure in the refused one, so no parenthesised value in that unit is left beside it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+KIND = "preference"
+SOURCE = "conversation"
+MAX_LINES_SHORT = 3
+
+# dimension -> unit -> the words that name it
+UNITS: dict[str, dict[str, tuple[str, ...]]] = {
+    "weight": {"tonnes": ("tonnes", "tonne", "tons", "ton", "metric tons"),
+               "kg": ("kg", "kgs", "kilos", "kilo", "kilograms", "kilogram")},
+    "money": {"dollars": ("dollars", "dollar", "usd"), "cents": ("cents", "cent")},
+    "length": {"short": ("short", "brief", "concise", "one line", "one-liners", "terse", "shorter"),
+               "long": ("detailed", "long", "full", "verbose", "longer", "in detail")},
+}
+_NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|instead of|rather than|drop|skip|"
+                              r"hate|avoid)\b(?:\s+\w+){0,2}\s*$", re.I)
+_NEGATIVE_AFTER = re.compile(r"^\s*(?:are|is)?\s*(?:useless|annoying|confusing|wrong|bad|pointless|no use|"
+                             r"not helpful|noise)\b", re.I)
+# a sentence that asks for a way of answering, not one that only uses a unit ("we paid 2,300 dollars")
+_REQUEST = re.compile(r"\b(?:prefer|want|give me|show me|use|in|please|from now on|always|rather|instead|no|not|"
+                      r"don't|just|keep)\b", re.I)
+# length is about the answers: "keep it short", "shorter answers", not "we're short on boxes"
+_ABOUT_ANSWERS = re.compile(r"\b(?:answers?|repl(?:y|ies)|responses?|(?:keep|make)\s+(?:it|them|things))\b", re.I)
+_QUESTION = re.compile(r"^\s*(?:what|which|who|where|when|why|how|is|are|was|were|does|did|can|could)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Preference:
+    dimension: str
+    unit: str
+    refused: tuple[str, ...]
+    text: str
+
+
+def _mentions(sentence: str, words: tuple[str, ...]) -> list[re.Match[str]]:
+    return [m for w in words for m in re.finditer(rf"(?<![\w$]){re.escape(w)}(?!\w)", sentence, re.I)]
+
+
+def extract(text: str) -> list[Preference]:
+    """The preferences one user turn states (a sentence that is not a question)."""
+    out = []
+    for sentence in [s for s in re.split(r"(?<=[.!?;])\s+|\n+", text or "") if s.strip()][:20]:
+        if sentence.strip().endswith("?") or _QUESTION.match(sentence) or not _REQUEST.search(sentence):
+            continue
+        for dimension, units in UNITS.items():
+            if dimension == "length" and not _ABOUT_ANSWERS.search(sentence):
+                continue
+            wanted: list[str] = []
+            refused: list[str] = []
+            for unit, words in units.items():
+                hits = _mentions(sentence, words)
+                if not hits:
+                    continue
+                negative = any(_NEGATIVE_BEFORE.search(sentence[:m.start()]) or _NEGATIVE_AFTER.match(sentence[m.end():])
+                               for m in hits)
+                (refused if negative else wanted).append(unit)
+            if len(wanted) == 1:
+                others = tuple(u for u in units if u != wanted[0])
+                out.append(Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip()))
+            elif not wanted and len(refused) == 1 and len(units) == 2:  # "no cents please": the other unit
+                out.append(Preference(dimension, next(u for u in units if u != refused[0]), tuple(refused),
+                                      sentence.strip()))
+    return out
+
+
+def observe(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
+    """Store the turn's preferences in the user's scope; a newer one on a dimension supersedes the older. Ids."""
+    ids = []
+    for pref in extract(text):
+        olds = [r for r in current(eng, user_id, agent_id) if (r.metadata or {}).get("dimension") == pref.dimension]
+        meta = {"kind": KIND, "source": SOURCE, "subject": f"preference.{pref.dimension}", "value": pref.unit,
+                "dimension": pref.dimension, "unit": pref.unit, "refused": list(pref.refused)}
+        new_id = eng.store.add([pref.text], record_type="fact", metadata=meta, user_ids=user_id, agent_ids=agent_id)[0]
+        for r in olds:
+            eng.store.set_status("fact", r.id, "superseded", by=user_id, reason=f"the user said: {pref.text[:200]}",
+                                 replaced_by=new_id)
+        ids.append(new_id)
+    return ids
+
+
+def current(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
+    return eng.store.list("fact", limit=None, user_id=user_id, agent_id=agent_id, metadata_filter={"kind": KIND})
+
+
+def settings(eng: Engine, user_id: str, agent_id: str) -> dict[str, str]:
+    """dimension -> wanted unit, for the user."""
+    return {str((r.metadata or {}).get("dimension")): str((r.metadata or {}).get("unit"))
+            for r in current(eng, user_id, agent_id)}
+
+
+_NUMBER = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+_KG = re.compile(rf"{_NUMBER}\s?(?:kg|kgs|kilograms?|kilos?)\b", re.I)
+_TONNES = re.compile(rf"{_NUMBER}\s?(?:tonnes|tonne|t)\b", re.I)
+_CENTS = re.compile(rf"{_NUMBER}\s?cents?\b", re.I)
+
+
+def _num(s: str) -> float:
+    return float(s.replace(",", ""))
+
+
+def _fmt(x: float, decimals: int) -> str:
+    text = f"{x:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _convert(text: str, pattern: re.Pattern[str], to: Any) -> str:
+    # a figure in the refused unit shown in brackets beside another: dropped; any other: converted
+    text = re.sub(rf"\s*\(\s*(?:about\s+|~\s*)?{pattern.pattern}\s*\)", "", text, flags=re.I)
+    return pattern.sub(lambda m: to(_num(m.group(1))), text)
+
+
+def render(text: str, prefs: dict[str, str]) -> str:
+    """The answer in the user's units and length."""
+    if prefs.get("weight") == "tonnes":
+        text = _convert(text, _KG, lambda kg: f"{_fmt(kg / 1000, 3)} tonnes")
+    elif prefs.get("weight") == "kg":
+        text = _convert(text, _TONNES, lambda t: f"{_fmt(t * 1000, 0)} kg")
+    if prefs.get("money") == "dollars":
+        text = _convert(text, _CENTS, lambda c: f"USD {_fmt(c / 100, 2)}")
+    if prefs.get("length") == "short":
+        lines = [ln for ln in text.split("\n") if ln.strip()]
+        if len(lines) > MAX_LINES_SHORT:
+            text = "\n".join(lines[:MAX_LINES_SHORT]) + f"\n(and {len(lines) - MAX_LINES_SHORT} more lines)"
+    return text
