@@ -417,3 +417,30 @@ def test_a_row_named_by_its_code_is_answered_by_its_name(eng):
     name = _one(eng, "SELECT CARRIER_NAME FROM {o}.CARRIERS WHERE SCAC_CODE = 'MAEU'")[0][0]
     a = _answer(eng, "which line uses the SCAC MAEU?")
     assert a.text.endswith(f"is {name}."), a.text
+
+
+@pytest.mark.parametrize("question, handler, words", [
+    ("cheap parking near the port of Hamburg?", "PORT_LOCATION", {"parking"}),
+    ("how many tonnes can a 40' flat rack carry at Busan", "EQUIPMENT_AVAILABILITY", {"tonnes"}),
+    ("where is Valencia", "PORT_LOCATION", set()),
+    ("any open tops left in Shanghai?", "EQUIPMENT_AVAILABILITY", set()),
+])
+def test_words_the_rows_do_not_explain(question, handler, words):
+    from workshop_lib.assistant import coverage
+
+    assert {w.lower() for w in coverage.unexplained(question, handler)} >= words
+    assert bool(coverage.unexplained(question, handler)) == bool(words)
+
+
+def test_a_port_question_about_something_else_is_not_answered_with_ports(eng):
+    from workshop_lib.parts.chat import answer
+
+    a = answer.answer_question(eng, "is there decent parking close to the port of Hamburg?")
+    assert a.mode == "fallback" and "km" not in a.answer, a.answer
+
+
+def test_an_unsure_question_is_not_answered_with_every_row_of_a_table(eng):
+    from workshop_lib.parts.chat import answer
+
+    a = answer.answer_question(eng, "is the deadweight in long tons or metric tonnes?")
+    assert not (a.mode in ("rag", "hybrid") and a.answer.count("\n- ") > 10), a.answer

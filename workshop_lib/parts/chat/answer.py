@@ -67,7 +67,8 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     decision = router.decide(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
     label = decision.label
     if decision.unsure:
-        linked = _linked_data_answer(eng, question, decision)
+        # no handler leads: a query that uses every word of the question grounds it
+        linked = _linked_data_answer(eng, question, decision, require_links=False)
         if linked is not None:
             return linked
     if decision.unsure:
@@ -101,7 +102,13 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     if label in GROUNDED_INTENTS:
         return _grounded(eng, question, decision, llm)
     if label == router.DOCS:
-        return _or_catalog(eng, question, decision, _documents_only(eng, question, decision, llm, docs, vector))
+        # rows that answer every part of the question, or the one catalog item a request describes,
+        # outrank a passage that only resembles it ("how many cargo lines are dangerous goods")
+        if (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
+            return rows
+        if (item := _catalog_item(eng, question)) is not None:
+            return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
+        return _documents_only(eng, question, decision, llm, docs, vector)
     return _or_catalog(eng, question, decision,
                        _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs))
 
@@ -157,14 +164,18 @@ def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAns
                      handler)
 
 
-def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
-    """When the router is unsure but the question names a value of the data ("valparisso express",
-    "the Aurelia") and the planner composes a query that uses every word of it, the links ground it."""
+def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecision, *,
+                        require_links: bool = True) -> ChatAnswer | None:
+    """When another handler (or none) leads but the planner composes a query that uses every word
+    of the question (with `require_links`, one that also names a value of the data: "valparisso
+    express", "the Aurelia"), its rows ground the answer."""
     from workshop_lib import assistant
 
-    data = assistant.answer_data(eng, question, require_links=True)
+    data = assistant.answer_data(eng, question, require_links=require_links)
     if data.text is None or data.plan is None:
         return None
+    if not require_links and data.plan.spec.action in ("list", "lookup") and not data.plan.spec.filters:
+        return None  # every row of a table, unfiltered: what the words asked for, not what the question did
     return _composed(data, decision)
 
 
@@ -236,7 +247,7 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
 
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
     from workshop_lib import assistant
-    from workshop_lib.assistant import catalog_links, planner
+    from workshop_lib.assistant import catalog_links, coverage, planner
 
     if decision.label == "EQUIPMENT_RAG" and (named := assistant.named_records(eng, question)):
         return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
@@ -262,6 +273,16 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
         found = False  # no port named and no list of ports asked for: the port list would not answer it
     if g.intent == "PORT_LOCATION" and g.ports and not _asks_location(question) and not grounded.asks_proximity(question):
         found = False  # a port named, but not its location asked for: its coordinates would not answer it
+    if found and (unexplained := coverage.unexplained(question, g.intent)):
+        # the rows say nothing about part of the question ("seafood restaurants near the port"): they
+        # would answer another question under a grounded badge. An equipment question whose words
+        # describe one catalog item clearly is that item's ("a box that stops condensation").
+        link = catalog_links.best(question) if g.intent == "EQUIPMENT_AVAILABILITY" else None
+        if link is not None and not assistant.named_records(eng, question):
+            return _catalog_answer(eng, question, decision, link.item, "a catalog item's description matches the need")
+        return _declined(decision, f"The {'port' if g.intent == 'PORT_LOCATION' else 'catalog'} rows I have say "
+                                   f"nothing about {', '.join(repr(w) for w in unexplained[:3])}, so I have no source "
+                                   "that answers this.", "grounded (Part 5)")
     mode = "rag" if found else "fallback"
     declined = g.intent == "PORT_LOCATION" and not g.grounded  # e.g. a distance with one port named
     text = g.text if found or g.intent != "PORT_LOCATION" or declined else (
