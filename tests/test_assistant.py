@@ -444,3 +444,17 @@ def test_an_unsure_question_is_not_answered_with_every_row_of_a_table(eng):
 
     a = answer.answer_question(eng, "is the deadweight in long tons or metric tonnes?")
     assert not (a.mode in ("rag", "hybrid") and a.answer.count("\n- ") > 10), a.answer
+
+
+def test_a_table_row_is_read_with_its_headings_even_across_two_chunks():
+    from workshop_lib.assistant import document_reader
+    from workshop_lib.parts.chat.answer import _whole_first
+
+    doc = ("Fees by port.\n\n| Port | Storage per day |\n| --- | --- |\n| Valencia | EUR 40 after 3 free days |\n"
+           "| Piraeus | EUR 55 after 5 free days |\n\nFees are billed weekly.")
+    first, second = doc[:70], doc[50:]          # two overlapping windows, the table cut between them
+    passages = [{"subject": "d", "text": second, "chunk_no": 1}, {"subject": "d", "text": first, "chunk_no": 0}]
+    whole = _whole_first(passages)[0]["text"]
+    assert "| Piraeus | EUR 55 after 5 free days |" in whole and whole.count("Fees by port") == 1
+    r = document_reader.read("what is the storage fee per day in Piraeus?", _whole_first(passages))
+    assert r.sentence == "Port: Piraeus; Storage per day: EUR 55 after 5 free days", r

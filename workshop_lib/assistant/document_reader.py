@@ -77,13 +77,44 @@ def _stems(text: str) -> set[str]:
     return {_root(w) for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
 
 
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _table_rows(lines: list[str]) -> tuple[list[str], set[int]]:
+    """Each row of a markdown table read with its header ("Cut-off: VGM; When: 24 hours before
+    berthing"): a row's cells mean what their column headings say. Returns the rows and the indexes
+    of the table's lines (header and separator included)."""
+    rows: list[str] = []
+    used: set[int] = set()
+    header: list[str] = []
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            header = []
+            continue
+        used.add(i)
+        if re.fullmatch(r"\|?[\s:|-]+\|?", line.strip()):
+            continue  # the separator
+        if i + 1 < len(lines) and re.fullmatch(r"\|?[\s:|-]+\|?", lines[i + 1].strip()):
+            header = _cells(line)
+            continue
+        cells = _cells(line)
+        if header and len(header) == len(cells):
+            rows.append("; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True)))
+        else:
+            rows.append(", ".join(cells))
+    return rows, used
+
+
 def sentences(text: str) -> list[str]:
-    """A passage cut into sentences (and list items), headings dropped."""
-    lines = [ln.strip(" -*\t") for ln in text.split("\n") if not ln.lstrip().startswith("#")]
+    """A passage cut into sentences (and list items, and table rows with their headings), headings dropped."""
+    raw = [ln for ln in text.split("\n") if not ln.lstrip().startswith("#")]
+    rows, table_lines = _table_rows(raw)
+    lines = [ln.strip(" -*\t") for i, ln in enumerate(raw) if i not in table_lines]
     out: list[str] = []
     for line in lines:
         out += [s.strip() for s in re.split(r"(?<=[.!?;])\s+(?=[A-Z0-9¿¡])", line) if len(s.strip()) > 12]
-    return out
+    return out + [r for r in rows if len(r) > 12]
 
 
 def _holds(kind: str, sentence: str, question: str) -> bool:

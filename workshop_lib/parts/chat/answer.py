@@ -543,11 +543,61 @@ def _documents_only(eng: Engine, question: str, decision: router.RouteDecision, 
     if docs.mode != "fallback":
         named = _named_entities(question, decision)
         lead = docs.decision.used_chunks[0] if docs.decision.used_chunks else {}
-        where = f"{lead.get('subject', '')} {lead.get('text', '')}".lower().replace("-", " ")
-        if named and not any(n in where for n in named):
-            return _declined(decision, f"The closest document passage ({lead.get('subject')}) is not about "
+        if named and not _mentions(eng, docs, lead.get("subject"), named, vector):
+            # the lead document never names the port or carrier asked about: the nearest document that
+            # does, read for the sentence that answers, or nothing
+            other = _document_naming(eng, docs, named, vector)
+            if other is not None:
+                return other_document_answer(eng, docs, decision, other, vector)
+            return _declined(decision, f"The closest document ({lead.get('subject')}) is not about "
                              f"{' / '.join(sorted(named))}, so the documents do not answer this.", "documents (Part 8)")
     return _from_documents(eng, docs, decision, llm, compared={"documents": docs.mode}, vector=vector)
+
+
+def _nearest_passages(eng: Engine, docs, vector) -> list[dict]:
+    from workshop_lib.parts.ingest import index
+
+    return [{"subject": h["doc_id"], "text": h["text"], "similarity": h.get("similarity"), "chunk_no": h["chunk_no"]}
+            for h in index.search(eng, docs.question, 40, vector=vector)]
+
+
+def _said_in(named: set[str], text: str) -> bool:
+    t = text.lower().replace("-", " ")
+    return any(n in t for n in named)
+
+
+def _mentions(eng: Engine, docs, subject: str | None, named: set[str], vector) -> bool:
+    """The document names the port or carrier in its id or in any of its passages near the question."""
+    if subject is None:
+        return False
+    texts = [subject] + [p["text"] for p in _nearest_passages(eng, docs, vector) if p["subject"] == subject]
+    texts += [c.get("text", "") for c in docs.decision.used_chunks if c.get("subject") == subject]
+    return any(_said_in(named, t) for t in texts)
+
+
+def _document_naming(eng: Engine, docs, named: set[str], vector) -> list[dict] | None:
+    """The passages (nearest first) of the nearest document that names the port or carrier asked about."""
+    passages = _nearest_passages(eng, docs, vector)
+    doc = next((p["subject"] for p in passages if _said_in(named, f"{p['subject']} {p['text']}")), None)
+    return None if doc is None else [p for p in passages if p["subject"] == doc]
+
+
+def other_document_answer(eng: Engine, docs, decision: router.RouteDecision, passages: list[dict],
+                          vector) -> ChatAnswer:
+    """An answer from a document other than the gates' lead: only its answering sentence, under a
+    hybrid badge (the passage is nearer the named port or carrier than to the question as a whole)."""
+    from workshop_lib.assistant import document_reader
+
+    reading = document_reader.read(docs.question, _whole_first(passages))
+    if reading.sentence is None:
+        return _declined(decision, f"The documents that name what you ask about ({reading.subject}) do not state "
+                         "an answer to it, so I will not guess.", "documents (Part 8)")
+    text = f"According to {reading.subject}: \u201c{reading.sentence}\u201d"
+    used = [{"subject": reading.subject, "similarity": passages[0].get("similarity")}]
+    explain = _explain(decision, mode="hybrid", handler="documents (Part 8)", reason="the lead document does not "
+                       "name what the question is about; the nearest document that does answers", used_llm="none",
+                       short_query_active=False)
+    return ChatAnswer(text, "hybrid", explain, used, used, "partial", None, False, "none", False, _route(decision))
 
 
 def _read_documents(eng: Engine, docs, vector=None) -> Any:
@@ -560,8 +610,28 @@ def _read_documents(eng: Engine, docs, vector=None) -> Any:
     if passages:
         lead = passages[0].get("subject")
         nearer = index.search(eng, docs.question, 40, vector=vector)  # the question's embedding, not a new one
-        passages += [{"subject": h["doc_id"], "text": h["text"]} for h in nearer if h["doc_id"] == lead]
-    return document_reader.read(docs.question, passages)
+        passages += [{"subject": h["doc_id"], "text": h["text"], "chunk_no": h["chunk_no"]} for h in nearer
+                     if h["doc_id"] == lead]
+    return document_reader.read(docs.question, _whole_first(passages))
+
+
+def _whole_first(passages: list[dict]) -> list[dict]:
+    """The lead document's retrieved chunks joined in document order, first: a table cut between two
+    chunks is read again with its headings."""
+    if not passages:
+        return passages
+    lead = passages[0].get("subject")
+    chunks = sorted({p["chunk_no"]: str(p["text"]) for p in passages
+                     if p.get("subject") == lead and "chunk_no" in p}.items())
+    whole, last = "", None
+    for no, text in chunks:
+        # consecutive chunks are overlapping windows: the longest end of one that starts the next
+        shared = 0
+        if last is not None and no == last + 1:
+            shared = next((k for k in range(min(len(whole), len(text)), 7, -1) if whole.endswith(text[:k])), 0)
+        whole = whole + text[shared:] if shared else (whole + "\n" + text if whole else text)
+        last = no
+    return [{"subject": lead, "text": whole}, *passages] if chunks else passages
 
 
 def _named_entities(question: str, decision: router.RouteDecision) -> set[str]:
