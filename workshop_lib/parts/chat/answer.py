@@ -548,7 +548,7 @@ def _documents_only(eng: Engine, question: str, decision: router.RouteDecision, 
             # does, read for the sentence that answers, or nothing
             other = _document_naming(eng, docs, named, vector)
             if other is not None:
-                return other_document_answer(eng, docs, decision, other, vector)
+                return other_document_answer(eng, docs, decision, other, named)
             return _declined(decision, f"The closest document ({lead.get('subject')}) is not about "
                              f"{' / '.join(sorted(named))}, so the documents do not answer this.", "documents (Part 8)")
     return _from_documents(eng, docs, decision, llm, compared={"documents": docs.mode}, vector=vector)
@@ -583,13 +583,16 @@ def _document_naming(eng: Engine, docs, named: set[str], vector) -> list[dict] |
 
 
 def other_document_answer(eng: Engine, docs, decision: router.RouteDecision, passages: list[dict],
-                          vector) -> ChatAnswer:
+                          named: set[str]) -> ChatAnswer:
     """An answer from a document other than the gates' lead: only its answering sentence, under a
-    hybrid badge (the passage is nearer the named port or carrier than to the question as a whole)."""
+    hybrid badge (the passage is nearer the named port or carrier than to the question as a whole),
+    and only when that sentence shares two words with the question besides the names."""
     from workshop_lib.assistant import document_reader
 
     reading = document_reader.read(docs.question, _whole_first(passages))
-    if reading.sentence is None:
+    names = {w for n in named for w in document_reader._stems(n)}
+    shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence or "")) - names
+    if reading.sentence is None or len(shared) < 2:
         return _declined(decision, f"The documents that name what you ask about ({reading.subject}) do not state "
                          "an answer to it, so I will not guess.", "documents (Part 8)")
     text = f"According to {reading.subject}: \u201c{reading.sentence}\u201d"
