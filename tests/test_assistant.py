@@ -458,3 +458,15 @@ def test_a_table_row_is_read_with_its_headings_even_across_two_chunks():
     assert "| Piraeus | EUR 55 after 5 free days |" in whole and whole.count("Fees by port") == 1
     r = document_reader.read("what is the storage fee per day in Piraeus?", _whole_first(passages))
     assert r.sentence == "Port: Piraeus; Storage per day: EUR 55 after 5 free days", r
+
+
+@pytest.mark.parametrize("question, subject", [
+    ("does the QUANTITY on a cargo line count packages or pieces", "CARGO_ITEMS.QUANTITY"),   # written as the schema does
+    ("what does deadweight measure exactly", "VESSELS.DEADWEIGHT_TONNES"),                     # one column's own long word
+])
+def test_a_column_named_as_written_or_by_its_own_word(eng, question, subject):
+    assert assistant.schema_subjects(eng, question) == [subject]
+
+
+def test_a_short_common_word_of_a_column_name_names_no_column(eng):
+    assert assistant.schema_subjects(eng, "any units left at Felixstowe?") == []

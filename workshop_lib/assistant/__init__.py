@@ -96,9 +96,21 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
     # the words as mapped ("ETA" is read as arrival) and as written (the comment's own "ETA")
     present = set(free) | {raw for i, (_, _, raw) in enumerate(words.raw) if i not in words.taken}
     tables = [t for _, t in schema.tables_named(free)]
+    columns = [c for cols in schema.columns.values() for c in cols]
+    # a column written as the schema writes it ("does QUANTITY count pieces"), in a table named or alone
+    written = [c for c in columns if re.search(rf"(?<![\w]){c.name.replace('_', '[_ ]')}(?![\w])", question, re.I)
+               and (not tables or c.table in tables) and not c.is_key]
+    if len(written) == 1:
+        return [written[0].ref]
     if not tables:
-        # no table named: an acronym that one column's comment spells out ("ETA", "VGM") names it
-        owners = [c for cols in schema.columns.values() for c in cols if _acronyms(c.comment) & present]
+        # no table named: an acronym that one column's comment spells out ("ETA", "VGM"), or a word of
+        # one column's name that no other column's name has ("deadweight"), names it
+        owners = [c for c in columns if _acronyms(c.comment) & present]
+        if not owners:
+            # (a long word: "unit" or "name" says too little on its own)
+            owners = [c for c in columns if not c.is_key and {w for w in schema.name_words(c) & present
+                                                               if len(w) >= 7 and w not in TABLE_NOUNS}
+                      and not any((schema.name_words(c) & present) & schema.name_words(o) for o in columns if o != c)]
         return [owners[0].ref] if len(owners) == 1 else []
     table = tables[0]
 
@@ -117,7 +129,7 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
         return []
     best = hits[0][1]
     matched = own(best) & present
-    if any(matched <= c.comment_words for c in schema.columns[best.table] if c != best):
+    if any(matched <= c.comment_words for c in schema.columns[best.table] if c != best and not c.is_key):
         return []  # another column's comment uses the same words ("weight" of deadweight): not clear
     return [best.ref]
 

@@ -67,21 +67,7 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     decision = router.decide(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
     label = decision.label
     if decision.unsure:
-        # no handler leads: a query that uses every word of the question grounds it
-        linked = _linked_data_answer(eng, question, decision, require_links=False)
-        if linked is not None:
-            return linked
-    if decision.unsure:
-        pair = {label, decision.runner_up}
-        if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
-                                             and decision.scores[label] >= router.thresholds(eng)[0]):
-            # schema facts or documents (not a data question, which schema facts never answer):
-            # let Part 4's gates compare the two (each can fall back)
-            return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
-        if (item := _catalog_item(eng, question)) is not None:
-            return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
-        # the scores stay in decision_explain; the person reads a plain sentence
-        return _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
+        return _unsure(eng, question, decision, llm, vector, docs)
     if label == router.OUT:
         return _declined(decision, refusal_text(decision))
     if label == router.SMALL_TALK:
@@ -111,6 +97,29 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
         return _documents_only(eng, question, decision, llm, docs, vector)
     return _or_catalog(eng, question, decision,
                        _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs))
+
+
+def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
+    """No handler leads: a query that uses every word of the question grounds it, then the knowledge
+    handlers, the catalog item a request describes, or a schema column named clearly; else a plain
+    sentence (the scores stay in decision_explain)."""
+    linked = _linked_data_answer(eng, question, decision, require_links=False)
+    if linked is not None:
+        return linked
+    label = decision.label
+    pair = {label, decision.runner_up}
+    if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
+                                         and decision.scores[label] >= router.thresholds(eng)[0]):
+        # schema facts or documents (not a data question, which schema facts never answer):
+        # let Part 4's gates compare the two (each can fall back)
+        return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+    if (item := _catalog_item(eng, question)) is not None:
+        return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
+    if decision.cues[router.SCHEMA] and _schema_subjects(eng, question):
+        # it asks about the schema and names one column clearly ("does QUANTITY count pieces?")
+        return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+    # the scores stay in decision_explain; the person reads a plain sentence
+    return _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
 
 
 ASK_BACK = ("Name the table, column, vessel, voyage, port, piece of equipment or document you mean, and I will "
@@ -204,6 +213,12 @@ NEEDS_MODEL_TEXT = ("Offline I answer a question about the data when one query c
                     "sums, averages, the largest or smallest, top-N, counts per group, lists and look-ups, filtered "
                     "by the names, codes, countries, dates and numbers it mentions. Configure a model (README, "
                     "'Using a model') for other questions, or rephrase it.")
+
+
+def _schema_subjects(eng: Engine, question: str) -> list[str]:
+    from workshop_lib import assistant
+
+    return assistant.schema_subjects(eng, question)
 
 
 def _catalog_item(eng: Engine, question: str) -> Any:
