@@ -69,6 +69,72 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     return not [c for _, c in schema.columns_named(words, [rec.table]) if c.ref != own]
 
 
+# What a question asks beyond which thing it is: a time, a count, an amount, a movement of the thing.
+_ASKS_TIME = re.compile(r"\b(?:when|since|how long|how many days|what date|which date|what day|until)\b", re.I)
+_ASKS_COUNT = re.compile(r"\b(?:how many|how much|number of|count)\b", re.I)
+_ASKS_PLACE = re.compile(r"\bwhere\b", re.I)
+# verbs of a voyage: they ask where or when the thing goes, not which one it is (a small domain
+# vocabulary, like the schema's synonyms)
+_MOVES = re.compile(r"\b(?:leav\w*|left|depart\w*|sail\w*|arriv\w*|reach\w*|going|goes|go|head(?:ed|ing)?|bound|"
+                    r"due|carr(?:y|ies|ying|ied)|land\w*|dock\w*|get(?:s)? (?:there|in))\b", re.I)
+# words that are not a column asked for: what the user calls their thing, and the words of reference
+_REFERENCE_WORDS = frozenset("""told tell gave give mention mentioned said say remind again number name code
+id exactly just please current main usual own new old one ones""".split())
+
+
+_WH = re.compile(r"^(?:(?:and|so|ok|okay|but|just|quick one)\W+)*(?:what|what's|which|who|who's|where|when|how|is|are|"
+                 r"does|do|did|can|could|give|tell|remind)\b", re.I)
+
+
+def _wh_table(question: str) -> str | None:
+    """The table the question's wh-word asks for ("which port ...", "what ship ..."), or None."""
+    m = re.search(r"\b(?:which|what)\s+((?:[\w'-]+\s+){0,1}[\w'-]+)", question, re.I)
+    if not m:
+        return None
+    return next((t for w in m.group(1).split() if (t := personal.table_of_word(w))), None)
+
+
+def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | None:
+    """What the question asks beyond the remembered value itself, or None: another table or column
+    of the data, a time, a count or an amount, a movement. The value alone never answers it."""
+    from workshop_lib import assistant
+    from workshop_lib.assistant.schema_links import words_of
+    from workshop_lib.parts.memory import own_values
+
+    place = rec.table == personal.OWN and rec.column == own_values.PLACE or rec.table == "PORTS"
+    # the question's own sentences: a statement before it ("I'm writing the report.") asks nothing
+    asked = [c for c in re.split(r"(?<=[.!?;])\s+", question) if c.strip().endswith("?") or _WH.match(c.strip())]
+    question = " ".join(asked) or question
+    if _ASKS_TIME.search(question):
+        return "a time"
+    if _ASKS_COUNT.search(question) and not (rec.column == own_values.MONEY and re.search(r"\bhow much\b", question, re.I)):
+        return "a count or an amount"
+    if _ASKS_PLACE.search(question) and not place:
+        return "a place"
+    if _MOVES.search(question) and _wh_table(question) != rec.table:  # "which port do we sail from?" asks the port
+        return "where or when it goes"
+    possessed = set(personal.possessed_nouns(question))
+    role_words = {w for names in own_values.ROLES.values() for w in names}
+    words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
+    kept = []
+    for w in words:
+        low = w.lower().removesuffix("'s")
+        st = personal.stem(low)
+        if st in possessed or st == personal.stem(rec.noun.lower()) or low in _REFERENCE_WORDS or low in role_words:
+            continue
+        table = personal.table_of_word(low)
+        if table is not None:
+            if table == rec.table or (place and table == "PORTS"):
+                continue
+            return f"the {low}"
+        kept.append(low)
+    schema, _ = assistant.knowledge(eng)
+    own = f"{rec.table}.{rec.column}"
+    named = [c for score, c in schema.columns_named(words_of(" ".join(kept)), list(schema.columns))
+             if score >= 1.5 and not c.is_key and c.ref != own and not (place and c.table == "PORTS")]
+    return f"the {named[0].name.lower().replace('_', ' ')}" if named else None
+
+
 # "what did Sam tell you", "did my colleague mention ...": what someone else said to the assistant
 _OTHER_TOLD = re.compile(r"\b(?!i\b|we\b|you\b)([a-z][\w'-]*)\s+(?:tell|told|say|said|mention|mentioned|give|gave)"
                          r"\s+(?:to\s+)?you\b", re.I)
@@ -118,14 +184,20 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
     if data.text is not None and data.uncovered:
         extra = _second_part(data_question, data.uncovered, rec)
         more = assistant.answer_data(eng, extra) if extra else None
-        if more is not None and more.text is not None:
-            data.text = f"{data.text}\n{more.text}"
-            data.uncovered = None
+        if more is not None and more.text is not None and more.plan is not None and data.plan is not None:
+            first = data_question.replace(data.uncovered, " ")
+            if _covers(first, data.plan) and _covers(extra or data.uncovered, more.plan):
+                data.text = f"{data.text}\n{more.text}"
+                data.uncovered = None
+                return data, data_question
+    if data.text is not None and data.plan is not None and not _covers(question, data.plan):
+        data.text = None
+        data.reason = "the data answer does not show what the question asks"
     if data.text is None and rec.table != personal.OWN:
         asked = personal.context_question(eng, question, rec)
         if asked:
             more = assistant.answer_data(eng, asked)
-            if more.text is not None:
+            if more.text is not None and more.plan is not None and _covers(question, more.plan):
                 return more, asked
     return data, data_question
 
@@ -144,6 +216,34 @@ def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str |
         return swapped if swapped != first else None
     replaced, n = re.subn(r"\b(?:it|she|he|they|that one|this one)\b", entity, part, count=1, flags=re.I)
     return replaced if n else None
+
+
+def _asks_past(question: str) -> bool:
+    """The question asks for a value before another ("which did I give first", "originally"), not a
+    date's before ("before June 10", "arrives first")."""
+    q = re.sub(r"\b(?:before|after)\s+(?:\d|the\s+\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*", " ", question,
+               flags=re.I)
+    q = re.sub(r"\b(?:arriv|leav|depart|sail|reach|get|come|go)\w*\s+first\b", " ", q, flags=re.I)
+    return bool(personal.HISTORY.search(q))
+
+
+def _covers(question: str, plan: Any) -> bool:
+    """The data answer shows what the question asks: a count only for a count, a date for a time,
+    a place for a place. A count of the remembered row itself ("there is 1 container") answers nothing."""
+    spec = plan.spec
+    shown = [c for c in (plan.columns or []) + list(spec.show or []) if c is not None]
+    if spec.action in ("count", "exists") and not _ASKS_COUNT.search(question):
+        return False
+    if _ASKS_COUNT.search(question) and spec.action not in ("count", "aggregate", "group_top") and \
+            not any(c.numeric for c in shown):
+        return False
+    if _ASKS_TIME.search(question) and not (any(c.is_date for c in shown) or
+                                            (spec.measure is not None and spec.measure.is_date)):
+        return False
+    if _ASKS_PLACE.search(question) and not (spec.target in ("PORTS", "VESSEL_POSITIONS") or spec.roles or
+                                             any(c.table in ("PORTS", "VESSEL_POSITIONS") for c in shown)):
+        return False
+    return True
 
 
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
@@ -174,8 +274,19 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
     said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
     source = _memory_source(rec)
+    if _asks_past(question) and not rec.earlier:  # "which did I give first?": nothing older was kept
+        return _answer(f"You told me one {rec.noun} ({rec.value or rec.text[:80]}, {said}); I have nothing of yours "
+                       "from before it, so I can't say which came first.", "fallback",
+                       _explain("a question about an earlier value; no earlier value remembered", "fallback",
+                                memory=source), [])
+    beyond = asks_beyond(eng, question, rec)
     if rec.value and (rec.direct or rec.table == personal.OWN):
-        return _value_answer(rec, said, source)
+        if beyond is None:
+            return _value_answer(rec, said, source)
+        if rec.table == personal.OWN:  # a name, place or sum of theirs: the data knows nothing more of it
+            return _answer(f"I remember your {rec.noun} is {rec.value} ({said}), but you ask about {beyond}, which "
+                           "that does not tell me.", "fallback",
+                           _explain(f"the remembered value does not answer {beyond}", "fallback", memory=source), [])
     if not rec.value:  # a change the data does not hold: the user's own words are the answer
         if not _asks_only_value(eng, question, rec):
             return _answer(f"The latest you told me about your {rec.noun} ({said}) names nothing in the data, so I "
@@ -195,7 +306,7 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
         text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
         return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
                                              sql=plan.sql, params=sql_source["params"]), [source, sql_source])
-    if rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow):
+    if beyond is None and (rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow)):
         before = "Before the change, your" if rec.earlier else "Your"
         return _answer(f"{before} {rec.noun} was {rec.value} ({said})." if rec.earlier
                        else f"{before} {rec.noun} is {rec.value} ({said}).", "rag",

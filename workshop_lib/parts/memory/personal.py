@@ -348,11 +348,18 @@ class Recalled:
     quote: bool = True           # the user's words may be shown (not a correction naming the old value)
 
 
+# A request said as an imperative to the assistant ("just give me my number", "remind me the name"):
+# a question too.
+_REQUEST = re.compile(r"^(?:(?:and|so|ok|okay|just|please|pls|right|now|quick(?:ly)?|can you|could you)\W+)*"
+                      r"(?:give|tell|remind|send|show|confirm|repeat|paste|read)\s+me\b", re.I)
+
+
 def refers_to_own(question: str) -> bool:
-    """A question about the user's own things: a first-person word in a question ("remind me ...")."""
+    """A question about the user's own things: a first-person word in a question or a request ("remind me ...")."""
     q = question.strip()
-    return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I)) and (q.endswith("?") or bool(_QUESTION.match(q)) or
-                                              any(_QUESTION.match(c.strip()) for c in _CLAUSE.split(q)))
+    clauses = [c.strip() for c in _CLAUSE.split(q)] + [c.strip() for c in _SENTENCE.split(q)]
+    return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I)) and (
+        q.endswith("?") or bool(_QUESTION.match(q)) or any(_QUESTION.match(c) or _REQUEST.match(c) for c in clauses))
 
 
 def _question_nouns(question: str) -> list[tuple[str, str | None]]:
