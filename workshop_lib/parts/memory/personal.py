@@ -93,6 +93,15 @@ def possessed_nouns(text: str) -> list[str]:
     return out
 
 
+def _inside_name(text: str, link: Link) -> bool:
+    """The link's span is part of a run of capitalised words that goes beyond it."""
+    for m in own_values.NAME_RE.finditer(text):
+        if m.start() <= link.start and link.end <= m.end() and (m.start(), m.end()) != (link.start, link.end) \
+                and len(m.group(0).rstrip(".")) > link.end - link.start:
+            return True
+    return False
+
+
 def entity_links(links: list[Link]) -> list[Link]:
     return [lk for lk in links if (lk.table, lk.column) in ENTITY_COLUMNS and lk.how in ENTITY_HOW]
 
@@ -155,7 +164,10 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
                 not (_speaks_of_own(stated) or _CHANGE.search(stated)):
             continue
         links = values.links(stated)
-        found = entity_links(links)
+        # a partial or fuzzy match inside a longer name is not the data's value: "Pacific Berry Co." is
+        # a client of theirs, not the carrier "Pacific International Lines"
+        found = [lk for lk in entity_links(links) if not (lk.how in ("partial", "fuzzy") and _inside_name(stated, lk))]
+        links = [lk for lk in links if lk in found or lk.how not in ENTITY_HOW]
         # the value it is not ("not 781S but 813N") is no entity of this memory
         found = [lk for lk in found if not _NOT_THIS.search(stated[:lk.start][-30:])]  # offsets are the text's
         entities = [(lk.table, lk.column, str(lk.value)) for lk in found]
@@ -242,6 +254,7 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
                                              "text": r.content or ""}, *earlier]
         nouns += [n for n in meta.get("nouns", []) if n not in nouns]  # what they called it still refers to it
     earlier += [{"value": v, "said_at": cand.said_at, "text": cand.text} for v in cand.earlier]
+    earlier = [e for i, e in enumerate(earlier) if e["value"] not in {x["value"] for x in earlier[:i]}]  # said once
     roles = sorted(set(cand.roles) | {r for old in olds for r in (old.metadata or {}).get("roles", [])})
     meta = {"kind": KIND, "source": SOURCE, "subject": cand.subject, "value": value,
             "entities": [list(e) for e in cand.entities], "nouns": nouns, "said_at": cand.said_at,
