@@ -59,6 +59,8 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
     if len(after) == 2 and _NOTHING_MORE.match(after[1]):
         return True
+    if re.search(rf"\b{re.escape(rec.noun)}\s+(?:number|no\.?|code|name|id|#)", question, re.I):
+        return True  # "the box number of our tiles": the identifier of the thing is its value
     if not _TOLD.search(question) and not follow_up:
         return False
     if follow_up and re.match(r"^\W*(?:and\s+|so\s+)?(?:when|where|how)\b", question, re.I):
@@ -71,7 +73,7 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
 
 # What a question asks beyond which thing it is: a time, a count, an amount, a movement of the thing.
 _ASKS_TIME = re.compile(r"\b(?:when|since|how long|how many days|what date|which date|what day|until)\b", re.I)
-_ASKS_COUNT = re.compile(r"\b(?:how many|how much|number of|count)\b", re.I)
+_ASKS_COUNT = re.compile(r"\b(?:how many|how much|(?:the|total)\s+number of|count)\b", re.I)  # not "box number of"
 _ASKS_PLACE = re.compile(r"\bwhere\b", re.I)
 # verbs of a voyage: they ask where or when the thing goes, not which one it is (a small domain
 # vocabulary, like the schema's synonyms)
@@ -240,10 +242,9 @@ def _covers(question: str, plan: Any) -> bool:
     if _ASKS_TIME.search(question) and not (any(c.is_date for c in shown) or
                                             (spec.measure is not None and spec.measure.is_date)):
         return False
-    if _ASKS_PLACE.search(question) and not (spec.target in ("PORTS", "VESSEL_POSITIONS") or spec.roles or
-                                             any(c.table in ("PORTS", "VESSEL_POSITIONS") for c in shown)):
-        return False
-    return True
+    places = spec.target in ("PORTS", "VESSEL_POSITIONS") or bool(spec.roles) or \
+        any(c.table in ("PORTS", "VESSEL_POSITIONS") for c in shown)
+    return places or not _ASKS_PLACE.search(question)
 
 
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
