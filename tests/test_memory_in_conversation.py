@@ -198,3 +198,27 @@ def test_a_currency_without_a_rate_is_said_not_faked(eng, service):
     text, _, _ = _ask(service, "m-lou", "what does drayage cost per move?", threads, "t2")
     assert "GBP" not in text
     assert preferences.render("USD 5.00", {"currency": "USD"}) == "USD 5.00"
+
+
+def test_where_and_when_a_remembered_thing_goes_is_read_from_its_voyage(eng, service):
+    threads: dict = {}
+    box, origin, dest, departs = eng.query(
+        "SELECT c.CONTAINER_NUMBER, o.PORT_NAME, p.PORT_NAME, v.DEPARTURE_DATE FROM SUPPLYCHAIN.CONTAINERS c "
+        "JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = "
+        "v.DESTINATION_PORT_ID JOIN SUPPLYCHAIN.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+        "WHERE v.DEPARTURE_DATE IS NOT NULL ORDER BY c.CONTAINER_ID DESC LIMIT 1")[0]
+    _ask(service, "m-max", f"fyi our ceramics ship in {box}", threads)
+    text, mode, body = _ask(service, "m-max", "where are our ceramics bound?", threads, "t2")
+    assert mode == "rag" and dest in text and {s["type"] for s in body["sources"]} == {"memory", "data"}
+    text, mode, _ = _ask(service, "m-max", "what day do our ceramics sail, and out of where?", threads, "t2")
+    assert mode == "rag" and str(departs)[:10] in text and origin in text
+    text, mode, _ = _ask(service, "m-max", "both of our boxes: which one lands sooner?", threads, "t3")
+    assert mode == "fallback"              # one box is remembered: nothing to compare it with
+    port = eng.query("SELECT p.PORT_NAME FROM SUPPLYCHAIN.VOYAGES v JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = "
+                     "v.ORIGIN_PORT_ID GROUP BY p.PORT_NAME ORDER BY COUNT(*) DESC LIMIT 1")[0][0]
+    voyages = {r[0] for r in eng.query(
+        "SELECT v.VOYAGE_NUMBER FROM SUPPLYCHAIN.VOYAGES v JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+        "WHERE p.PORT_NAME = :p", {"p": port})}
+    _ask(service, "m-max", f"our yard is at {port} these days", threads, "t4")
+    text, mode, _ = _ask(service, "m-max", "does anything depart from our yard's port?", threads, "t4")
+    assert mode == "rag" and voyages and all(v in text for v in voyages)

@@ -196,12 +196,84 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
         data.text = None
         data.reason = "the data answer does not show what the question asks"
     if data.text is None and rec.table != personal.OWN:
+        for asked_parts in (_voyage_questions(question, rec), [personal.context_question(eng, question, rec, any_table=True)]):
+            asked_parts = [a for a in asked_parts if a]
+            answers = [assistant.answer_data(eng, a) for a in asked_parts]
+            if answers and all(a.text is not None and a.plan is not None for a in answers) and \
+                    all(_covers(a_q, a.plan) for a_q, a in zip(asked_parts, answers, strict=True)) and \
+                    _covers_all(question, [a.plan for a in answers]):
+                answers[0].text = "\n".join(str(a.text) for a in answers)
+                return answers[0], " / ".join(asked_parts)
         asked = personal.context_question(eng, question, rec)
         if asked:
             more = assistant.answer_data(eng, asked)
             if more.text is not None and more.plan is not None and _covers(question, more.plan):
                 return more, asked
     return data, data_question
+
+
+# What a question about where or when a thing goes asks of its voyage (the verbs of a voyage).
+_TO = re.compile(r"\b(?:going|goes|go|head(?:ed|ing)?|bound|to|destination|arriv\w*|get(?:s|ting)? (?:there|in)|reach\w*|"
+                 r"due|land\w*|coming into)\b", re.I)
+_FROM = re.compile(r"\b(?:from|leav\w*|left|depart\w*|sail\w*|out of|origin)\b", re.I)
+
+
+def _voyage_questions(question: str, rec: personal.Recalled) -> list[str]:
+    """The data questions a 'where / when does it go' question asks of the remembered thing's voyage:
+    "where is my box going?" -> its destination port; "when does it leave, and from where?" -> its
+    departure date and origin port; "anything leaving my port soon?" -> the voyages from that port."""
+    entity = f"{personal.TABLE_NOUNS_BY_TABLE.get(rec.table, rec.table.lower())} {rec.value}"
+    when, where = bool(_ASKS_TIME.search(question)), bool(_ASKS_PLACE.search(question))
+    # a verb, not the noun it makes ("the sailing our tiles are on" names the voyage, not its departure)
+    question = re.sub(r"\b(?:the|a|an|this|that|our|my|their|which|what|next|first|last)\s+[a-z]+ing\b", " ", question,
+                      flags=re.I)
+    # a bare "to" or "from" counts only in a where / when question ("what's my box set to?" asks no voyage)
+    to = bool(_TO.search(question) if when or where else _TO.search(re.sub(r"\bto\b", " ", question)))
+    frm = bool(_FROM.search(question) if when or where else _FROM.search(re.sub(r"\bfrom\b", " ", question)))
+    if rec.table == "PORTS":
+        if frm and not to:
+            return [f"which voyages depart from {rec.value}?"]
+        if to and not frm:
+            return [f"which voyages arrive at {rec.value}?"]
+        return []
+    if rec.table not in ("CONTAINERS", "VOYAGES"):
+        return []
+    out = []
+    if when:
+        if frm:
+            out.append(f"what is the departure date of {entity}?")
+        if to or not frm:
+            out.append(f"what is the arrival date of {entity}?")
+    if where or (not when and (to or frm)):
+        if frm:
+            out.append(f"what is the origin port of {entity}?")
+        if to or not frm:
+            out.append(f"what is the destination port of {entity}?")
+    return out
+
+
+_SEVERAL = re.compile(r"\b(?:two|three|both|each|all|either|neither)\b(?:\s+of)?(?:\s+(?:the|my|our|those|these))?"
+                      r"\s+([a-z][\w-]*)", re.I)
+
+
+def _many_asked(eng: Engine, question: str, rec: personal.Recalled, user_id: str, agent_id: str) -> str | None:
+    """The things the question compares ("the two boxes I asked about", "both of my voyages"), when
+    fewer of that kind are remembered; None otherwise."""
+    m = _SEVERAL.search(question)
+    if m is None:
+        return None
+    kept = [r for r in personal.valid_memories(eng, user_id, agent_id)
+            if any(e[0] == rec.table for e in (r.metadata or {}).get("entities", []))]
+    noun = m.group(1)
+    if personal.table_of_word(noun) not in (rec.table, None):
+        return None
+    return f"more than one {personal.stem(noun.lower())}" if len(kept) < 2 else None
+
+
+def _covers_all(question: str, plans: list[Any]) -> bool:
+    """Every part the question asks (a time, a place) is shown by one of the plans."""
+    asks = [p for p in (_ASKS_TIME, _ASKS_PLACE) if p.search(question)]
+    return all(any(_covers(m.group(0), plan) for plan in plans) for p in asks if (m := p.search(question)))
 
 
 def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str | None:
@@ -279,6 +351,12 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
         return _answer(f"You told me one {rec.noun} ({rec.value or rec.text[:80]}, {said}); I have nothing of yours "
                        "from before it, so I can't say which came first.", "fallback",
                        _explain("a question about an earlier value; no earlier value remembered", "fallback",
+                                memory=source), [])
+    many = _many_asked(eng, question, rec, user_id, agent_id)
+    if many:
+        return _answer(f"You asked about {many}, but I remember only one of them ({rec.value}, {said}), so I can't "
+                       "compare them.", "fallback",
+                       _explain("the question is about several things of the user's; one is remembered", "fallback",
                                 memory=source), [])
     beyond = asks_beyond(eng, question, rec)
     if rec.value and (rec.direct or rec.table == personal.OWN):

@@ -392,7 +392,9 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     asked_nouns = {stem(w.removesuffix("'s")) for w, _ in words} | set(possessed_nouns(question))
     kind = own_values.asked_kind(question)
     if kind and not any(t for _, t in words):  # "who's my client?", "which city do I work from?"
-        return _resolve_kind(question, kind, memories)
+        found = _resolve_kind(question, kind, memories)
+        if found is not None:
+            return found  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
     for rec in memories:
         meta = rec.metadata or {}
         entities = [tuple(e) for e in meta.get("entities", [])]
@@ -471,7 +473,7 @@ def substitute(question: str, recalled: Recalled) -> str:
     return re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I)
 
 
-def context_question(eng: Engine, text: str, recalled: Recalled) -> str | None:
+def context_question(eng: Engine, text: str, recalled: Recalled, *, any_table: bool = False) -> str | None:
     """A question about the remembered entity from the words of the whole turn that name a column of
     its table ("the client is nervous about temperature. what's my box set to?" -> "what is the
     temperature of container X"), or None when no word names one."""
@@ -482,7 +484,10 @@ def context_question(eng: Engine, text: str, recalled: Recalled) -> str | None:
     if recalled.table not in schema.columns:
         return None
     words = [w for w in words_of(text) if w != "-" and table_of_word(w) is None]
-    named = [(score, c) for score, c in schema.columns_named(words, [recalled.table]) if score >= 1.5 and not c.is_key]
+    # any_table: a column of a table joined to it ("the temperature of my customer's box", "the vessel of my box")
+    tables = [recalled.table] + ([t for t in schema.columns if t != recalled.table] if any_table else [])
+    named = [(score, c) for score, c in schema.columns_named(words, tables) if score >= 1.5 and not c.is_key
+             and c.ref != f"{recalled.table}.{recalled.column}"]
     if not named:
         return None
     column = max(named, key=lambda sc: sc[0])[1]
