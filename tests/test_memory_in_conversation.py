@@ -222,3 +222,17 @@ def test_where_and_when_a_remembered_thing_goes_is_read_from_its_voyage(eng, ser
     _ask(service, "m-max", f"our yard is at {port} these days", threads, "t4")
     text, mode, _ = _ask(service, "m-max", "does anything depart from our yard's port?", threads, "t4")
     assert mode == "rag" and voyages and all(v in text for v in voyages)
+
+
+def test_when_a_change_happened_is_the_time_said_beside_the_new_value(eng, service):
+    threads: dict = {}
+    old, new = [r[0] for r in eng.query("SELECT CARRIER_NAME FROM SUPPLYCHAIN.CARRIERS WHERE CARRIER_NAME <> SCAC_CODE "
+                                        "AND CARRIER_NAME NOT LIKE '%(%' ORDER BY CARRIER_ID DESC LIMIT 2")]
+    _ask(service, "m-ned", f"up to February our lane ran with {old}, but from 3 March on we ship with {new}", threads)
+    text, mode, body = _ask(service, "m-ned", "since when have we been switched over?", threads, "t2")
+    assert mode == "rag" and "3 March" in text and new in text and "February" not in text.split("(")[0]
+    assert [s["type"] for s in body["sources"]] == ["memory"]
+    text, mode, _ = _ask(service, "m-ned", "who did we ship with before the switch?", threads, "t2")
+    assert mode == "rag" and old in text
+    text, mode, _ = _ask(service, "m-oli", "since when have we been switched over?", {}, "t1")
+    assert mode != "rag" and new not in text                                  # another user's change

@@ -118,8 +118,12 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     possessed = set(personal.possessed_nouns(question))
     role_words = {w for names in own_values.ROLES.values() for w in names}
     words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
+    # a noun of the data used as a verb after its subject ("who did we ship with") names no table
+    verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+([a-z]+)", question, re.I)}
     kept = []
     for w in words:
+        if w.lower() in verbs:
+            continue
         low = w.lower().removesuffix("'s")
         st = personal.stem(low)
         if st in possessed or st == personal.stem(rec.noun.lower()) or low in _REFERENCE_WORDS or low in role_words:
@@ -292,6 +296,34 @@ def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str |
     return replaced if n else None
 
 
+# a question about when a change of theirs happened: "since when", "when did we move / switch"
+_CHANGE_VERB = re.compile(r"\b(?:since when|mov\w*|switch\w*|chang\w*|start\w*|began|begin|join\w*|transfer\w*)\b", re.I)
+
+
+def _when_changed(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """When the user said a change of theirs happened, from the newest memory of a change that says
+    it ("since April we've moved to Yang Ming", "I moved on 19 May"); None when the question asks no
+    such thing or no such memory names a time."""
+    if not (_ASKS_TIME.search(question) and _CHANGE_VERB.search(question)) or not personal.refers_to_own(question):
+        return None
+    tables = {t for w in re.findall(r"[A-Za-z][\w'-]*", question) if (t := personal.table_of_word(w))}
+    for rec in reversed(personal.valid_memories(eng, user_id, agent_id)):
+        meta = rec.metadata or {}
+        entities = meta.get("entities") or []
+        if not (meta.get("change") and meta.get("time") and entities):
+            continue
+        if tables and not tables & {e[0] for e in entities} and "PORTS" not in tables:
+            continue  # "when did our carrier change" is not answered by a change of office
+        table, column, value = entities[0]
+        said = f"you told me on {str(meta.get('said_at', ''))[:10]}"
+        rec_ = personal.Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
+                                 "change", direct=True)
+        source = _memory_source(rec_)
+        return _answer(f"{str(meta['time'])[:1].upper()}{str(meta['time'])[1:]}: {value} ({said}: \u201c{rec.content}\u201d).",
+                       "rag", _explain("the time of a change the user told", "rag", memory=source), [source])
+    return None
+
+
 def _asks_past(question: str) -> bool:
     """The question asks for a value before another ("which did I give first", "originally"), not a
     date's before ("before June 10", "arrives first")."""
@@ -319,6 +351,24 @@ def _covers(question: str, plan: Any) -> bool:
     return places or not _ASKS_PLACE.search(question)
 
 
+def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, source: dict[str, Any],
+              user_id: str, agent_id: str) -> ChatAnswer | None:
+    """An honest fallback for what the memory cannot tell: an earlier value never given, several
+    things compared when one is remembered; None when neither applies."""
+    if _asks_past(question) and not rec.earlier:  # "which did I give first?": nothing older was kept
+        return _answer(f"You told me one {rec.noun} ({rec.value or rec.text[:80]}, {said}); I have nothing of yours "
+                       "from before it, so I can't say which came first.", "fallback",
+                       _explain("a question about an earlier value; no earlier value remembered", "fallback",
+                                memory=source), [])
+    many = _many_asked(eng, question, rec, user_id, agent_id)
+    if many:
+        return _answer(f"You asked about {many}, but I remember only one of them ({rec.value}, {said}), so I can't "
+                       "compare them.", "fallback",
+                       _explain("the question is about several things of the user's; one is remembered", "fallback",
+                                memory=source), [])
+    return None
+
+
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
                   thread_id: str | None = None) -> ChatAnswer | None:
     """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
@@ -331,6 +381,9 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
     if not personal.refers_to_own(question) and follow is None:
         return None
+    changed = _when_changed(eng, question, user_id, agent_id)
+    if changed is not None:
+        return changed
     rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id) or follow
     is_follow = rec is follow and follow is not None
     if is_follow and follow is not None:
@@ -347,17 +400,9 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
     said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
     source = _memory_source(rec)
-    if _asks_past(question) and not rec.earlier:  # "which did I give first?": nothing older was kept
-        return _answer(f"You told me one {rec.noun} ({rec.value or rec.text[:80]}, {said}); I have nothing of yours "
-                       "from before it, so I can't say which came first.", "fallback",
-                       _explain("a question about an earlier value; no earlier value remembered", "fallback",
-                                memory=source), [])
-    many = _many_asked(eng, question, rec, user_id, agent_id)
-    if many:
-        return _answer(f"You asked about {many}, but I remember only one of them ({rec.value}, {said}), so I can't "
-                       "compare them.", "fallback",
-                       _explain("the question is about several things of the user's; one is remembered", "fallback",
-                                memory=source), [])
+    declined = _declined(eng, question, rec, said, source, user_id, agent_id)
+    if declined is not None:
+        return declined
     beyond = asks_beyond(eng, question, rec)
     if rec.value and (rec.direct or rec.table == personal.OWN):
         if beyond is None:

@@ -55,7 +55,7 @@ _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|what
 # Words that say a value changed or was wrong: a correction of the same subject.
 _CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
-                     r"no longer|anymore|rolled|replaced)\b", re.I)
+                     r"no longer|anymore|rolled|replaced|until|up to|since|these days|nowadays)\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$", re.I)
 _POSSESSED = re.compile(r"\b(?:my|our)\s+((?:[a-z][\w-]*(?:'s)?\s+){0,2}?[a-z][\w-]*)", re.I)
@@ -189,8 +189,18 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
         entities.sort(key=_order)
         out.append(PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated)), change,
                                      said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
-                                     time=own_values.time_said(stated), earlier=tuple(earlier)))
+                                     time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
+                                     earlier=tuple(earlier)))
     return out
+
+
+def _position(text: str, value: str) -> int | None:
+    """Where the value (or its first word, for a linked name written shorter) is said."""
+    for probe in (value, value.split(" (")[0], value.split()[0] if value.split() else value):
+        at = text.lower().find(probe.lower())
+        if at >= 0:
+            return at
+    return None
 
 
 # What a user's own shipment is tracked by, before the places and lines it touches.
@@ -435,11 +445,12 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
     for rec in memories:  # newest first: a tie keeps the newest
         meta = rec.metadata or {}
         fits = [tuple(e) for e in meta.get("entities", [])
-                if (subject_of(e[0], e[1]) == f"{OWN}.{kind}") or (e[0], e[1]) == (OWN, kind)]
+                if (subject_of(e[0], e[1]) == f"{OWN}.{kind}") or (e[0], e[1]) == (OWN, kind)
+                or (kind == own_values.NAME and (e[0], e[1]) == ("CARRIERS", "CARRIER_NAME"))]  # "who": a company
         if not fits:
             continue
         score = 2 * len(q_roles & set(meta.get("roles") or [])) + 2 * len(q_nouns & set(meta.get("nouns") or [])) \
-            + len(q_words & _content(rec.content or ""))
+            + len(q_words & _content(rec.content or "")) + (1 if HISTORY.search(question) and meta.get("earlier") else 0)
         if best is None or score > best[0]:
             best = (score, rec, fits[0])
     holding = [r for r in memories if any(subject_of(e[0], e[1]) == f"{OWN}.{kind}" for e in
