@@ -137,3 +137,102 @@ def test_a_subjectless_statement_inside_a_question_is_kept(eng):
     port = eng.query("SELECT PORT_NAME FROM SUPPLYCHAIN.PORTS ORDER BY PORT_ID LIMIT 1")[0][0]
     (cand,) = personal.extract(eng, f"hey, calling from {port} today, which voyages leave from here?")
     assert cand.entities[0][2] == port and cand.subject == "OWN.PLACE" and cand.time == "today"
+
+
+# ---------------------------------------------------------------- verify before answering
+def test_a_name_of_theirs_is_no_answer_to_a_question_about_the_data(eng, service):
+    threads: dict = {}
+    _ask(service, "m-hal", "the account I look after is Nordvik Trading, they import timber", threads)
+    for asked in ("how heavy is my client's shipment?", "what reefer setting does my client's box have?",
+                  "when does my client's cargo land?"):
+        text, mode, _ = _ask(service, "m-hal", asked, threads, "t2")
+        assert mode not in ("rag", "hybrid") or "Nordvik" not in text, asked   # never the name as the answer
+    text, mode, _ = _ask(service, "m-hal", "who's that account of mine again?", threads, "t2")
+    assert mode == "rag" and "Nordvik Trading" in text                      # the question that asks for it
+
+
+def test_a_remembered_box_is_no_answer_to_where_or_when_it_goes(eng, service):
+    threads: dict = {}
+    box, port, arrival = eng.query(
+        "SELECT c.CONTAINER_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM SUPPLYCHAIN.CONTAINERS c JOIN SUPPLYCHAIN.VOYAGES v "
+        "ON v.VOYAGE_ID = c.VOYAGE_ID JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+        "ORDER BY c.CONTAINER_ID LIMIT 1")[0]
+    _ask(service, "m-ivo", f"our tiles went into {box} yesterday", threads)
+    for asked, must in (("what's the final stop of the sailing our tiles are on?", port),
+                        ("on what date does the box with our tiles reach port?", str(arrival)[:10]),
+                        ("how many days until our tiles land?", None)):
+        text, mode, body = _ask(service, "m-ivo", asked, threads, "t2")
+        # a data answer that shows what is asked, or an honest fallback: never "your container is X"
+        assert mode == "fallback" or (must is not None and must in text), (asked, text)
+        assert not text.startswith(("Your ", "From what you told me")), asked
+    text, mode, body = _ask(service, "m-ivo", "pls send me the box number of our tiles, I'll paste it", threads, "t3")
+    assert mode == "rag" and box in text and [s["type"] for s in body["sources"]] == ["memory"]
+    text, mode, _ = _ask(service, "m-ivo", "which box did I give you first?", threads, "t3")
+    assert mode == "fallback"              # one box was said: nothing earlier to compare it with
+    text, mode, _ = _ask(service, "m-jon", "pls send me the box number of our tiles", {}, "t1")
+    assert mode == "fallback" and box not in text                             # another user's memory
+
+
+def test_a_change_to_a_name_that_half_matches_the_data_supersedes_the_old_one(eng, service):
+    threads: dict = {}
+    carriers = {r[0] for r in eng.query("SELECT CARRIER_NAME FROM SUPPLYCHAIN.CARRIERS")}
+    assert any(c.startswith("Pacific") for c in carriers)   # the partial match this case is about
+    _ask(service, "m-kim", "my key account is Harbour Lane Foods", threads)
+    written = personal.observe(eng, "sad day, Harbour Lane Foods walked away; my key account these days is "
+                                    "Pacific Meridian Traders.", user_id="m-kim", agent_id=eng.agent_id)
+    assert [w.collateral for w in written] == [0] and len(written[0].superseded) == 1
+    (current,) = _valid(eng, "m-kim")
+    assert current.metadata["value"] == "Pacific Meridian Traders"
+    assert not any(e[0] == "CARRIERS" for e in current.metadata["entities"])
+    text, mode, _ = _ask(service, "m-kim", "who is my key account?", threads, "t2")
+    assert mode == "rag" and "Pacific Meridian Traders" in text and "Harbour Lane" not in text
+
+
+def test_a_currency_without_a_rate_is_said_not_faked(eng, service):
+    threads: dict = {}
+    _ask(service, "m-lou", "our books are in sterling, so show me money in GBP from now on", threads)
+    assert preferences.settings(eng, "m-lou", eng.agent_id)["currency"] == "GBP"
+    text, mode, _ = _ask(service, "m-lou", "what does drayage cost per move?", threads, "t2")
+    assert mode == "rag" and "USD" in text and "no USD-to-GBP rate" in text
+    _ask(service, "m-lou", "we report in US dollars again, use USD from now on", threads, "t2")
+    text, _, _ = _ask(service, "m-lou", "what does drayage cost per move?", threads, "t2")
+    assert "GBP" not in text
+    assert preferences.render("USD 5.00", {"currency": "USD"}) == "USD 5.00"
+
+
+def test_where_and_when_a_remembered_thing_goes_is_read_from_its_voyage(eng, service):
+    threads: dict = {}
+    box, origin, dest, departs = eng.query(
+        "SELECT c.CONTAINER_NUMBER, o.PORT_NAME, p.PORT_NAME, v.DEPARTURE_DATE FROM SUPPLYCHAIN.CONTAINERS c "
+        "JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = "
+        "v.DESTINATION_PORT_ID JOIN SUPPLYCHAIN.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+        "WHERE v.DEPARTURE_DATE IS NOT NULL ORDER BY c.CONTAINER_ID DESC LIMIT 1")[0]
+    _ask(service, "m-max", f"fyi our ceramics ship in {box}", threads)
+    text, mode, body = _ask(service, "m-max", "where are our ceramics bound?", threads, "t2")
+    assert mode == "rag" and dest in text and {s["type"] for s in body["sources"]} == {"memory", "data"}
+    text, mode, _ = _ask(service, "m-max", "what day do our ceramics sail, and out of where?", threads, "t2")
+    assert mode == "rag" and str(departs)[:10] in text and origin in text
+    text, mode, _ = _ask(service, "m-max", "both of our boxes: which one lands sooner?", threads, "t3")
+    assert mode == "fallback"              # one box is remembered: nothing to compare it with
+    port = eng.query("SELECT p.PORT_NAME FROM SUPPLYCHAIN.VOYAGES v JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = "
+                     "v.ORIGIN_PORT_ID GROUP BY p.PORT_NAME ORDER BY COUNT(*) DESC LIMIT 1")[0][0]
+    voyages = {r[0] for r in eng.query(
+        "SELECT v.VOYAGE_NUMBER FROM SUPPLYCHAIN.VOYAGES v JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+        "WHERE p.PORT_NAME = :p", {"p": port})}
+    _ask(service, "m-max", f"our yard is at {port} these days", threads, "t4")
+    text, mode, _ = _ask(service, "m-max", "does anything depart from our yard's port?", threads, "t4")
+    assert mode == "rag" and voyages and all(v in text for v in voyages)
+
+
+def test_when_a_change_happened_is_the_time_said_beside_the_new_value(eng, service):
+    threads: dict = {}
+    old, new = [r[0] for r in eng.query("SELECT CARRIER_NAME FROM SUPPLYCHAIN.CARRIERS WHERE CARRIER_NAME <> SCAC_CODE "
+                                        "AND CARRIER_NAME NOT LIKE '%(%' ORDER BY CARRIER_ID DESC LIMIT 2")]
+    _ask(service, "m-ned", f"up to February our lane ran with {old}, but from 3 March on we ship with {new}", threads)
+    text, mode, body = _ask(service, "m-ned", "since when have we been switched over?", threads, "t2")
+    assert mode == "rag" and "3 March" in text and new in text and "February" not in text.split("(")[0]
+    assert [s["type"] for s in body["sources"]] == ["memory"]
+    text, mode, _ = _ask(service, "m-ned", "who did we ship with before the switch?", threads, "t2")
+    assert mode == "rag" and old in text
+    text, mode, _ = _ask(service, "m-oli", "since when have we been switched over?", {}, "t1")
+    assert mode != "rag" and new not in text                                  # another user's change

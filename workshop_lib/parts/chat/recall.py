@@ -59,6 +59,8 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
     if len(after) == 2 and _NOTHING_MORE.match(after[1]):
         return True
+    if re.search(rf"\b{re.escape(rec.noun)}\s+(?:number|no\.?|code|name|id|#)", question, re.I):
+        return True  # "the box number of our tiles": the identifier of the thing is its value
     if not _TOLD.search(question) and not follow_up:
         return False
     if follow_up and re.match(r"^\W*(?:and\s+|so\s+)?(?:when|where|how)\b", question, re.I):
@@ -67,6 +69,76 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     words = [w for w in words_of(question) if w != "-" and personal.table_of_word(w) is None]
     own = f"{rec.table}.{rec.column}"
     return not [c for _, c in schema.columns_named(words, [rec.table]) if c.ref != own]
+
+
+# What a question asks beyond which thing it is: a time, a count, an amount, a movement of the thing.
+_ASKS_TIME = re.compile(r"\b(?:when|since|how long|how many days|what date|which date|what day|until)\b", re.I)
+_ASKS_COUNT = re.compile(r"\b(?:how many|how much|(?:the|total)\s+number of|count)\b", re.I)  # not "box number of"
+_ASKS_PLACE = re.compile(r"\bwhere\b", re.I)
+# verbs of a voyage: they ask where or when the thing goes, not which one it is (a small domain
+# vocabulary, like the schema's synonyms)
+_MOVES = re.compile(r"\b(?:leav\w*|left|depart\w*|sail\w*|arriv\w*|reach\w*|going|goes|go|head(?:ed|ing)?|bound|"
+                    r"due|carr(?:y|ies|ying|ied)|land\w*|dock\w*|get(?:s)? (?:there|in))\b", re.I)
+# words that are not a column asked for: what the user calls their thing, and the words of reference
+_REFERENCE_WORDS = frozenset("""told tell gave give mention mentioned said say remind again number name code
+id exactly just please current main usual own new old one ones""".split())
+
+
+_WH = re.compile(r"^(?:(?:and|so|ok|okay|but|just|quick one)\W+)*(?:what|what's|which|who|who's|where|when|how|is|are|"
+                 r"does|do|did|can|could|give|tell|remind)\b", re.I)
+
+
+def _wh_table(question: str) -> str | None:
+    """The table the question's wh-word asks for ("which port ...", "what ship ..."), or None."""
+    m = re.search(r"\b(?:which|what)\s+((?:[\w'-]+\s+){0,1}[\w'-]+)", question, re.I)
+    if not m:
+        return None
+    return next((t for w in m.group(1).split() if (t := personal.table_of_word(w))), None)
+
+
+def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | None:
+    """What the question asks beyond the remembered value itself, or None: another table or column
+    of the data, a time, a count or an amount, a movement. The value alone never answers it."""
+    from workshop_lib import assistant
+    from workshop_lib.assistant.schema_links import words_of
+    from workshop_lib.parts.memory import own_values
+
+    place = rec.table == personal.OWN and rec.column == own_values.PLACE or rec.table == "PORTS"
+    # the question's own sentences: a statement before it ("I'm writing the report.") asks nothing
+    asked = [c for c in re.split(r"(?<=[.!?;])\s+", question) if c.strip().endswith("?") or _WH.match(c.strip())]
+    question = " ".join(asked) or question
+    if _ASKS_TIME.search(question):
+        return "a time"
+    if _ASKS_COUNT.search(question) and not (rec.column == own_values.MONEY and re.search(r"\bhow much\b", question, re.I)):
+        return "a count or an amount"
+    if _ASKS_PLACE.search(question) and not place:
+        return "a place"
+    if _MOVES.search(question) and _wh_table(question) != rec.table:  # "which port do we sail from?" asks the port
+        return "where or when it goes"
+    possessed = set(personal.possessed_nouns(question))
+    role_words = {w for names in own_values.ROLES.values() for w in names}
+    words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
+    # a noun of the data used as a verb after its subject ("who did we ship with") names no table
+    verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+([a-z]+)", question, re.I)}
+    kept = []
+    for w in words:
+        if w.lower() in verbs:
+            continue
+        low = w.lower().removesuffix("'s")
+        st = personal.stem(low)
+        if st in possessed or st == personal.stem(rec.noun.lower()) or low in _REFERENCE_WORDS or low in role_words:
+            continue
+        table = personal.table_of_word(low)
+        if table is not None:
+            if table == rec.table or (place and table == "PORTS"):
+                continue
+            return f"the {low}"
+        kept.append(low)
+    schema, _ = assistant.knowledge(eng)
+    own = f"{rec.table}.{rec.column}"
+    named = [c for score, c in schema.columns_named(words_of(" ".join(kept)), list(schema.columns))
+             if score >= 1.5 and not c.is_key and c.ref != own and not (place and c.table == "PORTS")]
+    return f"the {named[0].name.lower().replace('_', ' ')}" if named else None
 
 
 # "what did Sam tell you", "did my colleague mention ...": what someone else said to the assistant
@@ -118,16 +190,94 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
     if data.text is not None and data.uncovered:
         extra = _second_part(data_question, data.uncovered, rec)
         more = assistant.answer_data(eng, extra) if extra else None
-        if more is not None and more.text is not None:
-            data.text = f"{data.text}\n{more.text}"
-            data.uncovered = None
+        if more is not None and more.text is not None and more.plan is not None and data.plan is not None:
+            first = data_question.replace(data.uncovered, " ")
+            if _covers(first, data.plan) and _covers(extra or data.uncovered, more.plan):
+                data.text = f"{data.text}\n{more.text}"
+                data.uncovered = None
+                return data, data_question
+    if data.text is not None and data.plan is not None and not _covers(question, data.plan):
+        data.text = None
+        data.reason = "the data answer does not show what the question asks"
     if data.text is None and rec.table != personal.OWN:
+        for asked_parts in (_voyage_questions(question, rec), [personal.context_question(eng, question, rec, any_table=True)]):
+            asked_parts = [a for a in asked_parts if a]
+            answers = [assistant.answer_data(eng, a) for a in asked_parts]
+            if answers and all(a.text is not None and a.plan is not None for a in answers) and \
+                    all(_covers(a_q, a.plan) for a_q, a in zip(asked_parts, answers, strict=True)) and \
+                    _covers_all(question, [a.plan for a in answers]):
+                answers[0].text = "\n".join(str(a.text) for a in answers)
+                return answers[0], " / ".join(asked_parts)
         asked = personal.context_question(eng, question, rec)
         if asked:
             more = assistant.answer_data(eng, asked)
-            if more.text is not None:
+            if more.text is not None and more.plan is not None and _covers(question, more.plan):
                 return more, asked
     return data, data_question
+
+
+# What a question about where or when a thing goes asks of its voyage (the verbs of a voyage).
+_TO = re.compile(r"\b(?:going|goes|go|head(?:ed|ing)?|bound|to|destination|arriv\w*|get(?:s|ting)? (?:there|in)|reach\w*|"
+                 r"due|land\w*|coming into)\b", re.I)
+_FROM = re.compile(r"\b(?:from|leav\w*|left|depart\w*|sail\w*|out of|origin)\b", re.I)
+
+
+def _voyage_questions(question: str, rec: personal.Recalled) -> list[str]:
+    """The data questions a 'where / when does it go' question asks of the remembered thing's voyage:
+    "where is my box going?" -> its destination port; "when does it leave, and from where?" -> its
+    departure date and origin port; "anything leaving my port soon?" -> the voyages from that port."""
+    entity = f"{personal.TABLE_NOUNS_BY_TABLE.get(rec.table, rec.table.lower())} {rec.value}"
+    when, where = bool(_ASKS_TIME.search(question)), bool(_ASKS_PLACE.search(question))
+    # a verb, not the noun it makes ("the sailing our tiles are on" names the voyage, not its departure)
+    question = re.sub(r"\b(?:the|a|an|this|that|our|my|their|which|what|next|first|last)\s+[a-z]+ing\b", " ", question,
+                      flags=re.I)
+    # a bare "to" or "from" counts only in a where / when question ("what's my box set to?" asks no voyage)
+    to = bool(_TO.search(question) if when or where else _TO.search(re.sub(r"\bto\b", " ", question)))
+    frm = bool(_FROM.search(question) if when or where else _FROM.search(re.sub(r"\bfrom\b", " ", question)))
+    if rec.table == "PORTS":
+        if frm and not to:
+            return [f"which voyages depart from {rec.value}?"]
+        if to and not frm:
+            return [f"which voyages arrive at {rec.value}?"]
+        return []
+    if rec.table not in ("CONTAINERS", "VOYAGES"):
+        return []
+    out = []
+    if when:
+        if frm:
+            out.append(f"what is the departure date of {entity}?")
+        if to or not frm:
+            out.append(f"what is the arrival date of {entity}?")
+    if where or (not when and (to or frm)):
+        if frm:
+            out.append(f"what is the origin port of {entity}?")
+        if to or not frm:
+            out.append(f"what is the destination port of {entity}?")
+    return out
+
+
+_SEVERAL = re.compile(r"\b(?:two|three|both|each|all|either|neither)\b(?:\s+of)?(?:\s+(?:the|my|our|those|these))?"
+                      r"\s+([a-z][\w-]*)", re.I)
+
+
+def _many_asked(eng: Engine, question: str, rec: personal.Recalled, user_id: str, agent_id: str) -> str | None:
+    """The things the question compares ("the two boxes I asked about", "both of my voyages"), when
+    fewer of that kind are remembered; None otherwise."""
+    m = _SEVERAL.search(question)
+    if m is None:
+        return None
+    kept = [r for r in personal.valid_memories(eng, user_id, agent_id)
+            if any(e[0] == rec.table for e in (r.metadata or {}).get("entities", []))]
+    noun = m.group(1)
+    if personal.table_of_word(noun) not in (rec.table, None):
+        return None
+    return f"more than one {personal.stem(noun.lower())}" if len(kept) < 2 else None
+
+
+def _covers_all(question: str, plans: list[Any]) -> bool:
+    """Every part the question asks (a time, a place) is shown by one of the plans."""
+    asks = [p for p in (_ASKS_TIME, _ASKS_PLACE) if p.search(question)]
+    return all(any(_covers(m.group(0), plan) for plan in plans) for p in asks if (m := p.search(question)))
 
 
 def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str | None:
@@ -146,6 +296,79 @@ def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str |
     return replaced if n else None
 
 
+# a question about when a change of theirs happened: "since when", "when did we move / switch"
+_CHANGE_VERB = re.compile(r"\b(?:since when|mov\w*|switch\w*|chang\w*|start\w*|began|begin|join\w*|transfer\w*)\b", re.I)
+
+
+def _when_changed(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """When the user said a change of theirs happened, from the newest memory of a change that says
+    it ("since April we've moved to Yang Ming", "I moved on 19 May"); None when the question asks no
+    such thing or no such memory names a time."""
+    if not (_ASKS_TIME.search(question) and _CHANGE_VERB.search(question)) or not personal.refers_to_own(question):
+        return None
+    tables = {t for w in re.findall(r"[A-Za-z][\w'-]*", question) if (t := personal.table_of_word(w))}
+    for rec in reversed(personal.valid_memories(eng, user_id, agent_id)):
+        meta = rec.metadata or {}
+        entities = meta.get("entities") or []
+        if not (meta.get("change") and meta.get("time") and entities):
+            continue
+        if tables and not tables & {e[0] for e in entities} and "PORTS" not in tables:
+            continue  # "when did our carrier change" is not answered by a change of office
+        table, column, value = entities[0]
+        said = f"you told me on {str(meta.get('said_at', ''))[:10]}"
+        rec_ = personal.Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
+                                 "change", direct=True)
+        source = _memory_source(rec_)
+        return _answer(f"{str(meta['time'])[:1].upper()}{str(meta['time'])[1:]}: {value} ({said}: \u201c{rec.content}\u201d).",
+                       "rag", _explain("the time of a change the user told", "rag", memory=source), [source])
+    return None
+
+
+def _asks_past(question: str) -> bool:
+    """The question asks for a value before another ("which did I give first", "originally"), not a
+    date's before ("before June 10", "arrives first")."""
+    q = re.sub(r"\b(?:before|after)\s+(?:\d|the\s+\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*", " ", question,
+               flags=re.I)
+    q = re.sub(r"\b(?:arriv|leav|depart|sail|reach|get|come|go)\w*\s+first\b", " ", q, flags=re.I)
+    return bool(personal.HISTORY.search(q))
+
+
+def _covers(question: str, plan: Any) -> bool:
+    """The data answer shows what the question asks: a count only for a count, a date for a time,
+    a place for a place. A count of the remembered row itself ("there is 1 container") answers nothing."""
+    spec = plan.spec
+    shown = [c for c in (plan.columns or []) + list(spec.show or []) if c is not None]
+    if spec.action in ("count", "exists") and not _ASKS_COUNT.search(question):
+        return False
+    if _ASKS_COUNT.search(question) and spec.action not in ("count", "aggregate", "group_top") and \
+            not any(c.numeric for c in shown):
+        return False
+    if _ASKS_TIME.search(question) and not (any(c.is_date for c in shown) or
+                                            (spec.measure is not None and spec.measure.is_date)):
+        return False
+    places = spec.target in ("PORTS", "VESSEL_POSITIONS") or bool(spec.roles) or \
+        any(c.table in ("PORTS", "VESSEL_POSITIONS") for c in shown)
+    return places or not _ASKS_PLACE.search(question)
+
+
+def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, source: dict[str, Any],
+              user_id: str, agent_id: str) -> ChatAnswer | None:
+    """An honest fallback for what the memory cannot tell: an earlier value never given, several
+    things compared when one is remembered; None when neither applies."""
+    if _asks_past(question) and not rec.earlier:  # "which did I give first?": nothing older was kept
+        return _answer(f"You told me one {rec.noun} ({rec.value or rec.text[:80]}, {said}); I have nothing of yours "
+                       "from before it, so I can't say which came first.", "fallback",
+                       _explain("a question about an earlier value; no earlier value remembered", "fallback",
+                                memory=source), [])
+    many = _many_asked(eng, question, rec, user_id, agent_id)
+    if many:
+        return _answer(f"You asked about {many}, but I remember only one of them ({rec.value}, {said}), so I can't "
+                       "compare them.", "fallback",
+                       _explain("the question is about several things of the user's; one is remembered", "fallback",
+                                memory=source), [])
+    return None
+
+
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
                   thread_id: str | None = None) -> ChatAnswer | None:
     """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
@@ -158,6 +381,9 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
     if not personal.refers_to_own(question) and follow is None:
         return None
+    changed = _when_changed(eng, question, user_id, agent_id)
+    if changed is not None:
+        return changed
     rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id) or follow
     is_follow = rec is follow and follow is not None
     if is_follow and follow is not None:
@@ -174,8 +400,17 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
     said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
     source = _memory_source(rec)
+    declined = _declined(eng, question, rec, said, source, user_id, agent_id)
+    if declined is not None:
+        return declined
+    beyond = asks_beyond(eng, question, rec)
     if rec.value and (rec.direct or rec.table == personal.OWN):
-        return _value_answer(rec, said, source)
+        if beyond is None:
+            return _value_answer(rec, said, source)
+        if rec.table == personal.OWN:  # a name, place or sum of theirs: the data knows nothing more of it
+            return _answer(f"I remember your {rec.noun} is {rec.value} ({said}), but you ask about {beyond}, which "
+                           "that does not tell me.", "fallback",
+                           _explain(f"the remembered value does not answer {beyond}", "fallback", memory=source), [])
     if not rec.value:  # a change the data does not hold: the user's own words are the answer
         if not _asks_only_value(eng, question, rec):
             return _answer(f"The latest you told me about your {rec.noun} ({said}) names nothing in the data, so I "
@@ -195,7 +430,7 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
         text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
         return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
                                              sql=plan.sql, params=sql_source["params"]), [source, sql_source])
-    if rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow):
+    if beyond is None and (rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow)):
         before = "Before the change, your" if rec.earlier else "Your"
         return _answer(f"{before} {rec.noun} was {rec.value} ({said})." if rec.earlier
                        else f"{before} {rec.noun} is {rec.value} ({said}).", "rag",

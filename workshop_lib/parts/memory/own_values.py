@@ -43,11 +43,13 @@ _AMOUNT = r"\d{1,3}(?:[,.\s]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?[kK]\b)?"
 _PER = r"(?:\s+(?:per|a|an|each|/)\s*(?:[\w-]+)(?:\s+box|\s+container)?)?"
 MONEY_RE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY}){_PER}", re.I)
 # a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
-_NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
+NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|to|at|near|out of|based in|around|into|via)\s+(?:the\s+)?$", re.I)
-_TIME_RE = re.compile(r"\b(?:(?:last|this|next|on)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+_DAY = r"(?:\d{1,2}(?:st|nd|rd|th)?)"
+_TIME_RE = re.compile(rf"\b(?:(?:last|this|next|on|since|until|from)\s+)?(?:{_DAY}\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
                       r"week|month|year|january|february|march|april|may|june|july|august|september|october|"
-                      r"november|december)\b|\b(?:yesterday|today|tomorrow|\d{4}-\d{2}-\d{2})\b", re.I)
+                      rf"november|december)\b(?:\s+{_DAY}\b)?|\b(?:yesterday|today|tomorrow|\d{{4}}-\d{{2}}-\d{{2}})\b",
+                      re.I)
 _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
              "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
 # Words that start a sentence with a capital without being a name.
@@ -78,10 +80,15 @@ def asked_kind(question: str) -> str | None:
     return None
 
 
-def time_said(text: str) -> str:
-    """When the sentence says something happened ("last month", "on Monday"), as written; '' if it does not."""
-    m = _TIME_RE.search(text)
-    return m.group(0) if m else ""
+def time_said(text: str, near: int | None = None) -> str:
+    """When the sentence says something happened ("last month", "on 19 May"), as written; '' if it
+    does not. `near`: the position of the value it is about; the time said closest to it."""
+    found = list(_TIME_RE.finditer(text))
+    if not found:
+        return ""
+    if near is None:
+        return found[0].group(0)
+    return min(found, key=lambda m: min(abs(m.start() - near), abs(m.end() - near))).group(0)
 
 
 def _sentence_start(text: str, at: int) -> bool:
@@ -102,7 +109,7 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
         if free(m.start(), m.end()):
             out.append(OwnValue(MONEY, m.group(0).strip(), m.start(), m.end()))
             spans.append((m.start(), m.end()))
-    for m in _NAME_RE.finditer(text):
+    for m in NAME_RE.finditer(text):
         tokens = [(t.start() + m.start(), t.group(0).rstrip(".,'’")) for t in re.finditer(r"\S+", m.group(0))]
         # an ordinary word that only starts the sentence, a weekday or a month is not (part of) a name
         while tokens and (tokens[0][1].lower() in _CALENDAR or tokens[0][1].lower() in ("i", "i'm") or

@@ -55,7 +55,7 @@ _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|what
 # Words that say a value changed or was wrong: a correction of the same subject.
 _CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
-                     r"no longer|anymore|rolled|replaced)\b", re.I)
+                     r"no longer|anymore|rolled|replaced|until|up to|since|these days|nowadays)\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$", re.I)
 _POSSESSED = re.compile(r"\b(?:my|our)\s+((?:[a-z][\w-]*(?:'s)?\s+){0,2}?[a-z][\w-]*)", re.I)
@@ -91,6 +91,15 @@ def possessed_nouns(text: str) -> list[str]:
         words = [w for w in words if w.removesuffix("'s") not in _ADJECTIVES] or words
         out.append(stem(words[0].removesuffix("'s")))
     return out
+
+
+def _inside_name(text: str, link: Link) -> bool:
+    """The link's span is part of a run of capitalised words that goes beyond it."""
+    for m in own_values.NAME_RE.finditer(text):
+        if m.start() <= link.start and link.end <= m.end() and (m.start(), m.end()) != (link.start, link.end) \
+                and len(m.group(0).rstrip(".")) > link.end - link.start:
+            return True
+    return False
 
 
 def entity_links(links: list[Link]) -> list[Link]:
@@ -155,7 +164,10 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
                 not (_speaks_of_own(stated) or _CHANGE.search(stated)):
             continue
         links = values.links(stated)
-        found = entity_links(links)
+        # a partial or fuzzy match inside a longer name is not the data's value: "Pacific Berry Co." is
+        # a client of theirs, not the carrier "Pacific International Lines"
+        found = [lk for lk in entity_links(links) if not (lk.how in ("partial", "fuzzy") and _inside_name(stated, lk))]
+        links = [lk for lk in links if lk in found or lk.how not in ENTITY_HOW]
         # the value it is not ("not 781S but 813N") is no entity of this memory
         found = [lk for lk in found if not _NOT_THIS.search(stated[:lk.start][-30:])]  # offsets are the text's
         entities = [(lk.table, lk.column, str(lk.value)) for lk in found]
@@ -177,8 +189,18 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
         entities.sort(key=_order)
         out.append(PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated)), change,
                                      said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
-                                     time=own_values.time_said(stated), earlier=tuple(earlier)))
+                                     time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
+                                     earlier=tuple(earlier)))
     return out
+
+
+def _position(text: str, value: str) -> int | None:
+    """Where the value (or its first word, for a linked name written shorter) is said."""
+    for probe in (value, value.split(" (")[0], value.split()[0] if value.split() else value):
+        at = text.lower().find(probe.lower())
+        if at >= 0:
+            return at
+    return None
 
 
 # What a user's own shipment is tracked by, before the places and lines it touches.
@@ -242,6 +264,7 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
                                              "text": r.content or ""}, *earlier]
         nouns += [n for n in meta.get("nouns", []) if n not in nouns]  # what they called it still refers to it
     earlier += [{"value": v, "said_at": cand.said_at, "text": cand.text} for v in cand.earlier]
+    earlier = [e for i, e in enumerate(earlier) if e["value"] not in {x["value"] for x in earlier[:i]}]  # said once
     roles = sorted(set(cand.roles) | {r for old in olds for r in (old.metadata or {}).get("roles", [])})
     meta = {"kind": KIND, "source": SOURCE, "subject": cand.subject, "value": value,
             "entities": [list(e) for e in cand.entities], "nouns": nouns, "said_at": cand.said_at,
@@ -348,11 +371,18 @@ class Recalled:
     quote: bool = True           # the user's words may be shown (not a correction naming the old value)
 
 
+# A request said as an imperative to the assistant ("just give me my number", "remind me the name"):
+# a question too.
+_REQUEST = re.compile(r"^(?:(?:and|so|ok|okay|just|please|pls|right|now|quick(?:ly)?|can you|could you)\W+)*"
+                      r"(?:give|tell|remind|send|show|confirm|repeat|paste|read)\s+me\b", re.I)
+
+
 def refers_to_own(question: str) -> bool:
-    """A question about the user's own things: a first-person word in a question ("remind me ...")."""
+    """A question about the user's own things: a first-person word in a question or a request ("remind me ...")."""
     q = question.strip()
-    return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I)) and (q.endswith("?") or bool(_QUESTION.match(q)) or
-                                              any(_QUESTION.match(c.strip()) for c in _CLAUSE.split(q)))
+    clauses = [c.strip() for c in _CLAUSE.split(q)] + [c.strip() for c in _SENTENCE.split(q)]
+    return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I)) and (
+        q.endswith("?") or bool(_QUESTION.match(q)) or any(_QUESTION.match(c) or _REQUEST.match(c) for c in clauses))
 
 
 def _question_nouns(question: str) -> list[tuple[str, str | None]]:
@@ -372,7 +402,9 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     asked_nouns = {stem(w.removesuffix("'s")) for w, _ in words} | set(possessed_nouns(question))
     kind = own_values.asked_kind(question)
     if kind and not any(t for _, t in words):  # "who's my client?", "which city do I work from?"
-        return _resolve_kind(question, kind, memories)
+        found = _resolve_kind(question, kind, memories)
+        if found is not None:
+            return found  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
     for rec in memories:
         meta = rec.metadata or {}
         entities = [tuple(e) for e in meta.get("entities", [])]
@@ -413,11 +445,12 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
     for rec in memories:  # newest first: a tie keeps the newest
         meta = rec.metadata or {}
         fits = [tuple(e) for e in meta.get("entities", [])
-                if (subject_of(e[0], e[1]) == f"{OWN}.{kind}") or (e[0], e[1]) == (OWN, kind)]
+                if (subject_of(e[0], e[1]) == f"{OWN}.{kind}") or (e[0], e[1]) == (OWN, kind)
+                or (kind == own_values.NAME and (e[0], e[1]) == ("CARRIERS", "CARRIER_NAME"))]  # "who": a company
         if not fits:
             continue
         score = 2 * len(q_roles & set(meta.get("roles") or [])) + 2 * len(q_nouns & set(meta.get("nouns") or [])) \
-            + len(q_words & _content(rec.content or ""))
+            + len(q_words & _content(rec.content or "")) + (1 if HISTORY.search(question) and meta.get("earlier") else 0)
         if best is None or score > best[0]:
             best = (score, rec, fits[0])
     holding = [r for r in memories if any(subject_of(e[0], e[1]) == f"{OWN}.{kind}" for e in
@@ -451,7 +484,7 @@ def substitute(question: str, recalled: Recalled) -> str:
     return re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I)
 
 
-def context_question(eng: Engine, text: str, recalled: Recalled) -> str | None:
+def context_question(eng: Engine, text: str, recalled: Recalled, *, any_table: bool = False) -> str | None:
     """A question about the remembered entity from the words of the whole turn that name a column of
     its table ("the client is nervous about temperature. what's my box set to?" -> "what is the
     temperature of container X"), or None when no word names one."""
@@ -462,7 +495,10 @@ def context_question(eng: Engine, text: str, recalled: Recalled) -> str | None:
     if recalled.table not in schema.columns:
         return None
     words = [w for w in words_of(text) if w != "-" and table_of_word(w) is None]
-    named = [(score, c) for score, c in schema.columns_named(words, [recalled.table]) if score >= 1.5 and not c.is_key]
+    # any_table: a column of a table joined to it ("the temperature of my customer's box", "the vessel of my box")
+    tables = [recalled.table] + ([t for t in schema.columns if t != recalled.table] if any_table else [])
+    named = [(score, c) for score, c in schema.columns_named(words, tables) if score >= 1.5 and not c.is_key
+             and c.ref != f"{recalled.table}.{recalled.column}"]
     if not named:
         return None
     column = max(named, key=lambda sc: sc[0])[1]

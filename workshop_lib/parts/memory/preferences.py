@@ -25,6 +25,11 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
     "weight": {"tonnes": ("tonnes", "tonne", "tons", "ton", "metric tons"),
                "kg": ("kg", "kgs", "kilos", "kilo", "kilograms", "kilogram")},
     "money": {"dollars": ("dollars", "dollar", "usd"), "cents": ("cents", "cent")},
+    # the currency amounts are shown in; the data holds US dollars only, with no exchange rate
+    "currency": {"USD": ("usd", "us dollars", "dollars", "dollar"), "EUR": ("eur", "euros", "euro", "€"),
+                 "GBP": ("gbp", "pounds", "pound sterling", "sterling", "£"), "JPY": ("jpy", "yen"),
+                 "CNY": ("cny", "rmb", "yuan", "renminbi"), "SGD": ("sgd", "singapore dollars"),
+                 "AED": ("aed", "dirhams", "dirham")},
     "length": {"short": ("short", "brief", "concise", "one line", "one-liners", "terse", "shorter"),
                "long": ("detailed", "long", "full", "verbose", "longer", "in detail")},
 }
@@ -107,6 +112,7 @@ def settings(eng: Engine, user_id: str, agent_id: str) -> dict[str, str]:
 _NUMBER = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _KG = re.compile(rf"{_NUMBER}\s?(?:kg|kgs|kilograms?|kilos?)\b", re.I)
 _TONNES = re.compile(rf"{_NUMBER}\s?(?:tonnes|tonne|t)\b", re.I)
+_USD = re.compile(r"\$\s?\d|\bUSD\s?\d|\d\s?(?:USD|dollars?)\b", re.I)
 _CENTS = re.compile(rf"{_NUMBER}\s?cents?\b", re.I)
 
 
@@ -133,6 +139,10 @@ def render(text: str, prefs: dict[str, str]) -> str:
         text = _convert(text, _TONNES, lambda t: f"{_fmt(t * 1000, 0)} kg")
     if prefs.get("money") == "dollars":
         text = _convert(text, _CENTS, lambda c: f"USD {_fmt(c / 100, 2)}")
+    currency = prefs.get("currency")
+    if currency and currency != "USD" and _USD.search(text):
+        # no rate in the data: the amounts stay in dollars, and the answer says so instead of converting
+        text += f"\n(Amounts are in USD: the data holds no USD-to-{currency} rate, so I can't show them in {currency}.)"
     if prefs.get("length") == "short":
         lines = [ln for ln in text.split("\n") if ln.strip()]
         if len(lines) > MAX_LINES_SHORT:
