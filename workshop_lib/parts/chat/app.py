@@ -251,12 +251,15 @@ class ChatService:
         """The answer: Part 6's agent when asked for, else the router's handler (the timed part)."""
         if req.get("agent"):
             return agent_answer(scoped, req["question"], thread_id, llm=self.llm)  # logs the thread itself
-        # Memory over time: what the user states (or asks to forget) is written in their own scope.
-        observe_user_turn(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id)
-        # What they say about their own things (any phrasing that names a value of the data), and a
-        # question about those things answered from their memory with the data (recall.py).
-        stated = personal.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
-                                  thread_id=thread_id)
+        # What they say about their own things (their values, names, places, sums), and a question
+        # about those things answered from their memory with the data (recall.py).
+        kept = personal.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
+                                thread_id=thread_id)
+        # Memory over time (Part 7): the rest of what the user states or asks to forget, in their own
+        # scope; a sentence kept above is not stored a second time.
+        observe_user_turn(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
+                          kept_elsewhere=frozenset(w.text.strip() for w in kept if w.text))
+        stated = [w for w in kept if w.stored_id or w.forgotten]
         if not stated:
             recalled = recall_answer(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
                                      thread_id=thread_id)

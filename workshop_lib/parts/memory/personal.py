@@ -209,10 +209,11 @@ _OWN_THINGS = ("CONTAINERS", "VOYAGES", "VESSELS", "CARRIERS", "PORTS")
 
 @dataclass
 class Written:
-    stored_id: str
+    stored_id: str              # "" when nothing new was stored (the same value said again, or a forget)
     superseded: list[str] = field(default_factory=list)
     collateral: int = 0        # superseded memories that share no linked column with the new one
     forgotten: list[str] = field(default_factory=list)
+    text: str = ""             # the sentence kept (or already kept) as the memory
 
 
 def valid_memories(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
@@ -272,7 +273,7 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
     if thread_id:
         meta["thread_id"] = thread_id
     new_id = eng.store.add([cand.text], record_type="fact", metadata=meta, user_ids=user_id, agent_ids=agent_id)[0]
-    done = Written(new_id)
+    done = Written(new_id, text=cand.text)
     new_columns = {subject_of(t, c) for t, c, _ in cand.entities}
     for r in olds:
         old_columns = {subject_of(t, c) for t, c, _ in (r.metadata or {}).get("entities", [])}
@@ -351,8 +352,7 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
     out = [Written("", forgotten=gone)] if gone else []
     for cand in extract(eng, text) + unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
-        if done is not None:
-            out.append(done)
+        out.append(done if done is not None else Written("", text=cand.text))
     return out
 
 

@@ -54,7 +54,7 @@ def load(eng: Engine, context: Context, scope: str) -> None:
 def answer(eng: Engine, question: str, scope: str) -> ChatAnswer:
     """The chat service's answer to `question`, with the scratch memory as the user's memory."""
     agent = eng.agent_id
-    stated = personal.observe(eng, question, user_id=scope, agent_id=agent)
+    stated = [w for w in personal.observe(eng, question, user_id=scope, agent_id=agent) if w.stored_id or w.forgotten]
     if not stated:
         recalled = recall_answer(eng, question, user_id=scope, agent_id=agent)
         if recalled is not None:

@@ -128,11 +128,13 @@ def as_compaction(got: Any) -> summary.Compaction:
 
 
 def observe_user_turn(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: str | None = None,
-                      llm=None, skip_kinds: tuple[str, ...] = (),
+                      llm=None, skip_kinds: tuple[str, ...] = (), kept_elsewhere: frozenset[str] = frozenset(),
                       decide: Callable[..., Any] = reference_decide) -> list[Applied]:
     """Extract, consolidate and apply what one user turn says; returns what was done, in order.
 
-    `decide` is the consolidation rule (Part 7's TODO 1); the library's reference by default."""
+    `decide` is the consolidation rule (Part 7's TODO 1); the library's reference by default.
+    `kept_elsewhere`: sentences another writer already keeps as memories (the chat service's
+    personal memories): a fact candidate with that text is not stored a second time."""
     last = _last_subject(eng, user_id, agent_id, thread_id)
     if llm is not None:
         cands, _how = extract.extract_with_model(llm, text, last_subject=last)
@@ -140,7 +142,8 @@ def observe_user_turn(eng: Engine, text: str, *, user_id: str, agent_id: str, th
         cands = extract.extract_offline(text, last_subject=last)
     done = []
     for cand in cands:
-        if cand.kind and cand.kind in skip_kinds:
+        if (cand.kind and cand.kind in skip_kinds) or (cand.op == "remember" and cand.record_type == "fact"
+                                                        and cand.text.strip() in kept_elsewhere):
             continue
         decision = as_decision(decide(cand, neighbours(eng, cand, user_id=user_id, agent_id=agent_id), thresholds(eng)))
         done.append(apply(eng, cand, decision, user_id=user_id, agent_id=agent_id, thread_id=thread_id))
