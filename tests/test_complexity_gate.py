@@ -2,7 +2,7 @@
 not, and its baseline only goes down."""
 from __future__ import annotations
 
-from complexity_gate import LIMIT, compare, measure
+from tests.complexity_gate import LIMIT, compare, measure
 
 # Sixteen `and`s in one return: mccabe (ruff's C90) counts 1, radon counts 17.
 CHAIN = "def eligible(r):\n    return " + " and ".join(f"r[{i}]" for i in range(17)) + "\n"

@@ -22,7 +22,7 @@ TOOLS = {"pip", "setuptools", "wheel", "uv", "workshop-lib"}
 
 
 def _locked() -> dict[str, str]:
-    pins = {}
+    pins: dict[str, str] = {}
     for line in LOCK.read_text().splitlines():
         found = re.match(r"^([A-Za-z0-9_.\-]+)==([^\s;]+)\s*(?:;\s*(.+))?$", line)
         if found and (found.group(3) is None or Marker(found.group(3)).evaluate()):

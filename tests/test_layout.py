@@ -115,7 +115,7 @@ def _fragments(tree: ast.AST) -> list[tuple[int, str]]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
-            text = "".join(v.value if isinstance(v, ast.Constant) else HOLE for v in node.values)
+            text = "".join(str(v.value) if isinstance(v, ast.Constant) else HOLE for v in node.values)
             found.append((node.lineno, text))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
               and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)):
