@@ -110,24 +110,24 @@ def _value_holes(text: str) -> int:
     return count
 
 
+def _fragment(node: ast.AST) -> str | None:
+    """The text of an f-string, literal.format(...), literal % ... or literal + ..., with HOLEs."""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(str(v.value) if isinstance(v, ast.Constant) else HOLE for v in node.values)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)):
+        return _format_holes(node.func.value.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+        if isinstance(node.op, ast.Mod):
+            return re.sub(r"%(?:\(\w+\))?[-+ #0]*\d*(?:\.\d+)?[sdrfi]", HOLE, node.left.value)
+        if isinstance(node.op, ast.Add) and not isinstance(node.right, ast.Constant):
+            return node.left.value + HOLE
+    return None
+
+
 def _fragments(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, text with HOLEs) for every f-string, literal.format(...), literal % ... and literal + ..."""
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr):
-            text = "".join(str(v.value) if isinstance(v, ast.Constant) else HOLE for v in node.values)
-            found.append((node.lineno, text))
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
-              and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)):
-            holes = _format_holes(node.func.value.value)
-            if holes is not None:
-                found.append((node.lineno, holes))
-        elif isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
-            if isinstance(node.op, ast.Mod):
-                found.append((node.lineno, re.sub(r"%(?:\(\w+\))?[-+ #0]*\d*(?:\.\d+)?[sdrfi]", HOLE, node.left.value)))
-            elif isinstance(node.op, ast.Add) and not isinstance(node.right, ast.Constant):
-                found.append((node.lineno, node.left.value + HOLE))
-    return found
+    """(line, text with HOLEs) for every piece of text built with formatted parts."""
+    return [(getattr(node, "lineno", 0), text) for node in ast.walk(tree) if (text := _fragment(node)) is not None]
 
 
 def _templates(tree: ast.Module) -> list[tuple[int, str, str]]:
