@@ -56,6 +56,7 @@ def test_schema_comes_from_type_hints_and_docstring():
             table: the table name
             limit: how many rows
         """
+        return table
 
     schema = make_tool(lookup).schema()["function"]
     assert schema["name"] == "lookup" and schema["description"] == "Look a table up."
@@ -76,9 +77,11 @@ def test_tools_need_a_docstring(bad, message):
 def test_tools_need_type_hints_and_no_varargs():
     def no_hint(x) -> str:
         """Doc."""
+        return x
 
     def varargs(*args: str) -> str:
         """Doc."""
+        return args[0]
 
     with pytest.raises(ValueError, match="needs a type hint"):
         make_tool(no_hint)

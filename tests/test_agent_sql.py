@@ -95,7 +95,7 @@ def test_the_oracle_reader_sees_no_table_of_the_store_owner():
     _require("oracle")
     eng = connect("oracle")
     try:
-        rows = eng.supplychain.read_only_query(f"SELECT COUNT(*) FROM ALL_OBJECTS WHERE OWNER = '{eng.user}'").rows
+        rows = eng.supplychain.read_only_query(f"SELECT COUNT(*) FROM ALL_OBJECTS WHERE OWNER = '{eng.user}'").rows  # type: ignore[attr-defined]
         assert rows == [(0,)]
         visible = eng.supplychain.read_only_query("SELECT COUNT(*) FROM ALL_TABLES WHERE OWNER = 'SUPPLYCHAIN'").rows[0][0]
         assert visible == len(TABLES)

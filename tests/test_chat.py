@@ -163,13 +163,13 @@ def test_sources_are_grouped_per_document_memory_and_item():
             {"record_id": "m-1", "subject": None, "kind": None, "similarity": float("nan")},
             {"item_id": "EQ-1", "used": True}, {"item_id": "EQ-1", "used": True},
             {"tool": "run_sql", "call_id": "c1", "ok": True}, {"table": "SUPPLYCHAIN.VESSELS", "rows": 3}, {"x": 1}]
-    groups = grouped_sources(used)
+    groups = grouped_sources(used)  # type: ignore[arg-type]
     assert [(g["type"], g["name"], g["parts"]) for g in groups] == [
         ("document", "sop/claims", ["sop/claims#3", "sop/claims#7"]), ("document", "guide/teu", ["guide/teu#0"]),
         ("memory", "A.B.C", ["schema:column:A.B.C"]), ("memory", "m-1", ["m-1"]), ("catalog item", "EQ-1", ["EQ-1"]),
         ("source", "SUPPLYCHAIN.VESSELS", []), ("source", '{"x": 1}', [])]
     assert groups[0]["similarity"] == 0.66 and groups[4]["similarity"] is None
-    assert tool_calls(used) == [{"tool": "run_sql", "call_id": "c1", "ok": True}]
+    assert tool_calls(used) == [{"tool": "run_sql", "call_id": "c1", "ok": True}]  # type: ignore[arg-type]
 
 
 def test_streaming_sends_progress_then_exactly_one_answer(client, eng):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,9 @@ class Watch:
     """Every request, failed response and console error of one tab."""
 
     def __init__(self, tab) -> None:
-        self.requests, self.failures, self.console_errors = [], [], []
+        self.requests: list[Any] = []
+        self.failures: list[Any] = []
+        self.console_errors: list[Any] = []
         tab.on("request", lambda r: self.requests.append(r))
         tab.on("response", lambda r: self.failures.append(f"{r.status} {r.url}") if r.status >= 400 else None)
         tab.on("requestfailed", lambda r: self.failures.append(f"failed {r.url}: {r.failure}"))

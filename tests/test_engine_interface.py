@@ -26,7 +26,7 @@ ENGINE_OWN = {EmbeddedEngine: {"path", "folder", "supplychain_path", "conn"},
 def public_members(cls: type) -> set[str]:
     names = {n for n in dir(cls) if not n.startswith("_")}
     names |= {n for n in getattr(cls, "__annotations__", {}) if not n.startswith("_")}
-    init = inspect.getsource(cls.__init__) if "__init__" in vars(cls) else ""
+    init = inspect.getsource(vars(cls)["__init__"]) if "__init__" in vars(cls) else ""
     names |= set(re.findall(r"self\.([a-z]\w*)\s*(?::[^=]+)?=(?!=)", init))
     return names
 

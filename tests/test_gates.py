@@ -151,9 +151,9 @@ def test_decide_mode_rejects_bad_tokens_config_and_answer():
     with pytest.raises(ValueError, match="query_tokens"):
         decide_mode([0.5], chunks(1), config=ModeConfig(), query_tokens=-1)
     with pytest.raises(ValueError, match="ModeConfig"):
-        decide_mode([0.5], chunks(1), config={"threshold_low": 0.5}, query_tokens=1)
+        decide_mode([0.5], chunks(1), config={"threshold_low": 0.5}, query_tokens=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="used_llm_answer"):
-        decide_mode([0.5], chunks(1), config=ModeConfig(), query_tokens=1, used_llm_answer=42)
+        decide_mode([0.5], chunks(1), config=ModeConfig(), query_tokens=1, used_llm_answer=42)  # type: ignore[arg-type]
 
 
 def test_chunks_as_strings_or_content_dicts():
@@ -185,9 +185,9 @@ def test_decision_invariants(cfg, sims, data, qt, answer):
     if answer is not None and not answer.strip():
         assert d.mode == "fallback"
     if d.mode == "rag":
-        assert best >= high
+        assert best is not None and best >= high
     if d.mode == "hybrid":
-        assert low <= best < high
+        assert best is not None and low <= best < high
         assert all(g["ok"] for g in d.decision_explain["hybrid_gates"].values())
     if d.mode == "fallback":
         assert d.used_chunks == [] and d.sources_used == "none"

@@ -507,7 +507,7 @@ def test_kill_9_of_the_grader_ends_its_sandboxes_and_a_rerun_cleans_up(tmp_path)
                               env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
-        deadline, spinning = time.monotonic() + 120, []
+        deadline, spinning = time.monotonic() + 120, list[object]()
         while time.monotonic() < deadline and not spinning:
             time.sleep(1)
             sandboxes = [int(p) for p in processes.descendants(grader.pid) if _mentions(str(p), "bwrap")]

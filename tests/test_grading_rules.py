@@ -280,8 +280,8 @@ def test_the_recheck_snapshot_finds_and_undoes_a_patched_check():
     original, reference, code = p4.check_decide_mode, gates.decide_mode, p4._compare.__code__
     try:
         p4.check_decide_mode = lambda *a, **k: None
-        gates.decide_mode = lambda *a, **k: None
-        sys.modules["workshop_lib.checks.part4"] = object()
+        gates.decide_mode = lambda *a, **k: None  # type: ignore[assignment]
+        sys.modules["workshop_lib.checks.part4"] = object()  # type: ignore[assignment]
         p4._compare.__code__ = (lambda case, got, want: None).__code__
         import builtins
         builtins.isinstance = lambda *a: True

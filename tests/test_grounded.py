@@ -57,7 +57,7 @@ def fake_llm(respond, model="fake-model", timeout=5.0):
 
     client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
     model_ = LLM(client, model, timeout=timeout)
-    model_.calls = calls
+    model_.calls = calls  # type: ignore[attr-defined]
     return model_
 
 
@@ -304,7 +304,7 @@ def _raise_timeout(**kw):
     import httpx
     import openai
 
-    raise openai.APITimeoutError(request=httpx.Request("POST", "http://x.invalid"))
+    raise openai.APITimeoutError(request=httpx.Request("POST", "http://x.invalid"))  # type: ignore[arg-type]
 
 
 def _raise(**kw):
@@ -454,7 +454,7 @@ def test_embedding_cache_rows_are_keyed_on_text_and_model(eng):
     v1, hit1 = grounded.embed_question(eng, "reefer")
     v2, hit2 = grounded.embed_question(eng, "reefer")
     assert (hit1, hit2) == (False, True) and v1 == pytest.approx(v2)
-    assert len(v1) == eng.model.dim
+    assert len(v1) == eng.model.dim  # type: ignore[arg-type]
     rows = eng.query("SELECT model_name, source_text FROM EMBEDDING_CACHE")
     assert rows == [(eng.model.name, "reefer")]
 

@@ -124,7 +124,7 @@ def test_level2_covers_every_failure_class_the_mistake_tests_name(seeded_engine,
         part = record._part_of(record.module_of_failure(exc) or "")
         todo = record._todo_key(part, exc.todo) if part else None
         seen += 1
-        found = classify(catalog.get(part, todo), exc.message()) if todo else None
+        found = classify(catalog.get(part, todo), exc.message()) if todo else None  # type: ignore[arg-type]
         if found is None or found.id in GENERIC:
             unmapped.append(f"{part} {todo} [{mistake}] class={found.id if found else None}:\n    "
                             + " ".join(exc.message().split())[:400])

@@ -350,7 +350,7 @@ def test_promotion_refused_and_accepted_then_rollback(lane, engine_name):
         _ingest(eng, profiles, name)
         outcomes[name] = promotion.promote(eng, profiles[name])
     for name, outcome in outcomes.items():  # each decision is the reference gate's on the measured recalls
-        want = promotion.should_promote(outcome.candidate, outcome.active, profiles[name].min_recall)
+        want = promotion.should_promote(outcome.candidate, outcome.active, profiles[name].min_recall)  # type: ignore[arg-type]
         assert outcome.decision == want
     if engine_name == "embedded":  # the figures the notebook and the closing note quote
         assert [round(o.candidate.recall, 3) for o in outcomes.values()] == [0.893, 0.714, 0.929]

@@ -16,13 +16,13 @@ REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "requirements" / "constraints.txt"
 # Packages that must never reach a learner's venv (they are for tests, grading and benchmarks).
 NOT_FOR_LEARNERS = {"pytest", "hypothesis", "sqlglot", "ruff", "nbgrader", "ranx", "numba", "llvmlite",
-                    "seaborn", "fastparquet", "ir-datasets", "rank-bm25", "bm25s"}
+                    "seaborn", "fastparquet", "ir-datasets", "rank-bm25", "bm25s", "radon", "mando"}
 # Installed by hand or by pip itself, not by the project.
 TOOLS = {"pip", "setuptools", "wheel", "uv", "workshop-lib"}
 
 
 def _locked() -> dict[str, str]:
-    pins = {}
+    pins: dict[str, str] = {}
     for line in LOCK.read_text().splitlines():
         found = re.match(r"^([A-Za-z0-9_.\-]+)==([^\s;]+)\s*(?:;\s*(.+))?$", line)
         if found and (found.group(3) is None or Marker(found.group(3)).evaluate()):

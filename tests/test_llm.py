@@ -68,7 +68,7 @@ def test_local_endpoint_needs_a_model_name(clean_env):
         llm.settings()
     clean_env.setenv("OPENAI_MODEL", "llama3.1")
     s = llm.settings()
-    assert s["model"] == "llama3.1" and s["api_key"] == "not-needed"
+    assert s["model"] == "llama3.1" and s["api_key"] == "not-needed"  # type: ignore[index]
     assert llm.get_llm().client.base_url.host == "localhost"
 
 
@@ -80,8 +80,8 @@ def test_workshop_llm_off_wins(clean_env):
 
 def test_dotenv_is_read(clean_env, tmp_path):
     (tmp_path / ".env").write_text("# local\nOPENAI_API_KEY='sk-from-file'\nOPENAI_MODEL=gpt-test\n")
-    assert llm.settings()["api_key"] == "sk-from-file"
-    assert llm.settings()["model"] == "gpt-test"
+    assert llm.settings()["api_key"] == "sk-from-file"  # type: ignore[index]
+    assert llm.settings()["model"] == "gpt-test"  # type: ignore[index]
 
 
 # ---------------------------------------------------------------- the chat wrapper
@@ -126,7 +126,7 @@ def test_client_timeout_errors_are_timeouts():
     request = httpx.Request("POST", "http://example.invalid/v1/chat/completions")
 
     def raise_(**kw):
-        raise openai.APITimeoutError(request=request)
+        raise openai.APITimeoutError(request=request)  # type: ignore[arg-type]
 
     with pytest.raises(LLMTimeout):
         LLM(FakeClient(raise_), "m").chat([])

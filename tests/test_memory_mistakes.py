@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from typing import Any
 
 import pytest
 
@@ -251,7 +252,8 @@ def make_compact(*, newest=True, ge=False, keep_one=True, chars=False, contiguou
         msgs = list(messages)
         cost = (lambda m: len(m.text)) if chars else (lambda m: count_tokens(m.text))
         order = list(reversed(msgs)) if newest else list(msgs)
-        kept, used = [], 0
+        kept: list[Any] = []
+        used = 0
         for m in order:
             c = cost(m)
             over = used + c >= budget if ge else used + c > budget
@@ -471,11 +473,11 @@ def test_the_checks_token_count_differs_from_every_naive_count():
 
 @pytest.mark.parametrize("check, returned", [
     (checks.check_decide, None), (checks.check_decide, {"action": "ADD", "targets": ()}),
-    (checks.check_decide, Decision("ADD", None)), (checks.check_decide, Decision(["ADD"], ())),
-    (checks.check_decide, Decision("ADD", {"m1"})), (checks.check_decide, Decision("ADD", (1,))),
-    (checks.check_compact, None), (checks.check_compact, Compaction(None, None)),
+    (checks.check_decide, Decision("ADD", None)), (checks.check_decide, Decision(["ADD"], ())),  # type: ignore[arg-type]
+    (checks.check_decide, Decision("ADD", {"m1"})), (checks.check_decide, Decision("ADD", (1,))),  # type: ignore[arg-type]
+    (checks.check_compact, None), (checks.check_compact, Compaction(None, None)),  # type: ignore[arg-type]
     (checks.check_compact, Compaction([], [1, 2])), (checks.check_compact, Compaction([{"text": "x"}], [])),
-    (checks.check_compact, Compaction([], "abc")),
+    (checks.check_compact, Compaction([], "abc")),  # type: ignore[arg-type]
 ])
 def test_a_wrong_return_shape_never_crashes_the_check(check, returned):
     def fn(*args):

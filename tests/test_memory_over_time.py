@@ -146,7 +146,7 @@ def test_an_existing_store_gets_the_new_tables_without_losing_data(tmp_path):
     eng.store.add(["The home port is Rotterdam", "hello"], record_type="memory", record_ids=["k1", "k2"],
                   user_ids=eng.user_id, agent_ids=eng.agent_id)
     eng.store.add(["first message"], record_type="message", thread_ids="th", user_ids=U, agent_ids=A)
-    db = eng.path
+    db = eng.path  # type: ignore[attr-defined]
     eng.close()
     # Make it a store of the previous version: the same file without the memory-over-time tables.
     con = sqlite3.connect(db)

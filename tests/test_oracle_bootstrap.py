@@ -157,7 +157,7 @@ def test_autonomous_database_is_detected_and_vector_memory_left_to_the_service()
     """Issue 12 item 5: on ADB, VECTOR_MEMORY_SIZE reads 0 and ALTER SYSTEM is refused; say so instead."""
     sqls = bootstrap.statements("01_vector_memory.sql")
     cur = _Cursor("OLTP")
-    assert bootstrap.autonomous_service(cur, sqls) == "OLTP" and "CLOUD_SERVICE" in cur.sql
+    assert bootstrap.autonomous_service(cur, sqls) == "OLTP" and "CLOUD_SERVICE" in cur.sql  # type: ignore[operator]
     assert bootstrap.autonomous_service(_Cursor(None), sqls) is None
     assert bootstrap.autonomous_service(_Cursor(error=oracledb.DatabaseError("ORA-02003: invalid USERENV parameter")),
                                         sqls) is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from typing import Any
 from unittest import mock
 
 import oracledb
@@ -33,7 +34,7 @@ class FakeRaw:
 
     def __init__(self, conn: FakeConn) -> None:
         self.conn = conn
-        self.description = None
+        self.description: list[tuple[Any]] | None = None
         self.rows: list = []
         self.arraysize = 100
         self.prefetchrows = 2
@@ -649,7 +650,8 @@ class _FakeLob:
     is held and how many rollbacks (ends of the read-only transaction) happened before it."""
 
     def __init__(self, text: str, conn: FakeConn, lock) -> None:
-        self.text, self.conn, self.lock, self.seen = text, conn, lock, []
+        self.text, self.conn, self.lock = text, conn, lock
+        self.seen: list[tuple[Any, ...]] = []
 
     def _trip(self):
         self.seen.append((self.conn.call_timeout, self.lock.locked(), self.conn.rollbacks))
@@ -877,7 +879,7 @@ def test_the_doctor_says_what_public_lets_the_reader_run_on_a_real_database():
     _require("oracle")
     eng = connect("oracle")
     try:
-        check = eng.supplychain.reader_packages_check()
+        check = eng.supplychain.reader_packages_check()  # type: ignore[attr-defined]
         assert "PUBLIC may run" in check.detail and check.ok, check.detail
     finally:
         eng.close()

@@ -209,7 +209,7 @@ def test_every_listed_construct_has_an_oracle_documentation_page():
 def test_rest_of_statement_parses_once_the_oracle_construct_is_rewritten(key):
     kind, text = STATEMENTS[key]
     for construct in UNPARSEABLE[key]:
-        pattern, replacement = CONSTRUCTS[construct][2]
+        pattern, replacement = CONSTRUCTS[construct][2]  # type: ignore[misc]
         text, n = re.subn(pattern, replacement, text, flags=re.S)
         assert n, f"{key}: the {construct} construct is not in the statement any more"
     assert parses(text), f"{key} does not parse even without {UNPARSEABLE[key]}:\n{text}"
@@ -275,14 +275,14 @@ def test_out_binds_are_returning_into():
 
 def _select_names(sql: str, dialect: str) -> list[str]:
     tree = sqlglot.parse_one(sql, read=dialect)
-    return [e.alias_or_name.lower() for e in tree.selects]
+    return [e.alias_or_name.lower() for e in tree.selects]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("name", [n for n in esql._NAMES if getattr(esql, n).lstrip().upper().startswith(("SELECT", "WITH"))])
 def test_result_columns_come_in_the_same_order(name):
     oracle = osql.statements("", osql.DIM).__dict__[name]
     for construct in UNPARSEABLE.get(name, ()):
-        pattern, replacement = CONSTRUCTS[construct][2]
+        pattern, replacement = CONSTRUCTS[construct][2]  # type: ignore[misc]
         oracle = re.sub(pattern, replacement, oracle, flags=re.S)
     embedded = esql.statements("", 256).__dict__[name]
     assert _select_names(oracle, "oracle") == _select_names(embedded, "sqlite"), name

@@ -233,7 +233,7 @@ def test_a_writer_waits_out_a_lock_held_longer_than_the_busy_timeout(tmp_path):
     eng = connect("embedded", path=tmp_path)
     store = eng.store
     ready = threading.Event()
-    holder = threading.Thread(target=_hold_write_lock, args=(eng.path, emb.BUSY_TIMEOUT_MS / 1000 + 1.0, ready),
+    holder = threading.Thread(target=_hold_write_lock, args=(eng.path, emb.BUSY_TIMEOUT_MS / 1000 + 1.0, ready),  # type: ignore[attr-defined]
                               daemon=True)
     holder.start()
     assert ready.wait(5)
@@ -251,16 +251,16 @@ def test_a_lock_that_never_ends_is_one_message_with_the_fix(tmp_path, monkeypatc
     store = eng.store
     monkeypatch.setattr(emb, "LOCK_WAIT_S", 0.3)
     monkeypatch.setattr(emb, "BUSY_TIMEOUT_MS", 100)
-    eng.conn.execute("PRAGMA busy_timeout=100")
+    eng.conn.execute("PRAGMA busy_timeout=100")  # type: ignore[attr-defined]
     ready = threading.Event()
-    holder = threading.Thread(target=_hold_write_lock, args=(eng.path, 2.0, ready), daemon=True)
+    holder = threading.Thread(target=_hold_write_lock, args=(eng.path, 2.0, ready), daemon=True)  # type: ignore[attr-defined]
     holder.start()
     assert ready.wait(5)
     box = _in_thread(lambda: store.add(["never"], record_ids="never"), timeout=20)
     holder.join(10)
     err = box.get("error")
     assert isinstance(err, DatabaseFault), box
-    assert str(eng.path) in str(err) and "locked" in str(err) and "Fix:" in str(err)
+    assert str(eng.path) in str(err) and "locked" in str(err) and "Fix:" in str(err)  # type: ignore[attr-defined]
     eng.close()
 
 
@@ -270,13 +270,13 @@ def test_disk_full_is_reported_as_disk_full_and_the_store_stays_usable(tmp_path)
     store = eng.store
     store.add(["before the disk filled"], record_ids="before")
     pages = eng.query("PRAGMA page_count")[0][0]
-    eng.conn.execute(f"PRAGMA max_page_count={pages + 2}")  # the file cannot grow: SQLITE_FULL
+    eng.conn.execute(f"PRAGMA max_page_count={pages + 2}")  # type: ignore[attr-defined]  # the file cannot grow: SQLITE_FULL
     with pytest.raises(Exception) as info:
         store.add(["x" * 200_000 for _ in range(5)])
     assert "full" in str(info.value).lower()
     assert "cannot rollback" not in str(info.value)
-    eng.conn.execute("PRAGMA max_page_count=1073741823")
-    assert eng.conn.in_transaction is False
+    eng.conn.execute("PRAGMA max_page_count=1073741823")  # type: ignore[attr-defined]
+    assert eng.conn.in_transaction is False  # type: ignore[attr-defined]
     assert store.get("memory", "before") is not None
     store.add(["after the disk had room again"], record_ids="after")
     assert store.count("memory") == 2
@@ -443,7 +443,7 @@ def _seeded(tmp_path):
     scanner.write_facts(eng, scanner.scan_schema(eng), progress=False)
     eng.store.add([f"filler memory {i} about ports and vessels" for i in range(300)],
                   user_ids=eng.user_id, agent_ids=eng.agent_id)
-    eng.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    eng.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[attr-defined]
     eng.close()
 
 
@@ -498,7 +498,7 @@ def test_read_only_folder_message_names_the_folder_and_the_fix(tmp_path):
     import sqlean
 
     eng = connect("embedded", path=tmp_path)
-    fault = eng._fault(sqlean.OperationalError("attempt to write a readonly database"))
+    fault = eng._fault(sqlean.OperationalError("attempt to write a readonly database"))  # type: ignore[attr-defined]
     assert isinstance(fault, DatabaseFault) and str(tmp_path) in str(fault) and "WORKSHOP_DATA_DIR" in str(fault)
     eng.close()
     if os.geteuid() != 0:  # root ignores permissions: the real folder test needs another user
@@ -596,7 +596,7 @@ def test_a_file_path_is_honoured(tmp_path):
     b = connect("embedded", path=tmp_path / "b.sqlite")
     a.memory.add("only in a", record_id="a1")
     assert b.store.get("memory", "a1") is None
-    assert a.path == tmp_path / "a.sqlite" and (tmp_path / "a.sqlite").exists() and (tmp_path / "b.sqlite").exists()
+    assert a.path == tmp_path / "a.sqlite" and (tmp_path / "a.sqlite").exists() and (tmp_path / "b.sqlite").exists()  # type: ignore[attr-defined]
     a.close()
     b.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 import time
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ def eng(tmp_path_factory):
 
 
 def _bounded(fn, seconds):
-    box = {}
+    box: dict[str, Any] = {}
     t = threading.Thread(target=lambda: box.setdefault("v", fn()), daemon=True)
     t0 = time.monotonic()
     t.start()

@@ -133,6 +133,6 @@ def test_bad_arguments_are_clear_errors(seeded_engine, fn):
 
 def test_bad_kinds_are_clear_errors(seeded_engine):
     with pytest.raises(ValueError, match="kinds"):
-        retrieval.retrieve_knowledge(seeded_engine, "vessels", kinds=42)
+        retrieval.retrieve_knowledge(seeded_engine, "vessels", kinds=42)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="kinds"):
-        retrieval.retrieve_knowledge(seeded_engine, "vessels", kinds=[1, 2])
+        retrieval.retrieve_knowledge(seeded_engine, "vessels", kinds=[1, 2])  # type: ignore[list-item]

@@ -50,7 +50,7 @@ def test_every_statement_takes_exactly_its_declared_binds(dialect, module):
 
 def test_a_set_missing_a_statement_cannot_be_built():
     with pytest.raises(TypeError, match="COUNT"):
-        ChatStatements(DDL=[], INSERT="", MODES_PER_MINUTE="", RECENT="")  # type: ignore[call-arg]
+        ChatStatements(DDL=[], INSERT="", MODES_PER_MINUTE="", RECENT="")
 
 
 def test_the_check_would_catch_a_renamed_bind():

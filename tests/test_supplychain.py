@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 import pytest
 from stdnum import imo as stdnum_imo
@@ -105,7 +106,7 @@ def test_voyages_status_and_dates(data):
 
 
 def test_a_vessel_never_sails_two_voyages_at_once(data):
-    by_vessel = {}
+    by_vessel: dict[Any, Any] = {}
     for v in as_dicts(data, "VOYAGES"):
         by_vessel.setdefault(v["IMO_NUMBER"], []).append(v)
     for legs in by_vessel.values():
@@ -310,7 +311,7 @@ class _FakeCursor:
     """Answers the two reads of _port_spatial_index: the metadata's tolerances, whether the index exists."""
 
     def __init__(self, tolerances, has_index, fail_on=None):
-        self.tolerances, self.has_index, self.fail_on, self.sent = list(tolerances), has_index, fail_on, []
+        self.tolerances, self.has_index, self.fail_on, self.sent = list(tolerances), has_index, fail_on, list[str]()
         from types import SimpleNamespace
         self.connection = SimpleNamespace(commit=lambda: self.sent.append("COMMIT"))
 

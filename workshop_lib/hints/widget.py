@@ -95,7 +95,7 @@ class ButtonRow:
                            f"<b>{html.escape(title)}</b><br>{html.escape(body)}</div>")
 
 
-def fallback_html(part: str, todo: str) -> str:
+def fallback_html(part: str, todo: int | str) -> str:
     """The three levels as folds, for a frontend without widgets (level 2 aims at the last failure known now)."""
     from workshop_lib.hints import catalog, text
 
