@@ -87,51 +87,59 @@ def _acronyms(comment: str) -> set[str]:
 
 
 def schema_subjects(eng: Engine, question: str) -> list[str]:
-    """The column a schema question is about, as TABLE.COLUMN, when the question names its table
-    and words of the column's name that no other column of that table's comment uses ("the unit
-    of speed in the vessel positions table"); else [] and the retrieval decides."""
+    """The column a schema question is about, as TABLE.COLUMN: one written as the schema writes it,
+    one named by an acronym or a long word only it has, or one of the table the question names
+    (or a table one key from it) whose name words it uses; else [] and the retrieval decides."""
     schema, values = knowledge(eng)
     words = planner._Words.read(question, values.links(question))
     free = [w for _, w in words.free()]
     # the words as mapped ("ETA" is read as arrival) and as written (the comment's own "ETA")
     present = set(free) | {raw for i, (_, _, raw) in enumerate(words.raw) if i not in words.taken}
     tables = [t for _, t in schema.tables_named(free)]
-    columns = [c for cols in schema.columns.values() for c in cols]
+    columns = [c for cols in schema.columns.values() for c in cols if not c.is_key]
     # a column written as the schema writes it ("does QUANTITY count pieces"), in a table named or alone
     written = [c for c in columns if re.search(rf"(?<![\w]){c.name.replace('_', '[_ ]')}(?![\w])", question, re.I)
-               and (not tables or c.table in tables) and not c.is_key]
+               and (not tables or c.table in tables)]
     if len(written) == 1:
         return [written[0].ref]
-    if not tables:
-        # no table named: an acronym that one column's comment spells out ("ETA", "VGM"), or a word of
-        # one column's name that no other column's name has ("deadweight"), names it
-        owners = [c for c in columns if _acronyms(c.comment) & present]
-        if not owners:
-            # (a long word: "unit" or "name" says too little on its own)
-            owners = [c for c in columns if not c.is_key and {w for w in schema.name_words(c) & present
-                                                               if len(w) >= 7 and w not in TABLE_NOUNS}
-                      and not any((schema.name_words(c) & present) & schema.name_words(o) for o in columns if o != c)]
-        return [owners[0].ref] if len(owners) == 1 else []
-    table = tables[0]
+    best = _in_table(schema, tables[0], present) if tables else _owned_word(schema, columns, present)
+    return [best.ref] if best is not None else []
 
+
+def _owned_word(schema: Schema, columns: list[Any], present: set[str]) -> Any:
+    """No table named: the one column an acronym of its comment ("ETA", "VGM") or a long word of its
+    name that no other column's name has ("deadweight") names; "unit" or "name" says too little."""
+    owners = [c for c in columns if _acronyms(c.comment) & present]
+    if not owners:
+        def own_words(c: Any) -> set[str]:
+            return {w for w in schema.name_words(c) & present if len(w) >= 7 and w not in TABLE_NOUNS}
+
+        owners = [c for c in columns if own_words(c)
+                  and not any(own_words(c) & schema.name_words(o) for o in columns if o != c)]
+    return owners[0] if len(owners) == 1 else None
+
+
+def _in_table(schema: Schema, table: str, present: set[str]) -> Any:
+    """The column of the table named (else of a table one foreign key away: "vessel speed") whose name
+    words and comment acronyms the question uses most, when no other ties or shares them."""
     def own(c: Any) -> set[str]:  # a column's name words, and the acronyms its comment gives it
         return schema.name_words(c) | _acronyms(c.comment)
 
-    # the table named first, else the tables one foreign key away ("vessel speed": a position's speed)
-    for tables_searched in ([table], [t for t in schema.columns if len(schema.path(table, t) or []) == 1]):
+    hits: list[tuple[float, Any]] = []
+    for searched in ([table], [t for t in schema.columns if len(schema.path(table, t) or []) == 1]):
         # a table's noun in a column's name ("voyage" of VOYAGE_NUMBER) counts half: it names the table
-        hits = [(sum(0.5 if w in TABLE_NOUNS else 1 for w in own(c) & present), c)
-                for t in tables_searched for c in schema.columns[t] if not c.is_key]
-        hits = sorted((h for h in hits if h[0] >= 1), key=lambda h: -h[0])  # more than the table's noun
+        scored = [(sum(0.5 if w in TABLE_NOUNS else 1 for w in own(c) & present), c)
+                  for t in searched for c in schema.columns[t] if not c.is_key]
+        hits = sorted((h for h in scored if h[0] >= 1), key=lambda h: -h[0])  # more than the table's noun
         if hits:
             break
     if not hits or (len(hits) > 1 and hits[1][0] == hits[0][0]):
-        return []
+        return None
     best = hits[0][1]
     matched = own(best) & present
     if any(matched <= c.comment_words for c in schema.columns[best.table] if c != best and not c.is_key):
-        return []  # another column's comment uses the same words ("weight" of deadweight): not clear
-    return [best.ref]
+        return None  # another column's comment uses the same words ("weight" of deadweight): not clear
+    return best
 
 
 def plan_summary(plan: planner.Plan) -> dict[str, Any]:

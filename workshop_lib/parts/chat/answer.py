@@ -261,46 +261,24 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
 
 
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
+    """Part 5's handlers, checked: a catalog request about a record of the data declined, the item a
+    request describes preferred to the embedding match, rows that leave words unexplained declined."""
     from workshop_lib import assistant
-    from workshop_lib.assistant import catalog_links, coverage, planner
 
     if decision.label == "EQUIPMENT_RAG" and (named := assistant.named_records(eng, question)):
         return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
                                    f"about {', '.join(lk.text for lk in named)}, and I found no other source "
                                    "that answers this.", "grounded (Part 5)")
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
-    item = _catalog_item(eng, question) if decision.label == "EQUIPMENT_RAG" else None
-    if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
-        # Part 5's embedding match leads with another item than the one the request's words describe
-        return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
-                                                              f"(the embedding match led with {g.item_ids[:1]})")
-    if item is None and g.grounded and len(g.item_ids) > 1 and planner.NEGATION_RE.search(question):
-        # "which boxes aren't heavy": the rows matched would be listed with the 'not' ignored
-        return _declined(decision, "I can't tell which of the catalog items your question excludes; name the item "
-                                   "you mean and I will answer from its row.", "grounded (Part 5)")
-    if g.intent == "EQUIPMENT_RAG" and g.grounded and len(g.item_ids) == 1:
-        item = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
-        if (q := catalog_links.quote(question, item)) is not None:
-            g.text += "\n" + q.sentence(item)
-    # Rows found: rag (the answer is the rows). No row above the threshold: an honest fallback.
-    found = g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION")
-    if g.intent == "PORT_LOCATION" and not g.ports and not _asks_port_list(question):
-        found = False  # no port named and no list of ports asked for: the port list would not answer it
-    if g.intent == "PORT_LOCATION" and g.ports and not _asks_location(question) and not grounded.asks_proximity(question):
-        found = False  # a port named, but not its location asked for: its coordinates would not answer it
-    if found and (unexplained := coverage.unexplained(question, g.intent)):
-        # the rows say nothing about part of the question ("seafood restaurants near the port"): they
-        # would answer another question under a grounded badge. An equipment question whose words
-        # describe one catalog item clearly is that item's ("a box that stops condensation").
-        link = catalog_links.best(question) if g.intent == "EQUIPMENT_AVAILABILITY" else None
-        if link is not None and not assistant.named_records(eng, question):
-            return _catalog_answer(eng, question, decision, link.item, "a catalog item's description matches the need")
-        return _declined(decision, f"The {'port' if g.intent == 'PORT_LOCATION' else 'catalog'} rows I have say "
-                                   f"nothing about {', '.join(repr(w) for w in unexplained[:3])}, so I have no source "
-                                   "that answers this.", "grounded (Part 5)")
+    checked = _catalog_checked(eng, question, decision, g)
+    if checked is not None:
+        return checked
+    found = _rows_answer(question, g)
+    if found and (declined := _uncovered(eng, question, decision, g)) is not None:
+        return declined
     mode = "rag" if found else "fallback"
-    declined = g.intent == "PORT_LOCATION" and not g.grounded  # e.g. a distance with one port named
-    text = g.text if found or g.intent != "PORT_LOCATION" or declined else (
+    declined_port = g.intent == "PORT_LOCATION" and not g.grounded  # e.g. a distance with one port named
+    text = g.text if found or g.intent != "PORT_LOCATION" or declined_port else (
         "I could not tell which port you mean. " + ASK_BACK)
     rows = [{"item_id": i, "used": found} for i in g.item_ids]
     if found and g.intent == "PORT_LOCATION":
@@ -310,6 +288,54 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
                        used_llm="none" if llm is None else "primary", short_query_active=False)
     return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
                       g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
+    """The catalog linker's item when Part 5's embedding match leads with another; a multi-item answer
+    to a question with a negation declined; a quantity priced (in place, on `g`)."""
+    from workshop_lib.assistant import catalog_links, planner
+
+    item = _catalog_item(eng, question) if decision.label == "EQUIPMENT_RAG" else None
+    if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
+        return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
+                                                              f"(the embedding match led with {g.item_ids[:1]})")
+    if item is None and g.grounded and len(g.item_ids) > 1 and planner.NEGATION_RE.search(question):
+        # "which boxes aren't heavy": the rows matched would be listed with the 'not' ignored
+        return _declined(decision, "I can't tell which of the catalog items your question excludes; name the item "
+                                   "you mean and I will answer from its row.", "grounded (Part 5)")
+    if g.intent == "EQUIPMENT_RAG" and g.grounded and len(g.item_ids) == 1:
+        one = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
+        if (q := catalog_links.quote(question, one)) is not None:
+            g.text += "\n" + q.sentence(one)
+    return None
+
+
+def _rows_answer(question: str, g: Any) -> bool:
+    """Rows found (rag); none above the threshold, or a port answer to another question: a fallback."""
+    found = bool(g.grounded and (bool(g.item_ids) or g.intent == "PORT_LOCATION"))
+    if g.intent == "PORT_LOCATION" and not g.ports and not _asks_port_list(question):
+        return False  # no port named and no list of ports asked for: the port list would not answer it
+    if g.intent == "PORT_LOCATION" and g.ports and not _asks_location(question) and not grounded.asks_proximity(question):
+        return False  # a port named, but not its location asked for: its coordinates would not answer it
+    return found
+
+
+def _uncovered(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
+    """Rows that say nothing about part of the question ("seafood restaurants near the port") would
+    answer another question under a grounded badge: declined, unless the words describe one catalog
+    item clearly ("a box that stops condensation"), which then answers."""
+    from workshop_lib import assistant
+    from workshop_lib.assistant import catalog_links, coverage
+
+    unexplained = coverage.unexplained(question, g.intent)
+    if not unexplained:
+        return None
+    link = catalog_links.best(question) if g.intent == "EQUIPMENT_AVAILABILITY" else None
+    if link is not None and not assistant.named_records(eng, question):
+        return _catalog_answer(eng, question, decision, link.item, "a catalog item's description matches the need")
+    return _declined(decision, f"The {'port' if g.intent == 'PORT_LOCATION' else 'catalog'} rows I have say "
+                               f"nothing about {', '.join(repr(w) for w in unexplained[:3])}, so I have no source "
+                               "that answers this.", "grounded (Part 5)")
 
 
 def _port_rows(text: str) -> list[dict[str, Any]]:
