@@ -476,3 +476,11 @@ def test_the_command_prints_the_tables_and_writes_json_and_a_plot(tmp_path, monk
     assert saved["summary"]["questions"] == len(saved["results"]) >= 27
     assert out.with_suffix(".png").stat().st_size > 1000
     assert not (tmp_path / "data" / "workshop.sqlite").exists(), "the learner's store is untouched"
+
+
+def test_a_code_a_document_holds_is_answered_from_that_document(docs_eng):
+    """A claim number the question names, held by one document: its sentence of the kind asked
+    (an amount), read from the whole document, not a catalog item that shares a word."""
+    a = answer_question(docs_eng, "what amount is claimed under CL-2025-0457")
+    assert a.mode == "hybrid" and "14,820" in a.answer and "catalog" not in a.answer, a.answer
+    assert a.used_chunks[0]["subject"] == "claims/water-damage-claim"

@@ -52,13 +52,23 @@ def words(text: str) -> set[str]:
 # a request for something to use, lease or buy: the catalog's kind of question
 _REQUEST_RE = re.compile(r"\b(?:recommend\w*|suggest\w*|best (?:equipment|container|box|option|choice|unit)|"
                          r"(?:which|what) (?:container|box|equipment|item|service|one|kind|type)|"
-                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|what do (?:i|we) need)\b",
+                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|how much|what do (?:i|we) need)\b",
                          re.I)
 
 
 # a need stated without asking ("we need two euro pallets side by side"): a request only when one
 # item's description matches it twice as strongly as a confident pick needs
 _NEED_RE = re.compile(r"\b(?:need|needs|want|have to (?:ship|move|send)|looking for)\b", re.I)
+
+
+IDENTIFIER_RE = re.compile(r"\b[A-Z]{2,}[-/]?\d[\w-]*\b")
+_ITEM_IDS = {i.item_id for i in ITEMS}
+
+
+def names_other_identifier(question: str) -> bool:
+    """The question names a code that is no catalog item ("CL-2025-0457", "MSCU4829130", "UN3480"):
+    it is about that claim, container or document, which the catalog knows nothing of."""
+    return any(m.group(0) not in _ITEM_IDS for m in IDENTIFIER_RE.finditer(question))
 
 
 def asks_for_item(question: str) -> bool:

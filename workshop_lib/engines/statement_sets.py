@@ -118,6 +118,7 @@ class DocsStatements:
     CHUNK_DELETE: str = stmt("h")
     COUNTS: str = stmt()
     SEARCH: str = stmt("qv k")
+    DOCUMENT_CHUNKS: str = stmt("d k")
     ALIAS_GET: str = stmt("a")
     ALIAS_SET: str = stmt("a t prev")
     VIEW_REPLACE: list[str] = ddl()

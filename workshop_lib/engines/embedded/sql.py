@@ -583,6 +583,8 @@ ON CONFLICT (chunk_hash) DO NOTHING""",
   FROM {t}
  ORDER BY vec_distance_cosine(embedding, :qv), chunk_hash
  LIMIT :k""",
+    # One document's chunks in order (the reader joins them back into the document).
+    DOCUMENT_CHUNKS="SELECT chunk_no, body FROM {t} WHERE doc_id = :d ORDER BY chunk_no LIMIT :k",
     ALIAS_GET="SELECT table_name, previous_table FROM DOC_ALIAS WHERE alias_name = :a",
     ALIAS_SET="""INSERT INTO DOC_ALIAS (alias_name, table_name, previous_table) VALUES (:a, :t, :prev)
 ON CONFLICT (alias_name) DO UPDATE SET table_name = excluded.table_name, previous_table = excluded.previous_table""",

@@ -796,6 +796,8 @@ VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)"""
   FROM {t}
  ORDER BY VECTOR_DISTANCE(embedding, :qv, COSINE), chunk_hash
  FETCH FIRST :k ROWS ONLY""",
+    # One document's chunks in order (the reader joins them back into the document).
+    DOCUMENT_CHUNKS="SELECT chunk_no, body FROM {t} WHERE doc_id = :d ORDER BY chunk_no FETCH FIRST :k ROWS ONLY",
     ALIAS_GET="SELECT table_name, previous_table FROM DOC_ALIAS WHERE alias_name = :a",
     ALIAS_SET="""MERGE INTO DOC_ALIAS d
 USING (SELECT :a AS alias_name FROM dual) s

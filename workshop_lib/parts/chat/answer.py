@@ -106,6 +106,9 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
     linked = _linked_data_answer(eng, question, decision, require_links=False)
     if linked is not None:
         return linked
+    if docs is not None and (coded := _document_with_code(eng, question, decision, docs, vector)) is not None:
+        # "how much is claimed in CL-2025-0457": a document holds the very code asked about
+        return coded
     label = decision.label
     pair = {label, decision.runner_up}
     if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
@@ -215,6 +218,31 @@ NEEDS_MODEL_TEXT = ("Offline I answer a question about the data when one query c
                     "'Using a model') for other questions, or rephrase it.")
 
 
+def _document_with_code(eng: Engine, question: str, decision: router.RouteDecision, docs: Any,
+                        vector) -> ChatAnswer | None:
+    """The sentence of the kind asked ("how much": an amount) from the nearest document that holds a
+    code the question names (a claim, booking or container number), under a hybrid badge; None when
+    no document near the question holds the code or the question asks no kind of answer."""
+    from workshop_lib.assistant import catalog_links, document_reader
+
+    codes = [m.group(0) for m in catalog_links.IDENTIFIER_RE.finditer(question)]
+    if not codes or document_reader.asked_kind(question) is None:
+        return None
+    passages = _nearest_passages(eng, docs, vector)
+    doc = next((p["subject"] for p in passages if any(c in str(p["text"]) for c in codes)), None)
+    if doc is None:
+        return None
+    whole = _document_passages(eng, doc)
+    reading = document_reader.read(question, _whole_first(whole or [p for p in passages if p["subject"] == doc]))
+    if reading.sentence is None:
+        return None
+    used = [{"subject": doc, "similarity": next(p["similarity"] for p in passages if p["subject"] == doc)}]
+    explain = _explain(decision, mode="hybrid", handler="documents (Part 8)", used_llm="none",
+                       reason=f"the document holds {', '.join(codes)}", short_query_active=False)
+    return ChatAnswer(f"According to {doc}: \u201c{reading.sentence}\u201d", "hybrid", explain, used, used, "partial",
+                      None, False, "none", False, _route(decision))
+
+
 def _schema_subjects(eng: Engine, question: str) -> list[str]:
     from workshop_lib import assistant
 
@@ -228,8 +256,9 @@ def _catalog_item(eng: Engine, question: str) -> Any:
     from workshop_lib import assistant
     from workshop_lib.assistant import catalog_links
 
-    if not catalog_links.asks_for_item(question) or assistant.named_records(eng, question):
-        return None  # a record of the data named: not the catalog's
+    if not catalog_links.asks_for_item(question) or assistant.named_records(eng, question) \
+            or catalog_links.names_other_identifier(question):
+        return None  # a record of the data, or a claim, booking or document number: not the catalog's
     link = catalog_links.best(question)
     named = grounded.named_items(question)
     if link is None or (len(named) == 1 and not catalog_links.sizes_allow(question, link.item)):
@@ -611,7 +640,7 @@ def _mentions(eng: Engine, docs, subject: str | None, named: set[str], vector) -
     """The document names the port or carrier in its id or in any of its passages near the question."""
     if subject is None:
         return False
-    texts = [subject] + [p["text"] for p in _nearest_passages(eng, docs, vector) if p["subject"] == subject]
+    texts = [subject] + [p["text"] for p in _document_passages(eng, subject)]
     texts += [c.get("text", "") for c in docs.decision.used_chunks if c.get("subject") == subject]
     return any(_said_in(named, t) for t in texts)
 
@@ -620,7 +649,10 @@ def _document_naming(eng: Engine, docs, named: set[str], vector) -> list[dict] |
     """The passages (nearest first) of the nearest document that names the port or carrier asked about."""
     passages = _nearest_passages(eng, docs, vector)
     doc = next((p["subject"] for p in passages if _said_in(named, f"{p['subject']} {p['text']}")), None)
-    return None if doc is None else [p for p in passages if p["subject"] == doc]
+    if doc is None:
+        return None
+    near = [p for p in passages if p["subject"] == doc]
+    return near + [{**p, "similarity": near[0].get("similarity")} for p in _document_passages(eng, doc)]
 
 
 def other_document_answer(eng: Engine, docs, decision: router.RouteDecision, passages: list[dict],
@@ -648,15 +680,20 @@ def _read_documents(eng: Engine, docs, vector=None) -> Any:
     """The sentence that answers, from the lead document's passages: those the gates used, then the
     other passages of that document among the forty nearest the question."""
     from workshop_lib.assistant import document_reader
-    from workshop_lib.parts.ingest import index
 
     passages = list(docs.decision.used_chunks)
     if passages:
-        lead = passages[0].get("subject")
-        nearer = index.search(eng, docs.question, 40, vector=vector)  # the question's embedding, not a new one
-        passages += [{"subject": h["doc_id"], "text": h["text"], "chunk_no": h["chunk_no"]} for h in nearer
-                     if h["doc_id"] == lead]
+        passages += _document_passages(eng, passages[0].get("subject"))
     return document_reader.read(docs.question, _whole_first(passages))
+
+
+def _document_passages(eng: Engine, doc_id: str | None) -> list[dict]:
+    """Every chunk of one document of the active index, in order, as reader passages."""
+    from workshop_lib.parts.ingest import index
+
+    if doc_id is None:
+        return []
+    return [{"subject": doc_id, "text": c["text"], "chunk_no": c["chunk_no"]} for c in index.document(eng, doc_id)]
 
 
 def _whole_first(passages: list[dict]) -> list[dict]:

@@ -253,3 +253,16 @@ def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, 
     rows = eng.query(statement, {"qv": eng.backend.vector_param(vector), "k": k})
     return [{"doc_id": d, "chunk_no": int(n), "source": s, "text": eng.backend.read_text(b), "similarity": float(sim)}
             for d, n, s, b, sim in rows]
+
+
+MAX_DOCUMENT_CHUNKS = 200
+
+
+def document(eng: Engine, doc_id: str) -> list[dict]:
+    """The chunks of one document of the active index, in order (at most MAX_DOCUMENT_CHUNKS): each
+    doc_id, chunk_no, text. Empty when no index is active or it holds no such document."""
+    if alias_target(eng) is None:
+        return []
+    sql = eng.statements.docs
+    rows = eng.query(sql.DOCUMENT_CHUNKS.replace("{t}", sql.ALIAS), {"d": str(doc_id)[:400], "k": MAX_DOCUMENT_CHUNKS})
+    return [{"doc_id": doc_id, "chunk_no": int(n), "text": eng.backend.read_text(b)} for n, b in rows]
