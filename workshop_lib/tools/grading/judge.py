@@ -284,7 +284,7 @@ class Judge:
     def run(self) -> None:
         for index, item in enumerate(self.job["cells"]):
             if item["kind"] == "check" and not self.one(index, item):
-                return  # the learner's process has ended or ran out of time: no later check is reached
+                return  # the learner's process ended or ran out of time before this check: none later is reached
         self.emit(event="done")
 
     def _wait(self, event: str, cell: int, deadline: float) -> dict | None:
@@ -299,6 +299,8 @@ class Judge:
                 return message
 
     def one(self, index: int, item: dict) -> bool:
+        """One graded cell: wait until the learner's process reaches it, run its check, send the verdict.
+        False when the cell is never reached."""
         gid = item["grade_id"]
         reached = self._wait("reached", index, self.deadline)
         if reached is None:
@@ -316,7 +318,7 @@ class Judge:
             changed += [str(c)[:300] for c in more][:20] if type(more) is list else []
         self.emit(event="verdict", grade_id=gid, cell=index, passed=passed, message=message, changed=changed,
                   reference=report is not None and report.get("reference") is True)
-        return not self.channel.closed
+        return True
 
     def judge(self, source: str, index: int) -> tuple[bool, str]:
         from workshop_lib.checks import CheckFailed
