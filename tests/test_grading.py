@@ -456,7 +456,9 @@ def test_every_forgery_is_flagged_for_review(hostile):
     reasons = {name: _cells(table, name, "part4")["check_todo1_decide_mode"][1] for name in FORGERIES}
     assert "check_decide_mode" in reasons["forge_module"] and "sys.modules" in reasons["forge_sys_modules"]
     assert "__code__" in reasons["forge_code"] and "gates.decide_mode" in reasons["forge_reference"]
-    assert "channel" in reasons["forge_channel"]
+    # Part 4's check runs in the judge: the lines written to every descriptor reach no reader of verdicts,
+    # and what the learner's process reports (the replaced check) is the reason.
+    assert "check_decide_mode was replaced" in reasons["forge_channel"]
     assert "json.dumps" in reasons["forge_encoder"] and "<re-check>" in reasons["forge_globals"]
 
 

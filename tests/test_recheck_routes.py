@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from workshop_lib.tools.grading import scratch, verify
+from workshop_lib.tools.grading import judge, scratch, verify
 
 HEAD = {"kind": "course", "source": "from workshop_lib import checks, hints\n"
                                     "from workshop_lib.parts import gates\n"
@@ -47,7 +47,18 @@ CHECK_MODE = {"kind": "check", "grade_id": "c_mode", "source": "checks.part4.che
 
 
 def _recheck(tmp_path: Path, *cells: dict) -> list[str]:
-    """The status each check would get when it passed in the notebook's own run."""
+    """The status each check would get when it passed in the notebook's own run: in the learner's
+    process (the checks of Part 6 run so), and, where the judge runs every check of the plan, with
+    the judge (judge.py), which must say the same."""
+    statuses = _in_process(tmp_path, *cells)
+    if judge.split([HEAD, *cells]):
+        from tests.test_judge_split import split_recheck
+
+        assert split_recheck(tmp_path / "split", *cells) == statuses
+    return statuses
+
+
+def _in_process(tmp_path: Path, *cells: dict) -> list[str]:
     folder = tmp_path / "job"
     for sub in ("home", "tmp", "ipython"):
         (folder / sub).mkdir(parents=True)

@@ -11,7 +11,7 @@ import difflib
 import sys
 import textwrap
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from workshop_lib.checks import values
@@ -154,6 +154,31 @@ def _learner_running() -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()
 
 
+class LinesExceeded(BaseException):
+    """The learner's function ran past the line limit a check set (`line_limit`): stopped in the learner's
+    own process by the grader's re-check (tools/grading/judge.py). Not an Exception, so call_learner
+    passes it on to the check that set the limit, which says so in its own words."""
+
+
+_LINE_LIMIT = [0]
+
+
+@contextlib.contextmanager
+def line_limit(lines: int) -> Iterator[None]:
+    """While the block runs, the grader's judge asks the learner's process to stop the learner's
+    function after `lines` lines of its code (Part 8's loop guard, where the function runs elsewhere)."""
+    before = _LINE_LIMIT[0]
+    _LINE_LIMIT[0] = lines
+    try:
+        yield
+    finally:
+        _LINE_LIMIT[0] = before
+
+
+def line_limit_now() -> int:
+    return _LINE_LIMIT[0]
+
+
 def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run the learner's function; turn a stub or a crash into a clear CheckFailed.
 
@@ -169,8 +194,9 @@ def call_learner(todo: str, what: str, fn: Callable[..., Any], *args: Any, **kwa
     except CheckFailed:
         raise
     except TypeError as exc:
-        if exc.__traceback__ is not None and exc.__traceback__.tb_next is None:
-            # Raised by the call itself: the function does not take the arguments every caller passes.
+        # Raised by the call itself (here, or in the learner's process when the grader's judge called it
+        # there): the function does not take the arguments every caller passes.
+        if getattr(exc, "at_the_call", False) or (exc.__traceback__ is not None and exc.__traceback__.tb_next is None):
             raise CheckFailed(todo, f"your function cannot be called as the TODO specifies: {exc}\n  on this input: "
                                     f"{what}", "keep the def line of the TODO cell as it was given (the parameter "
                                     "names and defaults), run the cell, then this check.") from None

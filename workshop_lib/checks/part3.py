@@ -179,9 +179,17 @@ def _hybrid_cases() -> list[tuple[str, int, int, int]]:
 
 
 @contextlib.contextmanager
-def statements_sent(eng) -> Iterator[list[str]]:
-    """Record the SQL the learner's function sends through eng.query while the block runs."""
+def statements_sent(eng, fn=None) -> Iterator[list[str]]:
+    """Record the SQL the learner's function sends through eng.query while the block runs (where the
+    grader's judge runs the function in the learner's process, that process reports them into `sent`)."""
     sent: list[str] = []
+    if hasattr(fn, "report_statements"):
+        fn.report_statements = sent
+        try:
+            yield sent
+        finally:
+            fn.report_statements = None
+        return
     original = eng.query
 
     def recording(sql, params=None):
@@ -269,7 +277,7 @@ def check_hybrid_rrf(fn, eng) -> None:
         for query, k, per_list, rrf_k in cases:
             call = f"hybrid_rrf_search_memories({query!r}, k={k}, per_list={per_list}, rrf_k={rrf_k})"
             want, ranks = _reference(eng, query, k, per_list, rrf_k)
-            with statements_sent(eng) as sent:
+            with statements_sent(eng, fn) as sent:
                 try:
                     got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
                 except CheckFailed as failed:
@@ -288,7 +296,8 @@ def check_hybrid_rrf(fn, eng) -> None:
                                       "give every ORDER BY a tie-break (ROW_NUMBER() OVER (ORDER BY score, m.seq); the "
                                       "final ORDER BY rrf_score DESC, r_vec, r_txt) and cut a ranked list with "
                                       "WHERE r <= :n, never with LIMIT without ORDER BY.")
-            with eng.supplychain.unordered_reads_reversed() as reversed_reads:
+            remote = fn.reversed_reads() if hasattr(fn, "reversed_reads") else contextlib.nullcontext()
+            with eng.supplychain.unordered_reads_reversed() as reversed_reads, remote:
                 if reversed_reads:
                     again = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
             if reversed_reads and [h["record_id"] for h in again] != [h["record_id"] for h in got]:

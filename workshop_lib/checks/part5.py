@@ -147,6 +147,10 @@ def render_cases() -> list[tuple[Any, list[str], str]]:
 def reference_validator(fn: Callable) -> Iterator[None]:
     """Run the learner's render with the REFERENCE validate_selection in its globals, so a
     mistake in TODO 1 is charged to TODO 1 only."""
+    if hasattr(fn, "with_global"):  # the grader's judge: the function runs in the learner's process
+        with fn.with_global("validate_selection", grounded.validate_selection):
+            yield
+        return
     names = getattr(fn, "__globals__", {})
     had = "validate_selection" in names
     mine = names.get("validate_selection")

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, passed
+from workshop_lib.checks import CheckFailed, LinesExceeded, call_learner, checked_or_reference, describe_value, forget, line_limit, passed
 from workshop_lib.parts.ingest.chunking import window_spans as reference_spans
 from workshop_lib.parts.ingest.promotion import Decision, GoldenReport
 from workshop_lib.parts.ingest.promotion import should_promote as reference_gate
@@ -28,6 +28,9 @@ def _time_limit(todo: str, what: str, fix: str = "") -> Iterator[None]:
     """Stop an endless loop after MAX_LINES lines of the learner's code (a line-counting trace:
     a loop that appends forever is stopped before it fills the memory, which a timer is not)."""
     count = 0
+    endless = CheckFailed(todo, f"{what} ran more than {MAX_LINES:,} lines without returning: an endless loop",
+                          fix or "make sure start moves forward by size - overlap on every pass and that the "
+                          "loop stops once a window reaches n_units.")
 
     def local(frame, event, _arg):
         nonlocal count
@@ -37,9 +40,7 @@ def _time_limit(todo: str, what: str, fix: str = "") -> Iterator[None]:
                 # This frame untraced first: the grader's re-check then tells the interpreter removing
                 # this tracer (which raising does) from the learner's code tracing (recheck.py).
                 frame.f_trace = None
-                raise CheckFailed(todo, f"{what} ran more than {MAX_LINES:,} lines without returning: an endless loop",
-                                  fix or "make sure start moves forward by size - overlap on every pass and that the "
-                                  "loop stops once a window reaches n_units.")
+                raise endless
         return local
 
     def calls(frame, event, _arg):
@@ -48,7 +49,10 @@ def _time_limit(todo: str, what: str, fix: str = "") -> Iterator[None]:
     previous = sys.gettrace()
     sys.settrace(calls)
     try:
-        yield
+        with line_limit(MAX_LINES):  # where the function runs in another process, that process counts
+            yield
+    except LinesExceeded:
+        raise endless from None
     finally:
         sys.settrace(previous)
 

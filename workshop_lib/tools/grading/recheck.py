@@ -1,6 +1,14 @@
 """The re-check: a learner's TODO cells run again, and the instructor's checks judge them.
 
-    python -m workshop_lib.tools.grading.recheck --reply-fd N      (in a fresh sandbox)
+    python -m workshop_lib.tools.grading.recheck --reply-fd N [--calls-fd M]   (in a fresh sandbox)
+
+With --calls-fd (Parts 2, 4, 5, 7 and 8: the checks in judge.SPLIT) the checks do not run
+here: at each graded cell this process tells the judge (judge.py, another process that never
+runs learner code) that the cell is reached, then answers the judge's calls of the learner's
+functions with plain data, and reports what the defences below saw. Its lines go to the
+judge only; it holds no descriptor, secret or frame of the grader's. The integrity of those
+verdicts rests on the process split; what follows is a second line there, and the only line
+for Parts 3 and 6, whose checks still run in this process (without --calls-fd).
 
 The notebook's own run cannot be trusted for its verdict: its kernel can replace a check
 in its module or in sys.modules, swap a function's __code__, patch CheckFailed or the
@@ -21,13 +29,15 @@ comes from verify.plan); at each graded cell it restores the snapshot (undoing a
 to the workshop code, to builtins or to sys.modules, and reporting it), and calls the
 check it captured at the start on the learner's objects. One JSON line per event goes
 to the grader; every line carries the job's nonce, which the learner's code never sees
-unless it reaches into this process in one of the reported ways.
+unless it reaches into this process in one of the reported ways (code that runs between
+cells, a finalizer, a thread or a signal handler, can: hence the judge).
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import builtins
+import contextlib
 import importlib
 import json
 import os
@@ -35,7 +45,7 @@ import pkgutil
 import signal
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -273,8 +283,8 @@ def resolve_check(source: str, snapshot: Snapshot):
 
 def main() -> None:
     own = sys.modules[__name__]  # before the shell exists: this module, whatever its name
-    fd, job = _read_job()
-    nonce = job.pop("nonce")
+    fd, calls_fd, job = _read_job()
+    nonce = job.pop("nonce", None)  # none when the judge reads the lines: it holds no secret here
     guard = [False]   # the hook's own calls are not reported
     cell: list[int | None] = [None]
 
@@ -283,7 +293,8 @@ def main() -> None:
     def emit(**line) -> None:
         guard[0] = True
         try:
-            write(fd, (encode({"nonce": nonce, **line}) + "\n").encode("utf-8", "surrogatepass"))
+            signed = line if nonce is None else {"nonce": nonce, **line}
+            write(fd, (encode(signed) + "\n").encode("utf-8", "surrogatepass"))
         finally:
             guard[0] = False
 
@@ -304,6 +315,8 @@ def main() -> None:
     cell_timeout = int(job["cell_timeout"])
     signal.signal(signal.SIGALRM, _alarm(cell_timeout))
     cells = _Cells(shell, snapshot, CheckFailed, emit, cell, cell_timeout, gate)
+    if calls_fd is not None:
+        cells.calls = _Calls(calls_fd)
     for index, item in enumerate(job["cells"]):
         if item["kind"] == "check":
             cells.check(index, item)
@@ -351,18 +364,23 @@ def _json_encoder() -> Callable[[Any], str]:
     return encode
 
 
-def _read_job() -> tuple[int, dict]:
-    """The reply descriptor (kept from any child process) and the job read from stdin; the process
-    then has the job's environment only and works in its scratch folder."""
+def _read_job() -> tuple[int, int | None, dict]:
+    """The reply descriptor, the judge's descriptor when the judge runs the checks (both kept from any
+    child process) and the job read from stdin; the process then has the job's environment only and
+    works in its scratch folder."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--reply-fd", type=int, required=True)
-    fd = parser.parse_args().reply_fd
-    os.set_inheritable(fd, False)
+    parser.add_argument("--calls-fd", type=int)
+    args = parser.parse_args()
+    fd, calls_fd = args.reply_fd, args.calls_fd
+    for kept in (fd, calls_fd):
+        if kept is not None:
+            os.set_inheritable(kept, False)
     job = json.loads(sys.stdin.readline())
     os.environ.clear()
     os.environ.update(job["env"])
     os.chdir(job["scratch"])
-    return fd, job
+    return fd, calls_fd, job
 
 
 def _shell() -> Any:
@@ -460,10 +478,18 @@ class _Cells:
         self.shell, self.ns, self.snapshot, self.gate = shell, shell.user_ns, snapshot, gate
         self.check_failed, self.emit, self.cell, self.cell_timeout = check_failed, emit, cell, cell_timeout
         self.bound: dict[str, Any] = {}  # name -> the object a course cell left in it (kept: no id is reused)
+        self.calls: _Calls | None = None  # the judge's requests, when the judge runs the checks
+
+    def _replaced(self, arg_nodes: list) -> list[str]:
+        return [f"the TODO cells replaced `{n.id}`, which the check is given" for n in arg_nodes
+                if isinstance(n, ast.Name) and n.id in self.bound and self.ns.get(n.id) is not self.bound[n.id]]
 
     def check(self, index: int, item: dict) -> None:
         """A graded cell: the snapshot restored (what changed is reported with the verdict), then the
-        captured check called on the objects its arguments name."""
+        captured check called on the objects its arguments name (or, with the judge, `serve`)."""
+        if self.calls is not None:
+            self.serve(index, item)
+            return
         ns, snapshot, source = self.ns, self.snapshot, item["source"]
         gid = item["grade_id"]
         changed = snapshot.changes()
@@ -473,9 +499,7 @@ class _Cells:
         except (SyntaxError, ValueError) as exc:
             self.emit(event="verdict", grade_id=gid, cell=index, passed=False, message=f"grader: {exc}", changed=changed)
             return
-        replaced = [n.id for n in arg_nodes if isinstance(n, ast.Name) and n.id in self.bound
-                    and ns.get(n.id) is not self.bound[n.id]]
-        changed += [f"the TODO cells replaced `{name}`, which the check is given" for name in replaced]
+        changed += self._replaced(arg_nodes)
         self.cell[0] = index
         signal.setitimer(signal.ITIMER_REAL, self.cell_timeout)
         try:
@@ -499,6 +523,96 @@ class _Cells:
         self.emit(event="verdict", grade_id=gid, cell=index, passed=passed, message=message, changed=changed,
                   reference=reference)
 
+    def serve(self, index: int, item: dict) -> None:
+        """A graded cell run by the judge (judge.py): the snapshot restored, the judge told, then each of
+        its calls of the learner's function answered with plain data until it says the check ended;
+        what changed meanwhile and whether the reference was called are reported after it."""
+        from workshop_lib.tools.grading import judge
+
+        calls, snapshot = self.calls, self.snapshot
+        assert calls is not None
+        changed = snapshot.changes()
+        snapshot.restore()
+        try:
+            _, name, arg_nodes = judge.check_call(item["source"])
+        except (SyntaxError, ValueError):
+            name, arg_nodes = "", []
+        changed += self._replaced(arg_nodes)
+        targets = {n.id: self.ns.get(n.id, _MISSING) for n in arg_nodes if isinstance(n, ast.Name)}
+        self.gate.checking(name)
+        self.emit(event="reached", cell=index, changed=changed)
+        with _planted(name, targets, judge):
+            while True:
+                message = calls.next()
+                if message.get("event") == "end" and message.get("cell") == index:
+                    break
+                if message.get("event") == "call":
+                    self.emit(**self._answer(index, message, targets))
+        reference = self.gate.called[0]
+        self.gate.checking("")
+        changed = snapshot.changes()
+        snapshot.restore()
+        self.emit(event="report", cell=index, changed=changed, reference=reference)
+
+    def _answer(self, index: int, message: dict, targets: dict[str, Any]) -> dict:
+        """One call of the learner's function, as the judge asked: its arguments rebuilt, run under the
+        reference gate, the time limit and (Part 8) a line limit; what it returned as plain data."""
+        import workshop_lib.checks as checks_pkg
+        from workshop_lib.checks import values
+        from workshop_lib.tools.grading import wire
+
+        seq, fn = message.get("seq"), targets.get(str(message.get("name")), _MISSING)
+        if fn is _MISSING:
+            return {"event": "raised", "seq": seq, "type": "NameError",
+                    "message": f"name {message.get('name')!r} is not defined"}
+        records: list = []
+        swapped: list[tuple[dict, str, Any]] = []
+        try:
+            args = wire.decode(message.get("args"), records)
+            kwargs = wire.decode(message.get("kwargs"), records)
+            names = getattr(fn, "__globals__", None)
+            for key, ref in dict(message.get("globals") or {}).items():
+                if type(names) is dict and key in names:
+                    swapped.append((names, key, names[key]))
+                    names[key] = wire.decode({"$fn": ref}, [])
+        except (wire.Garbage, TypeError, ValueError) as exc:
+            return {"event": "raised", "seq": seq, "type": "RuntimeError", "message": f"grader: {exc}"}
+        mutable = [a for a in [*args, *kwargs.values()] if type(a) in (list, dict)]
+        known = {id(r): i for i, r in enumerate(records)}
+        keep = set(known)
+        limit = message.get("max_lines")
+        previous = sys.gettrace()
+        eng: Any = targets.get(str(message.get("engine")))
+        sent: list[str] = []
+        self.cell[0] = index
+        signal.setitimer(signal.ITIMER_REAL, max(0.01, float(message.get("timeout") or self.cell_timeout)))
+        try:
+            with contextlib.ExitStack() as stack:
+                if message.get("statements") is True:
+                    stack.enter_context(_statements(eng, sent))
+                if message.get("reversed_reads") is True:
+                    stack.enter_context(eng.supplychain.unordered_reads_reversed())
+                if type(limit) is int and limit > 0:
+                    sys.settrace(_line_guard(limit))
+                with checks_pkg._learner_running():  # a generator's items are read here too: its code runs now
+                    got = fn(*args, **kwargs)
+                    value, after = values.plain(got, keep), values.plain(mutable, keep)
+                sys.settrace(previous)
+            return {"event": "return", "seq": seq, "value": wire.encode(value, [], known),
+                    "after": wire.encode(after, [], known), "statements": values.plain(sent)}
+        except _Endless:
+            return {"event": "raised", "seq": seq, "loop": True, "statements": values.plain(sent)}
+        except BaseException as exc:  # noqa: BLE001 - whatever the learner's function raised goes to the judge
+            at_call = exc.__traceback__ is not None and exc.__traceback__.tb_next is None
+            return {"event": "raised", "seq": seq, "type": type(exc).__name__, "message": _text(exc),
+                    "at_call": at_call, "statements": values.plain(sent)}
+        finally:
+            sys.settrace(previous)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.cell[0] = None
+            for names, key, mine in swapped:
+                names[key] = mine
+
     def run(self, index: int, item: dict) -> None:
         """A learner's or a course cell, in the shell's namespace, under the time limit."""
         kind, source = item["kind"], item["source"]
@@ -518,6 +632,100 @@ class _Cells:
             # Only what this cell bound itself: a course cell after a TODO (the locked hint cell) must not
             # make the TODO's replacement of `eng` look like the course's own.
             self.bound.update({k: v for k, v in self.ns.items() if not k.startswith("_") and before.get(k, _MISSING) is not v})
+
+
+@contextlib.contextmanager
+def _planted(check: str, targets: dict[str, Any], judge: Any) -> Iterator[None]:
+    """The records a Part 3 check plants in the judge's engine, planted in the learner's engine too
+    (the object its notebook binds to the check's engine argument) while the judge runs the check."""
+    from workshop_lib.checks import part3
+
+    roles = judge.SPLIT.get(check, ())
+    names = [n for n, role in zip(targets, roles) if role == "engine"]
+    if check not in judge.PLANTED or not names:
+        yield
+        return
+    try:
+        plants = part3.planted(targets[names[0]])
+        plants.__enter__()
+    except Exception:  # noqa: BLE001 - not an engine: the learner's function reads what it can, and fails
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            plants.__exit__(None, None, None)
+
+
+@contextlib.contextmanager
+def _statements(eng: Any, sent: list[str]) -> Iterator[None]:
+    """The SQL the learner's engine runs while the block runs (reported to the judge, which inspects it)."""
+    original = eng.query
+
+    def recording(sql, params=None):
+        sent.append(sql)
+        return original(sql, params)
+
+    eng.query = recording  # an instance attribute shadows the method for this block only
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AttributeError):
+            del eng.query
+
+
+class _Endless(BaseException):
+    """The learner's function ran past the line limit the judge asked for."""
+
+
+def _line_guard(limit: int) -> Callable[..., Any]:
+    """A tracer that stops the learner's code after `limit` lines (as Part 8's check does in process)."""
+    count = [0]
+
+    def local(frame, event, _arg):
+        if event == "line":
+            count[0] += 1
+            if count[0] > limit:
+                frame.f_trace = None  # see _check_tracer_stopped: this is the grader removing its tracer
+                raise _Endless()
+        return local
+
+    def calls(frame, event, _arg):
+        return local if "workshop_lib" not in frame.f_code.co_filename else None
+
+    return calls
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str.__str__(str(exc))[:1000]
+    except BaseException:  # noqa: BLE001 - an exception whose str fails still names its type
+        return ""
+
+
+class _Calls:
+    """The judge's requests, one JSON object a line (blocking reads: this process only answers).
+    A line that is not one is skipped; the end of the pipe (the judge is gone) ends this process."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer = fd, b""
+
+    def next(self) -> dict:
+        from workshop_lib.tools.grading import wire
+
+        while True:
+            at = self.buffer.find(b"\n")
+            if at >= 0:
+                line, self.buffer = self.buffer[:at], self.buffer[at + 1:]
+                try:
+                    return wire.loads(line)
+                except wire.Garbage:
+                    continue
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                os._exit(0)
+            self.buffer += chunk
 
 
 if __name__ == "__main__":

@@ -208,9 +208,15 @@ class Worker:
     process of the grader's user that grades one notebook after another."""
 
     def __init__(self, env: dict[str, str], cwd: Path, jail: tuple[Path, Master] | None = None,
-                 module: str = "workshop_lib.tools.grading.worker") -> None:
-        read_end, write_end = os.pipe()
+                 module: str = "workshop_lib.tools.grading.worker", fds: dict[str, int] | None = None,
+                 reply_fd: int | None = None) -> None:
+        """`fds` are more descriptors the process keeps (option -> descriptor); `reply_fd` is one to
+        answer on instead of a new pipe to the grader (then `replies` is None). The process inherits
+        only these: the caller closes its copies once the process has started."""
+        read_end, write_end = os.pipe() if reply_fd is None else (-1, reply_fd)
         argv = [sys.executable, "-m", module, "--reply-fd", str(write_end)]
+        for option, fd in (fds or {}).items():
+            argv += [option, str(fd)]
         if jail is not None:
             scratch_dir, master = jail
             argv = sandbox.command(argv, scratch=scratch_dir, workshop=master.workshop, etc=master.etc)
@@ -219,10 +225,11 @@ class Worker:
         if not Path(cwd).is_dir():  # without the sandbox a notebook can delete the grader's folders
             cwd = Path("/")
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,),
-            env=env, cwd=str(cwd), start_new_session=True, text=True)
-        os.close(write_end)
-        self.replies = os.fdopen(read_end, "r", encoding="utf-8")
+            argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=(write_end, *(fds or {}).values()), env=env, cwd=str(cwd), start_new_session=True, text=True)
+        if reply_fd is None:
+            os.close(write_end)
+        self.replies = os.fdopen(read_end, "r", encoding="utf-8") if read_end >= 0 else None
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -236,6 +243,7 @@ class Worker:
             requests.flush()
         except (BrokenPipeError, OSError):
             return {"id": job["id"], "autograded": False, "log": "the grading worker had exited", "worker_died": True}
+        assert self.replies is not None  # a worker that answers the grader
         ready, _, _ = select.select([self.replies], [], [], budget)
         if not ready:
             self.stop()

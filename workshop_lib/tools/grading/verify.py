@@ -4,8 +4,11 @@ Everything a notebook's own run produces (its outputs, its autograded copy, its 
 passed through the learner's kernel, which can rewrite it or replace the check it called.
 So every notebook that earned points is re-checked by `recheck.py` in a fresh sandbox: the
 notebook's code cells run as nbgrader runs them (graded and locked cells from the release,
-the others as the learner left them), and the checks, captured before any learner code
-ran, judge the learner's functions. `reconcile` then keeps a "passed" only when
+the others as the learner left them). For Parts 2, 4, 5, 7 and 8 the checks run in a second
+process, the judge (judge.py, in its own sandbox), which never runs learner code and calls
+the learner's functions through a pipe of plain data: its verdict is the only source of a
+"passed". For Parts 3 and 6 the checks, captured before any learner code ran, still run in
+the learner's process. `reconcile` then keeps a "passed" only when
 
 - the re-check passed the same cell,
 - no change to the workshop code, builtins or sys.modules was found before or during
@@ -28,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workshop_lib.tools.grading import scratch
+from workshop_lib.tools.grading import judge, scratch
 from workshop_lib.tools.grading.submissions import Submission
 
 # The spellings forgeries need: reaching into frames, code objects, the module table, the
@@ -140,6 +143,7 @@ class Recheck:
     finished: bool = False
     why_stopped: str = ""
     suspicious: dict[str, list[str]] = field(default_factory=dict)  # check grade_id -> why the TODO cells before it
+    split: bool = False                                      # the judge ran the checks (judge.py)
 
 
 def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: int, sandboxed: bool) -> Recheck:
@@ -156,10 +160,67 @@ def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: i
     env.update({"HOME": str(root / "home"), "TMPDIR": str(root / "tmp"), "WORKSHOP_DATA_DIR": str(root / "data"),
                 "PYTHONPATH": "/workshop" if sandboxed else str(folder / "lib"), "IPYTHONDIR": str(root / "ipython"),
                 "MPLCONFIGDIR": str(root / "cache"), "XDG_CACHE_HOME": str(root / "cache")})
-    worker = scratch.Worker(env, folder, jail=(folder, master) if sandboxed else None,
-                            module="workshop_lib.tools.grading.recheck")
-    return talk(worker, {"env": env, "scratch": str(root / here), "cells": cells, "cell_timeout": cell_timeout},
-                result, budget)
+    job = {"env": env, "scratch": str(root / here), "cells": cells, "cell_timeout": cell_timeout}
+    if not judge.split(cells):  # Parts 3 and 6: the checks run in the learner's process (recheck.py)
+        worker = scratch.Worker(env, folder, jail=(folder, master) if sandboxed else None, module=RECHECK)
+        return talk(worker, job, result, budget)
+    # The judge's own folder: its copy of the prepared database, its HOME; the code is the grader's snapshot.
+    judge_dir = folder.with_name(folder.name + "-judge")
+    data = {f"data/{k}": v for k, v in master.data.items()} if judge.needs_engine(cells) else {}
+    scratch.write_tree(judge_dir, data, ("home", "tmp", "cache"))
+    judge_root = Path("/job") if sandboxed else judge_dir
+    judge_env = master.worker_env()
+    judge_env.update({"HOME": str(judge_root / "home"), "TMPDIR": str(judge_root / "tmp"),
+                      "WORKSHOP_DATA_DIR": str(judge_root / "data"), "MPLCONFIGDIR": str(judge_root / "cache"),
+                      "PYTHONPATH": "/workshop" if sandboxed else str(master.workshop),
+                      "XDG_CACHE_HOME": str(judge_root / "cache")})
+    learner, judging = start_split(env, folder, judge_env, judge_dir, master if sandboxed else None)
+    return talk_split(learner, judging, job, {"env": judge_env, "scratch": str(judge_root), "cells": cells,
+                                              "cell_timeout": cell_timeout, "budget": budget,
+                                              "data": str(judge_root / "data")}, result, budget)
+
+
+RECHECK = "workshop_lib.tools.grading.recheck"
+JUDGE = "workshop_lib.tools.grading.judge"
+
+
+def start_split(env: dict, folder: Path, judge_env: dict, judge_folder: Path,
+                master=None) -> tuple[scratch.Worker, scratch.Worker]:
+    """The learner's re-check process and the judge, joined by two pipes made here. The learner's
+    process inherits only its ends of those (its replies go to the judge); the judge alone gets a
+    pipe to the grader. With `master`, each runs in its own sandbox."""
+    from_learner, to_judge = os.pipe()
+    from_judge, to_learner = os.pipe()
+    try:
+        judging = scratch.Worker(judge_env, judge_folder, jail=(judge_folder, master) if master else None,
+                                 module=JUDGE, fds={"--learner-in": from_learner, "--learner-out": to_learner})
+        try:
+            learner = scratch.Worker(env, folder, jail=(folder, master) if master else None, module=RECHECK,
+                                     fds={"--calls-fd": from_judge}, reply_fd=to_judge)
+        except BaseException:
+            judging.stop()
+            raise
+    finally:
+        for fd in (to_judge, from_learner, from_judge, to_learner):
+            os.close(fd)
+    return learner, judging
+
+
+def talk_split(learner: scratch.Worker, judging: scratch.Worker, learner_job: dict, judge_job: dict,
+               result: Recheck, budget: float) -> Recheck:
+    """Start the learner's re-check on its job, then read the judge's verdicts; stop both."""
+    result.split = True
+    try:
+        stdin = learner.proc.stdin
+        assert stdin is not None
+        stdin.write(json.dumps(learner_job) + "\n")
+        stdin.flush()
+    except (BrokenPipeError, OSError):
+        pass  # the judge then sees the learner's process end, and says so
+    try:
+        return talk(judging, judge_job, result, budget)
+    finally:
+        learner.stop()
 
 
 def talk(worker: scratch.Worker, job: dict, result: Recheck, budget: float) -> Recheck:
@@ -173,6 +234,7 @@ def talk(worker: scratch.Worker, job: dict, result: Recheck, budget: float) -> R
         stdin.flush()
         deadline = time.monotonic() + budget
         buffer = b""
+        assert worker.replies is not None
         fd = worker.replies.fileno()
         while not result.finished and not result.forged:
             left = deadline - time.monotonic()

@@ -1,0 +1,306 @@
+"""The judge (tools/grading/judge.py): the checks run in a process that never runs learner code,
+and call the learner's function in the learner's re-check process through a pipe of plain data.
+
+Each test is a small notebook plan run through the grader's own `verify.start_split` and
+`talk_split` (without the OS sandbox: what is tested here is the split, not bubblewrap)."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from workshop_lib.tools.grading import judge, scratch, verify
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAD = {"kind": "course", "source": "from workshop_lib import checks, hints\n"
+                                    "from workshop_lib.parts import gates\n"
+                                    "from workshop_lib.parts.ingest import promotion\n"
+                                    "from workshop_lib.parts.ingest.promotion import Decision, GoldenReport\n"}
+
+
+def _env(folder: Path) -> dict[str, str]:
+    for sub in ("home", "tmp", "ipython"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT), "HOME": str(folder / "home"),
+            "TMPDIR": str(folder / "tmp"), "IPYTHONDIR": str(folder / "ipython"),
+            "WORKSHOP_DATA_DIR": str(folder / "data"), "WORKSHOP_ENGINE": "embedded", "WORKSHOP_LLM": "off",
+            "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def split_recheck(tmp_path: Path, *cells: dict, cell_timeout: int = 30, data: Path | None = None) -> list[str]:
+    """The status each check gets when it passed in the notebook's own run, the judge deciding."""
+    plan, result = _run(tmp_path, cells, cell_timeout, data)
+    rows = [{"cell": c["grade_id"], "score": 1.0, "status": "passed"} for c in plan if c["kind"] == "check"]
+    return [r["status"] for r in verify.reconcile(rows, result)]
+
+
+def judged(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[bool]:
+    """The judge's own verdict on each check (before the learner's reports are weighed)."""
+    plan, result = _run(tmp_path, cells, 30, data)
+    return [result.verdicts[c["grade_id"]]["passed"] for c in plan if c["kind"] == "check"]
+
+
+def in_process(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[bool]:
+    """The verdicts of the same plan where the checks run in the learner's process (Part 6 still does)."""
+    plan = [HEAD, *cells]
+    env = _env(tmp_path)
+    if data is not None:
+        shutil.copytree(data, tmp_path / "data")
+    worker = scratch.Worker(env, tmp_path, module=verify.RECHECK)
+    result = verify.talk(worker, {"env": env, "scratch": str(tmp_path), "cells": plan, "cell_timeout": 30},
+                         verify.Recheck(), budget=120)
+    return [result.verdicts[c["grade_id"]]["passed"] for c in plan if c["kind"] == "check"]
+
+
+def _run(tmp_path: Path, cells: tuple[dict, ...], cell_timeout: int, data: Path | None) -> tuple[list[dict],
+                                                                                                   verify.Recheck]:
+    plan = [HEAD, *cells]
+    assert judge.split(plan)
+    learner_dir, judge_dir = tmp_path / "learner", tmp_path / "judge"
+    env, judge_env = _env(learner_dir), _env(judge_dir)
+    if data is not None:  # each process gets its own copy of the prepared database, as in grading
+        shutil.copytree(data, learner_dir / "data")
+        shutil.copytree(data, judge_dir / "data")
+    learner, judging = verify.start_split(env, learner_dir, judge_env, judge_dir)
+    job = {"env": env, "scratch": str(learner_dir), "cells": plan, "cell_timeout": cell_timeout}
+    judge_job = {"env": judge_env, "scratch": str(judge_dir), "cells": plan, "cell_timeout": cell_timeout,
+                 "budget": 120, "data": str(judge_dir / "data")}
+    result = verify.talk_split(learner, judging, job, judge_job,
+                               verify.Recheck(suspicious=verify.suspicious_before_checks(plan)), budget=120)
+    assert result.finished and result.split, result
+    return plan, result
+
+
+def _learner(source: str) -> dict:
+    return {"kind": "learner", "source": source, "new": source}
+
+
+def _check(part: str, name: str, *args: str) -> dict:
+    return {"kind": "check", "grade_id": f"c_{name}", "source": f"checks.{part}.{name}({', '.join(args)})"}
+
+
+SPANS = ("def window_spans(n_units, size, overlap):\n"
+         "    if size < 1 or not 0 <= overlap < size:\n        raise ValueError('bad')\n"
+         "    spans, start = [], 0\n    while start < n_units:\n        end = min(start + size, n_units)\n"
+         "        spans.append((start, end))\n        if end == n_units:\n            break\n"
+         "        start += size - overlap\n    return spans\n")
+PROMOTE = ("def should_promote(candidate, active, min_recall):\n"
+           "    if candidate.n == 0:\n        return Decision(False, f'{candidate.table}: no golden queries ran')\n"
+           "    if candidate.recall < min_recall:\n"
+           "        return Decision(False, f'{candidate.table}: recall {candidate.recall:.2f} is below the bar "
+           "{min_recall:.2f}')\n"
+           "    if active is not None and candidate.recall < active.recall:\n"
+           "        return Decision(False, f'{candidate.table}: recall {candidate.recall:.2f} is worse than "
+           "{active.table}\\'s {active.recall:.2f}')\n"
+           "    return Decision(True, f'{candidate.table}: recall {candidate.recall:.2f} reaches the bar "
+           "{min_recall:.2f}')\n")
+CHECK_SPANS = _check("part8", "check_window_spans", "window_spans")
+CHECK_PROMOTE = _check("part8", "check_should_promote", "should_promote")
+
+
+def _solution(part: str, grade_id: str) -> str:
+    nb = nbformat.read(next((ROOT / "solutions" / part).glob("*.ipynb")), as_version=4)
+    return next(c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def _imports(part: str) -> dict:
+    """The notebook's import lines, as one course cell (what its TODO cells rely on)."""
+    nb = nbformat.read(next((ROOT / "notebooks" / part).glob("*.ipynb")), as_version=4)
+    lines = {ln for c in nb.cells if c.cell_type == "code" for ln in c.source.splitlines()
+             if ln.startswith(("from workshop_lib", "import json"))}
+    return {"kind": "course", "source": "\n".join(sorted(lines)) + "\n"}
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory) -> Path:
+    """A prepared database (as `workshop grade` builds once per run): copied for each process."""
+    from workshop_lib import connect
+    from workshop_lib.prepare import prepare
+
+    folder = tmp_path_factory.mktemp("prepared")
+    eng = connect("embedded", path=folder)
+    try:
+        prepare(eng, progress=False)
+    finally:
+        eng.close()
+    for lock in folder.glob("*.lock"):
+        lock.unlink()
+    return folder
+
+
+TODOS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
+         "part2": [("todo1_comment_facts", "check_comment_facts", ("comment_facts", "eng"))],
+         "part3": [("todo1_retrieve_knowledge", "check_retrieve_knowledge", ("retrieve_knowledge", "eng")),
+                   ("todo2_hybrid_rrf", "check_hybrid_rrf", ("hybrid_rrf_search_memories", "eng"))],
+         "part4": [("todo1_decide_mode", "check_decide_mode", ("decide_mode",))],
+         "part5": [("todo1_validate_selection", "check_validate_selection", ("validate_selection",)),
+                   ("todo2_render_grounded_answer", "check_render_answer", ("render_grounded_answer",))],
+         "part7": [("todo1_decide", "check_decide", ("decide",)), ("todo2_compact", "check_compact", ("compact",))],
+         "part8": [("todo1_window_spans", "check_window_spans", ("window_spans",)),
+                   ("todo2_should_promote", "check_should_promote", ("should_promote",))]}
+
+
+@pytest.mark.parametrize("part", sorted(TODOS))
+def test_the_solutions_pass_every_split_part(tmp_path, part, prepared):
+    cells = [_imports(part), {"kind": "course", "source": "eng = connect()\n"}]
+    for gid, check, args in TODOS[part]:
+        cells += [_learner(_solution(part, gid)), _check(part, check, *args)]
+    assert split_recheck(tmp_path, *cells, data=prepared) == ["passed"] * len(TODOS[part])
+
+
+def test_a_wrong_todo_fails_with_the_checks_own_message(tmp_path):
+    statuses = split_recheck(tmp_path, _learner(SPANS.replace("size - overlap", "size")), CHECK_SPANS,
+                             _learner(PROMOTE), CHECK_PROMOTE)
+    assert statuses[0].startswith("review: passed in the notebook but failed the grader's re-check: TODO 1 "
+                                  "(window_spans): window_spans("), statuses
+    assert "do not overlap" in statuses[0] and statuses[1] == "passed", statuses
+
+
+# A should_promote that promotes everything: wrong (TODO 2 is worth 0), and each attack below tries to make
+# the grader believe it passed.
+WRONG = "def should_promote(candidate, active, min_recall):\n    return Decision(True, 'always')\n"
+# Lines a forger would write: a verdict in the old re-check's format, and answers in the judge's.
+FORGE = ("import os as _os\n"
+         "_LINES = b''.join(__import__('json').dumps(x).encode() + b'\\n' for x in (\n"
+         "    {'nonce': '', 'event': 'verdict', 'grade_id': 'c_check_should_promote', 'cell': 2, 'passed': True,\n"
+         "     'message': '', 'changed': []},\n"
+         "    {'event': 'report', 'cell': 2, 'changed': [], 'reference': False},\n"
+         "    {'event': 'return', 'seq': 1, 'value': True, 'after': []}, {'event': 'done'}))\n"
+         "def _forge(*_a):\n"
+         "    for fd in range(3, 40):\n"
+         "        try:\n            _os.write(fd, _LINES)\n"
+         "        except OSError:\n            pass\n")
+ROUTES = {
+    # a finalizer that runs while the snapshot is restored, between cells
+    "finalizer": FORGE + "class _Bomb:\n    pass\n_Bomb.__del__ = _forge\n_b = _Bomb()\ndel _b\n_c = [_Bomb()]\n",
+    # a thread that writes whenever it gets the interpreter
+    "thread": FORGE + "import threading as _t, time as _ti\n"
+                      "def _loop():\n    for _ in range(400):\n        _forge()\n        _ti.sleep(0.005)\n"
+                      "_t.Thread(target=_loop, daemon=True).start()\n",
+    # a signal handler (handed the current frame) that fires while the check runs
+    "signal": FORGE + "import signal as _s\n_s.signal(_s.SIGVTALRM, _forge)\n"
+                      "_s.setitimer(_s.ITIMER_VIRTUAL, 0.001, 0.001)\n",
+}
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_a_forged_verdict_between_cells_scores_0(tmp_path, route):
+    assert judged(tmp_path / "judged", _learner(ROUTES[route] + WRONG), CHECK_PROMOTE) == [False]
+    status = split_recheck(tmp_path, _learner(ROUTES[route] + WRONG), CHECK_PROMOTE)[0]
+    assert status.startswith("review:"), status
+
+
+# What the check or the library uses, changed in the learner's process where no audit hook or snapshot
+# sees it: a thread patching between cells (a check's code object through ctypes, a module-level dict
+# of a check, a patch of the reference that undoes itself after its first use). In the judge's process
+# none of it exists. The TODO is wrong; the judge's verdict is what it deserves.
+PATCHES = {
+    "ctypes-code": "import ctypes as _c, threading as _t, time as _ti\n"
+                   "from workshop_lib.checks import part8 as _p8\n"
+                   "def _patch():\n"
+                   "    for _ in range(2000):\n"
+                   "        try:\n"
+                   "            _c.pythonapi.PyObject_SetAttr(_c.py_object(_p8.check_should_promote),\n"
+                   "                _c.py_object('__co' + 'de__'), _c.py_object((lambda fn: None).__code__))\n"
+                   "        except Exception:\n            pass\n"
+                   "        _ti.sleep(0.001)\n"
+                   "_t.Thread(target=_patch, daemon=True).start()\n",
+    "self-restoring": "_ref = promotion.should_promote\n"
+                      "def _once(*a, **k):\n    promotion.should_promote = _ref\n    return Decision(True, 'always')\n"
+                      "promotion.should_promote = _once\n",
+}
+
+
+@pytest.mark.parametrize("route", sorted(PATCHES))
+def test_a_patch_the_snapshot_does_not_see_changes_nothing(tmp_path, route):
+    assert judged(tmp_path / "judged", _learner(PATCHES[route] + WRONG), CHECK_PROMOTE) == [False]
+    assert split_recheck(tmp_path, _learner(PATCHES[route] + WRONG), CHECK_PROMOTE)[0].startswith("review:")
+
+
+def test_a_module_level_dict_the_check_uses_is_the_judges_own(tmp_path, prepared):
+    # A comment_facts that gets a missing comment wrong (only the check's edge-case dictionary has one),
+    # and a cell that empties that dictionary in place: the snapshot compares code, not a module's data.
+    wrong = _solution("part2", "todo1_comment_facts").replace('"(no comment)"', '"none"')
+    assert wrong != _solution("part2", "todo1_comment_facts")
+    empty = ("from workshop_lib.checks import part2 as _p2\n"
+             "for _key in ('tables', 'columns'):\n    _p2.EDGE_DICTIONARY[_key].clear()\n")
+    cells = [_imports("part2"), {"kind": "course", "source": "eng = connect()\n"}, _learner(empty + wrong),
+             _check("part2", "check_comment_facts", "comment_facts", "eng")]
+    assert in_process(tmp_path / "old", *cells, data=prepared) == [True]  # the route, where the check shares the process
+    assert judged(tmp_path, *cells, data=prepared) == [False]
+    honest = [*cells[:2], _learner(empty + _solution("part2", "todo1_comment_facts")), cells[3]]
+    assert judged(tmp_path / "honest", *honest, data=prepared) == [True]
+
+
+def test_an_attribute_set_on_the_engine_does_not_reach_the_judge(tmp_path, prepared):
+    # A comment_facts that gives up on any real schema (more than the edge case's two tables), and an
+    # engine whose dictionary the TODO cell emptied: where the check reads the learner's engine, the
+    # reference is empty too and the forgery passes; the judge reads its own.
+    wrong = _solution("part2", "todo1_comment_facts").replace(
+        "    facts = []\n", "    facts = []\n    if len(dictionary['tables']) > 2:\n        return facts\n")
+    cells = [_imports("part2"), {"kind": "course", "source": "eng = connect()\n"},
+             _learner("class _Empty:\n    def data_dictionary(self, owner):\n"
+                      "        return {'tables': [], 'columns': [], 'foreign_keys': []}\n"
+                      "eng.supplychain = _Empty()\n" + wrong),
+             _check("part2", "check_comment_facts", "comment_facts", "eng")]
+    assert in_process(tmp_path / "old", *cells, data=prepared) == [True]
+    status = split_recheck(tmp_path, *cells, data=prepared)[0]
+    assert status.startswith("review: passed in the notebook but failed the grader's re-check: TODO 1 "
+                             "(comment_facts): 58 fact(s) missing on the SUPPLYCHAIN dictionary"), status
+
+
+HANG = "import time as _ti\ndef window_spans(n_units, size, overlap):\n    _ti.sleep(600)\n"
+LOOP = "def window_spans(n_units, size, overlap):\n    out = []\n    while True:\n        out.append((0, 0))\n"
+FLOOD = "def window_spans(n_units, size, overlap):\n    return ['x' * (17 * 1024 * 1024)]\n"
+
+
+@pytest.mark.parametrize("todo", [HANG, LOOP, FLOOD], ids=["hangs", "loops", "floods"])
+def test_a_todo_that_hangs_or_floods_costs_only_its_own_points(tmp_path, todo):
+    statuses = split_recheck(tmp_path, _learner(todo), CHECK_SPANS, _learner(PROMOTE), CHECK_PROMOTE, cell_timeout=4)
+    assert statuses[0].startswith("review: passed in the notebook but failed the grader's re-check: TODO 1"), statuses
+    assert statuses[1] == "passed", statuses
+
+
+def test_the_learners_process_holds_no_end_of_the_graders_channel(tmp_path):
+    # The learner's cell lists its descriptors; the judge's pipe to the grader is not among them.
+    spy = _learner("import os as _os\n_seen = []\n"
+                   "for _f in _os.listdir('/proc/self/fd'):\n"
+                   "    try:\n        _seen.append(_os.readlink('/proc/self/fd/' + _f))\n"
+                   "    except OSError:\n        pass\n"
+                   "open('fds.txt', 'w').write(' '.join(_seen))\n" + PROMOTE)
+    plan = [HEAD, spy, CHECK_PROMOTE]
+    learner_dir, judge_dir = tmp_path / "learner", tmp_path / "judge"
+    env, judge_env = _env(learner_dir), _env(judge_dir)
+    learner, judging = verify.start_split(env, learner_dir, judge_env, judge_dir)
+    assert judging.replies is not None
+    graders = f"pipe:[{os.fstat(judging.replies.fileno()).st_ino}]"
+    result = verify.talk_split(learner, judging, {"env": env, "scratch": str(learner_dir), "cells": plan,
+                                                  "cell_timeout": 30},
+                               {"env": judge_env, "scratch": str(judge_dir), "cells": plan, "cell_timeout": 30,
+                                "budget": 60, "data": str(judge_dir)}, verify.Recheck(), budget=60)
+    assert result.verdicts["c_check_should_promote"]["passed"], result
+    seen = (learner_dir / "fds.txt").read_text().split()
+    assert seen and graders not in seen, (graders, seen)
+    assert sum(s.startswith("pipe:") for s in seen) <= 3, seen  # stdin, and its two ends to the judge
+
+
+if sys.platform != "linux":
+    pytestmark = pytest.mark.skip(reason="the grader runs on Linux")
+
+
+@pytest.mark.parametrize("mistake", ["LIMIT without ORDER BY in a CTE", "no tie-break on m.seq", "no user or agent scope"])
+def test_part3_sees_the_sql_the_learners_engine_ran(tmp_path, prepared, mistake):
+    # The learner's process reports the statements its engine ran and reads unordered rows in reverse
+    # when the judge asks; the judge inspects those statements and compares the results with its own.
+    from tests.test_check_mistakes import P3H_WRONG, p3_hybrid
+
+    edit, words = P3H_WRONG[mistake]
+    cells = [_imports("part3"), {"kind": "course", "source": "eng = connect()\n"}, _learner(edit(p3_hybrid())),
+             _check("part3", "check_hybrid_rrf", "hybrid_rrf_search_memories", "eng")]
+    status = split_recheck(tmp_path, *cells, data=prepared)[0]
+    assert status.startswith("review: passed in the notebook but failed the grader's re-check: TODO 2"), status
+    assert all(w in status for w in words), (words, status)
