@@ -119,24 +119,33 @@ def _owned_word(schema: Schema, columns: list[Any], present: set[str]) -> Any:
     return owners[0] if len(owners) == 1 else None
 
 
-def _in_table(schema: Schema, table: str, present: set[str]) -> Any:
-    """The column of the table named (else of a table one foreign key away: "vessel speed") whose name
-    words and comment acronyms the question uses most, when no other ties or shares them."""
-    def own(c: Any) -> set[str]:  # a column's name words, and the acronyms its comment gives it
-        return schema.name_words(c) | _acronyms(c.comment)
+def _own_words(schema: Schema, c: Any) -> set[str]:
+    """A column's name words, and the acronyms its comment gives it."""
+    return schema.name_words(c) | _acronyms(c.comment)
 
+
+def _column_hits(schema: Schema, table: str, present: set[str]) -> list[tuple[float, Any]]:
+    """(score, column) of the table's columns whose words the question uses, best first; when none,
+    of the tables one foreign key away."""
     hits: list[tuple[float, Any]] = []
     for searched in ([table], [t for t in schema.columns if len(schema.path(table, t) or []) == 1]):
         # a table's noun in a column's name ("voyage" of VOYAGE_NUMBER) counts half: it names the table
-        scored = [(sum(0.5 if w in TABLE_NOUNS else 1 for w in own(c) & present), c)
+        scored = [(sum(0.5 if w in TABLE_NOUNS else 1 for w in _own_words(schema, c) & present), c)
                   for t in searched for c in schema.columns[t] if not c.is_key]
         hits = sorted((h for h in scored if h[0] >= 1), key=lambda h: -h[0])  # more than the table's noun
         if hits:
             break
+    return hits
+
+
+def _in_table(schema: Schema, table: str, present: set[str]) -> Any:
+    """The column of the table named (else of a table one foreign key away: "vessel speed") whose name
+    words and comment acronyms the question uses most, when no other ties or shares them."""
+    hits = _column_hits(schema, table, present)
     if not hits or (len(hits) > 1 and hits[1][0] == hits[0][0]):
         return None
     best = hits[0][1]
-    matched = own(best) & present
+    matched = _own_words(schema, best) & present
     if any(matched <= c.comment_words for c in schema.columns[best.table] if c != best and not c.is_key):
         return None  # another column's comment uses the same words ("weight" of deadweight): not clear
     return best

@@ -293,7 +293,7 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
     """The catalog linker's item when Part 5's embedding match leads with another; a multi-item answer
     to a question with a negation declined; a quantity priced (in place, on `g`)."""
-    from workshop_lib.assistant import catalog_links, planner
+    from workshop_lib.assistant import planner
 
     item = _catalog_item(eng, question) if decision.label == "EQUIPMENT_RAG" else None
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
@@ -303,11 +303,18 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
         # "which boxes aren't heavy": the rows matched would be listed with the 'not' ignored
         return _declined(decision, "I can't tell which of the catalog items your question excludes; name the item "
                                    "you mean and I will answer from its row.", "grounded (Part 5)")
+    _price_quantity(question, g)
+    return None
+
+
+def _price_quantity(question: str, g: Any) -> None:
+    """A quantity asked of the one catalog item grounded is priced in the answer (in place, on `g`)."""
+    from workshop_lib.assistant import catalog_links
+
     if g.intent == "EQUIPMENT_RAG" and g.grounded and len(g.item_ids) == 1:
         one = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
         if (q := catalog_links.quote(question, one)) is not None:
             g.text += "\n" + q.sentence(one)
-    return None
 
 
 def _rows_answer(question: str, g: Any) -> bool:
