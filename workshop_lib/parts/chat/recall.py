@@ -146,7 +146,7 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
     words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
     # a noun of the data used as a verb after its subject ("who did we ship with") names no table
     verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+([a-z]+)", question, re.I)}
-    kept = []
+    kept: list[str] = []
     for w in words:
         if w.lower() in verbs:
             continue
