@@ -96,49 +96,97 @@ def _wh_table(question: str) -> str | None:
     return next((t for w in m.group(1).split() if (t := personal.table_of_word(w))), None)
 
 
-def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | None:
-    """What the question asks beyond the remembered value itself, or None: another table or column
-    of the data, a time, a count or an amount, a movement. The value alone never answers it."""
-    from workshop_lib import assistant
-    from workshop_lib.assistant.schema_links import words_of
+def _is_place(rec: personal.Recalled) -> bool:
+    """The remembered value is where something is: a place of the user's or a port."""
     from workshop_lib.parts.memory import own_values
 
-    place = rec.table == personal.OWN and rec.column == own_values.PLACE or rec.table == "PORTS"
-    # the question's own sentences: a statement before it ("I'm writing the report.") asks nothing
-    asked = [c for c in re.split(r"(?<=[.!?;])\s+", question) if c.strip().endswith("?") or _WH.match(c.strip())]
-    question = " ".join(asked) or question
+    return rec.table == personal.OWN and rec.column == own_values.PLACE or rec.table == "PORTS"
+
+
+# a clause ends at its punctuation: "I'm writing the report. When does it leave?" is two clauses
+_CLAUSE_END = re.compile(r"(?<=[.!?;])\s+")
+
+
+def _asked_part(question: str) -> str:
+    """The question's own sentences: a statement before it ("I'm writing the report.") asks nothing."""
+    asked = [c for c in _CLAUSE_END.split(question) if c.strip().endswith("?") or _WH.match(c.strip())]
+    return " ".join(asked) or question
+
+
+def _asks_not_which(question: str, rec: personal.Recalled, place: bool) -> str | None:
+    """A time, a count or an amount, a place, a movement: what the question asks that is not which
+    thing it is, or None."""
+    from workshop_lib.parts.memory import own_values
+
     if _ASKS_TIME.search(question):
         return "a time"
+    # "how much" of a remembered sum asks the sum itself
     if _ASKS_COUNT.search(question) and not (rec.column == own_values.MONEY and re.search(r"\bhow much\b", question, re.I)):
         return "a count or an amount"
     if _ASKS_PLACE.search(question) and not place:
         return "a place"
     if _MOVES.search(question) and _wh_table(question) != rec.table:  # "which port do we sail from?" asks the port
         return "where or when it goes"
+    return None
+
+
+def _refers_to_it(low: str, rec: personal.Recalled, possessed: set[str], role_words: set[str]) -> bool:
+    """The word is how the user refers to their thing (its noun, a role, a word of reference), not a column asked."""
+    st = personal.stem(low)
+    return st in possessed or st == personal.stem(rec.noun.lower()) or low in _REFERENCE_WORDS or low in role_words
+
+
+def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tuple[str | None, list[str]]:
+    """The first word naming a table other than the remembered thing's ("the vessel" of a box), or
+    None; with the words kept to look for a column in."""
+    from workshop_lib.parts.memory import own_values
+
     possessed = set(personal.possessed_nouns(question))
     role_words = {w for names in own_values.ROLES.values() for w in names}
     words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
     # a noun of the data used as a verb after its subject ("who did we ship with") names no table
     verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+([a-z]+)", question, re.I)}
-    kept = []
+    kept: list[str] = []
     for w in words:
         if w.lower() in verbs:
             continue
         low = w.lower().removesuffix("'s")
-        st = personal.stem(low)
-        if st in possessed or st == personal.stem(rec.noun.lower()) or low in _REFERENCE_WORDS or low in role_words:
+        if _refers_to_it(low, rec, possessed, role_words):
             continue
         table = personal.table_of_word(low)
         if table is not None:
             if table == rec.table or (place and table == "PORTS"):
                 continue
-            return f"the {low}"
+            return f"the {low}", kept
         kept.append(low)
+    return None, kept
+
+
+def _other_column(eng: Engine, kept: list[str], rec: personal.Recalled, place: bool) -> str | None:
+    """A column of the data the kept words name, other than the remembered one (a key or a port's,
+    for a place, does not count), or None."""
+    from workshop_lib import assistant
+    from workshop_lib.assistant.schema_links import words_of
+
     schema, _ = assistant.knowledge(eng)
     own = f"{rec.table}.{rec.column}"
     named = [c for score, c in schema.columns_named(words_of(" ".join(kept)), list(schema.columns))
              if score >= 1.5 and not c.is_key and c.ref != own and not (place and c.table == "PORTS")]
     return f"the {named[0].name.lower().replace('_', ' ')}" if named else None
+
+
+def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | None:
+    """What the question asks beyond the remembered value itself, or None: another table or column
+    of the data, a time, a count or an amount, a movement. The value alone never answers it."""
+    place = _is_place(rec)
+    question = _asked_part(question)
+    what = _asks_not_which(question, rec, place)
+    if what is not None:
+        return what
+    table_word, kept = _other_table_word(question, rec, place)
+    if table_word is not None:
+        return table_word
+    return _other_column(eng, kept, rec, place)
 
 
 # "what did Sam tell you", "did my colleague mention ...": what someone else said to the assistant
@@ -179,6 +227,59 @@ def _value_answer(rec: personal.Recalled, said: str, source: dict[str, Any]) -> 
                    _explain("the remembered value itself", "rag", memory=source), [source])
 
 
+def _merged_second_part(eng: Engine, data: Any, data_question: str, rec: personal.Recalled) -> bool:
+    """A second question the data answer left unanswered ("..., and where?"), asked on its own and
+    added to it when both answers show what their part asks; False (data untouched) otherwise."""
+    from workshop_lib import assistant
+
+    if data.text is None or not data.uncovered:
+        return False
+    extra = _second_part(data_question, data.uncovered, rec)
+    more = assistant.answer_data(eng, extra) if extra else None
+    if more is None or more.text is None or more.plan is None or data.plan is None:
+        return False
+    first = data_question.replace(data.uncovered, " ")
+    if not (_covers(first, data.plan) and _covers(extra or data.uncovered, more.plan)):
+        return False
+    data.text = f"{data.text}\n{more.text}"
+    data.uncovered = None
+    return True
+
+
+def _all_shown(question: str, asked_parts: list[str], answers: list[Any]) -> bool:
+    """Every part was answered with a plan that shows what it asks, and together they show all the question asks."""
+    return bool(answers) and all(a.text is not None and a.plan is not None for a in answers) and \
+        all(_covers(a_q, a.plan) for a_q, a in zip(asked_parts, answers, strict=True)) and \
+        _covers_all(question, [a.plan for a in answers])
+
+
+def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str] | None:
+    """The question asked as the data questions of the thing's voyage, else as one about a column of
+    a table joined to it, when every part is answered; None otherwise."""
+    from workshop_lib import assistant
+
+    for asked_parts in (_voyage_questions(question, rec), [personal.context_question(eng, question, rec, any_table=True)]):
+        asked_parts = [a for a in asked_parts if a]
+        answers = [assistant.answer_data(eng, a) for a in asked_parts]
+        if _all_shown(question, asked_parts, answers):
+            answers[0].text = "\n".join(str(a.text) for a in answers)
+            return answers[0], " / ".join(asked_parts)
+    return None
+
+
+def _answered_from_context(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str] | None:
+    """The question about a column of the thing's own table that the whole turn names, when its answer
+    shows what the question asks; None otherwise."""
+    from workshop_lib import assistant
+
+    asked = personal.context_question(eng, question, rec)
+    if asked:
+        more = assistant.answer_data(eng, asked)
+        if more.text is not None and more.plan is not None and _covers(question, more.plan):
+            return more, asked
+    return None
+
+
 def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str]:
     """The data answer for a question about the remembered entity: the question with the entity in
     its place; a second question it left unanswered ("..., and where?") asked on its own; when the
@@ -187,32 +288,16 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
 
     data_question = personal.substitute(question, rec)
     data = assistant.answer_data(eng, data_question)
-    if data.text is not None and data.uncovered:
-        extra = _second_part(data_question, data.uncovered, rec)
-        more = assistant.answer_data(eng, extra) if extra else None
-        if more is not None and more.text is not None and more.plan is not None and data.plan is not None:
-            first = data_question.replace(data.uncovered, " ")
-            if _covers(first, data.plan) and _covers(extra or data.uncovered, more.plan):
-                data.text = f"{data.text}\n{more.text}"
-                data.uncovered = None
-                return data, data_question
+    if _merged_second_part(eng, data, data_question, rec):
+        return data, data_question
     if data.text is not None and data.plan is not None and not _covers(question, data.plan):
         data.text = None
         data.reason = "the data answer does not show what the question asks"
     if data.text is None and rec.table != personal.OWN:
-        for asked_parts in (_voyage_questions(question, rec), [personal.context_question(eng, question, rec, any_table=True)]):
-            asked_parts = [a for a in asked_parts if a]
-            answers = [assistant.answer_data(eng, a) for a in asked_parts]
-            if answers and all(a.text is not None and a.plan is not None for a in answers) and \
-                    all(_covers(a_q, a.plan) for a_q, a in zip(asked_parts, answers, strict=True)) and \
-                    _covers_all(question, [a.plan for a in answers]):
-                answers[0].text = "\n".join(str(a.text) for a in answers)
-                return answers[0], " / ".join(asked_parts)
-        asked = personal.context_question(eng, question, rec)
-        if asked:
-            more = assistant.answer_data(eng, asked)
-            if more.text is not None and more.plan is not None and _covers(question, more.plan):
-                return more, asked
+        # the whole-question answer failed: the parts it asks of the thing, one data question each
+        found = _answered_in_parts(eng, question, rec) or _answered_from_context(eng, question, rec)
+        if found is not None:
+            return found
     return data, data_question
 
 
@@ -222,26 +307,33 @@ _TO = re.compile(r"\b(?:going|goes|go|head(?:ed|ing)?|bound|to|destination|arriv
 _FROM = re.compile(r"\b(?:from|leav\w*|left|depart\w*|sail\w*|out of|origin)\b", re.I)
 
 
-def _voyage_questions(question: str, rec: personal.Recalled) -> list[str]:
-    """The data questions a 'where / when does it go' question asks of the remembered thing's voyage:
-    "where is my box going?" -> its destination port; "when does it leave, and from where?" -> its
-    departure date and origin port; "anything leaving my port soon?" -> the voyages from that port."""
-    entity = f"{personal.TABLE_NOUNS_BY_TABLE.get(rec.table, rec.table.lower())} {rec.value}"
+# a verb, not the noun it makes ("the sailing our tiles are on" names the voyage, not its departure)
+_ING_NOUN = re.compile(r"\b(?:the|a|an|this|that|our|my|their|which|what|next|first|last)\s+[a-z]+ing\b", re.I)
+_BARE_TO = re.compile(r"\bto\b")
+_BARE_FROM = re.compile(r"\bfrom\b")
+
+
+def _directions(question: str) -> tuple[bool, bool, bool, bool]:
+    """(when, where, to, from): whether the question asks a time, a place, where the thing goes, where it comes from."""
     when, where = bool(_ASKS_TIME.search(question)), bool(_ASKS_PLACE.search(question))
-    # a verb, not the noun it makes ("the sailing our tiles are on" names the voyage, not its departure)
-    question = re.sub(r"\b(?:the|a|an|this|that|our|my|their|which|what|next|first|last)\s+[a-z]+ing\b", " ", question,
-                      flags=re.I)
+    question = _ING_NOUN.sub(" ", question)
     # a bare "to" or "from" counts only in a where / when question ("what's my box set to?" asks no voyage)
-    to = bool(_TO.search(question) if when or where else _TO.search(re.sub(r"\bto\b", " ", question)))
-    frm = bool(_FROM.search(question) if when or where else _FROM.search(re.sub(r"\bfrom\b", " ", question)))
-    if rec.table == "PORTS":
-        if frm and not to:
-            return [f"which voyages depart from {rec.value}?"]
-        if to and not frm:
-            return [f"which voyages arrive at {rec.value}?"]
-        return []
-    if rec.table not in ("CONTAINERS", "VOYAGES"):
-        return []
+    to = bool(_TO.search(question) if when or where else _TO.search(_BARE_TO.sub(" ", question)))
+    frm = bool(_FROM.search(question) if when or where else _FROM.search(_BARE_FROM.sub(" ", question)))
+    return when, where, to, frm
+
+
+def _port_voyages(port: str, to: bool, frm: bool) -> list[str]:
+    """The voyages from or to a remembered port, when the question asks one direction."""
+    if frm and not to:
+        return [f"which voyages depart from {port}?"]
+    if to and not frm:
+        return [f"which voyages arrive at {port}?"]
+    return []
+
+
+def _dates_and_ports(entity: str, when: bool, where: bool, to: bool, frm: bool) -> list[str]:
+    """The dates, then the ports, of a voyage the question asks: a departure for "from", an arrival otherwise."""
     out = []
     if when:
         if frm:
@@ -254,6 +346,19 @@ def _voyage_questions(question: str, rec: personal.Recalled) -> list[str]:
         if to or not frm:
             out.append(f"what is the destination port of {entity}?")
     return out
+
+
+def _voyage_questions(question: str, rec: personal.Recalled) -> list[str]:
+    """The data questions a 'where / when does it go' question asks of the remembered thing's voyage:
+    "where is my box going?" -> its destination port; "when does it leave, and from where?" -> its
+    departure date and origin port; "anything leaving my port soon?" -> the voyages from that port."""
+    entity = f"{personal.TABLE_NOUNS_BY_TABLE.get(rec.table, rec.table.lower())} {rec.value}"
+    when, where, to, frm = _directions(question)
+    if rec.table == "PORTS":
+        return _port_voyages(rec.value, to, frm)
+    if rec.table not in ("CONTAINERS", "VOYAGES"):
+        return []
+    return _dates_and_ports(entity, when, where, to, frm)
 
 
 _SEVERAL = re.compile(r"\b(?:two|three|both|each|all|either|neither)\b(?:\s+of)?(?:\s+(?:the|my|our|those|these))?"
@@ -300,27 +405,42 @@ def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str |
 _CHANGE_VERB = re.compile(r"\b(?:since when|mov\w*|switch\w*|chang\w*|start\w*|began|begin|join\w*|transfer\w*)\b", re.I)
 
 
+def _asks_when_changed(question: str) -> bool:
+    """The question asks when a change of the user's own happened ("since when", "when did we move")."""
+    return bool(_ASKS_TIME.search(question) and _CHANGE_VERB.search(question)) and personal.refers_to_own(question)
+
+
+def _tells_change_time(meta: dict[str, Any], tables: set[str]) -> bool:
+    """The memory is of a change with the time it happened, on a table the question names (if it names one)."""
+    entities = meta.get("entities") or []
+    if not (meta.get("change") and meta.get("time") and entities):
+        return False
+    # "when did our carrier change" is not answered by a change of office
+    return not (tables and not tables & {e[0] for e in entities} and "PORTS" not in tables)
+
+
+def _change_time_answer(rec: Any, meta: dict[str, Any]) -> ChatAnswer:
+    """When the change happened as the user said it, with what it changed to and their words."""
+    table, column, value = meta["entities"][0]
+    said = f"you told me on {str(meta.get('said_at', ''))[:10]}"
+    rec_ = personal.Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
+                             "change", direct=True)
+    source = _memory_source(rec_)
+    return _answer(f"{str(meta['time'])[:1].upper()}{str(meta['time'])[1:]}: {value} ({said}: \u201c{rec.content}\u201d).",
+                   "rag", _explain("the time of a change the user told", "rag", memory=source), [source])
+
+
 def _when_changed(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
     """When the user said a change of theirs happened, from the newest memory of a change that says
     it ("since April we've moved to Yang Ming", "I moved on 19 May"); None when the question asks no
     such thing or no such memory names a time."""
-    if not (_ASKS_TIME.search(question) and _CHANGE_VERB.search(question)) or not personal.refers_to_own(question):
+    if not _asks_when_changed(question):
         return None
     tables = {t for w in re.findall(r"[A-Za-z][\w'-]*", question) if (t := personal.table_of_word(w))}
     for rec in reversed(personal.valid_memories(eng, user_id, agent_id)):
         meta = rec.metadata or {}
-        entities = meta.get("entities") or []
-        if not (meta.get("change") and meta.get("time") and entities):
-            continue
-        if tables and not tables & {e[0] for e in entities} and "PORTS" not in tables:
-            continue  # "when did our carrier change" is not answered by a change of office
-        table, column, value = entities[0]
-        said = f"you told me on {str(meta.get('said_at', ''))[:10]}"
-        rec_ = personal.Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
-                                 "change", direct=True)
-        source = _memory_source(rec_)
-        return _answer(f"{str(meta['time'])[:1].upper()}{str(meta['time'])[1:]}: {value} ({said}: \u201c{rec.content}\u201d).",
-                       "rag", _explain("the time of a change the user told", "rag", memory=source), [source])
+        if _tells_change_time(meta, tables):
+            return _change_time_answer(rec, meta)
     return None
 
 
@@ -333,22 +453,34 @@ def _asks_past(question: str) -> bool:
     return bool(personal.HISTORY.search(q))
 
 
+def _shows_count(question: str, spec: Any, shown: list[Any]) -> bool:
+    """A count only for a count; a count or an amount asked is shown by a count, a sum or a number."""
+    if spec.action in ("count", "exists") and not _ASKS_COUNT.search(question):
+        return False
+    return not (_ASKS_COUNT.search(question) and spec.action not in ("count", "aggregate", "group_top") and
+                not any(c.numeric for c in shown))
+
+
+def _shows_time(question: str, spec: Any, shown: list[Any]) -> bool:
+    """A time asked is shown by a date column or a measure over dates."""
+    return not (_ASKS_TIME.search(question) and not (any(c.is_date for c in shown) or
+                                                     (spec.measure is not None and spec.measure.is_date)))
+
+
+def _shows_place(question: str, spec: Any, shown: list[Any]) -> bool:
+    """A place asked is shown by ports or positions, or by a role (origin, destination) of the plan."""
+    places = spec.target in ("PORTS", "VESSEL_POSITIONS") or bool(spec.roles) or \
+        any(c.table in ("PORTS", "VESSEL_POSITIONS") for c in shown)
+    return places or not _ASKS_PLACE.search(question)
+
+
 def _covers(question: str, plan: Any) -> bool:
     """The data answer shows what the question asks: a count only for a count, a date for a time,
     a place for a place. A count of the remembered row itself ("there is 1 container") answers nothing."""
     spec = plan.spec
     shown = [c for c in (plan.columns or []) + list(spec.show or []) if c is not None]
-    if spec.action in ("count", "exists") and not _ASKS_COUNT.search(question):
-        return False
-    if _ASKS_COUNT.search(question) and spec.action not in ("count", "aggregate", "group_top") and \
-            not any(c.numeric for c in shown):
-        return False
-    if _ASKS_TIME.search(question) and not (any(c.is_date for c in shown) or
-                                            (spec.measure is not None and spec.measure.is_date)):
-        return False
-    places = spec.target in ("PORTS", "VESSEL_POSITIONS") or bool(spec.roles) or \
-        any(c.table in ("PORTS", "VESSEL_POSITIONS") for c in shown)
-    return places or not _ASKS_PLACE.search(question)
+    return _shows_count(question, spec, shown) and _shows_time(question, spec, shown) and \
+        _shows_place(question, spec, shown)
 
 
 def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, source: dict[str, Any],
@@ -369,41 +501,43 @@ def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, sou
     return None
 
 
-def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
-                  thread_id: str | None = None) -> ChatAnswer | None:
-    """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
-    if _OTHER_TOLD.search(question) and not personal.refers_to_own(question.replace("you", "")):
-        who = _OTHER_TOLD.search(question)
-        assert who is not None
-        return _answer(f"I only answer from what you have told me yourself; what {who.group(1)} said to me is "
-                       "theirs, so I can't share it.", "fallback",
-                       _explain("a question about another user's memory", "fallback"), [])
-    follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
-    if not personal.refers_to_own(question) and follow is None:
+def _others_memory(question: str) -> ChatAnswer | None:
+    """A refusal for a question about what someone else told the assistant ("what did Sam tell you"), or None."""
+    who = _OTHER_TOLD.search(question)
+    if who is None or personal.refers_to_own(question.replace("you", "")):
         return None
-    changed = _when_changed(eng, question, user_id, agent_id)
-    if changed is not None:
-        return changed
+    return _answer(f"I only answer from what you have told me yourself; what {who.group(1)} said to me is "
+                   "theirs, so I can't share it.", "fallback",
+                   _explain("a question about another user's memory", "fallback"), [])
+
+
+def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
+              follow: personal.Recalled | None) -> tuple[personal.Recalled | None, bool]:
+    """The memory the question refers to, else the one the last answer recalled (named by the
+    question's word of reference: "that one"); and whether it is that follow-up's."""
     rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id) or follow
     is_follow = rec is follow and follow is not None
     if is_follow and follow is not None:
         rec = personal.Recalled(follow.memory_id, follow.text, follow.said_at, follow.table, follow.column,
                                 follow.value, _follow_noun(question) or follow.noun, direct=follow.direct,
                                 quote=follow.quote)
-    if rec is None:
-        nouns = [n for n in personal.possessed_nouns(question) if personal.table_of_word(n)]
-        if not nouns and not _TOLD.search(question):
-            return None  # "which ports do we have?" is not about a remembered thing
-        what = f"your {nouns[0]}" if nouns else "that"
-        return _answer(f"You haven't told me {what}, so I have nothing of yours to answer from.", "fallback",
-                       _explain("no valid memory of the user's matches the question", "fallback"), [])
-    # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
-    said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
-    source = _memory_source(rec)
-    declined = _declined(eng, question, rec, said, source, user_id, agent_id)
-    if declined is not None:
-        return declined
-    beyond = asks_beyond(eng, question, rec)
+    return rec, is_follow
+
+
+def _not_told(question: str) -> ChatAnswer | None:
+    """The honest fallback for a thing of the user's never told; None when the question is not about one."""
+    nouns = [n for n in personal.possessed_nouns(question) if personal.table_of_word(n)]
+    if not nouns and not _TOLD.search(question):
+        return None  # "which ports do we have?" is not about a remembered thing
+    what = f"your {nouns[0]}" if nouns else "that"
+    return _answer(f"You haven't told me {what}, so I have nothing of yours to answer from.", "fallback",
+                   _explain("no valid memory of the user's matches the question", "fallback"), [])
+
+
+def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyond: str | None, said: str,
+                       source: dict[str, Any]) -> ChatAnswer | None:
+    """The answer when the data has nothing to add: a value of the user's own (a name, place or sum),
+    or a change the data does not hold; None when the data is to be asked."""
     if rec.value and (rec.direct or rec.table == personal.OWN):
         if beyond is None:
             return _value_answer(rec, said, source)
@@ -418,18 +552,28 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
                                                                               memory=source), [])
         return _answer(f"The latest you told me about your {rec.noun} ({said}): \u201c{rec.text}\u201d.", "rag",
                        _explain("the remembered words", "rag", memory=source), [source])
-    data, data_question = _compose(eng, question, rec)
-    if data.text is not None and data.plan is not None and not rec.earlier:
-        plan = data.plan
-        from workshop_lib.data.supplychain_data import OWNER
-        from workshop_lib.parts.agent.sqlplan import tables_read
+    return None
 
-        sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
-                      "params": {k: str(v) for k, v in plan.params.items()},
-                      "rows_shown": data.rows_shown, "shape": plan.spec.action}
-        text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
-        return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
-                                             sql=plan.sql, params=sql_source["params"]), [source, sql_source])
+
+def _data_answer(data: Any, data_question: str, rec: personal.Recalled, said: str,
+                 source: dict[str, Any]) -> ChatAnswer:
+    """The data's answer about the remembered thing, with the memory and the SQL as its sources."""
+    from workshop_lib.data.supplychain_data import OWNER
+    from workshop_lib.parts.agent.sqlplan import tables_read
+
+    plan = data.plan
+    sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
+                  "params": {k: str(v) for k, v in plan.params.items()},
+                  "rows_shown": data.rows_shown, "shape": plan.spec.action}
+    text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
+    return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
+                                         sql=plan.sql, params=sql_source["params"]), [source, sql_source])
+
+
+def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyond: str | None, is_follow: bool,
+                       said: str, source: dict[str, Any], data: Any, data_question: str) -> ChatAnswer:
+    """No data answer: the remembered value when that is all the question asks (or it asks the
+    earlier one), else the value with why the rest cannot be answered."""
     if beyond is None and (rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow)):
         before = "Before the change, your" if rec.earlier else "Your"
         return _answer(f"{before} {rec.noun} was {rec.value} ({said})." if rec.earlier
@@ -439,3 +583,35 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
                    f"{data.reason}.", "fallback",
                    _explain(f"memory found, data question not planned: {data.reason}", "fallback", memory=source,
                             data_question=data_question), [])
+
+
+def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
+                  thread_id: str | None = None) -> ChatAnswer | None:
+    """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
+    others = _others_memory(question)
+    if others is not None:
+        return others
+    follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
+    if not personal.refers_to_own(question) and follow is None:
+        return None
+    changed = _when_changed(eng, question, user_id, agent_id)
+    if changed is not None:
+        return changed
+    rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
+    if rec is None:
+        return _not_told(question)
+    # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
+    said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
+    source = _memory_source(rec)
+    declined = _declined(eng, question, rec, said, source, user_id, agent_id)
+    if declined is not None:
+        return declined
+    beyond = asks_beyond(eng, question, rec)
+    alone = _from_memory_alone(eng, question, rec, beyond, said, source)
+    if alone is not None:
+        return alone
+    data, data_question = _compose(eng, question, rec)
+    # a question about the value before a change gets that value itself, not a data answer
+    if data.text is not None and data.plan is not None and not rec.earlier:
+        return _data_answer(data, data_question, rec, said, source)
+    return _value_or_fallback(eng, question, rec, beyond, is_follow, said, source, data, data_question)

@@ -150,6 +150,66 @@ def _order(entity: tuple[str, str, str]) -> int:
     return 2 if subject_of(table, column) == f"{OWN}.{PLACE}" else 1
 
 
+def _sentences(text: str) -> list[str]:
+    """The sentences of a turn, at most MAX_SENTENCES (a long paste is not read to its end)."""
+    return [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]
+
+
+def _may_be_personal(stated: str) -> bool:
+    """A statement of a size kept, not a request to forget, that speaks of the user's own things."""
+    # a correction speaks of what the user said before even without "I" ("scratch that, it's 813N")
+    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not _FORGET.search(stated) and \
+        bool(_speaks_of_own(stated) or _CHANGE.search(stated))
+
+
+def _data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
+    """The links to values of the data this memory is about, and the links left to read (without the dropped ones)."""
+    # a partial or fuzzy match inside a longer name is not the data's value: "Pacific Berry Co." is
+    # a client of theirs, not the carrier "Pacific International Lines"
+    found = [lk for lk in entity_links(links) if not (lk.how in ("partial", "fuzzy") and _inside_name(stated, lk))]
+    links = [lk for lk in links if lk in found or lk.how not in ENTITY_HOW]
+    # the value it is not ("not 781S but 813N") is no entity of this memory
+    found = [lk for lk in found if not _NOT_THIS.search(stated[:lk.start][-30:])]  # offsets are the text's
+    return found, links
+
+
+def _entities(stated: str, values: Any) -> list[tuple[str, str, str]]:
+    """(table, column, value) of every value the statement names: of the data, a country, a name,
+    place or sum of the user's own."""
+    found, links = _data_links(stated, values.links(stated))
+    entities = [(lk.table, lk.column, str(lk.value)) for lk in found]
+    # a country by its name, written as a name ("in Spain", not "from us"): a place of theirs
+    countries = [lk for lk in links if lk.how == "country" and stated[lk.start:lk.start + 1].isupper()]
+    entities += [(OWN, PLACE, stated[lk.start:lk.end]) for lk in countries]
+    taken = [(lk.start, lk.end) for lk in links if lk.how != "word"]
+    places = {str(v[0]) for v in values.phrases if (v[1], v[2]) == ("PORTS", "PORT_NAME")}
+    entities += [(OWN, v.kind, v.value) for v in own_values.find(stated, taken, places=places)
+                 if not _NOT_THIS.search(stated[:v.start][-30:])]
+    return entities
+
+
+def _current_and_earlier(entities: list[tuple[str, str, str]]) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """A change's entities, the last value of each column (the current one), and the values before them."""
+    # "on Monday it was 781S, now it is 813N": the last value of a column is the current one
+    last = {subject_of(t, c): i for i, (t, c, _) in enumerate(entities)}
+    earlier = [v for i, (t, c, v) in enumerate(entities) if last[subject_of(t, c)] != i]
+    entities = [e for i, e in enumerate(entities) if last[subject_of(e[0], e[1])] == i]
+    return entities, earlier
+
+
+def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str | None) -> PersonalCandidate:
+    """The memory of one statement: its current values first (a change keeps the values before apart)."""
+    change = bool(_CHANGE.search(stated))
+    earlier: list[str] = []
+    if change:
+        entities, earlier = _current_and_earlier(entities)
+    entities.sort(key=_order)
+    return PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated)), change,
+                             said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
+                             time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
+                             earlier=tuple(earlier))
+
+
 def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[PersonalCandidate]:
     """The personal statements of one user turn: a clause about the user's own things (I, we, my,
     our, or no subject at all) that names a value: of the data, or a name, place or sum of theirs."""
@@ -157,40 +217,13 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
 
     _, values = assistant.knowledge(eng)
     out = []
-    for sentence in [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]:
+    for sentence in _sentences(text):
         stated = statement_part(sentence)
-        # a correction speaks of what the user said before even without "I" ("scratch that, it's 813N")
-        if not stated or len(stated) > MAX_TEXT_CHARS or _FORGET.search(stated) or \
-                not (_speaks_of_own(stated) or _CHANGE.search(stated)):
+        if not _may_be_personal(stated):
             continue
-        links = values.links(stated)
-        # a partial or fuzzy match inside a longer name is not the data's value: "Pacific Berry Co." is
-        # a client of theirs, not the carrier "Pacific International Lines"
-        found = [lk for lk in entity_links(links) if not (lk.how in ("partial", "fuzzy") and _inside_name(stated, lk))]
-        links = [lk for lk in links if lk in found or lk.how not in ENTITY_HOW]
-        # the value it is not ("not 781S but 813N") is no entity of this memory
-        found = [lk for lk in found if not _NOT_THIS.search(stated[:lk.start][-30:])]  # offsets are the text's
-        entities = [(lk.table, lk.column, str(lk.value)) for lk in found]
-        # a country by its name, written as a name ("in Spain", not "from us"): a place of theirs
-        countries = [lk for lk in links if lk.how == "country" and stated[lk.start:lk.start + 1].isupper()]
-        entities += [(OWN, PLACE, stated[lk.start:lk.end]) for lk in countries]
-        taken = [(lk.start, lk.end) for lk in links if lk.how != "word"]
-        places = {str(v[0]) for v in values.phrases if (v[1], v[2]) == ("PORTS", "PORT_NAME")}
-        entities += [(OWN, v.kind, v.value) for v in own_values.find(stated, taken, places=places)
-                     if not _NOT_THIS.search(stated[:v.start][-30:])]
-        if not entities:
-            continue
-        change = bool(_CHANGE.search(stated))
-        earlier: list[str] = []
-        if change:  # "on Monday it was 781S, now it is 813N": the last value of a column is the current one
-            last = {subject_of(t, c): i for i, (t, c, _) in enumerate(entities)}
-            earlier = [v for i, (t, c, v) in enumerate(entities) if last[subject_of(t, c)] != i]
-            entities = [e for i, e in enumerate(entities) if last[subject_of(e[0], e[1])] == i]
-        entities.sort(key=_order)
-        out.append(PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated)), change,
-                                     said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
-                                     time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
-                                     earlier=tuple(earlier)))
+        entities = _entities(stated, values)
+        if entities:
+            out.append(_candidate(stated, entities, said_at))
     return out
 
 
@@ -243,20 +276,16 @@ def _same_subject(new: PersonalCandidate, old_meta: dict) -> bool:
     return bool(set(new.roles) & old_roles) or not new.roles
 
 
-def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
-          thread_id: str | None = None, supersede: bool = True) -> Written | None:
-    """Store one personal memory; supersede the earlier ones on the same subject. None: already stored.
-
-    `supersede=False` is the ADD-only policy the baselines compare against (every value kept,
-    valid side by side, no earlier value carried): only the same value said again is skipped."""
+def _same_subject_memories(eng: Engine, cand: PersonalCandidate, user_id: str, agent_id: str) -> list[Any]:
+    """The user's valid memories the candidate would supersede, oldest first."""
     olds = [r for r in _valid(eng, user_id, agent_id) if _same_subject(cand, r.metadata or {})]
     if cand.change and not cand.nouns and not cand.roles:
         olds = olds[-1:]  # "scratch that, it's 813N": the latest on that subject, no other
-    value = cand.entities[0][2] if cand.entities else ""
-    if value and any(str((r.metadata or {}).get("value")) == value for r in olds):
-        return None  # the same value said again
-    if not supersede:
-        olds = []
+    return olds
+
+
+def _carried(cand: PersonalCandidate, olds: list[Any]) -> tuple[list[dict[str, str]], list[str]]:
+    """The earlier values (each once, oldest first) and the nouns the new memory carries from the ones it supersedes."""
     earlier: list[dict[str, str]] = []
     nouns = list(cand.nouns)
     for r in olds:
@@ -266,22 +295,48 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
         nouns += [n for n in meta.get("nouns", []) if n not in nouns]  # what they called it still refers to it
     earlier += [{"value": v, "said_at": cand.said_at, "text": cand.text} for v in cand.earlier]
     earlier = [e for i, e in enumerate(earlier) if e["value"] not in {x["value"] for x in earlier[:i]}]  # said once
+    return earlier, nouns
+
+
+def _memory_meta(cand: PersonalCandidate, value: str, olds: list[Any], thread_id: str | None) -> dict[str, Any]:
+    """The stored fields of the new memory: its subject and values, with what it carries from the old ones."""
+    earlier, nouns = _carried(cand, olds)
     roles = sorted(set(cand.roles) | {r for old in olds for r in (old.metadata or {}).get("roles", [])})
     meta = {"kind": KIND, "source": SOURCE, "subject": cand.subject, "value": value,
             "entities": [list(e) for e in cand.entities], "nouns": nouns, "said_at": cand.said_at,
             "earlier": earlier[-EARLIER_KEPT:], "roles": roles, "change": cand.change, "time": cand.time}
     if thread_id:
         meta["thread_id"] = thread_id
-    new_id = eng.store.add([cand.text], record_type="fact", metadata=meta, user_ids=user_id, agent_ids=agent_id)[0]
-    done = Written(new_id, text=cand.text)
+    return meta
+
+
+def _supersede(eng: Engine, cand: PersonalCandidate, olds: list[Any], done: Written, user_id: str) -> Written:
+    """Mark the old memories superseded by the new one; count those sharing no linked column with it."""
     new_columns = {subject_of(t, c) for t, c, _ in cand.entities}
     for r in olds:
         old_columns = {subject_of(t, c) for t, c, _ in (r.metadata or {}).get("entities", [])}
         eng.store.set_status("fact", r.id, "superseded", by=user_id, reason=f"the user said: {cand.text[:200]}",
-                             replaced_by=new_id)
+                             replaced_by=done.stored_id)
         done.superseded.append(r.id)
         done.collateral += 0 if old_columns & new_columns or not new_columns else 1
     return done
+
+
+def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
+          thread_id: str | None = None, supersede: bool = True) -> Written | None:
+    """Store one personal memory; supersede the earlier ones on the same subject. None: already stored.
+
+    `supersede=False` is the ADD-only policy the baselines compare against (every value kept,
+    valid side by side, no earlier value carried): only the same value said again is skipped."""
+    olds = _same_subject_memories(eng, cand, user_id, agent_id)
+    value = cand.entities[0][2] if cand.entities else ""
+    if value and any(str((r.metadata or {}).get("value")) == value for r in olds):
+        return None  # the same value said again
+    if not supersede:
+        olds = []
+    meta = _memory_meta(cand, value, olds, thread_id)
+    new_id = eng.store.add([cand.text], record_type="fact", metadata=meta, user_ids=user_id, agent_ids=agent_id)[0]
+    return _supersede(eng, cand, olds, Written(new_id, text=cand.text), user_id)
 
 
 def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[PersonalCandidate]:
@@ -292,7 +347,7 @@ def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> 
     _, values = assistant.knowledge(eng)
     memories = _valid(eng, user_id, agent_id)
     out = []
-    for sentence in [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]:
+    for sentence in _sentences(text):
         stated = statement_part(sentence)
         if not stated or not _FIRST_PERSON.search(stated) or not _CHANGE.search(stated) \
                 or _FORGET.search(stated) or entity_links(values.links(stated)) or extract(eng, stated):
@@ -315,7 +370,7 @@ def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
 
     _, values = assistant.knowledge(eng)
     gone: list[str] = []
-    for sentence in [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]:
+    for sentence in _sentences(text):
         if not _FORGET.search(sentence) or _QUESTION.match(sentence.strip()):
             continue
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
@@ -390,6 +445,39 @@ def _question_nouns(question: str) -> list[tuple[str, str | None]]:
     return [(w.lower(), table_of_word(w)) for w in re.findall(r"[A-Za-z][\w'-]*", question)]
 
 
+def _words_only(rec: Any, meta: dict[str, Any], noun: str) -> Recalled:
+    """A change in the user's words only (no value of the data): the words are the value."""
+    table, _, column = str(meta.get("subject", "")).partition(".")
+    return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, "", noun)
+
+
+def _entity_recalled(rec: Any, meta: dict[str, Any], question: str, entity: tuple[str, str, str], hit: str) -> Recalled:
+    """The remembered entity, or the value before its latest correction when the question asks the past."""
+    table, column, value = entity
+    earlier = HISTORY.search(question) and meta.get("earlier") and meta["subject"] == f"{table}.{column}"
+    if earlier:
+        first = meta["earlier"][0]
+        return Recalled(rec.id, first["text"], first["said_at"], table, column, first["value"], hit, True)
+    return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, hit)
+
+
+def _recalled_from(rec: Any, question: str, words: list[tuple[str, str | None]], asked_nouns: set[str]) -> Recalled | None:
+    """What the question refers to in one memory: an entity whose table the question names, or its
+    first entity when the question uses the noun the user called it by; None when neither."""
+    meta = rec.metadata or {}
+    entities = [tuple(e) for e in meta.get("entities", [])]
+    by_noun = [n for n in meta.get("nouns", []) if n in asked_nouns]
+    if not entities and by_noun:
+        return _words_only(rec, meta, by_noun[0])
+    for table, column, value in entities:
+        hit = next((w for w, t in words if t == table), None)
+        if hit is None and by_noun and (table, column, value) == entities[0]:
+            hit = by_noun[0]
+        if hit is not None:
+            return _entity_recalled(rec, meta, question, (table, column, value), hit)
+    return None
+
+
 def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
     """The remembered entity a question refers to: the user's newest valid memory whose possessed
     noun the question uses, or whose linked table the question names; None when nothing matches."""
@@ -406,23 +494,9 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
         if found is not None:
             return found  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
     for rec in memories:
-        meta = rec.metadata or {}
-        entities = [tuple(e) for e in meta.get("entities", [])]
-        by_noun = [n for n in meta.get("nouns", []) if n in asked_nouns]
-        if not entities and by_noun:  # a change in the user's words only: the words are the value
-            table, _, column = str(meta.get("subject", "")).partition(".")
-            return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, "", by_noun[0])
-        for table, column, value in entities:
-            hit = next((w for w, t in words if t == table), None)
-            if hit is None and by_noun and (table, column, value) == entities[0]:
-                hit = by_noun[0]
-            if hit is None:
-                continue
-            earlier = HISTORY.search(question) and meta.get("earlier") and meta["subject"] == f"{table}.{column}"
-            if earlier:
-                first = meta["earlier"][0]
-                return Recalled(rec.id, first["text"], first["said_at"], table, column, first["value"], hit, True)
-            return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, hit)
+        recalled = _recalled_from(rec, question, words, asked_nouns)
+        if recalled is not None:
+            return recalled
     # a word that names a table but no remembered value of it ("the consignee"): what the question asks for
     return _resolve_kind(question, kind, memories) if kind else None
 
@@ -437,22 +511,42 @@ def _content(text: str) -> set[str]:
     return {stem(w.lower().removesuffix("'s")) for w in re.findall(r"[A-Za-z][\w'-]*", text)} - _NOT_CONTENT
 
 
+def _fits_kind(entity: list[str], kind: str) -> bool:
+    """The entity holds a value of the kind asked: a name, place or sum of the user's (a port is a
+    place; for "who", a carrier is a company's name)."""
+    table, column = entity[0], entity[1]
+    return (subject_of(table, column) == f"{OWN}.{kind}") or (table, column) == (OWN, kind) \
+        or (kind == own_values.NAME and (table, column) == ("CARRIERS", "CARRIER_NAME"))
+
+
+def _kind_score(question: str, q_roles: set[str], q_nouns: set[str], q_words: set[str], rec: Any) -> int:
+    """What a memory shares with the question: roles and nouns count twice, content words once, and
+    one more for a memory with an earlier value when the question asks the past."""
+    meta = rec.metadata or {}
+    return 2 * len(q_roles & set(meta.get("roles") or [])) + 2 * len(q_nouns & set(meta.get("nouns") or [])) \
+        + len(q_words & _content(rec.content or "")) + (1 if HISTORY.search(question) and meta.get("earlier") else 0)
+
+
+def _best_of_kind(question: str, kind: str, memories: list[Any],
+                  q_roles: set[str]) -> tuple[int, Any, tuple[str, str, str]] | None:
+    """(score, memory, its first value of the kind) of the memory sharing most with the question, newest on a tie."""
+    q_nouns, q_words = set(possessed_nouns(question)), _content(question)
+    best: tuple[int, Any, tuple[str, str, str]] | None = None
+    for rec in memories:  # newest first: a tie keeps the newest
+        fits = [tuple(e) for e in (rec.metadata or {}).get("entities", []) if _fits_kind(e, kind)]
+        if not fits:
+            continue
+        score = _kind_score(question, q_roles, q_nouns, q_words, rec)
+        if best is None or score > best[0]:
+            best = (score, rec, fits[0])
+    return best
+
+
 def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | None:
     """The remembered name, place or sum a question asks for: among the memories holding a value of
     that kind, the one that shares most with the question (roles, nouns, words), newest on a tie."""
-    q_roles, q_nouns, q_words = own_values.roles_of(question), set(possessed_nouns(question)), _content(question)
-    best: tuple[int, Any, tuple[str, str, str]] | None = None
-    for rec in memories:  # newest first: a tie keeps the newest
-        meta = rec.metadata or {}
-        fits = [tuple(e) for e in meta.get("entities", [])
-                if (subject_of(e[0], e[1]) == f"{OWN}.{kind}") or (e[0], e[1]) == (OWN, kind)
-                or (kind == own_values.NAME and (e[0], e[1]) == ("CARRIERS", "CARRIER_NAME"))]  # "who": a company
-        if not fits:
-            continue
-        score = 2 * len(q_roles & set(meta.get("roles") or [])) + 2 * len(q_nouns & set(meta.get("nouns") or [])) \
-            + len(q_words & _content(rec.content or "")) + (1 if HISTORY.search(question) and meta.get("earlier") else 0)
-        if best is None or score > best[0]:
-            best = (score, rec, fits[0])
+    q_roles = own_values.roles_of(question)
+    best = _best_of_kind(question, kind, memories, q_roles)
     holding = [r for r in memories if any(subject_of(e[0], e[1]) == f"{OWN}.{kind}" for e in
                                            (r.metadata or {}).get("entities", []))]
     # nothing in common: only a sum, the one sum said, is taken (a name could be anyone's)
@@ -484,6 +578,17 @@ def substitute(question: str, recalled: Recalled) -> str:
     return re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I)
 
 
+def _column_of_turn(schema: Any, words: list[str], recalled: Recalled, any_table: bool) -> Any | None:
+    """The column the turn's words name best (not a key, not the remembered one), or None."""
+    # any_table: a column of a table joined to it ("the temperature of my customer's box", "the vessel of my box")
+    tables = [recalled.table] + ([t for t in schema.columns if t != recalled.table] if any_table else [])
+    named = [(score, c) for score, c in schema.columns_named(words, tables) if score >= 1.5 and not c.is_key
+             and c.ref != f"{recalled.table}.{recalled.column}"]
+    if not named:
+        return None
+    return max(named, key=lambda sc: sc[0])[1]
+
+
 def context_question(eng: Engine, text: str, recalled: Recalled, *, any_table: bool = False) -> str | None:
     """A question about the remembered entity from the words of the whole turn that name a column of
     its table ("the client is nervous about temperature. what's my box set to?" -> "what is the
@@ -495,13 +600,9 @@ def context_question(eng: Engine, text: str, recalled: Recalled, *, any_table: b
     if recalled.table not in schema.columns:
         return None
     words = [w for w in words_of(text) if w != "-" and table_of_word(w) is None]
-    # any_table: a column of a table joined to it ("the temperature of my customer's box", "the vessel of my box")
-    tables = [recalled.table] + ([t for t in schema.columns if t != recalled.table] if any_table else [])
-    named = [(score, c) for score, c in schema.columns_named(words, tables) if score >= 1.5 and not c.is_key
-             and c.ref != f"{recalled.table}.{recalled.column}"]
-    if not named:
+    column = _column_of_turn(schema, words, recalled, any_table)
+    if column is None:
         return None
-    column = max(named, key=lambda sc: sc[0])[1]
     said = [w for w in words if w in schema.name_words(column) | column.comment_words][:3]
     noun = TABLE_NOUNS_BY_TABLE.get(recalled.table, recalled.table.lower())
     return f"what is the {' '.join(said)} of {noun} {recalled.value}?" if said else None
