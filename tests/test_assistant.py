@@ -470,3 +470,10 @@ def test_a_column_named_as_written_or_by_its_own_word(eng, question, subject):
 
 def test_a_short_common_word_of_a_column_name_names_no_column(eng):
     assert assistant.schema_subjects(eng, "any units left at Felixstowe?") == []
+
+
+def test_voyages_listed_by_their_code_show_their_vessel(eng):
+    rows = _one(eng, "SELECT v.VOYAGE_NUMBER, s.VESSEL_NAME FROM {o}.VOYAGES v JOIN {o}.VESSELS s "
+                     "ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.STATUS = 'SCHEDULED'")
+    a = _answer(eng, "which voyages are still only scheduled?")
+    assert all(number in a.text and vessel in a.text for number, vessel in rows), a.text

@@ -282,6 +282,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
     _rows_without_a_name(schema, spec)
+    _rows_named_by_a_code(schema, spec)
     _comparative(words, spec)
     _route(words, schema, spec)
     _when(words, schema, spec)
@@ -920,6 +921,22 @@ def _rows_without_a_name(schema: Schema, spec: Spec) -> None:
         return
     own = [c for c in schema.columns[spec.target] if (c.numeric or c.is_date) and not c.is_key]
     spec.show += [c for c in own if c not in spec.show and c != spec.measure][:5]
+
+
+def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
+    """A row known by a code ("voyage 993E") is listed with the name of the one row it belongs to
+    (its vessel), when a single foreign key leads to a table with a name and no filter names it."""
+    name = schema.name_column(spec.target)
+    if spec.action not in ("list", "top") or name.table != spec.target or not name.name.endswith("_NUMBER"):
+        return
+    parents = [rt for t, _, rt, _ in schema.foreign_keys if t == spec.target]
+    single = [rt for rt in dict.fromkeys(parents) if parents.count(rt) == 1]
+    for parent in single:
+        label = schema.name_column(parent)
+        if label.table == parent and label.name.endswith("_NAME") and label not in spec.show \
+                and not any(f.column.table == parent for f in spec.filters):
+            spec.show.append(label)
+            return
 
 
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
