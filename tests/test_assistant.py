@@ -477,3 +477,17 @@ def test_voyages_listed_by_their_code_show_their_vessel(eng):
                      "ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.STATUS = 'SCHEDULED'")
     a = _answer(eng, "which voyages are still only scheduled?")
     assert all(number in a.text and vessel in a.text for number, vessel in rows), a.text
+
+
+def test_what_a_container_holds_from_where_to_where_and_a_verb_form_of_a_comment_word(eng):
+    number, = _one(eng, "SELECT CONTAINER_NUMBER FROM {o}.CONTAINERS c WHERE EXISTS (SELECT 1 FROM {o}.CARGO_ITEMS i "
+                        "WHERE i.CONTAINER_ID = c.CONTAINER_ID) ORDER BY CONTAINER_NUMBER LIMIT 1")[0]
+    goods = [r[0] for r in _one(eng, "SELECT i.DESCRIPTION FROM {o}.CARGO_ITEMS i JOIN {o}.CONTAINERS c "
+                                     f"ON c.CONTAINER_ID = i.CONTAINER_ID WHERE c.CONTAINER_NUMBER = '{number}'")]
+    packed = _answer(eng, f"what's packed in {number}?")
+    assert all(g in packed.text for g in goods), packed.text
+    ends = _one(eng, "SELECT o.PORT_NAME, d.PORT_NAME FROM {o}.VOYAGES v JOIN {o}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+                     "JOIN {o}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID WHERE v.VOYAGE_NUMBER = '777W'")[0]
+    route = _answer(eng, "voyage 777W, from where to where?")
+    assert ends[0] in route.text and ends[1] in route.text, route.text
+    assert "knots" in _answer(eng, "which ship is reporting the lowest speed?").text

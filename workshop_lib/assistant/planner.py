@@ -313,25 +313,42 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     """A word the plan leaves unexplained ("crew", "fuel", "lost overboard") is a part of the
     question the rows would not answer: no plan. Words are explained by the comments of the
     tables and columns the plan uses, the plan's own words, and plain English function words."""
+    known = _plan_vocabulary(schema, spec)
+    roots = {_root(w) for w in known}  # "reporting" is explained by the comment's "report"
+    for i, (_, _, raw) in enumerate(words.raw):
+        if i in words.taken or raw[0].isdigit() or len(raw) < 3:
+            continue
+        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) \
+                or _root(raw) in roots:
+            continue
+        raise NoPlan(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record")
+
+
+def _plan_vocabulary(schema: Schema, spec: Spec) -> set[str]:
+    """The words a plan explains: plain English, the tables' nouns, the first sentence of each table
+    comment it reads (what the table is; the rest explains, and explaining a word is not answering
+    it: a ship "never changes" its IMO number), its date columns (a voyage's "departures") and the
+    words of the columns it uses."""
     tables = {spec.target} | {c.table for c in _plan_columns(spec)}
     for table in list(tables):
         tables |= {hop[2] for hop in schema.path(spec.target, table) or []}
     known = set(_QUESTION) | set(_PLAIN) | set(TABLE_NOUNS)
-    # each comment's first sentence says what the table or column is; the rest explains (a ship
-    # "never changes" its IMO number), and explaining a word is not answering it
     for table in tables:
         first = re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0]
         known |= set(words_of(first + " " + table.replace("_", " ")))
-        # a row's events are its date columns: "departures" are the voyages' departures
         known |= {w for c in schema.columns[table] if c.is_date for w in schema.name_words(c)}
     for col in _plan_columns(spec):
         known |= col.words | set(words_of(col.name.replace("_", " ")))
-    for i, (_, _, raw) in enumerate(words.raw):
-        if i in words.taken or raw[0].isdigit() or len(raw) < 3:
-            continue
-        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw):
-            continue
-        raise NoPlan(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record")
+    return known
+
+
+def _root(word: str) -> str:
+    """A word without a verb ending ("reporting", "reported": report), for explaining words only."""
+    w = stem(word)
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            return w[: -len(suffix)]
+    return w
 
 
 def _plan_columns(spec: Spec) -> list[Column]:
@@ -944,8 +961,9 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     ends = [c.name.split("_PORT_ID")[0] for c in schema.columns.get(spec.target, []) if c.name.endswith("_PORT_ID")]
     if not ends or spec.action in ("count", "aggregate", "group", "group_top"):
         return
-    asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*)|destination|\bto\b\W*$|route|from and to")
-    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route")
+    asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*)|destination|\bto\b\W*$|route|from and to"
+                        r"|to where|where to")
+    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from")
     for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
         if asked and role in ends and not any(f.role == role for f in spec.filters):
             spec.roles.append(role)

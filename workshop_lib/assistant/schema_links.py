@@ -23,6 +23,7 @@ SYNONYMS = {
     "harbour": "port", "harbor": "port", "seaport": "port", "terminal": "port", "port": "port",
     "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage",
     "goods": "cargo", "shipment": "cargo", "consignment": "cargo", "cargo": "cargo", "manifest": "cargo",
+    "packed": "cargo", "contents": "cargo", "content": "cargo",
     "position": "position", "location": "position",
     "weight": "weight", "heavy": "weight", "mass": "weight", "dwt": "deadweight",
     "temperature": "temperature", "setpoint": "temperature", "temp": "temperature",
@@ -68,7 +69,8 @@ def stem(word: str) -> str:
 PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", "line"): "cargo",
            ("shipping", "line"): "carrier", ("shipping", "company"): "carrier", ("container", "ship"): "vessel",
            ("container", "vessel"): "vessel", ("position", "report"): "position", ("flag", "state"): "flag",
-           ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port"}
+           ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port",
+           ("set", "point"): "temperature"}
 
 
 def map_words(raw: list[str]) -> list[str]:
