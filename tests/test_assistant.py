@@ -491,3 +491,9 @@ def test_what_a_container_holds_from_where_to_where_and_a_verb_form_of_a_comment
     route = _answer(eng, "voyage 777W, from where to where?")
     assert ends[0] in route.text and ends[1] in route.text, route.text
     assert "knots" in _answer(eng, "which ship is reporting the lowest speed?").text
+
+
+def test_a_word_of_another_capitalised_name_links_no_carrier(eng):
+    assert assistant.links_of(eng, "storms in the North Pacific this week?")["values"] == []
+    assert [v["value"] for v in assistant.links_of(eng, "how many Evergreen ships are there")["values"]] == [
+        "Evergreen Marine"]

@@ -135,7 +135,8 @@ class ValueIndex:
                 if len(word) < 4 or word in self.common or (word not in capitals and (word in self.plain or len(word) < 6)):
                     continue
                 owners = [(t, c, v) for n, t, c, v in self.names if word in n.split()]
-            if len(owners) == 1 and not any(o.start == start for o in out):
+            if len(owners) == 1 and not any(o.start == start for o in out) \
+                    and not _inside_other_name(question, start, end, str(owners[0][2])):
                 out.append(Link(*owners[0], start, end, "partial", word))
         return out
 
@@ -191,6 +192,15 @@ def _explained(comment: str, table: str, column: str, values: list[Any]) -> list
                 out += [(_norm(part), table, column, code, "explained") for part in parts
                         if (" " in part or len(parts) == 1) and part.isascii() and not re.search(r"\d", part)]
     return out
+
+
+def _inside_other_name(question: str, start: int, end: int, name: str) -> bool:
+    """The word sits in a capitalised name that is not this one ("the North Pacific" is no
+    Pacific International Lines): a capitalised neighbour that the name does not have."""
+    own = {w.lower() for w in re.findall(r"[\w-]+", name)}
+    before = re.search(r"([A-Z][\w-]*)\s+$", question[:start])
+    after = re.match(r"\s+([A-Z][\w-]*)", question[end:])
+    return any(m is not None and m.group(1).lower() not in own for m in (before, after))
 
 
 def _ordinary_words(comments: list[str]) -> frozenset[str]:

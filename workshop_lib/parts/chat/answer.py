@@ -94,6 +94,9 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
             return rows
         if (item := _catalog_item(eng, question)) is not None:
             return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
+        if decision.cues[router.SCHEMA] and _schema_subjects(eng, question):
+            # a column of the schema named clearly: its own fact, not a passage that resembles it
+            return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
         return _documents_only(eng, question, decision, llm, docs, vector)
     return _or_catalog(eng, question, decision,
                        _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs))
@@ -442,7 +445,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     memory_best = max(turn.similarities, default=0.0)
 
     def documents_win(memory_mode: str) -> bool:
-        return (compete and docs is not None and docs.mode != "fallback"
+        # a table or column the question names is its subject: its own fact answers, not a passage
+        return (compete and not named and docs is not None and docs.mode != "fallback"
                 and (_RANK[docs.mode], _best(docs)) > (_RANK[memory_mode], memory_best))
 
     a = gates.answer_turn(turn, config)
@@ -619,7 +623,7 @@ def _documents_only(eng: Engine, question: str, decision: router.RouteDecision, 
                          "and no document index is promoted yet (Part 8, or `workshop ingest --profile v2 --promote`).",
                          "documents (Part 8)")
     if docs.mode != "fallback":
-        named = _named_entities(question, decision)
+        named = _named_entities(eng, question, decision)
         lead = docs.decision.used_chunks[0] if docs.decision.used_chunks else {}
         if named and not _mentions(eng, docs, lead.get("subject"), named, vector):
             # the lead document never names the port or carrier asked about: the nearest document that
@@ -723,7 +727,13 @@ def _whole_first(passages: list[dict]) -> list[dict]:
     return [{"subject": lead, "text": whole}, *passages] if chunks else passages
 
 
-def _named_entities(question: str, decision: router.RouteDecision) -> set[str]:
+def _records_named(eng: Engine, question: str) -> list[Any]:
+    from workshop_lib import assistant
+
+    return [lk for lk in assistant.named_records(eng, question) if lk.column != "id"]
+
+
+def _named_entities(eng: Engine, question: str, decision: router.RouteDecision) -> set[str]:
     """Ports (names and codes) and carriers the question names, lower case, hyphens as spaces."""
     from workshop_lib.data.catalog import ports
 
@@ -733,6 +743,7 @@ def _named_entities(question: str, decision: router.RouteDecision) -> set[str]:
         names = [known[code]["name"], *re.split(r"[/()\-]", known[code]["name"])] if code in known else []
         out |= {code.lower()} | {n.strip().lower().replace("-", " ") for n in names if len(n.strip()) > 3}
     out |= {c.lower().replace("-", " ") for c in router._names_in(question, router._entity_names()["carriers"])}
+    out |= {str(lk.value).lower().replace("-", " ") for lk in _records_named(eng, question)}  # vessels, voyages
     return out
 
 
