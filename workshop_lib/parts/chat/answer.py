@@ -88,18 +88,22 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     if label in GROUNDED_INTENTS:
         return _grounded(eng, question, decision, llm)
     if label == router.DOCS:
-        # rows that answer every part of the question, or the one catalog item a request describes,
-        # outrank a passage that only resembles it ("how many cargo lines are dangerous goods")
-        if (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
-            return rows
-        if (item := _catalog_item(eng, question)) is not None:
-            return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
-        if decision.cues[router.SCHEMA] and _schema_subjects(eng, question):
-            # a column of the schema named clearly: its own fact, not a passage that resembles it
-            return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
-        return _documents_only(eng, question, decision, llm, docs, vector)
+        return _documents_label(eng, question, decision, llm, vector, docs)
     return _or_catalog(eng, question, decision,
                        _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs))
+
+
+def _documents_label(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
+    """The router's DOCUMENTS: rows that answer every part of the question, the one catalog item a
+    request describes, or a schema column named clearly outrank a passage that only resembles the
+    question ("how many cargo lines are dangerous goods"); else the documents."""
+    if (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
+        return rows
+    if (item := _catalog_item(eng, question)) is not None:
+        return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
+    if decision.cues[router.SCHEMA] and _schema_subjects(eng, question):
+        return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+    return _documents_only(eng, question, decision, llm, docs, vector)
 
 
 def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
