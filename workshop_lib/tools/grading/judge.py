@@ -199,40 +199,64 @@ class LearnerFunction:
             self.reversed = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from workshop_lib import checks
-
         if self.dead:
             raise TimeoutError(self.dead)
         self.channel.seq += 1
-        seq = self.channel.seq
         sent: list = []
         mutable = [a for a in [*args, *kwargs.values()] if type(a) in (list, dict)]
-        message = {"event": "call", "seq": seq, "name": self.name,
-                   "args": wire.encode(list(args), sent), "kwargs": wire.encode(dict(kwargs), sent),
-                   "timeout": max(0.01, min(self.cell_timeout, self.deadline - time.monotonic())),
-                   "max_lines": checks.line_limit_now(), "globals": dict(self.swapped), "engine": self.engine,
-                   "statements": self.report_statements is not None, "reversed_reads": self.reversed}
+        message = self._message(self.channel.seq, args, kwargs, sent)
+        reply = self._exchange(message)
+        self._add_statements(reply)
+        value, after = self._result(reply, sent)
+        _changed_in_place(mutable, after)
+        return value
+
+    def _message(self, seq: int, args: tuple, kwargs: dict, sent: list) -> dict:
+        """The call as the learner's process reads it: the arguments as plain data (the records in them
+        appended to `sent`, so what comes back can name them), its time and line limits, and what the
+        check asked to change or watch during it."""
+        from workshop_lib import checks
+
+        return {"event": "call", "seq": seq, "name": self.name,
+                "args": wire.encode(list(args), sent), "kwargs": wire.encode(dict(kwargs), sent),
+                "timeout": max(0.01, min(self.cell_timeout, self.deadline - time.monotonic())),
+                "max_lines": checks.line_limit_now(), "globals": dict(self.swapped), "engine": self.engine,
+                "statements": self.report_statements is not None, "reversed_reads": self.reversed}
+
+    def _exchange(self, message: dict) -> dict:
+        """The call sent and its answer read, within its time limit and GRACE. A process that ends, sends
+        what is not the protocol or does not answer in time is not asked again during this check."""
         wait_until = time.monotonic() + message["timeout"] + GRACE
         try:
             self.channel.send(message, wait_until)
-            while True:
-                reply = self.channel.receive(wait_until)
-                if reply is None:
-                    self.dead = f"the learner's {self.name} did not answer within {message['timeout']:.0f} s"
-                    raise TimeoutError(self.dead)
-                if reply.get("seq") == seq and reply.get("event") in ("return", "raised"):
-                    break
+            return self._reply(message["seq"], message["timeout"], wait_until)
         except EOFError:
             self.dead = "the learner's process ended during the check"
             raise RuntimeError(self.dead) from None
         except wire.Garbage as exc:
             self.dead = f"the learner's process sent what the judge cannot read ({exc})"
             raise RuntimeError(self.dead) from None
+
+    def _reply(self, seq: int, timeout: float, wait_until: float) -> dict:
+        """The answer to call `seq`: a late answer to an earlier call (one that timed out) is skipped."""
+        while True:
+            reply = self.channel.receive(wait_until)
+            if reply is None:
+                self.dead = f"the learner's {self.name} did not answer within {timeout:.0f} s"
+                raise TimeoutError(self.dead)
+            if reply.get("seq") == seq and reply.get("event") in ("return", "raised"):
+                return reply
+
+    def _add_statements(self, reply: dict) -> None:
         statements = reply.get("statements")
         if self.report_statements is not None and type(statements) is list:
             # What the learner's process says it ran: inspected by the check, never run here (untrusted,
             # like Part 8's line count: the function's results are what the verdict rests on).
             self.report_statements += [s[:100_000] for s in statements[:1000] if type(s) is str]
+
+    def _result(self, reply: dict, sent: list) -> tuple[Any, Any]:
+        """(what the function returned, its list and dict arguments after the call), rebuilt from plain
+        data; or what it raised, raised here."""
         try:
             if reply["event"] == "raised":
                 raise _exception(reply)
@@ -240,15 +264,19 @@ class LearnerFunction:
             after = wire.decode(reply.get("after"), [], sent)
         except wire.Garbage as exc:
             raise RuntimeError(f"the learner's process sent what the judge cannot read ({exc})") from None
-        # An argument the function changed in place is changed here too (a check compares it with a copy).
-        if type(after) is list and len(after) == len(mutable):
-            for mine, theirs in zip(mutable, after):
-                if type(mine) is list and type(theirs) is list:
-                    mine[:] = theirs
-                elif type(mine) is dict and type(theirs) is dict:
-                    mine.clear()
-                    mine.update(theirs)
-        return value
+        return value, after
+
+
+def _changed_in_place(mutable: list, after: Any) -> None:
+    """An argument the function changed in place is changed here too (a check compares it with a copy)."""
+    if type(after) is not list or len(after) != len(mutable):
+        return
+    for mine, theirs in zip(mutable, after):
+        if type(mine) is list and type(theirs) is list:
+            mine[:] = theirs
+        elif type(mine) is dict and type(theirs) is dict:
+            mine.clear()
+            mine.update(theirs)
 
 
 def _exception(reply: dict) -> BaseException:

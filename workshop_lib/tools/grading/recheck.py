@@ -568,32 +568,22 @@ class _Cells:
         records: list = []
         swapped: list[tuple[dict, str, Any]] = []
         try:
-            args = wire.decode(message.get("args"), records)
-            kwargs = wire.decode(message.get("kwargs"), records)
-            names = getattr(fn, "__globals__", None)
-            for key, ref in dict(message.get("globals") or {}).items():
-                if type(names) is dict and key in names:
-                    swapped.append((names, key, names[key]))
-                    names[key] = wire.decode({"$fn": ref}, [])
+            args, kwargs = _call_arguments(fn, message, records, swapped)
         except (wire.Garbage, TypeError, ValueError) as exc:
             return {"event": "raised", "seq": seq, "type": "RuntimeError", "message": f"grader: {exc}"}
         mutable = [a for a in [*args, *kwargs.values()] if type(a) in (list, dict)]
         known = {id(r): i for i, r in enumerate(records)}
         keep = set(known)
-        limit = message.get("max_lines")
         previous = sys.gettrace()
         eng: Any = targets.get(str(message.get("engine")))
         sent: list[str] = []
         self.cell[0] = index
         signal.setitimer(signal.ITIMER_REAL, max(0.01, float(message.get("timeout") or self.cell_timeout)))
+        # The learner's function is called in this frame, the one that catches what it raises: `at_call`
+        # (a TypeError of the call itself) is told by the traceback having no frame below this one.
         try:
             with contextlib.ExitStack() as stack:
-                if message.get("statements") is True:
-                    stack.enter_context(_statements(eng, sent))
-                if message.get("reversed_reads") is True:
-                    stack.enter_context(eng.supplychain.unordered_reads_reversed())
-                if type(limit) is int and limit > 0:
-                    sys.settrace(_line_guard(limit))
+                _watch_call(stack, message, eng, sent)
                 with checks_pkg._learner_running():  # a generator's items are read here too: its code runs now
                     got = fn(*args, **kwargs)
                     value, after = values.plain(got, keep), values.plain(mutable, keep)
@@ -603,15 +593,12 @@ class _Cells:
         except _Endless:
             return {"event": "raised", "seq": seq, "loop": True, "statements": values.plain(sent)}
         except BaseException as exc:  # noqa: BLE001 - whatever the learner's function raised goes to the judge
-            at_call = exc.__traceback__ is not None and exc.__traceback__.tb_next is None
-            return {"event": "raised", "seq": seq, "type": type(exc).__name__, "message": _text(exc),
-                    "at_call": at_call, "statements": values.plain(sent)}
+            return _raised(seq, exc, sent)
         finally:
             sys.settrace(previous)
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.cell[0] = None
-            for names, key, mine in swapped:
-                names[key] = mine
+            _put_back(swapped)
 
     def run(self, index: int, item: dict) -> None:
         """A learner's or a course cell, in the shell's namespace, under the time limit."""
@@ -632,6 +619,53 @@ class _Cells:
             # Only what this cell bound itself: a course cell after a TODO (the locked hint cell) must not
             # make the TODO's replacement of `eng` look like the course's own.
             self.bound.update({k: v for k, v in self.ns.items() if not k.startswith("_") and before.get(k, _MISSING) is not v})
+
+
+def _call_arguments(fn: Any, message: dict, records: list,
+                    swapped: list[tuple[dict, str, Any]]) -> tuple[Any, Any]:
+    """(args, kwargs) of a call the judge asked for, rebuilt from plain data (the records built are
+    appended to `records`); and the globals it names (Part 5) put in the function's module for the
+    call, what they replaced appended to `swapped` as each is put (the caller puts those back).
+    Raises wire.Garbage, TypeError or ValueError for what is not the protocol."""
+    from workshop_lib.tools.grading import wire
+
+    args = wire.decode(message.get("args"), records)
+    kwargs = wire.decode(message.get("kwargs"), records)
+    names = getattr(fn, "__globals__", None)
+    for key, ref in dict(message.get("globals") or {}).items():
+        if type(names) is dict and key in names:
+            swapped.append((names, key, names[key]))
+            names[key] = wire.decode({"$fn": ref}, [])
+    return args, kwargs
+
+
+def _put_back(swapped: list[tuple[dict, str, Any]]) -> None:
+    """The globals _call_arguments replaced, as they were."""
+    for names, key, mine in swapped:
+        names[key] = mine
+
+
+def _watch_call(stack: contextlib.ExitStack, message: dict, eng: Any, sent: list[str]) -> None:
+    """What the judge asked for around one call, entered on `stack`: the SQL the learner's engine runs
+    recorded in `sent`, its unordered reads reversed, and the line limit's tracer, set last so that
+    only the call itself runs under it (the caller removes it)."""
+    if message.get("statements") is True:
+        stack.enter_context(_statements(eng, sent))
+    if message.get("reversed_reads") is True:
+        stack.enter_context(eng.supplychain.unordered_reads_reversed())
+    limit = message.get("max_lines")
+    if type(limit) is int and limit > 0:
+        sys.settrace(_line_guard(limit))
+
+
+def _raised(seq: Any, exc: BaseException, sent: list[str]) -> dict:
+    """What the learner's function raised, for the judge: its type's name, its text (bounded), and
+    whether the call itself raised it (no frame below the caller's: wrong arguments)."""
+    from workshop_lib.checks import values
+
+    at_call = exc.__traceback__ is not None and exc.__traceback__.tb_next is None
+    return {"event": "raised", "seq": seq, "type": type(exc).__name__, "message": _text(exc),
+            "at_call": at_call, "statements": values.plain(sent)}
 
 
 @contextlib.contextmanager

@@ -70,12 +70,23 @@ def encode(value: Any, records: list, known: dict[int, int] | None = None, depth
     if value is None or kind in (bool, int, str):
         return value
     if kind is float:
+        # JSON has no NaN or infinity: those are sent by their repr
         return value if value == value and value not in (float("inf"), float("-inf")) else {"$x": repr(value)}
     if depth > MAX_DEPTH:
         return {"$o": kind.__name__, "text": "(too deep)", "items": None}
-    deeper = depth + 1
     if known is not None and id(value) in known:
         return {"$a": known[id(value)]}
+    data = _built_in(value, kind, records, known, depth + 1)
+    return data if data is not _NOT_BUILT_IN else _other(value, kind, records, known, depth + 1)
+
+
+_NOT_BUILT_IN = object()  # what _built_in returns for a value it does not encode
+
+
+def _built_in(value: Any, kind: type, records: list, known: dict[int, int] | None, deeper: int) -> Any:
+    """A list, tuple, dict, set, frozenset or bytes as data; _NOT_BUILT_IN for anything else. The type
+    is compared by identity, never by `==` or a dict lookup (a learner's metaclass can define both),
+    and a subclass is not one of these: it goes on to _other."""
     if kind is list:
         return [encode(v, records, known, deeper) for v in value]
     if kind is tuple:
@@ -88,20 +99,40 @@ def encode(value: Any, records: list, known: dict[int, int] | None = None, depth
         return {"$f": [encode(v, records, known, deeper) for v in value]}
     if kind is bytes:
         return {"$b": value.hex()}
-    if isinstance(value, types.FunctionType):
-        module, name = str(value.__module__), str(value.__name__)
-        home = _workshop(module)
-        if home is not None and vars(home).get(name) is value:
-            return {"$fn": f"{module}:{name}"}
+    return _NOT_BUILT_IN
+
+
+def _other(value: Any, kind: type, records: list, known: dict[int, int] | None, deeper: int) -> Any:
+    """A function or record of the workshop by name, an Opaque stand-in as itself, anything else by
+    its type's name and object.__repr__ (its own __repr__ is the learner's code: never called)."""
+    name = _function_name(value)
+    if name is not None:
+        return {"$fn": name}
     if _is_record(value):
-        records.append(value)
-        fields = {f.name: encode(object.__getattribute__(value, f.name), records, known, deeper)
-                  for f in dataclasses.fields(kind) if hasattr(value, f.name)}
-        return {"$r": f"{kind.__module__}:{kind.__name__}", "v": fields}
+        return _record_data(value, kind, records, known, deeper)
     if isinstance(value, Opaque):
         items = None if value.items is None else [encode(v, records, known, deeper) for v in value.items]
         return {"$o": value.type_name, "text": value.text, "items": items}
     return {"$o": kind.__name__, "text": object.__repr__(value), "items": None}
+
+
+def _function_name(value: Any) -> str | None:
+    """The "module:name" of a function its workshop module binds under its own name, else None
+    (another function is sent as an object: the other side can only look names up in the workshop)."""
+    if not isinstance(value, types.FunctionType):
+        return None
+    module, name = str(value.__module__), str(value.__name__)
+    home = _workshop(module)
+    return f"{module}:{name}" if home is not None and vars(home).get(name) is value else None
+
+
+def _record_data(value: Any, kind: type, records: list, known: dict[int, int] | None, deeper: int) -> dict:
+    """A workshop record field by field, read with object.__getattribute__ (no __getattr__ of a
+    subclass runs); it is numbered before its fields, as the other side numbers what it builds."""
+    records.append(value)
+    fields = {f.name: encode(object.__getattribute__(value, f.name), records, known, deeper)
+              for f in dataclasses.fields(kind) if hasattr(value, f.name)}
+    return {"$r": f"{kind.__module__}:{kind.__name__}", "v": fields}
 
 
 def decode(data: Any, records: list, sent: list | None = None, depth: int = 0) -> Any:
