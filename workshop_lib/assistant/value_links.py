@@ -102,14 +102,22 @@ class ValueIndex:
 
     def _approximate(self, question: str, text: str, taken: list[tuple[int, int]]) -> list[Link]:
         """Names written with a typo, or by one word of theirs that no other name has."""
-        out: list[Link] = []
         tokens = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[\w-]+", text)]
         free = [t for t in tokens if not any(t[0] < e and s < t[1] for s, e in taken)]
-        # a sentence's first word is capitalised whatever it is: there it counts as a name only when
-        # the schema's comments do not use it as an ordinary word ("Shipping cocoa..." is not COSCO)
-        capitals = {m.group(0).lower() for m in re.finditer(r"\b[A-Z][\w-]+", question)
-                    if m.group(0).lower() not in self.plain or m.group(0).isupper()
-                    or not re.search(r"(?:^|[.!?:])\W*$", question[:m.start()])}
+        out = self._typos(text, free)
+        capitals = self._capitalised(question)
+        for start, end, word in free:
+            if len(word) < 3 or any(o.start <= start and end <= o.end for o in out):
+                continue
+            owners = self._owners_of_word(word, word in capitals)
+            if len(owners) == 1 and not any(o.start == start for o in out) \
+                    and not _inside_other_name(question, start, end, str(owners[0][2])):
+                out.append(Link(*owners[0], start, end, "partial", word))
+        return out
+
+    def _typos(self, text: str, free: list[tuple[int, int, str]]) -> list[Link]:
+        """Names written with a typo: a window of as many words as the name, close to it by rapidfuzz."""
+        out: list[Link] = []
         for norm_name, table, column, value in self.names:
             size = len(norm_name.split())
             for i in range(len(free) - size + 1):
@@ -121,24 +129,29 @@ class ValueIndex:
                 if len(span) >= 5 and first_ok and fuzz.ratio(span, norm_name) >= FUZZY_MIN and span not in self.common \
                         and not any(o.start < window[-1][1] and window[0][0] < o.end for o in out):
                     out.append(Link(table, column, value, window[0][0], window[-1][1], "fuzzy", span))
-        for start, end, word in free:
-            if len(word) < 3 or any(o.start <= start and end <= o.end for o in out):
-                continue
-            # "COSCO" or "hapag" alone is the carrier, not one of the ships named after it; in lower
-            # case only when the schema's comments do not use the word as an ordinary one ("ocean")
-            owners = [(t, c, v) for n, t, c, v in self.names if t == "CARRIERS" and re.split(r"[\s-]", n)[0] == word]
-            if len(owners) == 1 and word not in capitals and (word in self.plain or (word in self.common and len(word) < 5)):
-                owners = []
-            if len(owners) != 1:
-                # one word of one name: capitalised, or in lower case a word the schema's comments
-                # never use and long enough not to be a common one ("the callisto")
-                if len(word) < 4 or word in self.common or (word not in capitals and (word in self.plain or len(word) < 6)):
-                    continue
-                owners = [(t, c, v) for n, t, c, v in self.names if word in n.split()]
-            if len(owners) == 1 and not any(o.start == start for o in out) \
-                    and not _inside_other_name(question, start, end, str(owners[0][2])):
-                out.append(Link(*owners[0], start, end, "partial", word))
         return out
+
+    def _capitalised(self, question: str) -> set[str]:
+        """Words written with a capital; a sentence's first word is capitalised whatever it is, so
+        there it counts only when the schema's comments do not use it as an ordinary word
+        ("Shipping cocoa..." is not COSCO)."""
+        return {m.group(0).lower() for m in re.finditer(r"\b[A-Z][\w-]+", question)
+                if m.group(0).lower() not in self.plain or m.group(0).isupper()
+                or not re.search(r"(?:^|[.!?:])\W*$", question[:m.start()])}
+
+    def _owners_of_word(self, word: str, capital: bool) -> list[tuple[str, str, Any]]:
+        """The rows one word names: a carrier by its first word ("COSCO", or "hapag" in lower case when
+        the comments never use it as an ordinary word, not "ocean"), else the one name having the word
+        (capitalised, or in lower case a long word the comments never use: "the callisto")."""
+        brand = [(t, c, v) for n, t, c, v in self.names if t == "CARRIERS" and re.split(r"[\s-]", n)[0] == word]
+        if len(brand) == 1 and (capital or not (word in self.plain or (word in self.common and len(word) < 5))):
+            return brand
+        if len(word) < 4 or word in self.common or not self._name_word(word, capital):
+            return []
+        return [(t, c, v) for n, t, c, v in self.names if word in n.split()]
+
+    def _name_word(self, word: str, capital: bool) -> bool:
+        return capital or (word not in self.plain and len(word) >= 6)
 
 
 def _description_words(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
