@@ -497,3 +497,14 @@ def test_a_word_of_another_capitalised_name_links_no_carrier(eng):
     assert assistant.links_of(eng, "storms in the North Pacific this week?")["values"] == []
     assert [v["value"] for v in assistant.links_of(eng, "how many Evergreen ships are there")["values"]] == [
         "Evergreen Marine"]
+
+
+@pytest.mark.parametrize("question", [
+    "what do they charge for storage at the Valencia terminal, how much?",   # one word shared with drayage
+    "how long are the free days for a 40' dry box?",                      # a duration: no catalog row holds one
+])
+def test_a_tariff_or_a_duration_is_not_answered_with_a_catalog_item(eng, question):
+    from workshop_lib.parts.chat import answer
+
+    a = answer.answer_question(eng, question)
+    assert not (a.mode in ("rag", "hybrid") and "our catalog has" in a.answer), a.answer

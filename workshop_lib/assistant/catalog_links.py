@@ -52,7 +52,7 @@ def words(text: str) -> set[str]:
 # a request for something to use, lease or buy: the catalog's kind of question
 _REQUEST_RE = re.compile(r"\b(?:recommend\w*|suggest\w*|best (?:equipment|container|box|option|choice|unit)|"
                          r"(?:which|what) (?:container|box|equipment|item|service|one|kind|type)|"
-                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|how much|what do (?:i|we) need)\b",
+                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|what do (?:i|we) need)\b",
                          re.I)
 
 
@@ -90,6 +90,12 @@ def _item_words() -> list[set[str]]:
 
 
 _ITEM_WORDS = _item_words()
+# words of a request that say nothing of what is needed, and the ports' names (a place, not a need)
+_REQUEST_WORDS = {_stem(w) for w in """recommend suggest suggestion lease leasing rent rental hire offer price cost quote
+much many long per day days week weeks ship shipping move send looking best equipment item service kind type
+option choice cargo load""".split()}
+_PLACE_WORDS = {_stem(w.lower()) for p in __import__("workshop_lib.data.catalog", fromlist=["ports"]).ports().values()
+                for w in re.findall(r"[A-Za-z]+", p.get("name", ""))}
 _TABLE_WORDS = {_stem(w) for w in TABLE_NOUNS if w not in ("container", "containers", "box", "boxes")}
 _IDF = {w: math.log(len(ITEMS) / sum(w in ws for ws in _ITEM_WORDS)) for ws in _ITEM_WORDS for w in ws}
 
@@ -109,9 +115,14 @@ def rank(question: str, items: Sequence[Item] = ITEMS) -> list[ItemLink]:
 
 
 def best(question: str, items: Sequence[Item] = ITEMS) -> ItemLink | None:
-    """The one item the question describes, when its words clearly point at it; else None."""
+    """The one item the question describes, when its words clearly point at it: the item's words are
+    at least half of the question's own content words (a storage charge at a terminal shares only
+    "terminal" with drayage); else None."""
     ranked = rank(question, items)
     if not ranked or ranked[0].score < MIN_SCORE:
+        return None
+    own = words(question) - _TABLE_WORDS - _REQUEST_WORDS - _PLACE_WORDS
+    if len(ranked[0].words) < 0.5 * len(own):
         return None
     if len(ranked) > 1 and ranked[0].score - ranked[1].score < MIN_LEAD:
         return None

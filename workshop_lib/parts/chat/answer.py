@@ -305,6 +305,9 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
         return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
                                    f"about {', '.join(lk.text for lk in named)}, and I found no other source "
                                    "that answers this.", "grounded (Part 5)")
+    if decision.label == "EQUIPMENT_RAG" and (kind := _catalog_cannot_hold(question)) is not None:
+        return _declined(decision, f"The catalog holds items and their prices, not the {kind} you ask for, and I "
+                                   "found no other source that answers this.", "grounded (Part 5)")
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
     checked = _catalog_checked(eng, question, decision, g)
     if checked is not None:
@@ -324,6 +327,15 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
                        used_llm="none" if llm is None else "primary", short_query_active=False)
     return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
                       g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _catalog_cannot_hold(question: str) -> str | None:
+    """The kind of answer asked ("how long": a duration; "when": a date; "who": a party) when no
+    catalog row holds it: an item and its price would answer another question."""
+    from workshop_lib.assistant import document_reader
+
+    kind = document_reader.asked_kind(question)
+    return kind if kind in ("duration", "date", "party") else None
 
 
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
