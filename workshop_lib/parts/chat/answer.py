@@ -299,15 +299,8 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
     """Part 5's handlers, checked: a catalog request about a record of the data declined, the item a
     request describes preferred to the embedding match, rows that leave words unexplained declined."""
-    from workshop_lib import assistant
-
-    if decision.label == "EQUIPMENT_RAG" and (named := assistant.named_records(eng, question)):
-        return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
-                                   f"about {', '.join(lk.text for lk in named)}, and I found no other source "
-                                   "that answers this.", "grounded (Part 5)")
-    if decision.label == "EQUIPMENT_RAG" and (kind := _catalog_cannot_hold(question)) is not None:
-        return _declined(decision, f"The catalog holds items and their prices, not the {kind} you ask for, and I "
-                                   "found no other source that answers this.", "grounded (Part 5)")
+    if decision.label == "EQUIPMENT_RAG" and (refused := _not_the_catalogs(eng, question, decision)) is not None:
+        return refused
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
     checked = _catalog_checked(eng, question, decision, g)
     if checked is not None:
@@ -327,6 +320,21 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
                        used_llm="none" if llm is None else "primary", short_query_active=False)
     return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
                       g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _not_the_catalogs(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """A catalog request about a record of the data (a vessel, carrier, voyage), or asking a kind of
+    answer no catalog row holds, is declined before any item is matched."""
+    from workshop_lib import assistant
+
+    if named := assistant.named_records(eng, question):
+        return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
+                                   f"about {', '.join(lk.text for lk in named)}, and I found no other source "
+                                   "that answers this.", "grounded (Part 5)")
+    if (kind := _catalog_cannot_hold(question)) is not None:
+        return _declined(decision, f"The catalog holds items and their prices, not the {kind} you ask for, and I "
+                                   "found no other source that answers this.", "grounded (Part 5)")
+    return None
 
 
 def _catalog_cannot_hold(question: str) -> str | None:
