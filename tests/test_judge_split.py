@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.test_recheck_routes import PROMOTE, SPANS
 from workshop_lib.tools.grading import judge, scratch, verify
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,21 +84,6 @@ def _check(part: str, name: str, *args: str) -> dict:
     return {"kind": "check", "grade_id": f"c_{name}", "source": f"checks.{part}.{name}({', '.join(args)})"}
 
 
-SPANS = ("def window_spans(n_units, size, overlap):\n"
-         "    if size < 1 or not 0 <= overlap < size:\n        raise ValueError('bad')\n"
-         "    spans, start = [], 0\n    while start < n_units:\n        end = min(start + size, n_units)\n"
-         "        spans.append((start, end))\n        if end == n_units:\n            break\n"
-         "        start += size - overlap\n    return spans\n")
-PROMOTE = ("def should_promote(candidate, active, min_recall):\n"
-           "    if candidate.n == 0:\n        return Decision(False, f'{candidate.table}: no golden queries ran')\n"
-           "    if candidate.recall < min_recall:\n"
-           "        return Decision(False, f'{candidate.table}: recall {candidate.recall:.2f} is below the bar "
-           "{min_recall:.2f}')\n"
-           "    if active is not None and candidate.recall < active.recall:\n"
-           "        return Decision(False, f'{candidate.table}: recall {candidate.recall:.2f} is worse than "
-           "{active.table}\\'s {active.recall:.2f}')\n"
-           "    return Decision(True, f'{candidate.table}: recall {candidate.recall:.2f} reaches the bar "
-           "{min_recall:.2f}')\n")
 CHECK_SPANS = _check("part8", "check_window_spans", "window_spans")
 CHECK_PROMOTE = _check("part8", "check_should_promote", "should_promote")
 

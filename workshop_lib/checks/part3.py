@@ -190,6 +190,14 @@ def statements_sent(eng, fn=None) -> Iterator[list[str]]:
         finally:
             fn.report_statements = None
         return
+    with recording_queries(eng, sent):
+        yield sent
+
+
+@contextlib.contextmanager
+def recording_queries(eng, sent: list[str]) -> Iterator[list[str]]:
+    """Every statement sent through eng.query while the block runs, appended to `sent` (the grader's
+    learner-side process uses it too, to report what the learner's engine ran)."""
     original = eng.query
 
     def recording(sql, params=None):
@@ -200,7 +208,8 @@ def statements_sent(eng, fn=None) -> Iterator[list[str]]:
     try:
         yield sent
     finally:
-        del eng.query
+        with contextlib.suppress(AttributeError):
+            del eng.query
 
 
 _STRINGS = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.S)

@@ -650,7 +650,9 @@ def _watch_call(stack: contextlib.ExitStack, message: dict, eng: Any, sent: list
     recorded in `sent`, its unordered reads reversed, and the line limit's tracer, set last so that
     only the call itself runs under it (the caller removes it)."""
     if message.get("statements") is True:
-        stack.enter_context(_statements(eng, sent))
+        from workshop_lib.checks.part3 import recording_queries  # the check's own recorder, not a copy
+
+        stack.enter_context(recording_queries(eng, sent))
     if message.get("reversed_reads") is True:
         stack.enter_context(eng.supplychain.unordered_reads_reversed())
     limit = message.get("max_lines")
@@ -690,23 +692,6 @@ def _planted(check: str, targets: dict[str, Any], judge: Any) -> Iterator[None]:
     finally:
         with contextlib.suppress(Exception):
             plants.__exit__(None, None, None)
-
-
-@contextlib.contextmanager
-def _statements(eng: Any, sent: list[str]) -> Iterator[None]:
-    """The SQL the learner's engine runs while the block runs (reported to the judge, which inspects it)."""
-    original = eng.query
-
-    def recording(sql, params=None):
-        sent.append(sql)
-        return original(sql, params)
-
-    eng.query = recording  # an instance attribute shadows the method for this block only
-    try:
-        yield
-    finally:
-        with contextlib.suppress(AttributeError):
-            del eng.query
 
 
 class _Endless(BaseException):
