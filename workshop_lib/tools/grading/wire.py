@@ -23,11 +23,12 @@ from collections.abc import Callable
 from typing import Any
 
 from workshop_lib.checks.values import MAX_DEPTH, Opaque
+from workshop_lib.errors import WorkshopError
 
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes in one line on the pipe
 
 
-class Garbage(ValueError):
+class Garbage(WorkshopError, ValueError):
     """A message that is not what the protocol sends."""
 
 
