@@ -22,6 +22,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib import assistant
+from workshop_lib.assistant import catalog_links, coverage, document_reader, planner
 from workshop_lib.core.arguments import check_query
 from workshop_lib.parts import gates, grounded
 from workshop_lib.parts.chat import router
@@ -167,7 +169,6 @@ def _declined(decision: router.RouteDecision, text: str, handler: str = "router"
 def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer:
     """One SELECT composed from the question's schema and value links (workshop_lib/assistant/), run
     read-only; the answer written from its rows, or a fallback that says which part it could not use."""
-    from workshop_lib import assistant
     from workshop_lib.engines.readonly import SqlRefused
 
     handler = "live data (composed query)"
@@ -188,8 +189,6 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
     """When another handler (or none) leads but the planner composes a query that uses every word
     of the question (with `require_links`, one that also names a value of the data: "valparisso
     express", "the Aurelia"), its rows ground the answer."""
-    from workshop_lib import assistant
-
     data = assistant.answer_data(eng, question, require_links=require_links)
     if data.text is None or data.plan is None:
         return None
@@ -200,7 +199,6 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
 
 def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
     """An answer from the assistant's composed query: its rows, the links that planned it."""
-    from workshop_lib import assistant
     from workshop_lib.data.supplychain_data import OWNER
     from workshop_lib.parts.agent.sqlplan import tables_read
 
@@ -230,8 +228,6 @@ def _document_with_code(eng: Engine, question: str, decision: router.RouteDecisi
     """The sentence of the kind asked ("how much": an amount) from the nearest document that holds a
     code the question names (a claim, booking or container number), under a hybrid badge; None when
     no document near the question holds the code or the question asks no kind of answer."""
-    from workshop_lib.assistant import catalog_links, document_reader
-
     codes = [m.group(0) for m in catalog_links.IDENTIFIER_RE.finditer(question)]
     if not codes or document_reader.asked_kind(question) is None:
         return None
@@ -251,7 +247,6 @@ def _document_with_code(eng: Engine, question: str, decision: router.RouteDecisi
 
 
 def _schema_subjects(eng: Engine, question: str) -> list[str]:
-    from workshop_lib import assistant
 
     return assistant.schema_subjects(eng, question)
 
@@ -260,9 +255,6 @@ def _catalog_item(eng: Engine, question: str) -> Any:
     """The catalog item a request describes ("a box for marble blocks lowered in by crane"), when
     its description clearly matches and the question names no record of the data (a vessel, a
     carrier, a voyage: the catalog knows nothing about them); else None."""
-    from workshop_lib import assistant
-    from workshop_lib.assistant import catalog_links
-
     if not catalog_links.asks_for_item(question) or assistant.named_records(eng, question) \
             or catalog_links.names_other_identifier(question):
         return None  # a record of the data, or a claim, booking or document number: not the catalog's
@@ -284,8 +276,6 @@ def _or_catalog(eng: Engine, question: str, decision: router.RouteDecision, answ
 
 def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, item: Any, why: str) -> ChatAnswer:
     """The item a request describes, rendered from its catalog row, with the cost of the quantity asked."""
-    from workshop_lib.assistant import catalog_links
-
     link = catalog_links.rank(question, [item])[0]
     text = grounded.render_grounded_answer(question, grounded.matches_for(eng, [item]))
     if (q := catalog_links.quote(question, item)) is not None:
@@ -325,8 +315,6 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
 def _not_the_catalogs(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
     """A catalog request about a record of the data (a vessel, carrier, voyage), or asking a kind of
     answer no catalog row holds, is declined before any item is matched."""
-    from workshop_lib import assistant
-
     if named := assistant.named_records(eng, question):
         return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
                                    f"about {', '.join(lk.text for lk in named)}, and I found no other source "
@@ -340,8 +328,6 @@ def _not_the_catalogs(eng: Engine, question: str, decision: router.RouteDecision
 def _catalog_cannot_hold(question: str) -> str | None:
     """The kind of answer asked ("how long": a duration; "when": a date; "who": a party) when no
     catalog row holds it: an item and its price would answer another question."""
-    from workshop_lib.assistant import document_reader
-
     kind = document_reader.asked_kind(question)
     return kind if kind in ("duration", "date", "party") else None
 
@@ -349,8 +335,6 @@ def _catalog_cannot_hold(question: str) -> str | None:
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
     """The catalog linker's item when Part 5's embedding match leads with another; a multi-item answer
     to a question with a negation declined; a quantity priced (in place, on `g`)."""
-    from workshop_lib.assistant import planner
-
     item = _catalog_item(eng, question) if decision.label == "EQUIPMENT_RAG" else None
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
@@ -365,8 +349,6 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
 
 def _price_quantity(question: str, g: Any) -> None:
     """One item answered: the cost of the quantity and duration the question gives, added to its text."""
-    from workshop_lib.assistant import catalog_links
-
     if g.intent != "EQUIPMENT_RAG" or not g.grounded or len(g.item_ids) != 1:
         return
     one = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
@@ -388,9 +370,6 @@ def _uncovered(eng: Engine, question: str, decision: router.RouteDecision, g: An
     """Rows that say nothing about part of the question ("seafood restaurants near the port") would
     answer another question under a grounded badge: declined, unless the words describe one catalog
     item clearly ("a box that stops condensation"), which then answers."""
-    from workshop_lib import assistant
-    from workshop_lib.assistant import catalog_links, coverage
-
     unexplained = coverage.unexplained(question, g.intent)
     if not unexplained:
         return None
@@ -450,7 +429,6 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     named = router.named_schema_objects(question)
     kind = _asked_kind(question)
     if not named and not _RELATION_RE.search(question):
-        from workshop_lib import assistant
 
         named = assistant.schema_subjects(eng, question)  # a column named in words, linked by its comment
     turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
@@ -696,8 +674,6 @@ def other_document_answer(eng: Engine, docs, decision: router.RouteDecision, pas
     """An answer from a document other than the gates' lead: only its answering sentence, under a
     hybrid badge (the passage is nearer the named port or carrier than to the question as a whole),
     and only when that sentence shares two words with the question besides the names."""
-    from workshop_lib.assistant import document_reader
-
     reading = document_reader.read(docs.question, _whole_first(passages))
     names = {w for n in named for w in document_reader._stems(n)}
     shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence or "")) - names
@@ -715,8 +691,6 @@ def other_document_answer(eng: Engine, docs, decision: router.RouteDecision, pas
 def _read_documents(eng: Engine, docs, vector=None) -> Any:
     """The sentence that answers, from the lead document's passages: those the gates used, then the
     other passages of that document among the forty nearest the question."""
-    from workshop_lib.assistant import document_reader
-
     passages = list(docs.decision.used_chunks)
     if passages:
         passages += _document_passages(eng, passages[0].get("subject"))
@@ -752,7 +726,6 @@ def _whole_first(passages: list[dict]) -> list[dict]:
 
 
 def _records_named(eng: Engine, question: str) -> list[Any]:
-    from workshop_lib import assistant
 
     return [lk for lk in assistant.named_records(eng, question) if lk.column != "id"]
 
