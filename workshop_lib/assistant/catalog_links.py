@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from workshop_lib.assistant.schema_links import TABLE_NOUNS
-from workshop_lib.data.catalog import ITEMS, Item
+from workshop_lib.data.catalog import ITEMS, Item, ports
 
 # function words and the words every request uses; they say nothing about which item
 _STOP = set("""a an and are as at be but by can could do does for from had has have how i if in into is it its
@@ -94,7 +94,7 @@ _ITEM_WORDS = _item_words()
 _REQUEST_WORDS = {_stem(w) for w in """recommend suggest suggestion lease leasing rent rental hire offer price cost quote
 much many long per day days week weeks ship shipping move send looking best equipment item service kind type
 option choice cargo load""".split()}
-_PLACE_WORDS = {_stem(w.lower()) for p in __import__("workshop_lib.data.catalog", fromlist=["ports"]).ports().values()
+_PLACE_WORDS = {_stem(w.lower()) for p in ports().values()
                 for w in re.findall(r"[A-Za-z]+", p.get("name", ""))}
 _TABLE_WORDS = {_stem(w) for w in TABLE_NOUNS if w not in ("container", "containers", "box", "boxes")}
 _IDF = {w: math.log(len(ITEMS) / sum(w in ws for ws in _ITEM_WORDS)) for ws in _ITEM_WORDS for w in ws}

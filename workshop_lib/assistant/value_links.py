@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -24,6 +24,7 @@ NAME_COLUMNS = {("VESSELS", "VESSEL_NAME"), ("CARRIERS", "CARRIER_NAME"), ("PORT
 CODE_COLUMNS = {("PORTS", "UNLOCODE"), ("CARRIERS", "SCAC_CODE"), ("VOYAGES", "VOYAGE_NUMBER"),
                 ("CONTAINERS", "CONTAINER_NUMBER"), ("VESSELS", "IMO_NUMBER")}
 MAX_CATEGORIES = 20         # a text column with at most this many values is a category to filter on
+MAX_SEEN = 256              # questions whose links are kept (bounded memory)
 FUZZY_MIN = 84              # rapidfuzz ratio for a name written with a typo
 
 
@@ -45,6 +46,8 @@ class ValueIndex:
     names: list[tuple[str, str, str, Any]]          # name columns, for fuzzy and partial matches
     common: set[str]                                # words too common to stand for a name alone
     plain: frozenset[str] = frozenset()             # words the schema's comments use as ordinary words
+    # the links of the questions seen last: one question is linked by several handlers in turn
+    _seen: dict[str, tuple[Link, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, schema: Schema, query: Query, select_distinct: Callable[[str, str], str]) -> ValueIndex:
@@ -76,6 +79,14 @@ class ValueIndex:
 
     def links(self, question: str) -> list[Link]:
         """Every value the question names, longest match first, no two overlapping."""
+        if (known := self._seen.get(question)) is None:
+            known = tuple(self._links(question))
+            if len(self._seen) >= MAX_SEEN:
+                self._seen.clear()
+            self._seen[question] = known
+        return list(known)
+
+    def _links(self, question: str) -> list[Link]:
         # the question keeps its length (offsets are the question's own); values are compared with
         # their words one or more spaces apart
         text = _same_length(question)
@@ -85,9 +96,8 @@ class ValueIndex:
         for phrase, table, column, value, how in self.phrases:
             if phrase not in flat:
                 continue  # most phrases are nowhere in the question: a substring test is cheap
-            if len(phrase) < 2 or (how in ("exact", "country") and len(phrase) <= 3
-                                   and not _upper_in(question, phrase.upper())):
-                continue  # "us", "de", "ct": a short code or country only when written in capitals
+            if len(phrase) < 2 or _short_in_lower_case(question, phrase, how):
+                continue
             # "panamanian-flagged" and "cartons" too; never a plural of a short code ("uses")
             pattern = r"\s+".join(re.escape(w) for w in phrase.split())
             plural = "(?:e?s)?" if len(phrase) > 3 else ""
@@ -179,6 +189,11 @@ def _same_length(text: str) -> str:
 
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", text.lower())).strip()
+
+
+def _short_in_lower_case(question: str, phrase: str, how: str) -> bool:
+    """"us", "de", "ct": a short code or country counts only when written in capitals."""
+    return how in ("exact", "country") and len(phrase) <= 3 and not _upper_in(question, phrase.upper())
 
 
 def _upper_in(question: str, value: str) -> bool:
