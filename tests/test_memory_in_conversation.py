@@ -236,3 +236,46 @@ def test_when_a_change_happened_is_the_time_said_beside_the_new_value(eng, servi
     assert mode == "rag" and old in text
     text, mode, _ = _ask(service, "m-oli", "since when have we been switched over?", {}, "t1")
     assert mode != "rag" and new not in text                                  # another user's change
+
+
+def test_a_remembered_value_must_be_what_the_question_asks(eng, service):
+    threads: dict = {}
+    port, other = (r[0] for r in eng.query("SELECT PORT_NAME FROM SUPPLYCHAIN.PORTS ORDER BY PORT_ID LIMIT 2"))
+    _ask(service, "m-ivo", f"on my desk Mirela covers {port}", threads)
+    _ask(service, "m-ivo", f"our customs broker in {port} is quayside clearance, decent people", threads)
+    # another value of the remembered kind: the memory is about something else
+    text, mode, _ = _ask(service, "m-ivo", f"who covers {other} on my desk?", threads, "t2")
+    assert mode == "fallback" and other in text
+    # "who" remembered as a place the question itself names: the user's words, which say who
+    text, mode, body = _ask(service, "m-ivo", f"who did i say is our customs broker in {port}?", threads, "t2")
+    assert mode == "rag" and "quayside clearance" in text and body["decision_explain"]["memory"]["memory_id"]
+    # a thing of theirs never told, asked for by name: not the box or the place that was told
+    box = eng.query("SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID LIMIT 1")[0][0]
+    _ask(service, "m-ivo", f"we have {box} going out next week", threads, "t3")
+    text, mode, _ = _ask(service, "m-ivo", "what's my delivery order number for that shipment?", threads, "t4")
+    assert mode == "fallback" and box not in text
+
+
+def test_a_standing_request_put_as_a_question_is_a_preference():
+    (pref,) = preferences.extract("could you always show weights in kilos going forward?")
+    assert (pref.dimension, pref.unit) == ("weight", "kg")
+    assert preferences.extract("can you give me that weight in tonnes?") == []  # one answer, not from now on
+    (pref,) = preferences.extract("cancel the kilos thing, tonnes please")
+    assert (pref.dimension, pref.unit, pref.refused) == ("weight", "tonnes", ("kg",))
+
+
+def test_dates_are_written_the_way_the_user_asked(eng, service):
+    (pref,) = preferences.extract("please write every date like 3 March from now on")
+    assert (pref.dimension, pref.unit) == ("dates", "words")
+    (pref,) = preferences.extract("dates month first please, the team is in Chicago")
+    assert pref.unit == "month_first"
+    assert preferences.render("arrival date 2025-06-09", {"dates": "words"}) == "arrival date 9 June 2025"
+    assert preferences.render("arrival date 2025-06-09", {"dates": "day_first"}) == "arrival date 09/06/2025"
+    assert preferences.render("arrival date 2025-06-09", {"dates": "month_first"}) == "arrival date 06/09/2025"
+    threads: dict = {}
+    number, day = eng.query("SELECT VOYAGE_NUMBER, ARRIVAL_DATE FROM SUPPLYCHAIN.VOYAGES "
+                            "WHERE ARRIVAL_DATE IS NOT NULL ORDER BY VOYAGE_ID LIMIT 1")[0]
+    _ask(service, "m-pia", "from now on give me dates spelled out please", threads)
+    text, mode, _ = _ask(service, "m-pia", f"when does voyage {number} arrive?", threads)
+    year, month, d = (int(x) for x in str(day)[:10].split("-"))
+    assert mode == "rag" and str(day)[:10] not in text and f"{d} " in text and str(year) in text

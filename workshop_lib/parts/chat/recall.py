@@ -8,6 +8,7 @@ thing of theirs never told gets an honest fallback; any other question goes to t
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -213,9 +214,10 @@ def _previous_memory(eng: Engine, thread_id: str | None, user_id: str, agent_id:
     for rec in reversed(personal.valid_memories(eng, user_id, agent_id)):
         for t, c, value in (rec.metadata or {}).get("entities", []):
             if (t, c) == (table, col):
-                return personal.Recalled(rec.id, rec.content or "", str((rec.metadata or {}).get("said_at", "")),
-                                         t, c, value, "one", direct=t == personal.OWN,
-                                         quote=not (rec.metadata or {}).get("change"))
+                found = personal.Recalled(rec.id, rec.content or "", str((rec.metadata or {}).get("said_at", "")),
+                                          t, c, value, "one", direct=t == personal.OWN,
+                                          quote=not (rec.metadata or {}).get("change"))
+                return personal.with_memory_words(found, rec)
     return None
 
 
@@ -518,9 +520,7 @@ def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id) or follow
     is_follow = rec is follow and follow is not None
     if is_follow and follow is not None:
-        rec = personal.Recalled(follow.memory_id, follow.text, follow.said_at, follow.table, follow.column,
-                                follow.value, _follow_noun(question) or follow.noun, direct=follow.direct,
-                                quote=follow.quote)
+        rec = dataclasses.replace(follow, noun=_follow_noun(question) or follow.noun, earlier=False)
     return rec, is_follow
 
 
@@ -585,6 +585,100 @@ def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyon
                             data_question=data_question), [])
 
 
+# What a remembered value is, to compare with what a question asks (own_values.asked_kind).
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+                     r"forty|fifty|hundred|thousand|grand|k)\b", re.I)
+
+
+def _value_kind(rec: personal.Recalled) -> str | None:
+    """NAME, PLACE or MONEY for a value of those kinds (a carrier is a company's name); None for a
+    thing of the data (a container, a voyage, a vessel)."""
+    from workshop_lib.parts.memory import own_values
+
+    if _is_place(rec):
+        return own_values.PLACE
+    if rec.table == personal.OWN:
+        return rec.column
+    return own_values.NAME if (rec.table, rec.column) == ("CARRIERS", "CARRIER_NAME") else None
+
+
+def _other_value_named(eng: Engine, question: str, rec: personal.Recalled) -> str | None:
+    """A value of the remembered value's own kind that the question names instead ("who handles Hong
+    Kong?" when what was said is about Kaohsiung): the memory is about something else."""
+    from workshop_lib import assistant
+
+    _, values = assistant.knowledge(eng)
+    found, _ = personal.data_links(question, values.links(question))
+    said: dict[str, set[str]] = {}  # subject -> the values the memory names of it
+    for table, column, value in (*rec.entities, (rec.table, rec.column, rec.value)):
+        said.setdefault(personal.subject_of(table, column), set()).add(value.lower())
+    for lk in found:
+        mine = said.get(personal.subject_of(lk.table, lk.column))
+        if mine and str(lk.value).lower() not in mine:
+            return str(lk.value)
+    return None
+
+
+def _unknown_thing(question: str, rec: personal.Recalled) -> str | None:
+    """A thing of the user's the question asks about ("my bill of lading") that is neither the
+    remembered thing, a table of the data, nor what the memory calls it: its words, else None."""
+    from workshop_lib.parts.memory import own_values
+
+    known = {personal.stem(w) for w in (rec.noun, *rec.nouns, *rec.roles)}
+    known |= {personal.stem(n) for role in rec.roles for n in own_values.ROLES.get(role, ())}
+    phrase = personal.asked_possession(_asked_part(question))
+    if phrase is None:
+        return None
+    words = [w.lower().removesuffix("'s") for w in re.findall(r"[A-Za-z][\w'-]*", phrase)]
+    return None if any(personal.table_of_word(w) or personal.stem(w) in known for w in words) else phrase
+
+
+def _words_hold(kind: str, words: str) -> bool:
+    """The user's words hold a value of the kind asked: a number for a sum, any word for a name or place."""
+    from workshop_lib.parts.memory import own_values
+
+    return bool(_NUMBER.search(words)) if kind == own_values.MONEY else bool(words.strip())
+
+
+def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,
+                       source: dict[str, Any]) -> ChatAnswer | None:
+    """Verification before the badge: the remembered value must be what the question asks for.
+    The question names another value of the same kind: an honest fallback. It asks a name, place
+    or sum the value is not, or the value is one the question itself names ("who does our trucking
+    in Rotterdam?" remembered as Rotterdam): the user's own words when they say more than the
+    question, else a fallback. None when the value may answer."""
+    from workshop_lib.parts.memory import own_values
+
+    unknown = _unknown_thing(question, rec)
+    if unknown:
+        return _answer(f"You haven't told me your {unknown}, so I have nothing of yours to answer from.", "fallback",
+                       _explain(f"the question asks about the user's {unknown}; the memory found is about their "
+                                f"{rec.noun}", "fallback", memory=source), [])
+    if rec.value:
+        other = _other_value_named(eng, question, rec)
+        if other is not None:
+            return _answer(f"You haven't told me that about {other}: what you told me ({said}) is about something "
+                           "else.", "fallback",
+                           _explain(f"the question names {other}; the memory found does not", "fallback",
+                                    memory=source), [])
+    asked = own_values.asked_kind(question)
+    if not rec.value or not asked or any(t for _, t in personal.question_nouns(question)) and not rec.direct:
+        return None
+    named = rec.value.lower() in question.lower()
+    kind = _value_kind(rec)
+    if not named and kind in (None, asked):  # a thing of the data: the data says where or when it goes
+        return None
+    rest = personal.content_words(rec.text) - personal.content_words(question) - personal.content_words(rec.value)
+    if rec.quote and not rec.earlier and _words_hold(asked, " ".join(sorted(rest))):
+        return _answer(f"You told me ({said}): \u201c{rec.text}\u201d", "rag",
+                       _explain(f"the question asks a {asked.lower()}; the remembered words hold it, not the value "
+                                f"{rec.value}", "rag", memory=source), [source])
+    return _answer(f"You haven't told me that: what I remember ({said}) is your {rec.noun}, {rec.value}, which does "
+                   f"not answer it.", "fallback",
+                   _explain(f"the question asks a {asked.lower()}; the remembered value {rec.value} is not one",
+                            "fallback", memory=source), [])
+
+
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
                   thread_id: str | None = None) -> ChatAnswer | None:
     """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
@@ -603,7 +697,8 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
     said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
     source = _memory_source(rec)
-    declined = _declined(eng, question, rec, said, source, user_id, agent_id)
+    declined = _declined(eng, question, rec, said, source, user_id, agent_id) or \
+        _not_what_is_asked(eng, question, rec, said, source)
     if declined is not None:
         return declined
     beyond = asks_beyond(eng, question, rec)

@@ -34,7 +34,8 @@ ROLES: dict[str, frozenset[str]] = {
                        "cost", "charge", "quote", "tariff", "fee", "all-in"}),
 }
 # What a question asks for, when it names no table of the data.
-_ASKS_MONEY = re.compile(r"\bhow much\b|\b(?:rate|price|cost|charge|quote|tariff|fee|pay|paying|paid)s?\b", re.I)
+_ASKS_MONEY = re.compile(r"\bhow much\b|\b(?:rate|price|cost|charg(?:e|es|ed|ing)|quote|tariff|fee|pay|paying|paid)s?\b",
+                         re.I)
 _ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|town|country|based|located|office)\b", re.I)
 _ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|name)\b|\b(?:customer|client|buyer|consignee|company)s?\b", re.I)
 

@@ -19,6 +19,7 @@ caller substitutes into the data question or gives back as the value itself.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -59,6 +60,9 @@ _CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actual
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$", re.I)
 _POSSESSED = re.compile(r"\b(?:my|our)\s+((?:[a-z][\w-]*(?:'s)?\s+){0,2}?[a-z][\w-]*)", re.I)
+_ASKED_POSSESSION = re.compile(r"\b(?:what|which|who|where)(?:'s|\s+(?:is|are|was|were))\s+(?:my|our)\s+"
+                               r"((?:[a-z][\w'-]*\s+){0,3}[a-z][\w'-]*?)(?=\s+(?:for|of|on|in|at|again|now)\b|\W*$)",
+                               re.I)
 _ADJECTIVES = {"main", "new", "own", "current", "usual", "old", "whole", "first", "other", "one", "big"}
 # A request to drop what was said: the verb of forgetting, said to the assistant.
 _FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)\b|\b(?:don't|do not|no need to|stop)\s+"
@@ -91,6 +95,13 @@ def possessed_nouns(text: str) -> list[str]:
         words = [w for w in words if w.removesuffix("'s") not in _ADJECTIVES] or words
         out.append(stem(words[0].removesuffix("'s")))
     return out
+
+
+def asked_possession(question: str) -> str | None:
+    """The thing of theirs a question asks for by name, as said ("what's my bill of lading number for
+    ..." -> "bill of lading number"); None when it asks no "what/which/who/where is my X"."""
+    m = _ASKED_POSSESSION.search(question)
+    return m.group(1) if m else None
 
 
 def _inside_name(text: str, link: Link) -> bool:
@@ -162,7 +173,7 @@ def _may_be_personal(stated: str) -> bool:
         bool(_speaks_of_own(stated) or _CHANGE.search(stated))
 
 
-def _data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
+def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
     """The links to values of the data this memory is about, and the links left to read (without the dropped ones)."""
     # a partial or fuzzy match inside a longer name is not the data's value: "Pacific Berry Co." is
     # a client of theirs, not the carrier "Pacific International Lines"
@@ -176,7 +187,7 @@ def _data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]
 def _entities(stated: str, values: Any) -> list[tuple[str, str, str]]:
     """(table, column, value) of every value the statement names: of the data, a country, a name,
     place or sum of the user's own."""
-    found, links = _data_links(stated, values.links(stated))
+    found, links = data_links(stated, values.links(stated))
     entities = [(lk.table, lk.column, str(lk.value)) for lk in found]
     # a country by its name, written as a name ("in Spain", not "from us"): a place of theirs
     countries = [lk for lk in links if lk.how == "country" and stated[lk.start:lk.start + 1].isupper()]
@@ -424,6 +435,9 @@ class Recalled:
     earlier: bool = False        # the value before the latest correction
     direct: bool = False         # the value itself answers (a name, place or sum of the user's)
     quote: bool = True           # the user's words may be shown (not a correction naming the old value)
+    nouns: tuple[str, ...] = ()  # what the user called their things in that memory
+    roles: tuple[str, ...] = ()  # what its values are to the user (own_values.ROLES)
+    entities: tuple[tuple[str, str, str], ...] = ()  # every value that memory names
 
 
 # A request said as an imperative to the assistant ("just give me my number", "remind me the name"):
@@ -440,7 +454,7 @@ def refers_to_own(question: str) -> bool:
         q.endswith("?") or bool(_QUESTION.match(q)) or any(_QUESTION.match(c) or _REQUEST.match(c) for c in clauses))
 
 
-def _question_nouns(question: str) -> list[tuple[str, str | None]]:
+def question_nouns(question: str) -> list[tuple[str, str | None]]:
     """(word, table it names) for every word of the question."""
     return [(w.lower(), table_of_word(w)) for w in re.findall(r"[A-Za-z][\w'-]*", question)]
 
@@ -486,19 +500,32 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     memories = list(reversed(_valid(eng, user_id, agent_id)))  # newest first
     if not memories:
         return None
-    words = _question_nouns(question)
+    words = question_nouns(question)
     asked_nouns = {stem(w.removesuffix("'s")) for w, _ in words} | set(possessed_nouns(question))
     kind = own_values.asked_kind(question)
     if kind and not any(t for _, t in words):  # "who's my client?", "which city do I work from?"
         found = _resolve_kind(question, kind, memories)
         if found is not None:
-            return found  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
+            return _with_words_of(found, memories)  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
     for rec in memories:
         recalled = _recalled_from(rec, question, words, asked_nouns)
         if recalled is not None:
-            return recalled
+            return with_memory_words(recalled, rec)
     # a word that names a table but no remembered value of it ("the consignee"): what the question asks for
-    return _resolve_kind(question, kind, memories) if kind else None
+    found = _resolve_kind(question, kind, memories) if kind else None
+    return _with_words_of(found, memories) if found is not None else None
+
+
+def with_memory_words(recalled: Recalled, rec: Any) -> Recalled:
+    """The recalled value with the nouns and roles of the memory it came from."""
+    meta = rec.metadata or {}
+    return dataclasses.replace(recalled, nouns=tuple(meta.get("nouns") or ()), roles=tuple(meta.get("roles") or ()),
+                               entities=tuple(tuple(e) for e in meta.get("entities") or ()))
+
+
+def _with_words_of(recalled: Recalled, memories: list[Any]) -> Recalled:
+    rec = next((r for r in memories if r.id == recalled.memory_id), None)
+    return with_memory_words(recalled, rec) if rec is not None else recalled
 
 
 _NOT_CONTENT = frozenset("""a an the of in on at to for from and or is are was were be by as it its
@@ -507,7 +534,7 @@ me us do does did has have had say said tell told mention mentioned remind again
 last time please again again? again. one ones just now get got""".split())
 
 
-def _content(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     return {stem(w.lower().removesuffix("'s")) for w in re.findall(r"[A-Za-z][\w'-]*", text)} - _NOT_CONTENT
 
 
@@ -524,13 +551,13 @@ def _kind_score(question: str, q_roles: set[str], q_nouns: set[str], q_words: se
     one more for a memory with an earlier value when the question asks the past."""
     meta = rec.metadata or {}
     return 2 * len(q_roles & set(meta.get("roles") or [])) + 2 * len(q_nouns & set(meta.get("nouns") or [])) \
-        + len(q_words & _content(rec.content or "")) + (1 if HISTORY.search(question) and meta.get("earlier") else 0)
+        + len(q_words & content_words(rec.content or "")) + (1 if HISTORY.search(question) and meta.get("earlier") else 0)
 
 
 def _best_of_kind(question: str, kind: str, memories: list[Any],
                   q_roles: set[str]) -> tuple[int, Any, tuple[str, str, str]] | None:
     """(score, memory, its first value of the kind) of the memory sharing most with the question, newest on a tie."""
-    q_nouns, q_words = set(possessed_nouns(question)), _content(question)
+    q_nouns, q_words = set(possessed_nouns(question)), content_words(question)
     best: tuple[int, Any, tuple[str, str, str]] | None = None
     for rec in memories:  # newest first: a tie keeps the newest
         fits = [tuple(e) for e in (rec.metadata or {}).get("entities", []) if _fits_kind(e, kind)]
@@ -542,15 +569,40 @@ def _best_of_kind(question: str, kind: str, memories: list[Any],
     return best
 
 
+def _closer_in_words(question: str, q_roles: set[str], memories: list[Any],
+                     best: tuple[int, Any, tuple[str, str, str]] | None) -> Recalled | None:
+    """A memory that shares clearly more with the question than the best one holding a value of the
+    kind asked ("who is our broker in X?": the sentence about the broker, not a name said about X)."""
+    q_nouns, q_words = set(possessed_nouns(question)), content_words(question)
+    scored = [(_kind_score(question, q_roles, q_nouns, q_words, r), i, r) for i, r in enumerate(memories)
+              if (r.metadata or {}).get("entities")]
+    if not scored:
+        return None
+    score, _, rec = max(scored, key=lambda t: (t[0], -t[1]))  # newest first: a tie keeps the newest
+    if score < (best[0] if best else 0) + 2 or (best is not None and rec is best[1]):
+        return None
+    meta = rec.metadata or {}
+    table, column, value = meta["entities"][0]
+    return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
+                    (own_values.asked_kind(question) or "value").lower(), direct=True, quote=not meta.get("change"))
+
+
+def _the_one_sum(kind: str, memories: list[Any]) -> bool:
+    """Nothing in common with the question: only a sum, the one sum said, is taken (a name could be anyone's)."""
+    holding = [r for r in memories if any(subject_of(e[0], e[1]) == f"{OWN}.{kind}" for e in
+                                           (r.metadata or {}).get("entities", []))]
+    return kind == own_values.MONEY and len(holding) == 1
+
+
 def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | None:
     """The remembered name, place or sum a question asks for: among the memories holding a value of
     that kind, the one that shares most with the question (roles, nouns, words), newest on a tie."""
     q_roles = own_values.roles_of(question)
     best = _best_of_kind(question, kind, memories, q_roles)
-    holding = [r for r in memories if any(subject_of(e[0], e[1]) == f"{OWN}.{kind}" for e in
-                                           (r.metadata or {}).get("entities", []))]
-    # nothing in common: only a sum, the one sum said, is taken (a name could be anyone's)
-    if best is None or (not best[0] and not (kind == own_values.MONEY and len(holding) == 1)):
+    closer = _closer_in_words(question, q_roles, memories, best)
+    if closer is not None:  # what they said about it holds no value of the kind: its words may
+        return closer
+    if best is None or (not best[0] and not _the_one_sum(kind, memories)):
         return None
     _, rec, (table, column, value) = best
     meta = rec.metadata or {}

@@ -30,10 +30,15 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
                  "GBP": ("gbp", "pounds", "pound sterling", "sterling", "£"), "JPY": ("jpy", "yen"),
                  "CNY": ("cny", "rmb", "yuan", "renminbi"), "SGD": ("sgd", "singapore dollars"),
                  "AED": ("aed", "dirhams", "dirham")},
+    # how dates are written: in words (9 June 2025), day first (09/06/2025), month first (06/09/2025), ISO
+    "dates": {"words": ("in words", "written out", "spelled out", "spelt out", "words like"),
+              "day_first": ("day first", "day-first", "dd/mm", "dd.mm", "british", "european"),
+              "month_first": ("month first", "month-first", "mm/dd", "american", "us style", "us format"),
+              "iso": ("iso", "yyyy-mm-dd")},
     "length": {"short": ("short", "brief", "concise", "one line", "one-liners", "terse", "shorter"),
                "long": ("detailed", "long", "full", "verbose", "longer", "in detail")},
 }
-_NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|instead of|rather than|drop|skip|"
+_NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|instead of|rather than|drop|skip|scratch|scrap|ditch|cancel|forget|undo|"
                               r"hate|avoid)\b(?:\s+\w+){0,2}\s*$", re.I)
 _NEGATIVE_AFTER = re.compile(r"^\s*(?:are|is)?\s*(?:useless|annoying|confusing|wrong|bad|pointless|no use|"
                              r"not helpful|noise)\b", re.I)
@@ -43,6 +48,16 @@ _REQUEST = re.compile(r"\b(?:prefer|want|give me|show me|use|in|please|from now 
 # length is about the answers: "keep it short", "shorter answers", not "we're short on boxes"
 _ABOUT_ANSWERS = re.compile(r"\b(?:answers?|repl(?:y|ies)|responses?|(?:keep|make)\s+(?:it|them|things))\b", re.I)
 _QUESTION = re.compile(r"^\s*(?:what|which|who|where|when|why|how|is|are|was|were|does|did|can|could)\b", re.I)
+# A request put as a question is a standing preference when it says it holds from now on
+# ("can you give me weights in tonnes from now on?"); without that it is a one-off question.
+_POLITE = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:can|could|would|will)\s+you\b", re.I)
+_STANDING = re.compile(r"\b(?:from now on|always|going forward|in future|in the future|by default|every time|"
+                       r"from here on)\b", re.I)
+_DATES_WORD = re.compile(r"\bdates?\b", re.I)
+# a date given as the example of the format wanted ("like 9 June", "like 09/06/2025")
+_EXAMPLE_WORDS = re.compile(r"\blike\s+\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+                            re.I)
+_EXAMPLE_ISO = re.compile(r"\blike\s+\d{4}-\d{2}-\d{2}\b")
 
 
 @dataclass(frozen=True)
@@ -57,24 +72,44 @@ def _mentions(sentence: str, words: tuple[str, ...]) -> list[re.Match[str]]:
     return [m for w in words for m in re.finditer(rf"(?<![\w$]){re.escape(w)}(?!\w)", sentence, re.I)]
 
 
+def _states_preference(sentence: str) -> bool:
+    """A sentence that asks for a way of answering: not a question, or a request put as one that
+    holds from now on."""
+    asks = sentence.strip().endswith("?") or _QUESTION.match(sentence)
+    return bool(_REQUEST.search(sentence)) and (not asks or bool(_POLITE.match(sentence) and _STANDING.search(sentence)))
+
+
+def _about(dimension: str, sentence: str) -> bool:
+    """Length is about the answers ("keep it short", not "short on boxes"); dates name dates."""
+    if dimension == "length":
+        return bool(_ABOUT_ANSWERS.search(sentence))
+    return dimension != "dates" or bool(_DATES_WORD.search(sentence))
+
+
+def _wanted_and_refused(dimension: str, units: dict[str, tuple[str, ...]], sentence: str) -> tuple[list[str], list[str]]:
+    wanted: list[str] = []
+    refused: list[str] = []
+    if dimension == "dates":  # the example given decides ("write dates out like 9 June")
+        wanted += ["words"] if _EXAMPLE_WORDS.search(sentence) else ["iso"] if _EXAMPLE_ISO.search(sentence) else []
+    for unit, words in units.items():
+        hits = _mentions(sentence, words)
+        if hits:
+            negative = any(_NEGATIVE_BEFORE.search(sentence[:m.start()]) or _NEGATIVE_AFTER.match(sentence[m.end():])
+                           for m in hits)
+            (refused if negative else wanted).append(unit)
+    return list(dict.fromkeys(wanted)), refused
+
+
 def extract(text: str) -> list[Preference]:
-    """The preferences one user turn states (a sentence that is not a question)."""
+    """The preferences one user turn states (see _states_preference)."""
     out = []
     for sentence in [s for s in re.split(r"(?<=[.!?;])\s+|\n+", text or "") if s.strip()][:20]:
-        if sentence.strip().endswith("?") or _QUESTION.match(sentence) or not _REQUEST.search(sentence):
+        if not _states_preference(sentence):
             continue
         for dimension, units in UNITS.items():
-            if dimension == "length" and not _ABOUT_ANSWERS.search(sentence):
+            if not _about(dimension, sentence):
                 continue
-            wanted: list[str] = []
-            refused: list[str] = []
-            for unit, words in units.items():
-                hits = _mentions(sentence, words)
-                if not hits:
-                    continue
-                negative = any(_NEGATIVE_BEFORE.search(sentence[:m.start()]) or _NEGATIVE_AFTER.match(sentence[m.end():])
-                               for m in hits)
-                (refused if negative else wanted).append(unit)
+            wanted, refused = _wanted_and_refused(dimension, units, sentence)
             if len(wanted) == 1:
                 others = tuple(u for u in units if u != wanted[0])
                 out.append(Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip()))
@@ -131,6 +166,22 @@ def _convert(text: str, pattern: re.Pattern[str], to: Any) -> str:
     return pattern.sub(lambda m: to(_num(m.group(1))), text)
 
 
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b(?!T)")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_DATE_STYLES = ("words", "day_first", "month_first")
+
+
+def _date_as(m: re.Match[str], style: str) -> str:
+    """An ISO date (as the data holds it) in the user's style; a date that is not one stays as it is."""
+    year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return m.group(0)
+    if style == "words":
+        return f"{day} {_MONTHS[month - 1]} {year}"
+    return f"{day:02d}/{month:02d}/{year}" if style == "day_first" else f"{month:02d}/{day:02d}/{year}"
+
+
 def render(text: str, prefs: dict[str, str]) -> str:
     """The answer in the user's units and length."""
     if prefs.get("weight") == "tonnes":
@@ -143,6 +194,8 @@ def render(text: str, prefs: dict[str, str]) -> str:
     if currency and currency != "USD" and _USD.search(text):
         # no rate in the data: the amounts stay in dollars, and the answer says so instead of converting
         text += f"\n(Amounts are in USD: the data holds no USD-to-{currency} rate, so I can't show them in {currency}.)"
+    if prefs.get("dates") in _DATE_STYLES:
+        text = _ISO_DATE.sub(lambda m: _date_as(m, prefs["dates"]), text)
     if prefs.get("length") == "short":
         lines = [ln for ln in text.split("\n") if ln.strip()]
         if len(lines) > MAX_LINES_SHORT:
