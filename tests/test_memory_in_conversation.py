@@ -279,3 +279,12 @@ def test_dates_are_written_the_way_the_user_asked(eng, service):
     text, mode, _ = _ask(service, "m-pia", f"when does voyage {number} arrive?", threads)
     year, month, d = (int(x) for x in str(day)[:10].split("-"))
     assert mode == "rag" and str(day)[:10] not in text and f"{d} " in text and str(year) in text
+
+
+def test_a_value_said_as_what_it_no_longer_is_is_the_earlier_one(eng, service):
+    (new,), (old,) = eng.query("SELECT CARRIER_NAME FROM SUPPLYCHAIN.CARRIERS ORDER BY CARRIER_ID LIMIT 2")
+    threads: dict = {}
+    _ask(service, "m-ola", f"we book nearly everything with {old}", threads)
+    _ask(service, "m-ola", f"heads up: from april our deal is with {new}, {old} is no longer our line", threads, "t2")
+    text, mode, _ = _ask(service, "m-ola", "which carrier do we use now?", threads, "t3")
+    assert mode == "rag" and new in text and old not in text

@@ -62,7 +62,8 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
         return True
     if re.search(rf"\b{re.escape(rec.noun)}\s+(?:number|no\.?|code|name|id|#)", question, re.I):
         return True  # "the box number of our tiles": the identifier of the thing is its value
-    if not _TOLD.search(question) and not follow_up:
+    # "which carrier do we use now?": which one of its table it is, with no other column asked
+    if not _TOLD.search(question) and not follow_up and _wh_table(question) != rec.table:
         return False
     if follow_up and re.match(r"^\W*(?:and\s+|so\s+)?(?:when|where|how)\b", question, re.I):
         return False  # it asks a date, a place or an amount of the thing, not which one it is

@@ -59,6 +59,9 @@ _CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actual
                      r"no longer|anymore|rolled|replaced|until|up to|since|these days|nowadays)\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$", re.I)
+# ... or said as what it is no longer ("evergreen's not our carrier anymore").
+_IS_NOT = re.compile(r"^(?:['’]s|\s+(?:is|are|was|were))\s+(?:not|no longer)\b|^\s+(?:isn['’]t|aren['’]t|wasn['’]t)\b",
+                     re.I)
 _POSSESSED = re.compile(r"\b(?:my|our)\s+((?:[a-z][\w-]*(?:'s)?\s+){0,2}?[a-z][\w-]*)", re.I)
 _ASKED_POSSESSION = re.compile(r"\b(?:what|which|who|where)(?:'s|\s+(?:is|are|was|were))\s+(?:my|our)\s+"
                                r"((?:[a-z][\w'-]*\s+){0,3}[a-z][\w'-]*?)(?=\s+(?:for|of|on|in|at|again|now)\b|\W*$)",
@@ -180,7 +183,8 @@ def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
     found = [lk for lk in entity_links(links) if not (lk.how in ("partial", "fuzzy") and _inside_name(stated, lk))]
     links = [lk for lk in links if lk in found or lk.how not in ENTITY_HOW]
     # the value it is not ("not 781S but 813N") is no entity of this memory
-    found = [lk for lk in found if not _NOT_THIS.search(stated[:lk.start][-30:])]  # offsets are the text's
+    found = [lk for lk in found if not _NOT_THIS.search(stated[:lk.start][-30:])  # offsets are the text's
+             and not _IS_NOT.match(stated[lk.end:])]
     return found, links
 
 
