@@ -113,6 +113,21 @@ def test_a_written_set_computes_its_ground_truth_and_names_a_bad_line(eng, tmp_p
         answer_sets.load(path, eng.query)
 
 
+def test_sql_any_is_a_list_of_queries_or_one_query_whose_rows_tie(eng, tmp_path):
+    names = [r[0] for r in eng.query(f"SELECT CARRIER_NAME FROM {OWNER}.CARRIERS ORDER BY CARRIER_ID LIMIT 2")]
+    one = f"SELECT CARRIER_NAME FROM {OWNER}.CARRIERS ORDER BY CARRIER_ID LIMIT 2"
+    path = tmp_path / "set.jsonl"
+    for sql_any, alternatives in ((one, [[[names[0]]], [[names[1]]]]), ([one], [[[names[0]], [names[1]]]])):
+        line = {"id": "t", "category": "live_data", "question": "any carrier?", "expect": {"sql_any": sql_any}}
+        path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+        (case,) = answer_sets.load(path, eng.query)
+        assert case.must_any == alternatives
+    path.write_text(json.dumps({"id": "t", "category": "x", "question": "q", "expect": {"sql_any": 3}}) + "\n",
+                    encoding="utf-8")
+    with pytest.raises(answer_sets.SetError, match="sql_any must be"):
+        answer_sets.load(path, eng.query)
+
+
 @pytest.mark.parametrize("expect, mode, text, outcome", [
     ({"abstain": True}, "fallback", "You have not told me that.", "correct"),
     ({"abstain": True}, "rag", "Your voyage is 777W.", "confidently_wrong"),

@@ -288,3 +288,23 @@ def test_a_value_said_as_what_it_no_longer_is_is_the_earlier_one(eng, service):
     _ask(service, "m-ola", f"heads up: from april our deal is with {new}, {old} is no longer our line", threads, "t2")
     text, mode, _ = _ask(service, "m-ola", "which carrier do we use now?", threads, "t3")
     assert mode == "rag" and new in text and old not in text
+
+
+def test_what_the_user_said_is_found_again_when_no_kept_memory_answers(eng, service):
+    threads: dict = {}
+    _ask(service, "m-rui", "our haulier there is bright lane logistics and they bill us four hundred a trip", threads)
+    _ask(service, "m-rui", "the seal on our reefer is SL-88213, customs asked twice", threads)
+    text, mode, body = _ask(service, "m-rui", "what did i say the haulier bills us per trip?", threads, "t2")
+    assert mode == "rag" and "four hundred" in text and body["decision_explain"]["memory"]["said_at"]
+    text, mode, _ = _ask(service, "m-rui", "remind me the seal number on the reefer?", threads, "t2")
+    assert mode == "rag" and "SL-88213" in text
+    # never said: no statement shares enough with it
+    text, mode, _ = _ask(service, "m-rui", "what did i say our insurance excess is?", threads, "t2")
+    assert mode == "fallback"
+    # another user said it: their words are not this user's
+    text, mode, _ = _ask(service, "m-eda", "what did i say the haulier bills us per trip?", {}, "t1")
+    assert mode == "fallback" and "four hundred" not in text
+    # asked not to keep it: never read again
+    _ask(service, "m-rui", "please forget the seal on the reefer", threads, "t3")
+    text, mode, _ = _ask(service, "m-rui", "remind me the seal number on the reefer?", threads, "t4")
+    assert "SL-88213" not in text

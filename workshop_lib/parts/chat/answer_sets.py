@@ -57,12 +57,22 @@ def rows_of(query: Query, sql: str, where: str) -> list[list[Any]]:
     return rows
 
 
+def _any_of(query: Query, sql_any: Any, where: str) -> list[list[list[Any]]]:
+    """The alternatives of `sql_any`: a list of queries (all the rows of any one of them), or one query
+    (any one of its rows, for a tie)."""
+    if isinstance(sql_any, str):
+        return [groups_from_rows([row]) for row in rows_of(query, sql_any, where)]
+    if not isinstance(sql_any, list) or not all(isinstance(q, str) for q in sql_any):
+        raise SetError(f"{where}: sql_any must be a query or a list of queries")
+    return [groups_from_rows(rows_of(query, sql, where)) for sql in sql_any]
+
+
 def case_from_line(entry: dict[str, Any], query: Query, where: str) -> Case:
     expect = entry.get("expect") or {}
     must: list[list[Any]] = [list(g) for g in expect.get("text", [])]
     if "sql" in expect:
         must += groups_from_rows(rows_of(query, expect["sql"], where))
-    must_any = [groups_from_rows(rows_of(query, sql, where)) for sql in expect.get("sql_any", [])]
+    must_any = _any_of(query, expect.get("sql_any", []), where)
     return Case(str(entry["id"]), str(entry["category"]), str(entry["question"]),
                 answerable=bool(entry.get("answerable", True)), must=must,
                 first_subject=expect.get("first_subject"), first_item=expect.get("first_item"),

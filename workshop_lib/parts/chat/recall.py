@@ -13,12 +13,13 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.parts.chat.answer import ChatAnswer
-from workshop_lib.parts.memory import personal
+from workshop_lib.parts.memory import personal, said
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
 HANDLER = "personal memory"
+OTHERS = "a question about another user's memory"
 # "I told you", "did I say": the question asks about what the user said before.
 _TOLD = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|asked|say|tell|give|mention)\b", re.I)
 
@@ -511,7 +512,7 @@ def _others_memory(question: str) -> ChatAnswer | None:
         return None
     return _answer(f"I only answer from what you have told me yourself; what {who.group(1)} said to me is "
                    "theirs, so I can't share it.", "fallback",
-                   _explain("a question about another user's memory", "fallback"), [])
+                   _explain(OTHERS, "fallback"), [])
 
 
 def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
@@ -523,6 +524,18 @@ def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     if is_follow and follow is not None:
         rec = dataclasses.replace(follow, noun=_follow_noun(question) or follow.noun, earlier=False)
     return rec, is_follow
+
+
+def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """No kept memory answers: the user's own earlier statement that does, quoted (said.py), or None."""
+    found = said.find(eng, question, user_id=user_id, agent_id=agent_id)
+    if found is None:
+        return None
+    source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",
+              "memory_id": found.message_id, "said_at": found.said_at, "said": found.text[:300]}
+    return _answer(f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d", "rag",
+                   _explain("the user's own earlier statement that shares the question's words and holds what it "
+                            "asks", "rag", memory=source), [source])
 
 
 def _not_told(question: str) -> ChatAnswer | None:
@@ -682,7 +695,8 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
 
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
                   thread_id: str | None = None) -> ChatAnswer | None:
-    """The answer from the user's memory (with the data), an honest 'not told' fallback, or None (not about theirs)."""
+    """The answer from the user's memory (with the data), their own earlier statement when no kept
+    memory matches (said.py), an honest 'not told' fallback, or None (not about theirs)."""
     others = _others_memory(question)
     if others is not None:
         return others
@@ -694,7 +708,7 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
         return changed
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
     if rec is None:
-        return _not_told(question)
+        return _said_answer(eng, question, user_id, agent_id) or _not_told(question)
     # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
     said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
     source = _memory_source(rec)

@@ -68,7 +68,7 @@ _ASKED_POSSESSION = re.compile(r"\b(?:what|which|who|where)(?:'s|\s+(?:is|are|wa
                                re.I)
 _ADJECTIVES = {"main", "new", "own", "current", "usual", "old", "whole", "first", "other", "one", "big"}
 # A request to drop what was said: the verb of forgetting, said to the assistant.
-_FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)\b|\b(?:don't|do not|no need to|stop)\s+"
+FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)\b|\b(?:don't|do not|no need to|stop)\s+"
                      r"(?:keep|keeping|remember|remembering|store|storing|save|saving|hold|holding)\b", re.I)
 # What a question about the past asks for: the value before the latest correction.
 HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to)\b", re.I)
@@ -152,7 +152,7 @@ def statement_part(sentence: str) -> str:
     return ", ".join(c.strip() for c in kept)
 
 
-def _speaks_of_own(stated: str) -> bool:
+def speaks_of_own(stated: str) -> bool:
     return bool(_FIRST_PERSON.search(stated)) or any(_SUBJECTLESS.match(c.strip()) for c in _CLAUSE.split(stated))
 
 
@@ -164,7 +164,7 @@ def _order(entity: tuple[str, str, str]) -> int:
     return 2 if subject_of(table, column) == f"{OWN}.{PLACE}" else 1
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
     """The sentences of a turn, at most MAX_SENTENCES (a long paste is not read to its end)."""
     return [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]
 
@@ -172,8 +172,8 @@ def _sentences(text: str) -> list[str]:
 def _may_be_personal(stated: str) -> bool:
     """A statement of a size kept, not a request to forget, that speaks of the user's own things."""
     # a correction speaks of what the user said before even without "I" ("scratch that, it's 813N")
-    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not _FORGET.search(stated) and \
-        bool(_speaks_of_own(stated) or _CHANGE.search(stated))
+    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not FORGET.search(stated) and \
+        bool(speaks_of_own(stated) or _CHANGE.search(stated))
 
 
 def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
@@ -232,7 +232,7 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
 
     _, values = assistant.knowledge(eng)
     out = []
-    for sentence in _sentences(text):
+    for sentence in sentences(text):
         stated = statement_part(sentence)
         if not _may_be_personal(stated):
             continue
@@ -362,10 +362,10 @@ def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> 
     _, values = assistant.knowledge(eng)
     memories = _valid(eng, user_id, agent_id)
     out = []
-    for sentence in _sentences(text):
+    for sentence in sentences(text):
         stated = statement_part(sentence)
         if not stated or not _FIRST_PERSON.search(stated) or not _CHANGE.search(stated) \
-                or _FORGET.search(stated) or entity_links(values.links(stated)) or extract(eng, stated):
+                or FORGET.search(stated) or entity_links(values.links(stated)) or extract(eng, stated):
             continue
         words = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", stated)}
         about = [r for r in memories if set((r.metadata or {}).get("nouns") or []) & words]
@@ -385,8 +385,8 @@ def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
 
     _, values = assistant.knowledge(eng)
     gone: list[str] = []
-    for sentence in _sentences(text):
-        if not _FORGET.search(sentence) or _QUESTION.match(sentence.strip()):
+    for sentence in sentences(text):
+        if not FORGET.search(sentence) or _QUESTION.match(sentence.strip()):
             continue
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
         if not memories:

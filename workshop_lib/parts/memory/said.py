@@ -1,0 +1,98 @@
+"""What the user said, found again: recall's last resort when no kept memory answers.
+
+Every user message stays in its thread (the chat history, the user's own scope). A question about
+something of theirs that no personal memory answers ("what did I say they charge per move?", "who
+picks up our boxes?") is matched against the user's earlier statements in every thread: the
+statement part of a sentence about their own things (its question clauses dropped) that shares the most content words
+with the question and holds a value of the kind asked that the question does not (a number for an
+amount, a time for "when", a code for a number or reference; any new word for a name). The newest
+such statement wins (a later one replaces an earlier), the oldest when the question asks for the
+original. A statement the user later asked to forget, or not to keep, is never read again.
+The answer quotes the user's words with when they were said; it does not pick a value out of them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from workshop_lib.parts.memory import own_values, personal
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+MAX_MESSAGES = 400      # the newest user messages read, whatever the history's length
+MIN_SHARED = 2          # content words a statement must share with the question
+
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+                     r"fifty|hundred|thousand|minus)\b", re.I)
+_CODE = re.compile(r"\b(?=[\w-]*\d)[A-Za-z0-9][\w-]{2,}\b")
+# What the question asks for, by its wh-word or the noun of what it asks (a small closed vocabulary).
+_ASKS_AMOUNT = re.compile(r"\bhow (?:much|many|heavy|cold|warm|long)\b|\b(?:rate|price|cost|charg\w*|fee|paying|"
+                          r"temperature|set ?point|degrees|weight|count)\b", re.I)
+_ASKS_TIME = re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day|time)\b", re.I)
+_ASKS_CODE = re.compile(r"\b(?:number|ref|reference|booking|seal|code|id)\b", re.I)
+# words that refer to the telling, not to what was told
+_TELLING = frozenset("""say said tell told mention mentioned give gave remind again ask asked know knew thing
+something anything remember recall exactly""".split())
+
+
+@dataclass(frozen=True)
+class Said:
+    text: str           # the statement, in the user's words
+    said_at: str        # when (the message's time)
+    message_id: str
+
+
+def _words(text: str) -> set[str]:
+    return personal.content_words(text) - _TELLING
+
+
+def _holds_asked(question: str, statement: str) -> bool:
+    """The statement holds a value of the kind asked that the question does not already hold."""
+    new = statement
+    for w in re.findall(r"\S+", question):
+        new = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)", " ", new, flags=re.I)
+    if _ASKS_TIME.search(question):
+        return bool(own_values.time_said(new)) or bool(re.search(r"\b\d{1,2}(?:st|nd|rd|th)\b", new))
+    if _ASKS_AMOUNT.search(question):
+        return bool(_NUMBER.search(new))
+    if _ASKS_CODE.search(question):
+        return bool(_CODE.search(new))
+    return bool(_words(new))
+
+
+def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
+    """The user's statements about their own things (I, we, my, our), oldest first, without those a
+    later request asked to forget."""
+    messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id)[-MAX_MESSAGES:]
+    out: list[Said] = []
+    for m in messages:
+        if getattr(m, "role", "user") != "user" or not m.content:
+            continue
+        for sentence in personal.sentences(m.content):
+            if personal.FORGET.search(sentence):  # what it names is dropped from what came before
+                dropped = _words(sentence)
+                out = [s for s in out if not (_words(s.text) & dropped)]
+                continue
+            stated = personal.statement_part(sentence)
+            if stated and personal.speaks_of_own(stated):
+                out.append(Said(stated, m.created_at or "", m.id))
+    return out
+
+
+def find(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Said | None:
+    """The user's statement that answers the question (see the module docstring), or None."""
+    asked = _words(question)
+    if len(asked) < MIN_SHARED:
+        return None
+    best: tuple[int, int, Said] | None = None
+    original = bool(personal.HISTORY.search(question))
+    for i, s in enumerate(_statements(eng, user_id, agent_id)):
+        shared = len(asked & _words(s.text))
+        if shared < MIN_SHARED or not _holds_asked(question, s.text):
+            continue
+        order = -i if original else i  # the newest wins a tie; the oldest for "originally"
+        if best is None or (shared, order) > (best[0], best[1]):
+            best = (shared, order, s)
+    return best[2] if best else None
