@@ -6,6 +6,7 @@ one bound SELECT, answered from its rows (README.md in this folder).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from dataclasses import dataclass, field
@@ -179,8 +180,32 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     text = render.render(plan, result.rows)
     if text is None:
         return DataAnswer(None, plan, f"no row of {plan.what}", summary)
-    return DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
-                      uncovered(parts, plan, schema, values))
+    answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
+                        uncovered(parts, plan, schema, values))
+    return _with_second_part(eng, answer, links) if answer.uncovered else answer
+
+
+_PRONOUN = re.compile(r"\b(?:it|its|she|her|he|him|they|them|their)\b", re.I)
+
+
+def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> DataAnswer:
+    """"which ship is on 466E, and who runs it?": the uncovered part is about the one record the
+    question names; asked on its own with the pronoun replaced by that record, and added to the
+    answer when that plan covers it. The answer is unchanged otherwise."""
+    part = answer.uncovered or ""
+    records = {(lk.table, lk.column, str(lk.value)) for lk in links if lk.how in ("exact", "fuzzy", "partial")
+               and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS}
+    if len(records) != 1 or not _PRONOUN.search(part):
+        return answer
+    ((table, _, value),) = records
+    noun = next((n for n, t in TABLE_NOUNS.items() if t == table), table.lower())
+    second = answer_data(eng, _PRONOUN.sub(f"{noun} {value}", re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I),
+                                           count=1))
+    if second.text is None or second.uncovered is not None:
+        return answer
+    return dataclasses.replace(answer, text=f"{answer.text}\n{second.text}", uncovered=None,
+                               rows_shown=answer.rows_shown + second.rows_shown,
+                               reason=f"{answer.reason}; and {second.reason}")
 
 
 # "..., and who owns it?", "... - where is she headed": a second question joined to the first
@@ -211,6 +236,27 @@ def _name_words(ref: str) -> set[str]:
     return set(ref.split(".")[-1].lower().split("_")) - {"id", "code", "number", "name", "kg", "m", "usd"}
 
 
+# a part that is a question of its own (not context such as "voyage 534E," or "quick one:")
+_ASKS = re.compile(r"(?:and\s+)?(?:what|what's|which|who|whose|where|where's|when|when's|how)\b", re.I)
+
+
+def _only_asks_which(part: str) -> bool:
+    """"and which ones?", "how many?": a few words that ask for the rows themselves."""
+    words = re.findall(r"[a-z']+", part.lower())
+    return len([w for w in words if w not in ("and", "so", "then", "also")]) <= 3 and \
+        bool({"ones", "they", "them", "those", "these", "many", "all"} & set(words))
+
+
+def _party_tables(schema: Schema) -> set[str]:
+    """Tables whose rows are companies ("who runs it"): their comment's first sentence says they operate."""
+    return {t for t, comment in schema.table_comments.items()
+            if re.search(r"\b(?:operat\w*|compan(?:y|ies))\b", re.split(r"(?<=[a-z)])\.\s", comment, maxsplit=1)[0], re.I)}
+
+
+def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:
+    return re.match(r"(?:and\s+)?(?:who|whose)\b", part, re.I) is not None and bool(_party_tables(schema) & tables)
+
+
 def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: ValueIndex) -> str | None:
     """The first part of a two-part question the plan shows nothing for ("and who owns it?" when
     only the vessel is shown), or None when every part is covered."""
@@ -220,14 +266,20 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
     shown = [c for c in plan.columns if c is not None] + [c for c in (spec.measure, spec.group) if c is not None]
     refs = {c.ref for c in shown} | {f.column.ref for f in spec.filters}
     tables = {c.table for c in shown}
+    asked = [p for p in parts if _ASKS.match(p)]
     for part in parts:
         cols, when, where = _clause_columns(part, schema, values)
         if not (cols or when or where):
-            continue  # nothing of its own to show ("and which ones?")
-        # a column the answer shows or filters on, or one named like a shown one ("how heavy": a gross
-        # weight; "which country": a country code)
-        if cols & refs or {w for c in cols for w in _name_words(c)} & {w for c in refs for w in _name_words(c)} \
-                or (when and any(c.is_date for c in shown)) or (where and "PORTS" in tables):
-            continue
-        return part
+            if part not in asked[1:] or _only_asks_which(part) or _who_is_shown(part, schema, tables):
+                continue  # context, the main question, "and which ones?", or a party it shows
+            return part  # "and who runs it?", "what's in it?": asked, and nothing shown answers it
+        if not _shows(cols, when, where, shown, refs):
+            return part
     return None
+
+
+def _shows(cols: set[str], when: bool, where: bool, shown: list[Any], refs: set[str]) -> bool:
+    """The answer shows what a part names: a column it shows or filters on, one named like a shown one
+    ("how heavy": a gross weight; "which country": a country code), a date for when, a port for where."""
+    return bool(cols & refs or {w for c in cols for w in _name_words(c)} & {w for c in refs for w in _name_words(c)}
+                or (when and any(c.is_date for c in shown)) or (where and "PORTS" in {c.table for c in shown}))

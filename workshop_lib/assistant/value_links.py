@@ -90,6 +90,14 @@ class ValueIndex:
         # the question keeps its length (offsets are the question's own); values are compared with
         # their words one or more spaces apart
         text = _same_length(question)
+        found, taken = self._exact(question, text)
+        approximate = self._approximate(question, text, taken)
+        found = [lk for lk in found if not any(o.start <= lk.start and lk.end <= o.end and o.how == "fuzzy"
+                                               for o in approximate)] + approximate
+        return sorted(found, key=lambda link: link.start)
+
+    def _exact(self, question: str, text: str) -> tuple[list[Link], list[tuple[int, int]]]:
+        """The values written as stored (longest first, no two overlapping), and the spans they take."""
         flat = " ".join(text.split())
         found: list[Link] = []
         taken: list[tuple[int, int]] = []
@@ -107,14 +115,13 @@ class ValueIndex:
                 if same or not any(m.start() < e and s < m.end() for s, e in taken):
                     found.append(Link(table, column, value, m.start(), m.end(), how, m.group(0)))
                     taken.append((m.start(), m.end()))
-        found += self._approximate(question, text, taken)
-        return sorted(found, key=lambda link: link.start)
+        return found, taken
 
     def _approximate(self, question: str, text: str, taken: list[tuple[int, int]]) -> list[Link]:
         """Names written with a typo, or by one word of theirs that no other name has."""
         tokens = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[\w-]+", text)]
         free = [t for t in tokens if not any(t[0] < e and s < t[1] for s, e in taken)]
-        out = self._typos(text, free)
+        out = self._typos(text, tokens, taken)
         capitals = self._capitalised(question)
         for start, end, word in free:
             if len(word) < 3 or any(o.start <= start and end <= o.end for o in out):
@@ -125,21 +132,39 @@ class ValueIndex:
                 out.append(Link(*owners[0], start, end, "partial", word))
         return out
 
-    def _typos(self, text: str, free: list[tuple[int, int, str]]) -> list[Link]:
-        """Names written with a typo: a window of as many words as the name, close to it by rapidfuzz."""
+    def _typos(self, text: str, tokens: list[tuple[int, int, str]], taken: list[tuple[int, int]]) -> list[Link]:
+        """Names written with a typo: a window of about as many words as the name ("hapag loyd" for
+        Hapag-Lloyd), close to it by rapidfuzz. A window may hold an exact link that starts the name
+        ("HMM Hanabda" is the vessel HMM Hanbada, not the carrier HMM); that link then gives way."""
         out: list[Link] = []
         for norm_name, table, column, value in self.names:
             size = len(norm_name.split())
-            for i in range(len(free) - size + 1):
-                window = free[i:i + size]
-                if any(b[0] - a[1] > 1 for a, b in zip(window, window[1:])):
-                    continue
-                span = text[window[0][0]:window[-1][1]]
-                first_ok = fuzz.ratio(window[0][2], norm_name.split()[0]) >= 75  # a typo keeps a word's start
-                if len(span) >= 5 and first_ok and fuzz.ratio(span, norm_name) >= FUZZY_MIN and span not in self.common \
-                        and not any(o.start < window[-1][1] and window[0][0] < o.end for o in out):
-                    out.append(Link(table, column, value, window[0][0], window[-1][1], "fuzzy", span))
+            for width in sorted({size, size + 1 if "-" in norm_name else size, max(1, size - 1)}):
+                for i in range(len(tokens) - width + 1):
+                    window = tokens[i:i + width]
+                    if any(b[0] - a[1] > 1 for a, b in zip(window, window[1:])) or \
+                            not self._may_cover(text, window, taken, norm_name):
+                        continue
+                    span = text[window[0][0]:window[-1][1]]
+                    if self._typo_of(span, window[0][2], norm_name) and \
+                            not any(o.start < window[-1][1] and window[0][0] < o.end for o in out):
+                        out.append(Link(table, column, value, window[0][0], window[-1][1], "fuzzy", span))
         return out
+
+    def _typo_of(self, span: str, first: str, norm_name: str) -> bool:
+        squeeze = re.compile(r"[\s-]+")
+        first_ok = fuzz.ratio(first, re.split(r"[\s-]", norm_name)[0]) >= 75  # a typo keeps a word's start
+        return len(span) >= 5 and first_ok and span not in self.common and span != norm_name and \
+            fuzz.ratio(squeeze.sub("", span), squeeze.sub("", norm_name)) >= FUZZY_MIN
+
+    @staticmethod
+    def _may_cover(text: str, window: list[tuple[int, int, str]], taken: list[tuple[int, int]], norm_name: str) -> bool:
+        """The window's words are free, or the exact links inside it start the name and it goes beyond them."""
+        a, b = window[0][1] - len(window[0][2]), window[-1][1]
+        inside = [(s, e) for s, e in taken if a < e and s < b]
+        if not inside:
+            return True
+        return all(a <= s and e < b and norm_name.startswith(text[s:e]) for s, e in inside)
 
     def _capitalised(self, question: str) -> set[str]:
         """Words written with a capital; a sentence's first word is capitalised whatever it is, so

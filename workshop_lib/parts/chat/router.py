@@ -364,6 +364,18 @@ CUE_WEIGHT = {SCHEMA: 0.22, LIVE: 0.2, CATALOG: 0.14, AVAILABILITY: 0.3, PORT: 0
               SMALL_TALK: 0.5, OUT: 0.45}
 
 
+def _records_named(eng: Engine, text: str, cues: dict[str, list[str]]) -> None:
+    """A record of the data the value index finds (a container or voyage number, a vessel or carrier
+    named with a typo or in part) grounds a data question: a live-data cue, unless one already names it."""
+    from workshop_lib import assistant
+
+    if any(c.startswith("names ") for c in cues[LIVE]):
+        return
+    records = [lk for lk in assistant.named_records(eng, text) if lk.column != "id"]
+    if records:
+        cues[LIVE].append("names " + ", ".join(dict.fromkeys(str(lk.value) for lk in records[:2])))
+
+
 def _cue_score(label: str, found: list[str]) -> float:
     w = CUE_WEIGHT[label]
     return w * (1 + 0.5 * (len(found) - 1)) if found else 0.0
@@ -412,6 +424,7 @@ def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, document
     none is promoted): a passage the gates would answer from is evidence for DOCUMENTS."""
     text = question[:grounded.MAX_ROUTE_CHARS]
     cues, ports = cues_for(text)
+    _records_named(eng, text, cues)
     if documents_mode == "rag":
         cues[DOCS].append("a promoted document passes the answer gates (rag)")
     refused = _refusal(text, cues, ports)
