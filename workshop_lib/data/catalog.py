@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from workshop_lib.core.progress import progress as tqdm
+from workshop_lib.progress import progress as tqdm
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine

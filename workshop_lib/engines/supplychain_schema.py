@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,11 +29,10 @@ class SupplyChainSchema(abc.ABC):
         """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
         return self.engine.query(self.sql.sc_select(table, columns, n))
 
-    def counts(self) -> dict[str, int]:
-        """Rows per SUPPLYCHAIN table as loaded here (the health check compares them with the dataset)."""
-        from workshop_lib.data.supplychain_data import TABLES
-
-        return {t.name: self.engine.query(self.sql.sc_count(t))[0][0] for t in TABLES}
+    def counts(self, tables: Iterable[Any]) -> dict[str, int]:
+        """Rows per SUPPLYCHAIN table as loaded here (the health check compares them with the dataset).
+        `tables` are the dataset's table specs (data/supplychain_data.py's TABLES), handed in like load()'s."""
+        return {t.name: self.engine.query(self.sql.sc_count(t))[0][0] for t in tables}
 
     @abc.abstractmethod
     def data_dictionary(self, owner: str) -> dict:

@@ -10,7 +10,14 @@ from pathlib import Path
 import typer
 
 from workshop_lib import config
+from workshop_lib.core.connect import connect
+from workshop_lib.core.store import SchemaPolicy
+from workshop_lib.engines.base import StoreMissing
+from workshop_lib.engines.registry import engine_class
 from workshop_lib.errors import WorkshopError
+from workshop_lib.parts import calibration, grounded
+from workshop_lib.prepare import prepare
+from workshop_lib.tools.doctor import Check, checks
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Agent-memory retrieval workshop: prepare, check and grade.")
@@ -26,8 +33,6 @@ def _engine_name(engine: str | None) -> str:
 
 
 def _connect(engine: str | None, **options):
-    from workshop_lib.engines.base import StoreMissing, connect
-
     config.load_dotenv()
     name = _engine_name(engine)
     try:
@@ -42,8 +47,6 @@ def _connect(engine: str | None, **options):
 @app.command()
 def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WORKSHOP_ENGINE or embedded)")):
     """Prepare the engine: memory store, SUPPLYCHAIN seed, scanned schema memories. Safe to re-run."""
-    from workshop_lib.prepare import prepare
-
     eng = _connect(engine)
     try:
         report = prepare(eng)
@@ -90,9 +93,6 @@ def lab(ctx: typer.Context):
 @app.command()
 def doctor(engine: str = typer.Option(None, help="oracle | embedded")):
     """Check everything the notebooks need; each line says PASS or FAIL and the fix."""
-    from workshop_lib.engines.base import StoreMissing
-    from workshop_lib.tools.doctor import Check, checks
-
     try:
         eng = _connect(engine, create=False)  # doctor reports a missing store; it never creates one
     except StoreMissing as exc:
@@ -119,8 +119,6 @@ def reset(
 
     Embedded: deletes only the workshop's own database files (never the data folder) and
     refuses while notebook kernels or servers have them open, unless --force."""
-    from workshop_lib.engines.base import engine_class
-
     config.load_dotenv()
     name = _engine_name(engine)
     plan = engine_class(name).traits.reset_plan(force)  # decided before anything is opened
@@ -136,11 +134,8 @@ def reset(
     for f in plan.files:
         f.unlink(missing_ok=True)
     if not plan.files:  # the store lives in the database: recreate its tables there
-        from workshop_lib.core.store import MemoryStore, SchemaPolicy
-        from workshop_lib.parts import grounded
-
         eng = _connect(name)
-        MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE)
+        eng.open_store(SchemaPolicy.RECREATE)
         grounded.clear_caches(eng, embeddings=True)  # Part 5's caches hold answers built on the old memories
     if plan.after:
         typer.secho(plan.after, fg="yellow")
@@ -155,9 +150,6 @@ def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default:
     Thresholds depend on the embedding model; the defaults for Oracle are the usual values for
     all-MiniLM-L12-v2, not measured. Run this once against a live database to replace them."""
     import datetime
-
-    from workshop_lib.parts import calibration
-    from workshop_lib.prepare import prepare
 
     eng = _connect(engine)
     try:
@@ -421,7 +413,7 @@ def oracle_bootstrap(only: list[str] = typer.Option(None, help="run only this st
     """Prepare an Oracle database for the workshop: wait, vector memory, users, model, store, data, check.
 
     Safe to re-run; each step says what it did or why it skipped (docs/oracle.md)."""
-    from workshop_lib.engines.oracle import bootstrap
+    from workshop_lib.tools import oracle_bootstrap as bootstrap  # optional driver: python-oracledb, Oracle only
 
     if not bootstrap.SQL_DIR.is_dir():
         typer.secho(f"The Oracle bootstrap's SQL files are not at {bootstrap.SQL_DIR}: install the workshop from a "
@@ -447,8 +439,6 @@ def serve(
     from workshop_lib.data import catalog
     from workshop_lib.parts.chat.app import create_app
     from workshop_lib.parts.chat.server import GuardedServer, server_config
-    from workshop_lib.prepare import prepare
-
     eng = _connect(engine)
     prepare(eng, progress=False)
     catalog.seed(eng, progress=False)
@@ -485,7 +475,6 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
     import tempfile
 
     from workshop_lib.core.llm import get_llm
-    from workshop_lib.engines.base import engine_class
     from workshop_lib.parts.chat import answer_eval
 
     name = _engine_name(engine)

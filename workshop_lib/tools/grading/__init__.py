@@ -103,7 +103,7 @@ class _Runner:
         self.counter = 0
 
     def run_all(self, todo: list[Submission], n_workers: int, progress: bool) -> list[dict]:
-        from workshop_lib.core.progress import progress as tqdm
+        from workshop_lib.progress import progress as tqdm
 
         rows: list[dict] = []
         retry: list[Submission] = []
