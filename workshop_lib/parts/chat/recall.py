@@ -11,8 +11,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib import assistant
+from workshop_lib.assistant.schema_links import words_of
+from workshop_lib.data.supplychain_data import OWNER
+from workshop_lib.parts.agent.sqlplan import tables_read
 from workshop_lib.parts.chat.answer import ChatAnswer
-from workshop_lib.parts.memory import personal
+from workshop_lib.parts.memory import own_values, personal
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -53,8 +57,6 @@ def _follow_noun(question: str) -> str:
 def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, follow_up: bool = False) -> bool:
     """The question asks for the remembered value itself: nothing follows its reference to the
     thing, or it asks what the user said and names no other column of the data."""
-    from workshop_lib import assistant
-    from workshop_lib.assistant.schema_links import words_of
 
     after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
     if len(after) == 2 and _NOTHING_MORE.match(after[1]):
@@ -98,8 +100,6 @@ def _wh_table(question: str) -> str | None:
 
 def _is_place(rec: personal.Recalled) -> bool:
     """The remembered value is where something is: a place of the user's or a port."""
-    from workshop_lib.parts.memory import own_values
-
     return rec.table == personal.OWN and rec.column == own_values.PLACE or rec.table == "PORTS"
 
 
@@ -116,8 +116,6 @@ def _asked_part(question: str) -> str:
 def _asks_not_which(question: str, rec: personal.Recalled, place: bool) -> str | None:
     """A time, a count or an amount, a place, a movement: what the question asks that is not which
     thing it is, or None."""
-    from workshop_lib.parts.memory import own_values
-
     if _ASKS_TIME.search(question):
         return "a time"
     # "how much" of a remembered sum asks the sum itself
@@ -139,8 +137,6 @@ def _refers_to_it(low: str, rec: personal.Recalled, possessed: set[str], role_wo
 def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tuple[str | None, list[str]]:
     """The first word naming a table other than the remembered thing's ("the vessel" of a box), or
     None; with the words kept to look for a column in."""
-    from workshop_lib.parts.memory import own_values
-
     possessed = set(personal.possessed_nouns(question))
     role_words = {w for names in own_values.ROLES.values() for w in names}
     words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
@@ -165,8 +161,6 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
 def _other_column(eng: Engine, kept: list[str], rec: personal.Recalled, place: bool) -> str | None:
     """A column of the data the kept words name, other than the remembered one (a key or a port's,
     for a place, does not count), or None."""
-    from workshop_lib import assistant
-    from workshop_lib.assistant.schema_links import words_of
 
     schema, _ = assistant.knowledge(eng)
     own = f"{rec.table}.{rec.column}"
@@ -230,8 +224,6 @@ def _value_answer(rec: personal.Recalled, said: str, source: dict[str, Any]) -> 
 def _merged_second_part(eng: Engine, data: Any, data_question: str, rec: personal.Recalled) -> bool:
     """A second question the data answer left unanswered ("..., and where?"), asked on its own and
     added to it when both answers show what their part asks; False (data untouched) otherwise."""
-    from workshop_lib import assistant
-
     if data.text is None or not data.uncovered:
         return False
     extra = _second_part(data_question, data.uncovered, rec)
@@ -256,8 +248,6 @@ def _all_shown(question: str, asked_parts: list[str], answers: list[Any]) -> boo
 def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str] | None:
     """The question asked as the data questions of the thing's voyage, else as one about a column of
     a table joined to it, when every part is answered; None otherwise."""
-    from workshop_lib import assistant
-
     for asked_parts in (_voyage_questions(question, rec), [personal.context_question(eng, question, rec, any_table=True)]):
         asked_parts = [a for a in asked_parts if a]
         answers = [assistant.answer_data(eng, a) for a in asked_parts]
@@ -270,8 +260,6 @@ def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tu
 def _answered_from_context(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str] | None:
     """The question about a column of the thing's own table that the whole turn names, when its answer
     shows what the question asks; None otherwise."""
-    from workshop_lib import assistant
-
     asked = personal.context_question(eng, question, rec)
     if asked:
         more = assistant.answer_data(eng, asked)
@@ -284,8 +272,6 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
     """The data answer for a question about the remembered entity: the question with the entity in
     its place; a second question it left unanswered ("..., and where?") asked on its own; when the
     question itself names nothing of the data, the columns its earlier sentence names."""
-    from workshop_lib import assistant
-
     data_question = personal.substitute(question, rec)
     data = assistant.answer_data(eng, data_question)
     if _merged_second_part(eng, data, data_question, rec):
@@ -389,8 +375,6 @@ def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str |
     """The part of a two-part question left unanswered, as a question of its own about the entity:
     a bare "where?" takes the first question's verb ("when does voyage 939E arrive, and where?" ->
     "where does voyage 939E arrive"); a pronoun is replaced by the entity."""
-    from workshop_lib import assistant
-
     entity = f"{personal.TABLE_NOUNS_BY_TABLE.get(rec.table, rec.table.lower())} {rec.value}"
     bare = re.fullmatch(r"(?:and\s+)?(what|which|who|where|when|how)\W*", part.strip(), re.I)
     if bare:
@@ -558,8 +542,6 @@ def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyon
 def _data_answer(data: Any, data_question: str, rec: personal.Recalled, said: str,
                  source: dict[str, Any]) -> ChatAnswer:
     """The data's answer about the remembered thing, with the memory and the SQL as its sources."""
-    from workshop_lib.data.supplychain_data import OWNER
-    from workshop_lib.parts.agent.sqlplan import tables_read
 
     plan = data.plan
     sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
