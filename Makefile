@@ -39,14 +39,16 @@ $(TESTER): pyproject.toml $(LOCK) $(LEARNER)
 	$(PIP) -e '.[test]'
 	touch $@
 
-test: install-test ## everything tests need, then the linter, the type checker, the complexity gate and the whole suite
+test: install-test ## everything tests need, then the linter, the layer contract, the type checker, the complexity gate and the whole suite
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python tests/complexity_gate.py
 	$(BIN)/python -m pytest
 
-test-fast: install-test ## the lane for working: linter, type checker, complexity gate, every test but the slow ones (notebooks, grading, browsers, benchmarks)
+test-fast: install-test ## the lane for working: linter, layer contract, type checker, complexity gate, every test but the slow ones (notebooks, grading, browsers, benchmarks)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python tests/complexity_gate.py
 	$(BIN)/python -m pytest -m "not slow"

@@ -18,11 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 
 from workshop_lib import connect
-from workshop_lib.core.progress import progress
 from workshop_lib.data import catalog
 from workshop_lib.parts.chat import telemetry
 from workshop_lib.parts.chat.server import BackgroundServer
 from workshop_lib.prepare import prepare
+from workshop_lib.progress import progress
 
 QUESTIONS = [
     "How is the IMO check digit computed?", "What is the capacity of a ship in TEU?", "TEU",

@@ -55,7 +55,7 @@ def test_reset_asks_first(data_dir):
 
 
 def test_reset_asks_the_engine_what_to_delete_without_connecting(data_dir, monkeypatch):
-    from workshop_lib.engines.base import engine_class
+    from workshop_lib.engines.registry import engine_class
 
     result = runner.invoke(app, ["reset", "--yes"])
     assert result.exit_code == 0 and result.output.startswith("Nothing to delete: no workshop database in")

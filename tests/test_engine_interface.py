@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from workshop_lib import connect
 from workshop_lib.engines.base import Engine, EngineTraits
 from workshop_lib.engines.embedded.engine import EmbeddedEngine
 from workshop_lib.engines.model import EmbeddingModel
@@ -67,7 +68,7 @@ def test_the_grouped_parts_are_abstract_where_an_engine_must_answer():
 
 
 def test_the_embedded_engine_answers_through_its_parts(tmp_path):
-    eng = EmbeddedEngine(tmp_path)
+    eng = connect("embedded", path=tmp_path)
     try:
         assert len(eng.model.embed(["a voyage"])[0]) == eng.model.dim == 256
         assert eng.model.thresholds["min_score"] > 0

@@ -10,9 +10,9 @@ from __future__ import annotations
 import oracledb
 import pytest
 
-from workshop_lib.engines.oracle import bootstrap
-from workshop_lib.engines.oracle import engine as oengine
+from workshop_lib.engines.oracle import connection as oengine
 from workshop_lib.engines.oracle.errors import OracleWorkshopError
+from workshop_lib.tools import oracle_bootstrap as bootstrap
 
 
 class Clock:

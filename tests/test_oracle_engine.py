@@ -19,10 +19,12 @@ import oracledb
 import pytest
 
 from workshop_lib import config
+from workshop_lib.engines.oracle import connection
 from workshop_lib.engines.oracle import engine as oengine
 from workshop_lib.engines.oracle import sql as osql
 from workshop_lib.engines.oracle import supplychain as osupplychain
-from workshop_lib.engines.oracle.engine import OracleCursor, OracleEngine, inserts_only_missing, render_value
+from workshop_lib.engines.oracle.connection import OracleCursor, inserts_only_missing, render_value
+from workshop_lib.engines.oracle.engine import OracleEngine
 from workshop_lib.engines.oracle.errors import OracleWorkshopError
 from workshop_lib.engines.oracle.supplychain import OracleSupplyChain
 from workshop_lib.engines.readonly import SqlRefused
@@ -189,7 +191,7 @@ def test_a_refused_query_keeps_nothing_open(monkeypatch):
 def test_one_deadline_bounds_execute_and_every_fetch(monkeypatch):
     """call_timeout is per round trip: before each one it is set to what is left of timeout_s."""
     clock = [1000.0]
-    monkeypatch.setattr(oengine.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(connection.time, "monotonic", lambda: clock[0])
     reader = FakeConn(("N",), [(i,) for i in range(10)])
 
     def slow_fetch():
@@ -342,7 +344,7 @@ class _BatchRaw:
         self.statement = statement
 
     def bindnames(self):
-        return sorted(n.upper() for n in oengine.bind_names(self.statement))
+        return sorted(n.upper() for n in connection.bind_names(self.statement))
 
     def executemany(self, statement, rows, **kwargs):
         self.calls.append((statement, len(rows), kwargs))
@@ -570,11 +572,11 @@ def test_two_sessions_inserting_the_same_chunks_at_once_store_each_once():
 
 
 def test_a_driver_too_old_for_per_execute_fetch_lobs_is_named():
-    oengine.require_driver("26.1.0")
-    oengine.require_driver("3.4.0")
+    connection.require_driver("26.1.0")
+    connection.require_driver("3.4.0")
     for old in ("2.5.1", "3.3.0"):
-        with pytest.raises(oengine.OracleConnectionError, match="3.4 or later"):
-            oengine.require_driver(old)
+        with pytest.raises(connection.OracleConnectionError, match="3.4 or later"):
+            connection.require_driver(old)
 
 
 def test_opening_the_readers_session_counts_against_the_calls_deadline(monkeypatch):
@@ -597,7 +599,7 @@ def test_a_lob_in_a_run_sql_result_is_read_only_up_to_the_value_cap():
 
     import oracledb
 
-    from workshop_lib.engines.oracle.engine import render_value
+    from workshop_lib.engines.oracle.connection import render_value
     from workshop_lib.engines.readonly import MAX_VALUE_BYTES, capped_result
 
     lob = mock.MagicMock(spec=oracledb.LOB)

@@ -23,10 +23,11 @@ import yaml
 from sqlglot import exp
 
 from workshop_lib import config
+from workshop_lib.data.supplychain_data import TABLES
 from workshop_lib.engines.embedded import sql as esql
 from workshop_lib.engines.oracle import sql as osql
 from workshop_lib.engines.oracle import sqlfile
-from workshop_lib.engines.oracle.engine import bind_names
+from workshop_lib.engines.oracle.connection import bind_names
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = ROOT / "setup"
@@ -159,7 +160,7 @@ def setup_statements() -> dict[str, sqlfile.Statement]:
 
 def all_statements() -> dict[str, tuple[str, str]]:
     """key -> (kind, SQL text with sample identifiers filled in)."""
-    out = {name: ("sql", text) for name, text in osql.all_named_statements("T1_").items()}
+    out = {name: ("sql", text) for name, text in osql.all_named_statements("T1_", tables=TABLES).items()}
     for key, stmt in setup_statements().items():
         text = stmt.render(**SAMPLE_IDENTIFIERS) if stmt.placeholders else stmt.text
         out[key] = (stmt.kind, text)
@@ -381,7 +382,7 @@ def test_vector_memory_sql_caps_the_size_and_uses_the_spfile():
     assert "SCOPE = SPFILE" in block and "0.4" in block and ":wanted_mb" in block
     initdb = (ROOT / _INITDB).read_text()
     assert "SCOPE = SPFILE" in initdb and "LEAST(512" in initdb
-    from workshop_lib.engines.oracle import bootstrap
+    from workshop_lib.tools import oracle_bootstrap as bootstrap
 
     assert bootstrap.VECTOR_MEMORY_MB == 512
 
@@ -488,7 +489,7 @@ def test_bind_names_ignore_literals_and_comments():
 
 
 def test_query_text_is_cut_only_where_the_model_alone_reads_it():
-    from workshop_lib.engines.oracle.engine import embedding_only_binds
+    from workshop_lib.engines.oracle.connection import embedding_only_binds
 
     for name in ("SEARCH_BY_TEXT", "HYBRID_RRF", "VECTOR_RANKED"):
         assert embedding_only_binds(getattr(osql, name)) == {"q"}, name
@@ -577,7 +578,7 @@ def _engine(results=None):
 
 
 def test_engine_cursor_binds_only_the_names_a_statement_uses():
-    from workshop_lib.engines.oracle.engine import EMPTY_TEXT
+    from workshop_lib.engines.oracle.connection import EMPTY_TEXT
 
     eng = _engine()
     params = {"seq": 7, "content": "", "meta": "{}", "unused": 1}
@@ -651,7 +652,7 @@ def test_engine_data_dictionary_of_an_unseeded_schema_says_what_to_do():
 
 def test_declared_types_round_trip_for_every_dataset_column():
     from workshop_lib.data.supplychain_data import TABLES
-    from workshop_lib.engines.oracle.engine import declared_type, parse_declared
+    from workshop_lib.engines.oracle.connection import declared_type, parse_declared
 
     for t in TABLES:
         for c in t.columns:
@@ -660,7 +661,7 @@ def test_declared_types_round_trip_for_every_dataset_column():
 
 
 def test_parse_size():
-    from workshop_lib.engines.oracle.engine import parse_size
+    from workshop_lib.engines.oracle.connection import parse_size
 
     assert parse_size("512M") == 512 << 20 and parse_size("536870912") == 512 << 20
     assert parse_size("1G") == 1 << 30 and parse_size(None) == 0 and parse_size("0") == 0
@@ -724,7 +725,7 @@ def test_errors_name_the_step_the_code_and_the_fix():
 def test_the_cursor_binds_what_the_drivers_parser_names():
     """OracleCursor asks python-oracledb which binds a statement has (prepare + bindnames,
     parsed client-side) and passes only those; extra keys of a shared parameter dict are dropped."""
-    from workshop_lib.engines.oracle.engine import OracleCursor
+    from workshop_lib.engines.oracle.connection import OracleCursor
 
     class Raw:
         def __init__(self):

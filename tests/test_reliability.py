@@ -295,7 +295,7 @@ def test_rollback_runs_only_when_a_transaction_is_open(tmp_path):
 
 # ---------------------------------------------------------------- 4. Oracle connect deadline (loopback only)
 def test_oracle_connect_to_a_silent_listener_stops_at_the_deadline():
-    from workshop_lib.engines.oracle.engine import OracleConnectionError, connect_oracle
+    from workshop_lib.engines.oracle.connection import OracleConnectionError, connect_oracle
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -326,7 +326,7 @@ def test_oracle_connect_to_a_silent_listener_stops_at_the_deadline():
 
 
 def test_oracle_connect_refused_fails_fast_with_the_dsn():
-    from workshop_lib.engines.oracle.engine import OracleConnectionError, connect_oracle
+    from workshop_lib.engines.oracle.connection import OracleConnectionError, connect_oracle
 
     s = socket.socket()
     s.bind(("127.0.0.1", 0))

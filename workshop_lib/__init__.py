@@ -1,5 +1,6 @@
 """Helpers for the agent-memory retrieval workshop on Oracle AI Database."""
-from workshop_lib.engines.base import Engine, connect
+from workshop_lib.core.connect import connect
+from workshop_lib.engines.base import Engine
 
 # The modules a notebook uses, reachable as `workshop_lib.<name>` (so `from workshop_lib import
 # retrieval, checks` works) and loaded on first use so that `import workshop_lib` stays quick.

@@ -1,5 +1,5 @@
 -- The workshop's three database users and exactly the privileges they need.
--- Run by workshop_lib/engines/oracle/bootstrap.py as the administrator (SYSTEM, or ADMIN on
+-- Run by workshop_lib/tools/oracle_bootstrap.py as the administrator (SYSTEM, or ADMIN on
 -- Autonomous Database) in the pluggable database. {app_user} (AGENT, from ORACLE_APP_USER),
 -- {data_user} (SUPPLYCHAIN) and {reader_user} (SC_READER, from ORACLE_READER_USER) are
 -- identifiers the bootstrap validates before filling them in; values are bind variables.

@@ -17,6 +17,7 @@ from typing import Any
 from workshop_lib.checks import values
 from workshop_lib.core import notebook_errors
 from workshop_lib.errors import WorkshopError
+from workshop_lib.hints import record
 
 WIDTH = 100  # messages are wrapped so a notebook shows them without side-scrolling
 
@@ -71,8 +72,6 @@ def passed(todo: str, detail: str = "", fn: Any = None) -> None:
 def _record(todo: str, module: str | None, failure: CheckFailed | None) -> str:
     """Record this run in the notebook for hints and the grade summary (hints/record.py); never fails a check."""
     try:
-        from workshop_lib.hints import record
-
         module = module or record.module_of_failure(failure)
         record.check_ran(todo, module, None if failure is None else failure.message())
         return record.stuck_line(todo, module) if failure is not None else ""

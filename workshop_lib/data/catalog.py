@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from workshop_lib.core.progress import progress as tqdm
+from workshop_lib.data.supplychain_data import rows
+from workshop_lib.progress import progress as tqdm
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -173,8 +174,6 @@ _SERVICES = {
 @functools.lru_cache(maxsize=1)
 def ports() -> dict[str, dict]:
     """UN/LOCODE -> port facts, from the canonical SUPPLYCHAIN dataset (no database needed)."""
-    from workshop_lib.data.supplychain_data import rows
-
     return {code: {"unlocode": code, "name": name, "country_code": cc, "region": region,
                    "latitude": float(lat), "longitude": float(lon)}
             for _id, code, name, cc, region, lat, lon in rows()["PORTS"]}

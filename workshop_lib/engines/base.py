@@ -1,4 +1,4 @@
-"""`connect()` and what every engine offers the rest of the workshop.
+"""What every engine offers the rest of the workshop (`connect()` is core/connect.py's).
 
 Two engines implement the same interface: `oracle` (Oracle AI Database, the Codespace
 default) and `embedded` (SQLite + sqlite-vec + FTS5 + a bundled model, no services).
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,9 +21,15 @@ from workshop_lib.engines.store_backend import StoreBackend
 from workshop_lib.engines.supplychain_schema import SupplyChainSchema
 from workshop_lib.errors import WorkshopError
 
-if TYPE_CHECKING:  # the store and the client import this module
+if TYPE_CHECKING:  # types only: core builds on the engines and hands each one its EngineMemory
+    from workshop_lib.core.engine_memory import EngineMemory
     from workshop_lib.core.memory_client import MemoryClient
     from workshop_lib.core.store import MemoryStore
+
+
+# What makes an engine's memory store and client: core/engine_memory.py's EngineMemory, which
+# connect() hands in (the engines never import core).
+MemoryFactory = Callable[["Engine"], "EngineMemory"]
 
 
 @dataclass
@@ -44,6 +49,10 @@ class DatabaseFault(WorkshopError, RuntimeError):
     def __init__(self, path: Any, cause: str, fix: str) -> None:
         self.path, self.cause, self.fix = path, cause, fix
         super().__init__(f"{path}: {cause}. Fix: {fix}.")
+
+
+class NoMemoryStore(WorkshopError, RuntimeError):
+    """An engine made without its memory store (not through connect()) was asked for it."""
 
 
 class StoreMissing(WorkshopError, RuntimeError):
@@ -91,26 +100,27 @@ class Engine(abc.ABC):
     supplychain: SupplyChainSchema
     backend: StoreBackend
 
-    def __init__(self) -> None:
+    def __init__(self, memory: MemoryFactory | None = None) -> None:
+        """`memory` makes the engine's memory store and client (core/engine_memory.py's EngineMemory,
+        handed in by connect()); without it the engine is a database alone and `store` says so."""
         self.user_id = config.USER_ID    # the default scope; scoped() gives another user's view
         self.agent_id = config.AGENT_ID
-        self._store: MemoryStore | None = None
-        self._memory: MemoryClient | None = None
-        self._open_lock = threading.Lock()  # two threads opening the store at once make one
+        self._memory_of = memory(self) if memory is not None else None
 
-    # -- the memory store and the scoped client, opened on first use
+    def _memory_access(self) -> EngineMemory:
+        if self._memory_of is None:
+            raise NoMemoryStore(f"this {self.name} engine was opened without its memory store. "
+                                "Fix: open it with workshop_lib.connect().")
+        return self._memory_of
+
+    # -- the memory store and the scoped client, opened on first use (core/engine_memory.py)
     @property
     def store(self) -> MemoryStore:
         """The memory store. Reading this never creates tables: a missing store is a SchemaError
         that names the fix. Creation is explicit: open_store(), which prepare() (so
         `workshop setup` and every Part's first cell) and connect(create=True) on the embedded
         engine call, and the Oracle bootstrap."""
-        with self._open_lock:
-            if self._store is None:
-                from workshop_lib.core.store import MemoryStore, SchemaPolicy
-
-                self._store = MemoryStore(self, schema_policy=SchemaPolicy.REQUIRE_EXISTING)
-            return self._store
+        return self._memory_access().store()
 
     def open_store(self, policy: Any = None, *, table_name_prefix: str = "") -> MemoryStore:
         """Open the memory store and make it this engine's store.
@@ -121,35 +131,17 @@ class Engine(abc.ABC):
         nothing); tests and benchmarks open a scratch store with RECREATE and a
         table_name_prefix of their own.
         """
-        from workshop_lib.core.store import MemoryStore, SchemaPolicy
-
-        with self._open_lock:
-            if policy is None:
-                if self._store is None:
-                    self._store = MemoryStore(self, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
-                return self._store
-            self._store = MemoryStore(self, schema_policy=policy, table_name_prefix=table_name_prefix)
-            self._memory = None
-            return self._store
+        return self._memory_access().open_store(policy, table_name_prefix)
 
     @property
     def memory(self) -> MemoryClient:
         """The memory client scoped to user_id and agent_id (search, add, threads)."""
-        if self._memory is None:
-            from workshop_lib.core.memory_client import MemoryClient
-
-            store = self.store
-            with self._open_lock:
-                if self._memory is None:
-                    self._memory = MemoryClient(store, user_id=self.user_id, agent_id=self.agent_id)
-        return self._memory
+        return self._memory_access().memory()
 
     def scoped(self, user_id: str, agent_id: str | None = None) -> Any:
         """This engine as one user (and agent) sees it: their memories plus the shared schema
-        knowledge (workshop_lib/core/scope.py). The same connection and store."""
-        from workshop_lib.core.scope import scoped
-
-        return scoped(self, user_id, agent_id)
+        knowledge (workshop_lib/core/engine_memory.py). The same connection and store."""
+        return self._memory_access().scoped(user_id, agent_id)
 
     # -- SQL on the engine's connection (each engine package: embedded/engine.py, oracle/engine.py)
     @abc.abstractmethod
@@ -180,28 +172,3 @@ class Engine(abc.ABC):
 def new_id(record_type: str) -> str:
     """A fresh record id, e.g. mem-3f2a9c1d0b7e4a55."""
     return f"{record_type[:3]}-{uuid.uuid4().hex[:16]}"
-
-
-def connect(engine: str | None = None, *, path: str | Path | None = None, **options: Any) -> Engine:
-    """Open the workshop's engine.
-
-    `engine` defaults to $WORKSHOP_ENGINE, then 'embedded'. Choosing 'oracle' and not
-    reaching it raises an error naming the DSN and the fix; it never falls back.
-    """
-    config.load_dotenv()
-    name = config.engine_name(engine)
-    if name == "embedded":
-        return engine_class(name)(path=path, **options)
-    options.pop("create", None)  # Oracle's schema is made by `make setup-oracle`, never by connect
-    return engine_class(name)(**options)
-
-
-def engine_class(name: str) -> Any:
-    """The class of the engine `name` (oracle | embedded), imported only when asked for."""
-    if config.engine_name(name) == "embedded":
-        from workshop_lib.engines.embedded.engine import EmbeddedEngine
-
-        return EmbeddedEngine
-    from workshop_lib.engines.oracle.engine import OracleEngine
-
-    return OracleEngine

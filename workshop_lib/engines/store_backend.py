@@ -7,9 +7,10 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.engines.health import Check
+
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
-    from workshop_lib.tools.doctor import Check
 
 
 class StoreBackend(abc.ABC):
@@ -54,6 +55,7 @@ class StoreBackend(abc.ABC):
         (the embedded engine's database and its write-ahead log); none for a database server."""
         return []
 
-    def doctor_checks(self) -> list[Check]:
-        """Engine-specific lines for `workshop doctor` (integrity, users, grants, indexes...)."""
+    def doctor_checks(self, prefix: str = "") -> list[Check]:
+        """Engine-specific lines for `workshop doctor` (integrity, users, grants, indexes...) of the
+        store whose tables start with `prefix` (the store the doctor opened)."""
         return []

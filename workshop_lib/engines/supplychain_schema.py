@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
     from workshop_lib.engines.readonly import QueryResult
+
+
+class _Table(NamedTuple):
+    """A table by name alone: what the statements' sc_count reads of a table spec."""
+
+    name: str
 
 
 class SupplyChainSchema(abc.ABC):
@@ -29,11 +35,12 @@ class SupplyChainSchema(abc.ABC):
         """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
         return self.engine.query(self.sql.sc_select(table, columns, n))
 
-    def counts(self) -> dict[str, int]:
-        """Rows per SUPPLYCHAIN table as loaded here (the health check compares them with the dataset)."""
-        from workshop_lib.data.supplychain_data import TABLES
-
-        return {t.name: self.engine.query(self.sql.sc_count(t))[0][0] for t in TABLES}
+    def counts(self, tables: Iterable[Any] | None = None) -> dict[str, int]:
+        """Rows per SUPPLYCHAIN table as loaded here: of each of `tables` (the dataset's table specs,
+        data/supplychain_data.py's TABLES, as the doctor passes them), or of every table the schema has."""
+        if tables is None:
+            tables = [_Table(t["table"]) for t in self.data_dictionary("SUPPLYCHAIN")["tables"]]
+        return {t.name: self.engine.query(self.sql.sc_count(t))[0][0] for t in tables}
 
     @abc.abstractmethod
     def data_dictionary(self, owner: str) -> dict:

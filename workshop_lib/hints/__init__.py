@@ -16,15 +16,14 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from workshop_lib.hints import catalog, record
+from workshop_lib.hints import catalog, record, widget
 from workshop_lib.hints.catalog import part_key, todo_key
+from workshop_lib.hints.texts import _number, open_level, text
 
-__all__ = ["hint", "levels", "buttons", "text"]
+__all__ = ["hint", "levels", "buttons", "text", "open_level"]
 
 CONFIRM_OUTLINE = ("Level 3 is an outline close to the solution. Try levels 1 and 2 first; if you still want it, run "
                    "hints.hint({part!r}, {number}, level=3, confirm=True).")
-NO_FAILURE_YET = "(No check of this TODO has failed yet, so this is the general stronger hint.) "
-LAST_PASSED = "(The last check of this TODO passed; this is the general stronger hint.) "
 
 
 def levels(part: int | str, todo: int | str) -> dict[int, Any]:
@@ -34,23 +33,6 @@ def levels(part: int | str, todo: int | str) -> dict[int, Any]:
     stronger.update({row.id: row.hint for row in catalog.COMMON if row.id not in stronger})
     stronger["general"] = hints.general
     return {1: hints.nudge, 2: stronger, 3: hints.outline}
-
-
-def text(part: int | str, todo: int | str, level: int, failure: str | None = None) -> str:
-    """The text of one level; level 2 for the given failure class (the general hint when None)."""
-    part, todo = part_key(part), todo_key(part, todo)
-    hints = catalog.get(part, todo)
-    if level == 1:
-        return hints.nudge
-    if level == 2:
-        return catalog.stronger(part, todo, failure)
-    if level == 3:
-        return hints.outline
-    raise ValueError(f"level must be 1, 2 or 3, got {level!r}")
-
-
-def _number(todo: str) -> str:
-    return todo.split("_", 1)[0][len("todo"):]
 
 
 def hint(part: int | str, todo: int | str, level: int | None = None, *, confirm: bool = False) -> None:
@@ -69,17 +51,6 @@ def hint(part: int | str, todo: int | str, level: int | None = None, *, confirm:
           record.hint_payload(part, todo) if record.in_kernel() else None)
 
 
-def open_level(part: str, todo: str, level: int) -> tuple[str, str]:
-    """(title, text) of one level, recorded as opened; level 2 aims at the last failure of this TODO."""
-    failure = record.last_failure(part, todo)
-    body = text(part, todo, level, failure)
-    if level == 2 and failure is None:
-        body = (LAST_PASSED if record.runs(part, todo) else NO_FAILURE_YET) + body
-    record.hint_opened(part, todo, level, failure)
-    title = {1: "Hint", 2: "Stronger hint", 3: "Outline"}[level]
-    return f"{title} (TODO {_number(todo)}, {part})", body
-
-
 def _show(plain: str, payload: dict | None) -> None:
     if not record.in_kernel():
         print(plain)
@@ -94,7 +65,5 @@ def _show(plain: str, payload: dict | None) -> None:
 
 def buttons(part: int | str, todo: int | str) -> None:
     """The hint cell: a row of buttons (ipywidgets), or the same hints as an HTML page section without them."""
-    from workshop_lib.hints import widget
-
     part, todo = part_key(part), todo_key(part, todo)
     widget.show(part, todo)

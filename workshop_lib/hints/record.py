@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from workshop_lib import config
+from workshop_lib.hints import catalog
+
 CHECK_MIME = "application/vnd.workshop.check-runs+json"
 HINT_MIME = "application/vnd.workshop.hints+json"
 JOURNAL = "hints_journal.jsonl"
@@ -36,8 +39,6 @@ def in_kernel() -> bool:
 
 
 def journal_path() -> Path:
-    from workshop_lib import config
-
     return config.data_dir() / JOURNAL
 
 
@@ -119,8 +120,6 @@ _TODO_LABEL = re.compile(r"TODO\s*(\d+)")
 
 
 def _todo_key(part: str, label: str) -> str | None:
-    from workshop_lib.hints import catalog
-
     number = _TODO_LABEL.search(label or "")
     if not number:
         return None
@@ -140,7 +139,6 @@ def check_ran(label: str, module: str | None, message: str | None) -> None:
     todo = _todo_key(part, label) if part else None
     if part is None or todo is None:
         return
-    from workshop_lib.hints import catalog
 
     event: dict[str, Any] = {"ok": message is None, "at": round(time.time(), 1)}
     if message is not None:

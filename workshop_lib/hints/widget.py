@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import html
 
-from workshop_lib.hints import record, saved
+from workshop_lib.hints import catalog, record, saved
+from workshop_lib.hints.texts import open_level, text
 
 BUTTONS = (("hint", 1), ("stronger hint", 2), ("show outline", 3))
 CONFIRM = "The outline is close to the solution. Try the two hints first. Show it anyway?"
@@ -87,8 +88,6 @@ class ButtonRow:
         self.confirm.layout.display = "flex" if show else "none"
 
     def reveal(self, level: int) -> None:
-        from workshop_lib.hints import open_level
-
         self.ask(False)
         title, body = open_level(self.part, self.todo, level)
         self.text.value = (f"<div style='white-space: pre-wrap; border-left: 3px solid #888; padding-left: 8px'>"
@@ -97,8 +96,6 @@ class ButtonRow:
 
 def fallback_html(part: str, todo: int | str) -> str:
     """The three levels as folds, for a frontend without widgets (level 2 aims at the last failure known now)."""
-    from workshop_lib.hints import catalog, text
-
     part, todo = catalog.part_key(part), catalog.todo_key(part, todo)
     failure = record.last_failure(part, todo)
     folds = [("hint", text(part, todo, 1)), ("stronger hint", text(part, todo, 2, failure))]

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workshop_lib.core.arguments import check_k, check_query
+from workshop_lib.core.llm import LLMError, LLMTimeout
 from workshop_lib.data import catalog, countries
 from workshop_lib.errors import WorkshopError
 
@@ -404,8 +405,6 @@ def select_with_llm(llm, question: str, rows: Sequence[CatalogMatch], *, persona
     The call gets at most `timeout` seconds (default: the model's own limit, capped at
     SELECTION_TIMEOUT_S); past that the rows answer without it.
     """
-    from workshop_lib.core.llm import LLMError, LLMTimeout
-
     if timeout is None:
         timeout = min(float(getattr(llm, "timeout", SELECTION_TIMEOUT_S)), SELECTION_TIMEOUT_S)
     if llm is None:

@@ -20,6 +20,7 @@ from typing import Any
 from workshop_lib.core.arguments import check_k, check_query
 from workshop_lib.core.scope import shared_scope
 from workshop_lib.errors import WorkshopError
+from workshop_lib.parts import retrieval
 
 # DBMS_HYBRID_VECTOR.SEARCH's JSON parameters (PL/SQL Packages and Types Reference, SEARCH:
 # https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/dbms_hybrid_vector1.html):
@@ -90,8 +91,6 @@ def native_hybrid_search(eng: Any, probe: str, k: int = 5) -> list[dict]:
 def compare(eng: Any, probe: str, k: int = 5, *, rrf=None) -> list[dict]:
     """Rank by rank: the learner's one-statement RRF (or `rrf`, a function like
     hybrid_rrf_search_memories) next to the database's native hybrid search, same probe."""
-    from workshop_lib.parts import retrieval
-
     ours = (rrf or retrieval.hybrid_rrf_search_memories)(eng, probe, k=k)
     native = native_hybrid_search(eng, probe, k)
     return [{"rank": i + 1,

@@ -10,7 +10,21 @@ from pathlib import Path
 import typer
 
 from workshop_lib import config
+from workshop_lib.core.connect import connect
+from workshop_lib.core.llm import get_llm
+from workshop_lib.core.store import SchemaPolicy
+from workshop_lib.data import catalog
+from workshop_lib.engines.base import StoreMissing
+from workshop_lib.engines.registry import engine_class
 from workshop_lib.errors import WorkshopError
+from workshop_lib.parts import calibration, grounded
+from workshop_lib.parts.chat import answer_eval, answer_sets, baseline_eval, conversation_eval
+from workshop_lib.parts.ingest import corpus, index, pipeline, promotion
+from workshop_lib.parts.memory import baselines
+from workshop_lib.prepare import prepare
+from workshop_lib.tools.doctor import Check, checks
+from workshop_lib.tools.grading import SandboxUnavailable, grade_folder, per_learner, per_todo, sandbox
+from workshop_lib.tools.release import REPO, generate
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Agent-memory retrieval workshop: prepare, check and grade.")
@@ -26,8 +40,6 @@ def _engine_name(engine: str | None) -> str:
 
 
 def _connect(engine: str | None, **options):
-    from workshop_lib.engines.base import StoreMissing, connect
-
     config.load_dotenv()
     name = _engine_name(engine)
     try:
@@ -42,8 +54,6 @@ def _connect(engine: str | None, **options):
 @app.command()
 def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WORKSHOP_ENGINE or embedded)")):
     """Prepare the engine: memory store, SUPPLYCHAIN seed, scanned schema memories. Safe to re-run."""
-    from workshop_lib.prepare import prepare
-
     eng = _connect(engine)
     try:
         report = prepare(eng)
@@ -90,9 +100,6 @@ def lab(ctx: typer.Context):
 @app.command()
 def doctor(engine: str = typer.Option(None, help="oracle | embedded")):
     """Check everything the notebooks need; each line says PASS or FAIL and the fix."""
-    from workshop_lib.engines.base import StoreMissing
-    from workshop_lib.tools.doctor import Check, checks
-
     try:
         eng = _connect(engine, create=False)  # doctor reports a missing store; it never creates one
     except StoreMissing as exc:
@@ -119,8 +126,6 @@ def reset(
 
     Embedded: deletes only the workshop's own database files (never the data folder) and
     refuses while notebook kernels or servers have them open, unless --force."""
-    from workshop_lib.engines.base import engine_class
-
     config.load_dotenv()
     name = _engine_name(engine)
     plan = engine_class(name).traits.reset_plan(force)  # decided before anything is opened
@@ -136,11 +141,8 @@ def reset(
     for f in plan.files:
         f.unlink(missing_ok=True)
     if not plan.files:  # the store lives in the database: recreate its tables there
-        from workshop_lib.core.store import MemoryStore, SchemaPolicy
-        from workshop_lib.parts import grounded
-
         eng = _connect(name)
-        MemoryStore(eng, schema_policy=SchemaPolicy.RECREATE)
+        eng.open_store(SchemaPolicy.RECREATE)
         grounded.clear_caches(eng, embeddings=True)  # Part 5's caches hold answers built on the old memories
     if plan.after:
         typer.secho(plan.after, fg="yellow")
@@ -155,9 +157,6 @@ def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default:
     Thresholds depend on the embedding model; the defaults for Oracle are the usual values for
     all-MiniLM-L12-v2, not measured. Run this once against a live database to replace them."""
     import datetime
-
-    from workshop_lib.parts import calibration
-    from workshop_lib.prepare import prepare
 
     eng = _connect(engine)
     try:
@@ -198,8 +197,6 @@ def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (de
            rate_limit: int = typer.Option(None, min=1, help="at most this many embedding calls per minute"),
            engine: str = typer.Option(None, help="oracle | embedded")):
     """Part 8: read, clean, sanitise, chunk, embed and store a manifest's documents in its profile's table."""
-    from workshop_lib.parts.ingest import corpus, pipeline
-
     eng = _connect(engine)
     try:
         report = pipeline.ingest(eng, manifest_path or corpus.MANIFEST, profile=profile, sanitize_mode=sanitize,
@@ -236,8 +233,6 @@ def alias(action: str = typer.Argument("status", help="status | promote | rollba
           profile: str = typer.Argument(None, help="for promote: the profile whose table to promote, e.g. v2"),
           engine: str = typer.Option(None, help="oracle | embedded")):
     """Part 8: the document alias DOCS: which table it reads, promote a profile's table, or roll back."""
-    from workshop_lib.parts.ingest import corpus, index, promotion
-
     if action not in ("status", "promote", "rollback"):
         typer.secho(f"Unknown action {action!r}; choose status, promote or rollback.", fg="red", err=True)
         raise typer.Exit(2)
@@ -291,8 +286,6 @@ def grade(
     """Autograde learner notebooks with nbgrader, in parallel, each in its own sandbox; write feedback and grades.csv.
 
     Re-running with the same --out skips notebooks already graded (same learner, Part and bytes)."""
-    from workshop_lib.tools.grading import SandboxUnavailable, grade_folder, per_learner, per_todo, sandbox
-
     if summary_only:
         _summary_only(submissions, out)
         return
@@ -337,7 +330,7 @@ def grade(
 
 def _summary_only(submissions: Path, out: Path) -> None:
     """`workshop grade --summary-only`: the class summary from the notebooks as saved."""
-    from workshop_lib.tools.grading import summary
+    from workshop_lib.tools.grading import summary  # heavy: nbformat and matplotlib, for this command only
 
     picture, unread = summary.from_folder(submissions, out)
     if unread:
@@ -352,7 +345,7 @@ def _summary_only(submissions: Path, out: Path) -> None:
 def _class_summary(table, submissions: Path, out: Path):
     """(grades after any hint penalty, why the summary failed or ""). The summary reads what learners
     wrote: whatever stops it must not stop the review list that `grade` prints after it."""
-    from workshop_lib.tools.grading import summary
+    from workshop_lib.tools.grading import summary  # heavy: nbformat and matplotlib, for this command only
 
     unread: list = []
     picture, failed = None, ""
@@ -397,8 +390,8 @@ app.add_typer(hints_app, name="hints")
 @hints_app.command("insert")
 def hints_insert(parts: list[str] = typer.Argument(None, help="Parts, e.g. part6 part8 (default: every Part)")):
     """Put a hint cell under every TODO cell of solutions/ (safe to re-run); then run `workshop notebooks`."""
-    from workshop_lib.tools.hint_cells import insert
-    from workshop_lib.tools.release import REPO
+
+    from workshop_lib.tools.hint_cells import insert  # heavy: nbformat, for this command only
 
     changed = insert(parts or None)
     for path in changed:
@@ -409,8 +402,6 @@ def hints_insert(parts: list[str] = typer.Argument(None, help="Parts, e.g. part6
 @app.command()
 def notebooks(parts: list[str] = typer.Argument(None, help="Parts to regenerate, e.g. part3 (default: every Part)")):
     """Regenerate the learner notebooks (notebooks/) from solutions/ with nbgrader (instructors)."""
-    from workshop_lib.tools.release import REPO, generate
-
     for path in generate(parts or None):
         typer.echo(f"wrote {path.relative_to(REPO)}")
 
@@ -421,7 +412,7 @@ def oracle_bootstrap(only: list[str] = typer.Option(None, help="run only this st
     """Prepare an Oracle database for the workshop: wait, vector memory, users, model, store, data, check.
 
     Safe to re-run; each step says what it did or why it skipped (docs/oracle.md)."""
-    from workshop_lib.engines.oracle import bootstrap
+    from workshop_lib.tools import oracle_bootstrap as bootstrap  # heavy: python-oracledb, for this command only
 
     if not bootstrap.SQL_DIR.is_dir():
         typer.secho(f"The Oracle bootstrap's SQL files are not at {bootstrap.SQL_DIR}: install the workshop from a "
@@ -443,11 +434,8 @@ def serve(
                                          help="keep each question's text in CHAT_INTERACTIONS (default: a hash only)"),
 ):
     """Start the chat service (POST /chat, GET /health, GET /stats, the page at /)."""
-    from workshop_lib.core.llm import get_llm
-    from workshop_lib.data import catalog
-    from workshop_lib.parts.chat.app import create_app
-    from workshop_lib.parts.chat.server import GuardedServer, server_config
-    from workshop_lib.prepare import prepare
+    from workshop_lib.parts.chat.app import create_app  # heavy: starlette, for this command only
+    from workshop_lib.parts.chat.server import GuardedServer, server_config  # heavy: uvicorn, this command only
 
     eng = _connect(engine)
     prepare(eng, progress=False)
@@ -484,9 +472,6 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
     on Oracle it reads the connected database and --docs is refused (it would move the learner's alias)."""
     import tempfile
 
-    from workshop_lib.core.llm import get_llm
-    from workshop_lib.engines.base import engine_class
-    from workshop_lib.parts.chat import answer_eval
 
     name = _engine_name(engine)
     scratch_copies = engine_class(name).traits.scratch_copies
@@ -502,15 +487,12 @@ def eval_answers(docs: bool = typer.Option(False, "--docs", help="ingest and pro
         try:
             answer_eval.prepare_engine(eng, docs=docs)
             if question_set:
-                from workshop_lib.parts.chat import answer_sets
-
                 cases = answer_sets.load(question_set, eng.query)
             else:
                 cases = answer_eval.build_cases(eng)
             if sample_n:
                 cases = answer_eval.sample(cases, sample_n)
             llm = get_llm()
-            from workshop_lib.parts.ingest import index
 
             promoted = index.alias_state(eng).target is not None  # Oracle: what the learner promoted
             results = answer_eval.run(eng, cases, agent=agent, llm=llm, docs_promoted=promoted)
@@ -542,8 +524,6 @@ def eval_conversations(question_set: Path = typer.Option(..., "--set", exists=Tr
     With --baseline: the memory baselines side by side, each read by the same offline reader."""
     import tempfile
 
-    from workshop_lib.parts.chat import conversation_eval
-    from workshop_lib.parts.memory import baselines
 
     try:
         names = baselines.names(baseline) if baseline is not None else None
@@ -552,8 +532,6 @@ def eval_conversations(question_set: Path = typer.Option(..., "--set", exists=Tr
     with tempfile.TemporaryDirectory(prefix="workshop-eval-") as scratch:
         eng = _connect("embedded", path=Path(scratch))
         try:
-            from workshop_lib.parts.chat import answer_eval, baseline_eval
-
             answer_eval.prepare_engine(eng, docs=False)
             if names is not None:
                 measures = baseline_eval.run(eng, conversation_eval.load(question_set), names)

@@ -1,32 +1,15 @@
 """`workshop doctor`: one PASS/FAIL line per thing the notebooks rely on, with the fix."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from workshop_lib.core.store import SchemaPolicy
+from workshop_lib.data.supplychain_data import TABLES, rows
+from workshop_lib.engines.health import Check
+from workshop_lib.parts import scanner
 
-
-@dataclass
-class Check:
-    """One line of `workshop doctor`: what was checked, whether it passed, how to fix it."""
-
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
-
-    def line(self) -> str:
-        mark = "PASS" if self.ok else "FAIL"
-        text = f"[{mark}] {self.name}: {self.detail}"
-        if not self.ok and self.fix:
-            text += f"\n       fix: {self.fix}"
-        return text
+__all__ = ["Check", "checks"]  # Check lives with the engines, which report their own lines in it
 
 
 def checks(eng) -> list[Check]:
-    from workshop_lib.data.supplychain_data import rows
-    from workshop_lib.parts import scanner
-
     out: list[Check] = [Check("engine", True, f"{eng.name} ({eng})")]
     try:
         eng.query(eng.statements.ping)
@@ -48,10 +31,10 @@ def checks(eng) -> list[Check]:
         out.append(Check("memory store", True, f"schema ready, {n} records"))
     except Exception as exc:  # noqa: BLE001
         out.append(Check("memory store", False, str(exc).splitlines()[0], "run `workshop setup`"))
-        return out + eng.backend.doctor_checks()
+        return out + eng.backend.doctor_checks(eng.store.prefix)
     try:
         expected = {t: len(r) for t, r in rows().items()}
-        have = eng.supplychain.counts()
+        have = eng.supplychain.counts(TABLES)
         bad = {t: (have[t], expected[t]) for t in expected if have[t] != expected[t]}
         detail = ", ".join(f"{t.lower()}={have[t]}" for t in expected)
         out.append(Check("SUPPLYCHAIN seed", not bad, detail if not bad else f"unexpected counts {bad}",
@@ -73,4 +56,4 @@ def checks(eng) -> list[Check]:
                          f"{len(facts) - len(missing)}/{len(facts)} facts stored", fix))
     except Exception as exc:  # noqa: BLE001
         out.append(Check("schema memories scanned", False, str(exc).splitlines()[0], "run `workshop setup`"))
-    return out + eng.backend.doctor_checks()
+    return out + eng.backend.doctor_checks(eng.store.prefix)

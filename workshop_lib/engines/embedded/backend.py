@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from workshop_lib.engines.embedded import sql as statements_module
+from workshop_lib.engines.health import Check
 from workshop_lib.engines.store_backend import StoreBackend
 
 if TYPE_CHECKING:
     from workshop_lib.engines.embedded.engine import EmbeddedEngine
-    from workshop_lib.tools.doctor import Check
 
 
 class EmbeddedBackend(StoreBackend):
@@ -55,10 +55,8 @@ class EmbeddedBackend(StoreBackend):
     def vector_param(self, values: list[float]) -> bytes:
         return np.asarray(values, dtype=np.float32).tobytes()
 
-    def doctor_checks(self) -> list[Check]:
+    def doctor_checks(self, prefix: str = "") -> list[Check]:
         """Integrity lines for `workshop doctor`: both files, the full-text and the KNN index."""
-        from workshop_lib.tools.doctor import Check  # the doctor imports the store, which imports engines
-
         out = []
         for schema, path, fix in (
             ("main", self.engine.path, "restore it from a backup, or `workshop reset --yes` then `workshop setup` "
@@ -76,7 +74,7 @@ class EmbeddedBackend(StoreBackend):
                 out.append(Check(f"integrity of {path.name}", False, str(exc).splitlines()[0], fix))
         store_fix = ("the memory store's indexes are damaged: restore the file from a backup, or `workshop reset "
                      "--yes` then `workshop setup` (deletes stored memories)")
-        p = self.engine._store.prefix if self.engine._store is not None else ""
+        p = prefix
         try:
             with self.engine.transaction() as cur:  # FTS5's integrity-check is an INSERT: it needs a write transaction
                 cur.execute(statements_module.FTS_INTEGRITY.replace("{p}", p))

@@ -19,7 +19,7 @@ import sqlean
 import sqlite_vec
 
 from workshop_lib import config
-from workshop_lib.engines.base import DatabaseFault, Engine, EngineTraits, ResetPlan, StoreMissing
+from workshop_lib.engines.base import DatabaseFault, Engine, EngineTraits, MemoryFactory, ResetPlan, StoreMissing
 from workshop_lib.engines.embedded import embedder, text_query
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.embedded.backend import EmbeddedBackend
@@ -101,12 +101,13 @@ class EmbeddedEngine(Engine):
         no_match='""',  # an FTS5 phrase of nothing: matches no row
     )
 
-    def __init__(self, path: str | Path | None = None, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path | None = None, *, create: bool = True,
+                 memory: MemoryFactory | None = None) -> None:
         """`path` is a folder (the store is workshop.sqlite in it) or a store file (.sqlite/.db),
         honoured as named; SUPPLYCHAIN is supplychain.sqlite beside it. create=True (the default)
-        creates the file and the store's missing tables; create=False raises StoreMissing
-        instead of creating a missing store (doctor)."""
-        super().__init__()
+        creates the file (connect() then creates the store's missing tables); create=False raises
+        StoreMissing instead of creating a missing store (doctor). `memory`: see Engine."""
+        super().__init__(memory)
         self.model = embedder.WordLlamaModel(self.name)
         self.supplychain = EmbeddedSupplyChain(self)
         self.backend = EmbeddedBackend(self)
@@ -132,8 +133,6 @@ class EmbeddedEngine(Engine):
             self._open()
         except (OSError, sqlean.Error) as exc:
             raise self._fault(exc) from exc
-        if create:
-            self.open_store()  # the file is the learner's own: create=True makes its tables too
 
     def _open(self) -> None:
         # isolation_level=None: we open and close transactions ourselves.

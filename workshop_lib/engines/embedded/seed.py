@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from workshop_lib.core.progress import progress as tqdm
 from workshop_lib.engines.embedded import sql
+from workshop_lib.progress import progress as tqdm
 
 
 def seed(eng, tables, rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:

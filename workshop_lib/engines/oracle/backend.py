@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import oracledb
 
+from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
-from workshop_lib.engines.oracle.engine import (
+from workshop_lib.engines.oracle.connection import (
     EMPTY_TEXT,
     REQUIRED_PRIVILEGES,
     OracleCursor,
@@ -21,7 +22,6 @@ from workshop_lib.engines.store_backend import StoreBackend
 
 if TYPE_CHECKING:
     from workshop_lib.engines.oracle.engine import OracleEngine
-    from workshop_lib.tools.doctor import Check
 
 
 ALREADY_EXISTS = "ORA-00955"  # name is already used by an existing object
@@ -89,10 +89,8 @@ class OracleBackend(StoreBackend):
             return ""
         return value
 
-    def doctor_checks(self) -> list[Check]:
+    def doctor_checks(self, prefix: str = "") -> list[Check]:
         """The user and its grants, run_sql's reader, vector memory, the model, the indexes, the reranker."""
-        from workshop_lib.tools.doctor import Check  # the doctor imports the store, which imports engines
-
         sc = statements_module
         out: list[Check] = []
         setup = "run `make setup-oracle` (safe to re-run)"
@@ -108,7 +106,6 @@ class OracleBackend(StoreBackend):
             out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
         out.append(self.engine.supplychain.reader_check())
         out.append(self.engine.supplychain.reader_packages_check())
-        prefix = self.engine._store.prefix if self.engine._store is not None else ""
         index_rows: list[tuple] = []
         try:
             index_rows = self.engine.query(sc.CHECK_INDEXES, {"records_table": f"{prefix}RECORDS",

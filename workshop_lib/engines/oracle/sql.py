@@ -13,6 +13,8 @@ documentation page that defines them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 # Statements written the same way for both engines are defined once (portable_sql.py).
 from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this module's statement set
@@ -471,8 +473,9 @@ def statements(prefix: str, dim: int) -> StoreStatements:
     )
 
 
-def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
-    """Every named statement of this module, filled in (for the tests and for review)."""
+def all_named_statements(prefix: str = "", dim: int = DIM, tables: Iterable[Any] = ()) -> dict[str, str]:
+    """Every named statement of this module, filled in (for the tests and for review); SUPPLYCHAIN's
+    statements for each of `tables` (the dataset's table specs, data/supplychain_data.py's TABLES)."""
     ns = statements(prefix, dim)
     out = {name: getattr(ns, name) for name in _NAMES}
     out.update({name: globals()[name] for name in _HELPER_NAMES})
@@ -490,11 +493,7 @@ def all_named_statements(prefix: str = "", dim: int = DIM) -> dict[str, str]:
     out.update({f"OBSOLETE.{name}": stmt for name, stmt in statements(prefix, dim).OBSOLETE.items()})
     out["RERANK_PREDICTION"] = rerank_prediction("MY_RERANKER")
     out.update({f"NATIVE_HYBRID.{name}": stmt.replace("{p}", prefix) for name, stmt in vars(NATIVE_HYBRID).items()})
-    try:
-        from workshop_lib.data.supplychain_data import TABLES
-    except ImportError:  # pragma: no cover - the dataset module is part of the package
-        TABLES = []
-    for t in TABLES:
+    for t in tables:
         out[f"SC.{t.name}.create"] = sc_create_table(t)
         out[f"SC.{t.name}.drop"] = sc_drop_table(t)
         out[f"SC.{t.name}.delete"] = sc_delete(t)

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 import oracledb
 
 from workshop_lib import config
+from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
-from workshop_lib.engines.oracle.engine import (
+from workshop_lib.engines.oracle.connection import (
     _COMMENT,
     _QUERY_START,
     AMBIGUOUS,
@@ -31,10 +32,10 @@ from workshop_lib.engines.oracle.engine import (
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 from workshop_lib.engines.readonly import QueryResult, SqlRefused, capped_result, clean, plain_params
 from workshop_lib.engines.supplychain_schema import SupplyChainSchema
+from workshop_lib.progress import progress as tqdm
 
 if TYPE_CHECKING:
     from workshop_lib.engines.oracle.engine import OracleEngine
-    from workshop_lib.tools.doctor import Check
 
 
 class OracleSupplyChain(SupplyChainSchema):
@@ -296,8 +297,6 @@ class OracleSupplyChain(SupplyChainSchema):
 
     def reader_check(self) -> Check:
         """run_sql's user may do exactly two things: open a session and SELECT the SUPPLYCHAIN tables."""
-        from workshop_lib.tools.doctor import Check  # the doctor imports the store, which imports engines
-
         sc = statements_module
         name = f"run_sql user {self.reader_user} (least privilege)"
         fix = "run `make setup-oracle` (safe to re-run); revoke anything else granted to " + self.reader_user
@@ -321,12 +320,9 @@ class OracleSupplyChain(SupplyChainSchema):
                  "SUPPLYCHAIN tables" + (f"; also has {', '.join(extra)}" if extra else ", nothing else")
         return Check(name, ok, detail, fix)
 
-
     def reader_packages_check(self) -> Check:
         """Which network and file packages PUBLIC lets the reader run (a function is callable in
         run_sql's SELECT), and whether a host ACE or a directory grant would let them work."""
-        from workshop_lib.tools.doctor import Check
-
         sc = statements_module
         name = f"run_sql user {self.reader_user}: network and file packages"
         fix = (f"remove the host ACE or the directory grant of {self.reader_user} (or of PUBLIC), or revoke "
@@ -388,8 +384,6 @@ def _wanted_layout(table: Any) -> list[tuple[str, str]]:
 
 def _load_rows(cur: Any, tables: list[Any], rows: dict[str, list[tuple]], *, progress: bool) -> None:
     """Replace every row (children deleted first), then set the ports' geometry; not committed here."""
-    from workshop_lib.core.progress import progress as tqdm
-
     sc = statements_module
     for t in reversed(tables):
         cur.execute(sc.sc_delete(t))

@@ -26,7 +26,9 @@ import re
 from typing import Any
 
 from workshop_lib.core.llm import LLM, fake_response
+from workshop_lib.data.supplychain_data import OWNER, TABLES
 from workshop_lib.parts.agent import sqlplan
+from workshop_lib.parts.chat.router import named_schema_objects
 
 MODEL_NAME = "offline-planner (no LLM: plans tool calls by rules, answers only from tool results)"
 CORRECTIONS_HEADER = "Corrections the user asked you to remember"
@@ -40,8 +42,6 @@ def offline_llm(dictionary: dict | None = None) -> LLM:
 
 
 def _dataset_dictionary() -> dict:
-    from workshop_lib.data.supplychain_data import OWNER, TABLES
-
     return {"tables": [{"owner": OWNER, "table": t.name, "comment": ""} for t in TABLES],
             "columns": [{"owner": OWNER, "table": t.name, "column": c.name, "comment": ""} for t in TABLES
                         for c in t.columns],
@@ -117,8 +117,6 @@ def _linked_tables(question: str) -> list[str] | None:
 
 
 def _named(question: str) -> list[str]:
-    from workshop_lib.parts.chat.router import named_schema_objects
-
     return named_schema_objects(question)
 
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workshop_lib.data.supplychain_data import TABLES_BY_NAME
 from workshop_lib.engines.portable_sql import PLAN_SQL as SQL  # portable: both engines run them
 from workshop_lib.errors import WorkshopError
 
@@ -669,7 +670,5 @@ def rows_shown(p: Plan, rows: Sequence[Sequence[Any]]) -> int:
 
 def tables_read(sql: str) -> list[str]:
     """The SUPPLYCHAIN tables a planned SELECT reads, in the order it names them."""
-    from workshop_lib.data.supplychain_data import TABLES_BY_NAME
-
     named = re.findall(r"\b(?:FROM|JOIN)\s+(?:\w+\.)?(\w+)", sql, re.I)
     return list(dict.fromkeys(t.upper() for t in named if t.upper() in TABLES_BY_NAME))

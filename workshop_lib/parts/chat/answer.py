@@ -25,8 +25,16 @@ from typing import TYPE_CHECKING, Any
 from workshop_lib import assistant
 from workshop_lib.assistant import catalog_links, coverage, document_reader, planner
 from workshop_lib.core.arguments import check_query
-from workshop_lib.parts import gates, grounded
+from workshop_lib.data import countries
+from workshop_lib.data.catalog import ports
+from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
+from workshop_lib.engines.readonly import SqlRefused
+from workshop_lib.parts import gates, grounded, retrieval
+from workshop_lib.parts.agent import memory, offline, toolbox
+from workshop_lib.parts.agent.sqlplan import core, tables_in, tables_read
 from workshop_lib.parts.chat import router
+from workshop_lib.parts.ingest import ask, index
+from workshop_lib.parts.memory import answer as with_memory
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -60,8 +68,6 @@ KNOWLEDGE_LABELS = (router.SCHEMA, router.DOCS)
 
 
 def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
-    from workshop_lib.parts.agent.sqlplan import core
-
     # "Please tell me: ... Thanks!" is routed and retrieved on what it asks
     question = core(check_query(question)) or question
     vector = eng.model.embed([question])[0]
@@ -169,8 +175,6 @@ def _declined(decision: router.RouteDecision, text: str, handler: str = "router"
 def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer:
     """One SELECT composed from the question's schema and value links (workshop_lib/assistant/), run
     read-only; the answer written from its rows, or a fallback that says which part it could not use."""
-    from workshop_lib.engines.readonly import SqlRefused
-
     handler = "live data (composed query)"
     try:
         data = assistant.answer_data(eng, question)
@@ -199,8 +203,6 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
 
 def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
     """An answer from the assistant's composed query: its rows, the links that planned it."""
-    from workshop_lib.data.supplychain_data import OWNER
-    from workshop_lib.parts.agent.sqlplan import tables_read
 
     plan = data.plan
     # The source in words, as the older planner's: the tables read and the rows the answer shows.
@@ -383,8 +385,6 @@ def _uncovered(eng: Engine, question: str, decision: router.RouteDecision, g: An
 
 def _port_rows(text: str) -> list[dict[str, Any]]:
     """The SUPPLYCHAIN.PORTS rows a port answer shows: every port whose UN/LOCODE it writes "(CODE)"."""
-    from workshop_lib.data.catalog import ports
-    from workshop_lib.data.supplychain_data import OWNER
 
     known = ports()
     codes = dict.fromkeys(c for c in re.findall(r"\(([A-Z]{5})\)", text) if c in known)
@@ -400,8 +400,6 @@ def _asks_location(question: str) -> bool:
 def _asks_port_list(question: str) -> bool:
     """"Which ports are in North Europe?", "the ports in China", "list the ports you serve" (not
     "which port is the busiest")."""
-    from workshop_lib.data import countries
-    from workshop_lib.data.catalog import ports
 
     regions = {p["region"].lower() for p in ports().values()}
     q = question.lower()
@@ -492,8 +490,6 @@ _RELATION_RE = router.RELATION_RE
 def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
     """"Which table links containers to voyages?": the relationship facts between the tables the
     question names (in any words), and only those; the turn as it was when it names fewer than two."""
-    from workshop_lib.parts.agent.sqlplan import tables_in
-
     tables = tables_in(question)
     if len(tables) < 2:
         return turn
@@ -515,8 +511,6 @@ _OVERVIEW_RE = re.compile(r"\b(?:what|which) tables (?:are|exist|does|do)\b|\bta
 def _tables_named_in_words(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
     """A table question: the tables the question names in words ("one row per manifest line" is
     CARGO_ITEMS), only those; every table for "which tables are in the schema"; else as retrieved."""
-    from workshop_lib.parts.agent.sqlplan import tables_in
-
     overview = _OVERVIEW_RE.search(question) is not None
     tables = [] if overview else tables_in(question)
     if not overview and len(tables) != 1:
@@ -539,8 +533,6 @@ def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
     """For "which column ..." questions: when columns the vector search found share an
     attribute word with the question ("arrives" / ARRIVAL_DATE), only those are kept (the
     others name another attribute). Similarities are kept as measured."""
-    from workshop_lib.data.supplychain_data import TABLES_BY_NAME
-
     # attribute words only: the tables' own names ("voyage") say where, not which column
     words = _stems(turn.query) - {"colum", "which", "holds", "store", "table", "field", "tells", "where"} \
         - _stems(" ".join(TABLES_BY_NAME).replace("_", " ")) - _stems(" ".join(t[:-1] for t in TABLES_BY_NAME)) \
@@ -578,8 +570,6 @@ def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
 def _named_first(eng: Engine, turn: gates.TurnResult, named: list[str]) -> gates.TurnResult:
     """The facts of the tables and columns the question names, first (read from the store by
     subject, so they are there even when the vector search ranked them low)."""
-    from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
-
     subjects = []
     for name in named:
         parts = name.split(".")
@@ -605,8 +595,6 @@ def _named_first(eng: Engine, turn: gates.TurnResult, named: list[str]) -> gates
 
 def _fact_chunk(eng: Engine, subject: str):
     """The stored schema fact of one subject, as a retrieved chunk (None when it was never scanned)."""
-    from workshop_lib.parts import retrieval
-
     for h in retrieval.keyword_search_memories(eng, subject.split(".")[-1], k=20):
         if h.get("subject") == subject:
             count, _ = gates.token_counter(eng)
@@ -639,8 +627,6 @@ def _documents_only(eng: Engine, question: str, decision: router.RouteDecision, 
 
 
 def _nearest_passages(eng: Engine, docs, vector) -> list[dict]:
-    from workshop_lib.parts.ingest import index
-
     return [{"subject": h["doc_id"], "text": h["text"], "similarity": h.get("similarity"), "chunk_no": h["chunk_no"]}
             for h in index.search(eng, docs.question, 40, vector=vector)]
 
@@ -699,8 +685,6 @@ def _read_documents(eng: Engine, docs, vector=None) -> Any:
 
 def _document_passages(eng: Engine, doc_id: str | None) -> list[dict]:
     """Every chunk of one document of the active index, in order, as reader passages."""
-    from workshop_lib.parts.ingest import index
-
     if doc_id is None:
         return []
     return [{"subject": doc_id, "text": c["text"], "chunk_no": c["chunk_no"]} for c in index.document(eng, doc_id)]
@@ -732,8 +716,6 @@ def _records_named(eng: Engine, question: str) -> list[Any]:
 
 def _named_entities(eng: Engine, question: str, decision: router.RouteDecision) -> set[str]:
     """Ports (names and codes) and carriers the question names, lower case, hyphens as spaces."""
-    from workshop_lib.data.catalog import ports
-
     known = ports()
     out = set()
     for code in decision.ports:
@@ -746,8 +728,6 @@ def _named_entities(eng: Engine, question: str, decision: router.RouteDecision) 
 
 def _documents(eng: Engine, question: str, vector):
     """Part 8's answer over the active document index, or None when none is promoted."""
-    from workshop_lib.parts.ingest import ask, index
-
     try:
         return ask.ask(eng, question, vector=vector)
     except index.NoActiveIndex:
@@ -760,8 +740,6 @@ def _best(docs) -> float:
 
 def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, compared: dict,
                     vector=None) -> ChatAnswer:
-    from workshop_lib.parts.ingest import ask
-
     d = docs.decision
     text = ask.render(docs)
     used_llm = "none"
@@ -790,9 +768,6 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
 
     Mode: rag when its answer came from tool results, hybrid when it had to be forced after
     the iteration cap or budget, fallback when no tool call succeeded."""
-    from workshop_lib.data.supplychain_data import OWNER
-    from workshop_lib.parts.agent import memory, offline, toolbox
-    from workshop_lib.parts.memory import answer as with_memory
 
     decision = router.decide(eng, check_query(question))
     if decision.label == router.OUT and not decision.unsure:

@@ -31,6 +31,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.data import catalog
+from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
+from workshop_lib.engines.portable_sql import PLAN_SQL
+from workshop_lib.parts.chat import answer as chat_answer
+from workshop_lib.parts.ingest import corpus, pipeline
+from workshop_lib.prepare import prepare
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -77,8 +82,6 @@ class Case:
 # ============================================================================ ground truth
 def _table(eng: Engine, name: str) -> list[dict]:
     """Every row of a SUPPLYCHAIN table, read from the database with SQL."""
-    from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
-    from workshop_lib.engines.portable_sql import PLAN_SQL
 
     columns = TABLES_BY_NAME[name].column_names
     rows = eng.query(PLAN_SQL["all_rows"].format(columns=", ".join(columns), owner=OWNER, table=name))
@@ -405,8 +408,6 @@ _DOC_FORMS = {
 
 
 def _document_cases(rng: random.Random) -> list[Case]:
-    from workshop_lib.parts.ingest import corpus
-
     cases = []
     for line in corpus.GOLDEN.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -585,8 +586,6 @@ class Result:
 
 
 def ask_one(eng: Engine, question: str, *, agent: bool, llm=None) -> Any:
-    from workshop_lib.parts.chat import answer as chat_answer
-
     if agent:
         return chat_answer.agent_answer(eng, question, f"eval-{uuid.uuid4().hex[:12]}", llm=llm)
     return chat_answer.answer_question(eng, question, llm=llm)
@@ -717,13 +716,9 @@ def write_json(path: Path, s: dict[str, Any], results: list[Result], settings: d
 def prepare_engine(eng: Engine, *, docs: bool) -> None:
     """What the evaluation needs in the engine: the seed, the schema facts, the catalog and,
     with `docs`, Part 8's corpus ingested and promoted."""
-    from workshop_lib.prepare import prepare
-
     prepare(eng, progress=False)
     catalog.seed(eng, progress=False)
     if docs:
-        from workshop_lib.parts.ingest import corpus, pipeline
-
         report = pipeline.ingest(eng, corpus.MANIFEST, profile=DOCS_PROFILE, promote=True, progress=False)
         if report.promotion is None or not report.promotion.decision.promote:
             raise RuntimeError("Part 8's index was not promoted: "

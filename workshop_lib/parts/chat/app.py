@@ -49,6 +49,7 @@ from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import ChatAnswer, agent_answer, answer_question
 from workshop_lib.parts.chat.recall import recall_answer
+from workshop_lib.parts.ingest import index
 from workshop_lib.parts.memory import personal, preferences
 from workshop_lib.parts.memory.writer import observe_user_turn
 
@@ -416,8 +417,6 @@ def uvicorn_log_config() -> dict[str, Any]:
 
 def document_index_status(eng: Engine) -> dict[str, Any]:
     """Where Part 8's document alias points and whether that table is complete."""
-    from workshop_lib.parts.ingest import index
-
     try:
         state = index.alias_state(eng)
     except Exception as exc:  # noqa: BLE001 - health reports, it does not fail

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.parts.chat.app import ChatService
 from workshop_lib.parts.chat.conversation_eval import ABILITIES, expected_groups, grade
 from workshop_lib.parts.memory import baselines, reader
 
@@ -81,8 +82,6 @@ def _ms(t0: float) -> float:
 
 
 def run(eng: Engine, conversations: list[dict[str, Any]], names: list[str]) -> Measures:
-    from workshop_lib.parts.chat.app import ChatService
-
     service = ChatService(eng)
     kept = [baselines.make(n, eng) for n in names]
     m = Measures(names=list(names))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from workshop_lib.parts.chat.answer_eval import GROUNDED_MODES, numbers_in, value_found
 from workshop_lib.parts.chat.answer_sets import SetError, groups_from_rows, rows_of
+from workshop_lib.parts.chat.app import ChatService
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -109,8 +110,6 @@ def play(eng: Engine, conversation: dict[str, Any], ask: Callable[[dict[str, Any
 
 
 def run(eng: Engine, conversations: list[dict[str, Any]]) -> list[TurnResult]:
-    from workshop_lib.parts.chat.app import ChatService
-
     service = ChatService(eng)
     results: list[TurnResult] = []
     for conversation in conversations:

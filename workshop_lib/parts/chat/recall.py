@@ -12,8 +12,12 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib import assistant
+from workshop_lib.assistant.schema_links import words_of
+from workshop_lib.data.supplychain_data import OWNER
+from workshop_lib.parts.agent.sqlplan import tables_read
 from workshop_lib.parts.chat.answer import ChatAnswer
-from workshop_lib.parts.memory import personal, said
+from workshop_lib.parts.memory import own_values, personal, said
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -55,8 +59,6 @@ def _follow_noun(question: str) -> str:
 def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, follow_up: bool = False) -> bool:
     """The question asks for the remembered value itself: nothing follows its reference to the
     thing, or it asks what the user said and names no other column of the data."""
-    from workshop_lib import assistant
-    from workshop_lib.assistant.schema_links import words_of
 
     after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
     if len(after) == 2 and _NOTHING_MORE.match(after[1]):
@@ -101,8 +103,6 @@ def _wh_table(question: str) -> str | None:
 
 def _is_place(rec: personal.Recalled) -> bool:
     """The remembered value is where something is: a place of the user's or a port."""
-    from workshop_lib.parts.memory import own_values
-
     return rec.table == personal.OWN and rec.column == own_values.PLACE or rec.table == "PORTS"
 
 
@@ -119,8 +119,6 @@ def _asked_part(question: str) -> str:
 def _asks_not_which(question: str, rec: personal.Recalled, place: bool) -> str | None:
     """A time, a count or an amount, a place, a movement: what the question asks that is not which
     thing it is, or None."""
-    from workshop_lib.parts.memory import own_values
-
     if _ASKS_TIME.search(question):
         return "a time"
     # "how much" of a remembered sum asks the sum itself
@@ -142,8 +140,6 @@ def _refers_to_it(low: str, rec: personal.Recalled, possessed: set[str], role_wo
 def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tuple[str | None, list[str]]:
     """The first word naming a table other than the remembered thing's ("the vessel" of a box), or
     None; with the words kept to look for a column in."""
-    from workshop_lib.parts.memory import own_values
-
     possessed = set(personal.possessed_nouns(question))
     role_words = {w for names in own_values.ROLES.values() for w in names}
     words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
@@ -168,8 +164,6 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
 def _other_column(eng: Engine, kept: list[str], rec: personal.Recalled, place: bool) -> str | None:
     """A column of the data the kept words name, other than the remembered one (a key or a port's,
     for a place, does not count), or None."""
-    from workshop_lib import assistant
-    from workshop_lib.assistant.schema_links import words_of
 
     schema, _ = assistant.knowledge(eng)
     own = f"{rec.table}.{rec.column}"
@@ -234,8 +228,6 @@ def _value_answer(rec: personal.Recalled, said: str, source: dict[str, Any]) -> 
 def _merged_second_part(eng: Engine, data: Any, data_question: str, rec: personal.Recalled) -> bool:
     """A second question the data answer left unanswered ("..., and where?"), asked on its own and
     added to it when both answers show what their part asks; False (data untouched) otherwise."""
-    from workshop_lib import assistant
-
     if data.text is None or not data.uncovered:
         return False
     extra = _second_part(data_question, data.uncovered, rec)
@@ -260,8 +252,6 @@ def _all_shown(question: str, asked_parts: list[str], answers: list[Any]) -> boo
 def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str] | None:
     """The question asked as the data questions of the thing's voyage, else as one about a column of
     a table joined to it, when every part is answered; None otherwise."""
-    from workshop_lib import assistant
-
     for asked_parts in (_voyage_questions(question, rec), [personal.context_question(eng, question, rec, any_table=True)]):
         asked_parts = [a for a in asked_parts if a]
         answers = [assistant.answer_data(eng, a) for a in asked_parts]
@@ -274,8 +264,6 @@ def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tu
 def _answered_from_context(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str] | None:
     """The question about a column of the thing's own table that the whole turn names, when its answer
     shows what the question asks; None otherwise."""
-    from workshop_lib import assistant
-
     asked = personal.context_question(eng, question, rec)
     if asked:
         more = assistant.answer_data(eng, asked)
@@ -288,8 +276,6 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
     """The data answer for a question about the remembered entity: the question with the entity in
     its place; a second question it left unanswered ("..., and where?") asked on its own; when the
     question itself names nothing of the data, the columns its earlier sentence names."""
-    from workshop_lib import assistant
-
     data_question = personal.substitute(question, rec)
     data = assistant.answer_data(eng, data_question)
     if _merged_second_part(eng, data, data_question, rec):
@@ -393,8 +379,6 @@ def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str |
     """The part of a two-part question left unanswered, as a question of its own about the entity:
     a bare "where?" takes the first question's verb ("when does voyage 939E arrive, and where?" ->
     "where does voyage 939E arrive"); a pronoun is replaced by the entity."""
-    from workshop_lib import assistant
-
     entity = f"{personal.TABLE_NOUNS_BY_TABLE.get(rec.table, rec.table.lower())} {rec.value}"
     bare = re.fullmatch(r"(?:and\s+)?(what|which|who|where|when|how)\W*", part.strip(), re.I)
     if bare:
@@ -572,8 +556,6 @@ def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyon
 def _data_answer(data: Any, data_question: str, rec: personal.Recalled, said: str,
                  source: dict[str, Any]) -> ChatAnswer:
     """The data's answer about the remembered thing, with the memory and the SQL as its sources."""
-    from workshop_lib.data.supplychain_data import OWNER
-    from workshop_lib.parts.agent.sqlplan import tables_read
 
     plan = data.plan
     sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
@@ -607,8 +589,6 @@ _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|
 def _value_kind(rec: personal.Recalled) -> str | None:
     """NAME, PLACE or MONEY for a value of those kinds (a carrier is a company's name); None for a
     thing of the data (a container, a voyage, a vessel)."""
-    from workshop_lib.parts.memory import own_values
-
     if _is_place(rec):
         return own_values.PLACE
     if rec.table == personal.OWN:
@@ -619,8 +599,6 @@ def _value_kind(rec: personal.Recalled) -> str | None:
 def _other_value_named(eng: Engine, question: str, rec: personal.Recalled) -> str | None:
     """A value of the remembered value's own kind that the question names instead ("who handles Hong
     Kong?" when what was said is about Kaohsiung): the memory is about something else."""
-    from workshop_lib import assistant
-
     _, values = assistant.knowledge(eng)
     found, _ = personal.data_links(question, values.links(question))
     said: dict[str, set[str]] = {}  # subject -> the values the memory names of it
@@ -636,8 +614,6 @@ def _other_value_named(eng: Engine, question: str, rec: personal.Recalled) -> st
 def _unknown_thing(question: str, rec: personal.Recalled) -> str | None:
     """A thing of the user's the question asks about ("my bill of lading") that is neither the
     remembered thing, a table of the data, nor what the memory calls it: its words, else None."""
-    from workshop_lib.parts.memory import own_values
-
     known = {personal.stem(w) for w in (rec.noun, *rec.nouns, *rec.roles)}
     known |= {personal.stem(n) for role in rec.roles for n in own_values.ROLES.get(role, ())}
     phrase = personal.asked_possession(_asked_part(question))
@@ -649,8 +625,6 @@ def _unknown_thing(question: str, rec: personal.Recalled) -> str | None:
 
 def _words_hold(kind: str, words: str) -> bool:
     """The user's words hold a value of the kind asked: a number for a sum, any word for a name or place."""
-    from workshop_lib.parts.memory import own_values
-
     return bool(_NUMBER.search(words)) if kind == own_values.MONEY else bool(words.strip())
 
 
@@ -661,8 +635,6 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
     or sum the value is not, or the value is one the question itself names ("who does our trucking
     in Rotterdam?" remembered as Rotterdam): the user's own words when they say more than the
     question, else a fallback. None when the value may answer."""
-    from workshop_lib.parts.memory import own_values
-
     unknown = _unknown_thing(question, rec)
     if unknown:
         return _answer(f"You haven't told me your {unknown}, so I have nothing of yours to answer from.", "fallback",

@@ -27,8 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workshop_lib import assistant
 from workshop_lib.data import catalog, countries
+from workshop_lib.data.supplychain_data import TABLES, TABLES_BY_NAME, rows
 from workshop_lib.parts import grounded
+from workshop_lib.parts.agent.sqlplan import COLUMN_WORDS, tables_in
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -187,8 +190,6 @@ class RouteDecision:
 @functools.lru_cache(maxsize=1)
 def _entity_names() -> dict[str, list[str]]:
     """Vessel, carrier and catalog names (the seed's rows; the database is seeded from them)."""
-    from workshop_lib.data.supplychain_data import rows
-
     data = rows()
     return {"vessels": sorted({r[1] for r in data["VESSELS"]}, key=len, reverse=True),
             "carriers": sorted({r[2] for r in data["CARRIERS"]}, key=len, reverse=True),
@@ -202,8 +203,6 @@ def _names_in(text: str, names: list[str]) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _dictionary_names() -> tuple[set[str], set[str]]:
-    from workshop_lib.data.supplychain_data import TABLES
-
     return {t.name for t in TABLES}, {c.name for t in TABLES for c in t.columns}
 
 
@@ -211,8 +210,6 @@ def named_schema_objects(question: str) -> list[str]:
     """TABLE, TABLE.COLUMN or COLUMN names of the data dictionary the question writes as names:
     in upper case, with a dot or an underscore, or as "the ... table" ("containers lost
     overboard" names no table). A column named next to its table comes back as TABLE.COLUMN."""
-    from workshop_lib.data.supplychain_data import TABLES_BY_NAME
-
     tables, columns = _dictionary_names()
     found = []
     for m in re.finditer(r"\b[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*){0,2}\b", question):
@@ -344,14 +341,10 @@ def _document_cues(q: str) -> list[str]:
 
 
 def _tables_in(text: str) -> int:
-    from workshop_lib.parts.agent.sqlplan import tables_in
-
     return len(tables_in(text))
 
 
 def _measures_column(text: str) -> bool:
-    from workshop_lib.parts.agent.sqlplan import COLUMN_WORDS
-
     return any(re.search(rf"\b(?:{words})\b", text, re.I) for words in COLUMN_WORDS.values())
 
 
@@ -367,8 +360,6 @@ CUE_WEIGHT = {SCHEMA: 0.22, LIVE: 0.2, CATALOG: 0.14, AVAILABILITY: 0.3, PORT: 0
 def _records_named(eng: Engine, text: str, cues: dict[str, list[str]]) -> None:
     """A record of the data the value index finds (a container or voyage number, a vessel or carrier
     named with a typo or in part) grounds a data question: a live-data cue, unless one already names it."""
-    from workshop_lib import assistant
-
     if any(c.startswith("names ") for c in cues[LIVE]):
         return
     records = [lk for lk in assistant.named_records(eng, text) if lk.column != "id"]

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workshop_lib.core.progress import progress as progress_bar
 from workshop_lib.errors import WorkshopError
+from workshop_lib.progress import progress as progress_bar
 
 
 class EmbeddingFailed(WorkshopError, RuntimeError):

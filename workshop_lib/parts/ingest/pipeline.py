@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workshop_lib.core.progress import progress as progress_bar
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.ingest import chunking, corpus, documents, embedding, index, manifest, promotion, sanitize
+from workshop_lib.progress import progress as progress_bar
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import phonenumbers
 from stdnum import iban, luhn
 
+from workshop_lib.data.catalog import ports
 from workshop_lib.data.supplychain_data import imo_check_digit_ok, iso6346_check_digit_ok
 
 MODES = ("off", "audit", "redact")
@@ -67,8 +68,6 @@ class Sanitized:
 
 
 def _protected(text: str) -> list[Finding]:
-    from workshop_lib.data.catalog import ports
-
     known_ports = set(ports())
     out = [Finding("IMO", m.start(), m.end(), m.group()) for m in _IMO.finditer(text) if imo_check_digit_ok(int(m.group(1)))]
     out += [Finding("CONTAINER", m.start(), m.end(), m.group()) for m in _CONTAINER.finditer(text)

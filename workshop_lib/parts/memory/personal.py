@@ -27,10 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz
 
-from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem
+from workshop_lib import assistant
+from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.parts.memory import own_values
 from workshop_lib.parts.memory.own_values import OWN, PLACE
+from workshop_lib.parts.memory.writer import scrub_summaries
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -228,8 +230,6 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
 def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[PersonalCandidate]:
     """The personal statements of one user turn: a clause about the user's own things (I, we, my,
     our, or no subject at all) that names a value: of the data, or a name, place or sum of theirs."""
-    from workshop_lib import assistant
-
     _, values = assistant.knowledge(eng)
     out = []
     for sentence in sentences(text):
@@ -357,8 +357,6 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
 def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[PersonalCandidate]:
     """A change said about a remembered thing with a new value the data does not hold ("we moved the
     office to Antwerp"): kept in the user's words on the remembered subject, so the old value is not served."""
-    from workshop_lib import assistant
-
     _, values = assistant.knowledge(eng)
     memories = _valid(eng, user_id, agent_id)
     out = []
@@ -380,8 +378,6 @@ def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
     """"Forget my customer's name", "don't keep that rate": the user's valid memories about what the
     request names are marked forgotten, never served again; the ids. Named by the noun they used,
     else by a table or a value the request names, else by role; "that" alone: the latest memory."""
-    from workshop_lib import assistant
-    from workshop_lib.parts.memory.writer import scrub_summaries
 
     _, values = assistant.knowledge(eng)
     gone: list[str] = []
@@ -649,8 +645,6 @@ def context_question(eng: Engine, text: str, recalled: Recalled, *, any_table: b
     """A question about the remembered entity from the words of the whole turn that name a column of
     its table ("the client is nervous about temperature. what's my box set to?" -> "what is the
     temperature of container X"), or None when no word names one."""
-    from workshop_lib import assistant
-    from workshop_lib.assistant.schema_links import words_of
 
     schema, _ = assistant.knowledge(eng)
     if recalled.table not in schema.columns:

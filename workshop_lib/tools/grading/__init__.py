@@ -37,6 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from workshop_lib.errors import WorkshopError
+from workshop_lib.progress import progress as tqdm
 from workshop_lib.tools import course
 from workshop_lib.tools.grading import processes, sandbox, scoring, scratch, verify
 from workshop_lib.tools.grading.submissions import Submission, discover
@@ -103,8 +104,6 @@ class _Runner:
         self.counter = 0
 
     def run_all(self, todo: list[Submission], n_workers: int, progress: bool) -> list[dict]:
-        from workshop_lib.core.progress import progress as tqdm
-
         rows: list[dict] = []
         retry: list[Submission] = []
         learners = {s.student for s in todo}

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workshop_lib import config
+from workshop_lib.core.connect import connect
+from workshop_lib.prepare import prepare
 from workshop_lib.tools import course
 from workshop_lib.tools.grading import processes, sandbox
 from workshop_lib.tools.grading.submissions import Submission
@@ -127,8 +129,6 @@ class Master:
 
     @classmethod
     def build(cls, source_root: Path, where: Path) -> Master:
-        from workshop_lib import connect
-        from workshop_lib.prepare import prepare
 
         src = where / "course"
         src.mkdir(parents=True)

@@ -24,6 +24,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from workshop_lib.tools import course
 from workshop_lib.tools.grading import processes
 
 SKIPPED_NOTE = "[grader] skipped: an earlier cell ran past its time limit, so only TODO and check cells still run\n"
@@ -99,7 +100,6 @@ def grade_one(job: dict) -> dict:
     """Autograde and write feedback for one notebook in its scratch course."""
     from nbgrader.converters.autograde import Autograde
 
-    from workshop_lib.tools import course
 
     os.environ.clear()
     os.environ.update(job["env"])

@@ -33,10 +33,13 @@ from pathlib import Path
 import oracledb
 
 from workshop_lib import config
+from workshop_lib.core.connect import connect
+from workshop_lib.engines.base import Engine
 from workshop_lib.engines.oracle import sql as osql
 from workshop_lib.engines.oracle import sqlfile
-from workshop_lib.engines.oracle.engine import OracleConnectionError, OracleEngine, connect_oracle, parse_size
+from workshop_lib.engines.oracle.connection import OracleConnectionError, connect_oracle, parse_size
 from workshop_lib.engines.oracle.errors import CONTAINER, OracleWorkshopError
+from workshop_lib.prepare import prepare
 
 SQL_DIR = config.REPO_ROOT / "setup" / "oracle"  # beside the container's initdb scripts, which mount it
 STEPS = ("wait", "vector_memory", "users", "model", "store", "data", "check")
@@ -546,17 +549,15 @@ def check_size(path: Path, expected: int, what: str) -> None:
                                   "ORACLE_ONNX_MODEL_FILE=/path/to/it.zip")
 
 
-def _engine(settings: Settings) -> OracleEngine:
-    return OracleEngine(dsn=settings.dsn, user=settings.app_user, password=settings.app_password, timeout=60)
+def _engine(settings: Settings) -> Engine:
+    return connect("oracle", dsn=settings.dsn, user=settings.app_user, password=settings.app_password, timeout=60)
 
 
 def step_store(settings: Settings) -> None:
-    from workshop_lib.core.store import MemoryStore, SchemaPolicy
-
     eng = _engine(settings)
     try:
         before = eng.backend.object_names()
-        MemoryStore(eng, schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
+        eng.open_store()  # the default store, its missing objects created (never drops anything)
         after = eng.backend.object_names()
         created = [name for name, _ in osql.SCHEMA if name in after and name not in before]
         present = [name for name, _ in osql.SCHEMA if name in before]
@@ -571,8 +572,6 @@ def step_store(settings: Settings) -> None:
 
 
 def step_data(settings: Settings) -> None:
-    from workshop_lib.prepare import prepare
-
     eng = _engine(settings)
     try:
         report = prepare(eng)
