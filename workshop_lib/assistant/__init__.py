@@ -50,6 +50,7 @@ class DataAnswer:
     links: list[dict[str, Any]] = field(default_factory=list)
     rows_shown: int = 0
     uncovered: str | None = None    # a part of the question the answer does not show
+    second_plan: planner.Plan | None = None  # the plan of a second part asked on its own
 
 
 def link_summary(links: list[Link]) -> list[dict[str, Any]]:
@@ -203,7 +204,7 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
                                            count=1))
     if second.text is None or second.uncovered is not None:
         return answer
-    return dataclasses.replace(answer, text=f"{answer.text}\n{second.text}", uncovered=None,
+    return dataclasses.replace(answer, text=f"{answer.text}\n{second.text}", uncovered=None, second_plan=second.plan,
                                rows_shown=answer.rows_shown + second.rows_shown,
                                reason=f"{answer.reason}; and {second.reason}")
 

@@ -280,7 +280,9 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
     data = assistant.answer_data(eng, data_question)
     if _merged_second_part(eng, data, data_question, rec):
         return data, data_question
-    if data.text is not None and data.plan is not None and not _covers(question, data.plan):
+    plans = [p for p in (data.plan, data.second_plan) if p is not None]
+    if data.text is not None and data.plan is not None and not (
+            _covers(question, data.plan) or len(plans) == 2 and _covers_all(question, plans)):
         data.text = None
         data.reason = "the data answer does not show what the question asks"
     if data.text is None and rec.table != personal.OWN:
