@@ -78,8 +78,8 @@ loaded loading declare declared weigh weighs give show tell know need want like 
 contain contains stored store recorded record use uses using used call called take make come keep kept right now today
 currently please thanks thank hey hello quick question just also only both either than then there here
 one ones other another more most less least many much few all every each any some such same different
-data database dataset table tables row rows list listed total overall whole entire ever yet still will shall may
-might should could would can lot lots really actually exactly roughly about around approximately biggest
+data database dataset file files system systems marked logged table tables row rows list listed total overall whole entire ever yet still will
+shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
 move moves moving moved transport transports transporting transported planned
 three two four five six seven eight nine ten
@@ -306,7 +306,17 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
         raise NoPlan(f"it asks about {spec.show[0].ref}, which a {spec.action} does not show")
     _every_word_explained(words, schema, spec)
+    _show_compared(spec)
     return spec
+
+
+def _show_compared(spec: Spec) -> None:
+    """"Which boxes are heavier than 28 t?": each row listed with the value it was compared on."""
+    if spec.action != "list":
+        return
+    for f in spec.filters:
+        if f.op in (">", "<", ">=", "<=") and f.column not in spec.show and not f.column.is_key:
+            spec.show.append(f.column)
 
 
 def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import catalog_links, coverage, document_reader, planner
+from workshop_lib.assistant import catalog_figures, catalog_links, coverage, document_reader, planner
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
 from workshop_lib.data.catalog import ports
@@ -107,6 +107,8 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
     question ("how many cargo lines are dangerous goods"); else the documents."""
     if (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
         return rows
+    if (figured := _catalog_figures(eng, question, decision)) is not None:
+        return figured
     if (item := _catalog_item(eng, question)) is not None:
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
     if decision.cues[router.SCHEMA] and _schema_subjects(eng, question):
@@ -131,6 +133,8 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         # schema facts or documents (not a data question, which schema facts never answer):
         # let Part 4's gates compare the two (each can fall back)
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+    if (figured := _catalog_figures(eng, question, decision)) is not None:
+        return figured
     if (item := _catalog_item(eng, question)) is not None:
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
     if decision.cues[router.SCHEMA] and _schema_subjects(eng, question):
@@ -291,8 +295,9 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
     """Part 5's handlers, checked: a catalog request about a record of the data declined, the item a
     request describes preferred to the embedding match, rows that leave words unexplained declined."""
-    if decision.label == "EQUIPMENT_RAG" and (refused := _not_the_catalogs(eng, question, decision)) is not None:
-        return refused
+    before = _before_part5(eng, question, decision)
+    if before is not None:
+        return before
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
     checked = _catalog_checked(eng, question, decision, g)
     if checked is not None:
@@ -312,6 +317,63 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
                        used_llm="none" if llm is None else "primary", short_query_active=False)
     return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
                       g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """What answers before Part 5's handlers read their rows: a catalog request about a record of the
+    data declined, a comparison over the data's rows, a figure worked out from the descriptions."""
+    if decision.label == "EQUIPMENT_RAG" and (refused := _not_the_catalogs(eng, question, decision)) is not None:
+        return refused
+    if (compared := _rows_compared(eng, question, decision)) is not None:
+        return compared
+    return _catalog_figures(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
+
+
+# "heavier than 28 tonnes": a comparison over rows, not a load to carry
+_COMPARISON = re.compile(r"\b(?:" + "|".join(p for p, _ in planner.COMPARATORS[:4]) + r")\b", re.I)
+
+
+def _rows_compared(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"Is any container heavier than 28 tonnes?": a comparison the planner turns into a filter on a
+    column of the data is about its rows, not about the catalog's items; None otherwise."""
+    if not _COMPARISON.search(question):
+        return None
+    data = assistant.answer_data(eng, question)
+    if data.text is None or data.plan is None or not any(f.op in (">", "<", ">=", "<=") for f in data.plan.spec.filters):
+        return None
+    return _composed(data, decision)
+
+
+def _catalog_figures(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """A figure the question gives worked out against the figures the descriptions state: a value
+    priced as a share of it (insurance on goods worth X), or a load (tonnes, cubic metres) and the
+    items whose stated capacity holds it; None when neither applies."""
+    named = grounded.named_items(question)
+    candidates = named + [i for i in (_catalog_item(eng, question),) if i is not None]
+    best = catalog_links.best(question)
+    candidates += [best.item] if best is not None else []
+    for item in candidates:
+        if (share := catalog_figures.share(question, item)) is not None:
+            return _figures_answer(decision, share.sentence(), [item], "the price is a share of the value given")
+    if _COMPARISON.search(question) or not (named or catalog_links.asks_for_item(question) or _FITS.search(question)):
+        return None
+    fit = catalog_figures.fit(question, named)
+    if fit is None or not fit.holding:
+        return None
+    lead = [c.item for c in fit.holding]
+    return _figures_answer(decision, fit.sentence(), lead + [c.item for c in fit.short],
+                           "the load given against the capacity each description states")
+
+
+# a question about whether a load fits ("will it take", "big enough", "can that go in")
+_FITS = re.compile(r"\b(?:fit|fits|take it|hold|holds|go in|goes in|big enough|enough room|bigger|room for|load)\b", re.I)
+
+
+def _figures_answer(decision: router.RouteDecision, text: str, items: list[Any], why: str) -> ChatAnswer:
+    rows = [{"item_id": i.item_id, "used": True} for i in items]
+    explain = _explain(decision, mode="rag", handler="catalog (figures of the descriptions)", reason=why,
+                       rows=[i.item_id for i in items], used_llm="none", short_query_active=False)
+    return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
 def _not_the_catalogs(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
