@@ -558,3 +558,34 @@ def test_a_record_the_value_index_finds_routes_the_question_to_the_data(eng):
     number = _one(eng, "SELECT CONTAINER_NUMBER FROM {o}.CONTAINERS ORDER BY CONTAINER_ID DESC LIMIT 1")[0][0]
     decision = router.decide(eng, f"anything I should know about {number.lower()}?")
     assert any(number in cue for cue in decision.cues.get(router.LIVE, [])), decision
+
+
+@pytest.mark.parametrize("category, must, mode, text, outcome", [
+    ("small_talk", [["welcome"]], "fallback", "You're welcome! Ask me more.", "correct"),
+    ("small_talk", [["welcome"]], "fallback", "Hello! I answer from the data.", "unhelpful"),
+    ("live_data", [["MSC Tessa"]], "fallback", "MSC Tessa, I think.", "unhelpful"),   # only small talk is read so
+    ("live_data", [["MSC Tessa"]], "rag", "The ship is MSC Tessa.", "correct"),
+])
+def test_small_talk_is_graded_by_its_words_under_its_fallback_badge(category, must, mode, text, outcome):
+    from types import SimpleNamespace
+
+    case = answer_eval.Case("x", category, "q", answerable=True, must=must)
+    got, _ = answer_eval.grade(case, SimpleNamespace(mode=mode, answer=text, used_chunks=[]), docs_promoted=False)
+    assert got == outcome
+
+
+def test_small_talk_is_answered_in_kind():
+    from workshop_lib.parts.chat.answer import small_talk_reply
+
+    assert small_talk_reply("merci beaucoup !").startswith("You're welcome")
+    assert small_talk_reply("ok see you tomorrow").startswith("Goodbye")
+    assert small_talk_reply("good afternoon").startswith("Hello")
+
+
+def test_where_a_thing_is_kept_is_answered_from_the_schema_not_the_rows(eng):
+    from workshop_lib.parts.chat.answer import answer_question
+
+    a = answer_question(eng, "where would I look up a ship's IMO number?")
+    assert a.mode in ("rag", "hybrid") and re.search(r"SUPPLYCHAIN\.VESSELS\.IMO_NUMBER", a.answer)
+    a = answer_question(eng, "what's the tare weight column measured in?")
+    assert re.findall(r"SUPPLYCHAIN\.[A-Z_]+(?:\.[A-Z_]+)?", a.answer)[:1] == ["SUPPLYCHAIN.CONTAINERS.TARE_WEIGHT_KG"]

@@ -105,7 +105,23 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
     if len(written) == 1:
         return [written[0].ref]
     best = _in_table(schema, tables[0], present) if tables else _owned_word(schema, columns, present)
+    best = best or _named_whole(schema, columns, present, tables)
     return [best.ref] if best is not None else []
+
+
+_VAGUE = {"id", "code", "name", "number", "date", "kg", "m", "usd", "cents", "c", "teu", "knots", "deg"}
+
+
+def _named_whole(schema: Schema, columns: list[Any], present: set[str], tables: list[str]) -> Any:
+    """The one column all of whose name words the question uses ("gross weight", "departure date"),
+    at least two of them telling (not a unit or a word every table has); in the table named when
+    one is; None when none or several."""
+    def telling(c: Any) -> set[str]:
+        return {w for w in schema.name_words(c) if w not in _VAGUE and w not in TABLE_NOUNS}
+
+    whole = [c for c in columns if len(telling(c)) >= 2 and telling(c) <= present
+             and (not tables or c.table in tables)]
+    return whole[0] if len(whole) == 1 else None
 
 
 def _owned_word(schema: Schema, columns: list[Any], present: set[str]) -> Any:

@@ -79,26 +79,36 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     if label == router.OUT:
         return _declined(decision, refusal_text(decision))
     if label == router.SMALL_TALK:
-        return _declined(decision, SMALL_TALK_TEXT)
+        return _declined(decision, small_talk_reply(question))
     if label == router.LIVE:
-        live = _live(eng, question, decision)
-        if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
-            # no query answers it, and a document passes the gates for it: the next handler
-            return _documents_only(eng, question, decision, llm, docs, vector)
-        if live.mode == "fallback" and not decision.cues[router.LIVE] and decision.cues[router.SCHEMA] and \
-                decision.scores[router.SCHEMA] >= router.thresholds(eng)[0]:
-            # nothing in the question asks for rows (no figure, name or id) and it asks about the
-            # schema (a table or column, what one means or holds): the schema facts get it, and
-            # Part 4's gates decide whether they answer it; column descriptions never answer a
-            # question about the rows
-            return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
-        return _or_catalog(eng, question, decision, live)
+        return _live_label(eng, question, decision, llm, vector, docs)
     if label in GROUNDED_INTENTS:
         return _grounded(eng, question, decision, llm)
     if label == router.DOCS:
         return _documents_label(eng, question, decision, llm, vector, docs)
     return _or_catalog(eng, question, decision,
                        _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs))
+
+
+def _live_label(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
+    """The router's LIVE_DATA: the rows, unless the question asks where a thing is kept (the schema's);
+    when no query answers it, a document that passes the gates, or the schema facts when nothing in it
+    asks for rows."""
+    if _WHERE_KEPT.search(question) and not assistant.named_records(eng, question):
+        # "where do I find a carrier's SCAC?": where a thing is kept is the schema's, not the rows'
+        return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
+    live = _live(eng, question, decision)
+    if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
+        # no query answers it, and a document passes the gates for it: the next handler
+        return _documents_only(eng, question, decision, llm, docs, vector)
+    if live.mode == "fallback" and not decision.cues[router.LIVE] and decision.cues[router.SCHEMA] and \
+            decision.scores[router.SCHEMA] >= router.thresholds(eng)[0]:
+        # nothing in the question asks for rows (no figure, name or id) and it asks about the
+        # schema (a table or column, what one means or holds): the schema facts get it, and
+        # Part 4's gates decide whether they answer it; column descriptions never answer a
+        # question about the rows
+        return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
+    return _or_catalog(eng, question, decision, live)
 
 
 def _documents_label(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
@@ -111,7 +121,7 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
         return figured
     if (item := _catalog_item(eng, question)) is not None:
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
-    if decision.cues[router.SCHEMA] and _schema_subjects(eng, question):
+    if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question)) and _schema_subjects(eng, question):
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
     return _documents_only(eng, question, decision, llm, docs, vector)
 
@@ -137,7 +147,7 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         return figured
     if (item := _catalog_item(eng, question)) is not None:
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
-    if decision.cues[router.SCHEMA] and _schema_subjects(eng, question):
+    if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question)) and _schema_subjects(eng, question):
         # it asks about the schema and names one column clearly ("does QUANTITY count pieces?")
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
     # the scores stay in decision_explain; the person reads a plain sentence
@@ -150,6 +160,21 @@ SMALL_TALK_TEXT = ("Hello! I answer from the workshop's data: what a SUPPLYCHAIN
                    "from the data (how many vessels, which ship sails voyage 1020, the cargo value of a voyage), "
                    "container equipment and services with their prices and availability at a port, where a port "
                    "is, and, once Part 8 promoted them, the port notices, carrier guides and procedures.")
+
+
+# Thanks and farewells get their own reply; any other small talk (a greeting, "what can you do?") the
+# introduction. A few words per kind, in the workshop's four languages.
+_THANKS = re.compile(r"\b(?:thanks?|thank you|thx|ty|cheers|ta|appreciated?|danke|merci|gracias)\b", re.I)
+_FAREWELL = re.compile(r"\b(?:bye|goodbye|see you|see ya|later|ciao|tsch(?:ü|ue)ss|adi(?:ó|o)s|au revoir|good night)\b", re.I)
+
+
+def small_talk_reply(question: str) -> str:
+    """The reply to small talk: a welcome for thanks, a goodbye for a farewell, else the introduction."""
+    if _THANKS.search(question):
+        return "You're welcome! " + SMALL_TALK_TEXT.removeprefix("Hello! ")
+    if _FAREWELL.search(question):
+        return "Goodbye, and thanks for the questions. Come back any time: " + SMALL_TALK_TEXT.removeprefix("Hello! ")
+    return SMALL_TALK_TEXT
 
 
 def refusal_text(decision: router.RouteDecision) -> str:
@@ -529,10 +554,15 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
                       d.used_llm, bool(d.decision_explain.get("short_query_active")), _route(decision))
 
 
+# "which field ...", "where is X stored", "where do I find X": where a thing is kept
+_WHERE_KEPT = re.compile(r"\b(?:which|what) (?:column|field)s?\b|\b(?:columns?|fields?)\b.*\b(?:holds?|stores?|has|says?)\b|"
+                         r"\bwhere(?: is|'s| are)? .* (?:stored|kept|recorded|held)\b|\bwhich column\b|\bread for\b|"
+                         r"\bwhere (?:do|can|would|should) (?:i|we|you) (?:find|see|get|look up|read)\b", re.I)
+
+
 def _asked_kind(question: str) -> str | None:
     """'column' for "which column / field ... ", 'table' for "which table / what does the table hold"."""
-    if re.search(r"\b(?:which|what) (?:column|field)s?\b|\bcolumns?\b.*\b(?:holds?|stores?|has)\b|"
-                 r"\bwhere is .* stored\b|\bwhich column\b|\bread for\b", question, re.I):
+    if _WHERE_KEPT.search(question):
         return "column"
     if _RELATION_RE.search(question):
         return None  # a relationship is its own kind of fact

@@ -525,29 +525,44 @@ def grade(case: Case, answer: Any, *, docs_promoted: bool) -> tuple[str, str]:
         if mode == "fallback":
             return "correct", "not answerable here: an honest fallback"
         return "confidently_wrong", f"{mode} badge on a question that has no grounded answer here"
+    if mode == "fallback" and case.category == "small_talk" and case.must:
+        # a reply to small talk grounds nothing: its badge is a fallback, and its words are what count
+        missing = _values_missing(case, text)
+        return ("unhelpful", "small talk, not answered in kind") if missing else ("correct", "small talk answered in kind")
     if mode == "fallback":
         return "unhelpful", "answerable, but a fallback"
+    missing = _values_missing(case, text) or _leads_wrong(case, answer, text)
+    return ("confidently_wrong", f"{mode} badge, {missing}") if missing else ("correct", "expected values present")
+
+
+def _values_missing(case: Case, text: str) -> str | None:
+    """The first expected value the answer does not show, said; None when every one is there."""
     numbers = numbers_in(text)
     for group in case.must:
         if not any(value_found(a, text, numbers) for a in group):
-            return "confidently_wrong", f"{mode} badge, expected {group[0]!r} is not in the answer"
+            return f"expected {group[0]!r} is not in the answer"
     if case.must_any:
         missing = [[g for g in alt if not any(value_found(a, text, numbers) for a in g)] for alt in case.must_any]
         if all(missing):
-            return "confidently_wrong", f"{mode} badge, expected {missing[0][0][0]!r} is not in the answer"
+            return f"expected {missing[0][0][0]!r} is not in the answer"
+    return None
+
+
+def _leads_wrong(case: Case, answer: Any, text: str) -> str | None:
+    """The answer leads with another column, catalog item or document than the expected one, said; else None."""
     if case.first_subject:
         found = re.findall(r"SUPPLYCHAIN\.[A-Z_]+(?:\.[A-Z_]+)?", text)
         if not found or found[0] != case.first_subject:
-            return "confidently_wrong", f"{mode} badge, led with {found[:1]} instead of {case.first_subject}"
+            return f"led with {found[:1]} instead of {case.first_subject}"
     if case.first_item:
-        found = re.findall(r"\[((?:EQ|SV)-[A-Z0-9]+)\]", text)
-        if not found or found[0] != case.first_item:
-            return "confidently_wrong", f"{mode} badge, led with {found[:1]} instead of {case.first_item}"
+        items = re.findall(r"\[((?:EQ|SV)-[A-Z0-9]+)\]", text)
+        if not items or items[0] != case.first_item:
+            return f"led with {items[:1]} instead of {case.first_item}"
     if case.doc_id:
         used = [c.get("subject") for c in answer.used_chunks]
         if not used or used[0] != case.doc_id:
-            return "confidently_wrong", f"{mode} badge, led with {used[:1]} instead of {case.doc_id}"
-    return "correct", "expected values present"
+            return f"led with {used[:1]} instead of {case.doc_id}"
+    return None
 
 
 def routed_label(answer: Any) -> str:
