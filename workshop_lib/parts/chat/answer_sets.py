@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat.answer_eval import Case
 
@@ -67,6 +68,13 @@ def _any_of(query: Query, sql_any: Any, where: str) -> list[list[list[Any]]]:
     return [groups_from_rows(rows_of(query, sql, where)) for sql in sql_any]
 
 
+def _owned(subject: str | None) -> str | None:
+    """TABLE.COLUMN as the answers write it, with the schema's owner (a set may leave it out)."""
+    if not subject or subject.upper().startswith(f"{OWNER}."):
+        return subject
+    return f"{OWNER}.{subject}"
+
+
 def case_from_line(entry: dict[str, Any], query: Query, where: str) -> Case:
     expect = entry.get("expect") or {}
     must: list[list[Any]] = [list(g) for g in expect.get("text", [])]
@@ -75,7 +83,7 @@ def case_from_line(entry: dict[str, Any], query: Query, where: str) -> Case:
     must_any = _any_of(query, expect.get("sql_any", []), where)
     return Case(str(entry["id"]), str(entry["category"]), str(entry["question"]),
                 answerable=bool(entry.get("answerable", True)), must=must,
-                first_subject=expect.get("first_subject"), first_item=expect.get("first_item"),
+                first_subject=_owned(expect.get("first_subject")), first_item=expect.get("first_item"),
                 doc_id=expect.get("doc_id"), needs_docs=bool(entry.get("needs_docs", False)),
                 language=str(entry.get("language", "en")), shape=str(entry.get("shape", "")), must_any=must_any)
 
