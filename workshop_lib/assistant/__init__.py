@@ -190,6 +190,8 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     except planner.NoPlan as exc:
         return DataAnswer(None, None, str(exc), summary)
     parts = clauses(question)
+    if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
+        return stepped
     if spec.action == "count" and any(_names_nothing(c, schema, values) for c in parts[1:]):
         spec.action = "list"  # "how many ..., and which ones?": the rows, which the list counts too
         plan = planner.to_sql(spec, schema)
@@ -200,6 +202,39 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
                         uncovered(parts, plan, schema, values))
     return _with_second_part(eng, answer, links) if answer.uncovered else answer
+
+
+def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema) -> DataAnswer | None:
+    """"What's the biggest ship PIL has, and when was it built?": the last part asks about the row the
+    first part finds. The first part is planned alone; when it finds one row, the last part is asked
+    about that row by name. None (the whole question is planned at once) when any step does not hold."""
+    asked = [p for p in parts if _ASKS.match(p)]
+    if len(asked) < 2 or not _PRONOUN.search(asked[-1]) or len(parts) > 3:
+        return None
+    first_question = re.sub(r"[\s,;-]*(?:and|so|also)?[\s,;-]*$", "", question[: question.rfind(asked[-1])], flags=re.I)
+    first = answer_data(eng, first_question)
+    if first.text is None or first.plan is None or first.uncovered or first.rows_shown != 1:
+        return None
+    name = _the_row_name(eng, first.plan, schema)
+    if name is None:
+        return None
+    noun = next((n for n, t in TABLE_NOUNS.items() if t == first.plan.spec.target), "")
+    last = _PRONOUN.sub(f"{noun} {name}".strip(), re.sub(r"^(?:and|so|also)\s+", "", asked[-1], flags=re.I), count=1)
+    second = answer_data(eng, last)
+    if second.text is None or second.uncovered is not None:
+        return None
+    return dataclasses.replace(first, text=f"{first.text}\n{second.text}", second_plan=second.plan,
+                               rows_shown=first.rows_shown + second.rows_shown,
+                               reason=f"{first.reason}; then {second.reason}")
+
+
+def _the_row_name(eng: Engine, plan: planner.Plan, schema: Schema) -> str | None:
+    """The name of the one row a plan finds, read back by the same statement; None when it shows none."""
+    name = schema.name_column(plan.spec.target)
+    if name not in plan.columns:
+        return None
+    rows = eng.supplychain.read_only_query(plan.sql, max_rows=1, params=plan.params).rows  # the row shown first
+    return str(rows[0][plan.columns.index(name)]) if rows else None
 
 
 _PRONOUN = re.compile(r"\b(?:it|its|she|her|he|him|they|them|their)\b", re.I)

@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
 
 from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, stem, words_of
 from workshop_lib.assistant.value_links import Link
@@ -381,7 +382,8 @@ def _correct_typos(words: _Words, schema: Schema) -> None:
         if i in words.taken or len(raw) < 4 or raw in vocabulary or raw in _QUESTION or raw in _PLAIN \
                 or raw[0].isdigit() or words.mapped[i] in TABLE_NOUNS or _plan_word(raw) or raw in _NUMBER_WORDS:
             continue
-        best = process.extractOne(raw, vocabulary, scorer=fuzz.ratio, score_cutoff=80)
+        # one edit (a swap counts as one) in a word of six letters or more, never in five ("smell" is no "small")
+        best = process.extractOne(raw, vocabulary, scorer=DamerauLevenshtein.normalized_similarity, score_cutoff=0.82)
         if best is not None:
             words.mapped[i] = map_words([best[0]])[0]
             words.corrected.add(i)

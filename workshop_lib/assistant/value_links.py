@@ -65,11 +65,7 @@ class ValueIndex:
                 if col.name == "DESCRIPTION":  # free text: its words, matched inside the text
                     phrases += _description_words(values, table, col.name)
                 elif key in NAME_COLUMNS or key in CODE_COLUMNS or len(values) <= MAX_CATEGORIES:
-                    phrases += [(_norm(str(v)), table, col.name, v, "exact") for v in values]
-                    phrases += _explained(col.comment, table, col.name, values)
-                    if "3166" in col.comment:
-                        phrases += [(_norm(n), table, col.name, code, "country")
-                                    for code in values for n in countries.NAMES.get(code, ())]
+                    phrases += _value_phrases(col, values, named=key in NAME_COLUMNS)
         common = {w for w in _COMMON.split()}
         comments = list(schema.table_comments.values()) + [c.comment for cols in schema.columns.values() for c in cols]
         # a port named like its country ("Singapore") is read as the port first; the planner turns it
@@ -189,6 +185,24 @@ class ValueIndex:
         return capital or (word not in self.plain and len(word) >= 6)
 
 
+def _value_phrases(col: Any, values: list[Any], *, named: bool) -> list[tuple[str, str, str, Any, str]]:
+    """The phrases that name a value of a name, code or category column: the value as stored, a short
+    form in brackets, the words its comment explains it with, a country's names for an ISO code."""
+    table, column = col.table, col.name
+    phrases = [(_norm(str(v)), table, column, v, "exact") for v in values]
+    phrases += _short_forms(values, table, column) if named else []
+    phrases += _explained(col.comment, table, column, values)
+    if "3166" in col.comment:
+        phrases += [(_norm(n), table, column, code, "country") for code in values for n in countries.NAMES.get(code, ())]
+    return phrases
+
+
+def _short_forms(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
+    """"Pacific International Lines (PIL)": the short form in brackets names it too."""
+    return [(_norm(m.group(1)), table, column, v, "exact") for v in values
+            if (m := re.search(r"\(([A-Z][A-Z0-9&-]{1,9})\)", str(v)))]
+
+
 def _description_words(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
     """Each word of a free-text column's values ("shrimp", "smartphones"), singular and plural,
     linked as a part of the text (the planner filters with LIKE)."""
@@ -252,8 +266,15 @@ def _inside_other_name(question: str, start: int, end: int, name: str) -> bool:
     Pacific International Lines): a capitalised neighbour that the name does not have."""
     own = {w.lower() for w in re.findall(r"[\w-]+", name)}
     before = re.search(r"([A-Z][\w-]*)\s+$", question[:start])
+    if before is not None and _STARTS_SENTENCE.search(question[:before.start()]) and before.group(1).lower() in _FUNCTION:
+        before = None  # "The Kaimana ...": a sentence's first word is capitalised whatever it is
     after = re.match(r"\s+([A-Z][\w-]*)", question[end:])
     return any(m is not None and m.group(1).lower() not in own for m in (before, after))
+
+
+_STARTS_SENTENCE = re.compile(r"(?:^|[.!?:;])\W*$")
+_FUNCTION = frozenset("the a an that this these those and but so our my your their his her its is are was were "
+                      "what which who where when how why do does did can could would will".split())
 
 
 def _ordinary_words(comments: list[str]) -> frozenset[str]:
