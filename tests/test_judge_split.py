@@ -438,3 +438,65 @@ def test_part6_state_of_the_learners_process_does_not_reach_the_judge(tmp_path, 
     cells = [P6_HEAD, _learner(todo), CHECK_COUNT]
     assert in_process(tmp_path / "old", *cells, data=prepared) == [True]  # the route, where the check shares the process
     assert judged(tmp_path, *cells, data=prepared) == [False]
+
+
+# ------------------------------------------------------------------ a TODO that copies the reference
+COPIED = "review: the TODO copies the reference implementation"
+
+
+def _pasted(module, name: str) -> str:
+    """The reference's source as `inspect.getsource` gives it, pasted into a TODO cell."""
+    import inspect
+
+    return "from __future__ import annotations\n" + inspect.getsource(getattr(module, name))
+
+
+def test_a_todo_that_pastes_the_reference_scores_0(tmp_path):
+    from workshop_lib.parts.ingest import promotion
+
+    todo = _pasted(promotion, "should_promote")
+    assert judged(tmp_path / "judged", _learner(todo), CHECK_PROMOTE) == [True]  # it is correct, and not the author's
+    assert split_recheck(tmp_path, _learner(SPANS), CHECK_SPANS, _learner(todo), CHECK_PROMOTE) == ["passed", COPIED]
+
+
+def test_an_adapted_copy_of_the_agent_loop_scores_0(tmp_path, prepared):
+    # getsource(loop.agent_turn), made to run in the notebook: `eng` dropped from the parameters (the
+    # notebook's global), the loop module's names qualified, comments and the docstring changed.
+    from workshop_lib.parts.agent import loop
+
+    todo = _pasted(loop, "agent_turn").replace("eng: Engine, ", "")
+    for name in ("SYSTEM_PROMPT", "TurnResult(", "assistant_message(", "MAX_TOOL_CALLS", "FORCE_ANSWER"):
+        todo = todo.replace(name, "loop." + name)
+    todo = todo.replace("# Every call gets its tool message", "# my own words").replace(") -> loop.TurnResult:", "):")
+    cells = [P6_HEAD, _learner(_solution("part6", "todo1_count_rows")), CHECK_COUNT, _learner(todo), CHECK_TURN]
+    assert split_recheck(tmp_path, *cells, data=prepared) == ["passed", COPIED]
+
+
+def test_correct_variants_and_the_solutions_are_not_copies():
+    # Every correct variant the check tests keep, and every solution, is its author's own; Part 5's
+    # solutions are the reference itself, so those two TODOs are not compared (copies.SOLUTION_IS_REFERENCE).
+    import textwrap
+
+    from tests import test_check_mistakes as mistakes
+    from workshop_lib.tools.grading import copies
+
+    variants = [textwrap.dedent(v) for d in (getattr(mistakes, k) for k in dir(mistakes) if k.endswith("_RIGHT"))
+                for v in d.values() if isinstance(v, str)]
+    variants += [edit(mistakes.p3_hybrid()) for edit in mistakes.P3H_RIGHT.values() if callable(edit)]
+    assert len(variants) >= 25
+    flagged = [(c, v[:60]) for v in variants for c in copies.REFERENCES if copies.copies([v], c)]
+    assert flagged == []
+    todos = {**TODOS, "part6": [("todo1_count_rows", "check_count_rows", ()), ("todo2_agent_turn", "check_agent_turn", ())]}
+    same = set()
+    for part, items in todos.items():
+        for gid, check, _ in items:
+            assert not copies.copies([_solution(part, gid)], check), check
+            reference = copies.reference_node(check)
+            assert reference is not None, check
+            mine = copies.defined([_solution(part, gid)], reference.name)
+            assert mine is not None, check
+            names = copies._local_names(reference) | copies._local_names(mine)
+            if copies.normalised(mine, names) == copies.normalised(reference, names):
+                same.add(check)
+    assert same == copies.SOLUTION_IS_REFERENCE
+    assert set(copies.REFERENCES) == set(judge.SPLIT)

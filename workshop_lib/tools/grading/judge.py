@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from workshop_lib.tools.grading import served, wire
+from workshop_lib.tools.grading import copies, served, wire
 
 # The checks the judge runs, with the role of each argument of their cell: "fn" is the learner's
 # function (called through the pipe), "engine" the judge's own engine (the learner's function uses
@@ -416,8 +416,17 @@ class Judge:
             more = report.get("changed")
             changed += [str(c)[:300] for c in more][:20] if type(more) is list else []
         self.emit(event="verdict", grade_id=gid, cell=index, passed=passed, message=message, changed=changed,
-                  reference=report is not None and report.get("reference") is True)
+                  reference=report is not None and report.get("reference") is True, copied=self.copied(index, item))
         return True
+
+    def copied(self, index: int, item: dict) -> bool:
+        """Whether the learner's cells before this check define its TODO's function as a copy of the
+        reference (copies.py)."""
+        try:
+            name = check_call(item["source"])[1]
+            return copies.copies([c["source"] for c in self.job["cells"][:index] if c["kind"] == "learner"], name)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
 
     def judge(self, source: str, index: int) -> tuple[bool, str]:
         from workshop_lib.checks import CheckFailed

@@ -279,6 +279,7 @@ def _take(result: Recheck, line: bytes, nonce: str, expected: list[str]) -> None
         result.verdicts[gid] = {"passed": event.get("passed") is True, "message": str(event.get("message", ""))[:500],
                                 "changed": [str(c)[:300] for c in event.get("changed", [])],
                                 "reference": event.get("reference") is True,
+                                "copied": event.get("copied") is True,
                                 "cell": where if type(where) is int else None}
     elif kind == "done":
         if len(result.verdicts) != len(expected):
@@ -312,6 +313,8 @@ def _review_reason(cell: str, recheck: Recheck) -> str | None:
         return "the notebook changed the grading code: " + "; ".join(dict.fromkeys(verdict["changed"]))[:400]
     if verdict.get("reference"):
         return "the TODO calls the reference implementation"
+    if verdict.get("copied"):
+        return "the TODO copies the reference implementation"
     if not verdict["passed"]:
         return "passed in the notebook but failed the grader's re-check: " + verdict["message"]
     reasons = recheck.suspicious.get(cell)
