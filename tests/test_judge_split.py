@@ -500,3 +500,30 @@ def test_correct_variants_and_the_solutions_are_not_copies():
                 same.add(check)
     assert same == copies.SOLUTION_IS_REFERENCE
     assert set(copies.REFERENCES) == set(judge.SPLIT)
+
+
+# /proc/self/mem, opened where the audit hook looks only at str paths: by a bytes path, or as "mem" after
+# chdir("/proc/self"). Each writes into the learner's own memory (a bytes object changes in place), and
+# leaves a note saying it did; the check runs in the judge's process, whose memory it cannot reach.
+MEM = ("import os as _os, sys as _sys\n"
+       "_here = _os.getcwd()\n"
+       "def _poke(opened):\n"
+       "    target = bytes(range(65, 81))\n"
+       "    at = id(target) + _sys.getsizeof(b'') - 1\n"
+       "    with opened() as mem:\n"
+       "        mem.seek(at)\n"
+       "        mem.write(b'Z' * 16)\n"
+       "    return target == b'Z' * 16\n"
+       "def _after_chdir():\n"
+       "    _os.chdir('/proc/self')\n"
+       "    try:\n        return open('mem', 'r+b', buffering=0)\n"
+       "    finally:\n        _os.chdir(_here)\n"
+       "_done = [_poke(lambda: open(b'/proc/self/mem', 'r+b', buffering=0)), _poke(_after_chdir)]\n"
+       "open(_os.path.join(_here, 'mem.txt'), 'w').write(repr(_done))\n")
+
+
+def test_proc_self_mem_changes_the_learners_memory_only(tmp_path):
+    status = split_recheck(tmp_path, _learner(MEM + WRONG), CHECK_PROMOTE)[0]
+    assert (tmp_path / "learner" / "mem.txt").read_text() == "[True, True]"  # the route works in the learner's process
+    assert status.startswith("review: passed in the notebook but failed the grader's re-check: TODO 2"), status
+    assert judged(tmp_path / "judged", _learner(MEM + WRONG), CHECK_PROMOTE) == [False]
