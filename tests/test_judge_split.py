@@ -47,7 +47,7 @@ def judged(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[bool]
 
 
 def in_process(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[bool]:
-    """The verdicts of the same plan where the checks run in the learner's process (Part 6 still does)."""
+    """The verdicts of the same plan where the checks run in the learner's process."""
     plan = [HEAD, *cells]
     env = _env(tmp_path)
     if data is not None:

@@ -59,6 +59,20 @@ SPLIT: dict[str, tuple[str, ...]] = {
 # engine's memory store (the agent loop logs its thread and stores tool outputs), or its read-only
 # boundary (count_rows counts through it).
 SERVES = {"check_agent_turn": "store", "check_count_rows": "queries"}
+PART6 = ("check_count_rows", "check_agent_turn")
+
+
+@contextlib.contextmanager
+def in_process(names: tuple[str, ...]) -> Iterator[None]:
+    """While the block runs, the checks `names` are not the judge's: a notebook with one of them is
+    re-checked the old way, in the learner's process (bench/grading.py measures both paths)."""
+    kept = {name: SPLIT.pop(name) for name in names if name in SPLIT}
+    try:
+        yield
+    finally:
+        SPLIT.update(kept)
+
+
 # Checks that add records to the engine while they run (checks.part3.planted): the learner's process
 # adds the same ones to its engine, so the learner's function reads what the judge's reference reads.
 PLANTED = {"check_retrieve_knowledge", "check_hybrid_rrf"}

@@ -2,13 +2,15 @@
 
     python -m workshop_lib.tools.grading.recheck --reply-fd N [--calls-fd M]   (in a fresh sandbox)
 
-With --calls-fd (Parts 2, 4, 5, 7 and 8: the checks in judge.SPLIT) the checks do not run
+With --calls-fd (Parts 2 to 8: the checks in judge.SPLIT) the checks do not run
 here: at each graded cell this process tells the judge (judge.py, another process that never
 runs learner code) that the cell is reached, then answers the judge's calls of the learner's
 functions with plain data, and reports what the defences below saw. Its lines go to the
 judge only; it holds no descriptor, secret or frame of the grader's. The integrity of those
 verdicts rests on the process split; what follows is a second line there, and the only line
-for Parts 3 and 6, whose checks still run in this process (without --calls-fd).
+for a plan the judge cannot run (without --calls-fd: the checks run in this process). During a
+Part 6 call the objects the check hands the function are stand-ins whose calls the judge
+answers, and the engine's store and read-only boundary are the judge's (served.py).
 
 The notebook's own run cannot be trusted for its verdict: its kernel can replace a check
 in its module or in sys.modules, swap a function's __code__, patch CheckFailed or the
