@@ -527,3 +527,21 @@ def test_proc_self_mem_changes_the_learners_memory_only(tmp_path):
     assert (tmp_path / "learner" / "mem.txt").read_text() == "[True, True]"  # the route works in the learner's process
     assert status.startswith("review: passed in the notebook but failed the grader's re-check: TODO 2"), status
     assert judged(tmp_path / "judged", _learner(MEM + WRONG), CHECK_PROMOTE) == [False]
+
+
+def test_part6_a_callback_outside_the_served_methods_is_refused(tmp_path, prepared):
+    # The stand-ins' channel used by hand: a method the judge does not serve, on the store and on the model.
+    probe = ("import os as _os\n_here = _os.getcwd()\n_orig = agent_turn\n"
+             "def agent_turn(llm, registry, thread_id, question, **options):\n"
+             "    seen = []\n"
+             "    for target, method in (('store', 'drop_objects'), (0, '__init__'), ('query', 'query')):\n"
+             "        try:\n            llm._caller(target, method, (), {})\n"
+             "        except Exception as exc:\n            seen.append(type(exc).__name__ + ': ' + str(exc))\n"
+             "    open(_os.path.join(_here, 'refused.txt'), 'w').write('\\n'.join(seen))\n"
+             "    return _orig(llm, registry, thread_id, question, **options)\n")
+    cells = [P6_HEAD, _learner(NO_FORCED_ANSWER + "\n" + probe), CHECK_TURN]
+    assert judged(tmp_path, *cells, data=prepared) == [False]
+    refused = (tmp_path / "learner" / "refused.txt").read_text().splitlines()
+    assert refused == ["Garbage: no method 'drop_objects' is served on the store",
+                       "Garbage: no method '__init__' is served on the llm",
+                       "Garbage: no method 'query' is served on the query"], refused
