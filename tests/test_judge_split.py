@@ -480,13 +480,14 @@ def test_correct_variants_and_the_solutions_are_not_copies():
     from tests import test_check_mistakes as mistakes
     from workshop_lib.tools.grading import copies
 
-    variants = [textwrap.dedent(v) for d in (getattr(mistakes, k) for k in dir(mistakes) if k.endswith("_RIGHT"))
-                for v in d.values() if isinstance(v, str)]
+    tables: list[dict] = [getattr(mistakes, k) for k in dir(mistakes) if k.endswith("_RIGHT")]
+    variants = [textwrap.dedent(v) for d in tables for v in d.values() if isinstance(v, str)]
     variants += [edit(mistakes.p3_hybrid()) for edit in mistakes.P3H_RIGHT.values() if callable(edit)]
     assert len(variants) >= 25
     flagged = [(c, v[:60]) for v in variants for c in copies.REFERENCES if copies.copies([v], c)]
     assert flagged == []
-    todos = {**TODOS, "part6": [("todo1_count_rows", "check_count_rows", ()), ("todo2_agent_turn", "check_agent_turn", ())]}
+    todos: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
+        **TODOS, "part6": [("todo1_count_rows", "check_count_rows", ()), ("todo2_agent_turn", "check_agent_turn", ())]}
     same = set()
     for part, items in todos.items():
         for gid, check, _ in items:

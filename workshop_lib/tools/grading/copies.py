@@ -99,7 +99,7 @@ def _local_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 class _Normalise(ast.NodeTransformer):
     def __init__(self, names: set[str]) -> None:
-        self.names, self.order = names, {}
+        self.names, self.order = names, dict[str, str]()
 
     def _canonical(self, name: str) -> str:
         return self.order.setdefault(name, f"_{len(self.order)}") if name in self.names else name
@@ -125,7 +125,7 @@ class _Normalise(ast.NodeTransformer):
             body = getattr(node, "body", [])
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                     and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+                node.body = body[1:] or [ast.Pass()]
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
             node.decorator_list = []
         if isinstance(node, _FUNCTIONS):
