@@ -8,7 +8,10 @@ raises), `--loops` loop forever in a TODO, and one is hostile (it deletes the fo
 above it). The class is graded once per worker count in `--workers`, in the same run,
 so the figures compare side by side. With `--sandbox both` (the default) each worker
 count is graded with the bubblewrap sandbox and without it (the trusted mode), one after
-the other in the same run, and `sandbox_cost` is the ratio of their wall times. Reported:
+the other in the same run, and `sandbox_cost` is the ratio of their wall times. With `--part6 both`
+the class is graded twice per worker count, Part 6 re-checked by the judge (`split`, as
+`workshop grade` does) and in the learner's process (`in-process`, the path before issue 35),
+alternating, so the two figures come from the same class on the same machine. Reported:
 notebooks, wall time, notebooks/s, the speed-up over the first worker count, the seconds
 spent in looping notebooks, and the review flags (0 on this class: it forges nothing).
 """
@@ -25,7 +28,7 @@ import nbformat
 import pandas as pd
 
 from workshop_lib.tools import course
-from workshop_lib.tools.grading import grade_folder
+from workshop_lib.tools.grading import grade_folder, judge
 
 PARTS = [p for p in course.assignments() if p != "part9"]
 CRASH = "raise RuntimeError('my code is broken')\n"
@@ -77,24 +80,28 @@ def make_class(root: Path, learners: int, loops: int) -> dict[tuple[str, str], s
 
 
 def run(learners: int, workers: list[int], loops: int, cell_timeout: int, budget: int, out: Path,
-        sandbox_modes: list[bool] | None = None) -> pd.DataFrame:
+        sandbox_modes: list[bool] | None = None, part6_paths: list[str] | None = None) -> pd.DataFrame:
     rows = []
     sandbox_modes = sandbox_modes or [True, False]
+    part6_paths = part6_paths or ["split"]
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         subs = Path(tmp) / "submissions"
         kinds = make_class(subs, learners, loops)
-        for n, sandboxed in [(n, s) for n in workers for s in sandbox_modes]:
-            target = Path(tmp) / f"out-{n}-{'sandbox' if sandboxed else 'trusted'}"
+        for n, sandboxed, path in [(n, s, p) for n in workers for s in sandbox_modes for p in part6_paths]:
+            target = Path(tmp) / f"out-{n}-{'sandbox' if sandboxed else 'trusted'}-{path}"
             started = time.perf_counter()
-            table = grade_folder(subs, target, cell_timeout=cell_timeout, notebook_budget=budget, workers=n,
-                                 sandboxed=sandboxed)
+            with judge.in_process(judge.PART6 if path == "in-process" else ()):
+                table = grade_folder(subs, target, cell_timeout=cell_timeout, notebook_budget=budget, workers=n,
+                                     sandboxed=sandboxed)
             wall = time.perf_counter() - started
             seconds = {}
             for line in (target / "results.jsonl").read_text().splitlines():
                 entry = json.loads(line)
                 seconds[(entry["student"], entry["part"])] = entry.get("seconds", 0.0)
             loop_s = sum(s for k, s in seconds.items() if kinds.get(k) == "loop")
-            rows.append({"workers": n, "sandbox": sandboxed, "notebooks": len(kinds), "wall_s": round(wall, 1),
+            part6_s = sum(s for k, s in seconds.items() if k[1] == "part6")
+            rows.append({"workers": n, "sandbox": sandboxed, "part6": path, "notebooks": len(kinds), "wall_s": round(wall, 1),
+                         "part6_s": round(part6_s, 1),
                          "notebooks_per_s": round(len(kinds) / wall, 2),
                          "loop_notebooks": loops, "seconds_in_loops": round(loop_s, 1),
                          "graded_cells": int((table.max_score > 0).sum()),
@@ -102,7 +109,7 @@ def run(learners: int, workers: list[int], loops: int, cell_timeout: int, budget
                          "review_cells": int(table.status.str.startswith("review").sum())})
     result = pd.DataFrame(rows)
     result["speedup"] = (result.wall_s.iloc[0] / result.wall_s).round(2)
-    trusted = result[~result.sandbox].set_index("workers").wall_s
+    trusted = result[~result.sandbox].drop_duplicates("workers").set_index("workers").wall_s
     result["sandbox_cost"] = [round(w / trusted[n], 2) if s and n in trusted else None
                               for n, s, w in zip(result.workers, result.sandbox, result.wall_s)]
     out.mkdir(parents=True, exist_ok=True)
@@ -119,11 +126,15 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=240)
     parser.add_argument("--sandbox", choices=["both", "on", "off"], default="both",
                         help="grade with the bubblewrap sandbox, without it, or both (the ratio is sandbox_cost)")
+    parser.add_argument("--part6", choices=["split", "in-process", "both"], default="split",
+                        help="re-check Part 6 in the judge (as `workshop grade` does), in the learner's process "
+                             "(the path before issue 35), or both, one after the other")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     modes = {"both": [True, False], "on": [True], "off": [False]}[args.sandbox]
+    paths = {"both": ["split", "in-process"], "split": ["split"], "in-process": ["in-process"]}[args.part6]
     table = run(args.learners, [int(w) for w in args.workers.split(",")], args.loops, args.cell_timeout,
-                args.budget, args.out, modes)
+                args.budget, args.out, modes, paths)
     print(table.to_markdown(index=False))
     for row in table[table.sandbox_cost.notna()].itertuples():
         print(f"sandbox cost with {row.workers} worker(s): {row.sandbox_cost:.2f}x the wall time without it")

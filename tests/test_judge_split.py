@@ -32,21 +32,22 @@ def _env(folder: Path) -> dict[str, str]:
             "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def split_recheck(tmp_path: Path, *cells: dict, cell_timeout: int = 30, data: Path | None = None) -> list[str]:
+def split_recheck(tmp_path: Path, *cells: dict, cell_timeout: int = 30, data: Path | None = None,
+                  budget: float = 120) -> list[str]:
     """The status each check gets when it passed in the notebook's own run, the judge deciding."""
-    plan, result = _run(tmp_path, cells, cell_timeout, data)
+    plan, result = _run(tmp_path, cells, cell_timeout, data, budget)
     rows = [{"cell": c["grade_id"], "score": 1.0, "status": "passed"} for c in plan if c["kind"] == "check"]
     return [r["status"] for r in verify.reconcile(rows, result)]
 
 
 def judged(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[bool]:
     """The judge's own verdict on each check (before the learner's reports are weighed)."""
-    plan, result = _run(tmp_path, cells, 30, data)
+    plan, result = _run(tmp_path, cells, 30, data, 120)
     return [result.verdicts[c["grade_id"]]["passed"] for c in plan if c["kind"] == "check"]
 
 
 def in_process(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[bool]:
-    """The verdicts of the same plan where the checks run in the learner's process (Part 6 still does)."""
+    """The verdicts of the same plan where the checks run in the learner's process."""
     plan = [HEAD, *cells]
     env = _env(tmp_path)
     if data is not None:
@@ -57,8 +58,8 @@ def in_process(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[b
     return [result.verdicts[c["grade_id"]]["passed"] for c in plan if c["kind"] == "check"]
 
 
-def _run(tmp_path: Path, cells: tuple[dict, ...], cell_timeout: int, data: Path | None) -> tuple[list[dict],
-                                                                                                   verify.Recheck]:
+def _run(tmp_path: Path, cells: tuple[dict, ...], cell_timeout: int, data: Path | None,
+         budget: float) -> tuple[list[dict], verify.Recheck]:
     plan = [HEAD, *cells]
     assert judge.split(plan)
     learner_dir, judge_dir = tmp_path / "learner", tmp_path / "judge"
@@ -69,9 +70,9 @@ def _run(tmp_path: Path, cells: tuple[dict, ...], cell_timeout: int, data: Path 
     learner, judging = verify.start_split(env, learner_dir, judge_env, judge_dir)
     job = {"env": env, "scratch": str(learner_dir), "cells": plan, "cell_timeout": cell_timeout}
     judge_job = {"env": judge_env, "scratch": str(judge_dir), "cells": plan, "cell_timeout": cell_timeout,
-                 "budget": 120, "data": str(judge_dir / "data")}
+                 "budget": budget, "data": str(judge_dir / "data")}
     result = verify.talk_split(learner, judging, job, judge_job,
-                               verify.Recheck(suspicious=verify.suspicious_before_checks(plan)), budget=120)
+                               verify.Recheck(suspicious=verify.suspicious_before_checks(plan)), budget=budget)
     assert result.finished and result.split, result
     return plan, result
 
@@ -290,3 +291,258 @@ def test_part3_sees_the_sql_the_learners_engine_ran(tmp_path, prepared, mistake)
     status = split_recheck(tmp_path, *cells, data=prepared)[0]
     assert status.startswith("review: passed in the notebook but failed the grader's re-check: TODO 2"), status
     assert all(w in status for w in words), (words, status)
+
+
+# ------------------------------------------------------------------ Part 6: its checks in the judge too
+P6_HEAD = {"kind": "course", "source": "import json\nimport time\nfrom workshop_lib import checks, connect\n"
+                                       "from workshop_lib.parts.agent import loop, memory, toolbox\n"
+                                       "eng = connect()\nregistry = toolbox.build_registry(eng)\n"
+                                       "SUPPLYCHAIN_TABLES = {t['table'] for t in "
+                                       "eng.supplychain.data_dictionary('SUPPLYCHAIN')['tables']}\n"}
+CHECK_COUNT = _check("part6", "check_count_rows", "registry", "eng")
+CHECK_TURN = _check("part6", "check_agent_turn", "agent_turn", "eng")
+
+
+def part6(tmp_path: Path, prepared: Path, tool: str, turn: str) -> list[str]:
+    """The statuses of Part 6's two checks, the judge deciding (each passed in the notebook's own run)."""
+    return split_recheck(tmp_path, P6_HEAD, _learner(tool), CHECK_COUNT, _learner(turn), CHECK_TURN, data=prepared)
+
+
+def test_part6_solutions_pass_in_the_judge(tmp_path, prepared):
+    assert part6(tmp_path, prepared, _solution("part6", "todo1_count_rows"),
+                 _solution("part6", "todo2_agent_turn")) == ["passed", "passed"]
+
+
+def _in_process_statuses(prepared: Path, folder: Path, variants: dict[str, str], run) -> dict[str, str]:
+    """What the visible check says of each variant, run in this process as the notebook runs it, as the
+    status the grader gives when the judge says the same: "passed", or the check's message."""
+    import textwrap
+
+    from workshop_lib import connect
+    from workshop_lib.checks import CheckFailed
+
+    shutil.copytree(prepared, folder)
+    eng = connect("embedded", path=folder)
+    out = {}
+    try:
+        for name, source in variants.items():
+            try:
+                run(eng, textwrap.dedent(source), name)
+                out[name] = "passed"
+            except CheckFailed as failed:
+                why = "passed in the notebook but failed the grader's re-check: " + failed.message()[:1000][:500]
+                out[name] = "review: " + " ".join(why.split())
+    finally:
+        eng.close()
+    return out
+
+
+def _through_the_judge(tmp_path: Path, prepared: Path, variants: dict[str, str], check: str, args: tuple[str, ...],
+                       before: str = "") -> dict[str, str]:
+    """Each variant as a TODO cell followed by its check, all in one notebook plan, the judge deciding."""
+    import textwrap
+
+    cells: list[dict] = [P6_HEAD]
+    for i, source in enumerate(variants.values()):
+        cells += [_learner(before + textwrap.dedent(source)),
+                  {"kind": "check", "grade_id": f"c{i}", "source": f"checks.part6.{check}({', '.join(args)})"}]
+    statuses = split_recheck(tmp_path, *cells, data=prepared, budget=600)
+    return dict(zip(variants, statuses))
+
+
+def test_part6_count_rows_variants_get_the_same_verdict_in_the_judge(tmp_path, prepared):
+    # Every wrong count_rows the check tests keep, and every correct variant: the judge (the tool run in the
+    # learner's process, its queries served by the judge) gives the message the visible check gives.
+    from tests import test_check_mistakes as mistakes
+    from workshop_lib import checks
+
+    variants = {"solution": mistakes.p6_tool(), **mistakes.P6T_RIGHT,
+                **{name: make(mistakes.p6_tool()) for name, (make, _) in mistakes.P6T_WRONG.items()}}
+
+    def run(eng, source, name):
+        ns = mistakes._define(source, name, ns=mistakes._p6_tool_namespace(eng))
+        checks.part6.check_count_rows(ns["registry"], eng)
+
+    expected = _in_process_statuses(prepared, tmp_path / "in-process", variants, run)
+    assert [n for n, s in expected.items() if s == "passed"] == ["solution", *mistakes.P6T_RIGHT]
+    assert _through_the_judge(tmp_path / "judge", prepared, variants, "check_count_rows", ("registry", "eng")) == expected
+
+
+def test_part6_agent_turn_variants_get_the_same_verdict_in_the_judge(tmp_path, prepared):
+    # Every wrong agent loop the check tests keep, and every correct variant: the judge (the loop run in the
+    # learner's process, the model, the tools, the clock and the store served by the judge) says the same.
+    from tests import test_check_mistakes as mistakes
+    from workshop_lib import checks
+
+    variants = {"solution": mistakes.p6_solution(), **mistakes.P6_RIGHT,
+                **{name: make(mistakes.p6_solution()) for name, (make, _) in mistakes.P6_WRONG.items()}}
+
+    def run(eng, source, name):
+        ns = mistakes._define(source, name, ns=mistakes._p6_namespace(eng))
+        checks.part6.check_agent_turn(ns["agent_turn"], eng)
+
+    expected = _in_process_statuses(prepared, tmp_path / "in-process", variants, run)
+    assert [n for n, s in expected.items() if s == "passed"] == ["solution", *mistakes.P6_RIGHT]
+    # The library's own loop passes the visible check; the grader gives it 0 (issue 35: the reference).
+    expected["the library's loop"] = "review: the TODO calls the reference implementation"
+    got = _through_the_judge(tmp_path / "judge", prepared, variants, "check_agent_turn", ("agent_turn", "eng"))
+    for name, why in WORDED_APART.items():  # the same verdict and the words the check tests ask for
+        mine, theirs = got.pop(name), expected.pop(name)
+        assert mine.startswith(theirs[:90]) and mine != theirs, why
+        assert all(" ".join(w.split()) in mine for w in mistakes.P6_WRONG[name][1]), (name, mine)
+    assert got == expected
+
+
+# Messages the judge words apart from the visible check (the verdict and the mistake named are the same):
+WORDED_APART = {
+    "schemas method passed uncalled": "the bound method is shown as the stand-in's (served.py), not the registry's",
+    "arguments parsed by hand": "the crash's line is not named: the traceback stays in the learner's process",
+}
+
+
+# An agent loop that never makes the forced call (wrong), and the routes of issue 35 in the learner's process.
+NO_FORCED_ANSWER = _solution("part6", "todo2_agent_turn").replace(
+    'answer = llm.chat(messages + [{"role": "user", "content": loop.FORCE_ANSWER}]).content', 'answer = ""')
+P6_PATCH = PATCHES["ctypes-code"].replace("part8 as _p8", "part6 as _p8").replace("check_should_promote",
+                                                                                     "check_agent_turn")
+
+
+@pytest.mark.parametrize("route", [*sorted(ROUTES), "ctypes-code"])
+def test_part6_forgeries_in_the_learners_process_change_nothing(tmp_path, prepared, route):
+    assert "FORCE_ANSWER" not in NO_FORCED_ANSWER
+    code = ROUTES.get(route, P6_PATCH)
+    cells = [P6_HEAD, _learner(code + NO_FORCED_ANSWER), CHECK_TURN]
+    assert judged(tmp_path / "judged", *cells, data=prepared) == [False]
+    assert split_recheck(tmp_path, *cells, data=prepared)[0].startswith("review:")
+
+
+# A count_rows that answers 3 for every table, through the boundary. Where the check reads the learner's
+# engine (in-process), an engine whose counts say 3, or a check whose idea of "the boundary" is the engine's
+# own query method, lets it pass; the judge counts on its own engine and watches its own boundary.
+THREE = _solution("part6", "todo1_count_rows").replace('f"SELECT COUNT(*) AS N FROM {name}"',
+                                                        'f"SELECT 3 AS N FROM {name} LIMIT 1"')
+ON_THE_ENGINE = ("class _Three:\n    def __init__(self, real):\n        self.real = real\n"
+                 "    def counts(self):\n        return {t: 3 for t in self.real.counts()}\n"
+                 "    def __getattr__(self, name):\n        return getattr(self.real, name)\n"
+                 "eng.supplychain = _Three(eng.supplychain)\n")
+QUERY = _solution("part6", "todo1_count_rows").replace(
+    'eng.supplychain.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0]',
+    'eng.query(f"SELECT COUNT(*) FROM {name}")[0][0]')
+MODULE_STRING = "from workshop_lib.checks import part6 as _p6\n_p6._BOUNDARY = 'query'\n"
+
+
+@pytest.mark.parametrize("route", ["an attribute set on the engine", "a module-level string of the check"])
+def test_part6_state_of_the_learners_process_does_not_reach_the_judge(tmp_path, prepared, route):
+    todo = ON_THE_ENGINE + THREE if route == "an attribute set on the engine" else MODULE_STRING + QUERY
+    assert "SELECT 3 AS N" in THREE and "eng.query(" in QUERY
+    cells = [P6_HEAD, _learner(todo), CHECK_COUNT]
+    assert in_process(tmp_path / "old", *cells, data=prepared) == [True]  # the route, where the check shares the process
+    assert judged(tmp_path, *cells, data=prepared) == [False]
+
+
+# ------------------------------------------------------------------ a TODO that copies the reference
+COPIED = "review: the TODO copies the reference implementation"
+
+
+def _pasted(module, name: str) -> str:
+    """The reference's source as `inspect.getsource` gives it, pasted into a TODO cell."""
+    import inspect
+
+    return "from __future__ import annotations\n" + inspect.getsource(getattr(module, name))
+
+
+def test_a_todo_that_pastes_the_reference_scores_0(tmp_path):
+    from workshop_lib.parts.ingest import promotion
+
+    todo = _pasted(promotion, "should_promote")
+    assert judged(tmp_path / "judged", _learner(todo), CHECK_PROMOTE) == [True]  # it is correct, and not the author's
+    assert split_recheck(tmp_path, _learner(SPANS), CHECK_SPANS, _learner(todo), CHECK_PROMOTE) == ["passed", COPIED]
+
+
+def test_an_adapted_copy_of_the_agent_loop_scores_0(tmp_path, prepared):
+    # getsource(loop.agent_turn), made to run in the notebook: `eng` dropped from the parameters (the
+    # notebook's global), the loop module's names qualified, comments and the docstring changed.
+    from workshop_lib.parts.agent import loop
+
+    todo = _pasted(loop, "agent_turn").replace("eng: Engine, ", "")
+    for name in ("SYSTEM_PROMPT", "TurnResult(", "assistant_message(", "MAX_TOOL_CALLS", "FORCE_ANSWER"):
+        todo = todo.replace(name, "loop." + name)
+    todo = todo.replace("# Every call gets its tool message", "# my own words").replace(") -> loop.TurnResult:", "):")
+    cells = [P6_HEAD, _learner(_solution("part6", "todo1_count_rows")), CHECK_COUNT, _learner(todo), CHECK_TURN]
+    assert split_recheck(tmp_path, *cells, data=prepared) == ["passed", COPIED]
+
+
+def test_correct_variants_and_the_solutions_are_not_copies():
+    # Every correct variant the check tests keep, and every solution, is its author's own; Part 5's
+    # solutions are the reference itself, so those two TODOs are not compared (copies.SOLUTION_IS_REFERENCE).
+    import textwrap
+
+    from tests import test_check_mistakes as mistakes
+    from workshop_lib.tools.grading import copies
+
+    tables: list[dict] = [getattr(mistakes, k) for k in dir(mistakes) if k.endswith("_RIGHT")]
+    variants = [textwrap.dedent(v) for d in tables for v in d.values() if isinstance(v, str)]
+    variants += [edit(mistakes.p3_hybrid()) for edit in mistakes.P3H_RIGHT.values() if callable(edit)]
+    assert len(variants) >= 25
+    flagged = [(c, v[:60]) for v in variants for c in copies.REFERENCES if copies.copies([v], c)]
+    assert flagged == []
+    todos: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
+        **TODOS, "part6": [("todo1_count_rows", "check_count_rows", ()), ("todo2_agent_turn", "check_agent_turn", ())]}
+    same = set()
+    for part, items in todos.items():
+        for gid, check, _ in items:
+            assert not copies.copies([_solution(part, gid)], check), check
+            reference = copies.reference_node(check)
+            assert reference is not None, check
+            mine = copies.defined([_solution(part, gid)], reference.name)
+            assert mine is not None, check
+            names = copies._local_names(reference) | copies._local_names(mine)
+            if copies.normalised(mine, names) == copies.normalised(reference, names):
+                same.add(check)
+    assert same == copies.SOLUTION_IS_REFERENCE
+    assert set(copies.REFERENCES) == set(judge.SPLIT)
+
+
+# /proc/self/mem, opened where the audit hook looks only at str paths: by a bytes path, or as "mem" after
+# chdir("/proc/self"). Each writes into the learner's own memory (a bytes object changes in place), and
+# leaves a note saying it did; the check runs in the judge's process, whose memory it cannot reach.
+MEM = ("import os as _os, sys as _sys\n"
+       "_here = _os.getcwd()\n"
+       "def _poke(opened):\n"
+       "    target = bytes(range(65, 81))\n"
+       "    at = id(target) + _sys.getsizeof(b'') - 1\n"
+       "    with opened() as mem:\n"
+       "        mem.seek(at)\n"
+       "        mem.write(b'Z' * 16)\n"
+       "    return target == b'Z' * 16\n"
+       "def _after_chdir():\n"
+       "    _os.chdir('/proc/self')\n"
+       "    try:\n        return open('mem', 'r+b', buffering=0)\n"
+       "    finally:\n        _os.chdir(_here)\n"
+       "_done = [_poke(lambda: open(b'/proc/self/mem', 'r+b', buffering=0)), _poke(_after_chdir)]\n"
+       "open(_os.path.join(_here, 'mem.txt'), 'w').write(repr(_done))\n")
+
+
+def test_proc_self_mem_changes_the_learners_memory_only(tmp_path):
+    status = split_recheck(tmp_path, _learner(MEM + WRONG), CHECK_PROMOTE)[0]
+    assert (tmp_path / "learner" / "mem.txt").read_text() == "[True, True]"  # the route works in the learner's process
+    assert status.startswith("review: passed in the notebook but failed the grader's re-check: TODO 2"), status
+    assert judged(tmp_path / "judged", _learner(MEM + WRONG), CHECK_PROMOTE) == [False]
+
+
+def test_part6_a_callback_outside_the_served_methods_is_refused(tmp_path, prepared):
+    # The stand-ins' channel used by hand: a method the judge does not serve, on the store and on the model.
+    probe = ("import os as _os\n_here = _os.getcwd()\n_orig = agent_turn\n"
+             "def agent_turn(llm, registry, thread_id, question, **options):\n"
+             "    seen = []\n"
+             "    for target, method in (('store', 'drop_objects'), (0, '__init__'), ('query', 'query')):\n"
+             "        try:\n            llm._caller(target, method, (), {})\n"
+             "        except Exception as exc:\n            seen.append(type(exc).__name__ + ': ' + str(exc))\n"
+             "    open(_os.path.join(_here, 'refused.txt'), 'w').write('\\n'.join(seen))\n"
+             "    return _orig(llm, registry, thread_id, question, **options)\n")
+    cells = [P6_HEAD, _learner(NO_FORCED_ANSWER + "\n" + probe), CHECK_TURN]
+    assert judged(tmp_path, *cells, data=prepared) == [False]
+    refused = (tmp_path / "learner" / "refused.txt").read_text().splitlines()
+    assert refused == ["Garbage: no method 'drop_objects' is served on the store",
+                       "Garbage: no method '__init__' is served on the llm",
+                       "Garbage: no method 'query' is served on the query"], refused

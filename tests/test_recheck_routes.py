@@ -48,7 +48,7 @@ CHECK_MODE = {"kind": "check", "grade_id": "c_mode", "source": "checks.part4.che
 
 def _recheck(tmp_path: Path, *cells: dict) -> list[str]:
     """The status each check would get when it passed in the notebook's own run: in the learner's
-    process (the checks of Part 6 run so), and, where the judge runs every check of the plan, with
+    process (a plan the judge cannot run is re-checked so), and, where the judge runs every check of the plan, with
     the judge (judge.py), which must say the same."""
     statuses = _in_process(tmp_path, *cells)
     if judge.split([HEAD, *cells]):

@@ -33,7 +33,11 @@ class _Spy:
     """Which engine methods a tool call ran, and with what: counting must go through
     read_only_query (the read-only boundary), and a name that fails validation must reach no SQL.
     The learner's tool reads the notebook's `eng`, the object given to the check, so its methods
-    are wrapped on that instance for the length of one call."""
+    are wrapped on that instance for the length of one call. In the grader's judge the learner's
+    tool runs in another process: the judge serves its boundary (so this spy sees those calls),
+    and the other methods it ran are reported from there (`report_calls`) to the spy watching."""
+
+    active: _Spy | None = None  # the spy now watching (report_calls adds to it)
 
     def __init__(self, eng) -> None:
         self.eng = eng
@@ -68,9 +72,11 @@ class _Spy:
         if conn is not None:
             saved.append((eng, "conn", conn))
             eng.conn = _ConnectionSpy(conn, self)
+        previous, _Spy.active = _Spy.active, self
         try:
             yield self
         finally:
+            _Spy.active = previous
             for target, attr, value in reversed(saved):
                 if value is _UNSET:
                     del target.__dict__[attr]
@@ -79,6 +85,13 @@ class _Spy:
 
 
 _UNSET = object()
+
+
+def report_calls(calls: list[tuple[str, str]]) -> None:
+    """Engine methods the learner's tool ran in another process (the grader's judge), as reported from
+    there: added to the calls of the spy now watching."""
+    if _Spy.active is not None:
+        _Spy.active.calls += calls
 
 
 class _ConnectionSpy:

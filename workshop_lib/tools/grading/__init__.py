@@ -19,8 +19,8 @@ scratch folder, the code snapshot and the Python installation, and nothing else.
 the sandbox cannot run, grade_folder refuses unless `sandboxed=False` says the
 submissions are trusted. Every notebook that earned points is then re-checked
 (verify.py): its cells run again in a fresh sandbox, and the instructor's checks give the
-verdict, run by a judge process that never runs learner code (judge.py; Part 6's checks still
-run in the learner's process, captured before any learner code ran). A
+verdict, run by a judge process that never runs learner code (judge.py; what Part 6's
+checks hand the learner's loop is served from there, served.py). A
 cell that passed in the notebook but not there, or a notebook that changed the checks
 or the library under them, is flagged for review (status "review: ...", 0 points).
 """

@@ -24,6 +24,7 @@ import argparse
 import ast
 import builtins
 import contextlib
+import dataclasses
 import importlib
 import json
 import os
@@ -34,13 +35,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from workshop_lib.tools.grading import wire
+from workshop_lib.tools.grading import copies, served, wire
 
 # The checks the judge runs, with the role of each argument of their cell: "fn" is the learner's
 # function (called through the pipe), "engine" the judge's own engine (the learner's function uses
-# the learner's engine, in its own process). The checks of Part 6 (a registry of the learner's
-# objects, a fake LLM the learner's loop calls back) still run in the learner's re-check process
-# (recheck.py), protected by its in-process defences only.
+# the learner's engine, in its own process), "registry" the learner's tool registry (Part 6: its
+# tools listed and called through the pipe, see LearnerRegistry).
 SPLIT: dict[str, tuple[str, ...]] = {
     "check_comment_facts": ("fn", "engine"),
     "check_retrieve_knowledge": ("fn", "engine"),
@@ -48,11 +48,31 @@ SPLIT: dict[str, tuple[str, ...]] = {
     "check_decide_mode": ("fn",),
     "check_validate_selection": ("fn",),
     "check_render_answer": ("fn",),
+    "check_count_rows": ("registry", "engine"),
+    "check_agent_turn": ("fn", "engine"),
     "check_decide": ("fn",),
     "check_compact": ("fn",),
     "check_window_spans": ("fn",),
     "check_should_promote": ("fn",),
 }
+# What the judge serves to the learner's function while these checks call it (served.py): the
+# engine's memory store (the agent loop logs its thread and stores tool outputs), or its read-only
+# boundary (count_rows counts through it).
+SERVES = {"check_agent_turn": "store", "check_count_rows": "queries"}
+PART6 = ("check_count_rows", "check_agent_turn")
+
+
+@contextlib.contextmanager
+def in_process(names: tuple[str, ...]) -> Iterator[None]:
+    """While the block runs, the checks `names` are not the judge's: a notebook with one of them is
+    re-checked the old way, in the learner's process (bench/grading.py measures both paths)."""
+    kept = {name: SPLIT.pop(name) for name in names if name in SPLIT}
+    try:
+        yield
+    finally:
+        SPLIT.update(kept)
+
+
 # Checks that add records to the engine while they run (checks.part3.planted): the learner's process
 # adds the same ones to its engine, so the learner's function reads what the judge's reference reads.
 PLANTED = {"check_retrieve_knowledge", "check_hybrid_rrf"}
@@ -164,10 +184,14 @@ class LearnerFunction:
     answered with plain data, or raises what the learner's function raised (by name, as a built-in
     exception or a plain Exception subclass of that name)."""
 
-    def __init__(self, channel: Channel, name: str, deadline: float, cell_timeout: float, engine: str = "") -> None:
+    def __init__(self, channel: Channel, name: str, deadline: float, cell_timeout: float, engine: str = "",
+                 member: tuple[str, ...] = (), serves: str = "", judge_engine: Callable[[], Any] | None = None) -> None:
         self.channel, self.name, self.deadline, self.cell_timeout = channel, name, deadline, cell_timeout
-        self.__name__ = name
+        self.__name__ = member[-1] if member else name
         self.engine = engine    # the name of the learner's engine in its notebook (the check's engine argument)
+        self.member = member    # a member of the named object to call (Part 6: registry.dispatch, a tool's fn)
+        self.serves = serves    # what the judge serves during each call: "store", "queries" or "" (SERVES)
+        self.judge_engine = judge_engine
         self.swapped: dict[str, str] = {}
         # Set by a check that reads the SQL the function sent (checks.part3.statements_sent): the learner's
         # process reports the statements its engine ran during each call, and they are added here.
@@ -176,7 +200,7 @@ class LearnerFunction:
         self.dead = ""  # why the learner's process cannot be asked again during this check
 
     def __repr__(self) -> str:
-        return f"<the learner's {self.name}>"
+        return f"<the learner's {'.'.join((self.name, *self.member))}>"
 
     @contextlib.contextmanager
     def with_global(self, name: str, value: Callable) -> Iterator[None]:
@@ -204,12 +228,22 @@ class LearnerFunction:
         self.channel.seq += 1
         sent: list = []
         mutable = [a for a in [*args, *kwargs.values()] if type(a) in (list, dict)]
+        objects: list[Any] = []  # the check's objects served to this call (the model, the registry, the clock)
+        args = tuple(_served(a, objects) for a in args)
+        kwargs = {k: _served(v, objects) for k, v in kwargs.items()}
         message = self._message(self.channel.seq, args, kwargs, sent)
-        reply = self._exchange(message)
+        reply = self._exchange(message, served.Server(objects, self.judge_engine))
         self._add_statements(reply)
+        _add_engine_calls(reply)
         value, after = self._result(reply, sent)
         _changed_in_place(mutable, after)
         return value
+
+    def get(self) -> Any:
+        """The value of the member (not called), as plain data: Part 6 reads the registry's tools so."""
+        self.channel.seq += 1
+        message = {**self._message(self.channel.seq, (), {}, []), "get": True}
+        return self._result(self._exchange(message, served.Server([], None)), [])[0]
 
     def _message(self, seq: int, args: tuple, kwargs: dict, sent: list) -> dict:
         """The call as the learner's process reads it: the arguments as plain data (the records in them
@@ -221,15 +255,17 @@ class LearnerFunction:
                 "args": wire.encode(list(args), sent), "kwargs": wire.encode(dict(kwargs), sent),
                 "timeout": max(0.01, min(self.cell_timeout, self.deadline - time.monotonic())),
                 "max_lines": checks.line_limit_now(), "globals": dict(self.swapped), "engine": self.engine,
-                "statements": self.report_statements is not None, "reversed_reads": self.reversed}
+                "statements": self.report_statements is not None, "reversed_reads": self.reversed,
+                "member": list(self.member), "serves": self.serves}
 
-    def _exchange(self, message: dict) -> dict:
-        """The call sent and its answer read, within its time limit and GRACE. A process that ends, sends
-        what is not the protocol or does not answer in time is not asked again during this check."""
+    def _exchange(self, message: dict, server: served.Server) -> dict:
+        """The call sent and its answer read, within its time limit and GRACE, its callbacks answered by
+        `server` meanwhile. A process that ends, sends what is not the protocol or does not answer in
+        time is not asked again during this check."""
         wait_until = time.monotonic() + message["timeout"] + GRACE
         try:
             self.channel.send(message, wait_until)
-            return self._reply(message["seq"], message["timeout"], wait_until)
+            return self._reply(message["seq"], message["timeout"], wait_until, server)
         except EOFError:
             self.dead = "the learner's process ended during the check"
             raise RuntimeError(self.dead) from None
@@ -237,15 +273,20 @@ class LearnerFunction:
             self.dead = f"the learner's process sent what the judge cannot read ({exc})"
             raise RuntimeError(self.dead) from None
 
-    def _reply(self, seq: int, timeout: float, wait_until: float) -> dict:
-        """The answer to call `seq`: a late answer to an earlier call (one that timed out) is skipped."""
+    def _reply(self, seq: int, timeout: float, wait_until: float, server: served.Server) -> dict:
+        """The answer to call `seq`: a late answer to an earlier call (one that timed out) is skipped, a
+        callback of this call (served.py) is answered."""
         while True:
             reply = self.channel.receive(wait_until)
             if reply is None:
                 self.dead = f"the learner's {self.name} did not answer within {timeout:.0f} s"
                 raise TimeoutError(self.dead)
-            if reply.get("seq") == seq and reply.get("event") in ("return", "raised"):
+            if reply.get("seq") != seq:
+                continue
+            if reply.get("event") in ("return", "raised"):
                 return reply
+            if reply.get("event") == "callback":
+                self.channel.send(server.answer(reply), wait_until)
 
     def _add_statements(self, reply: dict) -> None:
         statements = reply.get("statements")
@@ -265,6 +306,50 @@ class LearnerFunction:
         except wire.Garbage as exc:
             raise RuntimeError(f"the learner's process sent what the judge cannot read ({exc})") from None
         return value, after
+
+
+def _served(value: Any, objects: list[Any]) -> Any:
+    """A check's argument that the learner's code calls back (served.kind_of) as a wire.Served marker,
+    the object kept in `objects`; any other value as it is."""
+    kind = served.kind_of(value)
+    if kind is None:
+        return value
+    objects.append(value)
+    return wire.Served(kind, len(objects) - 1)
+
+
+def _add_engine_calls(reply: dict) -> None:
+    """The engine methods that skip the read-only boundary, as the learner's process reports them
+    (count_rows): added to what the check's watcher saw. Untrusted: they can only fail the check."""
+    from workshop_lib.checks import part6
+
+    calls = reply.get("engine_calls")
+    if type(calls) is list:
+        part6.report_calls([(c[0], c[1][:1000]) for c in calls[:100] if type(c) is list and len(c) == 2
+                            and type(c[0]) is str and type(c[1]) is str and c[0] != part6._BOUNDARY])
+
+
+class LearnerRegistry:
+    """Stands for the learner's tool registry in check_count_rows: `tools` as the learner's process
+    lists them (each tool's function a LearnerFunction), `dispatch` called there."""
+
+    def __init__(self, make: Callable[[tuple[str, ...]], LearnerFunction]) -> None:
+        self._make = make
+        self.dispatch = make(("dispatch",))
+        self._tools: dict | None = None
+
+    @property
+    def tools(self) -> dict:
+        if self._tools is None:
+            listed = self._make(("tools",)).get()
+            self._tools = dict(listed) if type(listed) is dict else {}
+            for name, tool in self._tools.items():
+                if type(name) is str and dataclasses.is_dataclass(tool) and not isinstance(tool, type):
+                    object.__setattr__(tool, "fn", self._make(("tools", name, "fn")))
+        return self._tools
+
+    def __repr__(self) -> str:
+        return "<the learner's tool registry>"
 
 
 def _changed_in_place(mutable: list, after: Any) -> None:
@@ -345,8 +430,17 @@ class Judge:
             more = report.get("changed")
             changed += [str(c)[:300] for c in more][:20] if type(more) is list else []
         self.emit(event="verdict", grade_id=gid, cell=index, passed=passed, message=message, changed=changed,
-                  reference=report is not None and report.get("reference") is True)
+                  reference=report is not None and report.get("reference") is True, copied=self.copied(index, item))
         return True
+
+    def copied(self, index: int, item: dict) -> bool:
+        """Whether the learner's cells before this check define its TODO's function as a copy of the
+        reference (copies.py)."""
+        try:
+            name = check_call(item["source"])[1]
+            return copies.copies([c["source"] for c in self.job["cells"][:index] if c["kind"] == "learner"], name)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
 
     def judge(self, source: str, index: int) -> tuple[bool, str]:
         from workshop_lib.checks import CheckFailed
@@ -360,8 +454,13 @@ class Judge:
             return False, f"grader: {exc}"
         deadline = min(self.deadline, time.monotonic() + self.cell_timeout)
         names = {role: node.id for node, role in zip(arg_nodes, SPLIT[name]) if isinstance(node, ast.Name)}
-        args = [LearnerFunction(self.channel, names["fn"], deadline, self.cell_timeout, names.get("engine", ""))
-                if role == "fn" else self.engine() for role in SPLIT[name]]
+
+        def learner(role: str, member: tuple[str, ...] = ()) -> LearnerFunction:
+            return LearnerFunction(self.channel, names[role], deadline, self.cell_timeout, names.get("engine", ""),
+                                   member, SERVES.get(name, ""), self.engine)
+
+        args = [learner("fn") if role == "fn" else LearnerRegistry(lambda member: learner("registry", member))
+                if role == "registry" else self.engine() for role in SPLIT[name]]
         signal.setitimer(signal.ITIMER_REAL, self.cell_timeout + 2 * GRACE)
         try:
             fn(*args)

@@ -2,13 +2,15 @@
 
     python -m workshop_lib.tools.grading.recheck --reply-fd N [--calls-fd M]   (in a fresh sandbox)
 
-With --calls-fd (Parts 2, 4, 5, 7 and 8: the checks in judge.SPLIT) the checks do not run
+With --calls-fd (Parts 2 to 8: the checks in judge.SPLIT) the checks do not run
 here: at each graded cell this process tells the judge (judge.py, another process that never
 runs learner code) that the cell is reached, then answers the judge's calls of the learner's
 functions with plain data, and reports what the defences below saw. Its lines go to the
 judge only; it holds no descriptor, secret or frame of the grader's. The integrity of those
 verdicts rests on the process split; what follows is a second line there, and the only line
-for Parts 3 and 6, whose checks still run in this process (without --calls-fd).
+for a plan the judge cannot run (without --calls-fd: the checks run in this process). During a
+Part 6 call the objects the check hands the function are stand-ins whose calls the judge
+answers, and the engine's store and read-only boundary are the judge's (served.py).
 
 The notebook's own run cannot be trusted for its verdict: its kernel can replace a check
 in its module or in sys.modules, swap a function's __code__, patch CheckFailed or the
@@ -559,7 +561,7 @@ class _Cells:
         reference gate, the time limit and (Part 8) a line limit; what it returned as plain data."""
         import workshop_lib.checks as checks_pkg
         from workshop_lib.checks import values
-        from workshop_lib.tools.grading import wire
+        from workshop_lib.tools.grading import served, wire
 
         seq, fn = message.get("seq"), targets.get(str(message.get("name")), _MISSING)
         if fn is _MISSING:
@@ -567,33 +569,46 @@ class _Cells:
                     "message": f"name {message.get('name')!r} is not defined"}
         records: list = []
         swapped: list[tuple[dict, str, Any]] = []
+        assert self.calls is not None
+        caller = served.Caller(self.emit, self.calls.next, seq)
         try:
-            args, kwargs = _call_arguments(fn, message, records, swapped)
+            fn = _member(fn, message.get("member"))
+            args, kwargs = _call_arguments(fn, message, records, swapped, served.stand_in(caller))
         except (wire.Garbage, TypeError, ValueError) as exc:
             return {"event": "raised", "seq": seq, "type": "RuntimeError", "message": f"grader: {exc}"}
+        except Exception as exc:  # noqa: BLE001 - a member the learner's object does not have, as the call would fail
+            return _raised(seq, exc, [])
+        if message.get("get") is True:
+            return {"event": "return", "seq": seq, "value": wire.encode(values.plain(fn), []), "after": []}
         mutable = [a for a in [*args, *kwargs.values()] if type(a) in (list, dict)]
         known = {id(r): i for i, r in enumerate(records)}
         keep = set(known)
         previous = sys.gettrace()
         eng: Any = targets.get(str(message.get("engine")))
         sent: list[str] = []
+        engine_calls: list[tuple[str, str]] = []
         self.cell[0] = index
         signal.setitimer(signal.ITIMER_REAL, max(0.01, float(message.get("timeout") or self.cell_timeout)))
         # The learner's function is called in this frame, the one that catches what it raises: `at_call`
         # (a TypeError of the call itself) is told by the traceback having no frame below this one.
         try:
             with contextlib.ExitStack() as stack:
+                what = message.get("serves")
+                if what in ("store", "queries"):
+                    stack.enter_context(served.serving(eng, caller, what == "store", what == "queries", engine_calls))
                 _watch_call(stack, message, eng, sent)
                 with checks_pkg._learner_running():  # a generator's items are read here too: its code runs now
                     got = fn(*args, **kwargs)
                     value, after = values.plain(got, keep), values.plain(mutable, keep)
                 sys.settrace(previous)
             return {"event": "return", "seq": seq, "value": wire.encode(value, [], known),
-                    "after": wire.encode(after, [], known), "statements": values.plain(sent)}
+                    "after": wire.encode(after, [], known), "statements": values.plain(sent),
+                    "engine_calls": values.plain(engine_calls)}
         except _Endless:
-            return {"event": "raised", "seq": seq, "loop": True, "statements": values.plain(sent)}
+            return {"event": "raised", "seq": seq, "loop": True, "statements": values.plain(sent),
+                    "engine_calls": values.plain(engine_calls)}
         except BaseException as exc:  # noqa: BLE001 - whatever the learner's function raised goes to the judge
-            return _raised(seq, exc, sent)
+            return {**_raised(seq, exc, sent), "engine_calls": values.plain(engine_calls)}
         finally:
             sys.settrace(previous)
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -621,16 +636,29 @@ class _Cells:
             self.bound.update({k: v for k, v in self.ns.items() if not k.startswith("_") and before.get(k, _MISSING) is not v})
 
 
-def _call_arguments(fn: Any, message: dict, records: list,
-                    swapped: list[tuple[dict, str, Any]]) -> tuple[Any, Any]:
+def _member(obj: Any, path: Any) -> Any:
+    """The member of the learner's object the judge names (Part 6: registry.dispatch, registry.tools[name].fn):
+    attributes, and keys of a dict. Looked up here, in the learner's process (its code may run)."""
+    if path is None or path == []:
+        return obj
+    if type(path) is not list or len(path) > 4 or not all(type(p) is str and len(p) <= 100 for p in path):
+        raise ValueError("a member is a short list of names")
+    for step in path:
+        obj = obj[step] if isinstance(obj, dict) else getattr(obj, step)
+    return obj
+
+
+def _call_arguments(fn: Any, message: dict, records: list, swapped: list[tuple[dict, str, Any]],
+                    stub: Callable[[Any, Any], Any] | None = None) -> tuple[Any, Any]:
     """(args, kwargs) of a call the judge asked for, rebuilt from plain data (the records built are
-    appended to `records`); and the globals it names (Part 5) put in the function's module for the
-    call, what they replaced appended to `swapped` as each is put (the caller puts those back).
-    Raises wire.Garbage, TypeError or ValueError for what is not the protocol."""
+    appended to `records`, the check's served objects built by `stub`); and the globals it names
+    (Part 5) put in the function's module for the call, what they replaced appended to `swapped` as
+    each is put (the caller puts those back). Raises wire.Garbage, TypeError or ValueError for what
+    is not the protocol."""
     from workshop_lib.tools.grading import wire
 
-    args = wire.decode(message.get("args"), records)
-    kwargs = wire.decode(message.get("kwargs"), records)
+    args = wire.decode(message.get("args"), records, stub=stub)
+    kwargs = wire.decode(message.get("kwargs"), records, stub=stub)
     names = getattr(fn, "__globals__", None)
     for key, ref in dict(message.get("globals") or {}).items():
         if type(names) is dict and key in names:
@@ -666,7 +694,9 @@ def _raised(seq: Any, exc: BaseException, sent: list[str]) -> dict:
     from workshop_lib.checks import values
 
     at_call = exc.__traceback__ is not None and exc.__traceback__.tb_next is None
-    return {"event": "raised", "seq": seq, "type": type(exc).__name__, "message": _text(exc),
+    # A KeyError's text is the repr of its key: the key itself is sent, the judge's KeyError shows it so again.
+    key = exc.args[0] if isinstance(exc, KeyError) and len(exc.args) == 1 and type(exc.args[0]) is str else None
+    return {"event": "raised", "seq": seq, "type": type(exc).__name__, "message": _text(exc) if key is None else key[:1000],
             "at_call": at_call, "statements": values.plain(sent)}
 
 

@@ -4,11 +4,11 @@ Everything a notebook's own run produces (its outputs, its autograded copy, its 
 passed through the learner's kernel, which can rewrite it or replace the check it called.
 So every notebook that earned points is re-checked by `recheck.py` in a fresh sandbox: the
 notebook's code cells run as nbgrader runs them (graded and locked cells from the release,
-the others as the learner left them). For Parts 2, 4, 5, 7 and 8 the checks run in a second
+the others as the learner left them). The checks run in a second
 process, the judge (judge.py, in its own sandbox), which never runs learner code and calls
 the learner's functions through a pipe of plain data: its verdict is the only source of a
-"passed". For Parts 3 and 6 the checks, captured before any learner code ran, still run in
-the learner's process. `reconcile` then keeps a "passed" only when
+"passed" (a plan it cannot run, whose graded cells are not plain check calls, is re-checked
+with the checks in the learner's process). `reconcile` then keeps a "passed" only when
 
 - the re-check passed the same cell,
 - no change to the workshop code, builtins or sys.modules was found before or during
@@ -161,7 +161,7 @@ def run(sub: Submission, master, folder: Path, *, budget: float, cell_timeout: i
                 "PYTHONPATH": "/workshop" if sandboxed else str(folder / "lib"), "IPYTHONDIR": str(root / "ipython"),
                 "MPLCONFIGDIR": str(root / "cache"), "XDG_CACHE_HOME": str(root / "cache")})
     job = {"env": env, "scratch": str(root / here), "cells": cells, "cell_timeout": cell_timeout}
-    if not judge.split(cells):  # Parts 3 and 6: the checks run in the learner's process (recheck.py)
+    if not judge.split(cells):  # a graded cell the judge cannot run: the checks run in the learner's process
         worker = scratch.Worker(env, folder, jail=(folder, master) if sandboxed else None, module=RECHECK)
         return talk(worker, job, result, budget)
     # The judge's own folder: its copy of the prepared database, its HOME; the code is the grader's snapshot.
@@ -279,6 +279,7 @@ def _take(result: Recheck, line: bytes, nonce: str, expected: list[str]) -> None
         result.verdicts[gid] = {"passed": event.get("passed") is True, "message": str(event.get("message", ""))[:500],
                                 "changed": [str(c)[:300] for c in event.get("changed", [])],
                                 "reference": event.get("reference") is True,
+                                "copied": event.get("copied") is True,
                                 "cell": where if type(where) is int else None}
     elif kind == "done":
         if len(result.verdicts) != len(expected):
@@ -312,6 +313,8 @@ def _review_reason(cell: str, recheck: Recheck) -> str | None:
         return "the notebook changed the grading code: " + "; ".join(dict.fromkeys(verdict["changed"]))[:400]
     if verdict.get("reference"):
         return "the TODO calls the reference implementation"
+    if verdict.get("copied"):
+        return "the TODO copies the reference implementation"
     if not verdict["passed"]:
         return "passed in the notebook but failed the grader's re-check: " + verdict["message"]
     reasons = recheck.suspicious.get(cell)

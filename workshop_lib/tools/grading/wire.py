@@ -5,8 +5,11 @@ tagged: a tuple {"$t": [...]}, a dict {"$d": [[key, value], ...]} (keys of any p
 a set {"$s": [...]}, a frozenset {"$f": [...]}, bytes {"$b": hex}, a record of the workshop
 (a dataclass defined in workshop_lib) {"$r": "module:Name", "v": {field: value}}, a function
 of the workshop {"$fn": "module:name"}, one of the records the other side sent in this call
-{"$a": index} (a record handed back keeps its identity), and anything else, which only the
-learner's side sends, {"$o": type name, "text": its repr, "items": [...] or null}.
+{"$a": index} (a record handed back keeps its identity), an object of the judge's that the
+learner's code calls back (Part 6: the scripted model, the tool registry, the clock), which only the
+judge sends, {"$cb": number, "kind": what it is}, and anything else, which only the learner's side
+sends, {"$o": type name, "text": its repr, "items": [...] or null}. The learner's side builds a
+stand-in for a "$cb" that sends each call back over the pipe (served.py); the judge answers it.
 
 Decoding builds only these: the judge never calls a class or a function the learner's process
 names, it rebuilds the workshop's own records field by field (no __init__ runs) and shows any
@@ -30,6 +33,15 @@ MAX_MESSAGE = 16 * 1024 * 1024  # bytes in one line on the pipe
 
 class Garbage(WorkshopError, ValueError):
     """A message that is not what the protocol sends."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Served:
+    """Sent in place of an object of the judge's that the learner's code may call back: number `n` of
+    the call's served objects, of a kind the learner's side knows ("llm", "registry", "clock")."""
+
+    kind: str
+    n: int
 
 
 def _workshop(module: Any) -> types.ModuleType | None:
@@ -106,6 +118,8 @@ def _built_in(value: Any, kind: type, records: list, known: dict[int, int] | Non
 def _other(value: Any, kind: type, records: list, known: dict[int, int] | None, deeper: int) -> Any:
     """A function or record of the workshop by name, an Opaque stand-in as itself, anything else by
     its type's name and object.__repr__ (its own __repr__ is the learner's code: never called)."""
+    if kind is Served:
+        return {"$cb": value.n, "kind": value.kind}
     name = _function_name(value)
     if name is not None:
         return {"$fn": name}
@@ -136,25 +150,31 @@ def _record_data(value: Any, kind: type, records: list, known: dict[int, int] | 
     return {"$r": f"{kind.__module__}:{kind.__name__}", "v": fields}
 
 
-def decode(data: Any, records: list, sent: list | None = None, depth: int = 0) -> Any:
+def decode(data: Any, records: list, sent: list | None = None, depth: int = 0,
+           stub: Callable[[Any, Any], Any] | None = None) -> Any:
     """A value from encode's data: plain built-ins, the workshop's records (built here, field by field),
     Opaque stand-ins. `sent` are the records this side sent in the call ({"$a": i}); records built
-    are appended to `records`. Anything else raises Garbage."""
+    are appended to `records`. `stub(kind, n)` builds the stand-in of a served object (the learner's
+    side only: the judge passes none, and a "$cb" is then Garbage). Anything else raises Garbage."""
     if depth > MAX_DEPTH + 2:
         raise Garbage("nested too deep")
     kind = type(data)
     if data is None or kind in (bool, int, float, str):
         return data
     if kind is list:
-        return [decode(v, records, sent, depth + 1) for v in data]
+        return [decode(v, records, sent, depth + 1, stub) for v in data]
     if kind is not dict or len(data) not in (1, 2, 3):
         raise Garbage(f"unexpected {kind.__name__}")
     tag = next(iter(data))
+    if tag == "$cb":
+        if stub is None or type(data["$cb"]) is not int or type(data.get("kind")) is not str:
+            raise Garbage("a served object where none is expected")
+        return stub(data["kind"], data["$cb"])
     handler = _TAGS.get(tag)
     if handler is None:
         raise Garbage(f"unknown tag {str(tag)[:20]}")
     try:
-        return handler(data, lambda v: decode(v, records, sent, depth + 1), records, sent)
+        return handler(data, lambda v: decode(v, records, sent, depth + 1, stub), records, sent)
     except (TypeError, ValueError) as exc:  # an unhashable key, a bad hex string
         raise Garbage(str(exc)[:200]) from None
 
