@@ -283,11 +283,11 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
     _rows_without_a_name(schema, spec)
-    _rows_named_by_a_code(schema, spec)
     _comparative(words, spec)
     _route(words, schema, spec)
     _when(words, schema, spec)
     _unit(words, spec)
+    _rows_named_by_a_code(schema, spec)
     _all_numbers_used(words, links)
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
@@ -952,12 +952,16 @@ def _rows_without_a_name(schema: Schema, spec: Spec) -> None:
     spec.show += [c for c in own if c not in spec.show and c != spec.measure][:5]
 
 
-def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
-    """A row known by a code ("voyage 993E") is listed with the name of the one row it belongs to
-    (its vessel), when a single foreign key leads to a table with a name and no filter names it."""
+def _known_by_a_code(schema: Schema, spec: Spec) -> bool:
     name = schema.name_column(spec.target)
-    if spec.action not in ("list", "top") or name.table != spec.target or not name.name.endswith("_NUMBER"):
-        return
+    return spec.action in ("list", "top", "lookup") and name.table == spec.target and name.name.endswith("_NUMBER")
+
+
+def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
+    """A row known by a code ("voyage 993E") is listed or looked up with the name of the one row it
+    belongs to (its vessel), when a single foreign key leads to a table with a name and no filter names it."""
+    if not _known_by_a_code(schema, spec) or (spec.action == "lookup" and not spec.show):
+        return  # a lookup that asks nothing stays one
     parents = [rt for t, _, rt, _ in schema.foreign_keys if t == spec.target]
     single = [rt for rt in dict.fromkeys(parents) if parents.count(rt) == 1]
     for parent in single:
