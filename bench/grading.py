@@ -79,6 +79,21 @@ def make_class(root: Path, learners: int, loops: int) -> dict[tuple[str, str], s
     return kinds
 
 
+def _seconds(target: Path, kinds: dict) -> dict[str, float]:
+    """Seconds spent in the notebooks with an endless loop, and in Part 6's."""
+    seconds = {}
+    for line in (target / "results.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        seconds[(entry["student"], entry["part"])] = entry.get("seconds", 0.0)
+    return {"seconds_in_loops": round(sum(s for k, s in seconds.items() if kinds.get(k) == "loop"), 1),
+            "part6_s": round(sum(s for k, s in seconds.items() if k[1] == "part6"), 1)}
+
+
+def _cells(table: pd.DataFrame) -> dict[str, int]:
+    return {"graded_cells": int((table.max_score > 0).sum()), "passed_cells": int((table.status == "passed").sum()),
+            "review_cells": int(table.status.str.startswith("review").sum())}
+
+
 def run(learners: int, workers: list[int], loops: int, cell_timeout: int, budget: int, out: Path,
         sandbox_modes: list[bool] | None = None, part6_paths: list[str] | None = None) -> pd.DataFrame:
     rows = []
@@ -94,19 +109,9 @@ def run(learners: int, workers: list[int], loops: int, cell_timeout: int, budget
                 table = grade_folder(subs, target, cell_timeout=cell_timeout, notebook_budget=budget, workers=n,
                                      sandboxed=sandboxed)
             wall = time.perf_counter() - started
-            seconds = {}
-            for line in (target / "results.jsonl").read_text().splitlines():
-                entry = json.loads(line)
-                seconds[(entry["student"], entry["part"])] = entry.get("seconds", 0.0)
-            loop_s = sum(s for k, s in seconds.items() if kinds.get(k) == "loop")
-            part6_s = sum(s for k, s in seconds.items() if k[1] == "part6")
-            rows.append({"workers": n, "sandbox": sandboxed, "part6": path, "notebooks": len(kinds), "wall_s": round(wall, 1),
-                         "part6_s": round(part6_s, 1),
-                         "notebooks_per_s": round(len(kinds) / wall, 2),
-                         "loop_notebooks": loops, "seconds_in_loops": round(loop_s, 1),
-                         "graded_cells": int((table.max_score > 0).sum()),
-                         "passed_cells": int((table.status == "passed").sum()),
-                         "review_cells": int(table.status.str.startswith("review").sum())})
+            rows.append({"workers": n, "sandbox": sandboxed, "part6": path, "notebooks": len(kinds),
+                         "wall_s": round(wall, 1), "notebooks_per_s": round(len(kinds) / wall, 2),
+                         "loop_notebooks": loops, **_seconds(target, kinds), **_cells(table)})
     result = pd.DataFrame(rows)
     result["speedup"] = (result.wall_s.iloc[0] / result.wall_s).round(2)
     trusted = result[~result.sandbox].drop_duplicates("workers").set_index("workers").wall_s

@@ -473,8 +473,8 @@ def test_an_adapted_copy_of_the_agent_loop_scores_0(tmp_path, prepared):
 
 
 def test_correct_variants_and_the_solutions_are_not_copies():
-    # Every correct variant the check tests keep, and every solution, is its author's own; Part 5's
-    # solutions are the reference itself, so those two TODOs are not compared (copies.SOLUTION_IS_REFERENCE).
+    # Every correct variant the check tests keep is its author's own; Part 5's solutions are the reference
+    # itself, so those two TODOs are not compared (copies.SOLUTION_IS_REFERENCE, the next test).
     import textwrap
 
     from tests import test_check_mistakes as mistakes
@@ -486,6 +486,11 @@ def test_correct_variants_and_the_solutions_are_not_copies():
     assert len(variants) >= 25
     flagged = [(c, v[:60]) for v in variants for c in copies.REFERENCES if copies.copies([v], c)]
     assert flagged == []
+
+
+def test_only_the_solutions_that_are_the_reference_are_left_uncompared():
+    from workshop_lib.tools.grading import copies
+
     todos: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
         **TODOS, "part6": [("todo1_count_rows", "check_count_rows", ()), ("todo2_agent_turn", "check_agent_turn", ())]}
     same = set()

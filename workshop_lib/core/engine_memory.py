@@ -6,7 +6,9 @@ ask it. Each is opened on first use, once, under a lock.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.core.memory_client import MemoryClient
@@ -25,6 +27,19 @@ class EngineMemory:
         self._store: MemoryStore | None = None
         self._memory: MemoryClient | None = None
         self._lock = threading.Lock()  # two threads opening the store at once make one
+
+    @contextlib.contextmanager
+    def replaced(self, store: Any) -> Iterator[None]:
+        """The store replaced for a while, the client with it (the grader serves a Part 6 check's store
+        from its own process); the open store and client come back after."""
+        with self._lock:
+            saved = (self._store, self._memory)
+            self._store, self._memory = store, None
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._store, self._memory = saved
 
     def store(self) -> MemoryStore:
         """The open store, or the default one opened under REQUIRE_EXISTING (creates nothing)."""

@@ -95,6 +95,7 @@ class Server:
 
 
 def _call(kind: str, obj: Any, method: str, args: list, kwargs: dict) -> Any:
+    """One allowed callback run on the judge's own object."""
     if kind == "llm":
         return obj.chat(*args[:1], **{k: v for k, v in kwargs.items() if k in _CHAT_OPTIONS})
     if kind == "clock":
@@ -103,6 +104,11 @@ def _call(kind: str, obj: Any, method: str, args: list, kwargs: dict) -> Any:
         return obj.supplychain.read_only_query(*args[:1], **{k: v for k, v in kwargs.items() if k in _QUERY_OPTIONS})
     if kind == "store":
         return getattr(obj.store, method)(*args, **kwargs)
+    return _registry_call(obj, method, args, kwargs)
+
+
+def _registry_call(obj: Any, method: str, args: list, kwargs: dict) -> Any:
+    """A tool registry's callback: its tools' descriptions, one tool's function, or a method of its own."""
     if method == "tools":
         return {name: {"description": t.description, "parameters": t.parameters, "preview": t.preview}
                 for name, t in obj.tools.items()}
@@ -263,28 +269,25 @@ def serving(eng: Any, caller: Caller, store: bool, queries: bool,
 
     @contextlib.contextmanager
     def run() -> Iterator[None]:
-        saved: list[tuple[Any, str, Any]] = []
-        try:
-            if store:
-                saved.append((eng, "_store", eng.__dict__.get("_store", _UNSET)))
-                saved.append((eng, "_memory", eng.__dict__.get("_memory", _UNSET)))
-                eng._store, eng._memory = StoreStandIn(caller), None
-            if queries:
-                schema = eng.supplychain
-                saved.append((schema, "read_only_query", schema.__dict__.get("read_only_query", _UNSET)))
-                schema.read_only_query = _Forward(caller)
+        with contextlib.ExitStack() as stack:
+            if store:  # the holder connect() gave the engine (core/engine_memory.py) swaps its store
+                stack.enter_context(eng._memory_access().replaced(StoreStandIn(caller)))
+            if not queries:
+                yield
+                return
+            schema = eng.supplychain
+            saved = schema.__dict__.get("read_only_query", _UNSET)
+            schema.read_only_query = _Forward(caller)
+            try:
                 spy = part6._Spy(eng)
                 with spy.watching():
                     yield
                 calls.extend(spy.calls)  # the judge keeps those that skip its boundary (the rest it served)
-            else:
-                yield
-        finally:
-            for owner, attr, value in reversed(saved):
-                if value is _UNSET:
-                    owner.__dict__.pop(attr, None)
+            finally:
+                if saved is _UNSET:
+                    schema.__dict__.pop("read_only_query", None)
                 else:
-                    owner.__dict__[attr] = value
+                    schema.__dict__["read_only_query"] = saved
 
     return run()
 
