@@ -308,3 +308,15 @@ def test_what_the_user_said_is_found_again_when_no_kept_memory_answers(eng, serv
     _ask(service, "m-rui", "please forget the seal on the reefer", threads, "t3")
     text, mode, _ = _ask(service, "m-rui", "remind me the seal number on the reefer?", threads, "t4")
     assert "SL-88213" not in text
+
+
+def test_a_remembered_place_composes_with_the_catalogs_stock(eng, service):
+    from workshop_lib.parts.chat.answer import answer_question
+
+    direct = answer_question(eng, "how many 40' high cube containers are available in Rotterdam?")
+    assert direct.mode == "rag"
+    figure = next(n for n in __import__("re").findall(r"Rotterdam \(NLRTM\): (\d+)", direct.answer))
+    threads: dict = {}
+    _ask(service, "m-uma", "fyi our office is in Rotterdam", threads)
+    text, mode, body = _ask(service, "m-uma", "how many 40' high cubes can I get at my office's port?", threads, "t2")
+    assert mode == "rag" and figure in text and body["decision_explain"]["memory"]["memory_id"]

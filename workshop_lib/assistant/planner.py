@@ -60,7 +60,7 @@ DESTINATION_WORDS = r"to|for|bound for|into|arriving|arrive|arrives|arriving at|
 _QUESTION = set("""how many much what which who whose where when is are was were do does did the a an of in on at for
 to from by with and or me show list tell give find please name there any all our we i you can could would
 have has had it its their that this these those get see about currently now some number count per each
-every""".split())
+every again into onto""".split())
 
 
 # How a comparison is said back: (of a quantity, of a year or date)

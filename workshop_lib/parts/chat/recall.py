@@ -683,6 +683,13 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
     if rec is None:
         return _said_answer(eng, question, user_id, agent_id) or _not_told(question)
+    return _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
+
+
+def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow: bool, user_id: str,
+                   agent_id: str) -> ChatAnswer:
+    """The answer about the remembered thing: declined when it does not answer what is asked, the
+    value itself, the data's answer about it, any other grounded handler's, else a fallback."""
     # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
     said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
     source = _memory_source(rec)
@@ -698,4 +705,24 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # a question about the value before a change gets that value itself, not a data answer
     if data.text is not None and data.plan is not None and not rec.earlier:
         return _data_answer(data, data_question, rec, said, source)
-    return _value_or_fallback(eng, question, rec, beyond, is_follow, said, source, data, data_question)
+    found = _value_or_fallback(eng, question, rec, beyond, is_follow, said, source, data, data_question)
+    if found.mode == "fallback" and not rec.earlier and data_question != question:
+        return _other_handler(eng.scoped(user_id, agent_id), data_question, rec, said, source) or found
+    return found
+
+
+def _other_handler(scoped: Engine, data_question: str, rec: personal.Recalled, said: str,
+                   source: dict[str, Any]) -> ChatAnswer | None:
+    """The question with the remembered thing in its place, answered by any grounded handler (the
+    catalog's stock at the user's port, a document about their voyage); never by the schema's column
+    descriptions, which say nothing about a thing of theirs. None when none grounds it."""
+    from workshop_lib.parts.chat.answer import answer_question
+
+    other = answer_question(scoped, data_question)
+    if other.mode not in ("rag", "hybrid") or (other.route or {}).get("label") == "SCHEMA_KNOWLEDGE":
+        return None
+    text = f"{other.answer}\n(For your {rec.noun}, {rec.value}: {said}.)"
+    explain = {**other.decision_explain, "memory": source, "data_question": data_question}
+    return dataclasses.replace(other, answer=text, decision_explain=explain,
+                               retrieved_chunks_metadata=[source, *other.retrieved_chunks_metadata],
+                               used_chunks=[source, *other.used_chunks])
