@@ -16,7 +16,7 @@ from workshop_lib import assistant
 from workshop_lib.assistant.schema_links import words_of
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent.sqlplan import tables_read
-from workshop_lib.parts.chat.answer import ChatAnswer
+from workshop_lib.parts.chat.answer import ChatAnswer, answer_question
 from workshop_lib.parts.memory import own_values, personal, said
 
 if TYPE_CHECKING:
@@ -716,8 +716,6 @@ def _other_handler(scoped: Engine, data_question: str, rec: personal.Recalled, s
     """The question with the remembered thing in its place, answered by any grounded handler (the
     catalog's stock at the user's port, a document about their voyage); never by the schema's column
     descriptions, which say nothing about a thing of theirs. None when none grounds it."""
-    from workshop_lib.parts.chat.answer import answer_question
-
     other = answer_question(scoped, data_question)
     if other.mode not in ("rag", "hybrid") or (other.route or {}).get("label") == "SCHEMA_KNOWLEDGE":
         return None
