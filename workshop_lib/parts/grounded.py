@@ -17,6 +17,7 @@ model + persona + normalized query.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -580,6 +581,7 @@ def _normalized(text: str) -> str:
     return " ".join(t.split())
 
 
+@functools.lru_cache(maxsize=256)  # items are frozen: their phrase is read once, not per question
 def _type_phrase(item: catalog.Item) -> tuple[str | None, str]:
     """(size, type) of a container item ("40'", "high cube reefer"); size None for other items."""
     name = _normalized(item.name)

@@ -19,7 +19,7 @@ is then fallback, never a grounded badge on a non-answer.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
@@ -58,12 +58,11 @@ class ChatAnswer:
     route: dict[str, Any] = field(default_factory=dict)
 
     def payload(self) -> dict[str, Any]:
-        data = asdict(self)
-        for private in ("used_llm", "short_query_active", "route"):
-            data.pop(private)
-        return data
+        """The public fields, as they are (a shallow copy: the service writes them out as JSON at once)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _PRIVATE}
 
 
+_PRIVATE = ("used_llm", "short_query_active", "route")
 KNOWLEDGE_LABELS = (router.SCHEMA, router.DOCS)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -174,7 +174,9 @@ class RouteDecision:
         return ranked[1] if len(ranked) > 1 else ranked[0]
 
     def explain(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}  # flat values: no deep copy needed
+        data["cues"] = {k: list(v) for k, v in self.cues.items()}
+        data["ports"] = list(self.ports)
         data["scores"] = {k: round(v, 3) for k, v in sorted(self.scores.items(), key=lambda kv: -kv[1])}
         data["similarity"] = {k: round(v, 3) for k, v in self.similarity.items()}
         data["runner_up"] = self.runner_up
