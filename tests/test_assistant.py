@@ -610,3 +610,22 @@ def test_a_last_part_about_the_row_the_first_part_finds(eng):
                            "ORDER BY v.DEADWEIGHT_TONNES DESC LIMIT 1")[0]
     a = _answer(eng, f"which {carrier} ship has the highest deadweight, and what year was it built?")
     assert name in a.text and str(year) in a.text and a.uncovered is None
+
+
+def test_a_range_said_from_to_and_english_that_only_says_now(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS WHERE YEAR_BUILT BETWEEN 2008 AND 2016")[0][0]
+    a = _answer(eng, "which ships were built from 2008 to 2016, both years included?")
+    assert re.search(rf"\b{n} vessels\b", a.text)
+    active = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES WHERE STATUS = 'ACTIVE'")[0][0]
+    a = _answer(eng, "how many voyages are at sea at present?")
+    assert re.search(rf"\b{active}\b", a.text)
+
+
+def test_a_real_word_is_no_typo_and_a_minus_number_is_never_ignored(eng):
+    # "master" is one letter from "faster", but a typo keeps a word's start: no speed for a ship's master
+    vessel = _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS ORDER BY IMO_NUMBER LIMIT 1")[0][0]
+    a = assistant.answer_data(eng, f"who is the master of the {vessel}?")
+    assert a.text is None
+    # a temperature below zero that no part of the plan uses: no answer that drops it
+    a = assistant.answer_data(eng, "frozen containers at -25 on voyages under way")
+    assert a.text is None and "25" in a.reason

@@ -82,6 +82,7 @@ one ones other another more most less least many much few all every each any som
 data database dataset file files system systems marked logged table tables row rows list listed total overall whole entire ever yet still will
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
+included inclusive
 move moves moving moved transport transports transporting transported planned
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
@@ -200,10 +201,11 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     """(op, number, second number for between, position) for each comparison with a number."""
     out: list[tuple[str, float, float | None, int]] = []
     num = r"(\d[\d,]*(?:\.\d+)?k?)"
-    m = re.search(rf"\bbetween\s+{num}\s+and\s+{num}", words.text, re.I)
-    if m and m.start(1) not in words.used_numbers:
-        out.append(("between", _number(m.group(1)), _number(m.group(2)), m.start()))
-        words.used_numbers |= {m.start(1), m.start(2)}
+    for said in (r"between", r"from"):  # "between 2010 and 2013", "from 2010 to 2013": both ends included
+        m = re.search(rf"\b{said}\s+{num}\s+(?:and|to|till|until|through)\s+{num}", words.text, re.I)
+        if m and m.start(1) not in words.used_numbers:
+            out.append(("between", _number(m.group(1)), _number(m.group(2)), m.start()))
+            words.used_numbers |= {m.start(1), m.start(2)}
     for pattern, op in COMPARATORS:
         for m in re.finditer(rf"(?<![\w-])(?:{pattern})\s+(?:the\s+year\s+|a\s+|an\s+)?{num}", words.text, re.I):
             if not any(abs(m.start() - o[3]) < 3 for o in out) and m.start(1) not in words.used_numbers:
@@ -320,14 +322,20 @@ def _show_compared(spec: Spec) -> None:
             spec.show.append(f.column)
 
 
+# English that says "now" or is courtesy, whatever the question: no part of what it asks
+_FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right now|for now|as of now|as we speak|"
+                     r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance)\b", re.I)
+
+
 def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     """A word the plan leaves unexplained ("crew", "fuel", "lost overboard") is a part of the
     question the rows would not answer: no plan. Words are explained by the comments of the
     tables and columns the plan uses, the plan's own words, and plain English function words."""
     known = _plan_vocabulary(schema, spec)
     roots = {_root(w) for w in known}  # "reporting" is explained by the comment's "report"
-    for i, (_, _, raw) in enumerate(words.raw):
-        if i in words.taken or raw[0].isdigit() or len(raw) < 3:
+    filler = [m.span() for m in _FILLER.finditer(words.text)]
+    for i, (start, _, raw) in enumerate(words.raw):
+        if i in words.taken or raw[0].isdigit() or len(raw) < 3 or any(a <= start < b for a, b in filler):
             continue
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) \
                 or _root(raw) in roots:
@@ -384,7 +392,7 @@ def _correct_typos(words: _Words, schema: Schema) -> None:
             continue
         # one edit (a swap counts as one) in a word of six letters or more, never in five ("smell" is no "small")
         best = process.extractOne(raw, vocabulary, scorer=DamerauLevenshtein.normalized_similarity, score_cutoff=0.82)
-        if best is not None:
+        if best is not None and best[0][0] == raw[0]:  # a typo keeps a word's start: "master" is no "faster"
             words.mapped[i] = map_words([best[0]])[0]
             words.corrected.add(i)
 
@@ -465,7 +473,8 @@ def _count_of(token: str) -> int:
 
 def _all_numbers_used(words: _Words, links: list[Link]) -> None:
     """A number the plan did not use is a part of the question it would not answer."""
-    for m in re.finditer(r"(?<![\w.-])\d[\d,]*(?:\.\d+)?k?(?![\w-])", words.text, re.I):
+    # a minus sign after a space is a number's ("at -25"), a hyphen inside a code or a date is not
+    for m in re.finditer(r"(?:(?<![\w.-])|(?<=\s-)|(?<=^-))\d[\d,]*(?:\.\d+)?k?(?![\w-])", words.text, re.I):
         inside_link = any(lk.start <= m.start() < lk.end for lk in links)
         if m.start() not in words.used_numbers and not inside_link:
             raise NoPlan(f"it names {m.group(0)}, which no part of the query uses")

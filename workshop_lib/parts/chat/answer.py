@@ -132,6 +132,8 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
     linked = _linked_data_answer(eng, question, decision, require_links=False)
     if linked is not None:
         return linked
+    if (empty := _no_rows(eng, question, decision)) is not None:
+        return empty
     if docs is not None and (coded := _document_with_code(eng, question, decision, docs, vector)) is not None:
         # "how much is claimed in CL-2025-0457": a document holds the very code asked about
         return coded
@@ -214,6 +216,15 @@ def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAns
         return _declined(decision, f"The data has no row of {data.plan.what}.", handler)
     return _declined(decision, f"I can't answer that from the data offline: {data.reason}. " + NEEDS_MODEL_TEXT,
                      handler)
+
+
+def _no_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """A query that uses every word of the question and names a value of the data, run, with no row:
+    said as such ("the data has no voyage from Busan to Shanghai"), not as a question not understood."""
+    data = assistant.answer_data(eng, question, require_links=True)
+    if data.text is not None or data.plan is None:
+        return None
+    return _declined(decision, f"The data has no row of {data.plan.what}.", "live data (composed query)")
 
 
 def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecision, *,
