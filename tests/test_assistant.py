@@ -320,9 +320,14 @@ def test_a_carrier_brand_alone_names_the_carrier_and_the_noun_after_it_is_counte
 def test_a_second_question_the_rows_do_not_show_is_named_and_never_grounded(eng):
     from workshop_lib.parts.chat import answer
 
-    a = answer.answer_question(eng, "the MSC Aurelia's speed, and where is she bound?")
+    a = answer.answer_question(eng, "the MSC Aurelia's speed, and what does she smell like?")
     assert a.mode == "fallback" and "cannot also answer" in a.answer and "knots" in a.answer, a.answer
-    assert a.decision_explain["uncovered"].startswith("where")
+    assert a.decision_explain["uncovered"].startswith("what does she smell")
+    dest = _one(eng, "SELECT d.PORT_NAME FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS v ON v.IMO_NUMBER = p.IMO_NUMBER "
+                     "JOIN {o}.VOYAGES y ON y.VOYAGE_ID = p.VOYAGE_ID JOIN {o}.PORTS d ON d.PORT_ID = "
+                     "y.DESTINATION_PORT_ID WHERE v.VESSEL_NAME = 'MSC Aurelia'")[0][0]
+    a = answer.answer_question(eng, "the MSC Aurelia's speed, and where is she bound?")  # each part on its own
+    assert a.mode == "rag" and "knots" in a.answer and dest in a.answer, a.answer
     both = answer.answer_question(eng, "What is the speed of the Kyoto Express, and when was it built?")
     assert both.mode == "rag" and "knots" in both.answer and "2019" in both.answer, both.answer
 
@@ -629,3 +634,29 @@ def test_a_real_word_is_no_typo_and_a_minus_number_is_never_ignored(eng):
     # a temperature below zero that no part of the plan uses: no answer that drops it
     a = assistant.answer_data(eng, "frozen containers at -25 on voyages under way")
     assert a.text is None and "25" in a.reason
+
+
+def test_where_a_ship_is_and_where_it_is_heading(eng):
+    vessel, lat, dest = _one(eng, "SELECT v.VESSEL_NAME, p.LATITUDE, d.PORT_NAME FROM {o}.VESSEL_POSITIONS p "
+                                  "JOIN {o}.VESSELS v ON v.IMO_NUMBER = p.IMO_NUMBER JOIN {o}.VOYAGES y ON "
+                                  "y.VOYAGE_ID = p.VOYAGE_ID JOIN {o}.PORTS d ON d.PORT_ID = y.DESTINATION_PORT_ID "
+                                  "ORDER BY p.IMO_NUMBER LIMIT 1")[0]
+    a = _answer(eng, f"where's the {vessel} these days?")
+    assert f"{lat:.2f}" in a.text and "latitude" in a.text
+    a = _answer(eng, f"and where is the {vessel} headed?")
+    assert dest in a.text and "heading" not in a.text   # a place, not a heading in degrees
+
+
+def test_a_code_the_data_does_not_hold_is_said_not_ignored(eng):
+    held = {r[0] for r in _one(eng, "SELECT VOYAGE_NUMBER FROM {o}.VOYAGES")}
+    missing = next(f"{n}{d}" for n in range(100, 1000) for d in "EWNS" if f"{n}{d}" not in held)
+    a = assistant.answer_data(eng, f"which ship sails voyage {missing}?")
+    assert a.text is None and missing in a.reason
+
+
+def test_a_plain_english_write_is_refused_and_adding_up_is_not():
+    from workshop_lib.parts.chat import router
+
+    assert router.WRITE_REQUEST_RE.search("please add Valletta, MTMAR, to the list of ports")
+    assert router.WRITE_REQUEST_RE.search("insert a new carrier called Blue Star")
+    assert not router.WRITE_REQUEST_RE.search("add the two weights up for me")

@@ -188,7 +188,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
         spec = planner.compose(question, schema, links)
         plan = planner.to_sql(spec, schema)
     except planner.NoPlan as exc:
-        return DataAnswer(None, None, str(exc), summary)
+        return _first_part_alone(eng, question, links) or DataAnswer(None, None, str(exc), summary)
     parts = clauses(question)
     if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
         return stepped
@@ -202,6 +202,20 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
                         uncovered(parts, plan, schema, values))
     return _with_second_part(eng, answer, links) if answer.uncovered else answer
+
+
+def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnswer | None:
+    """"The Aurelia's speed, and where is she bound?" has no one plan: its first part planned alone,
+    the rest named as uncovered and asked on its own about the record named; None when the question
+    has one part or its first part has no plan either."""
+    asked = [p for p in clauses(question) if _ASKS.match(p)]
+    if not asked or asked[0] == question.strip() or question.strip().startswith(asked[-1]):
+        return None
+    cut = question.rfind(asked[-1])
+    first = answer_data(eng, re.sub(r"[\s,;-]*(?:and|so|also)?[\s,;-]*$", "", question[:cut], flags=re.I))
+    if first.text is None:
+        return None
+    return _with_second_part(eng, dataclasses.replace(first, uncovered=question[cut:].strip()), links)
 
 
 def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema) -> DataAnswer | None:

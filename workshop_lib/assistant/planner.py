@@ -247,17 +247,13 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _correct_typos(words, schema)
     target, noun_at = _target(words, schema, links)
     spec = Spec(target, "list")
+    _where_a_row_is(words, schema, spec)
     _most_of(words, schema, spec)
     used_columns: set[str] = set()
     if spec.group is not None:
         used_columns.add(spec.group.ref)
     near = _near(schema, spec.target, 3)
-    # "the number of X" counts X; it names no *_NUMBER column
-    # "the number of X" counts X; "heading to Rotterdam" is a verb: neither names a column
-    free_words = [w for i, w in words.free()
-                  if not (i + 1 < len(words.raw) and ((w == "number" and words.raw[i + 1][2] == "of")
-                                                      or (words.raw[i][2].endswith("ing")
-                                                          and words.raw[i + 1][2] in ("to", "for", "towards"))))]
+    free_words = _column_words(words)
     scored = [(score, c) for score, c in schema.columns_named(free_words, near) if score >= 1.5]
     named = [c for _, c in scored]
     numeric = [(score, c) for score, c in scored if c.numeric]
@@ -291,6 +287,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _unit(words, spec)
     _rows_named_by_a_code(schema, spec)
     _all_numbers_used(words, links)
+    _all_codes_known(words, links)
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
     missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)]
@@ -309,8 +306,75 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
         raise NoPlan(f"it asks about {spec.show[0].ref}, which a {spec.action} does not show")
     _every_word_explained(words, schema, spec)
+    _where_is_a_place(words, spec)
     _show_compared(spec)
     return spec
+
+
+_GOING = re.compile(r"head(?:ing|ed|s)?|going|bound|sailing|steaming", re.I)
+
+
+def _column_words(words: _Words) -> list[str]:
+    """The free words that may name a column: "the number of X" counts X (no *_NUMBER column); "heading
+    to Rotterdam" and "where is she heading" use a verb (no heading column)."""
+    where = words.has("where") is not None
+    out = []
+    for i, w in words.free():
+        following = words.raw[i + 1][2] if i + 1 < len(words.raw) else ""
+        raw = words.raw[i][2]
+        if (w == "number" and following == "of") or (raw.endswith("ing") and following in ("to", "for", "towards")) \
+                or (where and _GOING.fullmatch(raw)):
+            continue
+        out.append(w)
+    return out
+
+
+def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Where is the Kota Singa?": a row that has no place of its own is where its latest position
+    report puts it (the table whose rows point at it and hold a latitude). "Where is she heading?":
+    the destination of the voyage that report names, read from the schema: the report's voyage column
+    says which status its voyage has ("The ACTIVE voyage the vessel is sailing")."""
+    if not words.has(r"where(?:'s|s)?") or _has_place(schema, spec.target):
+        return
+    child = next((t for t, _, rt, _ in schema.foreign_keys if rt == spec.target
+                  and {"LATITUDE", "LONGITUDE"} <= {c.name for c in schema.columns[t]}), None)
+    if child is None:
+        return
+    if not words.has(_GOING.pattern + r"|going to|destination|off to"):
+        spec.target = child
+        return
+    for t, column, voyage_table, _ in schema.foreign_keys:
+        status = _status_named(schema, voyage_table, t, column)
+        if t == child and status is not None and _has_place(schema, voyage_table):
+            spec.target = voyage_table
+            spec.filters.append(Filter(status[0], "=", status[1], f"with {_label(status[0])} {status[1]}"))
+            return
+
+
+def _has_place(schema: Schema, table: str) -> bool:
+    return any(c.name.endswith("_PORT_ID") or c.name == "LATITUDE" for c in schema.columns.get(table, [])) \
+        or table == "PORTS"
+
+
+def _status_named(schema: Schema, table: str, child: str, fk: str) -> tuple[Column, str] | None:
+    """The (status column, value) of `table` that the comment of `child.fk` names in capitals."""
+    comment = next((c.comment for c in schema.columns[child] if c.name == fk), "")
+    for col in schema.columns.get(table, []):
+        for value in re.findall(r"\b[A-Z]{4,}\b", comment):
+            if col.name == "STATUS" and value in col.comment:
+                return col, value
+    return None
+
+
+def _where_is_a_place(words: _Words, spec: Spec) -> None:
+    """"Where is it heading?" asks for a place: rows that show no port, position or voyage end
+    (a heading in degrees) do not answer it."""
+    if not words.has(r"where(?:'s|s)?") or spec.roles or spec.target_role or spec.action in ("count", "group", "group_top"):
+        return
+    places = [c for c in _plan_columns(spec) if c.table in ("PORTS", "VESSEL_POSITIONS") and
+              (c.table == "PORTS" or c.name in ("LATITUDE", "LONGITUDE"))]
+    if spec.target != "PORTS" and not places:
+        raise NoPlan("it asks where, and the rows it would show hold no place")
 
 
 def _show_compared(spec: Spec) -> None:
@@ -469,6 +533,19 @@ def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
 
 def _count_of(token: str) -> int:
     return _NUMBER_WORDS[token.lower()] if token.lower() in _NUMBER_WORDS else int(token)
+
+
+# a code of letters and at least three digits ("739E", "MSCU1234567"), not a unit ("500kg") or an ordinal
+_CODE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=\w*[A-Za-z])[A-Za-z0-9-]{4,}(?![\w-])")
+_NOT_A_CODE = re.compile(r"\d+(?:st|nd|rd|th|kg|kgs|t|m|m3|km|ft|teu|k|usd|eur)$", re.I)
+
+
+def _all_codes_known(words: _Words, links: list[Link]) -> None:
+    """A code the question gives that no value of the data matches ("voyage 739E" when there is none)
+    is a record the data does not hold: no plan, rather than rows that ignore it."""
+    for m in _CODE.finditer(words.text):
+        if not _NOT_A_CODE.fullmatch(m.group(0)) and not any(lk.start <= m.start() < lk.end for lk in links):
+            raise NoPlan(f"it names {m.group(0)}, which the data does not hold")
 
 
 def _all_numbers_used(words: _Words, links: list[Link]) -> None:

@@ -110,7 +110,8 @@ PERSONAL_DATA_RE = re.compile(
 # A request, in plain words, to change the data (the assistant only reads it).
 WRITE_REQUEST_RE = re.compile(
     r"^\s*(?:(?:please|kindly|can you|could you|would you|i need you to|go ahead and)\s+)*"
-    r"(?:mark|set|change|update|cancel|delete|remove|rename|reschedule|reassign|modify|edit|overwrite)\b", _FLAGS)
+    r"(?:mark|set|change|update|cancel|delete|remove|rename|reschedule|reassign|modify|edit|overwrite|insert|"
+    r"create|register|add\b(?!(?:\s+\w+){0,3}\s+up\b))\b", _FLAGS)  # "add them up" is a sum, not a write
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
                           r"(?:table|from|into|index|view|user|\w+\s+set|[A-Z_]{3,})|;\s*--|'\s*;", _FLAGS)
 OUT_RE = re.compile(
