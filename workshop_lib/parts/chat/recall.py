@@ -512,8 +512,17 @@ def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     return rec, is_follow
 
 
+# A question about what the user said ("what did I tell you ...", "remind me ..."): the user's words answer it.
+_ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|tell|give|mention)\b|\bremind\s+me\b|"
+                                r"\bagain\b", re.I)
+
+
 def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
-    """No kept memory answers: the user's own earlier statement that does, quoted (said.py), or None."""
+    """No kept memory answers a question about what the user said: their own earlier statement that
+    does, quoted (said.py), or None. A question about how things stand now is not answered from words
+    that a later statement may have changed."""
+    if not _ABOUT_THE_TELLING.search(question):
+        return None
     found = said.find(eng, question, user_id=user_id, agent_id=agent_id)
     if found is None:
         return None
