@@ -320,3 +320,24 @@ def test_a_remembered_place_composes_with_the_catalogs_stock(eng, service):
     _ask(service, "m-uma", "fyi our office is in Rotterdam", threads)
     text, mode, body = _ask(service, "m-uma", "how many 40' high cubes can I get at my office's port?", threads, "t2")
     assert mode == "rag" and figure in text and body["decision_explain"]["memory"]["memory_id"]
+
+
+def test_a_rate_the_user_gives_converts_dollar_amounts_and_a_newer_one_replaces_it(eng, service):
+    from workshop_lib.data.catalog import ITEMS
+
+    item = next(i for i in ITEMS if i.item_id == "SV-DRAYAGE")
+    threads: dict = {}
+    _ask(service, "m-ines", "for our books we count 0.80 euros to the dollar", threads)
+    text, mode, _ = _ask(service, "m-ines", "what does drayage cost?", threads, "t2")
+    assert mode == "rag" and f"EUR {item.price_usd * 0.80:,.2f}" in text and "0.8 EUR per USD" in text
+    _ask(service, "m-ines", "heads up, finance moved us to 1 USD = 0.85 EUR", threads, "t3")
+    text, _, _ = _ask(service, "m-ines", "what does drayage cost?", threads, "t4")
+    assert f"EUR {item.price_usd * 0.85:,.2f}" in text and f"{item.price_usd * 0.80:,.2f}" not in text
+
+
+def test_pounds_are_a_weight_or_a_currency_by_the_words_around_them():
+    (w,) = preferences.extract("from now on please give weights in pounds, the US office asks")
+    assert (w.dimension, w.unit) == ("weight", "lb")
+    (c,) = preferences.extract("please show prices in pounds")
+    assert (c.dimension, c.unit) == ("currency", "GBP")
+    assert preferences.render("gross weight 10,000 kg", {"weight": "lb"}) == "gross weight 22,046 lb"

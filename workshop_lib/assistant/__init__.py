@@ -51,6 +51,7 @@ class DataAnswer:
     rows_shown: int = 0
     uncovered: str | None = None    # a part of the question the answer does not show
     second_plan: planner.Plan | None = None  # the plan of a second part asked on its own
+    unexplained: str | None = None  # a word no plan explains: the question asks what the data does not hold
 
 
 def link_summary(links: list[Link]) -> list[dict[str, Any]]:
@@ -188,7 +189,8 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
         spec = planner.compose(question, schema, links)
         plan = planner.to_sql(spec, schema)
     except planner.NoPlan as exc:
-        return _first_part_alone(eng, question, links) or DataAnswer(None, None, str(exc), summary)
+        word = exc.word if isinstance(exc, planner.Unexplained) else None
+        return _first_part_alone(eng, question, links) or DataAnswer(None, None, str(exc), summary, unexplained=word)
     parts = clauses(question)
     if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
         return stepped

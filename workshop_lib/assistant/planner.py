@@ -82,7 +82,7 @@ one ones other another more most less least many much few all every each any som
 data database dataset file files system systems marked logged table tables row rows list listed total overall whole entire ever yet still will
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
-included inclusive
+included inclusive supposed meant
 move moves moving moved transport transports transporting transported planned
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
@@ -92,6 +92,14 @@ tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu""".split
 
 class NoPlan(WorkshopError):
     """The question cannot be composed into one query that answers all of it (the reason says why)."""
+
+
+class Unexplained(NoPlan):
+    """A word of the question that nothing the plan reads explains: a part the data does not hold."""
+
+    def __init__(self, message: str, word: str) -> None:
+        super().__init__(message)
+        self.word = word
 
 
 @dataclass
@@ -404,7 +412,7 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) \
                 or _root(raw) in roots:
             continue
-        raise NoPlan(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record")
+        raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
 
 
 def _plan_vocabulary(schema: Schema, spec: Spec) -> set[str]:

@@ -285,7 +285,8 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
             _covers(question, data.plan) or len(plans) == 2 and _covers_all(question, plans)):
         data.text = None
         data.reason = "the data answer does not show what the question asks"
-    if data.text is None and rec.table != personal.OWN:
+    if data.text is None and rec.table != personal.OWN and data.unexplained is None:
+        # (a word the data does not hold, "flagged for the exam": no part of the thing's voyage answers it)
         # the whole-question answer failed: the parts it asks of the thing, one data question each
         found = _answered_in_parts(eng, question, rec) or _answered_from_context(eng, question, rec)
         if found is not None:

@@ -17,13 +17,15 @@ if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
 KIND = "preference"
+KG_TO_LB = 2.20462262
 SOURCE = "conversation"
 MAX_LINES_SHORT = 3
 
 # dimension -> unit -> the words that name it
 UNITS: dict[str, dict[str, tuple[str, ...]]] = {
     "weight": {"tonnes": ("tonnes", "tonne", "tons", "ton", "metric tons"),
-               "kg": ("kg", "kgs", "kilos", "kilo", "kilograms", "kilogram")},
+               "kg": ("kg", "kgs", "kilos", "kilo", "kilograms", "kilogram"),
+               "lb": ("lb", "lbs", "pounds")},
     "money": {"dollars": ("dollars", "dollar", "usd"), "cents": ("cents", "cent")},
     # the currency amounts are shown in; the data holds US dollars only, with no exchange rate
     "currency": {"USD": ("usd", "us dollars", "dollars", "dollar"), "EUR": ("eur", "euros", "euro", "€"),
@@ -72,6 +74,29 @@ def _mentions(sentence: str, words: tuple[str, ...]) -> list[re.Match[str]]:
     return [m for w in words for m in re.finditer(rf"(?<![\w$]){re.escape(w)}(?!\w)", sentence, re.I)]
 
 
+_CODES = {word: code for code, words in UNITS["currency"].items() for word in words if code != "USD"}
+_OTHER = r"(eur|euros?|€|gbp|pounds?(?: sterling)?|sterling|£|jpy|yen|cny|rmb|yuan|renminbi|sgd|singapore dollars|aed|dirhams?)"
+_USD_WORD = r"(?:usd|us dollars?|dollars?|\$|buck)"
+_NUM = r"(\d+(?:[.,]\d+)?)"
+# "0.95 euros to the dollar", "0.9 EUR per USD", "1 USD = 0.92 EUR", "a dollar buys 0.95 euros"
+_RATE_AFTER = re.compile(rf"{_NUM}\s*{_OTHER}\s*(?:per|to the|to a|for (?:a|one|each|every)|a|an|/|=|for)\s*{_USD_WORD}", re.I)
+_RATE_BEFORE = re.compile(rf"(?:1|one|a|each|every)\s*{_USD_WORD}\s*(?:=|is|equals|gets(?: you)?|buys|to|is worth)\s*{_NUM}\s*{_OTHER}",
+                          re.I)
+
+
+def _usd_rate(sentence: str) -> str | None:
+    """The user's rate from dollars to another currency, as "EUR 0.95"; None when the sentence gives none."""
+    m = _RATE_AFTER.search(sentence)
+    number, name = (m.group(1), m.group(2)) if m else (None, None)
+    if m is None and (m := _RATE_BEFORE.search(sentence)) is not None:
+        number, name = m.group(1), m.group(2)
+    if number is None or name is None:
+        return None
+    code = _CODES.get(name.lower()) or _CODES.get(name.lower().rstrip("s")) or _CODES.get(name.lower().split()[0])
+    rate = float(number.replace(",", "."))
+    return f"{code} {rate:g}" if code and 0 < rate < 10_000 else None
+
+
 def _states_preference(sentence: str) -> bool:
     """A sentence that asks for a way of answering: not a question, or a request put as one that
     holds from now on."""
@@ -79,10 +104,21 @@ def _states_preference(sentence: str) -> bool:
     return bool(_REQUEST.search(sentence)) and (not asks or bool(_POLITE.match(sentence) and _STANDING.search(sentence)))
 
 
+# "pounds" is a weight or a currency: the words around it say which
+_WEIGHT_WORDS = re.compile(r"\b(?:weights?|weigh\w*|heavy|mass|kg|kgs|kilos?|tonnes?|tons?|vgm)\b", re.I)
+_MONEY_WORDS = re.compile(r"\b(?:prices?|costs?|amounts?|money|currency|rates?|charges?|fees?|quotes?|usd|dollars?|"
+                          r"eur|euros?|sterling|gbp)\b|[$€£]", re.I)
+
+
 def _about(dimension: str, sentence: str) -> bool:
-    """Length is about the answers ("keep it short", not "short on boxes"); dates name dates."""
+    """Length is about the answers ("keep it short", not "short on boxes"); dates name dates; a
+    weight or a currency is about weights or money when "pounds" could be either."""
     if dimension == "length":
         return bool(_ABOUT_ANSWERS.search(sentence))
+    if dimension == "weight" and re.search(r"\bpounds\b", sentence, re.I):
+        return bool(_WEIGHT_WORDS.search(sentence))
+    if dimension == "currency" and re.search(r"\bpounds\b", sentence, re.I):
+        return bool(_MONEY_WORDS.search(sentence)) and not _WEIGHT_WORDS.search(sentence)
     return dimension != "dates" or bool(_DATES_WORD.search(sentence))
 
 
@@ -101,21 +137,31 @@ def _wanted_and_refused(dimension: str, units: dict[str, tuple[str, ...]], sente
 
 
 def extract(text: str) -> list[Preference]:
-    """The preferences one user turn states (see _states_preference)."""
-    out = []
+    """The preferences one user turn states: a rate from dollars to their currency, and the units,
+    currency, dates and length a sentence asks for (see _states_preference)."""
+    out: list[Preference] = []
     for sentence in [s for s in re.split(r"(?<=[.!?;])\s+|\n+", text or "") if s.strip()][:20]:
-        if not _states_preference(sentence):
+        if (rate := _usd_rate(sentence)) is not None and not sentence.strip().endswith("?"):
+            # a rate names both currencies: it says which one the amounts are wanted in, nothing more
+            out.append(Preference("usd_rate", rate, (), sentence.strip()))
+        elif _states_preference(sentence):
+            out += _sentence_preferences(sentence)
+    return out
+
+
+def _sentence_preferences(sentence: str) -> list[Preference]:
+    out = []
+    for dimension, units in UNITS.items():
+        if not _about(dimension, sentence):
             continue
-        for dimension, units in UNITS.items():
-            if not _about(dimension, sentence):
-                continue
-            wanted, refused = _wanted_and_refused(dimension, units, sentence)
-            if len(wanted) == 1:
-                others = tuple(u for u in units if u != wanted[0])
-                out.append(Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip()))
-            elif not wanted and len(refused) == 1 and len(units) == 2:  # "no cents please": the other unit
-                out.append(Preference(dimension, next(u for u in units if u != refused[0]), tuple(refused),
-                                      sentence.strip()))
+        wanted, refused = _wanted_and_refused(dimension, units, sentence)
+        if len(wanted) == 1:
+            others = tuple(u for u in units if u != wanted[0])
+            out.append(Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip()))
+        elif not wanted and len(refused) == 1 and (len(units) == 2 or dimension == "weight"):
+            # "no cents please": the other unit; "kilos are useless": the other metric one (listed first)
+            out.append(Preference(dimension, next(u for u in units if u != refused[0]), tuple(refused),
+                                  sentence.strip()))
     return out
 
 
@@ -182,18 +228,37 @@ def _date_as(m: re.Match[str], style: str) -> str:
     return f"{day:02d}/{month:02d}/{year}" if style == "day_first" else f"{month:02d}/{day:02d}/{year}"
 
 
+_USD_AMOUNT = re.compile(r"(?:USD\s?|\$\s?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)|"
+                         r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:USD|dollars?)\b", re.I)
+
+
+def _in_currency(text: str, prefs: dict[str, str]) -> str:
+    """Dollar amounts in the user's currency at the rate they gave; without a rate of theirs the
+    amounts stay in dollars and the answer says why (the data holds none)."""
+    rate_code, _, rate = prefs.get("usd_rate", "").partition(" ")
+    currency = prefs.get("currency") or rate_code
+    if not currency or currency == "USD" or not _USD.search(text):
+        return text
+    if rate_code != currency or not rate:
+        return text + (f"\n(Amounts are in USD: the data holds no USD-to-{currency} rate, so I can't show them in "
+                       f"{currency}.)")
+    factor = float(rate)
+    converted = _USD_AMOUNT.sub(lambda m: f"{currency} {float((m.group(1) or m.group(2)).replace(',', '')) * factor:,.2f}",
+                                text)
+    return converted + f"\n(Converted at your rate of {rate} {currency} per USD.)"
+
+
 def render(text: str, prefs: dict[str, str]) -> str:
     """The answer in the user's units and length."""
     if prefs.get("weight") == "tonnes":
         text = _convert(text, _KG, lambda kg: f"{_fmt(kg / 1000, 3)} tonnes")
+    elif prefs.get("weight") == "lb":
+        text = _convert(text, _KG, lambda kg: f"{_fmt(kg * KG_TO_LB, 0)} lb")
     elif prefs.get("weight") == "kg":
         text = _convert(text, _TONNES, lambda t: f"{_fmt(t * 1000, 0)} kg")
     if prefs.get("money") == "dollars":
         text = _convert(text, _CENTS, lambda c: f"USD {_fmt(c / 100, 2)}")
-    currency = prefs.get("currency")
-    if currency and currency != "USD" and _USD.search(text):
-        # no rate in the data: the amounts stay in dollars, and the answer says so instead of converting
-        text += f"\n(Amounts are in USD: the data holds no USD-to-{currency} rate, so I can't show them in {currency}.)"
+    text = _in_currency(text, prefs)
     if prefs.get("dates") in _DATE_STYLES:
         text = _ISO_DATE.sub(lambda m: _date_as(m, prefs["dates"]), text)
     if prefs.get("length") == "short":
