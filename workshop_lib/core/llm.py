@@ -148,18 +148,7 @@ class LLM:
             raise LLMError(f"the model call failed: {type(exc).__name__}: {exc}") from exc
         finally:
             pool.shutdown(wait=False)
-        seconds = time.perf_counter() - start
-        try:
-            message = response.choices[0].message
-        except (AttributeError, IndexError, TypeError) as exc:
-            raise LLMError(f"unexpected response shape: {response!r:.200}") from exc
-        calls = []
-        for call in getattr(message, "tool_calls", None) or []:
-            fn = getattr(call, "function", None)
-            calls.append(ToolCall(name=str(getattr(fn, "name", "") or ""),
-                                  arguments=str(getattr(fn, "arguments", "") or ""),
-                                  id=str(getattr(call, "id", "") or "")))
-        return Reply(content=str(getattr(message, "content", "") or ""), tool_calls=calls, seconds=seconds)
+        return _reply(response, time.perf_counter() - start)
 
     def complete(self, system: str, user: str, *, timeout: float | None = None, temperature: float = 0.0,
                  response_format: Message | None = None) -> str:
@@ -177,6 +166,21 @@ class LLM:
             f"Facts:\n{facts}\n\nQuestion: {question}",
             timeout=timeout, temperature=temperature,
         )
+
+
+def _reply(response: Any, seconds: float) -> Reply:
+    """The text and tool calls of a chat completion (the client's object, read by attribute)."""
+    try:
+        message = response.choices[0].message
+    except (AttributeError, IndexError, TypeError) as exc:
+        raise LLMError(f"unexpected response shape: {response!r:.200}") from exc
+    calls = []
+    for call in getattr(message, "tool_calls", None) or []:
+        fn = getattr(call, "function", None)
+        calls.append(ToolCall(name=str(getattr(fn, "name", "") or ""),
+                              arguments=str(getattr(fn, "arguments", "") or ""),
+                              id=str(getattr(call, "id", "") or "")))
+    return Reply(content=str(getattr(message, "content", "") or ""), tool_calls=calls, seconds=seconds)
 
 
 def parse_json_object(text: str) -> dict[str, object]:
