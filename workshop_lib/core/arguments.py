@@ -71,7 +71,7 @@ def check_unit_interval(value: Any, name: str) -> float:
     """A real number in [0, 1] (not a bool, not NaN): a similarity or a threshold."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
-    value = float(value)
-    if math.isnan(value) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must be between 0 and 1 (a similarity), got {value}")
-    return value
+    number = float(value)
+    if math.isnan(number) or not 0.0 <= number <= 1.0:
+        raise ValueError(f"{name} must be between 0 and 1 (a similarity), got {number}")
+    return number

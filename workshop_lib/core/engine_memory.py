@@ -97,7 +97,7 @@ class ScopedEngine:
     @property
     def memory(self) -> MemoryClient:
         store = self._engine.store
-        client = self.__dict__["_scoped_memory"]
+        client: MemoryClient | None = self.__dict__["_scoped_memory"]
         if client is None or client.store is not store:  # a scratch store opened since
             client = MemoryClient(store, user_id=self.user_id, agent_id=self.agent_id)
             self.__dict__["_scoped_memory"] = client

@@ -22,13 +22,14 @@ import hmac
 import json
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from workshop_lib.core.records import MEMORY_TYPES, Record
+from workshop_lib.engines.dbtypes import Cursor, Row, one_row
 
 STATUSES = ("valid", "superseded", "forgotten", "expired")
 MAX_REASON_CHARS = 1000
@@ -128,7 +129,7 @@ class LifecycleMixin:
     _cascade_actor: Any
 
     # ------------------------------------------------------------------ status
-    def _memory_row(self, cur, record_type: str, record_id: str) -> tuple | None:
+    def _memory_row(self, cur: Cursor, record_type: str, record_id: str) -> Row | None:
         if not isinstance(record_type, str) or record_type not in MEMORY_TYPES:
             raise ValueError(f"only memories have a status; record_type must be one of {sorted(MEMORY_TYPES)}, "
                              f"got {record_type!r}")
@@ -137,7 +138,7 @@ class LifecycleMixin:
         cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
         return cur.fetchone()
 
-    def _read_status(self, cur, seq: int) -> MemoryStatus:
+    def _read_status(self, cur: Cursor, seq: int) -> MemoryStatus:
         cur.execute(self.mem.STATUS_GET, {"seq": seq})
         row = cur.fetchone()
         if row is None:
@@ -185,7 +186,8 @@ class LifecycleMixin:
                 cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
         return 1
 
-    def _write_status(self, cur, seq, status, by, reason, replaced_by, expires_at) -> None:
+    def _write_status(self, cur: Cursor, seq: int, status: str, by: str | None, reason: str | None,
+                      replaced_by: str | None, expires_at: str | None) -> None:
         cur.execute(self.mem.STATUS_DELETE, {"seq": seq})
         cur.execute(self.mem.STATUS_INSERT, {"seq": seq, "st": status, "actor": by, "why": reason,
                                              "repl": replaced_by, "expiry": expires_at})
@@ -240,11 +242,11 @@ class LifecycleMixin:
         return out
 
     # ------------------------------------------------------------------ erasure
-    def _audit_key(self, cur) -> str:
+    def _audit_key(self, cur: Cursor) -> str:
         """The store's audit secret (STORE_META), made on first use; audit rows written before it
         held plain SHA-256 hashes, which are re-keyed in the same transaction."""
         cur.execute(self.sql.META_SELECT)
-        meta = dict(cur.fetchall())
+        meta: dict[str, str] = dict(cur.fetchall())
         if AUDIT_KEY in meta:
             return str(meta[AUDIT_KEY])
         key = secrets.token_hex(32)
@@ -322,9 +324,9 @@ class LifecycleMixin:
         names = self.engine.backend.object_names()
         out = {}
         with self.engine.cursor() as cur:
-            def count(stmt: str, params: dict | None = None) -> int:
+            def count(stmt: str, params: Mapping[str, object] | None = None) -> int:
                 cur.execute(stmt, params or {})
-                return int(cur.fetchone()[0])
+                return int(one_row(cur)[0])
 
             out["records"] = count(self.mem.TRACE_RECORDS, {"u": user_id})
             out["threads"] = count(self.mem.TRACE_THREADS, {"u": user_id})

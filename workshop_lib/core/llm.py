@@ -20,8 +20,10 @@ import concurrent.futures
 import json
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, Protocol
 
 from workshop_lib import config
 from workshop_lib.errors import WorkshopError
@@ -83,9 +85,32 @@ class Reply:
     seconds: float
 
 
+# A chat message or a tool schema as the OpenAI chat API takes it: a JSON object.
+Message = Mapping[str, object]
+
+
+class ContextAnswerer(Protocol):
+    """What Part 4's answer step calls on a model: phrase an answer from the given facts only."""
+
+    def answer_from_context(self, question: str, context: list[str]) -> str: ...
+
+
+class ChatModel(ContextAnswerer, Protocol):
+    """The model client the lesson code takes as `llm`: `LLM` below, or a test's stand-in."""
+
+    def chat(self, messages: Sequence[Message], *, tools: Sequence[Message] | None = None,
+             tool_choice: str | Message | None = None, timeout: float | None = None,
+             temperature: float = 0.0, response_format: Message | None = None, **extra: object) -> Reply: ...
+
+    def complete(self, system: str, user: str, *, timeout: float | None = None, temperature: float = 0.0,
+                 response_format: Message | None = None) -> str: ...
+
+
 class LLM:
     """A thin wrapper: one chat call with a hard time limit, answers as plain data."""
 
+    # client: openai.OpenAI or a stand-in with its `chat.completions.create(**kwargs)`; what it
+    # returns is read by attribute and its shape checked in chat(), so it stays untyped here.
     def __init__(self, client: Any, model: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
         if not model or not isinstance(model, str):
             raise ValueError("model must be the model's name, e.g. 'gpt-4o-mini'")
@@ -96,16 +121,19 @@ class LLM:
     def __repr__(self) -> str:
         return f"<LLM {self.model}>"
 
-    def chat(self, messages: list[dict], *, tools: list[dict] | None = None, tool_choice: Any = None,
-             timeout: float | None = None, temperature: float = 0.0, **extra: Any) -> Reply:
+    def chat(self, messages: Sequence[Message], *, tools: Sequence[Message] | None = None,
+             tool_choice: str | Message | None = None, timeout: float | None = None,
+             temperature: float = 0.0, response_format: Message | None = None, **extra: object) -> Reply:
         """One completion. Raises LLMTimeout past the time limit, LLMError on any failure."""
         limit = self.timeout if timeout is None else float(timeout)
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature,
+        kwargs: dict[str, object] = {"model": self.model, "messages": messages, "temperature": temperature,
                                   "timeout": limit, **extra}
         if tools:
             kwargs["tools"] = tools
             if tool_choice is not None:
                 kwargs["tool_choice"] = tool_choice
+        if response_format is not None:
+            kwargs["response_format"] = response_format
         start = time.perf_counter()
         # The client's own timeout covers the network; the thread also bounds a client that hangs.
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
@@ -120,36 +148,42 @@ class LLM:
             raise LLMError(f"the model call failed: {type(exc).__name__}: {exc}") from exc
         finally:
             pool.shutdown(wait=False)
-        seconds = time.perf_counter() - start
-        try:
-            message = response.choices[0].message
-        except (AttributeError, IndexError, TypeError) as exc:
-            raise LLMError(f"unexpected response shape: {response!r:.200}") from exc
-        calls = []
-        for call in getattr(message, "tool_calls", None) or []:
-            fn = getattr(call, "function", None)
-            calls.append(ToolCall(name=str(getattr(fn, "name", "") or ""),
-                                  arguments=str(getattr(fn, "arguments", "") or ""),
-                                  id=str(getattr(call, "id", "") or "")))
-        return Reply(content=str(getattr(message, "content", "") or ""), tool_calls=calls, seconds=seconds)
+        return _reply(response, time.perf_counter() - start)
 
-    def complete(self, system: str, user: str, **kwargs: Any) -> str:
-        """Plain text from a system + user prompt."""
+    def complete(self, system: str, user: str, *, timeout: float | None = None, temperature: float = 0.0,
+                 response_format: Message | None = None) -> str:
+        """Plain text from a system + user prompt (response_format as the chat API takes it)."""
         return self.chat([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                         **kwargs).content
+                         timeout=timeout, temperature=temperature, response_format=response_format).content
 
-    def answer_from_context(self, question: str, context: list[str], **kwargs: Any) -> str:
+    def answer_from_context(self, question: str, context: list[str], *, timeout: float | None = None,
+                            temperature: float = 0.0) -> str:
         """Part 4's optional phrasing step: answer only from the given facts."""
         facts = "\n".join(f"- {c}" for c in context)
         return self.complete(
             "You answer questions about a shipping database using ONLY the facts given. "
             "If the facts do not answer the question, say so. Be brief.",
             f"Facts:\n{facts}\n\nQuestion: {question}",
-            **kwargs,
+            timeout=timeout, temperature=temperature,
         )
 
 
-def parse_json_object(text: str) -> dict:
+def _reply(response: Any, seconds: float) -> Reply:
+    """The text and tool calls of a chat completion (the client's object, read by attribute)."""
+    try:
+        message = response.choices[0].message
+    except (AttributeError, IndexError, TypeError) as exc:
+        raise LLMError(f"unexpected response shape: {response!r:.200}") from exc
+    calls = []
+    for call in getattr(message, "tool_calls", None) or []:
+        fn = getattr(call, "function", None)
+        calls.append(ToolCall(name=str(getattr(fn, "name", "") or ""),
+                              arguments=str(getattr(fn, "arguments", "") or ""),
+                              id=str(getattr(call, "id", "") or "")))
+    return Reply(content=str(getattr(message, "content", "") or ""), tool_calls=calls, seconds=seconds)
+
+
+def parse_json_object(text: str) -> dict[str, object]:
     """The JSON object in a model's text (a ```json fence is tolerated); LLMError otherwise."""
     body = text.strip()
     if body.startswith("```"):
@@ -165,15 +199,18 @@ def parse_json_object(text: str) -> dict:
 
 
 # ---------------------------------------------------------------- scripted models (demos and tests)
-def fake_response(content: str | None = "", tool_calls: list[tuple] | None = None) -> Any:
+def fake_response(content: str | None = "", tool_calls: Sequence[tuple[str, str] | tuple[str, str, str]] | None = None
+                  ) -> SimpleNamespace:
     """An object shaped like the openai client's chat completion (only what LLM.chat reads).
     tool_calls: (name, arguments) or (name, arguments, call_id) tuples."""
-    from types import SimpleNamespace
-
     calls = [SimpleNamespace(type="function", id=(call[2] if len(call) > 2 else f"call_{i}"),
                              function=SimpleNamespace(name=call[0], arguments=call[1]))
              for i, call in enumerate(tool_calls or [])]
     return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=content, tool_calls=calls or None))])
+
+
+# A scripted reply: a response object, or a function of the request's keyword arguments.
+Respond = SimpleNamespace | Callable[..., SimpleNamespace]
 
 
 class ScriptedClient:
@@ -183,18 +220,16 @@ class ScriptedClient:
     keyword arguments; if it raises, the call raises. Every request is kept in `.requests`.
     """
 
-    def __init__(self, respond: Any) -> None:
-        from types import SimpleNamespace
-
+    def __init__(self, respond: Respond) -> None:
         self.respond = respond
-        self.requests: list[dict] = []
+        self.requests: list[dict[str, object]] = []
         self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
 
-    def _create(self, **kwargs: Any) -> Any:
+    def _create(self, **kwargs: object) -> SimpleNamespace:
         self.requests.append(kwargs)
         return self.respond(**kwargs) if callable(self.respond) else self.respond
 
 
-def scripted(respond: Any, *, model: str = "scripted-model", timeout: float = DEFAULT_TIMEOUT_S) -> LLM:
+def scripted(respond: Respond, *, model: str = "scripted-model", timeout: float = DEFAULT_TIMEOUT_S) -> LLM:
     """An LLM whose replies are scripted: the real wrapper, a fake client, no network."""
     return LLM(ScriptedClient(respond), model, timeout=timeout)

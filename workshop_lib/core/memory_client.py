@@ -67,7 +67,7 @@ class MemoryClient:
             for r, d in pairs
         ]
 
-    def add(self, text: str, *, metadata: dict | None = None, record_type: str = "memory",
+    def add(self, text: str, *, metadata: dict[str, Any] | None = None, record_type: str = "memory",
             record_id: str | None = None) -> str:
         """Store one memory in this client's scope."""
         return self.store.add(

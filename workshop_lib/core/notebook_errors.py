@@ -8,6 +8,12 @@ says which cell to run first instead of a traceback.
 """
 from __future__ import annotations
 
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
 import re
 
 # Names every Part's first code cell defines.
@@ -30,12 +36,13 @@ def name_error_message(name: str, cell_source: str) -> tuple[str, str]:
 def _missing_name(value: BaseException) -> str:
     name = getattr(value, "name", None)
     if name:
-        return name
+        return str(name)
     found = re.search(r"name '([^']+)' is not defined", str(value))
     return found.group(1) if found else "?"
 
 
-def _handler(shell, etype, value, tb, tb_offset=None):
+def _handler(shell: InteractiveShell, etype: type[BaseException], value: BaseException, tb: TracebackType | None,
+             tb_offset: int | None = None) -> list[str]:
     history = shell.user_ns.get("In") or [""]
     headline, advice = name_error_message(_missing_name(value), history[-1] if history else "")
     stb = [BAR, f"\x1b[1;31m{headline}\x1b[0m {advice}", BAR]

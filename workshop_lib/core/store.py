@@ -28,7 +28,7 @@ import dataclasses
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -37,6 +37,7 @@ from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_id, check_
 from workshop_lib.core.lifecycle import LifecycleMixin
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
 from workshop_lib.engines.base import new_id
+from workshop_lib.engines.dbtypes import Cursor, Row
 from workshop_lib.errors import WorkshopError
 
 SCHEMA_VERSION = "1"
@@ -66,13 +67,13 @@ class SchemaError(WorkshopError, RuntimeError):
     """The managed schema is missing or out of date for the chosen policy."""
 
 
-def metadata_matches(stored: Any, wanted: Any) -> bool:
+def metadata_matches(stored: object, wanted: object) -> bool:
     """Partial match: dicts recursively, everything else (lists included) by equality."""
     if isinstance(wanted, dict):
         if not isinstance(stored, dict):
             return False
         return all(key in stored and metadata_matches(stored[key], value) for key, value in wanted.items())
-    return stored == wanted
+    return bool(stored == wanted)
 
 
 def _depth(value: Any) -> int:
@@ -128,7 +129,7 @@ def _check_record_type(record_type: str, allowed: Iterable[str], action: str) ->
         )
 
 
-def _as_list(value: Any, n: int, name: str) -> list:
+def _as_list(value: Any, n: int, name: str) -> builtins.list[Any]:
     """Spread a per-record argument (scalar or list) over n records."""
     if isinstance(value, (list, tuple)):
         if len(value) != n:
@@ -146,7 +147,7 @@ class _NewRecord:
 
     text: str
     record_id: str
-    metadata: dict | None
+    metadata: dict[str, Any] | None
     thread_id: str | None
     user_id: str | None
     agent_id: str | None
@@ -282,7 +283,7 @@ class MemoryStore(LifecycleMixin):
                     )
 
     # ------------------------------------------------------------------ helpers
-    def _row_to_record(self, row: tuple) -> Record:
+    def _row_to_record(self, row: Row) -> Record:
         (seq, record_type, record_id, thread_id, user_id, agent_id, role, content, metadata, created) = row[:10]
         content = self.engine.backend.read_text(content)
         meta = self.engine.backend.read_text(metadata)
@@ -300,11 +301,11 @@ class MemoryStore(LifecycleMixin):
         return Record(**kwargs)
 
     @staticmethod
-    def _scope_params(prefix: str, value: Any, constrained: bool) -> dict:
+    def _scope_params(prefix: str, value: str | None, constrained: bool) -> dict[str, object]:
         # free=1 leaves the dimension open; otherwise match value (None means SQL NULL).
         return {f"{prefix}_free": 0 if constrained else 1, prefix: value}
 
-    def _embed_chunk(self, cur, seq: int, text: str | None, vector: Any) -> None:
+    def _embed_chunk(self, cur: Cursor, seq: int, text: str | None, vector: Any) -> None:
         cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
         if vector is not None:
             cur.execute(self.sql.CHUNK_INSERT_VECTOR,
@@ -324,7 +325,7 @@ class MemoryStore(LifecycleMixin):
             raise ValueError("embedding must have finite values and at least one non-zero value")
         return values
 
-    def _ensure_thread(self, cur, thread_id: str, user_id: str | None, agent_id: str | None,
+    def _ensure_thread(self, cur: Cursor, thread_id: str, user_id: str | None, agent_id: str | None,
                        record_type: str) -> None:
         cur.execute(self.sql.THREAD_GET, {"tid": thread_id})
         row = cur.fetchone()
@@ -355,7 +356,8 @@ class MemoryStore(LifecycleMixin):
             "role": rec.role if record_type == "message" else None, "content": rec.text,
             "meta": json.dumps(rec.metadata) if rec.metadata is not None else None,
         }
-        return self.engine.backend.insert_returning_seq(cur, self.sql.RECORD_INSERT, params)
+        seq: int = self.engine.backend.insert_returning_seq(cur, self.sql.RECORD_INSERT, params)
+        return seq
 
     # ------------------------------------------------------------------ add
     def add(
@@ -363,7 +365,7 @@ class MemoryStore(LifecycleMixin):
         texts: str | list[str],
         record_type: str = "memory",
         record_ids: str | list[str] | None = None,
-        metadata: dict | list[dict | None] | None = None,
+        metadata: dict[str, Any] | builtins.list[dict[str, Any] | None] | None = None,
         thread_ids: str | list[str | None] | None = None,
         user_ids: str | list[str | None] | None = None,
         agent_ids: str | list[str | None] | None = None,
@@ -485,7 +487,7 @@ class MemoryStore(LifecycleMixin):
         thread_id: str | None = OMITTED,
         user_id: str | None = OMITTED,
         agent_id: str | None = OMITTED,
-        metadata_filter: dict | None = OMITTED,
+        metadata_filter: Mapping[str, object] | None = OMITTED,
         *,
         include_history: bool = False,
     ) -> list[Record]:
@@ -507,7 +509,7 @@ class MemoryStore(LifecycleMixin):
             if value is not OMITTED:
                 _check_id(value, name, optional=True)
         unscoped = record_type in PROFILE_TYPES
-        params = {"rt": record_type, "hist": 1 if include_history else 0}
+        params: dict[str, object] = {"rt": record_type, "hist": 1 if include_history else 0}
         for name, value in (("tid", thread_id), ("u", user_id), ("a", agent_id)):
             constrained = value is not OMITTED and not unscoped
             params.update(self._scope_params(name, None if value is OMITTED else value, constrained))
@@ -552,7 +554,7 @@ class MemoryStore(LifecycleMixin):
         exact_agent_match: bool = False,
         exact_thread_match: bool = False,
         record_types: set[str] | builtins.list[str] | None = None,
-        metadata_filter: dict | None = None,
+        metadata_filter: Mapping[str, object] | None = None,
     ) -> builtins.list[tuple[Record, float]]:
         """(record, cosine distance) pairs, nearest first."""
         check_k(k)
@@ -585,7 +587,8 @@ class MemoryStore(LifecycleMixin):
             statement, params["qv"] = self.sql.SEARCH_BY_VECTOR, self.engine.backend.vector_param(self._check_vector(query_vector))
         return self._scan(statement, params, k, metadata_filter)
 
-    def _scan(self, statement: str, params: dict, k: int, metadata_filter: dict | None) -> builtins.list[tuple[Record, float]]:
+    def _scan(self, statement: str, params: Mapping[str, object], k: int, metadata_filter: Mapping[str, object] | None
+              ) -> builtins.list[tuple[Record, float]]:
         """Read rows nearest first until k pass the metadata filter."""
         out: list[tuple[Record, float]] = []
         with self.engine.cursor() as cur:
@@ -599,7 +602,8 @@ class MemoryStore(LifecycleMixin):
                     break
         return out
 
-    def _search_scoped(self, query, k, record_type, user_id, agent_id, metadata_filter):
+    def _search_scoped(self, query: str, k: int, record_type: str, user_id: str, agent_id: str,
+                       metadata_filter: Mapping[str, object] | None) -> builtins.list[tuple[Record, float]]:
         """The k nearest of one type in one user+agent scope (an agent's turn), read from
         the engine's nearest-neighbour statement; widened until k pass the metadata filter."""
         n = k if metadata_filter is None else 4 * k
@@ -619,7 +623,7 @@ class MemoryStore(LifecycleMixin):
                 return out[:k]
             n *= 4
         # Very large k or a very selective filter: the full scan, which streams every row.
-        params = {"types": f",{record_type},", "q": query}
+        params: dict[str, object] = {"types": f",{record_type},", "q": query}
         params.update(self._scope_params("tid", None, False))
         params.update(self._scope_params("u", user_id, True))
         params.update(self._scope_params("a", agent_id, True))
@@ -633,7 +637,7 @@ class MemoryStore(LifecycleMixin):
         text: str | None = OMITTED,
         index_text: str | None = OMITTED,
         embedding: Any = OMITTED,
-        metadata: dict | None = OMITTED,
+        metadata: dict[str, Any] | None = OMITTED,
     ) -> int:
         """Change a record: its text (re-embedded), only what is embedded (`index_text`), the
         embedding itself, or the metadata (replaced whole). Returns 1, or 0 if no such record."""
@@ -696,7 +700,7 @@ class MemoryStore(LifecycleMixin):
                 self._cascade_actor(cur, record_type, record_id)
         return removed
 
-    def _delete_record(self, cur, record_type: str, record_id: str) -> int:
+    def _delete_record(self, cur: Cursor, record_type: str, record_id: str) -> int:
         cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
         row = cur.fetchone()
         if row is None:
@@ -706,7 +710,7 @@ class MemoryStore(LifecycleMixin):
         cur.execute(self.sql.RECORD_DELETE, {"seq": row[0]})
         return 1
 
-    def _cascade_actor(self, cur, record_type: str, actor_id: str) -> None:
+    def _cascade_actor(self, cur: Cursor, record_type: str, actor_id: str) -> None:
         column = "u" if record_type == "user_profile" else "a"
         cur.execute(self.sql.THREADS_OF_USER if column == "u" else self.sql.THREADS_OF_AGENT, {"actor": actor_id})
         for (thread_id,) in cur.fetchall():
@@ -719,7 +723,7 @@ class MemoryStore(LifecycleMixin):
             cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
             cur.execute(self.sql.RECORD_DELETE, {"seq": seq})
 
-    def _delete_thread_rows(self, cur, thread_id: str) -> int:
+    def _delete_thread_rows(self, cur: Cursor, thread_id: str) -> int:
         cur.execute(self.mem.THREAD_STATUS_DELETE, {"tid": thread_id})
         cur.execute(self.sql.THREAD_CHUNKS_DELETE, {"tid": thread_id})
         cur.execute(self.sql.THREAD_RECORDS_DELETE, {"tid": thread_id})

@@ -221,7 +221,7 @@ def seed(eng: Engine, *, progress: bool = True) -> dict[str, int]:
     sql = eng.statements.catalog
     ensure_tables(eng)
     where = availability()
-    existing = dict(eng.query(sql.ITEM_HASHES))
+    existing: dict[str, str] = dict(eng.query(sql.ITEM_HASHES))
     wanted = {i.item_id for i in ITEMS}
     counts = {"items": len(ITEMS), "embedded": 0, "unchanged": 0, "removed": 0, "availability_rows": 0}
     with eng.transaction() as cur:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import abc
 import contextlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import config
+from workshop_lib.engines.dbtypes import Row
 from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.engines.statement_sets import EngineStatements
 from workshop_lib.engines.store_backend import StoreBackend
@@ -152,11 +153,12 @@ class Engine(abc.ABC):
     def transaction(self) -> contextlib.AbstractContextManager[Any]:
         """A cursor whose statements commit together, or roll back together on an error."""
 
-    def query(self, sql: str, params: dict | None = None) -> list[tuple]:
+    def query(self, sql: str, params: Mapping[str, object] | None = None) -> list[Row]:
         """Every row of one statement (for small results)."""
         with self.cursor() as cur:
             cur.execute(sql, params or {})
-            return cur.fetchall()
+            rows: list[Row] = cur.fetchall()
+            return rows
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from typing import Any
 
 from workshop_lib import config
+from workshop_lib.engines.dbtypes import Candidate
 
 
 class EmbeddingModel(abc.ABC):
@@ -36,6 +38,6 @@ class EmbeddingModel(abc.ABC):
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         """Character span of each token (Part 8's chunker counts in these)."""
 
-    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
+    def rerank(self, query: str, candidates: Sequence[Candidate], top_k: int, content_key: str = "body") -> list[Candidate]:
         """Second retrieval stage; engines without a reranker keep the order and cut to top_k."""
-        return candidates[:top_k]
+        return list(candidates[:top_k])

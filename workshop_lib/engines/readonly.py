@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workshop_lib.engines.dbtypes import Row
 from workshop_lib.errors import WorkshopError
 
 MAX_SQL_CHARS = 20_000
@@ -32,7 +33,7 @@ class SqlRefused(WorkshopError, ValueError):
 @dataclass
 class QueryResult:
     columns: list[str]
-    rows: list[tuple]
+    rows: list[Row]
     truncated: bool
     note: str = ""                  # why the result is cut, for the model
 
@@ -80,10 +81,10 @@ def _cut(value: Any, size: int, unit: str) -> str:
     return f"{head}... [value cut: {size:,} {unit} in all, the limit is {MAX_VALUE_BYTES:,} bytes]"
 
 
-def capped_result(columns: list[str], rows: Iterable[tuple], max_rows: int) -> QueryResult:
+def capped_result(columns: list[str], rows: Iterable[Row], max_rows: int) -> QueryResult:
     """At most max_rows rows and MAX_RESULT_BYTES bytes, long values cut: what any engine returns.
     `rows` is read lazily, so a cursor is never fetched past the caps."""
-    kept: list[tuple] = []
+    kept: list[Row] = []
     total, cut_values, note = sum(_size(c) for c in columns), 0, ""
     for row in rows:
         if len(kept) == max_rows:

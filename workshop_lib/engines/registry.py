@@ -8,7 +8,7 @@ from workshop_lib import config
 from workshop_lib.engines.base import Engine, MemoryFactory
 
 
-def engine_class(name: str) -> Any:
+def engine_class(name: str) -> type[Engine]:
     """The class of the engine `name` (oracle | embedded), imported only when asked for."""
     if config.engine_name(name) == "embedded":
         # plugin lookup: an engine's module (and its driver) loads when that engine is asked for
@@ -28,7 +28,8 @@ def open_engine(name: str, memory: MemoryFactory, *, path: str | Path | None = N
     `make setup-oracle`, never here."""
     if config.engine_name(name) == "embedded":
         create = options.get("create", True)
-        eng: Engine = engine_class(name)(path=path, memory=memory, **options)
+        # The file's path is the embedded engine's own option, passed on with the others.
+        eng = engine_class(name)(memory=memory, **{**options, "path": path})
         if create:
             eng.open_store()
         return eng

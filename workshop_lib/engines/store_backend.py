@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import abc
 import contextlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.engines.dbtypes import Cursor
 from workshop_lib.engines.health import Check
 
 if TYPE_CHECKING:
@@ -37,7 +39,7 @@ class StoreBackend(abc.ABC):
         return contextlib.nullcontext()
 
     @abc.abstractmethod
-    def insert_returning_seq(self, cur: Any, sql: str, params: dict) -> int:
+    def insert_returning_seq(self, cur: Cursor, sql: str, params: Mapping[str, object]) -> int:
         """Run an INSERT and return the new row's generated key."""
 
     @abc.abstractmethod

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from workshop_lib.engines.dbtypes import Row, TableName, TableSpec
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
     from workshop_lib.engines.readonly import QueryResult
+
+
+# The schema's tables, columns and foreign keys, each a row of Oracle's dictionary views as a dict
+# (keys: owner, table, column, comment, data_type, type_detail, nullable, columns, ref_table, ref_columns).
+DataDictionary = dict[str, list[dict[str, Any]]]
 
 
 class _Table(NamedTuple):
@@ -28,26 +35,26 @@ class SupplyChainSchema(abc.ABC):
         self.engine = engine
 
     @abc.abstractmethod
-    def load(self, tables: list[Any], rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
+    def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:
         """Create SUPPLYCHAIN and load every row and comment (idempotent); returns the row count per table."""
 
-    def sample(self, table: Any, columns: list[str], n: int) -> list[tuple]:
+    def sample(self, table: TableSpec, columns: list[str], n: int) -> list[Row]:
         """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
         return self.engine.query(self.sql.sc_select(table, columns, n))
 
-    def counts(self, tables: Iterable[Any] | None = None) -> dict[str, int]:
+    def counts(self, tables: Iterable[TableName] | None = None) -> dict[str, int]:
         """Rows per SUPPLYCHAIN table as loaded here: of each of `tables` (the dataset's table specs,
         data/supplychain_data.py's TABLES, as the doctor passes them), or of every table the schema has."""
         if tables is None:
             tables = [_Table(t["table"]) for t in self.data_dictionary("SUPPLYCHAIN")["tables"]]
-        return {t.name: self.engine.query(self.sql.sc_count(t))[0][0] for t in tables}
+        return {t.name: int(self.engine.query(self.sql.sc_count(t))[0][0]) for t in tables}
 
     @abc.abstractmethod
-    def data_dictionary(self, owner: str) -> dict:
+    def data_dictionary(self, owner: str) -> DataDictionary:
         """Tables, columns and foreign keys of a schema with their comments."""
 
     @abc.abstractmethod
-    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+    def nearest_ports(self, lon: float, lat: float) -> list[Row]:
         """(port name, UN/LOCODE, distance in km) of the three ports nearest a point:
         Oracle Spatial's SDO_NN on Oracle, the haversine formula in SQL on the embedded engine."""
 

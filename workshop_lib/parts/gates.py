@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from workshop_lib.core.arguments import check_k, check_query, check_unit_interval
+from workshop_lib.core.llm import ContextAnswerer
 
 # --------------------------------------------------------------------------- constants
 _DISTANCE_ALIASES = {
@@ -579,7 +580,7 @@ def render_deterministic(query: str, decision: Decision, turn: TurnResult | None
     return "\n".join(lines)
 
 
-def answer(eng, query: str, *, config: ModeConfig | None = None, llm=None, top_k: int = DEFAULT_TOP_K,
+def answer(eng, query: str, *, config: ModeConfig | None = None, llm: ContextAnswerer | None = None, top_k: int = DEFAULT_TOP_K,
            category: str | Sequence[str] | None = None) -> Answer:
     """Retrieve, decide, answer. Without an LLM the answer is written from the used chunks.
 
@@ -590,7 +591,7 @@ def answer(eng, query: str, *, config: ModeConfig | None = None, llm=None, top_k
     return answer_turn(turn, config or ModeConfig.for_engine(eng), llm=llm)
 
 
-def answer_turn(turn: TurnResult, config: ModeConfig, *, llm=None) -> Answer:
+def answer_turn(turn: TurnResult, config: ModeConfig, *, llm: ContextAnswerer | None = None) -> Answer:
     """Decide and answer from a turn already retrieved (answer() without the retrieval). With
     llm=None nothing but the decision and a deterministic text is computed."""
     query = turn.query

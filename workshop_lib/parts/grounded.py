@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workshop_lib.core.arguments import check_k, check_query
-from workshop_lib.core.llm import LLMError, LLMTimeout
+from workshop_lib.core.llm import ChatModel, LLMError, LLMTimeout
 from workshop_lib.data import catalog, countries
 from workshop_lib.errors import WorkshopError
 
@@ -145,7 +145,7 @@ def classify_rules(question: str) -> Route:
     return Route("GENERAL_CONVERSATION", "rules", ports, "no equipment, availability or port cue")
 
 
-def classify_llm(llm, question: str, *, timeout: float = SELECTION_TIMEOUT_S) -> Route:
+def classify_llm(llm: ChatModel, question: str, *, timeout: float = SELECTION_TIMEOUT_S) -> Route:
     """Ask the model for one label; any failure or unknown label falls back to the rules."""
     rules = classify_rules(question)
     labels = "\n".join(f"- {k}: {v}" for k, v in INTENT_HELP.items())
@@ -190,7 +190,7 @@ def _parse_label(text: Any) -> str | None:
     return body if body in INTENTS else None
 
 
-def route(question: str, llm=None) -> Route:
+def route(question: str, llm: ChatModel | None = None) -> Route:
     return classify_llm(llm, question) if llm is not None else classify_rules(question)
 
 
@@ -399,7 +399,7 @@ def selection_tool(rows: Sequence[CatalogMatch]) -> dict:
     }}
 
 
-def select_with_llm(llm, question: str, rows: Sequence[CatalogMatch], *, persona: str = DEFAULT_PERSONA,
+def select_with_llm(llm: ChatModel | None, question: str, rows: Sequence[CatalogMatch], *, persona: str = DEFAULT_PERSONA,
                     timeout: float | None = None) -> SelectionOutcome:
     """Bounded structured selection: the model may only pick ids; anything else is a fallback.
 
@@ -756,7 +756,7 @@ def clear_caches(eng: Engine, *, embeddings: bool = False) -> None:
             cur.execute(sql.CACHE_WRITERS_CLEAR)
 
 
-def ask(eng: Engine, question: str, *, llm=None, persona: str = DEFAULT_PERSONA, use_cache: bool = True,
+def ask(eng: Engine, question: str, *, llm: ChatModel | None = None, persona: str = DEFAULT_PERSONA, use_cache: bool = True,
         k: int = DEFAULT_K, min_similarity: float | None = None, route_to: Route | None = None) -> GroundedAnswer:
     """Answer one customer question, grounded in the catalog and the ports table.
 
@@ -786,7 +786,7 @@ class CatalogNotLoaded(WorkshopError, RuntimeError):
         super().__init__(f"the product catalog is not loaded in this database; {self.fix}")
 
 
-def _ask(eng: Engine, question: str, *, llm, persona: str, use_cache: bool, k: int,
+def _ask(eng: Engine, question: str, *, llm: ChatModel | None, persona: str, use_cache: bool, k: int,
          min_similarity: float | None, route_to: Route | None) -> GroundedAnswer:
     sql = eng.statements.catalog
     model = getattr(llm, "model", None) or "none"
@@ -847,7 +847,7 @@ def _equipment_rows(eng: Engine, question: str, intent: str, *, k: int, threshol
     return result, phrase, named
 
 
-def _equipment_answer(eng: Engine, question: str, r: Route, *, llm, persona: str, model: str, k: int,
+def _equipment_answer(eng: Engine, question: str, r: Route, *, llm: ChatModel | None, persona: str, model: str, k: int,
                       threshold: float, min_similarity: float | None) -> tuple[GroundedAnswer, bool]:
     """EQUIPMENT_RAG and EQUIPMENT_AVAILABILITY, rendered from catalog rows: (answer, cacheable)."""
     result, phrase, named = _equipment_rows(eng, question, r.intent, k=k, threshold=threshold,
@@ -891,7 +891,7 @@ def _search_tool() -> dict:
     }}
 
 
-def _general(eng: Engine, question: str, r: Route, *, llm, persona: str, model: str, k: int,
+def _general(eng: Engine, question: str, r: Route, *, llm: ChatModel | None, persona: str, model: str, k: int,
              min_similarity: float | None) -> tuple[GroundedAnswer, bool]:
     """GENERAL_CONVERSATION: the model chats, with the catalog search as a tool.
 

@@ -3,12 +3,13 @@ generated keys, float32 vector blobs and the integrity checks `workshop doctor` 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workshop_lib.engines.dbtypes import Cursor
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.store_backend import StoreBackend
@@ -48,9 +49,11 @@ class EmbeddedBackend(StoreBackend):
         path = Path(self.engine.path)
         return [f for f in (path, path.with_name(path.name + "-wal")) if f.exists()]
 
-    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
-        cur.execute(sql, params)
-        return int(cur.lastrowid)
+    def insert_returning_seq(self, cur: Cursor, sql: str, params: Mapping[str, object]) -> int:
+        seq = cur.execute(sql, params).lastrowid
+        if seq is None:
+            raise RuntimeError("the INSERT gave no row id")
+        return seq
 
     def vector_param(self, values: list[float]) -> bytes:
         return np.asarray(values, dtype=np.float32).tobytes()

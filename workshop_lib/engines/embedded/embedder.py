@@ -11,7 +11,7 @@ import logging
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -24,11 +24,28 @@ _MAX_CHARS = 20_000
 _load_lock = threading.Lock()
 
 
+# What the workshop uses of WordLlama (the package ships no type information).
+class _Encoding(Protocol):
+    @property
+    def offsets(self) -> list[tuple[int, int]]: ...
+
+
+class _Tokenizer(Protocol):
+    def encode(self, text: str, *, add_special_tokens: bool) -> _Encoding: ...
+
+
+class _WordModel(Protocol):
+    @property
+    def tokenizer(self) -> _Tokenizer: ...
+
+    def embed(self, texts: list[str], *, norm: bool) -> np.ndarray: ...
+
+
 class ModelUnavailable(WorkshopError, RuntimeError):
     """The model's weights or tokenizer cannot be loaded; reinstalling the package fixes it."""
 
 
-def load():
+def load() -> _WordModel:
     with _load_lock:  # one load, even when several threads ask at once
         try:
             return _load()
@@ -53,7 +70,7 @@ def _package_folder() -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _load():
+def _load() -> _WordModel:
     # wordllama calls logging.basicConfig(level=INFO) when imported, which would print every
     # library's INFO lines (httpx, matplotlib...) in notebooks: put the root logger back.
     root = logging.getLogger()
@@ -65,7 +82,8 @@ def _load():
     root.handlers[:] = handlers
 
     folder = Path(wordllama.__file__).parent
-    return WordLlama.load(config="l2_supercat", dim=DIM, cache_dir=folder, disable_download=True)
+    model: _WordModel = WordLlama.load(config="l2_supercat", dim=DIM, cache_dir=folder, disable_download=True)
+    return model
 
 
 def embed(texts: list[str]) -> np.ndarray:
@@ -79,7 +97,8 @@ def embed(texts: list[str]) -> np.ndarray:
     vecs = load().embed([t[:_MAX_CHARS] for t in texts], norm=False)
     vecs = np.asarray(vecs, dtype=np.float32).reshape(len(texts), DIM)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-    return vecs / np.maximum(norms, 1e-12)
+    unit: np.ndarray = vecs / np.maximum(norms, 1e-12)
+    return unit
 
 
 def _has_surrogate(text: str) -> bool:
@@ -110,7 +129,8 @@ class WordLlamaModel(EmbeddingModel):
     dim = DIM
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        return embed(list(texts)).tolist()
+        vectors: list[list[float]] = embed(list(texts)).tolist()
+        return vectors
 
     def embed_for_store(self, texts: list[str]) -> list[Any]:
         """Vectors computed before the write transaction, so a bulk add holds the write lock

@@ -11,7 +11,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -288,7 +288,7 @@ class EmbeddedEngine(Engine):
                 cur.close()
 
     @staticmethod
-    def _retry_locked(step) -> None:
+    def _retry_locked(step: Callable[[], object]) -> None:
         deadline = time.monotonic() + LOCK_WAIT_S
         delay = 0.005
         while True:

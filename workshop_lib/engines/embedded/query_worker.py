@@ -20,9 +20,33 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
+from typing import TypedDict
 from urllib.parse import quote
 
 from workshop_lib.engines.readonly import capped_result
+
+
+class WorkerRequest(TypedDict):
+    """One query, as the engine sends it to the worker (a JSON line)."""
+
+    sql: str
+    params: dict[str, str | int | float | None]
+    max_rows: int
+    timeout_s: float
+    supplychain: str
+    denied_functions: list[str]
+
+
+class WorkerAnswer(TypedDict, total=False):
+    """The worker's JSON answer: the rows (a blob as {"blob": hex}), or why there are none."""
+
+    columns: list[str]
+    rows: list[list[object]]
+    truncated: bool
+    note: str
+    refused: str
+    timeout: bool
+
 
 MAX_SQL_VALUE_BYTES = 1024 * 1024     # any string or blob built while the query runs
 MAX_HEAP_BYTES = 192 * 1024 * 1024    # SQLite's own memory
@@ -42,17 +66,17 @@ def _limit_address_space() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     # JSON carries text and numbers; a (small, already capped) blob travels as hex.
     return {"blob": value.hex()} if isinstance(value, bytes) else value
 
 
-def run(request: dict) -> dict:
+def run(request: WorkerRequest) -> WorkerAnswer:
     deadline = time.monotonic() + float(request["timeout_s"])
     denied_functions = set(request["denied_functions"])
     denied: list[str] = []
 
-    def authorize(action, arg1, arg2, db_name, _source):
+    def authorize(action: int, arg1: str | None, arg2: str | None, db_name: str | None, _source: str | None) -> int:
         if action in ALLOWED:
             return sqlite3.SQLITE_OK
         if action == sqlite3.SQLITE_READ and db_name in ("SUPPLYCHAIN", None):
@@ -98,9 +122,10 @@ def run(request: dict) -> dict:
             "truncated": result.truncated, "note": result.note}
 
 
-def answer_one(line: str) -> dict:
+def answer_one(line: str) -> WorkerAnswer:
     try:
-        return run(json.loads(line))
+        request: WorkerRequest = json.loads(line)
+        return run(request)
     except MemoryError:
         return {"refused": "stopped: the query needed more memory than run_sql allows; select less"}
     except Exception as exc:  # noqa: BLE001 - the caller gets a refusal to show the model, never a traceback

@@ -3,13 +3,20 @@ OracleSupplyChain.load). Comments go to ALL_TAB_COMMENTS / ALL_COL_COMMENTS tabl
 of the same shape as Oracle's data dictionary views, where the engine's catalog() reads them."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
+from workshop_lib.engines.dbtypes import Cursor, Row, TableSpec, one_row
 from workshop_lib.engines.embedded import sql
 from workshop_lib.progress import progress as tqdm
 
+if TYPE_CHECKING:
+    from workshop_lib.engines.embedded.engine import EmbeddedEngine
 
-def seed(eng, tables, rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
+
+def seed(eng: EmbeddedEngine, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *,
+         progress: bool = True) -> dict[str, int]:
     """Create (or rebuild) every table, reload every row and comment in one transaction; returns counts."""
     owner = sql.SC_OWNER
     with eng.transaction() as cur:
@@ -35,18 +42,18 @@ def seed(eng, tables, rows: dict[str, list[tuple]], *, progress: bool = True) ->
         broken = cur.execute(sql.SC_FOREIGN_KEY_CHECK).fetchall()
         if broken:
             raise RuntimeError(f"SUPPLYCHAIN foreign keys broken after seeding: {broken[:5]}")
-        return {t.name: cur.execute(sql.sc_count(t)).fetchone()[0] for t in tables}
+        return {t.name: int(one_row(cur.execute(sql.sc_count(t)))[0]) for t in tables}
 
 
-def _existing_columns(cur, table_name: str) -> list[tuple[str, str]]:
+def _existing_columns(cur: Cursor, table_name: str) -> list[tuple[str, str]]:
     return [(r[1].upper(), r[2].upper()) for r in cur.execute(sql.sc_table_info(table_name))]
 
 
-def _wanted_columns(table) -> list[tuple[str, str]]:
+def _wanted_columns(table: TableSpec) -> list[tuple[str, str]]:
     return [(c.name, c.oracle_type.upper()) for c in table.columns]
 
 
-def _sqlite_value(value):
+def _sqlite_value(value: object) -> object:
     # SQLite has no date type: ISO text sorts and compares correctly.
     if isinstance(value, datetime):
         return value.isoformat(sep=" ")

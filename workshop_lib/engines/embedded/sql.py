@@ -7,25 +7,59 @@ The Oracle engine has a module of the same statement names (workshop_lib/engines
 """
 from __future__ import annotations
 
+from workshop_lib.engines.dbtypes import TableName, TableSpec
+
 # Statements written the same way for both engines are defined once (portable_sql.py).
-from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this dialect's set  # noqa: F401 - part of this module's statement set
-    AGENT_QUERIES,
-    CHUNK_DELETE,
-    MEMORY_PORTABLE,
-    META_INSERT,
-    META_SELECT,
-    PLAN_SQL,
-    RECORD_DELETE,
-    RECORD_SET_CONTENT,
-    RECORD_SET_METADATA,
-    THREAD_CHUNKS_DELETE,
-    THREAD_DELETE,
-    THREAD_GET,
-    THREAD_INSERT,
-    THREAD_RECORDS_DELETE,
-    THREADS_OF_AGENT,
-    THREADS_OF_USER,
-    with_prefix,
+from workshop_lib.engines.portable_sql import (  # re-exported: part of this module's statement set
+    AGENT_QUERIES as AGENT_QUERIES,
+)
+from workshop_lib.engines.portable_sql import (
+    CHUNK_DELETE as CHUNK_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    MEMORY_PORTABLE as MEMORY_PORTABLE,
+)
+from workshop_lib.engines.portable_sql import (
+    META_INSERT as META_INSERT,
+)
+from workshop_lib.engines.portable_sql import (
+    META_SELECT as META_SELECT,
+)
+from workshop_lib.engines.portable_sql import (
+    PLAN_SQL as PLAN_SQL,
+)
+from workshop_lib.engines.portable_sql import (
+    RECORD_DELETE as RECORD_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    RECORD_SET_CONTENT as RECORD_SET_CONTENT,
+)
+from workshop_lib.engines.portable_sql import (
+    RECORD_SET_METADATA as RECORD_SET_METADATA,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_CHUNKS_DELETE as THREAD_CHUNKS_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_DELETE as THREAD_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_GET as THREAD_GET,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_INSERT as THREAD_INSERT,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_RECORDS_DELETE as THREAD_RECORDS_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    THREADS_OF_AGENT as THREADS_OF_AGENT,
+)
+from workshop_lib.engines.portable_sql import (
+    THREADS_OF_USER as THREADS_OF_USER,
+)
+from workshop_lib.engines.portable_sql import (
+    with_prefix as with_prefix,
 )
 from workshop_lib.engines.statement_sets import (
     STATEMENT_NAMES,
@@ -458,7 +492,7 @@ SC_INSERT_COL_COMMENT = f"INSERT INTO {SC_OWNER}.ALL_COL_COMMENTS VALUES (:owner
 SC_FOREIGN_KEY_CHECK = f"PRAGMA {SC_OWNER}.foreign_key_check"
 
 
-def sc_create_table(table) -> str:
+def sc_create_table(table: TableSpec) -> str:
     lines = [f"{c.name} {c.oracle_type}{'' if c.nullable else ' NOT NULL'}" for c in table.columns]
     lines.append(f"PRIMARY KEY ({', '.join(table.primary_key)})")
     for fk in table.foreign_keys:
@@ -472,24 +506,24 @@ def sc_table_info(table_name: str) -> str:
     return f'PRAGMA {SC_OWNER}.table_info("{table_name}")'
 
 
-def sc_drop_table(table) -> str:
+def sc_drop_table(table: TableSpec) -> str:
     return f"DROP TABLE {SC_OWNER}.{table.name}"
 
 
-def sc_delete(table) -> str:
+def sc_delete(table: TableSpec) -> str:
     return f"DELETE FROM {SC_OWNER}.{table.name}"
 
 
-def sc_insert(table) -> str:
+def sc_insert(table: TableSpec) -> str:
     return (f"INSERT INTO {SC_OWNER}.{table.name} ({', '.join(table.column_names)}) "
             f"VALUES ({', '.join('?' * len(table.columns))})")
 
 
-def sc_count(table) -> str:
+def sc_count(table: TableName) -> str:
     return f"SELECT COUNT(*) FROM {SC_OWNER}.{table.name}"
 
 
-def sc_select(table, columns: list[str], limit: int) -> str:
+def sc_select(table: TableSpec, columns: list[str], limit: int) -> str:
     return (f"SELECT {', '.join(columns)} FROM {SC_OWNER}.{table.name} "
             f"ORDER BY {', '.join(table.primary_key)} LIMIT {int(limit)}")
 

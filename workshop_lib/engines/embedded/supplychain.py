@@ -11,14 +11,16 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.engines.dbtypes import Row, TableSpec
 from workshop_lib.engines.embedded import seed
 from workshop_lib.engines.embedded import sql as statements_module
+from workshop_lib.engines.embedded.query_worker import WorkerAnswer, WorkerRequest
 from workshop_lib.engines.readonly import QueryResult, SqlRefused, clean, plain_params
-from workshop_lib.engines.supplychain_schema import SupplyChainSchema
+from workshop_lib.engines.supplychain_schema import DataDictionary, SupplyChainSchema
 
 if TYPE_CHECKING:
     from workshop_lib.engines.embedded.engine import EmbeddedEngine
@@ -41,7 +43,7 @@ class _Worker:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      env=env)
 
-    def ask(self, request: dict, timeout_s: float) -> dict | None:
+    def ask(self, request: WorkerRequest, timeout_s: float) -> WorkerAnswer | None:
         """The answer, or None at the deadline (the process is then killed); raises OSError when
         the process is gone."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -54,7 +56,8 @@ class _Worker:
         line = self.proc.stdout.readline()
         if not line:
             raise OSError(f"exit code {self.proc.wait()}")
-        return json.loads(line)
+        answer: WorkerAnswer = json.loads(line)
+        return answer
 
     def kill(self) -> None:
         with contextlib.suppress(OSError):
@@ -67,7 +70,7 @@ _IDLE: list[_Worker] = []
 _IDLE_LOCK = threading.Lock()
 
 
-def _run_worker(request: dict, timeout_s: float) -> dict | None:
+def _run_worker(request: WorkerRequest, timeout_s: float) -> WorkerAnswer | None:
     """The worker's answer, or None when it did not answer within timeout_s (it is killed). An
     idle worker is reused; one that timed out, failed or was refused for memory is replaced."""
     with _IDLE_LOCK:
@@ -99,7 +102,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
     sql = statements_module
     engine: EmbeddedEngine
 
-    def load(self, tables: list[Any], rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
+    def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:
         return seed.seed(self.engine, tables, rows, progress=progress)
 
     def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
@@ -117,7 +120,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
         if not _QUERY_WORKERS.acquire(timeout=timeout_s):
             raise SqlRefused(f"busy: {MAX_QUERY_WORKERS} queries are running; try again in a few seconds")
         try:
-            request = {"sql": text, "params": plain_params(params), "max_rows": max_rows, "timeout_s": timeout_s,
+            request: WorkerRequest = {"sql": text, "params": plain_params(params), "max_rows": max_rows, "timeout_s": timeout_s,
                        "supplychain": str(self.engine.supplychain_path), "denied_functions": sorted(_DENIED_FUNCTIONS)}
             answer = _run_worker(request, timeout_s - (time.monotonic() - started))
         finally:
@@ -131,7 +134,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
         rows = [tuple(bytes.fromhex(v["blob"]) if isinstance(v, dict) else v for v in r) for r in answer["rows"]]
         return QueryResult(answer["columns"], rows, answer["truncated"], answer.get("note", ""))
 
-    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+    def nearest_ports(self, lon: float, lat: float) -> list[Row]:
         """(port name, UN/LOCODE, km) of the three ports nearest a point (haversine in SQL)."""
         return self.engine.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
 
@@ -146,7 +149,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
                 self.engine.conn.execute("PRAGMA reverse_unordered_selects=OFF")
 
     # ---------------------------------------------------------------- data dictionary
-    def data_dictionary(self, owner: str) -> dict:
+    def data_dictionary(self, owner: str) -> DataDictionary:
         """SUPPLYCHAIN's tables, columns and keys, read as Oracle's dictionary views would be."""
         owner = owner.upper()
         if owner != "SUPPLYCHAIN":
@@ -160,7 +163,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
         with self.engine._lock:
             return self._data_dictionary(owner, rows)
 
-    def _data_dictionary(self, owner: str, rows) -> dict:
+    def _data_dictionary(self, owner: str, rows: list[Row]) -> DataDictionary:
         col_comments = {
             (t, c): text
             for t, c, text in self.engine.query(
@@ -178,7 +181,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
                     "data_type": dtype.split("(")[0].upper(), "type_detail": dtype.upper(),
                     "nullable": not (notnull or pk), "comment": col_comments.get((table, col.upper())),
                 })
-            by_id: dict[int, dict] = {}
+            by_id: dict[int, dict[str, Any]] = {}
             for fid, _, ref_table, from_col, to_col, *_ in self.engine.conn.execute(
                 f'PRAGMA SUPPLYCHAIN.foreign_key_list("{table}")'
             ):

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import array
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
 
 import oracledb
 
+from workshop_lib.engines.dbtypes import Cursor, Row
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle.connection import (
@@ -70,8 +72,9 @@ class OracleBackend(StoreBackend):
                     if exc.code not in ("ORA-00942", "ORA-01418"):
                         raise
 
-    def insert_returning_seq(self, cur, sql: str, params: dict) -> int:
-        raw = cur.raw if isinstance(cur, OracleCursor) else cur
+    def insert_returning_seq(self, cur: Cursor, sql: str, params: Mapping[str, object]) -> int:
+        # This engine's cursors are OracleCursor, or the driver's own where a caller holds one.
+        raw = cur.raw if isinstance(cur, OracleCursor) else cast(oracledb.Cursor, cur)
         out = raw.var(oracledb.DB_TYPE_NUMBER)
         cur.execute(sql, {**params, "new_seq": out})
         value = out.getvalue()
@@ -79,15 +82,15 @@ class OracleBackend(StoreBackend):
             value = value[0]
         return int(value)
 
-    def vector_param(self, values: list[float]) -> array.array:
+    def vector_param(self, values: list[float]) -> array.array[float]:
         return array.array("f", [float(v) for v in values])
 
-    def read_text(self, value: Any) -> str | None:
-        if value is not None and hasattr(value, "read"):
+    def read_text(self, value: object) -> str | None:
+        if isinstance(value, oracledb.LOB):
             value = value.read()  # a LOB that was not fetched as a string
         if value == EMPTY_TEXT:
             return ""
-        return value
+        return None if value is None else str(value)
 
     def doctor_checks(self, prefix: str = "") -> list[Check]:
         """The user and its grants, run_sql's reader, vector memory, the model, the indexes, the reranker."""
@@ -106,7 +109,7 @@ class OracleBackend(StoreBackend):
             out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
         out.append(self.engine.supplychain.reader_check())
         out.append(self.engine.supplychain.reader_packages_check())
-        index_rows: list[tuple] = []
+        index_rows: list[Row] = []
         try:
             index_rows = self.engine.query(sc.CHECK_INDEXES, {"records_table": f"{prefix}RECORDS",
                                                        "chunks_table": f"{prefix}RECORD_CHUNKS"})

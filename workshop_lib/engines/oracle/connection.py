@@ -9,12 +9,13 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import oracledb
 
 from workshop_lib import config
+from workshop_lib.engines.dbtypes import Params, Row
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 from workshop_lib.engines.readonly import MAX_VALUE_BYTES, PartialValue
 from workshop_lib.errors import WorkshopError
@@ -110,7 +111,8 @@ def _connect_within(kwargs: dict[str, Any], seconds: float) -> oracledb.Connecti
         raise TimeoutError(f"no answer within {seconds:.0f} s")
     if "error" in box:
         raise box["error"]
-    return box["conn"]
+    conn: oracledb.Connection = box["conn"]
+    return conn
 
 
 def _refused(exc: BaseException) -> bool:
@@ -278,7 +280,7 @@ class OracleCursor:
                 raise OracleWorkshopError("query", again) from again
         return self
 
-    def executemany(self, statement: str, rows: list) -> None:
+    def executemany(self, statement: str, rows: Sequence[Params]) -> None:
         """Run a statement once per row. For an insert-if-missing MERGE, batch errors are on and
         only ORA-00001 is forgiven: two sessions that both saw no row both insert it, and the
         second meets the first's committed key (the row exists, which is all the MERGE wants)."""
@@ -293,32 +295,35 @@ class OracleCursor:
         except oracledb.Error as exc:
             raise OracleWorkshopError("query", exc) from exc
 
-    def _one_type_per_bind(self, rows: list) -> list:
+    def _one_type_per_bind(self, rows: list[Params]) -> list[Params]:
         """The driver types each bind of a batch from its first row, so a long text bound as a
         CLOB after a short one bound as VARCHAR2 is refused (DPY-3013) before anything is sent.
         When any row of the batch holds a LOB under a name, every text under that name becomes
         a CLOB too, and the bind is declared a CLOB (Cursor.setinputsizes) for rows holding None."""
         lob_names = {name for row in rows if isinstance(row, dict)
-                     for name, value in row.items() if isinstance(value, oracledb.LOB)}
+                     if isinstance(row, Mapping) for name, value in row.items() if isinstance(value, oracledb.LOB)}
         if not lob_names:
             return rows
         self.raw.setinputsizes(**{name: oracledb.DB_TYPE_CLOB for name in sorted(lob_names)})
         return [{name: self.engine._clob(value) if name in lob_names and isinstance(value, str) else value
-                 for name, value in row.items()} for row in rows]
+                 for name, value in row.items()} if isinstance(row, Mapping) else row for row in rows]
 
-    def fetchone(self):
-        return self.raw.fetchone()
+    def fetchone(self) -> Row | None:
+        row: Row | None = self.raw.fetchone()
+        return row
 
-    def fetchall(self):
-        return self.raw.fetchall()
+    def fetchall(self) -> list[Row]:
+        rows: list[Row] = self.raw.fetchall()
+        return rows
 
-    def fetchmany(self, size: int | None = None):
-        return self.raw.fetchmany(size) if size is not None else self.raw.fetchmany()
+    def fetchmany(self, size: int | None = None) -> list[Row]:
+        rows: list[Row] = self.raw.fetchmany(size) if size is not None else self.raw.fetchmany()
+        return rows
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Row]:
         return iter(self.raw)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:  # the rest of the driver's cursor, as it types it
         return getattr(self.raw, name)
 
 
@@ -327,7 +332,7 @@ AMBIGUOUS = "ORA-00918"  # column ambiguously defined
 _QUERY_START = re.compile(r"\s*(SELECT|WITH)\b", re.I)  # what the driver takes for a query
 
 
-def _within(conn, deadline: float) -> None:
+def _within(conn: oracledb.Connection, deadline: float) -> None:
     """Give the next round trip only what is left of the query's deadline (call_timeout is
     per round trip, so resetting it before each one bounds execute plus fetches together)."""
     remaining = deadline - time.monotonic()
@@ -418,7 +423,7 @@ def parse_declared(spec: str) -> tuple[str, int | None, int | None, int | None]:
     return base, int(a) if a else None, None, None
 
 
-def _input_size(spec: str):
+def _input_size(spec: str) -> oracledb.DbType | None:
     base = parse_declared(spec)[0]
     return {"VARCHAR2": oracledb.DB_TYPE_VARCHAR, "CHAR": oracledb.DB_TYPE_CHAR, "NUMBER": oracledb.DB_TYPE_NUMBER,
             "DATE": oracledb.DB_TYPE_DATE, "TIMESTAMP": oracledb.DB_TYPE_TIMESTAMP}.get(base)

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import oracledb
 
 from workshop_lib import config
 from workshop_lib.engines.base import Engine, EngineTraits, MemoryFactory, ResetPlan
+from workshop_lib.engines.dbtypes import Row
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.backend import OracleBackend
@@ -117,7 +118,8 @@ class OracleEngine(Engine):
     def _clob(self, value: str) -> oracledb.LOB:
         """A temporary CLOB holding `value` (Connection.createlob), for a text over 4,000 bytes
         and for every text of a batch that holds one."""
-        return self._live_conn().createlob(oracledb.DB_TYPE_CLOB, value)
+        lob: oracledb.LOB = self._live_conn().createlob(oracledb.DB_TYPE_CLOB, value)
+        return lob
 
     # ---------------------------------------------------------------- interface
     @contextlib.contextmanager
@@ -148,7 +150,7 @@ class OracleEngine(Engine):
             finally:
                 raw.close()
 
-    def query(self, sql: str, params: dict | None = None) -> list[tuple]:
+    def query(self, sql: str, params: Mapping[str, object] | None = None) -> list[Row]:
         with self.cursor() as cur:
             cur.execute(sql, params or {})
             return cur.fetchall() if cur.raw.description else []

@@ -6,8 +6,10 @@ import json
 import math
 import os
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from workshop_lib.engines.dbtypes import Candidate, one_row
 from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.engines.oracle import sql as statements_module
 
@@ -30,7 +32,7 @@ class OracleModel(EmbeddingModel):
         with self.engine.cursor() as cur:
             for text in texts:
                 cur.execute(statements_module.EMBED, {"q": text})
-                (vec,) = cur.fetchone()
+                (vec,) = one_row(cur)
                 out.append([float(x) for x in vec])
         return out
 
@@ -62,7 +64,7 @@ class OracleModel(EmbeddingModel):
             return "DBMS_VECTOR.RERANK"
         return None
 
-    def rerank(self, query: str, candidates: list[dict], top_k: int, content_key: str = "body") -> list[dict]:
+    def rerank(self, query: str, candidates: Sequence[Candidate], top_k: int, content_key: str = "body") -> list[Candidate]:
         """Reorder candidates with the configured reranker; without one, keep the vector order."""
         if not candidates or self.reranker() is None:
             return list(candidates[:top_k])
@@ -73,7 +75,7 @@ class OracleModel(EmbeddingModel):
             with self.engine.cursor() as cur:
                 for text in texts:
                     cur.execute(statement, {"q": query, "doc": text})
-                    scores.append(float(cur.fetchone()[0]))
+                    scores.append(float(one_row(cur)[0]))
         else:
             docs = json.dumps({"documents": texts})
             (result,) = self.engine.query(statements_module.RERANK_REST,

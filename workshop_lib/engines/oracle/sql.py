@@ -16,23 +16,53 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from workshop_lib.engines.dbtypes import TableName, TableSpec
+
 # Statements written the same way for both engines are defined once (portable_sql.py).
-from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this module's statement set
-    CHUNK_DELETE,
-    MEMORY_PORTABLE,
-    META_INSERT,
-    META_SELECT,
-    RECORD_DELETE,
-    RECORD_SET_CONTENT,
-    RECORD_SET_METADATA,
-    THREAD_CHUNKS_DELETE,
-    THREAD_DELETE,
-    THREAD_GET,
-    THREAD_INSERT,
-    THREAD_RECORDS_DELETE,
-    THREADS_OF_AGENT,
-    THREADS_OF_USER,
-    with_prefix,
+from workshop_lib.engines.portable_sql import (  # re-exported: part of this module's statement set
+    CHUNK_DELETE as CHUNK_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    MEMORY_PORTABLE as MEMORY_PORTABLE,
+)
+from workshop_lib.engines.portable_sql import (
+    META_INSERT as META_INSERT,
+)
+from workshop_lib.engines.portable_sql import (
+    META_SELECT as META_SELECT,
+)
+from workshop_lib.engines.portable_sql import (
+    RECORD_DELETE as RECORD_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    RECORD_SET_CONTENT as RECORD_SET_CONTENT,
+)
+from workshop_lib.engines.portable_sql import (
+    RECORD_SET_METADATA as RECORD_SET_METADATA,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_CHUNKS_DELETE as THREAD_CHUNKS_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_DELETE as THREAD_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_GET as THREAD_GET,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_INSERT as THREAD_INSERT,
+)
+from workshop_lib.engines.portable_sql import (
+    THREAD_RECORDS_DELETE as THREAD_RECORDS_DELETE,
+)
+from workshop_lib.engines.portable_sql import (
+    THREADS_OF_AGENT as THREADS_OF_AGENT,
+)
+from workshop_lib.engines.portable_sql import (
+    THREADS_OF_USER as THREADS_OF_USER,
+)
+from workshop_lib.engines.portable_sql import (
+    with_prefix as with_prefix,
 )
 from workshop_lib.engines.statement_sets import (
     STATEMENT_NAMES,
@@ -397,14 +427,14 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def sc_columns(table) -> list[tuple[str, str]]:
+def sc_columns(table: TableSpec) -> list[tuple[str, str]]:
     cols = [(c.name, c.oracle_type) for c in table.columns]
     if table.name == "PORTS":
         cols.append((PORT_LOCATION[0], PORT_LOCATION[1]))
     return cols
 
 
-def sc_create_table(table) -> str:
+def sc_create_table(table: TableSpec) -> str:
     lines = [f"{_ident(c.name)} {c.oracle_type}{'' if c.nullable else ' NOT NULL'}" for c in table.columns]
     if table.name == "PORTS":
         lines.append(f"{PORT_LOCATION[0]} {PORT_LOCATION[1]}")
@@ -418,22 +448,22 @@ def sc_create_table(table) -> str:
     return f"CREATE TABLE {SUPPLYCHAIN}.{_ident(table.name)} (\n    {body})"
 
 
-def sc_drop_table(table) -> str:
+def sc_drop_table(table: TableSpec) -> str:
     return f"DROP TABLE {SUPPLYCHAIN}.{_ident(table.name)} CASCADE CONSTRAINTS PURGE"
 
 
-def sc_delete(table) -> str:
+def sc_delete(table: TableSpec) -> str:
     return f"DELETE FROM {SUPPLYCHAIN}.{_ident(table.name)}"
 
 
-def sc_insert(table) -> str:
+def sc_insert(table: TableSpec) -> str:
     names = [c.name for c in table.columns]
     # Rows are tuples: python-oracledb binds them by position, the names are for reading.
     marks = ", ".join(f":{n.lower()}" for n in names)
     return f"INSERT INTO {SUPPLYCHAIN}.{_ident(table.name)} ({', '.join(names)}) VALUES ({marks})"
 
 
-def sc_comments(table) -> list[str]:
+def sc_comments(table: TableSpec) -> list[str]:
     name = f"{SUPPLYCHAIN}.{_ident(table.name)}"
     out = [f"COMMENT ON TABLE {name} IS {_literal(table.comment)}"]
     out += [f"COMMENT ON COLUMN {name}.{_ident(c.name)} IS {_literal(c.comment)}" for c in table.columns]
@@ -442,11 +472,11 @@ def sc_comments(table) -> list[str]:
     return out
 
 
-def sc_grant_select(table, grantee: str) -> str:
+def sc_grant_select(table: TableSpec, grantee: str) -> str:
     return f"GRANT SELECT ON {SUPPLYCHAIN}.{_ident(table.name)} TO {_ident(grantee.upper())}"
 
 
-def sc_count(table) -> str:
+def sc_count(table: TableName) -> str:
     return f"SELECT COUNT(*) FROM {SUPPLYCHAIN}.{_ident(table.name)}"
 
 
@@ -664,7 +694,7 @@ USING (SELECT :c AS cache_name, :k AS cache_key, :u AS user_id FROM dual) s
 )
 
 
-def sc_select(table, columns: list[str], limit: int) -> str:
+def sc_select(table: TableSpec, columns: list[str], limit: int) -> str:
     cols = ", ".join(_ident(c) for c in columns)
     return (f"SELECT {cols} FROM {SUPPLYCHAIN}.{_ident(table.name)} "
             f"ORDER BY {', '.join(table.primary_key)} FETCH FIRST {int(limit)} ROWS ONLY")
@@ -724,7 +754,7 @@ READER_DIRECTORY_GRANTS = """SELECT table_name, privilege FROM all_tab_privs
  WHERE type = 'DIRECTORY' AND grantee IN (USER, 'PUBLIC') ORDER BY table_name, privilege"""
 
 # The offline model's run_sql queries are portable SQL defined once, in the embedded module.
-from workshop_lib.engines.portable_sql import AGENT_QUERIES  # noqa: E402 - this dialect's set too
+from workshop_lib.engines.portable_sql import AGENT_QUERIES as AGENT_QUERIES  # noqa: E402 - this dialect's set too
 
 # ---------------------------------------------------------------- Part 8 document index
 # The same names as the embedded engine's DOCS (workshop_lib/parts/ingest). Chunks are

@@ -7,12 +7,13 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import oracledb
 
 from workshop_lib import config
+from workshop_lib.engines.dbtypes import Row, TableSpec
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle.connection import (
@@ -31,7 +32,7 @@ from workshop_lib.engines.oracle.connection import (
 )
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 from workshop_lib.engines.readonly import QueryResult, SqlRefused, capped_result, clean, plain_params
-from workshop_lib.engines.supplychain_schema import SupplyChainSchema
+from workshop_lib.engines.supplychain_schema import DataDictionary, SupplyChainSchema
 from workshop_lib.progress import progress as tqdm
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ class OracleSupplyChain(SupplyChainSchema):
                 _within(conn, deadline)
                 raw.execute(statements_module.READ_ONLY_TRANSACTION)
                 columns = self._run_wrapped(conn, raw, text, max_rows, deadline, dict(params or {}))
-                rows: list = []
+                rows: list[Row] = []
                 while len(rows) <= max_rows:
                     _within(conn, deadline)
                     batch = raw.fetchmany(max_rows + 1 - len(rows))
@@ -151,7 +152,8 @@ class OracleSupplyChain(SupplyChainSchema):
         return result
 
     @staticmethod
-    def _run_wrapped(conn, raw, text: str, max_rows: int, deadline: float, params: Mapping[str, Any]) -> list[str]:
+    def _run_wrapped(conn: oracledb.Connection, raw: oracledb.Cursor, text: str, max_rows: int, deadline: float,
+                     params: Mapping[str, Any]) -> list[str]:
         """Execute the wrapped query; returns the column names. Two result columns of one name
         (SELECT v.*, p.*) make `SELECT *` over the inline view fail with ORA-00918, which SQLite
         accepts: then the driver's describe (parse() of a query: no execution) gives the names and
@@ -177,7 +179,7 @@ class OracleSupplyChain(SupplyChainSchema):
         return names
 
 
-    def data_dictionary(self, owner: str) -> dict:
+    def data_dictionary(self, owner: str) -> DataDictionary:
         """Tables, columns and foreign keys of a schema with their comments (data dictionary)."""
         owner = owner.upper()
         rows = self.engine.query(statements_module.DICTIONARY_TABLES, {"owner": owner})
@@ -198,7 +200,7 @@ class OracleSupplyChain(SupplyChainSchema):
                 "data_type": data_type.split("(")[0], "type_detail": declared_type(data_type, length, precision, scale),
                 "nullable": nullable == "Y", "comment": comment,
             })
-        by_constraint: dict[tuple[str, str], dict] = {}
+        by_constraint: dict[tuple[str, str], dict[str, Any]] = {}
         for table, constraint, column, ref_table, ref_column in self.engine.query(
                 statements_module.DICTIONARY_FOREIGN_KEYS, {"owner": owner}):
             fk = by_constraint.setdefault((table, constraint), {
@@ -208,7 +210,7 @@ class OracleSupplyChain(SupplyChainSchema):
         return {"tables": tables, "columns": columns, "foreign_keys": list(by_constraint.values())}
 
     # ---------------------------------------------------------------- SUPPLYCHAIN
-    def load(self, tables: list[Any], rows: dict[str, list[tuple]], *, progress: bool = True) -> dict[str, int]:
+    def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:
         """Create (or rebuild) SUPPLYCHAIN as its owner, reload every row, comment, grant; returns counts.
 
         Safe to run again: rows are replaced in one transaction; tables are only rebuilt
@@ -254,7 +256,7 @@ class OracleSupplyChain(SupplyChainSchema):
         finally:
             owner.close()
 
-    def _grant_reader(self, cur: Any, tables: list[Any]) -> None:
+    def _grant_reader(self, cur: oracledb.Cursor, tables: Sequence[TableSpec]) -> None:
         """SELECT for run_sql's user; a reader that does not exist yet is a note, not a failed seed."""
         try:
             for t in tables:
@@ -266,7 +268,7 @@ class OracleSupplyChain(SupplyChainSchema):
                   "SUPPLYCHAIN; `make setup-oracle` creates it")
 
     @staticmethod
-    def _port_spatial_index(cur) -> None:
+    def _port_spatial_index(cur: oracledb.Cursor) -> None:
         """The geometry metadata and the spatial index SDO_NN needs, as the table's owner; a database
         without Oracle Spatial (the -slim images) only loses the nearest-port query, so it is a note."""
         sc = statements_module
@@ -291,7 +293,7 @@ class OracleSupplyChain(SupplyChainSchema):
             print(f"note: no spatial index on SUPPLYCHAIN.PORTS.LOCATION ({_first_line(exc)}); SDO_NN queries "
                   "will fail with ORA-13226, everything else works")
 
-    def nearest_ports(self, lon: float, lat: float) -> list[tuple]:
+    def nearest_ports(self, lon: float, lat: float) -> list[Row]:
         """(port name, UN/LOCODE, km) of the three ports nearest a point, by Oracle Spatial's SDO_NN."""
         return self.engine.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
 
@@ -343,7 +345,7 @@ class OracleSupplyChain(SupplyChainSchema):
         return Check(name, not aces and not directories, packages_detail(packages, aces, directories), fix)
 
 
-def packages_detail(packages: list[str], aces: list[tuple], directories: list[tuple]) -> str:
+def packages_detail(packages: list[str], aces: list[Row], directories: list[Row]) -> str:
     """The doctor's sentence: what PUBLIC may run, and what (if anything) lets those calls work."""
     network = [p for p in packages if p in statements_module.NETWORK_PACKAGES]
     files = [p for p in packages if p in statements_module.FILE_PACKAGES]
@@ -382,7 +384,7 @@ def _wanted_layout(table: Any) -> list[tuple[str, str]]:
     return [(c, declared_type(*parse_declared(ty))) for c, ty in statements_module.sc_columns(table)]
 
 
-def _load_rows(cur: Any, tables: list[Any], rows: dict[str, list[tuple]], *, progress: bool) -> None:
+def _load_rows(cur: oracledb.Cursor, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool) -> None:
     """Replace every row (children deleted first), then set the ports' geometry; not committed here."""
     sc = statements_module
     for t in reversed(tables):
@@ -394,7 +396,7 @@ def _load_rows(cur: Any, tables: list[Any], rows: dict[str, list[tuple]], *, pro
     cur.execute(sc.SC_SET_PORT_LOCATION)
 
 
-def _counts(cur: Any, tables: list[Any]) -> dict[str, int]:
+def _counts(cur: oracledb.Cursor, tables: Sequence[TableSpec]) -> dict[str, int]:
     counts = {}
     for t in tables:
         cur.execute(statements_module.sc_count(t))

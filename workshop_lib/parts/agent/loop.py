@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from workshop_lib.parts.agent import memory
 
 if TYPE_CHECKING:
+    from workshop_lib.core.llm import ChatModel
     from workshop_lib.engines.base import Engine
     from workshop_lib.parts.agent.tools import ToolRegistry, ToolResult
 
@@ -53,7 +54,7 @@ def assistant_message(reply) -> dict:
                            for c in reply.tool_calls]}
 
 
-def agent_turn(eng: Engine, llm, registry: ToolRegistry, thread_id: str, question: str, *, context: str = "",
+def agent_turn(eng: Engine, llm: ChatModel, registry: ToolRegistry, thread_id: str, question: str, *, context: str = "",
                max_iterations: int = 5, budget_s: float = 60.0, clock: Callable[[], float] = time.monotonic
                ) -> TurnResult:
     memory.log_message(eng, thread_id, "user", question)
