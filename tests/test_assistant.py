@@ -660,3 +660,22 @@ def test_a_plain_english_write_is_refused_and_adding_up_is_not():
     assert router.WRITE_REQUEST_RE.search("please add Valletta, MTMAR, to the list of ports")
     assert router.WRITE_REQUEST_RE.search("insert a new carrier called Blue Star")
     assert not router.WRITE_REQUEST_RE.search("add the two weights up for me")
+
+
+def test_a_path_between_two_tables_is_the_keys_along_it(eng):
+    from workshop_lib.parts.chat.answer import answer_question
+
+    a = answer_question(eng, "how would I walk from a manifest line to the vessel carrying it?")
+    subjects = re.findall(r"\[SUPPLYCHAIN\.([A-Z_]+\.[A-Z_]+)->", a.answer)
+    assert a.mode == "rag" and subjects[:3] == ["CARGO_ITEMS.CONTAINER_ID", "CONTAINERS.VOYAGE_ID", "VOYAGES.IMO_NUMBER"]
+
+
+def test_a_size_the_catalog_has_no_item_of_is_said_and_a_hyphenated_duration_priced(eng):
+    from workshop_lib.assistant import catalog_links
+    from workshop_lib.parts.chat.answer import answer_question
+
+    a = answer_question(eng, "do you rent 48-foot containers?")
+    assert a.mode == "fallback" and "48" in a.answer
+    item = next(i for i in catalog_links.ITEMS if i.item_id == "EQ-20DV")
+    a = answer_question(eng, "what would a 20' dry box cost me for a 12-day lease?")
+    assert f"USD {item.price_usd * 12:,.2f}" in a.answer

@@ -129,6 +129,16 @@ def best(question: str, items: Sequence[Item] = ITEMS) -> ItemLink | None:
     return ranked[0]
 
 
+def sizes_named(question: str) -> set[str]:
+    """The container sizes a question gives in feet ("53-foot", "a 40'")."""
+    return set(re.findall(r"\b(\d{2})\s*(?:'|\u2019|-?\s*(?:foot|feet|ft|footers?)\b)", question.lower()))
+
+
+def catalog_sizes() -> set[str]:
+    """The container sizes the catalog has an item of."""
+    return {m.group(1) for i in ITEMS if (m := re.match(r"(\d{2})'", i.name))}
+
+
 def sizes_allow(question: str, item: Item) -> bool:
     """False when the question gives container sizes and the item is a box of another size."""
     sized = [w for w in words(question) if w.isdigit()]
@@ -156,7 +166,8 @@ def quote(question: str, item: Item) -> Quote | None:
     """The cost of the quantity and duration a question gives ("10 reefers for 20 days"), when it
     gives them: a count of units (a number not followed by a time unit, a size or a distance) and,
     for an item leased per day, a number of days or weeks. None when the question gives no count."""
-    t = re.sub(r"\b(?:a|an|one)\s+(?=(?:days?|weeks?)\b)", "1 ", question.lower())  # "for a week"
+    t = re.sub(r"\b(\d{1,5})-(days?|weeks?)\b", r"\1 \2", question.lower())  # "a 30-day month": 30 days
+    t = re.sub(r"\b(?:a|an|one)\s+(?=(?:days?|weeks?)\b)", "1 ", t)  # "for a week"
     t = re.sub(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", lambda m: str(_NUMBER_WORDS[m.group(1)]), t)
     span = re.search(r"\b(\d{1,5})\s*(days?|weeks?)\b", t)
     days = int(span.group(1)) * _DAYS[span.group(2)] if span else None

@@ -93,8 +93,9 @@ def _live_label(eng: Engine, question: str, decision: router.RouteDecision, llm,
     """The router's LIVE_DATA: the rows, unless the question asks where a thing is kept (the schema's);
     when no query answers it, a document that passes the gates, or the schema facts when nothing in it
     asks for rows."""
-    if _WHERE_KEPT.search(question) and not assistant.named_records(eng, question):
-        # "where do I find a carrier's SCAC?": where a thing is kept is the schema's, not the rows'
+    if (_WHERE_KEPT.search(question) or _RELATION_RE.search(question)) and not assistant.named_records(eng, question):
+        # "where do I find a carrier's SCAC?", "how do I get from a cargo line to its ship?": where a thing
+        # is kept, and how tables are linked, are the schema's, not the rows'
         return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     live = _live(eng, question, decision)
     if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
@@ -361,6 +362,9 @@ def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) ->
         return refused
     if (compared := _rows_compared(eng, question, decision)) is not None:
         return compared
+    if (sizes := catalog_links.sizes_named(question)) and not sizes & catalog_links.catalog_sizes():
+        return _declined(decision, f"The catalog has no {' or '.join(sorted(sizes))}-foot equipment; its containers "
+                                   f"are {', '.join(sorted(catalog_links.catalog_sizes()))} foot.", "grounded (Part 5)")
     return _catalog_figures(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
 
 
@@ -523,7 +527,7 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
         vector = eng.model.embed([check_query(question)])[0]
     named = router.named_schema_objects(question)
     kind = _asked_kind(question)
-    if not named and not _RELATION_RE.search(question):
+    if not named and not (_RELATION_RE.search(question) and len(tables_in(question)) >= 2):
 
         named = assistant.schema_subjects(eng, question)  # a column named in words, linked by its comment
     turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
@@ -589,6 +593,16 @@ def _asked_kind(question: str) -> str | None:
 _RELATION_RE = router.RELATION_RE
 
 
+def _path_facts(eng: Engine, a: str, b: str, considered: list[Any]) -> list[Any]:
+    """The relationship facts of each foreign key on the schema's path between two tables, in order
+    ("a cargo line to its ship": CARGO_ITEMS -> CONTAINERS -> VOYAGES -> VESSELS)."""
+    schema, _ = assistant.knowledge(eng)
+    path = schema.path(a, b) or schema.path(b, a) or []
+    by_subject = {c.subject: c for c in considered if c.kind == "relationship"}
+    wanted = [f"{OWNER}.{t}.{col}->{OWNER}.{rt}" for t, col, rt, _ in path]
+    return [by_subject[w] for w in wanted if w in by_subject] if all(w in by_subject for w in wanted) else []
+
+
 def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
     """"Which table links containers to voyages?": the relationship facts between the tables the
     question names (in any words), and only those; the turn as it was when it names fewer than two."""
@@ -598,6 +612,8 @@ def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, v
     rel = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector, category="relationship", top_k=20)
     chunks = [c for c in rel.considered if c.kind == "relationship"
               and all(f".{t}" in c.subject for t in tables[:2])][:turn.top_k]
+    if not chunks:  # no key between the two: the keys along the schema's path from one to the other
+        chunks = _path_facts(eng, tables[0], tables[-1], rel.considered)
     for c in chunks:
         c.status = "kept"
         c.similarity = 1.0  # the relationship between the two tables asked about: named, as close as it gets

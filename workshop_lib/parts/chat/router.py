@@ -143,8 +143,8 @@ WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|field|table)s?\b|\bwha
 WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere (?:can|do|could) (?:i|we) "
                             r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",
                             _FLAGS)
-RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?|foreign key)\b",
-                         _FLAGS)
+RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?|foreign key)\b|"
+                         r"\bhow (?:do|can|would|should) (?:i|we|you) (?:get|go|navigate|trace|walk) from\b", _FLAGS)
 CAPACITY_RE = re.compile(r"\bhow (?:many|much)\b[^?]*\b(?:can|could|may)\b[^?]*\b(?:carry|hold|take|fit|load)\b", _FLAGS)
 DOC_RE = re.compile(
     r"\b(?:notice|notices|strike|claims?|incidents?|cut-?offs?|demurrage|detention|free days|filing|isf|ics2|"
