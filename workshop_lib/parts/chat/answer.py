@@ -515,6 +515,15 @@ _RANK = {"fallback": 0, "hybrid": 1, "rag": 2}
 _NO_DOCS = object()
 
 
+def _schema_named(eng: Engine, question: str) -> list[str]:
+    """The tables and columns a schema question names: as the schema writes them, else a column named
+    in words and linked by its comment; a link between two tables named is read from their keys instead."""
+    named = router.named_schema_objects(question)
+    if named or (_RELATION_RE.search(question) and len(tables_in(question)) >= 2):
+        return named
+    return assistant.schema_subjects(eng, question)
+
+
 def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, *, vector=None,
                compete: bool = False, docs: Any = _NO_DOCS) -> ChatAnswer:
     """Part 4's modes over the schema facts. A table or column the question names is answered
@@ -525,11 +534,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     is a fallback)."""
     if vector is None:
         vector = eng.model.embed([check_query(question)])[0]
-    named = router.named_schema_objects(question)
+    named = _schema_named(eng, question)
     kind = _asked_kind(question)
-    if not named and not (_RELATION_RE.search(question) and len(tables_in(question)) >= 2):
-
-        named = assistant.schema_subjects(eng, question)  # a column named in words, linked by its comment
     turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
                                category=None if named or kind is None else kind)
     if named:
