@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import graded_cells, run_notebook
+from conftest import cell_errors, graded_cells, run_notebook
 from nbclient import NotebookClient
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
@@ -37,12 +37,7 @@ def _run(nb, path, tmp_path, monkeypatch, engine: str = "embedded"):
 
 
 def _errors(nb) -> list[tuple[int, str]]:
-    found = []
-    for i, cell in enumerate(nb.cells):
-        for out in cell.get("outputs", []):
-            if out.output_type == "error":
-                found.append((i, "\n".join(out.traceback)))
-    return found
+    return cell_errors(nb.cells)
 
 
 def _plain(text: str) -> str:
@@ -52,17 +47,10 @@ def _plain(text: str) -> str:
 @pytest.fixture(scope="module", params=[pytest.param((p, e), id=f"{p.parent.name}-{e}",
                                                      marks=[pytest.mark.oracle] if e == "oracle" else [])
                                         for e in ("embedded", "oracle") for p in SOLUTIONS])
-def solution_run(request, tmp_path_factory):
-    """Each solution notebook executed once per engine for the whole module: "Run All" twice in one
-    kernel, as a learner does (the second pass is what shows every cell can be run again). The tests
-    below only read its outputs."""
+def solution_run(request, solution_runs):
+    """The shared run of each solution notebook on each engine (conftest.SolutionRuns)."""
     path, engine = request.param
-    nb = nbformat.read(path, as_version=4)
-    once = len(nb.cells)
-    nb.cells = nb.cells + copy.deepcopy(nb.cells)
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _run(nb, path, tmp_path_factory.mktemp(path.parent.name), monkeypatch, engine)
-    return path, nb, once
+    return (path, *solution_runs.get(path, engine))
 
 
 @pytest.mark.notebooks
