@@ -2,8 +2,10 @@
 ORACLE_DSN points at a bootstrapped database (`pytest -m oracle`)."""
 from __future__ import annotations
 
+import copy
 import os
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +109,39 @@ def run_notebook(nb, folder, data_dir, monkeypatch, *, engine: str = "embedded",
 def graded_cells(nb) -> list:
     """The check cells nbgrader grades."""
     return [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+class SolutionRuns:
+    """Each solution notebook executed once per engine per test session, "Run All" twice in one kernel
+    as a learner does (the second pass shows every cell can be run again). Tests that only read the
+    outputs share it; a test that needs a variant (a wrong TODO, cells moved) runs its own kernel and
+    says why. The notebooks returned are shared: copy one before changing it."""
+
+    def __init__(self, tmp_path_factory) -> None:
+        self._tmp = tmp_path_factory
+        self._runs: dict[tuple[Path, str], tuple] = {}
+
+    def get(self, path: Path, engine: str = "embedded") -> tuple:
+        """(the notebook with both passes' outputs, the number of cells in one pass)."""
+        import nbformat
+
+        if (path, engine) not in self._runs:
+            nb = nbformat.read(path, as_version=4)
+            once = len(nb.cells)
+            nb.cells = nb.cells + copy.deepcopy(nb.cells)
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                run_notebook(nb, path.parent, self._tmp.mktemp(f"{path.parent.name}-{engine}"), monkeypatch,
+                             engine=engine, allow_errors=True)
+            self._runs[path, engine] = (nb, once)
+        return self._runs[path, engine]
+
+
+@pytest.fixture(scope="session")
+def solution_runs(tmp_path_factory) -> SolutionRuns:
+    return SolutionRuns(tmp_path_factory)
+
+
+def cell_errors(cells) -> list[tuple[int, str]]:
+    """(cell index, traceback) of every error output."""
+    return [(i, "\n".join(out.traceback)) for i, cell in enumerate(cells)
+            for out in cell.get("outputs", []) if out.output_type == "error"]

@@ -92,6 +92,8 @@ needs_sandbox = pytest.mark.skipif(sandbox.problem() is not None, reason=f"no OS
 @pytest.mark.notebooks
 @needs_sandbox
 def test_round_trip(tmp_path):
+    # The solutions are graded here, not read from the shared run (conftest.SolutionRuns): what is
+    # tested is nbgrader in the sandbox, the re-check and the judge, and they execute the notebook themselves.
     subs = tmp_path / "submissions"
     for part in course.assignments():
         _put(subs, "full", part, nbformat.read(REPO / "solutions" / part / NB[part], as_version=4))
@@ -344,7 +346,7 @@ def hostile(tmp_path_factory):
     shutil.copy(REPO / "nbgrader_config.py", checkout)
     (checkout / "SECRET.txt").write_text(INSTRUCTOR_SECRET)
     subs = tmp / "submissions"
-    for name in HONEST:
+    for name in HONEST:  # graded beside the hostile ones in the same run: that is what is tested
         for part in ("part4", "part5"):
             _put(subs, name, part, nbformat.read(REPO / "solutions" / part / NB[part], as_version=4))
     for name, (part, gid, code) in HOSTILE.items():

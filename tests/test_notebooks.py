@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import graded_cells, run_notebook
+from conftest import cell_errors, graded_cells, run_notebook
 from nbclient.exceptions import CellExecutionError
 
 from workshop_lib.tools import release
@@ -20,6 +20,10 @@ LEARNER = sorted((REPO / "notebooks").glob("*/*.ipynb"))
 
 def _execute(path: Path, engine: str, data_dir: Path, monkeypatch) -> nbformat.NotebookNode:
     return run_notebook(nbformat.read(path, as_version=4), path.parent, data_dir, monkeypatch, engine=engine)
+
+
+def _code(path: Path) -> list[str]:
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
 
 
 def test_every_part_has_a_solution_and_a_learner_notebook():
@@ -48,10 +52,15 @@ def test_committed_without_outputs(path):
 
 @pytest.mark.notebooks
 @pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.parent.name)
-def test_learner_notebook_stops_at_first_todo(path, tmp_path, monkeypatch):
+def test_learner_notebook_stops_at_first_todo(path, tmp_path, monkeypatch, solution_runs):
     graded = graded_cells(nbformat.read(path, as_version=4))
-    if not graded:
-        _execute(path, "embedded", tmp_path, monkeypatch)  # a Part without TODOs runs through
+    if not graded:  # a Part without TODOs runs through
+        # Its learner notebook is its solution notebook, cell for cell: the solution's shared run
+        # (conftest.SolutionRuns) is read instead of executing the same code again.
+        solution = REPO / "solutions" / path.relative_to(REPO / "notebooks")
+        assert _code(path) == _code(solution), f"{path.name}: no TODOs, yet its code differs from the solution's"
+        nb, once = solution_runs.get(solution)
+        assert not cell_errors(nb.cells[:once]), f"{path.name}: {cell_errors(nb.cells[:once])[0][1][-800:]}"
         return
     with pytest.raises(CellExecutionError) as info:
         _execute(path, "embedded", tmp_path, monkeypatch)

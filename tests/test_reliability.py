@@ -128,12 +128,20 @@ def test_threads_sharing_one_engine_never_hang(tmp_path):
 
 # ---------------------------------------------------------------- 2. concurrent processes
 RACE_SCRIPT = """
-import sys, time
+import os, sys, time
 from workshop_lib import connect
-base, who, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+base, who, other = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def together(r):  # both processes start round r within about a millisecond of each other
+    open(f"{base}/ready{r}-{who}", "w").close()
+    deadline = time.monotonic() + 60
+    while not os.path.exists(f"{base}/ready{r}-{other}"):
+        if time.monotonic() > deadline:
+            sys.exit(f"the other process never reached round {r}")
+        time.sleep(0.001)
+
 for r in range(10):
-    while time.time() < start + r * 0.6:
-        time.sleep(0.005)
+    together(r)
     eng = connect("embedded", path=f"{base}/round{r}")
     eng.store.add([f"first setup {who} round {r}"], user_ids=eng.user_id, agent_ids=eng.agent_id)
     eng.close()
@@ -143,10 +151,12 @@ print("ok")
 
 def test_two_first_time_setups_at_once_never_crash(tmp_path):
     """Ten rounds of two processes creating the same fresh store at the same instant."""
-    start = f"{time.time() + 3:.3f}"
     env = {**os.environ, "WORKSHOP_ENGINE": "embedded"}
-    procs = [subprocess.Popen([PY, "-c", RACE_SCRIPT, str(tmp_path), who, start], cwd=REPO, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for who in "ab"]
+    # Each round starts when both are ready (a barrier of files), not at fixed instants: no waiting
+    # out a head start sized for a slow machine.
+    procs = [subprocess.Popen([PY, "-c", RACE_SCRIPT, str(tmp_path), who, other], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for who, other in (("a", "b"), ("b", "a"))]
     try:
         results = [p.communicate(timeout=90) for p in procs]
     finally:

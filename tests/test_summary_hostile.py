@@ -138,7 +138,7 @@ def _graded_table() -> pd.DataFrame:
 
 @pytest.mark.parametrize("failure", ["outputs is an int", "the summary itself fails"])
 def test_grade_keeps_the_review_list_and_the_hint_penalty_when_the_summary_fails(tmp_path, monkeypatch, failure):
-    import workshop_lib.tools.grading as grading
+    import workshop_lib.tools.cli as cli
 
     mallory = HOSTILE["outputs is an int"] if failure == "outputs is an int" else _notebook(_runs("no_overlap"))
     subs, out = _class(tmp_path, mallory), tmp_path / "out"
@@ -152,7 +152,7 @@ def test_grade_keeps_the_review_list_and_the_hint_penalty_when_the_summary_fails
     def broken(*_args, **_kwargs):
         raise RuntimeError("a chart library blew up")
 
-    monkeypatch.setattr(grading, "grade_folder", fake_grade_folder)
+    monkeypatch.setattr(cli, "grade_folder", fake_grade_folder)  # the name the CLI calls (imported at its top)
     monkeypatch.setattr(course, "hint_penalty", lambda *a: {2: 0.5})
     if failure == "the summary itself fails":
         monkeypatch.setattr(summary, "summarize", broken)
