@@ -679,3 +679,24 @@ def test_a_size_the_catalog_has_no_item_of_is_said_and_a_hyphenated_duration_pri
     item = next(i for i in catalog_links.ITEMS if i.item_id == "EQ-20DV")
     a = answer_question(eng, "what would a 20' dry box cost me for a 12-day lease?")
     assert f"USD {item.price_usd * 12:,.2f}" in a.answer
+
+
+def test_the_sentence_that_asks_is_planned_alone_when_the_rest_narrows_nothing(eng):
+    port = _one(eng, "SELECT p.PORT_NAME FROM {o}.PORTS p JOIN {o}.VOYAGES v ON v.ORIGIN_PORT_ID = p.PORT_ID "
+                     "WHERE p.PORT_NAME LIKE '%-%' LIMIT 1")[0][0]
+    word = port.split("-")[0].lower()
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                  f"WHERE p.PORT_NAME = '{port}'")[0][0]
+    a = _answer(eng, f"apologies for the slow replies, the {word} office wifi keeps dropping. which voyages leave {word}?")
+    assert re.search(rf"\b{n} voyages?\b", a.text) and port in a.text
+    # a sentence that narrows the question is never dropped: no answer rather than a wider one
+    a = assistant.answer_data(eng, f"only the ones still at sea please. which voyages leave {word}?")
+    assert a.text is None or "ACTIVE" in a.text
+
+
+def test_a_thing_of_the_users_never_told_is_not_answered_with_everyones(eng):
+    from workshop_lib.parts.chat.app import ChatService
+
+    body, mode = ChatService(eng).answer({"question": "hello, quick one. which voyage are our reefers on?",
+                                          "thread_id": None, "user_id": "a-new-user", "agent": False})
+    assert mode == "fallback" and "told" in body["answer"]

@@ -190,7 +190,8 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
         plan = planner.to_sql(spec, schema)
     except planner.NoPlan as exc:
         word = exc.word if isinstance(exc, planner.Unexplained) else None
-        return _first_part_alone(eng, question, links) or DataAnswer(None, None, str(exc), summary, unexplained=word)
+        return _the_question_alone(eng, question, values) or _first_part_alone(eng, question, links) \
+            or DataAnswer(None, None, str(exc), summary, unexplained=word)
     parts = clauses(question)
     if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
         return stepped
@@ -204,6 +205,40 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
                         uncovered(parts, plan, schema, values))
     return _with_second_part(eng, answer, links) if answer.uncovered else answer
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_TIME_WORDS = re.compile(r"\d|\b(?:tomorrow|yesterday|week|month|year|monday|tuesday|wednesday|thursday|friday|"
+                         r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|"
+                         r"november|december)\b", re.I)
+
+
+# "leave out the independents", "only reefers": a sentence that narrows what is asked
+_CONSTRAINS = re.compile(r"\b(?:only|just|except|exclud\w*|without|leave out|not|no|include\w*|skip|ignore|but|all)\b",
+                         re.I)
+
+
+def _narrows(context: str, asking: str, values: ValueIndex) -> bool:
+    """The context may narrow the question: a number or a time, a word that restricts, or a value of
+    the data the question itself does not name."""
+    asked = {str(lk.value) for lk in values.links(asking)}
+    return bool(_TIME_WORDS.search(context) or _CONSTRAINS.search(context)) \
+        or any(str(lk.value) not in asked for lk in values.links(context))
+
+
+def _the_question_alone(eng: Engine, question: str, values: ValueIndex) -> DataAnswer | None:
+    """"Sorry for the slow replies, the Antwerp office wifi is dying. Which voyages leave Antwerp?": the
+    one sentence that asks, planned alone, when the others name nothing the question does not (no
+    other value of the data, no number or time) so that no constraint is dropped; else None."""
+    sentences = [x for x in _SENTENCE_END.split(question.strip()) if x.strip()]
+    asking = [x for x in sentences if x.rstrip().endswith("?") or _ASKS.match(x)]
+    if len(sentences) < 2 or len(asking) != 1:
+        return None
+    context = " ".join(x for x in sentences if x is not asking[0])
+    if _narrows(context, asking[0], values):
+        return None
+    found = answer_data(eng, asking[0])
+    return found if found.text is not None else None
 
 
 def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnswer | None:

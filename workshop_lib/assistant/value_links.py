@@ -164,11 +164,11 @@ class ValueIndex:
 
     def _capitalised(self, question: str) -> set[str]:
         """Words written with a capital; a sentence's first word is capitalised whatever it is, so
-        there it counts only when the schema's comments do not use it as an ordinary word
-        ("Shipping cocoa..." is not COSCO)."""
+        there it counts only in capitals or when it is long and the schema's comments do not use it
+        as an ordinary word ("Shipping cocoa..." is not COSCO, "Long day" is not Long Beach)."""
         return {m.group(0).lower() for m in re.finditer(r"\b[A-Z][\w-]+", question)
-                if m.group(0).lower() not in self.plain or m.group(0).isupper()
-                or not re.search(r"(?:^|[.!?:])\W*$", question[:m.start()])}
+                if m.group(0).isupper() or not re.search(r"(?:^|[.!?:])\W*$", question[:m.start()])
+                or (m.group(0).lower() not in self.plain and len(m.group(0)) >= 6)}
 
     def _owners_of_word(self, word: str, capital: bool) -> list[tuple[str, str, Any]]:
         """The rows one word names: a carrier by its first word ("COSCO", or "hapag" in lower case when
@@ -179,7 +179,7 @@ class ValueIndex:
             return brand
         if len(word) < 4 or word in self.common or not self._name_word(word, capital):
             return []
-        return [(t, c, v) for n, t, c, v in self.names if word in n.split()]
+        return [(t, c, v) for n, t, c, v in self.names if word in re.split(r"[\s-]", n)]  # "antwerp" of Antwerp-Bruges
 
     def _name_word(self, word: str, capital: bool) -> bool:
         return capital or (word not in self.plain and len(word) >= 6)

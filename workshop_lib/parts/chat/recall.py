@@ -534,9 +534,12 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str) -> Cha
                             "asks", "rag", memory=source), [source])
 
 
-def _not_told(question: str) -> ChatAnswer | None:
-    """The honest fallback for a thing of the user's never told; None when the question is not about one."""
-    nouns = [n for n in personal.possessed_nouns(question) if personal.table_of_word(n)]
+def _not_told(eng: Engine, question: str) -> ChatAnswer | None:
+    """The honest fallback for a thing of the user's never told ("our boxes", "my reefers": a table or a
+    kind of row of the data); None when the question is not about one."""
+    _, values = assistant.knowledge(eng)
+    nouns = [n for n in personal.possessed_nouns(question)
+             if personal.table_of_word(n) or any(lk.how in ("exact", "explained") for lk in values.links(n))]
     if not nouns and not _TOLD.search(question):
         return None  # "which ports do we have?" is not about a remembered thing
     what = f"your {nouns[0]}" if nouns else "that"
@@ -692,7 +695,7 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
         return changed
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
     if rec is None:
-        return _said_answer(eng, question, user_id, agent_id) or _not_told(question)
+        return _said_answer(eng, question, user_id, agent_id) or _not_told(eng, question)
     return _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
 
 
