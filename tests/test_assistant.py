@@ -700,3 +700,11 @@ def test_a_thing_of_the_users_never_told_is_not_answered_with_everyones(eng):
     body, mode = ChatService(eng).answer({"question": "hello, quick one. which voyage are our reefers on?",
                                           "thread_id": None, "user_id": "a-new-user", "agent": False})
     assert mode == "fallback" and "told" in body["answer"]
+
+
+def test_days_of_a_date_range_are_explained_and_a_week_of_it_is_not_ignored(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES WHERE DEPARTURE_DATE BETWEEN '2025-05-10' AND '2025-05-20'")[0][0]
+    a = _answer(eng, "how many voyages depart between 10 and 20 May 2025, both days counted?")
+    assert re.search(rf"\b{n}\b", a.text)
+    a = assistant.answer_data(eng, "which voyages leave in the second week of May?")
+    assert a.text is None or "2025-05-08" in a.text  # never the whole month for one week of it

@@ -430,7 +430,13 @@ def _plan_vocabulary(schema: Schema, spec: Spec) -> set[str]:
         known |= {w for c in schema.columns[table] if c.is_date for w in schema.name_words(c)}
     for col in _plan_columns(spec):
         known |= col.words | set(words_of(col.name.replace("_", " ")))
+    if any(f.column.is_date and f.op in ("between", ">", "<", ">=", "<=") for f in spec.filters):
+        known |= _DATE_RANGE_WORDS  # "between 1 and 5 June, both days included"
     return known
+
+
+# (not "first week", "last days": those narrow the range, and a plan that ignores them must not run)
+_DATE_RANGE_WORDS = frozenset({"day", "days", "both", "included", "inclusive"})
 
 
 def _root(word: str) -> str:
