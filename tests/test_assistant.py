@@ -708,3 +708,16 @@ def test_days_of_a_date_range_are_explained_and_a_week_of_it_is_not_ignored(eng)
     assert re.search(rf"\b{n}\b", a.text)
     a = assistant.answer_data(eng, "which voyages leave in the second week of May?")
     assert a.text is None or "2025-05-08" in a.text  # never the whole month for one week of it
+
+
+def test_a_current_voyage_is_the_one_the_position_report_names(eng):
+    vessel, n = _one(eng, "SELECT v.VESSEL_NAME, COUNT(c.CONTAINER_ID) FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS v "
+                          "ON v.IMO_NUMBER = p.IMO_NUMBER JOIN {o}.CONTAINERS c ON c.VOYAGE_ID = p.VOYAGE_ID "
+                          "GROUP BY v.VESSEL_NAME ORDER BY v.VESSEL_NAME LIMIT 1")[0]
+    a = _answer(eng, f"how many boxes are on the {vessel}'s current voyage?")
+    assert re.search(rf"\b{n} containers?\b", a.text) and "ACTIVE" in a.text
+    port, m = _one(eng, "SELECT p.PORT_NAME, COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = "
+                        "v.ORIGIN_PORT_ID WHERE v.STATUS = 'ACTIVE' GROUP BY p.PORT_NAME ORDER BY COUNT(*) DESC, "
+                        "p.PORT_NAME LIMIT 1")[0]
+    a = _answer(eng, f"which sailings out of {port} are under way?")
+    assert re.search(rf"\b{m} voyages?\b", a.text)

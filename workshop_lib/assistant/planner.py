@@ -277,6 +277,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _date_filter(words, schema, spec, named)
     _comparison_filters(words, schema, spec, named, used_columns)
     _year_filter(words, schema, spec, used_columns)
+    _current_voyage(words, schema, spec)
     _qualifiers(words, spec, named, used_columns, schema)
     _negations(words, schema, spec, links)
     _action(words, schema, spec, named, used_columns)
@@ -359,6 +360,23 @@ def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
             return
 
 
+_CURRENT = re.compile(r"\b(?:current(?:ly)?|present)\s+(?:voyage|sailing|trip|rotation|journey)s?\b|"
+                      r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now)\b", re.I)
+
+
+def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"The Kyoto Express's current voyage", "voyages under way": the voyage a vessel is sailing now, whose
+    status the position report's voyage column names in its comment ("The ACTIVE voyage the vessel is
+    sailing"), when the rows are voyages or belong to one and no status is asked already."""
+    if not _CURRENT.search(words.text) or any(f.column.name == "STATUS" for f in spec.filters):
+        return
+    for t, column, voyage_table, _ in schema.foreign_keys:
+        status = _status_named(schema, voyage_table, t, column)
+        if status is not None and (spec.target == voyage_table or schema.is_parent_path(spec.target, voyage_table)):
+            spec.filters.append(Filter(status[0], "=", status[1], f"with {_label(status[0])} {status[1]}"))
+            return
+
+
 def _has_place(schema: Schema, table: str) -> bool:
     return any(c.name.endswith("_PORT_ID") or c.name == "LATITUDE" for c in schema.columns.get(table, [])) \
         or table == "PORTS"
@@ -399,13 +417,24 @@ _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right n
                      r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance)\b", re.I)
 
 
+def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
+    """Spans of words a filter of the plan stands for: "under way" for a status filter, "out of" for a
+    port of departure."""
+    spans = []
+    if any(f.column.name == "STATUS" for f in spec.filters):
+        spans += [m.span() for m in _CURRENT.finditer(words.text)]
+    if any(f.role == "ORIGIN" for f in spec.filters) or "ORIGIN" in spec.roles:
+        spans += [m.span() for m in re.finditer(r"\bout of\b", words.text, re.I)]
+    return spans
+
+
 def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     """A word the plan leaves unexplained ("crew", "fuel", "lost overboard") is a part of the
     question the rows would not answer: no plan. Words are explained by the comments of the
     tables and columns the plan uses, the plan's own words, and plain English function words."""
     known = _plan_vocabulary(schema, spec)
     roots = {_root(w) for w in known}  # "reporting" is explained by the comment's "report"
-    filler = [m.span() for m in _FILLER.finditer(words.text)]
+    filler = [m.span() for m in _FILLER.finditer(words.text)] + _said_by_the_plan(words, spec)
     for i, (start, _, raw) in enumerate(words.raw):
         if i in words.taken or raw[0].isdigit() or len(raw) < 3 or any(a <= start < b for a, b in filler):
             continue
