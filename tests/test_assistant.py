@@ -721,3 +721,16 @@ def test_a_current_voyage_is_the_one_the_position_report_names(eng):
                         "p.PORT_NAME LIMIT 1")[0]
     a = _answer(eng, f"which sailings out of {port} are under way?")
     assert re.search(rf"\b{m} voyages?\b", a.text)
+
+
+def test_us_dollars_is_a_currency_and_a_slash_joins_two_words(eng):
+    number, cents = _one(eng, "SELECT c.CONTAINER_NUMBER, SUM(i.UNIT_VALUE_CENTS * i.QUANTITY) FROM {o}.CONTAINERS c "
+                              "JOIN {o}.CARGO_ITEMS i ON i.CONTAINER_ID = c.CONTAINER_ID GROUP BY c.CONTAINER_NUMBER "
+                              "ORDER BY c.CONTAINER_NUMBER LIMIT 1")[0]
+    a = assistant.answer_data(eng, f"total declared value of everything in box {number}, in US dollars?")
+    assert a.text is not None and "United States" not in a.text
+    groups = _one(eng, "SELECT COUNT(DISTINCT SIZE_TYPE) FROM {o}.CONTAINERS")[0][0]
+    a = _answer(eng, "how many containers of each size/type are there?")
+    assert len(re.findall(r"^- ", a.text, re.M)) == groups
+    a = _answer(eng, "speed of the Kyoto Express in km/h")
+    assert "km/h" in a.text

@@ -82,7 +82,7 @@ one ones other another more most less least many much few all every each any som
 data database dataset file files system systems marked logged table tables row rows list listed total overall whole entire ever yet still will
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
-included inclusive supposed meant
+included inclusive supposed meant everything anything
 move moves moving moved transport transports transporting transported planned
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
@@ -155,6 +155,7 @@ class _Words:
 
     @classmethod
     def read(cls, text: str, links: list[Link]) -> _Words:
+        text = re.sub(r"(?<=[A-Za-z]{3})/(?=[A-Za-z]{3})", " ", text)  # "size/type": two words; not "km/h"
         raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
         mapped = map_words([re.sub(r"'s?$", "", w) for _, _, w in raw])  # "a voyage's ETA": the voyage
         taken = {i for i, (s, e, _) in enumerate(raw) if any(lk.start < e and s < lk.end for lk in links)}

@@ -106,6 +106,8 @@ class ValueIndex:
             pattern = r"\s+".join(re.escape(w) for w in phrase.split())
             plural = "(?:e?s)?" if len(phrase) > 3 else ""
             for m in re.finditer(rf"(?<![\w-]){pattern}{plural}(?!\w)", text):
+                if re.match(r"\s*dollars?\b", text[m.end():], re.I):
+                    continue  # "US dollars", "Singapore dollars": a currency, not a country or its code
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
                            for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
                 if same or not any(m.start() < e and s < m.end() for s, e in taken):
