@@ -102,12 +102,7 @@ class ValueIndex:
                 continue  # most phrases are nowhere in the question: a substring test is cheap
             if len(phrase) < 2 or _short_in_lower_case(question, phrase, how):
                 continue
-            # "panamanian-flagged" and "cartons" too; never a plural of a short code ("uses")
-            pattern = r"\s+".join(re.escape(w) for w in phrase.split())
-            plural = "(?:e?s)?" if len(phrase) > 3 else ""
-            for m in re.finditer(rf"(?<![\w-]){pattern}{plural}(?!\w)", text):
-                if re.match(r"\s*dollars?\b", text[m.end():], re.I):
-                    continue  # "US dollars", "Singapore dollars": a currency, not a country or its code
+            for m in _occurrences(phrase, text):
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
                            for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
                 if same or not any(m.start() < e and s < m.end() for s, e in taken):
@@ -203,6 +198,17 @@ def _short_forms(values: list[Any], table: str, column: str) -> list[tuple[str, 
     """"Pacific International Lines (PIL)": the short form in brackets names it too."""
     return [(_norm(m.group(1)), table, column, v, "exact") for v in values
             if (m := re.search(r"\(([A-Z][A-Z0-9&-]{1,9})\)", str(v)))]
+
+
+_A_CURRENCY = re.compile(r"\s*dollars?\b", re.I)
+
+
+def _occurrences(phrase: str, text: str) -> list[re.Match[str]]:
+    """Where a value's words stand in the text: "panamanian-flagged" and "cartons" too, never a plural
+    of a short code ("uses"), never a country or its code that names a currency ("US dollars")."""
+    pattern = r"\s+".join(re.escape(w) for w in phrase.split())
+    plural = "(?:e?s)?" if len(phrase) > 3 else ""
+    return [m for m in re.finditer(rf"(?<![\w-]){pattern}{plural}(?!\w)", text) if not _A_CURRENCY.match(text[m.end():])]
 
 
 def _description_words(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
