@@ -341,3 +341,15 @@ def test_pounds_are_a_weight_or_a_currency_by_the_words_around_them():
     (c,) = preferences.extract("please show prices in pounds")
     assert (c.dimension, c.unit) == ("currency", "GBP")
     assert preferences.render("gross weight 10,000 kg", {"weight": "lb"}) == "gross weight 22,046 lb"
+
+
+def test_a_thing_of_theirs_named_by_the_customer_it_is_for(eng, service):
+    box, voyage = eng.query("SELECT c.CONTAINER_NUMBER, v.VOYAGE_NUMBER FROM SUPPLYCHAIN.CONTAINERS c JOIN "
+                            "SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID ORDER BY c.CONTAINER_ID DESC LIMIT 1")[0]
+    threads: dict = {}
+    _ask(service, "m-kai", f"is {box} on time? Marlow Ceramics, our tile buyer, keep phoning about it", threads)
+    text, mode, body = _ask(service, "m-kai", "the Marlow box - which voyage is it on?", threads, "t2")
+    assert mode == "rag" and voyage in text and body["decision_explain"]["memory"]["memory_id"]
+    # another user naming the same customer gets nothing of m-kai's
+    text, mode, _ = _ask(service, "m-lou", "the Marlow box - which voyage is it on?", {}, "t1")
+    assert box not in text and voyage not in text

@@ -232,14 +232,29 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[Perso
     our, or no subject at all) that names a value: of the data, or a name, place or sum of theirs."""
     _, values = assistant.knowledge(eng)
     out = []
+    record = _the_one_record(text, values)
     for sentence in sentences(text):
         stated = statement_part(sentence)
         if not _may_be_personal(stated):
             continue
         entities = _entities(stated, values)
-        if entities:
-            out.append(_candidate(stated, entities, said_at))
+        if not entities:
+            continue
+        cand = _candidate(stated, entities, said_at)
+        if record is not None and not any(e[0] in _OWN_THINGS[:4] for e in entities) \
+                and any(e[:2] == (OWN, own_values.NAME) for e in entities):
+            # "what temp is EGHU0204096 at? Dalby Fresh Produce keep ringing me": the one record the
+            # turn names is the one its name of theirs is about (kept last: the memory's subject stays the name)
+            cand = dataclasses.replace(cand, entities=(*cand.entities, record))
+        out.append(cand)
     return out
+
+
+def _the_one_record(text: str, values: Any) -> tuple[str, str, str] | None:
+    """The one container, voyage, vessel or carrier a whole turn names, or None (none, or several)."""
+    found, _ = data_links(text, values.links(text))
+    records = {(lk.table, lk.column, str(lk.value)) for lk in found if lk.table in _OWN_THINGS[:4]}
+    return records.pop() if len(records) == 1 else None
 
 
 def _position(text: str, value: str) -> int | None:
@@ -613,6 +628,45 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
                         direct=True, quote=False)
     return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, noun,
                     direct=True, quote=not meta.get("change"))
+
+
+def by_their_name(eng: Engine, question: str, *, user_id: str, agent_id: str) -> tuple[Recalled, str] | None:
+    """"The Dalby box", "Hollis & Grange's container": a thing of the user's named by a name of theirs
+    (a customer, a haulier) that one of their memories ties to a record of the data. The record the
+    question's noun names (else the memory's first), and the question without the name; None when no
+    name of theirs is in the question or the memory ties it to nothing of the data."""
+    words = question_nouns(question)
+    for rec in reversed(_valid(eng, user_id, agent_id)):  # newest first
+        named = _named_thing(question, rec, words)
+        if named is None:
+            continue
+        said, (t, c, v) = named
+        noun = next((w for w, tt in words if tt == t), TABLE_NOUNS_BY_TABLE.get(t, t.lower()))
+        found = Recalled(rec.id, rec.content or "", str((rec.metadata or {}).get("said_at", "")), t, c, v, noun)
+        rest = re.sub(rf"\b{re.escape(said)}(?:['’]s)?\s*", "", question, count=1, flags=re.I)
+        return with_memory_words(found, rec), rest
+    return None
+
+
+def _named_thing(question: str, rec: Any, words: list[tuple[str, str | None]]) -> tuple[str, tuple[str, str, str]] | None:
+    """(the name as written, the record of the data the memory ties it to), or None."""
+    entities = [tuple(e) for e in (rec.metadata or {}).get("entities", [])]
+    things = [e for e in entities if e[0] in _OWN_THINGS[:4]]
+    names = [v for t, c, v in entities if (t, c) == (OWN, own_values.NAME)]
+    said = next((s for v in names if (s := _name_in(question, v)) is not None), None)
+    if said is None or not things:
+        return None
+    asked = [e for e in things if any(tt == e[0] for _, tt in words)] or things
+    return said, asked[0]
+
+
+def _name_in(question: str, name: str) -> str | None:
+    """The name as the question writes it: whole, or its first word when that is long enough to be its
+    own ("Dalby" of Dalby Fresh Produce); None when it is not there."""
+    for probe in (name, name.split()[0] if len(name.split()[0]) >= 4 else ""):
+        if probe and (m := re.search(rf"(?<![\w-]){re.escape(probe)}(?![\w-])", question, re.I)):
+            return m.group(0)
+    return None
 
 
 def substitute(question: str, recalled: Recalled) -> str:
