@@ -350,42 +350,45 @@ def _through_the_judge(tmp_path: Path, prepared: Path, variants: dict[str, str],
     return dict(zip(variants, statuses))
 
 
+def _visible_and_judged(tmp_path, prepared, variants: dict, right: dict, check: str, args: tuple[str, str],
+                        namespace, name: str) -> tuple[dict, dict]:
+    """(the visible check's verdicts, the judge's) for every variant; the visible check passes exactly
+    the solution and the correct variants."""
+    from tests import test_check_mistakes as mistakes
+    from workshop_lib import checks
+
+    def run(eng, source, fn):
+        ns = mistakes._define(source, fn, ns=namespace(eng))
+        getattr(checks.part6, check)(ns[name], eng)
+
+    expected = _in_process_statuses(prepared, tmp_path / "in-process", variants, run)
+    assert [n for n, s in expected.items() if s == "passed"] == ["solution", *right]
+    return expected, _through_the_judge(tmp_path / "judge", prepared, variants, check, args)
+
+
 def test_part6_count_rows_variants_get_the_same_verdict_in_the_judge(tmp_path, prepared):
     # Every wrong count_rows the check tests keep, and every correct variant: the judge (the tool run in the
     # learner's process, its queries served by the judge) gives the message the visible check gives.
     from tests import test_check_mistakes as mistakes
-    from workshop_lib import checks
 
     variants = {"solution": mistakes.p6_tool(), **mistakes.P6T_RIGHT,
                 **{name: make(mistakes.p6_tool()) for name, (make, _) in mistakes.P6T_WRONG.items()}}
-
-    def run(eng, source, name):
-        ns = mistakes._define(source, name, ns=mistakes._p6_tool_namespace(eng))
-        checks.part6.check_count_rows(ns["registry"], eng)
-
-    expected = _in_process_statuses(prepared, tmp_path / "in-process", variants, run)
-    assert [n for n, s in expected.items() if s == "passed"] == ["solution", *mistakes.P6T_RIGHT]
-    assert _through_the_judge(tmp_path / "judge", prepared, variants, "check_count_rows", ("registry", "eng")) == expected
+    expected, got = _visible_and_judged(tmp_path, prepared, variants, mistakes.P6T_RIGHT, "check_count_rows",
+                                        ("registry", "eng"), mistakes._p6_tool_namespace, "registry")
+    assert got == expected
 
 
 def test_part6_agent_turn_variants_get_the_same_verdict_in_the_judge(tmp_path, prepared):
     # Every wrong agent loop the check tests keep, and every correct variant: the judge (the loop run in the
     # learner's process, the model, the tools, the clock and the store served by the judge) says the same.
     from tests import test_check_mistakes as mistakes
-    from workshop_lib import checks
 
     variants = {"solution": mistakes.p6_solution(), **mistakes.P6_RIGHT,
                 **{name: make(mistakes.p6_solution()) for name, (make, _) in mistakes.P6_WRONG.items()}}
-
-    def run(eng, source, name):
-        ns = mistakes._define(source, name, ns=mistakes._p6_namespace(eng))
-        checks.part6.check_agent_turn(ns["agent_turn"], eng)
-
-    expected = _in_process_statuses(prepared, tmp_path / "in-process", variants, run)
-    assert [n for n, s in expected.items() if s == "passed"] == ["solution", *mistakes.P6_RIGHT]
+    expected, got = _visible_and_judged(tmp_path, prepared, variants, mistakes.P6_RIGHT, "check_agent_turn",
+                                        ("agent_turn", "eng"), mistakes._p6_namespace, "agent_turn")
     # The library's own loop passes the visible check; the grader gives it 0 (issue 35: the reference).
     expected["the library's loop"] = "review: the TODO calls the reference implementation"
-    got = _through_the_judge(tmp_path / "judge", prepared, variants, "check_agent_turn", ("agent_turn", "eng"))
     for name, why in WORDED_APART.items():  # the same verdict and the words the check tests ask for
         mine, theirs = got.pop(name), expected.pop(name)
         assert mine.startswith(theirs[:90]) and mine != theirs, why

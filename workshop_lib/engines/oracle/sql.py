@@ -22,47 +22,21 @@ from workshop_lib.engines.dbtypes import TableName, TableSpec
 from workshop_lib.engines.portable_sql import (  # re-exported: part of this module's statement set
     CHUNK_DELETE as CHUNK_DELETE,
 )
-from workshop_lib.engines.portable_sql import (
-    MEMORY_PORTABLE as MEMORY_PORTABLE,
-)
-from workshop_lib.engines.portable_sql import (
-    META_INSERT as META_INSERT,
-)
-from workshop_lib.engines.portable_sql import (
-    META_SELECT as META_SELECT,
-)
-from workshop_lib.engines.portable_sql import (
-    RECORD_DELETE as RECORD_DELETE,
-)
-from workshop_lib.engines.portable_sql import (
-    RECORD_SET_CONTENT as RECORD_SET_CONTENT,
-)
-from workshop_lib.engines.portable_sql import (
-    RECORD_SET_METADATA as RECORD_SET_METADATA,
-)
-from workshop_lib.engines.portable_sql import (
-    THREAD_CHUNKS_DELETE as THREAD_CHUNKS_DELETE,
-)
-from workshop_lib.engines.portable_sql import (
-    THREAD_DELETE as THREAD_DELETE,
-)
-from workshop_lib.engines.portable_sql import (
-    THREAD_GET as THREAD_GET,
-)
-from workshop_lib.engines.portable_sql import (
-    THREAD_INSERT as THREAD_INSERT,
-)
-from workshop_lib.engines.portable_sql import (
-    THREAD_RECORDS_DELETE as THREAD_RECORDS_DELETE,
-)
-from workshop_lib.engines.portable_sql import (
-    THREADS_OF_AGENT as THREADS_OF_AGENT,
-)
-from workshop_lib.engines.portable_sql import (
-    THREADS_OF_USER as THREADS_OF_USER,
-)
-from workshop_lib.engines.portable_sql import (
-    with_prefix as with_prefix,
+from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this dialect's statement set
+    MEMORY_PORTABLE,
+    META_INSERT,
+    META_SELECT,
+    RECORD_DELETE,
+    RECORD_SET_CONTENT,
+    RECORD_SET_METADATA,
+    THREAD_CHUNKS_DELETE,
+    THREAD_DELETE,
+    THREAD_GET,
+    THREAD_INSERT,
+    THREAD_RECORDS_DELETE,
+    THREADS_OF_AGENT,
+    THREADS_OF_USER,
+    with_prefix,
 )
 from workshop_lib.engines.statement_sets import (
     STATEMENT_NAMES,
