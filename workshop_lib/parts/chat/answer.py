@@ -117,13 +117,8 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
     question ("how many cargo lines are dangerous goods"); else the documents."""
     if (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
         return rows
-    if (figured := _catalog_figures(eng, question, decision)) is not None:
-        return figured
-    if (item := _catalog_item(eng, question)) is not None:
-        return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
-    if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question)) and _schema_subjects(eng, question):
-        return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
-    return _documents_only(eng, question, decision, llm, docs, vector)
+    return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
+        _documents_only(eng, question, decision, llm, docs, vector)
 
 
 def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
@@ -145,15 +140,21 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         # schema facts or documents (not a data question, which schema facts never answer):
         # let Part 4's gates compare the two (each can fall back)
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+    # the scores stay in decision_explain; the person reads a plain sentence
+    return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
+        _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
+
+
+def _catalog_or_column(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer | None:
+    """A figure worked out from the catalog's descriptions, the one catalog item a request describes, or
+    a schema question that names one column clearly ("does QUANTITY count pieces?"); else None."""
     if (figured := _catalog_figures(eng, question, decision)) is not None:
         return figured
     if (item := _catalog_item(eng, question)) is not None:
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
     if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question)) and _schema_subjects(eng, question):
-        # it asks about the schema and names one column clearly ("does QUANTITY count pieces?")
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
-    # the scores stay in decision_explain; the person reads a plain sentence
-    return _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
+    return None
 
 
 ASK_BACK = ("Name the table, column, vessel, voyage, port, piece of equipment or document you mean, and I will "
