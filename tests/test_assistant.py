@@ -734,3 +734,17 @@ def test_us_dollars_is_a_currency_and_a_slash_joins_two_words(eng):
     assert len(re.findall(r"^- ", a.text, re.M)) == groups
     a = _answer(eng, "speed of the Kyoto Express in km/h")
     assert "km/h" in a.text
+
+
+def test_the_reader_weighs_rare_words_reads_a_money_noun_and_declines_a_place_not_written():
+    from workshop_lib.assistant import document_reader
+
+    text = ("The Nordic Star sailed from Oslo with 300 containers. The Nordic Star reported heavy weather. "
+            "After the engine alarm the Nordic Star diverted to Bergen for repairs.")
+    reading = document_reader.read("where did the Nordic Star divert to after the alarm?", [{"subject": "x", "text": text}])
+    assert reading.sentence is not None and "Bergen" in reading.sentence
+    tariff = "Storage is free for 5 days. After that a storage fee of EUR 40 per day is charged at Antwerp."
+    reading = document_reader.read("storage fee at the terminal?", [{"subject": "t", "text": tariff}])
+    assert reading.kind == "amount" and "EUR 40" in reading.sentence
+    reading = document_reader.read("what is the storage fee at Gdansk?", [{"subject": "t", "text": tariff}])
+    assert reading.sentence is None  # the tariff never names Gdansk: it does not state it

@@ -11,6 +11,7 @@ languages of the corpus; everything else comes from the passages themselves.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -45,6 +46,9 @@ ASKS = [
     ("place", r"\bwhere\b|which (?:port|terminal|berth|city|country)|\bwo\b|d[oó]nde|\bo[uù]\b"),
     ("party", r"\bwho\b|which (?:company|carrier|party|authority|agent|insurer)|\bwer\b|qui[eé]n|\bqui\b"),
     ("number", r"how many|wie viele|cu[aá]nt[oa]s|combien de"),
+    # no interrogative of its own ("cosco plug-in fee for reefers?"): a word for money asks an amount
+    ("amount", r"\b(?:fees?|charges?|costs?|rates?|prices?|premiums?|penalt(?:y|ies)|surcharges?|tariffs?|"
+               r"geb(?:ü|ue)hr\w*|kosten|tarifa\w*|frais|tarif)\b"),
 ]
 _STOP = set("""the a an of in on at to for from and or is are was were be by as it its with what which who how when
 where this that there do does did can could would should will may must per after before than into""".split())
@@ -130,20 +134,46 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
 
 
 def read(question: str, passages: list[dict]) -> Reading:
-    """The answering sentence from the passages of the first passage's document (`subject`, `text`)."""
+    """The answering sentence from the passages of the first passage's document (`subject`, `text`):
+    among the sentences that hold the kind asked, the one whose shared words are rarest in the
+    document ("diverted" tells more than the ship's name every line repeats). None when a name the
+    question gives appears nowhere in those passages: they are about something else."""
     kind = asked_kind(question)
     if not passages:
         return Reading(kind, None, None)
     subject = passages[0].get("subject")
+    mine = [p for p in passages if p.get("subject") == subject]
+    if _names_missing(question, " ".join(str(p.get("text") or "") for p in mine)):
+        return Reading(kind, subject, None)
+    ranked = [(rank, s) for rank, p in enumerate(mine) for s in sentences(str(p.get("text") or ""))]
+    return Reading(kind, subject, _best_sentence(question, kind, ranked))
+
+
+def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]]) -> str | None:
+    """The sentence holding the kind asked whose words shared with the question are rarest in the
+    document (each counts 1 + log(sentences / sentences using it)), earlier passages first on a tie."""
+    df: dict[str, int] = {}
+    for _, s in ranked:
+        for w in _stems(s):
+            df[w] = df.get(w, 0) + 1
     wanted = _stems(question)
     best: tuple[float, str] | None = None
-    for rank, passage in enumerate(p for p in passages if p.get("subject") == subject):
-        for sentence in sentences(str(passage.get("text") or "")):
-            if kind is not None and not _holds(kind, sentence, question):
-                continue
-            score = len(wanted & _stems(sentence)) - 0.1 * rank
-            if best is None or score > best[0]:
-                best = (score, sentence)
-    if best is None or best[0] <= 0:
-        return Reading(kind, subject, None)
-    return Reading(kind, subject, best[1])
+    for rank, sentence in ranked:
+        if kind is not None and not _holds(kind, sentence, question):
+            continue
+        score = sum(1 + math.log(len(ranked) / df[w]) for w in wanted & _stems(sentence)) - 0.1 * rank
+        if best is None or score > best[0]:
+            best = (score, sentence)
+    return best[1] if best is not None and best[0] > 0 else None
+
+
+# a place the question names: a capitalised word after a preposition of place (in the corpus' four
+# languages; a German noun is capitalised anywhere, so a capital alone says nothing)
+_NAME = re.compile(r"\b(?:at|in|to|from|for|near|bei|nach|aus|en|à|a|de|del|desde|para|pour)\s([A-Z][a-zà-ÿ]{3,})\b")
+
+
+def _names_missing(question: str, text: str) -> bool:
+    """A place the question names ("at Felixstowe") that the document's passages never write."""
+    low = text.lower()
+    # its first six letters are enough: "Hamburger Hafen" is written "Hamburg", a German noun is capitalised
+    return any(m.group(1).lower()[:6] not in low for m in _NAME.finditer(question) if m.group(1).lower() not in _STOP)
