@@ -484,3 +484,13 @@ def test_a_code_a_document_holds_is_answered_from_that_document(docs_eng):
     a = answer_question(docs_eng, "what amount is claimed under CL-2025-0457")
     assert a.mode == "hybrid" and "14,820" in a.answer and "catalog" not in a.answer, a.answer
     assert a.used_chunks[0]["subject"] == "claims/water-damage-claim"
+
+
+def test_a_passage_that_only_resembles_the_question_is_no_answer(docs_eng):
+    # a question about rows, worded like a notice ("no ships are handled"): no document sentence shares two
+    # of its words, so the documents decline instead of quoting a passage that merely resembles it
+    a = answer_question(docs_eng, "welche Schiffe sind unter der Flagge von Malta registriert?")
+    assert a.mode == "fallback" or "Malta" in a.answer or "MT" in a.answer
+    # a place the tariff never names: not stated there
+    a = answer_question(docs_eng, "what are ONE's demurrage rates for imports at Gdansk?")
+    assert a.mode == "fallback"

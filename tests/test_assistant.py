@@ -748,3 +748,10 @@ def test_the_reader_weighs_rare_words_reads_a_money_noun_and_declines_a_place_no
     assert reading.kind == "amount" and "EUR 40" in reading.sentence
     reading = document_reader.read("what is the storage fee at Gdansk?", [{"subject": "t", "text": tariff}])
     assert reading.sentence is None  # the tariff never names Gdansk: it does not state it
+
+
+def test_a_when_after_a_dash_asks_a_date():
+    from workshop_lib.assistant import document_reader
+
+    assert document_reader.asked_kind("gate 7 at Felixstowe - when does it reopen?") == "date"
+    assert document_reader.asked_kind("what stops when a storm warning is raised") is None

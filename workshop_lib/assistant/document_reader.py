@@ -41,8 +41,8 @@ ASKS = [
     ("amount", r"how much|what (?:is the )?(?:fee|charge|cost|rate|price|amount|premium|penalty|surcharge)|"
                r"wie viel|wieviel|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
     # "when" asks only where it opens the question or a clause ("What stops when a signal is raised" does not)
-    ("date", r"(?:^|[,;]\s*|\band\s+)(?:\w+\s+)?when\b|what (?:date|day|time)|by what time|which day|"
-             r"(?:^|[,;]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline"),
+    ("date", r"(?:^|[,;:]\s*|\s[-–]\s*|\band\s+)(?:\w+\s+)?when\b|what (?:date|day|time)|by what time|which day|"
+             r"(?:^|[,;:]\s*|\s[-–]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline"),
     ("place", r"\bwhere\b|which (?:port|terminal|berth|city|country)|\bwo\b|d[oó]nde|\bo[uù]\b"),
     ("party", r"\bwho\b|which (?:company|carrier|party|authority|agent|insurer)|\bwer\b|qui[eé]n|\bqui\b"),
     ("number", r"how many|wie viele|cu[aá]nt[oa]s|combien de"),

@@ -873,6 +873,11 @@ def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, comp
         if reading.kind is not None and reading.sentence is None:
             return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
                              "you ask for, so I will not guess it from its passages.", "documents (Part 8)")
+        shared = document_reader._stems(docs.question) & document_reader._stems(reading.sentence or "")
+        if reading.kind is None and len(shared) < 2:
+            # no sentence of it shares two words with the question: it resembles the question, it does not answer it
+            return _declined(decision, f"The closest document ({reading.subject}) has no passage about what you ask, "
+                             "so I will not answer from it.", "documents (Part 8)")
         if reading.sentence is not None:
             text = f"According to {reading.subject}: \u201c{reading.sentence}\u201d\n\n" + text
     if llm is not None:
