@@ -169,7 +169,7 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
 
 # a place the question names: a capitalised word after a preposition of place (in the corpus' four
 # languages; a German noun is capitalised anywhere, so a capital alone says nothing)
-_NAME = re.compile(r"\b(?:at|in|to|from|for|near|bei|nach|aus|en|à|a|de|del|desde|para|pour)\s([A-Z][a-zà-ÿ]{3,})\b")
+_NAME = re.compile(r"\b(?:at|in|to|from|for|near|bei|nach|aus|von|im|am|en|à|a|de|del|desde|para|pour)\s([A-Z][a-zà-ÿ]{3,})\b")
 
 
 def _names_missing(question: str, text: str) -> bool:

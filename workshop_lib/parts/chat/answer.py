@@ -874,8 +874,9 @@ def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, comp
             return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
                              "you ask for, so I will not guess it from its passages.", "documents (Part 8)")
         shared = document_reader._stems(docs.question) & document_reader._stems(reading.sentence or "")
-        if reading.kind is None and len(shared) < 2:
-            # no sentence of it shares two words with the question: it resembles the question, it does not answer it
+        if reading.kind is None and not shared:
+            # no sentence of it shares a word with the question: it resembles the question, it does not answer it
+            # (one word is enough: an English question about a German notice shares only its names)
             return _declined(decision, f"The closest document ({reading.subject}) has no passage about what you ask, "
                              "so I will not answer from it.", "documents (Part 8)")
         if reading.sentence is not None:
