@@ -52,6 +52,7 @@ class DataAnswer:
     uncovered: str | None = None    # a part of the question the answer does not show
     second_plan: planner.Plan | None = None  # the plan of a second part asked on its own
     unexplained: str | None = None  # a word no plan explains: the question asks what the data does not hold
+    first_row: tuple[Any, ...] | None = None  # the row the answer shows first (a last part may ask about it)
 
 
 def link_summary(links: list[Link]) -> list[dict[str, Any]]:
@@ -203,7 +204,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     if text is None:
         return DataAnswer(None, plan, f"no row of {plan.what}", summary)
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
-                        uncovered(parts, plan, schema, values))
+                        uncovered(parts, plan, schema, values), first_row=tuple(result.rows[0]) if result.rows else None)
     return _with_second_part(eng, answer, links) if answer.uncovered else answer
 
 
@@ -249,7 +250,7 @@ def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnsw
     if not asked or asked[0] == question.strip() or question.strip().startswith(asked[-1]):
         return None
     cut = question.rfind(asked[-1])
-    first = answer_data(eng, re.sub(r"[\s,;-]*(?:and|so|also)?[\s,;-]*$", "", question[:cut], flags=re.I))
+    first = answer_data(eng, _before(question, asked[-1]))
     if first.text is None:
         return None
     return _with_second_part(eng, dataclasses.replace(first, uncovered=question[cut:].strip()), links)
@@ -262,30 +263,44 @@ def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema) 
     asked = [p for p in parts if _ASKS.match(p)]
     if len(asked) < 2 or not _PRONOUN.search(asked[-1]) or len(parts) > 3:
         return None
-    first_question = re.sub(r"[\s,;-]*(?:and|so|also)?[\s,;-]*$", "", question[: question.rfind(asked[-1])], flags=re.I)
-    first = answer_data(eng, first_question)
+    first = answer_data(eng, _before(question, asked[-1]))
     if first.text is None or first.plan is None or first.uncovered or first.rows_shown != 1:
         return None
-    name = _the_row_name(eng, first.plan, schema)
+    name = _the_row_name(first, schema)
     if name is None:
         return None
-    noun = next((n for n, t in TABLE_NOUNS.items() if t == first.plan.spec.target), "")
-    last = _PRONOUN.sub(f"{noun} {name}".strip(), re.sub(r"^(?:and|so|also)\s+", "", asked[-1], flags=re.I), count=1)
-    second = answer_data(eng, last)
+    second = answer_data(eng, _about(asked[-1], first.plan.spec.target, name))
+    return _joined(first, second, "then")
+
+
+def _the_row_name(answer: DataAnswer, schema: Schema) -> str | None:
+    """The name of the row an answer shows first; None when its plan shows no name."""
+    plan = answer.plan
+    if plan is None or answer.first_row is None:
+        return None
+    name = schema.name_column(plan.spec.target)
+    return str(answer.first_row[plan.columns.index(name)]) if name in plan.columns else None
+
+
+def _before(question: str, last: str) -> str:
+    """The question up to its last part, without the word that joined them ("..., and")."""
+    return re.sub(r"[\s,;-]*(?:and|so|also)?[\s,;-]*$", "", question[: question.rfind(last)], flags=re.I)
+
+
+def _about(part: str, table: str, value: str) -> str:
+    """A part asked on its own about one record: its pronoun replaced by the record ("who runs it" ->
+    "who runs vessel Ever Lunar")."""
+    noun = next((n for n, t in TABLE_NOUNS.items() if t == table), table.lower())
+    return _PRONOUN.sub(f"{noun} {value}", re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I), count=1)
+
+
+def _joined(first: DataAnswer, second: DataAnswer, word: str) -> DataAnswer | None:
+    """The two answers as one when the second shows all its part asks; None otherwise."""
     if second.text is None or second.uncovered is not None:
         return None
-    return dataclasses.replace(first, text=f"{first.text}\n{second.text}", second_plan=second.plan,
+    return dataclasses.replace(first, text=f"{first.text}\n{second.text}", uncovered=None, second_plan=second.plan,
                                rows_shown=first.rows_shown + second.rows_shown,
-                               reason=f"{first.reason}; then {second.reason}")
-
-
-def _the_row_name(eng: Engine, plan: planner.Plan, schema: Schema) -> str | None:
-    """The name of the one row a plan finds, read back by the same statement; None when it shows none."""
-    name = schema.name_column(plan.spec.target)
-    if name not in plan.columns:
-        return None
-    rows = eng.supplychain.read_only_query(plan.sql, max_rows=1, params=plan.params).rows  # the row shown first
-    return str(rows[0][plan.columns.index(name)]) if rows else None
+                               reason=f"{first.reason}; {word} {second.reason}")
 
 
 _PRONOUN = re.compile(r"\b(?:it|its|she|her|he|him|they|them|their)\b", re.I)
@@ -301,14 +316,7 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
     if len(records) != 1 or not _PRONOUN.search(part):
         return answer
     ((table, _, value),) = records
-    noun = next((n for n, t in TABLE_NOUNS.items() if t == table), table.lower())
-    second = answer_data(eng, _PRONOUN.sub(f"{noun} {value}", re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I),
-                                           count=1))
-    if second.text is None or second.uncovered is not None:
-        return answer
-    return dataclasses.replace(answer, text=f"{answer.text}\n{second.text}", uncovered=None, second_plan=second.plan,
-                               rows_shown=answer.rows_shown + second.rows_shown,
-                               reason=f"{answer.reason}; and {second.reason}")
+    return _joined(answer, answer_data(eng, _about(part, table, value)), "and") or answer
 
 
 # "..., and who owns it?", "... - where is she headed": a second question joined to the first

@@ -597,8 +597,6 @@ def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyon
 
 
 # What a remembered value is, to compare with what a question asks (own_values.asked_kind).
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
-                     r"forty|fifty|hundred|thousand|grand|k)\b", re.I)
 
 
 def _value_kind(rec: personal.Recalled) -> str | None:
@@ -640,7 +638,7 @@ def _unknown_thing(question: str, rec: personal.Recalled) -> str | None:
 
 def _words_hold(kind: str, words: str) -> bool:
     """The user's words hold a value of the kind asked: a number for a sum, any word for a name or place."""
-    return bool(_NUMBER.search(words)) if kind == own_values.MONEY else bool(words.strip())
+    return bool(own_values.NUMBER_RE.search(words)) if kind == own_values.MONEY else bool(words.strip())
 
 
 def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,

@@ -39,6 +39,9 @@ _ASKS_MONEY = re.compile(r"\bhow much\b|\b(?:rate|price|cost|charg(?:e|es|ed|ing
 _ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|town|country|based|located|office)\b", re.I)
 _ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|name)\b|\b(?:customer|client|buyer|consignee|company)s?\b", re.I)
 
+# a number in the user's words, in digits or words ("three hundred and ten", "minus eighteen", "5 grand")
+NUMBER_RE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+                       r"forty|fifty|hundred|thousand|grand|k|minus)\b", re.I)
 _CURRENCY = r"(?:USD|EUR|GBP|CNY|JPY|SGD|AED|dollars?|euros?|pounds?|bucks|[$€£¥])"
 _AMOUNT = r"\d{1,3}(?:[,.\s]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?[kK]\b)?"
 _PER = r"(?:\s+(?:per|a|an|each|/)\s*(?:[\w-]+)(?:\s+box|\s+container)?)?"

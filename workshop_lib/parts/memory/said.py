@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 MAX_MESSAGES = 400      # the newest user messages read, whatever the history's length
 MIN_SHARED = 2          # content words a statement must share with the question
 
-_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
-                     r"fifty|hundred|thousand|minus)\b", re.I)
 _CODE = re.compile(r"\b(?=[\w-]*\d)[A-Za-z0-9][\w-]{2,}\b")
 # What the question asks for, by its wh-word or the noun of what it asks (a small closed vocabulary).
 _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many|heavy|cold|warm|long)\b|\b(?:rate|price|cost|charg\w*|fee|paying|"
@@ -56,7 +54,7 @@ def _holds_asked(question: str, statement: str) -> bool:
     if _ASKS_TIME.search(question):
         return bool(own_values.time_said(new)) or bool(re.search(r"\b\d{1,2}(?:st|nd|rd|th)\b", new))
     if _ASKS_AMOUNT.search(question):
-        return bool(_NUMBER.search(new))
+        return bool(own_values.NUMBER_RE.search(new))
     if _ASKS_CODE.search(question):
         return bool(_CODE.search(new))
     return bool(_words(new))
