@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.assistant import planner, render
-from workshop_lib.assistant.schema_links import TABLE_NOUNS, Schema
+from workshop_lib.assistant.schema_links import TABLE_NOUNS, Schema, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link, ValueIndex
 from workshop_lib.engines.portable_sql import COMPOSE_SQL
 
@@ -191,8 +191,8 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
         plan = planner.to_sql(spec, schema)
     except planner.NoPlan as exc:
         word = exc.word if isinstance(exc, planner.Unexplained) else None
-        return _the_question_alone(eng, question, values) or _first_part_alone(eng, question, links) \
-            or DataAnswer(None, None, str(exc), summary, unexplained=word)
+        return _the_question_alone(eng, question, values) or _without_asides(eng, question, values) \
+            or _first_part_alone(eng, question, links) or DataAnswer(None, None, str(exc), summary, unexplained=word)
     parts = clauses(question)
     if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
         return stepped
@@ -215,8 +215,8 @@ _TIME_WORDS = re.compile(r"\d|\b(?:tomorrow|yesterday|week|month|year|monday|tue
 
 
 # "leave out the independents", "only reefers": a sentence that narrows what is asked
-_CONSTRAINS = re.compile(r"\b(?:only|just|except|exclud\w*|without|leave out|not|no|include\w*|skip|ignore|but|all)\b",
-                         re.I)
+_CONSTRAINS = re.compile(r"\b(?:only|just|except|exclud\w*|without|leave out|not|no|include\w*|skip|ignore|but|all|"
+                         r"below|above|under|over|less|more|fewer|greater|zero|minus|negative|positive)\b", re.I)
 
 
 def _narrows(context: str, asking: str, values: ValueIndex) -> bool:
@@ -239,6 +239,23 @@ def _the_question_alone(eng: Engine, question: str, values: ValueIndex) -> DataA
     if _narrows(context, asking[0], values):
         return None
     found = answer_data(eng, asking[0])
+    return found if found.text is not None else None
+
+
+_ASIDE = re.compile(r"\s*\(([^()]*)\)")
+
+
+def _without_asides(eng: Engine, question: str, values: ValueIndex) -> DataAnswer | None:
+    """"How many voyages are at sea (as of the data's reference date)?": the question planned without
+    the words in brackets, when they narrow nothing it asks (no value, number, time, restriction or
+    word of a column's name)."""
+    rest = _ASIDE.sub("", question)
+    asides = _ASIDE.findall(question)
+    schema = knowledge(eng)[0]
+    named = {w for cols in schema.columns.values() for c in cols for w in schema.name_words(c)} - set(TABLE_NOUNS) - _VAGUE
+    if not asides or not rest.strip() or any(_narrows(a, rest, values) or set(words_of(a)) & named for a in asides):
+        return None  # "(quantity x unit value)" says what to measure
+    found = answer_data(eng, rest)
     return found if found.text is not None else None
 
 

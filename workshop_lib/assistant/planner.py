@@ -49,7 +49,7 @@ COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters
                r"(?:^|\bthe |\ba |\btotal )number of")
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
               "altogether": "SUM", "worth": "SUM"}
-COMPARATORS = [(r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
+COMPARATORS = [(r"equal to|equals|exactly|set to|set at|=", "="), (r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
                 r"faster than|newer than|higher than|>", ">"),
                (r"at least|no less than|>=", ">="), (r"at most|no more than|up to|<=", "<="),
                (r"less than|under|below|fewer than|smaller than|lighter than|shorter than|slower than|"
@@ -64,7 +64,7 @@ every again into onto""".split())
 
 
 # How a comparison is said back: (of a quantity, of a year or date)
-_OP_WORDS = {">": ("over", "built after"), "<": ("under", "built before"), ">=": ("at least", "built in or after"),
+_OP_WORDS = {"=": ("of", "built in"), ">": ("over", "built after"), "<": ("under", "built before"), ">=": ("at least", "built in or after"),
              "<=": ("at most", "built in or before"), "between": ("between", "built between")}
 
 
@@ -209,7 +209,7 @@ def _number(text: str) -> float:
 def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     """(op, number, second number for between, position) for each comparison with a number."""
     out: list[tuple[str, float, float | None, int]] = []
-    num = r"(\d[\d,]*(?:\.\d+)?k?)"
+    num = r"(-?\d[\d,]*(?:\.\d+)?k?)"  # "set to -18": a set point below zero
     for said in (r"between", r"from"):  # "between 2010 and 2013", "from 2010 to 2013": both ends included
         m = re.search(rf"\b{said}\s+{num}\s+(?:and|to|till|until|through)\s+{num}", words.text, re.I)
         if m and m.start(1) not in words.used_numbers:
@@ -219,7 +219,7 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
         for m in re.finditer(rf"(?<![\w-])(?:{pattern})\s+(?:the\s+year\s+|a\s+|an\s+)?{num}", words.text, re.I):
             if not any(abs(m.start() - o[3]) < 3 for o in out) and m.start(1) not in words.used_numbers:
                 out.append((op, _number(m.group(1)), None, m.start()))
-                words.used_numbers.add(m.start(1))
+                words.used_numbers |= {m.start(1), m.start(1) + m.group(1).startswith("-")}  # the digits' place
     return out
 
 
@@ -729,13 +729,16 @@ def _role(words: _Words, link: Link) -> str:
     tail = " ".join(before.split()[-3:])
     if re.search(rf"\b(?:{ORIGIN_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
         return "ORIGIN"
-    if re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
+    # "for" says little ("same question for Qingdao: how many voyages start there?"): a verb of the
+    # question that says which end decides first
+    weak = re.search(r"\bfor\s*(?:the\s+)?(?:port\s+of\s+)?$", tail) and not re.search(r"\bbound for\s*$", tail)
+    if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
         return "DESTINATION"
     if words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)"):
         return "DESTINATION"
-    if words.has(r"depart\w*|leav\w*|origin|outbound"):
+    if words.has(r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*"):
         return "ORIGIN"
-    return "EITHER"
+    return "DESTINATION" if weak else "EITHER"
 
 
 def _said(col: Column, value: Any, role: str | None) -> str:
@@ -771,6 +774,10 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         if numeric[0].ref in words.ambiguous:
             raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
         return numeric[0]
+    if value < 0:  # "set to -18": the one column of the rows asked about whose comment allows a value below zero
+        signed = [c for c in schema.columns.get(spec.target, []) if c.numeric and re.search(r"\bnegative\b", c.comment, re.I)]
+        if len(signed) == 1:
+            return signed[0]
     if 1900 <= value <= 2100:
         years = [c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name]
         if years:

@@ -89,13 +89,20 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
                        _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs))
 
 
+# a count of rows ("how many voyages ... as of the data's reference date") asks the rows, not the schema
+_COUNTS_ROWS = re.compile(r"^(?:how many|number of)\b(?![^?]*\b(?:columns?|fields?|tables?|digits?|characters?)\b)",
+                          re.I)
+
+
 def _live_label(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
     """The router's LIVE_DATA: the rows, unless the question asks where a thing is kept (the schema's);
     when no query answers it, a document that passes the gates, or the schema facts when nothing in it
     asks for rows."""
-    if (_WHERE_KEPT.search(question) or _RELATION_RE.search(question)) and not assistant.named_records(eng, question):
+    if (_WHERE_KEPT.search(question) or _RELATION_RE.search(question)) and not assistant.named_records(eng, question) \
+            and not _COUNTS_ROWS.search(question):
         # "where do I find a carrier's SCAC?", "how do I get from a cargo line to its ship?": where a thing
-        # is kept, and how tables are linked, are the schema's, not the rows'
+        # is kept, and how tables are linked, are the schema's, not the rows' (unless it asks for rows:
+        # "how many voyages ... as of the data's reference date")
         return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     live = _live(eng, question, decision)
     if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
@@ -370,16 +377,17 @@ def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) ->
 
 
 # "heavier than 28 tonnes": a comparison over rows, not a load to carry
-_COMPARISON = re.compile(r"\b(?:" + "|".join(p for p, _ in planner.COMPARATORS[:4]) + r")\b", re.I)
+_COMPARISON = re.compile(r"(?<![\w-])(?:" + "|".join(p for p, _ in planner.COMPARATORS[:5]) + r")(?!\w)", re.I)
 
 
 def _rows_compared(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
-    """"Is any container heavier than 28 tonnes?": a comparison the planner turns into a filter on a
+    """"Is any container heavier than 28 tonnes?", "which reefers are set to -18?": a comparison the planner turns into a filter on a
     column of the data is about its rows, not about the catalog's items; None otherwise."""
     if not _COMPARISON.search(question):
         return None
     data = assistant.answer_data(eng, question)
-    if data.text is None or data.plan is None or not any(f.op in (">", "<", ">=", "<=") for f in data.plan.spec.filters):
+    if data.text is None or data.plan is None or not any(f.op in (">", "<", ">=", "<=") or (f.op == "=" and f.column.numeric)
+                                                         for f in data.plan.spec.filters):
         return None
     return _composed(data, decision)
 
