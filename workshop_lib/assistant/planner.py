@@ -49,7 +49,8 @@ COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters
                r"(?:^|\bthe |\ba |\btotal )number of")
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
               "altogether": "SUM", "worth": "SUM"}
-COMPARATORS = [(r"equal to|equals|exactly|set to|set at|=", "="), (r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
+COMPARATORS = [(r"equal to|equals|exactly|set to|set at|=", "="),
+               (r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
                 r"faster than|newer than|higher than|>", ">"),
                (r"at least|no less than|>=", ">="), (r"at most|no more than|up to|<=", "<="),
                (r"less than|under|below|fewer than|smaller than|lighter than|shorter than|slower than|"
