@@ -71,11 +71,20 @@ def names_other_identifier(question: str) -> bool:
     return any(m.group(0) not in _ITEM_IDS for m in IDENTIFIER_RE.finditer(question))
 
 
-def asks_for_item(question: str) -> bool:
+def asks_for_item(question: str, *, described: bool = False) -> bool:
+    """A request for equipment or a service: said so, or (with `described`) described so that one item
+    clearly leads."""
     if _REQUEST_RE.search(question):
         return True
     ranked = rank(question)
-    return _NEED_RE.search(question) is not None and bool(ranked) and ranked[0].score >= 2 * MIN_SCORE
+    return bool(ranked) and ranked[0].score >= 2 * MIN_SCORE and (_NEED_RE.search(question) is not None
+                                                                  or (described and _clear_lead(ranked)))
+
+
+def _clear_lead(ranked: list[ItemLink]) -> bool:
+    """One item shares twice the weight of words with the question that any other does ("condensation"
+    and "coffee" for the ventilated box): the description points at it, however the request is put."""
+    return ranked[0].score >= 2 * MIN_SCORE and (len(ranked) == 1 or ranked[0].score >= 2 * ranked[1].score)
 
 
 @dataclass(frozen=True)
@@ -114,15 +123,15 @@ def rank(question: str, items: Sequence[Item] = ITEMS) -> list[ItemLink]:
     return sorted(out, key=lambda link: -link.score)
 
 
-def best(question: str, items: Sequence[Item] = ITEMS) -> ItemLink | None:
+def best(question: str, items: Sequence[Item] = ITEMS, *, described: bool = False) -> ItemLink | None:
     """The one item the question describes, when its words clearly point at it: the item's words are
     at least half of the question's own content words (a storage charge at a terminal shares only
-    "terminal" with drayage); else None."""
+    "terminal" with drayage), or (with `described`) it clearly leads the others; else None."""
     ranked = rank(question, items)
     if not ranked or ranked[0].score < MIN_SCORE:
         return None
     own = words(question) - _TABLE_WORDS - _REQUEST_WORDS - _PLACE_WORDS
-    if len(ranked[0].words) < 0.5 * len(own):
+    if len(ranked[0].words) < 0.5 * len(own) and not (described and _clear_lead(ranked)):
         return None
     if len(ranked) > 1 and ranked[0].score - ranked[1].score < MIN_LEAD:
         return None

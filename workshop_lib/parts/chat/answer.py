@@ -157,7 +157,7 @@ def _catalog_or_column(eng: Engine, question: str, decision: router.RouteDecisio
     a schema question that names one column clearly ("does QUANTITY count pieces?"); else None."""
     if (figured := _catalog_figures(eng, question, decision)) is not None:
         return figured
-    if (item := _catalog_item(eng, question)) is not None:
+    if (item := _catalog_item(eng, question, decision)) is not None:
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
     if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question)) and _schema_subjects(eng, question):
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
@@ -301,24 +301,35 @@ def _schema_subjects(eng: Engine, question: str) -> list[str]:
     return assistant.schema_subjects(eng, question)
 
 
-def _catalog_item(eng: Engine, question: str) -> Any:
+def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | None = None) -> Any:
     """The catalog item a request describes ("a box for marble blocks lowered in by crane"), when
     its description clearly matches and the question names no record of the data (a vessel, a
-    carrier, a voyage: the catalog knows nothing about them); else None."""
-    if not catalog_links.asks_for_item(question) or assistant.named_records(eng, question) \
+    carrier, a voyage: the catalog knows nothing about them); else None. With the router's decision,
+    a need described without asking ("cocoa keeps arriving with condensation damage") counts too,
+    unless the question reads as one about the data, the schema or the documents."""
+    described = decision is not None and _only_described(eng, question, decision)
+    if not catalog_links.asks_for_item(question, described=described) or assistant.named_records(eng, question) \
             or catalog_links.names_other_identifier(question):
         return None  # a record of the data, or a claim, booking or document number: not the catalog's
-    link = catalog_links.best(question)
+    link = catalog_links.best(question, described=described)
     named = grounded.named_items(question)
     if link is None or (len(named) == 1 and not catalog_links.sizes_allow(question, link.item)):
         return None  # one item named, in a size the question gives: Part 5's handler reads it
     return link.item
 
 
+def _only_described(eng: Engine, question: str, decision: router.RouteDecision) -> bool:
+    """Nothing but the words of a need: no figure (a size in feet aside), no wording of the data, no
+    schema column it names, and the router leans to neither the schema nor the documents."""
+    figures = re.sub(r"\b\d{2}\s*(?:'|\u2019|-?\s*(?:foot|feet|ft)\b)", "", question)
+    return decision.label not in (router.DOCS, router.SCHEMA) and not decision.cues[router.LIVE] \
+        and not re.search(r"\d", figures) and not assistant.schema_subjects(eng, question)
+
+
 def _or_catalog(eng: Engine, question: str, decision: router.RouteDecision, answer: ChatAnswer) -> ChatAnswer:
     """A handler that could not ground the question hands it to the catalog when a catalog item's
     description matches the request; otherwise its fallback stands."""
-    if answer.mode != "fallback" or (item := _catalog_item(eng, question)) is None:
+    if answer.mode != "fallback" or (item := _catalog_item(eng, question, decision)) is None:
         return answer
     return _catalog_answer(eng, question, decision, item, f"{decision.label} could not ground it; a catalog "
                                                           "item's description matches the need")
