@@ -141,6 +141,9 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
     """The first word naming a table other than the remembered thing's ("the vessel" of a box), or
     None; with the words kept to look for a column in."""
     possessed = set(personal.possessed_nouns(question))
+    # the user's own words for their thing explain themselves ("placed by" of "the booking was placed by Raul")
+    possessed |= {personal.stem(w.lower()) for w in re.findall(r"[A-Za-z][\w'-]*", rec.text)
+                  if personal.table_of_word(w) is None}
     role_words = {w for names in own_values.ROLES.values() for w in names}
     words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
     # a noun of the data used as a verb after its subject ("who did we ship with") names no table

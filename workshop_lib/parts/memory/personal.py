@@ -86,8 +86,8 @@ def table_of_word(word: str) -> str | None:
     mapped = SYNONYMS.get(w, w)
     if mapped in TABLE_NOUNS:
         return TABLE_NOUNS[mapped]
-    for noun in list(SYNONYMS) + list(TABLE_NOUNS):  # a typo keeps most of the word
-        if len(w) >= 5 and fuzz.ratio(w, noun) >= 80:
+    for noun in list(SYNONYMS) + list(TABLE_NOUNS):  # a typo keeps most of the word, and its start ("placed" is no "packed")
+        if len(w) >= 5 and w[:2] == noun[:2] and fuzz.ratio(w, noun) >= 80:
             return TABLE_NOUNS.get(SYNONYMS.get(noun, noun))
     return None
 
