@@ -24,10 +24,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from workshop_lib.engines.registry import engine_class
+
 ROOT = Path(__file__).resolve().parents[2]
 LIB = ROOT / "workshop_lib"
-ENGINES = {"embedded": "workshop_lib.engines.embedded.engine:EmbeddedEngine",
-           "oracle": "workshop_lib.engines.oracle.engine:OracleEngine"}
+ENGINES = ("embedded", "oracle")
 EXPOSED = ("statements", "model", "supplychain", "backend")
 APART = {"store": "workshop_lib.core.store:MemoryStore", "memory": "workshop_lib.core.memory_client:MemoryClient"}
 # The code built on the engine: what it reaches back into.
@@ -94,8 +95,8 @@ def _attribute_class(engine: type, attr: str) -> type | None:
 
 def members() -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
-    for name, spec in ENGINES.items():
-        engine = _load(spec)
+    for name in ENGINES:
+        engine = engine_class(name)
         row = {"engine": len(public_members(engine))}
         for attr in EXPOSED:
             cls = _attribute_class(engine, attr)
@@ -132,13 +133,13 @@ def backrefs() -> tuple[int, list[str]]:
 
 
 def conn_uses() -> list[str]:
-    """`x.conn` outside workshop_lib/engines, x not `self` (a test's own fake connection holder)."""
+    """`x.conn` (or `x._conn`) outside workshop_lib/engines, x not `self` (a test's own fake connection holder)."""
     found = []
     for path in _python_files(LIB, ROOT / "tests", ROOT / "bench"):
         if path.is_relative_to(LIB / "engines"):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Attribute) and node.attr == "conn" and ast.unparse(node.value) != "self":
+            if isinstance(node, ast.Attribute) and node.attr in ("conn", "_conn") and ast.unparse(node.value) != "self":
                 found.append(f"{_rel(path)}:{node.lineno} {ast.unparse(node)}")
     return found
 
