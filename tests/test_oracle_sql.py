@@ -808,3 +808,17 @@ def test_memory_block_cites_the_oracle_documentation_of_its_constructs():
     ddl = " ".join(s for _, stmts in osql.MEMORY.MIGRATIONS for s in stmts)
     for construct in ("ON DELETE CASCADE", "GENERATED ALWAYS AS IDENTITY", "IS JSON", "SYS_EXTRACT_UTC(SYSTIMESTAMP)"):
         assert construct in ddl, construct
+
+
+def test_the_oracle_engine_traces_what_it_sends():
+    from workshop_lib.engines.database import Sent
+
+    conn = _FakeConn()
+    eng = _engine(conn=conn)
+    with eng.trace() as sent:
+        eng.query("SELECT :a FROM dual", {"a": 1})
+        with eng.transaction() as cur:
+            cur.execute("DELETE FROM t WHERE seq = :seq", {"seq": 1})
+    assert sent == [Sent("SELECT :a FROM dual", ("a",), "query"),
+                    Sent("DELETE FROM t WHERE seq = :seq", ("seq",), "transaction")]
+    assert not hasattr(eng, "conn")
