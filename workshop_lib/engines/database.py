@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, ParamSpec, Protocol, TypeVar
 from workshop_lib.engines.dbtypes import Cursor, Params, Row
 from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.engines.statement_sets import EngineStatements
+from workshop_lib.engines.store_backend import StoreBackend
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -63,6 +64,14 @@ class Database(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class StoreDatabase(Database, Protocol):
+    """A database a memory store lives in (core/store.py): a Database, and what the store asks of
+    it besides SQL (its schema objects, generated keys, vector binds: engines/store_backend.py)."""
+
+    @property
+    def backend(self) -> StoreBackend: ...
 
 
 # The entry point the statements now being sent went through: the outermost one wins, so a
