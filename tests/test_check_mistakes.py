@@ -958,9 +958,13 @@ P6T_WRONG = {
     "counted with supplychain.counts": (
         lambda s: _edit(s, (COUNT_LINE, "    return str({k.upper(): v for k, v in eng.supplychain.counts().items()}[name])")),
         ["eng.supplychain.counts", "skips the read-only boundary"]),
-    "counted on the raw connection": (
+    "counted on a cursor": (
+        lambda s: _edit(s, (COUNT_LINE, '    with eng.cursor() as cur:\n'
+                                        '        return str(cur.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])')),
+        ["eng.cursor(", "skips the read-only boundary"]),
+    "counted on the raw connection": (  # the driver's connection is private to the engine: the tool fails
         lambda s: _edit(s, (COUNT_LINE, '    return str(eng.conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])')),
-        ["eng.conn.execute", "skips the read-only boundary"]),
+        ["has no attribute 'conn'", "eng.supplychain.read_only_query("]),
     "query first, validate on failure": (
         lambda s: _edit(s, (VALIDATION + RAISE_LINE + "\n" + COUNT_LINE,
                             "    try:\n"
@@ -976,7 +980,6 @@ P6T_WRONG = {
         + _edit(s, (COUNT_LINE, "    return str(COUNTS[name])")),
         ["without running a query"]),
 }
-RAW_CONNECTION = {"counted on the raw connection"}  # the embedded engine's connection; Oracle has none
 
 P6T_RIGHT = {
     "a dict of counts": '''
@@ -1026,8 +1029,6 @@ def _p6_tool_namespace(eng) -> dict:
 
 @pytest.mark.parametrize("mistake", sorted(P6T_WRONG))
 def test_part6_wrong_count_rows_is_stopped_by_name(mistake, seeded_engine):
-    if mistake in RAW_CONNECTION and seeded_engine.name != "embedded":
-        pytest.skip("this mistake uses the embedded engine's connection")
     make, expected = P6T_WRONG[mistake]
     ns = _define(make(p6_tool()), mistake, ns=_p6_tool_namespace(seeded_engine))
     _stopped(lambda: checks.part6.check_count_rows(ns["registry"], seeded_engine), expected)

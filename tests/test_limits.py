@@ -140,7 +140,7 @@ def test_a_new_user_costs_little_disk(tmp_path):
     prepare(fresh, progress=False)
 
     def size():
-        fresh.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[attr-defined]
+        fresh.query("PRAGMA wal_checkpoint(TRUNCATE)")
         return sum(p.stat().st_size for p in tmp_path.iterdir() if p.is_file())
 
     fresh.scoped("u-first").memory.add("warm up")

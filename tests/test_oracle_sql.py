@@ -496,10 +496,11 @@ def test_query_text_is_cut_only_where_the_model_alone_reads_it():
     assert embedding_only_binds(osql.EMBED) == {"q"}
     assert embedding_only_binds(osql.CHUNK_INSERT_TEXT) == set()      # :txt is also stored
     assert embedding_only_binds("INSERT INTO t (q) VALUES (:q)") == set()
-    eng = _engine()
+    conn = _FakeConn()
+    eng = _engine(conn=conn)
     with eng.cursor() as cur:
         cur.execute(osql.EMBED, {"q": "y" * 5000})
-    assert eng.conn.executed[-1][1] == {"q": "y" * osql.EMBED_INPUT_CHARS}
+    assert conn.executed[-1][1] == {"q": "y" * osql.EMBED_INPUT_CHARS}
 
 
 class _FakeVar:
@@ -567,35 +568,38 @@ class _FakeConn:
         return ("LOB", len(value))
 
 
-def _engine(results=None):
-    """An OracleEngine built by its own constructor, on a fake connection."""
+def _engine(results=None, conn=None):
+    """An OracleEngine built by its own constructor, on a fake connection (`conn`, or a new one)."""
     from unittest import mock
 
     from workshop_lib.engines.oracle import engine as oengine
 
-    with mock.patch.object(oengine, "connect_oracle", lambda *_args, **_kwargs: _FakeConn(results)):
+    fake = conn if conn is not None else _FakeConn(results)
+    with mock.patch.object(oengine, "connect_oracle", lambda *_args, **_kwargs: fake):
         return oengine.OracleEngine(dsn="h:1/S", user="AGENT", password="x", timeout=1, progress=False)
 
 
 def test_engine_cursor_binds_only_the_names_a_statement_uses():
     from workshop_lib.engines.oracle.connection import EMPTY_TEXT
 
-    eng = _engine()
+    conn = _FakeConn()
+    eng = _engine(conn=conn)
     params = {"seq": 7, "content": "", "meta": "{}", "unused": 1}
     with eng.transaction() as cur:
         cur.execute(osql.RECORD_SET_CONTENT.replace("{p}", ""), params)
-    statement, binds = eng.conn.executed[-1]
+    statement, binds = conn.executed[-1]
     assert binds == {"seq": 7, "content": EMPTY_TEXT}
-    assert eng.conn.commits == 1
+    assert conn.commits == 1
     assert eng.backend.read_text(EMPTY_TEXT) == "" and eng.backend.read_text(None) is None and eng.backend.read_text("a") == "a"
 
 
 def test_engine_rolls_back_on_error():
-    eng = _engine()
+    conn = _FakeConn()
+    eng = _engine(conn=conn)
     with pytest.raises(RuntimeError), eng.transaction() as cur:
         cur.execute("DELETE FROM t WHERE seq = :seq", {"seq": 1})
         raise RuntimeError("boom")
-    assert eng.conn.rollbacks == 1 and eng.conn.commits == 0
+    assert conn.rollbacks == 1 and conn.commits == 0
 
 
 def test_engine_bind_values():
@@ -610,13 +614,14 @@ def test_engine_bind_values():
 
 
 def test_engine_insert_returning_seq_reads_the_out_bind():
-    eng = _engine()
+    conn = _FakeConn()
+    eng = _engine(conn=conn)
     with eng.transaction() as cur:
         seq = eng.backend.insert_returning_seq(cur, osql.RECORD_INSERT.replace("{p}", ""),
                                        {"rt": "memory", "rid": "r1", "tid": None, "u": None, "a": None,
                                         "role": None, "content": "hi", "meta": None, "types": ",memory,"})
     assert seq == 42
-    _, binds = eng.conn.executed[-1]
+    _, binds = conn.executed[-1]
     assert set(binds) == {"rt", "rid", "tid", "u", "a", "role", "content", "meta", "new_seq"}
 
 
@@ -670,10 +675,11 @@ def test_parse_size():
 def test_rerank_is_a_pass_through_without_a_reranker(monkeypatch):
     monkeypatch.delenv("ORACLE_RERANK_MODEL", raising=False)
     monkeypatch.delenv("ORACLE_RERANK_PARAMS", raising=False)
-    eng = _engine()
+    conn = _FakeConn()
+    eng = _engine(conn=conn)
     cands = [{"body": str(i)} for i in range(10)]
     assert eng.model.rerank("q", cands, top_k=3, content_key="body") == cands[:3]
-    assert eng.model.reranker() is None and eng.conn.executed == []
+    assert eng.model.reranker() is None and conn.executed == []
 
 
 def test_rerank_with_dbms_vector_rerank_reorders(monkeypatch):
@@ -682,22 +688,24 @@ def test_rerank_with_dbms_vector_rerank_reorders(monkeypatch):
                                               '"url": "https://example.invalid", "model": "m"}')
     result = json.dumps([{"index": "2", "score": "0.9"}, {"index": "0", "score": "0.5"},
                          {"index": "1", "score": "0.1"}])
-    eng = _engine([[(result,)]])
+    conn = _FakeConn([[(result,)]])
+    eng = _engine(conn=conn)
     out = eng.model.rerank("q", [{"body": "a"}, {"body": "b"}, {"body": "c"}], top_k=2, content_key="body")
     assert [c["body"] for c in out] == ["c", "a"]
-    statement, binds = eng.conn.executed[-1]
+    statement, binds = conn.executed[-1]
     assert "DBMS_VECTOR.RERANK" in statement and json.loads(binds["docs"]) == {"documents": ["a", "b", "c"]}
 
 
 def test_drop_objects_ignores_missing_objects():
     from workshop_lib.engines.oracle.errors import OracleWorkshopError
 
-    eng = _engine()
+    conn = _FakeConn()
+    eng = _engine(conn=conn)
 
     def failing(statement, params=None, **_kwargs):
         raise OracleWorkshopError("query", "ORA-00942: table or view does not exist")
 
-    eng.conn.cursor = lambda: type("C", (_FakeRaw,), {"execute": staticmethod(failing)})(eng.conn)
+    conn.cursor = lambda: type("C", (_FakeRaw,), {"execute": staticmethod(failing)})(conn)
     ns = osql.statements("T_", osql.DIM)
     eng.backend.drop_objects(ns.DROP, [n for n, _ in ns.SCHEMA])  # no exception
 
@@ -800,3 +808,17 @@ def test_memory_block_cites_the_oracle_documentation_of_its_constructs():
     ddl = " ".join(s for _, stmts in osql.MEMORY.MIGRATIONS for s in stmts)
     for construct in ("ON DELETE CASCADE", "GENERATED ALWAYS AS IDENTITY", "IS JSON", "SYS_EXTRACT_UTC(SYSTIMESTAMP)"):
         assert construct in ddl, construct
+
+
+def test_the_oracle_engine_traces_what_it_sends():
+    from workshop_lib.engines.database import Sent
+
+    conn = _FakeConn()
+    eng = _engine(conn=conn)
+    with eng.trace() as sent:
+        eng.query("SELECT :a FROM dual", {"a": 1})
+        with eng.transaction() as cur:
+            cur.execute("DELETE FROM t WHERE seq = :seq", {"seq": 1})
+    assert sent == [Sent("SELECT :a FROM dual", ("a",), "query"),
+                    Sent("DELETE FROM t WHERE seq = :seq", ("seq",), "transaction")]
+    assert not hasattr(eng, "conn")

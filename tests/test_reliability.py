@@ -261,7 +261,7 @@ def test_a_lock_that_never_ends_is_one_message_with_the_fix(tmp_path, monkeypatc
     store = eng.store
     monkeypatch.setattr(emb, "LOCK_WAIT_S", 0.3)
     monkeypatch.setattr(emb, "BUSY_TIMEOUT_MS", 100)
-    eng.conn.execute("PRAGMA busy_timeout=100")  # type: ignore[attr-defined]
+    eng.query("PRAGMA busy_timeout=100")
     ready = threading.Event()
     holder = threading.Thread(target=_hold_write_lock, args=(eng.path, 2.0, ready), daemon=True)  # type: ignore[attr-defined]
     holder.start()
@@ -280,13 +280,14 @@ def test_disk_full_is_reported_as_disk_full_and_the_store_stays_usable(tmp_path)
     store = eng.store
     store.add(["before the disk filled"], record_ids="before")
     pages = eng.query("PRAGMA page_count")[0][0]
-    eng.conn.execute(f"PRAGMA max_page_count={pages + 2}")  # type: ignore[attr-defined]  # the file cannot grow: SQLITE_FULL
+    eng.query(f"PRAGMA max_page_count={pages + 2}")  # the file cannot grow: SQLITE_FULL
     with pytest.raises(Exception) as info:
         store.add(["x" * 200_000 for _ in range(5)])
     assert "full" in str(info.value).lower()
     assert "cannot rollback" not in str(info.value)
-    eng.conn.execute("PRAGMA max_page_count=1073741823")  # type: ignore[attr-defined]
-    assert eng.conn.in_transaction is False  # type: ignore[attr-defined]
+    eng.query("PRAGMA max_page_count=1073741823")
+    with eng.transaction() as cur:  # no transaction was left open: BEGIN IMMEDIATE would fail inside one
+        cur.execute("SELECT 1")
     assert store.get("memory", "before") is not None
     store.add(["after the disk had room again"], record_ids="after")
     assert store.count("memory") == 2
@@ -453,7 +454,7 @@ def _seeded(tmp_path):
     scanner.write_facts(eng, scanner.scan_schema(eng), progress=False)
     eng.store.add([f"filler memory {i} about ports and vessels" for i in range(300)],
                   user_ids=eng.user_id, agent_ids=eng.agent_id)
-    eng.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[attr-defined]
+    eng.query("PRAGMA wal_checkpoint(TRUNCATE)")
     eng.close()
 
 

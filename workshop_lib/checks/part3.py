@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, expect, passed
+from workshop_lib.engines.database import Sent
 from workshop_lib.parts import retrieval
 
 TODO1 = "TODO 1 (retrieve_knowledge)"
@@ -178,38 +180,43 @@ def _hybrid_cases() -> list[tuple[str, int, int, int]]:
             (STATUS_PROBE, 5, 30, 60)]
 
 
+# The entry points a function hands its own SQL to (the store's and the model's statements go
+# through cursors and transactions of their own and are not the learner's).
+_OWN_SQL = ("query", "execute")
+
+
 @contextlib.contextmanager
-def statements_sent(eng, fn=None) -> Iterator[list[str]]:
-    """Record the SQL the learner's function sends through eng.query while the block runs (where the
-    grader's judge runs the function in the learner's process, that process reports them into `sent`)."""
-    sent: list[str] = []
+def statements_sent(eng: Any, fn: Any = None) -> Iterator[Callable[[], list[str]]]:
+    """The SQL the learner's function sent through eng.query (or eng.execute) while the block runs,
+    read by calling what the block gets (where the grader's judge runs the function in the
+    learner's process, that process reports them)."""
     if hasattr(fn, "report_statements"):
-        fn.report_statements = sent
+        reported: list[str] = []
+        fn.report_statements = reported
         try:
-            yield sent
+            yield lambda: list(reported)
         finally:
             fn.report_statements = None
         return
-    with recording_queries(eng, sent):
-        yield sent
+    with eng.trace() as trace:
+        yield lambda: own_statements(trace)
+
+
+def own_statements(trace: list[Sent]) -> list[str]:
+    """The statements of a trace that a function handed to the database itself."""
+    return [s.statement for s in trace if s.via in _OWN_SQL]
 
 
 @contextlib.contextmanager
-def recording_queries(eng, sent: list[str]) -> Iterator[list[str]]:
-    """Every statement sent through eng.query while the block runs, appended to `sent` (the grader's
-    learner-side process uses it too, to report what the learner's engine ran)."""
-    original = eng.query
-
-    def recording(sql, params=None):
-        sent.append(sql)
-        return original(sql, params)
-
-    eng.query = recording  # an instance attribute shadows the method for this block only
-    try:
-        yield sent
-    finally:
-        with contextlib.suppress(AttributeError):
-            del eng.query
+def recording_queries(eng: Any, sent: list[str]) -> Iterator[list[str]]:
+    """Every statement sent through eng.query (or eng.execute) while the block runs, appended to
+    `sent` when it ends (the grader's learner-side process uses it to report what the learner's
+    engine ran)."""
+    with eng.trace() as trace:
+        try:
+            yield sent
+        finally:
+            sent += own_statements(trace)
 
 
 _STRINGS = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.S)
@@ -290,16 +297,16 @@ def check_hybrid_rrf(fn, eng) -> None:
                 try:
                     got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
                 except CheckFailed as failed:
-                    _column_order(call, sent)
+                    _column_order(call, sent())
                     if failed.problem.startswith("your code raised TypeError") and "NoneType" in failed.problem:
                         raise CheckFailed(TODO2, failed.problem, NULL_RANK_FIX) from None
                     if failed.problem.startswith("your code raised TypeError"):
                         raise CheckFailed(TODO2, failed.problem, TYPE_ERROR_FIX) from None
                     raise
-            _column_order(call, sent)
+            _column_order(call, sent())
             worst_first = retrieval.keyword_ranked_ids(eng, query, retrieval.MAX_K)[::-1]
             _compare_hybrid(call, got, want, per_list, ranks, worst_first)
-            for sql in sent:
+            for sql in sent():
                 for problem in order_problems(sql):
                     raise CheckFailed(TODO2, f"{call}: the result is right here, but {problem}",
                                       "give every ORDER BY a tie-break (ROW_NUMBER() OVER (ORDER BY score, m.seq); the "

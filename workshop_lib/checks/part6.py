@@ -23,93 +23,44 @@ TODO = "TODO 2 (agent_turn)"
 
 
 # ------------------------------------------------------------------ TODO 1
-# What a tool may run, as "where.method" names: the engine's own SQL methods skip the boundary.
+# The entry points a statement may go through (engines/database.py's Sent.via): counting must go
+# through the read-only boundary; the engine's own SQL methods skip it.
 _BOUNDARY = "supplychain.read_only_query"
-_OTHER_METHODS = ("query", "cursor", "transaction", "supplychain.counts", "supplychain.sample")
 _READS_ALLOWED = ("supplychain.data_dictionary",)  # reading the table names inside the tool is fine
 
 
 class _Spy:
-    """Which engine methods a tool call ran, and with what: counting must go through
-    read_only_query (the read-only boundary), and a name that fails validation must reach no SQL.
-    The learner's tool reads the notebook's `eng`, the object given to the check, so its methods
-    are wrapped on that instance for the length of one call. In the grader's judge the learner's
-    tool runs in another process: the judge serves its boundary (so this spy sees those calls),
-    and the other methods it ran are reported from there (`report_calls`) to the spy watching."""
+    """Which statements a tool call sent, and through which entry point (`eng.trace()`): counting
+    must go through read_only_query (the read-only boundary), and a name that fails validation
+    must reach no SQL. In the grader's judge the learner's tool runs in another process: the
+    judge serves its boundary (so this spy's trace sees those statements), and the others it ran
+    are reported from there (`report_calls`) to the spy watching."""
 
     active: _Spy | None = None  # the spy now watching (report_calls adds to it)
 
-    def __init__(self, eng) -> None:
+    def __init__(self, eng: Any) -> None:
         self.eng = eng
-        self.calls: list[tuple[str, str]] = []  # (method, its first argument: the SQL)
-        self.inside = False
-
-    def _wrap(self, name: str, method: Callable, record: bool = True) -> Callable:
-        def watched(*args, **kwargs):
-            if self.inside:  # what the boundary itself runs is not the learner's call
-                return method(*args, **kwargs)
-            if record:
-                self.calls.append((name, str(args[0]) if args else ""))
-            self.inside = True
-            try:
-                return method(*args, **kwargs)
-            finally:
-                self.inside = False
-        return watched
+        self.calls: list[tuple[str, str]] = []  # (entry point, the SQL), in the order they were sent
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[_Spy]:
-        eng = self.eng
-        saved: list[tuple[Any, str, Any]] = []  # (object, attribute, what its __dict__ held)
         self.calls.clear()
-        for name in (_BOUNDARY, *_OTHER_METHODS, *_READS_ALLOWED):
-            owner, _, attr = name.rpartition(".")
-            target = getattr(eng, owner) if owner else eng
-            if callable(getattr(target, attr, None)):
-                saved.append((target, attr, target.__dict__.get(attr, _UNSET)))
-                setattr(target, attr, self._wrap(name, getattr(target, attr), record=name not in _READS_ALLOWED))
-        conn = eng.__dict__.get("conn")
-        if conn is not None:
-            saved.append((eng, "conn", conn))
-            eng.conn = _ConnectionSpy(conn, self)
         previous, _Spy.active = _Spy.active, self
         try:
-            yield self
+            with self.eng.trace() as sent:
+                try:
+                    yield self
+                finally:
+                    self.calls += [(s.via, s.statement) for s in sent if s.via not in _READS_ALLOWED]
         finally:
             _Spy.active = previous
-            for target, attr, value in reversed(saved):
-                if value is _UNSET:
-                    del target.__dict__[attr]
-                else:
-                    setattr(target, attr, value)
-
-
-_UNSET = object()
 
 
 def report_calls(calls: list[tuple[str, str]]) -> None:
-    """Engine methods the learner's tool ran in another process (the grader's judge), as reported from
+    """Statements the learner's tool sent in another process (the grader's judge), as reported from
     there: added to the calls of the spy now watching."""
     if _Spy.active is not None:
         _Spy.active.calls += calls
-
-
-class _ConnectionSpy:
-    """The engine's connection with execute() watched (eng.conn.execute skips the boundary)."""
-
-    def __init__(self, conn, spy: _Spy) -> None:
-        self._conn, self._spy = conn, spy
-        self.execute = spy._wrap("conn.execute", conn.execute)
-        self.cursor = spy._wrap("conn.cursor", conn.cursor)
-
-    def __getattr__(self, name: str):
-        return getattr(self._conn, name)
-
-    def __enter__(self):
-        return self._conn.__enter__()
-
-    def __exit__(self, *exc):
-        return self._conn.__exit__(*exc)
 
 
 def supplychain_tables(eng) -> list[str]:
@@ -167,7 +118,7 @@ def _counts_every_table(registry: ToolRegistry, spy: _Spy, tables: list[str], tr
     for name in ["VOYAGES", "PORTS"] + [t for t in tables if t not in ("VOYAGES", "PORTS")]:
         args = {"table": name}
         result, calls = _dispatch(registry, spy, args)
-        if not result.ok and not calls:
+        if not result.ok and not calls and result.error.startswith("ValueError"):
             raise CheckFailed(TODO1, f"count_rows({args}) was refused ({result.error[:100]!r}), but {name} is a "
                               f"SUPPLYCHAIN table: your list of valid tables misses it (the schema has {len(tables)} "
                               "tables)", "check the name against SUPPLYCHAIN_TABLES, which the cell above reads from "

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from workshop_lib.core.records import MEMORY_TYPES, Record
+from workshop_lib.engines.database import StoreDatabase
 from workshop_lib.engines.dbtypes import Cursor, Row, one_row
 
 STATUSES = ("valid", "superseded", "forgotten", "expired")
@@ -119,7 +120,7 @@ def _check_actor(by: Any, reason: Any) -> None:
 class LifecycleMixin:
     """Status, expiry, history and erasure methods of MemoryStore (self.engine, self.sql, self.mem)."""
 
-    engine: Any
+    engine: StoreDatabase
     sql: Any
     mem: Any
     # MemoryStore's own helpers, declared for the type checker (the mixin is never used alone).
@@ -273,10 +274,8 @@ class LifecycleMixin:
             raise ValueError("user_id must be a non-empty string")
         _check_actor(by, reason)
         with self.engine.cursor() as cur:
-            cur.execute(self.mem.TRACE_RECORDS, {"u": user_id})
-            records = int(cur.fetchone()[0])
-            cur.execute(self.mem.TRACE_THREADS, {"u": user_id})
-            threads = int(cur.fetchone()[0])
+            records = int(one_row(cur.execute(self.mem.TRACE_RECORDS, {"u": user_id}))[0])
+            threads = int(one_row(cur.execute(self.mem.TRACE_THREADS, {"u": user_id}))[0])
         names = self.engine.backend.object_names()
         with self.engine.transaction() as cur:
             self._delete_record(cur, "user_profile", user_id)

@@ -37,7 +37,8 @@ from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_id, check_
 from workshop_lib.core.lifecycle import LifecycleMixin
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
 from workshop_lib.engines.base import new_id
-from workshop_lib.engines.dbtypes import Cursor, Row
+from workshop_lib.engines.database import StoreDatabase
+from workshop_lib.engines.dbtypes import Cursor, Row, one_row
 from workshop_lib.errors import WorkshopError
 
 SCHEMA_VERSION = "1"
@@ -178,7 +179,7 @@ class MemoryStore(LifecycleMixin):
 
     def __init__(
         self,
-        engine: Any,
+        engine: StoreDatabase,
         *,
         schema_policy: SchemaPolicy | str = SchemaPolicy.REQUIRE_EXISTING,
         table_name_prefix: str = "",
@@ -742,5 +743,5 @@ class MemoryStore(LifecycleMixin):
         if record_type is not None:
             _check_record_type(record_type, RECORD_TYPES, "count")
         with self.engine.cursor() as cur:
-            cur.execute(self.sql.RECORD_COUNT, {"types": "," + ",".join(sorted([record_type] if record_type else RECORD_TYPES)) + ","})
-            return int(cur.fetchone()[0])
+            types = "," + ",".join(sorted([record_type] if record_type else RECORD_TYPES)) + ","
+            return int(one_row(cur.execute(self.sql.RECORD_COUNT, {"types": types}))[0])

@@ -9,13 +9,14 @@ from __future__ import annotations
 import abc
 import contextlib
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import config
-from workshop_lib.engines.dbtypes import Row
+from workshop_lib.engines.database import Sent, Tracer, entered
+from workshop_lib.engines.dbtypes import Cursor, Row
 from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.engines.statement_sets import EngineStatements
 from workshop_lib.engines.store_backend import StoreBackend
@@ -82,11 +83,13 @@ class EngineTraits:
 class Engine(abc.ABC):
     """The interface both engines implement; the store, the lessons and the tools use only this.
 
-    Sixteen public members (tests/test_engine_interface.py keeps it so):
+    Eighteen public members (tests/test_engine_interface.py keeps it so):
       name, traits                     which engine, and what it is like before connecting
       user_id, agent_id, scoped()      whose memories the engine reads and writes
       store, open_store(), memory      the memory store and the client scoped to user_id/agent_id
-      cursor(), transaction(), query() SQL on the engine's connection
+      cursor(), transaction(), query(), execute(), trace()
+                                       SQL on the engine's connection, and what was sent
+                                       (the Database protocol, engines/database.py)
       statements                       every named statement of the engine's dialect, typed
       model                            the embedding model (vectors, tokens, rerank, thresholds)
       supplychain                      the SUPPLYCHAIN schema (load, dictionary, run_sql)
@@ -107,6 +110,7 @@ class Engine(abc.ABC):
         self.user_id = config.USER_ID    # the default scope; scoped() gives another user's view
         self.agent_id = config.AGENT_ID
         self._memory_of = memory(self) if memory is not None else None
+        self._tracer = Tracer()  # every cursor of this engine reports its statements to it
 
     def _memory_access(self) -> EngineMemory:
         if self._memory_of is None:
@@ -145,20 +149,45 @@ class Engine(abc.ABC):
         return self._memory_access().scoped(user_id, agent_id)
 
     # -- SQL on the engine's connection (each engine package: embedded/engine.py, oracle/engine.py)
-    @abc.abstractmethod
-    def cursor(self) -> contextlib.AbstractContextManager[Any]:
+    @contextlib.contextmanager
+    def cursor(self) -> Iterator[Cursor]:
         """A cursor for reads (context manager)."""
+        with entered("cursor"), self._cursor() as cur:
+            yield cur
 
-    @abc.abstractmethod
-    def transaction(self) -> contextlib.AbstractContextManager[Any]:
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Cursor]:
         """A cursor whose statements commit together, or roll back together on an error."""
+        with entered("transaction"), self._transaction() as cur:
+            yield cur
 
     def query(self, sql: str, params: Mapping[str, object] | None = None) -> list[Row]:
         """Every row of one statement (for small results)."""
-        with self.cursor() as cur:
+        with entered("query"), self._cursor() as cur:
             cur.execute(sql, params or {})
-            rows: list[Row] = cur.fetchall()
-            return rows
+            return self._rows(cur)
+
+    def execute(self, sql: str, params: Mapping[str, object] | None = None) -> int:
+        """Run one statement that returns no rows in its own transaction; the number of rows it changed."""
+        with entered("execute"), self._transaction() as cur:
+            cur.execute(sql, params or {})
+            return int(cur.rowcount)
+
+    def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
+        """`with eng.trace() as sent:` every statement this engine is sent while the block is open,
+        appended to `sent` in order (engines/database.py's Sent: text, bind names, entry point)."""
+        return self._tracer.trace()
+
+    @abc.abstractmethod
+    def _cursor(self) -> contextlib.AbstractContextManager[Cursor]:
+        """The engine's cursor, its statements reported to self._tracer."""
+
+    @abc.abstractmethod
+    def _transaction(self) -> contextlib.AbstractContextManager[Cursor]:
+        """The engine's transaction, its statements reported to self._tracer."""
+
+    def _rows(self, cur: Cursor) -> list[Row]:
+        return cur.fetchall()
 
     @abc.abstractmethod
     def close(self) -> None:

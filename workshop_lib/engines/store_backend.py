@@ -12,13 +12,15 @@ from workshop_lib.engines.dbtypes import Cursor
 from workshop_lib.engines.health import Check
 
 if TYPE_CHECKING:
-    from workshop_lib.engines.base import Engine
+    from workshop_lib.engines.database import Database
 
 
 class StoreBackend(abc.ABC):
     """The database side of core/store.py's schema lifecycle and writes."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Database) -> None:
+        """`engine`: the database the store lives in (its cursors and transactions; each engine's
+        backend reads its own engine's settings: the file, the user)."""
         self.engine = engine
 
     @abc.abstractmethod

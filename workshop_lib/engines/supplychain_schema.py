@@ -7,10 +7,10 @@ import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from workshop_lib.engines.database import Database, Tracer, entered, entry_point
 from workshop_lib.engines.dbtypes import Row, TableName, TableSpec
 
 if TYPE_CHECKING:
-    from workshop_lib.engines.base import Engine
     from workshop_lib.engines.readonly import QueryResult
 
 
@@ -31,17 +31,22 @@ class SupplyChainSchema(abc.ABC):
 
     sql: Any = None  # the engine's module of named statements (sc_select, sc_count, ...)
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Database, tracer: Tracer) -> None:
+        """`engine`: the database SUPPLYCHAIN lives in; `tracer`: its trace, which the read-only
+        boundary reports its statements to (they run on a connection or process of their own)."""
         self.engine = engine
+        self._tracer = tracer
 
     @abc.abstractmethod
     def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:
         """Create SUPPLYCHAIN and load every row and comment (idempotent); returns the row count per table."""
 
+    @entry_point("supplychain.sample")
     def sample(self, table: TableSpec, columns: list[str], n: int) -> list[Row]:
         """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
         return self.engine.query(self.sql.sc_select(table, columns, n))
 
+    @entry_point("supplychain.counts")
     def counts(self, tables: Iterable[TableName] | None = None) -> dict[str, int]:
         """Rows per SUPPLYCHAIN table as loaded here: of each of `tables` (the dataset's table specs,
         data/supplychain_data.py's TABLES, as the doctor passes them), or of every table the schema has."""
@@ -49,21 +54,33 @@ class SupplyChainSchema(abc.ABC):
             tables = [_Table(t["table"]) for t in self.data_dictionary("SUPPLYCHAIN")["tables"]]
         return {t.name: int(self.engine.query(self.sql.sc_count(t))[0][0]) for t in tables}
 
-    @abc.abstractmethod
+    @entry_point("supplychain.data_dictionary")
     def data_dictionary(self, owner: str) -> DataDictionary:
         """Tables, columns and foreign keys of a schema with their comments."""
+        return self._read_dictionary(owner)
+
+    @abc.abstractmethod
+    def _read_dictionary(self, owner: str) -> DataDictionary:
+        """data_dictionary, in the engine's own way."""
 
     @abc.abstractmethod
     def nearest_ports(self, lon: float, lat: float) -> list[Row]:
         """(port name, UN/LOCODE, distance in km) of the three ports nearest a point:
         Oracle Spatial's SDO_NN on Oracle, the haversine formula in SQL on the embedded engine."""
 
-    @abc.abstractmethod
     def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
                         params: Mapping[str, Any] | None = None) -> QueryResult:
         """One read-only query over SUPPLYCHAIN (the agent's run_sql tool): a QueryResult, or
         engines.readonly.SqlRefused naming why the statement was refused or stopped. `params`
         binds values by name (:p0 ...): str, int, float or datetime.date."""
+        with entered("supplychain.read_only_query"):
+            self._tracer.record(sql, params)
+            return self._read_only(sql, max_rows=max_rows, timeout_s=timeout_s, params=params)
+
+    @abc.abstractmethod
+    def _read_only(self, sql: str, *, max_rows: int, timeout_s: float,
+                   params: Mapping[str, Any] | None) -> QueryResult:
+        """read_only_query, on the engine's own read-only path (a reader user, a worker process)."""
 
     @contextlib.contextmanager
     def unordered_reads_reversed(self) -> Iterator[bool]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workshop_lib.engines.dbtypes import Cursor
+from workshop_lib.engines.dbtypes import Cursor, one_row
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.store_backend import StoreBackend
@@ -86,8 +86,8 @@ class EmbeddedBackend(StoreBackend):
             out.append(Check("full-text index", False, str(exc).splitlines()[0], store_fix))
         try:
             with self.engine.cursor() as cur:
-                n, _ = cur.execute(statements_module.KNN_READ_ALL.replace("{p}", p)).fetchone()
-                want = cur.execute(statements_module.KNN_EXPECTED.replace("{p}", p)).fetchone()[0]
+                n, _ = one_row(cur.execute(statements_module.KNN_READ_ALL.replace("{p}", p)))
+                want = one_row(cur.execute(statements_module.KNN_EXPECTED.replace("{p}", p)))[0]
             out.append(Check("nearest-neighbour index", n == want, f"{n} vectors read, {want} expected", store_fix))
         except Exception as exc:  # noqa: BLE001
             out.append(Check("nearest-neighbour index", False, str(exc).splitlines()[0], store_fix))

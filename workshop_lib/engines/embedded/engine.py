@@ -20,6 +20,7 @@ import sqlite_vec
 
 from workshop_lib import config
 from workshop_lib.engines.base import DatabaseFault, Engine, EngineTraits, MemoryFactory, ResetPlan, StoreMissing
+from workshop_lib.engines.database import TracedCursor
 from workshop_lib.engines.embedded import embedder, text_query
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.embedded.backend import EmbeddedBackend
@@ -109,7 +110,7 @@ class EmbeddedEngine(Engine):
         StoreMissing instead of creating a missing store (doctor). `memory`: see Engine."""
         super().__init__(memory)
         self.model = embedder.WordLlamaModel(self.name)
-        self.supplychain = EmbeddedSupplyChain(self)
+        self.supplychain = EmbeddedSupplyChain(self, self._tracer)
         self.backend = EmbeddedBackend(self)
         self._lock = threading.RLock()
         self._depth = 0
@@ -136,22 +137,22 @@ class EmbeddedEngine(Engine):
 
     def _open(self) -> None:
         # isolation_level=None: we open and close transactions ourselves.
-        self.conn = sqlean.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        self.conn.enable_load_extension(True)
-        sqlite_vec.load(self.conn)
-        self.conn.enable_load_extension(False)
-        self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self._conn = sqlean.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        self._conn.enable_load_extension(True)
+        sqlite_vec.load(self._conn)
+        self._conn.enable_load_extension(False)
+        self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         # Switching a new file to WAL needs an exclusive lock, and SQLite does not always wait
         # for it (two first-time setups at once): retry like a write.
-        self._retry_locked(lambda: self.conn.execute("PRAGMA journal_mode=WAL"))
+        self._retry_locked(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
         # Memory-map the store (up to 1 GiB): a vec0 KNN reads every vector of a partition,
         # and mapped pages spare it a read() and a copy per page (1.5x at 100k memories, bench/).
-        self.conn.execute("PRAGMA mmap_size=1073741824")
+        self._conn.execute("PRAGMA mmap_size=1073741824")
         # Deleted content is overwritten with zeros, not left in free pages and cells, so erased
         # words do not stay in the file (erase_user; https://sqlite.org/pragma.html#pragma_secure_delete).
-        self.conn.execute("PRAGMA secure_delete=ON")
-        self.conn.execute("ATTACH DATABASE ? AS SUPPLYCHAIN", (str(self.supplychain_path),))
-        self._retry_locked(lambda: self.conn.execute("PRAGMA SUPPLYCHAIN.journal_mode=WAL"))
+        self._conn.execute("PRAGMA secure_delete=ON")
+        self._conn.execute("ATTACH DATABASE ? AS SUPPLYCHAIN", (str(self.supplychain_path),))
+        self._retry_locked(lambda: self._conn.execute("PRAGMA SUPPLYCHAIN.journal_mode=WAL"))
 
         def embed_sql(text: Any) -> bytes | None:
             try:
@@ -161,7 +162,7 @@ class EmbeddedEngine(Engine):
                 self._embed_error = exc
                 raise
 
-        self.conn.create_function("embed", 1, embed_sql, deterministic=True)
+        self._conn.create_function("embed", 1, embed_sql, deterministic=True)
         self._inode = os.stat(self.path).st_ino
         if fcntl is not None:
             # A shared lock for as long as this engine is open: `workshop reset` tries an
@@ -219,7 +220,7 @@ class EmbeddedEngine(Engine):
                 return path
         for schema, path in (("SUPPLYCHAIN", self.supplychain_path), ("main", self.path)):
             try:
-                row = self.conn.execute(f"PRAGMA {schema}.quick_check(1)").fetchone()
+                row = self._conn.execute(f"PRAGMA {schema}.quick_check(1)").fetchone()
                 if row and row[0] != "ok":
                     return path
             except sqlean.Error:
@@ -240,19 +241,19 @@ class EmbeddedEngine(Engine):
 
     # ---------------------------------------------------------------- interface
     @contextlib.contextmanager
-    def cursor(self) -> Iterator[Any]:
+    def _cursor(self) -> Iterator[Any]:
         with self._lock:
             self._check_not_replaced()
-            cur = self.conn.cursor()
+            cur = self._conn.cursor()
             try:
-                yield cur
+                yield TracedCursor(cur, self._tracer)
             except sqlean.Error as exc:
                 raise self._fault(exc) from exc
             finally:
                 cur.close()
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Any]:
+    def _transaction(self) -> Iterator[Any]:
         """BEGIN IMMEDIATE ... COMMIT under the engine's lock. Nested calls on the same thread
         join the outer transaction. Waiting for another process's write lock is retried with
         backoff for up to LOCK_WAIT_S; a rollback runs only while a transaction is still open
@@ -261,23 +262,23 @@ class EmbeddedEngine(Engine):
         with self._lock:
             if self._depth:
                 self._depth += 1
-                cur = self.conn.cursor()
+                cur = self._conn.cursor()
                 try:
-                    yield cur
+                    yield TracedCursor(cur, self._tracer)
                 finally:
                     self._depth -= 1
                     cur.close()
                 return
             self._check_not_replaced()
-            cur = self.conn.cursor()
+            cur = self._conn.cursor()
             try:
                 self._retry_locked(lambda: cur.execute("BEGIN IMMEDIATE"))
                 self._depth = 1
                 try:
-                    yield cur
+                    yield TracedCursor(cur, self._tracer)
                     self._retry_locked(lambda: cur.execute("COMMIT"))
                 except BaseException:
-                    if self.conn.in_transaction:
+                    if self._conn.in_transaction:
                         with contextlib.suppress(sqlean.Error):
                             cur.execute("ROLLBACK")
                     raise
@@ -307,7 +308,7 @@ class EmbeddedEngine(Engine):
 
     def close(self) -> None:
         with self._lock:
-            self.conn.close()
+            self._conn.close()
             if self._lock_fh is not None:
                 self._lock_fh.close()
                 self._lock_fh = None

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workshop_lib.engines.dbtypes import Row, TableSpec
+from workshop_lib.engines.dbtypes import Cursor, Row, TableSpec
 from workshop_lib.engines.embedded import seed
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.embedded.query_worker import WorkerAnswer, WorkerRequest
@@ -105,8 +105,8 @@ class EmbeddedSupplyChain(SupplyChainSchema):
     def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:
         return seed.seed(self.engine, tables, rows, progress=progress)
 
-    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
-                        params: Mapping[str, Any] | None = None) -> QueryResult:
+    def _read_only(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
+                   params: Mapping[str, Any] | None = None) -> QueryResult:
         """One query over the SUPPLYCHAIN database, read-only by SQLite's own checks, run in a
         worker process (query_worker.py) that is killed at timeout_s: an authorizer that allows
         only SELECT, reads of SUPPLYCHAIN tables and ordinary functions (no writes, PRAGMA,
@@ -141,15 +141,16 @@ class EmbeddedSupplyChain(SupplyChainSchema):
     @contextlib.contextmanager
     def unordered_reads_reversed(self) -> Iterator[bool]:
         # SQLite's switch for exactly this: unordered SELECTs (and ties) come back reversed.
-        with self.engine._lock:
-            self.engine.conn.execute("PRAGMA reverse_unordered_selects=ON")
+        # The cursor holds the engine's lock for the whole block: no other thread reads meanwhile.
+        with self.engine.cursor() as cur:
+            cur.execute("PRAGMA reverse_unordered_selects=ON")
             try:
                 yield True
             finally:
-                self.engine.conn.execute("PRAGMA reverse_unordered_selects=OFF")
+                cur.execute("PRAGMA reverse_unordered_selects=OFF")
 
     # ---------------------------------------------------------------- data dictionary
-    def data_dictionary(self, owner: str) -> DataDictionary:
+    def _read_dictionary(self, owner: str) -> DataDictionary:
         """SUPPLYCHAIN's tables, columns and keys, read as Oracle's dictionary views would be."""
         owner = owner.upper()
         if owner != "SUPPLYCHAIN":
@@ -160,10 +161,10 @@ class EmbeddedSupplyChain(SupplyChainSchema):
         )
         if not rows:
             raise RuntimeError("SUPPLYCHAIN is not seeded yet. Fix: run supplychain.seed(eng) or `workshop setup`.")
-        with self.engine._lock:
-            return self._data_dictionary(owner, rows)
+        with self.engine.cursor() as cur:  # one cursor (and the engine's lock) for the whole read
+            return self._data_dictionary(cur, owner, rows)
 
-    def _data_dictionary(self, owner: str, rows: list[Row]) -> DataDictionary:
+    def _data_dictionary(self, cur: Cursor, owner: str, rows: list[Row]) -> DataDictionary:
         col_comments = {
             (t, c): text
             for t, c, text in self.engine.query(
@@ -175,16 +176,16 @@ class EmbeddedSupplyChain(SupplyChainSchema):
         fks: list[dict[str, Any]] = []
         for table, comment in rows:
             tables.append({"owner": owner, "table": table, "comment": comment})
-            for _, col, dtype, notnull, _, pk in self.engine.conn.execute(f'PRAGMA SUPPLYCHAIN.table_info("{table}")'):
+            for _, col, dtype, notnull, _, pk in cur.execute(f'PRAGMA SUPPLYCHAIN.table_info("{table}")').fetchall():
                 columns.append({
                     "owner": owner, "table": table, "column": col.upper(),
                     "data_type": dtype.split("(")[0].upper(), "type_detail": dtype.upper(),
                     "nullable": not (notnull or pk), "comment": col_comments.get((table, col.upper())),
                 })
             by_id: dict[int, dict[str, Any]] = {}
-            for fid, _, ref_table, from_col, to_col, *_ in self.engine.conn.execute(
+            for fid, _, ref_table, from_col, to_col, *_ in cur.execute(
                 f'PRAGMA SUPPLYCHAIN.foreign_key_list("{table}")'
-            ):
+            ).fetchall():
                 fk = by_id.setdefault(fid, {"owner": owner, "table": table, "columns": [],
                                             "ref_table": ref_table.upper(), "ref_columns": []})
                 fk["columns"].append(from_col.upper())

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import oracledb
 
 from workshop_lib import config
+from workshop_lib.engines.database import Tracer
 from workshop_lib.engines.dbtypes import Params, Row
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 from workshop_lib.engines.readonly import MAX_VALUE_BYTES, PartialValue
@@ -247,9 +248,10 @@ class OracleCursor:
     Errors come back as OracleWorkshopError: the Oracle message plus the fix.
     """
 
-    def __init__(self, engine: OracleEngine, raw: oracledb.Cursor) -> None:
+    def __init__(self, engine: OracleEngine, raw: oracledb.Cursor, tracer: Tracer | None = None) -> None:
         self.engine = engine
         self.raw = raw
+        self._tracer = tracer or Tracer()
 
     def _binds(self, statement: str, params: Any) -> Any:
         """The parameters this statement uses. The driver names them: prepare() parses the
@@ -265,6 +267,7 @@ class OracleCursor:
                 for name, value in params.items() if name.upper() in used}
 
     def execute(self, statement: str, params: Any = None) -> OracleCursor:
+        self._tracer.record(statement, params)
         binds = self._binds(statement, params)
         try:
             self.raw.execute(statement, binds, fetch_lobs=FETCH_LOBS)
@@ -284,6 +287,7 @@ class OracleCursor:
         """Run a statement once per row. For an insert-if-missing MERGE, batch errors are on and
         only ORA-00001 is forgiven: two sessions that both saw no row both insert it, and the
         second meets the first's committed key (the row exists, which is all the MERGE wants)."""
+        self._tracer.record(statement, rows[0] if rows else None)
         idempotent = inserts_only_missing(statement)
         bound = self._one_type_per_bind([self._binds(statement, r) if isinstance(r, dict) else r for r in rows])
         try:
@@ -305,7 +309,7 @@ class OracleCursor:
         if not lob_names:
             return rows
         self.raw.setinputsizes(**{name: oracledb.DB_TYPE_CLOB for name in sorted(lob_names)})
-        return [{name: self.engine._clob(value) if name in lob_names and isinstance(value, str) else value
+        return [{name: self.engine.bind_value(name, value, lob=True) if name in lob_names else value
                  for name, value in row.items()} if isinstance(row, Mapping) else row for row in rows]
 
     def fetchone(self) -> Row | None:

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import oracledb
 
 from workshop_lib import config
 from workshop_lib.engines.base import Engine, EngineTraits, MemoryFactory, ResetPlan
-from workshop_lib.engines.dbtypes import Row
+from workshop_lib.engines.dbtypes import Cursor, Row
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle import text_query
 from workshop_lib.engines.oracle.backend import OracleBackend
@@ -86,8 +86,8 @@ class OracleEngine(Engine):
         self._lock = threading.RLock()
         self.model = OracleModel(self)
         self.backend = OracleBackend(self)
-        self.supplychain = OracleSupplyChain(self)
-        self.conn = self._connect()
+        self.supplychain = OracleSupplyChain(self, self._tracer, timeout=timeout, progress=progress)
+        self._conn = self._connect()
 
     def _connect(self) -> oracledb.Connection:
         return connect_oracle(self.user, self._password, self.dsn, timeout=self._timeout,
@@ -96,14 +96,19 @@ class OracleEngine(Engine):
     def _live_conn(self) -> oracledb.Connection:
         # After a database restart the old session is gone; reconnect once, quietly.
         with self._lock:
-            if not self.conn.is_healthy():
+            if not self._conn.is_healthy():
                 with contextlib.suppress(Exception):
-                    self.conn.close()
-                self.conn = self._connect()
-            return self.conn
+                    self._conn.close()
+                self._conn = self._connect()
+            return self._conn
 
     # ---------------------------------------------------------------- binds
-    def bind_value(self, name: str, value: Any, *, embed_only: bool = False, store_content: bool = False) -> Any:
+    def bind_value(self, name: str, value: Any, *, embed_only: bool = False, store_content: bool = False,
+                   lob: bool = False) -> Any:
+        """`value` as this driver binds it under `name`; `lob`: a text as a temporary CLOB (a batch
+        whose other rows hold one)."""
+        if lob and isinstance(value, str):
+            return self._clob(value)
         if store_content and value == "":
             return EMPTY_TEXT  # the store keeps explicit empty content; Oracle would store NULL
         if isinstance(value, str):
@@ -123,21 +128,21 @@ class OracleEngine(Engine):
 
     # ---------------------------------------------------------------- interface
     @contextlib.contextmanager
-    def cursor(self) -> Iterator[OracleCursor]:
+    def _cursor(self) -> Iterator[OracleCursor]:
         with self._lock:
             raw = self._live_conn().cursor()
             try:
-                yield OracleCursor(self, raw)
+                yield OracleCursor(self, raw, self._tracer)
             finally:
                 raw.close()
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[OracleCursor]:
+    def _transaction(self) -> Iterator[OracleCursor]:
         with self._lock:
             conn = self._live_conn()
             raw = conn.cursor()
             try:
-                yield OracleCursor(self, raw)
+                yield OracleCursor(self, raw, self._tracer)
             except BaseException:
                 with contextlib.suppress(oracledb.Error):
                     conn.rollback()
@@ -150,10 +155,9 @@ class OracleEngine(Engine):
             finally:
                 raw.close()
 
-    def query(self, sql: str, params: Mapping[str, object] | None = None) -> list[Row]:
-        with self.cursor() as cur:
-            cur.execute(sql, params or {})
-            return cur.fetchall() if cur.raw.description else []
+    def _rows(self, cur: Cursor) -> list[Row]:
+        # A statement that returns no rows (DDL, DML) has no description: nothing to fetch.
+        return cur.fetchall() if isinstance(cur, OracleCursor) and cur.raw.description else []
 
     def __str__(self) -> str:
         return f"{self.user}@{self.dsn} with {self.model.name} ({self.model.dim} dims, in-database)"
@@ -161,6 +165,6 @@ class OracleEngine(Engine):
     def close(self) -> None:
         self.supplychain.close_reader()
         with contextlib.suppress(Exception):
-            self.conn.close()
+            self._conn.close()
 
 

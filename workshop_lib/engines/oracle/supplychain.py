@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import oracledb
 
 from workshop_lib import config
+from workshop_lib.engines.database import Tracer
 from workshop_lib.engines.dbtypes import Row, TableSpec
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
@@ -46,8 +47,10 @@ class OracleSupplyChain(SupplyChainSchema):
     sql = statements_module
     engine: OracleEngine
 
-    def __init__(self, engine: OracleEngine) -> None:
-        super().__init__(engine)
+    def __init__(self, engine: OracleEngine, tracer: Tracer, *, timeout: float | None, progress: bool) -> None:
+        """`timeout` and `progress`: how the engine connects (the reader and the owner connect alike)."""
+        super().__init__(engine, tracer)
+        self._timeout, self._progress = timeout, progress
         self._reader_lock = threading.Lock()
         self._reader: oracledb.Connection | None = None
         self.reader_user = config.oracle_setting("ORACLE_READER_USER").upper()
@@ -61,9 +64,9 @@ class OracleSupplyChain(SupplyChainSchema):
         self._drop_reader()
         password = config.oracle_setting("ORACLE_READER_PASSWORD")
         try:
-            timeout = self.engine._timeout if deadline is None else max(0.5, deadline - time.monotonic())
+            timeout = self._timeout if deadline is None else max(0.5, deadline - time.monotonic())
             conn = connect_oracle(self.reader_user, password, self.engine.dsn, timeout=timeout,
-                                  progress=self.engine._progress and deadline is None, what=f"Oracle ({self.reader_user})")
+                                  progress=self._progress and deadline is None, what=f"Oracle ({self.reader_user})")
         except OracleWorkshopError as exc:
             raise OracleWorkshopError(
                 f"connect as {self.reader_user} (run_sql's read-only user)", exc.error,
@@ -96,8 +99,8 @@ class OracleSupplyChain(SupplyChainSchema):
                 self._reader.close()
         self._reader = None
 
-    def read_only_query(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
-                        params: Mapping[str, Any] | None = None) -> QueryResult:
+    def _read_only(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
+                   params: Mapping[str, Any] | None = None) -> QueryResult:
         """One query over SUPPLYCHAIN, as the reader user (ORACLE_READER_USER: CREATE SESSION and
         SELECT on the SUPPLYCHAIN tables, nothing else), on its own connection: the store's tables
         are not visible to it, qualified or not, and the store's connection and its transactions
@@ -179,7 +182,7 @@ class OracleSupplyChain(SupplyChainSchema):
         return names
 
 
-    def data_dictionary(self, owner: str) -> DataDictionary:
+    def _read_dictionary(self, owner: str) -> DataDictionary:
         """Tables, columns and foreign keys of a schema with their comments (data dictionary)."""
         owner = owner.upper()
         rows = self.engine.query(statements_module.DICTIONARY_TABLES, {"owner": owner})
@@ -218,8 +221,8 @@ class OracleSupplyChain(SupplyChainSchema):
         """
         sc = statements_module
         password = os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or config.oracle_setting("ORACLE_APP_PASSWORD")
-        owner = connect_oracle(SUPPLYCHAIN_OWNER, password, self.engine.dsn, timeout=self.engine._timeout,
-                               progress=self.engine._progress, what=f"Oracle ({SUPPLYCHAIN_OWNER})")
+        owner = connect_oracle(SUPPLYCHAIN_OWNER, password, self.engine.dsn, timeout=self._timeout,
+                               progress=self._progress, what=f"Oracle ({SUPPLYCHAIN_OWNER})")
         try:
             with _step(owner, "seed SUPPLYCHAIN"):
                 cur = owner.cursor()
@@ -236,7 +239,7 @@ class OracleSupplyChain(SupplyChainSchema):
                         if t.name not in existing:
                             cur.execute(sc.sc_create_table(t))
                 with _step(owner, "load SUPPLYCHAIN rows"):
-                    _load_rows(cur, tables, rows, progress=progress and self.engine._progress)
+                    _load_rows(cur, tables, rows, progress=progress and self._progress)
                     owner.commit()
                 with _step(owner, "spatial index on PORTS.LOCATION"):
                     self._port_spatial_index(cur)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.engines.dbtypes import one_row
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.retrieval import check_k, check_query
 
@@ -83,8 +84,7 @@ def mark_complete(eng: Engine, table: str) -> tuple[int, int]:
     """Record the table as complete with its document and chunk counts; returns them."""
     sql = eng.statements.docs
     with eng.transaction() as cur:
-        cur.execute(fill(sql.COUNTS, table))
-        docs, chunks = cur.fetchone()
+        docs, chunks = one_row(cur.execute(fill(sql.COUNTS, table)))
         cur.execute(sql.MARK_COMPLETE, {"t": table, "docs": int(docs), "chunks": int(chunks)})
     return int(docs), int(chunks)
 

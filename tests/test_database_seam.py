@@ -1,0 +1,86 @@
+"""The database seam (engines/database.py): both engines are a Database, `trace()` records every
+statement sent with its bind names and entry point, and nothing built on the engine reaches its
+private state or its driver connection."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from workshop_lib import connect
+from workshop_lib.data import supplychain_data
+from workshop_lib.engines.database import Database, Sent
+from workshop_lib.engines.embedded.engine import EmbeddedEngine
+from workshop_lib.engines.oracle.engine import OracleEngine
+from workshop_lib.tools import seam_report
+
+
+def as_database(eng: EmbeddedEngine | OracleEngine) -> Database:
+    return eng  # mypy checks that both engines implement the protocol
+
+
+@pytest.fixture
+def eng(tmp_path: Path) -> Iterator[EmbeddedEngine]:
+    engine = connect("embedded", path=tmp_path)
+    assert isinstance(engine, EmbeddedEngine)
+    yield engine
+    engine.close()
+
+
+def test_trace_records_each_statement_with_its_binds_and_entry_point(eng: EmbeddedEngine) -> None:
+    db = as_database(eng)
+    db.query(db.statements.ping)  # before the trace: not recorded
+    with db.trace() as sent:
+        db.query("SELECT :a + :b", {"b": 2, "a": 1})
+        db.execute("CREATE TABLE t_seam (x INTEGER)")
+        with db.transaction() as cur:
+            cur.execute("INSERT INTO t_seam (x) VALUES (:x)", {"x": 1})
+        with db.cursor() as cur:
+            assert cur.execute("SELECT x FROM t_seam").fetchall() == [(1,)]
+    db.query(db.statements.ping)  # after it: not recorded either
+    assert sent == [Sent("SELECT :a + :b", ("a", "b"), "query"),
+                    Sent("CREATE TABLE t_seam (x INTEGER)", (), "execute"),
+                    Sent("INSERT INTO t_seam (x) VALUES (:x)", ("x",), "transaction"),
+                    Sent("SELECT x FROM t_seam", (), "cursor")]
+
+
+def test_the_outermost_entry_point_names_what_a_schema_method_sent(eng: EmbeddedEngine) -> None:
+    from workshop_lib.data import supplychain
+
+    supplychain.seed(eng, progress=False)
+    with eng.trace() as sent:
+        eng.supplychain.counts(supplychain_data.TABLES[:2])
+        eng.supplychain.read_only_query("SELECT COUNT(*) FROM PORTS WHERE unlocode <> :p0", params={"p0": "x"})
+    vias = [s.via for s in sent]
+    assert vias == ["supplychain.counts", "supplychain.counts", "supplychain.read_only_query"]
+    assert sent[-1].binds == ("p0",)
+
+
+def test_traces_nest_and_end_with_their_block(eng: EmbeddedEngine) -> None:
+    with eng.trace() as outer:
+        eng.query("SELECT 1")
+        with eng.trace() as inner:
+            eng.query("SELECT 2")
+        eng.query("SELECT 3")
+    assert [s.statement for s in outer] == ["SELECT 1", "SELECT 2", "SELECT 3"]
+    assert [s.statement for s in inner] == ["SELECT 2"]
+
+
+def test_the_driver_connection_is_private(eng: EmbeddedEngine) -> None:
+    assert not hasattr(eng, "conn")
+
+
+def test_nothing_built_on_the_engine_reaches_its_private_state() -> None:
+    total, private = seam_report.backrefs()
+    assert total > 0 and private == []
+
+
+def test_only_a_benchmark_variant_reaches_a_driver_connection() -> None:
+    # bench/variants.py registers its own SQL function (a variant measured against the store's KNN).
+    assert all(use.startswith("bench/variants.py:") for use in seam_report.conn_uses()), seam_report.conn_uses()
+
+
+def test_no_check_or_test_replaces_an_engine_method_to_watch_sql() -> None:
+    # test_limits stands in for the read-only boundary (an engine that does not cap bytes), not to watch SQL.
+    assert [p.split(":")[0] for p in seam_report.patching()] == ["tests/test_limits.py"]

@@ -1,0 +1,168 @@
+"""The database seam: what the memory store, the SUPPLYCHAIN schema object, the doctor's checks
+and the Parts' checks may ask of a database (`Database`), and the tracer behind its `trace()`.
+
+Both engines implement `Database`; nothing outside workshop_lib/engines reaches a driver
+connection. A check that must see the SQL a function sent opens `with db.trace() as sent:`
+instead of replacing the engine's methods: every statement sent while the block is open is
+appended to `sent` as a `Sent` (its text, its bind names and the entry point it went through).
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from typing import Any, NamedTuple, ParamSpec, Protocol, TypeVar
+
+from workshop_lib.engines.dbtypes import Cursor, Params, Row
+from workshop_lib.engines.model import EmbeddingModel
+from workshop_lib.engines.statement_sets import EngineStatements
+from workshop_lib.engines.store_backend import StoreBackend
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Sent(NamedTuple):
+    """One statement a database was sent while a trace was open."""
+
+    statement: str
+    binds: tuple[str, ...]  # the bind names, sorted (positional binds: "1", "2" ...)
+    via: str                # the entry point it went through: "query", "execute", "cursor",
+                            # "transaction", "supplychain.read_only_query", "supplychain.counts" ...
+
+
+class Database(Protocol):
+    """A database as the rest of the workshop sees it: SQL with named binds, a trace of what was
+    sent, the dialect's statements and the embedding model. Both engines implement it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def statements(self) -> EngineStatements: ...
+    @property
+    def model(self) -> EmbeddingModel: ...
+
+    def cursor(self) -> contextlib.AbstractContextManager[Cursor]:
+        """A cursor for reads (its statements run outside any transaction of another thread)."""
+        ...
+
+    def transaction(self) -> contextlib.AbstractContextManager[Cursor]:
+        """A cursor whose statements commit together, or roll back together on an error."""
+        ...
+
+    def query(self, statement: str, binds: Mapping[str, object] | None = None) -> list[Row]:
+        """Every row of one statement (for small results)."""
+        ...
+
+    def execute(self, statement: str, binds: Mapping[str, object] | None = None) -> int:
+        """Run one statement that returns no rows in its own transaction; the rows it changed."""
+        ...
+
+    def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
+        """Every statement sent while the block is open, in order."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class StoreDatabase(Database, Protocol):
+    """A database a memory store lives in (core/store.py): a Database, and what the store asks of
+    it besides SQL (its schema objects, generated keys, vector binds: engines/store_backend.py)."""
+
+    @property
+    def backend(self) -> StoreBackend: ...
+
+
+# The entry point the statements now being sent went through: the outermost one wins, so a
+# statement `supplychain.counts()` runs through `query()` is told as sent by counts.
+_VIA: ContextVar[str | None] = ContextVar("workshop_sql_entry", default=None)
+
+
+@contextlib.contextmanager
+def entered(via: str) -> Iterator[None]:
+    """Statements sent inside the block went through `via` (unless an outer entry point is open)."""
+    token = _VIA.set(via) if _VIA.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _VIA.reset(token)
+
+
+def entry_point(via: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A method whose statements are told as sent through `via` (see entered)."""
+    def wrap(method: Callable[P, R]) -> Callable[P, R]:
+        def traced(*args: P.args, **kwargs: P.kwargs) -> R:
+            with entered(via):
+                return method(*args, **kwargs)
+        traced.__name__, traced.__doc__, traced.__qualname__ = method.__name__, method.__doc__, method.__qualname__
+        return traced
+    return wrap
+
+
+def bind_names(binds: object) -> tuple[str, ...]:
+    if isinstance(binds, Mapping):
+        return tuple(sorted(str(k) for k in binds))
+    if isinstance(binds, Sequence) and not isinstance(binds, (str, bytes)):
+        return tuple(str(i) for i in range(1, len(binds) + 1))
+    return ()
+
+
+class Tracer:
+    """The traces open on one database; the engine's cursors call `record` for every statement."""
+
+    def __init__(self) -> None:
+        self._open: list[list[Sent]] = []
+        self._lock = threading.Lock()
+
+    def record(self, statement: str, binds: object = None) -> None:
+        if not self._open:
+            return
+        sent = Sent(str(statement), bind_names(binds), _VIA.get() or "cursor")
+        with self._lock:
+            for trace in self._open:
+                trace.append(sent)
+
+    @contextlib.contextmanager
+    def trace(self) -> Iterator[list[Sent]]:
+        sent: list[Sent] = []
+        with self._lock:
+            self._open.append(sent)
+        try:
+            yield sent
+        finally:
+            with self._lock:
+                self._open[:] = [t for t in self._open if t is not sent]
+
+
+class TracedCursor:
+    """A DB-API cursor whose execute() and executemany() are recorded by the engine's tracer."""
+
+    def __init__(self, raw: Any, tracer: Tracer) -> None:
+        self.raw = raw
+        self._tracer = tracer
+
+    def execute(self, statement: str, parameters: Params = (), /) -> TracedCursor:
+        self._tracer.record(statement, parameters)
+        self.raw.execute(statement, parameters)
+        return self
+
+    def executemany(self, statement: str, rows: Sequence[Params], /) -> object:
+        first = rows[0] if isinstance(rows, Sequence) and rows else None
+        self._tracer.record(statement, first)
+        return self.raw.executemany(statement, rows)
+
+    def fetchone(self) -> Row | None:
+        row: Row | None = self.raw.fetchone()
+        return row
+
+    def fetchall(self) -> list[Row]:
+        rows: list[Row] = self.raw.fetchall()
+        return rows
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.raw)
+
+    def __getattr__(self, name: str) -> Any:  # rowcount, lastrowid, description, fetchmany ...
+        return getattr(self.raw, name)
