@@ -243,27 +243,37 @@ def alias(action: str = typer.Argument("status", help="status | promote | rollba
     eng = _connect(engine)
     try:
         if action == "promote":
-            outcome = promotion.promote(eng, profiles[profile])
-            typer.secho(("promoted: " if outcome.decision.promote else "refused: ") + outcome.decision.reason,
-                        fg="green" if outcome.decision.promote else "yellow")
-            if not outcome.decision.promote:
-                raise typer.Exit(3)
+            _alias_promote(eng, profiles[profile])
         elif action == "rollback":
             state = promotion.rollback(eng)
             typer.echo(f"rolled back: the alias reads {state.target} (rollback again goes to {state.previous})")
         else:
-            state = index.alias_state(eng)
-            typer.echo(f"alias {state.alias} -> {state.target or '(none: nothing promoted yet)'}"
-                       + ("" if not state.target else " (complete)" if state.target_complete else " (NOT complete)")
-                       + (f"; rollback goes to {state.previous}" if state.previous else ""))
-            for i in index.list_indexes(eng):
-                mark = "*" if i.table == state.target else " "
-                typer.echo(f" {mark} {i.table:12s} {i.status:9s} {i.docs:5d} docs {i.chunks:6d} chunks  "
-                           f"{i.profile.get('unit')} {i.profile.get('size')}/{i.profile.get('overlap')}")
-            for h in index.history(eng, 5):
-                typer.echo(f"   {h['at'][:19]}  {h['action']:8s} {h['table']:10s} {h.get('reason', '')}")
+            _alias_status(eng)
     finally:
         eng.close()
+
+
+def _alias_promote(eng, profile: corpus.Profile) -> None:
+    """Promote a profile's table, or say why not (exit status 3)."""
+    outcome = promotion.promote(eng, profile)
+    typer.secho(("promoted: " if outcome.decision.promote else "refused: ") + outcome.decision.reason,
+                fg="green" if outcome.decision.promote else "yellow")
+    if not outcome.decision.promote:
+        raise typer.Exit(3)
+
+
+def _alias_status(eng) -> None:
+    """Where the alias points, every index table, and the last five alias changes."""
+    state = index.alias_state(eng)
+    typer.echo(f"alias {state.alias} -> {state.target or '(none: nothing promoted yet)'}"
+               + ("" if not state.target else " (complete)" if state.target_complete else " (NOT complete)")
+               + (f"; rollback goes to {state.previous}" if state.previous else ""))
+    for i in index.list_indexes(eng):
+        mark = "*" if i.table == state.target else " "
+        typer.echo(f" {mark} {i.table:12s} {i.status:9s} {i.docs:5d} docs {i.chunks:6d} chunks  "
+                   f"{i.profile.get('unit')} {i.profile.get('size')}/{i.profile.get('overlap')}")
+    for h in index.history(eng, 5):
+        typer.echo(f"   {h['at'][:19]}  {h['action']:8s} {h['table']:10s} {h.get('reason', '')}")
 
 
 @app.command()
