@@ -114,7 +114,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/parts/grounded.py::port_location_answer": (28, NOT_YET),
     "workshop_lib/parts/grounded.py::price_extreme": (19, NOT_YET),
     "workshop_lib/parts/grounded.py::select_with_llm": (21, NOT_YET),
-    "workshop_lib/parts/ingest/chunking.py::_snap": (17, NOT_YET),
     "workshop_lib/parts/ingest/manifest.py::_checked": (28, NOT_YET),
     "workshop_lib/parts/memory/answer.py::MemoryAwareClient._create": (16, LEAD),
     "workshop_lib/parts/memory/card.py::memory_card": (18, LEAD),
