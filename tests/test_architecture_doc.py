@@ -10,6 +10,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from workshop_lib.errors import WorkshopError
+
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "workshop_lib"
 PAGE = (ROOT / "docs" / "architecture.md").read_text()
@@ -132,7 +134,7 @@ def test_the_readers_would_catch_a_wrong_page():
     page = "see `core/nothing.py`, `engines/` and text/plain, Oracle 23ai/26ai, `checks/partN.py`"
     assert paths_named(page) == {"core/nothing.py", "engines/", "checks/partN.py"}
     assert [p for p in sorted(paths_named(page)) if not resolves(p)] == ["core/nothing.py"]
-    assert cited_object("workshop_lib.errors.WorkshopError").__name__ == "WorkshopError"
+    assert cited_object("workshop_lib.errors.WorkshopError") is WorkshopError
     for bad in ("workshop_lib.errors.NoSuchError", "workshop_lib.no_such_module"):
         try:
             cited_object(bad)
