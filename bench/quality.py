@@ -271,7 +271,7 @@ def ranx_crosscheck(eng, queries: list[str], *, k: int = max(CHECK_K), per_list:
 
     Each list enters ranx with score per_list + 1 - rank (strictly decreasing, so ranx
     derives the same 1-based ranks). ranx sums 1/(k + rank) over the lists a document is
-    in; the SQL adds 1/(k + 999999) for a missing rank, a ~1e-6 constant, so scores are
+    in; the SQL adds 1/(k + SENTINEL) for a missing rank, a ~1e-6 constant, so scores are
     compared after removing it. The SQL breaks score ties by (r_vec, r_txt); ranx does not
     define an order among equal scores, so its hits are ordered by (-score, r_vec, r_txt)
     for the top-k comparison, and ties that straddle the cut-off are counted.

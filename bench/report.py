@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from workshop_lib.engines.portable_sql import SENTINEL
+
 from .quality import QualityResult
 from .speed import BEFORE, PROTOTYPE, SpeedResult
 
@@ -55,7 +57,7 @@ def quality_markdown(q: QualityResult) -> str:
     out.append(
         f"**{verdict}** on {r['queries']} queries (per_list={r['per_list']}): top-5 ids identical for "
         f"{r['top5_identical']}/{r['queries']}, top-10 for {r['top10_identical']}/{r['queries']}; largest "
-        f"score difference {r['max_score_diff']:.1e} after removing the SQL's 1/(k+999999) sentinel term "
+        f"score difference {r['max_score_diff']:.1e} after removing the SQL's 1/(k+{SENTINEL}) sentinel term "
         "(ranx adds nothing for a missing rank). "
         f"The library's own `rrf_fuse` agrees on {r['library_rrf_fuse_agrees']}/{r['queries']}. "
         f"Ties: {r['top5_ties_at_cut']} queries have equal scores across the top-5 cut-off; ranx leaves the "

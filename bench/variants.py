@@ -39,8 +39,8 @@ txt AS (
       FROM txt_scored ORDER BY r_txt LIMIT :n),
 fused AS (
     SELECT COALESCE(v.seq, t.seq) AS seq,
-           COALESCE(v.r_vec, 999999) AS r_vec,
-           COALESCE(t.r_txt, 999999) AS r_txt
+           COALESCE(v.r_vec, {lib_sql.SENTINEL}) AS r_vec,
+           COALESCE(t.r_txt, {lib_sql.SENTINEL}) AS r_txt
       FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)
 SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
        1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt) AS rrf_score

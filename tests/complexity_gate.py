@@ -1,14 +1,15 @@
 """The complexity gate `make test` runs: no function above LIMIT by radon's cyclomatic count,
-except the ones listed in complexity_baseline.txt, and none of those may get worse.
+except the ones listed in KNOWN below, and none of those may get worse.
 
 ruff's C90 (mccabe) does not count boolean operators, so a function made of `and`/`or` chains
-passes it at any length; radon adds one per operator. The baseline lists today's offenders with
-their count: a new function over LIMIT fails, a listed one that grew fails, and a listed one that
-shrank or went fails too until its line is lowered or removed (`--update` rewrites the file), so
-the baseline only ever goes down.
+passes it at any length; radon adds one per operator. KNOWN lists each function still above the
+limit with its count when listed and why it is still there (a TODO: whose area it is, or that it
+is not split yet). A new function over LIMIT fails, a listed one that grew fails, and a listed
+one that shrank fails too until its count is lowered here, or its line deleted once it is at or
+below LIMIT: the list only ever shrinks.
 
-    python tests/complexity_gate.py            # check
-    python tests/complexity_gate.py --update   # rewrite the baseline from the code (review the diff)
+    python tests/complexity_gate.py           # check
+    python tests/complexity_gate.py --list    # every function above LIMIT now, with its count
 """
 from __future__ import annotations
 
@@ -22,7 +23,119 @@ LIMIT = 15
 ROOT = Path(__file__).resolve().parents[1]
 # Every Python file ruff checks (notebooks are linted by ruff, not measured here).
 PACKAGES = ("workshop_lib", "bench", "setup", "tests")
-BASELINE = Path(__file__).with_name("complexity_baseline.txt")
+
+# Why a listed function is still above LIMIT. Issue 37, round 2, split the work by area: nobody
+# refactors another's functions while they are being changed.
+LEAD = "TODO: the lead's area (assistant/, parts/chat/, parts/memory/); split after issue 37's answers work lands"
+SEAM_ENGINES = "TODO: the seam helper's area (engines/); split with the database seam (issue 37, item 1)"
+SEAM_CHECKS = "TODO: the seam helper's area (checks/, SQL watched through trace()); split after it lands"
+SEAM_STORE = "TODO: the store and the doctor move onto the database seam (issue 37, item 1); split there"
+NOT_YET = "TODO: outside the areas above, not split yet; split it into named steps (issue 37, item 4)"
+
+LISTED = "2026-11-26"  # when this list was set; every count below is radon's on that day
+KNOWN: dict[str, tuple[int, str]] = {
+    "bench/quality.py::ranx_crosscheck": (18, NOT_YET),
+    "bench/quality.py::run_quality": (43, NOT_YET),
+    "bench/run.py::main": (16, NOT_YET),
+    "tests/test_agent.py::test_the_four_turn_demo_remembers_a_correction_and_uses_it": (20, NOT_YET),
+    "tests/test_chat.py::test_chat_reads_the_promoted_document_index_and_health_names_it": (19, NOT_YET),
+    "tests/test_gates.py::test_decision_invariants": (18, NOT_YET),
+    "tests/test_grading.py::test_a_hostile_class_cannot_hurt_honest_learners": (28, NOT_YET),
+    "tests/test_grading.py::test_kill_9_of_the_grader_ends_its_sandboxes_and_a_rerun_cleans_up": (20, NOT_YET),
+    "tests/test_grading.py::test_round_trip": (24, NOT_YET),
+    "tests/test_grading_rules.py::test_the_recheck_plan_runs_what_nbgrader_runs": (18, NOT_YET),
+    "tests/test_hints.py::test_a_kernel_records_runs_and_hints_and_the_summary_reads_them": (24, NOT_YET),
+    "tests/test_hints.py::test_level2_covers_every_failure_class_the_mistake_tests_name": (17, NOT_YET),
+    "tests/test_hints_browser.py::test_clicking_the_hint_buttons": (16, NOT_YET),
+    "tests/test_memory_mistakes.py::decide_with_loops": (22, NOT_YET),
+    "tests/test_memory_mistakes.py::make_compact.fn": (19, NOT_YET),
+    "tests/test_memory_mistakes.py::make_decide.fn": (30, NOT_YET),
+    "tests/test_oracle_sql.py::test_devcontainer": (16, NOT_YET),
+    "workshop_lib/assistant/__init__.py::schema_subjects": (16, LEAD),
+    "workshop_lib/assistant/__init__.py::uncovered": (19, LEAD),
+    "workshop_lib/assistant/planner.py::_action": (53, LEAD),
+    "workshop_lib/assistant/planner.py::_comparison_filters": (17, LEAD),
+    "workshop_lib/assistant/planner.py::_date_filter": (21, LEAD),
+    "workshop_lib/assistant/planner.py::_months": (17, LEAD),
+    "workshop_lib/assistant/planner.py::_negations": (17, LEAD),
+    "workshop_lib/assistant/planner.py::_target": (23, LEAD),
+    "workshop_lib/assistant/planner.py::_value_filters": (23, LEAD),
+    "workshop_lib/assistant/planner.py::compose": (47, LEAD),
+    "workshop_lib/assistant/planner.py::to_sql": (30, LEAD),
+    "workshop_lib/assistant/render.py::_compared": (18, LEAD),
+    "workshop_lib/assistant/render.py::_group": (20, LEAD),
+    "workshop_lib/assistant/render.py::value_text": (18, LEAD),
+    "workshop_lib/assistant/schema_links.py::Schema.columns_named": (19, LEAD),
+    "workshop_lib/assistant/value_links.py::ValueIndex.build": (17, LEAD),
+    "workshop_lib/assistant/value_links.py::_explained": (18, LEAD),
+    "workshop_lib/checks/part2.py::_compare": (30, SEAM_CHECKS),
+    "workshop_lib/checks/part3.py::_compare_knowledge": (35, SEAM_CHECKS),
+    "workshop_lib/checks/part6.py::_answers_at_once": (18, SEAM_CHECKS),
+    "workshop_lib/checks/part6.py::_two_tool_calls": (23, SEAM_CHECKS),
+    "workshop_lib/checks/part7.py::_as_decision": (18, SEAM_CHECKS),
+    "workshop_lib/checks/part7.py::_explain": (19, SEAM_CHECKS),
+    "workshop_lib/checks/part7.py::decide_with": (32, SEAM_CHECKS),
+    "workshop_lib/checks/part8.py::_diagnose": (39, SEAM_CHECKS),
+    "workshop_lib/checks/part8.py::check_should_promote": (18, SEAM_CHECKS),
+    "workshop_lib/checks/values.py::plain": (22, SEAM_CHECKS),
+    "workshop_lib/core/store.py::MemoryStore._apply_schema_policy_locked": (22, SEAM_STORE),
+    "workshop_lib/core/store.py::MemoryStore.add": (20, SEAM_STORE),
+    "workshop_lib/core/store.py::MemoryStore.list": (23, SEAM_STORE),
+    "workshop_lib/core/store.py::MemoryStore.search": (20, SEAM_STORE),
+    "workshop_lib/core/store.py::MemoryStore.update": (29, SEAM_STORE),
+    "workshop_lib/engines/oracle/backend.py::OracleBackend.doctor_checks": (28, SEAM_ENGINES),
+    "workshop_lib/engines/oracle/connection.py::connect_oracle": (16, SEAM_ENGINES),
+    "workshop_lib/engines/oracle/connection.py::render_value": (19, SEAM_ENGINES),
+    "workshop_lib/engines/oracle/sql.py::all_named_statements": (27, SEAM_ENGINES),
+    "workshop_lib/engines/oracle/sqlfile.py::parse": (16, SEAM_ENGINES),
+    "workshop_lib/parts/agent/offline.py::_answer_from_knowledge": (29, NOT_YET),
+    "workshop_lib/parts/agent/offline.py::_plan": (21, NOT_YET),
+    "workshop_lib/parts/agent/sqlplan.py::_filters": (29, NOT_YET),
+    "workshop_lib/parts/agent/sqlplan.py::_plan": (17, NOT_YET),
+    "workshop_lib/parts/agent/sqlplan.py::render": (24, NOT_YET),
+    "workshop_lib/parts/agent/tools.py::ToolRegistry._dispatch": (17, NOT_YET),
+    "workshop_lib/parts/chat/answer.py::_column_words_first": (21, LEAD),
+    "workshop_lib/parts/chat/answer.py::_grounded": (16, LEAD),
+    "workshop_lib/parts/chat/answer.py::_knowledge": (16, LEAD),
+    "workshop_lib/parts/chat/answer.py::agent_answer": (17, LEAD),
+    "workshop_lib/parts/chat/answer_eval.py::_availability_cases": (16, LEAD),
+    "workshop_lib/parts/chat/answer_eval.py::_group_cases": (17, LEAD),
+    "workshop_lib/parts/chat/app.py::parse_chat_request": (16, LEAD),
+    "workshop_lib/parts/chat/baseline_eval.py::_row": (20, LEAD),
+    "workshop_lib/parts/chat/baseline_eval.py::plot": (18, LEAD),
+    "workshop_lib/parts/chat/recall.py::_previous_memory": (18, LEAD),
+    "workshop_lib/parts/chat/router.py::_penalise_missing_subject": (18, LEAD),
+    "workshop_lib/parts/chat/router.py::named_schema_objects": (33, LEAD),
+    "workshop_lib/parts/chat/server.py::LogBudget.filter": (16, LEAD),
+    "workshop_lib/parts/gates.py::check_inputs": (19, NOT_YET),
+    "workshop_lib/parts/grounded.py::classify_rules": (19, NOT_YET),
+    "workshop_lib/parts/grounded.py::named_items": (40, NOT_YET),
+    "workshop_lib/parts/grounded.py::port_location_answer": (28, NOT_YET),
+    "workshop_lib/parts/grounded.py::price_extreme": (19, NOT_YET),
+    "workshop_lib/parts/grounded.py::select_with_llm": (21, NOT_YET),
+    "workshop_lib/parts/ingest/manifest.py::_checked": (28, NOT_YET),
+    "workshop_lib/parts/memory/answer.py::MemoryAwareClient._create": (16, LEAD),
+    "workshop_lib/parts/memory/card.py::memory_card": (18, LEAD),
+    "workshop_lib/parts/memory/consolidate.py::decide": (18, LEAD),
+    "workshop_lib/parts/memory/extract.py::_one": (19, LEAD),
+    "workshop_lib/parts/memory/extract.py::validate_model_output": (18, LEAD),
+    "workshop_lib/parts/memory/own_values.py::find": (16, LEAD),
+    "workshop_lib/parts/memory/personal.py::forget": (34, LEAD),
+    "workshop_lib/parts/memory/personal.py::unlinked_changes": (16, LEAD),
+    "workshop_lib/parts/memory/summary.py::summarise_extractive": (21, LEAD),
+    "workshop_lib/tools/doctor.py::checks": (17, SEAM_STORE),
+    "workshop_lib/tools/grading/recheck.py::Snapshot.__init__": (25, NOT_YET),
+    "workshop_lib/tools/grading/recheck.py::Snapshot.changes": (20, NOT_YET),
+    "workshop_lib/tools/grading/recheck.py::_audit_hook.hook": (26, NOT_YET),
+    "workshop_lib/tools/grading/recheck.py::_json_encoder.encode": (18, NOT_YET),
+    "workshop_lib/tools/grading/scoring.py::_from_notebook": (16, NOT_YET),
+    "workshop_lib/tools/grading/submissions.py::discover": (16, NOT_YET),
+    "workshop_lib/tools/grading/summary.py::read_records": (25, NOT_YET),
+    "workshop_lib/tools/grading/summary.py::summarize": (22, NOT_YET),
+    "workshop_lib/tools/grading/verify.py::_take": (16, NOT_YET),
+    "workshop_lib/tools/grading/verify.py::plan": (30, NOT_YET),
+    "workshop_lib/tools/oracle_bootstrap.py::step_users": (16, NOT_YET),
+}
 
 
 def measure(source: str, path: str) -> dict[str, int]:
@@ -53,37 +166,29 @@ def offenders(root: Path = ROOT) -> dict[str, int]:
     return {k: v for k, v in found.items() if v > LIMIT}
 
 
-def read_baseline(path: Path = BASELINE) -> dict[str, int]:
-    lines = [ln.split("#")[0].strip() for ln in path.read_text().splitlines()] if path.exists() else []
-    return {key: int(count) for key, count in (ln.rsplit(" ", 1) for ln in lines if ln)}
-
-
 def compare(now: dict[str, int], baseline: dict[str, int]) -> list[str]:
-    """One line per breach of the ratchet; empty when the code and the baseline agree."""
+    """One line per breach of the ratchet; empty when the code and the list agree."""
     problems = [f"{k}: {v} (new above {LIMIT}: split it)" for k, v in sorted(now.items()) if k not in baseline]
     problems += [f"{k}: {now[k]}, was {baseline[k]} (worse: split it)" for k in sorted(now) if k in baseline and now[k] > baseline[k]]
-    problems += [f"{k}: {now.get(k, 'at most ' + str(LIMIT))}, baseline says {v} (better: lower the baseline with --update)"
+    problems += [f"{k}: {now.get(k, 'at most ' + str(LIMIT))}, listed at {v} (better: lower its count in KNOWN, or delete its line)"
                  for k, v in sorted(baseline.items()) if now.get(k, 0) < v]
     return problems
 
 
-def write_baseline(now: dict[str, int], path: Path = BASELINE) -> None:
-    head = (f"# Functions above radon complexity {LIMIT} when the gate was set (tests/complexity_gate.py).\n"
-            "# The list only shrinks: split a function, then lower or delete its line (--update).\n")
-    path.write_text(head + "".join(f"{k} {v}\n" for k, v in sorted(now.items())))
-
-
 def main(argv: list[str]) -> int:
     now = offenders()
-    if "--update" in argv:
-        write_baseline(now)
-        print(f"{BASELINE.name}: {len(now)} functions above {LIMIT}")
+    if "--list" in argv:
+        print("\n".join(f"{k} {v}" for k, v in sorted(now.items())))
         return 0
-    problems = compare(now, read_baseline())
+    problems = compare(now, {k: count for k, (count, _) in KNOWN.items()})
     if problems:
-        print(f"complexity gate (radon, limit {LIMIT}, baseline {BASELINE.relative_to(ROOT)}):", *problems, sep="\n  ")
+        print(f"complexity gate (radon, limit {LIMIT}, the list KNOWN in tests/complexity_gate.py):", *problems, sep="\n  ")
         return 1
-    print(f"complexity gate: no function above {LIMIT} but the {len(now)} in the baseline, none worse")
+    by_reason: dict[str, int] = {}
+    for _, why in KNOWN.values():
+        by_reason[why] = by_reason.get(why, 0) + 1
+    print(f"complexity gate: no function above {LIMIT} but the {len(now)} listed on {LISTED}, none worse:",
+          *(f"{n:3d}  {why}" for why, n in sorted(by_reason.items(), key=lambda kv: -kv[1])), sep="\n  ")
     return 0
 
 

@@ -93,7 +93,7 @@ def test_sentinel_for_missing_ranks(seeded_engine):
     # A question with no keyword overlap at all: every hit comes from the vector list only.
     hits = retrieval.hybrid_rrf_search_memories(seeded_engine, "!!! ???", k=3)
     assert hits and all(h["r_txt"] == retrieval.SENTINEL for h in hits)
-    assert hits[0]["rrf_score"] == pytest.approx(1 / 61 + 1 / (60 + 999999))
+    assert hits[0]["rrf_score"] == pytest.approx(1 / 61 + 1 / (60 + retrieval.SENTINEL))
 
 
 def test_keyword_terms_beat_whole_question_phrase(seeded_engine):

@@ -169,7 +169,7 @@ def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str
 
 
 def _rank_text(rank: int, name: str) -> str:
-    return f"does not hold it, so its {name} is the sentinel 999999" if rank == retrieval.SENTINEL else f"ranks it {rank}"
+    return f"does not hold it, so its {name} is the sentinel {retrieval.SENTINEL}" if rank == retrieval.SENTINEL else f"ranks it {rank}"
 
 
 # ------------------------------------------------------------------ TODO 2
@@ -330,7 +330,7 @@ TYPE_ERROR_FIX = ("a call got arguments it does not take. Keep the def line as g
                   "retrieval.hybrid_rows(eng, rows) (eng first).")
 NULL_RANK_FIX = ("a rank or the score came back NULL (None), which retrieval.hybrid_rows cannot turn into a number: "
                  "after the FULL OUTER JOIN a row found by one list only has no rank in the other, so write "
-                 "COALESCE(v.r_vec, 999999) AS r_vec and COALESCE(t.r_txt, 999999) AS r_txt (NVL on Oracle), and "
+                 f"COALESCE(v.r_vec, {retrieval.SENTINEL}) AS r_vec and COALESCE(t.r_txt, {retrieval.SENTINEL}) AS r_txt (NVL on Oracle), and "
                  "compute rrf_score from those columns.")
 SELECTED = ["record_id", "content", "metadata", "r_vec", "r_txt", "rrf_score"]
 
@@ -391,7 +391,7 @@ def _hybrid_shape(call: str, got) -> None:
     bad = [h for h in got if not isinstance(h["r_vec"], int) or not isinstance(h["r_txt"], int)
            or not isinstance(h["rrf_score"], float)]
     expect(not bad, TODO2, f"{call}: r_vec and r_txt must be ints and rrf_score a float",
-           "missing ranks must be the integer sentinel 999999, never NULL.")
+           f"missing ranks must be the integer sentinel {retrieval.SENTINEL}, never NULL.")
 
 
 def _no_foreign_rows(call: str, got: list[dict], ids: set[str]) -> None:
@@ -422,9 +422,9 @@ def _ranks_in_range(call: str, got: list[dict], per_list: int) -> None:
         for key in ("r_vec", "r_txt"):
             if h[key] != retrieval.SENTINEL and not 1 <= h[key] <= per_list:
                 raise CheckFailed(TODO2, f"{call}: {h['subject'] or h['record_id']} has {key}={h[key]}; ranks must "
-                                  f"be 1..{per_list} (per_list) or the sentinel 999999",
+                                  f"be 1..{per_list} (per_list) or the sentinel {retrieval.SENTINEL}",
                                   "number each list with ROW_NUMBER() (1-based) and keep only rows with rank <= :n "
-                                  "in the next CTE; a missing rank is COALESCE/NVL(rank, 999999), never 0 or NULL.")
+                                  f"in the next CTE; a missing rank is COALESCE/NVL(rank, {retrieval.SENTINEL}), never 0 or NULL.")
 
 
 def _ranks_match_lists(call: str, got: list[dict], per_list: int, ranks: tuple[list[str], list[str]],
@@ -482,7 +482,7 @@ def _hybrid_rows_in_order(call: str, got: list[dict], want: list[dict], ids: set
                 hint = ("rank each list over the filtered rows and cut it to :n BEFORE fusing: a list cut after the "
                         "join, or ranked before the filter, fuses different rows.")
             if g["r_txt"] != retrieval.SENTINEL and w["r_txt"] == retrieval.SENTINEL:
-                hint = "a row missing from the keyword list must get r_txt = 999999 (NVL/COALESCE)."
+                hint = f"a row missing from the keyword list must get r_txt = {retrieval.SENTINEL} (NVL/COALESCE)."
             raise CheckFailed(TODO2, f"{call}: rank {i} should be {w['subject']} (r_vec={w['r_vec']}, "
                               f"r_txt={w['r_txt']}), you returned {g['subject'] or g['record_id']} "
                               f"(r_vec={g['r_vec']}, r_txt={g['r_txt']})", hint)
@@ -491,7 +491,7 @@ def _hybrid_rows_in_order(call: str, got: list[dict], want: list[dict], ids: set
                               f"you gave r_vec={g['r_vec']}, r_txt={g['r_txt']}",
                               "rank each list with ROW_NUMBER() (1-based), vector by distance ascending, keyword "
                               "by score best first (bm25 ascending / SCORE(1) DESC), each with the m.seq tie-break "
-                              "and cut to :n rows; missing ranks are 999999.")
+                              f"and cut to :n rows; missing ranks are {retrieval.SENTINEL}.")
         if abs(g["rrf_score"] - w["rrf_score"]) > 1e-9:
             raise CheckFailed(TODO2, f"{call}: rrf_score for {w['subject']} should be {w['rrf_score']:.6f}, "
                               f"you computed {g['rrf_score']:.6f}",

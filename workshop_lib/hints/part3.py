@@ -1,4 +1,5 @@
 """Hints for Part 3's TODOs: retrieve_knowledge and hybrid_rrf_search_memories."""
+from workshop_lib.engines.portable_sql import SENTINEL
 from workshop_lib.hints.table import F, TodoHints
 
 TIE_BREAK = ("Rows with equal scores must come out in one defined order whatever order the database reads them in: "
@@ -78,7 +79,7 @@ TODOS = {
                  "to :n; the keyword leg ranked the same way and cut to :n; both legs filtered to this user, this "
                  "agent, record_type 'memory', no tool outputs and live memories only (no MEMORY_STATUS row other "
                  "than 'valid'); the two lists joined with FULL OUTER JOIN, missing "
-                 "ranks 999999; the RRF score; the final ORDER BY with tie-breaks and the cut to :k."),
+                 f"ranks {SENTINEL}; the RRF score; the final ORDER BY with tie-breaks and the cut to :k."),
         outline=("WITH q AS (the query embedding),\n"
                  "vec_ranked AS (SELECT m.seq, ROW_NUMBER() OVER (ORDER BY <distance>, m.seq) AS r_vec\n"
                  "               FROM RECORDS m JOIN RECORD_CHUNKS c ... WHERE m.user_id = :u AND m.agent_id = :a\n"
@@ -88,8 +89,8 @@ TODOS = {
                  "vec AS (SELECT seq, r_vec FROM vec_ranked WHERE r_vec <= :n),\n"
                  "txt_ranked / txt: the same for the full-text match, best score first (bm25 ascending on SQLite, "
                  "SCORE(1) DESC on Oracle), then m.seq,\n"
-                 "fused AS (SELECT COALESCE(v.seq, t.seq) AS seq, COALESCE(v.r_vec, 999999) AS r_vec,\n"
-                 "                 COALESCE(t.r_txt, 999999) AS r_txt FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)\n"
+                 f"fused AS (SELECT COALESCE(v.seq, t.seq) AS seq, COALESCE(v.r_vec, {SENTINEL}) AS r_vec,\n"
+                 f"                 COALESCE(t.r_txt, {SENTINEL}) AS r_txt FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)\n"
                  "SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,\n"
                  "       1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt) AS rrf_score\n"
                  "  FROM fused f JOIN RECORDS m ON m.seq = f.seq\n"
@@ -107,7 +108,7 @@ TODOS = {
               "order land in the wrong fields. The message names the pair you swapped; write the final SELECT's "
               "columns in the order the TODO lists them."),
             F("rank_types", r"must be ints and rrf_score a float",
-              "A rank missing from one list is NULL after the join: wrap it in COALESCE(r, 999999) (NVL on Oracle) "
+              f"A rank missing from one list is NULL after the join: wrap it in COALESCE(r, {SENTINEL}) (NVL on Oracle) "
               "so it stays an integer, and compute the score with 1.0 so it is a float."),
             F("tool_output_kept", r"a memory with metadata kind 'tool_output'",
               "Tool outputs are memories too. Add the filter to BOTH legs: "
@@ -120,8 +121,8 @@ TODOS = {
               "to both legs."),
             F("null_rank", r"came back NULL \(None\)",
               "After the FULL OUTER JOIN a row found by one list only has NULL for the other list's rank, and "
-              "retrieval.hybrid_rows cannot make a number of NULL: COALESCE(v.r_vec, 999999) AS r_vec, "
-              "COALESCE(t.r_txt, 999999) AS r_txt (NVL on Oracle), and the score computed from those."),
+              f"retrieval.hybrid_rows cannot make a number of NULL: COALESCE(v.r_vec, {SENTINEL}) AS r_vec, "
+              f"COALESCE(t.r_txt, {SENTINEL}) AS r_txt (NVL on Oracle), and the score computed from those."),
             F("final_order_desc", r"lowest rrf_score first",
               "A higher rrf_score is better: the final ORDER BY is rrf_score DESC (then r_vec, r_txt), so the cut to "
               "k keeps the best fused rows."),
@@ -133,8 +134,8 @@ TODOS = {
             F("thread_message", r"thread message is in your result",
               "Chat messages share the RECORDS table: add m.record_type = 'memory' to both legs."),
             F("zero_for_missing_rank", r"has r_(vec|txt)=0;",
-              "A row missing from one list gets the sentinel 999999, not 0: 0 would make it look better than rank 1. "
-              "COALESCE(v.r_vec, 999999)."),
+              f"A row missing from one list gets the sentinel {SENTINEL}, not 0: 0 would make it look better than rank 1. "
+              f"COALESCE(v.r_vec, {SENTINEL})."),
             F("lists_not_cut", r"ranks must be 1\.\.",
               "Each ranked list is cut to its top :n before the fusion: a CTE that keeps WHERE r_vec <= :n (and "
               "r_txt <= :n). Without the cut, ranks beyond per_list leak into the score."),
@@ -157,13 +158,13 @@ TODOS = {
             F("cut_before_fuse", r"cut it to :n BEFORE fusing",
               "Rank and cut each list on its own, after its filters and before the join: a list cut after the join "
               "or ranked before filtering fuses different rows."),
-            F("sentinel_missing", r"must get r_txt = 999999",
-              "A row missing from the keyword list gets r_txt = 999999 (COALESCE/NVL after the FULL OUTER JOIN)."),
+            F("sentinel_missing", rf"must get r_txt = {SENTINEL}",
+              f"A row missing from the keyword list gets the sentinel {SENTINEL} as r_txt (COALESCE/NVL after the FULL OUTER JOIN)."),
             F("final_order", r"order by rrf_score DESC, then r_vec",
               "Sort the fused rows by rrf_score DESC, then r_vec, then r_txt (the tie-breaks make the order defined)."),
             F("ranks_differ", r"should have r_vec=.*you gave",
               "The row is right but its ranks are not: ROW_NUMBER() starts at 1, each list is ordered by its own "
-              "score with m.seq as tie-break and cut to :n, and a missing rank is 999999."),
+              f"score with m.seq as tie-break and cut to :n, and a missing rank is {SENTINEL}."),
             F("integer_division", r"write 1\.0",
               "SQLite divides integers as integers: 1 / (60 + 1) is 0. Write 1.0 / (:rrf_k + f.r_vec) + "
               "1.0 / (:rrf_k + f.r_txt)."),

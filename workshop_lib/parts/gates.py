@@ -447,6 +447,20 @@ def hybrid_gates(scores: Sequence[float], texts: Sequence[str], *, low: float, c
     }
 
 
+def _sources_used(n_used: int, n_chunks: int) -> str:
+    """none, all or partial: how many of the retrieved chunks the answer uses."""
+    if not n_used:
+        return "none"
+    return "all" if n_used == n_chunks else "partial"
+
+
+def _used_llm(mode: str, used_llm_answer: str | None) -> str:
+    """fallback (the model's answer is not used), primary (a model wrote it) or none."""
+    if mode == "fallback":
+        return "fallback"
+    return "primary" if used_llm_answer is not None else "none"
+
+
 def make_decision(mode: str, *, similarities: Sequence[float], chunks: Sequence[Any], config: ModeConfig,
                   query_tokens: int, used: Iterable[int] = (), low: float, high: float,
                   short_query_active: bool, used_llm_answer: str | None = None, query: str | None = None,
@@ -474,18 +488,8 @@ def make_decision(mode: str, *, similarities: Sequence[float], chunks: Sequence[
         })
         if i in used_set:
             used_chunks.append({**c, "score": scores[i], "similarity": sim})
-    if not used_chunks:
-        sources = "none"
-    elif len(used_chunks) == len(chunks):
-        sources = "all"
-    else:
-        sources = "partial"
-    if mode == "fallback":
-        used_llm = "fallback"
-    elif used_llm_answer is not None:
-        used_llm = "primary"
-    else:
-        used_llm = "none"
+    sources = _sources_used(len(used_chunks), len(chunks))
+    used_llm = _used_llm(mode, used_llm_answer)
     best = max(scores) if scores else None
     explain = {
         "mode": mode,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from workshop_lib.core import scope
 from workshop_lib.core.arguments import MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - one rule everywhere
 from workshop_lib.core.memory_client import SHARED_OVERSAMPLE
+from workshop_lib.engines.portable_sql import SENTINEL as SENTINEL  # a memory missing from one list (the statements')
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -19,7 +20,6 @@ if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle
 MAX_K = 100_000  # results a retrieval caller can ask for (the store's own limit is the SQL integer range)
 MAX_PER_LIST = 4096  # sqlite-vec's largest k for one nearest-neighbour list
 RRF_K = 60
-SENTINEL = 999_999
 
 
 # ------------------------------------------------------------------ argument checks

@@ -59,7 +59,7 @@ def setup(engine: str = typer.Option(None, help="oracle | embedded (default: $WO
         report = prepare(eng)
         described = str(eng)
         eng.close()  # release the store, so `workshop reset` does not see this process as a user
-    except (WorkshopError, ValueError) as exc:  # they say what is wrong and the fix: no traceback
+    except ValueError as exc:  # a setting or an argument out of range (a WorkshopError is main()'s)
         typer.secho(f"Setup stopped: {exc}", fg="red", err=True)
         raise typer.Exit(1) from None
     t = report["timings"]
@@ -202,7 +202,7 @@ def ingest(manifest_path: Path = typer.Argument(None, help="a JSONL manifest (de
         report = pipeline.ingest(eng, manifest_path or corpus.MANIFEST, profile=profile, sanitize_mode=sanitize,
                                  batch_size=batch_size, rate_limit_per_min=rate_limit, skip_bad=skip_bad_lines,
                                  promote=promote)
-    except (WorkshopError, ValueError) as exc:  # a bad manifest, an index in use, a refused promotion...
+    except ValueError as exc:  # a bad option value (a bad manifest, an index in use... are main()'s)
         typer.secho(str(exc), fg="red", err=True)
         raise typer.Exit(1) from None
     finally:
@@ -243,30 +243,37 @@ def alias(action: str = typer.Argument("status", help="status | promote | rollba
     eng = _connect(engine)
     try:
         if action == "promote":
-            outcome = promotion.promote(eng, profiles[profile])
-            typer.secho(("promoted: " if outcome.decision.promote else "refused: ") + outcome.decision.reason,
-                        fg="green" if outcome.decision.promote else "yellow")
-            if not outcome.decision.promote:
-                raise typer.Exit(3)
+            _alias_promote(eng, profiles[profile])
         elif action == "rollback":
             state = promotion.rollback(eng)
             typer.echo(f"rolled back: the alias reads {state.target} (rollback again goes to {state.previous})")
         else:
-            state = index.alias_state(eng)
-            typer.echo(f"alias {state.alias} -> {state.target or '(none: nothing promoted yet)'}"
-                       + ("" if not state.target else " (complete)" if state.target_complete else " (NOT complete)")
-                       + (f"; rollback goes to {state.previous}" if state.previous else ""))
-            for i in index.list_indexes(eng):
-                mark = "*" if i.table == state.target else " "
-                typer.echo(f" {mark} {i.table:12s} {i.status:9s} {i.docs:5d} docs {i.chunks:6d} chunks  "
-                           f"{i.profile.get('unit')} {i.profile.get('size')}/{i.profile.get('overlap')}")
-            for h in index.history(eng, 5):
-                typer.echo(f"   {h['at'][:19]}  {h['action']:8s} {h['table']:10s} {h.get('reason', '')}")
-    except promotion.PromotionRefused as exc:
-        typer.secho(str(exc), fg="red", err=True)
-        raise typer.Exit(1) from None
+            _alias_status(eng)
     finally:
         eng.close()
+
+
+def _alias_promote(eng, profile: corpus.Profile) -> None:
+    """Promote a profile's table, or say why not (exit status 3)."""
+    outcome = promotion.promote(eng, profile)
+    typer.secho(("promoted: " if outcome.decision.promote else "refused: ") + outcome.decision.reason,
+                fg="green" if outcome.decision.promote else "yellow")
+    if not outcome.decision.promote:
+        raise typer.Exit(3)
+
+
+def _alias_status(eng) -> None:
+    """Where the alias points, every index table, and the last five alias changes."""
+    state = index.alias_state(eng)
+    typer.echo(f"alias {state.alias} -> {state.target or '(none: nothing promoted yet)'}"
+               + ("" if not state.target else " (complete)" if state.target_complete else " (NOT complete)")
+               + (f"; rollback goes to {state.previous}" if state.previous else ""))
+    for i in index.list_indexes(eng):
+        mark = "*" if i.table == state.target else " "
+        typer.echo(f" {mark} {i.table:12s} {i.status:9s} {i.docs:5d} docs {i.chunks:6d} chunks  "
+                   f"{i.profile.get('unit')} {i.profile.get('size')}/{i.profile.get('overlap')}")
+    for h in index.history(eng, 5):
+        typer.echo(f"   {h['at'][:19]}  {h['action']:8s} {h['table']:10s} {h.get('reason', '')}")
 
 
 @app.command()
@@ -556,12 +563,27 @@ def eval_conversations(question_set: Path = typer.Option(..., "--set", exists=Tr
     typer.echo(f"results: {out}")
 
 
-def main() -> None:  # pragma: no cover
+def main(argv: list[str] | None = None) -> int:
+    """The `workshop` command. An error the workshop raises on purpose (WorkshopError) is caught here
+    once: its message and fix on stderr, no traceback, exit status 1. Anything else is a bug and
+    keeps its traceback."""
     try:
-        app()
+        app(args=argv, prog_name="workshop")
+    except SystemExit as done:  # typer ends every command with one
+        return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     except KeyboardInterrupt:
-        sys.exit(130)
+        return 130
+    except WorkshopError as exc:
+        typer.secho(error_text(exc), fg="red", err=True)
+        return 1
+    return 0
+
+
+def error_text(exc: WorkshopError) -> str:
+    """What the user reads: the message, then the fix when the message does not already say it."""
+    message = str(exc) or type(exc).__name__
+    return message if not exc.fix or exc.fix in message else f"{message}\nFix: {exc.fix}"
 
 
 if __name__ == "__main__":  # python -m workshop_lib.tools.cli
-    main()
+    sys.exit(main())

@@ -22,6 +22,7 @@ from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this dia
     RECORD_DELETE,
     RECORD_SET_CONTENT,
     RECORD_SET_METADATA,
+    SENTINEL,
     THREAD_CHUNKS_DELETE,
     THREAD_DELETE,
     THREAD_GET,
@@ -272,7 +273,7 @@ SELECT m.record_id, m.content, m.metadata, -t.bm AS score_txt
  ORDER BY t.bm, t.seq"""
 
 # Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
-# ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
+# ranks become SENTINEL (portable_sql.py), fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
 # Each list is cut to its top :n (a bounded top-n sort) *before* ROW_NUMBER numbers it:
 # numbering every candidate first would sort all memories and scan them again.
 HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
@@ -284,8 +285,8 @@ txt AS (
     SELECT seq, ROW_NUMBER() OVER (ORDER BY bm, seq) AS r_txt FROM txt_top),
 fused AS (
     SELECT COALESCE(v.seq, t.seq) AS seq,
-           COALESCE(v.r_vec, 999999) AS r_vec,
-           COALESCE(t.r_txt, 999999) AS r_txt
+           COALESCE(v.r_vec, {SENTINEL}) AS r_vec,
+           COALESCE(t.r_txt, {SENTINEL}) AS r_txt
       FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)
 SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
        1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt) AS rrf_score

@@ -29,6 +29,7 @@ from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this dia
     RECORD_DELETE,
     RECORD_SET_CONTENT,
     RECORD_SET_METADATA,
+    SENTINEL,
     THREAD_CHUNKS_DELETE,
     THREAD_DELETE,
     THREAD_GET,
@@ -203,7 +204,7 @@ KEYWORD_SEARCH = f"""SELECT m.record_id, m.content, m.metadata, SCORE(1) AS scor
  FETCH FIRST :k ROWS ONLY"""
 
 # Reciprocal Rank Fusion in one statement: two ranked lists, FULL OUTER JOIN, missing
-# ranks become the sentinel 999999, fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
+# ranks become SENTINEL (portable_sql.py), fused score = 1/(rrf_k + r_vec) + 1/(rrf_k + r_txt).
 # Ties break as in the embedded twin: by distance / text score, then insertion order.
 # Each list is ranked in one CTE and cut in the next (WHERE r <= :n): ordering by a
 # ROW_NUMBER alias in the same query block is not a documented form (ORA-30483 risk).
@@ -225,8 +226,8 @@ txt AS (
     SELECT seq, r_txt FROM txt_ranked WHERE r_txt <= :n),
 fused AS (
     SELECT COALESCE(v.seq, t.seq) AS seq,
-           NVL(v.r_vec, 999999) AS r_vec,
-           NVL(t.r_txt, 999999) AS r_txt
+           NVL(v.r_vec, {SENTINEL}) AS r_vec,
+           NVL(t.r_txt, {SENTINEL}) AS r_txt
       FROM vec v FULL OUTER JOIN txt t ON t.seq = v.seq)
 SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,
        1 / (:rrf_k + f.r_vec) + 1 / (:rrf_k + f.r_txt) AS rrf_score

@@ -61,18 +61,32 @@ class Chunk:
 _WORD = re.compile(r"\w")
 
 
-def _snap(text: str, start: int, end: int) -> tuple[int, int]:
-    """Move start forward to a word start and end back to a word end (at most SNAP chars each)."""
+def _inside_word(text: str, i: int) -> bool:
+    """Position i falls between two word characters (cutting there would split a word)."""
+    return bool(_WORD.match(text[i - 1]) and _WORD.match(text[i]))
+
+
+def _snap_start(text: str, start: int, end: int) -> int:
+    """Start moved forward to a word start, unless that is more than SNAP chars or past end."""
     s = start
-    while 0 < s < end and s - start < SNAP and _WORD.match(text[s - 1]) and _WORD.match(text[s]):
+    while 0 < s < end and s - start < SNAP and _inside_word(text, s):
         s += 1
-    if s - start >= SNAP or s >= end:
-        s = start
+    return start if s - start >= SNAP or s >= end else s
+
+
+def _snap_end(text: str, s: int, end: int) -> int:
+    """End moved back to a word end, unless that is more than SNAP chars or before s."""
     e = end
-    while s < e < len(text) and end - e < SNAP and _WORD.match(text[e - 1]) and _WORD.match(text[e]):
+    while s < e < len(text) and end - e < SNAP and _inside_word(text, e):
         e -= 1
-    if end - e >= SNAP or e <= s:
-        e = end
+    return end if end - e >= SNAP or e <= s else e
+
+
+def _snap(text: str, start: int, end: int) -> tuple[int, int]:
+    """Move start forward to a word start and end back to a word end (at most SNAP chars each),
+    then trim the spaces at both ends."""
+    s = _snap_start(text, start, end)
+    e = _snap_end(text, s, end)
     while s < e and text[s].isspace():
         s += 1
     while e > s and text[e - 1].isspace():

@@ -109,6 +109,37 @@ def prepare_chunks(entries: list[manifest.Entry], profile: corpus.Profile, token
     return list(out.values())
 
 
+def _refuse_changing_the_active_index(eng: Engine, table: str, new: list, stale: list[str]) -> None:
+    """The table the alias reads is never changed in place: new content goes into a new profile."""
+    if (new or stale) and index.alias_target(eng) == table:
+        raise IndexInUse(f"{table} is the active index and this manifest would change it ({len(new)} new, "
+                         f"{len(stale)} removed chunks). Fix: put the new content in a new profile (a new table), "
+                         "ingest it there and promote it through the golden queries.")
+
+
+def _write_table(eng: Engine, table: str, new: list, stale: list[str], report: IngestReport, *,
+                 embed: Callable[[list[str]], list[Any]], batch_size: int, rate_limit_per_min: int | None,
+                 progress: bool) -> None:
+    """Mark the table building, embed and write the new chunks batch by batch, delete the stale
+    ones, mark it complete; the report counts and times each step."""
+    index.mark_building(eng, table)
+
+    def write(first: int, vectors: list[Any]) -> None:
+        started = time.perf_counter()
+        index.write_chunks(eng, table, new[first:first + len(vectors)], vectors)
+        report.seconds["write"] += time.perf_counter() - started
+        report.embedded += len(vectors)
+
+    report.batches = embedding.embed_batches([c.text for c in new], embed, write, batch_size=batch_size,
+                                             rate_limit_per_min=rate_limit_per_min, progress=progress)
+    report.seconds["embed"] = report.batches.embed_s
+    started = time.perf_counter()
+    index.delete_chunks(eng, table, stale)
+    report.removed = len(stale)
+    index.mark_complete(eng, table)
+    report.seconds["write"] += time.perf_counter() - started
+
+
 def ingest(eng: Engine, manifest_path: Path | str = corpus.MANIFEST, *, profile: str | corpus.Profile | None = None,
            sanitize_mode: str = "redact", batch_size: int = 64, rate_limit_per_min: int | None = None,
            skip_bad: bool = False, promote: bool = False, progress: bool = True,
@@ -133,30 +164,12 @@ def ingest(eng: Engine, manifest_path: Path | str = corpus.MANIFEST, *, profile:
     stale = sorted(set(stored) - {c.hash for c in chunks})
     report.already_stored = len(chunks) - len(new)
     current = index.info(eng, table)
-    if (new or stale) and index.alias_target(eng) == table:
-        raise IndexInUse(f"{table} is the active index and this manifest would change it ({len(new)} new, "
-                         f"{len(stale)} removed chunks). Fix: put the new content in a new profile (a new table), "
-                         "ingest it there and promote it through the golden queries.")
+    _refuse_changing_the_active_index(eng, table, new, stale)
     index.ensure_table(eng, table)
     index.register(eng, table, chosen.as_json(), parsed.sha256)
     if new or stale or current is None or current.status != "complete":
-        index.mark_building(eng, table)
-
-        def write(first: int, vectors: list[Any]) -> None:
-            started = time.perf_counter()
-            index.write_chunks(eng, table, new[first:first + len(vectors)], vectors)
-            report.seconds["write"] += time.perf_counter() - started
-            report.embedded += len(vectors)
-
-        report.batches = embedding.embed_batches([c.text for c in new], embed or eng.model.embed, write,
-                                                 batch_size=batch_size, rate_limit_per_min=rate_limit_per_min,
-                                                 progress=progress)
-        report.seconds["embed"] = report.batches.embed_s
-        started = time.perf_counter()
-        index.delete_chunks(eng, table, stale)
-        report.removed = len(stale)
-        index.mark_complete(eng, table)
-        report.seconds["write"] += time.perf_counter() - started
+        _write_table(eng, table, new, stale, report, embed=embed or eng.model.embed, batch_size=batch_size,
+                     rate_limit_per_min=rate_limit_per_min, progress=progress)
     report.status = "complete"
     if promote:
         report.promotion = promotion.promote(eng, chosen)
