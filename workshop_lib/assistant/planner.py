@@ -775,15 +775,22 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         if numeric[0].ref in words.ambiguous:
             raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
         return numeric[0]
-    if value < 0:  # "set to -18": the one column of the rows asked about whose comment allows a value below zero
-        signed = [c for c in schema.columns.get(spec.target, []) if c.numeric and re.search(r"\bnegative\b", c.comment, re.I)]
+    unnamed = _unnamed_numeric(schema.columns.get(spec.target, []), value)
+    if unnamed is None:
+        raise NoPlan("it compares a number with a column it does not name")
+    return unnamed
+
+
+def _unnamed_numeric(columns: list[Column], value: float) -> Column | None:
+    """The column of the rows asked about that a number fits without being named: the one whose comment
+    allows a value below zero for a negative number ("set to -18"), the year built for a year."""
+    if value < 0:
+        signed = [c for c in columns if c.numeric and re.search(r"\bnegative\b", c.comment, re.I)]
         if len(signed) == 1:
             return signed[0]
     if 1900 <= value <= 2100:
-        years = [c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name]
-        if years:
-            return years[0]
-    raise NoPlan("it compares a number with a column it does not name")
+        return next((c for c in columns if "YEAR" in c.name), None)
+    return None
 
 
 def _reference_year(schema: Schema) -> int | None:
