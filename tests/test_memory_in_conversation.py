@@ -353,3 +353,23 @@ def test_a_thing_of_theirs_named_by_the_customer_it_is_for(eng, service):
     # another user naming the same customer gets nothing of m-kai's
     text, mode, _ = _ask(service, "m-lou", "the Marlow box - which voyage is it on?", {}, "t1")
     assert box not in text and voyage not in text
+
+
+def test_a_date_pattern_sets_order_and_separator_and_a_format_refused_in_passing_is_not_wanted():
+    (pref,) = preferences.extract("write dates as DD.MM.YYYY for me, the american style confuses my team")
+    assert (pref.dimension, pref.unit) == ("dates", "day_first.")
+    (pref,) = preferences.extract("from now on dates like mm-dd-yyyy please")
+    assert pref.unit == "month_first-"
+    assert preferences.render("arrival date 2025-06-15", {"dates": "day_first."}) == "arrival date 15.06.2025"
+    assert preferences.render("arrival date 2025-06-15", {"dates": "month_first-"}) == "arrival date 06-15-2025"
+
+
+def test_lengths_in_feet_when_the_user_thinks_in_feet(eng, service):
+    (pref,) = preferences.extract("I think in feet not metres.")
+    assert (pref.dimension, pref.unit, pref.refused) == ("distance", "ft", ("m",))
+    assert preferences.render("length 381.70 m, volume 67 m3", {"distance": "ft"}) == "length 1,252 ft, volume 67 m3"
+    threads: dict = {}
+    name, metres = eng.query("SELECT VESSEL_NAME, LENGTH_M FROM SUPPLYCHAIN.VESSELS ORDER BY IMO_NUMBER LIMIT 1")[0]
+    _ask(service, "m-finn", "whenever you give me a ship's length, give it in feet please", threads)
+    text, mode, _ = _ask(service, "m-finn", f"how long is the {name}?", threads)
+    assert mode == "rag" and f"{round(float(metres) / 0.3048):,} ft" in text and " m" not in text.replace(name, "")

@@ -1,7 +1,8 @@
 """Preferences a user states in their own words, recognised by what they change, applied to every answer.
 
 A sentence that is not a question and names units of one dimension (weight: tonnes or kilograms;
-money: dollars or cents; length: short or detailed) is a preference: the unit said with a
+money: dollars or cents; distance: metres or feet; dates: their order and separator; length: short
+or detailed) is a preference: the unit said with a
 negation or a complaint ("kilos are useless", "no cents", "not in kg") is refused, the other one
 is wanted. It is stored in the user's scope (kind `preference`); a later one on the same
 dimension supersedes it. `render` rewrites an answer's figures into the wanted unit and drops a
@@ -37,15 +38,19 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
               "day_first": ("day first", "day-first", "dd/mm", "dd.mm", "british", "european"),
               "month_first": ("month first", "month-first", "mm/dd", "american", "us style", "us format"),
               "iso": ("iso", "yyyy-mm-dd")},
+    # lengths and distances the data holds in metres: a ship's length, a port's draught
+    "distance": {"m": ("metres", "meters", "metre", "meter"), "ft": ("feet", "foot", "ft")},
     "length": {"short": ("short", "brief", "concise", "one line", "one-liners", "terse", "shorter"),
                "long": ("detailed", "long", "full", "verbose", "longer", "in detail")},
 }
 _NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|instead of|rather than|drop|skip|scratch|scrap|ditch|cancel|forget|undo|"
                               r"hate|avoid)\b(?:\s+\w+){0,2}\s*$", re.I)
-_NEGATIVE_AFTER = re.compile(r"^\s*(?:are|is)?\s*(?:useless|annoying|confusing|wrong|bad|pointless|no use|"
-                             r"not helpful|noise)\b", re.I)
+# "kilos are useless", "the american format confuses my team": a word for the way of writing may come between
+_NEGATIVE_AFTER = re.compile(r"^\s*(?:format|style|way|ones?|version)?\s*(?:are|is)?\s*(?:useless|annoy\w*|confus\w*|"
+                             r"wrong|bad|pointless|no use|not helpful|noise|mislead\w*)\b", re.I)
 # a sentence that asks for a way of answering, not one that only uses a unit ("we paid 2,300 dollars")
 _REQUEST = re.compile(r"\b(?:prefer|want|give me|show me|use|in|please|from now on|always|rather|instead|no|not|"
+                      r"write|put|format|display|"
                       r"don't|just|keep)\b", re.I)
 # length is about the answers: "keep it short", "shorter answers", not "we're short on boxes"
 _ABOUT_ANSWERS = re.compile(r"\b(?:answers?|repl(?:y|ies)|responses?|(?:keep|make)\s+(?:it|them|things))\b", re.I)
@@ -60,6 +65,8 @@ _DATES_WORD = re.compile(r"\bdates?\b", re.I)
 _EXAMPLE_WORDS = re.compile(r"\blike\s+\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
                             re.I)
 _EXAMPLE_ISO = re.compile(r"\blike\s+\d{4}-\d{2}-\d{2}\b")
+# a date written as its pattern ("DD.MM.YYYY", "mm/dd/yy"): the order and the separator wanted
+_DATE_PATTERN = re.compile(r"\b(dd|mm)([./-])(?:mm|dd)\2(?:yyyy|yy)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,10 @@ def _about(dimension: str, sentence: str) -> bool:
 def _wanted_and_refused(dimension: str, units: dict[str, tuple[str, ...]], sentence: str) -> tuple[list[str], list[str]]:
     wanted: list[str] = []
     refused: list[str] = []
-    if dimension == "dates":  # the example given decides ("write dates out like 9 June")
+    if dimension == "dates":  # the example given decides ("write dates out like 9 June", "as DD.MM.YYYY")
+        if (pattern := _DATE_PATTERN.search(sentence)) is not None:
+            order = "day_first" if pattern.group(1).lower() == "dd" else "month_first"
+            return [order + pattern.group(2)], []
         wanted += ["words"] if _EXAMPLE_WORDS.search(sentence) else ["iso"] if _EXAMPLE_ISO.search(sentence) else []
     for unit, words in units.items():
         hits = _mentions(sentence, words)
@@ -195,6 +205,8 @@ _KG = re.compile(rf"{_NUMBER}\s?(?:kg|kgs|kilograms?|kilos?)\b", re.I)
 _TONNES = re.compile(rf"{_NUMBER}\s?(?:tonnes|tonne|t)\b", re.I)
 _USD = re.compile(r"\$\s?\d|\bUSD\s?\d|\d\s?(?:USD|dollars?)\b", re.I)
 _CENTS = re.compile(rf"{_NUMBER}\s?cents?\b", re.I)
+_METRES = re.compile(rf"{_NUMBER}\s?(?:m|metres|meters)\b(?![/\d])")
+M_PER_FT = 0.3048
 
 
 def _num(s: str) -> float:
@@ -219,13 +231,15 @@ _DATE_STYLES = ("words", "day_first", "month_first")
 
 
 def _date_as(m: re.Match[str], style: str) -> str:
-    """An ISO date (as the data holds it) in the user's style; a date that is not one stays as it is."""
+    """An ISO date (as the data holds it) in the user's style (day or month first, with the separator
+    they wrote, "/" by default); a date that is not one stays as it is."""
     year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return m.group(0)
     if style == "words":
         return f"{day} {_MONTHS[month - 1]} {year}"
-    return f"{day:02d}/{month:02d}/{year}" if style == "day_first" else f"{month:02d}/{day:02d}/{year}"
+    sep = style.removeprefix("day_first").removeprefix("month_first") or "/"
+    return f"{day:02d}{sep}{month:02d}{sep}{year}" if style.startswith("day_first") else f"{month:02d}{sep}{day:02d}{sep}{year}"
 
 
 _USD_AMOUNT = re.compile(r"(?:USD\s?|\$\s?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)|"
@@ -258,8 +272,10 @@ def render(text: str, prefs: dict[str, str]) -> str:
         text = _convert(text, _TONNES, lambda t: f"{_fmt(t * 1000, 0)} kg")
     if prefs.get("money") == "dollars":
         text = _convert(text, _CENTS, lambda c: f"USD {_fmt(c / 100, 2)}")
+    if prefs.get("distance") == "ft":
+        text = _convert(text, _METRES, lambda m: f"{_fmt(m / M_PER_FT, 0)} ft")
     text = _in_currency(text, prefs)
-    if prefs.get("dates") in _DATE_STYLES:
+    if prefs.get("dates", "").startswith(_DATE_STYLES):
         text = _ISO_DATE.sub(lambda m: _date_as(m, prefs["dates"]), text)
     if prefs.get("length") == "short":
         lines = [ln for ln in text.split("\n") if ln.strip()]
