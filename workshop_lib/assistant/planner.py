@@ -280,6 +280,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _comparison_filters(words, schema, spec, named, used_columns)
     _year_filter(words, schema, spec, used_columns)
     _current_voyage(words, schema, spec)
+    _contents(words, schema, spec, named)
     _qualifiers(words, spec, named, used_columns, schema)
     _negations(words, schema, spec, links)
     _action(words, schema, spec, named, used_columns)
@@ -377,6 +378,22 @@ def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
         if status is not None and (spec.target == voyage_table or schema.is_parent_path(spec.target, voyage_table)):
             spec.filters.append(Filter(status[0], "=", status[1], f"with {_label(status[0])} {status[1]}"))
             return
+
+
+def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> None:
+    """"What's in box CSNU8330816?": a row named, no column asked, and the question asks what is in it:
+    the rows of the one table whose comment says they are inside a row of that table (CARGO_ITEMS:
+    "goods packed inside each container"), filtered by the row named."""
+    if named or not spec.filters or any(f.column.table != spec.target for f in spec.filters) \
+            or not words.has(r"(?:what(?:'s| is| are)?|anything|whats)\s+(?:in|inside)"):
+        return
+    parent = noun(spec.target, plural=False)
+    inside = [t for t, comment in schema.table_comments.items()
+              if t != spec.target and schema.is_parent_path(t, spec.target)
+              and len(schema.path(t, spec.target) or []) == 1
+              and re.search(rf"\b(?:inside|within|in)\s+(?:each|every|a|the)?\s*{parent}", comment, re.I)]
+    if len(inside) == 1:
+        spec.target = inside[0]
 
 
 def _has_place(schema: Schema, table: str) -> bool:

@@ -35,7 +35,7 @@ def _explain(handler_reason: str, mode: str, **extra: Any) -> dict[str, Any]:
 
 def _memory_source(rec: personal.Recalled) -> dict[str, Any]:
     # record_id and subject: the thread's `sources` list it as a memory, named by what and when it was said
-    return {"record_id": rec.memory_id, "subject": f"your {rec.noun}, said {rec.said_at[:16]}",
+    return {"record_id": rec.memory_id, "subject": f"your {_called(rec)}, said {rec.said_at[:16]}",
             "memory_id": rec.memory_id, "said_at": rec.said_at, "said": rec.text[:300],
             "value": rec.value, "column": f"{rec.table}.{rec.column}", "earlier_value": rec.earlier}
 
@@ -50,6 +50,17 @@ def _answer(text: str, mode: str, explain: dict[str, Any], used: list[dict[str, 
 _NOTHING_MORE = re.compile(r"^(?:\s*\b(?:again|now|number|name|code|id|in|on|then|please|is|was)\b)*\W*$", re.I)
 
 
+_PRONOUN = re.compile(r"^(?:it|that|this|that one|this one|the one\b.*)$", re.I)
+
+
+def _called(rec: personal.Recalled) -> str:
+    """What the answer calls the remembered thing: the question's word for it, or, for "it" or "that
+    one", the noun of the thing's table, else what the user called it when they said it."""
+    if not _PRONOUN.match(rec.noun.strip()):
+        return rec.noun
+    return personal.TABLE_NOUNS_BY_TABLE.get(rec.table) or (rec.nouns[0] if rec.nouns else "thing")
+
+
 def _follow_noun(question: str) -> str:
     m = re.search(r"\b(?:that one|this one|the one(?:\s+(?:we|i)(?:'re|'m|\s+are|\s+am)\s+on(?:\s+now)?)?|it)\b",
                   question, re.I)
@@ -61,6 +72,8 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     thing, or it asks what the user said and names no other column of the data."""
 
     after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
+    if len(after) == 2 and re.search(r"\b(?:in|inside|on|aboard|from|to|with|about|for|at|of)\s+$", after[0], re.I):
+        return False  # "what's in it?": what is related to the thing, not which one it is
     if len(after) == 2 and _NOTHING_MORE.match(after[1]):
         return True
     if re.search(rf"\b{re.escape(rec.noun)}\s+(?:number|no\.?|code|name|id|#)", question, re.I):
@@ -482,7 +495,7 @@ def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, sou
     """An honest fallback for what the memory cannot tell: an earlier value never given, several
     things compared when one is remembered; None when neither applies."""
     if _asks_past(question) and not rec.earlier:  # "which did I give first?": nothing older was kept
-        return _answer(f"You told me one {rec.noun} ({rec.value or rec.text[:80]}, {said}); I have nothing of yours "
+        return _answer(f"You told me one {_called(rec)} ({rec.value or rec.text[:80]}, {said}); I have nothing of yours "
                        "from before it, so I can't say which came first.", "fallback",
                        _explain("a question about an earlier value; no earlier value remembered", "fallback",
                                 memory=source), [])
@@ -558,15 +571,15 @@ def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyon
         if beyond is None:
             return _value_answer(rec, said, source)
         if rec.table == personal.OWN:  # a name, place or sum of theirs: the data knows nothing more of it
-            return _answer(f"I remember your {rec.noun} is {rec.value} ({said}), but you ask about {beyond}, which "
+            return _answer(f"I remember your {_called(rec)} is {rec.value} ({said}), but you ask about {beyond}, which "
                            "that does not tell me.", "fallback",
                            _explain(f"the remembered value does not answer {beyond}", "fallback", memory=source), [])
     if not rec.value:  # a change the data does not hold: the user's own words are the answer
         if not _asks_only_value(eng, question, rec):
-            return _answer(f"The latest you told me about your {rec.noun} ({said}) names nothing in the data, so I "
+            return _answer(f"The latest you told me about your {_called(rec)} ({said}) names nothing in the data, so I "
                            "can't answer that offline.", "fallback", _explain("memory has no data value", "fallback",
                                                                               memory=source), [])
-        return _answer(f"The latest you told me about your {rec.noun} ({said}): \u201c{rec.text}\u201d.", "rag",
+        return _answer(f"The latest you told me about your {_called(rec)} ({said}): \u201c{rec.text}\u201d.", "rag",
                        _explain("the remembered words", "rag", memory=source), [source])
     return None
 
@@ -579,7 +592,7 @@ def _data_answer(data: Any, data_question: str, rec: personal.Recalled, said: st
     sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
                   "params": {k: str(v) for k, v in plan.params.items()},
                   "rows_shown": data.rows_shown, "shape": plan.spec.action}
-    text = f"{data.text}\n(For your {rec.noun}, {rec.value}: {said}.)"
+    text = f"{data.text}\n(For your {_called(rec)}, {rec.value}: {said}.)"
     return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
                                          sql=plan.sql, params=sql_source["params"]), [source, sql_source])
 
@@ -590,10 +603,10 @@ def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyon
     earlier one), else the value with why the rest cannot be answered."""
     if beyond is None and (rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow)):
         before = "Before the change, your" if rec.earlier else "Your"
-        return _answer(f"{before} {rec.noun} was {rec.value} ({said})." if rec.earlier
-                       else f"{before} {rec.noun} is {rec.value} ({said}).", "rag",
+        return _answer(f"{before} {_called(rec)} was {rec.value} ({said})." if rec.earlier
+                       else f"{before} {_called(rec)} is {rec.value} ({said}).", "rag",
                        _explain("the remembered value itself", "rag", memory=source), [source])
-    return _answer(f"I remember your {rec.noun} is {rec.value} ({said}), but I can't answer the rest offline: "
+    return _answer(f"I remember your {_called(rec)} is {rec.value} ({said}), but I can't answer the rest offline: "
                    f"{data.reason}.", "fallback",
                    _explain(f"memory found, data question not planned: {data.reason}", "fallback", memory=source,
                             data_question=data_question), [])
@@ -655,7 +668,7 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
     if unknown:
         return _answer(f"You haven't told me your {unknown}, so I have nothing of yours to answer from.", "fallback",
                        _explain(f"the question asks about the user's {unknown}; the memory found is about their "
-                                f"{rec.noun}", "fallback", memory=source), [])
+                                f"{_called(rec)}", "fallback", memory=source), [])
     if rec.value:
         other = _other_value_named(eng, question, rec)
         if other is not None:
@@ -675,7 +688,7 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
         return _answer(f"You told me ({said}): \u201c{rec.text}\u201d", "rag",
                        _explain(f"the question asks a {asked.lower()}; the remembered words hold it, not the value "
                                 f"{rec.value}", "rag", memory=source), [source])
-    return _answer(f"You haven't told me that: what I remember ({said}) is your {rec.noun}, {rec.value}, which does "
+    return _answer(f"You haven't told me that: what I remember ({said}) is your {_called(rec)}, {rec.value}, which does "
                    f"not answer it.", "fallback",
                    _explain(f"the question asks a {asked.lower()}; the remembered value {rec.value} is not one",
                             "fallback", memory=source), [])
@@ -734,7 +747,7 @@ def _other_handler(scoped: Engine, data_question: str, rec: personal.Recalled, s
     other = answer_question(scoped, data_question)
     if other.mode not in ("rag", "hybrid") or (other.route or {}).get("label") == "SCHEMA_KNOWLEDGE":
         return None
-    text = f"{other.answer}\n(For your {rec.noun}, {rec.value}: {said}.)"
+    text = f"{other.answer}\n(For your {_called(rec)}, {rec.value}: {said}.)"
     explain = {**other.decision_explain, "memory": source, "data_question": data_question}
     return dataclasses.replace(other, answer=text, decision_explain=explain,
                                retrieved_chunks_metadata=[source, *other.retrieved_chunks_metadata],
