@@ -48,11 +48,9 @@ def rerank(eng: Engine, query: str, candidates: list[dict], top_k: int, content_
     return eng.model.rerank(query, candidates, top_k=top_k, content_key=content_key)
 
 
-def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None, *,
-                       user_id: str | None = None) -> list[dict]:
-    """Semantic search over the agent's knowledge memories, then rerank. `user_id`: whose
-    memories (default the engine's user); the shared schema knowledge is read either way."""
-    eng = _as_user(eng, user_id)
+def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None) -> list[dict]:
+    """Semantic search over the knowledge memories of `eng`'s scope (eng.scoped(user) for another
+    user) and the shared schema knowledge, then rerank."""
     check_query(query)
     check_k(k, "k", MAX_K)
     kinds = normalize_kinds(kinds)
@@ -86,13 +84,9 @@ def _scope(eng: Engine) -> dict[str, str]:
     return Scope(eng.user_id, eng.agent_id).binds()
 
 
-def _as_user(eng: Engine, user_id: str | None) -> Engine:
-    return eng if user_id is None else eng.scoped(user_id)
-
-
-def keyword_search_memories(eng: Engine, query: str, k: int = 5, *, user_id: str | None = None) -> list[dict]:
-    """Full-text search over knowledge memories, best score first."""
-    eng = _as_user(eng, user_id)
+def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
+    """Full-text search over the knowledge memories of `eng`'s scope and the shared schema
+    knowledge, best score first."""
     check_query(query)
     check_k(k, "k", MAX_K)
     kw = keyword_expression(eng, query)
@@ -110,11 +104,10 @@ def keyword_search_memories(eng: Engine, query: str, k: int = 5, *, user_id: str
 
 
 # ------------------------------------------------------------------ hybrid
-def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30, rrf_k: int = RRF_K, *,
-                               user_id: str | None = None) -> list[dict]:
+def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30,
+                               rrf_k: int = RRF_K) -> list[dict]:
     """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement that
-    reads the user's scope and the shared schema knowledge together."""
-    eng = _as_user(eng, user_id)
+    reads `eng`'s scope and the shared schema knowledge together."""
     check_query(query)
     check_k(k, "k", MAX_K)
     check_k(per_list, "per_list", MAX_PER_LIST)
