@@ -51,7 +51,7 @@ def test_a_scoped_engine_is_a_workspace_on_the_same_store_without_attribute_forw
     assert not hasattr(Workspace, "__getattr__")
     assert eng.scoped(eng.user_id) is eng and alice.scoped(eng.user_id) is eng and alice.scoped("alice") is alice
     with pytest.raises(AttributeError):
-        alice.path  # noqa: B018 - only the Engine's interface is offered, by name
+        alice.path  # type: ignore[attr-defined]  # noqa: B018 - only the Engine's interface, by name
 
 
 @pytest.mark.parametrize("read", ["hybrid", "keyword", "vector", "memory client"])
