@@ -20,6 +20,7 @@ import json
 
 import numpy as np
 
+from workshop_lib.core.scope import Scope
 from workshop_lib.engines.embedded import sql as lib_sql
 from workshop_lib.parts import retrieval
 
@@ -67,7 +68,7 @@ def hybrid(eng, query: str, sql: str, k: int = 5, per_list: int = 30, rrf_k: int
     """hybrid_rrf_search_memories with `sql` (a {p} template) in place of the library's HYBRID_RRF."""
     retrieval.check_query(query)
     kw = retrieval.keyword_expression(eng, query) or eng.statements.no_match
-    params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, "u": eng.user_id, "a": eng.agent_id}
+    params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **Scope(eng.user_id, eng.agent_id).binds()}
     return retrieval.hybrid_rows(eng, eng.query(sql.replace("{p}", eng.store.prefix), params))
 
 
@@ -76,7 +77,7 @@ def install_numpy_knn(eng) -> int:
     p = eng.store.prefix
     rows = eng.query(
         f"""SELECT m.seq, c.embedding FROM {p}RECORDS m JOIN {p}RECORD_CHUNKS c ON c.record_seq = m.seq
-             WHERE {lib_sql._KNOWLEDGE} ORDER BY m.seq""", {"u": eng.user_id, "a": eng.agent_id})
+             WHERE {lib_sql._KNOWLEDGE} ORDER BY m.seq""", Scope(eng.user_id, eng.agent_id).binds())
     seqs = np.array([r[0] for r in rows], dtype=np.int64)
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1).copy()
 

@@ -373,7 +373,9 @@ P3H_RIGHT = {
     "status filter as NOT IN": lambda s: s.replace(
         LIVE, "AND m.seq NOT IN (SELECT record_seq FROM MEMORY_STATUS WHERE status IN ('superseded', 'forgotten', "
               "'expired'))"),
+    # The library's statement also reads the shared schema knowledge: it takes the scope's binds.
     "the library's own statement": lambda s: s.split("    if eng.name")[0]
+    + "    from workshop_lib.core.scope import Scope\n    params.update(Scope(eng.user_id, eng.agent_id).binds())\n"
     + "    sql = eng.store.sql.HYBRID_RRF\n    return retrieval.hybrid_rows(eng, eng.query(sql, params))\n",
 }
 

@@ -332,7 +332,9 @@ def test_hybrid_rrf_is_one_statement_with_both_lists():
 def test_knowledge_filter_matches_the_embedded_rule():
     for name in ("KEYWORD_SEARCH", "HYBRID_RRF", "VECTOR_RANKED"):
         sql = getattr(osql, name)
-        assert "m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'" in sql, name
+        # This scope or the shared schema knowledge, in the same statement (core/scope.py).
+        assert "((m.user_id = :u AND m.agent_id = :a) OR (m.user_id = :shared_u AND m.agent_id = :shared_a" in sql, name
+        assert "m.record_id LIKE 'schema:%'" in sql and "AND m.record_type = 'memory'" in sql, name
         assert "JSON_VALUE(m.metadata, '$.kind')" in sql and "'tool_output'" in sql, name
 
 

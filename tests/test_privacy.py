@@ -103,9 +103,11 @@ def test_a_users_memories_never_reach_another_user_through_the_library(eng):
     # A memory client answers for its own scope only.
     with pytest.raises(ValueError, match="eng.scoped"):
         b.memory.search("code", user_id="alice")
-    # The explicit parameter of the public API reads the same scope as eng.scoped().
-    assert retrieval.retrieve_knowledge(eng, PROBES[1], k=5, user_id="alice")[0]["body"] == SECRET_FACT
-    assert _leaks(json.dumps(retrieval.keyword_search_memories(eng, PROBES[1], user_id="bob"))) == []
+    # One way to scope: the retrieval functions take no user_id of their own; a scope is eng.scoped().
+    with pytest.raises(TypeError):
+        retrieval.retrieve_knowledge(eng, PROBES[1], k=5, user_id="alice")  # type: ignore[call-arg]
+    assert retrieval.retrieve_knowledge(eng.scoped("alice"), PROBES[1], k=5)[0]["body"] == SECRET_FACT
+    assert _leaks(json.dumps(retrieval.keyword_search_memories(eng.scoped("bob"), PROBES[1]))) == []
 
 
 def _chat(client, question: str, **extra) -> httpx.Response:

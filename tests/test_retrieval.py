@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from workshop_lib.core.scope import Scope
 from workshop_lib.parts import retrieval, scanner
 
 PROBE = "TEU 20-foot equivalent capacity unit for vessels"
@@ -104,7 +105,7 @@ def test_keyword_terms_beat_whole_question_phrase(seeded_engine):
     if eng.name != "embedded":
         pytest.skip("phrase comparison written in FTS5 syntax")
     phrase = '"' + question.replace('"', '""') + '"'
-    as_phrase = eng.query(eng.store.sql.KEYWORD_SEARCH, {"kw": phrase, "k": 5, "u": eng.user_id, "a": eng.agent_id})
+    as_phrase = eng.query(eng.store.sql.KEYWORD_SEARCH, {"kw": phrase, "k": 5, **Scope(eng.user_id, eng.agent_id).binds()})
     as_terms = retrieval.keyword_search_memories(eng, question, k=5)
     assert as_phrase == []
     assert "SUPPLYCHAIN.VESSELS.CAPACITY_TEU" in [h["subject"] for h in as_terms[:3]]

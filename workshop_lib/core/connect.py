@@ -1,11 +1,11 @@
-"""`connect()`: the workshop's engine, with its memory store (core/engine_memory.py) handed in."""
+"""`connect()`: the workshop's engine, with its Workspace (core/workspace.py: the store and the scope) handed in."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
 from workshop_lib import config
-from workshop_lib.core.engine_memory import EngineMemory
+from workshop_lib.core.workspace import Workspace
 from workshop_lib.engines.base import Engine
 from workshop_lib.engines.registry import open_engine
 
@@ -18,4 +18,4 @@ def connect(engine: str | None = None, *, path: str | Path | None = None, **opti
     embedded engine create=True (the default) creates the store's missing tables too.
     """
     config.load_dotenv()
-    return open_engine(config.engine_name(engine), EngineMemory, path=path, **options)
+    return open_engine(config.engine_name(engine), Workspace, path=path, **options)

@@ -8,22 +8,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from workshop_lib.core import scope
 from workshop_lib.core.records import Hit, Record
+from workshop_lib.core.scope import Scope
 from workshop_lib.core.store import MemoryStore
-
-SHARED_OVERSAMPLE = 4  # the shared scope also holds the workshop user's own notes, filtered out after the search
 
 
 class MemoryClient:
-    def __init__(self, store: MemoryStore, *, user_id: str, agent_id: str) -> None:
+    """The store as one scope reads and writes it."""
+
+    def __init__(self, store: MemoryStore, scope: Scope) -> None:
         self.store = store
-        self.user_id = user_id
-        self.agent_id = agent_id
+        self.scope = scope
 
     @property
-    def is_shared_scope(self) -> bool:
-        return (self.user_id, self.agent_id) == scope.shared_scope()
+    def user_id(self) -> str:
+        return self.scope.user
+
+    @property
+    def agent_id(self) -> str:
+        return self.scope.agent
 
     def _own(self, name: str, value: str | None, mine: str) -> str:
         if value is not None and value != mine:
@@ -34,19 +37,12 @@ class MemoryClient:
     def search_records(self, query: str | None = None, *, query_vector: list[float] | None = None, k: int = 5,
                        record_types: set[str] | list[str] | None = None,
                        metadata_filter: dict[str, Any] | None = None) -> list[tuple[Record, float]]:
-        """(record, distance) pairs of this scope and the shared schema knowledge, nearest first."""
-        types = set(record_types) if record_types else {"memory"}
-        common: dict[str, Any] = {"query": query, "query_vector": query_vector, "exact_user_match": True,
-                  "exact_agent_match": True, "record_types": types, "metadata_filter": metadata_filter}
-        pairs = self.store.search(k=k, user_id=self.user_id, agent_id=self.agent_id, **common)
-        if self.is_shared_scope or "memory" not in types:
-            return pairs
-        shared_user, shared_agent = scope.shared_scope()
-        shared = self.store.search(k=k * SHARED_OVERSAMPLE, user_id=shared_user, agent_id=shared_agent,
-                                   **{**common, "record_types": {"memory"}})
-        pairs += [(r, d) for r, d in shared if scope.is_shared_knowledge(r.id)][:k]
-        pairs.sort(key=lambda p: p[1])  # one embedding model: distances of both scopes compare
-        return pairs[:k]
+        """(record, distance) pairs of this scope and the shared schema knowledge, nearest first:
+        one statement reads both (core/scope.py)."""
+        return self.store.search(query=query, query_vector=query_vector, k=k, user_id=self.scope.user,
+                                 agent_id=self.scope.agent, exact_user_match=True, exact_agent_match=True,
+                                 record_types=set(record_types) if record_types else {"memory"},
+                                 metadata_filter=metadata_filter, shared_knowledge=True)
 
     def search(
         self,
@@ -72,5 +68,5 @@ class MemoryClient:
         """Store one memory in this client's scope."""
         return self.store.add(
             [text], record_type=record_type, record_ids=record_id, metadata=metadata,
-            user_ids=self.user_id, agent_ids=self.agent_id,
+            user_ids=self.scope.user, agent_ids=self.scope.agent,
         )[0]

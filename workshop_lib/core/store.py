@@ -36,6 +36,7 @@ from typing import Any
 from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_id, check_k, check_query  # noqa: F401 - re-exported
 from workshop_lib.core.lifecycle import LifecycleMixin
 from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
+from workshop_lib.core.scope import SHARED
 from workshop_lib.engines.base import new_id
 from workshop_lib.engines.database import StoreDatabase
 from workshop_lib.engines.dbtypes import Cursor, Row, one_row
@@ -43,6 +44,13 @@ from workshop_lib.errors import WorkshopError
 
 SCHEMA_VERSION = "1"
 DEFAULT_LIST_LIMIT = 100
+def _shared_binds(shared_knowledge: bool) -> dict[str, object]:
+    """The shared scope's binds of a search: SHARED to read its schema facts, NULL to leave them out."""
+    if shared_knowledge:
+        return {"shared_u": SHARED.user, "shared_a": SHARED.agent}
+    return {"shared_u": None, "shared_a": None}
+
+
 MAX_KNN = 4096  # sqlite-vec's largest k; past it the store scans instead
 MAX_METADATA_DEPTH = 32  # deeper JSON would hit Python's recursion limit in matching
 
@@ -556,8 +564,11 @@ class MemoryStore(LifecycleMixin):
         exact_thread_match: bool = False,
         record_types: set[str] | builtins.list[str] | None = None,
         metadata_filter: Mapping[str, object] | None = None,
+        shared_knowledge: bool = False,
     ) -> builtins.list[tuple[Record, float]]:
-        """(record, cosine distance) pairs, nearest first."""
+        """(record, cosine distance) pairs, nearest first. `shared_knowledge=True` also reads the
+        scanner's shared schema facts (core/scope.py's SHARED) in the same statement: the memory
+        client's read of one scope."""
         check_k(k)
         for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
             _check_id(value, name, optional=True)
@@ -579,9 +590,11 @@ class MemoryStore(LifecycleMixin):
         params.update(self._scope_params("tid", thread_id, exact_thread_match))
         params.update(self._scope_params("u", user_id, exact_user_match))
         params.update(self._scope_params("a", agent_id, exact_agent_match))
+        params.update(_shared_binds(shared_knowledge))
         if (query is not None and len(types) == 1 and exact_user_match and exact_agent_match
                 and not exact_thread_match and user_id is not None and agent_id is not None):
-            return self._search_scoped(query, k, next(iter(types)), user_id, agent_id, metadata_filter)
+            return self._search_scoped(query, k, next(iter(types)), (user_id, agent_id), metadata_filter,
+                                       shared_knowledge)
         if query is not None:
             statement, params["q"] = self.sql.SEARCH_BY_TEXT, query
         else:
@@ -603,15 +616,18 @@ class MemoryStore(LifecycleMixin):
                     break
         return out
 
-    def _search_scoped(self, query: str, k: int, record_type: str, user_id: str, agent_id: str,
-                       metadata_filter: Mapping[str, object] | None) -> builtins.list[tuple[Record, float]]:
-        """The k nearest of one type in one user+agent scope (an agent's turn), read from
-        the engine's nearest-neighbour statement; widened until k pass the metadata filter."""
+    def _search_scoped(self, query: str, k: int, record_type: str, scope: tuple[str, str],
+                       metadata_filter: Mapping[str, object] | None, shared_knowledge: bool
+                       ) -> builtins.list[tuple[Record, float]]:
+        """The k nearest of one type in one user+agent scope (an agent's turn), and the shared
+        knowledge when asked, read from the engine's nearest-neighbour statement; widened until
+        k pass the metadata filter."""
         n = k if metadata_filter is None else 4 * k
+        shared = _shared_binds(shared_knowledge)
         while n <= MAX_KNN:
             with self.engine.cursor() as cur:
-                cur.execute(self.sql.SEARCH_SCOPED_KNN,
-                            {"q": query, "rt": record_type, "u": user_id, "a": agent_id, "n": n})
+                cur.execute(self.sql.SEARCH_SCOPED_KNN, {"q": query, "rt": record_type, "u": scope[0],
+                                                         "a": scope[1], "n": n, **shared})
                 rows = cur.fetchall()
             out = []
             for row in rows:
@@ -626,9 +642,9 @@ class MemoryStore(LifecycleMixin):
         # Very large k or a very selective filter: the full scan, which streams every row.
         params: dict[str, object] = {"types": f",{record_type},", "q": query}
         params.update(self._scope_params("tid", None, False))
-        params.update(self._scope_params("u", user_id, True))
-        params.update(self._scope_params("a", agent_id, True))
-        return self._scan(self.sql.SEARCH_BY_TEXT, params, k, metadata_filter)
+        params.update(self._scope_params("u", scope[0], True))
+        params.update(self._scope_params("a", scope[1], True))
+        return self._scan(self.sql.SEARCH_BY_TEXT, {**params, **shared}, k, metadata_filter)
 
     # ------------------------------------------------------------------ update
     def update(

@@ -23,15 +23,15 @@ from workshop_lib.engines.store_backend import StoreBackend
 from workshop_lib.engines.supplychain_schema import SupplyChainSchema
 from workshop_lib.errors import WorkshopError
 
-if TYPE_CHECKING:  # types only: core builds on the engines and hands each one its EngineMemory
-    from workshop_lib.core.engine_memory import EngineMemory
+if TYPE_CHECKING:  # types only: core builds on the engines and hands each one its Workspace
     from workshop_lib.core.memory_client import MemoryClient
     from workshop_lib.core.store import MemoryStore
+    from workshop_lib.core.workspace import Workspace
 
 
-# What makes an engine's memory store and client: core/engine_memory.py's EngineMemory, which
-# connect() hands in (the engines never import core).
-MemoryFactory = Callable[["Engine"], "EngineMemory"]
+# What makes an engine's Workspace (core/workspace.py: the memory store, the scope and its
+# client), which connect() hands in (the engines never import core).
+MemoryFactory = Callable[["Engine"], "Workspace"]
 
 
 @dataclass
@@ -85,8 +85,8 @@ class Engine(abc.ABC):
 
     Eighteen public members (tests/test_engine_interface.py keeps it so):
       name, traits                     which engine, and what it is like before connecting
-      user_id, agent_id, scoped()      whose memories the engine reads and writes
-      store, open_store(), memory      the memory store and the client scoped to user_id/agent_id
+      user_id, agent_id, scoped()      whose memories the engine reads and writes   } compatibility: each reads
+      store, open_store(), memory      the memory store and the scope's client     } the engine's Workspace
       cursor(), transaction(), query(), execute(), trace()
                                        SQL on the engine's connection, and what was sent
                                        (the Database protocol, engines/database.py)
@@ -105,27 +105,36 @@ class Engine(abc.ABC):
     backend: StoreBackend
 
     def __init__(self, memory: MemoryFactory | None = None) -> None:
-        """`memory` makes the engine's memory store and client (core/engine_memory.py's EngineMemory,
-        handed in by connect()); without it the engine is a database alone and `store` says so."""
-        self.user_id = config.USER_ID    # the default scope; scoped() gives another user's view
-        self.agent_id = config.AGENT_ID
-        self._memory_of = memory(self) if memory is not None else None
+        """`memory` makes the engine's Workspace (core/workspace.py: the store, the scope and its
+        client, handed in by connect()); without it the engine is a database alone and `store` says so."""
+        self._workspace_of = memory(self) if memory is not None else None
         self._tracer = Tracer()  # every cursor of this engine reports its statements to it
 
-    def _memory_access(self) -> EngineMemory:
-        if self._memory_of is None:
+    def _workspace(self) -> Workspace:
+        if self._workspace_of is None:
             raise NoMemoryStore(f"this {self.name} engine was opened without its memory store. "
                                 "Fix: open it with workshop_lib.connect().")
-        return self._memory_of
+        return self._workspace_of
 
-    # -- the memory store and the scoped client, opened on first use (core/engine_memory.py)
+    # -- compatibility attributes: each reads the engine's Workspace (core/workspace.py), which
+    # holds the store and the scope; the engine itself holds neither.
+    @property
+    def user_id(self) -> str:
+        """The user of the engine's scope (the workshop's own: config.USER_ID)."""
+        return self._workspace_of.user_id if self._workspace_of is not None else config.USER_ID
+
+    @property
+    def agent_id(self) -> str:
+        """The agent of the engine's scope (config.AGENT_ID)."""
+        return self._workspace_of.agent_id if self._workspace_of is not None else config.AGENT_ID
+
     @property
     def store(self) -> MemoryStore:
         """The memory store. Reading this never creates tables: a missing store is a SchemaError
         that names the fix. Creation is explicit: open_store(), which prepare() (so
         `workshop setup` and every Part's first cell) and connect(create=True) on the embedded
         engine call, and the Oracle bootstrap."""
-        return self._memory_access().store()
+        return self._workspace().store
 
     def open_store(self, policy: Any = None, *, table_name_prefix: str = "") -> MemoryStore:
         """Open the memory store and make it this engine's store.
@@ -136,17 +145,19 @@ class Engine(abc.ABC):
         nothing); tests and benchmarks open a scratch store with RECREATE and a
         table_name_prefix of their own.
         """
-        return self._memory_access().open_store(policy, table_name_prefix)
+        return self._workspace().open_store(policy, table_name_prefix=table_name_prefix)
 
     @property
     def memory(self) -> MemoryClient:
-        """The memory client scoped to user_id and agent_id (search, add, threads)."""
-        return self._memory_access().memory()
+        """The memory client of the engine's scope (search, add, threads)."""
+        return self._workspace().memory
 
     def scoped(self, user_id: str, agent_id: str | None = None) -> Any:
-        """This engine as one user (and agent) sees it: their memories plus the shared schema
-        knowledge (workshop_lib/core/engine_memory.py). The same connection and store."""
-        return self._memory_access().scoped(user_id, agent_id)
+        """The engine as one user (and agent) sees it: a Workspace of that scope on the same
+        connection and store (core/workspace.py), or the engine itself for its own scope."""
+        own = self._workspace()
+        found = own.scoped(user_id, agent_id)
+        return self if found is own else found
 
     # -- SQL on the engine's connection (each engine package: embedded/engine.py, oracle/engine.py)
     @contextlib.contextmanager

@@ -18,6 +18,14 @@ Block = TypeVar("Block")
 # nothing. retrieval.py, the checks, the hints and the benchmark read this one name.
 SENTINEL = 999_999
 
+# The scanner's schema facts (record ids `schema:...`, parts/scanner.py's Fact.record_id) in the
+# shared scope (core/scope.py's SHARED) are the one knowledge every user reads. A knowledge read
+# binds its own scope (:u, :a) and the shared one (:shared_u, :shared_a) and reads both in the
+# same statement; binding :shared_u to NULL leaves the shared knowledge out (the store contract's
+# own searches). Each dialect writes the prefix test its way (GLOB in SQLite, LIKE in Oracle):
+# both compare case-sensitively.
+SHARED_ID_PREFIX = "schema:"
+
 META_SELECT = "SELECT k, v FROM {p}STORE_META"
 META_INSERT = "INSERT INTO {p}STORE_META (k, v) VALUES (:k, :v)"
 RECORD_SET_CONTENT = "UPDATE {p}RECORDS SET content = :content WHERE seq = :seq"

@@ -29,7 +29,8 @@ def ddl() -> Any:
 
 @dataclass(frozen=True)
 class StoreStatements:
-    """The memory store (core/store.py). Oracle's RECORD_INSERT also takes the out-bind
+    """The memory store (core/store.py). The searches and Part 3's retrieval read one scope (u, a)
+    and the shared schema knowledge (shared_u, shared_a; NULL leaves it out). Oracle's RECORD_INSERT also takes the out-bind
     `new_seq`, which the store's backend supplies (StoreBackend.insert_returning_seq)."""
 
     META_SELECT: str = stmt()
@@ -53,12 +54,12 @@ class StoreStatements:
     THREADS_OF_AGENT: str = stmt("actor")
     SCOPED_CHILD_SEQS_OF_USER: str = stmt("actor types")
     SCOPED_CHILD_SEQS_OF_AGENT: str = stmt("actor types")
-    SEARCH_BY_TEXT: str = stmt("q types tid tid_free u u_free a a_free")
-    SEARCH_BY_VECTOR: str = stmt("qv types tid tid_free u u_free a a_free")
-    SEARCH_SCOPED_KNN: str = stmt("q n rt u a")
-    KEYWORD_SEARCH: str = stmt("kw k u a")
-    HYBRID_RRF: str = stmt("q kw n k rrf_k u a")
-    VECTOR_RANKED: str = stmt("q n u a")
+    SEARCH_BY_TEXT: str = stmt("q types tid tid_free u u_free a a_free shared_u shared_a")
+    SEARCH_BY_VECTOR: str = stmt("qv types tid tid_free u u_free a a_free shared_u shared_a")
+    SEARCH_SCOPED_KNN: str = stmt("q n rt u a shared_u shared_a")
+    KEYWORD_SEARCH: str = stmt("kw k u a shared_u shared_a")
+    HYBRID_RRF: str = stmt("q kw n k rrf_k u a shared_u shared_a")
+    VECTOR_RANKED: str = stmt("q n u a shared_u shared_a")
     SCHEMA: list[tuple[str, list[str]]] = ddl()   # (object name, its DDL statements), in creation order
     DROP: dict[str, str] = ddl()                  # object name -> DROP statement
     OBSOLETE: dict[str, str] = ddl()              # objects of older versions to drop when a store is opened
@@ -179,7 +180,7 @@ class NativeHybridStatements:
 
     DROP: str = stmt()
     TABLE_DDL: str = stmt()
-    FILL: str = stmt("u a")
+    FILL: str = stmt("u a shared_u shared_a")
     INDEX_DDL: str = stmt()
     COUNT: str = stmt()
     SEARCH: str = stmt("params")

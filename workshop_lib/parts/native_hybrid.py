@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from workshop_lib.core.arguments import check_k, check_query
-from workshop_lib.core.scope import shared_scope
+from workshop_lib.core.scope import Scope
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts import retrieval
 
@@ -50,13 +50,11 @@ def build_index(eng: Any) -> int:
     its hybrid vector index; returns how many memories it holds. DDL commits by itself on Oracle."""
     sql = _statements(eng)
     prefix = eng.store.prefix
-    scopes = list(dict.fromkeys([(eng.user_id, eng.agent_id), shared_scope()]))
     with eng.cursor() as cur:
         cur.execute(sql.DROP)
         cur.execute(sql.TABLE_DDL)
     with eng.transaction() as cur:
-        for user_id, agent_id in scopes:
-            cur.execute(sql.FILL.replace("{p}", prefix), {"u": user_id, "a": agent_id})
+        cur.execute(sql.FILL.replace("{p}", prefix), Scope(eng.user_id, eng.agent_id).binds())
     with eng.cursor() as cur:
         cur.execute(sql.INDEX_DDL)
     return int(eng.query(sql.COUNT)[0][0])

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from workshop_lib.core import scope
 from workshop_lib.core.arguments import MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - one rule everywhere
-from workshop_lib.core.memory_client import SHARED_OVERSAMPLE
+from workshop_lib.core.scope import Scope
 from workshop_lib.engines.portable_sql import SENTINEL as SENTINEL  # a memory missing from one list (the statements')
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -49,11 +48,9 @@ def rerank(eng: Engine, query: str, candidates: list[dict], top_k: int, content_
     return eng.model.rerank(query, candidates, top_k=top_k, content_key=content_key)
 
 
-def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None, *,
-                       user_id: str | None = None) -> list[dict]:
-    """Semantic search over the agent's knowledge memories, then rerank. `user_id`: whose
-    memories (default the engine's user); the shared schema knowledge is read either way."""
-    eng = _as_user(eng, user_id)
+def retrieve_knowledge(eng: Engine, query: str, k: int = 5, kinds: list[str] | str | None = None) -> list[dict]:
+    """Semantic search over the knowledge memories of `eng`'s scope (eng.scoped(user) for another
+    user) and the shared schema knowledge, then rerank."""
     check_query(query)
     check_k(k, "k", MAX_K)
     kinds = normalize_kinds(kinds)
@@ -81,42 +78,21 @@ def keyword_expression(eng: Engine, query: str) -> str | None:
     return eng.statements.keyword_expression(query)
 
 
-def _scope(eng: Engine) -> dict:
-    return {"u": eng.user_id, "a": eng.agent_id}
+def _scope(eng: Engine) -> dict[str, str]:
+    """The binds of the engine's scope: its user and agent, and the shared schema knowledge that
+    every statement below reads beside them (core/scope.py)."""
+    return Scope(eng.user_id, eng.agent_id).binds()
 
 
-# ------------------------------------------------------------------ scope: one user plus the shared knowledge
-def _as_user(eng: Engine, user_id: str | None) -> Engine:
-    return eng if user_id is None else eng.scoped(user_id)
-
-
-def _reads_shared_too(eng: Engine) -> bool:
-    return (eng.user_id, eng.agent_id) != scope.shared_scope()
-
-
-def _scoped_rows(eng: Engine, statement: str, params: dict, n: int, key) -> list[tuple]:
-    """Rows of `statement` for this scope and, for any user but the workshop's own, the shared
-    schema knowledge rows (first column: record id) merged by `key`, first `n` kept. Each
-    scope's list is exact, so the merged top-n is the top-n of the union."""
-    rows = list(eng.query(statement, {**params, **_scope(eng)}))
-    if _reads_shared_too(eng):
-        u, a = scope.shared_scope()
-        over = {name: min(v * SHARED_OVERSAMPLE, MAX_PER_LIST) if name in ("k", "n") else v
-                for name, v in params.items()}
-        rows += [r for r in eng.query(statement, {**over, "u": u, "a": a}) if scope.is_shared_knowledge(r[0])][:n]
-        rows.sort(key=key)
-    return rows[:n]
-
-
-def keyword_search_memories(eng: Engine, query: str, k: int = 5, *, user_id: str | None = None) -> list[dict]:
-    """Full-text search over knowledge memories, best score first."""
-    eng = _as_user(eng, user_id)
+def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
+    """Full-text search over the knowledge memories of `eng`'s scope and the shared schema
+    knowledge, best score first."""
     check_query(query)
     check_k(k, "k", MAX_K)
     kw = keyword_expression(eng, query)
     if kw is None:
         return []
-    rows = _scoped_rows(eng, eng.store.sql.KEYWORD_SEARCH, {"kw": kw, "k": k}, k, key=lambda r: -float(r[3]))
+    rows = eng.query(eng.store.sql.KEYWORD_SEARCH, {"kw": kw, "k": k, **_scope(eng)})
     out = []
     for record_id, content, metadata, score in rows:
         meta = _meta(metadata, eng)
@@ -128,36 +104,17 @@ def keyword_search_memories(eng: Engine, query: str, k: int = 5, *, user_id: str
 
 
 # ------------------------------------------------------------------ hybrid
-def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30, rrf_k: int = RRF_K, *,
-                               user_id: str | None = None) -> list[dict]:
-    """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement
-    (for another user than the workshop's own: both scopes' lists merged, then fused here)."""
-    eng = _as_user(eng, user_id)
+def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: int = 30,
+                               rrf_k: int = RRF_K) -> list[dict]:
+    """Vector and full-text ranks fused with Reciprocal Rank Fusion, in one SQL statement that
+    reads `eng`'s scope and the shared schema knowledge together."""
     check_query(query)
     check_k(k, "k", MAX_K)
     check_k(per_list, "per_list", MAX_PER_LIST)
     check_k(rrf_k, "rrf_k", MAX_K)
-    if _reads_shared_too(eng):
-        return _hybrid_with_shared(eng, query, k, per_list, rrf_k)
     kw = keyword_expression(eng, query) or eng.statements.no_match
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **_scope(eng)}
     return hybrid_rows(eng, eng.query(eng.store.sql.HYBRID_RRF, params))
-
-
-def _hybrid_with_shared(eng: Engine, query: str, k: int, per_list: int, rrf_k: int) -> list[dict]:
-    # The same fusion as HYBRID_RRF, over the merged lists of the user's scope and the shared knowledge.
-    vec = _scoped_rows(eng, eng.store.sql.VECTOR_RANKED, {"q": query, "n": per_list}, per_list, key=lambda r: float(r[1]))
-    kw = keyword_expression(eng, query)
-    txt = [] if kw is None else _scoped_rows(eng, eng.store.sql.KEYWORD_SEARCH, {"kw": kw, "k": per_list}, per_list,
-                                             key=lambda r: -float(r[3]))
-    fused = rrf_fuse([r[0] for r in vec], [r[0] for r in txt], k=k, rrf_k=rrf_k)
-    rows = []
-    for hit in fused:
-        record = eng.store.get("memory", hit["record_id"])
-        if record is not None:
-            rows.append((record.id, record.content, record.metadata or {}, hit["r_vec"], hit["r_txt"],
-                         hit["rrf_score"]))
-    return hybrid_rows(eng, rows)
 
 
 def hybrid_rows(eng: Engine, rows) -> list[dict]:
@@ -177,7 +134,7 @@ def hybrid_rows(eng: Engine, rows) -> list[dict]:
 def vector_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:
     check_query(query)
     n = check_k(n, "n", MAX_PER_LIST)
-    return [r[0] for r in _scoped_rows(eng, eng.store.sql.VECTOR_RANKED, {"q": query, "n": n}, n, key=lambda r: float(r[1]))]
+    return [r[0] for r in eng.query(eng.store.sql.VECTOR_RANKED, {"q": query, "n": n, **_scope(eng)})]
 
 
 def keyword_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:

@@ -23,6 +23,7 @@ from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this dia
     RECORD_SET_CONTENT,
     RECORD_SET_METADATA,
     SENTINEL,
+    SHARED_ID_PREFIX,
     THREAD_CHUNKS_DELETE,
     THREAD_DELETE,
     THREAD_GET,
@@ -188,8 +189,12 @@ _COLS = "m.seq, m.record_type, m.record_id, m.thread_id, m.user_id, m.agent_id, 
 _ACTOR_SCOPE = """(:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
    AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
    AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))"""
+# The shared schema knowledge (portable_sql.SHARED_ID_PREFIX): read beside a scope, never instead.
+_SHARED_KNOWLEDGE = f"""(m.user_id = :shared_u AND m.agent_id = :shared_a AND m.record_type = 'memory'
+        AND m.record_id GLOB '{SHARED_ID_PREFIX}*')"""
 _SCOPE = f"""instr(:types, ',' || m.record_type || ',') > 0
-   AND {_ACTOR_SCOPE}"""
+   AND ({_ACTOR_SCOPE}
+        OR {_SHARED_KNOWLEDGE})"""
 
 # Memory over time: a record is live unless its MEMORY_STATUS row (the MEMORY block at the
 # end of this module) marks it superseded, forgotten or expired, or its expiry has passed.
@@ -231,31 +236,53 @@ SEARCH_BY_VECTOR = f"""SELECT {_COLS}, vec_distance_cosine(c.embedding, :qv) AS 
  ORDER BY distance, m.seq"""
 
 # The common case of an agent's turn (one record type, one user, one agent): k nearest
-# from the vec0 index's partition for that scope instead of scanning every chunk.
+# from the vec0 index's partition for that scope instead of scanning every chunk, and the
+# shared schema knowledge scanned exactly beside it (a few hundred facts; none when
+# :shared_u is NULL). The union's first :n is the first :n of both scopes together.
 SEARCH_SCOPED_KNN = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
-knn AS MATERIALIZED (
+own AS MATERIALIZED (
     SELECT v.rowid AS seq, v.distance * v.distance / 2.0 AS distance
       FROM q CROSS JOIN {{p}}RECORDS_KNN v
      WHERE q.emb IS NOT NULL AND v.embedding MATCH vec_normalize(q.emb) AND v.k = :n
-       AND v.scope = json_array(:rt, :u, :a))
+       AND v.scope = json_array(:rt, :u, :a)),
+shared AS MATERIALIZED (
+    SELECT m.seq, vec_distance_cosine(c.embedding, q.emb) AS distance
+      FROM q CROSS JOIN {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq AND c.chunk_no = 0
+     WHERE q.emb IS NOT NULL AND m.record_type = :rt AND {_SHARED_KNOWLEDGE}),
+knn AS (
+    SELECT seq, MIN(distance) AS distance
+      FROM (SELECT seq, distance FROM own UNION ALL SELECT seq, distance FROM shared)
+     GROUP BY seq)
 SELECT {_COLS}, knn.distance, CASE WHEN {_live("m.seq")} THEN 1 ELSE 0 END AS live
   FROM knn JOIN {{p}}RECORDS m ON m.seq = knn.seq
- ORDER BY knn.distance, m.seq"""
+ ORDER BY knn.distance, m.seq
+ LIMIT :n"""
 
 # ---------------------------------------------------------------- retrieval (Part 3)
-# Knowledge memories: this scope, record type 'memory', never tool output.
-_KNOWLEDGE = """m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
-   AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output'"""
+# Knowledge memories: this scope and the shared schema knowledge, record type 'memory', never
+# tool output.
+_KNOWLEDGE = f"""((m.user_id = :u AND m.agent_id = :a) OR {_SHARED_KNOWLEDGE})
+   AND m.record_type = 'memory' AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output'"""
 
 # The vector leg of knowledge retrieval: sqlite-vec's exact KNN over RECORDS_KNN, inside
 # the partition of this scope (record type 'memory', this user, this agent), skipping tool
-# output while it scans; d is the cosine distance. MATERIALIZED: vec0 accepts no other
-# ORDER BY than its own.
-_VEC_TOP = """vec_top AS MATERIALIZED (
+# output while it scans, and beside it the shared schema knowledge scanned exactly; d is the
+# cosine distance, each scope's first :n kept (the union holds the first :n of both together).
+# MATERIALIZED: vec0 accepts no other ORDER BY than its own.
+_VEC_TOP = f"""vec_own AS MATERIALIZED (
     SELECT v.rowid AS seq, v.distance * v.distance / 2.0 AS d
-      FROM q CROSS JOIN {p}RECORDS_KNN v
+      FROM q CROSS JOIN {{p}}RECORDS_KNN v
      WHERE q.emb IS NOT NULL AND v.embedding MATCH vec_normalize(q.emb) AND v.k = :n
-       AND v.scope = json_array('memory', :u, :a) AND v.kind <> 'tool_output')"""
+       AND v.scope = json_array('memory', :u, :a) AND v.kind <> 'tool_output'),
+vec_shared AS MATERIALIZED (
+    SELECT m.seq, vec_distance_cosine(c.embedding, q.emb) AS d
+      FROM q CROSS JOIN {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq AND c.chunk_no = 0
+     WHERE q.emb IS NOT NULL AND {_SHARED_KNOWLEDGE}
+       AND COALESCE(json_extract(m.metadata, '$.kind'), '') <> 'tool_output'
+     ORDER BY d, m.seq LIMIT :n),
+vec_top AS (
+    SELECT seq, MIN(d) AS d FROM (SELECT seq, d FROM vec_own UNION ALL SELECT seq, d FROM vec_shared)
+     GROUP BY seq)"""
 
 # The keyword leg: every full-text match scored by bm25 and checked against the knowledge
 # filter in the narrow RECORDS_KNOWLEDGE_IX; only the top rows read the RECORDS table.
@@ -278,8 +305,10 @@ SELECT m.record_id, m.content, m.metadata, -t.bm AS score_txt
 # numbering every candidate first would sort all memories and scan them again.
 HYBRID_RRF = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
 {_VEC_TOP},
-vec AS (
+vec_ranked AS (
     SELECT seq, ROW_NUMBER() OVER (ORDER BY d, seq) AS r_vec FROM vec_top WHERE {_live("vec_top.seq")}),
+vec AS (
+    SELECT seq, r_vec FROM vec_ranked WHERE r_vec <= :n),
 {_txt_top(":n")},
 txt AS (
     SELECT seq, ROW_NUMBER() OVER (ORDER BY bm, seq) AS r_txt FROM txt_top),
@@ -300,7 +329,8 @@ VECTOR_RANKED = f"""WITH q AS MATERIALIZED (SELECT embed(:q) AS emb),
 SELECT m.record_id, t.d AS distance
   FROM vec_top t JOIN {{p}}RECORDS m ON m.seq = t.seq
  WHERE {_live("t.seq")}
- ORDER BY t.d, t.seq"""
+ ORDER BY t.d, t.seq
+ LIMIT :n"""
 
 _NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/engines/statement_sets.py)
 

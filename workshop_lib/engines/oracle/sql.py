@@ -30,6 +30,7 @@ from workshop_lib.engines.portable_sql import (  # noqa: F401 - part of this dia
     RECORD_SET_CONTENT,
     RECORD_SET_METADATA,
     SENTINEL,
+    SHARED_ID_PREFIX,
     THREAD_CHUNKS_DELETE,
     THREAD_DELETE,
     THREAD_GET,
@@ -135,8 +136,14 @@ _COLS = (
 _ACTOR_SCOPE = """(:tid_free = 1 OR m.thread_id = :tid OR (:tid IS NULL AND m.thread_id IS NULL))
    AND (:u_free = 1 OR m.user_id = :u OR (:u IS NULL AND m.user_id IS NULL))
    AND (:a_free = 1 OR m.agent_id = :a OR (:a IS NULL AND m.agent_id IS NULL))"""
+# The shared schema knowledge (portable_sql.SHARED_ID_PREFIX): read beside a scope, never instead.
+# LIKE with a constant prefix and a trailing '%' (the prefix holds no '%' or '_'):
+# https://docs.oracle.com/database/122/SQLRF/Pattern-matching-Conditions.htm
+_SHARED_KNOWLEDGE = f"""(m.user_id = :shared_u AND m.agent_id = :shared_a AND m.record_type = 'memory'
+        AND m.record_id LIKE '{SHARED_ID_PREFIX}%')"""
 _SCOPE = f"""INSTR(:types, ',' || m.record_type || ',') > 0
-   AND {_ACTOR_SCOPE}"""
+   AND ({_ACTOR_SCOPE}
+        OR {_SHARED_KNOWLEDGE})"""
 
 _QUERY_EMBEDDING = f"VECTOR_EMBEDDING({MODEL_NAME} USING :q AS data)"
 
@@ -175,13 +182,13 @@ SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
  WHERE {_SCOPE} AND {_live("m.seq")}
  ORDER BY distance, m.seq"""
-# One record type, one user, one agent: the k nearest only (the store widens :n when a
+# One record type, one user, one agent (and the shared schema knowledge): the k nearest only (the store widens :n when a
 # metadata filter leaves fewer than k). Exact, like the other statements, so both engines rank alike.
 SEARCH_SCOPED_KNN = f"""WITH q_emb AS (SELECT {_QUERY_EMBEDDING} AS emb FROM dual)
 SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, q_emb.emb, COSINE) AS distance,
        CASE WHEN {_live("m.seq")} THEN 1 ELSE 0 END AS live
   FROM {{p}}RECORDS m JOIN {{p}}RECORD_CHUNKS c ON c.record_seq = m.seq CROSS JOIN q_emb
- WHERE m.record_type = :rt AND m.user_id = :u AND m.agent_id = :a
+ WHERE m.record_type = :rt AND ((m.user_id = :u AND m.agent_id = :a) OR {_SHARED_KNOWLEDGE})
  ORDER BY distance, m.seq
  FETCH FIRST :n ROWS ONLY"""
 SEARCH_BY_VECTOR = f"""SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, :qv, COSINE) AS distance
@@ -190,9 +197,9 @@ SEARCH_BY_VECTOR = f"""SELECT {_COLS}, VECTOR_DISTANCE(c.embedding, :qv, COSINE)
  ORDER BY distance, m.seq"""
 
 # ---------------------------------------------------------------- retrieval (Part 3)
-# Knowledge memories: this scope, record type 'memory', never tool output.
-# (Oracle stores '' as NULL, so "no kind" is tested with IS NULL, not with a default.)
-_KNOWLEDGE = f"""m.user_id = :u AND m.agent_id = :a AND m.record_type = 'memory'
+# Knowledge memories: this scope and the shared schema knowledge, record type 'memory', never
+# tool output. (Oracle stores '' as NULL, so "no kind" is tested with IS NULL, not with a default.)
+_KNOWLEDGE = f"""((m.user_id = :u AND m.agent_id = :a) OR {_SHARED_KNOWLEDGE}) AND m.record_type = 'memory'
    AND (JSON_VALUE(m.metadata, '$.kind') IS NULL OR JSON_VALUE(m.metadata, '$.kind') <> 'tool_output')
    AND {_live("m.seq")}"""
 

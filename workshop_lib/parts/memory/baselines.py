@@ -129,7 +129,7 @@ class TranscriptSearch(Baseline):
                            user_ids=self.scope(user), agent_ids=self.eng.agent_id)
 
     def context(self, key: str, user: str, question: str) -> Context:
-        hits = retrieval.hybrid_rrf_search_memories(self.eng, question, k=SEARCH_K * 5, user_id=self.scope(user))
+        hits = retrieval.hybrid_rrf_search_memories(self.eng.scoped(self.scope(user)), question, k=SEARCH_K * 5)
         turns = [h["content"] for h in hits if h["kind"] == TRANSCRIPT_KIND][:SEARCH_K]
         return Context([Section(tuple(Item("user", t) for t in turns), ranked=True)])
 

@@ -270,8 +270,8 @@ def serving(eng: Any, caller: Caller, store: bool, queries: bool,
     @contextlib.contextmanager
     def run() -> Iterator[None]:
         with contextlib.ExitStack() as stack:
-            if store:  # the holder connect() gave the engine (core/engine_memory.py) swaps its store
-                stack.enter_context(eng._memory_access().replaced(StoreStandIn(caller)))
+            if store:  # the Workspace connect() gave the engine (core/workspace.py) swaps its store
+                stack.enter_context(eng._workspace().slot.replaced(StoreStandIn(caller)))
             if not queries:
                 yield
                 return
