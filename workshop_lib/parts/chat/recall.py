@@ -71,11 +71,9 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     """The question asks for the remembered value itself: nothing follows its reference to the
     thing, or it asks what the user said and names no other column of the data."""
 
-    after = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
-    if len(after) == 2 and re.search(r"\b(?:in|inside|on|aboard|from|to|with|about|for|at|of)\s+$", after[0], re.I):
-        return False  # "what's in it?": what is related to the thing, not which one it is
-    if len(after) == 2 and _NOTHING_MORE.match(after[1]):
-        return True
+    alone = _reference_alone(question, rec)
+    if alone is not None:
+        return alone
     if re.search(rf"\b{re.escape(rec.noun)}\s+(?:number|no\.?|code|name|id|#)", question, re.I):
         return True  # "the box number of our tiles": the identifier of the thing is its value
     # "which carrier do we use now?": which one of its table it is, with no other column asked
@@ -87,6 +85,18 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     words = [w for w in words_of(question) if w != "-" and personal.table_of_word(w) is None]
     own = f"{rec.table}.{rec.column}"
     return not [c for _, c in schema.columns_named(words, [rec.table]) if c.ref != own]
+
+
+def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
+    """True when nothing follows the question's reference to the thing ("what was it again?"), False
+    when the reference follows a preposition ("what's in it?": what is related to the thing, not which
+    one it is), None when the words around it do not say."""
+    around = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
+    if len(around) != 2:
+        return None
+    if re.search(r"\b(?:in|inside|on|aboard|from|to|with|about|for|at|of)\s+$", around[0], re.I):
+        return False
+    return True if _NOTHING_MORE.match(around[1]) else None
 
 
 # What a question asks beyond which thing it is: a time, a count, an amount, a movement of the thing.
