@@ -71,6 +71,8 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     """The question asks for the remembered value itself: nothing follows its reference to the
     thing, or it asks what the user said and names no other column of the data."""
 
+    if _EXISTENCE.match(question):
+        return False  # "is there any problem with the day we deliver to the terminal?": not which terminal
     alone = _reference_alone(question, rec)
     if alone is not None:
         return alone
@@ -85,6 +87,10 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     words = [w for w in words_of(question) if w != "-" and personal.table_of_word(w) is None]
     own = f"{rec.table}.{rec.column}"
     return not [c for _, c in schema.columns_named(words, [rec.table]) if c.ref != own]
+
+
+# a question whether something exists about the thing asks about that something, not the thing
+_EXISTENCE = re.compile(r"^\W*(?:(?:and|so|ok|okay|but|also)\W+)*(?:is|are|was|were|will) there\b|^\W*any\b", re.I)
 
 
 def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
@@ -307,9 +313,9 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
     if _merged_second_part(eng, data, data_question, rec):
         return data, data_question
     plans = [p for p in (data.plan, data.second_plan) if p is not None]
-    if data.text is not None and data.plan is not None and not (
-            _covers(question, data.plan) or len(plans) == 2 and _covers_all(question, plans)):
-        data.text = None
+    if data.text is not None and data.plan is not None and (data.uncovered is not None or not (
+            _covers(question, data.plan) or len(plans) == 2 and _covers_all(question, plans))):
+        data.text = None  # a part the rows do not show ("what's in it and what's it set at?") is not answered
         data.reason = "the data answer does not show what the question asks"
     if data.text is None and rec.table != personal.OWN and data.unexplained is None:
         # (a word the data does not hold, "flagged for the exam": no part of the thing's voyage answers it)
