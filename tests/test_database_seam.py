@@ -84,3 +84,14 @@ def test_only_a_benchmark_variant_reaches_a_driver_connection() -> None:
 def test_no_check_or_test_replaces_an_engine_method_to_watch_sql() -> None:
     # test_limits stands in for the read-only boundary (an engine that does not cap bytes), not to watch SQL.
     assert [p.split(":")[0] for p in seam_report.patching()] == ["tests/test_limits.py"]
+
+
+def test_a_bind_left_out_is_said_plainly_before_the_driver_sees_it(eng: EmbeddedEngine) -> None:
+    from workshop_lib.engines.database import MissingBinds, statement_binds
+
+    assert statement_binds("SELECT ':x', a FROM t WHERE b = :b AND c::int = 1 -- :c\n AND d = :d_1 /* :e */") == {"b", "d_1"}
+    with pytest.raises(MissingBinds, match=r":b") as caught:
+        eng.query("SELECT :a + :b", {"a": 1})
+    assert "Pass a value" in caught.value.fix
+    assert eng.query("SELECT :a + :b", {"a": 1, "b": 2})[0][0] == 3  # every bind given: it runs
+    assert eng.query("SELECT ':a'")[0][0] == ":a"  # a colon inside a literal is text, not a bind

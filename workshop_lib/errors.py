@@ -20,6 +20,7 @@ The tree (module under workshop_lib; tests/test_errors.py keeps it equal to the 
         LLMError (RuntimeError)                 core.llm
             LLMTimeout                          core.llm
         ManifestError (ValueError)              parts.ingest.manifest
+        MissingBinds (ValueError)               engines.database
         ModelUnavailable (RuntimeError)         engines.embedded.embedder
         NativeHybridUnavailable (RuntimeError)  parts.native_hybrid
         NoActiveIndex (RuntimeError)            parts.ingest.index

@@ -9,6 +9,8 @@ appended to `sent` as a `Sent` (its text, its bind names and the entry point it 
 from __future__ import annotations
 
 import contextlib
+import functools
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -18,6 +20,7 @@ from workshop_lib.engines.dbtypes import Cursor, Params, Row
 from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.engines.statement_sets import EngineStatements
 from workshop_lib.engines.store_backend import StoreBackend
+from workshop_lib.errors import WorkshopError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -136,6 +139,34 @@ class Tracer:
                 self._open[:] = [t for t in self._open if t is not sent]
 
 
+class MissingBinds(WorkshopError, ValueError):
+    """A statement names a bind that the values passed with it do not give."""
+
+
+# a bind is ":name" outside string literals and comments ("'10:30'" is text, "::" no bind)
+_NOT_CODE = re.compile(r"'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.S)
+_BIND = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_$#]*)")
+
+
+@functools.lru_cache(maxsize=512)
+def statement_binds(statement: str) -> frozenset[str]:
+    """The `:name` binds a statement uses, read from its text alone (string literals and comments
+    ignored): the same for both dialects, so tests can compare their statements without a database."""
+    return frozenset(_BIND.findall(_NOT_CODE.sub(" ", statement)))
+
+
+def check_binds(statement: str, parameters: object) -> None:
+    """Named binds the statement uses and the values do not give are said plainly, before the driver
+    would fail on them with its own error."""
+    if not isinstance(parameters, Mapping):
+        return
+    missing = statement_binds(str(statement)) - {str(k).lstrip(":") for k in parameters}
+    if missing:
+        raise MissingBinds(f"The statement uses the bind(s) {', '.join(':' + m for m in sorted(missing))}, but the "
+                           f"values passed with it name only {sorted(map(str, parameters)) or 'none'}.",
+                           fix="Pass a value for every :name the statement uses (a dict of name -> value).")
+
+
 class TracedCursor:
     """A DB-API cursor whose execute() and executemany() are recorded by the engine's tracer."""
 
@@ -145,6 +176,7 @@ class TracedCursor:
 
     def execute(self, statement: str, parameters: Params = (), /) -> TracedCursor:
         self._tracer.record(statement, parameters)
+        check_binds(statement, parameters)
         self.raw.execute(statement, parameters)
         return self
 

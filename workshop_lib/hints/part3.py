@@ -176,7 +176,7 @@ TODOS = {
               "The check calls your function as the TODO's def line declares it: the query first, then k, per_list "
               "and rrf_k by name. You renamed or dropped one of them; restore the def line as given, even for a "
               "parameter you think you do not need, and run the cell again."),
-            F("sql_error", r"raised (OperationalError|DatabaseError|ProgrammingError|IntegrityError)",
+            F("sql_error", r"raised (OperationalError|DatabaseError|ProgrammingError|IntegrityError|MissingBinds)",
               "The database refused the statement: read the error text (a misspelled CTE or column, a bind name that "
               "is not in params such as :u, :a, :n, :k, :kw, :rrf_k, a missing comma between CTEs). Run the SQL "
               "alone with eng.query(sql, params) to see it."),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import oracledb
 
 from workshop_lib import config
-from workshop_lib.engines.database import Tracer
+from workshop_lib.engines.database import Tracer, check_binds, statement_binds
 from workshop_lib.engines.dbtypes import Params, Row
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 from workshop_lib.engines.readonly import MAX_VALUE_BYTES, PartialValue
@@ -187,13 +187,10 @@ _COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 _BIND = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_$#]*)")
 
 
-@functools.lru_cache(maxsize=512)
 def bind_names(statement: str) -> frozenset[str]:
-    """The `:name` binds a statement uses (string literals and comments ignored), read from
-    the text alone: the tests compare both dialects' statements with it, without a database.
+    """The `:name` binds a statement uses (engines/database.py reads them, for both dialects).
     At run time the driver's own parser names them (OracleCursor._binds)."""
-    text = _COMMENT.sub(" ", _LITERAL.sub("''", statement))
-    return frozenset(_BIND.findall(text))
+    return statement_binds(statement)
 
 
 @functools.lru_cache(maxsize=512)
@@ -268,6 +265,7 @@ class OracleCursor:
 
     def execute(self, statement: str, params: Any = None) -> OracleCursor:
         self._tracer.record(statement, params)
+        check_binds(statement, params)  # a bind left out is said plainly, as on the embedded engine
         binds = self._binds(statement, params)
         try:
             self.raw.execute(statement, binds, fetch_lobs=FETCH_LOBS)
