@@ -32,7 +32,7 @@ from workshop_lib.engines.readonly import SqlRefused
 from workshop_lib.parts import gates, grounded, retrieval
 from workshop_lib.parts.agent import memory, offline, toolbox
 from workshop_lib.parts.agent.sqlplan import core, tables_in, tables_read
-from workshop_lib.parts.chat import router
+from workshop_lib.parts.chat import availability, router
 from workshop_lib.parts.ingest import ask, index
 from workshop_lib.parts.memory import answer as with_memory
 
@@ -147,6 +147,8 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         # schema facts or documents (not a data question, which schema facts never answer):
         # let Part 4's gates compare the two (each can fall back)
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+    if (worked := _availability(decision, question, offered=True)) is not None:
+        return worked  # "is reefer monitoring offered in Colombo?": the item's rows at the port
     # the scores stay in decision_explain; the person reads a plain sentence
     return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
         _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
@@ -329,7 +331,11 @@ def _only_described(eng: Engine, question: str, decision: router.RouteDecision) 
 def _or_catalog(eng: Engine, question: str, decision: router.RouteDecision, answer: ChatAnswer) -> ChatAnswer:
     """A handler that could not ground the question hands it to the catalog when a catalog item's
     description matches the request; otherwise its fallback stands."""
-    if answer.mode != "fallback" or (item := _catalog_item(eng, question, decision)) is None:
+    if answer.mode != "fallback":
+        return answer
+    if (worked := _availability(decision, question)) is not None:
+        return worked  # "how many ports have 20' flat racks?": no data query, a figure over the catalog's rows
+    if (item := _catalog_item(eng, question, decision)) is None:
         return answer
     return _catalog_answer(eng, question, decision, item, f"{decision.label} could not ground it; a catalog "
                                                           "item's description matches the need")
@@ -353,6 +359,8 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     before = _before_part5(eng, question, decision)
     if before is not None:
         return before
+    if decision.label != "PRICE_LOOKUP" and (worked := _availability(decision, question)) is not None:
+        return worked
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
     checked = _catalog_checked(eng, question, decision, g)
     if checked is not None:
@@ -372,6 +380,19 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
                        used_llm="none" if llm is None else "primary", short_query_active=False)
     return ChatAnswer(text, mode, explain, rows, rows if found else [], "all" if found else "none",
                       g.embedding_cache_hit, g.from_cache, explain["used_llm"], False, _route(decision))
+
+
+def _availability(decision: router.RouteDecision, question: str, *, offered: bool = False) -> ChatAnswer | None:
+    """A figure over one item's availability rows (a total, the most or fewest, how many ports), or
+    with `offered` whether it is at the ports named; None when the question asks neither."""
+    found = availability.figure(question, stock_asked=decision.label == "EQUIPMENT_AVAILABILITY") or \
+        (availability.offered_at(question) if offered else None)
+    if found is None:
+        return None
+    rows = [{"item_id": found.item_id, "ports": list(found.ports), "used": True}]
+    explain = _explain(decision, mode="rag", handler="catalog availability (figures)", reason=found.reason,
+                       rows=[found.item_id], ports=list(found.ports), used_llm="none", short_query_active=False)
+    return ChatAnswer(found.text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
 def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:

@@ -1,0 +1,116 @@
+"""Figures over the catalog's availability rows: a total, the port with the most or the fewest
+units, how many ports have an item, whether a service is offered at a port.
+
+Part 5's availability handler lists the rows of the item a question names. A question that asks
+for a figure over those rows ("how many 20' reefers in Antwerp and Hamburg together?", "which
+port has the most 20' dry boxes?") is answered here from the same rows, worked out and shown,
+for one item named by its type and size; several items, or none, are left to Part 5. A region
+named as the catalog's ports name it ("North Europe", "East Asia") narrows the ports.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from workshop_lib.assistant import catalog_links
+from workshop_lib.data import catalog
+from workshop_lib.parts import grounded
+
+_TOTAL = re.compile(r"\b(?:total|in total|altogether|combined|together|in all|sum|overall|all (?:the )?ports|"
+                    r"across (?:all |every )?(?:the )?ports)\b", re.I)
+_MOST = re.compile(r"\b(?:most|largest|biggest|highest|max(?:imum)?)\b", re.I)
+_FEWEST = re.compile(r"\b(?:fewest|least|smallest|lowest|min(?:imum)?)\b", re.I)
+_PORT_COUNT = re.compile(r"\bhow many (?:ports|places|locations|depots|terminals)\b", re.I)
+_OFFERED = re.compile(r"\b(?:offer(?:ed|s)?|available|provided?|have|get|do you do|can i (?:get|book|order))\b", re.I)
+
+
+@dataclass(frozen=True)
+class Figure:
+    text: str
+    item_id: str
+    ports: tuple[str, ...]      # the ports whose rows the figure is worked out from
+    reason: str
+
+
+def _port(code: str) -> str:
+    return f"{catalog.ports()[code]['name']} ({code})" if code in catalog.ports() else code
+
+
+def _regions_named(question: str) -> list[str]:
+    """The catalog's regions the question names in full ("North Europe", "Africa")."""
+    regions = {str(p["region"]) for p in catalog.ports().values() if p.get("region")}
+    return sorted(r for r in regions if re.search(rf"\b{re.escape(r)}\b", question, re.I))
+
+
+def _rows(item: catalog.Item, question: str) -> tuple[dict[str, int | None], str | None]:
+    """The item's availability rows at the ports (or regions) the question names, with how they were
+    chosen in words; every port (and None) when it names none."""
+    rows = catalog.availability().get(item.item_id, {})
+    ports = grounded.find_ports(question)
+    if ports:
+        return {p: rows.get(p, 0) for p in ports}, "at " + " and ".join(_port(p) for p in ports)
+    regions = _regions_named(question)
+    if regions:
+        inside = {c for c, p in catalog.ports().items() if p.get("region") in regions}
+        return {p: u for p, u in rows.items() if p in inside}, f"in {' and '.join(regions)}"
+    return dict(rows), None
+
+
+# stock a port holds for lease, not boxes on a manifest ("how many reefers on the manifest in total?")
+_STOCK = re.compile(r"\b(?:availab\w*|in stock|stock|spare|lease|leasing|rent\w*|hire|pick(?:ed)? up|collect|depots?|"
+                    r"have|has|offer\w*|get)\b", re.I)
+
+
+def figure(question: str, *, stock_asked: bool = False) -> Figure | None:
+    """The figure the question asks over one item's availability rows, or None (no figure asked,
+    not one item named in the sizes the question gives, not about stock, or no rows to work it out
+    from). `stock_asked`: the router already read it as a question about availability."""
+    items = grounded.named_items(question)
+    if len(items) != 1 or not (stock_asked or _STOCK.search(question)):
+        return None
+    item = items[0]
+    size = re.match(r"(\d{2})'", item.name)
+    if catalog_links.sizes_named(question) - ({size.group(1)} if size else set()):
+        return None  # "20 and 40 foot together": more than the one item's size
+    rows, narrowed = _rows(item, question)
+    where = narrowed or f"across the {len(rows)} ports that have it"
+    counted = {p: u for p, u in rows.items() if u is not None}
+    if _PORT_COUNT.search(question):
+        having = [p for p, u in rows.items() if u is None or u > 0]
+        return Figure(f"{item.name} [{item.item_id}] is available at {len(having)} ports{' ' + narrowed if narrowed else ''}: "
+                      f"{', '.join(_port(p) for p in having)}.", item.item_id, tuple(having), "ports counted")
+    if not counted or len(counted) != len(rows):
+        return None  # a service (offered, no units) or nothing there: Part 5's listing says it
+    if _TOTAL.search(question):
+        parts = "; ".join(f"{_port(p)}: {u}" for p, u in counted.items())
+        return Figure(f"{sum(counted.values())} units of {item.name} [{item.item_id}] are available {where} "
+                      f"({parts}).", item.item_id, tuple(counted), "units summed over the rows")
+    for pattern, word, pick in ((_MOST, "most", max), (_FEWEST, "fewest", min)):
+        if pattern.search(question) and len(counted) > 1:
+            best = pick(counted.values())
+            top = [p for p, u in counted.items() if u == best]
+            return Figure(f"The {word} {item.name} [{item.item_id}] units {where}: {' and '.join(map(_port, top))}, "
+                          f"with {best} units.", item.item_id, tuple(counted), f"the {word} units among the rows")
+    return None
+
+
+def offered_at(question: str) -> Figure | None:
+    """"Is reefer monitoring offered in Colombo?": one item and the ports named, answered from its rows
+    (yes with the units, or no with where it is); None when the question asks something else."""
+    items, ports = grounded.named_items(question), grounded.find_ports(question)
+    if len(items) != 1 or not ports or not _OFFERED.search(question):
+        return None
+    item = items[0]
+    rows = catalog.availability().get(item.item_id, {})
+    said = []
+    for p in ports:
+        if p in rows:
+            units = rows[p]
+            said.append(f"yes at {_port(p)}" + (f" ({units} units)" if units is not None else " (offered there)"))
+        else:
+            said.append(f"no, not at {_port(p)}")
+    elsewhere = [p for p in rows if p not in ports]
+    text = f"{item.name} [{item.item_id}]: {'; '.join(said)}."
+    if any(p not in rows for p in ports) and elsewhere:
+        text += f" It is available at {', '.join(_port(p) for p in elsewhere)}."
+    return Figure(text, item.item_id, tuple(ports), "the item's rows at the ports named")
