@@ -359,8 +359,6 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     before = _before_part5(eng, question, decision)
     if before is not None:
         return before
-    if decision.label != "PRICE_LOOKUP" and (worked := _availability(decision, question)) is not None:
-        return worked
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
     checked = _catalog_checked(eng, question, decision, g)
     if checked is not None:
@@ -397,9 +395,12 @@ def _availability(decision: router.RouteDecision, question: str, *, offered: boo
 
 def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
     """What answers before Part 5's handlers read their rows: a catalog request about a record of the
-    data declined, a comparison over the data's rows, a figure worked out from the descriptions."""
+    data declined, a figure over an item's availability rows, a comparison over the data's rows, a
+    figure worked out from the descriptions."""
     if decision.label == "EQUIPMENT_RAG" and (refused := _not_the_catalogs(eng, question, decision)) is not None:
         return refused
+    if (worked := _availability(decision, question)) is not None:
+        return worked  # a total, the most or fewest, how many ports: worked out from the item's rows
     if (compared := _rows_compared(eng, question, decision)) is not None:
         return compared
     if (sizes := catalog_links.sizes_named(question)) and not sizes & catalog_links.catalog_sizes():

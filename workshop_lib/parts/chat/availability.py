@@ -65,26 +65,39 @@ def figure(question: str, *, stock_asked: bool = False) -> Figure | None:
     """The figure the question asks over one item's availability rows, or None (no figure asked,
     not one item named in the sizes the question gives, not about stock, or no rows to work it out
     from). `stock_asked`: the router already read it as a question about availability."""
-    items = grounded.named_items(question)
-    if len(items) != 1 or not (stock_asked or _STOCK.search(question)):
+    item = _the_item(question, stock_asked)
+    if item is None:
         return None
-    item = items[0]
-    size = re.match(r"(\d{2})'", item.name)
-    if catalog_links.sizes_named(question) - ({size.group(1)} if size else set()):
-        return None  # "20 and 40 foot together": more than the one item's size
     rows, narrowed = _rows(item, question)
-    where = narrowed or f"across the {len(rows)} ports that have it"
-    counted = {p: u for p, u in rows.items() if u is not None}
     if _PORT_COUNT.search(question):
         having = [p for p, u in rows.items() if u is None or u > 0]
-        return Figure(f"{item.name} [{item.item_id}] is available at {len(having)} ports{' ' + narrowed if narrowed else ''}: "
-                      f"{', '.join(_port(p) for p in having)}.", item.item_id, tuple(having), "ports counted")
+        return Figure(f"{item.name} [{item.item_id}] is available at {len(having)} ports"
+                      f"{' ' + narrowed if narrowed else ''}: {', '.join(_port(p) for p in having)}.",
+                      item.item_id, tuple(having), "ports counted")
+    counted = {p: u for p, u in rows.items() if u is not None}
     if not counted or len(counted) != len(rows):
         return None  # a service (offered, no units) or nothing there: Part 5's listing says it
+    where = narrowed or f"across the {len(rows)} ports that have it"
     if _TOTAL.search(question):
         parts = "; ".join(f"{_port(p)}: {u}" for p, u in counted.items())
         return Figure(f"{sum(counted.values())} units of {item.name} [{item.item_id}] are available {where} "
                       f"({parts}).", item.item_id, tuple(counted), "units summed over the rows")
+    return _extreme(question, item, counted, where)
+
+
+def _the_item(question: str, stock_asked: bool) -> catalog.Item | None:
+    """The one item a question about stock names, in the one size it gives; else None."""
+    items = grounded.named_items(question)
+    if len(items) != 1 or not (stock_asked or _STOCK.search(question)):
+        return None
+    size = re.match(r"(\d{2})'", items[0].name)
+    if catalog_links.sizes_named(question) - ({size.group(1)} if size else set()):
+        return None  # "20 and 40 foot together": more than the one item's size
+    return items[0]
+
+
+def _extreme(question: str, item: catalog.Item, counted: dict[str, int], where: str) -> Figure | None:
+    """The port(s) with the most or the fewest units, when the question asks for one."""
     for pattern, word, pick in ((_MOST, "most", max), (_FEWEST, "fewest", min)):
         if pattern.search(question) and len(counted) > 1:
             best = pick(counted.values())
