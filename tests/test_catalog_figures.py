@@ -55,3 +55,16 @@ def test_a_price_stated_as_a_share_is_worked_out_with_its_minimum(eng):
     small = round(item.price_usd * 100 / percent / 2)   # half the minimum's worth
     a = answer_question(eng, f"insurance for a shipment valued at {small} USD: how much?")
     assert f"You would pay USD {item.price_usd:,.2f}" in a.answer
+
+
+def test_items_named_one_per_part_are_each_shown_and_the_lower_price_said(eng):
+    by_id = {i.item_id: i for i in ITEMS}
+    a = answer_question(eng, "20' reefer vs 40' HC reefer, daily rates?")
+    assert a.mode == "rag" and {r["item_id"] for r in a.used_chunks} == {"EQ-20RF", "EQ-40RH"}
+    assert f"{by_id['EQ-20RF'].price_usd:.2f}" in a.answer and f"{by_id['EQ-40RH'].price_usd:.2f}" in a.answer
+    a = answer_question(eng, "what's cheaper per day, a 40' dry or a 40' high cube?")
+    low = min((by_id["EQ-40DV"], by_id["EQ-40HC"]), key=lambda i: i.price_usd)
+    assert a.mode == "rag" and f"The lower price is the {low.name}" in a.answer
+    # one part naming a type in two sizes is not a list of items: Part 5's handler reads it
+    a = answer_question(eng, "price of 20' and 40' reefers")
+    assert "lower price" not in a.answer

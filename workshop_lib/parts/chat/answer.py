@@ -401,12 +401,39 @@ def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) ->
         return refused
     if (worked := _availability(decision, question)) is not None:
         return worked  # a total, the most or fewest, how many ports: worked out from the item's rows
+    if decision.label == "EQUIPMENT_RAG" and (compared := _items_compared(eng, question, decision)) is not None:
+        return compared
     if (compared := _rows_compared(eng, question, decision)) is not None:
         return compared
     if (sizes := catalog_links.sizes_named(question)) and not sizes & catalog_links.catalog_sizes():
         return _declined(decision, f"The catalog has no {' or '.join(sorted(sizes))}-foot equipment; its containers "
                                    f"are {', '.join(sorted(catalog_links.catalog_sizes()))} foot.", "grounded (Part 5)")
     return _catalog_figures(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
+
+
+# the parts of a question that name one item each: "20' reefer vs 40' HC reefer", "genset and reefer monitoring"
+_ITEM_LIST = re.compile(r"\s*(?:\bvs\.?|\bversus\b|\band\b|\bor\b|,|;|\bcompared (?:to|with)\b|\bagainst\b)\s*", re.I)
+_CHEAPER = re.compile(r"\b(?:cheaper|cheapest|less expensive|lower|lowest|more expensive|pricier|dearer|costlier)\b",
+                      re.I)
+
+
+def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """Two or more items named one per part of a list ("20' reefer vs 40' HC reefer, daily rates?"):
+    each item's own row, and which costs less when they are priced alike; None otherwise."""
+    named = [grounded.named_items(part) for part in _ITEM_LIST.split(question) if part.strip()]
+    if any(len(n) > 1 for n in named):
+        return None  # a part that names a type in several sizes: Part 5's handler reads it
+    items = list({n[0].item_id: n[0] for n in named if n}.values())
+    if len(items) < 2:
+        return None
+    text = grounded.render_grounded_answer(question, grounded.matches_for(eng, items))
+    if _CHEAPER.search(question) and len({i.price_unit for i in items}) == 1:
+        low = min(items, key=lambda i: i.price_usd)
+        text += f"\nThe lower price is the {low.name} [{low.item_id}] at USD {low.price_usd:.2f} {low.price_unit}."
+    rows = [{"item_id": i.item_id, "used": True} for i in items]
+    explain = _explain(decision, mode="rag", handler="catalog (items named)", reason="each part names one item",
+                       rows=[i.item_id for i in items], used_llm="none", short_query_active=False)
+    return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
 # "heavier than 28 tonnes": a comparison over rows, not a load to carry
