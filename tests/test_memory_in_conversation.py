@@ -373,3 +373,23 @@ def test_lengths_in_feet_when_the_user_thinks_in_feet(eng, service):
     _ask(service, "m-finn", "whenever you give me a ship's length, give it in feet please", threads)
     text, mode, _ = _ask(service, "m-finn", f"how long is the {name}?", threads)
     assert mode == "rag" and f"{round(float(metres) / 0.3048):,} ft" in text and " m" not in text.replace(name, "")
+
+
+def test_a_follow_up_by_he_or_they_asks_the_same_memory_for_another_kind_of_value(eng, service):
+    threads: dict = {}
+    _ask(service, "m-ines", "the booking BK-77120 was placed by Tomas Ferreira from our Lisbon office last week.",
+         threads)
+    text, mode, _ = _ask(service, "m-ines", "who on our side placed booking BK-77120 again?", threads, "t2")
+    assert mode == "rag" and "Tomas Ferreira" in text
+    text, mode, _ = _ask(service, "m-ines", "and which of our offices is he in?", threads, "t2")
+    assert mode == "rag" and "Lisbon" in text and "Tomas" not in text.split("(")[0]
+
+
+def test_a_follow_up_that_asks_more_than_the_value_is_not_answered_with_it(eng, service):
+    threads: dict = {}
+    _ask(service, "m-odin", "Our haulier Nordlys Transport bills waiting time at 80 euros an hour.", threads)
+    text, mode, _ = _ask(service, "m-odin", "what does our haulier charge for waiting?", threads, "t2")
+    assert mode == "rag" and "80" in text
+    text, mode, _ = _ask(service, "m-odin", "and if one of their trucks got stuck there for the whole strike window?",
+                         threads, "t2")
+    assert mode == "fallback"  # a sum over a strike window the memory does not give: not the hourly rate again

@@ -222,7 +222,7 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
 _OTHER_TOLD = re.compile(r"\b(?!i\b|we\b|you\b)([a-z][\w'-]*)\s+(?:tell|told|say|said|mention|mentioned|give|gave)"
                          r"\s+(?:to\s+)?you\b", re.I)
 # a reference back to what the last answer was about: "and who is it now?", "the one we're on now"
-_FOLLOW_UP = re.compile(r"\b(?:it|that one|this one|the one|that|them)\b", re.I)
+_FOLLOW_UP = re.compile(r"\b(?:it|that one|this one|the one|that|them|they|their|he|she|him|her|his)\b", re.I)
 
 
 def _previous_memory(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> personal.Recalled | None:
@@ -741,7 +741,7 @@ def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow
         _not_what_is_asked(eng, question, rec, said, source)
     if declined is not None:
         return declined
-    beyond = asks_beyond(eng, question, rec)
+    beyond = asks_beyond(eng, question, rec) or (_unexplained_follow_up(question, rec) if is_follow else None)
     alone = _from_memory_alone(eng, question, rec, beyond, said, source)
     if alone is not None:
         return alone
@@ -753,6 +753,16 @@ def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow
     if found.mode == "fallback" and not rec.earlier and data_question != question:
         return _other_handler(eng.scoped(user_id, agent_id), data_question, rec, said, source) or found
     return found
+
+
+def _unexplained_follow_up(question: str, rec: personal.Recalled) -> str | None:
+    """A follow-up ("and if their trucks got stuck for the whole strike window?") whose words neither
+    the remembered words nor the kind of value it asks for explain: it asks more than the value."""
+    words = personal.content_words(_asked_part(question)) - personal.content_words(rec.text) - \
+        personal.content_words(rec.value) - {personal.stem(w) for w in _REFERENCE_WORDS}
+    words = {w for w in words if len(w) > 3 and own_values.asked_kind(w) is None}
+    # one word left over is how people talk ("who is it today?"); several are a question of their own
+    return f"'{' '.join(sorted(words))}'" if len(words) >= 2 else None
 
 
 def _other_handler(scoped: Engine, data_question: str, rec: personal.Recalled, said: str,

@@ -36,8 +36,9 @@ ROLES: dict[str, frozenset[str]] = {
 # What a question asks for, when it names no table of the data.
 _ASKS_MONEY = re.compile(r"\bhow much\b|\b(?:rate|price|cost|charg(?:e|es|ed|ing)|quote|tariff|fee|pay|paying|paid)s?\b",
                          re.I)
-_ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|town|country|based|located|office)\b", re.I)
-_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|name)\b|\b(?:customer|client|buyer|consignee|company)s?\b", re.I)
+_ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|cities|towns?|country|countries|based|located|offices?)\b", re.I)
+_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|names?)\b|\b(?:customer|client|buyer|consignee|company|companies)s?\b",
+                        re.I)
 
 # a number in the user's words, in digits or words ("three hundred and ten", "minus eighteen", "5 grand")
 NUMBER_RE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
