@@ -107,7 +107,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/parts/chat/router.py::_penalise_missing_subject": (18, LEAD),
     "workshop_lib/parts/chat/router.py::named_schema_objects": (33, LEAD),
     "workshop_lib/parts/chat/server.py::LogBudget.filter": (16, LEAD),
-    "workshop_lib/parts/gates.py::check_inputs": (19, NOT_YET),
     "workshop_lib/parts/grounded.py::classify_rules": (19, NOT_YET),
     "workshop_lib/parts/grounded.py::named_items": (40, NOT_YET),
     "workshop_lib/parts/grounded.py::port_location_answer": (28, NOT_YET),
