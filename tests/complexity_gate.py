@@ -101,7 +101,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/parts/chat/router.py::_penalise_missing_subject": (18, LEAD),
     "workshop_lib/parts/chat/router.py::named_schema_objects": (33, LEAD),
     "workshop_lib/parts/chat/server.py::LogBudget.filter": (16, LEAD),
-    "workshop_lib/parts/ingest/manifest.py::_checked": (28, NOT_YET),
     "workshop_lib/parts/memory/answer.py::MemoryAwareClient._create": (16, LEAD),
     "workshop_lib/parts/memory/card.py::memory_card": (18, LEAD),
     "workshop_lib/parts/memory/consolidate.py::decide": (18, LEAD),
