@@ -121,7 +121,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/tools/grading/summary.py::summarize": (22, NOT_YET),
     "workshop_lib/tools/grading/verify.py::_take": (16, NOT_YET),
     "workshop_lib/tools/grading/verify.py::plan": (30, NOT_YET),
-    "workshop_lib/tools/oracle_bootstrap.py::step_users": (16, NOT_YET),
 }
 
 
