@@ -111,12 +111,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/parts/memory/personal.py::unlinked_changes": (16, LEAD),
     "workshop_lib/parts/memory/summary.py::summarise_extractive": (21, LEAD),
     "workshop_lib/tools/doctor.py::checks": (17, SEAM_STORE),
-    "workshop_lib/tools/grading/scoring.py::_from_notebook": (16, NOT_YET),
-    "workshop_lib/tools/grading/submissions.py::discover": (16, NOT_YET),
-    "workshop_lib/tools/grading/summary.py::read_records": (25, NOT_YET),
-    "workshop_lib/tools/grading/summary.py::summarize": (22, NOT_YET),
-    "workshop_lib/tools/grading/verify.py::_take": (16, NOT_YET),
-    "workshop_lib/tools/grading/verify.py::plan": (30, NOT_YET),
 }
 
 
