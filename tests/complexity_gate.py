@@ -68,8 +68,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/assistant/schema_links.py::Schema.columns_named": (19, LEAD),
     "workshop_lib/assistant/value_links.py::ValueIndex.build": (17, LEAD),
     "workshop_lib/assistant/value_links.py::_explained": (18, LEAD),
-    "workshop_lib/checks/part2.py::_compare": (30, SEAM_CHECKS),
-    "workshop_lib/checks/part3.py::_compare_knowledge": (35, SEAM_CHECKS),
     "workshop_lib/checks/part6.py::_answers_at_once": (18, SEAM_CHECKS),
     "workshop_lib/checks/part6.py::_two_tool_calls": (23, SEAM_CHECKS),
     "workshop_lib/checks/part7.py::_as_decision": (18, SEAM_CHECKS),
