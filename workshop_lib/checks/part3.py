@@ -175,6 +175,15 @@ def _expect_rank(call: str, i: int, g: dict, w: dict, got: list[dict], want: lis
                     "on ',' and strip the spaces around each part before filtering.")
         raise CheckFailed(TODO1, f"{call}: rank {i} should be {w['subject'] or '(a memory without subject)'}, "
                           f"you returned {g.get('subject') or '(a memory without subject)'}", hint)
+    _expect_distance(call, i, g, w)
+    if g.get("kind") != w["kind"]:
+        raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without kind'}) has kind "
+                          f"{g.get('kind')!r}; expected {w['kind']!r}",
+                          "kind is hit.metadata.get('kind'), or '?' when a memory has none.")
+
+
+def _expect_distance(call: str, i: int, g: dict, w: dict) -> None:
+    """Rank i's distance as a float equal to the expected one (a similarity, 1 - distance, is named)."""
     if not isinstance(g["distance"], float) or abs(g["distance"] - w["distance"]) > 1e-6:
         similarity = isinstance(g["distance"], float) and abs(g["distance"] - (1 - w["distance"])) < 1e-6
         raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without subject'}) has distance "
@@ -182,10 +191,6 @@ def _expect_rank(call: str, i: int, g: dict, w: dict, got: list[dict], want: lis
                           f"expected {w['distance']:.6f}"
                           + (" (you returned the similarity 1 - distance)" if similarity else ""),
                           "use float(hit.distance) as it is: smaller is closer.")
-    if g.get("kind") != w["kind"]:
-        raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without kind'}) has kind "
-                          f"{g.get('kind')!r}; expected {w['kind']!r}",
-                          "kind is hit.metadata.get('kind'), or '?' when a memory has none.")
 
 
 def _rank_text(rank: int, name: str) -> str:
