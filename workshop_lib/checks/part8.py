@@ -98,16 +98,29 @@ def _end_mistake(n: int, got: list[tuple[int, int]], want: list[tuple[int, int]]
 def _pair_mistake(got: list[tuple[int, int]], want: list[tuple[int, int]]) -> str | None:
     """The right starts with a wrong end: (start, length) pairs, inclusive ends, a last window moved back."""
     pairs = list(zip(got, want))
+    return _lengths_for_ends(got, want, pairs) or _inclusive_end(pairs) or _last_moved_back(got, want)
+
+
+def _lengths_for_ends(got: list[tuple[int, int]], want: list[tuple[int, int]],
+                      pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> str | None:
     if len(got) == len(want) and any(gb != wb for (_, gb), (_, wb) in pairs) and all(
             ga == wa and gb == wb - wa for (ga, gb), (wa, wb) in pairs):
         return ("Your pairs hold (start, length); a window is (start, end), with end = min(start + size, "
                 "n_units), the position where it stops.")
+    return None
+
+
+def _inclusive_end(pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> str | None:
     if pairs and all(ga == wa and gb in (wb - 1, wb) for (ga, gb), (wa, wb) in pairs) and any(
             gb == wb - 1 for (_, gb), (_, wb) in pairs):
         (ga, gb), (wa, wb) = next(((g, w) for g, w in pairs if g[1] == w[1] - 1))
         return (f"Your window ({ga}, {gb}) ends one unit early: the windows are half-open, so (start, end) "
                 f"covers start .. end - 1, like text[start:end]. Use end = min(start + size, n_units) (here {wb}), "
                 "not an inclusive end with - 1.")
+    return None
+
+
+def _last_moved_back(got: list[tuple[int, int]], want: list[tuple[int, int]]) -> str | None:
     if len(got) == len(want) and got[:-1] == want[:-1] and got[-1][1] == want[-1][1] and got[-1][0] < want[-1][0]:
         return (f"Your last window ({got[-1][0]}, {got[-1][1]}) was moved back to be a full window; it starts "
                 f"at the previous start + size - overlap = {want[-1][0]} like every other, and is simply shorter "
