@@ -83,7 +83,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/parts/memory/personal.py::forget": (34, LEAD),
     "workshop_lib/parts/memory/personal.py::unlinked_changes": (16, LEAD),
     "workshop_lib/parts/memory/summary.py::summarise_extractive": (21, LEAD),
-    "workshop_lib/tools/doctor.py::checks": (17, SEAM_STORE),
 }
 
 
