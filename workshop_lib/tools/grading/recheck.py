@@ -176,7 +176,9 @@ class Snapshot:
         self.dicts = {name: {k: v for k, v in vars(m).items() if _is_tracked(v)} for name, m in self.modules.items()}
         self.keys = {name: set(vars(m)) for name, m in self.modules.items()}
         self.builtins = dict(vars(builtins))
-        self.functions, self.classes = {}, {}
+        # function -> (its code, defaults, keyword defaults); class -> its attributes
+        self.functions: dict[types.FunctionType, tuple[types.CodeType, tuple | None, dict | None]] = {}
+        self.classes: dict[type, dict[str, Any]] = {}
         self._record_functions_and_classes()
         self.ids = self._guarded_ids()
 
