@@ -181,21 +181,36 @@ def run_quality(eng, questions: list[Question], *, progress: bool = False) -> Qu
     ranks = {name: {q.id: first_rank([h["subject"] for h in hits[name][q.id]], q.subjects) for q in answerable}
              for name in STRATEGIES}
 
-    def metrics(name: str, qs: list[Question]) -> dict:
-        rs = [ranks[name][q.id] for q in qs]
-        n = max(len(rs), 1)
-        return {"recall@1": sum(found_at(r, 1) for r in rs) / n,
-                "recall@5": sum(found_at(r, 5) for r in rs) / n,
-                "MRR": sum(reciprocal_rank(r) for r in rs) / n}
+    summary = [{"strategy": name, "questions": len(answerable), **_metrics(ranks[name], answerable)}
+               for name in STRATEGIES]
+    no_answer = [_no_answer_row(q, hits) for q in questions if not q.answerable]
+    return QualityResult(eng.name, len(questions), summary, _by_category(ranks, answerable), _misses(answerable, ranks, hits), no_answer,
+                         _gate(eng, answerable, hits, no_answer),
+                         ranx_crosscheck(eng, [q.question for q in questions]), _rerank_note(eng, questions, hits), ranks)
 
-    summary = [{"strategy": name, "questions": len(answerable), **metrics(name, answerable)} for name in STRATEGIES]
+
+def _metrics(ranks: dict[str, int | None], qs: list[Question]) -> dict:
+    """recall@1, recall@5 and MRR of one strategy over some questions, from the rank of their first hit."""
+    rs = [ranks[q.id] for q in qs]
+    n = max(len(rs), 1)
+    return {"recall@1": sum(found_at(r, 1) for r in rs) / n,
+            "recall@5": sum(found_at(r, 5) for r in rs) / n,
+            "MRR": sum(reciprocal_rank(r) for r in rs) / n}
+
+
+def _by_category(ranks: dict, answerable: list[Question]) -> list[dict]:
+    """Each strategy's recall@5 per category of question (categories with no question left out)."""
     by_category = []
     for cat in CATEGORIES:
         qs = [q for q in answerable if q.category == cat]
         if qs:
             by_category.append({"category": cat, "questions": len(qs),
-                                **{name: metrics(name, qs)["recall@5"] for name in STRATEGIES}})
+                                **{name: _metrics(ranks[name], qs)["recall@5"] for name in STRATEGIES}})
+    return by_category
 
+
+def _misses(answerable: list[Question], ranks: dict, hits: dict) -> list[dict]:
+    """The answerable questions some strategy does not answer in its top 5, with every strategy's rank."""
     misses = []
     for q in answerable:
         row_ranks = {name: ranks[name][q.id] for name in STRATEGIES}
@@ -204,26 +219,29 @@ def run_quality(eng, questions: list[Question], *, progress: bool = False) -> Qu
                            "expected": ", ".join(_short(s) for s in q.subjects),
                            **{name: row_ranks[name] for name in STRATEGIES},
                            "hybrid top-1": _short(hits["hybrid"][q.id][0]["subject"]) if hits["hybrid"][q.id] else "-"})
+    return misses
 
-    no_answer = []
-    for q in questions:
-        if q.answerable:
-            continue
-        v, kw, hy = hits["vector"][q.id], hits["keyword"][q.id], hits["hybrid"][q.id]
-        no_answer.append({
-            "id": q.id, "question": q.question,
-            "vector best sim": round(1.0 - v[0]["distance"], 3) if v else None,
-            "vector top-1": _short(v[0]["subject"]) if v else "-",
-            "keyword hits": len(kw),
-            "keyword top-1": f"{_short(kw[0]['subject'])} ({kw[0]['score_txt']:.2f})" if kw else "-",
-            "hybrid top-1": (f"{_short(hy[0]['subject'])} (r_vec={hy[0]['r_vec']}, r_txt={_rank(hy[0]['r_txt'])})"
-                             if hy else "-"),
-        })
 
+def _no_answer_row(q: Question, hits: dict) -> dict:
+    """What each strategy returned for a question the knowledge does not answer."""
+    v, kw, hy = hits["vector"][q.id], hits["keyword"][q.id], hits["hybrid"][q.id]
+    return {
+        "id": q.id, "question": q.question,
+        "vector best sim": round(1.0 - v[0]["distance"], 3) if v else None,
+        "vector top-1": _short(v[0]["subject"]) if v else "-",
+        "keyword hits": len(kw),
+        "keyword top-1": f"{_short(kw[0]['subject'])} ({kw[0]['score_txt']:.2f})" if kw else "-",
+        "hybrid top-1": (f"{_short(hy[0]['subject'])} (r_vec={hy[0]['r_vec']}, r_txt={_rank(hy[0]['r_txt'])})"
+                         if hy else "-"),
+    }
+
+
+def _gate(eng, answerable: list[Question], hits: dict, no_answer: list[dict]) -> dict:
+    """How the engine's min_score separates the answerable questions' best similarity from the others'."""
     min_score = float(eng.model.thresholds.get("min_score", 0.0))
     best_ans = [1.0 - hits["vector"][q.id][0]["distance"] for q in answerable if hits["vector"][q.id]]
     best_none = [r["vector best sim"] for r in no_answer if r["vector best sim"] is not None]
-    gate = {
+    return {
         "min_score": min_score,
         "answerable_median_best_sim": _median(best_ans),
         "no_answer_median_best_sim": _median(best_none),
@@ -233,17 +251,16 @@ def run_quality(eng, questions: list[Question], *, progress: bool = False) -> Qu
         "n_no_answer": len(no_answer),
     }
 
+
+def _rerank_note(eng, questions: list[Question], hits: dict) -> str:
+    """Whether hybrid+rerank changed hybrid's top 5 on any question, and why on the embedded engine."""
     same = all([h["record_id"] for h in hits["hybrid+rerank"][q.id][:5]] ==
                [h["record_id"] for h in hits["hybrid"][q.id][:5]] for q in questions)
     if eng.name == "embedded":
-        rerank_note = ("The embedded engine ships no cross-encoder: rerank is a pass-through, so "
-                       f"hybrid+rerank {'equals' if same else 'DIFFERS FROM'} hybrid on every question.")
-    else:
-        rerank_note = (f"rerank on {eng.name}: hybrid+rerank "
-                       f"{'equals hybrid (no reranker loaded?)' if same else 'reorders hybrid candidates'}.")
-
-    return QualityResult(eng.name, len(questions), summary, by_category, misses, no_answer, gate,
-                         ranx_crosscheck(eng, [q.question for q in questions]), rerank_note, ranks)
+        return ("The embedded engine ships no cross-encoder: rerank is a pass-through, so "
+                f"hybrid+rerank {'equals' if same else 'DIFFERS FROM'} hybrid on every question.")
+    return (f"rerank on {eng.name}: hybrid+rerank "
+            f"{'equals hybrid (no reranker loaded?)' if same else 'reorders hybrid candidates'}.")
 
 
 def _short(subject: str) -> str:
@@ -296,42 +313,47 @@ def ranx_crosscheck(eng, queries: list[str], *, k: int = max(CHECK_K), per_list:
         fused = fuse(runs=[run(vec_lists, "vector"), run(txt_lists, "keyword")], norm=None,
                      method="rrf", params={"k": rrf_k}).to_dict()
 
-    eps = 1.0 / (rrf_k + retrieval.SENTINEL)
     report = {"queries": len(queries), "per_list": per_list, "rrf_k": rrf_k, "max_score_diff": 0.0,
               "library_rrf_fuse_agrees": 0}
     for cut in CHECK_K:
         report[f"top{cut}_identical"] = 0
         report[f"top{cut}_ties_at_cut"] = 0
         report[f"top{cut}_raw_ranx_order_identical"] = 0
-    disagreements = []
+    disagreements: list[dict] = []
     for i, q in enumerate(queries):
         qid = f"q{i}"
-        rv = {rid: r for r, rid in enumerate(vec_lists[qid], start=1)}
-        rt = {rid: r for r, rid in enumerate(txt_lists[qid], start=1)}
-        scores = fused.get(qid, {})
-        ordered = sorted(scores, key=lambda rid: (-scores[rid], rv.get(rid, retrieval.SENTINEL),
-                                                  rt.get(rid, retrieval.SENTINEL)))
-        raw = sorted(scores, key=lambda rid: -scores[rid])  # stable: ranx's own order among ties
-        sql = sql_hits[qid]
-        for h in sql:
-            expected = scores.get(h["record_id"])
-            if expected is None:
-                report["max_score_diff"] = float("inf")
-                continue
-            own = h["rrf_score"] - eps * ((h["r_vec"] >= retrieval.SENTINEL) + (h["r_txt"] >= retrieval.SENTINEL))
-            report["max_score_diff"] = max(report["max_score_diff"], abs(own - expected))
-        sql_ids = [h["record_id"] for h in sql]
-        reference = [h["record_id"] for h in retrieval.rrf_fuse(vec_lists[qid], txt_lists[qid], k=k, rrf_k=rrf_k)]
-        report["library_rrf_fuse_agrees"] += reference == sql_ids
-        for cut in CHECK_K:
-            ok = sql_ids[:cut] == ordered[:cut]
-            report[f"top{cut}_identical"] += ok
-            report[f"top{cut}_raw_ranx_order_identical"] += sql_ids[:cut] == raw[:cut]
-            if len(ordered) > cut and abs(scores[ordered[cut - 1]] - scores[ordered[cut]]) < 1e-15:
-                report[f"top{cut}_ties_at_cut"] += 1
-            if not ok:
-                disagreements.append({"query": q, "cut": cut, "sql": sql_ids[:cut], "ranx": ordered[:cut]})
+        _compare_query(report, disagreements, q, vec_lists[qid], txt_lists[qid], fused.get(qid, {}), sql_hits[qid],
+                       k=k, rrf_k=rrf_k)
     report["agree"] = (all(report[f"top{cut}_identical"] == len(queries) for cut in CHECK_K)
                        and report["max_score_diff"] < 1e-9)
     report["disagreements"] = disagreements[:10]
     return report
+
+
+def _compare_query(report: dict, disagreements: list[dict], q: str, vec: list[str], txt: list[str],
+                   scores: dict[str, float], sql: list[dict], *, k: int, rrf_k: int) -> None:
+    """One query's SQL hits against ranx's fused scores and the library's rrf_fuse, counted into `report`."""
+    rv = {rid: r for r, rid in enumerate(vec, start=1)}
+    rt = {rid: r for r, rid in enumerate(txt, start=1)}
+    ordered = sorted(scores, key=lambda rid: (-scores[rid], rv.get(rid, retrieval.SENTINEL),
+                                              rt.get(rid, retrieval.SENTINEL)))
+    raw = sorted(scores, key=lambda rid: -scores[rid])  # stable: ranx's own order among ties
+    eps = 1.0 / (rrf_k + retrieval.SENTINEL)
+    for h in sql:
+        expected = scores.get(h["record_id"])
+        if expected is None:
+            report["max_score_diff"] = float("inf")
+            continue
+        own = h["rrf_score"] - eps * ((h["r_vec"] >= retrieval.SENTINEL) + (h["r_txt"] >= retrieval.SENTINEL))
+        report["max_score_diff"] = max(report["max_score_diff"], abs(own - expected))
+    sql_ids = [h["record_id"] for h in sql]
+    reference = [h["record_id"] for h in retrieval.rrf_fuse(vec, txt, k=k, rrf_k=rrf_k)]
+    report["library_rrf_fuse_agrees"] += reference == sql_ids
+    for cut in CHECK_K:
+        ok = sql_ids[:cut] == ordered[:cut]
+        report[f"top{cut}_identical"] += ok
+        report[f"top{cut}_raw_ranx_order_identical"] += sql_ids[:cut] == raw[:cut]
+        if len(ordered) > cut and abs(scores[ordered[cut - 1]] - scores[ordered[cut]]) < 1e-15:
+            report[f"top{cut}_ties_at_cut"] += 1
+        if not ok:
+            disagreements.append({"query": q, "cut": cut, "sql": sql_ids[:cut], "ranx": ordered[:cut]})

@@ -116,7 +116,7 @@ def _run(args, plan: dict, engine: str, tmp: Path, questions, payload: dict, pro
     return sections, env
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1k memories, 10 queries: a smoke test (< 1 min)")
     ap.add_argument("--engine", default=None, help="embedded | oracle (default: $WORKSHOP_ENGINE or embedded)")
@@ -129,11 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-variants", action="store_true",
                     help="do not time bench/variants.py's rows (the pre-vec0 hybrid, the numpy-KNN prototype)")
     ap.add_argument("--no-progress", action="store_true")
-    args = ap.parse_args(argv)
+    return ap
 
-    from workshop_lib import config
 
-    engine = config.engine_name(args.engine)
+def _plan(args: argparse.Namespace) -> dict:
+    """The quick or full plan with the sizes, rounds (one per size) and queries the options set."""
     plan = dict(QUICK if args.quick else FULL)
     if args.sizes:
         plan["sizes"] = sorted(args.sizes)
@@ -143,6 +143,16 @@ def main(argv: list[str] | None = None) -> int:
         plan["rounds"] = [plan["rounds"][-1]] * len(plan["sizes"])
     if args.queries:
         plan["queries"] = args.queries
+    return plan
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+
+    from workshop_lib import config
+
+    engine = config.engine_name(args.engine)
+    plan = _plan(args)
     progress = not args.no_progress
     args.out.mkdir(parents=True, exist_ok=True)
     for stale in ("summary.md", "results.json", "quality.png", "latency.png"):

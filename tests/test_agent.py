@@ -259,14 +259,22 @@ def _turn(eng, thread, question, registry=None, use_memory=True):
                            context=card.text())
 
 
+def _tools_called(turn) -> list[str]:
+    """The names of the tools a turn's assistant messages called, in order."""
+    return [c["function"]["name"] for m in turn.messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+
+
+def _corrections(eng) -> list:
+    return [r for r in eng.store.list("memory", limit=None) if (r.metadata or {}).get("kind") == "correction"]
+
+
 def test_the_four_turn_demo_remembers_a_correction_and_uses_it(eng):
     turns = [_turn(eng, "demo", q) for q in QUESTIONS]
-    calls = [[c["function"]["name"] for m in t.messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
-             for t in turns]
+    calls = [_tools_called(t) for t in turns]
     assert calls[0][0] == "search_knowledge" and "SUPPLYCHAIN.VOYAGES" in turns[0].answer
     assert calls[1] == ["run_sql"] and "Maersk" in turns[1].answer
     assert calls[2] == ["remember"]
-    fixes = [r for r in eng.store.list("memory", limit=None) if (r.metadata or {}).get("kind") == "correction"]
+    fixes = _corrections(eng)
     assert len(fixes) == 1 and "unit_value_cents" in fixes[0].content
     # Turn 4 retrieves the correction (context card and search_knowledge) and converts cents to dollars.
     assert "search_knowledge" in calls[3] and "run_sql" in calls[3]

@@ -353,11 +353,7 @@ def test_chat_reads_the_promoted_document_index_and_health_names_it(tmp_path):
         assert body["decision_explain"]["handler"] == "documents (Part 8)"
         assert body["decision_explain"]["document_index"] == "DOCS_V2"
         assert body["used_chunks"][0]["subject"] == "sop/cargo-claims"
-        # One source per document, however many of its chunks the answer used.
-        names = [s["name"] for s in body["sources"]]
-        assert len(names) == len(set(names)) == len({c["subject"] for c in body["used_chunks"]})
-        assert sum(len(s["parts"]) for s in body["sources"]) == len(body["used_chunks"])
-        assert all(s["type"] == "document" for s in body["sources"])
+        _assert_one_source_per_document(body)
         tariff = _ask(c, "What is the demurrage charge per day?").json()  # two chunks of one tariff document
         assert [c["subject"] for c in tariff["used_chunks"]] == ["carriers/one-demurrage-tariff"] * 2
         assert [(s["name"], len(s["parts"])) for s in tariff["sources"]] == [("carriers/one-demurrage-tariff", 2)]
@@ -372,6 +368,14 @@ def test_chat_reads_the_promoted_document_index_and_health_names_it(tmp_path):
         promotion.promote(eng, corpus_profile("v1"))  # refused or not, /health must name a complete table
         assert c.get("/health").json()["documents"]["complete"] is True
     eng.close()
+
+
+def _assert_one_source_per_document(body: dict) -> None:
+    """One source per document, however many of its chunks the answer used."""
+    names = [s["name"] for s in body["sources"]]
+    assert len(names) == len(set(names)) == len({c["subject"] for c in body["used_chunks"]})
+    assert sum(len(s["parts"]) for s in body["sources"]) == len(body["used_chunks"])
+    assert all(s["type"] == "document" for s in body["sources"])
 
 
 def corpus_profile(name):

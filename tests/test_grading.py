@@ -105,12 +105,31 @@ def test_round_trip(tmp_path):
 
     table = grade_folder(subs, tmp_path / "out", cell_timeout=120, progress=False)
 
+    _assert_full_and_zero_marks(table)
+    _assert_one_todo_of_part3_scored(table)
+    _assert_strays_are_skipped(table)
+    learners = per_learner(table)
+    assert "?" not in learners.columns and learners.loc["partial", "part2"] == "missing"
+    assert per_todo(table).loc[("part3", "check_todo1_retrieve_knowledge"), "passed"] == 2
+    out = tmp_path / "out"
+    assert (out / "grades.csv").exists() and (out / "results.jsonl").exists()
+    html = (out / "feedback" / "zero" / "part4" / "part4_relevance_gates.html").read_text()
+    assert "white-space: pre-wrap" in html and "not implemented yet" in html
+
+
+def _assert_full_and_zero_marks(table) -> None:
+    """The solutions pass every graded cell; the untouched notebooks score 0, "not implemented yet"."""
     every_cell = {gid: pts for part in course.assignments() for gid, pts in _points(part).items()}
-    full, zero, partial = (table[(table.student == s) & (table.max_score > 0)] for s in ("full", "zero", "partial"))
+    full, zero = (table[(table.student == s) & (table.max_score > 0)] for s in ("full", "zero"))
     assert set(full.cell) == set(every_cell) and (full.status == "passed").all(), full.status.tolist()
     assert full.score.sum() == sum(every_cell.values())
     assert zero.score.sum() == 0 and len(zero) == len(every_cell)
     assert zero.status.str.contains("not implemented yet").all(), zero.status.tolist()
+
+
+def _assert_one_todo_of_part3_scored(table) -> None:
+    """The learner who handed in Part 3 alone, TODO 1 solved: its points, and every other Part missing."""
+    partial = table[(table.student == "partial") & (table.max_score > 0)]
     p3 = _points("part3")
     graded = partial[partial.status != "missing"].set_index("cell")
     assert graded.score.to_dict() == {"check_todo1_retrieve_knowledge": p3["check_todo1_retrieve_knowledge"],
@@ -119,19 +138,16 @@ def test_round_trip(tmp_path):
     graded_parts = {part for part in course.assignments() if _points(part)}
     assert set(partial[partial.status == "missing"].assignment) == graded_parts - {"part3"}
     assert partial[partial.status == "missing"].score.isna().all()  # missing is not 0
+
+
+def _assert_strays_are_skipped(table) -> None:
+    """A notebook not named for a Part, and one outside a learner folder, are skipped with why."""
     stray = table[table.student == "stray"]
     assert (stray.file == "stray/my_scratch.ipynb").sum() == 1
     assert stray.status.str.startswith("skipped: not a workshop notebook").sum() == 1
     assert set(stray[stray.file != "stray/my_scratch.ipynb"].status) == {"missing"}  # nothing valid handed in
     assert table[table.file == "loose.ipynb"].status.str.contains("folder named for the learner").all()
     assert "?" not in set(table.assignment)
-    learners = per_learner(table)
-    assert "?" not in learners.columns and learners.loc["partial", "part2"] == "missing"
-    assert per_todo(table).loc[("part3", "check_todo1_retrieve_knowledge"), "passed"] == 2
-    out = tmp_path / "out"
-    assert (out / "grades.csv").exists() and (out / "results.jsonl").exists()
-    html = (out / "feedback" / "zero" / "part4" / "part4_relevance_gates.html").read_text()
-    assert "white-space: pre-wrap" in html and "not implemented yet" in html
 
 
 @pytest.mark.notebooks
@@ -394,8 +410,14 @@ def test_a_hostile_class_cannot_hurt_honest_learners(hostile):
         for part in ("part4", "part5"):
             got = _cells(table, honest, part)
             assert got == {c: (p, "passed") for c, p in _points(part).items()}, (honest, part, got)
-    for folder in ("al ice", "al.ice", "al_ice"):  # refused, but they are honest solutions: not flagged either
-        assert not table[table.file.str.startswith(folder + "/")].status.str.startswith("review").any()
+    _assert_each_hostile_notebook_costs_only_itself(table)
+    _assert_refused_folders(table)
+    _assert_nothing_secret_or_rewritten_or_left_running(hostile)
+    assert (out / "feedback" / "looper" / "part4" / "part4_relevance_gates.html").exists()
+
+
+def _assert_each_hostile_notebook_costs_only_itself(table) -> None:
+    """The looping, killing, deleting, printing and patching notebooks: what each one scores."""
     # The looping notebook: one timeout on its check, the cells after it skipped, far below the budget.
     loop = _cells(table, "looper", "part4")["check_todo1_decide_mode"]
     assert loop[0] == 0 and "ran past its 10 s limit" in loop[1]
@@ -409,11 +431,22 @@ def test_a_hostile_class_cannot_hurt_honest_learners(hostile):
     # The code snapshot is read-only in the sandbox: the patch fails, the wrong function fails its check.
     assert _cells(table, "patcher", "part4")["check_todo1_decide_mode"][0] == 0
     assert (table.score.fillna(0) <= table.max_score).all()
+
+
+def _assert_refused_folders(table) -> None:
+    """Folders that collide as one learner id, and linked ones, are refused (not flagged for review)."""
+    for folder in ("al ice", "al.ice", "al_ice"):  # refused, but they are honest solutions: not flagged either
+        assert not table[table.file.str.startswith(folder + "/")].status.str.startswith("review").any()
     refused = table[table.status.str.startswith("refused")]
     assert set(refused.file.str.split("/").str[0]) == {"al ice", "al.ice", "al_ice", "linker", "linkdir"}
     assert refused[refused.file.str.startswith("link")].status.str.contains("symbolic link").all()
     assert not (table.student == "linker").any() or table[table.student == "linker"].score.fillna(0).sum() == 0
-    # Nothing secret in anything written, and grades.csv complete and untouched later.
+
+
+def _assert_nothing_secret_or_rewritten_or_left_running(hostile) -> None:
+    """Nothing secret in anything written, grades.csv complete and untouched later, within the time
+    budget, and no process of a notebook left behind."""
+    table, out = hostile["table"], hostile["out"]
     for path in out.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(errors="replace"), path
@@ -423,7 +456,6 @@ def test_a_hostile_class_cannot_hurt_honest_learners(hostile):
     assert hostile["took"] < 420, hostile["took"]
     left = [p for p in os.listdir("/proc") if p.isdigit() and (_mentions(p, "time.sleep(4)") or _mentions(p, "end = time.time() + 120"))]
     assert not left, f"processes left behind: {left}"
-    assert (out / "feedback" / "looper" / "part4" / "part4_relevance_gates.html").exists()
 
 
 @pytest.mark.notebooks
@@ -511,21 +543,13 @@ def test_kill_9_of_the_grader_ends_its_sandboxes_and_a_rerun_cleans_up(tmp_path)
                               env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
-        deadline, spinning = time.monotonic() + 120, list[object]()
-        while time.monotonic() < deadline and not spinning:
-            time.sleep(1)
-            sandboxes = [int(p) for p in processes.descendants(grader.pid) if _mentions(str(p), "bwrap")]
-            spinning = [p for b in sandboxes for p in processes.descendants(b) if _mentions(str(p), "ipykernel")]
-        assert spinning, "the notebook never started"
+        assert _kernels_in_sandboxes(grader.pid, timeout_s=120), "the notebook never started"
         time.sleep(2)  # its TODO cell is looping now
         everything = processes.descendants(grader.pid)
     finally:
         grader.send_signal(signal.SIGKILL)
         grader.wait()
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and any(_alive(p) for p in everything):
-        time.sleep(0.2)
-    assert not [p for p in everything if _alive(p)], "processes outlived the grader"
+    assert not _still_alive(everything, timeout_s=15), "processes outlived the grader"
     runs = temp / scratch.RUNS
     left = [p for p in runs.iterdir() if p.is_dir()]
     assert left, "the killed run left its scratch folder (what the next run must clean)"
@@ -542,6 +566,25 @@ class _Elements(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.found.append((tag, attrs))
+
+
+def _kernels_in_sandboxes(pid: int, timeout_s: float) -> list:
+    """The kernels running inside the sandboxes a grader started, once there is one (or [] when
+    none started within the time)."""
+    deadline, spinning = time.monotonic() + timeout_s, list[object]()
+    while time.monotonic() < deadline and not spinning:
+        time.sleep(1)
+        sandboxes = [int(p) for p in processes.descendants(pid) if _mentions(str(p), "bwrap")]
+        spinning = [p for b in sandboxes for p in processes.descendants(b) if _mentions(str(p), "ipykernel")]
+    return spinning
+
+
+def _still_alive(pids, timeout_s: float) -> list:
+    """The processes still alive after waiting up to timeout_s for all of them to end."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.2)
+    return [p for p in pids if _alive(p)]
 
 
 def _alive(pid: int) -> bool:

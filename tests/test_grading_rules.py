@@ -122,8 +122,9 @@ def test_the_reply_channel_takes_only_signed_lines_in_order():
     assert result.forged
 
 
-def test_the_recheck_plan_runs_what_nbgrader_runs():
-    released = (REPO / "notebooks" / "part4" / "part4_relevance_gates.ipynb").read_bytes()
+def _a_learners_part4(released: bytes) -> dict:
+    """Part 4 as a learner hands it in: a TODO filled, the check emptied, one course cell edited
+    and a cell added."""
     nb = json.loads(released)
     course_cells = 0
     for cell in nb["cells"]:
@@ -137,6 +138,12 @@ def test_the_recheck_plan_runs_what_nbgrader_runs():
             cell["source"] += "\nedited = True"
     nb["cells"].insert(3, {"cell_type": "code", "metadata": {}, "source": "added = 1", "outputs": [],
                            "execution_count": None})
+    return nb
+
+
+def test_the_recheck_plan_runs_what_nbgrader_runs():
+    released = (REPO / "notebooks" / "part4" / "part4_relevance_gates.ipynb").read_bytes()
+    nb = _a_learners_part4(released)
     cells, todo = verify.plan(released, json.dumps(nb).encode())
     assert todo == {"todo1_decide_mode": "decide_mode = 'mine'"}
     checks = [c for c in cells if c["kind"] == "check"]

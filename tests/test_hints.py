@@ -120,17 +120,24 @@ def test_level2_covers_every_failure_class_the_mistake_tests_name(seeded_engine,
         assert not unknown, f"{fn.__name__} needs fixtures {unknown}: add them to `fixtures` in this test"
         fn(mistake=mistake, **{name: fixtures[name] for name in wanted})
         assert len(caught) == before + 1, f"{fn.__name__}[{mistake}] raised no CheckFailed"
-        exc = caught[-1]
-        part = record._part_of(record.module_of_failure(exc) or "")
-        todo = record._todo_key(part, exc.todo) if part else None
         seen += 1
-        found = classify(catalog.get(part, todo), exc.message()) if todo else None  # type: ignore[arg-type]
-        if found is None or found.id in GENERIC:
-            unmapped.append(f"{part} {todo} [{mistake}] class={found.id if found else None}:\n    "
-                            + " ".join(exc.message().split())[:400])
+        gap = _no_specific_hint(caught[-1], mistake)
+        if gap:
+            unmapped.append(gap)
     assert seen >= 60, f"only {seen} wrong implementations found"
     assert not unmapped, ("these check messages have no specific level-2 hint; add a row (class id, pattern, hint) "
                           "to the TODO's table in workshop_lib/hints/partN.py:\n" + "\n".join(unmapped))
+
+
+def _no_specific_hint(exc: CheckFailed, mistake: str) -> str | None:
+    """A line naming the check message when its TODO's level-2 table has no specific class for it."""
+    part = record._part_of(record.module_of_failure(exc) or "")
+    todo = record._todo_key(part, exc.todo) if part else None
+    found = classify(catalog.get(part, todo), exc.message()) if todo else None  # type: ignore[arg-type]
+    if found is None or found.id in GENERIC:
+        return (f"{part} {todo} [{mistake}] class={found.id if found else None}:\n    "
+                + " ".join(exc.message().split())[:400])
+    return None
 
 
 def test_a_full_outer_join_of_the_two_lists_gets_a_hint_about_joining_ranked_lists():
@@ -209,31 +216,42 @@ def _session(tmp_path, learner: int) -> nbformat.NotebookNode:
 
 
 @pytest.mark.notebooks
-def test_a_kernel_records_runs_and_hints_and_the_summary_reads_them(tmp_path):
-    subs = tmp_path / "subs"
-    for learner in (0, 1):
-        nb = _session(tmp_path, learner)
-        (subs / f"learner{learner}").mkdir(parents=True)
-        nbformat.write(nb, subs / f"learner{learner}" / "part8_document_lifecycle.ipynb")
-    saved = nbformat.read(subs / "learner1" / "part8_document_lifecycle.ipynb", as_version=4)
+def _last_hint(nb) -> str:
+    return [o for o in nb.cells[-1].outputs if "text/plain" in o.get("data", {})][0]["data"]["text/plain"]
+
+
+def _assert_the_passing_learners_records(saved) -> None:
+    """A failed then passing check run, the passing one replacing the error, and the hints clicked."""
     check_out = [o for o in saved.cells[3].outputs if record.CHECK_MIME in o.get("data", {})]
     runs = check_out[-1]["data"][record.CHECK_MIME]["runs"]
     assert [r["ok"] for r in runs] == [False, True] and runs[0]["class"] == "no_overlap"
     assert not [o for o in saved.cells[3].outputs if o.output_type == "error"]  # the passing run replaced it
     hint_rec = [o for o in saved.cells[2].outputs if record.HINT_MIME in o.get("data", {})]
     assert hint_rec and hint_rec[0]["data"][record.HINT_MIME]["opened"] == [1, 2], "the click updated the hint cell"
-    def last_hint(nb):
-        return [o for o in nb.cells[-1].outputs if "text/plain" in o.get("data", {})][0]["data"]["text/plain"]
+    assert "last check of this TODO passed" in _last_hint(saved)
 
-    assert "last check of this TODO passed" in last_hint(saved)
-    first = nbformat.read(subs / "learner0" / "part8_document_lifecycle.ipynb", as_version=4)
+
+def _assert_the_failing_learners_hints(first) -> None:
+    """The page kept for a notebook viewer, the hints opened, a stronger hint aimed at the failure."""
     fallback = first.metadata.pop("fallback_outputs")
     page = "".join(fallback[0]["data"]["text/html"])  # metadata keeps the multiline string as saved, a list
     assert "<details>" in page and "size - overlap, not size" in page
     assert fallback[1]["data"][record.HINT_MIME]["opened"] == [1, 2]
-    assert "Stronger hint" in last_hint(first) and "size - overlap, not size" in last_hint(first)  # aimed at the failure
+    assert "Stronger hint" in _last_hint(first) and "size - overlap, not size" in _last_hint(first)  # aimed at the failure
     failed = [o for o in first.cells[3].outputs if o.output_type == "error"]
     assert failed and "Stuck?" in failed[0]["traceback"][-1]
+
+
+def test_a_kernel_records_runs_and_hints_and_the_summary_reads_them(tmp_path):
+    subs = tmp_path / "subs"
+    for learner in (0, 1):
+        nb = _session(tmp_path, learner)
+        (subs / f"learner{learner}").mkdir(parents=True)
+        nbformat.write(nb, subs / f"learner{learner}" / "part8_document_lifecycle.ipynb")
+    _assert_the_passing_learners_records(nbformat.read(subs / "learner1" / "part8_document_lifecycle.ipynb",
+                                                       as_version=4))
+    _assert_the_failing_learners_hints(nbformat.read(subs / "learner0" / "part8_document_lifecycle.ipynb",
+                                                     as_version=4))
 
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "workshop_lib.tools.cli", "grade", "--summary-only", str(subs),

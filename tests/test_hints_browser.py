@@ -120,6 +120,23 @@ def _browser_page(p):
     return browser, page
 
 
+def _records(saved: dict, mime: str) -> list[dict]:
+    """The payloads of one record type in a saved notebook's outputs, in cell order."""
+    return [o["data"][mime] for c in saved["cells"] for o in c.get("outputs", []) if mime in o.get("data", {})]
+
+
+def _saved_once_all_levels_opened(path, timeout_s: float = 30) -> dict:
+    """The notebook as saved, read again until its hint record says levels 1, 2 and 3 were opened
+    (or the time is up: the caller's assertion then names what was found)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        saved = json.loads(path.read_text())
+        found = _records(saved, record.HINT_MIME)
+        if (found and found[0]["opened"] == [1, 2, 3]) or time.monotonic() >= deadline:
+            return saved
+        time.sleep(0.5)
+
+
 def test_clicking_the_hint_buttons(lab):
     base, path = lab
     with playwright.sync_playwright() as p:
@@ -146,17 +163,10 @@ def test_clicking_the_hint_buttons(lab):
             page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')]"
                                    ".some(e => e.innerText.includes('hint levels opened: 1, 2, 3'))")
             page.keyboard.press("Control+s")
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                saved = json.loads(path.read_text())
-                found = [o["data"][record.HINT_MIME] for c in saved["cells"] for o in c.get("outputs", [])
-                         if record.HINT_MIME in o.get("data", {})]
-                if found and found[0]["opened"] == [1, 2, 3]:
-                    break
-                time.sleep(0.5)
+            saved = _saved_once_all_levels_opened(path)
+            found = _records(saved, record.HINT_MIME)
             assert found and found[0]["opened"] == [1, 2, 3], found
-            runs = [o["data"][record.CHECK_MIME]["runs"] for c in saved["cells"] for o in c.get("outputs", [])
-                    if record.CHECK_MIME in o.get("data", {})]
+            runs = [r["runs"] for r in _records(saved, record.CHECK_MIME)]
             assert runs and runs[0][-1] == {**runs[0][-1], "ok": False, "class": "no_overlap"}
         finally:
             browser.close()

@@ -62,28 +62,37 @@ def make_decide(*, same_type=True, nearest=True, normalised=True, ge=True, forge
                 forget_key="memory_forget", skip_empty_forget=True, check_duplicate=True, check_refine=True,
                 forget_any_type=True, ids=True):
     """The reference's rules with one of them broken."""
+    norm = normalise if normalised else (lambda t: t)
+    tid = (lambda n: n.id) if ids else (lambda n: n)
+
+    def forget(candidate, ranked, thresholds):
+        pool = ranked if forget_any_type else [n for n in ranked if n.record_type == candidate.record_type]
+        hits = [n for n in pool if same_topic(n.subject, candidate.subject) or n.similarity >= thresholds[forget_key]]
+        if not forget_all:
+            hits = hits[:1]
+        if not hits and skip_empty_forget:
+            return Decision("SKIP", ())
+        return Decision("FORGET", tuple(tid(n) for n in hits))
+
+    def same_subject(candidate, pool):
+        same = [n for n in pool if norm(n.subject) == norm(candidate.subject)] if candidate.subject else []
+        if not same:
+            return None
+        old = same[0]
+        if check_duplicate and norm(candidate.value) == norm(old.value):
+            return Decision("SKIP", (tid(old),))
+        if check_refine and refines(candidate.value, old.value):
+            return Decision("UPDATE", (tid(old),))
+        return Decision("SUPERSEDE", (tid(old),))
+
     def fn(candidate, neighbours, thresholds):
-        norm = normalise if normalised else (lambda t: t)
         ranked = sorted(neighbours, key=lambda n: -n.similarity) if nearest else list(neighbours)
-        tid = (lambda n: n.id) if ids else (lambda n: n)
         if candidate.op == "forget":
-            pool = ranked if forget_any_type else [n for n in ranked if n.record_type == candidate.record_type]
-            hits = [n for n in pool if same_topic(n.subject, candidate.subject) or n.similarity >= thresholds[forget_key]]
-            if not forget_all:
-                hits = hits[:1]
-            if not hits and skip_empty_forget:
-                return Decision("SKIP", ())
-            return Decision("FORGET", tuple(tid(n) for n in hits))
+            return forget(candidate, ranked, thresholds)
         pool = [n for n in ranked if n.record_type == candidate.record_type] if same_type else ranked
-        if candidate.subject:
-            same = [n for n in pool if norm(n.subject) == norm(candidate.subject)]
-            if same:
-                old = same[0]
-                if check_duplicate and norm(candidate.value) == norm(old.value):
-                    return Decision("SKIP", (tid(old),))
-                if check_refine and refines(candidate.value, old.value):
-                    return Decision("UPDATE", (tid(old),))
-                return Decision("SUPERSEDE", (tid(old),))
+        found = same_subject(candidate, pool)
+        if found is not None:
+            return found
         if pool and (pool[0].similarity >= thresholds["memory_duplicate"] if ge
                      else pool[0].similarity > thresholds["memory_duplicate"]):
             if refines(candidate.text, pool[0].text):
@@ -178,18 +187,31 @@ def test_wrong_decide_is_stopped_with_its_own_message(name):
 
 
 def decide_with_loops(candidate, neighbours, thresholds):
-    """Written out with loops and a dict, no helpers beyond normalise."""
+    """Written out with loops and a dict, no helpers beyond normalise and its own two loops."""
     order = sorted(range(len(neighbours)), key=lambda i: (-neighbours[i].similarity, i))
     if candidate.op == "forget":
-        want = set(normalise(candidate.subject).split())
-        out = []
-        for i in order:
-            n = neighbours[i]
-            have = set(normalise(n.subject).split())
-            if (want and have and (want <= have or have <= want)) or n.similarity >= thresholds["memory_forget"]:
-                out.append(n.id)
-        return Decision("FORGET", tuple(out), "forget") if out else Decision("SKIP", (), "nothing")
+        return _forget_with_loops(candidate, [neighbours[i] for i in order], thresholds)
     mine = [neighbours[i] for i in order if neighbours[i].record_type == candidate.record_type]
+    found = _same_subject_with_loops(candidate, mine)
+    if found is not None:
+        return found
+    if mine and mine[0].similarity >= thresholds["memory_duplicate"]:
+        action = "UPDATE" if refines(candidate.text, mine[0].text) else "SKIP"
+        return Decision(action, (mine[0].id,), "near duplicate")
+    return Decision("ADD", (), "new")
+
+
+def _forget_with_loops(candidate, nearest_first, thresholds):
+    want = set(normalise(candidate.subject).split())
+    out = []
+    for n in nearest_first:
+        have = set(normalise(n.subject).split())
+        if (want and have and (want <= have or have <= want)) or n.similarity >= thresholds["memory_forget"]:
+            out.append(n.id)
+    return Decision("FORGET", tuple(out), "forget") if out else Decision("SKIP", (), "nothing")
+
+
+def _same_subject_with_loops(candidate, mine):
     subj = normalise(candidate.subject)
     for n in mine:
         if subj and normalise(n.subject) == subj:
@@ -199,10 +221,7 @@ def decide_with_loops(candidate, neighbours, thresholds):
             if len(new) > len(old) and all(w in new for w in old) and old:
                 return Decision("UPDATE", (n.id,), "refined")
             return Decision("SUPERSEDE", (n.id,), "new value")
-    if mine and mine[0].similarity >= thresholds["memory_duplicate"]:
-        action = "UPDATE" if refines(candidate.text, mine[0].text) else "SKIP"
-        return Decision(action, (mine[0].id,), "near duplicate")
-    return Decision("ADD", (), "new")
+    return None
 
 
 def decide_as_tuple(candidate, neighbours, thresholds):
@@ -246,11 +265,7 @@ def test_correct_decide_variants_pass(name, capsys):
 # ---------------------------------------------------------------- TODO 2: compact
 def make_compact(*, newest=True, ge=False, keep_one=True, chars=False, contiguous=True, check=True,
                  lose_one=False, reverse=False):
-    def fn(messages, budget, count_tokens):
-        if check and budget < 0:
-            raise ValueError("budget must be >= 0")
-        msgs = list(messages)
-        cost = (lambda m: len(m.text)) if chars else (lambda m: count_tokens(m.text))
+    def kept_newest(msgs, budget, cost):
         order = list(reversed(msgs)) if newest else list(msgs)
         kept: list[Any] = []
         used = 0
@@ -263,7 +278,14 @@ def make_compact(*, newest=True, ge=False, keep_one=True, chars=False, contiguou
                 continue
             kept.append(m)
             used += c
-        kept_ids = {id(m) for m in kept}
+        return kept
+
+    def fn(messages, budget, count_tokens):
+        if check and budget < 0:
+            raise ValueError("budget must be >= 0")
+        msgs = list(messages)
+        cost = (lambda m: len(m.text)) if chars else (lambda m: count_tokens(m.text))
+        kept_ids = {id(m) for m in kept_newest(msgs, budget, cost)}
         keep = [m for m in msgs if id(m) in kept_ids]
         fold = [m for m in msgs if id(m) not in kept_ids]
         if lose_one and fold:

@@ -420,7 +420,13 @@ def test_devcontainer():
     assert d["hostRequirements"] == {"cpus": 4, "memory": "16gb"}
     ports = [str(p) for p in d["forwardPorts"]]
     assert "8888" in ports and any(p.endswith("1521") for p in ports)
-    env = d["containerEnv"]
+    assert set(d["customizations"]["vscode"]["extensions"]) >= {"ms-toolsai.jupyter", "ms-python.python"}
+    assert d["customizations"]["codespaces"]["openFiles"] == ["notebooks/part1/part1_setup_and_tour.ipynb"]
+    assert "post-create.sh" in d["postCreateCommand"]
+
+
+def test_devcontainer_environment_names_the_oracle_engine_and_passes_the_model_keys_through():
+    env = DEVCONTAINER["containerEnv"]
     assert env["WORKSHOP_ENGINE"] == "oracle"
     assert env["ORACLE_DSN"].endswith(":1521/FREEPDB1")
     assert env["ORACLE_APP_USER"] == "AGENT"
@@ -429,9 +435,6 @@ def test_devcontainer():
     assert env["ORACLE_ADMIN_PASSWORD"] == config.ORACLE_DEFAULTS["ORACLE_ADMIN_PASSWORD"]
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
         assert env[key] == f"${{localEnv:{key}}}"
-    assert set(d["customizations"]["vscode"]["extensions"]) >= {"ms-toolsai.jupyter", "ms-python.python"}
-    assert d["customizations"]["codespaces"]["openFiles"] == ["notebooks/part1/part1_setup_and_tour.ipynb"]
-    assert "post-create.sh" in d["postCreateCommand"]
 
 
 def test_compose_runs_the_full_oracle_image_with_health_and_volume():

@@ -33,6 +33,21 @@ def _compare(got, expected: list[scanner.Fact], label: str) -> None:
            'create facts with Fact(kind, subject, body), e.g. Fact("column", subject, body).')
     want = {(f.kind, f.subject): f for f in expected}
     have = {(f.kind, f.subject): f for f in got}
+    _expect_the_same_facts(want, have, expected, label)
+    expect(len(got) == len(expected), TODO1,
+           f"{len(got)} facts for {len(expected)} tables+columns on the {label}: some fact is there twice",
+           "produce exactly one fact per table and one per column (append the table fact once, outside the "
+           "column loop).")
+    for key, fact in want.items():
+        mine = have[key]
+        if mine.body != fact.body:
+            raise CheckFailed(TODO1, f"the body of the {key[0]} fact {key[1]} differs on the {label}:\n"
+                              + diff(fact.body, mine.body), _body_hint(fact.body, str(mine.body)))
+    _expect_the_same_order(got, expected, label)
+
+
+def _expect_the_same_facts(want: dict, have: dict, expected: list[scanner.Fact], label: str) -> None:
+    """Every (kind, subject) expected and no other: a wrong kind, a missing fact, an extra one."""
     missing = [k for k in want if k not in have]
     extra = [k for k in have if k not in want]
     wrong_kind = [(k, e) for k in missing for e in extra if e[1] == k[1]]
@@ -47,30 +62,31 @@ def _compare(got, expected: list[scanner.Fact], label: str) -> None:
                           "loop over dictionary['tables'] (kind 'table', subject OWNER.TABLE) and dictionary['columns'] "
                           "(kind 'column', subject OWNER.TABLE.COLUMN), upper case as in the dictionary.")
     if extra:
-        kind, subject = extra[0]
-        owners = {f.subject.rsplit(".", 1)[1]: f.subject.rsplit(".", 1)[0] for f in expected if f.kind == "column"}
-        strays = [s for k, s in extra if k == "column" and s.rsplit(".", 1)[1] in owners]
-        if strays:
-            table, column = strays[0].rsplit(".", 1)
-            raise CheckFailed(TODO1, f"{len(strays)} column fact(s) sit under a table that has no such column, e.g. "
-                              f"{strays[0]} ({column} is a column of {owners[column]}, not of {table}) on the {label}: "
-                              "every column was written under every table",
-                              "for each table keep only its own columns: [c for c in dictionary['columns'] if "
-                              "c['table'] == table['table']].")
-        fix = ("write only kind 'table' and kind 'column' facts (exactly these two words); relationship facts "
-               "come from the foreign keys and are added by the library, not by this function."
-               if kind not in ("table", "column") else
-               "subjects are OWNER.TABLE for a table and OWNER.TABLE.COLUMN for a column, names as in the dictionary.")
-        raise CheckFailed(TODO1, f"unexpected fact (kind {kind!r}, subject {subject!r}) on the {label}", fix)
-    expect(len(got) == len(expected), TODO1,
-           f"{len(got)} facts for {len(expected)} tables+columns on the {label}: some fact is there twice",
-           "produce exactly one fact per table and one per column (append the table fact once, outside the "
-           "column loop).")
-    for key, fact in want.items():
-        mine = have[key]
-        if mine.body != fact.body:
-            raise CheckFailed(TODO1, f"the body of the {key[0]} fact {key[1]} differs on the {label}:\n"
-                              + diff(fact.body, mine.body), _body_hint(fact.body, str(mine.body)))
+        _reject_extra_facts(extra, expected, label)
+
+
+def _reject_extra_facts(extra: list, expected: list[scanner.Fact], label: str) -> None:
+    """The facts that should not be there: columns written under every table, or a fact of another
+    kind or subject."""
+    kind, subject = extra[0]
+    owners = {f.subject.rsplit(".", 1)[1]: f.subject.rsplit(".", 1)[0] for f in expected if f.kind == "column"}
+    strays = [s for k, s in extra if k == "column" and s.rsplit(".", 1)[1] in owners]
+    if strays:
+        table, column = strays[0].rsplit(".", 1)
+        raise CheckFailed(TODO1, f"{len(strays)} column fact(s) sit under a table that has no such column, e.g. "
+                          f"{strays[0]} ({column} is a column of {owners[column]}, not of {table}) on the {label}: "
+                          "every column was written under every table",
+                          "for each table keep only its own columns: [c for c in dictionary['columns'] if "
+                          "c['table'] == table['table']].")
+    fix = ("write only kind 'table' and kind 'column' facts (exactly these two words); relationship facts "
+           "come from the foreign keys and are added by the library, not by this function."
+           if kind not in ("table", "column") else
+           "subjects are OWNER.TABLE for a table and OWNER.TABLE.COLUMN for a column, names as in the dictionary.")
+    raise CheckFailed(TODO1, f"unexpected fact (kind {kind!r}, subject {subject!r}) on the {label}", fix)
+
+
+def _expect_the_same_order(got: list, expected: list[scanner.Fact], label: str) -> None:
+    """The facts in dictionary order: each table's fact, then its columns'."""
     order = [(f.kind, f.subject) for f in got]
     want_order = [(f.kind, f.subject) for f in expected]
     if order != want_order:

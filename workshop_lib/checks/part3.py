@@ -110,6 +110,18 @@ def check_retrieve_knowledge(fn, eng) -> None:
 
 
 def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str) -> None:
+    _expect_knowledge_hits(call, got)
+    allowed = retrieval.normalize_kinds(kinds)
+    if allowed is not None:
+        _expect_only_kinds_asked(call, got, kinds, allowed, why)
+    if len(got) != len(want):
+        _reject_hit_count(call, got, want, kinds, allowed, why)
+    for i, (g, w) in enumerate(zip(got, want), start=1):
+        _expect_rank(call, i, g, w, got, want, kinds)
+
+
+def _expect_knowledge_hits(call: str, got) -> None:
+    """A list of hit dicts, none of them a tool output or a thread message."""
     expect(isinstance(got, list), TODO1, f"{call} returned {type(got).__name__}, not a list of dicts",
            "return the list that retrieval.rerank(...) gives you.")
     expect(all(isinstance(h, dict) and set(h) >= KNOWLEDGE_KEYS for h in got), TODO1,
@@ -121,51 +133,64 @@ def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str
     if any(h.get("body") == MESSAGE_TEXT for h in got):
         raise CheckFailed(TODO1, f"{call}: a thread message came back as knowledge",
                           "search memories only: eng.memory.search(query, record_types=['memory'], ...).")
-    allowed = retrieval.normalize_kinds(kinds)
-    if allowed is not None:
-        stray = [h for h in got if h.get("kind") not in allowed]
-        if stray:
-            hint = ("split the string on ',' and strip each part, then keep hits whose kind is one of the parts; "
-                    "`kind in kinds` on the string itself is a substring test ('column' is inside 'columns')."
-                    if isinstance(kinds, str) else "keep only hits whose metadata kind is in kinds.")
-            raise CheckFailed(TODO1, f"{call} ({why}): you returned a {stray[0].get('kind')!r} hit "
-                              f"({stray[0].get('subject')}), which is not in the kinds asked for {allowed}", hint)
-    if len(got) != len(want):
-        if len(got) > len(want):
-            hint = "pass top_k=k to retrieval.rerank(...) so the list is cut to k."
-        elif isinstance(kinds, str):
-            hint = "split the string on ',' and strip the spaces around each part before filtering."
-        elif kinds is not None and allowed is None:
-            hint = "treat an empty kinds list like None: no filter."
-        else:
-            hint = ("ask eng.memory.search(...) for max_results=k * 4 candidates, filter them, and let "
-                    "retrieval.rerank(..., top_k=k) cut to k.")
-        raise CheckFailed(TODO1, f"{call} ({why}) returned {len(got)} hits; expected {len(want)}", hint)
-    for i, (g, w) in enumerate(zip(got, want), start=1):
-        if g.get("body") == w["body"] and g.get("subject") != w["subject"]:
-            raise CheckFailed(TODO1, f"{call}: rank {i} has subject {g.get('subject')!r}; expected {w['subject']!r}"
-                              + (" (a memory without a subject, like one a learner adds)" if not w["subject"] else ""),
-                              "build subject with hit.metadata.get('subject', ''): memories without one get ''.")
-        if g.get("body") != w["body"]:
-            hint = ("keep the search's order (nearest first) and let retrieval.rerank(...) reorder and cut; body is "
-                    "hit.content.")
-            lost = {w2["kind"] for w2 in want} - {g2.get("kind") for g2 in got}
-            if isinstance(kinds, str) and lost:
-                hint = (f"no {sorted(lost)[0]!r} hit came back although kinds={kinds!r} asks for it: split the string "
-                        "on ',' and strip the spaces around each part before filtering.")
-            raise CheckFailed(TODO1, f"{call}: rank {i} should be {w['subject'] or '(a memory without subject)'}, "
-                              f"you returned {g.get('subject') or '(a memory without subject)'}", hint)
-        if not isinstance(g["distance"], float) or abs(g["distance"] - w["distance"]) > 1e-6:
-            similarity = isinstance(g["distance"], float) and abs(g["distance"] - (1 - w["distance"])) < 1e-6
-            raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without subject'}) has distance "
-                              f"{describe_value(g['distance'])}; "
-                              f"expected {w['distance']:.6f}"
-                              + (" (you returned the similarity 1 - distance)" if similarity else ""),
-                              "use float(hit.distance) as it is: smaller is closer.")
-        if g.get("kind") != w["kind"]:
-            raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without kind'}) has kind "
-                              f"{g.get('kind')!r}; expected {w['kind']!r}",
-                              "kind is hit.metadata.get('kind'), or '?' when a memory has none.")
+
+
+def _expect_only_kinds_asked(call: str, got: list[dict], kinds, allowed, why: str) -> None:
+    """No hit of a kind not asked for (a string of kinds tested as a substring lets 'column' into 'columns')."""
+    stray = [h for h in got if h.get("kind") not in allowed]
+    if stray:
+        hint = ("split the string on ',' and strip each part, then keep hits whose kind is one of the parts; "
+                "`kind in kinds` on the string itself is a substring test ('column' is inside 'columns')."
+                if isinstance(kinds, str) else "keep only hits whose metadata kind is in kinds.")
+        raise CheckFailed(TODO1, f"{call} ({why}): you returned a {stray[0].get('kind')!r} hit "
+                          f"({stray[0].get('subject')}), which is not in the kinds asked for {allowed}", hint)
+
+
+def _reject_hit_count(call: str, got: list[dict], want: list[dict], kinds, allowed, why: str) -> None:
+    """Too many hits (not cut to k) or too few (kinds not split, an empty list taken as a filter, too few candidates)."""
+    if len(got) > len(want):
+        hint = "pass top_k=k to retrieval.rerank(...) so the list is cut to k."
+    elif isinstance(kinds, str):
+        hint = "split the string on ',' and strip the spaces around each part before filtering."
+    elif kinds is not None and allowed is None:
+        hint = "treat an empty kinds list like None: no filter."
+    else:
+        hint = ("ask eng.memory.search(...) for max_results=k * 4 candidates, filter them, and let "
+                "retrieval.rerank(..., top_k=k) cut to k.")
+    raise CheckFailed(TODO1, f"{call} ({why}) returned {len(got)} hits; expected {len(want)}", hint)
+
+
+def _expect_rank(call: str, i: int, g: dict, w: dict, got: list[dict], want: list[dict], kinds) -> None:
+    """Rank i holds the expected hit: its subject, body, distance and kind."""
+    if g.get("body") == w["body"] and g.get("subject") != w["subject"]:
+        raise CheckFailed(TODO1, f"{call}: rank {i} has subject {g.get('subject')!r}; expected {w['subject']!r}"
+                          + (" (a memory without a subject, like one a learner adds)" if not w["subject"] else ""),
+                          "build subject with hit.metadata.get('subject', ''): memories without one get ''.")
+    if g.get("body") != w["body"]:
+        hint = ("keep the search's order (nearest first) and let retrieval.rerank(...) reorder and cut; body is "
+                "hit.content.")
+        lost = {w2["kind"] for w2 in want} - {g2.get("kind") for g2 in got}
+        if isinstance(kinds, str) and lost:
+            hint = (f"no {sorted(lost)[0]!r} hit came back although kinds={kinds!r} asks for it: split the string "
+                    "on ',' and strip the spaces around each part before filtering.")
+        raise CheckFailed(TODO1, f"{call}: rank {i} should be {w['subject'] or '(a memory without subject)'}, "
+                          f"you returned {g.get('subject') or '(a memory without subject)'}", hint)
+    _expect_distance(call, i, g, w)
+    if g.get("kind") != w["kind"]:
+        raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without kind'}) has kind "
+                          f"{g.get('kind')!r}; expected {w['kind']!r}",
+                          "kind is hit.metadata.get('kind'), or '?' when a memory has none.")
+
+
+def _expect_distance(call: str, i: int, g: dict, w: dict) -> None:
+    """Rank i's distance as a float equal to the expected one (a similarity, 1 - distance, is named)."""
+    if not isinstance(g["distance"], float) or abs(g["distance"] - w["distance"]) > 1e-6:
+        similarity = isinstance(g["distance"], float) and abs(g["distance"] - (1 - w["distance"])) < 1e-6
+        raise CheckFailed(TODO1, f"{call}: rank {i} ({w['subject'] or 'a memory without subject'}) has distance "
+                          f"{describe_value(g['distance'])}; "
+                          f"expected {w['distance']:.6f}"
+                          + (" (you returned the similarity 1 - distance)" if similarity else ""),
+                          "use float(hit.distance) as it is: smaller is closer.")
 
 
 def _rank_text(rank: int, name: str) -> str:

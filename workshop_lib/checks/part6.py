@@ -425,21 +425,7 @@ def _answers_at_once(fn: Callable, eng) -> None:
     script = Script([fake_response("Forty-two.")])
     what = "a model that answers at once"
     result, messages, _ = _run(fn, eng, script, "What is the answer?", what)
-    tools = script.requests[0]["tools"] if script.requests else None
-    if not tools and script.requests and any(m.get("content") == loop.FORCE_ANSWER for m in script.requests[0]["messages"]):
-        raise CheckFailed(TODO, "your loop stopped before its first model call: the only call was the forced one "
-                          "(it carries loop.FORCE_ANSWER), with the default 60 s budget and 5 iterations",
-                          "take deadline = clock() + budget_s before the loop (budget_s alone is a duration, not a "
-                          "point in time) and loop `for _ in range(max_iterations):`.")
-    if not tools:
-        raise CheckFailed(TODO, "the first model call had no tools", "pass tools=registry.schemas() to llm.chat.")
-    if callable(tools) or not isinstance(tools, (list, tuple)):
-        raise CheckFailed(TODO, f"tools= was {describe_value(tools, 60)}, not a list of tool schemas",
-                          "pass tools=registry.schemas() (call it: the list it returns is what the API takes).")
-    if not all(isinstance(t, dict) and t.get("type") == "function" for t in tools):
-        raise CheckFailed(TODO, f"tools= held {type(tools[0]).__name__} objects; the API takes the JSON schemas of "
-                          "the tools", "pass tools=registry.schemas() (one {'type': 'function', ...} dict per tool), "
-                          "not the Tool objects in registry.tools.")
+    _expect_tool_schemas(script)
     if ("user", "What is the answer?") in messages and script.thread_at_first_call != [("user", "What is the answer?")]:
         raise CheckFailed(TODO, f"when the model was first called, the thread held {script.thread_at_first_call}: the "
                           "question must be logged FIRST, before the loop (a turn that fails or times out must still "
@@ -463,6 +449,25 @@ def _answers_at_once(fn: Callable, eng) -> None:
                           "context is not empty.")
 
 
+def _expect_tool_schemas(script: Script) -> None:
+    """The first model call was made inside the loop, with the tools' JSON schemas as tools=."""
+    tools = script.requests[0]["tools"] if script.requests else None
+    if not tools and script.requests and any(m.get("content") == loop.FORCE_ANSWER for m in script.requests[0]["messages"]):
+        raise CheckFailed(TODO, "your loop stopped before its first model call: the only call was the forced one "
+                          "(it carries loop.FORCE_ANSWER), with the default 60 s budget and 5 iterations",
+                          "take deadline = clock() + budget_s before the loop (budget_s alone is a duration, not a "
+                          "point in time) and loop `for _ in range(max_iterations):`.")
+    if not tools:
+        raise CheckFailed(TODO, "the first model call had no tools", "pass tools=registry.schemas() to llm.chat.")
+    if callable(tools) or not isinstance(tools, (list, tuple)):
+        raise CheckFailed(TODO, f"tools= was {describe_value(tools, 60)}, not a list of tool schemas",
+                          "pass tools=registry.schemas() (call it: the list it returns is what the API takes).")
+    if not all(isinstance(t, dict) and t.get("type") == "function" for t in tools):
+        raise CheckFailed(TODO, f"tools= held {type(tools[0]).__name__} objects; the API takes the JSON schemas of "
+                          "the tools", "pass tools=registry.schemas() (one {'type': 'function', ...} dict per tool), "
+                          "not the Tool objects in registry.tools.")
+
+
 def _context_reaches_model(fn: Callable, eng) -> None:
     """A context (the context card: corrections, knowledge) reaches the model in the system message."""
     script = Script([fake_response("noted")])
@@ -477,14 +482,9 @@ def _context_reaches_model(fn: Callable, eng) -> None:
                           "'\\n\\n' + context}.")
 
 
-def _two_tool_calls(fn: Callable, eng) -> None:
-    """Two tool calls in one reply, then an answer: message order, ids, stored outputs."""
-    script = Script([_calls(("echo", '{"text": "a"}', "call_A"), ("echo", '{"text": "b"}', "call_B")),
-                     fake_response("done")])
-    result, messages, outputs = _run(fn, eng, script, "Echo twice", "a model that calls two tools, then answers")
-    if len(script.requests) < 2:
-        raise CheckFailed(TODO, "after a reply with tool calls your loop never called the model again",
-                          "run the tools, append their results, and call the model again in the next iteration.")
+def _expect_tool_results_sent(script: Script) -> list:
+    """The second model call carries the first call's messages, then the assistant's tool_calls
+    message and one tool message per call, in order, with its id and result; returns its roles."""
     sent = script.requests[1]["messages"]
     roles = [m.get("role") for m in sent]
     if sent == script.requests[0]["messages"]:
@@ -502,6 +502,12 @@ def _two_tool_calls(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, f"the tool results must come right after the assistant's tool_calls message, one per "
                           f"call (roles sent: {roles})", "append the assistant message first, then one "
                           "{'role': 'tool', ...} message per call, in the order of reply.tool_calls.")
+    _expect_ids_and_results(tools_after)
+    return roles
+
+
+def _expect_ids_and_results(tools_after: list) -> None:
+    """The two tool messages carry the calls' ids and the tools' results, in the calls' order."""
     ids = [m.get("tool_call_id") for m in tools_after]
     if ids != ["call_A", "call_B"]:
         raise CheckFailed(TODO, f"the tool messages carry tool_call_id {ids}; expected ['call_A', 'call_B'] (the ids "
@@ -510,6 +516,17 @@ def _two_tool_calls(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, f"the tool messages hold {[m.get('content') for m in tools_after]}; expected the "
                           "results ['echo: a', 'echo: b']", "dispatch each call with registry.dispatch(call.id, "
                           "call.name, call.arguments) and send result.content.")
+
+
+def _two_tool_calls(fn: Callable, eng) -> None:
+    """Two tool calls in one reply, then an answer: message order, ids, stored outputs."""
+    script = Script([_calls(("echo", '{"text": "a"}', "call_A"), ("echo", '{"text": "b"}', "call_B")),
+                     fake_response("done")])
+    result, messages, outputs = _run(fn, eng, script, "Echo twice", "a model that calls two tools, then answers")
+    if len(script.requests) < 2:
+        raise CheckFailed(TODO, "after a reply with tool calls your loop never called the model again",
+                          "run the tools, append their results, and call the model again in the next iteration.")
+    roles = _expect_tool_results_sent(script)
     if sorted(r.metadata.get("call_id") for r in outputs.values()) != ["call_A", "call_B"]:
         raise CheckFailed(TODO, f"every tool call's full output must be stored as a tool_output memory; found "
                           f"{sorted(outputs)}", "call memory.store_tool_output(eng, thread_id, result) for each result.")

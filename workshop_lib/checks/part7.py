@@ -177,42 +177,59 @@ def decide_with(mistake: str, cand: Candidate, neighbours: Sequence[Neighbour], 
     else:
         ranked = sorted(neighbours, key=lambda n: n.similarity if mistake == "ascending" else -n.similarity)
     if cand.op == "forget":
-        pool = [n for n in ranked if n.record_type == cand.record_type] if mistake == "forget_same_type" else ranked
-        key = "memory_duplicate" if mistake == "forget_dup_threshold" else "memory_forget"
-
-        def hit(n: Neighbour) -> bool:
-            if mistake == "forget_exact":
-                by_subject = bool(normalise(cand.subject)) and normalise(n.subject) == normalise(cand.subject)
-            else:
-                by_subject = same_topic(n.subject, cand.subject)
-            by_meaning = n.similarity >= th[key]
-            return {"forget_subject_only": by_subject, "forget_similarity_only": by_meaning}.get(
-                mistake, by_subject or by_meaning)
-
-        hits = [n for n in pool if hit(n)][:1 if mistake == "forget_one" else None]
-        if not hits and mistake != "forget_empty":
-            return "SKIP", ()
-        return "FORGET", tuple(n.id for n in hits)
+        return _forget_with(mistake, cand, ranked, th)
     mine = ranked if mistake == "any_type" else [n for n in ranked if n.record_type == cand.record_type]
-    if cand.subject or mistake == "no_subject_guard":
-        same = [n for n in mine if (n.subject == cand.subject if mistake == "subjects_raw"
-                                    else normalise(n.subject) == normalise(cand.subject))]
-        if same:
-            old = same[0]
-            if mistake == "values_raw":
-                equal = cand.value == old.value
-            elif mistake == "values_lower":
-                equal = cand.value.strip().lower() == old.value.strip().lower()
-            else:
-                equal = normalise(cand.value) == normalise(old.value)
-            if equal:
-                return "SKIP", (old.id,)
-            new, was = (cand.text, old.text) if mistake == "refines_texts" else (cand.value, old.value)
-            return ("UPDATE" if refines(new, was) else "SUPERSEDE"), (old.id,)
+    same = _same_subject(mistake, cand, mine)
+    if same:
+        return _same_subject_with(mistake, cand, same[0])
     if mine and (mine[0].similarity > th["memory_duplicate"] if mistake == "gt"
                  else mine[0].similarity >= th["memory_duplicate"]):
         return ("UPDATE" if refines(cand.text, mine[0].text) else "SKIP"), (mine[0].id,)
     return "ADD", ()
+
+
+def _forget_with(mistake: str, cand: Candidate, ranked: list[Neighbour], th: dict) -> tuple[str, tuple]:
+    """A forget request under the mistake: the memories it matches by subject or by meaning."""
+    pool = [n for n in ranked if n.record_type == cand.record_type] if mistake == "forget_same_type" else ranked
+    key = "memory_duplicate" if mistake == "forget_dup_threshold" else "memory_forget"
+
+    def hit(n: Neighbour) -> bool:
+        if mistake == "forget_exact":
+            by_subject = bool(normalise(cand.subject)) and normalise(n.subject) == normalise(cand.subject)
+        else:
+            by_subject = same_topic(n.subject, cand.subject)
+        by_meaning = n.similarity >= th[key]
+        return {"forget_subject_only": by_subject, "forget_similarity_only": by_meaning}.get(
+            mistake, by_subject or by_meaning)
+
+    hits = [n for n in pool if hit(n)][:1 if mistake == "forget_one" else None]
+    if not hits and mistake != "forget_empty":
+        return "SKIP", ()
+    return "FORGET", tuple(n.id for n in hits)
+
+
+def _same_subject(mistake: str, cand: Candidate, mine: list[Neighbour]) -> list[Neighbour]:
+    """The neighbours on the candidate's subject (none when it has no subject, unless the mistake
+    drops that guard)."""
+    if not (cand.subject or mistake == "no_subject_guard"):
+        return []
+    return [n for n in mine if (n.subject == cand.subject if mistake == "subjects_raw"
+                                else normalise(n.subject) == normalise(cand.subject))]
+
+
+def _same_subject_with(mistake: str, cand: Candidate, old: Neighbour) -> tuple[str, tuple]:
+    """A candidate on the subject of a stored memory, under the mistake: the same value is a SKIP,
+    a refinement an UPDATE, anything else a SUPERSEDE."""
+    if mistake == "values_raw":
+        equal = cand.value == old.value
+    elif mistake == "values_lower":
+        equal = cand.value.strip().lower() == old.value.strip().lower()
+    else:
+        equal = normalise(cand.value) == normalise(old.value)
+    if equal:
+        return "SKIP", (old.id,)
+    new, was = (cand.text, old.text) if mistake == "refines_texts" else (cand.value, old.value)
+    return ("UPDATE" if refines(new, was) else "SUPERSEDE"), (old.id,)
 
 
 def _decide_mistake(cand: Candidate, neighbours: Sequence[Neighbour], got: tuple[str, tuple],
@@ -245,6 +262,12 @@ def _as_decision(todo: str, what: str, got: Any) -> tuple[str, tuple]:
         raise CheckFailed(todo, f"{what} returned a Decision whose action is {describe_value(action)}; the action is "
                                 f"one of {ACTIONS}" + (", in capitals and without spaces" if capitals else ""),
                           'return Decision("ADD", (), "why"), Decision("SUPERSEDE", (old.id,), "why")...')
+    _check_targets(todo, what, targets)
+    return action, targets
+
+
+def _check_targets(todo: str, what: str, targets: Any) -> None:
+    """A Decision's targets: a tuple (not a string, a list, a set or a generator) of ids, not of Neighbours."""
     if isinstance(targets, str):
         raise CheckFailed(todo, f"{what} returned targets {describe_value(targets)}, a string, not a tuple: (old.id) "
                                 "without a comma is just old.id in parentheses",
@@ -268,7 +291,6 @@ def _as_decision(todo: str, what: str, got: Any) -> tuple[str, tuple]:
         raise CheckFailed(todo, f"{what} returned targets {describe_value(targets)}; targets are the ids (strings) "
                                 "of the stored memories the action applies to",
                           "put n.id in the targets: (old.id,), tuple(n.id for n in hits).")
-    return action, targets
 
 
 def _decide(fn: Callable, cand: Candidate, neighbours: list, what: str) -> tuple[str, tuple]:
@@ -503,6 +525,12 @@ def _explain(msgs: list, fold: list, keep: list, budget: int) -> tuple[str, str]
         mistaken = split(list(msgs), budget)
         if _texts(mistaken.fold) == _texts(fold) and _texts(mistaken.keep) == _texts(keep):
             return problem, fix
+    return _explain_what_was_kept(msgs, fold, keep)
+
+
+def _explain_what_was_kept(msgs: list, fold: list, keep: list) -> tuple[str, str] | None:
+    """(problem, fix) for a split of every message that keeps the wrong ones: none, not the newest,
+    not an unbroken run, or out of order; None when it is none of these."""
     if msgs and not keep:
         return ("you kept nothing: the newest message is always kept, even alone over the budget (the model must "
                 "see the question it answers)", "stop only once you kept a message: if kept and used + cost > budget.")

@@ -74,53 +74,87 @@ def _spans(fn: Callable, n: int, size: int, overlap: int) -> list[tuple[int, int
 
 def _diagnose(n: int, size: int, overlap: int, got: list[tuple[int, int]], want: list[tuple[int, int]]) -> str:
     """What is wrong with `got`, in the learner's terms."""
-    step = size - overlap
     call = f"window_spans({n}, {size}, {overlap})"
     head = f"{call} returned {got}; expected {want}."
+    why = (_end_mistake(n, got, want) or _pair_mistake(got, want) or _coverage_mistake(n, got)
+           or _step_mistake(got, size, overlap))
+    return f"{head} {why}" if why else head
+
+
+def _end_mistake(n: int, got: list[tuple[int, int]], want: list[tuple[int, int]]) -> str | None:
+    """Windows for an empty document, a window past the end, or one window too many at the end."""
     if n == 0 and got:
-        return f"{head} An empty document has no windows: return []."
+        return "An empty document has no windows: return []."
     if any(b > n for _, b in got):
-        return (f"{head} A window ends past n_units={n}: clamp the end with min(start + size, n_units), "
+        return (f"A window ends past n_units={n}: clamp the end with min(start + size, n_units), "
                 "so the last window (or a document shorter than size) is shorter, not padded.")
     if len(got) == len(want) + 1 and got[:-1] == want:
         (a, b), (pa, pb) = got[-1], got[-2]
-        return (f"{head} The extra window ({a}, {b}) lies wholly inside ({pa}, {pb}): its text would be embedded "
+        return (f"The extra window ({a}, {b}) lies wholly inside ({pa}, {pb}): its text would be embedded "
                 "twice. Stop once a window's end reaches n_units (break right after appending it).")
+    return None
+
+
+def _pair_mistake(got: list[tuple[int, int]], want: list[tuple[int, int]]) -> str | None:
+    """The right starts with a wrong end: (start, length) pairs, inclusive ends, a last window moved back."""
     pairs = list(zip(got, want))
+    return _lengths_for_ends(got, want, pairs) or _inclusive_end(pairs) or _last_moved_back(got, want)
+
+
+def _lengths_for_ends(got: list[tuple[int, int]], want: list[tuple[int, int]],
+                      pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> str | None:
     if len(got) == len(want) and any(gb != wb for (_, gb), (_, wb) in pairs) and all(
             ga == wa and gb == wb - wa for (ga, gb), (wa, wb) in pairs):
-        return (f"{head} Your pairs hold (start, length); a window is (start, end), with end = min(start + size, "
+        return ("Your pairs hold (start, length); a window is (start, end), with end = min(start + size, "
                 "n_units), the position where it stops.")
+    return None
+
+
+def _inclusive_end(pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> str | None:
     if pairs and all(ga == wa and gb in (wb - 1, wb) for (ga, gb), (wa, wb) in pairs) and any(
             gb == wb - 1 for (_, gb), (_, wb) in pairs):
         (ga, gb), (wa, wb) = next(((g, w) for g, w in pairs if g[1] == w[1] - 1))
-        return (f"{head} Your window ({ga}, {gb}) ends one unit early: the windows are half-open, so (start, end) "
+        return (f"Your window ({ga}, {gb}) ends one unit early: the windows are half-open, so (start, end) "
                 f"covers start .. end - 1, like text[start:end]. Use end = min(start + size, n_units) (here {wb}), "
                 "not an inclusive end with - 1.")
+    return None
+
+
+def _last_moved_back(got: list[tuple[int, int]], want: list[tuple[int, int]]) -> str | None:
     if len(got) == len(want) and got[:-1] == want[:-1] and got[-1][1] == want[-1][1] and got[-1][0] < want[-1][0]:
-        return (f"{head} Your last window ({got[-1][0]}, {got[-1][1]}) was moved back to be a full window; it starts "
+        return (f"Your last window ({got[-1][0]}, {got[-1][1]}) was moved back to be a full window; it starts "
                 f"at the previous start + size - overlap = {want[-1][0]} like every other, and is simply shorter "
                 "(clamp only its end).")
+    return None
+
+
+def _coverage_mistake(n: int, got: list[tuple[int, int]]) -> str | None:
+    """A tail of the document, or its beginning, in no window."""
     if got and got[-1][1] < n:
-        return (f"{head} The last window ends at {got[-1][1]} but the document has {n} units: the tail "
+        return (f"The last window ends at {got[-1][1]} but the document has {n} units: the tail "
                 f"{got[-1][1]}..{n} would never be embedded. Keep going until a window ends at n_units.")
     if got and got[0][0] != 0:
-        return f"{head} The first window must start at 0, or the beginning of the document is lost."
+        return "The first window must start at 0, or the beginning of the document is lost."
+    return None
+
+
+def _step_mistake(got: list[tuple[int, int]], size: int, overlap: int) -> str | None:
+    """Windows a steady step apart that is not size - overlap, named when it is size, overlap or their sum."""
+    step = size - overlap
     starts = [a for a, _ in got]
     steps = {b - a for a, b in zip(starts, starts[1:])}
-    if len(steps) == 1 and steps != {step}:
-        (seen,) = steps
-        if seen == size and overlap:
-            return (f"{head} Your windows do not overlap: each starts {size} (size) after the previous one. "
-                    f"The step is size - overlap = {step}, so neighbours share {overlap} units.")
-        if seen == overlap:
-            return f"{head} Each window starts `overlap` units after the previous one; the step is size - overlap = {step}."
-        if seen == size + overlap and overlap:
-            return (f"{head} Windows start size + overlap = {seen} apart, which leaves gaps; the step is "
-                    f"size - overlap = {step}.")
-        if seen != step:
-            return f"{head} Each window starts {seen} units after the previous one; the step is size - overlap = {step}."
-    return head
+    if len(steps) != 1 or steps == {step}:
+        return None
+    (seen,) = steps
+    if seen == size and overlap:
+        return (f"Your windows do not overlap: each starts {size} (size) after the previous one. "
+                f"The step is size - overlap = {step}, so neighbours share {overlap} units.")
+    if seen == overlap:
+        return f"Each window starts `overlap` units after the previous one; the step is size - overlap = {step}."
+    if seen == size + overlap and overlap:
+        return (f"Windows start size + overlap = {seen} apart, which leaves gaps; the step is "
+                f"size - overlap = {step}.")
+    return f"Each window starts {seen} units after the previous one; the step is size - overlap = {step}."
 
 
 def check_window_spans(window_spans: Callable[[int, int, int], Any]) -> None:
@@ -279,15 +313,7 @@ def check_should_promote(should_promote: Callable[[GoldenReport, GoldenReport | 
                                   "no recall to compute", "refuse first when candidate.n == 0; candidate.recall is "
                                   "already hits / n (0.0 when n is 0), so there is nothing to divide.") from None
             raise
-        if not isinstance(got, Decision):
-            raise CheckFailed(TODO2, f"{what} returned {describe_value(got)}; expected a Decision",
-                              "return Decision(promote=True or False, reason=\"...\"): promote() reads both fields.")
-        if not isinstance(got.promote, bool):
-            raise CheckFailed(TODO2, f"case '{name}': Decision.promote is {describe_value(got.promote)}; it must be True "
-                              "or False", "set promote to the result of your comparison, e.g. promote=False.")
-        if not isinstance(got.reason, str) or not got.reason.strip():
-            raise CheckFailed(TODO2, f"case '{name}': the Decision has no reason",
-                              "say why in words, with the numbers: the log and `workshop alias status` show it.")
+        _expect_a_decision(name, what, got)
         want = reference_gate(candidate, active, bar).promote
         if got.promote != want and _decides_by_k(should_promote):
             raise CheckFailed(TODO2, f"case '{name}': {what} returned promote={got.promote}; expected {want}: you "
@@ -298,20 +324,39 @@ def check_should_promote(should_promote: Callable[[GoldenReport, GoldenReport | 
             verb = "promote" if want else "refuse"
             raise CheckFailed(TODO2, f"case '{name}': {what} returned promote={got.promote}; expected {want} ({verb}): "
                               f"{why}", _hint(name, want))
-        missing = _numbers_missing(candidate, active, bar, got.reason)
-        by_k = candidate.hits / candidate.k
-        if missing and candidate.n and any(form in got.reason for form in _shown(by_k)):
-            raise CheckFailed(TODO2, f"case '{name}': the reason {got.reason[:90]!r} gives recall {by_k:.2f}, which is "
-                              f"hits / k ({candidate.hits}/{candidate.k}); the recall is hits / n = "
-                              f"{candidate.recall:.2f}", RECALL_IS_HITS_OVER_N)
-        if missing:
-            raise CheckFailed(TODO2, f"case '{name}': the reason {got.reason[:90]!r} does not give the numbers "
-                              f"({', '.join(missing)})", "put the numbers that decided into the reason, e.g. "
-                              "f\"{candidate.table}: recall {candidate.recall:.2f} is below the bar {min_recall:.2f}\": "
-                              "the log and `workshop alias status` show it, and a reason without numbers cannot be "
-                              "checked.")
+        _expect_the_numbers(name, candidate, active, bar, got.reason)
     passed(TODO2, f"{len(gate_cases())} cases: first promotion, the bar, the active index, ties, no queries, recalls "
                   "that round alike, and reasons with their numbers", fn=should_promote)
+
+
+def _expect_a_decision(name: str, what: str, got: Any) -> None:
+    """A Decision whose promote is a bool and whose reason is words."""
+    if not isinstance(got, Decision):
+        raise CheckFailed(TODO2, f"{what} returned {describe_value(got)}; expected a Decision",
+                          "return Decision(promote=True or False, reason=\"...\"): promote() reads both fields.")
+    if not isinstance(got.promote, bool):
+        raise CheckFailed(TODO2, f"case '{name}': Decision.promote is {describe_value(got.promote)}; it must be True "
+                          "or False", "set promote to the result of your comparison, e.g. promote=False.")
+    if not isinstance(got.reason, str) or not got.reason.strip():
+        raise CheckFailed(TODO2, f"case '{name}': the Decision has no reason",
+                          "say why in words, with the numbers: the log and `workshop alias status` show it.")
+
+
+def _expect_the_numbers(name: str, candidate: GoldenReport, active: GoldenReport | None, bar: float,
+                        reason: str) -> None:
+    """The reason gives the numbers that decided (a recall of hits / k is named as that mistake)."""
+    missing = _numbers_missing(candidate, active, bar, reason)
+    by_k = candidate.hits / candidate.k
+    if missing and candidate.n and any(form in reason for form in _shown(by_k)):
+        raise CheckFailed(TODO2, f"case '{name}': the reason {reason[:90]!r} gives recall {by_k:.2f}, which is "
+                          f"hits / k ({candidate.hits}/{candidate.k}); the recall is hits / n = "
+                          f"{candidate.recall:.2f}", RECALL_IS_HITS_OVER_N)
+    if missing:
+        raise CheckFailed(TODO2, f"case '{name}': the reason {reason[:90]!r} does not give the numbers "
+                          f"({', '.join(missing)})", "put the numbers that decided into the reason, e.g. "
+                          "f\"{candidate.table}: recall {candidate.recall:.2f} is below the bar {min_recall:.2f}\": "
+                          "the log and `workshop alias status` show it, and a reason without numbers cannot be "
+                          "checked.")
 
 
 def _short(r: GoldenReport | None) -> str:

@@ -87,24 +87,11 @@ def plain(value: Any, keep: frozenset[int] | set[int] = frozenset(), _depth: int
     if _depth > MAX_DEPTH:
         return _opaque(value)
     deeper, kind = _depth + 1, type(value)  # type(), not isinstance: `__class__` can be faked
-    if issubclass(kind, str):
-        return str.__str__(value)
-    if issubclass(kind, int):
-        return int.__int__(value)
-    if issubclass(kind, float):
-        return float.__float__(value)
-    if issubclass(kind, (bytes, bytearray)):
-        return bytes(memoryview(value))
-    if issubclass(kind, list):
-        return [plain(v, keep, deeper) for v in list.__iter__(value)]
-    if issubclass(kind, tuple):
-        return tuple(plain(v, keep, deeper) for v in tuple.__iter__(value))
-    if issubclass(kind, dict):
-        return {plain(k, keep, deeper): plain(v, keep, deeper) for k, v in dict.items(value)}
-    if issubclass(kind, set):
-        return {plain(v, keep, deeper) for v in set.__iter__(value)}
-    if issubclass(kind, frozenset):
-        return frozenset(plain(v, keep, deeper) for v in frozenset.__iter__(value))
+    done, out = _builtin_scalar(kind, value)
+    if not done:
+        done, out = _builtin_container(kind, value, keep, deeper)
+    if done:
+        return out
     record = _workshop_record(kind)
     if record is not None:
         return _rebuild(record, value, keep, deeper)
@@ -113,6 +100,36 @@ def plain(value: Any, keep: frozenset[int] | set[int] = frozenset(), _depth: int
     shown = _opaque(value)  # its repr is taken before its items are read
     shown.items = _items(value, keep, deeper)
     return shown
+
+
+def _builtin_scalar(kind: type, value: Any) -> tuple[bool, Any]:
+    """(True, the value as an exact str, int, float or bytes) for an instance of one of them or of
+    a subclass, read through the built-in type's own method; (False, None) for anything else."""
+    if issubclass(kind, str):
+        return True, str.__str__(value)
+    if issubclass(kind, int):
+        return True, int.__int__(value)
+    if issubclass(kind, float):
+        return True, float.__float__(value)
+    if issubclass(kind, (bytes, bytearray)):
+        return True, bytes(memoryview(value))
+    return False, None
+
+
+def _builtin_container(kind: type, value: Any, keep: frozenset[int] | set[int], deeper: int) -> tuple[bool, Any]:
+    """(True, an exact list, tuple, dict, set or frozenset of plain items) for an instance of one of
+    them or of a subclass, iterated through the built-in type's own method; (False, None) otherwise."""
+    if issubclass(kind, list):
+        return True, [plain(v, keep, deeper) for v in list.__iter__(value)]
+    if issubclass(kind, tuple):
+        return True, tuple(plain(v, keep, deeper) for v in tuple.__iter__(value))
+    if issubclass(kind, dict):
+        return True, {plain(k, keep, deeper): plain(v, keep, deeper) for k, v in dict.items(value)}
+    if issubclass(kind, set):
+        return True, {plain(v, keep, deeper) for v in set.__iter__(value)}
+    if issubclass(kind, frozenset):
+        return True, frozenset(plain(v, keep, deeper) for v in frozenset.__iter__(value))
+    return False, None
 
 
 def _workshop_class(cls: type) -> bool:

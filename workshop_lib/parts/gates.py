@@ -405,24 +405,31 @@ def _chunk_dict(chunk: Any) -> dict[str, Any]:
     return out
 
 
+def _check_sequence(value: Any, what: str) -> None:
+    """A list-like argument: a str, bytes or dict is not one, though str and bytes are Sequences."""
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, Sequence):
+        raise ValueError(f"{what}, got {type(value).__name__}")
+
+
+def _checked_similarity(s: Any, config: ModeConfig) -> float:
+    """One similarity as a float: a finite number, and inside [-1, 1] for cosine."""
+    if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+        raise ValueError(f"similarities must be finite numbers, got {s!r}")
+    if config.distance == "cosine" and not -1.0001 <= s <= 1.0001:
+        raise ValueError(f"a cosine similarity lies in [-1, 1], got {s}; did you pass a distance?")
+    return float(s)
+
+
 def check_inputs(similarities: Any, chunks: Any, config: Any, query_tokens: Any,
                  used_llm_answer: Any = None) -> list[float]:
     """Validate decide_mode's arguments; returns the scores as floats."""
     if not isinstance(config, ModeConfig):
         raise ValueError(f"config must be a ModeConfig, got {type(config).__name__}")
-    if isinstance(similarities, (str, bytes, dict)) or not isinstance(similarities, Sequence):
-        raise ValueError(f"similarities must be a list of numbers, got {type(similarities).__name__}")
-    if isinstance(chunks, (str, bytes, dict)) or not isinstance(chunks, Sequence):
-        raise ValueError(f"chunks must be a list, got {type(chunks).__name__}")
+    _check_sequence(similarities, "similarities must be a list of numbers")
+    _check_sequence(chunks, "chunks must be a list")
     if len(similarities) != len(chunks):
         raise ValueError(f"{len(similarities)} similarities for {len(chunks)} chunks: they must pair up")
-    scores = []
-    for s in similarities:
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
-            raise ValueError(f"similarities must be finite numbers, got {s!r}")
-        if config.distance == "cosine" and not -1.0001 <= s <= 1.0001:
-            raise ValueError(f"a cosine similarity lies in [-1, 1], got {s}; did you pass a distance?")
-        scores.append(float(s))
+    scores = [_checked_similarity(s, config) for s in similarities]
     for c in chunks:
         chunk_text(c)
     if isinstance(query_tokens, bool) or not isinstance(query_tokens, int) or query_tokens < 0:

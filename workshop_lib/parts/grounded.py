@@ -129,6 +129,12 @@ def classify_rules(question: str) -> Route:
     question = question[:MAX_ROUTE_CHARS]
     ports = find_ports(question)
     equipment = mentions_equipment(question)
+    found = _availability_or_location_route(question, ports, equipment)
+    return found if found is not None else _topic_route(question, ports, equipment)
+
+
+def _availability_or_location_route(question: str, ports: list[str], equipment: bool) -> Route | None:
+    """The rules that need availability or location wording; None when none of them fires."""
     if _AVAILABILITY_RE.search(question) and (equipment or ports):
         return Route("EQUIPMENT_AVAILABILITY", "rules", ports,
                      "asks about availability" + (f" at {', '.join(ports)}" if ports else ""))
@@ -136,6 +142,11 @@ def classify_rules(question: str) -> Route:
         return Route("EQUIPMENT_AVAILABILITY", "rules", ports, "names equipment and a port")
     if _LOCATION_RE.search(question) and (ports or re.search(r"\bports?\b", question, re.I)) and not equipment:
         return Route("PORT_LOCATION", "rules", ports, "asks where a port is or which ports exist")
+    return None
+
+
+def _topic_route(question: str, ports: list[str], equipment: bool) -> Route:
+    """The rules on what the question is about: equipment, buying, a port, or none of those."""
     if equipment:
         return Route("EQUIPMENT_RAG", "rules", ports, "mentions equipment, services or prices")
     if _COMMERCE_RE.search(question):
@@ -412,6 +423,17 @@ def select_with_llm(llm: ChatModel | None, question: str, rows: Sequence[Catalog
         return SelectionOutcome(None, "no model: every matching row shown", False)
     if not rows:
         return SelectionOutcome(None, "no rows to select from", False)
+    reply, failed = _ask_for_selection(llm, question, rows, persona=persona, timeout=timeout)
+    if failed is None:
+        args, failed = _selection_arguments(reply)
+    if failed is not None:
+        return SelectionOutcome(None, failed, False)
+    return _validated_selection(args["item_ids"], rows)
+
+
+def _ask_for_selection(llm: ChatModel, question: str, rows: Sequence[CatalogMatch], *, persona: str,
+                       timeout: float) -> tuple[Any, str | None]:
+    """(the model's reply, None), or (None, why the call failed) when it raised."""
     messages = [
         {"role": "system", "content": PERSONAS.get(persona, PERSONAS[DEFAULT_PERSONA]) +
          f" Call {SELECT_TOOL} with the ids of the items that suit the question. Use only ids from the list."},
@@ -419,35 +441,43 @@ def select_with_llm(llm: ChatModel | None, question: str, rows: Sequence[Catalog
                                     + json.dumps(grounding_context(rows), indent=1)},
     ]
     try:
-        reply = llm.chat(messages, tools=[selection_tool(rows)],
-                         tool_choice={"type": "function", "function": {"name": SELECT_TOOL}}, timeout=timeout)
+        return llm.chat(messages, tools=[selection_tool(rows)],
+                        tool_choice={"type": "function", "function": {"name": SELECT_TOOL}}, timeout=timeout), None
     except LLMTimeout as exc:
-        return SelectionOutcome(None, f"fallback: selection timed out ({exc})", False)
+        return None, f"fallback: selection timed out ({exc})"
     except LLMError as exc:
-        return SelectionOutcome(None, f"fallback: {exc}", False)
+        return None, f"fallback: {exc}"
     except Exception as exc:  # noqa: BLE001 - whatever a client raises, the rows still answer
-        return SelectionOutcome(None, f"fallback: model error {type(exc).__name__}", False)
+        return None, f"fallback: model error {type(exc).__name__}"
 
+
+def _selection_arguments(reply: Any) -> tuple[Any, str | None]:
+    """(the selection's arguments, holding item_ids, None), or (None, why they are unusable): from
+    the tool call, or from JSON the model wrote as its text instead."""
     if reply.tool_calls:
         call = reply.tool_calls[0]
         if call.name != SELECT_TOOL:
-            return SelectionOutcome(None, f"fallback: model called unknown tool {call.name!r}", False)
+            return None, f"fallback: model called unknown tool {call.name!r}"
         try:
             args = _loads_model_json(call.arguments)
         except (json.JSONDecodeError, TypeError):
-            return SelectionOutcome(None, "fallback: malformed JSON in the selection", False)
+            return None, "fallback: malformed JSON in the selection"
     elif looks_like_tool_artifact(reply.content):
-        return SelectionOutcome(None, "fallback: tool-schema artifact instead of a selection", False)
+        return None, "fallback: tool-schema artifact instead of a selection"
     else:
         try:
             args = _loads_model_json(reply.content)
         except (json.JSONDecodeError, TypeError):
-            return SelectionOutcome(None, "fallback: model skipped the tool (its draft was discarded)", False)
+            return None, "fallback: model skipped the tool (its draft was discarded)"
         if not isinstance(args, dict) or "item_ids" not in args:
-            return SelectionOutcome(None, "fallback: model skipped the tool (its draft was discarded)", False)
+            return None, "fallback: model skipped the tool (its draft was discarded)"
     if not isinstance(args, dict) or "item_ids" not in args:
-        return SelectionOutcome(None, "fallback: malformed JSON in the selection (no item_ids)", False)
-    selection = args["item_ids"]
+        return None, "fallback: malformed JSON in the selection (no item_ids)"
+    return args, None
+
+
+def _validated_selection(selection: Any, rows: Sequence[CatalogMatch]) -> SelectionOutcome:
+    """The model's item_ids used when they are ids of the rows, else a fallback naming the bad ones."""
     ids = validate_selection(selection, rows)
     if ids is None:
         known = {m.item_id for m in rows}
@@ -520,10 +550,7 @@ def port_location_answer(eng: Engine, question: str, codes: Sequence[str]) -> tu
     if not rows:
         return "The SUPPLYCHAIN ports are not loaded. Fix: run `prepare(eng)`.", False
     if codes:
-        lines = [f"- {r['name']} ({c}), {r['region']}, {countries.name_of(r['country_code'])} ({r['country_code']}): "
-                 f"{_coord(r['latitude'], r['longitude'])}"
-                 for c in codes if (r := rows.get(c))]
-        return "\n".join(["Here is where that is:" if len(lines) == 1 else "Here is where those are:"] + lines), True
+        return _where_ports_are(rows, codes), True
     regions = sorted({r["region"] for r in rows.values()})
     # A region as the data names it ("North Europe"); a continent ("Africa", also a region's
     # name, means the whole continent: Tanger Med is in Africa too) or a country by its codes.
@@ -533,14 +560,33 @@ def port_location_answer(eng: Engine, question: str, codes: Sequence[str]) -> tu
         rest = re.sub(re.escape(g), " ", rest, flags=re.I)
     nations, continents = countries.named_in(rest), countries.continents_in(rest)
     if nations or continents:
-        codes_asked = set(nations) | {c for name in continents for c in countries.CONTINENTS[name]}
-        chosen = [r for r in rows.values() if r["country_code"] in codes_asked or r["region"] in asked]
-        named = ", ".join(asked + [f"{countries.name_of(c)} ({c})" for c in nations] + continents)
-        if not chosen:
-            return (f"None of the {len(rows)} SUPPLYCHAIN ports is in {named}. The countries with a port are: "
-                    + ", ".join(sorted({r["country_code"] for r in rows.values()})) + "."), True
-        return "\n".join([f"Ports in {named}: {len(chosen)}"] + [f"- {r['name']} ({r['unlocode']}), {r['region']}"
-                                                                  for r in chosen]), True
+        return _ports_in_countries(rows, asked, nations, continents), True
+    return _ports_in_regions(rows, asked, question)
+
+
+def _where_ports_are(rows: dict[str, dict], codes: Sequence[str]) -> str:
+    """The name, region, country and coordinates of each port named by its code."""
+    lines = [f"- {r['name']} ({c}), {r['region']}, {countries.name_of(r['country_code'])} ({r['country_code']}): "
+             f"{_coord(r['latitude'], r['longitude'])}"
+             for c in codes if (r := rows.get(c))]
+    return "\n".join(["Here is where that is:" if len(lines) == 1 else "Here is where those are:"] + lines)
+
+
+def _ports_in_countries(rows: dict[str, dict], asked: list[str], nations: list[str], continents: list[str]) -> str:
+    """The ports in the regions, countries and continents a question names, or that there are none."""
+    codes_asked = set(nations) | {c for name in continents for c in countries.CONTINENTS[name]}
+    chosen = [r for r in rows.values() if r["country_code"] in codes_asked or r["region"] in asked]
+    named = ", ".join(asked + [f"{countries.name_of(c)} ({c})" for c in nations] + continents)
+    if not chosen:
+        return (f"None of the {len(rows)} SUPPLYCHAIN ports is in {named}. The countries with a port are: "
+                + ", ".join(sorted({r["country_code"] for r in rows.values()})) + ".")
+    return "\n".join([f"Ports in {named}: {len(chosen)}"] + [f"- {r['name']} ({r['unlocode']}), {r['region']}"
+                                                             for r in chosen])
+
+
+def _ports_in_regions(rows: dict[str, dict], asked: list[str], question: str) -> tuple[str, bool]:
+    """The ports of the regions asked, or every port; the second is False when the question names a
+    place the data cannot filter on."""
     chosen = [r for r in rows.values() if not asked or r["region"] in asked]
     listing = [f"- {r['name']} ({r['unlocode']}), {r['region']}" for r in chosen]
     if asked:
@@ -601,6 +647,20 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
     falls back to the vector match)."""
     q = _normalized(question)
     sizes = set(re.findall(r"\b(\d{2})'", q))
+    exact, other_size = _items_by_type(q, sizes)
+    if not exact:
+        exact = _items_by_size(other_size, sizes)
+    if re.search(r"\bservice\b", q):  # "a reefer PTI service" names a service, not a reefer box
+        exact = [(n, i) for n, i in exact if i.category == "service"]
+    if not exact:
+        return []
+    chosen = _most_specific(exact)
+    return _with_variants(chosen, sizes) if variants else chosen
+
+
+def _items_by_type(q: str, sizes: set[str]) -> tuple[list[tuple[int, catalog.Item]], list[catalog.Item]]:
+    """The items whose type a normalized question names, as (length of the words matched, item),
+    and apart from them the items of a type named in a size not asked for."""
     exact: list[tuple[int, catalog.Item]] = []
     other_size: list[catalog.Item] = []  # the type named, in a size not asked for
     for item in catalog.ITEMS:
@@ -612,24 +672,33 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
             other_size.append(item)
         elif size is None and len(head := words.split()[-1]) > 5 and re.search(rf"(?<![\w-]){re.escape(head)}(?![\w-])", q):
             exact.append((0, item))  # a service or accessory named by its last word ("brokerage", "genset")
-    if not exact and other_size:
+    return exact, other_size
+
+
+def _items_by_size(other_size: list[catalog.Item], sizes: set[str]) -> list[tuple[int, catalog.Item]]:
+    """When no item's type and size both match: the items of the sizes asked, of a type named in
+    another size, or of any type when no type was named."""
+    if other_size:
         # "a 40' reefer": no 40' item is called just "reefer", but a 40' variant of the type is
-        exact = [(0, i) for i in catalog.ITEMS if (ts := _type_phrase(i))[0] in sizes
-                 and any(_type_phrase(o)[1] in ts[1] for o in other_size)]
-    if not exact and sizes and not other_size:
+        return [(0, i) for i in catalog.ITEMS if (ts := _type_phrase(i))[0] in sizes
+                and any(_type_phrase(o)[1] in ts[1] for o in other_size)]
+    if sizes:
         # a size and no type ("a 45 foot container"): every item of that size
-        exact = [(0, i) for i in catalog.ITEMS if _type_phrase(i)[0] in sizes]
-    if re.search(r"\bservice\b", q):  # "a reefer PTI service" names a service, not a reefer box
-        exact = [(n, i) for n, i in exact if i.category == "service"]
-    if not exact:
-        return []
+        return [(0, i) for i in catalog.ITEMS if _type_phrase(i)[0] in sizes]
+    return []
+
+
+def _most_specific(exact: list[tuple[int, catalog.Item]]) -> list[catalog.Item]:
+    """The items matched, longest match first, without one whose type is part of another's
+    ("reefer" is dropped when "high cube reefer" was named)."""
     exact.sort(key=lambda t: -t[0])
     phrases = [_type_phrase(i)[1] for _, i in exact]
-    # keep the most specific: "reefer" is dropped when "high cube reefer" was named
-    chosen = [i for (_, i), ph in zip(exact, phrases)
-              if not any(ph != other and ph in other for other in phrases)]
-    if not variants:
-        return chosen
+    return [i for (_, i), ph in zip(exact, phrases)
+            if not any(ph != other and ph in other for other in phrases)]
+
+
+def _with_variants(chosen: list[catalog.Item], sizes: set[str]) -> list[catalog.Item]:
+    """The chosen items and every container of their types in the sizes asked (any size if none)."""
     out = list(chosen)
     for item in catalog.ITEMS:
         size, phrase = _type_phrase(item)
@@ -651,6 +720,16 @@ def price_extreme(question: str) -> list[catalog.Item] | None:
     cheap, dear = _CHEAP_RE.search(question), _DEAR_RE.search(question)
     if not (cheap or dear):
         return None
+    pool = _priced_items_asked(question)
+    units = {i.price_unit for i in pool}
+    if len(units) != 1:
+        return []  # prices per different units: no single cheapest
+    best = (min if cheap else max)(i.price_usd for i in pool)
+    return [i for i in pool if i.price_usd == best]
+
+
+def _priced_items_asked(question: str) -> list[catalog.Item]:
+    """The items a price question compares: services, containers or all, narrowed to those named."""
     q = _normalized(question)
     pool = list(catalog.ITEMS)
     if re.search(r"\bservice\b", q):
@@ -660,11 +739,7 @@ def price_extreme(question: str) -> list[catalog.Item] | None:
     named = named_items(question, variants=True)
     if named:
         pool = [i for i in pool if i in named]
-    units = {i.price_unit for i in pool}
-    if len(units) != 1:
-        return []  # prices per different units: no single cheapest
-    best = (min if cheap else max)(i.price_usd for i in pool)
-    return [i for i in pool if i.price_usd == best]
+    return pool
 
 
 def unknown_size(question: str) -> bool:

@@ -18,29 +18,49 @@ def checks(eng) -> list[Check]:
         out.append(Check("database reachable", False, str(exc).splitlines()[0],
                          "start the database (see README troubleshooting) or switch WORKSHOP_ENGINE=embedded"))
         return out
+    out.append(_embedding_model(eng))
+    store = _memory_store(eng)
+    out.append(store)
+    if store.ok:  # the seed and the scan are read only once the store answers
+        out += [_supplychain_seed(eng), _schema_memories(eng)]
+    return out + eng.backend.doctor_checks(eng.store.prefix)
+
+
+def _embedding_model(eng) -> Check:
+    """The model embeds a text into a vector of the dimension the store expects."""
     try:
         vec = eng.model.embed(["doctor check"])[0]
         ok = len(vec) == eng.model.dim
-        out.append(Check("embedding model", ok, f"{eng.model.name} returns {len(vec)} dims (expected {eng.model.dim})",
-                         "reinstall the model's package (see the message)"))
+        return Check("embedding model", ok, f"{eng.model.name} returns {len(vec)} dims (expected {eng.model.dim})",
+                     "reinstall the model's package (see the message)")
     except Exception as exc:  # noqa: BLE001 - the model's error carries its own fix
-        out.append(Check("embedding model", False, str(exc).splitlines()[0]))
+        return Check("embedding model", False, str(exc).splitlines()[0])
+
+
+def _memory_store(eng) -> Check:
+    """The memory store's schema exists (REQUIRE_EXISTING: doctor reports a missing store, it never creates one)."""
     try:
-        # REQUIRE_EXISTING: doctor reports a missing store, it never creates one.
         n = eng.open_store(SchemaPolicy.REQUIRE_EXISTING).count()
-        out.append(Check("memory store", True, f"schema ready, {n} records"))
+        return Check("memory store", True, f"schema ready, {n} records")
     except Exception as exc:  # noqa: BLE001
-        out.append(Check("memory store", False, str(exc).splitlines()[0], "run `workshop setup`"))
-        return out + eng.backend.doctor_checks(eng.store.prefix)
+        return Check("memory store", False, str(exc).splitlines()[0], "run `workshop setup`")
+
+
+def _supplychain_seed(eng) -> Check:
+    """Every SUPPLYCHAIN table holds the rows the seed writes."""
     try:
         expected = {t: len(r) for t, r in rows().items()}
         have = eng.supplychain.counts(TABLES)
         bad = {t: (have[t], expected[t]) for t in expected if have[t] != expected[t]}
         detail = ", ".join(f"{t.lower()}={have[t]}" for t in expected)
-        out.append(Check("SUPPLYCHAIN seed", not bad, detail if not bad else f"unexpected counts {bad}",
-                         "run `workshop setup` (re-seeding is safe)"))
+        return Check("SUPPLYCHAIN seed", not bad, detail if not bad else f"unexpected counts {bad}",
+                     "run `workshop setup` (re-seeding is safe)")
     except Exception as exc:  # noqa: BLE001
-        out.append(Check("SUPPLYCHAIN seed", False, str(exc).splitlines()[0], "run `workshop setup`"))
+        return Check("SUPPLYCHAIN seed", False, str(exc).splitlines()[0], "run `workshop setup`")
+
+
+def _schema_memories(eng) -> Check:
+    """Every schema fact the scanner finds is stored in this scope; a fact id held by another scope is named."""
     try:
         facts = scanner.scan_schema(eng, "SUPPLYCHAIN")
         stored = {r.id for r in eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id,
@@ -52,8 +72,7 @@ def checks(eng) -> list[Check]:
             rid, r = held[0]
             fix = (f"{len(held)} fact id(s) are held by another scope, e.g. {rid!r} by user {r.user_id!r}: "
                    f"delete them (eng.store.delete('memory', {rid!r})), then run `workshop setup`")
-        out.append(Check("schema memories scanned", not missing,
-                         f"{len(facts) - len(missing)}/{len(facts)} facts stored", fix))
+        return Check("schema memories scanned", not missing,
+                     f"{len(facts) - len(missing)}/{len(facts)} facts stored", fix)
     except Exception as exc:  # noqa: BLE001
-        out.append(Check("schema memories scanned", False, str(exc).splitlines()[0], "run `workshop setup`"))
-    return out + eng.backend.doctor_checks(eng.store.prefix)
+        return Check("schema memories scanned", False, str(exc).splitlines()[0], "run `workshop setup`")

@@ -386,40 +386,52 @@ def step_users(settings: Settings) -> None:
                 ("reader_user_system_privileges", ("CREATE SESSION",), True),
             )),
         ):
-            exists = run(cur, sqls["user_exists"], {"username": user}).fetchone()[0] > 0
-            if exists:
-                say("users", f"{user} exists (password left unchanged)")
-            elif quota:
-                run(cur, sqls["create_user"], {"username": user, "password": password})
-                say("users", f"created {user} (default tablespace {tablespace})")
-            else:
-                run(cur, sqls["create_user_without_quota"], {"username": user, "password": password})
-                say("users", f"created {user} (no quota: it creates nothing)")
-            if quota:
-                run(cur, sqls["quota"], username=user, tablespace=tablespace)
-            try:
-                have = {r[0] for r in run(cur, sqls["granted"], {"username": user}).fetchall()}
-            except oracledb.Error:
-                have = set()
-            done: list[str] = []
-            skipped: list[str] = []
-            for name, privileges, required in grants:
-                if privileges and all(p in have for p in privileges):
-                    skipped.extend(privileges)
-                    continue
-                try:
-                    run(cur, sqls[name], app_user=user, data_user=user, reader_user=user)
-                    done.append(name)
-                except oracledb.Error as exc:
-                    if required:
-                        raise OracleWorkshopError(f"users: {name}", exc) from exc
-                    say("users", f"note: optional grant {name} to {user} failed ({str(exc).splitlines()[0]})")
-            say("users", f"{user}: granted {', '.join(done) or 'nothing new'}"
-                         + (f"; already had {', '.join(skipped)}" if skipped else ""))
+            _create_user(cur, sqls, user, password, quota=quota, tablespace=tablespace)
+            _grant_missing(cur, sqls, user, grants)
     except oracledb.Error as exc:
         raise OracleWorkshopError("users", exc) from exc
     finally:
         conn.close()
+
+
+def _create_user(cur, sqls: dict, user: str, password: str, *, quota: bool, tablespace: str) -> None:
+    """Create the user unless it exists (its password is then left as it is); quota on the default
+    tablespace for a user that creates tables."""
+    exists = run(cur, sqls["user_exists"], {"username": user}).fetchone()[0] > 0
+    if exists:
+        say("users", f"{user} exists (password left unchanged)")
+    elif quota:
+        run(cur, sqls["create_user"], {"username": user, "password": password})
+        say("users", f"created {user} (default tablespace {tablespace})")
+    else:
+        run(cur, sqls["create_user_without_quota"], {"username": user, "password": password})
+        say("users", f"created {user} (no quota: it creates nothing)")
+    if quota:
+        run(cur, sqls["quota"], username=user, tablespace=tablespace)
+
+
+def _grant_missing(cur, sqls: dict, user: str, grants: tuple) -> None:
+    """Run each grant whose privileges the user does not all hold yet; a required one that fails
+    stops the step, an optional one is noted."""
+    try:
+        have = {r[0] for r in run(cur, sqls["granted"], {"username": user}).fetchall()}
+    except oracledb.Error:
+        have = set()
+    done: list[str] = []
+    skipped: list[str] = []
+    for name, privileges, required in grants:
+        if privileges and all(p in have for p in privileges):
+            skipped.extend(privileges)
+            continue
+        try:
+            run(cur, sqls[name], app_user=user, data_user=user, reader_user=user)
+            done.append(name)
+        except oracledb.Error as exc:
+            if required:
+                raise OracleWorkshopError(f"users: {name}", exc) from exc
+            say("users", f"note: optional grant {name} to {user} failed ({str(exc).splitlines()[0]})")
+    say("users", f"{user}: granted {', '.join(done) or 'nothing new'}"
+                 + (f"; already had {', '.join(skipped)}" if skipped else ""))
 
 
 def step_model(settings: Settings) -> None:

@@ -140,39 +140,52 @@ def _entity_groups(content: str) -> dict[str, list]:
 
 def _plan(question: str, done: list[tuple[str, str]], offered: set[str], dictionary: dict) -> list[tuple[str, dict]]:
     """The calls for this question, given the tools offered (a plan never names another tool)."""
-    q = question.lower()
-    if "remember" in q:
-        if "remember" not in offered:
-            return []
-        text = re.sub(r"^\s*(please\s+)?remember( that)?[:,]?\s*", "", question, flags=re.I)
-        text = re.sub(r"[.\s]*please remember( that)?( it| this)?\.?\s*$", "", text, flags=re.I) or question
-        return [("remember", {"text": text.strip(), "subject": _subject(question)})]
+    if "remember" in question.lower():
+        return [_remember_call(question)] if "remember" in offered else []
     if "search_knowledge" in offered and _SCHEMA_RE.search(question) and not _WRITE_RE.search(question):
-        if "schema" in q or "what is in" in q:
-            return [("search_knowledge", {"query": "Table SUPPLYCHAIN documented purpose", "k": 20})]
-        named = _named(question)
-        pair = _linked_tables(question)
-        if pair:
-            return [("search_knowledge", {"query": f"Relationship SUPPLYCHAIN.{pair[0]} references SUPPLYCHAIN.{pair[1]}",
-                                          "k": 10})]
-        if named:
-            query = " ".join(("Column SUPPLYCHAIN." if "." in n or "_" in n else "Table SUPPLYCHAIN.") + n for n in named)
-            return [("search_knowledge", {"query": query, "k": 8})]
-        return [("search_knowledge", {"query": question, "k": 3})]
-    calls: list[tuple[str, dict]] = []
+        return [_knowledge_call(question)]
     if "run_sql" in offered:
-        names = bool(sqlplan.unresolved_names(question, sqlplan.Entities()))
-        if names:
-            calls.append(("run_sql", {"sql": sqlplan.entity_sql(question)}))
-        ents = _entities(done) if names else sqlplan.Entities()
-        if ents is None:  # the names are resolved first; the rest is planned from their rows
-            return calls
-        p = sqlplan.plan(question, dictionary, ents)
-        if p is not None:
-            if p.column and "search_knowledge" in offered:
-                calls.append(("search_knowledge", {"query": f"{p.column} unit", "k": 5}))
-            calls.append(("run_sql", {"sql": p.sql}))
-            return calls
+        return _sql_calls(question, done, offered, dictionary)
+    return []
+
+
+def _remember_call(question: str) -> tuple[str, dict]:
+    """remember, with the question minus its "please remember that" wording."""
+    text = re.sub(r"^\s*(please\s+)?remember( that)?[:,]?\s*", "", question, flags=re.I)
+    text = re.sub(r"[.\s]*please remember( that)?( it| this)?\.?\s*$", "", text, flags=re.I) or question
+    return ("remember", {"text": text.strip(), "subject": _subject(question)})
+
+
+def _knowledge_call(question: str) -> tuple[str, dict]:
+    """search_knowledge for a schema question: the tables, a relationship, what it names, or the question."""
+    q = question.lower()
+    if "schema" in q or "what is in" in q:
+        return ("search_knowledge", {"query": "Table SUPPLYCHAIN documented purpose", "k": 20})
+    named = _named(question)
+    pair = _linked_tables(question)
+    if pair:
+        return ("search_knowledge", {"query": f"Relationship SUPPLYCHAIN.{pair[0]} references SUPPLYCHAIN.{pair[1]}",
+                                     "k": 10})
+    if named:
+        query = " ".join(("Column SUPPLYCHAIN." if "." in n or "_" in n else "Table SUPPLYCHAIN.") + n for n in named)
+        return ("search_knowledge", {"query": query, "k": 8})
+    return ("search_knowledge", {"query": question, "k": 3})
+
+
+def _sql_calls(question: str, done: list[tuple[str, str]], offered: set[str], dictionary: dict) -> list[tuple[str, dict]]:
+    """run_sql for the names the question uses (first), then the unit's search and the planned query."""
+    calls: list[tuple[str, dict]] = []
+    names = bool(sqlplan.unresolved_names(question, sqlplan.Entities()))
+    if names:
+        calls.append(("run_sql", {"sql": sqlplan.entity_sql(question)}))
+    ents = _entities(done) if names else sqlplan.Entities()
+    if ents is None:  # the names are resolved first; the rest is planned from their rows
+        return calls
+    p = sqlplan.plan(question, dictionary, ents)
+    if p is not None:
+        if p.column and "search_knowledge" in offered:
+            calls.append(("search_knowledge", {"query": f"{p.column} unit", "k": 5}))
+        calls.append(("run_sql", {"sql": p.sql}))
     return calls  # the names were looked up, but no plan answers the question: the answer says so
 
 
@@ -277,6 +290,15 @@ def _answer_from_knowledge(question: str, content: str) -> str:
     tables = [h["subject"] for h in hits if h["kind"] == "table"]
     if "schema" in question.lower() and tables:
         return "The SUPPLYCHAIN schema holds these tables, among others: " + ", ".join(tables) + "."
+    hits = _facts_that_answer(question, hits)
+    if not hits:
+        return f"{NEEDS_MODEL}: the schema knowledge returned no fact that answers this question."
+    return "From the schema knowledge: " + " | ".join(f"{h['subject']}: {h['content']}" for h in hits[:3])
+
+
+def _facts_that_answer(question: str, hits: list[dict]) -> list[dict]:
+    """The facts about what the question names; of those, the relationship between two tables it
+    links, or the columns a "which column" question is after."""
     named = _named(question)
     if named:
         # the facts of the tables and columns named, and nothing else
@@ -285,17 +307,19 @@ def _answer_from_knowledge(question: str, content: str) -> str:
             for n in named)]
     pair = _linked_tables(question)
     if pair:  # only a relationship between the two tables answers it
-        hits = [h for h in hits if h["kind"] == "relationship" and all(f".{t}" in h["subject"] for t in pair)]
-    elif _WHICH_COLUMN_RE.search(question):
-        # a column whose name carries a word of the question (not the tables' own names)
-        stems = {w[:5] for w in re.findall(r"[a-z]{4,}", question.lower())} - {
-            w[:5] for t, _ in sqlplan.TABLE_WORDS for w in re.findall(r"[a-z]{4,}", t.lower().replace("_", " "))} \
-            - {"colum", "which", "holds", "store", "field", "where", "table"}
-        hits = [h for h in hits if h["kind"] == "column"
-                and any(w in h["subject"].rsplit(".", 1)[-1].lower() for w in stems)]
-    if not hits:
-        return f"{NEEDS_MODEL}: the schema knowledge returned no fact that answers this question."
-    return "From the schema knowledge: " + " | ".join(f"{h['subject']}: {h['content']}" for h in hits[:3])
+        return [h for h in hits if h["kind"] == "relationship" and all(f".{t}" in h["subject"] for t in pair)]
+    if _WHICH_COLUMN_RE.search(question):
+        return _columns_named_by_words(question, hits)
+    return hits
+
+
+def _columns_named_by_words(question: str, hits: list[dict]) -> list[dict]:
+    """The column facts whose column name carries a word of the question (not the tables' own names)."""
+    stems = {w[:5] for w in re.findall(r"[a-z]{4,}", question.lower())} - {
+        w[:5] for t, _ in sqlplan.TABLE_WORDS for w in re.findall(r"[a-z]{4,}", t.lower().replace("_", " "))} \
+        - {"colum", "which", "holds", "store", "field", "where", "table"}
+    return [h for h in hits if h["kind"] == "column"
+            and any(w in h["subject"].rsplit(".", 1)[-1].lower() for w in stems)]
 
 
 def _typed(row: list[str]) -> list[Any]:

@@ -210,40 +210,74 @@ def _join_sql(path: list[tuple[str, str, str, str]], alias0: str = "t") -> tuple
     return sql, prev
 
 
+_Narrowing = tuple[str, list[str], list[str]]  # (joins, WHERE conditions, descriptions)
+
+
 def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: int | None) -> tuple[str, str, list[str]]:
     """(joins, WHERE conditions, descriptions) that narrow `table` to what the question names."""
     joins, where, said = "", [], []
+    for step_joins, step_where, step_said in (_status_filter(text, table), _voyage_filter(table, voyage),
+                                              _carrier_filter(table, ents), _vessel_filter(table, ents),
+                                              _port_filter(text, table, ents)):
+        joins += step_joins
+        where += step_where
+        said += step_said
+    return joins, SQL["where"].format(conditions=" AND ".join(where)) if where else "", said
+
+
+def _status_filter(text: str, table: str) -> _Narrowing:
+    """Voyages in the statuses the question's words name ("completed", "under way")."""
+    where, said = [], []
     if table == "VOYAGES":
         for status, words in STATUS_WORDS.items():
             if _has(words, text):
                 where.append(f"t.STATUS = '{status}'")
                 said.append(status.lower())
-    if table == "VESSEL_POSITIONS" and voyage is not None:
-        where.append(f"t.VOYAGE_ID = {voyage}")
-    if voyage is not None and table in ("CONTAINERS", "CARGO_ITEMS"):
-        if table == "CONTAINERS":
-            where.append(f"t.VOYAGE_ID = {voyage}")
-        else:
-            joins += SQL["join"].format(table="CONTAINERS", alias="c", col="CONTAINER_ID", other="t",
-                                        other_col="CONTAINER_ID")
-            where.append(f"c.VOYAGE_ID = {voyage}")
-        said.append(f"on voyage {voyage}")
-    if ents.carriers and table in ("VESSELS", "VOYAGES"):
-        name, ident = ents.carriers[0]
-        if table == "VESSELS":
-            where.append(f"t.CARRIER_ID = {ident}")
-        else:
-            joins += SQL["join"].format(table="VESSELS", alias="fv", col="IMO_NUMBER", other="t", other_col="IMO_NUMBER")
-            where.append(f"fv.CARRIER_ID = {ident}")
-        said.append(f"of {name}")
-    if ents.vessels and table in ("VOYAGES", "CONTAINERS"):
-        name, ident = ents.vessels[0]
-        if table == "VOYAGES":
-            where.append(f"t.IMO_NUMBER = {ident}")
-        else:
-            joins += SQL["join"].format(table="VOYAGES", alias="fy", col="VOYAGE_ID", other="t", other_col="VOYAGE_ID")
-            where.append(f"fy.IMO_NUMBER = {ident}")
-        said.append(f"of {name}")
+    return "", where, said
+
+
+def _voyage_filter(table: str, voyage: int | None) -> _Narrowing:
+    """The positions, containers or cargo of the voyage named by its number."""
+    if voyage is None:
+        return "", [], []
+    if table == "VESSEL_POSITIONS":
+        return "", [f"t.VOYAGE_ID = {voyage}"], []
+    if table == "CONTAINERS":
+        return "", [f"t.VOYAGE_ID = {voyage}"], [f"on voyage {voyage}"]
+    if table == "CARGO_ITEMS":
+        joins = SQL["join"].format(table="CONTAINERS", alias="c", col="CONTAINER_ID", other="t",
+                                   other_col="CONTAINER_ID")
+        return joins, [f"c.VOYAGE_ID = {voyage}"], [f"on voyage {voyage}"]
+    return "", [], []
+
+
+def _carrier_filter(table: str, ents: Entities) -> _Narrowing:
+    """The vessels, or the voyages of the vessels, of the first carrier named."""
+    if not ents.carriers or table not in ("VESSELS", "VOYAGES"):
+        return "", [], []
+    name, ident = ents.carriers[0]
+    if table == "VESSELS":
+        return "", [f"t.CARRIER_ID = {ident}"], [f"of {name}"]
+    joins = SQL["join"].format(table="VESSELS", alias="fv", col="IMO_NUMBER", other="t", other_col="IMO_NUMBER")
+    return joins, [f"fv.CARRIER_ID = {ident}"], [f"of {name}"]
+
+
+def _vessel_filter(table: str, ents: Entities) -> _Narrowing:
+    """The voyages, or the containers on the voyages, of the first vessel named."""
+    if not ents.vessels or table not in ("VOYAGES", "CONTAINERS"):
+        return "", [], []
+    name, ident = ents.vessels[0]
+    if table == "VOYAGES":
+        return "", [f"t.IMO_NUMBER = {ident}"], [f"of {name}"]
+    joins = SQL["join"].format(table="VOYAGES", alias="fy", col="VOYAGE_ID", other="t", other_col="VOYAGE_ID")
+    return joins, [f"fy.IMO_NUMBER = {ident}"], [f"of {name}"]
+
+
+def _port_filter(text: str, table: str, ents: Entities) -> _Narrowing:
+    """Voyages from or to the ports named: two ports need a clear from and to, one takes its role
+    from the question's words (from, unless only arrival words are there)."""
+    where: list[str] = []
+    said: list[str] = []
     if len(ents.ports) == 2 and table == "VOYAGES":
         # "from Shanghai to Rotterdam": each port's role from the word before it, or no plan at all
         roles = [_port_role(text, name) for name, _ in ents.ports]
@@ -258,7 +292,7 @@ def _filters(text: str, table: str, ents: Entities, dictionary: dict, voyage: in
             not _has(r"from|depart\w*|leav\w*|origin|starts?|starting", text)
         where.append(f"t.{'DESTINATION' if to else 'ORIGIN'}_PORT_ID = {ident}")
         said.append(f"{'to' if to else 'from'} {name}")
-    return joins, SQL["where"].format(conditions=" AND ".join(where)) if where else "", said
+    return "", where, said
 
 
 class CannotPlan(WorkshopError):
@@ -398,6 +432,12 @@ def _plan(text: str, dictionary: dict, ents: Entities) -> Plan | None:
                       text, re.I)
     if q.counting and group and q.target:
         return _per_group(q, q.target, group.group(1))
+    return _lookup_count_or_aggregate(q)
+
+
+def _lookup_count_or_aggregate(q: _Question) -> Plan | None:
+    """The kinds tried after the voyage and group kinds: a lookup, a top-N or a listing, then a
+    count, then an aggregate of the column measured."""
     found = _vessel_lookup(q) or _carrier_lookup(q) or _top(q) or _listing(q)
     if found is not None:
         return found
@@ -628,11 +668,7 @@ def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
     """The answer written from the rows, or None when the rows answer nothing (no row, NULL)."""
     if not rows or (p.shape != "lookup" and all(v is None for v in rows[0])):
         return None
-    note = ""
-    if p.unit == "cents":
-        note = f" ({p.column} is in US cents, so the figure is divided by 100 for dollars)"
-    elif p.unit == "TEU":
-        note = " (TEU: twenty-foot equivalent units, a count of box slots, not a weight)"
+    note = _unit_note(p)
     if p.shape in ("count", "aggregate", "value"):
         cents = f" ({float(rows[0][0]):,.0f} US cents)" if p.unit == "cents" else ""
         return f"{p.what[0].upper() + p.what[1:]}: {_fmt(rows[0][0], p.unit)}{cents}{note}."
@@ -641,6 +677,20 @@ def render(p: Plan, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
         return f"{p.what[0].upper() + p.what[1:]}: " + ", ".join(parts) + f"{note}."
     if p.shape == "top":
         return _render_top(p, rows, note)
+    return _render_list_or_groups(p, rows)
+
+
+def _unit_note(p: Plan) -> str:
+    """What the unit of the column answered means, for cents and TEU; empty for any other."""
+    if p.unit == "cents":
+        return f" ({p.column} is in US cents, so the figure is divided by 100 for dollars)"
+    if p.unit == "TEU":
+        return " (TEU: twenty-foot equivalent units, a count of box slots, not a weight)"
+    return ""
+
+
+def _render_list_or_groups(p: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
+    """A listing, the groups with the most or fewest (ties shown), or every group with its count."""
     if p.shape == "list":
         return f"{p.what[0].upper() + p.what[1:]} ({len(rows)}):\n" + "\n".join(f"- {r[0]}" for r in rows)
     if p.shape in ("group_most", "group_fewest"):

@@ -144,20 +144,9 @@ class ToolRegistry:
         if tool is None:
             return _error(call_id, name, f"unknown tool {_clean(repr(name))[:100]}; the tools are: "
                                          f"{', '.join(sorted(self.tools))}")
-        if arguments is not None and not isinstance(arguments, str):
-            return _error(call_id, name, "the arguments must be a JSON object in a string")
-        if arguments and len(arguments) > MAX_ARGUMENT_CHARS:
-            return _error(call_id, name, f"the arguments are {len(arguments):,} characters; the limit is "
-                                         f"{MAX_ARGUMENT_CHARS:,}")
-        try:
-            args = json.loads(arguments or "{}")
-        except RecursionError:
-            return _error(call_id, name, "the arguments are nested too deeply; send a flat JSON object")
-        except (TypeError, ValueError) as exc:  # a 5,000-digit number is a ValueError too
-            return _error(call_id, name, f"the arguments are not valid JSON ({_clean(str(exc))[:200]}); "
-                                         "send a JSON object")
-        if not isinstance(args, dict):
-            return _error(call_id, name, "the arguments must be a JSON object")
+        args, problem = _parsed_arguments(arguments)
+        if problem is not None:
+            return _error(call_id, name, problem)
         try:
             inspect.signature(tool.fn).bind(**args)
         except TypeError as exc:
@@ -168,12 +157,34 @@ class ToolRegistry:
             return _error(call_id, name, "RecursionError: the input is nested too deeply")
         except Exception as exc:  # noqa: BLE001 - a failing tool is a result the model reads, never a crash
             return _error(call_id, name, f"{type(exc).__name__}: {exc}")
+        return self._result(call_id, name, tool, output)
+
+    def _result(self, call_id: str, name: str, tool: Tool, output: Any) -> ToolResult:
+        """The tool's output as text; the model reads a preview of a long one, the rest is stored."""
         text = output if isinstance(output, str) else json.dumps(output, default=str)
         text = _clean(text)
         preview = text if not tool.preview or len(text) <= self.preview_chars else (
             text[:self.preview_chars] + f"... [{len(text):,} characters in all; fetch_tool_output('{call_id}') "
                                         "returns the rest]")
         return ToolResult(call_id, name, True, preview, full=text)
+
+
+def _parsed_arguments(arguments: Any) -> tuple[dict, str | None]:
+    """The call's arguments as a dict, or ({}, what is wrong with them): a JSON object in a string,
+    at most MAX_ARGUMENT_CHARS long; none at all is {}."""
+    if arguments is not None and not isinstance(arguments, str):
+        return {}, "the arguments must be a JSON object in a string"
+    if arguments and len(arguments) > MAX_ARGUMENT_CHARS:
+        return {}, f"the arguments are {len(arguments):,} characters; the limit is {MAX_ARGUMENT_CHARS:,}"
+    try:
+        args = json.loads(arguments or "{}")
+    except RecursionError:
+        return {}, "the arguments are nested too deeply; send a flat JSON object"
+    except (TypeError, ValueError) as exc:  # a 5,000-digit number is a ValueError too
+        return {}, f"the arguments are not valid JSON ({_clean(str(exc))[:200]}); send a JSON object"
+    if not isinstance(args, dict):
+        return {}, "the arguments must be a JSON object"
+    return args, None
 
 
 def _clean(text: str) -> str:

@@ -160,6 +160,25 @@ def _file_problem(rel: str, candidate: Path, root: Path) -> str | None:
 
 def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Path, int],
              ids: dict[str, tuple[int, str]]) -> Entry | str:
+    problem = _row_problem(row)
+    if problem:
+        return problem
+    rel = row["path"]
+    candidate = (root / rel).resolve()
+    if Path(rel).is_absolute() or not candidate.is_relative_to(root):
+        return f"path {rel!r} is outside the corpus folder {root}"
+    problem = _file_problem(rel, candidate, root) or _duplicate_problem(rel, candidate, root, seen, ids)
+    if problem:
+        return problem
+    problem = _metadata_problem(row, profiles)
+    if problem:
+        return problem
+    doc_id = candidate.relative_to(root).with_suffix("").as_posix()
+    return Entry(no, candidate, doc_id, tuple(row.get("tags", [])), row.get("lang"), row.get("profile"), root)
+
+
+def _row_problem(row) -> str | None:
+    """What makes a line no manifest row: not an object, an unknown field, no path, a NUL or a lone surrogate."""
     if not isinstance(row, dict):
         return f"expected a JSON object, got {type(row).__name__}"
     unknown = sorted(set(row) - set(FIELDS))
@@ -172,12 +191,12 @@ def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Pat
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str) and ("\x00" in text or _SURROGATE.search(text)):
                 return f"\"{name}\" holds a NUL character or a lone surrogate (a broken \\u escape)"
-    candidate = (root / rel).resolve()
-    if Path(rel).is_absolute() or not candidate.is_relative_to(root):
-        return f"path {rel!r} is outside the corpus folder {root}"
-    problem = _file_problem(rel, candidate, root)
-    if problem:
-        return problem
+    return None
+
+
+def _duplicate_problem(rel: str, candidate: Path, root: Path, seen: dict[Path, int],
+                       ids: dict[str, tuple[int, str]]) -> str | None:
+    """A file listed twice, or two files with one document id (the path without its extension)."""
     if candidate in seen:
         return f"{rel} is listed twice (first on line {seen[candidate]})"
     doc_id = candidate.relative_to(root).with_suffix("").as_posix()
@@ -185,6 +204,11 @@ def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Pat
         first_line, first = ids[doc_id]
         return (f"{rel} has the id {doc_id!r} of {first} (line {first_line}): a document's id is its path without "
                 "the extension, so one would replace the other; rename one of them")
+    return None
+
+
+def _metadata_problem(row: dict, profiles: set[str] | None) -> str | None:
+    """Tags that are not a list of non-empty strings, a malformed language code, an unknown profile."""
     tags = row.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
         return "\"tags\" must be a list of non-empty strings"
@@ -194,4 +218,4 @@ def _checked(row, no: int, root: Path, profiles: set[str] | None, seen: dict[Pat
     profile = row.get("profile")
     if profile is not None and (not isinstance(profile, str) or (profiles is not None and profile not in profiles)):
         return f"unknown profile {profile!r}; the profiles are {', '.join(sorted(profiles or []))}"
-    return Entry(no, candidate, doc_id, tuple(tags), lang, profile, root)
+    return None

@@ -176,7 +176,15 @@ class Snapshot:
         self.dicts = {name: {k: v for k, v in vars(m).items() if _is_tracked(v)} for name, m in self.modules.items()}
         self.keys = {name: set(vars(m)) for name, m in self.modules.items()}
         self.builtins = dict(vars(builtins))
-        self.functions, self.classes = {}, {}
+        # function -> (its code, defaults, keyword defaults); class -> its attributes
+        self.functions: dict[types.FunctionType, tuple[types.CodeType, tuple | None, dict | None]] = {}
+        self.classes: dict[type, dict[str, Any]] = {}
+        self._record_functions_and_classes()
+        self.ids = self._guarded_ids()
+
+    def _record_functions_and_classes(self) -> None:
+        """The code and defaults of every function and the attributes of every class a snapshotted
+        module defines (not those it imports), and the code of those classes' methods."""
         for name, values in self.dicts.items():
             defined_here = self.modules[name].__name__
             for value in values.values():
@@ -188,30 +196,45 @@ class Snapshot:
             for attr in attrs.values():
                 if isinstance(attr, types.FunctionType):
                     self.functions[attr] = (attr.__code__, attr.__defaults__, attr.__kwdefaults__)
-        # The audit hook blocks attribute changes on the workshop's and this module's objects; the
-        # libraries' objects are compared and restored at each graded cell instead (their code
-        # may set attributes on itself while it runs).
+
+    def _guarded_ids(self) -> set[int]:
+        """The ids of the workshop's and this module's modules, functions and classes.
+
+        The audit hook blocks attribute changes on the workshop's and this module's objects; the
+        libraries' objects are compared and restored at each graded cell instead (their code
+        may set attributes on itself while it runs)."""
         guarded = {m.__name__ for name, m in self.modules.items() if name == self.OWN or name.startswith("workshop_lib")}
-        self.ids = {id(m) for m in self.modules.values() if m.__name__ in guarded}
-        self.ids |= {id(x) for x in [*self.functions, *self.classes] if x.__module__ in guarded}
+        ids = {id(m) for m in self.modules.values() if m.__name__ in guarded}
+        return ids | {id(x) for x in [*self.functions, *self.classes] if x.__module__ in guarded}
 
     def changes(self) -> list[str]:
         """What differs now, one line each (a module's mutable state is not compared, only its code)."""
         out = []
         for name, module in self.modules.items():
-            if name != self.OWN and sys.modules.get(name) is not module:
-                out.append(f"sys.modules[{name!r}] was replaced")
-            now = vars(module)
-            for key, value in self.dicts[name].items():
-                if now.get(key, _MISSING) is not value:
-                    out.append(f"{name}.{key} was replaced or deleted")
-            for key in self._added(name):
-                out.append(f"{name}.{key} was added")
+            out += self._module_changes(name, module)
         now = vars(builtins)
         for key, value in self.builtins.items():
             if now.get(key, _MISSING) is not value:
                 out.append(f"builtins.{key} was replaced or deleted")
         out += [f"builtins.{k} was added" for k in now if k not in self.builtins]
+        return out + self._code_changes()
+
+    def _module_changes(self, name: str, module: types.ModuleType) -> list[str]:
+        """A module replaced in sys.modules, and names of it replaced, deleted or added."""
+        out = []
+        if name != self.OWN and sys.modules.get(name) is not module:
+            out.append(f"sys.modules[{name!r}] was replaced")
+        now = vars(module)
+        for key, value in self.dicts[name].items():
+            if now.get(key, _MISSING) is not value:
+                out.append(f"{name}.{key} was replaced or deleted")
+        for key in self._added(name):
+            out.append(f"{name}.{key} was added")
+        return out
+
+    def _code_changes(self) -> list[str]:
+        """Functions whose code or defaults were replaced, classes with a method replaced."""
+        out = []
         for fn, (code, defaults, kwdefaults) in self.functions.items():
             if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
                 out.append(f"{fn.__module__}.{fn.__qualname__} had its code or defaults replaced")
@@ -330,11 +353,24 @@ def main() -> None:
 
 def _json_encoder() -> Callable[[Any], str]:
     """A JSON encoder for the reply lines that uses neither the json module nor anything looked up
-    when it runs: builtins are bound now and it calls itself through its own closure, so learner
+    when it runs: builtins are bound now and it calls itself and `quoted` through its closure, so learner
     code that replaces json.dumps, a JSONEncoder method, a builtin or this module's globals cannot
     change what the grader reads. Values are what emit sends: str, int, float, bool, None, and
     lists and dicts of them."""
-    def encode(value: Any, _type=type, _str=str, _repr=repr, _ord=ord, _float_repr=float.__repr__,
+    def quoted(value: str, _ord=ord, _join=str.join) -> str:
+        """A JSON string: quotes and backslashes escaped, control characters and surrogates as \\u."""
+        out = []
+        for ch in value:
+            code = _ord(ch)
+            if ch == '"' or ch == "\\":
+                out.append("\\" + ch)
+            elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
+                out.append(f"\\u{code:04x}")
+            else:
+                out.append(ch)
+        return '"' + _join("", out) + '"'
+
+    def encode(value: Any, _type=type, _str=str, _repr=repr, _float_repr=float.__repr__,
                _int_repr=int.__repr__, _join=str.join) -> str:
         kind = _type(value)
         if value is None:
@@ -347,16 +383,7 @@ def _json_encoder() -> Callable[[Any], str]:
             text = _float_repr(value)
             return text if text not in ("nan", "inf", "-inf") else "null"
         if kind is str:
-            out = []
-            for ch in value:
-                code = _ord(ch)
-                if ch == '"' or ch == "\\":
-                    out.append("\\" + ch)
-                elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
-                    out.append(f"\\u{code:04x}")
-                else:
-                    out.append(ch)
-            return '"' + _join("", out) + '"'
+            return quoted(value)
         if kind is list or kind is tuple:
             return "[" + _join(",", [encode(v) for v in value]) + "]"
         if kind is dict:
@@ -407,23 +434,14 @@ def _audit_hook(trusted: set[int], emit: Callable[..., None], guard: list[bool],
             return
         guard[0] = True
         try:
-            why, block = None, False
-            if event in ("object.__setattr__", "object.__delattr__") and id(args[0]) in trusted:
-                why, block = f"{event} {args[1]!r} on {getattr(args[0], '__qualname__', args[0])!r}", True
-            elif event.startswith("ctypes.") or event in _BLOCKED:
-                why, block = event, True
-            elif event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") and \
-                    any(p in args[0] for p in ("/mem", "/fd", "/environ", "/maps")):
-                why, block = f"open {args[0]}", True
-            elif event in _TRACING and _learner_caller() and not _check_tracer_stopped():
-                why, block = event, True
-            elif event == "object.__getattr__" and args[1] in _FRAME_ATTRS and _learner_caller():
-                why = f"read {args[1]}"
-            elif event in ("object.__setattr__", "object.__delattr__") and args[1] in _FRAME_ATTRS | {
-                    "__class__", "__bases__", "__dict__"} and _learner_caller():
-                why, block = f"{event} {args[1]!r}", True
-            elif event in _REPORTED and _learner_caller(1 if event in ("exec", "compile") else 2):
-                why = event
+            why = _blocked_outright(event, args, trusted)
+            block = why is not None
+            learner_only = None if why is not None else _learner_event(event, args)
+            # _learner_caller and _check_tracer_stopped read the frames above them: they are
+            # called from this function directly, never from a step it calls.
+            if learner_only is not None and _learner_caller(learner_only[2]) and not (
+                    event in _TRACING and _check_tracer_stopped()):
+                why, block = learner_only[0], learner_only[1]
         finally:
             guard[0] = False
         if why:
@@ -432,6 +450,37 @@ def _audit_hook(trusted: set[int], emit: Callable[..., None], guard: list[bool],
                 raise RuntimeError(f"blocked by the grader: {why}")
 
     return hook
+
+
+def _blocked_outright(event: str, args: tuple, trusted: set[int]) -> str | None:
+    """What an event does that is blocked whoever raised it, or None: changing an attribute of a
+    trusted object, ctypes or another blocked event, opening a process's memory, descriptors,
+    environment or maps under /proc."""
+    if event in ("object.__setattr__", "object.__delattr__") and id(args[0]) in trusted:
+        return f"{event} {args[1]!r} on {getattr(args[0], '__qualname__', args[0])!r}"
+    if event.startswith("ctypes.") or event in _BLOCKED:
+        return event
+    if event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") and \
+            any(p in args[0] for p in ("/mem", "/fd", "/environ", "/maps")):
+        return f"open {args[0]}"
+    return None
+
+
+def _learner_event(event: str, args: tuple) -> tuple[str, bool, int] | None:
+    """For an event that counts only when learner code raised it: (what it does, whether it is
+    blocked, how many frames up the learner's code may be); None for any other event. Tracing
+    is blocked (unless a check's own tracer is being removed), frame attributes may be read
+    (reported) but not set, the rest is reported."""
+    if event in _TRACING:
+        return event, True, 2
+    if event == "object.__getattr__" and args[1] in _FRAME_ATTRS:
+        return f"read {args[1]}", False, 2
+    if event in ("object.__setattr__", "object.__delattr__") and args[1] in _FRAME_ATTRS | {
+            "__class__", "__bases__", "__dict__"}:
+        return f"{event} {args[1]!r}", True, 2
+    if event in _REPORTED:
+        return event, False, 1 if event in ("exec", "compile") else 2
+    return None
 
 
 def _learner_caller(depth: int = 2) -> bool:

@@ -103,8 +103,18 @@ def _from_notebook(sub: Submission, job_dir: Path, rel: str, points: dict[str, f
         return None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return None
-    seen = {}
-    for cell in nb["cells"]:
+    seen = _graded_cell_statuses(nb["cells"], points, cell_timeout)
+    if seen is None:
+        return None
+    return [_row(sub, gid, pts if seen.get(gid) == "passed" else 0.0, pts,
+                 seen.get(gid, "failed: the graded cell is missing from the notebook")) for gid, pts in points.items()]
+
+
+def _graded_cell_statuses(cells: list, points: dict[str, float], cell_timeout: int) -> dict[str, str] | None:
+    """grade_id -> "passed" or why it failed, for the first cell of each graded id; None when a cell
+    is not shaped as nbgrader writes it (the notebook was forged)."""
+    seen: dict[str, str] = {}
+    for cell in cells:
         try:
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
             outputs = [o for o in cell.get("outputs", []) if isinstance(o, dict)]
@@ -116,8 +126,7 @@ def _from_notebook(sub: Submission, job_dir: Path, rel: str, points: dict[str, f
             errors.sort(key=lambda o: o.get("ename") != "CellTimeoutError")
             seen[grade_id] = (_error_status(errors[0].get("ename", ""), errors[0].get("evalue", ""), cell_timeout)
                               if errors else "passed")
-    return [_row(sub, gid, pts if seen.get(gid) == "passed" else 0.0, pts,
-                 seen.get(gid, "failed: the graded cell is missing from the notebook")) for gid, pts in points.items()]
+    return seen
 
 
 def _events(job_dir: Path, rel: str) -> list[dict]:

@@ -110,8 +110,31 @@ def _notebooks(root: Path, problems: list[Problem]) -> list[Path]:
 def discover(root: Path, parts: dict[str, str]) -> tuple[list[Submission], list[Problem]]:
     """Every learner's newest notebook per Part, and what could not be used (with why)."""
     root = Path(root)
-    found: dict[tuple[str, str], list[tuple[float, Path, str]]] = {}
     problems: list[Problem] = []
+    found, folders = _notebooks_by_learner_and_part(root, parts, problems)
+    collided = {sid: names for sid, names in folders.items() if len(names) > 1}
+    subs: list[Submission] = []
+    for (folder, part), files in sorted(found.items()):
+        sid = learner_id(folder)
+        files.sort(key=lambda f: (f[0], str(f[1])), reverse=True)
+        if sid in collided:
+            names = ", ".join(repr(n) for n in sorted(collided[sid]))
+            for _, path, _ in files:
+                problems.append(Problem(sid, str(path.relative_to(root)),
+                                        f"refused: learner folders {names} all become the id {sid!r}; rename them so "
+                                        "they differ in letters, digits, '-' or '_'"))
+            continue
+        sub = _newest(root, sid, part, files, problems)
+        if sub is not None:
+            subs.append(sub)
+    return subs, problems
+
+
+def _notebooks_by_learner_and_part(root: Path, parts: dict[str, str], problems: list[Problem]
+                                   ) -> tuple[dict[tuple[str, str], list[tuple[float, Path, str]]], dict[str, set[str]]]:
+    """(learner folder, Part) -> its notebooks as (mtime, path, notebook), and learner id -> the
+    folders that become it; a notebook outside a learner folder or not named for a Part is a problem."""
+    found: dict[tuple[str, str], list[tuple[float, Path, str]]] = {}
     folders: dict[str, set[str]] = {}
     for path in _notebooks(root, problems):
         rel = path.relative_to(root)
@@ -129,30 +152,23 @@ def discover(root: Path, parts: dict[str, str]) -> tuple[list[Submission], list[
                                     + ", ".join(f"{s}.ipynb" for s in sorted(parts)) + ")"))
             continue
         found.setdefault((rel.parts[0], hit[0]), []).append((path.lstat().st_mtime, path, hit[1]))
+    return found, folders
 
-    collided = {sid: names for sid, names in folders.items() if len(names) > 1}
-    subs: list[Submission] = []
-    for (folder, part), files in sorted(found.items()):
-        sid = learner_id(folder)
-        files.sort(key=lambda f: (f[0], str(f[1])), reverse=True)
-        if sid in collided:
-            names = ", ".join(repr(n) for n in sorted(collided[sid]))
-            for _, path, _ in files:
-                problems.append(Problem(sid, str(path.relative_to(root)),
-                                        f"refused: learner folders {names} all become the id {sid!r}; rename them so "
-                                        "they differ in letters, digits, '-' or '_'"))
-            continue
-        _, newest, notebook = files[0]
-        where = str(newest.relative_to(root))
-        try:  # no link anywhere on the way, even one made after the walk above
-            content = read_inside(root, where, limit=MAX_NOTEBOOK_BYTES)
-        except OSError as exc:
-            big = "larger than" in str(exc) or "grew past" in str(exc)
-            problems.append(Problem(sid, where, f"refused: larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB" if big
-                                    else f"refused: not a regular file inside the submissions folder ({exc})"))
-            continue
-        subs.append(Submission(sid, part, notebook, where, content))
-        for _, older, _ in files[1:]:
-            problems.append(Problem(sid, str(older.relative_to(root)),
-                                    f"skipped: {newest.name} is newer and was graded for {part}"))
-    return subs, problems
+
+def _newest(root: Path, sid: str, part: str, files: list[tuple[float, Path, str]],
+            problems: list[Problem]) -> Submission | None:
+    """The newest of a learner's notebooks for a Part (files sorted newest first), read now; the
+    older ones are problems (skipped), and so is the newest when it cannot be read safely."""
+    _, newest, notebook = files[0]
+    where = str(newest.relative_to(root))
+    try:  # no link anywhere on the way, even one made after the walk above
+        content = read_inside(root, where, limit=MAX_NOTEBOOK_BYTES)
+    except OSError as exc:
+        big = "larger than" in str(exc) or "grew past" in str(exc)
+        problems.append(Problem(sid, where, f"refused: larger than {MAX_NOTEBOOK_BYTES // 1_000_000} MB" if big
+                                else f"refused: not a regular file inside the submissions folder ({exc})"))
+        return None
+    for _, older, _ in files[1:]:
+        problems.append(Problem(sid, str(older.relative_to(root)),
+                                f"skipped: {newest.name} is newer and was graded for {part}"))
+    return Submission(sid, part, notebook, where, content)

@@ -26,6 +26,7 @@ import json
 import statistics
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,6 +112,16 @@ def read_records(sub: Submission, todos: list[str], notes: list[str] | None = No
     wrong shape is skipped, with a line in `notes`."""
     records = {todo: TodoRecord(sub.student, sub.part, todo) for todo in todos}
     notes = [] if notes is None else notes
+    for mime, payload in _payloads(_notebook(sub), sub.part):
+        todo = payload.get("todo")
+        rec = records.get(todo) if isinstance(todo, str) else None
+        if rec is not None:
+            _add_record(rec, mime, payload, notes)
+    return records
+
+
+def _notebook(sub: Submission) -> dict:
+    """The handed-in notebook's JSON object, or Unreadable saying why it is none."""
     try:
         nb = json.loads(sub.content.decode("utf-8", errors="replace"))
     except RecursionError:
@@ -119,6 +130,12 @@ def read_records(sub: Submission, todos: list[str], notes: list[str] | None = No
         raise Unreadable(f"not a notebook (invalid JSON: {as_text(str(exc), 120)})") from None
     if not isinstance(nb, dict):
         raise Unreadable(f"not a notebook (a JSON {type(nb).__name__}, not an object)")
+    return nb
+
+
+def _payloads(nb: dict, part: str) -> Iterator[tuple[str, dict]]:
+    """(mime, payload) of every check and hint record of this Part in the outputs, in notebook order;
+    outputs and payloads of another shape are passed over."""
     for cell in _items(nb.get("cells")):
         for out in _items(cell.get("outputs")) if isinstance(cell, dict) else []:
             data = out.get("data") if isinstance(out, dict) else None
@@ -126,25 +143,25 @@ def read_records(sub: Submission, todos: list[str], notes: list[str] | None = No
                 continue
             for mime in (CHECK_MIME, HINT_MIME):
                 payload = data.get(mime)
-                if not isinstance(payload, dict) or payload.get("part") != sub.part:
-                    continue
-                todo = payload.get("todo")
-                rec = records.get(todo) if isinstance(todo, str) else None
-                if rec is None:
-                    continue
-                if mime == CHECK_MIME:
-                    runs = payload.get("runs")
-                    if not isinstance(runs, list):
-                        notes.append(f"a check record of {todo} whose runs are not a list was skipped")
-                    elif len(runs) > len(rec.runs):
-                        rec.runs = [r for r in runs if isinstance(r, dict)]  # runs are cumulative: keep the longest
-                else:
-                    opened = payload.get("opened")
-                    if not isinstance(opened, list):
-                        notes.append(f"a hint record of {todo} whose 'opened' is not a list was skipped")
-                        continue
-                    rec.opened |= {level for level in opened if type(level) is int and level in (1, 2, 3)}
-    return records
+                if isinstance(payload, dict) and payload.get("part") == part:
+                    yield mime, payload
+
+
+def _add_record(rec: TodoRecord, mime: str, payload: dict, notes: list[str]) -> None:
+    """A check record's runs (the longest list wins: runs are cumulative) or a hint record's levels
+    opened, into the TODO's record; a record whose list is not a list is skipped with a note."""
+    if mime == CHECK_MIME:
+        runs = payload.get("runs")
+        if not isinstance(runs, list):
+            notes.append(f"a check record of {rec.todo} whose runs are not a list was skipped")
+        elif len(runs) > len(rec.runs):
+            rec.runs = [r for r in runs if isinstance(r, dict)]  # runs are cumulative: keep the longest
+        return
+    opened = payload.get("opened")
+    if not isinstance(opened, list):
+        notes.append(f"a hint record of {rec.todo} whose 'opened' is not a list was skipped")
+        return
+    rec.opened |= {level for level in opened if type(level) is int and level in (1, 2, 3)}
 
 
 def collect(submissions: Path, root: Path = course.REPO) -> tuple[list[TodoRecord], list[Problem]]:
@@ -181,25 +198,37 @@ def summarize(records: list[TodoRecord], grades: pd.DataFrame | None = None) -> 
     keys = sorted({(r.part, r.todo) for r in records})
     for part, todo in keys:
         mine = [r for r in records if (r.part, r.todo) == (part, todo)]
-        learners = len({r.student for r in mine})
-        passed = sum(r.passed for r in mine)
-        if grades is not None and len(grades):
-            cell = grades[(grades["assignment"] == part) & (grades["cell"] == f"check_{todo}")
-                          & (grades["status"] != "missing")]
-            if len(cell):
-                learners, passed = cell["student"].nunique(), int((cell["status"] == "passed").sum())
-        attempts = [r.attempts_to_pass for r in mine if r.attempts_to_pass]
-        classes = Counter(c for r in mine for c in r.failures)
-        levels = Counter(level for r in mine for level in r.opened)
-        rows.append({
-            "part": part, "todo": todo, "learners": learners, "ran_check": sum(bool(r.runs) for r in mine),
-            "passed": passed, "pass_rate": round(passed / learners, 2) if learners else 0.0,
-            "median_attempts": statistics.median(attempts) if attempts else None,
-            "top_failures": "; ".join(f"{c} ({n})" for c, n in classes.most_common(3)),
-            "hints_opened": sum(bool(r.opened) for r in mine),
-            "hint_levels": ", ".join(f"L{level}: {levels[level]}" for level in (1, 2, 3)),
-        })
+        rows.append(_summary_row(part, todo, mine, grades))
     return pd.DataFrame(rows, columns=["part", "todo", *COLUMNS]).set_index(["part", "todo"])
+
+
+def _summary_row(part: str, todo: str, mine: list[TodoRecord], grades: pd.DataFrame | None) -> dict:
+    """The summary's row of one TODO, from its learners' records (and nbgrader's grades, if any)."""
+    learners, passed = _learners_and_passed(part, todo, mine, grades)
+    attempts = [r.attempts_to_pass for r in mine if r.attempts_to_pass]
+    classes = Counter(c for r in mine for c in r.failures)
+    levels = Counter(level for r in mine for level in r.opened)
+    return {
+        "part": part, "todo": todo, "learners": learners, "ran_check": sum(bool(r.runs) for r in mine),
+        "passed": passed, "pass_rate": round(passed / learners, 2) if learners else 0.0,
+        "median_attempts": statistics.median(attempts) if attempts else None,
+        "top_failures": "; ".join(f"{c} ({n})" for c, n in classes.most_common(3)),
+        "hints_opened": sum(bool(r.opened) for r in mine),
+        "hint_levels": ", ".join(f"L{level}: {levels[level]}" for level in (1, 2, 3)),
+    }
+
+
+def _learners_and_passed(part: str, todo: str, mine: list[TodoRecord], grades: pd.DataFrame | None) -> tuple[int, int]:
+    """How many learners a TODO has and how many passed it: from nbgrader's grades of its check cell
+    when there are some, else from the check records."""
+    learners = len({r.student for r in mine})
+    passed = sum(r.passed for r in mine)
+    if grades is not None and len(grades):
+        cell = grades[(grades["assignment"] == part) & (grades["cell"] == f"check_{todo}")
+                      & (grades["status"] != "missing")]
+        if len(cell):
+            learners, passed = cell["student"].nunique(), int((cell["status"] == "passed").sum())
+    return learners, passed
 
 
 def failure_counts(records: list[TodoRecord]) -> Counter:

@@ -30,6 +30,7 @@ import select
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from workshop_lib.tools.grading import judge, scratch
 from workshop_lib.tools.grading.submissions import Submission
@@ -85,41 +86,68 @@ def plan(released: bytes, submitted: bytes) -> tuple[list[dict], dict[str, str]]
     ("learner": watched and looked at); the rest are the instructor's ("course"). Also
     returns the learner's TODO sources by grade_id. Stops after the last graded cell."""
     release = [c for c in json.loads(released)["cells"] if c.get("cell_type") == "code"]
-    fixed, course_text = {}, set()
+    fixed, course_text = _fixed_cells(release)
     course_lines = {line.strip() for c in release for line in _source(c).splitlines()}
+    cells: list[dict] = []
+    todo: dict[str, str] = {}
+    placed: set[str] = set()
+    for cell in _code_cells(submitted):
+        meta, gid = _nbgrader_metadata(cell)
+        if isinstance(gid, str) and gid in fixed:
+            if gid not in placed:
+                placed.add(gid)
+                cells.append(_released_cell(gid, *fixed[gid]))
+            continue
+        source = _source(cell)
+        if isinstance(gid, str) and meta.get("solution") and gid not in todo:
+            todo[gid] = source
+        cells.append(_learner_cell(source, gid, meta, course_text, course_lines))
+    last = max((i for i, c in enumerate(cells) if c["kind"] == "check"), default=-1)
+    return cells[:last + 1], todo
+
+
+def _nbgrader_metadata(cell: dict) -> tuple[Any, Any]:
+    """(the cell's nbgrader metadata, its grade_id) as the learner's copy has them; the grade_id is
+    None when the metadata is not an object, and either may be of any JSON type."""
+    meta = cell.get("metadata", {})
+    meta = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+    return meta, meta.get("grade_id") if isinstance(meta, dict) else None
+
+
+def _fixed_cells(release: list[dict]) -> tuple[dict[str, tuple[dict, bool]], set[str]]:
+    """grade_id -> (the released cell, whether it is graded) for graded and locked cells, and the
+    text of every released cell that is not graded (the instructor's)."""
+    fixed, course_text = {}, set()
     for cell in release:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if meta.get("grade") or meta.get("locked"):
             fixed[meta["grade_id"]] = (cell, bool(meta.get("grade")))
         if not meta.get("grade"):
             course_text.add(_source(cell))
+    return fixed, course_text
+
+
+def _code_cells(submitted: bytes) -> list[dict]:
+    """The code cells of the handed-in notebook; none when it is not a notebook's JSON."""
     try:
         nb = json.loads(submitted)
-        mine = [c for c in nb.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"]
+        return [c for c in nb.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"]
     except (ValueError, AttributeError, TypeError):
-        mine = []
-    cells, todo, placed = [], {}, set()
-    for cell in mine:
-        meta = cell.get("metadata", {})
-        meta = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
-        gid = meta.get("grade_id") if isinstance(meta, dict) else None
-        if isinstance(gid, str) and gid in fixed:
-            if gid in placed:
-                continue
-            placed.add(gid)
-            source, graded = _source(fixed[gid][0]), fixed[gid][1]
-            cells.append({"kind": "check", "grade_id": gid, "source": source} if graded
-                         else {"kind": "course", "source": source})
-            continue
-        source = _source(cell)
-        if isinstance(gid, str) and meta.get("solution") and gid not in todo:
-            todo[gid] = source
-        kind = "course" if source in course_text and not meta.get("solution") else "learner"
-        # What the learner wrote: the lines that are in no cell of the release.
-        new = "\n".join(line for line in source.splitlines() if line.strip() not in course_lines)
-        cells.append({"kind": kind, "grade_id": gid if isinstance(gid, str) else "", "source": source, "new": new})
-    last = max((i for i, c in enumerate(cells) if c["kind"] == "check"), default=-1)
-    return cells[:last + 1], todo
+        return []
+
+
+def _released_cell(gid: str, cell: dict, graded: bool) -> dict:
+    """A graded or locked cell as released, whatever the learner's copy says: a check, or course code."""
+    source = _source(cell)
+    return {"kind": "check", "grade_id": gid, "source": source} if graded else {"kind": "course", "source": source}
+
+
+def _learner_cell(source: str, gid: Any, meta: Any, course_text: set[str], course_lines: set[str]) -> dict:
+    """A cell as the learner left it: the instructor's when its text is a released cell's (and it is
+    no TODO), else the learner's; "new" holds the lines that are in no cell of the release."""
+    kind = "course" if source in course_text and not meta.get("solution") else "learner"
+    new = "\n".join(line for line in source.splitlines() if line.strip() not in course_lines)
+    return {"kind": kind, "grade_id": gid if isinstance(gid, str) else "", "source": source, "new": new}
 
 
 def suspicious_before_checks(cells: list[dict]) -> dict[str, list[str]]:
@@ -271,20 +299,25 @@ def _take(result: Recheck, line: bytes, nonce: str, expected: list[str]) -> None
         where = event.get("cell")
         result.tampering.append((where if type(where) is int else -1, str(event.get("what", ""))[:300]))
     elif kind == "verdict":
-        gid = event.get("grade_id")
-        if gid not in expected or gid in result.verdicts or [g for g in expected if g not in result.verdicts][:1] != [gid]:
-            result.forged = f"the re-check's reply for {gid!r} came twice or out of order"
-            return
-        where = event.get("cell")
-        result.verdicts[gid] = {"passed": event.get("passed") is True, "message": str(event.get("message", ""))[:500],
-                                "changed": [str(c)[:300] for c in event.get("changed", [])],
-                                "reference": event.get("reference") is True,
-                                "copied": event.get("copied") is True,
-                                "cell": where if type(where) is int else None}
+        _take_verdict(result, event, expected)
     elif kind == "done":
         if len(result.verdicts) != len(expected):
             result.forged = "the re-check said it was done before every check had run"
         result.finished = True
+
+
+def _take_verdict(result: Recheck, event: dict, expected: list[str]) -> None:
+    """A check's verdict, kept when it is the next one expected (else the reply is a forgery)."""
+    gid = event.get("grade_id")
+    if gid not in expected or gid in result.verdicts or [g for g in expected if g not in result.verdicts][:1] != [gid]:
+        result.forged = f"the re-check's reply for {gid!r} came twice or out of order"
+        return
+    where = event.get("cell")
+    result.verdicts[gid] = {"passed": event.get("passed") is True, "message": str(event.get("message", ""))[:500],
+                            "changed": [str(c)[:300] for c in event.get("changed", [])],
+                            "reference": event.get("reference") is True,
+                            "copied": event.get("copied") is True,
+                            "cell": where if type(where) is int else None}
 
 
 def reconcile(rows: list[dict], recheck: Recheck) -> list[dict]:
