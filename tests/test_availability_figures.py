@@ -30,7 +30,7 @@ def test_a_total_over_every_port_and_over_the_ports_named(eng):
     rows = _units("EQ-20DV")
     a = answer_question(eng, "total number of 20' dry boxes available across all ports?")
     assert a.mode == "rag" and f"{sum(rows.values())} units" in a.answer
-    two = sorted(rows, key=rows.get)[-2:]
+    two = sorted(rows, key=lambda p: rows[p])[-2:]
     a = answer_question(eng, f"how many 20' dry containers can I lease in {_name(two[0])} and {_name(two[1])} combined?")
     assert a.mode == "rag" and f"{rows[two[0]] + rows[two[1]]} units" in a.answer
 
