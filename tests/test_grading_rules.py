@@ -157,6 +157,19 @@ def test_the_recheck_plan_runs_what_nbgrader_runs():
     assert verify.plan(released, b"{not a notebook") == ([], {})
 
 
+@pytest.mark.parametrize("nbgrader", [[], "todo1_decide_mode", 7, None, {"grade_id": ["x"], "solution": True}])
+def test_cell_metadata_of_any_json_type_is_planned_not_a_crash(nbgrader):
+    released = (REPO / "notebooks" / "part4" / "part4_relevance_gates.ipynb").read_bytes()
+    nb = _a_learners_part4(released)
+    todo_cell = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                     == "todo1_decide_mode")
+    todo_cell["metadata"]["nbgrader"] = nbgrader
+    cells, todo = verify.plan(released, json.dumps(nb).encode())
+    assert "todo1_decide_mode" not in todo  # its metadata no longer says it is the TODO
+    assert any(c["kind"] == "learner" and c["source"] == "decide_mode = 'mine'" for c in cells)
+    assert cells[-1]["kind"] == "check"  # the released check still runs, as nbgrader would
+
+
 def test_scratch_and_submissions_are_read_without_following_links(tmp_path):
     (tmp_path / "outside.txt").write_text("the instructor's file")
     root = tmp_path / "root"

@@ -107,11 +107,14 @@ def plan(released: bytes, submitted: bytes) -> tuple[list[dict], dict[str, str]]
 
 
 def _nbgrader_metadata(cell: dict) -> tuple[Any, Any]:
-    """(the cell's nbgrader metadata, its grade_id) as the learner's copy has them; the grade_id is
-    None when the metadata is not an object, and either may be of any JSON type."""
+    """(the cell's nbgrader metadata, its grade_id) as the learner's copy has them: metadata that is
+    not an object (a list, a string: a hand-edited or hostile copy) counts as none, so the cell is the
+    learner's; the grade_id may be of any JSON type."""
     meta = cell.get("metadata", {})
     meta = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
-    return meta, meta.get("grade_id") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict):
+        return {}, None
+    return meta, meta.get("grade_id")
 
 
 def _fixed_cells(release: list[dict]) -> tuple[dict[str, tuple[dict, bool]], set[str]]:
