@@ -168,6 +168,12 @@ def test_cell_metadata_of_any_json_type_is_planned_not_a_crash(nbgrader):
     assert "todo1_decide_mode" not in todo  # its metadata no longer says it is the TODO
     assert any(c["kind"] == "learner" and c["source"] == "decide_mode = 'mine'" for c in cells)
     assert cells[-1]["kind"] == "check"  # the released check still runs, as nbgrader would
+    released_text = {"".join(c["source"]) for c in json.loads(released)["cells"]}
+    course = next(c for c in nb["cells"] if c["cell_type"] == "code" and not c.get("metadata", {}).get("nbgrader")
+                  and "".join(c["source"]) in released_text)
+    course["metadata"]["nbgrader"] = nbgrader  # a course cell left as released, its metadata replaced
+    cells, _ = verify.plan(released, json.dumps(nb).encode())
+    assert cells[-1]["kind"] == "check"
 
 
 def test_scratch_and_submissions_are_read_without_following_links(tmp_path):
