@@ -44,7 +44,7 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/assistant/planner.py::_target": (23, LEAD),
     "workshop_lib/assistant/planner.py::_value_filters": (23, LEAD),
     "workshop_lib/assistant/planner.py::compose": (47, LEAD),
-    "workshop_lib/assistant/planner.py::to_sql": (30, LEAD),
+    "workshop_lib/assistant/planner.py::to_sql": (28, LEAD),
     "workshop_lib/assistant/render.py::_compared": (18, LEAD),
     "workshop_lib/assistant/render.py::_group": (20, LEAD),
     "workshop_lib/assistant/render.py::value_text": (18, LEAD),

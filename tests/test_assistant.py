@@ -755,3 +755,22 @@ def test_a_when_after_a_dash_asks_a_date():
 
     assert document_reader.asked_kind("gate 7 at Felixstowe - when does it reopen?") == "date"
     assert document_reader.asked_kind("what stops when a storm warning is raised") is None
+
+
+def test_a_count_of_different_values_counts_and_shows_the_values_not_the_rows(eng):
+    flags = [r[0] for r in _one(eng, "SELECT DISTINCT FLAG_STATE FROM {o}.VESSELS WHERE FLAG_STATE IS NOT NULL")]
+    a = _answer(eng, "how many different flags are used by the fleet?")
+    assert re.search(rf"\b{len(flags)} different\b", a.text) and all(f"({f})" in a.text for f in flags)
+    kinds = [r[0] for r in _one(eng, "SELECT DISTINCT PACKAGE_TYPE FROM {o}.CARGO_ITEMS WHERE PACKAGE_TYPE IS NOT NULL")]
+    a = _answer(eng, "how many different package types are used?")
+    assert re.search(rf"\b{len(kinds)} different\b", a.text) and all(k in a.text for k in kinds)
+
+
+@pytest.mark.parametrize("question, end", [("how many ports do voyages leave from?", "ORIGIN"),
+                                           ("how many ports have sailings arriving?", "DESTINATION")])
+def test_ports_counted_through_their_voyages_are_the_ends_the_words_say(eng, question, end):
+    n = _one(eng, f"SELECT COUNT(DISTINCT {end}_PORT_ID) FROM {{o}}.VOYAGES")[0][0]
+    assert n < _one(eng, "SELECT COUNT(*) FROM {o}.PORTS")[0][0]  # not every port: the join matters
+    a = _answer(eng, question)
+    assert re.search(rf"\b{n} ports\b", a.text), a.text
+    assert assistant.answer_data(eng, "which ports have voyages?").text is None  # no end said: no plan

@@ -290,6 +290,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
                 and col != spec.measure and col != spec.group and col not in spec.show \
                 and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
             spec.show.append(col)
+    _ports_of_voyages(words, schema, spec)
     _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
     _rows_without_a_name(schema, spec)
@@ -444,6 +445,8 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
         spans += [m.span() for m in _CURRENT.finditer(words.text)]
     if any(f.role == "ORIGIN" for f in spec.filters) or "ORIGIN" in spec.roles:
         spans += [m.span() for m in re.finditer(r"\bout of\b", words.text, re.I)]
+    if spec.action == "distinct":
+        spans += [m.span() for m in re.finditer(_DIFFERENT, words.text, re.I)]
     return spans
 
 
@@ -938,6 +941,7 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
     if words.has(COUNT_WORDS):
         spec.action = "count"
         _count_of_packages(words, schema, spec)
+        _count_of_values(words, spec, named, used)
         return
     fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
     sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
@@ -977,6 +981,38 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
     if measure is not None and not spec.filters and not words.has(r"which|list|show|what are|name"):
         spec.show.append(measure)
     spec.action = "lookup" if _names_one_row(spec) else "list"
+
+
+_DIFFERENT = r"\b(?:distinct|different|unique|separate|kinds? of|variet\w*)\b"
+
+
+def _count_of_values(words: _Words, spec: Spec, named: list[Column], used: set[str]) -> None:
+    """"How many different flags does the fleet fly?": the distinct values of the column named best,
+    counted and shown, not the rows."""
+    if not words.has(_DIFFERENT):
+        return
+    values = [c for c in named if c.table == spec.target and not c.is_key and c.ref not in used]
+    if values:  # the column the words name best ("package types": PACKAGE_TYPE before QUANTITY)
+        spec.action, spec.measure = "distinct", values[0]
+        used.add(values[0].ref)
+
+
+def _ports_of_voyages(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Which ports do voyages leave from?", "how many ports do sailings arrive at?": the ports at the
+    end of a voyage the words say (no end said: no plan), each once, not every port."""
+    if spec.target != "PORTS" or spec.action not in ("list", "count") or "VOYAGES" not in schema.columns \
+            or any(f.column.table == "VOYAGES" for f in spec.filters):
+        return
+    said = [i for i, w in words.free() if TABLE_NOUNS.get(w) == "VOYAGES"]
+    if not said:
+        return
+    role = _voyage_end(words)
+    key = schema.columns["VOYAGES"][0]
+    verb = "voyages leave from" if role == "ORIGIN" else "voyages arrive at"
+    spec.target_role = role
+    spec.filters.append(Filter(key, "is not null", None, f"that {verb}"))
+    spec.show = [c for c in spec.show if c.table != "VOYAGES"]
+    words.taken.update(said)
 
 
 def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -1213,6 +1249,8 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
     def ref(c: Column) -> str:
         return f"{joins.alias(c.table)}.{c.name}"
 
+    if spec.action == "distinct":
+        return _distinct_plan(spec, schema, joins, conditions, params)
     name = schema.name_column(spec.target)
     key = schema.columns[spec.target][0]
     group_sql = order_sql = ""
@@ -1244,7 +1282,7 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
         max_rows = MAX_LIST
     else:
         # a row named by a number that repeats (voyage 534E twice) is shown with its key too
-        head = [key, name] if key.is_key and not name.name.endswith("_NAME") and key != name else [name]
+        head = _row_heads(key, name)
         selected = head + [c for c in ([spec.measure] if spec.measure else []) + spec.show if c not in head]
         columns = [ref(c) for c in selected]
         port = schema.name_column("PORTS") if "PORTS" in schema.columns else None
@@ -1266,6 +1304,21 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
     sql = SQL["select"].format(columns=", ".join(columns), table=spec.target, joins=joins.sql, where=where,
                                group=group_sql, order=order_sql)
     return Plan(spec, sql, params, max_rows, selected, describe(spec))
+
+
+def _row_heads(key: Column, name: Column) -> list[Column]:
+    """The columns a listed row is named by: its key too when its name is a number that repeats."""
+    return [key, name] if key.is_key and not name.name.endswith("_NAME") and key != name else [name]
+
+
+def _distinct_plan(spec: Spec, schema: Schema, joins: _Joins, conditions: list[str], params: dict[str, Any]) -> Plan:
+    """The different values of one column among the rows asked about, each once."""
+    assert spec.measure is not None
+    ref = f"{joins.alias(spec.measure.table)}.{spec.measure.name}"
+    where = SQL["where"].format(conditions=" AND ".join([*conditions, SQL["not_null"].format(ref=ref)]))
+    sql = SQL["select"].format(columns="DISTINCT " + ref, table=spec.target, joins=joins.sql, where=where, group="",
+                               order=SQL["order"].format(refs=ref))
+    return Plan(spec, sql, params, MAX_LIST + 1, [spec.measure], describe(spec))
 
 
 def _bind(params: dict[str, Any], value: Any) -> str:

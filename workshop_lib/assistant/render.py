@@ -7,7 +7,7 @@ import datetime
 from collections.abc import Sequence
 from typing import Any
 
-from workshop_lib.assistant.planner import Plan, _label, noun
+from workshop_lib.assistant.planner import MAX_LIST, Plan, _label, noun
 from workshop_lib.assistant.schema_links import Column
 from workshop_lib.data import countries
 
@@ -57,6 +57,8 @@ def render(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
         return f"There {'is' if n == 1 else 'are'} {n} {noun(spec.target, n != 1)} {_filters(plan)}".rstrip() + "."
     if not rows:
         return None
+    if spec.action == "distinct" and spec.measure is not None:
+        return _distinct(plan, spec.measure, rows)
     if spec.action == "aggregate":
         value = rows[0][0]
         if value is None:
@@ -70,6 +72,16 @@ def render(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
     if spec.action == "top":
         return _top(plan, rows)
     return _listing(plan, rows)
+
+
+def _distinct(plan: Plan, col: Column, rows: Sequence[Sequence[Any]]) -> str:
+    """"There are 5 different flag state values among the vessels: ..."; past the list's length the
+    count is said as a lower bound, never guessed."""
+    n = len(rows)
+    shown = ", ".join(value_text(r[0], col, plan.spec.convert) for r in rows[:MAX_LIST])
+    count = f"more than {MAX_LIST}" if n > MAX_LIST else str(n)
+    return (f"There {'is' if n == 1 else 'are'} {count} different {_label(col)} value{'s' if n != 1 else ''} "
+            f"among the {noun(plan.spec.target)} {_filters(plan)}".rstrip() + f": {shown}.")
 
 
 def _filters(plan: Plan) -> str:
