@@ -47,10 +47,7 @@ EARLIER_KEPT = 5
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _CLAUSE = re.compile(r",(?!\d{3})\s*|\s+-\s+")  # not the comma of "1,850"
-# the first person in the workshop's four languages ("mi cliente", "unsere Container", "notre client")
-_FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re|ve|d|ll)\b|"
-                           r"\b(?:ich|wir|mein|meine[nmrs]?|unser|unsere[nmrs]?|"
-                           r"je|nous|mon|notre|nos|yo|nosotros|mi|mis|nuestr[oa]s?)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re|ve|d|ll)\b", re.I)
 # A clause with no subject that starts with a verb in -ing ("writing from Durban", "shipping with MSC"):
 # the speaker is its subject.
 _SUBJECTLESS = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|also|just|btw|fyi)\b[\s,!.]*)*(?:there\b[\s,!.]*)?"
