@@ -813,7 +813,7 @@ def _unnamed_numeric(columns: list[Column], value: float) -> Column | None:
     return None
 
 
-def _reference_year(schema: Schema) -> int | None:
+def reference_year(schema: Schema) -> int | None:
     """The year the data is stated as of ("Voyage state on 2025-06-02"), from the comments."""
     for comment in [c.comment for cols in schema.columns.values() for c in cols] + list(schema.table_comments.values()):
         m = re.search(r"\b(\d{4})-\d{2}-\d{2}\b", comment)
@@ -826,7 +826,7 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
     for op, value, value2, at in _comparisons(words):
         if re.match(r"\D*[\d,.]+k?\s+years?\b", words.text[at:at + 40], re.I):
             # "older than 15 years", "over 15 years old": an age, as of the year the data is stated for
-            year = _reference_year(schema)
+            year = reference_year(schema)
             built = next((c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name), None)
             if year is None or built is None:
                 raise NoPlan("it asks about an age, and the data says no year it is as of")

@@ -13,11 +13,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
+from workshop_lib.assistant import planner
 from workshop_lib.assistant.schema_links import words_of
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent.sqlplan import tables_read
 from workshop_lib.parts.chat.answer import ChatAnswer, answer_question
-from workshop_lib.parts.memory import own_values, personal, said
+from workshop_lib.parts.memory import own_values, personal, said, timeline
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -717,6 +718,9 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     others = _others_memory(question)
     if others is not None:
         return others
+    timed = _from_timeline(eng, question, user_id, agent_id)
+    if timed is not None:
+        return timed
     follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
     if not personal.refers_to_own(question) and follow is None:
         named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
@@ -728,6 +732,30 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     if rec is None:
         return _said_answer(eng, question, user_id, agent_id) or _not_told(eng, question)
     return _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
+
+
+# a question about what the user said ("what date did I say it was filed?")
+_TOLD_TIME = re.compile(r"\b(?:i|we)\s+(?:said|say|told|tell|mentioned|mention|gave)\b", re.I)
+
+
+def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """A question about when things the user told happened (timeline.py): which came first, how many
+    days apart, what date, how it stands now. A question naming a value of the data asks the data
+    (its dates are the rows'), unless it asks what the user said."""
+    schema, values = assistant.knowledge(eng)
+    year = planner.reference_year(schema)
+    if year is None:
+        return None
+    named = [lk for lk in values.links(question) if lk.how in ("exact", "explained")]
+    if named and not _TOLD_TIME.search(question):
+        return None
+    found = timeline.answer(eng, question, user_id=user_id, agent_id=agent_id, year=year)
+    if found is None:
+        return None
+    sources = [{"record_id": e.message_id, "subject": f"what you said, {e.said_at[:16]}", "memory_id": e.message_id,
+                "said_at": e.said_at, "said": e.text[:300], "date": e.date.isoformat()} for e in found.used]
+    return _answer(found.text, "rag", _explain("dates the user gave, read from their own words", "rag",
+                                               memory=sources[0]), sources)
 
 
 def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow: bool, user_id: str,

@@ -1,0 +1,67 @@
+"""Dates the user gives in their own words, compared and counted (parts/memory/timeline.py), through the
+chat service. Every expected figure is worked out here from the dates the test itself says."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from tests.conftest import answers_engine
+from workshop_lib.parts.chat.app import ChatService
+from workshop_lib.parts.memory import timeline
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    eng = answers_engine("embedded", tmp_path_factory.mktemp("timeline"))
+    yield ChatService(eng)
+    eng.close()
+
+
+def _ask(service, user, text, threads, thread="t1"):
+    body, mode = service.answer({"question": text, "thread_id": threads.get((user, thread)), "user_id": user,
+                                 "agent": False})
+    threads.setdefault((user, thread), body["thread_id"])
+    return body["answer"], mode
+
+
+@pytest.mark.parametrize("text, day", [
+    ("booked on the third of March", (3, 3)), ("that one on February twenty-eighth", (2, 28)),
+    ("a hold on HX-2231 on Tuesday the 27th of May", (5, 27)), ("released Friday 30 May", (5, 30)),
+    ("filed on the thirtieth of May", (5, 30)), ("it came on May the 5th", (5, 5)), ("on 2025-06-04", (6, 4)),
+])
+def test_dates_in_words_and_digits_are_read_in_the_year_given(text, day):
+    assert timeline.dates_in(text, 2025)[0][1] == datetime.date(2025, *day)
+
+
+def test_no_date_where_none_is_said():
+    assert timeline.dates_in("it may be 5 days late", 2025) == []
+    assert timeline.dates_in("the 31st of June", 2025) == []  # no such day
+
+
+def test_which_came_first_how_many_days_apart_and_what_date(service):
+    threads: dict = {}
+    a, b = datetime.date(2025, 3, 3), datetime.date(2025, 2, 27)
+    _ask(service, "tl-ana", f"the Osprey consolidation got booked on the {a.day}rd of March, standard dry boxes", threads)
+    _ask(service, "tl-ana", "the Kestrel lot - booked that one on February twenty-seventh", threads, "t2")
+    text, mode = _ask(service, "tl-ana", "Which did I book first, the Osprey consolidation or the Kestrel lot?",
+                      threads, "t3")
+    assert mode == "rag" and text.startswith("Kestrel lot came first")
+    text, mode = _ask(service, "tl-ana", "how many days apart were the Osprey and Kestrel bookings?", threads, "t3")
+    assert mode == "rag" and text.startswith(f"{(a - b).days} days")
+    text, mode = _ask(service, "tl-ana", "what date did I say the Osprey consolidation was booked?", threads, "t3")
+    assert mode == "rag" and "3 March 2025" in text
+
+
+def test_a_later_day_said_without_its_month_stops_an_answer_that_may_be_stale(service):
+    threads: dict = {}
+    _ask(service, "tl-ben", "The Aegean warehouse reopens on the twelfth of June after the renovation.", threads)
+    _ask(service, "tl-ben", "update: the Aegean warehouse renovation overran, it reopens on the sixteenth", threads)
+    text, mode = _ask(service, "tl-ben", "what date did I say the Aegean warehouse reopens?", threads, "t2")
+    assert mode == "fallback" and "12 June" not in text
+
+
+def test_nothing_said_nothing_answered(service):
+    threads: dict = {}
+    text, mode = _ask(service, "tl-cem", "how many days apart were my two Rotterdam bookings?", threads)
+    assert mode == "fallback"

@@ -1,0 +1,248 @@
+"""What the user said happened, and when: dates read from their own words, compared and counted.
+
+A user tells the assistant about events of their own work in passing ("the Busan lot - booked that one
+on February twenty-eighth", "customs put a hold on HX-2231 on Tuesday the 27th of May", "the hold was
+released Friday 30 May"). Every sentence of theirs that gives a calendar date is an event: its words and
+its date. A question about time is answered from the events its distinctive words point at:
+
+- which came first (or last) of two things named: the two events' dates compared;
+- how many days apart, between, or how long something lasted: the two events it names, subtracted;
+- what date, when: the one event it names.
+
+How a thing stands now is not answered from the latest dated sentence: measured on conversations
+written blind, that read more wrong than right (a later change is often said without a date).
+
+A date without a year is in the year the data is stated as of (the schema's comments say which): the
+workshop's world is that year. Only English month names and numbers in digits or English words are
+read; a weekday alone ("last Monday") is not a date. A sentence the user later asked to forget is never
+read again (said.py's rule). Nothing here guesses: a question whose words point at no event, or at more
+than the events it needs, gets None and the caller falls back.
+"""
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from workshop_lib.parts.memory import personal
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+MAX_MESSAGES = 400
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen").split()
+_ORDINALS = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+             "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()
+
+
+def _day_number(word: str) -> int | None:
+    """1..31 from "27", "27th", "third", "twenty-eighth", "thirty first"; None otherwise."""
+    w = word.lower().replace("-", " ").strip()
+    if m := re.fullmatch(r"(\d{1,2})(?:st|nd|rd|th)?", w):
+        return int(m.group(1))
+    parts = w.split()
+    tens = {"twenty": 20, "thirty": 30}
+    if parts and parts[0] in tens:
+        base, rest = tens[parts[0]], parts[1:]
+    else:
+        base, rest = 0, parts
+    if not rest:
+        return base or None
+    if len(rest) == 1 and rest[0] in _ORDINALS:
+        return base + _ORDINALS.index(rest[0])
+    if len(rest) == 1 and rest[0] in _UNITS:
+        return base + _UNITS.index(rest[0])
+    return {"twentieth": 20, "thirtieth": 30}.get(w)
+
+
+_DAY_WORD = (r"\d{1,2}(?:st|nd|rd|th)?|(?:(?:twenty|thirty)[- ]?)?(?:" + "|".join(_ORDINALS[1:] + _UNITS[1:]) +
+             r")|twentieth|thirtieth|twenty|thirty")
+_MONTH = "|".join(_MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
+_DAY_MONTH = re.compile(rf"\b({_DAY_WORD})(?:\s+of)?\s+({_MONTH})\b\.?(?:,?\s+(\d{{4}}))?", re.I)
+_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(?:the\s+)?({_DAY_WORD})\b(?:,?\s+(\d{{4}}))?", re.I)
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def _month(word: str) -> int:
+    w = word.lower()
+    return next(i + 1 for i, m in enumerate(_MONTHS) if m.startswith(w[:3]))
+
+
+def dates_in(text: str, year: int) -> list[tuple[int, datetime.date]]:
+    """(position, date) of every calendar date a text gives, in order; `year` when it gives none."""
+    found: dict[int, datetime.date] = {}
+    for m in _ISO.finditer(text):
+        found[m.start()] = datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    for pattern, day_at, month_at in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
+        for m in pattern.finditer(text):
+            day = _day_number(m.group(day_at))
+            if day is None or any(abs(m.start() - p) < 12 for p in found):
+                continue
+            try:
+                found[m.start()] = datetime.date(int(m.group(3) or year), _month(m.group(month_at)), day)
+            except ValueError:
+                continue  # "the 31st of June": not a date
+    return sorted(found.items())
+
+
+UNDATED = datetime.date.min  # a day said without its month
+_BARE_DAY = re.compile(rf"\b(?:on|from|until|till|by)\s+the\s+(?:{_DAY_WORD})\b(?!\s+(?:of\s+)?(?:{_MONTH}))", re.I)
+
+
+@dataclass(frozen=True)
+class Event:
+    text: str               # the user's sentence
+    date: datetime.date
+    words: frozenset[str]   # the content words of its sentence
+    message_id: str
+    said_at: str
+    own: frozenset[str] = frozenset()  # those of the clause that gives the date
+
+
+def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = "") -> list[Event]:
+    """Every clause of the user's that gives a date, oldest first (and those of the turn being asked,
+    `asking`, last); a later request to forget what a sentence names drops it."""
+    messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id)[-MAX_MESSAGES:]
+    said = [(m.content, m.id, m.created_at or "") for m in messages
+            if getattr(m, "role", "user") == "user" and m.content and m.content != asking]
+    out: list[Event] = []
+    for text, message_id, at in [*said, (asking, "this turn", "")]:
+        for sentence in personal.sentences(text):
+            if personal.FORGET.search(sentence):
+                words = frozenset(personal.content_words(sentence))
+                out = [e for e in out if not (e.words & words)]
+                continue
+            out += _dated(personal.statement_part(sentence), year, message_id, at)
+    return out
+
+
+# the parts of a sentence a date belongs to: "off from the 16th of June, and back on the 30th"
+_CLAUSE = re.compile(r",\s*|\s+(?:and|but|then|while)\s+", re.I)
+
+
+def _dated(stated: str, year: int, message_id: str, at: str) -> list[Event]:
+    """One event per clause of the statement that gives a date; a clause that gives a day without its
+    month ("now they reopen on the sixteenth") is an undated one: what it is about is unsure."""
+    out = []
+    for clause in _CLAUSE.split(stated):
+        words = frozenset(personal.content_words(clause)) | frozenset(personal.content_words(stated))
+        dated = dates_in(clause, year)[:1]
+        for _, day in dated:
+            out.append(Event(stated, day, words, message_id, at, frozenset(personal.content_words(clause))))
+        if not dated and _BARE_DAY.search(clause):
+            out.append(Event(stated, UNDATED, words, message_id, at, frozenset(personal.content_words(clause))))
+    return out
+
+
+# what a question about time asks
+_FIRST = re.compile(r"\b(?:first|earlier|earliest|sooner|before the other)\b", re.I)
+_LAST = re.compile(r"\b(?:last|later|latest|most recent|after the other)\b", re.I)
+_SPAN = re.compile(r"\bhow (?:many|much) (?:days|weeks)\b|\bhow long\b|\bdays? (?:apart|between)\b", re.I)
+_DATE = re.compile(r"\b(?:what|which) (?:date|day)\b|\bwhen (?:did|was|were|is|do)\b", re.I)
+_OPTIONS = re.compile(r"^\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\s*\??$", re.I)
+# words that ask about time, not about which thing
+_TIME_WORDS = frozenset(personal.content_words("""first earlier earliest later latest last days day weeks week apart
+    between long date when status now currently moment before after sooner recent many much""").union(
+    {personal.stem(w) for w in _MONTHS}))
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    used: tuple[Event, ...]
+
+
+def _distinctive(question: str, found: list[Event]) -> set[str]:
+    """The question's words that name something (not time words), which few of the user's events share."""
+    asked = personal.content_words(question) - _TIME_WORDS
+    return {w for w in asked if 0 < sum(w in e.words for e in found if e.message_id != "this turn") <= 3}
+
+
+def _best(words: set[str], found: list[Event], want: int = 0) -> list[Event]:
+    """The events sharing the most of the words (at least one); with `want`, when more than that many
+    tie, those whose date's own clause shares the most ("the hold was put on ..., released on ...")."""
+    top = max((len(words & e.words) for e in found), default=0)
+    tied = [e for e in found if top > 0 and len(words & e.words) == top]
+    if len(tied) <= want or not want:
+        return tied
+    best_own = max(len(words & e.own) for e in tied)
+    return [e for e in tied if len(words & e.own) == best_own]
+
+
+def _said(e: Event) -> str:
+    return f"{e.date.day} {e.date:%B %Y} (you told me: \u201c{e.text}\u201d)"
+
+
+def _which_first(question: str, found: list[Event]) -> Answer | None:
+    """"Which did I book first, the Qingdao consolidation or the Busan lot?": the two things named
+    after the question's last comma, each one event's, their dates compared."""
+    m = _OPTIONS.search(re.split(r"[,:;]\s+|\s+-\s+", question)[-1])
+    if not m:
+        return None
+    picked = []
+    for option in m.group(1), m.group(2):
+        named = _best(personal.content_words(option) - _TIME_WORDS, found)
+        if len(named) != 1:
+            return None
+        picked.append((option.strip(" ?,."), named[0]))
+    (a, ea), (b, eb) = picked
+    if ea is eb or ea.date == eb.date:
+        return None
+    first, later = ((a, ea), (b, eb)) if ea.date < eb.date else ((b, eb), (a, ea))
+    lead = first if _FIRST.search(question) else later
+    return Answer(f"{lead[0]} came {'first' if lead is first else 'last'}: {first[0]} on {_said(first[1])}, "
+                  f"{later[0]} on {_said(later[1])}.", (ea, eb))
+
+
+def _span(question: str, found: list[Event]) -> Answer | None:
+    """Two events the words name, or the first and the latest of several when the question says so."""
+    named = sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date)
+    if _FIRST.search(question) and _LAST.search(question):
+        # "between my first booking and my latest one": the extremes of a set, when at least three of
+        # it are found (with two, a third told in other words would be missed and the span wrong)
+        named = [named[0], named[-1]] if len(named) >= 3 else []
+    if len(named) != 2 or named[0].date == named[1].date:
+        return None
+    a, b = named
+    days = (b.date - a.date).days
+    return Answer(f"{days} days: from {_said(a)} to {_said(b)}.", (a, b))
+
+
+def _one_date(question: str, found: list[Event]) -> Answer | None:
+    """The one event the words name, when the clause its date is in names it too (a date said in
+    another clause of the sentence may be of something else)."""
+    words = _distinctive(question, found)
+    named = _best(words, found)
+    if len(named) != 1 or not (words & named[0].own):
+        return None
+    return Answer(f"On {_said(named[0])}.", (named[0],))
+
+
+def _undated_since(result: Answer, found: list[Event]) -> bool:
+    """A day said without its month, after the events an answer uses and about the same thing: the
+    answer may be out of date."""
+    used = set().union(*(e.words for e in result.used))
+    last = max(found.index(e) for e in result.used)
+    return any(e.date == UNDATED and len(e.words & used) >= 2 for e in found[last + 1:])
+
+
+def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int) -> Answer | None:
+    """The answer from the user's dated events to a question about time, or None (not about time,
+    or its words do not point at the events it needs)."""
+    asks = [(_FIRST.search(question) or _LAST.search(question)) and " or " in question and _which_first,
+            _SPAN.search(question) and _span, _DATE.search(question) and _one_date]
+    steps = [s for s in asks if s]
+    if not steps:
+        return None
+    found = events(eng, user_id, agent_id, year, question)
+    if not found:
+        return None
+    # the first kind the question asks is the one answered: a span that cannot be worked out is no
+    # reason to answer with the latest date instead
+    result = steps[0](question, [e for e in found if e.date != UNDATED])
+    return None if result is None or _undated_since(result, found) else result
