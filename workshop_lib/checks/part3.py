@@ -322,13 +322,13 @@ def check_hybrid_rrf(fn, eng) -> None:
                 try:
                     got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
                 except CheckFailed as failed:
-                    _column_order(call, sent())
+                    if failed.problem.startswith("your code raised MissingColumns"):
+                        raise CheckFailed(TODO2, failed.problem, COLUMN_NAMES_FIX) from None
                     if failed.problem.startswith("your code raised TypeError") and "NoneType" in failed.problem:
                         raise CheckFailed(TODO2, failed.problem, NULL_RANK_FIX) from None
                     if failed.problem.startswith("your code raised TypeError"):
                         raise CheckFailed(TODO2, failed.problem, TYPE_ERROR_FIX) from None
                     raise
-            _column_order(call, sent())
             worst_first = retrieval.keyword_ranked_ids(eng, query, retrieval.MAX_K)[::-1]
             _compare_hybrid(call, got, want, per_list, ranks, worst_first)
             for sql in sent():
@@ -351,39 +351,15 @@ def check_hybrid_rrf(fn, eng) -> None:
 
 
 TYPE_ERROR_FIX = ("a call got arguments it does not take. Keep the def line as given (query, k, per_list, rrf_k), run "
-                  "the statement with eng.query(sql, params) (params is one dict: no **), and shape its rows with "
-                  "retrieval.hybrid_rows(eng, rows) (eng first).")
+                  "the statement with retrieval.query_named(eng, sql, params) (params is one dict: no **), and shape "
+                  "its rows with retrieval.hybrid_rows(eng, rows) (eng first).")
+COLUMN_NAMES_FIX = ("retrieval.hybrid_rows reads each column by its name, in any order: name the final SELECT's columns "
+                    f"{', '.join(retrieval.HYBRID_COLUMNS)}, with AS where a column is computed or renamed "
+                    "(f.r_vec is named r_vec; 1.0 / (...) + 1.0 / (...) AS rrf_score).")
 NULL_RANK_FIX = ("a rank or the score came back NULL (None), which retrieval.hybrid_rows cannot turn into a number: "
                  "after the FULL OUTER JOIN a row found by one list only has no rank in the other, so write "
                  f"COALESCE(v.r_vec, {retrieval.SENTINEL}) AS r_vec and COALESCE(t.r_txt, {retrieval.SENTINEL}) AS r_txt (NVL on Oracle), and "
                  "compute rrf_score from those columns.")
-SELECTED = ["record_id", "content", "metadata", "r_vec", "r_txt", "rrf_score"]
-
-
-def _selected(sql: str) -> list[str] | None:
-    """The names of the final SELECT's columns (alias, or the column after the dot)."""
-    groups = _groups(sql)
-    found = re.findall(r"\bSELECT\b(.*?)\bFROM\b", " ".join(groups[-1].split()), re.I | re.S)
-    if not found:
-        return None
-    names = []
-    for item in found[-1].split(","):
-        words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", re.sub(r"\x00\d+\x00", " ", item))
-        names.append(words[-1].lower() if words else "")
-    return names
-
-
-def _column_order(call: str, sent: list[str]) -> None:
-    """hybrid_rows reads the columns by position: a swapped pair is named as such."""
-    for sql in sent:
-        names = _selected(sql)
-        if names and sorted(names) == sorted(SELECTED) and names != SELECTED:
-            swapped = [f"{a} where {b} belongs" for a, b in zip(names, SELECTED) if a != b]
-            raise CheckFailed(TODO2, f"{call}: your final SELECT lists {', '.join(names)}; retrieval.hybrid_rows "
-                              f"reads the columns by position, so it gets {'; '.join(swapped)}",
-                              "select exactly record_id, content, metadata, r_vec, r_txt, rrf_score, in that order.")
-
-
 def _worst_first(got: list[dict], worst_first: list[str] | None, txt_rank: dict[str, int]) -> bool:
     """Whether the learner's keyword ranks follow the list read from its worst end (ties aside)."""
     ranked = [h for h in got if h["r_txt"] != retrieval.SENTINEL]
@@ -412,7 +388,8 @@ def _hybrid_shape(call: str, got) -> None:
     """A list of dicts with the hybrid keys, integer ranks and a float score."""
     expect(isinstance(got, list) and all(isinstance(h, dict) and set(h) >= HYBRID_KEYS for h in got), TODO2,
            f"{call} must return a list of dicts with keys {sorted(HYBRID_KEYS)}",
-           "select record_id, content, metadata, r_vec, r_txt, rrf_score (in that order) in your SQL.")
+           f"select the columns {', '.join(retrieval.HYBRID_COLUMNS)} by those names in your SQL, and return "
+           "retrieval.hybrid_rows(eng, rows).")
     bad = [h for h in got if not isinstance(h["r_vec"], int) or not isinstance(h["r_txt"], int)
            or not isinstance(h["rrf_score"], float)]
     expect(not bad, TODO2, f"{call}: r_vec and r_txt must be ints and rrf_score a float",

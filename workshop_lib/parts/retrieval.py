@@ -7,11 +7,15 @@ their results with these. The SQL lives in the engine's statements module.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.core.arguments import MAX_QUERY_CHARS, check_k, check_query  # noqa: F401 - one rule everywhere
 from workshop_lib.core.scope import Scope
+from workshop_lib.engines.database import query_named as query_named  # rows by column name (Part 3's TODO 2)
 from workshop_lib.engines.portable_sql import SENTINEL as SENTINEL  # a memory missing from one list (the statements')
+from workshop_lib.engines.rows import HybridRow, KeywordRow, VectorRankRow, rows_as
+from workshop_lib.errors import WorkshopError
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -92,13 +96,13 @@ def keyword_search_memories(eng: Engine, query: str, k: int = 5) -> list[dict]:
     kw = keyword_expression(eng, query)
     if kw is None:
         return []
-    rows = eng.query(eng.store.sql.KEYWORD_SEARCH, {"kw": kw, "k": k, **_scope(eng)})
+    rows = rows_as(KeywordRow, eng.query(eng.store.sql.KEYWORD_SEARCH, {"kw": kw, "k": k, **_scope(eng)}))
     out = []
-    for record_id, content, metadata, score in rows:
-        meta = _meta(metadata, eng)
+    for row in rows:
+        meta = _meta(row.metadata, eng)
         out.append({
-            "record_id": record_id, "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),
-            "content": eng.backend.read_text(content) or "", "score_txt": float(score),
+            "record_id": row.record_id, "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),
+            "content": eng.backend.read_text(row.content) or "", "score_txt": float(row.score_txt),
         })
     return out
 
@@ -114,18 +118,33 @@ def hybrid_rrf_search_memories(eng: Engine, query: str, k: int = 5, per_list: in
     check_k(rrf_k, "rrf_k", MAX_K)
     kw = keyword_expression(eng, query) or eng.statements.no_match
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **_scope(eng)}
-    return hybrid_rows(eng, eng.query(eng.store.sql.HYBRID_RRF, params))
+    return hybrid_rows(eng, rows_as(HybridRow, eng.query(eng.store.sql.HYBRID_RRF, params)))
 
 
-def hybrid_rows(eng: Engine, rows) -> list[dict]:
-    """Shape (record_id, content, metadata, r_vec, r_txt, rrf_score) rows as hit dicts."""
+HYBRID_COLUMNS = HybridRow._fields  # what a hybrid statement selects, by name, in any order
+
+
+class MissingColumns(WorkshopError, ValueError):
+    """A hybrid statement's rows lack a column hybrid_rows reads by name."""
+
+
+def hybrid_rows(eng: Engine, rows: Iterable[HybridRow | Mapping[str, Any]]) -> list[dict]:
+    """Shape hybrid rows as hit dicts, reading each column by its name (record_id, content, metadata,
+    r_vec, r_txt, rrf_score): rows of the library's statement, or the dicts of retrieval.query_named."""
     out = []
-    for record_id, content, metadata, r_vec, r_txt, rrf in rows:
-        meta = _meta(metadata, eng)
+    for given in rows:
+        row = given._asdict() if isinstance(given, HybridRow) else given
+        missing = [c for c in HYBRID_COLUMNS if c not in row]
+        if missing:
+            raise MissingColumns(f"the rows have no column {', '.join(missing)} (your final SELECT names "
+                                 f"{', '.join(row) or 'none'})",
+                                 fix=f"name every column of the final SELECT as {', '.join(HYBRID_COLUMNS)} "
+                                     "(with AS where a column is computed).")
+        meta = _meta(row["metadata"], eng)
         out.append({
-            "record_id": record_id, "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),
-            "content": (eng.backend.read_text(content) or "")[:500],
-            "r_vec": int(r_vec), "r_txt": int(r_txt), "rrf_score": float(rrf),
+            "record_id": row["record_id"], "kind": meta.get("kind", "memory"), "subject": meta.get("subject", ""),
+            "content": (eng.backend.read_text(row["content"]) or "")[:500],
+            "r_vec": int(row["r_vec"]), "r_txt": int(row["r_txt"]), "rrf_score": float(row["rrf_score"]),
         })
     return out
 
@@ -134,7 +153,8 @@ def hybrid_rows(eng: Engine, rows) -> list[dict]:
 def vector_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:
     check_query(query)
     n = check_k(n, "n", MAX_PER_LIST)
-    return [r[0] for r in eng.query(eng.store.sql.VECTOR_RANKED, {"q": query, "n": n, **_scope(eng)})]
+    return [r.record_id for r in rows_as(VectorRankRow, eng.query(eng.store.sql.VECTOR_RANKED,
+                                                                    {"q": query, "n": n, **_scope(eng)}))]
 
 
 def keyword_ranked_ids(eng: Engine, query: str, n: int = 30) -> list[str]:

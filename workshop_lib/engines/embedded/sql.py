@@ -611,7 +611,7 @@ ON CONFLICT (table_name) DO UPDATE SET profile = excluded.profile, manifest_sha 
 VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)
 ON CONFLICT (chunk_hash) DO NOTHING""",
     CHUNK_DELETE="DELETE FROM {t} WHERE chunk_hash = :h",
-    COUNTS="SELECT COUNT(DISTINCT doc_id), COUNT(*) FROM {t}",
+    COUNTS="SELECT COUNT(DISTINCT doc_id) AS docs, COUNT(*) AS chunks FROM {t}",
     # Exact nearest chunks by cosine distance (a full scan: the promotion gate measures the
     # chunking, not an approximate index). Ties broken by hash so results are repeatable.
     SEARCH="""SELECT doc_id, chunk_no, source, body, 1 - vec_distance_cosine(embedding, :qv) AS similarity
@@ -627,7 +627,7 @@ ON CONFLICT (alias_name) DO UPDATE SET table_name = excluded.table_name, previou
     VIEW_REPLACE=["DROP VIEW IF EXISTS DOCS", """CREATE VIEW DOCS AS
 SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding FROM {t}"""],
     # What the view reads now (the alias's truth): its definition names one table.
-    VIEW_TARGET="SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'DOCS'",
+    VIEW_TARGET="SELECT sql AS target FROM sqlite_master WHERE type = 'view' AND name = 'DOCS'",
     VIEW_DROP="DROP VIEW IF EXISTS DOCS",
     ALIAS_DELETE="DELETE FROM DOC_ALIAS WHERE alias_name = :a",
     LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)",

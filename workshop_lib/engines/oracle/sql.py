@@ -800,7 +800,7 @@ ON (d.chunk_hash = s.chunk_hash)
 WHEN NOT MATCHED THEN INSERT (chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding)
 VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)""",
     CHUNK_DELETE="DELETE FROM {t} WHERE chunk_hash = :h",
-    COUNTS="SELECT COUNT(DISTINCT doc_id), COUNT(*) FROM {t}",
+    COUNTS="SELECT COUNT(DISTINCT doc_id) AS docs, COUNT(*) AS chunks FROM {t}",
     # Exact search (no vector index): the promotion gate measures the chunking, not an
     # approximate index. FETCH FIRST takes a bind (SQL Language Reference, row_limiting_clause).
     SEARCH="""SELECT doc_id, chunk_no, source, body, 1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
@@ -817,7 +817,7 @@ WHEN MATCHED THEN UPDATE SET d.table_name = :t, d.previous_table = :prev
 WHEN NOT MATCHED THEN INSERT (alias_name, table_name, previous_table) VALUES (:a, :t, :prev)""",
     VIEW_REPLACE=["""CREATE OR REPLACE VIEW DOCS AS
 SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding FROM {t}"""],
-    VIEW_TARGET="""SELECT referenced_name FROM USER_DEPENDENCIES
+    VIEW_TARGET="""SELECT referenced_name AS target FROM USER_DEPENDENCIES
  WHERE name = 'DOCS' AND type = 'VIEW' AND referenced_type = 'TABLE'""",
     VIEW_DROP="DROP VIEW IF EXISTS DOCS",
     ALIAS_DELETE="DELETE FROM DOC_ALIAS WHERE alias_name = :a",
