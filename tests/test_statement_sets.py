@@ -119,3 +119,27 @@ def test_every_field_is_declared_with_its_binds_or_as_ddl():
     for bundle in (StoreStatements, MemoryStatements, DocsStatements, CatalogStatements, ChatStatements):
         for f in fields(bundle):
             assert "binds" in f.metadata, f"{bundle.__name__}.{f.name}: declare it with stmt(...) or ddl()"
+
+
+# A short bind name means one thing in every set (issue 37, item 6): :k a row count, :t a document
+# table's name, :a an agent id. A key, a text or an alias is named for what it holds.
+ONE_MEANING = {"k": {StoreStatements, DocsStatements, CatalogStatements},
+               "t": {DocsStatements},
+               "a": {StoreStatements, MemoryStatements, NativeHybridStatements}}
+_ROW_COUNT = re.compile(r"(?:LIMIT|FETCH FIRST)\s+:k\b", re.I)
+
+
+@pytest.mark.parametrize("dialect, module", [("embedded", esql), ("oracle", osql)])
+def test_a_short_bind_name_holds_one_kind_of_value(dialect, module):
+    filled = sets_of(module)
+    if module is osql:
+        filled[NativeHybridStatements] = osql.NATIVE_HYBRID
+    wrong = []
+    for bundle, statements in filled.items():
+        for name, declared in declared_binds(bundle).items():
+            wrong += [f"{bundle.__name__}.{name} takes :{b}" for b in declared & set(ONE_MEANING)
+                      if bundle not in ONE_MEANING[b]]
+            text = getattr(statements, name)
+            if "k" in declared and len(_ROW_COUNT.findall(text)) != len(re.findall(r"(?<![:\w]):k\b", text)):
+                wrong.append(f"{bundle.__name__}.{name}: :k is not only a row count (LIMIT / FETCH FIRST :k)")
+    assert not wrong, "\n".join(wrong)

@@ -283,20 +283,20 @@ def embed_question(eng: Engine, text: str) -> tuple[list[float] | None, bool]:
     cached = first_as(EmbeddingRow, eng.query(sql.EMB_CACHE_GET, key))
     if cached is not None:
         return _floats(cached.embedding), True
-    raw = row_as(EmbeddingRow, eng.query(sql.EMBED_TEXT, {"t": text})[0]).embedding  # embedded by the database's model
+    raw = row_as(EmbeddingRow, eng.query(sql.EMBED_TEXT, {"txt": text})[0]).embedding  # embedded by the database's model
     if raw is None:  # no direction (e.g. only control characters): nothing to compare or cache
         return None, False
     vector = _floats(raw)
     if len(text.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:  # the cache keeps questions, not documents
         with eng.transaction() as cur:
-            cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.backend.vector_param(vector)})
+            cur.execute(sql.EMB_CACHE_PUT, {**key, "txt": text, "vec": eng.backend.vector_param(vector)})
             _record_writer(eng, cur, "embedding", key["h"])
     return vector, False
 
 
 def _record_writer(eng: Engine, cur: Any, cache: str, key: str) -> None:
     """The caches are shared (keyed by the question); erasing a user deletes the rows written for them."""
-    cur.execute(eng.statements.catalog.CACHE_WRITER_PUT, {"c": cache, "k": key, "u": eng.user_id or "-"})
+    cur.execute(eng.statements.catalog.CACHE_WRITER_PUT, {"c": cache, "cache_key": key, "u": eng.user_id or "-"})
 
 
 def catalog_min_similarity(eng: Engine) -> float:
@@ -895,8 +895,8 @@ def _ask(eng: Engine, question: str, *, llm: ChatModel | None, persona: str, use
     normalized = normalize_query(question)
     if use_cache and cacheable and len(normalized.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:
         with eng.transaction() as cur:
-            cur.execute(sql.RESP_CACHE_DELETE, {"k": key})
-            cur.execute(sql.RESP_CACHE_INSERT, {"k": key, "m": model, "p": persona, "q": normalized,
+            cur.execute(sql.RESP_CACHE_DELETE, {"cache_key": key})
+            cur.execute(sql.RESP_CACHE_INSERT, {"cache_key": key, "m": model, "p": persona, "q": normalized,
                                                 "r": json.dumps(answer.as_dict())})
             _record_writer(eng, cur, "response", key)
     return answer
@@ -904,7 +904,7 @@ def _ask(eng: Engine, question: str, *, llm: ChatModel | None, persona: str, use
 
 def _cached_answer(eng: Engine, sql: Any, key: str, question: str) -> GroundedAnswer | None:
     """The response cache's answer under `key`, marked as served from the cache."""
-    cached = first_as(ResponseRow, eng.query(sql.RESP_CACHE_GET, {"k": key}))
+    cached = first_as(ResponseRow, eng.query(sql.RESP_CACHE_GET, {"cache_key": key}))
     if cached is None:
         return None
     payload = json.loads(eng.backend.read_text(cached.response))

@@ -176,7 +176,7 @@ def alias_state(eng: Engine) -> AliasState:
     if not _has_schema(eng):
         return AliasState(sql.ALIAS, None, None, False)
     target = alias_target(eng)
-    recorded = first_as(AliasRow, eng.query(sql.ALIAS_GET, {"a": sql.ALIAS}))
+    recorded = first_as(AliasRow, eng.query(sql.ALIAS_GET, {"alias_name": sql.ALIAS}))
     previous = recorded.previous_table if recorded else None
     target_info = info(eng, target) if target else None
     return AliasState(sql.ALIAS, target, previous, bool(target_info and target_info.status == "complete"))
@@ -191,8 +191,8 @@ def set_alias(eng: Engine, table: str, *, previous: str | None, action: str, det
     finishes on the next promotion or rollback."""
     sql = eng.statements.docs
     with eng.transaction() as cur:
-        cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": table, "prev": previous})
-        cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": action, "t": table, "detail": json.dumps(detail)})
+        cur.execute(sql.ALIAS_SET, {"alias_name": sql.ALIAS, "t": table, "prev": previous})
+        cur.execute(sql.LOG_INSERT, {"alias_name": sql.ALIAS, "action": action, "t": table, "detail": json.dumps(detail)})
         for statement in sql.VIEW_REPLACE:
             cur.execute(fill(statement, table))
 
@@ -205,7 +205,7 @@ def repair_alias(eng: Engine) -> str | None:
     sql = eng.statements.docs
     if not _has_schema(eng):
         return None
-    recorded = first_as(AliasRow, eng.query(sql.ALIAS_GET, {"a": sql.ALIAS}))
+    recorded = first_as(AliasRow, eng.query(sql.ALIAS_GET, {"alias_name": sql.ALIAS}))
     target = alias_target(eng)
     if recorded is None or recorded.table_name == target:
         return None
@@ -217,9 +217,9 @@ def repair_alias(eng: Engine) -> str | None:
                 cur.execute(fill(statement, table))
             return table
         if target is None:
-            cur.execute(sql.ALIAS_DELETE, {"a": sql.ALIAS})
+            cur.execute(sql.ALIAS_DELETE, {"alias_name": sql.ALIAS})
         else:
-            cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": target, "prev": previous})
+            cur.execute(sql.ALIAS_SET, {"alias_name": sql.ALIAS, "t": target, "prev": previous})
     return target
 
 
@@ -231,20 +231,20 @@ def clear_alias(eng: Engine) -> None:
     ensure_schema(eng)
     with eng.transaction() as cur:
         cur.execute(sql.VIEW_DROP)
-        cur.execute(sql.ALIAS_DELETE, {"a": sql.ALIAS})
+        cur.execute(sql.ALIAS_DELETE, {"alias_name": sql.ALIAS})
 
 
 def log_refusal(eng: Engine, table: str, detail: dict) -> None:
     sql = eng.statements.docs
     with eng.transaction() as cur:
-        cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": "refused", "t": table, "detail": json.dumps(detail)})
+        cur.execute(sql.LOG_INSERT, {"alias_name": sql.ALIAS, "action": "refused", "t": table, "detail": json.dumps(detail)})
 
 
 def history(eng: Engine, n: int = 20) -> list[dict]:
     if not _has_schema(eng):
         return []
     sql = eng.statements.docs
-    rows = rows_as(AliasLogRow, eng.query(sql.LOG_LIST, {"a": sql.ALIAS, "n": n}))
+    rows = rows_as(AliasLogRow, eng.query(sql.LOG_LIST, {"alias_name": sql.ALIAS, "n": n}))
     return [{"at": str(r.created_at), "action": r.action, "table": r.table_name,
              **json.loads(eng.backend.read_text(r.detail))} for r in rows]
 
