@@ -515,7 +515,7 @@ def test_the_hybrid_band_is_reachable_with_each_engines_defaults(engine):
     threshold_high every surviving chunk would be rag and hybrid could never happen."""
     from workshop_lib.parts import gates
 
-    th = config.THRESHOLDS[engine]
+    th = config.THRESHOLDS[engine].as_dict()
     assert th["min_score"] < th["threshold_high"]
     cfg = gates.ModeConfig.for_engine(th)
     score = (max(th["min_score"], th["threshold_low"]) + th["threshold_high"]) / 2  # kept, and in the band

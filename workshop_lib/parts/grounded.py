@@ -300,7 +300,7 @@ def _record_writer(eng: Engine, cur: Any, cache: str, key: str) -> None:
 
 
 def catalog_min_similarity(eng: Engine) -> float:
-    return float(eng.model.thresholds["catalog_min_similarity"])  # per engine, in config.THRESHOLDS
+    return float(eng.model.thresholds.catalog_min_similarity)  # per engine, in config.THRESHOLDS
 
 
 def _availability(eng: Engine, item_id: str) -> dict[str, int | None]:
