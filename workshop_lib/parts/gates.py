@@ -27,6 +27,7 @@ from typing import Any
 from workshop_lib.config import Thresholds
 from workshop_lib.core.arguments import check_k, check_query, check_unit_interval
 from workshop_lib.core.llm import ContextAnswerer
+from workshop_lib.engines.hits import hit_text
 
 # --------------------------------------------------------------------------- constants
 _DISTANCE_ALIASES = {
@@ -385,7 +386,7 @@ def chunk_text(chunk: Any) -> str:
     if isinstance(chunk, str):
         return chunk
     if isinstance(chunk, dict):
-        value = chunk.get("text", chunk.get("content"))
+        value = hit_text(chunk, "text" if "text" in chunk else "content")
     else:
         value = getattr(chunk, "text", getattr(chunk, "content", None))
     if not isinstance(value, str):

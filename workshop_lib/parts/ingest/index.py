@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.engines.dbtypes import Row, one_row
+from workshop_lib.engines.hits import Hit
 from workshop_lib.engines.rows import (
     AliasLogRow,
     AliasRow,
@@ -249,7 +250,7 @@ def history(eng: Engine, n: int = 20) -> list[dict]:
              **json.loads(eng.backend.read_text(r.detail))} for r in rows]
 
 
-def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, vector: Any = None) -> list[dict]:
+def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, vector: Any = None) -> list[Hit]:
     """The k chunks nearest the question: from `table`, or from the alias view DOCS (what
     every reader uses). Each hit: doc_id, chunk_no, source, text, similarity. `vector` is
     the question's embedding when the caller already has it (it is not computed again)."""
@@ -268,14 +269,14 @@ def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, 
     if vector is None:
         vector = eng.model.embed([question])[0]
     rows = rows_as(DocumentHitRow, eng.query(statement, {"qv": eng.backend.vector_param(vector), "k": k}))
-    return [{"doc_id": r.doc_id, "chunk_no": int(r.chunk_no), "source": r.source, "text": eng.backend.read_text(r.body),
-             "similarity": float(r.similarity)} for r in rows]
+    return [Hit(doc_id=r.doc_id, chunk_no=int(r.chunk_no), source=r.source, text=eng.backend.read_text(r.body),
+                similarity=float(r.similarity)) for r in rows]
 
 
 MAX_DOCUMENT_CHUNKS = 200
 
 
-def document(eng: Engine, doc_id: str) -> list[dict]:
+def document(eng: Engine, doc_id: str) -> list[Hit]:
     """The chunks of one document of the active index, in order (at most MAX_DOCUMENT_CHUNKS): each
     doc_id, chunk_no, text. Empty when no index is active or it holds no such document."""
     if alias_target(eng) is None:
@@ -283,4 +284,4 @@ def document(eng: Engine, doc_id: str) -> list[dict]:
     sql = eng.statements.docs
     rows = rows_as(DocumentChunkRow, eng.query(sql.DOCUMENT_CHUNKS.replace("{t}", sql.ALIAS),
                                                {"d": str(doc_id)[:400], "k": MAX_DOCUMENT_CHUNKS}))
-    return [{"doc_id": doc_id, "chunk_no": int(r.chunk_no), "text": eng.backend.read_text(r.body)} for r in rows]
+    return [Hit(doc_id=doc_id, chunk_no=int(r.chunk_no), text=eng.backend.read_text(r.body)) for r in rows]
