@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields
+from typing import Any
 
 import pytest
 import sqlglot
@@ -11,6 +12,7 @@ from sqlglot import exp
 
 from workshop_lib.engines.embedded import sql as esql
 from workshop_lib.engines.oracle import sql as osql
+from workshop_lib.engines.rows import columns as columns_of
 from workshop_lib.engines.statement_sets import (
     CatalogStatements,
     ChatStatements,
@@ -44,7 +46,7 @@ def sets_of(module):
 _VECTOR_EMBEDDING = (re.compile(r"VECTOR_EMBEDDING\(\w+ USING (.+?) AS data\)"), r"VECTOR_EMBEDDING_(\1)")
 
 
-def selected(statement: str, dialect: str) -> list[exp.Expression] | None:
+def selected(statement: str, dialect: str) -> list[Any] | None:
     """The final SELECT list of a statement that returns rows (None: it returns none)."""
     text = _VECTOR_EMBEDDING[0].sub(_VECTOR_EMBEDDING[1], statement.replace("{t}", "DOCS_V1"))
     if not re.match(r"\s*(SELECT|WITH)\b", text, re.I):
@@ -63,10 +65,10 @@ def column_problems(bundle: type, filled: object, dialect: str) -> list[str]:
             wrong += [f"{where}: returns no rows but declares {row.__name__}"] if row else []
         elif row is None:
             wrong.append(f"{where}: returns rows; declare their row type (engines/rows.py) beside its binds")
-        elif len(columns) != len(row._fields):
-            wrong.append(f"{where}: selects {len(columns)} columns, {row.__name__} names {len(row._fields)}")
+        elif len(columns) != len(names := columns_of(row)):
+            wrong.append(f"{where}: selects {len(columns)} columns, {row.__name__} names {len(names)}")
         else:  # a named column (an alias, or a table's column) must carry the row type's name for it
-            named = [(c.alias_or_name.lower(), f) for c, f in zip(columns, row._fields)
+            named = [(c.alias_or_name.lower(), f) for c, f in zip(columns, names)
                      if isinstance(c, (exp.Alias, exp.Column))]
             wrong += [f"{where}: column {got} where {row.__name__} has {want}" for got, want in named if got != want]
     return wrong
@@ -123,7 +125,7 @@ def test_every_field_is_declared_with_its_binds_or_as_ddl():
 
 # A short bind name means one thing in every set (issue 37, item 6): :k a row count, :t a document
 # table's name, :a an agent id. A key, a text or an alias is named for what it holds.
-ONE_MEANING = {"k": {StoreStatements, DocsStatements, CatalogStatements},
+ONE_MEANING: dict[str, set[type]] = {"k": {StoreStatements, DocsStatements, CatalogStatements},
                "t": {DocsStatements},
                "a": {StoreStatements, MemoryStatements, NativeHybridStatements}}
 _ROW_COUNT = re.compile(r"(?:LIMIT|FETCH FIRST)\s+:k\b", re.I)

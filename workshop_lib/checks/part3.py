@@ -14,6 +14,7 @@ from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, expect, passed
 from workshop_lib.engines.database import Sent
+from workshop_lib.engines.hits import Hit
 from workshop_lib.parts import retrieval
 
 TODO1 = "TODO 1 (retrieve_knowledge)"
@@ -109,7 +110,7 @@ def check_retrieve_knowledge(fn, eng) -> None:
                   "a tool output and a thread message in the store")
 
 
-def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str) -> None:
+def _compare_knowledge(call: str, got, want: list[Hit], kinds, k: int, why: str) -> None:
     _expect_knowledge_hits(call, got)
     allowed = retrieval.normalize_kinds(kinds)
     if allowed is not None:
@@ -146,7 +147,7 @@ def _expect_only_kinds_asked(call: str, got: list[dict], kinds, allowed, why: st
                           f"({stray[0].get('subject')}), which is not in the kinds asked for {allowed}", hint)
 
 
-def _reject_hit_count(call: str, got: list[dict], want: list[dict], kinds, allowed, why: str) -> None:
+def _reject_hit_count(call: str, got: list[dict], want: list[Hit], kinds, allowed, why: str) -> None:
     """Too many hits (not cut to k) or too few (kinds not split, an empty list taken as a filter, too few candidates)."""
     if len(got) > len(want):
         hint = "pass top_k=k to retrieval.rerank(...) so the list is cut to k."
@@ -160,7 +161,7 @@ def _reject_hit_count(call: str, got: list[dict], want: list[dict], kinds, allow
     raise CheckFailed(TODO1, f"{call} ({why}) returned {len(got)} hits; expected {len(want)}", hint)
 
 
-def _expect_rank(call: str, i: int, g: dict, w: dict, got: list[dict], want: list[dict], kinds) -> None:
+def _expect_rank(call: str, i: int, g: dict, w: Hit, got: list[dict], want: list[Hit], kinds) -> None:
     """Rank i holds the expected hit: its subject, body, distance and kind."""
     if g.get("body") == w["body"] and g.get("subject") != w["subject"]:
         raise CheckFailed(TODO1, f"{call}: rank {i} has subject {g.get('subject')!r}; expected {w['subject']!r}"
@@ -182,7 +183,7 @@ def _expect_rank(call: str, i: int, g: dict, w: dict, got: list[dict], want: lis
                           "kind is hit.metadata.get('kind'), or '?' when a memory has none.")
 
 
-def _expect_distance(call: str, i: int, g: dict, w: dict) -> None:
+def _expect_distance(call: str, i: int, g: dict, w: Hit) -> None:
     """Rank i's distance as a float equal to the expected one (a similarity, 1 - distance, is named)."""
     if not isinstance(g["distance"], float) or abs(g["distance"] - w["distance"]) > 1e-6:
         similarity = isinstance(g["distance"], float) and abs(g["distance"] - (1 - w["distance"])) < 1e-6
@@ -301,7 +302,7 @@ def _owner(groups: list[str], i: int) -> str:
     return "the statement" if i == len(groups) - 1 else "a subquery"
 
 
-def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> tuple[list[dict], tuple[list[str], list[str]]]:
+def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> tuple[list[Hit], tuple[list[str], list[str]]]:
     """The fused top k, and the two ranked lists it was fused from (the messages quote their ranks)."""
     vec = retrieval.vector_ranked_ids(eng, query, per_list)
     txt = retrieval.keyword_ranked_ids(eng, query, per_list)
@@ -371,7 +372,7 @@ def _worst_first(got: list[dict], worst_first: list[str] | None, txt_rank: dict[
     return near_worst > right and 2 * near_worst >= len(ranked)
 
 
-def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tuple[list[str], list[str]],
+def _compare_hybrid(call: str, got, want: list[Hit], per_list: int, ranks: tuple[list[str], list[str]],
                     worst_first: list[str] | None = None) -> None:
     """The learner's fused rows against the reference, the first difference named: the shape, rows that
     must never appear, ranks out of range, each list's ranks, the number of rows, then row by row."""
@@ -456,7 +457,7 @@ def _ranks_match_lists(call: str, got: list[dict], per_list: int, ranks: tuple[l
                               "SCORE(1) DESC on Oracle, then m.seq; keep r_txt <= :n.")
 
 
-def _hybrid_row_count(call: str, got: list[dict], want: list[dict], ids: set[str]) -> None:
+def _hybrid_row_count(call: str, got: list[dict], want: list[Hit], ids: set[str]) -> None:
     """As many rows as the reference; a missing one-sided row names the join that lost it."""
     if len(got) != len(want):
         one_sided = [w for w in want if w["record_id"] not in ids]
@@ -469,7 +470,7 @@ def _hybrid_row_count(call: str, got: list[dict], want: list[dict], ids: set[str
         raise CheckFailed(TODO2, f"{call} returned {len(got)} rows; expected {len(want)}", hint)
 
 
-def _hybrid_rows_in_order(call: str, got: list[dict], want: list[dict], ids: set[str]) -> None:
+def _hybrid_rows_in_order(call: str, got: list[dict], want: list[Hit], ids: set[str]) -> None:
     """Row by row: the same record, the same ranks and the same fused score."""
     scores = [g["rrf_score"] for g in got]
     if len(scores) > 1 and scores == sorted(scores) and scores[0] < scores[-1]:

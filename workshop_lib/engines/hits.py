@@ -38,6 +38,7 @@ class Hit(TypedDict, total=False):
     doc_id: str               # documents: which document, which chunk, from where
     chunk_no: int
     source: str
+    rerank_score: float       # what a reranker gave it (Oracle, when one is configured)
 
 
 def hit_text(hit: Mapping[str, object], key: str | None = None) -> str | None:

@@ -16,22 +16,19 @@ declares (the learner's own statement in Part 3): each row a dict of its column 
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar, NamedTuple, Protocol, Self, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 from workshop_lib.errors import WorkshopError
 
-
-class NamedRow(Protocol):
-    """What every row type below is: a NamedTuple."""
-
-    _fields: ClassVar[tuple[str, ...]]
-
-    @classmethod
-    def _make(cls, iterable: Iterable[Any]) -> Self: ...
-
-
+NamedRow = tuple[Any, ...]  # every row type below is a NamedTuple (its _fields name its columns)
 RowT = TypeVar("RowT", bound=NamedRow)
+
+
+def columns(row_type: type[NamedRow]) -> tuple[str, ...]:
+    """The column names a row type declares."""
+    names: tuple[str, ...] = getattr(row_type, "_fields", ())
+    return names
 
 
 class RowShapeError(WorkshopError, ValueError):
@@ -40,12 +37,14 @@ class RowShapeError(WorkshopError, ValueError):
 
 def row_as(row_type: type[RowT], values: Sequence[object]) -> RowT:
     """One row of a statement as its row type; a row of another width is said plainly."""
-    if len(values) != len(row_type._fields):
+    names = columns(row_type)
+    if len(values) != len(names):
         raise RowShapeError(f"The statement returned {len(values)} column(s), but its row type "
-                            f"{row_type.__name__} names {len(row_type._fields)}: {', '.join(row_type._fields)}.",
+                            f"{row_type.__name__} names {len(names)}: {', '.join(names)}.",
                             fix="Select exactly the columns the statement's row type names "
                                 "(workshop_lib/engines/rows.py), in that order.")
-    return row_type._make(values)
+    make: Callable[[Sequence[object]], RowT] = getattr(row_type, "_make")  # noqa: B009 - a NamedTuple's own constructor
+    return make(values)
 
 
 def rows_as(row_type: type[RowT], rows: Iterable[Sequence[object]]) -> list[RowT]:

@@ -284,7 +284,7 @@ class ModeConfig:
     def for_engine(cls, eng_or_thresholds: Any, **overrides: Any) -> ModeConfig:
         """The engine's configured thresholds (config.THRESHOLDS), with any field overridden."""
         given = eng_or_thresholds if isinstance(eng_or_thresholds, (dict, Thresholds)) else eng_or_thresholds.model.thresholds
-        th = given.as_dict() if isinstance(given, Thresholds) else given
+        th: dict[str, Any] = given.as_dict() if isinstance(given, Thresholds) else dict(given)
         names = {f.name for f in fields(cls)}
         values = {k: v for k, v in th.items() if k in names}
         values.setdefault("min_similarity_for_hybrid", th["threshold_low"])

@@ -89,7 +89,7 @@ def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
             todo.extend(ast.iter_child_nodes(node))
 
 
-def _bind(scope: _Scope, target: ast.AST, value: ast.AST, unpacked: list[ast.AST]) -> None:
+def _bind(scope: _Scope, target: ast.expr, value: ast.expr, unpacked: list[ast.expr]) -> None:
     """What an assignment or loop makes of its names."""
     if isinstance(target, ast.Name):
         if scope.is_result(value) and not isinstance(value, ast.Name) or (
@@ -101,9 +101,9 @@ def _bind(scope: _Scope, target: ast.AST, value: ast.AST, unpacked: list[ast.AST
         unpacked.append(target)
 
 
-def _learn(scope: _Scope, nodes: list[ast.AST]) -> list[ast.AST]:
+def _learn(scope: _Scope, nodes: list[ast.AST]) -> list[ast.expr]:
     """Read a function's assignments and loops (twice, so order of definition does not matter)."""
-    unpacked: list[ast.AST] = []
+    unpacked: list[ast.expr] = []
     for _ in range(2):
         unpacked = []
         for node in nodes:
