@@ -238,7 +238,7 @@ def _no_answer_row(q: Question, hits: dict) -> dict:
 
 def _gate(eng, answerable: list[Question], hits: dict, no_answer: list[dict]) -> dict:
     """How the engine's min_score separates the answerable questions' best similarity from the others'."""
-    min_score = float(eng.model.thresholds.get("min_score", 0.0))
+    min_score = float(eng.model.thresholds.min_score)
     best_ans = [1.0 - hits["vector"][q.id][0]["distance"] for q in answerable if hits["vector"][q.id]]
     best_none = [r["vector best sim"] for r in no_answer if r["vector best sim"] is not None]
     return {

@@ -69,7 +69,7 @@ def hybrid(eng, query: str, sql: str, k: int = 5, per_list: int = 30, rrf_k: int
     retrieval.check_query(query)
     kw = retrieval.keyword_expression(eng, query) or eng.statements.no_match
     params = {"q": query, "kw": kw, "n": per_list, "rrf_k": rrf_k, "k": k, **Scope(eng.user_id, eng.agent_id).binds()}
-    return retrieval.hybrid_rows(eng, eng.query(sql.replace("{p}", eng.store.prefix), params))
+    return retrieval.hybrid_rows(eng, retrieval.query_named(eng, sql.replace("{p}", eng.store.prefix), params))
 
 
 def install_numpy_knn(eng) -> int:

@@ -344,18 +344,18 @@ P3H_WRONG = {
     "final ORDER BY ascending": (_embedded_sql(lambda s: _edit(s, ("ORDER BY rrf_score DESC, f.r_vec, f.r_txt",
                                                                    "ORDER BY rrf_score, f.r_vec, f.r_txt"))),
                                  ["lowest rrf_score first", "keeps the WORST fused rows", "rrf_score DESC"]),
-    "r_vec and r_txt swapped in the SELECT": (
+    "r_vec renamed in the SELECT": (
         lambda s: s.replace("SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,",
-                            "SELECT m.record_id, m.content, m.metadata, f.r_txt, f.r_vec,"),
-        ["r_txt where r_vec belongs", "in that order"]),
-    "content and metadata swapped in the SELECT": (
-        lambda s: s.replace("SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,",
-                            "SELECT m.record_id, m.metadata, m.content, f.r_vec, f.r_txt,"),
-        ["metadata where content belongs"]),
-    "hybrid_rows called without eng": (lambda s: _edit(s, ("retrieval.hybrid_rows(eng, eng.query(sql, params))",
-                                                           "retrieval.hybrid_rows(eng.query(sql, params))")),
+                            "SELECT m.record_id, m.content, m.metadata, f.r_vec AS rank_vec, f.r_txt,"),
+        ["no column r_vec", "rank_vec", "name the final SELECT's columns", "with AS"]),
+    "rrf_score left without its name": (_embedded_sql(lambda s: _edit(
+        s, ("1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt) AS rrf_score", "1.0 / (:rrf_k + f.r_vec) + 1.0 / (:rrf_k + f.r_txt)"),
+        ("ORDER BY rrf_score DESC, f.r_vec, f.r_txt", "ORDER BY 6 DESC, f.r_vec, f.r_txt"))),
+        ["no column rrf_score", "AS rrf_score"]),
+    "hybrid_rows called without eng": (lambda s: _edit(s, ("retrieval.hybrid_rows(eng, rows)", "retrieval.hybrid_rows(rows)")),
                                        ["raised TypeError", "retrieval.hybrid_rows(eng, rows) (eng first)"]),
-    "parameters spread with **": (lambda s: _edit(s, ("eng.query(sql, params)", "eng.query(sql, **params)")),
+    "parameters spread with **": (lambda s: _edit(s, ("retrieval.query_named(eng, sql, params)",
+                                                      "retrieval.query_named(eng, sql, **params)")),
                                   ["raised TypeError", "params is one dict: no **"]),
     "the def line loses per_list": (lambda s: _edit(s, ("k: int = 5, per_list: int = 30, rrf_k: int = 60", "k: int = 5")),
                                     ["cannot be called as the TODO specifies", "keep the def line"]),
@@ -370,13 +370,20 @@ P3H_UNION = _embedded_sql(lambda s: _edit(s, (
         fused AS (SELECT seq, MIN(r_vec) AS r_vec, MIN(r_txt) AS r_txt FROM both GROUP BY seq)""")))
 P3H_RIGHT = {
     "UNION ALL and GROUP BY": P3H_UNION,
+    # The rows come back by column name: the same columns in another order are as good.
+    "r_vec and r_txt in the other order": lambda s: s.replace(
+        "SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,",
+        "SELECT m.record_id, m.content, m.metadata, f.r_txt, f.r_vec,"),
+    "content and metadata in the other order": lambda s: s.replace(
+        "SELECT m.record_id, m.content, m.metadata, f.r_vec, f.r_txt,",
+        "SELECT m.record_id, m.metadata, m.content, f.r_vec, f.r_txt,"),
     "status filter as NOT IN": lambda s: s.replace(
         LIVE, "AND m.seq NOT IN (SELECT record_seq FROM MEMORY_STATUS WHERE status IN ('superseded', 'forgotten', "
               "'expired'))"),
     # The library's statement also reads the shared schema knowledge: it takes the scope's binds.
     "the library's own statement": lambda s: s.split("    if eng.name")[0]
     + "    from workshop_lib.core.scope import Scope\n    params.update(Scope(eng.user_id, eng.agent_id).binds())\n"
-    + "    sql = eng.store.sql.HYBRID_RRF\n    return retrieval.hybrid_rows(eng, eng.query(sql, params))\n",
+    + "    sql = eng.store.sql.HYBRID_RRF\n    return retrieval.hybrid_rows(eng, retrieval.query_named(eng, sql, params))\n",
 }
 
 

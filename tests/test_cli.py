@@ -109,16 +109,16 @@ def test_calibrate_measures_saves_and_is_used_by_new_connections(data_dir):
     assert 0 < saved["threshold_low"] <= saved["min_score"] <= saved["threshold_high"] < 1
     # The committed embedded defaults were measured the same way: calibrating again reproduces them.
     for key in config.CALIBRATED_KEYS:
-        assert saved[key] == pytest.approx(config.THRESHOLDS["embedded"][key], abs=0.02), key
+        assert saved[key] == pytest.approx(config.THRESHOLDS["embedded"].as_dict()[key], abs=0.02), key
     saved_file = data_dir / config.THRESHOLDS_FILE
     doc = json.loads(saved_file.read_text())
     doc["embedded"]["threshold_high"] = 0.55
     saved_file.write_text(json.dumps(doc))
     eng = connect("embedded")
-    assert eng.model.thresholds["threshold_high"] == 0.55
+    assert eng.model.thresholds.threshold_high == 0.55
     doc["embedded"]["model"] = "another-model"
     saved_file.write_text(json.dumps(doc))
-    assert connect("embedded").model.thresholds["threshold_high"] == config.THRESHOLDS["embedded"]["threshold_high"]
+    assert connect("embedded").model.thresholds.threshold_high == config.THRESHOLDS["embedded"].threshold_high
 
 
 def test_oracle_bootstrap_is_a_workshop_command_that_fails_fast_when_nothing_listens(tmp_path):

@@ -73,7 +73,7 @@ def test_the_embedded_engine_answers_through_its_parts(tmp_path):
     eng = connect("embedded", path=tmp_path)
     try:
         assert len(eng.model.embed(["a voyage"])[0]) == eng.model.dim == 256
-        assert eng.model.thresholds["min_score"] > 0
+        assert eng.model.thresholds.min_score > 0
         assert {"RECORDS", "RECORD_CHUNKS"} <= eng.backend.object_names()
         assert eng.query(eng.statements.ping) == [(1,)]
         assert eng.statements.keyword_expression("") is None and eng.statements.no_match

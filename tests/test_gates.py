@@ -347,7 +347,7 @@ def test_retrieve_turn_filters_and_counts(seeded_engine):
 
 def test_retrieve_turn_default_min_score_and_top_k(seeded_engine):
     turn = gates.retrieve_turn(seeded_engine, QUESTION)
-    assert turn.min_score == seeded_engine.model.thresholds["min_score"] and turn.top_k == gates.DEFAULT_TOP_K
+    assert turn.min_score == seeded_engine.model.thresholds.min_score and turn.top_k == gates.DEFAULT_TOP_K
     assert len(turn.chunks) <= 5 and all(s >= turn.min_score for s in turn.similarities)
 
 
@@ -461,7 +461,7 @@ def test_a_saved_calibration_with_an_empty_hybrid_band_is_ignored(tmp_path, monk
     assert config.thresholds_for("embedded", model) == config.THRESHOLDS["embedded"]
     config.thresholds_path().write_text(json.dumps({"embedded": {
         "model": model, "min_score": 0.5, "threshold_low": 0.4, "threshold_high": 0.6}}))
-    assert config.thresholds_for("embedded", model)["threshold_high"] == 0.6
+    assert config.thresholds_for("embedded", model).threshold_high == 0.6
 
 
 def test_the_calibration_measured_on_each_engine_leaves_a_hybrid_band(seeded_engine):

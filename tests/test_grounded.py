@@ -170,7 +170,7 @@ def test_oracle_statements_parse(name):
 def test_oracle_vector_constructs_are_the_documented_ones():
     assert "VECTOR_DISTANCE(embedding, :qv, COSINE)" in oracle_sql.CATALOG.MATCH_ABOVE_THRESHOLD
     assert "VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING :doc AS data)" in oracle_sql.CATALOG.ITEM_INSERT
-    assert "VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING :t AS data) FROM dual" in oracle_sql.CATALOG.EMBED_TEXT
+    assert "VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING :txt AS data) FROM dual" in oracle_sql.CATALOG.EMBED_TEXT
     assert all("VECTOR(384, FLOAT32)" in d for d in (oracle_sql.CATALOG.DDL[0], oracle_sql.CATALOG.DDL[2]))
 
 

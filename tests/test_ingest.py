@@ -478,7 +478,7 @@ def _two_complete_tables(eng, profiles) -> tuple[str, str]:
 
 def _recorded(eng) -> str | None:
     sql = eng.statements.docs
-    rows = eng.query(sql.ALIAS_GET, {"a": sql.ALIAS})
+    rows = eng.query(sql.ALIAS_GET, {"alias_name": sql.ALIAS})
     return rows[0][0] if rows else None
 
 
@@ -502,11 +502,11 @@ def test_a_row_ahead_of_the_view_is_repaired_by_the_next_rollback(lane):
     sql = eng.statements.docs
     index.set_alias(eng, a, previous=None, action="promote", detail={"reason": "first"})
     with eng.transaction() as cur:  # a switch to b that stopped after its bookkeeping
-        cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": b, "prev": a})
+        cur.execute(sql.ALIAS_SET, {"alias_name": sql.ALIAS, "t": b, "prev": a})
     assert index.alias_target(eng) == a
     state = promotion.rollback(eng)  # finishes the switch to b first, then goes back to a
     assert (state.target, state.previous) == (a, b) and _recorded(eng) == a
     with eng.transaction() as cur:  # a row naming a table that is gone is put back on the view's
-        cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": "DOCS_GONE", "prev": b})
+        cur.execute(sql.ALIAS_SET, {"alias_name": sql.ALIAS, "t": "DOCS_GONE", "prev": b})
     assert index.repair_alias(eng) == a and _recorded(eng) == a and index.alias_target(eng) == a
     assert index.repair_alias(eng) is None

@@ -400,16 +400,16 @@ def test_a_single_insert_if_missing_forgives_only_ora_00001():
 
     dup = "ORA-00001: unique constraint (AGENT.SYS_C1) violated"
     put = osql.CATALOG.EMB_CACHE_PUT
-    key = {"h": "a", "m": "M", "t": "x", "vec": None}
+    key = {"h": "a", "m": "M", "txt": "x", "vec": None}
     raw = Raw([oracledb.IntegrityError(dup)])
     OracleCursor(_BindAsIs(), raw).execute(put, key)
     assert raw.calls == [put], "not run again: the row exists"
     with pytest.raises(OracleWorkshopError, match="ORA-01400"):
         OracleCursor(_BindAsIs(), Raw([oracledb.IntegrityError("ORA-01400: cannot insert NULL")])).execute(put, key)
-    insert = "INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)"
+    insert = osql.DOCS.LOG_INSERT
     with pytest.raises(OracleWorkshopError, match="ORA-00001"):  # a plain INSERT keeps the error
         OracleCursor(_BindAsIs(), Raw([oracledb.IntegrityError(dup)])).execute(
-            insert, {"a": "DOCS", "action": "promote", "t": "DOCS_V1", "detail": "{}"})
+            insert, {"alias_name": "DOCS", "action": "promote", "t": "DOCS_V1", "detail": "{}"})
 
 
 def test_an_upsert_merge_that_lost_the_race_runs_again_and_updates():
@@ -515,7 +515,7 @@ def test_the_hybrid_band_is_reachable_with_each_engines_defaults(engine):
     threshold_high every surviving chunk would be rag and hybrid could never happen."""
     from workshop_lib.parts import gates
 
-    th = config.THRESHOLDS[engine]
+    th = config.THRESHOLDS[engine].as_dict()
     assert th["min_score"] < th["threshold_high"]
     cfg = gates.ModeConfig.for_engine(th)
     score = (max(th["min_score"], th["threshold_low"]) + th["threshold_high"]) / 2  # kept, and in the band

@@ -5,6 +5,7 @@ One place for every knob, so a learner can see what can be changed and how.
 from __future__ import annotations
 
 import os
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 # The repository root when the package is installed in editable mode (the workshop's way).
@@ -44,15 +45,30 @@ ORACLE_OLD_NAMES = {"ORACLE_APP_USER": "ORACLE_USER", "ORACLE_APP_PASSWORD": "OR
 # similarity plus cues) and the lead the winner needs (parts/chat/router.py); on WordLlama
 # the nearest wrong handler's example similarity is at most about 0.41 (router.leave_one_out).
 # On Oracle the router's values are guesses too, until measured there.
+@dataclass(frozen=True)
+class Thresholds:
+    """The similarity thresholds of one engine's embedding model (`eng.model.thresholds`)."""
+
+    min_score: float               # Part 4's gate: a memory below it is not retrieved
+    threshold_low: float           # below it the answer mode is fallback ...
+    threshold_high: float          # ... at or above it rag, between the two hybrid
+    catalog_min_similarity: float  # Part 5: a catalog item below it is no match
+    router_min_score: float        # Part 9: below it no handler is trusted ...
+    router_margin: float           # ... and a winner must lead the next by this much
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
 THRESHOLDS = {
     # Oracle (ALL_MINILM_L12_V2): unmeasured starting values, not published by Oracle for this
     # model and not yet calibrated on this workshop's memories; `workshop calibrate` on a live
     # database replaces min_score / threshold_low / threshold_high with measured ones.
-    "oracle": {"min_score": 0.60, "threshold_low": 0.60, "threshold_high": 0.75, "catalog_min_similarity": 0.50,
-               "router_min_score": 0.55, "router_margin": 0.03},
+    "oracle": Thresholds(min_score=0.60, threshold_low=0.60, threshold_high=0.75, catalog_min_similarity=0.50,
+                         router_min_score=0.55, router_margin=0.03),
     # Embedded (WordLlama): calibrated in Part 4 on 32 relevant and 28 irrelevant question-memory pairs.
-    "embedded": {"min_score": 0.31, "threshold_low": 0.30, "threshold_high": 0.37, "catalog_min_similarity": 0.30,
-                 "router_min_score": 0.30, "router_margin": 0.03},
+    "embedded": Thresholds(min_score=0.31, threshold_low=0.30, threshold_high=0.37, catalog_min_similarity=0.30,
+                           router_min_score=0.30, router_margin=0.03),
 }
 
 
@@ -83,19 +99,19 @@ def thresholds_path() -> Path:
     return data_dir() / THRESHOLDS_FILE
 
 
-def thresholds_for(engine: str, model: str) -> dict:
+def thresholds_for(engine: str, model: str) -> Thresholds:
     """The engine's thresholds: the defaults, with calibrated values for this model when there are some."""
     import json
 
-    values = dict(THRESHOLDS[engine])
+    values = THRESHOLDS[engine]
     try:
         saved = json.loads(thresholds_path().read_text()).get(engine) or {}
     except (OSError, ValueError, AttributeError):
         return values
     if saved.get("model") == model:
         measured = {k: float(saved[k]) for k in CALIBRATED_KEYS if isinstance(saved.get(k), (int, float))}
-        merged = {**values, **measured}
-        if merged["min_score"] < merged["threshold_high"]:  # a file that empties the hybrid band is ignored
+        merged = replace(values, **measured)
+        if merged.min_score < merged.threshold_high:  # a file that empties the hybrid band is ignored
             values = merged
     return values
 

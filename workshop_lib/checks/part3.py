@@ -14,6 +14,7 @@ from typing import Any
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, expect, passed
 from workshop_lib.engines.database import Sent
+from workshop_lib.engines.hits import Hit
 from workshop_lib.parts import retrieval
 
 TODO1 = "TODO 1 (retrieve_knowledge)"
@@ -109,7 +110,7 @@ def check_retrieve_knowledge(fn, eng) -> None:
                   "a tool output and a thread message in the store")
 
 
-def _compare_knowledge(call: str, got, want: list[dict], kinds, k: int, why: str) -> None:
+def _compare_knowledge(call: str, got, want: list[Hit], kinds, k: int, why: str) -> None:
     _expect_knowledge_hits(call, got)
     allowed = retrieval.normalize_kinds(kinds)
     if allowed is not None:
@@ -146,7 +147,7 @@ def _expect_only_kinds_asked(call: str, got: list[dict], kinds, allowed, why: st
                           f"({stray[0].get('subject')}), which is not in the kinds asked for {allowed}", hint)
 
 
-def _reject_hit_count(call: str, got: list[dict], want: list[dict], kinds, allowed, why: str) -> None:
+def _reject_hit_count(call: str, got: list[dict], want: list[Hit], kinds, allowed, why: str) -> None:
     """Too many hits (not cut to k) or too few (kinds not split, an empty list taken as a filter, too few candidates)."""
     if len(got) > len(want):
         hint = "pass top_k=k to retrieval.rerank(...) so the list is cut to k."
@@ -160,7 +161,7 @@ def _reject_hit_count(call: str, got: list[dict], want: list[dict], kinds, allow
     raise CheckFailed(TODO1, f"{call} ({why}) returned {len(got)} hits; expected {len(want)}", hint)
 
 
-def _expect_rank(call: str, i: int, g: dict, w: dict, got: list[dict], want: list[dict], kinds) -> None:
+def _expect_rank(call: str, i: int, g: dict, w: Hit, got: list[dict], want: list[Hit], kinds) -> None:
     """Rank i holds the expected hit: its subject, body, distance and kind."""
     if g.get("body") == w["body"] and g.get("subject") != w["subject"]:
         raise CheckFailed(TODO1, f"{call}: rank {i} has subject {g.get('subject')!r}; expected {w['subject']!r}"
@@ -182,7 +183,7 @@ def _expect_rank(call: str, i: int, g: dict, w: dict, got: list[dict], want: lis
                           "kind is hit.metadata.get('kind'), or '?' when a memory has none.")
 
 
-def _expect_distance(call: str, i: int, g: dict, w: dict) -> None:
+def _expect_distance(call: str, i: int, g: dict, w: Hit) -> None:
     """Rank i's distance as a float equal to the expected one (a similarity, 1 - distance, is named)."""
     if not isinstance(g["distance"], float) or abs(g["distance"] - w["distance"]) > 1e-6:
         similarity = isinstance(g["distance"], float) and abs(g["distance"] - (1 - w["distance"])) < 1e-6
@@ -301,7 +302,7 @@ def _owner(groups: list[str], i: int) -> str:
     return "the statement" if i == len(groups) - 1 else "a subquery"
 
 
-def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> tuple[list[dict], tuple[list[str], list[str]]]:
+def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> tuple[list[Hit], tuple[list[str], list[str]]]:
     """The fused top k, and the two ranked lists it was fused from (the messages quote their ranks)."""
     vec = retrieval.vector_ranked_ids(eng, query, per_list)
     txt = retrieval.keyword_ranked_ids(eng, query, per_list)
@@ -322,13 +323,13 @@ def check_hybrid_rrf(fn, eng) -> None:
                 try:
                     got = call_learner(TODO2, call, fn, query, k=k, per_list=per_list, rrf_k=rrf_k)
                 except CheckFailed as failed:
-                    _column_order(call, sent())
+                    if failed.problem.startswith("your code raised MissingColumns"):
+                        raise CheckFailed(TODO2, failed.problem, COLUMN_NAMES_FIX) from None
                     if failed.problem.startswith("your code raised TypeError") and "NoneType" in failed.problem:
                         raise CheckFailed(TODO2, failed.problem, NULL_RANK_FIX) from None
                     if failed.problem.startswith("your code raised TypeError"):
                         raise CheckFailed(TODO2, failed.problem, TYPE_ERROR_FIX) from None
                     raise
-            _column_order(call, sent())
             worst_first = retrieval.keyword_ranked_ids(eng, query, retrieval.MAX_K)[::-1]
             _compare_hybrid(call, got, want, per_list, ranks, worst_first)
             for sql in sent():
@@ -351,39 +352,15 @@ def check_hybrid_rrf(fn, eng) -> None:
 
 
 TYPE_ERROR_FIX = ("a call got arguments it does not take. Keep the def line as given (query, k, per_list, rrf_k), run "
-                  "the statement with eng.query(sql, params) (params is one dict: no **), and shape its rows with "
-                  "retrieval.hybrid_rows(eng, rows) (eng first).")
+                  "the statement with retrieval.query_named(eng, sql, params) (params is one dict: no **), and shape "
+                  "its rows with retrieval.hybrid_rows(eng, rows) (eng first).")
+COLUMN_NAMES_FIX = ("retrieval.hybrid_rows reads each column by its name, in any order: name the final SELECT's columns "
+                    f"{', '.join(retrieval.HYBRID_COLUMNS)}, with AS where a column is computed or renamed "
+                    "(f.r_vec is named r_vec; 1.0 / (...) + 1.0 / (...) AS rrf_score).")
 NULL_RANK_FIX = ("a rank or the score came back NULL (None), which retrieval.hybrid_rows cannot turn into a number: "
                  "after the FULL OUTER JOIN a row found by one list only has no rank in the other, so write "
                  f"COALESCE(v.r_vec, {retrieval.SENTINEL}) AS r_vec and COALESCE(t.r_txt, {retrieval.SENTINEL}) AS r_txt (NVL on Oracle), and "
                  "compute rrf_score from those columns.")
-SELECTED = ["record_id", "content", "metadata", "r_vec", "r_txt", "rrf_score"]
-
-
-def _selected(sql: str) -> list[str] | None:
-    """The names of the final SELECT's columns (alias, or the column after the dot)."""
-    groups = _groups(sql)
-    found = re.findall(r"\bSELECT\b(.*?)\bFROM\b", " ".join(groups[-1].split()), re.I | re.S)
-    if not found:
-        return None
-    names = []
-    for item in found[-1].split(","):
-        words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", re.sub(r"\x00\d+\x00", " ", item))
-        names.append(words[-1].lower() if words else "")
-    return names
-
-
-def _column_order(call: str, sent: list[str]) -> None:
-    """hybrid_rows reads the columns by position: a swapped pair is named as such."""
-    for sql in sent:
-        names = _selected(sql)
-        if names and sorted(names) == sorted(SELECTED) and names != SELECTED:
-            swapped = [f"{a} where {b} belongs" for a, b in zip(names, SELECTED) if a != b]
-            raise CheckFailed(TODO2, f"{call}: your final SELECT lists {', '.join(names)}; retrieval.hybrid_rows "
-                              f"reads the columns by position, so it gets {'; '.join(swapped)}",
-                              "select exactly record_id, content, metadata, r_vec, r_txt, rrf_score, in that order.")
-
-
 def _worst_first(got: list[dict], worst_first: list[str] | None, txt_rank: dict[str, int]) -> bool:
     """Whether the learner's keyword ranks follow the list read from its worst end (ties aside)."""
     ranked = [h for h in got if h["r_txt"] != retrieval.SENTINEL]
@@ -395,7 +372,7 @@ def _worst_first(got: list[dict], worst_first: list[str] | None, txt_rank: dict[
     return near_worst > right and 2 * near_worst >= len(ranked)
 
 
-def _compare_hybrid(call: str, got, want: list[dict], per_list: int, ranks: tuple[list[str], list[str]],
+def _compare_hybrid(call: str, got, want: list[Hit], per_list: int, ranks: tuple[list[str], list[str]],
                     worst_first: list[str] | None = None) -> None:
     """The learner's fused rows against the reference, the first difference named: the shape, rows that
     must never appear, ranks out of range, each list's ranks, the number of rows, then row by row."""
@@ -412,7 +389,8 @@ def _hybrid_shape(call: str, got) -> None:
     """A list of dicts with the hybrid keys, integer ranks and a float score."""
     expect(isinstance(got, list) and all(isinstance(h, dict) and set(h) >= HYBRID_KEYS for h in got), TODO2,
            f"{call} must return a list of dicts with keys {sorted(HYBRID_KEYS)}",
-           "select record_id, content, metadata, r_vec, r_txt, rrf_score (in that order) in your SQL.")
+           f"select the columns {', '.join(retrieval.HYBRID_COLUMNS)} by those names in your SQL, and return "
+           "retrieval.hybrid_rows(eng, rows).")
     bad = [h for h in got if not isinstance(h["r_vec"], int) or not isinstance(h["r_txt"], int)
            or not isinstance(h["rrf_score"], float)]
     expect(not bad, TODO2, f"{call}: r_vec and r_txt must be ints and rrf_score a float",
@@ -479,7 +457,7 @@ def _ranks_match_lists(call: str, got: list[dict], per_list: int, ranks: tuple[l
                               "SCORE(1) DESC on Oracle, then m.seq; keep r_txt <= :n.")
 
 
-def _hybrid_row_count(call: str, got: list[dict], want: list[dict], ids: set[str]) -> None:
+def _hybrid_row_count(call: str, got: list[dict], want: list[Hit], ids: set[str]) -> None:
     """As many rows as the reference; a missing one-sided row names the join that lost it."""
     if len(got) != len(want):
         one_sided = [w for w in want if w["record_id"] not in ids]
@@ -492,7 +470,7 @@ def _hybrid_row_count(call: str, got: list[dict], want: list[dict], ids: set[str
         raise CheckFailed(TODO2, f"{call} returned {len(got)} rows; expected {len(want)}", hint)
 
 
-def _hybrid_rows_in_order(call: str, got: list[dict], want: list[dict], ids: set[str]) -> None:
+def _hybrid_rows_in_order(call: str, got: list[dict], want: list[Hit], ids: set[str]) -> None:
     """Row by row: the same record, the same ranks and the same fused score."""
     scores = [g["rrf_score"] for g in got]
     if len(scores) > 1 and scores == sorted(scores) and scores[0] < scores[-1]:

@@ -251,7 +251,7 @@ class LifecycleMixin:
         if AUDIT_KEY in meta:
             return str(meta[AUDIT_KEY])
         key = secrets.token_hex(32)
-        cur.execute(self.sql.META_INSERT, {"k": AUDIT_KEY, "v": key})
+        cur.execute(self.sql.META_INSERT, {"meta_key": AUDIT_KEY, "v": key})
         cur.execute(self.mem.AUDIT_SUBJECTS)
         for seq, old in cur.fetchall():
             cur.execute(self.mem.AUDIT_SET_SUBJECT, {"seq": seq, "subj": _rekeyed(key, str(old))})

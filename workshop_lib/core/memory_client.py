@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workshop_lib.core.records import Hit, Record
+from workshop_lib.core.records import MemoryHit, Record
 from workshop_lib.core.scope import Scope
 from workshop_lib.core.store import MemoryStore
 
@@ -53,13 +53,13 @@ class MemoryClient:
         record_types: list[str] | set[str] | None = None,
         max_results: int = 5,
         metadata_filter: dict[str, Any] | None = None,
-    ) -> list[Hit]:
+    ) -> list[MemoryHit]:
         """Nearest memories of this user and agent (and the shared schema knowledge), closest first."""
         self._own("user", user_id, self.user_id)
         self._own("agent", agent_id, self.agent_id)
         pairs = self.search_records(query, k=max_results, record_types=record_types, metadata_filter=metadata_filter)
         return [
-            Hit(id=r.id, record_type=r.record_type, content=r.content or "", metadata=r.metadata or {}, distance=d)
+            MemoryHit(id=r.id, record_type=r.record_type, content=r.content or "", metadata=r.metadata or {}, distance=d)
             for r, d in pairs
         ]
 

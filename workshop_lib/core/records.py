@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from workshop_lib.engines.hits import Hit
+
 MESSAGE_TYPES = frozenset({"message"})
 MEMORY_TYPES = frozenset({"memory", "guideline", "fact", "preference"})
 PROFILE_TYPES = frozenset({"user_profile", "agent_profile"})
@@ -35,11 +37,17 @@ class MessageRecord(Record):
 
 
 @dataclass
-class Hit:
-    """One search result as the memory client returns it."""
+class MemoryHit:
+    """One search result as the memory client returns it (read by attribute in Part 3's TODO 1)."""
 
     id: str
     record_type: str
     content: str
     metadata: dict[str, Any] = field(default_factory=dict)
     distance: float = 0.0
+
+    def as_hit(self) -> Hit:
+        """The same result as engines/hits.py's Hit, the type of every retrieval result."""
+        return Hit(record_id=self.id, kind=str(self.metadata.get("kind", self.record_type)),
+                   subject=str(self.metadata.get("subject", "")), content=self.content, metadata=self.metadata,
+                   distance=float(self.distance))

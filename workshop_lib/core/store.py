@@ -283,7 +283,7 @@ class MemoryStore(LifecycleMixin):
                 have = {k: v for k, v in cur.fetchall()}
             for key, value in want.items():
                 if key not in have:
-                    cur.execute(self.sql.META_INSERT, {"k": key, "v": value})
+                    cur.execute(self.sql.META_INSERT, {"meta_key": key, "v": value})
                 elif have[key] != value:
                     raise SchemaError(
                         f"The memory store schema has {key}={have[key]} but this workshop needs "

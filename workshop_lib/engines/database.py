@@ -35,6 +35,17 @@ class Sent(NamedTuple):
                             # "transaction", "supplychain.read_only_query", "supplychain.counts" ...
 
 
+def query_named(db: Database, statement: str, binds: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
+    """Every row of one statement as a dict of its column names (lower case, as the SELECT list names
+    them: the alias, or the column after the dot) to their values, for SQL whose columns no row
+    type declares (engines/rows.py), such as the learner's own statement in Part 3. A trace tells
+    it as sent through `query`, like `db.query(...)`."""
+    with entered("query"), db.cursor() as cur:
+        cur.execute(statement, binds or {})
+        names = [str(d[0]).lower() for d in (cur.description or [])]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()] if names else []
+
+
 class Database(Protocol):
     """A database as the rest of the workshop sees it: SQL with named binds, a trace of what was
     sent, the dialect's statements and the embedding model. Both engines implement it."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from workshop_lib.engines.hits import Hit
+
 # A row as the driver returns it. Its columns' types depend on the statement, so they are not
 # named here: issue 37 (item 2) gives each statement its named result columns.
 Row = tuple[Any, ...]
@@ -83,5 +85,5 @@ def one_row(cur: Cursor) -> Row:
     return row
 
 
-# What a reranker reorders: a retrieval hit, column name to value.
-Candidate = dict[str, object]
+# What a reranker reorders: a retrieval hit (engines/hits.py).
+Candidate = Hit

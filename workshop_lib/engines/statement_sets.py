@@ -16,10 +16,49 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from workshop_lib.engines.rows import (
+    AliasLogRow,
+    AliasRow,
+    AuditRow,
+    AuditSubjectRow,
+    AvailabilityRow,
+    CatalogMatchRow,
+    ChunkHashRow,
+    CountRow,
+    DocCountsRow,
+    DocumentChunkRow,
+    DocumentHitRow,
+    EmbeddingRow,
+    HistoryRow,
+    HybridRow,
+    IndexRow,
+    ItemHashRow,
+    KeywordRow,
+    MetaRow,
+    ModesPerMinuteRow,
+    NamedRow,
+    NativeHitRow,
+    PortRow,
+    PortUnitsRow,
+    RecentRow,
+    RecordHitRow,
+    RecordRow,
+    RecordSeqRow,
+    ResponseRow,
+    ScopedHitRow,
+    SeqRow,
+    StatusRow,
+    ThreadIdRow,
+    ThreadRow,
+    VectorRankRow,
+    ViewTargetRow,
+)
 
-def stmt(binds: str = "") -> Any:
-    """A statement field that takes the named binds (space-separated)."""
-    return field(metadata={"binds": frozenset(binds.split())})
+
+def stmt(binds: str = "", row: type[NamedRow] | None = None) -> Any:
+    """A statement field that takes the named binds (space-separated) and, when it returns rows,
+    the row type naming its result columns (engines/rows.py)."""
+    return field(metadata={"binds": frozenset(binds.split()), "row": row})
 
 
 def ddl() -> Any:
@@ -33,33 +72,33 @@ class StoreStatements:
     and the shared schema knowledge (shared_u, shared_a; NULL leaves it out). Oracle's RECORD_INSERT also takes the out-bind
     `new_seq`, which the store's backend supplies (StoreBackend.insert_returning_seq)."""
 
-    META_SELECT: str = stmt()
-    META_INSERT: str = stmt("k v")
-    RECORD_GET: str = stmt("rt rid")
+    META_SELECT: str = stmt("", MetaRow)
+    META_INSERT: str = stmt("meta_key v")
+    RECORD_GET: str = stmt("rt rid", RecordRow)
     RECORD_INSERT: str = stmt("rt rid tid u a role content meta")
-    RECORD_LIST: str = stmt("rt tid tid_free u u_free a a_free hist")
+    RECORD_LIST: str = stmt("rt tid tid_free u u_free a a_free hist", RecordRow)
     RECORD_SET_CONTENT: str = stmt("content seq")
     RECORD_SET_METADATA: str = stmt("meta seq")
     RECORD_DELETE: str = stmt("seq")
-    RECORD_COUNT: str = stmt("types")
+    RECORD_COUNT: str = stmt("types", CountRow)
     CHUNK_DELETE: str = stmt("seq")
     CHUNK_INSERT_TEXT: str = stmt("seq txt")
     CHUNK_INSERT_VECTOR: str = stmt("seq txt vec")
-    THREAD_GET: str = stmt("tid")
+    THREAD_GET: str = stmt("tid", ThreadRow)
     THREAD_INSERT: str = stmt("tid u a")
     THREAD_DELETE: str = stmt("tid")
     THREAD_CHUNKS_DELETE: str = stmt("tid")
     THREAD_RECORDS_DELETE: str = stmt("tid")
-    THREADS_OF_USER: str = stmt("actor")
-    THREADS_OF_AGENT: str = stmt("actor")
-    SCOPED_CHILD_SEQS_OF_USER: str = stmt("actor types")
-    SCOPED_CHILD_SEQS_OF_AGENT: str = stmt("actor types")
-    SEARCH_BY_TEXT: str = stmt("q types tid tid_free u u_free a a_free shared_u shared_a")
-    SEARCH_BY_VECTOR: str = stmt("qv types tid tid_free u u_free a a_free shared_u shared_a")
-    SEARCH_SCOPED_KNN: str = stmt("q n rt u a shared_u shared_a")
-    KEYWORD_SEARCH: str = stmt("kw k u a shared_u shared_a")
-    HYBRID_RRF: str = stmt("q kw n k rrf_k u a shared_u shared_a")
-    VECTOR_RANKED: str = stmt("q n u a shared_u shared_a")
+    THREADS_OF_USER: str = stmt("actor", ThreadIdRow)
+    THREADS_OF_AGENT: str = stmt("actor", ThreadIdRow)
+    SCOPED_CHILD_SEQS_OF_USER: str = stmt("actor types", SeqRow)
+    SCOPED_CHILD_SEQS_OF_AGENT: str = stmt("actor types", SeqRow)
+    SEARCH_BY_TEXT: str = stmt("q types tid tid_free u u_free a a_free shared_u shared_a", RecordHitRow)
+    SEARCH_BY_VECTOR: str = stmt("qv types tid tid_free u u_free a a_free shared_u shared_a", RecordHitRow)
+    SEARCH_SCOPED_KNN: str = stmt("q n rt u a shared_u shared_a", ScopedHitRow)
+    KEYWORD_SEARCH: str = stmt("kw k u a shared_u shared_a", KeywordRow)
+    HYBRID_RRF: str = stmt("q kw n k rrf_k u a shared_u shared_a", HybridRow)
+    VECTOR_RANKED: str = stmt("q n u a shared_u shared_a", VectorRankRow)
     SCHEMA: list[tuple[str, list[str]]] = ddl()   # (object name, its DDL statements), in creation order
     DROP: dict[str, str] = ddl()                  # object name -> DROP statement
     OBSOLETE: dict[str, str] = ddl()              # objects of older versions to drop when a store is opened
@@ -72,32 +111,32 @@ class MemoryStatements:
     MIGRATIONS: list[tuple[str, list[str]]] = ddl()  # tables added to existing stores, in order
     DROP: dict[str, str] = ddl()
     STATUS_INSERT: str = stmt("seq st actor why repl expiry")
-    STATUS_GET: str = stmt("seq")
+    STATUS_GET: str = stmt("seq", StatusRow)
     STATUS_DELETE: str = stmt("seq")
     THREAD_STATUS_DELETE: str = stmt("tid")
-    HISTORY: str = stmt("types u a")
-    EXPIRED_DUE: str = stmt()
+    HISTORY: str = stmt("types u a", HistoryRow)
+    EXPIRED_DUE: str = stmt("", RecordSeqRow)
     AUDIT_INSERT: str = stmt("act subj actor detail")
-    AUDIT_LIST: str = stmt()
-    TRACE_RECORDS: str = stmt("u")
-    TRACE_THREADS: str = stmt("u")
-    TRACE_ORPHAN_CHUNKS: str = stmt()
-    TRACE_VECTOR_INDEX: str = stmt("u")
-    TRACE_TEXT_INDEX: str = stmt("kw")
+    AUDIT_LIST: str = stmt("", AuditRow)
+    TRACE_RECORDS: str = stmt("u", CountRow)
+    TRACE_THREADS: str = stmt("u", CountRow)
+    TRACE_ORPHAN_CHUNKS: str = stmt("", CountRow)
+    TRACE_VECTOR_INDEX: str = stmt("u", CountRow)
+    TRACE_TEXT_INDEX: str = stmt("kw", CountRow)
     CHAT_ERASE: str = stmt("u")
     # Erasure reaches past the rows (core/lifecycle.py): the caches' rows written for the
     # user, the audit's keyed hashes, and what each engine runs once the deletes committed.
-    AUDIT_SUBJECTS: str = stmt()
+    AUDIT_SUBJECTS: str = stmt("", AuditSubjectRow)
     AUDIT_SET_SUBJECT: str = stmt("seq subj")
     RESPONSE_CACHE_ERASE: str = stmt("u")
     EMBEDDING_CACHE_ERASE: str = stmt("u")
     CACHE_WRITERS_ERASE: str = stmt("u")
     PURGE_DELETED: list[str] = ddl()  # after an erasure commits: deleted text out of the indexes and files
-    TRACE_CACHE_ROWS: str = stmt("u")
-    TRACE_CACHE_TEXT: str = stmt("term")
-    TRACE_CHAT_LOG: str = stmt("u")
-    TRACE_AUDIT: str = stmt("u plain")
-    TRACE_TEXT_TOKENS: str = stmt("tok")
+    TRACE_CACHE_ROWS: str = stmt("u", CountRow)
+    TRACE_CACHE_TEXT: str = stmt("term", CountRow)
+    TRACE_CHAT_LOG: str = stmt("u", CountRow)
+    TRACE_AUDIT: str = stmt("u plain", CountRow)
+    TRACE_TEXT_TOKENS: str = stmt("tok", CountRow)
 
 
 @dataclass(frozen=True)
@@ -110,24 +149,24 @@ class DocsStatements:
     REGISTER: str = stmt("t profile sha")
     MARK_BUILDING: str = stmt("t")
     MARK_COMPLETE: str = stmt("t docs chunks")
-    INDEX_GET: str = stmt("t")
-    INDEX_LIST: str = stmt()
+    INDEX_GET: str = stmt("t", IndexRow)
+    INDEX_LIST: str = stmt("", IndexRow)
     TABLE_DROP: str = stmt()
     INDEX_DELETE: str = stmt("t")
-    CHUNK_HASHES: str = stmt()
+    CHUNK_HASHES: str = stmt("", ChunkHashRow)
     CHUNK_INSERT: str = stmt("h doc_id chunk_no source lang tags body n_units vec")
     CHUNK_DELETE: str = stmt("h")
-    COUNTS: str = stmt()
-    SEARCH: str = stmt("qv k")
-    DOCUMENT_CHUNKS: str = stmt("d k")
-    ALIAS_GET: str = stmt("a")
-    ALIAS_SET: str = stmt("a t prev")
+    COUNTS: str = stmt("", DocCountsRow)
+    SEARCH: str = stmt("qv k", DocumentHitRow)
+    DOCUMENT_CHUNKS: str = stmt("d k", DocumentChunkRow)
+    ALIAS_GET: str = stmt("alias_name", AliasRow)
+    ALIAS_SET: str = stmt("alias_name t prev")
     VIEW_REPLACE: list[str] = ddl()
-    VIEW_TARGET: str = stmt()
+    VIEW_TARGET: str = stmt("", ViewTargetRow)
     VIEW_DROP: str = stmt()
-    ALIAS_DELETE: str = stmt("a")
-    LOG_INSERT: str = stmt("a action t detail")
-    LOG_LIST: str = stmt("a n")
+    ALIAS_DELETE: str = stmt("alias_name")
+    LOG_INSERT: str = stmt("alias_name action t detail")
+    LOG_LIST: str = stmt("alias_name n", AliasLogRow)
 
 
 @dataclass(frozen=True)
@@ -135,29 +174,29 @@ class CatalogStatements:
     """Part 5's catalog, availability and caches (data/catalog.py, parts/grounded.py)."""
 
     DDL: list[str] = ddl()
-    ITEM_HASHES: str = stmt()
+    ITEM_HASHES: str = stmt("", ItemHashRow)
     ITEM_INSERT: str = stmt("item_id item_name category description price_usd price_unit doc_hash doc")
     ITEM_UPDATE: str = stmt("item_id item_name category description price_usd price_unit doc_hash doc")
     ITEM_DELETE: str = stmt("item_id")
     AVAIL_DELETE_ITEM: str = stmt("item_id")
     AVAIL_INSERT: str = stmt("item_id unlocode units")
-    ITEM_COUNT: str = stmt()
-    AVAILABILITY_ALL: str = stmt()
-    MATCH_ABOVE_THRESHOLD: str = stmt("qv k min_similarity")
-    CLOSEST_ITEMS: str = stmt("qv k")
-    AVAILABILITY_OF_ITEM: str = stmt("item_id")
-    PORTS: str = stmt()
-    EMBED_TEXT: str = stmt("t")
-    EMB_CACHE_GET: str = stmt("h m")
-    EMB_CACHE_PUT: str = stmt("h m t vec")
-    EMB_CACHE_COUNT: str = stmt()
+    ITEM_COUNT: str = stmt("", CountRow)
+    AVAILABILITY_ALL: str = stmt("", AvailabilityRow)
+    MATCH_ABOVE_THRESHOLD: str = stmt("qv k min_similarity", CatalogMatchRow)
+    CLOSEST_ITEMS: str = stmt("qv k", CatalogMatchRow)
+    AVAILABILITY_OF_ITEM: str = stmt("item_id", PortUnitsRow)
+    PORTS: str = stmt("", PortRow)
+    EMBED_TEXT: str = stmt("txt", EmbeddingRow)
+    EMB_CACHE_GET: str = stmt("h m", EmbeddingRow)
+    EMB_CACHE_PUT: str = stmt("h m txt vec")
+    EMB_CACHE_COUNT: str = stmt("", CountRow)
     EMB_CACHE_CLEAR: str = stmt()
-    RESP_CACHE_GET: str = stmt("k")
-    RESP_CACHE_DELETE: str = stmt("k")
-    RESP_CACHE_INSERT: str = stmt("k m p q r")
-    RESP_CACHE_COUNT: str = stmt()
+    RESP_CACHE_GET: str = stmt("cache_key", ResponseRow)
+    RESP_CACHE_DELETE: str = stmt("cache_key")
+    RESP_CACHE_INSERT: str = stmt("cache_key m p q r")
+    RESP_CACHE_COUNT: str = stmt("", CountRow)
     RESP_CACHE_CLEAR: str = stmt()
-    CACHE_WRITER_PUT: str = stmt("c k u")  # who a cache row was written for (erasure deletes it)
+    CACHE_WRITER_PUT: str = stmt("c cache_key u")  # who a cache row was written for (erasure deletes it)
     CACHE_WRITERS_CLEAR: str = stmt()
 
 
@@ -167,9 +206,9 @@ class ChatStatements:
 
     DDL: list[str] = ddl()
     INSERT: str = stmt("tid usr qhash qtext shortq rmode latency cached embhit usedllm explain")
-    COUNT: str = stmt()
-    MODES_PER_MINUTE: str = stmt()
-    RECENT: str = stmt("n")
+    COUNT: str = stmt("", CountRow)
+    MODES_PER_MINUTE: str = stmt("", ModesPerMinuteRow)
+    RECENT: str = stmt("n", RecentRow)
 
 
 @dataclass(frozen=True)
@@ -182,8 +221,8 @@ class NativeHybridStatements:
     TABLE_DDL: str = stmt()
     FILL: str = stmt("u a shared_u shared_a")
     INDEX_DDL: str = stmt()
-    COUNT: str = stmt()
-    SEARCH: str = stmt("params")
+    COUNT: str = stmt("", CountRow)
+    SEARCH: str = stmt("params", NativeHitRow)
 
 
 @dataclass(frozen=True)
@@ -200,6 +239,11 @@ class EngineStatements:
     keyword_expression: Callable[[str], str | None]  # any user text as a safe full-text query, or None
     no_match: str                                  # a full-text expression that matches nothing
     native_hybrid: NativeHybridStatements | None = None  # the database's own hybrid search, where it has one
+
+
+def declared_rows(bundle: type) -> dict[str, type[NamedRow] | None]:
+    """Statement name -> the row type naming its result columns (None: it returns no rows)."""
+    return {f.name: f.metadata["row"] for f in fields(bundle) if f.metadata.get("binds") is not None}
 
 
 def declared_binds(bundle: type) -> dict[str, frozenset[str]]:

@@ -101,12 +101,12 @@ TODOS = {
               "with ROW_NUMBER() in the ranked CTE and cut in the next one with WHERE r_vec <= :n."),
             F("no_tie_break", r"no tie-break|depends on the order the database", TIE_BREAK),
             F("wrong_columns", r"must return a list of dicts with keys",
-              "The final SELECT must give record_id, content, metadata, r_vec, r_txt, rrf_score, in that order: "
-              "retrieval.hybrid_rows turns those columns into the dicts the check reads."),
-            F("select_order", r"reads the columns by position|your final SELECT lists",
-              "retrieval.hybrid_rows takes each row's values by position, not by name: the right columns in another "
-              "order land in the wrong fields. The message names the pair you swapped; write the final SELECT's "
-              "columns in the order the TODO lists them."),
+              "The final SELECT must give the columns record_id, content, metadata, r_vec, r_txt, rrf_score, by "
+              "those names: retrieval.hybrid_rows turns them into the dicts the check reads."),
+            F("column_names", r"has no column|have no column",
+              "retrieval.hybrid_rows reads each row's values by column name, in any order, so a column it needs must "
+              "carry that name. The message names the one it did not find and the names your SELECT gave: add the "
+              "AS name (1.0 / (...) + 1.0 / (...) AS rrf_score), or rename the alias back (f.r_vec, not AS rank_vec)."),
             F("rank_types", r"must be ints and rrf_score a float",
               f"A rank missing from one list is NULL after the join: wrap it in COALESCE(r, {SENTINEL}) (NVL on Oracle) "
               "so it stays an integer, and compute the score with 1.0 so it is a float."),
@@ -169,8 +169,9 @@ TODOS = {
               "SQLite divides integers as integers: 1 / (60 + 1) is 0. Write 1.0 / (:rrf_k + f.r_vec) + "
               "1.0 / (:rrf_k + f.r_txt)."),
             F("call_arguments", r"a call got arguments it does not take",
-              "A TypeError here most often comes from how the helpers are called, not from the SQL: eng.query "
-              "takes the statement and ONE dict of bind values (not spread with **), and retrieval.hybrid_rows needs "
+              "A TypeError here most often comes from how the helpers are called, not from the SQL: "
+              "retrieval.query_named takes the engine, the statement and ONE dict of bind values (not spread with **), "
+              "and retrieval.hybrid_rows needs "
               "the engine as its first argument, before the rows."),
             F("signature_changed", r"cannot be called as the TODO specifies",
               "The check calls your function as the TODO's def line declares it: the query first, then k, per_list "

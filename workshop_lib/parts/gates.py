@@ -24,8 +24,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from workshop_lib.config import Thresholds
 from workshop_lib.core.arguments import check_k, check_query, check_unit_interval
 from workshop_lib.core.llm import ContextAnswerer
+from workshop_lib.engines.hits import hit_text
 
 # --------------------------------------------------------------------------- constants
 _DISTANCE_ALIASES = {
@@ -148,13 +150,13 @@ def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: flo
                   category: str | Sequence[str] | None = None, vector: Any = None) -> TurnResult:
     """Per-turn retrieval: embed, vector search, score filter, top-K, token counts.
 
-    min_score defaults to eng.model.thresholds["min_score"] (0.60 on Oracle's MiniLM, unmeasured; the
+    min_score defaults to eng.model.thresholds.min_score (0.60 on Oracle's MiniLM, unmeasured; the
     embedded model's value is calibrated in Part 4). category filters on the memory's
     metadata `kind`. `vector`: the question's embedding when the caller already has it.
     """
     check_query(query)
     check_k(top_k, "top_k")
-    min_score = check_unit_interval(eng.model.thresholds["min_score"] if min_score is None else min_score, "min_score")
+    min_score = check_unit_interval(eng.model.thresholds.min_score if min_score is None else min_score, "min_score")
     kinds = check_category(category)
 
     # 1. embed the question once, with the same model that embedded the memories
@@ -281,7 +283,8 @@ class ModeConfig:
     @classmethod
     def for_engine(cls, eng_or_thresholds: Any, **overrides: Any) -> ModeConfig:
         """The engine's configured thresholds (config.THRESHOLDS), with any field overridden."""
-        th = eng_or_thresholds if isinstance(eng_or_thresholds, dict) else eng_or_thresholds.model.thresholds
+        given = eng_or_thresholds if isinstance(eng_or_thresholds, (dict, Thresholds)) else eng_or_thresholds.model.thresholds
+        th: dict[str, Any] = given.as_dict() if isinstance(given, Thresholds) else dict(given)
         names = {f.name for f in fields(cls)}
         values = {k: v for k, v in th.items() if k in names}
         values.setdefault("min_similarity_for_hybrid", th["threshold_low"])
@@ -383,7 +386,7 @@ def chunk_text(chunk: Any) -> str:
     if isinstance(chunk, str):
         return chunk
     if isinstance(chunk, dict):
-        value = chunk.get("text", chunk.get("content"))
+        value = hit_text(chunk, "text" if "text" in chunk else "content")
     else:
         value = getattr(chunk, "text", getattr(chunk, "content", None))
     if not isinstance(value, str):

@@ -31,6 +31,18 @@ import numpy as np
 from workshop_lib.core.arguments import check_k, check_query
 from workshop_lib.core.llm import ChatModel, LLMError, LLMTimeout
 from workshop_lib.data import catalog, countries
+from workshop_lib.engines.dbtypes import Row
+from workshop_lib.engines.rows import (
+    CatalogMatchRow,
+    CountRow,
+    EmbeddingRow,
+    PortRow,
+    PortUnitsRow,
+    ResponseRow,
+    first_as,
+    row_as,
+    rows_as,
+)
 from workshop_lib.errors import WorkshopError
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -268,37 +280,42 @@ def embed_question(eng: Engine, text: str) -> tuple[list[float] | None, bool]:
     """The question's vector, from the embedding cache when it is there. (vector, cache_hit)"""
     sql = eng.statements.catalog
     key = {"h": _sha(text), "m": eng.model.name}
-    rows = eng.query(sql.EMB_CACHE_GET, key)
-    if rows:
-        return _floats(rows[0][0]), True
-    raw = eng.query(sql.EMBED_TEXT, {"t": text})[0][0]  # embedded by the database's model
+    cached = first_as(EmbeddingRow, eng.query(sql.EMB_CACHE_GET, key))
+    if cached is not None:
+        return _floats(cached.embedding), True
+    raw = row_as(EmbeddingRow, eng.query(sql.EMBED_TEXT, {"txt": text})[0]).embedding  # embedded by the database's model
     if raw is None:  # no direction (e.g. only control characters): nothing to compare or cache
         return None, False
     vector = _floats(raw)
     if len(text.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:  # the cache keeps questions, not documents
         with eng.transaction() as cur:
-            cur.execute(sql.EMB_CACHE_PUT, {**key, "t": text, "vec": eng.backend.vector_param(vector)})
+            cur.execute(sql.EMB_CACHE_PUT, {**key, "txt": text, "vec": eng.backend.vector_param(vector)})
             _record_writer(eng, cur, "embedding", key["h"])
     return vector, False
 
 
 def _record_writer(eng: Engine, cur: Any, cache: str, key: str) -> None:
     """The caches are shared (keyed by the question); erasing a user deletes the rows written for them."""
-    cur.execute(eng.statements.catalog.CACHE_WRITER_PUT, {"c": cache, "k": key, "u": eng.user_id or "-"})
+    cur.execute(eng.statements.catalog.CACHE_WRITER_PUT, {"c": cache, "cache_key": key, "u": eng.user_id or "-"})
 
 
 def catalog_min_similarity(eng: Engine) -> float:
-    return float(eng.model.thresholds["catalog_min_similarity"])  # per engine, in config.THRESHOLDS
+    return float(eng.model.thresholds.catalog_min_similarity)  # per engine, in config.THRESHOLDS
 
 
-def _rows_to_matches(eng: Engine, rows) -> list[CatalogMatch]:
-    sql = eng.statements.catalog
+def _availability(eng: Engine, item_id: str) -> dict[str, int | None]:
+    """Units per port of one catalog item (None: the port offers it without a count)."""
+    rows = rows_as(PortUnitsRow, eng.query(eng.statements.catalog.AVAILABILITY_OF_ITEM, {"item_id": item_id}))
+    return {r.unlocode: None if r.units_available is None else int(r.units_available) for r in rows}
+
+
+def _rows_to_matches(eng: Engine, rows: list[Row]) -> list[CatalogMatch]:
     out = []
-    for item_id, name, category, description, price, unit, sim in rows:
-        where = {code: (None if units is None else int(units))
-                 for code, units in eng.query(sql.AVAILABILITY_OF_ITEM, {"item_id": item_id})}
-        out.append(CatalogMatch(item_id=item_id, name=name, category=category, description=eng.backend.read_text(description),
-                                price_usd=float(price), price_unit=unit, availability=where, similarity=float(sim)))
+    for r in rows_as(CatalogMatchRow, rows):
+        out.append(CatalogMatch(item_id=r.item_id, name=r.item_name, category=r.category,
+                                description=eng.backend.read_text(r.description), price_usd=float(r.price_usd),
+                                price_unit=r.price_unit, availability=_availability(eng, r.item_id),
+                                similarity=float(r.similarity)))
     return out
 
 
@@ -310,7 +327,7 @@ def match_catalog(eng: Engine, question: str, *, k: int = DEFAULT_K, min_similar
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"min_similarity must be between 0 and 1, got {threshold}")
     sql = eng.statements.catalog
-    if not eng.query(sql.ITEM_COUNT)[0][0]:
+    if not row_as(CountRow, eng.query(sql.ITEM_COUNT)[0]).n:
         raise RuntimeError("The catalog is empty. Fix: run `catalog.seed(eng)` (the Part 5 seed cell).")
     question = question.strip()
     try:
@@ -490,9 +507,9 @@ def _validated_selection(selection: Any, rows: Sequence[CatalogMatch]) -> Select
 def port_rows(eng: Engine) -> dict[str, dict]:
     """SUPPLYCHAIN.PORTS read from the database."""
     sql = eng.statements.catalog
-    return {code: {"unlocode": code, "name": name, "country_code": cc, "region": region,
-                   "latitude": float(lat), "longitude": float(lon)}
-            for code, name, cc, region, lat, lon in eng.query(sql.PORTS)}
+    return {p.unlocode: {"unlocode": p.unlocode, "name": p.port_name, "country_code": p.country_code,
+                         "region": p.region, "latitude": float(p.latitude), "longitude": float(p.longitude)}
+            for p in rows_as(PortRow, eng.query(sql.PORTS))}
 
 
 # "Which port is closest to Rotterdam?", "How far is Hamburg from Rotterdam?": a port's own
@@ -751,14 +768,8 @@ def unknown_size(question: str) -> bool:
 
 def matches_for(eng: Engine, items: Sequence[catalog.Item]) -> list[CatalogMatch]:
     """CatalogMatch rows for named items, read from the database (similarity 1: named, not matched)."""
-    sql = eng.statements.catalog
-    out = []
-    for item in items:
-        where = {code: (None if units is None else int(units))
-                 for code, units in eng.query(sql.AVAILABILITY_OF_ITEM, {"item_id": item.item_id})}
-        out.append(CatalogMatch(item.item_id, item.name, item.category, item.description, item.price_usd,
-                                item.price_unit, where, 1.0))
-    return out
+    return [CatalogMatch(item.item_id, item.name, item.category, item.description, item.price_usd,
+                         item.price_unit, _availability(eng, item.item_id), 1.0) for item in items]
 
 
 def availability_rows(matches: Sequence[CatalogMatch]) -> list[CatalogMatch]:
@@ -884,8 +895,8 @@ def _ask(eng: Engine, question: str, *, llm: ChatModel | None, persona: str, use
     normalized = normalize_query(question)
     if use_cache and cacheable and len(normalized.encode("utf-8")) <= MAX_CACHED_QUERY_BYTES:
         with eng.transaction() as cur:
-            cur.execute(sql.RESP_CACHE_DELETE, {"k": key})
-            cur.execute(sql.RESP_CACHE_INSERT, {"k": key, "m": model, "p": persona, "q": normalized,
+            cur.execute(sql.RESP_CACHE_DELETE, {"cache_key": key})
+            cur.execute(sql.RESP_CACHE_INSERT, {"cache_key": key, "m": model, "p": persona, "q": normalized,
                                                 "r": json.dumps(answer.as_dict())})
             _record_writer(eng, cur, "response", key)
     return answer
@@ -893,10 +904,10 @@ def _ask(eng: Engine, question: str, *, llm: ChatModel | None, persona: str, use
 
 def _cached_answer(eng: Engine, sql: Any, key: str, question: str) -> GroundedAnswer | None:
     """The response cache's answer under `key`, marked as served from the cache."""
-    rows = eng.query(sql.RESP_CACHE_GET, {"k": key})
-    if not rows:
+    cached = first_as(ResponseRow, eng.query(sql.RESP_CACHE_GET, {"cache_key": key}))
+    if cached is None:
         return None
-    payload = json.loads(eng.backend.read_text(rows[0][0]))
+    payload = json.loads(eng.backend.read_text(cached.response))
     payload.update(question=question, from_cache=True, embedding_cache_hit=None)
     return GroundedAnswer(**payload)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from workshop_lib.core.arguments import check_k, check_query
 from workshop_lib.core.scope import Scope
+from workshop_lib.engines.rows import CountRow, NativeHitRow, row_as, rows_as
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts import retrieval
 
@@ -57,7 +58,7 @@ def build_index(eng: Any) -> int:
         cur.execute(sql.FILL.replace("{p}", prefix), Scope(eng.user_id, eng.agent_id).binds())
     with eng.cursor() as cur:
         cur.execute(sql.INDEX_DDL)
-    return int(eng.query(sql.COUNT)[0][0])
+    return int(row_as(CountRow, eng.query(sql.COUNT)[0]).n)
 
 
 def search_params(eng: Any, probe: str, k: int) -> str:
@@ -80,10 +81,9 @@ def native_hybrid_search(eng: Any, probe: str, k: int = 5) -> list[dict]:
     check_query(probe, "probe")
     check_k(k, maximum=100)
     sql = _statements(eng)
-    rows = eng.query(sql.SEARCH, {"params": search_params(eng, probe, k)})
-    return [{"record_id": rid, "content": eng.backend.read_text(content), "score": _num(score),
-             "vector_score": _num(vscore), "text_score": _num(tscore)}
-            for rid, content, score, vscore, tscore in rows]
+    rows = rows_as(NativeHitRow, eng.query(sql.SEARCH, {"params": search_params(eng, probe, k)}))
+    return [{"record_id": r.memory_id, "content": eng.backend.read_text(r.content), "score": _num(r.score),
+             "vector_score": _num(r.vector_score), "text_score": _num(r.text_score)} for r in rows]
 
 
 def compare(eng: Any, probe: str, k: int = 5, *, rrf=None) -> list[dict]:

@@ -170,7 +170,7 @@ def calibrate(engine: str = typer.Option(None, help="oracle | embedded (default:
     typer.echo(f"engine {name}, model {model}: {len(dist.relevant)} relevant and {len(dist.irrelevant)} "
                "irrelevant question-memory pairs")
     for key in config.CALIBRATED_KEYS:
-        typer.echo(f"  {key:15s} {found[key]:.2f}   (default {config.THRESHOLDS[name][key]:.2f})")
+        typer.echo(f"  {key:15s} {found[key]:.2f}   (default {config.THRESHOLDS[name].as_dict()[key]:.2f})")
     typer.echo(f"  at min_score: keeps {rates['tpr']:.0%} of relevant pairs, lets through {rates['fpr']:.0%} "
                "of irrelevant ones")
     if not write:

@@ -451,20 +451,20 @@ VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, 
  WHERE item_id = :item_id ORDER BY unlocode""",
     PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
   FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
-    EMBED_TEXT="SELECT embed(:t)",
+    EMBED_TEXT="SELECT embed(:txt)",
     EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
     EMB_CACHE_PUT="""INSERT INTO EMBEDDING_CACHE (text_sha256, model_name, source_text, embedding)
-VALUES (:h, :m, :t, :vec) ON CONFLICT (text_sha256, model_name) DO NOTHING""",
+VALUES (:h, :m, :txt, :vec) ON CONFLICT (text_sha256, model_name) DO NOTHING""",
     EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
     EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
-    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :cache_key",
     # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
-    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :cache_key",
     RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
-VALUES (:k, :m, :p, :q, :r)""",
+VALUES (:cache_key, :m, :p, :q, :r)""",
     RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
     RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
-    CACHE_WRITER_PUT="""INSERT INTO CACHE_WRITERS (cache_name, cache_key, user_id) VALUES (:c, :k, :u)
+    CACHE_WRITER_PUT="""INSERT INTO CACHE_WRITERS (cache_name, cache_key, user_id) VALUES (:c, :cache_key, :u)
 ON CONFLICT (cache_name, cache_key, user_id) DO NOTHING""",
     CACHE_WRITERS_CLEAR="DELETE FROM CACHE_WRITERS",
 )
@@ -611,7 +611,7 @@ ON CONFLICT (table_name) DO UPDATE SET profile = excluded.profile, manifest_sha 
 VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)
 ON CONFLICT (chunk_hash) DO NOTHING""",
     CHUNK_DELETE="DELETE FROM {t} WHERE chunk_hash = :h",
-    COUNTS="SELECT COUNT(DISTINCT doc_id), COUNT(*) FROM {t}",
+    COUNTS="SELECT COUNT(DISTINCT doc_id) AS docs, COUNT(*) AS chunks FROM {t}",
     # Exact nearest chunks by cosine distance (a full scan: the promotion gate measures the
     # chunking, not an approximate index). Ties broken by hash so results are repeatable.
     SEARCH="""SELECT doc_id, chunk_no, source, body, 1 - vec_distance_cosine(embedding, :qv) AS similarity
@@ -620,18 +620,18 @@ ON CONFLICT (chunk_hash) DO NOTHING""",
  LIMIT :k""",
     # One document's chunks in order (the reader joins them back into the document).
     DOCUMENT_CHUNKS="SELECT chunk_no, body FROM {t} WHERE doc_id = :d ORDER BY chunk_no LIMIT :k",
-    ALIAS_GET="SELECT table_name, previous_table FROM DOC_ALIAS WHERE alias_name = :a",
-    ALIAS_SET="""INSERT INTO DOC_ALIAS (alias_name, table_name, previous_table) VALUES (:a, :t, :prev)
+    ALIAS_GET="SELECT table_name, previous_table FROM DOC_ALIAS WHERE alias_name = :alias_name",
+    ALIAS_SET="""INSERT INTO DOC_ALIAS (alias_name, table_name, previous_table) VALUES (:alias_name, :t, :prev)
 ON CONFLICT (alias_name) DO UPDATE SET table_name = excluded.table_name, previous_table = excluded.previous_table""",
     # SQLite has no CREATE OR REPLACE VIEW; DDL is transactional, so drop + create is atomic.
     VIEW_REPLACE=["DROP VIEW IF EXISTS DOCS", """CREATE VIEW DOCS AS
 SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding FROM {t}"""],
     # What the view reads now (the alias's truth): its definition names one table.
-    VIEW_TARGET="SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'DOCS'",
+    VIEW_TARGET="SELECT sql AS target FROM sqlite_master WHERE type = 'view' AND name = 'DOCS'",
     VIEW_DROP="DROP VIEW IF EXISTS DOCS",
-    ALIAS_DELETE="DELETE FROM DOC_ALIAS WHERE alias_name = :a",
-    LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)",
-    LOG_LIST="SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :a ORDER BY seq DESC LIMIT :n",
+    ALIAS_DELETE="DELETE FROM DOC_ALIAS WHERE alias_name = :alias_name",
+    LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:alias_name, :action, :t, :detail)",
+    LOG_LIST="SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :alias_name ORDER BY seq DESC LIMIT :n",
 )
 
 

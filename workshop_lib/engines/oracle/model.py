@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from workshop_lib.engines.dbtypes import Candidate, one_row
+from workshop_lib.engines.hits import hit_text
 from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.engines.oracle import sql as statements_module
 
@@ -68,7 +69,7 @@ class OracleModel(EmbeddingModel):
         """Reorder candidates with the configured reranker; without one, keep the vector order."""
         if not candidates or self.reranker() is None:
             return list(candidates[:top_k])
-        texts = [str(c.get(content_key) or "") for c in candidates]
+        texts = [hit_text(c, content_key) or "" for c in candidates]
         if os.environ.get("ORACLE_RERANK_MODEL"):
             statement = statements_module.rerank_prediction(os.environ["ORACLE_RERANK_MODEL"].upper())
             scores = []

@@ -650,26 +650,26 @@ VALUES (:item_id, :item_name, :category, :description, :price_usd, :price_unit, 
  WHERE item_id = :item_id ORDER BY unlocode""",
     PORTS="""SELECT unlocode, port_name, country_code, region, latitude, longitude
   FROM SUPPLYCHAIN.PORTS ORDER BY unlocode""",
-    EMBED_TEXT=f"SELECT VECTOR_EMBEDDING({MODEL_NAME} USING :t AS data) FROM dual",
+    EMBED_TEXT=f"SELECT VECTOR_EMBEDDING({MODEL_NAME} USING :txt AS data) FROM dual",
     EMB_CACHE_GET="SELECT embedding FROM EMBEDDING_CACHE WHERE text_sha256 = :h AND model_name = :m",
     EMB_CACHE_PUT="""MERGE INTO EMBEDDING_CACHE c
-USING (SELECT :h AS text_sha256, :m AS model_name, :t AS source_text, :vec AS embedding FROM dual) s
+USING (SELECT :h AS text_sha256, :m AS model_name, :txt AS source_text, :vec AS embedding FROM dual) s
    ON (c.text_sha256 = s.text_sha256 AND c.model_name = s.model_name)
  WHEN NOT MATCHED THEN INSERT (text_sha256, model_name, source_text, embedding)
       VALUES (s.text_sha256, s.model_name, s.source_text, s.embedding)""",
     EMB_CACHE_COUNT="SELECT COUNT(*) FROM EMBEDDING_CACHE",
     EMB_CACHE_CLEAR="DELETE FROM EMBEDDING_CACHE",
-    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_GET="SELECT response FROM RESPONSE_CACHE WHERE cache_key = :cache_key",
     # replace = delete + insert in one transaction (on Oracle a long :r stays a CLOB bind in VALUES)
-    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :k",
+    RESP_CACHE_DELETE="DELETE FROM RESPONSE_CACHE WHERE cache_key = :cache_key",
     RESP_CACHE_INSERT="""INSERT INTO RESPONSE_CACHE (cache_key, model_name, persona, normalized_query, response)
-VALUES (:k, :m, :p, :q, :r)""",
+VALUES (:cache_key, :m, :p, :q, :r)""",
     RESP_CACHE_COUNT="SELECT COUNT(*) FROM RESPONSE_CACHE",
     RESP_CACHE_CLEAR="DELETE FROM RESPONSE_CACHE",
     # Recorded once per (cache, key, user): MERGE ... WHEN NOT MATCHED THEN INSERT, as EMB_CACHE_PUT
     # (SQL Language Reference 23ai, MERGE: .../sqlrf/MERGE.html).
     CACHE_WRITER_PUT="""MERGE INTO CACHE_WRITERS w
-USING (SELECT :c AS cache_name, :k AS cache_key, :u AS user_id FROM dual) s
+USING (SELECT :c AS cache_name, :cache_key AS cache_key, :u AS user_id FROM dual) s
    ON (w.cache_name = s.cache_name AND w.cache_key = s.cache_key AND w.user_id = s.user_id)
  WHEN NOT MATCHED THEN INSERT (cache_name, cache_key, user_id) VALUES (s.cache_name, s.cache_key, s.user_id)""",
     CACHE_WRITERS_CLEAR="DELETE FROM CACHE_WRITERS",
@@ -800,7 +800,7 @@ ON (d.chunk_hash = s.chunk_hash)
 WHEN NOT MATCHED THEN INSERT (chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding)
 VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)""",
     CHUNK_DELETE="DELETE FROM {t} WHERE chunk_hash = :h",
-    COUNTS="SELECT COUNT(DISTINCT doc_id), COUNT(*) FROM {t}",
+    COUNTS="SELECT COUNT(DISTINCT doc_id) AS docs, COUNT(*) AS chunks FROM {t}",
     # Exact search (no vector index): the promotion gate measures the chunking, not an
     # approximate index. FETCH FIRST takes a bind (SQL Language Reference, row_limiting_clause).
     SEARCH="""SELECT doc_id, chunk_no, source, body, 1 - VECTOR_DISTANCE(embedding, :qv, COSINE) AS similarity
@@ -809,20 +809,20 @@ VALUES (:h, :doc_id, :chunk_no, :source, :lang, :tags, :body, :n_units, :vec)"""
  FETCH FIRST :k ROWS ONLY""",
     # One document's chunks in order (the reader joins them back into the document).
     DOCUMENT_CHUNKS="SELECT chunk_no, body FROM {t} WHERE doc_id = :d ORDER BY chunk_no FETCH FIRST :k ROWS ONLY",
-    ALIAS_GET="SELECT table_name, previous_table FROM DOC_ALIAS WHERE alias_name = :a",
+    ALIAS_GET="SELECT table_name, previous_table FROM DOC_ALIAS WHERE alias_name = :alias_name",
     ALIAS_SET="""MERGE INTO DOC_ALIAS d
-USING (SELECT :a AS alias_name FROM dual) s
+USING (SELECT :alias_name AS alias_name FROM dual) s
 ON (d.alias_name = s.alias_name)
 WHEN MATCHED THEN UPDATE SET d.table_name = :t, d.previous_table = :prev
-WHEN NOT MATCHED THEN INSERT (alias_name, table_name, previous_table) VALUES (:a, :t, :prev)""",
+WHEN NOT MATCHED THEN INSERT (alias_name, table_name, previous_table) VALUES (:alias_name, :t, :prev)""",
     VIEW_REPLACE=["""CREATE OR REPLACE VIEW DOCS AS
 SELECT chunk_hash, doc_id, chunk_no, source, lang, tags, body, n_units, embedding FROM {t}"""],
-    VIEW_TARGET="""SELECT referenced_name FROM USER_DEPENDENCIES
+    VIEW_TARGET="""SELECT referenced_name AS target FROM USER_DEPENDENCIES
  WHERE name = 'DOCS' AND type = 'VIEW' AND referenced_type = 'TABLE'""",
     VIEW_DROP="DROP VIEW IF EXISTS DOCS",
-    ALIAS_DELETE="DELETE FROM DOC_ALIAS WHERE alias_name = :a",
-    LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:a, :action, :t, :detail)",
-    LOG_LIST="""SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :a
+    ALIAS_DELETE="DELETE FROM DOC_ALIAS WHERE alias_name = :alias_name",
+    LOG_INSERT="INSERT INTO DOC_ALIAS_LOG (alias_name, action, table_name, detail) VALUES (:alias_name, :action, :t, :detail)",
+    LOG_LIST="""SELECT created_at, action, table_name, detail FROM DOC_ALIAS_LOG WHERE alias_name = :alias_name
  ORDER BY seq DESC FETCH FIRST :n ROWS ONLY""",
 )
 

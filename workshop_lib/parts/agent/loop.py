@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from workshop_lib.parts.agent import memory
 
@@ -37,13 +37,17 @@ MAX_TOOL_CALLS = 16  # run per turn; a model asking for more gets error results 
 FORCE_ANSWER = "Answer now, in a few sentences, from what you have. Do not call tools."
 
 
+# How a turn ended: the model answered, it used every iteration, or the time budget ran out.
+Stopped = Literal["answer", "iterations", "budget"]
+
+
 @dataclass
 class TurnResult:
     answer: str
     messages: list[dict]
     tool_results: list[ToolResult] = field(default_factory=list)
     model_calls: int = 0
-    stopped: str = "answer"       # answer | iterations | budget
+    stopped: Stopped = "answer"
     forced: bool = False          # the answer came from the final call without tools
 
 

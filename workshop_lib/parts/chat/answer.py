@@ -791,7 +791,7 @@ def _fact_chunk(eng: Engine, subject: str):
     for h in retrieval.keyword_search_memories(eng, subject.split(".")[-1], k=20):
         if h.get("subject") == subject:
             count, _ = gates.token_counter(eng)
-            return gates.RetrievedChunk(record_id=h.get("id") or h.get("record_id") or subject,
+            return gates.RetrievedChunk(record_id=h.get("record_id") or subject,
                                         kind=h.get("kind") or "column", subject=subject, text=h["content"],
                                         similarity=1.0, metadata={"kind": h.get("kind"), "subject": subject},
                                         tokens=count(h["content"]))

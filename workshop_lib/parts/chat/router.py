@@ -408,7 +408,7 @@ def similarities(eng: Engine, vector: Any) -> dict[str, float]:
 def thresholds(eng: Engine) -> tuple[float, float]:
     """(floor, margin): below the floor no handler is trusted; a winner must lead by the margin."""
     t = eng.model.thresholds
-    return float(t.get("router_min_score", 0.45)), float(t.get("router_margin", 0.05))
+    return float(t.router_min_score), float(t.router_margin)
 
 
 # ------------------------------------------------------------------ the decision

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from workshop_lib.engines.rows import CountRow, ModesPerMinuteRow, RecentRow, row_as, rows_as
+
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
 
@@ -38,13 +40,13 @@ def record(eng: Engine, *, question: str, store_text: bool, thread_id: str | Non
 
 
 def count(eng: Engine) -> int:
-    return int(eng.query(eng.statements.chat.COUNT)[0][0])
+    return int(row_as(CountRow, eng.query(eng.statements.chat.COUNT)[0]).n)
 
 
 def modes_per_minute(eng: Engine) -> pd.DataFrame:
     """Answers per minute and mode: one column per mode, one row per minute (fallback spikes show here)."""
-    rows = eng.query(eng.statements.chat.MODES_PER_MINUTE)
-    frame = pd.DataFrame(rows, columns=["minute", "mode", "n"])
+    rows = rows_as(ModesPerMinuteRow, eng.query(eng.statements.chat.MODES_PER_MINUTE))
+    frame = pd.DataFrame([(r.minute, r.resp_mode, r.n) for r in rows], columns=["minute", "mode", "n"])
     table = frame.pivot_table(index="minute", columns="mode", values="n", aggfunc="sum", fill_value=0)
     for mode in ("rag", "hybrid", "fallback"):
         if mode not in table.columns:
@@ -53,6 +55,8 @@ def modes_per_minute(eng: Engine) -> pd.DataFrame:
 
 
 def recent(eng: Engine, n: int = 20) -> pd.DataFrame:
-    rows = eng.query(eng.statements.chat.RECENT, {"n": int(n)})
-    return pd.DataFrame([(r[0], r[1], r[2], r[3], eng.backend.read_text(r[4]), eng.backend.read_text(r[5])) for r in rows],
+    rows = rows_as(RecentRow, eng.query(eng.statements.chat.RECENT, {"n": int(n)}))
+    read = eng.backend.read_text
+    return pd.DataFrame([(r.created_at, r.thread_id, r.resp_mode, r.latency_ms, read(r.question_text),
+                          read(r.decision_explain)) for r in rows],
                         columns=["created_at", "thread_id", "mode", "latency_ms", "question", "decision_explain"])

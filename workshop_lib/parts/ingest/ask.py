@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from workshop_lib.engines.hits import Hit
 from workshop_lib.parts import gates
 from workshop_lib.parts.ingest import index
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 class DocumentAnswer:
     question: str
     table: str                # the table the alias pointed to when the question was asked
-    hits: list[dict]
+    hits: list[Hit]
     decision: gates.Decision
 
     @property

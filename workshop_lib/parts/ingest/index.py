@@ -13,7 +13,21 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from workshop_lib.engines.dbtypes import one_row
+from workshop_lib.engines.dbtypes import Row, one_row
+from workshop_lib.engines.hits import Hit
+from workshop_lib.engines.rows import (
+    AliasLogRow,
+    AliasRow,
+    ChunkHashRow,
+    DocCountsRow,
+    DocumentChunkRow,
+    DocumentHitRow,
+    IndexRow,
+    ViewTargetRow,
+    first_as,
+    row_as,
+    rows_as,
+)
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.retrieval import check_k, check_query
 
@@ -84,9 +98,10 @@ def mark_complete(eng: Engine, table: str) -> tuple[int, int]:
     """Record the table as complete with its document and chunk counts; returns them."""
     sql = eng.statements.docs
     with eng.transaction() as cur:
-        docs, chunks = one_row(cur.execute(fill(sql.COUNTS, table)))
-        cur.execute(sql.MARK_COMPLETE, {"t": table, "docs": int(docs), "chunks": int(chunks)})
-    return int(docs), int(chunks)
+        counts = row_as(DocCountsRow, one_row(cur.execute(fill(sql.COUNTS, table))))
+        docs, chunks = int(counts.docs), int(counts.chunks)
+        cur.execute(sql.MARK_COMPLETE, {"t": table, "docs": docs, "chunks": chunks})
+    return docs, chunks
 
 
 def drop_table(eng: Engine, table: str) -> None:
@@ -106,7 +121,8 @@ def stored_hashes(eng: Engine, table: str) -> dict[str, str]:
     """chunk hash -> doc_id of every chunk stored in `table` ({} when the table does not exist)."""
     if table not in eng.backend.object_names():
         return {}
-    return dict(eng.query(fill(eng.statements.docs.CHUNK_HASHES, table)))
+    rows = rows_as(ChunkHashRow, eng.query(fill(eng.statements.docs.CHUNK_HASHES, table)))
+    return {r.chunk_hash: r.doc_id for r in rows}
 
 
 def write_chunks(eng: Engine, table: str, chunks: list[Chunk], vectors: list[Any]) -> None:
@@ -124,10 +140,11 @@ def delete_chunks(eng: Engine, table: str, hashes: list[str]) -> None:
         cur.executemany(fill(eng.statements.docs.CHUNK_DELETE, table), [{"h": h} for h in hashes])
 
 
-def _info(eng: Engine, row: tuple) -> IndexInfo:
-    table, profile, sha, status, docs, chunks, created, completed = row
-    return IndexInfo(table, json.loads(eng.backend.read_text(profile)), sha, status, int(docs), int(chunks), str(created),
-                     None if completed is None else str(completed))
+def _info(eng: Engine, row: Row) -> IndexInfo:
+    r = row_as(IndexRow, row)
+    return IndexInfo(r.table_name, json.loads(eng.backend.read_text(r.profile)), r.manifest_sha, r.status,
+                     int(r.docs or 0), int(r.chunks or 0), str(r.created_at),
+                     None if r.completed_at is None else str(r.completed_at))
 
 
 def _has_schema(eng: Engine) -> bool:
@@ -150,8 +167,8 @@ def list_indexes(eng: Engine) -> list[IndexInfo]:
 
 def alias_target(eng: Engine) -> str | None:
     """The table the view DOCS reads now, from the view's own definition (one query), or None."""
-    rows = eng.query(eng.statements.docs.VIEW_TARGET)
-    return re.findall(r"\w+", eng.backend.read_text(rows[0][0]))[-1].upper() if rows else None
+    found = first_as(ViewTargetRow, eng.query(eng.statements.docs.VIEW_TARGET))
+    return re.findall(r"\w+", eng.backend.read_text(found.target))[-1].upper() if found else None
 
 
 def alias_state(eng: Engine) -> AliasState:
@@ -160,8 +177,8 @@ def alias_state(eng: Engine) -> AliasState:
     if not _has_schema(eng):
         return AliasState(sql.ALIAS, None, None, False)
     target = alias_target(eng)
-    recorded = eng.query(sql.ALIAS_GET, {"a": sql.ALIAS})
-    previous = recorded[0][1] if recorded else None
+    recorded = first_as(AliasRow, eng.query(sql.ALIAS_GET, {"alias_name": sql.ALIAS}))
+    previous = recorded.previous_table if recorded else None
     target_info = info(eng, target) if target else None
     return AliasState(sql.ALIAS, target, previous, bool(target_info and target_info.status == "complete"))
 
@@ -175,8 +192,8 @@ def set_alias(eng: Engine, table: str, *, previous: str | None, action: str, det
     finishes on the next promotion or rollback."""
     sql = eng.statements.docs
     with eng.transaction() as cur:
-        cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": table, "prev": previous})
-        cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": action, "t": table, "detail": json.dumps(detail)})
+        cur.execute(sql.ALIAS_SET, {"alias_name": sql.ALIAS, "t": table, "prev": previous})
+        cur.execute(sql.LOG_INSERT, {"alias_name": sql.ALIAS, "action": action, "t": table, "detail": json.dumps(detail)})
         for statement in sql.VIEW_REPLACE:
             cur.execute(fill(statement, table))
 
@@ -189,11 +206,11 @@ def repair_alias(eng: Engine) -> str | None:
     sql = eng.statements.docs
     if not _has_schema(eng):
         return None
-    recorded = eng.query(sql.ALIAS_GET, {"a": sql.ALIAS})
+    recorded = first_as(AliasRow, eng.query(sql.ALIAS_GET, {"alias_name": sql.ALIAS}))
     target = alias_target(eng)
-    if not recorded or recorded[0][0] == target:
+    if recorded is None or recorded.table_name == target:
         return None
-    table, previous = recorded[0]
+    table, previous = recorded.table_name, recorded.previous_table
     with eng.transaction() as cur:
         found = info(eng, table) if TABLE_NAME.match(table) and table in eng.backend.object_names() else None
         if found is not None and found.status == "complete":
@@ -201,9 +218,9 @@ def repair_alias(eng: Engine) -> str | None:
                 cur.execute(fill(statement, table))
             return table
         if target is None:
-            cur.execute(sql.ALIAS_DELETE, {"a": sql.ALIAS})
+            cur.execute(sql.ALIAS_DELETE, {"alias_name": sql.ALIAS})
         else:
-            cur.execute(sql.ALIAS_SET, {"a": sql.ALIAS, "t": target, "prev": previous})
+            cur.execute(sql.ALIAS_SET, {"alias_name": sql.ALIAS, "t": target, "prev": previous})
     return target
 
 
@@ -215,24 +232,25 @@ def clear_alias(eng: Engine) -> None:
     ensure_schema(eng)
     with eng.transaction() as cur:
         cur.execute(sql.VIEW_DROP)
-        cur.execute(sql.ALIAS_DELETE, {"a": sql.ALIAS})
+        cur.execute(sql.ALIAS_DELETE, {"alias_name": sql.ALIAS})
 
 
 def log_refusal(eng: Engine, table: str, detail: dict) -> None:
     sql = eng.statements.docs
     with eng.transaction() as cur:
-        cur.execute(sql.LOG_INSERT, {"a": sql.ALIAS, "action": "refused", "t": table, "detail": json.dumps(detail)})
+        cur.execute(sql.LOG_INSERT, {"alias_name": sql.ALIAS, "action": "refused", "t": table, "detail": json.dumps(detail)})
 
 
 def history(eng: Engine, n: int = 20) -> list[dict]:
     if not _has_schema(eng):
         return []
     sql = eng.statements.docs
-    return [{"at": str(at), "action": action, "table": table, **json.loads(eng.backend.read_text(detail))}
-            for at, action, table, detail in eng.query(sql.LOG_LIST, {"a": sql.ALIAS, "n": n})]
+    rows = rows_as(AliasLogRow, eng.query(sql.LOG_LIST, {"alias_name": sql.ALIAS, "n": n}))
+    return [{"at": str(r.created_at), "action": r.action, "table": r.table_name,
+             **json.loads(eng.backend.read_text(r.detail))} for r in rows]
 
 
-def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, vector: Any = None) -> list[dict]:
+def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, vector: Any = None) -> list[Hit]:
     """The k chunks nearest the question: from `table`, or from the alias view DOCS (what
     every reader uses). Each hit: doc_id, chunk_no, source, text, similarity. `vector` is
     the question's embedding when the caller already has it (it is not computed again)."""
@@ -250,19 +268,20 @@ def search(eng: Engine, question: str, k: int = 5, *, table: str | None = None, 
         statement = fill(sql.SEARCH, table)
     if vector is None:
         vector = eng.model.embed([question])[0]
-    rows = eng.query(statement, {"qv": eng.backend.vector_param(vector), "k": k})
-    return [{"doc_id": d, "chunk_no": int(n), "source": s, "text": eng.backend.read_text(b), "similarity": float(sim)}
-            for d, n, s, b, sim in rows]
+    rows = rows_as(DocumentHitRow, eng.query(statement, {"qv": eng.backend.vector_param(vector), "k": k}))
+    return [Hit(doc_id=r.doc_id, chunk_no=int(r.chunk_no), source=r.source, text=eng.backend.read_text(r.body),
+                similarity=float(r.similarity)) for r in rows]
 
 
 MAX_DOCUMENT_CHUNKS = 200
 
 
-def document(eng: Engine, doc_id: str) -> list[dict]:
+def document(eng: Engine, doc_id: str) -> list[Hit]:
     """The chunks of one document of the active index, in order (at most MAX_DOCUMENT_CHUNKS): each
     doc_id, chunk_no, text. Empty when no index is active or it holds no such document."""
     if alias_target(eng) is None:
         return []
     sql = eng.statements.docs
-    rows = eng.query(sql.DOCUMENT_CHUNKS.replace("{t}", sql.ALIAS), {"d": str(doc_id)[:400], "k": MAX_DOCUMENT_CHUNKS})
-    return [{"doc_id": doc_id, "chunk_no": int(n), "text": eng.backend.read_text(b)} for n, b in rows]
+    rows = rows_as(DocumentChunkRow, eng.query(sql.DOCUMENT_CHUNKS.replace("{t}", sql.ALIAS),
+                                               {"d": str(doc_id)[:400], "k": MAX_DOCUMENT_CHUNKS}))
+    return [Hit(doc_id=doc_id, chunk_no=int(r.chunk_no), text=eng.backend.read_text(r.body)) for r in rows]

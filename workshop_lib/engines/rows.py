@@ -1,0 +1,317 @@
+"""The rows the engines' statements return, each column named (issue 37, item 2).
+
+Every statement that returns rows declares its row type next to its binds in
+engines/statement_sets.py (`stmt("kw k ...", KeywordRow)`), and tests/test_statement_sets.py
+parses the statement in both dialects and fails when its SELECT list does not give these
+columns, in this order. Code that runs a statement names its columns:
+
+    for row in rows_as(KeywordRow, eng.query(sql.KEYWORD_SEARCH, binds)):
+        row.record_id, row.score_txt
+
+so nothing reads `row[2]` and hopes the column order never changes. A column holding text the
+database may return as a LOB is typed `object`: read it with `eng.backend.read_text(...)`.
+
+engines/database.py's `query_named(db, statement, binds)` is for SQL whose columns no row type
+declares (the learner's own statement in Part 3): each row a dict of its column names to values.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+from workshop_lib.errors import WorkshopError
+
+NamedRow = tuple[Any, ...]  # every row type below is a NamedTuple (its _fields name its columns)
+RowT = TypeVar("RowT", bound=NamedRow)
+
+
+def columns(row_type: type[NamedRow]) -> tuple[str, ...]:
+    """The column names a row type declares."""
+    names: tuple[str, ...] = getattr(row_type, "_fields", ())
+    return names
+
+
+class RowShapeError(WorkshopError, ValueError):
+    """A statement returned a row with another number of columns than its row type names."""
+
+
+def row_as(row_type: type[RowT], values: Sequence[object]) -> RowT:
+    """One row of a statement as its row type; a row of another width is said plainly."""
+    names = columns(row_type)
+    if len(values) != len(names):
+        raise RowShapeError(f"The statement returned {len(values)} column(s), but its row type "
+                            f"{row_type.__name__} names {len(names)}: {', '.join(names)}.",
+                            fix="Select exactly the columns the statement's row type names "
+                                "(workshop_lib/engines/rows.py), in that order.")
+    make: Callable[[Sequence[object]], RowT] = getattr(row_type, "_make")  # noqa: B009 - a NamedTuple's own constructor
+    return make(values)
+
+
+def rows_as(row_type: type[RowT], rows: Iterable[Sequence[object]]) -> list[RowT]:
+    """Every row of a statement as its row type."""
+    return [row_as(row_type, r) for r in rows]
+
+
+def first_as(row_type: type[RowT], rows: Sequence[Sequence[object]]) -> RowT | None:
+    """The first row of a statement as its row type, or None when it returned none."""
+    return row_as(row_type, rows[0]) if rows else None
+
+
+# ------------------------------------------------------------------ shared shapes
+class CountRow(NamedTuple):
+    n: int
+
+
+class EmbeddingRow(NamedTuple):
+    embedding: object  # the vector as the driver returns it (bytes, array, or JSON text)
+
+
+# ------------------------------------------------------------------ the memory store (core/store.py)
+class MetaRow(NamedTuple):
+    k: str
+    v: object
+
+
+class RecordRow(NamedTuple):
+    seq: int
+    record_type: str
+    record_id: str
+    thread_id: str | None
+    user_id: str | None
+    agent_id: str | None
+    role: str | None
+    content: object
+    metadata: object
+    created_at: object
+
+
+class RecordHitRow(NamedTuple):
+    seq: int
+    record_type: str
+    record_id: str
+    thread_id: str | None
+    user_id: str | None
+    agent_id: str | None
+    role: str | None
+    content: object
+    metadata: object
+    created_at: object
+    distance: float
+
+
+class ScopedHitRow(NamedTuple):
+    seq: int
+    record_type: str
+    record_id: str
+    thread_id: str | None
+    user_id: str | None
+    agent_id: str | None
+    role: str | None
+    content: object
+    metadata: object
+    created_at: object
+    distance: float
+    live: int
+
+
+class SeqRow(NamedTuple):
+    seq: int
+
+
+class ThreadIdRow(NamedTuple):
+    thread_id: str
+
+
+class ThreadRow(NamedTuple):
+    thread_id: str
+    user_id: str | None
+
+
+class KeywordRow(NamedTuple):
+    """Part 3's keyword search: a memory and its full-text score (higher is better)."""
+
+    record_id: str
+    content: object
+    metadata: object
+    score_txt: float
+
+
+class HybridRow(NamedTuple):
+    """Part 3's one-statement RRF: a memory, its rank in each list (the sentinel when missing) and the fused score."""
+
+    record_id: str
+    content: object
+    metadata: object
+    r_vec: int
+    r_txt: int
+    rrf_score: float
+
+
+class VectorRankRow(NamedTuple):
+    record_id: str
+    distance: float
+
+
+# ------------------------------------------------------------------ memory over time (core/lifecycle.py)
+class StatusRow(NamedTuple):
+    status: str
+    changed_by: str | None
+    changed_at: object
+    reason: object
+    replaced_by: str | None
+    expires_at: object
+    live: int
+
+
+class HistoryRow(NamedTuple):
+    seq: int
+    record_type: str
+    record_id: str
+    thread_id: str | None
+    user_id: str | None
+    agent_id: str | None
+    role: str | None
+    content: object
+    metadata: object
+    created_at: object
+    status: str | None
+    changed_by: str | None
+    changed_at: object
+    reason: object
+    replaced_by: str | None
+    expires_at: object
+    live: int
+
+
+class RecordSeqRow(NamedTuple):
+    record_seq: int
+
+
+class AuditRow(NamedTuple):
+    created_at: object
+    action: str
+    subject_hash: str
+    actor: str | None
+    detail: object
+
+
+class AuditSubjectRow(NamedTuple):
+    seq: int
+    subject_hash: str
+
+
+# ------------------------------------------------------------------ Part 8's document index (parts/ingest/index.py)
+class IndexRow(NamedTuple):
+    table_name: str
+    profile: object
+    manifest_sha: str
+    status: str
+    docs: int | None
+    chunks: int | None
+    created_at: object
+    completed_at: object
+
+
+class DocCountsRow(NamedTuple):
+    docs: int
+    chunks: int
+
+
+class ChunkHashRow(NamedTuple):
+    chunk_hash: str
+    doc_id: str
+
+
+class DocumentChunkRow(NamedTuple):
+    chunk_no: int
+    body: object
+
+
+class DocumentHitRow(NamedTuple):
+    doc_id: str
+    chunk_no: int
+    source: str
+    body: object
+    similarity: float
+
+
+class AliasRow(NamedTuple):
+    table_name: str
+    previous_table: str | None
+
+
+class ViewTargetRow(NamedTuple):
+    target: object  # embedded: the view's SQL (its last word is the table); Oracle: the table's name
+
+
+class AliasLogRow(NamedTuple):
+    created_at: object
+    action: str
+    table_name: str | None
+    detail: object
+
+
+# ------------------------------------------------------------------ Part 5's catalog (data/catalog.py, parts/grounded.py)
+class ItemHashRow(NamedTuple):
+    item_id: str
+    doc_hash: str
+
+
+class AvailabilityRow(NamedTuple):
+    item_id: str
+    unlocode: str
+    units_available: int | None
+
+
+class PortUnitsRow(NamedTuple):
+    unlocode: str
+    units_available: int | None
+
+
+class CatalogMatchRow(NamedTuple):
+    item_id: str
+    item_name: str
+    category: str
+    description: object
+    price_usd: float
+    price_unit: str
+    similarity: float
+
+
+class PortRow(NamedTuple):
+    unlocode: str
+    port_name: str
+    country_code: str
+    region: str
+    latitude: float
+    longitude: float
+
+
+class ResponseRow(NamedTuple):
+    response: object
+
+
+# ------------------------------------------------------------------ the chat service's telemetry (parts/chat/telemetry.py)
+class ModesPerMinuteRow(NamedTuple):
+    minute: str
+    resp_mode: str
+    n: int
+
+
+class RecentRow(NamedTuple):
+    created_at: str
+    thread_id: str | None
+    resp_mode: str
+    latency_ms: float
+    question_text: object
+    decision_explain: object
+
+
+# ------------------------------------------------------------------ Oracle's own hybrid search (parts/native_hybrid.py)
+class NativeHitRow(NamedTuple):
+    memory_id: str
+    content: object
+    score: float
+    vector_score: float
+    text_score: float
+
