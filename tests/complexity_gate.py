@@ -44,7 +44,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/engines/oracle/connection.py::render_value": (19, SEAM_ENGINES),
     "workshop_lib/engines/oracle/sql.py::all_named_statements": (27, SEAM_ENGINES),
     "workshop_lib/engines/oracle/sqlfile.py::parse": (16, SEAM_ENGINES),
-    "workshop_lib/parts/chat/app.py::parse_chat_request": (16, LEAD),
     "workshop_lib/parts/chat/baseline_eval.py::_row": (20, LEAD),
     "workshop_lib/parts/chat/baseline_eval.py::plot": (18, LEAD),
     "workshop_lib/parts/chat/recall.py::_previous_memory": (18, LEAD),
