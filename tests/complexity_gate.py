@@ -44,8 +44,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/engines/oracle/connection.py::render_value": (19, SEAM_ENGINES),
     "workshop_lib/engines/oracle/sql.py::all_named_statements": (27, SEAM_ENGINES),
     "workshop_lib/engines/oracle/sqlfile.py::parse": (16, SEAM_ENGINES),
-    "workshop_lib/parts/chat/router.py::_penalise_missing_subject": (18, LEAD),
-    "workshop_lib/parts/chat/router.py::named_schema_objects": (33, LEAD),
     "workshop_lib/parts/chat/server.py::LogBudget.filter": (16, LEAD),
     "workshop_lib/parts/memory/answer.py::MemoryAwareClient._create": (16, LEAD),
     "workshop_lib/parts/memory/card.py::memory_card": (18, LEAD),
