@@ -44,7 +44,6 @@ KNOWN: dict[str, tuple[int, str]] = {
     "workshop_lib/engines/oracle/connection.py::render_value": (19, SEAM_ENGINES),
     "workshop_lib/engines/oracle/sql.py::all_named_statements": (27, SEAM_ENGINES),
     "workshop_lib/engines/oracle/sqlfile.py::parse": (16, SEAM_ENGINES),
-    "workshop_lib/parts/memory/summary.py::summarise_extractive": (21, LEAD),
 }
 
 
