@@ -101,14 +101,19 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
     present = set(free) | {raw for i, (_, _, raw) in enumerate(words.raw) if i not in words.taken}
     tables = [t for _, t in schema.tables_named(free)]
     columns = [c for cols in schema.columns.values() for c in cols if not c.is_key]
-    # a column written as the schema writes it ("does QUANTITY count pieces"), in a table named or alone
-    written = [c for c in columns if re.search(rf"(?<![\w]){c.name.replace('_', '[_ ]')}(?![\w])", question, re.I)
-               and (not tables or c.table in tables)]
+    written = _written_as_in_schema(question, columns, tables)
     if len(written) == 1:
         return [written[0].ref]
     best = _in_table(schema, tables[0], present) if tables else _owned_word(schema, columns, present)
     best = best or _named_whole(schema, columns, present, tables)
     return [best.ref] if best is not None else []
+
+
+def _written_as_in_schema(question: str, columns: list[Any], tables: list[str]) -> list[Any]:
+    """A column written as the schema writes it ("does QUANTITY count pieces"), in a table named
+    or alone."""
+    return [c for c in columns if re.search(rf"(?<![\w]){c.name.replace('_', '[_ ]')}(?![\w])", question, re.I)
+            and (not tables or c.table in tables)]
 
 
 _VAGUE = {"id", "code", "name", "number", "date", "kg", "m", "usd", "cents", "c", "teu", "knots", "deg"}
@@ -396,14 +401,20 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
     tables = {c.table for c in shown}
     asked = [p for p in parts if _ASKS.match(p)]
     for part in parts:
-        cols, when, where = _clause_columns(part, schema, values)
-        if not (cols or when or where):
-            if part not in asked[1:] or _only_asks_which(part) or _who_is_shown(part, schema, tables):
-                continue  # context, the main question, "and which ones?", or a party it shows
-            return part  # "and who runs it?", "what's in it?": asked, and nothing shown answers it
-        if not _shows(cols, when, where, shown, refs):
+        if _part_unanswered(part, asked, schema, values, shown, refs, tables):
             return part
     return None
+
+
+def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueIndex, shown: list[Any],
+                     refs: set[str], tables: set[str]) -> bool:
+    """Whether a part of the question asks something nothing shown answers."""
+    cols, when, where = _clause_columns(part, schema, values)
+    if not (cols or when or where):
+        # "and who runs it?", "what's in it?": asked, and nothing shown answers it; not context, the
+        # main question, "and which ones?", or a party it shows
+        return part in asked[1:] and not _only_asks_which(part) and not _who_is_shown(part, schema, tables)
+    return not _shows(cols, when, where, shown, refs)
 
 
 def _shows(cols: set[str], when: bool, where: bool, shown: list[Any], refs: set[str]) -> bool:

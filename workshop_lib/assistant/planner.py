@@ -171,30 +171,46 @@ class _Words:
 
 def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int | None]:
     """The table the question is about and the position of the word that named it."""
-    counted = re.search(r"\bhow many\s+", words.text, re.I)
-    if counted:  # "how many reefers are on voyages at sea": the rows of the value counted
-        right_after = [lk for lk in links if lk.start - counted.end() in (0, 1)]
-        if right_after:
-            # "how many Maersk ships": a name that qualifies the noun after it counts that noun's rows
-            after = [(i, TABLE_NOUNS[w]) for i, w in words.free() if words.raw[i][0] - right_after[0].end in (0, 1)
-                     and TABLE_NOUNS.get(w) in schema.columns]
-            return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
+    counted = _counted_target(words, schema, links)
+    if counted is not None:
+        return counted
     nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns]
     # "container ships": a noun right before another names a kind of the second
     nouns = [(i, t) for i, t in nouns if not any(j == i + 1 for j, _ in nouns)]
-    group_at = words.has(r"per|each|every|by")
-    for i, table in nouns:
-        if group_at and words.raw[i][0] > group_at.start():
-            continue
-        return table, i
     if nouns:
-        return nouns[0][1], nouns[0][0]
+        return _noun_before_group(words, nouns)
     if links:
         return links[0].table, None
     named = schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
     if named and named[0][0] >= 2:  # "total TEU capacity per alliance": the rows of the column it measures
         return named[0][1].table, None
     raise NoPlan("it names no table or value of the data")
+
+
+def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int | None] | None:
+    """"How many reefers are on voyages at sea": the rows of the value counted (None when no value
+    follows "how many")."""
+    counted = re.search(r"\bhow many\s+", words.text, re.I)
+    if not counted:
+        return None
+    right_after = [lk for lk in links if lk.start - counted.end() in (0, 1)]
+    if not right_after:
+        return None
+    # "how many Maersk ships": a name that qualifies the noun after it counts that noun's rows
+    after = [(i, TABLE_NOUNS[w]) for i, w in words.free() if words.raw[i][0] - right_after[0].end in (0, 1)
+             and TABLE_NOUNS.get(w) in schema.columns]
+    return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
+
+
+def _noun_before_group(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str, int | None]:
+    """The first table noun said before "per", "each", "every" or "by" (a noun after them names the
+    group), else the first noun."""
+    group_at = words.has(r"per|each|every|by")
+    for i, table in nouns:
+        if group_at and words.raw[i][0] > group_at.start():
+            continue
+        return table, i
+    return nouns[0][1], nouns[0][0]
 
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -226,19 +242,33 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
 
 def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | None:
     """A month (with its year, and a day or a range of days) the question names, as a date range."""
-    names = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month_abbr[1:])
-    day = r"(\d{1,2})(?:st|nd|rd|th)?"
-    m = re.search(rf"(?:\b(?:between\s+)?{day}\s+(?:and|to|-)\s+)?(?:\b{day}\s+)?\b({names})\.?"
-                  rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(\d{{4}}))?\b", words.text, re.I)
-    if not m or (m.group(3).lower() == "may" and not m.group(3)[0].isupper() and not m.group(5)
-                 and not re.search(r"\b(?:in|of|during|since|before|after|until)\s+$", words.text[:m.start(3)], re.I)):
+    m = _month_said(words.text)
+    if m is None:
         return None
     month = next(i for i in range(1, 13) if calendar.month_name[i].lower().startswith(m.group(3).lower()[:3]))
     year = int(m.group(5) or 2025)   # the dataset's year (VOYAGES.STATUS is stated as of 2025-06-02)
-    last = calendar.monthrange(year, month)[1]
     for g in (1, 2, 4, 5):
         if m.group(g):
             words.used_numbers.add(m.start(g))
+    return _days_of_month(m, year, month)
+
+
+def _month_said(text: str) -> re.Match | None:
+    """The month named, with its days and year as groups 1, 2, 4 and 5 ("may" in lower case is a
+    month only after a preposition or with a year)."""
+    names = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month_abbr[1:])
+    day = r"(\d{1,2})(?:st|nd|rd|th)?"
+    m = re.search(rf"(?:\b(?:between\s+)?{day}\s+(?:and|to|-)\s+)?(?:\b{day}\s+)?\b({names})\.?"
+                  rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(\d{{4}}))?\b", text, re.I)
+    if not m or (m.group(3).lower() == "may" and not m.group(3)[0].isupper() and not m.group(5)
+                 and not re.search(r"\b(?:in|of|during|since|before|after|until)\s+$", text[:m.start(3)], re.I)):
+        return None
+    return m
+
+
+def _days_of_month(m: re.Match, year: int, month: int) -> tuple[datetime.date, datetime.date, str, int]:
+    """The days a month match names: a range, one day, or the whole month."""
+    last = calendar.monthrange(year, month)[1]
     first_day, one_day = (int(m.group(1)), None) if m.group(1) else (None, m.group(2) or m.group(4))
     if first_day is not None:
         end = int(m.group(2) or m.group(4) or last)
@@ -262,16 +292,45 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     used_columns: set[str] = set()
     if spec.group is not None:
         used_columns.add(spec.group.ref)
+    named = _columns_the_words_name(words, schema, spec)
+    _filters_and_action(words, schema, spec, links, named, used_columns)
+    _show_named(schema, spec, named, used_columns)
+    _ports_of_voyages(words, schema, spec)
+    _port_group_role(words, schema, spec)
+    _two_part(words, schema, spec, noun_at)
+    _rows_without_a_name(schema, spec)
+    _comparative(words, spec)
+    _route(words, schema, spec)
+    _when(words, schema, spec)
+    _unit(words, spec)
+    _rows_named_by_a_code(schema, spec)
+    _all_numbers_used(words, links)
+    _all_codes_known(words, links)
+    _all_named_used(spec, named, used_columns)
+    _asks_what_the_rows_hold(words, schema, spec, noun_at)
+    _every_word_explained(words, schema, spec)
+    _where_is_a_place(words, spec)
+    _show_compared(spec)
+    return spec
+
+
+def _columns_the_words_name(words: _Words, schema: Schema, spec: Spec) -> list[Column]:
+    """The columns near the target the free words name, best first; two numeric columns they fit
+    equally well are marked ambiguous."""
     near = _near(schema, spec.target, 3)
     free_words = _column_words(words)
     scored = [(score, c) for score, c in schema.columns_named(free_words, near) if score >= 1.5]
-    named = [c for _, c in scored]
     numeric = [(score, c) for score, c in scored if c.numeric]
     if len(numeric) > 1 and numeric[0][0] == numeric[1][0] and numeric[0][1].table == numeric[1][1].table \
             and numeric[0][1].unit == numeric[1][1].unit:
         # "boxes heavier than 25 t": the tare or the gross weight? The words fit both equally
         words.ambiguous = {numeric[0][1].ref, numeric[1][1].ref}
+    return [c for _, c in scored]
 
+
+def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[Link], named: list[Column],
+                        used_columns: set[str]) -> None:
+    """The filters the words and the values say, then what is done with the rows."""
     spec.filters += _value_filters(words, schema, links, spec.target)
     # "IMO 9771987" is both a value of the data and a key the words give: one filter
     spec.filters += [f for f in _key_filters(words, schema)
@@ -285,43 +344,48 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _negations(words, schema, spec, links)
     _action(words, schema, spec, named, used_columns)
     _one_per_name(spec)
+
+
+def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
+    """Shows each named column of the target (or of a table above it) that no filter, group or
+    measure took."""
     for col in named:
         if col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
                 and col != spec.measure and col != spec.group and col not in spec.show \
                 and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
             spec.show.append(col)
-    _ports_of_voyages(words, schema, spec)
-    _port_group_role(words, schema, spec)
-    _two_part(words, schema, spec, noun_at)
-    _rows_without_a_name(schema, spec)
-    _comparative(words, spec)
-    _route(words, schema, spec)
-    _when(words, schema, spec)
-    _unit(words, spec)
-    _rows_named_by_a_code(schema, spec)
-    _all_numbers_used(words, links)
-    _all_codes_known(words, links)
+
+
+def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> None:
+    """No plan when a column the words name is in no part of it."""
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
     missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)]
     if missing:
         raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
+
+
+def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) -> None:
+    """No plan for one row not named, a named row asked nothing about, or a column a count or an
+    aggregate cannot show."""
     if spec.action in ("list", "lookup") and not spec.filters and _one_unnamed_row(words, noun_at):
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
     if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
-        name = schema.name_column(spec.target)
-        if not (words.has(r"which|who|what(?:'s| is)? (?:the )?name") and all(f.column != name for f in spec.filters)):
-            raise NoPlan("it names a row but asks nothing the data holds about it")
-        spec.show.append(name)  # "which carrier has SCAC HDMU": the row named by a code, by its name
+        _lookup_shows_the_name(words, schema, spec)
     if spec.action in ("count", "group", "group_top"):
         # "the most departures": a date column named in a count names the event counted
         spec.show = [c for c in spec.show if not c.is_date]
     if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
         raise NoPlan(f"it asks about {spec.show[0].ref}, which a {spec.action} does not show")
-    _every_word_explained(words, schema, spec)
-    _where_is_a_place(words, spec)
-    _show_compared(spec)
-    return spec
+
+
+def _lookup_shows_the_name(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Which carrier has SCAC HDMU": the row named by a code, by its name; a row named and asked
+    nothing about is no plan."""
+    name = schema.name_column(spec.target)
+    if not (words.has(r"which|who|what(?:'s| is)? (?:the )?name") and all(f.column != name for f in spec.filters)):
+        raise NoPlan("it names a row but asks nothing the data holds about it")
+    spec.show.append(name)
 
 
 _GOING = re.compile(r"head(?:ing|ed|s)?|going|bound|sailing|steaming", re.I)
@@ -646,6 +710,15 @@ def _most_of(words: _Words, schema: Schema, spec: Spec) -> None:
 
 def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str) -> list[Filter]:
     filters = []
+    for ref, group in _links_by_column(words, schema, links, target).items():
+        table, column = ref.split(".")
+        filters += _filters_of_links(words, table, schema.column(table, column), group, target)
+    return filters
+
+
+def _links_by_column(words: _Words, schema: Schema, links: list[Link], target: str) -> dict[str, list[Link]]:
+    """The value links grouped by the column they filter ("TABLE.COLUMN"); a country said by one
+    of its ports filters the country column when the words ask for a country or a flag."""
     by_column: dict[str, list[Link]] = {}
     for link in links:
         table, column = link.table, link.column
@@ -656,28 +729,35 @@ def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str
             table, column = _country_column(words, schema, target)
         by_column.setdefault(f"{table}.{column}", []).append(Link(table, column, link.value, link.start, link.end,
                                                                   link.how, link.text))
-    for ref, group in by_column.items():
-        table, column = ref.split(".")
-        col = schema.column(table, column)
-        if table == "PORTS" and target != "PORTS" and len(group) == 2:
-            roles = ["ORIGIN", "DESTINATION"]
-            first, second = sorted(group, key=lambda lk: lk.start)
-            if _role(words, second) == "ORIGIN" or _role(words, first) == "DESTINATION":
-                roles.reverse()
-            filters += [Filter(col, "=", lk.value, f"{'from' if r == 'ORIGIN' else 'to'} {lk.value}", role=r)
-                        for lk, r in zip((first, second), roles, strict=True)]
-        elif group[0].how == "word":  # "frozen shrimp": every word in the text
-            stems = list(dict.fromkeys(str(lk.value) for lk in group))
-            said = f"whose {_label(col)} mentions {' and '.join(stems)}"
-            filters += [Filter(col, "contains", f"%{v.upper()}%", said if i == 0 else "") for i, v in enumerate(stems)]
-        elif len(group) > 1:
-            values = list(dict.fromkeys(lk.value for lk in group))
-            filters.append(Filter(col, "in", values, " or ".join(str(v) for v in values)))
-        else:
-            lk = group[0]
-            role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
-            filters.append(Filter(col, "=", lk.value, _said(col, lk.value, role), role=role))
-    return filters
+    return by_column
+
+
+def _from_and_to(words: _Words, col: Column, group: list[Link]) -> list[Filter]:
+    """Two ports named for voyages: the first is the origin and the second the destination,
+    unless the words around them say the other way round."""
+    roles = ["ORIGIN", "DESTINATION"]
+    first, second = sorted(group, key=lambda lk: lk.start)
+    if _role(words, second) == "ORIGIN" or _role(words, first) == "DESTINATION":
+        roles.reverse()
+    return [Filter(col, "=", lk.value, f"{'from' if r == 'ORIGIN' else 'to'} {lk.value}", role=r)
+            for lk, r in zip((first, second), roles, strict=True)]
+
+
+def _filters_of_links(words: _Words, table: str, col: Column, group: list[Link], target: str) -> list[Filter]:
+    """The filters the values linked to one column say: two ports (from and to), the words of a
+    text, several values (any of them), or one value."""
+    if table == "PORTS" and target != "PORTS" and len(group) == 2:
+        return _from_and_to(words, col, group)
+    if group[0].how == "word":  # "frozen shrimp": every word in the text
+        stems = list(dict.fromkeys(str(lk.value) for lk in group))
+        said = f"whose {_label(col)} mentions {' and '.join(stems)}"
+        return [Filter(col, "contains", f"%{v.upper()}%", said if i == 0 else "") for i, v in enumerate(stems)]
+    if len(group) > 1:
+        values = list(dict.fromkeys(lk.value for lk in group))
+        return [Filter(col, "in", values, " or ".join(str(v) for v in values))]
+    lk = group[0]
+    role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
+    return [Filter(col, "=", lk.value, _said(col, lk.value, role), role=role)]
 
 
 # Words that exclude what follows them ("ships that don't fly the Panama flag", "carriers outside
@@ -693,10 +773,7 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> 
     empty value means ("not in any alliance": ALLIANCE IS NULL)."""
     for cue in NEGATION_RE.finditer(words.text):
         gap = words.text[cue.end():]
-        nearby = [lk for lk in links if lk.start >= cue.end() and len(words.text[cue.end():lk.start].split()) <= 4]
-        target = min(nearby, key=lambda lk: lk.start) if nearby else None
-        negated = [f for f in spec.filters if target is not None and f.role is None and f.op in ("=", "in")
-                   and (f.column.table, f.column.name) == (target.table, target.column)]
+        negated = _filters_negated(words, spec, links, cue)
         if negated:
             f = negated[0]
             f.op = "not" if f.op == "=" else "not in"
@@ -706,6 +783,15 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> 
         else:
             raise NoPlan(f"it says '{cue.group(0).strip()}', and I cannot tell which value it excludes")
         words.taken |= {i for i, (s, e, _) in enumerate(words.raw) if s < cue.end() and cue.start() < e}
+
+
+def _filters_negated(words: _Words, spec: Spec, links: list[Link], cue: re.Match) -> list[Filter]:
+    """The value filters (equal or in, no port role) on the column of the value a negation word
+    governs: the first value within four words after it."""
+    nearby = [lk for lk in links if lk.start >= cue.end() and len(words.text[cue.end():lk.start].split()) <= 4]
+    target = min(nearby, key=lambda lk: lk.start) if nearby else None
+    return [f for f in spec.filters if target is not None and f.role is None and f.op in ("=", "in")
+            and (f.column.table, f.column.name) == (target.table, target.column)]
 
 
 def _emptied_column(gap: str, schema: Schema, spec: Spec) -> Column | None:
@@ -825,16 +911,7 @@ def reference_year(schema: Schema) -> int | None:
 def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
     for op, value, value2, at in _comparisons(words):
         if re.match(r"\D*[\d,.]+k?\s+years?\b", words.text[at:at + 40], re.I):
-            # "older than 15 years", "over 15 years old": an age, as of the year the data is stated for
-            year = reference_year(schema)
-            built = next((c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name), None)
-            if year is None or built is None:
-                raise NoPlan("it asks about an age, and the data says no year it is as of")
-            if not re.match(r"older|newer|younger", words.text[at:], re.I):  # "over 15 years": more age, earlier year
-                op = {">": "<", "<": ">", ">=": "<=", "<=": ">="}.get(op, op)
-            spec.filters.append(Filter(built, op, year - value, f"built {'before' if op in ('<', '<=') else 'after'} "
-                                                                f"{int(year - value)} (over {value:g} years as of {year})"))
-            used.add(built.ref)
+            _age_filter(words, schema, spec, op, value, at, used)
             continue
         col = _numeric_for(words, schema, spec, named, at, value)
         value, value2 = _in_column_unit(words.text[at:at + 60], col, value, value2)
@@ -849,6 +926,20 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
                 if "YEAR" in col.name else f"with {_label(col)} {_OP_WORDS[op][0]} {value:g}")
         spec.filters.append(Filter(col, op, value, said, value2=value2))
         used.add(col.ref)
+
+
+def _age_filter(words: _Words, schema: Schema, spec: Spec, op: str, value: float, at: int, used: set[str]) -> None:
+    """"Older than 15 years", "over 15 years old": an age, as of the year the data is stated for,
+    filters the year built."""
+    year = reference_year(schema)
+    built = next((c for c in schema.columns.get(spec.target, []) if "YEAR" in c.name), None)
+    if year is None or built is None:
+        raise NoPlan("it asks about an age, and the data says no year it is as of")
+    if not re.match(r"older|newer|younger", words.text[at:], re.I):  # "over 15 years": more age, earlier year
+        op = {">": "<", "<": ">", ">=": "<=", "<=": ">="}.get(op, op)
+    spec.filters.append(Filter(built, op, year - value, f"built {'before' if op in ('<', '<=') else 'after'} "
+                                                        f"{int(year - value)} (over {value:g} years as of {year})"))
+    used.add(built.ref)
 
 
 # A unit a number is written in: (dimension, size in the dimension's base unit).
@@ -903,15 +994,7 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
     if not found:
         return
     lo, hi, said, at = found
-    dates = [c for c in named if c.is_date] or [c for t in _near(schema, spec.target, 2)
-                                                 for c in schema.columns[t] if c.is_date and not c.name.endswith("_AT")]
-    col: Column | None
-    if words.has(r"arriv\w*|due|eta|reach\w*") and any(c.name == "ARRIVAL_DATE" for c in dates):
-        col = next(c for c in dates if c.name == "ARRIVAL_DATE")
-    else:
-        col = next((c for c in dates if "DEPARTURE" in c.name), dates[0] if dates else None)
-    if col is None:
-        raise NoPlan("it names a month but the data it asks about has no date")
+    col = _date_column_of_month(words, schema, spec, named)
     verb = "arriving" if "ARRIVAL" in col.name else "departing"
     before = words.text[max(0, at - 20):at].lower()
     if re.search(r"(?:after|later than|since|from)\s*(?:the\s*)?$", before):   # "an ETA later than 1 July"
@@ -922,27 +1005,44 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
         spec.filters.append(Filter(col, "between", lo, f"{verb} {said}", value2=hi))
 
 
+def _date_column_of_month(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> Column:
+    """The date column a month filters: a named date column, else one of the tables near the
+    target; the arrival date when the words say arriving, else the departure date."""
+    dates = [c for c in named if c.is_date] or _dates_near(schema, spec.target)
+    col: Column | None
+    if words.has(r"arriv\w*|due|eta|reach\w*") and any(c.name == "ARRIVAL_DATE" for c in dates):
+        col = next(c for c in dates if c.name == "ARRIVAL_DATE")
+    else:
+        col = next((c for c in dates if "DEPARTURE" in c.name), dates[0] if dates else None)
+    if col is None:
+        raise NoPlan("it names a month but the data it asks about has no date")
+    return col
+
+
+def _dates_near(schema: Schema, target: str) -> list[Column]:
+    """The date columns (not the *_AT timestamps) of the tables within two links of the target."""
+    return [c for t in _near(schema, target, 2) for c in schema.columns[t] if c.is_date and not c.name.endswith("_AT")]
+
+
 def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
     measure = next((c for c in named if (c.numeric or c.is_date) and c.ref not in used), None)
     if spec.action == "group_top":
         return
     group = _group(words, schema, spec)
     if group is not None:
-        spec.group, spec.action = group, "group"
-        used.add(group.ref)
-        spec.fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
-        if spec.fn and measure is not None:
-            spec.measure = measure
-        elif words.has("most|fewest|least|highest|lowest"):
-            spec.n = 1
-            spec.direction = "ASC" if words.has("fewest|least|lowest") else "DESC"
-            spec.action = "group_top"
+        _group_action(words, spec, group, measure, used)
         return
     if words.has(COUNT_WORDS):
         spec.action = "count"
         _count_of_packages(words, schema, spec)
         _count_of_values(words, spec, named, used)
         return
+    _measured_action(words, schema, spec, measure, used)
+
+
+def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column | None, used: set[str]) -> None:
+    """No group and no count: an aggregate of the measure, the rows first by a superlative, or the
+    rows (one named row is a lookup)."""
     fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
     sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
     if fn and measure is not None:
@@ -951,31 +1051,14 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
         return
     sup = next((x for x in sups if x[1]), sups[0] if sups else None)
     if sup is not None:
-        word, concept, direction = sup
-        col = measure
-        if col is None and concept:
-            wanted = CONCEPT_WORDS.get(concept, [concept])
-            col = next((c for tables, loose in (([spec.target], False), ([spec.target], True),
-                                                (_near(schema, spec.target, 2), False))
-                        for score, c in schema.columns_named(wanted, tables, loose=loose)
-                        if c.numeric or c.is_date), None)
-        if col is None:
-            raise NoPlan(f"'{word}' of what: it names no column to order by")
-        spec.action, spec.measure, spec.direction = "top", col, direction
-        spec.superlative = word if concept and (measure is None or concept in col.words) else ""
-        if "YEAR" in col.name and word in ("oldest", "newest", "youngest"):
-            spec.direction = "ASC" if word == "oldest" else "DESC"
-        count = r"\d+|" + "|".join(_NUMBER_WORDS)
-        n = re.search(rf"\b(?:top|first)\s+({count})\b|\b({count})\s+(?:\w+\s+)?{word}\b|\b{word}\s+({count})\b"
-                      rf"|\b({count})\s+(?:[a-z]+\s+)?(?:{_NOUN_WORDS})", words.text, re.I)
-        plural = any(w.endswith("s") and words_of(w)[0] in TABLE_NOUNS for _, _, w in words.raw)
-        if n:
-            words.used_numbers.add(next(n.start(i) for i in range(1, 5) if n.group(i)))
-        spec.n = _count_of(next(g for g in n.groups() if g)) if n else (5 if plural and not words.has(r"the\s+\w+est\s+\w+\b(?!s)") else 1)
-        spec.n = max(1, min(spec.n, 20))
-        used.add(col.ref)
-        _per_row_of_target(words, schema, spec, fn)
+        _top_action(words, schema, spec, sup, measure, fn, used)
         return
+    _list_action(words, spec, fn, measure)
+
+
+def _list_action(words: _Words, spec: Spec, fn: str | None, measure: Column | None) -> None:
+    """The rows, with the measure shown when the words ask nothing else; a lookup when the filters
+    name one row."""
     if fn and measure is None:
         raise NoPlan(f"the {fn.lower()} of what: it names no column")
     if measure is not None and not spec.filters and not words.has(r"which|list|show|what are|name"):
@@ -1013,6 +1096,62 @@ def _ports_of_voyages(words: _Words, schema: Schema, spec: Spec) -> None:
     spec.filters.append(Filter(key, "is not null", None, f"that {verb}"))
     spec.show = [c for c in spec.show if c.table != "VOYAGES"]
     words.taken.update(said)
+
+
+def _group_action(words: _Words, spec: Spec, group: Column, measure: Column | None, used: set[str]) -> None:
+    """Rows per group: an aggregate of the measure, the group with the most or fewest rows, or a
+    count per group."""
+    spec.group, spec.action = group, "group"
+    used.add(group.ref)
+    spec.fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
+    if spec.fn and measure is not None:
+        spec.measure = measure
+    elif words.has("most|fewest|least|highest|lowest"):
+        spec.n = 1
+        spec.direction = "ASC" if words.has("fewest|least|lowest") else "DESC"
+        spec.action = "group_top"
+
+
+def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str | None, str], measure: Column | None,
+                fn: str | None, used: set[str]) -> None:
+    """The rows first by the column a superlative orders ("the largest ships": by capacity), as
+    many as the words say."""
+    word, concept, direction = sup
+    col = measure
+    if col is None and concept:
+        col = _column_of_concept(schema, spec, concept)
+    if col is None:
+        raise NoPlan(f"'{word}' of what: it names no column to order by")
+    spec.action, spec.measure, spec.direction = "top", col, direction
+    spec.superlative = word if concept and (measure is None or concept in col.words) else ""
+    if "YEAR" in col.name and word in ("oldest", "newest", "youngest"):
+        spec.direction = "ASC" if word == "oldest" else "DESC"
+    spec.n = _top_count(words, word)
+    used.add(col.ref)
+    _per_row_of_target(words, schema, spec, fn)
+
+
+def _column_of_concept(schema: Schema, spec: Spec, concept: str) -> Column | None:
+    """The numeric or date column a superlative's concept names: in the target, strictly then
+    loosely, else in a table near it."""
+    wanted = CONCEPT_WORDS.get(concept, [concept])
+    return next((c for tables, loose in (([spec.target], False), ([spec.target], True),
+                                         (_near(schema, spec.target, 2), False))
+                 for score, c in schema.columns_named(wanted, tables, loose=loose)
+                 if c.numeric or c.is_date), None)
+
+
+def _top_count(words: _Words, word: str) -> int:
+    """How many rows a superlative asks for ("top 3", "the three largest"): 5 for a plural noun
+    said with no number, else 1; between 1 and 20."""
+    count = r"\d+|" + "|".join(_NUMBER_WORDS)
+    n = re.search(rf"\b(?:top|first)\s+({count})\b|\b({count})\s+(?:\w+\s+)?{word}\b|\b{word}\s+({count})\b"
+                  rf"|\b({count})\s+(?:[a-z]+\s+)?(?:{_NOUN_WORDS})", words.text, re.I)
+    plural = any(w.endswith("s") and words_of(w)[0] in TABLE_NOUNS for _, _, w in words.raw)
+    if n:
+        words.used_numbers.add(next(n.start(i) for i in range(1, 5) if n.group(i)))
+    found = _count_of(next(g for g in n.groups() if g)) if n else (5 if plural and not words.has(r"the\s+\w+est\s+\w+\b(?!s)") else 1)
+    return max(1, min(found, 20))
 
 
 def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -1241,69 +1380,99 @@ class _Joins:
         return prev
 
 
+@dataclass
+class _Select:
+    """What a plan's SELECT shows: its column expressions, the columns they are, the GROUP BY and
+    ORDER BY clauses, and how many rows to fetch."""
+    columns: list[str]
+    selected: list[Column]
+    max_rows: int
+    group_sql: str = ""
+    order_sql: str = ""
+
+
 def to_sql(spec: Spec, schema: Schema) -> Plan:
     joins = _Joins(schema, spec.target, spec.target_role)
     params: dict[str, Any] = {}
     conditions = [_condition(f, joins, params) for f in spec.filters]
-
-    def ref(c: Column) -> str:
-        return f"{joins.alias(c.table)}.{c.name}"
-
     if spec.action == "distinct":
         return _distinct_plan(spec, schema, joins, conditions, params)
     name = schema.name_column(spec.target)
     key = schema.columns[spec.target][0]
-    group_sql = order_sql = ""
-    selected: list[Column]
     if spec.action == "count":
-        columns, selected, max_rows = [SQL["count"]], [], 1
-        if joins.fans_out:
-            columns = [SQL["count_distinct"].format(ref=f"t.{key.name}")]
+        select = _count_select(joins, key)
     elif spec.action == "aggregate" and spec.measure is not None and spec.fn:
-        measured = ref(spec.measure)
-        if spec.fn == "SUM" and spec.measure.multiplier:  # a unit value times the quantity it is for
-            measured += f" * {joins.alias(spec.measure.table)}.{spec.measure.multiplier}"
-        columns, selected, max_rows = [SQL["aggregate"].format(fn=spec.fn, ref=measured)], [], 1
+        select = _aggregate_select(joins, spec.fn, spec.measure)
     elif spec.action in ("group", "group_top") and spec.group is not None:
-        alias = joins.alias(spec.group.table, spec.group_role)
-        g = f"{alias}.{spec.group.name}"
-        value = (SQL["aggregate"].format(fn=spec.fn, ref=ref(spec.measure)) if spec.fn and spec.measure
-                 else SQL["count"])
-        group_key = schema.columns[spec.group.table][0]
-        if group_key.is_key and spec.group == schema.name_column(spec.group.table) \
-                and not spec.group.name.endswith("_NAME"):
-            # a name that repeats (voyage number 534E is two voyages): each row apart, labelled by both
-            label = SQL["labelled"].format(key=f"{alias}.{group_key.name}", name=g)
-            columns, group_sql = [label, value], SQL["group"].format(refs=f"{alias}.{group_key.name}, {g}")
-        else:
-            columns, group_sql = [g, value], SQL["group"].format(refs=g)
-        selected = [spec.group]
-        order_sql = SQL["order"].format(refs=f"2 {spec.direction}, 1")
-        max_rows = MAX_LIST
+        select = _group_select(spec, schema, joins, spec.group)
     else:
-        # a row named by a number that repeats (voyage 534E twice) is shown with its key too
-        head = _row_heads(key, name)
-        selected = head + [c for c in ([spec.measure] if spec.measure else []) + spec.show if c not in head]
-        columns = [ref(c) for c in selected]
-        port = schema.name_column("PORTS") if "PORTS" in schema.columns else None
-        for role in spec.roles:
-            if port is not None:
-                columns.append(f"{joins.alias('PORTS', role)}.{port.name} AS {role}")
-                selected.append(Column("PORTS", role, "VARCHAR2", "", frozenset()))
-        if spec.action == "top" and spec.measure is not None:
-            conditions.append(SQL["not_null"].format(ref=ref(spec.measure)))
-            order_sql = SQL["order"].format(refs=f"{ref(spec.measure)} {spec.direction}, {ref(name)}")
-            max_rows = spec.n + 10
-        else:
-            order_sql = SQL["order"].format(refs=ref(name))
-            max_rows = MAX_LIST + 1
-        columns = list(dict.fromkeys(columns))
-        if joins.fans_out:
-            columns[0] = "DISTINCT " + columns[0]
+        select = _rows_select(spec, schema, joins, conditions, name, key)
     where = SQL["where"].format(conditions=" AND ".join(conditions)) if conditions else ""
-    sql = SQL["select"].format(columns=", ".join(columns), table=spec.target, joins=joins.sql, where=where,
-                               group=group_sql, order=order_sql)
-    return Plan(spec, sql, params, max_rows, selected, describe(spec))
+    sql = SQL["select"].format(columns=", ".join(select.columns), table=spec.target, joins=joins.sql, where=where,
+                               group=select.group_sql, order=select.order_sql)
+    return Plan(spec, sql, params, select.max_rows, select.selected, describe(spec))
+
+
+def _ref(joins: _Joins, c: Column) -> str:
+    return f"{joins.alias(c.table)}.{c.name}"
+
+
+def _count_select(joins: _Joins, key: Column) -> _Select:
+    """COUNT(*), or the distinct keys counted when a join repeats the target's rows."""
+    columns = [SQL["count"]]
+    if joins.fans_out:
+        columns = [SQL["count_distinct"].format(ref=f"t.{key.name}")]
+    return _Select(columns, [], 1)
+
+
+def _aggregate_select(joins: _Joins, fn: str, measure: Column) -> _Select:
+    measured = _ref(joins, measure)
+    if fn == "SUM" and measure.multiplier:  # a unit value times the quantity it is for
+        measured += f" * {joins.alias(measure.table)}.{measure.multiplier}"
+    return _Select([SQL["aggregate"].format(fn=fn, ref=measured)], [], 1)
+
+
+def _group_select(spec: Spec, schema: Schema, joins: _Joins, group: Column) -> _Select:
+    """The group and its count (or the aggregate of the measure), largest first."""
+    alias = joins.alias(group.table, spec.group_role)
+    g = f"{alias}.{group.name}"
+    value = (SQL["aggregate"].format(fn=spec.fn, ref=_ref(joins, spec.measure)) if spec.fn and spec.measure
+             else SQL["count"])
+    group_key = schema.columns[group.table][0]
+    if group_key.is_key and group == schema.name_column(group.table) \
+            and not group.name.endswith("_NAME"):
+        # a name that repeats (voyage number 534E is two voyages): each row apart, labelled by both
+        label = SQL["labelled"].format(key=f"{alias}.{group_key.name}", name=g)
+        columns, group_sql = [label, value], SQL["group"].format(refs=f"{alias}.{group_key.name}, {g}")
+    else:
+        columns, group_sql = [g, value], SQL["group"].format(refs=g)
+    return _Select(columns, [group], MAX_LIST, group_sql, SQL["order"].format(refs=f"2 {spec.direction}, 1"))
+
+
+def _rows_select(spec: Spec, schema: Schema, joins: _Joins, conditions: list[str], name: Column,
+                 key: Column) -> _Select:
+    """The rows, by name (the top ones by the measure, with no empty measure), with the columns
+    shown and the ports of their roles."""
+    # a row named by a number that repeats (voyage 534E twice) is shown with its key too
+    head = _row_heads(key, name)
+    selected = head + [c for c in ([spec.measure] if spec.measure else []) + spec.show if c not in head]
+    columns = [_ref(joins, c) for c in selected]
+    port = schema.name_column("PORTS") if "PORTS" in schema.columns else None
+    for role in spec.roles:
+        if port is not None:
+            columns.append(f"{joins.alias('PORTS', role)}.{port.name} AS {role}")
+            selected.append(Column("PORTS", role, "VARCHAR2", "", frozenset()))
+    if spec.action == "top" and spec.measure is not None:
+        conditions.append(SQL["not_null"].format(ref=_ref(joins, spec.measure)))
+        order_sql = SQL["order"].format(refs=f"{_ref(joins, spec.measure)} {spec.direction}, {_ref(joins, name)}")
+        max_rows = spec.n + 10
+    else:
+        order_sql = SQL["order"].format(refs=_ref(joins, name))
+        max_rows = MAX_LIST + 1
+    columns = list(dict.fromkeys(columns))
+    if joins.fans_out:
+        columns[0] = "DISTINCT " + columns[0]
+    return _Select(columns, selected, max_rows, "", order_sql)
 
 
 def _row_heads(key: Column, name: Column) -> list[Column]:

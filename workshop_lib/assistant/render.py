@@ -25,21 +25,36 @@ def value_text(value: Any, col: Column | None, convert: str | None = None) -> st
         return "not recorded"
     unit = col.unit if col is not None else ""
     if unit == "cents":
-        dollars = float(value) / 100
-        return f"${dollars:,.2f}" if convert != "cents" else f"{float(value):,.0f} US cents"
+        return _cents_text(value, convert)
     if col is not None and "3166" in col.comment and isinstance(value, str):
-        return f"{countries.name_of(value)} ({value})" if countries.name_of(value) != value else value
+        return _country_text(value)
     if isinstance(value, datetime.date):
         return value.isoformat()[:10]
     if col is not None and ("YEAR" in col.name or col.name.endswith("_ID") or col.name == "IMO_NUMBER"):
         return str(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if convert and (unit, convert) in CONVERSIONS:
-            factor, shown = CONVERSIONS[(unit, convert)]
-            return f"{_num(float(value) * factor)} {shown} ({_num(value)} {unit})"
-        shown_unit = {"TEU": "TEU", "tonnes": "tonnes", "kg": "kg", "m": "m", "knots": "knots", "°C": "°C"}.get(unit, "")
-        return f"{_num(value)} {shown_unit}".strip()
+        return _number_text(value, unit, convert)
     return str(value)
+
+
+def _cents_text(value: Any, convert: str | None) -> str:
+    """An amount in cents, in dollars unless the question asked for cents."""
+    dollars = float(value) / 100
+    return f"${dollars:,.2f}" if convert != "cents" else f"{float(value):,.0f} US cents"
+
+
+def _country_text(code: str) -> str:
+    """An ISO 3166 code with its country's name, when the code is one."""
+    return f"{countries.name_of(code)} ({code})" if countries.name_of(code) != code else code
+
+
+def _number_text(value: float, unit: str, convert: str | None) -> str:
+    """A number with its unit, converted first when the question asked for another unit."""
+    if convert and (unit, convert) in CONVERSIONS:
+        factor, shown = CONVERSIONS[(unit, convert)]
+        return f"{_num(float(value) * factor)} {shown} ({_num(value)} {unit})"
+    shown_unit = {"TEU": "TEU", "tonnes": "tonnes", "kg": "kg", "m": "m", "knots": "knots", "°C": "°C"}.get(unit, "")
+    return f"{_num(value)} {shown_unit}".strip()
 
 
 def _num(value: Any) -> str:
@@ -147,28 +162,48 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     what = (f"{ {'AVG': 'average', 'SUM': 'total', 'MAX': 'largest', 'MIN': 'smallest'}[spec.fn]} "
             f"{_label(spec.measure)}" if spec.fn and spec.measure else f"{noun(spec.target)}")
     if spec.action == "group_top":
-        last = rows[min(spec.n, len(rows)) - 1][1]
-        tied = [r for i, r in enumerate(rows) if i < spec.n or r[1] == last]
-        word = "most" if spec.direction == "DESC" else "fewest"
-        group = _group_word(spec.group)
-        head = f"The {group}" if spec.n == 1 else f"The {spec.n} {group}s"
-        what = (f"{ {'AVG': 'average', 'SUM': 'total'}.get(spec.fn, '')} {_label(spec.measure)}"
-                if spec.fn and spec.measure else noun(spec.target))
-        word = ("highest" if spec.direction == "DESC" else "lowest") if spec.fn else word
-        return (f"{head} with the {word} {what} {_filters(plan)}".rstrip()
-                + (f" ({len(tied)} tied)" if len(tied) > spec.n else "") + ":\n"
-                + "\n".join(f"- {r[0]}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
-                            for r in tied))
+        return _group_top(plan, rows, spec.group)
     lines = [f"- {r[0] if r[0] is not None else 'none'}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
              for r in rows]
     return f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} {_filters(plan)}".rstrip() + ":\n" + "\n".join(lines)
+
+
+def _group_top(plan: Plan, rows: Sequence[Sequence[Any]], group_col: Column) -> str:
+    """The group (or the n groups) with the most or fewest rows or the highest or lowest
+    aggregate, with the ones tied with the last."""
+    spec = plan.spec
+    last = rows[min(spec.n, len(rows)) - 1][1]
+    tied = [r for i, r in enumerate(rows) if i < spec.n or r[1] == last]
+    word = "most" if spec.direction == "DESC" else "fewest"
+    group = _group_word(group_col)
+    head = f"The {group}" if spec.n == 1 else f"The {spec.n} {group}s"
+    what = (f"{ {'AVG': 'average', 'SUM': 'total'}.get(spec.fn, '')} {_label(spec.measure)}"
+            if spec.fn and spec.measure else noun(spec.target))
+    word = ("highest" if spec.direction == "DESC" else "lowest") if spec.fn else word
+    return (f"{head} with the {word} {what} {_filters(plan)}".rstrip()
+            + (f" ({len(tied)} tied)" if len(tied) > spec.n else "") + ":\n"
+            + "\n".join(f"- {r[0]}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
+                        for r in tied))
 
 
 def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
     """"Is A longer than B?": yes or no, with both values."""
     spec = plan.spec
     assert spec.comparative is not None
-    pair: list[Any] = next((list(f.value) for f in spec.filters if f.op == "in"), [])
+    found = _compared_values(plan, rows)
+    if found is None:
+        return None
+    pair, measure, a, b = found
+    word, op = spec.comparative
+    holds = a > b if op == ">" else a < b
+    first, second = (f"{v} ({value_text(x, measure, spec.convert)})" for v, x in zip(pair, (a, b)))
+    return f"{'Yes' if holds else 'No'}: {first} is {'' if holds else 'not '}{word} than {second}."
+
+
+def _compared_values(plan: Plan, rows: Sequence[Sequence[Any]]) -> tuple[list[Any], Column, Any, Any] | None:
+    """The two rows named, the numeric column compared and each row's value in it (None when
+    either row or either value is missing)."""
+    pair: list[Any] = next((list(f.value) for f in plan.spec.filters if f.op == "in"), [])
     measure = next((c for c in plan.columns if c.numeric), None)
     by_name = {str(r[_heads(plan) - 1]): r for r in rows}
     if measure is None or len(pair) != 2 or not all(str(v) in by_name for v in pair):
@@ -177,10 +212,7 @@ def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
     a, b = (by_name[str(v)][i] for v in pair)
     if a is None or b is None:
         return None
-    word, op = spec.comparative
-    holds = a > b if op == ">" else a < b
-    first, second = (f"{v} ({value_text(x, measure, spec.convert)})" for v, x in zip(pair, (a, b)))
-    return f"{'Yes' if holds else 'No'}: {first} is {'' if holds else 'not '}{word} than {second}."
+    return pair, measure, a, b
 
 
 def _group_word(col: Column) -> str:

@@ -252,23 +252,33 @@ class Schema:
         scored = []
         for table in tables:
             for col in self.columns.get(table, []):
-                if col.is_key and "id" not in present:
-                    continue  # a surrogate key is never what a person asks for by its words
-                name_words = {w for w in words_of(col.name.lower().replace("_", " "))
-                              if w not in _STOP and w not in UNIT_NAME_WORDS}
-                name_words -= {"id", "number", "code"} if col.name.endswith("_ID") else set()
-                # a word of one column's comment and no other's ("vgm") names that column
-                hit_name = len(name_words & present) + len((col.words & present) & self.rare_words)
-                described = col.comment_words if loose else col.words
-                hit_other = len((described - name_words) & present - set(TABLE_NOUNS))
-                if not (name_words | described) & present - set(TABLE_NOUNS):
-                    continue  # "container" alone names the table, not its CONTAINER_NUMBER
-                if hit_name or hit_other >= (1 if loose else 2):
-                    scored.append((hit_name * 2 + hit_other - 0.1 * len(name_words - present), col))
+                score = self._named_score(col, present, loose)
+                if score is not None:
+                    scored.append((score, col))
         order = list(tables)
         ranked = sorted(scored, key=lambda s: (-s[0], order.index(s[1].table)))
-        # the most specific match wins: a column whose matched words a better-ranked column also
-        # matched ("voyage numbers": VOYAGE_NUMBER, not CONTAINER_NUMBER) is not named
+        return self._most_specific(ranked, present)
+
+    def _named_score(self, col: Column, present: set[str], loose: bool) -> float | None:
+        """How well the words present name one column (None when they do not name it)."""
+        if col.is_key and "id" not in present:
+            return None  # a surrogate key is never what a person asks for by its words
+        name_words = {w for w in words_of(col.name.lower().replace("_", " "))
+                      if w not in _STOP and w not in UNIT_NAME_WORDS}
+        name_words -= {"id", "number", "code"} if col.name.endswith("_ID") else set()
+        # a word of one column's comment and no other's ("vgm") names that column
+        hit_name = len(name_words & present) + len((col.words & present) & self.rare_words)
+        described = col.comment_words if loose else col.words
+        hit_other = len((described - name_words) & present - set(TABLE_NOUNS))
+        if not (name_words | described) & present - set(TABLE_NOUNS):
+            return None  # "container" alone names the table, not its CONTAINER_NUMBER
+        if hit_name or hit_other >= (1 if loose else 2):
+            return hit_name * 2 + hit_other - 0.1 * len(name_words - present)
+        return None
+
+    def _most_specific(self, ranked: list[tuple[float, Column]], present: set[str]) -> list[tuple[float, Column]]:
+        """The most specific match wins: a column whose matched words a better-ranked column also
+        matched ("voyage numbers": VOYAGE_NUMBER, not CONTAINER_NUMBER) is not named."""
         kept: list[tuple[float, Column]] = []
         for score, col in ranked:
             mine = self._matched(col, present)

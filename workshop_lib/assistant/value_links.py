@@ -16,7 +16,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, Schema, stem, words_of
+from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, Column, Schema, stem, words_of
 from workshop_lib.data import countries
 
 Query = Callable[[str], Sequence[Sequence[Any]]]
@@ -55,17 +55,7 @@ class ValueIndex:
         names: list[tuple[str, str, str, Any]] = []
         for table, cols in schema.columns.items():
             for col in cols:
-                key = (table, col.name)
-                is_text = col.data_type.upper() in ("VARCHAR2", "VARCHAR", "TEXT", "CHAR", "NVARCHAR2")
-                if key not in NAME_COLUMNS and key not in CODE_COLUMNS and not is_text:
-                    continue
-                values = [r[0] for r in query(select_distinct(table, col.name)) if r[0] is not None]
-                if key in NAME_COLUMNS:
-                    names += [(_norm(str(v)), table, col.name, v) for v in values]
-                if col.name == "DESCRIPTION":  # free text: its words, matched inside the text
-                    phrases += _description_words(values, table, col.name)
-                elif key in NAME_COLUMNS or key in CODE_COLUMNS or len(values) <= MAX_CATEGORIES:
-                    phrases += _value_phrases(col, values, named=key in NAME_COLUMNS)
+                _index_column(table, col, query, select_distinct, phrases, names)
         common = {w for w in _COMMON.split()}
         comments = list(schema.table_comments.values()) + [c.comment for cols in schema.columns.values() for c in cols]
         # a port named like its country ("Singapore") is read as the port first; the planner turns it
@@ -247,9 +237,32 @@ def _upper_in(question: str, value: str) -> bool:
     return bool(re.search(rf"(?<![\w-]){re.escape(value.upper())}(?![\w-])", question))
 
 
+def _index_column(table: str, col: Column, query: Query, select_distinct: Callable[[str, str], str],
+                  phrases: list[tuple[str, str, str, Any, str]], names: list[tuple[str, str, str, Any]]) -> None:
+    """Adds one column's values to the index: a name column's values as names, a description's
+    words, and the values of a code, name or text column with few distinct values as phrases."""
+    key = (table, col.name)
+    is_text = col.data_type.upper() in ("VARCHAR2", "VARCHAR", "TEXT", "CHAR", "NVARCHAR2")
+    if key not in NAME_COLUMNS and key not in CODE_COLUMNS and not is_text:
+        return
+    values = [r[0] for r in query(select_distinct(table, col.name)) if r[0] is not None]
+    if key in NAME_COLUMNS:
+        names += [(_norm(str(v)), table, col.name, v) for v in values]
+    if col.name == "DESCRIPTION":  # free text: its words, matched inside the text
+        phrases += _description_words(values, table, col.name)
+    elif key in NAME_COLUMNS or key in CODE_COLUMNS or len(values) <= MAX_CATEGORIES:
+        phrases += _value_phrases(col, values, named=key in NAME_COLUMNS)
+
+
 def _explained(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
     """Codes the comment explains in words: "CT carton", "20RF/40RF refrigerated reefer". A word that
     names the column itself or a table ("package" for PACKAGE_TYPE, "box" for a container) is no value."""
+    return _codes_before_words(comment, table, column, values) + _codes_before_brackets(comment, table, column, values)
+
+
+def _codes_before_words(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
+    """"CT carton", "20RF/40RF refrigerated reefer": the words after a code (all of them, and the
+    last one), unless they name the column or a table."""
     generic = set(words_of(column.replace("_", " "))) | set(TABLE_NOUNS) | set(SYNONYMS)
     out = []
     for codes, words in re.findall(r"\b([A-Z0-9]{2,5}(?:/[A-Z0-9]{2,5})*)\s+([a-z][a-z -]+?)(?=\s*[,;.(]|$)", comment):
@@ -258,8 +271,13 @@ def _explained(comment: str, table: str, column: str, values: list[Any]) -> list
                 for phrase in {words.strip(), words.strip().split(" ")[-1]}:
                     if len(phrase) >= 3 and stem(phrase) not in generic and phrase not in generic:
                         out.append((_norm(phrase), table, column, code, "explained"))
-    # "ACTIVE (at sea: departed, not yet arrived)", "20GP/40GP general purpose (dry)": the words in
-    # brackets after a code; a part of one word only when it is all the bracket says
+    return out
+
+
+def _codes_before_brackets(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
+    """"ACTIVE (at sea: departed, not yet arrived)", "20GP/40GP general purpose (dry)": the words in
+    brackets after a code; a part of one word only when it is all the bracket says."""
+    out: list[tuple[str, str, str, Any, str]] = []
     for codes, inside in re.findall(r"\b([A-Z0-9]{2,}(?:/[A-Z0-9]{2,})*)\b[a-z -]*\(([^)]+)\)", comment):
         parts = [part.strip() for part in re.split(r"[:,;]", inside) if part.strip()]
         for code in codes.split("/"):

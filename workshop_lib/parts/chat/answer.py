@@ -366,6 +366,12 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     found = _rows_answer(question, g)
     if found and (declined := _uncovered(eng, question, decision, g)) is not None:
         return declined
+    return _grounded_reply(decision, llm, g, found)
+
+
+def _grounded_reply(decision: router.RouteDecision, llm, g: Any, found: bool) -> ChatAnswer:
+    """Part 5's answer as the chat gives it: rag when rows answer it, else a fallback (a port not
+    told apart asks back), with the rows it used."""
     mode = "rag" if found else "fallback"
     declined_port = g.intent == "PORT_LOCATION" and not g.grounded  # e.g. a distance with one port named
     text = g.text if found or g.intent != "PORT_LOCATION" or declined_port else (
@@ -593,6 +599,24 @@ def _schema_named(eng: Engine, question: str) -> list[str]:
     return assistant.schema_subjects(eng, question)
 
 
+def _schema_facts_turn(eng: Engine, question: str, vector: Any, named: list[str]) -> gates.TurnResult:
+    """The schema facts retrieved for a question: a table or column it names first, else the
+    relationships between the tables it names, the columns whose names share its words, or the
+    tables its words name."""
+    kind = _asked_kind(question)
+    turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
+                               category=None if named or kind is None else kind)
+    if named:
+        return _named_first(eng, turn, named)
+    if _RELATION_RE.search(question):
+        return _relationships_between(eng, question, turn, vector)
+    if kind == "column":
+        return _column_words_first(turn)
+    if kind == "table":
+        return _tables_named_in_words(eng, question, turn, vector)
+    return turn
+
+
 def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, *, vector=None,
                compete: bool = False, docs: Any = _NO_DOCS) -> ChatAnswer:
     """Part 4's modes over the schema facts. A table or column the question names is answered
@@ -604,17 +628,7 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     if vector is None:
         vector = eng.model.embed([check_query(question)])[0]
     named = _schema_named(eng, question)
-    kind = _asked_kind(question)
-    turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
-                               category=None if named or kind is None else kind)
-    if named:
-        turn = _named_first(eng, turn, named)
-    elif _RELATION_RE.search(question):
-        turn = _relationships_between(eng, question, turn, vector)
-    elif kind == "column":
-        turn = _column_words_first(turn)
-    elif kind == "table":
-        turn = _tables_named_in_words(eng, question, turn, vector)
+    turn = _schema_facts_turn(eng, question, vector, named)
     config = gates.ModeConfig.for_engine(eng)
     if docs is _NO_DOCS:
         docs = _documents(eng, question, vector)
@@ -726,38 +740,54 @@ def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
     """For "which column ..." questions: when columns the vector search found share an
     attribute word with the question ("arrives" / ARRIVAL_DATE), only those are kept (the
     others name another attribute). Similarities are kept as measured."""
-    # attribute words only: the tables' own names ("voyage") say where, not which column
-    words = _stems(turn.query) - {"colum", "which", "holds", "store", "table", "field", "tells", "where"} \
-        - _stems(" ".join(TABLES_BY_NAME).replace("_", " ")) - _stems(" ".join(t[:-1] for t in TABLES_BY_NAME)) \
-        - {"ship", "vesse", "shipp", "gives", "holds"}
+    words = _attribute_stems(turn.query)
     pool = [c for c in turn.considered if c.status in ("kept", "beyond_top_k")]
-
-    def overlap(c) -> int:  # question words inside the column's name ("weigh" in DEADWEIGHT_TONNES)
-        name = c.subject.rsplit(".", 1)[-1].lower()
-        return sum(1 for w in words if w in name)
-
     tables = {t for t in TABLES_BY_NAME if t[:-1].lower().replace("_", " ")[:5] in turn.query.lower()}
-
-    def named_table(c) -> bool:  # "a container's weight": the CONTAINERS columns before the others
-        return c.subject.split(".")[1] in tables if c.subject.count(".") == 2 else False
-
-    def described(c) -> int:  # question words in the column's comment ("four-letter" for SCAC_CODE): a tie-break
-        return len(words & _stems(c.text.split("Meaning:", 1)[-1]))
-
-    ranked = sorted(pool, key=lambda c: (overlap(c) > 0, named_table(c), described(c), c.similarity), reverse=True)
-    if not ranked or overlap(ranked[0]) == 0:
+    ranked = sorted(pool, key=lambda c: (_name_overlap(c, words) > 0, _of_tables(c, tables), _described(c, words),
+                                         c.similarity), reverse=True)
+    if not ranked or _name_overlap(ranked[0], words) == 0:
         return turn
-    chunks = [c for c in ranked if overlap(c) > 0]  # the others name another attribute
-    if chunks and described(chunks[0]) > 0:
-        chunks = [c for c in chunks if described(c) == described(chunks[0])]  # the best described only
-    if any(named_table(c) for c in chunks):
-        chunks = [c for c in chunks if named_table(c)]  # and of the table the question names
-    chunks = chunks[:turn.top_k]
+    chunks = _columns_matching(ranked, words, tables)[:turn.top_k]
     for c in pool:
         c.status = "kept" if c in chunks else "beyond_top_k"
     return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
                             context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
                             category=turn.category, considered=turn.considered, tokenizer=turn.tokenizer)
+
+
+def _attribute_stems(query: str) -> set[str]:
+    """The question's attribute words only: the tables' own names ("voyage") say where, not which
+    column."""
+    return _stems(query) - {"colum", "which", "holds", "store", "table", "field", "tells", "where"} \
+        - _stems(" ".join(TABLES_BY_NAME).replace("_", " ")) - _stems(" ".join(t[:-1] for t in TABLES_BY_NAME)) \
+        - {"ship", "vesse", "shipp", "gives", "holds"}
+
+
+def _name_overlap(c: gates.RetrievedChunk, words: set[str]) -> int:
+    """Question words inside the column's name ("weigh" in DEADWEIGHT_TONNES)."""
+    name = c.subject.rsplit(".", 1)[-1].lower()
+    return sum(1 for w in words if w in name)
+
+
+def _of_tables(c: gates.RetrievedChunk, tables: set[str]) -> bool:
+    """"A container's weight": the CONTAINERS columns before the others."""
+    return c.subject.split(".")[1] in tables if c.subject.count(".") == 2 else False
+
+
+def _described(c: gates.RetrievedChunk, words: set[str]) -> int:
+    """Question words in the column's comment ("four-letter" for SCAC_CODE): a tie-break."""
+    return len(words & _stems(c.text.split("Meaning:", 1)[-1]))
+
+
+def _columns_matching(ranked: list[gates.RetrievedChunk], words: set[str], tables: set[str]) -> list[gates.RetrievedChunk]:
+    """The columns whose names share a word with the question (the others name another
+    attribute), the best described only, and of the table the question names when any is."""
+    chunks = [c for c in ranked if _name_overlap(c, words) > 0]
+    if chunks and _described(chunks[0], words) > 0:
+        chunks = [c for c in chunks if _described(c, words) == _described(chunks[0], words)]
+    if any(_of_tables(c, tables) for c in chunks):
+        chunks = [c for c in chunks if _of_tables(c, tables)]
+    return chunks
 
 
 def _named_first(eng: Engine, turn: gates.TurnResult, named: list[str]) -> gates.TurnResult:
@@ -969,22 +999,9 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
     the iteration cap or budget, fallback when no tool call succeeded."""
 
     decision = router.decide(eng, check_query(question))
-    if decision.label == router.OUT and not decision.unsure:
-        # refused or declined before any tool runs, whatever the model: another user's data, new
-        # rules, a write statement, or a question outside the workshop's data
-        text = refusal_text(decision)
-        memory.log_message(eng, thread_id, "user", question)
-        memory.log_message(eng, thread_id, "assistant", text)
-        refused = _declined(decision, text, "agent (Part 6): declined before the turn")
-        refused.route = {"intent": "AGENT", "method": "request flag", "label": router.OUT}
-        return refused
-    if decision.label in GROUNDED_INTENTS + (router.DOCS,) and not decision.unsure:
-        # the agent has no catalog, port or document tool: the handler that has them answers
-        handled = answer_question(eng, question, llm=llm)
-        memory.log_message(eng, thread_id, "user", question)
-        memory.log_message(eng, thread_id, "assistant", handled.answer)
-        handled.decision_explain["agent"] = f"not run: {decision.label} is answered by {handled.decision_explain['handler']}"
-        return handled
+    not_run = _answered_without_agent(eng, question, thread_id, decision, llm)
+    if not_run is not None:
+        return not_run
     # Memory over time: the write path, the budgeted card and the summary fold around Part 6's loop.
     model = llm or with_memory.memory_llm(eng.supplychain.data_dictionary(OWNER))
     mt = with_memory.memory_turn(eng, model, toolbox.build_registry(eng, thread_id=thread_id), thread_id, question,
@@ -1001,3 +1018,26 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
                       used_chunks=[c for c in calls if c["ok"]], sources_used="all" if succeeded else "none",
                       embedding_cache_hit=None, from_cache=False, used_llm="primary" if llm else "none",
                       route={"intent": "AGENT", "method": "request flag"})
+
+
+def _answered_without_agent(eng: Engine, question: str, thread_id: str, decision: router.RouteDecision,
+                            llm) -> ChatAnswer | None:
+    """The answer given before the agent runs, logged to the thread: a question refused or declined,
+    or one a handler with a catalog, port or document tool answers; None when the agent runs."""
+    if decision.label == router.OUT and not decision.unsure:
+        # refused or declined before any tool runs, whatever the model: another user's data, new
+        # rules, a write statement, or a question outside the workshop's data
+        text = refusal_text(decision)
+        memory.log_message(eng, thread_id, "user", question)
+        memory.log_message(eng, thread_id, "assistant", text)
+        refused = _declined(decision, text, "agent (Part 6): declined before the turn")
+        refused.route = {"intent": "AGENT", "method": "request flag", "label": router.OUT}
+        return refused
+    if decision.label in GROUNDED_INTENTS + (router.DOCS,) and not decision.unsure:
+        # the agent has no catalog, port or document tool: the handler that has them answers
+        handled = answer_question(eng, question, llm=llm)
+        memory.log_message(eng, thread_id, "user", question)
+        memory.log_message(eng, thread_id, "assistant", handled.answer)
+        handled.decision_explain["agent"] = f"not run: {decision.label} is answered by {handled.decision_explain['handler']}"
+        return handled
+    return None

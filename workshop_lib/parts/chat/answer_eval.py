@@ -303,15 +303,25 @@ def _top_n_cases(data: _LiveRows, rng: random.Random) -> list[Case]:
 def _group_cases(data: _LiveRows, rng: random.Random) -> list[Case]:
     """Counts per group: vessels per carrier, voyages per status, ports per region, voyages of a
     carrier, voyages from a port."""
+    return _per_group_cases(data) + _voyage_count_cases(data, rng)
+
+
+def _per_group_cases(data: _LiveRows) -> list[Case]:
+    """Vessels per carrier, voyages per status, ports per region: the largest groups and counts."""
     top = Counter(data.carrier_name(v) for v in data.vessels.values()).most_common(3)
     statuses = data.statuses()
     regions = Counter(p["REGION"] for p in data.ports.values()).most_common(3)
-    cases = [_live("How many vessels does each carrier operate?", *[[name] for name, _ in top],
-                   *[[_num(n)] for _, n in top]),
-             _live("How many voyages are there per status?", *[[s] for s in statuses],
-                   *[[_num(n)] for n in statuses.values()]),
-             _live("How many ports are there in each region?", *[[r] for r, _ in regions],
-                   *[[_num(n)] for _, n in regions])]
+    return [_live("How many vessels does each carrier operate?", *[[name] for name, _ in top],
+                  *[[_num(n)] for _, n in top]),
+            _live("How many voyages are there per status?", *[[s] for s in statuses],
+                  *[[_num(n)] for n in statuses.values()]),
+            _live("How many ports are there in each region?", *[[r] for r, _ in regions],
+                  *[[_num(n)] for _, n in regions])]
+
+
+def _voyage_count_cases(data: _LiveRows, rng: random.Random) -> list[Case]:
+    """The voyages two random carriers sail and the voyages departing from three random ports."""
+    cases = []
     for c in rng.sample(data.carriers, 2):
         fleet = {imo for imo, v in data.vessels.items() if v["CARRIER_ID"] == c["CARRIER_ID"]}
         cases.append(_live(f"How many voyages does {c['CARRIER_NAME']} sail?",
@@ -358,8 +368,14 @@ def _price_extreme_cases(rng: random.Random) -> list[Case]:
 def _availability_cases(rng: random.Random) -> list[Case]:
     ports = catalog.ports()
     stock = catalog.availability()
-    cases = []
     codes = sorted(ports)
+    return _item_availability_cases(rng, ports, stock, codes) + _family_availability_cases(rng, ports, stock, codes)
+
+
+def _item_availability_cases(rng: random.Random, ports: dict[str, Any], stock: dict[str, Any],
+                             codes: list[str]) -> list[Case]:
+    """Eight equipment items, each asked at a random port: its units there, or not available."""
+    cases = []
     for item in rng.sample([i for i in catalog.ITEMS if i.category == "equipment"], 8):
         code = rng.choice(codes)
         units = stock.get(item.item_id, {}).get(code)
@@ -367,6 +383,14 @@ def _availability_cases(rng: random.Random) -> list[Case]:
         cases.append(Case("", "availability", rng.choice(["Do you have a {n} at {p}?", "Is the {n} available in {p}?",
                                                           "How many {n}s can I get at {p}?"]).format(
             n=item.name, p=ports[code]["name"]), must=must))
+    return cases
+
+
+def _family_availability_cases(rng: random.Random, ports: dict[str, Any], stock: dict[str, Any],
+                               codes: list[str]) -> list[Case]:
+    """Each container family asked at two random ports: every size stocked there with its units,
+    or not available."""
+    cases = []
     for family, word in _FAMILIES.items():
         # containers of that type in every size (a genset or a service is not a variant of a box)
         members = [i for i in catalog.ITEMS if i.category == "equipment" and word in i.name.lower()

@@ -107,6 +107,18 @@ def is_blank(text: str) -> bool:
 
 def parse_chat_request(raw: bytes) -> dict[str, Any]:
     """The validated request, or Refused with what to fix."""
+    body = _json_object(raw)
+    _known_text_fields(body)
+    question = _checked_question(body)
+    agent = body.get("agent", False)
+    if not isinstance(agent, bool):
+        raise Refused(422, "`agent` must be true or false", 'send "agent": true to let the Part 6 agent answer')
+    user_id = _check_id(body, "user_id")
+    return {"question": question, "thread_id": _check_id(body, "thread_id"), "user_id": user_id, "agent": agent}
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    """The body read as a JSON object of at most MAX_BODY_BYTES, or Refused."""
     if len(raw) > MAX_BODY_BYTES:
         raise Refused(413, f"the request body is {len(raw):,} bytes; the limit is {MAX_BODY_BYTES:,}",
                       f"send a question of at most {MAX_QUESTION_CHARS:,} characters")
@@ -121,6 +133,11 @@ def parse_chat_request(raw: bytes) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise Refused(422, f"the body must be a JSON object, not {type(body).__name__}",
                       'send {"question": "..."}')
+    return body
+
+
+def _known_text_fields(body: dict[str, Any]) -> None:
+    """Refused for a field the request does not have, or a text field holding a lone surrogate."""
     unknown = sorted(set(body) - FIELDS)
     if unknown:
         raise Refused(422, f"unknown field(s): {', '.join(unknown)}", f"use only {', '.join(sorted(FIELDS))}")
@@ -129,6 +146,10 @@ def parse_chat_request(raw: bytes) -> dict[str, Any]:
         if isinstance(value, str) and not value.isascii() and any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
             raise Refused(422, f"`{name}` is not valid text (a lone UTF-16 surrogate, e.g. a broken \\u escape)",
                           f"send `{name}` as UTF-8 text")
+
+
+def _checked_question(body: dict[str, Any]) -> str:
+    """The question: a string, not blank, at most MAX_QUESTION_CHARS, real text; or Refused."""
     question = body.get("question")
     if not isinstance(question, str):
         raise Refused(422, "`question` is missing or not a string", 'send {"question": "your question"}')
@@ -141,11 +162,7 @@ def parse_chat_request(raw: bytes) -> dict[str, Any]:
     if _lone_surrogate(question):
         raise Refused(422, "`question` holds a lone surrogate (a broken \\u escape), which is not text",
                       "send the question as plain UTF-8 text")
-    agent = body.get("agent", False)
-    if not isinstance(agent, bool):
-        raise Refused(422, "`agent` must be true or false", 'send "agent": true to let the Part 6 agent answer')
-    user_id = _check_id(body, "user_id")
-    return {"question": question, "thread_id": _check_id(body, "thread_id"), "user_id": user_id, "agent": agent}
+    return question
 
 
 async def _read_body(request: Request) -> bytes:

@@ -134,12 +134,19 @@ def _row(m: Measures, name: str, ability: str | None) -> Row:
     scored = [s for s in m.scored if s.baseline == name and mine(s.ability)]
     toks = [t for b, _, a, t in m.tokens if b == name and mine(a)]
     writes = [ms for b, a, ms in m.writes if b == name and mine(a)]
-    service = name == SERVICE
     return Row(name, ability or "all", len(scored), sum(s.outcome == "correct" for s in scored),
                sum(s.outcome == "confidently_wrong" for s in scored), sum(s.outcome == "unhelpful" for s in scored),
-               None if service or not toks else round(sum(toks) / len(toks), 1),
-               None if service else (_median(writes) if name != "no_memory" else 0.0),
-               None if service else _median([s.read_ms for s in scored]))
+               *_costs(name, scored, toks, writes))
+
+
+def _costs(name: str, scored: list[Scored], toks: list[int], writes: list[float]) -> tuple[float | None, float | None, float | None]:
+    """Context tokens per turn, write and read milliseconds (medians) of one baseline; none for the
+    chat service, which is measured apart; no write time for the baseline with no memory."""
+    if name == SERVICE:
+        return None, None, None
+    return (None if not toks else round(sum(toks) / len(toks), 1),
+            _median(writes) if name != "no_memory" else 0.0,
+            _median([s.read_ms for s in scored]))
 
 
 def rows(m: Measures) -> list[Row]:
@@ -211,11 +218,21 @@ def plot(m: Measures, path: Path, title: str = "") -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 4.8))
+    _plot_accuracy(left, m, title)
+    _plot_tokens(right, m)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_accuracy(left: Any, m: Measures, title: str) -> None:
+    """Bars: the accuracy of each baseline (and the chat service) per ability."""
     table = rows(m)
     abilities = list(dict.fromkeys(r.ability for r in table if r.ability != "all"))
     names = [*m.names, SERVICE]
     by = {(r.baseline, r.ability): r for r in table}
-    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 4.8))
     width = 0.8 / len(names)
     for i, name in enumerate(names):
         left.bar([a + (i - (len(names) - 1) / 2) * width for a in range(len(abilities))],
@@ -225,7 +242,11 @@ def plot(m: Measures, path: Path, title: str = "") -> None:
     left.set_ylim(0, 1.3)
     left.set_title(f"What each baseline gets right{title}")
     left.legend(fontsize=7, ncol=4, loc="upper center")
-    # the conversations over LONG_TURNS turns (all of them if none is), up to the shortest one's length
+
+
+def _plot_tokens(right: Any, m: Measures) -> None:
+    """Lines: each baseline's mean context tokens by turn over the conversations longer than
+    LONG_TURNS turns (all of them if none is), up to the shortest one's length."""
     long = {c for c, n in m.turns.items() if n > LONG_TURNS} or set(m.turns)
     upto = min((m.turns[c] for c in long), default=0)
     for name in m.names:
@@ -239,10 +260,6 @@ def plot(m: Measures, path: Path, title: str = "") -> None:
     right.set_ylabel(f"context tokens (mean over the {len(long)} longest conversations)")
     right.set_title("What each baseline shows the reader per turn")
     right.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def write_json(path: Path, m: Measures, *, with_turns: bool) -> None:

@@ -231,15 +231,25 @@ def _previous_memory(eng: Engine, thread_id: str | None, user_id: str, agent_id:
     the newer one), or None."""
     if not thread_id:
         return None
-    messages = eng.store.list_thread_messages(thread_id)
-    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
-    if last is None or last.user_id != user_id:
-        return None
-    memory = ((last.metadata or {}).get("decision_explain") or {}).get("memory") or {}
-    column = str(memory.get("column") or "")
+    column = _last_recalled_column(eng, thread_id, user_id)
     if not column:
         return None
     table, _, col = column.partition(".")
+    return _current_memory_of(eng, user_id, agent_id, table, col)
+
+
+def _last_recalled_column(eng: Engine, thread_id: str, user_id: str) -> str:
+    """The TABLE.COLUMN the thread's last answer (to this user) recalled a memory of, or ""."""
+    messages = eng.store.list_thread_messages(thread_id)
+    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    if last is None or last.user_id != user_id:
+        return ""
+    memory = ((last.metadata or {}).get("decision_explain") or {}).get("memory") or {}
+    return str(memory.get("column") or "")
+
+
+def _current_memory_of(eng: Engine, user_id: str, agent_id: str, table: str, col: str) -> personal.Recalled | None:
+    """The user's newest valid memory with a value for the column, as recalled, or None."""
     for rec in reversed(personal.valid_memories(eng, user_id, agent_id)):
         for t, c, value in (rec.metadata or {}).get("entities", []):
             if (t, c) == (table, col):

@@ -214,19 +214,14 @@ def named_schema_objects(question: str) -> list[str]:
     in upper case, with a dot or an underscore, or as "the ... table" ("containers lost
     overboard" names no table). A column named next to its table comes back as TABLE.COLUMN."""
     tables, columns = _dictionary_names()
-    found = []
-    for m in re.finditer(r"\b[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*){0,2}\b", question):
-        token = m.group(0)
-        parts = token.upper().split(".")
-        if parts[0] == "SUPPLYCHAIN":
-            parts = parts[1:]
-        as_name = token.isupper() or "_" in token or "." in token or \
-            re.match(r"\s+table\b", question[m.end():], re.I) is not None
-        if not parts or not as_name:
-            continue
-        if (len(parts) == 1 and (parts[0] in tables or (("_" in parts[0] or token.isupper()) and parts[0] in columns))) or \
-                (len(parts) == 2 and parts[0] in tables and parts[1] in columns):
-            found.append(".".join(parts))
+    found = _names_written(question, tables, columns)
+    out = _columns_with_their_tables(found, tables, columns)
+    # a table named only as the owner of a named column is not a separate subject
+    return [o for o in dict.fromkeys(out) if not (o in tables and any(x.startswith(o + ".") for x in out))]
+
+
+def _columns_with_their_tables(found: list[str], tables: set[str], columns: set[str]) -> list[str]:
+    """A column named next to its table as TABLE.COLUMN, and that table not again on its own."""
     named_tables = [f for f in found if f in tables]
     out = []
     for f in found:
@@ -237,8 +232,31 @@ def named_schema_objects(question: str) -> list[str]:
             continue
         else:
             out.append(f)
-    # a table named only as the owner of a named column is not a separate subject
-    return [o for o in dict.fromkeys(out) if not (o in tables and any(x.startswith(o + ".") for x in out))]
+    return out
+
+
+def _names_written(question: str, tables: set[str], columns: set[str]) -> list[str]:
+    """The dictionary's tables, TABLE.COLUMNs and columns the question writes as names, as
+    written (upper case, without the SUPPLYCHAIN owner)."""
+    found = []
+    for m in re.finditer(r"\b[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*){0,2}\b", question):
+        token = m.group(0)
+        parts = token.upper().split(".")
+        if parts[0] == "SUPPLYCHAIN":
+            parts = parts[1:]
+        as_name = token.isupper() or "_" in token or "." in token or \
+            re.match(r"\s+table\b", question[m.end():], re.I) is not None
+        if not parts or not as_name:
+            continue
+        if _in_dictionary(token, parts, tables, columns):
+            found.append(".".join(parts))
+    return found
+
+
+def _in_dictionary(token: str, parts: list[str], tables: set[str], columns: set[str]) -> bool:
+    """A table, a column written as one (with an underscore or in upper case), or TABLE.COLUMN."""
+    return (len(parts) == 1 and (parts[0] in tables or (("_" in parts[0] or token.isupper()) and parts[0] in columns))) or \
+        (len(parts) == 2 and parts[0] in tables and parts[1] in columns)
 
 
 def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
@@ -455,6 +473,12 @@ def _refusal(text: str, cues: dict[str, list[str]], ports: list[str]) -> RouteDe
 def _penalise_missing_subject(scores: dict[str, float], text: str, cues: dict[str, list[str]],
                               ports: list[str]) -> None:
     """A grounded catalog or availability answer needs equipment named; a port location needs a port or "ports"."""
+    _penalise_no_item_asked(scores, text, cues)
+    _penalise_no_place_asked(scores, text, ports)
+
+
+def _penalise_no_item_asked(scores: dict[str, float], text: str, cues: dict[str, list[str]]) -> None:
+    """A catalog request names a need, a price or an item, and asks which item, not how or why."""
     if not cues[CATALOG] or (cues[CATALOG] == ["price wording"]):
         scores[CATALOG] -= 0.15
     if not (PRICE_RE.search(text) or grounded._COMMERCE_RE.search(text) or _names_in(text, _entity_names()["items"])
@@ -463,6 +487,11 @@ def _penalise_missing_subject(scores: dict[str, float], text: str, cues: dict[st
     if not (PRICE_RE.search(text) or grounded._COMMERCE_RE.search(text)) and \
             re.match(r"\s*(?:how (?:is|are|do|does|did|was|were)|why|who|when|what happen)", text, re.I):
         scores[CATALOG] -= 0.25  # how something is handled, why, who, when: not which item to lease
+
+
+def _penalise_no_place_asked(scores: dict[str, float], text: str, ports: list[str]) -> None:
+    """A port location names a port or "ports"; availability names equipment and a port or stock;
+    equipment asked where in stock is not a map."""
     if not ports and not re.search(r"\bports?\b", text, re.I):
         scores[PORT] -= 0.2
     if not (grounded.mentions_equipment(text) and (ports or grounded._AVAILABILITY_RE.search(text)

@@ -156,6 +156,23 @@ class LogBudget(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         serious = record.levelno >= logging.WARNING
+        admitted = self._admit(record, serious)
+        if admitted is None:
+            return False
+        trace, rewrite, dropped = admitted
+        message = record.getMessage()
+        if rewrite and (dropped or len(message) > self.max_message_chars):
+            message = self._cut_message(message, dropped)
+            record.msg, record.args = message, None
+        self._cut_traceback(record, trace)
+        with self._lock:
+            self.written += len(message) + len(record.exc_text or "") + 80
+        return True
+
+    def _admit(self, record: logging.LogRecord, serious: bool) -> tuple[bool, bool, int] | None:
+        """Counts the record against this minute's limit (one line a minute once the byte budget is
+        spent): None when it is dropped, else whether to keep its traceback (the first of its kind,
+        budget left), whether to rewrite its message, and how many lines were dropped before it."""
         with self._lock:
             now = time.monotonic()
             if now - self._minute >= 60:
@@ -164,7 +181,7 @@ class LogBudget(logging.Filter):
             limit = 1 if spent else self.limits[serious]
             if self._kept[serious] >= limit:
                 self._dropped[serious] += 1
-                return False
+                return None
             self._kept[serious] += 1
             key = (record.name, str(record.msg)[:200])
             trace = bool(record.exc_info) and not spent and key not in self._traced
@@ -173,13 +190,19 @@ class LogBudget(logging.Filter):
             rewrite = record.name != "uvicorn.access"
             dropped = self._dropped[serious] if rewrite else 0
             self._dropped[serious] -= dropped
-        message = record.getMessage()
-        if rewrite and (dropped or len(message) > self.max_message_chars):
-            if len(message) > self.max_message_chars:
-                message = f"{message[:self.max_message_chars]}... ({len(message):,} characters)"
-            if dropped:
-                message = f"[{dropped} log lines dropped by the log budget] {message}"
-            record.msg, record.args = message, None
+        return trace, rewrite, dropped
+
+    def _cut_message(self, message: str, dropped: int) -> str:
+        """The message cut to max_message_chars, prefixed with the count of lines dropped before it."""
+        if len(message) > self.max_message_chars:
+            message = f"{message[:self.max_message_chars]}... ({len(message):,} characters)"
+        if dropped:
+            message = f"[{dropped} log lines dropped by the log budget] {message}"
+        return message
+
+    def _cut_traceback(self, record: logging.LogRecord, trace: bool) -> None:
+        """Keeps the record's traceback, its head and tail within max_traceback_chars, when it is to
+        be traced; else drops it."""
         if trace and record.exc_info:
             text = "".join(traceback.format_exception(*record.exc_info))
             head = self.max_traceback_chars // 8
@@ -187,9 +210,6 @@ class LogBudget(logging.Filter):
                 f"{text[:head]}\n... (traceback cut) ...\n{text[-(self.max_traceback_chars - head):]}"
         else:
             record.exc_info, record.exc_text = None, None
-        with self._lock:
-            self.written += len(message) + len(record.exc_text or "") + 80
-        return True
 
 
 def loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

@@ -115,6 +115,22 @@ def is_personal(question: str) -> bool:
     return bool(_PERSONAL.search(question or "")) and not re.search(r"\bremember\b|\bforget\b", question, re.I)
 
 
+def _total_in_dollars(reply: Any, messages: list[dict[str, Any]], system: str) -> Any:
+    """The cargo's declared total said in dollars when the user asked for dollars and the answer
+    to the last run_sql (a sum in cents) gives none; None to keep the reply."""
+    done = offline._tool_results(messages)
+    content = reply.choices[0].message.content
+    if content and done and done[-1][0] == "run_sql" and "TOTAL_UNIT_VALUE_CENTS" in done[-1][1] \
+            and "$" not in content and wants_dollars(beliefs(system)):
+        rows = offline._rows(done[-1][1])
+        if rows:
+            number, total = rows[0][0], float(rows[0][1])
+            return fake_response(f"The declared value of the cargo on voyage {number} is ${total / 100:,.2f} "
+                                 f"(the sum of QUANTITY x UNIT_VALUE_CENTS is {total:,.0f} cents; you asked "
+                                 "for dollars, not cents).")
+    return None
+
+
 class MemoryAwareClient(offline.OfflineClient):
     """Part 6's offline planner, answering the user's own facts from the card and applying their currency preference."""
 
@@ -126,17 +142,8 @@ class MemoryAwareClient(offline.OfflineClient):
             self.requests.append(kwargs)
             return fake_response(answer_from_context(system, question))
         reply = super()._create(**kwargs)
-        done = offline._tool_results(messages)
-        content = reply.choices[0].message.content
-        if content and done and done[-1][0] == "run_sql" and "TOTAL_UNIT_VALUE_CENTS" in done[-1][1] \
-                and "$" not in content and wants_dollars(beliefs(system)):
-            rows = offline._rows(done[-1][1])
-            if rows:
-                number, total = rows[0][0], float(rows[0][1])
-                return fake_response(f"The declared value of the cargo on voyage {number} is ${total / 100:,.2f} "
-                                     f"(the sum of QUANTITY x UNIT_VALUE_CENTS is {total:,.0f} cents; you asked "
-                                     "for dollars, not cents).")
-        return reply
+        in_dollars = _total_in_dollars(reply, messages, system)
+        return in_dollars if in_dollars is not None else reply
 
 
 def memory_llm(dictionary: dict | None = None) -> LLM:

@@ -23,6 +23,7 @@ from workshop_lib.parts import retrieval
 from workshop_lib.parts.memory import writer
 
 if TYPE_CHECKING:
+    from workshop_lib.core.records import MessageRecord
     from workshop_lib.engines.base import Engine
 
 MODES = ("off", "last_n", "summary", "summary+memories")
@@ -102,6 +103,16 @@ def memory_card(eng: Engine, thread_id: str, question: str, *, user_id: str, age
     messages = eng.store.list_thread_messages(thread_id) if mode != "off" else []
     if any(m.user_id not in (user_id, None) for m in messages):
         raise ValueError(f"thread {thread_id!r} belongs to another user; {user_id!r} cannot read it")
+    _conversation(eng, card, thread_id, messages, mode, last_n)
+    if mode == "summary+memories":
+        _memories(eng, card, question, user_id, agent_id, k_facts, k_knowledge)
+    _fit(eng, card)
+    return card
+
+
+def _conversation(eng: Engine, card: MemoryCard, thread_id: str, messages: list[MessageRecord], mode: str,
+                  last_n: int) -> None:
+    """The thread on the card: its last n messages, or its summary and the messages after it."""
     if mode == "last_n":
         messages = messages[-last_n:] if last_n else []
     elif mode != "off":
@@ -109,14 +120,17 @@ def memory_card(eng: Engine, thread_id: str, question: str, *, user_id: str, age
         card.summary = [ln for ln in text.splitlines() if ln.strip()]
         messages = messages[upto:]
     card.recent = [f"{m.role}: {m.content}" for m in messages]
-    if mode == "summary+memories":
-        _set_by_user(eng, card, user_id, agent_id)
-        card.facts = _facts(eng, question, user_id, agent_id, k_facts)
-        if user_id == eng.user_id and agent_id == eng.agent_id:  # schema knowledge lives in the workshop's scope
-            card.knowledge = [f"{h['subject']}: {h['body']}" for h in retrieval.retrieve_knowledge(eng, question, k=k_knowledge)
-                              if h["kind"] not in ("correction", "thread_summary")]
-    _fit(eng, card)
-    return card
+
+
+def _memories(eng: Engine, card: MemoryCard, question: str, user_id: str, agent_id: str, k_facts: int,
+              k_knowledge: int) -> None:
+    """The user's memories on the card: what the user set, the facts nearest the question, and the
+    schema knowledge (only in the workshop's own scope, where it lives)."""
+    _set_by_user(eng, card, user_id, agent_id)
+    card.facts = _facts(eng, question, user_id, agent_id, k_facts)
+    if user_id == eng.user_id and agent_id == eng.agent_id:  # schema knowledge lives in the workshop's scope
+        card.knowledge = [f"{h['subject']}: {h['body']}" for h in retrieval.retrieve_knowledge(eng, question, k=k_knowledge)
+                          if h["kind"] not in ("correction", "thread_summary")]
 
 
 def _count(eng: Engine, card: MemoryCard) -> None:

@@ -63,25 +63,34 @@ def decide(candidate: Candidate, neighbours: list[Neighbour], thresholds: dict) 
     subject = normalise(candidate.subject)
     ranked = sorted(neighbours, key=lambda n: -n.similarity)  # nearest first, stable for ties
     if candidate.op == "forget":
-        # Forget matches by subject or by meaning, across record types: "forget my home port"
-        # must reach the fact however it was typed.
-        hits = [n for n in ranked if same_topic(n.subject, subject) or n.similarity >= thresholds["memory_forget"]]
-        if not hits:
-            return Decision("SKIP", (), "nothing stored matches what to forget")
-        return Decision("FORGET", tuple(n.id for n in hits), f"{len(hits)} memory(ies) match")
+        return _forget(ranked, subject, thresholds)
     same_type = [n for n in ranked if n.record_type == candidate.record_type]
     if subject:
         same_subject = [n for n in same_type if normalise(n.subject) == subject]
         if same_subject:
-            old = same_subject[0]
-            if normalise(candidate.value) == normalise(old.value):
-                return Decision("SKIP", (old.id,), f"same {candidate.subject} already stored")
-            if refines(candidate.value, old.value):
-                return Decision("UPDATE", (old.id,), f"refines the stored {candidate.subject}")
-            return Decision("SUPERSEDE", (old.id,), f"new value for {candidate.subject}")
+            return _on_same_subject(candidate, same_subject[0])
     if same_type and same_type[0].similarity >= thresholds["memory_duplicate"]:
         best = same_type[0]
         if refines(candidate.text, best.text):
             return Decision("UPDATE", (best.id,), "the same statement with more detail")
         return Decision("SKIP", (best.id,), f"duplicate (similarity {best.similarity:.2f})")
     return Decision("ADD", (), "nothing close stored")
+
+
+def _forget(ranked: list[Neighbour], subject: str, thresholds: dict) -> Decision:
+    """Forget matches by subject or by meaning, across record types: "forget my home port" must
+    reach the fact however it was typed."""
+    hits = [n for n in ranked if same_topic(n.subject, subject) or n.similarity >= thresholds["memory_forget"]]
+    if not hits:
+        return Decision("SKIP", (), "nothing stored matches what to forget")
+    return Decision("FORGET", tuple(n.id for n in hits), f"{len(hits)} memory(ies) match")
+
+
+def _on_same_subject(candidate: Candidate, old: Neighbour) -> Decision:
+    """A memory of the same type on the same subject is stored: the same value is skipped, a more
+    detailed one updates it, another supersedes it."""
+    if normalise(candidate.value) == normalise(old.value):
+        return Decision("SKIP", (old.id,), f"same {candidate.subject} already stored")
+    if refines(candidate.value, old.value):
+        return Decision("UPDATE", (old.id,), f"refines the stored {candidate.subject}")
+    return Decision("SUPERSEDE", (old.id,), f"new value for {candidate.subject}")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 MEMORY_RECORD_TYPES = ("fact", "preference", "guideline", "memory")
 OPS = ("remember", "forget")
@@ -123,19 +124,7 @@ def _one(s: str, last_subject: str) -> Candidate | None:
         return Candidate("fact", x, normalise(x), "", op="forget", cue="forget") if x else None
     m = _REMEMBER.match(s)
     if m:
-        x = clean(m.group("x"))
-        if not x:
-            return None
-        if col := _SCHEMA_NAME.search(x):  # a note on the schema: Part 6's correction memory
-            subject = f"SUPPLYCHAIN.{col.group(1).upper()}.{col.group(2).upper()}".lower()
-            return Candidate("memory", x[0].upper() + x[1:] + ".", subject, x, cue="remember", kind="correction")
-        found = _statement(x, cue="remember")
-        if found:
-            return found
-        pref = _preference_subject(x)
-        if pref and _PREFER.match(x):
-            return Candidate("preference", x[0].upper() + x[1:] + ".", pref, x, cue="remember")
-        return Candidate("fact", x[0].upper() + x[1:] + ".", "", x, cue="remember")
+        return _remembered(clean(m.group("x")))
     m = _FROM_NOW.match(s)
     if m:
         x = clean(m.group("x"))
@@ -143,6 +132,29 @@ def _one(s: str, last_subject: str) -> Candidate | None:
     m = _ACTUALLY_IT.match(s)
     if m and last_subject:
         return _fact(last_subject, m.group("v"), cue="actually")
+    return _actually_or_preferred(s)
+
+
+def _remembered(x: str) -> Candidate | None:
+    """"Remember that ...": a note on a schema column (Part 6's correction memory), a statement, a
+    preference, or else a fact as said."""
+    if not x:
+        return None
+    if col := _SCHEMA_NAME.search(x):  # a note on the schema: Part 6's correction memory
+        subject = f"SUPPLYCHAIN.{col.group(1).upper()}.{col.group(2).upper()}".lower()
+        return Candidate("memory", x[0].upper() + x[1:] + ".", subject, x, cue="remember", kind="correction")
+    found = _statement(x, cue="remember")
+    if found:
+        return found
+    pref = _preference_subject(x)
+    if pref and _PREFER.match(x):
+        return Candidate("preference", x[0].upper() + x[1:] + ".", pref, x, cue="remember")
+    return Candidate("fact", x[0].upper() + x[1:] + ".", "", x, cue="remember")
+
+
+def _actually_or_preferred(s: str) -> Candidate | None:
+    """"Actually, <statement>", a preference ("I prefer ..."), or a plain statement; what follows
+    "actually" is read as the rest of the sentence when it states nothing."""
     m = _ACTUALLY.match(s)
     if m:
         s = clean(m.group("x"))  # "actually, <statement or preference>": read what follows
@@ -194,24 +206,26 @@ def validate_model_output(raw: str) -> list[Candidate]:
         raise ValueError('expected an object with a "memories" list')
     if len(items) > MAX_CANDIDATES:
         raise ValueError(f"{len(items)} memories; at most {MAX_CANDIDATES} per turn")
-    out = []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise ValueError(f"memories[{i}] is not an object")
-        values = {k: item.get(k, "") for k in ("type", "subject", "value", "text", "op")}
-        for k, v in values.items():
-            if not isinstance(v, str) or len(v) > MAX_FIELD_CHARS:
-                raise ValueError(f"memories[{i}].{k} must be a string of at most {MAX_FIELD_CHARS} characters")
-        op = values["op"] or "remember"
-        if values["type"] not in MEMORY_RECORD_TYPES or op not in OPS:
-            raise ValueError(f"memories[{i}]: type must be one of {MEMORY_RECORD_TYPES}, op one of {OPS}")
-        text = clean(values["text"]) or clean(f"{values['subject']} is {values['value']}")
-        if not text:
-            raise ValueError(f"memories[{i}] has no text")
-        out.append(Candidate(values["type"], text if op == "forget" else text + ".", normalise(values["subject"]),
-                             clean(values["value"]), op=op, cue="model",
-                             kind="correction" if values["type"] == "memory" else ""))
-    return out
+    return [_model_candidate(i, item) for i, item in enumerate(items)]
+
+
+def _model_candidate(i: int, item: Any) -> Candidate:
+    """One memory of the model's list as a candidate; ValueError naming its first problem."""
+    if not isinstance(item, dict):
+        raise ValueError(f"memories[{i}] is not an object")
+    values = {k: item.get(k, "") for k in ("type", "subject", "value", "text", "op")}
+    for k, v in values.items():
+        if not isinstance(v, str) or len(v) > MAX_FIELD_CHARS:
+            raise ValueError(f"memories[{i}].{k} must be a string of at most {MAX_FIELD_CHARS} characters")
+    op = values["op"] or "remember"
+    if values["type"] not in MEMORY_RECORD_TYPES or op not in OPS:
+        raise ValueError(f"memories[{i}]: type must be one of {MEMORY_RECORD_TYPES}, op one of {OPS}")
+    text = clean(values["text"]) or clean(f"{values['subject']} is {values['value']}")
+    if not text:
+        raise ValueError(f"memories[{i}] has no text")
+    return Candidate(values["type"], text if op == "forget" else text + ".", normalise(values["subject"]),
+                     clean(values["value"]), op=op, cue="model",
+                     kind="correction" if values["type"] == "memory" else "")
 
 
 def extract_with_model(llm, text: str, *, last_subject: str = "") -> tuple[list[Candidate], str]:

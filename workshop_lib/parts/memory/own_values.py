@@ -115,19 +115,27 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
             out.append(OwnValue(MONEY, m.group(0).strip(), m.start(), m.end()))
             spans.append((m.start(), m.end()))
     for m in NAME_RE.finditer(text):
-        tokens = [(t.start() + m.start(), t.group(0).rstrip(".,'’")) for t in re.finditer(r"\S+", m.group(0))]
-        # an ordinary word that only starts the sentence, a weekday or a month is not (part of) a name
-        while tokens and (tokens[0][1].lower() in _CALENDAR or tokens[0][1].lower() in ("i", "i'm") or
-                          (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
-            tokens = tokens[1:]
-        while tokens and tokens[-1][1].lower() in ("&", "and", "of", "de", "del", "da", "van", "von"):
-            tokens = tokens[:-1]
-        if not tokens:
+        span = _name_span(text, m)
+        if span is None:
             continue
-        start, end = tokens[0][0], tokens[-1][0] + len(tokens[-1][1])
+        start, end = span
         name = text[start:end]
         if not free(start, end):
             continue
         kind = PLACE if _PLACE_BEFORE.search(text[:start]) or name.lower() in places else NAME
         out.append(OwnValue(kind, name, start, end))
     return sorted(out, key=lambda v: v.start)
+
+
+def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
+    """Where a run of capitalised words is a name: without an ordinary word that only starts the
+    sentence, a weekday or a month before it, or a joining word after it; None when nothing is left."""
+    tokens = [(t.start() + m.start(), t.group(0).rstrip(".,'’")) for t in re.finditer(r"\S+", m.group(0))]
+    while tokens and (tokens[0][1].lower() in _CALENDAR or tokens[0][1].lower() in ("i", "i'm") or
+                      (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
+        tokens = tokens[1:]
+    while tokens and tokens[-1][1].lower() in ("&", "and", "of", "de", "del", "da", "van", "von"):
+        tokens = tokens[:-1]
+    if not tokens:
+        return None
+    return tokens[0][0], tokens[-1][0] + len(tokens[-1][1])

@@ -377,8 +377,7 @@ def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> 
     out = []
     for sentence in sentences(text):
         stated = statement_part(sentence)
-        if not stated or not _FIRST_PERSON.search(stated) or not _CHANGE.search(stated) \
-                or FORGET.search(stated) or entity_links(values.links(stated)) or extract(eng, stated):
+        if not _an_unlinked_change(eng, values, stated):
             continue
         words = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", stated)}
         about = [r for r in memories if set((r.metadata or {}).get("nouns") or []) & words]
@@ -387,6 +386,13 @@ def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> 
             out.append(PersonalCandidate(stated, (), tuple(meta.get("nouns") or []), True, _now(),
                                          str(meta.get("subject"))))
     return out
+
+
+def _an_unlinked_change(eng: Engine, values: Any, stated: str) -> bool:
+    """The user says they changed something, names no value of the data and states nothing the
+    extraction reads, and does not ask to forget."""
+    return bool(stated) and bool(_FIRST_PERSON.search(stated)) and bool(_CHANGE.search(stated)) \
+        and not FORGET.search(stated) and not entity_links(values.links(stated)) and not extract(eng, stated)
 
 
 def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
@@ -402,27 +408,46 @@ def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
         if not memories:
             break
-        tables = {t for w in re.findall(r"[A-Za-z][\w'-]*", sentence) if (t := table_of_word(w))}
-        named = {str(lk.value) for lk in entity_links(values.links(sentence))}
-        roles = own_values.roles_of(sentence)
-
-        def entities(r: Any) -> list[list[str]]:
-            return list((r.metadata or {}).get("entities") or [])
-
-        tiers = [
-            [r for r in memories if named & {e[2] for e in entities(r)} or
-             any(e[0] == OWN and e[2].lower() in sentence.lower() for e in entities(r))],
-            [r for r in memories if set(possessed_nouns(sentence)) & set((r.metadata or {}).get("nouns") or [])],
-            [r for r in memories if tables & {e[0] for e in entities(r)}],
-            [r for r in memories if roles & set((r.metadata or {}).get("roles") or [])],
-            memories[-1:] if re.search(r"\b(?:that|it|this)\b", sentence, re.I) else [],
-        ]
-        targets = next((t for t in tiers if t), [])
+        targets = _memories_to_forget(sentence, memories, values)
         for r in targets:
             if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
                 gone.append(r.id)
-        scrub_summaries(eng, user_id, [e[2] for r in targets for e in entities(r)])
+        scrub_summaries(eng, user_id, [e[2] for r in targets for e in _remembered_entities(r)])
     return gone
+
+
+def _remembered_entities(r: Any) -> list[list[str]]:
+    """A memory's entities: [table, column, value] each."""
+    return list((r.metadata or {}).get("entities") or [])
+
+
+def _memories_to_forget(sentence: str, memories: list[Any], values: Any) -> list[Any]:
+    """The memories a forget request names, by the first way that names any: by a value (of the
+    data or the user's own), by the noun they used, by a table, by role; "that", "it" or "this"
+    alone: the latest memory."""
+    tables = {t for w in re.findall(r"[A-Za-z][\w'-]*", sentence) if (t := table_of_word(w))}
+    named = {str(lk.value) for lk in entity_links(values.links(sentence))}
+    roles = own_values.roles_of(sentence)
+    tiers = [
+        _named_by_value(sentence, memories, named),
+        _with_metadata(memories, "nouns", set(possessed_nouns(sentence))),
+        [r for r in memories if tables & {e[0] for e in _remembered_entities(r)}],
+        _with_metadata(memories, "roles", roles),
+        memories[-1:] if re.search(r"\b(?:that|it|this)\b", sentence, re.I) else [],
+    ]
+    return next((t for t in tiers if t), [])
+
+
+def _with_metadata(memories: list[Any], key: str, wanted: set[str]) -> list[Any]:
+    """The memories whose metadata list `key` (their nouns, their roles) holds any of `wanted`."""
+    return [r for r in memories if wanted & set((r.metadata or {}).get(key) or [])]
+
+
+def _named_by_value(sentence: str, memories: list[Any], named: set[str]) -> list[Any]:
+    """The memories holding a value of the data the sentence names, or one of the user's own values
+    the sentence says."""
+    return [r for r in memories if named & {e[2] for e in _remembered_entities(r)} or
+            any(e[0] == OWN and e[2].lower() in sentence.lower() for e in _remembered_entities(r))]
 
 
 def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: str | None = None,

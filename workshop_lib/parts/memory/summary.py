@@ -87,6 +87,13 @@ def summarise_extractive(previous: str, folded: Sequence, max_tokens: int,
     A question and what the assistant concluded stay together (one exchange): an exchange is kept
     or dropped whole, scored by its most informative sentence, so the summary keeps the answers
     the user was given, not only what they asked."""
+    units = _exchange_units(previous, folded)
+    return _within_budget(units, max_tokens, count_tokens)
+
+
+def _exchange_units(previous: str, folded: Sequence) -> list:
+    """The previous summary's exchanges, then one per folded question with the assistant's answer
+    joined to it (each exchange once), each as its informative sentences."""
     units: list = [list(u) for u in _exchanges([ln for ln in (previous or "").splitlines() if ln.strip()])]
     fresh = True  # the first folded answer does not join an exchange of the previous summary
     for m in folded:
@@ -96,8 +103,12 @@ def summarise_extractive(previous: str, folded: Sequence, max_tokens: int,
             units.append([])
         units[-1] += said
         fresh = False
-    units = list(dict.fromkeys(tuple(u) for u in units if u))  # an exchange said twice is kept once
-    # Drop the lowest-scoring (then the oldest) exchanges until the summary fits.
+    return list(dict.fromkeys(tuple(u) for u in units if u))  # an exchange said twice is kept once
+
+
+def _within_budget(units: list, max_tokens: int, count_tokens: Callable[[str], int]) -> str:
+    """The exchanges' lines, the lowest-scoring (then the oldest) exchanges dropped until the
+    summary fits in max_tokens."""
     score = [max(_score(ln) for ln in u) for u in units]
     cost = [sum(count_tokens(ln) for ln in u) for u in units]
     dropped: set[int] = set()
