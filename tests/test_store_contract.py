@@ -250,6 +250,16 @@ def test_list_limit_default_cap_and_none(store):
     assert len(store.list("memory", limit=None)) == 5
 
 
+def test_list_newest_reads_only_the_last_records_oldest_first(store):
+    store.add([f"n{i}" for i in range(6)], record_ids=[f"r{i}" for i in range(6)], user_ids="ann")
+    store.add(["other"], record_ids="o", user_ids="bob")
+    assert [r.id for r in store.list("memory", limit=None, user_id="ann", newest=2)] == ["r4", "r5"]
+    assert [r.id for r in store.list("memory", limit=None, user_id="ann", newest=50)] == [f"r{i}" for i in range(6)]
+    assert store.list("memory", user_id="ann", newest=0) == []
+    with pytest.raises(ValueError, match="newest"):
+        store.list("memory", newest=-1)
+
+
 def test_list_omitted_versus_none_scope(store):
     store.add(["scoped"], record_ids="s", user_ids="ann", thread_ids="t1")
     store.add(["unscoped"], record_ids="u")

@@ -26,7 +26,9 @@ _LOCK = threading.Lock()
 
 
 def knowledge(eng: Engine) -> tuple[Schema, ValueIndex]:
-    """The schema links and the value index of an engine's SUPPLYCHAIN, built once per database."""
+    """The schema links and the value index of an engine's SUPPLYCHAIN, built once per database (a
+    user's scoped view of an engine reads the same one: the key is the database's, not the view's)."""
+    eng = getattr(eng, "db", eng)
     key = (eng.name, str(getattr(eng, "supplychain_path", "") or getattr(eng, "dsn", "") or id(eng)))
     with _LOCK:
         if key not in _CACHE:

@@ -98,6 +98,12 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _check_count(value: object, name: str) -> None:
+    """A row count: a non-negative integer, or None for no bound."""
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ValueError(f"{name} must be a non-negative integer or None, got {value!r}")
+
+
 def _check_metadata(metadata: Any, what: str = "metadata") -> None:
     if metadata is not None and not isinstance(metadata, dict):
         raise ValueError(f"{what} must be a dict or None, got {type(metadata).__name__}")
@@ -499,8 +505,10 @@ class MemoryStore(LifecycleMixin):
         metadata_filter: Mapping[str, object] | None = OMITTED,
         *,
         include_history: bool = False,
+        newest: int | None = None,
     ) -> list[Record]:
-        """Records of one type in insertion order, at most `limit` (None: all).
+        """Records of one type in insertion order, at most `limit` (None: all); with `newest`, only
+        the newest that many are read (a bounded read of a long history), still oldest first.
 
         A scope argument left out does not filter; passing None asks for records with no
         value there (unscoped). `metadata_filter` matches stored metadata that contains
@@ -510,34 +518,50 @@ class MemoryStore(LifecycleMixin):
         _check_record_type(record_type, RECORD_TYPES, "list")
         if limit is OMITTED:
             limit = self.list_limit
-        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
-            raise ValueError(f"limit must be a non-negative integer or None, got {limit!r}")
+        _check_count(limit, "limit")
+        _check_count(newest, "newest")
         if metadata_filter is not OMITTED and metadata_filter is not None:
             _check_metadata(metadata_filter, "metadata_filter")
-        for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
+        scope = {"thread_id": thread_id, "user_id": user_id, "agent_id": agent_id}
+        for name, value in scope.items():
             if value is not OMITTED:
                 _check_id(value, name, optional=True)
+        params = self._list_params(record_type, include_history, thread_id, user_id, agent_id)
+        if limit == 0 or newest == 0:
+            return []
+        if newest is not None:
+            params["n"] = newest
+        with self.engine.cursor() as cur:
+            cur.execute(self.sql.RECORD_LIST if newest is None else self.sql.RECORD_NEWEST, params)
+            out: builtins.list[Record] = self._records_kept(cur, metadata_filter, limit)
+        return out if newest is None else out[::-1]
+
+    def _list_params(self, record_type: str, include_history: bool, thread_id: object, user_id: object,
+                     agent_id: object) -> dict[str, object]:
+        """The binds of a listing: the type, whether history counts, and each scope given (a profile
+        type is never scoped)."""
         unscoped = record_type in PROFILE_TYPES
         params: dict[str, object] = {"rt": record_type, "hist": 1 if include_history else 0}
         for name, value in (("tid", thread_id), ("u", user_id), ("a", agent_id)):
             constrained = value is not OMITTED and not unscoped
-            params.update(self._scope_params(name, None if value is OMITTED else value, constrained))
-        out: list[Record] = []
-        if limit == 0:
-            return out
-        with self.engine.cursor() as cur:
-            cur.execute(self.sql.RECORD_LIST, params)
-            for row in cur:
-                rec = self._row_to_record(row)
-                if metadata_filter is not OMITTED:
-                    if metadata_filter is None:
-                        if rec.metadata is not None:
-                            continue
-                    elif not metadata_matches(rec.metadata or {}, metadata_filter):
+            params.update(self._scope_params(name, None if value is OMITTED else value, constrained))  # type: ignore[arg-type]
+        return params
+
+    def _records_kept(self, cur: Any, metadata_filter: Mapping[str, object] | None,
+                      limit: int | None) -> builtins.list[Record]:
+        """The rows read as records, those the metadata filter keeps, at most `limit`."""
+        out: builtins.list[Record] = []
+        for row in cur:
+            rec = self._row_to_record(row)
+            if metadata_filter is not OMITTED:
+                if metadata_filter is None:
+                    if rec.metadata is not None:
                         continue
-                out.append(rec)
-                if limit is not None and len(out) >= limit:
-                    break
+                elif not metadata_matches(rec.metadata or {}, metadata_filter):
+                    continue
+            out.append(rec)
+            if limit is not None and len(out) >= limit:
+                break
         return out
 
     def list_thread_messages(self, thread_id: str, last_n: int | None = None) -> builtins.list[MessageRecord]:

@@ -77,6 +77,7 @@ class StoreStatements:
     RECORD_GET: str = stmt("rt rid", RecordRow)
     RECORD_INSERT: str = stmt("rt rid tid u a role content meta")
     RECORD_LIST: str = stmt("rt tid tid_free u u_free a a_free hist", RecordRow)
+    RECORD_NEWEST: str = stmt("rt tid tid_free u u_free a a_free hist n", RecordRow)
     RECORD_SET_CONTENT: str = stmt("content seq")
     RECORD_SET_METADATA: str = stmt("meta seq")
     RECORD_DELETE: str = stmt("seq")

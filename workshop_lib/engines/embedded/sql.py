@@ -214,6 +214,10 @@ VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)"""
 RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
  WHERE m.record_type = :rt AND {_ACTOR_SCOPE} AND (:hist = 1 OR {_live("m.seq")})
  ORDER BY m.seq"""
+# The newest :n records of a scope, newest first (a bounded read of a long history).
+RECORD_NEWEST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
+ WHERE m.record_type = :rt AND {_ACTOR_SCOPE} AND (:hist = 1 OR {_live("m.seq")})
+ ORDER BY m.seq DESC LIMIT :n"""
 RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE instr(:types, ',' || m.record_type || ',') > 0"
 
 # Text the model cannot embed (embed() returns NULL) gets no chunk: it stays keyword-searchable only.

@@ -164,6 +164,11 @@ RETURNING seq INTO :new_seq"""
 RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
  WHERE m.record_type = :rt AND {_ACTOR_SCOPE} AND (:hist = 1 OR {_live("m.seq")})
  ORDER BY m.seq"""
+# The newest :n records of a scope, newest first (a bounded read of a long history).
+# Row limiting clause: https://docs.oracle.com/cd/F32587_01/sqlrf/img_text/row_limiting_clause.html
+RECORD_NEWEST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
+ WHERE m.record_type = :rt AND {_ACTOR_SCOPE} AND (:hist = 1 OR {_live("m.seq")})
+ ORDER BY m.seq DESC FETCH FIRST :n ROWS ONLY"""
 RECORD_COUNT = "SELECT COUNT(*) FROM {p}RECORDS m WHERE INSTR(:types, ',' || m.record_type || ',') > 0"
 
 # :txt is stored whole; the model reads its first EMBED_INPUT_CHARS characters (SUBSTR of a

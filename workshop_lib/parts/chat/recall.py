@@ -752,6 +752,11 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
     """A question about when things the user told happened (timeline.py): which came first, how many
     days apart, what date, how it stands now. A question naming a value of the data asks the data
     (its dates are the rows'), unless it asks what the user said."""
+    if not timeline.asks_about_time(question):
+        return None
+    if any(table for _, table in personal.question_nouns(question)) and not (
+            personal.refers_to_own(question) or _TOLD_TIME.search(question)):
+        return None  # "when was the ship built?": a question about the data's rows, not the user's days
     schema, values = assistant.knowledge(eng)
     year = planner.reference_year(schema)
     if year is None:

@@ -63,7 +63,7 @@ def _holds_asked(question: str, statement: str) -> bool:
 def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
     """The user's statements about their own things (I, we, my, our), oldest first, without those a
     later request asked to forget."""
-    messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id)[-MAX_MESSAGES:]
+    messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
     out: list[Said] = []
     for m in messages:
         if getattr(m, "role", "user") != "user" or not m.content:

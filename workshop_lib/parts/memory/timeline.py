@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -107,9 +108,10 @@ class Event:
 def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = "") -> list[Event]:
     """Every clause of the user's that gives a date, oldest first (and those of the turn being asked,
     `asking`, last); a later request to forget what a sentence names drops it."""
-    messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id)[-MAX_MESSAGES:]
+    messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
     said = [(m.content, m.id, m.created_at or "") for m in messages
-            if getattr(m, "role", "user") == "user" and m.content and m.content != asking]
+            if getattr(m, "role", "user") == "user" and m.content and m.content != asking
+            and (_MAY_HOLD_A_DATE.search(m.content) or personal.FORGET.search(m.content))]
     out: list[Event] = []
     for text, message_id, at in [*said, (asking, "this turn", "")]:
         for sentence in personal.sentences(text):
@@ -119,6 +121,10 @@ def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = ""
                 continue
             out += _dated(personal.statement_part(sentence), year, message_id, at)
     return out
+
+
+# a message worth reading for dates: it names a month or gives an ISO date (the rest are skipped unread)
+_MAY_HOLD_A_DATE = re.compile(rf"\b(?:{_MONTH})\b|\d{{4}}-\d{{2}}-\d{{2}}|\bthe\s+(?:{_DAY_WORD})\b", re.I)
 
 
 # the parts of a sentence a date belongs to: "off from the 16th of June, and back on the 30th"
@@ -231,12 +237,30 @@ def _undated_since(result: Answer, found: list[Event]) -> bool:
     return any(e.date == UNDATED and len(e.words & used) >= 2 for e in found[last + 1:])
 
 
+def asks_about_time(question: str) -> bool:
+    """Whether the question asks which came first, how many days, or what date (cheap: no store read)."""
+    return bool(_steps(question))
+
+
+Step = Callable[[str, list[Event]], "Answer | None"]
+
+
+def _steps(question: str) -> list[Step]:
+    """The steps for what the question asks about time, first kind first."""
+    steps: list[Step] = []
+    if (_FIRST.search(question) or _LAST.search(question)) and " or " in question:
+        steps.append(_which_first)
+    if _SPAN.search(question):
+        steps.append(_span)
+    if _DATE.search(question):
+        steps.append(_one_date)
+    return steps
+
+
 def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int) -> Answer | None:
     """The answer from the user's dated events to a question about time, or None (not about time,
     or its words do not point at the events it needs)."""
-    asks = [(_FIRST.search(question) or _LAST.search(question)) and " or " in question and _which_first,
-            _SPAN.search(question) and _span, _DATE.search(question) and _one_date]
-    steps = [s for s in asks if s]
+    steps = _steps(question)
     if not steps:
         return None
     found = events(eng, user_id, agent_id, year, question)
