@@ -774,3 +774,11 @@ def test_ports_counted_through_their_voyages_are_the_ends_the_words_say(eng, que
     a = _answer(eng, question)
     assert re.search(rf"\b{n} ports\b", a.text), a.text
     assert assistant.answer_data(eng, "which ports have voyages?").text is None  # no end said: no plan
+
+
+@pytest.mark.parametrize("written", ["UN{n}", "UN {n}", "un-{n}"])
+def test_a_code_written_after_its_columns_short_name_is_that_columns_value(eng, written):
+    n = _one(eng, "SELECT MIN(UN_NUMBER) FROM {o}.CARGO_ITEMS WHERE UN_NUMBER IS NOT NULL")[0][0]
+    count = _one(eng, f"SELECT COUNT(*) FROM {{o}}.CARGO_ITEMS WHERE UN_NUMBER = '{n}'")[0][0]
+    a = _answer(eng, f"how many cargo lines are {written.format(n=n)}?")
+    assert re.search(rf"\b{count}\b", a.text) and f"un number {n}" in a.text, a.text

@@ -752,10 +752,10 @@ def _filters_of_links(words: _Words, table: str, col: Column, group: list[Link],
         stems = list(dict.fromkeys(str(lk.value) for lk in group))
         said = f"whose {_label(col)} mentions {' and '.join(stems)}"
         return [Filter(col, "contains", f"%{v.upper()}%", said if i == 0 else "") for i, v in enumerate(stems)]
-    if len(group) > 1:
-        values = list(dict.fromkeys(lk.value for lk in group))
+    values = list(dict.fromkeys(lk.value for lk in group))
+    if len(values) > 1:
         return [Filter(col, "in", values, " or ".join(str(v) for v in values))]
-    lk = group[0]
+    lk = group[0]  # one value, however many times it is said ("UN3480 lithium-ion batteries")
     role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
     return [Filter(col, "=", lk.value, _said(col, lk.value, role), role=role)]
 

@@ -179,9 +179,20 @@ def _value_phrases(col: Any, values: list[Any], *, named: bool) -> list[tuple[st
     phrases = [(_norm(str(v)), table, column, v, "exact") for v in values]
     phrases += _short_forms(values, table, column) if named else []
     phrases += _explained(col.comment, table, column, values)
+    phrases += _prefixed(column, values, table)
     if "3166" in col.comment:
         phrases += [(_norm(n), table, column, code, "country") for code in values for n in countries.NAMES.get(code, ())]
     return phrases
+
+
+def _prefixed(column: str, values: list[Any], table: str) -> list[tuple[str, str, str, Any, str]]:
+    """A code written after the short word its column is named by: "UN3480" and "UN 3480" for 3480 of
+    UN_NUMBER, "HS 030617" of HS_CODE (the column's first name word, two to four letters)."""
+    head = column.split("_")[0]
+    if not (2 <= len(head) <= 4) or not head.isalpha() or len(column.split("_")) < 2:
+        return []
+    return [(_norm(f"{head}{sep}{v}"), table, column, v, "exact") for v in values
+            if str(v).isdigit() for sep in ("", " ", "-")]
 
 
 def _short_forms(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
@@ -265,7 +276,7 @@ def _codes_before_words(comment: str, table: str, column: str, values: list[Any]
     last one), unless they name the column or a table."""
     generic = set(words_of(column.replace("_", " "))) | set(TABLE_NOUNS) | set(SYNONYMS)
     out = []
-    for codes, words in re.findall(r"\b([A-Z0-9]{2,5}(?:/[A-Z0-9]{2,5})*)\s+([a-z][a-z -]+?)(?=\s*[,;.(]|$)", comment):
+    for codes, words in re.findall(r"\b([A-Z0-9]{2,5}(?:/[A-Z0-9]{2,5})*)\s+([a-z][a-z -]+?)(?=\s*[,;.()]|$)", comment):
         for code in codes.split("/"):
             if code in values:
                 for phrase in {words.strip(), words.strip().split(" ")[-1]}:
