@@ -21,6 +21,7 @@ The tree (module under workshop_lib; tests/test_errors.py keeps it equal to the 
             LLMTimeout                          core.llm
         ManifestError (ValueError)              parts.ingest.manifest
         MissingBinds (ValueError)               engines.database
+        MissingColumns (ValueError)             parts.retrieval
         ModelUnavailable (RuntimeError)         engines.embedded.embedder
         NativeHybridUnavailable (RuntimeError)  parts.native_hybrid
         NoActiveIndex (RuntimeError)            parts.ingest.index
@@ -32,6 +33,7 @@ The tree (module under workshop_lib; tests/test_errors.py keeps it equal to the 
         PromotionRefused (RuntimeError)         parts.ingest.promotion
         Refused                                 parts.chat.app
         Rejected (ValueError)                   parts.ingest.documents
+        RowShapeError (ValueError)              engines.rows
         SandboxUnavailable (RuntimeError)       tools.grading
         SchemaError (RuntimeError)              core.store
         SetError (ValueError)                   parts.chat.answer_sets
