@@ -44,7 +44,7 @@ test: install-test ## everything tests need, then the linter, the layer contract
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python tests/complexity_gate.py
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=15
 
 test-fast: install-test ## the lane for working: linter, layer contract, type checker, complexity gate, every test but the slow ones (notebooks, grading, browsers, benchmarks)
 	$(BIN)/ruff check .
