@@ -16,7 +16,7 @@ declares (the learner's own statement in Part 3): each row a dict of its column 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from workshop_lib.errors import WorkshopError
@@ -52,9 +52,19 @@ def rows_as(row_type: type[RowT], rows: Iterable[Sequence[object]]) -> list[RowT
     return [row_as(row_type, r) for r in rows]
 
 
+def each_as(row_type: type[RowT], rows: Iterable[Sequence[object]]) -> Iterator[RowT]:
+    """The rows of a statement as its row type, one at a time (a cursor read only as far as needed)."""
+    return (row_as(row_type, r) for r in rows)
+
+
 def first_as(row_type: type[RowT], rows: Sequence[Sequence[object]]) -> RowT | None:
     """The first row of a statement as its row type, or None when it returned none."""
     return row_as(row_type, rows[0]) if rows else None
+
+
+def maybe_as(row_type: type[RowT], row: Sequence[object] | None) -> RowT | None:
+    """A row a cursor's fetchone() gave as its row type, or None when there was none."""
+    return None if row is None else row_as(row_type, row)
 
 
 # ------------------------------------------------------------------ shared shapes
