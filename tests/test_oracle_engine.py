@@ -19,6 +19,7 @@ import oracledb
 import pytest
 
 from workshop_lib import config
+from workshop_lib.engines.database import statement_binds
 from workshop_lib.engines.oracle import connection
 from workshop_lib.engines.oracle import engine as oengine
 from workshop_lib.engines.oracle import sql as osql
@@ -49,6 +50,12 @@ class FakeRaw:
         columns, rows = outcome
         self.description = [(c,) for c in columns] if columns else None
         self.rows = list(rows)
+
+    def prepare(self, statement):  # the store's cursor asks the driver which binds a statement uses
+        self.prepared = statement
+
+    def bindnames(self):
+        return sorted(n.upper() for n in statement_binds(self.prepared))
 
     def parse(self, statement):
         self.conn.calls.append(("parse", statement, None, {}, self.conn.call_timeout))
@@ -885,3 +892,48 @@ def test_the_doctor_says_what_public_lets_the_reader_run_on_a_real_database():
         assert "PUBLIC may run" in check.detail and check.ok, check.detail
     finally:
         eng.close()
+
+
+# --------------------------------------------------------------------------- doctor: the store's own checks
+def _doctor_store(indexes, grants=("CREATE SESSION", "CREATE TABLE", "CREATE MINING MODEL"), spatial=("VALID",) * 3):
+    """A store connection answering the doctor's statements: these grants, these index rows, a loaded model."""
+    store = FakeConn()
+    answers = {
+        osql.CHECK_PRIVILEGES: (["PRIVILEGE"], [(g,) for g in grants]),
+        osql.CHECK_SUPPLYCHAIN_ACCESS: (["N"], [(9,)]),
+        osql.CHECK_INDEXES: (["INDEX_NAME", "INDEX_TYPE", "STATUS", "DOMIDX_STATUS", "DOMIDX_OPSTATUS"], indexes),
+        osql.CHECK_VECTOR_MEMORY: (["VALUE"], [("512M",)]),
+        osql.CHECK_MODEL: (["MODEL_NAME", "MINING_FUNCTION"], [(osql.MODEL_NAME, "EMBEDDING")]),
+        osql.MODEL_DIMENSIONS: (["N"], [(osql.DIM,)]),
+        osql.CHECK_PORTS_SPATIAL_INDEX: (["STATUS", "D", "O"], [spatial] if spatial else []),
+    }
+    store.on_execute = lambda statement: answers.get(statement, ([], []))
+    return store
+
+
+def test_doctor_reads_the_stores_checks_by_column_name(monkeypatch):
+    from workshop_lib.engines.oracle.connection import REQUIRED_PRIVILEGES
+
+    good = [("RECORDS_PK", "NORMAL", "VALID", "VALID", "VALID"), ("RECORDS_TXT", "DOMAIN", "VALID", "VALID", "VALID")]
+    eng, _ = make_engine(monkeypatch, FakeConn((), ()), _doctor_store(good, grants=REQUIRED_PRIVILEGES))
+    checks = {c.name: c for c in eng.backend.doctor_checks()}
+    for name in ("Oracle user and grants", "memory store indexes VALID", "no vector index (exact search)",
+                 "in-database embedding model", "spatial index on PORTS.LOCATION", "vector memory (VECTOR_MEMORY_SIZE)"):
+        assert checks[name].ok, (name, checks[name].detail)
+    assert "sees 9 SUPPLYCHAIN tables" in checks["Oracle user and grants"].detail
+    assert checks["memory store indexes VALID"].detail == "2 indexes, all VALID"
+    assert f"{osql.DIM} dims" in checks["in-database embedding model"].detail
+    assert "512M" in checks["vector memory (VECTOR_MEMORY_SIZE)"].detail
+
+
+def test_doctor_names_an_invalid_index_a_vector_index_and_a_missing_grant(monkeypatch):
+    bad = [("RECORDS_TXT", "DOMAIN", "VALID", "FAILED", "VALID"),
+           ("RECORD_CHUNKS_VEC_IX", "VECTOR", "VALID", "VALID", "VALID")]
+    eng, _ = make_engine(monkeypatch, FakeConn((), ()), _doctor_store(bad, grants=("CREATE SESSION",), spatial=None))
+    checks = {c.name: c for c in eng.backend.doctor_checks()}
+    assert not checks["memory store indexes VALID"].ok
+    assert checks["memory store indexes VALID"].detail == "2 indexes, not valid: RECORDS_TXT"
+    assert not checks["no vector index (exact search)"].ok
+    assert not checks["Oracle user and grants"].ok and "lacks" in checks["Oracle user and grants"].detail
+    assert not checks["spatial index on PORTS.LOCATION"].ok
+    assert checks["spatial index on PORTS.LOCATION"].detail == "PORTS_LOCATION_SIX missing"

@@ -30,7 +30,20 @@ from typing import Any
 
 from workshop_lib.core.records import MEMORY_TYPES, Record
 from workshop_lib.engines.database import StoreDatabase
-from workshop_lib.engines.dbtypes import Cursor, Row, one_row
+from workshop_lib.engines.dbtypes import Cursor, one_row
+from workshop_lib.engines.rows import (
+    AuditRow,
+    AuditSubjectRow,
+    CountRow,
+    HistoryRow,
+    MetaRow,
+    RecordRow,
+    RecordSeqRow,
+    StatusRow,
+    maybe_as,
+    row_as,
+    rows_as,
+)
 
 STATUSES = ("valid", "superseded", "forgotten", "expired")
 MAX_REASON_CHARS = 1000
@@ -130,29 +143,31 @@ class LifecycleMixin:
     _cascade_actor: Any
 
     # ------------------------------------------------------------------ status
-    def _memory_row(self, cur: Cursor, record_type: str, record_id: str) -> Row | None:
+    def _memory_row(self, cur: Cursor, record_type: str, record_id: str) -> RecordRow | None:
         if not isinstance(record_type, str) or record_type not in MEMORY_TYPES:
             raise ValueError(f"only memories have a status; record_type must be one of {sorted(MEMORY_TYPES)}, "
                              f"got {record_type!r}")
         if not isinstance(record_id, str):
             raise ValueError(f"record_id must be a string, got {type(record_id).__name__}")
         cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
-        return cur.fetchone()
+        return maybe_as(RecordRow, cur.fetchone())
 
     def _read_status(self, cur: Cursor, seq: int) -> MemoryStatus:
         cur.execute(self.mem.STATUS_GET, {"seq": seq})
-        row = cur.fetchone()
-        if row is None:
-            return MemoryStatus()
-        status, by, at, why, repl, exp, live = row
-        return MemoryStatus(status, by, str(at) if at else None, self.engine.backend.read_text(why), repl,
-                            str(exp) if exp else None, bool(live))
+        row = maybe_as(StatusRow, cur.fetchone())
+        return MemoryStatus() if row is None else self._status_of(row)
+
+    def _status_of(self, row: StatusRow | HistoryRow) -> MemoryStatus:
+        """A status from a row carrying StatusRow's columns (a history row does; no status row: valid)."""
+        return MemoryStatus(row.status or "valid", row.changed_by, str(row.changed_at) if row.changed_at else None,
+                            self.engine.backend.read_text(row.reason), row.replaced_by,
+                            str(row.expires_at) if row.expires_at else None, bool(row.live))
 
     def status(self, record_type: str, record_id: str) -> MemoryStatus | None:
         """The memory's status, or None if there is no such memory."""
         with self.engine.cursor() as cur:
             row = self._memory_row(cur, record_type, record_id)
-            return None if row is None else self._read_status(cur, row[0])
+            return None if row is None else self._read_status(cur, row.seq)
 
     def set_status(self, record_type: str, record_id: str, status: str, *, by: str, reason: str | None = None,
                    replaced_by: str | None = None) -> int:
@@ -174,15 +189,15 @@ class LifecycleMixin:
                 return 0
             if replaced_by is not None:
                 cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": replaced_by})
-                other = cur.fetchone()
-                if other is None or (other[4], other[5]) != (row[4], row[5]):
+                other = maybe_as(RecordRow, cur.fetchone())
+                if other is None or (other.user_id, other.agent_id) != (row.user_id, row.agent_id):
                     raise ValueError(f"replaced_by {replaced_by!r} is not a {record_type} in the same user and agent scope")
-            seq = row[0]
+            seq = row.seq
             before = self._read_status(cur, seq)
             self._write_status(cur, seq, status, by, reason, replaced_by, before.expires_at)
             if status == "valid":
                 if before.status != "valid":
-                    self._embed_chunk(cur, seq, self.engine.backend.read_text(row[7]) or "", None)
+                    self._embed_chunk(cur, seq, self.engine.backend.read_text(row.content) or "", None)
             else:
                 cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
         return 1
@@ -202,15 +217,15 @@ class LifecycleMixin:
             row = self._memory_row(cur, record_type, record_id)
             if row is None:
                 return 0
-            before = self._read_status(cur, row[0])
-            self._write_status(cur, row[0], before.status, by, before.reason, before.replaced_by, exp)
+            before = self._read_status(cur, row.seq)
+            self._write_status(cur, row.seq, before.status, by, before.reason, before.replaced_by, exp)
         return 1
 
     def expire_due(self, *, by: str = "system") -> int:
         """Mark every valid memory past its expiry `expired` and drop its vector; returns how many."""
         with self.engine.transaction() as cur:
             cur.execute(self.mem.EXPIRED_DUE)
-            due = [r[0] for r in cur.fetchall()]
+            due = [r.record_seq for r in rows_as(RecordSeqRow, cur.fetchall())]
             for seq in due:
                 before = self._read_status(cur, seq)
                 self._write_status(cur, seq, "expired", by, "expiry passed", None, before.expires_at)
@@ -232,14 +247,11 @@ class LifecycleMixin:
         out = []
         with self.engine.cursor() as cur:
             cur.execute(self.mem.HISTORY, {"u": user_id, "a": agent_id, "types": "," + ",".join(sorted(types)) + ","})
-            for row in cur.fetchall():
+            for row in rows_as(HistoryRow, cur.fetchall()):
                 rec = self._row_to_record(row)
                 if want is not None and str((rec.metadata or {}).get("subject", "")).strip().lower() != want:
                     continue
-                status, by, at, why, repl, exp, live = row[10:17]
-                state = MemoryStatus(status or "valid", by, str(at) if at else None, self.engine.backend.read_text(why),
-                                     repl, str(exp) if exp else None, bool(live))
-                out.append(HistoryEntry(rec, state))
+                out.append(HistoryEntry(rec, self._status_of(row)))
         return out
 
     # ------------------------------------------------------------------ erasure
@@ -247,14 +259,14 @@ class LifecycleMixin:
         """The store's audit secret (STORE_META), made on first use; audit rows written before it
         held plain SHA-256 hashes, which are re-keyed in the same transaction."""
         cur.execute(self.sql.META_SELECT)
-        meta: dict[str, str] = dict(cur.fetchall())
+        meta = {r.k: r.v for r in rows_as(MetaRow, cur.fetchall())}
         if AUDIT_KEY in meta:
             return str(meta[AUDIT_KEY])
         key = secrets.token_hex(32)
         cur.execute(self.sql.META_INSERT, {"meta_key": AUDIT_KEY, "v": key})
         cur.execute(self.mem.AUDIT_SUBJECTS)
-        for seq, old in cur.fetchall():
-            cur.execute(self.mem.AUDIT_SET_SUBJECT, {"seq": seq, "subj": _rekeyed(key, str(old))})
+        for audit in rows_as(AuditSubjectRow, cur.fetchall()):
+            cur.execute(self.mem.AUDIT_SET_SUBJECT, {"seq": audit.seq, "subj": _rekeyed(key, str(audit.subject_hash))})
         return key
 
     def subject_hash(self, user_id: str) -> str:
@@ -274,8 +286,8 @@ class LifecycleMixin:
             raise ValueError("user_id must be a non-empty string")
         _check_actor(by, reason)
         with self.engine.cursor() as cur:
-            records = int(one_row(cur.execute(self.mem.TRACE_RECORDS, {"u": user_id}))[0])
-            threads = int(one_row(cur.execute(self.mem.TRACE_THREADS, {"u": user_id}))[0])
+            records = int(row_as(CountRow, one_row(cur.execute(self.mem.TRACE_RECORDS, {"u": user_id}))).n)
+            threads = int(row_as(CountRow, one_row(cur.execute(self.mem.TRACE_THREADS, {"u": user_id}))).n)
         names = self.engine.backend.object_names()
         with self.engine.transaction() as cur:
             self._delete_record(cur, "user_profile", user_id)
@@ -325,7 +337,7 @@ class LifecycleMixin:
         with self.engine.cursor() as cur:
             def count(stmt: str, params: Mapping[str, object] | None = None) -> int:
                 cur.execute(stmt, params or {})
-                return int(one_row(cur)[0])
+                return int(row_as(CountRow, one_row(cur)).n)
 
             out["records"] = count(self.mem.TRACE_RECORDS, {"u": user_id})
             out["threads"] = count(self.mem.TRACE_THREADS, {"u": user_id})
@@ -350,6 +362,6 @@ class LifecycleMixin:
     def audit_log(self) -> list[dict[str, Any]]:
         with self.engine.cursor() as cur:
             cur.execute(self.mem.AUDIT_LIST)
-            return [{"at": str(at), "action": act, "subject_hash": subj, "by": by,
-                     "detail": json.loads(self.engine.backend.read_text(detail) or "{}")}
-                    for at, act, subj, by, detail in cur.fetchall()]
+            return [{"at": str(r.created_at), "action": r.action, "subject_hash": r.subject_hash, "by": r.actor,
+                     "detail": json.loads(self.engine.backend.read_text(r.detail) or "{}")}
+                    for r in rows_as(AuditRow, cur.fetchall())]

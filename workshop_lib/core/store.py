@@ -39,7 +39,22 @@ from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYP
 from workshop_lib.core.scope import SHARED
 from workshop_lib.engines.base import new_id
 from workshop_lib.engines.database import StoreDatabase
-from workshop_lib.engines.dbtypes import Cursor, Row, one_row
+from workshop_lib.engines.dbtypes import Cursor, one_row
+from workshop_lib.engines.rows import (
+    CountRow,
+    HistoryRow,
+    MetaRow,
+    RecordHitRow,
+    RecordRow,
+    ScopedHitRow,
+    SeqRow,
+    ThreadIdRow,
+    ThreadRow,
+    each_as,
+    maybe_as,
+    row_as,
+    rows_as,
+)
 from workshop_lib.errors import WorkshopError
 
 SCHEMA_VERSION = "1"
@@ -172,6 +187,66 @@ class _NewRecord:
     precomputed: bool = False  # vector came from the engine's model before the transaction
 
 
+def _given(value: object) -> bool:
+    """An update() argument passed with a value (not left out, not None)."""
+    return value is not OMITTED and value is not None
+
+
+def _check_update(text: object, index_text: object, embedding: object, metadata: object) -> None:
+    """update()'s arguments, before anything is read or written."""
+    if all(v is OMITTED for v in (text, index_text, embedding, metadata)):
+        raise ValueError("update() needs at least one of text, index_text, embedding or metadata")
+    if text is None and (_given(index_text) or _given(embedding)):
+        raise ValueError("text=None clears the record; do not pass index_text or embedding with it")
+    if _given(index_text) and _given(embedding):
+        raise ValueError("Pass index_text or embedding, not both")
+    for name, value in (("text", text), ("index_text", index_text)):
+        if _given(value) and not isinstance(value, str):
+            raise ValueError(f"{name} must be a string or None")
+        _check_text(value, name)
+    if metadata is not OMITTED:
+        _check_metadata(metadata)
+
+
+def _search_types(record_types: object) -> set[str]:
+    """search()'s record_types checked, as a set (None: every type)."""
+    if record_types is None:
+        return set(RECORD_TYPES)
+    if isinstance(record_types, str) or not isinstance(record_types, (set, frozenset, list, tuple)):
+        raise ValueError(f"record_types must be a set or list of record types, got {record_types!r}")
+    for t in record_types:
+        _check_record_type(t, RECORD_TYPES, "search")
+    return set(record_types)
+
+
+def _check_search_query(query: object, query_vector: object, metadata_filter: object) -> None:
+    """Exactly one of query and query_vector; the text and the filter well formed."""
+    if (query is None) == (query_vector is None):
+        raise ValueError("Pass exactly one of query and query_vector")
+    if query is not None:
+        check_query(query)
+    if metadata_filter is not None:
+        _check_metadata(metadata_filter, "metadata_filter")
+
+
+def _add_columns(n: int, record_ids: object, thread_ids: object, user_ids: object, agent_ids: object,
+                 index_texts: object, roles: object) -> dict[str, list[Any]]:
+    """add()'s per-record arguments spread over its n texts and checked, by argument name."""
+    columns = {"record_ids": _as_list(record_ids, n, "record_ids") if record_ids is not None else [None] * n,
+               "thread_ids": _as_list(thread_ids, n, "thread_ids"),
+               "user_ids": _as_list(user_ids, n, "user_ids"), "agent_ids": _as_list(agent_ids, n, "agent_ids"),
+               "index_texts": _as_list(index_texts, n, "index_texts"),
+               "roles": _as_list(roles if roles is not None else "user", n, "roles")}
+    for name, values in columns.items():
+        for v in values:
+            if name in ("index_texts", "roles"):
+                _check_optional_text(v, name)
+            else:
+                _check_id(v, name, optional=True)
+            _check_text(v, name)
+    return columns
+
+
 def _texts_and_vectors(texts: Any, embeddings: Any) -> tuple[list[str], Any]:
     """add()'s texts as a checked list, and its embeddings as one vector per text."""
     if texts is None or not isinstance(texts, (str, list, tuple)):
@@ -234,27 +309,38 @@ class MemoryStore(LifecycleMixin):
             self._write_or_check_meta(fresh=False)
 
     def _apply_schema_policy_locked(self, wanted: list[str], names: set[str]) -> None:
-        eng, sql = self.engine, self.sql
         present = [n for n in wanted if self.prefix + n in names]
         missing = [name for name in wanted if name not in present]
-        policy = self.schema_policy
-        if policy is SchemaPolicy.RECREATE:
-            later = [n for n, _ in self.mem.MIGRATIONS if self.prefix + n in names]
-            eng.backend.drop_objects(self.mem.DROP, later[::-1])
-            eng.backend.drop_objects(sql.DROP, present)
+        if self.schema_policy is SchemaPolicy.RECREATE:
+            self._drop_store(names, present)
             missing = wanted
-        elif ((policy is SchemaPolicy.CREATE_IF_EMPTY and present and missing)
-              or (policy is SchemaPolicy.REQUIRE_EXISTING and missing)):
+        elif self._policy_refuses(present, missing):
             raise SchemaError(self._schema_problem(missing))
         # Derived indexes an older version built and this one rebuilds differently or not at all.
-        eng.backend.drop_objects(sql.OBSOLETE, [n for n in sql.OBSOLETE if self.prefix + n in names])
+        self.engine.backend.drop_objects(self.sql.OBSOLETE, [n for n in self.sql.OBSOLETE if self.prefix + n in names])
         if missing:
-            if "RECORDS" in missing and policy is not SchemaPolicy.RECREATE:
-                # Statuses point at record seqs: with RECORDS made anew they would attach to new records.
-                stale = [n for n in ("MEMORY_STATUS",) if self.prefix + n in names]
-                eng.backend.drop_objects(self.mem.DROP, stale)
-            eng.backend.create_objects([(n, ddl) for n, ddl in sql.SCHEMA if n in missing])
+            self._create_missing(missing, names)
         self._write_or_check_meta(fresh=bool(missing))
+
+    def _policy_refuses(self, present: list[str], missing: list[str]) -> bool:
+        """The policy forbids creating what is missing: part of an existing store (CREATE_IF_EMPTY),
+        or anything at all (REQUIRE_EXISTING)."""
+        if self.schema_policy is SchemaPolicy.CREATE_IF_EMPTY:
+            return bool(present and missing)
+        return self.schema_policy is SchemaPolicy.REQUIRE_EXISTING and bool(missing)
+
+    def _drop_store(self, names: set[str], present: list[str]) -> None:
+        """RECREATE: the later versions' tables first (they point at the records), then the store's."""
+        later = [n for n, _ in self.mem.MIGRATIONS if self.prefix + n in names]
+        self.engine.backend.drop_objects(self.mem.DROP, later[::-1])
+        self.engine.backend.drop_objects(self.sql.DROP, present)
+
+    def _create_missing(self, missing: list[str], names: set[str]) -> None:
+        if "RECORDS" in missing and self.schema_policy is not SchemaPolicy.RECREATE:
+            # Statuses point at record seqs: with RECORDS made anew they would attach to new records.
+            stale = [n for n in ("MEMORY_STATUS",) if self.prefix + n in names]
+            self.engine.backend.drop_objects(self.mem.DROP, stale)
+        self.engine.backend.create_objects([(n, ddl) for n, ddl in self.sql.SCHEMA if n in missing])
 
     def _migrate(self) -> None:
         """Add the objects later versions introduced (memory status, audit) to a store that
@@ -280,13 +366,13 @@ class MemoryStore(LifecycleMixin):
         want = {"schema_version": SCHEMA_VERSION, "vector_dim": str(self.vector_dim)}
         with self.engine.cursor() as cur:
             cur.execute(self.sql.META_SELECT)
-            have = {k: v for k, v in cur.fetchall()}
+            have = {r.k: r.v for r in rows_as(MetaRow, cur.fetchall())}
         # Only a store missing a key needs the write lock (opening an existing store writes nothing).
         ctx = self.engine.transaction() if any(k not in have for k in want) else self.engine.cursor()
         with ctx as cur:
             if any(k not in have for k in want):
                 cur.execute(self.sql.META_SELECT)
-                have = {k: v for k, v in cur.fetchall()}
+                have = {r.k: r.v for r in rows_as(MetaRow, cur.fetchall())}
             for key, value in want.items():
                 if key not in have:
                     cur.execute(self.sql.META_INSERT, {"meta_key": key, "v": value})
@@ -298,21 +384,21 @@ class MemoryStore(LifecycleMixin):
                     )
 
     # ------------------------------------------------------------------ helpers
-    def _row_to_record(self, row: Row) -> Record:
-        (seq, record_type, record_id, thread_id, user_id, agent_id, role, content, metadata, created) = row[:10]
-        content = self.engine.backend.read_text(content)
-        meta = self.engine.backend.read_text(metadata)
-        meta = json.loads(meta) if meta else None
-        if record_type in PROFILE_TYPES:
-            # Profiles are unscoped; the actor identity is the record id.
-            thread_id = user_id = agent_id = None
+    def _row_to_record(self, row: RecordRow | RecordHitRow | ScopedHitRow | HistoryRow) -> Record:
+        """A record from a row whose first columns are RecordRow's (a hit's and a history row's are)."""
+        read_text = self.engine.backend.read_text
+        meta = read_text(row.metadata)
+        # Profiles are unscoped; the actor identity is the record id.
+        scoped = row.record_type not in PROFILE_TYPES
         kwargs = dict(
-            id=record_id, record_type=record_type, content=content, metadata=meta,
-            user_id=user_id, agent_id=agent_id, thread_id=thread_id,
-            created_at=str(created) if created is not None else None,
+            id=row.record_id, record_type=row.record_type, content=read_text(row.content),
+            metadata=json.loads(meta) if meta else None,
+            user_id=row.user_id if scoped else None, agent_id=row.agent_id if scoped else None,
+            thread_id=row.thread_id if scoped else None,
+            created_at=str(row.created_at) if row.created_at is not None else None,
         )
-        if record_type == "message":
-            return MessageRecord(role=role or "user", **kwargs)
+        if row.record_type == "message":
+            return MessageRecord(role=row.role or "user", **kwargs)
         return Record(**kwargs)
 
     @staticmethod
@@ -343,11 +429,11 @@ class MemoryStore(LifecycleMixin):
     def _ensure_thread(self, cur: Cursor, thread_id: str, user_id: str | None, agent_id: str | None,
                        record_type: str) -> None:
         cur.execute(self.sql.THREAD_GET, {"tid": thread_id})
-        row = cur.fetchone()
-        if row is None:
+        thread = maybe_as(ThreadRow, cur.fetchone())
+        if thread is None:
             cur.execute(self.sql.THREAD_INSERT, {"tid": thread_id, "u": user_id, "a": agent_id})
             return
-        owner = row[1]
+        owner = thread.user_id
         # A thread belongs to the user who started it. Another user's write is refused; so is
         # a message with no user in an owned thread. (Unscoped memories attached to a thread,
         # user None, stay allowed: the contract documents them.)
@@ -358,12 +444,13 @@ class MemoryStore(LifecycleMixin):
 
     def _insert(self, cur: Any, record_type: str, rec: _NewRecord) -> int:
         cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": rec.record_id})
-        row = cur.fetchone()
+        row = maybe_as(RecordRow, cur.fetchone())
         if row is not None:
-            if (row[3], row[4], row[5]) != (rec.thread_id, rec.user_id, rec.agent_id) and record_type not in PROFILE_TYPES:
+            if ((row.thread_id, row.user_id, row.agent_id) != (rec.thread_id, rec.user_id, rec.agent_id)
+                    and record_type not in PROFILE_TYPES):
                 raise ValueError(
                     f"A {record_type} with id {rec.record_id!r} already exists in another scope (user "
-                    f"{row[4]!r}, agent {row[5]!r}, thread {row[3]!r}); record ids are unique per record "
+                    f"{row.user_id!r}, agent {row.agent_id!r}, thread {row.thread_id!r}); record ids are unique per record "
                     "type across the store. Choose another id, or leave record_ids out to get a fresh one.")
             raise ValueError(f"A {record_type} with id {rec.record_id!r} already exists; use update() to change it")
         params = {
@@ -397,28 +484,14 @@ class MemoryStore(LifecycleMixin):
         if not texts:
             return []
         n = len(texts)
-        ids: list[Any] = _as_list(record_ids, n, "record_ids") if record_ids is not None else [None] * n
         metas = metadata if isinstance(metadata, list) else [metadata] * n
         if len(metas) != n:
             raise ValueError(f"metadata has {len(metas)} items but {n} texts were given")
         for m in metas:
             _check_metadata(m)
-        columns = {"record_ids": ids, "thread_ids": _as_list(thread_ids, n, "thread_ids"),
-                   "user_ids": _as_list(user_ids, n, "user_ids"), "agent_ids": _as_list(agent_ids, n, "agent_ids"),
-                   "index_texts": _as_list(index_texts, n, "index_texts"),
-                   "roles": _as_list(roles if roles is not None else "user", n, "roles")}
-        vecs: list[Any] = list(embeddings) if embeddings is not None else [None] * n
-        if len(vecs) != n:
-            raise ValueError(f"embeddings has {len(vecs)} items but {n} texts were given")
-        vecs = [self._check_vector(v) if v is not None else None for v in vecs]
-        for name, values in columns.items():
-            for v in values:
-                if name in ("index_texts", "roles"):
-                    _check_optional_text(v, name)
-                else:
-                    _check_id(v, name, optional=True)
-                _check_text(v, name)
-        ids = [i if i is not None else new_id(record_type) for i in ids]
+        columns = _add_columns(n, record_ids, thread_ids, user_ids, agent_ids, index_texts, roles)
+        vecs = self._add_vectors(embeddings, n)
+        ids = [i if i is not None else new_id(record_type) for i in columns["record_ids"]]
         if len(set(ids)) != n:
             raise ValueError("record_ids must be unique within one add() call")
         records = [_NewRecord(text, rid, meta, tid, uid, aid, role, itext if itext is not None else text, vec)
@@ -430,6 +503,13 @@ class MemoryStore(LifecycleMixin):
             for rec in records:
                 self._write_new(cur, record_type, rec)
         return ids
+
+    def _add_vectors(self, embeddings: Any, n: int) -> builtins.list[builtins.list[float] | None]:
+        """add()'s embeddings checked, one per text (None: the store embeds the text)."""
+        vecs: builtins.list[Any] = list(embeddings) if embeddings is not None else [None] * n
+        if len(vecs) != n:
+            raise ValueError(f"embeddings has {len(vecs)} items but {n} texts were given")
+        return [self._check_vector(v) if v is not None else None for v in vecs]
 
     def _precompute_vectors(self, records: list[_NewRecord]) -> None:
         """Vectors for the records that have none, when the engine embeds in Python (before the
@@ -484,12 +564,12 @@ class MemoryStore(LifecycleMixin):
         _check_id(record_id, "record_id")
         with self.engine.cursor() as cur:
             cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
-            row = cur.fetchone()
-            if not row:
+            row = maybe_as(RecordRow, cur.fetchone())
+            if row is None:
                 return None
             rec = self._row_to_record(row)
             if record_type in MEMORY_TYPES:
-                state = self._read_status(cur, row[0])
+                state = self._read_status(cur, row.seq)
                 if not state.live:
                     status = "expired" if state.status == "valid" else state.status
                     return dataclasses.replace(rec, content=None, metadata=None, status=status)
@@ -551,7 +631,7 @@ class MemoryStore(LifecycleMixin):
                       limit: int | None) -> builtins.list[Record]:
         """The rows read as records, those the metadata filter keeps, at most `limit`."""
         out: builtins.list[Record] = []
-        for row in cur:
+        for row in each_as(RecordRow, cur):
             rec = self._row_to_record(row)
             if metadata_filter is not OMITTED:
                 if metadata_filter is None:
@@ -596,27 +676,15 @@ class MemoryStore(LifecycleMixin):
         check_k(k)
         for name, value in (("thread_id", thread_id), ("user_id", user_id), ("agent_id", agent_id)):
             _check_id(value, name, optional=True)
-        if record_types is not None and (isinstance(record_types, str)
-                                         or not isinstance(record_types, (set, frozenset, list, tuple))):
-            raise ValueError(f"record_types must be a set or list of record types, got {record_types!r}")
-        if (query is None) == (query_vector is None):
-            raise ValueError("Pass exactly one of query and query_vector")
-        if query is not None:
-            check_query(query)
-        if metadata_filter is not None:
-            _check_metadata(metadata_filter, "metadata_filter")
-        for t in record_types or ():
-            _check_record_type(t, RECORD_TYPES, "search")
-        types = set(record_types) if record_types is not None else set(RECORD_TYPES)
-        for t in types:
-            _check_record_type(t, RECORD_TYPES, "search")
+        types = _search_types(record_types)
+        _check_search_query(query, query_vector, metadata_filter)
         params: dict[str, Any] = {"types": "," + ",".join(sorted(types)) + ","}
         params.update(self._scope_params("tid", thread_id, exact_thread_match))
         params.update(self._scope_params("u", user_id, exact_user_match))
         params.update(self._scope_params("a", agent_id, exact_agent_match))
         params.update(_shared_binds(shared_knowledge))
-        if (query is not None and len(types) == 1 and exact_user_match and exact_agent_match
-                and not exact_thread_match and user_id is not None and agent_id is not None):
+        one_scope = exact_user_match and exact_agent_match and not exact_thread_match
+        if query is not None and len(types) == 1 and one_scope and user_id is not None and agent_id is not None:
             return self._search_scoped(query, k, next(iter(types)), (user_id, agent_id), metadata_filter,
                                        shared_knowledge)
         if query is not None:
@@ -631,11 +699,11 @@ class MemoryStore(LifecycleMixin):
         out: list[tuple[Record, float]] = []
         with self.engine.cursor() as cur:
             cur.execute(statement, params)
-            for row in cur:
+            for row in each_as(RecordHitRow, cur):
                 rec = self._row_to_record(row)
                 if metadata_filter is not None and not metadata_matches(rec.metadata or {}, metadata_filter):
                     continue
-                out.append((rec, float(row[10])))
+                out.append((rec, float(row.distance)))
                 if len(out) >= k:
                     break
         return out
@@ -652,14 +720,14 @@ class MemoryStore(LifecycleMixin):
             with self.engine.cursor() as cur:
                 cur.execute(self.sql.SEARCH_SCOPED_KNN, {"q": query, "rt": record_type, "u": scope[0],
                                                          "a": scope[1], "n": n, **shared})
-                rows = cur.fetchall()
+                rows = rows_as(ScopedHitRow, cur.fetchall())
             out = []
             for row in rows:
-                if not row[11]:
+                if not row.live:
                     continue  # expired, not yet swept (superseded and forgotten ones have no vector)
                 rec = self._row_to_record(row)
                 if metadata_filter is None or metadata_matches(rec.metadata or {}, metadata_filter):
-                    out.append((rec, float(row[10])))
+                    out.append((rec, float(row.distance)))
             if len(out) >= k or len(rows) < n:
                 return out[:k]
             n *= 4
@@ -684,45 +752,41 @@ class MemoryStore(LifecycleMixin):
         embedding itself, or the metadata (replaced whole). Returns 1, or 0 if no such record."""
         _check_record_type(record_type, RECORD_TYPES, "update")
         _check_id(record_id, "record_id")
-        if all(v is OMITTED for v in (text, index_text, embedding, metadata)):
-            raise ValueError("update() needs at least one of text, index_text, embedding or metadata")
-        if text is None and any(v is not OMITTED and v is not None for v in (index_text, embedding)):
-            raise ValueError("text=None clears the record; do not pass index_text or embedding with it")
-        if index_text is not OMITTED and index_text is not None and embedding is not OMITTED and embedding is not None:
-            raise ValueError("Pass index_text or embedding, not both")
-        for name, value in (("text", text), ("index_text", index_text)):
-            if value is not OMITTED and value is not None and not isinstance(value, str):
-                raise ValueError(f"{name} must be a string or None")
-            _check_text(value, name)
-        if metadata is not OMITTED:
-            _check_metadata(metadata)
-        vector = None
-        if embedding is not OMITTED and embedding is not None:
-            vector = self._check_vector(embedding)
+        _check_update(text, index_text, embedding, metadata)
+        vector = self._check_vector(embedding) if embedding is not OMITTED and embedding is not None else None
         with self.engine.transaction() as cur:
             cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
-            row = cur.fetchone()
+            row = maybe_as(RecordRow, cur.fetchone())
             if row is None:
                 return 0
-            seq = row[0]
-            current_text = self.engine.backend.read_text(row[7])
-            if text is not OMITTED:
-                cur.execute(self.sql.RECORD_SET_CONTENT, {"seq": seq, "content": text})
-                current_text = text
-            if metadata is not OMITTED:
-                cur.execute(self.sql.RECORD_SET_METADATA,
-                            {"seq": seq, "meta": json.dumps(metadata) if metadata is not None else None})
-            # Work out what the embedding should now be.
-            if text is None or (embedding is None):
-                cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
-            elif vector is not None:
-                chunk_text = index_text if isinstance(index_text, str) else current_text
-                self._embed_chunk(cur, seq, chunk_text, vector)
-            elif index_text is not OMITTED:
-                self._embed_chunk(cur, seq, index_text if index_text is not None else current_text, None)
-            elif text is not OMITTED:
-                self._embed_chunk(cur, seq, text, None)  # "" clears the embedding
+            current_text = self._set_columns(cur, row, text, metadata)
+            self._update_chunk(cur, row.seq, current_text, (text, index_text, embedding), vector)
         return 1
+
+    def _set_columns(self, cur: Cursor, row: RecordRow, text: str | None, metadata: dict[str, Any] | None) -> str | None:
+        """Write the text and the metadata update() was given; the record's text now."""
+        current_text: str | None = self.engine.backend.read_text(row.content)
+        if text is not OMITTED:
+            cur.execute(self.sql.RECORD_SET_CONTENT, {"seq": row.seq, "content": text})
+            current_text = text
+        if metadata is not OMITTED:
+            cur.execute(self.sql.RECORD_SET_METADATA,
+                        {"seq": row.seq, "meta": json.dumps(metadata) if metadata is not None else None})
+        return current_text
+
+    def _update_chunk(self, cur: Cursor, seq: int, current_text: str | None,
+                      given: tuple[str | None, str | None, Any], vector: builtins.list[float] | None) -> None:
+        """What the embedding should now be, from update()'s (text, index_text, embedding)."""
+        text, index_text, embedding = given
+        if text is None or embedding is None:
+            cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+        elif vector is not None:
+            chunk_text = index_text if isinstance(index_text, str) else current_text
+            self._embed_chunk(cur, seq, chunk_text, vector)
+        elif index_text is not OMITTED:
+            self._embed_chunk(cur, seq, index_text if index_text is not None else current_text, None)
+        elif text is not OMITTED:
+            self._embed_chunk(cur, seq, text, None)  # "" clears the embedding
 
     # ------------------------------------------------------------------ delete
     def delete(self, record_type: str, record_id: str, cascade: bool = False) -> int:
@@ -743,26 +807,28 @@ class MemoryStore(LifecycleMixin):
 
     def _delete_record(self, cur: Cursor, record_type: str, record_id: str) -> int:
         cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
-        row = cur.fetchone()
+        row = maybe_as(RecordRow, cur.fetchone())
         if row is None:
             return 0
-        cur.execute(self.mem.STATUS_DELETE, {"seq": row[0]})
-        cur.execute(self.sql.CHUNK_DELETE, {"seq": row[0]})
-        cur.execute(self.sql.RECORD_DELETE, {"seq": row[0]})
+        self._delete_seq(cur, row.seq)
         return 1
+
+    def _delete_seq(self, cur: Cursor, seq: int) -> None:
+        """One record's rows: its status, its chunk, the record."""
+        cur.execute(self.mem.STATUS_DELETE, {"seq": seq})
+        cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
+        cur.execute(self.sql.RECORD_DELETE, {"seq": seq})
 
     def _cascade_actor(self, cur: Cursor, record_type: str, actor_id: str) -> None:
         column = "u" if record_type == "user_profile" else "a"
         cur.execute(self.sql.THREADS_OF_USER if column == "u" else self.sql.THREADS_OF_AGENT, {"actor": actor_id})
-        for (thread_id,) in cur.fetchall():
-            self._delete_thread_rows(cur, thread_id)
+        for thread in rows_as(ThreadIdRow, cur.fetchall()):
+            self._delete_thread_rows(cur, thread.thread_id)
         scoped = self.sql.SCOPED_CHILD_SEQS_OF_USER if column == "u" else self.sql.SCOPED_CHILD_SEQS_OF_AGENT
         types = "," + ",".join(sorted(MEMORY_TYPES | {"message"})) + ","
         cur.execute(scoped, {"actor": actor_id, "types": types})
-        for (seq,) in cur.fetchall():
-            cur.execute(self.mem.STATUS_DELETE, {"seq": seq})
-            cur.execute(self.sql.CHUNK_DELETE, {"seq": seq})
-            cur.execute(self.sql.RECORD_DELETE, {"seq": seq})
+        for child in rows_as(SeqRow, cur.fetchall()):
+            self._delete_seq(cur, child.seq)
 
     def _delete_thread_rows(self, cur: Cursor, thread_id: str) -> int:
         cur.execute(self.mem.THREAD_STATUS_DELETE, {"tid": thread_id})
@@ -784,4 +850,4 @@ class MemoryStore(LifecycleMixin):
             _check_record_type(record_type, RECORD_TYPES, "count")
         with self.engine.cursor() as cur:
             types = "," + ",".join(sorted([record_type] if record_type else RECORD_TYPES)) + ","
-            return int(one_row(cur.execute(self.sql.RECORD_COUNT, {"types": types}))[0])
+            return int(row_as(CountRow, one_row(cur.execute(self.sql.RECORD_COUNT, {"types": types}))).n)

@@ -16,7 +16,7 @@ declares (the learner's own statement in Part 3): each row a dict of its column 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from workshop_lib.errors import WorkshopError
@@ -52,9 +52,19 @@ def rows_as(row_type: type[RowT], rows: Iterable[Sequence[object]]) -> list[RowT
     return [row_as(row_type, r) for r in rows]
 
 
+def each_as(row_type: type[RowT], rows: Iterable[Sequence[object]]) -> Iterator[RowT]:
+    """The rows of a statement as its row type, one at a time (a cursor read only as far as needed)."""
+    return (row_as(row_type, r) for r in rows)
+
+
 def first_as(row_type: type[RowT], rows: Sequence[Sequence[object]]) -> RowT | None:
     """The first row of a statement as its row type, or None when it returned none."""
     return row_as(row_type, rows[0]) if rows else None
+
+
+def maybe_as(row_type: type[RowT], row: Sequence[object] | None) -> RowT | None:
+    """A row a cursor's fetchone() gave as its row type, or None when there was none."""
+    return None if row is None else row_as(row_type, row)
 
 
 # ------------------------------------------------------------------ shared shapes
@@ -315,3 +325,138 @@ class NativeHitRow(NamedTuple):
     vector_score: float
     text_score: float
 
+
+
+# ------------------------------------------------------------------ the engines' own reads
+# Statements no statement set declares (engines/<engine>/sql.py's catalog reads, integrity checks,
+# the doctor's checks, the model's calls): each row type is named beside the engine code reading it.
+class NameRow(NamedTuple):
+    """One name: an object the schema holds, a privilege or role granted, an index."""
+
+    name: str
+
+
+class ValueRow(NamedTuple):
+    """One value a statement computes: a parameter's setting, a reranker's JSON answer, a quick_check's line."""
+
+    value: object
+
+
+class NumberRow(NamedTuple):
+    """One number a statement computes: a reranker model's score, a spatial tolerance."""
+
+    number: float
+
+
+class VectorTotalsRow(NamedTuple):
+    """The embedded engine's nearest-neighbour index read end to end (the doctor's check)."""
+
+    vectors: int
+    total_bytes: int | None
+
+
+class TableCommentRow(NamedTuple):
+    table_name: str
+    comments: str | None
+
+
+class ColumnCommentRow(NamedTuple):
+    table_name: str
+    column_name: str
+    comments: str | None
+
+
+class TableInfoRow(NamedTuple):
+    """SQLite's PRAGMA table_info: one column of a table."""
+
+    cid: int
+    name: str
+    type: str
+    notnull: int
+    dflt_value: object
+    pk: int
+
+
+class ForeignKeyListRow(NamedTuple):
+    """SQLite's PRAGMA foreign_key_list: one column pair of a foreign key (`from` and `to` renamed)."""
+
+    id: int
+    seq: int
+    table: str
+    from_column: str
+    to_column: str  # SUPPLYCHAIN's keys name the referenced column (SQLite gives NULL only when they do not)
+    on_update: str
+    on_delete: str
+    match: str
+
+
+class ColumnLayoutRow(NamedTuple):
+    """Oracle's data dictionary: a column's declared type in parts (USER_TAB_COLUMNS)."""
+
+    table_name: str
+    column_name: str
+    data_type: str
+    data_length: int | None
+    data_precision: int | None
+    data_scale: int | None
+
+
+class DictionaryColumnRow(NamedTuple):
+    """Oracle's data dictionary: a column of a schema with its comment (ALL_TAB_COLUMNS)."""
+
+    table_name: str
+    column_name: str
+    data_type: str
+    data_length: int | None
+    data_precision: int | None
+    data_scale: int | None
+    nullable: str
+    comments: str | None
+
+
+class DictionaryForeignKeyRow(NamedTuple):
+    table_name: str
+    constraint_name: str
+    column_name: str
+    ref_table: str
+    ref_column: str
+
+
+class IndexStatusRow(NamedTuple):
+    """Oracle's USER_INDEXES for the doctor: an index and its three statuses."""
+
+    index_name: str
+    index_type: str
+    status: str
+    domidx_status: str
+    domidx_opstatus: str
+
+
+class TablePrivilegeRow(NamedTuple):
+    owner: str
+    table_name: str
+    privilege: str
+
+
+class DomainIndexStatusRow(NamedTuple):
+    """Oracle's ALL_INDEXES for the doctor: a (spatial) index's three statuses."""
+
+    status: str
+    domidx_status: str
+    domidx_opstatus: str
+
+
+class HostAceRow(NamedTuple):
+    """Oracle's USER_HOST_ACES: a network privilege granted on a host."""
+
+    host: str
+    lower_port: int | None
+    upper_port: int | None
+    privilege: str
+
+
+class DirectoryGrantRow(NamedTuple):
+    """Oracle's ALL_TAB_PRIVS for a DIRECTORY: a privilege on it."""
+
+    table_name: str
+    privilege: str

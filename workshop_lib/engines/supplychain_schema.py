@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from workshop_lib.engines.database import Database, Tracer, entered, entry_point
 from workshop_lib.engines.dbtypes import Row, TableName, TableSpec
+from workshop_lib.engines.rows import CountRow, row_as
 
 if TYPE_CHECKING:
     from workshop_lib.engines.readonly import QueryResult
@@ -52,7 +53,7 @@ class SupplyChainSchema(abc.ABC):
         data/supplychain_data.py's TABLES, as the doctor passes them), or of every table the schema has."""
         if tables is None:
             tables = [_Table(t["table"]) for t in self.data_dictionary("SUPPLYCHAIN")["tables"]]
-        return {t.name: int(self.engine.query(self.sql.sc_count(t))[0][0]) for t in tables}
+        return {t.name: int(row_as(CountRow, self.engine.query(self.sql.sc_count(t))[0]).n) for t in tables}
 
     @entry_point("supplychain.data_dictionary")
     def data_dictionary(self, owner: str) -> DataDictionary:

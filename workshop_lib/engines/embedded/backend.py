@@ -12,6 +12,7 @@ import numpy as np
 from workshop_lib.engines.dbtypes import Cursor, one_row
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.health import Check
+from workshop_lib.engines.rows import CountRow, NameRow, ValueRow, VectorTotalsRow, each_as, row_as
 from workshop_lib.engines.store_backend import StoreBackend
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ class EmbeddedBackend(StoreBackend):
 
     def object_names(self) -> set[str]:
         with self.engine.cursor() as cur:
-            return {r[0].upper() for r in cur.execute(statements_module.EXISTING_OBJECTS)}
+            return {r.name.upper() for r in each_as(NameRow, cur.execute(statements_module.EXISTING_OBJECTS))}
 
     def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
         with self.engine.transaction() as cur:
@@ -69,7 +70,8 @@ class EmbeddedBackend(StoreBackend):
         ):
             try:
                 with self.engine.cursor() as cur:
-                    rows = [r[0] for r in cur.execute(statements_module.QUICK_CHECK.replace("{schema}", schema))]
+                    rows = [str(r.value) for r in each_as(ValueRow, cur.execute(
+                        statements_module.QUICK_CHECK.replace("{schema}", schema)))]
                 ok = rows == ["ok"]
                 out.append(Check(f"integrity of {path.name}", ok, "quick_check ok" if ok else "; ".join(rows)[:300],
                                  fix))
@@ -86,8 +88,8 @@ class EmbeddedBackend(StoreBackend):
             out.append(Check("full-text index", False, str(exc).splitlines()[0], store_fix))
         try:
             with self.engine.cursor() as cur:
-                n, _ = one_row(cur.execute(statements_module.KNN_READ_ALL.replace("{p}", p)))
-                want = one_row(cur.execute(statements_module.KNN_EXPECTED.replace("{p}", p)))[0]
+                n = row_as(VectorTotalsRow, one_row(cur.execute(statements_module.KNN_READ_ALL.replace("{p}", p)))).vectors
+                want = row_as(CountRow, one_row(cur.execute(statements_module.KNN_EXPECTED.replace("{p}", p)))).n
             out.append(Check("nearest-neighbour index", n == want, f"{n} vectors read, {want} expected", store_fix))
         except Exception as exc:  # noqa: BLE001
             out.append(Check("nearest-neighbour index", False, str(exc).splitlines()[0], store_fix))

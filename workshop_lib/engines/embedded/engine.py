@@ -25,6 +25,7 @@ from workshop_lib.engines.embedded import embedder, text_query
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.embedded.backend import EmbeddedBackend
 from workshop_lib.engines.embedded.supplychain import EmbeddedSupplyChain
+from workshop_lib.engines.rows import ValueRow, maybe_as
 from workshop_lib.engines.statement_sets import EngineStatements
 
 try:  # POSIX advisory locks mark open stores for `workshop reset` (absent on Windows)
@@ -220,8 +221,8 @@ class EmbeddedEngine(Engine):
                 return path
         for schema, path in (("SUPPLYCHAIN", self.supplychain_path), ("main", self.path)):
             try:
-                row = self._conn.execute(f"PRAGMA {schema}.quick_check(1)").fetchone()
-                if row and row[0] != "ok":
+                row = maybe_as(ValueRow, self._conn.execute(f"PRAGMA {schema}.quick_check(1)").fetchone())
+                if row and row.value != "ok":
                     return path
             except sqlean.Error:
                 return path

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from workshop_lib.engines.dbtypes import Cursor, Row, TableSpec, one_row
 from workshop_lib.engines.embedded import sql
+from workshop_lib.engines.rows import CountRow, TableInfoRow, each_as, row_as
 from workshop_lib.progress import progress as tqdm
 
 if TYPE_CHECKING:
@@ -42,11 +43,11 @@ def seed(eng: EmbeddedEngine, tables: Sequence[TableSpec], rows: Mapping[str, Se
         broken = cur.execute(sql.SC_FOREIGN_KEY_CHECK).fetchall()
         if broken:
             raise RuntimeError(f"SUPPLYCHAIN foreign keys broken after seeding: {broken[:5]}")
-        return {t.name: int(one_row(cur.execute(sql.sc_count(t)))[0]) for t in tables}
+        return {t.name: int(row_as(CountRow, one_row(cur.execute(sql.sc_count(t)))).n) for t in tables}
 
 
 def _existing_columns(cur: Cursor, table_name: str) -> list[tuple[str, str]]:
-    return [(r[1].upper(), r[2].upper()) for r in cur.execute(sql.sc_table_info(table_name))]
+    return [(r.name.upper(), r.type.upper()) for r in each_as(TableInfoRow, cur.execute(sql.sc_table_info(table_name)))]
 
 
 def _wanted_columns(table: TableSpec) -> list[tuple[str, str]]:

@@ -20,6 +20,7 @@ from workshop_lib.engines.embedded import seed
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.embedded.query_worker import WorkerAnswer, WorkerRequest
 from workshop_lib.engines.readonly import QueryResult, SqlRefused, clean, plain_params
+from workshop_lib.engines.rows import ColumnCommentRow, ForeignKeyListRow, TableCommentRow, TableInfoRow, rows_as
 from workshop_lib.engines.supplychain_schema import DataDictionary, SupplyChainSchema
 
 if TYPE_CHECKING:
@@ -166,30 +167,31 @@ class EmbeddedSupplyChain(SupplyChainSchema):
 
     def _data_dictionary(self, cur: Cursor, owner: str, rows: list[Row]) -> DataDictionary:
         col_comments = {
-            (t, c): text
-            for t, c, text in self.engine.query(
+            (r.table_name, r.column_name): r.comments
+            for r in rows_as(ColumnCommentRow, self.engine.query(
                 "SELECT table_name, column_name, comments FROM SUPPLYCHAIN.ALL_COL_COMMENTS WHERE owner = :o",
                 {"o": owner},
-            )
+            ))
         }
         tables, columns = [], []
         fks: list[dict[str, Any]] = []
-        for table, comment in rows:
-            tables.append({"owner": owner, "table": table, "comment": comment})
-            for _, col, dtype, notnull, _, pk in cur.execute(f'PRAGMA SUPPLYCHAIN.table_info("{table}")').fetchall():
+        for described in rows_as(TableCommentRow, rows):
+            table = described.table_name
+            tables.append({"owner": owner, "table": table, "comment": described.comments})
+            for c in rows_as(TableInfoRow, cur.execute(f'PRAGMA SUPPLYCHAIN.table_info("{table}")').fetchall()):
                 columns.append({
-                    "owner": owner, "table": table, "column": col.upper(),
-                    "data_type": dtype.split("(")[0].upper(), "type_detail": dtype.upper(),
-                    "nullable": not (notnull or pk), "comment": col_comments.get((table, col.upper())),
+                    "owner": owner, "table": table, "column": c.name.upper(),
+                    "data_type": c.type.split("(")[0].upper(), "type_detail": c.type.upper(),
+                    "nullable": not (c.notnull or c.pk), "comment": col_comments.get((table, c.name.upper())),
                 })
             by_id: dict[int, dict[str, Any]] = {}
-            for fid, _, ref_table, from_col, to_col, *_ in cur.execute(
+            for key in rows_as(ForeignKeyListRow, cur.execute(
                 f'PRAGMA SUPPLYCHAIN.foreign_key_list("{table}")'
-            ).fetchall():
-                fk = by_id.setdefault(fid, {"owner": owner, "table": table, "columns": [],
-                                            "ref_table": ref_table.upper(), "ref_columns": []})
-                fk["columns"].append(from_col.upper())
-                fk["ref_columns"].append(to_col.upper())
+            ).fetchall()):
+                fk = by_id.setdefault(key.id, {"owner": owner, "table": table, "columns": [],
+                                               "ref_table": key.table.upper(), "ref_columns": []})
+                fk["columns"].append(key.from_column.upper())
+                fk["ref_columns"].append(key.to_column.upper())
             fks.extend(by_id[i] for i in sorted(by_id))
         return {"tables": tables, "columns": columns, "foreign_keys": fks}
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 
 import oracledb
 
-from workshop_lib.engines.dbtypes import Cursor, Row
+from workshop_lib.engines.dbtypes import Cursor
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle.connection import (
@@ -20,6 +20,16 @@ from workshop_lib.engines.oracle.connection import (
     _first_line,
 )
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
+from workshop_lib.engines.rows import (
+    CountRow,
+    DomainIndexStatusRow,
+    IndexStatusRow,
+    NameRow,
+    ValueRow,
+    first_as,
+    row_as,
+    rows_as,
+)
 from workshop_lib.engines.store_backend import StoreBackend
 
 if TYPE_CHECKING:
@@ -27,6 +37,7 @@ if TYPE_CHECKING:
 
 
 ALREADY_EXISTS = "ORA-00955"  # name is already used by an existing object
+_SETUP = "run `make setup-oracle` (safe to re-run)"  # the doctor's fix for what setup creates or grants
 _CREATED = re.compile(r"\s*CREATE\s+(?:VECTOR\s+|UNIQUE\s+)?(?:TABLE|INDEX)\s+(\w+)", re.I)
 
 
@@ -44,7 +55,7 @@ class OracleBackend(StoreBackend):
     def object_names(self) -> set[str]:
         with self.engine.cursor() as cur:
             cur.execute(statements_module.EXISTING_OBJECTS)
-            return {r[0].upper() for r in cur.fetchall()}
+            return {r.name.upper() for r in rows_as(NameRow, cur.fetchall())}
 
     def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
         """DDL commits by itself in Oracle; each object is created on its own. The schema lock is
@@ -94,61 +105,77 @@ class OracleBackend(StoreBackend):
 
     def doctor_checks(self, prefix: str = "") -> list[Check]:
         """The user and its grants, run_sql's reader, vector memory, the model, the indexes, the reranker."""
-        sc = statements_module
-        out: list[Check] = []
-        setup = "run `make setup-oracle` (safe to re-run)"
+        out = [self._grants_check(), self.engine.supplychain.reader_check(),
+               self.engine.supplychain.reader_packages_check()]
+        indexes: list[IndexStatusRow] = []
         try:
-            have = {r[0] for r in self.engine.query(sc.CHECK_PRIVILEGES)}
-            missing = [p for p in REQUIRED_PRIVILEGES if p not in have]
-            visible = self.engine.query(sc.CHECK_SUPPLYCHAIN_ACCESS)[0][0]
-            detail = (f"{self.engine.user} has {', '.join(REQUIRED_PRIVILEGES)}" if not missing
-                      else f"{self.engine.user} lacks {', '.join(missing)}")
-            detail += f"; sees {visible} SUPPLYCHAIN tables"
-            out.append(Check("Oracle user and grants", not missing and visible > 0, detail, setup))
+            indexes = rows_as(IndexStatusRow, self.engine.query(statements_module.CHECK_INDEXES, {
+                "records_table": f"{prefix}RECORDS", "chunks_table": f"{prefix}RECORD_CHUNKS"}))
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
-            out.append(Check("Oracle user and grants", False, _first_line(exc), setup))
-        out.append(self.engine.supplychain.reader_check())
-        out.append(self.engine.supplychain.reader_packages_check())
-        index_rows: list[Row] = []
-        try:
-            index_rows = self.engine.query(sc.CHECK_INDEXES, {"records_table": f"{prefix}RECORDS",
-                                                       "chunks_table": f"{prefix}RECORD_CHUNKS"})
-        except Exception as exc:  # noqa: BLE001
-            out.append(Check("memory store indexes", False, _first_line(exc), setup))
-        # The store searches vectors exactly (no HNSW index, issue 36 risk 5): the vector pool is
-        # shown for information only, and an index an older version built should be gone.
-        hnsw = f"{prefix}RECORD_CHUNKS_VEC_IX"
-        has_hnsw = any(r[0] == hnsw for r in index_rows)
-        try:
-            value = self.engine.query(sc.CHECK_VECTOR_MEMORY)[0][0]
-            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", True,
-                             f"{value} in this database (the store searches exactly and needs none)", setup))
-        except Exception:  # noqa: BLE001 - AGENT may not read V$PARAMETER on every database
-            out.append(Check("vector memory (VECTOR_MEMORY_SIZE)", True,
-                             "not readable by this user (the store searches exactly and needs none)", setup))
-        try:
-            loaded = self.engine.query(sc.CHECK_MODEL, {"model": self.engine.model.name})
-            dims = self.engine.query(sc.MODEL_DIMENSIONS)[0][0] if loaded else 0
-            out.append(Check("in-database embedding model", bool(loaded) and dims == self.engine.model.dim,
-                             f"{self.engine.model.name} {'loaded' if loaded else 'not loaded'}"
-                             + (f", {dims} dims (expected {self.engine.model.dim})" if loaded else ""), setup))
-        except Exception as exc:  # noqa: BLE001
-            out.append(Check("in-database embedding model", False, _first_line(exc), setup))
-        if index_rows:
-            bad = [r[0] for r in index_rows if r[2] != "VALID" or r[3] != "VALID" or r[4] != "VALID"]
-            out.append(Check("memory store indexes VALID", not bad,
-                             f"{len(index_rows)} indexes" + (f", not valid: {', '.join(bad)}" if bad else ", all VALID"),
-                             f"{setup}; if it persists: `workshop reset` rebuilds the store (deletes memories)"))
-            out.append(Check("no vector index (exact search)", not has_hnsw,
-                             f"{hnsw} {'present: it keeps erased vectors until repopulated' if has_hnsw else 'absent'}",
-                             "open the store once with this version (it drops the index), e.g. `workshop setup`"))
-        try:
-            rows = self.engine.query(sc.CHECK_PORTS_SPATIAL_INDEX)
-            ok = bool(rows) and all(v == "VALID" for v in rows[0])
-            out.append(Check("spatial index on PORTS.LOCATION", ok,
-                             "PORTS_LOCATION_SIX " + ("VALID" if ok else ("missing" if not rows else "/".join(rows[0]))),
-                             f"{setup}; SDO_NN needs it (ORA-13226 without one)"))
-        except Exception as exc:  # noqa: BLE001
-            out.append(Check("spatial index on PORTS.LOCATION", False, _first_line(exc), setup))
-        out.append(Check("reranker", True, self.engine.model.reranker() or "none configured: pass-through (vector order)"))
+            out.append(Check("memory store indexes", False, _first_line(exc), _SETUP))
+        out += [self._vector_memory_check(), self._model_check()]
+        if indexes:
+            out += self._index_checks(indexes, prefix)
+        out += [self._spatial_index_check(),
+                Check("reranker", True, self.engine.model.reranker() or "none configured: pass-through (vector order)")]
         return out
+
+    def _grants_check(self) -> Check:
+        sc = statements_module
+        try:
+            have = {r.name for r in rows_as(NameRow, self.engine.query(sc.CHECK_PRIVILEGES))}
+            missing = [p for p in REQUIRED_PRIVILEGES if p not in have]
+            visible = row_as(CountRow, self.engine.query(sc.CHECK_SUPPLYCHAIN_ACCESS)[0]).n
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+            return Check("Oracle user and grants", False, _first_line(exc), _SETUP)
+        detail = (f"{self.engine.user} has {', '.join(REQUIRED_PRIVILEGES)}" if not missing
+                  else f"{self.engine.user} lacks {', '.join(missing)}")
+        detail += f"; sees {visible} SUPPLYCHAIN tables"
+        return Check("Oracle user and grants", not missing and visible > 0, detail, _SETUP)
+
+    def _vector_memory_check(self) -> Check:
+        # The store searches vectors exactly (no HNSW index, issue 36 risk 5): the vector pool is
+        # shown for information only.
+        name = "vector memory (VECTOR_MEMORY_SIZE)"
+        try:
+            value = row_as(ValueRow, self.engine.query(statements_module.CHECK_VECTOR_MEMORY)[0]).value
+        except Exception:  # noqa: BLE001 - AGENT may not read V$PARAMETER on every database
+            return Check(name, True, "not readable by this user (the store searches exactly and needs none)", _SETUP)
+        return Check(name, True, f"{value} in this database (the store searches exactly and needs none)", _SETUP)
+
+    def _model_check(self) -> Check:
+        model = self.engine.model
+        try:
+            loaded = self.engine.query(statements_module.CHECK_MODEL, {"model": model.name})
+            dims = row_as(CountRow, self.engine.query(statements_module.MODEL_DIMENSIONS)[0]).n if loaded else 0
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+            return Check("in-database embedding model", False, _first_line(exc), _SETUP)
+        return Check("in-database embedding model", bool(loaded) and dims == model.dim,
+                     f"{model.name} {'loaded' if loaded else 'not loaded'}"
+                     + (f", {dims} dims (expected {model.dim})" if loaded else ""), _SETUP)
+
+    @staticmethod
+    def _index_checks(indexes: list[IndexStatusRow], prefix: str) -> list[Check]:
+        """Every store index VALID, and no vector index (an index an older version built should be gone)."""
+        bad = [r.index_name for r in indexes
+               if any(s != "VALID" for s in (r.status, r.domidx_status, r.domidx_opstatus))]
+        hnsw = f"{prefix}RECORD_CHUNKS_VEC_IX"
+        has_hnsw = any(r.index_name == hnsw for r in indexes)
+        return [
+            Check("memory store indexes VALID", not bad,
+                  f"{len(indexes)} indexes" + (f", not valid: {', '.join(bad)}" if bad else ", all VALID"),
+                  f"{_SETUP}; if it persists: `workshop reset` rebuilds the store (deletes memories)"),
+            Check("no vector index (exact search)", not has_hnsw,
+                  f"{hnsw} {'present: it keeps erased vectors until repopulated' if has_hnsw else 'absent'}",
+                  "open the store once with this version (it drops the index), e.g. `workshop setup`"),
+        ]
+
+    def _spatial_index_check(self) -> Check:
+        name = "spatial index on PORTS.LOCATION"
+        try:
+            found = first_as(DomainIndexStatusRow, self.engine.query(statements_module.CHECK_PORTS_SPATIAL_INDEX))
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+            return Check(name, False, _first_line(exc), _SETUP)
+        ok = found is not None and all(v == "VALID" for v in found)
+        return Check(name, ok, "PORTS_LOCATION_SIX " + ("VALID" if ok else ("missing" if found is None else "/".join(found))),
+                     f"{_SETUP}; SDO_NN needs it (ORA-13226 without one)")

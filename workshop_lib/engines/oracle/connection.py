@@ -10,7 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import oracledb
 
@@ -133,9 +133,8 @@ def connect_oracle(user: str, password: str, dsn: str, *, timeout: float | None 
         timeout = float(os.environ.get("ORACLE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT))
     kwargs = connect_kwargs(user, password, dsn)
     deadline = time.monotonic() + timeout
-    bar = None
-    last: BaseException | None = None
-    try:
+    last: BaseException
+    with _WaitBar(progress, timeout, f"Waiting for {what} at {dsn}") as bar:
         while True:
             remaining = deadline - time.monotonic()
             kwargs["tcp_connect_timeout"] = max(0.5, min(5.0, remaining))
@@ -146,19 +145,44 @@ def connect_oracle(user: str, password: str, dsn: str, *, timeout: float | None 
                 break
             except oracledb.Error as exc:
                 last = exc
-                if _refused(exc) or not (set(codes(exc)) & RETRYABLE) or time.monotonic() >= deadline:
+                if not _worth_retrying(exc, deadline):
                     break
-            if bar is None and progress:
-                bar = tqdm(total=int(timeout), desc=f"Waiting for {what} at {dsn}", unit="s",
-                           bar_format="{desc}: {n_fmt}/{total_fmt} s {bar}")
-            time.sleep(max(0.0, min(2.0, deadline - time.monotonic())))
-            if bar is not None:
-                bar.n = min(int(timeout), int(timeout - (deadline - time.monotonic())))
-                bar.refresh()
-    finally:
-        if bar is not None:
-            bar.close()
-    assert last is not None
+            bar.wait(deadline)
+    _raise_connect_failure(last, user, dsn, timeout)
+
+
+def _worth_retrying(exc: oracledb.Error, deadline: float) -> bool:
+    """A database starting up (its errors in RETRYABLE) before the deadline; never a closed port."""
+    return not _refused(exc) and bool(set(codes(exc)) & RETRYABLE) and time.monotonic() < deadline
+
+
+class _WaitBar:
+    """Waits between connection attempts; from the first wait on (with `show`), a bar of the seconds spent."""
+
+    def __init__(self, show: bool, timeout: float, desc: str) -> None:
+        self.show, self.timeout, self.desc = show, timeout, desc
+        self.bar: Any = None
+
+    def __enter__(self) -> _WaitBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def wait(self, deadline: float) -> None:
+        if self.bar is None and self.show:
+            self.bar = tqdm(total=int(self.timeout), desc=self.desc, unit="s",
+                            bar_format="{desc}: {n_fmt}/{total_fmt} s {bar}")
+        time.sleep(max(0.0, min(2.0, deadline - time.monotonic())))
+        if self.bar is not None:
+            self.bar.n = min(int(self.timeout), int(self.timeout - (deadline - time.monotonic())))
+            self.bar.refresh()
+
+
+def _raise_connect_failure(last: BaseException, user: str, dsn: str, timeout: float) -> NoReturn:
+    """The error for the last failed attempt: a silent listener, a closed port, a database that
+    never came up, or Oracle's own error; each names the DSN and the fix."""
     fix = ("Fix: start the database container (`docker compose -f .devcontainer/docker-compose.yml up -d oracle`, "
            "then wait for `docker ps` to show it healthy) and run `make setup-oracle`; in a Codespace, run "
            "`docker ps` to check the oracle service. Check that ORACLE_DSN names the right host, port and "
@@ -363,30 +387,38 @@ def render_value(value: Any, before_round_trip: Callable[[], None] | None = None
     what the model may see (the cap cuts the rest), with its whole size for the cap's note;
     `before_round_trip` runs before each of those two round trips (run_sql's deadline)."""
     if isinstance(value, oracledb.LOB):
-        if before_round_trip is not None:
-            before_round_trip()
-        size = value.size()  # characters of a CLOB, bytes of a BLOB (python-oracledb, LOB.size())
-        if before_round_trip is not None:
-            before_round_trip()
-        head = value.read(1, MAX_VALUE_BYTES + 1)
-        if size > len(head):
-            return PartialValue(head, size, "bytes" if isinstance(head, bytes) else "characters")
-        return head
+        return _read_lob(value, before_round_trip or (lambda: None))
     kind: Any = getattr(value, "type", None)
     if not hasattr(kind, "iscollection"):  # not an oracledb.DbObject (duck-typed: tests use fakes)
         return value
     if kind.name == "SDO_GEOMETRY":
-        point = getattr(value, "SDO_POINT", None)
-        if point is not None and point.X is not None and point.Y is not None:
-            coords = f"{_number(point.X)} {_number(point.Y)}" + (f" {_number(point.Z)}" if point.Z is not None else "")
-            return f"POINT ({coords})" + (f" SRID {int(value.SDO_SRID)}" if value.SDO_SRID is not None else "")
-        ordinates = value.SDO_ORDINATES.aslist() if value.SDO_ORDINATES is not None else []
-        return f"SDO_GEOMETRY(gtype {_number(value.SDO_GTYPE)}, {len(ordinates)} ordinates: " \
-               f"{' '.join(_number(o) for o in ordinates[:8])}{' ...' if len(ordinates) > 8 else ''})"
+        return _render_geometry(value)
     if kind.iscollection:
         return "[" + ", ".join(str(render_value(v)) for v in value.aslist()[:20]) + "]"
     parts = [f"{a.name}={render_value(getattr(value, a.name))}" for a in kind.attributes[:20]]
     return f"{kind.name}({', '.join(parts)})"
+
+
+def _read_lob(lob: Any, before_round_trip: Callable[[], None]) -> Any:
+    """What the model may see of a LOB (a PartialValue past the cap), in two round trips."""
+    before_round_trip()
+    size = lob.size()  # characters of a CLOB, bytes of a BLOB (python-oracledb, LOB.size())
+    before_round_trip()
+    head = lob.read(1, MAX_VALUE_BYTES + 1)
+    if size > len(head):
+        return PartialValue(head, size, "bytes" if isinstance(head, bytes) else "characters")
+    return head
+
+
+def _render_geometry(value: Any) -> str:
+    """An SDO_GEOMETRY: a point as POINT (x y [z]) [SRID n], any other shape by its first ordinates."""
+    point = getattr(value, "SDO_POINT", None)
+    if point is not None and point.X is not None and point.Y is not None:
+        coords = f"{_number(point.X)} {_number(point.Y)}" + (f" {_number(point.Z)}" if point.Z is not None else "")
+        return f"POINT ({coords})" + (f" SRID {int(value.SDO_SRID)}" if value.SDO_SRID is not None else "")
+    ordinates = value.SDO_ORDINATES.aslist() if value.SDO_ORDINATES is not None else []
+    return f"SDO_GEOMETRY(gtype {_number(value.SDO_GTYPE)}, {len(ordinates)} ordinates: " \
+           f"{' '.join(_number(o) for o in ordinates[:8])}{' ...' if len(ordinates) > 8 else ''})"
 
 
 def _number(value: Any) -> str:

@@ -7,12 +7,13 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.engines.dbtypes import Candidate, one_row
 from workshop_lib.engines.hits import hit_text
 from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.engines.oracle import sql as statements_module
+from workshop_lib.engines.rows import EmbeddingRow, NumberRow, ValueRow, row_as
 
 if TYPE_CHECKING:
     from workshop_lib.engines.oracle.engine import OracleEngine
@@ -33,8 +34,8 @@ class OracleModel(EmbeddingModel):
         with self.engine.cursor() as cur:
             for text in texts:
                 cur.execute(statements_module.EMBED, {"q": text})
-                (vec,) = one_row(cur)
-                out.append([float(x) for x in vec])
+                vec = row_as(EmbeddingRow, one_row(cur)).embedding
+                out.append([float(x) for x in vec])  # type: ignore[attr-defined]  # a VECTOR is fetched as an array
         return out
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
@@ -76,13 +77,13 @@ class OracleModel(EmbeddingModel):
             with self.engine.cursor() as cur:
                 for text in texts:
                     cur.execute(statement, {"q": query, "doc": text})
-                    scores.append(float(one_row(cur)[0]))
+                    scores.append(float(row_as(NumberRow, one_row(cur)).number))
         else:
             docs = json.dumps({"documents": texts})
-            (result,) = self.engine.query(statements_module.RERANK_REST,
-                                   {"q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]
-            body = self.engine.backend.read_text(result)  # a CLOB is read, then parsed like a string
-            result = json.loads(body) if isinstance(body, str) else result
+            answer = row_as(ValueRow, self.engine.query(statements_module.RERANK_REST, {
+                "q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]).value
+            body = self.engine.backend.read_text(answer)  # a CLOB is read, then parsed like a string
+            result: Any = json.loads(body) if isinstance(body, str) else answer  # [{index, score, content}, ...]
             scores = [-math.inf] * len(texts)
             for item in result:
                 scores[int(item["index"])] = float(item["score"])

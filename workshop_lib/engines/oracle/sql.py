@@ -13,7 +13,7 @@ documentation page that defines them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workshop_lib.engines.dbtypes import TableName, TableSpec
@@ -490,9 +490,8 @@ def statements(prefix: str, dim: int) -> StoreStatements:
     )
 
 
-def all_named_statements(prefix: str = "", dim: int = DIM, tables: Iterable[Any] = ()) -> dict[str, str]:
-    """Every named statement of this module, filled in (for the tests and for review); SUPPLYCHAIN's
-    statements for each of `tables` (the dataset's table specs, data/supplychain_data.py's TABLES)."""
+def _store_named(prefix: str, dim: int) -> dict[str, str]:
+    """The memory store's statements, its schema's DDL one by one, its drops and obsolete objects."""
     ns = statements(prefix, dim)
     out = {name: getattr(ns, name) for name in _NAMES}
     out.update({name: globals()[name] for name in _HELPER_NAMES})
@@ -501,35 +500,56 @@ def all_named_statements(prefix: str = "", dim: int = DIM, tables: Iterable[Any]
             out[f"SCHEMA.{name}[{i}]"] = stmt
     out.update({f"DROP.{name}": sql for name, sql in ns.DROP.items()})
     out["EXISTING_OBJECTS"] = EXISTING_OBJECTS
-    mem = memory_statements(prefix)  # memory over time (the MEMORY block at the end of this module)
+    out.update({f"OBSOLETE.{name}": stmt for name, stmt in ns.OBSOLETE.items()})
+    return out
+
+
+def _memory_named(prefix: str) -> dict[str, str]:
+    """Memory over time (the MEMORY block at the end of this module)."""
+    mem = memory_statements(prefix)
+    out: dict[str, str] = {}
     for name, ddl in mem.MIGRATIONS:
         out.update({f"MEMORY.MIGRATIONS.{name}[{i}]": stmt for i, stmt in enumerate(ddl)})
     out.update({f"MEMORY.DROP.{name}": stmt for name, stmt in mem.DROP.items()})
     out.update({f"MEMORY.{name}": stmt for name, stmt in vars(mem).items() if isinstance(stmt, str)})
     out.update({f"MEMORY.PURGE_DELETED[{i}]": stmt for i, stmt in enumerate(mem.PURGE_DELETED)})
-    out.update({f"OBSOLETE.{name}": stmt for name, stmt in statements(prefix, dim).OBSOLETE.items()})
+    return out
+
+
+def _supplychain_named(t: Any) -> dict[str, str]:
+    """Every statement setup runs for one SUPPLYCHAIN table."""
+    out = {f"SC.{t.name}.create": sc_create_table(t), f"SC.{t.name}.drop": sc_drop_table(t),
+           f"SC.{t.name}.delete": sc_delete(t), f"SC.{t.name}.insert": sc_insert(t),
+           f"SC.{t.name}.grant": sc_grant_select(t, "AGENT"), f"SC.{t.name}.count": sc_count(t),
+           f"SC.{t.name}.select": sc_select(t, t.column_names, 5)}
+    out.update({f"SC.{t.name}.comment[{i}]": stmt for i, stmt in enumerate(sc_comments(t))})
+    return out
+
+
+def _set_named(label: str, fields: Mapping[str, Any]) -> dict[str, str]:
+    """A statement set's fields by name; a list field's statements as NAME[i]."""
+    out: dict[str, str] = {}
+    for name, value in fields.items():
+        if isinstance(value, list):
+            out.update({f"{label}.{name}[{i}]": stmt for i, stmt in enumerate(value)})
+        else:
+            out[f"{label}.{name}"] = value
+    return out
+
+
+def all_named_statements(prefix: str = "", dim: int = DIM, tables: Iterable[Any] = ()) -> dict[str, str]:
+    """Every named statement of this module, filled in (for the tests and for review); SUPPLYCHAIN's
+    statements for each of `tables` (the dataset's table specs, data/supplychain_data.py's TABLES)."""
+    out = _store_named(prefix, dim)
+    out.update(_memory_named(prefix))
     out["RERANK_PREDICTION"] = rerank_prediction("MY_RERANKER")
     out.update({f"NATIVE_HYBRID.{name}": stmt.replace("{p}", prefix) for name, stmt in vars(NATIVE_HYBRID).items()})
     for t in tables:
-        out[f"SC.{t.name}.create"] = sc_create_table(t)
-        out[f"SC.{t.name}.drop"] = sc_drop_table(t)
-        out[f"SC.{t.name}.delete"] = sc_delete(t)
-        out[f"SC.{t.name}.insert"] = sc_insert(t)
-        out[f"SC.{t.name}.grant"] = sc_grant_select(t, "AGENT")
-        out[f"SC.{t.name}.count"] = sc_count(t)
-        out[f"SC.{t.name}.select"] = sc_select(t, t.column_names, 5)
-        for i, stmt in enumerate(sc_comments(t)):
-            out[f"SC.{t.name}.comment[{i}]"] = stmt
+        out.update(_supplychain_named(t))
     for i, stmt in enumerate(CHAT_DDL):
         out[f"CHAT.DDL[{i}]"] = stmt
-    for name, value in vars(CATALOG).items():
-        for i, stmt in enumerate(value if isinstance(value, list) else [value]):
-            out[f"CATALOG.{name}" + (f"[{i}]" if isinstance(value, list) else "")] = stmt
-    for name, value in vars(DOCS).items():
-        if name == "ALIAS":
-            continue
-        for i, stmt in enumerate(value if isinstance(value, list) else [value]):
-            out[f"DOCS.{name}" + (f"[{i}]" if isinstance(value, list) else "")] = stmt.replace("{t}", "DOCS_V1")
+    out.update(_set_named("CATALOG", vars(CATALOG)))
+    out.update({k: v.replace("{t}", "DOCS_V1") for k, v in _set_named("DOCS", vars(DOCS)).items() if k != "DOCS.ALIAS"})
     out.update({"CHAT.INSERT": CHAT_INSERT, "CHAT.COUNT": CHAT_COUNT, "CHAT.MODES_PER_MINUTE": CHAT_MODES_PER_MINUTE,
                 "CHAT.RECENT": CHAT_RECENT})
     out.update({"RUN_SQL.READ_ONLY_TRANSACTION": READ_ONLY_TRANSACTION,

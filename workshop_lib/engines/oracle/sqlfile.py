@@ -73,53 +73,70 @@ def _ends_statement(line: str, in_quote: bool) -> tuple[bool, bool]:
     return (not in_quote and text.endswith(";")), in_quote
 
 
-def parse(text: str, path: str = "<string>") -> list[Statement]:
-    statements: list[Statement] = []
-    name: str | None = None
-    buf: list[str] = []
-    start = 0
-    kind = ""
-    in_quote = False
+class _Reader:
+    """parse()'s state: the statements read so far and the one being read (its name, lines,
+    first line, kind, and whether a quoted literal is still open)."""
 
-    def flush(kind_: str, body: str) -> None:
-        nonlocal name, buf
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.statements: list[Statement] = []
+        self.name: str | None = None
+        self.buf: list[str] = []
+        self.start = 0
+        self.kind = ""
+        self.in_quote = False
+
+    def flush(self, kind: str, body: str) -> None:
         body = body.strip()
-        if kind_ == "sql" and body.endswith(";"):
+        if kind == "sql" and body.endswith(";"):
             body = body[:-1].rstrip()
         if body:
-            statements.append(Statement(name, body, kind_, path, start))
-        name, buf = None, []
+            self.statements.append(Statement(self.name, body, kind, self.path, self.start))
+        self.name, self.buf = None, []
 
+    def begin(self, lineno: int, line: str) -> bool:
+        """A line between statements: True when it is used up here (a name, a blank or comment
+        line, a one-line SQL*Plus command); otherwise it starts a SQL or PL/SQL statement."""
+        m = _NAME.match(line)
+        if m:
+            self.name = m.group(1)
+            return True
+        if not line.strip() or line.strip().startswith("--"):
+            return True
+        self.start = lineno
+        first = line.strip().split()[0].rstrip(";").upper()
+        if first in SQLPLUS_COMMANDS:
+            self.flush("sqlplus", line.strip().rstrip(";"))
+            return True
+        self.kind = "plsql" if _PLSQL_START.match(line) else "sql"
+        self.in_quote = False
+        return False
+
+    def add(self, line: str) -> None:
+        """A line of the statement being read; a PL/SQL block ends at `/`, SQL at `;` (or `/`)."""
+        if self.kind == "plsql":
+            if line.strip() == "/":
+                self.flush("plsql", "\n".join(self.buf))
+            else:
+                self.buf.append(line)
+            return
+        self.buf.append(line)
+        ends, self.in_quote = _ends_statement(line, self.in_quote)
+        if ends or (line.strip() == "/" and not self.in_quote):
+            if line.strip() == "/":
+                self.buf.pop()
+            self.flush("sql", "\n".join(self.buf))
+
+
+def parse(text: str, path: str = "<string>") -> list[Statement]:
+    reader = _Reader(path)
     for lineno, line in enumerate(text.splitlines(), 1):
-        if not buf:
-            m = _NAME.match(line)
-            if m:
-                name = m.group(1)
-                continue
-            if not line.strip() or line.strip().startswith("--"):
-                continue
-            start = lineno
-            first = line.strip().split()[0].rstrip(";").upper()
-            if first in SQLPLUS_COMMANDS:
-                flush("sqlplus", line.strip().rstrip(";"))
-                continue
-            kind = "plsql" if _PLSQL_START.match(line) else "sql"
-            in_quote = False
-        if kind == "plsql":
-            if line.strip() == "/":
-                flush("plsql", "\n".join(buf))
-                continue
-            buf.append(line)
+        if not reader.buf and reader.begin(lineno, line):
             continue
-        buf.append(line)
-        ends, in_quote = _ends_statement(line, in_quote)
-        if ends or (line.strip() == "/" and not in_quote):
-            if line.strip() == "/":
-                buf.pop()
-            flush("sql", "\n".join(buf))
-    if buf and "".join(buf).strip():
-        raise ValueError(f"{path}: statement starting on line {start} is not terminated (';' or '/')")
-    return statements
+        reader.add(line)
+    if reader.buf and "".join(reader.buf).strip():
+        raise ValueError(f"{path}: statement starting on line {reader.start} is not terminated (';' or '/')")
+    return reader.statements
 
 
 def load(path: str | Path) -> list[Statement]:

@@ -33,6 +33,20 @@ from workshop_lib.engines.oracle.connection import (
 )
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 from workshop_lib.engines.readonly import QueryResult, SqlRefused, capped_result, clean, plain_params
+from workshop_lib.engines.rows import (
+    ColumnLayoutRow,
+    CountRow,
+    DictionaryColumnRow,
+    DictionaryForeignKeyRow,
+    DirectoryGrantRow,
+    HostAceRow,
+    NameRow,
+    NumberRow,
+    TableCommentRow,
+    TablePrivilegeRow,
+    row_as,
+    rows_as,
+)
 from workshop_lib.engines.supplychain_schema import DataDictionary, SupplyChainSchema
 from workshop_lib.progress import progress as tqdm
 
@@ -191,25 +205,25 @@ class OracleSupplyChain(SupplyChainSchema):
                 f"{owner} has no tables visible to {self.engine.user}: it is not seeded yet, or {self.engine.user} may not "
                 f"read it. Fix: run supplychain.seed(eng) or `make setup-oracle`."
             )
-        tables = [{"owner": owner, "table": t, "comment": c} for t, c in rows]
-        names = {t for t, _ in rows}
+        described = rows_as(TableCommentRow, rows)
+        tables = [{"owner": owner, "table": t.table_name, "comment": t.comments} for t in described]
+        names = {t.table_name for t in described}
         columns = []
-        for table, column, data_type, length, precision, scale, nullable, comment in self.engine.query(
-                statements_module.DICTIONARY_COLUMNS, {"owner": owner}):
-            if table not in names:
+        for c in rows_as(DictionaryColumnRow, self.engine.query(statements_module.DICTIONARY_COLUMNS, {"owner": owner})):
+            if c.table_name not in names:
                 continue
             columns.append({
-                "owner": owner, "table": table, "column": column,
-                "data_type": data_type.split("(")[0], "type_detail": declared_type(data_type, length, precision, scale),
-                "nullable": nullable == "Y", "comment": comment,
+                "owner": owner, "table": c.table_name, "column": c.column_name, "data_type": c.data_type.split("(")[0],
+                "type_detail": declared_type(c.data_type, c.data_length, c.data_precision, c.data_scale),
+                "nullable": c.nullable == "Y", "comment": c.comments,
             })
         by_constraint: dict[tuple[str, str], dict[str, Any]] = {}
-        for table, constraint, column, ref_table, ref_column in self.engine.query(
-                statements_module.DICTIONARY_FOREIGN_KEYS, {"owner": owner}):
-            fk = by_constraint.setdefault((table, constraint), {
-                "owner": owner, "table": table, "columns": [], "ref_table": ref_table, "ref_columns": []})
-            fk["columns"].append(column)
-            fk["ref_columns"].append(ref_column)
+        for key in rows_as(DictionaryForeignKeyRow, self.engine.query(
+                statements_module.DICTIONARY_FOREIGN_KEYS, {"owner": owner})):
+            fk = by_constraint.setdefault((key.table_name, key.constraint_name), {
+                "owner": owner, "table": key.table_name, "columns": [], "ref_table": key.ref_table, "ref_columns": []})
+            fk["columns"].append(key.column_name)
+            fk["ref_columns"].append(key.ref_column)
         return {"tables": tables, "columns": columns, "foreign_keys": list(by_constraint.values())}
 
     # ---------------------------------------------------------------- SUPPLYCHAIN
@@ -277,9 +291,9 @@ class OracleSupplyChain(SupplyChainSchema):
         sc = statements_module
         try:
             cur.execute(sc.SC_PORT_GEOM_TOLERANCES)
-            tolerances = [float(r[0]) for r in cur.fetchall()]
+            tolerances = [float(r.number) for r in rows_as(NumberRow, cur.fetchall())]
             cur.execute(sc.SC_PORT_SPATIAL_INDEX_EXISTS)
-            has_index = bool(cur.fetchone()[0])
+            has_index = bool(row_as(CountRow, cur.fetchone()).n)
             if tolerances and any(t != sc.PORT_GEOM_TOLERANCE for t in tolerances):
                 # Seeded with an older tolerance: the index keeps the one it was built with.
                 if has_index:
@@ -310,16 +324,17 @@ class OracleSupplyChain(SupplyChainSchema):
                 cur = self._reader_conn().cursor()
                 try:
                     cur.execute(sc.READER_SYSTEM_PRIVILEGES)
-                    system = sorted(r[0] for r in cur.fetchall())
+                    system = sorted(r.name for r in rows_as(NameRow, cur.fetchall()))
                     cur.execute(sc.READER_OBJECT_PRIVILEGES)
-                    objects = cur.fetchall()
+                    objects = rows_as(TablePrivilegeRow, cur.fetchall())
                 finally:
                     cur.close()
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             return Check(name, False, _first_line(exc), fix)
         extra = [p for p in system if p != "CREATE SESSION"]
-        extra += [f"{p} on {o}.{t}" for o, t, p in objects if o != SUPPLYCHAIN_OWNER or p != "SELECT"]
-        tables = sum(1 for o, _, p in objects if o == SUPPLYCHAIN_OWNER and p == "SELECT")
+        extra += [f"{g.privilege} on {g.owner}.{g.table_name}" for g in objects
+                  if g.owner != SUPPLYCHAIN_OWNER or g.privilege != "SELECT"]
+        tables = sum(1 for g in objects if g.owner == SUPPLYCHAIN_OWNER and g.privilege == "SELECT")
         ok = not extra and "CREATE SESSION" in system and tables > 0
         detail = f"CREATE SESSION {'granted' if 'CREATE SESSION' in system else 'missing'}, SELECT on {tables} " \
                  "SUPPLYCHAIN tables" + (f"; also has {', '.join(extra)}" if extra else ", nothing else")
@@ -336,11 +351,12 @@ class OracleSupplyChain(SupplyChainSchema):
             with self._reader_lock:
                 cur = self._reader_conn().cursor()
                 try:
-                    found = []
-                    for statement in (sc.READER_PUBLIC_PACKAGES, sc.READER_HOST_ACES, sc.READER_DIRECTORY_GRANTS):
-                        cur.execute(statement)
-                        found.append(cur.fetchall())
-                    packages, aces, directories = [r[0] for r in found[0]], found[1], found[2]
+                    cur.execute(sc.READER_PUBLIC_PACKAGES)
+                    packages = [r.name for r in rows_as(NameRow, cur.fetchall())]
+                    cur.execute(sc.READER_HOST_ACES)
+                    aces = rows_as(HostAceRow, cur.fetchall())
+                    cur.execute(sc.READER_DIRECTORY_GRANTS)
+                    directories = rows_as(DirectoryGrantRow, cur.fetchall())
                 finally:
                     cur.close()
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
@@ -348,16 +364,16 @@ class OracleSupplyChain(SupplyChainSchema):
         return Check(name, not aces and not directories, packages_detail(packages, aces, directories), fix)
 
 
-def packages_detail(packages: list[str], aces: list[Row], directories: list[Row]) -> str:
+def packages_detail(packages: list[str], aces: list[HostAceRow], directories: list[DirectoryGrantRow]) -> str:
     """The doctor's sentence: what PUBLIC may run, and what (if anything) lets those calls work."""
     network = [p for p in packages if p in statements_module.NETWORK_PACKAGES]
     files = [p for p in packages if p in statements_module.FILE_PACKAGES]
     said = (f"PUBLIC may run {', '.join(network) or 'no network package'} and "
             f"{', '.join(files) or 'no file package'}; ")
     said += ("no host ACE, so the database's network ACL refuses every host (ORA-24247)" if not aces else
-             "host ACEs granted: " + ", ".join(f"{h} {p}" for h, _lo, _hi, p in aces))
+             "host ACEs granted: " + ", ".join(f"{a.host} {a.privilege}" for a in aces))
     said += ("; no directory grant, so no file can be read or written" if not directories else
-             "; directory grants: " + ", ".join(f"{p} on {d}" for d, p in directories))
+             "; directory grants: " + ", ".join(f"{d.privilege} on {d.table_name}" for d in directories))
     return said
 
 
@@ -377,8 +393,9 @@ def _existing_layout(cur: Any) -> dict[str, list[tuple[str, str]]]:
     """Each SUPPLYCHAIN table's (column, declared type) as the database has them now."""
     cur.execute(statements_module.SC_EXISTING_COLUMNS)
     existing: dict[str, list[tuple[str, str]]] = {}
-    for table, column, data_type, length, precision, scale in cur.fetchall():
-        existing.setdefault(table, []).append((column, declared_type(data_type, length, precision, scale)))
+    for c in rows_as(ColumnLayoutRow, cur.fetchall()):
+        existing.setdefault(c.table_name, []).append(
+            (c.column_name, declared_type(c.data_type, c.data_length, c.data_precision, c.data_scale)))
     return existing
 
 
@@ -403,5 +420,5 @@ def _counts(cur: oracledb.Cursor, tables: Sequence[TableSpec]) -> dict[str, int]
     counts = {}
     for t in tables:
         cur.execute(statements_module.sc_count(t))
-        counts[t.name] = int(cur.fetchone()[0])
+        counts[t.name] = int(row_as(CountRow, cur.fetchone()).n)
     return counts
