@@ -176,10 +176,10 @@ def _edge_cases(short: gates.ModeConfig, raw_dot: gates.ModeConfig) -> list[Case
     ]
 
 
-def _compare(case: Case, got: Any, want: gates.Decision) -> None:
+def _compare(case: Case, got: Any, want: gates.ModeDecision) -> None:
     where = case.describe()
-    if not isinstance(got, gates.Decision):
-        raise CheckFailed(TODO, f"{where}: your function returned {type(got).__name__} ({got!r:.60}), not a Decision",
+    if not isinstance(got, gates.ModeDecision):
+        raise CheckFailed(TODO, f"{where}: your function returned {type(got).__name__} ({got!r:.60}), not a ModeDecision",
                           "end every branch with `return gates.make_decision(mode, ...)` as the TODO cell above shows.")
     if got.mode != want.mode:
         why = case.why or want.decision_explain.get("reason") or "that is what the rules give"
@@ -212,7 +212,7 @@ def _compare(case: Case, got: Any, want: gates.Decision) -> None:
                           "pass used_llm_answer= through to make_decision.")
 
 
-def _boundary_hint(case: Case, want: gates.Decision, got: Any) -> str:
+def _boundary_hint(case: Case, want: gates.ModeDecision, got: Any) -> str:
     """Name the gate an off-by-one fails: a count or a sum exactly AT its minimum is enough."""
     if want.mode == "hybrid" and got.mode == "fallback":
         cfg, used = case.config, want.used_chunks

@@ -15,7 +15,7 @@ from typing import Any
 
 from workshop_lib.checks import CheckFailed, LinesExceeded, call_learner, checked_or_reference, describe_value, forget, line_limit, passed
 from workshop_lib.parts.ingest.chunking import window_spans as reference_spans
-from workshop_lib.parts.ingest.promotion import Decision, GoldenReport
+from workshop_lib.parts.ingest.promotion import GoldenReport, PromotionDecision
 from workshop_lib.parts.ingest.promotion import should_promote as reference_gate
 
 TODO1 = "TODO 1 (window_spans)"
@@ -330,15 +330,15 @@ def check_should_promote(should_promote: Callable[[GoldenReport, GoldenReport | 
 
 
 def _expect_a_decision(name: str, what: str, got: Any) -> None:
-    """A Decision whose promote is a bool and whose reason is words."""
-    if not isinstance(got, Decision):
-        raise CheckFailed(TODO2, f"{what} returned {describe_value(got)}; expected a Decision",
-                          "return Decision(promote=True or False, reason=\"...\"): promote() reads both fields.")
+    """A PromotionDecision whose promote is a bool and whose reason is words."""
+    if not isinstance(got, PromotionDecision):
+        raise CheckFailed(TODO2, f"{what} returned {describe_value(got)}; expected a PromotionDecision",
+                          "return PromotionDecision(promote=True or False, reason=\"...\"): promote() reads both fields.")
     if not isinstance(got.promote, bool):
-        raise CheckFailed(TODO2, f"case '{name}': Decision.promote is {describe_value(got.promote)}; it must be True "
+        raise CheckFailed(TODO2, f"case '{name}': PromotionDecision.promote is {describe_value(got.promote)}; it must be True "
                           "or False", "set promote to the result of your comparison, e.g. promote=False.")
     if not isinstance(got.reason, str) or not got.reason.strip():
-        raise CheckFailed(TODO2, f"case '{name}': the Decision has no reason",
+        raise CheckFailed(TODO2, f"case '{name}': the PromotionDecision has no reason",
                           "say why in words, with the numbers: the log and `workshop alias status` show it.")
 
 
