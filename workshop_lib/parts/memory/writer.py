@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from workshop_lib import config
 from workshop_lib.core.records import MEMORY_TYPES
 from workshop_lib.parts.memory import extract, summary
-from workshop_lib.parts.memory.consolidate import Decision, Neighbour
+from workshop_lib.parts.memory.consolidate import Decision, MemoryThresholds, Neighbour, as_action
 from workshop_lib.parts.memory.consolidate import decide as reference_decide
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class Applied:
     stored_id: str | None = None   # the memory written (ADD, SUPERSEDE, UPDATE)
 
 
-def thresholds(eng: Engine) -> dict:
+def thresholds(eng: Engine) -> MemoryThresholds:
     return config.memory_thresholds(eng.name)
 
 
@@ -116,7 +116,7 @@ def as_decision(got: Any) -> Decision:
     if isinstance(got, Decision):
         return got
     action, targets, *rest = got
-    return Decision(str(action), tuple(targets), str(rest[0]) if rest else "")
+    return Decision(as_action(action), tuple(targets), str(rest[0]) if rest else "")
 
 
 def as_compaction(got: Any) -> summary.Compaction:
