@@ -33,7 +33,7 @@ class Case:
     config: gates.ModeConfig = BASE
     query_tokens: int = 8
     used_llm_answer: str | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
         sims = ", ".join(f"{s:g}" for s in self.similarities) or "none"
@@ -52,7 +52,7 @@ class Case:
         return text
 
 
-def _chunks(n: int, text: str = LONG) -> list[dict]:
+def _chunks(n: int, text: str = LONG) -> list[dict[str, Any]]:
     return [{"record_id": f"mem-{i}", "subject": f"SUPPLYCHAIN.T{i}", "text": text} for i in range(n)]
 
 
@@ -234,7 +234,7 @@ def _boundary_hint(case: Case, want: gates.ModeDecision, got: Any) -> str:
     return "re-read the rule for this branch in the markdown above the TODO."
 
 
-def _run(fn: Callable, case: Case) -> Any:
+def _run(fn: Callable[..., Any], case: Case) -> Any:
     try:
         return call_learner(TODO, case.describe(), fn, list(case.similarities), list(case.chunks), config=case.config,
                             query_tokens=case.query_tokens, used_llm_answer=case.used_llm_answer)
@@ -246,7 +246,7 @@ def _run(fn: Callable, case: Case) -> Any:
         raise
 
 
-def check_decide_mode(fn: Callable, *, quiet: bool = False) -> None:
+def check_decide_mode(fn: Callable[..., Any], *, quiet: bool = False) -> None:
     """The named cases first (their messages say why), then random inputs over every branch."""
     all_cases = cases()
     for case in all_cases + random_cases():
