@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import config
-from workshop_lib.core.records import MEMORY_TYPES
+from workshop_lib.core.records import MEMORY_TYPES, RecordDraft
 from workshop_lib.parts.memory import extract, summary
 from workshop_lib.parts.memory.consolidate import Decision, MemoryThresholds, Neighbour, as_action
 from workshop_lib.parts.memory.consolidate import decide as reference_decide
@@ -69,16 +69,16 @@ def apply(eng: Engine, cand: extract.Candidate, decision: Decision, *, user_id: 
     store, done = eng.store, Applied(cand, decision)
     why = f"the user said: {cand.text[:200]}"
     if decision.action == "ADD":
-        done.stored_id = store.add([cand.text], record_type=cand.record_type, metadata=_metadata(cand, thread_id),
-                                   user_ids=user_id, agent_ids=agent_id)[0]
+        done.stored_id = store.add_records([RecordDraft(cand.text, metadata=_metadata(cand, thread_id), user_id=user_id,
+                                                        agent_id=agent_id)], cand.record_type)[0]
     elif decision.action == "UPDATE":
         (target,) = decision.targets
         store.update(cand.record_type, target, text=cand.text, metadata=_metadata(cand, thread_id))
         done.stored_id = target
     elif decision.action == "SUPERSEDE":
         (target,) = decision.targets
-        done.stored_id = store.add([cand.text], record_type=cand.record_type, metadata=_metadata(cand, thread_id),
-                                   user_ids=user_id, agent_ids=agent_id)[0]
+        done.stored_id = store.add_records([RecordDraft(cand.text, metadata=_metadata(cand, thread_id), user_id=user_id,
+                                                        agent_id=agent_id)], cand.record_type)[0]
         store.set_status(cand.record_type, target, "superseded", by=user_id, reason=why, replaced_by=done.stored_id)
     elif decision.action == "FORGET":
         gone = []
