@@ -156,6 +156,19 @@ def _as_list(value: Any, n: int, name: str) -> builtins.list[Any]:
 
 
 
+def _checked_drafts(records: Any) -> builtins.list[RecordDraft]:
+    """add_records' argument as a list of RecordDraft, each with a vector or none with one."""
+    if isinstance(records, (str, RecordDraft)) or not isinstance(records, Sequence):
+        raise ValueError(f"records must be a list of RecordDraft, got {type(records).__name__}")
+    odd = [r for r in records if not isinstance(r, RecordDraft)]
+    if odd:
+        raise ValueError(f"records must be RecordDraft values (workshop_lib.core.records), got {type(odd[0]).__name__}")
+    with_vector = sum(r.embedding is not None for r in records)
+    if with_vector not in (0, len(records)):
+        raise ValueError(f"{with_vector} of {len(records)} records carry an embedding: give every record one, or none")
+    return builtins.list(records)
+
+
 @dataclass
 class _NewRecord:
     """One record of an add() call, its arguments checked."""
@@ -434,15 +447,8 @@ class MemoryStore(LifecycleMixin):
     def add_records(self, records: Sequence[RecordDraft], record_type: str = "memory") -> list[str]:
         """`add` with one RecordDraft per record instead of parallel lists; the same checks, ids in
         input order, all or nothing. Either every draft carries an embedding or none does."""
-        if isinstance(records, (str, RecordDraft)) or not isinstance(records, Sequence):
-            raise ValueError(f"records must be a list of RecordDraft, got {type(records).__name__}")
-        drafts = builtins.list(records)
-        odd = [r for r in drafts if not isinstance(r, RecordDraft)]
-        if odd:
-            raise ValueError(f"records must be RecordDraft values (workshop_lib.core.records), got {type(odd[0]).__name__}")
+        drafts = _checked_drafts(records)
         vectors = [r.embedding for r in drafts if r.embedding is not None]
-        if vectors and len(vectors) != len(drafts):
-            raise ValueError(f"{len(vectors)} of {len(drafts)} records carry an embedding: give every record one, or none")
         return self.add([r.text for r in drafts], record_type, record_ids=[r.id for r in drafts],
                         metadata=[r.metadata for r in drafts], thread_ids=[r.thread_id for r in drafts],
                         user_ids=[r.user_id for r in drafts], agent_ids=[r.agent_id for r in drafts],
