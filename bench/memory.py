@@ -4,7 +4,7 @@ Eight scripted conversations (the longest of 73 turns) are played turn by turn, 
 deterministically, once per mode: memory off / the last 6 messages / the running summary /
 summary + memories (workshop_lib/parts/memory/card.py). At every turn the card the model
 would see is built and its tokens counted; at each probe the offline answerer
-(workshop_lib/parts/memory/answer.py), which knows nothing but the card, answers, and the
+(workshop_lib/parts/memory/card_answer.py), which knows nothing but the card, answers, and the
 answer is scored: recall of stated facts, corrections that win (new value present, old one
 absent), preferences applied, forgotten facts never used, no leak from another user.
 
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workshop_lib import connect
-from workshop_lib.parts.memory import answer, writer
 from workshop_lib.parts.memory import card as cards
+from workshop_lib.parts.memory import card_answer, writer
 
 OUT = Path(__file__).resolve().parent / "results"
 AGENT = "bench_agent"
@@ -158,7 +158,7 @@ def run_mode(mode: str, convs: dict[str, list[Turn]]) -> dict:
                                          budget=BUDGET, last_n=LAST_N)
                 tokens[name].append(card.total_tokens)
                 if turn.category:
-                    reply = answer.answer_from_context(card.text(), turn.text)
+                    reply = card_answer.answer_from_context(card.text(), turn.text)
                 else:
                     reply = FILLER_REPLY if turn.text in FILLER_TEXTS else ACK
                 if turn.category:

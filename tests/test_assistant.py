@@ -561,7 +561,7 @@ def test_a_record_the_value_index_finds_routes_the_question_to_the_data(eng):
     from workshop_lib.parts.chat import router
 
     number = _one(eng, "SELECT CONTAINER_NUMBER FROM {o}.CONTAINERS ORDER BY CONTAINER_ID DESC LIMIT 1")[0][0]
-    decision = router.decide(eng, f"anything I should know about {number.lower()}?")
+    decision = router.route(eng, f"anything I should know about {number.lower()}?")
     assert any(number in cue for cue in decision.cues.get(router.LIVE, [])), decision
 
 

@@ -1060,9 +1060,9 @@ def p7_spans() -> str:
 
 
 def _p7_namespace() -> dict:
-    from workshop_lib.parts.ingest.promotion import Decision
+    from workshop_lib.parts.ingest.promotion import PromotionDecision
 
-    return {**_namespace(), "Decision": Decision}
+    return {**_namespace(), "PromotionDecision": PromotionDecision}
 
 
 P7S_WRONG = {
@@ -1195,25 +1195,25 @@ P7G_WRONG = {
                                       ["as good as the active", "use <, not <="]),
     "better than the active skips the bar": (lambda s: _edit(s, ("    if candidate.recall < min_recall:",
                                                                  "    if active is not None and candidate.recall > active.recall:\n"
-                                                                 "        return Decision(True, 'better than the active')\n"
+                                                                 "        return PromotionDecision(True, 'better than the active')\n"
                                                                  "    if candidate.recall < min_recall:")),
                                              ["below the bar but better than the active", "check the bar first"]),
     "no check for zero questions": (lambda s: _edit(s, ("    if candidate.n == 0:\n", "    if False:\n")),
                                     ["no golden queries ran", "candidate.n == 0"]),
-    "a tuple instead of a Decision": (lambda s: s.replace("return Decision(", "return ("), ["expected a Decision"]),
-    "an empty reason": (lambda s: _edit(s, ('return Decision(True, f"{candidate.table}: recall {candidate.recall:.2f} '
-                                            'reaches the bar {min_recall:.2f}")', 'return Decision(True, "")')),
+    "a tuple instead of a PromotionDecision": (lambda s: s.replace("return PromotionDecision(", "return ("), ["expected a PromotionDecision"]),
+    "an empty reason": (lambda s: _edit(s, ('return PromotionDecision(True, f"{candidate.table}: recall {candidate.recall:.2f} '
+                                            'reaches the bar {min_recall:.2f}")', 'return PromotionDecision(True, "")')),
                         ["has no reason"]),
     "hits compared instead of recall": (lambda s: _edit(s, ("candidate.recall < active.recall:", "candidate.hits < active.hits:")),
                                         ["worse than the active"]),
     "still a stub": (lambda s: _edit(s, ("    if candidate.n == 0:\n", "    raise NotImplementedError()\n    if candidate.n == 0:\n")),
                      ["not implemented yet"]),
-    "promote is the recall, not a bool": (lambda s: _edit(s, ('return Decision(True, f"{candidate.table}: recall',
-                                                              'return Decision(candidate.recall, f"{candidate.table}: recall')),
+    "promote is the recall, not a bool": (lambda s: _edit(s, ('return PromotionDecision(True, f"{candidate.table}: recall',
+                                                              'return PromotionDecision(candidate.recall, f"{candidate.table}: recall')),
                                           ["must be True or False"]),
     "reasons without the numbers": (lambda s: _edit(s, (
-        'return Decision(False, f"{candidate.table}: recall {candidate.recall:.2f} is below the bar {min_recall:.2f}")',
-        'return Decision(False, f"{candidate.table} is below the bar")')),
+        'return PromotionDecision(False, f"{candidate.table}: recall {candidate.recall:.2f} is below the bar {min_recall:.2f}")',
+        'return PromotionDecision(False, f"{candidate.table} is below the bar")')),
         ["does not give the numbers", "the bar 0.80"]),
     "the active's recall left out of the reason": (lambda s: _edit(s, (
         "is worse than {active.table}'s {active.recall:.2f}\")", "is worse than the active index\")")),
@@ -1237,8 +1237,8 @@ P7G_WRONG = {
         .replace("candidate.recall < active.recall", "candidate.hits / candidate.k < active.hits / active.k"),
         ["you computed recall as hits / k", "instead of hits / n", "candidate.recall is already hits / n"]),
     "recall in the reason as hits / k": (lambda s: _edit(s, (
-        'return Decision(True, f"{candidate.table}: recall {candidate.recall:.2f} reaches',
-        'return Decision(True, f"{candidate.table}: recall {candidate.hits / candidate.k:.2f} reaches')),
+        'return PromotionDecision(True, f"{candidate.table}: recall {candidate.recall:.2f} reaches',
+        'return PromotionDecision(True, f"{candidate.table}: recall {candidate.hits / candidate.k:.2f} reaches')),
         ["gives recall 1.80, which is hits / k (9/5)", "recall is hits / n"]),
     "the bar replaced by the active's recall": (lambda s: _edit(s, ("if candidate.recall < min_recall:",
                                                                     "if candidate.recall < (active.recall if active else min_recall):")),
@@ -1249,7 +1249,7 @@ P7G_RIGHT = {
     "one boolean expression": '''
         def should_promote(candidate, active, min_recall):
             ok = candidate.n > 0 and candidate.recall >= min_recall and (active is None or candidate.recall >= active.recall)
-            return Decision(promote=ok, reason=f"recall {candidate.recall:.2f}, bar {min_recall}, "
+            return PromotionDecision(promote=ok, reason=f"recall {candidate.recall:.2f}, bar {min_recall}, "
                                                f"active {active.recall if active else 'none'}")
     ''',
     "promote last, reasons collected": '''
@@ -1261,20 +1261,20 @@ P7G_RIGHT = {
                 problems.append(f"{candidate.recall:.0%} < bar {min_recall:.0%}")
             elif active and active.recall > candidate.recall:
                 problems.append(f"{candidate.hits}/{candidate.n} is worse than {active.table}'s {active.hits}/{active.n}")
-            return Decision(not problems, "; ".join(problems) or f"{candidate.recall:.1%} is good enough")
+            return PromotionDecision(not problems, "; ".join(problems) or f"{candidate.recall:.1%} is good enough")
     ''',
     "exact fractions and percentages": '''
         from fractions import Fraction
 
         def should_promote(candidate, active, min_recall):
             if candidate.n <= 0:
-                return Decision(False, "no golden queries ran, so recall is unknown")
+                return PromotionDecision(False, "no golden queries ran, so recall is unknown")
             mine = Fraction(candidate.hits, candidate.n)
             if mine < Fraction(str(min_recall)):
-                return Decision(False, f"recall {float(mine):.1%} < bar {min_recall:.0%}")
+                return PromotionDecision(False, f"recall {float(mine):.1%} < bar {min_recall:.0%}")
             if active is not None and active.n and mine < Fraction(active.hits, active.n):
-                return Decision(False, f"recall {float(mine):.1%} < active {active.recall:.1%}")
-            return Decision(True, f"recall {float(mine):.1%} >= bar {min_recall:.0%}")
+                return PromotionDecision(False, f"recall {float(mine):.1%} < active {active.recall:.1%}")
+            return PromotionDecision(True, f"recall {float(mine):.1%} >= bar {min_recall:.0%}")
     ''',
 }
 

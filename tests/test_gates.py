@@ -260,7 +260,7 @@ def test_check_reports_stub_and_wrong_return_type():
 
     with pytest.raises(CheckFailed, match="not implemented"):
         check4.check_decide_mode(stub)
-    with pytest.raises(CheckFailed, match="not a Decision"):
+    with pytest.raises(CheckFailed, match="not a ModeDecision"):
         check4.check_decide_mode(lambda *a, **k: "rag")
 
 

@@ -181,7 +181,7 @@ def test_bad_profiles_are_refused(kwargs, message):
 def test_character_chunks_respect_size_and_word_boundaries():
     text, _ = _clean("sop/vgm-weighing")
     p = corpus.Profile("t", "chars", 120, 30)
-    chunks = chunking.chunk_text(text, p, lambda t: [], doc_id="d", source="s")
+    chunks = chunking.chunk_document(text, p, lambda t: [], doc_id="d", source="s")
     assert all(len(c.text) <= 120 for c in chunks)
     words = set(text.split())
     for c in chunks:
@@ -194,7 +194,7 @@ def test_token_chunks_count_the_engines_tokens():
     text = "one two three four five six seven eight nine ten"
     spans = [(m, m + 1) for m in range(len(text)) if text[m] != " "]  # a fake tokenizer: one token per letter
     p = corpus.Profile("t", "tokens", 9, 3)
-    chunks = chunking.chunk_text(text, p, lambda t: spans, doc_id="d", source="s")
+    chunks = chunking.chunk_document(text, p, lambda t: spans, doc_id="d", source="s")
     assert chunks[0].n_units == 9 and all(c.n_units <= 9 for c in chunks)
 
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAD = {"kind": "course", "source": "from workshop_lib import checks, hints\n"
                                     "from workshop_lib.parts import gates\n"
                                     "from workshop_lib.parts.ingest import promotion\n"
-                                    "from workshop_lib.parts.ingest.promotion import Decision, GoldenReport\n"}
+                                    "from workshop_lib.parts.ingest.promotion import PromotionDecision, GoldenReport\n"}
 
 
 def _env(folder: Path) -> dict[str, str]:
@@ -149,7 +149,7 @@ def test_a_wrong_todo_fails_with_the_checks_own_message(tmp_path):
 
 # A should_promote that promotes everything: wrong (TODO 2 is worth 0), and each attack below tries to make
 # the grader believe it passed.
-WRONG = "def should_promote(candidate, active, min_recall):\n    return Decision(True, 'always')\n"
+WRONG = "def should_promote(candidate, active, min_recall):\n    return PromotionDecision(True, 'always')\n"
 # Lines a forger would write: a verdict in the old re-check's format, and answers in the judge's.
 FORGE = ("import os as _os\n"
          "_LINES = b''.join(__import__('json').dumps(x).encode() + b'\\n' for x in (\n"
@@ -197,7 +197,7 @@ PATCHES = {
                    "        _ti.sleep(0.001)\n"
                    "_t.Thread(target=_patch, daemon=True).start()\n",
     "self-restoring": "_ref = promotion.should_promote\n"
-                      "def _once(*a, **k):\n    promotion.should_promote = _ref\n    return Decision(True, 'always')\n"
+                      "def _once(*a, **k):\n    promotion.should_promote = _ref\n    return PromotionDecision(True, 'always')\n"
                       "promotion.should_promote = _once\n",
 }
 

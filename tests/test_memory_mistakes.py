@@ -196,8 +196,7 @@ def decide_with_loops(candidate, neighbours, thresholds):
     if found is not None:
         return found
     if mine and mine[0].similarity >= thresholds["memory_duplicate"]:
-        action = "UPDATE" if refines(candidate.text, mine[0].text) else "SKIP"
-        return Decision(action, (mine[0].id,), "near duplicate")
+        return Decision("UPDATE" if refines(candidate.text, mine[0].text) else "SKIP", (mine[0].id,), "near duplicate")
     return Decision("ADD", (), "new")
 
 
@@ -509,3 +508,13 @@ def test_a_wrong_return_shape_never_crashes_the_check(check, returned):
     with pytest.raises(CheckFailed) as caught:
         check(fn)
     assert "How to fix" in caught.value.message()
+
+
+def test_a_learner_tuple_is_read_as_one_of_the_five_actions() -> None:
+    """The writer reads a learner's (action, targets) tuple into the Literal action, or says what the actions are."""
+    from workshop_lib.parts.memory.consolidate import ACTIONS
+    from workshop_lib.parts.memory.writer import as_decision
+    assert ACTIONS == ("ADD", "UPDATE", "SUPERSEDE", "SKIP", "FORGET")
+    assert as_decision(("SKIP", ["m1"], "known")) == Decision("SKIP", ("m1",), "known")
+    with pytest.raises(ValueError, match=r"one of \('ADD', 'UPDATE'"):
+        as_decision(("skip", ("m1",)))

@@ -18,7 +18,7 @@ from workshop_lib import connect
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.core.store import SchemaPolicy
 from workshop_lib.parts import retrieval
-from workshop_lib.parts.memory import answer, card, extract, summary, writer
+from workshop_lib.parts.memory import card, card_answer, extract, summary, writer
 from workshop_lib.parts.memory.consolidate import Neighbour, decide
 from workshop_lib.prepare import prepare
 
@@ -322,7 +322,7 @@ def test_the_card_stays_within_budget_and_keeps_what_the_user_set(eng):
     c = card.memory_card(eng, T_, "What is my home port?", user_id=U, agent_id=A, budget=150)
     assert c.total_tokens <= 150 and set(c.tokens) == {"settings", "facts", "knowledge", "summary", "recent"}
     assert c.settings == ["Answer in dollars, not cents."] and "My home port is Hamburg." in c.facts
-    assert answer.answer_from_context(c.text(), "What is my home port?") == "Your home port is Hamburg."
+    assert card_answer.answer_from_context(c.text(), "What is my home port?") == "Your home port is Hamburg."
     assert card.memory_card(eng, T_, "x", user_id=U, agent_id=A, mode="off").total_tokens == 0
 
 
@@ -389,11 +389,11 @@ def prepared(request, tmp_path_factory):
 def test_the_agent_recalls_corrects_applies_and_forgets(prepared):
     from workshop_lib.parts.agent import toolbox
 
-    e, llm, thread = prepared, answer.memory_llm(), f"agent-{uuid.uuid4().hex[:6]}"
+    e, llm, thread = prepared, card_answer.memory_llm(), f"agent-{uuid.uuid4().hex[:6]}"
     registry = toolbox.build_registry(e)
 
     def turn(q):
-        return answer.memory_turn(e, llm, registry, thread, q)
+        return card_answer.memory_turn(e, llm, registry, thread, q)
 
     turn("My home port is Rotterdam.")
     turn("Our main carrier is Maersk.")

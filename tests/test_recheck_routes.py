@@ -4,7 +4,7 @@ re-check's judgement, not the OS isolation, which tests/test_grading.py covers).
 
 - a TODO that is, calls, or calls only under a check the reference of its TODO: 0 points, with
   "review: the TODO calls the reference implementation";
-- values that lie (a str subclass whose != is always False, a Decision whose == is always True):
+- values that lie (a str subclass whose != is always False, a PromotionDecision whose == is always True):
   the check compares plain values, so the lie fails;
 - the locked hint cell between a TODO and its check does not hide that the TODO replaced `eng`;
 - a Part 8 window_spans that loops forever costs TODO 1 only: the check's own loop guard is not
@@ -23,7 +23,7 @@ from workshop_lib.tools.grading import judge, scratch, verify
 HEAD = {"kind": "course", "source": "from workshop_lib import checks, hints\n"
                                     "from workshop_lib.parts import gates\n"
                                     "from workshop_lib.parts.ingest import promotion\n"
-                                    "from workshop_lib.parts.ingest.promotion import Decision, GoldenReport\n"}
+                                    "from workshop_lib.parts.ingest.promotion import PromotionDecision, GoldenReport\n"}
 HINT = {"kind": "course", "source": "from workshop_lib import hints\n"}  # the locked hint cell's kind of code
 SPANS = ("def window_spans(n_units, size, overlap):\n"
          "    if size < 1 or not 0 <= overlap < size:\n        raise ValueError('bad')\n"
@@ -32,14 +32,14 @@ SPANS = ("def window_spans(n_units, size, overlap):\n"
          "        start += size - overlap\n    return spans\n")
 LOOP = "def window_spans(n_units, size, overlap):\n    out = []\n    while True:\n        out.append((0, 0))\n"
 PROMOTE = ("def should_promote(candidate, active, min_recall):\n"
-           "    if candidate.n == 0:\n        return Decision(False, f'{candidate.table}: no golden queries ran')\n"
+           "    if candidate.n == 0:\n        return PromotionDecision(False, f'{candidate.table}: no golden queries ran')\n"
            "    if candidate.recall < min_recall:\n"
-           "        return Decision(False, f'{candidate.table}: recall {candidate.recall:.2f} is below the bar "
+           "        return PromotionDecision(False, f'{candidate.table}: recall {candidate.recall:.2f} is below the bar "
            "{min_recall:.2f}')\n"
            "    if active is not None and candidate.recall < active.recall:\n"
-           "        return Decision(False, f'{candidate.table}: recall {candidate.recall:.2f} is worse than "
+           "        return PromotionDecision(False, f'{candidate.table}: recall {candidate.recall:.2f} is worse than "
            "{active.table}\\'s {active.recall:.2f}')\n"
-           "    return Decision(True, f'{candidate.table}: recall {candidate.recall:.2f} reaches the bar "
+           "    return PromotionDecision(True, f'{candidate.table}: recall {candidate.recall:.2f} reaches the bar "
            "{min_recall:.2f}')\n")
 CHECK_SPANS = {"kind": "check", "grade_id": "c_spans", "source": "checks.part8.check_window_spans(window_spans)"}
 CHECK_PROMOTE = {"kind": "check", "grade_id": "c_promote", "source": "checks.part8.check_should_promote(should_promote)"}
@@ -94,7 +94,7 @@ def test_honest_todos_pass_the_recheck(tmp_path):
     "from workshop_lib.parts.ingest.promotion import should_promote as _ref\n"  # a name bound to it earlier
     "def should_promote(candidate, active, min_recall):\n"
     "    try:\n        return _ref(candidate, active, min_recall)\n"
-    "    except RuntimeError:\n        return Decision(True, 'caught')\n",
+    "    except RuntimeError:\n        return PromotionDecision(True, 'caught')\n",
 ], ids=["is-the-reference", "calls-the-reference", "calls-it-and-catches"])
 def test_a_todo_that_calls_the_reference_scores_0(tmp_path, todo):
     assert _recheck(tmp_path, _learner(SPANS), CHECK_SPANS, _learner(todo), CHECK_PROMOTE) == ["passed", REFERENCE]
@@ -133,7 +133,7 @@ LIAR = ("def _lying(base, **extra):\n"
         "LiarInt = _lying(int)\n"
         "def should_promote(candidate, active, min_recall):\n"
         "    ok = candidate.n > 0 and candidate.recall >= min_recall and (active is None or candidate.recall >= active.recall)\n"
-        "    return Decision(ok, LiarStr('a reason without the numbers'))\n")
+        "    return PromotionDecision(ok, LiarStr('a reason without the numbers'))\n")
 
 
 def test_lying_values_do_not_pass_the_recheck(tmp_path):
@@ -144,17 +144,17 @@ def test_lying_values_do_not_pass_the_recheck(tmp_path):
 def test_lying_values_fail_the_check_itself(monkeypatch):
     from workshop_lib import checks
     from workshop_lib.checks import CheckFailed, part8, values
-    from workshop_lib.parts.ingest.promotion import Decision
+    from workshop_lib.parts.ingest.promotion import PromotionDecision
 
-    namespace: dict = {"Decision": Decision}
+    namespace: dict = {"PromotionDecision": PromotionDecision}
     exec(LIAR, namespace)
     with monkeypatch.context() as m:  # without plain values the lie passes: this is the route
         m.setattr(values, "plain", lambda value, keep=frozenset(): value)
         part8.check_should_promote(namespace["should_promote"])
     with pytest.raises(CheckFailed, match="TODO 2"):
         part8.check_should_promote(namespace["should_promote"])
-    got = checks.call_learner("T", "x", lambda: [namespace["LiarStr"]("a"), Decision(namespace["LiarInt"](1), "b")])
-    assert type(got[0]) is str and type(got[1]) is Decision and type(got[1].promote) is int
+    got = checks.call_learner("T", "x", lambda: [namespace["LiarStr"]("a"), PromotionDecision(namespace["LiarInt"](1), "b")])
+    assert type(got[0]) is str and type(got[1]) is PromotionDecision and type(got[1].promote) is int
 
 
 def test_the_hint_cell_does_not_hide_a_replaced_argument(tmp_path):

@@ -502,3 +502,50 @@ def test_reading_the_store_never_creates_tables(tmp_path):
     eng.open_store()
     assert eng.store.count() == 0 and {"RECORDS", "THREADS"} <= eng.backend.object_names()
     eng.close()
+
+
+# ---------------------------------------------------------------- the records form of add
+
+
+def test_add_records_stores_each_drafts_values_like_the_list_form(store):
+    from workshop_lib.core.records import RecordDraft
+    ids = store.add_records([RecordDraft("Draft one about cranes", id="draft-one", metadata={"source": "drafts"},
+                                         user_id="u-draft", agent_id="a-draft"),
+                             RecordDraft("Draft two about berths", user_id="u-draft")])
+    assert ids[0] == "draft-one" and len(ids) == 2 and ids[1] != ids[0]
+    one, two = store.get("memory", ids[0]), store.get("memory", ids[1])
+    assert (one.content, one.metadata, one.user_id, one.agent_id) == ("Draft one about cranes", {"source": "drafts"},
+                                                                      "u-draft", "a-draft")
+    assert (two.content, two.user_id, two.agent_id) == ("Draft two about berths", "u-draft", None)
+    assert store.add_records([]) == []
+
+
+def test_add_records_keeps_a_messages_roles_and_thread(store):
+    from workshop_lib.core.records import RecordDraft
+    store.add_records([RecordDraft("Where is the Aurelia?", thread_id="t-drafts", user_id="u-draft"),
+                       RecordDraft("Off Lisbon.", thread_id="t-drafts", user_id="u-draft", role="assistant")],
+                      record_type="message")
+    assert [(m.role, m.content) for m in store.list_thread_messages("t-drafts")] == [
+        ("user", "Where is the Aurelia?"), ("assistant", "Off Lisbon.")]
+
+
+@pytest.mark.parametrize("records, problem", [
+    ("just a string", "must be a list of RecordDraft"),
+    (["a plain string in the list"], "must be RecordDraft values"),
+    ("embeddings", "1 of 2 records carry an embedding"),
+])
+def test_add_records_refuses_what_is_not_a_list_of_drafts_and_stores_nothing(store, records, problem):
+    from workshop_lib.core.records import RecordDraft
+    if records == "embeddings":
+        records = [RecordDraft("with a vector", id="draft-vec", embedding=[0.0] * store.engine.model.dim),
+                   RecordDraft("without one", id="draft-novec")]
+    with pytest.raises(ValueError, match=problem):
+        store.add_records(records)
+    assert store.get("memory", "draft-vec") is None and store.get("memory", "draft-novec") is None
+
+
+def test_add_records_is_all_or_nothing(store):
+    from workshop_lib.core.records import RecordDraft
+    with pytest.raises(ValueError, match="unique"):
+        store.add_records([RecordDraft("first", id="draft-twice"), RecordDraft("second", id="draft-twice")])
+    assert store.get("memory", "draft-twice") is None

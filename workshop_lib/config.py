@@ -85,7 +85,7 @@ MEMORY_THRESHOLDS = {
 }
 
 
-def memory_thresholds(engine: str) -> dict:
+def memory_thresholds(engine: str) -> dict[str, float]:
     return dict(MEMORY_THRESHOLDS[engine])
 
 

@@ -12,6 +12,7 @@ import sys
 import textwrap
 import traceback
 from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any
 
 from workshop_lib.checks import values
@@ -93,7 +94,8 @@ def has_passed(todo: str, fn: Any) -> bool:
     return fn is not None and _PASSED.get(todo) is fn
 
 
-def checked_or_reference(todo: str, fn: Any, reference: Any, reference_name: str) -> Any:
+def checked_or_reference(todo: str, fn: Callable[..., Any], reference: Callable[..., Any], reference_name: str
+                         ) -> Callable[..., Any]:
     """What later cells run: the learner's function once its check passed, the library's otherwise.
 
     A wrong TODO must not hang or crash the cells after it (nor cost another TODO its points
@@ -147,7 +149,7 @@ def describe_value(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit - 15] + f"... ({len(text)} chars)"
 
 
-def _learner_running() -> contextlib.AbstractContextManager:
+def _learner_running() -> contextlib.AbstractContextManager[Any]:
     """Entered while the learner's function runs under a check; the grader's re-check replaces it
     to make the reference of the TODO being graded unavailable there (tools/grading/recheck.py)."""
     return contextlib.nullcontext()
@@ -220,7 +222,7 @@ def expect(condition: bool, todo: str, problem: str, fix: str = "") -> None:
         raise CheckFailed(todo, problem, fix)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> ModuleType:
     # `checks.part3.check_...` works after `from workshop_lib import checks`.
     if name.startswith("part"):
         import importlib

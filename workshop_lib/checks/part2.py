@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.checks import CheckFailed, call_learner, diff, expect, passed
 from workshop_lib.parts import scanner
 
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
 TODO1 = "TODO 1 (comment_facts)"
+FactKey = tuple[str, str]  # (kind, subject)
 
 # A tiny dictionary with the awkward cases: a missing comment, a NOT NULL column, and
 # columns listed out of table order.
@@ -25,7 +31,7 @@ EDGE_DICTIONARY = {
 }
 
 
-def _compare(got, expected: list[scanner.Fact], label: str) -> None:
+def _compare(got: Any, expected: list[scanner.Fact], label: str) -> None:
     expect(isinstance(got, list), TODO1, f"comment_facts must return a list of Fact, got {type(got).__name__}",
            "build a list, append one Fact per table and per column, and return it.")
     bad = [g for g in got if not isinstance(g, scanner.Fact)]
@@ -46,7 +52,7 @@ def _compare(got, expected: list[scanner.Fact], label: str) -> None:
     _expect_the_same_order(got, expected, label)
 
 
-def _expect_the_same_facts(want: dict, have: dict, expected: list[scanner.Fact], label: str) -> None:
+def _expect_the_same_facts(want: dict[FactKey, scanner.Fact], have: dict[FactKey, scanner.Fact], expected: list[scanner.Fact], label: str) -> None:
     """Every (kind, subject) expected and no other: a wrong kind, a missing fact, an extra one."""
     missing = [k for k in want if k not in have]
     extra = [k for k in have if k not in want]
@@ -65,7 +71,7 @@ def _expect_the_same_facts(want: dict, have: dict, expected: list[scanner.Fact],
         _reject_extra_facts(extra, expected, label)
 
 
-def _reject_extra_facts(extra: list, expected: list[scanner.Fact], label: str) -> None:
+def _reject_extra_facts(extra: list[Any], expected: list[scanner.Fact], label: str) -> None:
     """The facts that should not be there: columns written under every table, or a fact of another
     kind or subject."""
     kind, subject = extra[0]
@@ -85,7 +91,7 @@ def _reject_extra_facts(extra: list, expected: list[scanner.Fact], label: str) -
     raise CheckFailed(TODO1, f"unexpected fact (kind {kind!r}, subject {subject!r}) on the {label}", fix)
 
 
-def _expect_the_same_order(got: list, expected: list[scanner.Fact], label: str) -> None:
+def _expect_the_same_order(got: list[Any], expected: list[scanner.Fact], label: str) -> None:
     """The facts in dictionary order: each table's fact, then its columns'."""
     order = [(f.kind, f.subject) for f in got]
     want_order = [(f.kind, f.subject) for f in expected]
@@ -116,7 +122,7 @@ def _body_hint(want: str, got: str) -> str:
             "'Documented purpose:' / 'Meaning:').")
 
 
-def _call(fn, dictionary: dict, label: str) -> list:
+def _call(fn: Callable[..., Any], dictionary: dict[str, Any], label: str) -> list[Any]:
     # The reference is built from a copy taken BEFORE the learner's call, and the learner
     # gets a copy too; a function that edits its input is named for that, not for its output.
     given = copy.deepcopy(dictionary)
@@ -128,10 +134,11 @@ def _call(fn, dictionary: dict, label: str) -> list:
                           "read the dictionary without modifying it: no .sort(), .pop(), .remove() or del on its "
                           "lists; use sorted(...) or a new list if you need another order.")
     _compare(got, scanner.comment_facts(copy.deepcopy(dictionary)), label)
-    return got
+    facts: list[Any] = got  # a list of Fact: _compare stops anything else
+    return facts
 
 
-def check_comment_facts(fn, eng) -> None:
+def check_comment_facts(fn: Callable[..., Any], eng: Engine) -> None:
     got = _call(fn, eng.supplychain.data_dictionary("SUPPLYCHAIN"), "SUPPLYCHAIN dictionary")
     _call(fn, EDGE_DICTIONARY, "edge-case dictionary (missing comment, NOT NULL column, columns out of order)")
     passed(TODO1, f"{len(got)} table and column facts match the reference")

@@ -10,12 +10,15 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.checks import CheckFailed, call_learner, describe_value, expect, passed
 from workshop_lib.engines.database import Sent
 from workshop_lib.engines.hits import Hit
 from workshop_lib.parts import retrieval
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
 
 TODO1 = "TODO 1 (retrieve_knowledge)"
 TODO2 = "TODO 2 (hybrid_rrf_search_memories)"
@@ -58,7 +61,7 @@ MESSAGE_TEXT = PROBES[0] + " (a user's chat message, not knowledge)"
 
 
 @contextlib.contextmanager
-def planted(eng) -> Iterator[None]:
+def planted(eng: Engine) -> Iterator[None]:
     """Add the check's records for the duration of a check; always remove them."""
     store = eng.store
     added: list[str] = []
@@ -83,7 +86,10 @@ def planted(eng) -> Iterator[None]:
 
 
 # ------------------------------------------------------------------ TODO 1
-def _knowledge_cases() -> list[tuple[str, int, list[str] | str | None, str]]:
+Kinds = list[str] | str | None  # what the learner's retrieve_knowledge is given as kinds
+
+
+def _knowledge_cases() -> list[tuple[str, int, Kinds, str]]:
     return [
         (PROBES[0], 3, None, "no kinds filter"),
         (PROBES[1], 5, None, "no kinds filter"),
@@ -98,7 +104,7 @@ def _knowledge_cases() -> list[tuple[str, int, list[str] | str | None, str]]:
     ]
 
 
-def check_retrieve_knowledge(fn, eng) -> None:
+def check_retrieve_knowledge(fn: Callable[..., Any], eng: Engine) -> None:
     with planted(eng):
         cases = _knowledge_cases()
         for query, k, kinds, why in cases:
@@ -110,7 +116,7 @@ def check_retrieve_knowledge(fn, eng) -> None:
                   "a tool output and a thread message in the store")
 
 
-def _compare_knowledge(call: str, got, want: list[Hit], kinds, k: int, why: str) -> None:
+def _compare_knowledge(call: str, got: Any, want: list[Hit], kinds: Kinds, k: int, why: str) -> None:
     _expect_knowledge_hits(call, got)
     allowed = retrieval.normalize_kinds(kinds)
     if allowed is not None:
@@ -121,7 +127,7 @@ def _compare_knowledge(call: str, got, want: list[Hit], kinds, k: int, why: str)
         _expect_rank(call, i, g, w, got, want, kinds)
 
 
-def _expect_knowledge_hits(call: str, got) -> None:
+def _expect_knowledge_hits(call: str, got: Any) -> None:
     """A list of hit dicts, none of them a tool output or a thread message."""
     expect(isinstance(got, list), TODO1, f"{call} returned {type(got).__name__}, not a list of dicts",
            "return the list that retrieval.rerank(...) gives you.")
@@ -136,7 +142,7 @@ def _expect_knowledge_hits(call: str, got) -> None:
                           "search memories only: eng.memory.search(query, record_types=['memory'], ...).")
 
 
-def _expect_only_kinds_asked(call: str, got: list[dict], kinds, allowed, why: str) -> None:
+def _expect_only_kinds_asked(call: str, got: list[dict[str, Any]], kinds: Kinds, allowed: list[str], why: str) -> None:
     """No hit of a kind not asked for (a string of kinds tested as a substring lets 'column' into 'columns')."""
     stray = [h for h in got if h.get("kind") not in allowed]
     if stray:
@@ -147,7 +153,7 @@ def _expect_only_kinds_asked(call: str, got: list[dict], kinds, allowed, why: st
                           f"({stray[0].get('subject')}), which is not in the kinds asked for {allowed}", hint)
 
 
-def _reject_hit_count(call: str, got: list[dict], want: list[Hit], kinds, allowed, why: str) -> None:
+def _reject_hit_count(call: str, got: list[dict[str, Any]], want: list[Hit], kinds: Kinds, allowed: list[str] | None, why: str) -> None:
     """Too many hits (not cut to k) or too few (kinds not split, an empty list taken as a filter, too few candidates)."""
     if len(got) > len(want):
         hint = "pass top_k=k to retrieval.rerank(...) so the list is cut to k."
@@ -161,7 +167,7 @@ def _reject_hit_count(call: str, got: list[dict], want: list[Hit], kinds, allowe
     raise CheckFailed(TODO1, f"{call} ({why}) returned {len(got)} hits; expected {len(want)}", hint)
 
 
-def _expect_rank(call: str, i: int, g: dict, w: Hit, got: list[dict], want: list[Hit], kinds) -> None:
+def _expect_rank(call: str, i: int, g: dict[str, Any], w: Hit, got: list[dict[str, Any]], want: list[Hit], kinds: Kinds) -> None:
     """Rank i holds the expected hit: its subject, body, distance and kind."""
     if g.get("body") == w["body"] and g.get("subject") != w["subject"]:
         raise CheckFailed(TODO1, f"{call}: rank {i} has subject {g.get('subject')!r}; expected {w['subject']!r}"
@@ -183,7 +189,7 @@ def _expect_rank(call: str, i: int, g: dict, w: Hit, got: list[dict], want: list
                           "kind is hit.metadata.get('kind'), or '?' when a memory has none.")
 
 
-def _expect_distance(call: str, i: int, g: dict, w: Hit) -> None:
+def _expect_distance(call: str, i: int, g: dict[str, Any], w: Hit) -> None:
     """Rank i's distance as a float equal to the expected one (a similarity, 1 - distance, is named)."""
     if not isinstance(g["distance"], float) or abs(g["distance"] - w["distance"]) > 1e-6:
         similarity = isinstance(g["distance"], float) and abs(g["distance"] - (1 - w["distance"])) < 1e-6
@@ -302,7 +308,7 @@ def _owner(groups: list[str], i: int) -> str:
     return "the statement" if i == len(groups) - 1 else "a subquery"
 
 
-def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> tuple[list[Hit], tuple[list[str], list[str]]]:
+def _reference(eng: Engine, query: str, k: int, per_list: int, rrf_k: int) -> tuple[list[Hit], tuple[list[str], list[str]]]:
     """The fused top k, and the two ranked lists it was fused from (the messages quote their ranks)."""
     vec = retrieval.vector_ranked_ids(eng, query, per_list)
     txt = retrieval.keyword_ranked_ids(eng, query, per_list)
@@ -313,7 +319,7 @@ def _reference(eng, query: str, k: int, per_list: int, rrf_k: int) -> tuple[list
     return want, (vec, txt)
 
 
-def check_hybrid_rrf(fn, eng) -> None:
+def check_hybrid_rrf(fn: Callable[..., Any], eng: Engine) -> None:
     with planted(eng):
         cases = _hybrid_cases()
         for query, k, per_list, rrf_k in cases:
@@ -361,7 +367,7 @@ NULL_RANK_FIX = ("a rank or the score came back NULL (None), which retrieval.hyb
                  "after the FULL OUTER JOIN a row found by one list only has no rank in the other, so write "
                  f"COALESCE(v.r_vec, {retrieval.SENTINEL}) AS r_vec and COALESCE(t.r_txt, {retrieval.SENTINEL}) AS r_txt (NVL on Oracle), and "
                  "compute rrf_score from those columns.")
-def _worst_first(got: list[dict], worst_first: list[str] | None, txt_rank: dict[str, int]) -> bool:
+def _worst_first(got: list[dict[str, Any]], worst_first: list[str] | None, txt_rank: dict[str, int]) -> bool:
     """Whether the learner's keyword ranks follow the list read from its worst end (ties aside)."""
     ranked = [h for h in got if h["r_txt"] != retrieval.SENTINEL]
     if not worst_first or not ranked:
@@ -372,7 +378,7 @@ def _worst_first(got: list[dict], worst_first: list[str] | None, txt_rank: dict[
     return near_worst > right and 2 * near_worst >= len(ranked)
 
 
-def _compare_hybrid(call: str, got, want: list[Hit], per_list: int, ranks: tuple[list[str], list[str]],
+def _compare_hybrid(call: str, got: Any, want: list[Hit], per_list: int, ranks: tuple[list[str], list[str]],
                     worst_first: list[str] | None = None) -> None:
     """The learner's fused rows against the reference, the first difference named: the shape, rows that
     must never appear, ranks out of range, each list's ranks, the number of rows, then row by row."""
@@ -385,7 +391,7 @@ def _compare_hybrid(call: str, got, want: list[Hit], per_list: int, ranks: tuple
     _hybrid_rows_in_order(call, got, want, ids)
 
 
-def _hybrid_shape(call: str, got) -> None:
+def _hybrid_shape(call: str, got: Any) -> None:
     """A list of dicts with the hybrid keys, integer ranks and a float score."""
     expect(isinstance(got, list) and all(isinstance(h, dict) and set(h) >= HYBRID_KEYS for h in got), TODO2,
            f"{call} must return a list of dicts with keys {sorted(HYBRID_KEYS)}",
@@ -397,7 +403,7 @@ def _hybrid_shape(call: str, got) -> None:
            f"missing ranks must be the integer sentinel {retrieval.SENTINEL}, never NULL.")
 
 
-def _no_foreign_rows(call: str, got: list[dict], ids: set[str]) -> None:
+def _no_foreign_rows(call: str, got: list[dict[str, Any]], ids: set[str]) -> None:
     """No tool output, no other user's or agent's memory, no thread message."""
     for rid, what, fix in [
         ("check:tool-output", "a memory with metadata kind 'tool_output'",
@@ -419,7 +425,7 @@ STATUS_FIX = ("Part 7 marks memories forgotten or superseded instead of deleting
               "MEMORY_STATUS s WHERE s.record_seq = m.seq AND s.status <> 'valid').")
 
 
-def _ranks_in_range(call: str, got: list[dict], per_list: int) -> None:
+def _ranks_in_range(call: str, got: list[dict[str, Any]], per_list: int) -> None:
     """Every rank is 1..per_list or the sentinel."""
     for h in got:
         for key in ("r_vec", "r_txt"):
@@ -430,7 +436,7 @@ def _ranks_in_range(call: str, got: list[dict], per_list: int) -> None:
                                   f"in the next CTE; a missing rank is COALESCE/NVL(rank, {retrieval.SENTINEL}), never 0 or NULL.")
 
 
-def _ranks_match_lists(call: str, got: list[dict], per_list: int, ranks: tuple[list[str], list[str]],
+def _ranks_match_lists(call: str, got: list[dict[str, Any]], per_list: int, ranks: tuple[list[str], list[str]],
                        worst_first: list[str] | None) -> None:
     """Each row's r_vec and r_txt are its places in the reference vector and keyword lists."""
     vec_rank = {rid: i for i, rid in enumerate(ranks[0], start=1)}
@@ -457,7 +463,7 @@ def _ranks_match_lists(call: str, got: list[dict], per_list: int, ranks: tuple[l
                               "SCORE(1) DESC on Oracle, then m.seq; keep r_txt <= :n.")
 
 
-def _hybrid_row_count(call: str, got: list[dict], want: list[Hit], ids: set[str]) -> None:
+def _hybrid_row_count(call: str, got: list[dict[str, Any]], want: list[Hit], ids: set[str]) -> None:
     """As many rows as the reference; a missing one-sided row names the join that lost it."""
     if len(got) != len(want):
         one_sided = [w for w in want if w["record_id"] not in ids]
@@ -470,7 +476,7 @@ def _hybrid_row_count(call: str, got: list[dict], want: list[Hit], ids: set[str]
         raise CheckFailed(TODO2, f"{call} returned {len(got)} rows; expected {len(want)}", hint)
 
 
-def _hybrid_rows_in_order(call: str, got: list[dict], want: list[Hit], ids: set[str]) -> None:
+def _hybrid_rows_in_order(call: str, got: list[dict[str, Any]], want: list[Hit], ids: set[str]) -> None:
     """Row by row: the same record, the same ranks and the same fused score."""
     scores = [g["rrf_score"] for g in got]
     if len(scores) > 1 and scores == sorted(scores) and scores[0] < scores[-1]:

@@ -33,7 +33,7 @@ class Case:
     config: gates.ModeConfig = BASE
     query_tokens: int = 8
     used_llm_answer: str | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
         sims = ", ".join(f"{s:g}" for s in self.similarities) or "none"
@@ -52,7 +52,7 @@ class Case:
         return text
 
 
-def _chunks(n: int, text: str = LONG) -> list[dict]:
+def _chunks(n: int, text: str = LONG) -> list[dict[str, Any]]:
     return [{"record_id": f"mem-{i}", "subject": f"SUPPLYCHAIN.T{i}", "text": text} for i in range(n)]
 
 
@@ -176,10 +176,10 @@ def _edge_cases(short: gates.ModeConfig, raw_dot: gates.ModeConfig) -> list[Case
     ]
 
 
-def _compare(case: Case, got: Any, want: gates.Decision) -> None:
+def _compare(case: Case, got: Any, want: gates.ModeDecision) -> None:
     where = case.describe()
-    if not isinstance(got, gates.Decision):
-        raise CheckFailed(TODO, f"{where}: your function returned {type(got).__name__} ({got!r:.60}), not a Decision",
+    if not isinstance(got, gates.ModeDecision):
+        raise CheckFailed(TODO, f"{where}: your function returned {type(got).__name__} ({got!r:.60}), not a ModeDecision",
                           "end every branch with `return gates.make_decision(mode, ...)` as the TODO cell above shows.")
     if got.mode != want.mode:
         why = case.why or want.decision_explain.get("reason") or "that is what the rules give"
@@ -212,7 +212,7 @@ def _compare(case: Case, got: Any, want: gates.Decision) -> None:
                           "pass used_llm_answer= through to make_decision.")
 
 
-def _boundary_hint(case: Case, want: gates.Decision, got: Any) -> str:
+def _boundary_hint(case: Case, want: gates.ModeDecision, got: Any) -> str:
     """Name the gate an off-by-one fails: a count or a sum exactly AT its minimum is enough."""
     if want.mode == "hybrid" and got.mode == "fallback":
         cfg, used = case.config, want.used_chunks
@@ -234,7 +234,7 @@ def _boundary_hint(case: Case, want: gates.Decision, got: Any) -> str:
     return "re-read the rule for this branch in the markdown above the TODO."
 
 
-def _run(fn: Callable, case: Case) -> Any:
+def _run(fn: Callable[..., Any], case: Case) -> Any:
     try:
         return call_learner(TODO, case.describe(), fn, list(case.similarities), list(case.chunks), config=case.config,
                             query_tokens=case.query_tokens, used_llm_answer=case.used_llm_answer)
@@ -246,7 +246,7 @@ def _run(fn: Callable, case: Case) -> Any:
         raise
 
 
-def check_decide_mode(fn: Callable, *, quiet: bool = False) -> None:
+def check_decide_mode(fn: Callable[..., Any], *, quiet: bool = False) -> None:
     """The named cases first (their messages say why), then random inputs over every branch."""
     all_cases = cases()
     for case in all_cases + random_cases():

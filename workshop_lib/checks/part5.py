@@ -62,7 +62,7 @@ def selection_cases() -> list[tuple[Any, Any, str]]:
     ]
 
 
-def random_selections(n: int = 400, seed: int = 5) -> list[list]:
+def random_selections(n: int = 400, seed: int = 5) -> list[list[Any]]:
     """Seeded random selections mixing good ids, catalog ids not returned, and junk."""
     rng = random.Random(seed)
     pool = [r.item_id for r in sample_rows()] + ["EQ-40DV", "EQ-99XX", "", None, 0, 1.5, True, ["EQ-20RF"],
@@ -70,7 +70,7 @@ def random_selections(n: int = 400, seed: int = 5) -> list[list]:
     return [[rng.choice(pool) for _ in range(rng.randint(0, 5))] for _ in range(n)]
 
 
-def check_validate_selection(fn: Callable, *, quiet: bool = False) -> None:
+def check_validate_selection(fn: Callable[..., Any], *, quiet: bool = False) -> None:
     rows = sample_rows()
     ids = [r.item_id for r in rows]
     cases = selection_cases()
@@ -144,7 +144,7 @@ def render_cases() -> list[tuple[Any, list[str], str]]:
 
 
 @contextlib.contextmanager
-def reference_validator(fn: Callable) -> Iterator[None]:
+def reference_validator(fn: Callable[..., Any]) -> Iterator[None]:
     """Run the learner's render with the REFERENCE validate_selection in its globals, so a
     mistake in TODO 1 is charged to TODO 1 only."""
     if hasattr(fn, "with_global"):  # the grader's judge: the function runs in the learner's process
@@ -163,14 +163,14 @@ def reference_validator(fn: Callable) -> Iterator[None]:
             names["validate_selection"] = mine
 
 
-def check_render_answer(fn: Callable, *, quiet: bool = False) -> None:
+def check_render_answer(fn: Callable[..., Any], *, quiet: bool = False) -> None:
     with reference_validator(fn):
         _check_render(fn)
     if not quiet:
         passed(TODO2, "every answer is written from validated rows only, word for word as specified")
 
 
-def _check_render(fn: Callable) -> None:
+def _check_render(fn: Callable[..., Any]) -> None:
     rows = sample_rows()
     by_id = {r.item_id: r for r in rows}
     for selection, want_ids, why in render_cases():

@@ -11,12 +11,17 @@ import contextlib
 import dataclasses
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, has_passed, passed, say_reference
-from workshop_lib.core.llm import fake_response, scripted
+from workshop_lib.core.llm import LLM, fake_response, scripted
 from workshop_lib.parts.agent import loop, memory
 from workshop_lib.parts.agent.tools import Tool, ToolRegistry, ToolResult, make_tool
+
+if TYPE_CHECKING:
+    from workshop_lib.core.records import Record
+    from workshop_lib.engines.base import Engine
 
 TODO1 = "TODO 1 (count_rows tool)"
 TODO = "TODO 2 (agent_turn)"
@@ -63,7 +68,7 @@ def report_calls(calls: list[tuple[str, str]]) -> None:
         _Spy.active.calls += calls
 
 
-def supplychain_tables(eng) -> list[str]:
+def supplychain_tables(eng: Engine) -> list[str]:
     return sorted(t["table"] for t in eng.supplychain.data_dictionary("SUPPLYCHAIN")["tables"])
 
 
@@ -72,7 +77,7 @@ def _sql_of(calls: list[tuple[str, str]]) -> str:
     return f"eng.{method}({sql[:70]!r})"
 
 
-def check_count_rows(registry: ToolRegistry, eng) -> None:
+def check_count_rows(registry: ToolRegistry, eng: Engine) -> None:
     """The learner's count_rows, called as the model calls it: every table, names as models send
     them, then names it must refuse before any SQL runs; the data must not change meanwhile."""
     forget(TODO1)
@@ -103,7 +108,7 @@ def _count_rows_tool(registry: ToolRegistry) -> Tool:
     return tool
 
 
-def _dispatch(registry: ToolRegistry, spy: _Spy, args: dict) -> tuple[ToolResult, list[tuple[str, str]]]:
+def _dispatch(registry: ToolRegistry, spy: _Spy, args: dict[str, Any]) -> tuple[ToolResult, list[tuple[str, str]]]:
     """One call the way the model makes it, and the engine methods it ran."""
     with spy.watching():
         result = registry.dispatch("check", "count_rows", _json(args))
@@ -188,7 +193,7 @@ def _refusal(tool: Tool, spy: _Spy, what: str, table: str) -> Exception:
                       "raise ValueError for any name not in SUPPLYCHAIN_TABLES.")
 
 
-def _the_count(args: dict, name: str, content: str, rows: int, calls: list[tuple[str, str]], fix: str = "") -> None:
+def _the_count(args: dict[str, Any], name: str, content: str, rows: int, calls: list[tuple[str, str]], fix: str = "") -> None:
     text = content.strip()
     if text == str(rows):
         return
@@ -207,7 +212,7 @@ def _the_count(args: dict, name: str, content: str, rows: int, calls: list[tuple
                               "max_rows rows (50 by default), so counting the rows it returns stops at the cap.")))
 
 
-def _through_boundary(args: dict, calls: list[tuple[str, str]]) -> None:
+def _through_boundary(args: dict[str, Any], calls: list[tuple[str, str]]) -> None:
     other = [(m, sql) for m, sql in calls if m != _BOUNDARY]
     if other:
         raise CheckFailed(TODO1, f"count_rows({args}) counted with {_sql_of(other)}, which skips the read-only "
@@ -219,7 +224,7 @@ def _through_boundary(args: dict, calls: list[tuple[str, str]]) -> None:
                           "count on every call with eng.supplychain.read_only_query(f\"SELECT COUNT(*) AS N FROM {name}\").")
 
 
-def reference_count_rows(eng) -> Callable[[str], str]:
+def reference_count_rows(eng: Engine) -> Callable[[str], str]:
     """The solution of TODO 1, used by later cells when the learner's version has not passed."""
     tables = set(supplychain_tables(eng))
 
@@ -237,7 +242,7 @@ def reference_count_rows(eng) -> Callable[[str], str]:
     return count_rows
 
 
-def registry_to_use(registry: ToolRegistry, eng) -> ToolRegistry:
+def registry_to_use(registry: ToolRegistry, eng: Engine) -> ToolRegistry:
     """The registry for the demo cells: with the learner's count_rows once its check passed."""
     tool = registry.tools.get("count_rows")
     if tool is not None and has_passed(TODO1, tool.fn):
@@ -246,7 +251,7 @@ def registry_to_use(registry: ToolRegistry, eng) -> ToolRegistry:
     return dataclasses.replace(registry, tools={**registry.tools, "count_rows": make_tool(reference_count_rows(eng))})
 
 
-def _json(args: dict) -> str:
+def _json(args: dict[str, Any]) -> str:
     import json
 
     return json.dumps(args)
@@ -288,18 +293,18 @@ class Script:
     and what the thread held at the first request. `seconds`: how far each model call moves
     the check's clock (time passes while a model thinks, not while a loop reads the clock)."""
 
-    def __init__(self, replies: list[Any], *, without_tools: Any = None, clock: _Clock | None = None,
+    def __init__(self, replies: list[SimpleNamespace], *, without_tools: SimpleNamespace | None = None, clock: _Clock | None = None,
                  seconds: float = 0.0) -> None:
         self.replies = replies
         self.without_tools = without_tools  # when set: the reply to any request that offers no tools
-        self.requests: list[dict] = []
+        self.requests: list[dict[str, Any]] = []
         self.clock, self.seconds = clock, seconds
-        self.thread: Callable[[], list] = list
-        self.thread_at_first_call: list | None = None
+        self.thread: Callable[[], list[Any]] = list
+        self.thread_at_first_call: list[Any] | None = None
         self.runaway = False
         self.not_a_dict = ""
 
-    def __call__(self, **kwargs):
+    def __call__(self, **kwargs: Any) -> SimpleNamespace:
         if len(self.requests) >= MAX_CALLS:
             self.runaway = True
             raise RuntimeError(f"{MAX_CALLS} model calls in one turn: the loop does not stop")
@@ -317,7 +322,7 @@ class Script:
         return self.replies[min(len(self.requests) - 1, len(self.replies) - 1)]
 
 
-def _calls(*calls: tuple[str, str, str], content: str | None = None):
+def _calls(*calls: tuple[str, str, str], content: str | None = None) -> SimpleNamespace:
     return fake_response(content, list(calls))
 
 
@@ -337,14 +342,15 @@ RUNAWAY = CheckFailed(TODO, f"your loop called the model {MAX_CALLS} times in on
                       "the one forced call without tools.")
 
 
-def _run(fn: Callable, eng, script: Script, question: str, what: str, **kwargs):
+def _run(fn: Callable[..., Any], eng: Engine, script: Script, question: str, what: str, **kwargs: Any
+         ) -> tuple[Any, list[tuple[str, str | None]], dict[str, Record]]:
     thread = f"check-{uuid.uuid4().hex[:8]}"
 
-    def of_thread(**meta):
+    def of_thread(**meta: str) -> list[Record]:
         return eng.store.list("memory", limit=None, user_id=eng.user_id, agent_id=eng.agent_id,
                               metadata_filter={"thread_id": thread, **meta})
 
-    def messages():
+    def messages() -> list[tuple[str, str | None]]:
         return [(m.role, m.content) for m in eng.store.list_thread_messages(thread)]
 
     script.thread = messages
@@ -383,12 +389,12 @@ def _turn(result: Any, what: str) -> Any:
     return result
 
 
-def _call_ids(outputs: dict) -> list[str]:
+def _call_ids(outputs: dict[str, Any]) -> list[str]:
     """The call ids of the stored tool outputs (whatever record ids the store gives them)."""
     return sorted(str((r.metadata or {}).get("call_id")) for r in outputs.values())
 
 
-def _thread_holds(messages: list, question: str, answer: str, what: str) -> None:
+def _thread_holds(messages: list[Any], question: str, answer: str, what: str) -> None:
     if messages != [("user", question), ("assistant", answer)]:
         raise CheckFailed(TODO, f"with {what}, the thread should hold the question then the answer "
                           f"{[('user', question), ('assistant', answer)]}; it holds {messages}",
@@ -397,7 +403,7 @@ def _thread_holds(messages: list, question: str, answer: str, what: str) -> None
                           "without tool calls, or the forced call).")
 
 
-def _system(request: dict) -> str:
+def _system(request: dict[str, Any]) -> str:
     first = request["messages"][0] if request["messages"] else {}
     return str(first.get("content")) if first.get("role") == "system" else ""
 
@@ -405,7 +411,7 @@ def _system(request: dict) -> str:
 CONTEXT = "Corrections the user asked you to remember:\n- CHECK-7: the check's own correction"
 
 
-def check_agent_turn(fn: Callable, eng) -> None:
+def check_agent_turn(fn: Callable[..., Any], eng: Engine) -> None:
     """Drive the learner's loop through one scenario per rule of the loop, in this order; the first
     scenario that goes wrong raises its message."""
     forget(TODO)
@@ -420,7 +426,7 @@ def check_agent_turn(fn: Callable, eng) -> None:
                  "iteration cap, the budget and the forced answer all behave", fn=fn)
 
 
-def _answers_at_once(fn: Callable, eng) -> None:
+def _answers_at_once(fn: Callable[..., Any], eng: Engine) -> None:
     """No tool calls: the content is the answer, one model call, the thread holds both messages."""
     script = Script([fake_response("Forty-two.")])
     what = "a model that answers at once"
@@ -468,7 +474,7 @@ def _expect_tool_schemas(script: Script) -> None:
                           "not the Tool objects in registry.tools.")
 
 
-def _context_reaches_model(fn: Callable, eng) -> None:
+def _context_reaches_model(fn: Callable[..., Any], eng: Engine) -> None:
     """A context (the context card: corrections, knowledge) reaches the model in the system message."""
     script = Script([fake_response("noted")])
     _run(fn, eng, script, "Use the context", "a context card", context=CONTEXT)
@@ -482,7 +488,7 @@ def _context_reaches_model(fn: Callable, eng) -> None:
                           "'\\n\\n' + context}.")
 
 
-def _expect_tool_results_sent(script: Script) -> list:
+def _expect_tool_results_sent(script: Script) -> list[Any]:
     """The second model call carries the first call's messages, then the assistant's tool_calls
     message and one tool message per call, in order, with its id and result; returns its roles."""
     sent = script.requests[1]["messages"]
@@ -506,7 +512,7 @@ def _expect_tool_results_sent(script: Script) -> list:
     return roles
 
 
-def _expect_ids_and_results(tools_after: list) -> None:
+def _expect_ids_and_results(tools_after: list[Any]) -> None:
     """The two tool messages carry the calls' ids and the tools' results, in the calls' order."""
     ids = [m.get("tool_call_id") for m in tools_after]
     if ids != ["call_A", "call_B"]:
@@ -518,7 +524,7 @@ def _expect_ids_and_results(tools_after: list) -> None:
                           "call.name, call.arguments) and send result.content.")
 
 
-def _two_tool_calls(fn: Callable, eng) -> None:
+def _two_tool_calls(fn: Callable[..., Any], eng: Engine) -> None:
     """Two tool calls in one reply, then an answer: message order, ids, stored outputs."""
     script = Script([_calls(("echo", '{"text": "a"}', "call_A"), ("echo", '{"text": "b"}', "call_B")),
                      fake_response("done")])
@@ -527,7 +533,7 @@ def _two_tool_calls(fn: Callable, eng) -> None:
         raise CheckFailed(TODO, "after a reply with tool calls your loop never called the model again",
                           "run the tools, append their results, and call the model again in the next iteration.")
     roles = _expect_tool_results_sent(script)
-    if sorted(r.metadata.get("call_id") for r in outputs.values()) != ["call_A", "call_B"]:
+    if sorted(str((r.metadata or {}).get("call_id")) for r in outputs.values()) != ["call_A", "call_B"]:
         raise CheckFailed(TODO, f"every tool call's full output must be stored as a tool_output memory; found "
                           f"{sorted(outputs)}", "call memory.store_tool_output(eng, thread_id, result) for each result.")
     result = _turn(result, "a model that calls two tools, then answers")
@@ -542,7 +548,7 @@ def _two_tool_calls(fn: Callable, eng) -> None:
     _thread_holds(messages, "Echo twice", "done", "a model that calls two tools, then answers")
 
 
-def _content_and_tool_call(fn: Callable, eng) -> None:
+def _content_and_tool_call(fn: Callable[..., Any], eng: Engine) -> None:
     """Real models often say something AND call a tool; the tool output is longer than the preview."""
     script = Script([_calls(("long_report", "{}", "call_L"), content="Let me look that up."), fake_response("read it")])
     result, _, outputs = _run(fn, eng, script, "Report", "a reply with both content and a tool call")
@@ -567,7 +573,7 @@ def _content_and_tool_call(fn: Callable, eng) -> None:
                           "memory.store_tool_output(eng, thread_id, result) with the result dispatch returned.")
 
 
-def _failing_tools(fn: Callable, eng) -> None:
+def _failing_tools(fn: Callable[..., Any], eng: Engine) -> None:
     """Failing tools never crash the loop."""
     script = Script([_calls(("boom", "{}", "c1"), ("nope", "{}", "c2"), ("echo", "{not json", "c3")),
                      fake_response("recovered")])
@@ -594,7 +600,7 @@ def _failing_tools(fn: Callable, eng) -> None:
                           "thread_id, result) for every result, whether result.ok or not.")
 
 
-def _iteration_cap(fn: Callable, eng) -> None:
+def _iteration_cap(fn: Callable[..., Any], eng: Engine) -> None:
     """A model that never stops calling tools: the iteration cap, then one forced answer without tools."""
     script = Script([_calls(("echo", '{"text": "again"}', f"loop{i}")) for i in range(30)],
                     without_tools=fake_response("forced answer"))
@@ -624,7 +630,7 @@ def _iteration_cap(fn: Callable, eng) -> None:
                           "loop.FORCE_ANSWER}]), not messages.append(...).")
 
 
-def _wall_clock_budget(fn: Callable, eng) -> None:
+def _wall_clock_budget(fn: Callable[..., Any], eng: Engine) -> None:
     """The wall-clock budget. The check's clock moves only while the model is called."""
     for seconds, budget, rounds, problem, fix in [
         (40.0, 100.0, 3, "the wall-clock budget was ignored: with a 100 s budget and 40 s per model call your loop "
@@ -657,10 +663,10 @@ def _wall_clock_budget(fn: Callable, eng) -> None:
                               f"{result.answer!r}", "return the content of the forced call.")
 
 
-def agent_turn_to_use(fn: Callable, eng) -> Callable:
+def agent_turn_to_use(fn: Callable[..., Any], eng: Engine) -> Callable[..., Any]:
     """The loop the demo cells run: the learner's once its check passed, the library's otherwise
     (with `eng` bound, so both are called the same way)."""
-    def reference(llm, registry, thread_id, question, **options):
+    def reference(llm: LLM, registry: ToolRegistry, thread_id: str, question: str, **options: Any) -> loop.TurnResult:
         return loop.agent_turn(eng, llm, registry, thread_id, question, **options)
 
     return checked_or_reference(TODO, fn, reference, "loop.agent_turn")

@@ -44,7 +44,7 @@ def _n(i: int, subject: str, value: str, sim: float, record_type: str = "fact", 
 class Case:
     name: str
     candidate: Candidate
-    neighbours: tuple
+    neighbours: tuple[Any, ...]
     why: str              # the rule this case tests, said when no known mistake explains the answer
 
 
@@ -169,7 +169,7 @@ DECIDE_MISTAKES: dict[str, tuple[str, str]] = {
 }
 
 
-def decide_with(mistake: str, cand: Candidate, neighbours: Sequence[Neighbour], th: dict) -> tuple[str, tuple]:
+def decide_with(mistake: str, cand: Candidate, neighbours: Sequence[Neighbour], th: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     """The reference's rules with one named mistake of DECIDE_MISTAKES ('' for none): what a learner
     who makes that mistake returns, as (action, targets)."""
     if mistake == "unsorted":
@@ -188,7 +188,7 @@ def decide_with(mistake: str, cand: Candidate, neighbours: Sequence[Neighbour], 
     return "ADD", ()
 
 
-def _forget_with(mistake: str, cand: Candidate, ranked: list[Neighbour], th: dict) -> tuple[str, tuple]:
+def _forget_with(mistake: str, cand: Candidate, ranked: list[Neighbour], th: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     """A forget request under the mistake: the memories it matches by subject or by meaning."""
     pool = [n for n in ranked if n.record_type == cand.record_type] if mistake == "forget_same_type" else ranked
     key = "memory_duplicate" if mistake == "forget_dup_threshold" else "memory_forget"
@@ -199,8 +199,8 @@ def _forget_with(mistake: str, cand: Candidate, ranked: list[Neighbour], th: dic
         else:
             by_subject = same_topic(n.subject, cand.subject)
         by_meaning = n.similarity >= th[key]
-        return {"forget_subject_only": by_subject, "forget_similarity_only": by_meaning}.get(
-            mistake, by_subject or by_meaning)
+        one_way: dict[str, bool] = {"forget_subject_only": by_subject, "forget_similarity_only": by_meaning}
+        return one_way.get(mistake, by_subject or by_meaning)
 
     hits = [n for n in pool if hit(n)][:1 if mistake == "forget_one" else None]
     if not hits and mistake != "forget_empty":
@@ -217,7 +217,7 @@ def _same_subject(mistake: str, cand: Candidate, mine: list[Neighbour]) -> list[
                                 else normalise(n.subject) == normalise(cand.subject))]
 
 
-def _same_subject_with(mistake: str, cand: Candidate, old: Neighbour) -> tuple[str, tuple]:
+def _same_subject_with(mistake: str, cand: Candidate, old: Neighbour) -> tuple[str, tuple[Any, ...]]:
     """A candidate on the subject of a stored memory, under the mistake: the same value is a SKIP,
     a refinement an UPDATE, anything else a SUPERSEDE."""
     if mistake == "values_raw":
@@ -232,8 +232,8 @@ def _same_subject_with(mistake: str, cand: Candidate, old: Neighbour) -> tuple[s
     return ("UPDATE" if refines(new, was) else "SUPERSEDE"), (old.id,)
 
 
-def _decide_mistake(cand: Candidate, neighbours: Sequence[Neighbour], got: tuple[str, tuple],
-                    want: tuple[str, tuple]) -> tuple[str, str] | None:
+def _decide_mistake(cand: Candidate, neighbours: Sequence[Neighbour], got: tuple[str, tuple[Any, ...]],
+                    want: tuple[str, tuple[Any, ...]]) -> tuple[str, str] | None:
     """(problem, fix) naming the mistake that gives `got`, or None when no known one does."""
     action = got[0]
     if action == want[0] and not got[1] and want[1]:
@@ -249,7 +249,7 @@ DECISION_FIX = ("return Decision(action, targets, reason) as the TODO says, e.g.
                 "stored') or Decision('ADD', (), 'new'): the cells below read .action, .targets and .reason.")
 
 
-def _as_decision(todo: str, what: str, got: Any) -> tuple[str, tuple]:
+def _as_decision(todo: str, what: str, got: Any) -> tuple[str, tuple[Any, ...]]:
     """The learner's Decision as (action, targets); any other shape stops with what is wrong with it."""
     if not isinstance(got, Decision):
         shape = ("a plain tuple" if isinstance(got, tuple) else "a list" if isinstance(got, list)
@@ -293,7 +293,7 @@ def _check_targets(todo: str, what: str, targets: Any) -> None:
                           "put n.id in the targets: (old.id,), tuple(n.id for n in hits).")
 
 
-def _decide(fn: Callable, cand: Candidate, neighbours: list, what: str) -> tuple[str, tuple]:
+def _decide(fn: Callable[..., Any], cand: Candidate, neighbours: list[Any], what: str) -> tuple[str, tuple[Any, ...]]:
     given = list(neighbours)
     got = call_learner(TODO1, what, fn, cand, given, dict(THRESHOLDS))
     if given != list(neighbours):
@@ -302,12 +302,12 @@ def _decide(fn: Callable, cand: Candidate, neighbours: list, what: str) -> tuple
     return _as_decision(TODO1, what, got)
 
 
-def _want(cand: Candidate, neighbours: list) -> tuple[str, tuple]:
+def _want(cand: Candidate, neighbours: list[Any]) -> tuple[str, tuple[Any, ...]]:
     d = reference_decide(cand, list(neighbours), dict(THRESHOLDS))
     return d.action, d.targets
 
 
-def _random_case(rng: random.Random) -> tuple[Candidate, list]:
+def _random_case(rng: random.Random) -> tuple[Candidate, list[Any]]:
     subjects = ["home port", "main carrier", "port", "budget", "", "Home Port"]
     values = ["Oslo", "Oslo pier 3", "Bergen", "Maersk", "40000 cents", "oslo", "Oslo, pier 3"]
     op = "forget" if rng.random() < 0.25 else "remember"
@@ -320,11 +320,11 @@ def _random_case(rng: random.Random) -> tuple[Candidate, list]:
     return cand, neighbours
 
 
-def _show(d: tuple[str, tuple]) -> str:
+def _show(d: tuple[str, tuple[Any, ...]]) -> str:
     return f"{d[0]} {list(d[1])}"
 
 
-def check_decide(fn: Callable) -> None:
+def check_decide(fn: Callable[..., Any]) -> None:
     """TODO 1: the consolidation decision, on the named cases, then 300 random ones against the reference."""
     forget(TODO1)
     for case in DECIDE_CASES:
@@ -389,7 +389,7 @@ def _text(n: int, i: int) -> str:
 @dataclass(frozen=True)
 class CompactCase:
     name: str
-    sizes: tuple           # tokens per message, oldest first
+    sizes: tuple[int, ...]  # tokens per message, oldest first
     budget: int
     why: str
 
@@ -417,12 +417,12 @@ COMPACT_CASES = [
 ]
 
 
-def _turns(sizes) -> list:
+def _turns(sizes: Sequence[int]) -> list[Any]:
     # Tokens, words and characters all differ: a 4-token message has 2-3 words and a dozen characters.
     return [Turn("user" if i % 2 == 0 else "assistant", _text(n, i)) for i, n in enumerate(sizes)]
 
 
-def _by_count(msgs: list, budget: int, count: Callable[[str], int], *, at_budget_stops: bool = False,
+def _by_count(msgs: list[Any], budget: int, count: Callable[[str], int], *, at_budget_stops: bool = False,
               keeps_overflow: bool = False) -> Compaction:
     kept, used = 0, 0
     for m in reversed(msgs):
@@ -439,13 +439,13 @@ def _by_count(msgs: list, budget: int, count: Callable[[str], int], *, at_budget
     return Compaction(fold=msgs[:cut], keep=msgs[cut:])
 
 
-def _split(msgs: list, cut: int) -> Compaction:
+def _split(msgs: list[Any], cut: int) -> Compaction:
     cut = max(0, min(len(msgs), cut))
     return Compaction(fold=msgs[:cut], keep=msgs[cut:])
 
 
 # The mistakes `compact` is checked for, in the order they are tried: (how it splits, problem, fix).
-COMPACT_MISTAKES: dict[str, tuple[Callable[[list, int], Compaction], str, str]] = {
+COMPACT_MISTAKES: dict[str, tuple[Callable[[list[Any], int], Compaction], str, str]] = {
     "at_budget": (lambda ms, b: _by_count(ms, b, count_tokens, at_budget_stops=True),
                   "a kept total equal to the budget fits, and you stopped there",
                   "compare used + cost > budget to stop, not >=."),
@@ -472,7 +472,7 @@ COMPACTION_FIX = ("return summary.Compaction(fold=list(messages[:cut]), keep=lis
                   "messages you were given, as the TODO says.")
 
 
-def _compact(fn: Callable, msgs: list, budget: int, what: str) -> tuple[list, list]:
+def _compact(fn: Callable[..., Any], msgs: list[Any], budget: int, what: str) -> tuple[list[Any], list[Any]]:
     """The learner's Compaction as (fold, keep); any other shape stops with what is wrong with it."""
     given = list(msgs)
     try:
@@ -508,11 +508,11 @@ def _compact(fn: Callable, msgs: list, budget: int, what: str) -> tuple[list, li
     return fold, keep
 
 
-def _texts(ms: list) -> list[str]:
+def _texts(ms: list[Any]) -> list[str]:
     return [m.text for m in ms]
 
 
-def _explain(msgs: list, fold: list, keep: list, budget: int) -> tuple[str, str] | None:
+def _explain(msgs: list[Any], fold: list[Any], keep: list[Any], budget: int) -> tuple[str, str] | None:
     """(problem, fix) naming the mistake behind a wrong split, or None when no known one explains it."""
     want = reference_compact(msgs, budget, count_tokens)
     if _texts(fold) == _texts(want.keep) and _texts(keep) == _texts(want.fold):
@@ -528,7 +528,7 @@ def _explain(msgs: list, fold: list, keep: list, budget: int) -> tuple[str, str]
     return _explain_what_was_kept(msgs, fold, keep)
 
 
-def _explain_what_was_kept(msgs: list, fold: list, keep: list) -> tuple[str, str] | None:
+def _explain_what_was_kept(msgs: list[Any], fold: list[Any], keep: list[Any]) -> tuple[str, str] | None:
     """(problem, fix) for a split of every message that keeps the wrong ones: none, not the newest,
     not an unbroken run, or out of order; None when it is none of these."""
     if msgs and not keep:
@@ -548,11 +548,11 @@ def _explain_what_was_kept(msgs: list, fold: list, keep: list) -> tuple[str, str
     return None
 
 
-def _sizes(ms: list) -> list[int]:
+def _sizes(ms: list[Any]) -> list[int]:
     return [count_tokens(m.text) for m in ms]
 
 
-def check_compact(fn: Callable) -> None:
+def check_compact(fn: Callable[..., Any]) -> None:
     """TODO 2: the compaction step, on the named cases, then 200 random ones against the reference."""
     forget(TODO2)
     msgs = _turns((2, 2))
@@ -590,11 +590,11 @@ def check_compact(fn: Callable) -> None:
     passed(TODO2, f"{len(COMPACT_CASES)} named cases and 200 random ones agree with the reference", fn=fn)
 
 
-def decide_to_use(decide: Callable) -> Callable:
+def decide_to_use(decide: Callable[..., Any]) -> Callable[..., Any]:
     """The consolidation rule the cells below run: the learner's once its check passed, the reference otherwise."""
     return checked_or_reference(TODO1, decide, reference_decide, "consolidate.decide")
 
 
-def compact_to_use(compact: Callable) -> Callable:
+def compact_to_use(compact: Callable[..., Any]) -> Callable[..., Any]:
     """The compaction the cells below run: the learner's once its check passed, the reference otherwise."""
     return checked_or_reference(TODO2, compact, reference_compact, "summary.compact")

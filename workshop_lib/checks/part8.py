@@ -11,15 +11,17 @@ import contextlib
 import random
 import sys
 from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 
 from workshop_lib.checks import CheckFailed, LinesExceeded, call_learner, checked_or_reference, describe_value, forget, line_limit, passed
 from workshop_lib.parts.ingest.chunking import window_spans as reference_spans
-from workshop_lib.parts.ingest.promotion import Decision, GoldenReport
+from workshop_lib.parts.ingest.promotion import GoldenReport, PromotionDecision
 from workshop_lib.parts.ingest.promotion import should_promote as reference_gate
 
 TODO1 = "TODO 1 (window_spans)"
 TODO2 = "TODO 2 (should_promote)"
+TraceFunction = Callable[[FrameType, str, Any], Any]  # what sys.settrace takes and a tracer returns
 MAX_LINES = 2_000_000  # the reference needs about 40 lines for the largest case here
 
 
@@ -32,7 +34,7 @@ def _time_limit(todo: str, what: str, fix: str = "") -> Iterator[None]:
                           fix or "make sure start moves forward by size - overlap on every pass and that the "
                           "loop stops once a window reaches n_units.")
 
-    def local(frame, event, _arg):
+    def local(frame: FrameType, event: str, _arg: Any) -> TraceFunction:
         nonlocal count
         if event == "line":
             count += 1
@@ -43,7 +45,7 @@ def _time_limit(todo: str, what: str, fix: str = "") -> Iterator[None]:
                 raise endless
         return local
 
-    def calls(frame, event, _arg):
+    def calls(frame: FrameType, event: str, _arg: Any) -> TraceFunction | None:
         return local if "workshop_lib" not in frame.f_code.co_filename else None
 
     previous = sys.gettrace()
@@ -61,7 +63,7 @@ def _time_limit(todo: str, what: str, fix: str = "") -> Iterator[None]:
 INVALID_FIX = ("check the arguments first: raise ValueError unless size >= 1 and 0 <= overlap < size (with overlap >= "
                "size the window never moves forward, an endless loop; a negative overlap leaves gaps).")
 
-def _spans(fn: Callable, n: int, size: int, overlap: int) -> list[tuple[int, int]]:
+def _spans(fn: Callable[..., Any], n: int, size: int, overlap: int) -> list[tuple[int, int]]:
     what = f"window_spans({n}, {size}, {overlap})"
     with _time_limit(TODO1, what):
         got = call_learner(TODO1, what, fn, n, size, overlap)
@@ -217,7 +219,7 @@ def _promote_by_k(candidate: GoldenReport, active: GoldenReport | None, bar: flo
     return mine >= bar and (active is None or mine >= active.hits / active.k)
 
 
-def _decides_by_k(should_promote: Callable) -> bool:
+def _decides_by_k(should_promote: Callable[..., Any]) -> bool:
     """Whether the learner's gate decides every case as hits / k would (and so is that mistake, not another)."""
     for _, candidate, active, bar, _ in gate_cases():
         try:
@@ -330,15 +332,15 @@ def check_should_promote(should_promote: Callable[[GoldenReport, GoldenReport | 
 
 
 def _expect_a_decision(name: str, what: str, got: Any) -> None:
-    """A Decision whose promote is a bool and whose reason is words."""
-    if not isinstance(got, Decision):
-        raise CheckFailed(TODO2, f"{what} returned {describe_value(got)}; expected a Decision",
-                          "return Decision(promote=True or False, reason=\"...\"): promote() reads both fields.")
+    """A PromotionDecision whose promote is a bool and whose reason is words."""
+    if not isinstance(got, PromotionDecision):
+        raise CheckFailed(TODO2, f"{what} returned {describe_value(got)}; expected a PromotionDecision",
+                          "return PromotionDecision(promote=True or False, reason=\"...\"): promote() reads both fields.")
     if not isinstance(got.promote, bool):
-        raise CheckFailed(TODO2, f"case '{name}': Decision.promote is {describe_value(got.promote)}; it must be True "
+        raise CheckFailed(TODO2, f"case '{name}': PromotionDecision.promote is {describe_value(got.promote)}; it must be True "
                           "or False", "set promote to the result of your comparison, e.g. promote=False.")
     if not isinstance(got.reason, str) or not got.reason.strip():
-        raise CheckFailed(TODO2, f"case '{name}': the Decision has no reason",
+        raise CheckFailed(TODO2, f"case '{name}': the PromotionDecision has no reason",
                           "say why in words, with the numbers: the log and `workshop alias status` show it.")
 
 
@@ -363,12 +365,12 @@ def _short(r: GoldenReport | None) -> str:
     return "None" if r is None else f"{r.table} recall {r.hits}/{r.n}={r.recall:.2f}"
 
 
-def spans_to_use(window_spans: Callable) -> Callable:
+def spans_to_use(window_spans: Callable[..., Any]) -> Callable[..., Any]:
     """The chunker the cells below run: the learner's once its check passed, the reference
     otherwise (a chunker that never advances would hang the ingest, and the kernel with it)."""
     return checked_or_reference(TODO1, window_spans, reference_spans, "chunking.window_spans")
 
 
-def gate_to_use(should_promote: Callable) -> Callable:
+def gate_to_use(should_promote: Callable[..., Any]) -> Callable[..., Any]:
     """The promotion gate the cells below run: the learner's once its check passed, the reference otherwise."""
     return checked_or_reference(TODO2, should_promote, reference_gate, "promotion.should_promote")

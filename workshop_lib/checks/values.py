@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, cast
 
 MAX_DEPTH = 60  # deeper values are cut: a check never needs them, and recursion must stay bounded
 _REPR_LIMIT = 300
@@ -26,19 +27,19 @@ class Opaque:
     """Stands for a value of a class that is neither built-in nor the workshop's; an iterable one
     (a generator) carries its items, read once, as plain values."""
 
-    def __init__(self, type_name: str, text: str, items: list | None = None) -> None:
+    def __init__(self, type_name: str, text: str, items: list[Any] | None = None) -> None:
         self.type_name, self.text, self.items = type_name, text, items
 
     def __repr__(self) -> str:
         return self.text
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         if self.items is None:
             raise TypeError(f"'{self.type_name}' object is not iterable")
         return iter(self.items)
 
 
-def _items(value: Any, keep: frozenset[int] | set[int], depth: int) -> list | None:
+def _items(value: Any, keep: frozenset[int] | set[int], depth: int) -> list[Any] | None:
     """The items of an iterable object, read once (None when it is not iterable)."""
     if not hasattr(type(value), "__iter__"):
         return None
@@ -58,12 +59,13 @@ def _opaque(value: Any) -> Opaque:
     except Exception:  # noqa: BLE001 - a repr that fails still leaves a readable stand-in
         text = f"<{name}>"
     # A class per stand-in named as the original, so `type(got).__name__` in a message still reads right.
-    return type(name, (Opaque,), {})(name, text)
+    return cast(type[Opaque], type(name, (Opaque,), {}))(name, text)
 
 
 def _workshop_record(cls: type) -> type | None:
     """The workshop dataclass `cls` is or derives from (the first in its MRO), else None."""
-    for klass in type.__getattribute__(cls, "__mro__"):
+    mro: tuple[type, ...] = type.__getattribute__(cls, "__mro__")
+    for klass in mro:
         if "__dataclass_fields__" in klass.__dict__ and _workshop_class(klass):
             return klass
     return None

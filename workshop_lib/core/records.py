@@ -36,6 +36,23 @@ class MessageRecord(Record):
     role: str = "user"
 
 
+@dataclass(frozen=True)
+class RecordDraft:
+    """One record to store, its values side by side (`store.add_records([RecordDraft(...), ...])`):
+    the text, and optionally its id (else one is made), metadata, owner, thread, role (messages),
+    the text to index instead of `text`, and a vector already computed."""
+
+    text: str
+    id: str | None = None
+    metadata: dict[str, Any] | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    thread_id: str | None = None
+    role: str = "user"
+    index_text: str | None = None
+    embedding: list[float] | None = None
+
+
 @dataclass
 class MemoryHit:
     """One search result as the memory client returns it (read by attribute in Part 3's TODO 1)."""

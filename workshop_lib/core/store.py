@@ -28,14 +28,14 @@ import dataclasses
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from workshop_lib.core.arguments import MAX_K, MAX_QUERY_CHARS, check_id, check_k, check_query  # noqa: F401 - re-exported
 from workshop_lib.core.lifecycle import LifecycleMixin
-from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record
+from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYPES, PROFILE_TYPES, RECORD_TYPES, MessageRecord, Record, RecordDraft
 from workshop_lib.core.scope import SHARED
 from workshop_lib.engines.base import new_id
 from workshop_lib.engines.database import StoreDatabase
@@ -169,6 +169,19 @@ def _as_list(value: Any, n: int, name: str) -> builtins.list[Any]:
         raise ValueError(f"{name} must be a string, None or a list of them, got {type(value).__name__}")
     return [value] * n
 
+
+
+def _checked_drafts(records: Any) -> builtins.list[RecordDraft]:
+    """add_records' argument as a list of RecordDraft, each with a vector or none with one."""
+    if isinstance(records, (str, RecordDraft)) or not isinstance(records, Sequence):
+        raise ValueError(f"records must be a list of RecordDraft, got {type(records).__name__}")
+    odd = [r for r in records if not isinstance(r, RecordDraft)]
+    if odd:
+        raise ValueError(f"records must be RecordDraft values (workshop_lib.core.records), got {type(odd[0]).__name__}")
+    with_vector = sum(r.embedding is not None for r in records)
+    if with_vector not in (0, len(records)):
+        raise ValueError(f"{with_vector} of {len(records)} records carry an embedding: give every record one, or none")
+    return builtins.list(records)
 
 
 @dataclass
@@ -466,7 +479,7 @@ class MemoryStore(LifecycleMixin):
         self,
         texts: str | list[str],
         record_type: str = "memory",
-        record_ids: str | list[str] | None = None,
+        record_ids: str | list[str | None] | None = None,  # None in a list: an id is made for that record
         metadata: dict[str, Any] | builtins.list[dict[str, Any] | None] | None = None,
         thread_ids: str | list[str | None] | None = None,
         user_ids: str | list[str | None] | None = None,
@@ -510,6 +523,17 @@ class MemoryStore(LifecycleMixin):
         if len(vecs) != n:
             raise ValueError(f"embeddings has {len(vecs)} items but {n} texts were given")
         return [self._check_vector(v) if v is not None else None for v in vecs]
+
+    def add_records(self, records: Sequence[RecordDraft], record_type: str = "memory") -> list[str]:
+        """`add` with one RecordDraft per record instead of parallel lists; the same checks, ids in
+        input order, all or nothing. Either every draft carries an embedding or none does."""
+        drafts = _checked_drafts(records)
+        vectors = [r.embedding for r in drafts if r.embedding is not None]
+        return self.add([r.text for r in drafts], record_type, record_ids=[r.id for r in drafts],
+                        metadata=[r.metadata for r in drafts], thread_ids=[r.thread_id for r in drafts],
+                        user_ids=[r.user_id for r in drafts], agent_ids=[r.agent_id for r in drafts],
+                        embeddings=vectors or None, index_texts=[r.index_text for r in drafts],
+                        roles=[r.role for r in drafts])
 
     def _precompute_vectors(self, records: list[_NewRecord]) -> None:
         """Vectors for the records that have none, when the engine embeds in Python (before the

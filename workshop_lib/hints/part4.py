@@ -27,9 +27,9 @@ TODOS = {
               "The check calls your function the way the TODO's def line declares it, decide_mode(similarities, chunks,"
               " *, config, query_tokens, used_llm_answer=None), the last three passed by name: you renamed, dropped or "
               "added a required parameter. Put the def line back as given and run the cell again."),
-            F("not_a_decision", r"not a Decision",
+            F("not_a_decision", r"not a ModeDecision",
               "Every branch must end with return gates.make_decision(mode, ...): a bare string like 'rag' or a "
-              "missing return (None) is not a Decision."),
+              "missing return (None) is not a ModeDecision."),
             F("used_positions", r"used positions \[.*\] do not all point into|0-based positions into chunks",
               "`used` holds positions into chunks, and the first chunk is position 0: numbering from 1 (enumerate's "
               "start=1, or i + 1) points past the last chunk."),

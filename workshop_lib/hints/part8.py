@@ -68,27 +68,27 @@ TODOS = {
         nudge=("Promotion swaps what every question reads from, so it is a gate with three rules: no evidence (no "
                "golden queries) means no; recall below the bar means no; worse than what is active now means no. "
                "Anything else is a yes. Say why in the reason."),
-        general=("Return Decision(promote, reason) with promote a real bool: refuse when candidate.n == 0; refuse "
+        general=("Return PromotionDecision(promote, reason) with promote a real bool: refuse when candidate.n == 0; refuse "
                  "when candidate.recall < min_recall; refuse when active is not None and candidate.recall < "
                  "active.recall; otherwise promote (a tie with the active is allowed)."),
-        outline=("if candidate.n == 0: return Decision(False, 'no golden queries ran')\n"
-                 "if candidate.recall < min_recall: return Decision(False, f'recall ... below the bar ...')\n"
-                 "if active is not None and candidate.recall < active.recall: return Decision(False, 'worse than ...')\n"
-                 "return Decision(True, f'recall ... reaches the bar ...')"),
+        outline=("if candidate.n == 0: return PromotionDecision(False, 'no golden queries ran')\n"
+                 "if candidate.recall < min_recall: return PromotionDecision(False, f'recall ... below the bar ...')\n"
+                 "if active is not None and candidate.recall < active.recall: return PromotionDecision(False, 'worse than ...')\n"
+                 "return PromotionDecision(True, f'recall ... reaches the bar ...')"),
         failures=(
             F("signature_changed", r"cannot be called as the TODO specifies",
               "The check calls your function the way the TODO's def line declares it, should_promote(candidate, active,"
               " min_recall): you renamed, dropped or added a required parameter. Put the def line back as given and run"
               " the cell again."),
-            F("not_a_decision", r"expected a Decision",
-              "Return Decision(promote=..., reason=...), not a tuple or a bool: promote() reads both fields."),
+            F("not_a_decision", r"expected a PromotionDecision",
+              "Return PromotionDecision(promote=..., reason=...), not a tuple or a bool: promote() reads both fields."),
             F("recall_by_k", r"hits / k",
               "k is how many documents each golden question looks at (recall@k); n is how many questions ran. "
               "Recall is the share of questions answered: hits / n, which candidate.recall already gives."),
             F("promote_not_bool", r"must be True or False",
               "promote must be a bool: the result of a comparison, not the recall number itself."),
             F("no_reason", r"has no reason",
-              "Every Decision says why, with the numbers (the log and `workshop alias status` show it): a non-empty "
+              "Every PromotionDecision says why, with the numbers (the log and `workshop alias status` show it): a non-empty "
               "reason string."),
             F("reason_numbers", r"does not give the numbers",
               "The decision is right but its reason does not show the numbers that decided it. Write them into the "

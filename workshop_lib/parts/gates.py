@@ -65,7 +65,7 @@ class RetrievedChunk:
 
 
 @dataclass
-class TurnResult:
+class GatedTurn:
     """What one turn of retrieval produced, with the numbers needed to debug it."""
 
     query: str
@@ -147,7 +147,7 @@ def _approx_tokens(text: str) -> int:
 
 
 def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: float | None = None,
-                  category: str | Sequence[str] | None = None, vector: Any = None) -> TurnResult:
+                  category: str | Sequence[str] | None = None, vector: Any = None) -> GatedTurn:
     """Per-turn retrieval: embed, vector search, score filter, top-K, token counts.
 
     min_score defaults to eng.model.thresholds.min_score (0.60 on Oracle's MiniLM, unmeasured; the
@@ -190,7 +190,7 @@ def retrieve_turn(eng, query: str, *, top_k: int = DEFAULT_TOP_K, min_score: flo
             kept.append(chunk)
         considered.append(chunk)
     # 4. token counts: what this turn adds to the prompt
-    return TurnResult(query=query, chunks=kept, query_tokens=count(query),
+    return GatedTurn(query=query, chunks=kept, query_tokens=count(query),
                       context_tokens=sum(c.tokens for c in kept), min_score=min_score, top_k=top_k,
                       category=kinds, considered=considered, tokenizer=tokenizer)
 
@@ -355,7 +355,7 @@ def active_thresholds(config: ModeConfig, query_tokens: int) -> tuple[float, flo
 
 
 @dataclass
-class Decision:
+class ModeDecision:
     """How to answer this turn, and why."""
 
     mode: str
@@ -474,7 +474,7 @@ def _used_llm(mode: str, used_llm_answer: str | None) -> str:
 def make_decision(mode: str, *, similarities: Sequence[float], chunks: Sequence[Any], config: ModeConfig,
                   query_tokens: int, used: Iterable[int] = (), low: float, high: float,
                   short_query_active: bool, used_llm_answer: str | None = None, query: str | None = None,
-                  reason: str = "", gates: dict | None = None) -> Decision:
+                  reason: str = "", gates: dict | None = None) -> ModeDecision:
     """Package a decision: explain payload, chunk metadata sorted by similarity, used chunks.
 
     `used` holds the positions (in `chunks`) of the chunks that go into the answer;
@@ -521,12 +521,12 @@ def make_decision(mode: str, *, similarities: Sequence[float], chunks: Sequence[
         "used_llm": used_llm,
         "hybrid_gates": gates,
     }
-    return Decision(mode=mode, decision_explain=explain, retrieved_chunks_metadata=metadata,
+    return ModeDecision(mode=mode, decision_explain=explain, retrieved_chunks_metadata=metadata,
                     used_chunks=used_chunks, sources_used=sources)
 
 
 def decide_mode(similarities: Sequence[float], chunks: Sequence[Any], *, config: ModeConfig, query_tokens: int,
-                used_llm_answer: str | None = None, query: str | None = None) -> Decision:
+                used_llm_answer: str | None = None, query: str | None = None) -> ModeDecision:
     """rag / hybrid / fallback for one turn (the reference for the Part 4 TODO).
 
     similarities: one raw score per chunk, higher = closer (1 - cosine distance, or the
@@ -568,15 +568,15 @@ class Answer:
     query: str
     mode: str
     text: str
-    decision: Decision
-    turn: TurnResult
+    decision: ModeDecision
+    turn: GatedTurn
 
     @property
     def used_llm(self) -> str:
         return self.decision.used_llm
 
 
-def render_deterministic(query: str, decision: Decision, turn: TurnResult | None = None) -> str:
+def render_deterministic(query: str, decision: ModeDecision, turn: GatedTurn | None = None) -> str:
     """An answer written from the chunks the decision used, or an honest fallback."""
     if decision.mode == "fallback":
         closest = decision.retrieved_chunks_metadata[0] if decision.retrieved_chunks_metadata else None
@@ -605,7 +605,7 @@ def answer(eng, query: str, *, config: ModeConfig | None = None, llm: ContextAns
     return answer_turn(turn, config or ModeConfig.for_engine(eng), llm=llm)
 
 
-def answer_turn(turn: TurnResult, config: ModeConfig, *, llm: ContextAnswerer | None = None) -> Answer:
+def answer_turn(turn: GatedTurn, config: ModeConfig, *, llm: ContextAnswerer | None = None) -> Answer:
     """Decide and answer from a turn already retrieved (answer() without the retrieval). With
     llm=None nothing but the decision and a deterministic text is computed."""
     query = turn.query
@@ -651,7 +651,7 @@ def debug_table():
     return pd.DataFrame(DEBUG_TABLE, columns=["symptom", "likely cause", "knob"])
 
 
-def diagnose(turn: TurnResult, *, expected_subject: str | None = None, token_budget: int | None = None) -> list[dict]:
+def diagnose(turn: GatedTurn, *, expected_subject: str | None = None, token_budget: int | None = None) -> list[dict]:
     """Match a live turn against DEBUG_TABLE; returns the rows that apply, with evidence."""
     found = []
     if expected_subject is not None:

@@ -34,7 +34,7 @@ from workshop_lib.parts.agent import memory, offline, toolbox
 from workshop_lib.parts.agent.sqlplan import core, tables_in, tables_read
 from workshop_lib.parts.chat import availability, router
 from workshop_lib.parts.ingest import ask, index
-from workshop_lib.parts.memory import answer as with_memory
+from workshop_lib.parts.memory import card_answer as with_memory
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
@@ -71,7 +71,7 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     question = core(check_query(question)) or question
     vector = eng.model.embed([question])[0]
     docs = _documents(eng, question, vector)
-    decision = router.decide(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
+    decision = router.route(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
     label = decision.label
     if decision.unsure:
         return _unsure(eng, question, decision, llm, vector, docs)
@@ -599,7 +599,7 @@ def _schema_named(eng: Engine, question: str) -> list[str]:
     return assistant.schema_subjects(eng, question)
 
 
-def _schema_facts_turn(eng: Engine, question: str, vector: Any, named: list[str]) -> gates.TurnResult:
+def _schema_facts_turn(eng: Engine, question: str, vector: Any, named: list[str]) -> gates.GatedTurn:
     """The schema facts retrieved for a question: a table or column it names first, else the
     relationships between the tables it names, the columns whose names share its words, or the
     tables its words name."""
@@ -692,7 +692,7 @@ def _path_facts(eng: Engine, a: str, b: str, considered: list[Any]) -> list[Any]
     return [by_subject[w] for w in wanted if w in by_subject] if all(w in by_subject for w in wanted) else []
 
 
-def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
+def _relationships_between(eng: Engine, question: str, turn: gates.GatedTurn, vector) -> gates.GatedTurn:
     """"Which table links containers to voyages?": the relationship facts between the tables the
     question names (in any words), and only those; the turn as it was when it names fewer than two."""
     tables = tables_in(question)
@@ -706,7 +706,7 @@ def _relationships_between(eng: Engine, question: str, turn: gates.TurnResult, v
     for c in chunks:
         c.status = "kept"
         c.similarity = 1.0  # the relationship between the two tables asked about: named, as close as it gets
-    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+    return gates.GatedTurn(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
                             context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
                             category=("relationship",), considered=rel.considered, tokenizer=turn.tokenizer)
 
@@ -715,7 +715,7 @@ _OVERVIEW_RE = re.compile(r"\b(?:what|which) tables (?:are|exist|does|do)\b|\bta
                           r"\blist (?:the |all )?(?:the )?tables\b|\ball (?:the )?tables\b", re.I)
 
 
-def _tables_named_in_words(eng: Engine, question: str, turn: gates.TurnResult, vector) -> gates.TurnResult:
+def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, vector) -> gates.GatedTurn:
     """A table question: the tables the question names in words ("one row per manifest line" is
     CARGO_ITEMS), only those; every table for "which tables are in the schema"; else as retrieved."""
     overview = _OVERVIEW_RE.search(question) is not None
@@ -726,7 +726,7 @@ def _tables_named_in_words(eng: Engine, question: str, turn: gates.TurnResult, v
     chunks = [c for c in wide.considered if c.kind == "table" and (overview or c.subject.endswith("." + tables[0]))]
     for c in chunks:
         c.status, c.similarity = "kept", 1.0  # named by the question (or all of them asked for)
-    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+    return gates.GatedTurn(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
                             context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score,
                             top_k=max(turn.top_k, len(chunks)), category=("table",), considered=wide.considered,
                             tokenizer=turn.tokenizer)
@@ -736,7 +736,7 @@ def _stems(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower())}
 
 
-def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
+def _column_words_first(turn: gates.GatedTurn) -> gates.GatedTurn:
     """For "which column ..." questions: when columns the vector search found share an
     attribute word with the question ("arrives" / ARRIVAL_DATE), only those are kept (the
     others name another attribute). Similarities are kept as measured."""
@@ -750,7 +750,7 @@ def _column_words_first(turn: gates.TurnResult) -> gates.TurnResult:
     chunks = _columns_matching(ranked, words, tables)[:turn.top_k]
     for c in pool:
         c.status = "kept" if c in chunks else "beyond_top_k"
-    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+    return gates.GatedTurn(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
                             context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
                             category=turn.category, considered=turn.considered, tokenizer=turn.tokenizer)
 
@@ -790,7 +790,7 @@ def _columns_matching(ranked: list[gates.RetrievedChunk], words: set[str], table
     return chunks
 
 
-def _named_first(eng: Engine, turn: gates.TurnResult, named: list[str]) -> gates.TurnResult:
+def _named_first(eng: Engine, turn: gates.GatedTurn, named: list[str]) -> gates.GatedTurn:
     """The facts of the tables and columns the question names, first (read from the store by
     subject, so they are there even when the vector search ranked them low)."""
     subjects = []
@@ -810,7 +810,7 @@ def _named_first(eng: Engine, turn: gates.TurnResult, named: list[str]) -> gates
             front.append(chunk)
     rest = [c for c in turn.chunks if c.subject not in subjects]
     chunks = (front + rest)[:max(turn.top_k, len(front))]
-    return gates.TurnResult(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
+    return gates.GatedTurn(query=turn.query, chunks=chunks, query_tokens=turn.query_tokens,
                             context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score, top_k=turn.top_k,
                             category=turn.category, considered=front + [c for c in turn.considered if c not in front],
                             tokenizer=turn.tokenizer)
@@ -998,7 +998,7 @@ def agent_answer(eng: Engine, question: str, thread_id: str, *, llm=None) -> Cha
     Mode: rag when its answer came from tool results, hybrid when it had to be forced after
     the iteration cap or budget, fallback when no tool call succeeded."""
 
-    decision = router.decide(eng, check_query(question))
+    decision = router.route(eng, check_query(question))
     not_run = _answered_without_agent(eng, question, thread_id, decision, llm)
     if not_run is not None:
         return not_run

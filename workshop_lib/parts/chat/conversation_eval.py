@@ -34,7 +34,7 @@ ABILITIES = ("information_extraction", "multi_session_reasoning", "temporal_reas
 
 
 @dataclass
-class TurnResult:
+class ScoredTurn:
     conversation: str
     ability: str
     turn: int
@@ -88,7 +88,7 @@ def expected_groups(eng: Engine, expect: dict[str, Any], where: str) -> list[lis
 
 
 def play(eng: Engine, conversation: dict[str, Any], ask: Callable[[dict[str, Any]], tuple[dict[str, Any], str]]
-         ) -> list[TurnResult]:
+         ) -> list[ScoredTurn]:
     """Send every turn in order; score the turns that carry an expectation."""
     threads: dict[tuple[str, str], str] = {}
     results = []
@@ -104,20 +104,20 @@ def play(eng: Engine, conversation: dict[str, Any], ask: Callable[[dict[str, Any
             continue
         groups = expected_groups(eng, expect, f"{conversation['id']} turn {i + 1}")
         outcome, why = grade(expect, mode, body.get("answer") or "", groups)
-        results.append(TurnResult(conversation["id"], conversation["ability"], i + 1, turn["text"], mode, outcome,
+        results.append(ScoredTurn(conversation["id"], conversation["ability"], i + 1, turn["text"], mode, outcome,
                                   why, round(latency, 4), (body.get("answer") or "")[:400]))
     return results
 
 
-def run(eng: Engine, conversations: list[dict[str, Any]]) -> list[TurnResult]:
+def run(eng: Engine, conversations: list[dict[str, Any]]) -> list[ScoredTurn]:
     service = ChatService(eng)
-    results: list[TurnResult] = []
+    results: list[ScoredTurn] = []
     for conversation in conversations:
         results += play(eng, conversation, service.answer)
     return results
 
 
-def summary(results: list[TurnResult]) -> dict[str, Any]:
+def summary(results: list[ScoredTurn]) -> dict[str, Any]:
     per: dict[str, Counter[str]] = defaultdict(Counter)
     for r in results:
         per[r.ability][r.outcome] += 1
@@ -140,7 +140,7 @@ def format_report(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_json(path: Path, s: dict[str, Any], results: list[TurnResult]) -> None:
+def write_json(path: Path, s: dict[str, Any], results: list[ScoredTurn]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"summary": s, "results": [asdict(r) for r in results]}, indent=1, default=str) + "\n",
                     encoding="utf-8")

@@ -430,7 +430,7 @@ def thresholds(eng: Engine) -> tuple[float, float]:
 
 
 # ------------------------------------------------------------------ the decision
-def decide(eng: Engine, question: str, *, vector: Any = None, llm=None, documents_mode: str | None = None
+def route(eng: Engine, question: str, *, vector: Any = None, llm=None, documents_mode: str | None = None
            ) -> RouteDecision:
     """`documents_mode`: Part 4's decision on the promoted documents for this question (None when
     none is promoted): a passage the gates would answer from is evidence for DOCUMENTS."""

@@ -17,7 +17,7 @@ class DocumentAnswer:
     question: str
     table: str                # the table the alias pointed to when the question was asked
     hits: list[Hit]
-    decision: gates.Decision
+    decision: gates.ModeDecision
 
     @property
     def mode(self) -> str:

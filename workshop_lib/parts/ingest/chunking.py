@@ -94,7 +94,7 @@ def _snap(text: str, start: int, end: int) -> tuple[int, int]:
     return s, e
 
 
-def chunk_text(text: str, profile: Profile, token_spans: Callable[[str], list[tuple[int, int]]], *,
+def chunk_document(text: str, profile: Profile, token_spans: Callable[[str], list[tuple[int, int]]], *,
                doc_id: str, source: str, tags: tuple[str, ...] = (), lang: str | None = None,
                spans: Callable[[int, int, int], list[tuple[int, int]]] = window_spans) -> list[Chunk]:
     """The chunks of one cleaned document under `profile`. `spans` is the window function

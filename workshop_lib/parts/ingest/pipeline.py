@@ -98,7 +98,7 @@ def prepare_chunks(entries: list[manifest.Entry], profile: corpus.Profile, token
         report.protected.update(f.kind for f in clean.protected)
         t2 = time.perf_counter()
         report.seconds["sanitize"] += t2 - t1
-        for chunk in chunking.chunk_text(clean.text, profile, token_spans, doc_id=entry.doc_id,
+        for chunk in chunking.chunk_document(clean.text, profile, token_spans, doc_id=entry.doc_id,
                                          source=entry.path.name, tags=entry.tags, lang=entry.lang, spans=spans):
             if chunk.hash in out:
                 report.duplicates += 1

@@ -34,7 +34,7 @@ class GoldenReport:
 
 
 @dataclass(frozen=True)
-class Decision:
+class PromotionDecision:
     promote: bool
     reason: str
 
@@ -54,24 +54,24 @@ def evaluate(eng: Engine, table: str, golden: list[corpus.GoldenQuery], k: int, 
     return GoldenReport(table, k, len(golden), hits, tuple(misses))
 
 
-def should_promote(candidate: GoldenReport, active: GoldenReport | None, min_recall: float) -> Decision:
+def should_promote(candidate: GoldenReport, active: GoldenReport | None, min_recall: float) -> PromotionDecision:
     """Promote only a candidate that answered golden questions, reaches the bar, and is not
     worse than the active index (equal is fine: a re-chunking that keeps recall may ship)."""
     if candidate.n == 0:
-        return Decision(False, f"{candidate.table}: no golden queries were run, so its recall is unknown")
+        return PromotionDecision(False, f"{candidate.table}: no golden queries were run, so its recall is unknown")
     if candidate.recall < min_recall:
-        return Decision(False, f"{candidate.table}: recall@{candidate.k} {candidate.recall:.2f} is below the bar "
+        return PromotionDecision(False, f"{candidate.table}: recall@{candidate.k} {candidate.recall:.2f} is below the bar "
                                f"{min_recall:.2f}")
     if active is not None and candidate.recall < active.recall:
-        return Decision(False, f"{candidate.table}: recall@{candidate.k} {candidate.recall:.2f} is worse than the "
+        return PromotionDecision(False, f"{candidate.table}: recall@{candidate.k} {candidate.recall:.2f} is worse than the "
                                f"active {active.table}'s {active.recall:.2f}")
-    return Decision(True, f"{candidate.table}: recall@{candidate.k} {candidate.recall:.2f} reaches the bar "
+    return PromotionDecision(True, f"{candidate.table}: recall@{candidate.k} {candidate.recall:.2f} reaches the bar "
                           f"{min_recall:.2f}" + (f" and the active {active.table}'s {active.recall:.2f}" if active else ""))
 
 
 @dataclass(frozen=True)
 class Promotion:
-    decision: Decision
+    decision: PromotionDecision
     candidate: GoldenReport | None
     active: GoldenReport | None
     alias: index.AliasState
@@ -82,7 +82,7 @@ class PromotionRefused(WorkshopError, RuntimeError):
 
 
 def promote(eng: Engine, profile: corpus.Profile, *, golden: list[corpus.GoldenQuery] | None = None,
-            gate: Callable[[GoldenReport, GoldenReport | None, float], Decision] = should_promote) -> Promotion:
+            gate: Callable[[GoldenReport, GoldenReport | None, float], PromotionDecision] = should_promote) -> Promotion:
     """Evaluate the profile's table and the active one on the golden queries; move the alias
     to the new table when the gate says so. A refusal is logged and changes nothing."""
     golden = corpus.load_golden() if golden is None else golden
@@ -101,8 +101,8 @@ def promote(eng: Engine, profile: corpus.Profile, *, golden: list[corpus.GoldenQ
     if state.target and state.target != table and state.target_complete:
         active = evaluate(eng, state.target, golden, profile.k, vectors=vectors)
     decision = gate(candidate, active, profile.min_recall)
-    if not isinstance(decision, Decision):
-        raise TypeError(f"the gate must return a Decision(promote, reason), got {type(decision).__name__}")
+    if not isinstance(decision, PromotionDecision):
+        raise TypeError(f"the gate must return a PromotionDecision(promote, reason), got {type(decision).__name__}")
     detail = {"reason": decision.reason, "recall": round(candidate.recall, 4), "k": profile.k,
               "active": active.table if active else None, "active_recall": round(active.recall, 4) if active else None}
     if decision.promote and state.target != table:

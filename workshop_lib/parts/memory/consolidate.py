@@ -21,10 +21,23 @@ config.MEMORY_THRESHOLDS and measured by `calibrate` (as Part 4 does for its gat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from workshop_lib.parts.memory.extract import Candidate, normalise
 
-ACTIONS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP", "FORGET")
+Action = Literal["ADD", "UPDATE", "SUPERSEDE", "SKIP", "FORGET"]
+ACTIONS: tuple[Action, ...] = get_args(Action)
+# Part 7's thresholds stay a plain dict (memory_duplicate, memory_forget): the learner's TODO reads
+# thresholds["memory_duplicate"], and config.MEMORY_THRESHOLDS is that dict per engine.
+MemoryThresholds = dict[str, float]
+
+
+def as_action(value: object) -> Action:
+    """`value` as one of ACTIONS, or a ValueError naming them (a learner's tuple is read this way)."""
+    for action in ACTIONS:
+        if isinstance(value, str) and value == action:
+            return action
+    raise ValueError(f"a consolidation action is one of {ACTIONS}, not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -41,7 +54,7 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class Decision:
-    action: str
+    action: Action
     targets: tuple[str, ...] = ()   # ids the action applies to (UPDATE/SUPERSEDE: one; FORGET: one or more)
     reason: str = ""
 
@@ -58,7 +71,7 @@ def same_topic(a: str, b: str) -> bool:
     return bool(wa and wb) and (wa <= wb or wb <= wa)
 
 
-def decide(candidate: Candidate, neighbours: list[Neighbour], thresholds: dict) -> Decision:
+def decide(candidate: Candidate, neighbours: list[Neighbour], thresholds: MemoryThresholds) -> Decision:
     """What to do with `candidate` given its scored neighbours (any order)."""
     subject = normalise(candidate.subject)
     ranked = sorted(neighbours, key=lambda n: -n.similarity)  # nearest first, stable for ties
@@ -77,7 +90,7 @@ def decide(candidate: Candidate, neighbours: list[Neighbour], thresholds: dict) 
     return Decision("ADD", (), "nothing close stored")
 
 
-def _forget(ranked: list[Neighbour], subject: str, thresholds: dict) -> Decision:
+def _forget(ranked: list[Neighbour], subject: str, thresholds: MemoryThresholds) -> Decision:
     """Forget matches by subject or by meaning, across record types: "forget my home port" must
     reach the fact however it was typed."""
     hits = [n for n in ranked if same_topic(n.subject, subject) or n.similarity >= thresholds["memory_forget"]]

@@ -30,6 +30,7 @@ from rapidfuzz import fuzz
 from workshop_lib import assistant
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
+from workshop_lib.core.records import RecordDraft
 from workshop_lib.parts.memory import own_values
 from workshop_lib.parts.memory.own_values import OWN, PLACE
 from workshop_lib.parts.memory.writer import scrub_summaries
@@ -365,7 +366,7 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
     if not supersede:
         olds = []
     meta = _memory_meta(cand, value, olds, thread_id)
-    new_id = eng.store.add([cand.text], record_type="fact", metadata=meta, user_ids=user_id, agent_ids=agent_id)[0]
+    new_id = eng.store.add_records([RecordDraft(cand.text, metadata=meta, user_id=user_id, agent_id=agent_id)], "fact")[0]
     return _supersede(eng, cand, olds, Written(new_id, text=cand.text), user_id)
 
 

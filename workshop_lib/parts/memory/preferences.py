@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.core.records import RecordDraft
+
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
@@ -182,7 +184,7 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]
         olds = [r for r in current(eng, user_id, agent_id) if (r.metadata or {}).get("dimension") == pref.dimension]
         meta = {"kind": KIND, "source": SOURCE, "subject": f"preference.{pref.dimension}", "value": pref.unit,
                 "dimension": pref.dimension, "unit": pref.unit, "refused": list(pref.refused)}
-        new_id = eng.store.add([pref.text], record_type="fact", metadata=meta, user_ids=user_id, agent_ids=agent_id)[0]
+        new_id = eng.store.add_records([RecordDraft(pref.text, metadata=meta, user_id=user_id, agent_id=agent_id)], "fact")[0]
         for r in olds:
             eng.store.set_status("fact", r.id, "superseded", by=user_id, reason=f"the user said: {pref.text[:200]}",
                                  replaced_by=new_id)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import config
-from workshop_lib.core.records import MEMORY_TYPES
+from workshop_lib.core.records import MEMORY_TYPES, RecordDraft
 from workshop_lib.parts.memory import extract, summary
-from workshop_lib.parts.memory.consolidate import Decision, Neighbour
+from workshop_lib.parts.memory.consolidate import Decision, MemoryThresholds, Neighbour, as_action
 from workshop_lib.parts.memory.consolidate import decide as reference_decide
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class Applied:
     stored_id: str | None = None   # the memory written (ADD, SUPERSEDE, UPDATE)
 
 
-def thresholds(eng: Engine) -> dict:
+def thresholds(eng: Engine) -> MemoryThresholds:
     return config.memory_thresholds(eng.name)
 
 
@@ -69,16 +69,16 @@ def apply(eng: Engine, cand: extract.Candidate, decision: Decision, *, user_id: 
     store, done = eng.store, Applied(cand, decision)
     why = f"the user said: {cand.text[:200]}"
     if decision.action == "ADD":
-        done.stored_id = store.add([cand.text], record_type=cand.record_type, metadata=_metadata(cand, thread_id),
-                                   user_ids=user_id, agent_ids=agent_id)[0]
+        done.stored_id = store.add_records([RecordDraft(cand.text, metadata=_metadata(cand, thread_id), user_id=user_id,
+                                                        agent_id=agent_id)], cand.record_type)[0]
     elif decision.action == "UPDATE":
         (target,) = decision.targets
         store.update(cand.record_type, target, text=cand.text, metadata=_metadata(cand, thread_id))
         done.stored_id = target
     elif decision.action == "SUPERSEDE":
         (target,) = decision.targets
-        done.stored_id = store.add([cand.text], record_type=cand.record_type, metadata=_metadata(cand, thread_id),
-                                   user_ids=user_id, agent_ids=agent_id)[0]
+        done.stored_id = store.add_records([RecordDraft(cand.text, metadata=_metadata(cand, thread_id), user_id=user_id,
+                                                        agent_id=agent_id)], cand.record_type)[0]
         store.set_status(cand.record_type, target, "superseded", by=user_id, reason=why, replaced_by=done.stored_id)
     elif decision.action == "FORGET":
         gone = []
@@ -116,7 +116,7 @@ def as_decision(got: Any) -> Decision:
     if isinstance(got, Decision):
         return got
     action, targets, *rest = got
-    return Decision(str(action), tuple(targets), str(rest[0]) if rest else "")
+    return Decision(as_action(action), tuple(targets), str(rest[0]) if rest else "")
 
 
 def as_compaction(got: Any) -> summary.Compaction:
