@@ -782,3 +782,21 @@ def test_a_code_written_after_its_columns_short_name_is_that_columns_value(eng, 
     count = _one(eng, f"SELECT COUNT(*) FROM {{o}}.CARGO_ITEMS WHERE UN_NUMBER = '{n}'")[0][0]
     a = _answer(eng, f"how many cargo lines are {written.format(n=n)}?")
     assert re.search(rf"\b{count}\b", a.text) and f"un number {n}" in a.text, a.text
+
+
+@pytest.mark.parametrize("question, column, order", [
+    ("what's the southernmost port in the database?", "LATITUDE", "ASC"),
+    ("which port is furthest north?", "LATITUDE", "DESC"),
+    ("the westernmost port we have?", "LONGITUDE", "ASC"),
+])
+def test_the_compass_orders_ports_by_their_coordinates(eng, question, column, order):
+    name = _one(eng, f"SELECT PORT_NAME FROM {{o}}.PORTS ORDER BY {column} {order} LIMIT 1")[0][0]
+    a = _answer(eng, question)
+    assert a.text.splitlines()[1].startswith(f"1. {name}:"), a.text
+
+
+def test_a_name_without_its_bracket_names_the_row(eng):
+    name, region = next((n, r) for n, r in _one(eng, "SELECT PORT_NAME, REGION FROM {o}.PORTS") if n.endswith(")"))
+    bare = name[:name.index("(")].strip()
+    a = _answer(eng, f"which trade region is {bare} in")
+    assert region in a.text and name in a.text

@@ -397,3 +397,13 @@ def test_an_id_over_200_bytes_or_blank_is_refused_before_anything_is_stored(clie
     assert _counts(eng) == before
     ok = _ask(client, "Where is Rotterdam?", user_id="用户" * 33)  # 198 bytes: accepted
     assert ok.status_code == 200, ok.text
+
+
+def test_a_distance_between_two_ports_is_worked_out_whatever_the_router_calls_it(eng):
+    from workshop_lib.parts.chat.answer import answer_question
+
+    a = answer_question(eng, "straight-line distance Shanghai to Los Angeles?")
+    assert a.mode == "rag" and "km" in a.answer and "CNSHA" in a.answer and "USLAX" in a.answer
+    # a port named in a question the port rows do not answer stays a question for the documents
+    b = answer_question(eng, "is there a strike notice for Hamburg?")
+    assert b.mode == "fallback" and "km" not in b.answer

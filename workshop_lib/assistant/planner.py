@@ -41,7 +41,10 @@ SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC")
                 "earliest": ("departure", "ASC"), "latest": ("departure", "DESC"), "coldest": ("temperature", "ASC"),
                 "warmest": ("temperature", "DESC"), "highest": (None, "DESC"), "lowest": (None, "ASC"),
                 "maximum": (None, "DESC"), "minimum": (None, "ASC"), "max": (None, "DESC"), "min": (None, "ASC"),
-                "top": (None, "DESC"), "most": (None, "DESC"), "fewest": (None, "ASC"), "least": (None, "ASC")}
+                "top": (None, "DESC"), "most": (None, "DESC"), "fewest": (None, "ASC"), "least": (None, "ASC"),
+                # the compass: a port's latitude and longitude
+                "northernmost": ("latitude", "DESC"), "southernmost": ("latitude", "ASC"),
+                "easternmost": ("longitude", "DESC"), "westernmost": ("longitude", "ASC")}
 # What a superlative's concept means in the schema's words ("the heaviest box": its gross weight).
 CONCEPT_WORDS = {"weight": ["gross", "weight", "deadweight"], "departure": ["departure", "date"], "built": ["year", "built"]}
 COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters|knots|dollars|days)\b)|count|breakdown|"
@@ -157,6 +160,10 @@ class _Words:
     @classmethod
     def read(cls, text: str, links: list[Link]) -> _Words:
         text = re.sub(r"(?<=[A-Za-z]{3})/(?=[A-Za-z]{3})", " ", text)  # "size/type": two words; not "km/h"
+        # "furthest north" is "northernmost" (the same length: the links' offsets stay the question's)
+        text = re.sub(r"\b(?:furthest|farthest)\s+(north|south|east|west)\b",
+                      lambda m: f"{m.group(1).lower()}ernmost".ljust(len(m.group(0))),
+                      text, flags=re.I)
         raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
         mapped = map_words([re.sub(r"'s?$", "", w) for _, _, w in raw])  # "a voyage's ETA": the voyage
         taken = {i for i, (s, e, _) in enumerate(raw) if any(lk.start < e and s < lk.end for lk in links)}

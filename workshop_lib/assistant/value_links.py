@@ -196,9 +196,14 @@ def _prefixed(column: str, values: list[Any], table: str) -> list[tuple[str, str
 
 
 def _short_forms(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
-    """"Pacific International Lines (PIL)": the short form in brackets names it too."""
-    return [(_norm(m.group(1)), table, column, v, "exact") for v in values
-            if (m := re.search(r"\(([A-Z][A-Z0-9&-]{1,9})\)", str(v)))]
+    """"Pacific International Lines (PIL)": the short form in brackets names it too; "Jebel Ali (Dubai)":
+    so does the name without its bracket, when no other value is named by it."""
+    out = [(_norm(m.group(1)), table, column, v, "exact") for v in values
+           if (m := re.search(r"\(([A-Z][A-Z0-9&-]{1,9})\)", str(v)))]
+    bare = [(re.sub(r"\s*\([^)]*\)\s*$", "", str(v)).strip(), v) for v in values if str(v).rstrip().endswith(")")]
+    taken = {_norm(str(v)) for v in values}
+    return out + [(_norm(b), table, column, v, "exact") for b, v in bare
+                  if len(b) >= 4 and _norm(b) not in taken and sum(x == b for x, _ in bare) == 1]
 
 
 _A_CURRENCY = re.compile(r"\s*dollars?\b", re.I)

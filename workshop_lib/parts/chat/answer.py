@@ -19,7 +19,7 @@ is then fallback, never a grounded badge on a non-answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
@@ -124,8 +124,20 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
     question ("how many cargo lines are dangerous goods"); else the documents."""
     if (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
         return rows
+    if (located := _located(eng, question, decision, llm)) is not None:
+        return located
     return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
         _documents_only(eng, question, decision, llm, docs, vector)
+
+
+def _located(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer | None:
+    """A question naming ports that the ports' own rows answer whole ("straight-line distance Shanghai
+    to Los Angeles?"): Part 5's port handler, when every word of the question is one its rows explain."""
+    ports = grounded.find_ports(question)
+    if not ports:
+        return None
+    answer = _grounded(eng, question, replace(decision, label="PORT_LOCATION", ports=ports), llm)
+    return answer if answer.mode == "rag" else None
 
 
 def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
@@ -366,6 +378,9 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     found = _rows_answer(question, g)
     if found and (declined := _uncovered(eng, question, decision, g)) is not None:
         return declined
+    if not found and g.intent == "PORT_LOCATION" and \
+            (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
+        return rows  # "the southernmost port": no port named, but one query over the ports answers it
     return _grounded_reply(decision, llm, g, found)
 
 
