@@ -407,3 +407,12 @@ def test_a_distance_between_two_ports_is_worked_out_whatever_the_router_calls_it
     # a port named in a question the port rows do not answer stays a question for the documents
     b = answer_question(eng, "is there a strike notice for Hamburg?")
     assert b.mode == "fallback" and "km" not in b.answer
+
+
+@pytest.mark.parametrize("point, lat, lon", [("36.0 N, 5.0 W", 36.0, -5.0), ("1.3°N 103.8°E", 1.3, 103.8)])
+def test_the_ports_nearest_a_point_given_as_latitude_and_longitude(eng, point, lat, lon):
+    from workshop_lib.parts.chat.answer import answer_question
+
+    name, code, _ = eng.supplychain.nearest_ports(lon, lat)[0]
+    a = answer_question(eng, f"which of our ports is closest to {point}?")
+    assert a.mode == "rag" and a.answer.splitlines()[1].startswith(f"- {name} ({code})")

@@ -105,6 +105,8 @@ def _live_label(eng: Engine, question: str, decision: router.RouteDecision, llm,
         # "how many voyages ... as of the data's reference date")
         return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     live = _live(eng, question, decision)
+    if live.mode == "fallback" and (near := _nearest_to_point(eng, question, decision)) is not None:
+        return near
     if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
         # no query answers it, and a document passes the gates for it: the next handler
         return _documents_only(eng, question, decision, llm, docs, vector)
@@ -128,6 +130,30 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
         return located
     return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
         _documents_only(eng, question, decision, llm, docs, vector)
+
+
+# a point written as latitude and longitude: "36.0 N, 5.0 W", "36°N 5°W"
+_POINT = re.compile(r"(\d{1,2}(?:\.\d+)?)\s*°?\s*([NS])\b[\s,;/]+(\d{1,3}(?:\.\d+)?)\s*°?\s*([EW])\b", re.I)
+
+
+def _nearest_to_point(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"Which of our ports is closest to 36.0 N, 5.0 W?": the engine's nearest-port query from that point."""
+    m = _POINT.search(question)
+    if m is None or not grounded._NEAR_RE.search(question):
+        return None
+    lat = float(m.group(1)) * (1 if m.group(2).upper() == "N" else -1)
+    lon = float(m.group(3)) * (1 if m.group(4).upper() == "E" else -1)
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        return None
+    nearest = eng.supplychain.nearest_ports(lon, lat)
+    if not nearest:
+        return None
+    lines = [f"- {name} ({code}): {float(km):,.0f} km" for name, code, km in nearest]
+    text = "\n".join([f"The SUPPLYCHAIN ports nearest {m.group(0)}, great-circle:", *lines])
+    rows = [{"table": f"{OWNER}.PORTS", "row": f"{name} ({code})"} for name, code, _ in nearest]
+    explain = _explain(decision, mode="rag", handler="port location (nearest to a point)", used_llm="none",
+                       reason=f"nearest ports to latitude {lat}, longitude {lon}", short_query_active=False)
+    return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
 def _located(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer | None:
@@ -161,6 +187,8 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # "is reefer monitoring offered in Colombo?": the item's rows at the port
+    if (near := _nearest_to_point(eng, question, decision)) is not None:
+        return near
     # the scores stay in decision_explain; the person reads a plain sentence
     return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
         _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
@@ -378,9 +406,10 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     found = _rows_answer(question, g)
     if found and (declined := _uncovered(eng, question, decision, g)) is not None:
         return declined
-    if not found and g.intent == "PORT_LOCATION" and \
-            (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
-        return rows  # "the southernmost port": no port named, but one query over the ports answers it
+    if not found and g.intent == "PORT_LOCATION" and (
+            rows := _nearest_to_point(eng, question, decision)
+            or _linked_data_answer(eng, question, decision, require_links=False)) is not None:
+        return rows  # "the southernmost port", "nearest 1.3°N 103.8°E": no port named, the ports' rows answer
     return _grounded_reply(decision, llm, g, found)
 
 
