@@ -800,3 +800,11 @@ def test_a_name_without_its_bracket_names_the_row(eng):
     bare = name[:name.index("(")].strip()
     a = _answer(eng, f"which trade region is {bare} in")
     assert region in a.text and name in a.text
+
+
+def test_groups_kept_by_their_size(eng):
+    rows = _one(eng, "SELECT FLAG_STATE, COUNT(*) FROM {o}.VESSELS GROUP BY FLAG_STATE HAVING COUNT(*) >= 3")
+    a = _answer(eng, "vessels per flag state, just the flags with 3 or more ships")
+    shown = re.findall(r"^- (\w+): (\d+)$", a.text, re.M)
+    assert sorted(shown) == sorted((f, str(n)) for f, n in rows) and "at least 3" in a.text
+    assert assistant.answer_data(eng, "which flags have fewer than 2 ships?").text is None  # no count per group said

@@ -133,6 +133,7 @@ class Spec:
     target_role: str | None = None  # ports listed through their voyages: as ORIGIN or DESTINATION
     superlative: str = ""           # the word that asked for a top row ("oldest"), when it names its measure
     comparative: tuple[str, str] | None = None   # ("longer", ">"): "is A longer than B" is a yes or a no
+    having: tuple[str, float] | None = None      # ("<=", 3): groups kept by their count ("flags with 3 or more ships")
 
 
 @dataclass
@@ -239,6 +240,11 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
         if m and m.start(1) not in words.used_numbers:
             out.append(("between", _number(m.group(1)), _number(m.group(2)), m.start()))
             words.used_numbers |= {m.start(1), m.start(2)}
+    for m in re.finditer(rf"(?<![\w.-]){num}\s+or\s+(more|greater|above|over|fewer|less|under|below)\b", words.text, re.I):
+        if m.start(1) not in words.used_numbers:  # "3 or more": the number first, the comparison after
+            out.append((">=" if m.group(2).lower() in ("more", "greater", "above", "over") else "<=",
+                        _number(m.group(1)), None, m.start()))
+            words.used_numbers.add(m.start(1))
     for pattern, op in COMPARATORS:
         for m in re.finditer(rf"(?<![\w-])(?:{pattern})\s+(?:the\s+year\s+|a\s+|an\s+)?{num}", words.text, re.I):
             if not any(abs(m.start() - o[3]) < 3 for o in out) and m.start(1) not in words.used_numbers:
@@ -314,6 +320,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _all_numbers_used(words, links)
     _all_codes_known(words, links)
     _all_named_used(spec, named, used_columns)
+    if spec.having is not None and spec.action not in ("group", "group_top"):
+        raise NoPlan("it counts rows against a number, and the question asks no count per group")
     _asks_what_the_rows_hold(words, schema, spec, noun_at)
     _every_word_explained(words, schema, spec)
     _where_is_a_place(words, spec)
@@ -906,6 +914,16 @@ def _unnamed_numeric(columns: list[Column], value: float) -> Column | None:
     return None
 
 
+def _counts_rows(words: _Words, at: int, named: list[Column]) -> bool:
+    """A number compared with no column of its own, followed by the rows' noun ("3 or more ships",
+    "at least 2 voyages"): it counts rows, so it can only keep groups by their size."""
+    after = words.text[at:at + 40]
+    if any(c.numeric for c in named) or not re.search(r"\d", after):
+        return False
+    return bool(re.match(rf"\D*\d[\d,.]*\s+(?:or\s+\w+\s+)?(?:{_NOUN_WORDS}|ships?|vessels?|containers?|boxes?)\b",
+                         after, re.I))
+
+
 def reference_year(schema: Schema) -> int | None:
     """The year the data is stated as of ("Voyage state on 2025-06-02"), from the comments."""
     for comment in [c.comment for cols in schema.columns.values() for c in cols] + list(schema.table_comments.values()):
@@ -919,6 +937,9 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
     for op, value, value2, at in _comparisons(words):
         if re.match(r"\D*[\d,.]+k?\s+years?\b", words.text[at:at + 40], re.I):
             _age_filter(words, schema, spec, op, value, at, used)
+            continue
+        if _counts_rows(words, at, named):
+            spec.having = (op if op != "between" else ">=", value)  # "flags with 3 or more ships": a group's count
             continue
         col = _numeric_for(words, schema, spec, named, at, value)
         value, value2 = _in_column_unit(words.text[at:at + 60], col, value, value2)
@@ -1412,6 +1433,8 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
         select = _aggregate_select(joins, spec.fn, spec.measure)
     elif spec.action in ("group", "group_top") and spec.group is not None:
         select = _group_select(spec, schema, joins, spec.group)
+        if spec.having is not None:
+            select.group_sql += SQL["having"].format(op=spec.having[0], bind=_bind(params, spec.having[1]))
     else:
         select = _rows_select(spec, schema, joins, conditions, name, key)
     where = SQL["where"].format(conditions=" AND ".join(conditions)) if conditions else ""
@@ -1543,4 +1566,6 @@ def noun(table: str, plural: bool = True) -> str:
 
 def describe(spec: Spec) -> str:
     said = " ".join(f.said for f in spec.filters if f.said)
+    if spec.having is not None:  # "(groups of at least 3)"
+        said += f" (groups of {_OP_WORDS.get(spec.having[0], (spec.having[0],))[0]} {spec.having[1]:g})"
     return f"{noun(spec.target)} {said}".strip()

@@ -7,7 +7,7 @@ import datetime
 from collections.abc import Sequence
 from typing import Any
 
-from workshop_lib.assistant.planner import MAX_LIST, Plan, _label, noun
+from workshop_lib.assistant.planner import _OP_WORDS, MAX_LIST, Plan, _label, noun
 from workshop_lib.assistant.schema_links import Column
 from workshop_lib.data import countries
 
@@ -165,7 +165,9 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
         return _group_top(plan, rows, spec.group)
     lines = [f"- {r[0] if r[0] is not None else 'none'}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
              for r in rows]
-    return f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} {_filters(plan)}".rstrip() + ":\n" + "\n".join(lines)
+    kept = f" (only those with {_OP_WORDS[spec.having[0]][0]} {spec.having[1]:g})" if spec.having else ""
+    return (f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} {_filters(plan)}".rstrip() + kept + ":\n"
+            + "\n".join(lines))
 
 
 def _group_top(plan: Plan, rows: Sequence[Sequence[Any]], group_col: Column) -> str:

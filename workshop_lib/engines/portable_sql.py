@@ -166,6 +166,7 @@ COMPOSE_SQL = {
     "join": " JOIN {table} {alias} ON {alias}.{col} = {other}.{other_col}",
     "where": " WHERE {conditions}",
     "group": " GROUP BY {refs}",
+    "having": " HAVING COUNT(*) {op} :{bind}",
     "order": " ORDER BY {refs}",
     "compare": "{ref} {op} :{bind}",
     "contains": "UPPER({ref}) LIKE :{bind}",
