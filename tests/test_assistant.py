@@ -808,3 +808,20 @@ def test_groups_kept_by_their_size(eng):
     shown = re.findall(r"^- (\w+): (\d+)$", a.text, re.M)
     assert sorted(shown) == sorted((f, str(n)) for f, n in rows) and "at least 3" in a.text
     assert assistant.answer_data(eng, "which flags have fewer than 2 ships?").text is None  # no count per group said
+
+
+@pytest.mark.parametrize("question, null", [
+    ("which carriers are independent?", True), ("Which carriers don't belong to any alliance?", True),
+    ("Which carriers sail independently, outside any alliance?", True), ("which carriers are not independent?", False),
+    ("which carriers are in an alliance?", False),
+])
+def test_what_null_means_is_read_from_the_comment_and_a_negation_turns_it(eng, question, null):
+    names = {r[0] for r in _one(eng, f"SELECT CARRIER_NAME FROM {{o}}.CARRIERS WHERE ALLIANCE IS {'' if null else 'NOT '}NULL")}
+    a = _answer(eng, question)
+    assert {ln[2:] for ln in a.text.splitlines()[1:]} == names, a.text
+
+
+def test_a_count_per_group_leaves_out_what_null_means_when_asked(eng):
+    rows = _one(eng, "SELECT ALLIANCE, COUNT(*) FROM {o}.CARRIERS WHERE ALLIANCE IS NOT NULL GROUP BY ALLIANCE")
+    a = _answer(eng, "how many carriers in each alliance? leave out the independents")
+    assert sorted(re.findall(r"^- (.+): (\d+)$", a.text, re.M)) == sorted((g, str(n)) for g, n in rows)

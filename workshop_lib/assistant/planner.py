@@ -570,9 +570,9 @@ _DATE_RANGE_WORDS = frozenset({"day", "days", "both", "included", "inclusive"})
 
 
 def _root(word: str) -> str:
-    """A word without a verb ending ("reporting", "reported": report), for explaining words only."""
+    """A word without a verb or adverb ending ("reporting", "reported": report), for explaining words only."""
     w = stem(word)
-    for suffix in ("ing", "ed"):
+    for suffix in ("ing", "ed", "ly"):  # "independently": independent
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix)]
     return w
@@ -627,8 +627,8 @@ def _one_per_name(spec: Spec) -> None:
 def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], schema: Schema) -> None:
     """A column whose comment says what NULL means ("NULL means the goods are not declared as
     dangerous"), named by a word of that comment's NULL sentence or by its own words, qualifies the
-    rows: IS NOT NULL (IS NULL after "not", "non-" or "without")."""
-    free = {w for _, w in words.free()} - set(TABLE_NOUNS) - set(_QUESTION) - set(_PLAIN)
+    rows: IS NOT NULL or IS NULL, as the words say (a negation turns it round)."""
+    free = {_root(w) for _, w in words.free()} - {_root(w) for w in (*TABLE_NOUNS, *_QUESTION, *_PLAIN)}
     for table in _near(schema, spec.target, 2):
         if not schema.is_parent_path(spec.target, table):
             continue
@@ -636,17 +636,35 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
             said = re.search(r"null means ([^.;]*)", col.comment, re.I)
             if said is None or col.ref in used or _asked_for(words, col):
                 continue
-            if col not in named and not free & set(words_of(said.group(1))) - {"not", "declared"}:
+            meaning = {_root(w) for w in words_of(said.group(1))} - {"not", "declared"}
+            if col not in named and not free & meaning:
                 continue
-            negated = words.has(r"not|non|without|no")
-            spec.filters.append(Filter(col, "is null" if negated else "is not null", None,
-                                       f"{'without' if negated else 'with'} a {_label(col)}"))
+            spec.filters.append(_null_filter(words, col, said.group(1), bool(free & meaning), meaning))
             used.add(col.ref)
+
+
+def _null_filter(words: _Words, col: Column, null_means: str, said_as_empty: bool, meaning: set[str]) -> Filter:
+    """"NULL means it sails independently": "the independents" are the empty ones; "NULL means the
+    goods are not declared as dangerous": "dangerous goods" are the filled ones; a column named by its
+    own words ("carriers in an alliance") is about the filled ones. A negation turns it round; the
+    words it used are taken (they are what the filter says)."""
+    empty = said_as_empty and not re.search(r"\b(?:not|no|never|without)\b", null_means, re.I)
+    cue = NEGATION_RE.search(words.text)
+    if cue is not None:
+        # "outside any alliance": the negation governs the column itself, so the rows are the empty ones
+        # whatever else is said; otherwise it turns round what the words said ("not dangerous goods")
+        governed = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", words.text[cue.end():])[:4]}
+        empty = True if governed & set(words_of(col.name.replace("_", " "))) else not empty
+        words.taken |= {i for i, (st, en, _) in enumerate(words.raw) if st < cue.end() and cue.start() < en}
+    words.taken |= {i for i, (_, _, raw) in enumerate(words.raw) if _root(raw) in meaning}
+    article = "an" if _label(col)[:1] in "aeiou" else "a"
+    return Filter(col, "is null" if empty else "is not null", None,
+                  f"{'without' if empty else 'with'} {article} {_label(col)}")
 
 
 def _asked_for(words: _Words, col: Column) -> bool:
     """"Which alliance", "what flag": the column is what the question asks for, not a qualifier."""
-    names = set(words_of(col.name.replace("_", " "))) | col.words
+    names = (set(words_of(col.name.replace("_", " "))) | col.words) - set(TABLE_NOUNS)  # "which carriers": the rows
     for i, mapped in enumerate(words.mapped):
         if mapped in names and i > 0 and words.raw[i - 1][2] in ("which", "what", "whose", "its", "their"):
             return True
@@ -778,8 +796,8 @@ def _filters_of_links(words: _Words, table: str, col: Column, group: list[Link],
 # Words that exclude what follows them ("ships that don't fly the Panama flag", "carriers outside
 # any alliance"); each must be applied to a filter or the question gets no plan: ignored, the
 # answer would be the opposite of the question under a grounded badge.
-NEGATION_RE = re.compile(r"\b(?:not|never|without|except|excluding|outside(?:\s+of)?|other\s+than|apart\s+from|"
-                          r"besides|no(?!\.)|non)\b|n't\b", re.I)  # "IMO no." is a number
+NEGATION_RE = re.compile(r"\b(?:not|never|without|except|exclud(?:e|es|ing)|leav(?:e|ing) out|outside(?:\s+of)?|"
+                         r"other\s+than|apart\s+from|besides|no(?!\.)|non)\b|n't\b", re.I)  # "IMO no." is a number
 
 
 def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> None:
@@ -787,6 +805,8 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> 
     filters the rows with no value in the column it names, when that column's comment says what an
     empty value means ("not in any alliance": ALLIANCE IS NULL)."""
     for cue in NEGATION_RE.finditer(words.text):
+        if any(i in words.taken for i, (st, en, _) in enumerate(words.raw) if st < cue.end() and cue.start() < en):
+            continue  # a qualifier already applied it ("leave out the independents")
         gap = words.text[cue.end():]
         negated = _filters_negated(words, spec, links, cue)
         if negated:
@@ -812,7 +832,8 @@ def _filters_negated(words: _Words, spec: Spec, links: list[Link], cue: re.Match
 def _emptied_column(gap: str, schema: Schema, spec: Spec) -> Column | None:
     """The column right after a negation ("no alliance", "not in any alliance") when the comment of
     the target's column says what NULL means."""
-    m = re.match(r"\s*(?:(?:in|on|part of|of|with|have|has|a|an|any|the)\s+){0,3}([a-z][a-z-]*)", gap, re.I)
+    m = re.match(r"\s*(?:(?:in|on|part of|of|with|have|has|a|an|any|the|belong(?:s|ing)? to|member of)\s+){0,3}"
+                 r"([a-z][a-z-]*)", gap, re.I)
     if not m:
         return None
     named = schema.columns_named(words_of(m.group(1)), [spec.target])

@@ -70,7 +70,7 @@ PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", 
            ("shipping", "line"): "carrier", ("shipping", "company"): "carrier", ("container", "ship"): "vessel",
            ("container", "vessel"): "vessel", ("position", "report"): "position", ("flag", "state"): "flag",
            ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port",
-           ("set", "point"): "temperature"}
+           ("set", "point"): "temperature", ("good", "line"): "cargo"}
 
 
 def map_words(raw: list[str]) -> list[str]:
