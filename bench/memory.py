@@ -158,7 +158,7 @@ def run_mode(mode: str, convs: dict[str, list[Turn]]) -> dict:
                                          budget=BUDGET, last_n=LAST_N)
                 tokens[name].append(card.total_tokens)
                 if turn.category:
-                    reply = card_answer.answer_from_context(card.text(), turn.text)
+                    reply = card_answer.answer_from_card(card, turn.text)
                 else:
                     reply = FILLER_REPLY if turn.text in FILLER_TEXTS else ACK
                 if turn.category:

@@ -18,6 +18,7 @@ from workshop_lib import connect
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.core.store import SchemaPolicy
 from workshop_lib.parts import retrieval
+from workshop_lib.parts.agent import memory as agent_memory
 from workshop_lib.parts.memory import card, card_answer, extract, summary, writer
 from workshop_lib.parts.memory.consolidate import Neighbour, decide
 from workshop_lib.prepare import prepare
@@ -322,7 +323,7 @@ def test_the_card_stays_within_budget_and_keeps_what_the_user_set(eng):
     c = card.memory_card(eng, T_, "What is my home port?", user_id=U, agent_id=A, budget=150)
     assert c.total_tokens <= 150 and set(c.tokens) == {"settings", "facts", "knowledge", "summary", "recent"}
     assert c.settings == ["Answer in dollars, not cents."] and "My home port is Hamburg." in c.facts
-    assert card_answer.answer_from_context(c.text(), "What is my home port?") == "Your home port is Hamburg."
+    assert card_answer.answer_from_card(c, "What is my home port?") == "Your home port is Hamburg."
     assert card.memory_card(eng, T_, "x", user_id=U, agent_id=A, mode="off").total_tokens == 0
 
 
@@ -332,9 +333,45 @@ def test_the_card_files_preferences_guidelines_and_corrections_under_their_own_h
     eng.store.add(["VOYAGES.STATUS 'H' means on hold."], metadata={"kind": "correction"}, user_ids=U, agent_ids=A)
     text = card.memory_card(eng, "t-heads", "What is my home port?", user_id=U, agent_id=A).text()
     blocks = {b.partition(":\n")[0]: b.partition(":\n")[2] for b in text.split("\n\n")}
-    assert blocks[card.PREFERENCES_HEADER] == "- Answer in dollars, not cents."
-    assert blocks[card.GUIDELINES_HEADER] == "- Always name the table you read."
-    assert blocks[card.CORRECTIONS_HEADER] == "- VOYAGES.STATUS 'H' means on hold."
+    assert blocks[agent_memory.PREFERENCES_HEADER] == "- Answer in dollars, not cents."
+    assert blocks[agent_memory.GUIDELINES_HEADER] == "- Always name the table you read."
+    assert blocks[agent_memory.CORRECTIONS_HEADER] == "- VOYAGES.STATUS 'H' means on hold."
+
+
+def test_parts_6_and_7_build_the_same_card_type(eng):
+    agent_memory.remember(eng, "VOYAGES.STATUS 'H' means on hold.")
+    agent_memory.log_message(eng, "t-same", "user", "How many ports?")
+    six = agent_memory.context_card(eng, "t-same", "How many ports?")
+    seven = card.memory_card(eng, "t-same", "How many ports?", user_id=eng.user_id, agent_id=eng.agent_id,
+                             mode="last_n")
+    assert type(six) is type(seven) is agent_memory.ContextCard
+    assert six.recent == seven.recent == [agent_memory.CardMessage("user", "How many ports?")]
+    assert six.corrections == ["VOYAGES.STATUS 'H' means on hold."] and seven.corrections == []  # last_n: no memories
+    assert six.text().startswith(agent_memory.CORRECTIONS_HEADER + ":\n- VOYAGES.STATUS 'H' means on hold.\n\n")
+    assert six.text().endswith(agent_memory.RECENT_HEADER + ":\nuser: How many ports?")
+
+
+class _Unrendered(agent_memory.ContextCard):
+    def text(self) -> str:
+        raise AssertionError("the offline reader rendered the card to read it")
+
+
+def test_the_offline_reader_answers_from_the_cards_fields_never_its_text():
+    c = _Unrendered(facts=["My home port is Hamburg."], preferences=["Answer in dollars, not cents."],
+                    recent=[agent_memory.CardMessage("user", "Our cargo value is 1250 cents."),
+                            # the assistant's words, even on a line of their own, are not the user's
+                            agent_memory.CardMessage("assistant", "Noted.\nMy home port is Oslo.")])
+    assert card_answer.answer_from_card(c, "What is my home port?") == "Your home port is Hamburg."
+    assert card_answer.answer_from_card(c, "What is our cargo value?") == "Your cargo value is $12.50."
+    assert card_answer.answer_from_card(_Unrendered(), "What is my home port?").startswith("I do not have that")
+
+
+def test_the_offline_model_knows_only_the_card_it_was_shown():
+    model = card_answer.memory_llm()
+    ask = [{"role": "system", "content": "My home port is Oslo."}, {"role": "user", "content": "What is my home port?"}]
+    assert "Oslo" not in model.chat(ask).content  # text in the prompt is not a card
+    model.client.show(agent_memory.ContextCard(facts=["My home port is Hamburg."]))
+    assert model.chat(ask).content == "Your home port is Hamburg."
 
 
 def test_the_summary_keeps_what_the_assistant_concluded_with_its_question():

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 from workshop_lib.parts import retrieval
 
@@ -139,34 +139,75 @@ def thread_messages(eng: Engine, thread_id: str, last_n: int | None = None) -> l
     return mine if last_n is None else (mine[len(mine) - last_n:] if last_n else [])
 
 
-@dataclass
-class ContextCard:
-    """What the agent sees before it plans a turn, and what each part costs in tokens."""
+# The card's section headers: `ContextCard.text()` writes them for the model. Part 7's offline reader
+# (memory/card_answer.py) reads the card's fields; Part 6's offline planner, standing in for a model
+# that gets only the prompt, reads the lines under CORRECTIONS_HEADER (agent/offline.py).
+PREFERENCES_HEADER = "Preferences the user set (apply them to every answer)"
+GUIDELINES_HEADER = "Guidelines the user set (follow them in every answer)"
+CORRECTIONS_HEADER = "Corrections the user asked you to remember (they override older knowledge)"
+FACTS_HEADER = "What the user told you about their world (only the latest statement of each subject is kept)"
+KNOWLEDGE_HEADER = "Schema knowledge"
+SUMMARY_HEADER = "Summary of the earlier conversation"
+RECENT_HEADER = "Recent messages in this thread"
 
-    recent: list[str]
-    knowledge: list[str]
-    corrections: list[str]
-    tokens: dict[str, int]
+
+class CardMessage(NamedTuple):
+    """One thread message as the card shows it."""
+
+    role: str
+    content: str
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content}"
+
+
+@dataclass(kw_only=True)
+class ContextCard:
+    """What the agent sees before it plans a turn, and what each part costs in tokens.
+
+    Part 6's `context_card` fills the recent messages, the schema knowledge and the corrections;
+    Part 7's `memory.card.memory_card` fills every section under a token budget, for one of its
+    modes. `text()` is what the model reads; code that answers from the card reads the fields."""
+
+    recent: list[CardMessage] = field(default_factory=list)
+    knowledge: list[str] = field(default_factory=list)
+    corrections: list[str] = field(default_factory=list)   # memories of kind correction
+    preferences: list[str] = field(default_factory=list)
+    guidelines: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)       # the running summary's lines ("role: sentence")
+    tokens: dict[str, int] = field(default_factory=dict)
+    mode: str | None = None     # Part 7's memory mode (memory.card.MODES); None for Part 6's card
+    budget: int | None = None   # Part 7's token budget; None when the card is not budgeted
+
+    @property
+    def settings(self) -> list[str]:
+        """Everything the user set: preferences, guidelines and corrections (one section of the budget)."""
+        return self.preferences + self.guidelines + self.corrections
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(self.tokens.values())
 
     def text(self) -> str:
-        parts = []
-        if self.corrections:
-            parts.append("Corrections the user asked you to remember (they override older knowledge):\n- "
-                         + "\n- ".join(self.corrections))
-        if self.knowledge:
-            parts.append("Schema knowledge:\n- " + "\n- ".join(self.knowledge))
+        parts = [header + ":\n- " + "\n- ".join(lines) for header, lines in (
+            (PREFERENCES_HEADER, self.preferences), (GUIDELINES_HEADER, self.guidelines),
+            (CORRECTIONS_HEADER, self.corrections), (FACTS_HEADER, self.facts), (KNOWLEDGE_HEADER, self.knowledge))
+            if lines]
+        if self.summary:
+            parts.append(SUMMARY_HEADER + ":\n" + "\n".join(self.summary))
         if self.recent:
-            parts.append("Recent messages in this thread:\n" + "\n".join(self.recent))
+            parts.append(RECENT_HEADER + ":\n" + "\n".join(map(str, self.recent)))
         return "\n\n".join(parts)
 
 
 def context_card(eng: Engine, thread_id: str, question: str, *, use_memory: bool = True, k: int = 4,
                  last_n: int = 6) -> ContextCard:
-    recent = [f"{m.role}: {m.content}" for m in thread_messages(eng, thread_id, last_n=last_n)]
+    recent = [CardMessage(m.role, m.content or "") for m in thread_messages(eng, thread_id, last_n=last_n)]
     knowledge = [f"{h['subject']}: {h['body']}" for h in retrieval.retrieve_knowledge(eng, question, k=k)
                  if h["kind"] != CORRECTION] if use_memory else []
     fixes = corrections(eng) if use_memory else []
-    tokens = {"recent messages": sum(eng.model.count_tokens(t) for t in recent),
+    tokens = {"recent messages": sum(eng.model.count_tokens(str(m)) for m in recent),
               "knowledge": sum(eng.model.count_tokens(t) for t in knowledge),
               "corrections": sum(eng.model.count_tokens(t) for t in fixes)}
-    return ContextCard(recent, knowledge, fixes, tokens)
+    return ContextCard(recent=recent, knowledge=knowledge, corrections=fixes, tokens=tokens)

@@ -28,10 +28,10 @@ from typing import Any
 from workshop_lib.core.llm import LLM, fake_response
 from workshop_lib.data.supplychain_data import OWNER, TABLES
 from workshop_lib.parts.agent import sqlplan
+from workshop_lib.parts.agent.memory import CORRECTIONS_HEADER
 from workshop_lib.parts.chat.router import named_schema_objects
 
 MODEL_NAME = "offline-planner (no LLM: plans tool calls by rules, answers only from tool results)"
-CORRECTIONS_HEADER = "Corrections the user asked you to remember"
 NEEDS_MODEL = "I can't answer that offline"
 
 

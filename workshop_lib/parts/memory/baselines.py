@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from workshop_lib.core.records import Record
 from workshop_lib.parts import retrieval
+from workshop_lib.parts.agent.memory import CardMessage
 from workshop_lib.parts.memory import card as cards
 from workshop_lib.parts.memory import personal, writer
 
@@ -65,13 +66,9 @@ class Context:
         return sum(count_tokens(line) for line in self.lines())
 
 
-def _recent_items(lines: list[str]) -> list[Item]:
-    """The card's recent lines ("user: ...", "assistant: ...") as items."""
-    out = []
-    for line in lines:
-        speaker, _, text = line.partition(": ")
-        out.append(Item(speaker, text) if speaker in ("user", "assistant") else Item("user", line))
-    return out
+def _recent_items(messages: list[CardMessage]) -> list[Item]:
+    """The card's recent messages as items (a message of another role as the user's, role and all)."""
+    return [Item(m.role, m.content) if m.role in ("user", "assistant") else Item("user", str(m)) for m in messages]
 
 
 class Baseline:

@@ -13,13 +13,16 @@ The card reports its tokens per section. Over `budget`, sections give way in thi
 knowledge (least relevant first), the summary's oldest lines, the oldest kept messages, then
 the facts farthest from the question; preferences, guidelines and corrections never do (what
 the user set applies to every answer) and the newest message always stays.
+
+The card is Part 6's `ContextCard` (agent/memory.py) with every section filled: one card type,
+one rendering.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from workshop_lib.parts import retrieval
+from workshop_lib.parts.agent.memory import CardMessage, ContextCard
 from workshop_lib.parts.memory import writer
 
 if TYPE_CHECKING:
@@ -27,57 +30,9 @@ if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
 MODES = ("off", "last_n", "summary", "summary+memories")
-# What the user set, each kind under its own heading. Part 6's offline model reads the lines
-# under the corrections header as what the user told it to keep (agent/offline.py).
-PREFERENCES_HEADER = "Preferences the user set (apply them to every answer)"
-GUIDELINES_HEADER = "Guidelines the user set (follow them in every answer)"
-CORRECTIONS_HEADER = "Corrections the user asked you to remember (they override older knowledge)"
-SETTINGS_HEADERS = (PREFERENCES_HEADER, GUIDELINES_HEADER, CORRECTIONS_HEADER)
-FACTS_HEADER = "What the user told you about their world (only the latest statement of each subject is kept)"
-SUMMARY_HEADER = "Summary of the earlier conversation"
-RECENT_HEADER = "Recent messages in this thread"
-KNOWLEDGE_HEADER = "Schema knowledge"
 
 
-@dataclass
-class MemoryCard:
-    mode: str
-    budget: int
-    summary: list[str] = field(default_factory=list)
-    recent: list[str] = field(default_factory=list)
-    preferences: list[str] = field(default_factory=list)
-    guidelines: list[str] = field(default_factory=list)
-    corrections: list[str] = field(default_factory=list)   # memories of kind correction (Part 6's notes)
-    facts: list[str] = field(default_factory=list)
-    knowledge: list[str] = field(default_factory=list)
-    tokens: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def settings(self) -> list[str]:
-        """Everything the user set: preferences, guidelines and corrections (one section of the budget)."""
-        return self.preferences + self.guidelines + self.corrections
-
-    @property
-    def total_tokens(self) -> int:
-        return sum(self.tokens.values())
-
-    def text(self) -> str:
-        parts = []
-        for header, lines in zip(SETTINGS_HEADERS, (self.preferences, self.guidelines, self.corrections)):
-            if lines:
-                parts.append(header + ":\n- " + "\n- ".join(lines))
-        if self.facts:
-            parts.append(FACTS_HEADER + ":\n- " + "\n- ".join(self.facts))
-        if self.knowledge:
-            parts.append(KNOWLEDGE_HEADER + ":\n- " + "\n- ".join(self.knowledge))
-        if self.summary:
-            parts.append(SUMMARY_HEADER + ":\n" + "\n".join(self.summary))
-        if self.recent:
-            parts.append(RECENT_HEADER + ":\n" + "\n".join(self.recent))
-        return "\n\n".join(parts)
-
-
-def _set_by_user(eng: Engine, card: MemoryCard, user_id: str, agent_id: str) -> None:
+def _set_by_user(eng: Engine, card: ContextCard, user_id: str, agent_id: str) -> None:
     card.preferences = [r.content or "" for r in eng.store.list("preference", limit=20, user_id=user_id,
                                                                 agent_id=agent_id)]
     card.guidelines = [r.content or "" for r in eng.store.list("guideline", limit=20, user_id=user_id,
@@ -94,23 +49,23 @@ def _facts(eng: Engine, question: str, user_id: str, agent_id: str, k: int) -> l
 
 def memory_card(eng: Engine, thread_id: str, question: str, *, user_id: str, agent_id: str,
                 mode: str = "summary+memories", budget: int = 600, last_n: int = 6, k_facts: int = 5,
-                k_knowledge: int = 3) -> MemoryCard:
+                k_knowledge: int = 3) -> ContextCard:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if not isinstance(budget, int) or budget < 1:
         raise ValueError(f"budget must be a positive integer, got {budget!r}")
-    card = MemoryCard(mode, budget)
+    card = ContextCard(mode=mode, budget=budget)
     messages = eng.store.list_thread_messages(thread_id) if mode != "off" else []
     if any(m.user_id not in (user_id, None) for m in messages):
         raise ValueError(f"thread {thread_id!r} belongs to another user; {user_id!r} cannot read it")
     _conversation(eng, card, thread_id, messages, mode, last_n)
     if mode == "summary+memories":
         _memories(eng, card, question, user_id, agent_id, k_facts, k_knowledge)
-    _fit(eng, card)
+    _fit(eng, card, budget)
     return card
 
 
-def _conversation(eng: Engine, card: MemoryCard, thread_id: str, messages: list[MessageRecord], mode: str,
+def _conversation(eng: Engine, card: ContextCard, thread_id: str, messages: list[MessageRecord], mode: str,
                   last_n: int) -> None:
     """The thread on the card: its last n messages, or its summary and the messages after it."""
     if mode == "last_n":
@@ -119,10 +74,10 @@ def _conversation(eng: Engine, card: MemoryCard, thread_id: str, messages: list[
         text, upto = writer.read_summary(eng, thread_id)
         card.summary = [ln for ln in text.splitlines() if ln.strip()]
         messages = messages[upto:]
-    card.recent = [f"{m.role}: {m.content}" for m in messages]
+    card.recent = [CardMessage(m.role, m.content or "") for m in messages]
 
 
-def _memories(eng: Engine, card: MemoryCard, question: str, user_id: str, agent_id: str, k_facts: int,
+def _memories(eng: Engine, card: ContextCard, question: str, user_id: str, agent_id: str, k_facts: int,
               k_knowledge: int) -> None:
     """The user's memories on the card: what the user set, the facts nearest the question, and the
     schema knowledge (only in the workshop's own scope, where it lives)."""
@@ -133,17 +88,17 @@ def _memories(eng: Engine, card: MemoryCard, question: str, user_id: str, agent_
                           if h["kind"] not in ("correction", "thread_summary")]
 
 
-def _count(eng: Engine, card: MemoryCard) -> None:
-    card.tokens = {name: sum(eng.model.count_tokens(t) for t in getattr(card, name))
+def _count(eng: Engine, card: ContextCard) -> None:
+    card.tokens = {name: sum(eng.model.count_tokens(str(t)) for t in getattr(card, name))
                    for name in ("settings", "facts", "knowledge", "summary", "recent")}
 
 
-def _fit(eng: Engine, card: MemoryCard) -> None:
+def _fit(eng: Engine, card: ContextCard, budget: int) -> None:
     """Drop the least needed lines until the card fits its budget (see the module docstring)."""
     _count(eng, card)
     for name, from_end in (("knowledge", True), ("summary", False), ("recent", False), ("facts", True)):
         keep_one = name == "recent"
         lines = getattr(card, name)
-        while card.total_tokens > card.budget and len(lines) > (1 if keep_one else 0):
+        while card.total_tokens > budget and len(lines) > (1 if keep_one else 0):
             lines.pop(-1 if from_end else 0)
             _count(eng, card)

@@ -1,13 +1,15 @@
 """Answering from the card offline, and the agent's turn with memory.
 
-`answer_from_context` is a deterministic stand-in for a model reading the context card (no
-API key needed, the benchmark uses it): it reads every statement the card shows, in the order
-it was made (summary, stored facts and settings, recent messages), lets a later statement of a
+`answer_from_card` is a deterministic stand-in for a model reading the context card (no
+API key needed, the benchmark uses it): it reads every statement the card holds, from its
+fields, in the order it was made (summary, settings and stored facts, the user's recent
+messages), lets a later statement of a
 subject replace an earlier one and a "forget" remove it, and answers a question about the
 user's own world from what is left, applying their currency preference. It knows nothing else.
 
 `MemoryAwareClient` is Part 6's offline planner with that added: a question about the user's
-own world is answered from the card; a declared value is given in dollars when the user's
+own world is answered from the card it is shown (`show`, which `memory_turn` calls with the
+card it renders into the prompt); a declared value is given in dollars when the user's
 preference says dollars, not cents. `memory_turn` is one agent turn with the write path,
 the budgeted card and the summary fold around Part 6's loop.
 """
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from workshop_lib.core.llm import LLM, fake_response
 from workshop_lib.parts.agent import loop, offline
+from workshop_lib.parts.agent.memory import ContextCard
 from workshop_lib.parts.memory import card as cards
 from workshop_lib.parts.memory import writer
 from workshop_lib.parts.memory.extract import Candidate, extract_offline, normalise
@@ -42,24 +45,24 @@ class Beliefs:
     preferences: dict[str, str] = field(default_factory=dict)   # dimension -> latest text
 
 
-def _statements(context: str) -> list[str]:
-    """The card's statements in the order they were made, with the speaker's prefix removed."""
-    sections: dict[str, list[str]] = {}
-    for block in (context or "").split("\n\n"):
-        head, _, body = block.partition(":\n")
-        sections[head.strip()] = [ln for ln in body.splitlines() if ln.strip()]
-    out = []
-    for header in (cards.SUMMARY_HEADER, *cards.SETTINGS_HEADERS, cards.FACTS_HEADER, cards.RECENT_HEADER):
-        for line in sections.get(header, []):
-            if line.startswith("assistant:"):
-                continue  # the assistant's words are not the user's statements
-            out.append(re.sub(r"^(?:- |user: )", "", line))
-    return out
+def _statements(card: ContextCard) -> list[str]:
+    """What the user said or set, in the order it was made: the summary's lines, the settings, the
+    stored facts, then the recent messages; the assistant's words are not the user's statements."""
+    said = [*(_from_summary(line) for line in card.summary), *card.settings, *card.facts,
+            *(m.content for m in card.recent if m.role != "assistant")]
+    return [line for text in said for line in text.splitlines() if line.strip()]
 
 
-def beliefs(context: str) -> Beliefs:
+def _from_summary(line: str) -> str:
+    """A stored summary line ("user: ..." or "assistant: ...") as a statement; "" for the assistant's."""
+    if line.startswith("assistant:"):
+        return ""
+    return re.sub(r"^(?:- |user: )", "", line)
+
+
+def beliefs(card: ContextCard | None) -> Beliefs:
     b, last = Beliefs(), ""
-    for text in _statements(context):
+    for text in _statements(card) if card is not None else []:
         for c in extract_offline(text, last_subject=last):
             _take(b, c)
             if c.record_type == "fact" and c.subject and c.op == "remember":
@@ -99,9 +102,9 @@ def _subject_of(question: str, known: list[str]) -> str | None:
     return best
 
 
-def answer_from_context(context: str, question: str) -> str:
+def answer_from_card(card: ContextCard, question: str) -> str:
     """An answer to a question about the user's own world from the card alone."""
-    b = beliefs(context)
+    b = beliefs(card)
     subject = _subject_of(question, list(b.facts))
     if subject is None:
         return "I do not have that in what you have told me."
@@ -115,13 +118,13 @@ def is_personal(question: str) -> bool:
     return bool(_PERSONAL.search(question or "")) and not re.search(r"\bremember\b|\bforget\b", question, re.I)
 
 
-def _total_in_dollars(reply: Any, messages: list[dict[str, Any]], system: str) -> Any:
+def _total_in_dollars(reply: Any, messages: list[dict[str, Any]], b: Beliefs) -> Any:
     """The cargo's declared total said in dollars when the user asked for dollars and the answer
     to the last run_sql (a sum in cents) gives none; None to keep the reply."""
     done = offline._tool_results(messages)
     content = reply.choices[0].message.content
     if content and done and done[-1][0] == "run_sql" and "TOTAL_UNIT_VALUE_CENTS" in done[-1][1] \
-            and "$" not in content and wants_dollars(beliefs(system)):
+            and "$" not in content and wants_dollars(b):
         rows = offline._rows(done[-1][1])
         if rows:
             number, total = rows[0][0], float(rows[0][1])
@@ -134,15 +137,21 @@ def _total_in_dollars(reply: Any, messages: list[dict[str, Any]], system: str) -
 class MemoryAwareClient(offline.OfflineClient):
     """Part 6's offline planner, answering the user's own facts from the card and applying their currency preference."""
 
+    card: ContextCard | None = None  # the card of the turn (`show`); none: it knows nothing of the user
+
+    def show(self, card: ContextCard) -> None:
+        """The card this turn's prompt was rendered from: a model reads its text, this stand-in its fields."""
+        self.card = card
+
     def _create(self, **kwargs: Any) -> Any:
         messages = kwargs["messages"]
         question = next((m["content"] for m in messages if m["role"] == "user"), "")
-        system = next((m["content"] for m in messages if m["role"] == "system"), "") or ""
-        if is_personal(question) and _subject_of(question, list(beliefs(system).facts) or ["?"]) is not None:
+        b = beliefs(self.card)
+        if self.card is not None and is_personal(question) and _subject_of(question, list(b.facts) or ["?"]) is not None:
             self.requests.append(kwargs)
-            return fake_response(answer_from_context(system, question))
+            return fake_response(answer_from_card(self.card, question))
         reply = super()._create(**kwargs)
-        in_dollars = _total_in_dollars(reply, messages, system)
+        in_dollars = _total_in_dollars(reply, messages, b)
         return in_dollars if in_dollars is not None else reply
 
 
@@ -154,7 +163,7 @@ def memory_llm(dictionary: dict | None = None) -> LLM:
 @dataclass
 class MemoryTurn:
     answer: str
-    card: cards.MemoryCard
+    card: ContextCard
     applied: list
     turn: Any
 
@@ -175,6 +184,8 @@ def memory_turn(eng: Engine, llm, registry, thread_id: str, question: str, *, us
     applied = writer.observe_user_turn(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id,
                                        llm=extract_llm, skip_kinds=("correction",))
     card = cards.memory_card(eng, thread_id, question, user_id=user_id, agent_id=agent_id, budget=budget)
+    if isinstance(getattr(llm, "client", None), MemoryAwareClient):
+        llm.client.show(card)  # the offline stand-in reads the card's fields; a model reads card.text()
     turn = loop.agent_turn(eng, llm, registry, thread_id, question, context=card.text())
     writer.fold_thread(eng, thread_id, user_id=user_id, message_budget=message_budget,
                        summary_budget=summary_budget, llm=summary_llm)
