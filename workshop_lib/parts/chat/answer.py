@@ -406,7 +406,7 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     found = _rows_answer(question, g)
     if found and (declined := _uncovered(eng, question, decision, g)) is not None:
         return declined
-    if not found and g.intent == "PORT_LOCATION" and (
+    if not found and g.intent == "PORT_LOCATION" and not g.ports and (
             rows := _nearest_to_point(eng, question, decision)
             or _linked_data_answer(eng, question, decision, require_links=False)) is not None:
         return rows  # "the southernmost port", "nearest 1.3°N 103.8°E": no port named, the ports' rows answer
