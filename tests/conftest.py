@@ -2,9 +2,14 @@
 ORACLE_DSN points at a bootstrapped database (`pytest -m oracle`)."""
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
+import hashlib
 import os
+import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -145,3 +150,56 @@ def cell_errors(cells) -> list[tuple[int, str]]:
     """(cell index, traceback) of every error output."""
     return [(i, "\n".join(out.traceback)) for i, cell in enumerate(cells)
             for out in cell.get("outputs", []) if out.output_type == "error"]
+
+
+class MasterCache:
+    """What `workshop grade` builds before it grades anything (scratch.Master.build: nbgrader's
+    generate_assignment for every Part and a prepared database, about 10 s), built once per test session
+    for each content of what it reads from the source folder (nbgrader_config.py and solutions/; a copy
+    of the checkout has the same content). The build is deterministic for that content; each grading run
+    gets its own copy of the built folder (a run's notebooks never touch the cached one), so what is
+    graded, and how, is unchanged."""
+
+    def __init__(self, tmp_path_factory) -> None:
+        from workshop_lib.tools.grading import scratch
+
+        self._tmp = tmp_path_factory
+        self._scratch = scratch
+        self._build = scratch.Master.build
+        self._built: dict[str, scratch.Master] = {}
+
+    @staticmethod
+    def _key(source_root: Path) -> str:
+        digest = hashlib.sha256()
+        read = [source_root / "nbgrader_config.py", *sorted((source_root / "solutions").rglob("*"))]
+        for path in read:
+            if path.is_file() and ".ipynb_checkpoints" not in path.parts:
+                digest.update(str(path.relative_to(source_root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        return digest.hexdigest()
+
+    def build(self, source_root: Path, where: Path):
+        key = self._key(Path(source_root))
+        if key not in self._built:
+            self._built[key] = self._build(source_root, self._tmp.mktemp("master") / "master")
+        master = self._built[key]
+        shutil.copytree(master.where, where, symlinks=True, dirs_exist_ok=True)
+        return dataclasses.replace(master, where=Path(where))
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """grade_folder builds through the cache while the block runs."""
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setattr(self._scratch.Master, "build", self.build)
+            yield
+
+
+@pytest.fixture(scope="session")
+def master_cache(tmp_path_factory) -> MasterCache:
+    return MasterCache(tmp_path_factory)
+
+
+@pytest.fixture
+def shared_master(master_cache) -> Iterator[None]:
+    """grade_folder in this test reuses the session's built Master (see MasterCache)."""
+    with master_cache.installed():
+        yield

@@ -91,7 +91,7 @@ needs_sandbox = pytest.mark.skipif(sandbox.problem() is not None, reason=f"no OS
 
 @pytest.mark.notebooks
 @needs_sandbox
-def test_round_trip(tmp_path):
+def test_round_trip(tmp_path, shared_master):
     # The solutions are graded here, not read from the shared run (conftest.SolutionRuns): what is
     # tested is nbgrader in the sandbox, the re-check and the judge, and they execute the notebook themselves.
     subs = tmp_path / "submissions"
@@ -152,7 +152,7 @@ def _assert_strays_are_skipped(table) -> None:
 
 @pytest.mark.notebooks
 @needs_sandbox
-def test_a_learners_grade_does_not_depend_on_another_notebook(tmp_path):
+def test_a_learners_grade_does_not_depend_on_another_notebook(tmp_path, shared_master):
     alone = tmp_path / "alone"
     _put(alone, "ana", "part3", _learner("part3", solved=("todo1_retrieve_knowledge", "todo2_hybrid_rrf")))
     first = grade_folder(alone, tmp_path / "out1", progress=False)
@@ -351,8 +351,9 @@ def _digest(root: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    """The hostile class graded once in the sandbox, from an instructor checkout (a copy) as cwd."""
+def hostile(tmp_path_factory, master_cache):
+    """The hostile class graded once in the sandbox, from an instructor checkout (a copy) as cwd
+    (its Master is the session's: the checkout holds the same solutions, see conftest.MasterCache)."""
     if sandbox.problem():
         pytest.skip(f"no OS sandbox here: {sandbox.problem()}")
     tmp = tmp_path_factory.mktemp("hostile")
@@ -383,8 +384,9 @@ def hostile(tmp_path_factory):
     os.chdir(checkout)  # /proc/<grader>/cwd is the instructor's checkout
     started = time.monotonic()
     try:
-        table = grade_folder(subs, out, cell_timeout=10, notebook_budget=90, workers=2, progress=False,
-                             source_root=checkout)
+        with master_cache.installed():
+            table = grade_folder(subs, out, cell_timeout=10, notebook_budget=90, workers=2, progress=False,
+                                 source_root=checkout)
     finally:
         os.chdir(saved_cwd)
         if saved_key is None:

@@ -295,7 +295,7 @@ def _part4_session(tmp_path) -> nbformat.NotebookNode:
 
 
 @pytest.mark.notebooks
-def test_grading_round_trip_shows_attempts_and_hints(tmp_path):
+def test_grading_round_trip_shows_attempts_and_hints(tmp_path, shared_master):
     from workshop_lib.tools.grading import grade_folder
 
     subs = tmp_path / "subs"

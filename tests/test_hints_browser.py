@@ -40,17 +40,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def lab(tmp_path):
-    root = tmp_path / "root"
-    root.mkdir()
+def _notebook() -> nbformat.NotebookNode:
     cells = [nbformat.v4.new_code_cell("from workshop_lib import checks, hints"),
              nbformat.v4.new_code_cell(WRONG),
              nbformat.v4.new_code_cell("hints.buttons('part8', 1)"),
              nbformat.v4.new_code_cell("checks.part8.check_window_spans(window_spans)")]
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, root / "hints.ipynb")
+    return nb
+
+
+@pytest.fixture(scope="module")
+def lab_server(tmp_path_factory):
+    """One JupyterLab for the module (starting one takes seconds); each test opens a notebook of its own."""
+    tmp_path = tmp_path_factory.mktemp("lab")
+    root = tmp_path / "root"
+    root.mkdir()
     port = _free_port()
     # Its own runtime, workspace and settings folders: nothing restored from another JupyterLab of this user.
     env = {**os.environ, "WORKSHOP_DATA_DIR": str(tmp_path / "data"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
@@ -74,7 +79,7 @@ def lab(tmp_path):
                 os.killpg(proc.pid, signal.SIGKILL)
                 pytest.fail("jupyter lab did not start:\n" + (tmp_path / "lab.log").read_text()[-3000:])
             time.sleep(0.3)
-    yield base, root / "hints.ipynb"
+    yield base, root
     os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=15)
@@ -84,8 +89,17 @@ def lab(tmp_path):
     log.close()
 
 
+@pytest.fixture
+def lab(lab_server, request):
+    """The module's JupyterLab and a fresh notebook of this test's own (never one another test ran or saved)."""
+    base, root = lab_server
+    path = root / f"{request.node.name}.ipynb"
+    nbformat.write(_notebook(), path)
+    return base, path
+
+
 def _open_and_run_all(page, base: str, path: Path) -> None:
-    page.goto(f"{base}/lab/tree/hints.ipynb?reset&token={TOKEN}")
+    page.goto(f"{base}/lab/tree/{path.name}?reset&token={TOKEN}")
     page.locator(".jp-Notebook").wait_for()
     page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for()
     select = page.locator(".jp-Dialog").get_by_role("button", name="Select", exact=True)
@@ -99,7 +113,7 @@ def _open_and_run_all(page, base: str, path: Path) -> None:
     try:  # the last cell ran: the check failed (a loaded machine needs time to start the kernel)
         page.get_by_text("CHECK FAILED").wait_for(timeout=180_000)
     except playwright.Error:
-        page.screenshot(path=str(path.parent.parent / "lab.png"))
+        page.screenshot(path=str(path.parent.parent / f"{path.stem}.png"))
         raise
 
 

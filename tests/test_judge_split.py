@@ -46,6 +46,16 @@ def judged(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[bool]
     return [result.verdicts[c["grade_id"]]["passed"] for c in plan if c["kind"] == "check"]
 
 
+def judged_and_rechecked(tmp_path: Path, *cells: dict, data: Path | None = None) -> tuple[list[bool], list[str]]:
+    """Both of the above from ONE run of the plan: the judge's own verdict on each check, and the status
+    it gets when it passed in the notebook's own run (running the same submission twice tests nothing more)."""
+    plan, result = _run(tmp_path, cells, 30, data, 120)
+    checks = [c for c in plan if c["kind"] == "check"]
+    rows = [{"cell": c["grade_id"], "score": 1.0, "status": "passed"} for c in checks]
+    return ([result.verdicts[c["grade_id"]]["passed"] for c in checks],
+            [r["status"] for r in verify.reconcile(rows, result)])
+
+
 def in_process(tmp_path: Path, *cells: dict, data: Path | None = None) -> list[bool]:
     """The verdicts of the same plan where the checks run in the learner's process."""
     plan = [HEAD, *cells]
@@ -176,9 +186,9 @@ ROUTES = {
 
 @pytest.mark.parametrize("route", sorted(ROUTES))
 def test_a_forged_verdict_between_cells_scores_0(tmp_path, route):
-    assert judged(tmp_path / "judged", _learner(ROUTES[route] + WRONG), CHECK_PROMOTE) == [False]
-    status = split_recheck(tmp_path, _learner(ROUTES[route] + WRONG), CHECK_PROMOTE)[0]
-    assert status.startswith("review:"), status
+    verdicts, statuses = judged_and_rechecked(tmp_path, _learner(ROUTES[route] + WRONG), CHECK_PROMOTE)
+    assert verdicts == [False]
+    assert statuses[0].startswith("review:"), statuses
 
 
 # What the check or the library uses, changed in the learner's process where no audit hook or snapshot
@@ -204,8 +214,9 @@ PATCHES = {
 
 @pytest.mark.parametrize("route", sorted(PATCHES))
 def test_a_patch_the_snapshot_does_not_see_changes_nothing(tmp_path, route):
-    assert judged(tmp_path / "judged", _learner(PATCHES[route] + WRONG), CHECK_PROMOTE) == [False]
-    assert split_recheck(tmp_path, _learner(PATCHES[route] + WRONG), CHECK_PROMOTE)[0].startswith("review:")
+    verdicts, statuses = judged_and_rechecked(tmp_path, _learner(PATCHES[route] + WRONG), CHECK_PROMOTE)
+    assert verdicts == [False]
+    assert statuses[0].startswith("review:"), statuses
 
 
 def test_a_module_level_dict_the_check_uses_is_the_judges_own(tmp_path, prepared):
@@ -415,8 +426,9 @@ def test_part6_forgeries_in_the_learners_process_change_nothing(tmp_path, prepar
     assert "FORCE_ANSWER" not in NO_FORCED_ANSWER
     code = ROUTES.get(route, P6_PATCH)
     cells = [P6_HEAD, _learner(code + NO_FORCED_ANSWER), CHECK_TURN]
-    assert judged(tmp_path / "judged", *cells, data=prepared) == [False]
-    assert split_recheck(tmp_path, *cells, data=prepared)[0].startswith("review:")
+    verdicts, statuses = judged_and_rechecked(tmp_path, *cells, data=prepared)
+    assert verdicts == [False]
+    assert statuses[0].startswith("review:"), statuses
 
 
 # A count_rows that answers 3 for every table, through the boundary. Where the check reads the learner's
@@ -532,10 +544,10 @@ MEM = ("import os as _os, sys as _sys\n"
 
 
 def test_proc_self_mem_changes_the_learners_memory_only(tmp_path):
-    status = split_recheck(tmp_path, _learner(MEM + WRONG), CHECK_PROMOTE)[0]
+    verdicts, statuses = judged_and_rechecked(tmp_path, _learner(MEM + WRONG), CHECK_PROMOTE)
     assert (tmp_path / "learner" / "mem.txt").read_text() == "[True, True]"  # the route works in the learner's process
-    assert status.startswith("review: passed in the notebook but failed the grader's re-check: TODO 2"), status
-    assert judged(tmp_path / "judged", _learner(MEM + WRONG), CHECK_PROMOTE) == [False]
+    assert statuses[0].startswith("review: passed in the notebook but failed the grader's re-check: TODO 2"), statuses
+    assert verdicts == [False]
 
 
 def test_part6_a_callback_outside_the_served_methods_is_refused(tmp_path, prepared):
