@@ -178,7 +178,24 @@ def check_binds(statement: str, parameters: object) -> None:
                            fix="Pass a value for every :name the statement uses (a dict of name -> value).")
 
 
-class TracedCursor:
+class ReadsFromRaw:
+    """The reads a wrapped driver cursor (`raw`) answers as it is: one row, every row, iteration."""
+
+    raw: Any
+
+    def fetchone(self) -> Row | None:
+        row: Row | None = self.raw.fetchone()
+        return row
+
+    def fetchall(self) -> list[Row]:
+        rows: list[Row] = self.raw.fetchall()
+        return rows
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.raw)
+
+
+class TracedCursor(ReadsFromRaw):
     """A DB-API cursor whose execute() and executemany() are recorded by the engine's tracer."""
 
     def __init__(self, raw: Any, tracer: Tracer) -> None:
@@ -195,17 +212,6 @@ class TracedCursor:
         first = rows[0] if isinstance(rows, Sequence) and rows else None
         self._tracer.record(statement, first)
         return self.raw.executemany(statement, rows)
-
-    def fetchone(self) -> Row | None:
-        row: Row | None = self.raw.fetchone()
-        return row
-
-    def fetchall(self) -> list[Row]:
-        rows: list[Row] = self.raw.fetchall()
-        return rows
-
-    def __iter__(self) -> Iterator[Row]:
-        return iter(self.raw)
 
     def __getattr__(self, name: str) -> Any:  # rowcount, lastrowid, description, fetchmany ...
         return getattr(self.raw, name)

@@ -9,13 +9,13 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import oracledb
 
 from workshop_lib import config
-from workshop_lib.engines.database import Tracer, check_binds, statement_binds
+from workshop_lib.engines.database import ReadsFromRaw, Tracer, check_binds, statement_binds
 from workshop_lib.engines.dbtypes import Params, Row
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
 from workshop_lib.engines.readonly import MAX_VALUE_BYTES, PartialValue
@@ -261,7 +261,7 @@ def embedding_only_binds(statement: str) -> frozenset[str]:
     return frozenset(out)
 
 
-class OracleCursor:
+class OracleCursor(ReadsFromRaw):
     """A python-oracledb cursor that binds only the names a statement uses.
 
     The store passes one parameter dict to several statements; oracledb rejects bind
@@ -334,20 +334,10 @@ class OracleCursor:
         return [{name: self.engine.bind_value(name, value, lob=True) if name in lob_names else value
                  for name, value in row.items()} if isinstance(row, Mapping) else row for row in rows]
 
-    def fetchone(self) -> Row | None:
-        row: Row | None = self.raw.fetchone()
-        return row
-
-    def fetchall(self) -> list[Row]:
-        rows: list[Row] = self.raw.fetchall()
-        return rows
-
     def fetchmany(self, size: int | None = None) -> list[Row]:
         rows: list[Row] = self.raw.fetchmany(size) if size is not None else self.raw.fetchmany()
         return rows
 
-    def __iter__(self) -> Iterator[Row]:
-        return iter(self.raw)
 
     def __getattr__(self, name: str) -> Any:  # the rest of the driver's cursor, as it types it
         return getattr(self.raw, name)

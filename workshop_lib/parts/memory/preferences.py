@@ -227,7 +227,7 @@ def _convert(text: str, pattern: re.Pattern[str], to: Any) -> str:
 
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b(?!T)")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 _DATE_STYLES = ("words", "day_first", "month_first")
 
@@ -239,7 +239,7 @@ def _date_as(m: re.Match[str], style: str) -> str:
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return m.group(0)
     if style == "words":
-        return f"{day} {_MONTHS[month - 1]} {year}"
+        return f"{day} {MONTHS[month - 1]} {year}"
     sep = style.removeprefix("day_first").removeprefix("month_first") or "/"
     return f"{day:02d}{sep}{month:02d}{sep}{year}" if style.startswith("day_first") else f"{month:02d}{sep}{day:02d}{sep}{year}"
 

@@ -26,15 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from workshop_lib.parts.memory import personal
+from workshop_lib.parts.memory import personal, preferences
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
 MAX_MESSAGES = 400
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+_MONTHS = tuple(m.lower() for m in preferences.MONTHS)  # English whatever the locale
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
 _ORDINALS = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
