@@ -92,6 +92,19 @@ def _acronyms(comment: str) -> set[str]:
     return {w.lower() for w in re.findall(r"\b[A-Z]{3,5}\b", comment)} - {"null", "utc"}
 
 
+# what a question sets aside ("weight capacity, not the TEU figure", "instead of the gross weight"): up to
+# the next punctuation, at most five words
+_SET_ASIDE = re.compile(r"(?:,\s*|\s+)(?:but\s+)?(?:not|rather than|instead of|other than|apart from)"
+                        r"(?:\s+(?:the|a|an|its|their))?((?:\s+[\w'-]+){1,5}?)(?=\s*(?:[.,;?!)]|$))", re.I)
+
+
+def without_set_aside(question: str) -> str:
+    """The question without the things it says it does not mean, so they link to nothing; the
+    question itself when that would leave too little of it."""
+    kept = _SET_ASIDE.sub("", question)
+    return kept if len(kept.split()) >= 3 else question
+
+
 def schema_subjects(eng: Engine, question: str) -> list[str]:
     """The column a schema question is about, as TABLE.COLUMN: one written as the schema writes it,
     one named by an acronym or a long word only it has, or one of the table the question names

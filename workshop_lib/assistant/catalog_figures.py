@@ -122,3 +122,29 @@ def share(question: str, item: Item) -> Share | None:
 
 def _num(x: float) -> str:
     return f"{x:,.2f}".rstrip("0").rstrip(".")
+
+
+# A figure of a description and the unit a question may ask it in instead: (pattern of the figure,
+# the words that ask for the other unit, the other unit, conversion)
+_CONVERSIONS = [
+    (re.compile(r"([-+]?\d+(?:\.\d+)?)\s*C\b"), re.compile(r"\b(?:fahrenheit|°\s*f|deg(?:rees)? f)\b", re.I), "F",
+     lambda c: c * 9 / 5 + 32),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*m3\b"), re.compile(r"\b(?:cubic (?:feet|foot)|cu\.? ?ft|ft3|cbft)\b", re.I),
+     "cubic feet", lambda m3: m3 * 35.3147),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*t\s+payload\b"), re.compile(r"\b(?:pounds?|lbs?)\b", re.I), "lb",
+     lambda t: t * 2204.62),
+    (re.compile(r"(\d{1,3}(?:,\d{3})*)\s*litres\b"), re.compile(r"\b(?:gallons?|gal)\b", re.I), "US gallons",
+     lambda litres: litres / 3.78541),
+]
+
+
+def in_unit_asked(question: str, item: Item) -> str | None:
+    """The item's stated figures in the unit the question asks for ("the reefer's range in Fahrenheit":
+    -30 C to +30 C is -22 F to 86 F); None when it asks for no unit its description can be put in."""
+    for figure, asked, unit, convert in _CONVERSIONS:
+        found = [m.group(1) for m in figure.finditer(item.description)]
+        if found and asked.search(question):
+            stated = ", ".join(m.group(0) for m in figure.finditer(item.description))
+            values = ", ".join(f"{_num(round(convert(float(v.replace(',', ''))), 1))} {unit}" for v in found)
+            return f"In {unit}: {stated} is {values}."
+    return None

@@ -87,7 +87,7 @@ data database dataset file files system systems marked logged table tables row r
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
 included inclusive supposed meant everything anything
-move moves moving moved transport transports transporting transported planned
+move moves moving moved transport transports transporting transported planned booked
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details
@@ -295,7 +295,14 @@ def _days_of_month(m: re.Match, year: int, month: int) -> tuple[datetime.date, d
 
 
 # ============================================================================ composing the spec
+# asking what to choose or do ("which box should I book", "what would you recommend"): rows record
+# what is, and say nothing of what someone ought to pick
+_ADVICE = re.compile(r"\bshould (?:i|we)\b|\b(?:recommend\w*|suggest\w*|advi[sc]e\w*)\b", re.I)
+
+
 def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
+    if _ADVICE.search(question):
+        raise NoPlan("it asks what to choose or do, which the data's rows do not say")
     words = _Words.read(question, links)
     _correct_typos(words, schema)
     target, noun_at = _target(words, schema, links)
@@ -316,6 +323,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _route(words, schema, spec)
     _when(words, schema, spec)
     _unit(words, spec)
+    _shown_in_unit(schema, spec)
     _rows_named_by_a_code(schema, spec)
     _all_numbers_used(words, links)
     _all_codes_known(words, links)
@@ -917,7 +925,13 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         if numeric[0].ref in words.ambiguous:
             raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
         return numeric[0]
-    unnamed = _unnamed_numeric(schema.columns.get(spec.target, []), value)
+    # the rows asked about first, then the other tables the question names, by their noun or by a word of
+    # one of their columns' names ("voyages with reefers set to -18": REEFER_TEMP_C of CONTAINERS)
+    free = {w for _, w in words.free() if len(w) > 3}
+    tables = dict.fromkeys([spec.target, *(TABLE_NOUNS[w] for w in free if w in TABLE_NOUNS),
+                            *(t for t, cols in schema.columns.items() for c in cols
+                              if free & set(c.name.lower().split("_")))])
+    unnamed = next((c for t in tables if (c := _unnamed_numeric(schema.columns.get(t, []), value))), None)
     if unnamed is None:
         raise NoPlan("it compares a number with a column it does not name")
     return unnamed
@@ -1380,8 +1394,11 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     dates = next(([c for c in schema.columns[t] if c.is_date] for t in tables
                   if any(c.is_date for c in schema.columns[t])), [])
     arriving = words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta")
+    leaving = words.has(r"sail(?:s|ed)?|leav\w*|left|depart\w*|etd")
     chosen = [c for c in dates if ("ARRIVAL" in c.name) == bool(arriving)] or dates
-    for col in chosen[:1]:
+    if arriving and leaving:  # "when did she sail and what's the ETA": both ends
+        chosen = [c for c in dates if "ARRIVAL" in c.name or "DEPARTURE" in c.name] or chosen
+    for col in chosen[:2 if arriving and leaving else 1]:
         if col not in spec.show:
             spec.show.append(col)
 
@@ -1391,6 +1408,26 @@ def _unit(words: _Words, spec: Spec) -> None:
                   r"metres|meters)")
     if m:
         spec.convert = m.group(1).lower()
+
+
+# the unit a question may ask for, and the units of the columns that hold that kind of figure
+_KINDS_OF_UNIT = {"dollars": {"cents"}, "usd": {"cents"}, "cents": {"cents"}, "tonnes": {"tonnes", "kg"},
+                  "tons": {"tonnes", "kg"}, "t": {"tonnes", "kg"}, "kg": {"tonnes", "kg"}, "kilograms": {"tonnes", "kg"},
+                  "kilos": {"tonnes", "kg"}, "km/h": {"knots"}, "kilometres per hour": {"knots"}, "feet": {"m"},
+                  "ft": {"m"}, "metres": {"m"}, "meters": {"m"}}
+
+
+def _shown_in_unit(schema: Schema, spec: Spec) -> None:
+    """"What's one carton declared at, in dollars?": a listing that shows no figure of the kind the unit
+    asks for shows the one column of its rows that holds it (the value in cents)."""
+    if spec.convert is None or spec.action != "list" or spec.measure is not None:
+        return
+    kinds = _KINDS_OF_UNIT.get(spec.convert, set())
+    if any(c.unit in kinds for c in spec.show):
+        return
+    held = [c for c in schema.columns.get(spec.target, []) if c.unit in kinds]
+    if len(held) == 1:
+        spec.show.append(held[0])
 
 
 # ============================================================================ SQL

@@ -633,9 +633,36 @@ def equipment_phrase(question: str) -> str:
 _SIZE_RE = re.compile(r"^(\d{2})'\s*")
 
 
+def _type_codes() -> dict[str, str]:
+    """The trade's two-letter type codes the catalog's item ids carry ("EQ-40HC": HC, high cube), each
+    with the type it stands for; the first item of a code names it (40' high cube before 45')."""
+    codes: dict[str, str] = {}
+    for item in catalog.ITEMS:
+        m = re.fullmatch(r"[A-Z]+-\d{2}([A-Z]{2})", item.item_id)
+        if m and m.group(1) not in codes:
+            codes[m.group(1)] = _SIZE_RE.sub("", item.name.lower()).replace(" container", "").strip()
+    return codes
+
+
+_TYPE_CODES = _type_codes()
+# "40HC", "40' hc", "HCs": a code in capitals, or in any case right after a size
+_CODE_RE = re.compile(rf"\b(\d{{2}})\s*(?:'|\u2019|-?\s*(?:foot|feet|ft)\b)?\s*({'|'.join(_TYPE_CODES)})s?\b"
+                      rf"|\b({'|'.join(_TYPE_CODES)})s?\b", re.I)
+
+
+def _expand_codes(text: str) -> str:
+    """Type codes written out ("40' HCs" -> "40' high cube"), so an item named by its code is found."""
+    def spell(m: re.Match[str]) -> str:
+        if m.group(2):
+            return f"{m.group(1)}' {_TYPE_CODES[m.group(2).upper()]}"
+        return _TYPE_CODES[m.group(3)] if m.group(3).isupper() else m.group(0)
+    return _CODE_RE.sub(spell, text)
+
+
 def _normalized(text: str) -> str:
-    """Lower case, sizes written 40', plurals and hyphens folded: what item names are compared on."""
-    t = unicodedata.normalize("NFKC", text).lower()
+    """Lower case, type codes spelt out, sizes written 40', plurals and hyphens folded: what item names
+    are compared on."""
+    t = _expand_codes(unicodedata.normalize("NFKC", text)).lower()
     t = re.sub(r"\b(\d{2})\s*(?:'|\u2019|-?\s*(?:foot|feet|ft)\b|-?footers?\b)", r"\1' ", t)
     t = re.sub(r"\btwenty[- ]?foot\b", "20' ", t)
     t = re.sub(r"\bforty[- ]?foot\b", "40' ", t)

@@ -357,7 +357,16 @@ def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | N
     named = grounded.named_items(question)
     if link is None or (len(named) == 1 and not catalog_links.sizes_allow(question, link.item)):
         return None  # one item named, in a size the question gives: Part 5's handler reads it
+    if len(named) == 1 and named[0] != link.item and _one_size_given(question, named[0]):
+        return None  # "keep a 20' reefer for 30 days": the item named with its size, not one its words recall
     return link.item
+
+
+def _one_size_given(question: str, item: Any) -> bool:
+    """The question gives one container size, and it is the item's ("a 20' reefer")."""
+    size = re.match(r"(\d{2})'", item.name)
+    bare = set(re.findall(r"\b(20|40|45)\b", question))
+    return size is not None and catalog_links.sizes_named(question) == bare == {size.group(1)}
 
 
 def _only_described(eng: Engine, question: str, decision: router.RouteDecision) -> bool:
@@ -387,6 +396,8 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
     text = grounded.render_grounded_answer(question, grounded.matches_for(eng, [item]))
     if (q := catalog_links.quote(question, item)) is not None:
         text += "\n" + q.sentence(item)
+    if (converted := catalog_figures.in_unit_asked(question, item)) is not None:
+        text += "\n" + converted
     rows = [{"item_id": item.item_id, "used": True, "matched_words": list(link.words)}]
     explain = _explain(decision, mode="rag", handler="catalog (description match)", reason=why,
                        rows=[item.item_id], matched_words=list(link.words), used_llm="none", short_query_active=False)
@@ -449,8 +460,8 @@ def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) ->
     figure worked out from the descriptions."""
     if decision.label == "EQUIPMENT_RAG" and (refused := _not_the_catalogs(eng, question, decision)) is not None:
         return refused
-    if (worked := _availability(decision, question)) is not None:
-        return worked  # a total, the most or fewest, how many ports: worked out from the item's rows
+    if (worked := _availability(decision, question, offered=True)) is not None:
+        return worked  # a total, the most or fewest, how many ports, offered at a port: from the item's rows
     if decision.label == "EQUIPMENT_RAG" and (compared := _items_compared(eng, question, decision)) is not None:
         return compared
     if (compared := _rows_compared(eng, question, decision)) is not None:
@@ -576,6 +587,8 @@ def _price_quantity(question: str, g: Any) -> None:
     one = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
     if (q := catalog_links.quote(question, one)) is not None:
         g.text += "\n" + q.sentence(one)
+    if (converted := catalog_figures.in_unit_asked(question, one)) is not None:
+        g.text += "\n" + converted
 
 
 def _rows_answer(question: str, g: Any) -> bool:
@@ -669,6 +682,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
 
     The model writes only the answer that is used: it can only lower a mode (a blank answer
     is a fallback)."""
+    if (asked := assistant.without_set_aside(question)) != question:
+        question, vector = asked, None  # "weight capacity, not the TEU figure": TEU names no subject
     if vector is None:
         vector = eng.model.embed([check_query(question)])[0]
     named = _schema_named(eng, question)

@@ -110,7 +110,8 @@ def _extreme(question: str, item: catalog.Item, counted: dict[str, int], where: 
 def offered_at(question: str) -> Figure | None:
     """"Is reefer monitoring offered in Colombo?": one item and the ports named, answered from its rows
     (yes with the units, or no with where it is); None when the question asks something else."""
-    items, ports = grounded.named_items(question), grounded.find_ports(question)
+    # "reefers" names the 20' and the 40' high cube reefer: Part 5's listing shows both
+    items, ports = grounded.named_items(question, variants=True), grounded.find_ports(question)
     if len(items) != 1 or not ports or not _OFFERED.search(question):
         return None
     item = items[0]
@@ -121,7 +122,7 @@ def offered_at(question: str) -> Figure | None:
             units = rows[p]
             said.append(f"yes at {_port(p)}" + (f" ({units} units)" if units is not None else " (offered there)"))
         else:
-            said.append(f"no, not at {_port(p)}")
+            said.append(f"no, not available at {_port(p)}")
     elsewhere = [p for p in rows if p not in ports]
     text = f"{item.name} [{item.item_id}]: {'; '.join(said)}."
     if any(p not in rows for p in ports) and elsewhere:
