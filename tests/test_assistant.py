@@ -825,3 +825,43 @@ def test_a_count_per_group_leaves_out_what_null_means_when_asked(eng):
     rows = _one(eng, "SELECT ALLIANCE, COUNT(*) FROM {o}.CARRIERS WHERE ALLIANCE IS NOT NULL GROUP BY ALLIANCE")
     a = _answer(eng, "how many carriers in each alliance? leave out the independents")
     assert sorted(re.findall(r"^- (.+): (\d+)$", a.text, re.M)) == sorted((g, str(n)) for g, n in rows)
+
+
+def test_a_negative_number_finds_the_signed_column_of_another_table_named(eng):
+    # the voyages whose boxes hold the set point asked; the signed column is the one whose comment allows it
+    temp, status = _one(eng, "SELECT c.REEFER_TEMP_C, v.STATUS FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v "
+                             "ON v.VOYAGE_ID = c.VOYAGE_ID WHERE c.REEFER_TEMP_C < 0 ORDER BY c.CONTAINER_ID")[0]
+    expected = {r[0] for r in _one(eng, "SELECT DISTINCT v.VOYAGE_NUMBER FROM {o}.VOYAGES v JOIN {o}.CONTAINERS c "
+                                        f"ON c.VOYAGE_ID = v.VOYAGE_ID WHERE c.REEFER_TEMP_C = {temp} "
+                                        f"AND v.STATUS = '{status}'")}
+    a = _answer(eng, f"{status.lower()} voyages carrying reefers set at {temp:g}?")
+    assert all(n in a.text for n in expected), a.text
+
+
+def test_when_a_voyage_left_and_arrives_shows_both_dates(eng):
+    name, number, dep, arr = _one(eng, "SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER, v.DEPARTURE_DATE, v.ARRIVAL_DATE "
+                                       "FROM {o}.VOYAGES v JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                                       "ORDER BY v.VOYAGE_ID")[3]
+    a = _answer(eng, f"{name} on {number}: when did she leave, and what's her ETA?")
+    assert str(dep)[:10] in a.text and str(arr)[:10] in a.text, a.text
+
+
+def test_a_unit_asked_shows_the_column_of_that_kind(eng):
+    desc, number, cents = _one(eng, "SELECT i.DESCRIPTION, c.CONTAINER_NUMBER, i.UNIT_VALUE_CENTS FROM {o}.CARGO_ITEMS i "
+                                    "JOIN {o}.CONTAINERS c ON c.CONTAINER_ID = i.CONTAINER_ID ORDER BY i.CARGO_ITEM_ID")[0]
+    word = re.findall(r"[A-Za-z]{4,}", desc)[0].lower()
+    a = _answer(eng, f"the {word} in {number}: a single package is declared at what, in dollars?")
+    assert f"{cents / 100:,.2f}" in a.text, a.text
+
+
+def test_a_request_for_advice_is_no_data_query(eng):
+    for question in ("which container should I book for my coffee?", "what vessel would you recommend for Busan?"):
+        a = assistant.answer_data(eng, question)
+        assert a.text is None and "choose" in (a.reason or ""), (question, a.text)
+
+
+def test_what_a_question_sets_aside_links_to_nothing():
+    assert assistant.without_set_aside("the ship's weight capacity, not the TEU figure. Which column?") == \
+        "the ship's weight capacity. Which column?"
+    assert assistant.without_set_aside("the column for gross weight rather than tare?") == "the column for gross weight?"
+    assert assistant.without_set_aside("is it not there?") == "is it not there?"   # too little would be left

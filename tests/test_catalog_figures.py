@@ -68,3 +68,38 @@ def test_items_named_one_per_part_are_each_shown_and_the_lower_price_said(eng):
     # one part naming a type in two sizes is not a list of items: Part 5's handler reads it
     a = answer_question(eng, "price of 20' and 40' reefers")
     assert "lower price" not in a.answer
+
+
+def test_a_stated_figure_is_put_in_the_unit_asked(eng):
+    # every item whose description states a range in Celsius: its Fahrenheit figures, worked out here
+    ranged = [i for i in ITEMS if re.search(r"[-+]?\d+\s*C\b", i.description)]
+    assert ranged
+    for item in ranged:
+        celsius = [float(c) for c in re.findall(r"([-+]?\d+)\s*C\b", item.description)]
+        text = answer_question(eng, f"the {item.name}'s temperature range in fahrenheit?").answer
+        for c in celsius:
+            assert f"{c * 9 / 5 + 32:g} F" in text, (item.item_id, text)
+    assert catalog_figures.in_unit_asked("what's the range in celsius?", ranged[0]) is None
+
+
+def test_an_item_named_by_its_type_code_and_size(eng):
+    # the code is the item id's last two letters ("EQ-40HC"); the expected units come from the rows
+    from workshop_lib.data.catalog import availability, ports
+    for item in (i for i in ITEMS if re.fullmatch(r"EQ-\d{2}[A-Z]{2}", i.item_id)):
+        stocked = availability().get(item.item_id, {})
+        at = next((p for p, u in stocked.items() if u), None)
+        if at is None:
+            continue
+        size, code = item.item_id[3:5], item.item_id[5:]
+        text = answer_question(eng, f"how many {size}' {code}s can I get in {ports()[at]['name']}?").answer
+        if item.item_id in text:  # a code two items share (HC) names the first; 45HC is asked by name
+            assert str(stocked[at]) in text, (item.item_id, text)
+    text = answer_question(eng, "any 40HC boxes available?").answer
+    assert "EQ-40HC" in text
+
+
+def test_one_size_given_names_the_item_a_cost_is_worked_for(eng):
+    sized = [i for i in ITEMS if re.match(r"\d{2}'", i.name) and "per day" in i.price_unit]
+    for item in sized:
+        text = answer_question(eng, f"If I keep a {item.name} for 12 days, what will the lease come to?").answer
+        assert item.item_id in text and f"USD {item.price_usd * 12:,.2f}" in text, (item.item_id, text)

@@ -925,16 +925,20 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         if numeric[0].ref in words.ambiguous:
             raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
         return numeric[0]
-    # the rows asked about first, then the other tables the question names, by their noun or by a word of
-    # one of their columns' names ("voyages with reefers set to -18": REEFER_TEMP_C of CONTAINERS)
-    free = {w for _, w in words.free() if len(w) > 3}
-    tables = dict.fromkeys([spec.target, *(TABLE_NOUNS[w] for w in free if w in TABLE_NOUNS),
-                            *(t for t, cols in schema.columns.items() for c in cols
-                              if free & set(c.name.lower().split("_")))])
-    unnamed = next((c for t in tables if (c := _unnamed_numeric(schema.columns.get(t, []), value))), None)
+    unnamed = next((c for t in _tables_named(words, schema, spec)
+                    if (c := _unnamed_numeric(schema.columns.get(t, []), value))), None)
     if unnamed is None:
         raise NoPlan("it compares a number with a column it does not name")
     return unnamed
+
+
+def _tables_named(words: _Words, schema: Schema, spec: Spec) -> list[str]:
+    """The rows asked about first, then the other tables the question names, by their noun or by a word
+    of one of their columns' names ("voyages with reefers set to -18": REEFER_TEMP_C of CONTAINERS)."""
+    free = {w for _, w in words.free() if len(w) > 3}
+    return list(dict.fromkeys([spec.target, *(TABLE_NOUNS[w] for w in free if w in TABLE_NOUNS),
+                               *(t for t, cols in schema.columns.items() for c in cols
+                                 if free & set(c.name.lower().split("_")))]))
 
 
 def _unnamed_numeric(columns: list[Column], value: float) -> Column | None:
@@ -1393,14 +1397,19 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     tables = [spec.target] + [f.column.table for f in spec.filters if f.column.table != spec.target]
     dates = next(([c for c in schema.columns[t] if c.is_date] for t in tables
                   if any(c.is_date for c in schema.columns[t])), [])
-    arriving = words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta")
-    leaving = words.has(r"sail(?:s|ed)?|leav\w*|left|depart\w*|etd")
-    chosen = [c for c in dates if ("ARRIVAL" in c.name) == bool(arriving)] or dates
-    if arriving and leaving:  # "when did she sail and what's the ETA": both ends
-        chosen = [c for c in dates if "ARRIVAL" in c.name or "DEPARTURE" in c.name] or chosen
-    for col in chosen[:2 if arriving and leaving else 1]:
+    for col in _dates_asked(words, dates):
         if col not in spec.show:
             spec.show.append(col)
+
+
+def _dates_asked(words: _Words, dates: list[Column]) -> list[Column]:
+    """The arrival date for "when does it arrive", the departure otherwise, both for "when did she sail
+    and what's the ETA"."""
+    arriving = words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta")
+    chosen = [c for c in dates if ("ARRIVAL" in c.name) == bool(arriving)] or dates
+    if arriving and words.has(r"sail(?:s|ed)?|leav\w*|left|depart\w*|etd"):
+        return [c for c in dates if "ARRIVAL" in c.name or "DEPARTURE" in c.name][:2] or chosen[:1]
+    return chosen[:1]
 
 
 def _unit(words: _Words, spec: Spec) -> None:
