@@ -865,3 +865,43 @@ def test_what_a_question_sets_aside_links_to_nothing():
         "the ship's weight capacity. Which column?"
     assert assistant.without_set_aside("the column for gross weight rather than tare?") == "the column for gross weight?"
     assert assistant.without_set_aside("is it not there?") == "is it not there?"   # too little would be left
+
+
+def test_a_misspelt_word_of_a_name_and_a_family_of_names(eng):
+    carrier, = _one(eng, "SELECT CARRIER_NAME FROM {o}.CARRIERS WHERE CARRIER_NAME LIKE 'Evergreen%'")[0]
+    ships = {r[0] for r in _one(eng, "SELECT v.VESSEL_NAME FROM {o}.VESSELS v JOIN {o}.CARRIERS c "
+                                     f"ON c.CARRIER_ID = v.CARRIER_ID WHERE c.CARRIER_NAME = '{carrier}'")}
+    a = _answer(eng, "which vessels does Evergrene run?")  # one letter swapped in the name's long word
+    assert all(s in a.text for s in ships), a.text
+    # the names that start with one word, each with its capacity
+    first = _one(eng, "SELECT SUBSTR(VESSEL_NAME, 1, INSTR(VESSEL_NAME, ' ') - 1) AS W FROM {o}.VESSELS "
+                      "WHERE VESSEL_NAME LIKE '% %' GROUP BY W HAVING COUNT(*) = 2 ORDER BY W")[0][0]
+    rows = _one(eng, f"SELECT VESSEL_NAME, CAPACITY_TEU FROM {{o}}.VESSELS WHERE VESSEL_NAME LIKE '{first} %'")
+    a = _answer(eng, f"TEU of the {first} ships?")
+    assert all(n in a.text and (f"{teu:,}" in a.text or str(teu) in a.text) for n, teu in rows), a.text
+
+
+def test_the_voyage_a_ship_is_on_is_its_active_one(eng):
+    name, n = _one(eng, "SELECT s.VESSEL_NAME, COUNT(*) FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                        "JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.STATUS = 'ACTIVE' "
+                        "GROUP BY s.VESSEL_NAME ORDER BY 2 DESC, 1")[0]
+    a = _answer(eng, f"how many containers has the {name} got for the voyage she's on?")
+    assert re.search(rf"\b{n}\b", a.text) and "ACTIVE" in a.text, a.text
+
+
+def test_a_temperature_and_a_speed_in_the_unit_asked(eng):
+    number, temp = _one(eng, "SELECT CONTAINER_NUMBER, REEFER_TEMP_C FROM {o}.CONTAINERS WHERE REEFER_TEMP_C IS NOT NULL "
+                             "ORDER BY CONTAINER_ID")[0]
+    a = _answer(eng, f"set point of {number} in fahrenheit?")
+    assert f"{temp * 9 / 5 + 32:.1f}".rstrip("0").rstrip(".") in a.text and "°F" in a.text, a.text
+    name, knots = _one(eng, "SELECT s.VESSEL_NAME, p.SPEED_KNOTS FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s "
+                            "ON s.IMO_NUMBER = p.IMO_NUMBER WHERE s.IMO_NUMBER IN (SELECT IMO_NUMBER FROM "
+                            "{o}.VESSEL_POSITIONS GROUP BY IMO_NUMBER HAVING COUNT(*) = 1) ORDER BY s.VESSEL_NAME")[0]
+    a = _answer(eng, f"{name}'s speed in mph?")
+    assert f"{knots * 1.15078:.2f}" in a.text and "mph" in a.text, a.text
+
+
+def test_a_contraction_is_plain_english(eng):
+    name, year = _one(eng, "SELECT VESSEL_NAME, YEAR_BUILT FROM {o}.VESSELS ORDER BY YEAR_BUILT DESC, VESSEL_NAME")[0]
+    a = _answer(eng, "what's the newest vessel we've got?")
+    assert name in a.text and str(year) in a.text, a.text

@@ -87,11 +87,11 @@ data database dataset file files system systems marked logged table tables row r
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
 included inclusive supposed meant everything anything
-move moves moving moved transport transports transporting transported planned booked
+move moves moving moved transport transports transporting transported planned booked add
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details
-tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu""".split())
+tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu fahrenheit celsius mph miles hour pounds lbs""".split())
 
 
 class NoPlan(WorkshopError):
@@ -452,6 +452,8 @@ def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
 
 
 _CURRENT = re.compile(r"\b(?:current(?:ly)?|present)\s+(?:voyage|sailing|trip|rotation|journey)s?\b|"
+                      # "the voyage she's on (now)": the one a ship is making
+                      r"\b(?:voyage|sailing|trip|rotation|journey)\s+(?:she|he|it|they)(?:'s|'re|\s+is|\s+are)\s+on\b|"
                       r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now)\b", re.I)
 
 
@@ -537,6 +539,10 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
     return spans
 
 
+# a pronoun or question word with its verb ("we've", "they'd", "who'll"): says nothing about what is asked
+_CONTRACTED = re.compile(r"(?:i|we|you|they|he|she|it|that|there|what|who|where|how|let)'(?:ve|re|ll|d|s|m)$")
+
+
 def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     """A word the plan leaves unexplained ("crew", "fuel", "lost overboard") is a part of the
     question the rows would not answer: no plan. Words are explained by the comments of the
@@ -548,7 +554,7 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
         if i in words.taken or raw[0].isdigit() or len(raw) < 3 or any(a <= start < b for a, b in filler):
             continue
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) \
-                or _root(raw) in roots:
+                or _root(raw) in roots or _CONTRACTED.match(raw):
             continue
         raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
 
@@ -1414,7 +1420,7 @@ def _dates_asked(words: _Words, dates: list[Column]) -> list[Column]:
 
 def _unit(words: _Words, spec: Spec) -> None:
     m = words.has(r"(?:in|how many) (tonnes|tons|t|kg|kilograms|kilos|dollars|usd|cents|km/h|kilometres per hour|feet|ft|"
-                  r"metres|meters)")
+                  r"metres|meters|fahrenheit|mph|miles per hour|pounds|lbs)")
     if m:
         spec.convert = m.group(1).lower()
 
@@ -1423,7 +1429,8 @@ def _unit(words: _Words, spec: Spec) -> None:
 _KINDS_OF_UNIT = {"dollars": {"cents"}, "usd": {"cents"}, "cents": {"cents"}, "tonnes": {"tonnes", "kg"},
                   "tons": {"tonnes", "kg"}, "t": {"tonnes", "kg"}, "kg": {"tonnes", "kg"}, "kilograms": {"tonnes", "kg"},
                   "kilos": {"tonnes", "kg"}, "km/h": {"knots"}, "kilometres per hour": {"knots"}, "feet": {"m"},
-                  "ft": {"m"}, "metres": {"m"}, "meters": {"m"}}
+                  "ft": {"m"}, "metres": {"m"}, "meters": {"m"}, "fahrenheit": {"°C"}, "mph": {"knots"},
+                  "miles per hour": {"knots"}, "pounds": {"kg", "tonnes"}, "lbs": {"kg", "tonnes"}}
 
 
 def _shown_in_unit(schema: Schema, spec: Spec) -> None:

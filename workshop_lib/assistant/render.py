@@ -17,7 +17,9 @@ CONVERSIONS = {("kg", "tonnes"): (0.001, "tonnes"), ("kg", "tons"): (0.001, "ton
                ("tonnes", "kg"): (1000.0, "kg"), ("tonnes", "kilograms"): (1000.0, "kg"),
                ("tonnes", "kilos"): (1000.0, "kg"), ("knots", "km/h"): (1.852, "km/h"),
                ("knots", "kilometres per hour"): (1.852, "km/h"), ("m", "feet"): (3.28084, "ft"),
-               ("m", "ft"): (3.28084, "ft")}
+               ("m", "ft"): (3.28084, "ft"), ("knots", "mph"): (1.15078, "mph"),
+               ("knots", "miles per hour"): (1.15078, "mph"), ("kg", "pounds"): (2.20462, "lb"),
+               ("kg", "lbs"): (2.20462, "lb"), ("tonnes", "pounds"): (2204.62, "lb"), ("tonnes", "lbs"): (2204.62, "lb")}
 
 
 def value_text(value: Any, col: Column | None, convert: str | None = None) -> str:
@@ -50,6 +52,8 @@ def _country_text(code: str) -> str:
 
 def _number_text(value: float, unit: str, convert: str | None) -> str:
     """A number with its unit, converted first when the question asked for another unit."""
+    if unit == "°C" and convert == "fahrenheit":  # not a factor: the scales start at different zeros
+        return f"{_num(round(float(value) * 9 / 5 + 32, 1))} °F ({_num(value)} °C)"
     if convert and (unit, convert) in CONVERSIONS:
         factor, shown = CONVERSIONS[(unit, convert)]
         return f"{_num(float(value) * factor)} {shown} ({_num(value)} {unit})"

@@ -106,14 +106,37 @@ class ValueIndex:
         free = [t for t in tokens if not any(t[0] < e and s < t[1] for s, e in taken)]
         out = self._typos(text, tokens, taken)
         capitals = self._capitalised(question)
+        out += self._families(tokens, free, capitals)
         for start, end, word in free:
-            if len(word) < 3 or any(o.start <= start and end <= o.end for o in out):
+            if len(word) < 3 or any(o.start <= start and end <= o.end or o.start == start for o in out):
                 continue
-            owners = self._owners_of_word(word, word in capitals)
-            if len(owners) == 1 and not any(o.start == start for o in out) \
-                    and not _inside_other_name(question, start, end, str(owners[0][2])):
+            owners = self._owners_of_word(word, word in capitals) or self._owner_of_misspelt(word, word in capitals)
+            if len(owners) == 1 and not _inside_other_name(question, start, end, str(owners[0][2])):
                 out.append(Link(*owners[0], start, end, "partial", word))
         return out
+
+    def _families(self, tokens: list[tuple[int, int, str]], free: list[tuple[int, int, str]],
+                  capitals: set[str]) -> list[Link]:
+        """"The Kota ships": a capitalised word that starts several names of one table, followed by
+        that table's noun, names them all (a filter on any of them)."""
+        out: list[Link] = []
+        following = {t[0]: tokens[i + 1][2] for i, t in enumerate(tokens[:-1])}
+        for start, end, word in free:
+            noun = SYNONYMS.get(stem(following.get(start, "")))
+            family = [(t, c, v) for n, t, c, v in self.names if n.split()[0] == word and len(n.split()) > 1]
+            if word in capitals and len(family) > 1 and noun is not None and \
+                    {TABLE_NOUNS.get(noun)} == {t for t, _, _ in family}:
+                out += [Link(*owner, start, end, "partial", word) for owner in family]
+        return out
+
+    def _owner_of_misspelt(self, word: str, capital: bool) -> list[tuple[str, str, Any]]:
+        """The one name with a word that this one misspells ("Evergren" of Evergreen Marine): a long
+        word, not the comments' ordinary English, with its first two letters kept."""
+        if len(word) < 6 or not self._name_word(word, capital) or word in self.common:
+            return []
+        found = [(t, c, v) for n, t, c, v in self.names for w in re.split(r"[\s-]", n)
+                 if len(w) >= 6 and w[:2] == word[:2] and w != word and fuzz.ratio(word, w) >= 88]
+        return found if len(found) == 1 else []
 
     def _typos(self, text: str, tokens: list[tuple[int, int, str]], taken: list[tuple[int, int]]) -> list[Link]:
         """Names written with a typo: a window of about as many words as the name ("hapag loyd" for
