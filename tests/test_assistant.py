@@ -905,3 +905,9 @@ def test_a_contraction_is_plain_english(eng):
     name, year = _one(eng, "SELECT VESSEL_NAME, YEAR_BUILT FROM {o}.VESSELS ORDER BY YEAR_BUILT DESC, VESSEL_NAME")[0]
     a = _answer(eng, "what's the newest vessel we've got?")
     assert name in a.text and str(year) in a.text, a.text
+
+
+def test_a_column_owned_by_a_word_of_its_comment(eng):
+    # the one column of the table named whose comment alone has the word (here: "dangerous", said "hazardous")
+    assert assistant.schema_subjects(eng, "which field says if a manifest line is hazardous?") == ["CARGO_ITEMS.UN_NUMBER"]
+    assert assistant.schema_subjects(eng, "which table has the dangerous goods lines?") != ["CARGO_ITEMS.UN_NUMBER"]

@@ -103,3 +103,32 @@ def test_one_size_given_names_the_item_a_cost_is_worked_for(eng):
     for item in sized:
         text = answer_question(eng, f"If I keep a {item.name} for 12 days, what will the lease come to?").answer
         assert item.item_id in text and f"USD {item.price_usd * 12:,.2f}" in text, (item.item_id, text)
+
+
+def test_stock_at_a_port_named_by_its_initials_reaches_the_rows(eng):
+    from workshop_lib.data.catalog import availability, ports
+    from workshop_lib.parts import grounded
+    two_words = {c: p["name"] for c, p in ports().items() if len(p["name"].split()) == 2 and p["name"].replace(" ", "").isalpha()}
+    code, name = next((c, n) for c, n in sorted(two_words.items())
+                      if sum(1 for o in two_words.values() if o.split()[0][0] + o.split()[1][0] ==
+                             n.split()[0][0] + n.split()[1][0]) == 1)
+    initials = name.split()[0][0] + name.split()[1][0]
+    assert grounded.find_ports(f"anything in {initials}?") == [code]
+    item = next(i for i in ITEMS if availability().get(i.item_id, {}).get(code))
+    kind = grounded._type_phrase(item)[1].split()[-1]
+    if len(grounded.named_items(f"{kind}s")) == 1:
+        text = answer_question(eng, f"{kind}s in {initials} - how many?").answer
+        assert str(availability()[item.item_id][code]) in text, text
+
+
+def test_a_load_handed_over_when_no_data_query_answers(eng):
+    smallest = catalog_figures.capacities("m3")[0]
+    text = answer_question(eng, f"I have about {smallest.amount + 1:g} cubic metres of cartons - which container has "
+                                "room for that?").answer
+    assert "holds it" in text and smallest.item.item_id in text and "too small" in text, text
+
+
+def test_what_would_you_use_is_a_request_for_an_item(eng):
+    from workshop_lib.assistant import catalog_links
+    assert catalog_links.asks_for_item("what would you use for glass sheets?")
+    assert catalog_links.asks_for_item("which one should we use here?")

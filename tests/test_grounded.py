@@ -501,3 +501,17 @@ def test_general_conversation_paths(eng):
     artifact = fake_llm(lambda **kw: _message('{"type": "function", "name": "search_catalog", "parameters": {}}'))
     out = grounded.ask(eng, "hello there", llm=artifact, use_cache=False)
     assert '"type"' not in out.text
+
+
+def test_a_ports_possessive_and_its_code_are_location_questions(tmp_path):
+    from tests.conftest import answers_engine
+    from workshop_lib.data.catalog import ports
+    from workshop_lib.parts.chat.answer import answer_question
+    eng = answers_engine("embedded", tmp_path)
+    try:
+        code, port = sorted(ports().items())[0]
+        for question in (f"Give me {port['name']}'s latitude and longitude", f"what's the port code for {port['name']}"):
+            a = answer_question(eng, question)
+            assert a.mode == "rag" and code in a.answer, (question, a.answer)
+    finally:
+        eng.close()

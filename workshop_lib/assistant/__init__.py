@@ -119,7 +119,9 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
     written = _written_as_in_schema(question, columns, tables)
     if len(written) == 1:
         return [written[0].ref]
-    best = _in_table(schema, tables[0], present) if tables else _owned_word(schema, columns, present)
+    asks_table = re.search(r"\btables?\b", question, re.I) is not None  # a table asked for is no column
+    best = (_in_table(schema, tables[0], present) or (None if asks_table else _comment_owned(schema, tables[0], present))) \
+        if tables else _owned_word(schema, columns, present)
     best = best or _named_whole(schema, columns, present, tables)
     return [best.ref] if best is not None else []
 
@@ -174,6 +176,18 @@ def _in_table(schema: Schema, table: str, present: set[str]) -> Any:
     if any(matched <= c.comment_words for c in schema.columns[best.table] if c != best and not c.is_key):
         return None  # another column's comment uses the same words ("weight" of deadweight): not clear
     return best
+
+
+def _comment_owned(schema: Schema, table: str, present: set[str]) -> Any:
+    """The one column of the table named whose comment alone uses a long word of the question ("is a
+    cargo line hazardous": only UN_NUMBER's comment speaks of dangerous goods); else None."""
+    cols = [c for c in schema.columns[table] if not c.is_key]
+    owners = []
+    for c in cols:
+        own = {w for w in c.comment_words & present if len(w) >= 6 and w not in TABLE_NOUNS}
+        if own and not any(own & o.comment_words for o in cols if o != c):
+            owners.append(c)
+    return owners[0] if len(owners) == 1 else None
 
 
 def _own_words(schema: Schema, c: Any) -> set[str]:

@@ -56,7 +56,8 @@ def unexplained(question: str, handler: str) -> list[str]:
     # stock is counted in units: a weight, a volume or a temperature asks about the item itself
     measures = _MEASURES if handler == "EQUIPMENT_AVAILABILITY" else set()
     out = []
-    text = question.replace("-", " ").replace("/", " ")
+    # "Durban's latitude": the possessive is the port's own name
+    text = re.sub(r"(?<=\w)['\u2019]s\b", "", question).replace("-", " ").replace("/", " ")
     for raw, word in zip(re.findall(r"[A-Za-z][A-Za-z'-]*", text), words_of(text), strict=True):
         if raw.lower() in measures:
             out.append(raw)

@@ -87,7 +87,7 @@ data database dataset file files system systems marked logged table tables row r
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
 included inclusive supposed meant everything anything
-move moves moving moved transport transports transporting transported planned booked add
+move moves moving moved transport transports transporting transported planned booked add during
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details

@@ -38,6 +38,7 @@ SYNONYMS = {
     "flag": "flag", "flagged": "flag", "registry": "flag", "registered": "flag", "flying": "flag",
     "headquarters": "head", "headquartered": "head", "hq": "head", "based": "head",
     "value": "value", "worth": "value", "price": "value",
+    "hazardous": "dangerous", "hazmat": "dangerous", "dangerous": "dangerous",
     "departure": "departure", "etd": "departure", "arrival": "arrival", "eta": "arrival", "expected": "arrival",
 }
 # Table words that belong to the table as a whole (the row's noun), from the table comments'
@@ -70,7 +71,7 @@ PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", 
            ("shipping", "line"): "carrier", ("shipping", "company"): "carrier", ("container", "ship"): "vessel",
            ("container", "vessel"): "vessel", ("position", "report"): "position", ("flag", "state"): "flag",
            ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port",
-           ("set", "point"): "temperature", ("good", "line"): "cargo"}
+           ("set", "point"): "temperature", ("good", "line"): "cargo", ("port", "code"): "unlocode"}
 
 
 def map_words(raw: list[str]) -> list[str]:

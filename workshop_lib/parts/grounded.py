@@ -127,7 +127,21 @@ def find_ports(text: str) -> list[str]:
     for alias, code in _PORT_ALIASES.items():
         if re.search(rf"\b{re.escape(alias)}\b", lower):
             found.append(code)
+    found += [code for initials, code in _port_initials().items() if re.search(rf"\b{initials}\b", text)]
     return list(dict.fromkeys(found))
+
+
+@functools.lru_cache(maxsize=1)
+def _port_initials() -> dict[str, str]:
+    """A port of two or more words by its initials in capitals ("LA" Los Angeles, "NY" New York), when
+    no other port has the same."""
+    seen: dict[str, list[str]] = {}
+    for code, port in catalog.ports().items():
+        for part in re.split(r"[/()]", port["name"]):
+            words = part.split()
+            if len(words) >= 2 and all(w.isalpha() for w in words):  # "Ningbo-Zhoushan" has no initials
+                seen.setdefault("".join(w[0].upper() for w in words), []).append(code)
+    return {initials: codes[0] for initials, codes in seen.items() if len(set(codes)) == 1}
 
 
 def mentions_equipment(text: str) -> bool:

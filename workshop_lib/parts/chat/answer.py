@@ -187,6 +187,8 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # "is reefer monitoring offered in Colombo?": the item's rows at the port
+    if (stock := _stock_at_port(eng, question, decision)) is not None:
+        return stock  # "gensets in LA - how many?"
     if (near := _nearest_to_point(eng, question, decision)) is not None:
         return near
     # the scores stay in decision_explain; the person reads a plain sentence
@@ -382,12 +384,25 @@ def _or_catalog(eng: Engine, question: str, decision: router.RouteDecision, answ
     description matches the request; otherwise its fallback stands."""
     if answer.mode != "fallback":
         return answer
-    if (worked := _availability(decision, question)) is not None:
+    if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # "how many ports have 20' flat racks?": no data query, a figure over the catalog's rows
+    if (figured := _catalog_figures(eng, question, replace(decision, label="EQUIPMENT_RAG"))) is not None:
+        return figured  # "70 cubic metres of cartons: which container has room?": the stated capacities
+    if (stock := _stock_at_port(eng, question, decision)) is not None:
+        return stock
     if (item := _catalog_item(eng, question, decision)) is None:
         return answer
     return _catalog_answer(eng, question, decision, item, f"{decision.label} could not ground it; a catalog "
                                                           "item's description matches the need")
+
+
+def _stock_at_port(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"Gensets in LA - how many?": an item named by its type and a port, read by Part 5's availability
+    handler when its rows answer every word; else None."""
+    if not grounded.named_items(question) or not grounded.find_ports(question) or assistant.named_records(eng, question):
+        return None
+    stock = _grounded(eng, question, replace(decision, label="EQUIPMENT_AVAILABILITY"), None)
+    return stock if stock.mode == "rag" else None
 
 
 def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, item: Any, why: str) -> ChatAnswer:
@@ -627,7 +642,7 @@ def _port_rows(text: str) -> list[dict[str, Any]]:
 def _asks_location(question: str) -> bool:
     """Where a port is, its coordinates, UN/LOCODE, country or region."""
     return bool(grounded._LOCATION_RE.search(question) or re.search(
-        r"\b(?:coordinates?|latitude|longitude|locode|country|region|which part of|on the map)\b", question, re.I))
+        r"\b(?:coordinates?|latitude|longitude|locode|code|country|region|which part of|on the map)\b", question, re.I))
 
 
 def _asks_port_list(question: str) -> bool:
