@@ -911,3 +911,16 @@ def test_a_column_owned_by_a_word_of_its_comment(eng):
     # the one column of the table named whose comment alone has the word (here: "dangerous", said "hazardous")
     assert assistant.schema_subjects(eng, "which field says if a manifest line is hazardous?") == ["CARGO_ITEMS.UN_NUMBER"]
     assert assistant.schema_subjects(eng, "which table has the dangerous goods lines?") != ["CARGO_ITEMS.UN_NUMBER"]
+
+
+def test_a_column_question_is_declined_when_the_column_does_not_explain_what_is_asked(eng):
+    from workshop_lib.parts.chat.answer import answer_question
+    # words that no comment of the schema uses: each column question about them is declined, whatever it leads with
+    schema, _ = assistant.knowledge(eng)
+    for thing in ("seal number of a container", "crew size of a vessel", "customs status of a box"):
+        assert any(w in thing.split() for w in assistant.not_explained_by(eng, thing, "CONTAINERS.CONTAINER_NUMBER"))
+        a = answer_question(eng, f"which column has the {thing}?")
+        assert a.mode == "fallback" and "says nothing about" in a.answer, (thing, a.answer)
+    # what a column's own comment says is explained by it, in other words too
+    assert assistant.not_explained_by(eng, "which field is the set-point temperature?", "CONTAINERS.REEFER_TEMP_C") == []
+    assert assistant.not_explained_by(eng, "which column joins voyages to vessels?", "VOYAGES.IMO_NUMBER") == []

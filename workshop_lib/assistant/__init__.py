@@ -120,7 +120,7 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
     if len(written) == 1:
         return [written[0].ref]
     asks_table = re.search(r"\btables?\b", question, re.I) is not None  # a table asked for is no column
-    best = (_in_table(schema, tables[0], present) or (None if asks_table else _comment_owned(schema, tables[0], present))) \
+    best = (_in_table(schema, tables[0], present) or (None if asks_table else _comment_owned(schema, tables[0], set(free))))\
         if tables else _owned_word(schema, columns, present)
     best = best or _named_whole(schema, columns, present, tables)
     return [best.ref] if best is not None else []
@@ -178,15 +178,56 @@ def _in_table(schema: Schema, table: str, present: set[str]) -> Any:
     return best
 
 
+# words of asking where a thing is kept: none of them names the thing
+_ASKING = set("""column columns field fields table tables store stores stored hold holds held keep keeps kept tell tells
+show shows say says record records recorded find found where which whether data database schema value values
+information info lookup mean means meaning contain contains give gives read under figure setting ask asks
+thats whats wheres join joins joined link links linked relate relates""".split())
+
+
+def not_explained_by(eng: Engine, question: str, subject: str) -> list[str]:
+    """The words a question asks about that the subject ("TABLE" or "TABLE.COLUMN") does not explain:
+    neither its name, its comment nor its table's first sentence uses them, by stem or synonym ("which
+    column has the booking number": VOYAGE_NUMBER says nothing of bookings). Words of asking, plain
+    English and the tables' nouns are no part of what is asked; what the question sets aside is left out."""
+    schema, _ = knowledge(eng)
+    table, _, column = subject.removeprefix(f"{OWNER}.").partition(".")
+    cols = [c for c in schema.columns.get(table, []) if c.name == column]
+    if table not in schema.columns or (column and not cols):
+        return []  # a relationship or another kind of fact: not one column's
+    texts = [re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0], table]
+    texts += [t for c in cols for t in (c.comment, c.name)]
+    known = set(words_of(" ".join(texts).replace("-", " ").replace("_", " ")))
+    known |= {planner._root(w) for w in known}
+    return [raw for raw, mapped in _asked_words(question)
+            if not {raw.lower(), mapped, planner._root(raw.lower()), planner._root(mapped)} & known]
+
+
+def _asked_words(question: str) -> list[tuple[str, str]]:
+    """The words of what a question asks about, as written and as the synonym layer reads them: no word
+    of asking, plain English or a table's noun, nothing it sets aside."""
+    text = re.sub(r"(?<=\w)['\u2019]s\b", "", without_set_aside(question)).replace("-", " ")
+    raws = re.findall(r"[A-Za-z][A-Za-z']*", text)
+    skip = planner._QUESTION | planner._PLAIN | _ASKING
+    return [(raw, mapped) for raw, mapped in zip(raws, words_of(" ".join(raws)), strict=True)
+            if len(raw) >= 4 and raw.lower() not in skip and mapped not in _ASKING and mapped != "-"
+            and mapped not in TABLE_NOUNS]
+
+
 def _comment_owned(schema: Schema, table: str, present: set[str]) -> Any:
     """The one column of the table named whose comment alone uses a long word of the question ("is a
-    cargo line hazardous": only UN_NUMBER's comment speaks of dangerous goods); else None."""
+    cargo line hazardous": only UN_NUMBER's comment speaks of dangerous goods), and explains every
+    other word it asks about; else None. `present`: the question's free words, as mapped."""
     cols = [c for c in schema.columns[table] if not c.is_key]
-    owners = []
-    for c in cols:
+    asked = {w for w in present if len(w) >= 4 and w not in _ASKING | TABLE_NOUNS.keys() | planner._QUESTION | planner._PLAIN}
+
+    def owns(c: Any) -> bool:
         own = {w for w in c.comment_words & present if len(w) >= 6 and w not in TABLE_NOUNS}
-        if own and not any(own & o.comment_words for o in cols if o != c):
-            owners.append(c)
+        # "booking office": office is not CARRIER_NAME's, though "bookings" is in its comment
+        return bool(own) and not any(own & o.comment_words for o in cols if o != c) \
+            and asked <= c.comment_words | schema.name_words(c)
+
+    owners = [c for c in cols if owns(c)]
     return owners[0] if len(owners) == 1 else None
 
 

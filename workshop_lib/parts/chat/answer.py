@@ -719,6 +719,11 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     if documents_win(a.mode):
         return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
                                vector=vector)
+    if a.mode != "fallback" and (missing := _not_in_column(eng, question, a.decision.used_chunks)):
+        subject, words = missing
+        return _declined(decision, f"The closest column I know, {subject}, says nothing about "
+                                   f"{' or '.join(repr(w) for w in words)}, and no other column of SUPPLYCHAIN records "
+                                   "it as far as its comments say. " + ASK_BACK, "knowledge memories (Part 4)")
     d = a.decision
     explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", **_explain(decision)}
     if named:
@@ -729,6 +734,17 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     used = [{k: c.get(k) for k in ("record_id", "subject", "kind", "similarity")} for c in d.used_chunks]
     return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
                       d.used_llm, bool(d.decision_explain.get("short_query_active")), _route(decision))
+
+
+def _not_in_column(eng: Engine, question: str, used: list[dict[str, Any]]) -> tuple[str, list[str]] | None:
+    """For "which column holds X" with no table or column written as the schema writes it: the column
+    the answer leads with, and the words of X it does not explain ("the seal number": seal); None when
+    it explains them all or the question asks something else."""
+    if _asked_kind(question) != "column" or router.named_schema_objects(question) or not used:
+        return None
+    subject = str(used[0].get("subject") or "")
+    words = assistant.not_explained_by(eng, question, subject)
+    return (subject, words) if words else None
 
 
 # "which field ...", "where is X stored", "where do I find X": where a thing is kept
