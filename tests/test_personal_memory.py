@@ -93,3 +93,26 @@ def test_a_schema_correction_is_not_a_personal_memory(eng):
     v = _voyages(eng, 1)[0]
     assert personal.extract(eng, "remember that VOYAGES.STATUS uses ACTIVE for at sea") == []
     assert personal.extract(eng, f"remember that my shipment is on voyage {v}")[0].subject == "VOYAGES.VOYAGE_NUMBER"
+
+
+def test_a_question_no_handler_answers_reaches_the_users_own_words(eng):
+    from workshop_lib.parts.chat.app import ChatService
+    svc = ChatService(eng)
+    threads: dict = {}
+
+    def ask(user, text, thread):
+        body, mode = svc.answer({"question": text, "thread_id": threads.get((user, thread)), "user_id": user,
+                                 "agent": False})
+        threads.setdefault((user, thread), body["thread_id"])
+        return body["answer"], mode
+
+    ask("said-1", "for the Oslo pickups please write our gate code on the notes. customer is Fjordvik Marine, two boxes.",
+        "t1")
+    # the customer's sentence holds no 'I' or 'our', and the pickups are named in the sentence before it
+    text, mode = ask("said-1", "which customer did I mention for the Oslo pickups?", "t2")
+    assert mode == "rag" and "Fjordvik" in text, text
+    text, mode = ask("said-1", "if one of our boxes waits ten days at the gate, what happens?", "t2")
+    text, mode = ask("said-1", "who sits at the gate for ten days?", "t3")
+    assert "waits ten days" not in text  # a case supposed is no thing told
+    text, mode = ask("said-2", "which customer did I mention for the Oslo pickups?", "t1")
+    assert "Fjordvik" not in text  # another user's words are never read

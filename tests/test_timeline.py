@@ -65,3 +65,18 @@ def test_nothing_said_nothing_answered(service):
     threads: dict = {}
     text, mode = _ask(service, "tl-cem", "how many days apart were my two Rotterdam bookings?", threads)
     assert mode == "fallback"
+
+
+def test_a_span_between_two_ends_named_apart_and_what_happened_on_a_day(service):
+    threads: dict = {}
+    start, hold, end = datetime.date(2025, 5, 26), datetime.date(2025, 5, 30), datetime.date(2025, 6, 6)
+    _ask(service, "tl-ida", f"Update on Larkspur Ceramics: the quote was signed on the {start.day}th of May, and then on "
+                            f"the thirtieth of May the inspectors released the pallets.", threads)
+    _ask(service, "tl-ida", "the haulage for the Larkspur order is set for the sixth of June, early slot.", threads, "t2")
+    text, mode = _ask(service, "tl-ida", "how many days from the quote signature to the haulage?", threads, "t3")
+    assert mode == "rag" and text.startswith(f"{(end - start).days} days"), text
+    text, mode = _ask(service, "tl-ida", "what happened on the thirtieth of May with Larkspur?", threads, "t3")
+    assert mode == "rag" and "inspectors released" in text and str(hold.day) in text, text
+    # a day nothing was told about: no event, no answer from the user's words
+    text, mode = _ask(service, "tl-ida", "what happened on the 2nd of June with Larkspur?", threads, "t3")
+    assert "inspectors" not in text, text

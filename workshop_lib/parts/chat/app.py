@@ -48,7 +48,7 @@ from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.chat.answer import ChatAnswer, agent_answer, answer_question
-from workshop_lib.parts.chat.recall import recall_answer
+from workshop_lib.parts.chat.recall import recall_answer, words_said
 from workshop_lib.parts.ingest import index
 from workshop_lib.parts.memory import personal, preferences
 from workshop_lib.parts.memory.writer import observe_user_turn
@@ -283,7 +283,11 @@ class ChatService:
                                      thread_id=thread_id)
             if recalled is not None:
                 return recalled
-        return answer_question(scoped, req["question"], llm=self.llm)
+        answered = answer_question(scoped, req["question"], llm=self.llm)
+        if answered.mode == "fallback" and not stated:
+            # no handler answered: the user's own words may ("who inspected the Brightwater box?")
+            return words_said(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id) or answered
+        return answered
 
     def _keep_turn(self, req: dict[str, Any], thread_id: str, user_id: str, result: ChatAnswer,
                    meta: dict[str, Any]) -> None:

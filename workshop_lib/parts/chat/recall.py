@@ -561,13 +561,15 @@ _ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|t
                                 r"\bagain\b", re.I)
 
 
-def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
+def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, anyway: bool = False,
+                 min_shared: int = said.MIN_SHARED) -> ChatAnswer | None:
     """No kept memory answers a question about what the user said: their own earlier statement that
     does, quoted (said.py), or None. A question about how things stand now is not answered from words
-    that a later statement may have changed."""
-    if not _ABOUT_THE_TELLING.search(question):
+    that a later statement may have changed. With `anyway`, a question about their things that no other
+    way answered gets it too."""
+    if not (anyway or _ABOUT_THE_TELLING.search(question)):
         return None
-    found = said.find(eng, question, user_id=user_id, agent_id=agent_id)
+    found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared)
     if found is None:
         return None
     source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",
@@ -575,6 +577,23 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str) -> Cha
     return _answer(f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d", "rag",
                    _explain("the user's own earlier statement that shares the question's words and holds what it "
                             "asks", "rag", memory=source), [source])
+
+
+# a question that is not about the user's things reaches their words only when it shares this many with them
+NOT_OWN_MIN_SHARED = 3
+
+
+def words_said(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """The last resort for a question no handler answered ("who inspected the Brightwater box?"): the
+    user's own statement that shares at least three of its words and holds the kind of value asked,
+    quoted; else None."""
+    if _WORKED_OUT.search(question):
+        return None  # a total or a span is worked out from several things said; one quoted is half of it
+    return _said_answer(eng, question, user_id, agent_id, anyway=True, min_shared=NOT_OWN_MIN_SHARED)
+
+
+_WORKED_OUT = re.compile(r"\bhow (?:many|much|long)\b|\b(?:total|combined|altogether|sum|average|difference|between|"
+                         r"compare\w*|more|less|fewer)\b", re.I)
 
 
 def _not_told(eng: Engine, question: str) -> ChatAnswer | None:
@@ -679,9 +698,14 @@ def _unknown_thing(question: str, rec: personal.Recalled) -> str | None:
     return None if any(personal.table_of_word(w) or personal.stem(w) in known for w in words) else phrase
 
 
-def _words_hold(kind: str, words: str) -> bool:
-    """The user's words hold a value of the kind asked: a number for a sum, any word for a name or place."""
-    return bool(own_values.NUMBER_RE.search(words)) if kind == own_values.MONEY else bool(words.strip())
+def _words_hold(kind: str, words: str, said_text: str = "", question: str = "") -> bool:
+    """The user's words hold a value of the kind asked: a number for a sum; for a name or a place, a word
+    written with a capital that the question does not have ("customer is Fjordvik Marine")."""
+    if kind == own_values.MONEY:
+        return bool(own_values.NUMBER_RE.search(words))
+    asked = {w.lower() for w in re.findall(r"[\w'-]+", question)}
+    names = [w for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+", said_text) if w.lower() not in asked]
+    return bool(words.strip()) and bool(names)
 
 
 def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,
@@ -711,7 +735,7 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
     if not named and kind in (None, asked):  # a thing of the data: the data says where or when it goes
         return None
     rest = personal.content_words(rec.text) - personal.content_words(question) - personal.content_words(rec.value)
-    if rec.quote and not rec.earlier and _words_hold(asked, " ".join(sorted(rest))):
+    if rec.quote and not rec.earlier and _words_hold(asked, " ".join(sorted(rest)), rec.text, question):
         return _answer(f"You told me ({said}): \u201c{rec.text}\u201d", "rag",
                        _explain(f"the question asks a {asked.lower()}; the remembered words hold it, not the value "
                                 f"{rec.value}", "rag", memory=source), [source])
@@ -741,7 +765,13 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
     if rec is None:
         return _said_answer(eng, question, user_id, agent_id) or _not_told(eng, question)
-    return _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
+    found = _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
+    if found.mode != "fallback" or (quoted := _said_answer(eng, question, user_id, agent_id)) is None:
+        return found
+    # "which customer did I mention ...": the memory found does not answer it; what they said does. The
+    # thread still follows the memory's subject ("and when did it leave?")
+    quoted.decision_explain["memory"] = {**quoted.decision_explain.get("memory", {}), "column": f"{rec.table}.{rec.column}"}
+    return quoted
 
 
 # a question about what the user said ("what date did I say it was filed?")
@@ -755,7 +785,7 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
     if not timeline.asks_about_time(question):
         return None
     if any(table for _, table in personal.question_nouns(question)) and not (
-            personal.refers_to_own(question) or _TOLD_TIME.search(question)):
+            personal.refers_to_own(question) or _TOLD_TIME.search(question) or timeline.asks_what_happened(question)):
         return None  # "when was the ship built?": a question about the data's rows, not the user's days
     schema, values = assistant.knowledge(eng)
     year = planner.reference_year(schema)

@@ -35,11 +35,16 @@ _TELLING = frozenset("""say said tell told mention mentioned give gave remind ag
 something anything remember recall exactly""".split())
 
 
+# "if one of our boxes sits seven days past the free time": a case supposed, not a thing told
+_HYPOTHETICAL = re.compile(r"\s*(?:if|suppose|supposing|say|assuming|what if|in case)\b", re.I)
+
+
 @dataclass(frozen=True)
 class Said:
     text: str           # the statement, in the user's words
     said_at: str        # when (the message's time)
     message_id: str
+    context: str = ""   # the sentence before it in the same message ("for the Hamburg pickups ... customer is X")
 
 
 def _words(text: str) -> set[str]:
@@ -68,27 +73,33 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
     for m in messages:
         if getattr(m, "role", "user") != "user" or not m.content:
             continue
+        # a message that speaks of the user's things speaks of them in each of its sentences
+        own_message = personal.speaks_of_own(personal.statement_part(m.content))
+        before = ""
         for sentence in personal.sentences(m.content):
             if personal.FORGET.search(sentence):  # what it names is dropped from what came before
-                dropped = _words(sentence)
-                out = [s for s in out if not (_words(s.text) & dropped)]
+                dropped = _words(sentence)  # with the sentence each was said after ("... a Mr." "Jankowski.")
+                out = [s for s in out if not ((_words(s.text) | _words(s.context)) & dropped)]
                 continue
             stated = personal.statement_part(sentence)
-            if stated and personal.speaks_of_own(stated):
-                out.append(Said(stated, m.created_at or "", m.id))
+            if stated and not _HYPOTHETICAL.match(stated) and (own_message or personal.speaks_of_own(stated)):
+                out.append(Said(stated, m.created_at or "", m.id, before))
+            before = stated
     return out
 
 
-def find(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Said | None:
-    """The user's statement that answers the question (see the module docstring), or None."""
+def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared: int = MIN_SHARED) -> Said | None:
+    """The user's statement that answers the question (see the module docstring), or None. Words the
+    statement shares with the question count with those of the sentence before it in its message;
+    the value asked must be in the statement itself."""
     asked = _words(question)
-    if len(asked) < MIN_SHARED:
+    if len(asked) < min_shared:
         return None
     best: tuple[int, int, Said] | None = None
     original = bool(personal.HISTORY.search(question))
     for i, s in enumerate(_statements(eng, user_id, agent_id)):
-        shared = len(asked & _words(s.text))
-        if shared < MIN_SHARED or not _holds_asked(question, s.text):
+        shared = len(asked & (_words(s.text) | _words(s.context)))
+        if shared < min_shared or not _holds_asked(question, s.text):
             continue
         order = -i if original else i  # the newest wins a tie; the oldest for "originally"
         if best is None or (shared, order) > (best[0], best[1]):

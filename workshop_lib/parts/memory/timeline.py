@@ -21,6 +21,7 @@ than the events it needs, gets None and the caller falls back.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -204,9 +205,31 @@ def _which_first(question: str, found: list[Event]) -> Answer | None:
                   f"{later[0]} on {_said(later[1])}.", (ea, eb))
 
 
+# "from the booking confirmation to the truck", "between the hold and the release": each end named apart
+_ENDS = re.compile(r"\b(?:from|since)\s+(.+?)\s+(?:to|until|till|and)\s+(.+?)\s*[?.!]*$|\bbetween\s+(.+?)\s+and\s+(.+?)\s*[?.!]*$",
+                   re.I)
+
+
+def _ends(question: str, found: list[Event]) -> list[Event] | None:
+    """The two events a question names one at each end, each by the clause its date is in; None when
+    it does not name them so or either end is not one event."""
+    m = _ENDS.search(question)
+    if not m:
+        return None
+    picked = []
+    for side in (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)):
+        words = personal.content_words(side) - _TIME_WORDS
+        by_clause = [e for e in found if words & e.own]
+        named = _best(words, by_clause or found, want=1)
+        if len(named) != 1:
+            return None
+        picked.append(named[0])
+    return sorted(picked, key=lambda e: e.date) if picked[0] is not picked[1] else None
+
+
 def _span(question: str, found: list[Event]) -> Answer | None:
     """Two events the words name, or the first and the latest of several when the question says so."""
-    named = sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date)
+    named = _ends(question, found) or sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date)
     if _FIRST.search(question) and _LAST.search(question):
         # "between my first booking and my latest one": the extremes of a set, when at least three of
         # it are found (with two, a third told in other words would be missed and the span wrong)
@@ -236,6 +259,27 @@ def _undated_since(result: Answer, found: list[Event]) -> bool:
     return any(e.date == UNDATED and len(e.words & used) >= 2 for e in found[last + 1:])
 
 
+_HAPPENED = re.compile(r"\bwhat (?:happened|went on|was done|did (?:i|we|they|you) (?:say|tell)|took place)\b", re.I)
+
+
+def _on_date(question: str, found: list[Event], year: int = 0) -> Answer | None:
+    """"What happened on the first of June with the Gulf Dates shipment?": the one event told with the
+    date the question gives (the one whose words it shares, when several were)."""
+    asked = {day for _, day in dates_in(question, year)}
+    told = [e for e in found if e.message_id != "this turn" and e.date in asked]
+    if len(asked) != 1 or not told:
+        return None
+    named = _best(personal.content_words(question) - _TIME_WORDS, told) or told
+    if len({(e.text, e.date) for e in named}) != 1:
+        return None
+    return Answer(f"On {_said(named[0])}.", (named[0],))
+
+
+def asks_what_happened(question: str) -> bool:
+    """"What happened on the first of June ...": the data's rows record no happenings; the user's words do."""
+    return _on_date in _steps(question)
+
+
 def asks_about_time(question: str) -> bool:
     """Whether the question asks which came first, how many days, or what date (cheap: no store read)."""
     return bool(_steps(question))
@@ -253,6 +297,8 @@ def _steps(question: str) -> list[Step]:
         steps.append(_span)
     if _DATE.search(question):
         steps.append(_one_date)
+    if _HAPPENED.search(question) and re.search(rf"\b(?:{_MONTH})\b|\d{{4}}-\d{{2}}-\d{{2}}", question, re.I):
+        steps.append(_on_date)
     return steps
 
 
@@ -267,5 +313,6 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int
         return None
     # the first kind the question asks is the one answered: a span that cannot be worked out is no
     # reason to answer with the latest date instead
-    result = steps[0](question, [e for e in found if e.date != UNDATED])
+    step = functools.partial(_on_date, year=year) if steps[0] is _on_date else steps[0]
+    result = step(question, [e for e in found if e.date != UNDATED])
     return None if result is None or _undated_since(result, found) else result
