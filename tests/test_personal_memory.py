@@ -116,3 +116,21 @@ def test_a_question_no_handler_answers_reaches_the_users_own_words(eng):
     assert "waits ten days" not in text  # a case supposed is no thing told
     text, mode = ask("said-2", "which customer did I mention for the Oslo pickups?", "t1")
     assert "Fjordvik" not in text  # another user's words are never read
+
+
+def test_the_users_words_answer_only_when_they_name_what_is_asked(eng):
+    from workshop_lib.parts.chat.app import ChatService
+    svc = ChatService(eng)
+    threads: dict = {}
+
+    def ask(text, thread):
+        body, mode = svc.answer({"question": text, "thread_id": threads.get(thread), "user_id": "said-3", "agent": False})
+        threads.setdefault(thread, body["thread_id"])
+        return body["answer"], mode
+
+    ask("we ship our olive oil to Tanger Med with a Valencia haulier called Ruta Sur.", "t1")
+    text, mode = ask("which haulier handles our Tanger Med pallets?", "t2")
+    assert mode == "rag" and "Ruta Sur" in text, text
+    # never said: the same subject, another role; the haulier's sentence does not answer it
+    text, mode = ask("who handles customs for the olive oil at Tanger Med?", "t2")
+    assert "Ruta Sur" not in text, text

@@ -51,6 +51,25 @@ def _words(text: str) -> set[str]:
     return personal.content_words(text) - _TELLING
 
 
+# the thing a question asks for by its noun: "which haulier ...", "who handles customs ...", "who is the agent"
+_HEAD = re.compile(r"\b(?:which|what)\s+(?!(?:is|are|was|were|do|does|did|one|ones|kind|sort|type)\b)([a-z]{4,})|"
+                   r"\bwho(?:'s|\s+\w+)\s+(?:(?:the|our|my|a|an|for|us)\s+)*([a-z]{4,})", re.I)
+
+
+_VALUE_KINDS = frozenset("""date dates day days time times temperature temperatures price prices rate rates cost costs
+number numbers amount amounts weight weights figure figures value values much many long""".split())
+
+
+def _names_the_asked(question: str, statement: Said) -> bool:
+    """The statement (with the sentence before it) names what the question asks for by its noun, when
+    the question has one: "who handles customs" is not answered by a sentence about a haulier."""
+    m = _HEAD.search(question)
+    head = (m.group(1) or m.group(2)).lower() if m else ""
+    if not head or head in _TELLING or head in _VALUE_KINDS or not _words(head):
+        return True  # a date, a price, a number: the kind of value, which _holds_asked checks
+    return bool(_words(head) & (_words(statement.text) | _words(statement.context)))
+
+
 def _holds_asked(question: str, statement: str) -> bool:
     """The statement holds a value of the kind asked that the question does not already hold."""
     new = statement
@@ -99,7 +118,7 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
     original = bool(personal.HISTORY.search(question))
     for i, s in enumerate(_statements(eng, user_id, agent_id)):
         shared = len(asked & (_words(s.text) | _words(s.context)))
-        if shared < min_shared or not _holds_asked(question, s.text):
+        if shared < min_shared or not _holds_asked(question, s.text) or not _names_the_asked(question, s):
             continue
         order = -i if original else i  # the newest wins a tie; the oldest for "originally"
         if best is None or (shared, order) > (best[0], best[1]):
