@@ -924,3 +924,28 @@ def test_a_column_question_is_declined_when_the_column_does_not_explain_what_is_
     # what a column's own comment says is explained by it, in other words too
     assert assistant.not_explained_by(eng, "which field is the set-point temperature?", "CONTAINERS.REEFER_TEMP_C") == []
     assert assistant.not_explained_by(eng, "which column joins voyages to vessels?", "VOYAGES.IMO_NUMBER") == []
+
+
+def test_what_the_comments_say_is_not_held_is_no_query(eng):
+    schema, _ = assistant.knowledge(eng)
+    # read from the comments: every word listed comes from a sentence that says the data does not hold it
+    assert schema.unmodelled and all(re.search(r"\bnot (?:modell?ed|stored|recorded)\b", s) for s in schema.unmodelled.values())
+    name, number = _one(eng, "SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER FROM {o}.VOYAGES v JOIN {o}.VESSELS s "
+                             "ON s.IMO_NUMBER = v.IMO_NUMBER ORDER BY v.VOYAGE_ID")[0]
+    a = assistant.answer_data(eng, f"which ports does {name} call at in between on {number}?")
+    assert a.text is None and "not modelled" in (a.reason or ""), a.text
+
+
+def test_who_asks_for_someone_named(eng):
+    number, = _one(eng, "SELECT c.CONTAINER_NUMBER FROM {o}.CONTAINERS c ORDER BY c.CONTAINER_ID")[0]
+    a = assistant.answer_data(eng, f"who's the shipper of the goods in {number}?")
+    assert a.text is None, a.text  # no row of the data names a shipper
+    carrier, vessel = _one(eng, "SELECT c.CARRIER_NAME, v.VESSEL_NAME FROM {o}.VESSELS v JOIN {o}.CARRIERS c "
+                                "ON c.CARRIER_ID = v.CARRIER_ID ORDER BY v.IMO_NUMBER")[0]
+    assert carrier in _answer(eng, f"who operates the {vessel}?").text
+
+
+def test_which_of_two_is_bigger_and_by_how_much(eng):
+    (a, x), (b, y) = _one(eng, "SELECT VESSEL_NAME, CAPACITY_TEU FROM {o}.VESSELS ORDER BY CAPACITY_TEU DESC")[:2]
+    text = _answer(eng, f"which one's bigger in TEU, {b} or {a}, and by how many TEU?").text
+    assert text.startswith(a) and str(x - y) in text.replace(",", ""), text

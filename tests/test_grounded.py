@@ -515,3 +515,16 @@ def test_a_ports_possessive_and_its_code_are_location_questions(tmp_path):
             assert a.mode == "rag" and code in a.answer, (question, a.answer)
     finally:
         eng.close()
+
+
+def test_a_ports_coordinates_come_signed_too(tmp_path):
+    from tests.conftest import answers_engine
+    from workshop_lib.data.catalog import ports
+    from workshop_lib.parts.chat.answer import answer_question
+    eng = answers_engine("embedded", tmp_path)
+    try:
+        code, port = next((c, p) for c, p in sorted(ports().items()) if float(p["longitude"]) < 0)
+        a = answer_question(eng, f"lat/long for {port['name']} please")
+        assert f"{float(port['longitude']):g}" in a.answer and "° W" in a.answer, a.answer
+    finally:
+        eng.close()

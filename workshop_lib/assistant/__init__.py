@@ -450,14 +450,8 @@ def _only_asks_which(part: str) -> bool:
         bool({"ones", "they", "them", "those", "these", "many", "all"} & set(words))
 
 
-def _party_tables(schema: Schema) -> set[str]:
-    """Tables whose rows are companies ("who runs it"): their comment's first sentence says they operate."""
-    return {t for t, comment in schema.table_comments.items()
-            if re.search(r"\b(?:operat\w*|compan(?:y|ies))\b", re.split(r"(?<=[a-z)])\.\s", comment, maxsplit=1)[0], re.I)}
-
-
 def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:
-    return re.match(r"(?:and\s+)?(?:who|whose)\b", part, re.I) is not None and bool(_party_tables(schema) & tables)
+    return re.match(r"(?:and\s+)?(?:who|whose)\b", part, re.I) is not None and bool(planner.party_tables(schema) & tables)
 
 
 def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: ValueIndex) -> str | None:

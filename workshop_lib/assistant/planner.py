@@ -26,7 +26,7 @@ from typing import Any
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, stem, words_of
+from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, stem, stem_root, words_of
 from workshop_lib.assistant.value_links import Link
 from workshop_lib.data import countries
 from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
@@ -80,7 +80,7 @@ _PLAIN = set("""be been being am having doing done get got go goes going gone sa
 carrying carried operate operates operated operating run runs running own owns owned fly flies flying leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
-contain contains stored store recorded record use uses using used call called take make come keep kept right now today
+contain contains stored store recorded record use uses using used called take make come keep kept right now today
 currently please thanks thank hey hello quick question just also only both either than then there here
 one ones other another more most less least many much few all every each any some such same different
 data database dataset file files system systems marked logged table tables row rows list listed total overall whole entire ever yet still will
@@ -132,7 +132,8 @@ class Spec:
     group_role: str | None = None   # which end of a voyage a port group counts: ORIGIN | DESTINATION
     target_role: str | None = None  # ports listed through their voyages: as ORIGIN or DESTINATION
     superlative: str = ""           # the word that asked for a top row ("oldest"), when it names its measure
-    comparative: tuple[str, str] | None = None   # ("longer", ">"): "is A longer than B" is a yes or a no
+    # ("longer", ">", False): "is A longer than B" is a yes or a no; True: "which is longer, A or B"
+    comparative: tuple[str, str, bool] | None = None
     having: tuple[str, float] | None = None      # ("<=", 3): groups kept by their count ("flags with 3 or more ships")
 
 
@@ -305,6 +306,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
         raise NoPlan("it asks what to choose or do, which the data's rows do not say")
     words = _Words.read(question, links)
     _correct_typos(words, schema)
+    _not_modelled(words, schema)
     target, noun_at = _target(words, schema, links)
     spec = Spec(target, "list")
     _where_a_row_is(words, schema, spec)
@@ -333,6 +335,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _asks_what_the_rows_hold(words, schema, spec, noun_at)
     _every_word_explained(words, schema, spec)
     _where_is_a_place(words, spec)
+    _who_is_a_party(words, schema, spec)
     _show_compared(spec)
     return spec
 
@@ -510,6 +513,32 @@ def _where_is_a_place(words: _Words, spec: Spec) -> None:
               (c.table == "PORTS" or c.name in ("LATITUDE", "LONGITUDE"))]
     if spec.target != "PORTS" and not places:
         raise NoPlan("it asks where, and the rows it would show hold no place")
+
+
+def _not_modelled(words: _Words, schema: Schema) -> None:
+    """A word of what the comments say the data does not hold ("which ports does it call at in
+    between?": port calls are not modelled) asks for something no query can show."""
+    for _, w in words.free():
+        said = schema.unmodelled.get(stem_root(w))
+        if said is not None:
+            raise NoPlan(f"it asks about '{w}', and the schema says: {said}")
+
+
+def party_tables(schema: Schema) -> set[str]:
+    """Tables whose rows are companies ("who runs it"): their comment's first sentence says they operate."""
+    return {t for t, comment in schema.table_comments.items()
+            if re.search(r"\b(?:operat\w*|compan(?:y|ies))\b", re.split(r"(?<=[a-z)])\.\s", comment, maxsplit=1)[0], re.I)}
+
+
+def _who_is_a_party(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Who's the shipper of the shrimp in MSCU3700909?" asks for someone named: rows of tables that
+    name nobody (no *_NAME column: a cargo line, a box) do not answer it; a ship or a line does."""
+    if not re.match(r"\W*(?:and\s+|so\s+)?(?:who|who's|whose)\b", words.text, re.I) or spec.action in ("count", "group"):
+        return
+    tables = {spec.target} | {c.table for c in _plan_columns(spec)}
+    named = {schema.name_column(t).name for t in tables if t in schema.columns}  # a position is named by its ship
+    if not any(n.endswith("_NAME") for n in named):
+        raise NoPlan("it asks who, and the rows it would show name nobody")
 
 
 def _show_compared(spec: Spec) -> None:
@@ -1347,10 +1376,12 @@ _LESS = "shorter|smaller|lighter|slower|older|lower|narrower"
 def _comparative(words: _Words, spec: Spec) -> None:
     """"Is A longer than B": two named rows compared on the column the adjective names."""
     m = words.has(rf"({_MORE}|{_LESS})\s+than")
+    which = None if m else words.has(r"which|who") and words.has(rf"({_MORE}|{_LESS})")
     named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2]
-    if m and named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show):
-        word = m.group(1).lower()
-        spec.comparative = (word, ">" if re.fullmatch(_MORE, word) else "<")
+    found = m or which
+    if found and named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show):
+        word = found.group(1).lower()
+        spec.comparative = (word, ">" if re.fullmatch(_MORE, word) else "<", which is not None)
 
 
 def _rows_without_a_name(schema: Schema, spec: Spec) -> None:

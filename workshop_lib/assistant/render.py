@@ -200,10 +200,14 @@ def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
     if found is None:
         return None
     pair, measure, a, b = found
-    word, op = spec.comparative
+    word, op, which = spec.comparative
     holds = a > b if op == ">" else a < b
     first, second = (f"{v} ({value_text(x, measure, spec.convert)})" for v, x in zip(pair, (a, b)))
-    return f"{'Yes' if holds else 'No'}: {first} is {'' if holds else 'not '}{word} than {second}."
+    by = f", by {value_text(abs(a - b), measure, spec.convert)}" if a != b else ""
+    if which:  # "which is bigger, A or B": the one that is, and by how much
+        winner, loser = (first, second) if holds else (second, first)
+        return f"{winner} is {word} than {loser}{by}." if a != b else f"{first} and {second} are the same."
+    return f"{'Yes' if holds else 'No'}: {first} is {'' if holds else 'not '}{word} than {second}{by if holds else ''}."
 
 
 def _compared_values(plan: Plan, rows: Sequence[Sequence[Any]]) -> tuple[list[Any], Column, Any, Any] | None:

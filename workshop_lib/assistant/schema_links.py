@@ -66,6 +66,25 @@ def stem(word: str) -> str:
     return w
 
 
+_NOT_HELD = r"modell?ed|stored|recorded|tracked|kept"   # "... are not modelled": what the data does not hold
+
+
+def _telling_roots(sentence: str) -> list[str]:
+    """The roots of a sentence's words that may name a thing (five letters or more, not the 'not
+    modelled' itself)."""
+    return [stem_root(w) for w in re.findall(r"[A-Za-z]+", sentence)
+            if len(w) >= 5 and w.lower() not in _STOP and not re.fullmatch(_NOT_HELD, w, re.I)]
+
+
+def stem_root(word: str) -> str:
+    """A word's singular without a verb ending ("calls", "called": call), to compare words of comments."""
+    w = stem(word)
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            return w[: -len(suffix)]
+    return w
+
+
 # Two words that name one thing: the first is dropped ("-"), the second carries the meaning.
 PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", "line"): "cargo",
            ("shipping", "line"): "carrier", ("shipping", "company"): "carrier", ("container", "ship"): "vessel",
@@ -176,6 +195,22 @@ class Schema:
         for comment in self.table_comments.values():  # "AIS position reports" describes a table
             generic |= {a.lower() for a in re.findall(r"\b[A-Z]{3,5}\b", comment)}
         return frozenset(w for w, n in counts.items() if n == 1 and w in acronyms and w not in generic)
+
+    @functools.cached_property
+    def unmodelled(self) -> dict[str, str]:
+        """The words of what the comments say the data does not hold ("Intermediate port calls are not
+        modelled": intermediate, call), each with its sentence; a word any other sentence of a comment
+        uses is left out (it names something the data does hold)."""
+        comments = list(self.table_comments.values()) + [c.comment for cols in self.columns.values() for c in cols]
+        sentences = [x.strip() for c in comments for x in re.split(r"(?<=[.;])\s+", c) if x.strip()]
+        absent = [x for x in sentences if re.search(rf"\bnot (?:{_NOT_HELD})\b", x, re.I)]
+        present = {stem_root(w) for x in sentences if x not in absent for w in re.findall(r"[A-Za-z]+", x)}
+        out: dict[str, str] = {}
+        for x in absent:
+            for root in _telling_roots(x):
+                if root not in present:
+                    out.setdefault(root, x)
+        return out
 
     @functools.cached_property
     def vocabulary(self) -> frozenset[str]:

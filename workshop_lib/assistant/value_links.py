@@ -93,6 +93,8 @@ class ValueIndex:
             if len(phrase) < 2 or _short_in_lower_case(question, phrase, how):
                 continue
             for m in _occurrences(phrase, text):
+                if _lower_short_form(question, m, how):
+                    continue
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
                            for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
                 if same or not any(m.start() < e and s < m.end() for s, e in taken):
@@ -265,6 +267,11 @@ def _same_length(text: str) -> str:
 
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", text.lower())).strip()
+
+
+def _lower_short_form(question: str, m: re.Match[str], how: str) -> bool:
+    """"which one's bigger": this "one" is no carrier ONE, whatever else the question has in capitals."""
+    return how in ("exact", "country") and len(m.group(0)) <= 3 and not question[m.start():m.end()].isupper()
 
 
 def _short_in_lower_case(question: str, phrase: str, how: str) -> bool:

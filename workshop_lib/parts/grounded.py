@@ -566,7 +566,9 @@ def port_proximity_answer(eng: Engine, question: str, codes: Sequence[str]) -> s
 
 
 def _coord(lat: float, lon: float) -> str:
-    return f"{abs(lat):.2f}\u00b0 {'N' if lat >= 0 else 'S'}, {abs(lon):.2f}\u00b0 {'E' if lon >= 0 else 'W'}"
+    """Compass form, then the signed decimals a map or a spreadsheet takes (south and west negative)."""
+    return (f"{abs(lat):.2f}\u00b0 {'N' if lat >= 0 else 'S'}, {abs(lon):.2f}\u00b0 {'E' if lon >= 0 else 'W'} "
+            f"({lat:g}, {lon:g})")
 
 
 # "the ports in Ruritania": a place the data cannot filter on (no region or country matched).

@@ -189,6 +189,8 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         return worked  # "is reefer monitoring offered in Colombo?": the item's rows at the port
     if (stock := _stock_at_port(eng, question, decision)) is not None:
         return stock  # "gensets in LA - how many?"
+    if _asks_location(question) and (located := _located(eng, question, decision, llm)) is not None:
+        return located  # "lat/long for Santos please": the port's own row
     if (near := _nearest_to_point(eng, question, decision)) is not None:
         return near
     # the scores stay in decision_explain; the person reads a plain sentence
@@ -642,7 +644,8 @@ def _port_rows(text: str) -> list[dict[str, Any]]:
 def _asks_location(question: str) -> bool:
     """Where a port is, its coordinates, UN/LOCODE, country or region."""
     return bool(grounded._LOCATION_RE.search(question) or re.search(
-        r"\b(?:coordinates?|latitude|longitude|locode|code|country|region|which part of|on the map)\b", question, re.I))
+        r"\b(?:coordinates?|latitude|longitude|lat|lon|lng|locode|code|country|region|which part of|on the map)\b",
+        question, re.I))
 
 
 def _asks_port_list(question: str) -> bool:
