@@ -531,17 +531,26 @@ def test_add_records_keeps_a_messages_roles_and_thread(store):
 
 @pytest.mark.parametrize("records, problem", [
     ("just a string", "must be a list of RecordDraft"),
-    (["a plain string in the list"], "must be RecordDraft values"),
+    ("one draft", r"must be a list of RecordDraft, got RecordDraft \(one record goes in a list of one"),
+    (["a plain string in the list"], r"must be RecordDraft values, got str \(from workshop_lib import RecordDraft;"),
     ("embeddings", "1 of 2 records carry an embedding"),
 ])
 def test_add_records_refuses_what_is_not_a_list_of_drafts_and_stores_nothing(store, records, problem):
     from workshop_lib.core.records import RecordDraft
+    if records == "one draft":
+        records = RecordDraft("not in a list", id="draft-vec")
     if records == "embeddings":
         records = [RecordDraft("with a vector", id="draft-vec", embedding=[0.0] * store.engine.model.dim),
                    RecordDraft("without one", id="draft-novec")]
     with pytest.raises(ValueError, match=problem):
         store.add_records(records)
     assert store.get("memory", "draft-vec") is None and store.get("memory", "draft-novec") is None
+
+
+def test_the_notebooks_import_record_draft_from_the_package():
+    import workshop_lib
+    from workshop_lib.core.records import RecordDraft
+    assert workshop_lib.RecordDraft is RecordDraft and "RecordDraft" in workshop_lib.__all__
 
 
 def test_add_records_is_all_or_nothing(store):

@@ -1,5 +1,6 @@
 """Helpers for the agent-memory retrieval workshop on Oracle AI Database."""
 from workshop_lib.core.connect import connect
+from workshop_lib.core.records import RecordDraft
 from workshop_lib.engines.base import Engine
 
 # The modules a notebook uses, reachable as `workshop_lib.<name>` (so `from workshop_lib import
@@ -9,7 +10,7 @@ _LAZY = {"checks": "checks", "supplychain": "data.supplychain", "catalog": "data
          "llm": "core.llm", "scanner": "parts.scanner", "retrieval": "parts.retrieval",
          "evaluation": "parts.evaluation", "gates": "parts.gates", "calibration": "parts.calibration",
          "grounded": "parts.grounded", "agent": "parts.agent"}
-__all__ = ["connect", "Engine", *_LAZY]
+__all__ = ["connect", "Engine", "RecordDraft", *_LAZY]
 
 
 def __getattr__(name):

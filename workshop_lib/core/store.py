@@ -174,10 +174,12 @@ def _as_list(value: Any, n: int, name: str) -> builtins.list[Any]:
 def _checked_drafts(records: Any) -> builtins.list[RecordDraft]:
     """add_records' argument as a list of RecordDraft, each with a vector or none with one."""
     if isinstance(records, (str, RecordDraft)) or not isinstance(records, Sequence):
-        raise ValueError(f"records must be a list of RecordDraft, got {type(records).__name__}")
+        raise ValueError(f"records must be a list of RecordDraft, got {type(records).__name__} "
+                         "(one record goes in a list of one: [RecordDraft(text, ...)])")
     odd = [r for r in records if not isinstance(r, RecordDraft)]
     if odd:
-        raise ValueError(f"records must be RecordDraft values (workshop_lib.core.records), got {type(odd[0]).__name__}")
+        raise ValueError(f"records must be RecordDraft values, got {type(odd[0]).__name__} "
+                         "(from workshop_lib import RecordDraft; RecordDraft(text, user_id=..., metadata=...))")
     with_vector = sum(r.embedding is not None for r in records)
     if with_vector not in (0, len(records)):
         raise ValueError(f"{with_vector} of {len(records)} records carry an embedding: give every record one, or none")
