@@ -494,3 +494,25 @@ def test_a_passage_that_only_resembles_the_question_is_no_answer(docs_eng):
     # a place the tariff never names: not stated there
     a = answer_question(docs_eng, "what are ONE's demurrage rates for imports at Gdansk?")
     assert a.mode == "fallback"
+
+
+def test_catalog_words_do_not_take_a_question_about_the_datas_rows(tmp_path):
+    from tests.conftest import answers_engine
+    from workshop_lib.parts.chat.answer import answer_question
+    eng = answers_engine("embedded", tmp_path)
+    try:
+        numbers = {r[0] for r in eng.query("SELECT DISTINCT c.CONTAINER_NUMBER FROM SUPPLYCHAIN.CARGO_ITEMS i JOIN "
+                                           "SUPPLYCHAIN.CONTAINERS c ON c.CONTAINER_ID = i.CONTAINER_ID "
+                                           "WHERE i.DESCRIPTION LIKE 'Lithium-ion%'")}
+        a = answer_question(eng, "Which boxes are carrying lithium batteries? just the container numbers")
+        assert a.mode == "rag" and all(n in a.answer for n in numbers), a.answer
+        # where a column is kept is the schema's, though the words name equipment
+        a = answer_question(eng, "where do I find the reefer set temperature?")
+        assert "REEFER_TEMP_C" in a.answer, a.answer
+        # a price over days is no stock figure
+        a = answer_question(eng, "I need 3 x 40' high cubes for two weeks - total lease cost?")
+        price = next(i.price_usd for i in __import__("workshop_lib.data.catalog", fromlist=["ITEMS"]).ITEMS
+                     if i.item_id == "EQ-40HC")
+        assert f"USD {price * 3 * 14:,.2f}" in a.answer, a.answer
+    finally:
+        eng.close()

@@ -949,3 +949,25 @@ def test_which_of_two_is_bigger_and_by_how_much(eng):
     (a, x), (b, y) = _one(eng, "SELECT VESSEL_NAME, CAPACITY_TEU FROM {o}.VESSELS ORDER BY CAPACITY_TEU DESC")[:2]
     text = _answer(eng, f"which one's bigger in TEU, {b} or {a}, and by how many TEU?").text
     assert text.startswith(a) and str(x - y) in text.replace(",", ""), text
+
+
+def test_a_day_range_a_group_named_by_its_noun_and_cargo_lines(eng):
+    n, = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES WHERE ARRIVAL_DATE BETWEEN '2025-06-03' AND '2025-06-05'")[0]
+    a = _answer(eng, "how many voyages have an arrival date from 3 to 5 June inclusive?")
+    assert re.search(rf"\b{n}\b", a.text), a.text
+    alliance, = _one(eng, "SELECT ALLIANCE FROM {o}.CARRIERS WHERE ALLIANCE IS NOT NULL GROUP BY ALLIANCE "
+                          "HAVING COUNT(*) >= 2 ORDER BY ALLIANCE")[0]
+    rows = _one(eng, "SELECT c.CARRIER_NAME, SUM(v.CAPACITY_TEU) FROM {o}.VESSELS v JOIN {o}.CARRIERS c "
+                     f"ON c.CARRIER_ID = v.CARRIER_ID WHERE c.ALLIANCE = '{alliance}' GROUP BY c.CARRIER_NAME")
+    text = _answer(eng, f"total TEU capacity for each {alliance} carrier?").text
+    assert all(name in text and f"{teu:,}" in text for name, teu in rows), text
+    kg, = _one(eng, "SELECT SUM(GROSS_WEIGHT_KG) FROM {o}.CARGO_ITEMS WHERE UPPER(DESCRIPTION) LIKE '%SHRIMP%'")[0]
+    text = _answer(eng, "total gross weight of all the shrimp lines, in tonnes").text
+    assert "cargo item" in text and f"{kg / 1000:,.2f}" in text, text
+
+
+def test_a_value_named_by_the_first_part_of_a_hyphenated_word(eng):
+    numbers = {r[0] for r in _one(eng, "SELECT DISTINCT c.CONTAINER_NUMBER FROM {o}.CARGO_ITEMS i JOIN {o}.CONTAINERS c "
+                                       "ON c.CONTAINER_ID = i.CONTAINER_ID WHERE i.DESCRIPTION LIKE 'Lithium-ion%'")}
+    text = _answer(eng, "which boxes are carrying lithium batteries?").text
+    assert numbers and all(n in text for n in numbers), text

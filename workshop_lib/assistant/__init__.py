@@ -196,7 +196,7 @@ def not_explained_by(eng: Engine, question: str, subject: str) -> list[str]:
     if table not in schema.columns or (column and not cols):
         return []  # a relationship or another kind of fact: not one column's
     texts = [re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0], table]
-    texts += [t for c in cols for t in (c.comment, c.name)]
+    texts += [t for c in cols for t in (c.comment, c.name, c.data_type)]  # "timestamps": a TIMESTAMP column
     known = set(words_of(" ".join(texts).replace("-", " ").replace("_", " ")))
     known |= {planner._root(w) for w in known}
     return [raw for raw, mapped in _asked_words(question)

@@ -51,7 +51,10 @@ def words(text: str) -> set[str]:
 
 # a request for something to use, lease or buy: the catalog's kind of question
 _REQUEST_RE = re.compile(r"\b(?:recommend\w*|suggest\w*|best (?:equipment|container|box|option|choice|unit)|"
-                         r"(?:which|what) (?:container|box|equipment|item|service|one|kind|type)|"
+                         # "which box for bananas", not "which boxes are carrying lithium" (rows of the data)
+                         r"(?:which|what) (?:container|box|equipment|item|service|one|kind|type)(?:e?s)?"
+                         r"(?!\s+(?:are|is|were|was|have|has|had|hold\w*|carr\w+|contain\w*|went|go\w*|sail\w*|"
+                         r"arriv\w*|depart\w*|left|on|in)\b)|"
                          r"(?:what|which) (?:would|should|do|can|could) (?:you|i|we) use|"
                          r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|what do (?:i|we) need)\b",
                          re.I)

@@ -169,6 +169,11 @@ class _Words:
         raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
         mapped = map_words([re.sub(r"'s?$", "", w) for _, _, w in raw])  # "a voyage's ETA": the voyage
         taken = {i for i, (s, e, _) in enumerate(raw) if any(lk.start < e and s < lk.end for lk in links)}
+        # "the frozen shrimp lines": a line after words of the goods is a cargo line, not a shipping line
+        cargo = {i for i, (s, e, _) in enumerate(raw)
+                 if any(lk.table == "CARGO_ITEMS" and lk.start < e and s < lk.end for lk in links)}
+        mapped = ["cargo" if m == "carrier" and w in ("line", "lines") and i - 1 in cargo else m
+                  for i, ((_, _, w), m) in enumerate(zip(raw, mapped, strict=True))]
         return cls(text, raw, mapped, taken)
 
     def free(self) -> list[tuple[int, str]]:
@@ -1098,8 +1103,9 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
     lo, hi, said, at = found
     col = _date_column_of_month(words, schema, spec, named)
     verb = "arriving" if "ARRIVAL" in col.name else "departing"
-    before = words.text[max(0, at - 20):at].lower()
-    if re.search(r"(?:after|later than|since|from)\s*(?:the\s*)?$", before):   # "an ETA later than 1 July"
+    # "an ETA later than 1 July"; not "from 3 to 5 June", a range with both ends
+    before = "" if said.startswith("between") else words.text[max(0, at - 20):at].lower()
+    if re.search(r"(?:after|later than|since|from)\s*(?:the\s*)?$", before):
         spec.filters.append(Filter(col, ">", hi, f"{verb} after {hi.isoformat()}"))
     elif re.search(r"(?:before|earlier than|until|by|prior to)\s*(?:the\s*)?$", before):
         spec.filters.append(Filter(col, "<", lo, f"{verb} before {lo.isoformat()}"))
@@ -1340,11 +1346,16 @@ def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
                   words.text, re.I)
     if not m:
         return None
+    if re.search(r"\b(?:for|of|from|to|at)\s+(?:the|a|an|all|each|every|our|my|these|those)\b", m.group(1), re.I):
+        return None  # "value per carton for the laptop lines": a rate per unit, not a group ("per type for me" is)
     phrase = words_of(m.group(1))
     if not phrase:
         return None
     cols = schema.columns_named(phrase, _near(schema, spec.target, 2))
     nouns = [TABLE_NOUNS[w] for w in phrase if w in TABLE_NOUNS]
+    # "each Ocean Alliance carrier": a short noun phrase whose last word is a table's noun
+    if phrase[-1] in TABLE_NOUNS and 1 < len(phrase) <= 4 and not m.group(0).lower().startswith("every"):
+        return schema.name_column(TABLE_NOUNS[phrase[-1]])  # "each Ocean Alliance carrier": the carriers, filtered
     if cols and cols[0][0] >= 1.5 and not (nouns and cols[0][1].table != nouns[-1]):
         return cols[0][1]
     if nouns and nouns[-1] != spec.target:

@@ -38,7 +38,7 @@ SYNONYMS = {
     "flag": "flag", "flagged": "flag", "registry": "flag", "registered": "flag", "flying": "flag",
     "headquarters": "head", "headquartered": "head", "hq": "head", "based": "head",
     "value": "value", "worth": "value", "price": "value",
-    "hazardous": "dangerous", "hazmat": "dangerous", "dangerous": "dangerous",
+    "live": "current", "hazardous": "dangerous", "zone": "time", "timezone": "time", "hazmat": "dangerous", "dangerous": "dangerous",
     "departure": "departure", "etd": "departure", "arrival": "arrival", "eta": "arrival", "expected": "arrival",
 }
 # Table words that belong to the table as a whole (the row's noun), from the table comments'

@@ -247,7 +247,9 @@ def _description_words(values: list[Any], table: str, column: str) -> list[tuple
     linked as a part of the text (the planner filters with LIKE)."""
     words: set[str] = set()
     for v in values:
-        words |= {w for w in re.findall(r"[a-z][a-z-]{3,}", str(v).lower()) if w not in _DESCRIPTION_STOP}
+        found = re.findall(r"[a-z][a-z-]{3,}", str(v).lower())
+        found += [w.split("-")[0] for w in found if "-" in w and len(w.split("-")[0]) >= 5]  # "lithium-ion": lithium
+        words |= {w for w in found if w not in _DESCRIPTION_STOP}
     out = []
     for w in sorted(words):
         stem = w[:-1] if w.endswith("s") and len(w) > 4 else w

@@ -424,7 +424,7 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
     """Part 5's handlers, checked: a catalog request about a record of the data declined, the item a
     request describes preferred to the embedding match, rows that leave words unexplained declined."""
-    before = _before_part5(eng, question, decision)
+    before = _before_part5(eng, question, decision, llm)
     if before is not None:
         return before
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
@@ -471,10 +471,12 @@ def _availability(decision: router.RouteDecision, question: str, *, offered: boo
     return ChatAnswer(found.text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
-def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
-    """What answers before Part 5's handlers read their rows: a catalog request about a record of the
-    data declined, a figure over an item's availability rows, a comparison over the data's rows, a
-    figure worked out from the descriptions."""
+def _before_part5(eng: Engine, question: str, decision: router.RouteDecision, llm: Any = None) -> ChatAnswer | None:
+    """What answers before Part 5's handlers read their rows: where a column is kept (the schema's),
+    a catalog request about a record of the data declined, a figure over an item's availability rows,
+    a comparison over the data's rows, a figure worked out from the descriptions."""
+    if _WHERE_KEPT.search(question) and not grounded.find_ports(question) and _schema_subjects(eng, question):
+        return _knowledge(eng, question, decision, llm)  # "where do I find the reefer set temperature?"
     if decision.label == "EQUIPMENT_RAG" and (refused := _not_the_catalogs(eng, question, decision)) is not None:
         return refused
     if (worked := _availability(decision, question, offered=True)) is not None:
@@ -483,6 +485,9 @@ def _before_part5(eng: Engine, question: str, decision: router.RouteDecision) ->
         return compared
     if (compared := _rows_compared(eng, question, decision)) is not None:
         return compared
+    if decision.label == "EQUIPMENT_RAG" and not catalog_links.asks_for_item(question) and \
+            (rows := _linked_data_answer(eng, question, decision)) is not None:
+        return rows  # "which boxes are carrying lithium batteries?": rows of the data, named by their cargo
     if (sizes := catalog_links.sizes_named(question)) and not sizes & catalog_links.catalog_sizes():
         return _declined(decision, f"The catalog has no {' or '.join(sorted(sizes))}-foot equipment; its containers "
                                    f"are {', '.join(sorted(catalog_links.catalog_sizes()))} foot.", "grounded (Part 5)")
@@ -722,7 +727,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     if documents_win(a.mode):
         return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
                                vector=vector)
-    if a.mode != "fallback" and (missing := _not_in_column(eng, question, a.decision.used_chunks)):
+    shaped = _asked_kind(question) == "column" or not any(decision.cues.values())
+    if a.mode != "fallback" and shaped and (missing := _not_in_column(eng, question, a.decision.used_chunks)):
         subject, words = missing
         return _declined(decision, f"The closest column I know, {subject}, says nothing about "
                                    f"{' or '.join(repr(w) for w in words)}, and no other column of SUPPLYCHAIN records "
@@ -740,10 +746,10 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
 
 
 def _not_in_column(eng: Engine, question: str, used: list[dict[str, Any]]) -> tuple[str, list[str]] | None:
-    """For "which column holds X" with no table or column written as the schema writes it: the column
-    the answer leads with, and the words of X it does not explain ("the seal number": seal); None when
-    it explains them all or the question asks something else."""
-    if _asked_kind(question) != "column" or router.named_schema_objects(question) or not used:
+    """For "which column holds X" (or a question with no wording of any kind the router knows) with no
+    table or column written as the schema writes it: the column the answer leads with, and the words of
+    X it does not explain ("the seal number": seal); None when it explains them all."""
+    if router.named_schema_objects(question) or not used:
         return None
     subject = str(used[0].get("subject") or "")
     words = assistant.not_explained_by(eng, question, subject)

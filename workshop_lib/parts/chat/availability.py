@@ -21,6 +21,7 @@ _TOTAL = re.compile(r"\b(?:total|in total|altogether|combined|together|in all|su
 _MOST = re.compile(r"\b(?:most|largest|biggest|highest|max(?:imum)?)\b", re.I)
 _FEWEST = re.compile(r"\b(?:fewest|least|smallest|lowest|min(?:imum)?)\b", re.I)
 _PORT_COUNT = re.compile(r"\bhow many (?:ports|places|locations|depots|terminals)\b", re.I)
+_PRICE = re.compile(r"\b(?:cost\w*|price\w*|rates?|charge\w*|pay|quote|how much|usd|eur|dollars?)\b|\$", re.I)
 _OFFERED = re.compile(r"\b(?:offer(?:ed|s)?|available|provided?|have|get|do you do|can i (?:get|book|order))\b", re.I)
 
 
@@ -88,8 +89,8 @@ def figure(question: str, *, stock_asked: bool = False) -> Figure | None:
 def _the_item(question: str, stock_asked: bool) -> catalog.Item | None:
     """The one item a question about stock names, in the one size it gives; else None."""
     items = grounded.named_items(question)
-    if len(items) != 1 or not (stock_asked or _STOCK.search(question)):
-        return None
+    if len(items) != 1 or not (stock_asked or _STOCK.search(question)) or _PRICE.search(question):
+        return None  # "3 x 40' high cubes for two weeks - total lease cost?": a price, not stock
     size = re.match(r"(\d{2})'", items[0].name)
     if catalog_links.sizes_named(question) - ({size.group(1)} if size else set()):
         return None  # "20 and 40 foot together": more than the one item's size
