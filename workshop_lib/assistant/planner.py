@@ -167,13 +167,8 @@ class _Words:
                       lambda m: f"{m.group(1).lower()}ernmost".ljust(len(m.group(0))),
                       text, flags=re.I)
         raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
-        mapped = map_words([re.sub(r"'s?$", "", w) for _, _, w in raw])  # "a voyage's ETA": the voyage
+        mapped = _cargo_lines(raw, map_words([re.sub(r"'s?$", "", w) for _, _, w in raw]), links)
         taken = {i for i, (s, e, _) in enumerate(raw) if any(lk.start < e and s < lk.end for lk in links)}
-        # "the frozen shrimp lines": a line after words of the goods is a cargo line, not a shipping line
-        cargo = {i for i, (s, e, _) in enumerate(raw)
-                 if any(lk.table == "CARGO_ITEMS" and lk.start < e and s < lk.end for lk in links)}
-        mapped = ["cargo" if m == "carrier" and w in ("line", "lines") and i - 1 in cargo else m
-                  for i, ((_, _, w), m) in enumerate(zip(raw, mapped, strict=True))]
         return cls(text, raw, mapped, taken)
 
     def free(self) -> list[tuple[int, str]]:
@@ -181,6 +176,14 @@ class _Words:
 
     def has(self, pattern: str) -> re.Match | None:
         return re.search(rf"(?<![\w-])(?:{pattern})(?![\w-])", self.text, re.I)
+
+
+def _cargo_lines(raw: list[tuple[int, int, str]], mapped: list[str], links: list[Link]) -> list[str]:
+    """"The frozen shrimp lines": a line right after words of the goods is a cargo line, not a shipping line."""
+    cargo = {i for i, (s, e, _) in enumerate(raw)
+             if any(lk.table == "CARGO_ITEMS" and lk.start < e and s < lk.end for lk in links)}
+    return ["cargo" if m == "carrier" and w in ("line", "lines") and i - 1 in cargo else m
+            for i, ((_, _, w), m) in enumerate(zip(raw, mapped, strict=True))]
 
 
 def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int | None]:
@@ -1337,19 +1340,24 @@ def _names_one_row(spec: Spec) -> bool:
                for f in spec.filters)
 
 
-def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
+def _group_phrase(words: _Words) -> re.Match[str] | None:
+    """The words after "per", "each", "by" (when counting) that name the groups; None when there are
+    none, or they read as a rate ("value per carton for the laptop lines"; "per type for me" is a group)."""
     counting = words.has(COUNT_WORDS) or any(words.has(w) for w in AGGREGATES)
     by = "|by" if counting else ""
     m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by)\s+(?:the\s+)?"
                   r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\(|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
                   r"\bdo\b|\bdoes\b|\boperat|\brun|\bown))",
                   words.text, re.I)
-    if not m:
+    if m and re.search(r"\b(?:for|of|from|to|at)\s+(?:the|a|an|all|each|every|our|my|these|those)\b", m.group(1), re.I):
         return None
-    if re.search(r"\b(?:for|of|from|to|at)\s+(?:the|a|an|all|each|every|our|my|these|those)\b", m.group(1), re.I):
-        return None  # "value per carton for the laptop lines": a rate per unit, not a group ("per type for me" is)
-    phrase = words_of(m.group(1))
-    if not phrase:
+    return m
+
+
+def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
+    m = _group_phrase(words)
+    phrase = words_of(m.group(1)) if m else []
+    if m is None or not phrase:
         return None
     cols = schema.columns_named(phrase, _near(schema, spec.target, 2))
     nouns = [TABLE_NOUNS[w] for w in phrase if w in TABLE_NOUNS]

@@ -481,17 +481,24 @@ def _before_part5(eng: Engine, question: str, decision: router.RouteDecision, ll
         return refused
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # a total, the most or fewest, how many ports, offered at a port: from the item's rows
-    if decision.label == "EQUIPMENT_RAG" and (compared := _items_compared(eng, question, decision)) is not None:
+    if (compared := _compared(eng, question, decision)) is not None:
         return compared
-    if (compared := _rows_compared(eng, question, decision)) is not None:
-        return compared
-    if decision.label == "EQUIPMENT_RAG" and not catalog_links.asks_for_item(question) and \
-            (rows := _linked_data_answer(eng, question, decision)) is not None:
-        return rows  # "which boxes are carrying lithium batteries?": rows of the data, named by their cargo
     if (sizes := catalog_links.sizes_named(question)) and not sizes & catalog_links.catalog_sizes():
         return _declined(decision, f"The catalog has no {' or '.join(sorted(sizes))}-foot equipment; its containers "
                                    f"are {', '.join(sorted(catalog_links.catalog_sizes()))} foot.", "grounded (Part 5)")
     return _catalog_figures(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
+
+
+def _compared(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """Items named one per part of a list, a comparison over the data's rows, or the data's rows that a
+    question under the catalog's label asks for ("which boxes are carrying lithium batteries?")."""
+    if decision.label == "EQUIPMENT_RAG" and (items := _items_compared(eng, question, decision)) is not None:
+        return items
+    if (rows := _rows_compared(eng, question, decision)) is not None:
+        return rows
+    if decision.label == "EQUIPMENT_RAG" and not catalog_links.asks_for_item(question):
+        return _linked_data_answer(eng, question, decision)
+    return None
 
 
 # the parts of a question that name one item each: "20' reefer vs 40' HC reefer", "genset and reefer monitoring"
@@ -727,12 +734,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     if documents_win(a.mode):
         return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
                                vector=vector)
-    shaped = _asked_kind(question) == "column" or not any(decision.cues.values())
-    if a.mode != "fallback" and shaped and (missing := _not_in_column(eng, question, a.decision.used_chunks)):
-        subject, words = missing
-        return _declined(decision, f"The closest column I know, {subject}, says nothing about "
-                                   f"{' or '.join(repr(w) for w in words)}, and no other column of SUPPLYCHAIN records "
-                                   "it as far as its comments say. " + ASK_BACK, "knowledge memories (Part 4)")
+    if a.mode != "fallback" and (unexplained := _not_in_column(eng, question, decision, a.decision.used_chunks)):
+        return unexplained
     d = a.decision
     explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", **_explain(decision)}
     if named:
@@ -745,15 +748,21 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
                       d.used_llm, bool(d.decision_explain.get("short_query_active")), _route(decision))
 
 
-def _not_in_column(eng: Engine, question: str, used: list[dict[str, Any]]) -> tuple[str, list[str]] | None:
+def _not_in_column(eng: Engine, question: str, decision: router.RouteDecision,
+                   used: list[dict[str, Any]]) -> ChatAnswer | None:
     """For "which column holds X" (or a question with no wording of any kind the router knows) with no
-    table or column written as the schema writes it: the column the answer leads with, and the words of
-    X it does not explain ("the seal number": seal); None when it explains them all."""
-    if router.named_schema_objects(question) or not used:
+    table or column written as the schema writes it: declined when the column the answer leads with
+    does not explain the words of X ("the seal number": seal); None when it explains them all."""
+    shaped = _asked_kind(question) == "column" or not any(decision.cues.values())
+    if not shaped or router.named_schema_objects(question) or not used:
         return None
     subject = str(used[0].get("subject") or "")
     words = assistant.not_explained_by(eng, question, subject)
-    return (subject, words) if words else None
+    if not words:
+        return None
+    return _declined(decision, f"The closest column I know, {subject}, says nothing about "
+                               f"{' or '.join(repr(w) for w in words)}, and no other column of SUPPLYCHAIN records it "
+                               "as far as its comments say. " + ASK_BACK, "knowledge memories (Part 4)")
 
 
 # "which field ...", "where is X stored", "where do I find X": where a thing is kept
