@@ -971,3 +971,19 @@ def test_a_value_named_by_the_first_part_of_a_hyphenated_word(eng):
                                        "ON c.CONTAINER_ID = i.CONTAINER_ID WHERE i.DESCRIPTION LIKE 'Lithium-ion%'")}
     text = _answer(eng, "which boxes are carrying lithium batteries?").text
     assert numbers and all(n in text for n in numbers), text
+
+
+def test_more_of_one_value_or_another_counts_each(eng):
+    rows = dict(_one(eng, "SELECT STATUS, COUNT(*) FROM {o}.VOYAGES GROUP BY STATUS"))
+    a, b = sorted(rows)[:2]
+    text = _answer(eng, f"do we have more {a.lower()} voyages or more {b.lower()} ones?").text
+    assert f"{a}: {rows[a]}" in text and f"{b}: {rows[b]}" in text, text
+
+
+def test_the_noun_after_which_is_what_is_asked_for(eng):
+    vid, = _one(eng, "SELECT VOYAGE_ID FROM {o}.CONTAINERS WHERE SIZE_TYPE NOT IN ('20RF', '40RF') "
+                     "GROUP BY VOYAGE_ID HAVING COUNT(*) >= 2 ORDER BY VOYAGE_ID")[0]
+    boxes = {r[0] for r in _one(eng, f"SELECT CONTAINER_NUMBER FROM {{o}}.CONTAINERS WHERE VOYAGE_ID = {vid} "
+                                     "AND SIZE_TYPE NOT IN ('20RF', '40RF')")}
+    text = _answer(eng, f"on voyage {vid} which of the boxes are not reefers?").text
+    assert all(b in text for b in boxes), text

@@ -194,6 +194,9 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
     nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns]
     # "container ships": a noun right before another names a kind of the second
     nouns = [(i, t) for i, t in nouns if not any(j == i + 1 for j, _ in nouns)]
+    asked = _asked_noun(words, nouns)
+    if asked is not None:
+        return asked
     if nouns:
         return _noun_before_group(words, nouns)
     if links:
@@ -217,6 +220,27 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     after = [(i, TABLE_NOUNS[w]) for i, w in words.free() if words.raw[i][0] - right_after[0].end in (0, 1)
              and TABLE_NOUNS.get(w) in schema.columns]
     return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
+
+
+def _more_of_which(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"More completed voyages or more scheduled ones?": the rows counted per value of the column the
+    two values are of (a kind, a status: not a name, where each row is one)."""
+    either = [f for f in spec.filters if f.op == "in" and len(f.value) >= 2]
+    if spec.action != "list" or len(either) != 1 or not words.has(r"more|fewer|less") or not words.has("or"):
+        return
+    col = either[0].column
+    if col == schema.name_column(col.table) or col.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE"):
+        return
+    spec.action, spec.group = "group", col
+
+
+def _asked_noun(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str, int] | None:
+    """"On voyage 1059, which of the boxes ...": the noun right after which or what is what is asked
+    for, wherever the other nouns stand."""
+    m = re.search(r"\b(?:which|what)\s+(?:of\s+(?:the|our|my|these|those)\s+)?", words.text, re.I)
+    if m is None:
+        return None
+    return next(((t, i) for i, t in nouns if words.raw[i][0] == m.end()), None)
 
 
 def _noun_before_group(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str, int | None]:
@@ -324,6 +348,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
         used_columns.add(spec.group.ref)
     named = _columns_the_words_name(words, schema, spec)
     _filters_and_action(words, schema, spec, links, named, used_columns)
+    _more_of_which(words, schema, spec)
     _show_named(schema, spec, named, used_columns)
     _ports_of_voyages(words, schema, spec)
     _port_group_role(words, schema, spec)
