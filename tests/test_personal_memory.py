@@ -134,3 +134,11 @@ def test_the_users_words_answer_only_when_they_name_what_is_asked(eng):
     # never said: the same subject, another role; the haulier's sentence does not answer it
     text, mode = ask("who handles customs for the olive oil at Tanger Med?", "t2")
     assert "Ruta Sur" not in text, text
+
+
+def test_a_name_from_the_users_own_world_leaves_the_data_question():
+    from workshop_lib.parts.memory import personal
+    rec = personal.Recalled("m1", "Kwabena's machines are on voyage 271S with Wan Hai.", "2026-01-01", "VOYAGES",
+                            "VOYAGE_NUMBER", "271S", "voyage")
+    asked = personal.substitute("when's the voyage I told you about for Kwabena due in, and where?", rec)
+    assert "Kwabena" not in asked and "271S" in asked, asked

@@ -87,7 +87,7 @@ data database dataset file files system systems marked logged table tables row r
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
 included inclusive supposed meant everything anything
-move moves moving moved transport transports transporting transported planned booked add during
+move moves moving moved transport transports transporting transported planned booked add during land lands landing landed
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details
@@ -953,7 +953,7 @@ def _role(words: _Words, link: Link) -> str:
     weak = re.search(r"\bfor\s*(?:the\s+)?(?:port\s+of\s+)?$", tail) and not re.search(r"\bbound for\s*$", tail)
     if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
         return "DESTINATION"
-    if words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)"):
+    if words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?"):
         return "DESTINATION"
     if words.has(r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*"):
         return "ORIGIN"
@@ -1308,7 +1308,7 @@ def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
 
 
 def _voyage_end(words: _Words) -> str:
-    if words.has(r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to"):
+    if words.has(r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|land(?:s|ing|ed)?"):
         return "DESTINATION"
     if words.has(r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from"):
         return "ORIGIN"

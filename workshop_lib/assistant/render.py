@@ -202,7 +202,8 @@ def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
     pair, measure, a, b = found
     word, op, which = spec.comparative
     holds = a > b if op == ">" else a < b
-    first, second = (f"{v} ({value_text(x, measure, spec.convert)})" for v, x in zip(pair, (a, b)))
+    # "A at 398.50 m": not in brackets, which a unit preference reads as a figure shown twice and drops
+    first, second = (f"{v} at {value_text(x, measure, spec.convert)}" for v, x in zip(pair, (a, b)))
     by = f", by {value_text(abs(a - b), measure, spec.convert)}" if a != b else ""
     if which:  # "which is bigger, A or B": the one that is, and by how much
         winner, loser = (first, second) if holds else (second, first)

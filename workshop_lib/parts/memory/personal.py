@@ -707,7 +707,20 @@ def substitute(question: str, recalled: Recalled) -> str:
     new, count = re.subn(pattern, f"{noun_table} {recalled.value}", q, count=1, flags=re.I)
     if not count:
         return f"{q} ({noun_table} {recalled.value})"
-    return re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I)
+    return _without_own_names(re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I), recalled)
+
+
+def _without_own_names(text: str, recalled: Recalled) -> str:
+    """The data question without the names of the user's own world that the remembered words gave
+    ("the voyage for Kwabena": the customer says which voyage, the data knows no Kwabena)."""
+    value_words = set(re.findall(r"[\w'-]+", str(recalled.value)))
+    # capitalised words of the remembered sentence (a sentence's first word too: "Kwabena's machines ..."), only
+    # ever removed where they follow for/of/at/from/with or are possessive, which ordinary words are not
+    names = {w for w in re.findall(r"\b[A-Z][a-z][\w-]+?(?='s\b|\b)", recalled.text) if w not in value_words}
+    for name in names:
+        text = re.sub(rf"\s*\b(?:for|of|at|from|with)\s+(?:the\s+)?{re.escape(name)}(?:'s)?\b(?!\s+[A-Z])", "", text)
+        text = re.sub(rf"\b{re.escape(name)}'s\s+", "", text)
+    return text
 
 
 def _column_of_turn(schema: Any, words: list[str], recalled: Recalled, any_table: bool) -> Any | None:
