@@ -238,8 +238,8 @@ def _asked_noun(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str, int] 
     """"On voyage 1059, which of the boxes ...": the noun right after which or what is what is asked
     for, wherever the other nouns stand."""
     m = re.search(r"\b(?:which|what)\s+(?:of\s+(?:the|our|my|these|those)\s+)?", words.text, re.I)
-    if m is None:
-        return None
+    if m is None or re.search(r"\band\s*$", words.text[:m.start()], re.I):
+        return None  # "the smallest ship, and which line runs it?": a second part, not the rows asked for
     return next(((t, i) for i, t in nouns if words.raw[i][0] == m.end()), None)
 
 
