@@ -987,3 +987,15 @@ def test_the_noun_after_which_is_what_is_asked_for(eng):
                                      "AND SIZE_TYPE NOT IN ('20RF', '40RF')")}
     text = _answer(eng, f"on voyage {vid} which of the boxes are not reefers?").text
     assert all(b in text for b in boxes), text
+
+
+def test_a_kind_of_row_counted_and_capacity_is_not_what_is_loaded(eng):
+    n, = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE IN ('20RF', '40RF')")[0]
+    assert re.search(rf"\b{n}\b", _answer(eng, "number of reefers across all the manifests?").text)
+    vid, k = _one(eng, "SELECT VOYAGE_ID, COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE IN ('20RF', '40RF') "
+                       "GROUP BY VOYAGE_ID ORDER BY 2 DESC, 1")[0]
+    text = _answer(eng, f"ok, reefers only now: how many on voyage {vid}?").text
+    assert re.search(rf"\b{k}\b", text) and "container" in text, text
+    a = assistant.answer_data(eng, f"How many TEU are loaded on voyage {vid}?")
+    assert a.text is None and "can take" in (a.reason or ""), a.text
+    assert "capacity" in _answer(eng, f"what's the TEU capacity of the ship on voyage {vid}?").text

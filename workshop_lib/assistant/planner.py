@@ -210,10 +210,13 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
 def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int | None] | None:
     """"How many reefers are on voyages at sea": the rows of the value counted (None when no value
     follows "how many")."""
-    counted = re.search(r"\bhow many\s+", words.text, re.I)
+    counted = re.search(r"\b(?:how many|number of|count of|count the)\s+(?:the\s+|all\s+(?:the\s+)?)?", words.text, re.I)
     if not counted:
         return None
     right_after = [lk for lk in links if lk.start - counted.end() in (0, 1)]
+    if not right_after and re.match(r"(?:on|in|at|for|aboard)\b", words.text[counted.end():], re.I):
+        # "reefers only now: how many on voyage 1012?": what is counted was named before, as a kind of row
+        right_after = [lk for lk in links if lk.end <= counted.start() and lk.how == "explained"][-1:]
     if not right_after:
         return None
     # "how many Maersk ships": a name that qualifies the noun after it counts that noun's rows
@@ -369,6 +372,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _every_word_explained(words, schema, spec)
     _where_is_a_place(words, spec)
     _who_is_a_party(words, schema, spec)
+    _capacity_is_not_load(words, spec)
     _show_compared(spec)
     return spec
 
@@ -555,6 +559,16 @@ def _not_modelled(words: _Words, schema: Schema) -> None:
         said = schema.unmodelled.get(stem_root(w))
         if said is not None:
             raise NoPlan(f"it asks about '{w}', and the schema says: {said}")
+
+
+def _capacity_is_not_load(words: _Words, spec: Spec) -> None:
+    """"How many TEU are loaded on voyage 1011?": the boxes' TEU (counted from their sizes), which a
+    ship's capacity in TEU is not."""
+    loaded = words.has(r"load\w*|on board|aboard|carried|carrying|booked|on (?:it|her|the voyage|the ship)")
+    capacity = [c for c in [*spec.show, *([spec.measure] if spec.measure else [])] if c.unit == "TEU"]
+    if loaded and capacity and not words.has(r"capacit\w*|can (?:take|carry|load|hold)|slots?|max\w*"):
+        raise NoPlan(f"it asks for the TEU of the boxes loaded, and {capacity[0].ref} is what the ship can take, not "
+                     "what it carries (the boxes' TEU come from their sizes: a 20-foot box is 1 TEU)")
 
 
 def party_tables(schema: Schema) -> set[str]:
