@@ -999,3 +999,15 @@ def test_a_kind_of_row_counted_and_capacity_is_not_what_is_loaded(eng):
     a = assistant.answer_data(eng, f"How many TEU are loaded on voyage {vid}?")
     assert a.text is None and "can take" in (a.reason or ""), a.text
     assert "capacity" in _answer(eng, f"what's the TEU capacity of the ship on voyage {vid}?").text
+
+
+def test_the_sentence_read_from_a_document_is_chosen_by_what_is_asked_not_by_its_title():
+    from workshop_lib.assistant import document_reader
+    text = ("# Incident report IR-1: Smoke in hold 2\n\nVessel: Sea Lark (IMO 9000001), voyage 12N, Genoa (ITGOA) to Tunis\n\n"
+            "Smoke was seen in hold 2 at night. The crew sealed it and the vessel diverted to Malta for inspection.")
+    reading = document_reader.read("After the smoke, where did the Sea Lark divert to?", [{"subject": "d", "text": text}])
+    assert reading.sentence is not None and "Malta" in reading.sentence
+    spanish = ("# Reclamación CL-1: Retraso\n\nBuque: Mar Azul\n\nEl destinatario reclama los costes del retraso. "
+               "Ofrecemos, como gesto comercial, cinco días de almacenaje gratuito.")
+    reading = document_reader.read("¿Qué se le ofrece al destinatario por el retraso?", [{"subject": "d", "text": spanish}])
+    assert reading.sentence is not None and "cinco" in reading.sentence

@@ -78,7 +78,21 @@ def _root(word: str) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {_root(w) for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
+    """The words' roots, cut to their first six letters: "ofrece" meets "Ofrecemos", "diverted" "divert"."""
+    return {_root(w)[:6] for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
+
+
+def _identifying(text: str) -> set[str]:
+    """The words that say which document this is: its headings and the "Key: value" lines before its
+    first paragraph ("Vessel: Cape Meridian ..."). They tell the document, not the sentence."""
+    out: set[str] = set()
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("#") or re.match(r"[A-Za-zÀ-ÿ][\w /-]{0,30}:\s", stripped):
+            out |= _stems(stripped)
+        elif stripped:
+            break
+    return out
 
 
 def _cells(line: str) -> list[str]:
@@ -146,12 +160,15 @@ def read(question: str, passages: list[dict]) -> Reading:
     if _names_missing(question, " ".join(str(p.get("text") or "") for p in mine)):
         return Reading(kind, subject, None)
     ranked = [(rank, s) for rank, p in enumerate(mine) for s in sentences(str(p.get("text") or ""))]
-    return Reading(kind, subject, _best_sentence(question, kind, ranked))
+    ident = set().union(*(_identifying(str(p.get("text") or "")) for p in mine))
+    return Reading(kind, subject, _best_sentence(question, kind, ranked, ident))
 
 
-def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]]) -> str | None:
+def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]],
+                   ident: set[str] | frozenset[str] = frozenset()) -> str | None:
     """The sentence holding the kind asked whose words shared with the question are rarest in the
-    document (each counts 1 + log(sentences / sentences using it)), earlier passages first on a tie."""
+    document (each counts 1 + log(sentences / sentences using it); a word that names the document, a
+    quarter), earlier passages first on a tie."""
     df: dict[str, int] = {}
     for _, s in ranked:
         for w in _stems(s):
@@ -161,7 +178,8 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
     for rank, sentence in ranked:
         if kind is not None and not _holds(kind, sentence, question):
             continue
-        score = sum(1 + math.log(len(ranked) / df[w]) for w in wanted & _stems(sentence)) - 0.1 * rank
+        score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in ident else 1)
+                    for w in wanted & _stems(sentence)) - 0.1 * rank
         if best is None or score > best[0]:
             best = (score, sentence)
     return best[1] if best is not None and best[0] > 0 else None
