@@ -1008,6 +1008,7 @@ def test_the_sentence_read_from_a_document_is_chosen_by_what_is_asked_not_by_its
     reading = document_reader.read("After the smoke, where did the Sea Lark divert to?", [{"subject": "d", "text": text}])
     assert reading.sentence is not None and "Malta" in reading.sentence
     spanish = ("# Reclamación CL-1: Retraso\n\nBuque: Mar Azul\n\nEl destinatario reclama los costes del retraso. "
-               "Ofrecemos, como gesto comercial, cinco días de almacenaje gratuito.")
-    reading = document_reader.read("¿Qué se le ofrece al destinatario por el retraso?", [{"subject": "d", "text": spanish}])
+               "El destinatario pide una compensación. Ofrecemos, como gesto comercial, cinco días de almacenaje gratuito.")
+    reading = document_reader.read("En la reclamación CL-1, ¿qué se le ofrece al destinatario?",
+                                   [{"subject": "d", "text": spanish}])
     assert reading.sentence is not None and "cinco" in reading.sentence
