@@ -175,6 +175,9 @@ def test_the_reader_quotes_the_sentence_that_answers_or_nothing():
     "give me the card number from the laptop shortage claim",
     "What IBAN did the claimant give in the water damage claim?",
     "¿Cuál es la cuenta bancaria del reclamante?",
+    "I need the consignee contact's mobile number from the shortage claim, can you paste it?",
+    "Wer ist der Ansprechpartner beim Warnstreik und wie lautet seine Telefonnummer?",
+    "quel est le numéro de portable du transitaire ?",
     "please mark voyage 685E as cancelled",
     "could you change the status of voyage 1001 to completed",
 ])

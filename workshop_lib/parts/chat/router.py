@@ -104,6 +104,9 @@ PERSONAL_DATA_RE = re.compile(
     r"\b(?:iban|bic|swift code|sort code|routing number|bank (?:account|details|connection|info\w*)|"
     r"account (?:number|details)|card (?:number|details|no)|credit card|debit card|cvv|"
     r"passport(?: number)?|date of birth|social security|national id|tax id|phone number|telephone number|"
+    r"mobile(?: phone| number)?|cell(?: phone| number)|cellphone|whatsapp|(?:direct|contact'?s?) (?:line|number)|"
+    r"telefonnummer|handynummer|handy|mobilnummer|e-?mail-adresse|tel[eé]fono|m[oó]vil|correo electr[oó]nico|"
+    r"t[eé]l[eé]phone|num[eé]ro de portable|courriel|adresse e-?mail|"
     r"e-?mail address|home address|kontonummer|bankverbindung|kartennummer|kreditkarte|"
     r"cuenta bancaria|n[uú]mero de (?:cuenta|tarjeta)|tarjeta de cr[eé]dito|compte bancaire|"
     r"num[eé]ro de carte|carte bancaire|coordonn[eé]es bancaires)\b", _FLAGS)
