@@ -1015,3 +1015,22 @@ def test_the_sentence_read_from_a_document_is_chosen_by_what_is_asked_not_by_its
     reading = document_reader.read("En la reclamación CL-1, ¿qué se le ofrece al destinatario?",
                                    [{"subject": "d", "text": spanish}])
     assert reading.sentence is not None and "cinco" in reading.sentence
+
+
+def test_idioms_that_ask_nothing_more_and_a_break_down_by_a_column(eng):
+    vid, = _one(eng, "SELECT VOYAGE_ID FROM {o}.CONTAINERS GROUP BY VOYAGE_ID HAVING COUNT(DISTINCT SIZE_TYPE) >= 2 "
+                     "ORDER BY VOYAGE_ID")[0]
+    rows = _one(eng, f"SELECT SIZE_TYPE, COUNT(*) FROM {{o}}.CONTAINERS WHERE VOYAGE_ID = {vid} GROUP BY SIZE_TYPE")
+    text = _answer(eng, f"break down the boxes on voyage {vid} by size type").text
+    assert all(f"{t}: {n}" in text for t, n in rows), text
+    n, = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE IN ('20RF', '40RF')")[0]
+    assert re.search(rf"\b{n}\b", _answer(eng, "total number of reefer boxes, 20s and 40s together?").text)
+    number, kg = _one(eng, "SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM {o}.CONTAINERS ORDER BY CONTAINER_ID")[0]
+    assert f"{kg / 1000:,.2f} tonnes" in _answer(eng, f"VGM of {number} in metric tons?").text
+
+
+def test_sailing_now_that_one_query_cannot_tie_to_a_ports_voyages_is_declined(eng):
+    port, = _one(eng, "SELECT p.PORT_NAME FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                      "GROUP BY p.PORT_NAME HAVING COUNT(DISTINCT v.STATUS) >= 2 ORDER BY p.PORT_NAME")[0]
+    a = assistant.answer_data(eng, f"which carriers have a ship currently on its way to {port}?")
+    assert a.text is None, a.text

@@ -494,6 +494,7 @@ def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
 _CURRENT = re.compile(r"\b(?:current(?:ly)?|present)\s+(?:voyage|sailing|trip|rotation|journey)s?\b|"
                       # "the voyage she's on (now)": the one a ship is making
                       r"\b(?:voyage|sailing|trip|rotation|journey)\s+(?:she|he|it|they)(?:'s|'re|\s+is|\s+are)\s+on\b|"
+                      r"\bon (?:its|her|their) way to\b|"  # "a ship on its way to Jebel Ali": sailing now
                       r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now)\b", re.I)
 
 
@@ -508,6 +509,9 @@ def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
         if status is not None and (spec.target == voyage_table or schema.is_parent_path(spec.target, voyage_table)):
             spec.filters.append(Filter(status[0], "=", status[1], f"with {_label(status[0])} {status[1]}"))
             return
+    if any(f.role for f in spec.filters):
+        # "carriers with a ship on its way to Jebel Ali": the voyage to the port would need the status too
+        raise NoPlan("it asks about voyages sailing now, and one query here cannot tie that to the port's voyages")
 
 
 def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> None:
@@ -599,7 +603,9 @@ def _show_compared(spec: Spec) -> None:
 
 # English that says "now" or is courtesy, whatever the question: no part of what it asks
 _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right now|for now|as of now|as we speak|"
-                     r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance)\b", re.I)
+                     r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance|out there|"
+                     r"(?:all|any|every) status(?:es)?|(?:in total|together|altogether)|metric(?= tons?\b)|"
+                     r"on (?:its|her|their) way(?= to\b)|break(?:ing)? down(?= .*\bby\b))\b", re.I)
 
 
 def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
@@ -1384,7 +1390,8 @@ def _group_phrase(words: _Words) -> re.Match[str] | None:
     none, or they read as a rate ("value per carton for the laptop lines"; "per type for me" is a group)."""
     counting = words.has(COUNT_WORDS) or any(words.has(w) for w in AGGREGATES)
     by = "|by" if counting else ""
-    m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by)\s+(?:the\s+)?"
+    m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by|"
+                  r"break(?:ing)? down (?:[\w' ]+? )?by)\s+(?:the\s+)?"
                   r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\(|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
                   r"\bdo\b|\bdoes\b|\boperat|\brun|\bown))",
                   words.text, re.I)
@@ -1508,7 +1515,7 @@ def _dates_asked(words: _Words, dates: list[Column]) -> list[Column]:
 
 
 def _unit(words: _Words, spec: Spec) -> None:
-    m = words.has(r"(?:in|how many) (tonnes|tons|t|kg|kilograms|kilos|dollars|usd|cents|km/h|kilometres per hour|feet|ft|"
+    m = words.has(r"(?:in|how many) (?:metric )?(tonnes|tons|t|kg|kilograms|kilos|dollars|usd|cents|km/h|kilometres per hour|feet|ft|"
                   r"metres|meters|fahrenheit|mph|miles per hour|pounds|lbs)")
     if m:
         spec.convert = m.group(1).lower()
