@@ -416,3 +416,22 @@ def test_the_ports_nearest_a_point_given_as_latitude_and_longitude(eng, point, l
     name, code, _ = eng.supplychain.nearest_ports(lon, lat)[0]
     a = answer_question(eng, f"which of our ports is closest to {point}?")
     assert a.mode == "rag" and a.answer.splitlines()[1].startswith(f"- {name} ({code})")
+
+
+def test_a_short_follow_up_is_read_with_the_record_the_thread_named_and_says_so(eng):
+    from workshop_lib.parts.chat.app import ChatService
+    svc = ChatService(eng)
+    vid, dep, arr = eng.query("SELECT VOYAGE_ID, DEPARTURE_DATE, ARRIVAL_DATE FROM SUPPLYCHAIN.VOYAGES ORDER BY VOYAGE_ID")[5]
+    first, _ = svc.answer({"question": f"when does voyage {vid} leave?", "thread_id": None, "user_id": "fu-1",
+                           "agent": False})
+    assert str(dep)[:10] in first["answer"]
+    body, mode = svc.answer({"question": "and the ETA?", "thread_id": first["thread_id"], "user_id": "fu-1",
+                             "agent": False})
+    assert mode == "rag" and body["answer"].startswith("Reading it as") and str(arr)[:10] in body["answer"]
+    # another thread (and another user) has no previous question: nothing is read into it
+    other, mode = svc.answer({"question": "and the ETA?", "thread_id": None, "user_id": "fu-2", "agent": False})
+    assert mode == "fallback" and str(arr)[:10] not in other["answer"]
+    # "the latest one" asks about the things just talked about, not the record named
+    body, _ = svc.answer({"question": "and the latest one?", "thread_id": first["thread_id"], "user_id": "fu-1",
+                          "agent": False})
+    assert not body["answer"].startswith("Reading it as")

@@ -46,7 +46,7 @@ from starlette.routing import Route
 from workshop_lib import config
 from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
-from workshop_lib.parts.chat import history, telemetry
+from workshop_lib.parts.chat import follow_up, history, telemetry
 from workshop_lib.parts.chat.answer import ChatAnswer, agent_answer, answer_question
 from workshop_lib.parts.chat.recall import recall_answer, words_said
 from workshop_lib.parts.ingest import index
@@ -285,9 +285,25 @@ class ChatService:
                 return recalled
         answered = answer_question(scoped, req["question"], llm=self.llm)
         if answered.mode == "fallback" and not stated:
-            # no handler answered: the user's own words may ("who inspected the Brightwater box?")
-            return words_said(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id) or answered
+            # no handler answered: a follow-up with what the thread's previous question named ("and the
+            # ETA?"), or the user's own words ("who inspected the Brightwater box?")
+            return self._as_follow_up(scoped, req["question"], thread_id) or \
+                words_said(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id) or answered
         return answered
+
+    def _as_follow_up(self, scoped: Engine, question: str, thread_id: str) -> ChatAnswer | None:
+        """The question read with the records the thread's previous question named, when a handler
+        grounds that reading (the answer says how it was read); else None."""
+        messages = self.eng.store.list_thread_messages(thread_id, last_n=2)
+        asked = [m.content for m in messages if m.role == "user"]
+        said = [m.content for m in messages if m.role == "assistant"]
+        reading = follow_up.read_with(self.eng, question, asked[-1] if asked else None, said[-1] if said else None)
+        if reading is None:
+            return None
+        answered = answer_question(scoped, reading, llm=self.llm)
+        if answered.mode not in ("rag", "hybrid"):
+            return None
+        return dataclasses.replace(answered, answer=f"Reading it as \u201c{reading}\u201d: {answered.answer}")
 
     def _keep_turn(self, req: dict[str, Any], thread_id: str, user_id: str, result: ChatAnswer,
                    meta: dict[str, Any]) -> None:

@@ -1,0 +1,65 @@
+"""A short follow-up read with the rows the thread's previous question named.
+
+"When does voyage 1042 leave?" then "and the ETA?": the second question names nothing, so no
+handler can ground it. When it reads as a follow-up (it starts with "and", "what about", "same
+for", or it is a few words with a pronoun) and the previous question of the same thread named
+records of the data (a vessel, voyage, container, carrier, by name or number), or its answer named
+exactly one, the question is asked again with them ("and the ETA of voyage 1042?"). The answer says how it was read, so a
+wrong reading is visible, and it is used only when a handler grounds it; otherwise the first
+fallback stands. Nothing of another thread or user is read: the previous question is this
+thread's own.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from workshop_lib import assistant
+from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+MAX_WORDS = 8           # a follow-up is short; a longer question says what it is about itself
+# how a follow-up starts, and the words that point back
+_LEAD = re.compile(r"^\s*(?:(?:ok(?:ay)?|right|cool|thanks|great|so)[,.!]?\s+)*(?:and|what about|how about|same (?:for|with)|"
+                   r"also|plus)\b[,:]?\s*", re.I)
+_POINTING = re.compile(r"\b(?:it|its|it's|she|her|they|them|their|that one|this one|there)\b", re.I)
+# a voyage or container named by its number in the previous question ("voyage 1042")
+_BY_NUMBER = re.compile(r"\b(?:voyage|sailing|trip)\s+\d{3,5}\b", re.I)
+
+
+def is_follow_up(question: str) -> bool:
+    """Short, and it starts like a follow-up or points back with a pronoun."""
+    words = question.split()
+    return 0 < len(words) <= MAX_WORDS and (_LEAD.match(question) is not None or _POINTING.search(question) is not None)
+
+
+def named_before(eng: Engine, previous: str) -> list[str]:
+    """The records of the data the previous question named, as it wrote them."""
+    _, values = assistant.knowledge(eng)
+    said = [str(lk.value) for lk in values.links(previous) if lk.how in ("exact", "fuzzy", "partial")
+            and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS and lk.table != "PORTS"]
+    said += [m.group(0) for m in _BY_NUMBER.finditer(previous)]
+    return list(dict.fromkeys(said))
+
+
+def read_with(eng: Engine, question: str, previous: str | None, previous_answer: str | None = None) -> str | None:
+    """The follow-up asked with what the previous question named ("and the ETA?" -> "the ETA of voyage
+    1042?"), or, when it named nothing ("where is the ship carrying my box headed?"), the one record
+    the previous answer named; None when it is no follow-up, nothing was named, or the question names
+    it already."""
+    if not previous or not is_follow_up(question):
+        return None
+    named = named_before(eng, previous)
+    if not named and previous_answer:
+        in_answer = named_before(eng, previous_answer)
+        named = in_answer if len(in_answer) == 1 else []  # a list of rows says no one row
+    named = [n for n in named if n.lower() not in question.lower()]
+    if not named or named_before(eng, question):
+        return None
+    asked = _LEAD.sub("", question).strip().rstrip("?.! ")
+    if re.match(r"(?:the\s+|that\s+|this\s+)?(?:\w+\s+)?ones?$", asked, re.I):
+        return None  # "and the latest one?": another of the things just talked about, not of the record named
+    asked = _POINTING.sub(named[0], asked, count=1) if _POINTING.search(asked) else f"{asked} of {' and '.join(named)}"
+    return f"{asked}?"
