@@ -1034,3 +1034,11 @@ def test_sailing_now_that_one_query_cannot_tie_to_a_ports_voyages_is_declined(en
                       "GROUP BY p.PORT_NAME HAVING COUNT(DISTINCT v.STATUS) >= 2 ORDER BY p.PORT_NAME")[0]
     a = assistant.answer_data(eng, f"which carriers have a ship currently on its way to {port}?")
     assert a.text is None, a.text
+
+
+def test_a_tables_noun_used_as_a_verb_names_no_rows(eng):
+    for question in ("and what do they ship?", "what did we ship"):
+        a = assistant.answer_data(eng, question)
+        assert a.text is None, (question, a.text)
+    carrier, = _one(eng, "SELECT CARRIER_NAME FROM {o}.CARRIERS ORDER BY CARRIER_ID")[0]
+    assert _answer(eng, f"which ships does {carrier} operate?").plan.spec.target == "VESSELS"

@@ -191,7 +191,8 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
     counted = _counted_target(words, schema, links)
     if counted is not None:
         return counted
-    nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns]
+    nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns
+             and not _a_verb_here(words, i)]
     # "container ships": a noun right before another names a kind of the second
     nouns = [(i, t) for i, t in nouns if not any(j == i + 1 for j, _ in nouns)]
     asked = _asked_noun(words, nouns)
@@ -235,6 +236,16 @@ def _more_of_which(words: _Words, schema: Schema, spec: Spec) -> None:
     if col == schema.name_column(col.table) or col.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE"):
         return
     spec.action, spec.group = "group", col
+
+
+def _a_verb_here(words: _Words, i: int) -> bool:
+    """"What do they ship?", "we want to ship": the word is a verb after a pronoun with its auxiliary,
+    or after "to", not the table's noun."""
+    before = [w for _, _, w in words.raw[max(0, i - 2):i]]
+    return (len(before) == 2 and before[0] in ("do", "does", "did", "will", "can", "could", "would", "should")
+            and before[1] in ("they", "we", "you", "i", "he", "she", "it")) or (before[-1:] == ["to"] and i >= 2
+                                                                                  and words.raw[i - 2][2] in
+                                                                                  ("want", "need", "have", "going"))
 
 
 def _asked_noun(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str, int] | None:
