@@ -1042,3 +1042,10 @@ def test_a_tables_noun_used_as_a_verb_names_no_rows(eng):
         assert a.text is None, (question, a.text)
     carrier, = _one(eng, "SELECT CARRIER_NAME FROM {o}.CARRIERS ORDER BY CARRIER_ID")[0]
     assert _answer(eng, f"which ships does {carrier} operate?").plan.spec.target == "VESSELS"
+
+
+def test_a_carrier_by_the_first_two_words_of_its_name(eng):
+    name, scac = next((n, s) for n, s in _one(eng, "SELECT CARRIER_NAME, SCAC_CODE FROM {o}.CARRIERS ORDER BY CARRIER_ID")
+                      if len(n.split()) >= 3 and n.split()[0][0].isupper() and n.split()[1][0].isupper())
+    two = " ".join(name.split()[:2])
+    assert scac in _answer(eng, f"SCAC for {two}?").text

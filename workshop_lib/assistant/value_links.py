@@ -108,7 +108,7 @@ class ValueIndex:
         free = [t for t in tokens if not any(t[0] < e and s < t[1] for s, e in taken)]
         out = self._typos(text, tokens, taken)
         capitals = self._capitalised(question)
-        out += self._families(tokens, free, capitals)
+        out += self._families(tokens, free, capitals) + self._brands(tokens, free, capitals)
         for start, end, word in free:
             if len(word) < 3 or any(o.start <= start and end <= o.end or o.start == start for o in out):
                 continue
@@ -129,6 +129,20 @@ class ValueIndex:
             if word in capitals and len(family) > 1 and noun is not None and \
                     {TABLE_NOUNS.get(noun)} == {t for t, _, _ in family}:
                 out += [Link(*owner, start, end, "partial", word) for owner in family]
+        return out
+
+    def _brands(self, tokens: list[tuple[int, int, str]], free: list[tuple[int, int, str]],
+                capitals: set[str]) -> list[Link]:
+        """"SCAC for Wan Hai?": two capitalised words that begin one carrier's name (and perhaps ships named
+        after it) name the carrier."""
+        out: list[Link] = []
+        starts = {t[0] for t in free}
+        for (a, _, w1), (b, end, w2) in zip(tokens, tokens[1:]):
+            if a not in starts or b not in starts or w1 not in capitals or w2 not in capitals:
+                continue
+            lines = [(t, c, v) for n, t, c, v in self.names if t == "CARRIERS" and n.split()[:2] == [w1, w2]]
+            if len(lines) == 1 and len(str(lines[0][2]).split()) > 2:  # a part of the name, not all of it
+                out.append(Link(*lines[0], a, end, "partial", f"{w1} {w2}"))
         return out
 
     def _owner_of_misspelt(self, word: str, capital: bool) -> list[tuple[str, str, Any]]:
