@@ -284,12 +284,13 @@ class ChatService:
             if recalled is not None:
                 return recalled
         answered = answer_question(scoped, req["question"], llm=self.llm)
-        if answered.mode == "fallback" and not stated:
-            # no handler answered: a follow-up with what the thread's previous question named ("and the
-            # ETA?"), or the user's own words ("who inspected the Brightwater box?")
-            return self._as_follow_up(scoped, req["question"], thread_id) or \
-                words_said(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id) or answered
-        return answered
+        if answered.mode != "fallback" or stated:
+            return answered
+        # no handler answered: a follow-up with what the thread's previous question named ("and the ETA?"),
+        # or the user's own words ("who inspected the Brightwater box?"), not read for a recipe or a greeting
+        off_topic = (answered.route or {}).get("label") in ("OUT_OF_SCOPE", "SMALL_TALK")
+        return self._as_follow_up(scoped, req["question"], thread_id) or (None if off_topic else words_said(
+            self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id)) or answered
 
     def _as_follow_up(self, scoped: Engine, question: str, thread_id: str) -> ChatAnswer | None:
         """The question read with the records the thread's previous question named, when a handler
