@@ -516,3 +516,20 @@ def test_catalog_words_do_not_take_a_question_about_the_datas_rows(tmp_path):
         assert f"USD {price * 3 * 14:,.2f}" in a.answer, a.answer
     finally:
         eng.close()
+
+
+def test_the_catalog_does_not_answer_about_the_users_own_people_or_deals(tmp_path):
+    from tests.conftest import answers_engine
+    from workshop_lib.parts.chat.answer import answer_question
+    eng = answers_engine("embedded", tmp_path)
+    try:
+        for question in ("which of my customers had the vaccine reefer?", "what rate are we paying per box for the reefer leg?",
+                         "who is our consignee for the reefer boxes?"):
+            a = answer_question(eng, question)
+            assert a.mode == "fallback" and "EQ-" not in a.answer, (question, a.answer)
+        # a need described with the user's own things is still the catalog's
+        for question in ("our coffee beans keep sweating in transit, what container should we book?",
+                         "If I lease a 40' high cube reefer for 10 days what do I pay?"):
+            assert answer_question(eng, question).mode == "rag", question
+    finally:
+        eng.close()

@@ -355,8 +355,8 @@ def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | N
     unless the question reads as one about the data, the schema or the documents."""
     described = decision is not None and _only_described(eng, question, decision)
     if not catalog_links.asks_for_item(question, described=described) or assistant.named_records(eng, question) \
-            or catalog_links.names_other_identifier(question):
-        return None  # a record of the data, or a claim, booking or document number: not the catalog's
+            or catalog_links.names_other_identifier(question) or _users_own(question):
+        return None  # a record of the data, a claim, booking or document number, the user's own: not the catalog's
     link = catalog_links.best(question, described=described)
     named = grounded.named_items(question)
     if link is None or (len(named) == 1 and not catalog_links.sizes_allow(question, link.item)):
@@ -584,7 +584,27 @@ def _not_the_catalogs(eng: Engine, question: str, decision: router.RouteDecision
     if (kind := _catalog_cannot_hold(question)) is not None:
         return _declined(decision, f"The catalog holds items and their prices, not the {kind} you ask for, and I "
                                    "found no other source that answers this.", "grounded (Part 5)")
+    if (own := _users_own(question)) is not None:
+        return _declined(decision, f"The catalog lists equipment and services with their list prices; it knows "
+                                   f"nothing of your {own}, and you have not told me about it.", "grounded (Part 5)")
     return None
+
+
+# "which of my customers had ...", "our consignee": the user's own people or deals, which no catalog row holds
+# (a need described with their things, "our coffee beans keep sweating", is still the catalog's)
+_OWN_PARTY = re.compile(r"\b(?:which|who|whom)\s+of\s+(?:my|our)\s+([a-z]+)|\b(?:my|our)\s+(customers?|clients?|"
+                        r"consignees?|buyers?|shippers?|hauliers?|truckers?|contacts?|accounts?|suppliers?)\b", re.I)
+# "what rate are we paying": an arrangement of theirs, not a list price ("what do I pay" asks a quote)
+_WE_PAY = re.compile(r"\b(?:are|were|have)\s+(?:we|i)\s+(?:been\s+)?(?:paying|charged)\b|\bdid\s+(?:we|i)\s+pay\b",
+                     re.I)
+
+
+def _users_own(question: str) -> str | None:
+    """What of the user's own a question asks about that no catalog row holds: their people or deals
+    ("which of my customers had the vaccine reefer?"), or the rate they pay; None otherwise."""
+    if m := _OWN_PARTY.search(question):
+        return m.group(1) or m.group(2)
+    return "rate" if _WE_PAY.search(question) else None
 
 
 def _catalog_cannot_hold(question: str) -> str | None:
