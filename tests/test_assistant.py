@@ -1049,3 +1049,10 @@ def test_a_carrier_by_the_first_two_words_of_its_name(eng):
                       if len(n.split()) >= 3 and n.split()[0][0].isupper() and n.split()[1][0].isupper())
     two = " ".join(name.split()[:2])
     assert scac in _answer(eng, f"SCAC for {two}?").text
+
+
+def test_a_second_part_about_a_named_ship_is_asked_with_its_name(eng):
+    name, year, carrier = _one(eng, "SELECT v.VESSEL_NAME, v.YEAR_BUILT, c.CARRIER_NAME FROM {o}.VESSELS v "
+                                    "JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID ORDER BY v.IMO_NUMBER")[2]
+    a = _answer(eng, f"What year was the {name} built and who operates her?")
+    assert str(year) in a.text and carrier in a.text and a.uncovered is None, a.text

@@ -383,7 +383,9 @@ def _about(part: str, table: str, value: str) -> str:
     """A part asked on its own about one record: its pronoun replaced by the record ("who runs it" ->
     "who runs vessel Ever Lunar")."""
     noun = next((n for n, t in TABLE_NOUNS.items() if t == table), table.lower())
-    return _PRONOUN.sub(f"{noun} {value}", re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I), count=1)
+    # a name says what it is ("who operates Ever Acme"); a code needs its noun ("voyage 935W")
+    said = value if any(t == table for t, _ in NAME_COLUMNS) else f"{noun} {value}"
+    return _PRONOUN.sub(said, re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I), count=1)
 
 
 def _joined(first: DataAnswer, second: DataAnswer, word: str) -> DataAnswer | None:
