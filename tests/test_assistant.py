@@ -1056,3 +1056,12 @@ def test_a_second_part_about_a_named_ship_is_asked_with_its_name(eng):
                                     "JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID ORDER BY v.IMO_NUMBER")[2]
     a = _answer(eng, f"What year was the {name} built and who operates her?")
     assert str(year) in a.text and carrier in a.text and a.uncovered is None, a.text
+
+
+def test_where_a_voyage_starts_and_ends(eng):
+    vid, origin, dest = _one(eng, "SELECT v.VOYAGE_ID, o.PORT_NAME, d.PORT_NAME FROM {o}.VOYAGES v "
+                                  "JOIN {o}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+                                  "JOIN {o}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID ORDER BY v.VOYAGE_ID")[7]
+    text = _answer(eng, f"Voyage {vid}: where did it start and where did it end?").text
+    assert origin in text and dest in text, text
+    assert dest in _answer(eng, f"where does voyage {vid} end?").text

@@ -626,7 +626,9 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
     if any(f.column.name == "STATUS" for f in spec.filters):
         spans += [m.span() for m in _CURRENT.finditer(words.text)]
     if any(f.role == "ORIGIN" for f in spec.filters) or "ORIGIN" in spec.roles:
-        spans += [m.span() for m in re.finditer(r"\bout of\b", words.text, re.I)]
+        spans += [m.span() for m in re.finditer(r"\bout of\b|\bstart(?:s|ed)?\b", words.text, re.I)]
+    if "DESTINATION" in spec.roles:  # "where did it end?": the voyage's destination
+        spans += [m.span() for m in re.finditer(r"\bend(?:s|ed)?\b|\bfinish(?:es|ed)?\b", words.text, re.I)]
     if spec.action == "distinct":
         spans += [m.span() for m in re.finditer(_DIFFERENT, words.text, re.I)]
     return spans
@@ -1494,8 +1496,8 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     ends = [c.name.split("_PORT_ID")[0] for c in schema.columns.get(spec.target, []) if c.name.endswith("_PORT_ID")]
     if not ends or spec.action in ("count", "aggregate", "group", "group_top"):
         return
-    asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*)|destination|\bto\b\W*$|route|from and to"
-                        r"|to where|where to")
+    asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
+                        r"\bto\b\W*$|route|from and to|to where|where to")
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from")
     for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
         if asked and role in ends and not any(f.role == role for f in spec.filters):
