@@ -1065,3 +1065,10 @@ def test_where_a_voyage_starts_and_ends(eng):
     text = _answer(eng, f"Voyage {vid}: where did it start and where did it end?").text
     assert origin in text and dest in text, text
     assert dest in _answer(eng, f"where does voyage {vid} end?").text
+
+
+def test_the_end_of_a_month_and_due_to_sail(eng):
+    rows = {r[0] for r in _one(eng, "SELECT VOYAGE_NUMBER FROM {o}.VOYAGES WHERE DEPARTURE_DATE BETWEEN '2025-06-16' "
+                                    "AND '2025-06-30'")}
+    text = _answer(eng, "anything due to sail between the 16th and the end of June? voyage numbers pls").text
+    assert rows and all(n in text for n in rows) and "departing" in text, text

@@ -166,6 +166,7 @@ class _Words:
         text = re.sub(r"\b(?:furthest|farthest)\s+(north|south|east|west)\b",
                       lambda m: f"{m.group(1).lower()}ernmost".ljust(len(m.group(0))),
                       text, flags=re.I)
+        text = _day_words(text)
         raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
         mapped = _cargo_lines(raw, map_words([re.sub(r"'s?$", "", w) for _, _, w in raw]), links)
         taken = {i for i, (s, e, _) in enumerate(raw) if any(lk.start < e and s < lk.end for lk in links)}
@@ -176,6 +177,20 @@ class _Words:
 
     def has(self, pattern: str) -> re.Match | None:
         return re.search(rf"(?<![\w-])(?:{pattern})(?![\w-])", self.text, re.I)
+
+
+_MONTH_WORDS = "|".join(m.lower() for m in calendar.month_name[1:])
+
+
+def _day_words(text: str) -> str:
+    """"Between the 16th and the end of June": the end of a month is its last day, and "the" before a
+    day in a range goes; each rewrite keeps the text's length, so the links' offsets stay the question's."""
+    def last_day(m: re.Match[str]) -> str:
+        month = next(i for i in range(1, 13) if calendar.month_name[i].lower() == m.group(1).lower())
+        return str(calendar.monthrange(2025, month)[1]).ljust(len(m.group(0)) - len(m.group(1))) + m.group(1)
+    text = re.sub(rf"\bthe end of ({_MONTH_WORDS})\b", last_day, text, flags=re.I)
+    return re.sub(r"\bthe (\d{1,2}(?:st|nd|rd|th)?)(?=\s+(?:and|to)\s)", lambda m: m.group(1).rjust(len(m.group(0))),
+                  text, flags=re.I)
 
 
 def _cargo_lines(raw: list[tuple[int, int, str]], mapped: list[str], links: list[Link]) -> list[str]:
@@ -1179,7 +1194,8 @@ def _date_column_of_month(words: _Words, schema: Schema, spec: Spec, named: list
     target; the arrival date when the words say arriving, else the departure date."""
     dates = [c for c in named if c.is_date] or _dates_near(schema, spec.target)
     col: Column | None
-    if words.has(r"arriv\w*|due|eta|reach\w*") and any(c.name == "ARRIVAL_DATE" for c in dates):
+    # "due in" arrives; "due to sail" leaves
+    if words.has(r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*") and any(c.name == "ARRIVAL_DATE" for c in dates):
         col = next(c for c in dates if c.name == "ARRIVAL_DATE")
     else:
         col = next((c for c in dates if "DEPARTURE" in c.name), dates[0] if dates else None)
