@@ -1072,3 +1072,12 @@ def test_the_end_of_a_month_and_due_to_sail(eng):
                                     "AND '2025-06-30'")}
     text = _answer(eng, "anything due to sail between the 16th and the end of June? voyage numbers pls").text
     assert rows and all(n in text for n in rows) and "departing" in text, text
+
+
+def test_how_many_of_a_unit_is_a_figure_not_a_count(eng):
+    from workshop_lib.parts.chat.answer import answer_question
+    name, dwt = _one(eng, "SELECT VESSEL_NAME, DEADWEIGHT_TONNES FROM {o}.VESSELS ORDER BY IMO_NUMBER")[4]
+    a = answer_question(eng, f"how many tons can the {name} carry?")
+    assert a.mode == "rag" and f"{dwt:,}" in a.answer, a.answer
+    n, = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS")[0]
+    assert re.search(rf"\b{n}\b", _answer(eng, "how many vessels are there?").text)

@@ -241,6 +241,18 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
 
 
+def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"How many tons can the Kota Singa carry?": a figure in a unit, not a count of rows. The one column
+    of the rows asked about that holds that kind of figure is shown, in the unit asked."""
+    m = words.has(r"how many (?:metric )?(tonnes|tons|kg|kilograms|kilos|metres|meters|feet|knots)")
+    if m is None or spec.action not in ("count", "list", "lookup") or any(c.numeric for c in spec.show):
+        return
+    unit = m.group(1).lower()
+    held = [c for c in schema.columns.get(spec.target, []) if c.unit in _KINDS_OF_UNIT.get(unit, {unit})]
+    if len(held) == 1:  # several (a box's tare and gross weight): the words that name one decide, as before
+        spec.action, spec.show, spec.convert = "list", [held[0]], unit
+
+
 def _more_of_which(words: _Words, schema: Schema, spec: Spec) -> None:
     """"More completed voyages or more scheduled ones?": the rows counted per value of the column the
     two values are of (a kind, a status: not a name, where each row is one)."""
@@ -377,6 +389,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
         used_columns.add(spec.group.ref)
     named = _columns_the_words_name(words, schema, spec)
     _filters_and_action(words, schema, spec, links, named, used_columns)
+    _how_many_units(words, schema, spec)
     _more_of_which(words, schema, spec)
     _show_named(schema, spec, named, used_columns)
     _ports_of_voyages(words, schema, spec)

@@ -85,8 +85,11 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
         return _grounded(eng, question, decision, llm)
     if label == router.DOCS:
         return _documents_label(eng, question, decision, llm, vector, docs)
-    return _or_catalog(eng, question, decision,
-                       _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs))
+    known = _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
+    if known.mode == "fallback" and assistant.named_records(eng, question) and \
+            (rows := _linked_data_answer(eng, question, decision)) is not None:
+        return rows  # "how many tons can the Kota Singa carry?": a ship named, its row answers
+    return _or_catalog(eng, question, decision, known)
 
 
 # a count of rows ("how many voyages ... as of the data's reference date") asks the rows, not the schema
