@@ -1081,3 +1081,20 @@ def test_how_many_of_a_unit_is_a_figure_not_a_count(eng):
     assert a.mode == "rag" and f"{dwt:,}" in a.answer, a.answer
     n, = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS")[0]
     assert re.search(rf"\b{n}\b", _answer(eng, "how many vessels are there?").text)
+
+
+def test_a_total_of_line_values_per_row_and_a_category_by_its_first_word(eng):
+    number, cents = _one(eng, "SELECT c.CONTAINER_NUMBER, SUM(i.QUANTITY * i.UNIT_VALUE_CENTS) FROM {o}.CARGO_ITEMS i "
+                              "JOIN {o}.CONTAINERS c ON c.CONTAINER_ID = i.CONTAINER_ID GROUP BY c.CONTAINER_NUMBER "
+                              "ORDER BY 2 DESC")[0]
+    text = _answer(eng, "which single container has the most valuable cargo on board, and what's it worth in dollars?").text
+    assert number in text and f"{cents / 100:,.2f}" in text, text
+    vid, total = _one(eng, "SELECT c.VOYAGE_ID, SUM(i.QUANTITY * i.UNIT_VALUE_CENTS) FROM {o}.CARGO_ITEMS i "
+                           "JOIN {o}.CONTAINERS c ON c.CONTAINER_ID = i.CONTAINER_ID GROUP BY c.VOYAGE_ID ORDER BY 2 DESC")[0]
+    text = _answer(eng, "total declared value per voyage").text
+    assert f"{total / 100:,.2f}" in text, text
+    alliance, = _one(eng, "SELECT ALLIANCE FROM {o}.CARRIERS WHERE ALLIANCE LIKE '% %' GROUP BY ALLIANCE ORDER BY 1")[0]
+    name, year = _one(eng, "SELECT v.VESSEL_NAME, v.YEAR_BUILT FROM {o}.VESSELS v JOIN {o}.CARRIERS c ON c.CARRIER_ID = "
+                           f"v.CARRIER_ID WHERE c.ALLIANCE = '{alliance}' ORDER BY v.YEAR_BUILT, v.VESSEL_NAME")[0]
+    text = _answer(eng, f"oldest vessel run by a {alliance.split()[0]} carrier").text
+    assert name in text and str(year) in text, text

@@ -644,7 +644,7 @@ def _show_compared(spec: Spec) -> None:
 _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right now|for now|as of now|as we speak|"
                      r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance|out there|"
                      r"(?:all|any|every) status(?:es)?|(?:in total|together|altogether)|metric(?= tons?\b)|"
-                     r"on (?:its|her|their) way(?= to\b)|break(?:ing)? down(?= .*\bby\b))\b", re.I)
+                     r"on (?:its|her|their) way(?= to\b)|break(?:ing)? down(?= .*\bby\b)|on board|aboard)\b", re.I)
 
 
 def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
@@ -1449,12 +1449,21 @@ def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
         return None
     cols = schema.columns_named(phrase, _near(schema, spec.target, 2))
     nouns = [TABLE_NOUNS[w] for w in phrase if w in TABLE_NOUNS]
+    every = m.group(0).lower().startswith("every")  # "add up every Gemini vessel": all of them, not each
     # "each Ocean Alliance carrier": a short noun phrase whose last word is a table's noun
-    if phrase[-1] in TABLE_NOUNS and 1 < len(phrase) <= 4 and not m.group(0).lower().startswith("every"):
-        return schema.name_column(TABLE_NOUNS[phrase[-1]])  # "each Ocean Alliance carrier": the carriers, filtered
+    if phrase[-1] in TABLE_NOUNS and 1 < len(phrase) <= 4 and not every:
+        return schema.name_column(TABLE_NOUNS[phrase[-1]])
     if cols and cols[0][0] >= 1.5 and not (nouns and cols[0][1].table != nouns[-1]):
         return cols[0][1]
+    return _group_of_noun(words, schema, spec, nouns, every)
+
+
+def _group_of_noun(words: _Words, schema: Schema, spec: Spec, nouns: list[str], every: bool) -> Column | None:
+    """The rows of the table the group phrase names, by their name: another table's, or the rows asked
+    about themselves for a total ("total value per voyage"; "average per ship" is one figure)."""
     if nouns and nouns[-1] != spec.target:
+        return schema.name_column(nouns[-1])
+    if nouns and not every and any(words.has(w) for w, fn in AGGREGATES.items() if fn == "SUM"):
         return schema.name_column(nouns[-1])
     return None
 
@@ -1667,19 +1676,23 @@ def _count_select(joins: _Joins, key: Column) -> _Select:
     return _Select(columns, [], 1)
 
 
+def _measured(joins: _Joins, fn: str, measure: Column) -> str:
+    """The aggregate of a measure; a sum of a unit value is of the unit value times the quantity it is for."""
+    ref = _ref(joins, measure)
+    if fn == "SUM" and measure.multiplier:
+        ref += f" * {joins.alias(measure.table)}.{measure.multiplier}"
+    return SQL["aggregate"].format(fn=fn, ref=ref)
+
+
 def _aggregate_select(joins: _Joins, fn: str, measure: Column) -> _Select:
-    measured = _ref(joins, measure)
-    if fn == "SUM" and measure.multiplier:  # a unit value times the quantity it is for
-        measured += f" * {joins.alias(measure.table)}.{measure.multiplier}"
-    return _Select([SQL["aggregate"].format(fn=fn, ref=measured)], [], 1)
+    return _Select([_measured(joins, fn, measure)], [], 1)
 
 
 def _group_select(spec: Spec, schema: Schema, joins: _Joins, group: Column) -> _Select:
     """The group and its count (or the aggregate of the measure), largest first."""
     alias = joins.alias(group.table, spec.group_role)
     g = f"{alias}.{group.name}"
-    value = (SQL["aggregate"].format(fn=spec.fn, ref=_ref(joins, spec.measure)) if spec.fn and spec.measure
-             else SQL["count"])
+    value = _measured(joins, spec.fn, spec.measure) if spec.fn and spec.measure else SQL["count"]
     group_key = schema.columns[group.table][0]
     if group_key.is_key and group == schema.name_column(group.table) \
             and not group.name.endswith("_NAME"):

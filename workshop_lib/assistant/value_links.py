@@ -112,7 +112,7 @@ class ValueIndex:
         for start, end, word in free:
             if len(word) < 3 or any(o.start <= start and end <= o.end or o.start == start for o in out):
                 continue
-            owners = self._owners_of_word(word, word in capitals) or self._owner_of_misspelt(word, word in capitals)
+            owners = self._owners_of(word, word in capitals)
             if len(owners) == 1 and not _inside_other_name(question, start, end, str(owners[0][2])):
                 out.append(Link(*owners[0], start, end, "partial", word))
         return out
@@ -144,6 +144,20 @@ class ValueIndex:
             if len(lines) == 1 and len(str(lines[0][2]).split()) > 2:  # a part of the name, not all of it
                 out.append(Link(*lines[0], a, end, "partial", f"{w1} {w2}"))
         return out
+
+    def _owners_of(self, word: str, capital: bool) -> list[tuple[str, str, Any]]:
+        """The rows one word names: by a word of a name, a misspelt one, or the first word of a category value."""
+        return self._owners_of_word(word, capital) or self._owner_of_misspelt(word, capital) \
+            or self._category_by_first_word(word, capital)
+
+    def _category_by_first_word(self, word: str, capital: bool) -> list[tuple[str, str, Any]]:
+        """"A Gemini carrier": a capitalised word that begins one value of a category column of several
+        words ("Gemini Cooperation"), and no other."""
+        if not capital or len(word) < 4:
+            return []
+        found = {(t, c, v) for p, t, c, v, how in self.phrases
+                 if how == "exact" and " " in p and p.split()[0] == word and (t, c) not in NAME_COLUMNS | CODE_COLUMNS}
+        return sorted(found, key=str) if len(found) == 1 else []
 
     def _owner_of_misspelt(self, word: str, capital: bool) -> list[tuple[str, str, Any]]:
         """The one name with a word that this one misspells ("Evergren" of Evergreen Marine): a long
