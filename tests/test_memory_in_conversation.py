@@ -393,3 +393,12 @@ def test_a_follow_up_that_asks_more_than_the_value_is_not_answered_with_it(eng, 
     text, mode, _ = _ask(service, "m-odin", "and if one of their trucks got stuck there for the whole strike window?",
                          threads, "t2")
     assert mode == "fallback"  # a sum over a strike window the memory does not give: not the hourly rate again
+
+
+def test_a_preference_dropped_in_passing_returns_to_the_other_unit():
+    from workshop_lib.parts.memory import preferences
+    found = preferences.extract("hey, scrap the tonnes thing, boss left lol, kg is fine again")
+    assert [(p.dimension, p.unit) for p in found] == [("weight", "kg")] and "tonnes" in found[0].refused
+    assert [(p.dimension, p.unit) for p in preferences.extract("switch back to kg please")] == [("weight", "kg")]
+    # a figure in a unit is no preference
+    assert preferences.extract("the 20 tonnes of steel are fine") == []

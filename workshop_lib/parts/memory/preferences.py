@@ -53,7 +53,7 @@ _NEGATIVE_AFTER = re.compile(r"^\s*(?:format|style|way|ones?|version)?\s*(?:are|
 # a sentence that asks for a way of answering, not one that only uses a unit ("we paid 2,300 dollars")
 _REQUEST = re.compile(r"\b(?:prefer|want|give me|show me|use|in|please|from now on|always|rather|instead|no|not|"
                       r"write|put|format|display|"
-                      r"don't|just|keep)\b", re.I)
+                      r"don't|just|keep|scrap|scratch|ditch|cancel|forget|back to|switch\w*)\b", re.I)
 # length is about the answers: "keep it short", "shorter answers", not "we're short on boxes"
 _ABOUT_ANSWERS = re.compile(r"\b(?:answers?|repl(?:y|ies)|responses?|(?:keep|make)\s+(?:it|them|things))\b", re.I)
 _QUESTION = re.compile(r"^\s*(?:what|which|who|where|when|why|how|is|are|was|were|does|did|can|could)\b", re.I)
