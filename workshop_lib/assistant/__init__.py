@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.assistant import planner, render
-from workshop_lib.assistant.schema_links import TABLE_NOUNS, Schema, words_of
+from workshop_lib.assistant.schema_links import TABLE_NOUNS, Schema, stem_root, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link, ValueIndex
 from workshop_lib.engines.portable_sql import COMPOSE_SQL
 
@@ -198,9 +198,9 @@ def not_explained_by(eng: Engine, question: str, subject: str) -> list[str]:
     texts = [re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0], table]
     texts += [t for c in cols for t in (c.comment, c.name, c.data_type)]  # "timestamps": a TIMESTAMP column
     known = set(words_of(" ".join(texts).replace("-", " ").replace("_", " ")))
-    known |= {planner._root(w) for w in known}
+    known |= {stem_root(w) for w in known}
     return [raw for raw, mapped in _asked_words(question)
-            if not {raw.lower(), mapped, planner._root(raw.lower()), planner._root(mapped)} & known]
+            if not {raw.lower(), mapped, stem_root(raw.lower()), stem_root(mapped)} & known]
 
 
 def _asked_words(question: str) -> list[tuple[str, str]]:

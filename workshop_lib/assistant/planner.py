@@ -671,13 +671,13 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     question the rows would not answer: no plan. Words are explained by the comments of the
     tables and columns the plan uses, the plan's own words, and plain English function words."""
     known = _plan_vocabulary(schema, spec)
-    roots = {_root(w) for w in known}  # "reporting" is explained by the comment's "report"
+    roots = {stem_root(w) for w in known}  # "reporting" is explained by the comment's "report"
     filler = [m.span() for m in _FILLER.finditer(words.text)] + _said_by_the_plan(words, spec)
     for i, (start, _, raw) in enumerate(words.raw):
         if i in words.taken or raw[0].isdigit() or len(raw) < 3 or any(a <= start < b for a, b in filler):
             continue
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) \
-                or _root(raw) in roots or _CONTRACTED.match(raw):
+                or stem_root(raw) in roots or _CONTRACTED.match(raw):
             continue
         raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
 
@@ -704,15 +704,6 @@ def _plan_vocabulary(schema: Schema, spec: Spec) -> set[str]:
 
 # (not "first week", "last days": those narrow the range, and a plan that ignores them must not run)
 _DATE_RANGE_WORDS = frozenset({"day", "days", "both", "included", "inclusive"})
-
-
-def _root(word: str) -> str:
-    """A word without a verb or adverb ending ("reporting", "reported": report), for explaining words only."""
-    w = stem(word)
-    for suffix in ("ing", "ed", "ly"):  # "independently": independent
-        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
-            return w[: -len(suffix)]
-    return w
 
 
 def _plan_columns(spec: Spec) -> list[Column]:
@@ -765,7 +756,7 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
     """A column whose comment says what NULL means ("NULL means the goods are not declared as
     dangerous"), named by a word of that comment's NULL sentence or by its own words, qualifies the
     rows: IS NOT NULL or IS NULL, as the words say (a negation turns it round)."""
-    free = {_root(w) for _, w in words.free()} - {_root(w) for w in (*TABLE_NOUNS, *_QUESTION, *_PLAIN)}
+    free = {stem_root(w) for _, w in words.free()} - {stem_root(w) for w in (*TABLE_NOUNS, *_QUESTION, *_PLAIN)}
     for table in _near(schema, spec.target, 2):
         if not schema.is_parent_path(spec.target, table):
             continue
@@ -773,7 +764,7 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
             said = re.search(r"null means ([^.;]*)", col.comment, re.I)
             if said is None or col.ref in used or _asked_for(words, col):
                 continue
-            meaning = {_root(w) for w in words_of(said.group(1))} - {"not", "declared"}
+            meaning = {stem_root(w) for w in words_of(said.group(1))} - {"not", "declared"}
             if col not in named and not free & meaning:
                 continue
             spec.filters.append(_null_filter(words, col, said.group(1), bool(free & meaning), meaning))
@@ -793,7 +784,7 @@ def _null_filter(words: _Words, col: Column, null_means: str, said_as_empty: boo
         governed = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", words.text[cue.end():])[:4]}
         empty = True if governed & set(words_of(col.name.replace("_", " "))) else not empty
         words.taken |= {i for i, (st, en, _) in enumerate(words.raw) if st < cue.end() and cue.start() < en}
-    words.taken |= {i for i, (_, _, raw) in enumerate(words.raw) if _root(raw) in meaning}
+    words.taken |= {i for i, (_, _, raw) in enumerate(words.raw) if stem_root(raw) in meaning}
     article = "an" if _label(col)[:1] in "aeiou" else "a"
     return Filter(col, "is null" if empty else "is not null", None,
                   f"{'without' if empty else 'with'} {article} {_label(col)}")
@@ -1566,8 +1557,7 @@ def _dates_asked(words: _Words, dates: list[Column]) -> list[Column]:
 
 
 def _unit(words: _Words, spec: Spec) -> None:
-    m = words.has(r"(?:in|how many) (?:metric )?(tonnes|tons|t|kg|kilograms|kilos|dollars|usd|cents|km/h|kilometres per hour|feet|ft|"
-                  r"metres|meters|fahrenheit|mph|miles per hour|pounds|lbs)")
+    m = words.has(rf"(?:in|how many) (?:metric )?({_UNITS_ASKED})")
     if m:
         spec.convert = m.group(1).lower()
 
@@ -1578,6 +1568,7 @@ _KINDS_OF_UNIT = {"dollars": {"cents"}, "usd": {"cents"}, "cents": {"cents"}, "t
                   "kilos": {"tonnes", "kg"}, "km/h": {"knots"}, "kilometres per hour": {"knots"}, "feet": {"m"},
                   "ft": {"m"}, "metres": {"m"}, "meters": {"m"}, "fahrenheit": {"°C"}, "mph": {"knots"},
                   "miles per hour": {"knots"}, "pounds": {"kg", "tonnes"}, "lbs": {"kg", "tonnes"}}
+_UNITS_ASKED = "|".join(re.escape(u) for u in sorted(_KINDS_OF_UNIT, key=len, reverse=True))
 
 
 def _shown_in_unit(schema: Schema, spec: Spec) -> None:

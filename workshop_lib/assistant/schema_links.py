@@ -77,9 +77,10 @@ def _telling_roots(sentence: str) -> list[str]:
 
 
 def stem_root(word: str) -> str:
-    """A word's singular without a verb ending ("calls", "called": call), to compare words of comments."""
+    """A word's singular without a verb or adverb ending ("calls", "called": call; "independently":
+    independent), to compare the words of a question with those of the comments."""
     w = stem(word)
-    for suffix in ("ing", "ed"):
+    for suffix in ("ing", "ed", "ly"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix)]
     return w
