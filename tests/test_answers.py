@@ -17,12 +17,13 @@ import re
 import pytest
 
 from tests.conftest import ENGINES, answers_engine
+from workshop_lib.assistant.answering import router
+from workshop_lib.assistant.answering.answer import agent_answer, answer_question
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.data import catalog, countries
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent import loop, offline, toolbox
-from workshop_lib.parts.chat import answer_eval, router
-from workshop_lib.parts.chat.answer import agent_answer, answer_question
+from workshop_lib.parts.chat import answer_eval
 
 SAMPLE = 90
 
@@ -498,7 +499,7 @@ def test_a_passage_that_only_resembles_the_question_is_no_answer(docs_eng):
 
 def test_catalog_words_do_not_take_a_question_about_the_datas_rows(tmp_path):
     from tests.conftest import answers_engine
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
     eng = answers_engine("embedded", tmp_path)
     try:
         numbers = {r[0] for r in eng.query("SELECT DISTINCT c.CONTAINER_NUMBER FROM SUPPLYCHAIN.CARGO_ITEMS i JOIN "
@@ -520,7 +521,7 @@ def test_catalog_words_do_not_take_a_question_about_the_datas_rows(tmp_path):
 
 def test_the_catalog_does_not_answer_about_the_users_own_people_or_deals(tmp_path):
     from tests.conftest import answers_engine
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
     eng = answers_engine("embedded", tmp_path)
     try:
         for question in ("which of my customers had the vaccine reefer?", "what rate are we paying per box for the reefer leg?",

@@ -87,7 +87,7 @@ def test_a_part_the_query_would_not_use_means_no_plan(eng, question):
 
 
 def test_the_chat_answer_shows_links_plan_and_binds(eng):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
 
     a = answer_question(eng, "which ships fly the Liberian flag?")
     names = {r[0] for r in _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS WHERE FLAG_STATE = 'LR'")}
@@ -182,7 +182,7 @@ def test_the_reader_quotes_the_sentence_that_answers_or_nothing():
     "could you change the status of voyage 1001 to completed",
 ])
 def test_personal_data_and_change_requests_are_refused(eng, question):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
 
     a = answer_question(eng, question)
     assert a.mode == "fallback" and a.answer.startswith("I won't do that"), a.answer
@@ -302,14 +302,14 @@ def test_a_size_the_question_gives_is_kept():
 def test_a_catalog_request_naming_a_record_of_the_data_is_not_answered_from_the_catalog(eng, question):
     """The catalog knows items and prices, not carriers or voyages: such a question gets no catalog
     rows under a grounded badge."""
-    from workshop_lib.parts.chat import answer
+    from workshop_lib.assistant.answering import answer
 
     a = answer.answer_question(eng, question)
     assert not (a.mode in ("rag", "hybrid") and "our catalog has" in a.answer), a.answer
 
 
 def test_a_described_need_is_answered_with_its_item_and_price(eng):
-    from workshop_lib.parts.chat import answer
+    from workshop_lib.assistant.answering import answer
 
     a = answer.answer_question(eng, "what would you recommend for 6 crates of wine in bulk for 10 days?")
     assert a.mode == "rag" and a.used_chunks[0]["item_id"] == "EQ-20TK" and "840.00" in a.answer, a.answer
@@ -321,7 +321,7 @@ def test_a_carrier_brand_alone_names_the_carrier_and_the_noun_after_it_is_counte
 
 
 def test_a_second_question_the_rows_do_not_show_is_named_and_never_grounded(eng):
-    from workshop_lib.parts.chat import answer
+    from workshop_lib.assistant.answering import answer
 
     a = answer.answer_question(eng, "the MSC Aurelia's speed, and what does she smell like?")
     assert a.mode == "fallback" and "cannot also answer" in a.answer and "knots" in a.answer, a.answer
@@ -361,7 +361,7 @@ def test_the_number_of_groups_asked_for_is_kept(eng):
 
 
 def test_column_descriptions_never_answer_a_question_about_rows(eng):
-    from workshop_lib.parts.chat import answer
+    from workshop_lib.assistant.answering import answer
 
     a = answer.answer_question(eng, "voyages split up by whether they are late")
     assert not (a.mode in ("rag", "hybrid") and "schema knowledge" in a.answer), a.answer
@@ -398,7 +398,7 @@ def test_a_negation_excludes_what_it_names(eng, question, sql):
 
 @pytest.mark.parametrize("question", ["ships not launched in 2019", "which boxes aren't heavy"])
 def test_a_negation_the_plan_cannot_apply_is_no_plan(eng, question):
-    from workshop_lib.parts.chat import answer
+    from workshop_lib.assistant.answering import answer
 
     a = answer.answer_question(eng, question)
     assert a.mode == "fallback", a.answer
@@ -456,14 +456,14 @@ def test_words_the_rows_do_not_explain(question, handler, words):
 
 
 def test_a_port_question_about_something_else_is_not_answered_with_ports(eng):
-    from workshop_lib.parts.chat import answer
+    from workshop_lib.assistant.answering import answer
 
     a = answer.answer_question(eng, "is there decent parking close to the port of Hamburg?")
     assert a.mode == "fallback" and "km" not in a.answer, a.answer
 
 
 def test_an_unsure_question_is_not_answered_with_every_row_of_a_table(eng):
-    from workshop_lib.parts.chat import answer
+    from workshop_lib.assistant.answering import answer
 
     a = answer.answer_question(eng, "is the deadweight in long tons or metric tonnes?")
     assert not (a.mode in ("rag", "hybrid") and a.answer.count("\n- ") > 10), a.answer
@@ -471,7 +471,7 @@ def test_an_unsure_question_is_not_answered_with_every_row_of_a_table(eng):
 
 def test_a_table_row_is_read_with_its_headings_even_across_two_chunks():
     from workshop_lib.assistant import document_reader
-    from workshop_lib.parts.chat.answer import _whole_first
+    from workshop_lib.assistant.answering.answer import _whole_first
 
     doc = ("Fees by port.\n\n| Port | Storage per day |\n| --- | --- |\n| Valencia | EUR 40 after 3 free days |\n"
            "| Piraeus | EUR 55 after 5 free days |\n\nFees are billed weekly.")
@@ -527,7 +527,7 @@ def test_a_word_of_another_capitalised_name_links_no_carrier(eng):
     "how long are the free days for a 40' dry box?",                      # a duration: no catalog row holds one
 ])
 def test_a_tariff_or_a_duration_is_not_answered_with_a_catalog_item(eng, question):
-    from workshop_lib.parts.chat import answer
+    from workshop_lib.assistant.answering import answer
 
     a = answer.answer_question(eng, question)
     assert not (a.mode in ("rag", "hybrid") and "our catalog has" in a.answer), a.answer
@@ -561,7 +561,7 @@ def test_a_name_with_a_typo_across_its_hyphen_or_after_another_name(eng):
 
 
 def test_a_record_the_value_index_finds_routes_the_question_to_the_data(eng):
-    from workshop_lib.parts.chat import router
+    from workshop_lib.assistant.answering import router
 
     number = _one(eng, "SELECT CONTAINER_NUMBER FROM {o}.CONTAINERS ORDER BY CONTAINER_ID DESC LIMIT 1")[0][0]
     decision = router.route(eng, f"anything I should know about {number.lower()}?")
@@ -583,7 +583,7 @@ def test_small_talk_is_graded_by_its_words_under_its_fallback_badge(category, mu
 
 
 def test_small_talk_is_answered_in_kind():
-    from workshop_lib.parts.chat.answer import small_talk_reply
+    from workshop_lib.assistant.answering.answer import small_talk_reply
 
     assert small_talk_reply("merci beaucoup !").startswith("You're welcome")
     assert small_talk_reply("ok see you tomorrow").startswith("Goodbye")
@@ -591,7 +591,7 @@ def test_small_talk_is_answered_in_kind():
 
 
 def test_where_a_thing_is_kept_is_answered_from_the_schema_not_the_rows(eng):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
 
     a = answer_question(eng, "where would I look up a ship's IMO number?")
     assert a.mode in ("rag", "hybrid") and re.search(r"SUPPLYCHAIN\.VESSELS\.IMO_NUMBER", a.answer)
@@ -658,7 +658,7 @@ def test_a_code_the_data_does_not_hold_is_said_not_ignored(eng):
 
 
 def test_a_plain_english_write_is_refused_and_adding_up_is_not():
-    from workshop_lib.parts.chat import router
+    from workshop_lib.assistant.answering import router
 
     assert router.WRITE_REQUEST_RE.search("please add Valletta, MTMAR, to the list of ports")
     assert router.WRITE_REQUEST_RE.search("insert a new carrier called Blue Star")
@@ -666,7 +666,7 @@ def test_a_plain_english_write_is_refused_and_adding_up_is_not():
 
 
 def test_a_path_between_two_tables_is_the_keys_along_it(eng):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
 
     a = answer_question(eng, "how would I walk from a manifest line to the vessel carrying it?")
     subjects = re.findall(r"\[SUPPLYCHAIN\.([A-Z_]+\.[A-Z_]+)->", a.answer)
@@ -675,7 +675,7 @@ def test_a_path_between_two_tables_is_the_keys_along_it(eng):
 
 def test_a_size_the_catalog_has_no_item_of_is_said_and_a_hyphenated_duration_priced(eng):
     from workshop_lib.assistant import catalog_links
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
 
     a = answer_question(eng, "do you rent 48-foot containers?")
     assert a.mode == "fallback" and "48" in a.answer
@@ -917,7 +917,7 @@ def test_a_column_owned_by_a_word_of_its_comment(eng):
 
 
 def test_a_column_question_is_declined_when_the_column_does_not_explain_what_is_asked(eng):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
     # words that no comment of the schema uses: each column question about them is declined, whatever it leads with
     schema, _ = assistant.knowledge(eng)
     for thing in ("seal number of a container", "crew size of a vessel", "customs status of a box"):
@@ -1075,7 +1075,7 @@ def test_the_end_of_a_month_and_due_to_sail(eng):
 
 
 def test_how_many_of_a_unit_is_a_figure_not_a_count(eng):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
     name, dwt = _one(eng, "SELECT VESSEL_NAME, DEADWEIGHT_TONNES FROM {o}.VESSELS ORDER BY IMO_NUMBER")[4]
     a = answer_question(eng, f"how many tons can the {name} carry?")
     assert a.mode == "rag" and f"{dwt:,}" in a.answer, a.answer

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import answers_engine
+from workshop_lib.assistant.answering import availability
+from workshop_lib.assistant.answering.answer import answer_question
 from workshop_lib.data import catalog
-from workshop_lib.parts.chat import availability
-from workshop_lib.parts.chat.answer import answer_question
 
 
 @pytest.fixture(scope="module")

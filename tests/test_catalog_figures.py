@@ -8,8 +8,8 @@ import pytest
 
 from tests.conftest import answers_engine
 from workshop_lib.assistant import catalog_figures
+from workshop_lib.assistant.answering.answer import answer_question
 from workshop_lib.data.catalog import ITEMS
-from workshop_lib.parts.chat.answer import answer_question
 
 
 @pytest.fixture(scope="module")

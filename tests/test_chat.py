@@ -400,7 +400,7 @@ def test_an_id_over_200_bytes_or_blank_is_refused_before_anything_is_stored(clie
 
 
 def test_a_distance_between_two_ports_is_worked_out_whatever_the_router_calls_it(eng):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
 
     a = answer_question(eng, "straight-line distance Shanghai to Los Angeles?")
     assert a.mode == "rag" and "km" in a.answer and "CNSHA" in a.answer and "USLAX" in a.answer
@@ -411,7 +411,7 @@ def test_a_distance_between_two_ports_is_worked_out_whatever_the_router_calls_it
 
 @pytest.mark.parametrize("point, lat, lon", [("36.0 N, 5.0 W", 36.0, -5.0), ("1.3°N 103.8°E", 1.3, 103.8)])
 def test_the_ports_nearest_a_point_given_as_latitude_and_longitude(eng, point, lat, lon):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
 
     name, code, _ = eng.supplychain.nearest_ports(lon, lat)[0]
     a = answer_question(eng, f"which of our ports is closest to {point}?")

@@ -505,8 +505,8 @@ def test_general_conversation_paths(eng):
 
 def test_a_ports_possessive_and_its_code_are_location_questions(tmp_path):
     from tests.conftest import answers_engine
+    from workshop_lib.assistant.answering.answer import answer_question
     from workshop_lib.data.catalog import ports
-    from workshop_lib.parts.chat.answer import answer_question
     eng = answers_engine("embedded", tmp_path)
     try:
         code, port = sorted(ports().items())[0]
@@ -519,8 +519,8 @@ def test_a_ports_possessive_and_its_code_are_location_questions(tmp_path):
 
 def test_a_ports_coordinates_come_signed_too(tmp_path):
     from tests.conftest import answers_engine
+    from workshop_lib.assistant.answering.answer import answer_question
     from workshop_lib.data.catalog import ports
-    from workshop_lib.parts.chat.answer import answer_question
     eng = answers_engine("embedded", tmp_path)
     try:
         code, port = next((c, p) for c, p in sorted(ports().items()) if float(p["longitude"]) < 0)

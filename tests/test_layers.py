@@ -64,3 +64,24 @@ def test_the_layers_are_the_ones_the_architecture_page_names():
     section = page.split("### Layers", 1)[-1].split("\n## ", 1)[0].replace("\\|", "|")
     missing = [n for n in names if f"`{n}`" not in section]
     assert not missing, f"docs/architecture.md's Layers section does not show {missing}"
+
+
+def _contract_layers(name_start: str) -> list[set[str]]:
+    """The module names of each layer of the pyproject contract whose name starts with `name_start`."""
+    config = (LIB.parent / "pyproject.toml").read_text()
+    block = config.split(f'name = "{name_start}', 1)[1].split("[[tool.importlinter.contracts]]", 1)[0]
+    body = re.search(r"layers = \[(.*?)\n\]", block, re.S)
+    assert body is not None, f"no layers in the contract {name_start!r}"
+    return [set(re.findall(r"workshop_lib[\w.]*", layer)) for layer in re.findall(r'"""(.*?)"""|"([^"\n]+)"', body.group(1), re.S)
+            for layer in [layer[0] or layer[1]]]
+
+
+def test_the_assistant_contract_places_every_part_and_every_module_of_the_assistant():
+    # A module the contract does not name is not kept from importing the answering (a cycle through the
+    # Parts); a new one must be placed.
+    placed = set().union(*_contract_layers("The assistant:"))
+    parts = {f"workshop_lib.parts.{p.stem if p.is_file() else p.name}" for p in (LIB / "parts").iterdir()
+             if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+    assistant = {f"workshop_lib.assistant.{p.stem}" for p in (LIB / "assistant").glob("*.py") if p.stem != "__init__"}
+    missing = sorted((parts | assistant | {"workshop_lib.assistant.answering"}) - placed)
+    assert not missing, f"place these in pyproject.toml's assistant contract: {missing}"

@@ -311,7 +311,7 @@ def test_what_the_user_said_is_found_again_when_no_kept_memory_answers(eng, serv
 
 
 def test_a_remembered_place_composes_with_the_catalogs_stock(eng, service):
-    from workshop_lib.parts.chat.answer import answer_question
+    from workshop_lib.assistant.answering.answer import answer_question
 
     direct = answer_question(eng, "how many 40' high cube containers are available in Rotterdam?")
     assert direct.mode == "rag"

@@ -1,4 +1,4 @@
-"""Personal memories (parts/memory/personal.py) and their recall with the data (parts/chat/recall.py),
+"""Personal memories (parts/memory/personal.py) and their recall with the data (assistant/answering/recall.py),
 through the chat service; the expected values come from SQL on the seeded data, never from a model."""
 from __future__ import annotations
 

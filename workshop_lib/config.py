@@ -42,7 +42,7 @@ ORACLE_OLD_NAMES = {"ORACLE_APP_USER": "ORACLE_USER", "ORACLE_APP_PASSWORD": "OR
 # mode is decided, so with min_score == threshold_high every surviving chunk is already
 # "rag" and the hybrid band [threshold_low, threshold_high) could never be reached.
 # router_min_score / router_margin: the chat router's floor for a handler's score (example
-# similarity plus cues) and the lead the winner needs (parts/chat/router.py); on WordLlama
+# similarity plus cues) and the lead the winner needs (assistant/answering/router.py); on WordLlama
 # the nearest wrong handler's example similarity is at most about 0.41 (router.leave_one_out).
 # On Oracle the router's values are guesses too, until measured there.
 @dataclass(frozen=True)

@@ -25,11 +25,11 @@ import json
 import re
 from typing import Any
 
+from workshop_lib.assistant.names_written import named_schema_objects
 from workshop_lib.core.llm import LLM, fake_response
 from workshop_lib.data.supplychain_data import OWNER, TABLES
 from workshop_lib.parts.agent import sqlplan
 from workshop_lib.parts.agent.memory import CORRECTIONS_HEADER
-from workshop_lib.parts.chat.router import named_schema_objects
 
 MODEL_NAME = "offline-planner (no LLM: plans tool calls by rules, answers only from tool results)"
 NEEDS_MODEL = "I can't answer that offline"

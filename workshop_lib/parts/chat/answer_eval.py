@@ -30,10 +30,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.assistant.answering import answer as chat_answer
 from workshop_lib.data import catalog
 from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
 from workshop_lib.engines.portable_sql import PLAN_SQL
-from workshop_lib.parts.chat import answer as chat_answer
 from workshop_lib.parts.ingest import corpus, pipeline
 from workshop_lib.prepare import prepare
 
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 SEED = 21
 CATEGORIES = ("schema", "live_data", "catalog", "availability", "port_location", "documents",
               "small_talk", "out_of_scope", "adversarial")
-# The handler each category should be routed to (the router's labels, see parts/chat/router.py).
+# The handler each category should be routed to (the router's labels, see assistant/answering/router.py).
 EXPECTED_ROUTE = {"schema": "SCHEMA_KNOWLEDGE", "live_data": "LIVE_DATA", "catalog": "EQUIPMENT_RAG",
                   "availability": "EQUIPMENT_AVAILABILITY", "port_location": "PORT_LOCATION",
                   "documents": "DOCUMENTS", "small_talk": "SMALL_TALK", "out_of_scope": "OUT_OF_SCOPE",

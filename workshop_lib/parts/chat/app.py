@@ -44,11 +44,12 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from workshop_lib import config
+from workshop_lib.assistant.answering import follow_up
+from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, answer_question
+from workshop_lib.assistant.answering.recall import recall_answer, words_said
 from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
-from workshop_lib.parts.chat import follow_up, history, telemetry
-from workshop_lib.parts.chat.answer import ChatAnswer, agent_answer, answer_question
-from workshop_lib.parts.chat.recall import recall_answer, words_said
+from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.ingest import index
 from workshop_lib.parts.memory import personal, preferences
 from workshop_lib.parts.memory.writer import observe_user_turn

@@ -6,7 +6,7 @@ user turn, for every baseline (parts/memory/baselines.py), before the turn is ke
 
 - the context the reader would get is built and its tokens counted with the embedder's
   tokenizer (`eng.model.count_tokens`, as Part 4 counts);
-- at a scored turn the offline reader (parts/memory/reader.py) answers from that context and
+- at a scored turn the offline reader (parts/chat/baseline_reader.py) answers from that context and
   the answer is graded as `conversation_eval.grade` grades the service (correct / confidently
   wrong / unhelpful); read latency is building the context plus the reader loading it;
 
@@ -27,9 +27,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.parts.chat import baseline_reader as reader
 from workshop_lib.parts.chat.app import ChatService
 from workshop_lib.parts.chat.conversation_eval import ABILITIES, expected_groups, grade
-from workshop_lib.parts.memory import baselines, reader
+from workshop_lib.parts.memory import baselines
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine

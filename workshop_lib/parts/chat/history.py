@@ -13,9 +13,9 @@ import math
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only (no import cycle)
+    from workshop_lib.assistant.answering.answer import ChatAnswer
     from workshop_lib.core.records import MessageRecord
     from workshop_lib.engines.base import Engine
-    from workshop_lib.parts.chat.answer import ChatAnswer
 
 # The keys an assistant message carries in GET /threads/{id}, as in a live answer.
 ANSWER_KEYS = ("mode", "sources", "tool_calls", "decision_explain")

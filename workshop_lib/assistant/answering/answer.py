@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import catalog_figures, catalog_links, coverage, document_reader, planner
+from workshop_lib.assistant import catalog_figures, catalog_links, coverage, document_reader, names_written, planner
+from workshop_lib.assistant.answering import availability, router
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
 from workshop_lib.data.catalog import ports
@@ -32,7 +33,6 @@ from workshop_lib.engines.readonly import SqlRefused
 from workshop_lib.parts import gates, grounded, retrieval
 from workshop_lib.parts.agent import memory, offline, toolbox
 from workshop_lib.parts.agent.sqlplan import core, tables_in, tables_read
-from workshop_lib.parts.chat import availability, router
 from workshop_lib.parts.ingest import ask, index
 from workshop_lib.parts.memory import card_answer as with_memory
 
@@ -703,7 +703,7 @@ _NO_DOCS = object()
 def _schema_named(eng: Engine, question: str) -> list[str]:
     """The tables and columns a schema question names: as the schema writes them, else a column named
     in words and linked by its comment; a link between two tables named is read from their keys instead."""
-    named = router.named_schema_objects(question)
+    named = names_written.named_schema_objects(question)
     if named or (_RELATION_RE.search(question) and len(tables_in(question)) >= 2):
         return named
     return assistant.schema_subjects(eng, question)
@@ -777,7 +777,7 @@ def _not_in_column(eng: Engine, question: str, decision: router.RouteDecision,
     table or column written as the schema writes it: declined when the column the answer leads with
     does not explain the words of X ("the seal number": seal); None when it explains them all."""
     shaped = _asked_kind(question) == "column" or not any(decision.cues.values())
-    if not shaped or router.named_schema_objects(question) or not used:
+    if not shaped or names_written.named_schema_objects(question) or not used:
         return None
     subject = str(used[0].get("subject") or "")
     words = assistant.not_explained_by(eng, question, subject)

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
 from workshop_lib.assistant import planner
+from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question
 from workshop_lib.assistant.schema_links import words_of
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent.sqlplan import tables_read
-from workshop_lib.parts.chat.answer import ChatAnswer, answer_question
 from workshop_lib.parts.memory import own_values, personal, said, timeline
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from workshop_lib.parts.chat.answer import ChatAnswer, answer_question
-from workshop_lib.parts.chat.recall import recall_answer
+from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question
+from workshop_lib.assistant.answering.recall import recall_answer
 from workshop_lib.parts.memory import personal
 from workshop_lib.parts.memory.baselines import Context, Item
 
