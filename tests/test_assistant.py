@@ -1098,3 +1098,32 @@ def test_a_total_of_line_values_per_row_and_a_category_by_its_first_word(eng):
                            f"v.CARRIER_ID WHERE c.ALLIANCE = '{alliance}' ORDER BY v.YEAR_BUILT, v.VESSEL_NAME")[0]
     text = _answer(eng, f"oldest vessel run by a {alliance.split()[0]} carrier").text
     assert name in text and str(year) in text, text
+
+
+def test_ports_at_either_end_of_a_ships_voyages_and_a_voyage_that_ends_up_somewhere(eng):
+    name, both, left = _one(eng, "SELECT s.VESSEL_NAME, (SELECT COUNT(*) FROM (SELECT ORIGIN_PORT_ID FROM {o}.VOYAGES "
+                                 "WHERE IMO_NUMBER = s.IMO_NUMBER UNION SELECT DESTINATION_PORT_ID FROM {o}.VOYAGES "
+                                 "WHERE IMO_NUMBER = s.IMO_NUMBER)), (SELECT COUNT(DISTINCT ORIGIN_PORT_ID) FROM "
+                                 "{o}.VOYAGES WHERE IMO_NUMBER = s.IMO_NUMBER) FROM {o}.VESSELS s ORDER BY 2 DESC, 1")[0]
+    assert both != left  # the two readings differ for this ship: the test tells them apart
+    assert re.search(rf"\b{both} ports\b", _answer(eng, f"how many different ports has the {name} sailed from or to?").text)
+    assert re.search(rf"\b{left} ports\b", _answer(eng, f"how many ports does the {name} depart from?").text)
+    port, n = _one(eng, "SELECT p.PORT_NAME, COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = "
+                        "v.DESTINATION_PORT_ID GROUP BY p.PORT_NAME ORDER BY 2 DESC, 1")[0]
+    assert re.search(rf"\b{n} voyages to {port}", _answer(eng, f"how many voyages end up in {port}?").text)
+
+
+def test_which_one_with_nothing_that_chooses_is_no_list_and_below_zero_is_negative(eng):
+    assert assistant.answer_data(eng, "Which container?").plan is None
+    n, = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE REEFER_TEMP_C < 0")[0]
+    assert re.search(rf"\b{n} containers\b", _answer(eng, "How many reefers are set below zero?").text)
+    imo, name = _one(eng, "SELECT IMO_NUMBER, VESSEL_NAME FROM {o}.VESSELS ORDER BY IMO_NUMBER")[3]
+    assert name in _answer(eng, f"what vessel has IMO {imo}?").text
+
+
+def test_a_voyage_number_shared_by_two_voyages_shows_each_ones_vessel(eng):
+    number, = _one(eng, "SELECT VOYAGE_NUMBER FROM {o}.VOYAGES GROUP BY VOYAGE_NUMBER HAVING COUNT(*) > 1 ORDER BY 1")[0]
+    ships = [r[0] for r in _one(eng, "SELECT s.VESSEL_NAME FROM {o}.VOYAGES v JOIN {o}.VESSELS s ON s.IMO_NUMBER = "
+                                     f"v.IMO_NUMBER WHERE v.VOYAGE_NUMBER = '{number}'")]
+    text = _answer(eng, f"where's voyage {number} headed?").text
+    assert all(s in text for s in ships), text

@@ -135,6 +135,11 @@ class Spec:
     # ("longer", ">", False): "is A longer than B" is a yes or a no; True: "which is longer, A or B"
     comparative: tuple[str, str, bool] | None = None
     having: tuple[str, float] | None = None      # ("<=", 3): groups kept by their count ("flags with 3 or more ships")
+    end_said: str = ""              # the end of a voyage target ports are at, said after the filters
+
+    def said(self) -> str:
+        """The filters as words, for the answer to say back what it counted."""
+        return " ".join([f.said for f in self.filters if f.said] + ([self.end_said] if self.end_said else []))
 
 
 @dataclass
@@ -295,12 +300,14 @@ def _noun_before_group(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str
     return nouns[0][1], nouns[0][0]
 
 
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+_NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
 
 
 def _number(text: str) -> float:
     t = text.lower().replace(",", "")
+    if t in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[t])
     mult = 1000 if t.endswith("k") else 1
     return float(t.rstrip("k")) * mult
 
@@ -308,7 +315,7 @@ def _number(text: str) -> float:
 def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     """(op, number, second number for between, position) for each comparison with a number."""
     out: list[tuple[str, float, float | None, int]] = []
-    num = r"(-?\d[\d,]*(?:\.\d+)?k?)"  # "set to -18": a set point below zero
+    num = r"(-?\d[\d,]*(?:\.\d+)?k?|zero)"  # "set to -18", "below zero": a set point under 0
     for said in (r"between", r"from"):  # "between 2010 and 2013", "from 2010 to 2013": both ends included
         m = re.search(rf"\b{said}\s+{num}\s+(?:and|to|till|until|through)\s+{num}", words.text, re.I)
         if m and m.start(1) not in words.used_numbers:
@@ -485,7 +492,9 @@ def _lookup_shows_the_name(words: _Words, schema: Schema, spec: Spec) -> None:
     """"Which carrier has SCAC HDMU": the row named by a code, by its name; a row named and asked
     nothing about is no plan."""
     name = schema.name_column(spec.target)
-    if not (words.has(r"which|who|what(?:'s| is)? (?:the )?name") and all(f.column != name for f in spec.filters)):
+    # "what vessel has IMO ...": what before a noun (not a verb) asks which
+    asks_which = words.has(r"which|who|what(?:'s| is)? (?:the )?name|what\s+(?!(?:is|are|was|were|does|do|did|has|have)\b)[a-z]+")
+    if not (asks_which and all(f.column != name for f in spec.filters)):
         raise NoPlan("it names a row but asks nothing the data holds about it")
     spec.show.append(name)
 
@@ -674,12 +683,20 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     roots = {stem_root(w) for w in known}  # "reporting" is explained by the comment's "report"
     filler = [m.span() for m in _FILLER.finditer(words.text)] + _said_by_the_plan(words, spec)
     for i, (start, _, raw) in enumerate(words.raw):
-        if i in words.taken or raw[0].isdigit() or len(raw) < 3 or any(a <= start < b for a, b in filler):
+        if _set_aside(words, i, start, filler):
             continue
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) \
                 or stem_root(raw) in roots or _CONTRACTED.match(raw):
             continue
         raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
+
+
+def _set_aside(words: _Words, i: int, start: int, filler: list[tuple[int, int]]) -> bool:
+    """A word no plan needs to explain: taken by a link, a number (in digits, or in words a filter took:
+    "below zero"), a short word, or inside a filler phrase."""
+    raw = words.raw[i][2]
+    return i in words.taken or raw[0].isdigit() or start in words.used_numbers or len(raw) < 3 \
+        or any(a <= start < b for a, b in filler)
 
 
 def _plan_vocabulary(schema: Schema, spec: Spec) -> set[str]:
@@ -734,11 +751,13 @@ def _correct_typos(words: _Words, schema: Schema) -> None:
 
 
 def _one_unnamed_row(words: _Words, noun_at: int | None) -> bool:
-    """"When was the ship built?": a singular noun after the, this or my points at one row."""
+    """"When was the ship built?": a singular noun after the, this or my points at one row; "which
+    container?" asks to choose one, and nothing in the question chooses."""
     if noun_at is None or noun_at == 0:
         return False
     raw = words.raw[noun_at][2]
-    return stem(raw) == raw and words.raw[noun_at - 1][2] in ("the", "this", "that", "my", "our", "your", "its")
+    return stem(raw) == raw and words.raw[noun_at - 1][2] in ("the", "this", "that", "my", "our", "your", "its",
+                                                              "which", "what")
 
 
 def _one_per_name(spec: Spec) -> None:
@@ -1005,7 +1024,7 @@ def _role(words: _Words, link: Link) -> str:
     weak = re.search(r"\bfor\s*(?:the\s+)?(?:port\s+of\s+)?$", tail) and not re.search(r"\bbound for\s*$", tail)
     if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
         return "DESTINATION"
-    if words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?"):
+    if words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?|" + _ENDS_AT):
         return "DESTINATION"
     if words.has(r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*"):
         return "ORIGIN"
@@ -1034,7 +1053,8 @@ def _label(col: Column) -> str:
     return " ".join(words)
 
 
-def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column], at: int, value: float) -> Column:
+def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column], at: int, value: float,
+                 op: str) -> Column:
     """The column a number is compared with: the one its unit or its words name, else the one named."""
     after = words.text[at:at + 40].lower()
     numeric = [c for c in named if c.numeric or c.is_date]
@@ -1046,7 +1066,7 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
             raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
         return numeric[0]
     unnamed = next((c for t in _tables_named(words, schema, spec)
-                    if (c := _unnamed_numeric(schema.columns.get(t, []), value))), None)
+                    if (c := _unnamed_numeric(schema.columns.get(t, []), value, op))), None)
     if unnamed is None:
         raise NoPlan("it compares a number with a column it does not name")
     return unnamed
@@ -1061,10 +1081,10 @@ def _tables_named(words: _Words, schema: Schema, spec: Spec) -> list[str]:
                                  if free & set(c.name.lower().split("_")))]))
 
 
-def _unnamed_numeric(columns: list[Column], value: float) -> Column | None:
+def _unnamed_numeric(columns: list[Column], value: float, op: str) -> Column | None:
     """The column of the rows asked about that a number fits without being named: the one whose comment
-    allows a value below zero for a negative number ("set to -18"), the year built for a year."""
-    if value < 0:
+    allows a value below zero for a negative number ("set to -18", "below zero"), the year built for a year."""
+    if value < 0 or (value == 0 and op in ("<", "<=")):
         signed = [c for c in columns if c.numeric and re.search(r"\bnegative\b", c.comment, re.I)]
         if len(signed) == 1:
             return signed[0]
@@ -1100,7 +1120,7 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
         if _counts_rows(words, at, named):
             spec.having = (op if op != "between" else ">=", value)  # "flags with 3 or more ships": a group's count
             continue
-        col = _numeric_for(words, schema, spec, named, at, value)
+        col = _numeric_for(words, schema, spec, named, at, value, op)
         value, value2 = _in_column_unit(words.text[at:at + 60], col, value, value2)
         if col.is_date and 1900 <= value <= 2100:
             lo, hi = datetime.date(int(value), 1, 1), datetime.date(int(value), 12, 31)
@@ -1351,7 +1371,9 @@ def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
         through = {t for c in _plan_columns(spec) for a, _, t, _ in schema.path("PORTS", c.table) or []
                    if (a, t) == ("PORTS", "VOYAGES")}
         if through:
-            spec.target_role = _voyage_end(words)
+            spec.target_role = _voyage_end(words, either=True)
+            spec.end_said = {"ORIGIN": "(where its voyages leave from)", "DESTINATION": "(where its voyages arrive)",
+                             "EITHER": "(where its voyages leave from or arrive)"}[spec.target_role]
         return
     if spec.group is None or spec.group.table != "PORTS":
         return
@@ -1360,8 +1382,17 @@ def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
         spec.group_role = _voyage_end(words)
 
 
-def _voyage_end(words: _Words) -> str:
-    if words.has(r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|land(?:s|ing|ed)?"):
+# Both ends of a voyage at once: "the ports it sailed from or to", "visited", "in and out of".
+_EITHER_END = r"from\s+(?:or|and|&|/)\s+to|to\s+(?:or|and|&|/)\s+from|in\s+(?:or|and)\s+out|visit\w*|been to|touch\w*"
+_ENDS_AT = r"end(?:s|ed|ing)? up|end(?:s|ed|ing)? (?:in|at)|finish\w* (?:in|at)|terminat\w*|(?:sail\w*|go(?:es)?|travel\w*) to"
+
+
+def _voyage_end(words: _Words, *, either: bool = False) -> str:
+    """The end of a voyage the words say a port is at; EITHER (when allowed) for both."""
+    if either and words.has(_EITHER_END):
+        return "EITHER"
+    if words.has(r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|"
+                 r"land(?:s|ing|ed)?|" + _ENDS_AT):
         return "DESTINATION"
     if words.has(r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from"):
         return "ORIGIN"
@@ -1508,7 +1539,7 @@ def _known_by_a_code(schema: Schema, spec: Spec) -> bool:
 def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
     """A row known by a code ("voyage 993E") is listed or looked up with the name of the one row it
     belongs to (its vessel), when a single foreign key leads to a table with a name and no filter names it."""
-    if not _known_by_a_code(schema, spec) or (spec.action == "lookup" and not spec.show):
+    if not _known_by_a_code(schema, spec) or (spec.action == "lookup" and not spec.show and not spec.roles):
         return  # a lookup that asks nothing stays one
     parents = [rt for t, _, rt, _ in schema.foreign_keys if t == spec.target]
     single = [rt for rt in dict.fromkeys(parents) if parents.count(rt) == 1]
@@ -1605,19 +1636,28 @@ class _Joins:
         for n, (a, ac, b, bc) in enumerate(path):
             if (a, b) == ("VOYAGES", "PORTS") and role in ("ORIGIN", "DESTINATION"):
                 ac = f"{role}_PORT_ID"
-            if (a, b) == ("PORTS", "VOYAGES") and self.target_role is not None:
+            if (a, b) == ("PORTS", "VOYAGES") and self.target_role in ("ORIGIN", "DESTINATION"):
                 bc = f"{self.target_role}_PORT_ID"
             hop_key = (b, role if n == len(path) - 1 else f"via{n}")
             if hop_key in self.aliases and n < len(path) - 1:
                 prev = self.aliases[hop_key]
                 continue
-            alias = f"j{len(self.aliases)}"
-            self.fans_out = self.fans_out or any(fk == (b, bc, a, ac) for fk in self.schema.foreign_keys)
-            self.sql += SQL["join"].format(table=b, alias=alias, col=bc, other=prev, other_col=ac)
-            self.aliases[hop_key] = alias
-            prev = alias
+            prev = self._join(a, ac, b, bc, prev)
+            self.aliases[hop_key] = prev
         self.aliases[key] = prev
         return prev
+
+    def _join(self, a: str, ac: str, b: str, bc: str, prev: str) -> str:
+        """One hop joined, under a new alias; a port's voyages at either end join on both columns."""
+        alias = f"j{len(self.aliases)}"
+        either = (a, b) == ("PORTS", "VOYAGES") and self.target_role == "EITHER"
+        self.fans_out = self.fans_out or either or any(fk == (b, bc, a, ac) for fk in self.schema.foreign_keys)
+        if either:
+            self.sql += SQL["join_either"].format(table=b, alias=alias, col="ORIGIN_PORT_ID",
+                                                  col2="DESTINATION_PORT_ID", other=prev, other_col=ac)
+        else:
+            self.sql += SQL["join"].format(table=b, alias=alias, col=bc, other=prev, other_col=ac)
+        return alias
 
 
 @dataclass
@@ -1781,7 +1821,7 @@ def noun(table: str, plural: bool = True) -> str:
 
 
 def describe(spec: Spec) -> str:
-    said = " ".join(f.said for f in spec.filters if f.said)
+    said = spec.said()
     if spec.having is not None:  # "(groups of at least 3)"
         said += f" (groups of {_OP_WORDS.get(spec.having[0], (spec.having[0],))[0]} {spec.having[1]:g})"
     return f"{noun(spec.target)} {said}".strip()

@@ -104,7 +104,7 @@ def _distinct(plan: Plan, col: Column, rows: Sequence[Sequence[Any]]) -> str:
 
 
 def _filters(plan: Plan) -> str:
-    return " ".join(f.said for f in plan.spec.filters if f.said)
+    return plan.spec.said()
 
 
 def _note(col: Column | None) -> str:

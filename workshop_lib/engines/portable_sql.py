@@ -164,6 +164,8 @@ PLAN_SQL = {
 COMPOSE_SQL = {
     "select": "SELECT {columns} FROM {table} t{joins}{where}{group}{order}",
     "join": " JOIN {table} {alias} ON {alias}.{col} = {other}.{other_col}",
+    # a port reached through a voyage at either end ("the ports it sailed from or to")
+    "join_either": " JOIN {table} {alias} ON ({alias}.{col} = {other}.{other_col} OR {alias}.{col2} = {other}.{other_col})",
     "where": " WHERE {conditions}",
     "group": " GROUP BY {refs}",
     "having": " HAVING COUNT(*) {op} :{bind}",
