@@ -1127,3 +1127,33 @@ def test_a_voyage_number_shared_by_two_voyages_shows_each_ones_vessel(eng):
                                      f"v.IMO_NUMBER WHERE v.VOYAGE_NUMBER = '{number}'")]
     text = _answer(eng, f"where's voyage {number} headed?").text
     assert all(s in text for s in ships), text
+
+
+def test_a_length_narrows_the_codes_a_word_names_and_a_negative_number_is_the_set_points(eng):
+    avg, = _one(eng, "SELECT AVG(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '40RF' AND REEFER_TEMP_C = -18")[0]
+    text = _answer(eng, "What's the average VGM of the 40ft reefers running at -18, in kg?").text
+    assert f"{avg:,.2f}" in text, text
+    n, = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE LIKE '20%'")[0]
+    assert re.search(rf"\b{n} containers\b", _answer(eng, "how many 20-footers are there?").text)
+
+
+def test_a_ship_shown_is_the_ship_its_filter_names_and_its_name_answers_what_it_is_called(eng):
+    number, carrier, ship = _one(eng, "SELECT v.VOYAGE_NUMBER, c.CARRIER_NAME, s.VESSEL_NAME FROM {o}.VOYAGES v JOIN "
+                                      "{o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {o}.CARRIERS c ON c.CARRIER_ID = "
+                                      "s.CARRIER_ID WHERE (SELECT COUNT(*) FROM {o}.VESSELS x WHERE x.CARRIER_ID = "
+                                      "c.CARRIER_ID) > 1 AND (SELECT COUNT(*) FROM {o}.VOYAGES y WHERE y.VOYAGE_NUMBER = "
+                                      "v.VOYAGE_NUMBER) = 1 ORDER BY v.VOYAGE_ID")[0]
+    others = [r[0] for r in _one(eng, "SELECT s.VESSEL_NAME FROM {o}.VESSELS s JOIN {o}.CARRIERS c ON c.CARRIER_ID = "
+                                      f"s.CARRIER_ID WHERE c.CARRIER_NAME = '{carrier}' AND s.VESSEL_NAME <> '{ship}'")]
+    a = _answer(eng, f"Which carrier runs the ship doing voyage {number}, and what's the ship called?")
+    assert carrier in a.text and ship in a.text and not any(o in a.text for o in others), a.text
+    assert a.uncovered is None
+
+
+def test_a_superlative_said_of_rows_that_hold_no_such_figure_is_no_plan(eng):
+    # a voyage has no length: the ship's would answer another question
+    assert assistant.answer_data(eng, "which scheduled voyage is the longest?").plan is None
+    # a ship's latest position report is the ship's own (one per ship): its speed orders ships
+    name, = _one(eng, "SELECT s.VESSEL_NAME FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s ON s.IMO_NUMBER = "
+                      "p.IMO_NUMBER ORDER BY p.SPEED_KNOTS DESC, s.VESSEL_NAME")[0]
+    assert name in _answer(eng, "which ship is going fastest at the moment?").text

@@ -343,8 +343,11 @@ def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnsw
         return None
     cut = question.rfind(asked[-1])
     first = answer_data(eng, _before(question, asked[-1]))
-    if first.text is None:
+    if first.text is None or first.plan is None:
         return None
+    schema, _ = knowledge(eng)
+    if _who_is_shown(question[cut:], schema, {c.table for c in first.plan.columns if c is not None}):
+        return first  # the first part's rows show the name the rest asks for ("..., and what's the ship called?")
     return _with_second_part(eng, dataclasses.replace(first, uncovered=question[cut:].strip()), links)
 
 
@@ -447,13 +450,19 @@ _ASKS = re.compile(r"(?:and\s+)?(?:what|what's|which|who|whose|where|where's|whe
 
 def _only_asks_which(part: str) -> bool:
     """"and which ones?", "how many?": a few words that ask for the rows themselves."""
-    words = re.findall(r"[a-z']+", part.lower())
-    return len([w for w in words if w not in ("and", "so", "then", "also")]) <= 3 and \
-        bool({"ones", "they", "them", "those", "these", "many", "all"} & set(words))
+    words = [w for w in re.findall(r"[a-z']+", part.lower()) if w not in ("and", "so", "then", "also")]
+    return words == ["how", "many"] or (len(words) <= 3 and bool({"ones", "they", "them", "those", "these", "all"}
+                                                                 & set(words)))
 
 
 def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:
-    return re.match(r"(?:and\s+)?(?:who|whose)\b", part, re.I) is not None and bool(planner.party_tables(schema) & tables)
+    """"And who owns it?" when a party's name is shown; "what's the ship called?" when that table's name is."""
+    if re.match(r"(?:and\s+)?(?:who|whose)\b", part, re.I) is not None and bool(planner.party_tables(schema) & tables):
+        return True
+    if not re.search(r"\b(?:called|named|name)\b", part, re.I):
+        return False
+    nouns = {TABLE_NOUNS[w] for w in words_of(part) if w in TABLE_NOUNS}
+    return any(schema.name_column(t).table in tables for t in nouns)
 
 
 def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: ValueIndex) -> str | None:

@@ -52,7 +52,7 @@ COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters
                r"(?:^|\bthe |\ba |\btotal )number of")
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
               "altogether": "SUM", "worth": "SUM"}
-COMPARATORS = [(r"equal to|equals|exactly|set to|set at|=", "="),
+COMPARATORS = [(r"equal to|equals|exactly|set to|set at|at(?=\s+-\d)|=", "="),  # "running at -18": a set point
                (r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
                 r"faster than|newer than|higher than|>", ">"),
                (r"at least|no less than|>=", ">="), (r"at most|no more than|up to|<=", "<="),
@@ -315,7 +315,7 @@ def _number(text: str) -> float:
 def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     """(op, number, second number for between, position) for each comparison with a number."""
     out: list[tuple[str, float, float | None, int]] = []
-    num = r"(-?\d[\d,]*(?:\.\d+)?k?|zero)"  # "set to -18", "below zero": a set point under 0
+    num = r"(-?\d+(?:,\d{3})*(?:\.\d+)?k?|zero)"  # "set to -18", "below zero": a set point under 0
     for said in (r"between", r"from"):  # "between 2010 and 2013", "from 2010 to 2013": both ends included
         m = re.search(rf"\b{said}\s+{num}\s+(?:and|to|till|until|through)\s+{num}", words.text, re.I)
         if m and m.start(1) not in words.used_numbers:
@@ -860,7 +860,7 @@ def _all_codes_known(words: _Words, links: list[Link]) -> None:
 def _all_numbers_used(words: _Words, links: list[Link]) -> None:
     """A number the plan did not use is a part of the question it would not answer."""
     # a minus sign after a space is a number's ("at -25"), a hyphen inside a code or a date is not
-    for m in re.finditer(r"(?:(?<![\w.-])|(?<=\s-)|(?<=^-))\d[\d,]*(?:\.\d+)?k?(?![\w-])", words.text, re.I):
+    for m in re.finditer(r"(?:(?<![\w.-])|(?<=\s-)|(?<=^-))\d+(?:,\d{3})*(?:\.\d+)?k?(?![\w-])", words.text, re.I):
         inside_link = any(lk.start <= m.start() < lk.end for lk in links)
         if m.start() not in words.used_numbers and not inside_link:
             raise NoPlan(f"it names {m.group(0)}, which no part of the query uses")
@@ -1057,7 +1057,9 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
                  op: str) -> Column:
     """The column a number is compared with: the one its unit or its words name, else the one named."""
     after = words.text[at:at + 40].lower()
-    numeric = [c for c in named if c.numeric or c.is_date]
+    unnamed = next((c for t in _tables_named(words, schema, spec)
+                    if (c := _unnamed_numeric(schema.columns.get(t, []), value, op))), None)
+    numeric = _named_numeric(named, unnamed)
     if re.search(r"\d\s*(?:teu)\b", after):
         unit_cols = [c for cols in schema.columns.values() for c in cols if c.unit == "TEU"]
         return unit_cols[0]
@@ -1065,8 +1067,6 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         if numeric[0].ref in words.ambiguous:
             raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
         return numeric[0]
-    unnamed = next((c for t in _tables_named(words, schema, spec)
-                    if (c := _unnamed_numeric(schema.columns.get(t, []), value, op))), None)
     if unnamed is None:
         raise NoPlan("it compares a number with a column it does not name")
     return unnamed
@@ -1081,11 +1081,23 @@ def _tables_named(words: _Words, schema: Schema, spec: Spec) -> list[str]:
                                  if free & set(c.name.lower().split("_")))]))
 
 
+def _named_numeric(named: list[Column], unnamed: Column | None) -> list[Column]:
+    """The numeric columns named that a number may be compared with: for a negative number, only those
+    that allow one ("the average VGM of the reefers at -18": the set point's, not the weight's)."""
+    signed = unnamed is not None and _signed(unnamed)
+    return [c for c in named if (c.numeric or c.is_date) and (_signed(c) or not signed)]
+
+
+def _signed(col: Column) -> bool:
+    """A column whose comment allows values below zero."""
+    return re.search(r"\bnegative\b", col.comment, re.I) is not None
+
+
 def _unnamed_numeric(columns: list[Column], value: float, op: str) -> Column | None:
     """The column of the rows asked about that a number fits without being named: the one whose comment
     allows a value below zero for a negative number ("set to -18", "below zero"), the year built for a year."""
     if value < 0 or (value == 0 and op in ("<", "<=")):
-        signed = [c for c in columns if c.numeric and re.search(r"\bnegative\b", c.comment, re.I)]
+        signed = [c for c in columns if c.numeric and _signed(c)]
         if len(signed) == 1:
             return signed[0]
     if 1900 <= value <= 2100:
@@ -1329,6 +1341,11 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     col = measure
     if col is None and concept:
         col = _column_of_concept(schema, spec, concept)
+        if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
+                and not _another_noun_after(words, word, spec.target):
+            # "which voyage is the longest?": a length of its ship would answer another question
+            raise NoPlan(f"'{word}' {noun(spec.target, plural=False)}: the data holds no {concept} of a "
+                         f"{noun(spec.target, plural=False)}, only of the rows linked to it")
     if col is None:
         raise NoPlan(f"'{word}' of what: it names no column to order by")
     spec.action, spec.measure, spec.direction = "top", col, direction
@@ -1338,6 +1355,21 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     spec.n = _top_count(words, word)
     used.add(col.ref)
     _per_row_of_target(words, schema, spec, fn)
+
+
+def _extends(schema: Schema, target: str, table: str) -> bool:
+    """A table whose rows are one per row of the target, keyed by it (a ship's latest position report:
+    "also the primary key"): what it holds is the target's own."""
+    path = schema.path(target, table) or []
+    return bool(path) and all((b, bc, a, ac) in schema.foreign_keys and
+                              any(c.name == bc and "primary key" in c.comment.lower() for c in schema.columns[b])
+                              for a, ac, b, bc in path)
+
+
+def _another_noun_after(words: _Words, word: str, target: str) -> bool:
+    """"The voyage of the biggest ship": the superlative is said of another table's rows, not the target's."""
+    after = re.search(rf"\b{word}\s+((?:\w+\s+){{0,2}}\w+)", words.text, re.I)
+    return after is not None and any(TABLE_NOUNS.get(w) not in (None, target) for w in words_of(after.group(1)))
 
 
 def _column_of_concept(schema: Schema, spec: Spec, concept: str) -> Column | None:
@@ -1638,8 +1670,10 @@ class _Joins:
                 ac = f"{role}_PORT_ID"
             if (a, b) == ("PORTS", "VOYAGES") and self.target_role in ("ORIGIN", "DESTINATION"):
                 bc = f"{self.target_role}_PORT_ID"
-            hop_key = (b, role if n == len(path) - 1 else f"via{n}")
-            if hop_key in self.aliases and n < len(path) - 1:
+            # a table reached on the way to another is the same row when shown ("the carrier of the ship
+            # doing voyage 841N, and the ship's name": that ship, not every ship of the carrier)
+            hop_key = (b, role if n == len(path) - 1 and role is not None else f"via{n}")
+            if hop_key in self.aliases:
                 prev = self.aliases[hop_key]
                 continue
             prev = self._join(a, ac, b, bc, prev)

@@ -80,7 +80,7 @@ class ValueIndex:
         approximate = self._approximate(question, text, taken)
         found = [lk for lk in found if not any(o.start <= lk.start and lk.end <= o.end and o.how == "fuzzy"
                                                for o in approximate)] + approximate
-        return sorted(found, key=lambda link: link.start)
+        return sorted(_narrowed(found), key=lambda link: link.start)
 
     def _exact(self, question: str, text: str) -> tuple[list[Link], list[tuple[int, int]]]:
         """The values written as stored (longest first, no two overlapping), and the spans they take."""
@@ -232,6 +232,7 @@ def _value_phrases(col: Any, values: list[Any], *, named: bool) -> list[tuple[st
     phrases = [(_norm(str(v)), table, column, v, "exact") for v in values]
     phrases += _short_forms(values, table, column) if named else []
     phrases += _explained(col.comment, table, column, values)
+    phrases += _lengths(col.comment, table, column, values)
     phrases += _prefixed(column, values, table)
     if "3166" in col.comment:
         phrases += [(_norm(n), table, column, code, "country") for code in values for n in countries.NAMES.get(code, ())]
@@ -334,6 +335,40 @@ def _explained(comment: str, table: str, column: str, values: list[Any]) -> list
     """Codes the comment explains in words: "CT carton", "20RF/40RF refrigerated reefer". A word that
     names the column itself or a table ("package" for PACKAGE_TYPE, "box" for a container) is no value."""
     return _codes_before_words(comment, table, column, values) + _codes_before_brackets(comment, table, column, values)
+
+
+def _lengths(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
+    """"A 20-foot box is 1 TEU": a length the comment gives names every code that starts with it ("20ft",
+    "20-footers": 20GP and 20RF)."""
+    out = []
+    for n in dict.fromkeys(re.findall(r"\b(\d{2})-foot\b", comment)):
+        codes = [v for v in values if isinstance(v, str) and v.startswith(n)]
+        for said in (f"{n}-foot", f"{n} foot", f"{n}ft", f"{n} ft", f"{n}-ft", f"{n}-footer", f"{n}-footers",
+                     f"{n} footer", f"{n} footers", f"{n} feet", f"{n}-feet"):
+            out += [(_norm(said), table, column, code, "explained") for code in codes]
+    return out
+
+
+def _narrowed(links: list[Link]) -> list[Link]:
+    """"40ft reefers": a length written right before other codes of the same column keeps only the codes
+    both name (40RF), as one link over both words; a length alone keeps all of its codes."""
+    spans: dict[tuple[int, int, str, str], set[Any]] = {}
+    for lk in links:
+        spans.setdefault((lk.start, lk.end, lk.table, lk.column), set()).add(lk.value)
+    for first, second in ((a, b) for a in spans for b in spans if a[2:] == b[2:] and 0 < b[0] - a[1] <= 1):
+        both = spans[first] & spans[second]
+        if both:
+            return _narrowed(_joined(links, first, second, both))
+    return links
+
+
+def _joined(links: list[Link], first: tuple[int, int, str, str], second: tuple[int, int, str, str],
+            both: set[Any]) -> list[Link]:
+    """The links of two neighbouring spans of one column replaced by one link per value they share."""
+    column = first[2:]
+    kept = [lk for lk in links if not ((lk.table, lk.column) == column and lk.start in (first[0], second[0]))]
+    return kept + [Link(lk.table, lk.column, lk.value, first[0], second[1], lk.how, lk.text) for lk in links
+                   if (lk.table, lk.column) == column and lk.start == first[0] and lk.value in both]
 
 
 def _codes_before_words(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
