@@ -1157,3 +1157,14 @@ def test_a_superlative_said_of_rows_that_hold_no_such_figure_is_no_plan(eng):
     name, = _one(eng, "SELECT s.VESSEL_NAME FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s ON s.IMO_NUMBER = "
                       "p.IMO_NUMBER ORDER BY p.SPEED_KNOTS DESC, s.VESSEL_NAME")[0]
     assert name in _answer(eng, "which ship is going fastest at the moment?").text
+
+
+def test_a_port_shown_for_a_box_is_the_end_of_its_voyage_the_words_say(eng):
+    number, origin, dest = _one(eng, "SELECT k.CONTAINER_NUMBER, o.PORT_NAME, d.PORT_NAME FROM {o}.CONTAINERS k JOIN "
+                                     "{o}.VOYAGES v ON v.VOYAGE_ID = k.VOYAGE_ID JOIN {o}.PORTS o ON o.PORT_ID = "
+                                     "v.ORIGIN_PORT_ID JOIN {o}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID "
+                                     "ORDER BY k.CONTAINER_ID")[5]
+    text = _answer(eng, f"when does container {number} leave port - departure date and from where?").text
+    assert origin in text and dest not in text, text
+    # a port of the box with no end said: no guess
+    assert assistant.answer_data(eng, f"which port is container {number} at?").plan is None

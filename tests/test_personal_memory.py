@@ -142,3 +142,24 @@ def test_a_name_from_the_users_own_world_leaves_the_data_question():
                             "VOYAGE_NUMBER", "271S", "voyage")
     asked = personal.substitute("when's the voyage I told you about for Kwabena due in, and where?", rec)
     assert "Kwabena" not in asked and "271S" in asked, asked
+
+
+def test_a_statement_about_a_name_of_theirs_and_a_record_is_theirs_and_answers_later(eng):
+    number, departed, origin = _one(eng, "SELECT k.CONTAINER_NUMBER, v.DEPARTURE_DATE, o.PORT_NAME FROM "
+                                         "SUPPLYCHAIN.CONTAINERS k JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = "
+                                         "k.VOYAGE_ID JOIN SUPPLYCHAIN.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+                                         "ORDER BY k.CONTAINER_ID")
+    # without a name of theirs told before, a third person's box is nobody's memory
+    assert personal.extract(eng, f"Ridgeway's prawns are in {number}") == []
+    (cand,) = personal.extract(eng, f"Ridgeway's prawns are in {number}", own_names=["Ridgeway Seafoods"])
+    assert ("CONTAINERS", "CONTAINER_NUMBER", number) in cand.entities and (personal.OWN, "NAME", "Ridgeway") in cand.entities
+    service = ChatService(eng)
+    threads: dict = {}
+    _ask(service, "p-rita", "hi, I look after the Ridgeway Seafoods account.", threads)
+    _ask(service, "p-rita", f"Ridgeway's prawns are in {number}.", threads)
+    other = ChatService(eng)
+    text, mode, _ = _ask(other, "p-rita", "Ridgeway are asking when their box leaves port, and from where?", {})
+    assert mode == "rag" and str(departed)[:10] in text and origin in text, text
+    # another user who never named Ridgeway gets nothing of hers
+    text, mode, _ = _ask(other, "p-other", "Ridgeway are asking when their box leaves port, and from where?", {})
+    assert number not in text and origin not in text

@@ -653,7 +653,10 @@ def _show_compared(spec: Spec) -> None:
 _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right now|for now|as of now|as we speak|"
                      r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance|out there|"
                      r"(?:all|any|every) status(?:es)?|(?:in total|together|altogether)|metric(?= tons?\b)|"
-                     r"on (?:its|her|their) way(?= to\b)|break(?:ing)? down(?= .*\bby\b)|on board|aboard)\b", re.I)
+                     r"on (?:its|her|their) way(?= to\b)|break(?:ing)? down(?= .*\bby\b)|on board|aboard|"
+                     # a question told as someone else's: "the customer is asking when ...", "they want to know"
+                     r"(?:is|are|was|were|keeps?|kept) (?:asking|wondering)|(?:wants?|needs?|wanted|would like) to know|"
+                     r"asked me)\b", re.I)
 
 
 def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
@@ -1585,7 +1588,7 @@ def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
 
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     """"Where does it go", "from and to", "its route": the ports at both ends of each row."""
-    ends = [c.name.split("_PORT_ID")[0] for c in schema.columns.get(spec.target, []) if c.name.endswith("_PORT_ID")]
+    ends = _port_ends(schema, spec)
     if not ends or spec.action in ("count", "aggregate", "group", "group_top"):
         return
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
@@ -1594,7 +1597,19 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
         if asked and role in ends and not any(f.role == role for f in spec.filters):
             spec.roles.append(role)
+    if not spec.roles and spec.target != "VOYAGES" and any(c.table == "PORTS" for c in spec.show):
+        spec.roles.append(_voyage_end(words))  # "when does the box leave port, and which port?": the words say which end
     spec.show = [c for c in spec.show if not (spec.roles and c.table == "PORTS")]
+
+
+def _port_ends(schema: Schema, spec: Spec) -> list[str]:
+    """The ends of a voyage the rows asked about have ports at: a voyage's own, or, for a port shown of
+    another table's rows ("when does the box leave, and from where?"), the ends of the voyage it is on."""
+    ends = [c.name.split("_PORT_ID")[0] for c in schema.columns.get(spec.target, []) if c.name.endswith("_PORT_ID")]
+    if ends or not any(c.table == "PORTS" for c in spec.show):
+        return ends
+    through = any((a, b) == ("VOYAGES", "PORTS") for a, _, b, _ in schema.path(spec.target, "PORTS") or [])
+    return ["ORIGIN", "DESTINATION"] if through else []
 
 
 def _when(words: _Words, schema: Schema, spec: Spec) -> None:

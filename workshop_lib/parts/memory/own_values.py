@@ -130,7 +130,9 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
 def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     """Where a run of capitalised words is a name: without an ordinary word that only starts the
     sentence, a weekday or a month before it, or a joining word after it; None when nothing is left."""
-    tokens = [(t.start() + m.start(), t.group(0).rstrip(".,'’")) for t in re.finditer(r"\S+", m.group(0))]
+    # "Brightwell's shrimp": the name is Brightwell, without the possessive
+    tokens = [(t.start() + m.start(), re.sub(r"['’]s$", "", t.group(0).rstrip(".,")).rstrip("'’"))
+              for t in re.finditer(r"\S+", m.group(0))]
     while tokens and (tokens[0][1].lower() in _CALENDAR or tokens[0][1].lower() in ("i", "i'm") or
                       (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
         tokens = tokens[1:]

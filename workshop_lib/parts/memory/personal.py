@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -179,6 +180,13 @@ def _may_be_personal(stated: str) -> bool:
         bool(speaks_of_own(stated) or _CHANGE.search(stated))
 
 
+def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_names: Collection[str]) -> bool:
+    """"Brightwell's shrimp is in MATU8437395", once Brightwell is their customer: a statement without
+    "I" or "we" about a name of theirs and a record of the data is theirs too."""
+    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and any(_name_in(stated, n) for n in own_names) \
+        and any(e[0] in _OWN_THINGS[:4] for e in entities)
+
+
 def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
     """The links to values of the data this memory is about, and the links left to read (without the dropped ones)."""
     # a partial or fuzzy match inside a longer name is not the data's value: "Pacific Berry Co." is
@@ -228,18 +236,20 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
                              earlier=tuple(earlier))
 
 
-def extract(eng: Engine, text: str, *, said_at: str | None = None) -> list[PersonalCandidate]:
+def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Collection[str] = ()) -> list[PersonalCandidate]:
     """The personal statements of one user turn: a clause about the user's own things (I, we, my,
-    our, or no subject at all) that names a value: of the data, or a name, place or sum of theirs."""
+    our, no subject at all, or a name of theirs in `own_names`) that names a value: of the data, or a
+    name, place or sum of theirs."""
     _, values = assistant.knowledge(eng)
     out = []
     record = _the_one_record(text, values)
     for sentence in sentences(text):
         stated = statement_part(sentence)
-        if not _may_be_personal(stated):
+        personal = _may_be_personal(stated)
+        if not personal and not own_names:
             continue
-        entities = _entities(stated, values)
-        if not entities:
+        entities = _entities(stated, values) if stated else []
+        if not entities or not (personal or _of_a_name_of_theirs(stated, entities, own_names)):
             continue
         cand = _candidate(stated, entities, said_at)
         if record is not None and not any(e[0] in _OWN_THINGS[:4] for e in entities) \
@@ -457,10 +467,17 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
     a request to forget marks what it names forgotten."""
     gone = forget(eng, text, user_id=user_id, agent_id=agent_id)
     out = [Written("", forgotten=gone)] if gone else []
-    for cand in extract(eng, text) + unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
+    names = own_names(eng, user_id=user_id, agent_id=agent_id)
+    for cand in extract(eng, text, own_names=names) + unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
         out.append(done if done is not None else Written("", text=cand.text))
     return out
+
+
+def own_names(eng: Engine, *, user_id: str, agent_id: str) -> list[str]:
+    """The names of the user's own world (a customer, a haulier) their memories hold."""
+    return list(dict.fromkeys(str(e[2]) for r in _valid(eng, user_id, agent_id)
+                              for e in (r.metadata or {}).get("entities", []) if tuple(e[:2]) == (OWN, own_values.NAME)))
 
 
 # ------------------------------------------------------------------ recall
