@@ -1168,3 +1168,9 @@ def test_a_port_shown_for_a_box_is_the_end_of_its_voyage_the_words_say(eng):
     assert origin in text and dest not in text, text
     # a port of the box with no end said: no guess
     assert assistant.answer_data(eng, f"which port is container {number} at?").plan is None
+
+
+def test_a_pronoun_with_nothing_that_names_its_row_lists_no_table_and_whose_asks_who(eng):
+    assert assistant.answer_data(eng, "who operates it?").plan is None
+    a = assistant.answer_data(eng, "and the shrimp on the Manulani, whose cargo was that again?")
+    assert a.text is None or a.uncovered is not None  # the cargo lines name nobody: never the whole answer

@@ -415,6 +415,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if spec.having is not None and spec.action not in ("group", "group_top"):
         raise NoPlan("it counts rows against a number, and the question asks no count per group")
     _asks_what_the_rows_hold(words, schema, spec, noun_at)
+    _points_back(words, spec)
     _every_word_explained(words, schema, spec)
     _where_is_a_place(words, spec)
     _who_is_a_party(words, schema, spec)
@@ -486,6 +487,13 @@ def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at:
         spec.show = [c for c in spec.show if not c.is_date]
     if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
         raise NoPlan(f"it asks about {spec.show[0].ref}, which a {spec.action} does not show")
+
+
+def _points_back(words: _Words, spec: Spec) -> None:
+    """"Who operates it?": a row the question points back to with a pronoun, and no filter says which; every
+    row of the table would answer another question."""
+    if spec.action in ("list", "lookup") and not spec.filters and (it := words.has(r"it|its|she|her|he|him")):
+        raise NoPlan(f"it asks about '{it.group(0)}' without naming which row that is")
 
 
 def _lookup_shows_the_name(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -632,9 +640,10 @@ def party_tables(schema: Schema) -> set[str]:
 def _who_is_a_party(words: _Words, schema: Schema, spec: Spec) -> None:
     """"Who's the shipper of the shrimp in MSCU3700909?" asks for someone named: rows of tables that
     name nobody (no *_NAME column: a cargo line, a box) do not answer it; a ship or a line does."""
-    if not re.match(r"\W*(?:and\s+|so\s+)?(?:who|who's|whose)\b", words.text, re.I) or spec.action in ("count", "group"):
+    asks_who = re.search(r"(?:^\W*|[,;:]\s*)(?:and\s+|so\s+)?(?:who|who's|whose)\b", words.text, re.I)
+    if not asks_who or spec.action in ("count", "group"):
         return
-    tables = {spec.target} | {c.table for c in _plan_columns(spec)}
+    tables = {spec.target} | {c.table for c in spec.show}  # what it shows, not what it filters on
     named = {schema.name_column(t).name for t in tables if t in schema.columns}  # a position is named by its ship
     if not any(n.endswith("_NAME") for n in named):
         raise NoPlan("it asks who, and the rows it would show name nobody")
