@@ -163,3 +163,17 @@ def test_a_statement_about_a_name_of_theirs_and_a_record_is_theirs_and_answers_l
     # another user who never named Ridgeway gets nothing of hers
     text, mode, _ = _ask(other, "p-other", "Ridgeway are asking when their box leaves port, and from where?", {})
     assert number not in text and origin not in text
+
+
+def test_a_question_in_two_parts_is_grounded_only_when_both_are_answered(eng):
+    number, arrival, dest = _one(eng, "SELECT k.CONTAINER_NUMBER, v.ARRIVAL_DATE, d.PORT_NAME FROM SUPPLYCHAIN.CONTAINERS k "
+                                      "JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = k.VOYAGE_ID JOIN SUPPLYCHAIN.PORTS d "
+                                      "ON d.PORT_ID = v.DESTINATION_PORT_ID ORDER BY k.CONTAINER_ID DESC")
+    service = ChatService(eng)
+    threads: dict = {}
+    _ask(service, "p-otto", f"my client Larchfield has their pallets in {number}.", threads)
+    text, mode, _ = _ask(service, "p-otto", "when does the Larchfield box land, and at which port?", {})
+    assert mode == "rag" and str(arrival)[:10] in text and dest.split(" /")[0] in text, text
+    _ask(service, "p-otto", "their buyer is Marisol Quint.", threads)
+    text, mode, _ = _ask(service, "p-otto", "what's the name of their buyer, and how often am I meant to phone her?", {})
+    assert mode == "fallback" and "how often" in text, text  # the name alone answers half: no grounded badge

@@ -109,7 +109,7 @@ def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
 # What a question asks beyond which thing it is: a time, a count, an amount, a movement of the thing.
 _ASKS_TIME = re.compile(r"\b(?:when|since|how long|how many days|what date|which date|what day|until)\b", re.I)
 _ASKS_COUNT = re.compile(r"\b(?:how many|how much|(?:the|total)\s+number of|count)\b", re.I)  # not "box number of"
-_ASKS_PLACE = re.compile(r"\bwhere\b", re.I)
+_ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:which|what)\s+(?:\w+\s+)?(?:port|city|country|place)\b", re.I)
 # verbs of a voyage: they ask where or when the thing goes, not which one it is (a small domain
 # vocabulary, like the schema's synonyms)
 _MOVES = re.compile(r"\b(?:leav\w*|left|depart\w*|sail\w*|arriv\w*|reach\w*|going|goes|go|head(?:ed|ing)?|bound|"
@@ -210,13 +210,26 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     of the data, a time, a count or an amount, a movement. The value alone never answers it."""
     place = _is_place(rec)
     question = _asked_part(question)
-    what = _asks_not_which(question, rec, place)
+    what = _asks_not_which(question, rec, place) or _another_part(question, rec)
     if what is not None:
         return what
     table_word, kept = _other_table_word(question, rec, place)
     if table_word is not None:
         return table_word
     return _other_column(eng, kept, rec, place)
+
+
+# a clause that is a question of its own ("remind me" is not: the question follows it)
+_PART_ASKS = re.compile(r"^(?:(?:and|so|but|also)\W+)*(?:what|what's|which|who|who's|whose|where|when|how)\b", re.I)
+
+
+def _another_part(question: str, rec: personal.Recalled) -> str | None:
+    """"What's the name of their buyer, and how often do I send the updates?": a part of a question in
+    parts that shares no word with what the user said, so the remembered value does not answer it."""
+    parts = [p for p in assistant.clauses(question) if _PART_ASKS.match(p.strip())]
+    said_words = personal.content_words(rec.text) | {personal.stem(rec.noun or "")}
+    rest = [p for p in parts[1:] if (asked := personal.content_words(p)) and not asked & said_words]
+    return f"“{rest[0].strip().rstrip('?')}?”" if len(parts) >= 2 and rest else None
 
 
 # "what did Sam tell you", "did my colleague mention ...": what someone else said to the assistant
@@ -617,8 +630,9 @@ def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyon
         if beyond is None:
             return _value_answer(rec, said, source)
         if rec.table == personal.OWN:  # a name, place or sum of theirs: the data knows nothing more of it
-            return _answer(f"I remember your {_called(rec)} is {rec.value} ({said}), but you ask about {beyond}, which "
-                           "that does not tell me.", "fallback",
+            words = f": \u201c{rec.text}\u201d" if rec.quote and rec.text.strip() != rec.value else ""
+            return _answer(f"I remember your {_called(rec)} is {rec.value} ({said}{words}), but you ask about {beyond}, "
+                           "which that does not tell me.", "fallback",
                            _explain(f"the remembered value does not answer {beyond}", "fallback", memory=source), [])
     if not rec.value:  # a change the data does not hold: the user's own words are the answer
         if not _asks_only_value(eng, question, rec):
