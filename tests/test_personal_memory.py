@@ -177,3 +177,10 @@ def test_a_question_in_two_parts_is_grounded_only_when_both_are_answered(eng):
     _ask(service, "p-otto", "their buyer is Marisol Quint.", threads)
     text, mode, _ = _ask(service, "p-otto", "what's the name of their buyer, and how often am I meant to phone her?", {})
     assert mode == "fallback" and "how often" in text, text  # the name alone answers half: no grounded badge
+
+
+def test_a_move_says_which_value_is_current_and_a_label_is_no_name(eng):
+    (cand,) = personal.extract(eng, "Update: as of this week I've moved to the Rotterdam office - Hamburg is "
+                                    "someone else's patch now.")
+    assert [e[2] for e in cand.entities] == ["Rotterdam"] and cand.change and "Hamburg" in cand.earlier
+    assert not any(e[2] == "Update" for e in cand.entities)

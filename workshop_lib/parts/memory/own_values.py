@@ -60,7 +60,8 @@ _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 # Words that start a sentence with a capital without being a name.
 _ORDINARY = set("""i i'm i'll i've i'd we we're hi hey hello ok okay so also and but please thanks thank yes no
 yep nope sorry actually wait ugh oh well hmm big small new old our my the a an it it's that this they their
-from for with in on at to fyi btw just most remember note keep forget ignore scratch drop don't do not""".split())
+from for with in on at to fyi btw just most remember note keep forget ignore scratch drop don't do not quick update
+reminder correction heads""".split())
 
 
 @dataclass(frozen=True)

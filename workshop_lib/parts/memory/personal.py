@@ -214,10 +214,19 @@ def _entities(stated: str, values: Any) -> list[tuple[str, str, str]]:
     return entities
 
 
-def _current_and_earlier(entities: list[tuple[str, str, str]]) -> tuple[list[tuple[str, str, str]], list[str]]:
-    """A change's entities, the last value of each column (the current one), and the values before them."""
-    # "on Monday it was 781S, now it is 813N": the last value of a column is the current one
+# the value a change goes to: "I've moved to the Rotterdam office", "we switched over to Hapag"
+_MOVED_TO = re.compile(r"\b(?:mov\w*|switch\w*|chang\w*|transferr?\w*|relocat\w*|went|gone)\s+(?:over\s+)?to\s+"
+                       r"(?:the\s+|our\s+|my\s+)?$", re.I)
+
+
+def _current_and_earlier(entities: list[tuple[str, str, str]], stated: str = "") -> tuple[list[tuple[str, str, str]], list[str]]:
+    """A change's entities, the current value of each column, and the values before them."""
+    # "on Monday it was 781S, now it is 813N": the last value of a column is the current one, unless
+    # the change says which it goes to ("moved to Rotterdam - Hamburg is someone else's now")
     last = {subject_of(t, c): i for i, (t, c, _) in enumerate(entities)}
+    for i, (t, c, v) in enumerate(entities):
+        if (at := _position(stated, v)) is not None and _MOVED_TO.search(stated[:at]):
+            last[subject_of(t, c)] = i
     earlier = [v for i, (t, c, v) in enumerate(entities) if last[subject_of(t, c)] != i]
     entities = [e for i, e in enumerate(entities) if last[subject_of(e[0], e[1])] == i]
     return entities, earlier
@@ -228,7 +237,7 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
     change = bool(_CHANGE.search(stated))
     earlier: list[str] = []
     if change:
-        entities, earlier = _current_and_earlier(entities)
+        entities, earlier = _current_and_earlier(entities, stated)
     entities.sort(key=_order)
     return PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated)), change,
                              said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
