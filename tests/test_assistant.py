@@ -1174,3 +1174,10 @@ def test_a_pronoun_with_nothing_that_names_its_row_lists_no_table_and_whose_asks
     assert assistant.answer_data(eng, "who operates it?").plan is None
     a = assistant.answer_data(eng, "and the shrimp on the Manulani, whose cargo was that again?")
     assert a.text is None or a.uncovered is not None  # the cargo lines name nobody: never the whole answer
+
+
+def test_what_a_code_means_is_no_average(eng):
+    # "mean" the verb asks a meaning (the schema's); "mean" the noun still asks an average
+    assert assistant.answer_data(eng, "what does package type PX mean in the cargo lines").plan is None
+    avg, = _one(eng, "SELECT AVG(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS")[0]
+    assert f"{avg:,.2f}" in _answer(eng, "mean gross weight of the containers?").text

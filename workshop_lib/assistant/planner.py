@@ -387,6 +387,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     words = _Words.read(question, links)
     _correct_typos(words, schema)
     _not_modelled(words, schema)
+    if words.has(r"(?:does|do|did)\b.*\bmean|stand for|stands for"):
+        raise NoPlan("it asks what something means, which the schema's comments say, not the rows")
     target, noun_at = _target(words, schema, links)
     spec = Spec(target, "list")
     _where_a_row_is(words, schema, spec)
@@ -1273,10 +1275,16 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
     _measured_action(words, schema, spec, measure, used)
 
 
+def _aggregate_asked(words: _Words) -> str | None:
+    """The aggregate the words ask for; "what does PX mean" asks a meaning, not an average."""
+    verb_mean = words.has(r"(?:does|do|did)\b.*\bmean")
+    return next((fn for w, fn in AGGREGATES.items() if words.has(w) and not (w == "mean" and verb_mean)), None)
+
+
 def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column | None, used: set[str]) -> None:
     """No group and no count: an aggregate of the measure, the rows first by a superlative, or the
     rows (one named row is a lookup)."""
-    fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
+    fn = _aggregate_asked(words)
     sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
     if fn and measure is not None:
         _aggregate(words, schema, spec, fn, measure, sups)
@@ -1336,7 +1344,7 @@ def _group_action(words: _Words, spec: Spec, group: Column, measure: Column | No
     count per group."""
     spec.group, spec.action = group, "group"
     used.add(group.ref)
-    spec.fn = next((fn for w, fn in AGGREGATES.items() if words.has(w)), None)
+    spec.fn = _aggregate_asked(words)
     if spec.fn and measure is not None:
         spec.measure = measure
     elif words.has("most|fewest|least|highest|lowest"):
