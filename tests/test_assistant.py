@@ -1181,3 +1181,20 @@ def test_what_a_code_means_is_no_average(eng):
     assert assistant.answer_data(eng, "what does package type PX mean in the cargo lines").plan is None
     avg, = _one(eng, "SELECT AVG(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS")[0]
     assert f"{avg:,.2f}" in _answer(eng, "mean gross weight of the containers?").text
+
+
+def test_a_role_is_a_party_and_a_wait_asked_in_spanish_is_a_duration():
+    from workshop_lib.assistant import document_reader
+    from workshop_lib.assistant.answering import router
+    sop = ("# SOP-X: Claims\n\n## Settlement\nClaims are paid in USD. Settlements above USD 10,000 need the "
+           "approval of the finance director. Payment follows within 30 days.")
+    reading = document_reader.read("Who has to sign off on a settlement over USD 10k?", [{"subject": "d", "text": sop}])
+    assert reading.kind == "party" and reading.sentence is not None and "finance director" in reading.sentence
+    notice = ("# Aviso: congestión\n\nLa terminal registra esperas de hasta 20 horas para los buques sin ventana. "
+              "La tarifa de almacenaje es de 40 EUR por día.")
+    reading = document_reader.read("¿Cuánto están esperando los buques sin ventana?", [{"subject": "d", "text": notice}])
+    assert reading.kind == "duration" and reading.sentence is not None and "20 horas" in reading.sentence
+    # French and Spanish function words say the question is not English (only the documents are)
+    assert router.FOREIGN_RE.search("Combien de temps à l'avance faut-il réserver ?")
+    assert router.FOREIGN_RE.search("¿Cuántos días hay para notificar?")
+    assert not router.FOREIGN_RE.search("How long do trucks have to book a slot in advance?")

@@ -31,13 +31,16 @@ HOLDS = {
                        r"\d{4}-\d{2}-\d{2}|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}|\b\d{1,2}:\d{2}\b|"
                        r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I),
     "place": re.compile(r"(?<=[a-z,;:] )[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*"),
-    "party": re.compile(r"(?<=[a-z,;:] )[A-Z][\w&.-]+(?:[ -][A-Z][\w&.-]+)*"),
+    # a name, or a role a procedure names ("the approval of the claims manager")
+    "party": re.compile(r"(?<=[a-z,;:] )[A-Z][\w&.-]+(?:[ -][A-Z][\w&.-]+)*|\bthe (?:[a-z]+ )?(?:manager|officer|master|"
+                        r"captain|surveyor|broker|agent|authority|department|desk|team|supervisor|director|inspector)\b"),
     "number": re.compile(r"\b\d+\b"),
 }
 # Which kind a question asks for, from its interrogative (English, German, Spanish, French).
 ASKS = [
     ("duration", r"how long|for how long|how many (?:days|hours|weeks|minutes)|wie lange|cu[aá]nto tiempo|"
-                 r"combien de temps|within how"),
+                 r"combien de temps|within how|cu[aá]nto (?:\w+ )?(?:esper\w*|tarda\w*|dura\w*)|"
+                 r"cu[aá]ntos (?:d[ií]as|horas|semanas)|wie viele (?:tage|stunden|wochen)|combien de (?:jours|heures)"),
     ("amount", r"how much|what (?:is the )?(?:fee|charge|cost|rate|price|amount|premium|penalty|surcharge)|"
                r"wie viel|wieviel|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
     # "when" asks only where it opens the question or a clause ("What stops when a signal is raised" does not)

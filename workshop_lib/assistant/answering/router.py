@@ -156,9 +156,10 @@ DOC_RE = re.compile(
     r"document|documents|summari[sz]e|says?|tariff|plug-?in|amend\w*|waived?|hauliers?|approves?|declined|"
     r"terminal|terminals|advice|interpolate|gap|checklist|alliance|vessel-sharing|booking)\b", _FLAGS)
 FOREIGN_RE = re.compile(
-    r"[\u00bf\u00a1\u00ab\u00bb\u201e]|\b(?:der|die|das|und|ist|im|steht|worum|geht|welche|wann|wie|"
-    r"el|los|las|qu\u00e9|dice|trata|cu\u00e1ndo|c\u00f3mo|d\u00f3nde|"
-    r"le|les|des|du|que|quoi|parle|quand|comment|o\u00f9|est-ce)\b", _FLAGS)
+    r"[\u00bf\u00a1\u00ab\u00bb\u201e]|\b(?:der|die|das|und|ist|im|steht|worum|geht|welche|wann|wie|wer|wo|viele?|"
+    r"darf|laut|einen|f\u00fcr|muss|"
+    r"el|los|las|qu\u00e9|dice|trata|cu\u00e1ndo|c\u00f3mo|d\u00f3nde|cu\u00e1nt[oa]s?|cu\u00e1l|est\u00e1n?|hay|para|"
+    r"le|les|des|du|que|quoi|parle|quand|comment|o\u00f9|est-ce|combien|\u00e0|aux|une|faut|pourquoi)\b", _FLAGS)
 
 
 @dataclass
