@@ -1198,3 +1198,14 @@ def test_a_role_is_a_party_and_a_wait_asked_in_spanish_is_a_duration():
     assert router.FOREIGN_RE.search("Combien de temps à l'avance faut-il réserver ?")
     assert router.FOREIGN_RE.search("¿Cuántos días hay para notificar?")
     assert not router.FOREIGN_RE.search("How long do trucks have to book a slot in advance?")
+
+
+def test_how_many_of_a_thing_needs_a_number_of_that_thing():
+    from workshop_lib.assistant import document_reader
+    report = ("# Report R-1: Fire in hold 2\n\nVessel: Sea Lark (IMO 9000001), voyage 12N\n\nSmoke was seen in hold 2 "
+              "at 03:10. The crew sealed it.")
+    reading = document_reader.read("How many containers were damaged in the hold 2 fire?", [{"subject": "d", "text": report}])
+    assert reading.sentence is None  # the IMO number and the hour count no containers
+    lost = report + " Four boxes of bay 12 were lost overboard."
+    reading = document_reader.read("how many containers were lost?", [{"subject": "d", "text": lost}])
+    assert reading.sentence is not None and "Four boxes" in reading.sentence

@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from workshop_lib.assistant.schema_links import stem
+from workshop_lib.assistant.schema_links import SYNONYMS, stem, words_of
 
 _MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
            r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|januar|februar|märz|mai|juni|juli|oktober|dezember|"
@@ -147,7 +147,25 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
     if kind in ("place", "party"):
         asked = question.lower()
         found = [f for f in found if f.lower() not in asked]
+    if kind == "number" and (counted := _counted(question)):
+        # "how many containers were damaged": a number of containers, not any number ("IMO 9703124")
+        return re.search(rf"\b(?:\d+|{_NUMBER_WORDS})\s+(?:[\w-]+\s+){{0,2}}?{counted}", sentence, re.I) is not None
     return bool(found)
+
+
+_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|zwei|drei|vier|dos|tres|cuatro|deux|trois"
+
+
+def _counted(question: str) -> str | None:
+    """The roots of the noun 'how many' counts, as written and as the schema's word for it ("boxes":
+    box, container), as one pattern; or None."""
+    m = re.search(r"\bhow many\s+(?:of\s+the\s+)?([a-z]{3,})", question, re.I)
+    if m is None:
+        return None
+    said = m.group(1).lower()
+    meant = set(words_of(said))  # and every everyday word for the same thing ("boxes" for containers)
+    roots = {_root(w)[:6] for w in {said, *meant, *(w for w, to in SYNONYMS.items() if to in meant)}}
+    return "(?:" + "|".join(re.escape(r) for r in sorted(roots)) + ")"
 
 
 def read(question: str, passages: list[dict]) -> Reading:
