@@ -132,3 +132,13 @@ def test_what_would_you_use_is_a_request_for_an_item(eng):
     from workshop_lib.assistant import catalog_links
     assert catalog_links.asks_for_item("what would you use for glass sheets?")
     assert catalog_links.asks_for_item("which one should we use here?")
+
+
+def test_an_item_asked_for_in_so_many_words_is_the_one_whose_description_clearly_leads(eng):
+    # the truth is the catalog's own rows: the one item whose description names the need
+    vented, = [i.item_id for i in ITEMS if "condensation" in i.description.lower()]
+    tank, = [i.item_id for i in ITEMS if "food-grade" in i.description.lower()]
+    a = answer_question(eng, "our green coffee keeps getting condensation damage in transit, which equipment helps?")
+    assert a.mode == "rag" and vented in a.answer, a.answer
+    a = answer_question(eng, "I've got 20,000 litres of food-grade olive oil in bulk, what should I ship it in?")
+    assert a.mode == "rag" and tank in a.answer, a.answer
