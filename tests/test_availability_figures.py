@@ -73,3 +73,19 @@ def test_how_many_ports_have_an_item_and_whether_a_service_is_offered_at_one(eng
 ])
 def test_what_is_not_a_figure_over_the_catalogs_stock(question):
     assert availability.figure(question) is None
+
+
+def test_a_country_narrows_the_ports_a_lease_over_days_is_a_quote_and_a_voyage_is_the_datas(eng):
+    from workshop_lib.data import catalog
+    rows = catalog.availability()["EQ-20DV"]
+    chinese = sum(u for p, u in rows.items() if catalog.ports()[p]["country_code"] == "CN" and u is not None)
+    assert f"{chinese} units" in answer_question(eng, "how many 20' dry boxes are available across the Chinese ports in total?").answer
+    price = next(i.price_usd for i in catalog.ITEMS if i.item_id == "EQ-40DV")
+    text = answer_question(eng, "3 forty-foot dry boxes for 10 days, what's the lease total?").answer
+    assert f"USD {3 * 10 * price:,.2f}" in text, text
+    number, = eng.query("SELECT v.VOYAGE_NUMBER FROM SUPPLYCHAIN.VOYAGES v WHERE NOT EXISTS (SELECT 1 FROM "
+                        "SUPPLYCHAIN.CONTAINERS c WHERE c.VOYAGE_ID = v.VOYAGE_ID AND c.SIZE_TYPE LIKE '%RF') "
+                        "AND (SELECT COUNT(*) FROM SUPPLYCHAIN.VOYAGES w WHERE w.VOYAGE_NUMBER = v.VOYAGE_NUMBER) = 1 "
+                        "ORDER BY v.VOYAGE_ID")[0]
+    a = answer_question(eng, f"are there any reefers on {number} at all?")
+    assert "Availability" not in a.answer and "units" not in a.answer, a.answer  # never the depots' stock

@@ -142,3 +142,9 @@ def test_an_item_asked_for_in_so_many_words_is_the_one_whose_description_clearly
     assert a.mode == "rag" and vented in a.answer, a.answer
     a = answer_question(eng, "I've got 20,000 litres of food-grade olive oil in bulk, what should I ship it in?")
     assert a.mode == "rag" and tank in a.answer, a.answer
+
+
+def test_an_item_asked_for_by_the_short_name_its_id_ends_with(eng):
+    pti = next(i for i in ITEMS if i.item_id == "SV-PTI")
+    a = answer_question(eng, "PTI on a reefer - how much?")
+    assert a.mode == "rag" and pti.item_id in a.answer and f"{pti.price_usd:.2f}" in a.answer, a.answer

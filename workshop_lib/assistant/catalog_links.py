@@ -58,7 +58,7 @@ _REQUEST_RE = re.compile(r"\b(?:recommend\w*|suggest\w*|best (?:equipment|contai
                          r"(?:what|which) (?:would|should|do|can|could) (?:you|i|we) use|"
                          # "what should I ship it in?": what to put the goods in
                          r"what (?:should|do|can|could) (?:i|we) (?:ship|send|put|move|carry|pack|load)(?: \w+){0,2} in|"
-                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|what do (?:i|we) need)\b",
+                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|how much|what do (?:i|we) need)\b",
                          re.I)
 
 
@@ -101,7 +101,10 @@ class ItemLink:
 
 
 def _item_words() -> list[set[str]]:
-    return [words(f"{i.name} {i.description}") for i in ITEMS]
+    """The words of each item's name and description, and the short name its id ends with ("SV-PTI": "pti",
+    the pre-trip inspection people ask for by its initials) when it is a word, not a size code."""
+    return [words(f"{i.name} {i.description}") | {w for w in [i.item_id.split("-")[-1].lower()] if w.isalpha()}
+            for i in ITEMS]
 
 
 _ITEM_WORDS = _item_words()

@@ -483,6 +483,10 @@ def _before_part5(eng: Engine, question: str, decision: router.RouteDecision, ll
         return _knowledge(eng, question, decision, llm)  # "where do I find the reefer set temperature?"
     if decision.label == "EQUIPMENT_RAG" and (refused := _not_the_catalogs(eng, question, decision)) is not None:
         return refused
+    if decision.label == "EQUIPMENT_AVAILABILITY" and assistant.named_records(eng, question):
+        # "any reefers on 261W?": boxes on a voyage are the data's rows, not the depots' stock
+        return _linked_data_answer(eng, question, decision) or _no_rows(eng, question, decision) or \
+            _not_the_catalogs(eng, question, decision)
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # a total, the most or fewest, how many ports, offered at a port: from the item's rows
     if (compared := _compared(eng, question, decision)) is not None:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from workshop_lib.assistant import catalog_links
-from workshop_lib.data import catalog
+from workshop_lib.data import catalog, countries
 from workshop_lib.parts import grounded
 
 _TOTAL = re.compile(r"\b(?:total|in total|altogether|combined|together|in all|sum|overall|all (?:the )?ports|"
@@ -21,7 +21,9 @@ _TOTAL = re.compile(r"\b(?:total|in total|altogether|combined|together|in all|su
 _MOST = re.compile(r"\b(?:most|largest|biggest|highest|max(?:imum)?)\b", re.I)
 _FEWEST = re.compile(r"\b(?:fewest|least|smallest|lowest|min(?:imum)?)\b", re.I)
 _PORT_COUNT = re.compile(r"\bhow many (?:ports|places|locations|depots|terminals)\b", re.I)
-_PRICE = re.compile(r"\b(?:cost\w*|price\w*|rates?|charge\w*|pay|quote|how much|usd|eur|dollars?)\b|\$", re.I)
+# a price asked, or a lease over a duration ("3 boxes for 10 days, what's the lease total?"): a quote, not stock
+_PRICE = re.compile(r"\b(?:cost\w*|price\w*|rates?|charge\w*|pay|quote|how much|usd|eur|dollars?|"
+                    r"for (?:\d+|a|one|two|three|four|five|six|ten) (?:days?|weeks?|months?))\b|\$", re.I)
 _OFFERED = re.compile(r"\b(?:offer(?:ed|s)?|available|provided?|have|get|do you do|can i (?:get|book|order))\b", re.I)
 
 
@@ -54,6 +56,9 @@ def _rows(item: catalog.Item, question: str) -> tuple[dict[str, int | None], str
     if regions:
         inside = {c for c, p in catalog.ports().items() if p.get("region") in regions}
         return {p: u for p, u in rows.items() if p in inside}, f"in {' and '.join(regions)}"
+    if named := countries.named_in(question):  # "across the Chinese ports": the ports of that country
+        inside = {c for c, p in catalog.ports().items() if p.get("country_code") in named}
+        return {p: u for p, u in rows.items() if p in inside}, f"in {' and '.join(map(countries.name_of, named))}"
     return dict(rows), None
 
 
