@@ -148,3 +148,11 @@ def test_an_item_asked_for_by_the_short_name_its_id_ends_with(eng):
     pti = next(i for i in ITEMS if i.item_id == "SV-PTI")
     a = answer_question(eng, "PTI on a reefer - how much?")
     assert a.mode == "rag" and pti.item_id in a.answer and f"{pti.price_usd:.2f}" in a.answer, a.answer
+
+
+def test_a_load_of_goods_that_need_a_kind_of_box_gets_that_kind_first(eng):
+    # the one item whose description names the goods (frozen fish), not the dry boxes that hold 20 t
+    reefer, = [i.item_id for i in ITEMS if "fish" in i.description.lower()]
+    a = answer_question(eng, "I've got about 20 t of frozen fish to ship, which box should I lease?")
+    first = re.search(r"\[([A-Z]{2}-[A-Z0-9]+)\]", a.answer)
+    assert a.mode == "rag" and first is not None and first.group(1) == reefer, a.answer

@@ -563,8 +563,17 @@ def _catalog_figures(eng: Engine, question: str, decision: router.RouteDecision)
             return _figures_answer(decision, share.sentence(), [item], "the price is a share of the value given")
     if _COMPARISON.search(question) or not (named or catalog_links.asks_for_item(question) or _FITS.search(question)):
         return None
+    return _load_fits(question, named, decision)
+
+
+def _load_fits(question: str, named: list[Any], decision: router.RouteDecision) -> ChatAnswer | None:
+    """The items whose stated capacity holds the load the question gives, smallest first; None when none
+    does, or when the goods need a kind of box none of those is ("20 t of frozen fish": a reefer)."""
     fit = catalog_figures.fit(question, named)
     if fit is None or not fit.holding:
+        return None
+    kind = catalog_links.best(question, described=True)
+    if not named and kind is not None and kind.item not in [c.item for c in fit.holding]:
         return None
     lead = [c.item for c in fit.holding]
     return _figures_answer(decision, fit.sentence(), lead + [c.item for c in fit.short],
