@@ -180,12 +180,19 @@ def test_the_reader_quotes_the_sentence_that_answers_or_nothing():
     "quel est le numéro de portable du transitaire ?",
     "please mark voyage 685E as cancelled",
     "could you change the status of voyage 1001 to completed",
+    "who's the surveyor on the hold fire report? full name and email please",
+    "contact details of the claimant in the shortage claim?",
 ])
 def test_personal_data_and_change_requests_are_refused(eng, question):
     from workshop_lib.assistant.answering.answer import answer_question
 
     a = answer_question(eng, question)
     assert a.mode == "fallback" and a.answer.startswith("I won't do that"), a.answer
+
+
+def test_email_as_a_verb_is_no_request_for_personal_data():
+    from workshop_lib.assistant.answering.router import PERSONAL_DATA_RE
+    assert not PERSONAL_DATA_RE.search("can you email me the Rotterdam tariff?")
 
 
 def test_two_named_rows_compared_is_a_yes_or_a_no(eng):

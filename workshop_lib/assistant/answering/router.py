@@ -108,7 +108,8 @@ PERSONAL_DATA_RE = re.compile(
     r"mobile(?: phone| number)?|cell(?: phone| number)|cellphone|whatsapp|(?:direct|contact'?s?) (?:line|number)|"
     r"telefonnummer|handynummer|handy|mobilnummer|e-?mail-adresse|tel[eé]fono|m[oó]vil|correo electr[oó]nico|"
     r"t[eé]l[eé]phone|num[eé]ro de portable|courriel|adresse e-?mail|"
-    r"e-?mail address|home address|kontonummer|bankverbindung|kartennummer|kreditkarte|"
+    r"e-?mail address|home address|(?:their|his|her|and|with|plus) (?:an? )?e-?mails?\b(?!\s+(?:me|us|them|it|the)\b)|"
+    r"contact (?:details|info\w*|person)|claimant(?:'s)? (?:contact|name)|kontonummer|bankverbindung|kartennummer|kreditkarte|"
     r"cuenta bancaria|n[uú]mero de (?:cuenta|tarjeta)|tarjeta de cr[eé]dito|compte bancaire|"
     r"num[eé]ro de carte|carte bancaire|coordonn[eé]es bancaires)\b", _FLAGS)
 # A request, in plain words, to change the data (the assistant only reads it).
