@@ -149,8 +149,8 @@ def test_a_statement_about_a_name_of_theirs_and_a_record_is_theirs_and_answers_l
                                          "SUPPLYCHAIN.CONTAINERS k JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = "
                                          "k.VOYAGE_ID JOIN SUPPLYCHAIN.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
                                          "ORDER BY k.CONTAINER_ID")
-    # without a name of theirs told before, a third person's box is nobody's memory
-    assert personal.extract(eng, f"Ridgeway's prawns are in {number}") == []
+    # a record alone, with no name of anyone's and no "I" or "we", is nobody's memory
+    assert personal.extract(eng, f"the prawns are in {number}") == []
     (cand,) = personal.extract(eng, f"Ridgeway's prawns are in {number}", own_names=["Ridgeway Seafoods"])
     assert ("CONTAINERS", "CONTAINER_NUMBER", number) in cand.entities and (personal.OWN, "NAME", "Ridgeway") in cand.entities
     service = ChatService(eng)
@@ -184,3 +184,29 @@ def test_a_move_says_which_value_is_current_and_a_label_is_no_name(eng):
                                     "someone else's patch now.")
     assert [e[2] for e in cand.entities] == ["Rotterdam"] and cand.change and "Hamburg" in cand.earlier
     assert not any(e[2] == "Update" for e in cand.entities)
+
+
+def test_two_records_tied_to_two_names_in_one_statement_are_told_apart(eng):
+    (first, t1), (second, t2) = [tuple(r) for r in eng.query(
+        "SELECT CONTAINER_NUMBER, REEFER_TEMP_C FROM SUPPLYCHAIN.CONTAINERS WHERE REEFER_TEMP_C IS NOT NULL "
+        "ORDER BY CONTAINER_ID LIMIT 2")]
+    service = ChatService(eng)
+    threads: dict = {}
+    _ask(service, "p-marco", f"Got two boxes this month: {first} is Quillon Pharma's, and {second} belongs to "
+                             "Brack Tools.", threads)
+    text, mode, _ = _ask(service, "p-marco", "What temperature is Brack Tools' box set to?", {})
+    assert mode == "rag" and second in text and first not in text, text
+    text, mode, _ = _ask(service, "p-marco", "What temperature is Quillon's box set to?", {})
+    assert mode == "rag" and first in text and second not in text, text
+
+
+def test_a_question_about_another_thing_than_the_remembered_box_is_not_answered_with_the_box(eng):
+    number, = _one(eng, "SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID DESC")
+    service = ChatService(eng)
+    threads: dict = {}
+    _ask(service, "p-ines", f"my t-shirt box is {number}", threads)
+    for question in ("who's the consignee on my t-shirt box now?", "what seal number did I give you for my t-shirt box?"):
+        text, mode, _ = _ask(service, "p-ines", question, {})
+        assert mode != "rag" or not text.startswith("Your box is"), text
+    text, mode, _ = _ask(service, "p-ines", "which box is my t-shirt box again?", {})
+    assert mode == "rag" and number in text, text

@@ -158,7 +158,30 @@ def _asks_not_which(question: str, rec: personal.Recalled, place: bool) -> str |
         return "a place"
     if _MOVES.search(question) and _wh_table(question) != rec.table:  # "which port do we sail from?" asks the port
         return "where or when it goes"
-    return None
+    return _asks_another_thing(question, rec)
+
+
+# what a wh-word asks for ("what seal number", "who's the consignee"); the generic heads a value answers
+_WH_NOUN = re.compile(r"^(?:\W*(?:and|so|ok|okay|but)\W+)*(?:what|which)\s+(?:(?:kind|sort|type) of\s+)?([a-z]+)(?:\s+([a-z]+))?", re.I)
+_WHO = re.compile(r"^(?:\W*(?:and|so|ok|okay|but)\W+)*(?:who|who's|whom|whose)\b", re.I)
+_ANY_VALUE = {"is", "are", "was", "were", "s", "do", "does", "did", "one", "number", "name", "value", "code", "id",
+              "reference", "my", "our", "the", "your", "of", "again", "it", "that", "this"}
+
+
+def _asks_another_thing(question: str, rec: personal.Recalled) -> str | None:
+    """"Who's the consignee on my box?" or "what seal number did I give for the box?": a person, or a
+    thing of another noun than the remembered one, which the remembered box number is not."""
+    if rec.table not in ("CONTAINERS", "VOYAGES", "VESSELS"):
+        return None  # a name, a place, a sum or a line of theirs: asked by its own kind of word ("which city", "who")
+    if _WHO.match(question):
+        return "who it is"
+    m = _WH_NOUN.match(question)
+    if m is None or m.group(1).lower() in _ANY_VALUE:
+        return None
+    heads = {personal.stem(w.lower()) for w in m.groups() if w}
+    mine = {personal.stem(rec.noun.lower()) if rec.noun else "",
+            personal.stem(personal.TABLE_NOUNS_BY_TABLE.get(rec.table, "")), *(personal.stem(w) for w in words_of(rec.noun or ""))}
+    return None if heads & mine or personal.table_of_word(m.group(1)) == rec.table else f"the {' '.join(w for w in m.groups() if w)}"
 
 
 def _refers_to_it(low: str, rec: personal.Recalled, possessed: set[str], role_words: set[str]) -> bool:
@@ -351,8 +374,9 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
 
 
 # What a question about where or when a thing goes asks of its voyage (the verbs of a voyage).
-_TO = re.compile(r"\b(?:going|goes|go|head(?:ed|ing)?|bound|to|destination|arriv\w*|get(?:s|ting)? (?:there|in)|reach\w*|"
-                 r"due|land\w*|coming into)\b", re.I)
+# ("what goes on the DG declaration" asks no voyage: a go-verb counts with where it goes)
+_TO = re.compile(r"\b(?:(?:going|goes|go)(?=\s+(?:to|there|next|back)\b)|head(?:ed|ing)?|bound|to|destination|arriv\w*|"
+                 r"get(?:s|ting)? (?:there|in)|reach\w*|due|land\w*|coming into)\b", re.I)
 _FROM = re.compile(r"\b(?:from|leav\w*|left|depart\w*|sail\w*|out of|origin)\b", re.I)
 
 

@@ -49,7 +49,9 @@ _PER = r"(?:\s+(?:per|a|an|each|/)\s*(?:[\w-]+)(?:\s+box|\s+container)?)?"
 MONEY_RE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY}){_PER}", re.I)
 # a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
 NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
-_PLACE_BEFORE = re.compile(r"\b(?:in|from|to|at|near|out of|based in|around|into|via)\s+(?:the\s+)?$", re.I)
+# ("belongs to Bright Tools", "sold to Ferretti": a party, not a place)
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<!goes )to|at|near|out of|based in|around|into|via)"
+                           r"\s+(?:the\s+)?$", re.I)
 _DAY = r"(?:\d{1,2}(?:st|nd|rd|th)?)"
 _TIME_RE = re.compile(rf"\b(?:(?:last|this|next|on|since|until|from)\s+)?(?:{_DAY}\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
                       r"week|month|year|january|february|march|april|may|june|july|august|september|october|"
@@ -61,7 +63,7 @@ _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _ORDINARY = set("""i i'm i'll i've i'd we we're hi hey hello ok okay so also and but please thanks thank yes no
 yep nope sorry actually wait ugh oh well hmm big small new old our my the a an it it's that this they their
 from for with in on at to fyi btw just most remember note keep forget ignore scratch drop don't do not quick update
-reminder correction heads""".split())
+reminder correction heads got""".split())
 
 
 @dataclass(frozen=True)

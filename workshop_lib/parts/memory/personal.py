@@ -181,10 +181,12 @@ def _may_be_personal(stated: str) -> bool:
 
 
 def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_names: Collection[str]) -> bool:
-    """"Brightwell's shrimp is in MATU8437395", once Brightwell is their customer: a statement without
-    "I" or "we" about a name of theirs and a record of the data is theirs too."""
-    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and any(_name_in(stated, n) for n in own_names) \
-        and any(e[0] in _OWN_THINGS[:4] for e in entities)
+    """"Brightwell's shrimp is in MATU8437395", "CMAU0862606 is Altamira Pharma's": a statement without
+    "I" or "we" that ties a name of their world (told before, or a name the data does not hold) to a
+    record of the data is theirs too: who else would a coordinator tell it about?"""
+    names = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME)]
+    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not FORGET.search(stated) \
+        and bool(names or any(_name_in(stated, n) for n in own_names)) and any(e[0] in _OWN_THINGS[:4] for e in entities)
 
 
 def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
@@ -255,8 +257,6 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
     for sentence in sentences(text):
         stated = statement_part(sentence)
         personal = _may_be_personal(stated)
-        if not personal and not own_names:
-            continue
         entities = _entities(stated, values) if stated else []
         if not entities or not (personal or _of_a_name_of_theirs(stated, entities, own_names)):
             continue
@@ -702,14 +702,21 @@ def by_their_name(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
 
 def _named_thing(question: str, rec: Any, words: list[tuple[str, str | None]]) -> tuple[str, tuple[str, str, str]] | None:
     """(the name as written, the record of the data the memory ties it to), or None."""
-    entities = [tuple(e) for e in (rec.metadata or {}).get("entities", [])]
+    entities = [(str(e[0]), str(e[1]), str(e[2])) for e in (rec.metadata or {}).get("entities", [])]
     things = [e for e in entities if e[0] in _OWN_THINGS[:4]]
-    names = [v for t, c, v in entities if (t, c) == (OWN, own_values.NAME)]
-    said = next((s for v in names if (s := _name_in(question, v)) is not None), None)
+    said = next((s for t, c, v in entities if (t, c) == (OWN, own_values.NAME) and (s := _name_in(question, v)) is not None),
+                None)
     if said is None or not things:
         return None
     asked = [e for e in things if any(tt == e[0] for _, tt in words)] or things
-    return said, asked[0]
+    return said, _nearest(rec.content or "", said, asked)
+
+
+def _nearest(text: str, name: str, things: list[tuple[str, str, str]]) -> tuple[str, str, str]:
+    """Of the records one statement ties to names ("A is Altamira's, and B belongs to Bright Tools"), the
+    one said nearest the name."""
+    at = _position(text, name) or 0
+    return min(things, key=lambda e: abs((_position(text, e[2]) or 0) - at))
 
 
 def _name_in(question: str, name: str) -> str | None:
