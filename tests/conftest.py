@@ -87,11 +87,77 @@ def seeded_engine(request, tmp_path_factory):
     eng.close()
 
 
+# ---- The suite on every core (pytest-xdist; pyproject's addopts: -n auto --dist loadscope) ----
+# One worker runs each group of tests whole, one group after another: a test module is a group (its
+# module fixtures are built once), unless GROUPS below names another group for the module or the test.
+# Session fixtures are built once per worker; each worker has its own tmp_path_factory folder (so its
+# own databases, notebook runs, grading scratch and JupyterLab folders).
+GROUPS = {
+    # Durations bounded in the test (a time limit, a cell limit, a budget): on one worker one after
+    # another, so no two of them load the machine at once and starve each other's bounds.
+    # (the four tests of test_grading.py's `hostile` fixture: one class graded under 10 s cell limits)
+    "tests/test_grading.py::test_a_hostile_class_cannot_hurt_honest_learners": "timed",
+    "tests/test_grading.py::test_no_notebook_sees_or_changes_a_file_outside_its_scratch": "timed",
+    "tests/test_grading.py::test_every_forgery_is_flagged_for_review": "timed",
+    "tests/test_grading.py::test_feedback_runs_no_learner_script_in_a_browser": "timed",
+    "tests/test_judge_split.py::test_a_todo_that_hangs_or_floods_costs_only_its_own_points": "timed",
+    "tests/test_limits.py": "timed",
+    "tests/test_chat_slow_clients.py": "timed",
+    # The other tests that grade end to end share the session's Master (conftest.MasterCache).
+    "tests/test_grading.py": "grading",
+    "tests/test_hints.py::test_grading_round_trip_shows_attempts_and_hints": "grading",
+    # Tests that read the solution notebooks' runs (conftest.SolutionRuns: each notebook once per engine).
+    "tests/test_learner_path.py": "solution-runs",
+    "tests/test_notebooks.py::test_learner_notebook_stops_at_first_todo": "solution-runs",
+}
+# The longest groups start first, so the workers finish together (the others keep the collection's order).
+FIRST_GROUPS = ("timed", "solution-runs", "grading")
+MAX_WORKERS = 4  # more workers wait on the longest group and each builds its own session fixtures
+
+
+def group_of(nodeid: str) -> str:
+    """The group of a test: GROUPS' entry for the longest prefix of its id (a module, a test or a
+    test with its parameters), else its module."""
+    listed = [key for key in GROUPS if nodeid == key or nodeid.startswith((key + "::", key + "["))]
+    return GROUPS[max(listed, key=len)] if listed else nodeid.split("::", 1)[0]
+
+
+def pytest_xdist_auto_num_workers(config) -> int | None:
+    """`-n auto`: one worker per core this process may use, at most MAX_WORKERS
+    (PYTEST_XDIST_AUTO_NUM_WORKERS, when set, decides instead)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadscope` with group_of as the scope. (xdist's own `--dist loadgroup` with
+    `xdist_group` marks would do the same, but with pytest 9.2 it no longer groups anything:
+    pytest-xdist issue 1386.)"""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # only the controller of a distributed run needs it
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return GroupScheduling(config, log)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
-    """Every test that executes notebooks is slow: `make test-fast` (-m "not slow") leaves them out."""
+    """Every test that executes notebooks is slow: `make test-fast` (-m "not slow") leaves them out.
+    On an xdist worker, the FIRST_GROUPS go first (the order the groups are handed out in)."""
     for item in items:
         if item.get_closest_marker("notebooks"):
             item.add_marker(pytest.mark.slow)
+    result = yield  # pytest orders the tests by their fixtures
+    if hasattr(config, "workerinput"):  # every worker collects the same tests in the same order
+        first = {name: i for i, name in enumerate(FIRST_GROUPS)}
+        items.sort(key=lambda item: first.get(group_of(item.nodeid), len(first)))  # stable
+    return result
 
 
 def run_notebook(nb, folder, data_dir, monkeypatch, *, engine: str = "embedded", allow_errors: bool = False):
