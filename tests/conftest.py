@@ -110,8 +110,9 @@ GROUPS = {
     "tests/test_learner_path.py": "solution-runs",
     "tests/test_notebooks.py::test_learner_notebook_stops_at_first_todo": "solution-runs",
 }
-# The longest groups start first, so the workers finish together (the others keep the collection's order).
-FIRST_GROUPS = ("timed", "solution-runs", "grading")
+# The longest groups start first, so the workers finish together (the others keep the collection's order);
+# test_judge_split.py is the longest of `make test-fast`.
+FIRST_GROUPS = ("timed", "solution-runs", "grading", "tests/test_judge_split.py")
 MAX_WORKERS = 4  # more workers wait on the longest group and each builds its own session fixtures
 
 
