@@ -187,7 +187,8 @@ class SolutionRuns:
     """Each solution notebook executed once per engine per test session, "Run All" twice in one kernel
     as a learner does (the second pass shows every cell can be run again). Tests that only read the
     outputs share it; a test that needs a variant (a wrong TODO, cells moved) runs its own kernel and
-    says why. The notebooks returned are shared: copy one before changing it."""
+    says why. The notebooks returned are shared: copy one before changing it. With `-n auto` the tests
+    that read it are one group (GROUPS), so each notebook still runs once."""
 
     def __init__(self, tmp_path_factory) -> None:
         self._tmp = tmp_path_factory
@@ -225,7 +226,8 @@ class MasterCache:
     for each content of what it reads from the source folder (nbgrader_config.py and solutions/; a copy
     of the checkout has the same content). The build is deterministic for that content; each grading run
     gets its own copy of the built folder (a run's notebooks never touch the cached one), so what is
-    graded, and how, is unchanged."""
+    graded, and how, is unchanged. With `-n auto` the grading tests are in two groups (GROUPS), so it is
+    built on two workers at the same time (each about 10 s) rather than make one worker run both."""
 
     def __init__(self, tmp_path_factory) -> None:
         from workshop_lib.tools.grading import scratch
