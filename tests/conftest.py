@@ -93,26 +93,21 @@ def seeded_engine(request, tmp_path_factory):
 # Session fixtures are built once per worker; each worker has its own tmp_path_factory folder (so its
 # own databases, notebook runs, grading scratch and JupyterLab folders).
 GROUPS = {
-    # Durations bounded in the test (a time limit, a cell limit, a budget): on one worker one after
-    # another, so no two of them load the machine at once and starve each other's bounds.
-    # (the four tests of test_grading.py's `hostile` fixture: one class graded under 10 s cell limits)
-    "tests/test_grading.py::test_a_hostile_class_cannot_hurt_honest_learners": "timed",
-    "tests/test_grading.py::test_no_notebook_sees_or_changes_a_file_outside_its_scratch": "timed",
-    "tests/test_grading.py::test_every_forgery_is_flagged_for_review": "timed",
-    "tests/test_grading.py::test_feedback_runs_no_learner_script_in_a_browser": "timed",
+    # Durations bounded in the test (a time limit, cell limits, a budget), and every test that grades end
+    # to end (a grading run keeps both cores busy; they share the session's Master, MasterCache): on one
+    # worker one after another, so none of them runs beside another and starves its bounds.
+    "tests/test_grading.py": "timed",
+    "tests/test_hints.py::test_grading_round_trip_shows_attempts_and_hints": "timed",
     "tests/test_judge_split.py::test_a_todo_that_hangs_or_floods_costs_only_its_own_points": "timed",
     "tests/test_limits.py": "timed",
     "tests/test_chat_slow_clients.py": "timed",
-    # The other tests that grade end to end share the session's Master (conftest.MasterCache).
-    "tests/test_grading.py": "grading",
-    "tests/test_hints.py::test_grading_round_trip_shows_attempts_and_hints": "grading",
     # Tests that read the solution notebooks' runs (conftest.SolutionRuns: each notebook once per engine).
     "tests/test_learner_path.py": "solution-runs",
     "tests/test_notebooks.py::test_learner_notebook_stops_at_first_todo": "solution-runs",
 }
 # The longest groups start first, so the workers finish together (the others keep the collection's order);
 # test_judge_split.py is the longest of `make test-fast`.
-FIRST_GROUPS = ("timed", "solution-runs", "grading", "tests/test_judge_split.py")
+FIRST_GROUPS = ("timed", "solution-runs", "tests/test_judge_split.py")
 MAX_WORKERS = 4  # more workers wait on the longest group and each builds its own session fixtures
 
 
@@ -226,8 +221,7 @@ class MasterCache:
     for each content of what it reads from the source folder (nbgrader_config.py and solutions/; a copy
     of the checkout has the same content). The build is deterministic for that content; each grading run
     gets its own copy of the built folder (a run's notebooks never touch the cached one), so what is
-    graded, and how, is unchanged. With `-n auto` the grading tests are in two groups (GROUPS), so it is
-    built on two workers at the same time (each about 10 s) rather than make one worker run both."""
+    graded, and how, is unchanged. With `-n auto` the grading tests are one group (GROUPS): it is built once."""
 
     def __init__(self, tmp_path_factory) -> None:
         from workshop_lib.tools.grading import scratch
