@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 from workshop_lib import connect
 from workshop_lib.core.store import MemoryStore, SchemaPolicy
@@ -127,19 +128,17 @@ def pytest_xdist_auto_num_workers(config) -> int | None:
     return max(1, min(cores, MAX_WORKERS))
 
 
-def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadscope` with group_of as the scope. (xdist's own `--dist loadgroup` with
+class GroupScheduling(LoadScopeScheduling):
+    """xdist's `--dist loadscope` with group_of as the scope. (xdist's own `--dist loadgroup` with
     `xdist_group` marks would do the same, but with pytest 9.2 it no longer groups anything:
     pytest-xdist issue 1386.)"""
-    if config.getvalue("dist") != "loadscope":
-        return None
-    from xdist.scheduler import LoadScopeScheduling  # only the controller of a distributed run needs it
 
-    class GroupScheduling(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return group_of(nodeid)
+    def _split_scope(self, nodeid: str) -> str:
+        return group_of(nodeid)
 
-    return GroupScheduling(config, log)
+
+def pytest_xdist_make_scheduler(config, log):
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadscope" else None
 
 
 @pytest.hookimpl(wrapper=True)
