@@ -39,14 +39,14 @@ $(TESTER): pyproject.toml $(LOCK) $(LEARNER)
 	$(PIP) -e '.[test]'
 	touch $@
 
-test: install-test ## everything tests need, then the linter, the layer contract, the type checker, the complexity gate and the whole suite
+test: install-test ## everything tests need, then the linter, the layer contract, the type checker, the complexity gate and the whole suite (on every core)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python tests/complexity_gate.py
-	$(BIN)/python -m pytest --durations=15
+	$(BIN)/python -m pytest --durations=15  # one worker per core: pyproject's addopts (-n auto), tests/conftest.py's groups
 
-test-fast: install-test ## the lane for working: linter, layer contract, type checker, complexity gate, every test but the slow ones (notebooks, grading, browsers, benchmarks)
+test-fast: install-test ## the lane for working: linter, layer contract, type checker, complexity gate, every test but the slow ones (notebooks, grading, browsers, benchmarks), on every core
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 from workshop_lib import connect
 from workshop_lib.core.store import MemoryStore, SchemaPolicy
@@ -87,11 +88,71 @@ def seeded_engine(request, tmp_path_factory):
     eng.close()
 
 
+# ---- The suite on every core (pytest-xdist; pyproject's addopts: -n auto --dist loadscope) ----
+# One worker runs each group of tests whole, one group after another: a test module is a group (its
+# module fixtures are built once), unless GROUPS below names another group for the module or the test.
+# Session fixtures are built once per worker; each worker has its own tmp_path_factory folder (so its
+# own databases, notebook runs, grading scratch and JupyterLab folders).
+GROUPS = {
+    # Durations bounded in the test (a time limit, cell limits, a budget), and every test that grades end
+    # to end (a grading run keeps both cores busy; they share the session's Master, MasterCache): on one
+    # worker one after another, so none of them runs beside another and starves its bounds.
+    "tests/test_grading.py": "timed",
+    "tests/test_hints.py::test_grading_round_trip_shows_attempts_and_hints": "timed",
+    "tests/test_judge_split.py::test_a_todo_that_hangs_or_floods_costs_only_its_own_points": "timed",
+    "tests/test_limits.py": "timed",
+    "tests/test_chat_slow_clients.py": "timed",
+    # Tests that read the solution notebooks' runs (conftest.SolutionRuns: each notebook once per engine).
+    "tests/test_learner_path.py": "solution-runs",
+    "tests/test_notebooks.py::test_learner_notebook_stops_at_first_todo": "solution-runs",
+}
+# The longest groups start first, so the workers finish together (the others keep the collection's order);
+# test_judge_split.py is the longest of `make test-fast`.
+FIRST_GROUPS = ("timed", "solution-runs", "tests/test_judge_split.py")
+MAX_WORKERS = 4  # more workers wait on the longest group and each builds its own session fixtures
+
+
+def group_of(nodeid: str) -> str:
+    """The group of a test: GROUPS' entry for the longest prefix of its id (a module, a test or a
+    test with its parameters), else its module."""
+    listed = [key for key in GROUPS if nodeid == key or nodeid.startswith((key + "::", key + "["))]
+    return GROUPS[max(listed, key=len)] if listed else nodeid.split("::", 1)[0]
+
+
+def pytest_xdist_auto_num_workers(config) -> int | None:
+    """`-n auto`: one worker per core this process may use, at most MAX_WORKERS
+    (PYTEST_XDIST_AUTO_NUM_WORKERS, when set, decides instead)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+class GroupScheduling(LoadScopeScheduling):
+    """xdist's `--dist loadscope` with group_of as the scope. (xdist's own `--dist loadgroup` with
+    `xdist_group` marks would do the same, but with pytest 9.2 it no longer groups anything:
+    pytest-xdist issue 1386.)"""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return group_of(nodeid)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadscope" else None
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
-    """Every test that executes notebooks is slow: `make test-fast` (-m "not slow") leaves them out."""
+    """Every test that executes notebooks is slow: `make test-fast` (-m "not slow") leaves them out.
+    On an xdist worker, the FIRST_GROUPS go first (the order the groups are handed out in)."""
     for item in items:
         if item.get_closest_marker("notebooks"):
             item.add_marker(pytest.mark.slow)
+    result = yield  # pytest orders the tests by their fixtures
+    if hasattr(config, "workerinput"):  # every worker collects the same tests in the same order
+        first = {name: i for i, name in enumerate(FIRST_GROUPS)}
+        items.sort(key=lambda item: first.get(group_of(item.nodeid), len(first)))  # stable
+    return result
 
 
 def run_notebook(nb, folder, data_dir, monkeypatch, *, engine: str = "embedded", allow_errors: bool = False):
@@ -120,7 +181,8 @@ class SolutionRuns:
     """Each solution notebook executed once per engine per test session, "Run All" twice in one kernel
     as a learner does (the second pass shows every cell can be run again). Tests that only read the
     outputs share it; a test that needs a variant (a wrong TODO, cells moved) runs its own kernel and
-    says why. The notebooks returned are shared: copy one before changing it."""
+    says why. The notebooks returned are shared: copy one before changing it. With `-n auto` the tests
+    that read it are one group (GROUPS), so each notebook still runs once."""
 
     def __init__(self, tmp_path_factory) -> None:
         self._tmp = tmp_path_factory
@@ -158,7 +220,7 @@ class MasterCache:
     for each content of what it reads from the source folder (nbgrader_config.py and solutions/; a copy
     of the checkout has the same content). The build is deterministic for that content; each grading run
     gets its own copy of the built folder (a run's notebooks never touch the cached one), so what is
-    graded, and how, is unchanged."""
+    graded, and how, is unchanged. With `-n auto` the grading tests are one group (GROUPS): it is built once."""
 
     def __init__(self, tmp_path_factory) -> None:
         from workshop_lib.tools.grading import scratch

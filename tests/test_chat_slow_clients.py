@@ -19,6 +19,8 @@ from workshop_lib import connect
 from workshop_lib.parts.chat import server as chat_server
 from workshop_lib.parts.chat.server import BackgroundServer, LogBudget
 
+# Deadlines and answer times are measured here: with `-n auto` this module is in conftest's "timed" group,
+# never beside another test that bounds a duration.
 HEADER_S, BODY_S, CAP = 1.0, 1.5, 12
 SLOW_HEADERS, SLOW_BODIES = 30, 4       # more slow clients than the cap, bounded in count
 TRICKLE_S, RUN_S = 0.2, 6.0             # a byte every 0.2 s, for at most 6 s

@@ -353,7 +353,9 @@ def _digest(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory, master_cache):
     """The hostile class graded once in the sandbox, from an instructor checkout (a copy) as cwd
-    (its Master is the session's: the checkout holds the same solutions, see conftest.MasterCache)."""
+    (its Master is the session's: the checkout holds the same solutions, see conftest.MasterCache).
+    Its honest learners must pass under 10 s cell limits and the class within a budget: with `-n auto`
+    its tests are in conftest's "timed" group, never beside another grading run or test that bounds a duration."""
     if sandbox.problem():
         pytest.skip(f"no OS sandbox here: {sandbox.problem()}")
     tmp = tmp_path_factory.mktemp("hostile")

@@ -15,8 +15,8 @@ from packaging.utils import canonicalize_name
 REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "requirements" / "constraints.txt"
 # Packages that must never reach a learner's venv (they are for tests, grading and benchmarks).
-NOT_FOR_LEARNERS = {"pytest", "hypothesis", "sqlglot", "ruff", "nbgrader", "ranx", "numba", "llvmlite",
-                    "seaborn", "fastparquet", "ir-datasets", "rank-bm25", "bm25s", "radon", "mando",
+NOT_FOR_LEARNERS = {"pytest", "pytest-xdist", "execnet", "hypothesis", "sqlglot", "ruff", "nbgrader", "ranx", "numba",
+                    "llvmlite", "seaborn", "fastparquet", "ir-datasets", "rank-bm25", "bm25s", "radon", "mando",
                     "import-linter", "grimp"}
 # Installed by hand or by pip itself, not by the project.
 TOOLS = {"pip", "setuptools", "wheel", "uv", "workshop-lib"}

@@ -258,6 +258,8 @@ FLOOD = "def window_spans(n_units, size, overlap):\n    return ['x' * (17 * 1024
 
 @pytest.mark.parametrize("todo", [HANG, LOOP, FLOOD], ids=["hangs", "loops", "floods"])
 def test_a_todo_that_hangs_or_floods_costs_only_its_own_points(tmp_path, todo):
+    # 4 s cell limits, the honest checks after the hang must finish within theirs: with `-n auto` this test
+    # is in conftest's "timed" group, never beside another test that bounds a duration.
     statuses = split_recheck(tmp_path, _learner(todo), CHECK_SPANS, _learner(PROMOTE), CHECK_PROMOTE, cell_timeout=4)
     assert statuses[0].startswith("review: passed in the notebook but failed the grader's re-check: TODO 1"), statuses
     assert statuses[1] == "passed", statuses

@@ -23,6 +23,9 @@ from workshop_lib.parts.chat import app as chat_app
 from workshop_lib.parts.chat.server import BackgroundServer
 from workshop_lib.prepare import prepare
 
+# The time limits here are measured against the wall clock: with `-n auto` this module is in conftest's
+# "timed" group, never beside another test that bounds a duration (such as a class graded under cell limits).
+
 # Statements that spend their time inside ONE C-level call, or build huge values.
 SLOW_SQL = [
     "SELECT length(replace(printf('%.999999c', 'a'), 'a', printf('%.999c', 'b')))",
