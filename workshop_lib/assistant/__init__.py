@@ -338,7 +338,7 @@ def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnsw
     """"The Aurelia's speed, and where is she bound?" has no one plan: its first part planned alone,
     the rest named as uncovered and asked on its own about the record named; None when the question
     has one part or its first part has no plan either."""
-    asked = [p for p in clauses(question) if _ASKS.match(p)]
+    asked = asked_clauses(question)
     if not asked or asked[0] == question.strip() or question.strip().startswith(asked[-1]):
         return None
     cut = question.rfind(asked[-1])
@@ -419,6 +419,11 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
 # "..., and who owns it?", "... - where is she headed": a second question joined to the first
 _CLAUSE_RE = re.compile(r"(?:,\s*|\s+-\s+|\s+)(?:and\s+)?(?=(?:what|what's|which|who|whose|where|where's|when|when's|"
                         r"how)\b)|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)", re.I)
+
+
+def asked_clauses(question: str) -> list[str]:
+    """The clauses that are questions of their own ("remind me" is not: the question follows it)."""
+    return [p for p in clauses(question) if _ASKS.match(p)]
 
 
 def clauses(question: str) -> list[str]:

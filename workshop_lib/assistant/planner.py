@@ -387,7 +387,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     words = _Words.read(question, links)
     _correct_typos(words, schema)
     _not_modelled(words, schema)
-    if words.has(r"(?:does|do|did)\b.*\bmean|stand for|stands for"):
+    if words.has(_VERB_MEAN + r"|stand for|stands for"):
         raise NoPlan("it asks what something means, which the schema's comments say, not the rows")
     target, noun_at = _target(words, schema, links)
     spec = Spec(target, "list")
@@ -1275,9 +1275,12 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
     _measured_action(words, schema, spec, measure, used)
 
 
+_VERB_MEAN = r"(?:does|do|did)\b.*\bmean"  # "what does PX mean": the verb, not the average
+
+
 def _aggregate_asked(words: _Words) -> str | None:
     """The aggregate the words ask for; "what does PX mean" asks a meaning, not an average."""
-    verb_mean = words.has(r"(?:does|do|did)\b.*\bmean")
+    verb_mean = words.has(_VERB_MEAN)
     return next((fn for w, fn in AGGREGATES.items() if words.has(w) and not (w == "mean" and verb_mean)), None)
 
 

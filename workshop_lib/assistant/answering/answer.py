@@ -357,11 +357,12 @@ def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | N
     a need described without asking ("cocoa keeps arriving with condensation damage") counts too,
     unless the question reads as one about the data, the schema or the documents."""
     described = decision is not None and _only_described(eng, question, decision)
-    if not catalog_links.asks_for_item(question, described=described) or assistant.named_records(eng, question) \
+    asked = catalog_links.asks_for_item(question)
+    if not (asked or catalog_links.asks_for_item(question, described=described)) or assistant.named_records(eng, question) \
             or catalog_links.names_other_identifier(question) or _users_own(question):
         return None  # a record of the data, a claim, booking or document number, the user's own: not the catalog's
     # asked for in so many words ("which equipment helps?"), one item clearly leading is enough
-    link = catalog_links.best(question, described=described or catalog_links.asks_for_item(question))
+    link = catalog_links.best(question, described=described or asked)
     named = grounded.named_items(question)
     if link is None or (len(named) == 1 and not catalog_links.sizes_allow(question, link.item)):
         return None  # one item named, in a size the question gives: Part 5's handler reads it

@@ -242,14 +242,10 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     return _other_column(eng, kept, rec, place)
 
 
-# a clause that is a question of its own ("remind me" is not: the question follows it)
-_PART_ASKS = re.compile(r"^(?:(?:and|so|but|also)\W+)*(?:what|what's|which|who|who's|whose|where|when|how)\b", re.I)
-
-
 def _another_part(question: str, rec: personal.Recalled) -> str | None:
     """"What's the name of their buyer, and how often do I send the updates?": a part of a question in
     parts that shares no word with what the user said, so the remembered value does not answer it."""
-    parts = [p for p in assistant.clauses(question) if _PART_ASKS.match(p.strip())]
+    parts = assistant.asked_clauses(question)
     said_words = personal.content_words(rec.text) | {personal.stem(rec.noun or "")}
     rest = [p for p in parts[1:] if (asked := personal.content_words(p)) and not asked & said_words]
     return f"“{rest[0].strip().rstrip('?')}?”" if len(parts) >= 2 and rest else None

@@ -176,8 +176,12 @@ def sentences(text: str) -> list[str]:
 def _may_be_personal(stated: str) -> bool:
     """A statement of a size kept, not a request to forget, that speaks of the user's own things."""
     # a correction speaks of what the user said before even without "I" ("scratch that, it's 813N")
-    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not FORGET.search(stated) and \
-        bool(speaks_of_own(stated) or _CHANGE.search(stated))
+    return _keepable(stated) and bool(speaks_of_own(stated) or _CHANGE.search(stated))
+
+
+def _keepable(stated: str) -> bool:
+    """A statement of a size kept that is not a request to forget."""
+    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not FORGET.search(stated)
 
 
 def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_names: Collection[str]) -> bool:
@@ -185,8 +189,8 @@ def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_
     "I" or "we" that ties a name of their world (told before, or a name the data does not hold) to a
     record of the data is theirs too: who else would a coordinator tell it about?"""
     names = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME)]
-    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not FORGET.search(stated) \
-        and bool(names or any(_name_in(stated, n) for n in own_names)) and any(e[0] in _OWN_THINGS[:4] for e in entities)
+    return _keepable(stated) and bool(names or any(_name_in(stated, n) for n in own_names)) \
+        and any(e[0] in _OWN_THINGS[:4] for e in entities)
 
 
 def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
