@@ -1216,3 +1216,66 @@ def test_how_many_of_a_thing_needs_a_number_of_that_thing():
     lost = report + " Four boxes of bay 12 were lost overboard."
     reading = document_reader.read("how many containers were lost?", [{"subject": "d", "text": lost}])
     assert reading.sentence is not None and "Four boxes" in reading.sentence
+
+
+# ---------------------------------------------------------------- what a document sentence must hold
+def _read(question: str, text: str):
+    from workshop_lib.assistant import document_reader
+    return document_reader.read(question, [{"subject": "d", "text": text}])
+
+
+def test_a_duration_written_in_words_a_numbered_place_and_a_money_noun_are_answers():
+    notice = ("# Aviso\n\nEl puerto ofrece, por la huelga, cinco días de almacenaje sin cargo. Los muelles 7 y 8 "
+              "quedan cerrados hasta nuevo aviso.")
+    reading = _read("¿Cuántos días de almacenaje sin cargo ofrece el puerto?", notice)
+    assert reading.kind == "duration" and "cinco días" in (reading.sentence or "")
+    sop = ("# SOP\n\nDrums of class 3 go on deck, away from the accommodation. Our liability is capped at "
+           "8.33 SDR per kilogram. Missing a filing can cost a fine of up to USD 2,500.")
+    assert "on deck" in (_read("where are class 3 drums stowed?", sop).sentence or "")
+    assert "8.33 SDR" in (_read("what's our liability cap per kilo?", sop).sentence or "")
+    assert "USD 2,500" in (_read("how big can the fine for a missed filing be", sop).sentence or "")
+    closed = "The storm damaged the crane rails. Berths 7 and 8 are closed until further notice."
+    assert "Berths 7 and 8" in (_read("which berths are shut after the storm?", closed).sentence or "")
+
+
+def test_a_cut_off_asks_a_time_and_only_an_anchored_duration_says_when():
+    guide = ("# Carrier guide\n\n| Cut-off | When |\n| --- | --- |\n| Dry cargo gate-in | 24 hours before berthing |\n\n"
+             "The terminal then works over the next ten hours to load the ship.")
+    reading = _read("dry cargo gate-in cut-off?", guide)
+    assert reading.kind == "date" and "24 hours before berthing" in (reading.sentence or "")
+    # "over the next ten hours" is how long something lasts, not when
+    assert _read("when does the terminal load the ship?", guide).sentence is None
+
+
+def test_the_unit_alone_is_no_subject_and_a_size_written_as_digits_counts():
+    claim = "The receiver claims the cost of a delay of nine days. Storage stays free for another four days."
+    assert _read("how many days does a shipper have to report lost boxes?", claim).sentence is None
+    tariff = ("| Size | Charge |\n| --- | --- |\n| Dry 20' | EUR 60 per day |\n| Dry 40' | EUR 95 per day |")
+    assert "40'" in (_read("what's the daily charge for a 40' dry box?", tariff).sentence or "")
+    percent = "# Hinweis\n\nDie Einfuhr wird verzollt. Die Anmeldung erfolgt elektronisch."
+    assert _read("Welchen Prozentsatz hat die Steuer?", percent).sentence is None  # no share is stated
+
+
+@pytest.fixture(scope="module")
+def docs_eng(tmp_path_factory):
+    from workshop_lib.parts.ingest import pipeline
+    engine = answers_engine("embedded", tmp_path_factory.mktemp("assistant-docs"))
+    pipeline.ingest(engine, profile="v2", progress=False, promote=True)
+    yield engine
+    engine.close()
+
+
+def test_when_every_handler_falls_back_the_nearest_document_answers_only_what_it_states(docs_eng):
+    from workshop_lib.assistant.answering.answer import answer_question
+    from workshop_lib.parts.ingest import index
+
+    # the router takes a carrier fee for a data question; no query answers it; the carrier's guide does
+    a = answer_question(docs_eng, "Hapag-Lloyd fee for switching the port of discharge once the box is loaded?")
+    assert a.mode == "hybrid" and a.decision_explain["reason"].startswith("no handler answered")
+    assert "hapag" in a.used_chunks[0]["subject"]
+    stated = re.search(r"USD [\d,]+", a.answer)
+    # ...and the figure is the one the guide itself writes
+    assert stated is not None and stated.group(0) in " ".join(h["text"] for h in index.document(docs_eng, a.used_chunks[0]["subject"]))
+    # a data question whose words the schema's comments explain is not read from a document
+    b = answer_question(docs_eng, "which vessel reported its position first, and when?")
+    assert not b.answer.startswith("According to")

@@ -21,16 +21,27 @@ _MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|au
            r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|januar|februar|märz|mai|juni|juli|oktober|dezember|"
            r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|"
            r"janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre")
+# Numbers written as words, in the corpus' four languages ("siete días", "three working days").
+_NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|twenty|thirty|"
+                 "eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwölf|uno|dos|tres|cuatro|cinco|seis|siete|"
+                 "ocho|nueve|diez|doce|quince|deux|trois|quatre|cinq|sept|huit|neuf|dix|douze|quinze")
 # What a sentence must hold to answer each kind of question.
 HOLDS = {
-    "amount": re.compile(r"(?:USD|EUR|GBP|SGD|CNY|US\$|\$|€|£)\s?\d|\d[\d,.]*\s?(?:USD|EUR|GBP|dollars?|euros?|"
-                         r"per ?cent|%)", re.I),
-    "duration": re.compile(r"\d+(?:[.,]\d+)?\s?(?:-|to|–)?\s?\d*\s?(?:minutes?|min|hours?|hrs?|h\b|days?|weeks?|months?|"
+    # money, a share, or a quantity with its unit ("26,500 kg", "2 SDR per kilogram")
+    "amount": re.compile(r"(?:USD|EUR|GBP|SGD|CNY|SDR|US\$|\$|€|£)\s?\d|\d[\d,.]*\s?(?:USD|EUR|GBP|SDR|dollars?|"
+                         r"euros?|per ?cent|%|kg\b|kilo\w*|tonnes?\b|tons?\b|t\b)", re.I),
+    "duration": re.compile(rf"(?:\d+(?:[.,]\d+)?|\b(?:{_NUMBER_WORDS}))\s?(?:-|to|–)?\s?\d*\s?(?:working |calendar |"
+                           r"h[aá]biles |naturales )?(?:minutes?|min|hours?|hrs?|h\b|days?|weeks?|months?|"
                            r"Stunden|Tagen?|Wochen|horas|días|dias|semanas|heures|jours|semaines)", re.I),
     "date": re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTHS})\b|\b(?:{_MONTHS})\s+\d{{1,2}}\b|"
                        r"\d{4}-\d{2}-\d{2}|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}|\b\d{1,2}:\d{2}\b|"
                        r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I),
-    "place": re.compile(r"(?<=[a-z,;:] )[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*"),
+    # a name, a part of a port or ship with its number or letter ("berths 4 and 5", "blocks C and D",
+    # "bay 54"), or a side of the deck
+    "place": re.compile(r"(?<=[a-z,;:] )[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*|(?i:\b(?:berths?|blocks?|bays?|holds?|"
+                        r"terminals?|quays?|gates?|yards?|areas?|zones?|rows?|tiers?|Liegepl(?:a|ä)tze?|muelles?|"
+                        r"quais?)\s+(?:[A-Z]|\d+)\b|\b(?:under|below|on|above|unter|bajo|sous|sur)\s+(?:the\s+)?deck\b|"
+                        r"\ban deck\b|\bbajo cubierta|\bsous le pont)"),
     # a name, or a role a procedure names ("the approval of the claims manager")
     "party": re.compile(r"(?<=[a-z,;:] )[A-Z][\w&.-]+(?:[ -][A-Z][\w&.-]+)*|\bthe (?:[a-z]+ )?(?:manager|officer|master|"
                         r"captain|surveyor|broker|agent|authority|department|desk|team|supervisor|director|inspector)\b"),
@@ -45,13 +56,16 @@ ASKS = [
                r"wie viel|wieviel|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
     # "when" asks only where it opens the question or a clause ("What stops when a signal is raised" does not)
     ("date", r"(?:^|[,;:]\s*|\s[-–]\s*|\band\s+)(?:\w+\s+)?when\b|what (?:date|day|time)|by what time|which day|"
-             r"(?:^|[,;:]\s*|\s[-–]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline"),
+             r"(?:^|[,;:]\s*|\s[-–]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline|how (?:early|soon|far ahead)"),
     ("place", r"\bwhere\b|which (?:port|terminal|berth|city|country)|\bwo\b|d[oó]nde|\bo[uù]\b"),
     ("party", r"\bwho\b|which (?:company|carrier|party|authority|agent|insurer)|\bwer\b|qui[eé]n|\bqui\b"),
     ("number", r"how many|wie viele|cu[aá]nt[oa]s|combien de"),
     # no interrogative of its own ("cosco plug-in fee for reefers?"): a word for money asks an amount
-    ("amount", r"\b(?:fees?|charges?|costs?|rates?|prices?|premiums?|penalt(?:y|ies)|surcharges?|tariffs?|"
-               r"geb(?:ü|ue)hr\w*|kosten|tarifa\w*|frais|tarif)\b"),
+    ("amount", r"\b(?:fees?|fines?|charges?|costs?|rates?|prices?|premiums?|penalt(?:y|ies)|surcharges?|tariffs?|"
+               r"liabilit(?:y|ies)|compensation|percentage|per ?cent|geb(?:ü|ue)hr\w*|kosten|bu(?:ß|ss)geld\w*|"
+               r"haftung\w*|prozent\w*|tarifa\w*|multas?|porcentaje|frais|tarif|amendes?|pourcentage)\b"),
+    # and a word for a time limit asks when ("maersk reefer gate-in cut-off?")
+    ("date", r"\bcut-?offs?\b|\bdeadlines?\b|\bfrist\w*|\bplazo\w*|\bd[ée]lai\w*"),
 ]
 _STOP = set("""the a an of in on at to for from and or is are was were be by as it its with what which who how when
 where this that there do does did can could would should will may must per after before than into""".split())
@@ -74,6 +88,8 @@ def asked_kind(question: str) -> str | None:
 def _root(word: str) -> str:
     """A rough English root, enough to meet "diverted" with "divert" and "claimed" with "claim"."""
     w = stem(word)
+    if w.endswith("ed") and len(w) == 5:
+        return w[:-1]  # "gated", "noted": the verb itself
     for suffix in ("ing", "ed", "es", "ly"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix)]
@@ -82,7 +98,8 @@ def _root(word: str) -> str:
 
 def _stems(text: str) -> set[str]:
     """The words' roots, cut to their first six letters: "ofrece" meets "Ofrecemos", "diverted" "divert"."""
-    return {_root(w)[:6] for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
+    return {_root(w)[:6] for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower())
+            if w not in _STOP and (len(w) > 2 or w.isdigit())}
 
 
 def _identifying(text: str) -> set[str]:
@@ -142,8 +159,8 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
     """The sentence holds an answer of the kind; a place or a party the question itself names is
     no answer to it."""
     found = HOLDS[kind].findall(sentence)
-    if kind == "date":  # "24 hours before loading" answers a when as well as a date does
-        found += HOLDS["duration"].findall(sentence)
+    if kind == "date":  # "24 hours before loading" answers a when as well as a date does ("over six hours" does not)
+        found += [m.group(0) for m in HOLDS["duration"].finditer(sentence) if _BEFORE_AFTER.match(sentence, m.end())]
     if kind in ("place", "party"):
         asked = question.lower()
         found = [f for f in found if f.lower() not in asked]
@@ -151,9 +168,6 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
         # "how many containers were damaged": a number of containers, not any number ("IMO 9703124")
         return re.search(rf"\b(?:\d+|{_NUMBER_WORDS})\s+(?:[\w-]+\s+){{0,2}}?{counted}", sentence, re.I) is not None
     return bool(found)
-
-
-_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|zwei|drei|vier|dos|tres|cuatro|deux|trois"
 
 
 def _counted(question: str) -> str | None:
@@ -185,6 +199,11 @@ def read(question: str, passages: list[dict]) -> Reading:
     return Reading(kind, subject, _best_sentence(question, kind, ranked, ident))
 
 
+_MEASURED = ("amount", "duration", "date")
+# a duration that says when: counted before or after something
+_BEFORE_AFTER = re.compile(r"\s*(?:\)\s*)?(?:before|after|prior|ahead|in advance|vor\b|nach\b|antes|despu[eé]s|avant|apr[eè]s)", re.I)
+
+
 def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]],
                    ident: set[str] | frozenset[str] = frozenset()) -> str | None:
     """The sentence holding the kind asked whose words shared with the question are rarest in the
@@ -199,8 +218,10 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
     for rank, sentence in ranked:
         if kind is not None and not _holds(kind, sentence, question):
             continue
-        score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in ident else 1)
-                    for w in wanted & _stems(sentence)) - 0.1 * rank
+        shared = wanted & _stems(sentence)
+        if kind in _MEASURED:  # "¿cuántos días...?" meets every "nueve días": the unit is not the subject
+            shared -= _stems(" ".join(m.group(0) for m in HOLDS[kind].finditer(sentence)))
+        score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in ident else 1) for w in shared) - 0.1 * rank
         if best is None or score > best[0]:
             best = (score, sentence)
     return best[1] if best is not None and best[0] > 0 else None

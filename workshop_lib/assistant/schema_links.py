@@ -182,6 +182,12 @@ class Schema:
         return cls(columns, fks, {t["table"].upper(): t.get("comment") or "" for t in dictionary.get("tables", [])})
 
     @functools.cached_property
+    def all_text(self) -> str:
+        """Every table and column name and comment, and the everyday words the synonyms map onto them."""
+        parts = [f"{t} {c.name} {c.comment}" for t, cols in self.columns.items() for c in cols]
+        return " ".join([*parts, *self.table_comments.values(), *SYNONYMS]).replace("_", " ")
+
+    @functools.cached_property
     def rare_words(self) -> frozenset[str]:
         """Acronyms that only one column's comment uses (VGM, AIS): they name that column. Other words
         of a comment describe it ("printed on bills of lading") without naming it."""

@@ -18,6 +18,7 @@ is then fallback, never a grounded badge on a non-answer.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -72,6 +73,15 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     vector = eng.model.embed([question])[0]
     docs = _documents(eng, question, vector)
     decision = router.route(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
+    handled = _handled(eng, question, decision, llm, vector, docs)
+    if handled.mode == "fallback" and docs is not None and llm is None and \
+            decision.label not in (router.OUT, router.SMALL_TALK) and \
+            (read := _read_nearest(eng, question, decision, docs, vector)) is not None:
+        return read
+    return handled
+
+
+def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
     label = decision.label
     if decision.unsure:
         return _unsure(eng, question, decision, llm, vector, docs)
@@ -1041,6 +1051,45 @@ def other_document_answer(eng: Engine, docs, decision: router.RouteDecision, pas
                        "name what the question is about; the nearest document that does answers", used_llm="none",
                        short_query_active=False)
     return ChatAnswer(text, "hybrid", explain, used, used, "partial", None, False, "none", False, _route(decision))
+
+
+def _read_nearest(eng: Engine, question: str, decision: router.RouteDecision, docs, vector) -> ChatAnswer | None:
+    """When every handler fell back: the nearest document, read for a sentence that holds the kind of
+    answer asked (an amount, a duration, a date, a number...) and shares with the question a word the
+    schema's comments never use. Such a word says the question is about what the documents hold
+    ("concealed damage", "diversion"), not about the rows; a record the question names that the
+    document never writes ("voyage 1011") says the same of the data. Hybrid: one sentence, no gate."""
+    passages = _nearest_passages(eng, docs, vector)
+    if not passages:
+        return None
+    lead = passages[0]["subject"]
+    reading = document_reader.read(docs.question, _whole_first(
+        [p for p in passages if p["subject"] == lead] + _document_passages(eng, lead)))
+    if reading.kind is None or reading.sentence is None:
+        return None
+    named = _named_entities(eng, question, decision) | {str(lk.value).lower() for lk in assistant.named_records(eng, question)}
+    if named and not _mentions(eng, docs, lead, named, vector):
+        return None
+    names = {w for n in named for w in document_reader._stems(n)}
+    shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence)) - names
+    if len(shared) < 2 or not shared - _schema_words(eng):
+        return None
+    text = f"According to {reading.subject}: \u201c{reading.sentence}\u201d"
+    used = [{"subject": reading.subject, "similarity": passages[0].get("similarity")}]
+    explain = _explain(decision, mode="hybrid", handler="documents (Part 8)", used_llm="none", short_query_active=False,
+                       reason=f"no handler answered; the nearest document states the {reading.kind} asked, in a "
+                              f"sentence sharing {', '.join(sorted(shared))} with the question")
+    return ChatAnswer(text, "hybrid", explain, used, used, "partial", None, False, "none", False, _route(decision))
+
+
+def _schema_words(eng: Engine) -> frozenset[str]:
+    """The words (as the reader compares them) of every table and column name and comment."""
+    return _words_of_text(assistant.knowledge(eng)[0].all_text)
+
+
+@functools.lru_cache(maxsize=4)
+def _words_of_text(text: str) -> frozenset[str]:
+    return frozenset(document_reader._stems(text))
 
 
 def _read_documents(eng: Engine, docs, vector=None) -> Any:
