@@ -1279,3 +1279,26 @@ def test_when_every_handler_falls_back_the_nearest_document_answers_only_what_it
     # a data question whose words the schema's comments explain is not read from a document
     b = answer_question(docs_eng, "which vessel reported its position first, and when?")
     assert not b.answer.startswith("According to")
+
+
+def test_a_named_ship_asked_when_it_is_due_reads_its_voyages(eng):
+    vessel, port, arrival = _one(eng, "SELECT s.VESSEL_NAME, p.PORT_NAME, v.ARRIVAL_DATE FROM {o}.VOYAGES v "
+                                 "JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {o}.PORTS p "
+                                 "ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE v.STATUS = 'ACTIVE' "
+                                 "ORDER BY v.VOYAGE_ID DESC")[0]
+    a = _answer(eng, f"when is the {vessel} due at {port}?")
+    assert str(arrival)[:10] in a.text and "VOYAGES" in a.plan.sql
+    # "due to sail" is a plan to leave, not an arrival
+    assert "ARRIVAL_DATE" not in (assistant.answer_data(eng, f"is the {vessel} due to sail this month?").plan or
+                                  type("P", (), {"sql": ""})).sql
+
+
+def test_a_span_of_days_named_twice_with_its_month_is_one_range_and_shows_each_day(eng):
+    rows = _one(eng, "SELECT VOYAGE_NUMBER, ARRIVAL_DATE FROM {o}.VOYAGES "
+                     "WHERE ARRIVAL_DATE BETWEEN '2025-06-02' AND '2025-06-09'")
+    assert rows
+    a = _answer(eng, "which voyages are arriving between June 2 and June 9?")
+    for number, arrival in rows:
+        assert number in a.text and str(arrival)[:10] in a.text
+    b = _answer(eng, "how many voyages arrive from 2 June to 9 June")
+    assert re.search(rf"\b{len(rows)}\b", b.text)

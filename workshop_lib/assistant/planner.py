@@ -220,12 +220,29 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
         return asked
     if nouns:
         return _noun_before_group(words, nouns)
+    return _target_without_a_noun(words, schema, links), None
+
+
+def _target_without_a_noun(words: _Words, schema: Schema, links: list[Link]) -> str:
+    """No table noun: the table of the first value named (or the rows below it that hold the date
+    asked), else the table of the column the words measure."""
     if links:
-        return links[0].table, None
+        return _child_asked(words, schema, links[0].table) or links[0].table
     named = schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
     if named and named[0][0] >= 2:  # "total TEU capacity per alliance": the rows of the column it measures
-        return named[0][1].table, None
+        return named[0][1].table
     raise NoPlan("it names no table or value of the data")
+
+
+def _child_asked(words: _Words, schema: Schema, named_table: str) -> str | None:
+    """"When is the Manulani due at Long Beach?": a record is named and the date asked is one its rows
+    below hold (a vessel's voyages arrive): those rows, filtered by the record."""
+    named = [(score, c) for score, c in schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
+             if score >= 1.5]
+    if not named or not named[0][1].is_date or any(c.table == named_table for _, c in named):
+        return None
+    table = named[0][1].table
+    return table if table != named_table and schema.is_parent_path(table, named_table) else None
 
 
 def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int | None] | None:
@@ -344,7 +361,15 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | No
     for g in (1, 2, 4, 5):
         if m.group(g):
             words.used_numbers.add(m.start(g))
-    return _days_of_month(m, year, month)
+    lo, hi, said, at = _days_of_month(m, year, month)
+    # "between June 1 and June 7", "1 June to 7 June": the second end named with its month again
+    end = re.match(rf"\s*(?:and|to|-|–|until|till|through)\s+(?:the\s+)?(?:({m.group(3)})\.?\s+)?(\d{{1,2}})"
+                   rf"(?:st|nd|rd|th)?(?:\s+({m.group(3)})\b)?(?!\d)", words.text[m.end():], re.I)
+    if lo == hi and end is not None and (end.group(1) or end.group(3)) and int(end.group(2)) > lo.day:
+        hi = datetime.date(year, month, min(int(end.group(2)), calendar.monthrange(year, month)[1]))
+        words.used_numbers.add(m.end() + end.start(2))
+        said = f"between {lo.isoformat()} and {hi.isoformat()}"
+    return lo, hi, said, at
 
 
 def _month_said(text: str) -> re.Match | None:
@@ -401,6 +426,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _how_many_units(words, schema, spec)
     _more_of_which(words, schema, spec)
     _show_named(schema, spec, named, used_columns)
+    _show_dates_filtered(spec)
     _ports_of_voyages(words, schema, spec)
     _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
@@ -466,6 +492,14 @@ def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: s
                 and col != spec.measure and col != spec.group and col not in spec.show \
                 and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
             spec.show.append(col)
+
+
+def _show_dates_filtered(spec: Spec) -> None:
+    """A list of rows in a span of days shows each row's day ("arriving between 1 and 7 June")."""
+    for f in spec.filters:
+        if spec.action == "list" and f.column.is_date and f.column.table == spec.target and f.column not in spec.show \
+                and (f.op in (">", "<", ">=", "<=") or (f.op == "between" and f.value != f.value2)):
+            spec.show.append(f.column)
 
 
 def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> None:

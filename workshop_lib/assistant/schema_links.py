@@ -40,6 +40,7 @@ SYNONYMS = {
     "value": "value", "worth": "value", "price": "value",
     "live": "current", "hazardous": "dangerous", "zone": "time", "timezone": "time", "hazmat": "dangerous", "dangerous": "dangerous",
     "departure": "departure", "etd": "departure", "arrival": "arrival", "eta": "arrival", "expected": "arrival",
+    "due": "arrival",
 }
 # Table words that belong to the table as a whole (the row's noun), from the table comments'
 # subjects: "Container ships", "Ocean carriers (shipping lines)", "Container seaports" ...
@@ -91,7 +92,8 @@ PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", 
            ("shipping", "line"): "carrier", ("shipping", "company"): "carrier", ("container", "ship"): "vessel",
            ("container", "vessel"): "vessel", ("position", "report"): "position", ("flag", "state"): "flag",
            ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port",
-           ("set", "point"): "temperature", ("good", "line"): "cargo", ("port", "code"): "unlocode"}
+           ("set", "point"): "temperature", ("good", "line"): "cargo", ("port", "code"): "unlocode",
+           ("due", "to"): "to"}  # "due to sail" says what is planned, not an arrival
 
 
 def map_words(raw: list[str]) -> list[str]:
