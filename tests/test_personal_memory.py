@@ -210,3 +210,16 @@ def test_a_question_about_another_thing_than_the_remembered_box_is_not_answered_
         assert mode != "rag" or not text.startswith("Your box is"), text
     text, mode, _ = _ask(service, "p-ines", "which box is my t-shirt box again?", {})
     assert mode == "rag" and number in text, text
+
+
+def test_a_role_qualified_by_a_word_of_the_data_is_not_answered_by_another_of_that_role(eng):
+    # coffee and tyres are goods of the data: each says which customer is meant
+    service, thread = ChatService(eng), {}
+    _ask(service, "qual-a", "my tyre buyer is Pelloni Gomme, they take everything we land in Genoa.", thread)
+    answer, mode, _ = _ask(service, "qual-a", "who's our coffee customer?", {"qual-a": None})
+    assert "Pelloni" not in answer and mode not in ("rag", "hybrid")
+    answer, mode, _ = _ask(service, "qual-a", "remind me who my tyre buyer is", {"qual-a": None})
+    assert "Pelloni" in answer and mode == "rag"
+    # an ordinary word before the role ("main") says nothing of which one
+    answer, _, _ = _ask(service, "qual-a", "who is my main buyer again?", {"qual-a": None})
+    assert "Pelloni" in answer

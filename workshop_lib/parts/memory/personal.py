@@ -568,7 +568,9 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     noun the question uses, or whose linked table the question names; None when nothing matches."""
     if not refers_to_own(question):
         return None
-    memories = list(reversed(_valid(eng, user_id, agent_id)))  # newest first
+    # newest first; not those about another one of the role asked ("our coffee customer": not the cocoa buyer)
+    asked = _qualifiers(question) & _linked_words(eng, question)
+    memories = [r for r in reversed(_valid(eng, user_id, agent_id)) if not _qualified_otherwise(asked, r)]
     if not memories:
         return None
     words = question_nouns(question)
@@ -684,6 +686,26 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
                         direct=True, quote=False)
     return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, noun,
                     direct=True, quote=not meta.get("change"))
+
+
+def _qualifiers(text: str) -> set[str]:
+    """The words right before a role's noun ("coffee" in "our coffee customer", "Hamburg" in "the
+    Hamburg office"): which one of that role is meant."""
+    role_words = {stem(w) for names in own_values.ROLES.values() for w in names}
+    return {stem(a) for a, b in re.findall(r"\b([a-z][\w-]+)\s+(?=([a-z]+)\b)", text.lower())
+            if stem(b) in role_words and stem(a) not in role_words and a not in _NOT_CONTENT}
+
+
+def _linked_words(eng: Engine, text: str) -> set[str]:
+    """The words of a text the data's values name (a commodity, a port, a carrier)."""
+    _, values = assistant.knowledge(eng)
+    return {stem(w) for lk in values.links(text) for w in re.findall(r"[a-z][\w-]*", lk.text.lower())}
+
+
+def _qualified_otherwise(asked: set[str], rec: Any) -> bool:
+    """The question says which one of a role it means by a word of the data ("our coffee customer"),
+    and the memory names another one of that role ("my cocoa buyer"): it is about another one."""
+    return bool(asked and _qualifiers(rec.content or "") and not asked & content_words(rec.content or ""))
 
 
 def by_their_name(eng: Engine, question: str, *, user_id: str, agent_id: str) -> tuple[Recalled, str] | None:
