@@ -1302,3 +1302,19 @@ def test_a_span_of_days_named_twice_with_its_month_is_one_range_and_shows_each_d
         assert number in a.text and str(arrival)[:10] in a.text
     b = _answer(eng, "how many voyages arrive from 2 June to 9 June")
     assert re.search(rf"\b{len(rows)}\b", b.text)
+
+
+def test_two_names_of_the_rows_above_compared_by_more_count_the_rows_of_each(eng):
+    counts = dict(_one(eng, "SELECT c.CARRIER_NAME, COUNT(*) FROM {o}.VOYAGES v JOIN {o}.VESSELS s ON "
+                            "s.IMO_NUMBER = v.IMO_NUMBER JOIN {o}.CARRIERS c ON c.CARRIER_ID = s.CARRIER_ID "
+                            "WHERE c.CARRIER_NAME IN ('Maersk', 'Matson') GROUP BY c.CARRIER_NAME"))
+    a = _answer(eng, "has Matson or Maersk got more sailings?")
+    assert a.plan.spec.action == "group"
+    for name, n in counts.items():
+        assert re.search(rf"{name}: {n}\b", a.text)
+
+
+def test_a_unit_said_alone_at_the_end_is_the_unit_asked(eng):
+    kg = _one(eng, "SELECT SUM(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS WHERE VOYAGE_ID = 1014")[0][0]
+    a = _answer(eng, "total gross weight of the boxes on voyage 1014, tonnes")
+    assert f"{kg / 1000:,.2f} tonnes" in a.text

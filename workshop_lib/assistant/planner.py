@@ -276,13 +276,15 @@ def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
 
 
 def _more_of_which(words: _Words, schema: Schema, spec: Spec) -> None:
-    """"More completed voyages or more scheduled ones?": the rows counted per value of the column the
-    two values are of (a kind, a status: not a name, where each row is one)."""
+    """"More completed voyages or more scheduled ones?", "do COSCO or Evergreen have more voyages?":
+    the rows counted per value of the column the two values are of (a kind, a status, or the names of
+    the rows above them; not the rows' own names, where each row is one)."""
     either = [f for f in spec.filters if f.op == "in" and len(f.value) >= 2]
     if spec.action != "list" or len(either) != 1 or not words.has(r"more|fewer|less") or not words.has("or"):
         return
     col = either[0].column
-    if col == schema.name_column(col.table) or col.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE"):
+    if col.table == spec.target and (col == schema.name_column(col.table) or
+                                     col.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE")):
         return
     spec.action, spec.group = "group", col
 
@@ -1689,7 +1691,9 @@ def _dates_asked(words: _Words, dates: list[Column]) -> list[Column]:
 
 
 def _unit(words: _Words, spec: Spec) -> None:
-    m = words.has(rf"(?:in|how many) (?:metric )?({_UNITS_ASKED})")
+    # "in tonnes", "how many tonnes", and a unit said on its own at the end ("weight on voyage 1014, tonnes")
+    m = words.has(rf"(?:in|into|as|how many) (?:metric )?({_UNITS_ASKED})") or \
+        words.has(rf"(?:[(–-]|(?<=[,(]))\s*(?:metric )?({_UNITS_ASKED})\s*(?:please|pls)?\s*\)?\s*[?.!]*\s*$")
     if m:
         spec.convert = m.group(1).lower()
 
