@@ -1318,3 +1318,10 @@ def test_a_unit_said_alone_at_the_end_is_the_unit_asked(eng):
     kg = _one(eng, "SELECT SUM(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS WHERE VOYAGE_ID = 1014")[0][0]
     a = _answer(eng, "total gross weight of the boxes on voyage 1014, tonnes")
     assert f"{kg / 1000:,.2f} tonnes" in a.text
+
+
+def test_a_second_part_that_names_nothing_asks_about_the_record_the_first_named(eng):
+    vessel, arrival = _one(eng, "SELECT s.VESSEL_NAME, v.ARRIVAL_DATE FROM {o}.VOYAGES v JOIN {o}.VESSELS s "
+                                "ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.VOYAGE_NUMBER = '787E'")[0]
+    a = _answer(eng, "voyage 787E - which vessel, and what's the arrival date?")
+    assert a.uncovered is None and vessel in a.text and str(arrival)[:10] in a.text

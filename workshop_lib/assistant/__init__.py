@@ -395,6 +395,8 @@ def _joined(first: DataAnswer, second: DataAnswer, word: str) -> DataAnswer | No
     """The two answers as one when the second shows all its part asks; None otherwise."""
     if second.text is None or second.uncovered is not None:
         return None
+    if second.text == first.text:  # the part asked again the same thing ("And Hamburg - how many start there?")
+        return dataclasses.replace(first, uncovered=None)
     return dataclasses.replace(first, text=f"{first.text}\n{second.text}", uncovered=None, second_plan=second.plan,
                                rows_shown=first.rows_shown + second.rows_shown,
                                reason=f"{first.reason}; {word} {second.reason}")
@@ -410,9 +412,14 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
     part = answer.uncovered or ""
     records = {(lk.table, lk.column, str(lk.value)) for lk in links if lk.how in ("exact", "fuzzy", "partial")
                and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS}
-    if len(records) != 1 or not _PRONOUN.search(part):
+    if len(records) != 1:
         return answer
     ((table, _, value),) = records
+    if not _PRONOUN.search(part):
+        # "For voyage 787E: which ship and what's the ETA?": a part that names nothing asks about the record
+        if any(lk.text.lower() in part.lower() for lk in links) or not part.endswith("?"):
+            return answer
+        part = f"{part[:-1].rstrip()} of it?"
     return _joined(answer, answer_data(eng, _about(part, table, value)), "and") or answer
 
 
