@@ -1325,3 +1325,12 @@ def test_a_second_part_that_names_nothing_asks_about_the_record_the_first_named(
                                 "ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.VOYAGE_NUMBER = '787E'")[0]
     a = _answer(eng, "voyage 787E - which vessel, and what's the arrival date?")
     assert a.uncovered is None and vessel in a.text and str(arrival)[:10] in a.text
+
+
+def test_a_column_whose_comment_explains_every_word_asked_answers_where_a_thing_is_kept(eng):
+    from workshop_lib.assistant.answering.answer import answer_question
+    a = answer_question(eng, "which field keeps the four-letter code that goes on bills of lading?")
+    assert a.mode == "rag" and a.used_chunks[0]["subject"].endswith("CARRIERS.SCAC_CODE")
+    # a word no column's comment explains is still declined, not answered by the nearest column
+    b = answer_question(eng, "which field keeps the customs broker's licence number?")
+    assert b.mode == "fallback"

@@ -199,11 +199,11 @@ def not_explained_by(eng: Engine, question: str, subject: str) -> list[str]:
     texts += [t for c in cols for t in (c.comment, c.name, c.data_type)]  # "timestamps": a TIMESTAMP column
     known = set(words_of(" ".join(texts).replace("-", " ").replace("_", " ")))
     known |= {stem_root(w) for w in known}
-    return [raw for raw, mapped in _asked_words(question)
+    return [raw for raw, mapped in asked_words(question)
             if not {raw.lower(), mapped, stem_root(raw.lower()), stem_root(mapped)} & known]
 
 
-def _asked_words(question: str) -> list[tuple[str, str]]:
+def asked_words(question: str) -> list[tuple[str, str]]:
     """The words of what a question asks about, as written and as the synonym layer reads them: no word
     of asking, plain English or a table's noun, nothing it sets aside."""
     text = re.sub(r"(?<=\w)['\u2019]s\b", "", without_set_aside(question)).replace("-", " ")

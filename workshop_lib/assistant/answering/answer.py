@@ -776,7 +776,7 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
         return (compete and not named and docs is not None and docs.mode != "fallback"
                 and (_RANK[docs.mode], _best(docs)) > (_RANK[memory_mode], memory_best))
 
-    a = gates.answer_turn(turn, config)
+    named, turn, a = _gated(eng, question, named, turn, config)
     if llm is not None and not documents_win(a.mode):
         a = gates.answer_turn(turn, config, llm=llm)
     if documents_win(a.mode):
@@ -794,6 +794,29 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     used = [{k: c.get(k) for k in ("record_id", "subject", "kind", "similarity")} for c in d.used_chunks]
     return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
                       d.used_llm, bool(d.decision_explain.get("short_query_active")), _route(decision))
+
+
+def _gated(eng: Engine, question: str, named: list[str], turn: gates.GatedTurn,
+           config: gates.ModeConfig) -> tuple[list[str], gates.GatedTurn, Any]:
+    """Part 4's gates over the schema facts. "Where's the verified gross mass stored" falls below them,
+    but one column's comment explains every word asked: that column is the subject, as if named."""
+    a = gates.answer_turn(turn, config)
+    if a.mode == "fallback" and not named and (explained := _explaining_column(eng, question, turn)) is not None:
+        named, turn = [explained], _named_first(eng, turn, [explained])
+        a = gates.answer_turn(turn, config)
+    return named, turn, a
+
+
+def _explaining_column(eng: Engine, question: str, turn: gates.GatedTurn) -> str | None:
+    """For "which column holds X": the nearest of the three columns retrieved first whose name and
+    comment explain every word of X (TABLE.COLUMN), or None."""
+    if _asked_kind(question) != "column" or not assistant.asked_words(question):
+        return None
+    for chunk in turn.chunks[:3]:
+        parts = chunk.subject.split(".")
+        if len(parts) == 3 and not assistant.not_explained_by(eng, question, chunk.subject):
+            return ".".join(parts[1:])
+    return None
 
 
 def _not_in_column(eng: Engine, question: str, decision: router.RouteDecision,
