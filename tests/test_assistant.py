@@ -1334,3 +1334,10 @@ def test_a_column_whose_comment_explains_every_word_asked_answers_where_a_thing_
     # a word no column's comment explains is still declined, not answered by the nearest column
     b = answer_question(eng, "which field keeps the customs broker's licence number?")
     assert b.mode == "fallback"
+
+
+def test_function_words_of_the_corpus_languages_do_not_choose_the_sentence():
+    letter = ("# Reclamación R-9\n\nEl envío llegó con retraso. Posición: no pagamos por retrasos. Ofrecemos un "
+              "descuento del 10 % en el próximo envío.")
+    reading = _read("En la reclamación R-9 por retraso, ¿qué se le ofrece?", letter)
+    assert reading.sentence is not None and reading.sentence.startswith("Ofrecemos")

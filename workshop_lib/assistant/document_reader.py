@@ -67,8 +67,12 @@ ASKS = [
     # and a word for a time limit asks when ("maersk reefer gate-in cut-off?")
     ("date", r"\bcut-?offs?\b|\bdeadlines?\b|\bfrist\w*|\bplazo\w*|\bd[ée]lai\w*"),
 ]
+# function words of the corpus' four languages: they tell nothing about which sentence answers
 _STOP = set("""the a an of in on at to for from and or is are was were be by as it its with what which who how when
-where this that there do does did can could would should will may must per after before than into""".split())
+where this that there do does did can could would should will may must per after before than into
+el la los las lo un una unos unas del al de en por para con que qué se le les su sus es son
+le la les un une des du au aux pour avec sur dans par qui que quoi est sont ce cette
+der die das den dem des ein eine einen einem und oder mit für von auf aus bei ist sind was wie wann wer""".split())
 
 
 @dataclass(frozen=True)
