@@ -1341,3 +1341,12 @@ def test_function_words_of_the_corpus_languages_do_not_choose_the_sentence():
               "descuento del 10 % en el próximo envío.")
     reading = _read("En la reclamación R-9 por retraso, ¿qué se le ofrece?", letter)
     assert reading.sentence is not None and reading.sentence.startswith("Ofrecemos")
+
+
+def test_a_question_pointing_back_at_the_one_record_the_message_named_asks_about_it(eng):
+    number, size = _one(eng, "SELECT CONTAINER_NUMBER, SIZE_TYPE FROM {o}.CONTAINERS ORDER BY CONTAINER_ID DESC")[0]
+    a = _answer(eng, f"morning! box {number} is the one we booked for the Kessler account, fyi. what type is it?")
+    assert size in a.text and number in a.text
+    # a time in the other sentences would be dropped: no reading then
+    assert assistant._about_the_record_told(eng, f"box {number} was re-booked last Tuesday.", "what type is it?") is None
+    assert assistant._about_the_record_told(eng, f"box {number} is ours.", "what type is it?") is not None

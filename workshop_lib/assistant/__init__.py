@@ -7,6 +7,7 @@ one bound SELECT, answered from its rows (README.md in this folder).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import threading
 from dataclasses import dataclass, field
@@ -312,9 +313,33 @@ def _the_question_alone(eng: Engine, question: str, values: ValueIndex) -> DataA
         return None
     context = " ".join(x for x in sentences if x is not asking[0])
     if _narrows(context, asking[0], values):
-        return None
+        return _about_the_record_told(eng, context, asking[0])
     found = answer_data(eng, asking[0])
     return found if found.text is not None else None
+
+
+# "it", "she", "that sailing": a word that points back to a record named before
+_POINTS_BACK = re.compile(r"\b(?:(?:that|this)\s+(?:ship|vessel|boat|sailing|voyage|trip|box|container|one)|it|she|her)\b",
+                          re.I)
+
+
+def _about_the_record_told(eng: Engine, context: str, asking: str) -> DataAnswer | None:
+    """"Container MSKU4313858 is the one we booked for our client. What size is it?": the sentence that
+    asks, with the word that points back replaced by the one record the other sentences name; None
+    when they name more than one record, or a time (which would be dropped), or it points at nothing."""
+    named = named_records(eng, context)
+    records = {(lk.table, str(lk.value)) for lk in named}
+    rest = functools.reduce(lambda text, lk: re.sub(re.escape(lk.text), " ", text, flags=re.I), named, context)
+    if len(records) != 1 or _TIME_WORDS.search(rest):
+        return None
+    ((table, value),) = records
+    noun = next((n for n, t in TABLE_NOUNS.items() if t == table), table.lower())
+    said = value if any(t == table for t, _ in NAME_COLUMNS) else f"{noun} {value}"
+    asked, count = _POINTS_BACK.subn(said, asking, count=1)
+    if not count:
+        return None
+    found = answer_data(eng, asked)
+    return found if found.text is not None and found.uncovered is None else None
 
 
 _ASIDE = re.compile(r"\s*\(([^()]*)\)")
