@@ -239,6 +239,7 @@ def test_the_blind_dev_sets_hold_their_measured_level(eng, name, correct_at_leas
     "is HMM Hanbada longer than COSCO Galaxy", "Where does voyage 1046 go from and to?",
     "how many manifest lines are dangerous goods", "total weight of frozen shrimp on the manifest, in tonnes",
     "containers that are not reefers", "lines that belong to no alliance", "from which ports do the Evergreen ships depart",
+    "ports that no voyage starts or ends at",
 ])
 def test_every_composed_query_parses_as_oracle_sql(eng, question):
     """The composed SELECTs run on both engines: each parses with sqlglot's Oracle dialect, binds
@@ -1350,3 +1351,22 @@ def test_a_question_pointing_back_at_the_one_record_the_message_named_asks_about
     # a time in the other sentences would be dropped: no reading then
     assert assistant._about_the_record_told(eng, f"box {number} was re-booked last Tuesday.", "what type is it?") is None
     assert assistant._about_the_record_told(eng, f"box {number} is ours.", "what type is it?") is not None
+
+
+def test_rows_no_row_below_points_at_by_the_end_the_words_name(eng):
+    never_in = {r[0] for r in _one(eng, "SELECT PORT_NAME FROM {o}.PORTS p WHERE NOT EXISTS (SELECT 1 FROM {o}.VOYAGES v "
+                                        "WHERE v.DESTINATION_PORT_ID = p.PORT_ID)")}
+    unused = {r[0] for r in _one(eng, "SELECT PORT_NAME FROM {o}.PORTS p WHERE NOT EXISTS (SELECT 1 FROM {o}.VOYAGES v "
+                                      "WHERE v.DESTINATION_PORT_ID = p.PORT_ID OR v.ORIGIN_PORT_ID = p.PORT_ID)")}
+    silent = {r[0] for r in _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS s WHERE NOT EXISTS "
+                                      "(SELECT 1 FROM {o}.VESSEL_POSITIONS p WHERE p.IMO_NUMBER = s.IMO_NUMBER)")}
+    assert never_in != unused and silent  # the data tells the two ends apart
+    for question, expected in (("which ports does no sailing ever end up in?", never_in),
+                               ("any port that no voyage leaves from or arrives at, at all?", unused),
+                               ("ships that have no AIS report on file right now", silent)):
+        a = _answer(eng, question)
+        assert "NOT EXISTS" in a.plan.sql and all(name in a.text for name in expected), question
+    # a narrowing of the rows said to be missing cannot go inside one query: no plan, not a wider answer
+    assert assistant.answer_data(eng, "ports with no voyage arriving in June?").text is None
+    # a word that names a column of its own is another question
+    assert assistant.answer_data(eng, "which carriers have no ships flagged in their own HQ country?").text is None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import calendar
 import datetime
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -481,7 +482,7 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _current_voyage(words, schema, spec)
     _contents(words, schema, spec, named)
     _qualifiers(words, spec, named, used_columns, schema)
-    _negations(words, schema, spec, links)
+    _negations(words, schema, spec, links, used_columns)
     _action(words, schema, spec, named, used_columns)
     _one_per_name(spec)
 
@@ -489,8 +490,9 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
 def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
     """Shows each named column of the target (or of a table above it) that no filter, group or
     measure took."""
+    below = {f.value[0] for f in spec.filters if f.op == "none"}
     for col in named:
-        if col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
+        if col.table not in below and col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
                 and col != spec.measure and col != spec.group and col not in spec.show \
                 and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
             spec.show.append(col)
@@ -754,7 +756,7 @@ def _plan_vocabulary(schema: Schema, spec: Spec) -> set[str]:
     comment it reads (what the table is; the rest explains, and explaining a word is not answering
     it: a ship "never changes" its IMO number), its date columns (a voyage's "departures") and the
     words of the columns it uses."""
-    tables = {spec.target} | {c.table for c in _plan_columns(spec)}
+    tables = {spec.target} | {c.table for c in _plan_columns(spec)} | {f.value[0] for f in spec.filters if f.op == "none"}
     for table in list(tables):
         tables |= {hop[2] for hop in schema.path(spec.target, table) or []}
     known = set(_QUESTION) | set(_PLAIN) | set(TABLE_NOUNS)
@@ -997,7 +999,7 @@ NEGATION_RE = re.compile(r"\b(?:not|never|without|except|exclud(?:e|es|ing)|leav
                          r"other\s+than|apart\s+from|besides|no(?!\.)|non)\b|n't\b", re.I)  # "IMO no." is a number
 
 
-def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> None:
+def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], used: set[str]) -> None:
     """Negates the value filter a negation word governs (its next value, within four words), or
     filters the rows with no value in the column it names, when that column's comment says what an
     empty value means ("not in any alliance": ALLIANCE IS NULL)."""
@@ -1012,9 +1014,94 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> 
             f.said = f"not {f.said}".replace("not with ", "without ")
         elif (col := _emptied_column(gap, schema, spec)) is not None:
             spec.filters.append(Filter(col, "is null", None, f"with no {_label(col)}"))
+        elif (none := _none_below(words, schema, spec, cue)) is not None:
+            spec.filters.append(none)
+            used |= _words_of_the_clause_taken(words, schema, cue)
         else:
             raise NoPlan(f"it says '{cue.group(0).strip()}', and I cannot tell which value it excludes")
         words.taken |= {i for i, (s, e, _) in enumerate(words.raw) if s < cue.end() and cue.start() < e}
+
+
+def _none_below(words: _Words, schema: Schema, spec: Spec, cue: re.Match) -> Filter | None:
+    """"Ports no voyage ever ends at", "vessels without a position report", "ports with no departures":
+    the target's rows that no row of one table below it points at, through the foreign keys the words
+    after the negation name (by that table's noun, or by the end a key's comment says it is: a port of
+    arrival or of departure; both when the words name both ends, or none)."""
+    gap = _clause_after(words.text, cue.end())
+    chosen = _keys_below(schema, spec.target, _tables_said(schema, gap), _ends_said(gap))
+    if len({t for t, _ in chosen}) != 1:
+        return None
+    table = chosen[0][0]
+    if any(f.column.table == table for f in spec.filters):
+        raise NoPlan(f"it narrows the {noun(table)} it says there are none of, which one query here cannot do")
+    ref_col = next(r for t, c, ref, r in schema.foreign_keys if (t, c, ref) == (table, chosen[0][1], spec.target))
+    key = next(c for c in schema.columns[spec.target] if c.name == ref_col)
+    one_end = {_end_of(schema, table, c) for _, c in chosen}
+    end_said = next(iter(one_end)) if len(one_end) == 1 else None
+    said = f"with no {noun(table, False)}" + {"arrival": " arriving", "departure": " leaving"}.get(end_said or "", "")
+    return Filter(key, "none", (table, tuple(c for _, c in chosen)), said)
+
+
+def _tables_said(schema: Schema, text: str) -> set[str]:
+    """The tables a text names: by their nouns, or by the words of what the table is ("no AIS report")."""
+    said = set(words_of(text))
+    return {TABLE_NOUNS[w] for w in said if w in TABLE_NOUNS} | {
+        table for table, comment in schema.table_comments.items()
+        if said & (set(words_of(re.split(r"[.:]", comment, maxsplit=1)[0])) - set(TABLE_NOUNS) - _PLAIN - _QUESTION)}
+
+
+def _ends_said(text: str) -> set[str]:
+    """The ends of a trip a text names: arrival, departure, both ("goes to or comes from")."""
+    if re.search(rf"\b(?:{_EITHER_END})", text, re.I):
+        return {"arrival", "departure"}
+    return {end for end, said in (("arrival", _ARRIVES), ("departure", _DEPARTS)) if re.search(rf"\b(?:{said})", text, re.I)}
+
+
+def _keys_below(schema: Schema, target: str, tables: set[str], ends: set[str]) -> list[tuple[str, str]]:
+    """(table, key) of the foreign keys from tables below the target that the words pick: by the
+    table's name when no end is said, else by the end each key is."""
+    out = []
+    for table, col, ref, _ in schema.foreign_keys:
+        if ref != target or table == target:
+            continue
+        end = _end_of(schema, table, col)
+        if (table in tables and not ends) or (end is not None and (not ends or end in ends) and (table in tables or ends)):
+            out.append((table, col))
+    return out
+
+
+def _words_of_the_clause_taken(words: _Words, schema: Schema, cue: re.Match) -> set[str]:
+    """After a "no rows below" filter, the clause's words say how the rows below point here ("appear
+    as a destination", "ever goes to or comes from"): taken, except a word that names a column of its
+    own ("no ships flagged in their HQ country" is not the same question). Returns the columns the
+    taken words seemed to name (a "departure" is an end here, not a date to show)."""
+    end = cue.end() + len(_clause_after(words.text, cue.end()))
+    ends = re.compile(rf"\b(?:{_ARRIVES}|{_DEPARTS})", re.I)
+    seemed: set[str] = set()
+    for i, (st, _end, _) in enumerate(words.raw):
+        if not cue.end() <= st < end or i in words.taken:
+            continue
+        role = any(m.start() <= st < m.end() for m in ends.finditer(words.text))
+        names = words.mapped[i] not in TABLE_NOUNS and any(
+            score >= 1.5 for score, _ in schema.columns_named([words.mapped[i]], sorted(schema.columns)))
+        if names and not role:
+            continue
+        words.taken.add(i)
+        seemed |= {c.ref for cols in schema.columns.values() for c in cols if words.mapped[i] in c.words}
+    return seemed
+
+
+def _clause_after(text: str, at: int) -> str:
+    """The words after a position up to the end of their clause ("..., and their carriers?" is another)."""
+    return re.split(r"[?;]|\s[-–]\s|,?\s+and\b(?!\s+(?:to|from)\b)|,\s*(?=(?:what|which|who|whose|where|when|how)\b)",
+                    text[at:], maxsplit=1)[0]
+
+
+def _end_of(schema: Schema, table: str, column: str) -> str | None:
+    """"arrival" or "departure" when a foreign key's comment says which end of a trip it is."""
+    comment = next((c.comment for c in schema.columns.get(table, []) if c.name == column), "")
+    first = set(words_of(re.split(r"[.(:;]", comment, maxsplit=1)[0]))
+    return next((end for end in ("arrival", "departure") if end in first), None)
 
 
 def _filters_negated(words: _Words, spec: Spec, links: list[Link], cue: re.Match) -> list[Filter]:
@@ -1478,14 +1565,18 @@ _EITHER_END = r"from\s+(?:or|and|&|/)\s+to|to\s+(?:or|and|&|/)\s+from|in\s+(?:or
 _ENDS_AT = r"end(?:s|ed|ing)? up|end(?:s|ed|ing)? (?:in|at)|finish\w* (?:in|at)|terminat\w*|(?:sail\w*|go(?:es)?|travel\w*) to"
 
 
+_ARRIVES = (r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|"
+            r"land(?:s|ing|ed)?|" + _ENDS_AT)
+_DEPARTS = r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from"
+
+
 def _voyage_end(words: _Words, *, either: bool = False) -> str:
     """The end of a voyage the words say a port is at; EITHER (when allowed) for both."""
     if either and words.has(_EITHER_END):
         return "EITHER"
-    if words.has(r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|"
-                 r"land(?:s|ing|ed)?|" + _ENDS_AT):
+    if words.has(_ARRIVES):
         return "DESTINATION"
-    if words.has(r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from"):
+    if words.has(_DEPARTS):
         return "ORIGIN"
     raise NoPlan("it does not say whether a voyage's port of departure or of arrival counts")
 
@@ -1902,6 +1993,11 @@ def _condition(f: Filter, joins: _Joins, params: dict[str, Any]) -> str:
                 + SQL["compare"].format(ref=ref, op="<=", bind=_bind(params, f.value2)))
     if f.op in ("is null", "is not null"):
         return SQL["is_null" if f.op == "is null" else "not_null"].format(ref=ref)
+    if f.op == "none":  # no row of the table below points at this one, by any of the keys named
+        table, keys = f.value
+        points = [SQL["points_at"].format(col=k, ref=ref) for k in keys]
+        return SQL["none_below"].format(table=table, conditions=functools.reduce(
+            lambda a, b: SQL["either"].format(first=a, second=b), points))
     if f.op == "contains":
         return SQL["contains"].format(ref=ref, bind=_bind(params, f.value))
     if f.op in ("not", "not in"):  # other values, and rows with no value at all

@@ -174,6 +174,11 @@ COMPOSE_SQL = {
     "contains": "UPPER({ref}) LIKE :{bind}",
     "not_null": "{ref} IS NOT NULL",
     "is_null": "{ref} IS NULL",
+    # the row no row of a table below points at ("ports no voyage ends at"); a correlated [NOT] EXISTS
+    # subquery is standard SQL and Oracle's (SQL Language Reference, "EXISTS Condition":
+    # https://docs.oracle.com/cd/E57425_01/121/SQLRF/conditions013.htm)
+    "none_below": "NOT EXISTS (SELECT 1 FROM {table} n WHERE {conditions})",
+    "points_at": "n.{col} = {ref}",
     "either": "({first} OR {second})",
     "both": "({first} AND {second})",
     "count": "COUNT(*) AS N",
