@@ -287,6 +287,9 @@ def _more_of_which(words: _Words, schema: Schema, spec: Spec) -> None:
     if col.table == spec.target and (col == schema.name_column(col.table) or
                                      col.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE")):
         return
+    if col.table != spec.target and words.has(r"takes?|carr(?:y|ies)|holds?|fits?|loads?|capacit\w*") and \
+            not words.has(r"on board|aboard|loaded|booked|carrying|now|currently"):
+        return  # "which ship takes more boxes?" asks what each can take, not what its voyages carried
     spec.action, spec.group = "group", col
 
 
