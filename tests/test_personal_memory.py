@@ -223,3 +223,15 @@ def test_a_role_qualified_by_a_word_of_the_data_is_not_answered_by_another_of_th
     # an ordinary word before the role ("main") says nothing of which one
     answer, _, _ = _ask(service, "qual-a", "who is my main buyer again?", {"qual-a": None})
     assert "Pelloni" in answer
+
+
+def test_whether_to_book_an_item_for_a_party_of_theirs_is_not_answered_by_the_catalog(eng):
+    service, thread = ChatService(eng), {}
+    _ask(service, "for-them", "For Ortega Foods we always add cargo insurance, it's in their contract.", thread)
+    _ask(service, "for-them", "Ortega told me today they cover it with their own policy now, no insurance from us.",
+         thread)
+    answer, mode, _ = _ask(service, "for-them", "so do I still add insurance for them?", thread)
+    assert not (mode in ("rag", "hybrid") and "SV-INSURE" in answer)  # a list price says nothing of their deal
+    # a need described in goods is still the catalog's
+    _, mode, body = _ask(service, "for-them", "do I need a reefer for frozen fish?", thread)
+    assert body["decision_explain"].get("handler", "").startswith("grounded")

@@ -629,10 +629,20 @@ _WE_PAY = re.compile(r"\b(?:are|were|have)\s+(?:we|i)\s+(?:been\s+)?(?:paying|ch
 
 def _users_own(question: str) -> str | None:
     """What of the user's own a question asks about that no catalog row holds: their people or deals
-    ("which of my customers had the vaccine reefer?"), or the rate they pay; None otherwise."""
+    ("which of my customers had the vaccine reefer?"), the rate they pay, or whether they should book
+    something for a party of theirs ("do I still add insurance for them?"); None otherwise."""
     if m := _OWN_PARTY.search(question):
         return m.group(1) or m.group(2)
+    if _FOR_THEM.search(question):
+        return "arrangements with them"
     return "rate" if _WE_PAY.search(question) else None
+
+
+# "so do I still add insurance for them?", "should we book transloading for the Okonkwo shipment?": what
+# the user agreed with a party of theirs, which a list price does not say
+_FOR_THEM = re.compile(r"^\W*(?:so\s+|and\s+)?(?:do|does|should|must|shall|need)\s+(?:i|we)\s+(?:still\s+|also\s+)?"
+                       r"(?:need\s+to\s+|have\s+to\s+)?(?:need|add|book|put|include|get|order|take|buy)\b.*"
+                       r"\bfor\s+(?:them|him|her|(?-i:(?:the\s+)?[A-Z][\w&'-]+))", re.I)
 
 
 def _catalog_cannot_hold(question: str) -> str | None:
