@@ -235,3 +235,14 @@ def test_whether_to_book_an_item_for_a_party_of_theirs_is_not_answered_by_the_ca
     # a need described in goods is still the catalog's
     _, mode, body = _ask(service, "for-them", "do I need a reefer for frozen fish?", thread)
     assert body["decision_explain"].get("handler", "").startswith("grounded")
+
+
+def test_a_catalog_answer_that_ignores_a_thing_of_theirs_named_by_their_own_name_is_not_grounded(eng):
+    service, thread = ChatService(eng), {}
+    _ask(service, "own-name", "Norvalis is our biggest customer, they ship frozen cod out of Rotterdam.", thread)
+    answer, mode, body = _ask(service, "own-name", "what would pre-trip inspections cost for all the Norvalis reefers?",
+                              thread)
+    assert mode == "fallback" and "Norvalis" in answer and "SV-PTI" not in answer
+    # without a name of theirs the catalog still answers
+    _, mode, body = _ask(service, "own-name", "what does a pre-trip inspection cost?", thread)
+    assert mode == "rag" and body["decision_explain"]["handler"].startswith(("grounded", "catalog"))

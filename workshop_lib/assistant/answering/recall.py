@@ -629,6 +629,25 @@ _WORKED_OUT = re.compile(r"\bhow (?:many|much|long)\b|\b(?:total|combined|altoge
                          r"compare\w*|more|less|fewer)\b", re.I)
 
 
+def catalog_of_their_own(eng: Engine, question: str, answered: ChatAnswer, *, user_id: str,
+                         agent_id: str) -> ChatAnswer | None:
+    """A catalog answer to a question about a thing of the user's named by their own name ("PTIs for all
+    of the Medivax reefers", "insurance on the Ferretti furniture"): the list rows know nothing of it,
+    so under a grounded badge they would answer another question. The user's own words that answer,
+    else an honest fallback that names it; None when the answer is not the catalog's or names none."""
+    handler = str(answered.decision_explain.get("handler", ""))
+    if answered.mode == "fallback" or not handler.startswith(("grounded", "catalog")):
+        return None
+    named = [n for n in personal.own_names(eng, user_id=user_id, agent_id=agent_id)
+             if re.search(rf"(?<![\w-]){re.escape(n.split()[0])}(?![\w-])", question, re.I)]
+    if not named:
+        return None
+    return words_said(eng, question, user_id=user_id, agent_id=agent_id) or _answer(
+        f"The catalog has list prices, but it knows nothing of {named[0]}, and what you told me does not "
+        "answer this offline.", "fallback", _explain(f"a catalog answer ignores {named[0]}, a name of the user's own",
+                                                      "fallback", catalog=answered.decision_explain.get("rows")), [])
+
+
 def _not_told(eng: Engine, question: str) -> ChatAnswer | None:
     """The honest fallback for a thing of the user's never told ("our boxes", "my reefers": a table or a
     kind of row of the data); None when the question is not about one."""

@@ -46,7 +46,7 @@ from starlette.routing import Route
 from workshop_lib import config
 from workshop_lib.assistant.answering import follow_up
 from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, answer_question
-from workshop_lib.assistant.answering.recall import recall_answer, words_said
+from workshop_lib.assistant.answering.recall import catalog_of_their_own, recall_answer, words_said
 from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
@@ -278,20 +278,26 @@ class ChatService:
         # scope; a sentence kept above is not stored a second time.
         observe_user_turn(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
                           kept_elsewhere=frozenset(w.text.strip() for w in kept if w.text))
-        stated = [w for w in kept if w.stored_id or w.forgotten]
-        if not stated:
-            recalled = recall_answer(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
-                                     thread_id=thread_id)
-            if recalled is not None:
-                return recalled
-        answered = answer_question(scoped, req["question"], llm=self.llm)
-        if answered.mode != "fallback" or stated:
-            return answered
+        if any(w.stored_id or w.forgotten for w in kept):
+            return answer_question(scoped, req["question"], llm=self.llm)
+        return self._about_theirs_or_handled(scoped, req["question"], thread_id, user_id)
+
+    def _about_theirs_or_handled(self, scoped: Engine, question: str, thread_id: str, user_id: str) -> ChatAnswer:
+        """A turn that stated nothing: their memory with the data (recall.py), else the router's handler
+        (a catalog answer that ignores a thing of theirs declined), else the last readings."""
+        agent_id = self.eng.agent_id
+        recalled = recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        if recalled is not None:
+            return recalled
+        answered = answer_question(scoped, question, llm=self.llm)
+        theirs = catalog_of_their_own(self.eng, question, answered, user_id=user_id, agent_id=agent_id)
+        if theirs is not None or answered.mode != "fallback":
+            return theirs or answered
         # no handler answered: a follow-up with what the thread's previous question named ("and the ETA?"),
         # or the user's own words ("who inspected the Brightwater box?"), not read for a recipe or a greeting
         off_topic = (answered.route or {}).get("label") in ("OUT_OF_SCOPE", "SMALL_TALK")
-        return self._as_follow_up(scoped, req["question"], thread_id) or (None if off_topic else words_said(
-            self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id)) or answered
+        return self._as_follow_up(scoped, question, thread_id) or (
+            None if off_topic else words_said(self.eng, question, user_id=user_id, agent_id=agent_id)) or answered
 
     def _as_follow_up(self, scoped: Engine, question: str, thread_id: str) -> ChatAnswer | None:
         """The question read with the records the thread's previous question named, when a handler
