@@ -246,3 +246,14 @@ def test_a_catalog_answer_that_ignores_a_thing_of_theirs_named_by_their_own_name
     # without a name of theirs the catalog still answers
     _, mode, body = _ask(service, "own-name", "what does a pre-trip inspection cost?", thread)
     assert mode == "rag" and body["decision_explain"]["handler"].startswith(("grounded", "catalog"))
+
+
+def test_a_remembered_box_asked_two_things_is_not_grounded_on_one(eng):
+    number, size = _one(eng, "SELECT CONTAINER_NUMBER, SIZE_TYPE FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID")
+    service, thread = ChatService(eng), {}
+    _ask(service, "two-things", f"our box is {number}, booked for Rowan & Pike.", thread)
+    answer, mode, _ = _ask(service, "two-things", "what size is my box, and what did the customs broker say about it?",
+                           thread)
+    assert mode == "fallback"  # the broker's words are nowhere: the size alone is half an answer
+    answer, mode, _ = _ask(service, "two-things", "what size is my box?", thread)
+    assert mode == "rag" and size in answer

@@ -327,7 +327,9 @@ def _all_shown(question: str, asked_parts: list[str], answers: list[Any]) -> boo
 def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str] | None:
     """The question asked as the data questions of the thing's voyage, else as one about a column of
     a table joined to it, when every part is answered; None otherwise."""
-    for asked_parts in (_voyage_questions(question, rec), [personal.context_question(eng, question, rec, any_table=True)]):
+    one_part = len(assistant.asked_clauses(question)) < 2  # one data question for a question of two is half an answer
+    for asked_parts in (_voyage_questions(question, rec),
+                        [personal.context_question(eng, question, rec, any_table=True) if one_part else None]):
         asked_parts = [a for a in asked_parts if a]
         answers = [assistant.answer_data(eng, a) for a in asked_parts]
         if _all_shown(question, asked_parts, answers):
@@ -339,7 +341,7 @@ def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tu
 def _answered_from_context(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str] | None:
     """The question about a column of the thing's own table that the whole turn names, when its answer
     shows what the question asks; None otherwise."""
-    asked = personal.context_question(eng, question, rec)
+    asked = personal.context_question(eng, question, rec) if len(assistant.asked_clauses(question)) < 2 else None
     if asked:
         more = assistant.answer_data(eng, asked)
         if more.text is not None and more.plan is not None and _covers(question, more.plan):
@@ -692,6 +694,10 @@ def _data_answer(data: Any, data_question: str, rec: personal.Recalled, said: st
                   "params": {k: str(v) for k, v in plan.params.items()},
                   "rows_shown": data.rows_shown, "shape": plan.spec.action}
     text = f"{data.text}\n(For your {_called(rec)}, {rec.value}: {said}.)"
+    if data.uncovered is not None:  # a part the rows do not show: said, and never under a grounded badge
+        return _answer(f"I can answer only part of this offline.\n{text}\nI cannot also answer “{data.uncovered}”.",
+                       "fallback", _explain(data.reason, "fallback", memory=source, data_question=data_question,
+                                            sql=plan.sql, uncovered=data.uncovered), [])
     return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
                                          sql=plan.sql, params=sql_source["params"]), [source, sql_source])
 
