@@ -257,3 +257,14 @@ def test_a_remembered_box_asked_two_things_is_not_grounded_on_one(eng):
     assert mode == "fallback"  # the broker's words are nowhere: the size alone is half an answer
     answer, mode, _ = _ask(service, "two-things", "what size is my box?", thread)
     assert mode == "rag" and size in answer
+
+
+def test_a_preference_said_with_a_question_answers_the_question_and_alone_is_acknowledged(eng):
+    number, kg = _one(eng, "SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID")
+    service, thread = ChatService(eng), {}
+    answer, mode, _ = _ask(service, "pref-q", f"I think in tonnes, so weights in tonnes please, not kilos. What's the "
+                                              f"VGM of {number}?", thread)
+    assert mode == "rag" and f"{kg / 1000:.2f}".rstrip("0").rstrip(".") in answer and "tonnes" in answer
+    answer, mode, body = _ask(service, "pref-q", "keep the answers short please, I'm on my phone.", thread)
+    assert mode == "fallback" and answer.startswith("Noted") and "short" in answer
+    assert body["decision_explain"]["handler"] == "preferences"

@@ -259,15 +259,23 @@ class ChatService:
 
     def _answer_turn(self, scoped: Engine, req: dict[str, Any], thread_id: str, user_id: str) -> ChatAnswer:
         """The answer in the user's preferred units and length (every answer path)."""
-        # a preference stated in this turn applies from this turn on
+        # a preference stated in this turn applies from this turn on; the rest of the turn is what it asks
+        stated = preferences.extract(req["question"])
         preferences.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id)
-        result = self._answer_path(scoped, req, thread_id, user_id)
+        asked = preferences.without_stated(req["question"], stated) if stated else req["question"]
+        result = self._answer_path(scoped, req, thread_id, user_id, asked) or ChatAnswer(
+            preferences.noted(stated), "fallback", {"intent": "PREFERENCE", "handler": "preferences", "mode": "fallback",
+                                                    "reason": "the turn only states how answers should be given",
+                                                    "used_llm": "none"}, [], [], "none", None, False)
         prefs = preferences.settings(self.eng, user_id, self.eng.agent_id)
         rendered = preferences.render(result.answer, prefs) if prefs else result.answer
         return dataclasses.replace(result, answer=rendered) if rendered != result.answer else result
 
-    def _answer_path(self, scoped: Engine, req: dict[str, Any], thread_id: str, user_id: str) -> ChatAnswer:
-        """The answer: Part 6's agent when asked for, else the router's handler (the timed part)."""
+    def _answer_path(self, scoped: Engine, req: dict[str, Any], thread_id: str, user_id: str,
+                     asked: str) -> ChatAnswer | None:
+        """The answer: Part 6's agent when asked for, else the router's handler (the timed part). What the
+        user says is observed whole; `asked` is what is left to answer (the turn without its preferences):
+        None when nothing is."""
         if req.get("agent"):
             return agent_answer(scoped, req["question"], thread_id, llm=self.llm)  # logs the thread itself
         # What they say about their own things (their values, names, places, sums), and a question
@@ -278,9 +286,11 @@ class ChatService:
         # scope; a sentence kept above is not stored a second time.
         observe_user_turn(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
                           kept_elsewhere=frozenset(w.text.strip() for w in kept if w.text))
+        if not asked.strip():
+            return None
         if any(w.stored_id or w.forgotten for w in kept):
-            return answer_question(scoped, req["question"], llm=self.llm)
-        return self._about_theirs_or_handled(scoped, req["question"], thread_id, user_id)
+            return answer_question(scoped, asked, llm=self.llm)
+        return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
 
     def _about_theirs_or_handled(self, scoped: Engine, question: str, thread_id: str, user_id: str) -> ChatAnswer:
         """A turn that stated nothing: their memory with the data (recall.py), else the router's handler

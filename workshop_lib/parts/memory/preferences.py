@@ -161,6 +161,21 @@ def extract(text: str) -> list[Preference]:
     return out
 
 
+def without_stated(text: str, stated: list[Preference]) -> str:
+    """The turn without the sentences that only stated a preference ("weights in tonnes please, not
+    kilos. What's the VGM of X?" asks the VGM): what is left to answer."""
+    said = {p.text for p in stated}
+    return " ".join(s for s in re.split(r"(?<=[.!?;])\s+|\n+", text or "") if s.strip() and s.strip() not in said)
+
+
+def noted(stated: list[Preference]) -> str:
+    """The acknowledgement of a turn that only stated preferences, in the user's terms."""
+    said = {"weight": "weights in {}", "money": "amounts in {}", "currency": "amounts in {}", "usd_rate": "{} to the dollar",
+            "dates": "dates {}", "distance": "lengths in {}", "length": "{} answers"}
+    parts = [said.get(p.dimension, p.dimension + " {}").format(p.unit.replace("_", " ")) for p in stated]
+    return f"Noted: {', '.join(dict.fromkeys(parts))}, from now on."
+
+
 def _sentence_preferences(sentence: str) -> list[Preference]:
     out = []
     for dimension, units in UNITS.items():
