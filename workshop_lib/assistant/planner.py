@@ -289,7 +289,8 @@ def _more_of_which(words: _Words, schema: Schema, spec: Spec) -> None:
         return
     if col.table != spec.target and words.has(r"takes?|carr(?:y|ies)|holds?|fits?|loads?|capacit\w*") and \
             not words.has(r"on board|aboard|loaded|booked|carrying|now|currently"):
-        return  # "which ship takes more boxes?" asks what each can take, not what its voyages carried
+        # "which ship takes more boxes?" asks what each can take: neither what its voyages carried nor a list
+        raise NoPlan("it compares what each can take, and no count of its rows says that")
     spec.action, spec.group = "group", col
 
 
