@@ -1370,3 +1370,13 @@ def test_rows_no_row_below_points_at_by_the_end_the_words_name(eng):
     assert assistant.answer_data(eng, "ports with no voyage arriving in June?").text is None
     # a word that names a column of its own is another question
     assert assistant.answer_data(eng, "which carriers have no ships flagged in their own HQ country?").text is None
+
+
+def test_a_service_asked_for_by_what_it_does_is_the_catalogs_even_with_documents(docs_eng):
+    from workshop_lib.assistant import catalog_links
+    from workshop_lib.assistant.answering.answer import answer_question
+    assert catalog_links.asks_for_item("who can clear our goods through customs for us?")
+    assert not catalog_links.asks_for_item("who can see the claims in this system?")
+    a = answer_question(docs_eng, "who could handle filing our import declaration and paying the duties?")
+    assert a.mode == "rag" and a.decision_explain["handler"].startswith(("grounded", "catalog"))
+    assert "SV-CUSTOMS" in a.answer

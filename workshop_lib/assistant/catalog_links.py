@@ -56,6 +56,8 @@ _REQUEST_RE = re.compile(r"\b(?:recommend\w*|suggest\w*|best (?:equipment|contai
                          r"(?!\s+(?:are|is|were|was|have|has|had|hold\w*|carr\w+|contain\w*|went|go\w*|sail\w*|"
                          r"arriv\w*|depart\w*|left|on|in)\b)|"
                          r"(?:what|which) (?:would|should|do|can|could) (?:you|i|we) use|"
+                         # "who can sort the hazmat paperwork": a service asked for by what it does
+                         r"who (?:can|could|will) (?:help|do|file|sort|handle|arrange|book|clear|take care|organi[sz]e)|"
                          # "what should I ship it in?": what to put the goods in
                          r"what (?:should|do|can|could) (?:i|we) (?:ship|send|put|move|carry|pack|load)(?: \w+){0,2} in|"
                          r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|how much|what do (?:i|we) need)\b",

@@ -141,8 +141,18 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
         return rows
     if (located := _located(eng, question, decision, llm)) is not None:
         return located
-    return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
-        _documents_only(eng, question, decision, llm, docs, vector)
+    return _requested_item(eng, question, decision, llm) or _catalog_or_column(eng, question, decision, llm, vector, docs) \
+        or _documents_only(eng, question, decision, llm, docs, vector)
+
+
+def _requested_item(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer | None:
+    """"What box do you recommend for bananas?", "who can sort the hazmat paperwork?": a request for an
+    item is the catalog's (Part 5's match), whatever a document says about the goods; None when it is
+    no request, names a record of the data, or no item grounds it."""
+    if not catalog_links.asks_for_item(question) or assistant.named_records(eng, question):
+        return None
+    requested = _grounded(eng, question, replace(decision, label="EQUIPMENT_RAG"), llm)
+    return requested if requested.mode == "rag" else None
 
 
 # a point written as latitude and longitude: "36.0 N, 5.0 W", "36°N 5°W"
