@@ -214,7 +214,7 @@ def test_a_question_about_another_thing_than_the_remembered_box_is_not_answered_
 
 def test_a_role_qualified_by_a_word_of_the_data_is_not_answered_by_another_of_that_role(eng):
     # coffee and tyres are goods of the data: each says which customer is meant
-    service, thread = ChatService(eng), {}
+    service, thread = ChatService(eng), dict[str, str]()
     _ask(service, "qual-a", "my tyre buyer is Pelloni Gomme, they take everything we land in Genoa.", thread)
     answer, mode, _ = _ask(service, "qual-a", "who's our coffee customer?", {"qual-a": None})
     assert "Pelloni" not in answer and mode not in ("rag", "hybrid")
@@ -226,7 +226,7 @@ def test_a_role_qualified_by_a_word_of_the_data_is_not_answered_by_another_of_th
 
 
 def test_whether_to_book_an_item_for_a_party_of_theirs_is_not_answered_by_the_catalog(eng):
-    service, thread = ChatService(eng), {}
+    service, thread = ChatService(eng), dict[str, str]()
     _ask(service, "for-them", "For Ortega Foods we always add cargo insurance, it's in their contract.", thread)
     _ask(service, "for-them", "Ortega told me today they cover it with their own policy now, no insurance from us.",
          thread)
@@ -238,7 +238,7 @@ def test_whether_to_book_an_item_for_a_party_of_theirs_is_not_answered_by_the_ca
 
 
 def test_a_catalog_answer_that_ignores_a_thing_of_theirs_named_by_their_own_name_is_not_grounded(eng):
-    service, thread = ChatService(eng), {}
+    service, thread = ChatService(eng), dict[str, str]()
     _ask(service, "own-name", "Norvalis is our biggest customer, they ship frozen cod out of Rotterdam.", thread)
     answer, mode, body = _ask(service, "own-name", "what would pre-trip inspections cost for all the Norvalis reefers?",
                               thread)
@@ -250,7 +250,7 @@ def test_a_catalog_answer_that_ignores_a_thing_of_theirs_named_by_their_own_name
 
 def test_a_remembered_box_asked_two_things_is_not_grounded_on_one(eng):
     number, size = _one(eng, "SELECT CONTAINER_NUMBER, SIZE_TYPE FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID")
-    service, thread = ChatService(eng), {}
+    service, thread = ChatService(eng), dict[str, str]()
     _ask(service, "two-things", f"our box is {number}, booked for Rowan & Pike.", thread)
     answer, mode, _ = _ask(service, "two-things", "what size is my box, and what did the customs broker say about it?",
                            thread)
@@ -261,7 +261,7 @@ def test_a_remembered_box_asked_two_things_is_not_grounded_on_one(eng):
 
 def test_a_preference_said_with_a_question_answers_the_question_and_alone_is_acknowledged(eng):
     number, kg = _one(eng, "SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID")
-    service, thread = ChatService(eng), {}
+    service, thread = ChatService(eng), dict[str, str]()
     answer, mode, _ = _ask(service, "pref-q", f"I think in tonnes, so weights in tonnes please, not kilos. What's the "
                                               f"VGM of {number}?", thread)
     assert mode == "rag" and f"{kg / 1000:.2f}".rstrip("0").rstrip(".") in answer and "tonnes" in answer
