@@ -33,14 +33,14 @@ def test_trace_records_each_statement_with_its_binds_and_entry_point(eng: Embedd
     db.query(db.statements.ping)  # before the trace: not recorded
     with db.trace() as sent:
         db.query("SELECT :a + :b", {"b": 2, "a": 1})
-        db.execute("CREATE TABLE t_seam (x INTEGER)")
         with db.transaction() as cur:
+            cur.execute("CREATE TABLE t_seam (x INTEGER)")
             cur.execute("INSERT INTO t_seam (x) VALUES (:x)", {"x": 1})
         with db.cursor() as cur:
             assert cur.execute("SELECT x FROM t_seam").fetchall() == [(1,)]
     db.query(db.statements.ping)  # after it: not recorded either
     assert sent == [Sent("SELECT :a + :b", ("a", "b"), "query"),
-                    Sent("CREATE TABLE t_seam (x INTEGER)", (), "execute"),
+                    Sent("CREATE TABLE t_seam (x INTEGER)", (), "transaction"),
                     Sent("INSERT INTO t_seam (x) VALUES (:x)", ("x",), "transaction"),
                     Sent("SELECT x FROM t_seam", (), "cursor")]
 

@@ -31,7 +31,7 @@ class Sent(NamedTuple):
 
     statement: str
     binds: tuple[str, ...]  # the bind names, sorted (positional binds: "1", "2" ...)
-    via: str                # the entry point it went through: "query", "execute", "cursor",
+    via: str                # the entry point it went through: "query", "cursor",
                             # "transaction", "supplychain.read_only_query", "supplychain.counts" ...
 
 
@@ -67,10 +67,6 @@ class Database(Protocol):
 
     def query(self, statement: str, binds: Mapping[str, object] | None = None) -> list[Row]:
         """Every row of one statement (for small results)."""
-        ...
-
-    def execute(self, statement: str, binds: Mapping[str, object] | None = None) -> int:
-        """Run one statement that returns no rows in its own transaction; the rows it changed."""
         ...
 
     def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
