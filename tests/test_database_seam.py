@@ -50,11 +50,25 @@ def test_the_outermost_entry_point_names_what_a_schema_method_sent(eng: Embedded
 
     supplychain.seed(eng, progress=False)
     with eng.trace() as sent:
-        eng.supplychain.counts(supplychain_data.TABLES[:2])
+        eng.supplychain.data_dictionary("SUPPLYCHAIN")  # its queries run through query() and a cursor
         eng.supplychain.read_only_query("SELECT COUNT(*) FROM PORTS WHERE unlocode <> :p0", params={"p0": "x"})
     vias = [s.via for s in sent]
-    assert vias == ["supplychain.counts", "supplychain.counts", "supplychain.read_only_query"]
-    assert sent[-1].binds == ("p0",)
+    assert len(vias) > 2 and set(vias[:-1]) == {"supplychain.data_dictionary"}
+    assert vias[-1] == "supplychain.read_only_query" and sent[-1].binds == ("p0",)
+
+
+def test_counts_and_first_rows_are_plain_queries_of_the_dialects_statements(eng: EmbeddedEngine) -> None:
+    from workshop_lib.data import supplychain
+
+    supplychain.seed(eng, progress=False)
+    with eng.trace() as sent:
+        counted = supplychain.counts(eng, supplychain_data.TABLES[:2])
+        first = supplychain.sample(eng, "ports", 2, ["unlocode"])
+    names = [t.name for t in supplychain_data.TABLES[:2]]
+    assert counted == {n: len(supplychain_data.rows()[n]) for n in names}
+    assert len(first) == 2 and list(first.columns) == ["UNLOCODE"]
+    assert [s.via for s in sent] == ["query", "query", "query"]
+    assert sent[0].statement == eng.statements.supplychain.count(supplychain_data.TABLES[0])
 
 
 def test_traces_nest_and_end_with_their_block(eng: EmbeddedEngine) -> None:

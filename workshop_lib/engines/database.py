@@ -32,7 +32,7 @@ class Sent(NamedTuple):
     statement: str
     binds: tuple[str, ...]  # the bind names, sorted (positional binds: "1", "2" ...)
     via: str                # the entry point it went through: "query", "cursor",
-                            # "transaction", "supplychain.read_only_query", "supplychain.counts" ...
+                            # "transaction", "supplychain.read_only_query", "supplychain.data_dictionary" ...
 
 
 def query_named(db: Database, statement: str, binds: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
@@ -85,7 +85,7 @@ class StoreDatabase(Database, Protocol):
 
 
 # The entry point the statements now being sent went through: the outermost one wins, so a
-# statement `supplychain.counts()` runs through `query()` is told as sent by counts.
+# statement `supplychain.data_dictionary()` runs through `query()` is told as sent by data_dictionary.
 _VIA: ContextVar[str | None] = ContextVar("workshop_sql_entry", default=None)
 
 

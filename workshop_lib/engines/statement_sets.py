@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from workshop_lib.engines.dbtypes import TableName, TableSpec
 from workshop_lib.engines.rows import (
     AliasLogRow,
     AliasRow,
@@ -227,6 +228,15 @@ class NativeHybridStatements:
 
 
 @dataclass(frozen=True)
+class SupplyChainStatements:
+    """Reads of SUPPLYCHAIN as loaded (data/supplychain.py: sample, counts), for a table the dataset's
+    specs or the dictionary name (identifiers checked there, never user text as it is)."""
+
+    count: Callable[[TableName], str]                       # one table's row count (CountRow)
+    first_rows: Callable[[TableSpec, list[str], int], str]  # the first n rows by primary key, the named columns
+
+
+@dataclass(frozen=True)
 class EngineStatements:
     """Every statement set of one engine, reached as `eng.statements.<set>`."""
 
@@ -235,6 +245,7 @@ class EngineStatements:
     docs: DocsStatements
     catalog: CatalogStatements
     chat: ChatStatements
+    supplychain: SupplyChainStatements             # SUPPLYCHAIN's row counts and first rows
     agent_queries: Mapping[str, str]               # Part 6's reference queries over SUPPLYCHAIN, by name
     ping: str                                      # the cheapest statement the database answers
     keyword_expression: Callable[[str], str | None]  # any user text as a safe full-text query, or None
