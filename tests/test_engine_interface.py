@@ -65,7 +65,7 @@ def test_each_engine_fills_the_grouped_parts(cls):
 def test_the_grouped_parts_are_abstract_where_an_engine_must_answer():
     assert {"embed", "count_tokens", "token_spans"} <= EmbeddingModel.__abstractmethods__
     assert {"load", "_read_dictionary", "nearest_ports", "_read_only"} <= SupplyChainSchema.__abstractmethods__
-    assert {"object_names", "create_objects", "drop_objects", "insert_returning_seq",
+    assert {"object_names", "create_objects", "drop_objects",
             "vector_param"} <= StoreBackend.__abstractmethods__
 
 

@@ -70,13 +70,14 @@ def ddl() -> Any:
 @dataclass(frozen=True)
 class StoreStatements:
     """The memory store (core/store.py). The searches and Part 3's retrieval read one scope (u, a)
-    and the shared schema knowledge (shared_u, shared_a; NULL leaves it out). Oracle's RECORD_INSERT also takes the out-bind
-    `new_seq`, which the store's backend supplies (StoreBackend.insert_returning_seq)."""
+    and the shared schema knowledge (shared_u, shared_a; NULL leaves it out). RECORD_SEQ reads the key
+    RECORD_INSERT generated, by the record's own key, in the same transaction."""
 
     META_SELECT: str = stmt("", MetaRow)
     META_INSERT: str = stmt("meta_key v")
     RECORD_GET: str = stmt("rt rid", RecordRow)
     RECORD_INSERT: str = stmt("rt rid tid u a role content meta")
+    RECORD_SEQ: str = stmt("rt rid", SeqRow)
     RECORD_LIST: str = stmt("rt tid tid_free u u_free a a_free hist", RecordRow)
     RECORD_NEWEST: str = stmt("rt tid tid_free u u_free a a_free hist n", RecordRow)
     RECORD_SET_CONTENT: str = stmt("content seq")
