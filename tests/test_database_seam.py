@@ -94,6 +94,13 @@ def test_nothing_outside_the_engines_reaches_a_driver_connection() -> None:
     assert seam_report.conn_uses() == []
 
 
+def test_code_outside_the_engines_runs_sql_four_ways() -> None:
+    # cursor and transaction (statements of its own), query (one statement's rows) and the read-only
+    # boundary; a new entry point is counted here (seam_report.ENTRY_POINTS keeps the names that went).
+    assert set(seam_report.sql_entry_points()) == {"eng.cursor", "eng.transaction", "eng.query",
+                                                   "eng.supplychain.read_only_query"}
+
+
 def test_no_check_or_test_replaces_an_engine_method_to_watch_sql() -> None:
     assert seam_report.patching() == []
 
