@@ -202,7 +202,8 @@ BEFORE = "before hybrid (pre-vec0 exact scan)"
 PROTOTYPE = "prototype hybrid (numpy knn, not in library)"
 
 
-def methods_for(eng, base: Baselines, *, with_variants: bool) -> dict[str, Callable[[str], object]]:
+def methods_for(eng, base: Baselines, *, with_variants: bool,
+                knn: variants.NumpyKnn | None = None) -> dict[str, Callable[[str], object]]:
     m: dict[str, Callable[[str], object]] = {
         "ours vector": lambda q: retrieval.retrieve_knowledge(eng, q, k=K),
         "ours keyword": lambda q: retrieval.keyword_search_memories(eng, q, k=K),
@@ -219,8 +220,8 @@ def methods_for(eng, base: Baselines, *, with_variants: bool) -> dict[str, Calla
     if with_variants:
         m[BEFORE] = lambda q: variants.hybrid(eng, q, variants.PRE_VEC0_HYBRID_RRF, k=K, per_list=PER_LIST)
         proto = variants.prototype_hybrid_sql()
-        if proto is not None:
-            m[PROTOTYPE] = lambda q: variants.hybrid(eng, q, proto, k=K, per_list=PER_LIST)
+        if proto is not None and knn is not None:
+            m[PROTOTYPE] = lambda q: variants.hybrid(eng, q, proto, k=K, per_list=PER_LIST, knn=knn)
     return m
 
 
@@ -325,12 +326,13 @@ def run_speed(eng, queries: list[str], sizes: list[int], *, rounds: list[int] | 
         snap = knowledge_snapshot(eng)
         base = Baselines(eng, snap)
         build = dict(base.build_s)
+        knn = None
         if with_variants:
             t0 = time.perf_counter()
-            variants.install_numpy_knn(eng)
+            knn = variants.install_numpy_knn(eng)
             build["prototype numpy snapshot"] = time.perf_counter() - t0
         outputs: dict[str, dict[str, object]] = {}
-        samples = measure(methods_for(eng, base, with_variants=with_variants), queries, r,
+        samples = measure(methods_for(eng, base, with_variants=with_variants, knn=knn), queries, r,
                           progress=progress, desc=f"latency @ {n:,}", outputs=outputs)
         agree = check_agreement(outputs, queries, base)
         results.append(SizeResult(n, len(snap.ids), ingest_s, ingested,

@@ -15,6 +15,7 @@ from conftest import ENGINES, _require
 from workshop_lib import connect
 from workshop_lib.core.llm import fake_response, scripted
 from workshop_lib.core.store import SchemaPolicy
+from workshop_lib.data import supplychain
 from workshop_lib.engines.readonly import SqlRefused
 from workshop_lib.parts.agent import loop, memory, offline, toolbox
 from workshop_lib.parts.agent.tools import ToolRegistry, make_tool
@@ -321,11 +322,11 @@ HOSTILE_ANYWHERE = [
 
 
 def test_hostile_statements_are_refused_on_every_engine(any_eng):
-    before = any_eng.supplychain.counts()
+    before = supplychain.counts(any_eng)
     for sql in HOSTILE_ANYWHERE:
         with pytest.raises(SqlRefused):
             any_eng.supplychain.read_only_query(sql, max_rows=5, timeout_s=5.0)
-    assert any_eng.supplychain.counts() == before
+    assert supplychain.counts(any_eng) == before
     rows = any_eng.supplychain.read_only_query("SELECT COUNT(*) AS N FROM VOYAGES").rows
     assert rows == [(before["VOYAGES"],)]
 

@@ -964,9 +964,10 @@ P6T_WRONG = {
                                 ["raised AssertionError", "expected ValueError"]),
     "counted with eng.query": (lambda s: _edit(s, (COUNT_LINE, '    return str(eng.query(f"SELECT COUNT(*) FROM {name}")[0][0])')),
                                ["eng.query(", "skips the read-only boundary"]),
-    "counted with supplychain.counts": (
-        lambda s: _edit(s, (COUNT_LINE, "    return str({k.upper(): v for k, v in eng.supplychain.counts().items()}[name])")),
-        ["eng.supplychain.counts", "skips the read-only boundary"]),
+    "counted with supplychain.counts": (  # Part 1's module: a plain query on the engine, not the boundary
+        lambda s: _edit(s, (COUNT_LINE, "    from workshop_lib.data import supplychain\n"
+                                        "    return str({k.upper(): v for k, v in supplychain.counts(eng).items()}[name])")),
+        ["eng.query('SELECT COUNT(*) FROM SUPPLYCHAIN.", "skips the read-only boundary"]),
     "counted on a cursor": (
         lambda s: _edit(s, (COUNT_LINE, '    with eng.cursor() as cur:\n'
                                         '        return str(cur.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])')),

@@ -1,4 +1,4 @@
-"""The Engine interface stays narrow: eighteen documented members, the rest grouped into
+"""The Engine interface stays narrow: seventeen documented members, the rest grouped into
 small objects (statements, model, supplychain, backend), and engines add no public member
 the interface does not list, besides their own connection settings."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ from workshop_lib.engines.store_backend import StoreBackend
 from workshop_lib.engines.supplychain_schema import SupplyChainSchema
 
 INTERFACE = {"name", "traits", "user_id", "agent_id", "scoped", "store", "open_store", "memory",
-             "cursor", "transaction", "query", "execute", "trace", "statements", "model", "supplychain",
+             "cursor", "transaction", "query", "trace", "statements", "model", "supplychain",
              "backend", "close"}
 # What each engine keeps of its own: where it points (not part of the interface). The driver
 # connection is private (`_conn`): nothing outside the engine packages reaches it.
@@ -34,7 +34,7 @@ def public_members(cls: type) -> set[str]:
     return names
 
 
-def test_the_engine_interface_has_eighteen_members():
+def test_the_engine_interface_has_seventeen_members():
     assert public_members(Engine) == INTERFACE
 
 
@@ -65,7 +65,7 @@ def test_each_engine_fills_the_grouped_parts(cls):
 def test_the_grouped_parts_are_abstract_where_an_engine_must_answer():
     assert {"embed", "count_tokens", "token_spans"} <= EmbeddingModel.__abstractmethods__
     assert {"load", "_read_dictionary", "nearest_ports", "_read_only"} <= SupplyChainSchema.__abstractmethods__
-    assert {"object_names", "create_objects", "drop_objects", "insert_returning_seq",
+    assert {"object_names", "create_objects", "drop_objects",
             "vector_param"} <= StoreBackend.__abstractmethods__
 
 

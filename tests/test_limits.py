@@ -75,7 +75,8 @@ def test_capped_result_cuts_values_and_stops_at_the_byte_limit():
     big = "é" * readonly.MAX_VALUE_BYTES
     result = readonly.capped_result(["A"], iter([(big,), ("small",)]), 10)
     assert result.rows[1] == ("small",) and "value cut" in result.rows[0][0] and not result.truncated
-    assert len(result.rows[0][0].encode()) < readonly.MAX_VALUE_BYTES + 200 and "were cut" in result.as_text()
+    assert len(result.rows[0][0].encode()) <= readonly.MAX_VALUE_BYTES and "were cut" in result.as_text()
+    assert readonly.recap(result, 10) == result  # a result within the caps is left as it is
     many = readonly.capped_result(["A"], iter([("x" * 3000,)] * 1000), 200)
     assert many.truncated and "passed" in many.note and len(many.as_text()) <= readonly.MAX_RESULT_BYTES
     blob = readonly.capped_result(["B"], iter([(b"\0" * 10_000,)]), 1)
@@ -235,15 +236,21 @@ def test_the_token_never_reaches_the_access_log(eng, capsys):
     assert text.count("token=[redacted]") >= 3 and "t0psecret" not in text
 
 
-def test_run_sql_caps_bytes_whatever_the_engine_returns(eng, monkeypatch):
-    # An engine whose read-only path caps rows only still gives the model a capped result.
-    def uncapped(sql, *, max_rows, timeout_s):
-        return readonly.QueryResult(["A", "B"], [("x" * 2_000_000, b"\0" * 1_000_000)] * max_rows, True)
-
-    monkeypatch.setattr(eng.supplychain, "read_only_query", uncapped)
-    result = toolbox.build_registry(eng).dispatch("c", "run_sql", '{"sql": "SELECT 1"}')
+def test_run_sql_caps_bytes_whatever_the_engine_returns(eng):
+    # What run_sql hands the model is capped again (readonly.recap), so a result an engine's read-only
+    # path capped in rows only (2 MB and 1 MB values, max_rows rows) still reaches the model capped.
+    uncapped = readonly.QueryResult(["A", "B"], [("x" * 2_000_000, b"\0" * 1_000_000)] * 50, True)
+    text = readonly.recap(uncapped, 50).as_text()
+    assert len(text.encode()) <= readonly.MAX_RESULT_BYTES + 1000
+    assert "value cut" in text and "passed" in text and "only the first" in text
+    # On the engine, through the tool as the model calls it: values over the cap, in every row, come
+    # back cut and the result stops at the byte limit; the statement went through the read-only boundary.
+    sql = "SELECT printf('%.200000c', 'x') AS A, zeroblob(100000) AS B FROM VOYAGES"
+    with eng.trace() as sent:
+        result = toolbox.build_registry(eng).dispatch("c", "run_sql", json.dumps({"sql": sql}))
     assert result.ok and len(result.full.encode()) <= readonly.MAX_RESULT_BYTES + 1000
-    assert "value cut" in result.full and "passed" in result.full
+    assert "value cut: 200,000 bytes in all" in result.full and "passed" in result.full
+    assert [(s.statement, s.via) for s in sent] == [(sql, "supplychain.read_only_query")]
 
 
 def test_run_sql_refuses_text_that_is_not_text(eng):

@@ -262,16 +262,10 @@ def test_sqlfile_splitter_handles_literals_and_slash_terminators():
 def test_every_embedded_statement_exists_with_the_same_binds():
     for name in esql._NAMES:
         assert name in osql._NAMES, f"{name} is missing from workshop_lib/engines/oracle/sql.py"
-        oracle = bind_names(getattr(osql, name)) - osql.OUT_BINDS.get(name, set())
+        oracle = bind_names(getattr(osql, name))
         embedded = bind_names(getattr(esql, name))
         assert oracle == embedded, f"{name}: oracle binds {sorted(oracle)} != embedded {sorted(embedded)}"
     assert set(osql._NAMES) == set(esql._NAMES)
-
-
-def test_out_binds_are_returning_into():
-    for name, outs in osql.OUT_BINDS.items():
-        for out in outs:
-            assert re.search(rf"RETURNING\s+\w+\s+INTO\s+:{out}\b", getattr(osql, name)), name
 
 
 def _select_names(sql: str, dialect: str) -> list[str]:
@@ -524,8 +518,6 @@ class _FakeRaw:
     def execute(self, statement, params=None, **kwargs):
         assert kwargs == {"fetch_lobs": False}, "every execute asks for LOBs as str / bytes"
         self.conn.executed.append((statement, params))
-        if "new_seq" in (params or {}):
-            params["new_seq"].value = [42]
         self.rows = list(self.conn.results.pop(0)) if self.conn.results else []
         self.description = [("c",)] if self.rows else None
 
@@ -616,18 +608,6 @@ def test_engine_bind_values():
     assert eng.bind_value("u_free", True) == 1
     assert eng.bind_value("content", "") == ""                       # only the store's RECORDS writes
     assert eng.bind_value("content", "", store_content=True) != ""
-
-
-def test_engine_insert_returning_seq_reads_the_out_bind():
-    conn = _FakeConn()
-    eng = _engine(conn=conn)
-    with eng.transaction() as cur:
-        seq = eng.backend.insert_returning_seq(cur, osql.RECORD_INSERT.replace("{p}", ""),
-                                       {"rt": "memory", "rid": "r1", "tid": None, "u": None, "a": None,
-                                        "role": None, "content": "hi", "meta": None, "types": ",memory,"})
-    assert seq == 42
-    _, binds = conn.executed[-1]
-    assert set(binds) == {"rt", "rid", "tid", "u", "a", "role", "content", "meta", "new_seq"}
 
 
 def test_engine_vector_param_is_float32_array():

@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from workshop_lib import config, connect
+from workshop_lib.data import supplychain
 from workshop_lib.engines.base import DatabaseFault
 from workshop_lib.parts import retrieval, scanner
 from workshop_lib.tools.cli import app
@@ -499,7 +500,7 @@ def test_corrupted_supplychain_says_it_is_rebuildable(tmp_path):
     eng = connect("embedded", path=tmp_path)
     with pytest.raises(DatabaseFault) as info:
         eng.supplychain.data_dictionary("SUPPLYCHAIN")
-        eng.supplychain.counts()
+        supplychain.counts(eng)  # the dictionary's pages may be whole: every table is read
     msg = str(info.value)
     assert "supplychain.sqlite" in msg and "rebuilds it" in msg and "memories are kept" in msg
     eng.close()

@@ -214,12 +214,12 @@ def _hybrid_cases() -> list[tuple[str, int, int, int]]:
 
 # The entry points a function hands its own SQL to (the store's and the model's statements go
 # through cursors and transactions of their own and are not the learner's).
-_OWN_SQL = ("query", "execute")
+_OWN_SQL = ("query",)
 
 
 @contextlib.contextmanager
 def statements_sent(eng: Any, fn: Any = None) -> Iterator[Callable[[], list[str]]]:
-    """The SQL the learner's function sent through eng.query (or eng.execute) while the block runs,
+    """The SQL the learner's function sent through eng.query while the block runs,
     read by calling what the block gets (where the grader's judge runs the function in the
     learner's process, that process reports them)."""
     if hasattr(fn, "report_statements"):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from workshop_lib.checks import CheckFailed, call_learner, checked_or_reference, describe_value, forget, has_passed, passed, say_reference
 from workshop_lib.core.llm import LLM, fake_response, scripted
+from workshop_lib.data import supplychain
 from workshop_lib.parts.agent import loop, memory
 from workshop_lib.parts.agent.tools import Tool, ToolRegistry, ToolResult, make_tool
 
@@ -82,13 +83,13 @@ def check_count_rows(registry: ToolRegistry, eng: Engine) -> None:
     them, then names it must refuse before any SQL runs; the data must not change meanwhile."""
     forget(TODO1)
     tool = _count_rows_tool(registry)
-    truth = {name.upper(): n for name, n in eng.supplychain.counts().items()}
+    truth = {name.upper(): n for name, n in supplychain.counts(eng).items()}
     tables = supplychain_tables(eng)
     spy = _Spy(eng)
     _counts_every_table(registry, spy, tables, truth)
     _counts_names_as_sent(registry, spy, truth)
     _refuses_other_names(tool, spy, tables)
-    if {name.upper(): n for name, n in eng.supplychain.counts().items()} != truth:
+    if {name.upper(): n for name, n in supplychain.counts(eng).items()} != truth:
         raise CheckFailed(TODO1, "PORTS changed while count_rows ran", "never build SQL from a name you did not check.")
     passed(TODO1, f"counts the rows of all {len(tables)} tables through the read-only boundary, in any case, and "
                   "refuses other names before any SQL runs, naming the valid ones", fn=tool.fn)

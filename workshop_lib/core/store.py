@@ -473,8 +473,9 @@ class MemoryStore(LifecycleMixin):
             "role": rec.role if record_type == "message" else None, "content": rec.text,
             "meta": json.dumps(rec.metadata) if rec.metadata is not None else None,
         }
-        seq: int = self.engine.backend.insert_returning_seq(cur, self.sql.RECORD_INSERT, params)
-        return seq
+        cur.execute(self.sql.RECORD_INSERT, params)
+        # the generated key, read back by the record's unique key in this transaction
+        return int(row_as(SeqRow, cur.execute(self.sql.RECORD_SEQ, {"rt": record_type, "rid": rec.record_id}).fetchone()).seq)
 
     # ------------------------------------------------------------------ add
     def add(

@@ -150,9 +150,6 @@ class Workspace:
     def query(self, sql: str, params: Mapping[str, object] | None = None) -> list[Row]:
         return self.db.query(sql, params)
 
-    def execute(self, sql: str, params: Mapping[str, object] | None = None) -> int:
-        return self.db.execute(sql, params)
-
     def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
         return self.db.trace()
 

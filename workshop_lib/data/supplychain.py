@@ -7,17 +7,20 @@ ALL_TAB_COMMENTS / ALL_COL_COMMENTS tables of the same shape.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
 from workshop_lib.data.supplychain_data import TABLES, TABLES_BY_NAME, rows
+from workshop_lib.engines.dbtypes import TableName
 from workshop_lib.engines.oracle import sql as oracle_sql
+from workshop_lib.engines.rows import CountRow, row_as
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
     from workshop_lib.engines.base import Engine
 
-__all__ = ["seed", "describe", "comments_block", "sample", "TABLES", "rows"]
+__all__ = ["seed", "describe", "comments_block", "sample", "counts", "TABLES", "rows"]
 
 
 def seed(eng: Engine, *, progress: bool = True) -> dict[str, int]:
@@ -65,4 +68,18 @@ def sample(eng: Engine, table: str, n: int = 5, columns: list[str] | None = None
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     # Column names are checked against the spec above, never taken from user text as they are.
-    return pd.DataFrame(eng.supplychain.sample(spec, cols, n), columns=cols)
+    return pd.DataFrame(eng.query(eng.statements.supplychain.first_rows(spec, cols, n)), columns=cols)
+
+
+class _Table(NamedTuple):
+    """A table by name alone (a table the dictionary lists): what a count statement reads of a spec."""
+
+    name: str
+
+
+def counts(eng: Engine, tables: Iterable[TableName] | None = None) -> dict[str, int]:
+    """Rows per SUPPLYCHAIN table as loaded on `eng`: of each of `tables` (the dataset's specs, TABLES,
+    as the doctor passes them), or of every table the schema's dictionary lists."""
+    if tables is None:
+        tables = [_Table(t["table"]) for t in eng.supplychain.data_dictionary("SUPPLYCHAIN")["tables"]]
+    return {t.name: int(row_as(CountRow, eng.query(eng.statements.supplychain.count(t))[0]).n) for t in tables}

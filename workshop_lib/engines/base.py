@@ -83,11 +83,11 @@ class EngineTraits:
 class Engine(abc.ABC):
     """The interface both engines implement; the store, the lessons and the tools use only this.
 
-    Eighteen public members (tests/test_engine_interface.py keeps it so):
+    Seventeen public members (tests/test_engine_interface.py keeps it so):
       name, traits                     which engine, and what it is like before connecting
       user_id, agent_id, scoped()      whose memories the engine reads and writes   } compatibility: each reads
       store, open_store(), memory      the memory store and the scope's client     } the engine's Workspace
-      cursor(), transaction(), query(), execute(), trace()
+      cursor(), transaction(), query(), trace()
                                        SQL on the engine's connection, and what was sent
                                        (the Database protocol, engines/database.py)
       statements                       every named statement of the engine's dialect, typed
@@ -177,12 +177,6 @@ class Engine(abc.ABC):
         with entered("query"), self._cursor() as cur:
             cur.execute(sql, params or {})
             return self._rows(cur)
-
-    def execute(self, sql: str, params: Mapping[str, object] | None = None) -> int:
-        """Run one statement that returns no rows in its own transaction; the number of rows it changed."""
-        with entered("execute"), self._transaction() as cur:
-            cur.execute(sql, params or {})
-            return int(cur.rowcount)
 
     def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
         """`with eng.trace() as sent:` every statement this engine is sent while the block is open,

@@ -31,8 +31,8 @@ class Sent(NamedTuple):
 
     statement: str
     binds: tuple[str, ...]  # the bind names, sorted (positional binds: "1", "2" ...)
-    via: str                # the entry point it went through: "query", "execute", "cursor",
-                            # "transaction", "supplychain.read_only_query", "supplychain.counts" ...
+    via: str                # the entry point it went through: "query", "cursor",
+                            # "transaction", "supplychain.read_only_query", "supplychain.data_dictionary" ...
 
 
 def query_named(db: Database, statement: str, binds: Mapping[str, object] | None = None) -> list[dict[str, Any]]:
@@ -69,10 +69,6 @@ class Database(Protocol):
         """Every row of one statement (for small results)."""
         ...
 
-    def execute(self, statement: str, binds: Mapping[str, object] | None = None) -> int:
-        """Run one statement that returns no rows in its own transaction; the rows it changed."""
-        ...
-
     def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
         """Every statement sent while the block is open, in order."""
         ...
@@ -89,7 +85,7 @@ class StoreDatabase(Database, Protocol):
 
 
 # The entry point the statements now being sent went through: the outermost one wins, so a
-# statement `supplychain.counts()` runs through `query()` is told as sent by counts.
+# statement `supplychain.data_dictionary()` runs through `query()` is told as sent by data_dictionary.
 _VIA: ContextVar[str | None] = ContextVar("workshop_sql_entry", default=None)
 
 

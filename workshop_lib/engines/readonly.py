@@ -77,8 +77,10 @@ def _cut(value: Any, size: int, unit: str) -> str:
     """The first MAX_VALUE_BYTES of a value and a note giving the size of the whole value."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         return f"<a {size:,}-byte blob; first bytes {bytes(value[:32]).hex()}...>"
-    head = str(value).encode("utf-8", "replace")[:MAX_VALUE_BYTES].decode("utf-8", "ignore")
-    return f"{head}... [value cut: {size:,} {unit} in all, the limit is {MAX_VALUE_BYTES:,} bytes]"
+    # The head and the note together fit the cap, so a result capped again (recap) is left as it is.
+    note = f"... [value cut: {size:,} {unit} in all, the limit is {MAX_VALUE_BYTES:,} bytes]"
+    room = MAX_VALUE_BYTES - len(note.encode("utf-8"))
+    return str(value).encode("utf-8", "replace")[:room].decode("utf-8", "ignore") + note
 
 
 def capped_result(columns: list[str], rows: Iterable[Row], max_rows: int) -> QueryResult:
@@ -99,6 +101,14 @@ def capped_result(columns: list[str], rows: Iterable[Row], max_rows: int) -> Que
             return QueryResult(columns, kept, True, note)
         kept.append(row)
     return QueryResult(columns, kept, False, _cut_note(cut_values))
+
+
+def recap(result: QueryResult, max_rows: int) -> QueryResult:
+    """A result capped again (capped_result), whatever made it: what run_sql hands the model holds
+    the caps even from an engine whose own path capped rows only; its truncation and note are kept."""
+    capped = capped_result(result.columns, iter(result.rows), max_rows)
+    capped.truncated, capped.note = capped.truncated or result.truncated, capped.note or result.note
+    return capped
 
 
 def _cut_note(cut_values: int) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from workshop_lib.engines.dbtypes import TableName, TableSpec
 from workshop_lib.engines.rows import (
     AliasLogRow,
     AliasRow,
@@ -69,13 +70,14 @@ def ddl() -> Any:
 @dataclass(frozen=True)
 class StoreStatements:
     """The memory store (core/store.py). The searches and Part 3's retrieval read one scope (u, a)
-    and the shared schema knowledge (shared_u, shared_a; NULL leaves it out). Oracle's RECORD_INSERT also takes the out-bind
-    `new_seq`, which the store's backend supplies (StoreBackend.insert_returning_seq)."""
+    and the shared schema knowledge (shared_u, shared_a; NULL leaves it out). RECORD_SEQ reads the key
+    RECORD_INSERT generated, by the record's own key, in the same transaction."""
 
     META_SELECT: str = stmt("", MetaRow)
     META_INSERT: str = stmt("meta_key v")
     RECORD_GET: str = stmt("rt rid", RecordRow)
     RECORD_INSERT: str = stmt("rt rid tid u a role content meta")
+    RECORD_SEQ: str = stmt("rt rid", SeqRow)
     RECORD_LIST: str = stmt("rt tid tid_free u u_free a a_free hist", RecordRow)
     RECORD_NEWEST: str = stmt("rt tid tid_free u u_free a a_free hist n", RecordRow)
     RECORD_SET_CONTENT: str = stmt("content seq")
@@ -227,6 +229,15 @@ class NativeHybridStatements:
 
 
 @dataclass(frozen=True)
+class SupplyChainStatements:
+    """Reads of SUPPLYCHAIN as loaded (data/supplychain.py: sample, counts), for a table the dataset's
+    specs or the dictionary name (identifiers checked there, never user text as it is)."""
+
+    count: Callable[[TableName], str]                       # one table's row count (CountRow)
+    first_rows: Callable[[TableSpec, list[str], int], str]  # the first n rows by primary key, the named columns
+
+
+@dataclass(frozen=True)
 class EngineStatements:
     """Every statement set of one engine, reached as `eng.statements.<set>`."""
 
@@ -235,6 +246,7 @@ class EngineStatements:
     docs: DocsStatements
     catalog: CatalogStatements
     chat: ChatStatements
+    supplychain: SupplyChainStatements             # SUPPLYCHAIN's row counts and first rows
     agent_queries: Mapping[str, str]               # Part 6's reference queries over SUPPLYCHAIN, by name
     ping: str                                      # the cheapest statement the database answers
     keyword_expression: Callable[[str], str | None]  # any user text as a safe full-text query, or None

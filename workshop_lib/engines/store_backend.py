@@ -1,14 +1,12 @@
 """What the memory store asks of the database under it (`eng.backend`): its schema objects,
-generated keys, vector binds, text values, and the engine's own health lines."""
+vector binds, text values, and the engine's own health lines."""
 from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workshop_lib.engines.dbtypes import Cursor
 from workshop_lib.engines.health import Check
 
 if TYPE_CHECKING:
@@ -39,10 +37,6 @@ class StoreBackend(abc.ABC):
         """Held while the store checks and creates its schema, so two first-time setups do not
         both create it. Engines whose DDL tolerates a concurrent twin need nothing."""
         return contextlib.nullcontext()
-
-    @abc.abstractmethod
-    def insert_returning_seq(self, cur: Cursor, sql: str, params: Mapping[str, object]) -> int:
-        """Run an INSERT and return the new row's generated key."""
 
     @abc.abstractmethod
     def vector_param(self, values: list[float]) -> Any:

@@ -1,15 +1,15 @@
 """The SUPPLYCHAIN sample schema on one engine (`eng.supplychain`): loading it, reading its
-dictionary, the nearest-ports query and the agent's read-only queries."""
+dictionary, the nearest-ports query and the agent's read-only queries. Its row counts and first
+rows are plain queries (data/supplychain.py: counts, sample, on eng.statements.supplychain)."""
 from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib.engines.database import Database, Tracer, entered, entry_point
-from workshop_lib.engines.dbtypes import Row, TableName, TableSpec
-from workshop_lib.engines.rows import CountRow, row_as
+from workshop_lib.engines.dbtypes import Row, TableSpec
 
 if TYPE_CHECKING:
     from workshop_lib.engines.readonly import QueryResult
@@ -20,17 +20,9 @@ if TYPE_CHECKING:
 DataDictionary = dict[str, list[dict[str, Any]]]
 
 
-class _Table(NamedTuple):
-    """A table by name alone: what the statements' sc_count reads of a table spec."""
-
-    name: str
-
-
 class SupplyChainSchema(abc.ABC):
     """Everything an engine does with SUPPLYCHAIN. `supplychain.seed(eng)` (the public call)
     renders the dataset and hands it to `load`."""
-
-    sql: Any = None  # the engine's module of named statements (sc_select, sc_count, ...)
 
     def __init__(self, engine: Database, tracer: Tracer) -> None:
         """`engine`: the database SUPPLYCHAIN lives in; `tracer`: its trace, which the read-only
@@ -41,19 +33,6 @@ class SupplyChainSchema(abc.ABC):
     @abc.abstractmethod
     def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:
         """Create SUPPLYCHAIN and load every row and comment (idempotent); returns the row count per table."""
-
-    @entry_point("supplychain.sample")
-    def sample(self, table: TableSpec, columns: list[str], n: int) -> list[Row]:
-        """The first n rows of a SUPPLYCHAIN table by primary key, only the named columns."""
-        return self.engine.query(self.sql.sc_select(table, columns, n))
-
-    @entry_point("supplychain.counts")
-    def counts(self, tables: Iterable[TableName] | None = None) -> dict[str, int]:
-        """Rows per SUPPLYCHAIN table as loaded here: of each of `tables` (the dataset's table specs,
-        data/supplychain_data.py's TABLES, as the doctor passes them), or of every table the schema has."""
-        if tables is None:
-            tables = [_Table(t["table"]) for t in self.data_dictionary("SUPPLYCHAIN")["tables"]]
-        return {t.name: int(row_as(CountRow, self.engine.query(self.sql.sc_count(t))[0]).n) for t in tables}
 
     @entry_point("supplychain.data_dictionary")
     def data_dictionary(self, owner: str) -> DataDictionary:

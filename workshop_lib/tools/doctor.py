@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from workshop_lib.core.store import SchemaPolicy
+from workshop_lib.data import supplychain
 from workshop_lib.data.supplychain_data import TABLES, rows
 from workshop_lib.engines.health import Check
 from workshop_lib.parts import scanner
@@ -50,7 +51,7 @@ def _supplychain_seed(eng) -> Check:
     """Every SUPPLYCHAIN table holds the rows the seed writes."""
     try:
         expected = {t: len(r) for t, r in rows().items()}
-        have = eng.supplychain.counts(TABLES)
+        have = supplychain.counts(eng, TABLES)
         bad = {t: (have[t], expected[t]) for t in expected if have[t] != expected[t]}
         detail = ", ".join(f"{t.lower()}={have[t]}" for t in expected)
         return Check("SUPPLYCHAIN seed", not bad, detail if not bad else f"unexpected counts {bad}",

@@ -38,6 +38,7 @@ BUILT_ON = ("engines/store_backend.py", "engines/supplychain_schema.py", "engine
             "engines/oracle/connection.py", "core/store.py", "core/lifecycle.py", "tools/doctor.py")
 HOLDERS = re.compile(r"^(self\.(_?engine|_?eng|_?db)|eng|engine|db)$")
 ENGINE_LIKE = re.compile(r"(^|\.)(_?eng|engine|_?db|database|fresh|scoped)$")
+# Names that went (execute, insert_returning_seq, sample, counts) stay listed: one brought back is counted.
 ENTRY_POINTS = ("query", "execute", "executemany", "executescript", "cursor", "transaction", "conn",
                 "read_only_query", "insert_returning_seq", "sample", "counts")
 PATCHING = re.compile(r"setattr\((eng|target|self\.eng)\b|\beng\w*\.(query|execute|cursor|transaction|conn)\s*=[^=]"

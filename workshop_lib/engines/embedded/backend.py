@@ -3,13 +3,13 @@ generated keys, float32 vector blobs and the integrity checks `workshop doctor` 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workshop_lib.engines.dbtypes import Cursor, one_row
+from workshop_lib.engines.dbtypes import one_row
 from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.rows import CountRow, NameRow, ValueRow, VectorTotalsRow, each_as, row_as
@@ -49,12 +49,6 @@ class EmbeddedBackend(StoreBackend):
     def files(self) -> list[Path]:
         path = Path(self.engine.path)
         return [f for f in (path, path.with_name(path.name + "-wal")) if f.exists()]
-
-    def insert_returning_seq(self, cur: Cursor, sql: str, params: Mapping[str, object]) -> int:
-        seq = cur.execute(sql, params).lastrowid
-        if seq is None:
-            raise RuntimeError("the INSERT gave no row id")
-        return seq
 
     def vector_param(self, values: list[float]) -> bytes:
         return np.asarray(values, dtype=np.float32).tobytes()

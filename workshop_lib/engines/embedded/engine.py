@@ -26,7 +26,7 @@ from workshop_lib.engines.embedded import sql as statements_module
 from workshop_lib.engines.embedded.backend import EmbeddedBackend
 from workshop_lib.engines.embedded.supplychain import EmbeddedSupplyChain
 from workshop_lib.engines.rows import ValueRow, maybe_as
-from workshop_lib.engines.statement_sets import EngineStatements
+from workshop_lib.engines.statement_sets import EngineStatements, SupplyChainStatements
 
 try:  # POSIX advisory locks mark open stores for `workshop reset` (absent on Windows)
     import fcntl
@@ -98,6 +98,7 @@ class EmbeddedEngine(Engine):
     statements = EngineStatements(
         store=statements_module.statements, memory=statements_module.memory_statements,
         docs=statements_module.DOCS, catalog=statements_module.CATALOG, chat=statements_module.CHAT,
+        supplychain=SupplyChainStatements(count=statements_module.sc_count, first_rows=statements_module.sc_select),
         agent_queries=statements_module.AGENT_QUERIES, ping=statements_module.PING,
         keyword_expression=text_query.keyword_expression,
         no_match='""',  # an FTS5 phrase of nothing: matches no row

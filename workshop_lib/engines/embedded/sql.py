@@ -211,6 +211,8 @@ def _live(seq: str) -> str:
 RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
 RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
 VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)"""
+# The key the insert generated, read back by the record's own unique key (one statement for both dialects' stores).
+RECORD_SEQ = "SELECT seq FROM {p}RECORDS WHERE record_type = :rt AND record_id = :rid"
 RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
  WHERE m.record_type = :rt AND {_ACTOR_SCOPE} AND (:hist = 1 OR {_live("m.seq")})
  ORDER BY m.seq"""

@@ -100,7 +100,6 @@ def _run_worker(request: WorkerRequest, timeout_s: float) -> WorkerAnswer | None
 class EmbeddedSupplyChain(SupplyChainSchema):
     """SUPPLYCHAIN in supplychain.sqlite beside the store, attached to the engine's connection."""
 
-    sql = statements_module
     engine: EmbeddedEngine
 
     def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import array
 import re
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import oracledb
 
-from workshop_lib.engines.dbtypes import Cursor
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle.connection import (
     EMPTY_TEXT,
     REQUIRED_PRIVILEGES,
-    OracleCursor,
     _first_line,
 )
 from workshop_lib.engines.oracle.errors import OracleWorkshopError, codes
@@ -82,16 +79,6 @@ class OracleBackend(StoreBackend):
                 except OracleWorkshopError as exc:
                     if exc.code not in ("ORA-00942", "ORA-01418"):
                         raise
-
-    def insert_returning_seq(self, cur: Cursor, sql: str, params: Mapping[str, object]) -> int:
-        # This engine's cursors are OracleCursor, or the driver's own where a caller holds one.
-        raw = cur.raw if isinstance(cur, OracleCursor) else cast(oracledb.Cursor, cur)
-        out = raw.var(oracledb.DB_TYPE_NUMBER)
-        cur.execute(sql, {**params, "new_seq": out})
-        value = out.getvalue()
-        if isinstance(value, list):  # DML RETURNING gives one value per affected row
-            value = value[0]
-        return int(value)
 
     def vector_param(self, values: list[float]) -> array.array[float]:
         return array.array("f", [float(v) for v in values])

@@ -45,7 +45,7 @@ from workshop_lib.engines.oracle.connection import (
 from workshop_lib.engines.oracle.errors import OracleWorkshopError
 from workshop_lib.engines.oracle.model import OracleModel
 from workshop_lib.engines.oracle.supplychain import OracleSupplyChain
-from workshop_lib.engines.statement_sets import EngineStatements
+from workshop_lib.engines.statement_sets import EngineStatements, SupplyChainStatements
 
 
 # --------------------------------------------------------------------------- engine
@@ -67,6 +67,7 @@ class OracleEngine(Engine):
     statements = EngineStatements(
         store=statements_module.statements, memory=statements_module.memory_statements,
         docs=statements_module.DOCS, catalog=statements_module.CATALOG, chat=statements_module.CHAT,
+        supplychain=SupplyChainStatements(count=statements_module.sc_count, first_rows=statements_module.sc_select),
         agent_queries=statements_module.AGENT_QUERIES, ping=statements_module.PING,
         keyword_expression=text_query.keyword_expression, no_match=text_query.NO_MATCH_EXPRESSION,
         native_hybrid=statements_module.NATIVE_HYBRID,

@@ -159,8 +159,9 @@ def _live(seq: str) -> str:
 
 RECORD_GET = f"SELECT {_COLS} FROM {{p}}RECORDS m WHERE m.record_type = :rt AND m.record_id = :rid"
 RECORD_INSERT = """INSERT INTO {p}RECORDS (record_type, record_id, thread_id, user_id, agent_id, role, content, metadata)
-VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)
-RETURNING seq INTO :new_seq"""
+VALUES (:rt, :rid, :tid, :u, :a, :role, :content, :meta)"""
+# The key the insert generated (the identity column), read back by the record's own unique key.
+RECORD_SEQ = "SELECT seq FROM {p}RECORDS WHERE record_type = :rt AND record_id = :rid"
 RECORD_LIST = f"""SELECT {_COLS} FROM {{p}}RECORDS m
  WHERE m.record_type = :rt AND {_ACTOR_SCOPE} AND (:hist = 1 OR {_live("m.seq")})
  ORDER BY m.seq"""
@@ -287,9 +288,6 @@ SELECT m.record_id, m.content FROM {{p}}RECORDS m WHERE {_KNOWLEDGE}""",
 )
 
 _NAMES = STATEMENT_NAMES  # one list for both dialects (workshop_lib/engines/statement_sets.py)
-
-# Out binds the engine adds itself (the embedded twin reads lastrowid instead).
-OUT_BINDS = {"RECORD_INSERT": {"new_seq"}}
 
 # ---------------------------------------------------------------- engine helpers
 # The query embedding on its own (eng.model.embed) and the smoke test of the model.

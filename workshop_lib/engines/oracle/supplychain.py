@@ -58,7 +58,6 @@ class OracleSupplyChain(SupplyChainSchema):
     """run_sql's reader connection is opened on first use under a lock of its own, so a slow
     query never holds the store's connection."""
 
-    sql = statements_module
     engine: OracleEngine
 
     def __init__(self, engine: OracleEngine, tracer: Tracer, *, timeout: float | None, progress: bool) -> None:

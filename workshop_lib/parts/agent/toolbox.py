@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from workshop_lib.engines.readonly import SqlRefused, capped_result
+from workshop_lib.engines.readonly import SqlRefused, recap
 from workshop_lib.parts import retrieval
 from workshop_lib.parts.agent import memory
 from workshop_lib.parts.agent.tools import ToolRegistry
@@ -42,9 +42,7 @@ def build_registry(eng: Engine, *, max_rows: int = 50, timeout_s: float = 5.0,
         except SqlRefused as exc:
             raise ValueError(str(exc)) from None  # dispatch turns it into an error result for the model
         # The byte caps hold for what the model reads whatever the engine capped itself.
-        capped = capped_result(result.columns, iter(result.rows), max_rows)
-        capped.truncated, capped.note = capped.truncated or result.truncated, capped.note or result.note
-        return capped.as_text()
+        return recap(result, max_rows).as_text()
 
     @registry.tool
     def remember(text: str, subject: str = "") -> str:
