@@ -438,10 +438,12 @@ def test_part6_forgeries_in_the_learners_process_change_nothing(tmp_path, prepar
 # own query method, lets it pass; the judge counts on its own engine and watches its own boundary.
 THREE = _solution("part6", "todo1_count_rows").replace('f"SELECT COUNT(*) AS N FROM {name}"',
                                                         'f"SELECT 3 AS N FROM {name} LIMIT 1"')
-ON_THE_ENGINE = ("class _Three:\n    def __init__(self, real):\n        self.real = real\n"
-                 "    def counts(self):\n        return {t: 3 for t in self.real.counts()}\n"
-                 "    def __getattr__(self, name):\n        return getattr(self.real, name)\n"
-                 "eng.supplychain = _Three(eng.supplychain)\n")
+# the check counts the tables with eng.query: an attribute set on the engine that answers every count with 3
+ON_THE_ENGINE = ("_real_query = eng.query\n"
+                 "def _three(sql, *args, **kwargs):\n"
+                 "    rows = _real_query(sql, *args, **kwargs)\n"
+                 "    return [(3,)] if 'COUNT(*)' in sql.upper() else rows\n"
+                 "eng.query = _three\n")
 QUERY = _solution("part6", "todo1_count_rows").replace(
     'eng.supplychain.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0]',
     'eng.query(f"SELECT COUNT(*) FROM {name}")[0][0]')
