@@ -438,12 +438,11 @@ def test_part6_forgeries_in_the_learners_process_change_nothing(tmp_path, prepar
 # own query method, lets it pass; the judge counts on its own engine and watches its own boundary.
 THREE = _solution("part6", "todo1_count_rows").replace('f"SELECT COUNT(*) AS N FROM {name}"',
                                                         'f"SELECT 3 AS N FROM {name} LIMIT 1"')
-# the check counts the tables with eng.query: an attribute set on the engine that answers every count with 3
-ON_THE_ENGINE = ("_real_query = eng.query\n"
-                 "def _three(sql, *args, **kwargs):\n"
-                 "    rows = _real_query(sql, *args, **kwargs)\n"
-                 "    return [(3,)] if 'COUNT(*)' in sql.upper() else rows\n"
-                 "eng.query = _three\n")
+# the check counts the tables with the engine's count statement: an attribute set on the engine that
+# turns every count into 3
+ON_THE_ENGINE = ("import dataclasses\n_count = eng.statements.supplychain.count\n"
+                 "eng.statements = dataclasses.replace(eng.statements, supplychain=dataclasses.replace(\n"
+                 "    eng.statements.supplychain, count=lambda t: _count(t).replace('COUNT(*)', '3')))\n")
 QUERY = _solution("part6", "todo1_count_rows").replace(
     'eng.supplychain.read_only_query(f"SELECT COUNT(*) AS N FROM {name}").rows[0][0]',
     'eng.query(f"SELECT COUNT(*) FROM {name}")[0][0]')
