@@ -118,9 +118,17 @@ def _open_and_run_all(page, base: str, path: Path) -> None:
 
 
 def _saved_when(path: Path, ready, seconds: float = 30) -> dict:
+    """The saved notebook once `ready` holds (or the deadline passed). JupyterLab writes the file in
+    place, so a read can meet it empty or half written: that read waits for the next."""
     deadline = time.monotonic() + seconds
     while True:
-        saved_nb = json.loads(path.read_text())
+        try:
+            saved_nb = json.loads(path.read_text())
+        except json.JSONDecodeError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+            continue
         if ready(saved_nb) or time.monotonic() > deadline:
             return saved_nb
         time.sleep(0.5)
