@@ -1088,10 +1088,15 @@ def other_document_answer(eng: Engine, docs, decision: router.RouteDecision, pas
     if reading.sentence is None or len(shared) < 2:
         return _declined(decision, f"The documents that name what you ask about ({reading.subject}) do not state "
                          "an answer to it, so I will not guess.", "documents (Part 8)")
+    return _one_sentence(reading, passages, decision, "the lead document does not name what the question is "
+                                                       "about; the nearest document that does answers")
+
+
+def _one_sentence(reading: Any, passages: list[dict], decision: router.RouteDecision, reason: str) -> ChatAnswer:
+    """One quoted sentence of a document, under hybrid (read without the gates' full say)."""
     text = f"According to {reading.subject}: \u201c{reading.sentence}\u201d"
     used = [{"subject": reading.subject, "similarity": passages[0].get("similarity")}]
-    explain = _explain(decision, mode="hybrid", handler="documents (Part 8)", reason="the lead document does not "
-                       "name what the question is about; the nearest document that does answers", used_llm="none",
+    explain = _explain(decision, mode="hybrid", handler="documents (Part 8)", reason=reason, used_llm="none",
                        short_query_active=False)
     return ChatAnswer(text, "hybrid", explain, used, used, "partial", None, False, "none", False, _route(decision))
 
@@ -1117,12 +1122,9 @@ def _read_nearest(eng: Engine, question: str, decision: router.RouteDecision, do
     shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence)) - names
     if len(shared) < 2 or not shared - _schema_words(eng):
         return None
-    text = f"According to {reading.subject}: \u201c{reading.sentence}\u201d"
-    used = [{"subject": reading.subject, "similarity": passages[0].get("similarity")}]
-    explain = _explain(decision, mode="hybrid", handler="documents (Part 8)", used_llm="none", short_query_active=False,
-                       reason=f"no handler answered; the nearest document states the {reading.kind} asked, in a "
-                              f"sentence sharing {', '.join(sorted(shared))} with the question")
-    return ChatAnswer(text, "hybrid", explain, used, used, "partial", None, False, "none", False, _route(decision))
+    return _one_sentence(reading, passages, decision, f"no handler answered; the nearest document states the "
+                                                       f"{reading.kind} asked, in a sentence sharing "
+                                                       f"{', '.join(sorted(shared))} with the question")
 
 
 def _schema_words(eng: Engine) -> frozenset[str]:

@@ -261,7 +261,7 @@ class ChatService:
         """The answer in the user's preferred units and length (every answer path)."""
         # a preference stated in this turn applies from this turn on; the rest of the turn is what it asks
         stated = preferences.extract(req["question"])
-        preferences.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id)
+        preferences.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, found=stated)
         asked = preferences.without_stated(req["question"], stated) if stated else req["question"]
         result = self._answer_path(scoped, req, thread_id, user_id, asked) or ChatAnswer(
             preferences.noted(stated), "fallback", {"intent": "PREFERENCE", "handler": "preferences", "mode": "fallback",

@@ -192,10 +192,11 @@ def _sentence_preferences(sentence: str) -> list[Preference]:
     return out
 
 
-def observe(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
-    """Store the turn's preferences in the user's scope; a newer one on a dimension supersedes the older. Ids."""
+def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, found: list[Preference] | None = None) -> list[str]:
+    """Store the turn's preferences in the user's scope; a newer one on a dimension supersedes the older. Ids.
+    `found`: the turn's preferences when the caller has already read them (extract(text))."""
     ids = []
-    for pref in extract(text):
+    for pref in extract(text) if found is None else found:
         olds = [r for r in current(eng, user_id, agent_id) if (r.metadata or {}).get("dimension") == pref.dimension]
         meta = {"kind": KIND, "source": SOURCE, "subject": f"preference.{pref.dimension}", "value": pref.unit,
                 "dimension": pref.dimension, "unit": pref.unit, "refused": list(pref.refused)}
