@@ -1380,3 +1380,20 @@ def test_a_service_asked_for_by_what_it_does_is_the_catalogs_even_with_documents
     a = answer_question(docs_eng, "who could handle filing our import declaration and paying the duties?")
     assert a.mode == "rag" and a.decision_explain["handler"].startswith(("grounded", "catalog"))
     assert "SV-CUSTOMS" in a.answer
+
+
+def test_when_with_a_port_at_one_end_and_no_verb_of_it_asks_the_date_of_that_end(eng):
+    # the port a question filters on says which date "when" asks: the destination's is the arrival
+    vessel, number, dest, arrival, origin, departure = _one(
+        eng, "SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER, d.PORT_NAME, v.ARRIVAL_DATE, o.PORT_NAME, v.DEPARTURE_DATE "
+             "FROM {o}.VOYAGES v JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+             "JOIN {o}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID JOIN {o}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+             "WHERE v.STATUS = 'SCHEDULED' ORDER BY v.VOYAGE_ID DESC")[0]
+    a = _answer(eng, f"When does the {vessel} on {number} get into {dest}?")
+    assert str(arrival)[:10] in a.text and str(departure)[:10] not in a.text, a.text
+    # a ship reached through the box it carries: the voyage between them holds the date
+    box, = _one(eng, "SELECT c.CONTAINER_NUMBER FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                     f"WHERE v.VOYAGE_NUMBER = '{number}' AND v.IMO_NUMBER = (SELECT IMO_NUMBER FROM {{o}}.VESSELS "
+                     f"WHERE VESSEL_NAME = '{vessel}') ORDER BY c.CONTAINER_ID")[0]
+    a = _answer(eng, f"When did the ship carrying {box} leave {origin}?")
+    assert str(departure)[:10] in a.text and vessel in a.text, a.text

@@ -1767,18 +1767,28 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     """"When does it leave / arrive": the date the verb names, on the target's rows."""
     if not words.has(r"when|what date|which date|what day") or spec.action in ("count", "aggregate"):
         return
-    tables = [spec.target] + [f.column.table for f in spec.filters if f.column.table != spec.target]
-    dates = next(([c for c in schema.columns[t] if c.is_date] for t in tables
+    dates = next(([c for c in schema.columns[t] if c.is_date] for t in _tables_reached(schema, spec)
                   if any(c.is_date for c in schema.columns[t])), [])
-    for col in _dates_asked(words, dates):
+    ends = {f.role for f in spec.filters if f.role in ("ORIGIN", "DESTINATION")}
+    for col in _dates_asked(words, dates, ends):
         if col not in spec.show:
             spec.show.append(col)
 
 
-def _dates_asked(words: _Words, dates: list[Column]) -> list[Column]:
+def _tables_reached(schema: Schema, spec: Spec) -> list[str]:
+    """The target's table, then each filter's, then the tables a join passes through to reach them
+    ("when did the ship carrying box X leave": the voyage between the ship and the box holds the date)."""
+    filtered = [f.column.table for f in spec.filters if f.column.table != spec.target]
+    passed = [a for t in filtered for a, _, _, _ in (schema.path(spec.target, t) or [])]
+    return list(dict.fromkeys([spec.target, *filtered, *passed]))
+
+
+def _dates_asked(words: _Words, dates: list[Column], ends: set[str] | None = None) -> list[Column]:
     """The arrival date for "when does it arrive", the departure otherwise, both for "when did she sail
-    and what's the ETA"."""
-    arriving = words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta")
+    and what's the ETA". With no verb that says which, a port filtered at one end of the voyage says it:
+    "when does it get into Rotterdam" is the date of the end Rotterdam is at."""
+    arriving = bool(words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta")) or \
+        (ends == {"DESTINATION"} and not words.has(r"sail(?:s|ed)?|leav\w*|left|depart\w*|etd"))
     chosen = [c for c in dates if ("ARRIVAL" in c.name) == bool(arriving)] or dates
     if arriving and words.has(r"sail(?:s|ed)?|leav\w*|left|depart\w*|etd"):
         return [c for c in dates if "ARRIVAL" in c.name or "DEPARTURE" in c.name][:2] or chosen[:1]
