@@ -268,3 +268,62 @@ def test_a_preference_said_with_a_question_answers_the_question_and_alone_is_ack
     answer, mode, body = _ask(service, "pref-q", "keep the answers short please, I'm on my phone.", thread)
     assert mode == "fallback" and answer.startswith("Noted") and "short" in answer
     assert body["decision_explain"]["handler"] == "preferences"
+
+
+def test_a_correction_said_over_two_sentences_supersedes_and_names_the_new_value(eng):
+    # the first sentence says the name is not of that role; the next one gives who is
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "two-sent", "For our Antwerp exports the shipper is Korvel Logistics.", thread)
+    _ask(service, "two-sent", "My mistake earlier: Korvel isn't the shipper, they just store the goods. "
+                              "The shipper is Lindqvist Metals in Gent.", thread)
+    answer, mode, _ = _ask(service, "two-sent", "who's the shipper on our Antwerp exports?", {"two-sent": None})
+    assert "Lindqvist" in answer and mode == "rag", answer
+    assert "From what you told me: Korvel" not in answer
+    # a name said as not in a box is still the name of the memory ("Lomax is not in X, it's in Y")
+    box_a, box_b = (r[0] for r in eng.query("SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID LIMIT 2"))
+    (cand,) = personal.extract(eng, f"sorry - Brandt Tools is NOT in {box_a}, it's in {box_b}.")
+    assert ("OWN", "NAME", "Brandt Tools") in cand.entities and cand.entities[0][2] == box_b
+
+
+def test_a_carrier_dropped_for_another_is_current_and_a_switch_names_a_party_not_a_place(eng):
+    carriers = [r[0] for r in eng.query("SELECT CARRIER_NAME FROM SUPPLYCHAIN.CARRIERS ORDER BY CARRIER_ID LIMIT 2")]
+    (cand,) = personal.extract(eng, f"we've dropped {carriers[0]} for this lane and gone with {carriers[1]}.")
+    assert cand.change and cand.entities[0][2] == carriers[1] and carriers[0] in cand.earlier
+    (cand,) = personal.extract(eng, "heads up: from June we switched to Halvorsen Trucking, Pike Haulage kept failing.")
+    assert cand.entities[0] == ("OWN", "NAME", "Halvorsen Trucking") and "Pike Haulage" in cand.earlier
+    # a greeting or a time word starting a sentence is no name of theirs
+    for text in ("Morning. We've got ten crates for Ostrava Steel.", "Since March our customer is Ostrava Steel."):
+        names = [e[2] for c in personal.extract(eng, text) for e in c.entities if e[:2] == ("OWN", "NAME")]
+        assert names == ["Ostrava Steel"], (text, names)
+
+
+def test_a_thing_described_otherwise_is_not_the_remembered_one(eng):
+    # the data knows what is in each box: a question about other goods is not about the remembered box
+    number, goods = _one(eng, "SELECT c.CONTAINER_NUMBER, MIN(i.DESCRIPTION) FROM SUPPLYCHAIN.CONTAINERS c "
+                              "JOIN SUPPLYCHAIN.CARGO_ITEMS i ON i.CONTAINER_ID = c.CONTAINER_ID "
+                              "GROUP BY c.CONTAINER_NUMBER ORDER BY c.CONTAINER_NUMBER")
+    other, = _one(eng, f"SELECT MIN(DESCRIPTION) FROM SUPPLYCHAIN.CARGO_ITEMS WHERE DESCRIPTION <> '{goods}'")
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "desc-a", f"I look after Brisa Foods; their {goods} are in {number}.", thread)
+    answer, mode, _ = _ask(service, "desc-a", f"which container did I say the {other} were in?", {"desc-a": None})
+    assert number not in answer and mode not in ("rag", "hybrid"), answer
+    answer, mode, _ = _ask(service, "desc-a", f"which container did I say the {goods} were in?", {"desc-a": None})
+    assert number in answer and mode == "rag", answer
+    # a customer described by words they never used is another one; the one they told stays theirs
+    _ask(service, "desc-b", "Our Lyon pickups are done by Rouvier Transports, and our customer there is Maison Abel.",
+         thread)
+    answer, mode, _ = _ask(service, "desc-b", "have I told you about a cheese wholesaler customer?", {"desc-b": None})
+    assert "Rouvier" not in answer and "Abel" not in answer and mode not in ("rag", "hybrid"), answer
+    answer, _, _ = _ask(service, "desc-b", "and who's our customer in Lyon again?", {"desc-b": None})
+    assert "Abel" in answer or "Rouvier" in answer, answer
+
+
+def test_after_a_change_the_value_before_it_answers_a_follow_up_about_the_past(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "past-a", "Since January our Oslo drayage has been done by Fjell Freight.", thread)
+    _ask(service, "past-a", "update: from the first of May we switched to Nordkyst Haul, Fjell kept missing slots.",
+         thread)
+    answer, mode, _ = _ask(service, "past-a", "who does our Oslo drayage now?", thread)
+    assert "Nordkyst" in answer and mode == "rag", answer
+    answer, mode, _ = _ask(service, "past-a", "and who did it before May?", thread)
+    assert "Fjell" in answer and "Nordkyst Haul (" not in answer and mode == "rag", answer

@@ -584,11 +584,30 @@ def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
               follow: personal.Recalled | None) -> tuple[personal.Recalled | None, bool]:
     """The memory the question refers to, else the one the last answer recalled (named by the
     question's word of reference: "that one"); and whether it is that follow-up's."""
-    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id) or follow
+    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id)
+    if rec is None and follow is not None and not (own_values.asked_kind(question) and
+                                                   personal.described_otherwise(question, f"{follow.text} {follow.corrected}")):
+        rec = follow  # not when it asks for one of their names described by words the last one never had
     is_follow = rec is follow and follow is not None
     if is_follow and follow is not None:
-        rec = dataclasses.replace(follow, noun=_follow_noun(question) or follow.noun, earlier=False)
+        rec = _earlier_of(eng, question, follow, user_id, agent_id) or \
+            dataclasses.replace(follow, noun=_follow_noun(question) or follow.noun, earlier=False)
     return rec, is_follow
+
+
+def _earlier_of(eng: Engine, question: str, follow: personal.Recalled, user_id: str,
+                agent_id: str) -> personal.Recalled | None:
+    """"And who did it before May?" after an answer from a memory that corrected another: the value
+    before the change (the first one kept), else None."""
+    if not personal.HISTORY.search(question):
+        return None
+    rec = next((r for r in personal.valid_memories(eng, user_id, agent_id) if r.id == follow.memory_id), None)
+    earlier = (rec.metadata or {}).get("earlier") if rec is not None else None
+    if not earlier:
+        return None
+    first = earlier[0]
+    return dataclasses.replace(follow, value=str(first["value"]), text=str(first["text"]), said_at=str(first["said_at"]),
+                               earlier=True, quote=False, direct=True)
 
 
 # A question about what the user said ("what did I tell you ...", "remind me ..."): the user's words answer it.
@@ -740,7 +759,8 @@ def _other_value_named(eng: Engine, question: str, rec: personal.Recalled) -> st
         said.setdefault(personal.subject_of(table, column), set()).add(value.lower())
     for lk in found:
         mine = said.get(personal.subject_of(lk.table, lk.column))
-        if mine and str(lk.value).lower() not in mine:
+        # a value of the memory it corrected is what the correction is about ("our Felixstowe imports")
+        if mine and str(lk.value).lower() not in mine and lk.text.lower() not in rec.corrected.lower():
             return str(lk.value)
     return None
 

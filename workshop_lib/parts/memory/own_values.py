@@ -50,8 +50,9 @@ MONEY_RE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURREN
 # a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
 NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
 # ("belongs to Bright Tools", "sold to Ferretti": a party, not a place)
-_PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<!goes )to|at|near|out of|based in|around|into|via)"
-                           r"\s+(?:the\s+)?$", re.I)
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<!goes )(?<!switched )(?<!swapped )"
+                           r"(?<!changed )(?<!over )to|at|near|out of|based in|around|into|via)"
+                           r"\s+(?:the\s+|our\s+|my\s+)?$", re.I)
 _DAY = r"(?:\d{1,2}(?:st|nd|rd|th)?)"
 _TIME_RE = re.compile(rf"\b(?:(?:last|this|next|on|since|until|from)\s+)?(?:{_DAY}\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
                       r"week|month|year|january|february|march|april|may|june|july|august|september|october|"
@@ -63,7 +64,8 @@ _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _ORDINARY = set("""i i'm i'll i've i'd we we're hi hey hello ok okay so also and but please thanks thank yes no
 yep nope sorry actually wait ugh oh well hmm big small new old our my the a an it it's that this they their
 from for with in on at to fyi btw just most remember note keep forget ignore scratch drop don't do not quick update
-reminder correction heads got""".split())
+reminder correction heads got we've we'd we'll morning evening afternoon cheers since until after before as
+last next anyway then now every bit some another""".split())
 
 
 @dataclass(frozen=True)

@@ -53,19 +53,21 @@ _FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re
 # A clause with no subject that starts with a verb in -ing ("writing from Durban", "shipping with MSC"):
 # the speaker is its subject.
 _SUBJECTLESS = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|also|just|btw|fyi)\b[\s,!.]*)*(?:there\b[\s,!.]*)?"
-                          r"[a-z]+ing\b", re.I)
+                          r"(?!(?:morning|evening|nothing|something|anything|everything|thing)\b)[a-z]+ing\b", re.I)
 _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|whats|wat's|which|who|who's|whom|whose|where|"
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
 _CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
-                     r"no longer|anymore|rolled|replaced|until|up to|since|these days|nowadays)\b", re.I)
+                     r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays)\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$", re.I)
 # ... or said as what it is no longer ("evergreen's not our carrier anymore").
 _IS_NOT = re.compile(r"^(?:['’]s|\s+(?:is|are|was|were))\s+(?:not|no longer)\b|^\s+(?:isn['’]t|aren['’]t|wasn['’]t)\b",
                      re.I)
+# ... or a name said as the one that is not of a role ("Harwell isn't the consignee"; not "Lomax is not in X").
+_IS_NOT_THE = re.compile(rf"(?:{_IS_NOT.pattern})\s+(?:the|our|my|a|an)\b", re.I)
 _POSSESSED = re.compile(r"\b(?:my|our)\s+((?:[a-z][\w-]*(?:'s)?\s+){0,2}?[a-z][\w-]*)", re.I)
 _ASKED_POSSESSION = re.compile(r"\b(?:what|which|who|where)(?:'s|\s+(?:is|are|was|were))\s+(?:my|our)\s+"
                                r"((?:[a-z][\w'-]*\s+){0,3}[a-z][\w'-]*?)(?=\s+(?:for|of|on|in|at|again|now)\b|\W*$)",
@@ -216,7 +218,7 @@ def _entities(stated: str, values: Any) -> list[tuple[str, str, str]]:
     taken = [(lk.start, lk.end) for lk in links if lk.how != "word"]
     places = {str(v[0]) for v in values.phrases if (v[1], v[2]) == ("PORTS", "PORT_NAME")}
     entities += [(OWN, v.kind, v.value) for v in own_values.find(stated, taken, places=places)
-                 if not _NOT_THIS.search(stated[:v.start][-30:])]
+                 if not _NOT_THIS.search(stated[:v.start][-30:]) and not _IS_NOT_THE.match(stated[v.end:])]
     return entities
 
 
@@ -238,17 +240,31 @@ def _current_and_earlier(entities: list[tuple[str, str, str]], stated: str = "")
     return entities, earlier
 
 
-def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str | None) -> PersonalCandidate:
-    """The memory of one statement: its current values first (a change keeps the values before apart)."""
-    change = bool(_CHANGE.search(stated))
+def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str | None, *,
+               correcting: bool = False) -> PersonalCandidate:
+    """The memory of one statement: its current values first (a change keeps the values before apart).
+    `correcting`: an earlier sentence of the turn said the next one corrects something."""
+    change = correcting or bool(_CHANGE.search(stated))
     earlier: list[str] = []
+    # "our Oslo drayage", "our UK warehouse": a name of theirs that says which of their things is meant
+    # is no value of the memory while the sentence has another one
+    naming = [e for e in entities if _names_their_thing(stated, e)]
+    entities = [e for e in entities if e not in naming] or naming
     if change:
         entities, earlier = _current_and_earlier(entities, stated)
     entities.sort(key=_order)
+    entities += [e for e in naming if e not in entities]
     return PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated)), change,
                              said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
                              time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
                              earlier=tuple(earlier))
+
+
+def _names_their_thing(stated: str, entity: tuple[str, str, str]) -> bool:
+    """A name of theirs between "our"/"my" and a noun ("our Oslo drayage")."""
+    if entity[0] != OWN:
+        return False
+    return bool(re.search(rf"\b(?:our|my)\s+{re.escape(entity[2])}\s+[a-z]", stated))
 
 
 def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Collection[str] = ()) -> list[PersonalCandidate]:
@@ -258,20 +274,32 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
     _, values = assistant.knowledge(eng)
     out = []
     record = _the_one_record(text, values)
+    correcting = False  # "Sorry, I mixed that up: X isn't the consignee. The consignee is Y.": the next statement corrects
     for sentence in sentences(text):
         stated = statement_part(sentence)
-        personal = _may_be_personal(stated)
+        personal = _may_be_personal(stated) or (correcting and _keepable(stated))
         entities = _entities(stated, values) if stated else []
         if not entities or not (personal or _of_a_name_of_theirs(stated, entities, own_names)):
+            correcting = correcting or (personal and bool(_CHANGE.search(stated)))
             continue
-        cand = _candidate(stated, entities, said_at)
+        cand = _candidate(stated, entities, said_at, correcting=correcting)
+        correcting = False
         if record is not None and not any(e[0] in _OWN_THINGS[:4] for e in entities) \
                 and any(e[:2] == (OWN, own_values.NAME) for e in entities):
             # "what temp is EGHU0204096 at? Dalby Fresh Produce keep ringing me": the one record the
             # turn names is the one its name of theirs is about (kept last: the memory's subject stays the name)
-            cand = dataclasses.replace(cand, entities=(*cand.entities, record))
+            cand = dataclasses.replace(cand, entities=(*cand.entities, record),
+                                       text=_with_sentence_of(cand.text, text, record[2]))
         out.append(cand)
     return out
+
+
+def _with_sentence_of(stated: str, turn: str, value: str) -> str:
+    """The statement, and the turn's sentence that names the record it is tied to ("I look after Andes
+    Fruit Co; their apples are in ONEU5964541"), so the memory keeps what the user said of it."""
+    said = next((statement_part(s) for s in sentences(turn) if value.lower() in s.lower()), "")
+    joined = f"{stated} {said}" if said and said not in stated else stated
+    return joined if len(joined) <= MAX_TEXT_CHARS else stated
 
 
 def _the_one_record(text: str, values: Any) -> tuple[str, str, str] | None:
@@ -509,6 +537,7 @@ class Recalled:
     nouns: tuple[str, ...] = ()  # what the user called their things in that memory
     roles: tuple[str, ...] = ()  # what its values are to the user (own_values.ROLES)
     entities: tuple[tuple[str, str, str], ...] = ()  # every value that memory names
+    corrected: str = ""          # the words of the memories it superseded (what the correction is about)
 
 
 # A request said as an imperative to the assistant ("just give me my number", "remind me the name"):
@@ -569,14 +598,14 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     if not refers_to_own(question):
         return None
     # newest first; not those about another one of the role asked ("our coffee customer": not the cocoa buyer)
-    asked = _qualifiers(question) & _linked_words(eng, question)
-    memories = [r for r in reversed(_valid(eng, user_id, agent_id)) if not _qualified_otherwise(asked, r)]
+    memories = _may_be_meant(eng, question, user_id, agent_id)
     if not memories:
         return None
     words = question_nouns(question)
     asked_nouns = {stem(w.removesuffix("'s")) for w, _ in words} | set(possessed_nouns(question))
     kind = own_values.asked_kind(question)
     if kind and not any(t for _, t in words):  # "who's my client?", "which city do I work from?"
+        memories = [r for r in memories if not described_otherwise(question, _told_of(r))]
         found = _resolve_kind(question, kind, memories)
         if found is not None:
             return _with_words_of(found, memories)  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
@@ -589,11 +618,21 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     return _with_words_of(found, memories) if found is not None else None
 
 
+def _may_be_meant(eng: Engine, question: str, user_id: str, agent_id: str) -> list[Any]:
+    """The user's valid memories, newest first, without those about another one of what the question
+    names: "our coffee customer" is not the cocoa buyer, "the T-shirts" are not the box of apples."""
+    asked = _qualifiers(question) & _linked_words(eng, question)
+    described = _described(eng, question)
+    return [r for r in reversed(_valid(eng, user_id, agent_id))
+            if not _qualified_otherwise(asked, r) and not _describes_another(eng, described, r)]
+
+
 def with_memory_words(recalled: Recalled, rec: Any) -> Recalled:
     """The recalled value with the nouns and roles of the memory it came from."""
     meta = rec.metadata or {}
     return dataclasses.replace(recalled, nouns=tuple(meta.get("nouns") or ()), roles=tuple(meta.get("roles") or ()),
-                               entities=tuple(tuple(e) for e in meta.get("entities") or ()))
+                               entities=tuple(tuple(e) for e in meta.get("entities") or ()),
+                               corrected=" ".join(str(e.get("text", "")) for e in meta.get("earlier") or ()))
 
 
 def _with_words_of(recalled: Recalled, memories: list[Any]) -> Recalled:
@@ -675,7 +714,8 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
     closer = _closer_in_words(question, q_roles, memories, best)
     if closer is not None:  # what they said about it holds no value of the kind: its words may
         return closer
-    if best is None or (not best[0] and not _the_one_sum(kind, memories)):
+    if best is None or (not best[0] and not _the_one_sum(kind, memories)) or \
+            described_otherwise(question, _told_of(best[1])):
         return None
     _, rec, (table, column, value) = best
     meta = rec.metadata or {}
@@ -686,6 +726,26 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
                         direct=True, quote=False)
     return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, noun,
                     direct=True, quote=not meta.get("change"))
+
+
+# Words of a question about the user's things that say nothing of which one is meant.
+_ASKING = frozenset(stem(w) for w in """ever already mention mentioned told tell remember recall know knew
+about anything something someone anyone thing stuff kind sort again still currently now usual usually
+main current new old address name number contact details exact full""".split())
+
+
+def _told_of(rec: Any) -> str:
+    """A memory's words and those of the memories it corrected."""
+    return " ".join([rec.content or "", *(str(e.get("text", "")) for e in (rec.metadata or {}).get("earlier") or ())])
+
+
+def described_otherwise(question: str, told: str) -> bool:
+    """"Have I told you about a coffee roaster customer?": the question describes which one of a role
+    it means by a word before the role's noun that what the user told (`told`) never uses: another one."""
+    def bare(words: set[str]) -> set[str]:  # "pad" and "pads" (the stemmer keeps short words whole)
+        return {w.removesuffix("s") for w in words}
+    described = bare(_qualifiers(question) - _ASKING)
+    return bool(described) and not described & bare(content_words(told))
 
 
 def _qualifiers(text: str) -> set[str]:
@@ -700,6 +760,25 @@ def _linked_words(eng: Engine, text: str) -> set[str]:
     """The words of a text the data's values name (a commodity, a port, a carrier)."""
     _, values = assistant.knowledge(eng)
     return {stem(w) for lk in values.links(text) for w in re.findall(r"[a-z][\w-]*", lk.text.lower())}
+
+
+def _described(eng: Engine, text: str) -> dict[tuple[str, str], set[str]]:
+    """The values a text names by an ordinary word of a column ("the T-shirts", "their apples"), per column."""
+    _, values = assistant.knowledge(eng)
+    out: dict[tuple[str, str], set[str]] = {}
+    for lk in values.links(text):
+        if lk.how == "word":
+            out.setdefault((lk.table, lk.column), set()).add(str(lk.value).lower())
+    return out
+
+
+def _describes_another(eng: Engine, described: dict[tuple[str, str], set[str]], rec: Any) -> bool:
+    """The question describes its thing by a value of a column ("the T-shirts") and the memory describes
+    its own by another value of that column ("their apples") and not this one: another thing."""
+    if not described:
+        return False
+    mine = _described(eng, rec.content or "")
+    return any(column in mine and not values & mine[column] for column, values in described.items())
 
 
 def _qualified_otherwise(asked: set[str], rec: Any) -> bool:

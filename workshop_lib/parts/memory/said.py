@@ -84,6 +84,13 @@ def _holds_asked(question: str, statement: str) -> bool:
     return bool(_words(new))
 
 
+def _speaks_of_own(message: str) -> bool:
+    """A message about the user's things: I, we, my, our; or "me" in one of its statements ("... and
+    the consignee's contact keeps ringing me about it": the speaker is in it too)."""
+    return personal.speaks_of_own(personal.statement_part(message)) or \
+        any(re.search(r"\bme\b", personal.statement_part(s), re.I) for s in personal.sentences(message))
+
+
 def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
     """The user's statements about their own things (I, we, my, our), oldest first, without those a
     later request asked to forget."""
@@ -93,7 +100,7 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
         if getattr(m, "role", "user") != "user" or not m.content:
             continue
         # a message that speaks of the user's things speaks of them in each of its sentences
-        own_message = personal.speaks_of_own(personal.statement_part(m.content))
+        own_message = _speaks_of_own(m.content)
         before = ""
         for sentence in personal.sentences(m.content):
             if personal.FORGET.search(sentence):  # what it names is dropped from what came before
