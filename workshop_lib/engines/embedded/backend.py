@@ -25,7 +25,7 @@ class EmbeddedBackend(StoreBackend):
     engine: EmbeddedEngine
 
     def object_names(self) -> set[str]:
-        with self.engine.cursor() as cur:
+        with self._read() as cur:
             return {r.name.upper() for r in each_as(NameRow, cur.execute(statements_module.EXISTING_OBJECTS))}
 
     def create_objects(self, objects: list[tuple[str, list[str]]]) -> None:
@@ -63,7 +63,7 @@ class EmbeddedBackend(StoreBackend):
                                                    "(it is rebuilt; memories are kept)"),
         ):
             try:
-                with self.engine.cursor() as cur:
+                with self._read() as cur:
                     rows = [str(r.value) for r in each_as(ValueRow, cur.execute(
                         statements_module.QUICK_CHECK.replace("{schema}", schema)))]
                 ok = rows == ["ok"]
@@ -81,7 +81,7 @@ class EmbeddedBackend(StoreBackend):
         except Exception as exc:  # noqa: BLE001
             out.append(Check("full-text index", False, str(exc).splitlines()[0], store_fix))
         try:
-            with self.engine.cursor() as cur:
+            with self._read() as cur:
                 n = row_as(VectorTotalsRow, one_row(cur.execute(statements_module.KNN_READ_ALL.replace("{p}", p)))).vectors
                 want = row_as(CountRow, one_row(cur.execute(statements_module.KNN_EXPECTED.replace("{p}", p)))).n
             out.append(Check("nearest-neighbour index", n == want, f"{n} vectors read, {want} expected", store_fix))

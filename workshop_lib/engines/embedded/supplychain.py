@@ -142,7 +142,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
     def unordered_reads_reversed(self) -> Iterator[bool]:
         # SQLite's switch for exactly this: unordered SELECTs (and ties) come back reversed.
         # The cursor holds the engine's lock for the whole block: no other thread reads meanwhile.
-        with self.engine.cursor() as cur:
+        with self._read() as cur:
             cur.execute("PRAGMA reverse_unordered_selects=ON")
             try:
                 yield True
@@ -161,7 +161,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
         )
         if not rows:
             raise RuntimeError("SUPPLYCHAIN is not seeded yet. Fix: run supplychain.seed(eng) or `workshop setup`.")
-        with self.engine.cursor() as cur:  # one cursor (and the engine's lock) for the whole read
+        with self._read() as cur:  # one cursor (and the engine's lock) for the whole read
             return self._data_dictionary(cur, owner, rows)
 
     def _data_dictionary(self, cur: Cursor, owner: str, rows: list[Row]) -> DataDictionary:

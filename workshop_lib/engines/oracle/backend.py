@@ -50,7 +50,7 @@ class OracleBackend(StoreBackend):
     engine: OracleEngine
 
     def object_names(self) -> set[str]:
-        with self.engine.cursor() as cur:
+        with self._read() as cur:
             cur.execute(statements_module.EXISTING_OBJECTS)
             return {r.name.upper() for r in rows_as(NameRow, cur.fetchall())}
 
@@ -63,7 +63,7 @@ class OracleBackend(StoreBackend):
         for name, ddl in objects:
             for stmt in ddl:
                 try:
-                    with self.engine.cursor() as cur:
+                    with self._read() as cur:
                         cur.execute(stmt)
                 except OracleWorkshopError as exc:
                     if ALREADY_EXISTS in codes(exc.error) and created_name(stmt) in self.object_names():
@@ -74,7 +74,7 @@ class OracleBackend(StoreBackend):
         for name in reversed(list(drops)):
             if name in names:
                 try:
-                    with self.engine.cursor() as cur:
+                    with self._read() as cur:
                         cur.execute(drops[name])
                 except OracleWorkshopError as exc:
                     if exc.code not in ("ORA-00942", "ORA-01418"):

@@ -14,7 +14,7 @@ import oracledb
 
 from workshop_lib import config
 from workshop_lib.engines.database import Tracer
-from workshop_lib.engines.dbtypes import Row, TableSpec
+from workshop_lib.engines.dbtypes import Reader, Row, TableSpec
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle.connection import (
@@ -60,9 +60,10 @@ class OracleSupplyChain(SupplyChainSchema):
 
     engine: OracleEngine
 
-    def __init__(self, engine: OracleEngine, tracer: Tracer, *, timeout: float | None, progress: bool) -> None:
+    def __init__(self, engine: OracleEngine, tracer: Tracer, reader: Reader, *, timeout: float | None,
+                 progress: bool) -> None:
         """`timeout` and `progress`: how the engine connects (the reader and the owner connect alike)."""
-        super().__init__(engine, tracer)
+        super().__init__(engine, tracer, reader)
         self._timeout, self._progress = timeout, progress
         self._reader_lock = threading.Lock()
         self._reader: oracledb.Connection | None = None
