@@ -21,7 +21,7 @@ class StoreBackend(abc.ABC):
         """`engine`: the database the store lives in (its queries and transactions; each engine's
         backend reads its own engine's settings: the file, the user); `reader`: its cursor for
         reads that hold its lock over several statements (engines/dbtypes.py)."""
-        self.engine = engine
+        self._engine = engine
         self._read = reader
 
     @abc.abstractmethod

@@ -28,7 +28,7 @@ class SupplyChainSchema(abc.ABC):
         """`engine`: the database SUPPLYCHAIN lives in; `tracer`: its trace, which the read-only
         boundary reports its statements to (they run on a connection or process of their own);
         `reader`: its cursor for reads that hold its lock over several statements."""
-        self.engine = engine
+        self._engine = engine
         self._tracer = tracer
         self._read = reader
 

@@ -27,7 +27,7 @@ class OracleModel(EmbeddingModel):
 
     def __init__(self, engine: OracleEngine, reader: Reader) -> None:
         super().__init__(engine.name)
-        self.engine = engine
+        self._engine = engine
         self._read = reader  # the engine's cursor: embedding several texts on one
 
     def embed(self, texts: list[str]) -> list[list[float]]:
@@ -81,9 +81,9 @@ class OracleModel(EmbeddingModel):
                     scores.append(float(row_as(NumberRow, one_row(cur)).number))
         else:
             docs = json.dumps({"documents": texts})
-            answer = row_as(ValueRow, self.engine.query(statements_module.RERANK_REST, {
+            answer = row_as(ValueRow, self._engine.query(statements_module.RERANK_REST, {
                 "q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]).value
-            body = self.engine.backend.read_text(answer)  # a CLOB is read, then parsed like a string
+            body = self._engine.backend.read_text(answer)  # a CLOB is read, then parsed like a string
             result: Any = json.loads(body) if isinstance(body, str) else answer  # [{index, score, content}, ...]
             scores = [-math.inf] * len(texts)
             for item in result:
