@@ -971,7 +971,7 @@ P6T_WRONG = {
     "counted on a cursor": (
         lambda s: _edit(s, (COUNT_LINE, '    with eng.cursor() as cur:\n'
                                         '        return str(cur.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])')),
-        ["eng.cursor(", "skips the read-only boundary"]),
+        ["has no attribute 'cursor'", "eng.supplychain.read_only_query("]),  # private to the engines
     "counted on the raw connection": (  # the driver's connection is private to the engine: the tool fails
         lambda s: _edit(s, (COUNT_LINE, '    return str(eng.conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])')),
         ["has no attribute 'conn'", "eng.supplychain.read_only_query("]),

@@ -36,13 +36,12 @@ def test_trace_records_each_statement_with_its_binds_and_entry_point(eng: Embedd
         with db.transaction() as cur:
             cur.execute("CREATE TABLE t_seam (x INTEGER)")
             cur.execute("INSERT INTO t_seam (x) VALUES (:x)", {"x": 1})
-        with db.cursor() as cur:
-            assert cur.execute("SELECT x FROM t_seam").fetchall() == [(1,)]
+        assert db.query("SELECT x FROM t_seam", max_rows=1) == [(1,)]
     db.query(db.statements.ping)  # after it: not recorded either
     assert sent == [Sent("SELECT :a + :b", ("a", "b"), "query"),
                     Sent("CREATE TABLE t_seam (x INTEGER)", (), "transaction"),
                     Sent("INSERT INTO t_seam (x) VALUES (:x)", ("x",), "transaction"),
-                    Sent("SELECT x FROM t_seam", (), "cursor")]
+                    Sent("SELECT x FROM t_seam", (), "query")]
 
 
 def test_the_outermost_entry_point_names_what_a_schema_method_sent(eng: EmbeddedEngine) -> None:
@@ -94,11 +93,16 @@ def test_nothing_outside_the_engines_reaches_a_driver_connection() -> None:
     assert seam_report.conn_uses() == []
 
 
-def test_code_outside_the_engines_runs_sql_four_ways() -> None:
-    # cursor and transaction (statements of its own), query (one statement's rows) and the read-only
-    # boundary; a new entry point is counted here (seam_report.ENTRY_POINTS keeps the names that went).
-    assert set(seam_report.sql_entry_points()) == {"eng.cursor", "eng.transaction", "eng.query",
+def test_code_outside_the_engines_runs_sql_three_ways() -> None:
+    # transaction (statements of its own), query (one statement's rows, or its first max_rows) and the
+    # read-only boundary; a new entry point is counted here (seam_report.ENTRY_POINTS keeps the names
+    # that went: the cursor is private to the engines).
+    assert set(seam_report.sql_entry_points()) == {"eng.transaction", "eng.query",
                                                    "eng.supplychain.read_only_query"}
+
+
+def test_the_cursor_is_private_to_the_engines(eng: EmbeddedEngine) -> None:
+    assert not hasattr(eng, "cursor") and not hasattr(eng.scoped("seam-user"), "cursor")
 
 
 def test_no_check_or_test_replaces_an_engine_method_to_watch_sql() -> None:

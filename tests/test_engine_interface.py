@@ -1,4 +1,4 @@
-"""The Engine interface stays narrow: seventeen documented members, the rest grouped into
+"""The Engine interface stays narrow: sixteen documented members, the rest grouped into
 small objects (statements, model, supplychain, backend), and engines add no public member
 the interface does not list, besides their own connection settings."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ from workshop_lib.engines.store_backend import StoreBackend
 from workshop_lib.engines.supplychain_schema import SupplyChainSchema
 
 INTERFACE = {"name", "traits", "user_id", "agent_id", "scoped", "store", "open_store", "memory",
-             "cursor", "transaction", "query", "trace", "statements", "model", "supplychain",
+             "transaction", "query", "trace", "statements", "model", "supplychain",
              "backend", "close"}
 # What each engine keeps of its own: where it points (not part of the interface). The driver
 # connection is private (`_conn`): nothing outside the engine packages reaches it.
@@ -34,7 +34,7 @@ def public_members(cls: type) -> set[str]:
     return names
 
 
-def test_the_engine_interface_has_seventeen_members():
+def test_the_engine_interface_has_sixteen_members():
     assert public_members(Engine) == INTERFACE
 
 

@@ -191,7 +191,7 @@ def test_oracle_store_has_no_vector_index_and_an_old_one_is_dropped(eng):
     prefix = eng.store.prefix
     vector_indexes = ("SELECT COUNT(*) FROM user_indexes WHERE table_name = :t AND index_type LIKE '%VECTOR%'")
     assert eng.query(vector_indexes, {"t": f"{prefix}RECORD_CHUNKS"})[0][0] == 0
-    with eng.cursor() as cur:  # a store made by the previous version
+    with eng.transaction() as cur:  # a store made by the previous version
         cur.execute(f"""CREATE VECTOR INDEX {prefix}RECORD_CHUNKS_VEC_IX ON {prefix}RECORD_CHUNKS (embedding)
             ORGANIZATION INMEMORY NEIGHBOR GRAPH DISTANCE COSINE WITH TARGET ACCURACY 95""")
     eng.open_store(SchemaPolicy.REQUIRE_EXISTING, table_name_prefix=prefix)

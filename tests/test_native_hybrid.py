@@ -100,6 +100,6 @@ def test_both_hybrid_searches_answer_the_same_probe_on_oracle():
         assert native and ours and len(native) <= 5
         assert set(native) & set(ours), rows  # the two fusions agree on some of the top five
     finally:
-        with eng.cursor() as cur:
+        with eng.transaction() as cur:
             cur.execute(osql.NATIVE_HYBRID.DROP)
         eng.close()

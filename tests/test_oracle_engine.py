@@ -446,8 +446,8 @@ def test_a_transaction_holds_the_store_connection_until_it_ends(monkeypatch):
 
     def other_thread():
         inside.wait(5)
-        with eng.cursor():
-            order.append("other thread's cursor")
+        eng.query("SELECT 1 FROM DUAL")
+        order.append("other thread's query")
 
     worker = threading.Thread(target=other_thread)
     worker.start()
@@ -456,7 +456,7 @@ def test_a_transaction_holds_the_store_connection_until_it_ends(monkeypatch):
         time.sleep(0.2)  # the other thread is waiting for the lock now
         order.append("transaction ends")
     worker.join(5)
-    assert order == ["transaction ends", "other thread's cursor"]
+    assert order == ["transaction ends", "other thread's query"]
 
 
 def test_importing_the_engine_leaves_the_drivers_defaults_alone():
@@ -572,7 +572,7 @@ def test_two_sessions_inserting_the_same_chunks_at_once_store_each_once():
         assert errors == []
         assert a.query(index.fill(docs.COUNTS, table)) == [(1, 20)]
     finally:
-        with a.cursor() as cur:
+        with a.transaction() as cur:
             cur.execute(index.fill(docs.TABLE_DROP, table))
         a.close()
         b.close()
@@ -766,7 +766,7 @@ def test_a_store_object_another_session_created_first_is_not_an_error(monkeypatc
             self.existing, self.run = existing, []
 
         @contextlib.contextmanager
-        def cursor(self):
+        def cursor(self):  # handed to the backend as its reader, as the engine hands its _read_cursor
             yield self
 
         def execute(self, statement, params=None):
@@ -779,9 +779,11 @@ def test_a_store_object_another_session_created_first_is_not_an_error(monkeypatc
             return self.rows
 
     ddl = [("RECORDS", ["CREATE TABLE T_RECORDS (x NUMBER)", "CREATE INDEX T_RECORDS_IX ON T_RECORDS (x)"])]
-    OracleBackend(Engine({"T_RECORDS", "T_RECORDS_IX"})).create_objects(ddl)
+    both = Engine({"T_RECORDS", "T_RECORDS_IX"})
+    OracleBackend(both, both.cursor).create_objects(ddl)
     with pytest.raises(OracleWorkshopError, match="create RECORDS.*ORA-00955"):
-        OracleBackend(Engine({"T_RECORDS"})).create_objects(ddl)  # T_RECORDS_IX is some other kind of object
+        one = Engine({"T_RECORDS"})
+        OracleBackend(one, one.cursor).create_objects(ddl)  # T_RECORDS_IX is some other kind of object
 
 
 # --------------------------------------------------------------------------- issue 36: both engines, live on Oracle
@@ -805,7 +807,7 @@ def test_a_batch_with_a_short_chunk_before_a_long_one_is_stored(engine_name, tmp
         stored = sorted(eng.query(f"SELECT chunk_no, body FROM {table}"))
         assert [(n, eng.backend.read_text(b)) for n, b in stored] == [(r["chunk_no"], r["body"]) for r in rows]
     finally:
-        with eng.cursor() as cur:
+        with eng.transaction() as cur:
             cur.execute(index.fill(docs.TABLE_DROP, table))
         eng.close()
 

@@ -497,8 +497,7 @@ def test_query_text_is_cut_only_where_the_model_alone_reads_it():
     assert embedding_only_binds("INSERT INTO t (q) VALUES (:q)") == set()
     conn = _FakeConn()
     eng = _engine(conn=conn)
-    with eng.cursor() as cur:
-        cur.execute(osql.EMBED, {"q": "y" * 5000})
+    eng.query(osql.EMBED, {"q": "y" * 5000})
     assert conn.executed[-1][1] == {"q": "y" * osql.EMBED_INPUT_CHARS}
 
 

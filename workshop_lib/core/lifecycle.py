@@ -30,7 +30,7 @@ from typing import Any
 
 from workshop_lib.core.records import MEMORY_TYPES, Record
 from workshop_lib.engines.database import StoreDatabase
-from workshop_lib.engines.dbtypes import Cursor, one_row
+from workshop_lib.engines.dbtypes import Cursor
 from workshop_lib.engines.rows import (
     AuditRow,
     AuditSubjectRow,
@@ -40,8 +40,8 @@ from workshop_lib.engines.rows import (
     RecordRow,
     RecordSeqRow,
     StatusRow,
+    first_as,
     maybe_as,
-    row_as,
     rows_as,
 )
 
@@ -143,18 +143,30 @@ class LifecycleMixin:
     _cascade_actor: Any
 
     # ------------------------------------------------------------------ status
-    def _memory_row(self, cur: Cursor, record_type: str, record_id: str) -> RecordRow | None:
+    @staticmethod
+    def _check_memory_key(record_type: str, record_id: str) -> None:
         if not isinstance(record_type, str) or record_type not in MEMORY_TYPES:
             raise ValueError(f"only memories have a status; record_type must be one of {sorted(MEMORY_TYPES)}, "
                              f"got {record_type!r}")
         if not isinstance(record_id, str):
             raise ValueError(f"record_id must be a string, got {type(record_id).__name__}")
+
+    def _memory_row(self, cur: Cursor, record_type: str, record_id: str) -> RecordRow | None:
+        """The memory's row, read inside the caller's transaction."""
+        self._check_memory_key(record_type, record_id)
         cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
         return maybe_as(RecordRow, cur.fetchone())
 
     def _read_status(self, cur: Cursor, seq: int) -> MemoryStatus:
+        """The status of the memory at `seq`, read inside the caller's transaction."""
         cur.execute(self.mem.STATUS_GET, {"seq": seq})
-        row = maybe_as(StatusRow, cur.fetchone())
+        return self._status_or_valid(maybe_as(StatusRow, cur.fetchone()))
+
+    def _query_status(self, seq: int) -> MemoryStatus:
+        """The status of the memory at `seq`, read on its own (a read, outside any transaction)."""
+        return self._status_or_valid(first_as(StatusRow, self.engine.query(self.mem.STATUS_GET, {"seq": seq})))
+
+    def _status_or_valid(self, row: StatusRow | None) -> MemoryStatus:
         return MemoryStatus() if row is None else self._status_of(row)
 
     def _status_of(self, row: StatusRow | HistoryRow) -> MemoryStatus:
@@ -165,9 +177,9 @@ class LifecycleMixin:
 
     def status(self, record_type: str, record_id: str) -> MemoryStatus | None:
         """The memory's status, or None if there is no such memory."""
-        with self.engine.cursor() as cur:
-            row = self._memory_row(cur, record_type, record_id)
-            return None if row is None else self._read_status(cur, row.seq)
+        self._check_memory_key(record_type, record_id)
+        row = first_as(RecordRow, self.engine.query(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id}))
+        return None if row is None else self._query_status(row.seq)
 
     def set_status(self, record_type: str, record_id: str, status: str, *, by: str, reason: str | None = None,
                    replaced_by: str | None = None) -> int:
@@ -245,13 +257,12 @@ class LifecycleMixin:
             raise ValueError(f"record_types must be memory types {sorted(MEMORY_TYPES)}")
         want = subject.strip().lower() if isinstance(subject, str) else None
         out = []
-        with self.engine.cursor() as cur:
-            cur.execute(self.mem.HISTORY, {"u": user_id, "a": agent_id, "types": "," + ",".join(sorted(types)) + ","})
-            for row in rows_as(HistoryRow, cur.fetchall()):
-                rec = self._row_to_record(row)
-                if want is not None and str((rec.metadata or {}).get("subject", "")).strip().lower() != want:
-                    continue
-                out.append(HistoryEntry(rec, self._status_of(row)))
+        binds = {"u": user_id, "a": agent_id, "types": "," + ",".join(sorted(types)) + ","}
+        for row in rows_as(HistoryRow, self.engine.query(self.mem.HISTORY, binds)):
+            rec = self._row_to_record(row)
+            if want is not None and str((rec.metadata or {}).get("subject", "")).strip().lower() != want:
+                continue
+            out.append(HistoryEntry(rec, self._status_of(row)))
         return out
 
     # ------------------------------------------------------------------ erasure
@@ -285,9 +296,8 @@ class LifecycleMixin:
         if not isinstance(user_id, str) or not user_id:
             raise ValueError("user_id must be a non-empty string")
         _check_actor(by, reason)
-        with self.engine.cursor() as cur:
-            records = int(row_as(CountRow, one_row(cur.execute(self.mem.TRACE_RECORDS, {"u": user_id}))).n)
-            threads = int(row_as(CountRow, one_row(cur.execute(self.mem.TRACE_THREADS, {"u": user_id}))).n)
+        records = self._count(self.mem.TRACE_RECORDS, {"u": user_id})
+        threads = self._count(self.mem.TRACE_THREADS, {"u": user_id})
         names = self.engine.backend.object_names()
         with self.engine.transaction() as cur:
             self._delete_record(cur, "user_profile", user_id)
@@ -304,11 +314,8 @@ class LifecycleMixin:
             detail = {"records": records, "threads": threads, "chat_log_rows": chat_rows, "cache_rows": cache_rows}
             cur.execute(self.mem.AUDIT_INSERT, {"act": "erase_user", "subj": keyed_hash(self._audit_key(cur), user_id),
                                                 "actor": by, "detail": json.dumps({**detail, "reason": reason})})
-        with self.engine.cursor() as cur:  # after the commit: the indexes see the deletes first
-            for stmt in self.mem.PURGE_DELETED:
-                cur.execute(stmt)
-                if cur.description:
-                    cur.fetchall()
+        for stmt in self.mem.PURGE_DELETED:  # after the commit: the indexes see the deletes first
+            self.engine.query(stmt)  # each on its own, outside a transaction (a WAL checkpoint needs that)
         return detail
 
     def user_trace(self, user_id: str, terms: Iterable[str] = ()) -> dict[str, int]:
@@ -334,34 +341,35 @@ class LifecycleMixin:
         words = [t for t in terms if isinstance(t, str) and re.search(r"\w", t)]
         names = self.engine.backend.object_names()
         out = {}
-        with self.engine.cursor() as cur:
-            def count(stmt: str, params: Mapping[str, object] | None = None) -> int:
-                cur.execute(stmt, params or {})
-                return int(row_as(CountRow, one_row(cur)).n)
-
-            out["records"] = count(self.mem.TRACE_RECORDS, {"u": user_id})
-            out["threads"] = count(self.mem.TRACE_THREADS, {"u": user_id})
-            out["orphan_chunks"] = count(self.mem.TRACE_ORPHAN_CHUNKS)
-            out["vector_index_rows"] = count(self.mem.TRACE_VECTOR_INDEX, {"u": user_id})
-            out["text_index_matches"] = sum(
-                count(self.mem.TRACE_TEXT_INDEX, {"kw": kw}) for t in words
-                if (kw := self.engine.statements.keyword_expression(t)))
-            out["text_index_tokens"] = sum(count(self.mem.TRACE_TEXT_TOKENS, {"tok": w})
-                                           for t in words for w in re.findall(r"\w+", t))
-            caches = {"RESPONSE_CACHE", "EMBEDDING_CACHE", "CACHE_WRITERS"} <= names
-            out["cache_rows"] = count(self.mem.TRACE_CACHE_ROWS, {"u": user_id}) if caches else 0
-            out["cache_text_rows"] = sum(count(self.mem.TRACE_CACHE_TEXT, {"term": t}) for t in words) if caches else 0
-            out["chat_log_rows"] = (count(self.mem.TRACE_CHAT_LOG, {"u": user_id})
-                                    if "CHAT_INTERACTIONS" in names else 0)
-            out["audit_rows_naming_user"] = count(self.mem.TRACE_AUDIT, {"u": user_id, "plain": plain_hash(user_id)})
+        count = self._count
+        out["records"] = count(self.mem.TRACE_RECORDS, {"u": user_id})
+        out["threads"] = count(self.mem.TRACE_THREADS, {"u": user_id})
+        out["orphan_chunks"] = count(self.mem.TRACE_ORPHAN_CHUNKS)
+        out["vector_index_rows"] = count(self.mem.TRACE_VECTOR_INDEX, {"u": user_id})
+        out["text_index_matches"] = sum(
+            count(self.mem.TRACE_TEXT_INDEX, {"kw": kw}) for t in words
+            if (kw := self.engine.statements.keyword_expression(t)))
+        out["text_index_tokens"] = sum(count(self.mem.TRACE_TEXT_TOKENS, {"tok": w})
+                                       for t in words for w in re.findall(r"\w+", t))
+        caches = {"RESPONSE_CACHE", "EMBEDDING_CACHE", "CACHE_WRITERS"} <= names
+        out["cache_rows"] = count(self.mem.TRACE_CACHE_ROWS, {"u": user_id}) if caches else 0
+        out["cache_text_rows"] = sum(count(self.mem.TRACE_CACHE_TEXT, {"term": t}) for t in words) if caches else 0
+        out["chat_log_rows"] = (count(self.mem.TRACE_CHAT_LOG, {"u": user_id})
+                                if "CHAT_INTERACTIONS" in names else 0)
+        out["audit_rows_naming_user"] = count(self.mem.TRACE_AUDIT, {"u": user_id, "plain": plain_hash(user_id)})
         files = self.engine.backend.files()
         if files:
             out["file_term_bytes"] = count_in_files(files, words)
         return out
 
     def audit_log(self) -> list[dict[str, Any]]:
-        with self.engine.cursor() as cur:
-            cur.execute(self.mem.AUDIT_LIST)
-            return [{"at": str(r.created_at), "action": r.action, "subject_hash": r.subject_hash, "by": r.actor,
-                     "detail": json.loads(self.engine.backend.read_text(r.detail) or "{}")}
-                    for r in rows_as(AuditRow, cur.fetchall())]
+        return [{"at": str(r.created_at), "action": r.action, "subject_hash": r.subject_hash, "by": r.actor,
+                 "detail": json.loads(self.engine.backend.read_text(r.detail) or "{}")}
+                for r in rows_as(AuditRow, self.engine.query(self.mem.AUDIT_LIST))]
+
+    def _count(self, statement: str, binds: Mapping[str, object] | None = None) -> int:
+        """The count a COUNT statement returns."""
+        found = first_as(CountRow, self.engine.query(statement, binds or {}))
+        if found is None:
+            raise RuntimeError("the statement returned no row where one was expected")
+        return int(found.n)

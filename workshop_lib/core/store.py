@@ -39,9 +39,8 @@ from workshop_lib.core.records import ADDABLE_TYPES, DELETABLE_TYPES, MEMORY_TYP
 from workshop_lib.core.scope import SHARED
 from workshop_lib.engines.base import new_id
 from workshop_lib.engines.database import StoreDatabase
-from workshop_lib.engines.dbtypes import Cursor, one_row
+from workshop_lib.engines.dbtypes import Cursor, Row
 from workshop_lib.engines.rows import (
-    CountRow,
     HistoryRow,
     MetaRow,
     RecordHitRow,
@@ -51,6 +50,7 @@ from workshop_lib.engines.rows import (
     ThreadIdRow,
     ThreadRow,
     each_as,
+    first_as,
     maybe_as,
     row_as,
     rows_as,
@@ -379,24 +379,29 @@ class MemoryStore(LifecycleMixin):
 
     def _write_or_check_meta(self, fresh: bool) -> None:
         want = {"schema_version": SCHEMA_VERSION, "vector_dim": str(self.vector_dim)}
-        with self.engine.cursor() as cur:
+        have = {r.k: r.v for r in rows_as(MetaRow, self.engine.query(self.sql.META_SELECT))}
+        if all(k in have for k in want):
+            self._check_meta(have, want)
+            return
+        # Only a store missing a key needs the write lock (opening an existing store writes nothing).
+        with self.engine.transaction() as cur:
             cur.execute(self.sql.META_SELECT)
             have = {r.k: r.v for r in rows_as(MetaRow, cur.fetchall())}
-        # Only a store missing a key needs the write lock (opening an existing store writes nothing).
-        ctx = self.engine.transaction() if any(k not in have for k in want) else self.engine.cursor()
-        with ctx as cur:
-            if any(k not in have for k in want):
-                cur.execute(self.sql.META_SELECT)
-                have = {r.k: r.v for r in rows_as(MetaRow, cur.fetchall())}
+            self._check_meta(have, want)
             for key, value in want.items():
                 if key not in have:
                     cur.execute(self.sql.META_INSERT, {"meta_key": key, "v": value})
-                elif have[key] != value:
-                    raise SchemaError(
-                        f"The memory store schema has {key}={have[key]} but this workshop needs "
-                        f"{value}. Fix: `workshop reset` (destroys stored memories) or use another "
-                        "table_name_prefix."
-                    )
+
+    @staticmethod
+    def _check_meta(have: Mapping[str, object], want: Mapping[str, str]) -> None:
+        """A key the store holds with another value than this workshop needs is a SchemaError."""
+        for key, value in want.items():
+            if key in have and have[key] != value:
+                raise SchemaError(
+                    f"The memory store schema has {key}={have[key]} but this workshop needs "
+                    f"{value}. Fix: `workshop reset` (destroys stored memories) or use another "
+                    "table_name_prefix."
+                )
 
     # ------------------------------------------------------------------ helpers
     def _row_to_record(self, row: RecordRow | RecordHitRow | ScopedHitRow | HistoryRow) -> Record:
@@ -589,18 +594,16 @@ class MemoryStore(LifecycleMixin):
         returns its words while the id stays visibly taken; `history()` shows every version."""
         _check_record_type(record_type, RECORD_TYPES, "get")
         _check_id(record_id, "record_id")
-        with self.engine.cursor() as cur:
-            cur.execute(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id})
-            row = maybe_as(RecordRow, cur.fetchone())
-            if row is None:
-                return None
-            rec = self._row_to_record(row)
-            if record_type in MEMORY_TYPES:
-                state = self._read_status(cur, row.seq)
-                if not state.live:
-                    status = "expired" if state.status == "valid" else state.status
-                    return dataclasses.replace(rec, content=None, metadata=None, status=status)
-            return rec
+        row = first_as(RecordRow, self.engine.query(self.sql.RECORD_GET, {"rt": record_type, "rid": record_id}))
+        if row is None:
+            return None
+        rec = self._row_to_record(row)
+        if record_type in MEMORY_TYPES:
+            state = self._query_status(row.seq)
+            if not state.live:
+                status = "expired" if state.status == "valid" else state.status
+                return dataclasses.replace(rec, content=None, metadata=None, status=status)
+        return rec
 
     def list(
         self,
@@ -638,10 +641,21 @@ class MemoryStore(LifecycleMixin):
             return []
         if newest is not None:
             params["n"] = newest
-        with self.engine.cursor() as cur:
-            cur.execute(self.sql.RECORD_LIST if newest is None else self.sql.RECORD_NEWEST, params)
-            out: builtins.list[Record] = self._records_kept(cur, metadata_filter, limit)
+        statement = self.sql.RECORD_LIST if newest is None else self.sql.RECORD_NEWEST
+        out = self._list_read(statement, params, metadata_filter, limit)
         return out if newest is None else out[::-1]
+
+    def _list_read(self, statement: str, params: Mapping[str, object], metadata_filter: Mapping[str, object] | None,
+                   limit: int | None) -> builtins.list[Record]:
+        """At most `limit` rows are read; with a metadata filter, 4x that, widened (x4, the statement
+        run again) until `limit` pass or no row is left."""
+        n = limit if metadata_filter is OMITTED or limit is None else 4 * limit
+        while True:
+            rows = self.engine.query(statement, params, max_rows=n)
+            out: builtins.list[Record] = self._records_kept(rows, metadata_filter, limit)
+            if n is None or len(rows) < n or (limit is not None and len(out) >= limit):
+                return out
+            n *= 4
 
     def _list_params(self, record_type: str, include_history: bool, thread_id: object, user_id: object,
                      agent_id: object) -> dict[str, object]:
@@ -654,11 +668,11 @@ class MemoryStore(LifecycleMixin):
             params.update(self._scope_params(name, None if value is OMITTED else value, constrained))  # type: ignore[arg-type]
         return params
 
-    def _records_kept(self, cur: Any, metadata_filter: Mapping[str, object] | None,
+    def _records_kept(self, rows: builtins.list[Row], metadata_filter: Mapping[str, object] | None,
                       limit: int | None) -> builtins.list[Record]:
         """The rows read as records, those the metadata filter keeps, at most `limit`."""
         out: builtins.list[Record] = []
-        for row in each_as(RecordRow, cur):
+        for row in each_as(RecordRow, rows):
             rec = self._row_to_record(row)
             if metadata_filter is not OMITTED:
                 if metadata_filter is None:
@@ -722,18 +736,22 @@ class MemoryStore(LifecycleMixin):
 
     def _scan(self, statement: str, params: Mapping[str, object], k: int, metadata_filter: Mapping[str, object] | None
               ) -> builtins.list[tuple[Record, float]]:
-        """Read rows nearest first until k pass the metadata filter."""
-        out: list[tuple[Record, float]] = []
-        with self.engine.cursor() as cur:
-            cur.execute(statement, params)
-            for row in each_as(RecordHitRow, cur):
+        """The k nearest rows that pass the metadata filter: k rows are read, or with a filter 4k,
+        widened (x4, the statement run again) until k pass or no row is left."""
+        n = k if metadata_filter is None else 4 * k
+        while True:
+            rows = self.engine.query(statement, params, max_rows=n)
+            out: list[tuple[Record, float]] = []
+            for row in each_as(RecordHitRow, rows):
                 rec = self._row_to_record(row)
                 if metadata_filter is not None and not metadata_matches(rec.metadata or {}, metadata_filter):
                     continue
                 out.append((rec, float(row.distance)))
                 if len(out) >= k:
-                    break
-        return out
+                    return out
+            if len(rows) < n:
+                return out
+            n *= 4
 
     def _search_scoped(self, query: str, k: int, record_type: str, scope: tuple[str, str],
                        metadata_filter: Mapping[str, object] | None, shared_knowledge: bool
@@ -744,10 +762,8 @@ class MemoryStore(LifecycleMixin):
         n = k if metadata_filter is None else 4 * k
         shared = _shared_binds(shared_knowledge)
         while n <= MAX_KNN:
-            with self.engine.cursor() as cur:
-                cur.execute(self.sql.SEARCH_SCOPED_KNN, {"q": query, "rt": record_type, "u": scope[0],
-                                                         "a": scope[1], "n": n, **shared})
-                rows = rows_as(ScopedHitRow, cur.fetchall())
+            rows = rows_as(ScopedHitRow, self.engine.query(
+                self.sql.SEARCH_SCOPED_KNN, {"q": query, "rt": record_type, "u": scope[0], "a": scope[1], "n": n, **shared}))
             out = []
             for row in rows:
                 if not row.live:
@@ -758,7 +774,7 @@ class MemoryStore(LifecycleMixin):
             if len(out) >= k or len(rows) < n:
                 return out[:k]
             n *= 4
-        # Very large k or a very selective filter: the full scan, which streams every row.
+        # Very large k or a very selective filter: the full scan, read in widening windows.
         params: dict[str, object] = {"types": f",{record_type},", "q": query}
         params.update(self._scope_params("tid", None, False))
         params.update(self._scope_params("u", scope[0], True))
@@ -875,6 +891,5 @@ class MemoryStore(LifecycleMixin):
         """How many records of this type (None: of every type) the store holds."""
         if record_type is not None:
             _check_record_type(record_type, RECORD_TYPES, "count")
-        with self.engine.cursor() as cur:
-            types = "," + ",".join(sorted([record_type] if record_type else RECORD_TYPES)) + ","
-            return int(row_as(CountRow, one_row(cur.execute(self.sql.RECORD_COUNT, {"types": types}))).n)
+        types = "," + ",".join(sorted([record_type] if record_type else RECORD_TYPES)) + ","
+        return self._count(self.sql.RECORD_COUNT, {"types": types})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from workshop_lib.core.memory_client import MemoryClient
 from workshop_lib.core.scope import DEFAULT, Scope
@@ -141,14 +141,21 @@ class Workspace:
     def backend(self) -> StoreBackend:
         return self.db.backend
 
-    def cursor(self) -> contextlib.AbstractContextManager[Cursor]:
-        return self.db.cursor()
-
     def transaction(self) -> contextlib.AbstractContextManager[Cursor]:
         return self.db.transaction()
 
-    def query(self, sql: str, params: Mapping[str, object] | None = None) -> list[Row]:
-        return self.db.query(sql, params)
+    @overload
+    def query(self, sql: str, params: Mapping[str, object] | None = None, *, max_rows: int | None = None,
+              named: Literal[False] = False) -> list[Row]: ...
+    @overload
+    def query(self, sql: str, params: Mapping[str, object] | None = None, *, max_rows: int | None = None,
+              named: Literal[True]) -> list[dict[str, Any]]: ...
+
+    def query(self, sql: str, params: Mapping[str, object] | None = None, *, max_rows: int | None = None,
+              named: bool = False) -> list[Row] | list[dict[str, Any]]:
+        if named:
+            return self.db.query(sql, params, max_rows=max_rows, named=True)
+        return self.db.query(sql, params, max_rows=max_rows)
 
     def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
         return self.db.trace()

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from workshop_lib import config
 from workshop_lib.engines.database import Sent, Tracer, entered
@@ -83,13 +83,14 @@ class EngineTraits:
 class Engine(abc.ABC):
     """The interface both engines implement; the store, the lessons and the tools use only this.
 
-    Seventeen public members (tests/test_engine_interface.py keeps it so):
+    Sixteen public members (tests/test_engine_interface.py keeps it so):
       name, traits                     which engine, and what it is like before connecting
       user_id, agent_id, scoped()      whose memories the engine reads and writes   } compatibility: each reads
       store, open_store(), memory      the memory store and the scope's client     } the engine's Workspace
-      cursor(), transaction(), query(), trace()
-                                       SQL on the engine's connection, and what was sent
-                                       (the Database protocol, engines/database.py)
+      transaction(), query(), trace()  SQL on the engine's connection, and what was sent
+                                       (the Database protocol, engines/database.py); a cursor
+                                       for reads is private to the engines (`_read_cursor`, handed
+                                       to the objects below in their constructors)
       statements                       every named statement of the engine's dialect, typed
       model                            the embedding model (vectors, tokens, rerank, thresholds)
       supplychain                      the SUPPLYCHAIN schema (load, dictionary, run_sql)
@@ -161,8 +162,10 @@ class Engine(abc.ABC):
 
     # -- SQL on the engine's connection (each engine package: embedded/engine.py, oracle/engine.py)
     @contextlib.contextmanager
-    def cursor(self) -> Iterator[Cursor]:
-        """A cursor for reads (context manager)."""
+    def _read_cursor(self) -> Iterator[Cursor]:
+        """A cursor for reads, for the engine's own objects (backend, SUPPLYCHAIN, model): reads
+        that stream or hold the engine's lock over several statements. A trace tells its statements
+        as sent through `cursor`."""
         with entered("cursor"), self._cursor() as cur:
             yield cur
 
@@ -172,11 +175,24 @@ class Engine(abc.ABC):
         with entered("transaction"), self._transaction() as cur:
             yield cur
 
-    def query(self, sql: str, params: Mapping[str, object] | None = None) -> list[Row]:
-        """Every row of one statement (for small results)."""
+    @overload
+    def query(self, sql: str, params: Mapping[str, object] | None = None, *, max_rows: int | None = None,
+              named: Literal[False] = False) -> list[Row]: ...
+    @overload
+    def query(self, sql: str, params: Mapping[str, object] | None = None, *, max_rows: int | None = None,
+              named: Literal[True]) -> list[dict[str, Any]]: ...
+
+    def query(self, sql: str, params: Mapping[str, object] | None = None, *, max_rows: int | None = None,
+              named: bool = False) -> list[Row] | list[dict[str, Any]]:
+        """Every row of one statement, or its first `max_rows` (a read that stops early). `named=True`:
+        each row as a dict of its column names (engines/database.py's query_named)."""
         with entered("query"), self._cursor() as cur:
             cur.execute(sql, params or {})
-            return self._rows(cur)
+            rows = self._rows(cur, max_rows)
+            if not named:
+                return rows
+            names = [str(d[0]).lower() for d in (cur.description or [])]
+            return [dict(zip(names, row, strict=True)) for row in rows] if names else []
 
     def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
         """`with eng.trace() as sent:` every statement this engine is sent while the block is open,
@@ -191,8 +207,8 @@ class Engine(abc.ABC):
     def _transaction(self) -> contextlib.AbstractContextManager[Cursor]:
         """The engine's transaction, its statements reported to self._tracer."""
 
-    def _rows(self, cur: Cursor) -> list[Row]:
-        return cur.fetchall()
+    def _rows(self, cur: Cursor, max_rows: int | None = None) -> list[Row]:
+        return cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -14,7 +14,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, NamedTuple, ParamSpec, Protocol, TypeVar
+from typing import Any, Literal, NamedTuple, ParamSpec, Protocol, TypeVar, overload
 
 from workshop_lib.engines.dbtypes import Cursor, Params, Row
 from workshop_lib.engines.model import EmbeddingModel
@@ -40,10 +40,7 @@ def query_named(db: Database, statement: str, binds: Mapping[str, object] | None
     them: the alias, or the column after the dot) to their values, for SQL whose columns no row
     type declares (engines/rows.py), such as the learner's own statement in Part 3. A trace tells
     it as sent through `query`, like `db.query(...)`."""
-    with entered("query"), db.cursor() as cur:
-        cur.execute(statement, binds or {})
-        names = [str(d[0]).lower() for d in (cur.description or [])]
-        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()] if names else []
+    return db.query(statement, binds, named=True)
 
 
 class Database(Protocol):
@@ -57,16 +54,17 @@ class Database(Protocol):
     @property
     def model(self) -> EmbeddingModel: ...
 
-    def cursor(self) -> contextlib.AbstractContextManager[Cursor]:
-        """A cursor for reads (its statements run outside any transaction of another thread)."""
-        ...
-
     def transaction(self) -> contextlib.AbstractContextManager[Cursor]:
         """A cursor whose statements commit together, or roll back together on an error."""
         ...
 
-    def query(self, statement: str, binds: Mapping[str, object] | None = None) -> list[Row]:
-        """Every row of one statement (for small results)."""
+    @overload
+    def query(self, statement: str, binds: Mapping[str, object] | None = None, *, max_rows: int | None = None,
+              named: Literal[False] = False) -> list[Row]: ...
+    @overload
+    def query(self, statement: str, binds: Mapping[str, object] | None = None, *, max_rows: int | None = None,
+              named: Literal[True]) -> list[dict[str, Any]]:
+        """Every row of one statement, or its first `max_rows`; `named=True`: rows as dicts."""
         ...
 
     def trace(self) -> contextlib.AbstractContextManager[list[Sent]]:
@@ -185,6 +183,10 @@ class ReadsFromRaw:
 
     def fetchall(self) -> list[Row]:
         rows: list[Row] = self.raw.fetchall()
+        return rows
+
+    def fetchmany(self, size: int, /) -> list[Row]:
+        rows: list[Row] = self.raw.fetchmany(size)
         return rows
 
     def __iter__(self) -> Iterator[Row]:

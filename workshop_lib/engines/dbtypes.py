@@ -2,7 +2,8 @@
 SUPPLYCHAIN table specs the statement builders read (data/supplychain_data.py's Table fits)."""
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from workshop_lib.engines.hits import Hit
@@ -32,7 +33,14 @@ class Cursor(Protocol):
 
     def fetchall(self) -> list[Row]: ...
 
+    def fetchmany(self, size: int, /) -> list[Row]: ...
+
     def __iter__(self) -> Iterator[Row]: ...
+
+
+# What an engine hands the objects built on it (backend, SUPPLYCHAIN, model) for reads that stream
+# or hold its lock over several statements: a context manager giving a cursor. Private to the engines.
+Reader = Callable[[], AbstractContextManager[Cursor]]
 
 
 class ColumnSpec(Protocol):

@@ -7,6 +7,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workshop_lib.engines.dbtypes import Reader
 from workshop_lib.engines.health import Check
 
 if TYPE_CHECKING:
@@ -16,10 +17,12 @@ if TYPE_CHECKING:
 class StoreBackend(abc.ABC):
     """The database side of core/store.py's schema lifecycle and writes."""
 
-    def __init__(self, engine: Database) -> None:
-        """`engine`: the database the store lives in (its cursors and transactions; each engine's
-        backend reads its own engine's settings: the file, the user)."""
-        self.engine = engine
+    def __init__(self, engine: Database, reader: Reader) -> None:
+        """`engine`: the database the store lives in (its queries and transactions; each engine's
+        backend reads its own engine's settings: the file, the user); `reader`: its cursor for
+        reads that hold its lock over several statements (engines/dbtypes.py)."""
+        self._engine = engine
+        self._read = reader
 
     @abc.abstractmethod
     def object_names(self) -> set[str]:

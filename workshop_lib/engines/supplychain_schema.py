@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.engines.database import Database, Tracer, entered, entry_point
-from workshop_lib.engines.dbtypes import Row, TableSpec
+from workshop_lib.engines.dbtypes import Reader, Row, TableSpec
 
 if TYPE_CHECKING:
     from workshop_lib.engines.readonly import QueryResult
@@ -24,11 +24,13 @@ class SupplyChainSchema(abc.ABC):
     """Everything an engine does with SUPPLYCHAIN. `supplychain.seed(eng)` (the public call)
     renders the dataset and hands it to `load`."""
 
-    def __init__(self, engine: Database, tracer: Tracer) -> None:
+    def __init__(self, engine: Database, tracer: Tracer, reader: Reader) -> None:
         """`engine`: the database SUPPLYCHAIN lives in; `tracer`: its trace, which the read-only
-        boundary reports its statements to (they run on a connection or process of their own)."""
-        self.engine = engine
+        boundary reports its statements to (they run on a connection or process of their own);
+        `reader`: its cursor for reads that hold its lock over several statements."""
+        self._engine = engine
         self._tracer = tracer
+        self._read = reader
 
     @abc.abstractmethod
     def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:

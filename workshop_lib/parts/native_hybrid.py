@@ -51,12 +51,12 @@ def build_index(eng: Any) -> int:
     its hybrid vector index; returns how many memories it holds. DDL commits by itself on Oracle."""
     sql = _statements(eng)
     prefix = eng.store.prefix
-    with eng.cursor() as cur:
+    with eng.transaction() as cur:  # DDL commits by itself on Oracle: three steps, as written
         cur.execute(sql.DROP)
         cur.execute(sql.TABLE_DDL)
     with eng.transaction() as cur:
         cur.execute(sql.FILL.replace("{p}", prefix), Scope(eng.user_id, eng.agent_id).binds())
-    with eng.cursor() as cur:
+    with eng.transaction() as cur:
         cur.execute(sql.INDEX_DDL)
     return int(row_as(CountRow, eng.query(sql.COUNT)[0]).n)
 

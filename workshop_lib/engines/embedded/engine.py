@@ -112,8 +112,8 @@ class EmbeddedEngine(Engine):
         StoreMissing instead of creating a missing store (doctor). `memory`: see Engine."""
         super().__init__(memory)
         self.model = embedder.WordLlamaModel(self.name)
-        self.supplychain = EmbeddedSupplyChain(self, self._tracer)
-        self.backend = EmbeddedBackend(self)
+        self.supplychain = EmbeddedSupplyChain(self, self._tracer, self._read_cursor)
+        self.backend = EmbeddedBackend(self, self._read_cursor)
         self._lock = threading.RLock()
         self._depth = 0
         self._embed_error: BaseException | None = None

@@ -100,10 +100,10 @@ def _run_worker(request: WorkerRequest, timeout_s: float) -> WorkerAnswer | None
 class EmbeddedSupplyChain(SupplyChainSchema):
     """SUPPLYCHAIN in supplychain.sqlite beside the store, attached to the engine's connection."""
 
-    engine: EmbeddedEngine
+    _engine: EmbeddedEngine
 
     def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:
-        return seed.seed(self.engine, tables, rows, progress=progress)
+        return seed.seed(self._engine, tables, rows, progress=progress)
 
     def _read_only(self, sql: str, *, max_rows: int = 50, timeout_s: float = 5.0,
                    params: Mapping[str, Any] | None = None) -> QueryResult:
@@ -121,7 +121,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
             raise SqlRefused(f"busy: {MAX_QUERY_WORKERS} queries are running; try again in a few seconds")
         try:
             request: WorkerRequest = {"sql": text, "params": plain_params(params), "max_rows": max_rows, "timeout_s": timeout_s,
-                       "supplychain": str(self.engine.supplychain_path), "denied_functions": sorted(_DENIED_FUNCTIONS)}
+                       "supplychain": str(self._engine.supplychain_path), "denied_functions": sorted(_DENIED_FUNCTIONS)}
             answer = _run_worker(request, timeout_s - (time.monotonic() - started))
         finally:
             _QUERY_WORKERS.release()
@@ -136,13 +136,13 @@ class EmbeddedSupplyChain(SupplyChainSchema):
 
     def nearest_ports(self, lon: float, lat: float) -> list[Row]:
         """(port name, UN/LOCODE, km) of the three ports nearest a point (haversine in SQL)."""
-        return self.engine.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
+        return self._engine.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
 
     @contextlib.contextmanager
     def unordered_reads_reversed(self) -> Iterator[bool]:
         # SQLite's switch for exactly this: unordered SELECTs (and ties) come back reversed.
         # The cursor holds the engine's lock for the whole block: no other thread reads meanwhile.
-        with self.engine.cursor() as cur:
+        with self._read() as cur:
             cur.execute("PRAGMA reverse_unordered_selects=ON")
             try:
                 yield True
@@ -155,19 +155,19 @@ class EmbeddedSupplyChain(SupplyChainSchema):
         owner = owner.upper()
         if owner != "SUPPLYCHAIN":
             raise ValueError(f"The embedded engine has only the SUPPLYCHAIN schema, not {owner!r}")
-        rows = self.engine.query(
+        rows = self._engine.query(
             "SELECT table_name, comments FROM SUPPLYCHAIN.ALL_TAB_COMMENTS WHERE owner = :o ORDER BY table_name",
             {"o": owner},
         )
         if not rows:
             raise RuntimeError("SUPPLYCHAIN is not seeded yet. Fix: run supplychain.seed(eng) or `workshop setup`.")
-        with self.engine.cursor() as cur:  # one cursor (and the engine's lock) for the whole read
+        with self._read() as cur:  # one cursor (and the engine's lock) for the whole read
             return self._data_dictionary(cur, owner, rows)
 
     def _data_dictionary(self, cur: Cursor, owner: str, rows: list[Row]) -> DataDictionary:
         col_comments = {
             (r.table_name, r.column_name): r.comments
-            for r in rows_as(ColumnCommentRow, self.engine.query(
+            for r in rows_as(ColumnCommentRow, self._engine.query(
                 "SELECT table_name, column_name, comments FROM SUPPLYCHAIN.ALL_COL_COMMENTS WHERE owner = :o",
                 {"o": owner},
             ))

@@ -47,10 +47,10 @@ def created_name(statement: str) -> str | None:
 class OracleBackend(StoreBackend):
     """DDL commits by itself in Oracle: each object is created (or dropped) on its own."""
 
-    engine: OracleEngine
+    _engine: OracleEngine
 
     def object_names(self) -> set[str]:
-        with self.engine.cursor() as cur:
+        with self._read() as cur:
             cur.execute(statements_module.EXISTING_OBJECTS)
             return {r.name.upper() for r in rows_as(NameRow, cur.fetchall())}
 
@@ -63,7 +63,7 @@ class OracleBackend(StoreBackend):
         for name, ddl in objects:
             for stmt in ddl:
                 try:
-                    with self.engine.cursor() as cur:
+                    with self._read() as cur:
                         cur.execute(stmt)
                 except OracleWorkshopError as exc:
                     if ALREADY_EXISTS in codes(exc.error) and created_name(stmt) in self.object_names():
@@ -74,7 +74,7 @@ class OracleBackend(StoreBackend):
         for name in reversed(list(drops)):
             if name in names:
                 try:
-                    with self.engine.cursor() as cur:
+                    with self._read() as cur:
                         cur.execute(drops[name])
                 except OracleWorkshopError as exc:
                     if exc.code not in ("ORA-00942", "ORA-01418"):
@@ -92,11 +92,11 @@ class OracleBackend(StoreBackend):
 
     def doctor_checks(self, prefix: str = "") -> list[Check]:
         """The user and its grants, run_sql's reader, vector memory, the model, the indexes, the reranker."""
-        out = [self._grants_check(), self.engine.supplychain.reader_check(),
-               self.engine.supplychain.reader_packages_check()]
+        out = [self._grants_check(), self._engine.supplychain.reader_check(),
+               self._engine.supplychain.reader_packages_check()]
         indexes: list[IndexStatusRow] = []
         try:
-            indexes = rows_as(IndexStatusRow, self.engine.query(statements_module.CHECK_INDEXES, {
+            indexes = rows_as(IndexStatusRow, self._engine.query(statements_module.CHECK_INDEXES, {
                 "records_table": f"{prefix}RECORDS", "chunks_table": f"{prefix}RECORD_CHUNKS"}))
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             out.append(Check("memory store indexes", False, _first_line(exc), _SETUP))
@@ -104,19 +104,19 @@ class OracleBackend(StoreBackend):
         if indexes:
             out += self._index_checks(indexes, prefix)
         out += [self._spatial_index_check(),
-                Check("reranker", True, self.engine.model.reranker() or "none configured: pass-through (vector order)")]
+                Check("reranker", True, self._engine.model.reranker() or "none configured: pass-through (vector order)")]
         return out
 
     def _grants_check(self) -> Check:
         sc = statements_module
         try:
-            have = {r.name for r in rows_as(NameRow, self.engine.query(sc.CHECK_PRIVILEGES))}
+            have = {r.name for r in rows_as(NameRow, self._engine.query(sc.CHECK_PRIVILEGES))}
             missing = [p for p in REQUIRED_PRIVILEGES if p not in have]
-            visible = row_as(CountRow, self.engine.query(sc.CHECK_SUPPLYCHAIN_ACCESS)[0]).n
+            visible = row_as(CountRow, self._engine.query(sc.CHECK_SUPPLYCHAIN_ACCESS)[0]).n
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             return Check("Oracle user and grants", False, _first_line(exc), _SETUP)
-        detail = (f"{self.engine.user} has {', '.join(REQUIRED_PRIVILEGES)}" if not missing
-                  else f"{self.engine.user} lacks {', '.join(missing)}")
+        detail = (f"{self._engine.user} has {', '.join(REQUIRED_PRIVILEGES)}" if not missing
+                  else f"{self._engine.user} lacks {', '.join(missing)}")
         detail += f"; sees {visible} SUPPLYCHAIN tables"
         return Check("Oracle user and grants", not missing and visible > 0, detail, _SETUP)
 
@@ -125,16 +125,16 @@ class OracleBackend(StoreBackend):
         # shown for information only.
         name = "vector memory (VECTOR_MEMORY_SIZE)"
         try:
-            value = row_as(ValueRow, self.engine.query(statements_module.CHECK_VECTOR_MEMORY)[0]).value
+            value = row_as(ValueRow, self._engine.query(statements_module.CHECK_VECTOR_MEMORY)[0]).value
         except Exception:  # noqa: BLE001 - AGENT may not read V$PARAMETER on every database
             return Check(name, True, "not readable by this user (the store searches exactly and needs none)", _SETUP)
         return Check(name, True, f"{value} in this database (the store searches exactly and needs none)", _SETUP)
 
     def _model_check(self) -> Check:
-        model = self.engine.model
+        model = self._engine.model
         try:
-            loaded = self.engine.query(statements_module.CHECK_MODEL, {"model": model.name})
-            dims = row_as(CountRow, self.engine.query(statements_module.MODEL_DIMENSIONS)[0]).n if loaded else 0
+            loaded = self._engine.query(statements_module.CHECK_MODEL, {"model": model.name})
+            dims = row_as(CountRow, self._engine.query(statements_module.MODEL_DIMENSIONS)[0]).n if loaded else 0
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             return Check("in-database embedding model", False, _first_line(exc), _SETUP)
         return Check("in-database embedding model", bool(loaded) and dims == model.dim,
@@ -160,7 +160,7 @@ class OracleBackend(StoreBackend):
     def _spatial_index_check(self) -> Check:
         name = "spatial index on PORTS.LOCATION"
         try:
-            found = first_as(DomainIndexStatusRow, self.engine.query(statements_module.CHECK_PORTS_SPATIAL_INDEX))
+            found = first_as(DomainIndexStatusRow, self._engine.query(statements_module.CHECK_PORTS_SPATIAL_INDEX))
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             return Check(name, False, _first_line(exc), _SETUP)
         ok = found is not None and all(v == "VALID" for v in found)

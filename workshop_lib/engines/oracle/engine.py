@@ -85,9 +85,9 @@ class OracleEngine(Engine):
         self._timeout = timeout
         self._progress = progress
         self._lock = threading.RLock()
-        self.model = OracleModel(self)
-        self.backend = OracleBackend(self)
-        self.supplychain = OracleSupplyChain(self, self._tracer, timeout=timeout, progress=progress)
+        self.model = OracleModel(self, self._read_cursor)
+        self.backend = OracleBackend(self, self._read_cursor)
+        self.supplychain = OracleSupplyChain(self, self._tracer, self._read_cursor, timeout=timeout, progress=progress)
         self._conn = self._connect()
 
     def _connect(self) -> oracledb.Connection:
@@ -156,9 +156,11 @@ class OracleEngine(Engine):
             finally:
                 raw.close()
 
-    def _rows(self, cur: Cursor) -> list[Row]:
+    def _rows(self, cur: Cursor, max_rows: int | None = None) -> list[Row]:
         # A statement that returns no rows (DDL, DML) has no description: nothing to fetch.
-        return cur.fetchall() if isinstance(cur, OracleCursor) and cur.raw.description else []
+        if not (isinstance(cur, OracleCursor) and cur.raw.description):
+            return []
+        return cur.fetchall() if max_rows is None else cur.fetchmany(max_rows)
 
     def __str__(self) -> str:
         return f"{self.user}@{self.dsn} with {self.model.name} ({self.model.dim} dims, in-database)"

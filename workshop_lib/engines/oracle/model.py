@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from workshop_lib.engines.dbtypes import Candidate, one_row
+from workshop_lib.engines.dbtypes import Candidate, Reader, one_row
 from workshop_lib.engines.hits import hit_text
 from workshop_lib.engines.model import EmbeddingModel
 from workshop_lib.engines.oracle import sql as statements_module
@@ -25,13 +25,14 @@ class OracleModel(EmbeddingModel):
     name = statements_module.MODEL_NAME
     dim = statements_module.DIM
 
-    def __init__(self, engine: OracleEngine) -> None:
+    def __init__(self, engine: OracleEngine, reader: Reader) -> None:
         super().__init__(engine.name)
-        self.engine = engine
+        self._engine = engine
+        self._read = reader  # the engine's cursor: embedding several texts on one
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         out = []
-        with self.engine.cursor() as cur:
+        with self._read() as cur:
             for text in texts:
                 cur.execute(statements_module.EMBED, {"q": text})
                 vec = row_as(EmbeddingRow, one_row(cur)).embedding
@@ -74,15 +75,15 @@ class OracleModel(EmbeddingModel):
         if os.environ.get("ORACLE_RERANK_MODEL"):
             statement = statements_module.rerank_prediction(os.environ["ORACLE_RERANK_MODEL"].upper())
             scores = []
-            with self.engine.cursor() as cur:
+            with self._read() as cur:
                 for text in texts:
                     cur.execute(statement, {"q": query, "doc": text})
                     scores.append(float(row_as(NumberRow, one_row(cur)).number))
         else:
             docs = json.dumps({"documents": texts})
-            answer = row_as(ValueRow, self.engine.query(statements_module.RERANK_REST, {
+            answer = row_as(ValueRow, self._engine.query(statements_module.RERANK_REST, {
                 "q": query, "docs": docs, "params": os.environ["ORACLE_RERANK_PARAMS"]})[0]).value
-            body = self.engine.backend.read_text(answer)  # a CLOB is read, then parsed like a string
+            body = self._engine.backend.read_text(answer)  # a CLOB is read, then parsed like a string
             result: Any = json.loads(body) if isinstance(body, str) else answer  # [{index, score, content}, ...]
             scores = [-math.inf] * len(texts)
             for item in result:

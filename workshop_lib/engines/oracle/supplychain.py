@@ -14,7 +14,7 @@ import oracledb
 
 from workshop_lib import config
 from workshop_lib.engines.database import Tracer
-from workshop_lib.engines.dbtypes import Row, TableSpec
+from workshop_lib.engines.dbtypes import Reader, Row, TableSpec
 from workshop_lib.engines.health import Check
 from workshop_lib.engines.oracle import sql as statements_module
 from workshop_lib.engines.oracle.connection import (
@@ -58,11 +58,12 @@ class OracleSupplyChain(SupplyChainSchema):
     """run_sql's reader connection is opened on first use under a lock of its own, so a slow
     query never holds the store's connection."""
 
-    engine: OracleEngine
+    _engine: OracleEngine
 
-    def __init__(self, engine: OracleEngine, tracer: Tracer, *, timeout: float | None, progress: bool) -> None:
+    def __init__(self, engine: OracleEngine, tracer: Tracer, reader: Reader, *, timeout: float | None,
+                 progress: bool) -> None:
         """`timeout` and `progress`: how the engine connects (the reader and the owner connect alike)."""
-        super().__init__(engine, tracer)
+        super().__init__(engine, tracer, reader)
         self._timeout, self._progress = timeout, progress
         self._reader_lock = threading.Lock()
         self._reader: oracledb.Connection | None = None
@@ -78,7 +79,7 @@ class OracleSupplyChain(SupplyChainSchema):
         password = config.oracle_setting("ORACLE_READER_PASSWORD")
         try:
             timeout = self._timeout if deadline is None else max(0.5, deadline - time.monotonic())
-            conn = connect_oracle(self.reader_user, password, self.engine.dsn, timeout=timeout,
+            conn = connect_oracle(self.reader_user, password, self._engine.dsn, timeout=timeout,
                                   progress=self._progress and deadline is None, what=f"Oracle ({self.reader_user})")
         except OracleWorkshopError as exc:
             raise OracleWorkshopError(
@@ -198,17 +199,17 @@ class OracleSupplyChain(SupplyChainSchema):
     def _read_dictionary(self, owner: str) -> DataDictionary:
         """Tables, columns and foreign keys of a schema with their comments (data dictionary)."""
         owner = owner.upper()
-        rows = self.engine.query(statements_module.DICTIONARY_TABLES, {"owner": owner})
+        rows = self._engine.query(statements_module.DICTIONARY_TABLES, {"owner": owner})
         if not rows:
             raise RuntimeError(
-                f"{owner} has no tables visible to {self.engine.user}: it is not seeded yet, or {self.engine.user} may not "
+                f"{owner} has no tables visible to {self._engine.user}: it is not seeded yet, or {self._engine.user} may not "
                 f"read it. Fix: run supplychain.seed(eng) or `make setup-oracle`."
             )
         described = rows_as(TableCommentRow, rows)
         tables = [{"owner": owner, "table": t.table_name, "comment": t.comments} for t in described]
         names = {t.table_name for t in described}
         columns = []
-        for c in rows_as(DictionaryColumnRow, self.engine.query(statements_module.DICTIONARY_COLUMNS, {"owner": owner})):
+        for c in rows_as(DictionaryColumnRow, self._engine.query(statements_module.DICTIONARY_COLUMNS, {"owner": owner})):
             if c.table_name not in names:
                 continue
             columns.append({
@@ -217,7 +218,7 @@ class OracleSupplyChain(SupplyChainSchema):
                 "nullable": c.nullable == "Y", "comment": c.comments,
             })
         by_constraint: dict[tuple[str, str], dict[str, Any]] = {}
-        for key in rows_as(DictionaryForeignKeyRow, self.engine.query(
+        for key in rows_as(DictionaryForeignKeyRow, self._engine.query(
                 statements_module.DICTIONARY_FOREIGN_KEYS, {"owner": owner})):
             fk = by_constraint.setdefault((key.table_name, key.constraint_name), {
                 "owner": owner, "table": key.table_name, "columns": [], "ref_table": key.ref_table, "ref_columns": []})
@@ -234,7 +235,7 @@ class OracleSupplyChain(SupplyChainSchema):
         """
         sc = statements_module
         password = os.environ.get("ORACLE_SUPPLYCHAIN_PASSWORD") or config.oracle_setting("ORACLE_APP_PASSWORD")
-        owner = connect_oracle(SUPPLYCHAIN_OWNER, password, self.engine.dsn, timeout=self._timeout,
+        owner = connect_oracle(SUPPLYCHAIN_OWNER, password, self._engine.dsn, timeout=self._timeout,
                                progress=self._progress, what=f"Oracle ({SUPPLYCHAIN_OWNER})")
         try:
             with _step(owner, "seed SUPPLYCHAIN"):
@@ -260,9 +261,9 @@ class OracleSupplyChain(SupplyChainSchema):
                     for t in tables:
                         for stmt in sc.sc_comments(t):
                             cur.execute(stmt)
-                with _step(owner, f"grant SELECT on SUPPLYCHAIN to {self.engine.user}"):
+                with _step(owner, f"grant SELECT on SUPPLYCHAIN to {self._engine.user}"):
                     for t in tables:
-                        cur.execute(sc.sc_grant_select(t, self.engine.user))
+                        cur.execute(sc.sc_grant_select(t, self._engine.user))
                 with _step(owner, f"grant SELECT on SUPPLYCHAIN to {self.reader_user}"):
                     self._grant_reader(cur, tables)
                 with _step(owner, "count SUPPLYCHAIN rows"):
@@ -311,7 +312,7 @@ class OracleSupplyChain(SupplyChainSchema):
 
     def nearest_ports(self, lon: float, lat: float) -> list[Row]:
         """(port name, UN/LOCODE, km) of the three ports nearest a point, by Oracle Spatial's SDO_NN."""
-        return self.engine.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
+        return self._engine.query(statements_module.NEAREST_PORTS, {"lon": float(lon), "lat": float(lat)})
 
     def reader_check(self) -> Check:
         """run_sql's user may do exactly two things: open a session and SELECT the SUPPLYCHAIN tables."""
