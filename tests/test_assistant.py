@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import ENGINES, answers_engine
 from workshop_lib import assistant
+from workshop_lib.assistant import goods_boxes
+from workshop_lib.assistant.answering.answer import answer_question
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.chat import answer_eval, answer_sets, conversation_eval
 
@@ -1397,3 +1399,22 @@ def test_when_with_a_port_at_one_end_and_no_verb_of_it_asks_the_date_of_that_end
                      f"WHERE VESSEL_NAME = '{vessel}') ORDER BY c.CONTAINER_ID")[0]
     a = _answer(eng, f"When did the ship carrying {box} leave {origin}?")
     assert str(departure)[:10] in a.text and vessel in a.text, a.text
+
+
+def test_a_box_for_goods_no_description_names_is_the_box_the_data_carries_them_in(eng):
+    # the goods, and the size type most of their containers have, come from the data
+    goods, size_type = _one(eng, "SELECT i.DESCRIPTION, c.SIZE_TYPE FROM {o}.CARGO_ITEMS i JOIN {o}.CONTAINERS c "
+                                 "ON c.CONTAINER_ID = i.CONTAINER_ID WHERE i.DESCRIPTION LIKE '%banana%' "
+                                 "GROUP BY i.DESCRIPTION, c.SIZE_TYPE ORDER BY COUNT(*) DESC")[0]
+    assert size_type.endswith("RF")
+    a = answer_question(eng, "what box would you suggest for bananas?")
+    assert a.mode == "rag" and "EQ-40RH" in a.answer and size_type in a.answer, a.answer
+    # the SIZE_TYPE comment's codes lead to the catalog's box of that length and kind
+    schema, _ = assistant.knowledge(eng)
+    comment = next(c.comment for c in schema.columns["CONTAINERS"] if c.name == "SIZE_TYPE")
+    kinds = goods_boxes.kinds_of_box(comment)
+    assert {code: goods_boxes.item_of(code, kinds).item_id for code in ("20GP", "40GP", "40HC", "20RF", "40RF")} == \
+        {"20GP": "EQ-20DV", "40GP": "EQ-40DV", "40HC": "EQ-40HC", "20RF": "EQ-20RF", "40RF": "EQ-40RH"}
+    # a service asked for the same goods is no box; a record of the data named is not the catalog's
+    assert goods_boxes.box_for_goods(eng, "who can handle the paperwork for a banana shipment?") is None
+    assert goods_boxes.box_for_goods(eng, "what box do you recommend for unobtainium?") is None

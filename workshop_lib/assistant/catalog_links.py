@@ -92,7 +92,7 @@ def asks_for_item(question: str, *, described: bool = False) -> bool:
 def _clear_lead(ranked: list[ItemLink]) -> bool:
     """One item shares twice the weight of words with the question that any other does ("condensation"
     and "coffee" for the ventilated box): the description points at it, however the request is put."""
-    return ranked[0].score >= 2 * MIN_SCORE and (len(ranked) == 1 or ranked[0].score >= 2 * ranked[1].score)
+    return ranked[0].score >= 1.5 * MIN_SCORE and (len(ranked) == 1 or ranked[0].score >= 2 * ranked[1].score)
 
 
 @dataclass(frozen=True)

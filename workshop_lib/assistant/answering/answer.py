@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import catalog_figures, catalog_links, coverage, document_reader, names_written, planner
+from workshop_lib.assistant import catalog_figures, catalog_links, coverage, document_reader, goods_boxes, names_written, planner
 from workshop_lib.assistant.answering import availability, router
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
@@ -196,11 +196,8 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
     linked = _linked_data_answer(eng, question, decision, require_links=False)
     if linked is not None:
         return linked
-    if (empty := _no_rows(eng, question, decision)) is not None:
-        return empty
-    if docs is not None and (coded := _document_with_code(eng, question, decision, docs, vector)) is not None:
-        # "how much is claimed in CL-2025-0457": a document holds the very code asked about
-        return coded
+    if (first := _before_the_knowledge(eng, question, decision, docs, vector)) is not None:
+        return first
     label = decision.label
     pair = {label, decision.runner_up}
     if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
@@ -221,6 +218,19 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
 
 
+def _before_the_knowledge(eng: Engine, question: str, decision: router.RouteDecision, docs, vector) -> ChatAnswer | None:
+    """No handler leads, and before the knowledge handlers compete: no row matching what the question
+    names, the document that holds the very code asked about ("how much is claimed in CL-2025-0457"),
+    or the box the data carries the goods in (a passage about bananas recommends no box)."""
+    if (empty := _no_rows(eng, question, decision)) is not None:
+        return empty
+    if docs is not None and (coded := _document_with_code(eng, question, decision, docs, vector)) is not None:
+        return coded
+    if _catalog_item(eng, question, decision) is None:
+        return _box_of_the_goods(eng, question, decision)
+    return None
+
+
 def _catalog_or_column(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer | None:
     """A figure worked out from the catalog's descriptions, the one catalog item a request describes, or
     a schema question that names one column clearly ("does QUANTITY count pieces?"); else None."""
@@ -228,6 +238,8 @@ def _catalog_or_column(eng: Engine, question: str, decision: router.RouteDecisio
         return figured
     if (item := _catalog_item(eng, question, decision)) is not None:
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
+    if (boxed := _box_of_the_goods(eng, question, decision)) is not None:
+        return boxed
     if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question)) and _schema_subjects(eng, question):
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
     return None
@@ -444,6 +456,22 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
     explain = _explain(decision, mode="rag", handler="catalog (description match)", reason=why,
                        rows=[item.item_id], matched_words=list(link.words), used_llm="none", short_query_active=False)
     return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
+
+
+def _box_of_the_goods(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"What box do you recommend for bananas?": a request for equipment naming goods that no catalog
+    description names; the box the data's containers of those goods mostly are (goods_boxes.py). None
+    when it is no request for an item, names a record of the data, or the data has no such goods."""
+    if not catalog_links.asks_for_item(question) or assistant.named_records(eng, question) or _users_own(question):
+        return None
+    found = goods_boxes.box_for_goods(eng, question)
+    if found is None:
+        return None
+    rows = [{"item_id": found.item.item_id, "used": True}, {"sql": found.sql, "used": True}]
+    explain = _explain(decision, mode="rag", handler="catalog (the box the data carries these goods in)",
+                       reason=f"the data's containers of {found.goods} are mostly {found.size_type}",
+                       rows=[found.item.item_id], sql=found.sql, used_llm="none", short_query_active=False)
+    return ChatAnswer(found.sentence(), "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
