@@ -1418,3 +1418,16 @@ def test_a_box_for_goods_no_description_names_is_the_box_the_data_carries_them_i
     # a service asked for the same goods is no box; a record of the data named is not the catalog's
     assert goods_boxes.box_for_goods(eng, "who can handle the paperwork for a banana shipment?") is None
     assert goods_boxes.box_for_goods(eng, "what box do you recommend for unobtainium?") is None
+
+
+def test_rows_said_before_by_a_column_are_counted_per_group_unless_the_by_orders_them(eng):
+    counts = dict(_one(eng, "SELECT STATUS, COUNT(*) FROM {o}.VOYAGES GROUP BY STATUS"))
+    for q in ("Break down the voyages by status for me.", "sailings by status?"):
+        a = _answer(eng, q)
+        assert a.plan is not None and "GROUP BY" in a.plan.sql, (q, a.plan and a.plan.sql)
+        assert all(f"{s}: {n}" in a.text for s, n in counts.items()), a.text
+    # a ranking or a listing by a column is no group, nor is the agent of a verb ("operated by")
+    for q in ("the 3 heaviest boxes by VGM", "list voyages by departure date",
+              "which vessels are operated by Ocean Alliance carriers?"):
+        plan = assistant.answer_data(eng, q).plan
+        assert plan is None or "GROUP BY" not in plan.sql, (q, plan.sql)

@@ -1639,10 +1639,16 @@ def _group_phrase(words: _Words) -> re.Match[str] | None:
     """The words after "per", "each", "by" (when counting) that name the groups; None when there are
     none, or they read as a rate ("value per carton for the laptop lines"; "per type for me" is a group)."""
     counting = words.has(COUNT_WORDS) or any(words.has(w) for w in AGGREGATES)
-    by = "|by" if counting else ""
+    # "voyages by status": rows said right before "by" are split into groups, counted or not
+    # ("list voyages by departure date", "the 3 heaviest boxes by VGM" are orders)
+    rows_by = not words.has(r"list\w*|show\w*|sort\w*|order\w*|rank\w*|\w+est|most|least|top|\d+|"
+                            r"one|two|three|four|five|ten") and \
+        any(TABLE_NOUNS.get(w) for m in re.finditer(r"\b([a-z]+(?<!ed))\s+by\b", words.text, re.I)
+            for w in words_of(m.group(1)))  # ("operated by": a verb's agent)
+    by = "|by" if counting or rows_by else ""
     m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by|"
                   r"break(?:ing)? down (?:[\w' ]+? )?by)\s+(?:the\s+)?"
-                  r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\(|$|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
+                  r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\.|\(|$|\bfor (?:me|us)\b|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
                   r"\bdo\b|\bdoes\b|\boperat|\brun|\bown))",
                   words.text, re.I)
     if m and re.search(r"\b(?:for|of|from|to|at)\s+(?:the|a|an|all|each|every|our|my|these|those)\b", m.group(1), re.I):
