@@ -109,6 +109,8 @@ PERSONAL_DATA_RE = re.compile(
     r"telefonnummer|handynummer|handy|mobilnummer|e-?mail-adresse|tel[eé]fono|m[oó]vil|correo electr[oó]nico|"
     r"t[eé]l[eé]phone|num[eé]ro de portable|courriel|adresse e-?mail|"
     r"e-?mail address|home address|(?:their|his|her|and|with|plus) (?:an? )?e-?mails?\b(?!\s+(?:me|us|them|it|the)\b)|"
+    # a person's mail asked in Spanish, French or German ("¿cuál es su correo?", "son courriel", "ihre E-Mail")
+    r"(?:su|sus|son|sa|leur|ihre?|seine?|deren|dessen) (?:correos?|e-?mails?|courriels?|mails?)|"
     r"contact (?:details|info\w*|person)|claimant(?:'s)? (?:contact|name)|kontonummer|bankverbindung|kartennummer|kreditkarte|"
     r"cuenta bancaria|n[uú]mero de (?:cuenta|tarjeta)|tarjeta de cr[eé]dito|compte bancaire|"
     r"num[eé]ro de carte|carte bancaire|coordonn[eé]es bancaires)\b", _FLAGS)
