@@ -1433,3 +1433,15 @@ def test_rows_said_before_by_a_column_are_counted_per_group_unless_the_by_orders
               "which vessels are operated by Ocean Alliance carriers?"):
         plan = assistant.answer_data(eng, q).plan
         assert plan is None or "GROUP BY" not in plan.sql, (q, plan.sql)
+
+
+def test_two_ports_joined_by_or_are_compared_at_the_same_end_not_taken_as_a_route(eng):
+    rows = _one(eng, "SELECT p.PORT_NAME, COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                     "GROUP BY p.PORT_NAME ORDER BY COUNT(*) DESC, p.PORT_NAME")[:2]
+    (a_port, a_n), (b_port, b_n) = rows
+    a = _answer(eng, f"did more voyages leave from {a_port} or from {b_port}?")
+    assert a.plan is not None and "ORIGIN_PORT_ID" in a.plan.sql and "DESTINATION_PORT_ID" not in a.plan.sql, a.plan
+    assert f"{a_port}: {a_n}" in a.text and f"{b_port}: {b_n}" in a.text, a.text
+    # "from A to B" is still a route
+    route = assistant.answer_data(eng, f"voyages from {a_port} to {b_port}?").plan
+    assert route is not None and "ORIGIN_PORT_ID" in route.sql and "DESTINATION_PORT_ID" in route.sql, route

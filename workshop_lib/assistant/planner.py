@@ -983,6 +983,11 @@ def _filters_of_links(words: _Words, table: str, col: Column, group: list[Link],
     """The filters the values linked to one column say: two ports (from and to), the words of a
     text, several values (any of them), or one value."""
     if table == "PORTS" and target != "PORTS" and len(group) == 2:
+        first, second = sorted(group, key=lambda lk: lk.start)
+        if re.search(r"\bor\b", words.text[first.end:second.start], re.I) and first.value != second.value:
+            # "more voyages out of Shanghai or out of Ningbo?": two ports at the same end, either one
+            return [Filter(col, "in", [first.value, second.value], f"{first.value} or {second.value}",
+                           role=_role(words, first))]
         return _from_and_to(words, col, group)
     if group[0].how == "word":  # "frozen shrimp": every word in the text
         stems = list(dict.fromkeys(str(lk.value) for lk in group))
@@ -1561,7 +1566,13 @@ def _port_group_role(words: _Words, schema: Schema, spec: Spec) -> None:
         return
     path = schema.path(spec.target, "PORTS") or []
     if any((a, b) == ("VOYAGES", "PORTS") for a, _, b, _ in path):
-        spec.group_role = _voyage_end(words)
+        spec.group_role = _end_said_of_group(spec) or _voyage_end(words)
+
+
+def _end_said_of_group(spec: Spec) -> str | None:
+    """The one end the ports compared were said at ("more voyages to Rotterdam or to Hamburg"), or None."""
+    said = {f.role for f in spec.filters if f.column == spec.group and f.role in ("ORIGIN", "DESTINATION")}
+    return said.pop() if len(said) == 1 else None
 
 
 # Both ends of a voyage at once: "the ports it sailed from or to", "visited", "in and out of".
