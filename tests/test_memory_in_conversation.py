@@ -402,3 +402,12 @@ def test_a_preference_dropped_in_passing_returns_to_the_other_unit():
     assert [(p.dimension, p.unit) for p in preferences.extract("switch back to kg please")] == [("weight", "kg")]
     # a figure in a unit is no preference
     assert preferences.extract("the 20 tonnes of steel are fine") == []
+
+
+def test_a_rate_said_with_a_few_words_between_the_currencies_is_read():
+    # "1 USD is now 0.88 EUR": words saying when or how sit between the dollar and the figure
+    for sentence, rate in (("Finance updated it: 1 USD is now 0.88 EUR, use that.", "EUR 0.88"),
+                           ("one dollar currently gets you 0.9 euros", "EUR 0.9"),
+                           ("each dollar is worth 0.8 pounds", "GBP 0.8")):
+        got = [p for p in preferences.extract(sentence) if p.dimension == "usd_rate"]
+        assert [p.unit for p in got] == [rate], (sentence, got)

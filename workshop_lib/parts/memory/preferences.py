@@ -89,7 +89,8 @@ _USD_WORD = r"(?:usd|us dollars?|dollars?|\$|buck)"
 _NUM = r"(\d+(?:[.,]\d+)?)"
 # "0.95 euros to the dollar", "0.9 EUR per USD", "1 USD = 0.92 EUR", "a dollar buys 0.95 euros"
 _RATE_AFTER = re.compile(rf"{_NUM}\s*{_OTHER}\s*(?:per|to the|to a|for (?:a|one|each|every)|a|an|/|=|for)\s*{_USD_WORD}", re.I)
-_RATE_BEFORE = re.compile(rf"(?:1|one|a|each|every)\s*{_USD_WORD}\s*(?:=|is|equals|gets(?: you)?|buys|to|is worth)\s*{_NUM}\s*{_OTHER}",
+# ... and "1 USD is now 0.88 EUR", "one dollar currently = 0.9 euros": a few words may say when or how
+_RATE_BEFORE = re.compile(rf"(?:\b1|\bone|\ba|\beach|\bevery)\s*{_USD_WORD}(?:\s+[a-z]+){{0,3}}?\s*[=:]?\s*{_NUM}\s*{_OTHER}",
                           re.I)
 
 
