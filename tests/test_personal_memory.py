@@ -327,3 +327,14 @@ def test_after_a_change_the_value_before_it_answers_a_follow_up_about_the_past(e
     assert "Nordkyst" in answer and mode == "rag", answer
     answer, mode, _ = _ask(service, "past-a", "and who did it before May?", thread)
     assert "Fjell" in answer and "Nordkyst Haul (" not in answer and mode == "rag", answer
+
+
+def test_a_thing_of_theirs_no_column_holds_is_not_answered_with_the_data(eng):
+    vessel, = _one(eng, "SELECT VESSEL_NAME FROM SUPPLYCHAIN.VESSELS ORDER BY IMO_NUMBER")
+    service, thread = ChatService(eng), dict[str, str]()
+    answer, mode, _ = _ask(service, "own-ref", f"what's my booking number for that {vessel} sailing?", thread)
+    assert mode == "fallback" and "booking number" in answer, answer
+    # a figure of the data asked with "our" is still the data's
+    box, weight = _one(eng, "SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID")
+    answer, mode, _ = _ask(service, "own-ref", f"what's the gross weight of our box {box}?", {"own-ref": None})
+    assert f"{weight:,}" in answer or str(weight) in answer, answer

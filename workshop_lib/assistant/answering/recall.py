@@ -669,15 +669,35 @@ def catalog_of_their_own(eng: Engine, question: str, answered: ChatAnswer, *, us
                                                       "fallback", catalog=answered.decision_explain.get("rows")), [])
 
 
+def _own_thing_asked(eng: Engine, question: str) -> str | None:
+    """"What's my booking number for that sailing?": the thing of theirs a question asks for, when no
+    table or column of the data holds it (only they can have told it); else None."""
+    phrase = personal.asked_possession(question)
+    if phrase is None:
+        return None
+    phrase = re.split(r"\s+(?:for|of|on|in|at|again|now|to|from|with)\b", phrase)[0]  # "gross weight on it"
+    schema, _ = assistant.knowledge(eng)
+    words = words_of(phrase)
+    if not words or any(personal.table_of_word(w) for w in phrase.split()):
+        return None
+    # a column whose words hold every word of it ("gross weight", "reefer temperature"), not one word of it
+    # ("booking number" is no VOYAGE_NUMBER)
+    held = any(set(words) <= set(c.words) for cols in schema.columns.values() for c in cols)
+    return None if held else phrase
+
+
 def _not_told(eng: Engine, question: str) -> ChatAnswer | None:
     """The honest fallback for a thing of the user's never told ("our boxes", "my reefers": a table or a
     kind of row of the data); None when the question is not about one."""
     _, values = assistant.knowledge(eng)
+    named = {lk.table for lk in assistant.named_records(eng, question)}
     nouns = [n for n in personal.possessed_nouns(question)
-             if personal.table_of_word(n) or any(lk.how in ("exact", "explained") for lk in values.links(n))]
-    if not nouns and not _TOLD.search(question):
+             if (personal.table_of_word(n) or any(lk.how in ("exact", "explained") for lk in values.links(n)))
+             and personal.table_of_word(n) not in named]  # "our box CSQU3054383" names the box: the data's
+    own = _own_thing_asked(eng, question)
+    if not nouns and not own and not _TOLD.search(question):
         return None  # "which ports do we have?" is not about a remembered thing
-    what = f"your {nouns[0]}" if nouns else "that"
+    what = f"your {nouns[0]}" if nouns else f"your {own}" if own else "that"
     return _answer(f"You haven't told me {what}, so I have nothing of yours to answer from.", "fallback",
                    _explain("no valid memory of the user's matches the question", "fallback"), [])
 
