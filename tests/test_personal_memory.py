@@ -338,3 +338,17 @@ def test_a_thing_of_theirs_no_column_holds_is_not_answered_with_the_data(eng):
     box, weight = _one(eng, "SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID")
     answer, mode, _ = _ask(service, "own-ref", f"what's the gross weight of our box {box}?", {"own-ref": None})
     assert f"{weight:,}" in answer or str(weight) in answer, answer
+
+
+def test_a_contact_who_left_is_replaced_and_another_of_a_role_is_not_a_replacement(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "contact-a", "Our customs broker in Genoa is Doganale Ligure, my contact person there is Marta Bassi.",
+         thread)
+    _ask(service, "contact-a", "heads up: Marta Bassi has left Doganale Ligure, our new contact there is Luca Ferri.",
+         thread)
+    answer, mode, _ = _ask(service, "contact-a", "who's my contact at the customs broker now?", {"contact-a": None})
+    assert "Luca Ferri" in answer and mode == "rag", answer
+    # "our other haulier" is a second one: the first is still theirs
+    (first,) = personal.extract(eng, "Our haulier Brenner Trans bills waiting at 80 euros an hour.")
+    (other,) = personal.extract(eng, "our other haulier, Adige Logistica, charges 60 an hour.")
+    assert not set(first.nouns) & set(other.nouns), (first.nouns, other.nouns)

@@ -60,7 +60,8 @@ _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|what
 # Words that say a value changed or was wrong: a correction of the same subject.
 _CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
-                     r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays)\b", re.I)
+                     r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
+                     r"(?:has|have|had) (?:left|quit|retired))\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$", re.I)
 # ... or said as what it is no longer ("evergreen's not our carrier anymore").
@@ -101,8 +102,11 @@ def possessed_nouns(text: str) -> list[str]:
     out = []
     for m in _POSSESSED.finditer(text):
         words = [w.lower() for w in m.group(1).split()]
+        if all(w in _ADJECTIVES for w in words) and (after := re.match(r"\s+([a-z][\w-]*)", text[m.end():], re.I)):
+            words.append(after.group(1).lower())  # "our new contact": the noun after the adjective
+        other = "other " if "other" in words else ""  # "our other haulier" is not "our haulier"
         words = [w for w in words if w.removesuffix("'s") not in _ADJECTIVES] or words
-        out.append(stem(words[0].removesuffix("'s")))
+        out.append(other + stem(words[0].removesuffix("'s")))
     return out
 
 
