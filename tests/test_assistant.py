@@ -1445,3 +1445,16 @@ def test_two_ports_joined_by_or_are_compared_at_the_same_end_not_taken_as_a_rout
     # "from A to B" is still a route
     route = assistant.answer_data(eng, f"voyages from {a_port} to {b_port}?").plan
     assert route is not None and "ORIGIN_PORT_ID" in route.sql and "DESTINATION_PORT_ID" in route.sql, route
+
+
+def test_what_an_answer_is_for_is_left_out_of_the_question(eng):
+    vessel, imo = _one(eng, "SELECT VESSEL_NAME, IMO_NUMBER FROM {o}.VESSELS ORDER BY VESSEL_NAME")[0]
+    for q in (f"I need the IMO number of the {vessel} for a customs declaration",
+              f"we're preparing a crew list and need the IMO number of the {vessel}"):
+        a = _answer(eng, q)
+        assert str(imo) in a.text, (q, a.text)
+    # a phrase after "for" that names a value of the data still narrows it
+    carrier, = _one(eng, "SELECT c.CARRIER_NAME FROM {o}.CARRIERS c JOIN {o}.VESSELS v ON v.CARRIER_ID = c.CARRIER_ID "
+                         "ORDER BY c.CARRIER_NAME")[0]
+    plan = assistant.answer_data(eng, f"voyages for the {carrier} ships").plan
+    assert plan is not None and "CARRIER_NAME" in plan.sql

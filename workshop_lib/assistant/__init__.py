@@ -343,14 +343,17 @@ def _about_the_record_told(eng: Engine, context: str, asking: str) -> DataAnswer
 
 
 _ASIDE = re.compile(r"\s*\(([^()]*)\)")
+# ... and what the answer is for: "... for a booking form", "I'm filling in a port state form and need ..."
+_PURPOSE = re.compile(r"\s+for\s+(?:a|an|my|our|the)\s+([a-z][\w -]{0,30}?)(?=\s*[?.!]*\s*$)|"
+                      r"^\s*(?:i'?m|we'?re|i am|we are)\s+(\w+ing\b[^,.;?]*?)\s+and\s+(?:i\s+|we\s+)?need\b", re.I)
 
 
 def _without_asides(eng: Engine, question: str, values: ValueIndex) -> DataAnswer | None:
     """"How many voyages are at sea (as of the data's reference date)?": the question planned without
     the words in brackets, when they narrow nothing it asks (no value, number, time, restriction or
     word of a column's name)."""
-    rest = _ASIDE.sub("", question)
-    asides = _ASIDE.findall(question)
+    rest = _PURPOSE.sub(lambda m: "" if m.group(1) else "need", _ASIDE.sub("", question))
+    asides = _ASIDE.findall(question) + [m.group(1) or m.group(2) for m in _PURPOSE.finditer(question)]
     schema = knowledge(eng)[0]
     named = {w for cols in schema.columns.values() for c in cols for w in schema.name_words(c)} - set(TABLE_NOUNS) - _VAGUE
     if not asides or not rest.strip() or any(_narrows(a, rest, values) or set(words_of(a)) & named for a in asides):
