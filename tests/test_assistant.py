@@ -1458,3 +1458,12 @@ def test_what_an_answer_is_for_is_left_out_of_the_question(eng):
                          "ORDER BY c.CARRIER_NAME")[0]
     plan = assistant.answer_data(eng, f"voyages for the {carrier} ships").plan
     assert plan is not None and "CARRIER_NAME" in plan.sql
+
+
+def test_the_same_thing_said_again_after_ie_is_left_out(eng):
+    n, = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES WHERE STATUS = 'ACTIVE'")[0]
+    a = _answer(eng, "how many sailings are active right now, i.e. somewhere between their two ports?")
+    assert f"{n} voyages" in a.text, a.text
+    # words after "i.e." that name a value of the data are not dropped
+    assert assistant._without_restating(eng, "how many voyages are active, i.e. the ones to Rotterdam?",
+                                        assistant.knowledge(eng)[1]) is None

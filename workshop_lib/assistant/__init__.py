@@ -343,15 +343,29 @@ def _about_the_record_told(eng: Engine, context: str, asking: str) -> DataAnswer
 
 
 _ASIDE = re.compile(r"\s*\(([^()]*)\)")
+# ... and the same said again: "still scheduled, i.e. haven't left yet?"
+_RESTATED = re.compile(r",?\s*\b(?:i\.\s?e\.?|ie|that is|in other words|meaning)[,:]?\s+([^?]+)\?*\s*$", re.I)
 # ... and what the answer is for: "... for a booking form", "I'm filling in a port state form and need ..."
 _PURPOSE = re.compile(r"\s+for\s+(?:a|an|my|our|the)\s+([a-z][\w -]{0,30}?)(?=\s*[?.!]*\s*$)|"
                       r"^\s*(?:i'?m|we'?re|i am|we are)\s+(\w+ing\b[^,.;?]*?)\s+and\s+(?:i\s+|we\s+)?need\b", re.I)
+
+
+def _without_restating(eng: Engine, question: str, values: ValueIndex) -> DataAnswer | None:
+    """"Still only scheduled, i.e. haven't left yet?": the question without the same thing said again
+    in other words, when those words name no value of the data and no number; None when that has no answer."""
+    restated = _RESTATED.search(question)
+    if restated is None or values.links(restated.group(1)) or re.search(r"\d", restated.group(1)):
+        return None
+    found = answer_data(eng, question[:restated.start()] + "?")
+    return found if found.text is not None else None
 
 
 def _without_asides(eng: Engine, question: str, values: ValueIndex) -> DataAnswer | None:
     """"How many voyages are at sea (as of the data's reference date)?": the question planned without
     the words in brackets, when they narrow nothing it asks (no value, number, time, restriction or
     word of a column's name)."""
+    if (said_once := _without_restating(eng, question, values)) is not None:
+        return said_once
     rest = _PURPOSE.sub(lambda m: "" if m.group(1) else "need", _ASIDE.sub("", question))
     asides = _ASIDE.findall(question) + [m.group(1) or m.group(2) for m in _PURPOSE.finditer(question)]
     schema = knowledge(eng)[0]
