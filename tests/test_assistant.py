@@ -1467,3 +1467,9 @@ def test_the_same_thing_said_again_after_ie_is_left_out(eng):
     # words after "i.e." that name a value of the data are not dropped
     assert assistant._without_restating(eng, "how many voyages are active, i.e. the ones to Rotterdam?",
                                         assistant.knowledge(eng)[1]) is None
+
+
+def test_the_flag_a_ship_flies_is_the_schemas_and_a_flight_is_not(eng):
+    a = answer_question(eng, "where do I see which flag a ship flies")
+    assert a.mode == "rag" and "FLAG_STATE" in a.answer, a.answer
+    assert answer_question(eng, "when does the next flight to Lisbon leave?").mode == "fallback"

@@ -121,6 +121,11 @@ WRITE_REQUEST_RE = re.compile(
     r"create|register|add\b(?!(?:\s+\w+){0,3}\s+up\b))\b", _FLAGS)  # "add them up" is a sum, not a write
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
                           r"(?:table|from|into|index|view|user|\w+\s+set|[A-Z_]{3,})|;\s*--|'\s*;", _FLAGS)
+def _flies_a_flag(question: str, outside: re.Match[str]) -> bool:
+    """"Which flag a ship flies": the verb of a flag, not air travel."""
+    return outside.group(0).lower() == "flies" and re.search(r"\bflags?\b", question, re.I) is not None
+
+
 OUT_RE = re.compile(
     r"\b(?:weather|forecast|rain|snow|wind speed|temperature outside|storm warning|"
     r"share price|stock price|stocks?\b(?! (?:at|in|of))|exchange rate|spot (?:freight )?rates?|freight rates?|"
@@ -226,7 +231,7 @@ def cues_for(question: str) -> tuple[dict[str, list[str]], list[str]]:
         PORT: _port_cues(q, ports),
         DOCS: _document_cues(q),
         SMALL_TALK: ["a greeting or thanks"] if GREETING_RE.search(q) and len(q.split()) <= 6 else [],
-        OUT: [f"outside the workshop's data ({outside.group(0).lower()})"] if outside else [],
+        OUT: [f"outside the workshop's data ({outside.group(0).lower()})"] if outside and not _flies_a_flag(q, outside) else [],
     }
     return cues, ports
 
@@ -467,7 +472,7 @@ def _penalise_other_wording(scores: dict[str, float], text: str) -> None:
     if FOREIGN_RE.search(text) and not grounded._LOCATION_RE.search(text):
         for label in (PORT, CATALOG, AVAILABILITY, LIVE, SCHEMA):  # only the documents are in other languages
             scores[label] -= 0.15
-    if OUT_RE.search(text):
+    if (outside := OUT_RE.search(text)) and not _flies_a_flag(text, outside):
         for label in (CATALOG, AVAILABILITY):
             scores[label] -= 0.15
 
