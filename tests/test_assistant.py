@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ENGINES, answers_engine
 from workshop_lib import assistant
-from workshop_lib.assistant import goods_boxes
+from workshop_lib.assistant.answering import goods_boxes
 from workshop_lib.assistant.answering.answer import answer_question
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.chat import answer_eval, answer_sets, conversation_eval

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import catalog_figures, catalog_links, coverage, document_reader, goods_boxes, names_written, planner
-from workshop_lib.assistant.answering import availability, router
+from workshop_lib.assistant import catalog_figures, catalog_links, coverage, document_reader, names_written, planner
+from workshop_lib.assistant.answering import availability, goods_boxes, router
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
 from workshop_lib.data.catalog import ports
