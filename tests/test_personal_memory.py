@@ -352,3 +352,11 @@ def test_a_contact_who_left_is_replaced_and_another_of_a_role_is_not_a_replaceme
     (first,) = personal.extract(eng, "Our haulier Brenner Trans bills waiting at 80 euros an hour.")
     (other,) = personal.extract(eng, "our other haulier, Adige Logistica, charges 60 an hour.")
     assert not set(first.nouns) & set(other.nouns), (first.nouns, other.nouns)
+
+
+def test_a_clause_set_off_by_a_dash_before_the_question_asks_nothing(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "dash-a", "The team in our Tromso office has three reefers on her for Polar Fisk.", thread)
+    answer, mode, _ = _ask(service, "dash-a", "sorry, long week - which of our offices did I tell you I work in?",
+                           {"dash-a": None})
+    assert "Tromso" in answer and mode == "rag", answer

@@ -137,7 +137,7 @@ def _is_place(rec: personal.Recalled) -> bool:
 
 
 # a clause ends at its punctuation: "I'm writing the report. When does it leave?" is two clauses
-_CLAUSE_END = re.compile(r"(?<=[.!?;])\s+")
+_CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|\s+[-–—]\s+")  # a sentence, or a clause set off by a dash
 
 
 def _asked_part(question: str) -> str:
