@@ -636,7 +636,7 @@ def with_memory_words(recalled: Recalled, rec: Any) -> Recalled:
     meta = rec.metadata or {}
     return dataclasses.replace(recalled, nouns=tuple(meta.get("nouns") or ()), roles=tuple(meta.get("roles") or ()),
                                entities=tuple(tuple(e) for e in meta.get("entities") or ()),
-                               corrected=" ".join(str(e.get("text", "")) for e in meta.get("earlier") or ()))
+                               corrected=_corrected_words(meta))
 
 
 def _with_words_of(recalled: Recalled, memories: list[Any]) -> Recalled:
@@ -738,9 +738,14 @@ about anything something someone anyone thing stuff kind sort again still curren
 main current new old address name number contact details exact full""".split())
 
 
+def _corrected_words(meta: dict[str, Any]) -> str:
+    """The words of the memories a memory superseded (kept in its `earlier` values)."""
+    return " ".join(str(e.get("text", "")) for e in meta.get("earlier") or ())
+
+
 def _told_of(rec: Any) -> str:
     """A memory's words and those of the memories it corrected."""
-    return " ".join([rec.content or "", *(str(e.get("text", "")) for e in (rec.metadata or {}).get("earlier") or ())])
+    return f"{rec.content or ''} {_corrected_words(rec.metadata or {})}"
 
 
 def described_otherwise(question: str, told: str) -> bool:
