@@ -360,3 +360,63 @@ def test_a_clause_set_off_by_a_dash_before_the_question_asks_nothing(eng):
     answer, mode, _ = _ask(service, "dash-a", "sorry, long week - which of our offices did I tell you I work in?",
                            {"dash-a": None})
     assert "Tromso" in answer and mode == "rag", answer
+
+
+def test_a_name_said_to_be_the_wrong_one_retires_the_memory_holding_it(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "wrong-a", "Our new customer is Lindqvist Marine - they import marine engines through Hamburg.", thread)
+    _ask(service, "wrong-a", "sorry, typo on my side: the customer is Lindgren Marine, not Lindqvist.", thread)
+    kept = " ".join(r.content for r in personal.valid_memories(eng, "wrong-a", eng.agent_id))
+    assert "Lindgren" in kept and "Lindqvist Marine -" not in kept and "Lindqvist Marine," not in kept, kept
+    answer, _, _ = _ask(service, "wrong-a", "who's our customer again?", {"wrong-a": None})
+    assert "Lindgren" in answer, answer
+    # a date said as the wrong one is no name ("June 14, not June 10")
+    assert personal.rejected_names("the ETA is June 14, not June 10") == set()
+    assert personal.rejected_names("Lindqvist is someone else entirely") == {"lindqvist"}
+
+
+def test_taking_back_what_was_said_about_a_name_forgets_it_and_a_correction_is_kept(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "scrap-a", "our haulier at Felixstowe will be Delta Freight Lines from next month.", thread)
+    _ask(service, "scrap-a", "scrap what I said about Delta - the deal collapsed this morning.", thread)
+    kept = " ".join(r.content for r in personal.valid_memories(eng, "scrap-a", eng.agent_id))
+    assert "Delta" not in kept, kept
+    answer, _, _ = _ask(service, "scrap-a", "who's our haulier at Felixstowe?", {"scrap-a": None})
+    assert "Delta" not in answer, answer
+    # "ignore what I said about the customer, it's X" names no name: a correction, kept
+    _ask(service, "scrap-b", "my customer is Brightwater Foods, they import frozen seafood", thread)
+    _ask(service, "scrap-b", "ignore what I said about the customer, it's actually Kestrel Imports.", thread)
+    answer, _, _ = _ask(service, "scrap-b", "who's my customer?", {"scrap-b": None})
+    assert "Kestrel" in answer and "Brightwater" not in answer, answer
+
+
+def test_a_pronoun_is_no_name_and_a_statement_beats_the_one_after_it(eng):
+    assert personal.extract(eng, "She's out this week so I'm covering her desk.") == []
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "pron-a", "my colleague Dana mentioned that the importer of record on our US side is Pinecrest "
+                            "Outdoor Co. She's out this week so I'm covering her desk.", thread)
+    answer, _, _ = _ask(service, "pron-a", "who's the importer of record for our US shipments again?",
+                        {"pron-a": None})
+    assert "Pinecrest" in answer, answer
+
+
+def test_a_fact_told_and_asked_in_french_or_spanish_is_recalled_and_stays_the_users(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "fr-a", "Bonjour ! Je suis au bureau de Lyon, on gère surtout le Maghreb.", thread)
+    answer, mode, _ = _ask(service, "fr-a", "Rappelle-moi : depuis quel bureau je t'ai dit que je travaillais ?",
+                           {"fr-a": None})
+    assert "Lyon" in answer and mode == "rag", answer
+    _ask(service, "es-a", "Mi cliente principal es Conservas Albariño, de Vigo.", thread)
+    answer, mode, _ = _ask(service, "es-a", "¿cómo se llamaba mi cliente principal?", {"es-a": None})
+    assert "Albariño" in answer and mode == "rag", answer
+    other, _, _ = _ask(service, "es-b", "¿cómo se llamaba mi cliente principal?", {"es-b": None})
+    assert "Albariño" not in other, other
+
+
+def test_words_about_one_of_two_names_asked_together_do_not_answer(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "two-a", "right so Norcastle Retail has three containers with us this month, all 40 foot high cubes.",
+         thread)
+    answer, mode, _ = _ask(service, "two-a", "How many containers in total do I have across Norcastle and Pemberton "
+                                             "this month?", {"two-a": None})
+    assert mode == "fallback", answer

@@ -379,7 +379,9 @@ _FROM = re.compile(r"\b(?:from|leav\w*|left|depart\w*|sail\w*|out of|origin)\b",
 
 
 # a verb, not the noun it makes ("the sailing our tiles are on" names the voyage, not its departure)
-_ING_NOUN = re.compile(r"\b(?:the|a|an|this|that|our|my|their|which|what|next|first|last)\s+[a-z]+ing\b", re.I)
+# ("that Kyoto Express sailing": a name between them too)
+_ING_NOUN = re.compile(r"\b(?:the|a|an|this|that|our|my|their|which|what|next|first|last)\s+(?-i:[A-Z][\w-]*\s+){0,3}"
+                       r"[a-z]+ing\b", re.I)
 _BARE_TO = re.compile(r"\bto\b")
 _BARE_FROM = re.compile(r"\bfrom\b")
 
@@ -612,7 +614,11 @@ def _earlier_of(eng: Engine, question: str, follow: personal.Recalled, user_id: 
 
 # A question about what the user said ("what did I tell you ...", "remind me ..."): the user's words answer it.
 _ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|tell|give|mention)\b|\bremind\s+me\b|"
-                                r"\bagain\b", re.I)
+                                r"\bagain\b|"
+                                # and in the corpus' other languages: told, reminded, what it was called
+                                r"\b(?:dije|dijimos|cont[eé]|mencion[eé]|recu[eé]rdame|se llamaba|otra vez|"
+                                r"rappelle-moi|rappelez-moi|(?:je|j)\s*['’]?\s*(?:t|vous)\s*['’]\s*ai dit|s'appelait|"
+                                r"erinnere mich|gesagt|erz[äa]hlt|hie(?:ß|ss))\b", re.I)
 
 
 def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, anyway: bool = False,
@@ -807,6 +813,17 @@ def _words_hold(kind: str, words: str, said_text: str = "", question: str = "") 
     return bool(words.strip()) and bool(names)
 
 
+def _names_left_out(eng: Engine, question: str, told: str) -> bool:
+    """The question names a name of theirs the words told never say ("... across Norcastle and
+    Pemberton" answered by the sentence about Norcastle alone): those words answer half of it."""
+    _, values = assistant.knowledge(eng)
+    taken = [(lk.start, lk.end) for lk in values.links(question) if lk.how != "word"]
+    # (a capital that only starts the sentence is no name: "Rappelle-moi : ...")
+    names = [v.value for v in own_values.find(question, taken, places=set())
+             if v.kind == own_values.NAME and question[:v.start].strip()]
+    return any(n.lower() not in told.lower() for n in names)
+
+
 def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,
                        source: dict[str, Any]) -> ChatAnswer | None:
     """Verification before the badge: the remembered value must be what the question asks for.
@@ -834,8 +851,9 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
     if not named and kind in (None, asked):  # a thing of the data: the data says where or when it goes
         return None
     rest = personal.content_words(rec.text) - personal.content_words(question) - personal.content_words(rec.value)
-    if rec.quote and not rec.earlier and _words_hold(asked, " ".join(sorted(rest)), rec.text, question):
-        return _answer(f"You told me ({said}): \u201c{rec.text}\u201d", "rag",
+    if rec.quote and not rec.earlier and _words_hold(asked, " ".join(sorted(rest)), rec.text, question) \
+            and not _names_left_out(eng, question, rec.text):
+        return _answer(f"{said[0].upper()}{said[1:]}: \u201c{rec.text}\u201d", "rag",
                        _explain(f"the question asks a {asked.lower()}; the remembered words hold it, not the value "
                                 f"{rec.value}", "rag", memory=source), [source])
     return _answer(f"You haven't told me that: what I remember ({said}) is your {_called(rec)}, {rec.value}, which does "

@@ -27,18 +27,21 @@ NAME, PLACE, MONEY = "NAME", "PLACE", "MONEY"
 # What a value is to the user, by the words that name that role (stems).
 ROLES: dict[str, frozenset[str]] = {
     "customer": frozenset({"customer", "client", "buyer", "consignee", "retailer", "shop", "account", "order",
-                           "importer", "distributor", "buy", "import", "deal"}),
+                           "importer", "distributor", "buy", "import", "deal", "cliente", "kunde", "kunden"}),
     "place": frozenset({"office", "city", "town", "base", "based", "work", "writing", "located", "live", "here",
-                        "headquarter", "hq", "site", "warehouse"}),
+                        "headquarter", "hq", "site", "warehouse", "oficina", "ciudad", "bureau", "ville", "büro",
+                        "stadt"}),
     "rate": frozenset({"rate", "price", "contract", "pay", "paying", "paid", "negotiate", "agree", "agreed",
                        "cost", "charge", "quote", "tariff", "fee", "all-in"}),
 }
 # What a question asks for, when it names no table of the data.
-_ASKS_MONEY = re.compile(r"\bhow much\b|\b(?:rate|price|cost|charg(?:e|es|ed|ing)|quote|tariff|fee|pay|paying|paid)s?\b",
+_ASKS_MONEY = re.compile(r"\bhow (?:much|many)\b|\b(?:combien|cu[aá]nt[oa]s?|wie viele?)\b|"
+                         r"\b(?:rate|price|cost|charg(?:e|es|ed|ing)|quote|tariff|fee|pay|paying|paid)s?\b",
                          re.I)
-_ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|cities|towns?|country|countries|based|located|offices?)\b", re.I)
-_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|names?)\b|\b(?:customer|client|buyer|consignee|company|companies)s?\b",
-                        re.I)
+_ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|cities|towns?|country|countries|based|located|offices?)\b|"
+                         r"\b(?:d[oó]nde|ciudad|oficina|o[uù]|ville|bureau|wo|stadt|b[üu]ro)\b", re.I)
+_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|names?)\b|\b(?:customer|client|buyer|consignee|company|companies)s?\b|"
+                        r"\b(?:qui[eé]n|qui|wer|cliente|kunden?|llamaba|s'appel\w*|hei(?:ß|ss)\w*)\b", re.I)
 
 # a number in the user's words, in digits or words ("three hundred and ten", "minus eighteen", "5 grand")
 NUMBER_RE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
@@ -65,7 +68,9 @@ _ORDINARY = set("""i i'm i'll i've i'd we we're hi hey hello ok okay so also and
 yep nope sorry actually wait ugh oh well hmm big small new old our my the a an it it's that this they their
 from for with in on at to fyi btw just most remember note keep forget ignore scratch drop don't do not quick update
 reminder correction heads got we've we'd we'll morning evening afternoon cheers since until after before as
-last next anyway then now every bit some another""".split())
+last next anyway then now every bit some another she she's he he's they they're you you're
+he'll she'll there there's here what's mi mis nuestro nuestra nuestros nuestras mon ma mes notre nos
+unser unsere mein meine ich wir je hola bonjour moin hallo""".split())
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,11 @@ def time_said(text: str, near: int | None = None) -> str:
     if near is None:
         return found[0].group(0)
     return min(found, key=lambda m: min(abs(m.start() - near), abs(m.end() - near))).group(0)
+
+
+def ordinary(word: str) -> bool:
+    """A capitalised word that is no name: a weekday, a month, a word that only starts a sentence."""
+    return word.lower() in _CALENDAR or word.lower() in _ORDINARY
 
 
 def _sentence_start(text: str, at: int) -> bool:

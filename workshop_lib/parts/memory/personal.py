@@ -49,7 +49,10 @@ EARLIER_KEPT = 5
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _CLAUSE = re.compile(r",(?!\d{3})\s*|\s+-\s+")  # not the comma of "1,850"
-_FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re|ve|d|ll)\b", re.I)
+# ... and in the corpus' other languages ("mi cliente", "je suis au bureau de Lyon", "unser Kunde")
+_FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re|ve|d|ll)\b|"
+                           r"\b(?:mi|mis|nuestr[oa]s?|yo|nosotros|je|j'|nous|mon|ma|mes|notre|ich|wir|uns|"
+                           r"mein(?:e|en|em|er)?|unser(?:e|en|em|er)?)\b", re.I)
 # A clause with no subject that starts with a verb in -ing ("writing from Durban", "shipping with MSC"):
 # the speaker is its subject.
 _SUBJECTLESS = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|also|just|btw|fyi)\b[\s,!.]*)*(?:there\b[\s,!.]*)?"
@@ -75,8 +78,15 @@ _ASKED_POSSESSION = re.compile(r"\b(?:what|which|who|where)(?:'s|\s+(?:is|are|wa
                                re.I)
 _ADJECTIVES = {"main", "new", "own", "current", "usual", "old", "whole", "first", "other", "one", "big"}
 # A request to drop what was said: the verb of forgetting, said to the assistant.
+# "Scrap what I said about Delta" takes back what was said about a thing it names; "ignore what I
+# said, it's 813N" names nothing and is a correction.
 FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)\b|\b(?:don't|do not|no need to|stop)\s+"
-                     r"(?:keep|keeping|remember|remembering|store|storing|save|saving|hold|holding)\b", re.I)
+                    r"(?:keep|keeping|remember|remembering|store|storing|save|saving|hold|holding)\b|"
+                    r"\b(?:scrap|scratch|ignore|disregard)\s+(?:what|everything|all)\s+(?:i|we)\b[\w\s']{0,12}?\b"
+                    r"(?:said|told you|mentioned|wrote)\s+(?:about|re|regarding|on)\s+(?-i:[A-Z])", re.I)
+# A name said as the wrong one: "Lindgren Marine, not Lindqvist", "Lindqvist is someone else".
+_REJECTED = re.compile(r"\b(?:not|instead of|rather than)\s+(?:the\s+|with\s+|on\s+)?([A-Z][\w&'’-]{2,})|"
+                       r"\b([A-Z][\w&'’-]{2,})(?:\s+[A-Z][\w&'’-]+)*\s+(?:is|was|'s)\s+(?:someone|somebody|something)\s+else\b")
 # What a question about the past asks for: the value before the latest correction.
 HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to)\b", re.I)
 
@@ -363,11 +373,25 @@ def _same_subject(new: PersonalCandidate, old_meta: dict) -> bool:
 
 
 def _same_subject_memories(eng: Engine, cand: PersonalCandidate, user_id: str, agent_id: str) -> list[Any]:
-    """The user's valid memories the candidate would supersede, oldest first."""
-    olds = [r for r in _valid(eng, user_id, agent_id) if _same_subject(cand, r.metadata or {})]
+    """The user's valid memories the candidate would supersede, oldest first: those on its subject,
+    and for a correction those holding the name it says is the wrong one."""
+    valid = _valid(eng, user_id, agent_id)
+    olds = [r for r in valid if _same_subject(cand, r.metadata or {})]
     if cand.change and not cand.nouns and not cand.roles:
         olds = olds[-1:]  # "scratch that, it's 813N": the latest on that subject, no other
-    return olds
+    wrong = rejected_names(cand.text) if cand.change else set()
+    named = [r for r in valid if r not in olds and any(wrong & _name_words(e[2]) for e in _remembered_entities(r))]
+    return sorted(olds + named, key=valid.index)
+
+
+def rejected_names(text: str) -> set[str]:
+    """The names a correction says are the wrong ones, lower-cased."""
+    names = {(m.group(1) or m.group(2)).lower() for m in _REJECTED.finditer(text)}
+    return {n for n in names if not own_values.ordinary(n)}  # "June 14, not June 10" is a date, not a name
+
+
+def _name_words(value: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[\w&'’-]+", str(value))}
 
 
 def _carried(cand: PersonalCandidate, olds: list[Any]) -> tuple[list[dict[str, str]], list[str]]:
@@ -503,7 +527,14 @@ def _named_by_value(sentence: str, memories: list[Any], named: set[str]) -> list
     """The memories holding a value of the data the sentence names, or one of the user's own values
     the sentence says."""
     return [r for r in memories if named & {e[2] for e in _remembered_entities(r)} or
-            any(e[0] == OWN and e[2].lower() in sentence.lower() for e in _remembered_entities(r))]
+            any(e[0] == OWN and _says_name(sentence, e[2]) for e in _remembered_entities(r))]
+
+
+def _says_name(sentence: str, name: str) -> bool:
+    """The sentence says the name, whole or by its first word written as a name ("Delta" for Delta Freight Lines)."""
+    first = name.split()[0] if name.split() else ""
+    return name.lower() in sentence.lower() or \
+        (len(first) >= 3 and first[0].isupper() and bool(re.search(rf"\b{re.escape(first)}\b", sentence)))
 
 
 def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: str | None = None,
@@ -555,7 +586,8 @@ def refers_to_own(question: str) -> bool:
     q = question.strip()
     clauses = [c.strip() for c in _CLAUSE.split(q)] + [c.strip() for c in _SENTENCE.split(q)]
     return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I)) and (
-        q.endswith("?") or bool(_QUESTION.match(q)) or any(_QUESTION.match(c) or _REQUEST.match(c) for c in clauses))
+        q.endswith("?") or bool(_QUESTION.match(q)) or
+        any(_QUESTION.match(c) or _REQUEST.match(c) or c.endswith("?") for c in clauses))
 
 
 def question_nouns(question: str) -> list[tuple[str, str | None]]:
@@ -647,7 +679,11 @@ def _with_words_of(recalled: Recalled, memories: list[Any]) -> Recalled:
 _NOT_CONTENT = frozenset("""a an the of in on at to for from and or is are was were be by as it its
 not no this that these those with what which who how when where than there their them they we you i our your my
 me us do does did has have had say said tell told mention mentioned remind again gave give name what's who's
-last time please again again? again. one ones just now get got""".split())
+last time please again again? again. one ones just now get got
+de del la el los las lo y en que qué es un una por con para se al su sus mi mis le les du des et est je tu il
+der die das den dem und ist ich mit von zu quel quelle quels quelles ce cette ces mon ma mes notre nos votre
+ese esa este esta cual cuál welche welcher welches welchem welchen unser unsere unserem mein meine meinem
+depuis desde seit""".split())
 
 
 def content_words(text: str) -> set[str]:
@@ -699,8 +735,11 @@ def _closer_in_words(question: str, q_roles: set[str], memories: list[Any],
         return None
     meta = rec.metadata or {}
     table, column, value = meta["entities"][0]
+    # what the user called it ("your office"), or the role it plays; the kind asked only when neither is known
+    kind = column.lower() if table == OWN else TABLE_NOUNS_BY_TABLE.get(table, "value")
+    called = [*(meta.get("nouns") or []), *(meta.get("roles") or []), kind]
     return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
-                    (own_values.asked_kind(question) or "value").lower(), direct=True, quote=not meta.get("change"))
+                    called[0], direct=True, quote=not meta.get("change"))
 
 
 def _the_one_sum(kind: str, memories: list[Any]) -> bool:

@@ -27,9 +27,11 @@ MIN_SHARED = 2          # content words a statement must share with the question
 _CODE = re.compile(r"\b(?=[\w-]*\d)[A-Za-z0-9][\w-]{2,}\b")
 # What the question asks for, by its wh-word or the noun of what it asks (a small closed vocabulary).
 _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many|heavy|cold|warm|long)\b|\b(?:rate|price|cost|charg\w*|fee|paying|"
-                          r"temperature|set ?point|degrees|weight|count)\b", re.I)
-_ASKS_TIME = re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day|time)\b", re.I)
-_ASKS_CODE = re.compile(r"\b(?:number|ref|reference|booking|seal|code|id)\b", re.I)
+                          r"temperature|set ?point|degrees|weight|count)\b|"
+                          r"\b(?:combien|cu[aá]nt[oa]s?|wie viele?|prix|precio|preis|kosten|tarifa)\b", re.I)
+_ASKS_TIME = re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day|time)\b|\b(?:quand|cu[aá]ndo|wann)\b|"
+                        r"\b(?:quel jour|qu[eé] d[ií]a|welche[nm]? tag)\b", re.I)
+_ASKS_CODE = re.compile(r"\b(?:number|ref|reference|booking|seal|code|id|num[eé]ro|nummer|r[eé]f[eé]rence)\b", re.I)
 # words that refer to the telling, not to what was told
 _TELLING = frozenset("""say said tell told mention mentioned give gave remind again ask asked know knew thing
 something anything remember recall exactly""".split())
@@ -107,11 +109,21 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
                 dropped = _words(sentence)  # with the sentence each was said after ("... a Mr." "Jankowski.")
                 out = [s for s in out if not ((_words(s.text) | _words(s.context)) & dropped)]
                 continue
+            out = _without_rejected(out, sentence)
             stated = personal.statement_part(sentence)
             if stated and not _HYPOTHETICAL.match(stated) and (own_message or personal.speaks_of_own(stated)):
                 out.append(Said(stated, m.created_at or "", m.id, before))
             before = stated
     return out
+
+
+def _without_rejected(said: list[Said], sentence: str) -> list[Said]:
+    """The statements before a correction that says a name is the wrong one ("..., not Lindqvist"),
+    without those that name it."""
+    wrong = personal.rejected_names(sentence)
+    if not wrong:
+        return said
+    return [s for s in said if not wrong & {w.lower() for w in re.findall(r"[\w&'’-]+", s.text)}]
 
 
 def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared: int = MIN_SHARED) -> Said | None:
@@ -121,13 +133,16 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
     asked = _words(question)
     if len(asked) < min_shared:
         return None
-    best: tuple[int, int, Said] | None = None
+    best: tuple[int, int, int, Said] | None = None
     original = bool(personal.HISTORY.search(question))
     for i, s in enumerate(_statements(eng, user_id, agent_id)):
         shared = len(asked & (_words(s.text) | _words(s.context)))
         if shared < min_shared or not _holds_asked(question, s.text) or not _names_the_asked(question, s):
             continue
+        # the statement that itself shares the words beats the one after it, which shares them
+        # through its context ("... importer of record is X. She's out this week.")
+        own = len(asked & _words(s.text))
         order = -i if original else i  # the newest wins a tie; the oldest for "originally"
-        if best is None or (shared, order) > (best[0], best[1]):
-            best = (shared, order, s)
-    return best[2] if best else None
+        if best is None or (shared, own, order) > best[:3]:
+            best = (shared, own, order, s)
+    return best[3] if best else None
