@@ -89,8 +89,22 @@ def asked_kind(question: str) -> str | None:
     return None
 
 
+# Spanish and French verb endings of the past and the first person plural (English words rarely end so)
+_ROMANCE_VERB = ("ieron", "aron", "emos", "amos", "imos", "iendo", "ando", "ions", "âmes")
+
+
 def _root(word: str) -> str:
-    """A rough English root, enough to meet "diverted" with "divert" and "claimed" with "claim"."""
+    """A rough root, enough to meet "diverted" with "divert", "claimed" with "claim" and "ofrece" with
+    "ofrecieron" and "Ofrecemos"."""
+    w = _suffixless(word)
+    # a final vowel of a longer root goes too: "ofrece" and "ofrec", "charge" and "charg(ed)"
+    return w[:-1] if len(w) >= 6 and w[-1] in "aeo" else w
+
+
+def _suffixless(word: str) -> str:
+    for suffix in _ROMANCE_VERB:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
     w = stem(word)
     if w.endswith("ed") and len(w) == 5:
         return w[:-1]  # "gated", "noted": the verb itself
@@ -166,12 +180,24 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
     if kind == "date":  # "24 hours before loading" answers a when as well as a date does ("over six hours" does not)
         found += [m.group(0) for m in HOLDS["duration"].finditer(sentence) if _BEFORE_AFTER.match(sentence, m.end())]
     if kind in ("place", "party"):
-        asked = question.lower()
-        found = [f for f in found if f.lower() not in asked]
+        # "the smoke-in-hold incident - where did the ship divert to?": "hold 3" is the place that
+        # says which incident, not where it went ("which berths are closed?" asks for "berths 4 and 5")
+        asked, context = question.lower(), _context_words(question)
+        found = [f for f in found if f.lower() not in asked and not (_stems(re.sub(r"\d+", " ", f)) or {""}) <= context]
     if kind == "number" and (counted := _counted(question)):
         # "how many containers were damaged": a number of containers, not any number ("IMO 9703124")
         return re.search(rf"\b(?:\d+|{_NUMBER_WORDS})\s+(?:[\w-]+\s+){{0,2}}?{counted}", sentence, re.I) is not None
     return bool(found)
+
+
+def _context_words(question: str) -> set[str]:
+    """The words of the question's clauses that do not ask (the interrogative's clause does): what
+    says which case it is about ("the smoke-in-hold incident on the Cape Meridian - where ...")."""
+    clauses = re.split(r"\s[-–—]\s|[,;:]\s", question)
+    if len(clauses) < 2:
+        return set()
+    asking = [c for c in clauses if asked_kind(c) is not None]
+    return set().union(*(_stems(c) for c in clauses if c not in asking)) - set().union(*(_stems(c) for c in asking))
 
 
 def _counted(question: str) -> str | None:
@@ -204,6 +230,9 @@ def read(question: str, passages: list[dict]) -> Reading:
 
 
 _MEASURED = ("amount", "duration", "date")
+# the words that ask for money, as the reader compares them
+_MONEY_WORDS = frozenset(_root(w)[:6] for w in """fee fees charge charges charged charging cost costs price prices
+rate rates tariff surcharge pay paid payable""".split())
 # a duration that says when: counted before or after something
 _BEFORE_AFTER = re.compile(r"\s*(?:\)\s*)?(?:before|after|prior|ahead|in advance|vor\b|nach\b|antes|despu[eé]s|avant|apr[eè]s)", re.I)
 
@@ -222,13 +251,40 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
     for rank, sentence in ranked:
         if kind is not None and not _holds(kind, sentence, question):
             continue
-        shared = wanted & _stems(sentence)
-        if kind in _MEASURED:  # "¿cuántos días...?" meets every "nueve días": the unit is not the subject
-            shared -= _stems(" ".join(m.group(0) for m in HOLDS[kind].finditer(sentence)))
+        shared = _shared_subject(wanted, kind, sentence)
         score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in ident else 1) for w in shared) - 0.1 * rank
         if best is None or score > best[0]:
             best = (score, sentence)
-    return best[1] if best is not None and best[0] > 0 else None
+    subject = wanted - ident - _MONEY_WORDS - _context_words(question)
+    if best is None or best[0] <= 0 or _said_elsewhere(subject, ranked, best[1]):
+        return None
+    return best[1]
+
+
+def _shared_subject(wanted: set[str], kind: str | None, sentence: str) -> set[str]:
+    """The question's words the sentence uses, without those that only say the kind of answer."""
+    shared = wanted & _stems(sentence)
+    if kind in _MEASURED:  # "¿cuántos días...?" meets every "nueve días": the unit is not the subject
+        shared -= _stems(" ".join(m.group(0) for m in HOLDS[kind].finditer(sentence)))
+    if kind == "amount":  # "what does COSCO charge for ...": "charged" says an amount, not which one
+        shared -= _MONEY_WORDS
+    return shared
+
+
+def _said_elsewhere(wanted: set[str], ranked: list[tuple[int, str]], chosen: str) -> bool:
+    """The question's own subject ("a controlled atmosphere unit for avocados") is in one sentence of
+    the document only, and not in the sentence holding the kind asked: the document speaks of it
+    without stating that (the plug-in fee per day is another thing's)."""
+    whole = {s for _, s in ranked}
+    whole = {s for s in whole if not any(s != o and s in o for o in whole)}  # a chunk's cut end is its sentence's
+    said = {s: _stems(s) & wanted for s in whole}
+    counts: dict[str, int] = {}
+    for words in said.values():
+        for w in words:
+            counts[w] = counts.get(w, 0) + 1
+    # the words of the question that only one other sentence uses, in the sentence that has most of them
+    pinned = max((len({w for w in words if counts[w] == 1}) for s, words in said.items() if s != chosen), default=0)
+    return pinned >= 2 and pinned > len(said.get(chosen, set()))
 
 
 # a place the question names: a capitalised word after a preposition of place (in the corpus' four
