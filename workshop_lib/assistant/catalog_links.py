@@ -60,7 +60,8 @@ _REQUEST_RE = re.compile(r"\b(?:recommend\w*|suggest\w*|best (?:equipment|contai
                          r"who (?:can|could|will) (?:help|do|file|sort|handle|arrange|book|clear|take care|organi[sz]e)|"
                          # "what should I ship it in?": what to put the goods in
                          r"what (?:should|do|can|could) (?:i|we) (?:ship|send|put|move|carry|pack|load)(?: \w+){0,2} in|"
-                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|how much|what do (?:i|we) need)\b",
+                         r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|how much|what do (?:i|we) need|"
+                         r"(?:daily|day|per day|lease|rental|hire) rates?)\b",
                          re.I)
 
 

@@ -92,7 +92,7 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
     if label == router.LIVE:
         return _live_label(eng, question, decision, llm, vector, docs)
     if label in GROUNDED_INTENTS:
-        return _grounded(eng, question, decision, llm)
+        return _grouped_rows(eng, question, decision) or _grounded(eng, question, decision, llm)
     if label == router.DOCS:
         return _documents_label(eng, question, decision, llm, vector, docs)
     known = _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
@@ -330,6 +330,19 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
     return _composed(data, decision)
 
 
+def _grouped_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"How many reefers do we have at each set point temperature?": a count per value of a column of
+    the data the question names, which no catalog or port row holds, is the data's, whatever word of
+    equipment led the router; None otherwise (a count per port is the catalog's availability)."""
+    data = assistant.answer_data(eng, question, require_links=False)
+    if data.text is None or data.plan is None or data.uncovered is not None:
+        return None
+    group = data.plan.spec.group
+    if data.plan.spec.action != "group" or group is None or group.table == "PORTS":
+        return None
+    return _composed(data, decision)
+
+
 def _composed(data: Any, decision: router.RouteDecision) -> ChatAnswer:
     """An answer from the assistant's composed query: its rows, the links that planned it."""
 
@@ -396,11 +409,19 @@ def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | N
     # asked for in so many words ("which equipment helps?"), one item clearly leading is enough
     link = catalog_links.best(question, described=described or asked)
     named = grounded.named_items(question)
-    if link is None or (len(named) == 1 and not catalog_links.sizes_allow(question, link.item)):
+    if link is None:
+        return _priced_by_name(question, named)
+    if len(named) == 1 and not catalog_links.sizes_allow(question, link.item):
         return None  # one item named, in a size the question gives: Part 5's handler reads it
     if len(named) == 1 and named[0] != link.item and _one_size_given(question, named[0]):
         return None  # "keep a 20' reefer for 30 days": the item named with its size, not one its words recall
     return link.item
+
+
+def _priced_by_name(question: str, named: list[Any]) -> Any:
+    """"Genset daily rate?": the one item the question names, its price asked, however few words of
+    its description the question uses; else None."""
+    return named[0] if len(named) == 1 and router.PRICE_RE.search(question) else None
 
 
 def _one_size_given(question: str, item: Any) -> bool:

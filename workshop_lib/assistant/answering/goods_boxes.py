@@ -72,10 +72,11 @@ def box_for_goods(eng: Engine, question: str) -> GoodsBox | None:
     if not asks_for_a_box(question):
         return None  # "who can do the paperwork for lithium batteries?" asks a service, not a box
     schema, values = assistant.knowledge(eng)
-    goods = next((lk for lk in values.links(question) if (lk.table, lk.column) == GOODS), None)
+    links = values.links(question)
+    goods = next((lk for lk in links if (lk.table, lk.column) == GOODS), None)
     column = next((c for c in schema.columns.get(BOX[0], []) if c.name == BOX[1]), None)
-    if goods is None or column is None:
-        return None
+    if goods is None or column is None or any((lk.table, lk.column) != GOODS for lk in links):
+        return None  # "banana reefers going to North Europe - which ones?" asks for the data's rows
     data = assistant.answer_data(eng, f"how many containers per size type carry {goods.text}?")
     if data.plan is None or data.text is None or data.first_row is None:
         return None

@@ -106,7 +106,9 @@ PERSONAL_DATA_RE = re.compile(
     r"account (?:number|details)|card (?:number|details|no)|credit card|debit card|cvv|"
     r"passport(?: number)?|date of birth|social security|national id|tax id|phone number|telephone number|"
     r"mobile(?: phone| number)?|cell(?: phone| number)|cellphone|whatsapp|(?:direct|contact'?s?) (?:line|number)|"
-    r"telefonnummer|handynummer|handy|mobilnummer|e-?mail-adresse|tel[eé]fono|m[oó]vil|correo electr[oó]nico|"
+    r"telefonnummer|handynummer|handy|mobilnummer|durchwahl|ansprechpartner(?:in)?|kontaktperson|"
+    r"persona de contacto|personne de contact|interlocut(?:eur|rice)|"
+    r"e-?mail-adresse|tel[eé]fono|m[oó]vil|correo electr[oó]nico|"
     r"t[eé]l[eé]phone|num[eé]ro de portable|courriel|adresse e-?mail|"
     r"e-?mail address|home address|(?:their|his|her|and|with|plus) (?:an? )?e-?mails?\b(?!\s+(?:me|us|them|it|the)\b)|"
     # a person's mail asked in Spanish, French or German ("¿cuál es su correo?", "son courriel", "ihre E-Mail")
@@ -117,8 +119,9 @@ PERSONAL_DATA_RE = re.compile(
 # A request, in plain words, to change the data (the assistant only reads it).
 WRITE_REQUEST_RE = re.compile(
     r"^\s*(?:(?:please|kindly|can you|could you|would you|i need you to|go ahead and)\s+)*"
-    r"(?:mark|set|change|update|cancel|delete|remove|rename|reschedule|reassign|modify|edit|overwrite|insert|"
-    r"create|register|add\b(?!(?:\s+\w+){0,3}\s+up\b))\b", _FLAGS)  # "add them up" is a sum, not a write
+    r"(?:mark|change|update|cancel|delete|remove|rename|reschedule|reassign|modify|edit|overwrite|insert|"
+    r"create|register|add\b(?!(?:\s+\w+){0,3}\s+up\b)|"  # "add them up" is a sum, not a write
+    r"set\b(?=[^?]*(?:\bto\b|\bas\b|=)))\b", _FLAGS)  # "set temp on X?" asks for the set point
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
                           r"(?:table|from|into|index|view|user|\w+\s+set|[A-Z_]{3,})|;\s*--|'\s*;", _FLAGS)
 def _flies_a_flag(question: str, outside: re.Match[str]) -> bool:
@@ -129,7 +132,7 @@ def _flies_a_flag(question: str, outside: re.Match[str]) -> bool:
 OUT_RE = re.compile(
     r"\b(?:weather|forecast|rain|snow|wind speed|temperature outside|storm warning|"
     r"share price|stock price|stocks?\b(?! (?:at|in|of))|exchange rate|spot (?:freight )?rates?|freight rates?|"
-    r"ocean freight|quote me|cost to ship|ship(?:ping)? (?:a|one|my)? ?\d+ ?(?:ft|foot|feet)?[^?]{0,30} from .+ to|"
+    r"ocean freight|cost to ship|ship(?:ping)? (?:a|one|my)? ?\d+ ?(?:ft|foot|feet)?[^?]{0,30} from .+ to|"
     r"poem|song|joke|story|capital of|president|prime minister|football|world cup|restaurant|hotels?|flights?|"
     r"airlines?|airports?|flies|fly to|trains?|taxis?|visa|"
     r"translate|time is it|news|recipe)\b", _FLAGS)
@@ -144,6 +147,7 @@ AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier
                     _FLAGS)
 VOYAGE_RE = re.compile(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?\d{3,6}\b", _FLAGS)
 PRICE_RE = re.compile(r"\b(?:price|prices|priced|cost|costs|charge|charges|lease rate|rent|per day|how much|fee|"
+                      r"(?:daily|day|rental|hire) rates?|quote|"
                       r"cheap\w*|expensive|priciest|costliest|affordable)\b", _FLAGS)
 DOC_STRONG_RE = re.compile(
     r"\b(?:notices?|strikes?|claims?|incidents?|cut-?offs?|demurrage|detention|free days|filing|isf|ics2|sop|"
