@@ -33,7 +33,8 @@ def knowledge(eng: Engine) -> tuple[Schema, ValueIndex]:
     key = (eng.name, str(getattr(eng, "supplychain_path", "") or getattr(eng, "dsn", "") or id(eng)))
     with _LOCK:
         if key not in _CACHE:
-            schema = Schema.from_dictionary(eng.supplychain.data_dictionary(OWNER))
+            schema = Schema.from_dictionary(eng.supplychain.data_dictionary(OWNER),
+                                            days_between=eng.supplychain.days_between)
 
             def query(sql: str) -> list:
                 return list(eng.supplychain.read_only_query(sql, max_rows=200).rows)

@@ -264,6 +264,18 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
 
 
+def _summed_below(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
+    """"How many TEU are loaded on voyage 1011?": a figure worked out per row of a table below the
+    target (each box's TEU), summed over the rows below the target's rows the words name; not when
+    the words ask for the rows themselves ("which boxes ...")."""
+    col = next((c for c in named if c.sql and c.unit), None)
+    if col is None or col.table == spec.target or not schema.is_parent_path(col.table, spec.target) \
+            or words.has(r"which|list|each|per|show"):
+        return
+    spec.target, spec.action, spec.fn, spec.measure, spec.show = col.table, "aggregate", "SUM", col, []
+    used.add(col.ref)
+
+
 def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
     """"How many tons can the Kota Singa carry?": a figure in a unit, not a count of rows. The one column
     of the rows asked about that holds that kind of figure is shown, in the unit asked."""
@@ -371,8 +383,12 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | No
     lo, hi, said, at = _days_of_month(m, year, month)
     # "between June 1 and June 7", "1 June to 7 June": the second end named with its month again
     end = re.match(rf"\s*(?:and|to|-|–|until|till|through)\s+(?:the\s+)?(?:({m.group(3)})\.?\s+)?(\d{{1,2}})"
-                   rf"(?:st|nd|rd|th)?(?:\s+({m.group(3)})\b)?(?!\d)", words.text[m.end():], re.I)
+                   rf"(?:st|nd|rd|th)?(?:\s+({m.group(3)})\b)?(?!\d)(?:,?\s+(\d{{4}})\b)?", words.text[m.end():], re.I)
     if lo == hi and end is not None and (end.group(1) or end.group(3)) and int(end.group(2)) > lo.day:
+        if end.group(4) and not m.group(5):  # "June 1 and June 7 2025": the year said once, at the end
+            year = int(end.group(4))
+            lo = datetime.date(year, month, lo.day)
+            words.used_numbers.add(m.end() + end.start(4))
         hi = datetime.date(year, month, min(int(end.group(2)), calendar.monthrange(year, month)[1]))
         words.used_numbers.add(m.end() + end.start(2))
         said = f"between {lo.isoformat()} and {hi.isoformat()}"
@@ -430,6 +446,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
         used_columns.add(spec.group.ref)
     named = _columns_the_words_name(words, schema, spec)
     _filters_and_action(words, schema, spec, links, named, used_columns)
+    _summed_below(words, schema, spec, named, used_columns)
     _how_many_units(words, schema, spec)
     _more_of_which(words, schema, spec)
     _show_named(schema, spec, named, used_columns)
@@ -464,13 +481,22 @@ def _columns_the_words_name(words: _Words, schema: Schema, spec: Spec) -> list[C
     equally well are marked ambiguous."""
     near = _near(schema, spec.target, 3)
     free_words = _column_words(words)
-    scored = [(score, c) for score, c in schema.columns_named(free_words, near) if score >= 1.5]
+    scored = [(score, c) for score, c in schema.columns_named(free_words, near, worked_out=True) if score >= 1.5]
     numeric = [(score, c) for score, c in scored if c.numeric]
     if len(numeric) > 1 and numeric[0][0] == numeric[1][0] and numeric[0][1].table == numeric[1][1].table \
             and numeric[0][1].unit == numeric[1][1].unit:
         # "boxes heavier than 25 t": the tare or the gross weight? The words fit both equally
         words.ambiguous = {numeric[0][1].ref, numeric[1][1].ref}
-    return [c for _, c in scored]
+    return _span_asked(words, [c for _, c in scored])
+
+
+def _span_asked(words: _Words, named: list[Column]) -> list[Column]:
+    """A column worked out from others only when the words ask for it (a span of days when they ask
+    how long: "both days counted" is no duration); asked first ("how many days from departure to
+    arrival"), the columns it is worked out from are its, not asked apart."""
+    named = [c for c in named if not c.asked_by or words.has(c.asked_by)]
+    parts = {p for c in named[:1] for p in c.parts}
+    return [c for c in named if c.ref not in parts]
 
 
 def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[Link], named: list[Column],
@@ -669,7 +695,7 @@ def _capacity_is_not_load(words: _Words, spec: Spec) -> None:
     """"How many TEU are loaded on voyage 1011?": the boxes' TEU (counted from their sizes), which a
     ship's capacity in TEU is not."""
     loaded = words.has(r"load\w*|on board|aboard|carried|carrying|booked|on (?:it|her|the voyage|the ship)")
-    capacity = [c for c in [*spec.show, *([spec.measure] if spec.measure else [])] if c.unit == "TEU"]
+    capacity = [c for c in [*spec.show, *([spec.measure] if spec.measure else [])] if c.unit == "TEU" and not c.sql]
     if loaded and capacity and not words.has(r"capacit\w*|can (?:take|carry|load|hold)|slots?|max\w*"):
         raise NoPlan(f"it asks for the TEU of the boxes loaded, and {capacity[0].ref} is what the ship can take, not "
                      "what it carries (the boxes' TEU come from their sizes: a 20-foot box is 1 TEU)")
@@ -1008,6 +1034,15 @@ NEGATION_RE = re.compile(r"\b(?:not|never|without|except|exclud(?:e|es|ing)|leav
                          r"other\s+than|apart\s+from|besides|no(?!\.)|non)\b|n't\b", re.I)  # "IMO no." is a number
 
 
+def _either_way(words: _Words, cue: re.Match[str]) -> bool:
+    """"Whether they've left or not": both, nothing excluded; the "or not" (and "whether") taken."""
+    if not (re.search(r"\bor\s+$", words.text[:cue.start()]) and re.match(r"\s*(?:[?.!,;)]|$)", words.text[cue.end():])):
+        return False
+    whether = [m.start() for m in re.finditer(r"\bwhether\b", words.text[:cue.start()], re.I)][-1:]
+    words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if (st < cue.end() and cue.start() < en) or st in whether)
+    return True
+
+
 def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], used: set[str]) -> None:
     """Negates the value filter a negation word governs (its next value, within four words), or
     filters the rows with no value in the column it names, when that column's comment says what an
@@ -1016,6 +1051,8 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
         if any(i in words.taken for i, (st, en, _) in enumerate(words.raw) if st < cue.end() and cue.start() < en):
             continue  # a qualifier already applied it ("leave out the independents")
         gap = words.text[cue.end():]
+        if _either_way(words, cue):
+            continue
         negated = _filters_negated(words, spec, links, cue)
         if negated:
             f = negated[0]
@@ -1194,9 +1231,9 @@ def _said(col: Column, value: Any, role: str | None) -> str:
 
 def _label(col: Column) -> str:
     words = col.name.lower().split("_")
-    if words[-1] in ("teu", "tonnes", "kg", "m", "knots", "c", "cents", "deg"):
+    if words[-1] in ("teu", "tonnes", "kg", "m", "knots", "c", "cents", "deg", "days") and len(words) > 1:
         words = words[:-1]
-    return " ".join(words)
+    return " ".join(words) if words != ["teu"] else "TEU"
 
 
 def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column], at: int, value: float,
@@ -1493,7 +1530,7 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     """The rows first by the column a superlative orders ("the largest ships": by capacity), as
     many as the words say."""
     word, concept, direction = sup
-    col = measure
+    col = _worked_out_of(schema, spec, concept, measure)
     if col is None and concept:
         col = _column_of_concept(schema, spec, concept)
         if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
@@ -1510,6 +1547,15 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     spec.n = _top_count(words, word)
     used.add(col.ref)
     _per_row_of_target(words, schema, spec, fn)
+
+
+def _worked_out_of(schema: Schema, spec: Spec, concept: str | None, measure: Column | None) -> Column | None:
+    """"The longest voyage, departure to arrival": the dates named are what the superlative's own
+    measure is worked out from, and it orders by that; else the measure named."""
+    if measure is None or not concept:
+        return measure
+    own = _column_of_concept(schema, spec, concept)
+    return own if own is not None and measure.ref in own.parts else measure
 
 
 def _extends(schema: Schema, target: str, table: str) -> bool:
@@ -1533,7 +1579,7 @@ def _column_of_concept(schema: Schema, spec: Spec, concept: str) -> Column | Non
     wanted = CONCEPT_WORDS.get(concept, [concept])
     return next((c for tables, loose in (([spec.target], False), ([spec.target], True),
                                          (_near(schema, spec.target, 2), False))
-                 for score, c in schema.columns_named(wanted, tables, loose=loose)
+                 for score, c in schema.columns_named(wanted, tables, loose=loose, worked_out=True)
                  if c.numeric or c.is_date), None)
 
 
@@ -1924,8 +1970,13 @@ def to_sql(spec: Spec, schema: Schema) -> Plan:
     return Plan(spec, sql, params, select.max_rows, select.selected, describe(spec))
 
 
-def _ref(joins: _Joins, c: Column) -> str:
-    return f"{joins.alias(c.table)}.{c.name}"
+def _ref(joins: _Joins, c: Column, role: str | None = None) -> str:
+    return _at(joins.alias(c.table, role), c)
+
+
+def _at(alias: str, c: Column) -> str:
+    """The column under a table alias: its name, or the SQL a column worked out from others is."""
+    return c.sql.format(a=alias) if c.sql else f"{alias}.{c.name}"
 
 
 def _count_select(joins: _Joins, key: Column) -> _Select:
@@ -1951,7 +2002,7 @@ def _aggregate_select(joins: _Joins, fn: str, measure: Column) -> _Select:
 def _group_select(spec: Spec, schema: Schema, joins: _Joins, group: Column) -> _Select:
     """The group and its count (or the aggregate of the measure), largest first."""
     alias = joins.alias(group.table, spec.group_role)
-    g = f"{alias}.{group.name}"
+    g = _at(alias, group)
     value = _measured(joins, spec.fn, spec.measure) if spec.fn and spec.measure else SQL["count"]
     group_key = schema.columns[group.table][0]
     if group_key.is_key and group == schema.name_column(group.table) \
@@ -1998,7 +2049,7 @@ def _row_heads(key: Column, name: Column) -> list[Column]:
 def _distinct_plan(spec: Spec, schema: Schema, joins: _Joins, conditions: list[str], params: dict[str, Any]) -> Plan:
     """The different values of one column among the rows asked about, each once."""
     assert spec.measure is not None
-    ref = f"{joins.alias(spec.measure.table)}.{spec.measure.name}"
+    ref = _ref(joins, spec.measure)
     where = SQL["where"].format(conditions=" AND ".join([*conditions, SQL["not_null"].format(ref=ref)]))
     sql = SQL["select"].format(columns="DISTINCT " + ref, table=spec.target, joins=joins.sql, where=where, group="",
                                order=SQL["order"].format(refs=ref))
@@ -2018,7 +2069,7 @@ def _condition(f: Filter, joins: _Joins, params: dict[str, Any]) -> str:
         second = SQL["compare"].format(ref=f"{joins.alias(f.column.table, 'DESTINATION')}.{f.column.name}", op="=",
                                        bind=_bind(params, f.value))
         return SQL["either"].format(first=first, second=second)
-    ref = f"{joins.alias(f.column.table, f.role)}.{f.column.name}"
+    ref = _ref(joins, f.column, f.role)
     if f.op == "between":
         return (SQL["compare"].format(ref=ref, op=">=", bind=_bind(params, f.value)) + " AND "
                 + SQL["compare"].format(ref=ref, op="<=", bind=_bind(params, f.value2)))

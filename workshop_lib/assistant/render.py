@@ -57,7 +57,8 @@ def _number_text(value: float, unit: str, convert: str | None) -> str:
     if convert and (unit, convert) in CONVERSIONS:
         factor, shown = CONVERSIONS[(unit, convert)]
         return f"{_num(float(value) * factor)} {shown} ({_num(value)} {unit})"
-    shown_unit = {"TEU": "TEU", "tonnes": "tonnes", "kg": "kg", "m": "m", "knots": "knots", "°C": "°C"}.get(unit, "")
+    shown_unit = {"TEU": "TEU", "tonnes": "tonnes", "kg": "kg", "m": "m", "knots": "knots", "°C": "°C",
+                  "days": "days"}.get(unit, "")
     return f"{_num(value)} {shown_unit}".strip()
 
 

@@ -52,7 +52,7 @@ only also any all every there their them they we you i our your my do does did h
 # Words of a column's name that say its unit, not what it measures ("in tonnes" asks for a unit).
 UNIT_NAME_WORDS = {"tonne", "kg", "cent", "m", "c", "deg", "metre"}
 _UNIT_WORDS = {"cents": "cents", "teu": "TEU", "tonnes": "tonnes", "kilograms": "kg", "metres": "m",
-               "knots": "knots", "celsius": "°C", "degrees": "degrees"}
+               "knots": "knots", "celsius": "°C", "degrees": "degrees", "days": "days"}
 
 
 def stem(word: str) -> str:
@@ -119,6 +119,11 @@ class Column:
     data_type: str
     comment: str
     words: frozenset[str]
+    # a column worked out from others (a voyage's days from departure to arrival): its SQL, `{a}`
+    # standing for the table's alias; "" for a column of the table
+    sql: str = ""
+    parts: tuple[str, ...] = ()     # the refs of the columns it is worked out from
+    asked_by: str = ""              # for a worked-out column: the words without which it is not meant
 
     @property
     def numeric(self) -> bool:
@@ -157,6 +162,60 @@ class Column:
         return f"{self.table}.{self.name}"
 
 
+# A date column that starts a span, and one that ends it, by the words of their names.
+_STARTS = re.compile(r"DEPART|START|BEGIN|FROM|OPEN")
+_ENDS = re.compile(r"ARRIV|END|FINISH|UNTIL|CLOS")
+# the words that ask how long something takes, in days ("both days counted" is no duration)
+_ASKS_DAYS = (r"how (?:many|much) days|how long|duration|transit time|in days|longest|shortest|quickest|"
+              r"days?\b[^?.]{0,40}?\b(?:take|took|takes|taking|last|lasted|from (?:departure|sailing|leaving)|"
+              r"port to port|planned)")
+# what a span of days is called ("how long", "the longest voyage", "transit time")
+_SPAN_WORDS = "day days duration long length transit"
+
+
+def _add_worked_out(columns: dict[str, list[Column]], days_between: str) -> None:
+    """Each table's columns worked out from its own (see _span and _box_teu), after them; no span of
+    days without the engine's expression for it."""
+    for table, cols in columns.items():
+        found = [_span(table, cols, days_between) if days_between else None, _box_teu(table, cols)]
+        cols.extend(c for c in found if c is not None)
+
+
+# "A 20-foot box is 1 TEU, a 40-foot box 2 TEU": what a box counts as, said in a column's comment
+_BOX_TEU = re.compile(r"\b(\d{2})-foot box (?:is |counts as )?(\d+) TEU\b", re.I)
+# the boxes' TEU is asked with words of what is loaded, not of what a ship can take
+_ASKS_LOADED = r"load\w*|on board|aboard|carried|carrying|booked|boxes|containers|on (?:it|her|the voyage|the ship)"
+
+
+def _box_teu(table: str, cols: list[Column]) -> Column | None:
+    """The TEU of each row's box, when a column's comment says what a box of each length counts as
+    and its codes start with the length in feet (SIZE_TYPE "40HC": 2 TEU); else None."""
+    for c in cols:
+        sizes = _BOX_TEU.findall(c.comment)
+        if len(sizes) >= 2 and not c.numeric:
+            cases = " ".join(f"WHEN SUBSTR({{a}}.{c.name}, 1, 2) = '{feet}' THEN {teu}" for feet, teu in sizes)
+            said = ", ".join(f"{feet}-foot {teu}" for feet, teu in sizes)
+            return Column(table, "TEU", "NUMBER", f"TEU of the box ({said}), worked out from {c.name}.",
+                          frozenset(words_of("teu")), sql=f"CASE {cases} END", parts=(c.ref,), asked_by=_ASKS_LOADED)
+    return None
+
+
+def _span(table: str, cols: list[Column], days_between: str) -> Column | None:
+    """The days from a table's start date to its end date (DEPARTURE_DATE to ARRIVAL_DATE), as a
+    column worked out in SQL, when the table has exactly one of each; else None."""
+    dates = [c for c in cols if c.is_date and not c.name.endswith("_AT")]
+    starts = [c for c in dates if _STARTS.search(c.name)]
+    ends = [c for c in dates if _ENDS.search(c.name) and c not in starts]
+    if len(starts) != 1 or len(ends) != 1:
+        return None
+    start, end = starts[0], ends[0]
+    return Column(table, "DURATION_DAYS", "NUMBER",
+                  f"Days from {start.name} to {end.name}, worked out from the two dates.",
+                  frozenset(w for w in words_of(_SPAN_WORDS) if w not in _STOP),
+                  sql=days_between.format(start=f"{{a}}.{start.name}", end=f"{{a}}.{end.name}"),
+                  parts=(start.ref, end.ref), asked_by=_ASKS_DAYS)
+
+
 @dataclass
 class Schema:
     """Tables, columns and foreign keys of one owner, with the words that name each."""
@@ -165,7 +224,9 @@ class Schema:
     table_comments: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_dictionary(cls, dictionary: dict) -> Schema:
+    def from_dictionary(cls, dictionary: dict, *, days_between: str = "") -> Schema:
+        """`days_between`: the engine's expression for the days from `{start}` to `{end}`; with it,
+        a table with a start date and an end date gets the span between them as a column."""
         columns: dict[str, list[Column]] = {}
         for c in dictionary["columns"]:
             comment = c.get("comment") or ""
@@ -179,6 +240,7 @@ class Schema:
             columns.setdefault(c["table"].upper(), []).append(
                 Column(c["table"].upper(), c["column"].upper(), str(c.get("data_type") or ""), comment,
                        frozenset(words)))
+        _add_worked_out(columns, days_between)
         fks = [(f["table"].upper(), f["columns"][0].upper(), f["ref_table"].upper(), f["ref_columns"][0].upper())
                for f in dictionary.get("foreign_keys", []) if len(f["columns"]) == 1]
         return cls(columns, fks, {t["table"].upper(): t.get("comment") or "" for t in dictionary.get("tables", [])})
@@ -186,7 +248,7 @@ class Schema:
     @functools.cached_property
     def all_text(self) -> str:
         """Every table and column name and comment, and the everyday words the synonyms map onto them."""
-        parts = [f"{t} {c.name} {c.comment}" for t, cols in self.columns.items() for c in cols]
+        parts = [f"{t} {c.name} {c.comment}" for t, cols in self.columns.items() for c in cols if not c.sql]
         return " ".join([*parts, *self.table_comments.values(), *SYNONYMS]).replace("_", " ")
 
     @functools.cached_property
@@ -210,7 +272,8 @@ class Schema:
         """The words of what the comments say the data does not hold ("Intermediate port calls are not
         modelled": intermediate, call), each with its sentence; a word any other sentence of a comment
         uses is left out (it names something the data does hold)."""
-        comments = list(self.table_comments.values()) + [c.comment for cols in self.columns.values() for c in cols]
+        comments = list(self.table_comments.values()) + [c.comment for cols in self.columns.values() for c in cols
+                                                         if not c.sql]
         sentences = [x.strip() for c in comments for x in re.split(r"(?<=[.;])\s+", c) if x.strip()]
         absent = [x for x in sentences if re.search(rf"\bnot (?:{_NOT_HELD})\b", x, re.I)]
         present = {stem_root(w) for x in sentences if x not in absent for w in re.findall(r"[A-Za-z]+", x)}
@@ -290,13 +353,17 @@ class Schema:
         """(position, table) for each word of the question that names a table's rows."""
         return [(i, TABLE_NOUNS[w]) for i, w in enumerate(words) if w in TABLE_NOUNS and TABLE_NOUNS[w] in self.columns]
 
-    def columns_named(self, words: list[str], tables: list[str], *, loose: bool = False) -> list[tuple[float, Column]]:
+    def columns_named(self, words: list[str], tables: list[str], *, loose: bool = False,
+                      worked_out: bool = False) -> list[tuple[float, Column]]:
         """Columns of `tables` whose words the question uses, best first: the share of the
-        column's name words present counts most, then any comment word."""
+        column's name words present counts most, then any comment word. `worked_out`: the columns
+        worked out from others too (the planner's, which knows when a question asks for a span)."""
         present = set(words) - {"-"}
         scored = []
         for table in tables:
             for col in self.columns.get(table, []):
+                if col.sql and not worked_out:
+                    continue
                 score = self._named_score(col, present, loose)
                 if score is not None:
                     scored.append((score, col))
@@ -308,6 +375,9 @@ class Schema:
         """How well the words present name one column (None when they do not name it)."""
         if col.is_key and "id" not in present:
             return None  # a surrogate key is never what a person asks for by its words
+        if col.sql:  # worked out from other columns: named by what it is called, with no name of its own
+            hit = len(col.words & present)
+            return 2.0 * hit if hit else None
         name_words = {w for w in words_of(col.name.lower().replace("_", " "))
                       if w not in _STOP and w not in UNIT_NAME_WORDS}
         name_words -= {"id", "number", "code"} if col.name.endswith("_ID") else set()

@@ -24,6 +24,9 @@ class SupplyChainSchema(abc.ABC):
     """Everything an engine does with SUPPLYCHAIN. `supplychain.seed(eng)` (the public call)
     renders the dataset and hands it to `load`."""
 
+    # the dialect's expression for the whole days from `{start}` to `{end}` (two date columns)
+    days_between: str = ""
+
     def __init__(self, engine: Database, tracer: Tracer, reader: Reader) -> None:
         """`engine`: the database SUPPLYCHAIN lives in; `tracer`: its trace, which the read-only
         boundary reports its statements to (they run on a connection or process of their own);

@@ -550,6 +550,10 @@ KNN_EXPECTED = "SELECT COUNT(*) FROM {p}RECORD_CHUNKS WHERE chunk_no = 0"
 # read-only query may read SUPPLYCHAIN only (EmbeddedSupplyChain.read_only_query).
 MAIN_OBJECT_NAMES = "SELECT name FROM main.sqlite_master UNION SELECT name FROM temp.sqlite_master"
 
+# The whole days from one date column to another, for the assistant's composed queries (a voyage's
+# days from departure to arrival). SUPPLYCHAIN's dates are ISO text here: julianday() counts days.
+DAYS_BETWEEN = "CAST(julianday({end}) - julianday({start}) AS INTEGER)"
+
 # The three ports nearest a point, by great-circle distance (haversine, mean Earth radius
 # 6371.0088 km) over PORTS.LATITUDE / LONGITUDE. Oracle answers the same question with
 # SDO_NN over its spatial index (oracle/sql.py NEAREST_PORTS).

@@ -100,6 +100,8 @@ def _run_worker(request: WorkerRequest, timeout_s: float) -> WorkerAnswer | None
 class EmbeddedSupplyChain(SupplyChainSchema):
     """SUPPLYCHAIN in supplychain.sqlite beside the store, attached to the engine's connection."""
 
+    days_between = statements_module.DAYS_BETWEEN
+
     _engine: EmbeddedEngine
 
     def load(self, tables: Sequence[TableSpec], rows: Mapping[str, Sequence[Row]], *, progress: bool = True) -> dict[str, int]:

@@ -349,6 +349,12 @@ def rerank_prediction(model: str) -> str:
     return _RERANK_PREDICTION.replace("{model}", model)
 
 
+# The whole days from one date column to another, for the assistant's composed queries. A DATE
+# minus a DATE is a number of days; TRUNC drops any time of day first, so the count is of calendar
+# days (SQL Language Reference, "Datetime/Interval Arithmetic" and "TRUNC (date)":
+# https://docs.oracle.com/cd/A83908_02/NT816EE/DOC/server.816/a76989/funct110.htm).
+DAYS_BETWEEN = "(TRUNC({end}) - TRUNC({start}))"
+
 # ---------------------------------------------------------------- SUPPLYCHAIN (run as its owner)
 # Rendered from workshop_lib.data.supplychain_data.TABLES, like the embedded engine's DDL. On
 # Oracle PORTS also gets LOCATION, an SDO_GEOMETRY point built from LONGITUDE/LATITUDE.

@@ -58,6 +58,8 @@ class OracleSupplyChain(SupplyChainSchema):
     """run_sql's reader connection is opened on first use under a lock of its own, so a slow
     query never holds the store's connection."""
 
+    days_between = statements_module.DAYS_BETWEEN
+
     _engine: OracleEngine
 
     def __init__(self, engine: OracleEngine, tracer: Tracer, reader: Reader, *, timeout: float | None,
