@@ -1606,3 +1606,16 @@ def test_the_teu_loaded_is_summed_from_the_boxes_sizes_and_a_ships_capacity_stay
     # the boxes themselves, listed, are no sum
     plan = assistant.answer_data(eng, f"which containers are loaded on voyage {voyage}?").plan
     assert plan is not None and "SUM(" not in plan.sql, plan.sql
+
+
+def test_a_week_of_a_month_is_its_seven_days_and_a_refused_unit_excludes_no_row(eng):
+    departs = [str(d)[:10] for d, in _one(eng, "SELECT DEPARTURE_DATE FROM {o}.VOYAGES")]
+    first = sum("2025-06-01" <= d <= "2025-06-07" for d in departs)
+    a = _answer(eng, "how many sailings leave in the first week of June, 1st to 7th?")
+    assert f"{first} voyage" in a.text, a.text
+    last = sum("2025-06-24" <= d <= "2025-06-30" for d in departs)
+    assert f"{last} voyage" in _answer(eng, "how many voyages depart in the last week of June?").text
+    vessel, knots = _one(eng, "SELECT s.VESSEL_NAME, p.SPEED_KNOTS FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s "
+                              "ON s.IMO_NUMBER = p.IMO_NUMBER ORDER BY s.VESSEL_NAME")[0]
+    a = _answer(eng, f"{vessel} speed in km/h? not knots")
+    assert f"{float(knots) * 1.852:.2f} km/h" in a.text, a.text

@@ -381,6 +381,8 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | No
         if m.group(g):
             words.used_numbers.add(m.start(g))
     lo, hi, said, at = _days_of_month(m, year, month)
+    if (week := _week_of_month(words, m.start(3), lo, hi)) is not None:
+        lo, hi, said = week
     # "between June 1 and June 7", "1 June to 7 June": the second end named with its month again
     end = re.match(rf"\s*(?:and|to|-|–|until|till|through)\s+(?:the\s+)?(?:({m.group(3)})\.?\s+)?(\d{{1,2}})"
                    rf"(?:st|nd|rd|th)?(?:\s+({m.group(3)})\b)?(?!\d)(?:,?\s+(\d{{4}})\b)?", words.text[m.end():], re.I)
@@ -393,6 +395,27 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | No
         words.used_numbers.add(m.end() + end.start(2))
         said = f"between {lo.isoformat()} and {hi.isoformat()}"
     return lo, hi, said, at
+
+
+_WEEKS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
+
+
+def _week_of_month(words: _Words, month_at: int, lo: datetime.date,
+                   hi: datetime.date) -> tuple[datetime.date, datetime.date, str] | None:
+    """"The first week of June": its days 1 to 7 (the last week: the month's last seven days), and the
+    days said again beside it ("1st to 7th") taken; None when no week is said of a whole month."""
+    m = re.search(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+(?:of\s+|in\s+)?$",
+                  words.text[:month_at], re.I)
+    if m is None or lo.day != 1 or hi.day < 28:
+        return None
+    start = hi.day - 6 if m.group(1).lower() == "last" else 1 + 7 * _WEEKS[m.group(1).lower()]
+    lo, hi = lo.replace(day=start), lo.replace(day=start + 6)
+    words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if m.start() <= st < month_at)
+    for n in re.finditer(r"\b(\d{1,2})(?:st|nd|rd|th)?\b-?", words.text):
+        if lo.day <= int(n.group(1)) <= hi.day and n.start() != month_at:
+            words.used_numbers.add(n.start())
+            words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if st < n.end() and n.start() < en)
+    return lo, hi, f"between {lo.isoformat()} and {hi.isoformat()}"
 
 
 def _month_said(text: str) -> re.Match | None:
@@ -1043,6 +1066,15 @@ def _either_way(words: _Words, cue: re.Match[str]) -> bool:
     return True
 
 
+def _unit_refused(words: _Words, cue: re.Match[str]) -> bool:
+    """"In dollars, not cents": a unit refused beside the one asked for excludes no row; taken."""
+    m = _UNITS_REFUSED.match(words.text, cue.end())
+    if cue.group(0).lower() != "not" or m is None:
+        return False
+    words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if st < m.end() and cue.start() < en)
+    return True
+
+
 def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], used: set[str]) -> None:
     """Negates the value filter a negation word governs (its next value, within four words), or
     filters the rows with no value in the column it names, when that column's comment says what an
@@ -1051,7 +1083,7 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
         if any(i in words.taken for i, (st, en, _) in enumerate(words.raw) if st < cue.end() and cue.start() < en):
             continue  # a qualifier already applied it ("leave out the independents")
         gap = words.text[cue.end():]
-        if _either_way(words, cue):
+        if _either_way(words, cue) or _unit_refused(words, cue):
             continue
         negated = _filters_negated(words, spec, links, cue)
         if negated:
@@ -1873,6 +1905,9 @@ _KINDS_OF_UNIT = {"dollars": {"cents"}, "usd": {"cents"}, "cents": {"cents"}, "t
                   "ft": {"m"}, "metres": {"m"}, "meters": {"m"}, "fahrenheit": {"°C"}, "mph": {"knots"},
                   "miles per hour": {"knots"}, "pounds": {"kg", "tonnes"}, "lbs": {"kg", "tonnes"}}
 _UNITS_ASKED = "|".join(re.escape(u) for u in sorted(_KINDS_OF_UNIT, key=len, reverse=True))
+# the units a question may refuse ("in dollars, not cents"): those it may ask for and those the comments state
+_REFUSABLE = sorted({*_KINDS_OF_UNIT, "knots", "cents", "tonnes", "metres", "teu", "celsius", "degrees"}, key=len, reverse=True)
+_UNITS_REFUSED = re.compile(r"\s*(?:in\s+)?(?:" + "|".join(re.escape(u) for u in _REFUSABLE) + r")\b", re.I)
 
 
 def _shown_in_unit(schema: Schema, spec: Spec) -> None:
