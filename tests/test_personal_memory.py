@@ -420,3 +420,12 @@ def test_words_about_one_of_two_names_asked_together_do_not_answer(eng):
     answer, mode, _ = _ask(service, "two-a", "How many containers in total do I have across Norcastle and Pemberton "
                                              "this month?", {"two-a": None})
     assert mode == "fallback", answer
+
+
+def test_the_value_a_noun_of_theirs_names_is_the_one_said_beside_it(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    vessel, = _one(eng, "SELECT VESSEL_NAME FROM SUPPLYCHAIN.VESSELS ORDER BY VESSEL_NAME")
+    _ask(service, "noun-a", f"I've got cargo on the {vessel} heading out next week, for my customer Sahel Fresh.", thread)
+    answer, mode, _ = _ask(service, "noun-a", f"the customer I mentioned for the {vessel} cargo, who was it?",
+                           {"noun-a": None})
+    assert "Sahel Fresh" in answer and mode == "rag", answer

@@ -72,7 +72,33 @@ _STOP = set("""the a an of in on at to for from and or is are was were be by as 
 where this that there do does did can could would should will may must per after before than into
 el la los las lo un una unos unas del al de en por para con que qué se le les su sus es son
 le la les un une des du au aux pour avec sur dans par qui que quoi est sont ce cette
-der die das den dem des ein eine einen einem und oder mit für von auf aus bei ist sind was wie wann wer""".split())
+der die das den dem des ein eine einen einem und oder mit für von auf aus bei ist sind was wie wann wer
+kein keine keinen keinem keiner nicht wenn werden wird wurde wurden welche welcher welches im zu zum zur unter""".split())
+# the function words that tell each of the corpus' languages apart
+_LANGUAGE_WORDS = {
+    "en": {"the", "is", "are", "of", "what", "which", "how", "does", "and", "for"},
+    "de": {"der", "die", "das", "ist", "und", "welche", "wie", "was", "für", "nicht", "ein", "eine"},
+    "es": {"el", "la", "los", "las", "es", "qué", "cuál", "cómo", "para", "por", "una", "del"},
+    "fr": {"le", "la", "les", "est", "quel", "quelle", "comment", "pour", "une", "des", "du"},
+}
+
+
+def language(text: str) -> str | None:
+    """The corpus language whose function words the text uses most; None when it uses none."""
+    words = set(re.findall(r"[a-zà-ÿ]+", text.lower()))
+    hits = {lang: len(words & marks) for lang, marks in _LANGUAGE_WORDS.items()}
+    best = max(hits, key=lambda lang: hits[lang])
+    return best if hits[best] else None
+
+
+def answers_enough(question: str, sentence: str, document: str) -> bool:
+    """A sentence of a document in the question's own language shares at least a third of its words;
+    in another language one is enough (an English question about a German notice shares only its names)."""
+    asked = _stems(question)
+    shared = asked & _stems(sentence)
+    if language(question) != language(document):
+        return bool(shared)
+    return 3 * len(shared) >= len(asked)
 
 
 @dataclass(frozen=True)
@@ -169,7 +195,9 @@ def sentences(text: str) -> list[str]:
     lines = [ln.strip(" -*\t") for i, ln in enumerate(raw) if i not in table_lines]
     out: list[str] = []
     for line in lines:
-        out += [s.strip() for s in re.split(r"(?<=[.!?;])\s+(?=[A-Z0-9¿¡])", line) if len(s.strip()) > 12]
+        # not after a day written "12." before its month ("Donnerstag, den 12. Juni")
+        out += [s.strip() for s in re.split(r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9¿¡])", line)
+                if len(s.strip()) > 12]
     return out + [r for r in rows if len(r) > 12]
 
 

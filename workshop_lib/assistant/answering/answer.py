@@ -1260,8 +1260,8 @@ def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, comp
         if reading.kind is not None and reading.sentence is None:
             return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
                              "you ask for, so I will not guess it from its passages.", "documents (Part 8)")
-        shared = document_reader._stems(docs.question) & document_reader._stems(reading.sentence or "")
-        if reading.kind is None and not shared:
+        lead = " ".join(str(c.get("text") or "") for c in d.used_chunks if c.get("subject") == reading.subject)
+        if reading.kind is None and not document_reader.answers_enough(docs.question, reading.sentence or "", lead):
             # no sentence of it shares a word with the question: it resembles the question, it does not answer it
             # (one word is enough: an English question about a German notice shares only its names)
             return _declined(decision, f"The closest document ({reading.subject}) has no passage about what you ask, "

@@ -619,13 +619,24 @@ def _recalled_from(rec: Any, question: str, words: list[tuple[str, str | None]],
     by_noun = [n for n in meta.get("nouns", []) if n in asked_nouns]
     if not entities and by_noun:
         return _words_only(rec, meta, by_noun[0])
+    named = _named_by_noun(rec.content or "", by_noun[0], entities) if by_noun else None
     for table, column, value in entities:
         hit = next((w for w, t in words if t == table), None)
-        if hit is None and by_noun and (table, column, value) == entities[0]:
+        if hit is None and by_noun and (table, column, value) == named:
             hit = by_noun[0]
         if hit is not None:
             return _entity_recalled(rec, meta, question, (table, column, value), hit)
     return None
+
+
+def _named_by_noun(text: str, noun: str, entities: list[tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The value the user's noun names in their words: the one said nearest it ("on the Ever Acme ...,
+    for my customer Sahel Fresh": the customer is Sahel Fresh); the first value when the noun is not written."""
+    at = text.lower().find(noun.lower())
+    if at < 0 or not entities:
+        return entities[0] if entities else None
+    placed = [(abs(p - at), i) for i, e in enumerate(entities) if (p := _position(text, e[2])) is not None]
+    return entities[min(placed)[1]] if placed else entities[0]
 
 
 def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
