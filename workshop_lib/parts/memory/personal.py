@@ -195,9 +195,15 @@ def _may_be_personal(stated: str) -> bool:
     return _keepable(stated) and bool(speaks_of_own(stated) or _CHANGE.search(stated))
 
 
+# "the customer I mentioned for the Ever Acme cargo": what was told before, pointed at, not told again
+# ("I said 781S but meant 813N" is a correction: no thing pointed at before the verb)
+_TOLD_BEFORE = re.compile(r"\b(?:the|that|this|those|these)\s+(?:[\w'-]+\s+){0,3}?(?:i|we)\s+(?:mentioned|told you|said|"
+                          r"gave you|was telling you)\b", re.I)
+
+
 def _keepable(stated: str) -> bool:
-    """A statement of a size kept that is not a request to forget."""
-    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not FORGET.search(stated)
+    """A statement of a size kept that is not a request to forget, nor a pointer at what was told before."""
+    return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not FORGET.search(stated) and not _TOLD_BEFORE.search(stated)
 
 
 def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_names: Collection[str]) -> bool:
