@@ -627,9 +627,7 @@ def _recalled_from(rec: Any, question: str, words: list[tuple[str, str | None]],
         return _words_only(rec, meta, by_noun[0])
     named = _named_by_noun(rec.content or "", by_noun[0], entities) if by_noun else None
     for table, column, value in entities:
-        hit = next((w for w, t in words if t == table), None)
-        if hit is None and by_noun and (table, column, value) == named:
-            hit = by_noun[0]
+        hit = next((w for w, t in words if t == table), None) or (by_noun[0] if (table, column, value) == named else None)
         if hit is not None:
             return _entity_recalled(rec, meta, question, (table, column, value), hit)
     return None
