@@ -1250,6 +1250,21 @@ def _best(docs) -> float:
     return max((h["similarity"] for h in docs.hits), default=0.0)
 
 
+def _not_answered_by(reading: Any, docs, decision: router.RouteDecision) -> ChatAnswer | None:
+    """The gates passed, but the lead document's sentences do not answer: none holds the kind asked,
+    or the one sharing most words with the question shares too few of them; else None."""
+    if reading.kind is not None and reading.sentence is None:
+        return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
+                         "you ask for, so I will not guess it from its passages.", "documents (Part 8)")
+    lead = " ".join(str(c.get("text") or "") for c in docs.decision.used_chunks if c.get("subject") == reading.subject)
+    if reading.kind is None and not document_reader.answers_enough(docs.question, reading.sentence or "", lead):
+        # it resembles the question, it does not answer it (in another language than the question one
+        # shared word is enough: an English question about a German notice shares only its names)
+        return _declined(decision, f"The closest document ({reading.subject}) has no passage about what you ask, "
+                         "so I will not answer from it.", "documents (Part 8)")
+    return None
+
+
 def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, compared: dict,
                     vector=None) -> ChatAnswer:
     d = docs.decision
@@ -1257,15 +1272,8 @@ def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, comp
     used_llm = "none"
     if llm is None and d.mode != "fallback":
         reading = _read_documents(eng, docs, vector)
-        if reading.kind is not None and reading.sentence is None:
-            return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
-                             "you ask for, so I will not guess it from its passages.", "documents (Part 8)")
-        lead = " ".join(str(c.get("text") or "") for c in d.used_chunks if c.get("subject") == reading.subject)
-        if reading.kind is None and not document_reader.answers_enough(docs.question, reading.sentence or "", lead):
-            # no sentence of it shares a word with the question: it resembles the question, it does not answer it
-            # (one word is enough: an English question about a German notice shares only its names)
-            return _declined(decision, f"The closest document ({reading.subject}) has no passage about what you ask, "
-                             "so I will not answer from it.", "documents (Part 8)")
+        if (unread := _not_answered_by(reading, docs, decision)) is not None:
+            return unread
         if reading.sentence is not None:
             text = f"According to {reading.subject}: \u201c{reading.sentence}\u201d\n\n" + text
     if llm is not None:
