@@ -1637,3 +1637,13 @@ def test_a_sentence_in_the_questions_own_language_must_share_a_third_of_its_word
 def test_a_german_data_question_is_not_answered_from_a_german_notice(docs_eng):
     a = answer_question(docs_eng, "welche Schiffe fahren unter liberianischer Flagge?")
     assert a.mode == "fallback", a.answer
+
+
+def test_a_catalog_price_asked_in_french_spanish_or_german_reads_the_item_named(eng):
+    from workshop_lib.data.catalog import ITEMS
+    prices = {i.item_id: i.price_usd for i in ITEMS}
+    for q, item in (("Combien coûte une inspection PTI pour un conteneur frigo ?", "SV-PTI"),
+                    ("¿Cuánto cuesta el drayage por movimiento?", "SV-DRAYAGE"),
+                    ("Was kostet ein Genset pro Tag?", "EQ-GENSET")):
+        a = answer_question(eng, q)
+        assert a.mode == "rag" and item in a.answer and f"{prices[item]:,.2f}" in a.answer, (q, a.answer)

@@ -61,7 +61,9 @@ _REQUEST_RE = re.compile(r"\b(?:recommend\w*|suggest\w*|best (?:equipment|contai
                          # "what should I ship it in?": what to put the goods in
                          r"what (?:should|do|can|could) (?:i|we) (?:ship|send|put|move|carry|pack|load)(?: \w+){0,2} in|"
                          r"leas(?:e|ing)|rent(?:al)?|hire|(?:do )?you offer|price|cost|quote|how much|what do (?:i|we) need|"
-                         r"(?:daily|day|per day|lease|rental|hire) rates?)\b",
+                         r"(?:daily|day|per day|lease|rental|hire) rates?|"
+                         # a price asked in the corpus' other languages
+                         r"combien|co[uû]te?|prix|tarifs?|cu[aá]nto cuesta|precio|kostet|preis)\b",
                          re.I)
 
 

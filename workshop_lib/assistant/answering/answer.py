@@ -334,6 +334,8 @@ def _grouped_rows(eng: Engine, question: str, decision: router.RouteDecision) ->
     """"How many reefers do we have at each set point temperature?": a count per value of a column of
     the data the question names, which no catalog or port row holds, is the data's, whatever word of
     equipment led the router; None otherwise (a count per port is the catalog's availability)."""
+    if not re.search(r"\b(?:each|per|by|every)\b", question, re.I):
+        return None  # no group said: the planner is not asked (the catalog's and ports' questions stay fast)
     data = assistant.answer_data(eng, question, require_links=False)
     if data.text is None or data.plan is None or data.uncovered is not None:
         return None

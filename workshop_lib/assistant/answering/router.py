@@ -147,7 +147,7 @@ AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier
                     _FLAGS)
 VOYAGE_RE = re.compile(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?\d{3,6}\b", _FLAGS)
 PRICE_RE = re.compile(r"\b(?:price|prices|priced|cost|costs|charge|charges|lease rate|rent|per day|how much|fee|"
-                      r"(?:daily|day|rental|hire) rates?|quote|"
+                      r"(?:daily|day|rental|hire) rates?|quote|combien|co[uû]te?|prix|cu[aá]nto cuesta|precio|kostet|preis|"
                       r"cheap\w*|expensive|priciest|costliest|affordable)\b", _FLAGS)
 DOC_STRONG_RE = re.compile(
     r"\b(?:notices?|strikes?|claims?|incidents?|cut-?offs?|demurrage|detention|free days|filing|isf|ics2|sop|"
