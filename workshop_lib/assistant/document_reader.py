@@ -74,31 +74,6 @@ el la los las lo un una unos unas del al de en por para con que qué se le les s
 le la les un une des du au aux pour avec sur dans par qui que quoi est sont ce cette
 der die das den dem des ein eine einen einem und oder mit für von auf aus bei ist sind was wie wann wer
 kein keine keinen keinem keiner nicht wenn werden wird wurde wurden welche welcher welches im zu zum zur unter""".split())
-# the function words that tell each of the corpus' languages apart
-_LANGUAGE_WORDS = {
-    "en": {"the", "is", "are", "of", "what", "which", "how", "does", "and", "for"},
-    "de": {"der", "die", "das", "ist", "und", "welche", "wie", "was", "für", "nicht", "ein", "eine"},
-    "es": {"el", "la", "los", "las", "es", "qué", "cuál", "cómo", "para", "por", "una", "del"},
-    "fr": {"le", "la", "les", "est", "quel", "quelle", "comment", "pour", "une", "des", "du"},
-}
-
-
-def language(text: str) -> str | None:
-    """The corpus language whose function words the text uses most; None when it uses none."""
-    words = set(re.findall(r"[a-zà-ÿ]+", text.lower()))
-    hits = {lang: len(words & marks) for lang, marks in _LANGUAGE_WORDS.items()}
-    best = max(hits, key=lambda lang: hits[lang])
-    return best if hits[best] else None
-
-
-def answers_enough(question: str, sentence: str, document: str) -> bool:
-    """A sentence of a document in the question's own language shares at least a third of its words;
-    in another language one is enough (an English question about a German notice shares only its names)."""
-    asked = _stems(question)
-    shared = asked & _stems(sentence)
-    if language(question) != language(document):
-        return bool(shared)
-    return 3 * len(shared) >= len(asked)
 
 
 @dataclass(frozen=True)

@@ -1258,10 +1258,10 @@ def _not_answered_by(reading: Any, docs, decision: router.RouteDecision) -> Chat
     if reading.kind is not None and reading.sentence is None:
         return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
                          "you ask for, so I will not guess it from its passages.", "documents (Part 8)")
-    lead = " ".join(str(c.get("text") or "") for c in docs.decision.used_chunks if c.get("subject") == reading.subject)
-    if reading.kind is None and not document_reader.answers_enough(docs.question, reading.sentence or "", lead):
-        # it resembles the question, it does not answer it (in another language than the question one
-        # shared word is enough: an English question about a German notice shares only its names)
+    shared = document_reader._stems(docs.question) & document_reader._stems(reading.sentence or "")
+    if reading.kind is None and not shared:
+        # no sentence of it shares a word with the question: it resembles the question, it does not answer it
+        # (one word is enough: an English question about a German notice shares only its names)
         return _declined(decision, f"The closest document ({reading.subject}) has no passage about what you ask, "
                          "so I will not answer from it.", "documents (Part 8)")
     return None

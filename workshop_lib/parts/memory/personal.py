@@ -634,12 +634,14 @@ def _recalled_from(rec: Any, question: str, words: list[tuple[str, str | None]],
 
 
 def _named_by_noun(text: str, noun: str, entities: list[tuple[str, ...]]) -> tuple[str, ...] | None:
-    """The value the user's noun names in their words: the one said nearest it ("on the Ever Acme ...,
-    for my customer Sahel Fresh": the customer is Sahel Fresh); the first value when the noun is not written."""
+    """The value the user's noun names in their words: for a noun of a role (a customer, a haulier),
+    the name of theirs said nearest it ("on the Ever Acme ..., for my customer Sahel Fresh": Sahel
+    Fresh, not the ship); else, or when the noun is not written, the first value."""
     at = text.lower().find(noun.lower())
-    if at < 0 or not entities:
+    names = [(i, e) for i, e in enumerate(entities) if e[:2] == (OWN, own_values.NAME)]
+    if at < 0 or not names or not own_values.roles_of(noun):
         return entities[0] if entities else None
-    placed = [(abs(p - at), i) for i, e in enumerate(entities) if (p := _position(text, e[2])) is not None]
+    placed = [(abs(p - at), i) for i, e in names if (p := _position(text, e[2])) is not None]
     return entities[min(placed)[1]] if placed else entities[0]
 
 
