@@ -1636,3 +1636,18 @@ def test_a_catalog_price_asked_in_french_spanish_or_german_reads_the_item_named(
                     ("Was kostet ein Genset pro Tag?", "EQ-GENSET")):
         a = answer_question(eng, q)
         assert a.mode == "rag" and item in a.answer and f"{prices[item]:,.2f}" in a.answer, (q, a.answer)
+
+
+def test_the_next_sailing_is_the_first_to_leave_after_the_date_the_data_is_stated_as_of(eng):
+    from workshop_lib.assistant import planner
+    schema, _ = assistant.knowledge(eng)
+    ref = str(planner.reference_date(schema))
+    rows = _one(eng, "SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER, v.DEPARTURE_DATE FROM {o}.VOYAGES v JOIN {o}.VESSELS s "
+                     "ON s.IMO_NUMBER = v.IMO_NUMBER ORDER BY v.DEPARTURE_DATE")
+    vessel = next(name for name, _, d in rows if str(d)[:10] > ref)
+    number, departs = next((n, str(d)[:10]) for name, n, d in rows if name == vessel and str(d)[:10] > ref)
+    a = _answer(eng, f"when is the next sailing of the {vessel}?")
+    assert number in a.text and departs in a.text, a.text
+    # "next" said of no sailing is no ordering
+    plan = assistant.answer_data(eng, f"ok, next question: what flag does the {vessel} fly?").plan
+    assert plan is None or "ORDER BY t.DEPARTURE_DATE" not in plan.sql, plan.sql

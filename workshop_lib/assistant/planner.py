@@ -1332,10 +1332,16 @@ def _counts_rows(words: _Words, at: int, named: list[Column]) -> bool:
 
 def reference_year(schema: Schema) -> int | None:
     """The year the data is stated as of ("Voyage state on 2025-06-02"), from the comments."""
+    ref = reference_date(schema)
+    return ref.year if ref is not None else None
+
+
+def reference_date(schema: Schema) -> datetime.date | None:
+    """The date the data is stated as of ("Voyage state on 2025-06-02"), from the comments."""
     for comment in [c.comment for cols in schema.columns.values() for c in cols] + list(schema.table_comments.values()):
-        m = re.search(r"\b(\d{4})-\d{2}-\d{2}\b", comment)
+        m = re.search(r"\b(\d{4}-\d{2}-\d{2})\b", comment)
         if m and re.search(r"\b(?:as of|on|stated)\b", comment):
-            return int(m.group(1))
+            return datetime.date.fromisoformat(m.group(1))
     return None
 
 
@@ -1485,11 +1491,17 @@ def _aggregate_asked(words: _Words) -> str | None:
     return next((fn for w, fn in AGGREGATES.items() if words.has(w) and not (w == "mean" and verb_mean)), None)
 
 
+_NEXT = r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?"
+
+
 def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column | None, used: set[str]) -> None:
     """No group and no count: an aggregate of the measure, the rows first by a superlative, or the
     rows (one named row is a lookup)."""
     fn = _aggregate_asked(words)
     sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
+    if (nxt := words.has(_NEXT)) is not None:  # "its next sailing": the first to leave after the data's date
+        sups.insert(0, ("next", "departure", "ASC"))
+        words.taken.update(i for i, (st, _, _) in enumerate(words.raw) if st == nxt.start())
     if fn and measure is not None:
         _aggregate(words, schema, spec, fn, measure, sups)
         used.add(measure.ref)
@@ -1573,12 +1585,19 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     if col is None:
         raise NoPlan(f"'{word}' of what: it names no column to order by")
     spec.action, spec.measure, spec.direction = "top", col, direction
+    _after_the_data_date(schema, spec, word, col)
     spec.superlative = word if concept and (measure is None or concept in col.words) else ""
     if "YEAR" in col.name and word in ("oldest", "newest", "youngest"):
         spec.direction = "ASC" if word == "oldest" else "DESC"
     spec.n = _top_count(words, word)
     used.add(col.ref)
     _per_row_of_target(words, schema, spec, fn)
+
+
+def _after_the_data_date(schema: Schema, spec: Spec, word: str, col: Column) -> None:
+    """"The next sailing": only the rows after the date the data is stated as of."""
+    if word == "next" and col.is_date and (ref := reference_date(schema)) is not None:
+        spec.filters.append(Filter(col, ">", ref, f"after {ref.isoformat()}"))
 
 
 def _worked_out_of(schema: Schema, spec: Spec, concept: str | None, measure: Column | None) -> Column | None:
