@@ -411,3 +411,13 @@ def test_a_rate_said_with_a_few_words_between_the_currencies_is_read():
                            ("each dollar is worth 0.8 pounds", "GBP 0.8")):
         got = [p for p in preferences.extract(sentence) if p.dimension == "usd_rate"]
         assert [p.unit for p in got] == [rate], (sentence, got)
+
+
+def test_a_rate_said_in_french_sets_the_currency_and_a_later_one_replaces_it(eng, service):
+    from workshop_lib.data.catalog import ITEMS
+    pti = next(i for i in ITEMS if i.item_id == "SV-PTI")
+    threads: dict = {}
+    _ask(service, "m-bas", "Salut ! Donne-moi les prix en livres sterling, on compte 0,79 GBP pour 1 USD.", threads)
+    _ask(service, "m-bas", "Changement : tout en francs suisses maintenant. Compte 0,83 CHF pour un dollar.", threads, "t2")
+    text, mode, _ = _ask(service, "m-bas", "Combien coûte une inspection PTI pour un conteneur frigo ?", threads, "t3")
+    assert mode == "rag" and f"CHF {pti.price_usd * 0.83:,.2f}" in text and "GBP" not in text, text

@@ -32,7 +32,8 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
     "money": {"dollars": ("dollars", "dollar", "usd"), "cents": ("cents", "cent")},
     # the currency amounts are shown in; the data holds US dollars only, with no exchange rate
     "currency": {"USD": ("usd", "us dollars", "dollars", "dollar"), "EUR": ("eur", "euros", "euro", "€"),
-                 "GBP": ("gbp", "pounds", "pound sterling", "sterling", "£"), "JPY": ("jpy", "yen"),
+                 "GBP": ("gbp", "pounds", "pound sterling", "sterling", "£", "livres sterling", "libras esterlinas"),
+                 "CHF": ("chf", "swiss francs", "francs suisses", "franken"), "JPY": ("jpy", "yen"),
                  "CNY": ("cny", "rmb", "yuan", "renminbi"), "SGD": ("sgd", "singapore dollars"),
                  "AED": ("aed", "dirhams", "dirham")},
     # how dates are written: in words (9 June 2025), day first (09/06/2025), month first (06/09/2025), ISO
@@ -84,11 +85,14 @@ def _mentions(sentence: str, words: tuple[str, ...]) -> list[re.Match[str]]:
 
 
 _CODES = {word: code for code, words in UNITS["currency"].items() for word in words if code != "USD"}
-_OTHER = r"(eur|euros?|€|gbp|pounds?(?: sterling)?|sterling|£|jpy|yen|cny|rmb|yuan|renminbi|sgd|singapore dollars|aed|dirhams?)"
-_USD_WORD = r"(?:usd|us dollars?|dollars?|\$|buck)"
+_OTHER = (r"(eur|euros?|€|gbp|pounds?(?: sterling)?|sterling|£|jpy|yen|cny|rmb|yuan|renminbi|sgd|singapore dollars|aed|"
+          r"dirhams?|chf|swiss francs|francs suisses|franken|livres sterling|libras esterlinas)")
+_USD_WORD = r"(?:usd|us dollars?|dollars?|d[oó]lar(?:es)?|\$|buck)"
 _NUM = r"(\d+(?:[.,]\d+)?)"
 # "0.95 euros to the dollar", "0.9 EUR per USD", "1 USD = 0.92 EUR", "a dollar buys 0.95 euros"
-_RATE_AFTER = re.compile(rf"{_NUM}\s*{_OTHER}\s*(?:per|to the|to a|for (?:a|one|each|every)|a|an|/|=|for)\s*{_USD_WORD}", re.I)
+# (and in French, Spanish, German: "0,83 CHF pour un dollar", "0,92 EUR por dólar", "0,92 EUR pro Dollar")
+_RATE_AFTER = re.compile(rf"{_NUM}\s*{_OTHER}\s*(?:per|to the|to a|for (?:a|one|each|every)|a|an|/|=|for|"
+                         rf"pour(?: (?:1|un))?|par|por(?: (?:1|un))?|pro|für(?: (?:1|einen))?)\s*{_USD_WORD}", re.I)
 # ... and "1 USD is now 0.88 EUR", "one dollar currently = 0.9 euros": a few words may say when or how
 _RATE_BEFORE = re.compile(rf"(?:\b1|\bone|\ba|\beach|\bevery)\s*{_USD_WORD}(?:\s+[a-z]+){{0,3}}?\s*[=:]?\s*{_NUM}\s*{_OTHER}",
                           re.I)
