@@ -429,3 +429,12 @@ def test_the_value_a_noun_of_theirs_names_is_the_one_said_beside_it(eng):
     answer, mode, _ = _ask(service, "noun-a", f"the customer I mentioned for the {vessel} cargo, who was it?",
                            {"noun-a": None})
     assert "Sahel Fresh" in answer and mode == "rag", answer
+
+
+def test_asking_to_be_reminded_is_about_what_was_told_even_without_my(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "again-a", "We're sending mining machinery parts for Ridgeway Mining to Durban on a flat rack.", thread)
+    answer, mode, _ = _ask(service, "again-a", "who's the customer for the machinery parts again?", {"again-a": None})
+    assert "Ridgeway Mining" in answer and mode == "rag", answer
+    other, _, _ = _ask(service, "again-b", "who's the customer for the machinery parts again?", {"again-b": None})
+    assert "Ridgeway" not in other, other

@@ -873,7 +873,8 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     if timed is not None:
         return timed
     follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
-    if not personal.refers_to_own(question) and follow is None:
+    # "who booked the cocoa again?": asking to be reminded is about what the user told, "my" or not
+    if not (personal.refers_to_own(question) or _ABOUT_THE_TELLING.search(question)) and follow is None:
         named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
         return _from_recalled(eng, named[1], named[0], False, user_id, agent_id) if named else None
     changed = _when_changed(eng, question, user_id, agent_id)

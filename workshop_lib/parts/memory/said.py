@@ -69,7 +69,11 @@ def _names_the_asked(question: str, statement: Said) -> bool:
     head = (m.group(1) or m.group(2)).lower() if m else ""
     if not head or head in _TELLING or head in _VALUE_KINDS or not _words(head):
         return True  # a date, a price, a number: the kind of value, which _holds_asked checks
-    return bool(_words(head) & (_words(statement.text) | _words(statement.context)))
+    if _words(head) & (_words(statement.text) | _words(statement.context)):
+        return True
+    # "who's the customer for the machinery parts?": "... parts for Ridgeway Mining" names one without the word
+    return bool(own_values.roles_of(head)) and any(v.kind == own_values.NAME and v.value.lower() not in question.lower()
+                                                  for v in own_values.find(statement.text, [], places=set()))
 
 
 def _holds_asked(question: str, statement: str) -> bool:
