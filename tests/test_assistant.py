@@ -1648,6 +1648,13 @@ def test_the_next_sailing_is_the_first_to_leave_after_the_date_the_data_is_state
     number, departs = next((n, str(d)[:10]) for name, n, d in rows if name == vessel and str(d)[:10] > ref)
     a = _answer(eng, f"when is the next sailing of the {vessel}?")
     assert number in a.text and departs in a.text, a.text
+    # its port shown beside the date the rows are ordered by (each column once, labels beside their values)
+    origin, = _one(eng, "SELECT p.PORT_NAME FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                        f"WHERE v.VOYAGE_NUMBER = '{number}'")[0]
+    a = _answer(eng, f"when does the {vessel} leave on her next sailing, and from where?")
+    assert departs in a.text and f"origin {origin}" in a.text, a.text
+    a = _answer(eng, f"when does the {vessel} leave on her next sailing and from which port?")
+    assert "SUM(" not in a.plan.sql and origin in a.text, a.text
     # "next" said of no sailing is no ordering
     plan = assistant.answer_data(eng, f"ok, next question: what flag does the {vessel} fly?").plan
     assert plan is None or "ORDER BY t.DEPARTURE_DATE" not in plan.sql, plan.sql

@@ -1723,8 +1723,8 @@ def _per_row_of_target(words: _Words, schema: Schema, spec: Spec, fn: str | None
     cargo": the measure sits on rows below the target, so it is aggregated per target row (AVG for
     an average, SUM otherwise) and the best of those kept."""
     col = spec.measure
-    if col is None or col.table == spec.target or schema.is_parent_path(spec.target, col.table):
-        return
+    if col is None or col.table == spec.target or schema.is_parent_path(spec.target, col.table) or col.is_date:
+        return  # (a date is no figure to add up or average per row)
     spec.group = schema.name_column(spec.target)
     spec.target, spec.action = col.table, "group_top"
     spec.fn = "AVG" if fn == "AVG" or words.has(r"on average|average|mean") else "SUM"
@@ -2075,7 +2075,8 @@ def _rows_select(spec: Spec, schema: Schema, joins: _Joins, conditions: list[str
     shown and the ports of their roles."""
     # a row named by a number that repeats (voyage 534E twice) is shown with its key too
     head = _row_heads(key, name)
-    selected = head + [c for c in ([spec.measure] if spec.measure else []) + spec.show if c not in head]
+    # each column once: the SQL's columns and the rows' labels must stay side by side
+    selected = list(dict.fromkeys(head + [c for c in ([spec.measure] if spec.measure else []) + spec.show if c not in head]))
     columns = [_ref(joins, c) for c in selected]
     port = schema.name_column("PORTS") if "PORTS" in schema.columns else None
     for role in spec.roles:
