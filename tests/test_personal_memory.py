@@ -438,3 +438,15 @@ def test_asking_to_be_reminded_is_about_what_was_told_even_without_my(eng):
     assert "Ridgeway Mining" in answer and mode == "rag", answer
     other, _, _ = _ask(service, "again-b", "who's the customer for the machinery parts again?", {"again-b": None})
     assert "Ridgeway" not in other, other
+
+
+def test_forget_everything_about_them_forgets_what_the_sentence_before_named(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "them-a", "Rotterdam haulage for us is done by Van Dijk Containervervoer. Also Kessler Brothers: their "
+                            "goods go by truck to their warehouse in Wroclaw, usually 2 boxes a week.", thread)
+    _ask(service, "them-a", "Kessler Brothers closed their account with us last week. Please forget everything I told "
+                            "you about them.", thread)
+    kept = " ".join(r.content for r in personal.valid_memories(eng, "them-a", eng.agent_id))
+    assert "Kessler" not in kept and "Van Dijk" in kept, kept
+    answer, _, _ = _ask(service, "them-a", "Where does Kessler Brothers' warehouse sit again?", {"them-a": None})
+    assert "Wroclaw" not in answer, answer

@@ -87,6 +87,8 @@ FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)
 # A name said as the wrong one: "Lindgren Marine, not Lindqvist", "Lindqvist is someone else".
 _REJECTED = re.compile(r"\b(?:not|instead of|rather than)\s+(?:the\s+|with\s+|on\s+)?([A-Z][\w&'’-]{2,})|"
                        r"\b([A-Z][\w&'’-]{2,})(?:\s+[A-Z][\w&'’-]+)*\s+(?:is|was|'s)\s+(?:someone|somebody|something)\s+else\b")
+# A request that points back at what the sentence before it named ("forget everything about them").
+POINTS_BACK = re.compile(r"\b(?:them|they|their|him|her|it|that one|those)\b", re.I)
 # What a question about the past asks for: the value before the latest correction.
 HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to)\b", re.I)
 
@@ -488,13 +490,17 @@ def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
 
     _, values = assistant.knowledge(eng)
     gone: list[str] = []
+    before = ""
     for sentence in sentences(text):
+        said_before, before = before, sentence
         if not FORGET.search(sentence) or _QUESTION.match(sentence.strip()):
             continue
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
         if not memories:
             break
-        targets = _memories_to_forget(sentence, memories, values)
+        # "Kessler Brothers closed their account. Forget everything about them.": what the sentence before names
+        named = f"{said_before} {sentence}" if POINTS_BACK.search(sentence) and said_before else sentence
+        targets = _memories_to_forget(named, memories, values)
         for r in targets:
             if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
                 gone.append(r.id)
@@ -550,10 +556,19 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
     gone = forget(eng, text, user_id=user_id, agent_id=agent_id)
     out = [Written("", forgotten=gone)] if gone else []
     names = own_names(eng, user_id=user_id, agent_id=agent_id)
+    covered = _to_be_forgotten(text)
     for cand in extract(eng, text, own_names=names) + unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
+        if any(cand.text in sentence for sentence in covered):
+            continue  # "Kessler closed their account. Forget everything about them.": not kept either
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
         out.append(done if done is not None else Written("", text=cand.text))
     return out
+
+
+def _to_be_forgotten(text: str) -> list[str]:
+    """The sentences of a turn that a request to forget in it points back at ("... about them")."""
+    said = sentences(text)
+    return [said[i - 1] for i, s in enumerate(said) if i and FORGET.search(s) and POINTS_BACK.search(s)]
 
 
 def own_names(eng: Engine, *, user_id: str, agent_id: str) -> list[str]:

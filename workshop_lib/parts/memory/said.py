@@ -110,7 +110,9 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
         before = ""
         for sentence in personal.sentences(m.content):
             if personal.FORGET.search(sentence):  # what it names is dropped from what came before
-                dropped = _words(sentence)  # with the sentence each was said after ("... a Mr." "Jankowski.")
+                # with the sentence each was said after ("... a Mr." "Jankowski."); "forget everything
+                # about them" names what the sentence before it did
+                dropped = _words(sentence) | (_words(before) if personal.POINTS_BACK.search(sentence) else set())
                 out = [s for s in out if not ((_words(s.text) | _words(s.context)) & dropped)]
                 continue
             out = _without_rejected(out, sentence)
