@@ -1658,3 +1658,10 @@ def test_the_next_sailing_is_the_first_to_leave_after_the_date_the_data_is_state
     # "next" said of no sailing is no ordering
     plan = assistant.answer_data(eng, f"ok, next question: what flag does the {vessel} fly?").plan
     assert plan is None or "ORDER BY t.DEPARTURE_DATE" not in plan.sql, plan.sql
+
+
+def test_the_most_departures_per_port_counts_voyages_and_never_adds_dates(eng):
+    counts = _one(eng, "SELECT p.PORT_NAME, COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                       "GROUP BY p.PORT_NAME ORDER BY 2 DESC, 1")
+    a = _answer(eng, "Which 3 ports have the most departures?")
+    assert "SUM(" not in a.plan.sql and all(f"{p}: {n}" in a.text for p, n in counts[:3]), a.text

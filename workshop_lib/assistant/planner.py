@@ -1723,11 +1723,14 @@ def _per_row_of_target(words: _Words, schema: Schema, spec: Spec, fn: str | None
     cargo": the measure sits on rows below the target, so it is aggregated per target row (AVG for
     an average, SUM otherwise) and the best of those kept."""
     col = spec.measure
-    if col is None or col.table == spec.target or schema.is_parent_path(spec.target, col.table) or col.is_date:
-        return  # (a date is no figure to add up or average per row)
+    if col is None or col.table == spec.target or schema.is_parent_path(spec.target, col.table) or \
+            (col.is_date and spec.superlative):
+        return  # ("the next sailing ... from which port": a date ordered by its own word is no figure to add up)
     spec.group = schema.name_column(spec.target)
     spec.target, spec.action = col.table, "group_top"
     spec.fn = "AVG" if fn == "AVG" or words.has(r"on average|average|mean") else "SUM"
+    if col.is_date:  # "the ports with the most departures": the rows with such a date, counted per port
+        spec.fn, spec.measure = None, None
     spec.superlative = ""
     count = r"\d+|" + "|".join(_NUMBER_WORDS)
     n = re.search(rf"\b(?:top|first)\s+({count})\b|\b({count})\s+(?:[a-z]+\s+)?(?:{_NOUN_WORDS})\b", words.text, re.I)
