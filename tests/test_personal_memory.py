@@ -450,3 +450,11 @@ def test_forget_everything_about_them_forgets_what_the_sentence_before_named(eng
     assert "Kessler" not in kept and "Van Dijk" in kept, kept
     answer, _, _ = _ask(service, "them-a", "Where does Kessler Brothers' warehouse sit again?", {"them-a": None})
     assert "Wroclaw" not in answer, answer
+
+
+def test_dont_save_that_said_of_its_own_sentence_forgets_nothing_before_it(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "that-a", "I run the export desk at our Hamburg office. Our booking ref with Hapag is QX-7781 but don't "
+                            "save that, it's confidential, just tell me how amendments work at Hapag.", thread)
+    answer, mode, _ = _ask(service, "that-a", "which office do I work in?", {"that-a": None})
+    assert "Hamburg" in answer and mode == "rag", answer

@@ -88,7 +88,9 @@ FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)
 _REJECTED = re.compile(r"\b(?:not|instead of|rather than)\s+(?:the\s+|with\s+|on\s+)?([A-Z][\w&'’-]{2,})|"
                        r"\b([A-Z][\w&'’-]{2,})(?:\s+[A-Z][\w&'’-]+)*\s+(?:is|was|'s)\s+(?:someone|somebody|something)\s+else\b")
 # A request that points back at what the sentence before it named ("forget everything about them").
-POINTS_BACK = re.compile(r"\b(?:them|they|their|him|her|it|that one|those)\b", re.I)
+# ("... QX-7781, but don't save that": "that" is said of its own sentence, which names something)
+POINTS_BACK = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:please\W+)?(?:forget|delete|erase|remove|drop|don't keep|do not keep)\b"
+                         r".*\b(?:them|they|their|him|her|those)\b", re.I)
 # What a question about the past asks for: the value before the latest correction.
 HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to)\b", re.I)
 
