@@ -1613,6 +1613,8 @@ def test_a_week_of_a_month_is_its_seven_days_and_a_refused_unit_excludes_no_row(
     first = sum("2025-06-01" <= d <= "2025-06-07" for d in departs)
     a = _answer(eng, "how many sailings leave in the first week of June, 1st to 7th?")
     assert f"{first} voyage" in a.text, a.text
+    mid = sum("2025-05-11" <= d <= "2025-05-20" for d in departs)
+    assert f"{mid} voyage" in _answer(eng, "how many voyages departed mid-May?").text
     last = sum("2025-06-24" <= d <= "2025-06-30" for d in departs)
     assert f"{last} voyage" in _answer(eng, "how many voyages depart in the last week of June?").text
     vessel, knots = _one(eng, "SELECT s.VESSEL_NAME, p.SPEED_KNOTS FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s "
@@ -1626,6 +1628,11 @@ def test_a_day_written_before_its_month_does_not_end_the_sentence():
     notice = "Die Gewerkschaft hat für Donnerstag, den 12. Juni 2025, einen Warnstreik angekündigt. Keine Schiffe fahren."
     assert any("12. Juni 2025" in s for s in document_reader.sentences(notice))
 
+
+
+def test_a_greeting_before_the_question_is_no_word_of_it(eng):
+    a = answer_question(eng, "Good morning! which vessels does Maersk operate?")
+    assert a.mode == "rag" and a.decision_explain["handler"] == "live data (composed query)", a.answer
 
 
 def test_a_catalog_price_asked_in_french_spanish_or_german_reads_the_item_named(eng):

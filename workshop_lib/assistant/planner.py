@@ -402,14 +402,19 @@ _WEEKS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fo
 
 def _week_of_month(words: _Words, month_at: int, lo: datetime.date,
                    hi: datetime.date) -> tuple[datetime.date, datetime.date, str] | None:
-    """"The first week of June": its days 1 to 7 (the last week: the month's last seven days), and the
-    days said again beside it ("1st to 7th") taken; None when no week is said of a whole month."""
-    m = re.search(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+(?:of\s+|in\s+)?$",
+    """"The first week of June": its days 1 to 7 (the last week: the month's last seven days; "mid-May"
+    the 11th to the 20th), and the days said again beside it ("1st to 7th") taken; None when no week
+    or part is said of a whole month."""
+    m = re.search(r"\b(?:(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week|(early|mid|late))\s*-?\s*(?:of\s+|in\s+)?$",
                   words.text[:month_at], re.I)
     if m is None or lo.day != 1 or hi.day < 28:
         return None
-    start = hi.day - 6 if m.group(1).lower() == "last" else 1 + 7 * _WEEKS[m.group(1).lower()]
-    lo, hi = lo.replace(day=start), lo.replace(day=start + 6)
+    if m.group(2):  # "mid-May": the middle ten days; "early" the first ten, "late" the rest
+        start, end = {"early": (1, 10), "mid": (11, 20), "late": (21, hi.day)}[m.group(2).lower()]
+    else:
+        start = hi.day - 6 if m.group(1).lower() == "last" else 1 + 7 * _WEEKS[m.group(1).lower()]
+        end = start + 6
+    lo, hi = lo.replace(day=start), lo.replace(day=end)
     words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if m.start() <= st < month_at)
     for n in re.finditer(r"\b(\d{1,2})(?:st|nd|rd|th)?\b-?", words.text):
         if lo.day <= int(n.group(1)) <= hi.day and n.start() != month_at:
