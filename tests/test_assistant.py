@@ -1672,3 +1672,12 @@ def test_the_most_departures_per_port_counts_voyages_and_never_adds_dates(eng):
                        "GROUP BY p.PORT_NAME ORDER BY 2 DESC, 1")
     a = _answer(eng, "Which 3 ports have the most departures?")
     assert "SUM(" not in a.plan.sql and all(f"{p}: {n}" in a.text for p, n in counts[:3]), a.text
+
+
+def test_a_number_said_again_in_the_question_is_no_constraint_of_the_sentence_before(eng):
+    names = {r[0] for r in _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS WHERE LENGTH_M < 200")}
+    a = _answer(eng, "our terminal has a 200 m berth limit. which ships are shorter than 200 metres?")
+    assert names and all(n in a.text for n in names), a.text
+    # a number only the sentence before says still narrows: no answer that drops it
+    a = assistant.answer_data(eng, "we have 3 boxes on it. which ships are shorter than 200 metres?")
+    assert a.text is None and "3" in a.reason, a

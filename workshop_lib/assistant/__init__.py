@@ -286,7 +286,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_TIME_WORDS = re.compile(r"\d|\b(?:tomorrow|yesterday|week|month|year|monday|tuesday|wednesday|thursday|friday|"
+_TIME_WORDS = re.compile(r"\b(?:tomorrow|yesterday|week|month|year|monday|tuesday|wednesday|thursday|friday|"
                          r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|"
                          r"november|december)\b", re.I)
 
@@ -300,7 +300,9 @@ def _narrows(context: str, asking: str, values: ValueIndex) -> bool:
     """The context may narrow the question: a number or a time, a word that restricts, or a value of
     the data the question itself does not name."""
     asked = {str(lk.value) for lk in values.links(asking)}
-    return bool(_TIME_WORDS.search(context) or _CONSTRAINS.search(context)) \
+    # a number the question says again ("a 200 m berth limit. which ships are shorter than 200 metres?") adds nothing
+    numbers = set(re.findall(r"\d+(?:[.,]\d+)?", context)) - set(re.findall(r"\d+(?:[.,]\d+)?", asking))
+    return bool(numbers or _TIME_WORDS.search(context) or _CONSTRAINS.search(context)) \
         or any(str(lk.value) not in asked for lk in values.links(context))
 
 
@@ -331,7 +333,7 @@ def _about_the_record_told(eng: Engine, context: str, asking: str) -> DataAnswer
     named = named_records(eng, context)
     records = {(lk.table, str(lk.value)) for lk in named}
     rest = functools.reduce(lambda text, lk: re.sub(re.escape(lk.text), " ", text, flags=re.I), named, context)
-    if len(records) != 1 or _TIME_WORDS.search(rest):
+    if len(records) != 1 or _TIME_WORDS.search(rest) or re.search(r"\d", rest):
         return None
     ((table, value),) = records
     noun = next((n for n, t in TABLE_NOUNS.items() if t == table), table.lower())
