@@ -1681,3 +1681,10 @@ def test_a_number_said_again_in_the_question_is_no_constraint_of_the_sentence_be
     # a number only the sentence before says still narrows: no answer that drops it
     a = assistant.answer_data(eng, "we have 3 boxes on it. which ships are shorter than 200 metres?")
     assert a.text is None and "3" in a.reason, a
+
+
+def test_the_owner_said_of_the_rows_listed_is_named_beside_them(eng):
+    rows = _one(eng, "SELECT DISTINCT s.VESSEL_NAME, c.CARRIER_NAME FROM {o}.VESSELS s JOIN {o}.CARRIERS c ON "
+                     "c.CARRIER_ID = s.CARRIER_ID WHERE s.FLAG_STATE = 'LR'")
+    a = _answer(eng, "which carrier's ships are flagged in Liberia?")
+    assert rows and all(v in a.text and c in a.text for v, c in rows), a.text

@@ -478,6 +478,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _how_many_units(words, schema, spec)
     _more_of_which(words, schema, spec)
     _show_named(schema, spec, named, used_columns)
+    _possessor_shown(words, schema, spec)
     _show_dates_filtered(spec)
     _ports_of_voyages(words, schema, spec)
     _port_group_role(words, schema, spec)
@@ -554,6 +555,22 @@ def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: s
                 and col != spec.measure and col != spec.group and col not in spec.show \
                 and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
             spec.show.append(col)
+
+
+def _possessor_shown(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Which carrier's ship carries the batteries?": the rows of a table said as the owner of the
+    rows listed ("carrier's") are named beside them, when each listed row has one."""
+    if spec.action not in ("list", "lookup"):
+        return
+    for m in re.finditer(r"\b([a-z]+)['’]s\s+([a-z]+)(?:\s+([a-z]+))?", words.text, re.I):
+        owner = TABLE_NOUNS.get(words_of(m.group(1))[0])
+        owned = {TABLE_NOUNS.get(words_of(w)[0]) for w in m.groups()[1:] if w}
+        if owner and spec.target in owned and owner != spec.target and owner in schema.columns \
+                and schema.is_parent_path(spec.target, owner):
+            col = schema.name_column(owner)
+            if col not in spec.show:
+                spec.show.append(col)
+            words.taken.update(i for i, (st, _, _) in enumerate(words.raw) if st == m.start(1))
 
 
 def _show_dates_filtered(spec: Spec) -> None:
