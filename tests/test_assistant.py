@@ -1688,3 +1688,11 @@ def test_the_owner_said_of_the_rows_listed_is_named_beside_them(eng):
                      "c.CARRIER_ID = s.CARRIER_ID WHERE s.FLAG_STATE = 'LR'")
     a = _answer(eng, "which carrier's ships are flagged in Liberia?")
     assert rows and all(v in a.text and c in a.text for v, c in rows), a.text
+
+
+def test_a_second_part_asking_for_a_table_shown_is_answered(eng):
+    a = answer_question(eng, "which boxes have lithium-ion batteries in them and what ship are they on?")
+    vessels = {r[0] for r in _one(eng, "SELECT DISTINCT s.VESSEL_NAME FROM {o}.CARGO_ITEMS i JOIN {o}.CONTAINERS c ON "
+                                       "c.CONTAINER_ID = i.CONTAINER_ID JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                                       "JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE i.UN_NUMBER = '3480'")}
+    assert a.mode == "rag" and vessels and all(v in a.answer for v in vessels), a.answer

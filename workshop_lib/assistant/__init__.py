@@ -545,7 +545,8 @@ def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueI
     if not (cols or when or where):
         # "and who runs it?", "what's in it?": asked, and nothing shown answers it; not context, the
         # main question, "and which ones?", or a party it shows
-        return part in asked[1:] and not _only_asks_which(part) and not _who_is_shown(part, schema, tables)
+        return part in asked[1:] and not _only_asks_which(part) and not _who_is_shown(part, schema, tables) \
+            and not {TABLE_NOUNS.get(w) for w in words_of(part)} & tables  # "and what ship are they on?": shown
     return not _shows(cols, when, where, shown, refs)
 
 
