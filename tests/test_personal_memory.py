@@ -30,6 +30,14 @@ def _ask(service: ChatService, user: str, text: str, thread: dict) -> tuple[str,
     return body["answer"], mode, body
 
 
+def _told_then_asked(eng, user: str, told: str, asked: str) -> tuple[str, str]:
+    """What a user told in one thread and then asked in a new one: the answer and its mode."""
+    service = ChatService(eng)
+    _ask(service, user, told, {})
+    answer, mode, _ = _ask(service, user, asked, {user: None})
+    return answer, mode
+
+
 def test_extraction_needs_a_data_value_and_the_users_own_thing(eng):
     v = _voyages(eng, 1)[0]
     got = personal.extract(eng, f"look at voyage {v} for me, my client's cargo is on it. who operates it?")
@@ -401,42 +409,36 @@ def test_a_pronoun_is_no_name_and_a_statement_beats_the_one_after_it(eng):
 
 
 def test_a_fact_told_and_asked_in_french_or_spanish_is_recalled_and_stays_the_users(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "fr-a", "Bonjour ! Je suis au bureau de Lyon, on gère surtout le Maghreb.", thread)
-    answer, mode, _ = _ask(service, "fr-a", "Rappelle-moi : depuis quel bureau je t'ai dit que je travaillais ?",
-                           {"fr-a": None})
+    answer, mode = _told_then_asked(eng, "fr-a", "Bonjour ! Je suis au bureau de Lyon, on gère surtout le Maghreb.",
+                                    "Rappelle-moi : depuis quel bureau je t'ai dit que je travaillais ?")
     assert "Lyon" in answer and mode == "rag", answer
-    _ask(service, "es-a", "Mi cliente principal es Conservas Albariño, de Vigo.", thread)
-    answer, mode, _ = _ask(service, "es-a", "¿cómo se llamaba mi cliente principal?", {"es-a": None})
+    answer, mode = _told_then_asked(eng, "es-a", "Mi cliente principal es Conservas Albariño, de Vigo.",
+                                    "¿cómo se llamaba mi cliente principal?")
     assert "Albariño" in answer and mode == "rag", answer
-    other, _, _ = _ask(service, "es-b", "¿cómo se llamaba mi cliente principal?", {"es-b": None})
+    other, _, _ = _ask(ChatService(eng), "es-b", "¿cómo se llamaba mi cliente principal?", {})
     assert "Albariño" not in other, other
 
 
 def test_words_about_one_of_two_names_asked_together_do_not_answer(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "two-a", "right so Norcastle Retail has three containers with us this month, all 40 foot high cubes.",
-         thread)
-    answer, mode, _ = _ask(service, "two-a", "How many containers in total do I have across Norcastle and Pemberton "
-                                             "this month?", {"two-a": None})
+    answer, mode = _told_then_asked(
+        eng, "two-a", "right so Norcastle Retail has three containers with us this month, all 40 foot high cubes.",
+        "How many containers in total do I have across Norcastle and Pemberton this month?")
     assert mode == "fallback", answer
 
 
 def test_the_value_a_noun_of_theirs_names_is_the_one_said_beside_it(eng):
-    service, thread = ChatService(eng), dict[str, str]()
     vessel, = _one(eng, "SELECT VESSEL_NAME FROM SUPPLYCHAIN.VESSELS ORDER BY VESSEL_NAME")
-    _ask(service, "noun-a", f"I've got cargo on the {vessel} heading out next week, for my customer Sahel Fresh.", thread)
-    answer, mode, _ = _ask(service, "noun-a", f"the customer I mentioned for the {vessel} cargo, who was it?",
-                           {"noun-a": None})
+    answer, mode = _told_then_asked(eng, "noun-a", f"I've got cargo on the {vessel} heading out next week, for my "
+                                                   "customer Sahel Fresh.",
+                                    f"the customer I mentioned for the {vessel} cargo, who was it?")
     assert "Sahel Fresh" in answer and mode == "rag", answer
 
 
 def test_asking_to_be_reminded_is_about_what_was_told_even_without_my(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "again-a", "We're sending mining machinery parts for Ridgeway Mining to Durban on a flat rack.", thread)
-    answer, mode, _ = _ask(service, "again-a", "who's the customer for the machinery parts again?", {"again-a": None})
+    answer, mode = _told_then_asked(eng, "again-a", "We're sending mining machinery parts for Ridgeway Mining to Durban "
+                                                    "on a flat rack.", "who's the customer for the machinery parts again?")
     assert "Ridgeway Mining" in answer and mode == "rag", answer
-    other, _, _ = _ask(service, "again-b", "who's the customer for the machinery parts again?", {"again-b": None})
+    other, _, _ = _ask(ChatService(eng), "again-b", "who's the customer for the machinery parts again?", {})
     assert "Ridgeway" not in other, other
 
 
@@ -453,8 +455,7 @@ def test_forget_everything_about_them_forgets_what_the_sentence_before_named(eng
 
 
 def test_dont_save_that_said_of_its_own_sentence_forgets_nothing_before_it(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "that-a", "I run the export desk at our Hamburg office. Our booking ref with Hapag is QX-7781 but don't "
-                            "save that, it's confidential, just tell me how amendments work at Hapag.", thread)
-    answer, mode, _ = _ask(service, "that-a", "which office do I work in?", {"that-a": None})
+    answer, mode = _told_then_asked(eng, "that-a", "I run the export desk at our Hamburg office. Our booking ref with "
+                                                   "Hapag is QX-7781 but don't save that, it's confidential, just tell me "
+                                                   "how amendments work at Hapag.", "which office do I work in?")
     assert "Hamburg" in answer and mode == "rag", answer
