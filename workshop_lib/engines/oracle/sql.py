@@ -350,9 +350,10 @@ def rerank_prediction(model: str) -> str:
 
 
 # The whole days from one date column to another, for the assistant's composed queries. A DATE
-# minus a DATE is a number of days; TRUNC drops any time of day first, so the count is of calendar
-# days (SQL Language Reference, "Datetime/Interval Arithmetic" and "TRUNC (date)":
-# https://docs.oracle.com/cd/A83908_02/NT816EE/DOC/server.816/a76989/funct110.htm).
+# minus a DATE is a NUMBER of days, with a fraction for a time of day (SQL Language Reference, Data
+# Types, "Datetime/Interval Arithmetic", Table 2-5:
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/Data-Types.html); TRUNC (date)
+# drops the time of day first, so the count is of calendar days.
 DAYS_BETWEEN = "(TRUNC({end}) - TRUNC({start}))"
 
 # ---------------------------------------------------------------- SUPPLYCHAIN (run as its owner)
