@@ -1696,3 +1696,14 @@ def test_a_second_part_asking_for_a_table_shown_is_answered(eng):
                                        "c.CONTAINER_ID = i.CONTAINER_ID JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
                                        "JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE i.UN_NUMBER = '3480'")}
     assert a.mode == "rag" and vessels and all(v in a.answer for v in vessels), a.answer
+
+
+def test_two_words_a_columns_comment_sets_side_by_side_ask_what_it_means(eng):
+    for q, column in (("departure date on a scheduled voyage - actual or planned?", "DEPARTURE_DATE"),
+                      ("package type PX on a cargo line means what", "PACKAGE_TYPE")):
+        a = answer_question(eng, q)
+        assert a.mode == "rag" and column in a.answer and "From the schema knowledge" in a.answer, (q, a.answer)
+    # two values of the data asked as alternatives still ask for rows
+    counts = dict(_one(eng, "SELECT STATUS, COUNT(*) FROM {o}.VOYAGES GROUP BY STATUS"))
+    a = _answer(eng, "do we have more completed or scheduled voyages?")
+    assert f"COMPLETED: {counts['COMPLETED']}" in a.text and f"SCHEDULED: {counts['SCHEDULED']}" in a.text, a.text

@@ -463,8 +463,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     words = _Words.read(question, links)
     _correct_typos(words, schema)
     _not_modelled(words, schema)
-    if words.has(_VERB_MEAN + r"|stand for|stands for"):
-        raise NoPlan("it asks what something means, which the schema's comments say, not the rows")
+    if words.has(_VERB_MEAN + r"|stand for|stands for|means? what|meaning of") or _asks_which_meaning(words, schema, links):
+        raise NoPlan(ASKS_MEANING)
     target, noun_at = _target(words, schema, links)
     spec = Spec(target, "list")
     _where_a_row_is(words, schema, spec)
@@ -725,6 +725,23 @@ def _where_is_a_place(words: _Words, spec: Spec) -> None:
               (c.table == "PORTS" or c.name in ("LATITUDE", "LONGITUDE"))]
     if spec.target != "PORTS" and not places:
         raise NoPlan("it asks where, and the rows it would show hold no place")
+
+
+ASKS_MEANING = "it asks what something means, which the schema's comments say, not the rows"
+_NOT_ALTERNATIVES = frozenset("from to into onto in on at by with over under than more less fewer not".split())
+
+
+def _asks_which_meaning(words: _Words, schema: Schema, links: list[Link]) -> bool:
+    """"Departure date on a scheduled voyage - actual or planned?": two words that a column's comment
+    sets side by side, asked as alternatives, ask what the column means, not for rows."""
+    m = re.search(r"\b([a-z]+)\s+or\s+([a-z]+)\s*\??\s*$", words.text, re.I)
+    if m is None or any(lk.start >= m.start() for lk in links if lk.how in ("exact", "fuzzy", "partial", "explained")):
+        return False
+    pair = {stem(m.group(1).lower()), stem(m.group(2).lower())}
+    if pair & _NOT_ALTERNATIVES:
+        return False  # "sailed from or to": two ends, not two meanings
+    return any(pair <= {stem(w) for w in re.findall(r"[a-z]+", c.comment.lower())}
+               for cols in schema.columns.values() for c in cols if not c.sql)
 
 
 def _not_modelled(words: _Words, schema: Schema) -> None:

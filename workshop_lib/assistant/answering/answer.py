@@ -118,8 +118,8 @@ def _live_label(eng: Engine, question: str, decision: router.RouteDecision, llm,
         # "how many voyages ... as of the data's reference date")
         return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     live = _live(eng, question, decision)
-    if live.mode == "fallback" and (near := _nearest_to_point(eng, question, decision)) is not None:
-        return near
+    if live.mode == "fallback" and (other := _not_the_rows(eng, question, decision, llm, vector, docs, live)) is not None:
+        return other
     if live.mode == "fallback" and docs is not None and docs.mode == "rag" and router.DOC_STRONG_RE.search(question):
         # no query answers it, and a document passes the gates for it: the next handler
         return _documents_only(eng, question, decision, llm, docs, vector)
@@ -290,6 +290,15 @@ def _declined(decision: router.RouteDecision, text: str, handler: str = "router"
     explain = _explain(decision, mode="fallback", handler=handler, reason=decision.reason, used_llm="none",
                        short_query_active=False)
     return ChatAnswer(text, "fallback", explain, [], [], "none", None, False, "none", False, _route(decision))
+
+
+def _not_the_rows(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs,
+                  live: ChatAnswer) -> ChatAnswer | None:
+    """No query answers it: what a column means is the schema's ("departure date on a scheduled voyage -
+    actual or planned?"); a point given by its coordinates, the nearest port's; else None."""
+    if planner.ASKS_MEANING in live.answer:
+        return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
+    return _nearest_to_point(eng, question, decision)
 
 
 def _live(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer:
