@@ -181,6 +181,10 @@ class _Words:
     def free(self) -> list[tuple[int, str]]:
         return [(i, w) for i, w in enumerate(self.mapped) if i not in self.taken]
 
+    def take(self, start: int, end: int) -> None:
+        """The words between two offsets of the text are explained (by a filter, a week, a refused unit)."""
+        self.taken.update(i for i, (st, en, _) in enumerate(self.raw) if st < end and start < en)
+
     def has(self, pattern: str) -> re.Match | None:
         return re.search(rf"(?<![\w-])(?:{pattern})(?![\w-])", self.text, re.I)
 
@@ -415,11 +419,11 @@ def _week_of_month(words: _Words, month_at: int, lo: datetime.date,
         start = hi.day - 6 if m.group(1).lower() == "last" else 1 + 7 * _WEEKS[m.group(1).lower()]
         end = start + 6
     lo, hi = lo.replace(day=start), lo.replace(day=end)
-    words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if m.start() <= st < month_at)
+    words.take(m.start(), month_at)
     for n in re.finditer(r"\b(\d{1,2})(?:st|nd|rd|th)?\b-?", words.text):
         if lo.day <= int(n.group(1)) <= hi.day and n.start() != month_at:
             words.used_numbers.add(n.start())
-            words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if st < n.end() and n.start() < en)
+            words.take(n.start(), n.end())
     return lo, hi, f"between {lo.isoformat()} and {hi.isoformat()}"
 
 
@@ -570,7 +574,7 @@ def _possessor_shown(words: _Words, schema: Schema, spec: Spec) -> None:
             col = schema.name_column(owner)
             if col not in spec.show:
                 spec.show.append(col)
-            words.taken.update(i for i, (st, _, _) in enumerate(words.raw) if st == m.start(1))
+            words.take(m.start(1), m.end(1))
 
 
 def _show_dates_filtered(spec: Spec) -> None:
@@ -946,7 +950,7 @@ def _null_filter(words: _Words, col: Column, null_means: str, said_as_empty: boo
         # whatever else is said; otherwise it turns round what the words said ("not dangerous goods")
         governed = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", words.text[cue.end():])[:4]}
         empty = True if governed & set(words_of(col.name.replace("_", " "))) else not empty
-        words.taken |= {i for i, (st, en, _) in enumerate(words.raw) if st < cue.end() and cue.start() < en}
+        words.take(cue.start(), cue.end())
     words.taken |= {i for i, (_, _, raw) in enumerate(words.raw) if stem_root(raw) in meaning}
     article = "an" if _label(col)[:1] in "aeiou" else "a"
     return Filter(col, "is null" if empty else "is not null", None,
@@ -1100,8 +1104,9 @@ def _either_way(words: _Words, cue: re.Match[str]) -> bool:
     """"Whether they've left or not": both, nothing excluded; the "or not" (and "whether") taken."""
     if not (re.search(r"\bor\s+$", words.text[:cue.start()]) and re.match(r"\s*(?:[?.!,;)]|$)", words.text[cue.end():])):
         return False
-    whether = [m.start() for m in re.finditer(r"\bwhether\b", words.text[:cue.start()], re.I)][-1:]
-    words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if (st < cue.end() and cue.start() < en) or st in whether)
+    words.take(cue.start(), cue.end())
+    for m in list(re.finditer(r"\bwhether\b", words.text[:cue.start()], re.I))[-1:]:
+        words.take(m.start(), m.end())
     return True
 
 
@@ -1110,7 +1115,7 @@ def _unit_refused(words: _Words, cue: re.Match[str]) -> bool:
     m = _UNITS_REFUSED.match(words.text, cue.end())
     if cue.group(0).lower() != "not" or m is None:
         return False
-    words.taken.update(i for i, (st, en, _) in enumerate(words.raw) if st < m.end() and cue.start() < en)
+    words.take(cue.start(), m.end())
     return True
 
 
@@ -1136,7 +1141,7 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
             used |= _words_of_the_clause_taken(words, schema, cue)
         else:
             raise NoPlan(f"it says '{cue.group(0).strip()}', and I cannot tell which value it excludes")
-        words.taken |= {i for i, (s, e, _) in enumerate(words.raw) if s < cue.end() and cue.start() < e}
+        words.take(cue.start(), cue.end())
 
 
 def _none_below(words: _Words, schema: Schema, spec: Spec, cue: re.Match) -> Filter | None:
@@ -1540,7 +1545,7 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
     sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
     if (nxt := words.has(_NEXT)) is not None:  # "its next sailing": the first to leave after the data's date
         sups.insert(0, ("next", "departure", "ASC"))
-        words.taken.update(i for i, (st, _, _) in enumerate(words.raw) if st == nxt.start())
+        words.take(nxt.start(), nxt.start() + len("next"))
     if fn and measure is not None:
         _aggregate(words, schema, spec, fn, measure, sups)
         used.add(measure.ref)
