@@ -55,6 +55,7 @@ _UNIT_WORDS = {"cents": "cents", "teu": "TEU", "tonnes": "tonnes", "kilograms": 
                "knots": "knots", "celsius": "°C", "degrees": "degrees", "days": "days"}
 
 
+@functools.lru_cache(maxsize=8192)  # every question stems the same few thousand words again
 def stem(word: str) -> str:
     """A plain English singular ("vessels" -> "vessel", "boxes" -> "box", "ties" -> "tie")."""
     w = word.lower()
@@ -77,6 +78,7 @@ def _telling_roots(sentence: str) -> list[str]:
             if len(w) >= 5 and w.lower() not in _STOP and not re.fullmatch(_NOT_HELD, w, re.I)]
 
 
+@functools.lru_cache(maxsize=8192)
 def stem_root(word: str) -> str:
     """A word's singular without a verb or adverb ending ("calls", "called": call; "independently":
     independent), to compare the words of a question with those of the comments."""

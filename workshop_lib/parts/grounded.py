@@ -119,16 +119,23 @@ def find_ports(text: str) -> list[str]:
     known = catalog.ports()
     lower = text.lower()
     found = [t.upper() for t in re.findall(r"\b[A-Za-z]{5}\b", text) if t.upper() in known]
-    for code, port in known.items():
-        names = {port["name"].lower()} | {p.strip().lower() for p in re.split(r"[/()\-]", port["name"])
-                                          if len(p.strip()) > 3}
-        if any(re.search(rf"\b{re.escape(n)}\b", lower) for n in names):
+    for code, names in _port_names().items():
+        if any(n in lower and re.search(rf"\b{re.escape(n)}\b", lower) for n in names):  # `in` first: fast
             found.append(code)
     for alias, code in _PORT_ALIASES.items():
-        if re.search(rf"\b{re.escape(alias)}\b", lower):
+        if alias in lower and re.search(rf"\b{re.escape(alias)}\b", lower):
             found.append(code)
-    found += [code for initials, code in _port_initials().items() if re.search(rf"\b{initials}\b", text)]
+    found += [code for initials, code in _port_initials().items()
+              if initials in text and re.search(rf"\b{initials}\b", text)]
     return list(dict.fromkeys(found))
+
+
+@functools.lru_cache(maxsize=1)
+def _port_names() -> dict[str, set[str]]:
+    """Each port's name and the parts of it longer than three letters ("Tanger Med" -> "tanger"), lower case."""
+    return {code: {port["name"].lower()} | {p.strip().lower() for p in re.split(r"[/()\-]", port["name"])
+                                            if len(p.strip()) > 3}
+            for code, port in catalog.ports().items()}
 
 
 @functools.lru_cache(maxsize=1)
@@ -726,11 +733,13 @@ def _items_by_type(q: str, sizes: set[str]) -> tuple[list[tuple[int, catalog.Ite
     for item in catalog.ITEMS:
         size, phrase = _type_phrase(item)
         words = phrase.replace("container", "").strip() or phrase
-        if re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q) and (size is None or not sizes or size in sizes):
+        named = words in q and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q)  # `in` first: fast
+        if named and (size is None or not sizes or size in sizes):
             exact.append((len(words), item))
-        elif re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q):
+        elif named:
             other_size.append(item)
-        elif size is None and len(head := words.split()[-1]) > 5 and re.search(rf"(?<![\w-]){re.escape(head)}(?![\w-])", q):
+        elif size is None and len(head := words.split()[-1]) > 5 and head in q \
+                and re.search(rf"(?<![\w-]){re.escape(head)}(?![\w-])", q):
             exact.append((0, item))  # a service or accessory named by its last word ("brokerage", "genset")
     return exact, other_size
 
