@@ -259,6 +259,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     """Compose, run read-only and render; never raises for a question it cannot plan. With
     `require_links`, a question that names no value of the data is not planned at all."""
     schema, values = knowledge(eng)
+    question = signs_written(question)
     links = values.links(question)
     summary = link_summary(links)
     if require_links and not links:
@@ -283,6 +284,12 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
                         uncovered(parts, plan, schema, values), first_row=tuple(result.rows[0]) if result.rows else None)
     return _with_second_part(eng, answer, links) if answer.uncovered else answer
+
+
+def signs_written(question: str) -> str:
+    """"minus 18" and "−18" as "-18", each the same length (the links' offsets stay right)."""
+    question = question.replace("\u2212", "-")
+    return re.sub(r"\bminus\s+(?=\d)", lambda m: " " * (len(m.group(0)) - 1) + "-", question, flags=re.I)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

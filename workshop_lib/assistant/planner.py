@@ -53,7 +53,10 @@ COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters
                r"(?:^|\bthe |\ba |\btotal )number of")
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
               "altogether": "SUM", "worth": "SUM"}
-COMPARATORS = [(r"equal to|equals|exactly|set to|set at|at(?=\s+-\d)|=", "="),  # "running at -18": a set point
+# the words that ask for a figure over rows (a count or an aggregate), for the router's handlers
+AGGREGATE_WORDS = re.compile(rf"\b(?:{COUNT_WORDS}|{'|'.join(AGGREGATES)})\b", re.I)
+# "running at -18", "a set point of -18": a set point; "a capacity of 20000": that value
+COMPARATORS = [(r"equal to|equals|exactly|set to|set at|at(?=\s+-\d)|of(?=\s+-?\d[\d,.]*\b(?!\s*%))|=", "="),
                (r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
                 r"faster than|newer than|higher than|>", ">"),
                (r"at least|no less than|>=", ">="), (r"at most|no more than|up to|<=", "<="),
@@ -65,7 +68,7 @@ DESTINATION_WORDS = r"to|for|bound for|into|arriving|arrive|arrives|arriving at|
 _QUESTION = set("""how many much what which who whose where when is are was were do does did the a an of in on at for
 to from by with and or me show list tell give find please name there any all our we i you can could would
 have has had it its their that this these those get see about currently now some number count per each
-every again into onto""".split())
+every again into onto anyway anyhow ok okay alright btw also oh hmm um well so""".split())  # and words that only lead in
 
 
 # How a comparison is said back: (of a quantity, of a year or date)
@@ -371,6 +374,10 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
             if not any(abs(m.start() - o[3]) < 3 for o in out) and m.start(1) not in words.used_numbers:
                 out.append((op, _number(m.group(1)), None, m.start()))
                 words.used_numbers |= {m.start(1), m.start(1) + m.group(1).startswith("-")}  # the digits' place
+    for m in re.finditer(r"(?<=\s)-(\d+(?:\.\d+)?)\b", words.text):  # "reefer temp -18": a value below zero is one
+        if m.start(1) not in words.used_numbers:
+            out.append(("=", -float(m.group(1)), None, m.start()))
+            words.used_numbers |= {m.start(), m.start(1)}
     return out
 
 
@@ -461,10 +468,18 @@ def _days_of_month(m: re.Match, year: int, month: int) -> tuple[datetime.date, d
 _ADVICE = re.compile(r"\bshould (?:i|we)\b|\b(?:recommend\w*|suggest\w*|advi[sc]e\w*)\b", re.I)
 
 
+# "to one decimal", "rounded to 2 decimal places", "rounded": how a figure is written
+_PRECISION = re.compile(r"\b(?:(?:rounded|round(?:ed)? it)\s+)?(?:to\s+)?(?:(\d)|one|two|three|a)\s+decimals?"
+                        r"(?:\s+places?)?\b|\brounded\b", re.I)
+
+
 def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if _ADVICE.search(question):
         raise NoPlan("it asks what to choose or do, which the data's rows do not say")
     words = _Words.read(question, links)
+    for m in _PRECISION.finditer(words.text):  # how to write the figure, not what to query
+        words.take(m.start(), m.end())
+        words.used_numbers.add(m.start(1) if m.group(1) else m.start())
     _correct_typos(words, schema)
     _not_modelled(words, schema)
     if words.has(_VERB_MEAN + r"|stand for|stands for|means? what|meaning of") or _asks_which_meaning(words, schema, links):
@@ -1319,8 +1334,9 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
     unnamed = next((c for t in _tables_named(words, schema, spec)
                     if (c := _unnamed_numeric(schema.columns.get(t, []), value, op))), None)
     numeric = _named_numeric(named, unnamed)
-    if re.search(r"\d\s*(?:teu)\b", after):
-        unit_cols = [c for cols in schema.columns.values() for c in cols if c.unit == "TEU"]
+    if re.search(r"\d\s*(?:teu)\b", after):  # a column in TEU: the one named, else one of the data's own
+        unit_cols = [c for c in numeric if c.unit == "TEU"] or \
+            [c for cols in schema.columns.values() for c in cols if c.unit == "TEU" and not c.sql]
         return unit_cols[0]
     if numeric:
         if numeric[0].ref in words.ambiguous:

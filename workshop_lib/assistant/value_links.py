@@ -77,10 +77,11 @@ class ValueIndex:
         # their words one or more spaces apart
         text = _same_length(question)
         found, taken = self._exact(question, text)
+        found += self._listed_before(text, taken)
         approximate = self._approximate(question, text, taken)
         found = [lk for lk in found if not any(o.start <= lk.start and lk.end <= o.end and o.how == "fuzzy"
                                                for o in approximate)] + approximate
-        return sorted(_narrowed(found), key=lambda link: link.start)
+        return sorted(_intersected(_narrowed(found, text), text), key=lambda link: link.start)
 
     def _exact(self, question: str, text: str) -> tuple[list[Link], list[tuple[int, int]]]:
         """The values written as stored (longest first, no two overlapping), and the spans they take."""
@@ -101,6 +102,20 @@ class ValueIndex:
                     found.append(Link(table, column, value, m.start(), m.end(), how, m.group(0)))
                     taken.append((m.start(), m.end()))
         return found, taken
+
+    def _listed_before(self, text: str, taken: list[tuple[int, int]]) -> list[Link]:
+        """"20 and 40 foot": each number listed before the last one, with the last one's unit, names what
+        "20 foot" names."""
+        out: list[Link] = []
+        for m in re.finditer(r"\b(\d+(?:\s*(?:,|and|or|&|/)\s*\d+)+)(\s*-?\s*[a-z]+)", text):
+            for n in list(re.finditer(r"\d+", m.group(1)))[:-1]:
+                start, end = m.start(1) + n.start(), m.start(1) + n.end()
+                said = _norm(n.group(0) + m.group(2))
+                for phrase, table, column, value, how in self.phrases:
+                    if phrase == said and not any(start < e and s < end for s, e in taken):
+                        out.append(Link(table, column, value, start, end, how, n.group(0)))
+        taken += [(lk.start, lk.end) for lk in out]
+        return out
 
     def _approximate(self, question: str, text: str, taken: list[tuple[int, int]]) -> list[Link]:
         """Names written with a typo, or by one word of theirs that no other name has."""
@@ -349,17 +364,58 @@ def _lengths(comment: str, table: str, column: str, values: list[Any]) -> list[t
     return out
 
 
-def _narrowed(links: list[Link]) -> list[Link]:
+def _narrowed(links: list[Link], text: str) -> list[Link]:
     """"40ft reefers": a length written right before other codes of the same column keeps only the codes
-    both name (40RF), as one link over both words; a length alone keeps all of its codes."""
+    both name (40RF), as one link over both words; a length alone keeps all of its codes. Lengths listed
+    before it are narrowed alike ("20 and 40 foot reefers": 20RF and 40RF)."""
     spans: dict[tuple[int, int, str, str], set[Any]] = {}
     for lk in links:
         spans.setdefault((lk.start, lk.end, lk.table, lk.column), set()).add(lk.value)
     for first, second in ((a, b) for a in spans for b in spans if a[2:] == b[2:] and 0 < b[0] - a[1] <= 1):
         both = spans[first] & spans[second]
         if both:
-            return _narrowed(_joined(links, first, second, both))
+            return _narrowed(_joined(_listed_narrowed(links, spans, first, second, text), first, second, both), text)
     return links
+
+
+def _listed_narrowed(links: list[Link], spans: dict[tuple[int, int, str, str], set[Any]],
+                     first: tuple[int, int, str, str], second: tuple[int, int, str, str], text: str) -> list[Link]:
+    """"20 and 40 foot reefers": the lengths listed before the one the kind follows keep only its codes."""
+    listed = [a for a in spans if a[2:] == first[2:] and a[1] < first[0]
+              and _LISTED.fullmatch(text[a[1]:first[0]]) and spans[a] & spans[second]]
+    return [lk for lk in links if not ((lk.start, lk.end, lk.table, lk.column) in listed and lk.value not in spans[second])]
+
+
+_LISTED = re.compile(r"\s*(?:,|and|or|&|/|,\s*and|,\s*or)?\s*")
+
+
+def _intersected(links: list[Link], text: str) -> list[Link]:
+    """"Reefers ..., 20 and 40 foot": words of one column listed together name all their codes; two
+    such lists apart name only the codes both do (20RF and 40RF), when there are any."""
+    out = list(links)
+    for column in {(lk.table, lk.column) for lk in links}:
+        groups = _listed_groups(sorted({(lk.start, lk.end) for lk in links if (lk.table, lk.column) == column}), text)
+        if len(groups) < 2:
+            continue
+        named = [{lk.value for lk in links if (lk.table, lk.column) == column and (lk.start, lk.end) in g}
+                 for g in groups]
+        both = set.intersection(*named)
+        if both:
+            out = [lk for lk in out if (lk.table, lk.column) != column or lk.value in both]
+    return out
+
+
+def _listed_groups(spans: list[tuple[int, int]], text: str) -> list[list[tuple[int, int]]]:
+    """The spans, those listed together in one group: sizes with sizes ("20 or 40 foot"), words with words."""
+    groups: list[list[tuple[int, int]]] = []
+    for span in spans:
+        last = groups[-1][-1] if groups else None
+        if last and _LISTED.fullmatch(text[last[1]:span[0]]) and \
+                text[last[0]:last[0] + 1].isdigit() == text[span[0]:span[0] + 1].isdigit():
+            groups[-1].append(span)
+        else:
+            groups.append([span])
+    return groups
 
 
 def _joined(links: list[Link], first: tuple[int, int, str, str], second: tuple[int, int, str, str],
