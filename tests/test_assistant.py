@@ -1707,3 +1707,69 @@ def test_two_words_a_columns_comment_sets_side_by_side_ask_what_it_means(eng):
     counts = dict(_one(eng, "SELECT STATUS, COUNT(*) FROM {o}.VOYAGES GROUP BY STATUS"))
     a = _answer(eng, "do we have more completed or scheduled voyages?")
     assert f"COMPLETED: {counts['COMPLETED']}" in a.text and f"SCHEDULED: {counts['SCHEDULED']}" in a.text, a.text
+
+
+def test_a_value_below_zero_said_in_words_or_after_of_filters_its_column(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE REEFER_TEMP_C = -18")[0][0]
+    for q in ("how many boxes have a set point of minus 18?", "how many containers have a reefer temp of \u221218?",
+              "count the containers with reefer temperature -18"):
+        a = _answer(eng, q)
+        assert f" {n} " in f" {a.text} " and a.plan.params and -18 in a.plan.params.values(), (q, a.text)
+
+
+def test_sizes_listed_before_one_unit_each_name_their_boxes_and_a_kind_narrows_them(eng):
+    reefers = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE IN ('20RF', '40RF')")[0][0]
+    sized = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE LIKE '20%' OR SIZE_TYPE LIKE '40%'")[0][0]
+    for q in ("how many 20 and 40 ft reefers do we carry?", "number of reefers, 20 or 40 foot, all of them"):
+        assert f"{reefers} containers" in _answer(eng, q).text, q
+    assert f"{sized} containers" in _answer(eng, "how many 20 or 40 foot boxes are there?").text
+
+
+def test_a_number_in_teu_compares_the_capacity_named_not_the_teu_worked_out_for_boxes(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS WHERE CAPACITY_TEU > 18000")[0][0]
+    a = _answer(eng, "how many vessels have a capacity of more than 18000 TEU?")
+    assert f"{n} vessels" in a.text and "CAPACITY_TEU" in a.plan.sql and "SUBSTR" not in a.plan.sql, a.plan.sql
+
+
+def test_how_a_figure_is_to_be_rounded_is_no_part_of_the_query(eng):
+    avg = _one(eng, "SELECT AVG(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '20GP'")[0][0]
+    a = _answer(eng, "average gross weight of the 20GP boxes, rounded to two decimal places")
+    assert f"{avg:,.2f}" in a.text, a.text
+
+
+def test_a_figure_over_the_rows_a_code_picks_is_the_datas_not_a_columns_description(eng):
+    avg = _one(eng, "SELECT AVG(TARE_WEIGHT_KG) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '40HC'")[0][0]
+    a = answer_question(eng, "mean tare weight of the 40HC boxes?")
+    assert a.mode == "rag" and f"{avg:.0f}" in a.answer.replace(",", ""), a.answer
+    assert "schema knowledge" not in a.answer
+
+
+def test_two_questions_in_one_get_a_sentence_each_and_a_cause_is_read_under_its_heading():
+    from workshop_lib.assistant import document_reader
+    text = ("# Notice 7: Crane outage at the north quay\n\nThe outage lasts 36 hours from Monday 06:00.\n"
+            "Vessels waiting longer than that are charged no berth fee.\nA surcharge of USD 120 per box applies "
+            "to re-handling.\n\n## Cause\nA gearbox on crane 4 overheated during a lift.\n")
+    passages = [{"subject": "notices/crane", "text": text}]
+    both = document_reader.read("how long does the crane outage last, and how much is the re-handling surcharge?",
+                                passages)
+    assert both.sentence and "36 hours" in both.sentence and "USD 120" in both.sentence, both
+    why = document_reader.read("why did the crane at the north quay stop working?", passages)
+    assert why.kind == "cause" and why.sentence and "gearbox" in why.sentence, why
+    assert document_reader.asked_kind("Wie hoch ist die Gebühr?") == "amount"
+
+
+def test_a_passage_holding_redacted_private_details_is_not_given_when_no_other_kind_is_asked(eng):
+    from workshop_lib.assistant import document_reader
+    from workshop_lib.assistant.answering import answer, router
+    decision = router.route(eng, "the claimant's payment lines in claim 12?")
+    held = document_reader.Reading(None, "claims/x", "Pay to: [IBAN], holder on file.")
+    refused = answer._not_answered_by(held, None, decision)
+    assert refused is not None and refused.mode == "fallback" and "private" in refused.answer
+    dated = document_reader.Reading("date", "claims/x", "Paid on 3 June to [IBAN].")
+    assert answer._not_answered_by(dated, type("D", (), {"question": "when was it paid"})(), decision) is None
+
+
+def test_a_word_that_only_leads_in_is_no_part_of_the_query(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS WHERE YEAR_BUILT < 2010")[0][0]
+    for q in ("ok so how many vessels were built before 2010?", "anyway, how many ships were built before 2010"):
+        assert f" {n} " in f" {_answer(eng, q).text} ", q

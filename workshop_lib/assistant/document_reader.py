@@ -46,6 +46,10 @@ HOLDS = {
     "party": re.compile(r"(?<=[a-z,;:] )[A-Z][\w&.-]+(?:[ -][A-Z][\w&.-]+)*|\bthe (?:[a-z]+ )?(?:manager|officer|master|"
                         r"captain|surveyor|broker|agent|authority|department|desk|team|supervisor|director|inspector)\b"),
     "number": re.compile(r"\b\d+\b"),
+    # a cause, said as one ("the suspected source is", "because", "debido a", "## Cause" over it)
+    "cause": re.compile(r"\b(?:caus\w*|because|due to|source|reason\w*|result(?:ed|s)? (?:of|from)|owing to|traced|"
+                        r"weil|wegen|aufgrund|ursache\w*|grund|debido|porque|causa\w*|parce que|à cause|en raison|"
+                        r"dû|due à)\b", re.I),
 }
 # Which kind a question asks for, from its interrogative (English, German, Spanish, French).
 ASKS = [
@@ -53,12 +57,14 @@ ASKS = [
                  r"combien de temps|within how|cu[aá]nto (?:\w+ )?(?:esper\w*|tarda\w*|dura\w*)|"
                  r"cu[aá]ntos (?:d[ií]as|horas|semanas)|wie viele (?:tage|stunden|wochen)|combien de (?:jours|heures)"),
     ("amount", r"how much|what (?:is the )?(?:fee|charge|cost|rate|price|amount|premium|penalty|surcharge)|"
-               r"wie viel|wieviel|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
+               r"wie viel|wieviel|wie hoch|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
     # "when" asks only where it opens the question or a clause ("What stops when a signal is raised" does not)
     ("date", r"(?:^|[,;:]\s*|\s[-–]\s*|\band\s+)(?:\w+\s+)?when\b|what (?:date|day|time)|by what time|which day|"
              r"(?:^|[,;:]\s*|\s[-–]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline|how (?:early|soon|far ahead)"),
     ("place", r"\bwhere\b|which (?:port|terminal|berth|city|country)|\bwo\b|d[oó]nde|\bo[uù]\b"),
     ("party", r"\bwho\b|which (?:company|carrier|party|authority|agent|insurer)|\bwer\b|qui[eé]n|\bqui\b"),
+    ("cause", r"\bwhy\b|what (?:caused|causes|was the cause|is the cause|led to|made)\b|\bcaused?\b|\bwarum\b|"
+              r"\bwieso\b|\bweshalb\b|ursache|por qu[eé]\b|\bcausa\b|pourquoi|\bcause\b"),
     ("number", r"how many|wie viele|cu[aá]nt[oa]s|combien de"),
     # no interrogative of its own ("cosco plug-in fee for reefers?"): a word for money asks an amount
     ("amount", r"\b(?:fees?|fines?|charges?|costs?|rates?|prices?|premiums?|penalt(?:y|ies)|surcharges?|tariffs?|"
@@ -164,8 +170,9 @@ def _table_rows(lines: list[str]) -> tuple[list[str], set[int]]:
 
 
 def sentences(text: str) -> list[str]:
-    """A passage cut into sentences (and list items, and table rows with their headings), headings dropped."""
-    raw = [ln for ln in text.split("\n") if not ln.lstrip().startswith("#")]
+    """A passage cut into sentences (and list items, and table rows with their headings), headings dropped;
+    a heading that says what the line under it is ("## Cause" over "Parametric rolling ...") goes before it."""
+    raw = _headed(text.split("\n"))
     rows, table_lines = _table_rows(raw)
     lines = [ln.strip(" -*\t") for i, ln in enumerate(raw) if i not in table_lines]
     out: list[str] = []
@@ -174,6 +181,21 @@ def sentences(text: str) -> list[str]:
         out += [s.strip() for s in re.split(r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9¿¡])", line)
                 if len(s.strip()) > 12]
     return out + [r for r in rows if len(r) > 12]
+
+
+def _headed(lines: list[str]) -> list[str]:
+    """The lines without their headings; a heading that says the kind of what is under it ("## Cause")
+    written before the line under it."""
+    out, heading = [], ""
+    for line in lines:
+        if line.lstrip().startswith("#"):
+            words = line.strip("# \t").split()
+            heading = " ".join(words) if 0 < len(words) <= 2 and HOLDS["cause"].search(" ".join(words)) else ""
+        elif line.strip():
+            out.append(f"{heading} – {line.strip()}" if heading and not line.lstrip().startswith(("-", "*", "|"))
+                       else line)
+            heading = ""
+    return out
 
 
 def _holds(kind: str, sentence: str, question: str) -> bool:
@@ -229,7 +251,29 @@ def read(question: str, passages: list[dict]) -> Reading:
         return Reading(kind, subject, None)
     ranked = [(rank, s) for rank, p in enumerate(mine) for s in sentences(str(p.get("text") or ""))]
     ident = set().union(*(_identifying(str(p.get("text") or "")) for p in mine))
-    return Reading(kind, subject, _best_sentence(question, kind, ranked, ident))
+    return Reading(kind, subject, _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident))
+
+
+def _each_part(question: str, ranked: list[tuple[int, str]], ident: set[str]) -> str | None:
+    """Two questions in one ("the deadline, and how much is the fine?"): a sentence for each, read with
+    the part's own words, together; None for one question, or when a part finds none (then the question
+    is read whole, as one)."""
+    parts = asking_parts(question)
+    found = [_best_sentence(p, asked_kind(p), ranked, ident) for p in parts] if len(parts) > 1 else []
+    if not found or any(s is None for s in found):
+        return None
+    return " … ".join(dict.fromkeys(s for s in found if s))
+
+
+# where a second question starts: after a question mark, or at "and" before an interrogative
+_SECOND_QUESTION = re.compile(
+    r"\?\s+(?=\S)|\s+(?:and|y|et|und)\s+(?=(?:how|what|which|who|where|when|qu[eé]|cu[aá]\w*|c[oó]mo|d[oó]nde|"
+    r"qui[eé]n\w*|quel\w*|combien|comment|o[uù]|quand|qui|wie\w*|was|wo|wann|wer|welche\w*)\b)", re.I)
+
+
+def asking_parts(question: str) -> list[str]:
+    """The questions a question holds, each with its own words ("ISF deadline", "how much is the fine")."""
+    return [p.strip(" ?¿,") for p in _SECOND_QUESTION.split(question) if _stems(p)]
 
 
 _MEASURED = ("amount", "duration", "date")
@@ -259,7 +303,8 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
         if best is None or score > best[0]:
             best = (score, sentence)
     subject = wanted - ident - _MONEY_WORDS - _context_words(question)
-    if best is None or best[0] <= 0 or _said_elsewhere(subject, ranked, best[1]):
+    # a cause is seldom said with the words of what it caused: the lead document's first one answers
+    if best is None or (best[0] <= 0 and kind != "cause") or _said_elsewhere(subject, ranked, best[1]):
         return None
     return best[1]
 
@@ -267,7 +312,7 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
 def _shared_subject(wanted: set[str], kind: str | None, sentence: str) -> set[str]:
     """The question's words the sentence uses, without those that only say the kind of answer."""
     shared = wanted & _stems(sentence)
-    if kind in _MEASURED:  # "¿cuántos días...?" meets every "nueve días": the unit is not the subject
+    if kind in (*_MEASURED, "cause"):  # "¿cuántos días...?" meets every "nueve días": the unit is not the subject
         shared -= _stems(" ".join(m.group(0) for m in HOLDS[kind].finditer(sentence)))
     if kind == "amount":  # "what does COSCO charge for ...": "charged" says an amount, not which one
         shared -= _MONEY_WORDS

@@ -34,7 +34,7 @@ from workshop_lib.engines.readonly import SqlRefused
 from workshop_lib.parts import gates, grounded, retrieval
 from workshop_lib.parts.agent import memory, offline, toolbox
 from workshop_lib.parts.agent.sqlplan import core, tables_in, tables_read
-from workshop_lib.parts.ingest import ask, index
+from workshop_lib.parts.ingest import ask, index, sanitize
 from workshop_lib.parts.memory import card_answer as with_memory
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -95,6 +95,8 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
         return _grouped_rows(eng, question, decision) or _grounded(eng, question, decision, llm)
     if label == router.DOCS:
         return _documents_label(eng, question, decision, llm, vector, docs)
+    if (figure := _figure_of_rows(eng, question, decision)) is not None:
+        return figure
     known = _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     if known.mode == "fallback" and assistant.named_records(eng, question) and \
             (rows := _linked_data_answer(eng, question, decision)) is not None:
@@ -337,6 +339,18 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
     if not require_links and data.plan.spec.action in ("list", "lookup") and not data.plan.spec.filters:
         return None  # every row of a table, unfiltered: what the words asked for, not what the question did
     return _composed(data, decision)
+
+
+def _figure_of_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"Mean gross weight of the 40RF boxes": a figure over the rows a value of the data picks, which a
+    column's description does not give, when the planner composes it from every word; else None."""
+    if not planner.AGGREGATE_WORDS.search(question):
+        return None  # no figure asked: the planner is not asked (the schema's questions stay fast)
+    data = assistant.answer_data(eng, question, require_links=True)
+    if data.text is None or data.plan is None or data.uncovered is not None:
+        return None
+    spec = data.plan.spec
+    return _composed(data, decision) if spec.action in ("aggregate", "count") and spec.filters else None
 
 
 def _grouped_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
@@ -1261,12 +1275,21 @@ def _best(docs) -> float:
     return max((h["similarity"] for h in docs.hits), default=0.0)
 
 
+# what the ingest sanitiser (Part 8) writes in place of a person's bank, card, phone or e-mail details
+_PRIVATE_HELD = re.compile(r"\[(?:" + "|".join(k for k in sanitize.PERSONAL if k != "PERSON") + r")\]")
+
+
 def _not_answered_by(reading: Any, docs, decision: router.RouteDecision) -> ChatAnswer | None:
     """The gates passed, but the lead document's sentences do not answer: none holds the kind asked,
     or the one sharing most words with the question shares too few of them; else None."""
     if reading.kind is not None and reading.sentence is None:
         return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
                          "you ask for, so I will not guess it from its passages.", "documents (Part 8)")
+    if reading.kind is None and reading.sentence and _PRIVATE_HELD.search(reading.sentence):
+        # the sentence that answers holds what the ingest sanitiser redacted, and the question asks for no
+        # other kind of answer (a party, a date): it asks for those details
+        return _declined(decision, f"The passage of {reading.subject} that answers this holds a person's private "
+                         "details (bank, card, phone or e-mail), which I do not give out.", "documents (Part 8)")
     shared = document_reader._stems(docs.question) & document_reader._stems(reading.sentence or "")
     if reading.kind is None and not shared:
         # no sentence of it shares a word with the question: it resembles the question, it does not answer it
