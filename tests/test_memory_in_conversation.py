@@ -421,3 +421,8 @@ def test_a_rate_said_in_french_sets_the_currency_and_a_later_one_replaces_it(eng
     _ask(service, "m-bas", "Changement : tout en francs suisses maintenant. Compte 0,83 CHF pour un dollar.", threads, "t2")
     text, mode, _ = _ask(service, "m-bas", "Combien coûte une inspection PTI pour un conteneur frigo ?", threads, "t3")
     assert mode == "rag" and f"CHF {pti.price_usd * 0.83:,.2f}" in text and "GBP" not in text, text
+
+
+def test_a_unit_nobody_reads_is_the_one_refused():
+    (pref,) = preferences.extract("our yard is in Texas, so vessel lengths in feet please, no one here reads metres.")
+    assert (pref.unit, pref.refused) == ("ft", ("m",))

@@ -459,3 +459,58 @@ def test_dont_save_that_said_of_its_own_sentence_forgets_nothing_before_it(eng):
                                                    "Hapag is QX-7781 but don't save that, it's confidential, just tell me "
                                                    "how amendments work at Hapag.", "which office do I work in?")
     assert "Hamburg" in answer and mode == "rag", answer
+
+
+def test_forgetting_one_detail_of_a_sentence_keeps_the_rest_of_it(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "part-a", "our forwarder Baltic Line holds booking ref BK-5521 for us, timber from Riga.", thread)
+    _ask(service, "part-a", "please forget booking ref BK-5521, it is cancelled.", thread)
+    kept = " ".join(r.content for r in personal.valid_memories(eng, "part-a", eng.agent_id))
+    assert "Baltic Line" in kept and "BK-5521" not in kept, kept
+    answer, mode, _ = _ask(service, "part-a", "who's our forwarder?", {"part-a": None})
+    assert "Baltic Line" in answer and "BK-5521" not in answer and mode == "rag", answer
+    # a name forgotten takes the clause that goes on about it, and leaves the other name of the sentence
+    _ask(service, "part-b", "we truck everything in Antwerp through Scheldt Haulage, and our main buyer there is "
+                            "Mosa Foods - they import cocoa.", thread)
+    _ask(service, "part-b", "Mosa Foods closed down. Delete everything you know about them.", thread)
+    kept = " ".join(r.content for r in personal.valid_memories(eng, "part-b", eng.agent_id))
+    assert "Scheldt Haulage" in kept and "Mosa" not in kept and "cocoa" not in kept, kept
+
+
+def test_forgetting_a_thing_by_its_noun_still_forgets_the_whole_memory(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "part-c", "my customer is Ferrol Seafoods, they buy frozen hake from Vigo.", thread)
+    _ask(service, "part-c", "forget my customer please.", thread)
+    assert not personal.valid_memories(eng, "part-c", eng.agent_id)
+
+
+def test_a_question_for_a_thing_never_said_is_not_answered_by_another_memory(eng):
+    answer, mode = _told_then_asked(eng, "head-a", "our Valencia office contact is Marta, keep that.",
+                                    "what commission did I mention for Valencia?")
+    assert "Marta" not in answer and mode == "fallback", answer
+    answer, mode = _told_then_asked(eng, "head-b", "our Valencia office contact is Marta, keep that.",
+                                    "who's my contact at the Valencia office?")
+    assert "Marta" in answer and mode == "rag", answer
+
+
+def test_where_i_was_before_a_move_is_the_place_not_another_name_of_the_first_sentence(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "move-a", "I'm sitting in our Antwerp office for now, covering the Benelux accounts.", thread)
+    _ask(service, "move-a", "update: I've been moved to our Singapore office.", thread)
+    answer, _, _ = _ask(service, "move-a", "where was I before?", {"move-a": None})
+    assert "Antwerp" in answer and "Benelux" not in answer, answer
+
+
+def test_two_questions_about_theirs_are_each_answered_from_their_memory(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "two-a", "I work out of the Durban office; our biggest account is Karoo Timber.", thread)
+    answer, mode, _ = _ask(service, "two-a", "which office am I at, and who's my biggest account?", {"two-a": None})
+    assert "Durban" in answer and "Karoo Timber" in answer and mode == "rag", answer
+
+
+def test_an_answer_from_a_correction_does_not_repeat_the_name_it_replaced(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "corr-a", "our consignee in Busan is Hanil Trading.", thread)
+    _ask(service, "corr-a", "correction: the Busan consignee is Hanbit Logistics, not Hanil.", thread)
+    answer, _, _ = _ask(service, "corr-a", "who's my Busan consignee?", {"corr-a": None})
+    assert "Hanbit" in answer and "Hanil" not in answer, answer

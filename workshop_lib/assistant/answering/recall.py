@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import planner
+from workshop_lib.assistant import document_reader, planner
 from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question
 from workshop_lib.assistant.schema_links import words_of
 from workshop_lib.data.supplychain_data import OWNER
@@ -294,7 +294,8 @@ def _current_memory_of(eng: Engine, user_id: str, agent_id: str, table: str, col
 
 def _value_answer(rec: personal.Recalled, said: str, source: dict[str, Any]) -> ChatAnswer:
     """The remembered value itself, with when it was said (and the user's words when they name no older value)."""
-    words = f": \u201c{rec.text}\u201d" if rec.quote and not rec.earlier else ""
+    # a correction's words name the value it replaced ("..., not Jade River"): not said again
+    words = f": \u201c{rec.text}\u201d" if rec.quote and not rec.earlier and not personal.rejected_names(rec.text) else ""
     lead = "Before the change, it was" if rec.earlier else "From what you told me"
     return _answer(f"{lead}: {rec.value} ({said}{words}).", "rag",
                    _explain("the remembered value itself", "rag", memory=source), [source])
@@ -869,6 +870,8 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     others = _others_memory(question)
     if others is not None:
         return others
+    if (both := _each_part_recalled(eng, question, user_id, agent_id, thread_id)) is not None:
+        return both
     timed = _from_timeline(eng, question, user_id, agent_id)
     if timed is not None:
         return timed
@@ -890,6 +893,23 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # thread still follows the memory's subject ("and when did it leave?")
     quoted.decision_explain["memory"] = {**quoted.decision_explain.get("memory", {}), "column": f"{rec.table}.{rec.column}"}
     return quoted
+
+
+def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
+                        thread_id: str | None) -> ChatAnswer | None:
+    """"Which office did I say I'm at, and who's my big account?": two questions about theirs, each
+    answered from their memory on its own; None unless every part is."""
+    parts = document_reader.asking_parts(question)
+    if len(parts) < 2 or not personal.refers_to_own(question):
+        return None
+    answers = [recall_answer(eng, p, user_id=user_id, agent_id=agent_id, thread_id=thread_id) for p in parts]
+    if not all(a is not None and a.mode == "rag" for a in answers):
+        return None
+    done = [a for a in answers if a is not None]
+    used = [u for a in done for u in a.used_chunks]
+    return _answer("\n".join(a.answer for a in done), "rag",
+                   _explain("each part from the memory that answers it", "rag",
+                            memory=[a.decision_explain.get("memory") for a in done]), used)
 
 
 # a question about what the user said ("what date did I say it was filed?")

@@ -33,6 +33,7 @@ from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, wor
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.core.records import RecordDraft
 from workshop_lib.parts.memory import own_values
+from workshop_lib.parts.memory.kept_after_forget import what_stays
 from workshop_lib.parts.memory.own_values import OWN, PLACE
 from workshop_lib.parts.memory.writer import scrub_summaries
 
@@ -111,8 +112,9 @@ def table_of_word(word: str) -> str | None:
     return None
 
 
-def possessed_nouns(text: str) -> list[str]:
-    """The nouns after my/our ("my client's cargo" -> client, "our main carrier" -> carrier), stemmed."""
+def possessed_nouns(text: str, *, heads: bool = False) -> list[str]:
+    """The nouns after my/our ("my client's cargo" -> client, "our main carrier" -> carrier), stemmed;
+    with `heads`, a statement's, the last noun before its verb too ("our Durban office contact is")."""
     out = []
     for m in _POSSESSED.finditer(text):
         words = [w.lower() for w in m.group(1).split()]
@@ -121,7 +123,23 @@ def possessed_nouns(text: str) -> list[str]:
         other = "other " if "other" in words else ""  # "our other haulier" is not "our haulier"
         words = [w for w in words if w.removesuffix("'s") not in _ADJECTIVES] or words
         out.append(other + stem(words[0].removesuffix("'s")))
+        if heads and (head := _phrase_head(text[m.start(1):])) and head != stem(words[0].removesuffix("'s")):
+            out.append(other + head)  # "our Durban office contact is Thandi": contact too
     return out
+
+
+_PHRASE_END = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|sits?|in|at|on|for|of|with|from|to|and|who|that)\b"
+                         r"|['’]s\b|[,.;:!?()—–]|\s-\s|$", re.I)
+
+
+def _phrase_head(rest: str) -> str | None:
+    """The last noun of the words after my/our, up to the verb ("Durban office contact is": contact), when
+    there are two or three of them; None otherwise."""
+    m = _PHRASE_END.search(rest)
+    words = re.findall(r"[A-Za-z][\w-]*", rest[:m.start()] if m else rest)
+    if not 2 <= len(words) <= 3 or words[-1].lower() in _ADJECTIVES:
+        return None
+    return stem(words[-1].lower())
 
 
 def asked_possession(question: str) -> str | None:
@@ -278,7 +296,7 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
         entities, earlier = _current_and_earlier(entities, stated)
     entities.sort(key=_order)
     entities += [e for e in naming if e not in entities]
-    return PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated)), change,
+    return PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated, heads=True)), change,
                              said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
                              time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
                              earlier=tuple(earlier))
@@ -410,7 +428,10 @@ def _carried(cand: PersonalCandidate, olds: list[Any]) -> tuple[list[dict[str, s
     nouns = list(cand.nouns)
     for r in olds:
         meta = r.metadata or {}
-        earlier = [*meta.get("earlier", []), {"value": str(meta.get("value")), "said_at": str(meta.get("said_at")),
+        # the old memory's value of the new one's kind ("our Jebel Ali office, covering the Gulf accounts",
+        # moved to Colombo: Jebel Ali, not Gulf)
+        same = next((e[2] for e in meta.get("entities", []) if subject_of(e[0], e[1]) == cand.subject), None)
+        earlier = [*meta.get("earlier", []), {"value": str(same or meta.get("value")), "said_at": str(meta.get("said_at")),
                                              "text": r.content or ""}, *earlier]
         nouns += [n for n in meta.get("nouns", []) if n not in nouns]  # what they called it still refers to it
     earlier += [{"value": v, "said_at": cand.said_at, "text": cand.text} for v in cand.earlier]
@@ -503,11 +524,44 @@ def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
         # "Kessler Brothers closed their account. Forget everything about them.": what the sentence before names
         named = f"{said_before} {sentence}" if POINTS_BACK.search(sentence) and said_before else sentence
         targets = _memories_to_forget(named, memories, values)
+        kept: set[str] = set()
         for r in targets:
             if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
                 gone.append(r.id)
-        scrub_summaries(eng, user_id, [e[2] for r in targets for e in _remembered_entities(r)])
+                kept |= _keep_the_rest(eng, r, named, values, user_id=user_id, agent_id=agent_id)
+        scrub_summaries(eng, user_id, [e[2] for r in targets for e in _remembered_entities(r) if e[2] not in kept])
     return gone
+
+
+def _rest_of(r: Any, request: str, values: Any) -> str:
+    """What a memory says besides what a forget request names by value or by code; "" when the request
+    names it by its noun, its role or "that" (it goes whole), or nothing else is in it."""
+    entities = _remembered_entities(r)
+    named = [e[2] for e in entities if _named_in(e, request, values)]
+    codes = [c for c in re.findall(r"[\w-]*\d[\w-]*", request) if _says_name(r.content or "", c)]
+    others = [e[2] for e in entities if e[2] not in named]
+    return what_stays(r.content or "", request, named, others) if (named or codes) and others else ""
+
+
+def _named_in(entity: list[str], request: str, values: Any) -> bool:
+    """The request names the remembered entity: its value of the data, or the user's own name for it."""
+    data = {str(lk.value) for lk in entity_links(values.links(request))}
+    return entity[2] in data or (entity[0] == OWN and _says_name(request, entity[2]))
+
+
+def _keep_the_rest(eng: Engine, r: Any, request: str, values: Any, *, user_id: str, agent_id: str) -> set[str]:
+    """A forgotten memory that also held things the request did not name ("forget the booking reference"
+    of "our customer Olivar Verde has booking reference OV-2291"): the rest is kept as a memory of its
+    own, said when the first was; the names it keeps."""
+    rest = _rest_of(r, request, values)
+    said_at = (r.metadata or {}).get("said_at") or ""
+    out: set[str] = set()
+    for cand in extract(eng, rest, own_names=own_names(eng, user_id=user_id, agent_id=agent_id)) if rest else []:
+        kept = dataclasses.replace(cand, said_at=said_at or cand.said_at)
+        write(eng, kept, user_id=user_id, agent_id=agent_id, thread_id=(r.metadata or {}).get("thread_id"),
+              supersede=False)
+        out |= {e[2] for e in cand.entities}
+    return out
 
 
 def _remembered_entities(r: Any) -> list[list[str]]:
@@ -688,13 +742,40 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     return _with_words_of(found, memories) if found is not None else None
 
 
+_ASKED_HEAD = re.compile(r"\b(?:what|which)\s+([a-z]{3,})\s+(?:did|do|does|have|had)\s+(?:i|we)\b", re.I)
+
+
+_GENERIC_HEADS = {"name", "number", "no", "id", "code", "value", "detail", "info", "one"}
+
+
+def _asked_head(question: str) -> str | None:
+    """The noun a question asks the user's own words for ("what margin did I mention"), or the role of
+    theirs it asks for ("who's my main customer in LA"), when it names no table of the data: a memory
+    that never says it (nor its role) does not answer it."""
+    m = _ASKED_HEAD.search(question)
+    if m is not None:
+        head = stem(m.group(1).lower())
+        return None if head in _GENERIC_HEADS or table_of_word(head) or head in SYNONYMS else head
+    words = [stem(w.lower()) for w in re.findall(r"[A-Za-z]+", asked_possession(question) or "")]
+    return next((w for w in words if own_values.roles_of(w) and not table_of_word(w)), None)
+
+
+def _says_head(r: Any, head: str) -> bool:
+    meta = r.metadata or {}
+    said = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", r.content or "")} | set(meta.get("nouns") or [])
+    roles = set(meta.get("roles") or [])
+    return head in said or head in roles or bool(own_values.roles_of(head) & roles)
+
+
 def _may_be_meant(eng: Engine, question: str, user_id: str, agent_id: str) -> list[Any]:
     """The user's valid memories, newest first, without those about another one of what the question
     names: "our coffee customer" is not the cocoa buyer, "the T-shirts" are not the box of apples."""
     asked = _qualifiers(question) & _linked_words(eng, question)
     described = _described(eng, question)
+    head = _asked_head(question)  # "what margin did I mention": a memory that says a margin
     return [r for r in reversed(_valid(eng, user_id, agent_id))
-            if not _qualified_otherwise(asked, r) and not _describes_another(eng, described, r)]
+            if not _qualified_otherwise(asked, r) and not _describes_another(eng, described, r)
+            and (head is None or _says_head(r, head))]
 
 
 def with_memory_words(recalled: Recalled, rec: Any) -> Recalled:

@@ -47,7 +47,7 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
                "long": ("detailed", "long", "full", "verbose", "longer", "in detail")},
 }
 _NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|instead of|rather than|drop|skip|scratch|scrap|ditch|cancel|forget|undo|"
-                              r"hate|avoid)\b(?:\s+\w+){0,2}\s*$", re.I)
+                              r"hate|avoid|nobody|no one|can't|cannot|won't)\b(?:\s+\w+){0,3}\s*$", re.I)
 # "kilos are useless", "the american format confuses my team": a word for the way of writing may come between
 _NEGATIVE_AFTER = re.compile(r"^\s*(?:format|style|way|ones?|version)?\s*(?:are|is)?\s*(?:useless|annoy\w*|confus\w*|"
                              r"wrong|bad|pointless|no use|not helpful|noise|mislead\w*)\b", re.I)
