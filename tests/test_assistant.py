@@ -1773,3 +1773,48 @@ def test_a_word_that_only_leads_in_is_no_part_of_the_query(eng):
     n = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS WHERE YEAR_BUILT < 2010")[0][0]
     for q in ("ok so how many vessels were built before 2010?", "anyway, how many ships were built before 2010"):
         assert f" {n} " in f" {_answer(eng, q).text} ", q
+
+
+def test_an_items_initials_written_in_capitals_name_it():
+    from workshop_lib.parts import grounded
+    named = [i.item_id for i in grounded.named_items("what do a reefer PTI and reefer monitoring cost, each?")]
+    assert named == ["SV-PTI", "SV-REEFMON"], named
+    assert [i.item_id for i in grounded.named_items("reefer pti")] != ["SV-PTI"]  # lower case: a word, not initials
+
+
+def test_an_amount_a_columns_description_does_not_hold_is_read_from_the_document_that_does(docs_eng):
+    a = answer_question(docs_eng, "how large a deviation in the re-weighed VGM gets reported to the shipper?")
+    assert a.mode in ("rag", "hybrid") and "5%" in a.answer and "sop/vgm-weighing" in a.answer, a.answer
+
+
+def test_a_column_said_not_to_matter_filters_nothing(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                  "WHERE p.PORT_NAME = 'Shanghai'")[0][0]
+    for q in ("how many voyages leave Shanghai, whatever their status?", "voyages from Shanghai regardless of status: how many?"):
+        a = _answer(eng, q)
+        assert "STATUS" not in a.plan.sql and f" {n} " in f" {a.text} ", (q, a.plan.sql)
+
+
+def test_which_value_of_a_column_has_the_most_rows(eng):
+    rows = _one(eng, "SELECT REGION, COUNT(*) FROM {o}.PORTS GROUP BY REGION ORDER BY 2 DESC")
+    top = [r for r in rows if r[1] == rows[0][1]]
+    a = _answer(eng, "what region has the most ports?")
+    assert a.plan.spec.action == "group_top" and all(str(r[0]) in a.text for r in top), a.text
+    fewest = _answer(eng, "which trade region has the fewest ports")
+    assert f": {rows[-1][1]}" in fewest.text, fewest.text
+
+
+def test_a_span_of_days_written_with_a_dash_and_a_question_reported_in_a_sentence(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES WHERE DEPARTURE_DATE BETWEEN '2025-06-04' AND '2025-06-10'")[0][0]
+    assert f" {n} " in f" {_answer(eng, 'how many voyages depart 4-10 June?').text} "
+    temp = _one(eng, "SELECT CONTAINER_NUMBER, REEFER_TEMP_C FROM {o}.CONTAINERS WHERE REEFER_TEMP_C IS NOT NULL "
+                     "ORDER BY CONTAINER_NUMBER")[0]
+    a = answer_question(eng, f"quick one. the yard keeps asking what temperature {temp[0]} is set to - what is it?")
+    assert a.mode == "rag" and f"{temp[1]:g}" in a.answer, a.answer
+
+
+def test_a_time_limit_in_years_answers_when(eng):
+    from workshop_lib.assistant import document_reader
+    text = "## Limits\nA claim must be filed within 14 days. Any suit is time-barred two years after delivery.\n"
+    r = document_reader.read("how long to file, and when is a suit time-barred?", [{"subject": "d", "text": text}])
+    assert r.sentence and "14 days" in r.sentence and "two years" in r.sentence, r

@@ -325,7 +325,15 @@ def _the_question_alone(eng: Engine, question: str, values: ValueIndex) -> DataA
     if _narrows(context, asking[0], values):
         return _about_the_record_told(eng, context, asking[0])
     found = answer_data(eng, asking[0])
+    if found.text is None and (inner := _REPORTED.search(asking[0])) is not None and \
+            not _narrows(asking[0][:inner.start()], asking[0], values):
+        found = answer_data(eng, asking[0][inner.end():])  # "the trucker keeps asking what set-point ..."
     return found if found.text is not None else None
+
+
+# a question reported inside a sentence: "the trucker keeps asking what ...", "I need to know which ..."
+_REPORTED = re.compile(r"\b(?:ask(?:s|ed|ing)?|know|wonder(?:s|ed|ing)?|find out|check(?:ing)?)\s+(?=(?:what|which|when|"
+                       r"where|how|who|whether)\b)", re.I)
 
 
 # "it", "she", "that sailing": a word that points back to a record named before
@@ -515,8 +523,10 @@ _ASKS = re.compile(r"(?:and\s+)?(?:what|what's|which|who|whose|where|where's|whe
 def _only_asks_which(part: str) -> bool:
     """"and which ones?", "how many?": a few words that ask for the rows themselves."""
     words = [w for w in re.findall(r"[a-z']+", part.lower()) if w not in ("and", "so", "then", "also")]
-    return words == ["how", "many"] or (len(words) <= 3 and bool({"ones", "they", "them", "those", "these", "all"}
-                                                                 & set(words)))
+    return words == ["how", "many"] or (len(words) <= 3 and bool({"ones", "they", "them", "those", "these", "all",
+                                                                  "it", "that", "what's", "that's"} & set(words))
+                                        and not set(words) - {"what", "which", "is", "was", "are", "it", "that", "they", "of",
+                                                              "them", "those", "these", "ones", "all", "what's", "that's"})
 
 
 def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:

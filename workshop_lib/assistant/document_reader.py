@@ -31,8 +31,9 @@ HOLDS = {
     "amount": re.compile(r"(?:USD|EUR|GBP|SGD|CNY|SDR|US\$|\$|€|£)\s?\d|\d[\d,.]*\s?(?:USD|EUR|GBP|SDR|dollars?|"
                          r"euros?|per ?cent|%|kg\b|kilo\w*|tonnes?\b|tons?\b|t\b)", re.I),
     "duration": re.compile(rf"(?:\d+(?:[.,]\d+)?|\b(?:{_NUMBER_WORDS}))\s?(?:-|to|–)?\s?\d*\s?(?:working |calendar |"
-                           r"h[aá]biles |naturales )?(?:minutes?|min|hours?|hrs?|h\b|days?|weeks?|months?|"
-                           r"Stunden|Tagen?|Wochen|horas|días|dias|semanas|heures|jours|semaines)", re.I),
+                           r"h[aá]biles |naturales )?(?:minutes?|min|hours?|hrs?|h\b|days?|weeks?|months?|years?|"
+                           r"Stunden|Tagen?|Wochen|Monaten?|Jahren?|horas|días|dias|semanas|meses|años|heures|"
+                           r"jours|semaines|mois|ans)\b", re.I),
     "date": re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTHS})\b|\b(?:{_MONTHS})\s+\d{{1,2}}\b|"
                        r"\d{4}-\d{2}-\d{2}|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}|\b\d{1,2}:\d{2}\b|"
                        r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I),
@@ -57,7 +58,8 @@ ASKS = [
                  r"combien de temps|within how|cu[aá]nto (?:\w+ )?(?:esper\w*|tarda\w*|dura\w*)|"
                  r"cu[aá]ntos (?:d[ií]as|horas|semanas)|wie viele (?:tage|stunden|wochen)|combien de (?:jours|heures)"),
     ("amount", r"how much|what (?:is the )?(?:fee|charge|cost|rate|price|amount|premium|penalty|surcharge)|"
-               r"wie viel|wieviel|wie hoch|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
+               r"how (?:big|large|high) (?:an? )?(?:[\w-]+ )?(?:difference|deviation|gap|discrepancy|fine|fee|charge|"
+               r"penalty|deposit|margin|tolerance)|wie viel|wieviel|wie hoch|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
     # "when" asks only where it opens the question or a clause ("What stops when a signal is raised" does not)
     ("date", r"(?:^|[,;:]\s*|\s[-–]\s*|\band\s+)(?:\w+\s+)?when\b|what (?:date|day|time)|by what time|which day|"
              r"(?:^|[,;:]\s*|\s[-–]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline|how (?:early|soon|far ahead)"),

@@ -68,7 +68,7 @@ DESTINATION_WORDS = r"to|for|bound for|into|arriving|arrive|arrives|arriving at|
 _QUESTION = set("""how many much what which who whose where when is are was were do does did the a an of in on at for
 to from by with and or me show list tell give find please name there any all our we i you can could would
 have has had it its their that this these those get see about currently now some number count per each
-every again into onto anyway anyhow ok okay alright btw also oh hmm um well so""".split())  # and words that only lead in
+every again into onto anyway anyhow ok okay alright btw also oh hmm um well so instead""".split())  # and words that only lead in
 
 
 # How a comparison is said back: (of a quantity, of a year or date)
@@ -439,7 +439,7 @@ def _month_said(text: str) -> re.Match | None:
     month only after a preposition or with a year)."""
     names = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month_abbr[1:])
     day = r"(\d{1,2})(?:st|nd|rd|th)?"
-    m = re.search(rf"(?:\b(?:between\s+)?{day}\s+(?:and|to|-)\s+)?(?:\b{day}\s+)?\b({names})\.?"
+    m = re.search(rf"(?:\b(?:between\s+)?{day}(?:\s+(?:and|to)\s+|\s*[-–]\s*))?(?:\b{day}\s+)?\b({names})\.?"
                   rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(\d{{4}}))?\b", text, re.I)
     if not m or (m.group(3).lower() == "may" and not m.group(3)[0].isupper() and not m.group(5)
                  and not re.search(r"\b(?:in|of|during|since|before|after|until)\s+$", text[:m.start(3)], re.I)):
@@ -468,6 +468,20 @@ def _days_of_month(m: re.Match, year: int, month: int) -> tuple[datetime.date, d
 _ADVICE = re.compile(r"\bshould (?:i|we)\b|\b(?:recommend\w*|suggest\w*|advi[sc]e\w*)\b", re.I)
 
 
+# "any status", "whatever the status", "regardless of flag": a column whose value does not matter
+_ANY_VALUE = re.compile(r"\b(?:any|whatever(?:\s+(?:the|its|their))?|regardless\s+of(?:\s+(?:the|its|their))?|"
+                        r"irrespective\s+of(?:\s+(?:the|its|their))?|no\s+matter\s+(?:the|what))\s+([a-z]+)\b", re.I)
+
+
+def _any_value(words: _Words, schema: Schema) -> None:
+    """"How many voyages go to Rotterdam, any status?": a column said not to matter filters nothing and
+    shows nothing; its words are taken."""
+    named = {w for cols in schema.columns.values() for c in cols for w in schema.name_words(c)} - set(TABLE_NOUNS)
+    for m in _ANY_VALUE.finditer(words.text):
+        if set(words_of(m.group(1))) & named:
+            words.take(m.start(), m.end())
+
+
 # "to one decimal", "rounded to 2 decimal places", "rounded": how a figure is written
 _PRECISION = re.compile(r"\b(?:(?:rounded|round(?:ed)? it)\s+)?(?:to\s+)?(?:(\d)|one|two|three|a)\s+decimals?"
                         r"(?:\s+places?)?\b|\brounded\b", re.I)
@@ -480,6 +494,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     for m in _PRECISION.finditer(words.text):  # how to write the figure, not what to query
         words.take(m.start(), m.end())
         words.used_numbers.add(m.start(1) if m.group(1) else m.start())
+    _any_value(words, schema)
     _correct_typos(words, schema)
     _not_modelled(words, schema)
     if words.has(_VERB_MEAN + r"|stand for|stands for|means? what|meaning of") or _asks_which_meaning(words, schema, links):
@@ -1041,7 +1056,10 @@ def _most_of(words: _Words, schema: Schema, spec: Spec) -> None:
     if not m:
         return
     table = TABLE_NOUNS.get(words_of(m.group(2))[0] if words_of(m.group(2)) else "")
-    if table is None or table == spec.target or schema.path(table, spec.target) is None:
+    if table is not None and table == spec.target:
+        _most_per_value(words, schema, spec, m)
+        return
+    if table is None or schema.path(table, spec.target) is None:
         return
     spec.group = schema.name_column(spec.target)
     n = words.has(r"(?:top|which|the|first)\s+(\d+|" + "|".join(_NUMBER_WORDS) + r")\b")
@@ -1049,6 +1067,21 @@ def _most_of(words: _Words, schema: Schema, spec: Spec) -> None:
         words.used_numbers.add(n.start(1))
     spec.target, spec.action, spec.n = table, "group_top", _count_of(n.group(1)) if n else 1
     spec.direction = "ASC" if re.match(r"fewest|least|smallest", m.group(1), re.I) else "DESC"
+
+
+def _most_per_value(words: _Words, schema: Schema, spec: Spec, most: re.Match[str]) -> None:
+    """"Which flag state has the most ships": the rows counted per value of the column the words before
+    the verb name (a column of the rows counted), the top value kept (ties shown)."""
+    which = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|holds?|counts?)\b",
+                      words.text[:most.start()], re.I)
+    if which is None:
+        return
+    cols = schema.columns_named(words_of(which.group(1)), [spec.target])
+    if not cols or cols[0][0] < 1 or cols[0][1].is_key or cols[0][1].numeric:
+        return
+    spec.group, spec.action, spec.n = cols[0][1], "group_top", 1
+    spec.direction = "ASC" if re.match(r"fewest|least|smallest", most.group(1), re.I) else "DESC"
+    words.take(which.start(1), which.end(1))
 
 
 def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str) -> list[Filter]:

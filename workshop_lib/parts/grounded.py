@@ -714,7 +714,8 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
     falls back to the vector match)."""
     q = _normalized(question)
     sizes = set(re.findall(r"\b(\d{2})'", q))
-    exact, other_size = _items_by_type(q, sizes)
+    initials = {w.lower() for w in re.findall(r"(?<![\w-])[A-Z]{3,5}(?![\w-])", question)}  # written in capitals
+    exact, other_size = _items_by_type(q, sizes, initials)
     if not exact:
         exact = _items_by_size(other_size, sizes)
     if re.search(r"\bservice\b", q):  # "a reefer PTI service" names a service, not a reefer box
@@ -725,7 +726,8 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
     return _with_variants(chosen, sizes) if variants else chosen
 
 
-def _items_by_type(q: str, sizes: set[str]) -> tuple[list[tuple[int, catalog.Item]], list[catalog.Item]]:
+def _items_by_type(q: str, sizes: set[str],
+                   initials: frozenset[str] | set[str] = frozenset()) -> tuple[list[tuple[int, catalog.Item]], list[catalog.Item]]:
     """The items whose type a normalized question names, as (length of the words matched, item),
     and apart from them the items of a type named in a size not asked for."""
     exact: list[tuple[int, catalog.Item]] = []
@@ -733,7 +735,8 @@ def _items_by_type(q: str, sizes: set[str]) -> tuple[list[tuple[int, catalog.Ite
     for item in catalog.ITEMS:
         size, phrase = _type_phrase(item)
         words = phrase.replace("container", "").strip() or phrase
-        named = words in q and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q)  # `in` first: fast
+        named = (words in q and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q)) \
+            or bool(initials & set(_acronyms(words)))  # "PTI": pre-trip inspection
         if named and (size is None or not sizes or size in sizes):
             exact.append((len(words), item))
         elif named:
@@ -742,6 +745,13 @@ def _items_by_type(q: str, sizes: set[str]) -> tuple[list[tuple[int, catalog.Ite
                 and re.search(rf"(?<![\w-]){re.escape(head)}(?![\w-])", q):
             exact.append((0, item))  # a service or accessory named by its last word ("brokerage", "genset")
     return exact, other_size
+
+
+def _acronyms(words: str) -> list[str]:
+    """The initials of an item's last three or more words, hyphenated parts counted ("reefer pre-trip
+    inspection": pti, rpti), lower case."""
+    parts = [w for w in re.split(r"[\s-]+", words) if w and w[0].isalpha()]
+    return ["".join(w[0] for w in parts[-k:]) for k in range(3, len(parts) + 1)]
 
 
 def _items_by_size(other_size: list[catalog.Item], sizes: set[str]) -> list[tuple[int, catalog.Item]]:

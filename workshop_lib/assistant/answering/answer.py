@@ -878,6 +878,10 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
                                vector=vector)
     if a.mode != "fallback" and (unexplained := _not_in_column(eng, question, decision, a.decision.used_chunks)):
         return unexplained
+    if a.mode != "fallback" and _a_document_states_it(eng, question, docs, a.text, vector):
+        # "how big a VGM difference counts as a discrepancy": a column's description holds no amount
+        return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
+                               vector=vector)
     d = a.decision
     explain = {**d.decision_explain, "handler": "knowledge memories (Part 4)", **_explain(decision)}
     if named:
@@ -888,6 +892,16 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     used = [{k: c.get(k) for k in ("record_id", "subject", "kind", "similarity")} for c in d.used_chunks]
     return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
                       d.used_llm, bool(d.decision_explain.get("short_query_active")), _route(decision))
+
+
+def _a_document_states_it(eng: Engine, question: str, docs: Any, answer: str, vector) -> bool:
+    """The question asks a measured kind of answer (an amount, a duration, a date) that the schema
+    facts' answer does not hold and a sentence of the lead document does."""
+    kind = document_reader.asked_kind(question)
+    if kind not in ("amount", "duration", "date") or docs is None or docs.mode == "fallback" or _WHERE_KEPT.search(question) \
+            or document_reader.HOLDS[kind].search(answer):
+        return False
+    return _read_documents(eng, docs, vector).sentence is not None
 
 
 def _gated(eng: Engine, question: str, named: list[str], turn: gates.GatedTurn,

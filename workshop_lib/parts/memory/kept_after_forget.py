@@ -20,8 +20,8 @@ everything all about what gave said told you know""".split())
 
 def what_stays(content: str, request: str, named: list[str], others: list[str]) -> str:
     """The memory's words without what the request names: clauses that hold a name it names (and
-    those that go on about it) go; in a clause that also holds a name it does not name (`others`),
-    only the words the request repeats go. "" when nothing of `others` is left to keep."""
+    those that go on about it) go; in a clause that holds a name it does not name (`others`), a detail
+    the request repeats goes. "" when nothing of `others` is left to keep."""
     asked = _content_words(request)
     kept: list[str] = []
     dropped_last = False
@@ -36,11 +36,14 @@ def what_stays(content: str, request: str, named: list[str], others: list[str]) 
 
 
 def _clause_kept(clause: str, asked: set[str], named: list[str], others: list[str]) -> str | None:
-    """The clause, whole when it names nothing the request does; without the request's words when it
-    also holds a name the request does not name; None when it goes."""
-    if not (any(_has(clause, n) for n in named) or _repeats(clause, asked)):
+    """The clause, whole when it names nothing the request does; None when it names a name the request
+    names (all of it is about that one); without the request's words when they are a detail of a name
+    the request does not name ("booking reference OV-2291" of the customer); else None."""
+    if any(_has(clause, n) for n in named):
+        return None
+    if not _repeats(clause, asked):
         return clause
-    return _without_repeated(clause, asked, named) if any(_has(clause, o) for o in others) else None
+    return _without_repeated(clause, asked) if any(_has(clause, o) for o in others) else None
 
 
 def _content_words(text: str) -> set[str]:
@@ -57,10 +60,8 @@ def _repeats(clause: str, asked: set[str]) -> bool:
     return len(said) >= 2 or any(re.search(r"\d", w) for w in said)
 
 
-def _without_repeated(clause: str, asked: set[str], named: list[str]) -> str:
-    """The clause without the runs of words the request says (two or more, or a code) and the names it names."""
-    for name in named:
-        clause = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", clause, flags=re.I)
+def _without_repeated(clause: str, asked: set[str]) -> str:
+    """The clause without the runs of words the request says (two or more, or a code)."""
     words = list(re.finditer(r"[\w'-]+", clause))
     cut: list[tuple[int, int]] = []
     run: list[re.Match[str]] = []
