@@ -1818,3 +1818,22 @@ def test_a_time_limit_in_years_answers_when(eng):
     text = "## Limits\nA claim must be filed within 14 days. Any suit is time-barred two years after delivery.\n"
     r = document_reader.read("how long to file, and when is a suit time-barred?", [{"subject": "d", "text": text}])
     assert r.sentence and "14 days" in r.sentence and "two years" in r.sentence, r
+
+
+def test_ports_the_data_does_not_hold_answer_nothing_and_a_partys_order_is_no_catalog_row(eng):
+    from workshop_lib.parts import grounded
+    text, answered = grounded.port_location_answer(eng, "where is that?", ["ZZZZZ"])
+    assert not answered and "Here is" not in text, text
+    for q in ("which box is their spare-parts order in?", "and which of the two shipments arrived damaged?"):
+        a = answer_question(eng, q)
+        assert a.mode == "fallback" and "our catalog has" not in a.answer, (q, a.answer)
+
+
+def test_alternatives_compared_are_each_totalled_when_a_word_stands_for_several_values(eng):
+    reefers = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE IN ('20RF', '40RF')")[0][0]
+    hc = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '40HC'")[0][0]
+    a = _answer(eng, "do we carry more 40HC boxes or more reefers?")
+    assert f"reefers (20RF, 40RF): {reefers}" in a.text and f"40HC: {hc}" in a.text, a.text
+    # a count compared is not answered with the two items' catalog rows
+    b = answer_question(eng, "have we got more 40HC boxes or reefers on the manifests?")
+    assert "our catalog has" not in b.answer, b.answer

@@ -140,6 +140,8 @@ class Spec:
     comparative: tuple[str, str, bool] | None = None
     having: tuple[str, float] | None = None      # ("<=", 3): groups kept by their count ("flags with 3 or more ships")
     end_said: str = ""              # the end of a voyage target ports are at, said after the filters
+    # "more reefers or 20GP?": each alternative as said with the values it stands for, totalled in the answer
+    alternatives: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
 
     def said(self) -> str:
         """The filters as words, for the answer to say back what it counted."""
@@ -295,7 +297,7 @@ def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
         spec.action, spec.show, spec.convert = "list", [held[0]], unit
 
 
-def _more_of_which(words: _Words, schema: Schema, spec: Spec) -> None:
+def _more_of_which(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> None:
     """"More completed voyages or more scheduled ones?", "do COSCO or Evergreen have more voyages?":
     the rows counted per value of the column the two values are of (a kind, a status, or the names of
     the rows above them; not the rows' own names, where each row is one)."""
@@ -311,6 +313,12 @@ def _more_of_which(words: _Words, schema: Schema, spec: Spec) -> None:
         # "which ship takes more boxes?" asks what each can take: neither what its voyages carried nor a list
         raise NoPlan("it compares what each can take, and no count of its rows says that")
     spec.action, spec.group = "group", col
+    said: dict[tuple[int, int], list[Any]] = {}
+    for lk in links:
+        if (lk.table, lk.column) == (col.table, col.name):
+            said.setdefault((lk.start, lk.end), []).append(lk.value)
+    if any(len(v) > 1 for v in said.values()):  # a word standing for several values: each alternative totalled
+        spec.alternatives = [(words.text[a:b], tuple(v)) for (a, b), v in sorted(said.items())]
 
 
 def _a_verb_here(words: _Words, i: int) -> bool:
@@ -510,7 +518,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _filters_and_action(words, schema, spec, links, named, used_columns)
     _summed_below(words, schema, spec, named, used_columns)
     _how_many_units(words, schema, spec)
-    _more_of_which(words, schema, spec)
+    _more_of_which(words, schema, spec, links)
     _show_named(schema, spec, named, used_columns)
     _possessor_shown(words, schema, spec)
     _show_dates_filtered(spec)
@@ -1042,6 +1050,7 @@ def _all_numbers_used(words: _Words, links: list[Link]) -> None:
         inside_link = any(lk.start <= m.start() < lk.end for lk in links)
         if m.start() not in words.used_numbers and not inside_link:
             raise NoPlan(f"it names {m.group(0)}, which no part of the query uses")
+
 
 
 def _near(schema: Schema, target: str, hops: int) -> list[str]:

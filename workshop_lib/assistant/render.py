@@ -171,8 +171,20 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     lines = [f"- {r[0] if r[0] is not None else 'none'}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
              for r in rows]
     kept = f" (only those with {_OP_WORDS[spec.having[0]][0]} {spec.having[1]:g})" if spec.having else ""
-    return (f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} {_filters(plan)}".rstrip() + kept + ":\n"
-            + "\n".join(lines))
+    return (_alternatives(plan, rows) + f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} "
+            + f"{_filters(plan)}".rstrip() + kept + ":\n" + "\n".join(lines))
+
+
+def _alternatives(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
+    """"More reefers or 20GP?": each alternative's count, its values added up, before the count per value."""
+    spec = plan.spec
+    if not spec.alternatives or spec.fn:
+        return ""
+    counts = {r[0]: r[1] for r in rows}
+    totals = [(said, values, sum(counts.get(v, 0) for v in values)) for said, values in spec.alternatives]
+    lines = [f"- {said} ({', '.join(map(str, values))}): {n}" if len(values) > 1 else f"- {said}: {n}"
+             for said, values, n in totals]
+    return f"{noun(spec.target)[0].upper() + noun(spec.target)[1:]} for each alternative asked:\n" + "\n".join(lines) + "\n"
 
 
 def _group_top(plan: Plan, rows: Sequence[Sequence[Any]], group_col: Column) -> str:

@@ -590,7 +590,8 @@ def port_location_answer(eng: Engine, question: str, codes: Sequence[str]) -> tu
     if not rows:
         return "The SUPPLYCHAIN ports are not loaded. Fix: run `prepare(eng)`.", False
     if codes:
-        return _where_ports_are(rows, codes), True
+        where = _where_ports_are(rows, codes)
+        return (where, True) if where else ("None of the ports named is a SUPPLYCHAIN port.", False)
     regions = sorted({r["region"] for r in rows.values()})
     # A region as the data names it ("North Europe"); a continent ("Africa", also a region's
     # name, means the whole continent: Tanger Med is in Africa too) or a country by its codes.
@@ -609,6 +610,8 @@ def _where_ports_are(rows: dict[str, dict], codes: Sequence[str]) -> str:
     lines = [f"- {r['name']} ({c}), {r['region']}, {countries.name_of(r['country_code'])} ({r['country_code']}): "
              f"{_coord(r['latitude'], r['longitude'])}"
              for c in codes if (r := rows.get(c))]
+    if not lines:
+        return ""  # no port named is one of the data's: nothing to show, and nothing grounded
     return "\n".join(["Here is where that is:" if len(lines) == 1 else "Here is where those are:"] + lines)
 
 

@@ -342,15 +342,18 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
 
 
 def _figure_of_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
-    """"Mean gross weight of the 40RF boxes": a figure over the rows a value of the data picks, which a
-    column's description does not give, when the planner composes it from every word; else None."""
+    """"Mean gross weight of the 40RF boxes", "mean speed over ground of the ships": an average or a total
+    of a column, or a count of the rows a value of the data picks, which a column's description does not
+    give, when the planner composes it from every word; else None."""
     if not planner.AGGREGATE_WORDS.search(question):
         return None  # no figure asked: the planner is not asked (the schema's questions stay fast)
-    data = assistant.answer_data(eng, question, require_links=True)
+    data = assistant.answer_data(eng, question)
     if data.text is None or data.plan is None or data.uncovered is not None:
         return None
     spec = data.plan.spec
-    return _composed(data, decision) if spec.action in ("aggregate", "count") and spec.filters else None
+    # an average or a total of a column is a figure whatever rows it is over; a count, of the rows a value picks
+    figure = (spec.action == "aggregate" and spec.measure is not None) or (spec.action == "count" and spec.filters)
+    return _composed(data, decision) if figure else None
 
 
 def _grouped_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
@@ -613,6 +616,9 @@ _CHEAPER = re.compile(r"\b(?:cheaper|cheapest|less expensive|lower|lowest|more e
 def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
     """Two or more items named one per part of a list ("20' reefer vs 40' HC reefer, daily rates?"):
     each item's own row, and which costs less when they are priced alike; None otherwise."""
+    if re.search(r"\b(?:more|fewer|less)\b", question, re.I) and not _CHEAPER.search(question) \
+            and not router.PRICE_RE.search(question):
+        return None  # "more 40' high cubes or dry boxes?": a count compared, which no price row holds
     named = [grounded.named_items(part) for part in _ITEM_LIST.split(question) if part.strip()]
     if any(len(n) > 1 for n in named):
         return None  # a part that names a type in several sizes: Part 5's handler reads it
@@ -706,6 +712,9 @@ def _not_the_catalogs(eng: Engine, question: str, decision: router.RouteDecision
 # (a need described with their things, "our coffee beans keep sweating", is still the catalog's)
 _OWN_PARTY = re.compile(r"\b(?:which|who|whom)\s+of\s+(?:my|our)\s+([a-z]+)|\b(?:my|our)\s+(customers?|clients?|"
                         r"consignees?|buyers?|shippers?|hauliers?|truckers?|contacts?|accounts?|suppliers?)\b", re.I)
+# "their bulk order", "the two deliveries": things of a party's, or already spoken of, not a catalog row
+_DISCUSSED = re.compile(r"\b(?:their|his|her)\s+(?:[a-z]+\s+)?(orders?|shipments?|deliver(?:y|ies)|bookings?|cargo|goods|"
+                        r"consignments?|loads?)\b|\bthe\s+(?:two|three|both|other)\s+([a-z]+)\b", re.I)
 # "what rate are we paying": an arrangement of theirs, not a list price ("what do I pay" asks a quote)
 _WE_PAY = re.compile(r"\b(?:are|were|have)\s+(?:we|i)\s+(?:been\s+)?(?:paying|charged)\b|\bdid\s+(?:we|i)\s+pay\b",
                      re.I)
@@ -716,6 +725,8 @@ def _users_own(question: str) -> str | None:
     ("which of my customers had the vaccine reefer?"), the rate they pay, or whether they should book
     something for a party of theirs ("do I still add insurance for them?"); None otherwise."""
     if m := _OWN_PARTY.search(question):
+        return m.group(1) or m.group(2)
+    if m := _DISCUSSED.search(question):
         return m.group(1) or m.group(2)
     if _FOR_THEM.search(question):
         return "arrangements with them"
