@@ -739,7 +739,7 @@ def _items_by_type(q: str, sizes: set[str],
         size, phrase = _type_phrase(item)
         words = phrase.replace("container", "").strip() or phrase
         named = (words in q and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q)) \
-            or bool(initials & set(_acronyms(words)))  # "PTI": pre-trip inspection
+            or bool(initials and initials & set(_acronyms(words)))  # "PTI": pre-trip inspection
         if named and (size is None or not sizes or size in sizes):
             exact.append((len(words), item))
         elif named:
@@ -750,6 +750,7 @@ def _items_by_type(q: str, sizes: set[str],
     return exact, other_size
 
 
+@functools.lru_cache(maxsize=256)
 def _acronyms(words: str) -> list[str]:
     """The initials of an item's last three or more words, hyphenated parts counted ("reefer pre-trip
     inspection": pti, rpti), lower case."""
