@@ -514,3 +514,11 @@ def test_an_answer_from_a_correction_does_not_repeat_the_name_it_replaced(eng):
     _ask(service, "corr-a", "correction: the Busan consignee is Hanbit Logistics, not Hanil.", thread)
     answer, _, _ = _ask(service, "corr-a", "who's my Busan consignee?", {"corr-a": None})
     assert "Hanbit" in answer and "Hanil" not in answer, answer
+
+
+def test_the_thing_they_told_of_before_said_with_the_is_theirs_and_its_move_is_kept(eng):
+    service, thread = ChatService(eng), dict[str, str]()
+    _ask(service, "desk-a", "For now our booking desk sits in Antwerp.", thread)
+    _ask(service, "desk-a", "Heads up: from July the desk operates out of Hamburg.", thread)
+    answer, mode, _ = _ask(service, "desk-a", "where is my booking desk based now?", {"desk-a": None})
+    assert "Hamburg" in answer and mode == "rag", answer

@@ -80,3 +80,14 @@ def test_a_span_between_two_ends_named_apart_and_what_happened_on_a_day(service)
     # a day nothing was told about: no event, no answer from the user's words
     text, mode = _ask(service, "tl-ida", "what happened on the 2nd of June with Larkspur?", threads, "t3")
     assert "inspectors" not in text, text
+
+
+def test_which_came_first_in_a_middle_clause_is_answered_with_the_days_between(service):
+    thread = None
+    for said in ("we opened the new bonded warehouse on the third of March, finally.",
+                 "News: we signed with Tagus Wines on the tenth of March."):
+        body, _ = service.answer({"question": said, "thread_id": thread, "user_id": "mid-a", "agent": False})
+        thread = body["thread_id"]
+    body, mode = service.answer({"question": "Which came first, opening the bonded warehouse or signing Tagus, and how "
+                                             "many days apart?", "thread_id": None, "user_id": "mid-a", "agent": False})
+    assert mode == "rag" and "7 days apart" in body["answer"] and body["answer"].startswith("opening"), body["answer"]

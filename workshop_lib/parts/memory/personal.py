@@ -146,7 +146,11 @@ def asked_possession(question: str) -> str | None:
     """The thing of theirs a question asks for by name, as said ("what's my bill of lading number for
     ..." -> "bill of lading number"); None when it asks no "what/which/who/where is my X"."""
     m = _ASKED_POSSESSION.search(question)
-    return m.group(1) if m else None
+    if m is None:
+        return None
+    # "where is my forwarding desk based now": the thing, without the participle that places it
+    said = re.sub(r"(?:\s+(?:now|again|then|please|today|currently))+$", "", m.group(1), flags=re.I)
+    return re.sub(r"(?<=\w)\s+[a-z]+ed$", "", said, flags=re.I)
 
 
 def _inside_name(text: str, link: Link) -> bool:
@@ -613,12 +617,31 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
     out = [Written("", forgotten=gone)] if gone else []
     names = own_names(eng, user_id=user_id, agent_id=agent_id)
     covered = _to_be_forgotten(text)
-    for cand in extract(eng, text, own_names=names) + unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
+    for cand in _theirs_extracted(eng, text, names, user_id, agent_id) + \
+            unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
         if any(cand.text in sentence for sentence in covered):
             continue  # "Kessler closed their account. Forget everything about them.": not kept either
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
         out.append(done if done is not None else Written("", text=cand.text))
     return out
+
+
+def _theirs_extracted(eng: Engine, text: str, names: Any, user_id: str, agent_id: str) -> list[PersonalCandidate]:
+    """The turn's candidates, "the desk" read as "our desk" when the user told of their desk before
+    ("our forwarding desk sits in Felixstowe", then "from June the desk operates out of Rotterdam")."""
+    nouns = {n for r in _valid(eng, user_id, agent_id) for n in (r.metadata or {}).get("nouns") or [] if len(n) > 2}
+    # "the" and "our" are the same length: what is extracted is cut from the user's own words at the same place
+    def theirs(m: re.Match[str]) -> str:  # in a statement only: "the customer I mentioned, who was it?" asks
+        end = re.search(r"[.!?]", text[m.end():])
+        return "our" if stem(m.group(1).lower()) in nouns and not (end and end.group(0) == "?") else m.group(0)
+    read = re.sub(r"\bthe(?=\s+([a-z]+)\b)", theirs, text, flags=re.I) if nouns else text
+    # "which came first, opening the warehouse or signing Tagus?": the options asked between are no statement
+    found = [c for c in extract(eng, read, own_names=names)
+             if not (re.search(r"\bor\b", c.text, re.I) and re.search(r"\b(?:which|whether)\b[^?]*\?", read, re.I))]
+    if read == text:
+        return found
+    return [dataclasses.replace(c, text=text[at:at + len(c.text)]) if (at := read.find(c.text)) >= 0 else c
+            for c in found]
 
 
 def _to_be_forgotten(text: str) -> list[str]:

@@ -187,7 +187,8 @@ def _said(e: Event) -> str:
 def _which_first(question: str, found: list[Event]) -> Answer | None:
     """"Which did I book first, the Qingdao consolidation or the Busan lot?": the two things named
     after the question's last comma, each one event's, their dates compared."""
-    m = _OPTIONS.search(re.split(r"[,:;]\s+|\s+-\s+", question)[-1])
+    # the options are in the clause that says "or", the last such ("which came first, A or B, and how long?")
+    m = next((o for c in reversed(re.split(r"[,:;]\s+|\s+-\s+", question)) if (o := _OPTIONS.search(c))), None)
     if not m:
         return None
     picked = []
@@ -201,8 +202,9 @@ def _which_first(question: str, found: list[Event]) -> Answer | None:
         return None
     first, later = ((a, ea), (b, eb)) if ea.date < eb.date else ((b, eb), (a, ea))
     lead = first if _FIRST.search(question) else later
+    apart = (later[1].date - first[1].date).days
     return Answer(f"{lead[0]} came {'first' if lead is first else 'last'}: {first[0]} on {_said(first[1])}, "
-                  f"{later[0]} on {_said(later[1])}.", (ea, eb))
+                  f"{later[0]} on {_said(later[1])}; {apart} days apart.", (ea, eb))
 
 
 # "from the booking confirmation to the truck", "between the hold and the release": each end named apart
