@@ -313,12 +313,19 @@ def _more_of_which(words: _Words, schema: Schema, spec: Spec, links: list[Link])
         # "which ship takes more boxes?" asks what each can take: neither what its voyages carried nor a list
         raise NoPlan("it compares what each can take, and no count of its rows says that")
     spec.action, spec.group = "group", col
+    spec.alternatives = _alternatives(words, col, links)
+
+
+def _alternatives(words: _Words, col: Column, links: list[Link]) -> list[tuple[str, tuple[Any, ...]]]:
+    """The alternatives compared, as said with their values, when a word stands for several ("reefers":
+    20RF and 40RF); none otherwise (each value is an alternative already)."""
     said: dict[tuple[int, int], list[Any]] = {}
     for lk in links:
         if (lk.table, lk.column) == (col.table, col.name):
             said.setdefault((lk.start, lk.end), []).append(lk.value)
-    if any(len(v) > 1 for v in said.values()):  # a word standing for several values: each alternative totalled
-        spec.alternatives = [(words.text[a:b], tuple(v)) for (a, b), v in sorted(said.items())]
+    if not any(len(v) > 1 for v in said.values()):
+        return []
+    return [(words.text[a:b], tuple(v)) for (a, b), v in sorted(said.items())]
 
 
 def _a_verb_here(words: _Words, i: int) -> bool:
