@@ -616,8 +616,7 @@ _CHEAPER = re.compile(r"\b(?:cheaper|cheapest|less expensive|lower|lowest|more e
 def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
     """Two or more items named one per part of a list ("20' reefer vs 40' HC reefer, daily rates?"):
     each item's own row, and which costs less when they are priced alike; None otherwise."""
-    if re.search(r"\b(?:more|fewer|less)\b", question, re.I) and not _CHEAPER.search(question) \
-            and not router.PRICE_RE.search(question):
+    if _counts_compared(question):
         return None  # "more 40' high cubes or dry boxes?": a count compared, which no price row holds
     named = [grounded.named_items(part) for part in _ITEM_LIST.split(question) if part.strip()]
     if any(len(n) > 1 for n in named):
@@ -633,6 +632,12 @@ def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) 
     explain = _explain(decision, mode="rag", handler="catalog (items named)", reason="each part names one item",
                        rows=[i.item_id for i in items], used_llm="none", short_query_active=False)
     return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
+
+
+def _counts_compared(question: str) -> bool:
+    """"More X or Y?" without a word of price: how many of each, not what each costs."""
+    return bool(re.search(r"\b(?:more|fewer|less)\b", question, re.I)) and not _CHEAPER.search(question) \
+        and not router.PRICE_RE.search(question)
 
 
 # "heavier than 28 tonnes": a comparison over rows, not a load to carry
