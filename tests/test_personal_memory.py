@@ -38,6 +38,15 @@ def _told_then_asked(eng, user: str, told: str, asked: str) -> tuple[str, str]:
     return answer, mode
 
 
+def _told_in_turn_then_asked(eng, user: str, told: list[str], asked: str) -> tuple[str, str]:
+    """What a user told in one thread, turn after turn, then asked in a new one: the answer and its mode."""
+    service, thread = ChatService(eng), dict[str, str]()
+    for said in told:
+        _ask(service, user, said, thread)
+    answer, mode, _ = _ask(service, user, asked, {user: None})
+    return answer, mode
+
+
 def test_extraction_needs_a_data_value_and_the_users_own_thing(eng):
     v = _voyages(eng, 1)[0]
     got = personal.extract(eng, f"look at voyage {v} for me, my client's cargo is on it. who operates it?")
@@ -494,10 +503,9 @@ def test_a_question_for_a_thing_never_said_is_not_answered_by_another_memory(eng
 
 
 def test_where_i_was_before_a_move_is_the_place_not_another_name_of_the_first_sentence(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "move-a", "I'm sitting in our Antwerp office for now, covering the Benelux accounts.", thread)
-    _ask(service, "move-a", "update: I've been moved to our Singapore office.", thread)
-    answer, _, _ = _ask(service, "move-a", "where was I before?", {"move-a": None})
+    answer, _ = _told_in_turn_then_asked(eng, "move-a", ["I'm sitting in our Antwerp office for now, covering the "
+                                                        "Benelux accounts.", "update: I've been moved to our Singapore "
+                                                        "office."], "where was I before?")
     assert "Antwerp" in answer and "Benelux" not in answer, answer
 
 
@@ -509,16 +517,14 @@ def test_two_questions_about_theirs_are_each_answered_from_their_memory(eng):
 
 
 def test_an_answer_from_a_correction_does_not_repeat_the_name_it_replaced(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "corr-a", "our consignee in Busan is Hanil Trading.", thread)
-    _ask(service, "corr-a", "correction: the Busan consignee is Hanbit Logistics, not Hanil.", thread)
-    answer, _, _ = _ask(service, "corr-a", "who's my Busan consignee?", {"corr-a": None})
+    answer, _ = _told_in_turn_then_asked(eng, "corr-a", ["our consignee in Busan is Hanil Trading.", "correction: the "
+                                                        "Busan consignee is Hanbit Logistics, not Hanil."],
+                                         "who's my Busan consignee?")
     assert "Hanbit" in answer and "Hanil" not in answer, answer
 
 
 def test_the_thing_they_told_of_before_said_with_the_is_theirs_and_its_move_is_kept(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "desk-a", "For now our booking desk sits in Antwerp.", thread)
-    _ask(service, "desk-a", "Heads up: from July the desk operates out of Hamburg.", thread)
-    answer, mode, _ = _ask(service, "desk-a", "where is my booking desk based now?", {"desk-a": None})
+    answer, mode = _told_in_turn_then_asked(eng, "desk-a", ["For now our booking desk sits in Antwerp.", "Heads up: "
+                                                           "from July the desk operates out of Hamburg."],
+                                            "where is my booking desk based now?")
     assert "Hamburg" in answer and mode == "rag", answer
