@@ -1837,3 +1837,8 @@ def test_alternatives_compared_are_each_totalled_when_a_word_stands_for_several_
     # a count compared is not answered with the two items' catalog rows
     b = answer_question(eng, "have we got more 40HC boxes or reefers on the manifests?")
     assert "our catalog has" not in b.answer, b.answer
+
+
+def test_what_kind_of_box_asks_its_size_type(eng):
+    number, size = _one(eng, "SELECT CONTAINER_NUMBER, SIZE_TYPE FROM {o}.CONTAINERS ORDER BY CONTAINER_ID")[0]
+    assert size in _answer(eng, f"what kind of container is {number}?").text

@@ -2,9 +2,12 @@
 through the chat service; the expected values come from SQL on the seeded data, never from a model."""
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from tests.conftest import answers_engine
+from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.chat.app import ChatService
 from workshop_lib.parts.memory import personal
 
@@ -528,3 +531,12 @@ def test_the_thing_they_told_of_before_said_with_the_is_theirs_and_its_move_is_k
                                                            "from July the desk operates out of Hamburg."],
                                             "where is my booking desk based now?")
     assert "Hamburg" in answer and mode == "rag", answer
+
+
+def test_how_many_days_their_voyage_takes_is_the_days_between_its_dates(eng):
+    number, left, due = eng.query(f"SELECT VOYAGE_NUMBER, DEPARTURE_DATE, ARRIVAL_DATE FROM {OWNER}.VOYAGES "
+                                  "WHERE STATUS = 'SCHEDULED' ORDER BY VOYAGE_ID")[0]
+    days = (date.fromisoformat(str(due)[:10]) - date.fromisoformat(str(left)[:10])).days
+    answer, mode = _told_then_asked(eng, "days-a", f"my cargo is booked on voyage {number}.",
+                                    "from departure to arrival, how many days will my cargo take?")
+    assert f"{days} days" in answer and mode == "rag", answer

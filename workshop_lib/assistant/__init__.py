@@ -570,5 +570,7 @@ def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueI
 def _shows(cols: set[str], when: bool, where: bool, shown: list[Any], refs: set[str]) -> bool:
     """The answer shows what a part names: a column it shows or filters on, one named like a shown one
     ("how heavy": a gross weight; "which country": a country code), a date for when, a port for where."""
-    return bool(cols & refs or {w for c in cols for w in _name_words(c)} & {w for c in refs for w in _name_words(c)}
+    worked_from = {p for c in shown for p in c.parts}  # "from departure to arrival": the days between them shown
+    return bool(cols & (refs | worked_from)
+                or {w for c in cols for w in _name_words(c)} & {w for c in refs for w in _name_words(c)}
                 or (when and any(c.is_date for c in shown)) or (where and "PORTS" in {c.table for c in shown}))

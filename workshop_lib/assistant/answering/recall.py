@@ -534,8 +534,8 @@ def _shows_count(question: str, spec: Any, shown: list[Any]) -> bool:
 
 
 def _shows_time(question: str, spec: Any, shown: list[Any]) -> bool:
-    """A time asked is shown by a date column or a measure over dates."""
-    return not (_ASKS_TIME.search(question) and not (any(c.is_date for c in shown) or
+    """A time asked is shown by a date column, the days between two (a voyage's duration) or a measure over dates."""
+    return not (_ASKS_TIME.search(question) and not (any(c.is_date or c.unit == "days" for c in shown) or
                                                      (spec.measure is not None and spec.measure.is_date)))
 
 
