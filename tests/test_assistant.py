@@ -1842,3 +1842,29 @@ def test_alternatives_compared_are_each_totalled_when_a_word_stands_for_several_
 def test_what_kind_of_box_asks_its_size_type(eng):
     number, size = _one(eng, "SELECT CONTAINER_NUMBER, SIZE_TYPE FROM {o}.CONTAINERS ORDER BY CONTAINER_ID")[0]
     assert size in _answer(eng, f"what kind of container is {number}?").text
+
+
+def test_whether_a_voyage_has_left_or_arrived_is_read_from_the_status_comment(eng):
+    counts = dict(_one(eng, "SELECT STATUS, COUNT(*) FROM {o}.VOYAGES GROUP BY STATUS"))
+    for q, n in (("how many sailings still haven't sailed?", counts["SCHEDULED"]),
+                 ("how many voyages are yet to arrive", counts["SCHEDULED"] + counts["ACTIVE"]),
+                 ("count the voyages that have already arrived", counts["COMPLETED"])):
+        a = _answer(eng, q)
+        assert f" {n} " in f" {a.text} " and "STATUS" in a.plan.sql, (q, a.text)
+
+
+def test_two_counts_asked_together_are_each_counted(eng):
+    total, reefers = _one(eng, "SELECT COUNT(*), SUM(CASE WHEN SIZE_TYPE IN ('20RF', '40RF') THEN 1 ELSE 0 END) "
+                               "FROM {o}.CONTAINERS WHERE VOYAGE_ID = 1030")[0]
+    a = _answer(eng, "how many boxes are on voyage 1030 and how many of them are reefers?")
+    assert f"{total} containers" in a.text and f"{reefers} containers" in a.text and a.uncovered is None, a.text
+    flags = dict(_one(eng, "SELECT FLAG_STATE, COUNT(*) FROM {o}.VESSELS GROUP BY FLAG_STATE"))
+    b = _answer(eng, "how many ships are Panamanian-flagged and how many are Liberian?")
+    assert f"{flags['PA']} vessels" in b.text and f"{flags['LR']} vessels" in b.text, b.text
+
+
+def test_misspelt_question_words_and_framing_words_are_no_part_of_the_query(eng):
+    owner = _one(eng, "SELECT c.CARRIER_NAME FROM {o}.VESSELS v JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID "
+                      "WHERE v.VESSEL_NAME = 'Kota Singa'")[0][0]
+    assert owner in _answer(eng, "wich carrier runs the Kota Singa").text
+    assert "TEU" in _answer(eng, "is the Kyoto Express bigger than the Manulani in TEU terms?").text

@@ -264,6 +264,8 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     summary = link_summary(links)
     if require_links and not links:
         return DataAnswer(None, None, "it names no value of the data", summary)
+    if (both := _two_counts(eng, question)) is not None:
+        return both
     try:
         spec = planner.compose(question, schema, links)
         plan = planner.to_sql(spec, schema)
@@ -274,6 +276,13 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     parts = clauses(question)
     if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
         return stepped
+    return _run(eng, spec, plan, parts, links, summary)
+
+
+def _run(eng: Engine, spec: planner.Spec, plan: planner.Plan, parts: list[str], links: list[Link],
+         summary: list[dict[str, Any]]) -> DataAnswer:
+    """The plan run read-only and rendered, with what a second part asks added when it can be."""
+    schema, values = knowledge(eng)
     if spec.action == "count" and any(_names_nothing(c, schema, values) for c in parts[1:]):
         spec.action = "list"  # "how many ..., and which ones?": the rows, which the list counts too
         plan = planner.to_sql(spec, schema)
@@ -460,6 +469,30 @@ def _joined(first: DataAnswer, second: DataAnswer, word: str) -> DataAnswer | No
     return dataclasses.replace(first, text=f"{first.text}\n{second.text}", uncovered=None, second_plan=second.plan,
                                rows_shown=first.rows_shown + second.rows_shown,
                                reason=f"{first.reason}; {word} {second.reason}")
+
+
+_SECOND_COUNT = re.compile(r"^(?:and\s+)?how many\s+(?:(of\s+(?:those|them|these)|more)\s+)?", re.I)
+
+
+def _two_counts(eng: Engine, question: str) -> DataAnswer | None:
+    """"How many boxes are on voyage 1044 and how many of those are reefers?", "how many voyages are still
+    scheduled and how many already finished?": each count on its own, the second about the first's rows
+    (all its words, for "of those"; its noun, otherwise); None unless both are counts that answer."""
+    parts = asked_clauses(question)
+    if len(parts) != 2 or not all(re.match(r"(?:and\s+)?how many\b", p, re.I) for p in parts):
+        return None
+    first = answer_data(eng, parts[0])
+    if first.text is None or first.plan is None or first.plan.spec.action != "count" or first.uncovered:
+        return None
+    m = _SECOND_COUNT.match(parts[1])
+    rest = parts[1][m.end():] if m else parts[1]
+    of_those = bool(m and m.group(1) and m.group(1).lower().startswith("of"))
+    second_q = (f"{parts[0].rstrip('?, ')} that {rest}" if of_those
+                else f"how many {planner.noun(first.plan.spec.target)} {rest}")
+    second = answer_data(eng, second_q)
+    if second.plan is None or second.plan.spec.action != "count":
+        return None
+    return _joined(first, second, "and")
 
 
 _PRONOUN = re.compile(r"\b(?:it|its|she|her|he|him|they|them|their)\b", re.I)

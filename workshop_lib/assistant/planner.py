@@ -68,7 +68,8 @@ DESTINATION_WORDS = r"to|for|bound for|into|arriving|arrive|arrives|arriving at|
 _QUESTION = set("""how many much what which who whose where when is are was were do does did the a an of in on at for
 to from by with and or me show list tell give find please name there any all our we i you can could would
 have has had it its their that this these those get see about currently now some number count per each
-every again into onto anyway anyhow ok okay alright btw also oh hmm um well so instead""".split())  # and words that only lead in
+every again into onto anyway anyhow ok okay alright btw also oh hmm um well so instead too wat wich whats
+terms""".split())  # and words that only lead in or frame ("in TEU terms"), and misspelt question words
 
 
 # How a comparison is said back: (of a quantity, of a year or date)
@@ -588,6 +589,7 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _comparison_filters(words, schema, spec, named, used_columns)
     _year_filter(words, schema, spec, used_columns)
     _current_voyage(words, schema, spec)
+    _state_by_event(words, schema, spec)
     _contents(words, schema, spec, named)
     _qualifiers(words, spec, named, used_columns, schema)
     _negations(words, schema, spec, links, used_columns)
@@ -732,6 +734,66 @@ def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
     if any(f.role for f in spec.filters):
         # "carriers with a ship on its way to Jebel Ali": the voyage to the port would need the status too
         raise NoPlan("it asks about voyages sailing now, and one query here cannot tie that to the port's voyages")
+
+
+# an event of a voyage said in the question, and whether it has happened ("haven't left yet": no)
+_EVENTS = {"departed": r"left|departed|sailed|gone|leave|depart|sail", "arrived": r"arrived|finished|completed|docked|"
+           r"got in|come in|reached|arrive|finish|complete|dock|reach"}
+_NOT_YET = r"(?:haven't|hasn't|have not|has not|not|never|didn't|did not)\s+(?:yet\s+|even\s+)?|(?:yet|still)\s+to\s+"
+_ALREADY = r"(?:already\s+|have\s+|has\s+|had\s+)"
+
+
+def _state_by_event(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"How many voyages haven't left yet?", "which sailings have already arrived?": the values of a status
+    column whose comment says, per value, whether the voyage has departed and arrived, that agree with
+    what the words say happened; the words are taken."""
+    if any(f.column.name == "STATUS" for f in spec.filters):
+        return
+    for table, cols in schema.columns.items():
+        status = next((c for c in cols if c.name == "STATUS"), None)
+        states = _event_states(status.comment) if status is not None else {}
+        if status is None or not states or not (spec.target == table or schema.is_parent_path(spec.target, table)):
+            continue
+        _filter_by_event(words, spec, status, states)
+        return
+
+
+def _filter_by_event(words: _Words, spec: Spec, status: Column, states: dict[str, dict[str, bool]]) -> None:
+    """The status values that agree with the first event the words say happened or not; its words taken."""
+    for event, verbs in _EVENTS.items():
+        m = words.has(rf"(?:{_NOT_YET})(?:{verbs})|(?:{_ALREADY})(?:{verbs})")
+        if m is None:
+            continue
+        happened = not re.match(_NOT_YET, m.group(0), re.I)
+        values = [v for v, said in states.items() if said.get(event) is happened]
+        if re.match(r"\s+or\s+not\b", words.text[m.end():], re.I):
+            return  # "whether they have left or not": both (the "or not" rule takes the words)
+        if values:
+            spec.filters.append(Filter(status, "in", values, f"with {_label(status)} {' or '.join(values)}"))
+            words.take(m.start(), m.end())
+            for yet in re.finditer(r"\b(?:yet|already)\b", words.text, re.I):
+                words.take(yet.start(), yet.end())
+        return
+
+
+def _event_states(comment: str) -> dict[str, dict[str, bool]]:
+    """From a status comment ("COMPLETED (arrived before that date), ACTIVE (at sea: departed, not yet
+    arrived) or SCHEDULED (departs after it)"): per value, whether the voyage has departed and arrived."""
+    out: dict[str, dict[str, bool]] = {}
+    for value, said in re.findall(r"\b([A-Z]{3,})\s*\(([^)]*)\)", comment):
+        state: dict[str, bool] = {}
+        for event, stem_ in (("departed", "depart"), ("arrived", "arriv")):
+            if re.search(rf"not yet {stem_}|{stem_}\w* after", said, re.I):
+                state[event] = False
+            elif re.search(rf"\b{stem_}ed\b", said, re.I):
+                state[event] = True
+        if state.get("arrived"):
+            state["departed"] = True
+        if state.get("departed") is False:
+            state["arrived"] = False
+        if state:
+            out[value] = state
+    return out
 
 
 def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> None:
