@@ -879,7 +879,10 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # "who booked the cocoa again?": asking to be reminded is about what the user told, "my" or not
     if not (personal.refers_to_own(question) or _ABOUT_THE_TELLING.search(question)) and follow is None:
         named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
-        return _from_recalled(eng, named[1], named[0], False, user_id, agent_id) if named else None
+        if named:
+            return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)
+        held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
+        return _from_recalled(eng, question, held, False, user_id, agent_id) if held else None
     changed = _when_changed(eng, question, user_id, agent_id)
     if changed is not None:
         return changed

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from workshop_lib.assistant.schema_links import stem
 
 OWN = "OWN"            # the pseudo-table of values the data does not hold
-NAME, PLACE, MONEY = "NAME", "PLACE", "MONEY"
+NAME, PLACE, MONEY, CODE = "NAME", "PLACE", "MONEY", "CODE"
 
 # What a value is to the user, by the words that name that role (stems).
 ROLES: dict[str, frozenset[str]] = {
@@ -40,6 +40,8 @@ _ASKS_MONEY = re.compile(r"\bhow (?:much|many)\b|\b(?:combien|cu[aá]nt[oa]s?|wi
                          re.I)
 _ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|cities|towns?|country|countries|based|located|offices?)\b|"
                          r"\b(?:d[oó]nde|ciudad|oficina|o[uù]|ville|bureau|wo|stadt|b[üu]ro)\b", re.I)
+_ASKS_CODE = re.compile(r"\b(?:numbers?|refs?|references?|codes?|ids?|po|seal|tracking|n[uú]mero|nummer|referencia|"
+                        r"r[eé]f[eé]rence)\b", re.I)
 _ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|names?)\b|\b(?:customer|client|buyer|consignee|company|companies)s?\b|"
                         r"\b(?:qui[eé]n|qui|wer|cliente|kunden?|llamaba|s'appel\w*|hei(?:ß|ss)\w*)\b", re.I)
 
@@ -50,6 +52,8 @@ _CURRENCY = r"(?:USD|EUR|GBP|CNY|JPY|SGD|AED|dollars?|euros?|pounds?|bucks|[$€
 _AMOUNT = r"\d{1,3}(?:[,.\s]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?[kK]\b)?"
 _PER = r"(?:\s+(?:per|a|an|each|/)\s*(?:[\w-]+)(?:\s+box|\s+container)?)?"
 MONEY_RE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY}){_PER}", re.I)
+# a reference of theirs: letters and at least three digits in one word ("OV-2291", "TRLU7788123", "PO4471")
+CODE_RE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w-])")
 # a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
 NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
 # ("belongs to Bright Tools", "sold to Ferretti": a party, not a place)
@@ -75,7 +79,7 @@ unser unsere mein meine ich wir je hola bonjour moin hallo""".split())
 
 @dataclass(frozen=True)
 class OwnValue:
-    kind: str        # NAME | PLACE | MONEY
+    kind: str        # NAME | PLACE | MONEY | CODE
     value: str
     start: int
     end: int
@@ -89,7 +93,7 @@ def roles_of(text: str) -> set[str]:
 
 def asked_kind(question: str) -> str | None:
     """What a question about the user's own things asks for, when it names no table of the data."""
-    for kind, pattern in ((MONEY, _ASKS_MONEY), (PLACE, _ASKS_PLACE), (NAME, _ASKS_NAME)):
+    for kind, pattern in ((MONEY, _ASKS_MONEY), (PLACE, _ASKS_PLACE), (CODE, _ASKS_CODE), (NAME, _ASKS_NAME)):
         if pattern.search(question):
             return kind
     return None
@@ -125,6 +129,10 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
     def free(a: int, b: int) -> bool:
         return not any(a < e and s < b for s, e in spans)
 
+    for m in CODE_RE.finditer(text):  # a reference the data does not hold (the data's own are taken)
+        if free(m.start(), m.end()) and not re.fullmatch(r"\d+(?:st|nd|rd|th|kg|t|m|km|ft|teu|k)", m.group(0), re.I):
+            out.append(OwnValue(CODE, m.group(0), m.start(), m.end()))
+            spans.append((m.start(), m.end()))
     for m in MONEY_RE.finditer(text):
         if free(m.start(), m.end()):
             out.append(OwnValue(MONEY, m.group(0).strip(), m.start(), m.end()))

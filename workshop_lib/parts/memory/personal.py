@@ -541,9 +541,10 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     """What a memory says besides what a forget request names by value or by code; "" when the request
     names it by its noun, its role or "that" (it goes whole), or nothing else is in it."""
     entities = _remembered_entities(r)
-    named = [e[2] for e in entities if _named_in(e, request, values)]
     codes = [c for c in re.findall(r"[\w-]*\d[\w-]*", request) if _says_name(r.content or "", c)]
-    others = [e[2] for e in entities if e[2] not in named]
+    # a reference of theirs is a detail of what it belongs to: its words go, not the clause
+    named = [e[2] for e in entities if _named_in(e, request, values) and e[2] not in codes]
+    others = [e[2] for e in entities if e[2] not in named and e[2] not in codes]
     return what_stays(r.content or "", request, named, others) if (named or codes) and others else ""
 
 
@@ -743,7 +744,7 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     """The remembered entity a question refers to: the user's newest valid memory whose possessed
     noun the question uses, or whose linked table the question names; None when nothing matches."""
     if not refers_to_own(question):
-        return None
+        return kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
     # newest first; not those about another one of the role asked ("our coffee customer": not the cocoa buyer)
     memories = _may_be_meant(eng, question, user_id, agent_id)
     if not memories:
@@ -971,6 +972,24 @@ def _qualified_otherwise(asked: set[str], rec: Any) -> bool:
     """The question says which one of a role it means by a word of the data ("our coffee customer"),
     and the memory names another one of that role ("my cocoa buyer"): it is about another one."""
     return bool(asked and _qualifiers(rec.content or "") and not asked & content_words(rec.content or ""))
+
+
+def kind_of_named(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
+    """"What was the PO number for Kessel?": the reference that the newest memory naming one of their
+    names holds beside it; None when none does."""
+    kind = own_values.asked_kind(question)
+    if kind != own_values.CODE:  # a place or a name beside another name may be another party's (measured)
+        return None
+    for rec in reversed(_valid(eng, user_id, agent_id)):
+        entities = [tuple(e) for e in _remembered_entities(rec)]
+        names = [e for e in entities if e[:2] == (OWN, own_values.NAME) and _name_in(question, e[2]) is not None]
+        fits = [e for e in entities if e not in names and _fits_kind(list(e), kind)]
+        if names and fits:
+            table, column, value = fits[0]
+            meta = rec.metadata or {}
+            return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
+                            kind.lower(), direct=True, quote=not meta.get("change"))
+    return None
 
 
 def by_their_name(eng: Engine, question: str, *, user_id: str, agent_id: str) -> tuple[Recalled, str] | None:
