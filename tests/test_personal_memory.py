@@ -41,6 +41,14 @@ def _told_then_asked(eng, user: str, told: str, asked: str) -> tuple[str, str]:
     return answer, mode
 
 
+def _kept_after(eng, user: str, told: list[str]) -> str:
+    """What a user told in one thread, turn after turn: the text of their valid memories afterwards."""
+    service, thread = ChatService(eng), dict[str, str]()
+    for said in told:
+        _ask(service, user, said, thread)
+    return " ".join(r.content for r in personal.valid_memories(eng, user, eng.agent_id))
+
+
 def _told_in_turn_then_asked(eng, user: str, told: list[str], asked: str) -> tuple[str, str]:
     """What a user told in one thread, turn after turn, then asked in a new one: the answer and its mode."""
     service, thread = ChatService(eng), dict[str, str]()
@@ -383,12 +391,11 @@ def test_a_clause_set_off_by_a_dash_before_the_question_asks_nothing(eng):
 
 
 def test_a_name_said_to_be_the_wrong_one_retires_the_memory_holding_it(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "wrong-a", "Our new customer is Lindqvist Marine - they import marine engines through Hamburg.", thread)
-    _ask(service, "wrong-a", "sorry, typo on my side: the customer is Lindgren Marine, not Lindqvist.", thread)
-    kept = " ".join(r.content for r in personal.valid_memories(eng, "wrong-a", eng.agent_id))
+    kept = _kept_after(eng, "wrong-a", ["Our new customer is Lindqvist Marine - they import marine engines through "
+                                        "Hamburg.", "sorry, typo on my side: the customer is Lindgren Marine, not "
+                                        "Lindqvist."])
     assert "Lindgren" in kept and "Lindqvist Marine -" not in kept and "Lindqvist Marine," not in kept, kept
-    answer, _, _ = _ask(service, "wrong-a", "who's our customer again?", {"wrong-a": None})
+    answer, _, _ = _ask(ChatService(eng), "wrong-a", "who's our customer again?", {"wrong-a": None})
     assert "Lindgren" in answer, answer
     # a date said as the wrong one is no name ("June 14, not June 10")
     assert personal.rejected_names("the ETA is June 14, not June 10") == set()
@@ -474,18 +481,15 @@ def test_dont_save_that_said_of_its_own_sentence_forgets_nothing_before_it(eng):
 
 
 def test_forgetting_one_detail_of_a_sentence_keeps_the_rest_of_it(eng):
-    service, thread = ChatService(eng), dict[str, str]()
-    _ask(service, "part-a", "our forwarder Baltic Line holds booking ref BK-5521 for us, timber from Riga.", thread)
-    _ask(service, "part-a", "please forget booking ref BK-5521, it is cancelled.", thread)
-    kept = " ".join(r.content for r in personal.valid_memories(eng, "part-a", eng.agent_id))
+    kept = _kept_after(eng, "part-a", ["our forwarder Baltic Line holds booking ref BK-5521 for us, timber from Riga.",
+                                       "please forget booking ref BK-5521, it is cancelled."])
     assert "Baltic Line" in kept and "BK-5521" not in kept, kept
-    answer, mode, _ = _ask(service, "part-a", "who's our forwarder?", {"part-a": None})
+    answer, mode, _ = _ask(ChatService(eng), "part-a", "who's our forwarder?", {"part-a": None})
     assert "Baltic Line" in answer and "BK-5521" not in answer and mode == "rag", answer
     # a name forgotten takes the clause that goes on about it, and leaves the other name of the sentence
-    _ask(service, "part-b", "we truck everything in Antwerp through Scheldt Haulage, and our main buyer there is "
-                            "Mosa Foods - they import cocoa.", thread)
-    _ask(service, "part-b", "Mosa Foods closed down. Delete everything you know about them.", thread)
-    kept = " ".join(r.content for r in personal.valid_memories(eng, "part-b", eng.agent_id))
+    kept = _kept_after(eng, "part-b", ["we truck everything in Antwerp through Scheldt Haulage, and our main buyer "
+                                       "there is Mosa Foods - they import cocoa.",
+                                       "Mosa Foods closed down. Delete everything you know about them."])
     assert "Scheldt Haulage" in kept and "Mosa" not in kept and "cocoa" not in kept, kept
 
 
