@@ -276,13 +276,13 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     parts = clauses(question)
     if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
         return stepped
-    return _run(eng, spec, plan, parts, links, summary)
+    return _run(eng, (schema, values), spec, plan, parts, links, summary)
 
 
-def _run(eng: Engine, spec: planner.Spec, plan: planner.Plan, parts: list[str], links: list[Link],
-         summary: list[dict[str, Any]]) -> DataAnswer:
+def _run(eng: Engine, known: tuple[Schema, ValueIndex], spec: planner.Spec, plan: planner.Plan, parts: list[str],
+         links: list[Link], summary: list[dict[str, Any]]) -> DataAnswer:
     """The plan run read-only and rendered, with what a second part asks added when it can be."""
-    schema, values = knowledge(eng)
+    schema, values = known
     if spec.action == "count" and any(_names_nothing(c, schema, values) for c in parts[1:]):
         spec.action = "list"  # "how many ..., and which ones?": the rows, which the list counts too
         plan = planner.to_sql(spec, schema)
@@ -553,13 +553,15 @@ def _name_words(ref: str) -> set[str]:
 _ASKS = re.compile(r"(?:and\s+)?(?:what|what's|which|who|whose|where|where's|when|when's|how)\b", re.I)
 
 
+# words that point back at rows already asked for ("and which ones?", "- what is it?"), and those asking with them
+_BACK = frozenset({"ones", "they", "them", "those", "these", "all", "it", "that", "what's", "that's"})
+_ASKING_BACK = _BACK | {"what", "which", "is", "was", "are", "of"}
+
+
 def _only_asks_which(part: str) -> bool:
-    """"and which ones?", "how many?": a few words that ask for the rows themselves."""
-    words = [w for w in re.findall(r"[a-z']+", part.lower()) if w not in ("and", "so", "then", "also")]
-    return words == ["how", "many"] or (len(words) <= 3 and bool({"ones", "they", "them", "those", "these", "all",
-                                                                  "it", "that", "what's", "that's"} & set(words))
-                                        and not set(words) - {"what", "which", "is", "was", "are", "it", "that", "they", "of",
-                                                              "them", "those", "these", "ones", "all", "what's", "that's"})
+    """"and which ones?", "how many?", "- what is it?": a few words that ask for the rows themselves."""
+    said = [w for w in re.findall(r"[a-z']+", part.lower()) if w not in ("and", "so", "then", "also")]
+    return said == ["how", "many"] or (len(said) <= 3 and bool(_BACK & set(said)) and set(said) <= _ASKING_BACK)
 
 
 def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:

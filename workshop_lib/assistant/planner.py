@@ -764,10 +764,10 @@ def _filter_by_event(words: _Words, spec: Spec, status: Column, states: dict[str
         m = words.has(rf"(?:{_NOT_YET})(?:{verbs})|(?:{_ALREADY})(?:{verbs})")
         if m is None:
             continue
-        happened = not re.match(_NOT_YET, m.group(0), re.I)
-        values = [v for v, said in states.items() if said.get(event) is happened]
         if re.match(r"\s+or\s+not\b", words.text[m.end():], re.I):
             return  # "whether they have left or not": both (the "or not" rule takes the words)
+        happened = not re.match(_NOT_YET, m.group(0), re.I)
+        values = [v for v, said in states.items() if said.get(event) is happened]
         if values:
             spec.filters.append(Filter(status, "in", values, f"with {_label(status)} {' or '.join(values)}"))
             words.take(m.start(), m.end())
@@ -1119,7 +1119,6 @@ def _all_numbers_used(words: _Words, links: list[Link]) -> None:
         inside_link = any(lk.start <= m.start() < lk.end for lk in links)
         if m.start() not in words.used_numbers and not inside_link:
             raise NoPlan(f"it names {m.group(0)}, which no part of the query uses")
-
 
 
 def _near(schema: Schema, target: str, hops: int) -> list[str]:

@@ -386,7 +386,7 @@ def _listed_narrowed(links: list[Link], spans: dict[tuple[int, int, str, str], s
     return [lk for lk in links if not ((lk.start, lk.end, lk.table, lk.column) in listed and lk.value not in spans[second])]
 
 
-_LISTED = re.compile(r"\s*(?:,|and|or|&|/|,\s*and|,\s*or)?\s*")
+_LISTED = re.compile(r"\s*,?\s*(?:and|or|&|/)?\s*")  # what stands between two things listed
 
 
 def _intersected(links: list[Link], text: str) -> list[Link]:

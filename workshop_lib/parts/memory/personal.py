@@ -630,12 +630,7 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
 def _theirs_extracted(eng: Engine, text: str, names: Any, user_id: str, agent_id: str) -> list[PersonalCandidate]:
     """The turn's candidates, "the desk" read as "our desk" when the user told of their desk before
     ("our forwarding desk sits in Felixstowe", then "from June the desk operates out of Rotterdam")."""
-    nouns = {n for r in _valid(eng, user_id, agent_id) for n in (r.metadata or {}).get("nouns") or [] if len(n) > 2}
-    # "the" and "our" are the same length: what is extracted is cut from the user's own words at the same place
-    def theirs(m: re.Match[str]) -> str:  # in a statement only: "the customer I mentioned, who was it?" asks
-        end = re.search(r"[.!?]", text[m.end():])
-        return "our" if stem(m.group(1).lower()) in nouns and not (end and end.group(0) == "?") else m.group(0)
-    read = re.sub(r"\bthe(?=\s+([a-z]+)\b)", theirs, text, flags=re.I) if nouns else text
+    read = _the_as_our(eng, text, user_id, agent_id)
     # "which came first, opening the warehouse or signing Tagus?": the options asked between are no statement
     found = [c for c in extract(eng, read, own_names=names)
              if not (re.search(r"\bor\b", c.text, re.I) and re.search(r"\b(?:which|whether)\b[^?]*\?", read, re.I))]
@@ -643,6 +638,22 @@ def _theirs_extracted(eng: Engine, text: str, names: Any, user_id: str, agent_id
         return found
     return [dataclasses.replace(c, text=text[at:at + len(c.text)]) if (at := read.find(c.text)) >= 0 else c
             for c in found]
+
+
+def _the_as_our(eng: Engine, text: str, user_id: str, agent_id: str) -> str:
+    """The turn with "the X" of a statement written "our X" when X is a noun of one of their memories.
+    "The" and "our" are the same length: what is extracted is cut from their own words at the same place."""
+    # in a statement only: "the customer I mentioned, who was it?" asks
+    stated = [m for m in re.finditer(r"\bthe(?=\s+([a-z]+)\b)", text, re.I)
+              if not ((end := re.search(r"[.!?]", text[m.end():])) and end.group(0) == "?")]
+    if not stated:
+        return text  # the memories are read only when a statement says "the ..."
+    nouns = {n for r in _valid(eng, user_id, agent_id) for n in (r.metadata or {}).get("nouns") or [] if len(n) > 2}
+    read = text
+    for m in stated:
+        if stem(m.group(1).lower()) in nouns:
+            read = read[:m.start()] + "our" + read[m.end():]
+    return read
 
 
 def _to_be_forgotten(text: str) -> list[str]:
