@@ -1868,3 +1868,36 @@ def test_misspelt_question_words_and_framing_words_are_no_part_of_the_query(eng)
                       "WHERE v.VESSEL_NAME = 'Kota Singa'")[0][0]
     assert owner in _answer(eng, "wich carrier runs the Kota Singa").text
     assert "TEU" in _answer(eng, "is the Kyoto Express bigger than the Manulani in TEU terms?").text
+
+
+def test_a_negation_turns_round_only_the_words_it_governs(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CARGO_ITEMS ci JOIN {o}.CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID "
+                  "JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE v.STATUS = 'SCHEDULED' AND ci.UN_NUMBER IS NOT NULL")[0][0]
+    a = _answer(eng, "hazardous cargo lines in boxes on sailings that haven't departed yet: how many of them?")
+    assert f" {n} " in f" {a.text} " and "IS NOT NULL" in a.plan.sql, a.text
+    plain = _one(eng, "SELECT COUNT(*) FROM {o}.CARGO_ITEMS WHERE UN_NUMBER IS NULL")[0][0]
+    assert f" {plain} " in f" {_answer(eng, 'how many cargo lines are not dangerous goods?').text} "
+
+
+def test_how_many_teu_added_up_over_boxes_is_their_sum_and_a_list_never_answers_it(eng):
+    teu = _one(eng, "SELECT SUM(CASE WHEN SIZE_TYPE LIKE '20%' THEN 1 ELSE 2 END) FROM {o}.CONTAINERS "
+                    "WHERE VOYAGE_ID = 1030")[0][0]
+    a = _answer(eng, "add up every container on voyage 1030 - how many TEU does that come to?")
+    assert f"{teu:,}" in a.text and a.plan.spec.action == "aggregate", a.text
+    # a figure in a unit no row listed would show is not answered by listing the rows
+    b = assistant.answer_data(eng, "how many knots are the boxes on voyage 1030 doing?")
+    assert b.text is None
+
+
+def test_which_of_two_named_rows_is_more_is_never_answered_by_listing_their_rows(eng):
+    a = assistant.answer_data(eng, "Manulani or Kota Singa: which of them has more boxes loaded?")
+    assert a.text is None or ("Manulani" in a.text and "Kota Singa" in a.text and "container " not in a.text), a.text
+
+
+def test_a_row_named_below_the_table_asked_is_answered_with_the_name_above_it(eng):
+    name, flag, built = _one(eng, "SELECT c.CARRIER_NAME, v.FLAG_STATE, v.YEAR_BUILT FROM {o}.VESSELS v "
+                                  "JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID WHERE v.VESSEL_NAME = 'Manulani'")[0]
+    a = _answer(eng, "which line operates the Manulani, and which flag does she fly?")
+    assert name in a.text and flag in a.text and a.plan.spec.target == "VESSELS", a.text
+    b = _answer(eng, "Manulani: who runs it, and what year was it built?")
+    assert name in b.text and str(built) in b.text, b.text

@@ -52,7 +52,7 @@ COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters
                r"distribution|tally|"
                r"(?:^|\bthe |\ba |\btotal )number of")
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
-              "altogether": "SUM", "worth": "SUM"}
+              "altogether": "SUM", "worth": "SUM", r"add(?:s|ed|ing)? (?:it |them |those |these )?up": "SUM"}
 # the words that ask for a figure over rows (a count or an aggregate), for the router's handlers
 AGGREGATE_WORDS = re.compile(rf"\b(?:{COUNT_WORDS}|{'|'.join(AGGREGATES)})\b", re.I)
 # "running at -18", "a set point of -18": a set point; "a capacity of 20000": that value
@@ -262,7 +262,7 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     counted = re.search(r"\b(?:how many|number of|count of|count the)\s+(?:the\s+|all\s+(?:the\s+)?)?", words.text, re.I)
     if not counted:
         return None
-    right_after = [lk for lk in links if lk.start - counted.end() in (0, 1)]
+    right_after = _links_counted(links, counted.end())
     if not right_after and re.match(r"(?:on|in|at|for|aboard)\b", words.text[counted.end():], re.I):
         # "reefers only now: how many on voyage 1012?": what is counted was named before, as a kind of row
         right_after = [lk for lk in links if lk.end <= counted.start() and lk.how == "explained"][-1:]
@@ -272,6 +272,15 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     after = [(i, TABLE_NOUNS[w]) for i, w in words.free() if words.raw[i][0] - right_after[0].end in (0, 1)
              and TABLE_NOUNS.get(w) in schema.columns]
     return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
+
+
+def _links_counted(links: list[Link], at: int) -> list[Link]:
+    """The links right after "how many" at `at`; past the words of a description that qualify what is
+    counted ("how many frozen reefers": the reefers)."""
+    start = at
+    while (described := next((lk for lk in links if lk.start - at in (0, 1) and lk.how == "word"), None)):
+        at = described.end
+    return [lk for lk in links if lk.start - at in (0, 1)] or [lk for lk in links if lk.start - start in (0, 1)]
 
 
 def _summed_below(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
@@ -286,16 +295,28 @@ def _summed_below(words: _Words, schema: Schema, spec: Spec, named: list[Column]
     used.add(col.ref)
 
 
+# "how many TEU", "how many tonnes": a figure in a unit, not a count of rows
+_HOW_MANY_UNITS = r"how many (?:metric )?(tonnes|tons|kg|kilograms|kilos|metres|meters|feet|knots|teu)\b"
+
+
 def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
     """"How many tons can the Kota Singa carry?": a figure in a unit, not a count of rows. The one column
     of the rows asked about that holds that kind of figure is shown, in the unit asked."""
-    m = words.has(r"how many (?:metric )?(tonnes|tons|kg|kilograms|kilos|metres|meters|feet|knots)")
+    m = words.has(_HOW_MANY_UNITS)
     if m is None or spec.action not in ("count", "list", "lookup") or any(c.numeric for c in spec.show):
         return
     unit = m.group(1).lower()
-    held = [c for c in schema.columns.get(spec.target, []) if c.unit in _KINDS_OF_UNIT.get(unit, {unit})]
-    if len(held) == 1:  # several (a box's tare and gross weight): the words that name one decide, as before
-        spec.action, spec.show, spec.convert = "list", [held[0]], unit
+    held = [c for c in schema.columns.get(spec.target, []) if (c.unit or "").lower() in _KINDS_OF_UNIT.get(unit, {unit})]
+    if len(held) != 1:  # several (a box's tare and gross weight): the words that name one decide, as before
+        return
+    if _aggregate_asked(words) == "SUM" and not _names_one_row(spec):  # "add up the boxes at sea: how many TEU?"
+        spec.action, spec.fn, spec.measure, spec.show = "aggregate", "SUM", held[0], []
+        if unit != "teu":
+            spec.convert = unit
+        return
+    spec.action, spec.show = "list", [held[0]]
+    if unit != "teu":
+        spec.convert = unit
 
 
 def _more_of_which(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> None:
@@ -528,6 +549,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _how_many_units(words, schema, spec)
     _more_of_which(words, schema, spec, links)
     _show_named(schema, spec, named, used_columns)
+    _down_to_the_row_named(schema, spec, named, used_columns)
     _possessor_shown(words, schema, spec)
     _show_dates_filtered(spec)
     _ports_of_voyages(words, schema, spec)
@@ -552,7 +574,22 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _who_is_a_party(words, schema, spec)
     _capacity_is_not_load(words, spec)
     _show_compared(spec)
+    _the_form_asked(words, spec)
     return spec
+
+
+def _the_form_asked(words: _Words, spec: Spec) -> None:
+    """What the answer must be, whatever the plan found: "how many TEU" is a figure, "which of the two
+    is bigger" a comparison; rows listed without it answer something else."""
+    shows_a_figure = spec.measure is not None or any(c.numeric for c in spec.show)
+    if spec.action not in ("list", "lookup") or shows_a_figure:
+        return
+    if (unit := words.has(_HOW_MANY_UNITS)):
+        raise NoPlan(f"it asks how many {unit.group(1)}, and the rows it would list do not show that figure")
+    two = any(f.op == "in" and len(f.value) == 2 for f in spec.filters)
+    compared = rf"{_MORE}|{_LESS}|more|less|fewer|most|least|\w+er\s+than"
+    if two and spec.comparative is None and (words.has(r"\bthan\b") or (words.has(r"which|who") and words.has(compared))):
+        raise NoPlan("it asks which of the two is more, and the rows it would list compare nothing")
 
 
 def _columns_the_words_name(words: _Words, schema: Schema, spec: Spec) -> list[Column]:
@@ -606,6 +643,32 @@ def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: s
                 and col != spec.measure and col != spec.group and col not in spec.show \
                 and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
             spec.show.append(col)
+
+
+def _down_to_the_row_named(schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
+    """"Tabor: who operates it and what flag does it fly?": the words name one row of a table below the
+    target and ask its own columns too; that row is answered, with the target's name beside them (each
+    row has one row above it, so one query shows both)."""
+    if spec.action not in ("list", "lookup"):
+        return
+    used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
+    missing = [c for c in named if c.ref not in used and c != spec.measure and c != spec.group]
+    tables = {c.table for c in missing}
+    if len(tables) != 1 or not _one_row_below(schema, spec, next(iter(tables))):
+        return
+    table = next(iter(tables))
+    above = schema.name_column(spec.target)
+    spec.target = table
+    spec.show = [above] + [c for c in spec.show if c != above] + missing
+
+
+def _one_row_below(schema: Schema, spec: Spec, table: str) -> bool:
+    """A table below the target, with a row of it named, and one key leading up from it (a voyage's
+    two ports: which one the words mean is theirs to say)."""
+    if table == spec.target or spec.roles or not schema.is_parent_path(table, spec.target) \
+            or not any(f.column.table == table and f.op == "=" for f in spec.filters):
+        return False
+    return len({c for t, c, ref, _ in schema.foreign_keys if t == table and ref == spec.target}) == 1
 
 
 def _possessor_shown(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -890,6 +953,19 @@ def _who_is_a_party(words: _Words, schema: Schema, spec: Spec) -> None:
     named = {schema.name_column(t).name for t in tables if t in schema.columns}  # a position is named by its ship
     if not any(n.endswith("_NAME") for n in named):
         raise NoPlan("it asks who, and the rows it would show name nobody")
+    _company_above(schema, spec, tables)
+
+
+def _company_above(schema: Schema, spec: Spec, tables: set[str]) -> None:
+    """"Manulani: who runs it?": the row is named already, so who is the company above it."""
+    own = schema.name_column(spec.target)
+    parties = party_tables(schema)
+    if spec.action != "lookup" or tables & parties or not any(f.column == own and f.op == "=" for f in spec.filters):
+        return
+    above = [t for t in sorted(parties) if schema.is_parent_path(spec.target, t)]
+    if not above:
+        raise NoPlan("it asks who, and the only name the rows hold is the one it gives")
+    spec.show.insert(0, schema.name_column(above[0]))
 
 
 def _show_compared(spec: Spec) -> None:
@@ -1051,13 +1127,18 @@ def _null_filter(words: _Words, col: Column, null_means: str, said_as_empty: boo
     own words ("carriers in an alliance") is about the filled ones. A negation turns it round; the
     words it used are taken (they are what the filter says)."""
     empty = said_as_empty and not re.search(r"\b(?:not|no|never|without)\b", null_means, re.I)
-    cue = NEGATION_RE.search(words.text)
-    if cue is not None:
-        # "outside any alliance": the negation governs the column itself, so the rows are the empty ones
-        # whatever else is said; otherwise it turns round what the words said ("not dangerous goods")
-        governed = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", words.text[cue.end():])[:4]}
-        empty = True if governed & set(words_of(col.name.replace("_", " "))) else not empty
+    for cue in NEGATION_RE.finditer(words.text):
+        # only a negation of these words counts ("lines on voyages that haven't arrived" negates the arrival)
+        after = re.findall(r"[A-Za-z]+", words.text[cue.end():])[:4]
+        governed = {stem(w.lower()) for w in after}
+        if governed & set(words_of(col.name.replace("_", " "))):
+            empty = True  # "outside any alliance": the negation governs the column itself: the empty rows
+        elif {stem_root(w) for w in words_of(" ".join(after))} & meaning:
+            empty = not empty  # "not dangerous goods": it turns round what the words said
+        else:
+            continue
         words.take(cue.start(), cue.end())
+        break
     words.taken |= {i for i, (_, _, raw) in enumerate(words.raw) if stem_root(raw) in meaning}
     article = "an" if _label(col)[:1] in "aeiou" else "a"
     return Filter(col, "is null" if empty else "is not null", None,
@@ -1686,7 +1767,7 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
 def _list_action(words: _Words, spec: Spec, fn: str | None, measure: Column | None) -> None:
     """The rows, with the measure shown when the words ask nothing else; a lookup when the filters
     name one row."""
-    if fn and measure is None:
+    if fn and measure is None and not words.has(_HOW_MANY_UNITS):  # the unit names the column summed
         raise NoPlan(f"the {fn.lower()} of what: it names no column")
     if measure is not None and not spec.filters and not words.has(r"which|list|show|what are|name"):
         spec.show.append(measure)

@@ -223,7 +223,8 @@ class ValueIndex:
         as an ordinary word ("Shipping cocoa..." is not COSCO, "Long day" is not Long Beach)."""
         return {m.group(0).lower() for m in re.finditer(r"\b[A-Z][\w-]+", question)
                 if m.group(0).isupper() or not re.search(r"(?:^|[.!?:])\W*$", question[:m.start()])
-                or (m.group(0).lower() not in self.plain and len(m.group(0)) >= 6)}
+                or (m.group(0).lower() not in self.plain and len(m.group(0)) >= 6)
+                or (m.group(0).lower() not in self.plain and len(m.group(0)) >= 4 and _set_apart(question, m.end()))}
 
     def _owners_of_word(self, word: str, capital: bool) -> list[tuple[str, str, Any]]:
         """The rows one word names: a carrier by its first word ("COSCO", or "hapag" in lower case when
@@ -238,6 +239,12 @@ class ValueIndex:
 
     def _name_word(self, word: str, capital: bool) -> bool:
         return capital or (word not in self.plain and len(word) >= 6)
+
+
+def _set_apart(question: str, end: int) -> bool:
+    """"Tabor: who operates it?", "Pelepas - its locode?": a word said alone before a colon, a dash or a
+    question mark is the name of what the sentence is about."""
+    return re.match(r"\s*(?:[:?\u2013\u2014]|-\s)", question[end:]) is not None
 
 
 def _value_phrases(col: Any, values: list[Any], *, named: bool) -> list[tuple[str, str, str, Any, str]]:
