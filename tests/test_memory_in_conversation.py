@@ -426,3 +426,20 @@ def test_a_rate_said_in_french_sets_the_currency_and_a_later_one_replaces_it(eng
 def test_a_unit_nobody_reads_is_the_one_refused():
     (pref,) = preferences.extract("our yard is in Texas, so vessel lengths in feet please, no one here reads metres.")
     assert (pref.unit, pref.refused) == ("ft", ("m",))
+
+
+def test_a_thing_of_theirs_asked_without_saying_it_was_told_is_their_newest_words_on_it(eng, service):
+    threads: dict = {}
+    _ask(service, "m-ilse", "A cold store on Maydon Wharf was taken on by us last month, so reefer work in Durban goes "
+                            "through there from now on. Are 20' reefers available in Durban?", threads)
+    text, mode, body = _ask(service, "m-ilse", "Which wharf is our Durban cold store on?", threads, "t2")
+    assert mode == "rag" and "Maydon" in text and body["decision_explain"]["memory"]["said_at"], text
+    # another user asking the same gets nothing of hers
+    text, mode, _ = _ask(service, "m-olaf", "Which wharf is our Durban cold store on?", {}, "t1")
+    assert mode == "fallback" and "Maydon" not in text
+    # a name the user called the wrong one is never the words quoted
+    _ask(service, "m-ilse", "our new account is Harrow Tiles, they ship from Valencia.", threads, "t2")
+    _ask(service, "m-ilse", "correction: the account is Harrow Ceramics, not Harrow Tiles.", threads, "t3")
+    _ask(service, "m-ilse", "Harrow Tiles is a different firm altogether.", threads, "t3")
+    text, mode, _ = _ask(service, "m-ilse", "what's the name of our new account shipping from Valencia?", threads, "t4")
+    assert "different firm" not in text and (mode == "fallback" or "Ceramics" in text), text

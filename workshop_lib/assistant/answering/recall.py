@@ -623,14 +623,15 @@ _ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|t
 
 
 def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, anyway: bool = False,
-                 min_shared: int = said.MIN_SHARED) -> ChatAnswer | None:
+                 min_shared: int = said.MIN_SHARED, newest: bool = False) -> ChatAnswer | None:
     """No kept memory answers a question about what the user said: their own earlier statement that
     does, quoted (said.py), or None. A question about how things stand now is not answered from words
     that a later statement may have changed. With `anyway`, a question about their things that no other
-    way answered gets it too."""
+    way answered gets it too; with `newest`, the newest statement on its subject (said.find)."""
     if not (anyway or _ABOUT_THE_TELLING.search(question)):
         return None
-    found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared)
+    found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared,
+                      newest_on_subject=newest and not _ABOUT_THE_TELLING.search(question))
     if found is None:
         return None
     source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",
@@ -887,10 +888,10 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     if changed is not None:
         return changed
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
-    if rec is None:
-        return _said_answer(eng, question, user_id, agent_id) or _not_told(eng, question)
+    if rec is None:  # about their own things ("our Durban warehouse"): their own words, when some answer
+        return _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True) or _not_told(eng, question)
     found = _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
-    if found.mode != "fallback" or (quoted := _said_answer(eng, question, user_id, agent_id)) is None:
+    if found.mode != "fallback" or (quoted := _said_answer(eng, question, user_id, agent_id, newest=True)) is None:
         return found
     # "which customer did I mention ...": the memory found does not answer it; what they said does. The
     # thread still follows the memory's subject ("and when did it leave?")

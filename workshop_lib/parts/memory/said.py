@@ -29,7 +29,7 @@ _CODE = re.compile(r"\b(?=[\w-]*\d)[A-Za-z0-9][\w-]{2,}\b")
 _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many|heavy|cold|warm|long)\b|\b(?:rate|price|cost|charg\w*|fee|paying|"
                           r"temperature|set ?point|degrees|weight|count)\b|"
                           r"\b(?:combien|cu[aá]nt[oa]s?|wie viele?|prix|precio|preis|kosten|tarifa)\b", re.I)
-_ASKS_TIME = re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day|time)\b|\b(?:quand|cu[aá]ndo|wann)\b|"
+_ASKS_TIME = re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day|time|week|month|year)\b|\b(?:quand|cu[aá]ndo|wann)\b|"
                         r"\b(?:quel jour|qu[eé] d[ií]a|welche[nm]? tag)\b", re.I)
 _ASKS_CODE = re.compile(r"\b(?:number|ref|reference|booking|seal|code|id|num[eé]ro|nummer|r[eé]f[eé]rence)\b", re.I)
 # words that refer to the telling, not to what was told
@@ -62,13 +62,28 @@ _VALUE_KINDS = frozenset("""date dates day days time times temperature temperatu
 number numbers amount amounts weight weights figure figures value values much many long""".split())
 
 
-def _names_the_asked(question: str, statement: Said) -> bool:
-    """The statement (with the sentence before it) names what the question asks for by its noun, when
-    the question has one: "who handles customs" is not answered by a sentence about a haulier."""
+# "the name of the customer": the customer is what is asked
+_NAME_OF = re.compile(r"\bnames?\s+of\s+(?:the\s+|our\s+|my\s+|that\s+|this\s+)?([a-z]{4,})", re.I)
+
+
+def _asked_head(question: str) -> str:
     m = _HEAD.search(question)
     head = (m.group(1) or m.group(2)).lower() if m else ""
-    if not head or head in _TELLING or head in _VALUE_KINDS or not _words(head):
+    if head in ("name", "names", "") and (of := _NAME_OF.search(question)):
+        head = of.group(1).lower()
+    return head
+
+
+def _names_the_asked(question: str, statement: Said, *, head_needed: bool = False) -> bool:
+    """The statement (with the sentence before it) names what the question asks for by its noun, when
+    the question has one: "who handles customs" is not answered by a sentence about a haulier. With
+    `head_needed`, a question asking no kind of thing or value by its noun is answered by none."""
+    head = _asked_head(question)
+    if head in _VALUE_KINDS:
         return True  # a date, a price, a number: the kind of value, which _holds_asked checks
+    if not head or head in _TELLING or not _words(head):
+        # no noun says what is asked: only a kind of value (a time, an amount, a code) is checked
+        return not head_needed or any(r.search(question) for r in (_ASKS_TIME, _ASKS_AMOUNT, _ASKS_CODE))
     if _words(head) & (_words(statement.text) | _words(statement.context)):
         return True
     # "who's the customer for the machinery parts?": "... parts for Ridgeway Mining" names one without the word
@@ -132,23 +147,52 @@ def _without_rejected(said: list[Said], sentence: str) -> list[Said]:
     return [s for s in said if not wrong & {w.lower() for w in re.findall(r"[\w&'’-]+", s.text)}]
 
 
-def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared: int = MIN_SHARED) -> Said | None:
+def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared: int = MIN_SHARED,
+         newest_on_subject: bool = False) -> Said | None:
     """The user's statement that answers the question (see the module docstring), or None. Words the
     statement shares with the question count with those of the sentence before it in its message;
-    the value asked must be in the statement itself."""
+    the value asked must be in the statement itself. With `newest_on_subject` (a question that does not
+    say it asks what was told): the question must name what it asks, a name the user later called the
+    wrong one is never quoted, and a later statement on the same subject replaces the best one."""
     asked = _words(question)
-    if len(asked) < min_shared:
+    if len(asked) < min_shared or (newest_on_subject and _ASKS_AMOUNT.search(question)):
+        return None  # a count or a price told is often corrected in words no statement of theirs holds
+    found = _answering(question, _statements(eng, user_id, agent_id), min_shared, newest_on_subject)
+    if not found:
         return None
-    best: tuple[int, int, int, Said] | None = None
     original = bool(personal.HISTORY.search(question))
-    for i, s in enumerate(_statements(eng, user_id, agent_id)):
-        shared = len(asked & (_words(s.text) | _words(s.context)))
-        if shared < min_shared or not _holds_asked(question, s.text) or not _names_the_asked(question, s):
-            continue
-        # the statement that itself shares the words beats the one after it, which shares them
-        # through its context ("... importer of record is X. She's out this week.")
-        own = len(asked & _words(s.text))
-        order = -i if original else i  # the newest wins a tie; the oldest for "originally"
-        if best is None or (shared, own, order) > best[:3]:
-            best = (shared, own, order, s)
-    return best[3] if best else None
+
+    def rank(c: tuple[int, set[str], Said]) -> tuple[int, int, int]:
+        # the statement that itself shares the words beats the one after it, which shares them through
+        # its context ("... importer of record is X. She's out this week."); the newest wins a tie, the
+        # oldest for "originally"
+        i, common, s = c
+        return len(common), len(asked & _words(s.text)), -i if original else i
+
+    at, common, best = max(found, key=rank)
+    if newest_on_subject and not original:
+        later = [s for i, c, s in found if i > at and c & common]
+        return later[-1] if later else best
+    return best
+
+
+def _answering(question: str, statements: list[Said], min_shared: int, strict: bool) -> list[tuple[int, set[str], Said]]:
+    """(position, words shared with the question, statement) of each statement that holds what is asked."""
+    asked = _words(question)
+    rejected = set().union(*(personal.rejected_names(s.text) for s in statements)) if strict else set()
+    out = []
+    for i, s in enumerate(statements):
+        common = asked & (_words(s.text) | _words(s.context))
+        if len(common) >= min_shared and _holds_asked(question, s.text) \
+                and _names_the_asked(question, s, head_needed=strict) and not _names_rejected(s, rejected):
+            out.append((i, common, s))
+    return out
+
+
+def _names_rejected(statement: Said, rejected: set[str]) -> bool:
+    """The statement names a name the user called the wrong one and no other ("X is someone else");
+    the correction itself names the right one too ("it's Lindgren Marine, not Lindqvist")."""
+    names = {w.lower() for w in re.findall(r"(?<![\w-])[A-Z][\w&'’-]*", statement.text)}
+    first = re.match(r"\W*([\w&'’-]+)", statement.text)
+    names -= {first.group(1).lower()} - rejected if first else set()  # a sentence's first word is capitalised anyway
+    return bool(names & rejected) and not names - rejected
