@@ -443,3 +443,17 @@ def test_a_thing_of_theirs_asked_without_saying_it_was_told_is_their_newest_word
     _ask(service, "m-ilse", "Harrow Tiles is a different firm altogether.", threads, "t3")
     text, mode, _ = _ask(service, "m-ilse", "what's the name of our new account shipping from Valencia?", threads, "t4")
     assert "different firm" not in text and (mode == "fallback" or "Ceramics" in text), text
+
+
+def test_a_preference_said_in_french_spanish_or_german_and_a_rate_to_any_iso_code():
+    said = {"Désormais, donnez-moi les longueurs en pieds, pas en mètres.": ("distance", "ft"),
+            "De ahora en adelante quiero los pesos en libras, por favor, no en kilos.": ("weight", "lb"),
+            "Ab jetzt bitte alle Gewichte in Tonnen, nicht in Kilogramm.": ("weight", "tonnes"),
+            "From now on quote me prices in rand: 1 USD = 18.2 ZAR.": ("usd_rate", "ZAR 18.2")}
+    for text, (dimension, unit) in said.items():
+        assert [(p.dimension, p.unit) for p in preferences.extract(text)] == [(dimension, unit)], text
+    # "livres sterling" is money, not a weight; a price mentioned in passing states nothing
+    assert not [p for p in preferences.extract("Les prix en livres sterling, s'il vous plaît.") if p.dimension == "weight"]
+    assert preferences.extract("We paid 300 EUR for the last move.") == []
+    shown = preferences.render("Drayage: USD 100.00 per move", {"usd_rate": "ZAR 18.2"})
+    assert "ZAR 1,820.00" in shown and "USD 100" not in shown

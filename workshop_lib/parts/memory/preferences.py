@@ -26,9 +26,10 @@ MAX_LINES_SHORT = 3
 
 # dimension -> unit -> the words that name it
 UNITS: dict[str, dict[str, tuple[str, ...]]] = {
-    "weight": {"tonnes": ("tonnes", "tonne", "tons", "ton", "metric tons"),
-               "kg": ("kg", "kgs", "kilos", "kilo", "kilograms", "kilogram"),
-               "lb": ("lb", "lbs", "pounds")},
+    # (the words in English, French, Spanish and German: the languages the workshop's documents use)
+    "weight": {"tonnes": ("tonnes", "tonne", "tons", "ton", "metric tons", "toneladas", "tonnen"),
+               "kg": ("kg", "kgs", "kilos", "kilo", "kilograms", "kilogram", "kilogrammes", "kilogramos", "kilogramm"),
+               "lb": ("lb", "lbs", "pounds", "livres", "libras", "pfund")},
     "money": {"dollars": ("dollars", "dollar", "usd"), "cents": ("cents", "cent")},
     # the currency amounts are shown in; the data holds US dollars only, with no exchange rate
     "currency": {"USD": ("usd", "us dollars", "dollars", "dollar"), "EUR": ("eur", "euros", "euro", "€"),
@@ -42,19 +43,24 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
               "month_first": ("month first", "month-first", "mm/dd", "american", "us style", "us format"),
               "iso": ("iso", "yyyy-mm-dd")},
     # lengths and distances the data holds in metres: a ship's length, a port's draught
-    "distance": {"m": ("metres", "meters", "metre", "meter"), "ft": ("feet", "foot", "ft")},
+    "distance": {"m": ("metres", "meters", "metre", "meter", "mètres", "metros"),
+                 "ft": ("feet", "foot", "ft", "pieds", "pies", "fuß", "fuss")},
     "length": {"short": ("short", "brief", "concise", "one line", "one-liners", "terse", "shorter"),
                "long": ("detailed", "long", "full", "verbose", "longer", "in detail")},
 }
 _NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|instead of|rather than|drop|skip|scratch|scrap|ditch|cancel|forget|undo|"
-                              r"hate|avoid|nobody|no one|can't|cannot|won't)\b(?:\s+\w+){0,3}\s*$", re.I)
+                              r"hate|avoid|nobody|no one|can't|cannot|won't|"
+                              r"pas|jamais|sans|au lieu de|sin|nunca|en lugar de|en vez de|nicht|kein\w*|ohne|statt)\b"
+                              r"(?:\s+\w+){0,3}\s*$", re.I)
 # "kilos are useless", "the american format confuses my team": a word for the way of writing may come between
 _NEGATIVE_AFTER = re.compile(r"^\s*(?:format|style|way|ones?|version)?\s*(?:are|is)?\s*(?:useless|annoy\w*|confus\w*|"
                              r"wrong|bad|pointless|no use|not helpful|noise|mislead\w*)\b", re.I)
 # a sentence that asks for a way of answering, not one that only uses a unit ("we paid 2,300 dollars")
 _REQUEST = re.compile(r"\b(?:prefer|want|give me|show me|use|in|please|from now on|always|rather|instead|no|not|"
                       r"write|put|format|display|"
-                      r"don't|just|keep|scrap|scratch|ditch|cancel|forget|back to|switch\w*)\b", re.I)
+                      r"don't|just|keep|scrap|scratch|ditch|cancel|forget|back to|switch\w*|"
+                      r"en|donnez|donne|toujours|désormais|dorénavant|pas|dame|deme|siempre|por favor|"
+                      r"a partir de ahora|gib|geben|immer|bitte|ab jetzt|künftig|nicht)\b", re.I)
 # length is about the answers: "keep it short", "shorter answers", not "we're short on boxes"
 _ABOUT_ANSWERS = re.compile(r"\b(?:answers?|repl(?:y|ies)|responses?|(?:keep|make)\s+(?:it|them|things))\b", re.I)
 _QUESTION = re.compile(r"^\s*(?:what|which|who|where|when|why|how|is|are|was|were|does|did|can|could)\b", re.I)
@@ -62,7 +68,8 @@ _QUESTION = re.compile(r"^\s*(?:what|which|who|where|when|why|how|is|are|was|wer
 # ("can you give me weights in tonnes from now on?"); without that it is a one-off question.
 _POLITE = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:can|could|would|will)\s+you\b", re.I)
 _STANDING = re.compile(r"\b(?:from now on|always|going forward|in future|in the future|by default|every time|"
-                       r"from here on)\b", re.I)
+                       r"from here on|toujours|désormais|dorénavant|siempre|a partir de ahora|immer|ab jetzt|künftig)\b",
+                       re.I)
 _DATES_WORD = re.compile(r"\bdates?\b", re.I)
 # a date given as the example of the format wanted ("like 9 June", "like 09/06/2025")
 _EXAMPLE_WORDS = re.compile(r"\blike\s+\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
@@ -85,8 +92,9 @@ def _mentions(sentence: str, words: tuple[str, ...]) -> list[re.Match[str]]:
 
 
 _CODES = {word: code for code, words in UNITS["currency"].items() for word in words if code != "USD"}
+# (or any other currency by its ISO 4217 code in capitals: "1 USD = 5.6 BRL")
 _OTHER = (r"(eur|euros?|€|gbp|pounds?(?: sterling)?|sterling|£|jpy|yen|cny|rmb|yuan|renminbi|sgd|singapore dollars|aed|"
-          r"dirhams?|chf|swiss francs|francs suisses|franken|livres sterling|libras esterlinas)")
+          r"dirhams?|chf|swiss francs|francs suisses|franken|livres sterling|libras esterlinas|(?-i:(?!USD)[A-Z]{3}))")
 _USD_WORD = r"(?:usd|us dollars?|dollars?|d[oó]lar(?:es)?|\$|buck)"
 _NUM = r"(\d+(?:[.,]\d+)?)"
 # "0.95 euros to the dollar", "0.9 EUR per USD", "1 USD = 0.92 EUR", "a dollar buys 0.95 euros"
@@ -106,7 +114,8 @@ def _usd_rate(sentence: str) -> str | None:
         number, name = m.group(1), m.group(2)
     if number is None or name is None:
         return None
-    code = _CODES.get(name.lower()) or _CODES.get(name.lower().rstrip("s")) or _CODES.get(name.lower().split()[0])
+    code = _CODES.get(name.lower()) or _CODES.get(name.lower().rstrip("s")) or _CODES.get(name.lower().split()[0]) \
+        or (name if re.fullmatch(r"[A-Z]{3}", name) else None)
     rate = float(number.replace(",", "."))
     return f"{code} {rate:g}" if code and 0 < rate < 10_000 else None
 
@@ -119,9 +128,10 @@ def _states_preference(sentence: str) -> bool:
 
 
 # "pounds" is a weight or a currency: the words around it say which
-_WEIGHT_WORDS = re.compile(r"\b(?:weights?|weigh\w*|heavy|mass|kg|kgs|kilos?|tonnes?|tons?|vgm)\b", re.I)
+_WEIGHT_WORDS = re.compile(r"\b(?:weights?|weigh\w*|heavy|mass|kg|kgs|kilos?|tonnes?|tons?|vgm|poids|pesos?|gewicht\w*)\b",
+                           re.I)
 _MONEY_WORDS = re.compile(r"\b(?:prices?|costs?|amounts?|money|currency|rates?|charges?|fees?|quotes?|usd|dollars?|"
-                          r"eur|euros?|sterling|gbp)\b|[$€£]", re.I)
+                          r"eur|euros?|sterling|gbp|prix|precios?|preise?|montants?|importes?|beträge)\b|[$€£]", re.I)
 
 
 def _about(dimension: str, sentence: str) -> bool:
@@ -129,8 +139,8 @@ def _about(dimension: str, sentence: str) -> bool:
     weight or a currency is about weights or money when "pounds" could be either."""
     if dimension == "length":
         return bool(_ABOUT_ANSWERS.search(sentence))
-    if dimension == "weight" and re.search(r"\bpounds\b", sentence, re.I):
-        return bool(_WEIGHT_WORDS.search(sentence))
+    if dimension == "weight" and re.search(r"\b(?:pounds|livres|libras|pfund)\b", sentence, re.I):
+        return bool(_WEIGHT_WORDS.search(sentence)) and not re.search(r"sterling|esterlina", sentence, re.I)
     if dimension == "currency" and re.search(r"\bpounds\b", sentence, re.I):
         return bool(_MONEY_WORDS.search(sentence)) and not _WEIGHT_WORDS.search(sentence)
     return dimension != "dates" or bool(_DATES_WORD.search(sentence))
