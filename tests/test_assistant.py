@@ -1901,3 +1901,11 @@ def test_a_row_named_below_the_table_asked_is_answered_with_the_name_above_it(en
     assert name in a.text and flag in a.text and a.plan.spec.target == "VESSELS", a.text
     b = _answer(eng, "Manulani: who runs it, and what year was it built?")
     assert name in b.text and str(built) in b.text, b.text
+
+
+def test_a_status_said_and_an_event_said_must_agree(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CARGO_ITEMS ci JOIN {o}.CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID "
+                  "JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE v.STATUS = 'ACTIVE' AND ci.UN_NUMBER IS NOT NULL")[0][0]
+    a = _answer(eng, "hazardous cargo lines in boxes at sea that have not yet arrived - how many are there?")
+    assert f" {n} " in f" {a.text} " and "IS NOT NULL" in a.plan.sql, a.text
+    assert assistant.answer_data(eng, "how many finished voyages haven't arrived yet?").text is None

@@ -156,3 +156,23 @@ def test_a_load_of_goods_that_need_a_kind_of_box_gets_that_kind_first(eng):
     a = answer_question(eng, "I've got about 20 t of frozen fish to ship, which box should I lease?")
     first = re.search(r"\[([A-Z]{2}-[A-Z0-9]+)\]", a.answer)
     assert a.mode == "rag" and first is not None and first.group(1) == reefer, a.answer
+
+
+def test_a_load_of_goods_only_other_items_are_described_for_is_not_answered_by_capacity_alone(eng):
+    # the dry boxes hold 18 t by the tonnes their descriptions state, but only other equipment's
+    # descriptions speak of frozen goods: the capacity list would answer another question
+    frozen = [i for i in ITEMS if i.category == "equipment" and "frozen" in i.description.lower()]
+    assert frozen, "the catalog describes some equipment for frozen goods"
+    a = answer_question(eng, "I need a box for 18 t of frozen chicken, what should I book?")
+    assert "by the capacity each description states" not in a.answer
+    assert a.mode == "fallback" or any(i.item_id in a.answer for i in frozen), a.answer
+    b = answer_question(eng, "about 60 m3 of light cartons, what box?")
+    assert b.mode == "rag" and "EQ-40HC" in b.answer, b.answer
+
+
+def test_one_item_named_that_is_too_small_for_the_load_is_said_so(eng):
+    payload = next(c.amount for c in catalog_figures.capacities("t") if c.item.item_id == "EQ-20DV")
+    a = answer_question(eng, f"would {payload + 3:g} tonnes of granite setts fit in one 20' dry box?")
+    assert a.mode == "rag" and "EQ-20DV" in a.answer and "too small" in a.answer, a.answer
+    b = answer_question(eng, "I need a 20-footer for 15 t of frozen prawns, which one?")
+    assert "by the capacity each description states" not in b.answer, b.answer

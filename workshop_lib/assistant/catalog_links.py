@@ -123,6 +123,15 @@ _TABLE_WORDS = {_stem(w) for w in TABLE_NOUNS if w not in ("container", "contain
 _IDF = {w: math.log(len(ITEMS) / sum(w in ws for ws in _ITEM_WORDS)) for ws in _ITEM_WORDS for w in ws}
 
 
+def described_elsewhere(question: str, chosen: Sequence[Item]) -> set[str]:
+    """The words of a request that the descriptions of other equipment use and those of the items
+    chosen do not ("frozen" of "20 t of frozen fish": the reefers'): a need the chosen items do not meet."""
+    mine = set().union(*(_ITEM_WORDS[ITEMS.index(i)] for i in chosen))
+    others = set().union(*(ws for i, ws in zip(ITEMS, _ITEM_WORDS, strict=True) if i.category == "equipment" and i not in chosen))
+    asked = words(question) - _REQUEST_WORDS - _PLACE_WORDS - _TABLE_WORDS
+    return {w for w in asked & others - mine if not w.isdigit()}
+
+
 def rank(question: str, items: Sequence[Item] = ITEMS) -> list[ItemLink]:
     """Items ordered by the weight of the words they share with the question (none shared: left out).
     Words that name the data's tables ("voyage", "port") say where, not what is needed."""

@@ -810,8 +810,6 @@ def _state_by_event(words: _Words, schema: Schema, spec: Spec) -> None:
     """"How many voyages haven't left yet?", "which sailings have already arrived?": the values of a status
     column whose comment says, per value, whether the voyage has departed and arrived, that agree with
     what the words say happened; the words are taken."""
-    if any(f.column.name == "STATUS" for f in spec.filters):
-        return
     for table, cols in schema.columns.items():
         status = next((c for c in cols if c.name == "STATUS"), None)
         states = _event_states(status.comment) if status is not None else {}
@@ -827,16 +825,33 @@ def _filter_by_event(words: _Words, spec: Spec, status: Column, states: dict[str
         m = words.has(rf"(?:{_NOT_YET})(?:{verbs})|(?:{_ALREADY})(?:{verbs})")
         if m is None:
             continue
-        if re.match(r"\s+or\s+not\b", words.text[m.end():], re.I):
-            return  # "whether they have left or not": both (the "or not" rule takes the words)
+        if _event_said_otherwise(words, m):
+            return
         happened = not re.match(_NOT_YET, m.group(0), re.I)
         values = [v for v, said in states.items() if said.get(event) is happened]
+        if (given := next((f for f in spec.filters if f.column == status), None)) is not None:
+            _agrees(given, values, f"{'' if happened else 'not '}{event}")
+            values = []  # "at sea and not yet arrived": the status said says it all
         if values:
             spec.filters.append(Filter(status, "in", values, f"with {_label(status)} {' or '.join(values)}"))
+        if values or given is not None:
             words.take(m.start(), m.end())
             for yet in re.finditer(r"\b(?:yet|already)\b", words.text, re.I):
                 words.take(yet.start(), yet.end())
         return
+
+
+def _event_said_otherwise(words: _Words, m: re.Match[str]) -> bool:
+    """"Whether they have left or not": both (the "or not" rule takes the words); "not completed": the
+    words name a status value, which the negation turns round."""
+    return re.match(r"\s+or\s+not\b", words.text[m.end():], re.I) is not None \
+        or any(i in words.taken for i, (st, _, _) in enumerate(words.raw) if m.start() <= st < m.end())
+
+
+def _agrees(given: Filter, values: list[str], event: str) -> None:
+    """A status already said must be one of those the event allows ("completed and not yet arrived": none)."""
+    if not set(given.value if isinstance(given.value, list) else [given.value]) <= set(values):
+        raise NoPlan(f"it says {given.said} and {event}, and no row is both")
 
 
 def _event_states(comment: str) -> dict[str, dict[str, bool]]:
@@ -1133,7 +1148,7 @@ def _null_filter(words: _Words, col: Column, null_means: str, said_as_empty: boo
         governed = {stem(w.lower()) for w in after}
         if governed & set(words_of(col.name.replace("_", " "))):
             empty = True  # "outside any alliance": the negation governs the column itself: the empty rows
-        elif {stem_root(w) for w in words_of(" ".join(after))} & meaning:
+        elif {stem_root(w) for w in words_of(" ".join(after)) if len(w) >= 4} & meaning:
             empty = not empty  # "not dangerous goods": it turns round what the words said
         else:
             continue

@@ -676,12 +676,15 @@ def _load_fits(question: str, named: list[Any], decision: router.RouteDecision) 
     """The items whose stated capacity holds the load the question gives, smallest first; None when none
     does, or when the goods need a kind of box none of those is ("20 t of frozen fish": a reefer)."""
     fit = catalog_figures.fit(question, named)
-    if fit is None or not fit.holding:
-        return None
+    if fit is None or not (fit.holding or (len(named) == 1 and fit.short)):
+        return None  # (one item named and too small: that is the answer)
     kind = catalog_links.best(question, described=True)
     if not named and kind is not None and kind.item not in [c.item for c in fit.holding]:
         return None
     lead = [c.item for c in fit.holding]
+    if len(named) != 1 and catalog_links.described_elsewhere(question, lead):
+        # "20 t of frozen fish" (a 20-footer, of any kind): only other items' descriptions speak of frozen goods
+        return None
     return _figures_answer(decision, fit.sentence(), lead + [c.item for c in fit.short],
                            "the load given against the capacity each description states")
 
