@@ -1909,3 +1909,35 @@ def test_a_status_said_and_an_event_said_must_agree(eng):
     a = _answer(eng, "hazardous cargo lines in boxes at sea that have not yet arrived - how many are there?")
     assert f" {n} " in f" {a.text} " and "IS NOT NULL" in a.plan.sql, a.text
     assert assistant.answer_data(eng, "how many finished voyages haven't arrived yet?").text is None
+
+
+def test_words_of_plain_english_that_say_nothing_of_the_data_are_no_part_of_the_query(eng):
+    carrier = _one(eng, "SELECT c.CARRIER_NAME FROM {o}.VOYAGES v JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                        "JOIN {o}.CARRIERS c ON c.CARRIER_ID = s.CARRIER_ID WHERE v.VOYAGE_ID = 1020")[0][0]
+    assert carrier in _answer(eng, "which line is behind voyage 1020?").text
+    coldest = _one(eng, "SELECT MIN(REEFER_TEMP_C) FROM {o}.CONTAINERS")[0][0]
+    assert f"{coldest:g} °C" in _answer(eng, "what is the lowest set point on any box anywhere?").text
+    # a word the data holds nothing of still stops the plan
+    assert assistant.answer_data(eng, "which vessels are behind schedule?").text is None
+
+
+def test_the_voyage_after_the_one_sailing_now_is_not_answered_by_the_one_sailing_now(eng):
+    assert assistant.answer_data(eng, "where is the Manulani going after its current voyage?").text is None
+    now = _answer(eng, "where is the Manulani going on its current voyage?")
+    assert "ACTIVE" in now.text or "destination" in now.text, now.text
+
+
+def test_a_table_asked_for_where_a_thing_is_is_the_one_below_it_with_coordinates(eng):
+    a = answer_question(eng, "which table would show me where each vessel is at present?")
+    assert a.mode == "rag" and a.answer.split("\n")[1].startswith(f"- [{OWNER}.VESSEL_POSITIONS,"), a.answer
+    b = answer_question(eng, "which table tells me when a ship was built?")
+    assert f"{OWNER}.VESSELS" in b.answer.split("\n")[1], b.answer
+
+
+def test_a_count_asked_beside_a_total_is_never_answered_by_the_total_alone(eng):
+    a = assistant.answer_data(eng, "for Matson: the number of vessels and their combined TEU?")
+    assert a.text is None or ("vessels" in a.text and re.search(r"\b\d+ vessels?\b", a.text)), a.text
+    total = _one(eng, "SELECT SUM(v.CAPACITY_TEU) FROM {o}.VESSELS v JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID "
+                      "WHERE c.CARRIER_NAME = 'Matson'")[0][0]
+    text = _answer(eng, "what is the combined TEU of the Matson ships?").text
+    assert f"{total:,}" in text or f" {total} " in text, text

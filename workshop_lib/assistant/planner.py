@@ -96,7 +96,8 @@ move moves moving moved transport transports transporting transported planned bo
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details
-tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu fahrenheit celsius mph miles hour pounds lbs""".split())
+tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu fahrenheit celsius mph miles hour pounds lbs
+thing things stuff according behind while whilst anywhere somewhere everywhere""".split())
 
 
 class NoPlan(WorkshopError):
@@ -578,9 +579,17 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     return spec
 
 
+def _count_beside_an_aggregate(words: _Words, spec: Spec) -> None:
+    """"Number of ships and total TEU": the sum answers half of it."""
+    counted = words.has(r"\b(?:how many|number of)\s+(?:the\s+)?([a-z]+)")
+    if spec.action == "aggregate" and counted and TABLE_NOUNS.get(words_of(counted.group(1))[0]) in TABLE_NOUNS.values():
+        raise NoPlan(f"it asks how many {counted.group(1)} as well, which one {spec.fn or 'aggregate'} does not show")
+
+
 def _the_form_asked(words: _Words, spec: Spec) -> None:
     """What the answer must be, whatever the plan found: "how many TEU" is a figure, "which of the two
     is bigger" a comparison; rows listed without it answer something else."""
+    _count_beside_an_aggregate(words, spec)
     shows_a_figure = spec.measure is not None or any(c.numeric for c in spec.show)
     if spec.action not in ("list", "lookup") or shows_a_figure:
         return
@@ -759,7 +768,7 @@ def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
     report puts it (the table whose rows point at it and hold a latitude). "Where is she heading?":
     the destination of the voyage that report names, read from the schema: the report's voyage column
     says which status its voyage has ("The ACTIVE voyage the vessel is sailing")."""
-    if not words.has(r"where(?:'s|s)?") or _has_place(schema, spec.target):
+    if not words.has(r"where(?:'s|s)?") or has_place(schema, spec.target):
         return
     child = next((t for t, _, rt, _ in schema.foreign_keys if rt == spec.target
                   and {"LATITUDE", "LONGITUDE"} <= {c.name for c in schema.columns[t]}), None)
@@ -770,7 +779,7 @@ def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
         return
     for t, column, voyage_table, _ in schema.foreign_keys:
         status = _status_named(schema, voyage_table, t, column)
-        if t == child and status is not None and _has_place(schema, voyage_table):
+        if t == child and status is not None and has_place(schema, voyage_table):
             spec.target = voyage_table
             spec.filters.append(Filter(status[0], "=", status[1], f"with {_label(status[0])} {status[1]}"))
             return
@@ -787,8 +796,11 @@ def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
     """"The Kyoto Express's current voyage", "voyages under way": the voyage a vessel is sailing now, whose
     status the position report's voyage column names in its comment ("The ACTIVE voyage the vessel is
     sailing"), when the rows are voyages or belong to one and no status is asked already."""
-    if not _CURRENT.search(words.text) or any(f.column.name == "STATUS" for f in spec.filters):
+    current = _CURRENT.search(words.text)
+    if not current or any(f.column.name == "STATUS" for f in spec.filters):
         return
+    if re.search(r"\b(?:after|following|once|beyond)\s+(?:\S+\s+){0,2}$", words.text[:current.start()], re.I):
+        raise NoPlan("it asks about the voyage after the one sailing now, which one query here does not pick")
     for t, column, voyage_table, _ in schema.foreign_keys:
         status = _status_named(schema, voyage_table, t, column)
         if status is not None and (spec.target == voyage_table or schema.is_parent_path(spec.target, voyage_table)):
@@ -890,7 +902,8 @@ def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) ->
         spec.target = inside[0]
 
 
-def _has_place(schema: Schema, table: str) -> bool:
+def has_place(schema: Schema, table: str) -> bool:
+    """The table's rows say where something is: a port, or coordinates."""
     return any(c.name.endswith("_PORT_ID") or c.name == "LATITUDE" for c in schema.columns.get(table, [])) \
         or table == "PORTS"
 

@@ -1028,6 +1028,7 @@ def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, ve
     tables = [] if overview else tables_in(question)
     if not overview and len(tables) != 1:
         return turn
+    tables = [_where_it_is_kept(eng, question, tables[0])] if tables else tables
     wide = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector, category="table", top_k=20)
     chunks = [c for c in wide.considered if c.kind == "table" and (overview or c.subject.endswith("." + tables[0]))]
     for c in chunks:
@@ -1036,6 +1037,19 @@ def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, ve
                             context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score,
                             top_k=max(turn.top_k, len(chunks)), category=("table",), considered=wide.considered,
                             tokenizer=turn.tokenizer)
+
+
+def _where_it_is_kept(eng: Engine, question: str, table: str) -> str:
+    """"Which table says where the ships are?": a place asked of a table that holds none (no port, no
+    coordinates) is kept in the one table a key below it that does (the position reports)."""
+    schema, _ = assistant.knowledge(eng)
+    if not re.search(r"\bwhere\b", question, re.I) or planner.has_place(schema, table):
+        return table
+    below = [t for t in schema.columns if t != table and len(schema.path(t, table) or []) == 1
+             and schema.is_parent_path(t, table) and planner.has_place(schema, t)]
+    # where a thing is (not where it goes): the rows with coordinates, when one table below has them
+    points = [t for t in below if any(c.name == "LATITUDE" for c in schema.columns[t])]
+    return points[0] if len(points) == 1 else below[0] if len(below) == 1 else table
 
 
 def _stems(text: str) -> set[str]:
