@@ -1941,3 +1941,19 @@ def test_a_count_asked_beside_a_total_is_never_answered_by_the_total_alone(eng):
                       "WHERE c.CARRIER_NAME = 'Matson'")[0][0]
     text = _answer(eng, "what is the combined TEU of the Matson ships?").text
     assert f"{total:,}" in text or f" {total} " in text, text
+
+
+def test_events_said_as_plural_nouns_count_the_rows_they_happen_to(eng):
+    n = sum("2025-06-12" <= str(d)[:10] <= "2025-06-18" for d, in _one(eng, "SELECT DEPARTURE_DATE FROM {o}.VOYAGES"))
+    a = _answer(eng, "how many departures are there from 12 to 18 June?")
+    assert f" {n} " in f" {a.text} " and a.plan.spec.target == "VOYAGES", a.text
+
+
+def test_the_most_or_least_common_value_of_a_column_counts_the_rows_per_value(eng):
+    counts = dict(_one(eng, "SELECT SIZE_TYPE, COUNT(*) FROM {o}.CONTAINERS GROUP BY SIZE_TYPE"))
+    top = max(counts.values())
+    a = _answer(eng, "what is the most common size type among the containers?")
+    assert a.plan.spec.action == "group_top" and all(f"{k}: {top}" in a.text for k, v in counts.items() if v == top), a.text
+    low = min(counts.values())
+    b = _answer(eng, "which size type is the least common?")
+    assert all(f"{k}: {low}" in b.text for k, v in counts.items() if v == low), b.text

@@ -97,7 +97,7 @@ three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu fahrenheit celsius mph miles hour pounds lbs
-thing things stuff according behind while whilst anywhere somewhere everywhere""".split())
+thing things stuff according behind while whilst anywhere somewhere everywhere among amongst""".split())
 
 
 class NoPlan(WorkshopError):
@@ -243,7 +243,15 @@ def _target_without_a_noun(words: _Words, schema: Schema, links: list[Link]) -> 
     named = schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
     if named and named[0][0] >= 2:  # "total TEU capacity per alliance": the rows of the column it measures
         return named[0][1].table
+    if named and named[0][0] >= 1.5 and _events_counted(words, schema, named[0][1]):
+        return named[0][1].table  # "how many arrivals between 10 and 20 June": each row arrives once
     raise NoPlan("it names no table or value of the data")
+
+
+def _events_counted(words: _Words, schema: Schema, col: Column) -> bool:
+    """A date column's event said as a plural noun ("arrivals", "departures"): the rows it happens to."""
+    own = schema.name_words(col)
+    return col.is_date and any(raw.endswith("s") and words.mapped[i] in own for i, (_, _, raw) in enumerate(words.raw))
 
 
 def _child_asked(words: _Words, schema: Schema, named_table: str) -> str | None:
@@ -1241,6 +1249,9 @@ def _most_of(words: _Words, schema: Schema, spec: Spec) -> None:
     m = words.has(r"(most|fewest|least|highest number of|largest number of|smallest number of)\s+(\w+)")
     if not m:
         return
+    if re.fullmatch(r"common|frequent|usual|popular", m.group(2), re.I):
+        _most_common(words, schema, spec, m)
+        return
     table = TABLE_NOUNS.get(words_of(m.group(2))[0] if words_of(m.group(2)) else "")
     if table is not None and table == spec.target:
         _most_per_value(words, schema, spec, m)
@@ -1253,6 +1264,27 @@ def _most_of(words: _Words, schema: Schema, spec: Spec) -> None:
         words.used_numbers.add(n.start(1))
     spec.target, spec.action, spec.n = table, "group_top", _count_of(n.group(1)) if n else 1
     spec.direction = "ASC" if re.match(r"fewest|least|smallest", m.group(1), re.I) else "DESC"
+
+
+def _most_common(words: _Words, schema: Schema, spec: Spec, most: re.Match[str]) -> None:
+    """"The most common flag state among our ships": the rows counted per value of the column the words
+    after it name, the top value kept (ties shown); "least common" the bottom one."""
+    after = re.match(r"\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)(?=\s+(?:among|amongst|of|in|on|across|for|is|are|was)\b|\s*[?.,]|$)",
+                     words.text[most.end():], re.I)
+    # "which container type is the most common?": the words after which
+    before = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:is|are|was|were)\s+(?:the\s+)?$",
+                       words.text[:most.start()], re.I)
+    said = after or before
+    if said is None:
+        return
+    cols = schema.columns_named(words_of(said.group(1)), [spec.target])
+    if not cols or cols[0][0] < 1 or cols[0][1].is_key or cols[0][1].numeric:
+        return
+    spec.group, spec.action, spec.n = cols[0][1], "group_top", 1
+    spec.direction = "ASC" if re.match(r"fewest|least", most.group(1), re.I) else "DESC"
+    words.take(most.start(), most.end() + (after.end(1) if after else 0))
+    if before is not None:
+        words.take(before.start(1), before.end(1))
 
 
 def _most_per_value(words: _Words, schema: Schema, spec: Spec, most: re.Match[str]) -> None:
