@@ -457,3 +457,13 @@ def test_a_preference_said_in_french_spanish_or_german_and_a_rate_to_any_iso_cod
     assert preferences.extract("We paid 300 EUR for the last move.") == []
     shown = preferences.render("Drayage: USD 100.00 per move", {"usd_rate": "ZAR 18.2"})
     assert "ZAR 1,820.00" in shown and "USD 100" not in shown
+
+
+def test_a_question_in_another_language_about_a_remembered_thing_is_not_answered_by_its_value(eng, service):
+    threads: dict = {}
+    box = eng.query("SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID")[3][0]
+    _ask(service, "m-jonas", f"Our container is {box}, please keep an eye on it.", threads)
+    text, mode, _ = _ask(service, "m-jonas", "Auf welchem Schiff ist unser Container?", threads, "t2")
+    assert not (mode == "rag" and text.startswith("Your container is")), text
+    text, mode, _ = _ask(service, "m-jonas", "what's our container number again?", threads, "t2")
+    assert mode == "rag" and box in text, text

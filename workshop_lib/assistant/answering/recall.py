@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
 from workshop_lib.assistant import document_reader, planner
+from workshop_lib.assistant.answering import router
 from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question
 from workshop_lib.assistant.schema_links import words_of
 from workshop_lib.data.supplychain_data import OWNER
@@ -239,6 +240,9 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     table_word, kept = _other_table_word(question, rec, place)
     if table_word is not None:
         return table_word
+    if router.FOREIGN_RE.search(question):
+        # "Auf welchem Schiff ist mein Container?": the words around the thing are not read in that language
+        return "what the question asks in its own language"
     return _other_column(eng, kept, rec, place)
 
 
