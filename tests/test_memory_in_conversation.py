@@ -467,3 +467,12 @@ def test_a_question_in_another_language_about_a_remembered_thing_is_not_answered
     assert not (mode == "rag" and text.startswith("Your container is")), text
     text, mode, _ = _ask(service, "m-jonas", "what's our container number again?", threads, "t2")
     assert mode == "rag" and box in text, text
+
+
+def test_a_word_capitalised_only_because_it_starts_the_sentence_is_no_name():
+    found = own_values.find("Back in March our Hamburg pickups were done by Elbe Kurier.", [], places={"hamburg"})
+    assert [v.value for v in found if v.kind == own_values.NAME] == ["Elbe Kurier"], found
+    # a name of theirs that starts a sentence is still a name, alone or with more words
+    assert [v.value for v in own_values.find("Brennan do all our runs.", [], places=set())] == ["Brennan"]
+    assert [v.value for v in own_values.find("Global Freight Ltd does our trucking.", [], places=set())] == \
+        ["Global Freight Ltd"]

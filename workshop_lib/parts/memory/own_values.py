@@ -16,10 +16,13 @@ lists of phrasings:
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from workshop_lib.assistant.schema_links import stem
+from workshop_lib.data import catalog
 
 OWN = "OWN"            # the pseudo-table of values the data does not hold
 NAME, PLACE, MONEY, CODE = "NAME", "PLACE", "MONEY", "CODE"
@@ -115,6 +118,16 @@ def ordinary(word: str) -> bool:
     return word.lower() in _CALENDAR or word.lower() in _ORDINARY
 
 
+@functools.lru_cache(maxsize=1)
+def _words_in_lower_case() -> frozenset[str]:
+    """The words the workshop's own texts (its documents, the catalog's descriptions) write in lower
+    case: one of them alone at the start of a sentence is that word, not a name."""
+    root = Path(catalog.__file__).parent / "corpus" / "docs"
+    texts = [p.read_text(encoding="utf-8", errors="ignore") for p in sorted(root.rglob("*")) if p.suffix in (".md", ".txt")]
+    texts += [i.description for i in catalog.ITEMS]
+    return frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z'’-]+(?![\w'’-])", " ".join(texts)))
+
+
 def _sentence_start(text: str, at: int) -> bool:
     before = text[:at].rstrip()
     return not before or before[-1] in ".!?:;"
@@ -159,6 +172,8 @@ def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     while tokens and (tokens[0][1].lower() in _CALENDAR or tokens[0][1].lower() in ("i", "i'm") or
                       (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
         tokens = tokens[1:]
+    if len(tokens) == 1 and _sentence_start(text, tokens[0][0]) and tokens[0][1].lower() in _words_in_lower_case():
+        return None  # "Back in March ...": a word the workshop's texts write in lower case, capitalised to start
     while tokens and tokens[-1][1].lower() in ("&", "and", "of", "de", "del", "da", "van", "von"):
         tokens = tokens[:-1]
     if not tokens:
