@@ -19,6 +19,7 @@ is then fallback, never a grounded badge on a non-answer.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ from workshop_lib.engines.readonly import SqlRefused
 from workshop_lib.parts import gates, grounded, retrieval
 from workshop_lib.parts.agent import memory, offline, toolbox
 from workshop_lib.parts.agent.sqlplan import core, tables_in, tables_read
-from workshop_lib.parts.ingest import ask, index, sanitize
+from workshop_lib.parts.ingest import ask, corpus, index, sanitize
 from workshop_lib.parts.memory import card_answer as with_memory
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -1338,12 +1339,37 @@ def _not_answered_by(reading: Any, docs, decision: router.RouteDecision) -> Chat
         return _declined(decision, f"The passage of {reading.subject} that answers this holds a person's private "
                          "details (bank, card, phone or e-mail), which I do not give out.", "documents (Part 8)")
     shared = document_reader._stems(docs.question) & document_reader._stems(reading.sentence or "")
-    if reading.kind is None and not shared:
-        # no sentence of it shares a word with the question: it resembles the question, it does not answer it
-        # (one word is enough: an English question about a German notice shares only its names)
+    if reading.kind is None and not _topic_named(docs, shared) and len(shared) < _words_to_share(docs.question,
+                                                                                                   reading.subject):
+        # the sentence shares too few words with the question: it resembles the question, it does not answer it
         return _declined(decision, f"The closest document ({reading.subject}) has no passage about what you ask, "
                          "so I will not answer from it.", "documents (Part 8)")
     return None
+
+
+def _topic_named(docs: Any, shared: set[str]) -> bool:
+    """An acronym or a code of the question ("VGM", "CL-2025-0533") in the sentence, or a code in the
+    passages used: the question names what the document is about."""
+    said = re.findall(r"\b(?:[A-Z]{2,}\w*|\w*\d[\w-]*)\b", docs.question)
+    passages = " ".join(str(c.get("text", "")) for c in docs.decision.used_chunks)
+    return bool(shared & document_reader._stems(" ".join(said))) or \
+        any(re.search(r"\d", w) and len(w) >= 5 and w in passages for w in said)
+
+
+def _words_to_share(question: str, subject: str) -> int:
+    """How many words the answering sentence must share with the question: two in the same language
+    ("welche Spalte ... Schiffs" and a strike notice's "Schiffe" share one, by chance), one across
+    languages (an English question about a German notice shares only its names)."""
+    foreign_question = router.FOREIGN_RE.search(question) is not None
+    foreign_document = _document_languages().get(subject, "en") != "en"
+    return 1 if foreign_question != foreign_document else 2
+
+
+@functools.lru_cache(maxsize=1)
+def _document_languages() -> dict[str, str]:
+    """Document id (its path without the extension) -> its language, from the corpus manifest."""
+    rows = [json.loads(line) for line in corpus.MANIFEST.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {str(r["path"]).rsplit(".", 1)[0]: str(r.get("lang", "en")) for r in rows}
 
 
 def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, compared: dict,
