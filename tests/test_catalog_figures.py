@@ -176,3 +176,12 @@ def test_one_item_named_that_is_too_small_for_the_load_is_said_so(eng):
     assert a.mode == "rag" and "EQ-20DV" in a.answer and "too small" in a.answer, a.answer
     b = answer_question(eng, "I need a 20-footer for 15 t of frozen prawns, which one?")
     assert "by the capacity each description states" not in b.answer, b.answer
+
+
+def test_a_need_described_without_a_request_verb_finds_the_item_when_the_knowledge_falls_back(eng):
+    # the words of the open top's description: goods lowered in by crane that do not fit through doors
+    a = answer_question(eng, "marble slabs that will not go through the doors - what box?")
+    assert a.mode == "rag" and "EQ-20OT" in a.answer.split("\n")[1], a.answer
+    # a compound in the question names its parts ("crane-lifted": a crane)
+    b = answer_question(eng, "a transformer that's way out of gauge, crane-lifted from the side")
+    assert b.mode == "rag" and "EQ-40FR" in b.answer, b.answer

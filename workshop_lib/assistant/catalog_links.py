@@ -42,11 +42,14 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word  # "crane" and "craned"
 
 
-def words(text: str) -> set[str]:
-    """The content words of a text, stemmed; sizes such as 20' or 40-foot become "20", "40"."""
+def words(text: str, *, parts: bool = False) -> set[str]:
+    """The content words of a text, stemmed; sizes such as 20' or 40-foot become "20", "40". With `parts`
+    (a question's words), a compound's parts are its words too: "crane-loaded" asks for a crane."""
     t = text.lower().replace("twenty", "20").replace("forty", "40")
-    return {_stem(w) for w in re.findall(r"[a-z][a-z-]*[a-z]|\d{2}(?=\s*(?:'|ft|foot|feet|footer|-))", t)
-            if w not in _STOP}
+    found = re.findall(r"[a-z][a-z-]*[a-z]|\d{2}(?=\s*(?:'|ft|foot|feet|footer|-))", t)
+    if parts:
+        found += [part for w in found if "-" in w for part in w.split("-") if len(part) > 2]
+    return {_stem(w) for w in found if w not in _STOP}
 
 
 # a request for something to use, lease or buy: the catalog's kind of question
@@ -128,14 +131,14 @@ def described_elsewhere(question: str, chosen: Sequence[Item]) -> set[str]:
     chosen do not ("frozen" of "20 t of frozen fish": the reefers'): a need the chosen items do not meet."""
     mine = set().union(*(_ITEM_WORDS[ITEMS.index(i)] for i in chosen))
     others = set().union(*(ws for i, ws in zip(ITEMS, _ITEM_WORDS, strict=True) if i.category == "equipment" and i not in chosen))
-    asked = words(question) - _REQUEST_WORDS - _PLACE_WORDS - _TABLE_WORDS
+    asked = words(question, parts=True) - _REQUEST_WORDS - _PLACE_WORDS - _TABLE_WORDS
     return {w for w in asked & others - mine if not w.isdigit()}
 
 
 def rank(question: str, items: Sequence[Item] = ITEMS) -> list[ItemLink]:
     """Items ordered by the weight of the words they share with the question (none shared: left out).
     Words that name the data's tables ("voyage", "port") say where, not what is needed."""
-    asked = words(question) - _TABLE_WORDS
+    asked = words(question, parts=True) - _TABLE_WORDS
     out = []
     for item, item_words in zip(ITEMS, _ITEM_WORDS):
         if item not in items:
@@ -153,7 +156,7 @@ def best(question: str, items: Sequence[Item] = ITEMS, *, described: bool = Fals
     ranked = rank(question, items)
     if not ranked or ranked[0].score < MIN_SCORE:
         return None
-    own = words(question) - _TABLE_WORDS - _REQUEST_WORDS - _PLACE_WORDS
+    own = words(question, parts=True) - _TABLE_WORDS - _REQUEST_WORDS - _PLACE_WORDS
     if len(ranked[0].words) < 0.5 * len(own) and not (described and _clear_lead(ranked)):
         return None
     if len(ranked) > 1 and ranked[0].score - ranked[1].score < MIN_LEAD:

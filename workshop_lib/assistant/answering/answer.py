@@ -206,8 +206,9 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
     if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
                                          and decision.scores[label] >= router.thresholds(eng)[0]):
         # schema facts or documents (not a data question, which schema facts never answer):
-        # let Part 4's gates compare the two (each can fall back)
-        return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+        # let Part 4's gates compare the two (each can fall back: then the catalog item a need describes)
+        known = _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+        return known if known.mode != "fallback" else _catalog_item_answer(eng, question, decision) or known
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # "is reefer monitoring offered in Colombo?": the item's rows at the port
     if (stock := _stock_at_port(eng, question, decision)) is not None:
@@ -219,6 +220,13 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
     # the scores stay in decision_explain; the person reads a plain sentence
     return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
         _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
+
+
+def _catalog_item_answer(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"Marble blocks that won't go through the doors - what box?": the one item a need describes."""
+    item = _catalog_item(eng, question, decision)
+    return None if item is None else _catalog_answer(eng, question, decision, item,
+                                                     "a catalog item's description matches the need")
 
 
 def _before_the_knowledge(eng: Engine, question: str, decision: router.RouteDecision, docs, vector) -> ChatAnswer | None:
@@ -239,8 +247,8 @@ def _catalog_or_column(eng: Engine, question: str, decision: router.RouteDecisio
     a schema question that names one column clearly ("does QUANTITY count pieces?"); else None."""
     if (figured := _catalog_figures(eng, question, decision)) is not None:
         return figured
-    if (item := _catalog_item(eng, question, decision)) is not None:
-        return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need")
+    if (item := _catalog_item_answer(eng, question, decision)) is not None:
+        return item
     if (boxed := _box_of_the_goods(eng, question, decision)) is not None:
         return boxed
     if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question)) and _schema_subjects(eng, question):
