@@ -1966,3 +1966,18 @@ def test_a_document_sentence_sharing_one_word_by_chance_with_a_question_in_its_l
     # a question in the document's language that shares its words is still read from it
     b = answer_question(docs_eng, "Wann beginnt der Warnstreik im Hamburger Hafen?")
     assert b.mode in ("rag", "hybrid") and "hamburg-strike-de" in b.answer, b.answer
+
+
+def test_a_day_said_as_the_nth_of_a_month_is_that_day_alone_or_in_a_range(eng):
+    dates = [str(d)[:10] for d, in _one(eng, "SELECT ARRIVAL_DATE FROM {o}.VOYAGES")]
+    after = sum(d > "2025-06-12" for d in dates)
+    a = _answer(eng, "which voyages arrive later than the 12th of June?")
+    assert f"{after} voyages" in a.text or f"{after}+" not in a.text and str(after) in a.text, a.text
+    span = sum("2025-06-03" <= d <= "2025-06-08" for d in dates)
+    b = _answer(eng, "how many voyages arrive between the 3rd and the 8th of June?")
+    assert f" {span} " in f" {b.text} ", b.text
+
+
+def test_a_comparison_word_with_nothing_to_compare_asks_for_the_value(eng):
+    a = assistant.answer_data(eng, "on voyage 1012 which boxes are reefers and what are they set to?")
+    assert a.text is None or a.uncovered is not None or "°C" in a.text, a.text

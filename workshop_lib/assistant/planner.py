@@ -206,8 +206,9 @@ def _day_words(text: str) -> str:
         month = next(i for i in range(1, 13) if calendar.month_name[i].lower() == m.group(1).lower())
         return str(calendar.monthrange(2025, month)[1]).ljust(len(m.group(0)) - len(m.group(1))) + m.group(1)
     text = re.sub(rf"\bthe end of ({_MONTH_WORDS})\b", last_day, text, flags=re.I)
-    return re.sub(r"\bthe (\d{1,2}(?:st|nd|rd|th)?)(?=\s+(?:and|to)\s)", lambda m: m.group(1).rjust(len(m.group(0))),
-                  text, flags=re.I)
+    # "the 5th and the 9th of June": "the" goes before both days of a range
+    return re.sub(r"\bthe (\d{1,2}(?:st|nd|rd|th)?)(?=\s+(?:and|to)\s)|(?:(?<=\sand\s)|(?<=\sto\s))the (\d{1,2}(?:st|nd|rd|th)?\b)",
+                  lambda m: (m.group(1) or m.group(2)).rjust(len(m.group(0))), text, flags=re.I)
 
 
 def _cargo_lines(raw: list[tuple[int, int, str]], mapped: list[str], links: list[Link]) -> list[str]:
@@ -485,7 +486,7 @@ def _month_said(text: str) -> re.Match | None:
     month only after a preposition or with a year)."""
     names = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month_abbr[1:])
     day = r"(\d{1,2})(?:st|nd|rd|th)?"
-    m = re.search(rf"(?:\b(?:between\s+)?{day}(?:\s+(?:and|to)\s+|\s*[-–]\s*))?(?:\b{day}\s+)?\b({names})\.?"
+    m = re.search(rf"(?:\b(?:between\s+)?{day}(?:\s+(?:and|to)\s+|\s*[-–]\s*))?(?:\b{day}\s+(?:of\s+)?)?\b({names})\.?"
                   rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(\d{{4}}))?\b", text, re.I)
     if not m or (m.group(3).lower() == "may" and not m.group(3)[0].isupper() and not m.group(5)
                  and not re.search(r"\b(?:in|of|during|since|before|after|until)\s+$", text[:m.start(3)], re.I)):
@@ -1052,7 +1053,7 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     for i, (start, _, raw) in enumerate(words.raw):
         if _set_aside(words, i, start, filler):
             continue
-        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw) \
+        if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw, words.text[start:]) \
                 or stem_root(raw) in roots or _CONTRACTED.match(raw):
             continue
         raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
@@ -1079,11 +1080,20 @@ def _plan_vocabulary(schema: Schema, spec: Spec) -> set[str]:
         first = re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0]
         known |= set(words_of(first + " " + table.replace("_", " ")))
         known |= {w for c in schema.columns[table] if c.is_date for w in schema.name_words(c)}
-    for col in _plan_columns(spec):
-        known |= col.words | set(words_of(col.name.replace("_", " ")))
+    known |= _columns_vocabulary(spec)
     if any(f.column.is_date and f.op in ("between", ">", "<", ">=", "<=") for f in spec.filters):
         known |= _DATE_RANGE_WORDS  # "between 1 and 5 June, both days included"
     return known
+
+
+def _columns_vocabulary(spec: Spec) -> set[str]:
+    """The plan's columns' words, their names', and the parts of their comments' compounds ("Set-point"
+    explains "set")."""
+    out: set[str] = set()
+    for col in _plan_columns(spec):
+        out |= set(col.words) | set(words_of(col.name.replace("_", " ")))
+        out |= {w.lower() for w in re.findall(r"[A-Za-z]+(?=-[A-Za-z])|(?<=[A-Za-z]-)[A-Za-z]+", col.comment)}
+    return out
 
 
 # (not "first week", "last days": those narrow the range, and a plan that ignores them must not run)
@@ -1098,8 +1108,16 @@ def _plan_columns(spec: Spec) -> list[Column]:
 _COMPARATOR_WORDS = {w for pattern, _ in COMPARATORS for w in re.findall(r"[a-z]+", pattern)}
 
 
-def _plan_word(raw: str) -> bool:
-    return (raw in SUPERLATIVES or raw in AGGREGATES or raw in _COMPARATOR_WORDS or re.fullmatch(COUNT_WORDS, raw) is not None
+# the words that only say "equal to" ("set to", "exactly"): with no number after them they ask for the value
+_EQUALS_WORDS = frozenset({"set", "equal", "equals", "exactly"})
+
+
+def _plan_word(raw: str, rest: str = "") -> bool:
+    """A word of the plan's own: a superlative, an aggregate, a count, a month, or a comparison's word
+    followed by what it compares with ("set to" with no number after it asks what it is set to)."""
+    compares = raw in _COMPARATOR_WORDS and (raw not in _EQUALS_WORDS or not rest or re.match(
+        r"\S+(?:\s+\S+){0,3}?\s*(?:[-+]?\d|zero\b|minus\b|freezing\b)", rest, re.I) is not None)
+    return (raw in SUPERLATIVES or raw in AGGREGATES or compares or re.fullmatch(COUNT_WORDS, raw) is not None
             or raw.capitalize() in calendar.month_name or raw.capitalize() in calendar.month_abbr)
 
 
@@ -1275,16 +1293,22 @@ def _most_common(words: _Words, schema: Schema, spec: Spec, most: re.Match[str])
     before = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:is|are|was|were)\s+(?:the\s+)?$",
                        words.text[:most.start()], re.I)
     said = after or before
-    if said is None:
+    if said is None or not _top_value_of(schema, spec, said.group(1), most):
         return
-    cols = schema.columns_named(words_of(said.group(1)), [spec.target])
-    if not cols or cols[0][0] < 1 or cols[0][1].is_key or cols[0][1].numeric:
-        return
-    spec.group, spec.action, spec.n = cols[0][1], "group_top", 1
-    spec.direction = "ASC" if re.match(r"fewest|least", most.group(1), re.I) else "DESC"
     words.take(most.start(), most.end() + (after.end(1) if after else 0))
     if before is not None:
         words.take(before.start(1), before.end(1))
+
+
+def _top_value_of(schema: Schema, spec: Spec, phrase: str, most: re.Match[str]) -> bool:
+    """The target's rows counted per value of the column the phrase names, the top value kept (the
+    bottom one for "fewest", "least"); False when the phrase names no such column."""
+    cols = schema.columns_named(words_of(phrase), [spec.target])
+    if not cols or cols[0][0] < 1 or cols[0][1].is_key or cols[0][1].numeric:
+        return False
+    spec.group, spec.action, spec.n = cols[0][1], "group_top", 1
+    spec.direction = "ASC" if re.match(r"fewest|least|smallest", most.group(1), re.I) else "DESC"
+    return True
 
 
 def _most_per_value(words: _Words, schema: Schema, spec: Spec, most: re.Match[str]) -> None:
@@ -1292,14 +1316,8 @@ def _most_per_value(words: _Words, schema: Schema, spec: Spec, most: re.Match[st
     the verb name (a column of the rows counted), the top value kept (ties shown)."""
     which = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|holds?|counts?)\b",
                       words.text[:most.start()], re.I)
-    if which is None:
-        return
-    cols = schema.columns_named(words_of(which.group(1)), [spec.target])
-    if not cols or cols[0][0] < 1 or cols[0][1].is_key or cols[0][1].numeric:
-        return
-    spec.group, spec.action, spec.n = cols[0][1], "group_top", 1
-    spec.direction = "ASC" if re.match(r"fewest|least|smallest", most.group(1), re.I) else "DESC"
-    words.take(which.start(1), which.end(1))
+    if which is not None and _top_value_of(schema, spec, which.group(1), most):
+        words.take(which.start(1), which.end(1))
 
 
 def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str) -> list[Filter]:
