@@ -476,3 +476,14 @@ def test_a_word_capitalised_only_because_it_starts_the_sentence_is_no_name():
     assert [v.value for v in own_values.find("Brennan do all our runs.", [], places=set())] == ["Brennan"]
     assert [v.value for v in own_values.find("Global Freight Ltd does our trucking.", [], places=set())] == \
         ["Global Freight Ltd"]
+
+
+def test_a_role_asked_is_not_answered_by_a_sentence_naming_only_the_datas_ships_and_ports(eng, service):
+    threads: dict = {}
+    box = eng.query("SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID")[7][0]
+    _ask(service, "m-fatou", f"I've got a 40' box on the Kota Singa going to Shenzhen, {box}. What's in it?", threads)
+    text, mode, _ = _ask(service, "m-fatou", "Who did I say the shipper for my Shenzhen box is?", threads, "t2")
+    assert mode == "fallback", text
+    _ask(service, "m-fatou", "The shipper for our Shenzhen box is Lotus Ceramics, by the way.", threads, "t2")
+    text, mode, _ = _ask(service, "m-fatou", "Who did I say the shipper for my Shenzhen box is?", threads, "t3")
+    assert mode == "rag" and "Lotus Ceramics" in text, text

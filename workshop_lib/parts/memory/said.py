@@ -13,9 +13,11 @@ The answer quotes the user's words with when they were said; it does not pick a 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from workshop_lib import assistant
 from workshop_lib.parts.memory import own_values, personal
 
 if TYPE_CHECKING:
@@ -55,7 +57,9 @@ def _words(text: str) -> set[str]:
 
 # the thing a question asks for by its noun: "which haulier ...", "who handles customs ...", "who is the agent"
 _HEAD = re.compile(r"\b(?:which|what)\s+(?!(?:is|are|was|were|do|does|did|one|ones|kind|sort|type)\b)([a-z]{4,})|"
-                   r"\bwho(?:'s|\s+\w+)\s+(?:(?:the|our|my|a|an|for|us)\s+)*([a-z]{4,})", re.I)
+                   r"\bwho(?:'s|\s+\w+)\s+(?:(?:the|our|my|a|an|for|us)\s+)*([a-z]{4,})|"
+                   # "who did I say the consignee for my box is?"
+                   r"\bwho\b[^?]*?\b(?:the|my|our|their)\s+([a-z]{4,})", re.I)
 
 
 _VALUE_KINDS = frozenset("""date dates day days time times temperature temperatures price prices rate rates cost costs
@@ -68,13 +72,14 @@ _NAME_OF = re.compile(r"\bnames?\s+of\s+(?:the\s+|our\s+|my\s+|that\s+|this\s+)?
 
 def _asked_head(question: str) -> str:
     m = _HEAD.search(question)
-    head = (m.group(1) or m.group(2)).lower() if m else ""
+    head = (m.group(1) or m.group(2) or m.group(3)).lower() if m else ""
     if head in ("name", "names", "") and (of := _NAME_OF.search(question)):
         head = of.group(1).lower()
     return head
 
 
-def _names_the_asked(question: str, statement: Said, *, head_needed: bool = False) -> bool:
+def _names_the_asked(question: str, statement: Said, *, head_needed: bool = False,
+                     data_spans: Callable[[str], list[tuple[int, int]]] = lambda _: []) -> bool:
     """The statement (with the sentence before it) names what the question asks for by its noun, when
     the question has one: "who handles customs" is not answered by a sentence about a haulier. With
     `head_needed`, a question asking no kind of thing or value by its noun is answered by none."""
@@ -87,8 +92,10 @@ def _names_the_asked(question: str, statement: Said, *, head_needed: bool = Fals
     if _words(head) & (_words(statement.text) | _words(statement.context)):
         return True
     # "who's the customer for the machinery parts?": "... parts for Ridgeway Mining" names one without the word
+    # (a name of the data, a vessel or a port, is nobody's role)
     return bool(own_values.roles_of(head)) and any(v.kind == own_values.NAME and v.value.lower() not in question.lower()
-                                                  for v in own_values.find(statement.text, [], places=set()))
+                                                  for v in own_values.find(statement.text, data_spans(statement.text),
+                                                                           places=set()))
 
 
 def _holds_asked(question: str, statement: str) -> bool:
@@ -157,7 +164,12 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
     asked = _words(question)
     if len(asked) < min_shared or (newest_on_subject and _ASKS_AMOUNT.search(question)):
         return None  # a count or a price told is often corrected in words no statement of theirs holds
-    found = _answering(question, _statements(eng, user_id, agent_id), min_shared, newest_on_subject)
+    _, values = assistant.knowledge(eng)
+
+    def data_spans(text: str) -> list[tuple[int, int]]:
+        return [(lk.start, lk.end) for lk in values.links(text)]
+
+    found = _answering(question, _statements(eng, user_id, agent_id), min_shared, newest_on_subject, data_spans)
     if not found:
         return None
     original = bool(personal.HISTORY.search(question))
@@ -176,7 +188,8 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
     return best
 
 
-def _answering(question: str, statements: list[Said], min_shared: int, strict: bool) -> list[tuple[int, set[str], Said]]:
+def _answering(question: str, statements: list[Said], min_shared: int, strict: bool,
+               data_spans: Callable[[str], list[tuple[int, int]]]) -> list[tuple[int, set[str], Said]]:
     """(position, words shared with the question, statement) of each statement that holds what is asked."""
     asked = _words(question)
     rejected = set().union(*(personal.rejected_names(s.text) for s in statements)) if strict else set()
@@ -184,7 +197,8 @@ def _answering(question: str, statements: list[Said], min_shared: int, strict: b
     for i, s in enumerate(statements):
         common = asked & (_words(s.text) | _words(s.context))
         if len(common) >= min_shared and _holds_asked(question, s.text) \
-                and _names_the_asked(question, s, head_needed=strict) and not _names_rejected(s, rejected):
+                and _names_the_asked(question, s, head_needed=strict, data_spans=data_spans) \
+                and not _names_rejected(s, rejected):
             out.append((i, common, s))
     return out
 
