@@ -1981,3 +1981,9 @@ def test_a_day_said_as_the_nth_of_a_month_is_that_day_alone_or_in_a_range(eng):
 def test_a_comparison_word_with_nothing_to_compare_asks_for_the_value(eng):
     a = assistant.answer_data(eng, "on voyage 1012 which boxes are reefers and what are they set to?")
     assert a.text is None or a.uncovered is not None or "°C" in a.text, a.text
+
+
+def test_a_key_said_with_the_number_a_filter_uses_is_nothing_more_to_show(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE VOYAGE_ID = 1030")[0][0]
+    a = _answer(eng, "how many boxes are loaded on voyage id 1030?")
+    assert f" {n} " in f" {a.text} " and a.plan.spec.action == "count", a.text

@@ -732,8 +732,19 @@ def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at:
     if spec.action in ("count", "group", "group_top"):
         # "the most departures": a date column named in a count names the event counted
         spec.show = [c for c in spec.show if not c.is_date]
-    if spec.action in ("count", "aggregate", "group", "group_top") and spec.show:
-        raise NoPlan(f"it asks about {spec.show[0].ref}, which a {spec.action} does not show")
+    _figure_shows_nothing_else(spec)
+
+
+def _figure_shows_nothing_else(spec: Spec) -> None:
+    """A count or an aggregate shows one figure: a column asked beside it is no plan, except the key
+    said with the number a filter already uses ("voyage id 1015")."""
+    if spec.action not in ("count", "aggregate", "group", "group_top"):
+        return
+    keyed = any(f.column.is_key and f.op == "=" for f in spec.filters)
+    spec.show = [c for c in spec.show if not (c.is_key and keyed)]
+    if spec.show:
+        article = "an" if spec.action[0] in "aeiou" else "a"
+        raise NoPlan(f"it asks about {spec.show[0].ref}, which {article} {spec.action} does not show")
 
 
 def _points_back(words: _Words, spec: Spec) -> None:
