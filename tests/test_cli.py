@@ -136,9 +136,19 @@ def test_oracle_bootstrap_is_a_workshop_command_that_fails_fast_when_nothing_lis
     assert out.returncode == 1 and "connection refused" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_notebooks_command_regenerates_a_part(tmp_path):
+def test_notebooks_command_regenerates_a_part(tmp_path, monkeypatch):
+    # in a copy of the course: regenerating the repository's notebooks/ in place would pull them from
+    # under the tests that read them on the other workers
+    import shutil
+
+    from workshop_lib.tools import cli, release
+    shutil.copy(release.REPO / "nbgrader_config.py", tmp_path)
+    shutil.copytree(release.REPO / "solutions", tmp_path / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    monkeypatch.setattr(cli, "REPO", tmp_path)
+    monkeypatch.setattr(cli, "generate", lambda parts: release.generate(parts, root=tmp_path))
     result = runner.invoke(app, ["notebooks", "part4"])
     assert result.exit_code == 0 and "notebooks/part4/part4_relevance_gates.ipynb" in result.output
+    assert (tmp_path / "notebooks" / "part4" / "part4_relevance_gates.ipynb").is_file()
 
 
 def test_ingest_promote_status_and_rollback_from_the_command_line(data_dir):
