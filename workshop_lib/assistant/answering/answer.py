@@ -19,7 +19,6 @@ is then fallback, never a grounded badge on a non-answer.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -35,7 +34,7 @@ from workshop_lib.engines.readonly import SqlRefused
 from workshop_lib.parts import gates, grounded, retrieval
 from workshop_lib.parts.agent import memory, offline, toolbox
 from workshop_lib.parts.agent.sqlplan import core, tables_in, tables_read
-from workshop_lib.parts.ingest import ask, corpus, index, sanitize
+from workshop_lib.parts.ingest import ask, corpus, index, manifest, sanitize
 from workshop_lib.parts.memory import card_answer as with_memory
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -1375,9 +1374,8 @@ def _words_to_share(question: str, subject: str) -> int:
 
 @functools.lru_cache(maxsize=1)
 def _document_languages() -> dict[str, str]:
-    """Document id (its path without the extension) -> its language, from the corpus manifest."""
-    rows = [json.loads(line) for line in corpus.MANIFEST.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {str(r["path"]).rsplit(".", 1)[0]: str(r.get("lang", "en")) for r in rows}
+    """Document id -> its language, from the corpus manifest (Part 8's reader)."""
+    return {e.doc_id: e.lang or "en" for e in manifest.read(corpus.MANIFEST, skip_bad=True).entries}
 
 
 def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, compared: dict,

@@ -632,10 +632,11 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     does, quoted (said.py), or None. A question about how things stand now is not answered from words
     that a later statement may have changed. With `anyway`, a question about their things that no other
     way answered gets it too; with `newest`, the newest statement on its subject (said.find)."""
-    if not (anyway or _ABOUT_THE_TELLING.search(question)):
+    about_the_telling = _ABOUT_THE_TELLING.search(question) is not None
+    if not (anyway or about_the_telling):
         return None
     found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared,
-                      newest_on_subject=newest and not _ABOUT_THE_TELLING.search(question))
+                      newest_on_subject=newest and not about_the_telling)
     if found is None:
         return None
     source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",

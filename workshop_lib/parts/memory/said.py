@@ -208,5 +208,6 @@ def _names_rejected(statement: Said, rejected: set[str]) -> bool:
     the correction itself names the right one too ("it's Lindgren Marine, not Lindqvist")."""
     names = {w.lower() for w in re.findall(r"(?<![\w-])[A-Z][\w&'’-]*", statement.text)}
     first = re.match(r"\W*([\w&'’-]+)", statement.text)
-    names -= {first.group(1).lower()} - rejected if first else set()  # a sentence's first word is capitalised anyway
+    if first and first.group(1).lower() not in rejected:
+        names.discard(first.group(1).lower())  # a sentence's first word is capitalised anyway
     return bool(names & rejected) and not names - rejected
