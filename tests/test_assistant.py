@@ -1987,3 +1987,71 @@ def test_a_key_said_with_the_number_a_filter_uses_is_nothing_more_to_show(eng):
     n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE VOYAGE_ID = 1030")[0][0]
     a = _answer(eng, "how many boxes are loaded on voyage id 1030?")
     assert f" {n} " in f" {a.text} " and a.plan.spec.action == "count", a.text
+
+
+def test_a_vessels_rows_right_now_are_those_of_its_voyage_under_way_unless_a_voyage_is_named(eng):
+    name, active, every = _one(eng, "SELECT v.VESSEL_NAME, SUM(CASE WHEN vo.STATUS = 'ACTIVE' THEN 1 ELSE 0 END), "
+                                    "COUNT(*) FROM {o}.CONTAINERS c JOIN {o}.VOYAGES vo ON vo.VOYAGE_ID = c.VOYAGE_ID "
+                                    "JOIN {o}.VESSELS v ON v.IMO_NUMBER = vo.IMO_NUMBER GROUP BY v.VESSEL_NAME "
+                                    "HAVING SUM(CASE WHEN vo.STATUS = 'ACTIVE' THEN 1 ELSE 0 END) BETWEEN 1 AND COUNT(*) - 1 "
+                                    "ORDER BY v.VESSEL_NAME")[0]
+    for question in (f"boxes aboard the {name} at the moment - how many?", f"count of containers on {name}'s ongoing trip"):
+        a = _answer(eng, question)
+        assert re.search(rf"\b{active}\b", a.text) and not re.search(rf"\b{every}\b", a.text), (question, a.text)
+    number, n = _one(eng, "SELECT vo.VOYAGE_NUMBER, COUNT(*) FROM {o}.CONTAINERS c JOIN {o}.VOYAGES vo "
+                          "ON vo.VOYAGE_ID = c.VOYAGE_ID WHERE vo.STATUS = 'COMPLETED' GROUP BY vo.VOYAGE_NUMBER "
+                          "HAVING COUNT(*) > 1 ORDER BY vo.VOYAGE_NUMBER")[0]
+    a = _answer(eng, f"how many boxes does voyage {number} have right now")
+    assert re.search(rf"\b{n}\b", a.text), a.text  # the voyage named is that voyage, whatever its status
+    sailing = {r[0] for r in _one(eng, "SELECT DISTINCT v.VESSEL_NAME FROM {o}.VESSELS v JOIN {o}.VOYAGES vo "
+                                       "ON vo.IMO_NUMBER = v.IMO_NUMBER WHERE vo.STATUS = 'ACTIVE'")}
+    a = _answer(eng, "list the ships presently under way")
+    assert all(s in a.text for s in sailing) and f"{len(sailing)} vessel" in a.text, a.text
+
+
+def test_a_country_adjective_filters_the_country_of_the_noun_it_qualifies(eng):
+    lines = {r[0] for r in _one(eng, "SELECT v.VESSEL_NAME FROM {o}.VESSELS v JOIN {o}.CARRIERS c "
+                                     "ON c.CARRIER_ID = v.CARRIER_ID WHERE c.HQ_COUNTRY = 'KR'")}
+    flagged = {r[0] for r in _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS WHERE FLAG_STATE = 'KR'")}
+    assert lines != flagged
+    a = _answer(eng, "list vessels belonging to Korean shipping lines")
+    assert all(v in a.text for v in lines) and not (flagged - lines) & set(re.findall(r"- ([^\n(]+?)\s*(?:\(|$)", a.text, re.M))
+
+
+def test_a_column_named_with_a_misspelt_record_asks_its_value_and_a_method_asks_the_join(eng):
+    code = _one(eng, "SELECT UNLOCODE FROM {o}.PORTS WHERE PORT_NAME = 'Rotterdam'")[0][0]
+    a = answer_question(eng, "UNLOCODE of Rotterdum please")
+    assert a.mode == "rag" and code in a.answer, a.answer
+    a = answer_question(eng, "cargo lines: how can I find the container each one is packed in?")
+    assert a.mode == "rag" and "CARGO_ITEMS.CONTAINER_ID" in a.answer and "Join" in a.answer, a.answer
+
+
+def test_a_year_with_or_later_is_one_end_of_a_range(eng):
+    n, avg = _one(eng, "SELECT COUNT(*), AVG(CAPACITY_TEU) FROM {o}.VESSELS WHERE YEAR_BUILT >= 2019")[0]
+    a = _answer(eng, "how many ships built in 2019 or after")
+    assert re.search(rf"\b{n}\b", a.text), a.text
+    old = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS WHERE YEAR_BUILT <= 2010")[0][0]
+    assert re.search(rf"\b{old}\b", _answer(eng, "number of vessels from 2010 or earlier").text)
+
+
+def test_by_how_much_one_named_row_beats_another_is_said_with_the_difference(eng):
+    (a_name, a_len), (b_name, b_len) = _one(eng, "SELECT VESSEL_NAME, LENGTH_M FROM {o}.VESSELS "
+                                                 "ORDER BY LENGTH_M DESC")[:2]
+    a = _answer(eng, f"{a_name} or {b_name}: which is longer, and by how many metres?")
+    assert a.uncovered is None and f"{a_len - b_len:g}" in a.text.replace(",", ""), a.text
+    a = _answer(eng, f"how much longer is {a_name} than {b_name}")
+    assert not a.text.startswith("Yes") and f"{a_len - b_len:g}" in a.text.replace(",", ""), a.text
+
+
+def test_a_catalog_item_named_by_its_own_price_is_not_a_value_to_insure():
+    from workshop_lib.assistant import catalog_figures
+    from workshop_lib.data.catalog import ITEMS
+    item = next(i for i in ITEMS if catalog_figures.share("goods worth $1000", i) is not None)
+    price = f"${item.price_usd:g}"
+    assert catalog_figures.share(f"that {price} {item.name.lower()}: per box or per shipment?", item) is None
+    assert catalog_figures.share(f"{item.name.lower()} for cargo worth {price}", item) is not None
+
+
+def test_what_to_do_is_read_from_the_procedure_not_from_a_column_sharing_its_term(docs_eng):
+    a = answer_question(docs_eng, "for the VGM, what do we need to weigh under method 1?")
+    assert a.mode in ("rag", "hybrid") and "sop/vgm-weighing" in a.answer, a.answer

@@ -417,6 +417,8 @@ def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnsw
     schema, _ = knowledge(eng)
     if _who_is_shown(question[cut:], schema, {c.table for c in first.plan.columns if c is not None}):
         return first  # the first part's rows show the name the rest asks for ("..., and what's the ship called?")
+    if first.plan.spec.comparative is not None and _BY_HOW_MUCH.search(question[cut:]):
+        return first  # "..., and by how many?": a comparison of two rows says by how much
     return _with_second_part(eng, dataclasses.replace(first, uncovered=question[cut:].strip()), links)
 
 
@@ -574,6 +576,9 @@ def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:
     return any(schema.name_column(t).table in tables for t in nouns)
 
 
+_BY_HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bdifference\b", re.I)
+
+
 def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: ValueIndex) -> str | None:
     """The first part of a two-part question the plan shows nothing for ("and who owns it?" when
     only the vessel is shown), or None when every part is covered."""
@@ -585,6 +590,8 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
     tables = {c.table for c in shown}
     asked = [p for p in parts if _ASKS.match(p)]
     for part in parts:
+        if spec.comparative is not None and _BY_HOW_MUCH.search(part):
+            continue  # "and by how much?": a comparison of two rows says by how much
         if _part_unanswered(part, asked, schema, values, shown, refs, tables):
             return part
     return None

@@ -117,6 +117,8 @@ def share(question: str, item: Item) -> Share | None:
     value = value_in(question)
     if m is None or value is None:
         return None
+    if value == item.price_usd and not re.search(r"\b(?:worth|valued?|value of|invoice)\b", question, re.I):
+        return None  # "the $50 cargo insurance": the item named by its own price, no value to insure
     return Share(item, float(m.group(1)), m.group(2).strip(), value)
 
 

@@ -82,7 +82,7 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
 _PLAIN = set("""be been being am having doing done get got go goes going gone sail sails sailing sailed carry carries
-carrying carried operate operates operated operating run runs running own owns owned fly flies flying leave leaves
+carrying carried belong belongs belonging operate operates operated operating run runs running own owns owned fly flies flying leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
 contain contains stored store recorded record use uses using used called take make come keep kept right now today
@@ -805,30 +805,65 @@ def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
             return
 
 
-_CURRENT = re.compile(r"\b(?:current(?:ly)?|present)\s+(?:voyage|sailing|trip|rotation|journey)s?\b|"
+_CURRENT = re.compile(r"\b(?:current(?:ly)?|present|actual|ongoing)\s+(?:voyage|sailing|trip|rotation|journey)s?\b|"
                       # "the voyage she's on (now)": the one a ship is making
                       r"\b(?:voyage|sailing|trip|rotation|journey)\s+(?:she|he|it|they)(?:'s|'re|\s+is|\s+are)\s+on\b|"
                       r"\bon (?:its|her|their) way to\b|"  # "a ship on its way to Jebel Ali": sailing now
                       r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now)\b", re.I)
 
 
+# "boxes on the Manulani right now": now, of the rows a ship carries, is its voyage under way
+_NOW = re.compile(r"\b(?:right now|at the moment|at present|as we speak|presently|currently)\b", re.I)
+
+
 def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
     """"The Kyoto Express's current voyage", "voyages under way": the voyage a vessel is sailing now, whose
     status the position report's voyage column names in its comment ("The ACTIVE voyage the vessel is
-    sailing"), when the rows are voyages or belong to one and no status is asked already."""
+    sailing"), when the rows are voyages or belong to one and no status is asked already. "Right now"
+    counts too, unless a voyage is named (its own status says whether it is under way)."""
     current = _CURRENT.search(words.text)
-    if not current or any(f.column.name == "STATUS" for f in spec.filters):
+    if not (current or _NOW.search(words.text)) or any(f.column.name == "STATUS" for f in spec.filters):
         return
-    if re.search(r"\b(?:after|following|once|beyond)\s+(?:\S+\s+){0,2}$", words.text[:current.start()], re.I):
+    if current and re.search(r"\b(?:after|following|once|beyond)\s+(?:\S+\s+){0,2}$", words.text[:current.start()],
+                             re.I):
         raise NoPlan("it asks about the voyage after the one sailing now, which one query here does not pick")
+    found = _voyage_under_way(schema)
+    if found is None or (not current and not _now_is_a_voyages(words, schema, spec, found[0])):
+        return
+    voyage_table, status, value = found
+    if any(f.role for f in spec.filters) and spec.target_role is not None:
+        raise NoPlan("it asks about voyages sailing now, and one query here cannot tie that to the port's voyages")
+    if _reaches_one_voyage(schema, spec, voyage_table, bool(current)):
+        spec.filters.append(Filter(status, "=", value, f"with {_label(status)} {value}"))
+    elif current:
+        raise NoPlan("it asks about voyages sailing now, and one query here cannot tie that to the rows it lists")
+
+
+def _reaches_one_voyage(schema: Schema, spec: Spec, voyage_table: str, current: bool) -> bool:
+    """The rows are voyages or belong to one, or reach one through a port's end or one join ("ships on
+    their way to Colombo", "which vessels are currently sailing?"); never a port listed, either end of one."""
+    if spec.target == voyage_table or schema.is_parent_path(spec.target, voyage_table) or any(f.role for f in spec.filters):
+        return True
+    ends = [k for k in schema.foreign_keys if k[0] == voyage_table and k[2] == spec.target]
+    return current and schema.path(spec.target, voyage_table) is not None and len(ends) <= 1
+
+
+def _voyage_under_way(schema: Schema) -> tuple[str, Column, str] | None:
+    """(voyage table, status column, value) a foreign key's comment names as the voyage sailing now."""
     for t, column, voyage_table, _ in schema.foreign_keys:
         status = _status_named(schema, voyage_table, t, column)
-        if status is not None and (spec.target == voyage_table or schema.is_parent_path(spec.target, voyage_table)):
-            spec.filters.append(Filter(status[0], "=", status[1], f"with {_label(status[0])} {status[1]}"))
-            return
-    if any(f.role for f in spec.filters):
-        # "carriers with a ship on its way to Jebel Ali": the voyage to the port would need the status too
-        raise NoPlan("it asks about voyages sailing now, and one query here cannot tie that to the port's voyages")
+        if status is not None:
+            return voyage_table, status[0], status[1]
+    return None
+
+
+def _now_is_a_voyages(words: _Words, schema: Schema, spec: Spec, voyage_table: str) -> bool:
+    """"Right now" says the voyage under way when the rows are voyages, are sailed or loaded, or belong to a
+    vessel or line named; a voyage named is that voyage whatever its status, and "reefers right now" are all."""
+    if any(f.column.table == voyage_table for f in spec.filters):
+        return False
+    return spec.target == voyage_table or words.has(r"sail\w*|loaded|aboard|on board") is not None \
+        or any(schema.is_parent_path(voyage_table, f.column.table) for f in spec.filters)
 
 
 # an event of a voyage said in the question, and whether it has happened ("haven't left yet": no)
@@ -1040,7 +1075,7 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
     port of departure."""
     spans = []
     if any(f.column.name == "STATUS" for f in spec.filters):
-        spans += [m.span() for m in _CURRENT.finditer(words.text)]
+        spans += [m.span() for pattern in (_CURRENT, _NOW) for m in pattern.finditer(words.text)]
     if any(f.role == "ORIGIN" for f in spec.filters) or "ORIGIN" in spec.roles:
         spans += [m.span() for m in re.finditer(r"\bout of\b|\bstart(?:s|ed)?\b", words.text, re.I)]
     if "DESTINATION" in spec.roles:  # "where did it end?": the voyage's destination
@@ -1349,7 +1384,7 @@ def _links_by_column(words: _Words, schema: Schema, links: list[Link], target: s
         if code is not None and (_says_flag(words) or words.has(r"countr\w*|nation\w*")):
             link = Link(table, column, code, link.start, link.end, "country", link.text)  # the country, not its port
         if link.how == "country":
-            table, column = _country_column(words, schema, target)
+            table, column = _country_column(words, schema, target, link)
         by_column.setdefault(f"{table}.{column}", []).append(Link(table, column, link.value, link.start, link.end,
                                                                   link.how, link.text))
     return by_column
@@ -1543,17 +1578,36 @@ def _emptied_column(gap: str, schema: Schema, spec: Spec) -> Column | None:
     return named[0][1]
 
 
-def _country_column(words: _Words, schema: Schema, target: str) -> tuple[str, str]:
-    """A country's ISO code sits in several columns: the one the words point at (a flag, a head
-    office), else the one nearest the target."""
+def _country_column(words: _Words, schema: Schema, target: str, link: Link) -> tuple[str, str]:
+    """A country's ISO code sits in several columns: the one of the table the country word qualifies
+    ("Taiwanese carriers"), the one the words point at (a flag, a head office), else the one nearest
+    the target."""
     candidates = [c for table in _near(schema, target, 3) for c in schema.columns[table] if "3166" in c.comment]
-    if _says_flag(words):
-        candidates = [c for c in candidates if c.name == "FLAG_STATE"] or candidates
-    elif words.has(r"head ?quarter\w*|hq|head office|based"):
-        candidates = [c for c in candidates if c.name == "HQ_COUNTRY"] or candidates
     if not candidates:
         raise NoPlan("it names a country, but nothing it asks about has a country")
+    qualified = _table_qualified(words.text[link.end:])
+    if qualified is not None and any(c.table == qualified for c in candidates):
+        candidates = [c for c in candidates if c.table == qualified]
+    else:
+        candidates = _country_pointed_at(words, candidates)
     return candidates[0].table, candidates[0].name
+
+
+def _country_pointed_at(words: _Words, candidates: list[Column]) -> list[Column]:
+    """The country columns the words point at (a flag, a head office), else all of them."""
+    if _says_flag(words):
+        return [c for c in candidates if c.name == "FLAG_STATE"] or candidates
+    if words.has(r"head ?quarter\w*|hq|head office|based"):
+        return [c for c in candidates if c.name == "HQ_COUNTRY"] or candidates
+    return candidates
+
+
+def _table_qualified(after: str) -> str | None:
+    """The table of the noun a country word qualifies: the head of "shipping lines" (not the "shipping"
+    before it), of "-based carriers"; None when the words after it name no table."""
+    noun = re.match(r"[\s-]*(?:based\s+|owned\s+)?([a-z]+)(?:\s+([a-z]+))?", after, re.I)
+    nouns = [TABLE_NOUNS.get(w[0]) for g in (noun.groups() if noun else ()) if g and (w := words_of(g))]
+    return next((t for t in reversed(nouns) if t), None)
 
 
 def _country_named(link: Link) -> str | None:
@@ -1749,24 +1803,45 @@ def _in_column_unit(text: str, col: Column, value: float, value2: float | None) 
 
 def _year_filter(words: _Words, schema: Schema, spec: Spec, used: set[str]) -> None:
     """"Ships built in 2023": a year the question names, equal, on the target's year column (a date
-    column takes the whole year)."""
+    column takes the whole year); "in 2020 or later" is one end of a range."""
     for m in re.finditer(r"\b(?:in|of|from|during)\s+((?:19|20)\d{2})\b", words.text):
         if m.start(1) in words.used_numbers:
             continue
         year = int(m.group(1))
         cols = schema.columns.get(spec.target, [])
         col = next((c for c in cols if "YEAR" in c.name), None)
+        op = _year_end(words, m.end(1))
         if col is not None:
-            spec.filters.append(Filter(col, "=", year, f"{_label(col).replace('year ', '')} in {year}"))
+            said = f"{_label(col).replace('year ', '')} in {year}" + \
+                ("" if op == "=" else f" or {'later' if op == '>=' else 'earlier'}")
+            spec.filters.append(Filter(col, op, year, said))
         else:
             dates = [c for c in cols if c.is_date and not c.name.endswith("_AT")]
             if not dates:
                 continue
             col = next((c for c in dates if "ARRIVAL" in c.name), dates[0]) if words.has(r"arriv\w*|eta") else dates[0]
-            spec.filters.append(Filter(col, "between", datetime.date(year, 1, 1), f"with {_label(col)} in {year}",
-                                       value2=datetime.date(year, 12, 31)))
+            spec.filters.append(_whole_year(col, year, op))
         used.add(col.ref)
         words.used_numbers.add(m.start(1))
+
+
+def _year_end(words: _Words, at: int) -> str:
+    """"=" for a year alone; ">=" for "2020 or later", "from 2018 onwards"; "<=" for "or earlier" (taken)."""
+    end = re.match(r"\s*(?:(?:or|and)\s+(?:(later|after|newer|since|onwards?|beyond|more recent)|"
+                   r"(earlier|before|older|prior))|(onwards?))\b", words.text[at:], re.I)
+    if end is None:
+        return "="
+    words.take(at + end.start(), at + end.end())
+    return "<=" if end.group(2) else ">="
+
+
+def _whole_year(col: Column, year: int, op: str) -> Filter:
+    """A date column filtered by a year: the whole year, or from its first day, or up to its last."""
+    first, last = datetime.date(year, 1, 1), datetime.date(year, 12, 31)
+    if op == "=":
+        return Filter(col, "between", first, f"with {_label(col)} in {year}", value2=last)
+    bound = first if op == ">=" else last
+    return Filter(col, op, bound, f"with {_label(col)} {op} {bound.isoformat()}")
 
 
 def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> None:
@@ -2156,13 +2231,15 @@ _LESS = "shorter|smaller|lighter|slower|older|lower|narrower"
 
 def _comparative(words: _Words, spec: Spec) -> None:
     """"Is A longer than B": two named rows compared on the column the adjective names."""
-    m = words.has(rf"({_MORE}|{_LESS})\s+than")
-    which = None if m else words.has(r"which|who") and words.has(rf"({_MORE}|{_LESS})")
+    # "bigger than", "how much bigger is A than B"; "which one takes more TEU"
+    m = words.has(rf"({_MORE}|{_LESS})\s+(?:(?:is|are|was)\s+)?(?:(?-i:[A-Z][\w-]*)\s+){{0,4}}?than")
+    which = None if m else words.has(r"which|who") and words.has(rf"({_MORE}|{_LESS}|more|less|fewer)")
     named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2]
     found = m or which
     if found and named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show):
-        word = found.group(1).lower()
-        spec.comparative = (word, ">" if re.fullmatch(_MORE, word) else "<", which is not None)
+        word = next(g for g in found.groups() if g).lower()
+        yes_or_no = re.match(r"\W*(?:is|are|was|were|does|do|did|can|has|have)\b", words.text, re.I) is not None
+        spec.comparative = (word, ">" if re.fullmatch(rf"{_MORE}|more", word) else "<", not yes_or_no)
 
 
 def _rows_without_a_name(schema: Schema, spec: Spec) -> None:

@@ -862,6 +862,9 @@ def _schema_facts_turn(eng: Engine, question: str, vector: Any, named: list[str]
     kind = _asked_kind(question)
     turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
                                category=None if named or kind is None else kind)
+    # "how do I get the ship's name for each position?": the way from one table to the other, first
+    if router.METHOD_RE.search(question) and len(tables_in(question)) >= 2:
+        return _relationships_between(eng, question, turn, vector)
     if named:
         return _named_first(eng, turn, named)
     if _RELATION_RE.search(question):
@@ -893,7 +896,10 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     memory_best = max(turn.similarities, default=0.0)
 
     def documents_win(memory_mode: str) -> bool:
-        # a table or column the question names is its subject: its own fact answers, not a passage
+        # a table or column the question names is its subject: its own fact answers, not a passage;
+        # what to do ("VGM method 2: what do I have to weigh?") is a procedure's, whatever term it uses
+        if compete and docs is not None and docs.mode != "fallback" and _asks_what_to_do(question):
+            return True
         return (compete and not named and docs is not None and docs.mode != "fallback"
                 and (_RANK[docs.mode], _best(docs)) > (_RANK[memory_mode], memory_best))
 
@@ -919,6 +925,15 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     used = [{k: c.get(k) for k in ("record_id", "subject", "kind", "similarity")} for c in d.used_chunks]
     return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
                       d.used_llm, bool(d.decision_explain.get("short_query_active")), _route(decision))
+
+
+# what a person has to do, not what a column holds; a column written as the schema spells it is the schema's
+_WHAT_TO_DO = re.compile(r"\b(?:do|must|should|shall) (?:i|we)\s+(?:\w+\s+)?(?:have to|need to|do)\b|"
+                         r"\b(?:i|we) (?:have|need) to\b|\bwhat (?:are the )?steps\b|\bprocedure\b", re.I)
+
+
+def _asks_what_to_do(question: str) -> bool:
+    return _WHAT_TO_DO.search(question) is not None and not re.search(r"\b[A-Z]+_[A-Z_]+\b", question)
 
 
 def _a_document_states_it(eng: Engine, question: str, docs: Any, answer: str, vector) -> bool:

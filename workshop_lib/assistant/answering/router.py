@@ -351,6 +351,15 @@ def _records_named(eng: Engine, text: str, cues: dict[str, list[str]]) -> None:
         cues[LIVE].append("names " + ", ".join(dict.fromkeys(str(lk.value) for lk in records[:2])))
 
 
+def _port_misspelt(eng: Engine, text: str, cues: dict[str, list[str]]) -> None:
+    """"UNLOCODE for Kaohsiong?": a port the name finder missed, found by the value index with a typo,
+    grounds a data question about that port (the port handler reads names as written)."""
+    _, values = assistant.knowledge(eng)
+    misspelt = [lk for lk in values.links(text) if (lk.table, lk.column, lk.how) == ("PORTS", "PORT_NAME", "fuzzy")]
+    if misspelt:
+        cues[LIVE].append(f"names {misspelt[0].value} (written '{misspelt[0].text}')")
+
+
 def _cue_score(label: str, found: list[str]) -> float:
     w = CUE_WEIGHT[label]
     return w * (1 + 0.5 * (len(found) - 1)) if found else 0.0
@@ -400,6 +409,8 @@ def route(eng: Engine, question: str, *, vector: Any = None, llm=None, documents
     text = question[:grounded.MAX_ROUTE_CHARS]
     cues, ports = cues_for(text)
     _records_named(eng, text, cues)
+    if not ports:
+        _port_misspelt(eng, text, cues)
     if documents_mode == "rag":
         cues[DOCS].append("a promoted document passes the answer gates (rag)")
     refused = _refusal(text, cues, ports)
@@ -413,6 +424,8 @@ def route(eng: Engine, question: str, *, vector: Any = None, llm=None, documents
     _penalise_missing_subject(scores, text, cues, ports)
     _penalise_other_wording(scores, text)
     _penalise_live_data(scores, text)
+    _penalise_schema_of_a_row(scores, text, cues)
+    _penalise_data_of_a_kind(scores, text, cues)
     return _verdict(eng, text, scores, sims, cues, ports, llm)
 
 
@@ -488,6 +501,38 @@ def _penalise_live_data(scores: dict[str, float], text: str) -> None:
         scores[LIVE] -= 0.2
     if grounded.price_extreme(text) is not None:
         scores[LIVE] -= 0.2  # "the most expensive container" is a catalog price, not a data aggregate
+
+
+def _penalise_schema_of_a_row(scores: dict[str, float], text: str, cues: dict[str, list[str]]) -> None:
+    """"IMO_NUMBER for Evr Acme?": a column named with a record of the data asks that record's value,
+    not what the column means, unless the words ask about the schema itself."""
+    column_named = any(c.startswith("names ") for c in cues[SCHEMA])
+    record_named = any(c.startswith("names ") for c in cues[LIVE]) or any(c.startswith("names ") for c in cues[PORT])
+    if column_named and record_named and not SCHEMA_RE.search(text) and not WHICH_SCHEMA_RE.search(text):
+        scores[SCHEMA] -= 0.3
+
+
+# "how do I get the ship's name for each position?": asks the way to a value, not the values
+METHOD_RE = re.compile(r"\bhow (?:do|can|could|would|should|shall) (?:i|we|you|one)\s+(?:\w+\s+)?"
+                        r"(?:get|find|look up|retrieve|work out|tell|see|know|join|link|match|connect|map)\b|"
+                        r"\b(?:the )?(?:way|query) to (?:get|find|look up|join|link)\b", _FLAGS)
+# "is the ARRIVAL_DATE of an ACTIVE voyage ...?": a yes or no about any row of a kind
+_OF_A_KIND_RE = re.compile(r"^\W*(?:is|are|does|do|can|will|would)\b.*\b(?:an?|any|every)\s+(?:[A-Z_]+\s+)?"
+                           r"(?:vessel|ship|voyage|sailing|container|box|carrier|port|cargo|position)s?\b", re.I)
+
+
+def _penalise_data_of_a_kind(scores: dict[str, float], text: str, cues: dict[str, list[str]]) -> None:
+    """A question that names no record of the data and asks how to get a value, or whether a column
+    means something for any row of a kind, asks about the schema: a list of rows does not answer it."""
+    # "for each one" is a row at a time, not an aggregate
+    if any(c.startswith("names ") for c in cues[LIVE]) or AGG_RE.search(re.sub(r"\beach\b", "", text, flags=re.I)):
+        return
+    column_named = any(c.startswith("names ") for c in cues[SCHEMA])
+    if METHOD_RE.search(text):
+        scores[LIVE] -= 0.35
+        scores[SCHEMA] += 0.1
+    elif column_named and _OF_A_KIND_RE.search(text):
+        scores[LIVE] -= 0.3
 
 
 def _verdict(eng: Engine, text: str, scores: dict[str, float], sims: dict[str, float],
