@@ -1,6 +1,8 @@
 """The `workshop` command and the engine switch, as a learner meets them."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -184,3 +186,17 @@ def test_ingest_and_alias_report_bad_input_without_a_traceback(data_dir, tmp_pat
     err = capsys.readouterr().err
     assert "does not exist" in err and "Traceback" not in err
     assert main(["alias", "rollback"]) == 1 and "nothing to roll back to" in capsys.readouterr().err
+
+
+def test_eval_conversations_with_documents_promoted_answers_a_turn_about_a_procedure(data_dir, tmp_path):
+    turns = [{"user": "cli-ana", "thread": "t1", "text": "Ana at Lisbon Fruit. Our reefers go through Rotterdam."},
+             {"user": "cli-ana", "thread": "t1", "text": "For the VGM, what do we need to weigh under method 2?",
+              "expect": {"text": [["pallet"]]}}]
+    conv = tmp_path / "conversations-cli.jsonl"
+    conv.write_text(json.dumps({"id": "cli-01", "ability": "information_extraction", "turns": turns}) + "\n")
+    without = runner.invoke(app, ["eval", "conversations", "--set", str(conv), "--json", str(tmp_path / "a.json")])
+    with_docs = runner.invoke(app, ["eval", "conversations", "--docs", "--set", str(conv),
+                                    "--json", str(tmp_path / "b.json")])
+    assert without.exit_code == 0 and with_docs.exit_code == 0, (without.output, with_docs.output)
+    assert "documents not promoted" in without.output and "correct 0" in without.output
+    assert "documents promoted" in with_docs.output and "correct 1" in with_docs.output, with_docs.output

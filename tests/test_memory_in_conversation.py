@@ -487,3 +487,38 @@ def test_a_role_asked_is_not_answered_by_a_sentence_naming_only_the_datas_ships_
     _ask(service, "m-fatou", "The shipper for our Shenzhen box is Lotus Ceramics, by the way.", threads, "t2")
     text, mode, _ = _ask(service, "m-fatou", "Who did I say the shipper for my Shenzhen box is?", threads, "t3")
     assert mode == "rag" and "Lotus Ceramics" in text, text
+
+
+def test_a_thing_of_theirs_not_told_is_never_answered_with_every_row_of_the_ship_they_named(eng, service):
+    threads: dict = {}
+    _ask(service, "m-olu", "Olu here from Harbourline Foods, our goods are travelling on the Kota Ratna.", threads)
+    text, mode, _ = _ask(service, "m-olu", "how heavy is my box on that vessel?", threads, "t2")
+    assert mode == "fallback" and "which container" not in text.lower() or "box" in text, text
+    assert mode == "fallback" and "Kota Ratna" in text, text
+
+
+def test_the_ship_pointed_at_is_the_one_the_previous_turn_named(eng, service):
+    threads: dict = {}
+    speed = eng.query("SELECT p.SPEED_KNOTS FROM SUPPLYCHAIN.VESSEL_POSITIONS p JOIN SUPPLYCHAIN.VESSELS v "
+                      "ON v.IMO_NUMBER = p.IMO_NUMBER WHERE v.VESSEL_NAME = 'Kota Singa'")[0][0]
+    _ask(service, "m-ines", "Ines, Porto Trading. We've got reefers on the Kota Singa this month.", threads)
+    text, mode, _ = _ask(service, "m-ines", "what speed is the ship doing now?", threads)
+    assert mode == "rag" and "Kota Singa" in text and f"{speed:g}" in text, text
+
+
+def test_a_name_asked_is_not_answered_by_a_sentence_that_names_only_a_place_or_a_term(eng, service):
+    threads: dict = {}
+    _ask(service, "m-ravi", "Ravi at Deccan Spice. Our VGM declarations are done by our agent in Chennai.", threads)
+    text, mode, _ = _ask(service, "m-ravi", "what is my agent called?", threads, "t2")
+    assert mode == "fallback" and "VGM" not in text.split(":")[0], text
+
+
+def test_forgetting_a_sum_keeps_the_name_it_was_said_with(eng, service):
+    threads: dict = {}
+    _ask(service, "m-kaja", "Our customs broker in Gdansk is Baltic Clearance and they bill us EUR 95 per entry.",
+         threads)
+    _ask(service, "m-kaja", "Please delete the fee I mentioned for Baltic Clearance, it's private.", threads)
+    text, mode, _ = _ask(service, "m-kaja", "how much did I say Baltic Clearance bills per entry?", threads, "t2")
+    assert mode == "fallback" and "95" not in text, text
+    text, mode, _ = _ask(service, "m-kaja", "who is our customs broker in Gdansk?", threads, "t3")
+    assert mode == "rag" and "Baltic Clearance" in text and "95" not in text, text

@@ -525,7 +525,9 @@ def eval_conversations(question_set: Path = typer.Option(..., "--set", exists=Tr
                        baseline: str = typer.Option(None, "--baseline",
                                                     help="memory baselines side by side: a name, names separated by "
                                                          "commas, or 'all' (no_memory, last_n, full_transcript, "
-                                                         "transcript_search, summary, summary+memories, add_only)")):
+                                                         "transcript_search, summary, summary+memories, add_only)"),
+                       docs: bool = typer.Option(False, "--docs", help="promote the bundled documents first (Part 8), "
+                                                 "so turns about notices and procedures can be answered")):
     """Play every conversation of a set through the chat service's answer path (as POST /chat) on a
     throw-away embedded database; score the turns with an expectation, per memory ability.
     With --baseline: the memory baselines side by side, each read by the same offline reader."""
@@ -539,7 +541,7 @@ def eval_conversations(question_set: Path = typer.Option(..., "--set", exists=Tr
     with tempfile.TemporaryDirectory(prefix="workshop-eval-") as scratch:
         eng = _connect("embedded", path=Path(scratch))
         try:
-            answer_eval.prepare_engine(eng, docs=False)
+            answer_eval.prepare_engine(eng, docs=docs)
             if names is not None:
                 measures = baseline_eval.run(eng, conversation_eval.load(question_set), names)
             else:
@@ -556,7 +558,8 @@ def eval_conversations(question_set: Path = typer.Option(..., "--set", exists=Tr
         typer.echo(f"results: {out}\nplot: {out.with_suffix('.png')}")
         return
     s = conversation_eval.summary(results)
-    typer.echo(f"workshop eval conversations: {question_set.name}, chat answer path, offline")
+    typer.echo(f"workshop eval conversations: {question_set.name}, chat answer path, offline, documents "
+               f"{'promoted' if docs else 'not promoted'}")
     typer.echo(conversation_eval.format_report(s))
     out = json_path or (config.data_dir() / f"eval-{question_set.stem}.json")
     conversation_eval.write_json(out, s, results)

@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from workshop_lib import assistant
+from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS
 
 if TYPE_CHECKING:
@@ -35,13 +36,34 @@ def is_follow_up(question: str) -> bool:
     return 0 < len(words) <= MAX_WORDS and (_LEAD.match(question) is not None or _POINTING.search(question) is not None)
 
 
-def named_before(eng: Engine, previous: str) -> list[str]:
-    """The records of the data the previous question named, as it wrote them."""
+def named_before(eng: Engine, previous: str, table: str | None = None) -> list[str]:
+    """The records of the data the previous question named, as it wrote them (of one table, when given)."""
     _, values = assistant.knowledge(eng)
     said = [str(lk.value) for lk in values.links(previous) if lk.how in ("exact", "fuzzy", "partial")
-            and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS and lk.table != "PORTS"]
-    said += [m.group(0) for m in _BY_NUMBER.finditer(previous)]
+            and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS and lk.table != "PORTS"
+            and table in (None, lk.table)]
+    if table in (None, "VOYAGES"):
+        said += [m.group(0) for m in _BY_NUMBER.finditer(previous)]
     return list(dict.fromkeys(said))
+
+
+# "the vessel", "that ship": one row of a table, pointed at rather than named
+_DEFINITE = re.compile(r"\b(?:the|that|this)\s+([a-z]+)\b(?!\s+(?:of|with|that|which|whose|named|called)\b)", re.I)
+
+
+def _pointed_at(eng: Engine, question: str, previous: str) -> str | None:
+    """"How fast is the vessel going?" after "we have cargo on Ever Acme": the question with the one
+    row of that table the previous turn named in place of "the vessel"; None when it points at no
+    table's row or the previous turn named none, or more than one, of that table."""
+    for m in _DEFINITE.finditer(question):
+        table = TABLE_NOUNS.get(SYNONYMS.get(m.group(1).lower(), ""))
+        if table is None or table == "PORTS":
+            continue
+        named = named_before(eng, previous, table)
+        if len(named) == 1:
+            return f"{question[:m.start()]}{named[0]}{question[m.end():]}"
+        return None
+    return None
 
 
 def read_with(eng: Engine, question: str, previous: str | None, previous_answer: str | None = None) -> str | None:
@@ -49,8 +71,10 @@ def read_with(eng: Engine, question: str, previous: str | None, previous_answer:
     1042?"), or, when it named nothing ("where is the ship carrying my box headed?"), the one record
     the previous answer named; None when it is no follow-up, nothing was named, or the question names
     it already."""
-    if not previous or not is_follow_up(question):
+    if not previous:
         return None
+    if not is_follow_up(question):
+        return None if named_before(eng, question) else _pointed_at(eng, question, previous)
     named = named_before(eng, previous)
     if not named and previous_answer:
         in_answer = named_before(eng, previous_answer)

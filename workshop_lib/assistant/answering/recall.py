@@ -815,6 +815,9 @@ def _words_hold(kind: str, words: str, said_text: str = "", question: str = "") 
     written with a capital that the question does not have ("customer is Fjordvik Marine")."""
     if kind == own_values.MONEY:
         return bool(own_values.NUMBER_RE.search(words))
+    if kind == own_values.NAME:  # "our broker in New York" names a place, not the broker
+        return bool(words.strip()) and any(v.kind == own_values.NAME and v.value.lower() not in question.lower()
+                                           for v in own_values.find(said_text, [], places=set()))
     asked = {w.lower() for w in re.findall(r"[\w'-]+", question)}
     names = [w for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+", said_text) if w.lower() not in asked]
     return bool(words.strip()) and bool(names)
@@ -968,11 +971,33 @@ def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow
     data, data_question = _compose(eng, question, rec)
     # a question about the value before a change gets that value itself, not a data answer
     if data.text is not None and data.plan is not None and not rec.earlier:
-        return _data_answer(data, data_question, rec, said, source)
+        unknown = _theirs_not_told(eng, question, rec, data, user_id, agent_id)
+        return unknown or _data_answer(data, data_question, rec, said, source)
     found = _value_or_fallback(eng, question, rec, beyond, is_follow, said, source, data, data_question)
     if found.mode == "fallback" and not rec.earlier and data_question != question:
         return _other_handler(eng.scoped(user_id, agent_id), data_question, rec, said, source) or found
     return found
+
+
+def _theirs_not_told(eng: Engine, question: str, rec: personal.Recalled, data: Any, user_id: str,
+                     agent_id: str) -> ChatAnswer | None:
+    """"The set temperature of my container on that ship": the ship is remembered, the container is
+    not. Listing every container on the ship would answer for someone else's box under a grounded
+    badge; the honest answer says which thing of theirs it does not know. None when the question's
+    own thing is the remembered one, is told, or the answer is about one row."""
+    if data.rows_shown == 1:
+        return None
+    told = {t for m in personal.valid_memories(eng, user_id, agent_id)
+            for t, _, _ in (m.metadata or {}).get("entities", [])}
+    for noun in personal.possessed_nouns(question):
+        table = personal.table_of_word(noun)
+        if table is not None and table != rec.table and table == data.plan.spec.target and table not in told:
+            return _answer(f"You haven't told me which {noun} is yours, so I can't pick it out. You told me "
+                           f"your {_called(rec)} is {rec.value}; ask about one {noun} by its number and I will "
+                           "answer from the data.", "fallback",
+                           _explain(f"the user's own {noun} is not remembered; the rows of {table} are anyone's",
+                                    "fallback", memory=_memory_source(rec)), [])
+    return None
 
 
 def _unexplained_follow_up(question: str, rec: personal.Recalled) -> str | None:

@@ -199,6 +199,13 @@ def _failure(exc: BaseException) -> JSONResponse:
                                 "(it is in the server's log)"}, status_code=500)
 
 
+def _asks_beside_forgetting(turn: str) -> bool:
+    """A sentence of the turn other than the request to forget asks something ("forget the rate. Who is
+    our broker?")."""
+    return any(not personal.FORGET.search(s) and (s.strip().endswith("?") or re.match(r"\W*(?:what|which|who|where|"
+               r"when|why|how|is|are|can|could|do|does)\b", s, re.I)) for s in personal.sentences(turn))
+
+
 class ChatService:
     """What every route shares: the engine, the model, the request lock, the token and whether
     telemetry keeps questions' text. The plain methods do a route's work (in a worker thread);
@@ -288,6 +295,11 @@ class ChatService:
                           kept_elsewhere=frozenset(w.text.strip() for w in kept if w.text))
         if not asked.strip():
             return None
+        if any(w.forgotten for w in kept) and not _asks_beside_forgetting(asked):
+            return ChatAnswer("Done: I have forgotten that, and I will not use it in any answer again.", "fallback",
+                              {"intent": "FORGET", "handler": "personal memory", "mode": "fallback",
+                               "reason": "the turn only asks to forget something the user told", "used_llm": "none"},
+                              [], [], "none", None, False)
         if any(w.stored_id or w.forgotten for w in kept):
             return answer_question(scoped, asked, llm=self.llm)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)

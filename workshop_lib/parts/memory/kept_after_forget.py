@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 # where one statement of a sentence ends and the next begins
-_CLAUSE_END = re.compile(r",\s+(?:and\s+|but\s+)?|\s+[—–]\s+|\s+-\s+|;\s*|(?<=[.!?])\s+")
+_CLAUSE_END = re.compile(r",\s+(?:and\s+|but\s+)?|\s+[—–]\s+|\s+-\s+|;\s*|(?<=[.!?])\s+|"
+                         r"\s+(?:and|but)\s+(?=(?:they|it|he|she|we|who)\b)")
 # a clause that only goes on about the one before it ("..., they ship lithium batteries")
 _GOES_ON = re.compile(r"^(?:they|them|their|it|its|he|she|his|her|who|which)\b", re.I)
 _FUNCTION = set("""a an the that this those these of to in on at for with by from and or my our i you we me us it

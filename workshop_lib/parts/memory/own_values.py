@@ -45,7 +45,7 @@ _ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|cities|towns?|country|countries|b
                          r"\b(?:d[oó]nde|ciudad|oficina|o[uù]|ville|bureau|wo|stadt|b[üu]ro)\b", re.I)
 _ASKS_CODE = re.compile(r"\b(?:numbers?|refs?|references?|codes?|ids?|po|seal|tracking|n[uú]mero|nummer|referencia|"
                         r"r[eé]f[eé]rence)\b", re.I)
-_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|names?)\b|\b(?:customer|client|buyer|consignee|company|companies)s?\b|"
+_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|names?|called)\b|\b(?:customer|client|buyer|consignee|company|companies)s?\b|"
                         r"\b(?:qui[eé]n|qui|wer|cliente|kunden?|llamaba|s'appel\w*|hei(?:ß|ss)\w*)\b", re.I)
 
 # a number in the user's words, in digits or words ("three hundred and ten", "minus eighteen", "5 grand")
@@ -128,6 +128,15 @@ def _words_in_lower_case() -> frozenset[str]:
     return frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z'’-]+(?![\w'’-])", " ".join(texts)))
 
 
+@functools.lru_cache(maxsize=1)
+def _terms_in_capitals() -> frozenset[str]:
+    """The abbreviations the workshop's own texts use (ISF, VGM, PTI): "our ISF" is a filing, not a name."""
+    root = Path(catalog.__file__).parent / "corpus" / "docs"
+    texts = [p.read_text(encoding="utf-8", errors="ignore") for p in sorted(root.rglob("*")) if p.suffix in (".md", ".txt")]
+    texts += [i.description for i in catalog.ITEMS]
+    return frozenset(re.findall(r"(?<![\w-])[A-Z]{2,5}(?![\w-])", " ".join(texts)))
+
+
 def _sentence_start(text: str, at: int) -> bool:
     before = text[:at].rstrip()
     return not before or before[-1] in ".!?:;"
@@ -174,6 +183,8 @@ def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
         tokens = tokens[1:]
     if len(tokens) == 1 and _sentence_start(text, tokens[0][0]) and tokens[0][1].lower() in _words_in_lower_case():
         return None  # "Back in March ...": a word the workshop's texts write in lower case, capitalised to start
+    if len(tokens) == 1 and tokens[0][1] in _terms_in_capitals():
+        return None
     while tokens and tokens[-1][1].lower() in ("&", "and", "of", "de", "del", "da", "van", "von"):
         tokens = tokens[:-1]
     if not tokens:

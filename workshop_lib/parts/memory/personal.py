@@ -541,11 +541,33 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     """What a memory says besides what a forget request names by value or by code; "" when the request
     names it by its noun, its role or "that" (it goes whole), or nothing else is in it."""
     entities = _remembered_entities(r)
-    codes = [c for c in re.findall(r"[\w-]*\d[\w-]*", request) if _says_name(r.content or "", c)]
+    codes = _codes_said(r.content or "", request)
     # a reference of theirs is a detail of what it belongs to: its words go, not the clause
     named = [e[2] for e in entities if _named_in(e, request, values) and e[2] not in codes]
+    named, request = _sum_forgotten(r.content or "", request, [e[2] for e in entities], named)
     others = [e[2] for e in entities if e[2] not in named and e[2] not in codes]
     return what_stays(r.content or "", request, named, others) if (named or codes) and others else ""
+
+
+def _codes_said(content: str, request: str) -> list[str]:
+    """The references with a digit the request names that the memory says ("OV-2291")."""
+    return [c for c in re.findall(r"[\w-]*\d[\w-]*", request) if _says_name(content, c)]
+
+
+def _sum_forgotten(content: str, request: str, names: list[str], named: list[str]) -> tuple[list[str], str]:
+    """"Forget the rate I gave you for Coastline": the sums of the memory go, and Coastline stays (the
+    request without the names it says the sum is for); else the names the request named, as it was."""
+    sums = [m.group(0) for m in own_values.MONEY_RE.finditer(content)] if _FORGETS_A_SUM.search(request) else []
+    if not sums:
+        return named, request
+    for name in names:
+        request = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", request, flags=re.I)
+    return sums, request
+
+
+# a forget request whose object is a sum of the memory ("the rate", "the price I gave you")
+_FORGETS_A_SUM = re.compile(r"\b(?:forget|delete|erase|remove|drop)\s+(?:about\s+)?(?:the|that|my|our)\s+(?:\w+\s+)?"
+                            r"(?:rate|rates|price|prices|charge|charges|cost|costs|fee|fees|amount|figure|sum)\b", re.I)
 
 
 def _named_in(entity: list[str], request: str, values: Any) -> bool:

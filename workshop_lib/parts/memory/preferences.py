@@ -191,12 +191,18 @@ def noted(stated: list[Preference]) -> str:
     return f"Noted: {', '.join(dict.fromkeys(parts))}, from now on."
 
 
+# a sum with its currency ("EUR 95", "95 euros", "$40"): the sum's own unit, not a way of answering
+_SUM = re.compile(r"(?:\b[A-Z]{3}|[$€£])\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:[A-Z]{3}|euros?|dollars?|pounds?)\b")
+
+
 def _sentence_preferences(sentence: str) -> list[Preference]:
     out = []
     for dimension, units in UNITS.items():
         if not _about(dimension, sentence):
             continue
-        wanted, refused = _wanted_and_refused(dimension, units, sentence)
+        # "they bill us EUR 95 per entry" asks for no currency
+        read = _SUM.sub(" ", sentence) if dimension in ("currency", "money") else sentence
+        wanted, refused = _wanted_and_refused(dimension, units, read)
         if len(wanted) == 1:
             others = tuple(u for u in units if u != wanted[0])
             out.append(Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip()))

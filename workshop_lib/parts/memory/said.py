@@ -109,7 +109,16 @@ def _holds_asked(question: str, statement: str) -> bool:
         return bool(own_values.NUMBER_RE.search(new))
     if _ASKS_CODE.search(question):
         return bool(_CODE.search(new))
+    if re.search(r"\b(?:who|whom|whose|who's|names?|called)\b", question, re.I) and _writes_capitals(statement):
+        # "what's the name of my broker?": "... through our broker in New York" names a place, no one
+        return any(v.kind == own_values.NAME for v in own_values.find(new, [], places=set()))
     return bool(_words(new))
+
+
+def _writes_capitals(text: str) -> bool:
+    """Whether the user writes names with capitals (a word capitalised inside a sentence): someone who
+    writes "van dijk transport" in lower case names no one the capitals would show."""
+    return re.search(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]", text.strip()) is not None
 
 
 def _speaks_of_own(message: str) -> bool:
