@@ -119,22 +119,24 @@ def ordinary(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def _words_in_lower_case() -> frozenset[str]:
-    """The words the workshop's own texts (its documents, the catalog's descriptions) write in lower
-    case: one of them alone at the start of a sentence is that word, not a name."""
+def _workshop_texts() -> str:
+    """The workshop's own texts: its documents and the catalog's descriptions."""
     root = Path(catalog.__file__).parent / "corpus" / "docs"
     texts = [p.read_text(encoding="utf-8", errors="ignore") for p in sorted(root.rglob("*")) if p.suffix in (".md", ".txt")]
-    texts += [i.description for i in catalog.ITEMS]
-    return frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z'’-]+(?![\w'’-])", " ".join(texts)))
+    return " ".join(texts + [i.description for i in catalog.ITEMS])
+
+
+@functools.lru_cache(maxsize=1)
+def _words_in_lower_case() -> frozenset[str]:
+    """The words the workshop's own texts write in lower case: one of them alone at the start of a
+    sentence is that word, not a name."""
+    return frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z'’-]+(?![\w'’-])", _workshop_texts()))
 
 
 @functools.lru_cache(maxsize=1)
 def _terms_in_capitals() -> frozenset[str]:
     """The abbreviations the workshop's own texts use (ISF, VGM, PTI): "our ISF" is a filing, not a name."""
-    root = Path(catalog.__file__).parent / "corpus" / "docs"
-    texts = [p.read_text(encoding="utf-8", errors="ignore") for p in sorted(root.rglob("*")) if p.suffix in (".md", ".txt")]
-    texts += [i.description for i in catalog.ITEMS]
-    return frozenset(re.findall(r"(?<![\w-])[A-Z]{2,5}(?![\w-])", " ".join(texts)))
+    return frozenset(re.findall(r"(?<![\w-])[A-Z]{2,5}(?![\w-])", _workshop_texts()))
 
 
 def _sentence_start(text: str, at: int) -> bool:
