@@ -2055,3 +2055,34 @@ def test_a_catalog_item_named_by_its_own_price_is_not_a_value_to_insure():
 def test_what_to_do_is_read_from_the_procedure_not_from_a_column_sharing_its_term(docs_eng):
     a = answer_question(docs_eng, "for the VGM, what do we need to weigh under method 1?")
     assert a.mode in ("rag", "hybrid") and "sop/vgm-weighing" in a.answer, a.answer
+
+
+def test_a_date_with_an_events_verb_and_no_table_noun_asks_the_rows_of_that_date_column(eng):
+    dates = _one(eng, "SELECT ARRIVAL_DATE, DEPARTURE_DATE FROM {o}.VOYAGES")
+    n = sum(str(arr)[:10] == "2025-06-05" for arr, _ in dates)
+    a = _answer(eng, "anything docking on 5 June?")
+    assert "ARRIVAL_DATE" in a.plan.sql and f"{n} voyage" in a.text, a.text
+    later = sum(str(dep)[:10] > "2025-06-15" for _, dep in dates)
+    a = _answer(eng, "is anything leaving after 15 June?")
+    assert "DEPARTURE_DATE" in a.plan.sql and f"{later} voyage" in a.text, a.text
+
+
+def test_a_number_in_a_unit_compares_the_one_column_of_the_rows_in_that_unit(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE REEFER_TEMP_C < -20")[0][0]
+    a = _answer(eng, "count the boxes kept colder than -20 degrees")
+    assert "REEFER_TEMP_C" in a.plan.sql and re.search(rf"\b{n}\b", a.text), a.text
+    fast = _one(eng, "SELECT COUNT(*) FROM {o}.VESSEL_POSITIONS WHERE SPEED_KNOTS > 19")[0][0]
+    a = _answer(eng, "how many position reports over 19 kn")
+    assert "SPEED_KNOTS" in a.plan.sql and re.search(rf"\b{fast}\b", a.text), a.text
+
+
+def test_a_name_with_two_letters_swapped_and_a_column_named_by_part_of_its_name(eng):
+    code = _one(eng, "SELECT UNLOCODE FROM {o}.PORTS WHERE PORT_NAME = 'Hamburg'")[0][0]
+    a = _answer(eng, "Hambrug locode?")
+    assert code in a.text, a.text
+
+
+def test_rows_broken_down_by_a_column_with_the_rows_between_the_words(eng):
+    rows = _one(eng, "SELECT STATUS, COUNT(*) FROM {o}.VOYAGES GROUP BY STATUS")
+    a = _answer(eng, "could you break all the voyages down by status")
+    assert all(f"{s}: {n}" in a.text for s, n in rows), a.text

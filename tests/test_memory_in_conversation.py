@@ -522,3 +522,28 @@ def test_forgetting_a_sum_keeps_the_name_it_was_said_with(eng, service):
     assert mode == "fallback" and "95" not in text, text
     text, mode, _ = _ask(service, "m-kaja", "who is our customs broker in Gdansk?", threads, "t3")
     assert mode == "rag" and "Baltic Clearance" in text and "95" not in text, text
+
+
+def test_a_reference_the_user_called_wrong_is_never_read_back(eng, service):
+    threads: dict = {}
+    _ask(service, "m-anke", "Our order with Hapag for Tromso Fisk has booking number HL-55120, one reefer.", threads)
+    _ask(service, "m-anke", "sorry, typo - the booking number is HL-55102, not 55120.", threads, "t2")
+    text, mode, _ = _ask(service, "m-anke", "what's the Hapag booking number for Tromso Fisk?", threads, "t3")
+    assert "55120" not in text, text
+
+
+def test_a_request_to_be_reminded_is_no_statement_and_their_part_is_answered_beside_the_rest(eng, service):
+    threads: dict = {}
+    _ask(service, "m-dara", "Dara here. Our forwarder is Quayside Logistics, they handle our Irish imports.", threads)
+    text, mode, _ = _ask(service, "m-dara", "Remind me who our forwarder is, and what is the SCAC code of Maersk?",
+                         threads, "t2")
+    scac = eng.query("SELECT SCAC_CODE FROM SUPPLYCHAIN.CARRIERS WHERE CARRIER_NAME = 'Maersk'")[0][0]
+    assert mode == "rag" and "Quayside Logistics" in text and scac in text, text
+    assert not any("Remind" in (r.metadata or {}).get("value", "") for r in _valid(eng, "m-dara"))
+
+
+def test_a_yes_or_no_about_their_thing_is_not_answered_by_its_name(eng, service):
+    threads: dict = {}
+    _ask(service, "m-joao", "Our bonded warehouse is Armazem Norte, near Leixoes.", threads)
+    text, mode, _ = _ask(service, "m-joao", "is our warehouse open on Sundays?", threads, "t2")
+    assert mode == "fallback", text

@@ -58,10 +58,10 @@ AGGREGATE_WORDS = re.compile(rf"\b(?:{COUNT_WORDS}|{'|'.join(AGGREGATES)})\b", r
 # "running at -18", "a set point of -18": a set point; "a capacity of 20000": that value
 COMPARATORS = [(r"equal to|equals|exactly|set to|set at|at(?=\s+-\d)|of(?=\s+-?\d[\d,.]*\b(?!\s*%))|=", "="),
                (r"more than|over|above|greater than|exceeding|larger than|bigger than|heavier than|longer than|"
-                r"faster than|newer than|higher than|>", ">"),
+                r"faster than|newer than|higher than|warmer than|hotter than|>", ">"),
                (r"at least|no less than|>=", ">="), (r"at most|no more than|up to|<=", "<="),
                (r"less than|under|below|fewer than|smaller than|lighter than|shorter than|slower than|"
-                r"lower than|<", "<"),
+                r"lower than|colder than|cooler than|<", "<"),
                (r"after|since|later than", ">"), (r"before|earlier than|older than|prior to", "<")]
 ORIGIN_WORDS = r"from|departing|leaving|out of|origin|starting|start|depart|departs|leave|leaves|sailing from"
 DESTINATION_WORDS = r"to|for|bound for|into|arriving|arrive|arrives|arriving at|destination|going to|headed|heading"
@@ -82,7 +82,7 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
 _PLAIN = set("""be been being am having doing done get got go goes going gone sail sails sailing sailed carry carries
-carrying carried belong belongs belonging operate operates operated operating run runs running own owns owned fly flies flying leave leaves
+carrying carried belong belongs belonging dock docks docking docked operate operates operated operating run runs running own owns owned fly flies flying leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
 contain contains stored store recorded record use uses using used called take make come keep kept right now today
@@ -246,7 +246,22 @@ def _target_without_a_noun(words: _Words, schema: Schema, links: list[Link]) -> 
         return named[0][1].table
     if named and named[0][0] >= 1.5 and _events_counted(words, schema, named[0][1]):
         return named[0][1].table  # "how many arrivals between 10 and 20 June": each row arrives once
+    if (dated := _table_of_the_event(words, schema)) is not None:
+        return dated
     raise NoPlan("it names no table or value of the data")
+
+
+def _table_of_the_event(words: _Words, schema: Schema) -> str | None:
+    """"Anything leaving in July?": a date said with the verb of an event is about the rows of the one
+    date column the event names (departed: DEPARTURE_DATE); None when no day or month is said."""
+    if _month_said(words.text) is None:
+        return None
+    said_as = {"departed": "leaving|departing|sailing", "arrived": "arriving|docking|reaching|due"}
+    for event, verbs in _EVENTS.items():
+        if words.has(rf"{verbs}|{said_as.get(event, verbs)}"):
+            cols = [c for cols in schema.columns.values() for c in cols if c.is_date and c.name.lower().startswith(event[:5])]
+            return cols[0].table if len(cols) == 1 else None
+    return None
 
 
 def _events_counted(words: _Words, schema: Schema, col: Column) -> bool:
@@ -1082,6 +1097,8 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
         spans += [m.span() for m in re.finditer(r"\bend(?:s|ed)?\b|\bfinish(?:es|ed)?\b", words.text, re.I)]
     if spec.action == "distinct":
         spans += [m.span() for m in re.finditer(_DIFFERENT, words.text, re.I)]
+    if spec.group is not None:  # "break the boxes down by type": the words that say "per"
+        spans += [m.span() for m in re.finditer(r"\b(?:break(?:ing)?|broken|down|grouped|split)\b", words.text, re.I)]
     return spans
 
 
@@ -1672,6 +1689,8 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         unit_cols = [c for c in numeric if c.unit == "TEU"] or \
             [c for cols in schema.columns.values() for c in cols if c.unit == "TEU" and not c.sql]
         return unit_cols[0]
+    if not numeric and len(by_unit := _columns_of_unit(words, schema, spec, after)) == 1:
+        return by_unit[0]  # "set warmer than 10 degrees": the one column of the rows in that unit
     if numeric:
         if numeric[0].ref in words.ambiguous:
             raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
@@ -1679,6 +1698,21 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
     if unnamed is None:
         raise NoPlan("it compares a number with a column it does not name")
     return unnamed
+
+
+# the words a unit of a column's comment is written with after a number
+_UNIT_SAID = {"°C": r"°\s*c|degrees?|deg|celsius", "degrees": r"°|degrees?|deg", "knots": r"knots?|kts|kn",
+              "m": r"m|metres?|meters?", "tonnes": r"tonnes?|t", "kg": r"kg|kgs|kilos?", "days": r"days?"}
+
+
+def _columns_of_unit(words: _Words, schema: Schema, spec: Spec, after: str) -> list[Column]:
+    """The numeric columns of the rows asked about whose unit the word after the number says."""
+    unit = re.match(r"\D*?-?\d[\d,.]*\s*([°a-z]+)", after, re.I)
+    if unit is None:
+        return []
+    said = [u for u, pattern in _UNIT_SAID.items() if re.fullmatch(pattern, unit.group(1), re.I)]
+    table = next(iter(_tables_named(words, schema, spec)), spec.target)
+    return [c for c in schema.columns.get(table, []) if c.unit in said and c.numeric]
 
 
 def _tables_named(words: _Words, schema: Schema, spec: Spec) -> list[str]:
@@ -1867,7 +1901,8 @@ def _date_column_of_month(words: _Words, schema: Schema, spec: Spec, named: list
     dates = [c for c in named if c.is_date] or _dates_near(schema, spec.target)
     col: Column | None
     # "due in" arrives; "due to sail" leaves
-    if words.has(r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*") and any(c.name == "ARRIVAL_DATE" for c in dates):
+    if words.has(r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*|dock\w*|berth\w*|get(?:s|ting)? in") \
+            and any(c.name == "ARRIVAL_DATE" for c in dates):
         col = next(c for c in dates if c.name == "ARRIVAL_DATE")
     else:
         col = next((c for c in dates if "DEPARTURE" in c.name), dates[0] if dates else None)
@@ -2173,7 +2208,7 @@ def _group_phrase(words: _Words) -> re.Match[str] | None:
             for w in words_of(m.group(1)))  # ("operated by": a verb's agent)
     by = "|by" if counting or rows_by else ""
     m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by|"
-                  r"break(?:ing)? down (?:[\w' ]+? )?by)\s+(?:the\s+)?"
+                  r"break(?:ing)? (?:[\w' ]+? )?down (?:[\w' ]+? )?by)\s+(?:the\s+)?"
                   r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\.|\(|$|\bfor (?:me|us)\b|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
                   r"\bdo\b|\bdoes\b|\boperat|\brun|\bown))",
                   words.text, re.I)

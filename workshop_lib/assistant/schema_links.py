@@ -385,6 +385,9 @@ class Schema:
         name_words -= {"id", "number", "code"} if col.name.endswith("_ID") else set()
         # a word of one column's comment and no other's ("vgm") names that column
         hit_name = len(name_words & present) + len((col.words & present) & self.rare_words)
+        # a comment word that is a part of the name ("locode" of UNLOCODE, from "UN/LOCODE") names it too
+        hit_name += len({w for w in (col.words & present) - name_words
+                         if len(w) >= 4 and any(n != w and (n.endswith(w) or n.startswith(w)) for n in name_words)})
         described = col.comment_words if loose else col.words
         hit_other = len((described - name_words) & present - set(TABLE_NOUNS))
         if not (name_words | described) & present - set(TABLE_NOUNS):

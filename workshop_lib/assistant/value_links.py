@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import DamerauLevenshtein
 
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, Column, Schema, stem, words_of
 from workshop_lib.data import countries
@@ -180,7 +181,8 @@ class ValueIndex:
         if len(word) < 6 or not self._name_word(word, capital) or word in self.common:
             return []
         found = [(t, c, v) for n, t, c, v in self.names for w in re.split(r"[\s-]", n)
-                 if len(w) >= 6 and w[:2] == word[:2] and w != word and fuzz.ratio(word, w) >= 88]
+                 if len(w) >= 6 and w[:2] == word[:2] and w != word
+                 and (fuzz.ratio(word, w) >= 88 or DamerauLevenshtein.distance(word, w) == 1)]  # "Antwrep"
         return found if len(found) == 1 else []
 
     def _typos(self, text: str, tokens: list[tuple[int, int, str]], taken: list[tuple[int, int]]) -> list[Link]:

@@ -234,6 +234,8 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     of the data, a time, a count or an amount, a movement. The value alone never answers it."""
     place = _is_place(rec)
     question = _asked_part(question)
+    if rec.table == personal.OWN and _YES_OR_NO.match(question):
+        return "a yes or a no"  # "is our warehouse inside the radius?": their name or place alone says neither
     what = _asks_not_which(question, rec, place) or _another_part(question, rec)
     if what is not None:
         return what
@@ -244,6 +246,9 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
         # "Auf welchem Schiff ist mein Container?": the words around the thing are not read in that language
         return "what the question asks in its own language"
     return _other_column(eng, kept, rec, place)
+
+
+_YES_OR_NO = re.compile(r"^\W*(?:(?:and|so|but|ok)\W+)?(?:is|are|was|were|does|do|did|can|could|will|has|have)\b", re.I)
 
 
 def _another_part(question: str, rec: personal.Recalled) -> str | None:
@@ -660,7 +665,7 @@ def words_said(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Ch
 
 
 _WORKED_OUT = re.compile(r"\bhow (?:many|much|long)\b|\b(?:total|combined|altogether|sum|average|difference|between|"
-                         r"compare\w*|more|less|fewer)\b", re.I)
+                         r"compare\w*|more|less|fewer)\b|\bwould\b[^?]*\bcost\b", re.I)
 
 
 def catalog_of_their_own(eng: Engine, question: str, answered: ChatAnswer, *, user_id: str,
@@ -922,6 +927,34 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     return _answer("\n".join(a.answer for a in done), "rag",
                    _explain("each part from the memory that answers it", "rag",
                             memory=[a.decision_explain.get("memory") for a in done]), used)
+
+
+# where one question of a turn ends and the next begins ("..., and from what date ...", "? And who ...")
+_PARTS = re.compile(r"(?:,\s*|\s+)(?:and|plus|also)\s+(?=(?:\w+\s+)?(?:what|which|who|when|where|how)\b)|\?\s+", re.I)
+
+
+def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_id: str, agent_id: str,
+                     thread_id: str | None = None) -> ChatAnswer:
+    """"Remind me who our haulier is, and from what date they need a slot at the port?": a grounded
+    answer to one part leaves the other out; each part that their memory (a part about theirs) or a
+    handler (any other part) grounds, and the answer does not already hold, is added after it."""
+    parts = [p for p in _PARTS.split(question) if p and p.strip()]
+    if answered.mode not in ("rag", "hybrid") or len(parts) < 2:
+        return answered
+    added = []
+    for part in parts:
+        if personal.refers_to_own(part):
+            found = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+            said = str(((found.decision_explain.get("memory") or {}) if found else {}).get("value") or "")
+        else:  # "..., and what is Maersk's SCAC?" beside a part their memory answered
+            found = answer_question(eng.scoped(user_id, agent_id), part)
+            said = found.answer.split("\n")[0]
+        if found is not None and found.mode in ("rag", "hybrid") and said and said.lower() not in answered.answer.lower():
+            added.append(found)
+    if not added:
+        return answered
+    return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a in added]),
+                               used_chunks=list(answered.used_chunks) + [u for a in added for u in a.used_chunks])
 
 
 # a question about what the user said ("what date did I say it was filed?")

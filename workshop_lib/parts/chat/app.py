@@ -46,7 +46,7 @@ from starlette.routing import Route
 from workshop_lib import config
 from workshop_lib.assistant.answering import follow_up
 from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, answer_question
-from workshop_lib.assistant.answering.recall import catalog_of_their_own, recall_answer, words_said
+from workshop_lib.assistant.answering.recall import catalog_of_their_own, recall_answer, with_their_parts, words_said
 from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
@@ -310,11 +310,13 @@ class ChatService:
         agent_id = self.eng.agent_id
         recalled = recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         if recalled is not None:
-            return recalled
+            return with_their_parts(self.eng, question, recalled, user_id=user_id, agent_id=agent_id,
+                                    thread_id=thread_id)
         answered = answer_question(scoped, question, llm=self.llm)
         theirs = catalog_of_their_own(self.eng, question, answered, user_id=user_id, agent_id=agent_id)
         if theirs is not None or answered.mode != "fallback":
-            return theirs or answered
+            return theirs or with_their_parts(self.eng, question, answered, user_id=user_id, agent_id=agent_id,
+                                              thread_id=thread_id)
         # no handler answered: a follow-up with what the thread's previous question named ("and the ETA?"),
         # or the user's own words ("who inspected the Brightwater box?"), not read for a recipe or a greeting
         off_topic = (answered.route or {}).get("label") in ("OUT_OF_SCOPE", "SMALL_TALK")

@@ -180,7 +180,7 @@ def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     # "Brightwell's shrimp": the name is Brightwell, without the possessive
     tokens = [(t.start() + m.start(), re.sub(r"['’]s$", "", t.group(0).rstrip(".,")).rstrip("'’"))
               for t in re.finditer(r"\S+", m.group(0))]
-    while tokens and (tokens[0][1].lower() in _CALENDAR or tokens[0][1].lower() in ("i", "i'm") or
+    while tokens and (tokens[0][1].lower() in _CALENDAR or re.fullmatch(r"i(?:['’](?:m|ve|d|ll))?", tokens[0][1].lower()) or
                       (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
         tokens = tokens[1:]
     if len(tokens) == 1 and _sentence_start(text, tokens[0][0]) and tokens[0][1].lower() in _words_in_lower_case():

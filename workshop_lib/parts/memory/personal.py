@@ -62,7 +62,7 @@ _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|what
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
-_CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|scratch|"
+CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
                      r"(?:has|have|had) (?:left|quit|retired))\b", re.I)
@@ -86,7 +86,7 @@ FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)
                     r"\b(?:scrap|scratch|ignore|disregard)\s+(?:what|everything|all)\s+(?:i|we)\b[\w\s']{0,12}?\b"
                     r"(?:said|told you|mentioned|wrote)\s+(?:about|re|regarding|on)\s+(?-i:[A-Z])", re.I)
 # A name said as the wrong one: "Lindgren Marine, not Lindqvist", "Lindqvist is someone else".
-_REJECTED = re.compile(r"\b(?:not|instead of|rather than)\s+(?:the\s+|with\s+|on\s+)?([A-Z][\w&'’-]{2,})|"
+_REJECTED = re.compile(r"\b(?:not|instead of|rather than)\s+(?:the\s+|with\s+|on\s+)?([A-Z][\w&'’-]{2,}|[\w-]*\d{3,}[\w-]*)|"
                        r"\b([A-Z][\w&'’-]{2,})(?:\s+[A-Z][\w&'’-]+)*\s+(?:is|was|'s)\s+(?:someone|somebody|something)\s+else\b")
 # A request that points back at what the sentence before it named ("forget everything about them").
 # ("... QX-7781, but don't save that": "that" is said of its own sentence, which names something)
@@ -194,6 +194,8 @@ def subject_of(table: str, column: str) -> str:
 
 def statement_part(sentence: str) -> str:
     """The sentence without its question clauses ("we ship with MSC, what vessels do they have?")."""
+    if _REQUEST.match(sentence.strip()):
+        return ""  # "Remind me who our haulier is, and ...": a request, whatever its end, states nothing
     kept = [c for c in _CLAUSE.split(sentence) if c.strip() and not (_QUESTION.match(c.strip()) or c.strip().endswith("?"))]
     return ", ".join(c.strip() for c in kept)
 
@@ -218,7 +220,7 @@ def sentences(text: str) -> list[str]:
 def _may_be_personal(stated: str) -> bool:
     """A statement of a size kept, not a request to forget, that speaks of the user's own things."""
     # a correction speaks of what the user said before even without "I" ("scratch that, it's 813N")
-    return _keepable(stated) and bool(speaks_of_own(stated) or _CHANGE.search(stated))
+    return _keepable(stated) and bool(speaks_of_own(stated) or CHANGE.search(stated))
 
 
 # "the customer I mentioned for the Ever Acme cargo": what was told before, pointed at, not told again
@@ -290,7 +292,7 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
                correcting: bool = False) -> PersonalCandidate:
     """The memory of one statement: its current values first (a change keeps the values before apart).
     `correcting`: an earlier sentence of the turn said the next one corrects something."""
-    change = correcting or bool(_CHANGE.search(stated))
+    change = correcting or bool(CHANGE.search(stated))
     earlier: list[str] = []
     # "our Oslo drayage", "our UK warehouse": a name of theirs that says which of their things is meant
     # is no value of the memory while the sentence has another one
@@ -326,7 +328,7 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
         personal = _may_be_personal(stated) or (correcting and _keepable(stated))
         entities = _entities(stated, values) if stated else []
         if not entities or not (personal or _of_a_name_of_theirs(stated, entities, own_names)):
-            correcting = correcting or (personal and bool(_CHANGE.search(stated)))
+            correcting = correcting or (personal and bool(CHANGE.search(stated)))
             continue
         cand = _candidate(stated, entities, said_at, correcting=correcting)
         correcting = False
@@ -506,7 +508,7 @@ def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> 
 def _an_unlinked_change(eng: Engine, values: Any, stated: str) -> bool:
     """The user says they changed something, names no value of the data and states nothing the
     extraction reads, and does not ask to forget."""
-    return bool(stated) and bool(_FIRST_PERSON.search(stated)) and bool(_CHANGE.search(stated)) \
+    return bool(stated) and bool(_FIRST_PERSON.search(stated)) and bool(CHANGE.search(stated)) \
         and not FORGET.search(stated) and not entity_links(values.links(stated)) and not extract(eng, stated)
 
 

@@ -128,9 +128,9 @@ def _speaks_of_own(message: str) -> bool:
         any(re.search(r"\bme\b", personal.statement_part(s), re.I) for s in personal.sentences(message))
 
 
-def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
-    """The user's statements about their own things (I, we, my, our), oldest first, without those a
-    later request asked to forget."""
+def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = True) -> list[Said]:
+    """The user's statements about their own things (I, we, my, our; any, without `own_only`), oldest
+    first, without those a later request asked to forget."""
     messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
     out: list[Said] = []
     for m in messages:
@@ -148,7 +148,8 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> list[Said]:
                 continue
             out = _without_rejected(out, sentence)
             stated = personal.statement_part(sentence)
-            if stated and not _HYPOTHETICAL.match(stated) and (own_message or personal.speaks_of_own(stated)):
+            if stated and not _HYPOTHETICAL.match(stated) and (own_message or personal.speaks_of_own(stated)
+                                                               or not own_only):
                 out.append(Said(stated, m.created_at or "", m.id, before))
             before = stated
     return out
@@ -160,7 +161,10 @@ def _without_rejected(said: list[Said], sentence: str) -> list[Said]:
     wrong = personal.rejected_names(sentence)
     if not wrong:
         return said
-    return [s for s in said if not wrong & {w.lower() for w in re.findall(r"[\w&'’-]+", s.text)}]
+    # "not 55120" is the number inside the reference HL-55120 too
+    return [s for s in said if not wrong & {w.lower() for w in re.findall(r"[\w&'’-]+", s.text)}
+            and not any(w in code for w in wrong if re.search(r"\d", w)
+                        for code in re.findall(r"[\w-]*\d[\w-]*", s.text.lower()))]
 
 
 def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared: int = MIN_SHARED,
@@ -194,7 +198,22 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
     if newest_on_subject and not original:
         later = [s for i, c, s in found if i > at and c & common]
         return later[-1] if later else best
+    if not original and _ASKS_NOW.search(question):
+        # "what's the current delivery date?": a later statement on the subject, in fewer of its words
+        # ("... pushed the Valencia delivery to June 11th"), replaces the first one
+        every = [s for s in _statements(eng, user_id, agent_id, own_only=False) if s.said_at > best.said_at
+                 and _holds_asked(question, s.text)]
+        newer = [s for s in every if len((_words(s.text) | _words(s.context)) & common) >= 2]
+        # and the corrections of it after that, which need not repeat its words ("Scratch that, it
+        # moved again. It's now the thirteenth.")
+        changed = [s for s in every if newer and s.said_at > newer[-1].said_at
+                   and personal.CHANGE.search(f"{s.context} {s.text}")]
+        return (changed or newer or [best])[-1]
     return best
+
+
+# a question about how things stand now
+_ASKS_NOW = re.compile(r"\b(?:current(?:ly)?|now|latest|still|anymore|at the moment|these days|today)\b", re.I)
 
 
 def _answering(question: str, statements: list[Said], min_shared: int, strict: bool,
