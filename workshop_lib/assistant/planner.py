@@ -82,7 +82,8 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
 _PLAIN = set("""be been being am having doing done get got go goes going gone sail sails sailing sailed carry carries
-carrying carried belong belongs belonging dock docks docking docked operate operates operated operating run runs running own owns owned fly flies flying leave leaves
+carrying carried belong belongs belonging dock docks docking docked operate operates operated operating run runs
+running own owns owned fly flies flying leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
 contain contains stored store recorded record use uses using used called take make come keep kept right now today
@@ -1689,12 +1690,18 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
         unit_cols = [c for c in numeric if c.unit == "TEU"] or \
             [c for cols in schema.columns.values() for c in cols if c.unit == "TEU" and not c.sql]
         return unit_cols[0]
-    if not numeric and len(by_unit := _columns_of_unit(words, schema, spec, after)) == 1:
-        return by_unit[0]  # "set warmer than 10 degrees": the one column of the rows in that unit
     if numeric:
         if numeric[0].ref in words.ambiguous:
             raise NoPlan(f"it compares a number with {' or '.join(sorted(words.ambiguous))}, and the words fit both")
         return numeric[0]
+    return _unnamed_or_by_unit(words, schema, spec, after, unnamed)
+
+
+def _unnamed_or_by_unit(words: _Words, schema: Schema, spec: Spec, after: str, unnamed: Column | None) -> Column:
+    """No column named: the one column of the rows in the unit the number is said in ("set warmer than
+    10 degrees"), else the one the number fits unnamed (a year, a set point below zero)."""
+    if len(by_unit := _columns_of_unit(words, schema, spec, after)) == 1:
+        return by_unit[0]
     if unnamed is None:
         raise NoPlan("it compares a number with a column it does not name")
     return unnamed

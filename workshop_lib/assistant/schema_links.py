@@ -218,6 +218,12 @@ def _span(table: str, cols: list[Column], days_between: str) -> Column | None:
                   parts=(start.ref, end.ref), asked_by=_ASKS_DAYS)
 
 
+def _parts_of_the_name(words: frozenset[str] | set[str], name_words: set[str]) -> set[str]:
+    """The comment words that are a part of the column's name ("locode" of UNLOCODE, from "UN/LOCODE"):
+    they name it as its name words do."""
+    return {w for w in words if len(w) >= 4 and any(n != w and (n.endswith(w) or n.startswith(w)) for n in name_words)}
+
+
 @dataclass
 class Schema:
     """Tables, columns and foreign keys of one owner, with the words that name each."""
@@ -385,9 +391,7 @@ class Schema:
         name_words -= {"id", "number", "code"} if col.name.endswith("_ID") else set()
         # a word of one column's comment and no other's ("vgm") names that column
         hit_name = len(name_words & present) + len((col.words & present) & self.rare_words)
-        # a comment word that is a part of the name ("locode" of UNLOCODE, from "UN/LOCODE") names it too
-        hit_name += len({w for w in (col.words & present) - name_words
-                         if len(w) >= 4 and any(n != w and (n.endswith(w) or n.startswith(w)) for n in name_words)})
+        hit_name += len(_parts_of_the_name(col.words & present - name_words, name_words))
         described = col.comment_words if loose else col.words
         hit_other = len((described - name_words) & present - set(TABLE_NOUNS))
         if not (name_words | described) & present - set(TABLE_NOUNS):

@@ -941,20 +941,25 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
     parts = [p for p in _PARTS.split(question) if p and p.strip()]
     if answered.mode not in ("rag", "hybrid") or len(parts) < 2:
         return answered
-    added = []
-    for part in parts:
-        if personal.refers_to_own(part):
-            found = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
-            said = str(((found.decision_explain.get("memory") or {}) if found else {}).get("value") or "")
-        else:  # "..., and what is Maersk's SCAC?" beside a part their memory answered
-            found = answer_question(eng.scoped(user_id, agent_id), part)
-            said = found.answer.split("\n")[0]
-        if found is not None and found.mode in ("rag", "hybrid") and said and said.lower() not in answered.answer.lower():
-            added.append(found)
+    added = [found for part in parts if (found := _part_answered(eng, part, user_id, agent_id, thread_id)) is not None
+             and found[1].lower() not in answered.answer.lower()]
     if not added:
         return answered
-    return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a in added]),
-                               used_chunks=list(answered.used_chunks) + [u for a in added for u in a.used_chunks])
+    return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a, _ in added]),
+                               used_chunks=list(answered.used_chunks) + [u for a, _ in added for u in a.used_chunks])
+
+
+def _part_answered(eng: Engine, part: str, user_id: str, agent_id: str,
+                   thread_id: str | None) -> tuple[ChatAnswer, str] | None:
+    """(the grounded answer to one part, what it tells): their memory's value for a part about theirs,
+    a handler's first line for any other ("..., and what is Maersk's SCAC?"); None when nothing grounds it."""
+    if personal.refers_to_own(part):
+        found = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        told = str(((found.decision_explain.get("memory") or {}) if found else {}).get("value") or "")
+    else:
+        found = answer_question(eng.scoped(user_id, agent_id), part)
+        told = found.answer.split("\n")[0]
+    return (found, told) if found is not None and found.mode in ("rag", "hybrid") and told else None
 
 
 # a question about what the user said ("what date did I say it was filed?")

@@ -199,17 +199,20 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
         later = [s for i, c, s in found if i > at and c & common]
         return later[-1] if later else best
     if not original and _ASKS_NOW.search(question):
-        # "what's the current delivery date?": a later statement on the subject, in fewer of its words
-        # ("... pushed the Valencia delivery to June 11th"), replaces the first one
-        every = [s for s in _statements(eng, user_id, agent_id, own_only=False) if s.said_at > best.said_at
-                 and _holds_asked(question, s.text)]
-        newer = [s for s in every if len((_words(s.text) | _words(s.context)) & common) >= 2]
-        # and the corrections of it after that, which need not repeat its words ("Scratch that, it
-        # moved again. It's now the thirteenth.")
-        changed = [s for s in every if newer and s.said_at > newer[-1].said_at
-                   and personal.CHANGE.search(f"{s.context} {s.text}")]
-        return (changed or newer or [best])[-1]
+        return _latest_on_subject(eng, question, best, common, user_id, agent_id)
     return best
+
+
+def _latest_on_subject(eng: Engine, question: str, best: Said, common: set[str], user_id: str, agent_id: str) -> Said:
+    """"What's the current delivery date?": a later statement on the subject in fewer of its words
+    ("... pushed the Valencia delivery to June 11th"), then the corrections after it, which need not
+    repeat them ("Scratch that, it moved again. It's now the thirteenth."); else the best one."""
+    every = [s for s in _statements(eng, user_id, agent_id, own_only=False) if s.said_at > best.said_at
+             and _holds_asked(question, s.text)]
+    newer = [s for s in every if len((_words(s.text) | _words(s.context)) & common) >= 2]
+    changed = [s for s in every if newer and s.said_at > newer[-1].said_at
+               and personal.CHANGE.search(f"{s.context} {s.text}")]
+    return (changed or newer or [best])[-1]
 
 
 # a question about how things stand now
