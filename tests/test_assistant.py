@@ -2086,3 +2086,30 @@ def test_rows_broken_down_by_a_column_with_the_rows_between_the_words(eng):
     rows = _one(eng, "SELECT STATUS, COUNT(*) FROM {o}.VOYAGES GROUP BY STATUS")
     a = _answer(eng, "could you break all the voyages down by status")
     assert all(f"{s}: {n}" in a.text for s, n in rows), a.text
+
+
+def test_which_column_is_read_from_the_part_that_asks_it_not_the_words_that_describe_it(eng):
+    for question, column in (("which col holds the VGM of a box - the mass the shipper declares before loading?",
+                              "CONTAINERS.GROSS_WEIGHT_KG"),
+                             ("where do you folks keep the IMO of each hull? need it for a report", "VESSELS.IMO_NUMBER")):
+        a = answer_question(eng, question)
+        assert a.mode == "rag" and a.answer.split("\n")[1].find(f"{OWNER}.{column}") > 0, (question, a.answer)
+    a = answer_question(eng, "which column has the seal number - the customs one")
+    assert a.mode == "fallback", a.answer
+
+
+def test_which_table_with_columns_named_answers_their_table_and_tied_asks_the_key(eng):
+    a = answer_question(eng, "what table has the set points and tare weights?")
+    assert a.mode == "rag" and f"[{OWNER}.CONTAINERS," in a.answer.split("\n")[1], a.answer
+    a = answer_question(eng, "how is a position report tied to its ship?")
+    assert a.mode == "rag" and "VESSEL_POSITIONS.IMO_NUMBER" in a.answer, a.answer
+
+
+def test_a_figure_given_for_a_column_is_put_in_the_unit_asked(eng):
+    a = answer_question(eng, "a box shows REEFER_TEMP_C 5 - in fahrenheit that is?")
+    assert a.mode == "rag" and "41 °F" in a.answer, a.answer
+    a = answer_question(eng, "DEADWEIGHT_TONNES says 120000, how many pounds is that?")
+    assert a.mode == "rag" and "264,554,400 lb" in a.answer, a.answer
+    total = _one(eng, "SELECT SUM(c.GROSS_WEIGHT_KG) FROM {o}.CONTAINERS c WHERE c.VOYAGE_ID = 1014")[0][0]
+    a = answer_question(eng, "total VGM of the boxes on voyage 1014, in tonnes")
+    assert "1.01 tonnes" not in a.answer and f"{total / 1000:,.2f}" in a.answer, a.answer

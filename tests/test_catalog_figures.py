@@ -185,3 +185,9 @@ def test_a_need_described_without_a_request_verb_finds_the_item_when_the_knowled
     # a compound in the question names its parts ("crane-lifted": a crane)
     b = answer_question(eng, "a transformer that's way out of gauge, crane-lifted from the side")
     assert b.mode == "rag" and "EQ-40FR" in b.answer, b.answer
+
+
+def test_a_price_asked_in_cents_is_the_dollar_price_times_a_hundred():
+    item = next(i for i in catalog_figures.ITEMS if i.price_usd % 1)
+    said = catalog_figures.in_unit_asked(f"{item.name} - what's the rate in cents?", item)
+    assert said is not None and f"{round(item.price_usd * 100):,} cents" in said, said

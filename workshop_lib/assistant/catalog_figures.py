@@ -149,4 +149,7 @@ def in_unit_asked(question: str, item: Item) -> str | None:
             stated = ", ".join(m.group(0) for m in figure.finditer(item.description))
             values = ", ".join(f"{_num(round(convert(float(v.replace(',', ''))), 1))} {unit}" for v in found)
             return f"In {unit}: {stated} is {values}."
+    if re.search(r"\bin cents\b|\bcents\b\s*(?:pls|please)?\s*[?.!]?\s*$", question, re.I):
+        # "daily rate in cents": the price, which is in dollars, times a hundred
+        return f"In cents: USD {item.price_usd:,.2f} {item.price_unit} is {round(item.price_usd * 100):,} cents."
     return None

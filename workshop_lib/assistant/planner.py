@@ -92,7 +92,7 @@ one ones other another more most less least many much few all every each any som
 data database dataset file files system systems marked logged table tables row rows list listed total overall whole entire ever yet still will
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
-included inclusive supposed meant everything anything
+included inclusive supposed meant everything anything guy guys folks moment
 move moves moving moved transport transports transporting transported planned booked add during land lands landing landed
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's

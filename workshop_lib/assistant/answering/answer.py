@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import catalog_figures, catalog_links, coverage, document_reader, names_written, planner
+from workshop_lib.assistant import catalog_figures, catalog_links, column_figures, coverage, document_reader, names_written, planner
 from workshop_lib.assistant.answering import availability, goods_boxes, router
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
@@ -89,6 +89,8 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
         return _declined(decision, refusal_text(decision))
     if label == router.SMALL_TALK:
         return _declined(decision, small_talk_reply(question))
+    if (worked := _figure_in_another_unit(eng, question, decision)) is not None:
+        return worked
     if label == router.LIVE:
         return _live_label(eng, question, decision, llm, vector, docs)
     if label in GROUNDED_INTENTS:
@@ -347,6 +349,28 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
     if not require_links and data.plan.spec.action in ("list", "lookup") and not data.plan.spec.filters:
         return None  # every row of a table, unfiltered: what the words asked for, not what the question did
     return _composed(data, decision)
+
+
+def _figure_in_another_unit(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"The reefer temp column shows -18: what's that in Fahrenheit?": the figure given, in the unit of
+    the one column named, converted to the unit asked (column_figures.py); None otherwise, and for a
+    question routed elsewhere than the schema unless it writes the column as the schema does."""
+    if not (decision.label == router.SCHEMA or decision.label == router.LIVE
+            and names_written.named_schema_objects(question)):
+        return None
+    schema, _ = assistant.knowledge(eng)
+    named = [n.removeprefix(f"{OWNER}.") for n in _schema_named(eng, question)]
+    # a column written alone ("UNIT_VALUE_CENTS is 67904") is that column of whichever table has it
+    units = [(col.ref, col.unit) for n in named for cols in schema.columns.values() for col in cols
+             if n in (col.ref, col.name) and col.unit]
+    worked = column_figures.converted(question, units)
+    if worked is None:
+        return None
+    used = [{"subject": f"{OWNER}.{worked.column}", "kind": "column", "similarity": 1.0}]
+    explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none",
+                       reason=f"the figure given, in {worked.column}'s unit ({worked.unit}), converted to {worked.to}",
+                       short_query_active=False)
+    return ChatAnswer(worked.sentence(), "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
 
 
 def _figure_of_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
@@ -865,6 +889,9 @@ def _schema_facts_turn(eng: Engine, question: str, vector: Any, named: list[str]
     # "how do I get the ship's name for each position?": the way from one table to the other, first
     if router.METHOD_RE.search(question) and len(tables_in(question)) >= 2:
         return _relationships_between(eng, question, turn, vector)
+    if named and kind == "table" and len(held := {n.removeprefix(f"{OWNER}.").split(".")[0] for n in named}) == 1:
+        # "what table tells me the goods - descriptions, HS codes ...": the table of the columns named
+        return _tables_named_in_words(eng, question, turn, vector, tables=sorted(held))
     if named:
         return _named_first(eng, turn, named)
     if _RELATION_RE.search(question):
@@ -979,15 +1006,30 @@ def _not_in_column(eng: Engine, question: str, decision: router.RouteDecision,
         return None
     subject = str(used[0].get("subject") or "")
     words = assistant.not_explained_by(eng, question, subject)
-    if not words:
+    if not words or any(_explained_alone(eng, part, subject) for part in _SAID_APART.split(question)[:-1] + [""]
+                        if part):
         return None
     return _declined(decision, f"The closest column I know, {subject}, says nothing about "
                                f"{' or '.join(repr(w) for w in words)}, and no other column of SUPPLYCHAIN records it "
                                "as far as its comments say. " + ASK_BACK, "knowledge memories (Part 4)")
 
 
+# what a question says apart from what it asks: after a dash, "the one ...", a remark after the question
+_SAID_APART = re.compile(r"\s+[-\u2013\u2014]\s+|,\s+(?:the one|i\.e\.|like|e\.g\.)\b|\?\s+", re.I)
+
+
+def _explained_alone(eng: Engine, part: str, subject: str) -> bool:
+    """"The VGM of a box - the verified gross mass the shipper declares": one part of the question says
+    what it asks in words the column explains, every one of them (the rest describes it)."""
+    if assistant.not_explained_by(eng, part, subject):
+        return False
+    # what it asks, said in a long word or in capitals ("the VGM of a box")
+    return bool(assistant.asked_words(part)) or re.search(r"\b[A-Z]{3,5}\b", part) is not None
+
+
 # "which field ...", "where is X stored", "where do I find X": where a thing is kept
-_WHERE_KEPT = re.compile(r"\b(?:which|what) (?:column|field)s?\b|\b(?:columns?|fields?)\b.*\b(?:holds?|stores?|has|says?)\b|"
+_WHERE_KEPT = re.compile(r"\b(?:which|what) (?:column|col|field)s?\b|\bwhere (?:do|does|would) (?:\w+ ){0,3}?(?:keep|store|record)\b|"
+                         r"\b(?:columns?|fields?)\b.*\b(?:holds?|stores?|has|says?)\b|"
                          r"\bwhere(?: is|'s| are)? .* (?:stored|kept|recorded|held)\b|\bwhich column\b|\bread for\b|"
                          r"\bwhere (?:do|can|would|should) (?:i|we|you) (?:find|see|get|look up|read)\b", re.I)
 
@@ -1044,11 +1086,13 @@ _OVERVIEW_RE = re.compile(r"\b(?:what|which) tables (?:are|exist|does|do)\b|\bta
                           r"\blist (?:the |all )?(?:the )?tables\b|\ball (?:the )?tables\b", re.I)
 
 
-def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, vector) -> gates.GatedTurn:
+def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, vector,
+                           tables: list[str] | None = None) -> gates.GatedTurn:
     """A table question: the tables the question names in words ("one row per manifest line" is
-    CARGO_ITEMS), only those; every table for "which tables are in the schema"; else as retrieved."""
-    overview = _OVERVIEW_RE.search(question) is not None
-    tables = [] if overview else tables_in(question)
+    CARGO_ITEMS), or `tables` when given, only those; every table for "which tables are in the
+    schema"; else as retrieved."""
+    overview = _OVERVIEW_RE.search(question) is not None and tables is None
+    tables = [] if overview else tables if tables is not None else tables_in(question)
     if not overview and len(tables) != 1:
         return turn
     tables = [_where_it_is_kept(eng, question, tables[0])] if tables else tables

@@ -154,12 +154,16 @@ DOC_STRONG_RE = re.compile(
     r"procedures?|typhoon|congestion|gate (?:hours|opening)|berths?|bunker\w*|fuel|anchorage|fire|overboard|"
     r"damage\w*|polic(?:y|ies)|tariff|plug-?in|amend\w*|waived?|hauliers?|approves?|declined|rejected|"
     r"caus\w*|failure|happened|who pays|consignee|compressor|alarm|checklist|interpolat\w*)\b", _FLAGS)
-WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|field|table)s?\b|\bwhat (?:does|do) (?:the )?\w+ "
-                             r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b", _FLAGS)
+WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|col|field|table)s?\b|\bwhat (?:does|do) (?:the )?\w+ "
+                             r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b|"
+                             # "where do you guys keep the SCAC?": where a kind of value is kept
+                             r"\bwhere (?:do|does|did|would|is|are) (?:\w+ ){0,3}?(?:keep|kept|store|stored|record|recorded)\b",
+                             _FLAGS)
 WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere (?:can|do|could) (?:i|we) "
                             r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",
                             _FLAGS)
-RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?|foreign key)\b|"
+RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?|foreign key|"
+                         r"tied|ties|keys? between)\b|"
                          r"\bhow (?:do|can|would|should) (?:i|we|you) (?:get|go|navigate|trace|walk) from\b", _FLAGS)
 CAPACITY_RE = re.compile(r"\bhow (?:many|much)\b[^?]*\b(?:can|could|may)\b[^?]*\b(?:carry|hold|take|fit|load)\b", _FLAGS)
 DOC_RE = re.compile(

@@ -1,0 +1,63 @@
+"""A figure a question gives for a column, put in the unit the question asks for.
+
+"The reefer temp column shows -18 for one box. What's that in Fahrenheit?", "GROSS_WEIGHT_KG 21446,
+how many lbs?": the column's comment says its unit (Celsius, kilograms, knots, cents); the question
+gives the figure and names another unit. The answer is the conversion, worked out here, with the
+column whose unit it starts from; a column the question does not name, or a unit of no column, is no
+answer (None).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# (the column's unit, the words that ask for the other unit, the other unit, conversion)
+_CONVERSIONS: list[tuple[str, str, str, Callable[[float], float]]] = [
+    ("°C", r"fahrenheit|°\s*f|deg(?:rees)? f|in f", "°F", lambda c: c * 9 / 5 + 32),
+    ("kg", r"pounds|lbs?", "lb", lambda kg: kg * 2.20462),
+    ("kg", r"tonnes|tons|\bt\b", "tonnes", lambda kg: kg / 1000),
+    ("tonnes", r"pounds|lbs?", "lb", lambda t: t * 2204.62),
+    ("tonnes", r"kilos|kilograms|kg", "kg", lambda t: t * 1000),
+    ("m", r"feet|foot|ft", "ft", lambda m: m * 3.28084),
+    ("knots", r"km/?h|kmh|kilomet(?:er|re)s? (?:an|per) hour", "km/h", lambda kn: kn * 1.852),
+    ("knots", r"mph|miles (?:an|per) hour", "mph", lambda kn: kn * 1.15078),
+    ("cents", r"dollars|usd|\$", "USD", lambda cents: cents / 100),
+]
+# a figure written on its own (not inside a code such as EGHU1547269 or 40RF)
+_FIGURE = re.compile(r"(?<![\w.])(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?![\w.]*[A-Za-z])")
+
+
+@dataclass(frozen=True)
+class Converted:
+    column: str          # TABLE.COLUMN
+    given: float
+    unit: str
+    value: float
+    to: str
+
+    def sentence(self) -> str:
+        return (f"{_num(self.given)} {self.unit} ({self.column}) is about {_num(round(self.value, 2))} {self.to} "
+                f"({self.unit} to {self.to}: worked out from the column's unit).")
+
+
+def converted(question: str, columns: list[tuple[str, str]]) -> Converted | None:
+    """The one figure the question gives, in the unit of the one column it names (`columns`: the
+    (TABLE.COLUMN, unit) named), converted to the unit it asks for; None otherwise."""
+    # a number that names a row ("voyage 1014", "cargo line 1") is no figure of the column
+    figures = [m for m in _FIGURE.finditer(question)
+               if not re.search(r"\b(?:voyage|line|item|box|container|cargo|id|no\.?|number|#)\s*$", question[:m.start()], re.I)]
+    if len(figures) != 1 or len({unit for _, unit in columns}) != 1:
+        return None  # (GROSS_WEIGHT_KG is in two tables, in the same unit)
+    column, unit = columns[0]
+    column = column if len(columns) == 1 else column.split(".")[-1]
+    for source, asked, to, convert in _CONVERSIONS:
+        if source == unit and re.search(rf"(?:\bin|\bto|how many|into)\s+(?:\w+\s+)?(?:{asked})|\b(?:{asked})\b",
+                                        question, re.I):
+            given = float(figures[0].group(1).replace(",", ""))
+            return Converted(column, given, unit, convert(given), to)
+    return None
+
+
+def _num(x: float) -> str:
+    return f"{x:,.2f}".rstrip("0").rstrip(".")
