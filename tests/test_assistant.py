@@ -2113,3 +2113,14 @@ def test_a_figure_given_for_a_column_is_put_in_the_unit_asked(eng):
     total = _one(eng, "SELECT SUM(c.GROSS_WEIGHT_KG) FROM {o}.CONTAINERS c WHERE c.VOYAGE_ID = 1014")[0][0]
     a = answer_question(eng, "total VGM of the boxes on voyage 1014, in tonnes")
     assert "1.01 tonnes" not in a.answer and f"{total / 1000:,.2f}" in a.answer, a.answer
+
+
+def test_a_code_asked_what_it_means_is_read_from_its_columns_comment(eng):
+    for question, said in (("what does status SCHEDULED stand for?", "departs after it"),
+                           ("size type 20RF = ?", "refrigerated reefer"),
+                           ("which country is FLAG_STATE LR?", "Liberia")):
+        a = answer_question(eng, question)
+        assert a.mode == "rag" and said in a.answer, (question, a.answer)
+    avg = _one(eng, "SELECT AVG(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '20RF'")[0][0]
+    a = answer_question(eng, "mean VGM of the 20RF boxes in kg")
+    assert f"{avg:,.2f}" in a.answer, a.answer  # "mean" here is an average, not a meaning

@@ -34,7 +34,7 @@ def test_capacities_and_loads_are_read_not_typed():
     assert catalog_figures.value_in("no money here") is None
 
 
-def test_a_load_is_answered_by_the_items_that_hold_it_smallest_first(eng):
+def test_a_load_is_answered_by_the_items_that_hold_it_cheapest_first(eng):
     volumes = _stated(r"(\d+(?:\.\d+)?)\s*m3\b")
     (small, small_id), (big, big_id) = volumes[0], volumes[1]
     need = round((small + big) / 2, 1)
@@ -191,3 +191,17 @@ def test_a_price_asked_in_cents_is_the_dollar_price_times_a_hundred():
     item = next(i for i in catalog_figures.ITEMS if i.price_usd % 1)
     said = catalog_figures.in_unit_asked(f"{item.name} - what's the rate in cents?", item)
     assert said is not None and f"{round(item.price_usd * 100):,} cents" in said, said
+
+
+def test_how_much_more_one_item_costs_than_another_is_their_difference(eng):
+    a_item, b_item = (next(i for i in ITEMS if i.item_id == x) for x in ("EQ-40HC", "EQ-40DV"))
+    a = answer_question(eng, "by how much is the 40' high cube dearer per day than the 40' dry box?")
+    assert f"USD {abs(a_item.price_usd - b_item.price_usd):,.2f} more" in a.answer, a.answer
+
+
+def test_a_weight_is_answered_by_the_cheapest_box_that_holds_it(eng):
+    tonnes = sorted(catalog_figures.capacities("t"), key=lambda c: c.item.price_usd)
+    need = min(c.amount for c in tonnes) - 1
+    a = answer_question(eng, f"roughly {need:g} t of cement in bags, which container should I take?")
+    first = re.search(r"\[([A-Z]{2}-[A-Z0-9]+)\]", a.answer)
+    assert first is not None and first.group(1) == tonnes[0].item.item_id, a.answer

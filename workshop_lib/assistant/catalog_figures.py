@@ -3,7 +3,7 @@
 Some descriptions state a capacity ("33 m3 inside, up to 28 t payload") or a price that is a share
 of a value ("Premium is 0.35% of the insured value; this price is the minimum premium"). A question
 that gives a load ("27 tonnes of steel", "about 70 cbm of cartons") is answered by the items whose
-stated capacity holds it, smallest first, with those that do not; a question that gives a value
+stated capacity holds it, cheapest first, with those that do not; a question that gives a value
 ("goods worth $80k") is answered with the share worked out, never below the item's minimum. The
 figures are read from the descriptions when the catalog is loaded, not typed in here.
 """
@@ -55,7 +55,7 @@ def load_in(question: str) -> tuple[float, str] | None:
 class Fit:
     need: float
     unit: str
-    holding: list[Capacity]      # smallest first
+    holding: list[Capacity]      # cheapest first
     short: list[Capacity]        # the items named or nearest that do not hold it
 
     def sentence(self) -> str:
@@ -76,7 +76,8 @@ def fit(question: str, named: list[Item]) -> Fit | None:
     caps = capacities(unit)
     if not caps:
         return None
-    holding = [c for c in caps if c.amount >= need]
+    # the cheapest that holds it first: "24 t of tiles" goes in a 20' (28 t), not the bigger 40' (26.5 t)
+    holding = sorted([c for c in caps if c.amount >= need], key=lambda c: (c.item.price_usd, c.amount))
     ids = {i.item_id for i in named}
     short = [c for c in caps if c.amount < need and (c.item.item_id in ids or not ids)][-2:]
     return Fit(need, unit, holding, short)

@@ -20,7 +20,7 @@ from workshop_lib.data.catalog import ITEMS, Item, ports
 # function words and the words every request uses; they say nothing about which item
 _STOP = set("""a an and are as at be but by can could do does for from had has have how i if in into is it its
 me my need needs of on or our please should so some than that the their them there these they this those to
-us want we what when where which who will with would you your whats use used using get got
+us want we what when where which who will with would you your whats use used using get got take takes taking book pick choose
 not no won don t fit foot feet ft footer price cost other another about around roughly approx""".split())  # "not", "no": a negation is not a need
 # a confident pick: the best item's words weigh at least this much and lead the next item by this much
 MIN_SCORE = 3.0

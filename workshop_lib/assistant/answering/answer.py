@@ -24,8 +24,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import catalog_figures, catalog_links, column_figures, coverage, document_reader, names_written, planner
+from workshop_lib.assistant import catalog_figures, catalog_links, column_figures, coverage, document_reader, names_written, planner, value_meanings
 from workshop_lib.assistant.answering import availability, goods_boxes, router
+from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
 from workshop_lib.data.catalog import ports
@@ -83,6 +84,8 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
 
 def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
     label = decision.label
+    if label != router.OUT and (meant := _code_meaning(eng, question, decision)) is not None:
+        return meant  # "package type PX = ?": read from its column's comment, whatever scored best
     if decision.unsure:
         return _unsure(eng, question, decision, llm, vector, docs)
     if label == router.OUT:
@@ -349,6 +352,28 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
     if not require_links and data.plan.spec.action in ("list", "lookup") and not data.plan.spec.filters:
         return None  # every row of a table, unfiltered: what the words asked for, not what the question did
     return _composed(data, decision)
+
+
+def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"Package type PX = ?", "HQ_COUNTRY = CH: which country is that?": one code of a category column,
+    asked what it means, answered from that column's comment (value_meanings.py); None otherwise."""
+    if not value_meanings.ASKS_MEANING.search(question):
+        return None
+    schema, values = assistant.knowledge(eng)
+    codes = {(lk.table, lk.column, str(lk.value)) for lk in values.links(question) if lk.how == "exact"
+             and (lk.table, lk.column) not in NAME_COLUMNS and str(lk.value).isupper()}
+    if len(codes) != 1:
+        return None
+    table, column, code = codes.pop()
+    col = next(c for c in schema.columns[table] if c.name == column)
+    said = value_meanings.meaning(col, code)
+    if said is None:
+        return None
+    used = [{"subject": f"{OWNER}.{col.ref}", "kind": "column", "similarity": 1.0}]
+    explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none",
+                       reason=f"the code {code} as the comment of {col.ref} spells it out", short_query_active=False)
+    text = f"From the schema knowledge: {code} in {OWNER}.{col.ref} means {said}.\n(The column's comment: “{col.comment}”)"
+    return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
 
 
 def _figure_in_another_unit(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
@@ -640,7 +665,10 @@ def _compared(eng: Engine, question: str, decision: router.RouteDecision) -> Cha
 
 
 # the parts of a question that name one item each: "20' reefer vs 40' HC reefer", "genset and reefer monitoring"
-_ITEM_LIST = re.compile(r"\s*(?:\bvs\.?|\bversus\b|\band\b|\bor\b|,|;|\bcompared (?:to|with)\b|\bagainst\b)\s*", re.I)
+_ITEM_LIST = re.compile(r"\s*(?:\bvs\.?|\bversus\b|\band\b|\bor\b|,|;|\bcompared (?:to|with)\b|\bagainst\b|\bthan\b)\s*",
+                        re.I)
+# "how much more per day is A than B": the difference of two prices
+_BY_HOW_MUCH = re.compile(r"\bhow much (?:more|less|cheaper|dearer)\b|\bdifference\b|\bby how much\b", re.I)
 _CHEAPER = re.compile(r"\b(?:cheaper|cheapest|less expensive|lower|lowest|more expensive|pricier|dearer|costlier)\b",
                       re.I)
 
@@ -656,14 +684,23 @@ def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) 
     items = list({n[0].item_id: n[0] for n in named if n}.values())
     if len(items) < 2:
         return None
-    text = grounded.render_grounded_answer(question, grounded.matches_for(eng, items))
-    if _CHEAPER.search(question) and len({i.price_unit for i in items}) == 1:
-        low = min(items, key=lambda i: i.price_usd)
-        text += f"\nThe lower price is the {low.name} [{low.item_id}] at USD {low.price_usd:.2f} {low.price_unit}."
+    text = grounded.render_grounded_answer(question, grounded.matches_for(eng, items)) + _prices_compared(question, items)
     rows = [{"item_id": i.item_id, "used": True} for i in items]
     explain = _explain(decision, mode="rag", handler="catalog (items named)", reason="each part names one item",
                        rows=[i.item_id for i in items], used_llm="none", short_query_active=False)
     return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
+
+
+def _prices_compared(question: str, items: list[Any]) -> str:
+    """Which of items priced alike costs less, and by how much when two are compared; "" otherwise."""
+    if len({i.price_unit for i in items}) != 1 or not (_CHEAPER.search(question) or _BY_HOW_MUCH.search(question)):
+        return ""
+    low = min(items, key=lambda i: i.price_usd)
+    text = f"\nThe lower price is the {low.name} [{low.item_id}] at USD {low.price_usd:.2f} {low.price_unit}."
+    if _BY_HOW_MUCH.search(question) and len(items) == 2:
+        high = max(items, key=lambda i: i.price_usd)
+        text += f"\nThe {high.name} costs USD {high.price_usd - low.price_usd:,.2f} more, {high.price_unit}."
+    return text
 
 
 def _counts_compared(question: str) -> bool:
@@ -705,7 +742,7 @@ def _catalog_figures(eng: Engine, question: str, decision: router.RouteDecision)
 
 
 def _load_fits(question: str, named: list[Any], decision: router.RouteDecision) -> ChatAnswer | None:
-    """The items whose stated capacity holds the load the question gives, smallest first; None when none
+    """The items whose stated capacity holds the load the question gives, cheapest first; None when none
     does, or when the goods need a kind of box none of those is ("20 t of frozen fish": a reefer)."""
     fit = catalog_figures.fit(question, named)
     if fit is None or not (fit.holding or (len(named) == 1 and fit.short)):
