@@ -2124,3 +2124,26 @@ def test_a_code_asked_what_it_means_is_read_from_its_columns_comment(eng):
     avg = _one(eng, "SELECT AVG(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '20RF'")[0][0]
     a = answer_question(eng, "mean VGM of the 20RF boxes in kg")
     assert f"{avg:,.2f}" in a.answer, a.answer  # "mean" here is an average, not a meaning
+
+
+def test_a_follow_up_that_only_names_a_catalog_item_gets_that_items_row(eng):
+    a = answer_question(eng, "and a 40' flat rack, per day?")
+    assert a.mode == "rag" and "[EQ-40FR]" in a.answer.split("\n")[1], a.answer
+
+
+def test_a_question_in_another_language_nothing_grounds_is_read_in_english_and_says_so(eng):
+    built = _one(eng, "SELECT YEAR_BUILT FROM {o}.VESSELS WHERE VESSEL_NAME = 'MSC Tessa'")[0][0]
+    for question in ("Wann wurde die MSC Tessa gebaut?", "¿Cuándo fue construido el MSC Tessa?",
+                     "Quand le MSC Tessa a été construit ?"):
+        a = answer_question(eng, question)
+        assert a.mode == "rag" and a.answer.startswith("Reading it as") and str(built) in a.answer, (question, a.answer)
+    # a word the glossary does not know is left as it is, and the planner declines what it cannot explain
+    a = answer_question(eng, "Wie viele Schiffe fahren unter liberianischer Flagge?")
+    assert a.mode == "fallback", a.answer
+
+
+def test_the_noun_right_after_how_many_is_what_is_counted_whatever_verb_follows(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS v JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID "
+                  "WHERE c.CARRIER_NAME = 'Maersk'")[0][0]
+    a = _answer(eng, "how many vessels operates Maersk?")
+    assert a.plan.spec.target == "VESSELS" and re.search(rf"\b{n} vessel", a.text), a.text

@@ -289,6 +289,8 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     if not counted:
         return None
     right_after = _links_counted(links, counted.end())
+    if not right_after and (noun := _noun_counted(words, schema, counted.end())) is not None:
+        return noun
     if not right_after and re.match(r"(?:on|in|at|for|aboard)\b", words.text[counted.end():], re.I):
         # "reefers only now: how many on voyage 1012?": what is counted was named before, as a kind of row
         right_after = [lk for lk in links if lk.end <= counted.start() and lk.how == "explained"][-1:]
@@ -298,6 +300,12 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     after = [(i, TABLE_NOUNS[w]) for i, w in words.free() if words.raw[i][0] - right_after[0].end in (0, 1)
              and TABLE_NOUNS.get(w) in schema.columns]
     return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
+
+
+def _noun_counted(words: _Words, schema: Schema, at: int) -> tuple[str, int] | None:
+    """"How many ships operates Hapag-Lloyd?": the table of the noun right after "how many", and where it is."""
+    return next(((TABLE_NOUNS[w], i) for i, w in words.free() if words.raw[i][0] == at
+                 and TABLE_NOUNS.get(w) in schema.columns and not _a_verb_here(words, i)), None)
 
 
 def _links_counted(links: list[Link], at: int) -> list[Link]:

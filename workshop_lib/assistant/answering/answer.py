@@ -24,7 +24,17 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import catalog_figures, catalog_links, column_figures, coverage, document_reader, names_written, planner, value_meanings
+from workshop_lib.assistant import (
+    catalog_figures,
+    catalog_links,
+    column_figures,
+    coverage,
+    document_reader,
+    names_written,
+    other_languages,
+    planner,
+    value_meanings,
+)
 from workshop_lib.assistant.answering import availability, goods_boxes, router
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
@@ -65,12 +75,29 @@ class ChatAnswer:
 
 
 _PRIVATE = ("used_llm", "short_query_active", "route")
+_LEAD_IN = re.compile(r"^\W*(?:(?:and|also|plus|ok(?:ay)?|right)\b[,:]?\s+)+(?:(?:a|an)\s+(?=\S+\s+\S))?", re.I)
 KNOWLEDGE_LABELS = (router.SCHEMA, router.DOCS)
 
 
 def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
-    # "Please tell me: ... Thanks!" is routed and retrieved on what it asks
+    """The chat's answer to one question; a question in French, Spanish or German that nothing
+    grounds as it is written is read once more in English (other_languages.py)."""
+    answered = _answer_as_written(eng, question, llm=llm)
+    if answered.mode != "fallback" or llm is not None or not router.FOREIGN_RE.search(question) \
+            or (english := other_languages.in_english(question)) is None:
+        return answered
+    again = _answer_as_written(eng, english, llm=None)
+    if again.mode not in ("rag", "hybrid") or (again.route or {}).get("label") == router.DOCS:
+        return answered  # (the documents were read in the question's own language already)
+    return replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
+                   decision_explain={**again.decision_explain, "read_in_english": english})
+
+
+def _answer_as_written(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
+    # "Please tell me: ... Thanks!" is routed and retrieved on what it asks, "and a clip-on genset, per
+    # day?" on the genset (the "and" only says it follows another question)
     question = core(check_query(question)) or question
+    question = _LEAD_IN.sub("", question, count=1) or question
     vector = eng.model.embed([question])[0]
     docs = _documents(eng, question, vector)
     decision = router.route(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
@@ -221,9 +248,24 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         return located  # "lat/long for Santos please": the port's own row
     if (near := _nearest_to_point(eng, question, decision)) is not None:
         return near
-    # the scores stay in decision_explain; the person reads a plain sentence
-    return _catalog_or_column(eng, question, decision, llm, vector, docs) or \
-        _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
+    return _last_readings(eng, question, decision, llm, vector, docs)
+
+
+def _last_readings(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
+    """No handler leads and none of the readings before grounds it: a figure of the catalog, the item
+    a request describes or names, a column named clearly; else a plain sentence (the scores stay in
+    decision_explain)."""
+    return _catalog_or_column(eng, question, decision, llm, vector, docs) or _one_item_named(eng, question, decision) \
+        or _declined(decision, "I am not sure what you are asking. " + ASK_BACK)
+
+
+def _one_item_named(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"Clip-on genset, per day?": no handler leads, and the question names one catalog item by its name
+    and nothing of the data: that item's row."""
+    named = grounded.named_items(question)
+    if len(named) != 1 or assistant.named_records(eng, question) or not router.PRICE_RE.search(question):
+        return None  # ("what does a 40' high cube weigh on average": the data's boxes, not the catalog's row)
+    return _catalog_answer(eng, question, decision, named[0], "the one catalog item the question names")
 
 
 def _catalog_item_answer(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:

@@ -1,0 +1,21 @@
+"""A question in French, Spanish or German read in English (assistant/other_languages.py)."""
+from __future__ import annotations
+
+import pytest
+
+from workshop_lib.assistant.other_languages import in_english
+
+
+@pytest.mark.parametrize(("question", "reading"), [
+    ("Wie lange ist die Kota Singa?", "how long is the Kota Singa?"),
+    ("¿Cuántos contenedores hay en el viaje 155S?", "how many containers are there in the voyage 155S?"),
+    ("Quel est le pavillon du navire Manulani ?", "which is the flag of the ship Manulani?"),
+    ("Welche Reisen kommen im Juli an?", None),  # "kommen ... an" is no word the glossary knows
+])
+def test_a_question_is_read_word_by_word_and_names_and_codes_stay(question, reading):
+    assert in_english(question) == reading
+
+
+def test_english_is_not_read_again_and_a_word_of_no_reading_stops_it():
+    assert in_english("how many ships fly the Panama flag?") is None
+    assert in_english("¿Cuánto le cobraría a mi cliente?") is None  # "cobraría" has no reading
