@@ -2147,3 +2147,10 @@ def test_the_noun_right_after_how_many_is_what_is_counted_whatever_verb_follows(
                   "WHERE c.CARRIER_NAME = 'Maersk'")[0][0]
     a = _answer(eng, "how many vessels operates Maersk?")
     assert a.plan.spec.target == "VESSELS" and re.search(rf"\b{n} vessel", a.text), a.text
+
+
+def test_a_word_that_only_starts_a_columns_name_does_not_name_it(eng):
+    top = _one(eng, "SELECT v.VESSEL_NAME FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS v ON v.IMO_NUMBER = p.IMO_NUMBER "
+                    "ORDER BY p.HEADING_DEG DESC")[0][0]
+    a = _answer(eng, "which ship reports the biggest heading?")
+    assert a.plan.spec.measure.name == "HEADING_DEG" and top in a.text, a.text

@@ -219,9 +219,10 @@ def _span(table: str, cols: list[Column], days_between: str) -> Column | None:
 
 
 def _parts_of_the_name(words: frozenset[str] | set[str], name_words: set[str]) -> set[str]:
-    """The comment words that are a part of the column's name ("locode" of UNLOCODE, from "UN/LOCODE"):
-    they name it as its name words do."""
-    return {w for w in words if len(w) >= 4 and any(n != w and (n.endswith(w) or n.startswith(w)) for n in name_words)}
+    """The comment words that end the column's name as its last part ("locode" of UNLOCODE, from
+    "UN/LOCODE"): they name it as its name words do. Not its start: "report" of REPORTED is the same
+    word, which names the column only as its other words do."""
+    return {w for w in words if len(w) >= 4 and any(n.endswith(w) and len(n) - len(w) >= 2 for n in name_words)}
 
 
 @dataclass
