@@ -41,22 +41,34 @@ class Converted:
                 f"({self.unit} to {self.to}: worked out from the column's unit).")
 
 
+def asks_another_unit(question: str) -> bool:
+    """One figure given and a unit some conversion gives: the cheap test before any column is looked up."""
+    return len(_figures(question)) == 1 and any(_asks(question, asked) for _, asked, _, _ in _CONVERSIONS)
+
+
 def converted(question: str, columns: list[tuple[str, str]]) -> Converted | None:
     """The one figure the question gives, in the unit of the one column it names (`columns`: the
     (TABLE.COLUMN, unit) named), converted to the unit it asks for; None otherwise."""
-    # a number that names a row ("voyage 1014", "cargo line 1") is no figure of the column
-    figures = [m for m in _FIGURE.finditer(question)
-               if not re.search(r"\b(?:voyage|line|item|box|container|cargo|id|no\.?|number|#)\s*$", question[:m.start()], re.I)]
+    figures = _figures(question)
     if len(figures) != 1 or len({unit for _, unit in columns}) != 1:
         return None  # (GROSS_WEIGHT_KG is in two tables, in the same unit)
     column, unit = columns[0]
     column = column if len(columns) == 1 else column.split(".")[-1]
     for source, asked, to, convert in _CONVERSIONS:
-        if source == unit and re.search(rf"(?:\bin|\bto|how many|into)\s+(?:\w+\s+)?(?:{asked})|\b(?:{asked})\b",
-                                        question, re.I):
+        if source == unit and _asks(question, asked):
             given = float(figures[0].group(1).replace(",", ""))
             return Converted(column, given, unit, convert(given), to)
     return None
+
+
+def _figures(question: str) -> list[re.Match[str]]:
+    """The figures written on their own; a number that names a row ("voyage 1014", "cargo line 1") is none."""
+    return [m for m in _FIGURE.finditer(question)
+            if not re.search(r"\b(?:voyage|line|item|box|container|cargo|id|no\.?|number|#)\s*$", question[:m.start()], re.I)]
+
+
+def _asks(question: str, asked: str) -> bool:
+    return re.search(rf"(?:\bin|\bto|how many|into)\s+(?:\w+\s+)?(?:{asked})|\b(?:{asked})\b", question, re.I) is not None
 
 
 def _num(x: float) -> str:

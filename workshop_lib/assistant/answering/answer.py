@@ -422,9 +422,9 @@ def _figure_in_another_unit(eng: Engine, question: str, decision: router.RouteDe
     """"The reefer temp column shows -18: what's that in Fahrenheit?": the figure given, in the unit of
     the one column named, converted to the unit asked (column_figures.py); None otherwise, and for a
     question routed elsewhere than the schema unless it writes the column as the schema does."""
-    if not (decision.label == router.SCHEMA or decision.label == router.LIVE
-            and names_written.named_schema_objects(question)):
-        return None
+    if not column_figures.asks_another_unit(question) or not (
+            decision.label == router.SCHEMA or decision.label == router.LIVE and names_written.named_schema_objects(question)):
+        return None  # (no unit asked: the schema's columns are not looked up twice for every question)
     schema, _ = assistant.knowledge(eng)
     named = [n.removeprefix(f"{OWNER}.") for n in _schema_named(eng, question)]
     # a column written alone ("UNIT_VALUE_CENTS is 67904") is that column of whichever table has it
@@ -710,7 +710,7 @@ def _compared(eng: Engine, question: str, decision: router.RouteDecision) -> Cha
 _ITEM_LIST = re.compile(r"\s*(?:\bvs\.?|\bversus\b|\band\b|\bor\b|,|;|\bcompared (?:to|with)\b|\bagainst\b|\bthan\b)\s*",
                         re.I)
 # "how much more per day is A than B": the difference of two prices
-_BY_HOW_MUCH = re.compile(r"\bhow much (?:more|less|cheaper|dearer)\b|\bdifference\b|\bby how much\b", re.I)
+_PRICE_GAP = re.compile(r"\bhow much (?:more|less|cheaper|dearer)\b|\bdifference\b|\bby how much\b", re.I)
 _CHEAPER = re.compile(r"\b(?:cheaper|cheapest|less expensive|lower|lowest|more expensive|pricier|dearer|costlier)\b",
                       re.I)
 
@@ -735,11 +735,11 @@ def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) 
 
 def _prices_compared(question: str, items: list[Any]) -> str:
     """Which of items priced alike costs less, and by how much when two are compared; "" otherwise."""
-    if len({i.price_unit for i in items}) != 1 or not (_CHEAPER.search(question) or _BY_HOW_MUCH.search(question)):
+    if len({i.price_unit for i in items}) != 1 or not (_CHEAPER.search(question) or _PRICE_GAP.search(question)):
         return ""
     low = min(items, key=lambda i: i.price_usd)
     text = f"\nThe lower price is the {low.name} [{low.item_id}] at USD {low.price_usd:.2f} {low.price_unit}."
-    if _BY_HOW_MUCH.search(question) and len(items) == 2:
+    if _PRICE_GAP.search(question) and len(items) == 2:
         high = max(items, key=lambda i: i.price_usd)
         text += f"\nThe {high.name} costs USD {high.price_usd - low.price_usd:,.2f} more, {high.price_unit}."
     return text
