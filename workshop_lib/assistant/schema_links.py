@@ -21,7 +21,7 @@ SYNONYMS = {
     "owner": "carrier", "owns": "carrier", "operates": "carrier", "operate": "carrier", "operated": "carrier",
     "box": "container", "container": "container",
     "harbour": "port", "harbor": "port", "seaport": "port", "terminal": "port", "port": "port",
-    "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage",
+    "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage", "voy": "voyage",
     "goods": "cargo", "shipment": "cargo", "consignment": "cargo", "cargo": "cargo", "manifest": "cargo",
     "packed": "cargo", "contents": "cargo", "content": "cargo",
     "position": "position", "location": "position", "lat": "latitude", "lon": "longitude", "lng": "longitude",

@@ -9,6 +9,7 @@ their explanation, and ISO country codes by the country's name. A name is found 
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,47 @@ CODE_COLUMNS = {("PORTS", "UNLOCODE"), ("CARRIERS", "SCAC_CODE"), ("VOYAGES", "V
 MAX_CATEGORIES = 20         # a text column with at most this many values is a category to filter on
 MAX_SEEN = 256              # questions whose links are kept (bounded memory)
 FUZZY_MIN = 84              # rapidfuzz ratio for a name written with a typo
+
+
+_SQUEEZE = re.compile(r"[\s-]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(norm_name: str) -> tuple[str, str]:
+    """A name's first word (a typo keeps a word's start) and its letters without spaces or hyphens."""
+    return re.split(r"[\s-]", norm_name)[0], _SQUEEZE.sub("", norm_name)
+
+
+def _may_reach(a: str, b: str, least: float) -> bool:
+    """Whether rapidfuzz's ratio of two words can reach `least`, judged by their lengths alone."""
+    return 200 * min(len(a), len(b)) >= least * (len(a) + len(b))
+
+
+def _longest_first(found: list[Link]) -> list[Link]:
+    """The longest misspelt name wins where two overlap ("Gunhil Mersk" is the ship, not the line Maersk)."""
+    kept: list[Link] = []
+    for lk in sorted(found, key=lambda lk: lk.start - lk.end):
+        if not any(o.start < lk.end and lk.start < o.end for o in kept):
+            kept.append(lk)
+    return sorted(kept, key=lambda lk: lk.start)
+
+
+# a run of words: start, end, its text, the exact links inside it, (its first word, its letters)
+_Window = tuple[int, int, str, list[tuple[int, int]], tuple[str, str]]
+
+
+def _windows(text: str, tokens: list[tuple[int, int, str]], taken: list[tuple[int, int]], width: int) -> list[_Window]:
+    """Every run of `width` words one space or hyphen apart (a window over exact links may only extend
+    a name they start)."""
+    out = []
+    for i in range(len(tokens) - width + 1):
+        window = tokens[i:i + width]
+        if any(b[0] - a[1] > 1 for a, b in zip(window, window[1:])):
+            continue
+        a, b = window[0][0], window[-1][1]
+        span = text[a:b]
+        out.append((a, b, span, [(s, e) for s, e in taken if a < e and s < b], (window[0][2], _SQUEEZE.sub("", span))))
+    return out
 
 
 @dataclass(frozen=True)
@@ -190,34 +232,28 @@ class ValueIndex:
         Hapag-Lloyd), close to it by rapidfuzz. A window may hold an exact link that starts the name
         ("HMM Hanabda" is the vessel HMM Hanbada, not the carrier HMM); that link then gives way."""
         out: list[Link] = []
+        windows: dict[int, list[_Window]] = {}
         for norm_name, table, column, value in self.names:
-            size = len(norm_name.split())
+            size, shape = len(norm_name.split()), _shape(norm_name)
             for width in sorted({size, size + 1 if "-" in norm_name else size, max(1, size - 1)}):
-                for i in range(len(tokens) - width + 1):
-                    window = tokens[i:i + width]
-                    if any(b[0] - a[1] > 1 for a, b in zip(window, window[1:])) or \
-                            not self._may_cover(text, window, taken, norm_name):
+                if width not in windows:
+                    windows[width] = _windows(text, tokens, taken, width)
+                for a, b, span, inside, words in windows[width]:
+                    if inside and not all(a <= s and e < b and norm_name.startswith(text[s:e]) for s, e in inside):
                         continue
-                    span = text[window[0][0]:window[-1][1]]
-                    if self._typo_of(span, window[0][2], norm_name) and \
-                            not any(o.start < window[-1][1] and window[0][0] < o.end for o in out):
-                        out.append(Link(table, column, value, window[0][0], window[-1][1], "fuzzy", span))
-        return out
+                    if self._typo_of(span, words, norm_name, shape):
+                        out.append(Link(table, column, value, a, b, "fuzzy", span))
+        return _longest_first(out)
 
-    def _typo_of(self, span: str, first: str, norm_name: str) -> bool:
-        squeeze = re.compile(r"[\s-]+")
-        first_ok = fuzz.ratio(first, re.split(r"[\s-]", norm_name)[0]) >= 75  # a typo keeps a word's start
-        return len(span) >= 5 and first_ok and span not in self.common and span != norm_name and \
-            fuzz.ratio(squeeze.sub("", span), squeeze.sub("", norm_name)) >= FUZZY_MIN
-
-    @staticmethod
-    def _may_cover(text: str, window: list[tuple[int, int, str]], taken: list[tuple[int, int]], norm_name: str) -> bool:
-        """The window's words are free, or the exact links inside it start the name and it goes beyond them."""
-        a, b = window[0][1] - len(window[0][2]), window[-1][1]
-        inside = [(s, e) for s, e in taken if a < e and s < b]
-        if not inside:
-            return True
-        return all(a <= s and e < b and norm_name.startswith(text[s:e]) for s, e in inside)
+    def _typo_of(self, span: str, words: tuple[str, str], norm_name: str, shape: tuple[str, str]) -> bool:
+        """A window's words (its first word, its letters without spaces) misspell a name's."""
+        if len(span) < 5 or span == norm_name or span in self.common:
+            return False
+        (first, squeezed), (name_first, name_squeezed) = words, shape
+        # two words' ratio is at most 200 * shorter / (both lengths): most names are ruled out by length
+        # alone, before rapidfuzz compares a letter (the typo test runs for every name and word window)
+        return _may_reach(first, name_first, 75) and _may_reach(squeezed, name_squeezed, FUZZY_MIN) and \
+            fuzz.ratio(first, name_first) >= 75 and fuzz.ratio(squeezed, name_squeezed) >= FUZZY_MIN
 
     def _capitalised(self, question: str) -> set[str]:
         """Words written with a capital; a sentence's first word is capitalised whatever it is, so
@@ -258,9 +294,28 @@ def _value_phrases(col: Any, values: list[Any], *, named: bool) -> list[tuple[st
     phrases += _explained(col.comment, table, column, values)
     phrases += _lengths(col.comment, table, column, values)
     phrases += _prefixed(column, values, table)
+    phrases += _with_direction(col.comment, table, column, values)
     if "3166" in col.comment:
         phrases += [(_norm(n), table, column, code, "country") for code in values for n in countries.NAMES.get(code, ())]
     return phrases
+
+
+_COMPASS = {"N": "north", "S": "south", "E": "east", "W": "west"}
+
+
+def _with_direction(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
+    """A number plus the direction of travel (the comment says so: "214E"), as people write it: "214 E",
+    "214-E", "214 east", "214 eastbound"."""
+    if not re.search(r"\bdirection\b", comment, re.I):
+        return []
+    out = []
+    for v in values:
+        if (m := re.fullmatch(r"(\d+)([NSEW])", str(v))) is not None:
+            n, letter = m.groups()
+            word = _COMPASS[letter]
+            out += [(_norm(said), table, column, v, "exact")
+                    for said in (f"{n} {letter}", f"{n}-{letter}", f"{n} {word}", f"{n} {word}bound")]
+    return out
 
 
 def _prefixed(column: str, values: list[Any], table: str) -> list[tuple[str, str, str, Any, str]]:
