@@ -970,7 +970,8 @@ def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) ->
     the rows of the one table whose comment says they are inside a row of that table (CARGO_ITEMS:
     "goods packed inside each container"), filtered by the row named."""
     if named or not spec.filters or any(f.column.table != spec.target for f in spec.filters) \
-            or not words.has(r"(?:what(?:'s| is| are)?|anything|whats)\s+(?:in|inside)"):
+            or not words.has(r"(?:what(?:'s| is| are)?|anything|whats)\s+(?:(?:stuffed|packed|loaded|stowed)\s+)?"
+                             r"(?:in|inside)"):
         return
     parent = noun(spec.target, plural=False)
     inside = [t for t, comment in schema.table_comments.items()
@@ -1280,10 +1281,16 @@ def _asked_for(words: _Words, col: Column) -> bool:
     return False
 
 
+def _linked_already(words: _Words, start: int) -> bool:
+    return any(i in words.taken for i, (s, _, _) in enumerate(words.raw) if s == start)
+
+
 def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
     """"voyage 1046", "container 20017": a table's noun followed by a number is that row's key."""
     out = []
     for m in re.finditer(r"\b([a-z]+)\s+(?:id\s+|no\.?\s*|number\s+|#\s*)?(\d{3,7})\b", words.text, re.I):
+        if _linked_already(words, m.start(2)):
+            continue  # the number begins a value linked already ("voyage 271 S" is voyage number 271S)
         table = TABLE_NOUNS.get(words_of(m.group(1))[0] if words_of(m.group(1)) else "")
         coded = [c for cols in schema.columns.values() for c in cols
                  if c.name.split("_")[0].lower() == m.group(1).lower() and not c.is_key]
@@ -1488,6 +1495,11 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
         negated = _filters_negated(words, spec, links, cue)
         if negated:
             f = negated[0]
+            if f.column.table != spec.target and schema.is_parent_path(f.column.table, spec.target):
+                # "ships with no reefer on board": no row below has the value, which is not "a row below
+                # has another value"
+                raise NoPlan(f"it asks for {noun(spec.target)} none of whose {noun(f.column.table)} are {f.said}, "
+                             "which one query here cannot do")
             f.op = "not" if f.op == "=" else "not in"
             f.said = f"not {f.said}".replace("not with ", "without ")
         elif (col := _emptied_column(gap, schema, spec)) is not None:
@@ -1649,6 +1661,14 @@ def _says_flag(words: _Words) -> bool:
 
 
 def _role(words: _Words, link: Link) -> str:
+    """The end of a voyage a port is named at; "inbound" and "outbound" are explained by it."""
+    role = _role_said(words, link)
+    if (m := words.has({"DESTINATION": "inbound", "ORIGIN": "outbound"}.get(role, "(?!)"))) is not None:
+        words.take(m.start(), m.end())
+    return role
+
+
+def _role_said(words: _Words, link: Link) -> str:
     before = words.text[max(0, link.start - 30):link.start].lower()
     tail = " ".join(before.split()[-3:])
     if re.search(rf"\b(?:{ORIGIN_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
@@ -1658,9 +1678,12 @@ def _role(words: _Words, link: Link) -> str:
     weak = re.search(r"\bfor\s*(?:the\s+)?(?:port\s+of\s+)?$", tail) and not re.search(r"\bbound for\s*$", tail)
     if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
         return "DESTINATION"
-    if words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?|" + _ENDS_AT):
+    if (m := words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?|"
+                       + _ENDS_AT)) is not None:
+        words.take(m.start(), m.end())  # the words say which end of the voyage the port is at
         return "DESTINATION"
-    if words.has(r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*"):
+    if (m := words.has(r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*")) is not None:
+        words.take(m.start(), m.end())
         return "ORIGIN"
     return "DESTINATION" if weak else "EITHER"
 
@@ -1916,9 +1939,11 @@ def _date_column_of_month(words: _Words, schema: Schema, spec: Spec, named: list
     dates = [c for c in named if c.is_date] or _dates_near(schema, spec.target)
     col: Column | None
     # "due in" arrives; "due to sail" leaves
-    if words.has(r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*|dock\w*|berth\w*|get(?:s|ting)? in") \
-            and any(c.name == "ARRIVAL_DATE" for c in dates):
+    if words.has(r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*|dock\w*|berth\w*|get(?:s|ting)? in|"
+                 r"finish\w*|complet\w*|end(?:s|ed)?") and any(c.name == "ARRIVAL_DATE" for c in dates):
         col = next(c for c in dates if c.name == "ARRIVAL_DATE")
+        if (ended := words.has(r"finish\w*|complet\w*|end(?:s|ed)?")) is not None:
+            words.take(ended.start(), ended.end())  # "voyages that finished in May": a voyage ends when it arrives
     else:
         col = next((c for c in dates if "DEPARTURE" in c.name), dates[0] if dates else None)
     if col is None:
@@ -1956,7 +1981,8 @@ def _aggregate_asked(words: _Words) -> str | None:
     return next((fn for w, fn in AGGREGATES.items() if words.has(w) and not (w == "mean" and verb_mean)), None)
 
 
-_NEXT = r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?"
+# "its next sailing", "where's she sailing to next": the first voyage to leave after the data's date
+_NEXT = r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next"
 
 
 def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column | None, used: set[str]) -> None:
@@ -1964,9 +1990,10 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
     rows (one named row is a lookup)."""
     fn = _aggregate_asked(words)
     sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
-    if (nxt := words.has(_NEXT)) is not None:  # "its next sailing": the first to leave after the data's date
+    if (nxt := words.has(_NEXT)) is not None:
         sups.insert(0, ("next", "departure", "ASC"))
-        words.take(nxt.start(), nxt.start() + len("next"))
+        at = nxt.start() + nxt.group(0).lower().index("next")
+        words.take(at, at + len("next"))
     if fn and measure is not None:
         _aggregate(words, schema, spec, fn, measure, sups)
         used.add(measure.ref)
