@@ -33,6 +33,7 @@ from workshop_lib.assistant import (
     names_written,
     other_languages,
     planner,
+    question_part,
     value_meanings,
 )
 from workshop_lib.assistant.answering import availability, goods_boxes, router
@@ -83,6 +84,8 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     """The chat's answer to one question; a question in French, Spanish or German that nothing
     grounds as it is written is read once more in English (other_languages.py)."""
     answered = _answer_as_written(eng, question, llm=llm)
+    if answered.mode == "fallback" and llm is None:
+        answered = _question_alone(eng, question) or answered
     if answered.mode != "fallback" or llm is not None or not router.FOREIGN_RE.search(question) \
             or (english := other_languages.in_english(question)) is None:
         return answered
@@ -91,6 +94,19 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
         return answered  # (the documents were read in the question's own language already)
     return replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                    decision_explain={**again.decision_explain, "read_in_english": english})
+
+
+def _question_alone(eng: Engine, turn: str) -> ChatAnswer | None:
+    """A grounded answer to the turn's question asked without the statement before it (question_part.py),
+    or None."""
+    _, values = assistant.knowledge(eng)
+    alone = question_part.asked_alone(turn, values.links)
+    if alone is None or alone.strip() == turn.strip():
+        return None
+    again = _answer_as_written(eng, alone, llm=None)
+    if again.mode not in ("rag", "hybrid"):
+        return None
+    return replace(again, decision_explain={**again.decision_explain, "asked_alone": alone})
 
 
 def _answer_as_written(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
@@ -399,15 +415,16 @@ def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecisi
 def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
     """"Package type PX = ?", "HQ_COUNTRY = CH: which country is that?": one code of a category column,
     asked what it means, answered from that column's comment (value_meanings.py); None otherwise."""
-    if not value_meanings.ASKS_MEANING.search(question):
-        return None
     schema, values = assistant.knowledge(eng)
-    codes = {(lk.table, lk.column, str(lk.value)) for lk in values.links(question) if lk.how == "exact"
-             and (lk.table, lk.column) not in NAME_COLUMNS and str(lk.value).isupper()}
+    links = [lk for lk in values.links(question) if lk.how == "exact"
+             and (lk.table, lk.column) not in NAME_COLUMNS and str(lk.value).isupper()]
+    codes = {(lk.table, lk.column, str(lk.value)) for lk in links}
     if len(codes) != 1:
         return None
     table, column, code = codes.pop()
     col = next(c for c in schema.columns[table] if c.name == column)
+    if not (value_meanings.ASKS_MEANING.search(question) or _only_the_code_asked(question, links, col)):
+        return None
     said = value_meanings.meaning(col, code)
     if said is None:
         return None
@@ -416,6 +433,16 @@ def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) ->
                        reason=f"the code {code} as the comment of {col.ref} spells it out", short_query_active=False)
     text = f"From the schema knowledge: {code} in {OWNER}.{col.ref} means {said}.\n(The column's comment: “{col.comment}”)"
     return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+
+
+def _only_the_code_asked(question: str, links: list[Any], col: Any) -> bool:
+    """"What's package type PX?": a what-question whose only words besides the code are its column's name."""
+    rest = question
+    for lk in sorted(links, key=lambda lk: -lk.start):
+        rest = rest[:lk.start] + " " + rest[lk.end:]
+    words = re.findall(r"[a-z]+", rest.lower())
+    named = set(col.name.lower().split("_")) | {"what", "whats", "s", "is", "a", "an", "the", "code"}
+    return bool(words) and words[0] in ("what", "whats") and set(words) <= named
 
 
 def _figure_in_another_unit(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:

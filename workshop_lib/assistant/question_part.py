@@ -1,0 +1,62 @@
+"""The question of a turn that also states something, asked on its own.
+
+Users put what they ask after what they say: "our customer has box MSCU3004114 with you. What's
+in it?", "Our booking is on the Gunhild Maersk. Where is she heading?". The handlers read a
+whole turn as one question, so the statement's words ("customer", "cant") make the planner decline.
+Asked alone, the question keeps what it refers to: a pronoun ("it", "she", "they") stands for the
+one container, voyage or vessel the statement names, and is replaced by it.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem
+from workshop_lib.assistant.value_links import Link
+
+# a statement is a sentence of its own (a clause before a comma may be the question's own qualifier:
+# "and the one I added after that, when's it due in?")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_ASKS = re.compile(r"\W*(?:which|what|where|when|who|whose|how|is|are|was|were|does|do|did|can|could|will|has|have)\b",
+                   re.I)
+# what points back at the statement: a pronoun, or "that sailing", "those boxes", "there"
+_POINTER = re.compile(r"\b(?:it|she|he|they|them|that one|this one|there|(?:that|this|those|these|the same)\s+([a-z]+))\b",
+                      re.I)
+# the things a pronoun can stand for: one row a user ships with
+_THINGS = ("CONTAINERS", "VOYAGES", "VESSELS")
+_NOUN_OF = {table: noun for noun, table in TABLE_NOUNS.items()}
+
+
+def asked_alone(turn: str, links: Callable[[str], Sequence[Link]]) -> str | None:
+    """The turn's question without the statement before it, what points back replaced by the one thing
+    the statement names; None when the turn has no statement before a question, or what the question
+    points back at is not one thing."""
+    parted = _parted(turn.strip())
+    if parted is None:
+        return None
+    said, asked = parted
+    pointers = list(_POINTER.finditer(asked))
+    if not pointers:
+        # the statement's values may be what the question is about ("we ship from Shanghai. How many
+        # voyages are there?"): asked alone, the question must name what it is about itself
+        return asked if not links(said) or links(asked) else None
+    things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"}
+    if len(things) != 1:
+        return None
+    (table, _), link = next(iter(things.items()))
+    if any(m.group(1) and table_of(m.group(1)) != table or m.group(0).lower() == "there" for m in pointers):
+        return None  # "that sailing" of a box named, "there": not the thing itself
+    return _POINTER.sub(f"{_NOUN_OF[table]} {link.text}", asked)
+
+
+def _parted(turn: str) -> tuple[str, str] | None:
+    """(what the turn states, what it asks), or None when it states nothing before its question."""
+    parts = [p.strip() for p in _SENTENCE.split(turn) if p.strip()]
+    first = next((i for i, p in enumerate(parts) if _ASKS.match(p) or p.endswith("?")), None)
+    return (" ".join(parts[:first]), " ".join(parts[first:])) if first else None
+
+
+def table_of(word: str) -> str | None:
+    """The table a noun names ("sailing" -> VOYAGES), or None."""
+    w = stem(word.lower())
+    return TABLE_NOUNS.get(SYNONYMS.get(w, w))
