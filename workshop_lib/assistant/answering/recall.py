@@ -327,6 +327,21 @@ def _merged_second_part(eng: Engine, data: Any, data_question: str, rec: persona
     return True
 
 
+def _merged_voyage_part(eng: Engine, data: Any, question: str, rec: personal.Recalled) -> bool:
+    """A second clause the data answer left unanswered that asks where or when the thing goes ("which vessel
+    is it on, and to which port?"), answered from the thing's voyage and added; False (data untouched) otherwise."""
+    if data.text is None or not data.uncovered or data.plan is None or rec.table not in ("CONTAINERS", "VOYAGES"):
+        return False
+    rest = next((c for c in assistant.clauses(question) if c.endswith(data.uncovered.strip())), data.uncovered)
+    parts = _voyage_questions(rest, rec)
+    answers = [assistant.answer_data(eng, p) for p in parts]
+    if not _all_shown(rest, parts, answers) or not _covers_all(question, [data.plan] + [a.plan for a in answers]):
+        return False
+    data.text = "\n".join([str(data.text)] + [str(a.text) for a in answers])
+    data.uncovered = None
+    return True
+
+
 def _all_shown(question: str, asked_parts: list[str], answers: list[Any]) -> bool:
     """Every part was answered with a plan that shows what it asks, and together they show all the question asks."""
     return bool(answers) and all(a.text is not None and a.plan is not None for a in answers) and \
@@ -359,17 +374,22 @@ def _answered_from_context(eng: Engine, question: str, rec: personal.Recalled) -
     return None
 
 
+def _short_of(question: str, data: Any) -> bool:
+    """The data answer leaves a part of the question unshown."""
+    plans = [p for p in (data.plan, data.second_plan) if p is not None]
+    return data.text is not None and data.plan is not None and (data.uncovered is not None or not (
+        _covers(question, data.plan) or len(plans) == 2 and _covers_all(question, plans)))
+
+
 def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str]:
     """The data answer for a question about the remembered entity: the question with the entity in
     its place; a second question it left unanswered ("..., and where?") asked on its own; when the
     question itself names nothing of the data, the columns its earlier sentence names."""
     data_question = personal.substitute(question, rec)
     data = assistant.answer_data(eng, data_question)
-    if _merged_second_part(eng, data, data_question, rec):
+    if _merged_second_part(eng, data, data_question, rec) or _merged_voyage_part(eng, data, question, rec):
         return data, data_question
-    plans = [p for p in (data.plan, data.second_plan) if p is not None]
-    if data.text is not None and data.plan is not None and (data.uncovered is not None or not (
-            _covers(question, data.plan) or len(plans) == 2 and _covers_all(question, plans))):
+    if _short_of(question, data):
         data.text = None  # a part the rows do not show ("what's in it and what's it set at?") is not answered
         data.reason = "the data answer does not show what the question asks"
     if data.text is None and rec.table != personal.OWN and data.unexplained is None:
@@ -463,9 +483,26 @@ def _many_asked(eng: Engine, question: str, rec: personal.Recalled, user_id: str
 
 
 def _covers_all(question: str, plans: list[Any]) -> bool:
-    """Every part the question asks (a time, a place) is shown by one of the plans."""
+    """Every part the question asks (a time, a place, a thing asked by "which vessel") is shown by one of the plans."""
     asks = [p for p in (_ASKS_TIME, _ASKS_PLACE) if p.search(question)]
-    return all(any(_covers(m.group(0), plan) for plan in plans) for p in asks if (m := p.search(question)))
+    return all(any(_covers(m.group(0), plan) for plan in plans) for p in asks if (m := p.search(question))) and \
+        all(any(_shows_table(plan, table) for plan in plans) for table in _things_asked(question))
+
+
+_WHICH_THING = re.compile(r"\b(?:which|what)\s+([a-z][\w-]*)", re.I)
+
+
+def _things_asked(question: str) -> set[str]:
+    """The tables "which vessel" / "what port" ask a row of."""
+    return {t for m in _WHICH_THING.finditer(question) if (t := personal.table_of_word(m.group(1))) is not None}
+
+
+def _shows_table(plan: Any, table: str) -> bool:
+    """The plan's rows are of the table, or it shows one of its columns."""
+    spec = plan.spec
+    shown = [c for c in (plan.columns or []) + list(spec.show or []) if c is not None]
+    return spec.target == table or any(c.table == table for c in shown) or \
+        (table == "PORTS" and bool(spec.roles))  # a role (origin, destination) shows a port
 
 
 def _second_part(data_question: str, part: str, rec: personal.Recalled) -> str | None:

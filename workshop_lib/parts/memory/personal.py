@@ -1073,6 +1073,13 @@ def _name_in(question: str, name: str) -> str | None:
     return None
 
 
+def _nouns_of(table: str) -> str:
+    """The nouns that name a table's rows, singular or plural, as alternatives of a pattern."""
+    nouns = sorted({w for w, mapped in SYNONYMS.items() if TABLE_NOUNS.get(mapped) == table} |
+                   {w for w, t in TABLE_NOUNS.items() if t == table}, key=len, reverse=True)
+    return "|".join(rf"{re.escape(w)}(?:e?s)?" for w in nouns) or "(?!)"
+
+
 def substitute(question: str, recalled: Recalled) -> str:
     """The question with its reference to the user's thing replaced by the entity ("when does the
     voyage I told you about arrive" -> "when does voyage 939E arrive")."""
@@ -1080,7 +1087,9 @@ def substitute(question: str, recalled: Recalled) -> str:
     q = re.sub(r"^[^:?]{0,60}:\s*", "", question.strip())  # "back to my thing: ..." -> what it asks
     q = re.sub(r"^(?:[a-z ,']*\.\s+)", "", q, flags=re.I) if "." in q[:-1] else q   # a sentence before the question
     noun = re.escape(recalled.noun)
-    pattern = (rf"(?:\b(?:the|that|this)\s+)?(?:\b(?:my|our)\s+(?:[\w-]+'s\s+)?(?:[\w-]+\s+)?)?\b{noun}(?:'s)?"
+    # a name said for the thing may be followed by the thing's own noun ("Alvarez Foods' box")
+    pattern = (rf"(?:\b(?:the|that|this)\s+)?(?:\b(?:my|our)\s+(?:[\w-]+'s\s+)?(?:[\w-]+\s+)?)?\b{noun}"
+               rf"(?:(?:'s|'|\u2019s?)(?:\s+(?:{_nouns_of(recalled.table)})\b)?)?"
                rf"(?:\s+(?:that\s+)?(?:i|we)\s+(?:told|gave|mentioned|said|asked)(?:\s+you)?(?:\s+about)?)?")
     new, count = re.subn(pattern, f"{noun_table} {recalled.value}", q, count=1, flags=re.I)
     if not count:
