@@ -24,6 +24,12 @@ _PHRASES = {
     "cuantos": "how many", "cuantas": "how many", "cuanto": "how much", "cuanta": "how much",
     "a que puerto": "to which port", "de que puerto": "from which port", "de donde": "from where",
     "a quel port": "to which port", "de quel port": "from which port", "in welchem hafen": "in which port",
+    "le plus petit": "the smallest", "la plus petite": "the smallest", "el mas pequeno": "the smallest",
+    "le plus grand": "the biggest", "el mas grande": "the biggest", "en total": "in total", "au total": "in total",
+    "salen de": "depart from", "sale de": "departs from", "partent de": "depart from", "part de": "departs from",
+    # "all statuses" asks for no status in particular
+    "todos los estados": "", "tous les statuts": "", "alle status": "",
+    "in welchem jahr": "in which year", "en que ano": "in which year", "en quelle annee": "in which year",
     "ahora mismo": "right now", "en este momento": "right now", "en ce moment": "right now", "im moment": "right now",
     "en navegacion": "at sea", "en el mar": "at sea", "en mer": "at sea", "auf see": "at sea",
     "base de datos": "data", "base de donnees": "data", "en la base": "in the data", "dans la base": "in the data",
@@ -102,6 +108,16 @@ _WORDS = {
     "dia": "day", "tag": "day", "jour": "day", "pies": "feet", "pie": "foot", "fuss": "foot", "pieds": "feet",
     "cisterna": "tank", "tank": "tank", "citerne": "tank", "disponible": "available", "disponibles": "available",
     "verfugbar": "available", "cuantos": "how many",
+    # more nouns, adjectives and verbs of shipping
+    "porte-conteneurs": "container ship", "portacontenedores": "container ship", "containerschiff": "container ship",
+    "containerschiffe": "container ships", "flotte": "fleet", "flota": "fleet", "evp": "TEU",
+    "petit": "small", "petite": "small", "pequeno": "small", "klein": "small", "kleinste": "smallest",
+    "grand": "big", "grande": "big", "gross": "big", "jahr": "year", "ano": "year", "annee": "year",
+    "welchem": "which", "eines": "of a", "einer": "of a", "schiffs": "ship", "conteneur-citerne": "tank container",
+    "conteneurs-citernes": "tank containers", "tankcontainer": "tank container", "salen": "depart", "sale": "departs",
+    "partent": "depart", "part": "departs", "fahren ab": "depart", "estados": "statuses", "etats": "statuses",
+    "anvers": "Antwerp", "amberes": "Antwerp", "hambourg": "Hamburg", "hamburgo": "Hamburg",
+    "singapur": "Singapore", "valence": "Valencia", "aktuelle": "current", "aktuellen": "current",
 }
 _MONTHS = {
     "januar": "January", "enero": "January", "janvier": "January", "februar": "February", "febrero": "February",
@@ -141,7 +157,8 @@ def in_english(question: str) -> str | None:
     if not changed:
         return None
     english = " ".join(w for w in out if w)
-    return re.sub(r"\s+([?.,!:;])", r"\1", english).strip()
+    english = re.sub(r"\(\s*\)", " ", english)  # an aside read as nothing
+    return re.sub(r"\s+([?.,!:;])", r"\1", re.sub(r"\s{2,}", " ", english)).strip()
 
 
 def _phrases_read(text: str) -> tuple[str, list[str]]:
@@ -190,4 +207,6 @@ def _english() -> frozenset[str]:
 _WORDS_CAPITALISED = frozenset({"schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
                                 "container", "reederei", "reedereien", "ladung", "tabelle", "spalte", "feld",
                                 "flagge", "baujahr", "kapazitat", "lange", "gewicht", "bruttogewicht",
-                                "geschwindigkeit", "abfahrt", "ankunft", "koordinaten", "temperatur", "nummer"})
+                                "geschwindigkeit", "abfahrt", "ankunft", "koordinaten", "temperatur", "nummer",
+                                # an abbreviation, and the names other languages give ports
+                                "schiffs", "evp", "anvers", "amberes", "hambourg", "hamburgo", "singapur", "valence"})
