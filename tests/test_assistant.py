@@ -2154,3 +2154,58 @@ def test_a_word_that_only_starts_a_columns_name_does_not_name_it(eng):
                     "ORDER BY p.HEADING_DEG DESC")[0][0]
     a = _answer(eng, "which ship reports the biggest heading?")
     assert a.plan.spec.measure.name == "HEADING_DEG" and top in a.text, a.text
+
+
+def test_a_voyage_number_written_apart_or_with_its_direction_spelt_out_is_that_voyage(eng):
+    number, vessel = _one(eng, "SELECT v.VOYAGE_NUMBER, s.VESSEL_NAME FROM {o}.VOYAGES v JOIN {o}.VESSELS s "
+                               "ON s.IMO_NUMBER = v.IMO_NUMBER ORDER BY v.VOYAGE_ID")[0]
+    digits, letter = number[:-1], number[-1]
+    word = {"N": "north", "S": "south", "E": "east", "W": "west"}[letter]
+    for question in (f"which ship runs voy {digits} {letter}?", f"what vessel does the {digits} {word}bound sail on"):
+        a = _answer(eng, question)
+        assert vessel in a.text, (question, a.text)
+
+
+def test_the_longest_misspelt_name_wins_over_a_shorter_one_inside_it(eng):
+    a = _answer(eng, "where is the Gunhil Mersk heading?")  # not the line Maersk
+    assert {lk["value"] for lk in a.links} >= {"Gunhild Maersk"}, a.links
+
+
+def test_none_of_a_rows_children_having_a_value_is_declined_not_negated_row_by_row(eng):
+    a = assistant.answer_data(eng, "which vessels carry no 40HC boxes at all?")
+    assert a.text is None and "none of whose" in a.reason, (a.text, a.reason)
+    # the rows' own value negated is still a filter
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE <> '40HC' OR SIZE_TYPE IS NULL")[0][0]
+    assert re.search(rf"\b{n}\b", _answer(eng, "how many boxes are not 40HC?").text)
+
+
+def test_inbound_and_outbound_say_which_end_of_the_voyage_a_port_is(eng):
+    n_in = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                     "WHERE p.PORT_NAME = 'Rotterdam'")[0][0]
+    n_out = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                      "WHERE p.PORT_NAME = 'Rotterdam'")[0][0]
+    assert re.search(rf"\b{n_in} voyage", _answer(eng, "number of inbound sailings to Rotterdam").text)
+    assert re.search(rf"\b{n_out} voyage", _answer(eng, "count the outbound voyages from Rotterdam").text)
+
+
+def test_voyages_that_ended_in_a_date_range_are_those_arriving_in_it(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES WHERE ARRIVAL_DATE BETWEEN '2025-05-10' "
+                  "AND '2025-05-20'")[0][0]
+    a = _answer(eng, "how many sailings completed between 10 May and 20 May?")
+    assert re.search(rf"\b{n}\b", a.text) and "arriv" in a.text, a.text
+
+
+def test_a_code_after_its_columns_name_alone_asks_what_it_means(eng):
+    a = answer_question(eng, "whats the package type BG")
+    assert a.mode == "rag" and "bag" in a.answer and "cargo item" not in a.answer, a.answer
+
+
+def test_the_question_after_a_statement_is_asked_alone_with_what_it_points_at(eng):
+    box, vessel = _one(eng, "SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v "
+                            "ON v.VOYAGE_ID = c.VOYAGE_ID JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                            "ORDER BY c.CONTAINER_ID")[0]
+    a = answer_question(eng, f"My consignee Harrow Bakeries is chasing me about {box}. Which ship is it on?")
+    assert a.mode == "rag" and vessel in a.answer, a.answer
+    # what the statement narrows is not dropped: the question must name what it is about
+    a = answer_question(eng, "Our reefers all load in Shanghai. What is the count of them?")
+    assert a.mode == "fallback" or "Shanghai" in a.answer, a.answer

@@ -547,3 +547,14 @@ def test_a_yes_or_no_about_their_thing_is_not_answered_by_its_name(eng, service)
     _ask(service, "m-joao", "Our bonded warehouse is Armazem Norte, near Leixoes.", threads)
     text, mode, _ = _ask(service, "m-joao", "is our warehouse open on Sundays?", threads, "t2")
     assert mode == "fallback", text
+
+
+def test_which_vessel_and_which_port_of_a_customers_box_are_both_answered(eng, service):
+    threads: dict = {}
+    box, vessel, port = eng.query(
+        "SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME, p.PORT_NAME FROM SUPPLYCHAIN.CONTAINERS c JOIN SUPPLYCHAIN.VOYAGES v "
+        "ON v.VOYAGE_ID = c.VOYAGE_ID JOIN SUPPLYCHAIN.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN SUPPLYCHAIN.PORTS p "
+        "ON p.PORT_ID = v.DESTINATION_PORT_ID ORDER BY c.CONTAINER_ID DESC LIMIT 1")[0]
+    _ask(service, "m-ines", f"Our client Kestrel Tiles has box {box} with you.", threads)
+    text, mode, _ = _ask(service, "m-ines", "What ship is Kestrel Tiles' container on, and to which port?", threads, "t2")
+    assert mode == "rag" and vessel in text and port in text, text

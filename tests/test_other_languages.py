@@ -19,3 +19,12 @@ def test_a_question_is_read_word_by_word_and_names_and_codes_stay(question, read
 def test_english_is_not_read_again_and_a_word_of_no_reading_stops_it():
     assert in_english("how many ships fly the Panama flag?") is None
     assert in_english("¿Cuánto le cobraría a mi cliente?") is None  # "cobraría" has no reading
+
+
+@pytest.mark.parametrize(("question", "reading"), [
+    ("Quel est le plus grand porte-conteneurs de la flotte en EVP ?", "which is the biggest container ship of the fleet in TEU?"),
+    ("¿Cuántos viajes salen de Busan (todos los estados)?", "how many voyages depart from Busan?"),
+    ("¿Cuántos viajes salen de Amberes?", "how many voyages depart from Antwerp?"),
+])
+def test_nouns_of_shipping_abbreviations_ports_and_asides_are_read(question, reading):
+    assert in_english(question) == reading
