@@ -29,6 +29,14 @@ def _ask(service: ChatService, user: str, text: str, threads: dict, thread: str 
     return body["answer"], mode, body
 
 
+def _box_and_its_voyage(eng, order: str) -> tuple:
+    """(container number, vessel, destination port, arrival date) of the first or last container."""
+    return eng.query(
+        "SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME, p.PORT_NAME, v.ARRIVAL_DATE FROM SUPPLYCHAIN.CONTAINERS c "
+        "JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID JOIN SUPPLYCHAIN.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID ORDER BY c.CONTAINER_ID {order} LIMIT 1")[0]
+
+
 def _valid(eng, user: str) -> list:
     return personal.valid_memories(eng, user, eng.agent_id)
 
@@ -153,10 +161,7 @@ def test_a_name_of_theirs_is_no_answer_to_a_question_about_the_data(eng, service
 
 def test_a_remembered_box_is_no_answer_to_where_or_when_it_goes(eng, service):
     threads: dict = {}
-    box, port, arrival = eng.query(
-        "SELECT c.CONTAINER_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM SUPPLYCHAIN.CONTAINERS c JOIN SUPPLYCHAIN.VOYAGES v "
-        "ON v.VOYAGE_ID = c.VOYAGE_ID JOIN SUPPLYCHAIN.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
-        "ORDER BY c.CONTAINER_ID LIMIT 1")[0]
+    box, _, port, arrival = _box_and_its_voyage(eng, "")
     _ask(service, "m-ivo", f"our tiles went into {box} yesterday", threads)
     for asked, must in (("what's the final stop of the sailing our tiles are on?", port),
                         ("on what date does the box with our tiles reach port?", str(arrival)[:10]),
@@ -551,10 +556,7 @@ def test_a_yes_or_no_about_their_thing_is_not_answered_by_its_name(eng, service)
 
 def test_which_vessel_and_which_port_of_a_customers_box_are_both_answered(eng, service):
     threads: dict = {}
-    box, vessel, port = eng.query(
-        "SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME, p.PORT_NAME FROM SUPPLYCHAIN.CONTAINERS c JOIN SUPPLYCHAIN.VOYAGES v "
-        "ON v.VOYAGE_ID = c.VOYAGE_ID JOIN SUPPLYCHAIN.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN SUPPLYCHAIN.PORTS p "
-        "ON p.PORT_ID = v.DESTINATION_PORT_ID ORDER BY c.CONTAINER_ID DESC LIMIT 1")[0]
+    box, vessel, port, _ = _box_and_its_voyage(eng, "DESC")
     _ask(service, "m-ines", f"Our client Kestrel Tiles has box {box} with you.", threads)
     text, mode, _ = _ask(service, "m-ines", "What ship is Kestrel Tiles' container on, and to which port?", threads, "t2")
     assert mode == "rag" and vessel in text and port in text, text
