@@ -1663,8 +1663,9 @@ def _says_flag(words: _Words) -> bool:
 def _role(words: _Words, link: Link) -> str:
     """The end of a voyage a port is named at; "inbound" and "outbound" are explained by it."""
     role = _role_said(words, link)
-    if (m := words.has({"DESTINATION": "inbound", "ORIGIN": "outbound"}.get(role, "(?!)"))) is not None:
-        words.take(m.start(), m.end())
+    said = words.has("inbound") if role == "DESTINATION" else words.has("outbound") if role == "ORIGIN" else None
+    if said is not None:
+        words.take(said.start(), said.end())
     return role
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem
+from workshop_lib.assistant.schema_links import TABLE_NOUNS, table_of_noun
 from workshop_lib.assistant.value_links import Link
 
 # a statement is a sentence of its own (a clause before a comma may be the question's own qualifier:
@@ -44,7 +44,7 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]]) -> str | None
     if len(things) != 1:
         return None
     (table, _), link = next(iter(things.items()))
-    if any(m.group(1) and table_of(m.group(1)) != table or m.group(0).lower() == "there" for m in pointers):
+    if any(m.group(1) and table_of_noun(m.group(1)) != table or m.group(0).lower() == "there" for m in pointers):
         return None  # "that sailing" of a box named, "there": not the thing itself
     return _POINTER.sub(f"{_NOUN_OF[table]} {link.text}", asked)
 
@@ -54,9 +54,3 @@ def _parted(turn: str) -> tuple[str, str] | None:
     parts = [p.strip() for p in _SENTENCE.split(turn) if p.strip()]
     first = next((i for i, p in enumerate(parts) if _ASKS.match(p) or p.endswith("?")), None)
     return (" ".join(parts[:first]), " ".join(parts[first:])) if first else None
-
-
-def table_of(word: str) -> str | None:
-    """The table a noun names ("sailing" -> VOYAGES), or None."""
-    w = stem(word.lower())
-    return TABLE_NOUNS.get(SYNONYMS.get(w, w))

@@ -68,6 +68,12 @@ def stem(word: str) -> str:
     return w
 
 
+def table_of_noun(word: str) -> str | None:
+    """The table a noun names, through the synonyms ("boxes" -> CONTAINERS, "sailing" -> VOYAGES), or None."""
+    w = stem(word.lower())
+    return TABLE_NOUNS.get(SYNONYMS.get(w, w))
+
+
 _NOT_HELD = r"modell?ed|stored|recorded|tracked|kept"   # "... are not modelled": what the data does not hold
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz import fuzz
 
 from workshop_lib import assistant
-from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, words_of
+from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, table_of_noun, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.core.records import RecordDraft
 from workshop_lib.parts.memory import own_values
@@ -102,10 +102,9 @@ def _now() -> str:
 
 def table_of_word(word: str) -> str | None:
     """The table a noun names ("box" -> CONTAINERS, "contianer" -> CONTAINERS), or None."""
+    if (table := table_of_noun(word.lower().removesuffix("'s"))) is not None:
+        return table
     w = stem(word.lower().removesuffix("'s"))
-    mapped = SYNONYMS.get(w, w)
-    if mapped in TABLE_NOUNS:
-        return TABLE_NOUNS[mapped]
     for noun in list(SYNONYMS) + list(TABLE_NOUNS):  # a typo keeps most of the word, and its start ("placed" is no "packed")
         if len(w) >= 5 and w[:2] == noun[:2] and fuzz.ratio(w, noun) >= 80:
             return TABLE_NOUNS.get(SYNONYMS.get(noun, noun))
