@@ -6,6 +6,7 @@ rest (`workshop eval answers --set ...`).
 """
 from __future__ import annotations
 
+import datetime
 import json
 import re
 
@@ -2209,3 +2210,48 @@ def test_the_question_after_a_statement_is_asked_alone_with_what_it_points_at(en
     # what the statement narrows is not dropped: the question must name what it is about
     a = answer_question(eng, "Our reefers all load in Shanghai. What is the count of them?")
     assert a.mode == "fallback" or "Shanghai" in a.answer, a.answer
+
+
+def test_a_difference_asked_of_two_rows_is_worked_out_or_declined(eng):
+    (a_name, a_teu), (b_name, b_teu) = _one(eng, "SELECT VESSEL_NAME, CAPACITY_TEU FROM {o}.VESSELS "
+                                                 "ORDER BY CAPACITY_TEU DESC, VESSEL_NAME")[:2]
+    gap = f"{abs(a_teu - b_teu):,}".replace(",", "")
+    a = answer_question(eng, f"Is {b_name} a larger vessel than {a_name}, and by how many TEU?")
+    assert a.mode == "rag" and gap in a.answer.replace(",", "") and a.answer.startswith("No"), a.answer
+    a = answer_question(eng, f"what is the difference in TEU between {a_name} and {b_name}")
+    assert a.mode == "rag" and gap in a.answer.replace(",", ""), a.answer
+    # one count of both voyages' boxes would answer another question: declined
+    v1, v2 = (r[0] for r in _one(eng, "SELECT VOYAGE_NUMBER FROM {o}.VOYAGES ORDER BY VOYAGE_ID")[:2])
+    a = answer_question(eng, f"how many more containers does voyage {v1} carry than voyage {v2}?")
+    assert a.mode == "fallback", a.answer
+
+
+def test_a_total_the_catalog_cannot_work_out_is_not_grounded(eng):
+    a = answer_question(eng, "two boxes at Savannah need drayage and then transloading, what does it all come to?")
+    assert a.mode == "fallback" and "can't work out the total" in a.answer, a.answer
+    a = answer_question(eng, "renting two 20' reefers for 5 days, what's the total price?")
+    assert a.mode == "rag" and "USD" in a.answer, a.answer
+
+
+def test_a_name_with_another_number_is_not_a_typo_of_a_ship(eng):
+    name = _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS WHERE VESSEL_NAME LIKE '% 6%' ORDER BY 1")[0][0]
+    other = name[:-1] + str((int(name[-1]) + 1) % 10)
+    a = answer_question(eng, f"{other}: how many TEU can it take?")
+    assert name not in a.answer, a.answer
+    a = answer_question(eng, f"{name}: how many TEU can it take?")
+    assert a.mode == "rag" and name in a.answer, a.answer
+
+
+def test_last_and_next_year_or_month_are_periods_counted_from_the_reference_date(eng):
+    built = _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS WHERE YEAR_BUILT = 2024")[0][0]
+    a = answer_question(eng, "how many ships were built last year?")
+    assert a.mode == "rag" and str(built) in a.answer and "highest" not in a.answer, a.answer
+    may = eng.query(f"SELECT COUNT(*) FROM {OWNER}.VOYAGES WHERE ARRIVAL_DATE BETWEEN :a AND :b",
+                    {"a": datetime.date(2025, 5, 1), "b": datetime.date(2025, 5, 31)})[0][0]
+    a = answer_question(eng, "number of voyages that arrived last month")
+    assert a.mode == "rag" and str(may) in a.answer and "May 2025" in a.answer, a.answer
+
+
+def test_a_code_alone_after_a_lead_in_asks_what_it_means(eng):
+    a = answer_question(eng, "sorry, newbie here: what is a 20RF?")
+    assert a.mode == "rag" and "reefer" in a.answer.lower() and "container 2" not in a.answer, a.answer

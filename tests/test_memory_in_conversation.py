@@ -560,3 +560,20 @@ def test_which_vessel_and_which_port_of_a_customers_box_are_both_answered(eng, s
     _ask(service, "m-ines", f"Our client Kestrel Tiles has box {box} with you.", threads)
     text, mode, _ = _ask(service, "m-ines", "What ship is Kestrel Tiles' container on, and to which port?", threads, "t2")
     assert mode == "rag" and vessel in text and port in text, text
+
+
+def test_boxes_told_one_after_another_are_picked_by_the_order_told(eng, service):
+    (first,), (second,) = eng.query("SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS "
+                                    "WHERE REEFER_TEMP_C IS NOT NULL ORDER BY CONTAINER_ID LIMIT 2")
+    temp = eng.query(f"SELECT REEFER_TEMP_C FROM SUPPLYCHAIN.CONTAINERS WHERE CONTAINER_NUMBER = '{second}'")[0][0]
+    threads: dict = {}
+    answer, mode, _ = _ask(service, "ordinal-u", f"Two reefers to watch this week. The first is {first}.", threads)
+    assert mode == "fallback" and first in answer, answer  # said back as noted, not a data answer
+    _ask(service, "ordinal-u", f"The other one is {second}.", threads, "t2")
+    answer, mode, _ = _ask(service, "ordinal-u", "What temperature is that second box set to?", threads, "t3")
+    assert mode == "rag" and second in answer and f"{temp:g}" in answer and first not in answer, answer
+    answer, mode, _ = _ask(service, "ordinal-u", "and the box I mentioned first, what size type is it?", threads, "t3")
+    assert first in answer and second not in answer, answer
+    # another user has no boxes of theirs to pick from
+    answer, mode, _ = _ask(service, "ordinal-other", "What temperature is that second box set to?", threads)
+    assert second not in answer, answer

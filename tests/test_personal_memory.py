@@ -177,8 +177,12 @@ def test_a_statement_about_a_name_of_theirs_and_a_record_is_theirs_and_answers_l
                                          "SUPPLYCHAIN.CONTAINERS k JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = "
                                          "k.VOYAGE_ID JOIN SUPPLYCHAIN.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
                                          "ORDER BY k.CONTAINER_ID")
-    # a record alone, with no name of anyone's and no "I" or "we", is nobody's memory
-    assert personal.extract(eng, f"the prawns are in {number}") == []
+    # a box or voyage number told to the assistant is one the user follows, with or without "I" or "we";
+    # a question about it, or a ship or a line of the data alone, is nobody's memory
+    (told,) = personal.extract(eng, f"the prawns are in {number}")
+    assert told.entities == (("CONTAINERS", "CONTAINER_NUMBER", number),)
+    assert personal.extract(eng, f"is {number} a reefer?") == []
+    assert personal.extract(eng, "Ever Acme is a big ship, and Evergreen runs it.") == []
     (cand,) = personal.extract(eng, f"Ridgeway's prawns are in {number}", own_names=["Ridgeway Seafoods"])
     assert ("CONTAINERS", "CONTAINER_NUMBER", number) in cand.entities and (personal.OWN, "NAME", "Ridgeway") in cand.entities
     service = ChatService(eng)

@@ -6,7 +6,9 @@ one bound SELECT, answered from its rows (README.md in this folder).
 """
 from __future__ import annotations
 
+import calendar
 import dataclasses
+import datetime
 import functools
 import re
 import threading
@@ -259,7 +261,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     """Compose, run read-only and render; never raises for a question it cannot plan. With
     `require_links`, a question that names no value of the data is not planned at all."""
     schema, values = knowledge(eng)
-    question = signs_written(question)
+    question = periods_named(signs_written(question), planner.reference_date(schema))
     links = values.links(question)
     summary = link_summary(links)
     if require_links and not links:
@@ -299,6 +301,25 @@ def signs_written(question: str) -> str:
     """"minus 18" and "−18" as "-18", each the same length (the links' offsets stay right)."""
     question = question.replace("\u2212", "-")
     return re.sub(r"\bminus\s+(?=\d)", lambda m: " " * (len(m.group(0)) - 1) + "-", question, flags=re.I)
+
+
+_RELATIVE = re.compile(r"\b(?:(last|past|previous|this|current|next|coming)\s+(year|month))\b", re.I)
+_STEP = {"last": -1, "past": -1, "previous": -1, "this": 0, "current": 0, "next": 1, "coming": 1}
+
+
+def periods_named(question: str, today: datetime.date | None) -> str:
+    """"Last year", "next month": the year or month they mean, counted from the date the data is stated
+    as of (not an order: "last" here is no latest row)."""
+    if today is None:
+        return question
+
+    def named(m: re.Match[str]) -> str:
+        step = _STEP[m.group(1).lower()]
+        if m.group(2).lower() == "year":
+            return f"in {today.year + step}"
+        month = today.year * 12 + today.month - 1 + step
+        return f"in {calendar.month_name[month % 12 + 1]} {month // 12}"
+    return _RELATIVE.sub(named, question)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -27,6 +27,7 @@ from typing import Any
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from workshop_lib.assistant import derived
 from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, stem, stem_root, words_of
 from workshop_lib.assistant.value_links import Link
 from workshop_lib.data import countries
@@ -88,7 +89,7 @@ leaving left arrive arrives arriving arrived depart departs departing departed h
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
 contain contains stored store recorded record use uses using used called take make come keep kept right now today
 currently please thanks thank hey hello quick question just also only both either than then there here
-one ones other another more most less least many much few all every each any some such same different
+one ones other another more most less least many much few all every each any some such same different difference
 data database dataset file files system systems marked logged table tables row rows list listed total overall whole entire ever yet still will
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
@@ -619,10 +620,22 @@ def _count_beside_an_aggregate(words: _Words, spec: Spec) -> None:
         raise NoPlan(f"it asks how many {counted.group(1)} as well, which one {spec.fn or 'aggregate'} does not show")
 
 
+def _worked_out(words: _Words, spec: Spec) -> None:
+    """"By how many TEU", "what do they come to in total": a figure worked out from the rows, which
+    rows listed one by one (or one count of both) do not give."""
+    two = any(f.op == "in" and len(f.value) == 2 for f in spec.filters)
+    if spec.comparative is None and derived.asks_difference(words.text) and \
+            (spec.action in ("list", "lookup") or two):
+        raise NoPlan("it asks for a difference, and the query would work none out")
+    if spec.action == "list" and derived.asks_total(words.text):
+        raise NoPlan("it asks for a total, and the rows it would list add nothing up")
+
+
 def _the_form_asked(words: _Words, spec: Spec) -> None:
     """What the answer must be, whatever the plan found: "how many TEU" is a figure, "which of the two
     is bigger" a comparison; rows listed without it answer something else."""
     _count_beside_an_aggregate(words, spec)
+    _worked_out(words, spec)
     shows_a_figure = spec.measure is not None or any(c.numeric for c in spec.show)
     if spec.action not in ("list", "lookup") or shows_a_figure:
         return
@@ -2310,11 +2323,17 @@ _LESS = "shorter|smaller|lighter|slower|older|lower|narrower"
 def _comparative(words: _Words, spec: Spec) -> None:
     """"Is A longer than B": two named rows compared on the column the adjective names."""
     # "bigger than", "how much bigger is A than B"; "which one takes more TEU"
-    m = words.has(rf"({_MORE}|{_LESS})\s+(?:(?:is|are|was)\s+)?(?:(?-i:[A-Z][\w-]*)\s+){{0,4}}?than")
+    # "a bigger ship than", "bigger is A than": a few words may stand between the adjective and "than"
+    m = words.has(rf"({_MORE}|{_LESS})\s+(?:[\w'-]+\s+){{0,4}}?than")
     which = None if m else words.has(r"which|who") and words.has(rf"({_MORE}|{_LESS}|more|less|fewer)")
     named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2]
     found = m or which
-    if found and named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show):
+    if not (named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show)):
+        return
+    if not found and derived.asks_difference(words.text):
+        spec.comparative = ("", ">", True)  # "the difference in TEU between A and B": both, and the gap
+        return
+    if found:
         word = next(g for g in found.groups() if g).lower()
         yes_or_no = re.match(r"\W*(?:is|are|was|were|does|do|did|can|has|have)\b", words.text, re.I) is not None
         spec.comparative = (word, ">" if re.fullmatch(rf"{_MORE}|more", word) else "<", not yes_or_no)

@@ -218,10 +218,15 @@ def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
     # "A at 398.50 m": not in brackets, which a unit preference reads as a figure shown twice and drops
     first, second = (f"{v} at {value_text(x, measure, spec.convert)}" for v, x in zip(pair, (a, b)))
     by = f", by {value_text(abs(a - b), measure, spec.convert)}" if a != b else ""
+    if not word:  # "the difference between A and B": both values and the gap
+        return f"{first} and {second}: a difference of {value_text(abs(a - b), measure, spec.convert)}."
     if which:  # "which is bigger, A or B": the one that is, and by how much
         winner, loser = (first, second) if holds else (second, first)
         return f"{winner} is {word} than {loser}{by}." if a != b else f"{first} and {second} are the same."
-    return f"{'Yes' if holds else 'No'}: {first} is {'' if holds else 'not '}{word} than {second}{by if holds else ''}."
+    if holds:
+        return f"Yes: {first} is {word} than {second}{by}."
+    gap = f" (a difference of {value_text(abs(a - b), measure, spec.convert)})" if a != b else ""
+    return f"No: {first} is not {word} than {second}{gap}."
 
 
 def _compared_values(plan: Plan, rows: Sequence[Sequence[Any]]) -> tuple[list[Any], Column, Any, Any] | None:

@@ -249,6 +249,8 @@ class ValueIndex:
         """A window's words (its first word, its letters without spaces) misspell a name's."""
         if len(span) < 5 or span == norm_name or span in self.common:
             return False
+        if re.findall(r"\d+", span) != re.findall(r"\d+", norm_name):
+            return False  # "Wan Hai 612" is another ship than Wan Hai 611, not a typo of it
         (first, squeezed), (name_first, name_squeezed) = words, shape
         # two words' ratio is at most 200 * shorter / (both lengths): most names are ruled out by length
         # alone, before rapidfuzz compares a letter (the typo test runs for every name and word window)

@@ -29,6 +29,7 @@ from workshop_lib.assistant import (
     catalog_links,
     column_figures,
     coverage,
+    derived,
     document_reader,
     names_written,
     other_languages,
@@ -436,10 +437,13 @@ def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) ->
 
 
 def _only_the_code_asked(question: str, links: list[Any], col: Any) -> bool:
-    """"What's package type PX?": a what-question whose only words besides the code are its column's name."""
+    """"What's package type PX?", "quick one: what's a 40HC?": a what-question whose only words besides the
+    code are its column's name (what comes before a colon or a sentence's end is a lead-in)."""
     rest = question
     for lk in sorted(links, key=lambda lk: -lk.start):
         rest = rest[:lk.start] + " " + rest[lk.end:]
+    first = min(lk.start for lk in links)
+    rest = rest[max((m.end() for m in re.finditer(r"[:;.!?]\s", question[:first])), default=0):]
     words = re.findall(r"[a-z]+", rest.lower())
     named = set(col.name.lower().split("_")) | {"what", "whats", "s", "is", "a", "an", "the", "code"}
     return bool(words) and words[0] in ("what", "whats") and set(words) <= named
@@ -754,6 +758,8 @@ def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) 
     if len(items) < 2:
         return None
     text = grounded.render_grounded_answer(question, grounded.matches_for(eng, items)) + _prices_compared(question, items)
+    if derived.asks_total(question):
+        return _total_not_worked_out(decision, text, [i.item_id for i in items])
     rows = [{"item_id": i.item_id, "used": True} for i in items]
     explain = _explain(decision, mode="rag", handler="catalog (items named)", reason="each part names one item",
                        rows=[i.item_id for i in items], used_llm="none", short_query_active=False)
@@ -904,19 +910,37 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
         # "which boxes aren't heavy": the rows matched would be listed with the 'not' ignored
         return _declined(decision, "I can't tell which of the catalog items your question excludes; name the item "
                                    "you mean and I will answer from its row.", "grounded (Part 5)")
-    _price_quantity(question, g)
+    # one item's stock is added up per port; a price needs the quantity the question gives
+    quoted = _price_quantity(question, g)
+    if g.grounded and derived.asks_total(question) and \
+            (len(g.item_ids) > 1 or (g.intent == "EQUIPMENT_RAG" and g.item_ids and not quoted)):
+        return _total_not_worked_out(decision, g.text, g.item_ids)
     return None
 
 
-def _price_quantity(question: str, g: Any) -> None:
-    """One item answered: the cost of the quantity and duration the question gives, added to its text."""
+def _total_not_worked_out(decision: router.RouteDecision, rows_text: str, item_ids: list[str]) -> ChatAnswer:
+    """The prices of the items, under a fallback: the total asked for needs figures the question
+    does not give (a quantity, a value) or adds items up, which the catalog's rows do not do."""
+    text = ("I can't work out the total you ask for offline: it needs figures the question does not give "
+            "me, or adds several items up. Here are the prices it would use:\n" + rows_text)
+    rows = [{"item_id": i, "used": False} for i in item_ids]
+    explain = _explain(decision, mode="fallback", handler="catalog (total not worked out)",
+                       reason="a total is asked and no quantity prices the rows", rows=item_ids, used_llm="none")
+    return ChatAnswer(text, "fallback", explain, rows, [], "none", None, False, "none", False, _route(decision))
+
+
+def _price_quantity(question: str, g: Any) -> bool:
+    """One item answered: the cost of the quantity and duration the question gives, added to its text;
+    whether a cost was worked out."""
     if g.intent != "EQUIPMENT_RAG" or not g.grounded or len(g.item_ids) != 1:
-        return
+        return False
     one = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
-    if (q := catalog_links.quote(question, one)) is not None:
+    q = catalog_links.quote(question, one)
+    if q is not None:
         g.text += "\n" + q.sentence(one)
     if (converted := catalog_figures.in_unit_asked(question, one)) is not None:
         g.text += "\n" + converted
+    return q is not None
 
 
 def _rows_answer(question: str, g: Any) -> bool:

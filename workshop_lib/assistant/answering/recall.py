@@ -605,7 +605,7 @@ def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, sou
               user_id: str, agent_id: str) -> ChatAnswer | None:
     """An honest fallback for what the memory cannot tell: an earlier value never given, several
     things compared when one is remembered; None when neither applies."""
-    if _asks_past(question) and not rec.earlier:  # "which did I give first?": nothing older was kept
+    if _asks_past(question) and not rec.earlier and not rec.ordinal:  # "which did I give first?": nothing older was kept
         return _answer(f"You told me one {_called(rec)} ({rec.value or rec.text[:80]}, {said}); I have nothing of yours "
                        "from before it, so I can't say which came first.", "fallback",
                        _explain("a question about an earlier value; no earlier value remembered", "fallback",

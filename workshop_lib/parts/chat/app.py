@@ -206,6 +206,16 @@ def _asks_beside_forgetting(turn: str) -> bool:
                r"when|why|how|is|are|can|could|do|does)\b", s, re.I)) for s in personal.sentences(turn))
 
 
+def _noted(stored: list[Any]) -> ChatAnswer:
+    """A turn that only tells the assistant something of theirs: what was kept, said back. A fallback:
+    nothing was looked up, and the memory is theirs, not a source."""
+    kept = "; ".join(f"\u201c{w.text.strip().rstrip('.!')}\u201d" for w in stored)
+    return ChatAnswer(f"Noted: {kept}. Ask me about it whenever you need it.", "fallback",
+                      {"intent": "PERSONAL_MEMORY", "handler": "personal memory", "mode": "fallback",
+                       "reason": "the turn only states something of the user's; it was kept", "used_llm": "none",
+                       "stored": [w.stored_id for w in stored]}, [], [], "none", None, False)
+
+
 class ChatService:
     """What every route shares: the engine, the model, the request lock, the token and whether
     telemetry keeps questions' text. The plain methods do a route's work (in a worker thread);
@@ -300,6 +310,9 @@ class ChatService:
                               {"intent": "FORGET", "handler": "personal memory", "mode": "fallback",
                                "reason": "the turn only asks to forget something the user told", "used_llm": "none"},
                               [], [], "none", None, False)
+        stored = [w for w in kept if w.stored_id]
+        if stored and self.llm is None and not personal.asks_anything(asked):
+            return _noted(stored)
         if any(w.stored_id or w.forgotten for w in kept):
             return answer_question(scoped, asked, llm=self.llm)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)

@@ -199,6 +199,12 @@ def statement_part(sentence: str) -> str:
     return ", ".join(c.strip() for c in kept)
 
 
+def asks_anything(turn: str) -> bool:
+    """Whether any sentence of a turn asks something (a question or a request), not only states."""
+    clauses = [c.strip() for sentence in sentences(turn) for c in _CLAUSE.split(sentence) if c.strip()]
+    return "?" in turn or any(_QUESTION.match(c) or _REQUEST.match(c) for c in clauses)
+
+
 def speaks_of_own(stated: str) -> bool:
     return bool(_FIRST_PERSON.search(stated)) or any(_SUBJECTLESS.match(c.strip()) for c in _CLAUSE.split(stated))
 
@@ -240,6 +246,12 @@ def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_
     names = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME)]
     return _keepable(stated) and bool(names or any(_name_in(stated, n) for n in own_names)) \
         and any(e[0] in _OWN_THINGS[:4] for e in entities)
+
+
+def _a_record_told(stated: str, entities: list[tuple[str, str, str]]) -> bool:
+    """"The second one is PCIU4937674.": a statement whose only values are containers or voyages of the
+    data tells the assistant which records the user follows; nobody tells a box number for no reason."""
+    return _keepable(stated) and all(e[0] in _OWN_THINGS[:2] for e in entities)
 
 
 def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
@@ -326,7 +338,8 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
         stated = statement_part(sentence)
         personal = _may_be_personal(stated) or (correcting and _keepable(stated))
         entities = _entities(stated, values) if stated else []
-        if not entities or not (personal or _of_a_name_of_theirs(stated, entities, own_names)):
+        if not entities or not (personal or _of_a_name_of_theirs(stated, entities, own_names)
+                                or _a_record_told(stated, entities)):
             correcting = correcting or (personal and bool(CHANGE.search(stated)))
             continue
         cand = _candidate(stated, entities, said_at, correcting=correcting)
@@ -708,6 +721,7 @@ class Recalled:
     roles: tuple[str, ...] = ()  # what its values are to the user (own_values.ROLES)
     entities: tuple[tuple[str, str, str], ...] = ()  # every value that memory names
     corrected: str = ""          # the words of the memories it superseded (what the correction is about)
+    ordinal: bool = False        # picked among several by the order told ("that second box")
 
 
 # A request said as an imperative to the assistant ("just give me my number", "remind me the name"):
@@ -720,7 +734,7 @@ def refers_to_own(question: str) -> bool:
     """A question about the user's own things: a first-person word in a question or a request ("remind me ...")."""
     q = question.strip()
     clauses = [c.strip() for c in _CLAUSE.split(q)] + [c.strip() for c in _SENTENCE.split(q)]
-    return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I)) and (
+    return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I) or _POINTED_ORDINAL.search(q)) and (
         q.endswith("?") or bool(_QUESTION.match(q)) or
         any(_QUESTION.match(c) or _REQUEST.match(c) or c.endswith("?") for c in clauses))
 
@@ -791,6 +805,8 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
         found = _resolve_kind(question, kind, memories)
         if found is not None:
             return _with_words_of(found, memories)  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
+    if (picked := _by_order_told(question, memories, words, asked_nouns)) is not None:
+        return picked
     for rec in memories:
         recalled = _recalled_from(rec, question, words, asked_nouns)
         if recalled is not None:
@@ -798,6 +814,34 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     # a word that names a table but no remembered value of it ("the consignee"): what the question asks for
     found = _resolve_kind(question, kind, memories) if kind else None
     return _with_words_of(found, memories) if found is not None else None
+
+
+# "that second box", "the first one", "the box I told you about first": which of several things of
+# theirs, in the order they were told (not "the one that arrived first": an order of the data)
+_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "last": -1, "latest": -1}
+_ORDER_TOLD = re.compile(r"\b(first|1st|second|2nd|third|3rd|last|latest)\s+(?:[a-z]+\s+)?(?=[a-z]+\b)(?!(?:time|week|day|month)\b)|"
+                         r"\b(?:told|mentioned|gave|said|named)\s+(?:you\s+)?(?:about\s+)?(first|second|third|last)\b", re.I)
+
+
+# "that second box", "the first one": an ordinal that points at what was told, not at rows of the data
+_POINTED_ORDINAL = re.compile(r"\b(?:that|this|those|these)\s+(?:first|1st|second|2nd|third|3rd|last)\b|"
+                              r"\bthe\s+(?:first|1st|second|2nd|third|3rd)\s+one\b", re.I)
+
+
+def _by_order_told(question: str, memories: list[Any], words: list[tuple[str, str | None]],
+                   asked_nouns: set[str]) -> Recalled | None:
+    """The thing of theirs an ordinal picks among several of one kind, by the order the user told them
+    (`memories` is newest first); None without an ordinal, or with fewer than two such things."""
+    m = _ORDER_TOLD.search(question)
+    if m is None:
+        return None
+    told = [(rec, r) for rec in reversed(memories) if (r := _recalled_from(rec, question, words, asked_nouns)) is not None]
+    kinds = {(r.table, r.column) for _, r in told}
+    index = _ORDINALS[(m.group(1) or m.group(2)).lower()]
+    if len(kinds) != 1 or len(told) < 2 or index >= len(told):
+        return None
+    rec, recalled = told[index]
+    return dataclasses.replace(with_memory_words(recalled, rec), ordinal=True)
 
 
 _ASKED_HEAD = re.compile(r"\b(?:what|which)\s+([a-z]{3,})\s+(?:did|do|does|have|had)\s+(?:i|we)\b", re.I)
@@ -1085,6 +1129,8 @@ def substitute(question: str, recalled: Recalled) -> str:
     noun_table = TABLE_NOUNS_BY_TABLE.get(recalled.table, recalled.table.lower())
     q = re.sub(r"^[^:?]{0,60}:\s*", "", question.strip())  # "back to my thing: ..." -> what it asks
     q = re.sub(r"^(?:[a-z ,']*\.\s+)", "", q, flags=re.I) if "." in q[:-1] else q   # a sentence before the question
+    if recalled.ordinal:  # "that second box", "the box I told you about first": the order is used up
+        q = _ORDER_TOLD.sub(lambda m: m.group(0).replace(m.group(1) or m.group(2), "").replace("  ", " "), q, count=1)
     noun = re.escape(recalled.noun)
     # a name said for the thing may be followed by the thing's own noun ("Alvarez Foods' box")
     pattern = (rf"(?:\b(?:the|that|this)\s+)?(?:\b(?:my|our)\s+(?:[\w-]+'s\s+)?(?:[\w-]+\s+)?)?\b{noun}"
