@@ -1206,7 +1206,7 @@ def test_a_role_is_a_party_and_a_wait_asked_in_spanish_is_a_duration():
     sop = ("# SOP-X: Claims\n\n## Settlement\nClaims are paid in USD. Settlements above USD 10,000 need the "
            "approval of the finance director. Payment follows within 30 days.")
     reading = document_reader.read("Who has to sign off on a settlement over USD 10k?", [{"subject": "d", "text": sop}])
-    assert reading.kind == "party" and reading.sentence is not None and "finance director" in reading.sentence
+    assert reading.kind == "person" and reading.sentence is not None and "finance director" in reading.sentence
     notice = ("# Aviso: congestión\n\nLa terminal registra esperas de hasta 20 horas para los buques sin ventana. "
               "La tarifa de almacenaje es de 40 EUR por día.")
     reading = document_reader.read("¿Cuánto están esperando los buques sin ventana?", [{"subject": "d", "text": notice}])
@@ -2255,3 +2255,14 @@ def test_last_and_next_year_or_month_are_periods_counted_from_the_reference_date
 def test_a_code_alone_after_a_lead_in_asks_what_it_means(eng):
     a = answer_question(eng, "sorry, newbie here: what is a 20RF?")
     assert a.mode == "rag" and "reefer" in a.answer.lower() and "container 2" not in a.answer, a.answer
+
+
+def test_who_is_answered_by_a_name_or_a_signature_not_by_a_code_in_capitals():
+    letter = ("# Survey note\n\nThe cartons follow the ISPM 15 standard. Damage was found on 12 pallets.\n\n"
+              "Best regards,\nLiesel Haugen\nCargo Surveyor\n")
+    reading = _read("who is the cargo surveyor that wrote this note?", letter)
+    assert reading.kind == "person" and "Liesel Haugen" in (reading.sentence or ""), reading
+    # "ISPM 15" is a code, not someone: a note without a name or a role declines
+    assert _read("who checked the pallets?", "# Note\n\nThe pallets follow ISPM 15. All 12 were checked.").sentence is None
+    amount = "# Claim for wet cartons\n\nThe consignee counts 14 of them. Claimed amount: EUR 2,300.00, per the invoice."
+    assert "EUR 2,300.00" in (_read("what's the claimed amount for the wet cartons?", amount).sentence or "")

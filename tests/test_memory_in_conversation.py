@@ -577,3 +577,44 @@ def test_boxes_told_one_after_another_are_picked_by_the_order_told(eng, service)
     # another user has no boxes of theirs to pick from
     answer, mode, _ = _ask(service, "ordinal-other", "What temperature is that second box set to?", threads)
     assert second not in answer, answer
+
+
+def test_asked_to_be_reminded_their_words_are_found_by_meaning_but_only_of_what_is_asked(eng, service):
+    threads: dict = {}
+    _ask(service, "meaning-u", "argh, Falkner Haulage missed the pickup slot AGAIN, third time in two weeks", threads)
+    _ask(service, "meaning-u", "how many 20' reefers are available in Durban?", threads, "t2")
+    answer, mode, _ = _ask(service, "meaning-u", "remind me, which haulier was it that keeps missing pickups?",
+                           threads, "t3")
+    assert mode == "rag" and "Falkner Haulage" in answer, answer
+    # nothing they said names a customs broker or a margin: no sentence of theirs is quoted for it
+    _ask(service, "meaning-v", "hi, I run the Felixstowe and Antwerp desks for my team.", threads)
+    for asked in ("who did I say our Antwerp customs broker is?", "remind me what margin I mentioned for Antwerp?"):
+        answer, mode, _ = _ask(service, "meaning-v", asked, threads, "t2")
+        assert mode == "fallback" and "Felixstowe" not in answer, answer
+    # another user asking the same is told nothing of the first user's words
+    answer, mode, _ = _ask(service, "meaning-w", "remind me, which haulier was it that keeps missing pickups?", threads)
+    assert "Falkner" not in answer, answer
+
+
+def test_forget_what_was_said_then_a_new_value_keeps_the_new_value(eng):
+    user = "forget-then-told"
+    personal.observe(eng, "Our export desk is at Valencia, all bookings go through there.", user_id=user,
+                     agent_id=eng.agent_id)
+    written = personal.observe(eng, "Forget what I said about Valencia: we moved the desk to Algeciras last week.",
+                               user_id=user, agent_id=eng.agent_id)
+    assert any(w.forgotten for w in written)
+    kept = [r.content for r in _valid(eng, user)]
+    assert kept and all("Valencia" not in k for k in kept) and any("Algeciras" in k for k in kept), kept
+    # "don't save this: ..." is about what follows: nothing of it is kept
+    personal.observe(eng, "off the record, don't save this: our margin on Algeciras is 9 percent.", user_id=user,
+                     agent_id=eng.agent_id)
+    assert all("margin" not in r.content for r in _valid(eng, user))
+
+
+def test_a_weekday_is_a_time_and_a_misspelt_english_word_is_no_carrier(eng):
+    found = own_values.find("our weekly cut-off is Fridays at noon", [], places=set())
+    assert all(v.value != "Fridays" for v in found), found
+    from workshop_lib import assistant
+    _, values = assistant.knowledge(eng)
+    links = values.links("we're shippin' frozen fish outta Valencia")
+    assert all(lk.table != "CARRIERS" for lk in links), links

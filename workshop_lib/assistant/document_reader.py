@@ -46,6 +46,11 @@ HOLDS = {
     # a name, or a role a procedure names ("the approval of the claims manager")
     "party": re.compile(r"(?<=[a-z,;:] )[A-Z][\w&.-]+(?:[ -][A-Z][\w&.-]+)*|\bthe (?:[a-z]+ )?(?:manager|officer|master|"
                         r"captain|surveyor|broker|agent|authority|department|desk|team|supervisor|director|inspector)\b"),
+    # who: a person or a body by name (words in title case, not a code in capitals such as "USD" or
+    # "IMDG"), or a role ("the duty officer", "Claims Handler" under a signature)
+    "person": re.compile(r"(?:(?<=[a-z,;:(] )|^)[A-Z][a-zà-ÿ][\w&.-]*(?:[ -][A-Z][\w&.-]+)+|(?<=[a-z,;:] )[A-Z][a-zà-ÿ]{2,}\b"
+                         r"|(?i:\b(?:manager|officer|master|captain|surveyor|broker|agent|authority|department|desk|"
+                         r"team|supervisor|director|inspector|coordinator|handler)\b)"),
     "number": re.compile(r"\b\d+\b"),
     # a cause, said as one ("the suspected source is", "because", "debido a", "## Cause" over it)
     "cause": re.compile(r"\b(?:caus\w*|because|due to|source|reason\w*|result(?:ed|s)? (?:of|from)|owing to|traced|"
@@ -64,12 +69,13 @@ ASKS = [
     ("date", r"(?:^|[,;:]\s*|\s[-–]\s*|\band\s+)(?:\w+\s+)?when\b|what (?:date|day|time)|by what time|which day|"
              r"(?:^|[,;:]\s*|\s[-–]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline|how (?:early|soon|far ahead)"),
     ("place", r"\bwhere\b|which (?:port|terminal|berth|city|country)|\bwo\b|d[oó]nde|\bo[uù]\b"),
-    ("party", r"\bwho\b|which (?:company|carrier|party|authority|agent|insurer)|\bwer\b|qui[eé]n|\bqui\b"),
+    ("person", r"\bwho(?:'s|se)?\b|\bwer\b|qui[eé]n|\bqui\b"),
+    ("party", r"which (?:company|carrier|party|authority|agent|insurer)"),
     ("cause", r"\bwhy\b|what (?:caused|causes|was the cause|is the cause|led to|made)\b|\bcaused?\b|\bwarum\b|"
               r"\bwieso\b|\bweshalb\b|ursache|por qu[eé]\b|\bcausa\b|pourquoi|\bcause\b"),
     ("number", r"how many|wie viele|cu[aá]nt[oa]s|combien de"),
     # no interrogative of its own ("cosco plug-in fee for reefers?"): a word for money asks an amount
-    ("amount", r"\b(?:fees?|fines?|charges?|costs?|rates?|prices?|premiums?|penalt(?:y|ies)|surcharges?|tariffs?|"
+    ("amount", r"\b(?:amounts?|fees?|fines?|charges?|costs?|rates?|prices?|premiums?|penalt(?:y|ies)|surcharges?|tariffs?|"
                r"liabilit(?:y|ies)|compensation|percentage|per ?cent|geb(?:ü|ue)hr\w*|kosten|bu(?:ß|ss)geld\w*|"
                r"haftung\w*|prozent\w*|tarifa\w*|multas?|porcentaje|frais|tarif|amendes?|pourcentage)\b"),
     # and a word for a time limit asks when ("maersk reefer gate-in cut-off?")
@@ -117,7 +123,7 @@ def _suffixless(word: str) -> str:
     w = stem(word)
     if w.endswith("ed") and len(w) == 5:
         return w[:-1]  # "gated", "noted": the verb itself
-    for suffix in ("ing", "ed", "es", "ly"):
+    for suffix in ("ing", "ed", "es", "ly", "er"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix)]
     return w
@@ -174,7 +180,7 @@ def _table_rows(lines: list[str]) -> tuple[list[str], set[int]]:
 def sentences(text: str) -> list[str]:
     """A passage cut into sentences (and list items, and table rows with their headings), headings dropped;
     a heading that says what the line under it is ("## Cause" over "Parametric rolling ...") goes before it."""
-    raw = _headed(text.split("\n"))
+    raw = _signed(_headed(text.split("\n")))
     rows, table_lines = _table_rows(raw)
     lines = [ln.strip(" -*\t") for i, ln in enumerate(raw) if i not in table_lines]
     out: list[str] = []
@@ -183,6 +189,23 @@ def sentences(text: str) -> list[str]:
         out += [s.strip() for s in re.split(r"(?<=[.!?;])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9¿¡])", line)
                 if len(s.strip()) > 12]
     return out + [r for r in rows if len(r) > 12]
+
+
+def _signed(lines: list[str]) -> list[str]:
+    """Short lines in a row without a full stop, as a letter ends ("Kind regards," / "Annika Vogt" /
+    "Dangerous Goods Coordinator"), read as one line: who signed it, with their role."""
+    out: list[str] = []
+    short = False
+    for line in lines:
+        stripped = line.strip()
+        is_short = 0 < len(stripped) <= 40 and not stripped.startswith(("|", "-", "*")) and \
+            not stripped.endswith((".", "!", "?", ":", ";"))
+        if is_short and short and out:
+            out[-1] = f"{out[-1].rstrip(', ')}, {stripped}"
+        else:
+            out.append(line)
+        short = is_short
+    return out
 
 
 def _headed(lines: list[str]) -> list[str]:
@@ -206,7 +229,7 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
     found = HOLDS[kind].findall(sentence)
     if kind == "date":  # "24 hours before loading" answers a when as well as a date does ("over six hours" does not)
         found += [m.group(0) for m in HOLDS["duration"].finditer(sentence) if _BEFORE_AFTER.match(sentence, m.end())]
-    if kind in ("place", "party"):
+    if kind in ("place", "party", "person"):
         # "the smoke-in-hold incident - where did the ship divert to?": "hold 3" is the place that
         # says which incident, not where it went ("which berths are closed?" asks for "berths 4 and 5")
         asked, context = question.lower(), _context_words(question)

@@ -222,8 +222,9 @@ class ValueIndex:
         word, not the comments' ordinary English, with its first two letters kept."""
         if len(word) < 6 or not self._name_word(word, capital) or word in self.common:
             return []
-        found = [(t, c, v) for n, t, c, v in self.names for w in re.split(r"[\s-]", n)
-                 if len(w) >= 6 and w[:2] == word[:2] and w != word
+        # in lower case, only a name's first word (its brand): "shippin" misspells English, not COSCO Shipping Lines
+        found = [(t, c, v) for n, t, c, v in self.names for i, w in enumerate(re.split(r"[\s-]", n))
+                 if len(w) >= 6 and w[:2] == word[:2] and w != word and (capital or i == 0)
                  and (fuzz.ratio(word, w) >= 88 or DamerauLevenshtein.distance(word, w) == 1)]  # "Antwrep"
         return found if len(found) == 1 else []
 

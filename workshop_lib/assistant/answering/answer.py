@@ -896,7 +896,7 @@ def _catalog_cannot_hold(question: str) -> str | None:
     """The kind of answer asked ("how long": a duration; "when": a date; "who": a party) when no
     catalog row holds it: an item and its price would answer another question."""
     kind = document_reader.asked_kind(question)
-    return kind if kind in ("duration", "date", "party") else None
+    return kind if kind in ("duration", "date", "party", "person") else None
 
 
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:

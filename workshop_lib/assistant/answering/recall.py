@@ -665,7 +665,8 @@ _ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|t
                                 # and in the corpus' other languages: told, reminded, what it was called
                                 r"\b(?:dije|dijimos|cont[eé]|mencion[eé]|recu[eé]rdame|se llamaba|otra vez|"
                                 r"rappelle-moi|rappelez-moi|(?:je|j)\s*['’]?\s*(?:t|vous)\s*['’]\s*ai dit|s'appelait|"
-                                r"erinnere mich|gesagt|erz[äa]hlt|hie(?:ß|ss))\b", re.I)
+                                r"erinnere mich|gesagt|erz[äa]hlt|hie(?:ß|ss)|nochmal|noch einmal|de nuevo|d[ée]j[àa])\b",
+                                re.I)
 
 
 def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, anyway: bool = False,
@@ -677,8 +678,10 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     about_the_telling = _ABOUT_THE_TELLING.search(question) is not None
     if not (anyway or about_the_telling):
         return None
+    # asked to be reminded, their words are matched by meaning too ("which haulier kept not turning up")
     found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared,
-                      newest_on_subject=newest and not about_the_telling)
+                      newest_on_subject=newest and not about_the_telling,
+                      by_meaning=eng.model.embed if about_the_telling else None)
     if found is None:
         return None
     source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",

@@ -115,7 +115,13 @@ def time_said(text: str, near: int | None = None) -> str:
 
 def ordinary(word: str) -> bool:
     """A capitalised word that is no name: a weekday, a month, a word that only starts a sentence."""
-    return word.lower() in _CALENDAR or word.lower() in _ORDINARY
+    return _calendar(word) or word.lower() in _ORDINARY
+
+
+def _calendar(word: str) -> bool:
+    """A weekday or a month, "Thursdays" too."""
+    w = word.lower()
+    return w in _CALENDAR or (w.endswith("s") and w[:-1] in _CALENDAR)
 
 
 @functools.lru_cache(maxsize=1)
@@ -180,7 +186,7 @@ def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     # "Brightwell's shrimp": the name is Brightwell, without the possessive
     tokens = [(t.start() + m.start(), re.sub(r"['’]s$", "", t.group(0).rstrip(".,")).rstrip("'’"))
               for t in re.finditer(r"\S+", m.group(0))]
-    while tokens and (tokens[0][1].lower() in _CALENDAR or re.fullmatch(r"i(?:['’](?:m|ve|d|ll))?", tokens[0][1].lower()) or
+    while tokens and (_calendar(tokens[0][1]) or re.fullmatch(r"i(?:['’](?:m|ve|d|ll))?", tokens[0][1].lower()) or
                       (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
         tokens = tokens[1:]
     if len(tokens) == 1 and _sentence_start(text, tokens[0][0]) and tokens[0][1].lower() in _words_in_lower_case():

@@ -81,7 +81,8 @@ _ADJECTIVES = {"main", "new", "own", "current", "usual", "old", "whole", "first"
 # A request to drop what was said: the verb of forgetting, said to the assistant.
 # "Scrap what I said about Delta" takes back what was said about a thing it names; "ignore what I
 # said, it's 813N" names nothing and is a correction.
-FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe)\b|\b(?:don't|do not|no need to|stop)\s+"
+FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe|vergiss|vergessen|l[öo]sch\w*|"
+                    r"olvida\w*|borra\w*|oublie\w*|efface\w*)\b|\b(?:don't|do not|no need to|stop)\s+"
                     r"(?:keep|keeping|remember|remembering|store|storing|save|saving|hold|holding)\b|"
                     r"\b(?:scrap|scratch|ignore|disregard)\s+(?:what|everything|all)\s+(?:i|we)\b[\w\s']{0,12}?\b"
                     r"(?:said|told you|mentioned|wrote)\s+(?:about|re|regarding|on)\s+(?-i:[A-Z])", re.I)
@@ -334,7 +335,7 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
     out = []
     record = _the_one_record(text, values)
     correcting = False  # "Sorry, I mixed that up: X isn't the consignee. The consignee is Y.": the next statement corrects
-    for sentence in sentences(text):
+    for sentence in _forget_then_told(sentences(text)):
         stated = statement_part(sentence)
         personal = _may_be_personal(stated) or (correcting and _keepable(stated))
         entities = _entities(stated, values) if stated else []
@@ -351,6 +352,23 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
             cand = dataclasses.replace(cand, entities=(*cand.entities, record),
                                        text=_with_sentence_of(cand.text, text, record[2]))
         out.append(cand)
+    return out
+
+
+_SAID_BEFORE = re.compile(r"\b(?:said|told|wrote|mentioned|dit|gesagt|geschrieben|dicho|dije)\b", re.I)
+
+
+def _forget_then_told(said: list[str]) -> list[str]:
+    """"Forget what I said about Rotterdam: we're moving everything to Antwerp": the request to forget,
+    and what replaces it as a sentence of its own (a change, since a request to forget came before)."""
+    out = []
+    for sentence in said:
+        head, colon, rest = sentence.partition(":")
+        # only a request about what was said before ("don't save this: ..." is about what follows)
+        if colon and rest.strip() and FORGET.search(head) and _SAID_BEFORE.search(head) and not FORGET.search(rest):
+            out += [head + ".", rest.strip()]
+        else:
+            out.append(sentence)
     return out
 
 

@@ -12,8 +12,9 @@ The answer quotes the user's words with when they were said; it does not pick a 
 """
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from workshop_lib.parts.memory import own_values, personal
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
+Embed = Callable[[list[str]], Sequence[Sequence[float]]]
 MAX_MESSAGES = 400      # the newest user messages read, whatever the history's length
 MIN_SHARED = 2          # content words a statement must share with the question
 
@@ -72,7 +74,7 @@ _NAME_OF = re.compile(r"\bnames?\s+of\s+(?:the\s+|our\s+|my\s+|that\s+|this\s+)?
 
 def _asked_head(question: str) -> str:
     m = _HEAD.search(question)
-    head = (m.group(1) or m.group(2) or m.group(3)).lower() if m else ""
+    head = next((g for g in m.groups() if g), "").lower() if m else ""
     if head in ("name", "names", "") and (of := _NAME_OF.search(question)):
         head = of.group(1).lower()
     return head
@@ -144,7 +146,9 @@ def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = Tr
                 # with the sentence each was said after ("... a Mr." "Jankowski."); "forget everything
                 # about them" names what the sentence before it did
                 dropped = _words(sentence) | (_words(before) if personal.POINTS_BACK.search(sentence) else set())
-                out = [s for s in out if not ((_words(s.text) | _words(s.context)) & dropped)]
+                kept = [s for s in out if not ((_words(s.text) | _words(s.context)) & dropped)]
+                # "..., his extension is 1289. Please forget the number.": naming nothing said, it points back
+                out = kept if len(kept) < len(out) else [s for s in out if not (s.message_id == m.id and s.text == before)]
                 continue
             out = _without_rejected(out, sentence)
             stated = personal.statement_part(sentence)
@@ -168,12 +172,14 @@ def _without_rejected(said: list[Said], sentence: str) -> list[Said]:
 
 
 def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared: int = MIN_SHARED,
-         newest_on_subject: bool = False) -> Said | None:
+         newest_on_subject: bool = False, by_meaning: Embed | None = None) -> Said | None:
     """The user's statement that answers the question (see the module docstring), or None. Words the
     statement shares with the question count with those of the sentence before it in its message;
     the value asked must be in the statement itself. With `newest_on_subject` (a question that does not
     say it asks what was told): the question must name what it asks, a name the user later called the
-    wrong one is never quoted, and a later statement on the same subject replaces the best one."""
+    wrong one is never quoted, and a later statement on the same subject replaces the best one.
+    With `by_meaning` (an embedding function), a question that shares too few words with every
+    statement is matched by meaning instead (`_nearest_in_meaning`)."""
     asked = _words(question)
     if len(asked) < min_shared or (newest_on_subject and _ASKS_AMOUNT.search(question)):
         return None  # a count or a price told is often corrected in words no statement of theirs holds
@@ -184,7 +190,8 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
 
     found = _answering(question, _statements(eng, user_id, agent_id), min_shared, newest_on_subject, data_spans)
     if not found:
-        return None
+        return _nearest_in_meaning(question, _statements(eng, user_id, agent_id, own_only=False), by_meaning) \
+            if by_meaning is not None else None
     original = bool(personal.HISTORY.search(question))
 
     def rank(c: tuple[int, set[str], Said]) -> tuple[int, int, int]:
@@ -201,6 +208,76 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
     if not original and _ASKS_NOW.search(question):
         return _latest_on_subject(eng, question, best, common, user_id, agent_id)
     return best
+
+
+# how far the nearest statement in meaning must be above 0 and ahead of the next one that holds the kind
+# asked (cosine of the bundled model's vectors; "which haulier kept not turning up" and "Brennan Haulage
+# no-showed again" share no word, and meet at about 0.25)
+MIN_MEANING = 0.2
+MEANING_MARGIN = 0.05
+
+
+def _nearest_in_meaning(question: str, statements: list[Said], embed: Embed) -> Said | None:
+    """The statement nearest the question in meaning that holds a value of the kind asked and names
+    something the question does not (a name, when it asks who or which); None when none is clearly
+    nearest. Every statement of the user counts, "I" or not ("Brennan Haulage no-showed again")."""
+    holding = [s for s in statements if _holds_asked(question, s.text) and _names_new(question, s.text)
+               and _anchored(question, s.text)]
+    if not holding:
+        return None
+    vectors = embed([question] + [s.text for s in holding])
+    q = vectors[0]
+    scored = sorted(((_cosine(q, v), i) for i, v in enumerate(vectors[1:])), reverse=True)
+    best, i = scored[0]
+    second = scored[1][0] if len(scored) > 1 else 0.0
+    if best < MIN_MEANING or best - second < MEANING_MARGIN:
+        return None
+    chosen = holding[i]
+    # a later statement on the same subject may have changed it ("update: ... it reopens on the sixteenth")
+    later = statements[statements.index(chosen) + 1:]
+    return None if any(len(_words(s.text) & _words(chosen.text)) >= 2 for s in later) else chosen
+
+
+def _roots(text: str) -> set[str]:
+    return {w[:4] for w in _words(text) if len(w) >= 4}
+
+
+# "what was our booking reference ...": what is asked, the noun after "our" or "my"
+_OWN_HEAD = re.compile(r"\bwhat(?:'s|\s+(?:is|was|are|were))\s+(?:our|my)\s+([a-z]{4,})", re.I)
+
+
+def _anchored(question: str, statement: str) -> bool:
+    """Meaning alone may join any two sentences about the same port: the statement must also share a
+    word's root with the question ("haulier" and "Haulage"), and the noun of what is asked when the
+    question has one ("which customer ..." is not answered by a sentence about a haulier)."""
+    said = _roots(statement)
+    # the question's own words, not the names it gives (a port, a ship): those say where, not what
+    plain = _roots(" ".join(re.findall(r"(?<![\w'-])[a-z][\w'-]*", question)))
+    # the noun of what is asked must be said, by its root ("which haulier ...": "Brennan Haulage ..."): meaning
+    # alone joins a question about a haulier in Antwerp to any sentence about Antwerp
+    head = _asked_head(question) or ((m.group(1) or "") if (m := _OWN_HEAD.search(question)) else "")
+    if head and head[0].islower() and head not in _VALUE_KINDS and head not in _TELLING and head[:4] not in said:
+        return False
+    # "our customs broker": the thing of theirs asked about, in the words they call it
+    if any(not _roots(noun) <= said for noun in personal.possessed_nouns(question)
+           if not re.search(rf"\b{re.escape(noun[:1].upper() + noun[1:])}", question)):
+        return False
+    return bool(plain & said)
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
+
+
+def _names_new(question: str, statement: str) -> bool:
+    """A question for a time, an amount or a code is answered by one (`_holds_asked`); any other by a
+    name the question does not give: a word in capitals past the sentence's first ("Brennan Haulage",
+    "Bremen")."""
+    if any(r.search(question) for r in (_ASKS_TIME, _ASKS_AMOUNT, _ASKS_CODE)):
+        return True
+    asked = {w.lower() for w in re.findall(r"[\w'-]+", question)}
+    return any(w.lower() not in asked for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w&'-]+", statement.strip()))
 
 
 def _latest_on_subject(eng: Engine, question: str, best: Said, common: set[str], user_id: str, agent_id: str) -> Said:
