@@ -2266,3 +2266,11 @@ def test_who_is_answered_by_a_name_or_a_signature_not_by_a_code_in_capitals():
     assert _read("who checked the pallets?", "# Note\n\nThe pallets follow ISPM 15. All 12 were checked.").sentence is None
     amount = "# Claim for wet cartons\n\nThe consignee counts 14 of them. Claimed amount: EUR 2,300.00, per the invoice."
     assert "EUR 2,300.00" in (_read("what's the claimed amount for the wet cartons?", amount).sentence or "")
+
+
+def test_a_need_described_without_asking_leads_with_the_item_whose_description_meets_it(eng):
+    # a "not" in the need ("does not fit", "no plug") is part of what is needed, not a row excluded
+    a = answer_question(eng, "machinery that does not fit through doors, lowered in by crane, 20 ft")
+    assert a.mode == "rag" and "[EQ-20OT]" in a.answer and "[EQ-20DV]" not in a.answer, a.answer
+    a = answer_question(eng, "our reefer has to keep cooling on the truck, no plug on that leg")
+    assert a.mode == "rag" and "[EQ-GENSET]" in a.answer, a.answer

@@ -902,7 +902,7 @@ def _catalog_cannot_hold(question: str) -> str | None:
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
     """The catalog linker's item when Part 5's embedding match leads with another; a multi-item answer
     to a question with a negation declined; a quantity priced (in place, on `g`)."""
-    item = _catalog_item(eng, question) if decision.label == "EQUIPMENT_RAG" else None
+    item = _catalog_item(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
                                                               f"(the embedding match led with {g.item_ids[:1]})")
