@@ -2274,3 +2274,20 @@ def test_a_need_described_without_asking_leads_with_the_item_whose_description_m
     assert a.mode == "rag" and "[EQ-20OT]" in a.answer and "[EQ-20DV]" not in a.answer, a.answer
     a = answer_question(eng, "our reefer has to keep cooling on the truck, no plug on that leg")
     assert a.mode == "rag" and "[EQ-GENSET]" in a.answer, a.answer
+
+
+def test_a_range_after_between_needs_its_month_once_and_a_column_written_apart_is_joined(eng):
+    n = eng.query(f"SELECT COUNT(*) FROM {OWNER}.VOYAGES WHERE DEPARTURE_DATE BETWEEN :a AND :b",
+                  {"a": datetime.date(2025, 5, 12), "b": datetime.date(2025, 5, 19)})[0][0]
+    a = answer_question(eng, "how many voyages departed between May 12th and 19th?")
+    assert a.mode == "rag" and str(n) in a.answer and "2025-05-19" in a.answer, a.answer
+    name, dwt = _one(eng, "SELECT VESSEL_NAME, DEADWEIGHT_TONNES FROM {o}.VESSELS ORDER BY IMO_NUMBER")[0]
+    a = answer_question(eng, f"dead weight of the {name}?")
+    assert a.mode == "rag" and f"{dwt:,}" in a.answer, a.answer
+
+
+def test_more_of_a_column_than_another_row_says_yes_or_no_with_the_gap(eng):
+    (a_name, a_dwt), (b_name, b_dwt) = _one(eng, "SELECT VESSEL_NAME, DEADWEIGHT_TONNES FROM {o}.VESSELS "
+                                                 "ORDER BY DEADWEIGHT_TONNES DESC, VESSEL_NAME")[:2]
+    a = answer_question(eng, f"does the {b_name} have more deadweight than the {a_name}, and what's the gap?")
+    assert a.mode == "rag" and a.answer.startswith("No") and f"{a_dwt - b_dwt:g}" in a.answer.replace(",", ""), a.answer

@@ -261,7 +261,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     """Compose, run read-only and render; never raises for a question it cannot plan. With
     `require_links`, a question that names no value of the data is not planned at all."""
     schema, values = knowledge(eng)
-    question = periods_named(signs_written(question), planner.reference_date(schema))
+    question = joined_as_named(periods_named(signs_written(question), planner.reference_date(schema)), schema)
     links = values.links(question)
     summary = link_summary(links)
     if require_links and not links:
@@ -320,6 +320,20 @@ def periods_named(question: str, today: datetime.date | None) -> str:
         month = today.year * 12 + today.month - 1 + step
         return f"in {calendar.month_name[month % 12 + 1]} {month // 12}"
     return _RELATIVE.sub(named, question)
+
+
+def joined_as_named(question: str, schema: Schema) -> str:
+    """"Dead weight" as "deadweight": two words written apart that a column's name writes as one
+    (the space moves to the end, so the text keeps its length)."""
+    named = {part for cols in schema.columns.values() for c in cols for part in c.name.lower().split("_")
+             if len(part) >= 6}
+
+    out = question
+    for m in re.finditer(r"\b(?=([A-Za-z]{3,}) ([A-Za-z]{3,})\b)", question):  # every pair, overlapping
+        a, b = m.group(1), m.group(2)
+        if (a + b).lower() in named:
+            out = out[:m.start()] + a + b + " " + out[m.start() + len(a) + len(b) + 1:]
+    return out
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -89,7 +89,7 @@ leaving left arrive arrives arriving arrived depart departs departing departed h
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
 contain contains stored store recorded record use uses using used called take make come keep kept right now today
 currently please thanks thank hey hello quick question just also only both either than then there here
-one ones other another more most less least many much few all every each any some such same different difference
+one ones other another more most less least many much few all every each any some such same different difference gap
 data database dataset file files system systems marked logged table tables row rows list listed total overall whole entire ever yet still will
 shall may might should could would can lot lots really actually exactly roughly about around approximately biggest
 between and due making doing receive receives received single declared declare currently latest across part
@@ -469,7 +469,9 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | No
     # "between June 1 and June 7", "1 June to 7 June": the second end named with its month again
     end = re.match(rf"\s*(?:and|to|-|–|until|till|through)\s+(?:the\s+)?(?:({m.group(3)})\.?\s+)?(\d{{1,2}})"
                    rf"(?:st|nd|rd|th)?(?:\s+({m.group(3)})\b)?(?!\d)(?:,?\s+(\d{{4}})\b)?", words.text[m.end():], re.I)
-    if lo == hi and end is not None and (end.group(1) or end.group(3)) and int(end.group(2)) > lo.day:
+    # "between May 20th and 25th": after "between" or "from", the second end needs no month
+    spans = re.search(r"\b(?:between|from)\s+(?:the\s+)?$", words.text[:m.start()], re.I) is not None
+    if lo == hi and end is not None and (end.group(1) or end.group(3) or spans) and int(end.group(2)) > lo.day:
         if end.group(4) and not m.group(5):  # "June 1 and June 7 2025": the year said once, at the end
             year = int(end.group(4))
             lo = datetime.date(year, month, lo.day)
@@ -2324,7 +2326,7 @@ def _comparative(words: _Words, spec: Spec) -> None:
     """"Is A longer than B": two named rows compared on the column the adjective names."""
     # "bigger than", "how much bigger is A than B"; "which one takes more TEU"
     # "a bigger ship than", "bigger is A than": a few words may stand between the adjective and "than"
-    m = words.has(rf"({_MORE}|{_LESS})\s+(?:[\w'-]+\s+){{0,4}}?than")
+    m = words.has(rf"({_MORE}|{_LESS}|more|less|fewer)\s+(?:[\w'-]+\s+){{0,4}}?than")
     which = None if m else words.has(r"which|who") and words.has(rf"({_MORE}|{_LESS}|more|less|fewer)")
     named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2]
     found = m or which

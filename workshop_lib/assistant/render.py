@@ -214,6 +214,7 @@ def _compared(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
         return None
     pair, measure, a, b = found
     word, op, which = spec.comparative
+    word = "less" if word == "fewer" else word  # "A at 18,042 TEU is less than B"
     holds = a > b if op == ">" else a < b
     # "A at 398.50 m": not in brackets, which a unit preference reads as a figure shown twice and drops
     first, second = (f"{v} at {value_text(x, measure, spec.convert)}" for v, x in zip(pair, (a, b)))
