@@ -2291,3 +2291,14 @@ def test_more_of_a_column_than_another_row_says_yes_or_no_with_the_gap(eng):
                                                  "ORDER BY DEADWEIGHT_TONNES DESC, VESSEL_NAME")[:2]
     a = answer_question(eng, f"does the {b_name} have more deadweight than the {a_name}, and what's the gap?")
     assert a.mode == "rag" and a.answer.startswith("No") and f"{a_dwt - b_dwt:g}" in a.answer.replace(",", ""), a.answer
+
+
+def test_boxes_on_the_manifests_are_counted_from_the_data_not_the_catalogs_stock(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE IN ('20RF', '40RF')")[0][0]
+    a = answer_question(eng, "across all our manifests, how many reefers are there, 20s and 40s together?")
+    assert a.mode == "rag" and str(n) in a.answer and "available" not in a.answer, a.answer
+
+
+def test_who_signed_a_document_whose_name_the_ingest_withheld_is_declined_not_quoted(docs_eng):
+    a = answer_question(docs_eng, "who is the claims handler on our side for the flooring water damage claim?")
+    assert a.mode == "fallback" and "[PERSON]" not in a.answer, a.answer

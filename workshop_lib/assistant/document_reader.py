@@ -49,6 +49,7 @@ HOLDS = {
     # who: a person or a body by name (words in title case, not a code in capitals such as "USD" or
     # "IMDG"), or a role ("the duty officer", "Claims Handler" under a signature)
     "person": re.compile(r"(?:(?<=[a-z,;:(] )|^)[A-Z][a-zà-ÿ][\w&.-]*(?:[ -][A-Z][\w&.-]+)+|(?<=[a-z,;:] )[A-Z][a-zà-ÿ]{2,}\b"
+                         r"|\[PERSON\]"  # a name the ingest withheld is still someone named there
                          r"|(?i:\b(?:manager|officer|master|captain|surveyor|broker|agent|authority|department|desk|"
                          r"team|supervisor|director|inspector|coordinator|handler)\b)"),
     "number": re.compile(r"\b\d+\b"),
@@ -95,6 +96,7 @@ class Reading:
     kind: str | None                # the kind of answer asked, None when the question asks no kind
     subject: str | None             # the document the sentence comes from
     sentence: str | None            # None: no passage of the lead document holds the kind asked
+    withheld: bool = False          # the sentence that answers names the person only as the ingest's [PERSON]
 
 
 def asked_kind(question: str) -> str | None:
@@ -180,7 +182,7 @@ def _table_rows(lines: list[str]) -> tuple[list[str], set[int]]:
 def sentences(text: str) -> list[str]:
     """A passage cut into sentences (and list items, and table rows with their headings), headings dropped;
     a heading that says what the line under it is ("## Cause" over "Parametric rolling ...") goes before it."""
-    raw = _signed(_headed(text.split("\n")))
+    raw = _headed(_signed(text.split("\n")))
     rows, table_lines = _table_rows(raw)
     lines = [ln.strip(" -*\t") for i, ln in enumerate(raw) if i not in table_lines]
     out: list[str] = []
@@ -197,8 +199,8 @@ def _signed(lines: list[str]) -> list[str]:
     out: list[str] = []
     short = False
     for line in lines:
-        stripped = line.strip()
-        is_short = 0 < len(stripped) <= 40 and not stripped.startswith(("|", "-", "*")) and \
+        stripped = line.strip()  # a blank line ends a run: a paragraph is no signature
+        is_short = 0 < len(stripped) <= 40 and not stripped.startswith(("|", "-", "*", "#")) and \
             not stripped.endswith((".", "!", "?", ":", ";"))
         if is_short and short and out:
             out[-1] = f"{out[-1].rstrip(', ')}, {stripped}"
@@ -276,7 +278,19 @@ def read(question: str, passages: list[dict]) -> Reading:
         return Reading(kind, subject, None)
     ranked = [(rank, s) for rank, p in enumerate(mine) for s in sentences(str(p.get("text") or ""))]
     ident = set().union(*(_identifying(str(p.get("text") or "")) for p in mine))
-    return Reading(kind, subject, _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident))
+    sentence = _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident)
+    if kind == "person" and sentence is not None and _names_only_withheld(sentence):
+        return Reading(kind, subject, None, withheld=True)
+    return Reading(kind, subject, sentence)
+
+
+def _names_only_withheld(sentence: str) -> bool:
+    """The sentence names someone only as the sanitiser's placeholder: no run of words in title case
+    outside it but a role ("Yours sincerely, [PERSON], Claims Handler")."""
+    rest = sentence.replace("[PERSON]", " ")
+    names = [m.group(0) for m in re.finditer(r"(?<=[a-z,;:] )[A-Z][a-z]+(?: [A-Z][a-z]+)+", rest)
+             if not HOLDS["person"].fullmatch(m.group(0).split()[-1].lower())]
+    return "[PERSON]" in sentence and not names
 
 
 def _each_part(question: str, ranked: list[tuple[int, str]], ident: set[str]) -> str | None:

@@ -902,6 +902,8 @@ def _catalog_cannot_hold(question: str) -> str | None:
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
     """The catalog linker's item when Part 5's embedding match leads with another; a multi-item answer
     to a question with a negation declined; a quantity priced (in place, on `g`)."""
+    if availability.names_data_rows(question) and (rows := _linked_data_answer(eng, question, decision)) is not None:
+        return rows  # "how many reefers on the manifests in total": the data's boxes, not the catalog's
     item = _catalog_item(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
         return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
@@ -1526,6 +1528,11 @@ _PRIVATE_HELD = re.compile(r"\[(?:" + "|".join(k for k in sanitize.PERSONAL if k
 def _not_answered_by(reading: Any, docs, decision: router.RouteDecision) -> ChatAnswer | None:
     """The gates passed, but the lead document's sentences do not answer: none holds the kind asked,
     or the one sharing most words with the question shares too few of them; else None."""
+    if reading.withheld:
+        # "Yours sincerely, [PERSON], Claims Handler": the document names them, the ingest withheld the name
+        return _declined(decision, f"The passage of {reading.subject} that answers this names the person, but their "
+                         "name is withheld in the documents as indexed (Part 8 removes personal names), so I "
+                         "cannot tell you who it is.", "documents (Part 8)")
     if reading.kind is not None and reading.sentence is None:
         return _declined(decision, f"The closest document ({reading.subject}) does not state the {reading.kind} "
                          "you ask for, so I will not guess it from its passages.", "documents (Part 8)")

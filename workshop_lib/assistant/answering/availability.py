@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from workshop_lib.assistant import catalog_links
+from workshop_lib.assistant.schema_links import table_of_noun
 from workshop_lib.data import catalog, countries
 from workshop_lib.parts import grounded
 
@@ -91,11 +92,19 @@ def figure(question: str, *, stock_asked: bool = False) -> Figure | None:
     return _extreme(question, item, counted, where)
 
 
+def names_data_rows(question: str) -> bool:
+    """The question names a table of the data other than the boxes and the ports that stock them
+    ("on the manifests", "on that voyage", "aboard the vessels")."""
+    return any(table_of_noun(w) not in (None, "CONTAINERS", "PORTS") for w in re.findall(r"[A-Za-z]+", question))
+
+
 def _the_item(question: str, stock_asked: bool) -> catalog.Item | None:
     """The one item a question about stock names, in the one size it gives; else None."""
     items = grounded.named_items(question)
     if len(items) != 1 or not (stock_asked or _STOCK.search(question)) or _PRICE.search(question):
         return None  # "3 x 40' high cubes for two weeks - total lease cost?": a price, not stock
+    if names_data_rows(question):
+        return None  # "how many 40' high cubes on the manifests": boxes the data records, not stock to lease
     size = re.match(r"(\d{2})'", items[0].name)
     if catalog_links.sizes_named(question) - ({size.group(1)} if size else set()):
         return None  # "20 and 40 foot together": more than the one item's size
