@@ -618,3 +618,16 @@ def test_a_weekday_is_a_time_and_a_misspelt_english_word_is_no_carrier(eng):
     _, values = assistant.knowledge(eng)
     links = values.links("we're shippin' frozen fish outta Valencia")
     assert all(lk.table != "CARRIERS" for lk in links), links
+
+
+def test_a_part_asking_a_figure_the_recalled_answer_lacks_is_not_grounded(eng, service):
+    threads: dict = {}
+    _ask(service, "parts-u", "Our drayage guy in Savannah charges USD 410 a move.", threads)
+    _ask(service, "parts-u", "Our customer Ossory Mills ships four boxes a month through Savannah.", threads)
+    answer, mode, _ = _ask(service, "parts-u", "what does our drayage guy charge, and how many moves a month "
+                                                "is that for Ossory Mills in total?", threads, "t2")
+    assert mode == "fallback" or ("410" in answer and "1,640" in answer), answer
+    from workshop_lib.assistant.answering import recall
+    assert not recall._each_kind_shown("where's it going and when does it get there?", "It goes to Los Angeles.")
+    assert recall._each_kind_shown("where's it going and when does it get there?", "Los Angeles, on 12 June 2025.")
+    assert recall._each_kind_shown("when does it get there?", "It goes to Los Angeles.")  # one part: checked elsewhere

@@ -920,7 +920,33 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
                   thread_id: str | None = None) -> ChatAnswer | None:
     """The answer from the user's memory (with the data), their own earlier statement when no kept
-    memory matches (said.py), an honest 'not told' fallback, or None (not about theirs)."""
+    memory matches (said.py), an honest 'not told' fallback, or None (not about theirs). An answer
+    that shows no date, amount or number for a part that asks one is only part of one: not grounded."""
+    answered = _recall(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+    if answered is None or answered.mode != "rag" or _each_kind_shown(question, answered.answer):
+        return answered
+    return dataclasses.replace(
+        answered, answer=f"I can answer only part of this from what you told me.\n{answered.answer}", mode="fallback",
+        decision_explain={**answered.decision_explain, "mode": "fallback",
+                          "reason": "a part asks for a date, an amount or a number the answer does not show"})
+
+
+# the kinds of answer a part can be checked for in any answer's text
+_SHOWN_KINDS = ("date", "duration", "amount", "number")
+
+
+def _each_kind_shown(question: str, answer: str) -> bool:
+    """Every part of the question that asks for a date, a duration, an amount or a number ("where's it
+    going and when does it get there?") has one in the answer."""
+    parts = document_reader.asking_parts(question)
+    if len(parts) < 2:
+        return True
+    kinds = {document_reader.asked_kind(p) for p in parts} & set(_SHOWN_KINDS)
+    return all(document_reader.HOLDS[k].search(answer) for k in kinds)
+
+
+def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
+            thread_id: str | None = None) -> ChatAnswer | None:
     others = _others_memory(question)
     if others is not None:
         return others
@@ -966,7 +992,7 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     used = [u for a in done for u in a.used_chunks]
     return _answer("\n".join(a.answer for a in done), "rag",
                    _explain("each part from the memory that answers it", "rag",
-                            memory=[a.decision_explain.get("memory") for a in done]), used)
+                            memory=[a.decision_explain.get("memory") for a in done], parts=len(done)), used)
 
 
 # where one question of a turn ends and the next begins ("..., and from what date ...", "? And who ...")
