@@ -941,7 +941,7 @@ def _each_kind_shown(question: str, answer: str) -> bool:
     parts = document_reader.asking_parts(question)
     if len(parts) < 2:
         return True
-    kinds = {document_reader.asked_kind(p) for p in parts} & set(_SHOWN_KINDS)
+    kinds = {k for p in parts if (k := document_reader.asked_kind(p)) in _SHOWN_KINDS}
     return all(document_reader.HOLDS[k].search(answer) for k in kinds)
 
 
