@@ -631,3 +631,29 @@ def test_a_part_asking_a_figure_the_recalled_answer_lacks_is_not_grounded(eng, s
     assert not recall._each_kind_shown("where's it going and when does it get there?", "It goes to Los Angeles.")
     assert recall._each_kind_shown("where's it going and when does it get there?", "Los Angeles, on 12 June 2025.")
     assert recall._each_kind_shown("when does it get there?", "It goes to Los Angeles.")  # one part: checked elsewhere
+
+
+def test_a_part_pointing_back_at_the_recalled_line_is_asked_of_it_and_a_follow_up_still_reads(eng, service):
+    carrier, alliance = eng.query("SELECT CARRIER_NAME, ALLIANCE FROM SUPPLYCHAIN.CARRIERS WHERE ALLIANCE IS NOT NULL "
+                                  "ORDER BY CARRIER_ID LIMIT 1")[0]
+    threads: dict = {}
+    _ask(service, "chain-u", f"We book nearly everything with {carrier}, they are our preferred line.", threads)
+    answer, mode, _ = _ask(service, "chain-u", "Which line did I say we mostly book with? And what alliance are they in?",
+                           threads, "t2")
+    assert mode == "rag" and carrier in answer and alliance in answer, answer
+    # the next turn reads the thread's last answer, which recalled two parts: no crash, an answer
+    answer, mode, _ = _ask(service, "chain-u", "and where are they headquartered?", threads, "t2")
+    assert answer
+
+
+def test_a_reference_that_starts_with_a_lines_code_is_theirs_not_the_line(eng, service):
+    from workshop_lib import assistant
+    _, values = assistant.knowledge(eng)
+    scac = eng.query("SELECT SCAC_CODE FROM SUPPLYCHAIN.CARRIERS ORDER BY CARRIER_ID LIMIT 1")[0][0]
+    assert not [lk for lk in values.links(f"booking {scac}-44120 was amended") if lk.column == "SCAC_CODE"]
+    threads: dict = {}
+    _ask(service, "ref-u", f"ugh, booking {scac}-44120 got amended again (long story), what's the SI cut-off?", threads)
+    answer, mode, _ = _ask(service, "ref-u", "what was the booking ref I mentioned earlier?", threads, "t2")
+    assert mode == "rag" and f"{scac}-44120" in answer, answer
+    # the topic of a question is no statement: "For <ref>, which ...?" keeps nothing
+    assert personal.extract(eng, "For GR-7710, which did we send first: the VGM or the SI?") == []

@@ -137,7 +137,7 @@ class ValueIndex:
             if len(phrase) < 2 or _short_in_lower_case(question, phrase, how):
                 continue
             for m in _occurrences(phrase, text):
-                if _lower_short_form(question, m, how):
+                if _lower_short_form(question, m, how) or _inside_a_reference(text, m, (table, column)):
                     continue
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
                            for lk in found)  # "reefer" is 20RF and 40RF: every value the words stand for
@@ -280,6 +280,13 @@ class ValueIndex:
 
     def _name_word(self, word: str, capital: bool) -> bool:
         return capital or (word not in self.plain and len(word) >= 6)
+
+
+def _inside_a_reference(text: str, m: re.Match, column: tuple[str, str]) -> bool:
+    """A code of the data written as the start or end of a longer reference ("HLCU" of the booking
+    "HLCU-88213"): that reference is something else."""
+    return column in CODE_COLUMNS and (re.match(r"-?\d", text[m.end():m.end() + 2]) is not None
+                                       or re.search(r"\w-$", text[:m.start()]) is not None)
 
 
 def _set_apart(question: str, end: int) -> bool:

@@ -906,8 +906,11 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
         return rows  # "how many reefers on the manifests in total": the data's boxes, not the catalog's
     item = _catalog_item(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
-        return _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
-                                                              f"(the embedding match led with {g.item_ids[:1]})")
+        answered = _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
+                                                                  f"(the embedding match led with {g.item_ids[:1]})")
+        if derived.asks_total(question) and catalog_links.quote(question, item) is None:
+            return _total_not_worked_out(decision, answered.answer, [item.item_id])
+        return answered
     if item is None and g.grounded and len(g.item_ids) > 1 and planner.NEGATION_RE.search(question):
         # "which boxes aren't heavy": the rows matched would be listed with the 'not' ignored
         return _declined(decision, "I can't tell which of the catalog items your question excludes; name the item "

@@ -30,6 +30,14 @@ OTHERS = "a question about another user's memory"
 _TOLD = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|asked|say|tell|give|mention)\b", re.I)
 
 
+def _memory_of(explain: dict[str, Any]) -> dict[str, Any]:
+    """The memory an answer used, from its explanation: the last one when each part used its own."""
+    memory = explain.get("memory")
+    if isinstance(memory, list):
+        memory = next((m for m in reversed(memory) if isinstance(m, dict)), None)
+    return memory if isinstance(memory, dict) else {}
+
+
 def _explain(handler_reason: str, mode: str, **extra: Any) -> dict[str, Any]:
     return {"intent": "PERSONAL_MEMORY", "handler": HANDLER, "mode": mode, "reason": handler_reason,
             "used_llm": "none", "short_query_active": False, **extra}
@@ -285,8 +293,7 @@ def _last_recalled_column(eng: Engine, thread_id: str, user_id: str) -> str:
     last = next((m for m in reversed(messages) if m.role == "assistant"), None)
     if last is None or last.user_id != user_id:
         return ""
-    memory = ((last.metadata or {}).get("decision_explain") or {}).get("memory") or {}
-    return str(memory.get("column") or "")
+    return str(_memory_of((last.metadata or {}).get("decision_explain") or {}).get("column") or "")
 
 
 def _current_memory_of(eng: Engine, user_id: str, agent_id: str, table: str, col: str) -> personal.Recalled | None:
@@ -974,7 +981,7 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
         return found
     # "which customer did I mention ...": the memory found does not answer it; what they said does. The
     # thread still follows the memory's subject ("and when did it leave?")
-    quoted.decision_explain["memory"] = {**quoted.decision_explain.get("memory", {}), "column": f"{rec.table}.{rec.column}"}
+    quoted.decision_explain["memory"] = {**_memory_of(quoted.decision_explain), "column": f"{rec.table}.{rec.column}"}
     return quoted
 
 
@@ -985,7 +992,13 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     parts = document_reader.asking_parts(question)
     if len(parts) < 2 or not personal.refers_to_own(question):
         return None
-    answers = [recall_answer(eng, p, user_id=user_id, agent_id=agent_id, thread_id=thread_id) for p in parts]
+    answers: list[ChatAnswer | None] = []
+    for part in parts:
+        a = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        before = answers[-1] if answers else None
+        if a is None and before is not None and before.mode == "rag":
+            a = _of_the_one_recalled(eng, part, before)  # "... And which alliance are they in?"
+        answers.append(a)
     if not all(a is not None and a.mode == "rag" for a in answers):
         return None
     done = [a for a in answers if a is not None]
@@ -993,6 +1006,21 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     return _answer("\n".join(a.answer for a in done), "rag",
                    _explain("each part from the memory that answers it", "rag",
                             memory=[a.decision_explain.get("memory") for a in done], parts=len(done)), used)
+
+
+_PRONOUN = re.compile(r"\b(?:they|them|their|it|its|she|her|he|him|his)\b", re.I)
+
+
+def _of_the_one_recalled(eng: Engine, part: str, before: ChatAnswer) -> ChatAnswer | None:
+    """A later part that points back ("which alliance are they in?") at the one value of the data the
+    part before recalled: asked of that value, answered from the data; None otherwise."""
+    memory = _memory_of(before.decision_explain)
+    column, value = str(memory.get("column") or ""), str(memory.get("value") or "")
+    if not _PRONOUN.search(part) or not value or column.startswith(f"{personal.OWN}.") or "." not in column:
+        return None
+    asked = _PRONOUN.sub(value, part, count=1)
+    found = answer_question(eng, asked)
+    return found if found.mode == "rag" and (found.route or {}).get("label") == router.LIVE else None
 
 
 # where one question of a turn ends and the next begins ("..., and from what date ...", "? And who ...")
@@ -1021,7 +1049,7 @@ def _part_answered(eng: Engine, part: str, user_id: str, agent_id: str,
     a handler's first line for any other ("..., and what is Maersk's SCAC?"); None when nothing grounds it."""
     if personal.refers_to_own(part):
         found = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
-        told = str(((found.decision_explain.get("memory") or {}) if found else {}).get("value") or "")
+        told = str(_memory_of(found.decision_explain if found else {}).get("value") or "")
     else:
         found = answer_question(eng.scoped(user_id, agent_id), part)
         told = found.answer.split("\n")[0]

@@ -250,9 +250,15 @@ def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_
 
 
 def _a_record_told(stated: str, entities: list[tuple[str, str, str]]) -> bool:
-    """"The second one is PCIU4937674.": a statement whose only values are containers or voyages of the
-    data tells the assistant which records the user follows; nobody tells a box number for no reason."""
-    return _keepable(stated) and all(e[0] in _OWN_THINGS[:2] for e in entities)
+    """"The second one is PCIU4937674.", "booking HLCU-88213 got amended twice": a statement whose only
+    values are containers or voyages of the data, or references of their own, tells the assistant which
+    records the user follows; nobody tells a box or booking number for no reason."""
+    # not an update ("Update on GR-5520: the VGM went in on ..."): without "I" or "we" it may add to
+    # what was told as well as replace it, and kept it would supersede the earlier memory
+    # and a statement, not the topic of a question ("For GR-5520, which did we send first?")
+    said = content_words(stated) - {w for e in entities for w in content_words(e[2])}
+    return _keepable(stated) and not CHANGE.search(stated) and len(said) >= 1 and \
+        all(e[0] in _OWN_THINGS[:2] or e[:2] == (OWN, own_values.CODE) for e in entities)
 
 
 def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
