@@ -2302,3 +2302,16 @@ def test_boxes_on_the_manifests_are_counted_from_the_data_not_the_catalogs_stock
 def test_who_signed_a_document_whose_name_the_ingest_withheld_is_declined_not_quoted(docs_eng):
     a = answer_question(docs_eng, "who is the claims handler on our side for the flooring water damage claim?")
     assert a.mode == "fallback" and "[PERSON]" not in a.answer, a.answer
+
+
+def test_a_first_part_a_count_does_not_answer_is_asked_alone_or_named(eng):
+    box, goods, qty = _one(eng, "SELECT c.CONTAINER_NUMBER, MIN(i.DESCRIPTION), SUM(i.QUANTITY) FROM {o}.CONTAINERS c "
+                                "JOIN {o}.CARGO_ITEMS i ON i.CONTAINER_ID = c.CONTAINER_ID GROUP BY c.CONTAINER_NUMBER "
+                                "HAVING COUNT(*) = 1 ORDER BY c.CONTAINER_NUMBER")[0]
+    a = answer_question(eng, f"whats inside {box}, and how many packages altogether?")
+    assert a.mode == "fallback" or (goods in a.answer and str(qty) in a.answer.replace(",", "")), a.answer
+    # "what about X - how many ...": the topic, then the count; the count answers it
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                  "WHERE p.PORT_NAME = 'Hamburg'")[0][0]
+    a = answer_question(eng, "and what about Hamburg - how many voyages leave from there?")
+    assert a.mode == "rag" and str(n) in a.answer, a.answer

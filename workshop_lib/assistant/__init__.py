@@ -546,8 +546,11 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
         return answer
     ((table, _, value),) = records
     if not _PRONOUN.search(part):
+        if any(lk.text.lower() in part.lower() for lk in links):
+            # "whats in box X, and how many cartons?": the part names the record itself and is asked alone
+            return _joined(answer, answer_data(eng, part), "and") or answer
         # "For voyage 787E: which ship and what's the ETA?": a part that names nothing asks about the record
-        if any(lk.text.lower() in part.lower() for lk in links) or not part.endswith("?"):
+        if not part.endswith("?"):
             return answer
         part = f"{part[:-1].rstrip()} of it?"
     return _joined(answer, answer_data(eng, _about(part, table, value)), "and") or answer
@@ -587,7 +590,7 @@ def _name_words(ref: str) -> set[str]:
 
 
 # a part that is a question of its own (not context such as "voyage 534E," or "quick one:")
-_ASKS = re.compile(r"(?:and\s+)?(?:what|what's|which|who|whose|where|where's|when|when's|how)\b", re.I)
+_ASKS = re.compile(r"(?:and\s+)?(?:what|what's|whats|which|who|who's|whos|whose|where|where's|wheres|when|when's|whens|how)\b", re.I)
 
 
 # words that point back at rows already asked for ("and which ones?", "- what is it?"), and those asking with them
@@ -611,6 +614,9 @@ def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:
     return any(schema.name_column(t).table in tables for t in nouns)
 
 
+# "and what about Hamburg - how many ...": the topic, said before the question about it
+_TOPIC_ONLY = re.compile(r"\W*(?:and\s+)?(?:what|how)\s+about\b", re.I)
+_FIGURE_ASKED = re.compile(r"\bhow (?:many|much|heavy|long|big)\b|\b(?:number|total|average|sum|count|mean)\b", re.I)
 _BY_HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bdifference\b", re.I)
 
 
@@ -627,6 +633,9 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
     for part in parts:
         if spec.comparative is not None and _BY_HOW_MUCH.search(part):
             continue  # "and by how much?": a comparison of two rows says by how much
+        if asked and part == asked[0] and len(asked) > 1 and spec.action in ("count", "aggregate") \
+                and not _FIGURE_ASKED.search(part) and not _TOPIC_ONLY.match(part):
+            return part  # "what's in box X, and how many cartons?": one figure answers the second part only
         if _part_unanswered(part, asked, schema, values, shown, refs, tables):
             return part
     return None
