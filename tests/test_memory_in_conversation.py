@@ -657,3 +657,18 @@ def test_a_reference_that_starts_with_a_lines_code_is_theirs_not_the_line(eng, s
     assert mode == "rag" and f"{scac}-44120" in answer, answer
     # the topic of a question is no statement: "For <ref>, which ...?" keeps nothing
     assert personal.extract(eng, "For GR-7710, which did we send first: the VGM or the SI?") == []
+
+
+def test_a_question_about_theirs_in_another_language_is_recalled_in_english(eng, service):
+    box, arrival = eng.query("SELECT c.CONTAINER_NUMBER, v.ARRIVAL_DATE FROM SUPPLYCHAIN.CONTAINERS c JOIN "
+                             "SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID ORDER BY c.CONTAINER_ID DESC LIMIT 1")[0]
+    threads: dict = {}
+    _ask(service, "lang-u", f"Hola, mi cliente es Conservas Lira y su contenedor es el {box}.", threads)
+    answer, mode, _ = _ask(service, "lang-u", "¿Cuándo llega el contenedor de mi cliente?", threads, "t2")
+    assert mode == "rag" and str(arrival)[:10] in answer, answer
+    _ask(service, "lang-v", "Unser Spediteur in Bremen ist Weser Cargo.", threads)
+    answer, mode, _ = _ask(service, "lang-v", "Wer ist unser Spediteur in Bremen?", threads, "t2")
+    assert mode == "rag" and "Weser Cargo" in answer, answer
+    # another user asking the same in Spanish is told nothing of the first user's box
+    answer, mode, _ = _ask(service, "lang-w", "¿Cuándo llega el contenedor de mi cliente?", threads)
+    assert box not in answer, answer

@@ -236,6 +236,8 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
         # says which incident, not where it went ("which berths are closed?" asks for "berths 4 and 5")
         asked, context = question.lower(), _context_words(question)
         found = [f for f in found if f.lower() not in asked and not (_stems(re.sub(r"\d+", " ", f)) or {""}) <= context]
+    if kind == "number":  # "¿cuántos viajes ... en abril de 2025?": the year it gives is no count
+        found = [f for f in found if not re.search(rf"(?<!\d){re.escape(f)}(?!\d)", question)]
     if kind == "number" and (counted := _counted(question)):
         # "how many containers were damaged": a number of containers, not any number ("IMO 9703124")
         return re.search(rf"\b(?:\d+|{_NUMBER_WORDS})\s+(?:[\w-]+\s+){{0,2}}?{counted}", sentence, re.I) is not None

@@ -38,6 +38,9 @@ _PHRASES = {
     "hay": "are there", "gibt es": "are there", "tenemos": "", "avons-nous": "", "haben wir": "",
     "poids brut": "gross weight", "peso bruto": "gross weight", "se trouve": "is", "se encuentra": "is",
     "befindet sich": "is", "a cual": "to which", "a quel": "to which", "a ete": "was",
+    "kurze frage": "quick question", "a que temperatura": "at what temperature",
+    "a quelle temperature": "at what temperature", "a quelle date": "on which date", "c'est quoi": "what is",
+    "c'est quel": "which", "c'est quelle": "which", "c'est qui": "who is it",
     "wie lange": "how long", "wie lang": "how long", "al dia": "per day", "por dia": "per day", "par jour": "per day", "pro tag": "per day",
 }
 _WORDS = {
@@ -118,6 +121,17 @@ _WORDS = {
     "partent": "depart", "part": "departs", "fahren ab": "depart", "estados": "statuses", "etats": "statuses",
     "anvers": "Antwerp", "amberes": "Antwerp", "hambourg": "Hamburg", "hamburgo": "Hamburg",
     "singapur": "Singapore", "valence": "Valencia", "aktuelle": "current", "aktuellen": "current",
+    # the user's own things, for a question about what they told
+    "mi": "my", "mis": "my", "mon": "my", "ma": "my", "mes": "my", "mein": "my", "meine": "my", "meinen": "my",
+    "meinem": "my", "unser": "our", "unseren": "our", "unserem": "our", "cliente": "customer",
+    "clientes": "customers", "client": "customer", "clients": "customers", "kunde": "customer", "kunden": "customers",
+    "transporteur": "carrier", "transporteurs": "carriers", "fuhrunternehmer": "haulier", "spediteur": "forwarder",
+    "oficina": "office", "bureau": "office", "buro": "office", "ciudad": "city", "ville": "city", "stadt": "city",
+    "code": "code", "codigo": "code", "fecha": "date", "datum": "date", "date": "date", "prevista": "expected",
+    "previsto": "expected", "prevue": "expected", "prevu": "expected", "erwartet": "expected", "sur": "on",
+    "sobre": "on", "auf": "on", "quoi": "what", "nochmal": "again", "encore": "again", "sitzt": "is",
+    "hub": "hub", "europeen": "European", "europeo": "European", "europaischer": "European",
+    "est-il": "is it", "est-elle": "is it", "c'est": "is",
 }
 _MONTHS = {
     "januar": "January", "enero": "January", "janvier": "January", "februar": "February", "febrero": "February",
@@ -209,4 +223,5 @@ _WORDS_CAPITALISED = frozenset({"schiff", "schiffe", "schiffes", "reise", "reise
                                 "flagge", "baujahr", "kapazitat", "lange", "gewicht", "bruttogewicht",
                                 "geschwindigkeit", "abfahrt", "ankunft", "koordinaten", "temperatur", "nummer",
                                 # an abbreviation, and the names other languages give ports
-                                "schiffs", "evp", "anvers", "amberes", "hambourg", "hamburgo", "singapur", "valence"})
+                                "schiffs", "evp", "anvers", "amberes", "hambourg", "hamburgo", "singapur", "valence",
+                                "kunde", "kunden", "fuhrunternehmer", "spediteur", "buro", "stadt", "datum", "jahr"})

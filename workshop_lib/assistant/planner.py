@@ -28,7 +28,16 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from workshop_lib.assistant import derived
-from workshop_lib.assistant.schema_links import TABLE_NOUNS, Column, Schema, map_words, stem, stem_root, words_of
+from workshop_lib.assistant.schema_links import (
+    TABLE_NOUNS,
+    Column,
+    Schema,
+    map_words,
+    stem,
+    stem_root,
+    table_of_noun,
+    words_of,
+)
 from workshop_lib.assistant.value_links import Link
 from workshop_lib.data import countries
 from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
@@ -622,6 +631,18 @@ def _count_beside_an_aggregate(words: _Words, spec: Spec) -> None:
         raise NoPlan(f"it asks how many {counted.group(1)} as well, which one {spec.fn or 'aggregate'} does not show")
 
 
+def _which_row_shown(words: _Words, spec: Spec) -> None:
+    """"The ship of X, which carrier?": a row of the table "which <noun>" asks for is shown, or the
+    rows listed answer another question."""
+    if spec.action not in ("list", "lookup"):
+        return
+    shown = {spec.target} | {c.table for c in spec.show} | ({spec.measure.table} if spec.measure else set())
+    for m in re.finditer(r"\b(?:which|what)\s+([a-z]+)\b", words.text, re.I):
+        table = table_of_noun(m.group(1))
+        if table is not None and table not in shown and not any(f.column.table == table for f in spec.filters):
+            raise NoPlan(f"it asks which {m.group(1)}, and the {noun(spec.target)} it would list show none")
+
+
 def _worked_out(words: _Words, spec: Spec) -> None:
     """"By how many TEU", "what do they come to in total": a figure worked out from the rows, which
     rows listed one by one (or one count of both) do not give."""
@@ -638,6 +659,7 @@ def _the_form_asked(words: _Words, spec: Spec) -> None:
     is bigger" a comparison; rows listed without it answer something else."""
     _count_beside_an_aggregate(words, spec)
     _worked_out(words, spec)
+    _which_row_shown(words, spec)
     shows_a_figure = spec.measure is not None or any(c.numeric for c in spec.show)
     if spec.action not in ("list", "lookup") or shows_a_figure:
         return

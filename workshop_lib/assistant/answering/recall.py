@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import document_reader, planner
+from workshop_lib.assistant import document_reader, other_languages, planner
 from workshop_lib.assistant.answering import router
 from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question
 from workshop_lib.assistant.schema_links import words_of
@@ -601,11 +601,12 @@ def _shows_place(question: str, spec: Any, shown: list[Any]) -> bool:
 
 def _covers(question: str, plan: Any) -> bool:
     """The data answer shows what the question asks: a count only for a count, a date for a time,
-    a place for a place. A count of the remembered row itself ("there is 1 container") answers nothing."""
+    a place for a place, a row of the table "which carrier" asks. A count of the remembered row itself
+    ("there is 1 container") answers nothing."""
     spec = plan.spec
     shown = [c for c in (plan.columns or []) + list(spec.show or []) if c is not None]
     return _shows_count(question, spec, shown) and _shows_time(question, spec, shown) and \
-        _shows_place(question, spec, shown)
+        _shows_place(question, spec, shown) and all(_shows_table(plan, t) for t in _things_asked(question))
 
 
 def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, source: dict[str, Any],
@@ -930,6 +931,12 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     memory matches (said.py), an honest 'not told' fallback, or None (not about theirs). An answer
     that shows no date, amount or number for a part that asks one is only part of one: not grounded."""
     answered = _recall(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+    if (answered is None or answered.mode == "fallback") and router.FOREIGN_RE.search(question) \
+            and (english := other_languages.in_english(question)) is not None:
+        again = _recall(eng, english, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        if again is not None and again.mode == "rag":  # "¿cuál es nuestro transportista?", read in English
+            answered = dataclasses.replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
+                                           decision_explain={**again.decision_explain, "read_in_english": english})
     if answered is None or answered.mode != "rag" or _each_kind_shown(question, answered.answer):
         return answered
     return dataclasses.replace(

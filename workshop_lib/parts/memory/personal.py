@@ -1163,6 +1163,9 @@ def substitute(question: str, recalled: Recalled) -> str:
     new, count = re.subn(pattern, f"{noun_table} {recalled.value}", q, count=1, flags=re.I)
     if not count:
         return f"{q} ({noun_table} {recalled.value})"
+    # "the container of my customer": whose it is says which one, and the data knows no customer
+    new = re.sub(rf"(?<={re.escape(str(recalled.value))})\s+(?:of|for)\s+(?:my|our)\s+([a-z]+)\b",
+                 lambda m: "" if table_of_word(m.group(1)) is None else m.group(0), new, count=1, flags=re.I)
     return _without_own_names(re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I), recalled)
 
 
