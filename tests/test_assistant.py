@@ -2328,3 +2328,14 @@ def test_rows_of_another_table_than_which_asks_are_declined_and_a_year_given_is_
     notice = "# Aviso\n\nLa congestión seguirá hasta finales de junio de 2025."
     assert document_reader.read("¿cuántos viajes salieron en abril de 2025?",
                                 [{"subject": "n", "text": notice}]).sentence is None
+
+
+def test_where_a_thing_the_comments_only_deny_is_kept_is_declined_and_a_bracketed_aside_is_dropped(eng):
+    a = answer_question(eng, "which column has the MMSI of each ship? the AIS feed gives MMSI only")
+    assert a.mode == "fallback" and "MMSI" in a.answer and "IMO_NUMBER" in a.answer, a.answer
+    # a yes-or-no question is answered by the comment's "not"
+    a = answer_question(eng, "is CAPACITY_TEU measured in tonnes?")
+    assert a.mode == "rag" and "CAPACITY_TEU" in a.answer, a.answer
+    from workshop_lib import assistant
+    assert assistant.without_set_aside("where is the cargo weight a ship can load (not the TEU figure)") == \
+        "where is the cargo weight a ship can load"

@@ -98,6 +98,9 @@ def _acronyms(comment: str) -> set[str]:
 
 # what a question sets aside ("weight capacity, not the TEU figure", "instead of the gross weight"): up to
 # the next punctuation, at most five words
+# "... can actually load (not the TEU)": the brackets go with what they set aside
+_SET_ASIDE_BRACKETED = re.compile(r"\s*\(\s*(?:but\s+)?(?:not|rather than|instead of|other than|apart from)\b[^()]{0,60}\)",
+                                  re.I)
 _SET_ASIDE = re.compile(r"(?:,\s*|\s+)(?:but\s+)?(?:not|rather than|instead of|other than|apart from)"
                         r"(?:\s+(?:the|a|an|its|their))?((?:\s+[\w'-]+){1,5}?)(?=\s*(?:[.,;?!)]|$))", re.I)
 
@@ -105,7 +108,7 @@ _SET_ASIDE = re.compile(r"(?:,\s*|\s+)(?:but\s+)?(?:not|rather than|instead of|o
 def without_set_aside(question: str) -> str:
     """The question without the things it says it does not mean, so they link to nothing; the
     question itself when that would leave too little of it."""
-    kept = _SET_ASIDE.sub("", question)
+    kept = _SET_ASIDE.sub("", _SET_ASIDE_BRACKETED.sub("", question)).strip()
     return kept if len(kept.split()) >= 3 else question
 
 

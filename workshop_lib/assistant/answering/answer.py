@@ -1073,6 +1073,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
                                vector=vector)
     if a.mode != "fallback" and (unexplained := _not_in_column(eng, question, decision, a.decision.used_chunks)):
         return unexplained
+    if a.mode != "fallback" and (denied := _said_not_to_be(eng, question, decision, a.decision.used_chunks)):
+        return denied
     if a.mode != "fallback" and _a_document_states_it(eng, question, docs, a.text, vector):
         # "how big a VGM difference counts as a discrepancy": a column's description holds no amount
         return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
@@ -1087,6 +1089,39 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     used = [{k: c.get(k) for k in ("record_id", "subject", "kind", "similarity")} for c in d.used_chunks]
     return ChatAnswer(a.text, a.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False,
                       d.used_llm, bool(d.decision_explain.get("short_query_active")), _route(decision))
+
+
+# a word said as what something is not: "Not the MMSI ...", "never a weight"
+_NOT_BEFORE = re.compile(r"\b(?:not|never|no)\b(?:\s+[\w-]+){0,3}\s*$", re.I)
+
+
+def _said_plainly(eng: Engine, word: str) -> bool:
+    """Some comment of the schema uses the word without a "not" before it."""
+    schema, _ = assistant.knowledge(eng)
+    comments = [c.comment for cols in schema.columns.values() for c in cols] + list(schema.table_comments.values())
+    return any(not _NOT_BEFORE.search(text[:m.start()])
+               for text in comments for m in re.finditer(rf"\b{re.escape(word)}\b", text, re.I))
+
+
+_YES_OR_NO = re.compile(r"(?:^|[?.!:;-]\s*|,\s*)(?:is|are|does|do|did|can|could|has|have|was|were)\b", re.I)
+_ASKS_WHERE_KEPT = re.compile(r"\bwhere\b|\bwhich (?:column|field|table)\b|\b(?:stored|kept|recorded|hold|holds)\b", re.I)
+
+
+def _said_not_to_be(eng: Engine, question: str, decision: router.RouteDecision, used: list[dict]) -> ChatAnswer | None:
+    """"Where's the MMSI stored?": the lead fact's comment says its column is not that ("Not the MMSI
+    radio id ..."), and no comment of the schema uses the word otherwise: the schema holds no such
+    thing. Declined with the comment's own sentence; None otherwise."""
+    if not used or not _ASKS_WHERE_KEPT.search(question) or _YES_OR_NO.search(question):
+        return None  # "is CAPACITY_TEU in tonnes?", "does it keep a track history?": the comment's "not" answers
+    text = str(used[0].get("text") or "")
+    for word in {w for w in re.findall(r"[A-Za-z][\w-]{2,}", question) if w.isupper() or len(w) >= 6}:
+        said = [m for m in re.finditer(rf"\b{re.escape(word)}\b", text, re.I)]
+        denied = [m for m in said if _NOT_BEFORE.search(text[:m.start()])]
+        if said and len(denied) == len(said) and not _said_plainly(eng, word):
+            sentence = next(s for s in re.split(r"(?<=[.;])\s+", text) if re.search(rf"\b{re.escape(word)}\b", s, re.I))
+            return _declined(decision, f"The schema does not hold the {word}: {used[0].get('subject')} says "
+                             f"\u201c{sentence.strip()}\u201d", "knowledge memories (Part 4)")
+    return None
 
 
 # what a person has to do, not what a column holds; a column written as the schema spells it is the schema's
