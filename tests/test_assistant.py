@@ -2339,3 +2339,12 @@ def test_where_a_thing_the_comments_only_deny_is_kept_is_declined_and_a_brackete
     from workshop_lib import assistant
     assert assistant.without_set_aside("where is the cargo weight a ship can load (not the TEU figure)") == \
         "where is the cargo weight a ship can load"
+
+
+def test_a_size_written_before_a_value_it_starts_is_that_value_and_not_a_size_left_out(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '40HC'")[0][0]
+    a = answer_question(eng, "across every manifest, how many 40' high cubes are there?")
+    assert a.mode == "rag" and f"There are {n} containers" in a.answer, a.answer
+    # "40' reefer" is said of 20RF and 40RF alike: the size would be dropped, so it is declined
+    a = answer_question(eng, "average gross weight of a 40' reefer in the data?")
+    assert a.mode == "fallback" or "20RF" not in a.answer, a.answer

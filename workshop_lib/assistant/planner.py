@@ -298,7 +298,12 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     counted = re.search(r"\b(?:how many|number of|count of|count the)\s+(?:the\s+|all\s+(?:the\s+)?)?", words.text, re.I)
     if not counted:
         return None
-    right_after = _links_counted(links, counted.end())
+    # "how many 40' high cubes": the size the value's code starts with comes before it
+    size = re.match(r"\d{2}\s*(?:'|\u2019|ft\b|foot\b|-foot\b)?\s*", words.text[counted.end():])
+    sized = _links_counted(links, counted.end() + size.end()) if size else []
+    said = size.group(0)[:2] if size else ""
+    right_after = _links_counted(links, counted.end()) or \
+        (sized if sized and all(str(lk.value).startswith(said) for lk in sized) else [])
     if not right_after and (noun := _noun_counted(words, schema, counted.end())) is not None:
         return noun
     if not right_after and re.match(r"(?:on|in|at|for|aboard)\b", words.text[counted.end():], re.I):
@@ -1368,7 +1373,12 @@ def _all_numbers_used(words: _Words, links: list[Link]) -> None:
     # a minus sign after a space is a number's ("at -25"), a hyphen inside a code or a date is not
     for m in re.finditer(r"(?:(?<![\w.-])|(?<=\s-)|(?<=^-))\d+(?:,\d{3})*(?:\.\d+)?k?(?![\w-])", words.text, re.I):
         inside_link = any(lk.start <= m.start() < lk.end for lk in links)
-        if m.start() not in words.used_numbers and not inside_link:
+        # "40' high cube": the size written before a value that starts with it (40HC) is that value's
+        # (when every value those words name starts with it: "40' reefer" is 20RF or 40RF, a size left out)
+        after = [lk for lk in links if lk.start >= m.end()
+                 and re.fullmatch(r"\s*(?:'|\u2019|ft|foot|feet|-foot|-ft)?\s*-?\s*", words.text[m.end():lk.start])]
+        size_of = bool(after) and all(str(lk.value).startswith(m.group(0)) for lk in after)
+        if m.start() not in words.used_numbers and not inside_link and not size_of:
             raise NoPlan(f"it names {m.group(0)}, which no part of the query uses")
 
 
