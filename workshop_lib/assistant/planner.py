@@ -2304,6 +2304,8 @@ def _group_phrase(words: _Words) -> re.Match[str] | None:
                   words.text, re.I)
     if m and re.search(r"\b(?:for|of|from|to|at)\s+(?:the|a|an|all|each|every|our|my|these|those)\b", m.group(1), re.I):
         return None
+    if m and re.search(r"\bacross\s+$", words.text[:m.start()], re.I):
+        return None  # "across every manifest": all of them at once, not one figure each
     return m
 
 
