@@ -660,8 +660,7 @@ def test_a_reference_that_starts_with_a_lines_code_is_theirs_not_the_line(eng, s
 
 
 def test_a_question_about_theirs_in_another_language_is_recalled_in_english(eng, service):
-    box, arrival = eng.query("SELECT c.CONTAINER_NUMBER, v.ARRIVAL_DATE FROM SUPPLYCHAIN.CONTAINERS c JOIN "
-                             "SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID ORDER BY c.CONTAINER_ID DESC LIMIT 1")[0]
+    box, _, _, arrival = _box_and_its_voyage(eng, "DESC")
     threads: dict = {}
     _ask(service, "lang-u", f"Hola, mi cliente es Conservas Lira y su contenedor es el {box}.", threads)
     answer, mode, _ = _ask(service, "lang-u", "¿Cuándo llega el contenedor de mi cliente?", threads, "t2")

@@ -629,24 +629,34 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
     if len(parts) < 2:
         return None
     spec = plan.spec
-    shown = [c for c in plan.columns if c is not None] + [c for c in (spec.measure, spec.group) if c is not None]
-    refs = {c.ref for c in shown} | {f.column.ref for f in spec.filters}
-    tables = {c.table for c in shown}
+    showing = _showing(plan)
     asked = [p for p in parts if _ASKS.match(p)]
     for part in parts:
         if spec.comparative is not None and _BY_HOW_MUCH.search(part):
             continue  # "and by how much?": a comparison of two rows says by how much
-        if asked and part == asked[0] and len(asked) > 1 and spec.action in ("count", "aggregate") \
-                and not _FIGURE_ASKED.search(part) and not _TOPIC_ONLY.match(part):
+        if _a_figure_does_not_answer(part, asked, spec) or _part_unanswered(part, asked, schema, values, showing):
             return part  # "what's in box X, and how many cartons?": one figure answers the second part only
-        if _part_unanswered(part, asked, schema, values, shown, refs, tables):
-            return part
     return None
 
 
-def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueIndex, shown: list[Any],
-                     refs: set[str], tables: set[str]) -> bool:
-    """Whether a part of the question asks something nothing shown answers."""
+def _showing(plan: planner.Plan) -> tuple[list[Any], set[str], set[str]]:
+    """The columns a plan shows (with its measure and group), their refs and its filters', and their tables."""
+    spec = plan.spec
+    shown = [c for c in plan.columns if c is not None] + [c for c in (spec.measure, spec.group) if c is not None]
+    return shown, {c.ref for c in shown} | {f.column.ref for f in spec.filters}, {c.table for c in shown}
+
+
+def _a_figure_does_not_answer(part: str, asked: list[str], spec: planner.Spec) -> bool:
+    """The first of several asked parts asks no figure, and the plan is a count or a sum."""
+    return bool(asked) and part == asked[0] and len(asked) > 1 and spec.action in ("count", "aggregate") \
+        and not _FIGURE_ASKED.search(part) and not _TOPIC_ONLY.match(part)
+
+
+def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueIndex,
+                     showing: tuple[list[Any], set[str], set[str]]) -> bool:
+    """Whether a part of the question asks something nothing shown answers (`showing`: the columns
+    shown, their refs and filters', and their tables)."""
+    shown, refs, tables = showing
     cols, when, where = _clause_columns(part, schema, values)
     if not (cols or when or where):
         # "and who runs it?", "what's in it?": asked, and nothing shown answers it; not context, the

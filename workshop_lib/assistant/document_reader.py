@@ -280,10 +280,15 @@ def read(question: str, passages: list[dict]) -> Reading:
         return Reading(kind, subject, None)
     ranked = [(rank, s) for rank, p in enumerate(mine) for s in sentences(str(p.get("text") or ""))]
     ident = set().union(*(_identifying(str(p.get("text") or "")) for p in mine))
-    sentence = _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident)
-    if kind == "person" and sentence is not None and _names_only_withheld(sentence):
-        return Reading(kind, subject, None, withheld=True)
-    return Reading(kind, subject, sentence)
+    return _withheld_or(Reading(kind, subject, _each_part(question, ranked, ident) or
+                                _best_sentence(question, kind, ranked, ident)))
+
+
+def _withheld_or(reading: Reading) -> Reading:
+    """The reading, or no sentence when it answers "who" with a name the ingest withheld."""
+    if reading.kind == "person" and reading.sentence is not None and _names_only_withheld(reading.sentence):
+        return Reading(reading.kind, reading.subject, None, withheld=True)
+    return reading
 
 
 def _names_only_withheld(sentence: str) -> bool:

@@ -298,12 +298,7 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     counted = re.search(r"\b(?:how many|number of|count of|count the)\s+(?:the\s+|all\s+(?:the\s+)?)?", words.text, re.I)
     if not counted:
         return None
-    # "how many 40' high cubes": the size the value's code starts with comes before it
-    size = re.match(r"\d{2}\s*(?:'|\u2019|ft\b|foot\b|-foot\b)?\s*", words.text[counted.end():])
-    sized = _links_counted(links, counted.end() + size.end()) if size else []
-    said = size.group(0)[:2] if size else ""
-    right_after = _links_counted(links, counted.end()) or \
-        (sized if sized and all(str(lk.value).startswith(said) for lk in sized) else [])
+    right_after = _links_counted(links, counted.end()) or _links_after_size(words, links, counted.end())
     if not right_after and (noun := _noun_counted(words, schema, counted.end())) is not None:
         return noun
     if not right_after and re.match(r"(?:on|in|at|for|aboard)\b", words.text[counted.end():], re.I):
@@ -315,6 +310,15 @@ def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[s
     after = [(i, TABLE_NOUNS[w]) for i, w in words.free() if words.raw[i][0] - right_after[0].end in (0, 1)
              and TABLE_NOUNS.get(w) in schema.columns]
     return (after[0][1], after[0][0]) if after else (right_after[0].table, None)
+
+
+def _links_after_size(words: _Words, links: list[Link], at: int) -> list[Link]:
+    """"How many 40' high cubes": the links after a size that every value they name starts with."""
+    size = re.match(r"\d{2}\s*(?:'|\u2019|ft\b|foot\b|-foot\b)?\s*", words.text[at:])
+    if size is None:
+        return []
+    sized = _links_counted(links, at + size.end())
+    return sized if sized and all(str(lk.value).startswith(size.group(0)[:2]) for lk in sized) else []
 
 
 def _noun_counted(words: _Words, schema: Schema, at: int) -> tuple[str, int] | None:
@@ -480,7 +484,16 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | No
     lo, hi, said, at = _days_of_month(m, year, month)
     if (week := _week_of_month(words, m.start(3), lo, hi)) is not None:
         lo, hi, said = week
-    # "between June 1 and June 7", "1 June to 7 June": the second end named with its month again
+    lo, hi, said = _range_end(words, m, month, (lo, hi, said))
+    return lo, hi, said, at
+
+
+def _range_end(words: _Words, m: re.Match[str], month: int,
+               found: tuple[datetime.date, datetime.date, str]) -> tuple[datetime.date, datetime.date, str]:
+    """"between June 1 and June 7", "1 June to 7 June", "between May 20th and 25th": the second end of
+    a range that starts on one day, else the range found as it is."""
+    lo, hi, said = found
+    year = lo.year
     end = re.match(rf"\s*(?:and|to|-|–|until|till|through)\s+(?:the\s+)?(?:({m.group(3)})\.?\s+)?(\d{{1,2}})"
                    rf"(?:st|nd|rd|th)?(?:\s+({m.group(3)})\b)?(?!\d)(?:,?\s+(\d{{4}})\b)?", words.text[m.end():], re.I)
     # "between May 20th and 25th": after "between" or "from", the second end needs no month
@@ -493,7 +506,7 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | No
         hi = datetime.date(year, month, min(int(end.group(2)), calendar.monthrange(year, month)[1]))
         words.used_numbers.add(m.end() + end.start(2))
         said = f"between {lo.isoformat()} and {hi.isoformat()}"
-    return lo, hi, said, at
+    return lo, hi, said
 
 
 _WEEKS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
@@ -2356,14 +2369,19 @@ _MORE = "longer|bigger|larger|heavier|faster|newer|younger|higher|wider"
 _LESS = "shorter|smaller|lighter|slower|older|lower|narrower"
 
 
+def _compared_word(words: _Words) -> re.Match[str] | None:
+    """The comparative the question uses: "bigger than", "a bigger ship than" (a few words may stand
+    between the adjective and "than"), or "which one takes more TEU"."""
+    m = words.has(rf"({_MORE}|{_LESS}|more|less|fewer)\s+(?:[\w'-]+\s+){{0,4}}?than")
+    if m or not words.has(r"which|who"):
+        return m
+    return words.has(rf"({_MORE}|{_LESS}|more|less|fewer)")
+
+
 def _comparative(words: _Words, spec: Spec) -> None:
     """"Is A longer than B": two named rows compared on the column the adjective names."""
-    # "bigger than", "how much bigger is A than B"; "which one takes more TEU"
-    # "a bigger ship than", "bigger is A than": a few words may stand between the adjective and "than"
-    m = words.has(rf"({_MORE}|{_LESS}|more|less|fewer)\s+(?:[\w'-]+\s+){{0,4}}?than")
-    which = None if m else words.has(r"which|who") and words.has(rf"({_MORE}|{_LESS}|more|less|fewer)")
+    found = _compared_word(words)
     named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2]
-    found = m or which
     if not (named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show)):
         return
     if not found and derived.asks_difference(words.text):

@@ -906,17 +906,27 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
         return rows  # "how many reefers on the manifests in total": the data's boxes, not the catalog's
     item = _catalog_item(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
-        answered = _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
-                                                                  f"(the embedding match led with {g.item_ids[:1]})")
-        if derived.asks_total(question) and catalog_links.quote(question, item) is None:
-            return _total_not_worked_out(decision, answered.answer, [item.item_id])
-        return answered
+        return _item_described(eng, question, decision, item, g)
     if item is None and g.grounded and len(g.item_ids) > 1 and planner.NEGATION_RE.search(question):
         # "which boxes aren't heavy": the rows matched would be listed with the 'not' ignored
         return _declined(decision, "I can't tell which of the catalog items your question excludes; name the item "
                                    "you mean and I will answer from its row.", "grounded (Part 5)")
-    # one item's stock is added up per port; a price needs the quantity the question gives
     quoted = _price_quantity(question, g)
+    return _total_of_rows(question, decision, g, quoted)
+
+
+def _item_described(eng: Engine, question: str, decision: router.RouteDecision, item: Any, g: Any) -> ChatAnswer:
+    """The item a need describes, answered from its row; a total it cannot price, declined."""
+    answered = _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
+                                                              f"(the embedding match led with {g.item_ids[:1]})")
+    if derived.asks_total(question) and catalog_links.quote(question, item) is None:
+        return _total_not_worked_out(decision, answered.answer, [item.item_id])
+    return answered
+
+
+def _total_of_rows(question: str, decision: router.RouteDecision, g: Any, quoted: bool) -> ChatAnswer | None:
+    """A total asked of several items, or of one item whose price the question gives no quantity for:
+    not worked out (one item's stock is added up per port by its own handler)."""
     if g.grounded and derived.asks_total(question) and \
             (len(g.item_ids) > 1 or (g.intent == "EQUIPMENT_RAG" and g.item_ids and not quoted)):
         return _total_not_worked_out(decision, g.text, g.item_ids)
@@ -1071,10 +1081,8 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     if documents_win(a.mode):
         return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
                                vector=vector)
-    if a.mode != "fallback" and (unexplained := _not_in_column(eng, question, decision, a.decision.used_chunks)):
-        return unexplained
-    if a.mode != "fallback" and (denied := _said_not_to_be(eng, question, decision, a.decision.used_chunks)):
-        return denied
+    if a.mode != "fallback" and (unfit := _fact_unfit(eng, question, decision, a.decision.used_chunks)):
+        return unfit
     if a.mode != "fallback" and _a_document_states_it(eng, question, docs, a.text, vector):
         # "how big a VGM difference counts as a discrepancy": a column's description holds no amount
         return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
@@ -1107,6 +1115,11 @@ _YES_OR_NO = re.compile(r"(?:^|[?.!:;-]\s*|,\s*)(?:is|are|does|do|did|can|could|
 _ASKS_WHERE_KEPT = re.compile(r"\bwhere\b|\bwhich (?:column|field|table)\b|\b(?:stored|kept|recorded|hold|holds)\b", re.I)
 
 
+def _fact_unfit(eng: Engine, question: str, decision: router.RouteDecision, used: list[dict]) -> ChatAnswer | None:
+    """The lead fact leaves part of the question unexplained, or says it is not what is asked."""
+    return _not_in_column(eng, question, decision, used) or _said_not_to_be(eng, question, decision, used)
+
+
 def _said_not_to_be(eng: Engine, question: str, decision: router.RouteDecision, used: list[dict]) -> ChatAnswer | None:
     """"Where's the MMSI stored?": the lead fact's comment says its column is not that ("Not the MMSI
     radio id ..."), and no comment of the schema uses the word otherwise: the schema holds no such
@@ -1114,14 +1127,19 @@ def _said_not_to_be(eng: Engine, question: str, decision: router.RouteDecision, 
     if not used or not _ASKS_WHERE_KEPT.search(question) or _YES_OR_NO.search(question):
         return None  # "is CAPACITY_TEU in tonnes?", "does it keep a track history?": the comment's "not" answers
     text = str(used[0].get("text") or "")
-    for word in {w for w in re.findall(r"[A-Za-z][\w-]{2,}", question) if w.isupper() or len(w) >= 6}:
-        said = [m for m in re.finditer(rf"\b{re.escape(word)}\b", text, re.I)]
-        denied = [m for m in said if _NOT_BEFORE.search(text[:m.start()])]
-        if said and len(denied) == len(said) and not _said_plainly(eng, word):
-            sentence = next(s for s in re.split(r"(?<=[.;])\s+", text) if re.search(rf"\b{re.escape(word)}\b", s, re.I))
-            return _declined(decision, f"The schema does not hold the {word}: {used[0].get('subject')} says "
-                             f"\u201c{sentence.strip()}\u201d", "knowledge memories (Part 4)")
-    return None
+    word = next((w for w in {w for w in re.findall(r"[A-Za-z][\w-]{2,}", question) if w.isupper() or len(w) >= 6}
+                 if _only_denied(text, w) and not _said_plainly(eng, w)), None)
+    if word is None:
+        return None
+    sentence = next(s for s in re.split(r"(?<=[.;])\s+", text) if re.search(rf"\b{re.escape(word)}\b", s, re.I))
+    return _declined(decision, f"The schema does not hold the {word}: {used[0].get('subject')} says "
+                     f"\u201c{sentence.strip()}\u201d", "knowledge memories (Part 4)")
+
+
+def _only_denied(text: str, word: str) -> bool:
+    """The text uses the word, and only after a "not"."""
+    said = list(re.finditer(rf"\b{re.escape(word)}\b", text, re.I))
+    return bool(said) and all(_NOT_BEFORE.search(text[:m.start()]) for m in said)
 
 
 # what a person has to do, not what a column holds; a column written as the schema spells it is the schema's

@@ -999,13 +999,7 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     parts = document_reader.asking_parts(question)
     if len(parts) < 2 or not personal.refers_to_own(question):
         return None
-    answers: list[ChatAnswer | None] = []
-    for part in parts:
-        a = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
-        before = answers[-1] if answers else None
-        if a is None and before is not None and before.mode == "rag":
-            a = _of_the_one_recalled(eng, part, before)  # "... And which alliance are they in?"
-        answers.append(a)
+    answers = _parts_recalled(eng, parts, user_id, agent_id, thread_id)
     if not all(a is not None and a.mode == "rag" for a in answers):
         return None
     done = [a for a in answers if a is not None]
@@ -1013,6 +1007,20 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     return _answer("\n".join(a.answer for a in done), "rag",
                    _explain("each part from the memory that answers it", "rag",
                             memory=[a.decision_explain.get("memory") for a in done], parts=len(done)), used)
+
+
+def _parts_recalled(eng: Engine, parts: list[str], user_id: str, agent_id: str,
+                    thread_id: str | None) -> list[ChatAnswer | None]:
+    """Each part from the memory that answers it; a part pointing back at the value the part before
+    recalled ("... And which alliance are they in?") asked of that value."""
+    answers: list[ChatAnswer | None] = []
+    for part in parts:
+        a = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        before = answers[-1] if answers else None
+        if a is None and before is not None and before.mode == "rag":
+            a = _of_the_one_recalled(eng, part, before)
+        answers.append(a)
+    return answers
 
 
 _PRONOUN = re.compile(r"\b(?:they|them|their|it|its|she|her|he|him|his)\b", re.I)

@@ -305,6 +305,15 @@ class ChatService:
                           kept_elsewhere=frozenset(w.text.strip() for w in kept if w.text))
         if not asked.strip():
             return None
+        if (said_back := self._kept_said_back(kept, asked)) is not None:
+            return said_back
+        if any(w.stored_id or w.forgotten for w in kept):
+            return answer_question(scoped, asked, llm=self.llm)
+        return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
+
+    def _kept_said_back(self, kept: list[Any], asked: str) -> ChatAnswer | None:
+        """A turn that only asked to forget ("Done"), or offline only told something of theirs
+        ("Noted"); None when it asks something too."""
         if any(w.forgotten for w in kept) and not _asks_beside_forgetting(asked):
             return ChatAnswer("Done: I have forgotten that, and I will not use it in any answer again.", "fallback",
                               {"intent": "FORGET", "handler": "personal memory", "mode": "fallback",
@@ -313,9 +322,7 @@ class ChatService:
         stored = [w for w in kept if w.stored_id]
         if stored and self.llm is None and not personal.asks_anything(asked):
             return _noted(stored)
-        if any(w.stored_id or w.forgotten for w in kept):
-            return answer_question(scoped, asked, llm=self.llm)
-        return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
+        return None
 
     def _about_theirs_or_handled(self, scoped: Engine, question: str, thread_id: str, user_id: str) -> ChatAnswer:
         """A turn that stated nothing: their memory with the data (recall.py), else the router's handler

@@ -249,6 +249,11 @@ def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_
         and any(e[0] in _OWN_THINGS[:4] for e in entities)
 
 
+def _theirs(stated: str, entities: list[tuple[str, str, str]], own_names: Collection[str], personal: bool) -> bool:
+    """The statement is about the user's own things: said so, by a name of theirs, or by a record told."""
+    return personal or _of_a_name_of_theirs(stated, entities, own_names) or _a_record_told(stated, entities)
+
+
 def _a_record_told(stated: str, entities: list[tuple[str, str, str]]) -> bool:
     """"The second one is PCIU4937674.", "booking HLCU-88213 got amended twice": a statement whose only
     values are containers or voyages of the data, or references of their own, tells the assistant which
@@ -345,8 +350,7 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
         stated = statement_part(sentence)
         personal = _may_be_personal(stated) or (correcting and _keepable(stated))
         entities = _entities(stated, values) if stated else []
-        if not entities or not (personal or _of_a_name_of_theirs(stated, entities, own_names)
-                                or _a_record_told(stated, entities)):
+        if not entities or not _theirs(stated, entities, own_names, personal):
             correcting = correcting or (personal and bool(CHANGE.search(stated)))
             continue
         cand = _candidate(stated, entities, said_at, correcting=correcting)

@@ -143,12 +143,7 @@ def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = Tr
         before = ""
         for sentence in personal.sentences(m.content):
             if personal.FORGET.search(sentence):  # what it names is dropped from what came before
-                # with the sentence each was said after ("... a Mr." "Jankowski."); "forget everything
-                # about them" names what the sentence before it did
-                dropped = _words(sentence) | (_words(before) if personal.POINTS_BACK.search(sentence) else set())
-                kept = [s for s in out if not ((_words(s.text) | _words(s.context)) & dropped)]
-                # "..., his extension is 1289. Please forget the number.": naming nothing said, it points back
-                out = kept if len(kept) < len(out) else [s for s in out if not (s.message_id == m.id and s.text == before)]
+                out = _without_forgotten(out, sentence, before, m.id)
                 continue
             out = _without_rejected(out, sentence)
             stated = personal.statement_part(sentence)
@@ -157,6 +152,15 @@ def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = Tr
                 out.append(Said(stated, m.created_at or "", m.id, before))
             before = stated
     return out
+
+
+def _without_forgotten(said: list[Said], sentence: str, before: str, message_id: str) -> list[Said]:
+    """The statements before a request to forget, without those it names (with the sentence each was
+    said after: "... a Mr." "Jankowski."); "forget everything about them" names what the sentence before
+    it did, and a request naming nothing said ("Please forget the number.") drops that sentence."""
+    dropped = _words(sentence) | (_words(before) if personal.POINTS_BACK.search(sentence) else set())
+    kept = [s for s in said if not ((_words(s.text) | _words(s.context)) & dropped)]
+    return kept if len(kept) < len(said) else [s for s in said if not (s.message_id == message_id and s.text == before)]
 
 
 def _without_rejected(said: list[Said], sentence: str) -> list[Said]:
