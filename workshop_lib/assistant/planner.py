@@ -588,6 +588,11 @@ _PRECISION = re.compile(r"\b(?:(?:rounded|round(?:ed)? it)\s+)?(?:to\s+)?(?:(\d)
                         r"(?:\s+places?)?\b|\brounded\b", re.I)
 
 
+# boxes to lease, not boxes the data records ("how many 40' high cubes can I get at my port?")
+_FOR_LEASE = (r"availab\w*|in stock|leas(?:e|es|ed|ing)|rent(?:al|ing)?|hire|"
+              r"can (?:i|we|you) (?:get|have|grab|pick up|book)|(?:could|may) (?:i|we) (?:get|have)")
+
+
 def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if _ADVICE.search(question):
         raise NoPlan("it asks what to choose or do, which the data's rows do not say")
@@ -601,6 +606,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if words.has(_VERB_MEAN + r"|stand for|stands for|means? what|meaning of") or _asks_which_meaning(words, schema, links):
         raise NoPlan(ASKS_MEANING)
     target, noun_at = _target(words, schema, links)
+    if target == "CONTAINERS" and words.has(_FOR_LEASE):
+        raise NoPlan("it asks which boxes one can lease, which the catalog's stock says, not the boxes the data records")
     spec = Spec(target, "list")
     _where_a_row_is(words, schema, spec)
     _most_of(words, schema, spec)
