@@ -671,3 +671,10 @@ def test_a_question_about_theirs_in_another_language_is_recalled_in_english(eng,
     # another user asking the same in Spanish is told nothing of the first user's box
     answer, mode, _ = _ask(service, "lang-w", "¿Cuándo llega el contenedor de mi cliente?", threads)
     assert box not in answer, answer
+
+
+def test_a_thing_recalled_as_that_one_is_called_by_its_tables_noun():
+    # one name for "it"-like words in recall.py, another for the pronouns a later part points back with
+    from workshop_lib.assistant.answering import recall
+    rec = personal.Recalled("m1", "my box is X", "2026-01-01", "CONTAINERS", "CONTAINER_NUMBER", "X", "that one")
+    assert recall._called(rec) == "container"

@@ -465,7 +465,7 @@ def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema) 
     first part finds. The first part is planned alone; when it finds one row, the last part is asked
     about that row by name. None (the whole question is planned at once) when any step does not hold."""
     asked = [p for p in parts if _ASKS.match(p)]
-    if len(asked) < 2 or not _PRONOUN.search(asked[-1]) or len(parts) > 3:
+    if len(asked) < 2 or not PRONOUN.search(asked[-1]) or len(parts) > 3:
         return None
     first = answer_data(eng, _before(question, asked[-1]))
     if first.text is None or first.plan is None or first.uncovered or first.rows_shown != 1:
@@ -497,7 +497,7 @@ def _about(part: str, table: str, value: str) -> str:
     noun = next((n for n, t in TABLE_NOUNS.items() if t == table), table.lower())
     # a name says what it is ("who operates Ever Acme"); a code needs its noun ("voyage 935W")
     said = value if any(t == table for t, _ in NAME_COLUMNS) else f"{noun} {value}"
-    return _PRONOUN.sub(said, re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I), count=1)
+    return PRONOUN.sub(said, re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I), count=1)
 
 
 def _joined(first: DataAnswer, second: DataAnswer, word: str) -> DataAnswer | None:
@@ -535,7 +535,8 @@ def _two_counts(eng: Engine, question: str) -> DataAnswer | None:
     return _joined(first, second, "and")
 
 
-_PRONOUN = re.compile(r"\b(?:it|its|she|her|he|him|they|them|their)\b", re.I)
+# a word that points back at a record named before ("who owns it?", "which alliance are they in?")
+PRONOUN = re.compile(r"\b(?:it|its|she|her|he|him|they|them|their)\b", re.I)
 
 
 def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> DataAnswer:
@@ -548,7 +549,7 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
     if len(records) != 1:
         return answer
     ((table, _, value),) = records
-    if not _PRONOUN.search(part):
+    if not PRONOUN.search(part):
         if any(lk.text.lower() in part.lower() for lk in links):
             # "whats in box X, and how many cartons?": the part names the record itself and is asked alone
             return _joined(answer, answer_data(eng, part), "and") or answer

@@ -740,8 +740,6 @@ def _compared(eng: Engine, question: str, decision: router.RouteDecision) -> Cha
 # the parts of a question that name one item each: "20' reefer vs 40' HC reefer", "genset and reefer monitoring"
 _ITEM_LIST = re.compile(r"\s*(?:\bvs\.?|\bversus\b|\band\b|\bor\b|,|;|\bcompared (?:to|with)\b|\bagainst\b|\bthan\b)\s*",
                         re.I)
-# "how much more per day is A than B": the difference of two prices
-_PRICE_GAP = re.compile(r"\bhow much (?:more|less|cheaper|dearer)\b|\bdifference\b|\bby how much\b", re.I)
 _CHEAPER = re.compile(r"\b(?:cheaper|cheapest|less expensive|lower|lowest|more expensive|pricier|dearer|costlier)\b",
                       re.I)
 
@@ -768,11 +766,11 @@ def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) 
 
 def _prices_compared(question: str, items: list[Any]) -> str:
     """Which of items priced alike costs less, and by how much when two are compared; "" otherwise."""
-    if len({i.price_unit for i in items}) != 1 or not (_CHEAPER.search(question) or _PRICE_GAP.search(question)):
+    if len({i.price_unit for i in items}) != 1 or not (_CHEAPER.search(question) or derived.asks_difference(question)):
         return ""
     low = min(items, key=lambda i: i.price_usd)
     text = f"\nThe lower price is the {low.name} [{low.item_id}] at USD {low.price_usd:.2f} {low.price_unit}."
-    if _PRICE_GAP.search(question) and len(items) == 2:
+    if derived.asks_difference(question) and len(items) == 2:
         high = max(items, key=lambda i: i.price_usd)
         text += f"\nThe {high.name} costs USD {high.price_usd - low.price_usd:,.2f} more, {high.price_unit}."
     return text

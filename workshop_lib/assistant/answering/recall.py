@@ -1023,17 +1023,14 @@ def _parts_recalled(eng: Engine, parts: list[str], user_id: str, agent_id: str,
     return answers
 
 
-_PRONOUN = re.compile(r"\b(?:they|them|their|it|its|she|her|he|him|his)\b", re.I)
-
-
 def _of_the_one_recalled(eng: Engine, part: str, before: ChatAnswer) -> ChatAnswer | None:
     """A later part that points back ("which alliance are they in?") at the one value of the data the
     part before recalled: asked of that value, answered from the data; None otherwise."""
     memory = _memory_of(before.decision_explain)
     column, value = str(memory.get("column") or ""), str(memory.get("value") or "")
-    if not _PRONOUN.search(part) or not value or column.startswith(f"{personal.OWN}.") or "." not in column:
+    if not assistant.PRONOUN.search(part) or not value or column.startswith(f"{personal.OWN}.") or "." not in column:
         return None
-    asked = _PRONOUN.sub(value, part, count=1)
+    asked = assistant.PRONOUN.sub(value, part, count=1)
     found = answer_question(eng, asked)
     return found if found.mode == "rag" and (found.route or {}).get("label") == router.LIVE else None
 
