@@ -10,7 +10,9 @@ from workshop_lib.assistant.other_languages import in_english
     ("Wie lange ist die Kota Singa?", "how long is the Kota Singa?"),
     ("¿Cuántos contenedores hay en el viaje 155S?", "how many containers are there in the voyage 155S?"),
     ("Quel est le pavillon du navire Manulani ?", "which is the flag of the ship Manulani?"),
-    ("Welche Reisen kommen im Juli an?", None),  # "kommen ... an" is no word the glossary knows
+    # a German verb's prefix at the clause's end is joined to it again: "kommen ... an" arrive
+    ("Welche Reisen kommen im Juli an?", "which voyages arrive in the July?"),
+    ("Welche Reisen kommen im Juli zurück?", None),  # "zurück" is no word the glossary knows
 ])
 def test_a_question_is_read_word_by_word_and_names_and_codes_stay(question, reading):
     assert in_english(question) == reading
