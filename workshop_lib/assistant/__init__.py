@@ -12,6 +12,7 @@ import datetime
 import functools
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -206,8 +207,19 @@ def not_explained_by(eng: Engine, question: str, subject: str) -> list[str]:
     texts += [t for c in cols for t in (c.comment, c.name, c.data_type)]  # "timestamps": a TIMESTAMP column
     known = set(words_of(" ".join(texts).replace("-", " ").replace("_", " ")))
     known |= {stem_root(w) for w in known}
-    return [raw for raw, mapped in asked_words(question)
-            if not {raw.lower(), mapped, stem_root(raw.lower()), stem_root(mapped)} & known]
+
+    def explained(raw: str, mapped: str) -> bool:
+        return bool({raw.lower(), mapped, stem_root(raw.lower()), stem_root(mapped)} & known)
+    left = [raw for raw, mapped in asked_words(question) if not explained(raw, mapped)]
+    return [raw for raw in left if not _glossed(question, raw, explained)]
+
+
+def _glossed(question: str, raw: str, explained: Callable[[str, str], bool]) -> bool:
+    """"The Zolltarifnummer (HS code)": a word the brackets right after it say again in words that are
+    explained."""
+    m = re.search(rf"\b{re.escape(raw)}\s*\(([^()]{{1,40}})\)", question)
+    inside = asked_words(m.group(1)) if m else []
+    return bool(inside) and all(explained(r, w) for r, w in inside)
 
 
 def asked_words(question: str) -> list[tuple[str, str]]:

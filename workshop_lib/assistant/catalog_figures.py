@@ -79,7 +79,9 @@ def fit(question: str, named: list[Item]) -> Fit | None:
     # the cheapest that holds it first: "24 t of tiles" goes in a 20' (28 t), not the bigger 40' (26.5 t)
     holding = sorted([c for c in caps if c.amount >= need], key=lambda c: (c.item.price_usd, c.amount))
     ids = {i.item_id for i in named}
-    short = [c for c in caps if c.amount < need and (c.item.item_id in ids or not ids)][-2:]
+    too_small = [c for c in caps if c.amount < need]
+    # the named ones that do not hold it, else the nearest ("is a standard 40' enough, or the HC?")
+    short = [c for c in too_small if c.item.item_id in ids][-2:] or too_small[-1:]
     return Fit(need, unit, holding, short)
 
 

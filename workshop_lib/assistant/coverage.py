@@ -33,8 +33,10 @@ def _vocabulary(texts: Iterable[str]) -> set[str]:
     return {w for t in texts for w in words_of(t.replace("-", " ").replace("/", " "))}
 
 
-def _rows_vocabulary() -> set[str]:
-    texts = [f"{i.item_id} {i.name} {i.category} {i.description} {i.price_unit}" for i in catalog.ITEMS]
+def _rows_vocabulary(item_ids: Iterable[str] | None = None) -> set[str]:
+    """The words of the catalog's rows (of the items given, when given) and of every port and country."""
+    texts = [f"{i.item_id} {i.name} {i.category} {i.description} {i.price_unit}" for i in catalog.ITEMS
+             if item_ids is None or i.item_id in item_ids]
     for code, port in catalog.ports().items():
         texts.append(f"{code} {port.get('name', '')} {port.get('region', '')} {port.get('country', '')}")
     texts += [" ".join(names) for names in countries.NAMES.values()]
@@ -47,11 +49,13 @@ celsius payload volume weight capacity""".split())
 _PLAIN_WORDS = {stem(w) for w in _PLAIN | _QUESTION} | set(TABLE_NOUNS)
 
 
-def unexplained(question: str, handler: str) -> list[str]:
-    """The content words of the question that neither the grounded rows, the handler's own words nor
+def unexplained(question: str, handler: str, item_ids: Iterable[str] | None = None) -> list[str]:
+    """The content words of the question that neither the grounded rows (the items answered with, when
+    given: another item's description explains nothing of this answer), the handler's own words nor
     plain English explain (numbers, codes and short words aside)."""
     if handler not in CHECKED:
         return []
+    rows = _ROWS if not item_ids else _rows_vocabulary(tuple(item_ids))
     own = _vocabulary([HANDLER_WORDS.get(handler, "")])
     # stock is counted in units: a weight, a volume or a temperature asks about the item itself
     measures = _MEASURES if handler == "EQUIPMENT_AVAILABILITY" else set()
@@ -62,7 +66,7 @@ def unexplained(question: str, handler: str) -> list[str]:
         if raw.lower() in measures:
             out.append(raw)
             continue
-        if len(raw) < 4 or word in _PLAIN_WORDS or word in own or word in _ROWS or raw.lower() in _ROWS:
+        if len(raw) < 4 or word in _PLAIN_WORDS or word in own or word in rows or raw.lower() in rows:
             continue
         out.append(raw)
     return out

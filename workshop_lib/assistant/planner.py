@@ -73,9 +73,11 @@ COMPARATORS = [(r"equal to|equals|exactly|set to|set at|at(?=\s+-\d)|of(?=\s+-?\
                (r"less than|under|below|fewer than|smaller than|lighter than|shorter than|slower than|"
                 r"lower than|colder than|cooler than|<", "<"),
                (r"after|since|later than", ">"), (r"before|earlier than|older than|prior to", "<")]
-ORIGIN_WORDS = r"from|departing|leaving|out of|origin|starting|start|depart|departs|leave|leaves|sailing from"
-DESTINATION_WORDS = r"to|for|bound for|into|arriving|arrive|arrives|arriving at|destination|going to|headed|heading"
-_QUESTION = set("""how many much what which who whose where when is are was were do does did the a an of in on at for
+ORIGIN_WORDS = (r"from|departing|leaving|out of|origin|starting|start|depart|departs|leave|leaves|sailing from|"
+                r"load(?:s|ed|ing)? (?:at|in)")
+DESTINATION_WORDS = (r"to|for|bound for|into|arriving|arrive|arrives|arriving at|destination|going to|headed|heading|"
+                     r"(?:discharg|unload)\w* (?:at|in)")
+_QUESTION = set("""how many much what which who whose where when is are was were do does did the a an of in on at for your
 to from by with and or me show list tell give find please name there any all our we i you can could would
 have has had it its their that this these those get see about currently now some number count per each
 every again into onto anyway anyhow ok okay alright btw also oh hmm um well so instead too wat wich whats
@@ -237,8 +239,9 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
         return counted
     nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns
              and not _a_verb_here(words, i)]
-    # "container ships": a noun right before another names a kind of the second
-    nouns = [(i, t) for i, t in nouns if not any(j == i + 1 for j, _ in nouns)]
+    # "container ships": a noun right before another names a kind of the second; not when the second
+    # is the label of a value said right after it ("which ship container TCNU4171922 is on")
+    nouns = [(i, t) for i, t in nouns if not any(j == i + 1 and j + 1 not in words.taken for j, _ in nouns)]
     asked = _asked_noun(words, nouns)
     if asked is not None:
         return asked
@@ -286,10 +289,23 @@ def _child_asked(words: _Words, schema: Schema, named_table: str) -> str | None:
     below hold (a vessel's voyages arrive): those rows, filtered by the record."""
     named = [(score, c) for score, c in schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
              if score >= 1.5]
+    if not named and words.has(r"when|what date|which date") and not any(c.is_date for c in schema.columns[named_table]):
+        return _child_dated(words, schema, named_table)  # "when does the MSC Tessa arrive?": its voyages' dates
     if not named or not named[0][1].is_date or any(c.table == named_table for _, c in named):
         return None
     table = named[0][1].table
     return table if table != named_table and schema.is_parent_path(table, named_table) else None
+
+
+def _child_dated(words: _Words, schema: Schema, named_table: str) -> str | None:
+    """The one table right below the record's whose rows hold the arrival and departure dates a verb
+    asks for (a ship's voyages); None when no verb of arriving or leaving is said, or several tables would do."""
+    if not words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta|sail(?:s|ed)?|leav\w*|left|depart\w*|etd"):
+        return None
+    below = [t for t in schema.columns if t != named_table and len(schema.path(t, named_table) or []) == 1
+             and schema.is_parent_path(t, named_table)
+             and any(c.is_date and ("ARRIVAL" in c.name or "DEPARTURE" in c.name) for c in schema.columns[t])]
+    return below[0] if len(below) == 1 else None
 
 
 def _counted_target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int | None] | None:
@@ -350,6 +366,21 @@ def _summed_below(words: _Words, schema: Schema, spec: Spec, named: list[Column]
 
 # "how many TEU", "how many tonnes": a figure in a unit, not a count of rows
 _HOW_MANY_UNITS = r"how many (?:metric )?(tonnes|tons|kg|kilograms|kilos|metres|meters|feet|knots|teu)\b"
+
+
+def _counter_asked(words: _Words, schema: Schema) -> Column | None:
+    """"How many packages of washing machines ...": what is counted is what a column's comment says it is
+    the "Number of" (QUANTITY: "Number of packages ..."), not rows; that column, its word taken."""
+    m = words.has(r"how many\s+([a-z]+)")
+    if m is None or words_of(m.group(1))[:1] and words_of(m.group(1))[0] in TABLE_NOUNS:
+        return None
+    asked = stem(m.group(1))
+    found = [c for cols in schema.columns.values() for c in cols
+             if c.numeric and (said := re.match(r"number of ([a-z]+)", c.comment, re.I)) and stem(said.group(1)) == asked]
+    if len(found) != 1:
+        return None
+    words.take(m.start(1), m.end(1))
+    return found[0]
 
 
 def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -515,14 +546,20 @@ _WEEKS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fo
 def _week_of_month(words: _Words, month_at: int, lo: datetime.date,
                    hi: datetime.date) -> tuple[datetime.date, datetime.date, str] | None:
     """"The first week of June": its days 1 to 7 (the last week: the month's last seven days; "mid-May"
-    the 11th to the 20th), and the days said again beside it ("1st to 7th") taken; None when no week
+    the 11th to the 20th; the second half or fortnight: the 16th to the end), and the days said again
+    beside it ("1st to 7th") taken; None when no week
     or part is said of a whole month."""
-    m = re.search(r"\b(?:(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week|(early|mid|late))\s*-?\s*(?:of\s+|in\s+)?$",
-                  words.text[:month_at], re.I)
+    m = re.search(r"\b(?:(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+(week|half|fortnight)|(early|mid|late))"
+                  r"\s*-?\s*(?:of\s+|in\s+)?$", words.text[:month_at], re.I)
     if m is None or lo.day != 1 or hi.day < 28:
         return None
-    if m.group(2):  # "mid-May": the middle ten days; "early" the first ten, "late" the rest
-        start, end = {"early": (1, 10), "mid": (11, 20), "late": (21, hi.day)}[m.group(2).lower()]
+    if m.group(3):  # "mid-May": the middle ten days; "early" the first ten, "late" the rest
+        start, end = {"early": (1, 10), "mid": (11, 20), "late": (21, hi.day)}[m.group(3).lower()]
+    elif m.group(2).lower() != "week":  # "the second half of June": the 16th to the month's end
+        later = m.group(1).lower() in ("second", "2nd", "last")
+        start, end = (16, hi.day) if later else (1, 15)
+        if m.group(1).lower() in ("third", "3rd", "fourth", "4th"):
+            return None  # a month has two halves
     else:
         start = hi.day - 6 if m.group(1).lower() == "last" else 1 + 7 * _WEEKS[m.group(1).lower()]
         end = start + 6
@@ -609,6 +646,9 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if target == "CONTAINERS" and words.has(_FOR_LEASE):
         raise NoPlan("it asks which boxes one can lease, which the catalog's stock says, not the boxes the data records")
     spec = Spec(target, "list")
+    counter = _counter_asked(words, schema)
+    if counter is not None:
+        spec.target = counter.table
     _where_a_row_is(words, schema, spec)
     _most_of(words, schema, spec)
     used_columns: set[str] = set()
@@ -617,6 +657,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     named = _columns_the_words_name(words, schema, spec)
     _filters_and_action(words, schema, spec, links, named, used_columns)
     _summed_below(words, schema, spec, named, used_columns)
+    if counter is not None and spec.action == "count":
+        spec.action, spec.fn, spec.measure = "aggregate", "SUM", counter
     _how_many_units(words, schema, spec)
     _more_of_which(words, schema, spec, links)
     _show_named(schema, spec, named, used_columns)
@@ -635,6 +677,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _rows_named_by_a_code(schema, spec)
     _all_numbers_used(words, links)
     _all_codes_known(words, links)
+    _one_end_each(spec)
     _all_named_used(spec, named, used_columns)
     if spec.having is not None and spec.action not in ("group", "group_top"):
         raise NoPlan("it counts rows against a number, and the question asks no count per group")
@@ -647,6 +690,14 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _show_compared(spec)
     _the_form_asked(words, spec)
     return spec
+
+
+def _one_end_each(spec: Spec) -> None:
+    """One value filtered at both ends of a voyage ("for Busan ... Busan as destination") is a value
+    read twice, not a voyage from a port to itself."""
+    ends = [(f.column.ref, str(f.value)) for f in spec.filters if f.role in ("ORIGIN", "DESTINATION")]
+    if len(ends) != len(set(ends)) or (len(ends) == 2 and ends[0][1] == ends[1][1]):
+        raise NoPlan("it names the same port for both ends of a voyage")
 
 
 def _count_beside_an_aggregate(words: _Words, spec: Spec) -> None:
@@ -811,14 +862,27 @@ def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> 
 def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) -> None:
     """No plan for one row not named, a named row asked nothing about, or a column a count or an
     aggregate cannot show."""
-    if spec.action in ("list", "lookup") and not spec.filters and _one_unnamed_row(words, noun_at):
-        raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
+    _rows_not_named(words, spec, noun_at)
     if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
         _lookup_shows_the_name(words, schema, spec)
     if spec.action in ("count", "group", "group_top"):
         # "the most departures": a date column named in a count names the event counted
         spec.show = [c for c in spec.show if not c.is_date]
     _figure_shows_nothing_else(spec)
+
+
+def _rows_not_named(words: _Words, spec: Spec, noun_at: int | None) -> None:
+    """No plan for one row said with "the" and no name, listed or totalled ("what does the container weigh
+    in total?"), nor for "the two boxes" counted or totalled with nothing to say which two."""
+    if spec.filters:
+        return
+    if spec.action in ("list", "lookup") and _one_unnamed_row(words, noun_at):
+        raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
+    several = words.has(rf"(?:the|those|these)\s+(?:{_SMALL_COUNT})\s+[a-z]+|both(?:\s+the)?\s+[a-z]+")
+    if spec.action in ("aggregate", "count") and several and table_of_noun(several.group(0).split()[-1]) == spec.target:
+        raise NoPlan(f"it asks about '{several.group(0)}' without naming which")
+    if spec.action == "aggregate" and _one_unnamed_row(words, noun_at) and words.raw[noun_at or 0][2] not in _MASS_NOUNS:
+        raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
 
 
 def _figure_shows_nothing_else(spec: Spec) -> None:
@@ -834,9 +898,9 @@ def _figure_shows_nothing_else(spec: Spec) -> None:
 
 
 def _points_back(words: _Words, spec: Spec) -> None:
-    """"Who operates it?": a row the question points back to with a pronoun, and no filter says which; every
-    row of the table would answer another question."""
-    if spec.action in ("list", "lookup") and not spec.filters and (it := words.has(r"it|its|she|her|he|him")):
+    """"Who operates it?", "which ships are they on?": a row the question points back to with a pronoun,
+    and no filter says which; every row of the table would answer another question."""
+    if spec.action in ("list", "lookup") and not spec.filters and (it := words.has(r"it|its|she|her|he|him|(?<=are |ere )they")):
         raise NoPlan(f"it asks about '{it.group(0)}' without naming which row that is")
 
 
@@ -895,7 +959,7 @@ _CURRENT = re.compile(r"\b(?:current(?:ly)?|present|actual|ongoing)\s+(?:voyage|
                       # "the voyage she's on (now)": the one a ship is making
                       r"\b(?:voyage|sailing|trip|rotation|journey)\s+(?:she|he|it|they)(?:'s|'re|\s+is|\s+are)\s+on\b|"
                       r"\bon (?:its|her|their) way to\b|"  # "a ship on its way to Jebel Ali": sailing now
-                      r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now)\b", re.I)
+                      r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now|out at sea)\b", re.I)
 
 
 # "boxes on the Manulani right now": now, of the rows a ship carries, is its voyage under way
@@ -1032,7 +1096,7 @@ def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) ->
     the rows of the one table whose comment says they are inside a row of that table (CARGO_ITEMS:
     "goods packed inside each container"), filtered by the row named."""
     if named or not spec.filters or any(f.column.table != spec.target for f in spec.filters) \
-            or not words.has(r"(?:what(?:'s| is| are)?|anything|whats)\s+(?:(?:stuffed|packed|loaded|stowed)\s+)?"
+            or not words.has(r"(?:what(?:'s| is| are)?|anything|whats)\s+(?:\w+ly\s+)?(?:(?:stuffed|packed|loaded|stowed)\s+)?"
                              r"(?:in|inside)"):
         return
     parent = noun(spec.target, plural=False)
@@ -1153,8 +1217,12 @@ _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right n
                      r"(?:all|any|every) status(?:es)?|(?:in total|together|altogether)|metric(?= tons?\b)|"
                      r"on (?:its|her|their) way(?= to\b)|break(?:ing)? down(?= .*\bby\b)|on board|aboard|"
                      # a question told as someone else's: "the customer is asking when ...", "they want to know"
-                     r"(?:is|are|was|were|keeps?|kept) (?:asking|wondering)|(?:wants?|needs?|wanted|would like) to know|"
-                     r"asked me)\b", re.I)
+                     r"(?:^\W*(?:my |our |the |a )?[a-z]+(?:'s)? )?(?:(?:is|are|was|were|keeps?|kept) )?(?:asking|wondering)|"
+                     r"(?:wants?|needs?|wanted|would like) to know|"
+                     r"asked me|"
+                     # what the data holds, said as the assistant's: "ships you track", "in your list", "on file"
+                     r"(?:that |which )?you (?:track|follow|monitor|cover|hold|list|know(?: of| about)?|keep tabs on)|"
+                     r"in (?:your|the|our) (?:list|data(?:base)?|records?|system|books|files?)|on (?:file|record))\b", re.I)
 
 
 def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
@@ -1165,12 +1233,24 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
         spans += [m.span() for pattern in (_CURRENT, _NOW) for m in pattern.finditer(words.text)]
     if any(f.role == "ORIGIN" for f in spec.filters) or "ORIGIN" in spec.roles:
         spans += [m.span() for m in re.finditer(r"\bout of\b|\bstart(?:s|ed)?\b", words.text, re.I)]
-    if "DESTINATION" in spec.roles:  # "where did it end?": the voyage's destination
-        spans += [m.span() for m in re.finditer(r"\bend(?:s|ed)?\b|\bfinish(?:es|ed)?\b", words.text, re.I)]
+    spans += _end_words_used(words, spec)
     if spec.action == "distinct":
         spans += [m.span() for m in re.finditer(_DIFFERENT, words.text, re.I)]
     if spec.group is not None:  # "break the boxes down by type": the words that say "per"
         spans += [m.span() for m in re.finditer(r"\b(?:break(?:ing)?|broken|down|grouped|split)\b", words.text, re.I)]
+    return spans
+
+
+def _end_words_used(words: _Words, spec: Spec) -> list[tuple[int, int]]:
+    """"Where did it end?", "the discharge port", "port of loading": words of a voyage's end the plan uses."""
+    spans = []
+    if "DESTINATION" in spec.roles:  # "where did it end?": the voyage's destination
+        spans += [m.span() for m in re.finditer(r"\bend(?:s|ed)?\b|\bfinish(?:es|ed)?\b", words.text, re.I)]
+    roles = set(spec.roles) | {spec.target_role, spec.group_role} | {f.role for f in spec.filters}
+    if "DESTINATION" in roles:  # "the discharge port", "discharging at": a voyage's destination
+        spans += [m.span() for m in re.finditer(rf"\b(?:{_DISCHARGE})\b", words.text, re.I)]
+    if "ORIGIN" in roles:
+        spans += [m.span() for m in re.finditer(rf"\b(?:{_LOADING})\b", words.text, re.I)]
     return spans
 
 
@@ -1202,15 +1282,26 @@ def _set_aside(words: _Words, i: int, start: int, filler: list[tuple[int, int]])
         or any(a <= start < b for a, b in filler)
 
 
+def _plan_tables(schema: Schema, spec: Spec) -> set[str]:
+    """The tables a plan reads: its target, its columns', those its joins pass through, the table a
+    "none" filter looks below to, and the ports at a voyage's end ("when does it leave port?")."""
+    tables = {spec.target} | {c.table for c in _plan_columns(spec)} | {f.value[0] for f in spec.filters if f.op == "none"}
+    for table in list(tables):
+        tables |= {hop[2] for hop in schema.path(spec.target, table) or []}
+    if spec.roles or spec.target_role or spec.group_role or any(f.role for f in spec.filters):
+        tables.add("PORTS")
+    return tables
+
+
 def _plan_vocabulary(schema: Schema, spec: Spec) -> set[str]:
     """The words a plan explains: plain English, the tables' nouns, the first sentence of each table
     comment it reads (what the table is; the rest explains, and explaining a word is not answering
     it: a ship "never changes" its IMO number), its date columns (a voyage's "departures") and the
     words of the columns it uses."""
-    tables = {spec.target} | {c.table for c in _plan_columns(spec)} | {f.value[0] for f in spec.filters if f.op == "none"}
-    for table in list(tables):
-        tables |= {hop[2] for hop in schema.path(spec.target, table) or []}
-    known = set(_QUESTION) | set(_PLAIN) | set(TABLE_NOUNS)
+    tables = _plan_tables(schema, spec)
+    # a table's noun is explained only when the plan reads that table: "lines" across the manifests
+    # is no count of carriers
+    known = set(_QUESTION) | set(_PLAIN) | {n for n, t in TABLE_NOUNS.items() if t in tables}
     for table in tables:
         first = re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0]
         known |= set(words_of(first + " " + table.replace("_", " ")))
@@ -1268,6 +1359,10 @@ def _correct_typos(words: _Words, schema: Schema) -> None:
         if best is not None and best[0][0] == raw[0]:  # a typo keeps a word's start: "master" is no "faster"
             words.mapped[i] = map_words([best[0]])[0]
             words.corrected.add(i)
+
+
+# nouns of a whole, not of one row: "the total value of the cargo", "the average age of the fleet"
+_MASS_NOUNS = frozenset({"cargo", "fleet", "goods", "freight", "data"})
 
 
 def _one_unnamed_row(words: _Words, noun_at: int | None) -> bool:
@@ -1384,7 +1479,8 @@ def _all_codes_known(words: _Words, links: list[Link]) -> None:
     """A code the question gives that no value of the data matches ("voyage 739E" when there is none)
     is a record the data does not hold: no plan, rather than rows that ignore it."""
     for m in _CODE.finditer(words.text):
-        if not _NOT_A_CODE.fullmatch(m.group(0)) and not any(lk.start <= m.start() < lk.end for lk in links):
+        if not _NOT_A_CODE.fullmatch(m.group(0)) and not any(lk.start <= m.start() < lk.end or m.start() < lk.start < m.end()
+                                                             for lk in links):  # (a link inside it: "0813N" is 813N)
             raise NoPlan(f"it names {m.group(0)}, which the data does not hold")
 
 
@@ -1565,8 +1661,10 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
             if f.column.table != spec.target and schema.is_parent_path(f.column.table, spec.target):
                 # "ships with no reefer on board": no row below has the value, which is not "a row below
                 # has another value"
-                raise NoPlan(f"it asks for {noun(spec.target)} none of whose {noun(f.column.table)} are {f.said}, "
-                             "which one query here cannot do")
+                spec.filters[spec.filters.index(f)] = _none_with(schema, spec, f)
+                used |= {c.ref for c in schema.columns[f.column.table]}  # the rows below are not shown
+                words.take(cue.start(), cue.end())
+                continue
             f.op = "not" if f.op == "=" else "not in"
             f.said = f"not {f.said}".replace("not with ", "without ")
         elif (col := _emptied_column(gap, schema, spec)) is not None:
@@ -1577,6 +1675,19 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
         else:
             raise NoPlan(f"it says '{cue.group(0).strip()}', and I cannot tell which value it excludes")
         words.take(cue.start(), cue.end())
+
+
+def _none_with(schema: Schema, spec: Spec, f: Filter) -> Filter:
+    """"Ships NOT on an active voyage": the target's rows that no row right below them (one foreign key
+    away) has the value for; deeper, or with another comparison, no plan."""
+    keys = [(t, c, r) for t, c, ref, r in schema.foreign_keys if ref == spec.target and t == f.column.table]
+    if f.op != "=" or len(keys) != 1 or f.role is not None:
+        raise NoPlan(f"it asks for {noun(spec.target)} none of whose {noun(f.column.table)} are {f.said}, "
+                     "which one query here cannot do")
+    table, col, ref_col = keys[0]
+    key = next(c for c in schema.columns[spec.target] if c.name == ref_col)
+    return Filter(key, "none", (table, (col,), ((f.column.name, f.value),)),
+                  f"with no {noun(table, False)} {f.said}".replace(" with ", " "))
 
 
 def _none_below(words: _Words, schema: Schema, spec: Spec, cue: re.Match) -> Filter | None:
@@ -2233,13 +2344,18 @@ def _end_said_of_group(spec: Spec) -> str | None:
 
 
 # Both ends of a voyage at once: "the ports it sailed from or to", "visited", "in and out of".
+# the trade's names for a voyage's ends: the port of loading (POL) and of discharge (POD)
+_DISCHARGE = r"discharg\w*|pod|unload\w*"
+_LOADING = r"port of loading|loading port|pol|load port"
+
+
 _EITHER_END = r"from\s+(?:or|and|&|/)\s+to|to\s+(?:or|and|&|/)\s+from|in\s+(?:or|and)\s+out|visit\w*|been to|touch\w*"
 _ENDS_AT = r"end(?:s|ed|ing)? up|end(?:s|ed|ing)? (?:in|at)|finish\w* (?:in|at)|terminat\w*|(?:sail\w*|go(?:es)?|travel\w*) to"
 
 
 _ARRIVES = (r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|"
-            r"land(?:s|ing|ed)?|" + _ENDS_AT)
-_DEPARTS = r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from"
+            r"land(?:s|ing|ed)?|" + _ENDS_AT + "|" + _DISCHARGE)
+_DEPARTS = r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from|" + _LOADING
 
 
 def _voyage_end(words: _Words, *, either: bool = False) -> str:
@@ -2306,6 +2422,9 @@ def _names_one_row(spec: Spec) -> bool:
                for f in spec.filters)
 
 
+_SMALL_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|\d+)"
+
+
 def _group_phrase(words: _Words) -> re.Match[str] | None:
     """The words after "per", "each", "by" (when counting) that name the groups; None when there are
     none, or they read as a rate ("value per carton for the laptop lines"; "per type for me" is a group)."""
@@ -2316,8 +2435,11 @@ def _group_phrase(words: _Words) -> re.Match[str] | None:
                             r"one|two|three|four|five|ten") and \
         any(TABLE_NOUNS.get(w) for m in re.finditer(r"\b([a-z]+(?<!ed))\s+by\b", words.text, re.I)
             for w in words_of(m.group(1)))  # ("operated by": a verb's agent)
-    by = "|by" if counting or rows_by else ""
-    m = re.search(rf"\b(?:per|for each|in each|each|for every|every{by}|broken down by|grouped by|"
+    # "top 3 carriers by total TEU": an order, not a group
+    by = "|by" if (counting or rows_by) and not words.has(rf"top\s+{_SMALL_COUNT}") else ""
+    # ("each of the three alliances": the groups named after "each of the")
+    m = re.search(rf"\b(?:per|for each|in each|each(?: of (?:the|our|your|these|those)(?: {_SMALL_COUNT})?)?|"
+                  rf"for every|every{by}|broken down by|grouped by|"
                   r"break(?:ing)? (?:[\w' ]+? )?down (?:[\w' ]+? )?by)\s+(?:the\s+)?"
                   r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\.|\(|$|\bfor (?:me|us)\b|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
                   r"\bdo\b|\bdoes\b|\boperat|\brun|\bown))",
@@ -2355,13 +2477,20 @@ def _group_of_noun(words: _Words, schema: Schema, spec: Spec, nouns: list[str], 
     return None
 
 
+def _used_otherwise(spec: Spec, table: str) -> bool:
+    """The table's noun already stands for a filter or the group (the rows below a "none" filter are what
+    there are none of, not rows to show)."""
+    return any(f.column.table == table or (f.op == "none" and f.value[0] == table) for f in spec.filters) \
+        or (spec.group is not None and spec.group.table == table)
+
+
 def _two_part(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) -> None:
     """Other tables a question asks about beside its target ("and who operates it", "its carrier")."""
     for i, w in words.free():
         table = TABLE_NOUNS.get(w)
         if table is None or table == spec.target or i == noun_at or table not in schema.columns:
             continue
-        if any(f.column.table == table for f in spec.filters) or (spec.group and spec.group.table == table):
+        if _used_otherwise(spec, table):
             continue
         if i + 1 < len(words.mapped) and words.mapped[i + 1] in TABLE_NOUNS:
             continue  # "container ships": a modifier
@@ -2435,8 +2564,9 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     if not ends or spec.action in ("count", "aggregate", "group", "group_top"):
         return
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
-                        r"\bto\b\W*$|route|from and to|to where|where to")
-    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from")
+                        r"\bto\b\W*$|route|from and to|to where|where to|" + _DISCHARGE)
+    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from|"
+                          + _LOADING)
     for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
         if asked and role in ends and not any(f.role == role for f in spec.filters):
             spec.roles.append(role)
@@ -2455,9 +2585,12 @@ def _port_ends(schema: Schema, spec: Spec) -> list[str]:
     return ["ORIGIN", "DESTINATION"] if through else []
 
 
+_WEEKDAY_ASKED = r"(?:what|which) day of the week|(?:what|which) weekday|day of the week"
+
+
 def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     """"When does it leave / arrive": the date the verb names, on the target's rows."""
-    if not words.has(r"when|what date|which date|what day") or spec.action in ("count", "aggregate"):
+    if not words.has(r"when|what date|which date|what day|which day|weekday") or spec.action in ("count", "aggregate"):
         return
     dates = next(([c for c in schema.columns[t] if c.is_date] for t in _tables_reached(schema, spec)
                   if any(c.is_date for c in schema.columns[t])), [])
@@ -2465,6 +2598,9 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     for col in _dates_asked(words, dates, ends):
         if col not in spec.show:
             spec.show.append(col)
+    if dates and (weekday := words.has(_WEEKDAY_ASKED)) and spec.convert is None:
+        spec.convert = "weekday"
+        words.take(weekday.start(), weekday.end())
 
 
 def _tables_reached(schema: Schema, spec: Spec) -> list[str]:
@@ -2695,6 +2831,17 @@ def _bind(params: dict[str, Any], value: Any) -> str:
     return name
 
 
+def _none_below_sql(f: Filter, ref: str, params: dict[str, Any]) -> str:
+    """No row of the table below points at this one, by any of the keys named (with the values named)."""
+    table, keys, *held = f.value
+    points = [SQL["points_at"].format(col=k, ref=ref) for k in keys]
+    conditions = functools.reduce(lambda a, b: SQL["either"].format(first=a, second=b), points)
+    for col, value in (held[0] if held else ()):
+        conditions = SQL["both"].format(first=conditions, second=SQL["compare"].format(
+            ref=f"n.{col}", op="=", bind=_bind(params, value)))
+    return SQL["none_below"].format(table=table, conditions=conditions)
+
+
 def _condition(f: Filter, joins: _Joins, params: dict[str, Any]) -> str:
     if f.role == "EITHER":
         first = SQL["compare"].format(ref=f"{joins.alias(f.column.table, 'ORIGIN')}.{f.column.name}", op="=",
@@ -2708,11 +2855,8 @@ def _condition(f: Filter, joins: _Joins, params: dict[str, Any]) -> str:
                 + SQL["compare"].format(ref=ref, op="<=", bind=_bind(params, f.value2)))
     if f.op in ("is null", "is not null"):
         return SQL["is_null" if f.op == "is null" else "not_null"].format(ref=ref)
-    if f.op == "none":  # no row of the table below points at this one, by any of the keys named
-        table, keys = f.value
-        points = [SQL["points_at"].format(col=k, ref=ref) for k in keys]
-        return SQL["none_below"].format(table=table, conditions=functools.reduce(
-            lambda a, b: SQL["either"].format(first=a, second=b), points))
+    if f.op == "none":
+        return _none_below_sql(f, ref, params)
     if f.op == "contains":
         return SQL["contains"].format(ref=ref, bind=_bind(params, f.value))
     if f.op in ("not", "not in"):  # other values, and rows with no value at all

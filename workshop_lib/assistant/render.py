@@ -4,6 +4,7 @@ another unit, and the filters said back so the reader sees what was counted."""
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,13 +31,28 @@ def value_text(value: Any, col: Column | None, convert: str | None = None) -> st
         return _cents_text(value, convert)
     if col is not None and "3166" in col.comment and isinstance(value, str):
         return _country_text(value)
-    if isinstance(value, datetime.date):
-        return value.isoformat()[:10]
-    if col is not None and ("YEAR" in col.name or col.name.endswith("_ID") or col.name == "IMO_NUMBER"):
+    if isinstance(value, datetime.date) or (convert == "weekday" and _iso_date(value)):
+        return _date_text(value, convert)
+    if _said_as_written(col):
         return str(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return _number_text(value, unit, convert)
     return str(value)
+
+
+def _said_as_written(col: Column | None) -> bool:
+    """A year, a key or an IMO number: digits without a thousands separator."""
+    return col is not None and ("YEAR" in col.name or col.name.endswith("_ID") or col.name == "IMO_NUMBER")
+
+
+def _iso_date(value: Any) -> bool:
+    return isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value) is not None
+
+
+def _date_text(value: datetime.date | str, convert: str | None) -> str:
+    """A date; "on what day of the week": the weekday beside it (the embedded engine returns dates as text)."""
+    day = datetime.date.fromisoformat(value[:10]) if isinstance(value, str) else value
+    return day.isoformat()[:10] + (f" ({day:%A})" if convert == "weekday" else "")
 
 
 def _cents_text(value: Any, convert: str | None) -> str:
@@ -171,8 +187,8 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     lines = [f"- {r[0] if r[0] is not None else 'none'}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
              for r in rows]
     kept = f" (only those with {_OP_WORDS[spec.having[0]][0]} {spec.having[1]:g})" if spec.having else ""
-    return (_alternatives(plan, rows) + f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} "
-            + f"{_filters(plan)}".rstrip() + kept + ":\n" + "\n".join(lines))
+    head = f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} {_filters(plan)}".rstrip()
+    return _alternatives(plan, rows) + head + kept + ":\n" + "\n".join(lines)
 
 
 def _alternatives(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:

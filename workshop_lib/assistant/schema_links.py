@@ -98,7 +98,8 @@ def stem_root(word: str) -> str:
 # Two words that name one thing: the first is dropped ("-"), the second carries the meaning.
 PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", "line"): "cargo",
            ("shipping", "line"): "carrier", ("shipping", "company"): "carrier", ("container", "ship"): "vessel",
-           ("container", "vessel"): "vessel", ("position", "report"): "position", ("flag", "state"): "flag",
+           ("container", "vessel"): "vessel", ("box", "ship"): "vessel", ("box", "vessel"): "vessel",
+           ("position", "report"): "position", ("flag", "state"): "flag",
            ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port",
            ("set", "point"): "temperature", ("good", "line"): "cargo", ("port", "code"): "unlocode",
            ("due", "to"): "to"}  # "due to sail" says what is planned, not an arrival

@@ -382,7 +382,9 @@ unit units piece pieces pair pairs size sizes kind type types each part parts pa
 
 def _same_length(text: str) -> str:
     """Lower case, marks as spaces, every character where it was (offsets stay the question's)."""
-    return re.sub(r"[^\w\s/-]", " ", text.lower())
+    text = re.sub(r"[^\w\s/-]", " ", text.lower())
+    # "voyage 0813N" is 813N: a voyage-number-like code's leading zeros are padding
+    return re.sub(r"\b0+(?=[1-9]\d{1,4}[a-z]\b)", lambda m: " " * len(m.group(0)), text)
 
 
 def _norm(text: str) -> str:
@@ -426,15 +428,20 @@ def _explained(comment: str, table: str, column: str, values: list[Any]) -> list
     return _codes_before_words(comment, table, column, values) + _codes_before_brackets(comment, table, column, values)
 
 
+_LENGTH_WORDS = {"20": "twenty", "40": "forty", "45": "forty-five", "10": "ten"}
+
+
 def _lengths(comment: str, table: str, column: str, values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
     """"A 20-foot box is 1 TEU": a length the comment gives names every code that starts with it ("20ft",
     "20-footers": 20GP and 20RF)."""
     out = []
     for n in dict.fromkeys(re.findall(r"\b(\d{2})-foot\b", comment)):
         codes = [v for v in values if isinstance(v, str) and v.startswith(n)]
-        for said in (f"{n}-foot", f"{n} foot", f"{n}ft", f"{n} ft", f"{n}-ft", f"{n}-footer", f"{n}-footers",
-                     f"{n} footer", f"{n} footers", f"{n} feet", f"{n}-feet"):
-            out += [(_norm(said), table, column, code, "explained") for code in codes]
+        spelt = [w for w in [_LENGTH_WORDS.get(n)] if w]  # "forty-footers"
+        for size in [n, *spelt]:
+            for said in (f"{size}-foot", f"{size} foot", f"{size}ft", f"{size} ft", f"{size}-ft", f"{size}-footer",
+                         f"{size}-footers", f"{size} footer", f"{size} footers", f"{size} feet", f"{size}-feet"):
+                out += [(_norm(said), table, column, code, "explained") for code in codes]
     return out
 
 
@@ -536,6 +543,8 @@ def _inside_other_name(question: str, start: int, end: int, name: str) -> bool:
     if before is not None and _STARTS_SENTENCE.search(question[:before.start()]) and before.group(1).lower() in _FUNCTION:
         before = None  # "The Kaimana ...": a sentence's first word is capitalised whatever it is
     after = re.match(r"\s+([A-Z][\w-]*)", question[end:])
+    if after is not None and after.group(1).isupper() and after.group(1).lower() in SYNONYMS:
+        after = None  # "Hanbada ETA?": an abbreviation the schema's words know, not a name's next word
     return any(m is not None and m.group(1).lower() not in own for m in (before, after))
 
 

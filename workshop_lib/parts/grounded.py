@@ -729,6 +729,27 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
     return _with_variants(chosen, sizes) if variants else chosen
 
 
+def _type_named(words: str, q: str, initials: frozenset[str] | set[str]) -> bool:
+    """The type's words in the question, side by side in either order, or its initials ("PTI")."""
+    return bool(words in q and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q)) \
+        or _named_in_any_order(words, q) or bool(initials and initials & set(_acronyms(words)))
+
+
+def _named_in_any_order(words: str, q: str) -> bool:
+    """"Reefer 40' high cube": the type's words, in another order, side by side in one phrase (not
+    across "and", "or" or a comma: "a reefer and a high cube" names two items)."""
+    wanted = words.split()
+    if len(wanted) < 2:
+        return False
+    for phrase in re.split(r",|;|/|\b(?:and|or|vs|versus|than|with)\b", q):
+        tokens = [t for t in re.findall(r"[\w'-]+", phrase) if not re.fullmatch(r"\d+'?", t)]  # sizes aside
+        for start in range(len(tokens)):
+            window = tokens[start:start + len(wanted)]
+            if sorted(window) == sorted(wanted):
+                return True
+    return False
+
+
 def _items_by_type(q: str, sizes: set[str],
                    initials: frozenset[str] | set[str] = frozenset()) -> tuple[list[tuple[int, catalog.Item]], list[catalog.Item]]:
     """The items whose type a normalized question names, as (length of the words matched, item),
@@ -738,8 +759,7 @@ def _items_by_type(q: str, sizes: set[str],
     for item in catalog.ITEMS:
         size, phrase = _type_phrase(item)
         words = phrase.replace("container", "").strip() or phrase
-        named = (words in q and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", q)) \
-            or bool(initials and initials & set(_acronyms(words)))  # "PTI": pre-trip inspection
+        named = _type_named(words, q, initials)
         if named and (size is None or not sizes or size in sizes):
             exact.append((len(words), item))
         elif named:

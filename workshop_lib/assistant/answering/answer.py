@@ -87,12 +87,23 @@ def answer_question(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     answered = _answer_as_written(eng, question, llm=llm)
     if answered.mode == "fallback" and llm is None:
         answered = _question_alone(eng, question) or answered
-    if answered.mode != "fallback" or llm is not None or not router.FOREIGN_RE.search(question) \
-            or (english := other_languages.in_english(question)) is None:
+    if llm is not None or not router.FOREIGN_RE.search(question):
+        return answered
+    return _read_in_english(eng, question, answered)
+
+
+def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAnswer:
+    """A French, Spanish or German question nothing grounds, or that only a passage in its own language
+    answers, read in English; that reading's answer when it grounds it (over a passage, only the data's
+    or the schema's), else the first answer."""
+    documents = (answered.route or {}).get("label") == router.DOCS
+    if (answered.mode != "fallback" and not documents) or (english := other_languages.in_english(question)) is None:
         return answered
     again = _answer_as_written(eng, english, llm=None)
     if again.mode not in ("rag", "hybrid") or (again.route or {}).get("label") == router.DOCS:
         return answered  # (the documents were read in the question's own language already)
+    if answered.mode != "fallback" and (again.route or {}).get("label") not in (router.LIVE, router.SCHEMA):
+        return answered
     return replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                    decision_explain={**again.decision_explain, "read_in_english": english})
 
@@ -249,6 +260,8 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         return linked
     if (first := _before_the_knowledge(eng, question, decision, docs, vector)) is not None:
         return first
+    if (written := _schema_written(eng, question, decision, llm, vector, docs)) is not None:
+        return written
     label = decision.label
     pair = {label, decision.runner_up}
     if pair <= set(KNOWLEDGE_LABELS) or (label in KNOWLEDGE_LABELS and decision.runner_up in (router.SMALL_TALK, router.OUT)
@@ -266,6 +279,15 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
     if (near := _nearest_to_point(eng, question, decision)) is not None:
         return near
     return _last_readings(eng, question, decision, llm, vector, docs)
+
+
+def _schema_written(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer | None:
+    """"Is VESSEL_POSITIONS the full track?": a table or column written as the schema writes it, answered
+    from the schema facts when they ground it."""
+    if not names_written.named_schema_objects(question):
+        return None
+    known = _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+    return known if known.mode != "fallback" else None
 
 
 def _last_readings(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
@@ -653,12 +675,33 @@ def _box_of_the_goods(eng: Engine, question: str, decision: router.RouteDecision
     return ChatAnswer(found.sentence(), "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
+# a question that asks for a procedure ("what do we do with ...", "what happens if ...")
+_PROCEDURE = re.compile(r"\bwhat\s+(?:do|should|must|shall|can)\s+(?:we|i|you)\s+do\b|\bwhat\s+happens\s+(?:if|when|to)\b|"
+                        r"\bwhat(?:'s| is)\s+the\s+(?:procedure|process)\b|\bhow\s+do\s+(?:we|i)\s+handle\b", re.I)
+# "who offers reefers in Rotterdam?": the supplier asked is the catalog's own company
+_WHO_SUPPLIES = re.compile(r"\bwho\s+(?:offers?|has|have|stocks?|provides?|supplies|rents?|leases?|sells?)\b", re.I)
+
+
+def _not_the_rows_kind(question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """Offline, what no catalog or port row is: a procedure ("what do we do with an empty reefer that fails
+    its PTI?") or a party ("who pays for moving a box to the customs inspection?"); None otherwise."""
+    if _PROCEDURE.search(question) and not catalog_links.asks_for_item(question) and not router.PRICE_RE.search(question):
+        return _declined(decision, "That asks what to do, and the catalog and port rows describe equipment, services "
+                                   "and ports, not procedures; that is a question for the documents.", "grounded (Part 5)")
+    if document_reader.asked_kind(question) == "person" and not _WHO_SUPPLIES.search(question):
+        return _declined(decision, "The catalog and port rows name no person or party, so they cannot say who; "
+                                   "that is a question for the documents (procedures, port notices).", "grounded (Part 5)")
+    return None
+
+
 def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer:
     """Part 5's handlers, checked: a catalog request about a record of the data declined, the item a
     request describes preferred to the embedding match, rows that leave words unexplained declined."""
     before = _before_part5(eng, question, decision, llm)
     if before is not None:
         return before
+    if llm is None and (not_rows := _not_the_rows_kind(question, decision)) is not None:
+        return not_rows
     g = grounded.ask(eng, question, llm=llm, route_to=decision.as_route())
     checked = _catalog_checked(eng, question, decision, g)
     if checked is not None:
@@ -970,7 +1013,7 @@ def _uncovered(eng: Engine, question: str, decision: router.RouteDecision, g: An
     """Rows that say nothing about part of the question ("seafood restaurants near the port") would
     answer another question under a grounded badge: declined, unless the words describe one catalog
     item clearly ("a box that stops condensation"), which then answers."""
-    unexplained = coverage.unexplained(question, g.intent)
+    unexplained = coverage.unexplained(question, g.intent, g.item_ids if g.intent == "EQUIPMENT_AVAILABILITY" else None)
     if not unexplained:
         return None
     link = catalog_links.best(question) if g.intent == "EQUIPMENT_AVAILABILITY" else None
