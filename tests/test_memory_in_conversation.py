@@ -678,3 +678,37 @@ def test_a_thing_recalled_as_that_one_is_called_by_its_tables_noun():
     from workshop_lib.assistant.answering import recall
     rec = personal.Recalled("m1", "my box is X", "2026-01-01", "CONTAINERS", "CONTAINER_NUMBER", "X", "that one")
     assert recall._called(rec) == "container"
+
+
+def test_the_two_things_told_or_they_are_all_of_that_kind(eng, service):
+    threads: dict = {}
+    first, second = (r[0] for r in eng.query(
+        "SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID LIMIT 2"))
+    total = eng.query("SELECT SUM(GROSS_WEIGHT_KG) FROM SUPPLYCHAIN.CONTAINERS WHERE CONTAINER_NUMBER IN "
+                      f"('{first}', '{second}')")[0][0]
+    _ask(service, "m-two", f"Our customer has a box coming in: {first}.", threads)
+    _ask(service, "m-two", f"They have a second box as well, {second}.", threads, "t2")
+    text, mode, _ = _ask(service, "m-two", "What's the combined gross weight of the two boxes?", threads, "t3")
+    assert mode == "rag" and f"{total:,}" in text and first in text and second in text, text
+    text, mode, _ = _ask(service, "m-two", "and which ships are they on?", threads, "t3")
+    assert mode == "rag" and first in text and second in text, text
+    # with no thread to point back to, "they" names no row: not every ship in the data
+    text, mode, _ = _ask(service, "m-none", "which ships are they on?", threads)
+    assert mode == "fallback", text
+
+
+def test_a_preference_said_with_a_tag_question_is_kept(eng, service):
+    threads: dict = {}
+    _ask(service, "m-lb", "I think in pounds and feet, so give me weights in lb and lengths in ft from now on, ok?", threads)
+    number, kg = eng.query("SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID LIMIT 1")[0]
+    text, mode, _ = _ask(service, "m-lb", f"How heavy is box {number}, gross?", threads, "t2")
+    assert mode == "rag" and f"{round(kg * 2.20462262):,} lb" in text and " kg" not in text, text
+
+
+def test_days_between_two_things_told_even_when_one_names_a_port(eng, service):
+    threads: dict = {}
+    _ask(service, "m-days", "We opened our Piraeus office on 3 March 2025, finally!", threads)
+    _ask(service, "m-days", "We signed the contract with our UK haulier on 14 April 2025.", threads, "t2")
+    text, mode, _ = _ask(service, "m-days", "How many days were there between our Piraeus office opening and signing "
+                                            "the haulier contract?", threads, "t3")
+    assert mode == "rag" and text.startswith("42 days"), text

@@ -489,6 +489,56 @@ def _many_asked(eng: Engine, question: str, rec: personal.Recalled, user_id: str
     return f"more than one {personal.stem(noun.lower())}" if len(kept) < 2 else None
 
 
+# a plural pointing back at things of the user's ("and which ships are they on?")
+_THEY = re.compile(r"\b(?:they|them|those|these|both)\b", re.I)
+
+
+def _all_of_that_kind(eng: Engine, question: str, rec: personal.Recalled, user_id: str,
+                      agent_id: str) -> personal.Recalled | None:
+    """"The combined weight of the two Lanka Fresh boxes", "which ships are they on?": the question is
+    about several of the user's things of the kind recalled; every value of that kind they told (the
+    latest ones, as many as the number says), in the order told. None for one thing, or when fewer
+    than two are told."""
+    several = _SEVERAL.search(question)
+    if not _asks_several(question, rec, several):
+        return None
+    values = list(dict.fromkeys(str(v) for m in personal.valid_memories(eng, user_id, agent_id)
+                                for t, c, v in (m.metadata or {}).get("entities", []) if (t, c) == (rec.table, rec.column)))
+    wanted = _count_of(several.group(0)) if several is not None else None
+    if len(values) < max(2, wanted or 0):
+        return None
+    values = values[-wanted:] if wanted else values
+    return dataclasses.replace(rec, value=" and ".join(values), direct=False, quote=False, noun=_plural_noun(question, rec))
+
+
+def _asks_several(question: str, rec: personal.Recalled, several: re.Match[str] | None) -> bool:
+    """The question says several ("the two ...", "they", "my boxes") of the kind of the thing recalled."""
+    if several is None and not _THEY.search(question) and not _plural_own(question, rec.table):
+        return False
+    return not (rec.earlier or rec.ordinal or rec.table == personal.OWN or (
+        several is not None and personal.table_of_word(several.group(1)) not in (rec.table, None)))
+
+
+def _plural_noun(question: str, rec: personal.Recalled) -> str:
+    """The question's word for the things (kept, so the data question can put their values in its place),
+    else the plural of the table's noun."""
+    if re.search(rf"\b{re.escape(rec.noun)}\b", question, re.I) and not _THEY.fullmatch(rec.noun):
+        return rec.noun
+    one = personal.TABLE_NOUNS_BY_TABLE.get(rec.table) or "thing"
+    return one + ("es" if one.endswith(("x", "s")) else "s")
+
+
+def _plural_own(question: str, table: str) -> bool:
+    """"My boxes", "our containers": a plural noun of the table, said as the user's."""
+    return any(noun.lower().endswith("s") and personal.table_of_word(noun) == table
+               for noun in personal.possessed_nouns(question))
+
+
+def _count_of(words: str) -> int | None:
+    m = re.search(r"\b(two|three|four|five)\b", words, re.I)
+    return None if m is None else ["two", "three", "four", "five"].index(m.group(1).lower()) + 2
+
+
 def _covers_all(question: str, plans: list[Any]) -> bool:
     """Every part the question asks (a time, a place, a thing asked by "which vessel") is shown by one of the plans."""
     asks = [p for p in (_ASKS_TIME, _ASKS_PLACE) if p.search(question)]
@@ -777,7 +827,8 @@ def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyon
             return _value_answer(rec, said, source)
         if rec.table == personal.OWN:  # a name, place or sum of theirs: the data knows nothing more of it
             words = f": \u201c{rec.text}\u201d" if rec.quote and rec.text.strip() != rec.value else ""
-            return _answer(f"I remember your {_called(rec)} is {rec.value} ({said}{words}), but you ask about {beyond}, "
+            verb = "are" if " and " in rec.value else "is"
+            return _answer(f"I remember your {_called(rec)} {verb} {rec.value} ({said}{words}), but you ask about {beyond}, "
                            "which that does not tell me.", "fallback",
                            _explain(f"the remembered value does not answer {beyond}", "fallback", memory=source), [])
     if not rec.value:  # a change the data does not hold: the user's own words are the answer
@@ -934,7 +985,9 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     if (answered is None or answered.mode == "fallback") and router.FOREIGN_RE.search(question) \
             and (english := other_languages.in_english(question)) is not None:
         again = _recall(eng, english, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
-        if again is not None and again.mode == "rag":  # "¿cuál es nuestro transportista?", read in English
+        # "¿el barco de Maison Lavande, qué transportista?", read in English: a data answer, whose query used
+        # every word; a value recalled alone may rest on a nuance the word-by-word reading lost ("ahora")
+        if again is not None and again.mode == "rag" and "sql" in again.decision_explain:
             answered = dataclasses.replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                                            decision_explain={**again.decision_explain, "read_in_english": english})
     if answered is None or answered.mode != "rag" or _each_kind_shown(question, answered.answer):
@@ -972,11 +1025,7 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
     follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
     # "who booked the cocoa again?": asking to be reminded is about what the user told, "my" or not
     if not (personal.refers_to_own(question) or _ABOUT_THE_TELLING.search(question)) and follow is None:
-        named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
-        if named:
-            return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)
-        held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
-        return _from_recalled(eng, question, held, False, user_id, agent_id) if held else None
+        return _named_not_possessed(eng, question, user_id, agent_id)
     changed = _when_changed(eng, question, user_id, agent_id)
     if changed is not None:
         return changed
@@ -990,6 +1039,18 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # thread still follows the memory's subject ("and when did it leave?")
     quoted.decision_explain["memory"] = {**_memory_of(quoted.decision_explain), "column": f"{rec.table}.{rec.column}"}
     return quoted
+
+
+def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """A question that says no "my" or "our": a thing of theirs by their name for it ("Lanka Fresh's
+    box"), the several of one kind they told ("the two boxes"), or a kind of value they keep; else None."""
+    named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
+    if named:
+        return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)
+    if (several := personal.several_told(eng, question, user_id=user_id, agent_id=agent_id)) is not None:
+        return _from_recalled(eng, question, several, False, user_id, agent_id)
+    held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
+    return _from_recalled(eng, question, held, False, user_id, agent_id) if held else None
 
 
 def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
@@ -1072,6 +1133,14 @@ def _part_answered(eng: Engine, part: str, user_id: str, agent_id: str,
 _TOLD_TIME = re.compile(r"\b(?:i|we)\s+(?:said|say|told|tell|mentioned|mention|gave)\b", re.I)
 
 
+def _told_time_asked(question: str, values: Any) -> bool:
+    """A question naming a value of the data asks the data, unless it asks what the user said, or which
+    of two things of theirs came first or how far apart ("between our Piraeus office opening and ...")."""
+    named = [lk for lk in values.links(question) if lk.how in ("exact", "explained")]
+    return not named or bool(_TOLD_TIME.search(question)) or (personal.refers_to_own(question)
+                                                             and timeline.compares_two(question))
+
+
 def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
     """A question about when things the user told happened (timeline.py): which came first, how many
     days apart, what date, how it stands now. A question naming a value of the data asks the data
@@ -1085,8 +1154,7 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
     year = planner.reference_year(schema)
     if year is None:
         return None
-    named = [lk for lk in values.links(question) if lk.how in ("exact", "explained")]
-    if named and not _TOLD_TIME.search(question):
+    if not _told_time_asked(question, values):
         return None
     found = timeline.answer(eng, question, user_id=user_id, agent_id=agent_id, year=year)
     if found is None:
@@ -1097,13 +1165,17 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
                                                memory=sources[0]), sources)
 
 
+def _told_when(rec: personal.Recalled) -> str:
+    """The date, not the words: a correction's words name the value it replaced ("not 781S but 813N")."""
+    return f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
+
+
 def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow: bool, user_id: str,
                    agent_id: str) -> ChatAnswer:
     """The answer about the remembered thing: declined when it does not answer what is asked, the
     value itself, the data's answer about it, any other grounded handler's, else a fallback."""
-    # the date, not the words: a correction's words name the value it replaced ("not 781S but 813N")
-    said = f"you told me on {rec.said_at[:10]}" if rec.said_at else "you told me"
-    source = _memory_source(rec)
+    rec = _all_of_that_kind(eng, question, rec, user_id, agent_id) or rec
+    said, source = _told_when(rec), _memory_source(rec)
     declined = _declined(eng, question, rec, said, source, user_id, agent_id) or \
         _not_what_is_asked(eng, question, rec, said, source)
     if declined is not None:

@@ -788,6 +788,32 @@ def _entity_recalled(rec: Any, meta: dict[str, Any], question: str, entity: tupl
     return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, hit)
 
 
+# "the two boxes", "both voyages": several things named by their number, not by a name
+_THE_SEVERAL = re.compile(r"\b(?:the|those|these)\s+(two|three|four|five)\s+(?:[\w-]+\s+){0,2}?([a-z]+s)\b|"
+                          r"\bboth\s+(?:of\s+)?(?:the\s+)?([a-z]+s)\b", re.I)
+
+
+_NUMBER_SAID = ("two", "three", "four", "five")
+
+
+def _values_of(rec: Any, table: str) -> set[str]:
+    return {str(e[2]) for e in (rec.metadata or {}).get("entities", []) if e[0] == table}
+
+
+def several_told(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
+    """"What's the combined weight of the two boxes?": the user told at least that many things of the
+    table the noun names; the newest of them (the caller reads them all). None otherwise."""
+    m = _THE_SEVERAL.search(question)
+    table = table_of_word(m.group(2) or m.group(3)) if m else None
+    if m is None or table is None:
+        return None
+    told = [r for r in valid_memories(eng, user_id, agent_id) if _values_of(r, table)]
+    if len(set().union(*(_values_of(r, table) for r in told))) < _NUMBER_SAID.index((m.group(1) or "two").lower()) + 2:
+        return None
+    words = question_nouns(question)
+    return _recalled_from(told[-1], question, words, {stem(w) for w, _ in words})
+
+
 def _recalled_from(rec: Any, question: str, words: list[tuple[str, str | None]], asked_nouns: set[str]) -> Recalled | None:
     """What the question refers to in one memory: an entity whose table the question names, or its
     first entity when the question uses the noun the user called it by; None when neither."""

@@ -120,10 +120,15 @@ def _usd_rate(sentence: str) -> str | None:
     return f"{code} {rate:g}" if code and 0 < rate < 10_000 else None
 
 
+_TAG_QUESTION = re.compile(r",?\s*\b(?:ok(?:ay)?|alright|all right|right|yeah|yes|please|thanks|d'accord|vale|"
+                           r"okey|bitte|ja|oui|si|sí|gell)\s*\?+$", re.I)
+
+
 def _states_preference(sentence: str) -> bool:
     """A sentence that asks for a way of answering: not a question, or a request put as one that
     holds from now on."""
-    asks = sentence.strip().endswith("?") or _QUESTION.match(sentence)
+    sentence = _TAG_QUESTION.sub("", sentence.strip())  # "..., ok?" asks for agreement, not for an answer
+    asks = sentence.endswith("?") or _QUESTION.match(sentence)
     return bool(_REQUEST.search(sentence)) and (not asks or bool(_POLITE.match(sentence) and _STANDING.search(sentence)))
 
 

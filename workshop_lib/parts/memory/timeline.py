@@ -282,6 +282,14 @@ def asks_what_happened(question: str) -> bool:
     return _on_date in _steps(question)
 
 
+def compares_two(question: str) -> bool:
+    """Whether the question first asks which of two things came first, or the days between two:
+    about two things told, whatever data values their names carry ("between our Piraeus office
+    opening and the haulier contract")."""
+    steps = _steps(question)
+    return bool(steps) and steps[0] in (_which_first, _span)
+
+
 def asks_about_time(question: str) -> bool:
     """Whether the question asks which came first, how many days, or what date (cheap: no store read)."""
     return bool(_steps(question))
