@@ -2446,3 +2446,35 @@ def test_an_item_named_in_another_word_order_is_that_item(eng):
 def test_a_word_glossed_in_brackets_by_a_columns_words_is_explained(eng):
     a = answer_question(eng, "which column stores the Zolltarifnummer (HS code) of the goods?")
     assert a.mode == "rag" and "HS_CODE" in a.answer, a.answer
+
+
+def test_each_name_of_a_port_written_as_two_names_names_it(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                  "WHERE p.PORT_NAME = 'New York / New Jersey'")[0][0]
+    for question in ("how many voyages go to New York?", "how many voyages go to New Jersey?"):
+        assert re.search(rf"\b{n} voyages\b", _answer(eng, question).text), question
+
+
+def test_another_tables_row_said_with_the_and_no_name_is_declined_not_listed(eng):
+    a = assistant.answer_data(eng, "and who operates the ship?")
+    assert a.text is None and "the ship" in a.reason, (a.text, a.reason)
+
+
+def test_a_clause_set_apart_before_the_question_is_what_the_turn_states(eng):
+    alliance = _one(eng, "SELECT ALLIANCE FROM {o}.CARRIERS WHERE CARRIER_NAME = 'HMM'")[0][0]
+    a = answer_question(eng, "unrelated: what alliance is HMM in?")
+    assert a.mode == "rag" and alliance in a.answer, a.answer
+    number, vessel = _one(eng, "SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v ON "
+                               "v.VOYAGE_ID = c.VOYAGE_ID JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                               "ORDER BY c.CONTAINER_ID")[0]
+    a = answer_question(eng, f"hey cant find my customers box, its {number} for Bianchi, which ship is it on??")
+    assert a.mode == "rag" and vessel in a.answer, a.answer
+
+
+def test_a_number_in_degrees_is_no_comparison_with_days_and_box_numbers_ask_the_datas_boxes(eng):
+    a = assistant.answer_data(eng, "how long was the shrimp above -15 C?")
+    assert a.text is None, a.text  # a temperature is no duration
+    n = _one(eng, "SELECT COUNT(DISTINCT c.CONTAINER_ID) FROM {o}.CONTAINERS c JOIN {o}.CARGO_ITEMS ci ON "
+                  "ci.CONTAINER_ID = c.CONTAINER_ID WHERE ci.UN_NUMBER = '3480'")[0][0]
+    a = answer_question(eng, "which containers have lithium-ion batteries in them? need the box numbers")
+    assert a.mode == "rag" and re.search(rf"\b{n} containers\b", a.answer) and "SV-" not in a.answer, a.answer

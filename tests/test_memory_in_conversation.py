@@ -712,3 +712,28 @@ def test_days_between_two_things_told_even_when_one_names_a_port(eng, service):
     text, mode, _ = _ask(service, "m-days", "How many days were there between our Piraeus office opening and signing "
                                             "the haulier contract?", threads, "t3")
     assert mode == "rag" and text.startswith("42 days"), text
+
+
+def test_a_statement_set_apart_by_a_dash_before_a_question_is_kept_and_which_of_my_people_is_not_a_box(eng, service):
+    threads: dict = {}
+    _ask(service, "m-dash", "ugh, Brennan Haulage rocked up late at the gate AGAIN \u2014 what's the ETA of voyage 1017?",
+         threads)
+    text, mode, _ = _ask(service, "m-dash", "remind me, which haulier was I moaning about the other day?", threads, "t2")
+    assert mode == "rag" and "Brennan Haulage" in text, text
+    number = eng.query("SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID LIMIT 1")[0][0]
+    _ask(service, "m-which", f"one of my boxes is {number}, that's the Greenfield Market order.", threads)
+    text, mode, _ = _ask(service, "m-which", "which of my two customers has the twenty-foot box?", threads, "t2")
+    assert mode == "fallback", text
+
+
+def test_an_aside_before_the_verb_keeps_the_statement_and_that_box_is_the_box_of_the_memory(eng, service):
+    threads: dict = {}
+    number, vessel, port = eng.query(
+        "SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME, p.PORT_NAME FROM SUPPLYCHAIN.CONTAINERS c JOIN SUPPLYCHAIN.VOYAGES v "
+        "ON v.VOYAGE_ID = c.VOYAGE_ID JOIN SUPPLYCHAIN.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN SUPPLYCHAIN.PORTS p "
+        "ON p.PORT_ID = v.DESTINATION_PORT_ID ORDER BY c.CONTAINER_ID DESC LIMIT 1")[0]
+    _ask(service, "m-aside", f"Ferretti Arredamenti, one of our Milan customers, has a full box of furniture on {vessel} "
+                             f"\u2014 {number}.", threads)
+    _ask(service, "m-aside", "what would insurance cost on the Ferretti furniture?", threads)
+    text, mode, _ = _ask(service, "m-aside", "and at which port does that box get discharged?", threads)
+    assert mode == "rag" and port in text and number in text, text

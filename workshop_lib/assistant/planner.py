@@ -878,6 +878,8 @@ def _rows_not_named(words: _Words, spec: Spec, noun_at: int | None) -> None:
         return
     if spec.action in ("list", "lookup") and _one_unnamed_row(words, noun_at):
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
+    if spec.action in ("list", "lookup") and (other := _another_row_pointed_at(words, noun_at)) is not None:
+        raise NoPlan(f"it asks about '{other}' without naming which")  # "who operates the ship?"
     several = words.has(rf"(?:the|those|these)\s+(?:{_SMALL_COUNT})\s+[a-z]+|both(?:\s+the)?\s+[a-z]+")
     if spec.action in ("aggregate", "count") and several and table_of_noun(several.group(0).split()[-1]) == spec.target:
         raise NoPlan(f"it asks about '{several.group(0)}' without naming which")
@@ -1359,6 +1361,17 @@ def _correct_typos(words: _Words, schema: Schema) -> None:
         if best is not None and best[0][0] == raw[0]:  # a typo keeps a word's start: "master" is no "faster"
             words.mapped[i] = map_words([best[0]])[0]
             words.corrected.add(i)
+
+
+def _another_row_pointed_at(words: _Words, noun_at: int | None) -> str | None:
+    """"Who operates the ship?": another table's noun, singular after "the" or "that", points at one
+    row the question does not name (every row of the table would answer another question)."""
+    for i, (_, _, raw) in enumerate(words.raw):
+        if i != noun_at and i > 0 and i not in words.taken and words.mapped[i] in TABLE_NOUNS and stem(raw) == raw \
+                and raw not in _MASS_NOUNS and words.raw[i - 1][2] in ("the", "that", "this") \
+                and not (i + 1 < len(words.raw) and words.mapped[i + 1] in TABLE_NOUNS):
+            return f"{words.raw[i - 1][2]} {raw}"
+    return None
 
 
 # nouns of a whole, not of one row: "the total value of the cargo", "the average age of the fleet"
@@ -2031,9 +2044,10 @@ def _age_filter(words: _Words, schema: Schema, spec: Spec, op: str, value: float
 _SAID_UNITS = [(r"tonnes?|tons?|t|mt", ("mass", 1000.0)), (r"kg|kgs|kilos?|kilograms?", ("mass", 1.0)),
                (r"dollars?|usd|\$", ("money", 100.0)), (r"cents?", ("money", 1.0)),
                (r"knots?|kn|kts", ("speed", 1.0)), (r"km/h|kph|kilometres per hour", ("speed", 1 / 1.852)),
-               (r"m|metres?|meters?", ("length", 1.0)), (r"feet|ft", ("length", 0.3048))]
+               (r"m|metres?|meters?", ("length", 1.0)), (r"feet|ft", ("length", 0.3048)),
+               (r"°\s?c|c|celsius|degrees?(?: c| celsius)?", ("temperature", 1.0)), (r"days?", ("time", 1.0))]
 _COLUMN_UNITS = {"tonnes": ("mass", 1000.0), "kg": ("mass", 1.0), "cents": ("money", 1.0),
-                 "knots": ("speed", 1.0), "m": ("length", 1.0)}
+                 "knots": ("speed", 1.0), "m": ("length", 1.0), "°C": ("temperature", 1.0), "days": ("time", 1.0)}
 
 
 def _in_column_unit(text: str, col: Column, value: float, value2: float | None) -> tuple[float, float | None]:

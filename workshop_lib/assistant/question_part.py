@@ -34,8 +34,10 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]]) -> str | None
     parted = _parted(turn.strip())
     if parted is None:
         return None
-    said, asked = parted
+    said, asked, in_one = parted
     pointers = list(_POINTER.finditer(asked))
+    if in_one and not _stands_apart(said, asked, bool(pointers), links):
+        return None
     if not pointers:
         # the statement's values may be what the question is about ("we ship from Shanghai. How many
         # voyages are there?"): asked alone, the question must name what it is about itself
@@ -49,8 +51,29 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]]) -> str | None
     return _POINTER.sub(f"{_NOUN_OF[table]} {link.text}", asked)
 
 
-def _parted(turn: str) -> tuple[str, str] | None:
-    """(what the turn states, what it asks), or None when it states nothing before its question."""
+def _stands_apart(said: str, asked: str, pointed: bool, links: Callable[[str], Sequence[Link]]) -> bool:
+    """In one sentence, the clause before the question is a statement of its own, not what the question
+    is about ("and the Kota Singa - where ...", "MSC Aurora reefer failure: how long ...?"); without a
+    pointer back, only a question that names its own subject stands alone."""
+    return not _TOPIC.match(said) and (pointed or (not links(said) and bool(links(asked))))
+
+
+def _parted(turn: str) -> tuple[str, str, bool] | None:
+    """(what the turn states, what it asks, whether both are in one sentence), or None when it states
+    nothing before its question. In one
+    sentence, a clause set apart by a colon, a dash or a comma before the question ("unrelated: what
+    alliance is HMM in?", "its TGHU8282269 for Bianchi, which ship is it on?") is what it states."""
     parts = [p.strip() for p in _SENTENCE.split(turn) if p.strip()]
     first = next((i for i, p in enumerate(parts) if _ASKS.match(p) or p.endswith("?")), None)
-    return (" ".join(parts[:first]), " ".join(parts[first:])) if first else None
+    if first:
+        return " ".join(parts[:first]), " ".join(parts[first:]), False
+    if len(parts) != 1 or _ASKS.match(turn):
+        return None
+    asked = next((m for m in _CLAUSE_END.finditer(turn) if _ASKS.match(turn[m.end():])), None)
+    return (turn[:asked.start()].strip(), turn[asked.end():].strip(), True) if asked else None
+
+
+# a clause that names the question's subject, not a statement ("and the Kota Singa - where ...?")
+_TOPIC = re.compile(r"\W*(?:and|also|plus|or|what about|how about|as for)\b", re.I)
+# where a clause set apart ends: a colon, a semicolon, a comma, a dash
+_CLAUSE_END = re.compile(r"\s*[:;,]\s+|\s+[-\u2013\u2014]\s+|\s*[\u2013\u2014]\s*")

@@ -340,13 +340,22 @@ def _prefixed(column: str, values: list[Any], table: str) -> list[tuple[str, str
 
 def _short_forms(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
     """"Pacific International Lines (PIL)": the short form in brackets names it too; "Jebel Ali (Dubai)":
-    so does the name without its bracket, when no other value is named by it."""
+    so does the name without its bracket, and "New York / New Jersey" each of its two names, when no
+    other value is named by it."""
     out = [(_norm(m.group(1)), table, column, v, "exact") for v in values
            if (m := re.search(r"\(([A-Z][A-Z0-9&-]{1,9})\)", str(v)))]
     bare = [(re.sub(r"\s*\([^)]*\)\s*$", "", str(v)).strip(), v) for v in values if str(v).rstrip().endswith(")")]
+    # "New York / New Jersey": each name of a value written as two names names it
+    parts = [(p.strip(), v) for v in values if " / " in str(v) for p in str(v).split(" / ")]
     taken = {_norm(str(v)) for v in values}
-    return out + [(_norm(b), table, column, v, "exact") for b, v in bare
-                  if len(b) >= 4 and _norm(b) not in taken and sum(x == b for x, _ in bare) == 1]
+    return out + _unique_names(bare, taken, table, column) + _unique_names(parts, taken, table, column)
+
+
+def _unique_names(said: list[tuple[str, Any]], taken: set[str], table: str,
+                  column: str) -> list[tuple[str, str, str, Any, str]]:
+    """Each shorter name of a value that no other value is named by, and no value is called."""
+    return [(_norm(b), table, column, v, "exact") for b, v in said
+            if len(b) >= 4 and _norm(b) not in taken and sum(x == b for x, _ in said) == 1]
 
 
 _A_CURRENCY = re.compile(r"\s*dollars?\b", re.I)

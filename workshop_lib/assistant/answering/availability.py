@@ -94,8 +94,10 @@ def figure(question: str, *, stock_asked: bool = False) -> Figure | None:
 
 def names_data_rows(question: str) -> bool:
     """The question names a table of the data other than the boxes and the ports that stock them
-    ("on the manifests", "on that voyage", "aboard the vessels")."""
-    return any(table_of_noun(w) not in (None, "CONTAINERS", "PORTS") for w in re.findall(r"[A-Za-z]+", question))
+    ("on the manifests", "on that voyage", "aboard the vessels"), or asks the boxes' numbers, which only
+    the data's boxes have ("which containers have lithium batteries? need the box numbers")."""
+    return any(table_of_noun(w) not in (None, "CONTAINERS", "PORTS") for w in re.findall(r"[A-Za-z]+", question)) \
+        or re.search(r"\b(?:container|box)\s+(?:numbers?|nos?\.?|ids?)\b", question, re.I) is not None
 
 
 def _the_item(question: str, stock_asked: bool) -> catalog.Item | None:

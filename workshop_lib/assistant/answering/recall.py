@@ -515,8 +515,11 @@ def _asks_several(question: str, rec: personal.Recalled, several: re.Match[str] 
     """The question says several ("the two ...", "they", "my boxes") of the kind of the thing recalled."""
     if several is None and not _THEY.search(question) and not _plural_own(question, rec.table):
         return False
-    return not (rec.earlier or rec.ordinal or rec.table == personal.OWN or (
-        several is not None and personal.table_of_word(several.group(1)) not in (rec.table, None)))
+    if rec.earlier or rec.ordinal or rec.table == personal.OWN:
+        return False
+    # "the two Lanka Fresh boxes": the kind is named within a few words; "my two customers" is another kind
+    after = re.findall(r"[\w'-]+", question[several.start(1):])[:3] if several is not None else []
+    return several is None or rec.table in {personal.table_of_word(w) for w in after}
 
 
 def _plural_noun(question: str, rec: personal.Recalled) -> str:
@@ -699,7 +702,25 @@ def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     if is_follow and follow is not None:
         rec = _earlier_of(eng, question, follow, user_id, agent_id) or \
             dataclasses.replace(follow, noun=_follow_noun(question) or follow.noun, earlier=False)
+        rec = _the_one_pointed_at(question, rec)
     return rec, is_follow
+
+
+_THAT_NOUN = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b", re.I)
+
+
+def _the_one_pointed_at(question: str, rec: personal.Recalled) -> personal.Recalled:
+    """"And at which port does that box get discharged?" after a memory recalled as its ship: the value
+    of the table the words point at, when that memory names one; else the memory as recalled."""
+    m = _THAT_NOUN.search(question)
+    table = personal.table_of_word(m.group(1)) if m else None
+    if table is None or table == rec.table:
+        return rec
+    named = [e for e in rec.entities if e[0] == table]
+    if len(named) != 1:
+        return rec  # ("which alliance is that carrier in?" of a ship: the data reaches it from the ship)
+    t, c, v = named[0]
+    return dataclasses.replace(rec, table=t, column=c, value=str(v))
 
 
 def _earlier_of(eng: Engine, question: str, follow: personal.Recalled, user_id: str,
@@ -938,6 +959,44 @@ def _names_left_out(eng: Engine, question: str, told: str) -> bool:
     return any(n.lower() not in told.lower() for n in names)
 
 
+_WHICH_OF = re.compile(r"\b(?:which|what|whcih|wihch|wich|wat)\s+(?:of\s+(?:my|our|the|those|these)\s+(?:\w+\s+)?)?([a-z]+)", re.I)
+
+
+def _role_asked_which(question: str) -> str | None:
+    """"Which of my two customers has the 20' box?": the question asks which of the user's people (a
+    customer, not a row of the data)."""
+    m = _WHICH_OF.search(question)
+    if m is None or personal.table_of_word(m.group(1)) is not None:
+        return None
+    return m.group(1) if own_values.roles_of(m.group(1)) - {"place", "rate"} else None
+
+
+def _about_another_thing(eng: Engine, question: str, rec: personal.Recalled, said: str,
+                         source: dict[str, Any]) -> ChatAnswer | None:
+    """A fallback when the question is about a thing of theirs never told, names another value of the
+    same kind, or asks which of their people ("which of my customers ...") of a row of the data."""
+    unknown = _unknown_thing(question, rec)
+    if unknown:
+        return _answer(f"You haven't told me your {unknown}, so I have nothing of yours to answer from.", "fallback",
+                       _explain(f"the question asks about the user's {unknown}; the memory found is about their "
+                                f"{_called(rec)}", "fallback", memory=source), [])
+    other = _other_value_named(eng, question, rec) if rec.value else None
+    if other is not None:
+        return _answer(f"You haven't told me that about {other}: what you told me ({said}) is about something "
+                       "else.", "fallback",
+                       _explain(f"the question names {other}; the memory found does not", "fallback", memory=source), [])
+    if (role := _role_asked_which(question)) is not None and rec.table != personal.OWN:
+        return _not_that_role(rec, role, said, source)
+    return None
+
+
+def _not_that_role(rec: personal.Recalled, role: str, said: str, source: dict[str, Any]) -> ChatAnswer:
+    return _answer(f"I remember your {_called(rec)} ({rec.value}, {said}), but you ask which {role}, and that does "
+                   "not tell me.", "fallback",
+                   _explain(f"the question asks which {role}; the memory found is a {_called(rec)}", "fallback",
+                            memory=source), [])
+
+
 def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,
                        source: dict[str, Any]) -> ChatAnswer | None:
     """Verification before the badge: the remembered value must be what the question asks for.
@@ -945,18 +1004,9 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
     or sum the value is not, or the value is one the question itself names ("who does our trucking
     in Rotterdam?" remembered as Rotterdam): the user's own words when they say more than the
     question, else a fallback. None when the value may answer."""
-    unknown = _unknown_thing(question, rec)
-    if unknown:
-        return _answer(f"You haven't told me your {unknown}, so I have nothing of yours to answer from.", "fallback",
-                       _explain(f"the question asks about the user's {unknown}; the memory found is about their "
-                                f"{_called(rec)}", "fallback", memory=source), [])
-    if rec.value:
-        other = _other_value_named(eng, question, rec)
-        if other is not None:
-            return _answer(f"You haven't told me that about {other}: what you told me ({said}) is about something "
-                           "else.", "fallback",
-                           _explain(f"the question names {other}; the memory found does not", "fallback",
-                                    memory=source), [])
+    another = _about_another_thing(eng, question, rec, said, source)
+    if another is not None:
+        return another
     asked = own_values.asked_kind(question)
     if not rec.value or not asked or any(t for _, t in personal.question_nouns(question)) and not rec.direct:
         return None

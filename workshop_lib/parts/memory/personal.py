@@ -49,7 +49,9 @@ MAX_TEXT_CHARS = 600
 EARLIER_KEPT = 5
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_CLAUSE = re.compile(r",(?!\d{3})\s*|\s+-\s+")  # not the comma of "1,850"
+# not the comma of "1,850"; a long dash before a question sets it apart ("... anyway — what's changing ...?"),
+# not a dash around an aside ("Brightwater Foods — one of ours — has ...")
+_CLAUSE = re.compile(r",(?!\d{3})\s*|\s+-\s+|\s*[\u2013\u2014]\s*(?=(?:what|which|where|when|who|whose|how|why)\b)", re.I)
 # ... and in the corpus' other languages ("mi cliente", "je suis au bureau de Lyon", "unser Kunde")
 _FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re|ve|d|ll)\b|"
                            r"\b(?:mi|mis|nuestr[oa]s?|yo|nosotros|je|j'|nous|mon|ma|mes|notre|ich|wir|uns|"
@@ -196,8 +198,15 @@ def statement_part(sentence: str) -> str:
     """The sentence without its question clauses ("we ship with MSC, what vessels do they have?")."""
     if _REQUEST.match(sentence.strip()):
         return ""  # "Remind me who our haulier is, and ...": a request, whatever its end, states nothing
-    kept = [c for c in _CLAUSE.split(sentence) if c.strip() and not (_QUESTION.match(c.strip()) or c.strip().endswith("?"))]
-    return ", ".join(c.strip() for c in kept)
+    clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
+    kept = [c for i, c in enumerate(clauses) if not (c.endswith("?") or (_QUESTION.match(c) and not _PREDICATE.match(c))
+                                                    or (i and _PREDICATE.match(c) and sentence.rstrip().endswith("?")))]
+    return ", ".join(kept)
+
+
+# a clause after the subject's aside that goes on with what the subject has ("Ferretti, one of our customers,
+# has a box on ..."): a statement's, unless the sentence asks
+_PREDICATE = re.compile(r"(?:has|have|had)\b(?!\s+(?:it|he|she|they|you|we|i|there|the|this|that)\b)", re.I)
 
 
 def asks_anything(turn: str) -> bool:
