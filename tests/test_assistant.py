@@ -2478,3 +2478,15 @@ def test_a_number_in_degrees_is_no_comparison_with_days_and_box_numbers_ask_the_
                   "ci.CONTAINER_ID = c.CONTAINER_ID WHERE ci.UN_NUMBER = '3480'")[0][0]
     a = answer_question(eng, "which containers have lithium-ion batteries in them? need the box numbers")
     assert a.mode == "rag" and re.search(rf"\b{n} containers\b", a.answer) and "SV-" not in a.answer, a.answer
+
+
+def test_a_kind_of_value_after_which_is_what_is_listed_and_that_row_unnamed_is_declined(eng):
+    voyage = _one(eng, "SELECT c.VOYAGE_ID FROM {o}.CONTAINERS c WHERE c.SIZE_TYPE IN ('20RF', '40RF') ORDER BY c.VOYAGE_ID")[0][0]
+    boxes = {r[0] for r in _one(eng, "SELECT CONTAINER_NUMBER FROM {o}.CONTAINERS WHERE SIZE_TYPE IN ('20RF', '40RF') "
+                                     f"AND VOYAGE_ID = {voyage}")}
+    a = _answer(eng, f"which reefers are on voyage {voyage}?")
+    assert a.plan.spec.target == "CONTAINERS" and all(b in a.text for b in boxes), a.text
+    assert assistant.answer_data(eng, "and is that sailing still at sea or is it done?").text is None
+    # boxes on a voyage are the data's, never the catalog's stock at the port
+    a = answer_question(eng, "which reefers are on that voyage to Rotterdam?")
+    assert "EQ-" not in a.answer and "Availability" not in a.answer, a.answer

@@ -737,3 +737,14 @@ def test_an_aside_before_the_verb_keeps_the_statement_and_that_box_is_the_box_of
     _ask(service, "m-aside", "what would insurance cost on the Ferretti furniture?", threads)
     text, mode, _ = _ask(service, "m-aside", "and at which port does that box get discharged?", threads)
     assert mode == "rag" and port in text and number in text, text
+
+
+def test_a_role_asked_in_other_words_finds_the_statement_that_names_it(eng, service):
+    threads: dict = {}
+    _ask(service, "m-kin", "our haulier Brinkmann Transporte missed the Hamburg slot AGAIN yesterday, so annoying.", threads)
+    text, mode, _ = _ask(service, "m-kin", "remind me, which trucking outfit was I moaning about?", threads, "t2")
+    assert mode == "rag" and "Brinkmann" in text, text
+    # a customer takes more than its noun: one statement about a customer is no answer to "which account ... lose"
+    _ask(service, "m-acc", "for the record, our regular customer on the Busan lane is Kapok Trading.", threads)
+    text, mode, _ = _ask(service, "m-acc", "which account did I say we might lose?", threads, "t2")
+    assert "Kapok" not in text, text

@@ -38,7 +38,7 @@ from workshop_lib.assistant.schema_links import (
     table_of_noun,
     words_of,
 )
-from workshop_lib.assistant.value_links import Link
+from workshop_lib.assistant.value_links import NAME_COLUMNS, Link
 from workshop_lib.data import countries
 from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
 from workshop_lib.errors import WorkshopError
@@ -242,7 +242,7 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
     # "container ships": a noun right before another names a kind of the second; not when the second
     # is the label of a value said right after it ("which ship container TCNU4171922 is on")
     nouns = [(i, t) for i, t in nouns if not any(j == i + 1 and j + 1 not in words.taken for j, _ in nouns)]
-    asked = _asked_noun(words, nouns)
+    asked = _asked_noun(words, nouns) or _asked_value(words, links)
     if asked is not None:
         return asked
     if nouns:
@@ -451,6 +451,17 @@ def _asked_noun(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str, int] 
     if m is None or re.search(r"\band\s*$", words.text[:m.start()], re.I):
         return None  # "the smallest ship, and which line runs it?": a second part, not the rows asked for
     return next(((t, i) for i, t in nouns if words.raw[i][0] == m.end()), None)
+
+
+def _asked_value(words: _Words, links: list[Link]) -> tuple[str, int | None] | None:
+    """"Which reefers are on voyage 1017?": a value of a kind (not a name qualifying a noun after it, as
+    in "which Maersk ships") right after which or what: its table's rows are asked for."""
+    m = re.search(r"\b(?:which|what)\s+", words.text, re.I)
+    link = next((lk for lk in links if m is not None and lk.start == m.end()), None)
+    if link is None or (link.table, link.column) in NAME_COLUMNS:
+        return None
+    after = re.match(r"\s+([a-z]+)", words.text[link.end:], re.I)
+    return None if after and words_of(after.group(1))[0] in TABLE_NOUNS else (link.table, None)
 
 
 def _noun_before_group(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str, int | None]:
@@ -871,10 +882,21 @@ def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at:
     _figure_shows_nothing_else(spec)
 
 
+def _that_row_not_named(words: _Words, spec: Spec, noun_at: int | None) -> None:
+    """"Is that sailing still at sea?": filters that name no row, and "that" or "this" before the noun."""
+    named = any(f.op == "=" and (f.column.is_key or f.column.name.endswith(("_NAME", "_NUMBER")) or f.column.name in
+                                 ("UNLOCODE", "SCAC_CODE")) for f in spec.filters)  # a row of any table named
+    if spec.action in ("list", "lookup") and not named and noun_at \
+            and words.raw[noun_at - 1][2] in ("that", "this") and stem(words.raw[noun_at][2]) == words.raw[noun_at][2]:
+        raise NoPlan(f"it asks about '{words.raw[noun_at - 1][2]} {words.raw[noun_at][2]}' without naming which")
+
+
 def _rows_not_named(words: _Words, spec: Spec, noun_at: int | None) -> None:
     """No plan for one row said with "the" and no name, listed or totalled ("what does the container weigh
-    in total?"), nor for "the two boxes" counted or totalled with nothing to say which two."""
+    in total?"), nor for "the two boxes" counted or totalled with nothing to say which two; with filters
+    that name no row ("is that sailing still at sea?"), nor for one said with "that" or "this"."""
     if spec.filters:
+        _that_row_not_named(words, spec, noun_at)
         return
     if spec.action in ("list", "lookup") and _one_unnamed_row(words, noun_at):
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")

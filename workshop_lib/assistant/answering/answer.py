@@ -707,7 +707,7 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     if checked is not None:
         return checked
     found = _rows_answer(question, g)
-    if found and (declined := _uncovered(eng, question, decision, g)) is not None:
+    if found and (declined := _stock_not_asked(eng, question, decision, g) or _uncovered(eng, question, decision, g)):
         return declined
     if not found and g.intent == "PORT_LOCATION" and not g.ports and (
             rows := _nearest_to_point(eng, question, decision)
@@ -1007,6 +1007,16 @@ def _rows_answer(question: str, g: Any) -> bool:
     if g.intent == "PORT_LOCATION" and g.ports and not _asks_location(question) and not grounded.asks_proximity(question):
         return False  # a port named, but not its location asked for: its coordinates would not answer it
     return found
+
+
+def _stock_not_asked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
+    """"Which reefers are on that voyage?": the data's boxes, not the catalog's stock at a port; their rows
+    when one query can use the whole question, else declined. None for a question about stock."""
+    if g.intent != "EQUIPMENT_AVAILABILITY" or not availability.names_data_rows(question):
+        return None
+    return _linked_data_answer(eng, question, decision) or _declined(
+        decision, "That asks about boxes of the data (on a voyage, a ship or a manifest), not the stock the "
+                  "catalog lists at a port, and I cannot tell which rows it means.", "grounded (Part 5)")
 
 
 def _uncovered(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:

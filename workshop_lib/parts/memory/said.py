@@ -229,14 +229,11 @@ def _nearest_in_meaning(question: str, statements: list[Said], embed: Embed) -> 
                and _anchored(question, s.text)]
     if not holding:
         return None
-    vectors = embed([question] + [s.text for s in holding])
-    q = vectors[0]
-    scored = sorted(((_cosine(q, v), i) for i, v in enumerate(vectors[1:])), reverse=True)
-    best, i = scored[0]
-    second = scored[1][0] if len(scored) > 1 else 0.0
-    if best < MIN_MEANING or best - second < MEANING_MARGIN:
+    headed = [s for s in holding if _says_the_head(question, s.text)]
+    # the one statement that names the role asked ("which trucking outfit": "our haulier"), else the nearest
+    chosen = headed[0] if len(headed) == 1 else _clearly_nearest(question, holding, embed)
+    if chosen is None:
         return None
-    chosen = holding[i]
     # a later statement on the same subject may have changed it ("update: ... it reopens on the sixteenth")
     later = statements[statements.index(chosen) + 1:]
     return None if any(len(_words(s.text) & _words(chosen.text)) >= 2 for s in later) else chosen
@@ -244,6 +241,17 @@ def _nearest_in_meaning(question: str, statements: list[Said], embed: Embed) -> 
 
 def _roots(text: str) -> set[str]:
     return {w[:4] for w in _words(text) if len(w) >= 4}
+
+
+# Roots of words that name one role in a shipper's work, however a user says it ("our haulier",
+# "the trucking outfit", "the transport company"): a small synonym layer, like the schema's.
+_CUSTOMERS = frozenset({"cust", "clie", "cons", "buye", "acco"})
+_KINDRED = (frozenset({"haul", "truc", "tran", "dray", "carta"}), _CUSTOMERS, frozenset({"ware", "depo", "stor"}),
+            frozenset({"brok", "agen", "clea"}), frozenset({"offi", "desk", "base"}))
+
+
+def _with_kindred(roots: set[str]) -> set[str]:
+    return roots.union(*(group for group in _KINDRED if roots & group))
 
 
 # "what was our booking reference ...": what is asked, the noun after "our" or "my"
@@ -256,17 +264,37 @@ def _anchored(question: str, statement: str) -> bool:
     question has one ("which customer ..." is not answered by a sentence about a haulier)."""
     said = _roots(statement)
     # the question's own words, not the names it gives (a port, a ship): those say where, not what
-    plain = _roots(" ".join(re.findall(r"(?<![\w'-])[a-z][\w'-]*", question)))
+    plain = _with_kindred(_roots(" ".join(re.findall(r"(?<![\w'-])[a-z][\w'-]*", question))))
     # the noun of what is asked must be said, by its root ("which haulier ...": "Brennan Haulage ..."): meaning
     # alone joins a question about a haulier in Antwerp to any sentence about Antwerp
     head = _asked_head(question) or ((m.group(1) or "") if (m := _OWN_HEAD.search(question)) else "")
-    if head and head[0].islower() and head not in _VALUE_KINDS and head not in _TELLING and head[:4] not in said:
+    if head and head[0].islower() and head not in _VALUE_KINDS and head not in _TELLING \
+            and not _with_kindred({head[:4]}) & said:
         return False
     # "our customs broker": the thing of theirs asked about, in the words they call it
     if any(not _roots(noun) <= said for noun in personal.possessed_nouns(question)
            if not re.search(rf"\b{re.escape(noun[:1].upper() + noun[1:])}", question)):
         return False
     return bool(plain & said)
+
+
+def _clearly_nearest(question: str, holding: list[Said], embed: Embed) -> Said | None:
+    """The statement nearest the question in meaning, when it is near enough and clearly ahead."""
+    vectors = embed([question] + [s.text for s in holding])
+    scored = sorted(((_cosine(vectors[0], v), i) for i, v in enumerate(vectors[1:])), reverse=True)
+    best, i = scored[0]
+    second = scored[1][0] if len(scored) > 1 else 0.0
+    return holding[i] if best >= MIN_MEANING and best - second >= MEANING_MARGIN else None
+
+
+def _says_the_head(question: str, statement: str) -> bool:
+    """The noun of what is asked is a role the statement names, by a root of its words or a kindred one
+    ("which trucking outfit ...": "our haulier ..."), said as theirs."""
+    head = _asked_head(question)
+    # (not a customer: a user has many, and which one a question means takes more than the noun)
+    return bool(head) and head[0].islower() and head not in _VALUE_KINDS and head not in _TELLING \
+        and head[:4] not in _CUSTOMERS and bool(_with_kindred({head[:4]}) & _roots(statement)) \
+        and personal.speaks_of_own(statement)
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
