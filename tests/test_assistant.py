@@ -2476,8 +2476,8 @@ def test_a_number_in_degrees_is_no_comparison_with_days_and_box_numbers_ask_the_
     assert a.text is None, a.text  # a temperature is no duration
     n = _one(eng, "SELECT COUNT(DISTINCT c.CONTAINER_ID) FROM {o}.CONTAINERS c JOIN {o}.CARGO_ITEMS ci ON "
                   "ci.CONTAINER_ID = c.CONTAINER_ID WHERE ci.UN_NUMBER = '3480'")[0][0]
-    a = answer_question(eng, "which containers have lithium-ion batteries in them? need the box numbers")
-    assert a.mode == "rag" and re.search(rf"\b{n} containers\b", a.answer) and "SV-" not in a.answer, a.answer
+    chat = answer_question(eng, "which containers have lithium-ion batteries in them? need the box numbers")
+    assert chat.mode == "rag" and re.search(rf"\b{n} containers\b", chat.answer) and "SV-" not in chat.answer, chat.answer
 
 
 def test_a_kind_of_value_after_which_is_what_is_listed_and_that_row_unnamed_is_declined(eng):
