@@ -8,6 +8,7 @@ the nearest ports would answer something else, under a grounded badge.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -33,14 +34,15 @@ def _vocabulary(texts: Iterable[str]) -> set[str]:
     return {w for t in texts for w in words_of(t.replace("-", " ").replace("/", " "))}
 
 
-def _rows_vocabulary(item_ids: Iterable[str] | None = None) -> set[str]:
+@functools.lru_cache(maxsize=64)  # per answered set of items: the same few sets again and again
+def _rows_vocabulary(item_ids: tuple[str, ...] | None = None) -> frozenset[str]:
     """The words of the catalog's rows (of the items given, when given) and of every port and country."""
     texts = [f"{i.item_id} {i.name} {i.category} {i.description} {i.price_unit}" for i in catalog.ITEMS
              if item_ids is None or i.item_id in item_ids]
     for code, port in catalog.ports().items():
         texts.append(f"{code} {port.get('name', '')} {port.get('region', '')} {port.get('country', '')}")
     texts += [" ".join(names) for names in countries.NAMES.values()]
-    return _vocabulary(texts)
+    return frozenset(_vocabulary(texts))
 
 
 _ROWS = _rows_vocabulary()

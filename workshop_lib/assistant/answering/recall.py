@@ -538,8 +538,8 @@ def _plural_own(question: str, table: str) -> bool:
 
 
 def _count_of(words: str) -> int | None:
-    m = re.search(r"\b(two|three|four|five)\b", words, re.I)
-    return None if m is None else ["two", "three", "four", "five"].index(m.group(1).lower()) + 2
+    m = re.search(rf"\b({'|'.join(personal.NUMBER_SAID)})\b", words, re.I)
+    return None if m is None else personal.NUMBER_SAID.index(m.group(1).lower()) + 2
 
 
 def _covers_all(question: str, plans: list[Any]) -> bool:

@@ -802,7 +802,7 @@ _THE_SEVERAL = re.compile(r"\b(?:the|those|these)\s+(two|three|four|five)\s+(?:[
                           r"\bboth\s+(?:of\s+)?(?:the\s+)?([a-z]+s)\b", re.I)
 
 
-_NUMBER_SAID = ("two", "three", "four", "five")
+NUMBER_SAID = ("two", "three", "four", "five")  # several things said by their number
 
 
 def _values_of(rec: Any, table: str) -> set[str]:
@@ -817,7 +817,7 @@ def several_told(eng: Engine, question: str, *, user_id: str, agent_id: str) -> 
     if m is None or table is None:
         return None
     told = [r for r in valid_memories(eng, user_id, agent_id) if _values_of(r, table)]
-    if len(set().union(*(_values_of(r, table) for r in told))) < _NUMBER_SAID.index((m.group(1) or "two").lower()) + 2:
+    if len(set().union(*(_values_of(r, table) for r in told))) < NUMBER_SAID.index((m.group(1) or "two").lower()) + 2:
         return None
     words = question_nouns(question)
     return _recalled_from(told[-1], question, words, {stem(w) for w, _ in words})
