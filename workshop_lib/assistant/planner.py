@@ -884,10 +884,8 @@ def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at:
 
 def _that_row_not_named(words: _Words, spec: Spec, noun_at: int | None) -> None:
     """"Is that sailing still at sea?": filters that name no row, and "that" or "this" before the noun."""
-    named = any(f.op == "=" and (f.column.is_key or f.column.name.endswith(("_NAME", "_NUMBER")) or f.column.name in
-                                 ("UNLOCODE", "SCAC_CODE")) for f in spec.filters)  # a row of any table named
-    if spec.action in ("list", "lookup") and not named and noun_at \
-            and words.raw[noun_at - 1][2] in ("that", "this") and stem(words.raw[noun_at][2]) == words.raw[noun_at][2]:
+    if spec.action in ("list", "lookup") and not _names_one_row(spec, of_target=False) and noun_at \
+            and _one_unnamed_row(words, noun_at, ("that", "this")):
         raise NoPlan(f"it asks about '{words.raw[noun_at - 1][2]} {words.raw[noun_at][2]}' without naming which")
 
 
@@ -1400,14 +1398,16 @@ def _another_row_pointed_at(words: _Words, noun_at: int | None) -> str | None:
 _MASS_NOUNS = frozenset({"cargo", "fleet", "goods", "freight", "data"})
 
 
-def _one_unnamed_row(words: _Words, noun_at: int | None) -> bool:
+_POINTING = ("the", "this", "that", "my", "our", "your", "its", "which", "what")
+
+
+def _one_unnamed_row(words: _Words, noun_at: int | None, pointing: tuple[str, ...] = _POINTING) -> bool:
     """"When was the ship built?": a singular noun after the, this or my points at one row; "which
     container?" asks to choose one, and nothing in the question chooses."""
     if noun_at is None or noun_at == 0:
         return False
     raw = words.raw[noun_at][2]
-    return stem(raw) == raw and words.raw[noun_at - 1][2] in ("the", "this", "that", "my", "our", "your", "its",
-                                                              "which", "what")
+    return stem(raw) == raw and words.raw[noun_at - 1][2] in pointing
 
 
 def _one_per_name(spec: Spec) -> None:
@@ -2451,8 +2451,9 @@ def _per_row_of_target(words: _Words, schema: Schema, spec: Spec, fn: str | None
         spec.n = max(1, min(_count_of(n.group(1) or n.group(2)), 20))
 
 
-def _names_one_row(spec: Spec) -> bool:
-    return any(f.op == "=" and f.column.table == spec.target and (f.column.is_key or
+def _names_one_row(spec: Spec, *, of_target: bool = True) -> bool:
+    """A filter names one row by its key, name or code (of the target's table; with `of_target` False, of any)."""
+    return any(f.op == "=" and (f.column.table == spec.target or not of_target) and (f.column.is_key or
                (f.column.name.endswith("_NAME") or f.column.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE",
                                                                       "SCAC_CODE", "IMO_NUMBER")))
                for f in spec.filters)

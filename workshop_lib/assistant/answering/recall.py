@@ -502,8 +502,7 @@ def _all_of_that_kind(eng: Engine, question: str, rec: personal.Recalled, user_i
     several = _SEVERAL.search(question)
     if not _asks_several(question, rec, several):
         return None
-    values = list(dict.fromkeys(str(v) for m in personal.valid_memories(eng, user_id, agent_id)
-                                for t, c, v in (m.metadata or {}).get("entities", []) if (t, c) == (rec.table, rec.column)))
+    values = personal.told_values(personal.valid_memories(eng, user_id, agent_id), rec.table, rec.column)
     wanted = _count_of(several.group(0)) if several is not None else None
     if len(values) < max(2, wanted or 0):
         return None

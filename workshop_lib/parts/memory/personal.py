@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -805,8 +805,10 @@ _THE_SEVERAL = re.compile(r"\b(?:the|those|these)\s+(two|three|four|five)\s+(?:[
 NUMBER_SAID = ("two", "three", "four", "five")  # several things said by their number
 
 
-def _values_of(rec: Any, table: str) -> set[str]:
-    return {str(e[2]) for e in (rec.metadata or {}).get("entities", []) if e[0] == table}
+def told_values(memories: Sequence[Any], table: str, column: str | None = None) -> list[str]:
+    """The values of a table (and column) the memories name, each once, in the order told."""
+    return list(dict.fromkeys(str(v) for m in memories for t, c, v in (m.metadata or {}).get("entities", [])
+                              if t == table and column in (None, c)))
 
 
 def several_told(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
@@ -816,8 +818,8 @@ def several_told(eng: Engine, question: str, *, user_id: str, agent_id: str) -> 
     table = table_of_word(m.group(2) or m.group(3)) if m else None
     if m is None or table is None:
         return None
-    told = [r for r in valid_memories(eng, user_id, agent_id) if _values_of(r, table)]
-    if len(set().union(*(_values_of(r, table) for r in told))) < NUMBER_SAID.index((m.group(1) or "two").lower()) + 2:
+    told = [r for r in valid_memories(eng, user_id, agent_id) if told_values([r], table)]
+    if len(told_values(told, table)) < NUMBER_SAID.index((m.group(1) or "two").lower()) + 2:
         return None
     words = question_nouns(question)
     return _recalled_from(told[-1], question, words, {stem(w) for w, _ in words})

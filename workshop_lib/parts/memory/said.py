@@ -267,9 +267,8 @@ def _anchored(question: str, statement: str) -> bool:
     plain = _with_kindred(_roots(" ".join(re.findall(r"(?<![\w'-])[a-z][\w'-]*", question))))
     # the noun of what is asked must be said, by its root ("which haulier ...": "Brennan Haulage ..."): meaning
     # alone joins a question about a haulier in Antwerp to any sentence about Antwerp
-    head = _asked_head(question) or ((m.group(1) or "") if (m := _OWN_HEAD.search(question)) else "")
-    if head and head[0].islower() and head not in _VALUE_KINDS and head not in _TELLING \
-            and not _with_kindred({head[:4]}) & said:
+    head = _role_head(_asked_head(question) or ((m.group(1) or "") if (m := _OWN_HEAD.search(question)) else ""))
+    if head and not _with_kindred({head[:4]}) & said:
         return False
     # "our customs broker": the thing of theirs asked about, in the words they call it
     if any(not _roots(noun) <= said for noun in personal.possessed_nouns(question)
@@ -290,11 +289,15 @@ def _clearly_nearest(question: str, holding: list[Said], embed: Embed) -> Said |
 def _says_the_head(question: str, statement: str) -> bool:
     """The noun of what is asked is a role the statement names, by a root of its words or a kindred one
     ("which trucking outfit ...": "our haulier ..."), said as theirs."""
-    head = _asked_head(question)
+    head = _role_head(_asked_head(question))
     # (not a customer: a user has many, and which one a question means takes more than the noun)
-    return bool(head) and head[0].islower() and head not in _VALUE_KINDS and head not in _TELLING \
-        and head[:4] not in _CUSTOMERS and bool(_with_kindred({head[:4]}) & _roots(statement)) \
+    return bool(head) and head[:4] not in _CUSTOMERS and bool(_with_kindred({head[:4]}) & _roots(statement)) \
         and personal.speaks_of_own(statement)
+
+
+def _role_head(head: str | None) -> str:
+    """The noun of what is asked when it names a thing (not a name, a kind of value or the telling), else ""."""
+    return head if head and head[0].islower() and head not in _VALUE_KINDS and head not in _TELLING else ""
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
