@@ -2490,3 +2490,60 @@ def test_a_kind_of_value_after_which_is_what_is_listed_and_that_row_unnamed_is_d
     # boxes on a voyage are the data's, never the catalog's stock at the port
     a = answer_question(eng, "which reefers are on that voyage to Rotterdam?")
     assert "EQ-" not in a.answer and "Availability" not in a.answer, a.answer
+
+
+def test_values_set_against_each_other_are_counted_one_figure_each_and_two_rows_stay_compared(eng):
+    counts = dict(_one(eng, "SELECT v.STATUS, COUNT(*) FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v ON v.VOYAGE_ID = "
+                            "c.VOYAGE_ID WHERE v.STATUS IN ('ACTIVE', 'SCHEDULED') GROUP BY v.STATUS"))
+    a = _answer(eng, "number of boxes on ACTIVE versus SCHEDULED voyages?")
+    assert a.plan.spec.action == "group" and all(f"{s}: {n}" in a.text for s, n in counts.items()), a.text
+    a = _answer(eng, "Ever Acme versus Ever Lunar: which is the longer ship?")
+    assert a.plan.spec.group is None and a.plan.spec.comparative is not None, a.text
+
+
+def test_a_size_code_the_data_does_not_hold_is_declined_not_dropped(eng):
+    a = assistant.answer_data(eng, "how many 45G1 boxes are loaded?")
+    assert a.text is None and "45G1" in a.reason, a.text
+
+
+def test_both_ends_of_a_named_voyage_and_the_other_end_of_voyages_to_a_port(eng):
+    number, origin, dest = _one(eng, "SELECT v.VOYAGE_NUMBER, o.PORT_NAME, d.PORT_NAME FROM {o}.VOYAGES v JOIN {o}.PORTS o "
+                                     "ON o.PORT_ID = v.ORIGIN_PORT_ID JOIN {o}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID "
+                                     "ORDER BY v.VOYAGE_ID DESC LIMIT 1")[0]
+    a = _answer(eng, f"voyage {number}: from which port, and to which port?")
+    assert origin in a.text and dest in a.text, a.text
+    port, = _one(eng, "SELECT p.PORT_NAME FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                      "GROUP BY p.PORT_NAME HAVING COUNT(*) = 2 ORDER BY p.PORT_NAME LIMIT 1")[0]
+    origins = {r[0] for r in _one(eng, "SELECT o.PORT_NAME FROM {o}.VOYAGES v JOIN {o}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+                                       "JOIN {o}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID WHERE d.PORT_NAME = '" + port + "'")}
+    a = _answer(eng, f"what port does the sailing to {port} depart from?")
+    assert a.plan.spec.target == "VOYAGES" and all(o in a.text for o in origins), a.text
+    assert assistant.answer_data(eng, f"how many ports do the voyages to {port} come from?").text is None
+
+
+def test_a_weight_in_pounds_is_compared_in_kilograms_and_said_as_given(eng):
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE GROSS_WEIGHT_KG > 55000 * 0.45359237")[0][0]
+    a = _answer(eng, "how many containers have a VGM above 55,000 lb?")
+    assert re.search(rf"\b{n} containers\b", a.text) and "(55,000 lb)" in a.text, a.text
+
+
+def test_a_total_of_packages_and_no_value_in_a_column_of_the_row_above(eng):
+    drums = _one(eng, "SELECT SUM(QUANTITY) FROM {o}.CARGO_ITEMS WHERE PACKAGE_TYPE = 'DR'")[0][0]
+    a = _answer(eng, "total drums across the manifests?")
+    assert f"{drums:,}" in a.text or str(drums) in a.text, a.text
+    ships = {r[0] for r in _one(eng, "SELECT s.VESSEL_NAME FROM {o}.VESSELS s JOIN {o}.CARRIERS c ON c.CARRIER_ID = "
+                                     "s.CARRIER_ID WHERE c.ALLIANCE IS NULL")}
+    a = _answer(eng, "list the ships that are not part of any alliance")
+    assert all(s in a.text for s in ships), a.text
+
+
+def test_the_number_of_one_row_is_its_identifier_and_the_first_to_arrive_is_the_earliest(eng):
+    assert assistant.answer_data(eng, "what is the number of this container?").text is None
+    (a_box, a_day), (b_box, b_day) = _one(eng, "SELECT c.CONTAINER_NUMBER, v.ARRIVAL_DATE FROM {o}.CONTAINERS c JOIN "
+                                               "{o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID ORDER BY c.CONTAINER_ID LIMIT 2")
+    if a_day == b_day:
+        pytest.skip("the first two boxes arrive on the same day")
+    first = a_box if a_day < b_day else b_box
+    a = _answer(eng, f"of {a_box} and {b_box}, which one gets in first?")
+    assert first in a.text and (b_box if first == a_box else a_box) not in a.text, a.text
+    assert assistant.answer_data(eng, "which of our two boxes gets in first?").text is None

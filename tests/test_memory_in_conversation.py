@@ -748,3 +748,26 @@ def test_a_role_asked_in_other_words_finds_the_statement_that_names_it(eng, serv
     _ask(service, "m-acc", "for the record, our regular customer on the Busan lane is Kapok Trading.", threads)
     text, mode, _ = _ask(service, "m-acc", "which account did I say we might lose?", threads, "t2")
     assert "Kapok" not in text, text
+
+
+def test_two_units_asked_in_one_sentence_with_their_factors_are_both_kept(eng, service):
+    threads: dict = {}
+    box, = eng.query("SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID LIMIT 1")[0]
+    kg, = eng.query(f"SELECT GROSS_WEIGHT_KG FROM SUPPLYCHAIN.CONTAINERS WHERE CONTAINER_NUMBER = '{box}'")[0]
+    text, _, _ = _ask(service, "m-unit", "From now on please show weights in pounds (1 kg = 2.20462 lb) and "
+                                         "lengths in feet (1 m = 3.28084 ft).", threads)
+    assert "lb" in text and "ft" in text, text
+    text, mode, _ = _ask(service, "m-unit", f"gross weight of {box}?", threads)
+    assert mode == "rag" and f"{round(float(kg) * preferences.KG_TO_LB):,} lb" in text, text
+
+
+def test_a_name_switched_to_replaces_a_name_and_a_hyphenated_event_matches_its_verb(eng, service):
+    threads: dict = {}
+    _ask(service, "m-fwd", "Our customs broker in Antwerp is Scheldt Clearing.", threads)
+    _ask(service, "m-fwd", "As of Monday we moved our Antwerp customs brokerage over to Kaai Brokers.", threads, "t2")
+    text, mode, _ = _ask(service, "m-fwd", "who does our Antwerp customs brokerage now?", threads, "t3")
+    assert mode == "rag" and "Kaai Brokers" in text and "Scheldt" not in text, text
+    _ask(service, "m-gate", "The purchase order for the Lisbon tiles was signed on 3 May.", threads)
+    _ask(service, "m-gate", "The box finally got loaded in at Lisbon on 12 May. Any reefer plugs there?", threads, "t2")
+    text, mode, _ = _ask(service, "m-gate", "how many days from the signing to the load-in?", threads, "t3")
+    assert mode == "rag" and "9 days" in text, text

@@ -79,8 +79,8 @@ ASKS = [
     ("amount", r"\b(?:amounts?|fees?|fines?|charges?|costs?|rates?|prices?|premiums?|penalt(?:y|ies)|surcharges?|tariffs?|"
                r"liabilit(?:y|ies)|compensation|percentage|per ?cent|geb(?:ü|ue)hr\w*|kosten|bu(?:ß|ss)geld\w*|"
                r"haftung\w*|prozent\w*|tarifa\w*|multas?|porcentaje|frais|tarif|amendes?|pourcentage)\b"),
-    # and a word for a time limit asks when ("maersk reefer gate-in cut-off?")
-    ("date", r"\bcut-?offs?\b|\bdeadlines?\b|\bfrist\w*|\bplazo\w*|\bd[ée]lai\w*"),
+    # and a word for a time limit or an expected arrival asks when ("maersk reefer gate-in cut-off?", "its ETA")
+    ("date", r"\bcut-?offs?\b|\bdeadlines?\b|\bet[ad]s?\b|\bfrist\w*|\bplazo\w*|\bd[ée]lai\w*"),
 ]
 # function words of the corpus' four languages: they tell nothing about which sentence answers
 _STOP = set("""the a an of in on at to for from and or is are was were be by as it its with what which who how when

@@ -57,10 +57,13 @@ SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC")
                 "northernmost": ("latitude", "DESC"), "southernmost": ("latitude", "ASC"),
                 "easternmost": ("longitude", "DESC"), "westernmost": ("longitude", "ASC")}
 # What a superlative's concept means in the schema's words ("the heaviest box": its gross weight).
-CONCEPT_WORDS = {"weight": ["gross", "weight", "deadweight"], "departure": ["departure", "date"], "built": ["year", "built"]}
+CONCEPT_WORDS = {"weight": ["gross", "weight", "deadweight"], "departure": ["departure", "date"],
+                 "arrival": ["arrival", "date"], "built": ["year", "built"]}
+# "the number of boxes" counts; "the number of that container", "the number of MSKU9773732" is its identifier
+NUMBER_OF_ROWS = r"number of(?!\s+(?:that|this|the|its|my|our|your|his|her)\s+(?!cargo\b)[a-z]+(?<!s)\b|\s+[a-z]{3,}\d)"
 COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters|knots|dollars|days)\b)|count|breakdown|"
                r"distribution|tally|"
-               r"(?:^|\bthe |\ba |\btotal )number of")
+               r"(?:^|\bthe |\ba |\btotal )" + NUMBER_OF_ROWS)
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
               "altogether": "SUM", "worth": "SUM", r"add(?:s|ed|ing)? (?:it |them |those |these )?up": "SUM"}
 # the words that ask for a figure over rows (a count or an aggregate), for the router's handlers
@@ -81,7 +84,7 @@ _QUESTION = set("""how many much what which who whose where when is are was were
 to from by with and or me show list tell give find please name there any all our we i you can could would
 have has had it its their that this these those get see about currently now some number count per each
 every again into onto anyway anyhow ok okay alright btw also oh hmm um well so instead too wat wich whats
-terms""".split())  # and words that only lead in or frame ("in TEU terms"), and misspelt question words
+terms vs versus""".split())  # and words that only lead in or frame ("in TEU terms"), and misspelt question words
 
 
 # How a comparison is said back: (of a quantity, of a year or date)
@@ -110,7 +113,8 @@ three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
 which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu fahrenheit celsius mph miles hour pounds lbs
-thing things stuff according behind while whilst anywhere somewhere everywhere among amongst""".split())
+thing things stuff according behind while whilst anywhere somewhere everywhere among amongst
+beat beats exceed exceeds outweigh outweighs surpass surpasses""".split())
 
 
 class NoPlan(WorkshopError):
@@ -192,6 +196,8 @@ class _Words:
         text = re.sub(r"\b(?:furthest|farthest)\s+(north|south|east|west)\b",
                       lambda m: f"{m.group(1).lower()}ernmost".ljust(len(m.group(0))),
                       text, flags=re.I)
+        # "the most recent voyage" is the latest one (padded: the same length)
+        text = re.sub(r"\bmost\s+recent\b", lambda m: "latest".ljust(len(m.group(0))), text, flags=re.I)
         text = _day_words(text)
         raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
         mapped = _cargo_lines(raw, map_words([re.sub(r"'s?$", "", w) for _, _, w in raw]), links)
@@ -248,6 +254,21 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
     if nouns:
         return _noun_before_group(words, nouns)
     return _target_without_a_noun(words, schema, links), None
+
+
+def _other_end_asked(words: _Words, links: list[Link], target: str, noun_at: int | None) -> tuple[str, int | None]:
+    """"Which port does the voyage to Rotterdam leave from?": the port asked is the other end of voyages
+    a named port ends; the question is about those voyages, and the port it asks is shown at its end."""
+    voyage = next((i for i, w in words.free() if TABLE_NOUNS.get(w) == "VOYAGES"), None)
+    if target == "PORTS" and len(_ends_asked(words)) == 2 and any(lk.table == "VOYAGES" for lk in links):
+        return "VOYAGES", voyage  # "voyage 685E leaves from which port, and to which port?": its route
+    if target != "PORTS" or voyage is None or not any(
+            lk.table == "PORTS" and re.search(r"\b(?:to|from|for|into|out of)\s+(?:the\s+)?$", words.text[:lk.start], re.I)
+            for lk in links):
+        return target, noun_at
+    if words.has(COUNT_WORDS):
+        raise NoPlan("it counts the ports at the other end of the voyages a named port ends, which I do not count offline")
+    return "VOYAGES", voyage
 
 
 def _target_without_a_noun(words: _Words, schema: Schema, links: list[Link]) -> str:
@@ -653,7 +674,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _not_modelled(words, schema)
     if words.has(_VERB_MEAN + r"|stand for|stands for|means? what|meaning of") or _asks_which_meaning(words, schema, links):
         raise NoPlan(ASKS_MEANING)
-    target, noun_at = _target(words, schema, links)
+    target, noun_at = _other_end_asked(words, links, *_target(words, schema, links))
     if target == "CONTAINERS" and words.has(_FOR_LEASE):
         raise NoPlan("it asks which boxes one can lease, which the catalog's stock says, not the boxes the data records")
     spec = Spec(target, "list")
@@ -723,7 +744,8 @@ def _which_row_shown(words: _Words, spec: Spec) -> None:
     rows listed answer another question."""
     if spec.action not in ("list", "lookup"):
         return
-    shown = {spec.target} | {c.table for c in spec.show} | ({spec.measure.table} if spec.measure else set())
+    shown = {spec.target} | {c.table for c in spec.show} | ({spec.measure.table} if spec.measure else set()) \
+        | ({"PORTS"} if spec.roles else set())  # (a voyage's ports at the ends asked)
     for m in re.finditer(r"\b(?:which|what)\s+([a-z]+)\b", words.text, re.I):
         table = table_of_noun(m.group(1))
         if table is not None and table not in shown and not any(f.column.table == table for f in spec.filters):
@@ -866,6 +888,12 @@ def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> 
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
     missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)]
+    # "how much weight can the Kyoto Express carry? deadweight I mean": a box's weight, named by the same
+    # word, is of the same kind as the ship's deadweight shown; that one answers it
+    kinds = {_COLUMN_UNITS[c.unit][0] for c in [*spec.show, *([spec.measure] if spec.measure else [])]
+             if c.unit in _COLUMN_UNITS}
+    missing = [c for c in missing if not (c.unit in _COLUMN_UNITS and _COLUMN_UNITS[c.unit][0] in kinds
+                                          and c.table != spec.target)]
     if missing:
         raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
 
@@ -900,8 +928,8 @@ def _rows_not_named(words: _Words, spec: Spec, noun_at: int | None) -> None:
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
     if spec.action in ("list", "lookup") and (other := _another_row_pointed_at(words, noun_at)) is not None:
         raise NoPlan(f"it asks about '{other}' without naming which")  # "who operates the ship?"
-    several = words.has(rf"(?:the|those|these)\s+(?:{_SMALL_COUNT})\s+[a-z]+|both(?:\s+the)?\s+[a-z]+")
-    if spec.action in ("aggregate", "count") and several and table_of_noun(several.group(0).split()[-1]) == spec.target:
+    several = words.has(rf"(?:the|those|these|my|our|your)\s+(?:{_SMALL_COUNT})\s+[a-z]+|both(?:\s+the)?\s+[a-z]+")
+    if spec.action in ("aggregate", "count", "top") and several and table_of_noun(several.group(0).split()[-1]) == spec.target:
         raise NoPlan(f"it asks about '{several.group(0)}' without naming which")
     if spec.action == "aggregate" and _one_unnamed_row(words, noun_at) and words.raw[noun_at or 0][2] not in _MASS_NOUNS:
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
@@ -1286,12 +1314,15 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     tables and columns the plan uses, the plan's own words, and plain English function words."""
     known = _plan_vocabulary(schema, spec)
     roots = {stem_root(w) for w in known}  # "reporting" is explained by the comment's "report"
+    # "weight" of "deadweight": the end of a compound the plan's columns are named by
+    compounds = [w for c in _plan_columns(spec) for w in c.words if len(w) >= 8]
     filler = [m.span() for m in _FILLER.finditer(words.text)] + _said_by_the_plan(words, spec)
     for i, (start, _, raw) in enumerate(words.raw):
         if _set_aside(words, i, start, filler):
             continue
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw, words.text[start:]) \
-                or stem_root(raw) in roots or _CONTRACTED.match(raw):
+                or stem_root(raw) in roots or _CONTRACTED.match(raw) \
+                or any(len(raw) >= 4 and w.endswith(raw) and len(w) - len(raw) >= 3 for w in compounds):
             continue
         raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
 
@@ -1507,13 +1538,15 @@ def _count_of(token: str) -> int:
 
 # a code of letters and at least three digits ("739E", "MSCU1234567"), not a unit ("500kg") or an ordinal
 _CODE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=\w*[A-Za-z])[A-Za-z0-9-]{4,}(?![\w-])")
+# a size-type code in capitals ("20DV", "45R1"): too few digits for a code above, yet as much a value
+_SIZE_CODE = re.compile(r"(?<![\w-])\d{2}[A-Z]{2}\d?(?![\w-])")
 _NOT_A_CODE = re.compile(r"\d+(?:st|nd|rd|th|kg|kgs|t|m|m3|km|ft|teu|k|usd|eur)$", re.I)
 
 
 def _all_codes_known(words: _Words, links: list[Link]) -> None:
     """A code the question gives that no value of the data matches ("voyage 739E" when there is none)
     is a record the data does not hold: no plan, rather than rows that ignore it."""
-    for m in _CODE.finditer(words.text):
+    for m in [*_CODE.finditer(words.text), *_SIZE_CODE.finditer(words.text)]:
         if not _NOT_A_CODE.fullmatch(m.group(0)) and not any(lk.start <= m.start() < lk.end or m.start() < lk.start < m.end()
                                                              for lk in links):  # (a link inside it: "0813N" is 813N)
             raise NoPlan(f"it names {m.group(0)}, which the data does not hold")
@@ -1818,12 +1851,14 @@ def _filters_negated(words: _Words, spec: Spec, links: list[Link], cue: re.Match
 
 def _emptied_column(gap: str, schema: Schema, spec: Spec) -> Column | None:
     """The column right after a negation ("no alliance", "not in any alliance") when the comment of
-    the target's column says what NULL means."""
+    the column (the target's, or of the row above it) says what NULL means."""
     m = re.match(r"\s*(?:(?:in|on|part of|of|with|have|has|a|an|any|the|belong(?:s|ing)? to|member of)\s+){0,3}"
                  r"([a-z][a-z-]*)", gap, re.I)
     if not m:
         return None
-    named = schema.columns_named(words_of(m.group(1)), [spec.target])
+    # the target's own column, or one of the row above it (a ship is in no alliance when its carrier is not)
+    above = [t for t in _near(schema, spec.target, 1) if t == spec.target or schema.is_parent_path(spec.target, t)]
+    named = schema.columns_named(words_of(m.group(1)), above)
     if not named or "NULL" not in named[0][1].comment:
         return None
     return named[0][1]
@@ -2034,7 +2069,9 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
             spec.having = (op if op != "between" else ">=", value)  # "flags with 3 or more ships": a group's count
             continue
         col = _numeric_for(words, schema, spec, named, at, value, op)
-        value, value2 = _in_column_unit(words.text[at:at + 60], col, value, value2)
+        first = value
+        value, value2, given = _in_column_unit(words.text[at:at + 60], col, value, value2)
+        given = f"{first:g} to {given}" if given and op == "between" else given
         if col.is_date and 1900 <= value <= 2100:
             lo, hi = datetime.date(int(value), 1, 1), datetime.date(int(value), 12, 31)
             when = "before" if op in ("<", "<=") else "after" if op in (">", ">=") else "in"
@@ -2044,6 +2081,8 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
         said = (f"with {_label(col)} between {value:g} and {value2:g}" if op == "between"
                 else f"{_OP_WORDS[op][1 if 'YEAR' in col.name else 0]} {value:g}"
                 if "YEAR" in col.name else f"with {_label(col)} {_OP_WORDS[op][0]} {value:g}")
+        if given:  # "over 60,000 lbs": the number in the column's unit, and as the question gave it
+            said += f" {col.unit} ({given})"
         spec.filters.append(Filter(col, op, value, said, value2=value2))
         used.add(col.ref)
 
@@ -2064,6 +2103,7 @@ def _age_filter(words: _Words, schema: Schema, spec: Spec, op: str, value: float
 
 # A unit a number is written in: (dimension, size in the dimension's base unit).
 _SAID_UNITS = [(r"tonnes?|tons?|t|mt", ("mass", 1000.0)), (r"kg|kgs|kilos?|kilograms?", ("mass", 1.0)),
+               (r"lbs?|pounds?", ("mass", 0.45359237)),
                (r"dollars?|usd|\$", ("money", 100.0)), (r"cents?", ("money", 1.0)),
                (r"knots?|kn|kts", ("speed", 1.0)), (r"km/h|kph|kilometres per hour", ("speed", 1 / 1.852)),
                (r"m|metres?|meters?", ("length", 1.0)), (r"feet|ft", ("length", 0.3048)),
@@ -2072,20 +2112,22 @@ _COLUMN_UNITS = {"tonnes": ("mass", 1000.0), "kg": ("mass", 1.0), "cents": ("mon
                  "knots": ("speed", 1.0), "m": ("length", 1.0), "°C": ("temperature", 1.0), "days": ("time", 1.0)}
 
 
-def _in_column_unit(text: str, col: Column, value: float, value2: float | None) -> tuple[float, float | None]:
+def _in_column_unit(text: str, col: Column, value: float, value2: float | None) -> tuple[float, float | None, str]:
     """"A VGM over 27 tonnes" compared with a column in kilograms is 27,000: the number converted to
-    the column's unit (its comment's). A unit of another kind than the column's is no plan."""
+    the column's unit (its comment's), and the words it was given in when they are another unit ("" when
+    not). A unit of another kind than the column's is no plan."""
     m = re.search(r"\$?\s*\d[\d,]*(?:\.\d+)?k?\s*(" + "|".join(p for p, _ in _SAID_UNITS) + r")(?![\w/])", text, re.I)
     dollar = re.search(r"\$\s*\d", text)
     said_unit = m.group(1) if m else ("$" if dollar else None)
     if said_unit is None or col.unit not in _COLUMN_UNITS:
-        return value, value2
+        return value, value2, ""
     said = next(u for p, u in _SAID_UNITS if re.fullmatch(p, said_unit, re.I))
     kind, size = _COLUMN_UNITS[col.unit]
     if said[0] != kind:
         raise NoPlan(f"it gives a number in {said_unit}, and {col.ref} is in {col.unit}")
     factor = said[1] / size
-    return value * factor, (value2 * factor if value2 is not None else None)
+    given = m.group(0).strip() if m and factor != 1 else ""
+    return round(value * factor, 6), (round(value2 * factor, 6) if value2 is not None else None), given
 
 
 def _year_filter(words: _Words, schema: Schema, spec: Spec, used: set[str]) -> None:
@@ -2175,7 +2217,7 @@ def _action(words: _Words, schema: Schema, spec: Spec, named: list[Column], used
     measure = next((c for c in named if (c.numeric or c.is_date) and c.ref not in used), None)
     if spec.action == "group_top":
         return
-    group = _group(words, schema, spec)
+    group = _group(words, schema, spec) or _versus_group(words, spec)
     if group is not None:
         _group_action(words, spec, group, measure, used)
         return
@@ -2192,7 +2234,7 @@ _VERB_MEAN = r"(?:does|do|did)\b.*\bmean"  # "what does PX mean": the verb, not 
 
 def _aggregate_asked(words: _Words) -> str | None:
     """The aggregate the words ask for; "what does PX mean" asks a meaning, not an average."""
-    verb_mean = words.has(_VERB_MEAN)
+    verb_mean = words.has(_VERB_MEAN + r"|(?:i|you|we)\s+mean")  # ("deadweight I mean": a clarification)
     return next((fn for w, fn in AGGREGATES.items() if words.has(w) and not (w == "mean" and verb_mean)), None)
 
 
@@ -2200,11 +2242,19 @@ def _aggregate_asked(words: _Words) -> str | None:
 _NEXT = r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next"
 
 
+# "which leaves first", "which one reaches (or reached) its destination first": the earliest by that date
+_FIRST_THERE = (r"(?:(leav\w*|left|depart\w*|sail\w*)|arriv\w*|reach\w*|land\w*|dock\w*|gets? (?:there|in))"
+                r"[^,;?.]{0,40}?\b(first)\b(?=\s*(?:[,;?.!]|$|and\b|or\b|then\b))")  # (not "the first week")
+
+
 def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column | None, used: set[str]) -> None:
     """No group and no count: an aggregate of the measure, the rows first by a superlative, or the
     rows (one named row is a lookup)."""
     fn = _aggregate_asked(words)
     sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
+    if (first := words.has(_FIRST_THERE)) is not None:  # "which one reaches its destination first"
+        sups.insert(0, ("first", "departure" if first.group(1) else "arrival", "ASC"))
+        words.take(first.start(2), first.end(2))
     if (nxt := words.has(_NEXT)) is not None:
         sups.insert(0, ("next", "departure", "ASC"))
         at = nxt.start() + nxt.group(0).lower().index("next")
@@ -2217,6 +2267,10 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
     if sup is not None:
         _top_action(words, schema, spec, sup, measure, fn, used)
         return
+    if fn == "SUM" and measure is None:  # "total cartons of frozen shrimp": the packages counted
+        _count_of_packages(words, schema, spec)
+        if spec.action == "aggregate":
+            return
     _list_action(words, spec, fn, measure)
 
 
@@ -2285,7 +2339,9 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     if col is None and concept:
         col = _column_of_concept(schema, spec, concept)
         if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
-                and not _another_noun_after(words, word, spec.target):
+                and not _another_noun_after(words, word, spec.target) \
+                and not (word == "first" and schema.is_parent_path(spec.target, col.table)):
+            # ("which box arrives first": when the voyage it is on does; a voyage is not as long as its ship)
             # "which voyage is the longest?": a length of its ship would answer another question
             raise NoPlan(f"'{word}' {noun(spec.target, plural=False)}: the data holds no {concept} of a "
                          f"{noun(spec.target, plural=False)}, only of the rows linked to it")
@@ -2296,7 +2352,7 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     spec.superlative = word if concept and (measure is None or concept in col.words) else ""
     if "YEAR" in col.name and word in ("oldest", "newest", "youngest"):
         spec.direction = "ASC" if word == "oldest" else "DESC"
-    spec.n = _top_count(words, word)
+    spec.n = 1 if word == "first" else _top_count(words, word)  # "which ... arrives first": one
     used.add(col.ref)
     _per_row_of_target(words, schema, spec, fn)
 
@@ -2394,10 +2450,20 @@ _ARRIVES = (r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|he
 _DEPARTS = r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from|" + _LOADING
 
 
+def _ends_asked(words: _Words) -> list[str]:
+    """The ends of a voyage the words ask a port at outright: "from which port" (ORIGIN), "to which port",
+    "which port does it go to" (DESTINATION), or both."""
+    return [role for role, end in (("ORIGIN", _FROM_END), ("DESTINATION", _TO_END))
+            if words.has(_WHICH_PORT.format(end=end))]
+
+
 def _voyage_end(words: _Words, *, either: bool = False) -> str:
-    """The end of a voyage the words say a port is at; EITHER (when allowed) for both."""
+    """The end of a voyage the words say a port is at ("to which port" before any verb: "when does it
+    leave, and to which port?"); EITHER (when allowed) for both."""
     if either and words.has(_EITHER_END):
         return "EITHER"
+    if len(asked := _ends_asked(words)) == 1:
+        return asked[0]
     if words.has(_ARRIVES):
         return "DESTINATION"
     if words.has(_DEPARTS):
@@ -2408,7 +2474,7 @@ def _voyage_end(words: _Words, *, either: bool = False) -> str:
 def _count_of_packages(words: _Words, schema: Schema, spec: Spec) -> None:
     """"How many pallets of tiles": when what is counted is a kind of unit (PACKAGE_TYPE), not rows,
     and a column of the same rows says it is the "Number of" those units, the count is its sum."""
-    asked = re.search(r"how many\s+((?:\S+\s+){0,2}\S+)", words.text, re.I)
+    asked = re.search(r"(?:how many|total|number of)\s+((?:\S+\s+){0,2}\S+)", words.text, re.I)
     if asked is None or any(words_of(w) and words_of(w)[0] in TABLE_NOUNS for w in asked.group(1).split()):
         return  # "how many cargo lines are cartons" counts rows
     for f in spec.filters:
@@ -2504,6 +2570,14 @@ def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:
     return _group_of_noun(words, schema, spec, nouns, every)
 
 
+def _versus_group(words: _Words, spec: Spec) -> Column | None:
+    """"Completed vs active vs scheduled sailings": values of one column set against each other are
+    groups, one figure each, not one total over them all."""
+    if not words.has(r"vs\.?|versus|compared (?:to|with)|against") or not (words.has(COUNT_WORDS) or _aggregate_asked(words)):
+        return None  # ("Ever Acme vs Ever Lunar - which one's longer?" compares two rows, it counts nothing)
+    return next((f.column for f in spec.filters if f.op == "in" and len(f.value) >= 2), None)
+
+
 def _group_of_noun(words: _Words, schema: Schema, spec: Spec, nouns: list[str], every: bool) -> Column | None:
     """The rows of the table the group phrase names, by their name: another table's, or the rows asked
     about themselves for a total ("total value per voyage"; "average per ship" is one figure)."""
@@ -2595,15 +2669,21 @@ def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
             return
 
 
+# "from which port", "to which port", "which port does it load at": which end a port asked for is at
+_WHICH_PORT = r"(?:{end}) (?:which|what) (?:port|harbou?r)|(?:which|what) (?:port|harbou?r)\b[^,;?]*?\b(?:{end})\b"
+_FROM_END, _TO_END = r"from|load\w*", r"to|go\w*|arriv\w*|head\w*"
+
+
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     """"Where does it go", "from and to", "its route": the ports at both ends of each row."""
     ends = _port_ends(schema, spec)
     if not ends or spec.action in ("count", "aggregate", "group", "group_top"):
         return
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
-                        r"\bto\b\W*$|route|from and to|to where|where to|" + _DISCHARGE)
+                        r"\bto\b\W*$|route|from and to|to where|where to|" + _WHICH_PORT.format(end=_TO_END)
+                        + "|" + _DISCHARGE)
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from|"
-                          + _LOADING)
+                          + _WHICH_PORT.format(end=_FROM_END) + "|" + _LOADING)
     for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
         if asked and role in ends and not any(f.role == role for f in spec.filters):
             spec.roles.append(role)

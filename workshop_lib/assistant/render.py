@@ -101,7 +101,10 @@ def render(plan: Plan, rows: Sequence[Sequence[Any]]) -> str | None:
             return None
         word = {"AVG": "average", "SUM": "total", "MAX": "largest", "MIN": "smallest"}[spec.fn or "AVG"]
         assert spec.measure is not None
-        return (f"The {word} {_label(spec.measure)} of the {noun(spec.target)} {_filters(plan)}".rstrip()
+        what = _label(spec.measure)
+        if spec.fn == "SUM" and spec.measure.multiplier:  # a sum of unit values times how many: the lines' totals
+            what = f"{what.removeprefix('unit ')} ({what} times {spec.measure.multiplier.lower()})"
+        return (f"The {word} {what} of the {noun(spec.target)} {_filters(plan)}".rstrip()
                 + f" is {value_text(value, spec.measure, spec.convert)}{_note(spec.measure)}.")
     if spec.action in ("group", "group_top"):
         return _group(plan, rows)

@@ -40,7 +40,7 @@ SYNONYMS = {
     "value": "value", "worth": "value", "price": "value",
     "live": "current", "hazardous": "dangerous", "zone": "time", "timezone": "time", "hazmat": "dangerous", "dangerous": "dangerous",
     "departure": "departure", "etd": "departure", "arrival": "arrival", "eta": "arrival", "expected": "arrival",
-    "due": "arrival", "kind": "type",
+    "due": "arrival", "kind": "type", "pack": "package",
 }
 # Table words that belong to the table as a whole (the row's noun), from the table comments'
 # subjects: "Container ships", "Ocean carriers (shipping lines)", "Container seaports" ...

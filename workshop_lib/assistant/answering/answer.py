@@ -38,6 +38,7 @@ from workshop_lib.assistant import (
     value_meanings,
 )
 from workshop_lib.assistant.answering import availability, goods_boxes, router
+from workshop_lib.assistant.schema_links import stem_root, words_of
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
@@ -1331,7 +1332,7 @@ def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, ve
     CARGO_ITEMS), or `tables` when given, only those; every table for "which tables are in the
     schema"; else as retrieved."""
     overview = _OVERVIEW_RE.search(question) is not None and tables is None
-    tables = [] if overview else tables if tables is not None else tables_in(question)
+    tables = [] if overview else tables if tables is not None else _said_of_one(eng, question, tables_in(question))
     if not overview and len(tables) != 1:
         return turn
     tables = [_where_it_is_kept(eng, question, tables[0])] if tables else tables
@@ -1343,6 +1344,18 @@ def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, ve
                             context_tokens=sum(c.tokens for c in chunks), min_score=turn.min_score,
                             top_k=max(turn.top_k, len(chunks)), category=("table",), considered=wide.considered,
                             tokenizer=turn.tokenizer)
+
+
+def _said_of_one(eng: Engine, question: str, tables: list[str]) -> list[str]:
+    """"Which table has the goods packed inside each container?" names two tables; the one whose comment
+    says what the question says (most of its words, two at least, more than any other's) is the one asked."""
+    if len(tables) < 2:
+        return tables
+    schema, _ = assistant.knowledge(eng)
+    asked = {stem_root(w) for w in words_of(question)}
+    shared = sorted(((len(asked & {stem_root(w) for w in words_of(schema.table_comments.get(t, ""))}), t) for t in tables),
+                    reverse=True)
+    return [shared[0][1]] if shared[0][0] >= 2 and shared[0][0] > shared[1][0] else tables
 
 
 def _where_it_is_kept(eng: Engine, question: str, table: str) -> str:

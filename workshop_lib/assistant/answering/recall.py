@@ -117,7 +117,7 @@ def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
 
 # What a question asks beyond which thing it is: a time, a count, an amount, a movement of the thing.
 _ASKS_TIME = re.compile(r"\b(?:when|since|how long|how many days|what date|which date|what day|until)\b", re.I)
-_ASKS_COUNT = re.compile(r"\b(?:how many|how much|(?:the|total)\s+number of|count)\b", re.I)  # not "box number of"
+_ASKS_COUNT = re.compile(rf"\b(?:how many|how much|(?:the|total)\s+{planner.NUMBER_OF_ROWS}|count)\b", re.I)  # not "box number of"
 _ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:which|what)\s+(?:\w+\s+)?(?:port|city|country|place)\b", re.I)
 # verbs of a voyage: they ask where or when the thing goes, not which one it is (a small domain
 # vocabulary, like the schema's synonyms)

@@ -518,6 +518,19 @@ def _supersede(eng: Engine, cand: PersonalCandidate, olds: list[Any], done: Writ
     return done
 
 
+def _of_the_kind_corrected(eng: Engine, cand: PersonalCandidate, olds: list[Any]) -> PersonalCandidate:
+    """"We've switched our Shanghai forwarding to Huanan Freight" after "our forwarder is Jadeline": a name
+    said after "to" that no port of the data has replaces a name, so it is one (not a place gone to)."""
+    if not (cand.change and olds and cand.entities and cand.entities[0][:2] == (OWN, PLACE)) \
+            or any((r.metadata or {}).get("subject") != f"{OWN}.{own_values.NAME}" for r in olds):
+        return cand
+    _, values = assistant.knowledge(eng)
+    value = cand.entities[0][2]
+    if any((v[1], v[2]) == ("PORTS", "PORT_NAME") and str(v[0]).lower() == value.lower() for v in values.phrases):
+        return cand
+    return dataclasses.replace(cand, entities=((OWN, own_values.NAME, value), *cand.entities[1:]))
+
+
 def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
           thread_id: str | None = None, supersede: bool = True) -> Written | None:
     """Store one personal memory; supersede the earlier ones on the same subject. None: already stored.
@@ -525,6 +538,7 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
     `supersede=False` is the ADD-only policy the baselines compare against (every value kept,
     valid side by side, no earlier value carried): only the same value said again is skipped."""
     olds = _same_subject_memories(eng, cand, user_id, agent_id)
+    cand = _of_the_kind_corrected(eng, cand, olds)
     value = cand.entities[0][2] if cand.entities else ""
     if value and any(str((r.metadata or {}).get("value")) == value for r in olds):
         return None  # the same value said again

@@ -200,13 +200,17 @@ def noted(stated: list[Preference]) -> str:
 _SUM = re.compile(r"(?:\b[A-Z]{3}|[$€£])\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:[A-Z]{3}|euros?|dollars?|pounds?)\b")
 
 
+# a conversion factor ("1 kg = 2.20462 lb") names both units: how to convert, not which one is wanted
+_FACTOR = re.compile(r"\b\d[\d.,]*\s*[^\W\d]+\.?\s*(?:=|is|equals)\s*\d[\d.,]*\s*[^\W\d]+", re.I)
+
+
 def _sentence_preferences(sentence: str) -> list[Preference]:
     out = []
     for dimension, units in UNITS.items():
         if not _about(dimension, sentence):
             continue
         # "they bill us EUR 95 per entry" asks for no currency
-        read = _SUM.sub(" ", sentence) if dimension in ("currency", "money") else sentence
+        read = _FACTOR.sub(" ", _SUM.sub(" ", sentence) if dimension in ("currency", "money") else sentence)
         wanted, refused = _wanted_and_refused(dimension, units, read)
         if len(wanted) == 1:
             others = tuple(u for u in units if u != wanted[0])

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from workshop_lib.assistant.schema_links import stem_root
 from workshop_lib.parts.memory import personal, preferences
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = ""
     for text, message_id, at in [*said, (asking, "this turn", "")]:
         for sentence in personal.sentences(text):
             if personal.FORGET.search(sentence):
-                words = frozenset(personal.content_words(sentence))
+                words = frozenset(_roots(sentence))
                 out = [e for e in out if not (e.words & words)]
                 continue
             out += _dated(personal.statement_part(sentence), year, message_id, at)
@@ -136,13 +137,25 @@ def _dated(stated: str, year: int, message_id: str, at: str) -> list[Event]:
     month ("now they reopen on the sixteenth") is an undated one: what it is about is unsure."""
     out = []
     for clause in _CLAUSE.split(stated):
-        words = frozenset(personal.content_words(clause)) | frozenset(personal.content_words(stated))
+        words = frozenset(_roots(clause)) | frozenset(_roots(stated))
         dated = dates_in(clause, year)[:1]
         for _, day in dated:
-            out.append(Event(stated, day, words, message_id, at, frozenset(personal.content_words(clause))))
+            out.append(Event(stated, day, words, message_id, at, frozenset(_roots(clause))))
         if not dated and _BARE_DAY.search(clause):
-            out.append(Event(stated, UNDATED, words, message_id, at, frozenset(personal.content_words(clause))))
+            out.append(Event(stated, UNDATED, words, message_id, at, frozenset(_roots(clause))))
     return out
+
+
+def _root(word: str) -> str:
+    """A word's root for matching a question to what was told: "gated" and "gate", "booked" and "booking"."""
+    w = stem_root(word)
+    w = w[:-2] if w.endswith("ed") and len(w) >= 5 else w
+    return w[:-1] if w.endswith("e") and len(w) >= 4 else w
+
+
+def _roots(text: str) -> set[str]:
+    """The content words of a text as roots, a hyphenated word as its parts ("the gate-in": gate, in)."""
+    return {_root(part) for w in personal.content_words(text) for part in w.split("-") if part}
 
 
 # what a question about time asks
@@ -152,9 +165,9 @@ _SPAN = re.compile(r"\bhow (?:many|much) (?:days|weeks)\b|\bhow long\b|\bdays? (
 _DATE = re.compile(r"\b(?:what|which) (?:date|day)\b|\bwhen (?:did|was|were|is|do)\b", re.I)
 _OPTIONS = re.compile(r"^\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\s*\??$", re.I)
 # words that ask about time, not about which thing
-_TIME_WORDS = frozenset(personal.content_words("""first earlier earliest later latest last days day weeks week apart
+_TIME_WORDS = frozenset(_roots("""first earlier earliest later latest last days day weeks week apart
     between long date when status now currently moment before after sooner recent many much""").union(
-    {personal.stem(w) for w in _MONTHS}))
+    {_root(w) for w in _MONTHS}))
 
 
 @dataclass(frozen=True)
@@ -165,7 +178,7 @@ class Answer:
 
 def _distinctive(question: str, found: list[Event]) -> set[str]:
     """The question's words that name something (not time words), which few of the user's events share."""
-    asked = personal.content_words(question) - _TIME_WORDS
+    asked = _roots(question) - _TIME_WORDS
     return {w for w in asked if 0 < sum(w in e.words for e in found if e.message_id != "this turn") <= 3}
 
 
@@ -193,7 +206,7 @@ def _which_first(question: str, found: list[Event]) -> Answer | None:
         return None
     picked = []
     for option in m.group(1), m.group(2):
-        named = _best(personal.content_words(option) - _TIME_WORDS, found)
+        named = _best(_roots(option) - _TIME_WORDS, found)
         if len(named) != 1:
             return None
         picked.append((option.strip(" ?,."), named[0]))
@@ -220,7 +233,7 @@ def _ends(question: str, found: list[Event]) -> list[Event] | None:
         return None
     picked = []
     for side in (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)):
-        words = personal.content_words(side) - _TIME_WORDS
+        words = _roots(side) - _TIME_WORDS
         by_clause = [e for e in found if words & e.own]
         named = _best(words, by_clause or found, want=1)
         if len(named) != 1:
@@ -271,7 +284,7 @@ def _on_date(question: str, found: list[Event], year: int = 0) -> Answer | None:
     told = [e for e in found if e.message_id != "this turn" and e.date in asked]
     if len(asked) != 1 or not told:
         return None
-    named = _best(personal.content_words(question) - _TIME_WORDS, told) or told
+    named = _best(_roots(question) - _TIME_WORDS, told) or told
     if len({(e.text, e.date) for e in named}) != 1:
         return None
     return Answer(f"On {_said(named[0])}.", (named[0],))
