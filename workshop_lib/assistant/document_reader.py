@@ -280,8 +280,24 @@ def read(question: str, passages: list[dict]) -> Reading:
         return Reading(kind, subject, None)
     ranked = [(rank, s) for rank, p in enumerate(mine) for s in sentences(str(p.get("text") or ""))]
     ident = set().union(*(_identifying(str(p.get("text") or "")) for p in mine))
-    return _withheld_or(Reading(kind, subject, _each_part(question, ranked, ident) or
-                                _best_sentence(question, kind, ranked, ident)))
+    sentence = _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident)
+    if sentence is not None and _WHAT_NEXT.search(question):
+        sentence = _with_next(sentence, ranked)
+    return _withheld_or(Reading(kind, subject, sentence))
+
+
+# "what happens now", "what do we do": what follows is said after the sentence that names the case
+_WHAT_NEXT = re.compile(r"\bwhat (?:happens|happened|now|next|then)\b|\bwhat (?:do|should|must|can) (?:i|we)\b|"
+                        r"\bwhat to do\b|\bnext steps?\b", re.I)
+
+
+def _with_next(sentence: str, ranked: list[tuple[int, str]]) -> str:
+    """The sentence and the one after it in its passage ("... must stay on the quay. The carrier tells the
+    shipper, who must correct the data"), when the passage goes on."""
+    for i, (rank, s) in enumerate(ranked[:-1]):
+        if s == sentence and ranked[i + 1][0] == rank:
+            return f"{sentence} {ranked[i + 1][1]}"
+    return sentence
 
 
 def _withheld_or(reading: Reading) -> Reading:

@@ -1580,10 +1580,21 @@ def _words_of_text(text: str) -> frozenset[str]:
 def _read_documents(eng: Engine, docs, vector=None) -> Any:
     """The sentence that answers, from the lead document's passages: those the gates used, then the
     other passages of that document among the forty nearest the question."""
-    passages = list(docs.decision.used_chunks)
+    passages = _identified_first(docs.question, list(docs.decision.used_chunks))
     if passages:
         passages += _document_passages(eng, passages[0].get("subject"))
     return document_reader.read(docs.question, _whole_first(passages))
+
+
+def _identified_first(question: str, passages: list[dict]) -> list[dict]:
+    """"The incident report on the reefer failure on voyage 1042": a number or code of the question that
+    the passages of one document only write says which document it is; its passages lead."""
+    codes = {c.lower() for c in re.findall(r"(?<![\w-])[\w-]*\d{3,}[\w-]*", question)}
+    holders = {p.get("subject") for p in passages if codes & {w.lower() for w in re.findall(r"[\w-]+", str(p.get("text") or ""))}}
+    if len(holders) != 1:
+        return passages
+    lead = next(iter(holders))
+    return [p for p in passages if p.get("subject") == lead] + [p for p in passages if p.get("subject") != lead]
 
 
 def _document_passages(eng: Engine, doc_id: str | None) -> list[dict]:
