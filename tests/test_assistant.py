@@ -2545,3 +2545,24 @@ def test_the_number_of_one_row_is_its_identifier_and_the_first_to_arrive_is_the_
     a = _answer(eng, f"of {late} and {early}, which one gets in first?")
     assert a.rows_shown == 1 and a.first_row is not None and early in a.first_row, a.text
     assert assistant.answer_data(eng, "which of our two boxes gets in first?").text is None
+
+
+def test_boxes_of_the_manifests_the_planner_cannot_plan_are_not_answered_from_the_catalog(eng):
+    a = answer_question(eng, "do we have more 40' reefers or 20' dry boxes sitting on the manifests? exact figures pls")
+    assert a.mode == "fallback" and "EQ-" not in a.answer, a.answer
+    n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '20GP'")[0][0]
+    a = _answer(eng, "how many 20' standard dry containers are loaded on the voyages?")
+    assert re.search(rf"\b{n} containers\b", a.text), a.text
+
+
+def test_an_average_over_rows_named_by_their_noun_shows_one_figure(eng):
+    avg = _one(eng, "SELECT AVG(SPEED_KNOTS) FROM {o}.VESSEL_POSITIONS")[0][0]
+    a = _answer(eng, "what is the mean speed over ground of the vessels that have a live position?")
+    assert f"{avg:.2f}" in a.text, a.text
+
+
+def test_what_happens_next_quotes_the_sentence_after_and_a_code_one_document_writes_leads(docs_eng):
+    a = answer_question(docs_eng, "ICS2 gave our box a 'do not load' message. what happens next?")
+    assert a.mode == "rag" and "correct the data" in a.answer, a.answer
+    a = answer_question(docs_eng, "incident report for voyage 1042's reefer failure: which vessel was it?")
+    assert a.answer.startswith("According to incidents/reefer-failure-voyage-1042"), a.answer

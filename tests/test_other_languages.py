@@ -30,3 +30,9 @@ def test_english_is_not_read_again_and_a_word_of_no_reading_stops_it():
 ])
 def test_nouns_of_shipping_abbreviations_ports_and_asides_are_read(question, reading):
     assert in_english(question) == reading
+
+
+def test_french_son_after_a_verb_is_its_and_va_is_going():
+    from workshop_lib.assistant import other_languages
+    assert other_languages.in_english("Où va le YM Tiptop et quelle est son ETA ?") == \
+        "where is going the YM Tiptop and which is its ETA?"

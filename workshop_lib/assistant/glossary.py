@@ -13,6 +13,8 @@ PHRASES = {
     "cuantos": "how many", "cuantas": "how many", "cuanto": "how much", "cuanta": "how much",
     "a que puerto": "to which port", "de que puerto": "from which port", "de donde": "from where",
     "a quel port": "to which port", "de quel port": "from which port", "in welchem hafen": "in which port",
+    # French "son" is "its" where Spanish "son" is "are": after a French verb or preposition it is French
+    "est son": "is its", "et son": "and its", "de son": "of its", "est sa": "is its", "de sa": "of its",
     "le plus petit": "the smallest", "la plus petite": "the smallest", "el mas pequeno": "the smallest",
     "le plus grand": "the biggest", "el mas grande": "the biggest", "en total": "in total", "au total": "in total",
     "salen de": "depart from", "sale de": "departs from", "partent de": "depart from", "part de": "departs from",
@@ -109,7 +111,7 @@ WORDS = {
     "total": "total", "insgesamt": "in total", "gesamt": "total", "promedio": "average", "moyenne": "average",
     "durchschnitt": "average", "grosste": "biggest", "mayor": "biggest", "plus grand": "biggest",
     "il": "it", "elle": "it", "er": "it", "sie": "they", "wurde": "was", "wurden": "were", "fue": "was",
-    "doivent": "", "doit": "", "muss": "", "va": "goes", "van": "go", "vont": "go",
+    "doivent": "", "doit": "", "muss": "", "va": "is going", "van": "go", "vont": "go",
     "su": "its", "sus": "their", "ihre": "their", "ihr": "its", "sein": "its", "seine": "its", "leur": "their",
     "leurs": "their", "sa": "its", "ses": "its", "cuesta": "costs", "cuestan": "cost", "kostet": "costs",
     "kosten": "cost", "coute": "costs", "coutent": "cost", "precio": "price", "preis": "price", "prix": "price",

@@ -665,6 +665,7 @@ _FOR_LEASE = (r"availab\w*|in stock|leas(?:e|es|ed|ing)|rent(?:al|ing)?|hire|"
 def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if _ADVICE.search(question):
         raise NoPlan("it asks what to choose or do, which the data's rows do not say")
+    links = _of_the_size_said(question, links)
     words = _Words.read(question, links)
     for m in _PRECISION.finditer(words.text):  # how to write the figure, not what to query
         words.take(m.start(), m.end())
@@ -827,6 +828,8 @@ def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: s
     measure took."""
     below = {f.value[0] for f in spec.filters if f.op == "none"}
     for col in named:
+        if spec.action in ("aggregate", "count") and col == schema.name_column(col.table):
+            continue  # "the mean speed of all the ships with a live position": one figure, no names beside it
         if col.table not in below and col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
                 and col != spec.measure and col != spec.group and col not in spec.show \
                 and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
@@ -887,11 +890,12 @@ def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> 
     """No plan when a column the words name is in no part of it."""
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
-    missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)]
+    missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)
+               and not (spec.action in ("aggregate", "count") and c.name.endswith("_NAME") and c.table == spec.target)]
     # "how much weight can the Kyoto Express carry? deadweight I mean": a box's weight, named by the same
     # word, is of the same kind as the ship's deadweight shown; that one answers it
     kinds = {_COLUMN_UNITS[c.unit][0] for c in [*spec.show, *([spec.measure] if spec.measure else [])]
-             if c.unit in _COLUMN_UNITS}
+             if c.unit in _COLUMN_UNITS and c.table == spec.target}
     missing = [c for c in missing if not (c.unit in _COLUMN_UNITS and _COLUMN_UNITS[c.unit][0] in kinds
                                           and c.table != spec.target)]
     if missing:
@@ -1552,6 +1556,21 @@ def _all_codes_known(words: _Words, links: list[Link]) -> None:
             raise NoPlan(f"it names {m.group(0)}, which the data does not hold")
 
 
+_SIZE_BEFORE = re.compile(r"\b(\d{2})\s*(?:'|\u2019|ft|foot|feet|-foot|-ft)\s*-?\s*(?:standard\s+|regular\s+|normal\s+)?$", re.I)
+
+
+def _of_the_size_said(question: str, links: list[Link]) -> list[Link]:
+    """"40' standard dry boxes": of the values a word names (dry: 20GP, 40GP), those of the size said before it."""
+    out = []
+    for lk in links:
+        size = _SIZE_BEFORE.search(question[:lk.start])
+        same_span = [o for o in links if (o.start, o.end) == (lk.start, lk.end)]
+        sized = [o for o in same_span if size and str(o.value).startswith(size.group(1))]
+        if not size or not sized or len(sized) == len(same_span) or lk in sized:
+            out.append(lk)
+    return out
+
+
 def _all_numbers_used(words: _Words, links: list[Link]) -> None:
     """A number the plan did not use is a part of the question it would not answer."""
     # a minus sign after a space is a number's ("at -25"), a hyphen inside a code or a date is not
@@ -1560,7 +1579,8 @@ def _all_numbers_used(words: _Words, links: list[Link]) -> None:
         # "40' high cube": the size written before a value that starts with it (40HC) is that value's
         # (when every value those words name starts with it: "40' reefer" is 20RF or 40RF, a size left out)
         after = [lk for lk in links if lk.start >= m.end()
-                 and re.fullmatch(r"\s*(?:'|\u2019|ft|foot|feet|-foot|-ft)?\s*-?\s*", words.text[m.end():lk.start])]
+                 and re.fullmatch(r"\s*(?:'|\u2019|ft|foot|feet|-foot|-ft)?\s*-?\s*(?:standard\s+|regular\s+|normal\s+)?",
+                                  words.text[m.end():lk.start], re.I)]
         size_of = bool(after) and all(str(lk.value).startswith(m.group(0)) for lk in after)
         if m.start() not in words.used_numbers and not inside_link and not size_of:
             raise NoPlan(f"it names {m.group(0)}, which no part of the query uses")

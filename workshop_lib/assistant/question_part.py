@@ -43,8 +43,9 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]]) -> str | None
         # voyages are there?"): asked alone, the question must name what it is about itself
         return asked if not links(said) or links(asked) else None
     things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"}
-    if not things and links(asked):
-        return asked  # nothing stated that a pronoun could stand for: "it" is the question's own subject
+    if not things and links(asked) and all(m.group(0).lower() == "it" for m in pointers) \
+            and not any(lk.table == "CARRIERS" for lk in links(said)):
+        return asked  # nothing stated that "it" could stand for: it is the question's own subject
     if len(things) != 1:
         return None
     (table, _), link = next(iter(things.items()))

@@ -946,6 +946,10 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
     to a question with a negation declined; a quantity priced (in place, on `g`)."""
     if availability.names_data_rows(question) and (rows := _linked_data_answer(eng, question, decision)) is not None:
         return rows  # "how many reefers on the manifests in total": the data's boxes, not the catalog's
+    if availability.names_data_rows(question) and not availability.asks_price_or_lease(question):
+        # "more 40' high cubes or dry boxes on the manifests?": the catalog's items would answer another question
+        return _declined(decision, "That asks about the boxes the data records (on the manifests, voyages or ships), "
+                                   "not the catalog's items, and I cannot plan it offline.", "grounded (Part 5)")
     item = _catalog_item(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
         return _item_described(eng, question, decision, item, g)

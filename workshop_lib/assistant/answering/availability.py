@@ -100,6 +100,11 @@ def names_data_rows(question: str) -> bool:
         or re.search(r"\b(?:container|box)\s+(?:numbers?|nos?\.?|ids?)\b", question, re.I) is not None
 
 
+def asks_price_or_lease(question: str) -> bool:
+    """A price, a quote or a lease: what the catalog's rows answer, even of boxes the data records."""
+    return _PRICE.search(question) is not None or re.search(r"\b(?:leas\w*|rent\w*|hire\w*|book\w*)\b", question, re.I) is not None
+
+
 def _the_item(question: str, stock_asked: bool) -> catalog.Item | None:
     """The one item a question about stock names, in the one size it gives; else None."""
     items = grounded.named_items(question)
