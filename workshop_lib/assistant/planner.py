@@ -96,7 +96,7 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
-_PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
+_PLAIN = set("""be been being am having doing done get gets getting got go goes standard regular normal going gone sail sails sailing sailed carry carries
 carrying carried belong belongs belonging dock docks docking docked operate operates operated operating run runs
 running own owns owned fly flies flying leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
