@@ -2566,3 +2566,19 @@ def test_what_happens_next_quotes_the_sentence_after_and_a_code_one_document_wri
     assert a.mode == "rag" and "correct the data" in a.answer, a.answer
     a = answer_question(docs_eng, "incident report for voyage 1042's reefer failure: which vessel was it?")
     assert a.answer.startswith("According to incidents/reefer-failure-voyage-1042"), a.answer
+
+
+def test_which_ports_offer_an_item_lists_its_rows_ports_in_the_country_named(eng):
+    from workshop_lib.data import catalog
+    rows = catalog.availability()["SV-PTI"]
+    a = answer_question(eng, "at which ports can I get a reefer pre-trip inspection?")
+    assert a.mode == "rag" and all(f"({p})" in a.answer for p in rows), a.answer
+    us = [p for p in rows if catalog.ports()[p]["country_code"] == "US"]
+    a = answer_question(eng, "what US ports provide the reefer pre-trip inspection?")
+    assert a.mode == "rag" and all(f"({p})" in a.answer for p in us) and "NLRTM" not in a.answer, a.answer
+
+
+def test_news_headed_update_is_no_request_to_change_the_data(eng):
+    from workshop_lib.assistant.answering import router
+    assert router.WRITE_REQUEST_RE.search("Update: the buyer moved the delivery to Friday.") is None
+    assert router.WRITE_REQUEST_RE.search("update the delivery date to Friday") is not None

@@ -771,3 +771,24 @@ def test_a_name_switched_to_replaces_a_name_and_a_hyphenated_event_matches_its_v
     _ask(service, "m-gate", "The box finally got loaded in at Lisbon on 12 May. Any reefer plugs there?", threads, "t2")
     text, mode, _ = _ask(service, "m-gate", "how many days from the signing to the load-in?", threads, "t3")
     assert mode == "rag" and "9 days" in text, text
+
+
+def test_two_things_told_in_one_sentence_are_two_memories_and_forgetting_one_keeps_the_other(eng, service):
+    threads: dict = {}
+    text, _, _ = _ask(service, "m-two", "At Felixstowe our trucker is Anglia Haul and our broker is Orwell Customs.", threads)
+    assert text.count("\u201c") == 2, text
+    text, mode, _ = _ask(service, "m-two", "who is our broker at Felixstowe?", threads, "t2")
+    assert mode == "rag" and "Orwell Customs" in text and "Anglia" not in text.split("(")[0], text
+    _ask(service, "m-two", "Please forget our broker's name.", threads, "t3")
+    text, mode, _ = _ask(service, "m-two", "who's our trucker at Felixstowe?", threads, "t4")
+    assert mode == "rag" and "Anglia Haul" in text, text
+    text, mode, _ = _ask(service, "m-two", "who's our broker at Felixstowe?", threads, "t4")
+    assert mode == "fallback" and "Orwell" not in text, text
+
+
+def test_that_after_a_thing_just_told_is_that_thing(eng, service):
+    box, vessel = _box_and_its_voyage(eng, "DESC")[:2]
+    threads: dict = {}
+    _ask(service, "m-that", f"The spare parts are in container {box}.", threads)
+    text, mode, _ = _ask(service, "m-that", "what ship is that on?", threads)
+    assert mode == "rag" and vessel in text, text

@@ -288,6 +288,8 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
         plan = planner.to_sql(spec, schema)
     except planner.NoPlan as exc:
         word = exc.word if isinstance(exc, planner.Unexplained) else None
+        if isinstance(exc, planner.NotTheDatas):
+            return DataAnswer(None, None, str(exc), summary)  # (no part of it is the data's to answer)
         return _the_question_alone(eng, question, values) or _without_asides(eng, question, values) \
             or _first_part_alone(eng, question, links) or DataAnswer(None, None, str(exc), summary, unexplained=word)
     parts = clauses(question)

@@ -96,8 +96,8 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
-_PLAIN = set("""be been being am having doing done get gets getting got go goes standard regular normal going gone sail sails sailing sailed carry carries
-carrying carried belong belongs belonging dock docks docking docked operate operates operated operating run runs
+_PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
+standard regular normal carrying carried belong belongs belonging dock docks docking docked operate operates operated operating run runs
 running own owns owned fly flies flying leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
@@ -119,6 +119,10 @@ beat beats exceed exceeds outweigh outweighs surpass surpasses""".split())
 
 class NoPlan(WorkshopError):
     """The question cannot be composed into one query that answers all of it (the reason says why)."""
+
+
+class NotTheDatas(NoPlan):
+    """The question asks what another source holds (the catalog's stock to lease): no part of it is the data's."""
 
 
 class Unexplained(NoPlan):
@@ -658,7 +662,7 @@ _PRECISION = re.compile(r"\b(?:(?:rounded|round(?:ed)? it)\s+)?(?:to\s+)?(?:(\d)
 
 
 # boxes to lease, not boxes the data records ("how many 40' high cubes can I get at my port?")
-_FOR_LEASE = (r"availab\w*|in stock|leas(?:e|es|ed|ing)|rent(?:al|ing)?|hire|"
+_FOR_LEASE = (r"availab\w*|in stock|ready to go|ready for pick-?up|leas(?:e|es|ed|ing)|rent(?:al|ing)?|hire|"
               r"can (?:i|we|you) (?:get|have|grab|pick up|book)|(?:could|may) (?:i|we) (?:get|have)")
 
 
@@ -677,7 +681,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
         raise NoPlan(ASKS_MEANING)
     target, noun_at = _other_end_asked(words, links, *_target(words, schema, links))
     if target == "CONTAINERS" and words.has(_FOR_LEASE):
-        raise NoPlan("it asks which boxes one can lease, which the catalog's stock says, not the boxes the data records")
+        raise NotTheDatas("it asks which boxes one can lease, which the catalog's stock says, not the boxes the data records")
     spec = Spec(target, "list")
     counter = _counter_asked(words, schema)
     if counter is not None:

@@ -941,12 +941,17 @@ def _catalog_cannot_hold(question: str) -> str | None:
     return kind if kind in ("duration", "date", "party", "person") else None
 
 
+# boxes placed on the data's records ("on the manifests", "loaded on the voyages"): the data's, not the catalog's
+_ON_THE_DATAS_RECORDS = re.compile(r"\b(?:on|aboard|in)\s+(?:the\s+|our\s+|those\s+|these\s+|its\s+)?"
+                                   r"(?:manifests?|voyages?|sailings?|vessels?|ships?)\b", re.I)
+
+
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
     """The catalog linker's item when Part 5's embedding match leads with another; a multi-item answer
     to a question with a negation declined; a quantity priced (in place, on `g`)."""
     if availability.names_data_rows(question) and (rows := _linked_data_answer(eng, question, decision)) is not None:
         return rows  # "how many reefers on the manifests in total": the data's boxes, not the catalog's
-    if availability.names_data_rows(question) and not availability.asks_price_or_lease(question):
+    if _ON_THE_DATAS_RECORDS.search(question) and not availability.asks_price_or_lease(question):
         # "more 40' high cubes or dry boxes on the manifests?": the catalog's items would answer another question
         return _declined(decision, "That asks about the boxes the data records (on the manifests, voyages or ships), "
                                    "not the catalog's items, and I cannot plan it offline.", "grounded (Part 5)")

@@ -129,11 +129,34 @@ def _extreme(question: str, item: catalog.Item, counted: dict[str, int], where: 
     return None
 
 
+_WHICH_PORTS = re.compile(r"\b(?:which|what)\s+(?:[\w-]+\s+)?(?:ports?|places|locations|depots)\b|\bwhere\b", re.I)
+
+
+def _ports_offering(question: str, item: catalog.Item) -> Figure | None:
+    """"Which ports offer transloading?": the ports the item's rows name (in the countries named, when it
+    names some); None when it asks no "which ports", or names a place it does not say by country."""
+    if not _WHICH_PORTS.search(question) or countries.continents_in(question):
+        return None
+    named = countries.named_in(question)
+    if not named and re.search(r"\b(?:in|at|near|around)\s+(?:the\s+)?[A-Z]", question):
+        return None  # "in the States": a place it cannot tell the ports of
+    rows = catalog.availability().get(item.item_id, {})
+    found = [p for p in rows if not named or catalog.ports().get(p, {}).get("country_code") in named]
+    if not found:
+        return Figure(f"{item.name} [{item.item_id}] is offered at no port in {', '.join(map(countries.name_of, named))}.",
+                      item.item_id, (), "the item's rows, none in the countries named")
+    said = [_port(p) + (f" ({rows[p]} units)" if rows[p] is not None else "") for p in found]
+    return Figure(f"{item.name} [{item.item_id}] is offered at {len(found)} port{'s' if len(found) != 1 else ''}: "
+                  f"{', '.join(said)}.", item.item_id, tuple(found), "the ports of the item's rows")
+
+
 def offered_at(question: str) -> Figure | None:
     """"Is reefer monitoring offered in Colombo?": one item and the ports named, answered from its rows
     (yes with the units, or no with where it is); None when the question asks something else."""
     # "reefers" names the 20' and the 40' high cube reefer: Part 5's listing shows both
     items, ports = grounded.named_items(question, variants=True), grounded.find_ports(question)
+    if len(items) == 1 and not ports and _OFFERED.search(question):
+        return _ports_offering(question, items[0])
     if len(items) != 1 or not ports or not _OFFERED.search(question):
         return None
     item = items[0]

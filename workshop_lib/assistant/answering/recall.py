@@ -60,7 +60,7 @@ def _answer(text: str, mode: str, explain: dict[str, Any], used: list[dict[str, 
 _NOTHING_MORE = re.compile(r"^(?:\s*\b(?:again|now|number|name|code|id|in|on|then|please|is|was)\b)*\W*$", re.I)
 
 
-_PRONOUN = re.compile(r"^(?:it|that|this|that one|this one|the one\b.*)$", re.I)
+_PRONOUN = re.compile(r"^(?:it|that|this|one|that one|this one|the one\b.*)$", re.I)
 
 
 def _called(rec: personal.Recalled) -> str:
@@ -293,7 +293,9 @@ def _last_recalled_column(eng: Engine, thread_id: str, user_id: str) -> str:
     last = next((m for m in reversed(messages) if m.role == "assistant"), None)
     if last is None or last.user_id != user_id:
         return ""
-    return str(_memory_of((last.metadata or {}).get("decision_explain") or {}).get("column") or "")
+    explain = (last.metadata or {}).get("decision_explain") or {}
+    told = explain.get("told") if isinstance(explain.get("told"), dict) else {}
+    return str(_memory_of(explain).get("column") or told.get("column") or "")  # (told: a thing just kept)
 
 
 def _current_memory_of(eng: Engine, user_id: str, agent_id: str, table: str, col: str) -> personal.Recalled | None:

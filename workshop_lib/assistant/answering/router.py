@@ -121,7 +121,8 @@ WRITE_REQUEST_RE = re.compile(
     r"^\s*(?:(?:please|kindly|can you|could you|would you|i need you to|go ahead and)\s+)*"
     r"(?:mark|change|update|cancel|delete|remove|rename|reschedule|reassign|modify|edit|overwrite|insert|"
     r"create|register|add\b(?!(?:\s+\w+){0,3}\s+up\b)|"  # "add them up" is a sum, not a write
-    r"set\b(?=[^?]*(?:\bto\b|\bas\b|=)))\b", _FLAGS)  # "set temp on X?" asks for the set point
+    r"set\b(?=[^?]*(?:\bto\b|\bas\b|=)))\b"  # "set temp on X?" asks for the set point
+    r"(?!\s*[:\u2013\u2014]|\s+-\s)", _FLAGS)  # "Update: the shipper revised ...": news, not a request
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
                           r"(?:table|from|into|index|view|user|\w+\s+set|[A-Z_]{3,})|;\s*--|'\s*;", _FLAGS)
 def _flies_a_flag(question: str, outside: re.Match[str]) -> bool:

@@ -210,10 +210,14 @@ def _noted(stored: list[Any]) -> ChatAnswer:
     """A turn that only tells the assistant something of theirs: what was kept, said back. A fallback:
     nothing was looked up, and the memory is theirs, not a source."""
     kept = "; ".join(f"\u201c{w.text.strip().rstrip('.!')}\u201d" for w in stored)
-    return ChatAnswer(f"Noted: {kept}. Ask me about it whenever you need it.", "fallback",
-                      {"intent": "PERSONAL_MEMORY", "handler": "personal memory", "mode": "fallback",
-                       "reason": "the turn only states something of the user's; it was kept", "used_llm": "none",
-                       "stored": [w.stored_id for w in stored]}, [], [], "none", None, False)
+    explain = {"intent": "PERSONAL_MEMORY", "handler": "personal memory", "mode": "fallback",
+               "reason": "the turn only states something of the user's; it was kept", "used_llm": "none",
+               "stored": [w.stored_id for w in stored]}
+    if len(stored) == 1 and stored[0].subject.split(".")[0] in ("CONTAINERS", "VOYAGES", "VESSELS"):
+        # "The goods are in box X." then "Which vessel is that on?": what "that" points back at
+        explain["told"] = {"memory_id": stored[0].stored_id, "column": stored[0].subject}
+    return ChatAnswer(f"Noted: {kept}. Ask me about it whenever you need it.", "fallback", explain,
+                      [], [], "none", None, False)
 
 
 class ChatService:

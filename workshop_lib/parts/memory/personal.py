@@ -355,7 +355,7 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
     out = []
     record = _the_one_record(text, values)
     correcting = False  # "Sorry, I mixed that up: X isn't the consignee. The consignee is Y.": the next statement corrects
-    for sentence in _forget_then_told(sentences(text)):
+    for sentence in [c for s in _forget_then_told(sentences(text)) for c in own_clauses(s)]:
         stated = statement_part(sentence)
         personal = _may_be_personal(stated) or (correcting and _keepable(stated))
         entities = _entities(stated, values) if stated else []
@@ -372,6 +372,22 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
                                        text=_with_sentence_of(cand.text, text, record[2]))
         out.append(cand)
     return out
+
+
+# "our haulier is X and our customs broker is Y": two things told, each a memory of its own (forgetting one
+# keeps the other); a place said before the first ("In LA our haulier ...") is said of both
+_ANOTHER_OWN = re.compile(r"\s*,?\s+and\s+(?=(?:my|our)\s+[a-z])", re.I)
+_LEAD = re.compile(r"^\s*((?:in|at|for|from|out of)\s+[^,]*?)[,\s]+(?=(?:my|our)\s)", re.I)
+_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|uses?|handles?|does|do)\b|'s\b", re.I)
+
+
+def own_clauses(sentence: str) -> list[str]:
+    """The sentence, or its clauses when it tells two things of the user's, each with a verb of its own."""
+    parts = _ANOTHER_OWN.split(sentence)
+    if len(parts) < 2 or not all(_VERB.search(p) for p in parts):
+        return [sentence]
+    lead = _LEAD.match(parts[0])
+    return [parts[0]] + [f"{lead.group(1)} {p}" if lead else p for p in parts[1:]]
 
 
 _SAID_BEFORE = re.compile(r"\b(?:said|told|wrote|mentioned|dit|gesagt|geschrieben|dicho|dije)\b", re.I)
@@ -426,6 +442,7 @@ class Written:
     collateral: int = 0        # superseded memories that share no linked column with the new one
     forgotten: list[str] = field(default_factory=list)
     text: str = ""             # the sentence kept (or already kept) as the memory
+    subject: str = ""          # TABLE.COLUMN of what it is about (of a new memory)
 
 
 def valid_memories(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
@@ -546,7 +563,7 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
         olds = []
     meta = _memory_meta(cand, value, olds, thread_id)
     new_id = eng.store.add_records([RecordDraft(cand.text, metadata=meta, user_id=user_id, agent_id=agent_id)], "fact")[0]
-    return _supersede(eng, cand, olds, Written(new_id, text=cand.text), user_id)
+    return _supersede(eng, cand, olds, Written(new_id, text=cand.text, subject=cand.subject), user_id)
 
 
 def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[PersonalCandidate]:
