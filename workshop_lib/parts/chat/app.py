@@ -305,8 +305,11 @@ class ChatService:
                                 thread_id=thread_id)
         # Memory over time (Part 7): the rest of what the user states or asks to forget, in their own
         # scope; a sentence kept above is not stored a second time.
+        said = {w.text.strip() for w in kept if w.text}
+        # (a sentence kept as two clauses, "our haulier is X and our office is in Y", is kept too)
+        said |= {s.strip() for s in personal.sentences(req["question"]) if any(k.rstrip(".") in s for k in said)}
         observe_user_turn(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
-                          kept_elsewhere=frozenset(w.text.strip() for w in kept if w.text))
+                          kept_elsewhere=frozenset(said))
         if not asked.strip():
             return None
         if (said_back := self._kept_said_back(kept, asked)) is not None:
