@@ -2582,10 +2582,3 @@ def test_news_headed_update_is_no_request_to_change_the_data(eng):
     from workshop_lib.assistant.answering import router
     assert router.WRITE_REQUEST_RE.search("Update: the buyer moved the delivery to Friday.") is None
     assert router.WRITE_REQUEST_RE.search("update the delivery date to Friday") is not None
-
-
-def test_a_short_word_one_letter_off_names_another_ship_not_a_typo(eng):
-    assert not _one(eng, "SELECT COUNT(*) FROM {o}.VESSELS WHERE VESSEL_NAME = 'Ever Ace'")[0][0]
-    assert assistant.answer_data(eng, "how long is the Ever Ace?").text is None
-    name = _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS WHERE VESSEL_NAME = 'HMM Hanbada'")[0][0]
-    assert name in _answer(eng, "how long is the HMM Hanbda?").text

@@ -890,18 +890,21 @@ def _show_dates_filtered(spec: Spec) -> None:
             spec.show.append(f.column)
 
 
+def _of_a_kind_shown(spec: Spec, col: Column) -> bool:
+    """"How much weight can the Kyoto Express carry? deadweight I mean": a box's weight, named by the same
+    word, is of the same kind as the ship's own deadweight shown; that one answers it."""
+    kinds = {_COLUMN_UNITS[c.unit][0] for c in [*spec.show, *([spec.measure] if spec.measure else [])]
+             if c.unit in _COLUMN_UNITS and c.table == spec.target}
+    return col.unit in _COLUMN_UNITS and _COLUMN_UNITS[col.unit][0] in kinds and col.table != spec.target
+
+
 def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> None:
     """No plan when a column the words name is in no part of it."""
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
     missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)
-               and not (spec.action in ("aggregate", "count") and c.name.endswith("_NAME") and c.table == spec.target)]
-    # "how much weight can the Kyoto Express carry? deadweight I mean": a box's weight, named by the same
-    # word, is of the same kind as the ship's deadweight shown; that one answers it
-    kinds = {_COLUMN_UNITS[c.unit][0] for c in [*spec.show, *([spec.measure] if spec.measure else [])]
-             if c.unit in _COLUMN_UNITS and c.table == spec.target}
-    missing = [c for c in missing if not (c.unit in _COLUMN_UNITS and _COLUMN_UNITS[c.unit][0] in kinds
-                                          and c.table != spec.target)]
+               and not (spec.action in ("aggregate", "count") and c.name.endswith("_NAME") and c.table == spec.target)
+               and not _of_a_kind_shown(spec, c)]
     if missing:
         raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
 
@@ -1322,17 +1325,20 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     tables and columns the plan uses, the plan's own words, and plain English function words."""
     known = _plan_vocabulary(schema, spec)
     roots = {stem_root(w) for w in known}  # "reporting" is explained by the comment's "report"
-    # "weight" of "deadweight": the end of a compound the plan's columns are named by
     compounds = [w for c in _plan_columns(spec) for w in c.words if len(w) >= 8]
     filler = [m.span() for m in _FILLER.finditer(words.text)] + _said_by_the_plan(words, spec)
     for i, (start, _, raw) in enumerate(words.raw):
         if _set_aside(words, i, start, filler):
             continue
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw, words.text[start:]) \
-                or stem_root(raw) in roots or _CONTRACTED.match(raw) \
-                or any(len(raw) >= 4 and w.endswith(raw) and len(w) - len(raw) >= 3 for w in compounds):
+                or stem_root(raw) in roots or _CONTRACTED.match(raw) or _end_of_a_compound(raw, compounds):
             continue
         raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
+
+
+def _end_of_a_compound(raw: str, compounds: list[str]) -> bool:
+    """"weight" of "deadweight": the end of a long word the plan's columns are named by."""
+    return len(raw) >= 4 and any(w.endswith(raw) and len(w) - len(raw) >= 3 for w in compounds)
 
 
 def _set_aside(words: _Words, i: int, start: int, filler: list[tuple[int, int]]) -> bool:
@@ -2093,22 +2099,25 @@ def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[C
             spec.having = (op if op != "between" else ">=", value)  # "flags with 3 or more ships": a group's count
             continue
         col = _numeric_for(words, schema, spec, named, at, value, op)
-        first = value
-        value, value2, given = _in_column_unit(words.text[at:at + 60], col, value, value2)
-        given = f"{first:g} to {given}" if given and op == "between" else given
-        if col.is_date and 1900 <= value <= 2100:
-            lo, hi = datetime.date(int(value), 1, 1), datetime.date(int(value), 12, 31)
-            when = "before" if op in ("<", "<=") else "after" if op in (">", ">=") else "in"
-            spec.filters.append(Filter(col, op, lo if op in ("<", ">=") else hi, f"with {_label(col)} {when} {int(value)}"))
-            used.add(col.ref)
-            continue
-        said = (f"with {_label(col)} between {value:g} and {value2:g}" if op == "between"
-                else f"{_OP_WORDS[op][1 if 'YEAR' in col.name else 0]} {value:g}"
-                if "YEAR" in col.name else f"with {_label(col)} {_OP_WORDS[op][0]} {value:g}")
-        if given:  # "over 60,000 lbs": the number in the column's unit, and as the question gave it
-            said += f" {col.unit} ({given})"
-        spec.filters.append(Filter(col, op, value, said, value2=value2))
+        spec.filters.append(_compared_filter(words.text[at:at + 60], col, op, value, value2))
         used.add(col.ref)
+
+
+def _compared_filter(text: str, col: Column, op: str, value: float, value2: float | None) -> Filter:
+    """A number compared with a column: in the column's unit, a year of a date column as that year."""
+    first = value
+    value, value2, given = _in_column_unit(text, col, value, value2)
+    given = f"{first:g} to {given}" if given and op == "between" else given
+    if col.is_date and 1900 <= value <= 2100:
+        lo, hi = datetime.date(int(value), 1, 1), datetime.date(int(value), 12, 31)
+        when = "before" if op in ("<", "<=") else "after" if op in (">", ">=") else "in"
+        return Filter(col, op, lo if op in ("<", ">=") else hi, f"with {_label(col)} {when} {int(value)}")
+    said = (f"with {_label(col)} between {value:g} and {value2:g}" if op == "between"
+            else f"{_OP_WORDS[op][1 if 'YEAR' in col.name else 0]} {value:g}"
+            if "YEAR" in col.name else f"with {_label(col)} {_OP_WORDS[op][0]} {value:g}")
+    if given:  # "over 60,000 lbs": the number in the column's unit, and as the question gave it
+        said += f" {col.unit} ({given})"
+    return Filter(col, op, value, said, value2=value2)
 
 
 def _age_filter(words: _Words, schema: Schema, spec: Spec, op: str, value: float, at: int, used: set[str]) -> None:
@@ -2354,6 +2363,19 @@ def _group_action(words: _Words, spec: Spec, group: Column, measure: Column | No
         spec.action = "group_top"
 
 
+def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, concept: str) -> Column | None:
+    """The column a superlative's concept names; another table's only when it is the target's own (one row
+    each), named after the word, or the voyage a row is on for "first" ("which box arrives first")."""
+    col = _column_of_concept(schema, spec, concept)
+    if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
+            and not _another_noun_after(words, word, spec.target) \
+            and not (word == "first" and schema.is_parent_path(spec.target, col.table)):
+        # "which voyage is the longest?": a length of its ship would answer another question
+        raise NoPlan(f"'{word}' {noun(spec.target, plural=False)}: the data holds no {concept} of a "
+                     f"{noun(spec.target, plural=False)}, only of the rows linked to it")
+    return col
+
+
 def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str | None, str], measure: Column | None,
                 fn: str | None, used: set[str]) -> None:
     """The rows first by the column a superlative orders ("the largest ships": by capacity), as
@@ -2361,14 +2383,7 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     word, concept, direction = sup
     col = _worked_out_of(schema, spec, concept, measure)
     if col is None and concept:
-        col = _column_of_concept(schema, spec, concept)
-        if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
-                and not _another_noun_after(words, word, spec.target) \
-                and not (word == "first" and schema.is_parent_path(spec.target, col.table)):
-            # ("which box arrives first": when the voyage it is on does; a voyage is not as long as its ship)
-            # "which voyage is the longest?": a length of its ship would answer another question
-            raise NoPlan(f"'{word}' {noun(spec.target, plural=False)}: the data holds no {concept} of a "
-                         f"{noun(spec.target, plural=False)}, only of the rows linked to it")
+        col = _ordered_by_concept(words, schema, spec, word, concept)
     if col is None:
         raise NoPlan(f"'{word}' of what: it names no column to order by")
     spec.action, spec.measure, spec.direction = "top", col, direction

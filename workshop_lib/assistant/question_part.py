@@ -42,6 +42,12 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]]) -> str | None
         # the statement's values may be what the question is about ("we ship from Shanghai. How many
         # voyages are there?"): asked alone, the question must name what it is about itself
         return asked if not links(said) or links(asked) else None
+    return _pointed_at(said, asked, pointers, links)
+
+
+def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]) -> str | None:
+    """The question with what points back replaced by the one thing the statement names; the question as
+    it is when "it" has nothing stated to stand for; None when it points at no one thing."""
     things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"}
     if not things and links(asked) and all(m.group(0).lower() == "it" for m in pointers) \
             and not any(lk.table == "CARRIERS" for lk in links(said)):

@@ -252,9 +252,6 @@ class ValueIndex:
             return False
         if re.findall(r"\d+", span) != re.findall(r"\d+", norm_name):
             return False  # "Wan Hai 612" is another ship than Wan Hai 611, not a typo of it
-        said, named = span.split(), norm_name.split()
-        if len(said) == len(named) and any(a != b and len(b) < 5 for a, b in zip(said, named, strict=True)):
-            return False  # a short word one letter off is another word ("Ever Ace" is another ship than Ever Acme)
         (first, squeezed), (name_first, name_squeezed) = words, shape
         # two words' ratio is at most 200 * shorter / (both lengths): most names are ruled out by length
         # alone, before rapidfuzz compares a letter (the typo test runs for every name and word window)

@@ -150,6 +150,12 @@ def _ports_offering(question: str, item: catalog.Item) -> Figure | None:
                   f"{', '.join(said)}.", item.item_id, tuple(found), "the ports of the item's rows")
 
 
+def _at_port(port: str, rows: dict[str, int | None]) -> str:
+    if port not in rows:
+        return f"no, not available at {_port(port)}"
+    return f"yes at {_port(port)}" + (f" ({rows[port]} units)" if rows[port] is not None else " (offered there)")
+
+
 def offered_at(question: str) -> Figure | None:
     """"Is reefer monitoring offered in Colombo?": one item and the ports named, answered from its rows
     (yes with the units, or no with where it is); None when the question asks something else."""
@@ -161,13 +167,7 @@ def offered_at(question: str) -> Figure | None:
         return None
     item = items[0]
     rows = catalog.availability().get(item.item_id, {})
-    said = []
-    for p in ports:
-        if p in rows:
-            units = rows[p]
-            said.append(f"yes at {_port(p)}" + (f" ({units} units)" if units is not None else " (offered there)"))
-        else:
-            said.append(f"no, not available at {_port(p)}")
+    said = [_at_port(p, rows) for p in ports]
     elsewhere = [p for p in rows if p not in ports]
     text = f"{item.name} [{item.item_id}]: {'; '.join(said)}."
     if any(p not in rows for p in ports) and elsewhere:

@@ -294,7 +294,8 @@ def _last_recalled_column(eng: Engine, thread_id: str, user_id: str) -> str:
     if last is None or last.user_id != user_id:
         return ""
     explain = (last.metadata or {}).get("decision_explain") or {}
-    told = explain.get("told") if isinstance(explain.get("told"), dict) else {}
+    told = explain.get("told")
+    told = told if isinstance(told, dict) else {}
     return str(_memory_of(explain).get("column") or told.get("column") or "")  # (told: a thing just kept)
 
 

@@ -210,7 +210,7 @@ def _noted(stored: list[Any]) -> ChatAnswer:
     """A turn that only tells the assistant something of theirs: what was kept, said back. A fallback:
     nothing was looked up, and the memory is theirs, not a source."""
     kept = "; ".join(f"\u201c{w.text.strip().rstrip('.!')}\u201d" for w in stored)
-    explain = {"intent": "PERSONAL_MEMORY", "handler": "personal memory", "mode": "fallback",
+    explain: dict[str, Any] = {"intent": "PERSONAL_MEMORY", "handler": "personal memory", "mode": "fallback",
                "reason": "the turn only states something of the user's; it was kept", "used_llm": "none",
                "stored": [w.stored_id for w in stored]}
     if len(stored) == 1 and stored[0].subject.split(".")[0] in ("CONTAINERS", "VOYAGES", "VESSELS"):

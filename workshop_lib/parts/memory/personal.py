@@ -362,16 +362,19 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
         if not entities or not _theirs(stated, entities, own_names, personal):
             correcting = correcting or (personal and bool(CHANGE.search(stated)))
             continue
-        cand = _candidate(stated, entities, said_at, correcting=correcting)
+        out.append(_with_the_record(_candidate(stated, entities, said_at, correcting=correcting), entities, text, record))
         correcting = False
-        if record is not None and not any(e[0] in _OWN_THINGS[:4] for e in entities) \
-                and any(e[:2] == (OWN, own_values.NAME) for e in entities):
-            # "what temp is EGHU0204096 at? Dalby Fresh Produce keep ringing me": the one record the
-            # turn names is the one its name of theirs is about (kept last: the memory's subject stays the name)
-            cand = dataclasses.replace(cand, entities=(*cand.entities, record),
-                                       text=_with_sentence_of(cand.text, text, record[2]))
-        out.append(cand)
     return out
+
+
+def _with_the_record(cand: PersonalCandidate, entities: list[tuple[str, str, str]], text: str,
+                     record: tuple[str, str, str] | None) -> PersonalCandidate:
+    """"what temp is EGHU0204096 at? Dalby Fresh Produce keep ringing me": the one record the turn names is
+    the one its name of theirs is about (kept last: the memory's subject stays the name)."""
+    if record is None or any(e[0] in _OWN_THINGS[:4] for e in entities) \
+            or not any(e[:2] == (OWN, own_values.NAME) for e in entities):
+        return cand
+    return dataclasses.replace(cand, entities=(*cand.entities, record), text=_with_sentence_of(cand.text, text, record[2]))
 
 
 # "our haulier is X and our customs broker is Y": two things told, each a memory of its own (forgetting one
