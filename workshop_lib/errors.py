@@ -27,6 +27,7 @@ The tree (module under workshop_lib; tests/test_errors.py keeps it equal to the 
         NoActiveIndex (RuntimeError)            parts.ingest.index
         NoMemoryStore (RuntimeError)            engines.base
         NoPlan                                  assistant.planner
+            NotTheDatas                         assistant.planner
             Unexplained                         assistant.planner
         OracleConnectionError (RuntimeError)    engines.oracle.connection
         OracleWorkshopError (RuntimeError)      engines.oracle.errors
