@@ -2582,3 +2582,17 @@ def test_news_headed_update_is_no_request_to_change_the_data(eng):
     from workshop_lib.assistant.answering import router
     assert router.WRITE_REQUEST_RE.search("Update: the buyer moved the delivery to Friday.") is None
     assert router.WRITE_REQUEST_RE.search("update the delivery date to Friday") is not None
+
+
+def test_the_last_report_the_ships_own_weight_and_their_total_of_the_rows_counted(eng):
+    name, at = _one(eng, "SELECT s.VESSEL_NAME, p.REPORTED_AT FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s ON "
+                         "s.IMO_NUMBER = p.IMO_NUMBER ORDER BY p.IMO_NUMBER LIMIT 1")[0]
+    a = _answer(eng, f"when did the {name} last send an AIS ping?")
+    assert str(at)[:16] in a.text, a.text
+    heaviest, = _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS ORDER BY DEADWEIGHT_TONNES DESC LIMIT 1")[0]
+    a = _answer(eng, "which ship can carry the most weight?")
+    assert a.plan.spec.measure.name == "DEADWEIGHT_TONNES" and heaviest in a.text, a.text
+    voyage, n, kg = _one(eng, "SELECT VOYAGE_ID, COUNT(*), SUM(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS GROUP BY VOYAGE_ID "
+                              "ORDER BY VOYAGE_ID LIMIT 1")[0]
+    a = _answer(eng, f"how many containers are on voyage {voyage}, and what is their total gross weight?")
+    assert re.search(rf"\b{n} containers\b", a.text) and f"{round(float(kg)):,}" in a.text, a.text

@@ -505,6 +505,23 @@ def _before(question: str, last: str) -> str:
     return re.sub(r"[\s,;-]*(?:and|so|also)?[\s,;-]*$", "", question[: question.rfind(last)], flags=re.I)
 
 
+_THEIR = re.compile(r"\b(?:their|they|them|these|those)\b", re.I)
+
+
+def _of_the_rows_counted(answer: DataAnswer, part: str) -> str | None:
+    """"How many containers are on voyage 1012, and what's their combined VGM?": "their" is the rows the first
+    part counted or listed; the part asked of them ("what's the combined VGM ... of the containers for voyage
+    1012?"), or None when it points at nothing plural or the first part counted nothing."""
+    plan = answer.plan
+    if plan is None or plan.spec.action not in ("count", "list") or not part.endswith("?"):
+        return None
+    asked = re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I)
+    if re.search(r"\btheir\b", asked, re.I):  # "their combined VGM": the combined VGM ... of them
+        the = re.sub(r"\btheir\b", "the", asked, count=1, flags=re.I)
+        return f"{the[:-1].rstrip()} of the {plan.what}?"
+    return re.sub(r"\b(?:they|them|these|those)\b", f"the {plan.what}", asked, count=1, flags=re.I)
+
+
 def _about(part: str, table: str, value: str) -> str:
     """A part asked on its own about one record: its pronoun replaced by the record ("who runs it" ->
     "who runs vessel Ever Lunar")."""
@@ -558,6 +575,9 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
     question names; asked on its own with the pronoun replaced by that record, and added to the
     answer when that plan covers it. The answer is unchanged otherwise."""
     part = answer.uncovered or ""
+    if _THEIR.search(part):  # "they" is never the one record named ("what do they weigh": the boxes, not the ship)
+        theirs = _of_the_rows_counted(answer, part)
+        return (_joined(answer, answer_data(eng, theirs), "and") if theirs else None) or answer
     records = {(lk.table, lk.column, str(lk.value)) for lk in links if lk.how in ("exact", "fuzzy", "partial")
                and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS}
     if len(records) != 1:

@@ -13,7 +13,7 @@ _COMPARED = ("more|less|fewer|bigger|larger|smaller|heavier|lighter|longer|short
              "cheaper|dearer|earlier|later|higher|lower|faster|slower")
 DIFFERENCE = re.compile(rf"\bby how (?:many|much)\b|\bhow (?:many|much) (?:{_COMPARED})\b|\bdifference\b|\bgap\b|"
                         r"\b(?:de combien|um wie ?viele?|cu[aá]nto m[aá]s)\b", re.I)
-TOTAL = re.compile(r"\bin total\b|\btotal\b|\baltogether\b|\bcombined\b|\badd(?:ed)? (?:it |them |those )?up\b|"
+TOTAL = re.compile(r"\bin total\b|\btotal\b|\baltogether\b|\ball together\b|\bcombined\b|\badd(?:ed)? (?:it |them |those )?up\b|"
                    r"\bcomes? to\b|\bsum of\b|\bau total\b|\binsgesamt\b|\ben total\b", re.I)
 
 

@@ -97,8 +97,8 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
 _PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
-standard regular normal carrying carried belong belongs belonging dock docks docking docked operate operates operated operating run runs
-running own owns owned fly flies flying leave leaves
+standard regular normal send sends sent sending carrying carried belong belongs belonging dock docks docking docked
+operate operates operated operating run runs running own owns owned fly flies flying leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
 contain contains stored store recorded record use uses using used called take make come keep kept right now today
@@ -691,7 +691,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     used_columns: set[str] = set()
     if spec.group is not None:
         used_columns.add(spec.group.ref)
-    named = _columns_the_words_name(words, schema, spec)
+    named = list(dict.fromkeys(_own_of_the_kind(schema, spec, c) or c for c in _columns_the_words_name(words, schema, spec)))
     _filters_and_action(words, schema, spec, links, named, used_columns)
     _summed_below(words, schema, spec, named, used_columns)
     if counter is not None and spec.action == "count":
@@ -890,21 +890,12 @@ def _show_dates_filtered(spec: Spec) -> None:
             spec.show.append(f.column)
 
 
-def _of_a_kind_shown(spec: Spec, col: Column) -> bool:
-    """"How much weight can the Kyoto Express carry? deadweight I mean": a box's weight, named by the same
-    word, is of the same kind as the ship's own deadweight shown; that one answers it."""
-    kinds = {_COLUMN_UNITS[c.unit][0] for c in [*spec.show, *([spec.measure] if spec.measure else [])]
-             if c.unit in _COLUMN_UNITS and c.table == spec.target}
-    return col.unit in _COLUMN_UNITS and _COLUMN_UNITS[col.unit][0] in kinds and col.table != spec.target
-
-
 def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> None:
     """No plan when a column the words name is in no part of it."""
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
     missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)
-               and not (spec.action in ("aggregate", "count") and c.name.endswith("_NAME") and c.table == spec.target)
-               and not _of_a_kind_shown(spec, c)]
+               and not (spec.action in ("aggregate", "count") and c.name.endswith("_NAME") and c.table == spec.target)]
     if missing:
         raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
 
@@ -2223,6 +2214,17 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
         spec.filters.append(Filter(col, "between", lo, f"{verb} {said}", value2=hi))
 
 
+def _own_of_the_kind(schema: Schema, spec: Spec, col: Column | None) -> Column | None:
+    """"Which vessel can carry the most weight?": a measure of rows below the target (a box's weight) named
+    by a word the target's own column of the same kind answers (the ship's deadweight) is that column."""
+    if col is None or col.table == spec.target or schema.is_parent_path(spec.target, col.table) \
+            or col.unit not in _COLUMN_UNITS:
+        return col
+    kind = _COLUMN_UNITS[col.unit][0]
+    own = [c for c in schema.columns.get(spec.target, []) if c.unit in _COLUMN_UNITS and _COLUMN_UNITS[c.unit][0] == kind]
+    return own[0] if len(own) == 1 else col
+
+
 def _date_column_of_month(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> Column:
     """The date column a month filters: a named date column, else one of the tables near the
     target; the arrival date when the words say arriving, else the departure date."""
@@ -2366,6 +2368,9 @@ def _group_action(words: _Words, spec: Spec, group: Column, measure: Column | No
 def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, concept: str) -> Column | None:
     """The column a superlative's concept names; another table's only when it is the target's own (one row
     each), named after the word, or the voyage a row is on for "first" ("which box arrives first")."""
+    own = [c for c in schema.columns.get(spec.target, []) if c.is_date]
+    if word in ("last", "latest", "earliest") and len(own) == 1:
+        return own[0]  # "when did Manulani last report its position?": the rows' one time, not a voyage's departure
     col = _column_of_concept(schema, spec, concept)
     if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
             and not _another_noun_after(words, word, spec.target) \

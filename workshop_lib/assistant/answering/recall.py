@@ -826,12 +826,12 @@ def _own_thing_asked(eng: Engine, question: str) -> str | None:
 
 
 def _not_told(eng: Engine, question: str) -> ChatAnswer | None:
-    """The honest fallback for a thing of the user's never told ("our boxes", "my reefers": a table or a
-    kind of row of the data); None when the question is not about one."""
+    """The honest fallback for a thing of the user's never told ("our boxes", "my reefers", "our tiles": a
+    table, a kind of row or goods of the data); None when the question is not about one."""
     _, values = assistant.knowledge(eng)
     named = {lk.table for lk in assistant.named_records(eng, question)}
     nouns = [n for n in personal.possessed_nouns(question)
-             if (personal.table_of_word(n) or any(lk.how in ("exact", "explained") for lk in values.links(n)))
+             if (personal.table_of_word(n) or any(lk.how in ("exact", "explained", "word") for lk in values.links(n)))
              and personal.table_of_word(n) not in named]  # "our box CSQU3054383" names the box: the data's
     own = _own_thing_asked(eng, question)
     if not nouns and not own and not _TOLD.search(question):
