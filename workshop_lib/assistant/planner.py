@@ -691,7 +691,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     used_columns: set[str] = set()
     if spec.group is not None:
         used_columns.add(spec.group.ref)
-    named = list(dict.fromkeys(_own_of_the_kind(schema, spec, c) or c for c in _columns_the_words_name(words, schema, spec)))
+    named = _named_of_the_target(words, schema, spec)
     _filters_and_action(words, schema, spec, links, named, used_columns)
     _summed_below(words, schema, spec, named, used_columns)
     if counter is not None and spec.action == "count":
@@ -2212,6 +2212,11 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
         spec.filters.append(Filter(col, "<", lo, f"{verb} before {lo.isoformat()}"))
     else:
         spec.filters.append(Filter(col, "between", lo, f"{verb} {said}", value2=hi))
+
+
+def _named_of_the_target(words: _Words, schema: Schema, spec: Spec) -> list[Column]:
+    """The columns the words name, each measure of rows below read as the target's own of its kind."""
+    return list(dict.fromkeys(_own_of_the_kind(schema, spec, c) or c for c in _columns_the_words_name(words, schema, spec)))
 
 
 def _own_of_the_kind(schema: Schema, spec: Spec, col: Column | None) -> Column | None:
