@@ -513,7 +513,7 @@ def _of_the_rows_counted(answer: DataAnswer, part: str) -> str | None:
     part counted or listed; the part asked of them ("what's the combined VGM ... of the containers for voyage
     1012?"), or None when it points at nothing plural or the first part counted nothing."""
     plan = answer.plan
-    if plan is None or plan.spec.action not in ("count", "list") or not part.endswith("?"):
+    if plan is None or not part.endswith("?"):
         return None
     asked = re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I)
     if re.search(r"\btheir\b", asked, re.I):  # "their combined VGM": the combined VGM ... of them
@@ -575,7 +575,9 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
     question names; asked on its own with the pronoun replaced by that record, and added to the
     answer when that plan covers it. The answer is unchanged otherwise."""
     part = answer.uncovered or ""
-    if _THEIR.search(part):  # "they" is never the one record named ("what do they weigh": the boxes, not the ship)
+    if _THEIR.search(part) and answer.plan is not None and answer.plan.spec.action in ("count", "list"):
+        # "they" after rows counted is those rows ("what do they weigh": the boxes, not the ship named);
+        # after a look-up it may be the record itself ("ZIM: their SCAC, and how many of their ships?")
         theirs = _of_the_rows_counted(answer, part)
         return (_joined(answer, answer_data(eng, theirs), "and") if theirs else None) or answer
     records = {(lk.table, lk.column, str(lk.value)) for lk in links if lk.how in ("exact", "fuzzy", "partial")

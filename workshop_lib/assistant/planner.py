@@ -2374,7 +2374,7 @@ def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, co
     """The column a superlative's concept names; another table's only when it is the target's own (one row
     each), named after the word, or the voyage a row is on for "first" ("which box arrives first")."""
     own = [c for c in schema.columns.get(spec.target, []) if c.is_date]
-    if word in ("last", "latest", "earliest") and len(own) == 1:
+    if word in ("last", "latest", "earliest") and len(own) == 1 and _names_one_row(spec, of_target=False):
         return own[0]  # "when did Manulani last report its position?": the rows' one time, not a voyage's departure
     col = _column_of_concept(schema, spec, concept)
     if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
