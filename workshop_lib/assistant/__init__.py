@@ -508,18 +508,22 @@ def _before(question: str, last: str) -> str:
 _THEIR = re.compile(r"\b(?:their|they|them|these|those)\b", re.I)
 
 
-def _of_the_rows_counted(answer: DataAnswer, part: str) -> str | None:
-    """"How many containers are on voyage 1012, and what's their combined VGM?": "their" is the rows the first
-    part counted or listed; the part asked of them ("what's the combined VGM ... of the containers for voyage
-    1012?"), or None when it points at nothing plural or the first part counted nothing."""
+def _of_the_rows_counted(eng: Engine, answer: DataAnswer, part: str) -> DataAnswer:
+    """"How many containers are on voyage 1012, and what's their combined VGM?": after rows counted or
+    listed, "they" is those rows (never the one record named: "what do they weigh" is the boxes, not the
+    ship); the part asked of them ("what's the combined VGM ... of the containers for voyage 1012?") is
+    added when its plan covers it. (After a look-up "their" may be the record itself: "ZIM: their SCAC,
+    and how many of their ships?")"""
     plan = answer.plan
     if plan is None or not part.endswith("?"):
-        return None
+        return answer
     asked = re.sub(r"^(?:and|so|also)\s+", "", part, flags=re.I)
     if re.search(r"\btheir\b", asked, re.I):  # "their combined VGM": the combined VGM ... of them
         the = re.sub(r"\btheir\b", "the", asked, count=1, flags=re.I)
-        return f"{the[:-1].rstrip()} of the {plan.what}?"
-    return re.sub(r"\b(?:they|them|these|those)\b", f"the {plan.what}", asked, count=1, flags=re.I)
+        asked = f"{the[:-1].rstrip()} of the {plan.what}?"
+    else:
+        asked = re.sub(r"\b(?:they|them|these|those)\b", f"the {plan.what}", asked, count=1, flags=re.I)
+    return _joined(answer, answer_data(eng, asked), "and") or answer
 
 
 def _about(part: str, table: str, value: str) -> str:
@@ -576,10 +580,7 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
     answer when that plan covers it. The answer is unchanged otherwise."""
     part = answer.uncovered or ""
     if _THEIR.search(part) and answer.plan is not None and answer.plan.spec.action in ("count", "list"):
-        # "they" after rows counted is those rows ("what do they weigh": the boxes, not the ship named);
-        # after a look-up it may be the record itself ("ZIM: their SCAC, and how many of their ships?")
-        theirs = _of_the_rows_counted(answer, part)
-        return (_joined(answer, answer_data(eng, theirs), "and") if theirs else None) or answer
+        return _of_the_rows_counted(eng, answer, part)
     records = {(lk.table, lk.column, str(lk.value)) for lk in links if lk.how in ("exact", "fuzzy", "partial")
                and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS}
     if len(records) != 1:
