@@ -110,9 +110,9 @@ def asked_kind(question: str) -> str | None:
 _ROMANCE_VERB = ("ieron", "aron", "emos", "amos", "imos", "iendo", "ando", "ions", "âmes")
 
 
-def _root(word: str) -> str:
-    """A rough root, enough to meet "diverted" with "divert", "claimed" with "claim" and "ofrece" with
-    "ofrecieron" and "Ofrecemos"."""
+def word_root(word: str) -> str:
+    """A rough root, enough to meet "diverted" with "divert", "claimed" with "claim", "gated" with "gate"
+    and "ofrece" with "ofrecieron" and "Ofrecemos" (the timeline meets told events by it too)."""
     w = _suffixless(word)
     # a final vowel of a longer root goes too: "ofrece" and "ofrec", "charge" and "charg(ed)"
     return w[:-1] if len(w) >= 6 and w[-1] in "aeo" else w
@@ -133,7 +133,7 @@ def _suffixless(word: str) -> str:
 
 def _stems(text: str) -> set[str]:
     """The words' roots, cut to their first six letters: "ofrece" meets "Ofrecemos", "diverted" "divert"."""
-    return {_root(w)[:6] for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower())
+    return {word_root(w)[:6] for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower())
             if w not in _STOP and (len(w) > 2 or w.isdigit())}
 
 
@@ -262,7 +262,7 @@ def _counted(question: str) -> str | None:
         return None
     said = m.group(1).lower()
     meant = set(words_of(said))  # and every everyday word for the same thing ("boxes" for containers)
-    roots = {_root(w)[:6] for w in {said, *meant, *(w for w, to in SYNONYMS.items() if to in meant)}}
+    roots = {word_root(w)[:6] for w in {said, *meant, *(w for w, to in SYNONYMS.items() if to in meant)}}
     return "(?:" + "|".join(re.escape(r) for r in sorted(roots)) + ")"
 
 
@@ -340,7 +340,7 @@ def asking_parts(question: str) -> list[str]:
 
 _MEASURED = ("amount", "duration", "date")
 # the words that ask for money, as the reader compares them
-_MONEY_WORDS = frozenset(_root(w)[:6] for w in """fee fees charge charges charged charging cost costs price prices
+_MONEY_WORDS = frozenset(word_root(w)[:6] for w in """fee fees charge charges charged charging cost costs price prices
 rate rates tariff surcharge pay paid payable""".split())
 # a duration that says when: counted before or after something
 _BEFORE_AFTER = re.compile(r"\s*(?:\)\s*)?(?:before|after|prior|ahead|in advance|vor\b|nach\b|antes|despu[eé]s|avant|apr[eè]s)", re.I)

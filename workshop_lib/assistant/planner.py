@@ -1557,7 +1557,9 @@ def _all_codes_known(words: _Words, links: list[Link]) -> None:
             raise NoPlan(f"it names {m.group(0)}, which the data does not hold")
 
 
-_SIZE_BEFORE = re.compile(r"\b(\d{2})\s*(?:'|\u2019|ft|foot|feet|-foot|-ft)\s*-?\s*(?:standard\s+|regular\s+|normal\s+)?$", re.I)
+# what stands between a size and the value it is of: "40' high cube", "40-foot standard dry"
+_SIZE_MARK = r"\s*(?:'|\u2019|ft|foot|feet|-foot|-ft)?\s*-?\s*(?:standard\s+|regular\s+|normal\s+)?"
+_SIZE_BEFORE = re.compile(rf"\b(\d{{2}})(?=\s*(?:'|\u2019|ft|foot|feet|-foot|-ft)){_SIZE_MARK}$", re.I)
 
 
 def _of_the_size_said(question: str, links: list[Link]) -> list[Link]:
@@ -1580,8 +1582,7 @@ def _all_numbers_used(words: _Words, links: list[Link]) -> None:
         # "40' high cube": the size written before a value that starts with it (40HC) is that value's
         # (when every value those words name starts with it: "40' reefer" is 20RF or 40RF, a size left out)
         after = [lk for lk in links if lk.start >= m.end()
-                 and re.fullmatch(r"\s*(?:'|\u2019|ft|foot|feet|-foot|-ft)?\s*-?\s*(?:standard\s+|regular\s+|normal\s+)?",
-                                  words.text[m.end():lk.start], re.I)]
+                 and re.fullmatch(_SIZE_MARK, words.text[m.end():lk.start], re.I)]
         size_of = bool(after) and all(str(lk.value).startswith(m.group(0)) for lk in after)
         if m.start() not in words.used_numbers and not inside_link and not size_of:
             raise NoPlan(f"it names {m.group(0)}, which no part of the query uses")
@@ -2502,8 +2503,7 @@ _DEPARTS = r"depart\w*|origin|leav\w*|outbound|from|start\w*|sail\w* from|" + _L
 def _ends_asked(words: _Words) -> list[str]:
     """The ends of a voyage the words ask a port at outright: "from which port" (ORIGIN), "to which port",
     "which port does it go to" (DESTINATION), or both."""
-    return [role for role, end in (("ORIGIN", _FROM_END), ("DESTINATION", _TO_END))
-            if words.has(_WHICH_PORT.format(end=end))]
+    return [role for role, asked in (("ORIGIN", _FROM_WHICH_PORT), ("DESTINATION", _TO_WHICH_PORT)) if words.has(asked)]
 
 
 def _voyage_end(words: _Words, *, either: bool = False) -> str:
@@ -2720,7 +2720,8 @@ def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
 
 # "from which port", "to which port", "which port does it load at": which end a port asked for is at
 _WHICH_PORT = r"(?:{end}) (?:which|what) (?:port|harbou?r)|(?:which|what) (?:port|harbou?r)\b[^,;?]*?\b(?:{end})\b"
-_FROM_END, _TO_END = r"from|load\w*", r"to|go\w*|arriv\w*|head\w*"
+_FROM_WHICH_PORT = _WHICH_PORT.format(end=r"from|load\w*")
+_TO_WHICH_PORT = _WHICH_PORT.format(end=r"to|go\w*|arriv\w*|head\w*")
 
 
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -2729,10 +2730,10 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     if not ends or spec.action in ("count", "aggregate", "group", "group_top"):
         return
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
-                        r"\bto\b\W*$|route|from and to|to where|where to|" + _WHICH_PORT.format(end=_TO_END)
+                        r"\bto\b\W*$|route|from and to|to where|where to|" + _TO_WHICH_PORT
                         + "|" + _DISCHARGE)
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from|"
-                          + _WHICH_PORT.format(end=_FROM_END) + "|" + _LOADING)
+                          + _FROM_WHICH_PORT + "|" + _LOADING)
     for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
         if asked and role in ends and not any(f.role == role for f in spec.filters):
             spec.roles.append(role)

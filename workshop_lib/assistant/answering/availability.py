@@ -145,15 +145,20 @@ def _ports_offering(question: str, item: catalog.Item) -> Figure | None:
     if not found:
         return Figure(f"{item.name} [{item.item_id}] is offered at no port in {', '.join(map(countries.name_of, named))}.",
                       item.item_id, (), "the item's rows, none in the countries named")
-    said = [_port(p) + (f" ({rows[p]} units)" if rows[p] is not None else "") for p in found]
+    said = [_port(p) + _units(rows[p]) for p in found]
     return Figure(f"{item.name} [{item.item_id}] is offered at {len(found)} port{'s' if len(found) != 1 else ''}: "
                   f"{', '.join(said)}.", item.item_id, tuple(found), "the ports of the item's rows")
+
+
+def _units(units: int | None) -> str:
+    """" (12 units)" for a box in stock; "" for a service, which has no units."""
+    return f" ({units} units)" if units is not None else ""
 
 
 def _at_port(port: str, rows: dict[str, int | None]) -> str:
     if port not in rows:
         return f"no, not available at {_port(port)}"
-    return f"yes at {_port(port)}" + (f" ({rows[port]} units)" if rows[port] is not None else " (offered there)")
+    return f"yes at {_port(port)}" + (_units(rows[port]) or " (offered there)")
 
 
 def offered_at(question: str) -> Figure | None:

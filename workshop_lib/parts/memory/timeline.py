@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from workshop_lib.assistant.schema_links import stem_root
+from workshop_lib.assistant.document_reader import word_root
 from workshop_lib.parts.memory import personal, preferences
 
 if TYPE_CHECKING:
@@ -146,16 +146,10 @@ def _dated(stated: str, year: int, message_id: str, at: str) -> list[Event]:
     return out
 
 
-def _root(word: str) -> str:
-    """A word's root for matching a question to what was told: "gated" and "gate", "booked" and "booking"."""
-    w = stem_root(word)
-    w = w[:-2] if w.endswith("ed") and len(w) >= 5 else w
-    return w[:-1] if w.endswith("e") and len(w) >= 4 else w
-
-
 def _roots(text: str) -> set[str]:
-    """The content words of a text as roots, a hyphenated word as its parts ("the gate-in": gate, in)."""
-    return {_root(part) for w in personal.content_words(text) for part in w.split("-") if part}
+    """The content words of a text as roots (the document reader's: "gated" and "the gate-in" meet), a
+    hyphenated word as its parts."""
+    return {word_root(part) for w in personal.content_words(text) for part in w.split("-") if part}
 
 
 # what a question about time asks
@@ -167,7 +161,7 @@ _OPTIONS = re.compile(r"^\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\s*\??$", re
 # words that ask about time, not about which thing
 _TIME_WORDS = frozenset(_roots("""first earlier earliest later latest last days day weeks week apart
     between long date when status now currently moment before after sooner recent many much""").union(
-    {_root(w) for w in _MONTHS}))
+    {word_root(w) for w in _MONTHS}))
 
 
 @dataclass(frozen=True)
