@@ -583,17 +583,21 @@ def test_a_record_the_value_index_finds_routes_the_question_to_the_data(eng):
     assert any(number in cue for cue in decision.cues.get(router.LIVE, [])), decision
 
 
-@pytest.mark.parametrize("category, must, mode, text, outcome", [
-    ("small_talk", [["welcome"]], "fallback", "You're welcome! Ask me more.", "correct"),
-    ("small_talk", [["welcome"]], "fallback", "Hello! I answer from the data.", "unhelpful"),
-    ("live_data", [["MSC Tessa"]], "fallback", "MSC Tessa, I think.", "unhelpful"),   # only small talk is read so
-    ("live_data", [["MSC Tessa"]], "rag", "The ship is MSC Tessa.", "correct"),
+@pytest.mark.parametrize("category, must, mode, label, text, outcome", [
+    ("small_talk", [["welcome"]], "fallback", "SMALL_TALK", "You're welcome! Ask me more.", "correct"),
+    ("small_talk", [["welcome"]], "fallback", "SMALL_TALK", "Hello! I answer from the data.", "unhelpful"),
+    # a set that asks for no words: the reply of the small-talk handler counts, an unsure router does not
+    ("small_talk", [], "fallback", "SMALL_TALK", "Hello! I answer from the data.", "correct"),
+    ("small_talk", [], "fallback", "LIVE_DATA", "I can't answer that from the data offline.", "unhelpful"),
+    ("live_data", [["MSC Tessa"]], "fallback", "LIVE_DATA", "MSC Tessa, I think.", "unhelpful"),   # only small talk is read so
+    ("live_data", [["MSC Tessa"]], "rag", "LIVE_DATA", "The ship is MSC Tessa.", "correct"),
 ])
-def test_small_talk_is_graded_by_its_words_under_its_fallback_badge(category, must, mode, text, outcome):
+def test_small_talk_is_graded_by_its_words_under_its_fallback_badge(category, must, mode, label, text, outcome):
     from types import SimpleNamespace
 
     case = answer_eval.Case("x", category, "q", answerable=True, must=must)
-    got, _ = answer_eval.grade(case, SimpleNamespace(mode=mode, answer=text, used_chunks=[]), docs_promoted=False)
+    answer = SimpleNamespace(mode=mode, answer=text, used_chunks=[], route={"label": label}, decision_explain={})
+    got, _ = answer_eval.grade(case, answer, docs_promoted=False)
     assert got == outcome
 
 

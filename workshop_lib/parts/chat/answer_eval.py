@@ -549,9 +549,10 @@ def grade(case: Case, answer: Any, *, docs_promoted: bool) -> tuple[str, str]:
         if mode == "fallback":
             return "correct", "not answerable here: an honest fallback"
         return "confidently_wrong", f"{mode} badge on a question that has no grounded answer here"
-    if mode == "fallback" and case.category == "small_talk" and case.must:
+    if mode == "fallback" and case.category == "small_talk":
         # a reply to small talk grounds nothing: its badge is a fallback, and its words are what count
-        missing = _values_missing(case, text)
+        # (the words a set asks for, or, when it asks for none, a reply from the small-talk handler)
+        missing = _values_missing(case, text) if case.must else routed_label(answer) != "SMALL_TALK"
         return ("unhelpful", "small talk, not answered in kind") if missing else ("correct", "small talk answered in kind")
     if mode == "fallback":
         return "unhelpful", "answerable, but a fallback"
