@@ -447,8 +447,16 @@ def test_a_number_in_another_unit_is_compared_in_the_column_unit(eng, question, 
 
 def test_a_number_in_a_unit_of_another_kind_or_for_two_columns_is_no_plan(eng):
     assert assistant.answer_data(eng, "containers with a gross weight over 30 knots").text is None
-    # tare or gross weight: the words fit both, so neither is guessed
-    assert assistant.answer_data(eng, "boxes heavier than 25 tonnes").text is None
+
+
+def test_a_boxs_weight_is_its_gross_weight_unless_its_tare_is_said(eng):
+    heavier = assistant.answer_data(eng, "boxes heavier than 25 tonnes")
+    assert heavier.plan is not None and "GROSS_WEIGHT_KG >" in heavier.plan.sql.replace('"', ""), heavier.reason
+    most = assistant.answer_data(eng, "which container weighs the most?")
+    expected = _one(eng, "SELECT CONTAINER_NUMBER FROM {o}.CONTAINERS ORDER BY GROSS_WEIGHT_KG DESC LIMIT 1")[0][0]
+    assert most.text is not None and expected in most.text, most.text
+    tare = assistant.answer_data(eng, "how many boxes have a tare weight over 4 t?")
+    assert tare.plan is not None and "TARE_WEIGHT_KG" in tare.plan.sql, tare.reason
 
 
 def test_a_row_named_by_its_code_is_answered_by_its_name(eng):
@@ -2600,3 +2608,63 @@ def test_the_last_report_the_ships_own_weight_and_their_total_of_the_rows_counte
                               "ORDER BY VOYAGE_ID LIMIT 1")[0]
     a = _answer(eng, f"how many containers are on voyage {voyage}, and what is their total gross weight?")
     assert re.search(rf"\b{n} containers\b", a.text) and f"{round(float(kg)):,}" in a.text, a.text
+
+
+@pytest.mark.parametrize("question", ["hi there!", "Guten Morgen!", "hola, buenos días", "good morning team"])
+def test_a_greeting_alone_is_small_talk_in_any_language_the_workshop_reads(eng, question):
+    a = answer_question(eng, question)
+    assert a.route["label"] == "SMALL_TALK" and a.answer.startswith("Hello"), (a.route, a.answer)
+
+
+def test_minutes_after_a_number_are_no_minimum(eng):
+    # "45 min" is a duration: it neither routes to the data nor picks the port with the fewest units
+    a = answer_question(eng, "A reefer has been in alarm for about 45 min at sea. What does the SOP say the crew should do?")
+    assert a.mode == "fallback" and "fewest" not in a.answer, a.answer
+
+
+def test_a_temperature_in_fahrenheit_is_compared_in_celsius(eng):
+    expected = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE REEFER_TEMP_C = 5")[0][0]
+    for question in ("how many reefers are set at 41 degrees F?", "how many reefers are set at 41°F?"):
+        a = _answer(eng, question)
+        assert a.plan.params and 5.0 in [float(p) for p in a.plan.params.values() if isinstance(p, (int, float))], a.plan
+        assert f"There are {expected} " in a.text, a.text
+
+
+def test_the_kind_a_question_is_about_is_the_rows_measured(eng):
+    # "how heavy is a 40ft reefer on our manifests": the reefer's weight, not the cargo lines'
+    expected = _one(eng, "SELECT AVG(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '40RF'")[0][0]
+    a = _answer(eng, "On average, how heavy is a 40ft reefer on our manifests (gross)?")
+    assert a.plan.spec.target == "CONTAINERS" and f"{expected:,.2f}" in a.text, a.text
+
+
+def test_the_ship_of_a_box_is_said_with_the_voyage_it_rides(eng):
+    number, voyage, vessel = _one(eng, "SELECT c.CONTAINER_NUMBER, v.VOYAGE_NUMBER, s.VESSEL_NAME FROM {o}.CONTAINERS c "
+                                       "JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                                       "JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER ORDER BY c.CONTAINER_ID LIMIT 1")[0]
+    a = _answer(eng, f"which ship is {number} on?")
+    assert voyage in a.text and vessel in a.text, a.text
+
+
+def test_a_second_part_is_asked_of_the_one_row_the_first_found(eng):
+    vessel = _one(eng, "SELECT s.VESSEL_NAME FROM {o}.VOYAGES v JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                       "WHERE v.STATUS = 'SCHEDULED' ORDER BY v.VOYAGE_ID LIMIT 1")[0][0]
+    a = _answer(eng, f"And the {vessel}, when does she sail next and from which port?")
+    assert a.plan.spec.target == "VOYAGES" and a.uncovered is None, (a.text, a.uncovered)
+    number = a.first_row[[c.name if c else None for c in a.plan.columns].index("VOYAGE_NUMBER")]
+    origin = _one(eng, f"SELECT p.PORT_NAME FROM {{o}}.VOYAGES v JOIN {{o}}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                       f"WHERE v.VOYAGE_NUMBER = '{number}'")[0][0]
+    assert origin in a.text.split(str(number), 1)[1], a.text
+
+
+def test_who_runs_a_named_ship_is_its_carrier(eng):
+    vessel, carrier = _one(eng, "SELECT s.VESSEL_NAME, c.CARRIER_NAME FROM {o}.VESSELS s "
+                                "JOIN {o}.CARRIERS c ON c.CARRIER_ID = s.CARRIER_ID ORDER BY s.IMO_NUMBER LIMIT 1")[0]
+    assert carrier in _answer(eng, f"who runs the {vessel}?").text
+
+
+def test_a_word_listed_among_values_of_one_column_is_read_as_that_column(eng):
+    per = dict(_one(eng, "SELECT c.ALLIANCE, COUNT(*) FROM {o}.VESSELS s JOIN {o}.CARRIERS c ON c.CARRIER_ID = s.CARRIER_ID "
+                         "WHERE c.ALLIANCE IS NOT NULL GROUP BY c.ALLIANCE"))
+    a = _answer(eng, "How many ships does each alliance have (Gemini, Ocean, Premier)?")
+    for alliance, n in per.items():
+        assert f"{alliance}: {n}" in a.text, a.text

@@ -36,3 +36,15 @@ def test_french_son_after_a_verb_is_its_and_va_is_going():
     from workshop_lib.assistant import other_languages
     assert other_languages.in_english("Où va le YM Tiptop et quelle est son ETA ?") == \
         "where is going the YM Tiptop and which is its ETA?"
+
+
+@pytest.mark.parametrize(("question", "reading"), [
+    # a German compound of English words is read as those words, a name written with a hyphen stays
+    ("Wie viele 20-Fuß-Open-Top-Container gibt es in Piräus?", "how many 20' Open Top Container are there in Piraeus?"),
+    ("Welcher Allianz gehört Hapag-Lloyd an?", "which alliance belongs to Hapag-Lloyd?"),
+    # German writes a day with a full stop ("am 4. Juni")
+    ("Wie viele Schiffe sollen am 4. Juni ankommen?", "how many ships on 4 June arrive?"),
+    ("Wie viele Schiffe hat Wan Hai in der Flotte?", "how many ships has Wan Hai in the fleet?"),
+])
+def test_german_compounds_days_and_capitalised_nouns_are_read(question, reading):
+    assert in_english(question) == reading

@@ -594,12 +594,19 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
         if not part.endswith("?"):
             return answer
         part = f"{part[:-1].rstrip()} of it?"
+    if answer.plan is not None and answer.rows_shown == 1 and answer.plan.spec.target != table and \
+            (row := _the_row_name(answer, knowledge(eng)[0])) is not None:
+        # "Valparaiso Express: when does she sail next, and from which port?": the part asks of the one
+        # row the answer found (its next voyage), else of the record named
+        found = answer_data(eng, _about(part, answer.plan.spec.target, row))
+        if (joined := _joined(answer, found, "and")) is not None:
+            return joined
     return _joined(answer, answer_data(eng, _about(part, table, value)), "and") or answer
 
 
 # "..., and who owns it?", "... - where is she headed": a second question joined to the first
-_CLAUSE_RE = re.compile(r"(?:,\s*|\s+-\s+|\s+)(?:and\s+)?(?=(?:what|what's|which|who|whose|where|where's|when|when's|"
-                        r"how)\b)|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)", re.I)
+_CLAUSE_RE = re.compile(r"(?<!\bfrom)(?<!\bto)(?<!\bat)(?<!\bin)(?<!\binto)(?<!\bfor)(?<!\bon)(?:,\s*|\s+-\s+|\s+)(?:and\s+)?(?=(?:(?:from|to|at|in|into|for|on)\s+)?(?:what|what's|which|who|"
+                        r"whose|where|where's|when|when's|how)\b)|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)", re.I)
 
 
 def asked_clauses(question: str) -> list[str]:
@@ -631,7 +638,8 @@ def _name_words(ref: str) -> set[str]:
 
 
 # a part that is a question of its own (not context such as "voyage 534E," or "quick one:")
-_ASKS = re.compile(r"(?:and\s+)?(?:what|what's|whats|which|who|who's|whos|whose|where|where's|wheres|when|when's|whens|how)\b", re.I)
+_ASKS = re.compile(r"(?:and\s+)?(?:(?:from|to|at|in|into|for|on)\s+)?(?:what|what's|whats|which|who|who's|whos|whose|where|"
+                   r"where's|wheres|when|when's|whens|how)\b", re.I)
 
 
 # words that point back at rows already asked for ("and which ones?", "- what is it?"), and those asking with them

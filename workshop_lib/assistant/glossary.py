@@ -127,7 +127,8 @@ WORDS = {
     "conteneurs-citernes": "tank containers", "tankcontainer": "tank container", "salen": "depart", "sale": "departs",
     "partent": "depart", "part": "departs", "fahren ab": "depart", "estados": "statuses", "etats": "statuses",
     "anvers": "Antwerp", "amberes": "Antwerp", "hambourg": "Hamburg", "hamburgo": "Hamburg",
-    "singapur": "Singapore", "valence": "Valencia", "aktuelle": "current", "aktuellen": "current",
+    "singapur": "Singapore", "valence": "Valencia", "piraus": "Piraeus", "allianz": "alliance",
+    "sollen": "", "soll": "", "aktuelle": "current", "aktuellen": "current",
     # the user's own things, for a question about what they told
     "mi": "my", "mis": "my", "mon": "my", "ma": "my", "mes": "my", "mein": "my", "meine": "my", "meinen": "my",
     "meinem": "my", "unser": "our", "unseren": "our", "unserem": "our", "cliente": "customer",
@@ -269,7 +270,7 @@ WORDS = {
     "an-kommt": "arrives", "an-kommen": "arrive", "ab-fahrt": "departs", "ab-fahren": "depart",
     "ab-legt": "departs", "ab-legen": "depart", "aus-lauft": "departs", "aus-laufen": "depart",
     "ein-lauft": "arrives", "ein-laufen": "arrive", "ein-trifft": "arrives", "ein-treffen": "arrive",
-    "an-lauft": "calls at", "an-laufen": "call at",
+    "an-lauft": "calls at", "an-laufen": "call at", "an-gehort": "belongs to", "an-gehoren": "belong to",
     "recuerdas": "remember", "erinnerst": "remember", "souviens": "remember", "rappelle": "remind",
     "dije": "said", "dicho": "said", "gesagt": "said", "dit": "said",
 }
@@ -291,5 +292,6 @@ WORDS_CAPITALISED = frozenset({"schiff", "schiffe", "schiffes", "reise", "reisen
                                 "geschwindigkeit", "abfahrt", "ankunft", "koordinaten", "temperatur", "nummer",
                                 # an abbreviation, and the names other languages give ports
                                 "schiffs", "evp", "anvers", "amberes", "hambourg", "hamburgo", "singapur", "valence",
+                                "piraus", "flotte", "allianz", "fuss",
                                 "ware", "woche", "monat", "tage", "stunden", "zoll", "wert", "typ", "daten",
                                 "kunde", "kunden", "fuhrunternehmer", "spediteur", "buro", "stadt", "datum", "jahr"})

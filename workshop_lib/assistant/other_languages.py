@@ -34,6 +34,9 @@ def in_english(question: str) -> str | None:
     # French elides: "d'arrivée" is "de arrivée", "l'Ever Acme" is "le Ever Acme"
     text = re.sub(r"\b(d|l|qu)['’](?=\w)", lambda m: {"d": "de ", "l": "le ", "qu": "que "}[m.group(1).lower()], text,
                   flags=re.I)
+    # "20-Fuß-Container" is a 20' container; German "am 4. Juni" is "on 4 June"
+    text = _FEET.sub(lambda m: f"{m.group(1)}' ", text)
+    text = _GERMAN_DAY.sub(lambda m: f"on {m.group(1)} ", text)
     text = _SEPARATED.sub(lambda m: f"{m.group(3).lower()}-{m.group(1)}{m.group(2)}{m.group(4)}", text)
     text, phrases = _phrases_read(text)
     out: list[str] = []
@@ -42,6 +45,9 @@ def in_english(question: str) -> str | None:
         if token.startswith("§"):
             out.append(phrases[int(token[1:])])
             continue
+        if "-" in token and _plain(token) not in _written_hyphenated() and \
+                all(_is_english(part) for part in token.split("-")):
+            token = token.replace("-", " ")  # "Open-Top-Container": a German compound of English words
         read = _word_read(token, out)
         if read == token and token.isalpha() and token[:1].islower() and not _is_english(token):
             return None  # a word left in its own language ("cobraría"): no reading a handler can trust
@@ -54,9 +60,16 @@ def in_english(question: str) -> str | None:
     return re.sub(r"\s+([?.,!:;])", r"\1", re.sub(r"\s{2,}", " ", english)).strip()
 
 
+_FEET = re.compile(r"\b(\d{2})\s*-?\s*(?:fu\u00df|fuss|pies|pieds)\b-?", re.I)
+_GERMAN_DAY = re.compile(r"\b(?:am\s+)?(\d{1,2})\.\s+(?=(?:%s)\b)" % "|".join(
+    ["januar", "februar", "m\u00e4rz", "marz", "april", "mai", "juni", "juli", "august", "september", "oktober",
+     "november", "dezember"]), re.I)
+
+
 # a German verb whose prefix goes to the clause's end ("wann kommt die Ever Acme in Tanger Med an?"):
 # read joined, as the glossary's "an-kommt"
-_SEPARATED = re.compile(r"\b(kommt|kommen|f\u00e4hrt|fahrt|fahren|legt|legen|l\u00e4uft|lauft|laufen|trifft|treffen)\b"
+_SEPARATED = re.compile(r"\b(kommt|kommen|f\u00e4hrt|fahrt|fahren|legt|legen|l\u00e4uft|lauft|laufen|trifft|treffen|"
+                        r"geh\u00f6rt|gehort|geh\u00f6ren|gehoren)\b"
                         r"([^?.!]*?)\s+(an|ab|aus|ein)\s*([?.!]|$)", re.I)
 
 
@@ -100,11 +113,20 @@ def _is_english(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
+def _written_hyphenated() -> frozenset[str]:
+    """The hyphenated words the workshop's English writes ("Hapag-Lloyd", "set-point"): kept whole."""
+    return frozenset(_plain(w) for w in re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)+", " ".join(_texts())))
+
+
+@functools.lru_cache(maxsize=1)
 def _english() -> frozenset[str]:
     """The English the workshop writes (its schema's comments, its catalog, the planner's plain words,
     the glossary's readings): a word outside it, left as written, is not English."""
+    words = {_plain(w) for w in re.findall(r"[A-Za-z]+", " ".join(_texts()))}
+    return frozenset(words | planner._PLAIN | planner._QUESTION | {"per", "much", "many", "does", "did"})
+
+
+def _texts() -> list[str]:
     texts = [t.comment for t in TABLES] + [c.comment for t in TABLES for c in t.columns]
     texts += [f"{i.name} {i.description} {i.price_unit}" for i in ITEMS]
-    texts += list(WORDS.values()) + list(PHRASES.values()) + list(MONTHS.values())
-    words = {_plain(w) for w in re.findall(r"[A-Za-z]+", " ".join(texts))}
-    return frozenset(words | planner._PLAIN | planner._QUESTION | {"per", "much", "many", "does", "did"})
+    return texts + list(WORDS.values()) + list(PHRASES.values()) + list(MONTHS.values())

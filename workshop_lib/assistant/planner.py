@@ -111,7 +111,7 @@ included inclusive supposed meant everything anything guy guys folks moment
 move moves moving moved transport transports transporting transported planned booked add during land lands landing landed
 three two four five six seven eight nine ten
 named called known their theirs them they he she him her his hers its it's that's what's who's where's
-which's how's when's i'm we're you're pls plz thx anything something anyone btw asap info details
+which's how's when's i'm we're you're pls plz thx anything something anyone btw asap atm rn info details
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu fahrenheit celsius mph miles hour pounds lbs
 thing things stuff according behind while whilst anywhere somewhere everywhere among amongst
 beat beats exceed exceeds outweigh outweighs surpass surpasses""".split())
@@ -480,8 +480,10 @@ def _asked_noun(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str, int] 
 
 def _asked_value(words: _Words, links: list[Link]) -> tuple[str, int | None] | None:
     """"Which reefers are on voyage 1017?": a value of a kind (not a name qualifying a noun after it, as
-    in "which Maersk ships") right after which or what: its table's rows are asked for."""
-    m = re.search(r"\b(?:which|what)\s+", words.text, re.I)
+    in "which Maersk ships") right after which or what, or the subject of "how heavy is a 40ft reefer":
+    its table's rows are asked for."""
+    m = re.search(r"\b(?:which|what)\s+|\bhow\s+[a-z]+\s+(?:is|are|was|were)\s+(?:(?:a|an|the|our|my)\s+)?",
+                  words.text, re.I)
     link = next((lk for lk in links if m is not None and lk.start == m.end()), None)
     if link is None or (link.table, link.column) in NAME_COLUMNS:
         return None
@@ -700,6 +702,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _more_of_which(words, schema, spec, links)
     _show_named(schema, spec, named, used_columns)
     _down_to_the_row_named(schema, spec, named, used_columns)
+    _through_the_row_between(schema, spec)
     _possessor_shown(words, schema, spec)
     _show_dates_filtered(spec)
     _ports_of_voyages(words, schema, spec)
@@ -794,9 +797,22 @@ def _columns_the_words_name(words: _Words, schema: Schema, spec: Spec) -> list[C
     numeric = [(score, c) for score, c in scored if c.numeric]
     if len(numeric) > 1 and numeric[0][0] == numeric[1][0] and numeric[0][1].table == numeric[1][1].table \
             and numeric[0][1].unit == numeric[1][1].unit:
-        # "boxes heavier than 25 t": the tare or the gross weight? The words fit both equally
-        words.ambiguous = {numeric[0][1].ref, numeric[1][1].ref}
+        tied = (numeric[0][1], numeric[1][1])
+        if (meant := _meant_by_the_concept(schema, free_words, tied)) is not None:
+            # "boxes heavier than 25 t": a box's weight is its gross weight, as "the heaviest box" is
+            scored = [(score, c) for score, c in scored if c == meant] + [(s, c) for s, c in scored if c != meant]
+        else:  # the words fit both equally, and no concept says which
+            words.ambiguous = {tied[0].ref, tied[1].ref}
     return _span_asked(words, [c for _, c in scored])
+
+
+def _meant_by_the_concept(schema: Schema, free_words: list[str], tied: tuple[Column, Column]) -> Column | None:
+    """Of two columns the words fit equally, the one a concept's words name better (weight: gross)."""
+    for concept in dict.fromkeys(w for w in free_words if w in CONCEPT_WORDS):
+        ranked = [(score, c) for score, c in schema.columns_named(CONCEPT_WORDS[concept], [tied[0].table]) if c in tied]
+        if len(ranked) == 2 and ranked[0][0] > ranked[1][0] or len(ranked) == 1:
+            return ranked[0][1]
+    return None
 
 
 def _span_asked(words: _Words, named: list[Column]) -> list[Column]:
@@ -855,6 +871,23 @@ def _down_to_the_row_named(schema: Schema, spec: Spec, named: list[Column], used
     above = schema.name_column(spec.target)
     spec.target = table
     spec.show = [above] + [c for c in spec.show if c != above] + missing
+
+
+def _through_the_row_between(schema: Schema, spec: Spec) -> None:
+    """"Which ship is MSKU2761581 on?": one row named two tables below the target reaches it through one
+    row of the table between (the voyage the box rides); that row is answered, the target's name beside
+    it, so the answer says which of the ship's voyages it is."""
+    if spec.action not in ("list", "lookup") or spec.roles or spec.show or len(spec.filters) != 1:
+        return
+    named = spec.filters[0]
+    if named.op != "=" or named.column != schema.name_column(named.column.table):
+        return
+    # (one key up from the row between: a voyage's two ports are for the words to choose)
+    between = [ref for t, _, ref, _ in schema.foreign_keys if t == named.column.table and ref != spec.target
+               and sum((ref, r) == (t2, spec.target) for t2, _, r, _ in schema.foreign_keys) == 1]
+    if len(between) == 1 and schema.is_parent_path(named.column.table, spec.target):
+        spec.show = [schema.name_column(spec.target)]
+        spec.target = between[0]
 
 
 def _one_row_below(schema: Schema, spec: Spec, table: str) -> bool:
@@ -962,6 +995,9 @@ def _lookup_shows_the_name(words: _Words, schema: Schema, spec: Spec) -> None:
     name = schema.name_column(spec.target)
     # "what vessel has IMO ...": what before a noun (not a verb) asks which
     asks_which = words.has(r"which|who|what(?:'s| is)? (?:the )?name|what\s+(?!(?:is|are|was|were|does|do|did|has|have)\b)[a-z]+")
+    if words.has(r"who|who's|whose") and any(t != spec.target and schema.is_parent_path(spec.target, t)
+                                            for t in party_tables(schema)):
+        return  # "who runs the Ever Lunar?": the company above the row named (_company_above)
     if not (asks_which and all(f.column != name for f in spec.filters)):
         raise NoPlan("it names a row but asks nothing the data holds about it")
     spec.show.append(name)
@@ -1401,7 +1437,8 @@ def _plan_word(raw: str, rest: str = "") -> bool:
     followed by what it compares with ("set to" with no number after it asks what it is set to)."""
     compares = raw in _COMPARATOR_WORDS and (raw not in _EQUALS_WORDS or not rest or re.match(
         r"\S+(?:\s+\S+){0,3}?\s*(?:[-+]?\d|zero\b|minus\b|freezing\b)", rest, re.I) is not None)
-    return (raw in SUPERLATIVES or raw in AGGREGATES or compares or re.fullmatch(COUNT_WORDS, raw) is not None
+    aggregate = any(re.match(rf"(?:{w})\b", rest or raw, re.I) for w in AGGREGATES)  # ("adding them up")
+    return (raw in SUPERLATIVES or aggregate or compares or re.fullmatch(COUNT_WORDS, raw) is not None
             or raw.capitalize() in calendar.month_name or raw.capitalize() in calendar.month_abbr)
 
 
@@ -2010,7 +2047,7 @@ def _unnamed_or_by_unit(words: _Words, schema: Schema, spec: Spec, after: str, u
 
 
 # the words a unit of a column's comment is written with after a number
-_UNIT_SAID = {"°C": r"°\s*c|degrees?|deg|celsius", "degrees": r"°|degrees?|deg", "knots": r"knots?|kts|kn",
+_UNIT_SAID = {"°C": r"°\s*[cf]|degrees?|deg|celsius|fahrenheit", "degrees": r"°|degrees?|deg", "knots": r"knots?|kts|kn",
               "m": r"m|metres?|meters?", "tonnes": r"tonnes?|t", "kg": r"kg|kgs|kilos?", "days": r"days?"}
 
 
@@ -2126,12 +2163,15 @@ def _age_filter(words: _Words, schema: Schema, spec: Spec, op: str, value: float
     used.add(built.ref)
 
 
-# A unit a number is written in: (dimension, size in the dimension's base unit).
+# A unit a number is written in: (dimension, size in the dimension's base unit); Fahrenheit also
+# starts 32 degrees below Celsius.
+_FAHRENHEIT = r"°\s?f|fahrenheit|degrees? f(?:ahrenheit)?|f"
 _SAID_UNITS = [(r"tonnes?|tons?|t|mt", ("mass", 1000.0)), (r"kg|kgs|kilos?|kilograms?", ("mass", 1.0)),
                (r"lbs?|pounds?", ("mass", 0.45359237)),
                (r"dollars?|usd|\$", ("money", 100.0)), (r"cents?", ("money", 1.0)),
                (r"knots?|kn|kts", ("speed", 1.0)), (r"km/h|kph|kilometres per hour", ("speed", 1 / 1.852)),
                (r"m|metres?|meters?", ("length", 1.0)), (r"feet|ft", ("length", 0.3048)),
+               (_FAHRENHEIT, ("temperature", 5 / 9)),
                (r"°\s?c|c|celsius|degrees?(?: c| celsius)?", ("temperature", 1.0)), (r"days?", ("time", 1.0))]
 _COLUMN_UNITS = {"tonnes": ("mass", 1000.0), "kg": ("mass", 1.0), "cents": ("money", 1.0),
                  "knots": ("speed", 1.0), "m": ("length", 1.0), "°C": ("temperature", 1.0), "days": ("time", 1.0)}
@@ -2152,7 +2192,9 @@ def _in_column_unit(text: str, col: Column, value: float, value2: float | None) 
         raise NoPlan(f"it gives a number in {said_unit}, and {col.ref} is in {col.unit}")
     factor = said[1] / size
     given = m.group(0).strip() if m and factor != 1 else ""
-    return round(value * factor, 6), (round(value2 * factor, 6) if value2 is not None else None), given
+    zero = 32.0 if re.fullmatch(_FAHRENHEIT, said_unit, re.I) else 0.0
+    return (round((value - zero) * factor, 6), (round((value2 - zero) * factor, 6) if value2 is not None else None),
+            given)
 
 
 def _year_filter(words: _Words, schema: Schema, spec: Spec, used: set[str]) -> None:
@@ -2228,6 +2270,7 @@ def _own_of_the_kind(schema: Schema, spec: Spec, col: Column | None) -> Column |
         return col
     kind = _COLUMN_UNITS[col.unit][0]
     own = [c for c in schema.columns.get(spec.target, []) if c.unit in _COLUMN_UNITS and _COLUMN_UNITS[c.unit][0] == kind]
+    own = [c for c in own if c.name == col.name] or own  # (a box's gross weight, of its two weights)
     return own[0] if len(own) == 1 else col
 
 
@@ -2292,7 +2335,8 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
     """No group and no count: an aggregate of the measure, the rows first by a superlative, or the
     rows (one named row is a lookup)."""
     fn = _aggregate_asked(words)
-    sups = [(w, *SUPERLATIVES[w]) for _, _, w in words.raw if w in SUPERLATIVES]
+    sups = [(w, *SUPERLATIVES[w]) for i, (_, _, w) in enumerate(words.raw) if w in SUPERLATIVES
+            and not (w == "min" and i and words.raw[i - 1][2][0].isdigit())]  # "45 min" is minutes
     if (first := words.has(_FIRST_THERE)) is not None:  # "which one reaches its destination first"
         sups.insert(0, ("first", "departure" if first.group(1) else "arrival", "ASC"))
         words.take(first.start(2), first.end(2))

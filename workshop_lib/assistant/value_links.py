@@ -124,7 +124,22 @@ class ValueIndex:
         approximate = self._approximate(question, text, taken)
         found = [lk for lk in found if not any(o.start <= lk.start and lk.end <= o.end and o.how == "fuzzy"
                                                for o in approximate)] + approximate
+        found = self._as_listed_beside(found, question)
         return sorted(_intersected(_narrowed(found, text), text), key=lambda link: link.start)
+
+    def _as_listed_beside(self, found: list[Link], question: str) -> list[Link]:
+        """"Each alliance (Gemini, Ocean, Premier)": one word that begins a value of the column of the values
+        listed right beside it ("Ocean Alliance") is read as that value, not as another name it begins
+        (the carrier Ocean Network Express)."""
+        out = []
+        for lk in found:
+            beside = {(o.table, o.column) for o in found if o is not lk and _listed_together(lk, o, question)}
+            if lk.how == "partial" and beside and (lk.table, lk.column) not in beside:
+                begun = self._category_by_first_word(lk.text.lower(), True)
+                if len(begun) == 1 and begun[0][:2] in beside:
+                    lk = Link(*begun[0], lk.start, lk.end, "partial", lk.text)
+            out.append(lk)
+        return out
 
     def _exact(self, question: str, text: str) -> tuple[list[Link], list[tuple[int, int]]]:
         """The values written as stored (longest first, no two overlapping), and the spans they take."""
@@ -576,3 +591,10 @@ def _ordinary_words(comments: list[str]) -> frozenset[str]:
 _COMMON = """express maersk line lines port ports ship ships vessel vessels the and
 ever one all any hmm msc cma cgm cosco zim sitc yang ming wan hai kota x-press new york los angeles
 express container containers carrier carriers voyage voyages which what where when how many much""".lower()
+
+
+def _listed_together(a: Link, b: Link, text: str) -> bool:
+    """Nothing but a comma, a slash, "and", "or" or "vs" between the two values."""
+    first, second = sorted((a, b), key=lambda lk: lk.start)
+    between = text[first.end:second.start]
+    return re.fullmatch(r"\s*(?:,|/|&|vs\.?|versus)?\s*(?:(?:and|or)\s+)?", between, re.I) is not None

@@ -42,6 +42,7 @@ from workshop_lib.assistant.schema_links import stem_root, words_of
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
+from workshop_lib.data import catalog
 from workshop_lib.data.catalog import ports
 from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
 from workshop_lib.engines.readonly import SqlRefused
@@ -125,8 +126,10 @@ def _question_alone(eng: Engine, turn: str) -> ChatAnswer | None:
 def _answer_as_written(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     # "Please tell me: ... Thanks!" is routed and retrieved on what it asks, "and a clip-on genset, per
     # day?" on the genset (the "and" only says it follows another question)
-    question = core(check_query(question)) or question
-    question = _LEAD_IN.sub("", question, count=1) or question
+    asked = core(check_query(question)) or question
+    asked = _LEAD_IN.sub("", asked, count=1) or asked
+    # "hi there!" without its greeting is "There!": a greeting with nothing after it is routed whole
+    question = question if router.GREETING_RE.search(question) and len(asked.split()) <= 2 else asked
     vector = eng.model.embed([question])[0]
     docs = _documents(eng, question, vector)
     decision = router.route(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
@@ -868,11 +871,24 @@ def _load_fits(question: str, named: list[Any], decision: router.RouteDecision) 
     if not named and kind is not None and kind.item not in [c.item for c in fit.holding]:
         return None
     lead = [c.item for c in fit.holding]
+    stating = {c.item.item_id for c in catalog_figures.capacities(fit.unit)}
+    if (named and all(i.item_id not in stating for i in named)) or \
+            (not named and (kind := _kind_named(question)) and not set(kind) & set(lead)):
+        return None  # "which reefer for 20 t?": no reefer states a capacity, so no figure answers it
     if len(named) != 1 and catalog_links.described_elsewhere(question, lead):
         # "20 t of frozen fish" (a 20-footer, of any kind): only other items' descriptions speak of frozen goods
         return None
     return _figures_answer(decision, fit.sentence(), lead + [c.item for c in fit.short],
                            "the load given against the capacity each description states")
+
+
+def _kind_named(question: str) -> list[Any]:
+    """The items a word of their names said in the question names ("reefer": the reefers), the words
+    every item shares (container, 20', 40') aside."""
+    said = set(words_of(question))
+    names = {i.item_id: set(words_of(i.name)) for i in catalog.ITEMS}
+    shared = {w for w in set().union(*names.values()) if sum(w in n for n in names.values()) > len(names) // 3}
+    return [i for i in catalog.ITEMS if (names[i.item_id] - shared) & said]
 
 
 # a question about whether a load fits ("will it take", "big enough", "can that go in")

@@ -138,12 +138,15 @@ OUT_RE = re.compile(
     r"airlines?|airports?|flies|fly to|trains?|taxis?|visa|"
     r"translate|time is it|news|recipe)\b", _FLAGS)
 GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|hiya|thanks?|thank you|cheers|good (?:morning|afternoon|evening|night)|"
-                         r"bye|goodbye|who are you|what can you (?:do|help)|how are you|nice)\b", _FLAGS)
+                         r"bye|goodbye|who are you|what can you (?:do|help)|how are you|nice|"
+                         # the greetings of the other languages the workshop reads
+                         r"hallo|moin|servus|guten (?:morgen|tag|abend)|bonjour|bonsoir|salut|hola|"
+                         r"buen(?:os|as) (?:d\u00edas|dias|tardes|noches))\b", _FLAGS)
 SCHEMA_RE = re.compile(r"\b(?:columns?|tables?|fields?|schema|data type|units?|stored|store[sd]? in|foreign key|"
                        r"primary key|meaning|mean|means|represent\w*|describe|check digit|defined)\b", _FLAGS)
 AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier|voyage|port|container)s?|"
                     r"average|the mean|avg|total|sum|largest|biggest|highest|heaviest|"
-                    r"longest|smallest|lowest|shortest|lightest|oldest|newest|maximum|minimum|max|min|most|fewest|"
+                    r"longest|smallest|lowest|shortest|lightest|oldest|newest|maximum|minimum|max|(?<!\d )(?<!\d)min|most|fewest|"
                     r"top \d+|each|per|list the|worth|status of|sails?|sailing|operates?|built|departs?|arrives?)\b",
                     _FLAGS)
 VOYAGE_RE = re.compile(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?\d{3,6}\b", _FLAGS)
@@ -173,7 +176,7 @@ DOC_RE = re.compile(
     r"document|documents|summari[sz]e|says?|tariff|plug-?in|amend\w*|waived?|hauliers?|approves?|declined|"
     r"terminal|terminals|advice|interpolate|gap|checklist|alliance|vessel-sharing|booking)\b", _FLAGS)
 FOREIGN_RE = re.compile(
-    r"[\u00bf\u00a1\u00ab\u00bb\u201e]|\b(?:der|die|das|und|ist|im|steht|worum|geht|welche|wann|wie|wer|wo|viele?|"
+    r"[\u00bf\u00a1\u00ab\u00bb\u201e]|\b(?:der|die|das|und|ist|im|steht|worum|geht|welche[rnsm]?|wann|wie|wer|wo|viele?|"
     r"darf|laut|einen|f\u00fcr|muss|"
     r"el|los|las|qu\u00e9|dice|trata|cu\u00e1ndo|c\u00f3mo|d\u00f3nde|cu\u00e1nt[oa]s?|cu\u00e1l|est\u00e1n?|hay|para|"
     r"le|les|des|du|que|quoi|parle|quand|comment|o\u00f9|est-ce|combien|\u00e0|aux|une|faut|pourquoi)\b", _FLAGS)
