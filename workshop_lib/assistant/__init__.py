@@ -605,7 +605,9 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
 
 
 # "..., and who owns it?", "... - where is she headed": a second question joined to the first
-_CLAUSE_RE = re.compile(r"(?<!\bfrom)(?<!\bto)(?<!\bat)(?<!\bin)(?<!\binto)(?<!\bfor)(?<!\bon)(?:,\s*|\s+-\s+|\s+)(?:and\s+)?(?=(?:(?:from|to|at|in|into|for|on)\s+)?(?:what|what's|which|who|"
+# (a clause keeps the preposition before its question word: "..., and from which port?")
+_CLAUSE_RE = re.compile(r"(?<!\bfrom)(?<!\bto)(?<!\bat)(?<!\bin)(?<!\binto)(?<!\bfor)(?<!\bon)(?:,\s*|\s+-\s+|\s+)"
+                        r"(?:and\s+)?(?=(?:(?:from|to|at|in|into|for|on)\s+)?(?:what|what's|which|who|"
                         r"whose|where|where's|when|when's|how)\b)|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)", re.I)
 
 

@@ -127,7 +127,7 @@ WORDS = {
     "conteneurs-citernes": "tank containers", "tankcontainer": "tank container", "salen": "depart", "sale": "departs",
     "partent": "depart", "part": "departs", "fahren ab": "depart", "estados": "statuses", "etats": "statuses",
     "anvers": "Antwerp", "amberes": "Antwerp", "hambourg": "Hamburg", "hamburgo": "Hamburg",
-    "singapur": "Singapore", "valence": "Valencia", "piraus": "Piraeus", "allianz": "alliance",
+    "singapur": "Singapore", "valence": "Valencia", "piraus": "Piraeus",
     "sollen": "", "soll": "", "aktuelle": "current", "aktuellen": "current",
     # the user's own things, for a question about what they told
     "mi": "my", "mis": "my", "mon": "my", "ma": "my", "mes": "my", "mein": "my", "meine": "my", "meinen": "my",

@@ -61,9 +61,9 @@ def in_english(question: str) -> str | None:
 
 
 _FEET = re.compile(r"\b(\d{2})\s*-?\s*(?:fu\u00df|fuss|pies|pieds)\b-?", re.I)
-_GERMAN_DAY = re.compile(r"\b(?:am\s+)?(\d{1,2})\.\s+(?=(?:%s)\b)" % "|".join(
-    ["januar", "februar", "m\u00e4rz", "marz", "april", "mai", "juni", "juli", "august", "september", "oktober",
-     "november", "dezember"]), re.I)
+_GERMAN_MONTHS = ("januar", "februar", "m\u00e4rz", "marz", "april", "mai", "juni", "juli", "august", "september",
+                  "oktober", "november", "dezember")
+_GERMAN_DAY = re.compile(rf"\b(?:am\s+)?(\d{{1,2}})\.\s+(?=(?:{'|'.join(_GERMAN_MONTHS)})\b)", re.I)
 
 
 # a German verb whose prefix goes to the clause's end ("wann kommt die Ever Acme in Tanger Med an?"):

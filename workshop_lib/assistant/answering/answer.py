@@ -41,8 +41,7 @@ from workshop_lib.assistant.answering import availability, goods_boxes, router
 from workshop_lib.assistant.schema_links import stem_root, words_of
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
-from workshop_lib.data import countries
-from workshop_lib.data import catalog
+from workshop_lib.data import catalog, countries
 from workshop_lib.data.catalog import ports
 from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
 from workshop_lib.engines.readonly import SqlRefused
@@ -873,7 +872,7 @@ def _load_fits(question: str, named: list[Any], decision: router.RouteDecision) 
     lead = [c.item for c in fit.holding]
     stating = {c.item.item_id for c in catalog_figures.capacities(fit.unit)}
     if (named and all(i.item_id not in stating for i in named)) or \
-            (not named and (kind := _kind_named(question)) and not set(kind) & set(lead)):
+            (not named and (kinds := _kind_named(question)) and not set(kinds) & set(lead)):
         return None  # "which reefer for 20 t?": no reefer states a capacity, so no figure answers it
     if len(named) != 1 and catalog_links.described_elsewhere(question, lead):
         # "20 t of frozen fish" (a 20-footer, of any kind): only other items' descriptions speak of frozen goods
