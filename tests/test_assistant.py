@@ -2668,3 +2668,10 @@ def test_a_word_listed_among_values_of_one_column_is_read_as_that_column(eng):
     a = _answer(eng, "How many ships does each alliance have (Gemini, Ocean, Premier)?")
     for alliance, n in per.items():
         assert f"{alliance}: {n}" in a.text, a.text
+
+
+def test_has_a_named_voyage_left_is_answered_by_its_status_and_day(eng):
+    number, status, departure = _one(eng, "SELECT VOYAGE_NUMBER, STATUS, DEPARTURE_DATE FROM {o}.VOYAGES "
+                                          "ORDER BY VOYAGE_ID LIMIT 1")[0]
+    a = _answer(eng, f"Has voyage {number} left yet?")
+    assert status in a.text and str(departure)[:10] in a.text, a.text

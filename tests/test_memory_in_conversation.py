@@ -792,3 +792,24 @@ def test_that_after_a_thing_just_told_is_that_thing(eng, service):
     _ask(service, "m-that", f"The spare parts are in container {box}.", threads)
     text, mode, _ = _ask(service, "m-that", "what ship is that on?", threads)
     assert mode == "rag" and vessel in text, text
+
+
+def test_a_label_before_what_is_told_is_no_name_and_the_new_place_is_used(eng, service):
+    assert [(v.kind, v.value) for v in own_values.find("News: we've moved our office to Lyon", [], places=set())] == \
+        [("PLACE", "Lyon")]
+    threads: dict = {}
+    _ask(service, "m-lbl", "Our EU office is in Antwerp, we run all European imports through there.", threads)
+    _ask(service, "m-lbl", "Update: we've moved our EU office to Rotterdam as of this month.", threads, "t2")
+    text, mode, _ = _ask(service, "m-lbl", "How many 40' high cubes are available to lease at our office's port?",
+                         threads, "t3")
+    assert mode == "rag" and "Rotterdam" in text and "Antwerp" not in text, text
+
+
+def test_its_in_a_question_after_a_statement_is_the_box_stated(eng, service):
+    number, status, departure = eng.query(
+        "SELECT c.CONTAINER_NUMBER, v.STATUS, v.DEPARTURE_DATE FROM SUPPLYCHAIN.CONTAINERS c "
+        "JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE v.STATUS = 'SCHEDULED' "
+        "ORDER BY c.CONTAINER_ID LIMIT 1")[0]
+    threads: dict = {}
+    text, mode, _ = _ask(service, "m-its", f"And Sahara Tiles' box is {number}. Has its voyage left yet?", threads)
+    assert mode == "rag" and status in text and str(departure)[:10] in text, text

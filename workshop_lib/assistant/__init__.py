@@ -605,10 +605,13 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
 
 
 # "..., and who owns it?", "... - where is she headed": a second question joined to the first
-# (a clause keeps the preposition before its question word: "..., and from which port?")
+# (a clause keeps the preposition before its question word, "..., and from which port?"; "from where to
+# where" is one)
+_ASKED_WORD = r"(?:what|what's|which|who|whose|where|where's|when|when's|how)\b"
 _CLAUSE_RE = re.compile(r"(?<!\bfrom)(?<!\bto)(?<!\bat)(?<!\bin)(?<!\binto)(?<!\bfor)(?<!\bon)(?:,\s*|\s+-\s+|\s+)"
-                        r"(?:and\s+)?(?=(?:(?:from|to|at|in|into|for|on)\s+)?(?:what|what's|which|who|"
-                        r"whose|where|where's|when|when's|how)\b)|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)", re.I)
+                        rf"(?:and\s+)?(?={_ASKED_WORD})|(?:,\s*(?:and\s+)?|\s+-\s+|\s+and\s+)"
+                        rf"(?=(?:from|to|at|in|into|for|on)\s+{_ASKED_WORD})"
+                        r"|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)", re.I)
 
 
 def asked_clauses(question: str) -> list[str]:

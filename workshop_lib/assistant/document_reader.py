@@ -53,6 +53,9 @@ HOLDS = {
                          r"|(?i:\b(?:manager|officer|master|captain|surveyor|broker|agent|authority|department|desk|"
                          r"team|supervisor|director|inspector|coordinator|handler)\b)"),
     "number": re.compile(r"\b\d+\b"),
+    # a temperature: a number with degrees, or a signed number of Celsius ("-18 C", "+5 °C", "41 °F")
+    "temperature": re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)?\s?(?:°|º|degrees?\b|deg\b|grad\b|grados\b|degr[ée]s\b)|"
+                              r"[-+\u2212]\d+(?:[.,]\d+)?\s?[CF]\b", re.I),
     # a cause, said as one ("the suspected source is", "because", "debido a", "## Cause" over it)
     "cause": re.compile(r"\b(?:caus\w*|because|due to|source|reason\w*|result(?:ed|s)? (?:of|from)|owing to|traced|"
                         r"weil|wegen|aufgrund|ursache\w*|grund|debido|porque|causa\w*|parce que|à cause|en raison|"
@@ -60,6 +63,8 @@ HOLDS = {
 }
 # Which kind a question asks for, from its interrogative (English, German, Spanish, French).
 ASKS = [
+    ("temperature", r"\b(?:what|which|at what|wh?ich)\s+(?:set[- ]?point\s+)?temperature|\bhow (?:cold|warm|hot)\b|"
+                    r"\bwelche temperatur|\bqu[eé] temperatura|\ba qu[eé] temperatura|\bquelle temp[ée]rature"),
     ("duration", r"how long|for how long|how many (?:days|hours|weeks|minutes)|wie lange|cu[aá]nto tiempo|"
                  r"combien de temps|within how|cu[aá]nto (?:\w+ )?(?:esper\w*|tarda\w*|dura\w*)|"
                  r"cu[aá]ntos (?:d[ií]as|horas|semanas)|wie viele (?:tage|stunden|wochen)|combien de (?:jours|heures)"),

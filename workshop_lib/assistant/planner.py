@@ -702,6 +702,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _more_of_which(words, schema, spec, links)
     _show_named(schema, spec, named, used_columns)
     _down_to_the_row_named(schema, spec, named, used_columns)
+    _has_it_happened(words, schema, spec)
     _through_the_row_between(schema, spec)
     _possessor_shown(words, schema, spec)
     _show_dates_filtered(spec)
@@ -1143,6 +1144,28 @@ def _filter_by_event(words: _Words, spec: Spec, status: Column, states: dict[str
             words.take(m.start(), m.end())
             for yet in re.finditer(r"\b(?:yet|already)\b", words.text, re.I):
                 words.take(yet.start(), yet.end())
+        return
+
+
+def _has_it_happened(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Has its voyage left yet?", "did voyage 1050 arrive?": a yes or no about one row named is answered
+    by the status whose comment says what has happened, and the day of the event asked; the words taken."""
+    asks = re.match(r"\W*(?:and\s+)?(?:has|have|had|did|is|was)\b", words.text, re.I)
+    if asks is None or spec.action not in ("list", "lookup") or not _names_one_row(spec, of_target=False):
+        return
+    for event, verbs in _EVENTS.items():
+        if (m := words.has(rf"(?:{verbs})(?:ed|s|ing)?")) is None:
+            continue
+        for table, cols in schema.columns.items():
+            status = next((c for c in cols if c.name == "STATUS" and _event_states(c.comment)), None)
+            if status is None or not (table == spec.target or schema.is_parent_path(spec.target, table)):
+                continue
+            day = next((c for c in cols if c.is_date and c.name.startswith(event.upper()[:3])), None)
+            spec.show += [c for c in (status, day) if c is not None and c not in spec.show]
+            words.take(m.start(), m.end())
+            for yet in re.finditer(r"\b(?:yet|already|still)\b", words.text, re.I):
+                words.take(yet.start(), yet.end())
+            return
         return
 
 

@@ -20,8 +20,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _ASKS = re.compile(r"\W*(?:which|what|where|when|who|whose|how|is|are|was|were|does|do|did|can|could|will|has|have)\b",
                    re.I)
 # what points back at the statement: a pronoun, or "that sailing", "those boxes", "there"
-_POINTER = re.compile(r"\b(?:it|she|he|they|them|that one|this one|there|(?:that|this|those|these|the same)\s+([a-z]+))\b",
-                      re.I)
+_POINTER = re.compile(r"\b(?:it|she|he|they|them|its|her|his|that one|this one|there|"
+                      r"(?:that|this|those|these|the same)\s+([a-z]+))\b", re.I)
+_POSSESSIVE = {"its", "her", "his"}
 # the things a pronoun can stand for: one row a user ships with
 _THINGS = ("CONTAINERS", "VOYAGES", "VESSELS")
 _NOUN_OF = {table: noun for noun, table in TABLE_NOUNS.items()}
@@ -57,7 +58,8 @@ def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Cal
     (table, _), link = next(iter(things.items()))
     if any(m.group(1) and table_of_noun(m.group(1)) != table or m.group(0).lower() == "there" for m in pointers):
         return None  # "that sailing" of a box named, "there": not the thing itself
-    return _POINTER.sub(f"{_NOUN_OF[table]} {link.text}", asked)
+    named = f"{_NOUN_OF[table]} {link.text}"
+    return _POINTER.sub(lambda m: f"{named}'s" if m.group(0).lower() in _POSSESSIVE else named, asked)
 
 
 def _stands_apart(said: str, asked: str, pointed: bool, links: Callable[[str], Sequence[Link]]) -> bool:

@@ -193,6 +193,10 @@ def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
         return None  # "Back in March ...": a word the workshop's texts write in lower case, capitalised to start
     if len(tokens) == 1 and tokens[0][1] in _terms_in_capitals():
         return None
+    if len(tokens) == 1 and _sentence_start(text, tokens[0][0]) and \
+            re.match(r"\s*:\s*(?:we|i|our|my)\b", text[tokens[0][0] + len(tokens[0][1]):], re.I):
+        return None  # "News: we've moved our office": a label before what the speaker tells
+
     while tokens and tokens[-1][1].lower() in ("&", "and", "of", "de", "del", "da", "van", "von"):
         tokens = tokens[:-1]
     if not tokens:
