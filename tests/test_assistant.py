@@ -2675,3 +2675,13 @@ def test_has_a_named_voyage_left_is_answered_by_its_status_and_day(eng):
                                           "ORDER BY VOYAGE_ID LIMIT 1")[0]
     a = _answer(eng, f"Has voyage {number} left yet?")
     assert status in a.text and str(departure)[:10] in a.text, a.text
+
+
+def test_the_ship_due_next_at_a_port_is_the_first_arrival_after_the_data_date(eng):
+    after = str(assistant.planner.reference_date(assistant.knowledge(eng)[0]))
+    rows = _one(eng, "SELECT p.PORT_NAME, s.VESSEL_NAME, v.ARRIVAL_DATE FROM {o}.VOYAGES v "
+                     "JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID")
+    later = sorted((str(day)[:10], port, vessel) for port, vessel, day in rows if str(day)[:10] > after)
+    port = later[-1][1]
+    expected = next(vessel for day, p, vessel in later if p == port)  # its first arrival after the data's date
+    assert expected in _answer(eng, f"which ship is due in {port} next?").text

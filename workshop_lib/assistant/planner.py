@@ -2349,6 +2349,10 @@ def _aggregate_asked(words: _Words) -> str | None:
 _NEXT = r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next"
 
 
+# "which ship is due in Busan next", "what arrives there next": the first arrival after the data's date
+_NEXT_IN = r"(?:due|arriv\w*|com(?:es|ing)\s+in|call\w*|dock\w*)\s+(?:[\w']+\s+){0,3}?next\b"
+
+
 # "which leaves first", "which one reaches (or reached) its destination first": the earliest by that date
 _FIRST_THERE = (r"(?:(leav\w*|left|depart\w*|sail\w*)|arriv\w*|reach\w*|land\w*|dock\w*|gets? (?:there|in))"
                 r"[^,;?.]{0,40}?\b(first)\b(?=\s*(?:[,;?.!]|$|and\b|or\b|then\b))")  # (not "the first week")
@@ -2363,9 +2367,9 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
     if (first := words.has(_FIRST_THERE)) is not None:  # "which one reaches its destination first"
         sups.insert(0, ("first", "departure" if first.group(1) else "arrival", "ASC"))
         words.take(first.start(2), first.end(2))
-    if (nxt := words.has(_NEXT)) is not None:
-        sups.insert(0, ("next", "departure", "ASC"))
-        at = nxt.start() + nxt.group(0).lower().index("next")
+    if (nxt := words.has(_NEXT) or words.has(_NEXT_IN)) is not None:
+        sups.insert(0, ("next", "arrival" if re.match(_NEXT_IN, nxt.group(0), re.I) else "departure", "ASC"))
+        at = nxt.start() + nxt.group(0).lower().rindex("next")
         words.take(at, at + len("next"))
     if fn and measure is not None:
         _aggregate(words, schema, spec, fn, measure, sups)
@@ -2445,6 +2449,11 @@ def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, co
     if word in ("last", "latest", "earliest") and len(own) == 1 and _names_one_row(spec, of_target=False):
         return own[0]  # "when did Manulani last report its position?": the rows' one time, not a voyage's departure
     col = _column_of_concept(schema, spec, concept)
+    if col is not None and word in ("first", "next") and spec.action in ("list", "lookup") and \
+            col.table != spec.target and schema.is_parent_path(col.table, spec.target) and not spec.show:
+        # "which ship is due in Busan next?": the next voyage there, and its ship
+        spec.show, spec.target = [schema.name_column(spec.target)], col.table
+        return col
     if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
             and not _another_noun_after(words, word, spec.target) \
             and not (word == "first" and schema.is_parent_path(spec.target, col.table)):
