@@ -813,3 +813,13 @@ def test_its_in_a_question_after_a_statement_is_the_box_stated(eng, service):
     threads: dict = {}
     text, mode, _ = _ask(service, "m-its", f"And Sahara Tiles' box is {number}. Has its voyage left yet?", threads)
     assert mode == "rag" and status in text and str(departure)[:10] in text, text
+
+
+def test_a_german_statement_keeps_names_not_nouns_and_a_role_is_recalled_in_other_words(eng, service):
+    found = own_values.find("Kurze Frage: unser Spediteur für die Nachläufe ist übrigens Hansen Logistik aus Bremen, "
+                            "die holen immer unsere Boxen ab.", [], places=set())
+    assert [(v.kind, v.value) for v in found] == [("NAME", "Hansen Logistik"), ("PLACE", "Bremen")]
+    threads: dict = {}
+    _ask(service, "m-haul", "Unser Spediteur für die Nachläufe ist übrigens Hansen Logistik aus Bremen.", threads)
+    text, mode, _ = _ask(service, "m-haul", "What's the name of the trucking company we use again?", threads, "t2")
+    assert mode == "rag" and "Hansen Logistik" in text, text

@@ -211,12 +211,12 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
     # a noun of the data used as a verb after its subject ("who did we ship with") names no table
     verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+([a-z]+)", question, re.I)}
     kept: list[str] = []
-    for w in words:
+    for i, w in enumerate(words):
         if w.lower() in verbs:
             continue
         low = w.lower().removesuffix("'s")
-        if _refers_to_it(low, rec, possessed, role_words):
-            continue
+        if _refers_to_it(low, rec, possessed, role_words) or (i and words[i - 1].lower() in role_words):
+            continue  # ("the trucking company": the company of that role, not a shipping line)
         table = personal.table_of_word(low)
         if table is not None:
             if table == rec.table or (place and table == "PORTS"):
@@ -251,8 +251,11 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     if table_word is not None:
         return table_word
     if router.FOREIGN_RE.search(question):
-        # "Auf welchem Schiff ist mein Container?": the words around the thing are not read in that language
-        return "what the question asks in its own language"
+        # "Auf welchem Schiff ist mein Container?": the words around the thing are read in English, when the
+        # glossary reads every one of them ("Wer ist unser Spediteur?": who is our haulier)
+        english = other_languages.in_english(question)
+        return "what the question asks in its own language" if english is None or router.FOREIGN_RE.search(english) \
+            else asks_beyond(eng, english, rec)
     return _other_column(eng, kept, rec, place)
 
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from workshop_lib.assistant import glossary
 from workshop_lib.assistant.schema_links import stem
 from workshop_lib.data import catalog
 
@@ -36,6 +38,10 @@ ROLES: dict[str, frozenset[str]] = {
                         "stadt"}),
     "rate": frozenset({"rate", "price", "contract", "pay", "paying", "paid", "negotiate", "agree", "agreed",
                        "cost", "charge", "quote", "tariff", "fee", "all-in"}),
+    # who moves their boxes by road, in the words of the languages the workshop reads
+    "haulier": frozenset({"haulier", "hauler", "haulage", "trucker", "trucking", "truck", "drayage", "on-carriage",
+                          "spediteur", "spedition", "fuhrunternehmer", "transportista", "acarreo", "camionero",
+                          "camionneur"}),
 }
 # What a question asks for, when it names no table of the data.
 _ASKS_MONEY = re.compile(r"\bhow (?:much|many)\b|\b(?:combien|cu[aá]nt[oa]s?|wie viele?)\b|"
@@ -61,7 +67,7 @@ CODE_RE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=[\w-
 NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
 # ("belongs to Bright Tools", "sold to Ferretti": a party, not a place)
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<!goes )(?<!switched )(?<!swapped )"
-                           r"(?<!changed )(?<!over )to|at|near|out of|based in|around|into|via)"
+                           r"(?<!changed )(?<!over )to|at|near|out of|based in|around|into|via|aus|nach|desde)"
                            r"\s+(?:the\s+|our\s+|my\s+)?$", re.I)
 _DAY = r"(?:\d{1,2}(?:st|nd|rd|th)?)"
 _TIME_RE = re.compile(rf"\b(?:(?:last|this|next|on|since|until|from)\s+)?(?:{_DAY}\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
@@ -167,6 +173,7 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
         if free(m.start(), m.end()):
             out.append(OwnValue(MONEY, m.group(0).strip(), m.start(), m.end()))
             spans.append((m.start(), m.end()))
+    german = len(_GERMAN.findall(text)) >= 2
     for m in NAME_RE.finditer(text):
         span = _name_span(text, m)
         if span is None:
@@ -176,8 +183,36 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
         if not free(start, end):
             continue
         kind = PLACE if _PLACE_BEFORE.search(text[:start]) or name.lower() in places else NAME
+        if kind == NAME and german and _a_german_noun(name) and not _GERMAN_IS.search(text[:start]):
+            continue  # German writes every noun with a capital: "unser Spediteur", "die Boxen"
+        if kind == NAME and german and " " in name and _GERMAN_BEFORE_NOUN.search(text[:start]):
+            first = name.split()[0]  # "seit Jahren Hafenlogistik Krüger": the noun after "seit" is no part of it
+            name, start = name[len(first):].lstrip(), start + len(name) - len(name[len(first):].lstrip())
         out.append(OwnValue(kind, name, start, end))
     return sorted(out, key=lambda v: v.start)
+
+
+# words only German writes: a sentence with two of them is German
+_GERMAN = re.compile(r"\b(?:unser|unsere|unseren|unserem|ist|sind|und|nicht|f\u00fcr|wir|ich|mit|bei|aus|die|der|das|"
+                     r"den|dem|ein|eine|einen|auch|noch|schon|immer)\b", re.I)
+
+
+_GERMAN_BEFORE_NOUN = re.compile(r"\b(?:seit|vor|mit|von|zu|zum|zur|die|der|das|den|dem|des|ein|eine|einen|einem|"
+                                 r"f\u00fcr|wegen|bei)\s+$", re.I)
+_GERMAN_IS = re.compile(r"\b(?:ist|sind|hei(?:ß|ss)t|hei(?:ß|ss)en)\s+(?:jetzt\s+|nun\s+|übrigens\s+)?$", re.I)
+
+
+def _a_german_noun(name: str) -> bool:
+    """One capitalised word (a German noun: "Spediteur", "Nachläufe"), or words the glossary reads ("Kurze Frage"):
+    a name in German has two words or more ("Hansen Logistik"), or a legal form."""
+    words = name.split()
+    return len(words) == 1 or all(_glossary_word(w) for w in words)
+
+
+def _glossary_word(word: str) -> bool:
+    plain = "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
+    return plain in glossary.WORDS or plain in glossary.WORDS_CAPITALISED or \
+        any(plain in phrase.split() for phrase in glossary.PHRASES)
 
 
 def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
