@@ -823,3 +823,13 @@ def test_a_german_statement_keeps_names_not_nouns_and_a_role_is_recalled_in_othe
     _ask(service, "m-haul", "Unser Spediteur für die Nachläufe ist übrigens Hansen Logistik aus Bremen.", threads)
     text, mode, _ = _ask(service, "m-haul", "What's the name of the trucking company we use again?", threads, "t2")
     assert mode == "rag" and "Hansen Logistik" in text, text
+
+
+def test_forgetting_a_detail_by_its_words_keeps_the_rest_without_its_value(eng, service):
+    threads: dict = {}
+    _ask(service, "m-gate", "Our warehouse in Bremen has a new gate code, 4471#, the night drivers need it.", threads)
+    text, _, _ = _ask(service, "m-gate", "please forget the gate code I gave you, it mustn't be stored anywhere", threads)
+    assert text.startswith("Done")
+    assert all("4471" not in (r.content or "") for r in _valid(eng, "m-gate"))
+    text, mode, _ = _ask(service, "m-gate", "which city is our warehouse in?", threads, "t2")
+    assert mode == "rag" and "Bremen" in text and "4471" not in text, text

@@ -14,6 +14,8 @@ _CLAUSE_END = re.compile(r",\s+(?:and\s+|but\s+)?|\s+[—–]\s+|\s+-\s+|;\s*|(?
                          r"\s+(?:and|but)\s+(?=(?:they|it|he|she|we|who)\b)")
 # a clause that only goes on about the one before it ("..., they ship lithium batteries")
 _GOES_ON = re.compile(r"^(?:they|them|their|it|its|he|she|his|her|who|which)\b", re.I)
+# a clause that is a value alone ("4471#", "PIN 0042"): the value of what the clause before named
+_VALUE_ALONE = re.compile(r"^(?:[A-Za-z]{0,4}\s?)?[#*\d][\w#*./-]*\.?$")
 _FUNCTION = set("""a an the that this those these of to in on at for with by from and or my our i you we me us it
 is are was were be been has have had please forget delete erase remove drop keep don't do not any anywhere
 everything all about what gave said told you know""".split())
@@ -27,13 +29,20 @@ def what_stays(content: str, request: str, named: list[str], others: list[str]) 
     kept: list[str] = []
     dropped_last = False
     for clause in [c for c in _CLAUSE_END.split(content.strip()) if c and c.strip()]:
-        if dropped_last and _GOES_ON.match(clause.strip()):
-            continue  # still about the thing forgotten
+        if dropped_last and (_GOES_ON.match(clause.strip()) or _VALUE_ALONE.match(clause.strip())):
+            continue  # still about the thing forgotten ("gate code, 4471#, the drivers need it": its value too)
         stays = _clause_kept(clause, asked, named, others)
-        dropped_last = stays is None
+        dropped_last = stays is None or stays != clause  # (a detail cut from the clause: what follows is its)
         kept += [stays] if stays else []
+    # ("has a new gate code" without the gate code: the words left dangling at the end go too)
+    kept = [re.sub(r"\s+(?:has|have|is|are|with)?\s*(?:a|an|the|our|my|new)?(?:\s+new)?\s*$", "", c) or c for c in kept]
     rest = ", ".join(c.strip().rstrip(".") for c in kept if c.strip())
     return rest + "." if rest and any(_has(rest, o) for o in others) else ""
+
+
+def repeats_a_detail(content: str, request: str) -> bool:
+    """The request repeats a detail of the memory in its words ("the gate code"), not by a name."""
+    return _repeats(content, _content_words(request))
 
 
 def _clause_kept(clause: str, asked: set[str], named: list[str], others: list[str]) -> str | None:

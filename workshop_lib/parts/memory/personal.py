@@ -33,7 +33,7 @@ from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, tab
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.core.records import RecordDraft
 from workshop_lib.parts.memory import own_values
-from workshop_lib.parts.memory.kept_after_forget import what_stays
+from workshop_lib.parts.memory.kept_after_forget import repeats_a_detail, what_stays
 from workshop_lib.parts.memory.own_values import OWN, PLACE
 from workshop_lib.parts.memory.writer import scrub_summaries
 
@@ -631,7 +631,11 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     named = [e[2] for e in entities if _named_in(e, request, values) and e[2] not in codes]
     named, request = _sum_forgotten(r.content or "", request, [e[2] for e in entities], named)
     others = [e[2] for e in entities if e[2] not in named and e[2] not in codes]
-    return what_stays(r.content or "", request, named, others) if (named or codes) and others else ""
+    # ("forget the gate code" of "our warehouse in Bremen has a new gate code, 4471#": Bremen stays)
+    # (not when it names the thing the memory is about: "forget my home port" of "my home port is Narvik")
+    nouns = {stem(n) for n in (r.metadata or {}).get("nouns") or []}
+    detail = repeats_a_detail(r.content or "", request) and not nouns & content_words(request)
+    return what_stays(r.content or "", request, named, others) if (named or codes or detail) and others else ""
 
 
 def _codes_said(content: str, request: str) -> list[str]:
