@@ -833,3 +833,39 @@ def test_forgetting_a_detail_by_its_words_keeps_the_rest_without_its_value(eng, 
     assert all("4471" not in (r.content or "") for r in _valid(eng, "m-gate"))
     text, mode, _ = _ask(service, "m-gate", "which city is our warehouse in?", threads, "t2")
     assert mode == "rag" and "Bremen" in text and "4471" not in text, text
+
+
+def test_a_party_told_before_that_moved_is_found_where_it_is_now(eng, service):
+    threads: dict = {}
+    _ask(service, "m-move", "The consignee is Thornbury & Sons in Ipswich.", threads)
+    _ask(service, "m-move", "Thornbury rang - they've relocated from Ipswich to Colchester as of this week.", threads, "t2")
+    text, mode, _ = _ask(service, "m-move", "Where are Thornbury & Sons based?", threads, "t3")
+    assert mode == "rag" and "Colchester" in text and "Ipswich" not in text, text
+
+
+def test_we_are_moving_to_another_haulier_supersedes_the_first(eng, service):
+    threads: dict = {}
+    _ask(service, "m-haul2", "We truck everything out of Felixstowe with Osprey Logistics at the moment.", threads)
+    _ask(service, "m-haul2", "heads up, from next Monday we're moving to Tidewater Hauliers.", threads, "t2")
+    _ask(service, "m-haul2", "scrap Tidewater, it fell through. We signed with Brackley Freight instead.", threads, "t3")
+    text, mode, _ = _ask(service, "m-haul2", "so who's doing our Felixstowe trucking now?", threads, "t4")
+    assert mode == "rag" and "Brackley" in text and "Osprey" not in text, text
+    assert [r.content for r in _valid(eng, "m-haul2") if "Osprey" in (r.content or "")] == []
+
+
+def test_a_role_never_told_is_not_answered_by_a_sentence_about_another_role(eng, service):
+    threads: dict = {}
+    _ask(service, "m-role", "Our consignee for that beef is Al Noor Foods in Jebel Ali.", threads)
+    text, mode, _ = _ask(service, "m-role", "And which haulier did I say we use in Jebel Ali?", threads, "t2")
+    assert mode == "fallback" and "Al Noor" not in text, text
+
+
+def test_a_place_before_a_role_says_which_and_a_name_with_a_role_word_is_a_name(eng, service):
+    threads: dict = {}
+    _ask(service, "m-dray", "Since January our Savannah drayage has been done by Tarrant Freight.", threads)
+    _ask(service, "m-dray", "heads up, that changed: from the first of May we switched to Coastal Empire Trucking.",
+         threads)
+    text, mode, _ = _ask(service, "m-dray", "Whos doing our Savannah drayage these days?", threads, "t2")
+    assert mode == "rag" and "Coastal Empire Trucking" in text, text
+    text, mode, _ = _ask(service, "m-dray", "and who did it before May?", threads, "t2")
+    assert mode == "rag" and "Tarrant" in text, text

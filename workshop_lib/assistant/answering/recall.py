@@ -766,8 +766,9 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared,
                       newest_on_subject=newest and not about_the_telling,
                       by_meaning=eng.model.embed if about_the_telling else None)
-    if found is None:
-        return None
+    asked_roles, told_roles = own_values.roles_of(question), own_values.roles_of(found.text) if found else set()
+    if found is None or (asked_roles and told_roles and not asked_roles & told_roles):
+        return None  # ("which haulier did I say?" of a sentence about their consignee: it names none)
     source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",
               "memory_id": found.message_id, "said_at": found.said_at, "said": found.text[:300]}
     return _answer(f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d", "rag",

@@ -64,7 +64,7 @@ _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|what
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
-CHANGE = re.compile(r"\b(?:not|instead|now|moved|switched|changed|ignore|actually|wrong|sorry|mixed up|scratch|"
+CHANGE = re.compile(r"\b(?:not|instead|now|moved|moving|relocated|relocating|switched|switching|changed|changing|ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
                      r"(?:has|have|had) (?:left|quit|retired))\b", re.I)
@@ -254,8 +254,10 @@ def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_
     "I" or "we" that ties a name of their world (told before, or a name the data does not hold) to a
     record of the data is theirs too: who else would a coordinator tell it about?"""
     names = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME)]
-    return _keepable(stated) and bool(names or any(_name_in(stated, n) for n in own_names)) \
-        and any(e[0] in _OWN_THINGS[:4] for e in entities)
+    told = [n for n in own_names if _name_in(stated, n)]
+    if told and any(e[:2] == (OWN, own_values.PLACE) for e in entities) and CHANGE.search(stated):
+        return _keepable(stated)  # "Blythe rang - they've relocated to Colchester": a party told before moved
+    return _keepable(stated) and bool(names or told) and any(e[0] in _OWN_THINGS[:4] for e in entities)
 
 
 def _theirs(stated: str, entities: list[tuple[str, str, str]], own_names: Collection[str], personal: bool) -> bool:
@@ -1120,8 +1122,10 @@ def _qualifiers(text: str) -> set[str]:
     """The words right before a role's noun ("coffee" in "our coffee customer", "Hamburg" in "the
     Hamburg office"): which one of that role is meant."""
     role_words = {stem(w) for names in own_values.ROLES.values() for w in names}
-    return {stem(a) for a, b in re.findall(r"\b([a-z][\w-]+)\s+(?=([a-z]+)\b)", text.lower())
-            if stem(b) in role_words and stem(a) not in role_words and a not in _NOT_CONTENT}
+    # (a role's word written with a capital is part of a name: "Coastal Empire Trucking")
+    return {stem(a.lower()) for a, b in re.findall(r"\b([A-Za-z][\w-]+)\s+(?=([A-Za-z]+)\b)", text)
+            if not b[0].isupper() and stem(b.lower()) in role_words and stem(a.lower()) not in role_words
+            and a.lower() not in _NOT_CONTENT}
 
 
 def _linked_words(eng: Engine, text: str) -> set[str]:
@@ -1152,19 +1156,22 @@ def _describes_another(eng: Engine, described: dict[tuple[str, str], set[str]], 
 def _qualified_otherwise(asked: set[str], rec: Any) -> bool:
     """The question says which one of a role it means by a word of the data ("our coffee customer"),
     and the memory names another one of that role ("my cocoa buyer"): it is about another one."""
-    return bool(asked and _qualifiers(rec.content or "") and not asked & content_words(rec.content or ""))
+    said = content_words(rec.content or "") | {stem(n) for n in (rec.metadata or {}).get("nouns") or []}
+    return bool(asked and _qualifiers(rec.content or "") and not asked & said)
 
 
 def kind_of_named(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
     """"What was the PO number for Kessel?": the reference that the newest memory naming one of their
     names holds beside it; None when none does."""
     kind = own_values.asked_kind(question)
-    if kind != own_values.CODE:  # a place or a name beside another name may be another party's (measured)
+    if kind not in (own_values.CODE, own_values.PLACE):  # a name beside another name may be another party's
         return None
     for rec in reversed(_valid(eng, user_id, agent_id)):
         entities = [tuple(e) for e in _remembered_entities(rec)]
         names = [e for e in entities if e[:2] == (OWN, own_values.NAME) and _name_in(question, e[2]) is not None]
         fits = [e for e in entities if e not in names and _fits_kind(list(e), kind)]
+        if kind == own_values.PLACE and len({e for e in entities if e[:2] == (OWN, own_values.NAME)}) != 1:
+            continue  # a place beside two names may be the other party's (measured): only a memory of one name
         if names and fits:
             table, column, value = fits[0]
             meta = rec.metadata or {}
