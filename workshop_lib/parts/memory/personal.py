@@ -64,7 +64,8 @@ _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|what
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
-CHANGE = re.compile(r"\b(?:not|instead|now|moved|moving|relocated|relocating|switched|switching|changed|changing|ignore|actually|wrong|sorry|mixed up|scratch|"
+CHANGE = re.compile(r"\b(?:not|instead|now|moved|moving|relocated|relocating|switched|switching|changed|changing|"
+                     r"ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
                      r"(?:has|have|had) (?:left|quit|retired))\b", re.I)
