@@ -843,16 +843,6 @@ def test_a_party_told_before_that_moved_is_found_where_it_is_now(eng, service):
     assert mode == "rag" and "Colchester" in text and "Ipswich" not in text, text
 
 
-def test_we_are_moving_to_another_haulier_supersedes_the_first(eng, service):
-    threads: dict = {}
-    _ask(service, "m-haul2", "We truck everything out of Felixstowe with Osprey Logistics at the moment.", threads)
-    _ask(service, "m-haul2", "heads up, from next Monday we're moving to Tidewater Hauliers.", threads, "t2")
-    _ask(service, "m-haul2", "scrap Tidewater, it fell through. We signed with Brackley Freight instead.", threads, "t3")
-    text, mode, _ = _ask(service, "m-haul2", "so who's doing our Felixstowe trucking now?", threads, "t4")
-    assert mode == "rag" and "Brackley" in text and "Osprey" not in text, text
-    assert [r.content for r in _valid(eng, "m-haul2") if "Osprey" in (r.content or "")] == []
-
-
 def test_a_role_never_told_is_not_answered_by_a_sentence_about_another_role(eng, service):
     threads: dict = {}
     _ask(service, "m-role", "Our consignee for that beef is Al Noor Foods in Jebel Ali.", threads)

@@ -64,7 +64,7 @@ _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|what
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
-CHANGE = re.compile(r"\b(?:not|instead|now|moved|moving|relocated|relocating|switched|switching|changed|changing|"
+CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|"
                      r"ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
@@ -250,13 +250,18 @@ def _keepable(stated: str) -> bool:
     return bool(stated) and len(stated) <= MAX_TEXT_CHARS and not FORGET.search(stated) and not _TOLD_BEFORE.search(stated)
 
 
+# the place a move goes to ("relocated from Ipswich to Colchester"; not "moved out of Kestrel Park")
+_MOVED_THERE = re.compile(r"\b(?:to|into)\s+(?:the\s+|a\s+|new\s+)*$", re.I)
+
+
 def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_names: Collection[str]) -> bool:
     """"Brightwell's shrimp is in MATU8437395", "CMAU0862606 is Altamira Pharma's": a statement without
     "I" or "we" that ties a name of their world (told before, or a name the data does not hold) to a
     record of the data is theirs too: who else would a coordinator tell it about?"""
     names = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME)]
     told = [n for n in own_names if _name_in(stated, n)]
-    if told and any(e[:2] == (OWN, own_values.PLACE) for e in entities) and CHANGE.search(stated):
+    if told and CHANGE.search(stated) and any(e[:2] == (OWN, own_values.PLACE) and _MOVED_THERE.search(stated[:at])
+                                              for e in entities if (at := _position(stated, e[2])) is not None):
         return _keepable(stated)  # "Blythe rang - they've relocated to Colchester": a party told before moved
     return _keepable(stated) and bool(names or told) and any(e[0] in _OWN_THINGS[:4] for e in entities)
 
