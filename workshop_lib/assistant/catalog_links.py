@@ -146,7 +146,28 @@ def rank(question: str, items: Sequence[Item] = ITEMS) -> list[ItemLink]:
         shared = sorted(asked & item_words, key=lambda w: -_IDF[w])
         if shared:
             out.append(ItemLink(item, round(sum(_IDF[w] for w in shared), 3), tuple(shared)))
-    return sorted(out, key=lambda link: -link.score)
+    out = sorted(out, key=lambda link: -link.score)
+    if needs_a_cold_box(question):
+        # "25 t of frozen tuna, dense and heavy - which box?": goods kept cold need a box that holds a
+        # temperature (its description states the range), whatever else the words fit
+        out = [link for link in out if link.item.category != "equipment" or holds_a_temperature(link.item)]
+    return out
+
+
+def needs_a_cold_box(question: str) -> bool:
+    """A box asked for goods kept cold ("frozen tuna", "chilled at -1 C")."""
+    return _KEPT_COLD.search(question) is not None and _A_BOX.search(question) is not None
+
+
+def holds_a_temperature(item: Item) -> bool:
+    """The item's description states the range of temperatures it holds ("-30 C to +30 C")."""
+    return _HOLDS_A_TEMPERATURE.search(item.description) is not None
+
+
+# goods kept cold, and a box asked for them; a description that states the temperature range it holds
+_KEPT_COLD = re.compile(r"\b(?:frozen|chilled|refrigerated|perishables?)\b|[-\u2212]\d+\s*°?\s*C\b", re.I)
+_A_BOX = re.compile(r"\b(?:box|boxes|container|containers|unit|equipment)\b", re.I)
+_HOLDS_A_TEMPERATURE = re.compile(r"[-+]?\d+\s*°?\s*C\s+to\s+[-+]?\d+\s*°?\s*C\b")
 
 
 def best(question: str, items: Sequence[Item] = ITEMS, *, described: bool = False) -> ItemLink | None:

@@ -641,7 +641,10 @@ def _days_of_month(m: re.Match, year: int, month: int) -> tuple[datetime.date, d
 # ============================================================================ composing the spec
 # asking what to choose or do ("which box should I book", "what would you recommend"): rows record
 # what is, and say nothing of what someone ought to pick
-_ADVICE = re.compile(r"\bshould (?:i|we)\b|\b(?:recommend\w*|suggest\w*|advi[sc]e\w*)\b", re.I)
+_ADVICE = re.compile(r"\bshould (?:i|we)\b|\b(?:recommend\w*|suggest\w*|advi[sc]e\w*)\b|"
+                     # "which container for a load of bananas": equipment for goods not yet booked
+                     r"\b(?:which|what)\s+(?:\w+\s+)?(?:box|container|unit|equipment)\s+for\s+(?:a|an)\s+"
+                     r"(?:[\w-]+\s+){0,2}?(?:load|shipment|consignment|lot|batch)\b", re.I)
 
 
 # "any status", "whatever the status", "regardless of flag": a column whose value does not matter

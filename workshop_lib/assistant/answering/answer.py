@@ -634,7 +634,8 @@ def _or_catalog(eng: Engine, question: str, decision: router.RouteDecision, answ
     if (stock := _stock_at_port(eng, question, decision)) is not None:
         return stock
     if (item := _catalog_item(eng, question, decision)) is None:
-        return answer
+        # "which container for a load of bananas?": goods no description names, in the box the data carries them in
+        return _box_of_the_goods(eng, question, decision) or answer
     return _catalog_answer(eng, question, decision, item, f"{decision.label} could not ground it; a catalog "
                                                           "item's description matches the need")
 
@@ -971,6 +972,10 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
         return _declined(decision, "That asks about the boxes the data records (on the manifests, voyages or ships), "
                                    "not the catalog's items, and I cannot plan it offline.", "grounded (Part 5)")
     item = _catalog_item(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
+    if item is None and g.item_ids and catalog_links.needs_a_cold_box(question) and \
+            (cold := catalog_links.rank(question)) and g.item_ids[0] != cold[0].item.item_id and \
+            not any(catalog_links.holds_a_temperature(i) for i in catalog.ITEMS if i.item_id == g.item_ids[0]):
+        item = cold[0].item  # goods kept cold: the box that holds a temperature, not the one the words fit most
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
         return _item_described(eng, question, decision, item, g)
     if item is None and g.grounded and len(g.item_ids) > 1 and planner.NEGATION_RE.search(question):
