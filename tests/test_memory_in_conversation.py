@@ -859,3 +859,13 @@ def test_a_place_before_a_role_says_which_and_a_name_with_a_role_word_is_a_name(
     assert mode == "rag" and "Coastal Empire Trucking" in text, text
     text, mode, _ = _ask(service, "m-dray", "and who did it before May?", threads, "t2")
     assert mode == "rag" and "Tarrant" in text, text
+
+
+def test_a_name_the_question_gives_is_not_its_answer(eng, service):
+    threads: dict = {}
+    _ask(service, "m-named", "We're sending machinery parts for Ridgewell Mining to Durban on a flat rack.", threads)
+    text, mode, _ = _ask(service, "m-named", "Which trucking company did I say handles the Durban leg for Ridgewell?",
+                         threads, "t2")
+    assert mode == "fallback", text
+    text, mode, _ = _ask(service, "m-named", "who's the customer for the machinery parts again?", threads, "t2")
+    assert mode == "rag" and "Ridgewell Mining" in text, text

@@ -947,7 +947,7 @@ def _words_hold(kind: str, words: str, said_text: str = "", question: str = "") 
     if kind == own_values.MONEY:
         return bool(own_values.NUMBER_RE.search(words))
     if kind == own_values.NAME:  # "our broker in New York" names a place, not the broker
-        return bool(words.strip()) and any(v.kind == own_values.NAME and v.value.lower() not in question.lower()
+        return bool(words.strip()) and any(v.kind == own_values.NAME and personal.name_in(question, v.value) is None
                                            for v in own_values.find(said_text, [], places=set()))
     asked = {w.lower() for w in re.findall(r"[\w'-]+", question)}
     names = [w for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+", said_text) if w.lower() not in asked]
@@ -1016,7 +1016,7 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
     asked = own_values.asked_kind(question)
     if not rec.value or not asked or any(t for _, t in personal.question_nouns(question)) and not rec.direct:
         return None
-    named = rec.value.lower() in question.lower()
+    named = personal.name_in(question, rec.value) is not None  # ("for Ridgeway" names Ridgeway Mining)
     kind = _value_kind(rec)
     if not named and kind in (None, asked):  # a thing of the data: the data says where or when it goes
         return None

@@ -259,7 +259,7 @@ def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_
     "I" or "we" that ties a name of their world (told before, or a name the data does not hold) to a
     record of the data is theirs too: who else would a coordinator tell it about?"""
     names = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME)]
-    told = [n for n in own_names if _name_in(stated, n)]
+    told = [n for n in own_names if name_in(stated, n)]
     if told and CHANGE.search(stated) and any(e[:2] == (OWN, own_values.PLACE) and _MOVED_THERE.search(stated[:at])
                                               for e in entities if (at := _position(stated, e[2])) is not None):
         return _keepable(stated)  # "Blythe rang - they've relocated to Colchester": a party told before moved
@@ -1174,7 +1174,7 @@ def kind_of_named(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
         return None
     for rec in reversed(_valid(eng, user_id, agent_id)):
         entities = [tuple(e) for e in _remembered_entities(rec)]
-        names = [e for e in entities if e[:2] == (OWN, own_values.NAME) and _name_in(question, e[2]) is not None]
+        names = [e for e in entities if e[:2] == (OWN, own_values.NAME) and name_in(question, e[2]) is not None]
         fits = [e for e in entities if e not in names and _fits_kind(list(e), kind)]
         if kind == own_values.PLACE and len({e for e in entities if e[:2] == (OWN, own_values.NAME)}) != 1:
             continue  # a place beside two names may be the other party's (measured): only a memory of one name
@@ -1208,7 +1208,7 @@ def _named_thing(question: str, rec: Any, words: list[tuple[str, str | None]]) -
     """(the name as written, the record of the data the memory ties it to), or None."""
     entities = [(str(e[0]), str(e[1]), str(e[2])) for e in (rec.metadata or {}).get("entities", [])]
     things = [e for e in entities if e[0] in _OWN_THINGS[:4]]
-    said = next((s for t, c, v in entities if (t, c) == (OWN, own_values.NAME) and (s := _name_in(question, v)) is not None),
+    said = next((s for t, c, v in entities if (t, c) == (OWN, own_values.NAME) and (s := name_in(question, v)) is not None),
                 None)
     if said is None or not things:
         return None
@@ -1223,7 +1223,7 @@ def _nearest(text: str, name: str, things: list[tuple[str, str, str]]) -> tuple[
     return min(things, key=lambda e: abs((_position(text, e[2]) or 0) - at))
 
 
-def _name_in(question: str, name: str) -> str | None:
+def name_in(question: str, name: str) -> str | None:
     """The name as the question writes it: whole, or its first word when that is long enough to be its
     own ("Dalby" of Dalby Fresh Produce); None when it is not there."""
     for probe in (name, name.split()[0] if len(name.split()[0]) >= 4 else ""):

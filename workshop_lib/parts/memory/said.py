@@ -95,7 +95,7 @@ def _names_the_asked(question: str, statement: Said, *, head_needed: bool = Fals
         return True
     # "who's the customer for the machinery parts?": "... parts for Ridgeway Mining" names one without the word
     # (a name of the data, a vessel or a port, is nobody's role)
-    return bool(own_values.roles_of(head)) and any(v.kind == own_values.NAME and v.value.lower() not in question.lower()
+    return bool(own_values.roles_of(head)) and any(v.kind == own_values.NAME and personal.name_in(question, v.value) is None
                                                   for v in own_values.find(statement.text, data_spans(statement.text),
                                                                            places=set()))
 
