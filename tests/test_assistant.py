@@ -172,6 +172,11 @@ def test_the_reader_quotes_the_sentence_that_answers_or_nothing():
     assert "7 hours" in (how_long.sentence or "")
     # the lead document states no amount: no sentence, even though another document has numbers
     assert document_reader.read("How much did the repair cost?", passages).sentence is None
+    # a report says where a ship was when it was written, not where it is now
+    assert document_reader.read("Where's the ship right now?", passages).sentence is None
+    # a temperature asked is answered by a sentence that states one
+    cold = [{"subject": "sop/r", "text": "The temperature in the hold fell over six hours. Frozen cargo runs at -18 °C."}]
+    assert "-18" in (document_reader.read("What temperature does the SOP give for frozen cargo?", cold).sentence or "")
 
 
 @pytest.mark.parametrize("question", [

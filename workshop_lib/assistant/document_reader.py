@@ -277,8 +277,9 @@ def read(question: str, passages: list[dict]) -> Reading:
     document ("diverted" tells more than the ship's name every line repeats). None when a name the
     question gives appears nowhere in those passages: they are about something else."""
     kind = asked_kind(question)
-    if not passages:
-        return Reading(kind, None, None)
+    if not passages or (kind == "place" and _WHERE_NOW.search(question)):
+        # "where's the MSC Aurora right now?": a report says where a ship was when it was written
+        return Reading(kind, passages[0].get("subject") if passages else None, None)
     subject = passages[0].get("subject")
     mine = [p for p in passages if p.get("subject") == subject]
     if _names_missing(question, " ".join(str(p.get("text") or "") for p in mine)):
@@ -289,6 +290,11 @@ def read(question: str, passages: list[dict]) -> Reading:
     if sentence is not None and _WHAT_NEXT.search(question):
         sentence = _with_next(sentence, ranked)
     return _withheld_or(Reading(kind, subject, sentence))
+
+
+# where a thing is at this moment
+_WHERE_NOW = re.compile(r"\bwhere(?:'s| is| are)?\b.*\b(?:right now|now|currently|at the moment|atm|at present|"
+                        r"these days|today)\b", re.I)
 
 
 # "what happens now", "what do we do": what follows is said after the sentence that names the case
