@@ -869,3 +869,20 @@ def test_a_name_the_question_gives_is_not_its_answer(eng, service):
     assert mode == "fallback", text
     text, mode, _ = _ask(service, "m-named", "who's the customer for the machinery parts again?", threads, "t2")
     assert mode == "rag" and "Ridgewell Mining" in text, text
+
+
+def test_a_place_moved_out_of_is_no_current_place_and_its_first_sentence_is_not_quoted(eng, service):
+    threads: dict = {}
+    _ask(service, "m-out", "Greenleaf Home, one of mine, takes deliveries at Unit 4, Kestrel Park, Northampton.", threads)
+    _ask(service, "m-out", "Greenleaf just emailed: they've moved out of Kestrel Park.", threads, "t2")
+    text, _, _ = _ask(service, "m-out", "Where should the haulier drop Greenleaf Home's next delivery?", threads, "t3")
+    assert "Kestrel" not in text, text
+
+
+def test_switching_to_another_haulier_supersedes_the_first(eng, service):
+    threads: dict = {}
+    _ask(service, "m-sw", "We truck everything out of Felixstowe with Osprey Logistics at the moment.", threads)
+    _ask(service, "m-sw", "heads up, from next Monday we're moving to Tidewater Hauliers.", threads, "t2")
+    _ask(service, "m-sw", "scrap Tidewater, it fell through. We signed with Brackley Freight instead.", threads, "t3")
+    text, mode, _ = _ask(service, "m-sw", "so who's doing our Felixstowe trucking now?", threads, "t4")
+    assert mode == "rag" and "Brackley" in text and "Osprey" not in text, text

@@ -124,7 +124,7 @@ WRITE_REQUEST_RE = re.compile(
     r"set\b(?=[^?]*(?:\bto\b|\bas\b|=)))\b"  # "set temp on X?" asks for the set point
     r"(?!\s*[:\u2013\u2014]|\s+-\s)", _FLAGS)  # "Update: the shipper revised ...": news, not a request
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
-                          r"(?:table|from|into|index|view|user|\w+\s+set|[A-Z_]{3,})|;\s*--|'\s*;", _FLAGS)
+                          r"(?:table|from|into|index|view|user|\w+\s+set|(?-i:[A-Z_]{3,}\b))|;\s*--|'\s*;", _FLAGS)
 def _flies_a_flag(question: str, outside: re.Match[str]) -> bool:
     """"Which flag a ship flies": the verb of a flag, not air travel."""
     return outside.group(0).lower() == "flies" and re.search(r"\bflags?\b", question, re.I) is not None

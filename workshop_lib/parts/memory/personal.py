@@ -64,7 +64,7 @@ _QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|what
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
-CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|"
+CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:moving|switching) (?:over )?to|"
                      r"ignore|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
@@ -315,16 +315,24 @@ _MOVED_TO = re.compile(r"\b(?:mov\w*|switch\w*|chang\w*|transferr?\w*|relocat\w*
                        r"(?:the\s+|our\s+|my\s+)?$", re.I)
 
 
+# the value a change leaves: "moved out of Kestrel Park", "relocated away from Ipswich"
+_MOVED_FROM = re.compile(r"\b(?:mov\w*|relocat\w*|gone|went|left)\s+(?:out\s+of|away\s+from|from)\s+(?:the\s+|our\s+)?$",
+                         re.I)
+
+
 def _current_and_earlier(entities: list[tuple[str, str, str]], stated: str = "") -> tuple[list[tuple[str, str, str]], list[str]]:
     """A change's entities, the current value of each column, and the values before them."""
     # "on Monday it was 781S, now it is 813N": the last value of a column is the current one, unless
     # the change says which it goes to ("moved to Rotterdam - Hamburg is someone else's now")
-    last = {subject_of(t, c): i for i, (t, c, _) in enumerate(entities)}
+    left = {i for i, (_, _, v) in enumerate(entities)
+            if (at := _position(stated, v)) is not None and _MOVED_FROM.search(stated[:at])}
+    last = {subject_of(t, c): i for i, (t, c, _) in enumerate(entities) if i not in left}
     for i, (t, c, v) in enumerate(entities):
         if (at := _position(stated, v)) is not None and _MOVED_TO.search(stated[:at]):
             last[subject_of(t, c)] = i
-    earlier = [v for i, (t, c, v) in enumerate(entities) if last[subject_of(t, c)] != i]
-    entities = [e for i, e in enumerate(entities) if last[subject_of(e[0], e[1])] == i]
+    # ("they've moved out of Kestrel Park": the place left is an earlier value, and none is current)
+    earlier = [v for i, (t, c, v) in enumerate(entities) if last.get(subject_of(t, c)) != i]
+    entities = [e for i, e in enumerate(entities) if last.get(subject_of(e[0], e[1])) == i]
     return entities, earlier
 
 

@@ -134,6 +134,9 @@ def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = Tr
     """The user's statements about their own things (I, we, my, our; any, without `own_only`), oldest
     first, without those a later request asked to forget."""
     messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
+    # a sentence kept as a memory that a later one superseded is what the user changed: never quoted again
+    changed = {" ".join((h.record.content or "").split()).rstrip(".") for h in eng.store.history(user_id=user_id, agent_id=agent_id)
+               if h.state.status == "superseded" and h.record.content}
     out: list[Said] = []
     for m in messages:
         if getattr(m, "role", "user") != "user" or not m.content:
@@ -147,6 +150,9 @@ def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = Tr
                 continue
             out = _without_rejected(out, sentence)
             stated = personal.statement_part(sentence)
+            if stated and " ".join(stated.split()).rstrip(".") in changed:
+                before = stated
+                continue
             if stated and not _HYPOTHETICAL.match(stated) and (own_message or personal.speaks_of_own(stated)
                                                                or not own_only):
                 out.append(Said(stated, m.created_at or "", m.id, before))
