@@ -886,3 +886,13 @@ def test_switching_to_another_haulier_supersedes_the_first(eng, service):
     _ask(service, "m-sw", "scrap Tidewater, it fell through. We signed with Brackley Freight instead.", threads, "t3")
     text, mode, _ = _ask(service, "m-sw", "so who's doing our Felixstowe trucking now?", threads, "t4")
     assert mode == "rag" and "Brackley" in text and "Osprey" not in text, text
+
+
+def test_a_party_of_theirs_asked_by_name_is_answered_in_their_newest_words_on_it(eng, service):
+    threads: dict = {}
+    _ask(service, "m-dead", "our Busan importer Hanbit Foods told us on Tuesday they want delivery by the twentieth of June.",
+         threads)
+    _ask(service, "m-dead", "update from Hanbit this morning: they pushed it back, new deadline is June twenty-eighth.",
+         threads, "t2")
+    text, mode, _ = _ask(service, "m-dead", "what's Hanbit's current delivery deadline?", threads, "t3")
+    assert mode == "rag" and "twenty-eighth" in text and "twentieth" not in text, text

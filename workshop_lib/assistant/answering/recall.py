@@ -699,7 +699,8 @@ def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
               follow: personal.Recalled | None) -> tuple[personal.Recalled | None, bool]:
     """The memory the question refers to, else the one the last answer recalled (named by the
     question's word of reference: "that one"); and whether it is that follow-up's."""
-    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id)
+    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id,
+                           told=_ABOUT_THE_TELLING.search(question) is not None)
     if rec is None and follow is not None and not (own_values.asked_kind(question) and
                                                    personal.described_otherwise(question, f"{follow.text} {follow.corrected}")):
         rec = follow  # not when it asks for one of their names described by words the last one never had
@@ -754,7 +755,7 @@ _ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|t
 
 
 def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, anyway: bool = False,
-                 min_shared: int = said.MIN_SHARED, newest: bool = False) -> ChatAnswer | None:
+                 min_shared: int = said.MIN_SHARED, newest: bool = False, of_a_party: bool = False) -> ChatAnswer | None:
     """No kept memory answers a question about what the user said: their own earlier statement that
     does, quoted (said.py), or None. A question about how things stand now is not answered from words
     that a later statement may have changed. With `anyway`, a question about their things that no other
@@ -765,7 +766,7 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     # asked to be reminded, their words are matched by meaning too ("which haulier kept not turning up")
     found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared,
                       newest_on_subject=newest and not about_the_telling,
-                      by_meaning=eng.model.embed if about_the_telling else None)
+                      by_meaning=eng.model.embed if about_the_telling else None, any_statement=of_a_party)
     asked_roles, told_roles = own_values.roles_of(question), own_values.roles_of(found.text) if found else set()
     if found is None or (asked_roles and told_roles and not asked_roles & told_roles):
         return None  # ("which haulier did I say?" of a sentence about their consignee: it names none)
@@ -1106,7 +1107,12 @@ def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str
     if (several := personal.several_told(eng, question, user_id=user_id, agent_id=agent_id)) is not None:
         return _from_recalled(eng, question, several, False, user_id, agent_id)
     held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
-    return _from_recalled(eng, question, held, False, user_id, agent_id) if held else None
+    if held:
+        return _from_recalled(eng, question, held, False, user_id, agent_id)
+    # "what's Hanil's current delivery deadline?": a name of theirs asked about, in their newest words on it
+    if any(personal.name_in(question, n) for n in personal.own_names(eng, user_id=user_id, agent_id=agent_id)):
+        return _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True, of_a_party=True)
+    return None
 
 
 def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,

@@ -34,6 +34,7 @@ _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many|heavy|cold|warm|long)\b|\b(?:rate
                           r"temperature|set ?point|degrees|weight|count)\b|"
                           r"\b(?:combien|cu[aá]nt[oa]s?|wie viele?|prix|precio|preis|kosten|tarifa)\b", re.I)
 _ASKS_TIME = re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day|time|week|month|year)\b|\b(?:quand|cu[aá]ndo|wann)\b|"
+                        r"\b(?:deadline|due date|cut-?off|by what date)s?\b|"
                         r"\b(?:quel jour|qu[eé] d[ií]a|welche[nm]? tag)\b", re.I)
 _ASKS_CODE = re.compile(r"\b(?:number|ref|reference|booking|seal|code|id|num[eé]ro|nummer|r[eé]f[eé]rence)\b", re.I)
 # words that refer to the telling, not to what was told
@@ -182,9 +183,10 @@ def _without_rejected(said: list[Said], sentence: str) -> list[Said]:
 
 
 def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared: int = MIN_SHARED,
-         newest_on_subject: bool = False, by_meaning: Embed | None = None) -> Said | None:
+         newest_on_subject: bool = False, by_meaning: Embed | None = None, any_statement: bool = False) -> Said | None:
     """The user's statement that answers the question (see the module docstring), or None. Words the
-    statement shares with the question count with those of the sentence before it in its message;
+    statement shares with the question count with those of the sentence before it in its message
+    (with `any_statement`, a statement need not say "I", "we" or "our": one about a party of theirs);
     the value asked must be in the statement itself. With `newest_on_subject` (a question that does not
     say it asks what was told): the question must name what it asks, a name the user later called the
     wrong one is never quoted, and a later statement on the same subject replaces the best one.
@@ -198,7 +200,8 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
     def data_spans(text: str) -> list[tuple[int, int]]:
         return [(lk.start, lk.end) for lk in values.links(text)]
 
-    found = _answering(question, _statements(eng, user_id, agent_id), min_shared, newest_on_subject, data_spans)
+    found = _answering(question, _statements(eng, user_id, agent_id, own_only=not any_statement), min_shared,
+                       newest_on_subject, data_spans)
     if not found:
         return _nearest_in_meaning(question, _statements(eng, user_id, agent_id, own_only=False), by_meaning) \
             if by_meaning is not None else None
