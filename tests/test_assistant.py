@@ -2690,3 +2690,10 @@ def test_the_ship_due_next_at_a_port_is_the_first_arrival_after_the_data_date(en
     port = later[-1][1]
     expected = next(vessel for day, p, vessel in later if p == port)  # its first arrival after the data's date
     assert expected in _answer(eng, f"which ship is due in {port} next?").text
+
+
+def test_rows_with_a_line_of_dangerous_goods_are_counted_once_each(eng):
+    boxes = _one(eng, "SELECT COUNT(DISTINCT CONTAINER_ID) FROM {o}.CARGO_ITEMS WHERE UN_NUMBER IS NOT NULL")[0][0]
+    assert f"There are {boxes} containers" in _answer(eng, "how many containers have dangerous goods in them").text
+    # none of whose lines are dangerous is no join: declined, not answered with boxes holding one safe line
+    assert assistant.answer_data(eng, "how many boxes have no dangerous goods?").text is None

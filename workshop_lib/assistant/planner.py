@@ -1526,7 +1526,8 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
     rows: IS NOT NULL or IS NULL, as the words say (a negation turns it round)."""
     free = {stem_root(w) for _, w in words.free()} - {stem_root(w) for w in (*TABLE_NOUNS, *_QUESTION, *_PLAIN)}
     for table in _near(schema, spec.target, 2):
-        if not schema.is_parent_path(spec.target, table):
+        below = schema.is_parent_path(table, spec.target) and table != spec.target  # ("boxes with dangerous goods")
+        if not (schema.is_parent_path(spec.target, table) or below):
             continue
         for col in schema.columns[table]:
             said = re.search(r"null means ([^.;]*)", col.comment, re.I)
@@ -1535,7 +1536,11 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
             meaning = {stem_root(w) for w in words_of(said.group(1))} - {"not", "declared"}
             if col not in named and not free & meaning:
                 continue
-            spec.filters.append(_null_filter(words, col, said.group(1), bool(free & meaning), meaning))
+            found = _null_filter(words, col, said.group(1), bool(free & meaning), meaning)
+            if below and found.op == "is null":
+                # "boxes without dangerous goods": no line of theirs may have one, which a join does not say
+                raise NoPlan(f"it asks for {noun(spec.target)} none of whose {noun(table)} have {_label(col)}")
+            spec.filters.append(found)
             used.add(col.ref)
 
 
