@@ -2697,3 +2697,17 @@ def test_rows_with_a_line_of_dangerous_goods_are_counted_once_each(eng):
     assert f"There are {boxes} containers" in _answer(eng, "how many containers have dangerous goods in them").text
     # none of whose lines are dangerous is no join: declined, not answered with boxes holding one safe line
     assert assistant.answer_data(eng, "how many boxes have no dangerous goods?").text is None
+
+
+@pytest.mark.parametrize("question", [
+    "MSC Tessa got reflagged to Malta last week, update the flag to MT in the vessels table for her",
+    "SITC's gone bust, delete them from the carriers table",
+])
+def test_a_request_to_change_the_records_later_in_a_sentence_is_refused(eng, question):
+    a = answer_question(eng, question)
+    assert a.mode == "fallback" and a.answer.startswith("I won't do that"), a.answer
+
+
+def test_drop_in_a_plain_question_is_no_sql_statement(eng):
+    a = answer_question(eng, "Where should the haulier drop the next delivery for voyage 1020?")
+    assert not a.answer.startswith("I won't do that"), a.answer

@@ -896,3 +896,12 @@ def test_a_party_of_theirs_asked_by_name_is_answered_in_their_newest_words_on_it
          threads, "t2")
     text, mode, _ = _ask(service, "m-dead", "what's Hanbit's current delivery deadline?", threads, "t3")
     assert mode == "rag" and "twenty-eighth" in text and "twentieth" not in text, text
+
+
+def test_ignore_what_i_said_then_the_new_value_keeps_the_new_value(eng, service):
+    threads: dict = {}
+    _ask(service, "m-ign", "Our customs broker is Alvarez & Hijos in Valencia, they handle all our entries.", threads)
+    _ask(service, "m-ign", "Ignore what I said about the broker, I mixed up two accounts. Our broker is Meridian "
+                           "Customs Ltd.", threads, "t2")
+    text, mode, _ = _ask(service, "m-ign", "Who's our customs broker again?", threads, "t3")
+    assert mode == "rag" and "Meridian" in text and "Alvarez" not in text, text

@@ -123,6 +123,11 @@ WRITE_REQUEST_RE = re.compile(
     r"create|register|add\b(?!(?:\s+\w+){0,3}\s+up\b)|"  # "add them up" is a sum, not a write
     r"set\b(?=[^?]*(?:\bto\b|\bas\b|=)))\b"  # "set temp on X?" asks for the set point
     r"(?!\s*[:\u2013\u2014]|\s+-\s)", _FLAGS)  # "Update: the shipper revised ...": news, not a request
+# the same verbs starting a later clause, said of the data's records ("SITC's gone bust, delete them from the
+# carriers table"): a request too
+WRITE_LATER_RE = re.compile(r"[.,;!?]\s+(?:(?:please|kindly|can you|could you|then|so|and)\s+)*"
+                            r"(?:mark|change|update|delete|remove|rename|modify|edit|overwrite|insert|set)\b"
+                            r"(?=[^?]{0,80}\b(?:tables?|records?|rows?|database|entr(?:y|ies))\b)", _FLAGS)
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
                           r"(?:table|from|into|index|view|user|\w+\s+set|(?-i:[A-Z_]{3,}\b))|;\s*--|'\s*;", _FLAGS)
 def _flies_a_flag(question: str, outside: re.Match[str]) -> bool:
@@ -442,7 +447,7 @@ def _refusal(text: str, cues: dict[str, list[str]], ports: list[str]) -> RouteDe
     write statement is refused outright."""
     if PERSONAL_DATA_RE.search(text):
         why = "asks for a person's private details (bank, card, identity or contact data), which I do not give out"
-    elif WRITE_REQUEST_RE.search(text):
+    elif WRITE_REQUEST_RE.search(text) or WRITE_LATER_RE.search(text):
         why = "asks me to change the data, which I only read"
     elif REFUSAL_RE.search(text):
         why = "asks for another user's data or to change the assistant's rules"

@@ -745,8 +745,11 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
     out = [Written("", forgotten=gone)] if gone else []
     names = own_names(eng, user_id=user_id, agent_id=agent_id)
     covered = _to_be_forgotten(text)
-    for cand in _theirs_extracted(eng, text, names, user_id, agent_id) + \
-            unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id):
+    found = _theirs_extracted(eng, text, names, user_id, agent_id)
+    # "Ignore what I said about the broker. Our broker is Meridian.": the change's value is in the turn; its
+    # words alone would supersede the memory just written
+    unlinked = [] if any(c.change for c in found) else unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id)
+    for cand in found + unlinked:
         if any(cand.text in sentence for sentence in covered):
             continue  # "Kessler closed their account. Forget everything about them.": not kept either
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)

@@ -135,9 +135,7 @@ def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = Tr
     """The user's statements about their own things (I, we, my, our; any, without `own_only`), oldest
     first, without those a later request asked to forget."""
     messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
-    # a sentence kept as a memory that a later one superseded is what the user changed: never quoted again
-    changed = {" ".join((h.record.content or "").split()).rstrip(".") for h in eng.store.history(user_id=user_id, agent_id=agent_id)
-               if h.state.status == "superseded" and h.record.content}
+    changed = _changed_values(eng, user_id, agent_id)
     out: list[Said] = []
     for m in messages:
         if getattr(m, "role", "user") != "user" or not m.content:
@@ -151,13 +149,25 @@ def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = Tr
                 continue
             out = _without_rejected(out, sentence)
             stated = personal.statement_part(sentence)
-            if stated and " ".join(stated.split()).rstrip(".") in changed:
-                before = stated
+            if stated and any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", stated, re.I) for v in changed):
+                before = stated  # a value the user later changed: the sentence that says it is never quoted again
                 continue
             if stated and not _HYPOTHETICAL.match(stated) and (own_message or personal.speaks_of_own(stated)
                                                                or not own_only):
                 out.append(Said(stated, m.created_at or "", m.id, before))
             before = stated
+    return out
+
+
+def _changed_values(eng: Engine, user_id: str, agent_id: str) -> set[str]:
+    """The values the user's valid memories say were changed ("moved out of Kestrel Park", "not Alvarez"):
+    earlier values that are none of the memory's current ones."""
+    out: set[str] = set()
+    for r in personal.valid_memories(eng, user_id, agent_id):
+        meta = r.metadata or {}
+        current = {str(e[2]).lower() for e in meta.get("entities") or []}
+        out |= {str(e.get("value")) for e in meta.get("earlier") or []
+                if e.get("value") and str(e.get("value")).lower() not in current and len(str(e.get("value"))) > 2}
     return out
 
 
