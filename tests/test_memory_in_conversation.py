@@ -905,3 +905,11 @@ def test_ignore_what_i_said_then_the_new_value_keeps_the_new_value(eng, service)
                            "Customs Ltd.", threads, "t2")
     text, mode, _ = _ask(service, "m-ign", "Who's our customs broker again?", threads, "t3")
     assert mode == "rag" and "Meridian" in text and "Alvarez" not in text, text
+
+
+def test_a_party_asked_when_is_not_answered_by_words_without_a_day(eng, service):
+    threads: dict = {}
+    _ask(service, "m-ext", "our contract with Bellwood Garden Co. runs until the end of September.", threads)
+    _ask(service, "m-ext", "good news!! Bellwood extended the contract by three months yesterday.", threads, "t2")
+    text, mode, _ = _ask(service, "m-ext", "When does the Bellwood contract end now?", threads, "t3")
+    assert mode == "fallback" or "December" in text, text

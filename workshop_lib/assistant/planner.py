@@ -1533,7 +1533,7 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
             said = re.search(r"null means ([^.;]*)", col.comment, re.I)
             if said is None or col.ref in used or _asked_for(words, col):
                 continue
-            meaning = {stem_root(w) for w in words_of(said.group(1))} - {"not", "declared"}
+            meaning = {stem_root(w) for w in words_of(said.group(1)) if len(w) >= 4} - {"declared"}  # (not "as")
             if col not in named and not free & meaning:
                 continue
             found = _null_filter(words, col, said.group(1), bool(free & meaning), meaning)

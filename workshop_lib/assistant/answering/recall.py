@@ -699,8 +699,7 @@ def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
               follow: personal.Recalled | None) -> tuple[personal.Recalled | None, bool]:
     """The memory the question refers to, else the one the last answer recalled (named by the
     question's word of reference: "that one"); and whether it is that follow-up's."""
-    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id,
-                           told=_ABOUT_THE_TELLING.search(question) is not None)
+    rec = personal.resolve(eng, question, user_id=user_id, agent_id=agent_id)
     if rec is None and follow is not None and not (own_values.asked_kind(question) and
                                                    personal.described_otherwise(question, f"{follow.text} {follow.corrected}")):
         rec = follow  # not when it asks for one of their names described by words the last one never had
@@ -1109,10 +1108,23 @@ def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str
     held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
     if held:
         return _from_recalled(eng, question, held, False, user_id, agent_id)
-    # "what's Hanil's current delivery deadline?": a name of theirs asked about, in their newest words on it
-    if any(personal.name_in(question, n) for n in personal.own_names(eng, user_id=user_id, agent_id=agent_id)):
-        return _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True, of_a_party=True)
-    return None
+    # "what's Hanil's current delivery deadline?": a name of theirs asked about, in their newest words on it that
+    # share a word with the question besides the name, and give a time as a date ("yesterday" says when it was said)
+    said_name = next((w for n in personal.own_names(eng, user_id=user_id, agent_id=agent_id)
+                      if (w := personal.name_in(question, n))), None)
+    if said_name is None:
+        return None
+    quoted = _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True, of_a_party=True,
+                          min_shared=len(said_name.split()) + 1)
+    words = quoted.answer.partition("\u201c")[2] if quoted is not None else ""  # (their words, not when they said them)
+    if quoted is not None and document_reader.asked_kind(question) == "date" and not _A_DAY.search(words):
+        return None
+    return quoted
+
+
+# a day said as one: a month's name or a date in digits
+_A_DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}\b",
+                    re.I)
 
 
 def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,

@@ -910,11 +910,10 @@ def _named_by_noun(text: str, noun: str, entities: list[tuple[str, ...]]) -> tup
     return entities[min(placed)[1]] if placed else entities[0]
 
 
-def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str, told: bool = False) -> Recalled | None:
+def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
     """The remembered entity a question refers to: the user's newest valid memory whose possessed
-    noun the question uses, or whose linked table the question names; None when nothing matches.
-    `told`: the question asks what the user told ("... again?"), "my" or not."""
-    if not (refers_to_own(question) or told):
+    noun the question uses, or whose linked table the question names; None when nothing matches."""
+    if not refers_to_own(question):
         return kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
     # newest first; not those about another one of the role asked ("our coffee customer": not the cocoa buyer)
     memories = _may_be_meant(eng, question, user_id, agent_id)
