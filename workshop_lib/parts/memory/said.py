@@ -166,8 +166,10 @@ def _changed_values(eng: Engine, user_id: str, agent_id: str) -> set[str]:
     for r in personal.valid_memories(eng, user_id, agent_id):
         meta = r.metadata or {}
         current = {str(e[2]).lower() for e in meta.get("entities") or []}
+        # (told in another statement: a name the same sentence said before the current one is no change of it)
         out |= {str(e.get("value")) for e in meta.get("earlier") or []
-                if e.get("value") and str(e.get("value")).lower() not in current and len(str(e.get("value"))) > 2}
+                if e.get("value") and str(e.get("value")).lower() not in current and len(str(e.get("value"))) > 2
+                and e.get("text") != r.content}
     return out
 
 
