@@ -581,11 +581,10 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
     part = answer.uncovered or ""
     if _THEIR.search(part) and answer.plan is not None and answer.plan.spec.action in ("count", "list"):
         return _of_the_rows_counted(eng, answer, part)
-    records = {(lk.table, lk.column, str(lk.value)) for lk in links if lk.how in ("exact", "fuzzy", "partial")
-               and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS}
-    if len(records) != 1:
+    record = _one_record_named(links)
+    if record is None:
         return answer
-    ((table, _, value),) = records
+    table, value = record
     if not PRONOUN.search(part):
         if any(lk.text.lower() in part.lower() for lk in links):
             # "whats in box X, and how many cartons?": the part names the record itself and is asked alone
@@ -594,14 +593,28 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
         if not part.endswith("?"):
             return answer
         part = f"{part[:-1].rstrip()} of it?"
-    if answer.plan is not None and answer.rows_shown == 1 and answer.plan.spec.target != table and \
-            (row := _the_row_name(answer, knowledge(eng)[0])) is not None:
-        # "Valparaiso Express: when does she sail next, and from which port?": the part asks of the one
-        # row the answer found (its next voyage), else of the record named
-        found = answer_data(eng, _about(part, answer.plan.spec.target, row))
-        if (joined := _joined(answer, found, "and")) is not None:
-            return joined
-    return _joined(answer, answer_data(eng, _about(part, table, value)), "and") or answer
+    return _of_the_row_found(eng, answer, part, table) or \
+        _joined(answer, answer_data(eng, _about(part, table, value)), "and") or answer
+
+
+def _one_record_named(links: list[Link]) -> tuple[str, str] | None:
+    """(table, value) of the one record the question names by a name or a code; None for none or several."""
+    records = {(lk.table, lk.column, str(lk.value)) for lk in links if lk.how in ("exact", "fuzzy", "partial")
+               and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS}
+    if len(records) != 1:
+        return None
+    ((table, _, value),) = records
+    return table, value
+
+
+def _of_the_row_found(eng: Engine, answer: DataAnswer, part: str, named_table: str) -> DataAnswer | None:
+    """"Valparaiso Express: when does she sail next, and from which port?": the part asked of the one row
+    the answer found (its next voyage), when that row is of another table than the record named; None
+    when it is not, or that reading does not cover the part."""
+    if answer.plan is None or answer.rows_shown != 1 or answer.plan.spec.target == named_table:
+        return None
+    row = _the_row_name(answer, knowledge(eng)[0])
+    return None if row is None else _joined(answer, answer_data(eng, _about(part, answer.plan.spec.target, row)), "and")
 
 
 # "..., and who owns it?", "... - where is she headed": a second question joined to the first

@@ -281,15 +281,19 @@ def read(question: str, passages: list[dict]) -> Reading:
         # "where's the MSC Aurora right now?": a report says where a ship was when it was written
         return Reading(kind, passages[0].get("subject") if passages else None, None)
     subject = passages[0].get("subject")
-    mine = [p for p in passages if p.get("subject") == subject]
-    if _names_missing(question, " ".join(str(p.get("text") or "") for p in mine)):
+    mine = [str(p.get("text") or "") for p in passages if p.get("subject") == subject]
+    if _names_missing(question, " ".join(mine)):
         return Reading(kind, subject, None)
-    ranked = [(rank, s) for rank, p in enumerate(mine) for s in sentences(str(p.get("text") or ""))]
-    ident = set().union(*(_identifying(str(p.get("text") or "")) for p in mine))
+    return _withheld_or(Reading(kind, subject, _answering_sentence(question, kind, mine)))
+
+
+def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> str | None:
+    """The sentence of one document's passages (best first) that answers each part, or the whole question;
+    with the sentence after it when the question asks what comes next."""
+    ranked = [(rank, s) for rank, text in enumerate(texts) for s in sentences(text)]
+    ident = set().union(*(_identifying(text) for text in texts))
     sentence = _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident)
-    if sentence is not None and _WHAT_NEXT.search(question):
-        sentence = _with_next(sentence, ranked)
-    return _withheld_or(Reading(kind, subject, sentence))
+    return _with_next(sentence, ranked) if sentence is not None and _WHAT_NEXT.search(question) else sentence
 
 
 # where a thing is at this moment

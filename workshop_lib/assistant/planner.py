@@ -1156,20 +1156,25 @@ def _has_it_happened(words: _Words, schema: Schema, spec: Spec) -> None:
     asks = re.match(r"\W*(?:and\s+)?(?:has|have|had|did|is|was)\b", words.text, re.I)
     if asks is None or spec.action not in ("list", "lookup") or not _names_one_row(spec, of_target=False):
         return
-    for event, verbs in _EVENTS.items():
-        if (m := words.has(rf"(?:{verbs})(?:ed|s|ing)?")) is None:
-            continue
-        for table, cols in schema.columns.items():
-            status = next((c for c in cols if c.name == "STATUS" and _event_states(c.comment)), None)
-            if status is None or not (table == spec.target or schema.is_parent_path(spec.target, table)):
-                continue
-            day = next((c for c in cols if c.is_date and c.name.startswith(event.upper()[:3])), None)
-            spec.show += [c for c in (status, day) if c is not None and c not in spec.show]
-            words.take(m.start(), m.end())
-            for yet in re.finditer(r"\b(?:yet|already|still)\b", words.text, re.I):
-                words.take(yet.start(), yet.end())
-            return
+    event, m = next(((e, m) for e, verbs in _EVENTS.items() if (m := words.has(rf"(?:{verbs})(?:ed|s|ing)?"))),
+                    ("", None))
+    shown = _status_and_day(schema, spec, event) if m is not None else []
+    if m is None or not shown:
         return
+    spec.show += [c for c in shown if c not in spec.show]
+    for said in [m, *re.finditer(r"\b(?:yet|already|still)\b", words.text, re.I)]:
+        words.take(said.start(), said.end())
+
+
+def _status_and_day(schema: Schema, spec: Spec, event: str) -> list[Column]:
+    """The status of the target (or a table above it) whose comment says what has happened, and that
+    table's day of the event ("departed": DEPARTURE_DATE); [] when no such status."""
+    for table, cols in schema.columns.items():
+        status = next((c for c in cols if c.name == "STATUS" and _event_states(c.comment)), None)
+        if status is not None and (table == spec.target or schema.is_parent_path(spec.target, table)):
+            day = next((c for c in cols if c.is_date and c.name.startswith(event.upper()[:3])), None)
+            return [c for c in (status, day) if c is not None]
+    return []
 
 
 def _event_said_otherwise(words: _Words, m: re.Match[str]) -> bool:
@@ -1534,14 +1539,21 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
             if said is None or col.ref in used or _asked_for(words, col):
                 continue
             meaning = {stem_root(w) for w in words_of(said.group(1)) if len(w) >= 4} - {"declared"}  # (not "as")
-            if col not in named and not free & meaning:
-                continue
-            found = _null_filter(words, col, said.group(1), bool(free & meaning), meaning)
-            if below and found.op == "is null":
-                # "boxes without dangerous goods": no line of theirs may have one, which a join does not say
-                raise NoPlan(f"it asks for {noun(spec.target)} none of whose {noun(table)} have {_label(col)}")
-            spec.filters.append(found)
-            used.add(col.ref)
+            if col in named or free & meaning:
+                spec.filters.append(_null_filter_of(words, spec, col, said.group(1), (free, meaning), below))
+                used.add(col.ref)
+
+
+def _null_filter_of(words: _Words, spec: Spec, col: Column, null_means: str, said: tuple[set[str], set[str]],
+                    below: bool) -> Filter:
+    """The NULL filter the words ask (`said`: the question's free words and those of the NULL sentence); of a
+    table below the target only the filled one: "boxes without dangerous goods" asks that no line of theirs
+    has one, which a join does not say."""
+    free, meaning = said
+    found = _null_filter(words, col, null_means, bool(free & meaning), meaning)
+    if below and found.op == "is null":
+        raise NoPlan(f"it asks for {noun(spec.target)} none of whose {noun(col.table)} have {_label(col)}")
+    return found
 
 
 def _null_filter(words: _Words, col: Column, null_means: str, said_as_empty: bool, meaning: set[str]) -> Filter:
@@ -2370,15 +2382,7 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
     """No group and no count: an aggregate of the measure, the rows first by a superlative, or the
     rows (one named row is a lookup)."""
     fn = _aggregate_asked(words)
-    sups = [(w, *SUPERLATIVES[w]) for i, (_, _, w) in enumerate(words.raw) if w in SUPERLATIVES
-            and not (w == "min" and i and words.raw[i - 1][2][0].isdigit())]  # "45 min" is minutes
-    if (first := words.has(_FIRST_THERE)) is not None:  # "which one reaches its destination first"
-        sups.insert(0, ("first", "departure" if first.group(1) else "arrival", "ASC"))
-        words.take(first.start(2), first.end(2))
-    if (nxt := words.has(_NEXT) or words.has(_NEXT_IN)) is not None:
-        sups.insert(0, ("next", "arrival" if re.match(_NEXT_IN, nxt.group(0), re.I) else "departure", "ASC"))
-        at = nxt.start() + nxt.group(0).lower().rindex("next")
-        words.take(at, at + len("next"))
+    sups = _superlatives_said(words)
     if fn and measure is not None:
         _aggregate(words, schema, spec, fn, measure, sups)
         used.add(measure.ref)
@@ -2392,6 +2396,21 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
         if spec.action == "aggregate":
             return
     _list_action(words, spec, fn, measure)
+
+
+def _superlatives_said(words: _Words) -> list[tuple[str, str | None, str]]:
+    """(word, concept, direction) of each superlative said ("45 min" is minutes), "next" and "first" of an
+    event first ("which one reaches its destination first", "which ship is due in next"); their words taken."""
+    sups = [(w, *SUPERLATIVES[w]) for i, (_, _, w) in enumerate(words.raw) if w in SUPERLATIVES
+            and not (w == "min" and i and words.raw[i - 1][2][0].isdigit())]
+    if (first := words.has(_FIRST_THERE)) is not None:
+        sups.insert(0, ("first", "departure" if first.group(1) else "arrival", "ASC"))
+        words.take(first.start(2), first.end(2))
+    if (nxt := words.has(_NEXT) or words.has(_NEXT_IN)) is not None:
+        sups.insert(0, ("next", "arrival" if re.match(_NEXT_IN, nxt.group(0), re.I) else "departure", "ASC"))
+        at = nxt.start() + nxt.group(0).lower().rindex("next")
+        words.take(at, at + len("next"))
+    return sups
 
 
 def _list_action(words: _Words, spec: Spec, fn: str | None, measure: Column | None) -> None:
@@ -2457,10 +2476,7 @@ def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, co
     if word in ("last", "latest", "earliest") and len(own) == 1 and _names_one_row(spec, of_target=False):
         return own[0]  # "when did Manulani last report its position?": the rows' one time, not a voyage's departure
     col = _column_of_concept(schema, spec, concept)
-    if col is not None and word in ("first", "next") and spec.action in ("list", "lookup") and \
-            col.table != spec.target and schema.is_parent_path(col.table, spec.target) and not spec.show:
-        # "which ship is due in Busan next?": the next voyage there, and its ship
-        spec.show, spec.target = [schema.name_column(spec.target)], col.table
+    if col is not None and _rows_below_ordered(schema, spec, word, col):
         return col
     if col is not None and col.table != spec.target and not _extends(schema, spec.target, col.table) \
             and not _another_noun_after(words, word, spec.target) \
@@ -2469,6 +2485,16 @@ def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, co
         raise NoPlan(f"'{word}' {noun(spec.target, plural=False)}: the data holds no {concept} of a "
                      f"{noun(spec.target, plural=False)}, only of the rows linked to it")
     return col
+
+
+def _rows_below_ordered(schema: Schema, spec: Spec, word: str, col: Column) -> bool:
+    """"Which ship is due in Busan next?": the first or next row below the target by its date (the next
+    voyage there) is answered, the target's name beside it; whether the target became those rows."""
+    if word not in ("first", "next") or spec.action not in ("list", "lookup") or spec.show \
+            or col.table == spec.target or not schema.is_parent_path(col.table, spec.target):
+        return False
+    spec.show, spec.target = [schema.name_column(spec.target)], col.table
+    return True
 
 
 def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str | None, str], measure: Column | None,

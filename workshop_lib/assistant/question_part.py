@@ -58,7 +58,11 @@ def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Cal
     (table, _), link = next(iter(things.items()))
     if any(m.group(1) and table_of_noun(m.group(1)) != table or m.group(0).lower() == "there" for m in pointers):
         return None  # "that sailing" of a box named, "there": not the thing itself
-    named = f"{_NOUN_OF[table]} {link.text}"
+    return _with_the_thing(asked, f"{_NOUN_OF[table]} {link.text}")
+
+
+def _with_the_thing(asked: str, named: str) -> str:
+    """The question with each pointer replaced by the thing named ("its voyage": "container X's voyage")."""
     return _POINTER.sub(lambda m: f"{named}'s" if m.group(0).lower() in _POSSESSIVE else named, asked)
 
 

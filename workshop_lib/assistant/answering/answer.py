@@ -867,19 +867,26 @@ def _load_fits(question: str, named: list[Any], decision: router.RouteDecision) 
     fit = catalog_figures.fit(question, named)
     if fit is None or not (fit.holding or (len(named) == 1 and fit.short)):
         return None  # (one item named and too small: that is the answer)
-    kind = catalog_links.best(question, described=True)
-    if not named and kind is not None and kind.item not in [c.item for c in fit.holding]:
-        return None
     lead = [c.item for c in fit.holding]
-    stating = {c.item.item_id for c in catalog_figures.capacities(fit.unit)}
-    if (named and all(i.item_id not in stating for i in named)) or \
-            (not named and (kinds := _kind_named(question)) and not set(kinds) & set(lead)):
-        return None  # "which reefer for 20 t?": no reefer states a capacity, so no figure answers it
-    if len(named) != 1 and catalog_links.described_elsewhere(question, lead):
-        # "20 t of frozen fish" (a 20-footer, of any kind): only other items' descriptions speak of frozen goods
+    if not _the_kind_asked_holds(question, named, lead, fit.unit):
         return None
     return _figures_answer(decision, fit.sentence(), lead + [c.item for c in fit.short],
                            "the load given against the capacity each description states")
+
+
+def _the_kind_asked_holds(question: str, named: list[Any], lead: list[Any], unit: str) -> bool:
+    """The items a load fits are of the kind the question asks for: the one its words describe, one it
+    names by a word of their names ("which reefer for 20 t?": no reefer states a capacity, so no figure
+    answers it), or one the goods need ("20 t of frozen fish": only other items' descriptions speak of
+    frozen goods)."""
+    kind = catalog_links.best(question, described=True)
+    if not named and kind is not None and kind.item not in lead:
+        return False
+    stating = {c.item.item_id for c in catalog_figures.capacities(unit)}
+    if (named and all(i.item_id not in stating for i in named)) or \
+            (not named and (kinds := _kind_named(question)) and not set(kinds) & set(lead)):
+        return False
+    return len(named) == 1 or not catalog_links.described_elsewhere(question, lead)
 
 
 def _kind_named(question: str) -> list[Any]:
@@ -962,6 +969,18 @@ _ON_THE_DATAS_RECORDS = re.compile(r"\b(?:on|aboard|in)\s+(?:the\s+|our\s+|those
                                    r"(?:manifests?|voyages?|sailings?|vessels?|ships?)\b", re.I)
 
 
+def _cold_box_instead(question: str, g: Any) -> Any:
+    """Goods kept cold, and Part 5 leads with a box that holds no temperature: the first that does, as the
+    catalog linker ranks them; else None."""
+    if not g.item_ids or not catalog_links.needs_a_cold_box(question):
+        return None
+    cold = catalog_links.rank(question)
+    lead = next((i for i in catalog.ITEMS if i.item_id == g.item_ids[0]), None)
+    if not cold or cold[0].item.item_id == g.item_ids[0] or (lead is not None and catalog_links.holds_a_temperature(lead)):
+        return None
+    return cold[0].item
+
+
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
     """The catalog linker's item when Part 5's embedding match leads with another; a multi-item answer
     to a question with a negation declined; a quantity priced (in place, on `g`)."""
@@ -972,10 +991,7 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
         return _declined(decision, "That asks about the boxes the data records (on the manifests, voyages or ships), "
                                    "not the catalog's items, and I cannot plan it offline.", "grounded (Part 5)")
     item = _catalog_item(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
-    if item is None and g.item_ids and catalog_links.needs_a_cold_box(question) and \
-            (cold := catalog_links.rank(question)) and g.item_ids[0] != cold[0].item.item_id and \
-            not any(catalog_links.holds_a_temperature(i) for i in catalog.ITEMS if i.item_id == g.item_ids[0]):
-        item = cold[0].item  # goods kept cold: the box that holds a temperature, not the one the words fit most
+    item = item or _cold_box_instead(question, g)
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
         return _item_described(eng, question, decision, item, g)
     if item is None and g.grounded and len(g.item_ids) > 1 and planner.NEGATION_RE.search(question):

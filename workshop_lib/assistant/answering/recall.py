@@ -202,21 +202,9 @@ def _refers_to_it(low: str, rec: personal.Recalled, possessed: set[str], role_wo
 def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tuple[str | None, list[str]]:
     """The first word naming a table other than the remembered thing's ("the vessel" of a box), or
     None; with the words kept to look for a column in."""
-    possessed = set(personal.possessed_nouns(question))
-    # the user's own words for their thing explain themselves ("placed by" of "the booking was placed by Raul")
-    possessed |= {personal.stem(w.lower()) for w in re.findall(r"[A-Za-z][\w'-]*", rec.text)
-                  if personal.table_of_word(w) is None}
     role_words = {w for names in own_values.ROLES.values() for w in names}
-    words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
-    # a noun of the data used as a verb after its subject ("who did we ship with") names no table
-    verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+([a-z]+)", question, re.I)}
     kept: list[str] = []
-    for i, w in enumerate(words):
-        if w.lower() in verbs:
-            continue
-        low = w.lower().removesuffix("'s")
-        if _refers_to_it(low, rec, possessed, role_words) or (i and words[i - 1].lower() in role_words):
-            continue  # ("the trucking company": the company of that role, not a shipping line)
+    for low in _words_not_of_it(question, rec, role_words):
         table = personal.table_of_word(low)
         if table is not None:
             if table == rec.table or (place and table == "PORTS"):
@@ -224,6 +212,21 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
             return f"the {low}", kept
         kept.append(low)
     return None, kept
+
+
+def _words_not_of_it(question: str, rec: personal.Recalled, role_words: set[str]) -> list[str]:
+    """The question's words, lower case, without those that refer to the remembered thing: its nouns and
+    the user's own words for it ("placed by" of "the booking was placed by Raul"), a role and the noun after
+    a role's word ("the trucking company": that role's company, not a shipping line), and a noun of the
+    data used as a verb after its subject ("who did we ship with")."""
+    possessed = set(personal.possessed_nouns(question))
+    possessed |= {personal.stem(w.lower()) for w in re.findall(r"[A-Za-z][\w'-]*", rec.text)
+                  if personal.table_of_word(w) is None}
+    words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
+    verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+([a-z]+)", question, re.I)}
+    return [w.lower().removesuffix("'s") for i, w in enumerate(words)
+            if w.lower() not in verbs and not _refers_to_it(w.lower().removesuffix("'s"), rec, possessed, role_words)
+            and not (i and words[i - 1].lower() in role_words)]
 
 
 def _other_column(eng: Engine, kept: list[str], rec: personal.Recalled, place: bool) -> str | None:

@@ -25,19 +25,25 @@ def what_stays(content: str, request: str, named: list[str], others: list[str]) 
     """The memory's words without what the request names: clauses that hold a name it names (and
     those that go on about it) go; in a clause that holds a name it does not name (`others`), a detail
     the request repeats goes. "" when nothing of `others` is left to keep."""
-    asked = _content_words(request)
-    kept: list[str] = []
-    dropped_last = False
-    for clause in [c for c in _CLAUSE_END.split(content.strip()) if c and c.strip()]:
-        if dropped_last and (_GOES_ON.match(clause.strip()) or _VALUE_ALONE.match(clause.strip())):
-            continue  # still about the thing forgotten ("gate code, 4471#, the drivers need it": its value too)
-        stays = _clause_kept(clause, asked, named, others)
-        dropped_last = stays is None or stays != clause  # (a detail cut from the clause: what follows is its)
-        kept += [stays] if stays else []
+    kept = _clauses_kept(content, _content_words(request), named, others)
     # ("has a new gate code" without the gate code: the words left dangling at the end go too)
     kept = [re.sub(r"\s+(?:has|have|is|are|with)?\s*(?:a|an|the|our|my|new)?(?:\s+new)?\s*$", "", c) or c for c in kept]
     rest = ", ".join(c.strip().rstrip(".") for c in kept if c.strip())
     return rest + "." if rest and any(_has(rest, o) for o in others) else ""
+
+
+def _clauses_kept(content: str, asked: set[str], named: list[str], others: list[str]) -> list[str]:
+    """The clauses that stay, each as it stays; a clause after one dropped or cut that goes on about it
+    ("gate code, 4471#, the drivers need it": its value too) goes."""
+    kept: list[str] = []
+    dropped_last = False
+    for clause in [c for c in _CLAUSE_END.split(content.strip()) if c and c.strip()]:
+        if dropped_last and (_GOES_ON.match(clause.strip()) or _VALUE_ALONE.match(clause.strip())):
+            continue
+        stays = _clause_kept(clause, asked, named, others)
+        dropped_last = stays is None or stays != clause
+        kept += [stays] if stays else []
+    return kept
 
 
 def repeats_a_detail(content: str, request: str) -> bool:

@@ -176,20 +176,27 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
     german = len(_GERMAN.findall(text)) >= 2
     for m in NAME_RE.finditer(text):
         span = _name_span(text, m)
-        if span is None:
+        if span is None or not free(*span):
             continue
         start, end = span
-        name = text[start:end]
-        if not free(start, end):
-            continue
-        kind = PLACE if _PLACE_BEFORE.search(text[:start]) or name.lower() in places else NAME
-        if kind == NAME and german and _a_german_noun(name) and not _GERMAN_IS.search(text[:start]):
-            continue  # German writes every noun with a capital: "unser Spediteur", "die Boxen"
-        if kind == NAME and german and " " in name and _GERMAN_BEFORE_NOUN.search(text[:start]):
-            first = name.split()[0]  # "seit Jahren Hafenlogistik Krüger": the noun after "seit" is no part of it
-            name, start = name[len(first):].lstrip(), start + len(name) - len(name[len(first):].lstrip())
-        out.append(OwnValue(kind, name, start, end))
+        kind = PLACE if _PLACE_BEFORE.search(text[:start]) or text[start:end].lower() in places else NAME
+        found = _as_german_writes(text, start, end) if kind == NAME and german else (start, end)
+        if found is not None:
+            out.append(OwnValue(kind, text[found[0]:found[1]], found[0], found[1]))
     return sorted(out, key=lambda v: v.start)
+
+
+def _as_german_writes(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A name's span in a German sentence, where every noun has a capital: none for a noun ("unser
+    Spediteur", "die Boxen") unless said after "ist"; without a noun before it ("seit Jahren Hafenlogistik
+    Krüger")."""
+    name = text[start:end]
+    if _a_german_noun(name) and not _GERMAN_IS.search(text[:start]):
+        return None
+    if " " in name and _GERMAN_BEFORE_NOUN.search(text[:start]):
+        rest = name[len(name.split()[0]):].lstrip()
+        return end - len(rest), end
+    return start, end
 
 
 # words only German writes: a sentence with two of them is German
@@ -215,6 +222,15 @@ def _glossary_word(word: str) -> bool:
         any(plain in phrase.split() for phrase in glossary.PHRASES)
 
 
+def _no_name_alone(text: str, at: int, word: str) -> bool:
+    """One capitalised word that is no name: a word the workshop's texts write in lower case,
+    capitalised to start the sentence ("Back in March ..."), a term in capitals ("ISF"), or a label
+    before what the speaker tells ("News: we've moved our office")."""
+    start = _sentence_start(text, at)
+    return (start and word.lower() in _words_in_lower_case()) or word in _terms_in_capitals() or \
+        (start and re.match(r"\s*:\s*(?:we|i|our|my)\b", text[at + len(word):], re.I) is not None)
+
+
 def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     """Where a run of capitalised words is a name: without an ordinary word that only starts the
     sentence, a weekday or a month before it, or a joining word after it; None when nothing is left."""
@@ -224,14 +240,8 @@ def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     while tokens and (_calendar(tokens[0][1]) or re.fullmatch(r"i(?:['’](?:m|ve|d|ll))?", tokens[0][1].lower()) or
                       (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
         tokens = tokens[1:]
-    if len(tokens) == 1 and _sentence_start(text, tokens[0][0]) and tokens[0][1].lower() in _words_in_lower_case():
-        return None  # "Back in March ...": a word the workshop's texts write in lower case, capitalised to start
-    if len(tokens) == 1 and tokens[0][1] in _terms_in_capitals():
+    if len(tokens) == 1 and _no_name_alone(text, *tokens[0]):
         return None
-    if len(tokens) == 1 and _sentence_start(text, tokens[0][0]) and \
-            re.match(r"\s*:\s*(?:we|i|our|my)\b", text[tokens[0][0] + len(tokens[0][1]):], re.I):
-        return None  # "News: we've moved our office": a label before what the speaker tells
-
     while tokens and tokens[-1][1].lower() in ("&", "and", "of", "de", "del", "da", "van", "von"):
         tokens = tokens[:-1]
     if not tokens:

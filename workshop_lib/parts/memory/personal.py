@@ -647,11 +647,17 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     named = [e[2] for e in entities if _named_in(e, request, values) and e[2] not in codes]
     named, request = _sum_forgotten(r.content or "", request, [e[2] for e in entities], named)
     others = [e[2] for e in entities if e[2] not in named and e[2] not in codes]
-    # ("forget the gate code" of "our warehouse in Bremen has a new gate code, 4471#": Bremen stays)
-    # (not when it names the thing the memory is about: "forget my home port" of "my home port is Narvik")
+    if not (named or codes or _a_detail_named(r, request)) or not others:
+        return ""
+    return what_stays(r.content or "", request, named, others)
+
+
+def _a_detail_named(r: Any, request: str) -> bool:
+    """"Forget the gate code" of "our warehouse in Bremen has a new gate code, 4471#": the request names a
+    detail of the memory in its words (Bremen stays), not the thing it is about ("forget my home port" of
+    "my home port is Narvik")."""
     nouns = {stem(n) for n in (r.metadata or {}).get("nouns") or []}
-    detail = repeats_a_detail(r.content or "", request) and not nouns & content_words(request)
-    return what_stays(r.content or "", request, named, others) if (named or codes or detail) and others else ""
+    return repeats_a_detail(r.content or "", request) and not nouns & content_words(request)
 
 
 def _codes_said(content: str, request: str) -> list[str]:
@@ -1184,17 +1190,24 @@ def kind_of_named(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
     if kind not in (own_values.CODE, own_values.PLACE):  # a name beside another name may be another party's
         return None
     for rec in reversed(_valid(eng, user_id, agent_id)):
-        entities = [tuple(e) for e in _remembered_entities(rec)]
-        names = [e for e in entities if e[:2] == (OWN, own_values.NAME) and name_in(question, e[2]) is not None]
-        fits = [e for e in entities if e not in names and _fits_kind(list(e), kind)]
-        if kind == own_values.PLACE and len({e for e in entities if e[:2] == (OWN, own_values.NAME)}) != 1:
-            continue  # a place beside two names may be the other party's (measured): only a memory of one name
-        if names and fits:
-            table, column, value = fits[0]
+        if (held := _held_beside_the_name(question, kind, rec)) is not None:
+            table, column, value = held
             meta = rec.metadata or {}
             return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
                             kind.lower(), direct=True, quote=not meta.get("change"))
     return None
+
+
+def _held_beside_the_name(question: str, kind: str, rec: Any) -> tuple[str, str, str] | None:
+    """The memory's first value of the kind beside a name of theirs the question says; a place only from
+    a memory of that one name (a place beside two names may be the other party's, measured)."""
+    entities = [tuple(e) for e in _remembered_entities(rec)]
+    own_names = [e for e in entities if e[:2] == (OWN, own_values.NAME)]
+    names = [e for e in own_names if name_in(question, e[2]) is not None]
+    fits = [e for e in entities if e not in names and _fits_kind(list(e), kind)]
+    if not names or not fits or (kind == own_values.PLACE and len(set(own_names)) != 1):
+        return None
+    return fits[0][0], fits[0][1], fits[0][2]
 
 
 def by_their_name(eng: Engine, question: str, *, user_id: str, agent_id: str) -> tuple[Recalled, str] | None:
