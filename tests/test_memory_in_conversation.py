@@ -797,11 +797,9 @@ def test_that_after_a_thing_just_told_is_that_thing(eng, service):
 def test_a_label_before_what_is_told_is_no_name_and_the_new_place_is_used(eng, service):
     assert [(v.kind, v.value) for v in own_values.find("News: we've moved our office to Lyon", [], places=set())] == \
         [("PLACE", "Lyon")]
-    threads: dict = {}
-    _ask(service, "m-lbl", "Our EU office is in Antwerp, we run all European imports through there.", threads)
-    _ask(service, "m-lbl", "Update: we've moved our EU office to Rotterdam as of this month.", threads, "t2")
-    text, mode, _ = _ask(service, "m-lbl", "How many 40' high cubes are available to lease at our office's port?",
-                         threads, "t3")
+    text, mode = _told_then_asked(service, "m-lbl", ["Our EU office is in Antwerp, we run all European imports through there.",
+                                                     "Update: we've moved our EU office to Rotterdam as of this month."],
+                                  "How many 40' high cubes are available to lease at our office's port?")
     assert mode == "rag" and "Rotterdam" in text and "Antwerp" not in text, text
 
 
@@ -810,8 +808,7 @@ def test_its_in_a_question_after_a_statement_is_the_box_stated(eng, service):
         "SELECT c.CONTAINER_NUMBER, v.STATUS, v.DEPARTURE_DATE FROM SUPPLYCHAIN.CONTAINERS c "
         "JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE v.STATUS = 'SCHEDULED' "
         "ORDER BY c.CONTAINER_ID LIMIT 1")[0]
-    threads: dict = {}
-    text, mode, _ = _ask(service, "m-its", f"And Sahara Tiles' box is {number}. Has its voyage left yet?", threads)
+    text, mode = _told_then_asked(service, "m-its", [], f"And Sahara Tiles' box is {number}. Has its voyage left yet?")
     assert mode == "rag" and status in text and str(departure)[:10] in text, text
 
 
@@ -819,9 +816,8 @@ def test_a_german_statement_keeps_names_not_nouns_and_a_role_is_recalled_in_othe
     found = own_values.find("Kurze Frage: unser Spediteur für die Nachläufe ist übrigens Hansen Logistik aus Bremen, "
                             "die holen immer unsere Boxen ab.", [], places=set())
     assert [(v.kind, v.value) for v in found] == [("NAME", "Hansen Logistik"), ("PLACE", "Bremen")]
-    threads: dict = {}
-    _ask(service, "m-haul", "Unser Spediteur für die Nachläufe ist übrigens Hansen Logistik aus Bremen.", threads)
-    text, mode, _ = _ask(service, "m-haul", "What's the name of the trucking company we use again?", threads, "t2")
+    text, mode = _told_then_asked(service, "m-haul", ["Unser Spediteur für die Nachläufe ist übrigens Hansen Logistik aus Bremen."],
+                                  "What's the name of the trucking company we use again?")
     assert mode == "rag" and "Hansen Logistik" in text, text
 
 
@@ -835,81 +831,65 @@ def test_forgetting_a_detail_by_its_words_keeps_the_rest_without_its_value(eng, 
     assert mode == "rag" and "Bremen" in text and "4471" not in text, text
 
 
-def test_a_party_told_before_that_moved_is_found_where_it_is_now(eng, service):
-    threads: dict = {}
-    _ask(service, "m-move", "The consignee is Thornbury & Sons in Ipswich.", threads)
-    _ask(service, "m-move", "Thornbury rang - they've relocated from Ipswich to Colchester as of this week.", threads, "t2")
-    text, mode, _ = _ask(service, "m-move", "Where are Thornbury & Sons based?", threads, "t3")
-    assert mode == "rag" and "Colchester" in text and "Ipswich" not in text, text
+@pytest.mark.parametrize("user, told, asked, said, unsaid", [
+    # a party told before that moved is found where it is now
+    ("m-move", ["The consignee is Thornbury & Sons in Ipswich.",
+                "Thornbury rang - they've relocated from Ipswich to Colchester as of this week."],
+     "Where are Thornbury & Sons based?", "Colchester", "Ipswich"),
+    # a place before a role says which one, and a name with a role's word in it is a name
+    ("m-dray", ["Since January our Savannah drayage has been done by Tarrant Freight.",
+                "heads up, that changed: from the first of May we switched to Coastal Empire Trucking."],
+     "Whos doing our Savannah drayage these days?", "Coastal Empire Trucking", "Tarrant"),
+    # "we're moving to" supersedes the first; the correction after it supersedes that one
+    ("m-sw", ["We truck everything out of Felixstowe with Osprey Logistics at the moment.",
+              "heads up, from next Monday we're moving to Tidewater Hauliers.",
+              "scrap Tidewater, it fell through. We signed with Brackley Freight instead."],
+     "so who's doing our Felixstowe trucking now?", "Brackley", "Osprey"),
+    # a party asked by name: their newest words on it that give a day
+    ("m-dead", ["our Busan importer Hanbit Foods told us on Tuesday they want delivery by the twentieth of June.",
+                "update from Hanbit this morning: they pushed it back, new deadline is June twenty-eighth."],
+     "what's Hanbit's current delivery deadline?", "twenty-eighth", "twentieth"),
+    # "ignore what I said" then the new value: the new value is kept
+    ("m-ign", ["Our customs broker is Alvarez & Hijos in Valencia, they handle all our entries.",
+               "Ignore what I said about the broker, I mixed up two accounts. Our broker is Meridian Customs Ltd."],
+     "Who's our customs broker again?", "Meridian", "Alvarez"),
+])
+def test_the_current_value_is_recalled_after_changes_in_any_words(eng, service, user, told, asked, said, unsaid):
+    text, mode = _told_then_asked(service, user, told, asked)
+    assert mode == "rag" and said in text and unsaid not in text, text
 
 
-def test_a_role_never_told_is_not_answered_by_a_sentence_about_another_role(eng, service):
-    threads: dict = {}
-    _ask(service, "m-role", "Our consignee for that beef is Al Noor Foods in Jebel Ali.", threads)
-    text, mode, _ = _ask(service, "m-role", "And which haulier did I say we use in Jebel Ali?", threads, "t2")
-    assert mode == "fallback" and "Al Noor" not in text, text
+@pytest.mark.parametrize("user, told, asked, unsaid", [
+    # a role never told is not answered by a sentence about another role
+    ("m-role", ["Our consignee for that beef is Al Noor Foods in Jebel Ali."],
+     "And which haulier did I say we use in Jebel Ali?", "Al Noor"),
+    # a name the question gives is not its answer
+    ("m-named", ["We're sending machinery parts for Ridgewell Mining to Durban on a flat rack."],
+     "Which trucking company did I say handles the Durban leg for Ridgewell?", "From what you told me"),
+    # a place moved out of is no current place, and the sentence that said it is not quoted
+    ("m-out", ["Greenleaf Home, one of mine, takes deliveries at Unit 4, Kestrel Park, Northampton.",
+               "Greenleaf just emailed: they've moved out of Kestrel Park."],
+     "Where should the haulier drop Greenleaf Home's next delivery?", "Kestrel"),
+    # asked when, their words without a day do not answer
+    ("m-ext", ["our contract with Bellwood Garden Co. runs until the end of September.",
+               "good news!! Bellwood extended the contract by three months yesterday."],
+     "When does the Bellwood contract end now?", "yesterday"),
+])
+def test_what_their_words_do_not_say_is_not_answered_from_them(eng, service, user, told, asked, unsaid):
+    text, mode = _told_then_asked(service, user, told, asked)
+    assert mode == "fallback" and unsaid not in text, text
 
 
-def test_a_place_before_a_role_says_which_and_a_name_with_a_role_word_is_a_name(eng, service):
-    threads: dict = {}
-    _ask(service, "m-dray", "Since January our Savannah drayage has been done by Tarrant Freight.", threads)
-    _ask(service, "m-dray", "heads up, that changed: from the first of May we switched to Coastal Empire Trucking.",
-         threads)
-    text, mode, _ = _ask(service, "m-dray", "Whos doing our Savannah drayage these days?", threads, "t2")
-    assert mode == "rag" and "Coastal Empire Trucking" in text, text
-    text, mode, _ = _ask(service, "m-dray", "and who did it before May?", threads, "t2")
-    assert mode == "rag" and "Tarrant" in text, text
-
-
-def test_a_name_the_question_gives_is_not_its_answer(eng, service):
-    threads: dict = {}
-    _ask(service, "m-named", "We're sending machinery parts for Ridgewell Mining to Durban on a flat rack.", threads)
-    text, mode, _ = _ask(service, "m-named", "Which trucking company did I say handles the Durban leg for Ridgewell?",
-                         threads, "t2")
-    assert mode == "fallback", text
-    text, mode, _ = _ask(service, "m-named", "who's the customer for the machinery parts again?", threads, "t2")
+def test_the_customer_told_in_passing_is_still_recalled(eng, service):
+    text, mode = _told_then_asked(service, "m-cust", ["We're sending machinery parts for Ridgewell Mining to Durban."],
+                                  "who's the customer for the machinery parts again?")
     assert mode == "rag" and "Ridgewell Mining" in text, text
 
 
-def test_a_place_moved_out_of_is_no_current_place_and_its_first_sentence_is_not_quoted(eng, service):
+def _told_then_asked(service: ChatService, user: str, told: list[str], asked: str) -> tuple[str, str]:
+    """Each statement in a thread of its own, then the question in the next one: (answer, mode)."""
     threads: dict = {}
-    _ask(service, "m-out", "Greenleaf Home, one of mine, takes deliveries at Unit 4, Kestrel Park, Northampton.", threads)
-    _ask(service, "m-out", "Greenleaf just emailed: they've moved out of Kestrel Park.", threads, "t2")
-    text, _, _ = _ask(service, "m-out", "Where should the haulier drop Greenleaf Home's next delivery?", threads, "t3")
-    assert "Kestrel" not in text, text
-
-
-def test_switching_to_another_haulier_supersedes_the_first(eng, service):
-    threads: dict = {}
-    _ask(service, "m-sw", "We truck everything out of Felixstowe with Osprey Logistics at the moment.", threads)
-    _ask(service, "m-sw", "heads up, from next Monday we're moving to Tidewater Hauliers.", threads, "t2")
-    _ask(service, "m-sw", "scrap Tidewater, it fell through. We signed with Brackley Freight instead.", threads, "t3")
-    text, mode, _ = _ask(service, "m-sw", "so who's doing our Felixstowe trucking now?", threads, "t4")
-    assert mode == "rag" and "Brackley" in text and "Osprey" not in text, text
-
-
-def test_a_party_of_theirs_asked_by_name_is_answered_in_their_newest_words_on_it(eng, service):
-    threads: dict = {}
-    _ask(service, "m-dead", "our Busan importer Hanbit Foods told us on Tuesday they want delivery by the twentieth of June.",
-         threads)
-    _ask(service, "m-dead", "update from Hanbit this morning: they pushed it back, new deadline is June twenty-eighth.",
-         threads, "t2")
-    text, mode, _ = _ask(service, "m-dead", "what's Hanbit's current delivery deadline?", threads, "t3")
-    assert mode == "rag" and "twenty-eighth" in text and "twentieth" not in text, text
-
-
-def test_ignore_what_i_said_then_the_new_value_keeps_the_new_value(eng, service):
-    threads: dict = {}
-    _ask(service, "m-ign", "Our customs broker is Alvarez & Hijos in Valencia, they handle all our entries.", threads)
-    _ask(service, "m-ign", "Ignore what I said about the broker, I mixed up two accounts. Our broker is Meridian "
-                           "Customs Ltd.", threads, "t2")
-    text, mode, _ = _ask(service, "m-ign", "Who's our customs broker again?", threads, "t3")
-    assert mode == "rag" and "Meridian" in text and "Alvarez" not in text, text
-
-
-def test_a_party_asked_when_is_not_answered_by_words_without_a_day(eng, service):
-    threads: dict = {}
-    _ask(service, "m-ext", "our contract with Bellwood Garden Co. runs until the end of September.", threads)
-    _ask(service, "m-ext", "good news!! Bellwood extended the contract by three months yesterday.", threads, "t2")
-    text, mode, _ = _ask(service, "m-ext", "When does the Bellwood contract end now?", threads, "t3")
-    assert mode == "fallback" or "December" in text, text
+    for i, text in enumerate(told, start=1):
+        _ask(service, user, text, threads, f"t{i}")
+    answer, mode, _ = _ask(service, user, asked, threads, f"t{len(told) + 1}")
+    return answer, mode
