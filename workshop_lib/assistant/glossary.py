@@ -8,6 +8,13 @@ out ("sale", "hier", "will"), so that an English question is never re-read.
 """
 from __future__ import annotations
 
+import unicodedata
+
+
+def key_of(word: str) -> str:
+    """A word as the glossary writes its keys: lower case without accents ("Häfen" -> "hafen")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
+
 PHRASES = {
     "wie viele": "how many", "wieviele": "how many", "combien de": "how many", "combien": "how many",
     "cuantos": "how many", "cuantas": "how many", "cuanto": "how much", "cuanta": "how much",

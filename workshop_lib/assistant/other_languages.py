@@ -12,19 +12,11 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 
 from workshop_lib.assistant import planner
-from workshop_lib.assistant.glossary import MONTHS, PHRASES, WORDS, WORDS_CAPITALISED
+from workshop_lib.assistant.glossary import MONTHS, PHRASES, WORDS, WORDS_CAPITALISED, key_of
 from workshop_lib.data.catalog import ITEMS
 from workshop_lib.data.supplychain_data import TABLES
-
-# several words first ("wie viele" before "wie"); each reads as the English on its right
-
-
-def _plain(word: str) -> str:
-    """Lower case without accents ("Häfen" -> "hafen", "cuántos" -> "cuantos")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
 
 
 def in_english(question: str) -> str | None:
@@ -36,7 +28,7 @@ def in_english(question: str) -> str | None:
                   flags=re.I)
     # "20-Fuß-Container" is a 20' container; German "am 4. Juni" is "on 4 June"
     text = _FEET.sub(lambda m: f"{m.group(1)}' ", text)
-    text = _GERMAN_DAY.sub(lambda m: f"on {m.group(1)} ", text)
+    text = _GERMAN_DAY.sub(lambda m: f"on {m.group(1)} " if key_of(m.group(2)) in MONTHS else m.group(0), text)
     text = _SEPARATED.sub(lambda m: f"{m.group(3).lower()}-{m.group(1)}{m.group(2)}{m.group(4)}", text)
     text, phrases = _phrases_read(text)
     out: list[str] = []
@@ -45,7 +37,7 @@ def in_english(question: str) -> str | None:
         if token.startswith("§"):
             out.append(phrases[int(token[1:])])
             continue
-        if "-" in token and _plain(token) not in _written_hyphenated() and \
+        if "-" in token and key_of(token) not in _written_hyphenated() and \
                 all(_is_english(part) for part in token.split("-")):
             token = token.replace("-", " ")  # "Open-Top-Container": a German compound of English words
         read = _word_read(token, out)
@@ -61,9 +53,7 @@ def in_english(question: str) -> str | None:
 
 
 _FEET = re.compile(r"\b(\d{2})\s*-?\s*(?:fu\u00df|fuss|pies|pieds)\b-?", re.I)
-_GERMAN_MONTHS = ("januar", "februar", "m\u00e4rz", "marz", "april", "mai", "juni", "juli", "august", "september",
-                  "oktober", "november", "dezember")
-_GERMAN_DAY = re.compile(rf"\b(?:am\s+)?(\d{{1,2}})\.\s+(?=(?:{'|'.join(_GERMAN_MONTHS)})\b)", re.I)
+_GERMAN_DAY = re.compile(r"\b(?:am\s+)?(\d{1,2})\.\s+(?=(\w+))", re.I)  # (when a month of the glossary follows)
 
 
 # a German verb whose prefix goes to the clause's end ("wann kommt die Ever Acme in Tanger Med an?"):
@@ -77,19 +67,19 @@ def _phrases_read(text: str) -> tuple[str, list[str]]:
     """The text with each phrase of the glossary put apart as "§n", and the English of each, so that
     the English of a phrase is not read again word by word."""
     phrases: list[str] = []
-    plain = _plain(text)
+    plain = key_of(text)
     for phrase, english in sorted(PHRASES.items(), key=lambda p: -len(p[0])):
         if (found := re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", plain)) is not None:
             text = f"{text[:found.start()]} §{len(phrases)} {text[found.end():]}"
             phrases.append(english)
-            plain = _plain(text)
+            plain = key_of(text)
     return text, phrases
 
 
 def _word_read(token: str, before: list[str]) -> str:
     """One word in English: a month, a word of the glossary (a capitalised one inside a sentence only
     when German writes it so: otherwise it is a name), else the word as written."""
-    key = _plain(token)
+    key = key_of(token)
     if token == "\u00e0":  # French "à" (without its accent it would be English "a")
         return "at"
     if before and before[-1].isdigit() and key in _COMPASS:  # "viaje 939 Este": voyage 939 East
@@ -108,21 +98,21 @@ _COMPASS = {"este": "East", "est": "East", "ost": "East", "oeste": "West", "oues
 
 def _is_english(word: str) -> bool:
     """The word, or its singular ("dates", "reefers"), is one the workshop writes in English."""
-    plain = _plain(word)
+    plain = key_of(word)
     return plain in _english() or plain.removesuffix("s") in _english()
 
 
 @functools.lru_cache(maxsize=1)
 def _written_hyphenated() -> frozenset[str]:
     """The hyphenated words the workshop's English writes ("Hapag-Lloyd", "set-point"): kept whole."""
-    return frozenset(_plain(w) for w in re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)+", " ".join(_texts())))
+    return frozenset(key_of(w) for w in re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)+", " ".join(_texts())))
 
 
 @functools.lru_cache(maxsize=1)
 def _english() -> frozenset[str]:
     """The English the workshop writes (its schema's comments, its catalog, the planner's plain words,
     the glossary's readings): a word outside it, left as written, is not English."""
-    words = {_plain(w) for w in re.findall(r"[A-Za-z]+", " ".join(_texts()))}
+    words = {key_of(w) for w in re.findall(r"[A-Za-z]+", " ".join(_texts()))}
     return frozenset(words | planner._PLAIN | planner._QUESTION | {"per", "much", "many", "does", "did"})
 
 

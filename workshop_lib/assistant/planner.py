@@ -56,6 +56,9 @@ SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC")
                 # the compass: a port's latitude and longitude
                 "northernmost": ("latitude", "DESC"), "southernmost": ("latitude", "ASC"),
                 "easternmost": ("longitude", "DESC"), "westernmost": ("longitude", "ASC")}
+# "min" asks for the smallest, unless a number comes before it ("45 min" is minutes)
+MIN_NOT_MINUTES = r"(?<!\d )(?<!\d)min"
+_MIN_WORD = re.compile(MIN_NOT_MINUTES)
 # What a superlative's concept means in the schema's words ("the heaviest box": its gross weight).
 CONCEPT_WORDS = {"weight": ["gross", "weight", "deadweight"], "departure": ["departure", "date"],
                  "arrival": ["arrival", "date"], "built": ["year", "built"]}
@@ -2401,8 +2404,8 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
 def _superlatives_said(words: _Words) -> list[tuple[str, str | None, str]]:
     """(word, concept, direction) of each superlative said ("45 min" is minutes), "next" and "first" of an
     event first ("which one reaches its destination first", "which ship is due in next"); their words taken."""
-    sups = [(w, *SUPERLATIVES[w]) for i, (_, _, w) in enumerate(words.raw) if w in SUPERLATIVES
-            and not (w == "min" and i and words.raw[i - 1][2][0].isdigit())]
+    sups = [(w, *SUPERLATIVES[w]) for start, _, w in words.raw if w in SUPERLATIVES
+            and (w != "min" or _MIN_WORD.match(words.text, start))]
     if (first := words.has(_FIRST_THERE)) is not None:
         sups.insert(0, ("first", "departure" if first.group(1) else "arrival", "ASC"))
         words.take(first.start(2), first.end(2))

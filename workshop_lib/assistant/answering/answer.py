@@ -41,7 +41,7 @@ from workshop_lib.assistant.answering import availability, goods_boxes, router
 from workshop_lib.assistant.schema_links import stem_root, words_of
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
-from workshop_lib.data import catalog, countries
+from workshop_lib.data import countries
 from workshop_lib.data.catalog import ports
 from workshop_lib.data.supplychain_data import OWNER, TABLES_BY_NAME
 from workshop_lib.engines.readonly import SqlRefused
@@ -893,9 +893,9 @@ def _kind_named(question: str) -> list[Any]:
     """The items a word of their names said in the question names ("reefer": the reefers), the words
     every item shares (container, 20', 40') aside."""
     said = set(words_of(question))
-    names = {i.item_id: set(words_of(i.name)) for i in catalog.ITEMS}
+    names = {i.item_id: set(words_of(i.name)) for i in catalog_links.ITEMS}
     shared = {w for w in set().union(*names.values()) if sum(w in n for n in names.values()) > len(names) // 3}
-    return [i for i in catalog.ITEMS if (names[i.item_id] - shared) & said]
+    return [i for i in catalog_links.ITEMS if (names[i.item_id] - shared) & said]
 
 
 # a question about whether a load fits ("will it take", "big enough", "can that go in")
@@ -975,10 +975,14 @@ def _cold_box_instead(question: str, g: Any) -> Any:
     if not g.item_ids or not catalog_links.needs_a_cold_box(question):
         return None
     cold = catalog_links.rank(question)
-    lead = next((i for i in catalog.ITEMS if i.item_id == g.item_ids[0]), None)
-    if not cold or cold[0].item.item_id == g.item_ids[0] or (lead is not None and catalog_links.holds_a_temperature(lead)):
+    if not cold or cold[0].item.item_id == g.item_ids[0] or catalog_links.holds_a_temperature(_lead_item(g)):
         return None
     return cold[0].item
+
+
+def _lead_item(g: Any) -> Any:
+    """The catalog item Part 5's answer leads with."""
+    return next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
 
 
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
@@ -1036,7 +1040,7 @@ def _price_quantity(question: str, g: Any) -> bool:
     whether a cost was worked out."""
     if g.intent != "EQUIPMENT_RAG" or not g.grounded or len(g.item_ids) != 1:
         return False
-    one = next(i for i in catalog_links.ITEMS if i.item_id == g.item_ids[0])
+    one = _lead_item(g)
     q = catalog_links.quote(question, one)
     if q is not None:
         g.text += "\n" + q.sentence(one)

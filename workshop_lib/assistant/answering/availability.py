@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from workshop_lib.assistant import catalog_links
+from workshop_lib.assistant.planner import MIN_NOT_MINUTES
 from workshop_lib.assistant.schema_links import table_of_noun
 from workshop_lib.data import catalog, countries
 from workshop_lib.parts import grounded
@@ -20,7 +21,7 @@ from workshop_lib.parts import grounded
 _TOTAL = re.compile(r"\b(?:total|in total|altogether|combined|together|in all|sum|overall|all (?:the )?ports|"
                     r"across (?:all |every )?(?:the )?ports)\b", re.I)
 _MOST = re.compile(r"\b(?:most|largest|biggest|highest|max(?:imum)?)\b", re.I)
-_FEWEST = re.compile(r"\b(?:fewest|least|smallest|lowest|minimum|(?<!\d )(?<!\d)min)\b", re.I)  # (not "45 min")
+_FEWEST = re.compile(rf"\b(?:fewest|least|smallest|lowest|minimum|{MIN_NOT_MINUTES})\b", re.I)
 _PORT_COUNT = re.compile(r"\bhow many (?:ports|places|locations|depots|terminals)\b", re.I)
 # a price asked, or a lease over a duration ("3 boxes for 10 days, what's the lease total?"): a quote, not stock
 _PRICE = re.compile(r"\b(?:cost\w*|price\w*|rates?|charge\w*|pay|quote|how much|usd|eur|dollars?|"

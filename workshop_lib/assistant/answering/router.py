@@ -29,6 +29,7 @@ import numpy as np
 
 from workshop_lib import assistant
 from workshop_lib.assistant.names_written import named_schema_objects
+from workshop_lib.assistant.planner import MIN_NOT_MINUTES
 from workshop_lib.data import catalog, countries
 from workshop_lib.data.supplychain_data import rows
 from workshop_lib.parts import grounded
@@ -151,7 +152,7 @@ SCHEMA_RE = re.compile(r"\b(?:columns?|tables?|fields?|schema|data type|units?|s
                        r"primary key|meaning|mean|means|represent\w*|describe|check digit|defined)\b", _FLAGS)
 AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier|voyage|port|container)s?|"
                     r"average|the mean|avg|total|sum|largest|biggest|highest|heaviest|"
-                    r"longest|smallest|lowest|shortest|lightest|oldest|newest|maximum|minimum|max|(?<!\d )(?<!\d)min|most|fewest|"
+                    r"longest|smallest|lowest|shortest|lightest|oldest|newest|maximum|minimum|max|" + MIN_NOT_MINUTES + r"|most|fewest|"
                     r"top \d+|each|per|list the|worth|status of|sails?|sailing|operates?|built|departs?|arrives?)\b",
                     _FLAGS)
 VOYAGE_RE = re.compile(r"\bvoyages?\s+(?:id\s+|number\s+|no\.?\s*)?\d{3,6}\b", _FLAGS)

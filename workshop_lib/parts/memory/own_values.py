@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -217,7 +216,7 @@ def _a_german_noun(name: str) -> bool:
 
 
 def _glossary_word(word: str) -> bool:
-    plain = "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
+    plain = glossary.key_of(word)
     return plain in glossary.WORDS or plain in glossary.WORDS_CAPITALISED or \
         any(plain in phrase.split() for phrase in glossary.PHRASES)
 

@@ -131,12 +131,13 @@ def _speaks_of_own(message: str) -> bool:
         any(re.search(r"\bme\b", personal.statement_part(s), re.I) for s in personal.sentences(message))
 
 
-def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = True) -> list[Said]:
-    """The user's statements about their own things (I, we, my, our; any, without `own_only`), oldest
-    first, without those a later request asked to forget."""
+def _statements(eng: Engine, user_id: str, agent_id: str) -> tuple[list[Said], list[Said]]:
+    """(the user's statements about their own things: I, we, my, our; all their statements), oldest
+    first, each without those a later request asked to forget; the messages are read once for both."""
     messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
     changed = _changed_values(eng, user_id, agent_id)
-    out: list[Said] = []
+    own: list[Said] = []
+    every: list[Said] = []
     for m in messages:
         if getattr(m, "role", "user") != "user" or not m.content:
             continue
@@ -145,18 +146,23 @@ def _statements(eng: Engine, user_id: str, agent_id: str, *, own_only: bool = Tr
         before = ""
         for sentence in personal.sentences(m.content):
             if personal.FORGET.search(sentence):  # what it names is dropped from what came before
-                out = _without_forgotten(out, sentence, before, m.id)
+                own, every = (_without_forgotten(said, sentence, before, m.id) for said in (own, every))
                 continue
-            out = _without_rejected(out, sentence)
+            own, every = (_without_rejected(said, sentence) for said in (own, every))
             stated = personal.statement_part(sentence)
-            if stated and any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", stated, re.I) for v in changed):
-                before = stated  # a value the user later changed: the sentence that says it is never quoted again
-                continue
-            if stated and not _HYPOTHETICAL.match(stated) and (own_message or personal.speaks_of_own(stated)
-                                                               or not own_only):
-                out.append(Said(stated, m.created_at or "", m.id, before))
+            if _quotable(stated, changed):
+                every.append(Said(stated, m.created_at or "", m.id, before))
+                if own_message or personal.speaks_of_own(stated):
+                    own.append(every[-1])
             before = stated
-    return out
+    return own, every
+
+
+def _quotable(stated: str, changed: set[str]) -> bool:
+    """A statement, not a hypothesis, that says no value the user later changed (that sentence is never
+    quoted again)."""
+    return bool(stated) and not _HYPOTHETICAL.match(stated) and \
+        not any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", stated, re.I) for v in changed)
 
 
 def _changed_values(eng: Engine, user_id: str, agent_id: str) -> set[str]:
@@ -212,11 +218,10 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
     def data_spans(text: str) -> list[tuple[int, int]]:
         return [(lk.start, lk.end) for lk in values.links(text)]
 
-    found = _answering(question, _statements(eng, user_id, agent_id, own_only=not any_statement), min_shared,
-                       newest_on_subject, data_spans)
+    own, every = _statements(eng, user_id, agent_id)
+    found = _answering(question, every if any_statement else own, min_shared, newest_on_subject, data_spans)
     if not found:
-        return _nearest_in_meaning(question, _statements(eng, user_id, agent_id, own_only=False), by_meaning) \
-            if by_meaning is not None else None
+        return _nearest_in_meaning(question, every, by_meaning) if by_meaning is not None else None
     original = bool(personal.HISTORY.search(question))
 
     def rank(c: tuple[int, set[str], Said]) -> tuple[int, int, int]:
@@ -231,7 +236,7 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
         later = [s for i, c, s in found if i > at and c & common]
         return later[-1] if later else best
     if not original and _ASKS_NOW.search(question):
-        return _latest_on_subject(eng, question, best, common, user_id, agent_id)
+        return _latest_on_subject(question, best, common, every)
     return best
 
 
@@ -336,12 +341,11 @@ def _names_new(question: str, statement: str) -> bool:
     return any(w.lower() not in asked for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w&'-]+", statement.strip()))
 
 
-def _latest_on_subject(eng: Engine, question: str, best: Said, common: set[str], user_id: str, agent_id: str) -> Said:
+def _latest_on_subject(question: str, best: Said, common: set[str], statements: list[Said]) -> Said:
     """"What's the current delivery date?": a later statement on the subject in fewer of its words
     ("... pushed the Valencia delivery to June 11th"), then the corrections after it, which need not
     repeat them ("Scratch that, it moved again. It's now the thirteenth."); else the best one."""
-    every = [s for s in _statements(eng, user_id, agent_id, own_only=False) if s.said_at > best.said_at
-             and _holds_asked(question, s.text)]
+    every = [s for s in statements if s.said_at > best.said_at and _holds_asked(question, s.text)]
     newer = [s for s in every if len((_words(s.text) | _words(s.context)) & common) >= 2]
     changed = [s for s in every if newer and s.said_at > newer[-1].said_at
                and personal.CHANGE.search(f"{s.context} {s.text}")]
