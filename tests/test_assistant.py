@@ -2690,6 +2690,20 @@ def test_the_ship_due_next_at_a_port_is_the_first_arrival_after_the_data_date(en
     port = later[-1][1]
     expected = next(vessel for day, p, vessel in later if p == port)  # its first arrival after the data's date
     assert expected in _answer(eng, f"which ship is due in {port} next?").text
+    # "next" before the verb, and a second part asked of that voyage: where it comes from
+    origin = _one(eng, "SELECT o.PORT_NAME FROM {o}.VOYAGES v JOIN {o}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
+                       "JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                       f"WHERE p.PORT_NAME = '{port}' AND v.ARRIVAL_DATE > '{after}' ORDER BY v.ARRIVAL_DATE LIMIT 1")[0][0]
+    text = _answer(eng, f"Which vessel is next due to arrive at {port}, and where is it coming from?").text
+    assert expected in text and origin.split(" (")[0] in text, text
+
+
+def test_which_arrives_first_orders_by_arrival_even_when_a_date_is_asked_too(eng):
+    (first, day), *_ = _one(eng, "SELECT c.CONTAINER_NUMBER, v.ARRIVAL_DATE FROM {o}.CONTAINERS c "
+                                 "JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE v.ARRIVAL_DATE IS NOT NULL "
+                                 "ORDER BY v.ARRIVAL_DATE, c.CONTAINER_NUMBER LIMIT 1")
+    text = _answer(eng, "Which container will arrive first, and on what date?").text
+    assert first in text and str(day)[:10] in text, text
 
 
 def test_rows_with_a_line_of_dangerous_goods_are_counted_once_each(eng):
@@ -2711,3 +2725,16 @@ def test_a_request_to_change_the_records_later_in_a_sentence_is_refused(eng, que
 def test_drop_in_a_plain_question_is_no_sql_statement(eng):
     a = answer_question(eng, "Where should the haulier drop the next delivery for voyage 1020?")
     assert not a.answer.startswith("I won't do that"), a.answer
+
+
+def test_a_ships_port_of_departure_is_where_it_is_coming_from(eng):
+    (vessel, origin), *_ = _one(eng, "SELECT s.VESSEL_NAME, p.PORT_NAME FROM {o}.VOYAGES v JOIN {o}.VESSELS s "
+                                     "ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {o}.PORTS p ON p.PORT_ID = v.ORIGIN_PORT_ID "
+                                     "WHERE v.STATUS = 'ACTIVE' ORDER BY v.VOYAGE_ID LIMIT 1")
+    text = _answer(eng, f"Where is the {vessel} coming from?").text
+    assert origin.split(" (")[0] in text and "latitude" not in text, text
+    # "to port X" says the end as "to X" does
+    port = _one(eng, "SELECT PORT_NAME FROM {o}.PORTS ORDER BY PORT_ID LIMIT 1")[0][0]
+    arriving = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                         f"WHERE p.PORT_NAME = '{port}'")[0][0]
+    assert f"There are {arriving} voyages" in _answer(eng, f"How many voyages are headed to port {port}?").text

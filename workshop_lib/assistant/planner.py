@@ -1028,18 +1028,23 @@ def _column_words(words: _Words) -> list[str]:
     return out
 
 
+# "where is she coming from", "where did it come from": the port the voyage under way left
+_COMING_FROM = r"\bc[oa]m(?:es?|ing)\b.*\bfrom\b|where from\b|from where\b"
+
+
 def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
     """"Where is the Kota Singa?": a row that has no place of its own is where its latest position
     report puts it (the table whose rows point at it and hold a latitude). "Where is she heading?":
     the destination of the voyage that report names, read from the schema: the report's voyage column
-    says which status its voyage has ("The ACTIVE voyage the vessel is sailing")."""
+    says which status its voyage has ("The ACTIVE voyage the vessel is sailing"); "where is she coming
+    from?" the same voyage's origin."""
     if not words.has(r"where(?:'s|s)?") or has_place(schema, spec.target):
         return
     child = next((t for t, _, rt, _ in schema.foreign_keys if rt == spec.target
                   and {"LATITUDE", "LONGITUDE"} <= {c.name for c in schema.columns[t]}), None)
     if child is None:
         return
-    if not words.has(_GOING.pattern + r"|going to|destination|off to"):
+    if not words.has(_GOING.pattern + r"|going to|destination|off to|" + _COMING_FROM):
         spec.target = child
         return
     for t, column, voyage_table, _ in schema.foreign_keys:
@@ -1354,7 +1359,9 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
     if any(f.column.name == "STATUS" for f in spec.filters):
         spans += [m.span() for pattern in (_CURRENT, _NOW) for m in pattern.finditer(words.text)]
     if any(f.role == "ORIGIN" for f in spec.filters) or "ORIGIN" in spec.roles:
-        spans += [m.span() for m in re.finditer(r"\bout of\b|\bstart(?:s|ed)?\b", words.text, re.I)]
+        # "out of", "started", "where is it coming from": words of the port a voyage leaves
+        spans += [m.span() for m in re.finditer(r"\bout of\b|\bstart(?:s|ed)?\b|\bc[oa]m(?:es?|ing)\b(?=.*\bfrom\b)",
+                                                words.text, re.I)]
     spans += _end_words_used(words, spec)
     if spec.action == "distinct":
         spans += [m.span() for m in re.finditer(_DIFFERENT, words.text, re.I)]
@@ -2025,12 +2032,13 @@ def _role(words: _Words, link: Link) -> str:
 def _role_said(words: _Words, link: Link) -> str:
     before = words.text[max(0, link.start - 30):link.start].lower()
     tail = " ".join(before.split()[-3:])
-    if re.search(rf"\b(?:{ORIGIN_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
+    # ("left Hamburg": "left" right before the port is a departure; elsewhere it may be what remains)
+    if re.search(rf"\b(?:{ORIGIN_WORDS}|left)\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail):
         return "ORIGIN"
     # "for" says little ("same question for Qingdao: how many voyages start there?"): a verb of the
     # question that says which end decides first
-    weak = re.search(r"\bfor\s*(?:the\s+)?(?:port\s+of\s+)?$", tail) and not re.search(r"\bbound for\s*$", tail)
-    if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port\s+of\s+)?$", tail):
+    weak = re.search(r"\bfor\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail) and not re.search(r"\bbound for\s*$", tail)
+    if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail):
         return "DESTINATION"
     if (m := words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?|"
                        + _ENDS_AT)) is not None:
@@ -2372,8 +2380,10 @@ def _aggregate_asked(words: _Words) -> str | None:
 _NEXT = r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next"
 
 
-# "which ship is due in Busan next", "what arrives there next": the first arrival after the data's date
-_NEXT_IN = r"(?:due|arriv\w*|com(?:es|ing)\s+in|call\w*|dock\w*)\s+(?:[\w']+\s+){0,3}?next\b"
+_ARRIVING = r"(?:due|arriv\w*|com(?:es|ing)\s+in|call\w*|dock\w*)"
+# "which ship is due in Busan next", "which vessel is next scheduled to arrive": the first arrival after the
+# data's date, "next" on either side of the arriving verb
+_NEXT_IN = rf"{_ARRIVING}\s+(?:[\w']+\s+){{0,3}}?next\b|\bnext\s+(?:[\w']+\s+){{0,2}}?{_ARRIVING}"
 
 
 # "which leaves first", "which one reaches (or reached) its destination first": the earliest by that date
@@ -2510,6 +2520,7 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
         col = _ordered_by_concept(words, schema, spec, word, concept)
     if col is None:
         raise NoPlan(f"'{word}' of what: it names no column to order by")
+    _rows_below_ordered(schema, spec, word, col)  # "which ship is next due at X": by the voyage's arrival named
     spec.action, spec.measure, spec.direction = "top", col, direction
     _after_the_data_date(schema, spec, word, col)
     spec.superlative = word if concept and (measure is None or concept in col.words) else ""
@@ -2532,7 +2543,8 @@ def _worked_out_of(schema: Schema, spec: Spec, concept: str | None, measure: Col
     if measure is None or not concept:
         return measure
     own = _column_of_concept(schema, spec, concept)
-    return own if own is not None and measure.ref in own.parts else measure
+    # ("which arrives first, and on what date?": "date" names a date; the superlative says which one)
+    return own if own is not None and (measure.ref in own.parts or own.is_date and measure.is_date) else measure
 
 
 def _extends(schema: Schema, target: str, table: str) -> bool:
