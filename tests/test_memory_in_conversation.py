@@ -853,6 +853,21 @@ def test_forgetting_a_detail_by_its_words_keeps_the_rest_without_its_value(eng, 
     ("m-ign", ["Our customs broker is Alvarez & Hijos in Valencia, they handle all our entries.",
                "Ignore what I said about the broker, I mixed up two accounts. Our broker is Meridian Customs Ltd."],
      "Who's our customs broker again?", "Meridian", "Alvarez"),
+    # the request to forget says the new value in the same sentence: a correction, not only a forgetting
+    ("m-ign2", ["Our main carrier is CMA CGM, nearly all our bookings go to them.",
+                "Disregard what I said about CMA CGM, from next month we are switching to Evergreen."],
+     "what is the SCAC code of our main carrier?", "Evergreen", "CMA CGM"),
+    # "don't keep that" right after a number points at the number, not at the memory told before
+    ("m-that", ["Our warehouse is in Grays, next to the river.",
+                "The yard code is 7731 - hmm, better not, don't store that."],
+     "Which town is our warehouse in?", "Grays", "7731"),
+    # a country after the city says where the city is: the city is the place kept
+    ("m-ctry", ["Our office is in Osaka.", "Big news: we relocated, the office is in Busan, South Korea, since Monday."],
+     "What is the next ship due at the port where our office is?", "Busan", "Osaka"),
+    # references told one after another are picked by the order told
+    ("m-refs", ["Here is a booking reference for you: QX-4410, a 20DV to Valencia.",
+                "Another one: QX-4452, a 40HC to Santos."],
+     "Which booking reference did I give you most recently?", "QX-4452", "QX-4410"),
 ])
 def test_the_current_value_is_recalled_after_changes_in_any_words(eng, service, user, told, asked, said, unsaid):
     text, mode = _told_then_asked(service, user, told, asked)
@@ -874,6 +889,12 @@ def test_the_current_value_is_recalled_after_changes_in_any_words(eng, service, 
     ("m-ext", ["our contract with Bellwood Garden Co. runs until the end of September.",
                "good news!! Bellwood extended the contract by three months yesterday."],
      "When does the Bellwood contract end now?", "yesterday"),
+    # asked for a number never given, words about the same party hold none
+    ("m-code", ["We ship ceramic tiles to Pinewood Interiors in Durban every month."],
+     "What container number did I give you for the Pinewood Interiors order?", "You told me on"),
+    # two boxes asked of, but only the ports they left from were told
+    ("m-two", ["We have two boxes moving: one on the Kota Singa out of Ningbo, one more out of Shanghai."],
+     "Which of my two boxes left port first?", "container"),
 ])
 def test_what_their_words_do_not_say_is_not_answered_from_them(eng, service, user, told, asked, unsaid):
     text, mode = _told_then_asked(service, user, told, asked)
@@ -893,3 +914,12 @@ def _told_then_asked(service: ChatService, user: str, told: list[str], asked: st
         _ask(service, user, text, threads, f"t{i}")
     answer, mode, _ = _ask(service, user, asked, threads, f"t{len(told) + 1}")
     return answer, mode
+
+
+def test_a_request_to_be_reminded_in_another_language_is_no_statement(eng, service):
+    threads: dict = {}
+    _ask(service, "m-fr", "Notre transitaire habituel, c'est Lumière Fret, à Marseille.", threads)
+    text, mode, _ = _ask(service, "m-fr", "Rappelez-moi le nom de notre transitaire habituel, s'il vous plaît.",
+                         threads, "t2")
+    assert not text.startswith("Noted"), text
+    assert not any("Rappelez" in (r.content or "") for r in _valid(eng, "m-fr"))

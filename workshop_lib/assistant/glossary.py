@@ -55,6 +55,8 @@ PHRASES = {
     "de 20 pies": "20'", "de 40 pies": "40'", "de 20 pieds": "20'", "de 40 pieds": "40'",
     "te acuerdas": "do you remember", "tu te souviens": "do you remember", "me recuerdas": "remind me",
     "weisst du noch": "do you remember", "erinnerst du dich": "do you remember",
+    "en premier": "first", "en primer lugar": "first", "als erstes": "first", "als erster": "first",
+    "rappelez-moi": "remind me", "rappelle-moi": "remind me", "recuerdame": "remind me", "erinnere mich": "remind me",
     "wie lange": "how long", "wie lang": "how long", "al dia": "per day", "por dia": "per day", "par jour": "per day", "pro tag": "per day",
 }
 WORDS = {

@@ -118,7 +118,8 @@ def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
 # What a question asks beyond which thing it is: a time, a count, an amount, a movement of the thing.
 _ASKS_TIME = re.compile(r"\b(?:when|since|how long|how many days|what date|which date|what day|until)\b", re.I)
 _ASKS_COUNT = re.compile(rf"\b(?:how many|how much|(?:the|total)\s+{planner.NUMBER_OF_ROWS}|count)\b", re.I)  # not "box number of"
-_ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:which|what)\s+(?:\w+\s+)?(?:port|city|country|place)\b", re.I)
+# ("the port where my office is": a "where" after a noun says which port; it asks no place)
+_ASKS_PLACE = re.compile(r"(?<!port )(?<!city )(?<!place )(?<!town )\bwhere\b|\b(?:which|what)\s+(?:\w+\s+)?(?:port|city|country|place)\b", re.I)
 # verbs of a voyage: they ask where or when the thing goes, not which one it is (a small domain
 # vocabulary, like the schema's synonyms)
 _MOVES = re.compile(r"\b(?:leav\w*|left|depart\w*|sail\w*|arriv\w*|reach\w*|going|goes|go|head(?:ed|ing)?|bound|"
@@ -526,8 +527,10 @@ def _asks_several(question: str, rec: personal.Recalled, several: re.Match[str] 
     if rec.earlier or rec.ordinal or rec.table == personal.OWN:
         return False
     # "the two Lanka Fresh boxes": the kind is named within a few words; "my two customers" is another kind
+    # ("which of my two boxes left port first": the boxes, not the port, are the kind)
     after = re.findall(r"[\w'-]+", question[several.start(1):])[:3] if several is not None else []
-    return several is None or rec.table in {personal.table_of_word(w) for w in after}
+    kinds = [t for w in after if (t := personal.table_of_word(w)) is not None]
+    return several is None or kinds[:1] == [rec.table]
 
 
 def _plural_noun(question: str, rec: personal.Recalled) -> str:
@@ -635,7 +638,9 @@ def _asks_past(question: str) -> bool:
     date's before ("before June 10", "arrives first")."""
     q = re.sub(r"\b(?:before|after)\s+(?:\d|the\s+\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*", " ", question,
                flags=re.I)
-    q = re.sub(r"\b(?:arriv|leav|depart|sail|reach|get|come|go)\w*\s+first\b", " ", q, flags=re.I)
+    # ("which of my boxes left Hamburg first": a verb of moving before "first" asks the data's dates)
+    q = re.sub(r"\b(?:arriv|leav|left|depart|sail|reach|get|got|come|came|go|went|dock|land)\w*\s+(?:[\w'-]+\s+){0,3}?"
+               r"first\b", " ", q, flags=re.I)
     return bool(personal.HISTORY.search(q))
 
 
@@ -679,6 +684,15 @@ def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, sou
                        "from before it, so I can't say which came first.", "fallback",
                        _explain("a question about an earlier value; no earlier value remembered", "fallback",
                                 memory=source), [])
+    several = _SEVERAL.search(question)
+    if several is not None and personal.table_of_word(several.group(1)) not in (rec.table, None) \
+            and not _all_of_that_kind(eng, question, rec, user_id, agent_id):
+        # "which of my two boxes left first?" of a port told: the boxes themselves were never named
+        return _answer(f"You asked about your {several.group(0).split(maxsplit=1)[-1]}, but what I remember of them is "
+                       f"a {_called(rec)} ({rec.value}, {said}), not which {several.group(1)} they are, so I can't "
+                       "compare them.", "fallback",
+                       _explain("the question is about several things of the user's; another kind is remembered",
+                                "fallback", memory=source), [])
     many = _many_asked(eng, question, rec, user_id, agent_id)
     if many:
         return _answer(f"You asked about {many}, but I remember only one of them ({rec.value}, {said}), so I can't "
@@ -945,14 +959,19 @@ def _unknown_thing(question: str, rec: personal.Recalled) -> str | None:
 
 
 def _words_hold(kind: str, words: str, said_text: str = "", question: str = "") -> bool:
-    """The user's words hold a value of the kind asked: a number for a sum; for a name or a place, a word
-    written with a capital that the question does not have ("customer is Fjordvik Marine")."""
+    """The user's words hold a value of the kind asked: a number for a sum, a reference for a code; for a
+    name or a place, a word written with a capital that the question does not have ("customer is Fjordvik
+    Marine")."""
     if kind == own_values.MONEY:
         return bool(own_values.NUMBER_RE.search(words))
     if kind == own_values.NAME:  # "our broker in New York" names a place, not the broker
         return bool(words.strip()) and any(v.kind == own_values.NAME and personal.name_in(question, v.value) is None
                                            for v in own_values.find(said_text, [], places=set()))
     asked = {w.lower() for w in re.findall(r"[\w'-]+", question)}
+    # a number or reference asked of their thing: one the question does not say ("MSCU1234567"); ("who is our
+    # forwarder, and what is Maersk's SCAC code?": the code is asked of the data)
+    if kind == own_values.CODE and len(assistant.asked_clauses(question)) < 2:
+        return bool(words.strip()) and any(c.lower() not in asked for c in own_values.CODE_RE.findall(said_text))
     names = [w for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+", said_text) if w.lower() not in asked]
     return bool(words.strip()) and bool(names)
 

@@ -322,7 +322,9 @@ class ChatService:
         """A turn that only asked to forget ("Done"), or offline only told something of theirs
         ("Noted"); None when it asks something too."""
         if any(w.forgotten for w in kept) and not _asks_beside_forgetting(asked):
-            return ChatAnswer("Done: I have forgotten that, and I will not use it in any answer again.", "fallback",
+            # "ignore what I said about MSC, we go with Hapag-Lloyd now": what the turn told is said back too
+            instead = "".join(f" I noted: \u201c{w.text.strip().rstrip('.!')}\u201d." for w in kept if w.stored_id)
+            return ChatAnswer(f"Done: I have forgotten that, and I will not use it in any answer again.{instead}", "fallback",
                               {"intent": "FORGET", "handler": "personal memory", "mode": "fallback",
                                "reason": "the turn only asks to forget something the user told", "used_llm": "none"},
                               [], [], "none", None, False)

@@ -223,11 +223,14 @@ def _glossary_word(word: str) -> bool:
 
 def _no_name_alone(text: str, at: int, word: str) -> bool:
     """One capitalised word that is no name: a word the workshop's texts write in lower case,
-    capitalised to start the sentence ("Back in March ..."), a term in capitals ("ISF"), or a label
-    before what the speaker tells ("News: we've moved our office")."""
+    capitalised to start the sentence ("Back in March ..."), a term in capitals ("ISF"), a label
+    before what the speaker tells ("News: we've moved our office"), or a verb that starts it ("Logging a
+    booking ref for you")."""
     start = _sentence_start(text, at)
+    after = text[at + len(word):]
     return (start and word.lower() in _words_in_lower_case()) or word in _terms_in_capitals() or \
-        (start and re.match(r"\s*:\s*(?:we|i|our|my)\b", text[at + len(word):], re.I) is not None)
+        (start and re.match(r"\s*:\s*(?:we|i|our|my)\b", after, re.I) is not None) or \
+        (start and word.endswith("ing") and re.match(r"\s+(?:a|an|the|some|my|our|this|these)\s", after) is not None)
 
 
 def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz import fuzz
 
 from workshop_lib import assistant
+from workshop_lib.assistant import glossary
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, table_of_noun, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.core.records import RecordDraft
@@ -197,12 +198,23 @@ def subject_of(table: str, column: str) -> str:
 
 def statement_part(sentence: str) -> str:
     """The sentence without its question clauses ("we ship with MSC, what vessels do they have?")."""
-    if _REQUEST.match(sentence.strip()):
+    if _REQUEST.match(sentence.strip()) or _REQUEST.match(_opening_in_english(sentence)):
         return ""  # "Remind me who our haulier is, and ...": a request, whatever its end, states nothing
     clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
     kept = [c for i, c in enumerate(clauses) if not (c.endswith("?") or (_QUESTION.match(c) and not _PREDICATE.match(c))
                                                     or (i and _PREDICATE.match(c) and sentence.rstrip().endswith("?")))]
     return ", ".join(kept)
+
+
+def _opening_in_english(sentence: str) -> str:
+    """The sentence's first one or two words read by the glossary ("Rappelez-moi le nom ..." opens with
+    "remind me"); "" when neither reads."""
+    words = sentence.strip().split()
+    for n in (2, 1):
+        said = glossary.PHRASES.get(glossary.key_of(" ".join(words[:n])).strip(",.:;!?"))
+        if said:
+            return said
+    return ""
 
 
 # a clause after the subject's aside that goes on with what the subject has ("Ferretti, one of our customers,
@@ -279,8 +291,10 @@ def _a_record_told(stated: str, entities: list[tuple[str, str, str]]) -> bool:
     # what was told as well as replace it, and kept it would supersede the earlier memory
     # and a statement, not the topic of a question ("For GR-5520, which did we send first?")
     said = content_words(stated) - {w for e in entities for w in content_words(e[2])}
-    return _keepable(stated) and not CHANGE.search(stated) and len(said) >= 1 and \
-        all(e[0] in _OWN_THINGS[:2] or e[:2] == (OWN, own_values.CODE) for e in entities)
+    # ("Another one: BR-1190, a 20GP to Piraeus": the port it goes to is said of the record)
+    records = [e for e in entities if e[0] in _OWN_THINGS[:2] or e[:2] == (OWN, own_values.CODE)]
+    return _keepable(stated) and not CHANGE.search(stated) and len(said) >= 1 and bool(records) and \
+        all(e in records or e[0] == "PORTS" for e in entities)
 
 
 def data_links(stated: str, links: list[Link]) -> tuple[list[Link], list[Link]]:
@@ -301,7 +315,9 @@ def _entities(stated: str, values: Any) -> list[tuple[str, str, str]]:
     found, links = data_links(stated, values.links(stated))
     entities = [(lk.table, lk.column, str(lk.value)) for lk in found]
     # a country by its name, written as a name ("in Spain", not "from us"): a place of theirs
-    countries = [lk for lk in links if lk.how == "country" and stated[lk.start:lk.start + 1].isupper()]
+    # ("in Busan, Korea": a country after a place and a comma says where that place is, and is no place of its own)
+    countries = [lk for lk in links if lk.how == "country" and stated[lk.start:lk.start + 1].isupper()
+                 and not re.search(r"[A-Z][\w'’-]*,\s*$", stated[:lk.start])]
     entities += [(OWN, PLACE, stated[lk.start:lk.end]) for lk in countries]
     taken = [(lk.start, lk.end) for lk in links if lk.how != "word"]
     places = {str(v[0]) for v in values.phrases if (v[1], v[2]) == ("PORTS", "PORT_NAME")}
@@ -615,9 +631,14 @@ def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
     """"Forget my customer's name", "don't keep that rate": the user's valid memories about what the
     request names are marked forgotten, never served again; the ids. Named by the noun they used,
     else by a table or a value the request names, else by role; "that" alone: the latest memory."""
+    return [r.id for r in _forgotten(eng, text, user_id=user_id, agent_id=agent_id)]
 
+
+def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[Any]:
+    """The memories a request to forget in the turn marked forgotten."""
     _, values = assistant.knowledge(eng)
     gone: list[str] = []
+    records: list[Any] = []
     before = ""
     for sentence in sentences(text):
         said_before, before = before, sentence
@@ -633,9 +654,45 @@ def forget(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
         for r in targets:
             if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
                 gone.append(r.id)
+                records.append(r)
                 kept |= _keep_the_rest(eng, r, named, values, user_id=user_id, agent_id=agent_id)
         scrub_summaries(eng, user_id, [e[2] for r in targets for e in _remembered_entities(r) if e[2] not in kept])
-    return gone
+    return records
+
+
+# After a request to forget, words that say what holds now: "... we go with Hapag-Lloyd instead"
+_IN_ITS_PLACE = re.compile(r"\b(?:instead|now|from now on|these days|switch\w*|mov(?:ed|ing)|chang\w*|replac\w*|"
+                           r"go(?:ing)? with|us(?:e|ing)|book(?:ing)? with)\b", re.I)
+
+
+def _put_in_its_place(eng: Engine, text: str, forgotten: list[Any]) -> list[PersonalCandidate]:
+    """"Ignore what I said about MSC - we go with Hapag-Lloyd instead": a request to forget that says the
+    new value in the same sentence is a correction. A value of the data of the same table as a forgotten
+    memory's, not one of its own, is kept in the clause that says it, on that memory's nouns and roles."""
+    _, values = assistant.knowledge(eng)
+    out = []
+    for sentence in sentences(text):
+        if not (m := FORGET.search(sentence)) or not _IN_ITS_PLACE.search(sentence, m.end()):
+            continue
+        links = [lk for lk in entity_links(values.links(sentence)) if lk.start >= m.end()]
+        out += [c for r in forgotten if (c := _the_new_value(sentence, m.end(), links, r)) is not None]
+    return out
+
+
+def _the_new_value(sentence: str, after: int, links: list[Link], r: Any) -> PersonalCandidate | None:
+    """The one value of the data said after the request, of the forgotten memory's table and not one of
+    its values, kept in the clause that says it; None for none, or two (which one holds would be a guess)."""
+    held = _remembered_entities(r)
+    fresh = {(lk.table, lk.column, str(lk.value)) for lk in links
+             if held and lk.table == held[0][0] and str(lk.value) not in {e[2] for e in held}}
+    if len(fresh) != 1:
+        return None
+    entity = fresh.pop()
+    said = next((c.strip() for c in re.split(r"\s[-–]\s|[,;:]\s", sentence) if entity[2].lower() in c.lower()),
+                sentence[after:].strip(" -–,;:"))
+    meta = r.metadata or {}
+    return PersonalCandidate(said, (entity,), tuple(meta.get("nouns") or []), True, _now(),
+                             roles=tuple(meta.get("roles") or []))
 
 
 def _rest_of(r: Any, request: str, values: Any) -> str:
@@ -719,9 +776,17 @@ def _memories_to_forget(sentence: str, memories: list[Any], values: Any) -> list
         _with_metadata(memories, "nouns", set(possessed_nouns(sentence))),
         [r for r in memories if tables & {e[0] for e in _remembered_entities(r)}],
         _with_metadata(memories, "roles", roles),
-        memories[-1:] if re.search(r"\b(?:that|it|this)\b", sentence, re.I) else [],
+        memories[-1:] if re.search(r"\b(?:that|it|this)\b", sentence, re.I) and not _told_before_the_request(sentence)
+        else [],
     ]
     return next((t for t in tiers if t), [])
+
+
+def _told_before_the_request(sentence: str) -> bool:
+    """"Our gate code is 5521 - actually, don't keep that": the sentence tells a number or a reference before
+    its request to forget, and "that" points at it, not at the latest memory."""
+    m = FORGET.search(sentence)
+    return m is not None and re.search(r"\d{2,}", sentence[:m.start()]) is not None
 
 
 def _with_metadata(memories: list[Any], key: str, wanted: set[str]) -> list[Any]:
@@ -747,7 +812,8 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
             supersede: bool = True) -> list[Written]:
     """Extract and write the personal memories of one user turn (the chat service calls it per turn);
     a request to forget marks what it names forgotten."""
-    gone = forget(eng, text, user_id=user_id, agent_id=agent_id)
+    forgotten = _forgotten(eng, text, user_id=user_id, agent_id=agent_id)
+    gone = [r.id for r in forgotten]
     out = [Written("", forgotten=gone)] if gone else []
     names = own_names(eng, user_id=user_id, agent_id=agent_id)
     covered = _to_be_forgotten(text)
@@ -755,7 +821,8 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
     # "Ignore what I said about the broker. Our broker is Meridian.": the change's value is in the turn; its
     # words alone would supersede the memory just written
     unlinked = [] if any(c.change for c in found) else unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id)
-    for cand in found + unlinked:
+    replaced = [] if found else _put_in_its_place(eng, text, forgotten)
+    for cand in found + unlinked + replaced:
         if any(cand.text in sentence for sentence in covered):
             continue  # "Kessler closed their account. Forget everything about them.": not kept either
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
@@ -930,9 +997,9 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     kind = own_values.asked_kind(question)
     if kind and not any(t for _, t in words):  # "who's my client?", "which city do I work from?"
         memories = [r for r in memories if not described_otherwise(question, _told_of(r))]
-        found = _resolve_kind(question, kind, memories)
+        found = _of_the_kind_asked(question, kind, memories)
         if found is not None:
-            return _with_words_of(found, memories)  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
+            return found  # else a thing of theirs named by their own noun ("where are our ceramics bound?")
     if (picked := _by_order_told(question, memories, words, asked_nouns)) is not None:
         return picked
     for rec in memories:
@@ -946,9 +1013,34 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
 
 # "that second box", "the first one", "the box I told you about first": which of several things of
 # theirs, in the order they were told (not "the one that arrived first": an order of the data)
-_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "last": -1, "latest": -1}
+_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "last": -1, "latest": -1,
+             "most recently": -1, "earliest": 0}
 _ORDER_TOLD = re.compile(r"\b(first|1st|second|2nd|third|3rd|last|latest)\s+(?:[a-z]+\s+)?(?=[a-z]+\b)(?!(?:time|week|day|month)\b)|"
-                         r"\b(?:told|mentioned|gave|said|named)\s+(?:you\s+)?(?:about\s+)?(first|second|third|last)\b", re.I)
+                         r"\b(?:told|tell|mentioned|mention|gave|give|said|say|named)\s+(?:(?:it\s+)?to\s+)?(?:you\s+)?"
+                         r"(?:about\s+)?(first|second|third|last|most recently|earliest)\b", re.I)
+
+
+def _of_the_kind_asked(question: str, kind: str, memories: list[Any]) -> Recalled | None:
+    """"Who's my client?", "which booking ref did I give you last?": their value of the kind asked."""
+    found = _kind_by_order_told(question, kind, memories) or _resolve_kind(question, kind, memories)
+    return _with_words_of(found, memories) if found is not None else None
+
+
+def _kind_by_order_told(question: str, kind: str, memories: list[Any]) -> Recalled | None:
+    """"Which booking reference did I give you last?": among their values of the kind asked (`memories` is
+    newest first), the one the ordinal picks by the order told; None without one, or with fewer than two."""
+    m = _ORDER_TOLD.search(question)
+    told = [r for r in reversed(memories) if [e[:2] for e in _remembered_entities(r)][:1] == [[OWN, kind]]]
+    if m is None or len(told) < 2:
+        return None
+    index = _ORDINALS[(m.group(1) or m.group(2)).lower()]
+    if index >= len(told):
+        return None
+    rec = told[index]
+    meta = rec.metadata or {}
+    table, column, value = _remembered_entities(rec)[0]
+    return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, kind.lower(),
+                    direct=True, quote=not meta.get("change"), ordinal=True)
 
 
 # "that second box", "the first one": an ordinal that points at what was told, not at rows of the data
@@ -1272,11 +1364,16 @@ def substitute(question: str, recalled: Recalled) -> str:
     if recalled.ordinal:  # "that second box", "the box I told you about first": the order is used up
         q = _ORDER_TOLD.sub(lambda m: m.group(0).replace(m.group(1) or m.group(2), "").replace("  ", " "), q, count=1)
     noun = re.escape(recalled.noun)
+    # "the port where my office is", "the city our warehouse is in": a place said by the thing in it
+    q = re.sub(r"\b(?:the\s+)?(?:port|city|town|place)\s+(?:where\s+|that\s+|which\s+)?(?:my|our)\s+[a-z]+\s+"
+               r"(?:is|are|sits?)(?:\s+(?:now|located|based))?(?:\s+(?:in|at))?\b",
+               lambda _: f"{noun_table} {recalled.value}", q, count=1, flags=re.I) if recalled.table == "PORTS" else q
     # a name said for the thing may be followed by the thing's own noun ("Alvarez Foods' box")
     pattern = (rf"(?:\b(?:the|that|this)\s+)?(?:\b(?:my|our)\s+(?:[\w-]+'s\s+)?(?:[\w-]+\s+)?)?\b{noun}"
                rf"(?:(?:'s|'|\u2019s?)(?:\s+(?:{_nouns_of(recalled.table)})\b)?)?"
                rf"(?:\s+(?:that\s+)?(?:i|we)\s+(?:told|gave|mentioned|said|asked)(?:\s+you)?(?:\s+about)?)?")
-    new, count = re.subn(pattern, f"{noun_table} {recalled.value}", q, count=1, flags=re.I)
+    new, count = re.subn(pattern, f"{noun_table} {recalled.value}", q, count=1, flags=re.I) \
+        if f"{noun_table} {recalled.value}" not in q else (q, 1)
     if not count:
         return f"{q} ({noun_table} {recalled.value})"
     # "the container of my customer": whose it is says which one, and the data knows no customer
