@@ -2515,7 +2515,7 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     """The rows first by the column a superlative orders ("the largest ships": by capacity), as
     many as the words say."""
     word, concept, direction = sup
-    col = _worked_out_of(schema, spec, concept, measure)
+    col = _worked_out_of(schema, spec, concept, measure, words.text)
     if col is None and concept:
         col = _ordered_by_concept(words, schema, spec, word, concept)
     if col is None:
@@ -2537,14 +2537,18 @@ def _after_the_data_date(schema: Schema, spec: Spec, word: str, col: Column) -> 
         spec.filters.append(Filter(col, ">", ref, f"after {ref.isoformat()}"))
 
 
-def _worked_out_of(schema: Schema, spec: Spec, concept: str | None, measure: Column | None) -> Column | None:
+def _worked_out_of(schema: Schema, spec: Spec, concept: str | None, measure: Column | None,
+                   text: str = "") -> Column | None:
     """"The longest voyage, departure to arrival": the dates named are what the superlative's own
     measure is worked out from, and it orders by that; else the measure named."""
     if measure is None or not concept:
         return measure
     own = _column_of_concept(schema, spec, concept)
-    # ("which arrives first, and on what date?": "date" names a date; the superlative says which one)
-    return own if own is not None and (measure.ref in own.parts or own.is_date and measure.is_date) else measure
+    # ("which arrives first, and on what date?": "date" alone names a date; the superlative says which one,
+    # unless the words name the measure's own ("the first departure date"))
+    said_alone = own is not None and own.is_date and measure.is_date and not any(
+        re.search(rf"\b{re.escape(part[:5])}", text, re.I) for part in measure.name.lower().split("_") if part != "date")
+    return own if own is not None and (measure.ref in own.parts or said_alone) else measure
 
 
 def _extends(schema: Schema, target: str, table: str) -> bool:
