@@ -1036,11 +1036,8 @@ def _kind_by_order_told(question: str, kind: str, memories: list[Any]) -> Recall
     index = _ORDINALS[(m.group(1) or m.group(2)).lower()]
     if index >= len(told):
         return None
-    rec = told[index]
-    meta = rec.metadata or {}
-    table, column, value = _remembered_entities(rec)[0]
-    return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, kind.lower(),
-                    direct=True, quote=not meta.get("change"), ordinal=True)
+    table, column, value = _remembered_entities(told[index])[0]
+    return dataclasses.replace(_value_of(told[index], table, column, value, kind.lower()), ordinal=True)
 
 
 # "that second box", "the first one": an ordinal that points at what was told, not at rows of the data
@@ -1204,6 +1201,12 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
         first = meta["earlier"][0]
         return Recalled(rec.id, first["text"], first["said_at"], table, column, first["value"], noun, True,
                         direct=True, quote=False)
+    return _value_of(rec, table, column, value, noun)
+
+
+def _value_of(rec: Any, table: str, column: str, value: str, noun: str) -> Recalled:
+    """A remembered value asked for itself (its words quoted when it was no change)."""
+    meta = rec.metadata or {}
     return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value, noun,
                     direct=True, quote=not meta.get("change"))
 
