@@ -2138,7 +2138,8 @@ def test_a_figure_given_for_a_column_is_put_in_the_unit_asked(eng):
 def test_a_code_asked_what_it_means_is_read_from_its_columns_comment(eng):
     for question, said in (("what does status SCHEDULED stand for?", "departs after it"),
                            ("size type 20RF = ?", "refrigerated reefer"),
-                           ("which country is FLAG_STATE LR?", "Liberia")):
+                           ("which country is FLAG_STATE LR?", "Liberia"),
+                           ("status SCHEDULED - what's that?", "departs after it")):
         a = answer_question(eng, question)
         assert a.mode == "rag" and said in a.answer, (question, a.answer)
     avg = _one(eng, "SELECT AVG(GROSS_WEIGHT_KG) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '20RF'")[0][0]
@@ -2738,3 +2739,24 @@ def test_a_ships_port_of_departure_is_where_it_is_coming_from(eng):
     arriving = _one(eng, "SELECT COUNT(*) FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
                          f"WHERE p.PORT_NAME = '{port}'")[0][0]
     assert f"There are {arriving} voyages" in _answer(eng, f"How many voyages are headed to port {port}?").text
+
+
+def test_a_top_n_said_with_its_number_and_a_ship_by_two_words_of_its_name(eng):
+    rows = _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS ORDER BY DEADWEIGHT_TONNES DESC LIMIT 3")
+    text = _answer(eng, "Give me the three vessels with the highest deadweight, with the tonnes.").text
+    assert all(name in text for (name,) in rows), text
+    # "the two vessels" with nothing to say which two is still declined
+    assert assistant.answer_data(eng, "what is the deadweight of the two vessels?").text is None
+    # a ship named by the last two of its three words, first in the question
+    (name, carrier), *_ = _one(eng, "SELECT s.VESSEL_NAME, c.CARRIER_NAME FROM {o}.VESSELS s JOIN {o}.CARRIERS c "
+                                    "ON c.CARRIER_ID = s.CARRIER_ID WHERE s.VESSEL_NAME LIKE '% % %' ORDER BY s.IMO_NUMBER")
+    tail = " ".join(name.split()[1:])
+    assert carrier in _answer(eng, f"{tail}: who operates her?").text
+
+
+def test_rows_over_a_figure_in_another_unit_are_the_datas_not_a_conversion(eng):
+    heaviest = _one(eng, "SELECT CONTAINER_NUMBER FROM {o}.CONTAINERS WHERE GROSS_WEIGHT_KG > 60000 / 2.20462")
+    from workshop_lib.parts.chat.app import ChatService
+    body, mode = ChatService(eng).answer({"question": "which boxes weigh more than 60,000 lbs gross?",
+                                          "thread_id": None, "user_id": "u-lbs", "agent": False})
+    assert mode == "rag" and all(n in body["answer"] for (n,) in heaviest), body["answer"]

@@ -43,7 +43,9 @@ class Converted:
 
 def asks_another_unit(question: str) -> bool:
     """One figure given and a unit some conversion gives: the cheap test before any column is looked up."""
-    return len(_figures(question)) == 1 and any(_asks(question, asked) for _, asked, _, _ in _CONVERSIONS)
+    figures = _figures(question)
+    return len(figures) == 1 and any(_asks(question, asked) and not _written_in(question, figures[0], asked)
+                                     for _, asked, _, _ in _CONVERSIONS)
 
 
 def converted(question: str, columns: list[tuple[str, str]]) -> Converted | None:
@@ -55,7 +57,7 @@ def converted(question: str, columns: list[tuple[str, str]]) -> Converted | None
     column, unit = columns[0]
     column = column if len(columns) == 1 else column.split(".")[-1]
     for source, asked, to, convert in _CONVERSIONS:
-        if source == unit and _asks(question, asked):
+        if source == unit and _asks(question, asked) and not _written_in(question, figures[0], asked):
             given = float(figures[0].group(1).replace(",", ""))
             return Converted(column, given, unit, convert(given), to)
     return None
@@ -65,6 +67,11 @@ def _figures(question: str) -> list[re.Match[str]]:
     """The figures written on their own; a number that names a row ("voyage 1014", "cargo line 1") is none."""
     return [m for m in _FIGURE.finditer(question)
             if not re.search(r"\b(?:voyage|line|item|box|container|cargo|id|no\.?|number|#)\s*$", question[:m.start()], re.I)]
+
+
+def _written_in(question: str, figure: re.Match[str], unit: str) -> bool:
+    """"more than 60,000 lbs": the unit written right after the figure is the figure's own, not one asked for."""
+    return re.match(rf"\s*(?:{unit})(?!\w)", question[figure.end():], re.I) is not None
 
 
 def _asks(question: str, asked: str) -> bool:

@@ -507,6 +507,7 @@ def _noun_before_group(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str
 
 _NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
+_NUMBER_NAME = {n: w for w, n in _NUMBER_WORDS.items()}
 
 
 def _number(text: str) -> float:
@@ -970,11 +971,20 @@ def _rows_not_named(words: _Words, spec: Spec, noun_at: int | None) -> None:
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
     if spec.action in ("list", "lookup") and (other := _another_row_pointed_at(words, noun_at)) is not None:
         raise NoPlan(f"it asks about '{other}' without naming which")  # "who operates the ship?"
-    several = words.has(rf"(?:the|those|these|my|our|your)\s+(?:{_SMALL_COUNT})\s+[a-z]+|both(?:\s+the)?\s+[a-z]+")
-    if spec.action in ("aggregate", "count", "top") and several and table_of_noun(several.group(0).split()[-1]) == spec.target:
-        raise NoPlan(f"it asks about '{several.group(0)}' without naming which")
+    _several_not_named(words, spec)
     if spec.action == "aggregate" and _one_unnamed_row(words, noun_at) and words.raw[noun_at or 0][2] not in _MASS_NOUNS:
         raise NoPlan(f"it asks about one of the {noun(spec.target)} without naming which")
+
+
+def _several_not_named(words: _Words, spec: Spec) -> None:
+    """No plan for "the two boxes" or "both ships" with nothing to say which ones."""
+    several = words.has(rf"(?:the|those|these|my|our|your)\s+(?:{_SMALL_COUNT})\s+[a-z]+|both(?:\s+the)?\s+[a-z]+")
+    # ("the three vessels with the highest deadweight": the number is the top's own, no rows pointed back at)
+    own_top = spec.action == "top" and several is not None and \
+        re.search(rf"\b{spec.n}\b|\b{_NUMBER_NAME.get(spec.n, '-')}\b", several.group(0), re.I) is not None
+    if spec.action in ("aggregate", "count", "top", "list", "lookup") and several and not own_top \
+            and table_of_noun(several.group(0).split()[-1]) == spec.target:
+        raise NoPlan(f"it asks about '{several.group(0)}' without naming which")
 
 
 def _figure_shows_nothing_else(spec: Spec) -> None:

@@ -182,12 +182,19 @@ class ValueIndex:
         out = self._typos(text, tokens, taken)
         capitals = self._capitalised(question)
         out += self._families(tokens, free, capitals) + self._brands(tokens, free, capitals)
+        return self._words_of_one_name(question, text, tokens, free, capitals, out)
+
+    def _words_of_one_name(self, question: str, text: str, tokens: list[tuple[int, int, str]],
+                           free: list[tuple[int, int, str]], capitals: set[str], out: list[Link]) -> list[Link]:
+        """A word that only one name has, widened over the words of that name beside it ("Mount Tabor")."""
         for start, end, word in free:
             if len(word) < 3 or any(o.start <= start and end <= o.end or o.start == start for o in out):
                 continue
             owners = self._owners_of(word, word in capitals)
             if len(owners) == 1 and not _inside_other_name(question, start, end, str(owners[0][2])):
-                out.append(Link(*owners[0], start, end, "partial", word))
+                a, b = _widened(tokens, start, end, str(owners[0][2]))
+                out = [o for o in out if not (a <= o.start and o.end <= b)]
+                out.append(Link(*owners[0], a, b, "partial", text[a:b]))
         return out
 
     def _families(self, tokens: list[tuple[int, int, str]], free: list[tuple[int, int, str]],
@@ -557,6 +564,19 @@ def _codes_before_brackets(comment: str, table: str, column: str, values: list[A
                 out += [(_norm(part), table, column, code, "explained") for part in parts
                         if (" " in part or len(parts) == 1) and part.isascii() and not re.search(r"\d", part)]
     return out
+
+
+def _widened(tokens: list[tuple[int, int, str]], start: int, end: int, name: str) -> tuple[int, int]:
+    """"Mount Tabor" of "ZIM Mount Tabor": the span of one word of a name, widened over the words beside it
+    that are words of the same name."""
+    words = {w.lower() for w in re.findall(r"[\w-]+", name)}
+    at = next(i for i, t in enumerate(tokens) if t[0] == start)
+    first, last = at, at
+    while first > 0 and tokens[first - 1][2].lower() in words:
+        first -= 1
+    while last + 1 < len(tokens) and tokens[last + 1][2].lower() in words:
+        last += 1
+    return tokens[first][0], max(end, tokens[last][1])
 
 
 def _inside_other_name(question: str, start: int, end: int, name: str) -> bool:

@@ -469,6 +469,10 @@ def _only_the_code_asked(question: str, links: list[Any], col: Any) -> bool:
         rest = rest[:lk.start] + " " + rest[lk.end:]
     first = min(lk.start for lk in links)
     rest = rest[max((m.end() for m in re.finditer(r"[:;.!?]\s", question[:first])), default=0):]
+    # ("Package type PX - what's that?": the code said first, then asked of with a pointer)
+    pointed = re.search(r"[-–,:]\s*(?:so\s+)?what(?:'s|\s+is|\s+does)\s+(?:that|it|this)(?:\s+mean)?\W*$", rest, re.I)
+    if pointed:
+        rest = "what " + rest[:pointed.start()]
     words = re.findall(r"[a-z]+", rest.lower())
     named = set(col.name.lower().split("_")) | {"what", "whats", "s", "is", "a", "an", "the", "code"}
     return bool(words) and words[0] in ("what", "whats") and set(words) <= named
@@ -500,15 +504,23 @@ def _figure_of_rows(eng: Engine, question: str, decision: router.RouteDecision) 
     """"Mean gross weight of the 40RF boxes", "mean speed over ground of the ships": an average or a total
     of a column, or a count of the rows a value of the data picks, which a column's description does not
     give, when the planner composes it from every word; else None."""
-    if not planner.AGGREGATE_WORDS.search(question):
+    compared = _COMPARED.search(question)
+    if not planner.AGGREGATE_WORDS.search(question) and not compared:
         return None  # no figure asked: the planner is not asked (the schema's questions stay fast)
     data = assistant.answer_data(eng, question)
     if data.text is None or data.plan is None or data.uncovered is not None:
         return None
     spec = data.plan.spec
-    # an average or a total of a column is a figure whatever rows it is over; a count, of the rows a value picks
-    figure = (spec.action == "aggregate" and spec.measure is not None) or (spec.action == "count" and spec.filters)
+    # an average or a total of a column is a figure whatever rows it is over; a count, of the rows a value picks;
+    # "which boxes weigh more than 60,000 lbs?": the rows a figure given picks
+    figure = (spec.action == "aggregate" and spec.measure is not None) or (spec.action == "count" and spec.filters) \
+        or (compared is not None and spec.action == "list" and any(f.op in ("<", ">", "<=", ">=") for f in spec.filters))
     return _composed(data, decision) if figure else None
+
+
+# a figure given to compare rows with ("more than 60,000 lbs", "under 12 knots")
+_COMPARED = re.compile(r"^\W*(?:which|what|list|show|give)\b.*\b(?:more|less|over|under|above|below|greater|heavier|"
+                       r"lighter|bigger|smaller|faster|slower|at least|at most)\b\D{0,12}\d", re.I)
 
 
 def _grouped_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
