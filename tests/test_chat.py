@@ -435,3 +435,12 @@ def test_a_short_follow_up_is_read_with_the_record_the_thread_named_and_says_so(
     body, _ = svc.answer({"question": "and the latest one?", "thread_id": first["thread_id"], "user_id": "fu-1",
                           "agent": False})
     assert not body["answer"].startswith("Reading it as")
+    # "and of X?": the previous question asked again of another record of the same table
+    (a, wa), (b, wb) = eng.query("SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM SUPPLYCHAIN.CONTAINERS "
+                                 "ORDER BY CONTAINER_ID LIMIT 2")
+    first, _ = svc.answer({"question": f"What's the gross weight of container {a}?", "thread_id": None,
+                           "user_id": "fu-3", "agent": False})
+    body, mode = svc.answer({"question": f"And of {b}?", "thread_id": first["thread_id"], "user_id": "fu-3",
+                             "agent": False})
+    assert mode == "rag" and b in body["answer"] and f"{wb:,.0f}" in body["answer"] and a not in body["answer"], \
+        body["answer"]

@@ -45,6 +45,10 @@ def test_french_son_after_a_verb_is_its_and_va_is_going():
     # German writes a day with a full stop ("am 4. Juni")
     ("Wie viele Schiffe sollen am 4. Juni ankommen?", "how many ships on 4 June arrive?"),
     ("Wie viele Schiffe hat Wan Hai in der Flotte?", "how many ships has Wan Hai in the fleet?"),
+    # a compound whose parts the glossary reads, and a participle German puts last
+    ("Wie viele 45-Fuß-High-Cube-Kühlcontainer gibt es in Piräus?",
+     "how many 45' High Cube reefer container are there in Piraeus?"),
+    ("Welche Schiffe wurden 2019 gebaut?", "which ships were built in 2019?"),
 ])
 def test_german_compounds_days_and_capitalised_nouns_are_read(question, reading):
     assert in_english(question) == reading

@@ -22,24 +22,14 @@ from workshop_lib.data.supplychain_data import TABLES
 def in_english(question: str) -> str | None:
     """The question read in English, or None when no word of it was read (it is English already) or
     a word of its own language is left that no reading knows."""
-    text = re.sub(r"[¿¡«»„“”]", " ", question)
-    # French elides: "d'arrivée" is "de arrivée", "l'Ever Acme" is "le Ever Acme"
-    text = re.sub(r"\b(d|l|qu)['’](?=\w)", lambda m: {"d": "de ", "l": "le ", "qu": "que "}[m.group(1).lower()], text,
-                  flags=re.I)
-    # "20-Fuß-Container" is a 20' container; German "am 4. Juni" is "on 4 June"
-    text = _FEET.sub(lambda m: f"{m.group(1)}' ", text)
-    text = _GERMAN_DAY.sub(lambda m: f"on {m.group(1)} " if key_of(m.group(2)) in MONTHS else m.group(0), text)
-    text = _SEPARATED.sub(lambda m: f"{m.group(3).lower()}-{m.group(1)}{m.group(2)}{m.group(4)}", text)
-    text, phrases = _phrases_read(text)
+    text, phrases = _phrases_read(_word_order_read(question))
     out: list[str] = []
     changed = len(phrases)
     for token in re.findall(r"§\d+|[\w'’-]+|[^\w\s]", text):
         if token.startswith("§"):
             out.append(phrases[int(token[1:])])
             continue
-        if "-" in token and key_of(token) not in _written_hyphenated() and \
-                all(_is_english(part) for part in token.split("-")):
-            token = token.replace("-", " ")  # "Open-Top-Container": a German compound of English words
+        token = _compound_split(token)
         read = _word_read(token, out)
         if read == token and token.isalpha() and token[:1].islower() and not _is_english(token):
             return None  # a word left in its own language ("cobraría"): no reading a handler can trust
@@ -52,6 +42,30 @@ def in_english(question: str) -> str | None:
     return re.sub(r"\s+([?.,!:;])", r"\1", re.sub(r"\s{2,}", " ", english)).strip()
 
 
+def _word_order_read(question: str) -> str:
+    """The question with the ways of writing that are not words' own put as English writes them: French
+    elisions, feet, German days, German verbs split or put last."""
+    text = re.sub(r"[¿¡«»„“”]", " ", question)
+    # French elides: "d'arrivée" is "de arrivée", "l'Ever Acme" is "le Ever Acme"
+    text = re.sub(r"\b(d|l|qu)['’](?=\w)", lambda m: {"d": "de ", "l": "le ", "qu": "que "}[m.group(1).lower()], text,
+                  flags=re.I)
+    # "20-Fuß-Container" is a 20' container; German "am 4. Juni" is "on 4 June"
+    text = _FEET.sub(lambda m: f"{m.group(1)}' ", text)
+    text = _GERMAN_DAY.sub(lambda m: f"on {m.group(1)} " if key_of(m.group(2)) in MONTHS else m.group(0), text)
+    text = _SEPARATED.sub(lambda m: f"{m.group(3).lower()}-{m.group(1)}{m.group(2)}{m.group(4)}", text)
+    return _PARTICIPLE_LAST.sub(_participle_first, text)
+
+
+def _compound_split(token: str) -> str:
+    """"Open-Top-Container": a German compound of English words (or of words the glossary reads:
+    "High-Cube-Kühlcontainer") read as its words; a word written hyphenated, or one the glossary reads
+    whole ("an-kommt"), stays."""
+    if "-" not in token or key_of(token) in _written_hyphenated() or key_of(token) in WORDS or \
+            not all(_is_english(part) or key_of(part) in WORDS for part in token.split("-")):
+        return token
+    return " ".join(p if _is_english(p) else WORDS[key_of(p)] for p in token.split("-"))
+
+
 _FEET = re.compile(r"\b(\d{2})\s*-?\s*(?:fu\u00df|fuss|pies|pieds)\b-?", re.I)
 _GERMAN_DAY = re.compile(r"\b(?:am\s+)?(\d{1,2})\.\s+(?=(\w+))", re.I)  # (when a month of the glossary follows)
 
@@ -61,6 +75,18 @@ _GERMAN_DAY = re.compile(r"\b(?:am\s+)?(\d{1,2})\.\s+(?=(\w+))", re.I)  # (when 
 _SEPARATED = re.compile(r"\b(kommt|kommen|f\u00e4hrt|fahrt|fahren|legt|legen|l\u00e4uft|lauft|laufen|trifft|treffen|"
                         r"geh\u00f6rt|gehort|geh\u00f6ren|gehoren)\b"
                         r"([^?.!]*?)\s+(an|ab|aus|ein)\s*([?.!]|$)", re.I)
+
+
+# German puts the participle last ("welche Schiffe wurden 2023 gebaut?"); English right after its verb
+_PARTICIPLE_LAST = re.compile(r"\b(wurden?|worden|waren|war|sind|ist)\s+([^?.!,]{1,40}?)\s+(ge[a-z\u00e4\u00f6\u00fc\u00df]+?(?:t|en))"
+                              r"\s*([?.!]|$)", re.I)
+
+
+def _participle_first(m: re.Match[str]) -> str:
+    """"wurden 2023 gebaut" read as "wurden gebaut in 2023": a year alone after the verb is a time."""
+    rest = m.group(2).strip()
+    rest = f"in {rest}" if re.fullmatch(r"(?:19|20)\d{2}", rest) else rest
+    return f"{m.group(1)} {m.group(3)} {rest}{m.group(4)}"
 
 
 def _phrases_read(text: str) -> tuple[str, list[str]]:

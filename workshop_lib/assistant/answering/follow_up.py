@@ -75,6 +75,8 @@ def read_with(eng: Engine, question: str, previous: str | None, previous_answer:
         return None
     if not is_follow_up(question):
         return None if named_before(eng, question) else _pointed_at(eng, question, previous)
+    if (again := _asked_again_of(eng, question, previous)) is not None:
+        return again
     named = named_before(eng, previous)
     if not named and previous_answer:
         in_answer = named_before(eng, previous_answer)
@@ -87,3 +89,19 @@ def read_with(eng: Engine, question: str, previous: str | None, previous_answer:
         return None  # "and the latest one?": another of the things just talked about, not of the record named
     asked = _POINTING.sub(named[0], asked, count=1) if _POINTING.search(asked) else f"{asked} of {' and '.join(named)}"
     return f"{asked}?"
+
+
+def _asked_again_of(eng: Engine, question: str, previous: str) -> str | None:
+    """"What's the gross weight of CAIU0553203?" then "And of EGHU4778240?": a follow-up that only names
+    another record of the same table is the previous question asked of it; None otherwise."""
+    _, values = assistant.knowledge(eng)
+    links = [lk for lk in values.links(question) if (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS]
+    rest = _LEAD.sub("", question)
+    for lk in links:
+        rest = rest.replace(question[lk.start:lk.end], " ")
+    if len(links) != 1 or re.sub(r"\b(?:of|for|with|the|container|box|vessel|ship|voyage)\b|\W", "", rest, flags=re.I):
+        return None  # it asks something of its own beside the name
+    before = [lk for lk in values.links(previous) if (lk.table, lk.column) == (links[0].table, links[0].column)]
+    if len(before) != 1:
+        return None
+    return f"{previous[:before[0].start]}{question[links[0].start:links[0].end]}{previous[before[0].end:]}"

@@ -1372,7 +1372,9 @@ def substitute(question: str, recalled: Recalled) -> str:
                r"(?:is|are|sits?)(?:\s+(?:now|located|based))?(?:\s+(?:in|at))?\b",
                lambda _: f"{noun_table} {recalled.value}", q, count=1, flags=re.I) if recalled.table == "PORTS" else q
     # a name said for the thing may be followed by the thing's own noun ("Alvarez Foods' box")
-    pattern = (rf"(?:\b(?:the|that|this)\s+)?(?:\b(?:my|our)\s+(?:[\w-]+'s\s+)?(?:[\w-]+\s+)?)?\b{noun}"
+    # ("our Rotterdam consignee's box": a word before whose it is, too)
+    pattern = (rf"(?:\b(?:the|that|this)\s+)?(?:\b(?:my|our)\s+(?:[\w-]+\s+(?=[\w-]+'s\s))?(?:[\w-]+'s\s+)?"
+               rf"(?:[\w-]+\s+)?)?\b{noun}"
                rf"(?:(?:'s|'|\u2019s?)(?:\s+(?:{_nouns_of(recalled.table)})\b)?)?"
                rf"(?:\s+(?:that\s+)?(?:i|we)\s+(?:told|gave|mentioned|said|asked)(?:\s+you)?(?:\s+about)?)?")
     new, count = re.subn(pattern, f"{noun_table} {recalled.value}", q, count=1, flags=re.I) \
