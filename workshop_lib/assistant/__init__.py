@@ -698,9 +698,16 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
     for part in parts:
         if spec.comparative is not None and _BY_HOW_MUCH.search(part):
             continue  # "and by how much?": a comparison of two rows says by how much
+        if _HOW_MUCH_IS_IT.match(part) and any(c.numeric for c in showing[0]):
+            continue  # "which box has the lowest VGM, and how much is it?": the figure is shown beside it
         if _a_figure_does_not_answer(part, asked, spec) or _part_unanswered(part, asked, schema, values, showing):
             return part  # "what's in box X, and how many cartons?": one figure answers the second part only
     return None
+
+
+# a part that asks the figure of the row just asked for ("..., and how much is it?", "and what is it?")
+_HOW_MUCH_IS_IT = re.compile(r"^\W*(?:and\s+)?(?:how (?:much|heavy|big|long|many)|what)(?:'s|\s+is|\s+was)\s+(?:it|that|this)"
+                             r"\W*$", re.I)
 
 
 def _showing(plan: planner.Plan) -> tuple[list[Any], set[str], set[str]]:

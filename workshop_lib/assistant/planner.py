@@ -56,6 +56,8 @@ SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC")
                 # the compass: a port's latitude and longitude
                 "northernmost": ("latitude", "DESC"), "southernmost": ("latitude", "ASC"),
                 "easternmost": ("longitude", "DESC"), "westernmost": ("longitude", "ASC")}
+# ("southern-most", written with a hyphen)
+SUPERLATIVES |= {f"{w[:-4]}-most": v for w, v in SUPERLATIVES.items() if w.endswith("ernmost")}
 # "min" asks for the smallest, unless a number comes before it ("45 min" is minutes)
 MIN_NOT_MINUTES = r"(?<!\d )(?<!\d)min"
 _MIN_WORD = re.compile(MIN_NOT_MINUTES)
@@ -1069,7 +1071,7 @@ _CURRENT = re.compile(r"\b(?:current(?:ly)?|present|actual|ongoing)\s+(?:voyage|
                       # "the voyage she's on (now)": the one a ship is making
                       r"\b(?:voyage|sailing|trip|rotation|journey)\s+(?:she|he|it|they)(?:'s|'re|\s+is|\s+are)\s+on\b|"
                       r"\bon (?:its|her|their) way to\b|"  # "a ship on its way to Jebel Ali": sailing now
-                      r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now|out at sea)\b", re.I)
+                      r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now|out at sea|on the water)\b", re.I)
 
 
 # "boxes on the Manulani right now": now, of the rows a ship carries, is its voyage under way
@@ -1357,6 +1359,8 @@ _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right n
                      r"(?:^\W*(?:my |our |the |a )?[a-z]+(?:'s)? )?(?:(?:is|are|was|were|keeps?|kept) )?(?:asking|wondering)|"
                      r"(?:wants?|needs?|wanted|would like) to know|"
                      r"asked me|"
+                     # chat's courtesy and requests: "gimme the SCAC pls", "lemme know", "can you pull it up"
+                     r"gimme|lemme(?: know)?|pls|plz|thx|cheers|(?:can|could) you (?:pull|dig|look) (?:it|that|this) up|"
                      # what the data holds, said as the assistant's: "ships you track", "in your list", "on file"
                      r"(?:that |which )?you (?:track|follow|monitor|cover|hold|list|know(?: of| about)?|keep tabs on)|"
                      r"in (?:your|the|our) (?:list|data(?:base)?|records?|system|books|files?)|on (?:file|record))\b", re.I)
@@ -1372,12 +1376,20 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
         # "out of", "started", "where is it coming from": words of the port a voyage leaves
         spans += [m.span() for m in re.finditer(r"\bout of\b|\bstart(?:s|ed)?\b|\bc[oa]m(?:es?|ing)\b(?=.*\bfrom\b)",
                                                 words.text, re.I)]
-    spans += _end_words_used(words, spec)
+    return spans + _end_words_used(words, spec) + _shape_words_used(words, spec)
+
+
+def _shape_words_used(words: _Words, spec: Spec) -> list[tuple[int, int]]:
+    """Words the shape of the plan stands for: a range of days ("in the week 19-25 May"), "different",
+    "break down by"."""
+    said = []
+    if any(f.op == "between" and f.column.is_date for f in spec.filters):
+        said.append(r"\b(?:week|period|fortnight|days)\b")
     if spec.action == "distinct":
-        spans += [m.span() for m in re.finditer(_DIFFERENT, words.text, re.I)]
+        said.append(_DIFFERENT)
     if spec.group is not None:  # "break the boxes down by type": the words that say "per"
-        spans += [m.span() for m in re.finditer(r"\b(?:break(?:ing)?|broken|down|grouped|split)\b", words.text, re.I)]
-    return spans
+        said.append(r"\b(?:break(?:ing)?|broken|down|grouped|split)\b")
+    return [m.span() for pattern in said for m in re.finditer(pattern, words.text, re.I)]
 
 
 def _end_words_used(words: _Words, spec: Spec) -> list[tuple[int, int]]:
