@@ -230,12 +230,14 @@ def _headed(lines: list[str]) -> list[str]:
     return out
 
 
+_ASKS_WHO_PAYS = re.compile(r"\b(?:bill\w*|pays?|paid|paying|charg\w*|invoic\w*|liable|bears?)\b", re.I)
+_PAYING_PARTY = re.compile(r"\b(?:shipper|consignee|receiver|forwarder|importer|exporter|merchant|carrier)\b", re.I)
+
+
 def _holds(kind: str, sentence: str, question: str) -> bool:
     """The sentence holds an answer of the kind; a place or a party the question itself names is
     no answer to it."""
-    found = HOLDS[kind].findall(sentence)
-    if kind == "date":  # "24 hours before loading" answers a when as well as a date does ("over six hours" does not)
-        found += [m.group(0) for m in HOLDS["duration"].finditer(sentence) if _BEFORE_AFTER.match(sentence, m.end())]
+    found = HOLDS[kind].findall(sentence) + _said_otherwise(kind, sentence, question)
     if kind in ("place", "party", "person"):
         # "the smoke-in-hold incident - where did the ship divert to?": "hold 3" is the place that
         # says which incident, not where it went ("which berths are closed?" asks for "berths 4 and 5")
@@ -247,6 +249,16 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
         # "how many containers were damaged": a number of containers, not any number ("IMO 9703124")
         return re.search(rf"\b(?:\d+|{_NUMBER_WORDS})\s+(?:[\w-]+\s+){{0,2}}?{counted}", sentence, re.I) is not None
     return bool(found)
+
+
+def _said_otherwise(kind: str, sentence: str, question: str) -> list[str]:
+    """What answers the kind though its pattern does not hold it: "24 hours before loading" a when ("over six
+    hours" does not); "who gets billed for it?" a party of the shipment a tariff charges ("to the shipper")."""
+    if kind == "date":
+        return [m.group(0) for m in HOLDS["duration"].finditer(sentence) if _BEFORE_AFTER.match(sentence, m.end())]
+    if kind == "person" and _ASKS_WHO_PAYS.search(question):
+        return _PAYING_PARTY.findall(sentence)
+    return []
 
 
 def _context_words(question: str) -> set[str]:
@@ -293,6 +305,12 @@ def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> st
     ranked = [(rank, s) for rank, text in enumerate(texts) for s in sentences(text)]
     ident = set().union(*(_identifying(text) for text in texts))
     sentence = _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident)
+    if sentence is None and kind in ("date", "place"):
+        # "During heavy weather on 3 May 2025 the vessel rolled. Six containers were lost overboard.": the
+        # time or place of what happened is often said in the sentence before the one that tells it
+        paired = [(rank, f"{s} {ranked[i + 1][1]}") for i, (rank, s) in enumerate(ranked[:-1])
+                  if ranked[i + 1][0] == rank and _holds(kind, s, question)]
+        sentence = _best_sentence(question, kind, paired + ranked, ident) if paired else None
     return _with_next(sentence, ranked) if sentence is not None and _WHAT_NEXT.search(question) else sentence
 
 
