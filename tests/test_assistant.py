@@ -2586,6 +2586,16 @@ def test_what_happens_next_quotes_the_sentence_after_and_a_code_one_document_wri
     assert a.answer.startswith("According to incidents/reefer-failure-voyage-1042"), a.answer
 
 
+def test_the_day_said_before_what_happened_and_a_party_a_tariff_charges_are_read(docs_eng):
+    from workshop_lib.parts.ingest.corpus import FOLDER
+    report = (FOLDER / "docs" / "incidents" / "container-overboard.md").read_text(encoding="utf-8")
+    day = re.search(r"\b\d{1,2} [A-Z][a-z]+ \d{4}\b", report).group(0)
+    a = answer_question(docs_eng, "when did the Oceanic Harmony lose containers overboard?")
+    assert a.mode == "rag" and day in a.answer.split("\n")[0], a.answer
+    a = answer_question(docs_eng, "who pays the COSCO reefer plug-in fee after the first day?")
+    assert a.mode == "rag" and "shipper" in a.answer.split("\n")[0], a.answer
+
+
 def test_which_ports_offer_an_item_lists_its_rows_ports_in_the_country_named(eng):
     from workshop_lib.data import catalog
     rows = catalog.availability()["SV-PTI"]
@@ -2760,3 +2770,24 @@ def test_rows_over_a_figure_in_another_unit_are_the_datas_not_a_conversion(eng):
     body, mode = ChatService(eng).answer({"question": "which boxes weigh more than 60,000 lbs gross?",
                                           "thread_id": None, "user_id": "u-lbs", "agent": False})
     assert mode == "rag" and all(n in body["answer"] for (n,) in heaviest), body["answer"]
+
+
+def test_more_ways_of_writing_a_superlative_a_period_a_status_and_courtesy(eng):
+    south = _one(eng, "SELECT PORT_NAME FROM {o}.PORTS ORDER BY LATITUDE LIMIT 1")[0][0]
+    assert south in _answer(eng, "What's our southern-most port?").text
+    (day,) = _one(eng, "SELECT MIN(DEPARTURE_DATE) FROM {o}.VOYAGES")[0]
+    start = datetime.date.fromisoformat(str(day)[:10])
+    end = start + datetime.timedelta(days=6)
+    n = _one(eng, f"SELECT COUNT(*) FROM {{o}}.VOYAGES WHERE DEPARTURE_DATE BETWEEN '{start}' AND '{end}'")[0][0]
+    said = f"{start.day}-{end.day} {end.strftime('%B')}" if start.month == end.month else f"{start} to {end}"
+    text = _answer(eng, f"How many sailings departed in the week {said}?").text
+    assert f" {n} voyage" in text and str(start) in text, text
+    at_sea = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                       "WHERE v.STATUS = 'ACTIVE'")[0][0]
+    assert f"There are {at_sea} containers" in _answer(eng, "how many boxes are on the water?").text
+    scac = _one(eng, "SELECT SCAC_CODE FROM {o}.CARRIERS WHERE CARRIER_NAME = 'Yang Ming'")[0][0]
+    assert scac in _answer(eng, "gimme the SCAC for Yang Ming pls").text
+    (box, kg), *_ = _one(eng, "SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM {o}.CONTAINERS ORDER BY GROSS_WEIGHT_KG, "
+                              "CONTAINER_NUMBER LIMIT 1")
+    a = _answer(eng, "Which box has the lowest VGM of all, and how much is it?")
+    assert a.uncovered is None and box in a.text and f"{kg:,.0f}" in a.text, a.text

@@ -864,6 +864,15 @@ def test_forgetting_a_detail_by_its_words_keeps_the_rest_without_its_value(eng, 
     # a country after the city says where the city is: the city is the place kept
     ("m-ctry", ["Our office is in Osaka.", "Big news: we relocated, the office is in Busan, South Korea, since Monday."],
      "What is the next ship due at the port where our office is?", "Busan", "Osaka"),
+    # a day told, changed, then changed again with "it": the newest for "now", the first for "first told"
+    ("m-dl", ["Our buyer wants the export documents for the Santos load ready by 22 July.",
+              "Update: the buyer moved the documents deadline up to 15 July.",
+              "Changed again - they pushed it back, now it's 19 July."],
+     "What's the documents deadline now?", "19 July", "15 July"),
+    ("m-dl1", ["Our buyer wants the export documents for the Santos load ready by 22 July.",
+               "Update: the buyer moved the documents deadline up to 15 July.",
+               "Changed again - they pushed it back, now it's 19 July."],
+     "What was the documents deadline when I first told you about it?", "22 July", "15 July"),
     # references told one after another are picked by the order told
     ("m-refs", ["Here is a booking reference for you: QX-4410, a 20DV to Valencia.",
                 "Another one: QX-4452, a 40HC to Santos."],

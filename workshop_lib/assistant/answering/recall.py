@@ -770,6 +770,10 @@ _ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|t
                                 re.I)
 
 
+# "when I first told you about it": a clause that says which telling
+_WHEN_TOLD = re.compile(r"\W*when\s+(?:i|we)\s+(?:\w+\s+)?(?:told|gave|mentioned|said|wrote)\b", re.I)
+
+
 def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, anyway: bool = False,
                  min_shared: int = said.MIN_SHARED, newest: bool = False, of_a_party: bool = False) -> ChatAnswer | None:
     """No kept memory answers a question about what the user said: their own earlier statement that
@@ -786,6 +790,10 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     asked_roles, told_roles = own_values.roles_of(question), own_values.roles_of(found.text) if found else set()
     if found is None or (asked_roles and told_roles and not asked_roles & told_roles):
         return None  # ("which haulier did I say?" of a sentence about their consignee: it names none)
+    # ("... when I first told you about it" says which telling; it asks nothing)
+    parts = [p for p in assistant.asked_clauses(question) if not _WHEN_TOLD.match(p)]
+    if len(parts) > 1 and said.asks_a_time(question) and len(_A_DAY.findall(found.text)) < len(parts):
+        return None  # "the deadline now, and what was it first?": one day told answers one of the two
     source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",
               "memory_id": found.message_id, "said_at": found.said_at, "said": found.text[:300]}
     return _answer(f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d", "rag",
@@ -801,9 +809,15 @@ def words_said(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Ch
     """The last resort for a question no handler answered ("who inspected the Brightwater box?"): the
     user's own statement that shares at least three of its words and holds the kind of value asked,
     quoted; else None."""
-    if _WORKED_OUT.search(question):
-        return None  # a total or a span is worked out from several things said; one quoted is half of it
-    return _said_answer(eng, question, user_id, agent_id, anyway=True, min_shared=NOT_OWN_MIN_SHARED)
+    if _WORKED_OUT.search(question) or len(assistant.asked_clauses(question)) > 1:
+        # a total or a span is worked out from several things said, and two questions ask two: one quoted is half
+        return None
+    if not said.asks_a_time(question):
+        return _said_answer(eng, question, user_id, agent_id, anyway=True, min_shared=NOT_OWN_MIN_SHARED)
+    # "what's the paperwork deadline now?": two words of theirs and a day asked say which statement, when its
+    # words give a day ("extended by three months yesterday" says when it was said, not the day asked)
+    quoted = _said_answer(eng, question, user_id, agent_id, anyway=True, min_shared=NOT_OWN_MIN_SHARED - 1)
+    return quoted if quoted is not None and _A_DAY.search(quoted.answer.partition("\u201c")[2]) else None
 
 
 _WORKED_OUT = re.compile(r"\bhow (?:many|much|long)\b|\b(?:total|combined|altogether|sum|average|difference|between|"

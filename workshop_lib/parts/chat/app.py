@@ -348,7 +348,9 @@ class ChatService:
                                               thread_id=thread_id)
         # no handler answered: a follow-up with what the thread's previous question named ("and the ETA?"),
         # or the user's own words ("who inspected the Brightwater box?"), not read for a recipe or a greeting
-        off_topic = (answered.route or {}).get("label") in ("OUT_OF_SCOPE", "SMALL_TALK")
+        # (an unsure router is no verdict: "what's the paperwork deadline now?" led by a hair)
+        off_topic = (answered.route or {}).get("label") in ("OUT_OF_SCOPE", "SMALL_TALK") and \
+            not (answered.route or {}).get("unsure")
         return self._as_follow_up(scoped, question, thread_id) or (
             None if off_topic else words_said(self.eng, question, user_id=user_id, agent_id=agent_id)) or answered
 

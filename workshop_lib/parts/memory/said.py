@@ -101,6 +101,11 @@ def _names_the_asked(question: str, statement: Said, *, head_needed: bool = Fals
                                                                            places=set()))
 
 
+def asks_a_time(question: str) -> bool:
+    """The question asks when, or for a date or a deadline."""
+    return _ASKS_TIME.search(question) is not None
+
+
 def _holds_asked(question: str, statement: str) -> bool:
     """The statement holds a value of the kind asked that the question does not already hold."""
     new = statement
@@ -136,6 +141,7 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> tuple[list[Said], l
     first, each without those a later request asked to forget; the messages are read once for both."""
     messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
     changed = _changed_values(eng, user_id, agent_id)
+    theirs = _their_nouns(eng, user_id, agent_id)
     own: list[Said] = []
     every: list[Said] = []
     for m in messages:
@@ -152,10 +158,23 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> tuple[list[Said], l
             stated = personal.statement_part(sentence)
             if _quotable(stated, changed):
                 every.append(Said(stated, m.created_at or "", m.id, before))
-                if own_message or personal.speaks_of_own(stated):
+                if own_message or _of_their_own(stated, theirs):
                     own.append(every[-1])
             before = stated
     return own, every
+
+
+def _their_nouns(eng: Engine, user_id: str, agent_id: str) -> set[str]:
+    """The nouns the user's valid memories call their things by ("customer", "office")."""
+    return {n for r in personal.valid_memories(eng, user_id, agent_id) for n in (r.metadata or {}).get("nouns") or []
+            if len(n) > 2}
+
+
+def _of_their_own(stated: str, nouns: set[str]) -> bool:
+    """I, we, my, our; or "the" before a noun of theirs ("our customer wants ..." then "Update: the
+    customer pulled the deadline ...")."""
+    return personal.speaks_of_own(stated) or \
+        any(personal.stem(m.group(1).lower()) in nouns for m in re.finditer(r"\bthe\s+([a-z]+)\b", stated, re.I))
 
 
 def _quotable(stated: str, changed: set[str]) -> bool:
@@ -231,11 +250,21 @@ def find(eng: Engine, question: str, *, user_id: str, agent_id: str, min_shared:
         i, common, s = c
         return len(common), len(asked & _words(s.text)), -i if original else i
 
-    at, common, best = max(found, key=rank)
-    if newest_on_subject and not original:
+    return _in_time(question, max(found, key=rank), found, every, original, newest_on_subject)
+
+
+def _in_time(question: str, chosen: tuple[int, set[str], Said], found: list[tuple[int, set[str], Said]],
+             every: list[Said], original: bool, newest_on_subject: bool) -> Said:
+    """The statement chosen, or the one on its subject the question's time asks for: the first told for
+    "originally", the newest for "now"."""
+    at, common, best = chosen
+    if original:  # "what was it when I first told you?": an earlier statement on the subject in fewer of its words
+        return next((s for s in every if s.said_at < best.said_at and _holds_asked(question, s.text)
+                     and (_words(s.text) | _words(s.context)) & common), best)
+    if newest_on_subject:
         later = [s for i, c, s in found if i > at and c & common]
         return later[-1] if later else best
-    if not original and _ASKS_NOW.search(question):
+    if _ASKS_NOW.search(question):
         return _latest_on_subject(question, best, common, every)
     return best
 
@@ -347,9 +376,14 @@ def _latest_on_subject(question: str, best: Said, common: set[str], statements: 
     repeat them ("Scratch that, it moved again. It's now the thirteenth."); else the best one."""
     every = [s for s in statements if s.said_at > best.said_at and _holds_asked(question, s.text)]
     newer = [s for s in every if len((_words(s.text) | _words(s.context)) & common) >= 2]
-    changed = [s for s in every if newer and s.said_at > newer[-1].said_at
-               and personal.CHANGE.search(f"{s.context} {s.text}")]
+    # ("they've relaxed it again, now it's 18 June": a change that points back at the subject with "it")
+    anchor = newer[-1] if newer else best
+    changed = [s for s in every if s.said_at > anchor.said_at and personal.CHANGE.search(f"{s.context} {s.text}")
+               and (newer or _POINTS_BACK.search(s.text))]
     return (changed or newer or [best])[-1]
+
+
+_POINTS_BACK = re.compile(r"\b(?:it|it's|that|this)\b", re.I)
 
 
 # a question about how things stand now
