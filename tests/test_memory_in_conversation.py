@@ -901,6 +901,9 @@ def test_the_current_value_is_recalled_after_changes_in_any_words(eng, service, 
     # asked for a number never given, words about the same party hold none
     ("m-code", ["We ship ceramic tiles to Pinewood Interiors in Durban every month."],
      "What container number did I give you for the Pinewood Interiors order?", "You told me on"),
+    # whether a sailing makes a deadline asks the data about the day, not for the day told
+    ("m-make", ["Our buyer in Santos needs the tyres there by 20 July or the order is off."],
+     "Would the next sailing from Valencia to Santos make that deadline?", "You told me on"),
     # two boxes asked of, but only the ports they left from were told
     ("m-two", ["We have two boxes moving: one on the Kota Singa out of Ningbo, one more out of Shanghai."],
      "Which of my two boxes left port first?", "container"),
@@ -932,3 +935,4 @@ def test_a_request_to_be_reminded_in_another_language_is_no_statement(eng, servi
                          threads, "t2")
     assert not text.startswith("Noted"), text
     assert not any("Rappelez" in (r.content or "") for r in _valid(eng, "m-fr"))
+

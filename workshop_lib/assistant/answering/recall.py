@@ -770,6 +770,8 @@ _ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|t
                                 re.I)
 
 
+# a question that asks for something (not yes or no)
+_ASKS_FOR = re.compile(r"^\W*(?:(?:and|so|ok|okay)\W+)?(?:what|what's|whats|when|when's|which|by when|until when)\b", re.I)
 # "when I first told you about it": a clause that says which telling
 _WHEN_TOLD = re.compile(r"\W*when\s+(?:i|we)\s+(?:\w+\s+)?(?:told|gave|mentioned|said|wrote)\b", re.I)
 
@@ -812,7 +814,8 @@ def words_said(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Ch
     if _WORKED_OUT.search(question) or len(assistant.asked_clauses(question)) > 1:
         # a total or a span is worked out from several things said, and two questions ask two: one quoted is half
         return None
-    if not said.asks_a_time(question):
+    if not said.asks_a_time(question) or not _ASKS_FOR.match(question):
+        # ("would the sailing make that deadline?" asks the data about the day, not for the day)
         return _said_answer(eng, question, user_id, agent_id, anyway=True, min_shared=NOT_OWN_MIN_SHARED)
     # "what's the paperwork deadline now?": two words of theirs and a day asked say which statement, when its
     # words give a day ("extended by three months yesterday" says when it was said, not the day asked)

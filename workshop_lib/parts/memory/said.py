@@ -258,6 +258,8 @@ def _in_time(question: str, chosen: tuple[int, set[str], Said], found: list[tupl
     """The statement chosen, or the one on its subject the question's time asks for: the first told for
     "originally", the newest for "now"."""
     at, common, best = chosen
+    if original and _ASKS_NOW.search(question):
+        return best  # "which desk now, and which before?": the statement of the change says both
     if original:  # "what was it when I first told you?": an earlier statement on the subject in fewer of its words
         return next((s for s in every if s.said_at < best.said_at and _holds_asked(question, s.text)
                      and (_words(s.text) | _words(s.context)) & common), best)
