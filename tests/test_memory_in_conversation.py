@@ -936,3 +936,22 @@ def test_a_request_to_be_reminded_in_another_language_is_no_statement(eng, servi
     assert not text.startswith("Noted"), text
     assert not any("Rappelez" in (r.content or "") for r in _valid(eng, "m-fr"))
 
+
+
+def test_a_value_told_in_german_is_recalled_when_asked_again_in_german(eng, service):
+    text, mode = _told_then_asked(service, "m-de", ["Unsere Buchungsnummer bei Hapag ist HLB-5512093."],
+                                  "Wie war nochmal unsere Buchungsnummer?")
+    assert mode == "rag" and "HLB-5512093" in text, text
+    text, mode = _told_then_asked(service, "m-de2", ["Unser Spediteur ist seit Jahren Nordlicht Transporte aus Kiel."],
+                                  "Wie hieß nochmal unser Spediteur? Ich muss ihm die neue Buchung schicken.")
+    assert mode == "rag" and "Nordlicht Transporte" in text, text
+
+
+def test_two_boxes_told_in_one_sentence_are_compared_by_the_data(eng, service):
+    (first, _), (second, _) = eng.query("SELECT c.CONTAINER_NUMBER, v.ARRIVAL_DATE FROM SUPPLYCHAIN.CONTAINERS c "
+                                        "JOIN SUPPLYCHAIN.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                                        "WHERE v.ARRIVAL_DATE IS NOT NULL ORDER BY v.ARRIVAL_DATE, c.CONTAINER_ID LIMIT 2")
+    text, mode = _told_then_asked(service, "m-2box", [f"We have two boxes with you: {second} for our Leeds client and "
+                                                      f"{first} for the Bristol one."],
+                                  "Of my two boxes, which one reaches (or reached) its destination first?")
+    assert mode == "rag" and first in text.split("\n")[1], text

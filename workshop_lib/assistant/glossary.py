@@ -55,7 +55,9 @@ PHRASES = {
     "de 20 pies": "20'", "de 40 pies": "40'", "de 20 pieds": "20'", "de 40 pieds": "40'",
     "te acuerdas": "do you remember", "tu te souviens": "do you remember", "me recuerdas": "remind me",
     "weisst du noch": "do you remember", "erinnerst du dich": "do you remember",
-    "en premier": "first", "en primer lugar": "first", "als erstes": "first", "als erster": "first",
+    "wie war": "what was", "wie ist": "what is",
+    "wie hiess": "what was the name of", "wie hieß": "what was the name of", "wie heisst": "what is the name of",
+    "wie heißt": "what is the name of", "en premier": "first", "en primer lugar": "first", "als erstes": "first", "als erster": "first",
     "rappelez-moi": "remind me", "rappelle-moi": "remind me", "recuerdame": "remind me", "erinnere mich": "remind me",
     "wie lange": "how long", "wie lang": "how long", "al dia": "per day", "por dia": "per day", "par jour": "per day", "pro tag": "per day",
 }
@@ -142,7 +144,7 @@ WORDS = {
     "mi": "my", "mis": "my", "mon": "my", "ma": "my", "mes": "my", "mein": "my", "meine": "my", "meinen": "my",
     "meinem": "my", "unser": "our", "unseren": "our", "unserem": "our", "cliente": "customer",
     "clientes": "customers", "client": "customer", "clients": "customers", "kunde": "customer", "kunden": "customers",
-    "transporteur": "carrier", "transporteurs": "carriers", "fuhrunternehmer": "haulier", "spediteur": "forwarder",
+    "transporteur": "carrier", "transporteurs": "carriers", "fuhrunternehmer": "haulier", "spediteur": "haulier",
     "oficina": "office", "bureau": "office", "buro": "office", "ciudad": "city", "ville": "city", "stadt": "city",
     "code": "code", "codigo": "code", "fecha": "date", "datum": "date", "date": "date", "prevista": "expected",
     "previsto": "expected", "prevue": "expected", "prevu": "expected", "erwartet": "expected", "sur": "on",
@@ -230,7 +232,7 @@ WORDS = {
     "typen": "types", "tamano": "size", "taille": "size", "datos": "data", "daten": "data",
     "donnees": "data", "datenbank": "database", "sistema": "system", "systeme": "system",
     "empresa": "company", "empresas": "companies", "unternehmen": "company", "entreprise": "company",
-    "reserva": "booking", "buchung": "booking", "contrato": "contract", "vertrag": "contract",
+    "reserva": "booking", "buchung": "booking", "buchungsnummer": "booking number", "contrato": "contract", "vertrag": "contract",
     "contrat": "contract", "consignatario": "consignee", "empfanger": "consignee",
     "destinataire": "consignee", "expedidor": "shipper", "versender": "shipper", "expediteur": "shipper",
     "muelle": "berth", "muelles": "berths", "liegeplatz": "berth", "quai": "quay", "quais": "quays",
@@ -303,4 +305,5 @@ WORDS_CAPITALISED = frozenset({"schiff", "schiffe", "schiffes", "reise", "reisen
                                 "schiffs", "evp", "anvers", "amberes", "hambourg", "hamburgo", "singapur", "valence",
                                 "piraus", "flotte", "allianz", "fuss",
                                 "ware", "woche", "monat", "tage", "stunden", "zoll", "wert", "typ", "daten",
-                                "kunde", "kunden", "fuhrunternehmer", "spediteur", "buro", "stadt", "datum", "jahr"})
+                                "kunde", "kunden", "fuhrunternehmer", "spediteur", "buro", "stadt", "datum", "jahr",
+                                "buchung", "buchungsnummer"})

@@ -491,8 +491,9 @@ def _many_asked(eng: Engine, question: str, rec: personal.Recalled, user_id: str
     m = _SEVERAL.search(question)
     if m is None:
         return None
-    kept = [r for r in personal.valid_memories(eng, user_id, agent_id)
-            if any(e[0] == rec.table for e in (r.metadata or {}).get("entities", []))]
+    # (two boxes told in one sentence are two: the values count, not the memories)
+    kept = {str(e[2]) for r in personal.valid_memories(eng, user_id, agent_id)
+            for e in (r.metadata or {}).get("entities", []) if e[0] == rec.table}
     noun = m.group(1)
     if personal.table_of_word(noun) not in (rec.table, None):
         return None
@@ -639,7 +640,7 @@ def _asks_past(question: str) -> bool:
     q = re.sub(r"\b(?:before|after)\s+(?:\d|the\s+\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*", " ", question,
                flags=re.I)
     # ("which of my boxes left Hamburg first": a verb of moving before "first" asks the data's dates)
-    q = re.sub(r"\b(?:arriv|leav|left|depart|sail|reach|get|got|come|came|go|went|dock|land)\w*\s+(?:[\w'-]+\s+){0,3}?"
+    q = re.sub(r"\b(?:arriv|leav|left|depart|sail|reach|get|got|come|came|go|went|dock|land)\w*\s+(?:\S+\s+){0,4}?"
                r"first\b", " ", q, flags=re.I)
     return bool(personal.HISTORY.search(q))
 
@@ -1071,6 +1072,17 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
                             "fallback", memory=source), [])
 
 
+def _asked_in_english(question: str) -> str | None:
+    """The question read in English, or its asking sentences when the rest has words no reading knows
+    ("Wie hieß nochmal unser Spediteur? Ich muss ihm die neue Buchung schicken.")."""
+    asking = " ".join(s for s in personal.sentences(question) if s.rstrip().endswith("?"))
+    return other_languages.in_english(question) or (other_languages.in_english(asking) if asking else None)
+
+
+# a question that asks to be reminded of what was told ("again", "remind me", "what was the name of")
+_REMINDED = re.compile(r"\bagain\b|\bremind me\b|\bdo you remember\b|\bwhat was the name of\b", re.I)
+
+
 def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
                   thread_id: str | None = None) -> ChatAnswer | None:
     """The answer from the user's memory (with the data), their own earlier statement when no kept
@@ -1078,11 +1090,12 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     that shows no date, amount or number for a part that asks one is only part of one: not grounded."""
     answered = _recall(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
     if (answered is None or answered.mode == "fallback") and router.FOREIGN_RE.search(question) \
-            and (english := other_languages.in_english(question)) is not None:
+            and (english := _asked_in_english(question)) is not None:
         again = _recall(eng, english, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         # "¿el barco de Maison Lavande, qué transportista?", read in English: a data answer, whose query used
         # every word; a value recalled alone may rest on a nuance the word-by-word reading lost ("ahora")
-        if again is not None and again.mode == "rag" and "sql" in again.decision_explain:
+        # ("Wie hieß nochmal unser Spediteur?": a request to be reminded of a value told is read well enough)
+        if again is not None and again.mode == "rag" and ("sql" in again.decision_explain or _REMINDED.search(english)):
             answered = dataclasses.replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                                            decision_explain={**again.decision_explain, "read_in_english": english})
     if answered is None or answered.mode != "rag" or _each_kind_shown(question, answered.answer):

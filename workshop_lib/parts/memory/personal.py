@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz import fuzz
 
 from workshop_lib import assistant
-from workshop_lib.assistant import glossary
+from workshop_lib.assistant import glossary, other_languages
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, table_of_noun, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.core.records import RecordDraft
@@ -366,10 +366,20 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
         entities, earlier = _current_and_earlier(entities, stated)
     entities.sort(key=_order)
     entities += [e for e in naming if e not in entities]
-    return PersonalCandidate(stated, tuple(entities), tuple(possessed_nouns(stated, heads=True)), change,
+    return PersonalCandidate(stated, tuple(entities), tuple(_nouns_said(stated)), change,
                              said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
                              time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
                              earlier=tuple(earlier))
+
+
+def _nouns_said(stated: str) -> list[str]:
+    """What they call their thing ("our booking number"), read in English when they wrote another language
+    ("Unsere Buchungsnummer bei Hapag ist ...")."""
+    nouns = possessed_nouns(stated, heads=True)
+    if nouns:
+        return nouns
+    english = other_languages.in_english(stated)
+    return possessed_nouns(english, heads=True) if english else []
 
 
 def _names_their_thing(stated: str, entity: tuple[str, str, str]) -> bool:
