@@ -901,6 +901,12 @@ def test_the_current_value_is_recalled_after_changes_in_any_words(eng, service, 
     # asked for a number never given, words about the same party hold none
     ("m-code", ["We ship ceramic tiles to Pinewood Interiors in Durban every month."],
      "What container number did I give you for the Pinewood Interiors order?", "You told me on"),
+    # a role told for one port, asked in German for another port: not that one
+    ("m-de3", ["Unsere Spedition für Hamburg ist Elbtrans Logistik."],
+     "Welche Spedition haben wir in Bremerhaven?", "Elbtrans"),
+    # "the first day" after a comma is no order of telling or of arrival
+    ("m-first", ["Our voyage is 484W, the goods are for Pinewood Interiors."],
+     "if it lands on schedule, whats the first day Pinewood can actually receive?", "Los Angeles"),
     # whether a sailing makes a deadline asks the data about the day, not for the day told
     ("m-make", ["Our buyer in Santos needs the tyres there by 20 July or the order is off."],
      "Would the next sailing from Valencia to Santos make that deadline?", "You told me on"),

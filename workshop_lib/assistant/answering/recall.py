@@ -640,7 +640,7 @@ def _asks_past(question: str) -> bool:
     q = re.sub(r"\b(?:before|after)\s+(?:\d|the\s+\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*", " ", question,
                flags=re.I)
     # ("which of my boxes left Hamburg first": a verb of moving before "first" asks the data's dates)
-    q = re.sub(r"\b(?:arriv|leav|left|depart|sail|reach|get|got|come|came|go|went|dock|land)\w*\s+(?:\S+\s+){0,4}?"
+    q = re.sub(r"\b(?:arriv|leav|left|depart|sail|reach|get|got|come|came|go|went|dock|land)\w*\s+(?:[^\s,.;:?!]+\s+){0,4}?"
                r"first\b", " ", q, flags=re.I)
     return bool(personal.HISTORY.search(q))
 

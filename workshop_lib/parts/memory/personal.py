@@ -379,7 +379,8 @@ def _nouns_said(stated: str) -> list[str]:
     if nouns:
         return nouns
     english = other_languages.in_english(stated)
-    return possessed_nouns(english, heads=True) if english else []
+    # (only the nouns the reading gave in English: a word left in its own language says no kind of thing)
+    return [n for n in possessed_nouns(english, heads=True) if n not in stated.lower()] if english else []
 
 
 def _names_their_thing(stated: str, entity: tuple[str, str, str]) -> bool:
