@@ -1621,14 +1621,14 @@ def _read_nearest(eng: Engine, question: str, decision: router.RouteDecision, do
         return None
     names = {w for n in named for w in document_reader._stems(n)}
     shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence)) - names
-    if len(shared) < 2 or not shared - _schema_words(eng):
+    if len(shared) < 2 or not shared - schema_words(eng):
         return None
     return _one_sentence(reading, passages, decision, f"no handler answered; the nearest document states the "
                                                        f"{reading.kind} asked, in a sentence sharing "
                                                        f"{', '.join(sorted(shared))} with the question")
 
 
-def _schema_words(eng: Engine) -> frozenset[str]:
+def schema_words(eng: Engine) -> frozenset[str]:
     """The words (as the reader compares them) of every table and column name and comment."""
     return _words_of_text(assistant.knowledge(eng)[0].all_text)
 

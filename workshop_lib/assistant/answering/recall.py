@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from workshop_lib import assistant
 from workshop_lib.assistant import document_reader, other_languages, planner
 from workshop_lib.assistant.answering import router
-from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question
+from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question, schema_words
 from workshop_lib.assistant.schema_links import words_of
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent.sqlplan import tables_read
@@ -771,6 +771,13 @@ _ABOUT_THE_TELLING = re.compile(r"\b(?:i|we)\s+(?:told|gave|mentioned|said|say|t
                                 re.I)
 
 
+def asks_a_day_of_theirs(eng: Engine, question: str) -> bool:
+    """"What's the paperwork deadline now?": a question for a day, with a word the schema does not use (what
+    the user called their thing); "when was the ship built?" is the data's."""
+    return said.asks_a_time(question) and _ASKS_FOR.match(question) is not None and \
+        bool(document_reader._stems(question) - schema_words(eng))
+
+
 # a question that asks for something (not yes or no)
 _ASKS_FOR = re.compile(r"^\W*(?:(?:and|so|ok|okay)\W+)?(?:what|what's|whats|when|when's|which|by when|until when)\b", re.I)
 # "when I first told you about it": a clause that says which telling
@@ -815,7 +822,7 @@ def words_said(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Ch
     if _WORKED_OUT.search(question) or len(assistant.asked_clauses(question)) > 1:
         # a total or a span is worked out from several things said, and two questions ask two: one quoted is half
         return None
-    if not said.asks_a_time(question) or not _ASKS_FOR.match(question):
+    if not asks_a_day_of_theirs(eng, question):
         # ("would the sailing make that deadline?" asks the data about the day, not for the day)
         return _said_answer(eng, question, user_id, agent_id, anyway=True, min_shared=NOT_OWN_MIN_SHARED)
     # "what's the paperwork deadline now?": two words of theirs and a day asked say which statement, when its

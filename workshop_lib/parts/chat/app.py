@@ -46,7 +46,13 @@ from starlette.routing import Route
 from workshop_lib import config
 from workshop_lib.assistant.answering import follow_up
 from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, answer_question
-from workshop_lib.assistant.answering.recall import catalog_of_their_own, recall_answer, with_their_parts, words_said
+from workshop_lib.assistant.answering.recall import (
+    asks_a_day_of_theirs,
+    catalog_of_their_own,
+    recall_answer,
+    with_their_parts,
+    words_said,
+)
 from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
@@ -348,9 +354,9 @@ class ChatService:
                                               thread_id=thread_id)
         # no handler answered: a follow-up with what the thread's previous question named ("and the ETA?"),
         # or the user's own words ("who inspected the Brightwater box?"), not read for a recipe or a greeting
-        # (an unsure router is no verdict: "what's the paperwork deadline now?" led by a hair)
+        # (an unsure router is no verdict on a day of theirs: "what's the paperwork deadline now?" led by a hair)
         off_topic = (answered.route or {}).get("label") in ("OUT_OF_SCOPE", "SMALL_TALK") and \
-            not (answered.route or {}).get("unsure")
+            not ((answered.route or {}).get("unsure") and asks_a_day_of_theirs(self.eng, question))
         return self._as_follow_up(scoped, question, thread_id) or (
             None if off_topic else words_said(self.eng, question, user_id=user_id, agent_id=agent_id)) or answered
 
