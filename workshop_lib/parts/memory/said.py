@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
 from workshop_lib.parts.memory import own_values, personal
@@ -140,8 +140,8 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> tuple[list[Said], l
     """(the user's statements about their own things: I, we, my, our; all their statements), oldest
     first, each without those a later request asked to forget; the messages are read once for both."""
     messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
-    changed = _changed_values(eng, user_id, agent_id)
-    theirs = _their_nouns(eng, user_id, agent_id)
+    memories = personal.valid_memories(eng, user_id, agent_id)  # read once for both
+    changed, theirs = _changed_values(memories), _their_nouns(memories)
     own: list[Said] = []
     every: list[Said] = []
     for m in messages:
@@ -164,10 +164,9 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> tuple[list[Said], l
     return own, every
 
 
-def _their_nouns(eng: Engine, user_id: str, agent_id: str) -> set[str]:
+def _their_nouns(memories: list[Any]) -> set[str]:
     """The nouns the user's valid memories call their things by ("customer", "office")."""
-    return {n for r in personal.valid_memories(eng, user_id, agent_id) for n in (r.metadata or {}).get("nouns") or []
-            if len(n) > 2}
+    return {n for r in memories for n in (r.metadata or {}).get("nouns") or [] if len(n) > 2}
 
 
 def _of_their_own(stated: str, nouns: set[str]) -> bool:
@@ -184,11 +183,11 @@ def _quotable(stated: str, changed: set[str]) -> bool:
         not any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", stated, re.I) for v in changed)
 
 
-def _changed_values(eng: Engine, user_id: str, agent_id: str) -> set[str]:
+def _changed_values(memories: list[Any]) -> set[str]:
     """The values the user's valid memories say were changed ("moved out of Kestrel Park", "not Alvarez"):
     earlier values that are none of the memory's current ones."""
     out: set[str] = set()
-    for r in personal.valid_memories(eng, user_id, agent_id):
+    for r in memories:
         meta = r.metadata or {}
         current = {str(e[2]).lower() for e in meta.get("entities") or []}
         # (told in another statement: a name the same sentence said before the current one is no change of it)
