@@ -686,8 +686,7 @@ def _declined(eng: Engine, question: str, rec: personal.Recalled, said: str, sou
                        _explain("a question about an earlier value; no earlier value remembered", "fallback",
                                 memory=source), [])
     several = _SEVERAL.search(question)
-    if several is not None and personal.table_of_word(several.group(1)) not in (rec.table, None) \
-            and not _all_of_that_kind(eng, question, rec, user_id, agent_id):
+    if several is not None and personal.table_of_word(several.group(1)) not in (rec.table, None):
         # "which of my two boxes left first?" of a port told: the boxes themselves were never named
         return _answer(f"You asked about your {several.group(0).split(maxsplit=1)[-1]}, but what I remember of them is "
                        f"a {_called(rec)} ({rec.value}, {said}), not which {several.group(1)} they are, so I can't "

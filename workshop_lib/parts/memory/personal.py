@@ -1037,15 +1037,19 @@ def _of_the_kind_asked(question: str, kind: str, memories: list[Any]) -> Recalle
     return _with_words_of(found, memories) if found is not None else None
 
 
+def _told_index(question: str) -> int | None:
+    """Which of several things told an ordinal picks, as an index in the order told (-1: the last); None
+    without one."""
+    m = _ORDER_TOLD.search(question)
+    return None if m is None else _ORDINALS[(m.group(1) or m.group(2)).lower()]
+
+
 def _kind_by_order_told(question: str, kind: str, memories: list[Any]) -> Recalled | None:
     """"Which booking reference did I give you last?": among their values of the kind asked (`memories` is
     newest first), the one the ordinal picks by the order told; None without one, or with fewer than two."""
-    m = _ORDER_TOLD.search(question)
+    index = _told_index(question)
     told = [r for r in reversed(memories) if [e[:2] for e in _remembered_entities(r)][:1] == [[OWN, kind]]]
-    if m is None or len(told) < 2:
-        return None
-    index = _ORDINALS[(m.group(1) or m.group(2)).lower()]
-    if index >= len(told):
+    if index is None or len(told) < 2 or index >= len(told):
         return None
     table, column, value = _remembered_entities(told[index])[0]
     return dataclasses.replace(_value_of(told[index], table, column, value, kind.lower()), ordinal=True)
@@ -1060,12 +1064,11 @@ def _by_order_told(question: str, memories: list[Any], words: list[tuple[str, st
                    asked_nouns: set[str]) -> Recalled | None:
     """The thing of theirs an ordinal picks among several of one kind, by the order the user told them
     (`memories` is newest first); None without an ordinal, or with fewer than two such things."""
-    m = _ORDER_TOLD.search(question)
-    if m is None:
+    index = _told_index(question)
+    if index is None:
         return None
     told = [(rec, r) for rec in reversed(memories) if (r := _recalled_from(rec, question, words, asked_nouns)) is not None]
     kinds = {(r.table, r.column) for _, r in told}
-    index = _ORDINALS[(m.group(1) or m.group(2)).lower()]
     if len(kinds) != 1 or len(told) < 2 or index >= len(told):
         return None
     rec, recalled = told[index]

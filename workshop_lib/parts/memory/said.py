@@ -380,11 +380,11 @@ def _latest_on_subject(question: str, best: Said, common: set[str], statements: 
     # ("they've relaxed it again, now it's 18 June": a change that points back at the subject with "it")
     anchor = newer[-1] if newer else best
     changed = [s for s in every if s.said_at > anchor.said_at and personal.CHANGE.search(f"{s.context} {s.text}")
-               and (newer or _POINTS_BACK.search(s.text))]
+               and (newer or _POINTS_AT_IT.search(s.text))]
     return (changed or newer or [best])[-1]
 
 
-_POINTS_BACK = re.compile(r"\b(?:it|it's|that|this)\b", re.I)
+_POINTS_AT_IT = re.compile(r"\b(?:it|it's|that|this)\b", re.I)
 
 
 # a question about how things stand now
