@@ -877,6 +877,13 @@ def test_forgetting_a_detail_by_its_words_keeps_the_rest_without_its_value(eng, 
     ("m-refs", ["Here is a booking reference for you: QX-4410, a 20DV to Valencia.",
                 "Another one: QX-4452, a 40HC to Santos."],
      "Which booking reference did I give you most recently?", "QX-4452", "QX-4410"),
+    # a day told about a thing the data does not hold ("our Bilbao bid") is read from the sentence kept
+    ("m-bid", ["Heads up: the closing date for our Bilbao bid is 9 August."],
+     "When is the closing date for our Bilbao bid?", "9 August", "You haven't"),
+    # taken back with a new value in the next sentence: a correction, the new one kept
+    ("m-tb", ["Our CMA CGM booking number for the Felixstowe load is CMX-550120.",
+              "Disregard what I said about the booking number, wrong file. The correct one is CMX-550188."],
+     "What's our CMA CGM booking number?", "CMX-550188", "CMX-550120"),
 ])
 def test_the_current_value_is_recalled_after_changes_in_any_words(eng, service, user, told, asked, said, unsaid):
     text, mode = _told_then_asked(service, user, told, asked)
@@ -910,6 +917,10 @@ def test_the_current_value_is_recalled_after_changes_in_any_words(eng, service, 
     # whether a sailing makes a deadline asks the data about the day, not for the day told
     ("m-make", ["Our buyer in Santos needs the tyres there by 20 July or the order is off."],
      "Would the next sailing from Valencia to Santos make that deadline?", "You told me on"),
+    # taken back with nothing in its place: the reference goes, whatever else it told stays
+    ("m-tb2", ["The booking number for our reefer on the Ever Acme is EV-30417.",
+               "Disregard what I said about the booking number - that belongs to a different shipper."],
+     "What booking number do we have for the Ever Acme reefer?", "30417"),
     # two boxes asked of, but only the ports they left from were told
     ("m-two", ["We have two boxes moving: one on the Kota Singa out of Ningbo, one more out of Shanghai."],
      "Which of my two boxes left port first?", "container"),
@@ -961,3 +972,13 @@ def test_two_boxes_told_in_one_sentence_are_compared_by_the_data(eng, service):
                                                       f"{first} for the Bristol one."],
                                   "Of my two boxes, which one reaches (or reached) its destination first?")
     assert mode == "rag" and first in text.split("\n")[1], text
+
+
+def test_forgetting_a_detail_never_kept_keeps_what_was_kept_and_reads_nothing_back(eng, service):
+    threads: dict = {}
+    _ask(service, "m-ph", "Our freight forwarder is Carrow Logistics; their desk number is +31 10 555 0192.", threads)
+    text, mode, _ = _ask(service, "m-ph", "Forget that phone number for Carrow, I'd rather it isn't stored.", threads)
+    assert mode == "fallback" and "0192" not in text and "nothing was forgotten" in text, text
+    assert any("Carrow" in r.content for r in _valid(eng, "m-ph"))
+    text, mode, _ = _ask(service, "m-ph", "who is our freight forwarder?", threads, "t2")
+    assert mode == "rag" and "Carrow Logistics" in text and "0192" not in text, text

@@ -830,6 +830,24 @@ def words_said(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Ch
     return quoted if quoted is not None and _A_DAY.search(quoted.answer.partition("\u201c")[2]) else None
 
 
+def kept_sentence_answers(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """The user's words quoted (words_said) when they are the sentence of a memory still kept (never a
+    forgotten or corrected one), name every value the question names, and hold a day when a day is asked."""
+    quoted = words_said(eng, question, user_id=user_id, agent_id=agent_id)
+    if quoted is None:
+        return None
+    text = quoted.answer.partition("\u201c")[2].rstrip("\u201d")
+    kept = {(r.content or "").strip() for r in personal.valid_memories(eng, user_id, agent_id)}
+    named = [lk.text for lk in assistant.knowledge(eng)[1].links(question) if lk.how in ("exact", "fuzzy", "partial")]
+    if text.strip() not in kept or any(v.lower() not in text.lower() for v in named):
+        return None
+    if said.asks_a_time(question):
+        return quoted if _A_DAY.search(text) else None
+    # any other kind of value: every word of theirs the question says is in the sentence ("the booking ref for
+    # the cocoa Dmitri did"; not "the bill of lading number" of a sentence that gives a box number)
+    return None if document_reader._stems(question) - document_reader._stems(text) else quoted
+
+
 _WORKED_OUT = re.compile(r"\bhow (?:many|much|long)\b|\b(?:total|combined|altogether|sum|average|difference|between|"
                          r"compare\w*|more|less|fewer)\b|\bwould\b[^?]*\bcost\b", re.I)
 

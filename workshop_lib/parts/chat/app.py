@@ -49,6 +49,7 @@ from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, an
 from workshop_lib.assistant.answering.recall import (
     asks_a_day_of_theirs,
     catalog_of_their_own,
+    kept_sentence_answers,
     recall_answer,
     with_their_parts,
     words_said,
@@ -212,6 +213,13 @@ def _asks_beside_forgetting(turn: str) -> bool:
                r"when|why|how|is|are|can|could|do|does)\b", s, re.I)) for s in personal.sentences(turn))
 
 
+def _only_asks_to_forget(turn: str) -> bool:
+    """A sentence of the turn asks to forget something ("forget ...", not "what did I say to forget?"), and
+    no other sentence asks anything."""
+    return any(personal.FORGET.search(s) and not personal.QUESTION.match(s.strip()) for s in personal.sentences(turn)) \
+        and not _asks_beside_forgetting(turn)
+
+
 def _noted(stored: list[Any]) -> ChatAnswer:
     """A turn that only tells the assistant something of theirs: what was kept, said back. A fallback:
     nothing was looked up, and the memory is theirs, not a source."""
@@ -334,6 +342,14 @@ class ChatService:
                               {"intent": "FORGET", "handler": "personal memory", "mode": "fallback",
                                "reason": "the turn only asks to forget something the user told", "used_llm": "none"},
                               [], [], "none", None, False)
+        if not any(w.forgotten for w in kept) and _only_asks_to_forget(asked):
+            # "forget that phone number for Dunmore" when no memory holds one: nothing kept goes, and
+            # the request is no question (their earlier words are not read back to them)
+            return ChatAnswer("I had not kept anything that matches that, so nothing was forgotten; what I keep of "
+                              "yours is unchanged.", "fallback",
+                              {"intent": "FORGET", "handler": "personal memory", "mode": "fallback",
+                               "reason": "the turn asks to forget something no kept memory holds", "used_llm": "none"},
+                              [], [], "none", None, False)
         stored = [w for w in kept if w.stored_id]
         if stored and self.llm is None and not personal.asks_anything(asked):
             return _noted(stored)
@@ -344,6 +360,10 @@ class ChatService:
         (a catalog answer that ignores a thing of theirs declined), else the last readings."""
         agent_id = self.eng.agent_id
         recalled = recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        if recalled is not None and recalled.mode == "fallback":
+            # a memory read but declined ("your durban is Durban" for the tender's deadline): that memory's
+            # own sentence answers it when it holds the kind of value asked
+            recalled = kept_sentence_answers(self.eng, question, user_id=user_id, agent_id=agent_id) or recalled
         if recalled is not None:
             return with_their_parts(self.eng, question, recalled, user_id=user_id, agent_id=agent_id,
                                     thread_id=thread_id)

@@ -27,7 +27,7 @@ def what_stays(content: str, request: str, named: list[str], others: list[str]) 
     the request repeats goes. "" when nothing of `others` is left to keep."""
     kept = _clauses_kept(content, _content_words(request), named, others)
     # ("has a new gate code" without the gate code: the words left dangling at the end go too)
-    kept = [re.sub(r"\s+(?:has|have|is|are|with)?\s*(?:a|an|the|our|my|new)?(?:\s+new)?\s*$", "", c) or c for c in kept]
+    kept = [re.sub(r"\s+(?:has|have|is|are|with)?\s*(?:a|an|the|our|my|new)?(?:\s+new)?\s*[.!]?\s*$", "", c) or c for c in kept]
     rest = ", ".join(c.strip().rstrip(".") for c in kept if c.strip())
     return rest + "." if rest and any(_has(rest, o) for o in others) else ""
 

@@ -61,12 +61,12 @@ _FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re
 # the speaker is its subject.
 _SUBJECTLESS = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|also|just|btw|fyi)\b[\s,!.]*)*(?:there\b[\s,!.]*)?"
                           r"(?!(?:morning|evening|nothing|something|anything|everything|thing)\b)[a-z]+ing\b", re.I)
-_QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|whats|wat's|which|who|who's|whom|whose|where|"
+QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|whats|wat's|which|who|who's|whom|whose|where|"
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
 CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:moving|switching) (?:over )?to|"
-                     r"ignore|actually|wrong|sorry|mixed up|scratch|"
+                     r"ignore|disregard|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
                      r"(?:has|have|had) (?:left|quit|retired))\b", re.I)
@@ -201,7 +201,7 @@ def statement_part(sentence: str) -> str:
     if _REQUEST.match(sentence.strip()) or _REQUEST.match(_opening_in_english(sentence)):
         return ""  # "Remind me who our haulier is, and ...": a request, whatever its end, states nothing
     clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
-    kept = [c for i, c in enumerate(clauses) if not (c.endswith("?") or (_QUESTION.match(c) and not _PREDICATE.match(c))
+    kept = [c for i, c in enumerate(clauses) if not (c.endswith("?") or (QUESTION.match(c) and not _PREDICATE.match(c))
                                                     or (i and _PREDICATE.match(c) and sentence.rstrip().endswith("?")))]
     return ", ".join(kept)
 
@@ -225,7 +225,7 @@ _PREDICATE = re.compile(r"(?:has|have|had)\b(?!\s+(?:it|he|she|they|you|we|i|the
 def asks_anything(turn: str) -> bool:
     """Whether any sentence of a turn asks something (a question or a request), not only states."""
     clauses = [c.strip() for sentence in sentences(turn) for c in _CLAUSE.split(sentence) if c.strip()]
-    return "?" in turn or any(_QUESTION.match(c) or _REQUEST.match(c) for c in clauses)
+    return "?" in turn or any(QUESTION.match(c) or _REQUEST.match(c) for c in clauses)
 
 
 def speaks_of_own(stated: str) -> bool:
@@ -653,14 +653,14 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
     before = ""
     for sentence in sentences(text):
         said_before, before = before, sentence
-        if not FORGET.search(sentence) or _QUESTION.match(sentence.strip()):
+        if not (FORGET.search(sentence) or _taken_back(sentence, text)) or QUESTION.match(sentence.strip()):
             continue
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
         if not memories:
             break
         # "Kessler Brothers closed their account. Forget everything about them.": what the sentence before names
         named = f"{said_before} {sentence}" if POINTS_BACK.search(sentence) and said_before else sentence
-        targets = _memories_to_forget(named, memories, values)
+        targets = [r for r in _memories_to_forget(named, memories, values) if _holds_the_detail(sentence, r)]
         kept: set[str] = set()
         for r in targets:
             if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
@@ -711,6 +711,9 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     names it by its noun, its role or "that" (it goes whole), or nothing else is in it."""
     entities = _remembered_entities(r)
     codes = _codes_said(r.content or "", request)
+    if _A_REFERENCE.search(request):  # "forget the booking ref": the reference it holds goes with its words
+        refs = [e[2] for e in entities if e[0] == OWN and e[1] == "CODE" and e[2] not in codes]
+        codes, request = codes + refs, " ".join([request, *refs])
     # a reference of theirs is a detail of what it belongs to: its words go, not the clause
     named = [e[2] for e in entities if _named_in(e, request, values) and e[2] not in codes]
     named, request = _sum_forgotten(r.content or "", request, [e[2] for e in entities], named)
@@ -718,6 +721,21 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     if not (named or codes or _a_detail_named(r, request)) or not others:
         return ""
     return what_stays(r.content or "", request, named, others)
+
+
+# a request whose object is a contact detail ("forget that phone number for Dunmore")
+_FORGETS_CONTACT = re.compile(r"\b(?:forget|delete|erase|remove|drop)\s+(?:about\s+)?(?:the|that|this|my|our|his|her|their)\s+"
+                              r"(?:\w+\s+)?(?:phone|telephone|mobile|cell|direct line|e-?mail|number)\b", re.I)
+
+
+def _holds_the_detail(request: str, r: Any) -> bool:
+    """A request to forget a contact detail forgets a memory that holds one (digits or an address), not
+    the memory of whose it is: "forget that phone number for Dunmore" of "our broker is Dunmore Clearing"
+    (the number was never kept) keeps the broker."""
+    return not _FORGETS_CONTACT.search(request) or re.search(r"\d{3}|@", r.content or "") is not None
+
+
+_A_REFERENCE = re.compile(r"\b(?:ref|refs|reference|references|number|numbers|code|codes|no)\b", re.I)
 
 
 def _a_detail_named(r: Any, request: str) -> bool:
@@ -785,12 +803,36 @@ def _memories_to_forget(sentence: str, memories: list[Any], values: Any) -> list
     tiers = [
         _named_by_value(sentence, memories, named),
         _with_metadata(memories, "nouns", set(possessed_nouns(sentence))),
+        _about_in_their_words(sentence, memories),
         [r for r in memories if tables & {e[0] for e in _remembered_entities(r)}],
         _with_metadata(memories, "roles", roles),
         memories[-1:] if re.search(r"\b(?:that|it|this)\b", sentence, re.I) and not _told_before_the_request(sentence)
         else [],
     ]
     return next((t for t in tiers if t), [])
+
+
+def _taken_back(sentence: str, turn: str) -> bool:
+    """"Ignore what I said about the booking ref - that was another customer's": taken back with nothing in
+    its place. With a value after it in the turn ("..., it's actually Kestrel Imports") it is a correction."""
+    m = _ABOUT_THE.search(sentence)
+    if m is None or not re.search(r"\b(?:scrap|scratch|ignore|disregard)\s+(?:what|everything|all)\b", sentence, re.I):
+        return False
+    after = turn[turn.find(sentence) + m.end():]
+    # a value: a number or a name (a capital not at a sentence's start)
+    return not re.search(r"\d|(?<![.!?\-\u2013\u2014:]\s)(?<!^)\b[A-Z]", after.strip())
+
+
+# "ignore what I said about the booking ref": the thing named by the user's words, up to a clause's end
+_ABOUT_THE = re.compile(r"\b(?:said|told you|mentioned|wrote)\s+(?:about|re|regarding|on)\s+(?:the|my|our)\s+([^,;.!?\u2013\u2014]+?)"
+                        r"(?=\s+-\s|[,;.!?\u2013\u2014]|$)", re.I)
+
+
+def _about_in_their_words(sentence: str, memories: list[Any]) -> list[Any]:
+    """The memories whose words hold every word of what the request says it is about ("the booking ref")."""
+    m = _ABOUT_THE.search(sentence)
+    words = content_words(m.group(1)) if m else set()
+    return [r for r in memories if words and words <= content_words(r.content or "")]
 
 
 def _told_before_the_request(sentence: str) -> bool:
@@ -913,8 +955,8 @@ def refers_to_own(question: str) -> bool:
     q = question.strip()
     clauses = [c.strip() for c in _CLAUSE.split(q)] + [c.strip() for c in _SENTENCE.split(q)]
     return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I) or _POINTED_ORDINAL.search(q)) and (
-        q.endswith("?") or bool(_QUESTION.match(q)) or
-        any(_QUESTION.match(c) or _REQUEST.match(c) or c.endswith("?") for c in clauses))
+        q.endswith("?") or bool(QUESTION.match(q)) or
+        any(QUESTION.match(c) or _REQUEST.match(c) or c.endswith("?") for c in clauses))
 
 
 def question_nouns(question: str) -> list[tuple[str, str | None]]:
