@@ -2791,3 +2791,15 @@ def test_more_ways_of_writing_a_superlative_a_period_a_status_and_courtesy(eng):
                               "CONTAINER_NUMBER LIMIT 1")
     a = _answer(eng, "Which box has the lowest VGM of all, and how much is it?")
     assert a.uncovered is None and box in a.text and f"{kg:,.0f}" in a.text, a.text
+
+
+def test_what_a_ship_can_take_of_two_named_is_capacity_and_a_table_read_from_its_comment(eng):
+    (a, ta), (b, tb) = _one(eng, "SELECT VESSEL_NAME, CAPACITY_TEU FROM {o}.VESSELS ORDER BY CAPACITY_TEU DESC LIMIT 2")
+    text = _answer(eng, f"{b} or {a}: which of the two can take more boxes?").text
+    assert text and f"{ta:,}" in text and f"{tb:,}" in text and text.index(a) < text.index(b), text
+    # two tables named; the words of one's comment say which is asked
+    a = answer_question(eng, "which table keeps the vessels' latest AIS position reports?")
+    assert re.search(r"SUPPLYCHAIN\.[A-Z_.]+", a.answer).group(0) == f"{OWNER}.VESSEL_POSITIONS", a.answer
+    # a code said first, asked of after a long dash
+    code = _one(eng, "SELECT PACKAGE_TYPE FROM {o}.CARGO_ITEMS WHERE PACKAGE_TYPE = 'BG' LIMIT 1")[0][0]
+    assert "bag" in answer_question(eng, f"and package type {code} \u2014 what is that?").answer

@@ -982,3 +982,11 @@ def test_forgetting_a_detail_never_kept_keeps_what_was_kept_and_reads_nothing_ba
     assert any("Carrow" in r.content for r in _valid(eng, "m-ph"))
     text, mode, _ = _ask(service, "m-ph", "who is our freight forwarder?", threads, "t2")
     assert mode == "rag" and "Carrow Logistics" in text and "0192" not in text, text
+
+
+def test_a_question_no_reading_covers_is_not_answered_with_a_query_of_its_few_english_words(eng, service):
+    threads: dict = {}
+    _ask(service, "m-fr2", "For the record, our coffee is booked on voyage 935W.", threads)
+    text, mode, _ = _ask(service, "m-fr2", "Le client parle français : y a-t-il un changement de tarifs au port "
+                                           "d'arrivée de notre voyage ?", threads, "t2")
+    assert mode == "fallback" and "Tanger" not in text, text

@@ -113,7 +113,15 @@ def map_words(raw: list[str]) -> list[str]:
         meaning = PHRASES.get((stems[i], stems[i + 1]))
         if meaning:
             out[i], out[i + 1] = "-", meaning
+    for i in range(len(stems) - 2):
+        # "takes more boxes", "holds the most containers": what a ship can take is its capacity
+        if stems[i] in _CAN_TAKE and stems[i + 1] in _MORE_OR_LESS and out[i + 2] in ("container", "capacity"):
+            out[i], out[i + 2] = "-", "capacity"
     return out
+
+
+_CAN_TAKE = {"take", "hold", "fit", "accommodate"}
+_MORE_OR_LESS = {"more", "most", "fewer", "fewest", "less", "least"}
 
 
 def words_of(text: str) -> list[str]:

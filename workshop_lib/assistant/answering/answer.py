@@ -470,7 +470,7 @@ def _only_the_code_asked(question: str, links: list[Any], col: Any) -> bool:
     first = min(lk.start for lk in links)
     rest = rest[max((m.end() for m in re.finditer(r"[:;.!?]\s", question[:first])), default=0):]
     # ("Package type PX - what's that?": the code said first, then asked of with a pointer)
-    pointed = re.search(r"[-–,:]\s*(?:so\s+)?what(?:'s|\s+is|\s+does)\s+(?:that|it|this)(?:\s+mean)?\W*$", rest, re.I)
+    pointed = re.search(r"[-–—,:]\s*(?:so\s+)?what(?:'s|\s+is|\s+does)\s+(?:that|it|this)(?:\s+mean)?\W*$", rest, re.I)
     if pointed:
         rest = "what " + rest[:pointed.start()]
     words = re.findall(r"[a-z]+", rest.lower())
@@ -1148,8 +1148,10 @@ def _schema_facts_turn(eng: Engine, question: str, vector: Any, named: list[str]
     if router.METHOD_RE.search(question) and len(tables_in(question)) >= 2:
         return _relationships_between(eng, question, turn, vector)
     if named and kind == "table" and len(held := {n.removeprefix(f"{OWNER}.").split(".")[0] for n in named}) == 1:
-        # "what table tells me the goods - descriptions, HS codes ...": the table of the columns named
-        return _tables_named_in_words(eng, question, turn, vector, tables=sorted(held))
+        # "what table tells me the goods - descriptions, HS codes ...": the table of the columns named, unless
+        # the question names two tables and its words are one's comment ("the ships' latest AIS positions")
+        said = _said_of_one(eng, question, tables_in(question))
+        return _tables_named_in_words(eng, question, turn, vector, tables=said if len(said) == 1 else sorted(held))
     if named:
         return _named_first(eng, turn, named)
     if _RELATION_RE.search(question):

@@ -1113,8 +1113,16 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     memory matches (said.py), an honest 'not told' fallback, or None (not about theirs). An answer
     that shows no date, amount or number for a part that asks one is only part of one: not grounded."""
     answered = _recall(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
-    if (answered is None or answered.mode == "fallback") and router.FOREIGN_RE.search(question) \
-            and (english := _asked_in_english(question)) is not None:
+    foreign = router.FOREIGN_RE.search(question) is not None
+    english = _asked_in_english(question) if foreign else None
+    if foreign and english is None and answered is not None and "sql" in answered.decision_explain:
+        # a query planned from the few English-looking words of a question no reading knows ("y a-t-il un
+        # changement d'horaires ... dans le port d'arrivée de notre voyage?" is not "which port")
+        return dataclasses.replace(answered, answer="I could not read all of that question, so I will not answer "
+                                   "it from the data; asking it in English helps.", mode="fallback", used_chunks=[],
+                                   decision_explain={**answered.decision_explain, "mode": "fallback",
+                                                     "reason": "a query from a question no reading covers"})
+    if (answered is None or answered.mode == "fallback") and english is not None:
         again = _recall(eng, english, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         # "¿el barco de Maison Lavande, qué transportista?", read in English: a data answer, whose query used
         # every word; a value recalled alone may rest on a nuance the word-by-word reading lost ("ahora")
