@@ -91,3 +91,24 @@ def test_which_came_first_in_a_middle_clause_is_answered_with_the_days_between(s
     body, mode = service.answer({"question": "Which came first, opening the bonded warehouse or signing Tagus, and how "
                                              "many days apart?", "thread_id": None, "user_id": "mid-a", "agent": False})
     assert mode == "rag" and "7 days apart" in body["answer"] and body["answer"].startswith("opening"), body["answer"]
+
+
+def test_days_ago_and_days_left_are_counted_from_the_day_told_as_today(service):
+    threads: dict = {}
+    loaded, due, moved, today = (datetime.date(2025, 5, 21), datetime.date(2025, 6, 20), datetime.date(2025, 6, 24),
+                                 datetime.date(2025, 6, 9))
+    _ask(service, "tl-tod", "The Marlow pallets were loaded at the plant on 21 May.", threads)
+    _ask(service, "tl-tod", "Payment for the Marlow order falls due on the twentieth of June.", threads, "t2")
+    _ask(service, "tl-tod", "Small change: Marlow's payment got moved to 24 June.", threads, "t3")
+    text, mode = _ask(service, "tl-tod", "It's the 9th of June today - how many days ago were the Marlow pallets loaded?",
+                      threads, "t4")
+    assert mode == "rag" and text.startswith(f"{(today - loaded).days} days"), text
+    _ask(service, "tl-tod", "Today is June 9.", threads, "t5")
+    text, mode = _ask(service, "tl-tod", "how many days are left until the Marlow payment?", threads, "t5")
+    # the day moved is the one counted to, not the first one told
+    assert mode == "rag" and text.startswith(f"{(moved - today).days} days") and (due - today).days != \
+        (moved - today).days, text
+    # no day told as today: nothing to count from
+    text, mode = _ask(service, "tl-tod2", "Payment for the Ferris order falls due on the twentieth of June.", threads)
+    text, mode = _ask(service, "tl-tod2", "how many days left until the Ferris payment?", threads, "t2")
+    assert mode == "fallback", text

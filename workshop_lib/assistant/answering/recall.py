@@ -1295,8 +1295,8 @@ def _told_time_asked(question: str, values: Any) -> bool:
     """A question naming a value of the data asks the data, unless it asks what the user said, or which
     of two things of theirs came first or how far apart ("between our Piraeus office opening and ...")."""
     named = [lk for lk in values.links(question) if lk.how in ("exact", "explained")]
-    return not named or bool(_TOLD_TIME.search(question)) or (personal.refers_to_own(question)
-                                                             and timeline.compares_two(question))
+    return not named or bool(_TOLD_TIME.search(question)) or timeline.counts_from_today(question) or \
+        (personal.refers_to_own(question) and timeline.compares_two(question))
 
 
 def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
@@ -1306,7 +1306,8 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
     if not timeline.asks_about_time(question):
         return None
     if any(table for _, table in personal.question_nouns(question)) and not (
-            personal.refers_to_own(question) or _TOLD_TIME.search(question) or timeline.asks_what_happened(question)):
+            personal.refers_to_own(question) or _TOLD_TIME.search(question) or timeline.asks_what_happened(question)
+            or timeline.counts_from_today(question)):
         return None  # "when was the ship built?": a question about the data's rows, not the user's days
     schema, values = assistant.knowledge(eng)
     year = planner.reference_year(schema)

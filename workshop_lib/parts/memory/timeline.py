@@ -250,6 +250,42 @@ def _span(question: str, found: list[Event]) -> Answer | None:
     return Answer(f"{days} days: from {_said(a)} to {_said(b)}.", (a, b))
 
 
+# days counted from today to a day told, or back to it: "how many days ago", "how many days left until"
+_FROM_TODAY = re.compile(r"\bhow (?:many|much) (?:days|weeks)\b.*\b(?:ago|left|until|till|to go|remain\w*|away)\b|"
+                         r"\bdays? (?:ago|left|to go)\b", re.I)
+_TODAY = word_root("today")
+
+
+def _today_told(question: str, found: list[Event]) -> datetime.date | None:
+    """The day the user says today is: right after "today" in the question ("counting from today, 2 June"), else
+    the latest clause of theirs that says it ("Today is 2 June."); None when never said."""
+    for m in re.finditer(r"\btoday\b", question, re.I):  # the day right after the word ("today, 2 June")
+        if days := dates_in(question[m.end():m.end() + 30], _year_of(found)):
+            return days[0][1]
+    told = [e for e in found if _TODAY in e.own]
+    return told[-1].date if told else None
+
+
+def _year_of(found: list[Event]) -> int:
+    return found[0].date.year if found else datetime.date.today().year
+
+
+def _from_today(question: str, found: list[Event]) -> Answer | None:
+    """"How many days ago was the first gate-in, counting from today, 2 June?", "how many days left until
+    my doc cut-off?": the day told today is, and the one event the other words name (the latest told of
+    those they name alike: a day moved is said again in the same words)."""
+    today = _today_told(question, found)
+    others = [e for e in found if _TODAY not in e.own and e.message_id != "this turn"]
+    named = _best(_distinctive(question, others) - {_TODAY}, others, want=1)
+    if today is None or not named or named[-1].date == today:
+        return None
+    event = named[-1]
+    days = abs((event.date - today).days)
+    ends = (event, today) if event.date < today else (today, event)
+    said = [_said(e) if isinstance(e, Event) else f"today, {e.day} {e:%B %Y}" for e in ends]
+    return Answer(f"{days} days: from {said[0]} to {said[1]}.", (event,))
+
+
 def _one_date(question: str, found: list[Event]) -> Answer | None:
     """The one event the words name, when the clause its date is in names it too (a date said in
     another clause of the sentence may be of something else)."""
@@ -294,7 +330,13 @@ def compares_two(question: str) -> bool:
     about two things told, whatever data values their names carry ("between our Piraeus office
     opening and the haulier contract")."""
     steps = _steps(question)
-    return bool(steps) and steps[0] in (_which_first, _span)
+    return bool(steps) and steps[0] in (_which_first, _from_today, _span)
+
+
+def counts_from_today(question: str) -> bool:
+    """"How many days ago ...", "how many days left until ...": days counted from the day told as today."""
+    steps = _steps(question)
+    return bool(steps) and steps[0] is _from_today
 
 
 def asks_about_time(question: str) -> bool:
@@ -310,6 +352,8 @@ def _steps(question: str) -> list[Step]:
     steps: list[Step] = []
     if (_FIRST.search(question) or _LAST.search(question)) and " or " in question:
         steps.append(_which_first)
+    if _FROM_TODAY.search(question):
+        steps.append(_from_today)
     if _SPAN.search(question):
         steps.append(_span)
     if _DATE.search(question):
