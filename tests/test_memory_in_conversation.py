@@ -880,6 +880,9 @@ def test_forgetting_a_detail_by_its_words_keeps_the_rest_without_its_value(eng, 
     # a day told about a thing the data does not hold ("our Bilbao bid") is read from the sentence kept
     ("m-bid", ["Heads up: the closing date for our Bilbao bid is 9 August."],
      "When is the closing date for our Bilbao bid?", "9 August", "You haven't"),
+    # a complaint about a firm whose name carries the noun asked, said in passing without "our"
+    ("m-moan", ["ugh. Norland Trucking no-showed at Tilbury again this morning, that's twice now. Anyway, thanks."],
+     "remind me which trucking company I was complaining about?", "Norland Trucking", "You haven't"),
     # taken back with a new value in the next sentence: a correction, the new one kept
     ("m-tb", ["Our CMA CGM booking number for the Felixstowe load is CMX-550120.",
               "Disregard what I said about the booking number, wrong file. The correct one is CMX-550188."],

@@ -347,8 +347,14 @@ def _says_the_head(question: str, statement: str) -> bool:
     ("which trucking outfit ...": "our haulier ..."), said as theirs."""
     head = _role_head(_asked_head(question))
     # (not a customer: a user has many, and which one a question means takes more than the noun)
-    return bool(head) and head[:4] not in _CUSTOMERS and bool(_with_kindred({head[:4]}) & _roots(statement)) \
-        and personal.speaks_of_own(statement)
+    if not head or head[:4] in _CUSTOMERS or not _with_kindred({head[:4]}) & _roots(statement):
+        return False
+    # said as theirs, or a name that carries the noun ("which haulage firm": "Brennan Haulage missed ...")
+    return personal.speaks_of_own(statement) or any(head[:4] in _roots(name) for name in _NAME.findall(statement))
+
+
+# a name of two or more capitalised words ("Brennan Haulage"), not at the statement's start alone
+_NAME = re.compile(r"\b[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+)+")
 
 
 def _role_head(head: str | None) -> str:
