@@ -58,7 +58,7 @@ from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.ingest import index
-from workshop_lib.parts.memory import personal, preferences
+from workshop_lib.parts.memory import personal, preferences, totals
 from workshop_lib.parts.memory.writer import observe_user_turn
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -328,6 +328,11 @@ class ChatService:
             return None
         if (said_back := self._kept_said_back(kept, asked)) is not None:
             return said_back
+        if (total := totals.answer(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id)) is not None:
+            # "what do we spend a month on that lane?": their count times their price (or the catalog's)
+            return ChatAnswer(total.text, "rag", {"intent": "PERSONAL_MEMORY", "handler": "personal memory", "mode": "rag",
+                                                  "reason": "a total worked out from the figures the user gave",
+                                                  "used_llm": "none"}, total.sources, total.sources, "all", None, False)
         if any(w.stored_id or w.forgotten for w in kept):
             return answer_question(scoped, asked, llm=self.llm)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
@@ -360,6 +365,14 @@ class ChatService:
         (a catalog answer that ignores a thing of theirs declined), else the last readings."""
         agent_id = self.eng.agent_id
         recalled = recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        if recalled is not None and recalled.mode == "rag" and totals.asks_a_total(question) and \
+                recalled.decision_explain.get("reason") == "the remembered value itself":
+            # a price they gave is no answer to what it comes to ("the rate I gave you ... our monthly spend?")
+            recalled = dataclasses.replace(
+                recalled, mode="fallback", used_chunks=[],
+                answer=f"I can't work that total out offline; I have only one figure of it. {recalled.answer}",
+                decision_explain={**recalled.decision_explain, "mode": "fallback",
+                                  "reason": "a total asked; the remembered value is one of its figures"})
         if recalled is not None and recalled.mode == "fallback":
             # a memory read but declined ("your durban is Durban" for the tender's deadline): that memory's
             # own sentence answers it when it holds the kind of value asked
