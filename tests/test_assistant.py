@@ -2803,3 +2803,19 @@ def test_what_a_ship_can_take_of_two_named_is_capacity_and_a_table_read_from_its
     # a code said first, asked of after a long dash
     code = _one(eng, "SELECT PACKAGE_TYPE FROM {o}.CARGO_ITEMS WHERE PACKAGE_TYPE = 'BG' LIMIT 1")[0][0]
     assert "bag" in answer_question(eng, f"and package type {code} \u2014 what is that?").answer
+
+
+def test_a_year_after_built_a_verb_of_having_a_party_who_asks_and_which_key(eng):
+    later = _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS WHERE YEAR_BUILT >= 2020 ORDER BY VESSEL_NAME")
+    text = _answer(eng, "list the ships built 2020 or later").text
+    assert text and all(n in text for (n,) in later), text
+    per = _one(eng, "SELECT c.ALLIANCE, COUNT(*) FROM {o}.VESSELS v JOIN {o}.CARRIERS c ON c.CARRIER_ID = v.CARRIER_ID "
+                    "WHERE c.ALLIANCE IS NOT NULL GROUP BY c.ALLIANCE ORDER BY 2 DESC, 1")
+    text = _answer(eng, "how many vessels does each alliance deploy?").text
+    assert text and all(f"{a}: {n}" in text for a, n in per), text
+    # a country said of someone outside the data is no filter, and who asks is no part of the question
+    (box, kg), *_ = _one(eng, "SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM {o}.CONTAINERS ORDER BY CONTAINER_ID LIMIT 1")
+    text = _answer(eng, f"German importer needs the gross weight of {box}").text
+    assert text and f"{kg:,.0f} kg" in text, text
+    a = answer_question(eng, "containers and voyages: what key?")
+    assert "CONTAINERS.VOYAGE_ID" in a.answer, a.answer

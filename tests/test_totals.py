@@ -23,8 +23,8 @@ def _price(item_id: str) -> float:
 
 def _conversation(service, user: str, turns: list[str]) -> tuple[str, str]:
     """Each turn in a thread of its own; the last turn's (answer, mode)."""
-    for i, text in enumerate(turns):
-        body, mode = service.answer({"question": text, "thread_id": None, "user_id": f"{user}", "agent": False})
+    for text in turns:
+        body, mode = service.answer({"question": text, "thread_id": None, "user_id": user, "agent": False})
     return body["answer"], mode
 
 

@@ -103,7 +103,7 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 # Plain English that asks, links or is polite, and says nothing about what is asked.
 _PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
 standard regular normal send sends sent sending carrying carried belong belongs belonging dock docks docking docked
-operate operates operated operating run runs running own owns owned fly flies flying leave leaves
+operate operates operated operating run runs running own owns owned fly flies flying field fields deploy deploys leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
 contain contains stored store recorded record use uses using used called take make come keep kept right now today
@@ -1359,6 +1359,8 @@ _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right n
                      r"(?:^\W*(?:my |our |the |a )?[a-z]+(?:'s)? )?(?:(?:is|are|was|were|keeps?|kept) )?(?:asking|wondering)|"
                      r"(?:wants?|needs?|wanted|would like) to know|"
                      r"asked me|"
+                     # "US consignee wants the VGM of ...": who asks, before what they want
+                     r"^\W*(?:my |our |the |a |an )?(?:[A-Za-z]+ ){0,2}?(?:wants?|needs?)(?= (?:the|a|an|to (?:see|have|get))\b)|"
                      # chat's courtesy and requests: "gimme the SCAC pls", "lemme know", "can you pull it up"
                      r"gimme|lemme(?: know)?|pls|plz|thx|cheers|(?:can|could) you (?:pull|dig|look) (?:it|that|this) up|"
                      # what the data holds, said as the assistant's: "ships you track", "in your list", "on file"
@@ -2276,13 +2278,14 @@ def _in_column_unit(text: str, col: Column, value: float, value2: float | None) 
 def _year_filter(words: _Words, schema: Schema, spec: Spec, used: set[str]) -> None:
     """"Ships built in 2023": a year the question names, equal, on the target's year column (a date
     column takes the whole year); "in 2020 or later" is one end of a range."""
-    for m in re.finditer(r"\b(?:in|of|from|during)\s+((?:19|20)\d{2})\b", words.text):
-        if m.start(1) in words.used_numbers:
+    for m in _YEAR_SAID.finditer(words.text):
+        g = next(i for i in (1, 2, 3) if m.group(i))
+        if m.start(g) in words.used_numbers:
             continue
-        year = int(m.group(1))
+        year = int(m.group(g))
         cols = schema.columns.get(spec.target, [])
         col = next((c for c in cols if "YEAR" in c.name), None)
-        op = _year_end(words, m.end(1))
+        op = _year_end(words, m.end(g))
         if col is not None:
             said = f"{_label(col).replace('year ', '')} in {year}" + \
                 ("" if op == "=" else f" or {'later' if op == '>=' else 'earlier'}")
@@ -2294,7 +2297,13 @@ def _year_filter(words: _Words, schema: Schema, spec: Spec, used: set[str]) -> N
             col = next((c for c in dates if "ARRIVAL" in c.name), dates[0]) if words.has(r"arriv\w*|eta") else dates[0]
             spec.filters.append(_whole_year(col, year, op))
         used.add(col.ref)
-        words.used_numbers.add(m.start(1))
+        words.used_numbers.add(m.start(g))
+
+
+# a year named: after in/of/from/during, right after "built", or before "or later" / "onwards" ("built 2021 or later")
+_YEAR_SAID = re.compile(r"\b(?:in|of|from|during)\s+((?:19|20)\d{2})\b|(?<=\bbuilt\s)((?:19|20)\d{2})\b|"
+                        r"\b((?:19|20)\d{2})(?=\s+(?:(?:or|and)\s+(?:later|after|newer|earlier|before|older|prior)|"
+                        r"onwards?)\b)")
 
 
 def _year_end(words: _Words, at: int) -> str:

@@ -20,6 +20,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, Column, Schema, stem, words_of
 from workshop_lib.data import countries
+from workshop_lib.data.supplychain_data import TABLES
 
 Query = Callable[[str], Sequence[Sequence[Any]]]
 NAME_COLUMNS = {("VESSELS", "VESSEL_NAME"), ("CARRIERS", "CARRIER_NAME"), ("PORTS", "PORT_NAME")}
@@ -124,7 +125,7 @@ class ValueIndex:
         approximate = self._approximate(question, text, taken)
         found = [lk for lk in found if not any(o.start <= lk.start and lk.end <= o.end and o.how == "fuzzy"
                                                for o in approximate)] + approximate
-        found = self._as_listed_beside(found, question)
+        found = [lk for lk in self._as_listed_beside(found, question) if not _describes_an_outside_party(lk, question)]
         return sorted(_intersected(_narrowed(found, text), text), key=lambda link: link.start)
 
     def _as_listed_beside(self, found: list[Link], question: str) -> list[Link]:
@@ -302,6 +303,25 @@ class ValueIndex:
 
     def _name_word(self, word: str, capital: bool) -> bool:
         return capital or (word not in self.plain and len(word) >= 6)
+
+
+def _describes_an_outside_party(lk: Link, question: str) -> bool:
+    """"US consignee", "a German importer": a country said of a noun the schema has no word for describes
+    someone outside the data, not the rows of a country column ("US carriers", "ports in the US" are)."""
+    if "COUNTRY" not in lk.column or re.search(r"\b(?:my|our|your|their)\s+$", question[:lk.start], re.I):
+        return False  # ("our UK office": a thing of theirs the user's memory may name by its country)
+    after = re.match(r"\s+([a-z][a-z-]+)\b(?:\s+([a-z][a-z-]+)\b)?", question[lk.end:])
+    if after is None:
+        return False
+    # (the noun may be the second word: "Korean shipping lines")
+    return not any(w in _SCHEMA_WORDS or stem(w) in _SCHEMA_WORDS for w in after.groups() if w)
+
+
+# the words the schema's tables, columns and synonyms use ("carrier", "based", "flag", "port" ...)
+_SCHEMA_WORDS = frozenset(SYNONYMS) | frozenset(SYNONYMS.values()) | frozenset(TABLE_NOUNS) | frozenset(
+    w for t in TABLES for c in t.column_names for w in c.lower().split("_")) | frozenset(
+    stem(w) for t in TABLES for w in t.name.lower().split("_")) | frozenset(
+    "and or in of with from to is are was were have has that which who the a an for based headquartered".split())
 
 
 def _inside_a_reference(text: str, m: re.Match, column: tuple[str, str]) -> bool:

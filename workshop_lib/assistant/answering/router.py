@@ -173,7 +173,7 @@ WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere 
                             r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",
                             _FLAGS)
 RELATION_RE = re.compile(r"\b(?:link|links|linked|join|joins|joined|connect\w*|relat\w*|references?|foreign key|"
-                         r"tied|ties|keys? between)\b|"
+                         r"tied|ties|keys? between)\b|\b(?:which|what) keys?\b|"
                          r"\bhow (?:do|can|would|should) (?:i|we|you) (?:get|go|navigate|trace|walk) from\b", _FLAGS)
 CAPACITY_RE = re.compile(r"\bhow (?:many|much)\b[^?]*\b(?:can|could|may)\b[^?]*\b(?:carry|hold|take|fit|load)\b", _FLAGS)
 DOC_RE = re.compile(
