@@ -52,3 +52,16 @@ def test_french_son_after_a_verb_is_its_and_va_is_going():
 ])
 def test_german_compounds_days_and_capitalised_nouns_are_read(question, reading):
     assert in_english(question) == reading
+
+
+@pytest.mark.parametrize(("question", "reading"), [
+    # a size said after the box's noun goes first, as English puts it
+    ("Combien de conteneurs dry 20 pieds sont disponibles à Santos ?", "how many 20' dry containers are available at Santos?"),
+    ("¿Cuál es el peso bruto medio de un contenedor ventilado de 20 pies?",
+     "which is the gross weight average of a 20' ventilated container?"),
+    # "que" after a comparison is "than"; "peso muerto" is deadweight; "se trouve" is "is"
+    ("¿Tiene el Kota Ratna más peso muerto que el MSC Aurelia?", "has the Kota Ratna more deadweight than the MSC Aurelia?"),
+    ("Où se trouve la date d'arrivée ?", "where is the date of arrival?"),
+])
+def test_sizes_after_the_noun_comparisons_and_where_a_thing_is_are_read(question, reading):
+    assert in_english(question) == reading

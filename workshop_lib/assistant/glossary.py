@@ -60,6 +60,9 @@ PHRASES = {
     "wie heißt": "what is the name of", "en premier": "first", "en primer lugar": "first", "als erstes": "first", "als erster": "first",
     "rappelez-moi": "remind me", "rappelle-moi": "remind me", "recuerdame": "remind me", "erinnere mich": "remind me",
     "wie lange": "how long", "wie lang": "how long", "al dia": "per day", "por dia": "per day", "par jour": "per day", "pro tag": "per day",
+    # deadweight, "where is it found", "give me"
+    "peso muerto": "deadweight", "port en lourd": "deadweight", "se trouvent": "are",
+    "se encuentran": "are", "dame": "give me", "donne-moi": "give me", "gib mir": "give me",
 }
 WORDS = {
     # asking
@@ -284,6 +287,13 @@ WORDS = {
     "an-lauft": "calls at", "an-laufen": "call at", "an-gehort": "belongs to", "an-gehoren": "belong to",
     "recuerdas": "remember", "erinnerst": "remember", "souviens": "remember", "rappelle": "remind",
     "dije": "said", "dicho": "said", "gesagt": "said", "dit": "said",
+    # a few more words of the data's and the catalog's questions
+    "ventilado": "ventilated", "ventilados": "ventilated", "ventilada": "ventilated", "ventiladas": "ventilated",
+    "ventile": "ventilated", "ventiles": "ventilated", "belufteter": "ventilated", "beluftete": "ventilated",
+    "moyen": "average", "medio": "average", "media": "average",
+    "cifras": "figures", "cifra": "figure", "chiffres": "figures", "zahlen": "figures",
+    "ihrer": "her", "ihrem": "her", "ihren": "her",
+    "catalogo": "catalog", "catalogue": "catalog", "katalog": "catalog", "servicio": "service",
 }
 MONTHS = {
     "januar": "January", "enero": "January", "janvier": "January", "februar": "February", "febrero": "February",

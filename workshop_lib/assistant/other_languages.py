@@ -42,6 +42,10 @@ def in_english(question: str) -> str | None:
     return re.sub(r"\s+([?.,!:;])", r"\1", re.sub(r"\s{2,}", " ", english)).strip()
 
 
+_SIZE_AFTER = re.compile(r"\b(conteneurs?|contenedor(?:es)?)\s+((?:[a-z]+\s+){0,2}?)(?:de\s+)?(\d{2})\s*(?:pieds|pies|['’])",
+                         re.I)
+
+
 def _word_order_read(question: str) -> str:
     """The question with the ways of writing that are not words' own put as English writes them: French
     elisions, feet, German days, German verbs split or put last."""
@@ -51,6 +55,8 @@ def _word_order_read(question: str) -> str:
                   flags=re.I)
     # "20-Fuß-Container" is a 20' container; German "am 4. Juni" is "on 4 June"
     text = _FEET.sub(lambda m: f"{m.group(1)}' ", text)
+    # "un conteneur reefer 40 pieds", "un contenedor reefer de 40 pies": the size goes first, as English puts it
+    text = _SIZE_AFTER.sub(lambda m: f"{m.group(3)}' {m.group(2) or ''}{m.group(1)}", text)
     text = _GERMAN_DAY.sub(lambda m: f"on {m.group(1)} " if key_of(m.group(2)) in MONTHS else m.group(0), text)
     text = _SEPARATED.sub(lambda m: f"{m.group(3).lower()}-{m.group(1)}{m.group(2)}{m.group(4)}", text)
     return _PARTICIPLE_LAST.sub(_participle_first, text)
@@ -112,6 +118,8 @@ def _word_read(token: str, before: list[str]) -> str:
         return _COMPASS[key]
     if key in MONTHS:
         return MONTHS[key]
+    if key == "que" and any(w in ("more", "less", "fewer") for w in before[-4:]):
+        return "than"  # "más peso muerto que la Ever Acme": a comparison's "than"
     if key == "fahrt" and token.islower():
         return "sails"  # "fährt" sails; "die Fahrt" is the voyage
     named = token[:1].isupper() and before and before[-1] not in ".?!" and key not in WORDS_CAPITALISED
