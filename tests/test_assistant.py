@@ -2819,3 +2819,22 @@ def test_a_year_after_built_a_verb_of_having_a_party_who_asks_and_which_key(eng)
     assert text and f"{kg:,.0f} kg" in text, text
     a = answer_question(eng, "containers and voyages: what key?")
     assert "CONTAINERS.VOYAGE_ID" in a.answer, a.answer
+
+
+def test_a_reference_the_question_names_is_answered_only_from_a_document_that_writes_it(docs_eng):
+    from workshop_lib.parts.ingest.corpus import FOLDER
+    claim = (FOLDER / "docs" / "claims" / "laptop-shortage-claim.md").read_text(encoding="utf-8")
+    ref = re.search(r"CL-\d{4}-\d{4}", claim).group(0)
+    counted = re.search(r"counted (\d+) cartons", claim).group(1)
+    a = answer_question(docs_eng, f"For claim {ref}, how many cartons did the consignee count?")
+    assert a.mode != "fallback" and counted in a.answer and "laptop-shortage-claim" in a.answer, a.answer
+    # a reference no document writes: the documents do not answer, whatever passage is near
+    a = answer_question(docs_eng, "For claim CL-2031-7777, how many cartons did the consignee count?")
+    assert a.mode == "fallback" and "CL-2031-7777" in a.answer, a.answer
+
+
+def test_where_a_tables_rows_are_kept_is_the_table_and_an_attribute_is_its_column(eng):
+    a = answer_question(eng, "where are the voyages kept?")
+    assert re.search(r"SUPPLYCHAIN\.[A-Z_.]+", a.answer).group(0) == f"{OWNER}.VOYAGES", a.answer
+    a = answer_question(eng, "where is the arrival date of a voyage kept?")
+    assert re.search(r"SUPPLYCHAIN\.[A-Z_.]+", a.answer).group(0) == f"{OWNER}.VOYAGES.ARRIVAL_DATE", a.answer

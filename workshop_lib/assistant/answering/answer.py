@@ -38,7 +38,7 @@ from workshop_lib.assistant import (
     value_meanings,
 )
 from workshop_lib.assistant.answering import availability, goods_boxes, router
-from workshop_lib.assistant.schema_links import stem_root, words_of
+from workshop_lib.assistant.schema_links import TABLE_NOUNS, map_words, stem_root, words_of
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
@@ -1333,14 +1333,15 @@ def _explained_alone(eng: Engine, part: str, subject: str) -> bool:
 # "which field ...", "where is X stored", "where do I find X": where a thing is kept
 _WHERE_KEPT = re.compile(r"\b(?:which|what) (?:column|col|field)s?\b|\bwhere (?:do|does|would) (?:\w+ ){0,3}?(?:keep|store|record)\b|"
                          r"\b(?:columns?|fields?)\b.*\b(?:holds?|stores?|has|says?)\b|"
-                         r"\bwhere(?: is|'s| are)? .* (?:stored|kept|recorded|held)\b|\bwhich column\b|\bread for\b|"
+                         r"\bwhere(?: is|'s| are)? .* (?:stored|kept|recorded|held|listed)\b|\bwhich column\b|\bread for\b|"
                          r"\bwhere (?:do|can|would|should) (?:i|we|you) (?:find|see|get|look up|read)\b", re.I)
 
 
 def _asked_kind(question: str) -> str | None:
     """'column' for "which column / field ... ", 'table' for "which table / what does the table hold"."""
     if _WHERE_KEPT.search(question):
-        return "column"
+        # "where are the shipping lines listed?": rows of one table, named by its noun alone, are the table
+        return "table" if _rows_of_one_table(question) else "column"
     if _RELATION_RE.search(question):
         return None  # a relationship is its own kind of fact
     if router.CAPACITY_RE.search(question):
@@ -1354,6 +1355,15 @@ def _asked_kind(question: str) -> str | None:
 
 
 _RELATION_RE = router.RELATION_RE
+
+
+def _rows_of_one_table(question: str) -> bool:
+    """The thing asked where it is kept is a table's rows ("the shipping lines"): one table named, and no
+    other word of the question names an attribute of it."""
+    m = re.search(r"\bwhere (?:are|is) (?:the |all (?:the )?)?([\w ]{2,30}?) (?:listed|stored|kept|held)\b", question, re.I)
+    meant = map_words(words_of(m.group(1))) if m else []
+    return m is not None and bool(meant) and all(w in TABLE_NOUNS or w == "-" for w in meant) and \
+        len(tables_in(m.group(1))) == 1
 
 
 def _path_facts(eng: Engine, a: str, b: str, considered: list[Any]) -> list[Any]:
@@ -1768,11 +1778,41 @@ def _document_languages() -> dict[str, str]:
     return {e.doc_id: e.lang or "en" for e in manifest.read(corpus.MANIFEST, skip_bad=True).entries}
 
 
+# a reference a document may write: letters, then at least three digits ("CL-2025-0533", "HLB-2290417")
+_REFERENCE = re.compile(r"\b[A-Z]{2,}-?(?=(?:[\w-]*\d){3})[\w-]*\d\b")
+
+
+_EVERY_PASSAGE = 1000  # the document index's largest k (parts/ingest/index.py)
+
+
+def _where_the_code_is(eng: Engine, docs, decision: router.RouteDecision, vector) -> ChatAnswer | None:
+    """"In claim CL-2025-0533, at which port ...": passages that do not write the reference the question
+    names answer another document's question. The nearest document that writes it answers (one sentence),
+    else the documents do not; None when the question names none or the passages used write it."""
+    codes = [c for c in _REFERENCE.findall(docs.question)]
+    used = " ".join(str(c.get("text", "")) + str(c.get("subject", "")) for c in docs.decision.used_chunks)
+    missing = [c for c in codes if c.lower() not in used.lower()]
+    if not missing:
+        return None
+    # (every passage is read: the search is a full scan, and a reference is not a meaning to be near)
+    passages = [{"subject": str(h["doc_id"]), "text": str(h["text"]), "similarity": h.get("similarity"),
+                 "chunk_no": h["chunk_no"]} for h in index.search(eng, docs.question, _EVERY_PASSAGE, vector=vector)]
+    doc = next((str(p["subject"]) for p in passages if missing[0].lower() in str(p["text"]).lower()), None)
+    if doc is None:
+        return _declined(decision, f"No document I have mentions {missing[0]}, so the documents do not answer this.",
+                         "documents (Part 8)")
+    near = [p for p in passages if p["subject"] == doc]
+    return other_document_answer(eng, docs, decision, near + [{**p, "similarity": near[0].get("similarity")}
+                                                                for p in _document_passages(eng, doc)], set(missing))
+
+
 def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, compared: dict,
                     vector=None) -> ChatAnswer:
     d = docs.decision
     text = ask.render(docs)
     used_llm = "none"
+    if llm is None and d.mode != "fallback" and (elsewhere := _where_the_code_is(eng, docs, decision, vector)) is not None:
+        return elsewhere
     if llm is None and d.mode != "fallback":
         reading = _read_documents(eng, docs, vector)
         if (unread := _not_answered_by(reading, docs, decision)) is not None:
