@@ -993,3 +993,11 @@ def test_a_question_no_reading_covers_is_not_answered_with_a_query_of_its_few_en
     text, mode, _ = _ask(service, "m-fr2", "Le client parle français : y a-t-il un changement de tarifs au port "
                                            "d'arrivée de notre voyage ?", threads, "t2")
     assert mode == "fallback" and "Tanger" not in text, text
+
+
+def test_a_box_number_corrected_keeps_the_customer_it_was_for(eng, service):
+    (first,), (second,) = eng.query("SELECT CONTAINER_NUMBER FROM SUPPLYCHAIN.CONTAINERS ORDER BY CONTAINER_ID LIMIT 2")
+    text, mode = _told_then_asked(service, "m-fix", [f"Our buyer Quayside Ceramics has box {first} on the water.",
+                                                     f"Oops, wrong number: it's not {first}, it's {second}."],
+                                  "What box number have you got for Quayside?")
+    assert mode == "rag" and second in text and first not in text, text

@@ -77,7 +77,7 @@ _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
              "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
 # Words that start a sentence with a capital without being a name.
 _ORDINARY = set("""i i'm i'll i've i'd we we're hi hey hello ok okay so also and but please thanks thank yes no
-yep nope sorry actually wait ugh oh well hmm big small new old our my the a an it it's that this they their
+yep nope sorry actually wait ugh oh oops whoops ah argh damn well hmm big small new old our my the a an it it's that this they their
 from for with in on at to fyi btw just most remember note keep forget ignore disregard scrap scratch drop don't do not quick update
 reminder correction heads got we've we'd we'll morning evening afternoon cheers since until after before as
 last next anyway then now every bit some another she she's he he's they they're you you're

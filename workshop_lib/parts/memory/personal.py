@@ -557,12 +557,27 @@ def _carried(cand: PersonalCandidate, olds: list[Any]) -> tuple[list[dict[str, s
     return earlier, nouns
 
 
+def _names_kept(cand: PersonalCandidate, olds: list[Any]) -> list[list[str]]:
+    """"It's not ONEU8933061, it's ONEU6645791" of "our consignee Harlow Retail has box ONEU8933061": the
+    names of their own the old memory held that the correction does not replace (Harlow Retail's box)."""
+    said = {str(e[2]).lower() for e in cand.entities}
+    subjects = {subject_of(t, c) for t, c, _ in cand.entities}
+    # only when the correction replaces another value of the old memory (the box), not its name
+    replaced = [r for r in olds if any(subject_of(t, c) in subjects and str(v).lower() not in said
+                                       for t, c, v in (r.metadata or {}).get("entities", []))]
+    kept = [list(e) for r in replaced for e in (r.metadata or {}).get("entities", [])
+            if e[0] == OWN and e[1] == own_values.NAME and subject_of(e[0], e[1]) not in subjects
+            and str(e[2]).lower() not in said and not set(str(e[2]).lower().split()) & rejected_names(cand.text)]
+    return [e for i, e in enumerate(kept) if e not in kept[:i]]
+
+
 def _memory_meta(cand: PersonalCandidate, value: str, olds: list[Any], thread_id: str | None) -> dict[str, Any]:
     """The stored fields of the new memory: its subject and values, with what it carries from the old ones."""
     earlier, nouns = _carried(cand, olds)
     roles = sorted(set(cand.roles) | {r for old in olds for r in (old.metadata or {}).get("roles", [])})
     meta = {"kind": KIND, "source": SOURCE, "subject": cand.subject, "value": value,
-            "entities": [list(e) for e in cand.entities], "nouns": nouns, "said_at": cand.said_at,
+            "entities": [list(e) for e in cand.entities] + _names_kept(cand, olds), "nouns": nouns,
+            "said_at": cand.said_at,
             "earlier": earlier[-EARLIER_KEPT:], "roles": roles, "change": cand.change, "time": cand.time}
     if thread_id:
         meta["thread_id"] = thread_id

@@ -39,7 +39,11 @@ _MONEY_WORD = re.compile(r"\b(?:bucks?|dollars?|euros?|pounds?|usd|eur|gbp)\b", 
 _MONTHLY = re.compile(r"\b(?:monthly|(?:a|per|each|every) month)\b", re.I)
 _DAYS = re.compile(rf"\b({_NUM})\s+days?\b", re.I)
 # a question that asks for a total of money
-_ASKS_TOTAL = re.compile(r"\b(?:cost|costs|come to|comes to|bill|spend|spending|total|premium|pay|owe|charge)\b", re.I)
+_ASKS_TOTAL = re.compile(r"\b(?:come to|comes to|bill|spend|spending|total|altogether|combined)\b", re.I)
+# a price asked over a number of things or a time: a total too ("what would leasing them for ten days cost?")
+_ASKS_PRICE = re.compile(r"\b(?:cost|costs|premium|pay|owe|charge)\b", re.I)
+_OVER = re.compile(rf"\b(?:per|a|each|every) (?:month|year)\b|\bmonthly\b|\bfor (?:about |around )?(?:{_NUM}) days\b|"
+                   r"\b(?:for|on) (?:the|those|these|them|all)\b|\ball of\b|\b(?:whole|full|entire)\b", re.I)
 _ADDED = re.compile(r"\b(?:add|adding|plus|grand total|on top|as well|too)\b", re.I)
 _ASKS_YEAR = re.compile(r"\b(?:a|per|each|every|full|whole) year\b|\b(?:yearly|annual(?:ly)?|twelve months|12 months)\b",
                         re.I)
@@ -112,7 +116,10 @@ def _currency(said_as: str) -> str:
 
 
 def asks_a_total(question: str) -> bool:
-    return bool(_ASKS_TOTAL.search(question)) and re.search(r"\b(?:what|how much|how many)\b", question, re.I) is not None
+    """What something comes to ("the lease bill", "our monthly spend", "what would leasing them for ten days
+    cost?"), not a price alone ("what does our haulier charge for waiting?")."""
+    totalled = bool(_ASKS_TOTAL.search(question)) or bool(_ASKS_PRICE.search(question) and _OVER.search(question))
+    return totalled and re.search(r"\b(?:what|how much|how many)\b", question, re.I) is not None
 
 
 def answer(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Total | None:
