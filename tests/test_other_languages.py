@@ -65,3 +65,12 @@ def test_german_compounds_days_and_capitalised_nouns_are_read(question, reading)
 ])
 def test_sizes_after_the_noun_comparisons_and_where_a_thing_is_are_read(question, reading):
     assert in_english(question) == reading
+
+
+@pytest.mark.parametrize(("question", "reading"), [
+    # what a user says of their own things in French or Spanish: an office, a move, a letter of credit
+    ("Depuis mardi notre agence est à Lyon.", "from Tuesday our office is at Lyon."),
+    ("¿Cuándo vence la carta de crédito?", "when expires the letter of credit?"),
+])
+def test_statements_of_their_own_things_are_read(question, reading):
+    assert in_english(question) == reading

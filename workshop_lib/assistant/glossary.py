@@ -62,7 +62,9 @@ PHRASES = {
     "wie lange": "how long", "wie lang": "how long", "al dia": "per day", "por dia": "per day", "par jour": "per day", "pro tag": "per day",
     # deadweight, "where is it found", "give me"
     "peso muerto": "deadweight", "port en lourd": "deadweight", "se trouvent": "are",
-    "se encuentran": "are", "dame": "give me", "donne-moi": "give me", "gib mir": "give me",
+    "se encuentran": "are", "on a demenage": "we moved", "hemos mudado": "we moved", "nos mudamos": "we moved",
+    "carta de credito": "letter of credit", "lettre de credit": "letter of credit", "plus a": "no longer in",
+    "que te mencione": "that I mentioned", "que je t'ai dit": "that I told you", "dame": "give me", "donne-moi": "give me", "gib mir": "give me",
 }
 WORDS = {
     # asking
@@ -294,6 +296,12 @@ WORDS = {
     "cifras": "figures", "cifra": "figure", "chiffres": "figures", "zahlen": "figures",
     "ihrer": "her", "ihrem": "her", "ihren": "her",
     "catalogo": "catalog", "catalogue": "catalog", "katalog": "catalog", "servicio": "service",
+    "agence": "office", "agencia": "office", "agentur": "office", "vence": "expires", "expire": "expires",
+    "mencione": "mentioned", "demenage": "moved", "lundi": "Monday", "mardi": "Tuesday", "mercredi": "Wednesday",
+    "jeudi": "Thursday", "vendredi": "Friday", "samedi": "Saturday", "dimanche": "Sunday", "lunes": "Monday",
+    "martes": "Tuesday", "miercoles": "Wednesday", "jueves": "Thursday", "viernes": "Friday", "sabado": "Saturday",
+    "domingo": "Sunday", "montag": "Monday", "dienstag": "Tuesday", "mittwoch": "Wednesday", "donnerstag": "Thursday",
+    "freitag": "Friday", "samstag": "Saturday", "sonntag": "Sunday",
 }
 MONTHS = {
     "januar": "January", "enero": "January", "janvier": "January", "februar": "February", "febrero": "February",
