@@ -2838,3 +2838,14 @@ def test_where_a_tables_rows_are_kept_is_the_table_and_an_attribute_is_its_colum
     assert re.search(r"SUPPLYCHAIN\.[A-Z_.]+", a.answer).group(0) == f"{OWNER}.VOYAGES", a.answer
     a = answer_question(eng, "where is the arrival date of a voyage kept?")
     assert re.search(r"SUPPLYCHAIN\.[A-Z_.]+", a.answer).group(0) == f"{OWNER}.VOYAGES.ARRIVAL_DATE", a.answer
+
+
+def test_a_short_word_a_comment_explains_a_code_by_is_read_in_the_plural(eng):
+    (box, n), *_ = _one(eng, "SELECT k.CONTAINER_NUMBER, SUM(c.QUANTITY) FROM {o}.CARGO_ITEMS c JOIN {o}.CONTAINERS k "
+                             "ON k.CONTAINER_ID = c.CONTAINER_ID WHERE c.PACKAGE_TYPE = 'BG' GROUP BY k.CONTAINER_NUMBER "
+                             "ORDER BY k.CONTAINER_NUMBER")
+    text = _answer(eng, f"how many bags does {box} hold?").text
+    assert text and f" {n}" in text and "BG" in text, text
+    # a short code is still no plural ("us" is no "uses")
+    assert not [lk for lk in assistant.knowledge(eng)[1].links("which carriers does the data say it uses?")
+                if lk.column == "HQ_COUNTRY"]

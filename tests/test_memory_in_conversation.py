@@ -1001,3 +1001,14 @@ def test_a_box_number_corrected_keeps_the_customer_it_was_for(eng, service):
                                                      f"Oops, wrong number: it's not {first}, it's {second}."],
                                   "What box number have you got for Quayside?")
     assert mode == "rag" and second in text and first not in text, text
+
+
+def test_one_remembered_value_is_no_answer_to_two_questions(eng, service):
+    text, mode = _told_then_asked(service, "m-two-q", ["Our preferred carrier is Evergreen.",
+                                                       "Update: our preferred carrier is now Yang Ming."],
+                                  "Which line did I name first as our preferred one, and which is it now?")
+    assert mode == "fallback" and "only part" in text, text
+    # a remark after the question asks nothing more
+    text, mode = _told_then_asked(service, "m-two-r", ["Our preferred carrier is Yang Ming."],
+                                  "which carrier is our preferred one? need it for a form")
+    assert mode == "rag" and "Yang Ming" in text, text

@@ -152,7 +152,7 @@ class ValueIndex:
                 continue  # most phrases are nowhere in the question: a substring test is cheap
             if len(phrase) < 2 or _short_in_lower_case(question, phrase, how):
                 continue
-            for m in _occurrences(phrase, text):
+            for m in _occurrences(phrase, text, how):
                 if _lower_short_form(question, m, how) or _inside_a_reference(text, m, (table, column)):
                     continue
                 same = any(lk.start == m.start() and lk.end == m.end() and (lk.table, lk.column) == (table, column)
@@ -403,11 +403,12 @@ def _unique_names(said: list[tuple[str, Any]], taken: set[str], table: str,
 _A_CURRENCY = re.compile(r"\s*dollars?\b", re.I)
 
 
-def _occurrences(phrase: str, text: str) -> list[re.Match[str]]:
+def _occurrences(phrase: str, text: str, how: str = "exact") -> list[re.Match[str]]:
     """Where a value's words stand in the text: "panamanian-flagged" and "cartons" too, never a plural
-    of a short code ("uses"), never a country or its code that names a currency ("US dollars")."""
+    of a short code ("uses"), never a country or its code that names a currency ("US dollars"). A word
+    a comment explains a code by is a word, short or not ("bags" for BG bag)."""
     pattern = r"\s+".join(re.escape(w) for w in phrase.split())
-    plural = "(?:e?s)?" if len(phrase) > 3 else ""
+    plural = "(?:e?s)?" if len(phrase) > 3 or how == "explained" else ""
     return [m for m in re.finditer(rf"(?<![\w-]){pattern}{plural}(?!\w)", text) if not _A_CURRENCY.match(text[m.end():])]
 
 

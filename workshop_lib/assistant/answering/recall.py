@@ -1130,12 +1130,31 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
         if again is not None and again.mode == "rag" and ("sql" in again.decision_explain or _REMINDED.search(english)):
             answered = dataclasses.replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                                            decision_explain={**again.decision_explain, "read_in_english": english})
+    if answered is not None and answered.mode == "rag" and (half := _one_value_for_two(question, answered)) is not None:
+        return half
     if answered is None or answered.mode != "rag" or _each_kind_shown(question, answered.answer):
         return answered
     return dataclasses.replace(
         answered, answer=f"I can answer only part of this from what you told me.\n{answered.answer}", mode="fallback",
         decision_explain={**answered.decision_explain, "mode": "fallback",
                           "reason": "a part asks for a date, an amount or a number the answer does not show"})
+
+
+def _one_value_for_two(question: str, answered: ChatAnswer) -> ChatAnswer | None:
+    """"Which carrier did I name first, and which one is it now?": one remembered value answers one of two
+    questions; said as part of an answer, never under a grounded badge. None when the question asks one."""
+    # two questions joined by "and" or put one after the other; the value said with their words may hold both
+    parts = [p for p in _PARTS.split(question) if p and p.strip(" ?") and not _WHEN_TOLD.match(p)
+             and (p.rstrip().endswith("?") or _WH.match(p.strip()))]  # ("... Need it for the form." asks nothing)
+    if answered.decision_explain.get("reason") != "the remembered value itself" or len(parts) < 2 \
+            or "\u201c" in answered.answer:
+        return None
+    return dataclasses.replace(
+        answered, mode="fallback", used_chunks=[],
+        answer=f"I can answer only part of this from what you told me.\n{answered.answer}\nI cannot also answer "
+               f"\u201c{parts[-1].strip()}\u201d.",
+        decision_explain={**answered.decision_explain, "mode": "fallback",
+                          "reason": "one remembered value for a question that asks two things"})
 
 
 # the kinds of answer a part can be checked for in any answer's text
