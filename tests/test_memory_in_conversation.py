@@ -1012,3 +1012,10 @@ def test_one_remembered_value_is_no_answer_to_two_questions(eng, service):
     text, mode = _told_then_asked(service, "m-two-r", ["Our preferred carrier is Yang Ming."],
                                   "which carrier is our preferred one? need it for a form")
     assert mode == "rag" and "Yang Ming" in text, text
+
+
+def test_one_reference_quoted_is_no_answer_to_which_came_first_and_which_last(eng, service):
+    text, mode = _told_then_asked(service, "m-refs3", ["Logging a booking ref for you: QZ-5501, a 40HC to Genoa.",
+                                                       "And another: QZ-5577, a 20DV to Piraeus."],
+                                  "What booking reference did I give you first, and what was the latest one?")
+    assert mode == "fallback" or ("QZ-5501" in text and "QZ-5577" in text), text

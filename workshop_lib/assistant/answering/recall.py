@@ -801,13 +801,25 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
         return None  # ("which haulier did I say?" of a sentence about their consignee: it names none)
     # ("... when I first told you about it" says which telling; it asks nothing)
     parts = [p for p in assistant.asked_clauses(question) if not _WHEN_TOLD.match(p)]
-    if len(parts) > 1 and said.asks_a_time(question) and len(_A_DAY.findall(found.text)) < len(parts):
-        return None  # "the deadline now, and what was it first?": one day told answers one of the two
+    if len(parts) > 1 and len(_values_of_the_kind(question, found.text)) < len(parts):
+        # "the deadline now, and what was it first?", "which ref did I give first, and which most recently?":
+        # one day or one reference told answers one of the two
+        return None
     source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",
               "memory_id": found.message_id, "said_at": found.said_at, "said": found.text[:300]}
     return _answer(f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d", "rag",
                    _explain("the user's own earlier statement that shares the question's words and holds what it "
                             "asks", "rag", memory=source), [source])
+
+
+def _values_of_the_kind(question: str, text: str) -> list[str]:
+    """The days, or the references, the text holds when the question asks for one of those (else a list
+    long enough for any question: no kind to count)."""
+    if said.asks_a_time(question):
+        return _A_DAY.findall(text)
+    if own_values.asked_kind(question) == own_values.CODE:
+        return own_values.CODE_RE.findall(text)
+    return [text] * 9
 
 
 # a question that is not about the user's things reaches their words only when it shares this many with them
