@@ -1019,3 +1019,17 @@ def test_one_reference_quoted_is_no_answer_to_which_came_first_and_which_last(en
                                                        "And another: QZ-5577, a 20DV to Piraeus."],
                                   "What booking reference did I give you first, and what was the latest one?")
     assert mode == "fallback" or ("QZ-5501" in text and "QZ-5577" in text), text
+
+
+def test_answers_come_in_the_language_asked_for_and_quotes_stay_as_written(eng, service):
+    (number, arrival), *_ = eng.query("SELECT VOYAGE_NUMBER, ARRIVAL_DATE FROM SUPPLYCHAIN.VOYAGES ORDER BY VOYAGE_ID LIMIT 1")
+    threads: dict = {}
+    _ask(service, "m-lang", "Von jetzt an antworte mir bitte auf Deutsch.", threads)
+    text, mode, _ = _ask(service, "m-lang", f"when does voyage {number} arrive?", threads)
+    assert mode == "rag" and "Ankunft" in text and str(arrival)[:10] in text and "arrival date" not in text, text
+    _ask(service, "m-lang", "Our customs broker is Elbe Clearing and their container desk is in Hamburg.", threads)
+    text, mode, _ = _ask(service, "m-lang", "what did I tell you about our customs broker?", threads)
+    assert "container desk" in text, text  # their own words are quoted as they said them
+    _ask(service, "m-lang", "Answer me in English again, please.", threads)
+    text, mode, _ = _ask(service, "m-lang", f"when does voyage {number} arrive?", threads)
+    assert "arrival date" in text, text

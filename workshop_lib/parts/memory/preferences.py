@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.core.records import RecordDraft
+from workshop_lib.parts.memory import answer_language
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -45,7 +46,10 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
     # lengths and distances the data holds in metres: a ship's length, a port's draught
     "distance": {"m": ("metres", "meters", "metre", "meter", "mètres", "metros"),
                  "ft": ("feet", "foot", "ft", "pieds", "pies", "fuß", "fuss")},
-    "length": {"short": ("short", "brief", "concise", "one line", "one-liners", "terse", "shorter"),
+    # the language the answers are written in (answer_language.py)
+    "language": answer_language.NAMES,
+    "length": {"short": ("short", "brief", "concise", "one line", "one-liners", "terse", "shorter", "court", "corto",
+                         "kurz"),
                "long": ("detailed", "long", "full", "verbose", "longer", "in detail")},
 }
 _NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|instead of|rather than|drop|skip|scratch|scrap|ditch|cancel|forget|undo|"
@@ -62,7 +66,9 @@ _REQUEST = re.compile(r"\b(?:prefer|want|give me|show me|use|in|please|from now 
                       r"en|donnez|donne|toujours|désormais|dorénavant|pas|dame|deme|siempre|por favor|"
                       r"a partir de ahora|gib|geben|immer|bitte|ab jetzt|künftig|nicht)\b", re.I)
 # length is about the answers: "keep it short", "shorter answers", not "we're short on boxes"
-_ABOUT_ANSWERS = re.compile(r"\b(?:answers?|repl(?:y|ies)|responses?|(?:keep|make)\s+(?:it|them|things))\b", re.I)
+_ABOUT_ANSWERS = re.compile(r"\b(?:answers?|answer me|repl(?:y|ies)|responses?|(?:keep|make)\s+(?:it|them|things)|write|"
+                            r"r[ée]ponds|r[ée]pondez|r[ée]ponses?|fais|[ée]cri[st]|responde\w*|respuestas?|contesta\w*|"
+                            r"escr[ií]beme|antworte\w*|antworten|schreib\w*)\b", re.I)
 _QUESTION = re.compile(r"^\s*(?:what|which|who|where|when|why|how|is|are|was|were|does|did|can|could)\b", re.I)
 # A request put as a question is a standing preference when it says it holds from now on
 # ("can you give me weights in tonnes from now on?"); without that it is a one-off question.
@@ -142,7 +148,7 @@ _MONEY_WORDS = re.compile(r"\b(?:prices?|costs?|amounts?|money|currency|rates?|c
 def _about(dimension: str, sentence: str) -> bool:
     """Length is about the answers ("keep it short", not "short on boxes"); dates name dates; a
     weight or a currency is about weights or money when "pounds" could be either."""
-    if dimension == "length":
+    if dimension in ("length", "language"):
         return bool(_ABOUT_ANSWERS.search(sentence))
     if dimension == "weight" and re.search(r"\b(?:pounds|livres|libras|pfund)\b", sentence, re.I):
         return bool(_WEIGHT_WORDS.search(sentence)) and not re.search(r"sterling|esterlina", sentence, re.I)
@@ -191,7 +197,7 @@ def without_stated(text: str, stated: list[Preference]) -> str:
 def noted(stated: list[Preference]) -> str:
     """The acknowledgement of a turn that only stated preferences, in the user's terms."""
     said = {"weight": "weights in {}", "money": "amounts in {}", "currency": "amounts in {}", "usd_rate": "{} to the dollar",
-            "dates": "dates {}", "distance": "lengths in {}", "length": "{} answers"}
+            "dates": "dates {}", "distance": "lengths in {}", "length": "{} answers", "language": "answers in {}"}
     parts = [said.get(p.dimension, p.dimension + " {}").format(p.unit.replace("_", " ")) for p in stated]
     return f"Noted: {', '.join(dict.fromkeys(parts))}, from now on."
 
@@ -325,6 +331,8 @@ def render(text: str, prefs: dict[str, str]) -> str:
     text = _in_currency(text, prefs)
     if prefs.get("dates", "").startswith(_DATE_STYLES):
         text = _ISO_DATE.sub(lambda m: _date_as(m, prefs["dates"]), text)
+    if prefs.get("language"):
+        text = answer_language.render(text, prefs["language"])
     if prefs.get("length") == "short":
         lines = [ln for ln in text.split("\n") if ln.strip()]
         if len(lines) > MAX_LINES_SHORT:

@@ -1,0 +1,71 @@
+"""Answers in the language a user asked for ("Bitte antworte mir ab jetzt auf Deutsch", "answer me in
+Spanish from now on"), offline: the answers' own fixed words are put in that language.
+
+The offline answers are written from a few templates ("voyage 1012 (935W): arrival date 2025-06-05",
+"40' dry container [EQ-40DV]: yes at Savannah (60 units)"). Their fixed words are replaced by the
+French, Spanish or German ones below; names, codes, figures and dates stay as they are, and a quote
+of the user's own words or of a document stays in the words it was written in. A word no entry
+covers stays in English: the answer is partly translated, never invented. With a model, the model
+writes in the language asked.
+"""
+from __future__ import annotations
+
+import re
+
+# the languages a user may ask for, in the words of each (the workshop's four)
+NAMES: dict[str, tuple[str, ...]] = {
+    "en": ("in english", "en anglais", "en inglés", "en ingles", "auf englisch"),
+    "fr": ("in french", "en français", "en francais", "auf französisch", "en francés"),
+    "es": ("in spanish", "en español", "en espanol", "en castellano", "auf spanisch", "en espagnol"),
+    "de": ("in german", "auf deutsch", "en allemand", "en alemán", "en aleman"),
+}
+
+# an answer's fixed words, longest first where one holds another: (French, Spanish, German)
+_WORDS: dict[str, tuple[str, str, str]] = {
+    "From what you told me": ("D'après ce que vous m'avez dit", "Según lo que me dijiste", "Laut Ihren Angaben"),
+    "You told me on": ("Vous me l'avez dit le", "Me lo dijiste el", "Sie haben es mir gesagt am"),
+    "you told me on": ("vous me l'avez dit le", "me lo dijiste el", "Sie haben es mir gesagt am"),
+    "The next voyage of": ("Le prochain voyage de", "El próximo viaje de", "Die nächste Reise von"),
+    "arrival date": ("date d'arrivée", "fecha de llegada", "Ankunft"),
+    "departure date": ("date de départ", "fecha de salida", "Abfahrt"),
+    "gross weight": ("poids brut", "peso bruto", "Bruttogewicht"),
+    "vessel name": ("navire", "buque", "Schiff"),
+    "destination": ("destination", "destino", "Ziel"),
+    "origin": ("origine", "origen", "Abfahrtshafen"),
+    "yes at": ("oui, à", "sí, en", "ja, in"),
+    "no at": ("non, à", "no, en", "nein, in"),
+    "units": ("unités disponibles", "unidades disponibles", "Einheiten verfügbar"),
+    "vessels": ("navires", "buques", "Schiffe"),
+    "vessel": ("navire", "buque", "Schiff"),
+    "voyages": ("voyages", "viajes", "Reisen"),
+    "voyage": ("voyage", "viaje", "Reise"),
+    "containers": ("conteneurs", "contenedores", "Container"),
+    "container": ("conteneur", "contenedor", "Container"),
+    "carrier": ("armateur", "naviera", "Reederei"),
+    "status": ("statut", "estado", "Status"),
+}
+_COLUMN = {"fr": 0, "es": 1, "de": 2}
+# what is quoted stays as written (the user's words, a document's sentence)
+_QUOTE = re.compile(r"\u201c[^\u201d]*\u201d")
+_PATTERN = re.compile(r"(?<![\w'-])(" + "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True)) +
+                      r")(?![\w'-])")
+
+
+def wanted(sentence: str) -> str | None:
+    """The language a sentence names ("auf Deutsch", "in Spanish"), or None."""
+    low = sentence.lower()
+    named = [code for code, words in NAMES.items() if any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", low) for w in words)]
+    return named[0] if len(named) == 1 else None
+
+
+def render(text: str, language: str) -> str:
+    """The answer with its fixed words in the language (French, Spanish or German); quotes untouched."""
+    column = _COLUMN.get(language)
+    if column is None:
+        return text
+    out, at = [], 0
+    for q in _QUOTE.finditer(text):
+        out += [_PATTERN.sub(lambda m: _WORDS[m.group(1)][column], text[at:q.start()]), q.group(0)]
+        at = q.end()
+    out.append(_PATTERN.sub(lambda m: _WORDS[m.group(1)][column], text[at:]))
+    return "".join(out)
