@@ -112,18 +112,25 @@ def _word_read(token: str, before: list[str]) -> str:
     """One word in English: a month, a word of the glossary (a capitalised one inside a sentence only
     when German writes it so: otherwise it is a name), else the word as written."""
     key = key_of(token)
+    if (by_place := _read_by_its_place(token, key, before)) is not None:
+        return by_place
+    if key in MONTHS:
+        return MONTHS[key]
+    named = token[:1].isupper() and before and before[-1] not in ".?!" and key not in WORDS_CAPITALISED
+    return WORDS[key] if key in WORDS and not named else token
+
+
+def _read_by_its_place(token: str, key: str, before: list[str]) -> str | None:
+    """A word read by the words around it or by how it is written; None for the glossary's reading."""
     if token == "\u00e0":  # French "à" (without its accent it would be English "a")
         return "at"
     if before and before[-1].isdigit() and key in _COMPASS:  # "viaje 939 Este": voyage 939 East
         return _COMPASS[key]
-    if key in MONTHS:
-        return MONTHS[key]
     if key == "que" and any(w in ("more", "less", "fewer") for w in before[-4:]):
         return "than"  # "más peso muerto que la Ever Acme": a comparison's "than"
     if key == "fahrt" and token.islower():
         return "sails"  # "fährt" sails; "die Fahrt" is the voyage
-    named = token[:1].isupper() and before and before[-1] not in ".?!" and key not in WORDS_CAPITALISED
-    return WORDS[key] if key in WORDS and not named else token
+    return None
 
 
 _COMPASS = {"este": "East", "est": "East", "ost": "East", "oeste": "West", "ouest": "West", "west": "West",

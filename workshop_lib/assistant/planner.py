@@ -2282,22 +2282,27 @@ def _year_filter(words: _Words, schema: Schema, spec: Spec, used: set[str]) -> N
         g = next(i for i in (1, 2, 3) if m.group(i))
         if m.start(g) in words.used_numbers:
             continue
-        year = int(m.group(g))
-        cols = schema.columns.get(spec.target, [])
-        col = next((c for c in cols if "YEAR" in c.name), None)
-        op = _year_end(words, m.end(g))
-        if col is not None:
-            said = f"{_label(col).replace('year ', '')} in {year}" + \
-                ("" if op == "=" else f" or {'later' if op == '>=' else 'earlier'}")
-            spec.filters.append(Filter(col, op, year, said))
-        else:
-            dates = [c for c in cols if c.is_date and not c.name.endswith("_AT")]
-            if not dates:
-                continue
-            col = next((c for c in dates if "ARRIVAL" in c.name), dates[0]) if words.has(r"arriv\w*|eta") else dates[0]
-            spec.filters.append(_whole_year(col, year, op))
-        used.add(col.ref)
+        found = _year_of_target(words, schema.columns.get(spec.target, []), int(m.group(g)), _year_end(words, m.end(g)))
+        if found is None:
+            continue
+        spec.filters.append(found)
+        used.add(found.column.ref)
         words.used_numbers.add(m.start(g))
+
+
+def _year_of_target(words: _Words, cols: list[Column], year: int, op: str) -> Filter | None:
+    """The filter a year puts on the target: its year column, else the whole year of its date column
+    (the arrival's when the question says arriving); None when it has neither."""
+    col = next((c for c in cols if "YEAR" in c.name), None)
+    if col is not None:
+        said = f"{_label(col).replace('year ', '')} in {year}" + \
+            ("" if op == "=" else f" or {'later' if op == '>=' else 'earlier'}")
+        return Filter(col, op, year, said)
+    dates = [c for c in cols if c.is_date and not c.name.endswith("_AT")]
+    if not dates:
+        return None
+    col = next((c for c in dates if "ARRIVAL" in c.name), dates[0]) if words.has(r"arriv\w*|eta") else dates[0]
+    return _whole_year(col, year, op)
 
 
 # a year named: after in/of/from/during, right after "built", or before "or later" / "onwards" ("built 2021 or later")

@@ -1125,9 +1125,24 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     memory matches (said.py), an honest 'not told' fallback, or None (not about theirs). An answer
     that shows no date, amount or number for a part that asks one is only part of one: not grounded."""
     answered = _recall(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
-    foreign = router.FOREIGN_RE.search(question) is not None
-    english = _asked_in_english(question) if foreign else None
-    if foreign and english is None and answered is not None and "sql" in answered.decision_explain:
+    if router.FOREIGN_RE.search(question) is not None:
+        answered = _in_another_language(eng, question, answered, user_id, agent_id, thread_id)
+    if answered is not None and answered.mode == "rag" and (half := _one_value_for_two(question, answered)) is not None:
+        return half
+    if answered is None or answered.mode != "rag" or _each_kind_shown(question, answered.answer):
+        return answered
+    return dataclasses.replace(
+        answered, answer=f"I can answer only part of this from what you told me.\n{answered.answer}", mode="fallback",
+        decision_explain={**answered.decision_explain, "mode": "fallback",
+                          "reason": "a part asks for a date, an amount or a number the answer does not show"})
+
+
+def _in_another_language(eng: Engine, question: str, answered: ChatAnswer | None, user_id: str, agent_id: str,
+                         thread_id: str | None) -> ChatAnswer | None:
+    """A question in French, Spanish or German: no query from the few English-looking words of one no
+    reading covers; asked again in English when it was not answered as written."""
+    english = _asked_in_english(question)
+    if english is None and answered is not None and "sql" in answered.decision_explain:
         # a query planned from the few English-looking words of a question no reading knows ("y a-t-il un
         # changement d'horaires ... dans le port d'arrivée de notre voyage?" is not "which port")
         return dataclasses.replace(answered, answer="I could not read all of that question, so I will not answer "
@@ -1140,16 +1155,9 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
         # every word; a value recalled alone may rest on a nuance the word-by-word reading lost ("ahora")
         # ("Wie hieß nochmal unser Spediteur?": a request to be reminded of a value told is read well enough)
         if again is not None and again.mode == "rag" and ("sql" in again.decision_explain or _REMINDED.search(english)):
-            answered = dataclasses.replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
-                                           decision_explain={**again.decision_explain, "read_in_english": english})
-    if answered is not None and answered.mode == "rag" and (half := _one_value_for_two(question, answered)) is not None:
-        return half
-    if answered is None or answered.mode != "rag" or _each_kind_shown(question, answered.answer):
-        return answered
-    return dataclasses.replace(
-        answered, answer=f"I can answer only part of this from what you told me.\n{answered.answer}", mode="fallback",
-        decision_explain={**answered.decision_explain, "mode": "fallback",
-                          "reason": "a part asks for a date, an amount or a number the answer does not show"})
+            return dataclasses.replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
+                                       decision_explain={**again.decision_explain, "read_in_english": english})
+    return answered
 
 
 def _one_value_for_two(question: str, answered: ChatAnswer) -> ChatAnswer | None:

@@ -213,6 +213,18 @@ def _asks_beside_forgetting(turn: str) -> bool:
                r"when|why|how|is|are|can|could|do|does)\b", s, re.I)) for s in personal.sentences(turn))
 
 
+def _not_a_total(question: str, recalled: ChatAnswer | None) -> ChatAnswer | None:
+    """A price they gave is no answer to what it comes to ("the rate I gave you ... our monthly spend?")."""
+    if recalled is None or recalled.mode != "rag" or not totals.asks_a_total(question) or \
+            recalled.decision_explain.get("reason") != "the remembered value itself":
+        return recalled
+    return dataclasses.replace(
+        recalled, mode="fallback", used_chunks=[],
+        answer=f"I can't work that total out offline; I have only one figure of it. {recalled.answer}",
+        decision_explain={**recalled.decision_explain, "mode": "fallback",
+                          "reason": "a total asked; the remembered value is one of its figures"})
+
+
 def _only_asks_to_forget(turn: str) -> bool:
     """A sentence of the turn asks to forget something ("forget ...", not "what did I say to forget?"), and
     no other sentence asks anything."""
@@ -364,15 +376,8 @@ class ChatService:
         """A turn that stated nothing: their memory with the data (recall.py), else the router's handler
         (a catalog answer that ignores a thing of theirs declined), else the last readings."""
         agent_id = self.eng.agent_id
-        recalled = recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
-        if recalled is not None and recalled.mode == "rag" and totals.asks_a_total(question) and \
-                recalled.decision_explain.get("reason") == "the remembered value itself":
-            # a price they gave is no answer to what it comes to ("the rate I gave you ... our monthly spend?")
-            recalled = dataclasses.replace(
-                recalled, mode="fallback", used_chunks=[],
-                answer=f"I can't work that total out offline; I have only one figure of it. {recalled.answer}",
-                decision_explain={**recalled.decision_explain, "mode": "fallback",
-                                  "reason": "a total asked; the remembered value is one of its figures"})
+        recalled = _not_a_total(question, recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id,
+                                                        thread_id=thread_id))
         if recalled is not None and recalled.mode == "fallback":
             # a memory read but declined ("your durban is Durban" for the tender's deadline): that memory's
             # own sentence answers it when it holds the kind of value asked

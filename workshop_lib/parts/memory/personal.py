@@ -562,13 +562,19 @@ def _names_kept(cand: PersonalCandidate, olds: list[Any]) -> list[list[str]]:
     names of their own the old memory held that the correction does not replace (Harlow Retail's box)."""
     said = {str(e[2]).lower() for e in cand.entities}
     subjects = {subject_of(t, c) for t, c, _ in cand.entities}
-    # only when the correction replaces another value of the old memory (the box), not its name
-    replaced = [r for r in olds if any(subject_of(t, c) in subjects and str(v).lower() not in said
-                                       for t, c, v in (r.metadata or {}).get("entities", []))]
-    kept = [list(e) for r in replaced for e in (r.metadata or {}).get("entities", [])
-            if e[0] == OWN and e[1] == own_values.NAME and subject_of(e[0], e[1]) not in subjects
-            and str(e[2]).lower() not in said and not set(str(e[2]).lower().split()) & rejected_names(cand.text)]
+    if f"{OWN}.{own_values.NAME}" in subjects:
+        return []  # the correction says a name itself
+    rejected = rejected_names(cand.text)
+    kept = [list(e) for r in _with_a_value_replaced(olds, subjects, said) for e in (r.metadata or {}).get("entities", [])
+            if e[0] == OWN and e[1] == own_values.NAME and str(e[2]).lower() not in said
+            and not set(str(e[2]).lower().split()) & rejected]
     return [e for i, e in enumerate(kept) if e not in kept[:i]]
+
+
+def _with_a_value_replaced(olds: list[Any], subjects: set[str], said: set[str]) -> list[Any]:
+    """The old memories holding a value of a subject the correction gives another value of (the box)."""
+    return [r for r in olds if any(subject_of(t, c) in subjects and str(v).lower() not in said
+                                   for t, c, v in (r.metadata or {}).get("entities", []))]
 
 
 def _memory_meta(cand: PersonalCandidate, value: str, olds: list[Any], thread_id: str | None) -> dict[str, Any]:
@@ -668,7 +674,7 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
     before = ""
     for sentence in sentences(text):
         said_before, before = before, sentence
-        if not (FORGET.search(sentence) or _taken_back(sentence, text)) or QUESTION.match(sentence.strip()):
+        if not _asks_to_forget(sentence, text):
             continue
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
         if not memories:
@@ -725,10 +731,7 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     """What a memory says besides what a forget request names by value or by code; "" when the request
     names it by its noun, its role or "that" (it goes whole), or nothing else is in it."""
     entities = _remembered_entities(r)
-    codes = _codes_said(r.content or "", request)
-    if _A_REFERENCE.search(request):  # "forget the booking ref": the reference it holds goes with its words
-        refs = [e[2] for e in entities if e[0] == OWN and e[1] == "CODE" and e[2] not in codes]
-        codes, request = codes + refs, " ".join([request, *refs])
+    codes, request = _references_forgotten(entities, _codes_said(r.content or "", request), request)
     # a reference of theirs is a detail of what it belongs to: its words go, not the clause
     named = [e[2] for e in entities if _named_in(e, request, values) and e[2] not in codes]
     named, request = _sum_forgotten(r.content or "", request, [e[2] for e in entities], named)
@@ -736,6 +739,15 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     if not (named or codes or _a_detail_named(r, request)) or not others:
         return ""
     return what_stays(r.content or "", request, named, others)
+
+
+def _references_forgotten(entities: list[list[str]], codes: list[str], request: str) -> tuple[list[str], str]:
+    """"Forget the booking ref": the references of theirs the memory holds go, with their words (they
+    are added to the request's words); else the references the request says, as they were."""
+    if not _A_REFERENCE.search(request):
+        return codes, request
+    refs = [e[2] for e in entities if e[0] == OWN and e[1] == "CODE" and e[2] not in codes]
+    return codes + refs, " ".join([request, *refs])
 
 
 # a request whose object is a contact detail ("forget that phone number for Dunmore")
@@ -825,6 +837,11 @@ def _memories_to_forget(sentence: str, memories: list[Any], values: Any) -> list
         else [],
     ]
     return next((t for t in tiers if t), [])
+
+
+def _asks_to_forget(sentence: str, turn: str) -> bool:
+    """The sentence asks to forget (or takes back with nothing in its place), and is no question."""
+    return bool(FORGET.search(sentence) or _taken_back(sentence, turn)) and not QUESTION.match(sentence.strip())
 
 
 def _taken_back(sentence: str, turn: str) -> bool:

@@ -80,16 +80,22 @@ def _counts(text: str) -> list[tuple[float, bool]]:
     out = []
     money = [m.span() for m in own_values.MONEY_RE.finditer(text)]
     for m in _COUNT.finditer(text):
-        if _SIZE.match(text[m.end(1):]) or re.match(r"\s*(?:days?|hours?|weeks?)\b", text[m.end(1):], re.I) \
-                or any(a <= m.start(1) < b for a, b in money) or _MONEY_WORD.search(m.group(2)) \
-                or re.match(r"\s*(?:per|a|each)\b", text[m.end():], re.I) and m.group(4) is None:
-            continue  # a price ("USD 1,400 per container", "ten bucks a move"), or a rate ("one move per box")
+        if _not_a_count(text, m, money):
+            continue
         n = _number(m.group(1))
         if n:
             out.append((n, bool(m.group(4) and m.group(4).lower() == "month") or bool(_MONTHLY.search(text))))
     # "if we lease 6 of those": a count of the things pointed at
     out += [(n, False) for m in _OF_THOSE.finditer(text) if not out and (n := _number(m.group(1)))]
     return out
+
+
+def _not_a_count(text: str, m: re.Match[str], money: list[tuple[int, int]]) -> bool:
+    """A size ("40'"), days, a price ("USD 1,400 per container", "ten bucks a move"), or a rate ("one move
+    per box"): no count of boxes."""
+    return bool(_SIZE.match(text[m.end(1):]) or re.match(r"\s*(?:days?|hours?|weeks?)\b", text[m.end(1):], re.I)
+                or any(a <= m.start(1) < b for a, b in money) or _MONEY_WORD.search(m.group(2))
+                or re.match(r"\s*(?:per|a|each)\b", text[m.end():], re.I) and m.group(4) is None)
 
 
 _OF_THOSE = re.compile(rf"\b({_NUM})\s+of\s+(?:those|these|them)\b(?!\s+[\w'’-]+\s+(?:{_THINGS})\b)", re.I)
@@ -122,22 +128,35 @@ def asks_a_total(question: str) -> bool:
     return totalled and re.search(r"\b(?:what|how much|how many)\b", question, re.I) is not None
 
 
+@dataclass(frozen=True)
+class _Working:
+    count: float
+    monthly: bool
+    amount: float
+    currency: str
+    figures: list[Figure]       # the count's, the price's and the days' (when per day), as found
+    days: Figure | None = None
+    item: Item | None = None    # the catalog item whose price it is
+
+
 def answer(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Total | None:
     """The total the question asks, from the user's figures and the catalog's prices; None unless every
     figure it needs is found once."""
     if not asks_a_total(question) or len(assistant.asked_clauses(question)) > 1 or _ADDED.search(question):
         return None  # two questions, or a sum added to one worked out before ("the grand total")
+    working = _figures(eng, question, user_id, agent_id)
+    return _written(working, question) if working is not None else None
+
+
+def _figures(eng: Engine, question: str, user_id: str, agent_id: str) -> _Working | None:
+    """The count, the price (theirs or the catalog's) and, for a price per day, the days; None unless each is found once."""
     _, statements = said._statements(eng, user_id, agent_id)
     asked = personal.content_words(question)
     count = _one_count(question, statements, asked)
     if count is None:
         return None
     (n, monthly), count_figure = count
-    # the item: the question's, the count's, else one the user named lately ("10 of those reefers")
-    pointed = re.search(r"\b(?:those|these|them|that|same)\b", question, re.I) is not None
-    recent = [m.content for m in eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=8)
-              if pointed and getattr(m, "role", "user") == "user" and m.content][::-1]
-    item = _catalog_item([question, count_figure.words, *recent]) if _CATALOG.search(question) else None
+    item = _item_asked(eng, question, count_figure, user_id, agent_id) if _CATALOG.search(question) else None
     if item is not None and (ranked := catalog_links.rank(question)) and ranked[0].item != item and \
             ranked[0].item.category == "service":
         return None  # a service asked of ("insurance at your rate") is not the lease of a box
@@ -148,20 +167,34 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Total 
     days = _one_days(question, statements, asked) if per_day else None
     if per_day and days is None:
         return None
-    total = n * amount * (days.value if days else 1.0)
-    period = " a month" if monthly else ""
-    if monthly and _ASKS_YEAR.search(question):
-        total, period = total * 12, " a year (12 months)"
-    working = f"{n:g} \u00d7 {currency} {amount:,.2f}" + (f" \u00d7 {days.value:g} days" if days else "") + \
-        (" \u00d7 12 months" if period.startswith(" a year") else "")
     used = [f for f in (count_figure, price_figure, days) if f is not None]
-    quoted = "; ".join(dict.fromkeys(f"\u201c{f.words}\u201d" for f in used if f.said_at))
+    return _Working(n, monthly, amount, currency, used, days, item)
+
+
+def _item_asked(eng: Engine, question: str, count_figure: Figure, user_id: str, agent_id: str) -> Item | None:
+    """The item: the question's, the count's, else one the user named lately ("10 of those reefers")."""
+    pointed = re.search(r"\b(?:those|these|them|that|same)\b", question, re.I) is not None
+    recent = [m.content for m in eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=8)
+              if pointed and getattr(m, "role", "user") == "user" and m.content][::-1]
+    return _catalog_item([question, count_figure.words, *recent])
+
+
+def _written(w: _Working, question: str) -> Total:
+    """The total with its working: each figure and the words it came from."""
+    total = w.count * w.amount * (w.days.value if w.days else 1.0)
+    period = " a month" if w.monthly else ""
+    if w.monthly and _ASKS_YEAR.search(question):
+        total, period = total * 12, " a year (12 months)"
+    working = f"{w.count:g} \u00d7 {w.currency} {w.amount:,.2f}" + (f" \u00d7 {w.days.value:g} days" if w.days else "") + \
+        (" \u00d7 12 months" if period.startswith(" a year") else "")
+    quoted = "; ".join(dict.fromkeys(f"\u201c{f.words}\u201d" for f in w.figures if f.said_at))
     told = f" (from what you told me: {quoted})" if quoted else ""
+    item = w.item
     catalog = f" The price is the catalog's for {item.name} [{item.item_id}]: USD {item.price_usd:,.2f} " \
               f"{item.price_unit}." if item is not None else ""
     sources = {f.message_id: {"record_id": f.message_id, "subject": f"what you said, {f.said_at[:16]}",
-                              "said": f.words[:300]} for f in used if f.said_at}
-    return Total(f"{currency} {total:,.2f}{period}: {working}{told}.{catalog}",
+                              "said": f.words[:300]} for f in w.figures if f.said_at}
+    return Total(f"{w.currency} {total:,.2f}{period}: {working}{told}.{catalog}",
                  [*sources.values(), *([{"record_id": item.item_id, "subject": item.name}] if item else [])])
 
 
