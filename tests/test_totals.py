@@ -84,3 +84,9 @@ def test_counts_are_not_read_from_sizes_prices_or_rates():
     assert totals._counts("twelve boxes a month") == [(12.0, True)]
     assert totals._counts("one move per box") == []
     assert totals._counts("four hundred and twenty bucks a move") == []
+
+
+def test_a_price_said_in_words_of_its_currency_is_read_in_its_code():
+    assert totals._prices("they charge EUR 80 per box") == [(80.0, "EUR", False)]
+    assert totals._prices("it's 45 dollars a day per container") == [(45.0, "USD", True)]
+    assert totals._prices("USD 1,400 per container") == [(1400.0, "USD", False)]

@@ -117,8 +117,9 @@ def _prices(text: str) -> list[tuple[float, str, bool]]:
 
 
 def _currency(said_as: str) -> str:
-    return {"$": "USD", "€": "EUR", "£": "GBP"}.get(said_as, said_as.upper().rstrip("S")[:3] if said_as[0].isalpha()
-                                                   else said_as)
+    """The ISO code of a currency as said ("$", "euros", "USD")."""
+    word = said_as.lower().rstrip("s")
+    return {"$": "USD", "€": "EUR", "£": "GBP", "dollar": "USD", "euro": "EUR"}.get(word, said_as.upper())
 
 
 def asks_a_total(question: str) -> bool:
