@@ -1561,9 +1561,9 @@ def _documents_only(eng: Engine, question: str, decision: router.RouteDecision, 
     return _from_documents(eng, docs, decision, llm, compared={"documents": docs.mode}, vector=vector)
 
 
-def _nearest_passages(eng: Engine, docs, vector) -> list[dict]:
-    return [{"subject": h["doc_id"], "text": h["text"], "similarity": h.get("similarity"), "chunk_no": h["chunk_no"]}
-            for h in index.search(eng, docs.question, 40, vector=vector)]
+def _nearest_passages(eng: Engine, docs, vector, k: int = 40) -> list[dict[str, Any]]:
+    return [{"subject": str(h["doc_id"]), "text": str(h["text"]), "similarity": h.get("similarity"),
+             "chunk_no": h["chunk_no"]} for h in index.search(eng, docs.question, k, vector=vector)]
 
 
 def _said_in(named: set[str], text: str) -> bool:
@@ -1795,9 +1795,8 @@ def _where_the_code_is(eng: Engine, docs, decision: router.RouteDecision, vector
     if not missing:
         return None
     # (every passage is read: the search is a full scan, and a reference is not a meaning to be near)
-    passages = [{"subject": str(h["doc_id"]), "text": str(h["text"]), "similarity": h.get("similarity"),
-                 "chunk_no": h["chunk_no"]} for h in index.search(eng, docs.question, _EVERY_PASSAGE, vector=vector)]
-    doc = next((str(p["subject"]) for p in passages if missing[0].lower() in str(p["text"]).lower()), None)
+    passages = _nearest_passages(eng, docs, vector, k=_EVERY_PASSAGE)
+    doc = next((p["subject"] for p in passages if missing[0].lower() in p["text"].lower()), None)
     if doc is None:
         return _declined(decision, f"No document I have mentions {missing[0]}, so the documents do not answer this.",
                          "documents (Part 8)")

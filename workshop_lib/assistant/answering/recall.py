@@ -801,7 +801,7 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
         return None  # ("which haulier did I say?" of a sentence about their consignee: it names none)
     # ("... when I first told you about it" says which telling; it asks nothing)
     parts = [p for p in assistant.asked_clauses(question) if not _WHEN_TOLD.match(p)]
-    if len(parts) > 1 and len(_values_of_the_kind(question, found.text)) < len(parts):
+    if len(parts) > 1 and (values := _values_of_the_kind(question, found.text)) is not None and len(values) < len(parts):
         # "the deadline now, and what was it first?", "which ref did I give first, and which most recently?":
         # one day or one reference told answers one of the two
         return None
@@ -812,14 +812,14 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
                             "asks", "rag", memory=source), [source])
 
 
-def _values_of_the_kind(question: str, text: str) -> list[str]:
-    """The days, or the references, the text holds when the question asks for one of those (else a list
-    long enough for any question: no kind to count)."""
+def _values_of_the_kind(question: str, text: str) -> list[str] | None:
+    """The days, or the references, the text holds when the question asks for one of those; None when it
+    asks for another kind (nothing to count)."""
     if said.asks_a_time(question):
         return _A_DAY.findall(text)
     if own_values.asked_kind(question) == own_values.CODE:
         return own_values.CODE_RE.findall(text)
-    return [text] * 9
+    return None
 
 
 # a question that is not about the user's things reaches their words only when it shares this many with them
@@ -839,7 +839,12 @@ def words_said(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Ch
     # "what's the paperwork deadline now?": two words of theirs and a day asked say which statement, when its
     # words give a day ("extended by three months yesterday" says when it was said, not the day asked)
     quoted = _said_answer(eng, question, user_id, agent_id, anyway=True, min_shared=NOT_OWN_MIN_SHARED - 1)
-    return quoted if quoted is not None and _A_DAY.search(quoted.answer.partition("\u201c")[2]) else None
+    return quoted if quoted is not None and _A_DAY.search(_words_quoted(quoted)) else None
+
+
+def _words_quoted(answer: ChatAnswer) -> str:
+    """The user's sentence an answer of theirs quotes (_said_answer writes it between curly quotes)."""
+    return answer.answer.partition("\u201c")[2].rstrip("\u201d")
 
 
 def kept_sentence_answers(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
@@ -848,7 +853,7 @@ def kept_sentence_answers(eng: Engine, question: str, *, user_id: str, agent_id:
     quoted = words_said(eng, question, user_id=user_id, agent_id=agent_id)
     if quoted is None:
         return None
-    text = quoted.answer.partition("\u201c")[2].rstrip("\u201d")
+    text = _words_quoted(quoted)
     kept = {(r.content or "").strip() for r in personal.valid_memories(eng, user_id, agent_id)}
     named = [lk.text for lk in assistant.knowledge(eng)[1].links(question) if lk.how in ("exact", "fuzzy", "partial")]
     if text.strip() not in kept or any(v.lower() not in text.lower() for v in named):
@@ -1239,7 +1244,7 @@ def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str
         return None
     quoted = _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True, of_a_party=True,
                           min_shared=len(said_name.split()) + 1)
-    words = quoted.answer.partition("\u201c")[2] if quoted is not None else ""  # (their words, not when they said them)
+    words = _words_quoted(quoted) if quoted is not None else ""  # (their words, not when they said them)
     if quoted is not None and document_reader.asked_kind(question) == "date" and not _A_DAY.search(words):
         return None
     return quoted

@@ -213,6 +213,13 @@ def _asks_beside_forgetting(turn: str) -> bool:
                r"when|why|how|is|are|can|could|do|does)\b", s, re.I)) for s in personal.sentences(turn))
 
 
+def _memory_reply(text: str, mode: str, intent: str, reason: str, sources: list[dict[str, Any]] | None = None) -> ChatAnswer:
+    """An answer of the personal-memory handler that asked no other handler: its sources are all it used."""
+    used = sources or []
+    return ChatAnswer(text, mode, {"intent": intent, "handler": "personal memory", "mode": mode, "reason": reason,
+                                   "used_llm": "none"}, used, used, "all" if used else "none", None, False)
+
+
 def _not_a_total(question: str, recalled: ChatAnswer | None) -> ChatAnswer | None:
     """A price they gave is no answer to what it comes to ("the rate I gave you ... our monthly spend?")."""
     if recalled is None or recalled.mode != "rag" or not totals.asks_a_total(question) or \
@@ -228,8 +235,7 @@ def _not_a_total(question: str, recalled: ChatAnswer | None) -> ChatAnswer | Non
 def _only_asks_to_forget(turn: str) -> bool:
     """A sentence of the turn asks to forget something ("forget ...", not "what did I say to forget?"), and
     no other sentence asks anything."""
-    return any(personal.FORGET.search(s) and not personal.QUESTION.match(s.strip()) for s in personal.sentences(turn)) \
-        and not _asks_beside_forgetting(turn)
+    return any(personal.asks_to_forget(s) for s in personal.sentences(turn)) and not _asks_beside_forgetting(turn)
 
 
 def _noted(stored: list[Any]) -> ChatAnswer:
@@ -342,9 +348,8 @@ class ChatService:
             return said_back
         if (total := totals.answer(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id)) is not None:
             # "what do we spend a month on that lane?": their count times their price (or the catalog's)
-            return ChatAnswer(total.text, "rag", {"intent": "PERSONAL_MEMORY", "handler": "personal memory", "mode": "rag",
-                                                  "reason": "a total worked out from the figures the user gave",
-                                                  "used_llm": "none"}, total.sources, total.sources, "all", None, False)
+            return _memory_reply(total.text, "rag", "PERSONAL_MEMORY", "a total worked out from the figures the user gave",
+                                 total.sources)
         if any(w.stored_id or w.forgotten for w in kept):
             return answer_question(scoped, asked, llm=self.llm)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
@@ -355,18 +360,14 @@ class ChatService:
         if any(w.forgotten for w in kept) and not _asks_beside_forgetting(asked):
             # "ignore what I said about MSC, we go with Hapag-Lloyd now": what the turn told is said back too
             instead = "".join(f" I noted: \u201c{w.text.strip().rstrip('.!')}\u201d." for w in kept if w.stored_id)
-            return ChatAnswer(f"Done: I have forgotten that, and I will not use it in any answer again.{instead}", "fallback",
-                              {"intent": "FORGET", "handler": "personal memory", "mode": "fallback",
-                               "reason": "the turn only asks to forget something the user told", "used_llm": "none"},
-                              [], [], "none", None, False)
+            return _memory_reply(f"Done: I have forgotten that, and I will not use it in any answer again.{instead}",
+                                 "fallback", "FORGET", "the turn only asks to forget something the user told")
         if not any(w.forgotten for w in kept) and _only_asks_to_forget(asked):
             # "forget that phone number for Dunmore" when no memory holds one: nothing kept goes, and
             # the request is no question (their earlier words are not read back to them)
-            return ChatAnswer("I had not kept anything that matches that, so nothing was forgotten; what I keep of "
-                              "yours is unchanged.", "fallback",
-                              {"intent": "FORGET", "handler": "personal memory", "mode": "fallback",
-                               "reason": "the turn asks to forget something no kept memory holds", "used_llm": "none"},
-                              [], [], "none", None, False)
+            return _memory_reply("I had not kept anything that matches that, so nothing was forgotten; what I keep of "
+                                 "yours is unchanged.", "fallback", "FORGET",
+                                 "the turn asks to forget something no kept memory holds")
         stored = [w for w in kept if w.stored_id]
         if stored and self.llm is None and not personal.asks_anything(asked):
             return _noted(stored)

@@ -839,9 +839,14 @@ def _memories_to_forget(sentence: str, memories: list[Any], values: Any) -> list
     return next((t for t in tiers if t), [])
 
 
+def asks_to_forget(sentence: str) -> bool:
+    """The sentence asks to forget ("forget ...", not "what did I say to forget?")."""
+    return FORGET.search(sentence) is not None and not QUESTION.match(sentence.strip())
+
+
 def _asks_to_forget(sentence: str, turn: str) -> bool:
-    """The sentence asks to forget (or takes back with nothing in its place), and is no question."""
-    return bool(FORGET.search(sentence) or _taken_back(sentence, turn)) and not QUESTION.match(sentence.strip())
+    """The sentence asks to forget, or takes back with nothing in its place, and is no question."""
+    return asks_to_forget(sentence) or (_taken_back(sentence, turn) and not QUESTION.match(sentence.strip()))
 
 
 def _taken_back(sentence: str, turn: str) -> bool:

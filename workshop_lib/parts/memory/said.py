@@ -350,11 +350,8 @@ def _says_the_head(question: str, statement: str) -> bool:
     if not head or head[:4] in _CUSTOMERS or not _with_kindred({head[:4]}) & _roots(statement):
         return False
     # said as theirs, or a name that carries the noun ("which haulage firm": "Brennan Haulage missed ...")
-    return personal.speaks_of_own(statement) or any(head[:4] in _roots(name) for name in _NAME.findall(statement))
-
-
-# a name of two or more capitalised words ("Brennan Haulage"), not at the statement's start alone
-_NAME = re.compile(r"\b[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+)+")
+    return personal.speaks_of_own(statement) or any(head[:4] in _roots(name) for name in own_values.NAME_RE.findall(statement)
+                                                    if " " in name)  # (two words or more, not a sentence's first)
 
 
 def _role_head(head: str | None) -> str:

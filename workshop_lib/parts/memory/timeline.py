@@ -256,25 +256,21 @@ _FROM_TODAY = re.compile(r"\bhow (?:many|much) (?:days|weeks)\b.*\b(?:ago|left|u
 _TODAY = word_root("today")
 
 
-def _today_told(question: str, found: list[Event]) -> datetime.date | None:
+def _today_told(question: str, found: list[Event], year: int) -> datetime.date | None:
     """The day the user says today is: right after "today" in the question ("counting from today, 2 June"), else
     the latest clause of theirs that says it ("Today is 2 June."); None when never said."""
     for m in re.finditer(r"\btoday\b", question, re.I):  # the day right after the word ("today, 2 June")
-        if days := dates_in(question[m.end():m.end() + 30], _year_of(found)):
+        if days := dates_in(question[m.end():m.end() + 30], year):
             return days[0][1]
     told = [e for e in found if _TODAY in e.own]
     return told[-1].date if told else None
 
 
-def _year_of(found: list[Event]) -> int:
-    return found[0].date.year if found else datetime.date.today().year
-
-
-def _from_today(question: str, found: list[Event]) -> Answer | None:
+def _from_today(question: str, found: list[Event], year: int = 0) -> Answer | None:
     """"How many days ago was the first gate-in, counting from today, 2 June?", "how many days left until
     my doc cut-off?": the day told today is, and the one event the other words name (the latest told of
     those they name alike: a day moved is said again in the same words)."""
-    today = _today_told(question, found)
+    today = _today_told(question, found, year)
     others = [e for e in found if _TODAY not in e.own and e.message_id != "this turn"]
     named = _best(_distinctive(question, others) - {_TODAY}, others, want=1)
     if today is None or not named or named[-1].date == today:
@@ -374,6 +370,6 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int
         return None
     # the first kind the question asks is the one answered: a span that cannot be worked out is no
     # reason to answer with the latest date instead
-    step = functools.partial(_on_date, year=year) if steps[0] is _on_date else steps[0]
+    step = functools.partial(steps[0], year=year) if steps[0] in (_on_date, _from_today) else steps[0]
     result = step(question, [e for e in found if e.date != UNDATED])
     return None if result is None or _undated_since(result, found) else result

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 from workshop_lib import assistant
 from workshop_lib.assistant import catalog_links
 from workshop_lib.data.catalog import ITEMS, Item
-from workshop_lib.parts.memory import own_values, personal, said
+from workshop_lib.parts.memory import own_values, personal, preferences, said
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -117,9 +117,11 @@ def _prices(text: str) -> list[tuple[float, str, bool]]:
 
 
 def _currency(said_as: str) -> str:
-    """The ISO code of a currency as said ("$", "euros", "USD")."""
-    word = said_as.lower().rstrip("s")
-    return {"$": "USD", "€": "EUR", "£": "GBP", "dollar": "USD", "euro": "EUR"}.get(word, said_as.upper())
+    """The ISO code of a currency as said ("$", "euros", "USD"), in the preferences' words for each."""
+    return _CODE_OF.get(said_as.lower(), said_as.upper())
+
+
+_CODE_OF = {word: code for code, words in preferences.UNITS["currency"].items() for word in words} | {"$": "USD"}
 
 
 def asks_a_total(question: str) -> bool:
