@@ -1182,6 +1182,9 @@ def _has_it_happened(words: _Words, schema: Schema, spec: Spec) -> None:
     if m is None or not shown:
         return
     spec.show += [c for c in shown if c not in spec.show]
+    place = _place_of(schema, spec, event)
+    if place in ("ORIGIN", "DESTINATION") and place not in spec.roles:
+        spec.roles.append(place)
     for said in [m, *re.finditer(r"\b(?:yet|already|still)\b", words.text, re.I)]:
         words.take(said.start(), said.end())
 
@@ -1195,6 +1198,18 @@ def _status_and_day(schema: Schema, spec: Spec, event: str) -> list[Column]:
             day = next((c for c in cols if c.is_date and c.name.startswith(event.upper()[:3])), None)
             return [c for c in (status, day) if c is not None]
     return []
+
+
+def _place_of(schema: Schema, spec: Spec, event: str) -> str | None:
+    """The end of the voyage where the event happens, by its key's comment ("Port of arrival" for
+    arrived): the answer to "has it arrived?" says where. None when no such key."""
+    stem_ = {"arrived": "arriv", "departed": "depart"}.get(event)
+    for table, column, _, _ in schema.foreign_keys:
+        col = schema.column(table, column)
+        if stem_ and col is not None and re.search(rf"\b{stem_}", col.comment, re.I) \
+                and (table == spec.target or schema.is_parent_path(spec.target, table)):
+            return column.split("_")[0]
+    return None
 
 
 def _event_said_otherwise(words: _Words, m: re.Match[str]) -> bool:
@@ -2904,6 +2919,10 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
             spec.roles.append(role)
     if not spec.roles and spec.target != "VOYAGES" and any(c.table == "PORTS" for c in spec.show):
         spec.roles.append(_voyage_end(words))  # "when does the box leave port, and which port?": the words say which end
+    ended = {f.role for f in spec.filters if f.role in ("ORIGIN", "DESTINATION")}
+    if spec.action == "list" and spec.target == "VOYAGES" and len(ended) == 1 and not spec.roles:
+        # "which voyages leave Tanger Med?": a voyage is told apart by where it goes, the end not said
+        spec.roles.append(({"ORIGIN", "DESTINATION"} - ended).pop())
     spec.show = [c for c in spec.show if not (spec.roles and c.table == "PORTS")]
 
 

@@ -90,6 +90,7 @@ class ValueIndex:
     names: list[tuple[str, str, str, Any]]          # name columns, for fuzzy and partial matches
     common: set[str]                                # words too common to stand for a name alone
     plain: frozenset[str] = frozenset()             # words the schema's comments use as ordinary words
+    shapes: dict[str, str] = field(default_factory=dict)  # a code's shape ("AAAA9999999") -> its table
     # the links of the questions seen last: one question is linked by several handlers in turn
     _seen: dict[str, tuple[Link, ...]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -104,8 +105,25 @@ class ValueIndex:
         comments = list(schema.table_comments.values()) + [c.comment for cols in schema.columns.values() for c in cols]
         # a port named like its country ("Singapore") is read as the port first; the planner turns it
         # into the country when the words ask for a flag or a country
+        shapes = {_code_shape(str(value)): table for _, table, column, value, _ in phrases
+                  if (table, column) in CODE_COLUMNS and re.search(r"[A-Za-z]", str(value)) and re.search(r"\d", str(value))}
         return cls(sorted(phrases, key=lambda p: (-len(p[0]), p[4] == "country")), names, common,
-                   _ordinary_words(comments))
+                   _ordinary_words(comments), shapes)
+
+    def unheld_codes(self, question: str) -> list[tuple[str, str]]:
+        """Words written like a code of the data (a container number's four letters and seven digits,
+        a voyage number's "296W") that no stored value matches: a record the data does not hold, as
+        (the words, the table whose code they look like)."""
+        links = self.links(question)
+        out = []
+        for m in _CODE_LIKE.finditer(question):
+            word = m.group(0)
+            table = self.shapes.get(_code_shape(word))
+            written_as_code = word.upper() == word or len(word) >= 7
+            if table and written_as_code and not _UNIT_AFTER.search(word) \
+                    and not any(lk.start < m.end() and m.start() < lk.end for lk in links):
+                out.append((word, table))
+        return out
 
     def links(self, question: str) -> list[Link]:
         """Every value the question names, longest match first, no two overlapping."""
@@ -455,6 +473,16 @@ def _short_in_lower_case(question: str, phrase: str, how: str) -> bool:
 
 def _upper_in(question: str, value: str) -> bool:
     return bool(re.search(rf"(?<![\w-]){re.escape(value.upper())}(?![\w-])", question))
+
+
+# a word with a digit and a letter: the words a code of the data could be
+_CODE_LIKE = re.compile(r"(?<![\w-])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,}(?![\w-])")
+_UNIT_AFTER = re.compile(r"\d(?:st|nd|rd|th|kg|kgs|t|m|m3|km|ft|teu|k|usd|eur|h|hrs|pm|am)$", re.I)
+
+
+def _code_shape(code: str) -> str:
+    """"HLXU2646413" -> "AAAA9999999": what codes of one column share, whatever their values."""
+    return re.sub(r"[A-Z]", "A", re.sub(r"\d", "9", code.upper()))
 
 
 def _index_column(table: str, col: Column, query: Query, select_distinct: Callable[[str, str], str],

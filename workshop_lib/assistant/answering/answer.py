@@ -325,6 +325,8 @@ def _before_the_knowledge(eng: Engine, question: str, decision: router.RouteDeci
         return empty
     if docs is not None and (coded := _document_with_code(eng, question, decision, docs, vector)) is not None:
         return coded
+    if (unheld := _record_not_held(eng, question, decision)) is not None:
+        return unheld
     if _catalog_item(eng, question, decision) is None:
         return _box_of_the_goods(eng, question, decision)
     return None
@@ -423,6 +425,18 @@ def _no_rows(eng: Engine, question: str, decision: router.RouteDecision) -> Chat
     if data.text is not None or data.plan is None:
         return None
     return _declined(decision, f"The data has no row of {data.plan.what}.", "live data (composed query)")
+
+
+def _record_not_held(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"The gross weight of container TGHU8831076" when the data has no such box: said so plainly (what
+    the column means says nothing about a box that is not there)."""
+    unheld = assistant.knowledge(eng)[1].unheld_codes(question)
+    if not unheld:
+        return None
+    word, table = unheld[0]
+    noun = table.lower().removesuffix("s")
+    return _declined(decision, f"The data holds no {noun} {word}, so I have nothing to answer from about it. "
+                     f"Check the {noun} number, or ask me which {table.lower()} the data holds.", "live data (value index)")
 
 
 def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecision, *,

@@ -363,6 +363,12 @@ def _records_named(eng: Engine, text: str, cues: dict[str, list[str]]) -> None:
     records = [lk for lk in assistant.named_records(eng, text) if lk.column != "id"]
     if records:
         cues[LIVE].append("names " + ", ".join(dict.fromkeys(str(lk.value) for lk in records[:2])))
+        return
+    # "the gross weight of container TGHU8831076" when there is none: still a question about a
+    # record, which the data handler says it does not hold (the column's meaning does not answer it)
+    unheld = assistant.knowledge(eng)[1].unheld_codes(text)
+    if unheld:
+        cues[LIVE].append("names " + ", ".join(f"{word} (not in the data)" for word, _ in unheld[:2]))
 
 
 def _port_misspelt(eng: Engine, text: str, cues: dict[str, list[str]]) -> None:
