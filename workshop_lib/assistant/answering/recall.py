@@ -246,7 +246,7 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     of the data, a time, a count or an amount, a movement. The value alone never answers it."""
     place = _is_place(rec)
     question = _asked_part(question)
-    if rec.table == personal.OWN and _YES_OR_NO.match(question):
+    if _YES_OR_NO.match(question):
         return "a yes or a no"  # "is our warehouse inside the radius?": their name or place alone says neither
     what = _asks_not_which(question, rec, place) or _another_part(question, rec)
     if what is not None:

@@ -313,7 +313,7 @@ class ChatService:
     def _answer_turn(self, scoped: Engine, req: dict[str, Any], thread_id: str, user_id: str) -> ChatAnswer:
         """The answer in the user's preferred units and length (every answer path)."""
         # a preference stated in this turn applies from this turn on; the rest of the turn is what it asks
-        stated = preferences.extract(req["question"])
+        stated = preferences.extract(req["question"], preferences.settings(self.eng, user_id, self.eng.agent_id))
         preferences.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, found=stated)
         asked = preferences.without_stated(req["question"], stated) if stated else req["question"]
         result = self._answer_path(scoped, req, thread_id, user_id, asked) or ChatAnswer(

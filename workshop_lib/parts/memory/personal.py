@@ -462,10 +462,22 @@ def _with_sentence_of(stated: str, turn: str, value: str) -> str:
 
 
 def _the_one_record(text: str, values: Any) -> tuple[str, str, str] | None:
-    """The one container, voyage, vessel or carrier a whole turn names, or None (none, or several)."""
-    found, _ = data_links(text, values.links(text))
-    records = {(lk.table, lk.column, str(lk.value)) for lk in found if lk.table in _OWN_THINGS[:4]}
+    """The one container, voyage, vessel or carrier a whole turn names, or None (none, or several). A
+    question the turn also asks does not count ("their shirts went into box X. Separately, what's
+    Maersk's cut-off?": box X)."""
+    records: set[tuple[str, str, str]] = set()
+    for said in [text, " ".join(s for s in sentences(text) if not _is_question(s))]:
+        found, _ = data_links(said, values.links(said))
+        records = {(lk.table, lk.column, str(lk.value)) for lk in found if lk.table in _OWN_THINGS[:4]}
+        if len(records) <= 1:
+            break
     return records.pop() if len(records) == 1 else None
+
+
+def _is_question(sentence: str) -> bool:
+    """A sentence that asks ("Separately, what's the cut-off?"), by its mark or its first words."""
+    s = sentence.strip()
+    return s.endswith("?") or bool(QUESTION.match(re.sub(r"^(?:\w+,\s*)", "", s)))
 
 
 def _position(text: str, value: str) -> int | None:
@@ -674,14 +686,16 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
     before = ""
     for sentence in sentences(text):
         said_before, before = before, sentence
-        if not _asks_to_forget(sentence, text):
-            continue
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
+        if not _asks_to_forget(sentence, text, " ".join(r.content or "" for r in memories)):
+            continue
         if not memories:
             break
         # "Kessler Brothers closed their account. Forget everything about them.": what the sentence before names
         named = f"{said_before} {sentence}" if POINTS_BACK.search(sentence) and said_before else sentence
-        targets = [r for r in _memories_to_forget(named, memories, values) if _holds_the_detail(sentence, r)]
+        # ("Forget that booking ref BK-55120. Don't keep it.": "it" is what the turn has just forgotten)
+        targets = [r for r in _memories_to_forget(named, memories, values, pointing=not gone)
+                   if _holds_the_detail(sentence, r)]
         kept: set[str] = set()
         for r in targets:
             if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
@@ -820,10 +834,10 @@ def _remembered_entities(r: Any) -> list[list[str]]:
     return list((r.metadata or {}).get("entities") or [])
 
 
-def _memories_to_forget(sentence: str, memories: list[Any], values: Any) -> list[Any]:
+def _memories_to_forget(sentence: str, memories: list[Any], values: Any, *, pointing: bool = True) -> list[Any]:
     """The memories a forget request names, by the first way that names any: by a value (of the
     data or the user's own), by the noun they used, by a table, by role; "that", "it" or "this"
-    alone: the latest memory."""
+    alone: the latest memory (unless not `pointing`: the turn already forgot what "it" points at)."""
     tables = {t for w in re.findall(r"[A-Za-z][\w'-]*", sentence) if (t := table_of_word(w))}
     named = {str(lk.value) for lk in entity_links(values.links(sentence))}
     roles = own_values.roles_of(sentence)
@@ -833,8 +847,8 @@ def _memories_to_forget(sentence: str, memories: list[Any], values: Any) -> list
         _about_in_their_words(sentence, memories),
         [r for r in memories if tables & {e[0] for e in _remembered_entities(r)}],
         _with_metadata(memories, "roles", roles),
-        memories[-1:] if re.search(r"\b(?:that|it|this)\b", sentence, re.I) and not _told_before_the_request(sentence)
-        else [],
+        memories[-1:] if pointing and re.search(r"\b(?:that|it|this)\b", sentence, re.I)
+        and not _told_before_the_request(sentence) else [],
     ]
     return next((t for t in tiers if t), [])
 
@@ -844,20 +858,23 @@ def asks_to_forget(sentence: str) -> bool:
     return FORGET.search(sentence) is not None and not QUESTION.match(sentence.strip())
 
 
-def _asks_to_forget(sentence: str, turn: str) -> bool:
-    """The sentence asks to forget, or takes back with nothing in its place, and is no question."""
-    return asks_to_forget(sentence) or (_taken_back(sentence, turn) and not QUESTION.match(sentence.strip()))
+def _asks_to_forget(sentence: str, turn: str, told: str = "") -> bool:
+    """The sentence asks to forget, or takes back with nothing in its place, and is no question. `told`:
+    what the user's memories say (a name from them said again is no new value)."""
+    return asks_to_forget(sentence) or (takes_back(sentence, turn, told) and not QUESTION.match(sentence.strip()))
 
 
-def _taken_back(sentence: str, turn: str) -> bool:
+def takes_back(sentence: str, turn: str, told: str = "") -> bool:
     """"Ignore what I said about the booking ref - that was another customer's": taken back with nothing in
-    its place. With a value after it in the turn ("..., it's actually Kestrel Imports") it is a correction."""
+    its place. With a new value after it in the turn ("..., it's actually Kestrel Imports") it is a
+    correction; the old one said again ("Fairhaven was only a quote") is none."""
     m = _ABOUT_THE.search(sentence)
     if m is None or not re.search(r"\b(?:scrap|scratch|ignore|disregard)\s+(?:what|everything|all)\b", sentence, re.I):
         return False
-    after = turn[turn.find(sentence) + m.end():]
-    # a value: a number or a name (a capital not at a sentence's start)
-    return not re.search(r"\d|(?<![.!?\-\u2013\u2014:]\s)(?<!^)\b[A-Z]", after.strip())
+    after = turn[turn.find(sentence) + m.end():].strip()
+    # a value: a number or a name (a capital not at a sentence's start) the memories do not already hold
+    said = [w.group(0) for w in re.finditer(r"\d[\w-]*|(?<![.!?\-\u2013\u2014:]\s)(?<!^)\b[A-Z][\w-]*", after)]
+    return not [w for w in said if not re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", told)]
 
 
 # "ignore what I said about the booking ref": the thing named by the user's words, up to a clause's end
@@ -984,7 +1001,10 @@ class Recalled:
 # A request said as an imperative to the assistant ("just give me my number", "remind me the name"):
 # a question too.
 _REQUEST = re.compile(r"^(?:(?:and|so|ok|okay|just|please|pls|right|now|quick(?:ly)?|can you|could you)\W+)*"
-                      r"(?:give|tell|remind|send|show|confirm|repeat|paste|read)\s+me\b", re.I)
+                      r"(?:(?:give|tell|remind|send|show|confirm|repeat|paste|read)\s+me\b|"
+                      # an order to look something up is a question too ("list the voyages of my carrier")
+                      r"(?:list|show|find|get|count|check|look\s+up|pull\s+up|display|fetch|compare)\s+(?:the|all|every|each|any)\b)",
+                      re.I)
 
 
 def refers_to_own(question: str) -> bool:
@@ -1466,7 +1486,9 @@ def substitute(question: str, recalled: Recalled) -> str:
                lambda _: f"{noun_table} {recalled.value}", q, count=1, flags=re.I) if recalled.table == "PORTS" else q
     # a name said for the thing may be followed by the thing's own noun ("Alvarez Foods' box")
     # ("our Rotterdam consignee's box": a word before whose it is, too)
-    pattern = (rf"(?:\b(?:the|that|this)\s+)?(?:\b(?:my|our)\s+(?:[\w-]+\s+(?=[\w-]+'s\s))?(?:[\w-]+'s\s+)?"
+    # ("my two customers' boxes": a plural's possessive too)
+    pattern = (rf"(?:\b(?:the|that|this)\s+)?(?:\b(?:my|our)\s+(?:[\w-]+\s+(?=[\w-]+(?:'s|s'|\u2019s|s\u2019)\s))?"
+               rf"(?:[\w-]+(?:'s|s'|\u2019s|s\u2019)\s+)?"
                rf"(?:[\w-]+\s+)?)?\b{noun}"
                rf"(?:(?:'s|'|\u2019s?)(?:\s+(?:{_nouns_of(recalled.table)})\b)?)?"
                rf"(?:\s+(?:that\s+)?(?:i|we)\s+(?:told|gave|mentioned|said|asked)(?:\s+you)?(?:\s+about)?)?")

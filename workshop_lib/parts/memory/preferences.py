@@ -174,17 +174,36 @@ def _wanted_and_refused(dimension: str, units: dict[str, tuple[str, ...]], sente
     return list(dict.fromkeys(wanted)), refused
 
 
-def extract(text: str) -> list[Preference]:
+def extract(text: str, held: dict[str, str] | None = None) -> list[Preference]:
     """The preferences one user turn states: a rate from dollars to their currency, and the units,
-    currency, dates and length a sentence asks for (see _states_preference)."""
+    currency, dates and length a sentence asks for (see _states_preference). `held`: the user's
+    preferences so far (settings()), against which a new rate said alone ("it's 0.90 now") is read."""
     out: list[Preference] = []
     for sentence in [s for s in re.split(r"(?<=[.!?;])\s+|\n+", text or "") if s.strip()][:20]:
-        if (rate := _usd_rate(sentence)) is not None and not sentence.strip().endswith("?"):
+        if (rate := _usd_rate(sentence) or _new_rate(sentence, (held or {}).get("usd_rate"))) is not None \
+                and not sentence.strip().endswith("?"):
             # a rate names both currencies: it says which one the amounts are wanted in, nothing more
             out.append(Preference("usd_rate", rate, (), sentence.strip()))
         elif _states_preference(sentence):
             out += _sentence_preferences(sentence)
     return out
+
+
+# "Rate update: it's 0.90 now": one plain number where a rate is spoken of, with no currency or unit after it
+_RATE_SPOKEN = re.compile(r"\b(?:rates?|exchange|conversion|fx)\b", re.I)
+_PLAIN_NUMBER = re.compile(r"(?<![\w.,$€£])(\d+(?:[.,]\d+)?)(?![\w%]|[.,]\d)(?!\s*(?:[$€£]|[A-Z]{3}\b|(?i:per|a|an|each)\b|/))")
+
+
+def _new_rate(sentence: str, held_rate: str | None) -> str | None:
+    """A rate said again with its number alone, read in the currency of the rate the user gave before
+    ("EUR 0.92" held, "the rate is 0.90 now": "EUR 0.9"); None without a rate held or a rate spoken of."""
+    if held_rate is None or not _RATE_SPOKEN.search(sentence) or _SUM.search(sentence):
+        return None
+    numbers = _PLAIN_NUMBER.findall(sentence)
+    if len(numbers) != 1:
+        return None
+    rate = float(numbers[0].replace(",", "."))
+    return f"{held_rate.split()[0]} {rate:g}" if 0 < rate < 10_000 else None
 
 
 def without_stated(text: str, stated: list[Preference]) -> str:
@@ -225,7 +244,23 @@ def _sentence_preferences(sentence: str) -> list[Preference]:
             # "no cents please": the other unit; "kilos are useless": the other metric one (listed first)
             out.append(Preference(dimension, next(u for u in units if u != refused[0]), tuple(refused),
                                   sentence.strip()))
-    return out
+    return out + _system_of_units(sentence, {p.dimension for p in out})
+
+
+# "switch me back to metric", "imperial units please": a system of units sets weights and lengths at once
+_SYSTEMS = {"metric": {"weight": "kg", "distance": "m"}, "imperial": {"weight": "lb", "distance": "ft"}}
+_SYSTEM_WORD = re.compile(r"\b(metric|imperial|m[ée]trico|m[ée]trique|metrisch|imp[ée]rial)\b(?!\s+tons?\b|\s+tonnes?\b)", re.I)
+
+
+def _system_of_units(sentence: str, said: set[str]) -> list[Preference]:
+    """The weight and length units of the one system of units the sentence asks for, on the dimensions
+    it does not name a unit of."""
+    systems = {"imperial" if w.lower().startswith("imp") else "metric" for w in _SYSTEM_WORD.findall(sentence)}
+    if len(systems) != 1 or _NEGATIVE_BEFORE.search(sentence):
+        return []
+    units = _SYSTEMS[systems.pop()]
+    return [Preference(dimension, unit, tuple(u for u in UNITS[dimension] if u != unit), sentence.strip())
+            for dimension, unit in units.items() if dimension not in said]
 
 
 def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, found: list[Preference] | None = None) -> list[str]:

@@ -144,6 +144,7 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> tuple[list[Said], l
     changed, theirs = _changed_values(memories), _their_nouns(memories)
     own: list[Said] = []
     every: list[Said] = []
+    told = ""  # what they said before: a name said again after "ignore what I said about ..." is no new value
     for m in messages:
         if getattr(m, "role", "user") != "user" or not m.content:
             continue
@@ -151,7 +152,8 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> tuple[list[Said], l
         own_message = _speaks_of_own(m.content)
         before = ""
         for sentence in personal.sentences(m.content):
-            if personal.FORGET.search(sentence):  # what it names is dropped from what came before
+            if personal.FORGET.search(sentence) or personal.takes_back(sentence, m.content, told):
+                # what it names is dropped from what came before
                 own, every = (_without_forgotten(said, sentence, before, m.id) for said in (own, every))
                 continue
             own, every = (_without_rejected(said, sentence) for said in (own, every))
@@ -161,6 +163,7 @@ def _statements(eng: Engine, user_id: str, agent_id: str) -> tuple[list[Said], l
                 if own_message or _of_their_own(stated, theirs):
                     own.append(every[-1])
             before = stated
+        told += " " + m.content
     return own, every
 
 
