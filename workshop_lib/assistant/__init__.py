@@ -706,7 +706,9 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
 
 
 # a part that asks the figure of the row just asked for ("..., and how much is it?", "and what is it?")
-_HOW_MUCH_IS_IT = re.compile(r"^\W*(?:and\s+)?(?:how (?:much|heavy|big|long|many)|what)(?:'s|\s+is|\s+was)\s+(?:it|that|this)"
+# (or "and how much in USD?": the figure in a unit)
+_HOW_MUCH_IS_IT = re.compile(r"^\W*(?:and\s+)?(?:how (?:much|heavy|big|long)(?:(?:'s|\s+is|\s+was)\s+(?:it|that|this))?"
+                             r"(?:\s+in\s+(?:[A-Za-z]+|[$€£]))?|(?:how many|what)(?:'s|\s+is|\s+was)\s+(?:it|that|this))"
                              r"\W*$", re.I)
 
 

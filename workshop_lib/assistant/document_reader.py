@@ -303,6 +303,11 @@ def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> st
     """The sentence of one document's passages (best first) that answers each part, or the whole question;
     with the sentence after it when the question asks what comes next."""
     ranked = [(rank, s) for rank, text in enumerate(texts) for s in sentences(text)]
+    if kind == "person" and _ASKS_SIGNER.search(question):
+        # "who signed the notice?": the name under its closing words, which share no word with the question
+        signed = next((s for _, s in ranked if _CLOSING.match(s)), None)
+        if signed is not None:
+            return signed
     ident = set().union(*(_identifying(text) for text in texts))
     sentence = _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident)
     if sentence is None and kind in ("date", "place"):
@@ -312,6 +317,15 @@ def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> st
                   if ranked[i + 1][0] == rank and _holds(kind, s, question)]
         sentence = _best_sentence(question, kind, paired + ranked, ident) if paired else None
     return _with_next(sentence, ranked) if sentence is not None and _WHAT_NEXT.search(question) else sentence
+
+
+# who signed or wrote a document, in the documents' four languages
+_ASKS_SIGNER = re.compile(r"\b(?:signed|signs|sign|signatory|undersigned|unterschr\w*|unterzeichn\w*|verfasst|"
+                          r"firm(?:ado|ada|ó|a)\b|firmante|sign[ée]e?s?|wrote|written|authored|issued|sent)\b", re.I)
+# the closing words a letter's signature comes after (read as one line with it, _signed)
+_CLOSING = re.compile(r"^\s*(?:kind regards|best regards|warm regards|regards|sincerely|yours(?: sincerely| faithfully)?|"
+                      r"mit freundlichen gr(?:ü|ue|u)(?:ß|ss)en|freundliche gr(?:ü|ue|u)(?:ß|ss)e|viele gr(?:ü|ue|u)(?:ß|ss)e|"
+                      r"(?:bien )?cordialement|salutations distingu[ée]es|atentamente|(?:un )?saludos?(?: cordiales)?)\b", re.I)
 
 
 # where a thing is at this moment
@@ -343,7 +357,8 @@ def _withheld_or(reading: Reading) -> Reading:
 def _names_only_withheld(sentence: str) -> bool:
     """The sentence names someone only as the sanitiser's placeholder: no run of words in title case
     outside it but a role ("Yours sincerely, [PERSON], Claims Handler")."""
-    rest = sentence.replace("[PERSON]", " ")
+    # (under a letter's closing words, what follows the name is the signer's role, in any language)
+    rest = sentence.split("[PERSON]")[0] if _CLOSING.match(sentence) else sentence.replace("[PERSON]", " ")
     names = [m.group(0) for m in re.finditer(r"(?<=[a-z,;:] )[A-Z][a-z]+(?: [A-Z][a-z]+)+", rest)
              if not HOLDS["person"].fullmatch(m.group(0).split()[-1].lower())]
     return "[PERSON]" in sentence and not names

@@ -27,6 +27,8 @@ PHRASES = {
     "salen de": "depart from", "sale de": "departs from", "partent de": "depart from", "part de": "departs from",
     # "all statuses" asks for no status in particular
     "todos los estados": "", "tous les statuts": "", "alle status": "",
+    "codigo arancelario": "hs code", "partida arancelaria": "hs code", "code sh": "hs code",
+    "code douanier": "hs code", "nomenclature douaniere": "hs code",
     "in welchem jahr": "in which year", "en que ano": "in which year", "en quelle annee": "in which year",
     "ahora mismo": "right now", "en este momento": "right now", "en ce moment": "right now", "im moment": "right now",
     "en navegacion": "at sea", "en el mar": "at sea", "en mer": "at sea", "auf see": "at sea",
@@ -222,6 +224,8 @@ WORDS = {
     "posiciones": "positions", "ubicacion": "location", "standort": "location", "emplacement": "location",
     "seco": "dry", "trocken": "dry", "sec": "dry", "refrigerado": "reefer", "frigorifique": "reefer",
     "kuhlcontainer": "reefer container", "aduana": "customs", "zoll": "customs", "douane": "customs",
+    # the customs tariff number of goods is their HS code
+    "zolltarifnummer": "hs code", "tarifnummer": "hs code", "warennummer": "hs code",
     "peligrosa": "dangerous", "peligrosas": "dangerous", "peligrosos": "dangerous", "gefahrlich": "dangerous",
     "gefahrliche": "dangerous", "dangereuse": "dangerous", "dangereuses": "dangerous", "valor": "value",
     "wert": "value", "valeur": "value", "declarado": "declared", "declare": "declared", "bultos": "packages",
@@ -315,7 +319,7 @@ MONTHS = {
 
 
 # nouns German writes with a capital: read however they are written
-WORDS_CAPITALISED = frozenset({"schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
+WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer", "schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
                                 "container", "reederei", "reedereien", "ladung", "tabelle", "spalte", "feld",
                                 "flagge", "baujahr", "kapazitat", "lange", "gewicht", "bruttogewicht",
                                 "geschwindigkeit", "abfahrt", "ankunft", "koordinaten", "temperatur", "nummer",

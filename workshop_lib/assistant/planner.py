@@ -851,6 +851,10 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _negations(words, schema, spec, links, used_columns)
     _action(words, schema, spec, named, used_columns)
     _one_per_name(spec)
+    if spec.group is not None and spec.action == "group":
+        # "how many per alliance, and how many independent?": only the empty rows would make one group;
+        # every group is shown, the empty one said as its comment says
+        spec.filters = [f for f in spec.filters if not (f.op == "is null" and f.column.ref == spec.group.ref)]
 
 
 def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
@@ -2907,13 +2911,17 @@ _TO_WHICH_PORT = _WHICH_PORT.format(end=r"to|go\w*|arriv\w*|head\w*")
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     """"Where does it go", "from and to", "its route": the ports at both ends of each row."""
     ends = _port_ends(schema, spec)
-    if not ends or spec.action in ("count", "aggregate", "group", "group_top"):
+    if spec.action in ("count", "aggregate", "group", "group_top"):
         return
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
                         r"\bto\b\W*$|route|from and to|to where|where to|" + _TO_WHICH_PORT
                         + "|" + _DISCHARGE)
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from|"
                           + _FROM_WHICH_PORT + "|" + _LOADING)
+    if not ends and (asks_to or asks_from) and _through_voyages(schema, spec.target):
+        ends = ["ORIGIN", "DESTINATION"]  # "where's box X headed?": the ends of the voyage it is on
+    if not ends:
+        return
     for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
         if asked and role in ends and not any(f.role == role for f in spec.filters):
             spec.roles.append(role)
@@ -2932,8 +2940,12 @@ def _port_ends(schema: Schema, spec: Spec) -> list[str]:
     ends = [c.name.split("_PORT_ID")[0] for c in schema.columns.get(spec.target, []) if c.name.endswith("_PORT_ID")]
     if ends or not any(c.table == "PORTS" for c in spec.show):
         return ends
-    through = any((a, b) == ("VOYAGES", "PORTS") for a, _, b, _ in schema.path(spec.target, "PORTS") or [])
-    return ["ORIGIN", "DESTINATION"] if through else []
+    return ["ORIGIN", "DESTINATION"] if _through_voyages(schema, spec.target) else []
+
+
+def _through_voyages(schema: Schema, table: str) -> bool:
+    """The table's rows reach a port through a voyage (a box is on a voyage, which goes from one port to another)."""
+    return table != "VOYAGES" and any((a, b) == ("VOYAGES", "PORTS") for a, _, b, _ in schema.path(table, "PORTS") or [])
 
 
 _WEEKDAY_ASKED = r"(?:what|which) day of the week|(?:what|which) weekday|day of the week"

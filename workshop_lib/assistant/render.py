@@ -180,6 +180,12 @@ def _top(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
             + (f"\n{_note(spec.measure).strip(' ()')}." if _note(spec.measure) else ""))
 
 
+def _empty_group(col: Column) -> str:
+    """The rows with no value, as the column's comment says what that means ("none (it sails independently)")."""
+    m = re.search(r"null means ([^.;]*)", col.comment, re.I)
+    return f"none ({m.group(1).strip()})" if m else "none"
+
+
 def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     spec = plan.spec
     assert spec.group is not None
@@ -187,8 +193,8 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
             f"{_label(spec.measure)}" if spec.fn and spec.measure else f"{noun(spec.target)}")
     if spec.action == "group_top":
         return _group_top(plan, rows, spec.group)
-    lines = [f"- {r[0] if r[0] is not None else 'none'}: {value_text(r[1], spec.measure if spec.fn else None, spec.convert)}"
-             for r in rows]
+    lines = [f"- {r[0] if r[0] is not None else _empty_group(spec.group)}: "
+             f"{value_text(r[1], spec.measure if spec.fn else None, spec.convert)}" for r in rows]
     kept = f" (only those with {_OP_WORDS[spec.having[0]][0]} {spec.having[1]:g})" if spec.having else ""
     head = f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} {_filters(plan)}".rstrip()
     return _alternatives(plan, rows) + head + kept + ":\n" + "\n".join(lines)

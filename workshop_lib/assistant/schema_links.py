@@ -107,6 +107,7 @@ PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", 
 
 def map_words(raw: list[str]) -> list[str]:
     """Each word's stem through the phrase and synonym layers, one output word per input word."""
+    raw = [w[:-5] if w.lower().endswith("-wise") and len(w) > 7 else w for w in raw]  # "speed-wise": about speed
     stems = [stem(w) for w in raw]
     out = [SYNONYMS.get(s, SYNONYMS.get(w.lower(), s)) for w, s in zip(raw, stems, strict=True)]
     for i in range(len(stems) - 1):

@@ -1374,7 +1374,8 @@ _RELATION_RE = router.RELATION_RE
 def _rows_of_one_table(question: str) -> bool:
     """The thing asked where it is kept is a table's rows ("the shipping lines"): one table named, and no
     other word of the question names an attribute of it."""
-    m = re.search(r"\bwhere (?:are|is) (?:the |all (?:the )?)?([\w ]{2,30}?) (?:listed|stored|kept|held)\b", question, re.I)
+    m = re.search(r"\bwhere (?:are|is) (?:the |all (?:the )?)?([\w ]{2,30}?) (?:themselves |itself )?(?:listed|stored|kept|held)\b",
+                  question, re.I)
     meant = map_words(words_of(m.group(1))) if m else []
     return m is not None and bool(meant) and all(w in TABLE_NOUNS or w == "-" for w in meant) and \
         len(tables_in(m.group(1))) == 1

@@ -263,7 +263,9 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     return _other_column(eng, kept, rec, place)
 
 
-_YES_OR_NO = re.compile(r"^\W*(?:(?:and|so|but|ok)\W+)?(?:is|are|was|were|does|do|did|can|could|will|has|have)\b", re.I)
+# ("can you put together ...?" is a request, not a yes or a no)
+_YES_OR_NO = re.compile(r"^\W*(?:(?:and|so|but|ok)\W+)?(?:is|are|was|were|does|do|did|can|could|will|has|have)\b"
+                        r"(?!\s+you\b)", re.I)
 
 
 def _another_part(question: str, rec: personal.Recalled) -> str | None:

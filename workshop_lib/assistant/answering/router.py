@@ -167,7 +167,7 @@ DOC_STRONG_RE = re.compile(
 WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|col|field|table)s?\b|\bwhat (?:does|do) (?:the )?\w+ "
                              r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b|"
                              # "where do you guys keep the SCAC?": where a kind of value is kept
-                             r"\bwhere (?:do|does|did|would|is|are) (?:\w+ ){0,3}?(?:keep|kept|store|stored|record|recorded|listed)\b",
+                             r"\bwhere (?:do|does|did|would|is|are) (?:\w+ ){0,3}?(?:themselves |itself )?(?:keep|kept|store|stored|record|recorded|listed)\b",
                              _FLAGS)
 WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere (?:can|do|could) (?:i|we) "
                             r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",
@@ -355,7 +355,7 @@ CUE_WEIGHT = {SCHEMA: 0.22, LIVE: 0.2, CATALOG: 0.14, AVAILABILITY: 0.3, PORT: 0
               SMALL_TALK: 0.5, OUT: 0.45}
 
 
-def _records_named(eng: Engine, text: str, cues: dict[str, list[str]]) -> None:
+def _records_named(eng: Engine, text: str, cues: dict[str, list[str]], documents_answer: bool = False) -> None:
     """A record of the data the value index finds (a container or voyage number, a vessel or carrier
     named with a typo or in part) grounds a data question: a live-data cue, unless one already names it."""
     if any(c.startswith("names ") for c in cues[LIVE]):
@@ -365,8 +365,9 @@ def _records_named(eng: Engine, text: str, cues: dict[str, list[str]]) -> None:
         cues[LIVE].append("names " + ", ".join(dict.fromkeys(str(lk.value) for lk in records[:2])))
         return
     # "the gross weight of container TGHU8831076" when there is none: still a question about a
-    # record, which the data handler says it does not hold (the column's meaning does not answer it)
-    unheld = assistant.knowledge(eng)[1].unheld_codes(text)
+    # record, which the data handler says it does not hold (the column's meaning does not answer it),
+    # unless a promoted document answers it (a claim's container is the documents' record)
+    unheld = [] if documents_answer else assistant.knowledge(eng)[1].unheld_codes(text)
     if unheld:
         cues[LIVE].append("names " + ", ".join(f"{word} (not in the data)" for word, _ in unheld[:2]))
 
@@ -428,7 +429,7 @@ def route(eng: Engine, question: str, *, vector: Any = None, llm=None, documents
     none is promoted): a passage the gates would answer from is evidence for DOCUMENTS."""
     text = question[:grounded.MAX_ROUTE_CHARS]
     cues, ports = cues_for(text)
-    _records_named(eng, text, cues)
+    _records_named(eng, text, cues, documents_mode == "rag")
     if not ports:
         _port_misspelt(eng, text, cues)
     if documents_mode == "rag":

@@ -340,7 +340,10 @@ class ChatService:
         said = {w.text.strip() for w in kept if w.text}
         # (a sentence kept as two clauses, "our haulier is X and our office is in Y", is kept too)
         said |= {s.strip() for s in personal.sentences(req["question"]) if any(k.rstrip(".") in s for k in said)}
-        observe_user_turn(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
+        # ("Forget the Spanish, English again please" changes how answers are written: it forgets no memory)
+        told = " ".join(s for s in personal.sentences(req["question"])
+                        if not (personal.FORGET.search(s) and preferences.extract(s)))
+        observe_user_turn(self.eng, told, user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
                           kept_elsewhere=frozenset(said))
         if not asked.strip():
             return None

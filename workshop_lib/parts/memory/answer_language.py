@@ -20,6 +20,31 @@ NAMES: dict[str, tuple[str, ...]] = {
     "de": ("in german", "auf deutsch", "en allemand", "en alemán", "en aleman"),
 }
 
+# each language by its bare name, in the four languages
+_BARE: dict[str, tuple[str, ...]] = {
+    "en": ("english", "anglais", "inglés", "ingles", "englisch"),
+    "fr": ("french", "français", "francais", "francés", "frances", "französisch"),
+    "es": ("spanish", "español", "espanol", "castellano", "espagnol", "spanisch"),
+    "de": ("german", "deutsch", "allemand", "alemán", "aleman"),
+}
+_BARE_NAME = "|".join(w for words in _BARE.values() for w in words)
+# a language switched to by its name alone: "English again please", "back to English", "switch to German"
+_SWITCHED = re.compile(rf"\b(?:back to|switch\w*(?: me)? to|go(?:ing)? back to|change to|only)\s+(?:the\s+)?({_BARE_NAME})\b|"
+                       rf"\b({_BARE_NAME})\s+(?:again|only|instead|from now on|from here on|please)\b", re.I)
+
+
+def name_of(code: str) -> str:
+    """"es" -> "Spanish": a language's name in English (the acknowledgement's words)."""
+    return _BARE[code][0].capitalize() if code in _BARE else code
+
+
+def switched(sentence: str) -> str | None:
+    """The language a sentence switches to by its bare name ("Forget the Spanish, English again please"), or None."""
+    m = _SWITCHED.search(sentence)
+    word = (m.group(1) or m.group(2)).lower() if m else ""
+    return next((code for code, words in _BARE.items() if word in words), None)
+
+
 # an answer's fixed words, longest first where one holds another: (French, Spanish, German)
 _WORDS: dict[str, tuple[str, str, str]] = {
     "From what you told me": ("D'après ce que vous m'avez dit", "Según lo que me dijiste", "Laut Ihren Angaben"),
@@ -43,6 +68,23 @@ _WORDS: dict[str, tuple[str, str, str]] = {
     "container": ("conteneur", "contenedor", "Container"),
     "carrier": ("armateur", "naviera", "Reederei"),
     "status": ("statut", "estado", "Status"),
+    # the data answers' own words ("There are 3 containers for voyage 1043", "duration 14 days")
+    "There are": ("Il y a", "Hay", "Es gibt"),
+    "There is": ("Il y a", "Hay", "Es gibt"),
+    "duration": ("durée", "duración", "Dauer"),
+    "days": ("jours", "días", "Tage"),
+    "day": ("jour", "día", "Tag"),
+    "for": ("pour", "para", "für"),
+    "with": ("avec", "con", "mit"),
+    "or": ("ou", "o", "oder"),
+    "capacity": ("capacité", "capacidad", "Kapazität"),
+    "length": ("longueur", "eslora", "Länge"),
+    "flag state": ("pavillon", "bandera", "Flagge"),
+    "speed": ("vitesse", "velocidad", "Geschwindigkeit"),
+    "knots": ("nœuds", "nudos", "Knoten"),
+    "carriers": ("armateurs", "navieras", "Reedereien"),
+    "ports": ("ports", "puertos", "Häfen"),
+    "port": ("port", "puerto", "Hafen"),
 }
 _COLUMN = {"fr": 0, "es": 1, "de": 2}
 # what is quoted stays as written (the user's words, a document's sentence)

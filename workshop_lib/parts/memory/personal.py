@@ -33,7 +33,7 @@ from workshop_lib.assistant import glossary, other_languages
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, table_of_noun, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.core.records import RecordDraft
-from workshop_lib.parts.memory import own_values
+from workshop_lib.parts.memory import own_values, preferences
 from workshop_lib.parts.memory.kept_after_forget import repeats_a_detail, what_stays
 from workshop_lib.parts.memory.own_values import OWN, PLACE
 from workshop_lib.parts.memory.writer import scrub_summaries
@@ -687,8 +687,8 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
     for sentence in sentences(text):
         said_before, before = before, sentence
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
-        if not _asks_to_forget(sentence, text, " ".join(r.content or "" for r in memories)):
-            continue
+        if not _asks_to_forget(sentence, text, " ".join(r.content or "" for r in memories)) or preferences.extract(sentence):
+            continue  # ("forget the Spanish, English again please" changes how answers are written)
         if not memories:
             break
         # "Kessler Brothers closed their account. Forget everything about them.": what the sentence before names

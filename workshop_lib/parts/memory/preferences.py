@@ -67,7 +67,7 @@ _REQUEST = re.compile(r"\b(?:prefer|want|give me|show me|use|in|please|from now 
                       r"a partir de ahora|gib|geben|immer|bitte|ab jetzt|künftig|nicht)\b", re.I)
 # length is about the answers: "keep it short", "shorter answers", not "we're short on boxes"
 _ABOUT_ANSWERS = re.compile(r"\b(?:answers?|answer me|repl(?:y|ies)|responses?|(?:keep|make)\s+(?:it|them|things)|write|"
-                            r"r[ée]ponds|r[ée]pondez|r[ée]ponses?|fais|[ée]cri[st]|responde\w*|respuestas?|contesta\w*|"
+                            r"r[ée]ponds|r[ée]pondez|r[ée]ponses?|fais|[ée]cri[st]|resp[oó]nde\w*|respuestas?|cont[eé]sta\w*|"
                             r"escr[ií]beme|antworte\w*|antworten|schreib\w*)\b", re.I)
 _QUESTION = re.compile(r"^\s*(?:what|which|who|where|when|why|how|is|are|was|were|does|did|can|could)\b", re.I)
 # A request put as a question is a standing preference when it says it holds from now on
@@ -148,6 +148,8 @@ _MONEY_WORDS = re.compile(r"\b(?:prices?|costs?|amounts?|money|currency|rates?|c
 def _about(dimension: str, sentence: str) -> bool:
     """Length is about the answers ("keep it short", not "short on boxes"); dates name dates; a
     weight or a currency is about weights or money when "pounds" could be either."""
+    if dimension == "language" and answer_language.switched(sentence) is not None:
+        return True
     if dimension in ("length", "language"):
         return bool(_ABOUT_ANSWERS.search(sentence))
     if dimension == "weight" and re.search(r"\b(?:pounds|livres|libras|pfund)\b", sentence, re.I):
@@ -217,7 +219,8 @@ def noted(stated: list[Preference]) -> str:
     """The acknowledgement of a turn that only stated preferences, in the user's terms."""
     said = {"weight": "weights in {}", "money": "amounts in {}", "currency": "amounts in {}", "usd_rate": "{} to the dollar",
             "dates": "dates {}", "distance": "lengths in {}", "length": "{} answers", "language": "answers in {}"}
-    parts = [said.get(p.dimension, p.dimension + " {}").format(p.unit.replace("_", " ")) for p in stated]
+    parts = [said.get(p.dimension, p.dimension + " {}").format(
+        answer_language.name_of(p.unit) if p.dimension == "language" else p.unit.replace("_", " ")) for p in stated]
     return f"Noted: {', '.join(dict.fromkeys(parts))}, from now on."
 
 
@@ -237,6 +240,8 @@ def _sentence_preferences(sentence: str) -> list[Preference]:
         # "they bill us EUR 95 per entry" asks for no currency
         read = _FACTOR.sub(" ", _SUM.sub(" ", sentence) if dimension in ("currency", "money") else sentence)
         wanted, refused = _wanted_and_refused(dimension, units, read)
+        if dimension == "language" and not wanted and (code := answer_language.switched(sentence)) is not None:
+            wanted = [code]  # "Forget the Spanish, English again please"
         if len(wanted) == 1:
             others = tuple(u for u in units if u != wanted[0])
             out.append(Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip()))

@@ -149,7 +149,13 @@ def _dated(stated: str, year: int, message_id: str, at: str) -> list[Event]:
 def _roots(text: str) -> set[str]:
     """The content words of a text as roots (the document reader's: "gated" and "the gate-in" meet), a
     hyphenated word as its parts."""
-    return {word_root(part) for w in personal.content_words(text) for part in w.split("-") if part}
+    return {_root(part) for w in personal.content_words(text) for part in w.split("-") if part}
+
+
+def _root(word: str) -> str:
+    """The reader's root, without a final e ("the quote" meets "we quoted", "the signing" "signed")."""
+    root = word_root(word)
+    return root[:-1] if len(root) >= 5 and root.endswith("e") else root
 
 
 # what a question about time asks
@@ -161,7 +167,7 @@ _OPTIONS = re.compile(r"^\s*(?:the\s+)?(.+?)\s+or\s+(?:the\s+)?(.+?)\s*\??$", re
 # words that ask about time, not about which thing
 _TIME_WORDS = frozenset(_roots("""first earlier earliest later latest last days day weeks week apart
     between long date when status now currently moment before after sooner recent many much""").union(
-    {word_root(w) for w in _MONTHS}))
+    {_root(w) for w in _MONTHS}))
 
 
 @dataclass(frozen=True)
@@ -210,8 +216,38 @@ def _which_first(question: str, found: list[Event]) -> Answer | None:
     first, later = ((a, ea), (b, eb)) if ea.date < eb.date else ((b, eb), (a, ea))
     lead = first if _FIRST.search(question) else later
     apart = (later[1].date - first[1].date).days
-    return Answer(f"{lead[0]} came {'first' if lead is first else 'last'}: {first[0]} on {_said(first[1])}, "
+    return Answer(f"{lead[0][:1].upper()}{lead[0][1:]} came {'first' if lead is first else 'last'}: {first[0]} on {_said(first[1])}, "
                   f"{later[0]} on {_said(later[1])}; {apart} days apart.", (ea, eb))
+
+
+# "which of those two dates did I tell you about first?": the order they were told in, not their dates
+_ORDER_TOLD = re.compile(r"\b(?:i|we)\s+(?:tell|told|mention|mentioned|say|said|give|gave|bring|brought)\b.*"
+                         r"\b(?:first|earlier|earliest|last|later|latest)\b", re.I)
+_THE_TWO = re.compile(r"\b(?:those|these|the|both)\s+(?:two|2)\b|\bboth\b", re.I)
+
+
+def _told_first(question: str, found: list[Event]) -> Answer | None:
+    """"Which of those two dates did I tell you about first?": of the two dated things named (as "A or B"),
+    or else of the last two told, the one told first (or last), by when it was said."""
+    m = next((o for c in reversed(re.split(r"[,:;]\s+|\s+-\s+", question)) if (o := _OPTIONS.search(c))), None)
+    if m is not None:
+        picked = [_best(_roots(option) - _TIME_WORDS, found) for option in (m.group(1), m.group(2))]
+        if any(len(p) != 1 for p in picked):
+            return None
+        two = [p[0] for p in picked]
+    elif _THE_TWO.search(question):
+        told = [e for e in found if e.message_id != "this turn"]
+        two = told[-2:]
+    else:
+        return None
+    if len(two) != 2 or two[0] is two[1] or two[0].said_at == two[1].said_at:
+        return None
+    first, later = sorted(two, key=lambda e: e.said_at)
+    lead, other = (first, later) if _FIRST.search(question) else (later, first)
+    day = f"{lead.date.day} {lead.date:%B %Y}"
+    then = "then" if lead is first else "before it"
+    return Answer(f"You told me about {day} {'first' if lead is first else 'last'}: \u201c{lead.text}\u201d; "
+                  f"{then}, about {_said(other)}.", (lead, other))
 
 
 # "from the booking confirmation to the truck", "between the hold and the release": each end named apart
@@ -346,6 +382,8 @@ Step = Callable[[str, list[Event]], "Answer | None"]
 def _steps(question: str) -> list[Step]:
     """The steps for what the question asks about time, first kind first."""
     steps: list[Step] = []
+    if _ORDER_TOLD.search(question):
+        steps.append(_told_first)
     if (_FIRST.search(question) or _LAST.search(question)) and " or " in question:
         steps.append(_which_first)
     if _FROM_TODAY.search(question):
