@@ -319,7 +319,8 @@ MONTHS = {
 
 
 # nouns German writes with a capital: read however they are written
-WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer", "schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
+WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer",
+                                "schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
                                 "container", "reederei", "reedereien", "ladung", "tabelle", "spalte", "feld",
                                 "flagge", "baujahr", "kapazitat", "lange", "gewicht", "bruttogewicht",
                                 "geschwindigkeit", "abfahrt", "ankunft", "koordinaten", "temperatur", "nummer",

@@ -2918,7 +2918,9 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
                         + "|" + _DISCHARGE)
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from|"
                           + _FROM_WHICH_PORT + "|" + _LOADING)
-    if not ends and (asks_to or asks_from) and _through_voyages(schema, spec.target):
+    # ("what's box X set to?" ends in "to" and asks no place)
+    if not ends and (asks_to or asks_from) and words.has(r"where|destination|origin|head\w*|bound") \
+            and _through_voyages(schema, spec.target) and _names_one_row(spec):
         ends = ["ORIGIN", "DESTINATION"]  # "where's box X headed?": the ends of the voyage it is on
     if not ends:
         return

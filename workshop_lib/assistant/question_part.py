@@ -28,10 +28,12 @@ _THINGS = ("CONTAINERS", "VOYAGES", "VESSELS")
 _NOUN_OF = {table: noun for noun, table in TABLE_NOUNS.items()}
 
 
-def asked_alone(turn: str, links: Callable[[str], Sequence[Link]]) -> str | None:
+def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
+                names_its_own: Callable[[str], bool] = lambda _: False) -> str | None:
     """The turn's question without the statement before it, what points back replaced by the one thing
     the statement names; None when the turn has no statement before a question, or what the question
-    points back at is not one thing."""
+    points back at is not one thing. `names_its_own`: whether a question names its subject otherwise
+    than by a value of the data (an item of the catalog)."""
     parted = _parted(turn.strip())
     if parted is None:
         return None
@@ -42,7 +44,7 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]]) -> str | None
     if not pointers:
         # the statement's values may be what the question is about ("we ship from Shanghai. How many
         # voyages are there?"): asked alone, the question must name what it is about itself
-        return asked if not links(said) or links(asked) else None
+        return asked if not links(said) or links(asked) or names_its_own(asked) else None
     return _pointed_at(said, asked, pointers, links)
 
 

@@ -120,7 +120,8 @@ class ValueIndex:
             word = m.group(0)
             table = self.shapes.get(_code_shape(word))
             written_as_code = word.upper() == word or len(word) >= 7
-            if table and written_as_code and not _UNIT_AFTER.search(word) \
+            example = re.search(r"\b(?:like|e\.g\.?|eg|such as|for example|for instance|say)[\s:,]*$", question[:m.start()], re.I)
+            if table and written_as_code and not example and not _UNIT_AFTER.search(word) \
                     and not any(lk.start < m.end() and m.start() < lk.end for lk in links):
                 out.append((word, table))
         return out

@@ -113,7 +113,7 @@ def _question_alone(eng: Engine, turn: str) -> ChatAnswer | None:
     """A grounded answer to the turn's question asked without the statement before it (question_part.py),
     or None."""
     _, values = assistant.knowledge(eng)
-    alone = question_part.asked_alone(turn, values.links)
+    alone = question_part.asked_alone(turn, values.links, lambda asked: bool(grounded.named_items(asked)))
     if alone is None or alone.strip() == turn.strip():
         return None
     again = _answer_as_written(eng, alone, llm=None)

@@ -110,7 +110,12 @@ def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
     around = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
     if len(around) != 2:
         return None
-    if re.search(r"\b(?:in|inside|on|aboard|from|to|with|about|for|at|of)\s+$", around[0], re.I):
+    if re.search(r"\b(?:number|name|code|id|ref|reference)\s+of\s+(?:(?:my|our|the|that|this)\s+)?(?:[a-z][\w-]*\s+)?$",
+                 around[0], re.I):
+        return True  # "the number of my beef box": its identifier is its value
+    # ("what the cold store needs for my beef box": a word of theirs may come between)
+    if re.search(r"\b(?:in|inside|on|aboard|from|to|with|about|for|at|of)\s+(?:(?:my|our|the|that|this)\s+)?"
+                 r"(?:[a-z][\w-]*\s+)?$", around[0], re.I):
         return False
     return True if _NOTHING_MORE.match(around[1]) else None
 
@@ -1235,7 +1240,8 @@ def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str
         return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)
     if (several := personal.several_told(eng, question, user_id=user_id, agent_id=agent_id)) is not None:
         return _from_recalled(eng, question, several, False, user_id, agent_id)
-    held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
+    held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id) \
+        or personal.pointed_at(eng, question, user_id=user_id, agent_id=agent_id)
     if held:
         return _from_recalled(eng, question, held, False, user_id, agent_id)
     # "what's Hanil's current delivery deadline?": a name of theirs asked about, in their newest words on it that

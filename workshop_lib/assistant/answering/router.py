@@ -167,7 +167,8 @@ DOC_STRONG_RE = re.compile(
 WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|col|field|table)s?\b|\bwhat (?:does|do) (?:the )?\w+ "
                              r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b|"
                              # "where do you guys keep the SCAC?": where a kind of value is kept
-                             r"\bwhere (?:do|does|did|would|is|are) (?:\w+ ){0,3}?(?:themselves |itself )?(?:keep|kept|store|stored|record|recorded|listed)\b",
+                             r"\bwhere (?:do|does|did|would|is|are) (?:\w+ ){0,3}?(?:themselves |itself )?"
+                             r"(?:keep|kept|store|stored|record|recorded|listed)\b",
                              _FLAGS)
 WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere (?:can|do|could) (?:i|we) "
                             r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",

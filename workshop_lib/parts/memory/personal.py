@@ -1317,6 +1317,27 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
     return _value_of(rec, table, column, value, noun)
 
 
+# "what vessel is that box on?": a thing pointed at by its noun, no "my" or "our"
+_THAT_THING = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b", re.I)
+
+
+def pointed_at(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
+    """"What vessel is that box on?" after "our pharma box MSKU9773732 had its PTI on 27 May": the one thing
+    of that kind the user told; None when the noun names no table of the data, or they told none or
+    several (which one "that" means would be a guess)."""
+    m = _THAT_THING.search(question)
+    table = table_of_word(m.group(1)) if m else None
+    if m is None or table is None or table == "PORTS":
+        return None
+    memories = [r for r in _valid(eng, user_id, agent_id) if any(e[0] == table for e in _remembered_entities(r))]
+    if len({e[2] for r in memories for e in _remembered_entities(r) if e[0] == table}) != 1:
+        return None
+    rec = memories[-1]
+    _, column, value = next(e for e in _remembered_entities(rec) if e[0] == table)
+    return with_memory_words(dataclasses.replace(_value_of(rec, table, column, value, m.group(1).lower()), direct=False,
+                                                 quote=False), rec)
+
+
 def _value_of(rec: Any, table: str, column: str, value: str, noun: str) -> Recalled:
     """A remembered value asked for itself (its words quoted when it was no change)."""
     meta = rec.metadata or {}

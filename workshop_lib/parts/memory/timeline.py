@@ -179,18 +179,25 @@ class Answer:
 def _distinctive(question: str, found: list[Event]) -> set[str]:
     """The question's words that name something (not time words), which few of the user's events share."""
     asked = _roots(question) - _TIME_WORDS
-    return {w for w in asked if 0 < sum(w in e.words for e in found if e.message_id != "this turn") <= 3}
+    return {w for w in asked if 0 < sum(bool(_shared({w}, e.words)) for e in found if e.message_id != "this turn") <= 3}
 
 
 def _best(words: set[str], found: list[Event], want: int = 0) -> list[Event]:
     """The events sharing the most of the words (at least one); with `want`, when more than that many
     tie, those whose date's own clause shares the most ("the hold was put on ..., released on ...")."""
-    top = max((len(words & e.words) for e in found), default=0)
-    tied = [e for e in found if top > 0 and len(words & e.words) == top]
+    top = max((len(_shared(words, e.words)) for e in found), default=0)
+    tied = [e for e in found if top > 0 and len(_shared(words, e.words)) == top]
     if len(tied) <= want or not want:
         return tied
-    best_own = max(len(words & e.own) for e in tied)
-    return [e for e in tied if len(words & e.own) == best_own]
+    best_own = max(len(_shared(words, e.own)) for e in tied)
+    return [e for e in tied if len(_shared(words, e.own)) == best_own]
+
+
+def _shared(words: set[str], roots: frozenset[str]) -> set[str]:
+    """The words that meet a root: the same, or one the start of the other, four letters or more
+    ("signature" and "signed": "signatur" and "sign")."""
+    return {w for w in words if w in roots or len(w) >= 4 and any(len(r) >= 4 and (w.startswith(r) or r.startswith(w))
+                                                                   for r in roots)}
 
 
 def _said(e: Event) -> str:
@@ -264,7 +271,7 @@ def _ends(question: str, found: list[Event]) -> list[Event] | None:
     picked = []
     for side in (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)):
         words = _roots(side) - _TIME_WORDS
-        by_clause = [e for e in found if words & e.own]
+        by_clause = [e for e in found if _shared(words, e.own)]
         named = _best(words, by_clause or found, want=1)
         if len(named) != 1:
             return None
