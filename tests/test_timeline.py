@@ -90,7 +90,7 @@ def test_which_came_first_in_a_middle_clause_is_answered_with_the_days_between(s
         thread = body["thread_id"]
     body, mode = service.answer({"question": "Which came first, opening the bonded warehouse or signing Tagus, and how "
                                              "many days apart?", "thread_id": None, "user_id": "mid-a", "agent": False})
-    assert mode == "rag" and "7 days apart" in body["answer"] and body["answer"].startswith("opening"), body["answer"]
+    assert mode == "rag" and "7 days apart" in body["answer"] and body["answer"].startswith("Opening"), body["answer"]
 
 
 def test_days_ago_and_days_left_are_counted_from_the_day_told_as_today(service):

@@ -1,0 +1,169 @@
+"""Memory in conversation, through the chat service: preferences said again, forgetting without
+collateral damage, references resolved from what the user told, and the order things were told in.
+
+Each conversation has users of its own. Expected values come from the test's own words, the catalog
+and SQL over SUPPLYCHAIN.
+"""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tests.conftest import answers_engine
+from workshop_lib.data.catalog import ITEMS
+from workshop_lib.data.supplychain_data import OWNER
+from workshop_lib.parts.chat.app import ChatService
+from workshop_lib.parts.memory import personal
+
+_users = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    eng = answers_engine("embedded", tmp_path_factory.mktemp("updates"))
+    yield ChatService(eng)
+    eng.close()
+
+
+def _talk(service, turns: list[str], user: str | None = None) -> list[tuple[str, str]]:
+    """(answer, mode) of each turn, all in one thread of a user of their own."""
+    user = user or f"upd-{next(_users)}"
+    thread, out = None, []
+    for text in turns:
+        body, mode = service.answer({"question": text, "thread_id": thread, "user_id": user, "agent": False})
+        thread = body["thread_id"]
+        out.append((body["answer"], mode))
+    return out
+
+
+def _price(item_id: str) -> float:
+    return next(i.price_usd for i in ITEMS if i.item_id == item_id)
+
+
+def _one(service, sql: str):
+    return service.eng.query(sql.format(o=OWNER))[0]
+
+
+def test_a_rate_said_again_by_its_number_alone_replaces_the_rate(service):
+    (_, _), (first, _), (ack, _), (again, mode) = _talk(service, [
+        "Quote me prices in euros from now on, 1 USD = 0.92 EUR.",
+        "Customs brokerage per entry?",
+        "Rate update: it's 0.90 now, please use that from here on.",
+        "Customs brokerage again?"])
+    usd = _price("SV-CUSTOMS")
+    assert f"EUR {usd * 0.92:,.2f}" in first, first
+    assert "0.9" in ack, ack
+    assert mode == "rag" and f"EUR {usd * 0.90:,.2f}" in again and f"{usd * 0.92:,.2f}" not in again, again
+
+
+def test_a_number_told_for_something_else_is_no_rate(service):
+    (_, _), (_, _), (last, _) = _talk(service, [
+        "Quote me prices in euros, 1 USD = 0.92 EUR.",
+        "Our freight rate with the haulier is 80 per box.",
+        "Customs brokerage per entry?"])
+    assert f"EUR {_price('SV-CUSTOMS') * 0.92:,.2f}" in last, last
+
+
+def test_back_to_metric_undoes_pounds_and_feet(service):
+    name, length = _one(service, "SELECT VESSEL_NAME, LENGTH_M FROM {o}.VESSELS ORDER BY IMO_NUMBER")
+    turns = _talk(service, ["Give me weights in pounds and lengths in feet, please.",
+                            f"How long is the {name}?",
+                            "Actually, switch me back to metric, the new team is in Rotterdam.",
+                            f"How long is the {name}?"])
+    assert "ft" in turns[1][0], turns[1][0]
+    assert f"{float(length):,.2f} m" in turns[3][0] and "ft" not in turns[3][0], turns[3][0]
+
+
+def test_a_language_switched_back_by_its_name_forgets_nothing(service):
+    user = f"upd-{next(_users)}"
+    turns = _talk(service, ["Our customs broker is Dunmore Clearing.",
+                            "A partir de ahora respóndeme siempre en español, por favor.",
+                            "How many containers are on voyage 1043?",
+                            "Forget the Spanish, English again please.",
+                            "How many containers are on voyage 1043?",
+                            "Who's our customs broker?"], user)
+    assert "Spanish" in turns[1][0], turns[1][0]
+    assert "contenedores" in turns[2][0], turns[2][0]
+    assert "containers" in turns[4][0] and "contenedores" not in turns[4][0], turns[4][0]
+    assert "Dunmore" in turns[5][0], turns[5][0]
+    assert len(personal.valid_memories(service.eng, user, service.eng.agent_id)) == 1
+
+
+def test_taken_back_with_the_old_name_said_again_is_forgotten(service):
+    turns = _talk(service, ["Our insurance broker is Fairhaven Marine. And keep your answers short, please.",
+                            "Actually ignore what I said about the broker. We haven't picked one yet, "
+                            "Fairhaven was only a quote.",
+                            "Who's our insurance broker?"])
+    last, mode = turns[-1]
+    assert mode == "fallback" and "Fairhaven" not in last, last
+
+
+def test_a_second_dont_keep_it_forgets_nothing_more(service):
+    turns = _talk(service, ["Booking ref for the Kessler job is BK-55120, and our contact there is Dana Whitlock.",
+                            "Please forget that booking ref BK-55120, the booking was cancelled. Don't keep it.",
+                            "What booking reference did I give you for the Kessler job?",
+                            "Who's our contact on the Kessler job?"])
+    assert "55120" not in turns[2][0], turns[2][0]
+    assert "Whitlock" in turns[3][0] and turns[3][1] == "rag", turns[3][0]
+
+
+def test_a_yes_or_no_about_something_at_their_place_is_not_the_place(service):
+    turns = _talk(service, ["I run the ops desk at our Hamburg office.",
+                            "Is any labour action announced at my port?"])
+    answer, mode = turns[-1]
+    assert not (mode == "rag" and answer.startswith("Your port is")), answer
+
+
+def test_an_order_to_list_names_their_thing(service):
+    scac, carrier = _one(service, "SELECT SCAC_CODE, CARRIER_NAME FROM {o}.CARRIERS WHERE CARRIER_NAME = 'ZIM'")
+    voyages = service.eng.query(f"""SELECT v.VOYAGE_NUMBER FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER
+        JOIN {OWNER}.CARRIERS c ON c.CARRIER_ID = s.CARRIER_ID WHERE c.SCAC_CODE = '{scac}' AND v.STATUS = 'ACTIVE'""")
+    turns = _talk(service, ["Evergreen is our go-to carrier.",
+                            f"Update: we've switched our preferred carrier to {carrier} since their rates dropped.",
+                            "List the active voyages of my preferred carrier."])
+    answer, mode = turns[-1]
+    assert mode == "rag" and all(v in answer for v, in voyages) and "Ever " not in answer, answer
+
+
+def test_two_customers_boxes_summed(service):
+    (a, wa), (b, wb) = service.eng.query(f"SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM {OWNER}.CONTAINERS "
+                                         "ORDER BY CONTAINER_ID")[:2]
+    turns = _talk(service, [f"Alder & Finch's booking is loaded in {a}.",
+                            f"And Galloway Solar's booking is in {b}.",
+                            "What's the combined verified gross mass of my two customers' boxes?"])
+    answer, mode = turns[-1]
+    assert mode == "rag" and f"{int(wa) + int(wb):,}" in answer, answer
+
+
+def test_their_box_is_tied_to_the_account_named_before_it(service):
+    number, vessel = _one(service, """SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME FROM {o}.CONTAINERS c
+        JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER
+        ORDER BY c.CONTAINER_ID""")
+    turns = _talk(service, [f"Hi, I handle the Lumen Apparel account. Their shirts went into box {number}. "
+                            "Separately, what's the flag of the Ever Acme?",
+                            "Which vessel is Lumen Apparel's box on?"])
+    answer, mode = turns[-1]
+    assert mode == "rag" and vessel in answer, answer
+
+
+def test_that_box_is_the_one_box_they_told(service):
+    number, vessel = _one(service, """SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME FROM {o}.CONTAINERS c
+        JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER
+        ORDER BY c.CONTAINER_ID DESC""")
+    turns = _talk(service, [f"Our pharma box {number} had its pre-trip inspection done on 27 May. "
+                            "How much is a PTI in your catalog?",
+                            "What vessel is that box on?"])
+    assert f"{_price('SV-PTI'):,.2f}" in turns[0][0], turns[0][0]
+    assert turns[1][1] == "rag" and vessel in turns[1][0], turns[1][0]
+
+
+def test_which_was_told_first_and_which_happened_first(service):
+    turns = _talk(service, ["We first quoted Meridian Foods on 3 May for their olive oil imports.",
+                            "Good news, Meridian signed the contract on 21 May!",
+                            "How many days passed between our first quote to Meridian and their signature?",
+                            "And which happened first, the quote or the signing?",
+                            "Which of those two dates did I tell you about first?"])
+    assert "18 days" in turns[2][0], turns[2][0]
+    assert turns[3][0].startswith("Quote came first") and "3 May" in turns[3][0], turns[3][0]
+    assert turns[4][1] == "rag" and turns[4][0].startswith("You told me about 3 May"), turns[4][0]
