@@ -2758,6 +2758,14 @@ def _names_one_row(spec: Spec, *, of_target: bool = True) -> bool:
                for f in spec.filters)
 
 
+def _names_its_rows(spec: Spec) -> bool:
+    """A filter names the target's own rows by their code or key ("box X", "boxes X and Y"), not through
+    a table above them (the cargo of a ship)."""
+    return any(f.op in ("=", "in") and f.column.table == spec.target and (f.column.is_key or f.column.name in _CODES)
+               for f in spec.filters)
+
+
+_CODES = ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE", "SCAC_CODE", "IMO_NUMBER")
 _SMALL_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|\d+)"
 
 
@@ -2920,7 +2928,7 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
                           + _FROM_WHICH_PORT + "|" + _LOADING)
     # ("what's box X set to?" ends in "to" and asks no place)
     if not ends and (asks_to or asks_from) and words.has(r"where|destination|origin|head\w*|bound") \
-            and _through_voyages(schema, spec.target) and _names_one_row(spec):
+            and _through_voyages(schema, spec.target) and _names_its_rows(spec):
         ends = ["ORIGIN", "DESTINATION"]  # "where's box X headed?": the ends of the voyage it is on
     if not ends:
         return

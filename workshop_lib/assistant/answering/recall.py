@@ -113,6 +113,9 @@ def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
     if re.search(r"\b(?:number|name|code|id|ref|reference)\s+of\s+(?:(?:my|our|the|that|this)\s+)?(?:[a-z][\w-]*\s+)?$",
                  around[0], re.I):
         return True  # "the number of my beef box": its identifier is its value
+    if re.search(r"\b(?:which|what|one|each|any|none|some|all|both|either|neither)\s+of\s+(?:(?:my|our|the|those|these)\s+)?"
+                 r"(?:[a-z][\w-]*\s+)?$", around[0], re.I):
+        return None  # "which of my boxes ...": which one of them, asked of the things themselves
     # ("what the cold store needs for my beef box": a word of theirs may come between)
     if re.search(r"\b(?:in|inside|on|aboard|from|to|with|about|for|at|of)\s+(?:(?:my|our|the|that|this)\s+)?"
                  r"(?:[a-z][\w-]*\s+)?$", around[0], re.I):

@@ -684,6 +684,7 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
     gone: list[str] = []
     records: list[Any] = []
     before = ""
+    asked = False  # a sentence of the turn already asked to forget something
     for sentence in sentences(text):
         said_before, before = before, sentence
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
@@ -693,9 +694,11 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
             break
         # "Kessler Brothers closed their account. Forget everything about them.": what the sentence before names
         named = f"{said_before} {sentence}" if POINTS_BACK.search(sentence) and said_before else sentence
-        # ("Forget that booking ref BK-55120. Don't keep it.": "it" is what the turn has just forgotten)
-        targets = [r for r in _memories_to_forget(named, memories, values, pointing=not gone)
+        # ("Forget that booking ref BK-55120. Don't keep it.": "it" is what the turn has just asked to forget,
+        # kept or not: never the memory told last)
+        targets = [r for r in _memories_to_forget(named, memories, values, pointing=not asked)
                    if _holds_the_detail(sentence, r)]
+        asked = True
         kept: set[str] = set()
         for r in targets:
             if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
@@ -772,8 +775,15 @@ _FORGETS_CONTACT = re.compile(r"\b(?:forget|delete|erase|remove|drop)\s+(?:about
 def _holds_the_detail(request: str, r: Any) -> bool:
     """A request to forget a contact detail forgets a memory that holds one (digits or an address), not
     the memory of whose it is: "forget that phone number for Dunmore" of "our broker is Dunmore Clearing"
-    (the number was never kept) keeps the broker."""
+    (the number was never kept) keeps the broker. A request to forget a name forgets a memory that holds
+    a name ("don't keep the consignee name" keeps the customer's box number)."""
+    if _FORGETS_A_NAME.search(request):
+        return any(e[:2] == [OWN, own_values.NAME] for e in _remembered_entities(r))
     return not _FORGETS_CONTACT.search(request) or re.search(r"\d{3}|@", r.content or "") is not None
+
+
+_FORGETS_A_NAME = re.compile(r"\b(?:forget|delete|erase|remove|drop|keep|store|save|remember)\s+(?:about\s+)?"
+                             r"(?:the|that|this|my|our|his|her|their)\s+(?:[\w-]+\s+)?names?\b", re.I)
 
 
 _A_REFERENCE = re.compile(r"\b(?:ref|refs|reference|references|number|numbers|code|codes|no)\b", re.I)

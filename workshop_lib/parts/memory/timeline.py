@@ -389,8 +389,8 @@ Step = Callable[[str, list[Event]], "Answer | None"]
 def _steps(question: str) -> list[Step]:
     """The steps for what the question asks about time, first kind first."""
     steps: list[Step] = []
-    if _ORDER_TOLD.search(question):
-        steps.append(_told_first)
+    if _ORDER_TOLD.search(question) and (" or " in question or re.search(r"\b(?:dates?|days?)\b", question, re.I)):
+        steps.append(_told_first)  # (which of their boxes they told first is an order of memories: recall's)
     if (_FIRST.search(question) or _LAST.search(question)) and " or " in question:
         steps.append(_which_first)
     if _FROM_TODAY.search(question):
