@@ -167,3 +167,34 @@ def test_which_was_told_first_and_which_happened_first(service):
     assert "18 days" in turns[2][0], turns[2][0]
     assert turns[3][0].startswith("Quote came first") and "3 May" in turns[3][0], turns[3][0]
     assert turns[4][1] == "rag" and turns[4][0].startswith("You told me about 3 May"), turns[4][0]
+
+
+def test_a_name_not_to_be_kept_takes_no_box_with_it(service):
+    user = f"upd-{next(_users)}"
+    first, second = (r[0] for r in service.eng.query(f"SELECT CONTAINER_NUMBER FROM {OWNER}.CONTAINERS ORDER BY CONTAINER_ID")[:2])
+    turns = _talk(service, [f"Hi, my customer's box is {first}, please keep it handy. The consignee is Ostrander Chemicals.",
+                            f"Sorry, not {first}, I misread the dock sheet: it's {second}.",
+                            "Also, please don't keep the consignee name I gave you, it's confidential. Forget it.",
+                            "What's in my customer's box?",
+                            "Who's the consignee again?"], user)
+    kept = personal.valid_memories(service.eng, user, service.eng.agent_id)
+    assert [second] == [e[2] for r in kept for e in (r.metadata or {}).get("entities", [])], kept
+    assert turns[3][1] == "rag" and second in turns[3][0], turns[3][0]
+    assert "Ostrander" not in turns[4][0], turns[4][0]
+
+
+def test_which_of_their_boxes_they_told_first(service):
+    first, second = (r[0] for r in service.eng.query(f"SELECT CONTAINER_NUMBER FROM {OWNER}.CONTAINERS ORDER BY CONTAINER_ID")[2:4])
+    turns = _talk(service, [f"My first box is {first}.", f"I added another box today: {second}.",
+                            "which of my boxes did i tell you about first?"])
+    assert turns[-1][1] == "rag" and first in turns[-1][0] and second not in turns[-1][0], turns[-1][0]
+
+
+def test_the_city_where_someone_of_theirs_sits(service):
+    port = "Busan"
+    voyages = service.eng.query(f"""SELECT v.VOYAGE_NUMBER FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p
+        ON p.PORT_ID = v.ORIGIN_PORT_ID WHERE p.PORT_NAME = '{port}' AND v.STATUS = 'SCHEDULED'""")
+    assert voyages
+    turns = _talk(service, [f"Our rep Ji-woo Han sits in our {port} office, she's great with the SITC people.",
+                            "Which scheduled departures are there from the city where Ji-woo sits?"])
+    assert turns[-1][1] == "rag" and all(v in turns[-1][0] for v, in voyages), turns[-1][0]

@@ -109,3 +109,11 @@ def test_who_signed_a_letter_is_never_a_sentence_of_its_body(eng_docs):
     a = answer_question(eng_docs, "Wer hat den Hafenhinweis zum Warnstreik in Hamburg unterschrieben?")
     # the signer's name is withheld by the ingest: said so, never another sentence under a grounded badge
     assert a.mode == "fallback" and "withheld" in a.answer, a.answer
+
+
+def test_the_ship_a_box_travelled_on_and_where_it_was_discharged(eng):
+    number, vessel, port = _rows(eng, """SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME, p.PORT_NAME FROM {o}.CONTAINERS c
+        JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER
+        JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID ORDER BY c.CONTAINER_ID""")[3]
+    a = answer_question(eng, f"On which vessel did box {number} travel, and where was it discharged?")
+    assert a.mode == "rag" and vessel in a.answer and port in a.answer, a.answer

@@ -102,7 +102,8 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
 _PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
-standard regular normal send sends sent sending carrying carried belong belongs belonging dock docks docking docked
+travel travels travelled traveled travelling traveling standard regular normal send sends sent sending carrying carried
+belong belongs belonging dock docks docking docked
 operate operates operated operating run runs running own owns owned fly flies flying field fields deploy deploys leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds

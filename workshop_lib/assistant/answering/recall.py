@@ -1235,9 +1235,16 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
     return quoted
 
 
+# a place said by who is there: "the city where Ji-woo sits", "the port that Dana works from"
+_PLACE_OF_SOMEONE = re.compile(r"\b(?:port|city|town|place|office|country)\s+(?:where|that|which|in which)\s+(?-i:[A-Z])", re.I)
+
+
 def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
     """A question that says no "my" or "our": a thing of theirs by their name for it ("Lanka Fresh's
     box"), the several of one kind they told ("the two boxes"), or a kind of value they keep; else None."""
+    if _PLACE_OF_SOMEONE.search(question) and (
+            place := personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)) is not None:
+        return _from_recalled(eng, question, place, False, user_id, agent_id)  # "the city where Ji-woo sits"
     named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
     if named:
         return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)

@@ -1512,8 +1512,10 @@ def substitute(question: str, recalled: Recalled) -> str:
         q = _ORDER_TOLD.sub(lambda m: m.group(0).replace(m.group(1) or m.group(2), "").replace("  ", " "), q, count=1)
     noun = re.escape(recalled.noun)
     # "the port where my office is", "the city our warehouse is in": a place said by the thing in it
-    q = re.sub(r"\b(?:the\s+)?(?:port|city|town|place)\s+(?:where\s+|that\s+|which\s+)?(?:my|our)\s+[a-z]+\s+"
-               r"(?:is|are|sits?)(?:\s+(?:now|located|based))?(?:\s+(?:in|at))?\b",
+    # ("the city where Ji-woo sits": a person of theirs, by name)
+    q = re.sub(r"\b(?:the\s+)?(?:port|city|town|place)\s+(?:where\s+|that\s+|which\s+)?"
+               r"(?:(?:my|our)\s+[a-z]+|(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?)\s+"
+               r"(?:is|are|sits?|works?)(?:\s+(?:now|located|based))?(?:\s+(?:in|at|from))?\b",
                lambda _: f"{noun_table} {recalled.value}", q, count=1, flags=re.I) if recalled.table == "PORTS" else q
     # a name said for the thing may be followed by the thing's own noun ("Alvarez Foods' box")
     # ("our Rotterdam consignee's box": a word before whose it is, too)
