@@ -13,7 +13,8 @@ import unicodedata
 
 def key_of(word: str) -> str:
     """A word as the glossary writes its keys: lower case without accents ("Häfen" -> "hafen")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
+    # (and ß as ss: "groß" is "gross")
+    return "".join(c for c in unicodedata.normalize("NFKD", word.lower().replace("ß", "ss")) if not unicodedata.combining(c))
 
 PHRASES = {
     "wie viele": "how many", "wieviele": "how many", "combien de": "how many", "combien": "how many",
@@ -127,7 +128,8 @@ WORDS = {
     "solo": "only", "seulement": "only", "bitte": "please", "svp": "please",
     "juste": "just", "solamente": "only", "alle": "all", "todos": "all", "tous": "all", "toutes": "all",
     "total": "total", "insgesamt": "in total", "gesamt": "total", "promedio": "average", "moyenne": "average",
-    "durchschnitt": "average", "grosste": "biggest", "mayor": "biggest", "plus grand": "biggest",
+    "durchschnitt": "average", "durchschnittliche": "average", "durchschnittlichen": "average",
+    "durchschnittlicher": "average", "grosste": "biggest", "mayor": "biggest", "plus grand": "biggest",
     "il": "it", "elle": "it", "er": "it", "sie": "they", "wurde": "was", "wurden": "were", "fue": "was",
     "doivent": "", "doit": "", "muss": "", "va": "is going", "van": "go", "vont": "go",
     "su": "its", "sus": "their", "ihre": "their", "ihr": "its", "sein": "its", "seine": "its", "leur": "their",

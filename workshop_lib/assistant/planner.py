@@ -1288,8 +1288,9 @@ def _where_is_a_place(words: _Words, spec: Spec) -> None:
     (a heading in degrees) do not answer it."""
     if not words.has(r"where(?:'s|s)?") or spec.roles or spec.target_role or spec.action in ("count", "group", "group_top"):
         return
+    # (a country is a place too: "where is ZIM headquartered?" is its head office's country)
     places = [c for c in _plan_columns(spec) if c.table in ("PORTS", "VESSEL_POSITIONS") and
-              (c.table == "PORTS" or c.name in ("LATITUDE", "LONGITUDE"))]
+              (c.table == "PORTS" or c.name in ("LATITUDE", "LONGITUDE")) or re.match(r"country\b", c.comment, re.I)]
     if spec.target != "PORTS" and not places:
         raise NoPlan("it asks where, and the rows it would show hold no place")
 
