@@ -104,7 +104,7 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 _PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
 travel travels travelled traveled travelling traveling standard regular normal send sends sent sending carrying carried
 belong belongs belonging dock docks docking docked
-operate operates operated operating run runs running own owns owned fly flies flying field fields deploy deploys leave leaves
+operate operates operated operating run runs running own fly flies flying field fields deploy deploys leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
 loaded loading declare declared weigh weighs give show tell know need want like look see find mean means hold holds
 contain contains stored store recorded record use uses using used called take make come keep kept right now today

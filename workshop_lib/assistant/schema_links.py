@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 SYNONYMS = {
     "ship": "vessel", "boat": "vessel", "hull": "vessel", "fleet": "vessel", "vessel": "vessel",
     "line": "carrier", "operator": "carrier", "company": "carrier", "liner": "carrier", "carrier": "carrier",
-    "owner": "carrier", "owns": "carrier", "operates": "carrier", "operate": "carrier", "operated": "carrier",
+    "operates": "carrier", "operate": "carrier", "operated": "carrier",
     "box": "container", "container": "container",
     "harbour": "port", "harbor": "port", "seaport": "port", "terminal": "port", "port": "port",
     "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage", "voy": "voyage",
