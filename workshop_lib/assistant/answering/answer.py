@@ -27,6 +27,7 @@ from workshop_lib import assistant
 from workshop_lib.assistant import (
     catalog_figures,
     catalog_links,
+    check_digits,
     column_figures,
     coverage,
     derived,
@@ -144,6 +145,8 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
     label = decision.label
     if label != router.OUT and (meant := _code_meaning(eng, question, decision)) is not None:
         return meant  # "package type PX = ?": read from its column's comment, whatever scored best
+    if label != router.OUT and (valid := _check_digit(eng, question, decision)) is not None:
+        return valid  # "is IMO 9646705 valid?": its check digit, by the rule its column's comment names
     if decision.unsure:
         return _unsure(eng, question, decision, llm, vector, docs)
     if label == router.OUT:
@@ -472,6 +475,32 @@ def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) ->
     explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none",
                        reason=f"the code {code} as the comment of {col.ref} spells it out", short_query_active=False)
     text = f"From the schema knowledge: {code} in {OWNER}.{col.ref} means {said}.\n(The column's comment: “{col.comment}”)"
+    return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+
+
+def _check_digit(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"IMO 9646705 - is that valid? a digit may be off": the number's check digit worked out (check_digits.py),
+    when the column's comment says the identifier ends in one; and whether the data holds it."""
+    found = check_digits.checked(question)
+    if found is None:
+        return None
+    column, number, digit = found
+    table = "VESSELS" if column == "IMO_NUMBER" else "CONTAINERS"
+    schema, values = assistant.knowledge(eng)
+    col = schema.column(table, column)
+    if "check digit" not in col.comment.lower():
+        return None
+    held = any((lk.table, lk.column) == (table, column) for lk in values.links(number.upper()))
+    kind = "IMO number" if column == "IMO_NUMBER" else "container number (ISO 6346)"
+    ok = int(number[-1]) == digit
+    verdict = (f"{number} is a valid {kind}: its last digit, {digit}, is the check digit the others give."
+               if ok else f"{number} is not a valid {kind}: the digits before the last give the check digit {digit}, "
+               f"not {number[-1]}, so a digit is off (or two are swapped).")
+    where = "The data holds it." if held else "The data holds no such number."
+    used = [{"subject": f"{OWNER}.{col.ref}", "kind": "column", "similarity": 1.0}]
+    explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none",
+                       reason=f"the check digit of {col.ref}, as its comment says it has one", short_query_active=False)
+    text = f"{verdict} {where}\n(The column's comment: “{col.comment}”)"
     return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
 
 
@@ -1377,8 +1406,20 @@ def _rows_of_one_table(question: str) -> bool:
     m = re.search(r"\bwhere (?:are|is) (?:the |all (?:the )?)?([\w ]{2,30}?) (?:themselves |itself )?(?:listed|stored|kept|held)\b",
                   question, re.I)
     meant = map_words(words_of(m.group(1))) if m else []
-    return m is not None and bool(meant) and all(w in TABLE_NOUNS or w == "-" for w in meant) and \
-        len(tables_in(m.group(1))) == 1
+    if m is not None:
+        return bool(meant) and all(w in TABLE_NOUNS or w == "-" for w in meant) and len(tables_in(m.group(1))) == 1
+    # "where do I find what goods are packed inside a container?": the thing looked for is a table's rows,
+    # and nothing after it names a column of that table
+    found = _FIND_THE.search(question)
+    head = map_words([found.group(1)])[0] if found else ""
+    if found is None or head not in TABLE_NOUNS:
+        return False
+    columns = {w for c in TABLES_BY_NAME[TABLE_NOUNS[head]].column_names for w in c.lower().split("_")} - {"id"}
+    return not {w for w in words_of(found.group(2)) if w not in TABLE_NOUNS} & columns
+
+
+_FIND_THE = re.compile(r"\bwhere (?:do|can|would|should) (?:i|we|you) (?:find|see|look up|get|read)\s+(?:out\s+)?"
+                       r"(?:what|which|the|all(?: the)?)\s+([a-z]+)\b(.*)$", re.I)
 
 
 def _path_facts(eng: Engine, a: str, b: str, considered: list[Any]) -> list[Any]:
