@@ -198,3 +198,20 @@ def test_the_city_where_someone_of_theirs_sits(service):
     turns = _talk(service, [f"Our rep Ji-woo Han sits in our {port} office, she's great with the SITC people.",
                             "Which scheduled departures are there from the city where Ji-woo sits?"])
     assert turns[-1][1] == "rag" and all(v in turns[-1][0] for v, in voyages), turns[-1][0]
+
+
+def test_a_follow_up_opening_a_new_session_reads_their_last_question(service):
+    (name, length), = service.eng.query(f"SELECT VESSEL_NAME, LENGTH_M FROM {OWNER}.VESSELS WHERE VESSEL_NAME = 'Ever Lunar'")
+    user = f"upd-{next(_users)}"
+    _talk(service, ["Metres please, the planning tool is all metric. How long is the Kota Ratna?"], user)
+    answer, mode = _talk(service, [f"and the {name}?"], user)[0]   # a thread of its own
+    assert mode == "rag" and f"{float(length):,.2f} m" in answer and "metric" not in answer, answer
+    other, _ = _talk(service, [f"and the {name}?"])[0]   # another user: nothing of theirs is read
+    assert f"{float(length):,.2f}" not in other, other
+
+
+def test_a_remembered_place_is_no_answer_to_a_question_joined_to_it(service):
+    turns = _talk(service, ["Our EU import desk is in Rotterdam.",
+                            "Which port is our EU import desk at now, and is there any port notice there I should know about?"])
+    answer, mode = turns[-1]
+    assert mode == "fallback" and "Rotterdam" in answer and "only part" in answer, answer

@@ -1317,7 +1317,9 @@ def _of_the_one_recalled(eng: Engine, part: str, before: ChatAnswer) -> ChatAnsw
 
 
 # where one question of a turn ends and the next begins ("..., and from what date ...", "? And who ...")
-_PARTS = re.compile(r"(?:,\s*|\s+)(?:and|plus|also)\s+(?=(?:\w+\s+)?(?:what|which|who|when|where|how)\b)|\?\s+", re.I)
+# (a yes or no joined on is a question too: "..., and is there any notice there?")
+_PARTS = re.compile(r"(?:,\s*|\s+)(?:and|plus|also)\s+(?=(?:\w+\s+)?(?:what|which|who|when|where|how)\b|"
+                    r"(?:is|are|was|were|do|does|did|can|will|has|have)\s+(?:there|it|they|this|that|any)\b)|\?\s+", re.I)
 
 
 def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_id: str, agent_id: str,

@@ -399,16 +399,21 @@ class ChatService:
         # (an unsure router is no verdict on a day of theirs: "what's the paperwork deadline now?" led by a hair)
         off_topic = (answered.route or {}).get("label") in ("OUT_OF_SCOPE", "SMALL_TALK") and \
             not ((answered.route or {}).get("unsure") and asks_a_day_of_theirs(self.eng, question))
-        return self._as_follow_up(scoped, question, thread_id) or (
+        return self._as_follow_up(scoped, question, thread_id, user_id) or (
             None if off_topic else words_said(self.eng, question, user_id=user_id, agent_id=agent_id)) or answered
 
-    def _as_follow_up(self, scoped: Engine, question: str, thread_id: str) -> ChatAnswer | None:
+    def _as_follow_up(self, scoped: Engine, question: str, thread_id: str, user_id: str) -> ChatAnswer | None:
         """The question read with the records the thread's previous question named, when a handler
         grounds that reading (the answer says how it was read); else None."""
         messages = self.eng.store.list_thread_messages(thread_id, last_n=2)
+        if not messages:
+            # "and the Ever Lunar?" opening a new session: what this user asked last, in their last thread
+            theirs = self.eng.store.list("message", limit=None, user_id=user_id, agent_id=self.eng.agent_id, newest=2)
+            messages = [m for m in theirs if m.thread_id != thread_id]
         asked = [m.content for m in messages if m.role == "user"]
         said = [m.content for m in messages if m.role == "assistant"]
-        reading = follow_up.read_with(self.eng, question, asked[-1] if asked else None, said[-1] if said else None)
+        previous = preferences.without_stated(asked[-1], preferences.extract(asked[-1])) if asked else None
+        reading = follow_up.read_with(self.eng, question, previous or None, said[-1] if said else None)
         if reading is None:
             return None
         answered = answer_question(scoped, reading, llm=self.llm)
