@@ -215,3 +215,9 @@ def test_a_remembered_place_is_no_answer_to_a_question_joined_to_it(service):
                             "Which port is our EU import desk at now, and is there any port notice there I should know about?"])
     answer, mode = turns[-1]
     assert mode == "fallback" and "Rotterdam" in answer and "only part" in answer, answer
+
+
+def test_and_another_item_after_a_price_question_is_its_price(service):
+    turns = _talk(service, ["What does drayage cost per move?", "And a customs entry?"])
+    answer, mode = turns[-1]
+    assert mode == "rag" and f"USD {_price('SV-CUSTOMS'):,.2f}" in answer, answer

@@ -28,6 +28,8 @@ PHRASES = {
     "salen de": "depart from", "sale de": "departs from", "partent de": "depart from", "part de": "departs from",
     # "all statuses" asks for no status in particular
     "todos los estados": "", "tous les statuts": "", "alle status": "",
+    "transporteur routier": "haulier", "transporteurs routiers": "hauliers", "courtage en douane": "customs brokerage",
+    "compte client": "customer account", "laut katalog": "according to the catalog",
     "codigo arancelario": "hs code", "partida arancelaria": "hs code", "code sh": "hs code",
     "code douanier": "hs code", "nomenclature douaniere": "hs code",
     "in welchem jahr": "in which year", "en que ano": "in which year", "en quelle annee": "in which year",
@@ -228,6 +230,7 @@ WORDS = {
     "kuhlcontainer": "reefer container", "aduana": "customs", "zoll": "customs", "douane": "customs",
     # the customs tariff number of goods is their HS code
     "zolltarifnummer": "hs code", "tarifnummer": "hs code", "warennummer": "hs code",
+    "zollabfertigung": "customs clearance",
     "peligrosa": "dangerous", "peligrosas": "dangerous", "peligrosos": "dangerous", "gefahrlich": "dangerous",
     "gefahrliche": "dangerous", "dangereuse": "dangerous", "dangereuses": "dangerous", "valor": "value",
     "wert": "value", "valeur": "value", "declarado": "declared", "declare": "declared", "bultos": "packages",
@@ -302,6 +305,10 @@ WORDS = {
     "cifras": "figures", "cifra": "figure", "chiffres": "figures", "zahlen": "figures",
     "ihrer": "her", "ihrem": "her", "ihren": "her",
     "catalogo": "catalog", "catalogue": "catalog", "katalog": "catalog", "servicio": "service",
+    "laut": "according to", "acarreo": "haulage", "routier": "road", "courtage": "brokerage", "hatte": "had",
+    "hatten": "had", "zuerst": "first", "genannt": "mentioned", "erwahnt": "mentioned", "ete": "been",
+    "confie": "given", "confiee": "given", "recemment": "recently", "recientemente": "recently",
+    "kurzlich": "recently", "cobraria": "would charge", "entonces": "then",
     "agence": "office", "agencia": "office", "agentur": "office", "vence": "expires", "expire": "expires",
     "mencione": "mentioned", "demenage": "moved", "lundi": "Monday", "mardi": "Tuesday", "mercredi": "Wednesday",
     "jeudi": "Thursday", "vendredi": "Friday", "samedi": "Saturday", "dimanche": "Sunday", "lunes": "Monday",
@@ -321,7 +328,7 @@ MONTHS = {
 
 
 # nouns German writes with a capital: read however they are written
-WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer",
+WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer", "zollabfertigung",
                                 "schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
                                 "container", "reederei", "reedereien", "ladung", "tabelle", "spalte", "feld",
                                 "flagge", "baujahr", "kapazitat", "lange", "gewicht", "bruttogewicht",

@@ -15,8 +15,10 @@ import re
 from typing import TYPE_CHECKING
 
 from workshop_lib import assistant
+from workshop_lib.assistant.answering import router
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS
+from workshop_lib.parts import grounded
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -77,6 +79,8 @@ def read_with(eng: Engine, question: str, previous: str | None, previous_answer:
         return None if named_before(eng, question) else _pointed_at(eng, question, previous)
     if (again := _asked_again_of(eng, question, previous)) is not None:
         return again
+    if (priced := _priced_again(eng, question, previous)) is not None:
+        return priced
     named = named_before(eng, previous)
     if not named and previous_answer:
         in_answer = named_before(eng, previous_answer)
@@ -89,6 +93,17 @@ def read_with(eng: Engine, question: str, previous: str | None, previous_answer:
         return None  # "and the latest one?": another of the things just talked about, not of the record named
     asked = _POINTING.sub(named[0], asked, count=1) if _POINTING.search(asked) else f"{asked} of {' and '.join(named)}"
     return f"{asked}?"
+
+
+def _priced_again(eng: Engine, question: str, previous: str) -> str | None:
+    """"What does drayage cost per move?" then "And a customs entry?": the price of another thing of the
+    catalog, asked in a few words that name nothing of the data; None otherwise."""
+    rest = _LEAD.sub("", question).strip(" ?.!")
+    if not rest or len(rest.split()) > 5 or _POINTING.search(rest) or named_before(eng, question):
+        return None
+    if not (router.PRICE_RE.search(previous) and grounded.named_items(previous)):
+        return None
+    return f"What does {rest} cost?"
 
 
 def _asked_again_of(eng: Engine, question: str, previous: str) -> str | None:
