@@ -221,3 +221,10 @@ def test_and_another_item_after_a_price_question_is_its_price(service):
     turns = _talk(service, ["What does drayage cost per move?", "And a customs entry?"])
     answer, mode = turns[-1]
     assert mode == "rag" and f"USD {_price('SV-CUSTOMS'):,.2f}" in answer, answer
+
+
+def test_a_question_after_a_statement_and_a_lead_in_is_asked_alone(service):
+    carriers = {r[0] for r in service.eng.query(f"SELECT CARRIER_NAME FROM {OWNER}.CARRIERS WHERE ALLIANCE = 'Gemini Cooperation'")}
+    answer, mode = _talk(service, ["Another quote just landed, Kuehne+Nagel at EUR 455. "
+                                   "Unrelated: which carriers are in the Gemini Cooperation?"])[0]
+    assert mode == "rag" and all(c in answer for c in carriers), answer

@@ -110,14 +110,17 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
                    decision_explain={**again.decision_explain, "read_in_english": english})
 
 
-def _question_alone(eng: Engine, turn: str) -> ChatAnswer | None:
+def _question_alone(eng: Engine, turn: str, *, again_within: bool = True) -> ChatAnswer | None:
     """A grounded answer to the turn's question asked without the statement before it (question_part.py),
-    or None."""
+    or None. The question may itself open with a clause of its own ("... EUR 455. Unrelated: which
+    carriers ...?"): asked alone once more."""
     _, values = assistant.knowledge(eng)
     alone = question_part.asked_alone(turn, values.links, lambda asked: bool(grounded.named_items(asked)))
     if alone is None or alone.strip() == turn.strip():
         return None
     again = _answer_as_written(eng, alone, llm=None)
+    if again.mode not in ("rag", "hybrid") and again_within:
+        return _question_alone(eng, alone, again_within=False)
     if again.mode not in ("rag", "hybrid"):
         return None
     return replace(again, decision_explain={**again.decision_explain, "asked_alone": alone})
