@@ -228,3 +228,11 @@ def test_a_question_after_a_statement_and_a_lead_in_is_asked_alone(service):
     answer, mode = _talk(service, ["Another quote just landed, Kuehne+Nagel at EUR 455. "
                                    "Unrelated: which carriers are in the Gemini Cooperation?"])[0]
     assert mode == "rag" and all(c in answer for c in carriers), answer
+
+
+def test_a_statement_for_one_lane_is_no_answer_for_another(service):
+    turns = _talk(service, ["Pour l'Asie-Europe du Nord, notre transporteur préféré est CMA CGM.",
+                            "Et pour le transpacifique, quel transporteur préféré je t'ai indiqué ?",
+                            "Quel est notre transporteur préféré pour l'Asie-Europe du Nord ?"])
+    assert turns[1][1] == "fallback" and "CMA CGM" not in turns[1][0], turns[1][0]
+    assert turns[2][1] == "rag" and "CMA CGM" in turns[2][0], turns[2][0]

@@ -407,9 +407,23 @@ def _answering(question: str, statements: list[Said], min_shared: int, strict: b
         common = asked & (_words(s.text) | _words(s.context))
         if len(common) >= min_shared and _holds_asked(question, s.text) \
                 and _names_the_asked(question, s, head_needed=strict, data_spans=data_spans) \
-                and not _names_rejected(s, rejected):
+                and not _names_rejected(s, rejected) and not _another_scope(question, s.text):
             out.append((i, common, s))
     return out
+
+
+# what a statement or a question is said for: "for Asia-North Europe", "pour le transpacifique"
+_SCOPE = re.compile(r"\b(?:for|pour|para|f(?:ü|u)r)\s+(?:the\s+|le\s+|la\s+|les\s+|l'|el\s+|los\s+|las\s+|die\s+|den\s+|das\s+)?"
+                    r"((?!(?:me|us|you|it|them|him|her|nous|moi|vous|mí|mi|nosotros|uns|mich)\b)[\w'-]+(?:\s+[\w'-]+)?)", re.I)
+
+
+def _another_scope(question: str, statement: str) -> bool:
+    """Both say what they are for, and the question's is none of the statement's words: "for the
+    transpacific, which carrier?" is not answered by "for Asia-North Europe, our carrier is X"."""
+    asked, said = _SCOPE.search(question), _SCOPE.search(statement)
+    if asked is None or said is None:
+        return False
+    return not any(w in statement.lower() for w in _words(asked.group(1)))  # ("l'Asie-Europe" holds "asie-europe")
 
 
 def _names_rejected(statement: Said, rejected: set[str]) -> bool:
