@@ -15,6 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from workshop_lib.assistant import glossary
 from workshop_lib.assistant.schema_links import SYNONYMS, stem, words_of
 
 _MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|"
@@ -140,6 +141,13 @@ def _stems(text: str) -> set[str]:
     """The words' roots, cut to their first six letters: "ofrece" meets "Ofrecemos", "diverted" "divert"."""
     return {word_root(w)[:6] for w in re.findall(r"[a-zà-ÿ0-9]+", text.lower())
             if w not in _STOP and (len(w) > 2 or w.isdigit())}
+
+
+def _read_stems(sentence: str) -> set[str]:
+    """The sentence's roots, and those of the English the glossary gives for its French, Spanish or German
+    words: "Schiffe ... laufen zuerst Bremerhaven an" meets "where do the ships go instead?"."""
+    english = [glossary.WORDS[k] for w in re.findall(r"[^\W\d_]+", sentence) if (k := glossary.key_of(w)) in glossary.WORDS]
+    return _stems(sentence) | _stems(" ".join(english))
 
 
 def _identifying(text: str) -> set[str]:
@@ -401,7 +409,7 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
     quarter), earlier passages first on a tie."""
     df: dict[str, int] = {}
     for _, s in ranked:
-        for w in _stems(s):
+        for w in _read_stems(s):
             df[w] = df.get(w, 0) + 1
     wanted = _stems(question)
     best: tuple[float, str] | None = None
@@ -421,7 +429,7 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
 
 def _shared_subject(wanted: set[str], kind: str | None, sentence: str) -> set[str]:
     """The question's words the sentence uses, without those that only say the kind of answer."""
-    shared = wanted & _stems(sentence)
+    shared = wanted & _read_stems(sentence)
     if kind in (*_MEASURED, "cause"):  # "¿cuántos días...?" meets every "nueve días": the unit is not the subject
         shared -= _stems(" ".join(m.group(0) for m in HOLDS[kind].finditer(sentence)))
     if kind == "amount":  # "what does COSCO charge for ...": "charged" says an amount, not which one
