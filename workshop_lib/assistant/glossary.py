@@ -305,6 +305,7 @@ WORDS = {
     "cifras": "figures", "cifra": "figure", "chiffres": "figures", "zahlen": "figures",
     "ihrer": "her", "ihrem": "her", "ihren": "her",
     "catalogo": "catalog", "catalogue": "catalog", "katalog": "catalog", "servicio": "service",
+    "usw": "and so on", "etc": "and so on", "fahrtgebietsregion": "region", "fahrtgebiet": "region",
     "laut": "according to", "acarreo": "haulage", "routier": "road", "courtage": "brokerage", "hatte": "had",
     "hatten": "had", "zuerst": "first", "genannt": "mentioned", "erwahnt": "mentioned", "ete": "been",
     "confie": "given", "confiee": "given", "recemment": "recently", "recientemente": "recently",
@@ -328,7 +329,8 @@ MONTHS = {
 
 
 # nouns German writes with a capital: read however they are written
-WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer", "zollabfertigung",
+WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer", "zollabfertigung", "fahrtgebietsregion",
+                                "fahrtgebiet", "hafens",
                                 "schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
                                 "container", "reederei", "reedereien", "ladung", "tabelle", "spalte", "feld",
                                 "flagge", "baujahr", "kapazitat", "lange", "gewicht", "bruttogewicht",

@@ -104,7 +104,9 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
     again = _answer_as_written(eng, english, llm=None)
     if again.mode not in ("rag", "hybrid") or (again.route or {}).get("label") == router.DOCS:
         return answered  # (the documents were read in the question's own language already)
-    if answered.mode != "fallback" and (again.route or {}).get("label") not in (router.LIVE, router.SCHEMA):
+    by_schema_or_data = (again.route or {}).get("label") in (router.LIVE, router.SCHEMA) or \
+        str(again.decision_explain.get("handler", "")).startswith("knowledge")  # (the schema's facts, whatever led)
+    if answered.mode != "fallback" and not by_schema_or_data:
         return answered
     return replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                    decision_explain={**again.decision_explain, "read_in_english": english})

@@ -168,7 +168,10 @@ WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|col|field|table)s?\b|\
                              r"(?:column|table|field) (?:mean|hold|store)|\bdata dictionary\b|"
                              # "where do you guys keep the SCAC?": where a kind of value is kept
                              r"\bwhere (?:do|does|did|would|is|are) (?:\w+ ){0,3}?(?:themselves |itself )?"
-                             r"(?:keep|kept|store|stored|record|recorded|listed)\b",
+                             r"(?:keep|kept|store|stored|record|recorded|listed)\b|"
+                             # "where's the tariff code of the goods?": a value of every row of a kind, kept somewhere
+                             r"\bwhere(?:'s| is| are) the (?:\w+ ){1,3}of (?:the|a|an|each|every) (?:goods|cargo|ships?|vessels?|"
+                             r"containers?|box(?:es)?|ports?|carriers?|lines?|voyages?|sailings?)\b",
                              _FLAGS)
 WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere (?:can|do|could) (?:i|we) "
                             r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",
