@@ -117,3 +117,16 @@ def test_the_ship_a_box_travelled_on_and_where_it_was_discharged(eng):
         JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID ORDER BY c.CONTAINER_ID""")[3]
     a = answer_question(eng, f"On which vessel did box {number} travel, and where was it discharged?")
     assert a.mode == "rag" and vessel in a.answer and port in a.answer, a.answer
+
+
+def test_an_english_question_finds_the_german_sentence_that_answers_it(eng_docs):
+    a = answer_question(eng_docs, "with the Hamburg strike, where do the ships that were due that day go instead?")
+    assert a.mode in ("rag", "hybrid") and "Bremerhaven" in a.answer, a.answer
+
+
+@pytest.mark.parametrize("question,column", [
+    ("Where's the customs tariff code of the goods?", "HS_CODE"),
+    ("wo steht die Fahrtgebietsregion eines Hafens, also East Asia, North Europe usw.?", "REGION")])
+def test_where_a_value_is_kept_is_the_schemas_whatever_the_documents_say(eng_docs, question, column):
+    a = answer_question(eng_docs, question)
+    assert a.mode == "rag" and f".{column}" in a.answer.split("\n")[0] + a.answer[:400], a.answer
