@@ -130,3 +130,11 @@ def test_an_english_question_finds_the_german_sentence_that_answers_it(eng_docs)
 def test_where_a_value_is_kept_is_the_schemas_whatever_the_documents_say(eng_docs, question, column):
     a = answer_question(eng_docs, question)
     assert a.mode == "rag" and f".{column}" in a.answer.split("\n")[0] + a.answer[:400], a.answer
+
+
+def test_a_name_read_with_a_typo_says_how_it_was_read(eng):
+    name, = _rows(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS WHERE VESSEL_NAME = 'Valparaiso Express'")[0]
+    a = answer_question(eng, "flag of the Valparisso Express?")
+    assert a.mode == "rag" and "I read \u201cValparisso Express\u201d as Valparaiso Express" in a.answer, a.answer
+    exact = answer_question(eng, f"flag of the {name}?")
+    assert "I read" not in exact.answer, exact.answer

@@ -295,11 +295,19 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     parts = clauses(question)
     if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
         return stepped
-    return _run(eng, (schema, values), spec, plan, parts, links, summary)
+    return _run(eng, (schema, values), spec, plan, parts, links, summary, question)
+
+
+def _read_as(links: list[Link], question: str) -> str:
+    """A name matched with a typo, said as read: "(I read “Ever Ace” as Ever Acme, the nearest name in
+    the data.)", so a wrong reading is visible."""
+    fuzzy = {(question[lk.start:lk.end] or lk.text, str(lk.value)) for lk in links
+             if lk.how == "fuzzy" and lk.text.lower() != str(lk.value).lower()}
+    return "".join(f"\n(I read \u201c{said}\u201d as {name}, the nearest name in the data.)" for said, name in sorted(fuzzy))
 
 
 def _run(eng: Engine, known: tuple[Schema, ValueIndex], spec: planner.Spec, plan: planner.Plan, parts: list[str],
-         links: list[Link], summary: list[dict[str, Any]]) -> DataAnswer:
+         links: list[Link], summary: list[dict[str, Any]], question: str = "") -> DataAnswer:
     """The plan run read-only and rendered, with what a second part asks added when it can be."""
     schema, values = known
     if spec.action == "count" and any(_names_nothing(c, schema, values) for c in parts[1:]):
@@ -309,6 +317,7 @@ def _run(eng: Engine, known: tuple[Schema, ValueIndex], spec: planner.Spec, plan
     text = render.render(plan, result.rows)
     if text is None:
         return DataAnswer(None, plan, f"no row of {plan.what}", summary)
+    text += _read_as(links, question)
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
                         uncovered(parts, plan, schema, values), first_row=tuple(result.rows[0]) if result.rows else None)
     return _with_second_part(eng, answer, links) if answer.uncovered else answer
