@@ -103,6 +103,7 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 # Plain English that asks, links or is polite, and says nothing about what is asked.
 _PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
 travel travels travelled traveled travelling traveling standard regular normal send sends sent sending carrying carried
+ride rides riding sit sits sitting steam steams steaming put puts track tracks tracked routing
 belong belongs belonging dock docks docking docked
 operate operates operated operating run runs running own fly flies flying field fields deploy deploys leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load
@@ -2924,9 +2925,9 @@ def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     if spec.action in ("count", "aggregate", "group", "group_top"):
         return
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
-                        r"\bto\b\W*$|route|from and to|to where|where to|" + _TO_WHICH_PORT
+                        r"\bto\b\W*$|route|routing|from and to|to where|where to|" + _TO_WHICH_PORT
                         + "|" + _DISCHARGE)
-    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|from where|where from|"
+    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|routing|from where|where from|"
                           + _FROM_WHICH_PORT + "|" + _LOADING)
     # ("what's box X set to?" ends in "to" and asks no place)
     if not ends and (asks_to or asks_from) and words.has(r"where|destination|origin|head\w*|bound") \
