@@ -138,3 +138,11 @@ def test_a_name_read_with_a_typo_says_how_it_was_read(eng):
     assert a.mode == "rag" and "I read \u201cValparisso Express\u201d as Valparaiso Express" in a.answer, a.answer
     exact = answer_question(eng, f"flag of the {name}?")
     assert "I read" not in exact.answer, exact.answer
+
+
+def test_a_clipped_word_of_the_goods_finds_them(eng):
+    total, = _rows(eng, """SELECT SUM(ci.QUANTITY * ci.UNIT_VALUE_CENTS) FROM {o}.CARGO_ITEMS ci
+        JOIN {o}.CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID
+        WHERE v.VOYAGE_NUMBER = '257S' AND LOWER(ci.DESCRIPTION) LIKE '%pharmaceutical%'""")[0]
+    a = answer_question(eng, "total value of the pharma goods on voyage 257S - in dollars please, not cents")
+    assert a.mode == "rag" and f"${total / 100:,.2f}" in a.answer, a.answer

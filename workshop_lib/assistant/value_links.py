@@ -442,7 +442,9 @@ def _description_words(values: list[Any], table: str, column: str) -> list[tuple
     out = []
     for w in sorted(words):
         stem = w[:-1] if w.endswith("s") and len(w) > 4 else w
-        for form in {w, stem, stem + "s"}:
+        # a long word's clipped form ("pharma" for pharmaceutical), as people write it
+        clipped = {w[:6]} if len(w) >= 10 and w[:6] not in words else set()
+        for form in {w, stem, stem + "s"} | clipped:
             out.append((form, table, column, stem, "word"))
     return out
 
