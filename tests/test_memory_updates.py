@@ -236,3 +236,17 @@ def test_a_statement_for_one_lane_is_no_answer_for_another(service):
                             "Quel est notre transporteur préféré pour l'Asie-Europe du Nord ?"])
     assert turns[1][1] == "fallback" and "CMA CGM" not in turns[1][0], turns[1][0]
     assert turns[2][1] == "rag" and "CMA CGM" in turns[2][0], turns[2][0]
+
+
+def test_a_contact_number_not_to_be_kept_goes_and_the_account_stays(service):
+    user = f"upd-{next(_users)}"
+    _talk(service, ["Hi, Greta from Nordhafen Trading, account number NS-55821. My mobile is +44 7700 900123 if you ever need it."],
+          user)
+    (said, mode), = _talk(service, ["Please don't keep my mobile number - forget it."], user)
+    assert mode == "fallback" and said.startswith("Done"), said
+    kept = service.eng.store.list("fact", limit=None, user_id=user, agent_id=service.eng.agent_id)
+    assert not any("7700" in (r.content or "") for r in kept), [r.content for r in kept]
+    account, mode = _talk(service, ["What's my account number?"], user)[0]
+    assert mode == "rag" and "NS-55821" in account, account
+    for question in ("What's my mobile?", "And my mobile number?"):
+        assert "7700" not in _talk(service, [question], user)[0][0]

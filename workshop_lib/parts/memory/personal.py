@@ -36,7 +36,7 @@ from workshop_lib.core.records import RecordDraft
 from workshop_lib.parts.memory import own_values, preferences
 from workshop_lib.parts.memory.kept_after_forget import repeats_a_detail, what_stays
 from workshop_lib.parts.memory.own_values import OWN, PLACE
-from workshop_lib.parts.memory.writer import scrub_summaries
+from workshop_lib.parts.memory.writer import USER_FACT, scrub_summaries
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -930,7 +930,7 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
     """Extract and write the personal memories of one user turn (the chat service calls it per turn);
     a request to forget marks what it names forgotten."""
     forgotten = _forgotten(eng, text, user_id=user_id, agent_id=agent_id)
-    gone = [r.id for r in forgotten]
+    gone = [r.id for r in forgotten] or _their_facts_forgotten(eng, text, user_id=user_id, agent_id=agent_id)
     out = [Written("", forgotten=gone)] if gone else []
     names = own_names(eng, user_id=user_id, agent_id=agent_id)
     covered = _to_be_forgotten(text)
@@ -945,6 +945,21 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
         done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
         out.append(done if done is not None else Written("", text=cand.text))
     return out
+
+
+def _their_facts_forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[str]:
+    """"Please don't keep my mobile number": when no personal memory holds what a request to forget names, the
+    facts Part 7 kept from their words about it (by the subject it gave them: "mobile") are forgotten; ids."""
+    asked = [s for s in sentences(text) if asks_to_forget(s)]
+    words = set().union(*(content_words(s) for s in asked)) if asked else set()
+    gone = []
+    for r in eng.store.list("fact", limit=None, user_id=user_id, agent_id=agent_id,
+                            metadata_filter={"kind": USER_FACT}):
+        subject = content_words(str((r.metadata or {}).get("subject") or ""))
+        if subject and subject <= words and eng.store.set_status("fact", r.id, "forgotten", by=user_id,
+                                                                  reason=f"the user said: {asked[0][:200]}"):
+            gone.append(r.id)
+    return gone
 
 
 def _theirs_extracted(eng: Engine, text: str, names: Any, user_id: str, agent_id: str) -> list[PersonalCandidate]:
