@@ -103,7 +103,7 @@ _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|contain
 # Plain English that asks, links or is polite, and says nothing about what is asked.
 _PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
 travel travels travelled traveled travelling traveling standard regular normal send sends sent sending carrying carried
-ride rides riding sit sits sitting steam steams steaming put puts track tracks tracked routing
+ride rides riding steam steams steaming put puts track tracks tracked routing
 belong belongs belonging dock docks docking docked
 operate operates operated operating run runs running own fly flies flying field fields deploy deploys leave leaves
 leaving left arrive arrives arriving arrived depart departs departing departed head heads heading headed bound load

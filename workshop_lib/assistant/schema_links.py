@@ -102,7 +102,9 @@ PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", 
            ("position", "report"): "position", ("flag", "state"): "flag",
            ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port",
            ("set", "point"): "temperature", ("good", "line"): "cargo", ("port", "code"): "unlocode",
-           ("due", "to"): "to"}  # "due to sail" says what is planned, not an arrival
+           ("due", "to"): "to",  # "due to sail" says what is planned, not an arrival
+           # boxes "sitting on" a voyage are on it (a box that sits somewhere for days is another question)
+           ("sitting", "on"): "on", ("sits", "on"): "on", ("sit", "on"): "on"}
 
 
 def map_words(raw: list[str]) -> list[str]:
