@@ -2567,7 +2567,11 @@ def test_the_number_of_one_row_is_its_identifier_and_the_first_to_arrive_is_the_
 
 def test_boxes_of_the_manifests_the_planner_cannot_plan_are_not_answered_from_the_catalog(eng):
     a = answer_question(eng, "do we have more 40' reefers or 20' dry boxes sitting on the manifests? exact figures pls")
-    assert a.mode == "fallback" and "EQ-" not in a.answer, a.answer
+    counts = dict(_one(eng, "SELECT SIZE_TYPE, COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE IN ('40RF', '20GP') "
+                            "GROUP BY SIZE_TYPE"))
+    # never the catalog's stock; the data's own counts when the planner reads "sitting on" as "on"
+    assert "EQ-" not in a.answer and (a.mode == "fallback" or all(f"{t}: {n}" in a.answer for t, n in counts.items())), \
+        a.answer
     n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE = '20GP'")[0][0]
     a = _answer(eng, "how many 20' standard dry containers are loaded on the voyages?")
     assert re.search(rf"\b{n} containers\b", a.text), a.text

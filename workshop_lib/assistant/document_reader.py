@@ -311,11 +311,8 @@ def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> st
     """The sentence of one document's passages (best first) that answers each part, or the whole question;
     with the sentence after it when the question asks what comes next."""
     ranked = [(rank, s) for rank, text in enumerate(texts) for s in sentences(text)]
-    if kind == "person" and _ASKS_SIGNER.search(question):
-        # "who signed the notice?": the name under its closing words, which share no word with the question
-        signed = next((s for _, s in ranked if _CLOSING.match(s)), None)
-        if signed is not None:
-            return signed
+    if (signed := _signature(question, kind, ranked)) is not None:
+        return signed
     ident = set().union(*(_identifying(text) for text in texts))
     sentence = _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident)
     if sentence is None and kind in ("date", "place"):
@@ -325,6 +322,13 @@ def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> st
                   if ranked[i + 1][0] == rank and _holds(kind, s, question)]
         sentence = _best_sentence(question, kind, paired + ranked, ident) if paired else None
     return _with_next(sentence, ranked) if sentence is not None and _WHAT_NEXT.search(question) else sentence
+
+
+def _signature(question: str, kind: str | None, ranked: list[tuple[int, str]]) -> str | None:
+    """"Who signed the notice?": the line under the closing words, which shares no word with the question."""
+    if kind != "person" or not _ASKS_SIGNER.search(question):
+        return None
+    return next((s for _, s in ranked if _CLOSING.match(s)), None)
 
 
 # who signed or wrote a document, in the documents' four languages

@@ -2921,30 +2921,51 @@ _TO_WHICH_PORT = _WHICH_PORT.format(end=r"to|go\w*|arriv\w*|head\w*")
 
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
     """"Where does it go", "from and to", "its route": the ports at both ends of each row."""
-    ends = _port_ends(schema, spec)
     if spec.action in ("count", "aggregate", "group", "group_top"):
         return
+    asks_to, asks_from = _where_to_and_from(words)
+    ends = _ends_reached(words, schema, spec, asks_to or asks_from)
+    if not ends:
+        return
+    spec.roles += [role for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to))
+                   if asked and role in ends and not any(f.role == role for f in spec.filters)]
+    _the_end_of_a_port_shown(words, spec)
+    _the_other_end(spec)
+    spec.show = [c for c in spec.show if not (spec.roles and c.table == "PORTS")]
+
+
+def _ends_reached(words: _Words, schema: Schema, spec: Spec, asked: bool) -> list[str]:
+    """The voyage ends the rows have ports at (_port_ends); for boxes named by their codes, when the words ask
+    where ("where's box X headed?"), the ends of the voyage they are on ("what's box X set to?" asks no place)."""
+    ends = _port_ends(schema, spec)
+    if not ends and asked and words.has(r"where|destination|origin|head\w*|bound") \
+            and _through_voyages(schema, spec.target) and _names_its_rows(spec):
+        return ["ORIGIN", "DESTINATION"]
+    return ends
+
+
+def _where_to_and_from(words: _Words) -> tuple[bool, bool]:
+    """(whether the words ask where the rows go, where they come from)."""
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
                         r"\bto\b\W*$|route|routing|from and to|to where|where to|" + _TO_WHICH_PORT
                         + "|" + _DISCHARGE)
-    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|routing|from where|where from|"
-                          + _FROM_WHICH_PORT + "|" + _LOADING)
-    # ("what's box X set to?" ends in "to" and asks no place)
-    if not ends and (asks_to or asks_from) and words.has(r"where|destination|origin|head\w*|bound") \
-            and _through_voyages(schema, spec.target) and _names_its_rows(spec):
-        ends = ["ORIGIN", "DESTINATION"]  # "where's box X headed?": the ends of the voyage it is on
-    if not ends:
-        return
-    for role, asked in (("ORIGIN", asks_from), ("DESTINATION", asks_to)):
-        if asked and role in ends and not any(f.role == role for f in spec.filters):
-            spec.roles.append(role)
+    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|routing|from where|"
+                          r"where from|" + _FROM_WHICH_PORT + "|" + _LOADING)
+    return asks_to is not None, asks_from is not None
+
+
+def _the_end_of_a_port_shown(words: _Words, spec: Spec) -> None:
+    """"When does the box leave port, and which port?": a port shown of another table's rows is at the
+    end the words say."""
     if not spec.roles and spec.target != "VOYAGES" and any(c.table == "PORTS" for c in spec.show):
-        spec.roles.append(_voyage_end(words))  # "when does the box leave port, and which port?": the words say which end
+        spec.roles.append(_voyage_end(words))
+
+
+def _the_other_end(spec: Spec) -> None:
+    """"Which voyages leave Tanger Med?": a voyage is told apart by where it goes, the end not said."""
     ended = {f.role for f in spec.filters if f.role in ("ORIGIN", "DESTINATION")}
     if spec.action == "list" and spec.target == "VOYAGES" and len(ended) == 1 and not spec.roles:
-        # "which voyages leave Tanger Med?": a voyage is told apart by where it goes, the end not said
         spec.roles.append(({"ORIGIN", "DESTINATION"} - ended).pop())
-    spec.show = [c for c in spec.show if not (spec.roles and c.table == "PORTS")]
 
 
 def _port_ends(schema: Schema, spec: Spec) -> list[str]:

@@ -148,10 +148,8 @@ def _answer_as_written(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
 
 def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
     label = decision.label
-    if label != router.OUT and (meant := _code_meaning(eng, question, decision)) is not None:
-        return meant  # "package type PX = ?": read from its column's comment, whatever scored best
-    if label != router.OUT and (valid := _check_digit(eng, question, decision)) is not None:
-        return valid  # "is IMO 9646705 valid?": its check digit, by the rule its column's comment names
+    if label != router.OUT and (read := _read_from_a_comment(eng, question, decision)) is not None:
+        return read
     if decision.unsure:
         return _unsure(eng, question, decision, llm, vector, docs)
     if label == router.OUT:
@@ -173,6 +171,12 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
             (rows := _linked_data_answer(eng, question, decision)) is not None:
         return rows  # "how many tons can the Kota Singa carry?": a ship named, its row answers
     return _or_catalog(eng, question, decision, known)
+
+
+def _read_from_a_comment(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """What a column's comment answers whatever scored best: a code's meaning ("package type PX = ?"), or
+    whether an identifier is valid by the check digit the comment says it has ("is IMO 9646705 valid?")."""
+    return _code_meaning(eng, question, decision) or _check_digit(eng, question, decision)
 
 
 # a count of rows ("how many voyages ... as of the data's reference date") asks the rows, not the schema

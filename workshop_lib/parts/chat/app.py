@@ -335,16 +335,7 @@ class ChatService:
         # about those things answered from their memory with the data (recall.py).
         kept = personal.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
                                 thread_id=thread_id)
-        # Memory over time (Part 7): the rest of what the user states or asks to forget, in their own
-        # scope; a sentence kept above is not stored a second time.
-        said = {w.text.strip() for w in kept if w.text}
-        # (a sentence kept as two clauses, "our haulier is X and our office is in Y", is kept too)
-        said |= {s.strip() for s in personal.sentences(req["question"]) if any(k.rstrip(".") in s for k in said)}
-        # ("Forget the Spanish, English again please" changes how answers are written: it forgets no memory)
-        told = " ".join(s for s in personal.sentences(req["question"])
-                        if not (personal.FORGET.search(s) and preferences.extract(s)))
-        observe_user_turn(self.eng, told, user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
-                          kept_elsewhere=frozenset(said))
+        self._kept_over_time(req["question"], kept, thread_id, user_id)
         if not asked.strip():
             return None
         if (said_back := self._kept_said_back(kept, asked)) is not None:
@@ -356,6 +347,17 @@ class ChatService:
         if any(w.stored_id or w.forgotten for w in kept):
             return answer_question(scoped, asked, llm=self.llm)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
+
+    def _kept_over_time(self, turn: str, kept: list[Any], thread_id: str, user_id: str) -> None:
+        """Memory over time (Part 7): the rest of what the user states or asks to forget, in their own
+        scope; a sentence kept as a personal memory is not stored a second time."""
+        said = {w.text.strip() for w in kept if w.text}
+        # (a sentence kept as two clauses, "our haulier is X and our office is in Y", is kept too)
+        said |= {s.strip() for s in personal.sentences(turn) if any(k.rstrip(".") in s for k in said)}
+        # ("Forget the Spanish, English again please" changes how answers are written: it forgets no memory)
+        told = " ".join(s for s in personal.sentences(turn) if not (personal.FORGET.search(s) and preferences.extract(s)))
+        observe_user_turn(self.eng, told, user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
+                          kept_elsewhere=frozenset(said))
 
     def _kept_said_back(self, kept: list[Any], asked: str) -> ChatAnswer | None:
         """A turn that only asked to forget ("Done"), or offline only told something of theirs
@@ -405,12 +407,12 @@ class ChatService:
     def _as_follow_up(self, scoped: Engine, question: str, thread_id: str, user_id: str) -> ChatAnswer | None:
         """The question read with the records the thread's previous question named, when a handler
         grounds that reading (the answer says how it was read); else None."""
-        messages = self.eng.store.list_thread_messages(thread_id, last_n=2)
+        messages: list[Any] = list(self.eng.store.list_thread_messages(thread_id, last_n=2))
         if not messages:
             # "and the Ever Lunar?" opening a new session: what this user asked last, in their last thread
             theirs = self.eng.store.list("message", limit=None, user_id=user_id, agent_id=self.eng.agent_id, newest=2)
             messages = [m for m in theirs if m.thread_id != thread_id]
-        asked = [m.content for m in messages if m.role == "user"]
+        asked = [m.content or "" for m in messages if m.role == "user"]
         said = [m.content for m in messages if m.role == "assistant"]
         previous = preferences.without_stated(asked[-1], preferences.extract(asked[-1])) if asked else None
         reading = follow_up.read_with(self.eng, question, previous or None, said[-1] if said else None)

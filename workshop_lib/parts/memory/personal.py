@@ -699,14 +699,25 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
         targets = [r for r in _memories_to_forget(named, memories, values, pointing=not asked)
                    if _holds_the_detail(sentence, r)]
         asked = True
-        kept: set[str] = set()
-        for r in targets:
-            if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
-                gone.append(r.id)
-                records.append(r)
-                kept |= _keep_the_rest(eng, r, named, values, user_id=user_id, agent_id=agent_id)
-        scrub_summaries(eng, user_id, [e[2] for r in targets for e in _remembered_entities(r) if e[2] not in kept])
+        done = _mark_forgotten(eng, targets, sentence, named, user_id=user_id, agent_id=agent_id)
+        gone += [r.id for r in done]
+        records += done
     return records
+
+
+def _mark_forgotten(eng: Engine, targets: list[Any], sentence: str, named: str, *, user_id: str,
+                    agent_id: str) -> list[Any]:
+    """The targets marked forgotten (what else each held kept as a memory of its own), and their names
+    scrubbed from the summaries; those marked."""
+    _, values = assistant.knowledge(eng)
+    kept: set[str] = set()
+    done = []
+    for r in targets:
+        if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {sentence[:200]}"):
+            done.append(r)
+            kept |= _keep_the_rest(eng, r, named, values, user_id=user_id, agent_id=agent_id)
+    scrub_summaries(eng, user_id, [e[2] for r in targets for e in _remembered_entities(r) if e[2] not in kept])
+    return done
 
 
 # After a request to forget, words that say what holds now: "... we go with Hapag-Lloyd instead"

@@ -233,23 +233,25 @@ _FACTOR = re.compile(r"\b\d[\d.,]*\s*[^\W\d]+\.?\s*(?:=|is|equals)\s*\d[\d.,]*\s
 
 
 def _sentence_preferences(sentence: str) -> list[Preference]:
-    out = []
-    for dimension, units in UNITS.items():
-        if not _about(dimension, sentence):
-            continue
-        # "they bill us EUR 95 per entry" asks for no currency
-        read = _FACTOR.sub(" ", _SUM.sub(" ", sentence) if dimension in ("currency", "money") else sentence)
-        wanted, refused = _wanted_and_refused(dimension, units, read)
-        if dimension == "language" and not wanted and (code := answer_language.switched(sentence)) is not None:
-            wanted = [code]  # "Forget the Spanish, English again please"
-        if len(wanted) == 1:
-            others = tuple(u for u in units if u != wanted[0])
-            out.append(Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip()))
-        elif not wanted and len(refused) == 1 and (len(units) == 2 or dimension == "weight"):
-            # "no cents please": the other unit; "kilos are useless": the other metric one (listed first)
-            out.append(Preference(dimension, next(u for u in units if u != refused[0]), tuple(refused),
-                                  sentence.strip()))
+    out = [p for dimension, units in UNITS.items() if _about(dimension, sentence)
+           and (p := _dimension_preference(dimension, units, sentence)) is not None]
     return out + _system_of_units(sentence, {p.dimension for p in out})
+
+
+def _dimension_preference(dimension: str, units: dict[str, tuple[str, ...]], sentence: str) -> Preference | None:
+    """The unit of one dimension a sentence asks for, or None."""
+    # "they bill us EUR 95 per entry" asks for no currency
+    read = _FACTOR.sub(" ", _SUM.sub(" ", sentence) if dimension in ("currency", "money") else sentence)
+    wanted, refused = _wanted_and_refused(dimension, units, read)
+    if dimension == "language" and not wanted and (code := answer_language.switched(sentence)) is not None:
+        wanted = [code]  # "Forget the Spanish, English again please"
+    if len(wanted) == 1:
+        others = tuple(u for u in units if u != wanted[0])
+        return Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip())
+    if not wanted and len(refused) == 1 and (len(units) == 2 or dimension == "weight"):
+        # "no cents please": the other unit; "kilos are useless": the other metric one (listed first)
+        return Preference(dimension, next(u for u in units if u != refused[0]), tuple(refused), sentence.strip())
+    return None
 
 
 # "switch me back to metric", "imperial units please": a system of units sets weights and lengths at once

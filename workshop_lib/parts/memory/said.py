@@ -208,9 +208,9 @@ def _without_forgotten(said: list[Said], sentence: str, before: str, message_id:
     if named and not personal.POINTS_BACK.search(sentence):
         # "don't keep my mobile number": what holds most of the words of what it names, not any sentence with "number"
         kept = [s for s in said if not 2 * len(named & (_words(s.text) | _words(s.context))) > len(named)]
-        return kept if len(kept) < len(said) else [s for s in said if not (s.message_id == message_id and s.text == before)]
-    dropped = _words(sentence) | (_words(before) if personal.POINTS_BACK.search(sentence) else set())
-    kept = [s for s in said if not ((_words(s.text) | _words(s.context)) & dropped)]
+    else:
+        dropped = _words(sentence) | (_words(before) if personal.POINTS_BACK.search(sentence) else set())
+        kept = [s for s in said if not ((_words(s.text) | _words(s.context)) & dropped)]
     return kept if len(kept) < len(said) else [s for s in said if not (s.message_id == message_id and s.text == before)]
 
 

@@ -236,17 +236,7 @@ _THE_TWO = re.compile(r"\b(?:those|these|the|both)\s+(?:two|2)\b|\bboth\b", re.I
 def _told_first(question: str, found: list[Event]) -> Answer | None:
     """"Which of those two dates did I tell you about first?": of the two dated things named (as "A or B"),
     or else of the last two told, the one told first (or last), by when it was said."""
-    m = next((o for c in reversed(re.split(r"[,:;]\s+|\s+-\s+", question)) if (o := _OPTIONS.search(c))), None)
-    if m is not None:
-        picked = [_best(_roots(option) - _TIME_WORDS, found) for option in (m.group(1), m.group(2))]
-        if any(len(p) != 1 for p in picked):
-            return None
-        two = [p[0] for p in picked]
-    elif _THE_TWO.search(question):
-        told = [e for e in found if e.message_id != "this turn"]
-        two = told[-2:]
-    else:
-        return None
+    two = _the_two_told(question, found)
     if len(two) != 2 or two[0] is two[1] or two[0].said_at == two[1].said_at:
         return None
     first, later = sorted(two, key=lambda e: e.said_at)
@@ -255,6 +245,17 @@ def _told_first(question: str, found: list[Event]) -> Answer | None:
     then = "then" if lead is first else "before it"
     return Answer(f"You told me about {day} {'first' if lead is first else 'last'}: \u201c{lead.text}\u201d; "
                   f"{then}, about {_said(other)}.", (lead, other))
+
+
+def _the_two_told(question: str, found: list[Event]) -> list[Event]:
+    """The two events named as "A or B", else the last two told ("those two dates"); [] when neither."""
+    m = next((o for c in reversed(re.split(r"[,:;]\s+|\s+-\s+", question)) if (o := _OPTIONS.search(c))), None)
+    if m is not None:
+        picked = [_best(_roots(option) - _TIME_WORDS, found) for option in (m.group(1), m.group(2))]
+        return [p[0] for p in picked] if all(len(p) == 1 for p in picked) else []
+    if _THE_TWO.search(question):
+        return [e for e in found if e.message_id != "this turn"][-2:]
+    return []
 
 
 # "from the booking confirmation to the truck", "between the hold and the release": each end named apart
