@@ -250,3 +250,18 @@ def test_a_contact_number_not_to_be_kept_goes_and_the_account_stays(service):
     assert mode == "rag" and "NS-55821" in account, account
     for question in ("What's my mobile?", "And my mobile number?"):
         assert "7700" not in _talk(service, [question], user)[0][0]
+
+
+@pytest.mark.parametrize("told,request_,asked", [
+    ("Our driver for the Antwerp pickups is Marek from Baltic Road Haulage, his mobile is +48 601 223 904.",
+     "Marek asked me not to keep his personal number anywhere, so please forget his phone number.",
+     "what's Marek's mobile number again?"),
+    ("for the Hamburg pickups please put my mobile on the notes: 0151 2378 4410. customer is Nordholz Metall.",
+     "hey, actually please forget my mobile number, I don't want it stored anywhere.",
+     "what's my mobile number? I need it for the pickup notes")])
+def test_a_phone_number_asked_to_be_forgotten_is_never_read_back(service, told, request_, asked):
+    user = f"upd-{next(_users)}"
+    digits = "".join(c for c in told.split("mobile")[-1] if c.isdigit())[-4:]
+    _talk(service, [told, request_], user)
+    answer, _ = _talk(service, [asked], user)[0]
+    assert digits not in answer.replace(" ", ""), answer

@@ -203,26 +203,22 @@ def _changed_values(memories: list[Any]) -> set[str]:
 def _without_forgotten(said: list[Said], sentence: str, before: str, message_id: str) -> list[Said]:
     """The statements before a request to forget, without those it names (with the sentence each was
     said after: "... a Mr." "Jankowski."); "forget everything about them" names what the sentence before
-    it did, and a request naming nothing said ("Please forget the number.") drops that sentence."""
-    named = _forget_object(sentence)
-    if named and not personal.POINTS_BACK.search(sentence):
-        # "don't keep my mobile number": what holds most of the words of what it names, not any sentence with "number"
-        kept = [s for s in said if not 2 * len(named & (_words(s.text) | _words(s.context))) > len(named)]
-    else:
-        dropped = _words(sentence) | (_words(before) if personal.POINTS_BACK.search(sentence) else set())
-        kept = [s for s in said if not ((_words(s.text) | _words(s.context)) & dropped)]
+    it did, and a request naming nothing said ("Please forget the number.") drops that sentence. A word
+    that only says what kind of detail it is ("number", "name") names nothing by itself: "don't keep my
+    mobile number" keeps "account number NS-55821"; a request about a contact detail drops every phone
+    number or address said."""
+    dropped = (_words(sentence) | (_words(before) if personal.POINTS_BACK.search(sentence) else set())) - _KIND_OF_DETAIL
+    contact = _CONTACT.search(sentence) is not None
+    kept = [s for s in said if not ((_words(s.text) | _words(s.context)) & dropped
+                                    or contact and _PHONE_OR_ADDRESS.search(s.text))]
     return kept if len(kept) < len(said) else [s for s in said if not (s.message_id == message_id and s.text == before)]
 
 
-def _forget_object(sentence: str) -> set[str]:
-    """The content words of what a request to forget names right after its verb ("don't keep my mobile
-    number" -> mobile, number); empty when it names nothing there ("forget it", "forget what I said")."""
-    m = personal.FORGET.search(sentence)
-    if m is None:
-        return set()
-    end = m.end() - 1 if m.group(0)[-1:].isupper() else m.end()  # ("scrap what I said about Delta": the D is the name's)
-    after = re.split(r"[,;.!?:]|\s[-\u2013\u2014]\s", sentence[end:], maxsplit=1)[0]
-    return _words(after) - _TELLING
+_KIND_OF_DETAIL = frozenset("number numbers name names detail details info information data".split())
+# a request about a contact detail, and what one looks like when said
+_CONTACT = re.compile(r"\b(?:phone|telephone|mobile|cell|cellphone|whatsapp|e-?mail|contact|handy|t[ée]l[ée]fono|"
+                      r"t[ée]l[ée]phone|portable|m[óo]vil)\b", re.I)
+_PHONE_OR_ADDRESS = re.compile(r"\+?\d[\d ()./-]{5,}\d|[\w.+-]+@[\w-]+\.[\w.]+")
 
 
 def _without_rejected(said: list[Said], sentence: str) -> list[Said]:
