@@ -265,3 +265,12 @@ def test_a_phone_number_asked_to_be_forgotten_is_never_read_back(service, told, 
     _talk(service, [told, request_], user)
     answer, _ = _talk(service, [asked], user)[0]
     assert digits not in answer.replace(" ", ""), answer
+
+
+def test_a_detail_of_theirs_given_beside_a_question_does_not_refuse_the_question(service):
+    (flag,), = service.eng.query(f"SELECT FLAG_STATE FROM {OWNER}.VESSELS WHERE VESSEL_NAME = 'Ever Acme'")
+    answer, mode = _talk(service, ["Our driver at Antwerp is Marek, his mobile is +48 601 223 904. "
+                                   "What's the flag of the Ever Acme?"])[0]
+    assert mode == "rag" and f"({flag})" in answer, answer
+    refused, mode = _talk(service, ["what's Marek's mobile number again?"])[0]
+    assert mode == "fallback" and "601" not in refused, refused

@@ -457,7 +457,7 @@ def route(eng: Engine, question: str, *, vector: Any = None, llm=None, documents
 def _refusal(text: str, cues: dict[str, list[str]], ports: list[str]) -> RouteDecision | None:
     """The hard rules: personal data, a request to change data, another user's data, new rules or a
     write statement is refused outright."""
-    if PERSONAL_DATA_RE.search(text):
+    if PERSONAL_DATA_RE.search(_asking_sentences(text)):
         why = "asks for a person's private details (bank, card, identity or contact data), which I do not give out"
     elif WRITE_REQUEST_RE.search(text) or WRITE_LATER_RE.search(text):
         why = "asks me to change the data, which I only read"
@@ -469,6 +469,14 @@ def _refusal(text: str, cues: dict[str, list[str]], ports: list[str]) -> RouteDe
         return None
     return RouteDecision(OUT, 1.0, {label: (1.0 if label == OUT else 0.0) for label in LABELS},
                          {}, {**cues, OUT: [why]}, f"refused: the question {why}", "rules (refusal)", ports)
+
+
+def _asking_sentences(text: str) -> str:
+    """The turn without the sentences that give a detail of the user's own with its value and ask nothing
+    ("His mobile is +48 601 223 904." before "What's ONE's free time?"): those ask for no one's details.
+    A sentence that names such a detail without giving one ("I need the IBAN of the claimant.") stays."""
+    return " ".join(p for p in re.split(r"(?<=[.!?])\s+", text)
+                    if p.rstrip().endswith("?") or not re.search(r"\d(?:[\d ()./-]*\d){4,}", p))
 
 
 def _penalise_missing_subject(scores: dict[str, float], text: str, cues: dict[str, list[str]],
