@@ -43,6 +43,24 @@ def answers_engine(name: str, folder, *, docs: bool = False):
     return engine
 
 
+@pytest.fixture(scope="module", params=ENGINES)
+def eng(request, tmp_path_factory):
+    """A module's own answering engine (answers_engine), on each engine in turn, unless the module
+    defines its own `eng`."""
+    engine = answers_engine(request.param, tmp_path_factory.mktemp("answering"))
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def docs_eng(tmp_path_factory):
+    """A module's own answering engine with Part 8's index promoted (embedded only: on Oracle this
+    would move the learner's alias)."""
+    engine = answers_engine("embedded", tmp_path_factory.mktemp("answering-docs"), docs=True)
+    yield engine
+    engine.close()
+
+
 @pytest.fixture(params=ENGINES)
 def engine_name(request) -> str:
     _require(request.param)

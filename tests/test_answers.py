@@ -16,7 +16,6 @@ import re
 
 import pytest
 
-from tests.conftest import ENGINES, answers_engine
 from workshop_lib.assistant.answering import router
 from workshop_lib.assistant.answering.answer import agent_answer, answer_question
 from workshop_lib.core.llm import fake_response, scripted
@@ -26,21 +25,6 @@ from workshop_lib.parts.agent import loop, offline, toolbox
 from workshop_lib.parts.chat import answer_eval
 
 SAMPLE = 90
-
-
-@pytest.fixture(scope="module", params=ENGINES)
-def eng(request, tmp_path_factory):
-    engine = answers_engine(request.param, tmp_path_factory.mktemp("answers"))
-    yield engine
-    engine.close()
-
-
-@pytest.fixture(scope="module")
-def docs_eng(tmp_path_factory):
-    """Part 8's index promoted (embedded only: on Oracle this would move the learner's alias)."""
-    engine = answers_engine("embedded", tmp_path_factory.mktemp("answers-docs"), docs=True)
-    yield engine
-    engine.close()
 
 
 def _targets(results, label):

@@ -8,23 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ENGINES, answers_engine
 from workshop_lib.assistant.answering.answer import answer_question
 from workshop_lib.data.supplychain_data import OWNER
-
-
-@pytest.fixture(scope="module", params=ENGINES)
-def eng(request, tmp_path_factory):
-    engine = answers_engine(request.param, tmp_path_factory.mktemp("records"))
-    yield engine
-    engine.close()
-
-
-@pytest.fixture(scope="module")
-def eng_docs(tmp_path_factory):
-    engine = answers_engine("embedded", tmp_path_factory.mktemp("records_docs"), docs=True)
-    yield engine
-    engine.close()
 
 
 def _rows(eng, sql):
@@ -105,8 +90,8 @@ def test_a_count_per_group_and_the_empty_group_in_one_answer(eng):
     assert "independently" not in alone.answer, alone.answer
 
 
-def test_who_signed_a_letter_is_never_a_sentence_of_its_body(eng_docs):
-    a = answer_question(eng_docs, "Wer hat den Hafenhinweis zum Warnstreik in Hamburg unterschrieben?")
+def test_who_signed_a_letter_is_never_a_sentence_of_its_body(docs_eng):
+    a = answer_question(docs_eng, "Wer hat den Hafenhinweis zum Warnstreik in Hamburg unterschrieben?")
     # the signer's name is withheld by the ingest: said so, never another sentence under a grounded badge
     assert a.mode == "fallback" and "withheld" in a.answer, a.answer
 
@@ -119,16 +104,16 @@ def test_the_ship_a_box_travelled_on_and_where_it_was_discharged(eng):
     assert a.mode == "rag" and vessel in a.answer and port in a.answer, a.answer
 
 
-def test_an_english_question_finds_the_german_sentence_that_answers_it(eng_docs):
-    a = answer_question(eng_docs, "with the Hamburg strike, where do the ships that were due that day go instead?")
+def test_an_english_question_finds_the_german_sentence_that_answers_it(docs_eng):
+    a = answer_question(docs_eng, "with the Hamburg strike, where do the ships that were due that day go instead?")
     assert a.mode in ("rag", "hybrid") and "Bremerhaven" in a.answer, a.answer
 
 
 @pytest.mark.parametrize("question,column", [
     ("Where's the customs tariff code of the goods?", "HS_CODE"),
     ("wo steht die Fahrtgebietsregion eines Hafens, also East Asia, North Europe usw.?", "REGION")])
-def test_where_a_value_is_kept_is_the_schemas_whatever_the_documents_say(eng_docs, question, column):
-    a = answer_question(eng_docs, question)
+def test_where_a_value_is_kept_is_the_schemas_whatever_the_documents_say(docs_eng, question, column):
+    a = answer_question(docs_eng, question)
     assert a.mode == "rag" and f".{column}" in a.answer.split("\n")[0] + a.answer[:400], a.answer
 
 
