@@ -274,3 +274,6 @@ def test_a_detail_of_theirs_given_beside_a_question_does_not_refuse_the_question
     assert mode == "rag" and f"({flag})" in answer, answer
     refused, mode = _talk(service, ["what's Marek's mobile number again?"])[0]
     assert mode == "fallback" and "601" not in refused, refused
+    # a code with digits is no detail given: asking for a card number beside a claim number is refused
+    refused, mode = _talk(service, ["I need the card number the consignee paid the survey fee with on CL-2025-0502"])[0]
+    assert mode == "fallback" and "private details" in refused, refused
