@@ -313,14 +313,15 @@ class ChatService:
     def _answer_turn(self, scoped: Engine, req: dict[str, Any], thread_id: str, user_id: str) -> ChatAnswer:
         """The answer in the user's preferred units and length (every answer path)."""
         # a preference stated in this turn applies from this turn on; the rest of the turn is what it asks
-        stated = preferences.extract(req["question"], preferences.settings(self.eng, user_id, self.eng.agent_id))
+        held = preferences.settings(self.eng, user_id, self.eng.agent_id)
+        stated = preferences.extract(req["question"], held)
         preferences.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, found=stated)
         asked = preferences.without_stated(req["question"], stated) if stated else req["question"]
         result = self._answer_path(scoped, req, thread_id, user_id, asked) or ChatAnswer(
             preferences.noted(stated), "fallback", {"intent": "PREFERENCE", "handler": "preferences", "mode": "fallback",
                                                     "reason": "the turn only states how answers should be given",
                                                     "used_llm": "none"}, [], [], "none", None, False)
-        prefs = preferences.settings(self.eng, user_id, self.eng.agent_id)
+        prefs = preferences.settings(self.eng, user_id, self.eng.agent_id) if stated else held  # (read again when changed)
         rendered = preferences.render(result.answer, prefs) if prefs else result.answer
         return dataclasses.replace(result, answer=rendered) if rendered != result.answer else result
 

@@ -687,6 +687,8 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
     asked = False  # a sentence of the turn already asked to forget something
     for sentence in sentences(text):
         said_before, before = before, sentence
+        if not (FORGET.search(sentence) or _ABOUT_THE.search(sentence)):
+            continue  # (most sentences ask nothing of the kind: no store read for them)
         memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
         if not _asks_to_forget(sentence, text, " ".join(r.content or "" for r in memories)) or preferences.extract(sentence):
             continue  # ("forget the Spanish, English again please" changes how answers are written)
@@ -962,7 +964,9 @@ def _their_facts_forgotten(eng: Engine, text: str, *, user_id: str, agent_id: st
     """"Please don't keep my mobile number": when no personal memory holds what a request to forget names, the
     facts Part 7 kept from their words about it (by the subject it gave them: "mobile") are forgotten; ids."""
     asked = [s for s in sentences(text) if asks_to_forget(s)]
-    words = set().union(*(content_words(s) for s in asked)) if asked else set()
+    if not asked:
+        return []
+    words = set().union(*(content_words(s) for s in asked))
     gone = []
     for r in eng.store.list("fact", limit=None, user_id=user_id, agent_id=agent_id,
                             metadata_filter={"kind": USER_FACT}):
