@@ -109,7 +109,8 @@ PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", 
 
 def map_words(raw: list[str]) -> list[str]:
     """Each word's stem through the phrase and synonym layers, one output word per input word."""
-    raw = [w[:-5] if w.lower().endswith("-wise") and len(w) > 7 else w for w in raw]  # "speed-wise": about speed
+    if any("-w" in w or "-W" in w for w in raw):  # "speed-wise": about speed (a cheap test first: most have none)
+        raw = [w[:-5] if w.lower().endswith("-wise") and len(w) > 7 else w for w in raw]
     stems = [stem(w) for w in raw]
     out = [SYNONYMS.get(s, SYNONYMS.get(w.lower(), s)) for w, s in zip(raw, stems, strict=True)]
     for i in range(len(stems) - 1):
