@@ -687,11 +687,9 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
     asked = False  # a sentence of the turn already asked to forget something
     for sentence in sentences(text):
         said_before, before = before, sentence
-        if not (FORGET.search(sentence) or _ABOUT_THE.search(sentence)):
-            continue  # (most sentences ask nothing of the kind: no store read for them)
-        memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
-        if not _asks_to_forget(sentence, text, " ".join(r.content or "" for r in memories)) or preferences.extract(sentence):
-            continue  # ("forget the Spanish, English again please" changes how answers are written)
+        memories = _if_it_asks_to_forget(eng, sentence, text, gone, user_id=user_id, agent_id=agent_id)
+        if memories is None:
+            continue
         if not memories:
             break
         # "Kessler Brothers closed their account. Forget everything about them.": what the sentence before names
@@ -705,6 +703,19 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
         gone += [r.id for r in done]
         records += done
     return records
+
+
+def _if_it_asks_to_forget(eng: Engine, sentence: str, turn: str, gone: list[str], *, user_id: str,
+                          agent_id: str) -> list[Any] | None:
+    """The user's memories not yet forgotten, when the sentence asks to forget; else None. Most sentences
+    ask nothing of the kind: they cost no store read. ("Forget the Spanish, English again please" changes
+    how answers are written: no memory.)"""
+    if not (FORGET.search(sentence) or _ABOUT_THE.search(sentence)):
+        return None
+    memories = [r for r in _valid(eng, user_id, agent_id) if r.id not in gone]
+    if not _asks_to_forget(sentence, turn, " ".join(r.content or "" for r in memories)) or preferences.extract(sentence):
+        return None
+    return memories
 
 
 def _mark_forgotten(eng: Engine, targets: list[Any], sentence: str, named: str, *, user_id: str,
