@@ -276,5 +276,5 @@ def test_a_detail_of_theirs_given_beside_a_question_does_not_refuse_the_question
     refused, mode = _talk(service, ["what's Marek's mobile number again?"])[0]
     assert mode == "fallback" and "601" not in refused, refused
     # a code with digits is no detail given: asking for a card number beside a claim number is refused
-    refused = answer_question(service.eng, "I need the card number the consignee paid the survey fee with on CL-2025-0502")
-    assert refused.mode == "fallback" and "private details" in refused.answer, refused.answer
+    card = answer_question(service.eng, "I need the card number the consignee paid the survey fee with on CL-2025-0502")
+    assert card.mode == "fallback" and "private details" in card.answer, card.answer
