@@ -11,6 +11,7 @@ languages of the corpus; everything else comes from the passages themselves.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -143,11 +144,12 @@ def _stems(text: str) -> set[str]:
             if w not in _STOP and (len(w) > 2 or w.isdigit())}
 
 
-def _read_stems(sentence: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)  # each sentence is read for its document counts, then for what it shares
+def _read_stems(sentence: str) -> frozenset[str]:
     """The sentence's roots, and those of the English the glossary gives for its French, Spanish or German
     words: "Schiffe ... laufen zuerst Bremerhaven an" meets "where do the ships go instead?"."""
     english = [glossary.WORDS[k] for w in re.findall(r"[^\W\d_]+", sentence) if (k := glossary.key_of(w)) in glossary.WORDS]
-    return _stems(sentence) | _stems(" ".join(english))
+    return frozenset(_stems(sentence) | _stems(" ".join(english)))
 
 
 def _identifying(text: str) -> set[str]:

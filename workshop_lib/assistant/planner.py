@@ -38,7 +38,7 @@ from workshop_lib.assistant.schema_links import (
     table_of_noun,
     words_of,
 )
-from workshop_lib.assistant.value_links import NAME_COLUMNS, Link
+from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, UNIT_SUFFIXES, Link
 from workshop_lib.data import countries
 from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
 from workshop_lib.errors import WorkshopError
@@ -1210,12 +1210,11 @@ def _place_of(schema: Schema, spec: Spec, event: str) -> str | None:
     """The end of the voyage where the event happens, by its key's comment ("Port of arrival" for
     arrived): the answer to "has it arrived?" says where. None when no such key."""
     stem_ = {"arrived": "arriv", "departed": "depart"}.get(event)
-    for table, column, _, _ in schema.foreign_keys:
-        col = schema.column(table, column)
-        if stem_ and col is not None and re.search(rf"\b{stem_}", col.comment, re.I) \
-                and (table == spec.target or schema.is_parent_path(spec.target, table)):
-            return column.split("_")[0]
-    return None
+    if stem_ is None:
+        return None
+    return next((column.split("_")[0] for table, column, _, _ in schema.foreign_keys
+                 if re.search(rf"\b{stem_}", schema.column(table, column).comment, re.I)
+                 and (table == spec.target or schema.is_parent_path(spec.target, table))), None)
 
 
 def _event_said_otherwise(words: _Words, m: re.Match[str]) -> bool:
@@ -1591,12 +1590,12 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
         if not (schema.is_parent_path(spec.target, table) or below):
             continue
         for col in schema.columns[table]:
-            said = re.search(r"null means ([^.;]*)", col.comment, re.I)
-            if said is None or col.ref in used or _asked_for(words, col):
+            said = col.null_meaning
+            if not said or col.ref in used or _asked_for(words, col):
                 continue
-            meaning = {stem_root(w) for w in words_of(said.group(1)) if len(w) >= 4} - {"declared"}  # (not "as")
+            meaning = {stem_root(w) for w in words_of(said) if len(w) >= 4} - {"declared"}  # (not "as")
             if col in named or free & meaning:
-                spec.filters.append(_null_filter_of(words, spec, col, said.group(1), (free, meaning), below))
+                spec.filters.append(_null_filter_of(words, spec, col, said, (free, meaning), below))
                 used.add(col.ref)
 
 
@@ -1681,7 +1680,7 @@ def _count_of(token: str) -> int:
 _CODE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=\w*[A-Za-z])[A-Za-z0-9-]{4,}(?![\w-])")
 # a size-type code in capitals ("20DV", "45R1"): too few digits for a code above, yet as much a value
 _SIZE_CODE = re.compile(r"(?<![\w-])\d{2}[A-Z]{2}\d?(?![\w-])")
-_NOT_A_CODE = re.compile(r"\d+(?:st|nd|rd|th|kg|kgs|t|m|m3|km|ft|teu|k|usd|eur)$", re.I)
+_NOT_A_CODE = re.compile(rf"\d+(?:{UNIT_SUFFIXES})$", re.I)
 
 
 def _all_codes_known(words: _Words, links: list[Link]) -> None:
@@ -2756,9 +2755,7 @@ def _per_row_of_target(words: _Words, schema: Schema, spec: Spec, fn: str | None
 def _names_one_row(spec: Spec, *, of_target: bool = True) -> bool:
     """A filter names one row by its key, name or code (of the target's table; with `of_target` False, of any)."""
     return any(f.op == "=" and (f.column.table == spec.target or not of_target) and (f.column.is_key or
-               (f.column.name.endswith("_NAME") or f.column.name in ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE",
-                                                                      "SCAC_CODE", "IMO_NUMBER")))
-               for f in spec.filters)
+               (f.column.name.endswith("_NAME") or f.column.name in _CODES)) for f in spec.filters)
 
 
 def _names_its_rows(spec: Spec) -> bool:
@@ -2768,7 +2765,7 @@ def _names_its_rows(spec: Spec) -> bool:
                for f in spec.filters)
 
 
-_CODES = ("VOYAGE_NUMBER", "CONTAINER_NUMBER", "UNLOCODE", "SCAC_CODE", "IMO_NUMBER")
+_CODES = frozenset(column for _, column in CODE_COLUMNS)  # the columns a row is named by its code in
 _SMALL_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|\d+)"
 
 

@@ -182,8 +182,7 @@ def _top(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
 
 def _empty_group(col: Column) -> str:
     """The rows with no value, as the column's comment says what that means ("none (it sails independently)")."""
-    m = re.search(r"null means ([^.;]*)", col.comment, re.I)
-    return f"none ({m.group(1).strip()})" if m else "none"
+    return f"none ({col.null_meaning.strip()})" if col.null_meaning else "none"
 
 
 def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:

@@ -169,6 +169,12 @@ class Column:
         return frozenset(w for w in words_of(self.comment) if w not in _STOP and w != "-")
 
     @property
+    def null_meaning(self) -> str:
+        """What the comment says an empty value means ("NULL means it sails independently"), or ""."""
+        m = re.search(r"null means ([^.;]*)", self.comment, re.I)
+        return m.group(1) if m else ""
+
+    @property
     def multiplier(self) -> str | None:
         """The column its comment says to multiply by for a total ("Multiply by QUANTITY")."""
         m = re.search(r"multiply by ([A-Z_]+)", self.comment, re.I)

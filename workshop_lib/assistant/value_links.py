@@ -119,9 +119,9 @@ class ValueIndex:
         for m in _CODE_LIKE.finditer(question):
             word = m.group(0)
             table = self.shapes.get(_code_shape(word))
-            written_as_code = word.upper() == word or len(word) >= 7
-            example = re.search(r"\b(?:like|e\.g\.?|eg|such as|for example|for instance|say)[\s:,]*$", question[:m.start()], re.I)
-            if table and written_as_code and not example and not _UNIT_AFTER.search(word) \
+            if table is None or not (word.upper() == word or len(word) >= 7) or _UNIT_AFTER.search(word):
+                continue  # (a code is written in capitals, or long; "300m" is a length)
+            if not _EXAMPLE_BEFORE.search(question[:m.start()]) \
                     and not any(lk.start < m.end() and m.start() < lk.end for lk in links):
                 out.append((word, table))
         return out
@@ -480,7 +480,11 @@ def _upper_in(question: str, value: str) -> bool:
 
 # a word with a digit and a letter: the words a code of the data could be
 _CODE_LIKE = re.compile(r"(?<![\w-])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,}(?![\w-])")
-_UNIT_AFTER = re.compile(r"\d(?:st|nd|rd|th|kg|kgs|t|m|m3|km|ft|teu|k|usd|eur|h|hrs|pm|am)$", re.I)
+# what follows a number to make it an ordinal or a measure ("3rd", "500kg"), not a code
+UNIT_SUFFIXES = "st|nd|rd|th|kg|kgs|t|m|m3|km|ft|teu|k|usd|eur"
+_UNIT_AFTER = re.compile(rf"\d(?:{UNIT_SUFFIXES}|h|hrs|pm|am)$", re.I)
+# "a number like CSQU3054383": what follows is an example, not a record asked about
+_EXAMPLE_BEFORE = re.compile(r"\b(?:like|e\.g\.?|eg|such as|for example|for instance|say)[\s:,]*$", re.I)
 
 
 def _code_shape(code: str) -> str:

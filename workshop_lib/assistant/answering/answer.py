@@ -480,11 +480,17 @@ def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) ->
     said = value_meanings.meaning(col, code)
     if said is None:
         return None
+    return _from_the_comment(decision, col, f"From the schema knowledge: {code} in {OWNER}.{col.ref} means {said}.",
+                             f"the code {code} as the comment of {col.ref} spells it out")
+
+
+def _from_the_comment(decision: router.RouteDecision, col: Any, text: str, reason: str) -> ChatAnswer:
+    """An answer read from one column's comment, grounded in that column's schema fact (the comment shown)."""
     used = [{"subject": f"{OWNER}.{col.ref}", "kind": "column", "similarity": 1.0}]
-    explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none",
-                       reason=f"the code {code} as the comment of {col.ref} spells it out", short_query_active=False)
-    text = f"From the schema knowledge: {code} in {OWNER}.{col.ref} means {said}.\n(The column's comment: “{col.comment}”)"
-    return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+    explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none", reason=reason,
+                       short_query_active=False)
+    return ChatAnswer(f"{text}\n(The column's comment: “{col.comment}”)", "rag", explain, used, used, "all", None, False,
+                      "none", False, _route(decision))
 
 
 def _check_digit(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
@@ -506,11 +512,7 @@ def _check_digit(eng: Engine, question: str, decision: router.RouteDecision) -> 
                if ok else f"{number} is not a valid {kind}: the digits before the last give the check digit {digit}, "
                f"not {number[-1]}, so a digit is off (or two are swapped).")
     where = "The data holds it." if held else "The data holds no such number."
-    used = [{"subject": f"{OWNER}.{col.ref}", "kind": "column", "similarity": 1.0}]
-    explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none",
-                       reason=f"the check digit of {col.ref}, as its comment says it has one", short_query_active=False)
-    text = f"{verdict} {where}\n(The column's comment: “{col.comment}”)"
-    return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+    return _from_the_comment(decision, col, f"{verdict} {where}", f"the check digit of {col.ref}, as its comment says it has one")
 
 
 def _only_the_code_asked(question: str, links: list[Any], col: Any) -> bool:

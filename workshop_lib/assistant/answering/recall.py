@@ -103,6 +103,11 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
 _EXISTENCE = re.compile(r"^\W*(?:(?:and|so|ok|okay|but|also)\W+)*(?:is|are|was|were|will) there\b|^\W*any\b", re.I)
 
 
+# what stands before the thing's noun in a reference to it: "my beef box", "the box", "those boxes"
+_ITS_REFERENCE = r"(?:(?:my|our|the|that|this)\s+)?(?:[a-z][\w-]*\s+)?"
+_THEIR_REFERENCE = r"(?:(?:my|our|the|those|these)\s+)?(?:[a-z][\w-]*\s+)?"
+
+
 def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
     """True when nothing follows the question's reference to the thing ("what was it again?"), False
     when the reference follows a preposition ("what's in it?": what is related to the thing, not which
@@ -110,15 +115,13 @@ def _reference_alone(question: str, rec: personal.Recalled) -> bool | None:
     around = re.split(rf"\b{re.escape(rec.noun)}(?:'s)?\b", question, maxsplit=1, flags=re.I)
     if len(around) != 2:
         return None
-    if re.search(r"\b(?:number|name|code|id|ref|reference)\s+of\s+(?:(?:my|our|the|that|this)\s+)?(?:[a-z][\w-]*\s+)?$",
-                 around[0], re.I):
+    before = around[0]
+    if re.search(rf"\b(?:number|name|code|id|ref|reference)\s+of\s+{_ITS_REFERENCE}$", before, re.I):
         return True  # "the number of my beef box": its identifier is its value
-    if re.search(r"\b(?:which|what|one|each|any|none|some|all|both|either|neither)\s+of\s+(?:(?:my|our|the|those|these)\s+)?"
-                 r"(?:[a-z][\w-]*\s+)?$", around[0], re.I):
+    if re.search(rf"\b(?:which|what|one|each|any|none|some|all|both|either|neither)\s+of\s+{_THEIR_REFERENCE}$", before, re.I):
         return None  # "which of my boxes ...": which one of them, asked of the things themselves
     # ("what the cold store needs for my beef box": a word of theirs may come between)
-    if re.search(r"\b(?:in|inside|on|aboard|from|to|with|about|for|at|of)\s+(?:(?:my|our|the|that|this)\s+)?"
-                 r"(?:[a-z][\w-]*\s+)?$", around[0], re.I):
+    if re.search(rf"\b(?:in|inside|on|aboard|from|to|with|about|for|at|of)\s+{_ITS_REFERENCE}$", before, re.I):
         return False
     return True if _NOTHING_MORE.match(around[1]) else None
 

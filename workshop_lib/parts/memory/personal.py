@@ -978,14 +978,17 @@ def _their_facts_forgotten(eng: Engine, text: str, *, user_id: str, agent_id: st
     if not asked:
         return []
     words = set().union(*(content_words(s) for s in asked))
-    gone = []
-    for r in eng.store.list("fact", limit=None, user_id=user_id, agent_id=agent_id,
-                            metadata_filter={"kind": USER_FACT}):
-        subject = content_words(str((r.metadata or {}).get("subject") or ""))
-        if subject and subject <= words and eng.store.set_status("fact", r.id, "forgotten", by=user_id,
-                                                                  reason=f"the user said: {asked[0][:200]}"):
-            gone.append(r.id)
-    return gone
+    gone = [r for r in _their_facts_about(eng, words, user_id=user_id, agent_id=agent_id)
+            if eng.store.set_status("fact", r.id, "forgotten", by=user_id, reason=f"the user said: {asked[0][:200]}")]
+    # (as Part 7's own forget does: no summary keeps what was forgotten)
+    scrub_summaries(eng, user_id, [str((r.metadata or {}).get("value") or r.content or "") for r in gone])
+    return [r.id for r in gone]
+
+
+def _their_facts_about(eng: Engine, words: set[str], *, user_id: str, agent_id: str) -> list[Any]:
+    """The user's Part 7 facts whose subject is all in `words` ("mobile" in "don't keep my mobile number")."""
+    facts = eng.store.list("fact", limit=None, user_id=user_id, agent_id=agent_id, metadata_filter={"kind": USER_FACT})
+    return [r for r in facts if (subject := content_words(str((r.metadata or {}).get("subject") or ""))) and subject <= words]
 
 
 def _theirs_extracted(eng: Engine, text: str, names: Any, user_id: str, agent_id: str) -> list[PersonalCandidate]:

@@ -207,16 +207,9 @@ def _said(e: Event) -> str:
 def _which_first(question: str, found: list[Event]) -> Answer | None:
     """"Which did I book first, the Qingdao consolidation or the Busan lot?": the two things named
     after the question's last comma, each one event's, their dates compared."""
-    # the options are in the clause that says "or", the last such ("which came first, A or B, and how long?")
-    m = next((o for c in reversed(re.split(r"[,:;]\s+|\s+-\s+", question)) if (o := _OPTIONS.search(c))), None)
-    if not m:
+    picked = _options_named(question, found)
+    if not picked:
         return None
-    picked = []
-    for option in m.group(1), m.group(2):
-        named = _best(_roots(option) - _TIME_WORDS, found)
-        if len(named) != 1:
-            return None
-        picked.append((option.strip(" ?,."), named[0]))
     (a, ea), (b, eb) = picked
     if ea is eb or ea.date == eb.date:
         return None
@@ -249,13 +242,26 @@ def _told_first(question: str, found: list[Event]) -> Answer | None:
 
 def _the_two_told(question: str, found: list[Event]) -> list[Event]:
     """The two events named as "A or B", else the last two told ("those two dates"); [] when neither."""
-    m = next((o for c in reversed(re.split(r"[,:;]\s+|\s+-\s+", question)) if (o := _OPTIONS.search(c))), None)
-    if m is not None:
-        picked = [_best(_roots(option) - _TIME_WORDS, found) for option in (m.group(1), m.group(2))]
-        return [p[0] for p in picked] if all(len(p) == 1 for p in picked) else []
+    if _options_clause(question) is not None:
+        return [e for _, e in _options_named(question, found)]
     if _THE_TWO.search(question):
         return [e for e in found if e.message_id != "this turn"][-2:]
     return []
+
+
+def _options_clause(question: str) -> re.Match[str] | None:
+    """"A or B" in the clause that says "or", the last such ("which came first, A or B, and how long?")."""
+    return next((o for c in reversed(re.split(r"[,:;]\s+|\s+-\s+", question)) if (o := _OPTIONS.search(c))), None)
+
+
+def _options_named(question: str, found: list[Event]) -> list[tuple[str, Event]]:
+    """(each option as said, the one event it names) for "A or B"; [] when there is no "or", or an option
+    names no event or several."""
+    m = _options_clause(question)
+    if m is None:
+        return []
+    picked = [(option.strip(" ?,."), _best(_roots(option) - _TIME_WORDS, found)) for option in (m.group(1), m.group(2))]
+    return [(said, named[0]) for said, named in picked] if all(len(named) == 1 for _, named in picked) else []
 
 
 # "from the booking confirmation to the truck", "between the hold and the release": each end named apart
