@@ -235,7 +235,7 @@ def _words_not_of_it(question: str, rec: personal.Recalled, role_words: set[str]
     possessed |= {personal.stem(w.lower()) for w in re.findall(r"[A-Za-z][\w'-]*", rec.text)
                   if personal.table_of_word(w) is None}
     words = [w for w in re.findall(r"[A-Za-z][\w'-]*", question)]
-    verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+([a-z]+)", question, re.I)}
+    verbs = {m.group(1).lower() for m in re.finditer(r"\b(?:i|we|they|you|to)\s+(?:[a-z]+ly\s+)?([a-z]+)", question, re.I)}
     return [w.lower().removesuffix("'s") for i, w in enumerate(words)
             if w.lower() not in verbs and not _refers_to_it(w.lower().removesuffix("'s"), rec, possessed, role_words)
             and not (i and words[i - 1].lower() in role_words)]
@@ -738,7 +738,31 @@ def _recalled(eng: Engine, question: str, user_id: str, agent_id: str,
         rec = _earlier_of(eng, question, follow, user_id, agent_id) or \
             dataclasses.replace(follow, noun=_follow_noun(question) or follow.noun, earlier=False)
         rec = _the_one_pointed_at(question, rec)
-    return rec, is_follow
+    return (_the_kind_asked_in_it(question, rec) if rec is not None else None), is_follow
+
+
+def _kind_asked(question: str) -> str | None:
+    """What a question about theirs asks for; a reference when it says one, whatever else it says."""
+    return own_values.CODE if own_values.asks_code(question) else own_values.asked_kind(question)
+
+
+def _the_kind_asked_in_it(question: str, rec: personal.Recalled) -> personal.Recalled:
+    """"And where do they ship from?" after a memory recalled as their customer: the one place that memory
+    names (or the one name or sum asked); "what was the booking number?" of a memory recalled by its
+    carrier: the one reference of theirs it names. Else the memory as recalled."""
+    kind = _kind_asked(question)
+    if kind is None or _value_kind(rec) == kind or any(t == rec.table for _, t in personal.question_nouns(question)):
+        return rec
+    if personal.possessed_nouns(question) or len(document_reader.asking_parts(question)) > 1:
+        return rec  # ("our office - what street?" names its own thing; "what's the customer called and where?" asks two)
+    if rec.table != personal.OWN and kind != own_values.CODE:
+        return rec  # (of a thing of the data, "where's it going?" asks the data)
+    of_kind = [e for e in rec.entities if e[:2] == (personal.OWN, kind) or (kind == own_values.PLACE and e[0] == "PORTS")]
+    if len(of_kind) != 1:
+        return rec
+    t, c, v = of_kind[0]
+    noun = {own_values.CODE: "reference", own_values.PLACE: "place", own_values.MONEY: "amount"}.get(kind, "name")
+    return dataclasses.replace(rec, table=t, column=c, value=str(v), noun=noun, direct=t == personal.OWN, earlier=False)
 
 
 _THAT_NOUN = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b", re.I)
@@ -992,6 +1016,13 @@ def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyon
 # What a remembered value is, to compare with what a question asks (own_values.asked_kind).
 
 
+def _in_their_place(question: str, noun: str | None) -> bool:
+    """Their place named after a word of place ("at our hub", "out of my warehouse"): a place the question
+    is about, where it asks something else."""
+    return bool(noun) and re.search(rf"\b(?:at|in|from|to|near|into|via|around|out of)\s+(?:our|my)\s+(?:[\w-]+\s+){{0,2}}?"
+                                    rf"{re.escape(noun or '')}\b", question, re.I) is not None
+
+
 def _value_kind(rec: personal.Recalled) -> str | None:
     """NAME, PLACE or MONEY for a value of those kinds (a carrier is a company's name); None for a
     thing of the data (a container, a voyage, a vessel)."""
@@ -1062,6 +1093,47 @@ def _names_left_out(eng: Engine, question: str, told: str) -> bool:
 _WHICH_OF = re.compile(r"\b(?:which|what|whcih|wihch|wich|wat)\s+(?:of\s+(?:my|our|the|those|these)\s+(?:\w+\s+)?)?([a-z]+)", re.I)
 
 
+def _by_their_people(eng: Engine, question: str, user_id: str, agent_id: str,
+                     thread_id: str | None) -> ChatAnswer | None:
+    """"Which of my two customers has the heavier box?": their things of the table the question names, each
+    told with a name of theirs, compared as things ("which of my two boxes ..."); the answer says whose each
+    is. None unless at least two such things were told and the comparison is grounded."""
+    role = _role_asked_which(question)
+    tables = [(w, t) for w, t in personal.question_nouns(question) if t]
+    if role is None or not tables:
+        return None
+    noun, table = tables[0]
+    whose = {str(v): str(name) for r in personal.valid_memories(eng, user_id, agent_id)
+             for name in personal.told_values([r], personal.OWN, own_values.NAME)[:1]
+             for v in personal.told_values([r], table)}
+    if len(whose) < 2:
+        return None
+    plural = noun if noun.endswith("s") else f"{noun}es" if noun.endswith("x") else f"{noun}s"
+    # "those two customers' boxes" -> "those two boxes"; "my two customers has the heavier box" -> "my two boxes ..."
+    asked = re.sub(rf"\b{re.escape(role)}(?:['’]s?)?(?:\s+(?={re.escape(noun)}\b)|\b)",
+                   lambda m: "" if m.group(0).endswith(" ") else plural, question, count=1, flags=re.I)
+    found = recall_answer(eng, asked, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+    if found is None or found.mode != "rag":
+        return None
+    return dataclasses.replace(found, answer=_with_whose(found.answer, whose))
+
+
+def _with_whose(text: str, whose: dict[str, str]) -> str:
+    """Each value said with whose it is, where the answer first gives it past a heading line ("The first
+    container A or B:"), not in the note of what they told."""
+    lines = text.split("\n")
+    start = 1 if len(lines) > 1 and lines[0].endswith(":") else 0
+    for value, name in whose.items():
+        for i in [i for i in range(start, len(lines)) if not lines[i].startswith("(")]:  # (not the note of theirs)
+            m = re.search(rf"\({re.escape(value)}\)|\b{re.escape(value)}\b", lines[i])
+            if m is None:
+                continue
+            said = f"({value}, {name})" if m.group(0).startswith("(") else f"{value} ({name})"
+            lines[i] = lines[i][:m.start()] + said + lines[i][m.end():]
+            break
+    return "\n".join(lines)
+
+
 def _role_asked_which(question: str) -> str | None:
     """"Which of my two customers has the 20' box?": the question asks which of the user's people (a
     customer, not a row of the data)."""
@@ -1107,11 +1179,13 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
     another = _about_another_thing(eng, question, rec, said, source)
     if another is not None:
         return another
-    asked = own_values.asked_kind(question)
+    asked = _kind_asked(question)
     if not rec.value or not asked or any(t for _, t in personal.question_nouns(question)) and not rec.direct:
         return None
     named = personal.name_in(question, rec.value) is not None  # ("for Ridgeway" names Ridgeway Mining)
     kind = _value_kind(rec)
+    if not named and kind == own_values.PLACE and _in_their_place(question, rec.noun):
+        return None  # "how many ... are available at our hub?": the place fills the question, it is not asked
     if not named and kind in (None, asked):  # a thing of the data: the data says where or when it goes
         return None
     rest = personal.content_words(rec.text) - personal.content_words(question) - personal.content_words(rec.value)
@@ -1219,6 +1293,8 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
     timed = _from_timeline(eng, question, user_id, agent_id)
     if timed is not None:
         return timed
+    if (whose := _by_their_people(eng, question, user_id, agent_id, thread_id)) is not None:
+        return whose
     follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
     # "who booked the cocoa again?": asking to be reminded is about what the user told, "my" or not
     if not (personal.refers_to_own(question) or _ABOUT_THE_TELLING.search(question)) and follow is None:
@@ -1227,6 +1303,11 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
     if changed is not None:
         return changed
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
+    # "Baobab Foods is asking which ship their box is on - can you tell me?": a name of theirs says which
+    # of their things, more closely than "my box" (the newest) would
+    named = None if is_follow or rec is None else personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
+    if named is not None and rec is not None and named[0].memory_id != rec.memory_id:
+        return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)
     if rec is None:  # about their own things ("our Durban warehouse"): their own words, when some answer
         return _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True) or _not_told(eng, question)
     found = _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
@@ -1293,12 +1374,18 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
                             memory=[a.decision_explain.get("memory") for a in done], parts=len(done)), used)
 
 
+_WHICH_ONE = re.compile(r"\b(which|what)\s+one\b", re.I)
+
+
 def _parts_recalled(eng: Engine, parts: list[str], user_id: str, agent_id: str,
                     thread_id: str | None) -> list[ChatAnswer | None]:
     """Each part from the memory that answers it; a part pointing back at the value the part before
     recalled ("... And which alliance are they in?") asked of that value."""
     answers: list[ChatAnswer | None] = []
-    for part in parts:
+    for i, part in enumerate(parts):
+        # "which carrier did I first mention, and which one are we on now?": "one" is the noun of the part before
+        nouns = [w for w, table in personal.question_nouns(parts[i - 1]) if table] if i else []
+        part = _WHICH_ONE.sub(rf"\1 {nouns[0]}", part, count=1) if nouns else part
         a = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         before = answers[-1] if answers else None
         if a is None and before is not None and before.mode == "rag":
@@ -1366,6 +1453,14 @@ def _told_time_asked(question: str, values: Any) -> bool:
         (personal.refers_to_own(question) and timeline.compares_two(question))
 
 
+def _names_one_of_theirs(eng: Engine, question: str, user_id: str, agent_id: str) -> bool:
+    """"Between signing with Nordhavn and their first shipment": a name only the user told (a customer of
+    theirs) says the question is about their own days, whatever nouns of the data it uses; not a name they
+    tied to a record of the data ("when is Rowan & Pike's box due in?" asks the data's day)."""
+    return any(personal.name_in(question, n) for n in personal.own_names(eng, user_id=user_id, agent_id=agent_id)) \
+        and personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id) is None
+
+
 def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
     """A question about when things the user told happened (timeline.py): which came first, how many
     days apart, what date, how it stands now. A question naming a value of the data asks the data
@@ -1374,7 +1469,7 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
         return None
     if any(table for _, table in personal.question_nouns(question)) and not (
             personal.refers_to_own(question) or _TOLD_TIME.search(question) or timeline.asks_what_happened(question)
-            or timeline.counts_from_today(question)):
+            or timeline.counts_from_today(question) or _names_one_of_theirs(eng, question, user_id, agent_id)):
         return None  # "when was the ship built?": a question about the data's rows, not the user's days
     schema, values = assistant.knowledge(eng)
     year = planner.reference_year(schema)

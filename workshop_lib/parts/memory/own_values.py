@@ -66,7 +66,8 @@ CODE_RE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=[\w-
 NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
 # ("belongs to Bright Tools", "sold to Ferretti": a party, not a place)
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<!goes )(?<!switched )(?<!swapped )"
-                           r"(?<!changed )(?<!over )to|at|near|out of|based in|around|into|via|aus|nach|desde)"
+                           r"(?<!changed )(?<!over )to|at|near|out of|outta|port of|harbou?r of|city of|based in|around|into|via|"
+                           r"aus|nach|desde|à|au|dans|en)"
                            r"\s+(?:the\s+|our\s+|my\s+)?$", re.I)
 _DAY = r"(?:\d{1,2}(?:st|nd|rd|th)?)"
 _TIME_RE = re.compile(rf"\b(?:(?:last|this|next|on|since|until|from)\s+)?(?:{_DAY}\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
@@ -82,7 +83,8 @@ from for with in on at to fyi btw just most remember note keep forget ignore dis
 reminder correction heads got we've we'd we'll morning evening afternoon cheers since until after before as
 last next anyway then now every bit some another she she's he he's they they're you you're
 he'll she'll there there's here what's mi mis nuestro nuestra nuestros nuestras mon ma mes notre nos
-unser unsere mein meine ich wir je hola bonjour moin hallo""".split())
+unser unsere mein meine ich wir je hola bonjour moin hallo petite petit nouvelle nouveau bonne grande rapide
+pequeña pequeño nueva nuevo breve kleine kleines kurze kurz neue neues""".split())
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,11 @@ def roles_of(text: str) -> set[str]:
     """The roles the words of a text name ("my client's cargo" -> customer)."""
     words = {stem(w.lower().removesuffix("'s")) for w in re.findall(r"[A-Za-z][\w'-]*", text)}
     return {role for role, names in ROLES.items() if words & {stem(n) for n in names}}
+
+
+def asks_code(question: str) -> bool:
+    """"What was the booking number?": a reference asked, whatever else the words say ("quote" is no price)."""
+    return _ASKS_CODE.search(re.sub(r"\bnumbers?\s+of\b", " ", question, flags=re.I)) is not None  # (not "the number of boxes")
 
 
 def asked_kind(question: str) -> str | None:
@@ -221,14 +228,19 @@ def _glossary_word(word: str) -> bool:
         any(plain in phrase.split() for phrase in glossary.PHRASES)
 
 
+# the adjective of a people or a region ("European", "Asian", "Chinese", "Nordic", "Spanish"): no name
+PEOPLE_OR_REGION = re.compile(r"[A-Z][a-z]+(?:ean|ian|ese|ish|ic)")
+
+
 def _no_name_alone(text: str, at: int, word: str) -> bool:
     """One capitalised word that is no name: a word the workshop's texts write in lower case,
     capitalised to start the sentence ("Back in March ..."), a term in capitals ("ISF"), a label
-    before what the speaker tells ("News: we've moved our office"), or a verb that starts it ("Logging a
-    booking ref for you")."""
+    before what the speaker tells ("News: we've moved our office"), a verb that starts it ("Logging a
+    booking ref for you"), or an adjective of a people or region before a noun ("our European hub")."""
     start = _sentence_start(text, at)
     after = text[at + len(word):]
     return (start and word.lower() in _words_in_lower_case()) or word in _terms_in_capitals() or \
+        (PEOPLE_OR_REGION.fullmatch(word) is not None and re.match(r"\s+[a-z]", after) is not None) or \
         (start and re.match(r"\s*:\s*(?:we|i|our|my)\b", after, re.I) is not None) or \
         (start and word.endswith("ing") and re.match(r"\s+(?:a|an|the|some|my|our|this|these)\s", after) is not None)
 

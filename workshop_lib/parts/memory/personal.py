@@ -69,9 +69,13 @@ CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:m
                      r"ignore|disregard|actually|wrong|sorry|mixed up|scratch|"
                      r"correction|meant|mistake|typo|turns out|updated?|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
-                     r"(?:has|have|had) (?:left|quit|retired))\b", re.I)
+                     r"(?:has|have|had) (?:left|quit|retired)|"
+                     # ... in the other languages the workshop reads ("on a déménagé", "ya no", "nicht mehr")
+                     r"d[ée]m[ée]nag\w*|d[ée]sormais|plus\s+(?:à|au|chez|en)|ya no|ahora|mudad[oa]s?|"
+                     r"nicht mehr|jetzt|umgezogen)\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
-_NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$", re.I)
+_NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$|"
+                       r"\b(?:plus|ya no|nicht mehr)\s+(?:à|au|en|chez|in)\s+$", re.I)  # ("..., plus à Marseille")
 # ... or said as what it is no longer ("evergreen's not our carrier anymore").
 _IS_NOT = re.compile(r"^(?:['’]s|\s+(?:is|are|was|were))\s+(?:not|no longer)\b|^\s+(?:isn['’]t|aren['’]t|wasn['’]t)\b",
                      re.I)
@@ -121,11 +125,11 @@ def possessed_nouns(text: str, *, heads: bool = False) -> list[str]:
     with `heads`, a statement's, the last noun before its verb too ("our Durban office contact is")."""
     out = []
     for m in _POSSESSED.finditer(text):
-        words = [w.lower() for w in m.group(1).split()]
-        if all(w in _ADJECTIVES for w in words) and (after := re.match(r"\s+([a-z][\w-]*)", text[m.end():], re.I)):
-            words.append(after.group(1).lower())  # "our new contact": the noun after the adjective
+        words = m.group(1).split()
+        if all(map(_adjective, words)) and (after := re.match(r"\s+([a-z][\w-]*)", text[m.end():], re.I)):
+            words.append(after.group(1))  # "our new contact", "our European hub": the noun after the adjective
         other = "other " if "other" in words else ""  # "our other haulier" is not "our haulier"
-        words = [w for w in words if w.removesuffix("'s") not in _ADJECTIVES] or words
+        words = [w.lower() for w in words if not _adjective(w)] or [w.lower() for w in words]
         out.append(other + stem(words[0].removesuffix("'s")))
         if heads and (head := _phrase_head(text[m.start(1):])) and head != stem(words[0].removesuffix("'s")):
             out.append(other + head)  # "our Durban office contact is Thandi": contact too
@@ -134,6 +138,11 @@ def possessed_nouns(text: str, *, heads: bool = False) -> list[str]:
 
 _PHRASE_END = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|sits?|in|at|on|for|of|with|from|to|and|who|that)\b"
                          r"|['’]s\b|[,.;:!?()—–]|\s-\s|$", re.I)
+
+
+def _adjective(word: str) -> bool:
+    """A word before a noun that says which, not what: "new", "main", or one of a people or region ("European")."""
+    return word.lower().removesuffix("'s") in _ADJECTIVES or own_values.PEOPLE_OR_REGION.fullmatch(word) is not None
 
 
 def _phrase_head(rest: str) -> str | None:
@@ -327,7 +336,8 @@ def _entities(stated: str, values: Any) -> list[tuple[str, str, str]]:
 
 
 # the value a change goes to: "I've moved to the Rotterdam office", "we switched over to Hapag"
-_MOVED_TO = re.compile(r"\b(?:mov\w*|switch\w*|chang\w*|transferr?\w*|relocat\w*|went|gone)\s+(?:over\s+)?to\s+"
+# ("switched the Med lane to MSC": what was switched may come between the verb and "to")
+_MOVED_TO = re.compile(r"\b(?:mov\w*|switch\w*|chang\w*|transferr?\w*|relocat\w*|went|gone)\s+(?:[\w'-]+\s+){0,3}?(?:over\s+)?to\s+"
                        r"(?:the\s+|our\s+|my\s+)?$", re.I)
 
 
@@ -336,12 +346,17 @@ _MOVED_FROM = re.compile(r"\b(?:mov\w*|relocat\w*|gone|went|left)\s+(?:out\s+of|
                          re.I)
 
 
+# ("I handle the Okonkwo account now since Dave left": who left is no longer the one)
+_HAS_LEFT = re.compile(r"\s+(?:has\s+|have\s+|had\s+)?(?:left|quit|retired|resigned)\b", re.I)
+
+
 def _current_and_earlier(entities: list[tuple[str, str, str]], stated: str = "") -> tuple[list[tuple[str, str, str]], list[str]]:
     """A change's entities, the current value of each column, and the values before them."""
     # "on Monday it was 781S, now it is 813N": the last value of a column is the current one, unless
     # the change says which it goes to ("moved to Rotterdam - Hamburg is someone else's now")
     left = {i for i, (_, _, v) in enumerate(entities)
-            if (at := _position(stated, v)) is not None and _MOVED_FROM.search(stated[:at])}
+            if (at := _position(stated, v)) is not None and (_MOVED_FROM.search(stated[:at])
+                                                             or _HAS_LEFT.match(stated[at + len(v):]))}
     last = {subject_of(t, c): i for i, (t, c, _) in enumerate(entities) if i not in left}
     for i, (t, c, v) in enumerate(entities):
         if (at := _position(stated, v)) is not None and _MOVED_TO.search(stated[:at]):

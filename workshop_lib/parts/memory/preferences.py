@@ -184,8 +184,11 @@ def extract(text: str, held: dict[str, str] | None = None) -> list[Preference]:
     for sentence in [s for s in re.split(r"(?<=[.!?;])\s+|\n+", text or "") if s.strip()][:20]:
         if (rate := _usd_rate(sentence) or _new_rate(sentence, (held or {}).get("usd_rate"))) is not None \
                 and not sentence.strip().endswith("?"):
-            # a rate names both currencies: it says which one the amounts are wanted in, nothing more
+            # a rate names both currencies: it says which one the amounts are wanted in, nothing more;
+            # in another currency than the one held, that one is no longer wanted ("pounds now: 1 USD = 0.79 GBP")
             out.append(Preference("usd_rate", rate, (), sentence.strip()))
+            if (held_currency := (held or {}).get("currency")) and held_currency != rate.split()[0]:
+                out.append(Preference("currency", rate.split()[0], (), sentence.strip()))
         elif _states_preference(sentence):
             out += _sentence_preferences(sentence)
     return out

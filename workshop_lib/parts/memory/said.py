@@ -36,6 +36,10 @@ _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many|heavy|cold|warm|long)\b|\b(?:rate
 _ASKS_TIME = re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day|time|week|month|year)\b|\b(?:quand|cu[aá]ndo|wann)\b|"
                         r"\b(?:deadline|due date|cut-?off|by what date)s?\b|"
                         r"\b(?:quel jour|qu[eé] d[ií]a|welche[nm]? tag)\b", re.I)
+# a place asked ("which port does it arrive in?", "et il arrive dans quel port ?")
+_ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:which|what|quel(?:le)?|qu[eé]|welche[rmns]?)\s+(?:port|city|town|country|place|"
+                         r"ville|pays|puerto|ciudad|pa[ií]s|hafen|stadt|land)s?\b|\bo[uù]\b(?<!\bou\b)|\bd[oó]nde\b|\bwo(?:hin)?\b",
+                         re.I)
 _ASKS_CODE = re.compile(r"\b(?:number|ref|reference|booking|seal|code|id|num[eé]ro|nummer|r[eé]f[eé]rence)\b", re.I)
 # words that refer to the telling, not to what was told
 _TELLING = frozenset("""say said tell told mention mentioned give gave remind again ask asked know knew thing
@@ -117,6 +121,8 @@ def _holds_asked(question: str, statement: str) -> bool:
         return bool(own_values.NUMBER_RE.search(new))
     if _ASKS_CODE.search(question):
         return bool(_CODE.search(new))
+    if _ASKS_PLACE.search(question):
+        return any(v.kind == own_values.PLACE for v in own_values.find(new, [], places=set()))
     if re.search(r"\b(?:who|whom|whose|who's|names?|called)\b", question, re.I) and _writes_capitals(statement):
         # "what's the name of my broker?": "... through our broker in New York" names a place, no one
         return any(v.kind == own_values.NAME for v in own_values.find(new, [], places=set()))

@@ -20,6 +20,7 @@ than the events it needs, gets None and the caller falls back.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import re
@@ -104,6 +105,7 @@ class Event:
     message_id: str
     said_at: str
     own: frozenset[str] = frozenset()  # those of the clause that gives the date
+    around: frozenset[str] = frozenset()  # those of the other sentences of its message
 
 
 def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = "") -> list[Event]:
@@ -115,12 +117,15 @@ def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = ""
             and (_MAY_HOLD_A_DATE.search(m.content) or personal.FORGET.search(m.content))]
     out: list[Event] = []
     for text, message_id, at in [*said, (asking, "this turn", "")]:
-        for sentence in personal.sentences(text):
+        told = personal.sentences(text)
+        for sentence in told:
             if personal.FORGET.search(sentence):
                 words = frozenset(_roots(sentence))
                 out = [e for e in out if not (e.words & words)]
                 continue
-            out += _dated(personal.statement_part(sentence), year, message_id, at)
+            around = frozenset(_roots(" ".join(s for s in told if s is not sentence)))
+            out += [dataclasses.replace(e, around=around)
+                    for e in _dated(personal.statement_part(sentence), year, message_id, at)]
     return out
 
 
@@ -195,8 +200,10 @@ def _best(words: set[str], found: list[Event], want: int = 0) -> list[Event]:
 
 def _shared(words: set[str], roots: frozenset[str]) -> set[str]:
     """The words that meet a root: the same, or one the start of the other, four letters or more
-    ("signature" and "signed": "signatur" and "sign")."""
+    ("signature" and "signed": "signatur" and "sign"), or two long ones that start alike ("extension" and
+    "extended")."""
     return {w for w in words if w in roots or len(w) >= 4 and any(len(r) >= 4 and (w.startswith(r) or r.startswith(w))
+                                                                   or len(w) >= 6 and len(r) >= 6 and w[:5] == r[:5]
                                                                    for r in roots)}
 
 
@@ -286,9 +293,16 @@ def _ends(question: str, found: list[Event]) -> list[Event] | None:
     return sorted(picked, key=lambda e: e.date) if picked[0] is not picked[1] else None
 
 
+# a day said as moved: the change's length is from the day it replaced
+_MOVED_DAY = frozenset(_roots("extended postponed delayed pushed moved rescheduled brought"))
+
+
 def _span(question: str, found: list[Event]) -> Answer | None:
-    """Two events the words name, or the first and the latest of several when the question says so."""
+    """Two events the words name, or the first and the latest of several when the question says so; one
+    event that moved a day ("we extended the lease to ...") with the day it moved from."""
     named = _ends(question, found) or sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date)
+    if len(named) == 1 and (moved := _moved_from(named[0], found)) is not None:
+        named = sorted([moved, named[0]], key=lambda e: e.date)
     if _FIRST.search(question) and _LAST.search(question):
         # "between my first booking and my latest one": the extremes of a set, when at least three of
         # it are found (with two, a third told in other words would be missed and the span wrong)
@@ -300,9 +314,22 @@ def _span(question: str, found: list[Event]) -> Answer | None:
     return Answer(f"{days} days: from {_said(a)} to {_said(b)}.", (a, b))
 
 
+def _moved_from(event: Event, found: list[Event]) -> Event | None:
+    """The day a moved day replaced: the latest told before it that shares two of its other words; None when
+    the event does not say a day moved, or no such day was told."""
+    if not event.own & _MOVED_DAY:
+        return None
+    words = set(event.own - _MOVED_DAY - _TIME_WORDS)
+    before = [e for e in found if e.said_at < event.said_at and e.message_id != "this turn"
+              and len(_shared(words, e.words)) >= 2]
+    return before[-1] if before else None
+
+
 # days counted from today to a day told, or back to it: "how many days ago", "how many days left until"
 _FROM_TODAY = re.compile(r"\bhow (?:many|much) (?:days|weeks)\b.*\b(?:ago|left|until|till|to go|remain\w*|away)\b|"
-                         r"\bdays? (?:ago|left|to go)\b", re.I)
+                         r"\bdays? (?:ago|left|to go)\b|\bhow long ago\b", re.I)
+# a day the question gives to count from or to ("how many days is that from 2 June 2025?", "counting to 2 June")
+_A_DAY_GIVEN = re.compile(rf"{_DAY_MONTH.pattern}|{_MONTH_DAY.pattern}|{_ISO.pattern}", re.I)
 _TODAY = word_root("today")
 
 
@@ -312,6 +339,8 @@ def _today_told(question: str, found: list[Event], year: int) -> datetime.date |
     for m in re.finditer(r"\btoday\b", question, re.I):  # the day right after the word ("today, 2 June")
         if days := dates_in(question[m.end():m.end() + 30], year):
             return days[0][1]
+    if len(given := dates_in(question, year)) == 1:  # "how many days is that from 2 June 2025?"
+        return given[0][1]
     told = [e for e in found if _TODAY in e.own]
     return told[-1].date if told else None
 
@@ -328,7 +357,8 @@ def _from_today(question: str, found: list[Event], year: int = 0) -> Answer | No
     event = named[-1]
     days = abs((event.date - today).days)
     ends = (event, today) if event.date < today else (today, event)
-    said = [_said(e) if isinstance(e, Event) else f"today, {e.day} {e:%B %Y}" for e in ends]
+    today_word = "today, " if re.search(r"\btoday\b", question, re.I) or not dates_in(question, year) else ""
+    said = [_said(e) if isinstance(e, Event) else f"{today_word}{e.day} {e:%B %Y}" for e in ends]
     return Answer(f"{days} days: from {said[0]} to {said[1]}.", (event,))
 
 
@@ -338,6 +368,11 @@ def _one_date(question: str, found: list[Event]) -> Answer | None:
     words = _distinctive(question, found)
     named = _best(words, found)
     if len(named) != 1 or not (words & named[0].own):
+        return None
+    # ("when did Ostrander's first shipment sail?" of "We signed with Ostrander on 2 May. Their first shipment
+    # sailed two weeks after.": what the question asks is said beside the date, not with it)
+    unsaid = _roots(question) - _TIME_WORDS - _shared(_roots(question), named[0].words)
+    if _shared(unsaid, named[0].around):
         return None
     return Answer(f"On {_said(named[0])}.", (named[0],))
 
@@ -400,7 +435,7 @@ def _steps(question: str) -> list[Step]:
         steps.append(_told_first)  # (which of their boxes they told first is an order of memories: recall's)
     if (_FIRST.search(question) or _LAST.search(question)) and " or " in question:
         steps.append(_which_first)
-    if _FROM_TODAY.search(question):
+    if _FROM_TODAY.search(question) or (_SPAN.search(question) and len(_A_DAY_GIVEN.findall(question)) == 1):
         steps.append(_from_today)
     if _SPAN.search(question):
         steps.append(_span)
