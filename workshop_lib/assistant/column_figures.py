@@ -20,7 +20,7 @@ _CONVERSIONS: list[tuple[str, str, str, Callable[[float], float]]] = [
     ("tonnes", r"pounds|lbs?", "lb", lambda t: t * 2204.62),
     ("tonnes", r"kilos|kilograms|kg", "kg", lambda t: t * 1000),
     ("m", r"feet|foot|ft", "ft", lambda m: m * 3.28084),
-    ("knots", r"km/?h|kmh|kilomet(?:er|re)s? (?:an|per) hour", "km/h", lambda kn: kn * 1.852),
+    ("knots", r"km\s*/?\s*h\b|kmh|kilomet(?:er|re)s? (?:an|per) hour", "km/h", lambda kn: kn * 1.852),
     ("knots", r"mph|miles (?:an|per) hour", "mph", lambda kn: kn * 1.15078),
     ("cents", r"dollars|usd|\$", "USD", lambda cents: cents / 100),
 ]

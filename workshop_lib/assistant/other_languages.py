@@ -42,8 +42,11 @@ def in_english(question: str) -> str | None:
     return re.sub(r"\s+([?.,!:;])", r"\1", re.sub(r"\s{2,}", " ", english)).strip()
 
 
-_SIZE_AFTER = re.compile(r"\b(conteneurs?|contenedor(?:es)?)\s+((?:[a-z]+\s+){0,2}?)(?:de\s+)?(\d{2})\s*(?:pieds|pies|['’])",
-                         re.I)
+# the English words of the catalog's box names ("high cube", "open top"), said after a size as its kind
+_KIND_WORDS = sorted({w for i in ITEMS if i.item_id.startswith("EQ-") for w in re.findall(r"[a-z][a-z-]+", i.name.lower())}
+                     - {"container"}, key=len, reverse=True)
+_SIZE_AFTER = re.compile(r"\b(conteneurs?|contenedor(?:es)?)\s+((?:[a-z]+\s+){0,2}?)(?:de\s+)?(\d{2})\s*(?:pieds|pies|['’])"
+                         rf"((?:\s+(?:{'|'.join(map(re.escape, _KIND_WORDS))})\b)*)", re.I)
 
 
 def _word_order_read(question: str) -> str:
@@ -56,7 +59,8 @@ def _word_order_read(question: str) -> str:
     # "20-Fuß-Container" is a 20' container; German "am 4. Juni" is "on 4 June"
     text = _FEET.sub(lambda m: f"{m.group(1)}' ", text)
     # "un conteneur reefer 40 pieds", "un contenedor reefer de 40 pies": the size goes first, as English puts it
-    text = _SIZE_AFTER.sub(lambda m: f"{m.group(3)}' {m.group(2) or ''}{m.group(1)}", text)
+    # ("conteneurs frigorifiques 40' high cube": the kind said in English after the size goes with it)
+    text = _SIZE_AFTER.sub(lambda m: f"{m.group(3)}'{m.group(4) or ''} {m.group(2) or ''}{m.group(1)}", text)
     text = _GERMAN_DAY.sub(lambda m: f"on {m.group(1)} " if key_of(m.group(2)) in MONTHS else m.group(0), text)
     text = _SEPARATED.sub(lambda m: f"{m.group(3).lower()}-{m.group(1)}{m.group(2)}{m.group(4)}", text)
     return _PARTICIPLE_LAST.sub(_participle_first, text)
@@ -117,6 +121,9 @@ def _word_read(token: str, before: list[str]) -> str:
     if key in MONTHS:
         return MONTHS[key]
     named = token[:1].isupper() and before and before[-1] not in ".?!" and key not in WORDS_CAPITALISED
+    # a plural the glossary has as its singular ("frigorifiques", "refrigerados")
+    key = next((k for k in (key, key[:-1] if key.endswith("s") else "", key[:-2] if key.endswith("es") else "")
+                if k in WORDS), key)
     return WORDS[key] if key in WORDS and not named else token
 
 

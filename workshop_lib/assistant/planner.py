@@ -203,6 +203,8 @@ class _Words:
     @classmethod
     def read(cls, text: str, links: list[Link]) -> _Words:
         text = re.sub(r"(?<=[A-Za-z]{3})/(?=[A-Za-z]{3})", " ", text)  # "size/type": two words; not "km/h"
+        # ("km / h", as a reading from another language writes it: the unit, padded to its length)
+        text = re.sub(r"\bkm\s+/\s+h\b", lambda m: "km/h".ljust(len(m.group(0))), text, flags=re.I)
         # "furthest north" is "northernmost" (the same length: the links' offsets stay the question's)
         text = re.sub(r"\b(?:furthest|farthest)\s+(north|south|east|west)\b",
                       lambda m: f"{m.group(1).lower()}ernmost".ljust(len(m.group(0))),
@@ -259,6 +261,8 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
     # "container ships": a noun right before another names a kind of the second; not when the second
     # is the label of a value said right after it ("which ship container TCNU4171922 is on")
     nouns = [(i, t) for i, t in nouns if not any(j == i + 1 and j + 1 not in words.taken for j, _ in nouns)]
+    if links and nouns and all(_where_it_is_said(words, i) for i, _ in nouns):
+        nouns = []  # "the avg weight of a 40ft reefer on our manifests": the reefers, said where they are recorded
     asked = _asked_noun(words, nouns) or _asked_value(words, links)
     if asked is not None:
         return asked
@@ -464,6 +468,13 @@ def _alternatives(words: _Words, col: Column, links: list[Link]) -> list[tuple[s
     if not any(len(v) > 1 for v in said.values()):
         return []
     return [(words.text[a:b], tuple(v)) for (a, b), v in sorted(said.items())]
+
+
+def _where_it_is_said(words: _Words, i: int) -> bool:
+    """"... on our manifests", "across all the voyages" at the end: where what is asked is recorded, not what."""
+    start, end, _ = words.raw[i]
+    return re.search(r"\b(?:on|in|across|throughout)\s+(?:all\s+)?(?:of\s+)?(?:our|the|my|their)\s+$", words.text[:start],
+                     re.I) is not None and not words.text[end:].strip(" ?.!")
 
 
 def _a_verb_here(words: _Words, i: int) -> bool:
@@ -1822,6 +1833,11 @@ def _from_and_to(words: _Words, col: Column, group: list[Link]) -> list[Filter]:
             for lk, r in zip((first, second), roles, strict=True)]
 
 
+# a value said as the other of two ways rows may be, the first said with a verb of its own ("have sailed or are ...")
+_OTHER_WAY_BEFORE = re.compile(r"\b(?:have|has|had|were|was|are|is)\s+(?:already\s+)?[a-z]+(?:ed|en|t)\s+or\s+"
+                               r"(?:are|is|were|was|will\s+be|have\s+been|has\s+been)?\s*$", re.I)
+
+
 def _filters_of_links(words: _Words, table: str, col: Column, group: list[Link], target: str) -> list[Filter]:
     """The filters the values linked to one column say: two ports (from and to), the words of a
     text, several values (any of them), or one value."""
@@ -1840,6 +1856,8 @@ def _filters_of_links(words: _Words, table: str, col: Column, group: list[Link],
     if len(values) > 1:
         return [Filter(col, "in", values, " or ".join(str(v) for v in values))]
     lk = group[0]  # one value, however many times it is said ("UN3480 lithium-ion batteries")
+    if table != "PORTS" and _OTHER_WAY_BEFORE.search(words.text[:lk.start]):
+        return []  # "vessels that have sailed or are scheduled to sail": either way, so no one value of it
     role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
     return [Filter(col, "=", lk.value, _said(col, lk.value, role), role=role)]
 

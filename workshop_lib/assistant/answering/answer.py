@@ -99,14 +99,19 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
     answers, read in English; that reading's answer when it grounds it (over a passage, only the data's
     or the schema's), else the first answer."""
     documents = (answered.route or {}).get("label") == router.DOCS
-    if (answered.mode != "fallback" and not documents) or (english := other_languages.in_english(question)) is None:
+    # (the catalog's words are English: a word of the question the first answer could not read, such as
+    # "frigorifiques", may change which item is meant)
+    equipment = (answered.route or {}).get("label") in (router.CATALOG, router.AVAILABILITY) or \
+        str(answered.decision_explain.get("handler", "")).startswith("catalog")
+    if (answered.mode != "fallback" and not documents and not equipment) or \
+            (english := other_languages.in_english(question)) is None:
         return answered
     again = _answer_as_written(eng, english, llm=None)
     if again.mode not in ("rag", "hybrid") or (again.route or {}).get("label") == router.DOCS:
         return answered  # (the documents were read in the question's own language already)
     by_schema_or_data = (again.route or {}).get("label") in (router.LIVE, router.SCHEMA) or \
         str(again.decision_explain.get("handler", "")).startswith("knowledge")  # (the schema's facts, whatever led)
-    if answered.mode != "fallback" and not by_schema_or_data:
+    if answered.mode != "fallback" and not by_schema_or_data and not equipment:
         return answered
     return replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                    decision_explain={**again.decision_explain, "read_in_english": english})
@@ -729,6 +734,10 @@ def _catalog_answer(eng: Engine, question: str, decision: router.RouteDecision, 
     return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
+# the words of any box, which say no kind of box
+_BOX_WORDS = frozenset({"box", "container", "equipment", "unit"})
+
+
 def _box_of_the_goods(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
     """"What box do you recommend for bananas?": a request for equipment naming goods that no catalog
     description names; the box the data's containers of those goods mostly are (goods_boxes.py). None
@@ -738,6 +747,14 @@ def _box_of_the_goods(eng: Engine, question: str, decision: router.RouteDecision
     found = goods_boxes.box_for_goods(eng, question)
     if found is None:
         return None
+    ranked = catalog_links.rank(question)
+    said = [set(link.words) - _BOX_WORDS for link in ranked]
+    if said and len(said[0]) >= 2:
+        # "green coffee arriving wet from condensation": a catalog description says what helps, clearly (more
+        # of the question's words than any other says) or not at all
+        clear = all(len(other) < len(said[0]) for other in said[1:])
+        return _catalog_answer(eng, question, decision, ranked[0].item,
+                               f"its description says {', '.join(sorted(said[0]))}") if clear else None
     rows = [{"item_id": found.item.item_id, "used": True}, {"sql": found.sql, "used": True}]
     explain = _explain(decision, mode="rag", handler="catalog (the box the data carries these goods in)",
                        reason=f"the data's containers of {found.goods} are mostly {found.size_type}",
@@ -1388,7 +1405,8 @@ def _explained_alone(eng: Engine, part: str, subject: str) -> bool:
 _WHERE_KEPT = re.compile(r"\b(?:which|what) (?:column|col|field)s?\b|\bwhere (?:do|does|would) (?:\w+ ){0,3}?(?:keep|store|record)\b|"
                          r"\b(?:columns?|fields?)\b.*\b(?:holds?|stores?|has|says?)\b|"
                          r"\bwhere(?: is|'s| are)? .* (?:stored|kept|recorded|held|listed)\b|\bwhich column\b|\bread for\b|"
-                         r"\bwhere (?:do|can|would|should) (?:i|we|you) (?:find|see|get|look up|read)\b", re.I)
+                         r"\bwhere (?:do|can|would|should) (?:i|we|you) (?:find|see|get|look up|read)\b|"
+                         r"\bwhere(?:'s| is) the (?:list|record|register|log)s? of\b", re.I)
 
 
 def _asked_kind(question: str) -> str | None:
@@ -1429,8 +1447,9 @@ def _rows_of_one_table(question: str) -> bool:
     return not {w for w in words_of(found.group(2)) if w not in TABLE_NOUNS} & columns
 
 
-_FIND_THE = re.compile(r"\bwhere (?:do|can|would|should) (?:i|we|you) (?:find|see|look up|get|read)\s+(?:out\s+)?"
-                       r"(?:what|which|the|all(?: the)?)\s+([a-z]+)\b(.*)$", re.I)
+_FIND_THE = re.compile(r"\b(?:where (?:do|can|would|should) (?:i|we|you) (?:find|see|look up|get|read)\s+(?:out\s+)?"
+                       r"(?:what|which|the|all(?: the)?)|where(?:'s| is) the (?:list|record|register|log)s? of)\s+([a-z]+)\b(.*)$",
+                       re.I)
 
 
 def _path_facts(eng: Engine, a: str, b: str, considered: list[Any]) -> list[Any]:

@@ -171,7 +171,9 @@ WHICH_SCHEMA_RE = re.compile(r"\b(?:which|what) (?:column|col|field|table)s?\b|\
                              r"(?:keep|kept|store|stored|record|recorded|listed)\b|"
                              # "where's the tariff code of the goods?": a value of every row of a kind, kept somewhere
                              r"\bwhere(?:'s| is| are) the (?:\w+ ){1,3}of (?:the|a|an|each|every) (?:goods|cargo|ships?|vessels?|"
-                             r"containers?|box(?:es)?|ports?|carriers?|lines?|voyages?|sailings?)\b",
+                             r"containers?|box(?:es)?|ports?|carriers?|lines?|voyages?|sailings?)\b|"
+                             # "where's the list of goods packed in each box?": where a kind of record is kept
+                             r"\bwhere(?:'s| is| are| do (?:i|we) find| can (?:i|we) find) (?:the )?(?:list|record|register|log)s? of\b",
                              _FLAGS)
 WHERE_STOCK_RE = re.compile(r"\bwhich ports? (?:have|has|stock|offer)\b|\bwhere (?:can|do|could) (?:i|we) "
                             r"(?:get|find|pick up|rent|lease|hire|collect)\b|\bwhere (?:is|are) [^?]* (?:available|in stock)\b",
