@@ -244,6 +244,10 @@ _ASKS_WHO_PAYS = re.compile(r"\b(?:bill\w*|pays?|paid|paying|charg\w*|invoic\w*|
 _PAYING_PARTY = re.compile(r"\b(?:shipper|consignee|receiver|forwarder|importer|exporter|merchant|carrier)\b", re.I)
 
 
+_ASKS_AN_END = re.compile(r"\b(?:finish\w*|end|ends|ended|complet(?:e|ed|ion)|be over|be done|until when|last until|"
+                          r"wrap(?:ped)? up)\b", re.I)
+
+
 def _holds(kind: str, sentence: str, question: str) -> bool:
     """The sentence holds an answer of the kind; a place or a party the question itself names is
     no answer to it."""
@@ -253,6 +257,10 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
         # says which incident, not where it went ("which berths are closed?" asks for "berths 4 and 5")
         asked, context = question.lower(), _context_words(question)
         found = [f for f in found if f.lower() not in asked and not (_stems(re.sub(r"\d+", " ", f)) or {""}) <= context]
+    if kind == "date" and _ASKS_AN_END.search(question):
+        # "when will the dredging be finished?": a day something starts from is no day it ends, nor a time of day
+        found = [f for f in found if not re.search(rf"\b(?:from|as of|starting|beginning|since|effective)\s+(?:on\s+)?"
+                                                   rf"{re.escape(f)}", sentence, re.I) and not re.fullmatch(r"\d{1,2}:\d{2}", f)]
     if kind == "number":  # "¿cuántos viajes ... en abril de 2025?": the year it gives is no count
         found = [f for f in found if not re.search(rf"(?<!\d){re.escape(f)}(?!\d)", question)]
     if kind == "number" and (counted := _counted(question)):
@@ -412,18 +420,21 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
                    ident: set[str] | frozenset[str] = frozenset()) -> str | None:
     """The sentence holding the kind asked whose words shared with the question are rarest in the
     document (each counts 1 + log(sentences / sentences using it); a word that names the document, a
-    quarter), earlier passages first on a tie."""
+    quarter, as does one of a clause that only says which case), earlier passages first on a tie."""
     df: dict[str, int] = {}
     for _, s in ranked:
         for w in _read_stems(s):
             df[w] = df.get(w, 0) + 1
     wanted = _stems(question)
+    # ("From July, where do ships go ...?": July says when, not what; without a kind asked no clause is the asking one)
+    context = _context_words(question) if kind is not None else set()
     best: tuple[float, str] | None = None
     for rank, sentence in ranked:
         if kind is not None and not _holds(kind, sentence, question):
             continue
         shared = _shared_subject(wanted, kind, sentence)
-        score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in ident else 1) for w in shared) - 0.1 * rank
+        score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in ident or w in context else 1)
+                    for w in shared) - 0.1 * rank
         if best is None or score > best[0]:
             best = (score, sentence)
     subject = wanted - ident - _MONEY_WORDS - _context_words(question)

@@ -174,7 +174,7 @@ WORDS = {
     "kannst": "can", "konnen": "can", "konnten": "could", "kann": "can", "puede": "can", "puedes": "can",
     "podrias": "could", "podria": "could", "peux": "can", "pouvez": "can", "pourriez": "could",
     "wissen": "know", "weisst": "know", "saber": "know", "sabes": "know", "savoir": "know", "sais": "know",
-    "brauche": "need", "brauchen": "need", "necesito": "need", "necesitamos": "need", "quiero": "want",
+    "brauche": "need", "brauchen": "need", "necesito": "need", "necesitamos": "need", "quiero": "want", "tengo": "have", "tenemos": "have",
     "queremos": "want", "mochte": "would like", "mochten": "would like", "voudrais": "would like",
     "gerne": "", "mal": "", "eigentlich": "", "denn": "", "bueno": "", "pues": "", "alors": "", "donc": "",
     "ich": "I", "wir": "we", "yo": "I", "nosotros": "we", "je": "I", "nous": "we", "vous": "you",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
 from workshop_lib.assistant import document_reader, other_languages, planner
-from workshop_lib.assistant.answering import router
+from workshop_lib.assistant.answering import deadline, router
 from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question, schema_words
 from workshop_lib.assistant.schema_links import words_of
 from workshop_lib.data.supplychain_data import OWNER
@@ -211,6 +211,9 @@ def _refers_to_it(low: str, rec: personal.Recalled, possessed: set[str], role_wo
     return st in possessed or st == personal.stem(rec.noun.lower()) or low in _REFERENCE_WORDS or low in role_words
 
 
+_A_PARTY = frozenset({"company", "companies", "firm", "firms", "outfit", "business"})
+
+
 def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tuple[str | None, list[str]]:
     """The first word naming a table other than the remembered thing's ("the vessel" of a box), or
     None; with the words kept to look for a column in."""
@@ -218,6 +221,8 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
     kept: list[str] = []
     for low in _words_not_of_it(question, rec, role_words):
         table = personal.table_of_word(low)
+        if low in _A_PARTY and rec.table == personal.OWN and rec.column == own_values.NAME:
+            continue  # "the haulier that keeps missing our slots - which company was it?": their name is the company
         if table is not None:
             if table == rec.table or (place and table == "PORTS"):
                 continue
@@ -1288,6 +1293,9 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
     others = _others_memory(question)
     if others is not None:
         return others
+    if (made := deadline.answer(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id,
+                                ask=lambda part: _part_of_theirs(eng, part, user_id, agent_id, thread_id))) is not None:
+        return made  # "does that beat the deadline?": the data's day against the one they told
     if (both := _each_part_recalled(eng, question, user_id, agent_id, thread_id)) is not None:
         return both
     timed = _from_timeline(eng, question, user_id, agent_id)
@@ -1426,6 +1434,13 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
         return answered
     return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a, _ in added]),
                                used_chunks=list(answered.used_chunks) + [u for a, _ in added for u in a.used_chunks])
+
+
+def _part_of_theirs(eng: Engine, part: str, user_id: str, agent_id: str, thread_id: str | None) -> ChatAnswer | None:
+    """One part of a question answered from their memory with the data when it is about theirs, else from the data."""
+    if personal.refers_to_own(part) or personal.by_their_name(eng, part, user_id=user_id, agent_id=agent_id):
+        return recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+    return answer_question(eng.scoped(user_id, agent_id), part)
 
 
 def _part_answered(eng: Engine, part: str, user_id: str, agent_id: str,

@@ -239,7 +239,9 @@ def _no_name_alone(text: str, at: int, word: str) -> bool:
     booking ref for you"), or an adjective of a people or region before a noun ("our European hub")."""
     start = _sentence_start(text, at)
     after = text[at + len(word):]
-    return (start and word.lower() in _words_in_lower_case()) or word in _terms_in_capitals() or \
+    # ("Tengo que llamar ...": a word of another language the glossary reads, starting the sentence)
+    return (start and (word.lower() in _words_in_lower_case() or glossary.key_of(word) in glossary.WORDS)) or \
+        word in _terms_in_capitals() or \
         (PEOPLE_OR_REGION.fullmatch(word) is not None and re.match(r"\s+[a-z]", after) is not None) or \
         (start and re.match(r"\s*:\s*(?:we|i|our|my)\b", after, re.I) is not None) or \
         (start and word.endswith("ing") and re.match(r"\s+(?:a|an|the|some|my|our|this|these)\s", after) is not None)

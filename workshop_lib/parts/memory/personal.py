@@ -56,7 +56,9 @@ _CLAUSE = re.compile(r",(?!\d{3})\s*|\s+-\s+|\s*[\u2013\u2014]\s*(?=(?:what|whic
 # ... and in the corpus' other languages ("mi cliente", "je suis au bureau de Lyon", "unser Kunde")
 _FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re|ve|d|ll)\b|"
                            r"\b(?:mi|mis|nuestr[oa]s?|yo|nosotros|je|j'|nous|mon|ma|mes|notre|ich|wir|uns|"
-                           r"mein(?:e|en|em|er)?|unser(?:e|en|em|er)?)\b", re.I)
+                           r"mein(?:e|en|em|er)?|unser(?:e|en|em|er)?|"
+                           # a Spanish verb says its person ("tenemos la reserva ...", "soy Mateo", "tengo")
+                           r"[a-záéíóú]{2,}(?:amos|emos|imos)|soy|estoy|tengo)\b", re.I)
 # A clause with no subject that starts with a verb in -ing ("writing from Durban", "shipping with MSC"):
 # the speaker is its subject.
 _SUBJECTLESS = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|also|just|btw|fyi)\b[\s,!.]*)*(?:there\b[\s,!.]*)?"
@@ -653,6 +655,9 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
     value = cand.entities[0][2] if cand.entities else ""
     if value and any(str((r.metadata or {}).get("value")) == value for r in olds):
         return None  # the same value said again
+    held = {str(e[2]) for r in olds for e in (r.metadata or {}).get("entities") or []}
+    if cand.entities and not cand.change and {str(e[2]) for e in cand.entities} <= held:
+        return None  # ("the haulier that keeps missing our Felixstowe slots": nothing new, and the name told stays)
     if not supersede:
         olds = []
     meta = _memory_meta(cand, value, olds, thread_id)
@@ -1299,6 +1304,7 @@ last time please again again? again. one ones just now get got
 de del la el los las lo y en que qué es un una por con para se al su sus mi mis le les du des et est je tu il
 der die das den dem und ist ich mit von zu quel quelle quels quelles ce cette ces mon ma mes notre nos votre
 ese esa este esta cual cuál welche welcher welches welchem welchen unser unsere unserem mein meine meinem
+nuestro nuestra nuestros nuestras vuestro vuestra tu tus
 depuis desde seit""".split())
 
 

@@ -123,7 +123,8 @@ def _holds_asked(question: str, statement: str) -> bool:
         return bool(_CODE.search(new))
     if _ASKS_PLACE.search(question):
         return any(v.kind == own_values.PLACE for v in own_values.find(new, [], places=set()))
-    if re.search(r"\b(?:who|whom|whose|who's|names?|called)\b", question, re.I) and _writes_capitals(statement):
+    if re.search(r"\b(?:who|whom|whose|who's|names?|called|qui[eé]n(?:es)?|qui|wer|wem|llama\w*|appel\w*|hei(?:ß|ss)\w*)\b",
+                 question, re.I) and _writes_capitals(statement):
         # "what's the name of my broker?": "... through our broker in New York" names a place, no one
         return any(v.kind == own_values.NAME for v in own_values.find(new, [], places=set()))
     return bool(_words(new))

@@ -1,0 +1,166 @@
+"""Whether a day of the data makes a deadline the user told ("does that beat the deadline?").
+
+A user tells a deadline in passing ("if the cargo isn't in LA by June 20 they'll cancel", "Garrido Wines
+needs their wine in New York by 18 June at the latest"). A later question asks whether an arrival the data
+holds makes it, and with how many days to spare. Two days are compared, each from where it is held:
+
+- the deadline is a dated sentence of the user's that says one ("by", "before", "at the latest",
+  "deadline"): the one whose words the question shares most (a customer's name), else the latest told;
+- the arrival is the one the question's own other part asks ("when is the YM Wellness due in LA?"), else
+  the one the thread's last answer gave, else the arrival at the deadline's port of the vessel that answer
+  named ("which vessel is sailing to New York?" ... "if the wine is on that sailing, do we make it?").
+
+Of several arrivals, the first still to come on the day the data is stated as of is the one meant (the
+sailing under way), else the latest. Nothing is guessed: without both days there is no answer (None).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from workshop_lib import assistant
+from workshop_lib.assistant import document_reader, planner
+from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question
+from workshop_lib.parts.memory import personal, timeline
+
+if TYPE_CHECKING:
+    from workshop_lib.engines.base import Engine
+
+# a question about making a deadline: whether, or by how much
+ASKED = re.compile(r"\b(?:deadlines?|make (?:it|the|their|our)|in time|to spare|margin|beat)\b", re.I)
+# ... of a day the data holds: a ship's or a box's arriving or leaving, or the one just answered ("does that beat it?");
+# not "the days between my ready date and their deadline", two days of the user's
+_OF_THE_DATA = re.compile(r"\b(?:arriv\w*|reach\w*|get (?:there|in)|due|land\w*|leav\w*|left|depart\w*|sail\w*|"
+                          r"make it|beat|in time|that|it)\b", re.I)
+_PAST = re.compile(r"\b(?:did|has|have|had|was|were|left|sailed|departed|arrived|reached)\b", re.I)
+_LEAVING = re.compile(r"\b(?:leav\w*|left|depart\w*|sail(?:s|ed)?\b(?!\s+(?:in|into)))", re.I)
+# a sentence that gives a deadline
+_SAID = re.compile(r"\b(?:by|before|no later than|at the latest|deadlines?|latest)\b", re.I)
+
+
+def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, thread_id: str | None,
+           ask: Callable[[str], ChatAnswer | None]) -> ChatAnswer | None:
+    """The data's day compared with the deadline the user told, or None. `ask` answers one part of the
+    question (from their memory with the data, or from the data)."""
+    if not (ASKED.search(question) and _OF_THE_DATA.search(question)):
+        return None
+    schema, _ = assistant.knowledge(eng)
+    year, as_of = planner.reference_year(schema), planner.reference_date(schema)
+    if year is None or as_of is None:
+        return None
+    told = _deadline(eng, question, user_id, agent_id, year)
+    if told is None:
+        return None
+    event = "departure" if _LEAVING.search(question) else "arrival"
+    past = _PAST.search(question) is not None
+    theirs = " ".join(r.content or "" for r in personal.valid_memories(eng, user_id, agent_id))
+    found = _day_of_the_data(eng.scoped(user_id, agent_id), question, told, _Day(event, as_of, past), ask,
+                             [_last_answer(eng, thread_id, user_id, agent_id), theirs])
+    if found is None:
+        return None
+    data, day = found
+    return dataclasses.replace(data, answer=_compared(data.answer, day, told, event, past), decision_explain={
+        **data.decision_explain, "reason": f"the data's {event} compared with a deadline the user gave",
+        "deadline": {"said": told.text[:300], "date": told.date.isoformat(), "memory_id": told.message_id}})
+
+
+def _deadline(eng: Engine, question: str, user_id: str, agent_id: str, year: int) -> timeline.Event | None:
+    """The user's dated sentence that gives a deadline, the one the question's words point at most."""
+    told = [e for e in timeline.events(eng, user_id, agent_id, year)
+            if e.date != timeline.UNDATED and e.message_id != "this turn" and _SAID.search(e.text)]
+    if not told:
+        return None
+    asked = document_reader._stems(question)
+    return max(reversed(told), key=lambda e: len(asked & document_reader._stems(e.text)))
+
+
+# the questions of a turn: "Which vessel is it on, and will it reach Port Klang before ...?" is two
+_PARTS = re.compile(r"\?\s*|,?\s+and\s+(?=(?:will|would|does|do|did|is|are|can|could|when|what|which|how)\b)", re.I)
+
+
+@dataclass(frozen=True)
+class _Day:
+    event: str               # arrival | departure
+    as_of: datetime.date     # the day the data is stated as of
+    past: bool               # asked in the past ("did the ship leave ...?")
+
+
+def _day_of_the_data(scoped: Engine, question: str, told: timeline.Event, want: _Day,
+                     ask: Callable[[str], ChatAnswer | None], said: list[str]) -> tuple[ChatAnswer, datetime.date] | None:
+    """(the data answer that gives the day, the day): from the question's other part, else the thread's last
+    answer (`said[0]`); else the day (at the deadline's port, when it names one) of the one vessel those, or
+    else what the user told (`said[1]`), name."""
+    answered = [a for part in _PARTS.split(question) if part.strip(" ,?") and not ASKED.search(part)
+                and (a := ask(part.strip(" ,") + "?")) is not None and a.mode == "rag"]
+    for a in answered:
+        if (day := _day_meant(a.answer, want)) is not None:
+            return a, day
+    if said[0] and (day := _day_meant(said[0], want)) is not None:
+        given = ChatAnswer(f"The {want.event} my last answer gives: {_said(day)}.", "rag",
+                           {"handler": "deadline", "mode": "rag", "used_llm": "none"}, [], [], "all", None, False,
+                           route={"intent": "PERSONAL_MEMORY", "method": "memory", "label": "PERSONAL_MEMORY",
+                                  "unsure": False})
+        return given, day
+    of_vessel = _the_vessels_day(scoped, [a.answer for a in answered] + said, told, want)
+    if of_vessel is None:
+        return None
+    asked, day = of_vessel
+    return (dataclasses.replace(asked, answer="\n".join([a.answer for a in answered] + [asked.answer])), day)
+
+
+def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
+                     want: _Day) -> tuple[ChatAnswer, datetime.date] | None:
+    """The day of the one vessel the first text naming any names, at the port the deadline names if it names one."""
+    _, values = assistant.knowledge(scoped)
+    named = [{lk.value for lk in values.links(t) if lk.table == "VESSELS" and lk.how == "exact"} for t in texts if t]
+    vessels = next((v for v in named if v), set())
+    ports = {lk.value for lk in values.links(told.text) if lk.table == "PORTS"}
+    if len(vessels) != 1 or len(ports) > 1:
+        return None
+    verb, where = ("leave", "from") if want.event == "departure" else ("arrive", "at")
+    at = f" {where} {next(iter(ports))}" if ports else ""
+    asked = answer_question(scoped, f"when does the {next(iter(vessels))} {verb}{at}?")
+    day = _day_meant(asked.answer, want) if asked.mode == "rag" else None
+    return (asked, day) if day is not None else None
+
+
+def _last_answer(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> str:
+    """The thread's last answer to this user; in a thread just opened, their last answer in another; or ""."""
+    messages: list[Any] = list(eng.store.list_thread_messages(thread_id)) if thread_id else []
+    if not messages:  # ("that sailing" in a new session: the one the user's last answer named)
+        messages = list(eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=2))
+    last = next((m for m in reversed(messages) if getattr(m, "role", "") == "assistant"), None)
+    return (last.content or "") if last is not None and last.user_id == user_id else ""
+
+
+def _day_meant(text: str, want: _Day) -> datetime.date | None:
+    """The day of the event an answer gives by its label ("arrival date 2025-06-12"): of several, the first
+    still to come on the day the data is stated as of (asked in the past, the latest gone by), else the
+    latest; None without one."""
+    said = re.findall(rf"\b{want.event} date (\d{{4}}-\d{{2}}-\d{{2}})\b", text)
+    days = sorted({datetime.date.fromisoformat(d) for d in said})
+    if not days:
+        return None
+    if want.past:
+        return next((d for d in reversed(days) if d <= want.as_of), days[0])
+    return next((d for d in days if d >= want.as_of), days[-1])
+
+
+def _compared(data: str, day: datetime.date, told: timeline.Event, event: str, past: bool) -> str:
+    """The data answer, then the day against the deadline in days."""
+    spare = (told.date - day).days
+    verb = {("departure", False): "leaves", ("departure", True): "left", ("arrival", False): "arrives",
+            ("arrival", True): "arrived"}[(event, past)]
+    days = f"{abs(spare)} day{'s' if abs(spare) != 1 else ''}"
+    verdict = (f"Yes: it {verb} on {_said(day)}, {days} before the deadline" if spare > 0 else
+               f"Just: it {verb} on {_said(day)}, the day of the deadline" if spare == 0 else
+               f"No: it {verb} on {_said(day)}, {days} after the deadline")
+    return f"{data}\n{verdict} you told me ({_said(told.date)}: \u201c{told.text}\u201d)."
+
+
+def _said(day: datetime.date) -> str:
+    return f"{day.day} {day:%B %Y}"
