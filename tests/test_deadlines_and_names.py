@@ -1,0 +1,210 @@
+"""Memory in conversation, through the chat service: a deadline told against the data's days, the names
+of a user's customers picking their things, values that changed, the kind asked of a memory, and days
+counted from a day the question gives.
+
+Each conversation has a user of its own. Expected values come from SQL over SUPPLYCHAIN, the catalog
+and the test's own words; the vessels, boxes and ports are chosen by SQL, not written in.
+"""
+from __future__ import annotations
+
+import datetime
+import itertools
+
+import pytest
+
+from tests.conftest import answers_engine
+from workshop_lib.assistant import knowledge, planner
+from workshop_lib.data.catalog import ITEMS
+from workshop_lib.data.supplychain_data import OWNER
+from workshop_lib.parts.chat.app import ChatService
+
+_users = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    eng = answers_engine("embedded", tmp_path_factory.mktemp("deadlines"))
+    yield ChatService(eng)
+    eng.close()
+
+
+def _talk(service, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(answer, mode) of each (thread, text) turn, for a user of their own."""
+    user, out = f"dl-{next(_users)}", []
+    threads: dict[str, str] = {}
+    for thread, text in turns:
+        body, mode = service.answer({"question": text, "thread_id": threads.get(thread), "user_id": user,
+                                     "agent": False})
+        threads.setdefault(thread, body["thread_id"])
+        out.append((body["answer"], mode))
+    return out
+
+
+def _rows(service, sql: str):
+    return service.eng.query(sql.format(o=OWNER))
+
+
+def _as_of(service) -> datetime.date:
+    schema, _ = knowledge(service.eng)
+    day = planner.reference_date(schema)
+    assert day is not None
+    return day
+
+
+def _said(day: datetime.date) -> str:
+    return f"{day.day} {day:%B %Y}"
+
+
+def _under_way(service):
+    """(vessel, destination port, arrival day) of a voyage at sea whose vessel has no other voyage arriving
+    after the day the data is stated as of."""
+    as_of = _as_of(service).isoformat()
+    for vessel, port, arrival in _rows(service, "SELECT s.VESSEL_NAME, p.PORT_NAME, v.ARRIVAL_DATE FROM {o}.VOYAGES v "
+                                                "JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {o}.PORTS p "
+                                                "ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE v.STATUS = 'ACTIVE' "
+                                                "ORDER BY v.VOYAGE_ID"):
+        later = _rows(service, f"SELECT COUNT(*) FROM {{o}}.VOYAGES v JOIN {{o}}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                               f"WHERE s.VESSEL_NAME = '{vessel}' AND v.ARRIVAL_DATE >= '{as_of}'")[0][0]
+        if later == 1:
+            return vessel, port, datetime.date.fromisoformat(str(arrival)[:10])
+    raise AssertionError("no voyage at sea")
+
+
+@pytest.mark.parametrize("margin", [5, -2])
+def test_a_deadline_told_is_compared_with_the_arrival_the_question_asks(service, margin):
+    vessel, port, arrival = _under_way(service)
+    deadline = arrival + datetime.timedelta(days=margin)
+    turns = _talk(service, [
+        ("t1", f"Our buyer Lindqvist Trading needs the goods in {port} by {_said(deadline)} at the latest."),
+        ("t2", f"When is the {vessel} due in {port}? Will it make the deadline?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and _said(arrival) in answer, answer
+    assert (f"{margin} days before the deadline" if margin > 0 else f"{-margin} days after the deadline") in answer, answer
+
+
+def test_that_sailing_is_the_one_the_last_answer_named(service):
+    vessel, port, arrival = _under_way(service)
+    deadline = arrival + datetime.timedelta(days=3)
+    turns = _talk(service, [
+        ("t1", f"Harrow Cellars needs their wine in {port} by {_said(deadline)}, that's the hard deadline."),
+        ("t2", f"Which voyage is the {vessel} on right now?"),
+        ("t3", "If the wine is on that sailing, do we make their deadline, and with how many days to spare?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and "3 days before the deadline" in answer, answer
+
+
+def test_no_deadline_told_gives_no_comparison(service):
+    vessel, port, _ = _under_way(service)
+    answer, _ = _talk(service, [("t1", f"When is the {vessel} due in {port}? Will it make the deadline?")])[0]
+    assert "before the deadline" not in answer and "after the deadline" not in answer, answer
+
+
+def _two_boxes(service):
+    """Two containers of different gross weights: (lighter, its weight), (heavier, its weight)."""
+    rows = _rows(service, "SELECT CONTAINER_NUMBER, GROSS_WEIGHT_KG FROM {o}.CONTAINERS ORDER BY CONTAINER_ID")
+    first = rows[0]
+    other = next(r for r in rows[1:] if r[1] != first[1])
+    return sorted([first, other], key=lambda r: r[1])
+
+
+def test_which_customer_has_the_heavier_box_names_the_customer(service):
+    (light, light_kg), (heavy, heavy_kg) = _two_boxes(service)
+    turns = _talk(service, [("t1", f"Ridgeway Toys' container this month is {light}."),
+                            ("t2", f"Castellan Auto Parts just sent theirs: {heavy}."),
+                            ("t3", "Which of my two customers has the heavier box, and by how many kilos?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and f"{heavy} (Castellan Auto Parts)" in answer, answer
+    assert f"{int(heavy_kg - light_kg)}" in answer.replace(",", ""), answer
+
+
+def test_a_customers_name_picks_their_box_not_the_newest(service):
+    (first, _), (second, _) = _two_boxes(service)
+    vessel = _rows(service, f"SELECT s.VESSEL_NAME FROM {{o}}.CONTAINERS c JOIN {{o}}.VOYAGES v ON v.VOYAGE_ID = "
+                            f"c.VOYAGE_ID JOIN {{o}}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                            f"WHERE c.CONTAINER_NUMBER = '{first}'")[0][0]
+    turns = _talk(service, [("t1", f"My customer Baobab Foods has a box on the water, {first}."),
+                            ("t2", f"Separate thing: Keller Maschinenbau's container is {second}."),
+                            ("t3", "Baobab Foods is asking which ship their box is on - can you tell me?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and first in answer and vessel in answer and second not in answer, answer
+
+
+def test_a_lane_switched_to_another_carrier_answers_first_and_now(service):
+    turns = _talk(service, [("t1", "We're using ZIM for our Med lane these days."),
+                            ("t2", "Small change: we switched the Med lane to MSC last week, ZIM kept rolling our boxes."),
+                            ("t3", "Remind me - which carrier did I first mention for the Med lane, and which one "
+                                   "are we on now?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and answer.index("ZIM") < answer.index("MSC"), answer
+
+
+def test_an_adjective_of_a_region_is_no_name_and_the_hub_is_the_place(service):
+    item = next(i for i in ITEMS if i.item_id == "EQ-45HC")
+    port = "Rotterdam"
+    turns = _talk(service, [("t1", f"Our European hub is in {port} - everything gets consolidated there."),
+                            ("t1", f"How many {item.name}s are available at our hub?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and port in answer and "european" not in answer.lower(), answer
+
+
+def test_a_rate_in_another_currency_switches_the_currency(service):
+    usd = next(i.price_usd for i in ITEMS if i.item_id == "SV-CUSTOMS")
+    turns = _talk(service, [("t1", "From now on please quote all prices in euros; use 1 USD = 0.92 EUR."),
+                            ("t2", "Change of plan, finance wants pounds sterling now: 1 USD = 0.79 GBP."),
+                            ("t2", "What does customs brokerage cost per entry?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and f"GBP {usd * 0.79:,.2f}" in answer and "EUR" not in answer, answer
+
+
+def test_days_count_from_a_day_the_question_gives_and_an_extension_spans_its_move(service):
+    turns = _talk(service, [("t1", "Our Ghent warehouse lease runs until 30 June 2025, need to sort that out."),
+                            ("t2", "Good news: we extended the Ghent lease to 15 September 2025."),
+                            ("t3", "When does our Ghent lease end now, and how many days is that from 2 June 2025?"),
+                            ("t3", "And how many days was the extension itself?")])
+    (now, now_mode), (extension, ext_mode) = turns[-2:]
+    assert now_mode == "rag" and "105 days" in now and "15 September 2025" in now, now
+    assert ext_mode == "rag" and "77 days" in extension, extension
+
+
+def test_a_name_only_the_user_told_makes_a_question_of_days_theirs(service):
+    turns = _talk(service, [("t1", "We signed the framework contract with Nordhavn Retail on 3 March 2025, finally."),
+                            ("t2", "Nordhavn's first shipment left on 14 April 2025."),
+                            ("t3", "How many days passed between signing with Nordhavn and their first shipment?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and "42 days" in answer, answer
+
+
+def test_a_date_said_beside_what_is_asked_is_not_its_date(service):
+    turns = _talk(service, [("t1", "Big news: we signed with Ostrander Foods on the second of May. Their first "
+                                   "shipment sailed exactly two weeks after we signed."),
+                            ("t2", "On what date did Ostrander's first shipment sail?")])
+    answer, mode = turns[-1]
+    assert not (mode == "rag" and "2 May" in answer), answer
+
+
+def test_a_question_that_repeats_a_memory_does_not_replace_it(service):
+    turns = _talk(service, [("t1", "ugh, Brennan Haulage missed our Felixstowe slot AGAIN this morning."),
+                            ("t2", "I'm writing a complaint email to the haulier that keeps missing our Felixstowe "
+                                   "slots - which company was it again?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and "Brennan Haulage" in answer, answer
+
+
+def test_a_follow_up_asks_the_place_and_a_reference_the_memory_holds(service):
+    turns = _talk(service, [("t1", "hey, im handlin the Okonkwo Textiles acct now since Dave left, they ship outta "
+                                   "Lagos mostly."),
+                            ("t2", "which customer acct did i say i took over from Dave?"),
+                            ("t2", "and where do they mostly ship from?"),
+                            ("t3", "Hapag gave me booking HLB-77315 for the Qingdao load."),
+                            ("t4", "Hapag is asking me to quote the booking number on the amendment form, what was it?")])
+    (who, who_mode), (where, where_mode), _, (ref, ref_mode) = turns[1:]
+    assert who_mode == "rag" and "Okonkwo Textiles" in who and "Dave" not in who.split("(")[0], who
+    assert where_mode == "rag" and "Lagos" in where, where
+    assert ref_mode == "rag" and "HLB-77315" in ref, ref
+
+
+def test_a_spanish_first_person_verb_keeps_the_reference(service):
+    turns = _talk(service, [("t1", "Hola, soy Mateo. Tenemos la reserva HLCUVLC2405871 con Hapag-Lloyd."),
+                            ("t2", "¿Me recuerdas el número de nuestra reserva con Hapag?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and "HLCUVLC2405871" in answer, answer
