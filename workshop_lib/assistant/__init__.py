@@ -334,8 +334,8 @@ _STEP = {"last": -1, "past": -1, "previous": -1, "this": 0, "current": 0, "next"
 
 
 def periods_named(question: str, today: datetime.date | None) -> str:
-    """"Last year", "next month": the year or month they mean, counted from the date the data is stated
-    as of (not an order: "last" here is no latest row)."""
+    """"Last year", "next month", "tomorrow": the year, month or day they mean, counted from the date the
+    data is stated as of (not an order: "last" here is no latest row)."""
     if today is None:
         return question
 
@@ -345,7 +345,15 @@ def periods_named(question: str, today: datetime.date | None) -> str:
             return f"in {today.year + step}"
         month = today.year * 12 + today.month - 1 + step
         return f"in {calendar.month_name[month % 12 + 1]} {month // 12}"
-    return _RELATIVE.sub(named, question)
+
+    def day(m: re.Match[str]) -> str:  # "due to arrive tomorrow": the day after the data's own
+        d = today + datetime.timedelta(days=1 if m.group(1).lower() == "tomorrow" else -1)
+        return f"on {d.day} {calendar.month_name[d.month]} {d.year}"
+    return _NEXT_DAY.sub(day, _RELATIVE.sub(named, question))
+
+
+# (not "today": "where is she today?" asks how things stand, not the rows of one day)
+_NEXT_DAY = re.compile(r"\b(tomorrow|yesterday)\b", re.I)
 
 
 def joined_as_named(question: str, schema: Schema) -> str:

@@ -88,7 +88,7 @@ DESTINATION_WORDS = (r"to|for|bound for|into|arriving|arrive|arrives|arriving at
 _QUESTION = set("""how many much what which who whose where when is are was were do does did the a an of in on at for your
 to from by with and or me show list tell give find please name there any all our we i you can could would
 have has had it its their that this these those get see about currently now some number count per each
-every again into onto anyway anyhow ok okay alright btw also oh hmm um well so instead too wat wich whats
+every again into onto anyway anyhow ok okay alright btw also oh hmm um well so instead too wat wats wich whats whcih wihch
 terms vs versus""".split())  # and words that only lead in or frame ("in TEU terms"), and misspelt question words
 
 
@@ -325,7 +325,7 @@ def _child_asked(words: _Words, schema: Schema, named_table: str) -> str | None:
     below hold (a vessel's voyages arrive): those rows, filtered by the record."""
     named = [(score, c) for score, c in schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
              if score >= 1.5]
-    if not named and words.has(r"when|what date|which date") and not any(c.is_date for c in schema.columns[named_table]):
+    if not named and words.has(r"when|what date|which date|what day|which day") and not any(c.is_date for c in schema.columns[named_table]):
         return _child_dated(words, schema, named_table)  # "when does the MSC Tessa arrive?": its voyages' dates
     if not named or not named[0][1].is_date or any(c.table == named_table for _, c in named):
         return None
@@ -965,6 +965,8 @@ def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at:
     aggregate cannot show."""
     _rows_not_named(words, spec, noun_at)
     if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
+        _the_column_of_the_unit(words, schema, spec)
+    if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
         _lookup_shows_the_name(words, schema, spec)
     if spec.action in ("count", "group", "group_top"):
         # "the most departures": a date column named in a count names the event counted
@@ -1023,6 +1025,16 @@ def _points_back(words: _Words, spec: Spec) -> None:
     and no filter says which; every row of the table would answer another question."""
     if spec.action in ("list", "lookup") and not spec.filters and (it := words.has(r"it|its|she|her|he|him|(?<=are |ere )they")):
         raise NoPlan(f"it asks about '{it.group(0)}' without naming which row that is")
+
+
+def _the_column_of_the_unit(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"What's FCIU2716756 set to in Fahrenheit?": a row named and a unit asked, no column said: the one
+    column of the row's table whose unit is of that kind (the temperature, in °C)."""
+    m = words.has(rf"(?:in|into|as) (?:metric )?({_UNITS_ASKED})")
+    kinds = _KINDS_OF_UNIT.get(m.group(1).lower(), set()) if m else set()
+    held = [c for c in schema.columns.get(spec.target, []) if c.unit in kinds]
+    if len(held) == 1:
+        spec.show.append(held[0])
 
 
 def _lookup_shows_the_name(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -3013,6 +3025,8 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     if dates and (weekday := words.has(_WEEKDAY_ASKED)) and spec.convert is None:
         spec.convert = "weekday"
         words.take(weekday.start(), weekday.end())
+    elif dates and (day := words.has(r"(?:what|which|the) (day)(?: of (?!the week))?")):
+        words.take(day.start(1), day.end(1))  # "what day did she leave Hamburg?": the date asked
 
 
 def _tables_reached(schema: Schema, spec: Spec) -> list[str]:

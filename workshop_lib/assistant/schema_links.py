@@ -103,6 +103,7 @@ PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", 
            ("head", "office"): "head", ("gross", "mass"): "weight", ("home", "port"): "port",
            ("set", "point"): "temperature", ("good", "line"): "cargo", ("port", "code"): "unlocode",
            ("due", "to"): "to",  # "due to sail" says what is planned, not an arrival
+           ("transit", "time"): "duration", ("sailing", "time"): "duration",
            # boxes "sitting on" a voyage are on it (a box that sits somewhere for days is another question)
            ("sitting", "on"): "on", ("sits", "on"): "on", ("sit", "on"): "on"}
 

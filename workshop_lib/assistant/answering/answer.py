@@ -655,6 +655,9 @@ def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | N
     carrier, a voyage: the catalog knows nothing about them); else None. With the router's decision,
     a need described without asking ("cocoa keeps arriving with condensation damage") counts too,
     unless the question reads as one about the data, the schema or the documents."""
+    named = grounded.named_items(question)
+    if len(named) == 1 and named[0].price_unit.lower() in question.lower() and not assistant.named_records(eng, question):
+        return named[0]  # "what's reefer monitoring per container per voyage?": its price, by its unit
     described = decision is not None and _only_described(eng, question, decision)
     asked = catalog_links.asks_for_item(question)
     if not (asked or catalog_links.asks_for_item(question, described=described)) or assistant.named_records(eng, question) \
@@ -662,7 +665,6 @@ def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | N
         return None  # a record of the data, a claim, booking or document number, the user's own: not the catalog's
     # asked for in so many words ("which equipment helps?"), one item clearly leading is enough
     link = catalog_links.best(question, described=described or asked)
-    named = grounded.named_items(question)
     if link is None:
         return _priced_by_name(question, named)
     if len(named) == 1 and not catalog_links.sizes_allow(question, link.item):

@@ -59,7 +59,7 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, thread_id
     past = _PAST.search(question) is not None
     theirs = " ".join(r.content or "" for r in personal.valid_memories(eng, user_id, agent_id))
     found = _day_of_the_data(eng.scoped(user_id, agent_id), question, told, _Day(event, as_of, past), ask,
-                             [_last_answer(eng, thread_id, user_id, agent_id), theirs])
+                             [*_last_answers(eng, thread_id, user_id, agent_id), theirs])
     if found is None:
         return None
     data, day = found
@@ -92,8 +92,8 @@ class _Day:
 def _day_of_the_data(scoped: Engine, question: str, told: timeline.Event, want: _Day,
                      ask: Callable[[str], ChatAnswer | None], said: list[str]) -> tuple[ChatAnswer, datetime.date] | None:
     """(the data answer that gives the day, the day): from the question's other part, else the thread's last
-    answer (`said[0]`); else the day (at the deadline's port, when it names one) of the one vessel those, or
-    else what the user told (`said[1]`), name."""
+    answer (`said[0]`); else the day (at the deadline's port, when it names one) of the one vessel the first of
+    their last answers, or else what the user told (`said[-1]`), names."""
     answered = [a for part in _PARTS.split(question) if part.strip(" ,?") and not ASKED.search(part)
                 and (a := ask(part.strip(" ,") + "?")) is not None and a.mode == "rag"]
     for a in answered:
@@ -128,13 +128,18 @@ def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
     return (asked, day) if day is not None else None
 
 
-def _last_answer(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> str:
-    """The thread's last answer to this user; in a thread just opened, their last answer in another; or ""."""
+def _last_answers(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> list[str]:
+    """The user's last answers, newest first: the thread's; in a thread just opened, their last ones in others
+    ("that sailing" in a new session is the one an answer before named). The first is "" when the thread's
+    last answer was not to them."""
     messages: list[Any] = list(eng.store.list_thread_messages(thread_id)) if thread_id else []
-    if not messages:  # ("that sailing" in a new session: the one the user's last answer named)
-        messages = list(eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=2))
-    last = next((m for m in reversed(messages) if getattr(m, "role", "") == "assistant"), None)
-    return (last.content or "") if last is not None and last.user_id == user_id else ""
+    if not messages:
+        messages = list(eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=_LAST * 2))
+    answers = [m for m in reversed(messages) if getattr(m, "role", "") == "assistant"][:_LAST]
+    return [(m.content or "") if m.user_id == user_id else "" for m in answers] or [""]
+
+
+_LAST = 3  # answers read back for the vessel a question points at
 
 
 def _day_meant(text: str, want: _Day) -> datetime.date | None:

@@ -297,7 +297,7 @@ def _another_part(question: str, rec: personal.Recalled) -> str | None:
 _OTHER_TOLD = re.compile(r"\b(?!i\b|we\b|you\b)([a-z][\w'-]*)\s+(?:tell|told|say|said|mention|mentioned|give|gave)"
                          r"\s+(?:to\s+)?you\b", re.I)
 # a reference back to what the last answer was about: "and who is it now?", "the one we're on now"
-_FOLLOW_UP = re.compile(r"\b(?:it|that one|this one|the one|that|them|they|their|he|she|him|her|his)\b", re.I)
+_FOLLOW_UP = re.compile(r"\b(?:it|its|that one|this one|the one|that|them|they|their|he|she|him|her|his)\b", re.I)
 
 
 def _previous_memory(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> personal.Recalled | None:

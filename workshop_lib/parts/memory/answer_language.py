@@ -105,9 +105,19 @@ def render(text: str, language: str) -> str:
     column = _COLUMN.get(language)
     if column is None:
         return text
+    # the text with its quotes blanked (same length, lines kept): a quote's words are never matched
+    blank = _QUOTE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    kept = {n for n, line in enumerate(blank.split("\n"))
+            if not any(m.group(1) not in _JOINING for m in _PATTERN.finditer(line))}
     out, at = [], 0
-    for q in _QUOTE.finditer(text):
-        out += [_PATTERN.sub(lambda m: _WORDS[m.group(1)][column], text[at:q.start()]), q.group(0)]
-        at = q.end()
-    out.append(_PATTERN.sub(lambda m: _WORDS[m.group(1)][column], text[at:]))
+    for m in _PATTERN.finditer(blank):
+        said = m.group(0) if blank.count("\n", 0, m.start()) in kept else _WORDS[m.group(1)][column]
+        out += [text[at:m.start()], said]
+        at = m.end()
+    out.append(text[at:])
     return "".join(out)
+
+
+# the small words between the fixed ones, put in the language only on a line that has fixed words of its
+# own: a sentence of prose with its "with" alone translated reads as neither language
+_JOINING = frozenset({"for", "with", "or"})
