@@ -7,6 +7,8 @@ Expected values come from SQL over SUPPLYCHAIN, the catalog and the documents' o
 """
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from workshop_lib.assistant.answering.answer import answer_question
@@ -80,3 +82,48 @@ def test_a_clause_that_says_which_case_weighs_less_than_what_is_asked(docs_eng):
 def test_a_day_something_starts_from_does_not_say_when_it_ends(docs_eng):
     a = answer_question(docs_eng, "When will the dredging at Singapore's Eastern Bunkering A anchorage be finished?")
     assert a.mode == "fallback", a.answer
+
+
+def test_tomorrow_is_the_day_after_the_datas_own(eng):
+    from workshop_lib.assistant import knowledge, planner
+    day = planner.reference_date(knowledge(eng)[0])
+    assert day is not None
+    after = (day + datetime.timedelta(days=1)).isoformat()
+    voyages = {r[0] for r in _rows(eng, f"SELECT VOYAGE_NUMBER FROM {{o}}.VOYAGES WHERE ARRIVAL_DATE = '{after}'")}
+    a = answer_question(eng, "What's due to arrive tomorrow?")
+    assert a.mode == "rag" and after in a.answer and all(v in a.answer for v in voyages), a.answer
+
+
+def test_a_unit_asked_of_a_row_names_the_column_of_that_unit(eng):
+    box, temp = _rows(eng, "SELECT CONTAINER_NUMBER, REEFER_TEMP_C FROM {o}.CONTAINERS WHERE REEFER_TEMP_C IS NOT NULL "
+                           "ORDER BY CONTAINER_ID")[0]
+    a = answer_question(eng, f"What's {box} set to in Fahrenheit?")
+    assert a.mode == "rag" and f"{float(temp) * 9 / 5 + 32:.2f} °F" in a.answer, a.answer
+
+
+def test_what_day_asks_the_date_and_transit_time_the_duration(eng):
+    vessel, voyage, port, left = _rows(eng, "SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER, p.PORT_NAME, v.DEPARTURE_DATE FROM "
+                                            "{o}.VOYAGES v JOIN {o}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {o}.PORTS p "
+                                            "ON p.PORT_ID = v.ORIGIN_PORT_ID WHERE v.STATUS = 'ACTIVE' ORDER BY v.VOYAGE_ID")[0]
+    a = answer_question(eng, f"{vessel} voy {voyage} - what day did she leave {port}?")
+    assert a.mode == "rag" and str(left)[:10] in a.answer, a.answer
+    avg = _rows(eng, "SELECT AVG(julianday(ARRIVAL_DATE) - julianday(DEPARTURE_DATE)) FROM {o}.VOYAGES "
+                     "WHERE STATUS = 'COMPLETED'")[0][0] if eng.name == "embedded" else None
+    b = answer_question(eng, "Average transit time in days for the voyages that are completed?")
+    assert b.mode == "rag" and "duration" in b.answer and (avg is None or f"{avg:.2f}" in b.answer), b.answer
+
+
+def test_an_item_named_with_its_price_unit_is_the_catalogs(eng):
+    item = next(i for i in ITEMS if i.item_id == "SV-REEFMON")
+    a = answer_question(eng, f"What's {item.name.lower()} {item.price_unit}?")
+    assert a.mode == "rag" and item.item_id in a.answer and f"{item.price_usd:,.2f}" in a.answer, a.answer
+
+
+def test_boxes_of_goods_are_also_counted_as_packages(eng):
+    boxes = _rows(eng, "SELECT COUNT(DISTINCT CONTAINER_ID) FROM {o}.CARGO_ITEMS WHERE UPPER(DESCRIPTION) LIKE '%BANANA%'")[0][0]
+    packages = _rows(eng, "SELECT SUM(QUANTITY) FROM {o}.CARGO_ITEMS WHERE UPPER(DESCRIPTION) LIKE '%BANANA%' "
+                          "AND PACKAGE_TYPE = 'BX'")[0][0]
+    a = answer_question(eng, "how many banana boxes in total across all manifests?")
+    assert a.mode == "rag" and f"{boxes} containers" in a.answer and f"{int(packages):,}" in a.answer, a.answer
+    b = answer_question(eng, "how many boxes are on voyage 484W?")
+    assert "packages" not in b.answer, b.answer

@@ -295,7 +295,28 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     parts = clauses(question)
     if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
         return stepped
-    return _run(eng, (schema, values), spec, plan, parts, links, summary, question)
+    answer = _run(eng, (schema, values), spec, plan, parts, links, summary, question)
+    packed = _boxes_as_packages(eng, schema, spec, question, links) if answer.text else None
+    return dataclasses.replace(answer, text=f"{answer.text}\n{packed}") if packed else answer
+
+
+def _boxes_as_packages(eng: Engine, schema: Schema, spec: planner.Spec, question: str, links: list[Link]) -> str | None:
+    """"How many banana boxes in total?": a box is a container, and on the manifests a kind of package too
+    (the package type's comment: "BX box"). Boxes of goods counted as containers are also said as the
+    packages of that kind their lines declare, when they declare any: the question may mean either."""
+    said = re.search(r"\b(box(?:es)?)\b", question, re.I)
+    goods = [lk.text for lk in links if (lk.table, lk.column) == ("CARGO_ITEMS", "DESCRIPTION") and lk.how == "word"]
+    kind = next((c for c in schema.columns.get("CARGO_ITEMS", []) if c.name == "PACKAGE_TYPE"), None)
+    if spec.action != "count" or spec.target != "CONTAINERS" or said is None or not goods or kind is None or \
+            any(f.column.ref != "CARGO_ITEMS.DESCRIPTION" for f in spec.filters):
+        return None  # (boxes of bananas on one voyage: the packages would be counted over every voyage)
+    code = next((code for code in re.findall(r"\b([A-Z]{2})\s+box\b", kind.comment)), None)
+    if code is None:
+        return None
+    packages = answer_data(eng, f"how many {code} packages of {' '.join(goods)}?")
+    if packages.text is None or packages.plan is None or packages.plan.spec.action != "aggregate":
+        return None
+    return f"Counted as packages on the manifest lines instead: {packages.text}"
 
 
 def _read_as(links: list[Link], question: str) -> str:
