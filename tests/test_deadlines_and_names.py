@@ -208,3 +208,54 @@ def test_a_spanish_first_person_verb_keeps_the_reference(service):
                             ("t2", "¿Me recuerdas el número de nuestra reserva con Hapag?")])
     answer, mode = turns[-1]
     assert mode == "rag" and "HLCUVLC2405871" in answer, answer
+
+
+def test_quotes_told_in_passing_are_compared_by_order_and_price(service):
+    drayage = next(i for i in ITEMS if i.item_id == "SV-DRAYAGE")
+    cheapest = drayage.price_usd - 10
+    turns = _talk(service, [("t1", f"First drayage quote for Long Beach came in: ${cheapest + 40:.0f} a move from Pacific Haul."),
+                            ("t2", f"Got another one: Harbor Link, ${cheapest:.0f} a move."),
+                            ("t3", f"Third quote today - SoCal Box at ${cheapest + 25:.0f}."),
+                            ("t3", "Which quote did I get most recently, and which is the cheapest so far?"),
+                            ("t4", "Which haulier quoted first?"),
+                            ("t4", "How does the cheapest one compare with your own catalog drayage price?")])
+    (recent, recent_mode), (first, first_mode), (compared, compared_mode) = turns[3:]
+    assert recent_mode == "rag" and "most recent quote is SoCal Box's" in recent, recent
+    assert "cheapest quote is Harbor Link's" in recent, recent
+    assert first_mode == "rag" and "first quote is Pacific Haul's" in first, first
+    assert compared_mode == "rag" and "USD 10.00 less than" in compared and drayage.item_id in compared, compared
+
+
+def test_a_sum_in_the_words_of_a_quote_that_names_no_one_stops_the_comparison(service):
+    turns = _talk(service, [("t1", "Quote from Pacific Haul: $380 a move."),
+                            ("t2", "Harbor Link quoted $340 a move."),
+                            ("t3", "And another quote, $300 a move, from a broker friend of Harbor Link and Pacific Haul."),
+                            ("t3", "Which quote is the cheapest so far?")])
+    answer, mode = turns[-1]
+    assert not (mode == "rag" and "Harbor Link's" in answer), answer
+
+
+def test_its_follows_the_thing_recalled_unless_the_question_names_one(service):
+    (box, _), (other, _) = _two_boxes(service)
+    weight = _rows(service, f"SELECT GROSS_WEIGHT_KG FROM {{o}}.CONTAINERS WHERE CONTAINER_NUMBER = '{box}'")[0][0]
+    other_arrival = _rows(service, f"SELECT v.ARRIVAL_DATE FROM {{o}}.CONTAINERS c JOIN {{o}}.VOYAGES v ON v.VOYAGE_ID = "
+                                   f"c.VOYAGE_ID WHERE c.CONTAINER_NUMBER = '{other}'")[0][0]
+    turns = _talk(service, [("t1", f"Vantaa Paper's box this week is {box}."),
+                            ("t2", "Which vessel is Vantaa Paper's box on?"),
+                            ("t2", "And its gross weight?"),
+                            ("t2", f"when does the ship with {other} reach its destination?")])
+    (its, its_mode), (named, named_mode) = turns[2:]
+    assert its_mode == "rag" and f"{int(weight):,}" in its, its
+    assert named_mode == "rag" and str(other_arrival)[:10] in named and box not in named.split("(For")[0], named
+
+
+def test_a_follow_up_after_a_turn_that_grounded_nothing_still_follows(service):
+    box = _two_boxes(service)[0][0]
+    goods = _rows(service, f"SELECT i.DESCRIPTION FROM {{o}}.CARGO_ITEMS i JOIN {{o}}.CONTAINERS c ON c.CONTAINER_ID = "
+                           f"i.CONTAINER_ID WHERE c.CONTAINER_NUMBER = '{box}'")[0][0]
+    turns = _talk(service, [("t1", f"The box for our Lindqvist Interiors order is {box}."),
+                            ("t2", "Lindqvist wants to know the port where their box gets discharged."),
+                            ("t2", "And what does the notice say about it?"),
+                            ("t2", "what's inside it?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and goods in answer, answer

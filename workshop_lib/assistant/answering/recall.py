@@ -297,7 +297,10 @@ def _another_part(question: str, rec: personal.Recalled) -> str | None:
 _OTHER_TOLD = re.compile(r"\b(?!i\b|we\b|you\b)([a-z][\w'-]*)\s+(?:tell|told|say|said|mention|mentioned|give|gave)"
                          r"\s+(?:to\s+)?you\b", re.I)
 # a reference back to what the last answer was about: "and who is it now?", "the one we're on now"
-_FOLLOW_UP = re.compile(r"\b(?:it|its|that one|this one|the one|that|them|they|their|he|she|him|her|his)\b", re.I)
+_FOLLOW_UP = re.compile(r"\b(?:it|that one|this one|the one|that|them|they|their|he|she|him|her|his)\b", re.I)
+# "and its gross weight?": its thing is the last one recalled, unless the question names a record ("the ship
+# with HLXU2953512 - when does it reach its destination?")
+_ITS = re.compile(r"\bits\b", re.I)
 
 
 def _previous_memory(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> personal.Recalled | None:
@@ -313,15 +316,21 @@ def _previous_memory(eng: Engine, thread_id: str | None, user_id: str, agent_id:
 
 
 def _last_recalled_column(eng: Engine, thread_id: str, user_id: str) -> str:
-    """The TABLE.COLUMN the thread's last answer (to this user) recalled a memory of, or ""."""
+    """The TABLE.COLUMN the thread's last answer (to this user) recalled a memory of, or "". Answers that
+    grounded nothing since (a fallback: "that is a question for the documents") set no other subject."""
     messages = eng.store.list_thread_messages(thread_id)
-    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
-    if last is None or last.user_id != user_id:
-        return ""
-    explain = (last.metadata or {}).get("decision_explain") or {}
-    told = explain.get("told")
-    told = told if isinstance(told, dict) else {}
-    return str(_memory_of(explain).get("column") or told.get("column") or "")  # (told: a thing just kept)
+    answers = [m for m in reversed(messages) if m.role == "assistant"][:_LOOKED_BACK]
+    for last in answers:
+        explain = (last.metadata or {}).get("decision_explain") or {}
+        told = explain.get("told")
+        told = told if isinstance(told, dict) else {}
+        column = str(_memory_of(explain).get("column") or told.get("column") or "")  # (told: a thing just kept)
+        if last.user_id != user_id or column or explain.get("mode") != "fallback":
+            return column if last.user_id == user_id else ""
+    return ""
+
+
+_LOOKED_BACK = 3  # answers looked back over, past those that grounded nothing
 
 
 def _current_memory_of(eng: Engine, user_id: str, agent_id: str, table: str, col: str) -> personal.Recalled | None:
@@ -1303,7 +1312,8 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
         return timed
     if (whose := _by_their_people(eng, question, user_id, agent_id, thread_id)) is not None:
         return whose
-    follow = _previous_memory(eng, thread_id, user_id, agent_id) if _FOLLOW_UP.search(question) else None
+    pointing = _FOLLOW_UP.search(question) or (_ITS.search(question) and not assistant.named_records(eng, question))
+    follow = _previous_memory(eng, thread_id, user_id, agent_id) if pointing else None
     # "who booked the cocoa again?": asking to be reminded is about what the user told, "my" or not
     if not (personal.refers_to_own(question) or _ABOUT_THE_TELLING.search(question)) and follow is None:
         return _named_not_possessed(eng, question, user_id, agent_id)

@@ -58,7 +58,7 @@ from workshop_lib.core.arguments import MAX_SCOPE_ID_BYTES, check_id
 from workshop_lib.errors import WorkshopError
 from workshop_lib.parts.chat import history, telemetry
 from workshop_lib.parts.ingest import index
-from workshop_lib.parts.memory import personal, preferences, totals
+from workshop_lib.parts.memory import personal, preferences, quotes, totals
 from workshop_lib.parts.memory.writer import observe_user_turn
 
 if TYPE_CHECKING:  # the engine interface, for annotations only (no import cycle)
@@ -341,6 +341,10 @@ class ChatService:
             return None
         if (said_back := self._kept_said_back(kept, asked)) is not None:
             return said_back
+        if (quoted := quotes.answer(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id)) is not None:
+            # "which quote is the cheapest so far?": the prices they were quoted, compared
+            return _memory_reply(quoted.text, "rag", "PERSONAL_MEMORY", "the quotes the user told, compared",
+                                 [{"said": q.text, "said_at": q.said_at} for q in quoted.used])
         if (total := totals.answer(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id)) is not None:
             # "what do we spend a month on that lane?": their count times their price (or the catalog's)
             return _memory_reply(total.text, "rag", "PERSONAL_MEMORY", "a total worked out from the figures the user gave",
