@@ -300,18 +300,23 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     return dataclasses.replace(answer, text=f"{answer.text}\n{packed}") if packed else answer
 
 
+def _goods_counted_in_boxes(spec: planner.Spec, question: str, links: list[Link]) -> list[str]:
+    """The goods' words when the plan counts the boxes that carry them and nothing else filters them
+    (boxes of bananas on one voyage: their packages would be counted over every voyage); else []."""
+    if spec.action != "count" or spec.target != "CONTAINERS" or not re.search(r"\bbox(?:es)?\b", question, re.I) or \
+            any(f.column.ref != "CARGO_ITEMS.DESCRIPTION" for f in spec.filters):
+        return []
+    return [lk.text for lk in links if (lk.table, lk.column) == ("CARGO_ITEMS", "DESCRIPTION") and lk.how == "word"]
+
+
 def _boxes_as_packages(eng: Engine, schema: Schema, spec: planner.Spec, question: str, links: list[Link]) -> str | None:
     """"How many banana boxes in total?": a box is a container, and on the manifests a kind of package too
     (the package type's comment: "BX box"). Boxes of goods counted as containers are also said as the
     packages of that kind their lines declare, when they declare any: the question may mean either."""
-    said = re.search(r"\b(box(?:es)?)\b", question, re.I)
-    goods = [lk.text for lk in links if (lk.table, lk.column) == ("CARGO_ITEMS", "DESCRIPTION") and lk.how == "word"]
+    goods = _goods_counted_in_boxes(spec, question, links)
     kind = next((c for c in schema.columns.get("CARGO_ITEMS", []) if c.name == "PACKAGE_TYPE"), None)
-    if spec.action != "count" or spec.target != "CONTAINERS" or said is None or not goods or kind is None or \
-            any(f.column.ref != "CARGO_ITEMS.DESCRIPTION" for f in spec.filters):
-        return None  # (boxes of bananas on one voyage: the packages would be counted over every voyage)
-    code = next((code for code in re.findall(r"\b([A-Z]{2})\s+box\b", kind.comment)), None)
-    if code is None:
+    code = next(iter(re.findall(r"\b([A-Z]{2})\s+box\b", kind.comment)), None) if kind is not None else None
+    if not goods or code is None:
         return None
     packages = answer_data(eng, f"how many {code} packages of {' '.join(goods)}?")
     if packages.text is None or packages.plan is None or packages.plan.spec.action != "aggregate":

@@ -248,6 +248,13 @@ _ASKS_AN_END = re.compile(r"\b(?:finish\w*|end|ends|ended|complet(?:e|ed|ion)|be
                           r"wrap(?:ped)? up)\b", re.I)
 
 
+def _ends_said(found: list[str], sentence: str) -> list[str]:
+    """"When will the dredging be finished?": the dates found that may say when something ends; a day it starts
+    from is none, nor a time of day."""
+    return [f for f in found if not re.search(rf"\b(?:from|as of|starting|beginning|since|effective)\s+(?:on\s+)?"
+                                              rf"{re.escape(f)}", sentence, re.I) and not re.fullmatch(r"\d{1,2}:\d{2}", f)]
+
+
 def _holds(kind: str, sentence: str, question: str) -> bool:
     """The sentence holds an answer of the kind; a place or a party the question itself names is
     no answer to it."""
@@ -258,9 +265,7 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
         asked, context = question.lower(), _context_words(question)
         found = [f for f in found if f.lower() not in asked and not (_stems(re.sub(r"\d+", " ", f)) or {""}) <= context]
     if kind == "date" and _ASKS_AN_END.search(question):
-        # "when will the dredging be finished?": a day something starts from is no day it ends, nor a time of day
-        found = [f for f in found if not re.search(rf"\b(?:from|as of|starting|beginning|since|effective)\s+(?:on\s+)?"
-                                                   rf"{re.escape(f)}", sentence, re.I) and not re.fullmatch(r"\d{1,2}:\d{2}", f)]
+        found = _ends_said(found, sentence)
     if kind == "number":  # "¿cuántos viajes ... en abril de 2025?": the year it gives is no count
         found = [f for f in found if not re.search(rf"(?<!\d){re.escape(f)}(?!\d)", question)]
     if kind == "number" and (counted := _counted(question)):
@@ -427,14 +432,13 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
             df[w] = df.get(w, 0) + 1
     wanted = _stems(question)
     # ("From July, where do ships go ...?": July says when, not what; without a kind asked no clause is the asking one)
-    context = _context_words(question) if kind is not None else set()
+    quartered = set(ident) | (_context_words(question) if kind is not None else set())
     best: tuple[float, str] | None = None
     for rank, sentence in ranked:
         if kind is not None and not _holds(kind, sentence, question):
             continue
         shared = _shared_subject(wanted, kind, sentence)
-        score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in ident or w in context else 1)
-                    for w in shared) - 0.1 * rank
+        score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in quartered else 1) for w in shared) - 0.1 * rank
         if best is None or score > best[0]:
             best = (score, sentence)
     subject = wanted - ident - _MONEY_WORDS - _context_words(question)

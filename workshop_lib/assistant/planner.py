@@ -258,11 +258,7 @@ def _target(words: _Words, schema: Schema, links: list[Link]) -> tuple[str, int 
         return counted
     nouns = [(i, TABLE_NOUNS[w]) for i, w in words.free() if w in TABLE_NOUNS and TABLE_NOUNS[w] in schema.columns
              and not _a_verb_here(words, i)]
-    # "container ships": a noun right before another names a kind of the second; not when the second
-    # is the label of a value said right after it ("which ship container TCNU4171922 is on")
-    nouns = [(i, t) for i, t in nouns if not any(j == i + 1 and j + 1 not in words.taken for j, _ in nouns)]
-    if links and nouns and all(_where_it_is_said(words, i) for i, _ in nouns):
-        nouns = []  # "the avg weight of a 40ft reefer on our manifests": the reefers, said where they are recorded
+    nouns = _what_is_asked_of(words, links, nouns)
     asked = _asked_noun(words, nouns) or _asked_value(words, links)
     if asked is not None:
         return asked
@@ -468,6 +464,15 @@ def _alternatives(words: _Words, col: Column, links: list[Link]) -> list[tuple[s
     if not any(len(v) > 1 for v in said.values()):
         return []
     return [(words.text[a:b], tuple(v)) for (a, b), v in sorted(said.items())]
+
+
+def _what_is_asked_of(words: _Words, links: list[Link], nouns: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The table nouns that may say what the question is about: not "container" of "container ships" (a noun
+    right before another names a kind of the second, unless the second labels a value said right after it:
+    "which ship container TCNU4171922 is on"), nor "manifests" of "... of a 40ft reefer on our manifests"
+    (where a value's rows are recorded)."""
+    nouns = [(i, t) for i, t in nouns if not any(j == i + 1 and j + 1 not in words.taken for j, _ in nouns)]
+    return [] if links and nouns and all(_where_it_is_said(words, i) for i, _ in nouns) else nouns
 
 
 def _where_it_is_said(words: _Words, i: int) -> bool:
@@ -1867,9 +1872,14 @@ def _filters_of_links(words: _Words, table: str, col: Column, group: list[Link],
     values = list(dict.fromkeys(lk.value for lk in group))
     if len(values) > 1:
         return [Filter(col, "in", values, " or ".join(str(v) for v in values))]
-    lk = group[0]  # one value, however many times it is said ("UN3480 lithium-ion batteries")
+    return _one_value(words, table, col, group[0], target)
+
+
+def _one_value(words: _Words, table: str, col: Column, lk: Link, target: str) -> list[Filter]:
+    """The filter of one value, however many times it is said ("UN3480 lithium-ion batteries"); none for a
+    value said as one of two ways rows may be ("vessels that have sailed or are scheduled to sail")."""
     if table != "PORTS" and _OTHER_WAY_BEFORE.search(words.text[:lk.start]):
-        return []  # "vessels that have sailed or are scheduled to sail": either way, so no one value of it
+        return []
     role = _role(words, lk) if table == "PORTS" and target != "PORTS" else None
     return [Filter(col, "=", lk.value, _said(col, lk.value, role), role=role)]
 
@@ -3022,11 +3032,17 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     for col in _dates_asked(words, dates, ends):
         if col not in spec.show:
             spec.show.append(col)
-    if dates and (weekday := words.has(_WEEKDAY_ASKED)) and spec.convert is None:
+    if dates:
+        _day_asked(words, spec)
+
+
+def _day_asked(words: _Words, spec: Spec) -> None:
+    """"Which weekday ...": the date shown as its day of the week; "what day did she leave?": the date."""
+    if (weekday := words.has(_WEEKDAY_ASKED)) and spec.convert is None:
         spec.convert = "weekday"
         words.take(weekday.start(), weekday.end())
-    elif dates and (day := words.has(r"(?:what|which|the) (day)(?: of (?!the week))?")):
-        words.take(day.start(1), day.end(1))  # "what day did she leave Hamburg?": the date asked
+    elif day := words.has(r"(?:what|which|the) (day)(?: of (?!the week))?"):
+        words.take(day.start(1), day.end(1))
 
 
 def _tables_reached(schema: Schema, spec: Spec) -> list[str]:

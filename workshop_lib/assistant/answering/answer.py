@@ -99,10 +99,7 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
     answers, read in English; that reading's answer when it grounds it (over a passage, only the data's
     or the schema's), else the first answer."""
     documents = (answered.route or {}).get("label") == router.DOCS
-    # (the catalog's words are English: a word of the question the first answer could not read, such as
-    # "frigorifiques", may change which item is meant)
-    equipment = (answered.route or {}).get("label") in (router.CATALOG, router.AVAILABILITY) or \
-        str(answered.decision_explain.get("handler", "")).startswith("catalog")
+    equipment = _from_the_catalog(answered)
     if (answered.mode != "fallback" and not documents and not equipment) or \
             (english := other_languages.in_english(question)) is None:
         return answered
@@ -115,6 +112,13 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
         return answered
     return replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                    decision_explain={**again.decision_explain, "read_in_english": english})
+
+
+def _from_the_catalog(answered: ChatAnswer) -> bool:
+    """An answer of the catalog's: its words are English, so a word of the question the answer could not
+    read ("frigorifiques") may change which item is meant."""
+    return (answered.route or {}).get("label") in (router.CATALOG, router.AVAILABILITY) or \
+        str(answered.decision_explain.get("handler", "")).startswith("catalog")
 
 
 def _question_alone(eng: Engine, turn: str, *, again_within: bool = True) -> ChatAnswer | None:
@@ -656,8 +660,8 @@ def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | N
     a need described without asking ("cocoa keeps arriving with condensation damage") counts too,
     unless the question reads as one about the data, the schema or the documents."""
     named = grounded.named_items(question)
-    if len(named) == 1 and named[0].price_unit.lower() in question.lower() and not assistant.named_records(eng, question):
-        return named[0]  # "what's reefer monitoring per container per voyage?": its price, by its unit
+    if (by_unit := _named_with_its_unit(eng, question, named)) is not None:
+        return by_unit
     described = decision is not None and _only_described(eng, question, decision)
     asked = catalog_links.asks_for_item(question)
     if not (asked or catalog_links.asks_for_item(question, described=described)) or assistant.named_records(eng, question) \
@@ -672,6 +676,14 @@ def _catalog_item(eng: Engine, question: str, decision: router.RouteDecision | N
     if len(named) == 1 and named[0] != link.item and _one_size_given(question, named[0]):
         return None  # "keep a 20' reefer for 30 days": the item named with its size, not one its words recall
     return link.item
+
+
+def _named_with_its_unit(eng: Engine, question: str, named: list[Any]) -> Any:
+    """"What's reefer monitoring per container per voyage?": the one item named, with the unit of its price
+    said (its price asked); None otherwise, or when a record of the data is named too."""
+    if len(named) != 1 or named[0].price_unit.lower() not in question.lower():
+        return None
+    return None if assistant.named_records(eng, question) else named[0]
 
 
 def _priced_by_name(question: str, named: list[Any]) -> Any:

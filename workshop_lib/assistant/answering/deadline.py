@@ -121,11 +121,16 @@ def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
     ports = {lk.value for lk in values.links(told.text) if lk.table == "PORTS"}
     if len(vessels) != 1 or len(ports) > 1:
         return None
-    verb, where = ("leave", "from") if want.event == "departure" else ("arrive", "at")
-    at = f" {where} {next(iter(ports))}" if ports else ""
-    asked = answer_question(scoped, f"when does the {next(iter(vessels))} {verb}{at}?")
+    asked = answer_question(scoped, _when_does(str(next(iter(vessels))), ports, want.event))
     day = _day_meant(asked.answer, want) if asked.mode == "rag" else None
     return (asked, day) if day is not None else None
+
+
+def _when_does(vessel: str, ports: set[str], event: str) -> str:
+    """"when does the Gunhild Maersk arrive at New York?": the data question for the day of the vessel."""
+    verb, where = ("leave", "from") if event == "departure" else ("arrive", "at")
+    at = f" {where} {next(iter(ports))}" if ports else ""
+    return f"when does the {vessel} {verb}{at}?"
 
 
 def _last_answers(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> list[str]:

@@ -1183,6 +1183,15 @@ def _not_that_role(rec: personal.Recalled, role: str, said: str, source: dict[st
                             memory=source), [])
 
 
+def _may_answer(question: str, rec: personal.Recalled, asked: str) -> bool:
+    """The remembered value, not named by the question, is of the kind asked, a thing of the data (the data
+    says where or when it goes), or a place of theirs the question is about ("available at our hub")."""
+    if personal.name_in(question, rec.value) is not None:  # ("for Ridgeway" names Ridgeway Mining)
+        return False
+    kind = _value_kind(rec)
+    return kind in (None, asked) or (kind == own_values.PLACE and _in_their_place(question, rec.noun))
+
+
 def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,
                        source: dict[str, Any]) -> ChatAnswer | None:
     """Verification before the badge: the remembered value must be what the question asks for.
@@ -1196,11 +1205,7 @@ def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said:
     asked = _kind_asked(question)
     if not rec.value or not asked or any(t for _, t in personal.question_nouns(question)) and not rec.direct:
         return None
-    named = personal.name_in(question, rec.value) is not None  # ("for Ridgeway" names Ridgeway Mining)
-    kind = _value_kind(rec)
-    if not named and kind == own_values.PLACE and _in_their_place(question, rec.noun):
-        return None  # "how many ... are available at our hub?": the place fills the question, it is not asked
-    if not named and kind in (None, asked):  # a thing of the data: the data says where or when it goes
+    if _may_answer(question, rec, asked):
         return None
     rest = personal.content_words(rec.text) - personal.content_words(question) - personal.content_words(rec.value)
     if rec.quote and not rec.earlier and _words_hold(asked, " ".join(sorted(rest)), rec.text, question) \
@@ -1299,19 +1304,23 @@ def _each_kind_shown(question: str, answer: str) -> bool:
 
 def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
             thread_id: str | None = None) -> ChatAnswer | None:
-    others = _others_memory(question)
-    if others is not None:
-        return others
+    return _others_memory(question) or _worked_out(eng, question, user_id, agent_id, thread_id) or \
+        _from_one_memory(eng, question, user_id, agent_id, thread_id)
+
+
+def _worked_out(eng: Engine, question: str, user_id: str, agent_id: str, thread_id: str | None) -> ChatAnswer | None:
+    """What is worked out from several things told: a deadline against the data's day, each part of a
+    question from its own memory, days between the days told, the things of several customers compared."""
     if (made := deadline.answer(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id,
                                 ask=lambda part: _part_of_theirs(eng, part, user_id, agent_id, thread_id))) is not None:
         return made  # "does that beat the deadline?": the data's day against the one they told
-    if (both := _each_part_recalled(eng, question, user_id, agent_id, thread_id)) is not None:
-        return both
-    timed = _from_timeline(eng, question, user_id, agent_id)
-    if timed is not None:
-        return timed
-    if (whose := _by_their_people(eng, question, user_id, agent_id, thread_id)) is not None:
-        return whose
+    return _each_part_recalled(eng, question, user_id, agent_id, thread_id) or \
+        _from_timeline(eng, question, user_id, agent_id) or _by_their_people(eng, question, user_id, agent_id, thread_id)
+
+
+def _from_one_memory(eng: Engine, question: str, user_id: str, agent_id: str,
+                     thread_id: str | None) -> ChatAnswer | None:
+    """The answer from the one memory the question refers to (or the thread's last one), with the data."""
     pointing = _FOLLOW_UP.search(question) or (_ITS.search(question) and not assistant.named_records(eng, question))
     follow = _previous_memory(eng, thread_id, user_id, agent_id) if pointing else None
     # "who booked the cocoa again?": asking to be reminded is about what the user told, "my" or not
@@ -1321,11 +1330,8 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
     if changed is not None:
         return changed
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
-    # "Baobab Foods is asking which ship their box is on - can you tell me?": a name of theirs says which
-    # of their things, more closely than "my box" (the newest) would
-    named = None if is_follow or rec is None else personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
-    if named is not None and rec is not None and named[0].memory_id != rec.memory_id:
-        return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)
+    if rec is not None and not is_follow and (by_name := _by_a_name_instead(eng, question, rec, user_id, agent_id)):
+        return by_name
     if rec is None:  # about their own things ("our Durban warehouse"): their own words, when some answer
         return _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True) or _not_told(eng, question)
     found = _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
@@ -1335,6 +1341,16 @@ def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
     # thread still follows the memory's subject ("and when did it leave?")
     quoted.decision_explain["memory"] = {**_memory_of(quoted.decision_explain), "column": f"{rec.table}.{rec.column}"}
     return quoted
+
+
+def _by_a_name_instead(eng: Engine, question: str, rec: personal.Recalled, user_id: str,
+                       agent_id: str) -> ChatAnswer | None:
+    """"Baobab Foods is asking which ship their box is on - can you tell me?": a name of theirs says which
+    of their things, more closely than "my box" (the newest) would; None when it picks the same memory."""
+    named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
+    if named is None or named[0].memory_id == rec.memory_id:
+        return None
+    return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)
 
 
 # a place said by who is there: "the city where Ji-woo sits", "the port that Dana works from"

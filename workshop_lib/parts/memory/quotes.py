@@ -65,26 +65,37 @@ def told(eng: Engine, user_id: str, agent_id: str) -> list[Quote] | None:
     not a value of the data such as a port). None when a sentence that gives a sum in the words of a
     quote ("quote", "offer", or per the same unit as a quote) names no one party: which quote it is would
     be a guess, and so would every comparison."""
-    _, values = assistant.knowledge(eng)
-    ports = {str(v[0]) for v in values.phrases if (v[1], v[2]) == ("PORTS", "PORT_NAME")}
     messages = eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=MAX_MESSAGES)
-    out: list[Quote] = []
-    unread: list[str] = []
+    read = _Reader(eng)
     for m in messages:
-        if getattr(m, "role", "user") != "user" or not m.content:
-            continue
-        for sentence in personal.sentences(m.content):
-            if personal.FORGET.search(sentence):
-                out = [q for q in out if q.name.lower() not in sentence.lower()]
-                continue
-            stated = personal.statement_part(sentence)
-            taken = [(lk.start, lk.end) for lk in values.links(stated) if lk.how != "word"]
-            found = _quote(stated, m.created_at or "", own_values.find(stated, taken, places=ports), ports)
-            out += [found] if found is not None else []
-            if found is None and "?" not in stated and own_values.MONEY_RE.search(stated):
-                unread.append(stated)
-    units = {_per(q.text) for q in out} - {""}
-    return None if any(_QUOTE_WORD.search(s) or _per(s) in units for s in unread) else out
+        if getattr(m, "role", "user") == "user" and m.content:
+            for sentence in personal.sentences(m.content):
+                read.sentence(sentence, m.created_at or "")
+    units = {_per(q.text) for q in read.quotes} - {""}
+    return None if any(_QUOTE_WORD.search(s) or _per(s) in units for s in read.unread) else read.quotes
+
+
+class _Reader:
+    """The quotes read so far, and the sentences with a sum that read as none."""
+
+    def __init__(self, eng: Engine) -> None:
+        _, self.values = assistant.knowledge(eng)
+        self.ports = {str(v[0]) for v in self.values.phrases if (v[1], v[2]) == ("PORTS", "PORT_NAME")}
+        self.quotes: list[Quote] = []
+        self.unread: list[str] = []
+
+    def sentence(self, sentence: str, at: str) -> None:
+        """One sentence of the user's: a request to forget drops the quotes of the names it says."""
+        if personal.FORGET.search(sentence):
+            self.quotes = [q for q in self.quotes if q.name.lower() not in sentence.lower()]
+            return
+        stated = personal.statement_part(sentence)
+        taken = [(lk.start, lk.end) for lk in self.values.links(stated) if lk.how != "word"]
+        found = _quote(stated, at, own_values.find(stated, taken, places=self.ports), self.ports)
+        if found is not None:
+            self.quotes.append(found)
+        elif "?" not in stated and own_values.MONEY_RE.search(stated):
+            self.unread.append(stated)
 
 
 def _per(sentence: str) -> str:

@@ -117,15 +117,20 @@ def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = ""
             and (_MAY_HOLD_A_DATE.search(m.content) or personal.FORGET.search(m.content))]
     out: list[Event] = []
     for text, message_id, at in [*said, (asking, "this turn", "")]:
-        told = personal.sentences(text)
-        for sentence in told:
-            if personal.FORGET.search(sentence):
-                words = frozenset(_roots(sentence))
-                out = [e for e in out if not (e.words & words)]
-                continue
-            around = frozenset(_roots(" ".join(s for s in told if s is not sentence)))
-            out += [dataclasses.replace(e, around=around)
-                    for e in _dated(personal.statement_part(sentence), year, message_id, at)]
+        out = _with_message(out, personal.sentences(text), year, message_id, at)
+    return out
+
+
+def _with_message(out: list[Event], told: list[str], year: int, message_id: str, at: str) -> list[Event]:
+    """The events so far with those of one message's sentences; a sentence asking to forget drops the
+    events it shares a word with."""
+    for sentence in told:
+        if personal.FORGET.search(sentence):
+            words = frozenset(_roots(sentence))
+            out = [e for e in out if not (e.words & words)]
+            continue
+        around = frozenset(_roots(" ".join(s for s in told if s is not sentence)))
+        out += [dataclasses.replace(e, around=around) for e in _dated(personal.statement_part(sentence), year, message_id, at)]
     return out
 
 
