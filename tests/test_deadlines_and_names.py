@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import answers_engine
 from workshop_lib.assistant import knowledge, planner
+from workshop_lib.data import catalog
 from workshop_lib.data.catalog import ITEMS
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.chat.app import ChatService
@@ -259,3 +260,46 @@ def test_a_follow_up_after_a_turn_that_grounded_nothing_still_follows(service):
                             ("t2", "what's inside it?")])
     answer, mode = turns[-1]
     assert mode == "rag" and goods in answer, answer
+
+
+def test_a_place_named_by_their_noun_fills_the_question(service):
+    reefer = next(i for i in ITEMS if i.item_id == "EQ-40RH")
+    units = catalog.availability()["EQ-40RH"]["NLRTM"]
+    turns = _talk(service, [("t1", "For context, our reefer fleet is leased out of Rotterdam, that's our home depot."),
+                            ("t2", "How many 40-foot high-cube reefers are available at our home depot, and what's "
+                                   "the daily lease?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and f"{units} units" in answer and f"{reefer.price_usd:,.2f}" in answer, answer
+
+
+def test_an_office_named_for_its_town_is_where_they_are(service):
+    turns = _talk(service, [("t1", "Hiya, Fatima at the Felixstowe office."),
+                            ("t2", "I've moved over to our Southampton office as of Monday, update that please."),
+                            ("t3", "which office am I based in?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and "Southampton" in answer, answer
+
+
+def test_a_role_asked_as_a_firm_is_their_name_for_it(service):
+    turns = _talk(service, [("t1", "we run all our LA drayage through Atlas Drayage."),
+                            ("t2", "which trucking firm do we use in LA?")])
+    answer, mode = turns[-1]
+    assert mode == "rag" and "Atlas Drayage" in answer, answer
+
+
+def test_a_detail_forgotten_is_not_answered_from_the_port_it_names(service):
+    turns = _talk(service, [("t1", "The door code for our Felixstowe warehouse is 4471#, give it to the haulier."),
+                            ("t2", "Please forget the warehouse door code, I don't want it stored anywhere."),
+                            ("t3", "What's the door code for our Felixstowe warehouse?")])
+    answer, mode = turns[-1]
+    assert mode == "fallback" and "4471" not in answer, answer
+
+
+def test_one_value_is_not_the_answer_to_what_are_they(service):
+    box = _two_boxes(service)[0][0]
+    turns = _talk(service, [("t1", f"Our green coffee goes in container {box}."),
+                            ("t2", "Our agent in Colombo is Ceylon Harbour Services, contact person Dilani Perera."),
+                            ("t3", "I need to send our Colombo agent the vessel, voyage and ETA for our coffee box. "
+                                   "What are they, and what's the agent's name again?")])
+    answer, mode = turns[-1]
+    assert not (mode == "rag" and "Ceylon Harbour Services" in answer and box not in answer), answer

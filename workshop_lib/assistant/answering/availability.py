@@ -178,6 +178,6 @@ def offered_at(question: str) -> Figure | None:
     text = f"{item.name} [{item.item_id}]: {'; '.join(said)}."
     if any(p not in rows for p in ports) and elsewhere:
         text += f" It is available at {', '.join(_port(p) for p in elsewhere)}."
-    if _PRICE.search(question):  # "do you offer transloading in Savannah, and what does it cost?"
+    if asks_price_or_lease(question):  # "do you offer transloading in Savannah, and what does it cost?", "the daily lease"
         text += f" Its price: USD {item.price_usd:,.2f} {item.price_unit}."
     return Figure(text, item.item_id, tuple(ports), "the item's rows at the ports named")

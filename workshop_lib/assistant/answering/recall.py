@@ -961,7 +961,9 @@ def _not_told(eng: Engine, question: str) -> ChatAnswer | None:
     table, a kind of row or goods of the data); None when the question is not about one."""
     _, values = assistant.knowledge(eng)
     named = {lk.table for lk in assistant.named_records(eng, question)}
-    nouns = [n for n in personal.possessed_nouns(question)
+    # ("our Felixstowe warehouse": the warehouse, said with a value of the data before it)
+    phrases = [m.group(1) for m in re.finditer(r"\b(?:my|our)\s+((?:(?-i:[A-Z])[\w-]*\s+)+[a-z][\w-]*)", question, re.I)]
+    nouns = [n for n in personal.possessed_nouns(question) + phrases
              if (personal.table_of_word(n) or any(lk.how in ("exact", "explained", "word") for lk in values.links(n)))
              and personal.table_of_word(n) not in named]  # "our box CSQU3054383" names the box: the data's
     own = _own_thing_asked(eng, question)
@@ -1030,18 +1032,21 @@ def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyon
 # What a remembered value is, to compare with what a question asks (own_values.asked_kind).
 
 
-def _in_their_place(question: str, noun: str | None) -> bool:
-    """Their place named after a word of place ("at our hub", "out of my warehouse"): a place the question
-    is about, where it asks something else."""
-    return bool(noun) and re.search(rf"\b(?:at|in|from|to|near|into|via|around|out of)\s+(?:our|my)\s+(?:[\w-]+\s+){{0,2}}?"
-                                    rf"{re.escape(noun or '')}\b", question, re.I) is not None
+def _in_their_place(question: str, rec: personal.Recalled) -> bool:
+    """Their place named after a word of place ("at our hub", "out of my warehouse", "at our home depot") by
+    a noun they called it: a place the question is about, where it asks something else."""
+    nouns = {personal.stem(n) for n in (rec.noun, *rec.nouns) if n}
+    return any(nouns & {personal.stem(w.lower()) for w in m.group(1).split()}
+               for m in re.finditer(r"\b(?:at|in|from|to|near|into|via|around|out of)\s+(?:our|my)\s+((?:[\w-]+\s+){0,2}[\w-]+)",
+                                    question, re.I))
 
 
 def _value_kind(rec: personal.Recalled) -> str | None:
     """NAME, PLACE or MONEY for a value of those kinds (a carrier is a company's name); None for a
     thing of the data (a container, a voyage, a vessel)."""
-    if _is_place(rec):
-        return own_values.PLACE
+    if _is_place(rec) or (rec.table, rec.column) == (personal.OWN, own_values.NAME) and \
+            "place" in own_values.roles_of(rec.noun or ""):
+        return own_values.PLACE  # ("our Southampton office": the office's name says where it is)
     if rec.table == personal.OWN:
         return rec.column
     return own_values.NAME if (rec.table, rec.column) == ("CARRIERS", "CARRIER_NAME") else None
@@ -1189,7 +1194,7 @@ def _may_answer(question: str, rec: personal.Recalled, asked: str) -> bool:
     if personal.name_in(question, rec.value) is not None:  # ("for Ridgeway" names Ridgeway Mining)
         return False
     kind = _value_kind(rec)
-    return kind in (None, asked) or (kind == own_values.PLACE and _in_their_place(question, rec.noun))
+    return kind in (None, asked) or (kind == own_values.PLACE and _in_their_place(question, rec))
 
 
 def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,
@@ -1271,14 +1276,23 @@ def _in_another_language(eng: Engine, question: str, answered: ChatAnswer | None
     return answered
 
 
+_PRONOUN_ASKED = re.compile(r"(?:^|[.!?;]\s+)(?:and\s+)?(?:what|which)(?:'s|\s+is|\s+are|\s+were)\s+(?:they|it|those|these)"
+                            r"(?=\s*[,?]|\s+and\b)", re.I)
+
+
 def _one_value_for_two(question: str, answered: ChatAnswer) -> ChatAnswer | None:
     """"Which carrier did I name first, and which one is it now?": one remembered value answers one of two
     questions; said as part of an answer, never under a grounded badge. None when the question asks one."""
     # two questions joined by "and" or put one after the other; the value said with their words may hold both
     parts = [p for p in _PARTS.split(question) if p and p.strip(" ?") and not _WHEN_TOLD.match(p)
              and (p.rstrip().endswith("?") or _WH.match(p.strip()))]  # ("... Need it for the form." asks nothing)
+    # (their words quoted may hold both; not what a part asks with a pronoun alone: "What are they, and ...?"
+    # asks for the things named before it, which no one value is)
+    pointed = _PRONOUN_ASKED.search(question)
+    if pointed is not None and not any(pointed.group(0).strip(" .,") in p for p in parts):
+        parts = [pointed.group(0).strip(" .,"), *parts]
     if answered.decision_explain.get("reason") != "the remembered value itself" or len(parts) < 2 \
-            or "\u201c" in answered.answer:
+            or ("\u201c" in answered.answer and pointed is None):
         return None
     return dataclasses.replace(
         answered, mode="fallback", used_chunks=[],

@@ -50,7 +50,8 @@ _ASKS_PLACE = re.compile(r"\bwhere\b|\b(?:city|cities|towns?|country|countries|b
                          r"\b(?:d[oó]nde|ciudad|oficina|o[uù]|ville|bureau|wo|stadt|b[üu]ro)\b", re.I)
 _ASKS_CODE = re.compile(r"\b(?:numbers?|refs?|references?|codes?|ids?|po|seal|tracking|n[uú]mero|nummer|referencia|"
                         r"r[eé]f[eé]rence)\b", re.I)
-_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|names?|called)\b|\b(?:customer|client|buyer|consignee|company|companies)s?\b|"
+_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|who's|names?|called)\b|\b(?:customer|client|buyer|consignee|company|companies|"
+                        r"firm|outfit)s?\b|"
                         r"\b(?:qui[eé]n|qui|wer|cliente|kunden?|llamaba|s'appel\w*|hei(?:ß|ss)\w*)\b", re.I)
 
 # a number in the user's words, in digits or words ("three hundred and ten", "minus eighteen", "5 grand")

@@ -143,8 +143,9 @@ _PHRASE_END = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|sits?|in|at|o
 
 
 def _adjective(word: str) -> bool:
-    """A word before a noun that says which, not what: "new", "main", or one of a people or region ("European")."""
-    return word.lower().removesuffix("'s") in _ADJECTIVES or own_values.PEOPLE_OR_REGION.fullmatch(word) is not None
+    """A word before a noun that says which, not what: "new", "main", one of a people or region ("European"),
+    or a name ("our Southampton office": the office)."""
+    return word.lower().removesuffix("'s") in _ADJECTIVES or word[:1].isupper()
 
 
 def _phrase_head(rest: str) -> str | None:
@@ -1575,6 +1576,8 @@ def substitute(question: str, recalled: Recalled) -> str:
     q = re.sub(r"^(?:[a-z ,']*\.\s+)", "", q, flags=re.I) if "." in q[:-1] else q   # a sentence before the question
     if recalled.ordinal:  # "that second box", "the box I told you about first": the order is used up
         q = _ORDER_TOLD.sub(lambda m: m.group(0).replace(m.group(1) or m.group(2), "").replace("  ", " "), q, count=1)
+    if (placed := _their_place_named(q, recalled)) is not None:
+        return placed  # "available at our home depot": the place, where the question says it
     noun = re.escape(recalled.noun)
     # "the port where my office is", "the city our warehouse is in": a place said by the thing in it
     # ("the city where Ji-woo sits": a person of theirs, by name)
@@ -1598,6 +1601,20 @@ def substitute(question: str, recalled: Recalled) -> str:
     new = re.sub(rf"(?<={re.escape(str(recalled.value))})\s+(?:of|for)\s+(?:my|our)\s+([a-z]+)\b",
                  lambda m: "" if table_of_word(m.group(1)) is None else m.group(0), new, count=1, flags=re.I)
     return _without_own_names(re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I), recalled)
+
+
+def _their_place_named(question: str, recalled: Recalled) -> str | None:
+    """"How many reefers are available at our home depot?" of "Rotterdam, that's our home depot": the question
+    with "our home depot" (after a word of place, ending in a noun they called it) replaced by the place;
+    None when the remembered value is no place or the question says no such phrase."""
+    if not (recalled.table == "PORTS" or (recalled.table, recalled.column) == (OWN, PLACE)):
+        return None
+    nouns = "|".join(re.escape(n) for n in dict.fromkeys((recalled.noun, *recalled.nouns)) if n and len(n) > 2)
+    if not nouns:
+        return None
+    new, count = re.subn(rf"\b(at|in|from|to|near|into|via|out of)\s+(?:our|my)\s+(?:[\w-]+\s+){{0,2}}?(?:{nouns})\w*\b",
+                         lambda m: f"{m.group(1)} {recalled.value}", question, count=1, flags=re.I)
+    return new if count else None
 
 
 def _without_own_names(text: str, recalled: Recalled) -> str:
