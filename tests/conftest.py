@@ -53,6 +53,17 @@ def eng(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    """A module's own chat service over an embedded answering engine (answers_engine), unless the module
+    defines its own `service`."""
+    from workshop_lib.parts.chat.app import ChatService
+
+    engine = answers_engine("embedded", tmp_path_factory.mktemp("service"))
+    yield ChatService(engine)
+    engine.close()
+
+
+@pytest.fixture(scope="module")
 def docs_eng(tmp_path_factory):
     """A module's own answering engine with Part 8's index promoted (embedded only: on Oracle this
     would move the learner's alias)."""

@@ -21,11 +21,19 @@ def _rows(eng, sql):
     return eng.query(sql.format(o=OWNER))
 
 
-def test_a_speed_asked_in_km_h_in_french_is_converted(eng):
-    vessel, knots = _rows(eng, "SELECT s.VESSEL_NAME, p.SPEED_KNOTS FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s "
-                               "ON s.IMO_NUMBER = p.IMO_NUMBER WHERE p.SPEED_KNOTS > 5 ORDER BY s.VESSEL_NAME")[0]
-    a = answer_question(eng, f"Quelle est la vitesse actuelle du {vessel} en km/h ?")
-    assert a.mode == "rag" and f"{float(knots) * 1.852:.2f} km/h" in a.answer, a.answer
+@pytest.mark.parametrize(("sql", "question", "shown"), [
+    # a unit a reading from another language writes apart ("km / h")
+    ("SELECT s.VESSEL_NAME, p.SPEED_KNOTS FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s ON s.IMO_NUMBER = p.IMO_NUMBER "
+     "WHERE p.SPEED_KNOTS > 5 ORDER BY s.VESSEL_NAME", "Quelle est la vitesse actuelle du {r} en km/h ?",
+     lambda v: f"{v * 1.852:.2f} km/h"),
+    # a unit asked of a row with no column said: the one column of that unit
+    ("SELECT CONTAINER_NUMBER, REEFER_TEMP_C FROM {o}.CONTAINERS WHERE REEFER_TEMP_C IS NOT NULL ORDER BY CONTAINER_ID",
+     "What's {r} set to in Fahrenheit?", lambda v: f"{v * 9 / 5 + 32:.2f} °F"),
+])
+def test_a_figure_is_shown_in_the_unit_asked(eng, sql, question, shown):
+    row, value = _rows(eng, sql)[0]
+    a = answer_question(eng, question.format(r=row))
+    assert a.mode == "rag" and shown(float(value)) in a.answer, a.answer
 
 
 def test_two_statuses_said_either_way_filter_on_neither(eng):
@@ -92,13 +100,6 @@ def test_tomorrow_is_the_day_after_the_datas_own(eng):
     voyages = {r[0] for r in _rows(eng, f"SELECT VOYAGE_NUMBER FROM {{o}}.VOYAGES WHERE ARRIVAL_DATE = '{after}'")}
     a = answer_question(eng, "What's due to arrive tomorrow?")
     assert a.mode == "rag" and after in a.answer and all(v in a.answer for v in voyages), a.answer
-
-
-def test_a_unit_asked_of_a_row_names_the_column_of_that_unit(eng):
-    box, temp = _rows(eng, "SELECT CONTAINER_NUMBER, REEFER_TEMP_C FROM {o}.CONTAINERS WHERE REEFER_TEMP_C IS NOT NULL "
-                           "ORDER BY CONTAINER_ID")[0]
-    a = answer_question(eng, f"What's {box} set to in Fahrenheit?")
-    assert a.mode == "rag" and f"{float(temp) * 9 / 5 + 32:.2f} °F" in a.answer, a.answer
 
 
 def test_what_day_asks_the_date_and_transit_time_the_duration(eng):

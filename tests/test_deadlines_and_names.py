@@ -12,21 +12,12 @@ import itertools
 
 import pytest
 
-from tests.conftest import answers_engine
 from workshop_lib.assistant import knowledge, planner
 from workshop_lib.data import catalog
 from workshop_lib.data.catalog import ITEMS
 from workshop_lib.data.supplychain_data import OWNER
-from workshop_lib.parts.chat.app import ChatService
 
 _users = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    eng = answers_engine("embedded", tmp_path_factory.mktemp("deadlines"))
-    yield ChatService(eng)
-    eng.close()
 
 
 def _talk(service, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:

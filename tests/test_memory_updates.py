@@ -10,21 +10,12 @@ import itertools
 
 import pytest
 
-from tests.conftest import answers_engine
 from workshop_lib.assistant.answering.answer import answer_question
 from workshop_lib.data.catalog import ITEMS
 from workshop_lib.data.supplychain_data import OWNER
-from workshop_lib.parts.chat.app import ChatService
 from workshop_lib.parts.memory import personal
 
 _users = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    eng = answers_engine("embedded", tmp_path_factory.mktemp("updates"))
-    yield ChatService(eng)
-    eng.close()
 
 
 def _talk(service, turns: list[str], user: str | None = None) -> list[tuple[str, str]]:

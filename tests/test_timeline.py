@@ -6,16 +6,7 @@ import datetime
 
 import pytest
 
-from tests.conftest import answers_engine
-from workshop_lib.parts.chat.app import ChatService
 from workshop_lib.parts.memory import timeline
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    eng = answers_engine("embedded", tmp_path_factory.mktemp("timeline"))
-    yield ChatService(eng)
-    eng.close()
 
 
 def _ask(service, user, text, threads, thread="t1"):

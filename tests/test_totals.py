@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import answers_engine
 from workshop_lib.data.catalog import ITEMS
-from workshop_lib.parts.chat.app import ChatService
 from workshop_lib.parts.memory import totals
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    eng = answers_engine("embedded", tmp_path_factory.mktemp("totals"))
-    yield ChatService(eng)
-    eng.close()
 
 
 def _price(item_id: str) -> float:
