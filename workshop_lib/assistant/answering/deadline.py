@@ -38,8 +38,11 @@ _OF_THE_DATA = re.compile(r"\b(?:arriv\w*|reach\w*|get (?:there|in)|due|land\w*|
                           r"make it|beat|in time|that|it)\b", re.I)
 _PAST = re.compile(r"\b(?:did|has|have|had|was|were|left|sailed|departed|arrived|reached)\b", re.I)
 _LEAVING = re.compile(r"\b(?:leav\w*|left|depart\w*|sail(?:s|ed)?\b(?!\s+(?:in|into)))", re.I)
-# a sentence that gives a deadline
-_SAID = re.compile(r"\b(?:by|before|no later than|at the latest|deadlines?|latest)\b", re.I)
+# a sentence that gives a deadline: the word, or a day said as the latest ("by 18 June", "no later than the
+# thirtieth of May"; not "gated in by the haulier on 26 May")
+_SAID = re.compile(r"\b(?:deadlines?|at the latest)\b|\b(?:by|before|no later than)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|"
+                   r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|"
+                   r"(?:first|second|third|fourth|fifth|[a-z]+(?:th|st|nd|rd))\s+of\b|(?:twenty|thirty)[- ]?[a-z]+\s+of\b)", re.I)
 
 
 def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, thread_id: str | None,
@@ -75,7 +78,10 @@ def _deadline(eng: Engine, question: str, user_id: str, agent_id: str, year: int
     if not told:
         return None
     asked = document_reader._stems(question)
-    return max(reversed(told), key=lambda e: len(asked & document_reader._stems(e.text)))
+    shared = sorted(((len(asked & document_reader._stems(e.text)), i) for i, e in enumerate(told)), reverse=True)
+    if len(shared) > 1 and shared[0][0] == shared[1][0]:
+        return None  # two deadlines told, neither pointed at more than the other: which one is meant is a guess
+    return told[shared[0][1]]
 
 
 # the questions of a turn: "Which vessel is it on, and will it reach Port Klang before ...?" is two
@@ -148,16 +154,18 @@ _LAST = 3  # answers read back for the vessel a question points at
 
 
 def _day_meant(text: str, want: _Day) -> datetime.date | None:
-    """The day of the event an answer gives by its label ("arrival date 2025-06-12"): of several, the first
-    still to come on the day the data is stated as of (asked in the past, the latest gone by), else the
-    latest; None without one."""
+    """The day of the event an answer gives by its label ("arrival date 2025-06-12"): of several, the one
+    still to come on the day the data is stated as of (asked in the past, the one gone by); None without
+    one, or with several of those."""
     said = re.findall(rf"\b{want.event} date (\d{{4}}-\d{{2}}-\d{{2}})\b", text)
     days = sorted({datetime.date.fromisoformat(d) for d in said})
     if not days:
         return None
-    if want.past:
-        return next((d for d in reversed(days) if d <= want.as_of), days[0])
-    return next((d for d in days if d >= want.as_of), days[-1])
+    # of several, the one meant is the one still to come (asked in the past, gone by); two such: a guess
+    meant = [d for d in days if (d <= want.as_of if want.past else d >= want.as_of)]
+    if len(days) > 1 and len(meant) != 1:
+        return None
+    return meant[0] if meant else days[0]
 
 
 def _compared(data: str, day: datetime.date, told: timeline.Event, event: str, past: bool) -> str:

@@ -163,8 +163,9 @@ def _roots(text: str) -> set[str]:
 
 
 def _root(word: str) -> str:
-    """The reader's root, without a final e ("the quote" meets "we quoted", "the signing" "signed")."""
-    root = word_root(word)
+    """The reader's root, without a final e ("the quote" meets "we quoted", "the signing" "signed"); a noun
+    in -nsion as its verb ("the extension" meets "we extended", "the suspension" "suspended")."""
+    root = word_root(re.sub(r"nsions?$", "nd", word.lower()))
     return root[:-1] if len(root) >= 5 and root.endswith("e") else root
 
 
@@ -205,10 +206,8 @@ def _best(words: set[str], found: list[Event], want: int = 0) -> list[Event]:
 
 def _shared(words: set[str], roots: frozenset[str]) -> set[str]:
     """The words that meet a root: the same, or one the start of the other, four letters or more
-    ("signature" and "signed": "signatur" and "sign"), or two long ones that start alike ("extension" and
-    "extended")."""
+    ("signature" and "signed": "signatur" and "sign")."""
     return {w for w in words if w in roots or len(w) >= 4 and any(len(r) >= 4 and (w.startswith(r) or r.startswith(w))
-                                                                   or len(w) >= 6 and len(r) >= 6 and w[:5] == r[:5]
                                                                    for r in roots)}
 
 
