@@ -298,9 +298,10 @@ _OTHER_TOLD = re.compile(r"\b(?!i\b|we\b|you\b)([a-z][\w'-]*)\s+(?:tell|told|say
                          r"\s+(?:to\s+)?you\b", re.I)
 # a reference back to what the last answer was about: "and who is it now?", "the one we're on now"
 _FOLLOW_UP = re.compile(r"\b(?:it|that one|this one|the one|that|them|they|their|he|she|him|her|his)\b", re.I)
-# "and its gross weight?": its thing is the last one recalled, unless the question names a record ("the ship
-# with HLXU2953512 - when does it reach its destination?")
-_ITS = re.compile(r"\bits\b", re.I)
+# "And its gross weight?": a question that is only "its" and what it asks points at the last thing recalled
+# (in a longer one "its" may be of anything the question says: "when does the ship reach its destination?")
+_ITS = re.compile(r"^\W*(?:and\s+)?(?:(?:what(?:'s|\s+is|\s+was)|how\s+(?:much|heavy|old|long|big))\s+)?its\s+[a-z][a-z -]*\??\s*$",
+                  re.I)
 
 
 def _previous_memory(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> personal.Recalled | None:
@@ -1335,7 +1336,7 @@ def _worked_out(eng: Engine, question: str, user_id: str, agent_id: str, thread_
 def _from_one_memory(eng: Engine, question: str, user_id: str, agent_id: str,
                      thread_id: str | None) -> ChatAnswer | None:
     """The answer from the one memory the question refers to (or the thread's last one), with the data."""
-    pointing = _FOLLOW_UP.search(question) or (_ITS.search(question) and not assistant.named_records(eng, question))
+    pointing = _FOLLOW_UP.search(question) or _ITS.match(question.strip())
     follow = _previous_memory(eng, thread_id, user_id, agent_id) if pointing else None
     # "who booked the cocoa again?": asking to be reminded is about what the user told, "my" or not
     if not (personal.refers_to_own(question) or _ABOUT_THE_TELLING.search(question)) and follow is None:
