@@ -32,6 +32,11 @@ def _talk(service, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+def _last(service, turns: list[tuple[str, str]]) -> tuple[str, str]:
+    """(answer, mode) of the last of the turns, for a user of their own."""
+    return _talk(service, turns)[-1]
+
+
 def _rows(service, sql: str):
     return service.eng.query(sql.format(o=OWNER))
 
@@ -66,10 +71,9 @@ def _under_way(service):
 def test_a_deadline_told_is_compared_with_the_arrival_the_question_asks(service, margin):
     vessel, port, arrival = _under_way(service)
     deadline = arrival + datetime.timedelta(days=margin)
-    turns = _talk(service, [
-        ("t1", f"Our buyer Lindqvist Trading needs the goods in {port} by {_said(deadline)} at the latest."),
-        ("t2", f"When is the {vessel} due in {port}? Will it make the deadline?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [
+               ("t1", f"Our buyer Lindqvist Trading needs the goods in {port} by {_said(deadline)} at the latest."),
+               ("t2", f"When is the {vessel} due in {port}? Will it make the deadline?")])
     assert mode == "rag" and _said(arrival) in answer, answer
     assert (f"{margin} days before the deadline" if margin > 0 else f"{-margin} days after the deadline") in answer, answer
 
@@ -77,11 +81,10 @@ def test_a_deadline_told_is_compared_with_the_arrival_the_question_asks(service,
 def test_that_sailing_is_the_one_the_last_answer_named(service):
     vessel, port, arrival = _under_way(service)
     deadline = arrival + datetime.timedelta(days=3)
-    turns = _talk(service, [
-        ("t1", f"Harrow Cellars needs their wine in {port} by {_said(deadline)}, that's the hard deadline."),
-        ("t2", f"Which voyage is the {vessel} on right now?"),
-        ("t3", "If the wine is on that sailing, do we make their deadline, and with how many days to spare?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [
+               ("t1", f"Harrow Cellars needs their wine in {port} by {_said(deadline)}, that's the hard deadline."),
+               ("t2", f"Which voyage is the {vessel} on right now?"),
+               ("t3", "If the wine is on that sailing, do we make their deadline, and with how many days to spare?")])
     assert mode == "rag" and "3 days before the deadline" in answer, answer
 
 
@@ -101,10 +104,9 @@ def _two_boxes(service):
 
 def test_which_customer_has_the_heavier_box_names_the_customer(service):
     (light, light_kg), (heavy, heavy_kg) = _two_boxes(service)
-    turns = _talk(service, [("t1", f"Ridgeway Toys' container this month is {light}."),
-                            ("t2", f"Castellan Auto Parts just sent theirs: {heavy}."),
-                            ("t3", "Which of my two customers has the heavier box, and by how many kilos?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", f"Ridgeway Toys' container this month is {light}."),
+                                   ("t2", f"Castellan Auto Parts just sent theirs: {heavy}."),
+                                   ("t3", "Which of my two customers has the heavier box, and by how many kilos?")])
     assert mode == "rag" and f"{heavy} (Castellan Auto Parts)" in answer, answer
     assert f"{int(heavy_kg - light_kg)}" in answer.replace(",", ""), answer
 
@@ -114,37 +116,33 @@ def test_a_customers_name_picks_their_box_not_the_newest(service):
     vessel = _rows(service, f"SELECT s.VESSEL_NAME FROM {{o}}.CONTAINERS c JOIN {{o}}.VOYAGES v ON v.VOYAGE_ID = "
                             f"c.VOYAGE_ID JOIN {{o}}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
                             f"WHERE c.CONTAINER_NUMBER = '{first}'")[0][0]
-    turns = _talk(service, [("t1", f"My customer Baobab Foods has a box on the water, {first}."),
-                            ("t2", f"Separate thing: Keller Maschinenbau's container is {second}."),
-                            ("t3", "Baobab Foods is asking which ship their box is on - can you tell me?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", f"My customer Baobab Foods has a box on the water, {first}."),
+                                   ("t2", f"Separate thing: Keller Maschinenbau's container is {second}."),
+                                   ("t3", "Baobab Foods is asking which ship their box is on - can you tell me?")])
     assert mode == "rag" and first in answer and vessel in answer and second not in answer, answer
 
 
 def test_a_lane_switched_to_another_carrier_answers_first_and_now(service):
-    turns = _talk(service, [("t1", "We're using ZIM for our Med lane these days."),
-                            ("t2", "Small change: we switched the Med lane to MSC last week, ZIM kept rolling our boxes."),
-                            ("t3", "Remind me - which carrier did I first mention for the Med lane, and which one "
-                                   "are we on now?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "We're using ZIM for our Med lane these days."),
+                                   ("t2", "Small change: we switched the Med lane to MSC last week, ZIM kept rolling our boxes."),
+                                   ("t3", "Remind me - which carrier did I first mention for the Med lane, and which one "
+                                          "are we on now?")])
     assert mode == "rag" and answer.index("ZIM") < answer.index("MSC"), answer
 
 
 def test_an_adjective_of_a_region_is_no_name_and_the_hub_is_the_place(service):
     item = next(i for i in ITEMS if i.item_id == "EQ-45HC")
     port = "Rotterdam"
-    turns = _talk(service, [("t1", f"Our European hub is in {port} - everything gets consolidated there."),
-                            ("t1", f"How many {item.name}s are available at our hub?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", f"Our European hub is in {port} - everything gets consolidated there."),
+                                   ("t1", f"How many {item.name}s are available at our hub?")])
     assert mode == "rag" and port in answer and "european" not in answer.lower(), answer
 
 
 def test_a_rate_in_another_currency_switches_the_currency(service):
     usd = next(i.price_usd for i in ITEMS if i.item_id == "SV-CUSTOMS")
-    turns = _talk(service, [("t1", "From now on please quote all prices in euros; use 1 USD = 0.92 EUR."),
-                            ("t2", "Change of plan, finance wants pounds sterling now: 1 USD = 0.79 GBP."),
-                            ("t2", "What does customs brokerage cost per entry?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "From now on please quote all prices in euros; use 1 USD = 0.92 EUR."),
+                                   ("t2", "Change of plan, finance wants pounds sterling now: 1 USD = 0.79 GBP."),
+                                   ("t2", "What does customs brokerage cost per entry?")])
     assert mode == "rag" and f"GBP {usd * 0.79:,.2f}" in answer and "EUR" not in answer, answer
 
 
@@ -159,26 +157,23 @@ def test_days_count_from_a_day_the_question_gives_and_an_extension_spans_its_mov
 
 
 def test_a_name_only_the_user_told_makes_a_question_of_days_theirs(service):
-    turns = _talk(service, [("t1", "We signed the framework contract with Nordhavn Retail on 3 March 2025, finally."),
-                            ("t2", "Nordhavn's first shipment left on 14 April 2025."),
-                            ("t3", "How many days passed between signing with Nordhavn and their first shipment?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "We signed the framework contract with Nordhavn Retail on 3 March 2025, finally."),
+                                   ("t2", "Nordhavn's first shipment left on 14 April 2025."),
+                                   ("t3", "How many days passed between signing with Nordhavn and their first shipment?")])
     assert mode == "rag" and "42 days" in answer, answer
 
 
 def test_a_date_said_beside_what_is_asked_is_not_its_date(service):
-    turns = _talk(service, [("t1", "Big news: we signed with Ostrander Foods on the second of May. Their first "
-                                   "shipment sailed exactly two weeks after we signed."),
-                            ("t2", "On what date did Ostrander's first shipment sail?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "Big news: we signed with Ostrander Foods on the second of May. Their first "
+                                          "shipment sailed exactly two weeks after we signed."),
+                                   ("t2", "On what date did Ostrander's first shipment sail?")])
     assert not (mode == "rag" and "2 May" in answer), answer
 
 
 def test_a_question_that_repeats_a_memory_does_not_replace_it(service):
-    turns = _talk(service, [("t1", "ugh, Brennan Haulage missed our Felixstowe slot AGAIN this morning."),
-                            ("t2", "I'm writing a complaint email to the haulier that keeps missing our Felixstowe "
-                                   "slots - which company was it again?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "ugh, Brennan Haulage missed our Felixstowe slot AGAIN this morning."),
+                                   ("t2", "I'm writing a complaint email to the haulier that keeps missing our Felixstowe "
+                                          "slots - which company was it again?")])
     assert mode == "rag" and "Brennan Haulage" in answer, answer
 
 
@@ -196,9 +191,8 @@ def test_a_follow_up_asks_the_place_and_a_reference_the_memory_holds(service):
 
 
 def test_a_spanish_first_person_verb_keeps_the_reference(service):
-    turns = _talk(service, [("t1", "Hola, soy Mateo. Tenemos la reserva HLCUVLC2405871 con Hapag-Lloyd."),
-                            ("t2", "¿Me recuerdas el número de nuestra reserva con Hapag?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "Hola, soy Mateo. Tenemos la reserva HLCUVLC2405871 con Hapag-Lloyd."),
+                                   ("t2", "¿Me recuerdas el número de nuestra reserva con Hapag?")])
     assert mode == "rag" and "HLCUVLC2405871" in answer, answer
 
 
@@ -219,11 +213,10 @@ def test_quotes_told_in_passing_are_compared_by_order_and_price(service):
 
 
 def test_a_sum_in_the_words_of_a_quote_that_names_no_one_stops_the_comparison(service):
-    turns = _talk(service, [("t1", "Quote from Pacific Haul: $380 a move."),
-                            ("t2", "Harbor Link quoted $340 a move."),
-                            ("t3", "And another quote, $300 a move, from a broker friend of Harbor Link and Pacific Haul."),
-                            ("t3", "Which quote is the cheapest so far?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "Quote from Pacific Haul: $380 a move."),
+                                   ("t2", "Harbor Link quoted $340 a move."),
+                                   ("t3", "And another quote, $300 a move, from a broker friend of Harbor Link and Pacific Haul."),
+                                   ("t3", "Which quote is the cheapest so far?")])
     assert not (mode == "rag" and "Harbor Link's" in answer), answer
 
 
@@ -245,52 +238,46 @@ def test_a_follow_up_after_a_turn_that_grounded_nothing_still_follows(service):
     box = _two_boxes(service)[0][0]
     goods = _rows(service, f"SELECT i.DESCRIPTION FROM {{o}}.CARGO_ITEMS i JOIN {{o}}.CONTAINERS c ON c.CONTAINER_ID = "
                            f"i.CONTAINER_ID WHERE c.CONTAINER_NUMBER = '{box}'")[0][0]
-    turns = _talk(service, [("t1", f"The box for our Lindqvist Interiors order is {box}."),
-                            ("t2", "Lindqvist wants to know the port where their box gets discharged."),
-                            ("t2", "And what does the notice say about it?"),
-                            ("t2", "what's inside it?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", f"The box for our Lindqvist Interiors order is {box}."),
+                                   ("t2", "Lindqvist wants to know the port where their box gets discharged."),
+                                   ("t2", "And what does the notice say about it?"),
+                                   ("t2", "what's inside it?")])
     assert mode == "rag" and goods in answer, answer
 
 
 def test_a_place_named_by_their_noun_fills_the_question(service):
     reefer = next(i for i in ITEMS if i.item_id == "EQ-40RH")
     units = catalog.availability()["EQ-40RH"]["NLRTM"]
-    turns = _talk(service, [("t1", "For context, our reefer fleet is leased out of Rotterdam, that's our home depot."),
-                            ("t2", "How many 40-foot high-cube reefers are available at our home depot, and what's "
-                                   "the daily lease?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "For context, our reefer fleet is leased out of Rotterdam, that's our home depot."),
+                                   ("t2", "How many 40-foot high-cube reefers are available at our home depot, and what's "
+                                          "the daily lease?")])
     assert mode == "rag" and f"{units} units" in answer and f"{reefer.price_usd:,.2f}" in answer, answer
 
 
 def test_an_office_named_for_its_town_is_where_they_are(service):
-    turns = _talk(service, [("t1", "Hiya, Fatima at the Felixstowe office."),
-                            ("t2", "I've moved over to our Southampton office as of Monday, update that please."),
-                            ("t3", "which office am I based in?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "Hiya, Fatima at the Felixstowe office."),
+                                   ("t2", "I've moved over to our Southampton office as of Monday, update that please."),
+                                   ("t3", "which office am I based in?")])
     assert mode == "rag" and "Southampton" in answer, answer
 
 
 def test_a_role_asked_as_a_firm_is_their_name_for_it(service):
-    turns = _talk(service, [("t1", "we run all our LA drayage through Atlas Drayage."),
-                            ("t2", "which trucking firm do we use in LA?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "we run all our LA drayage through Atlas Drayage."),
+                                   ("t2", "which trucking firm do we use in LA?")])
     assert mode == "rag" and "Atlas Drayage" in answer, answer
 
 
 def test_a_detail_forgotten_is_not_answered_from_the_port_it_names(service):
-    turns = _talk(service, [("t1", "The door code for our Felixstowe warehouse is 4471#, give it to the haulier."),
-                            ("t2", "Please forget the warehouse door code, I don't want it stored anywhere."),
-                            ("t3", "What's the door code for our Felixstowe warehouse?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", "The door code for our Felixstowe warehouse is 4471#, give it to the haulier."),
+                                   ("t2", "Please forget the warehouse door code, I don't want it stored anywhere."),
+                                   ("t3", "What's the door code for our Felixstowe warehouse?")])
     assert mode == "fallback" and "4471" not in answer, answer
 
 
 def test_one_value_is_not_the_answer_to_what_are_they(service):
     box = _two_boxes(service)[0][0]
-    turns = _talk(service, [("t1", f"Our green coffee goes in container {box}."),
-                            ("t2", "Our agent in Colombo is Ceylon Harbour Services, contact person Dilani Perera."),
-                            ("t3", "I need to send our Colombo agent the vessel, voyage and ETA for our coffee box. "
-                                   "What are they, and what's the agent's name again?")])
-    answer, mode = turns[-1]
+    answer, mode = _last(service, [("t1", f"Our green coffee goes in container {box}."),
+                                   ("t2", "Our agent in Colombo is Ceylon Harbour Services, contact person Dilani Perera."),
+                                   ("t3", "I need to send our Colombo agent the vessel, voyage and ETA for our coffee box. "
+                                          "What are they, and what's the agent's name again?")])
     assert not (mode == "rag" and "Ceylon Harbour Services" in answer and box not in answer), answer

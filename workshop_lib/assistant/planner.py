@@ -321,7 +321,7 @@ def _child_asked(words: _Words, schema: Schema, named_table: str) -> str | None:
     below hold (a vessel's voyages arrive): those rows, filtered by the record."""
     named = [(score, c) for score, c in schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
              if score >= 1.5]
-    if not named and words.has(r"when|what date|which date|what day|which day") and not any(c.is_date for c in schema.columns[named_table]):
+    if not named and words.has(_WHEN_ASKED) and not any(c.is_date for c in schema.columns[named_table]):
         return _child_dated(words, schema, named_table)  # "when does the MSC Tessa arrive?": its voyages' dates
     if not named or not named[0][1].is_date or any(c.table == named_table for _, c in named):
         return None
@@ -3019,12 +3019,14 @@ def _through_voyages(schema: Schema, table: str) -> bool:
     return table != "VOYAGES" and any((a, b) == ("VOYAGES", "PORTS") for a, _, b, _ in schema.path(table, "PORTS") or [])
 
 
+# the words that ask for a date
+_WHEN_ASKED = r"when|what date|which date|what day|which day"
 _WEEKDAY_ASKED = r"(?:what|which) day of the week|(?:what|which) weekday|day of the week"
 
 
 def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     """"When does it leave / arrive": the date the verb names, on the target's rows."""
-    if not words.has(r"when|what date|which date|what day|which day|weekday") or spec.action in ("count", "aggregate"):
+    if not words.has(rf"{_WHEN_ASKED}|weekday") or spec.action in ("count", "aggregate"):
         return
     dates = next(([c for c in schema.columns[t] if c.is_date] for t in _tables_reached(schema, spec)
                   if any(c.is_date for c in schema.columns[t])), [])
@@ -3041,7 +3043,7 @@ def _day_asked(words: _Words, spec: Spec) -> None:
     if (weekday := words.has(_WEEKDAY_ASKED)) and spec.convert is None:
         spec.convert = "weekday"
         words.take(weekday.start(), weekday.end())
-    elif day := words.has(r"(?:what|which|the) (day)(?: of (?!the week))?"):
+    elif day := words.has(r"(?:what|which|the) (day)"):
         words.take(day.start(1), day.end(1))
 
 

@@ -4,14 +4,16 @@ A user tells a deadline in passing ("if the cargo isn't in LA by June 20 they'll
 needs their wine in New York by 18 June at the latest"). A later question asks whether an arrival the data
 holds makes it, and with how many days to spare. Two days are compared, each from where it is held:
 
-- the deadline is a dated sentence of the user's that says one ("by", "before", "at the latest",
-  "deadline"): the one whose words the question shares most (a customer's name), else the latest told;
-- the arrival is the one the question's own other part asks ("when is the YM Wellness due in LA?"), else
-  the one the thread's last answer gave, else the arrival at the deadline's port of the vessel that answer
-  named ("which vessel is sailing to New York?" ... "if the wine is on that sailing, do we make it?").
+- the deadline is a dated sentence of the user's that says one (the word, "at the latest", or a day after
+  "by", "before", "no later than"): the one whose words the question shares most (a customer's name);
+- the day (an arrival, or a departure when the question says leaving) is the one the question's own other
+  part asks ("when is the YM Wellness due in LA?"), else the one the thread's last answer gave, else that of
+  the one vessel their last answers or memories name, at the deadline's port when it names one ("which
+  vessel is sailing to New York?" ... "if the wine is on that sailing, do we make it?").
 
-Of several arrivals, the first still to come on the day the data is stated as of is the one meant (the
-sailing under way), else the latest. Nothing is guessed: without both days there is no answer (None).
+Of several voyages' days, the one still to come on the day the data is stated as of is meant (asked in the
+past, the one gone by). Nothing is guessed: two deadlines pointed at alike, two days that may be meant, or
+a day missing give no answer (None).
 """
 from __future__ import annotations
 
@@ -60,9 +62,7 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, thread_id
         return None
     event = "departure" if _LEAVING.search(question) else "arrival"
     past = _PAST.search(question) is not None
-    theirs = " ".join(r.content or "" for r in personal.valid_memories(eng, user_id, agent_id))
-    found = _day_of_the_data(eng.scoped(user_id, agent_id), question, told, _Day(event, as_of, past), ask,
-                             [*_last_answers(eng, thread_id, user_id, agent_id), theirs])
+    found = _day_of_the_data(eng, question, told, _Day(event, as_of, past), ask, (user_id, agent_id, thread_id))
     if found is None:
         return None
     data, day = found
@@ -95,23 +95,28 @@ class _Day:
     past: bool               # asked in the past ("did the ship leave ...?")
 
 
-def _day_of_the_data(scoped: Engine, question: str, told: timeline.Event, want: _Day,
-                     ask: Callable[[str], ChatAnswer | None], said: list[str]) -> tuple[ChatAnswer, datetime.date] | None:
+def _day_of_the_data(eng: Engine, question: str, told: timeline.Event, want: _Day,
+                     ask: Callable[[str], ChatAnswer | None],
+                     who: tuple[str, str, str | None]) -> tuple[ChatAnswer, datetime.date] | None:
     """(the data answer that gives the day, the day): from the question's other part, else the thread's last
-    answer (`said[0]`); else the day (at the deadline's port, when it names one) of the one vessel the first of
-    their last answers, or else what the user told (`said[-1]`), names."""
+    answer; else the day (at the deadline's port, when it names one) of the one vessel the first of their
+    last answers, or else what the user told, names. `who`: (user, agent, thread). The store is read only
+    when the question's own parts give no day."""
     answered = [a for part in _PARTS.split(question) if part.strip(" ,?") and not ASKED.search(part)
                 and (a := ask(part.strip(" ,") + "?")) is not None and a.mode == "rag"]
     for a in answered:
         if (day := _day_meant(a.answer, want)) is not None:
             return a, day
+    user_id, agent_id, thread_id = who
+    said = _last_answers(eng, thread_id, user_id, agent_id)
     if said[0] and (day := _day_meant(said[0], want)) is not None:
-        given = ChatAnswer(f"The {want.event} my last answer gives: {_said(day)}.", "rag",
+        given = ChatAnswer(f"The {want.event} my last answer gives: {timeline.day_said(day)}.", "rag",
                            {"handler": "deadline", "mode": "rag", "used_llm": "none"}, [], [], "all", None, False,
                            route={"intent": "PERSONAL_MEMORY", "method": "memory", "label": "PERSONAL_MEMORY",
                                   "unsure": False})
         return given, day
-    of_vessel = _the_vessels_day(scoped, [a.answer for a in answered] + said, told, want)
+    theirs = " ".join(r.content or "" for r in personal.valid_memories(eng, user_id, agent_id))
+    of_vessel = _the_vessels_day(eng.scoped(user_id, agent_id), [a.answer for a in answered] + said + [theirs], told, want)
     if of_vessel is None:
         return None
     asked, day = of_vessel
@@ -174,11 +179,8 @@ def _compared(data: str, day: datetime.date, told: timeline.Event, event: str, p
     verb = {("departure", False): "leaves", ("departure", True): "left", ("arrival", False): "arrives",
             ("arrival", True): "arrived"}[(event, past)]
     days = f"{abs(spare)} day{'s' if abs(spare) != 1 else ''}"
-    verdict = (f"Yes: it {verb} on {_said(day)}, {days} before the deadline" if spare > 0 else
-               f"Just: it {verb} on {_said(day)}, the day of the deadline" if spare == 0 else
-               f"No: it {verb} on {_said(day)}, {days} after the deadline")
-    return f"{data}\n{verdict} you told me ({_said(told.date)}: \u201c{told.text}\u201d)."
+    verdict = (f"Yes: it {verb} on {timeline.day_said(day)}, {days} before the deadline" if spare > 0 else
+               f"Just: it {verb} on {timeline.day_said(day)}, the day of the deadline" if spare == 0 else
+               f"No: it {verb} on {timeline.day_said(day)}, {days} after the deadline")
+    return f"{data}\n{verdict} you told me ({timeline.day_said(told.date)}: \u201c{told.text}\u201d)."
 
-
-def _said(day: datetime.date) -> str:
-    return f"{day.day} {day:%B %Y}"

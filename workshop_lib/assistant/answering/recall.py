@@ -322,12 +322,14 @@ def _last_recalled_column(eng: Engine, thread_id: str, user_id: str) -> str:
     messages = eng.store.list_thread_messages(thread_id)
     answers = [m for m in reversed(messages) if m.role == "assistant"][:_LOOKED_BACK]
     for last in answers:
+        if last.user_id != user_id:
+            return ""
         explain = (last.metadata or {}).get("decision_explain") or {}
         told = explain.get("told")
         told = told if isinstance(told, dict) else {}
         column = str(_memory_of(explain).get("column") or told.get("column") or "")  # (told: a thing just kept)
-        if last.user_id != user_id or column or explain.get("mode") != "fallback":
-            return column if last.user_id == user_id else ""
+        if column or explain.get("mode") != "fallback":
+            return column
     return ""
 
 

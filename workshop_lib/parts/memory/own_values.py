@@ -230,7 +230,7 @@ def _glossary_word(word: str) -> bool:
 
 
 # the adjective of a people or a region ("European", "Asian", "Chinese", "Nordic", "Spanish"): no name
-PEOPLE_OR_REGION = re.compile(r"[A-Z][a-z]+(?:ean|ian|ese|ish|ic)")
+_PEOPLE_OR_REGION = re.compile(r"[A-Z][a-z]+(?:ean|ian|ese|ish|ic)")
 
 
 def _no_name_alone(text: str, at: int, word: str) -> bool:
@@ -243,7 +243,7 @@ def _no_name_alone(text: str, at: int, word: str) -> bool:
     # ("Tengo que llamar ...": a word of another language the glossary reads, starting the sentence)
     return (start and (word.lower() in _words_in_lower_case() or glossary.key_of(word) in glossary.WORDS)) or \
         word in _terms_in_capitals() or \
-        (PEOPLE_OR_REGION.fullmatch(word) is not None and re.match(r"\s+[a-z]", after) is not None) or \
+        (_PEOPLE_OR_REGION.fullmatch(word) is not None and re.match(r"\s+[a-z]", after) is not None) or \
         (start and re.match(r"\s*:\s*(?:we|i|our|my)\b", after, re.I) is not None) or \
         (start and word.endswith("ing") and re.match(r"\s+(?:a|an|the|some|my|our|this|these)\s", after) is not None)
 

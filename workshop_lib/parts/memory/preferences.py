@@ -293,6 +293,17 @@ def current(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
     return eng.store.list("fact", limit=None, user_id=user_id, agent_id=agent_id, metadata_filter={"kind": KIND})
 
 
+
+def currency_code(said_as: str) -> str:
+    """The ISO code of a currency as said ("$", "euros", "bucks", "USD"), in the words of UNITS (one not
+    listed is taken as a code already)."""
+    return _CURRENCY_CODE.get(said_as.lower(), said_as.upper())
+
+
+_CURRENCY_CODE = {word: code for code, words in UNITS["currency"].items() for word in words} | \
+    {"$": "USD", "buck": "USD", "bucks": "USD", "pound": "GBP"}
+
+
 def settings(eng: Engine, user_id: str, agent_id: str) -> dict[str, str]:
     """dimension -> wanted unit, for the user."""
     return {str((r.metadata or {}).get("dimension")): str((r.metadata or {}).get("unit"))

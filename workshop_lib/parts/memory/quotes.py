@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from workshop_lib import assistant
 from workshop_lib.data.catalog import ITEMS, Item
-from workshop_lib.parts.memory import own_values, personal
+from workshop_lib.parts.memory import own_values, personal, preferences
 
 if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
@@ -34,8 +34,6 @@ _FIRST = re.compile(r"\b(?:first|earliest)\b", re.I)
 _QUOTE_WORD = re.compile(r"\bquot\w*|\boffers?\b|\bbids?\b|\bprices? (?:i|we) (?:got|had|was given)\b", re.I)
 _COMPARED = re.compile(r"\b(?:compare[sd]?|versus|vs\.?|against|than)\b", re.I)
 _CATALOG = re.compile(r"\b(?:catalog(?:ue)?|your (?:own )?(?:price|rate|list price))\b", re.I)
-_CURRENCY = {"$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "buck": "USD", "bucks": "USD", "€": "EUR",
-             "eur": "EUR", "euro": "EUR", "euros": "EUR", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP"}
 
 
 @dataclass(frozen=True)
@@ -118,7 +116,7 @@ def _quote(sentence: str, at: str, values: list[own_values.OwnValue], ports: set
     unit = re.search(r"[$€£]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks?)\b", sums[0].value, re.I)
     if amount is None or unit is None:
         return None
-    return Quote(names[0].value, float(amount.group(0).replace(",", "")), _CURRENCY[unit.group(0).lower()], sentence, at)
+    return Quote(names[0].value, float(amount.group(0).replace(",", "")), preferences.currency_code(unit.group(0)), sentence, at)
 
 
 def answer(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Answer | None:
@@ -132,9 +130,10 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Answer
     by_price = sorted(quotes, key=lambda q: q.amount)
     picks = ((_LATEST, quotes[-1], "The most recent"), (_FIRST, quotes[0], "The first"),
              (_CHEAPEST, by_price[0], "The cheapest"), (_DEAREST, by_price[-1], "The dearest"))
-    used = [picked for pattern, picked, _ in picks if pattern.search(question)]
+    asked = [(picked, said) for pattern, picked, said in picks if pattern.search(question)]
+    used = [picked for picked, _ in asked]
     lines = [f"{said} quote is {picked.name}'s, {_money(picked)} (you told me: \u201c{picked.text}\u201d)."
-             for pattern, picked, said in picks if pattern.search(question)]
+             for picked, said in asked]
     if not lines:
         return None
     if _CATALOG.search(question) and used and (compared := _with_the_catalog(question, used[-1], quotes)):

@@ -212,7 +212,12 @@ def _shared(words: set[str], roots: frozenset[str]) -> set[str]:
 
 
 def _said(e: Event) -> str:
-    return f"{e.date.day} {e.date:%B %Y} (you told me: \u201c{e.text}\u201d)"
+    return f"{day_said(e.date)} (you told me: \u201c{e.text}\u201d)"
+
+
+def day_said(day: datetime.date) -> str:
+    """"4 June 2025": a day as the answers write it."""
+    return f"{day.day} {day:%B %Y}"
 
 
 def _which_first(question: str, found: list[Event]) -> Answer | None:
@@ -245,7 +250,7 @@ def _told_first(question: str, found: list[Event]) -> Answer | None:
         return None
     first, later = sorted(two, key=lambda e: e.said_at)
     lead, other = (first, later) if _FIRST.search(question) else (later, first)
-    day = f"{lead.date.day} {lead.date:%B %Y}"
+    day = day_said(lead.date)
     then = "then" if lead is first else "before it"
     return Answer(f"You told me about {day} {'first' if lead is first else 'last'}: \u201c{lead.text}\u201d; "
                   f"{then}, about {_said(other)}.", (lead, other))
@@ -362,7 +367,7 @@ def _from_today(question: str, found: list[Event], year: int = 0) -> Answer | No
     days = abs((event.date - today).days)
     ends = (event, today) if event.date < today else (today, event)
     today_word = "today, " if re.search(r"\btoday\b", question, re.I) or not dates_in(question, year) else ""
-    said = [_said(e) if isinstance(e, Event) else f"{today_word}{e.day} {e:%B %Y}" for e in ends]
+    said = [_said(e) if isinstance(e, Event) else f"{today_word}{day_said(e)}" for e in ends]
     return Answer(f"{days} days: from {said[0]} to {said[1]}.", (event,))
 
 

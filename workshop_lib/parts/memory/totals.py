@@ -111,17 +111,9 @@ def _prices(text: str) -> list[tuple[float, str, bool]]:
         amount = re.search(r"\d[\d,]*(?:\.\d+)?", said_price)
         currency = re.search(r"USD|EUR|GBP|[$€£]|dollars?|euros?", said_price, re.I)
         if amount:
-            out.append((float(amount.group(0).replace(",", "")), _currency(currency.group(0) if currency else "USD"),
+            out.append((float(amount.group(0).replace(",", "")), preferences.currency_code(currency.group(0) if currency else "USD"),
                         bool(re.search(r"\bday\b", said_price, re.I))))
     return out
-
-
-def _currency(said_as: str) -> str:
-    """The ISO code of a currency as said ("$", "euros", "USD"), in the preferences' words for each."""
-    return _CODE_OF.get(said_as.lower(), said_as.upper())
-
-
-_CODE_OF = {word: code for code, words in preferences.UNITS["currency"].items() for word in words} | {"$": "USD"}
 
 
 def asks_a_total(question: str) -> bool:
