@@ -33,6 +33,8 @@ $(BIN)/python:
 
 $(LEARNER): pyproject.toml $(LOCK) | $(BIN)/python
 	$(PIP) -e '.[notebooks]'
+	@# before any test extra is installed: the learner's install must run the workshop alone
+	$(BIN)/workshop --help >/dev/null
 	touch $@
 
 $(TESTER): pyproject.toml $(LOCK) $(LEARNER)
