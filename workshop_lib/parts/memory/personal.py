@@ -1623,10 +1623,14 @@ def _without_own_names(text: str, recalled: Recalled) -> str:
     value_words = set(re.findall(r"[\w'-]+", str(recalled.value)))
     # capitalised words of the remembered sentence (a sentence's first word too: "Kwabena's machines ..."), only
     # ever removed where they follow for/of/at/from/with or are possessive, which ordinary words are not
-    names = {w for w in re.findall(r"\b[A-Z][a-z][\w-]+?(?='s\b|\b)", recalled.text) if w not in value_words}
-    for name in names:
-        text = re.sub(rf"\s*\b(?:for|of|at|from|with)\s+(?:the\s+)?{re.escape(name)}(?:'s)?\b(?!\s+[A-Z])", "", text)
-        text = re.sub(rf"\b{re.escape(name)}'s\s+", "", text)
+    names = sorted({w for w in re.findall(r"\b[A-Z][a-z][\w-]+?(?='s\b|\b)", recalled.text) if w not in value_words})
+    # ("of Lumina Mobile's box": "Lumina" goes once "Mobile's" has gone, whichever is read first)
+    before = None
+    while before != text:
+        before = text
+        for name in names:
+            text = re.sub(rf"\s*\b(?:for|of|at|from|with)\s+(?:the\s+)?{re.escape(name)}(?:'s)?\b(?!\s+[A-Z])", "", text)
+            text = re.sub(rf"\b{re.escape(name)}'s\s+", "", text)
     return text
 
 
