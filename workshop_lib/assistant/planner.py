@@ -1109,7 +1109,9 @@ _CURRENT = re.compile(r"\b(?:current(?:ly)?|present|actual|ongoing)\s+(?:voyage|
 
 
 # "boxes on the Manulani right now": now, of the rows a ship carries, is its voyage under way
-_NOW = re.compile(r"\b(?:right now|at the moment|at present|as we speak|presently|currently)\b", re.I)
+# ("this trip": the one she is making, unless a voyage is named)
+_NOW = re.compile(r"\b(?:right now|at the moment|at present|as we speak|presently|currently|"
+                  r"this (?:trip|voyage|sailing|crossing|journey|rotation))\b", re.I)
 
 
 def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -2718,7 +2720,8 @@ _LOADING = r"port of loading|loading port|pol|load port"
 
 
 _EITHER_END = r"from\s+(?:or|and|&|/)\s+to|to\s+(?:or|and|&|/)\s+from|in\s+(?:or|and)\s+out|visit\w*|been to|touch\w*"
-_ENDS_AT = r"end(?:s|ed|ing)? up|end(?:s|ed|ing)? (?:in|at)|finish\w* (?:in|at)|terminat\w*|(?:sail\w*|go(?:es)?|travel\w*) to"
+# ("end there": a voyage's last port; "the end of June" is a day)
+_ENDS_AT = r"end(?:s|ed|ing)?(?! of\b)|finish\w* (?:in|at)|terminat\w*|(?:sail\w*|go(?:es)?|travel\w*) to"
 
 
 _ARRIVES = (r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|"
@@ -2821,9 +2824,11 @@ def _group_phrase(words: _Words) -> re.Match[str] | None:
             for w in words_of(m.group(1)))  # ("operated by": a verb's agent)
     # "top 3 carriers by total TEU": an order, not a group
     by = "|by" if (counting or rows_by) and not words.has(rf"top\s+{_SMALL_COUNT}") else ""
-    # ("each of the three alliances": the groups named after "each of the")
-    m = re.search(rf"\b(?:per|for each|in each|each(?: of (?:the|our|your|these|those)(?: {_SMALL_COUNT})?)?|"
-                  rf"for every|every{by}|broken down by|grouped by|"
+    # ("each of the three alliances": the groups named after "each of the"; without a count or an
+    # aggregate, "list every vessel built in 2023" asks for all of them, not a figure each)
+    each = rf"for each|in each|each(?: of (?:the|our|your|these|those)(?: {_SMALL_COUNT})?)?|for every|every{by}|" \
+        if counting else ""
+    m = re.search(rf"\b(?:per|{each}broken down by|grouped by|"
                   r"break(?:ing)? (?:[\w' ]+? )?down (?:[\w' ]+? )?by)\s+(?:the\s+)?"
                   r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\.|\(|$|\bfor (?:me|us)\b|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
                   r"\bdo\b|\bdoes\b|\boperat|\brun|\bown))",
