@@ -165,6 +165,19 @@ def _identifying(text: str) -> set[str]:
     return out
 
 
+def names_given(question: str) -> list[str]:
+    """The names of two or more capitalised words the question gives inside it ("Westcoast Interiors",
+    "Cape Meridian"); not its first word, which any sentence capitalises."""
+    return [m.group(0) for m in re.finditer(r"(?<=[\w,;:] )[A-Z][\w&'-]*(?: [A-Z][\w&'-]*)+", question)]
+
+
+def _names_written(question: str, text: str) -> set[str]:
+    """A name the question gives that the document writes: it says which document, like its heading,
+    wherever the document writes it."""
+    low = text.lower()
+    return set().union(*(_stems(name) for name in names_given(question) if name.lower() in low))
+
+
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
@@ -328,7 +341,7 @@ def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> st
     ranked = [(rank, s) for rank, text in enumerate(texts) for s in sentences(text)]
     if (signed := _signature(question, kind, ranked)) is not None:
         return signed
-    ident = set().union(*(_identifying(text) for text in texts))
+    ident = set().union(*(_identifying(text) for text in texts)) | _names_written(question, " ".join(texts))
     sentence = _each_part(question, ranked, ident) or _best_sentence(question, kind, ranked, ident)
     if sentence is None and kind in ("date", "place"):
         # "During heavy weather on 3 May 2025 the vessel rolled. Six containers were lost overboard.": the

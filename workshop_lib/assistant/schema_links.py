@@ -49,6 +49,7 @@ TABLE_NOUNS = {"vessel": "VESSELS", "carrier": "CARRIERS", "port": "PORTS", "voy
 _STOP = set("""a an the of in on at to for from and or is are was were be by as it its per each one row
 not no this that these those with without what which who how when where than more most less least
 only also any all every there their them they we you i our your my do does did has have had never""".split())
+STOP_WORDS = frozenset(_STOP)  # words that say nothing of what a table or column holds
 # Words of a column's name that say its unit, not what it measures ("in tonnes" asks for a unit).
 UNIT_NAME_WORDS = {"tonne", "kg", "cent", "m", "c", "deg", "metre"}
 _UNIT_WORDS = {"cents": "cents", "teu": "TEU", "tonnes": "tonnes", "kilograms": "kg", "metres": "m",

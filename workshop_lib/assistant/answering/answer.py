@@ -39,7 +39,7 @@ from workshop_lib.assistant import (
     value_meanings,
 )
 from workshop_lib.assistant.answering import availability, goods_boxes, router
-from workshop_lib.assistant.schema_links import TABLE_NOUNS, map_words, stem_root, words_of
+from workshop_lib.assistant.schema_links import STOP_WORDS, TABLE_NOUNS, map_words, stem_root, words_of
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
@@ -227,8 +227,21 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
         return rows
     if (located := _located(eng, question, decision, llm)) is not None:
         return located
+    if _a_passage_writes_its_name(eng, question, docs):
+        # "How much is Westcoast Interiors claiming ...": a party only a document names; the catalog's
+        # words ("cartons") do not make it a request for equipment
+        return _documents_only(eng, question, decision, llm, docs, vector)
     return _requested_item(eng, question, decision, llm) or _catalog_or_column(eng, question, decision, llm, vector, docs) \
         or _documents_only(eng, question, decision, llm, docs, vector)
+
+
+def _a_passage_writes_its_name(eng: Engine, question: str, docs: Any) -> bool:
+    """A name the question gives (two or more capitalised words) is written in the lead document."""
+    names = document_reader.names_given(question)
+    if not names or docs is None or docs.mode == "fallback" or not docs.hits:
+        return False
+    whole = " ".join(p["text"] for p in _document_passages(eng, docs.hits[0].get("doc_id"))).lower()
+    return any(name.lower() in whole for name in names)
 
 
 def _requested_item(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer | None:
@@ -1435,6 +1448,7 @@ def _asked_kind(question: str) -> str | None:
     if _OVERVIEW_RE.search(question):
         return "table"
     if re.search(r"\b(?:which|what) tables?\b|\btables?\b.*\b(?:hold|holds|store|stores|contain\w*)\b|"
+                 r"\b(?:is there|do you have|have you got) (?:a|any) tables?\b|"
                  r"\bdescribe the table\b", question, re.I):
         return "table"
     return None
@@ -1505,7 +1519,8 @@ def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, ve
     CARGO_ITEMS), or `tables` when given, only those; every table for "which tables are in the
     schema"; else as retrieved."""
     overview = _OVERVIEW_RE.search(question) is not None and tables is None
-    tables = [] if overview else tables if tables is not None else _said_of_one(eng, question, tables_in(question))
+    tables = [] if overview else tables if tables is not None else _said_of_one(eng, question, tables_in(question),
+                                                                                 any_table=True)
     if not overview and len(tables) != 1:
         return turn
     tables = [_where_it_is_kept(eng, question, tables[0])] if tables else tables
@@ -1519,15 +1534,25 @@ def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, ve
                             tokenizer=turn.tokenizer)
 
 
-def _said_of_one(eng: Engine, question: str, tables: list[str]) -> list[str]:
+def _said_of_one(eng: Engine, question: str, tables: list[str], *, any_table: bool = False) -> list[str]:
     """"Which table has the goods packed inside each container?" names two tables; the one whose comment
-    says what the question says (most of its words, two at least, more than any other's) is the one asked."""
+    says what the question says (most of its words, two at least, more than any other's), each time the
+    question names its rows counted too ("what goods are packed in a container": goods twice), is the one asked.
+    With `any_table`, every table is a candidate: "a table with the track history of a ship" is the one
+    whose comment speaks of track history, not the ships'."""
+    schema, _ = assistant.knowledge(eng)
+    if any_table:
+        tables = list(dict.fromkeys([*tables, *schema.table_comments]))
     if len(tables) < 2:
         return tables
-    schema, _ = assistant.knowledge(eng)
-    asked = {stem_root(w) for w in words_of(question)}
-    shared = sorted(((len(asked & {stem_root(w) for w in words_of(schema.table_comments.get(t, ""))}), t) for t in tables),
-                    reverse=True)
+    said = [stem_root(w) for w in words_of(question)]
+    asked = set(said) - STOP_WORDS
+
+    def score(table: str) -> int:
+        own = sum(1 for w in said if TABLE_NOUNS.get(w) == table)
+        return len(asked & {stem_root(w) for w in words_of(schema.table_comments.get(table, ""))}) + own
+
+    shared = sorted(((score(t), t) for t in tables), reverse=True)
     return [shared[0][1]] if shared[0][0] >= 2 and shared[0][0] > shared[1][0] else tables
 
 
