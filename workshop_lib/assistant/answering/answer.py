@@ -493,6 +493,10 @@ def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) ->
     links = [lk for lk in values.links(question) if lk.how == "exact"
              and (lk.table, lk.column) not in NAME_COLUMNS and str(lk.value).isupper()]
     codes = {(lk.table, lk.column, str(lk.value)) for lk in links}
+    if (part := _part_of_a_code(question, values, schema)) is not None:
+        col, said_part, code, said = part
+        return _from_the_comment(decision, col, f"From the schema knowledge: {said_part} in {OWNER}.{col.ref} (as in {code}) "
+                                 f"means {said}.", f"the code {code} as the comment of {col.ref} spells it out")
     if len(codes) != 1:
         return None
     table, column, code = codes.pop()
@@ -504,6 +508,25 @@ def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) ->
         return None
     return _from_the_comment(decision, col, f"From the schema knowledge: {code} in {OWNER}.{col.ref} means {said}.",
                              f"the code {code} as the comment of {col.ref} spells it out")
+
+
+def _part_of_a_code(question: str, values: Any, schema: Any) -> tuple[Any, str, str, str] | None:
+    """"40HC vs 40GP - what's the HC bit mean?": letters asked of that are the letters of one column's codes
+    after their digits (40HC), all of whose codes the comment explains alike: (column, letters, a code,
+    meaning); else None."""
+    if not value_meanings.ASKS_MEANING.search(question):
+        return None
+    for letters in dict.fromkeys(re.findall(r"\b([A-Z]{2,4})\b", question)):
+        codes = {(t, c, str(v)) for _, t, c, v, how in values.phrases
+                 if how == "exact" and re.fullmatch(rf"\d+{letters}", str(v))}
+        if len({(t, c) for t, c, _ in codes}) != 1:
+            continue
+        table, column, _ = next(iter(codes))
+        col = schema.column(table, column)
+        said = {value_meanings.meaning(col, code) for _, _, code in codes}
+        if len(said) == 1 and None not in said:
+            return col, letters, min(code for _, _, code in codes), said.pop()
+    return None
 
 
 def _from_the_comment(decision: router.RouteDecision, col: Any, text: str, reason: str) -> ChatAnswer:
