@@ -1243,7 +1243,8 @@ def recall_answer(eng: Engine, question: str, *, user_id: str, agent_id: str,
     """The answer from the user's memory (with the data), their own earlier statement when no kept
     memory matches (said.py), an honest 'not told' fallback, or None (not about theirs). An answer
     that shows no date, amount or number for a part that asks one is only part of one: not grounded."""
-    answered = _recall(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+    answered = _now_and_before(eng, question, user_id, agent_id, thread_id) or \
+        _recall(eng, question, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
     if router.FOREIGN_RE.search(question) is not None:
         answered = _in_another_language(eng, question, answered, user_id, agent_id, thread_id)
     if answered is not None and answered.mode == "rag" and (half := _one_value_for_two(question, answered)) is not None:
@@ -1281,6 +1282,34 @@ def _in_another_language(eng: Engine, question: str, answered: ChatAnswer | None
 
 _PRONOUN_ASKED = re.compile(r"(?:^|[.!?;]\s+)(?:and\s+)?(?:what|which)(?:'s|\s+is|\s+are|\s+were)\s+(?:they|it|those|these)"
                             r"(?=\s*[,?]|\s+and\b)", re.I)
+
+
+def _now_and_before(eng: Engine, question: str, user_id: str, agent_id: str, thread_id: str | None) -> ChatAnswer | None:
+    """"Which office handles our bookings now, and which one did we start with?": two parts, one asking the
+    value before the changes; the other part answered from a memory that kept the values it replaced, the
+    first of which answers the part about the start. None otherwise."""
+    parts = [p for p in _PARTS.split(question) if p and p.strip(" ?")]
+    if len(parts) != 2 or sum(_asks_past(p) for p in parts) != 1:
+        return None
+    now = next(p for p in parts if not _asks_past(p))
+    answered = _recall(eng, now if now.rstrip().endswith("?") else f"{now.rstrip()}?", user_id=user_id,
+                       agent_id=agent_id, thread_id=thread_id)
+    memory = (answered.decision_explain.get("memory") or {}) if answered is not None else {}
+    if answered is None or answered.mode != "rag" or answered.decision_explain.get("reason") != "the remembered value itself" \
+            or memory.get("earlier_value"):
+        return None
+    rec = next((r for r in personal.valid_memories(eng, user_id, agent_id) if r.id == memory.get("memory_id")), None)
+    earlier = (rec.metadata or {}).get("earlier") if rec is not None else None
+    if rec is None or not earlier:
+        return None
+    first = earlier[0]
+    source = {"record_id": rec.id, "memory_id": rec.id, "said_at": str(first.get("said_at", "")),
+              "said": str(first.get("text", ""))[:300], "subject": "what it was before the changes"}
+    return dataclasses.replace(
+        answered, answer=f"{answered.answer}\nThe first you told me was {first['value']} "
+                         f"(you told me on {str(first.get('said_at', ''))[:10]}: \u201c{first.get('text', '')}\u201d).",
+        used_chunks=[*answered.used_chunks, source],
+        decision_explain={**answered.decision_explain, "reason": "the remembered value and the first it replaced"})
 
 
 def _one_value_for_two(question: str, answered: ChatAnswer) -> ChatAnswer | None:

@@ -70,6 +70,9 @@ _PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<
                            r"(?<!changed )(?<!over )to|at|near|out of|outta|port of|harbou?r of|city of|based in|around|into|via|"
                            r"aus|nach|desde|à|au|dans|en)"
                            r"\s+(?:the\s+|our\s+|my\s+)?$", re.I)
+# ("our Madrid office", "the Leeds warehouse": a name before the noun of a site is that site's place)
+_PLACE_AFTER = re.compile(r"\s+(?:office|warehouse|depot|hub|branch|site|yard|plant|facility|headquarters|hq|"
+                          r"cold store|distribution cent(?:re|er)|dc)s?\b", re.I)
 _DAY = r"(?:\d{1,2}(?:st|nd|rd|th)?)"
 _TIME_RE = re.compile(rf"\b(?:(?:last|this|next|on|since|until|from)\s+)?(?:{_DAY}\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
                       r"week|month|year|january|february|march|april|may|june|july|august|september|october|"
@@ -186,7 +189,8 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
         if span is None or not free(*span):
             continue
         start, end = span
-        kind = PLACE if _PLACE_BEFORE.search(text[:start]) or text[start:end].lower() in places else NAME
+        kind = PLACE if _PLACE_BEFORE.search(text[:start]) or text[start:end].lower() in places or \
+            _PLACE_AFTER.match(text[end:]) else NAME
         found = _as_german_writes(text, start, end) if kind == NAME and german else (start, end)
         if found is not None:
             out.append(OwnValue(kind, text[found[0]:found[1]], found[0], found[1]))

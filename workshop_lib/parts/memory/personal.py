@@ -69,7 +69,8 @@ QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|whats
 # Words that say a value changed or was wrong: a correction of the same subject.
 CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:moving|switching) (?:over )?to|"
                      r"ignore|disregard|actually|wrong|sorry|mixed up|scratch|"
-                     r"correction|meant|mistake|typo|turns out|updated?|"
+                     r"correction|meant|mistake|typo|turns out|updated?|(?:another|a|one more) change|from (?:now|tomorrow|today)|"
+                     r"(?:is|are) (?:closing|closed|shutting)|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
                      r"(?:has|have|had) (?:left|quit|retired)|"
                      # ... in the other languages the workshop reads ("on a déménagé", "ya no", "nicht mehr")
@@ -104,7 +105,8 @@ _REJECTED = re.compile(r"\b(?:not|instead of|rather than)\s+(?:the\s+|with\s+|on
 POINTS_BACK = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:please\W+)?(?:forget|delete|erase|remove|drop|don't keep|do not keep)\b"
                          r".*\b(?:them|they|their|him|her|those)\b", re.I)
 # What a question about the past asks for: the value before the latest correction.
-HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to)\b", re.I)
+HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to|"
+                     r"start(?:ed)? (?:out )?with|began with|to begin with)\b", re.I)
 
 
 def _now() -> str:
@@ -349,8 +351,10 @@ _MOVED_FROM = re.compile(r"\b(?:mov\w*|relocat\w*|gone|went|left)\s+(?:out\s+of|
                          re.I)
 
 
-# ("I handle the Okonkwo account now since Dave left": who left is no longer the one)
-_HAS_LEFT = re.compile(r"\s+(?:has\s+|have\s+|had\s+)?(?:left|quit|retired|resigned)\b", re.I)
+# ("I handle the Okonkwo account now since Dave left": who left is no longer the one; "Madrid is
+# closing": nor is a site that closes)
+_HAS_LEFT = re.compile(r"\s+(?:has\s+|have\s+|had\s+|is\s+|are\s+)?(?:left|quit|retired|resigned|clos(?:ing|ed)|"
+                       r"shut(?:ting)?(?:\s+down)?)\b", re.I)
 
 
 def _current_and_earlier(entities: list[tuple[str, str, str]], stated: str = "") -> tuple[list[tuple[str, str, str]], list[str]]:
