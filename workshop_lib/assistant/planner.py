@@ -1285,8 +1285,8 @@ def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) ->
     the rows of the one table whose comment says they are inside a row of that table (CARGO_ITEMS:
     "goods packed inside each container"), filtered by the row named."""
     if named or not spec.filters or any(f.column.table != spec.target for f in spec.filters) \
-            or not words.has(r"(?:what(?:'s| is| are)?|anything|whats)\s+(?:\w+ly\s+)?(?:(?:stuffed|packed|loaded|stowed)\s+)?"
-                             r"(?:in|inside)"):
+            or not words.has(r"(?:what(?:'s| is| are| was| were)?|anything|whats)\s+(?:\w+ly\s+)?"
+                             r"(?:(?:stuffed|packed|loaded|stowed|shipped|carried)\s+)?(?:in|inside)"):
         return
     parent = noun(spec.target, plural=False)
     inside = [t for t, comment in schema.table_comments.items()
