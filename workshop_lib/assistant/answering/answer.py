@@ -494,9 +494,10 @@ def _code_meaning(eng: Engine, question: str, decision: router.RouteDecision) ->
              and (lk.table, lk.column) not in NAME_COLUMNS and str(lk.value).isupper()]
     codes = {(lk.table, lk.column, str(lk.value)) for lk in links}
     if (part := _part_of_a_code(question, values, schema)) is not None:
-        col, said_part, code, said = part
-        return _from_the_comment(decision, col, f"From the schema knowledge: {said_part} in {OWNER}.{col.ref} (as in {code}) "
-                                 f"means {said}.", f"the code {code} as the comment of {col.ref} spells it out")
+        part_col, letters, example, spelled = part
+        return _from_the_comment(decision, part_col, f"From the schema knowledge: {letters} in {OWNER}.{part_col.ref} "
+                                 f"(as in {example}) means {spelled}.",
+                                 f"the code {example} as the comment of {part_col.ref} spells it out")
     if len(codes) != 1:
         return None
     table, column, code = codes.pop()
@@ -524,9 +525,28 @@ def _part_of_a_code(question: str, values: Any, schema: Any) -> tuple[Any, str, 
         table, column, _ = next(iter(codes))
         col = schema.column(table, column)
         said = {value_meanings.meaning(col, code) for _, _, code in codes}
-        if len(said) == 1 and None not in said:
-            return col, letters, min(code for _, _, code in codes), said.pop()
+        meaning = said.pop() if len(said) == 1 else None
+        if meaning is not None:
+            return col, letters, min(code for _, _, code in codes), meaning
     return None
+
+
+# "the gross weight of that box": one row pointed at, not a kind of row
+# ("what does the gross weight of that box include?": what the column holds, asked by one row of it)
+_ASKS_WHAT_IT_HOLDS = re.compile(r"\b(?:include[sd]?|cover(?:s|ed)?|consist\w*|count(?:s|ed)?|measured|units?|in what)\b", re.I)
+_POINTED_ROW = re.compile(r"\b(?:of|on|in|for|about|with)\s+(?:that|this|the same)\s+([a-z]+)\b", re.I)
+
+
+def _one_row_pointed_at(eng: Engine, question: str) -> str | None:
+    """The noun of a row the question points at with "that" or "this" ("what's the gross weight of that box?")
+    when it names no record and is no question about the schema itself: a value of one row is asked, which
+    a column's description does not give; else None."""
+    m = _POINTED_ROW.search(question)
+    if m is None or map_words([m.group(1).lower()])[0] not in TABLE_NOUNS or assistant.named_records(eng, question) \
+            or router.SCHEMA_RE.search(question) or router.WHICH_SCHEMA_RE.search(question) \
+            or value_meanings.ASKS_MEANING.search(question) or _ASKS_WHAT_IT_HOLDS.search(question):
+        return None
+    return m.group(1).lower()
 
 
 def _from_the_comment(decision: router.RouteDecision, col: Any, text: str, reason: str) -> ChatAnswer:
@@ -1317,6 +1337,9 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     if documents_win(a.mode):
         return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
                                vector=vector)
+    if a.mode != "fallback" and (pointed := _one_row_pointed_at(eng, question)) is not None:
+        return _declined(decision, f"Which {pointed} do you mean? Name it (its number or name) and I will read "
+                         "that from the data; the schema only says what the column holds.", "knowledge memories (Part 4)")
     if a.mode != "fallback" and (unfit := _fact_unfit(eng, question, decision, a.decision.used_chunks)):
         return unfit
     if a.mode != "fallback" and _a_document_states_it(eng, question, docs, a.text, vector):
