@@ -13,10 +13,11 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import document_reader, other_languages, planner
+from workshop_lib.assistant import document_reader, glossary, other_languages, planner
 from workshop_lib.assistant.answering import deadline, router
 from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question, schema_words
 from workshop_lib.assistant.schema_links import words_of
+from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent.sqlplan import tables_read
 from workshop_lib.parts.memory import own_values, personal, said, timeline
@@ -274,9 +275,21 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
         # "Auf welchem Schiff ist mein Container?": the words around the thing are read in English, when the
         # glossary reads every one of them ("Wer ist unser Spediteur?": who is our haulier)
         english = other_languages.in_english(question)
+        if english is None and _asks_its_kind_in_their_words(question, rec):
+            return None  # "¿Cuál es mi referencia de reserva?" of "mi reserva es VLC-3391"
         return "what the question asks in its own language" if english is None or router.FOREIGN_RE.search(english) \
             else asks_beyond(eng, english, rec)
     return _other_column(eng, kept, rec, place)
+
+
+def _asks_its_kind_in_their_words(question: str, rec: personal.Recalled) -> bool:
+    """A question in another language that asks for the kind of value remembered (a reference, a name, a
+    place, a sum of theirs), whose words the glossary cannot read are all in what the user said."""
+    if rec.table != personal.OWN or own_values.asked_kind(question) != rec.column:
+        return False
+    unread = [w.lower() for w in re.findall(r"[^\W\d_]{3,}", question) if glossary.key_of(w) not in glossary.WORDS]
+    told = rec.text.lower()
+    return all(w[:5] in told or own_values.asked_kind(w) == rec.column for w in unread)
 
 
 # ("can you put together ...?" is a request, not a yes or a no)
@@ -853,6 +866,8 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     asked_roles, told_roles = own_values.roles_of(question), own_values.roles_of(found.text) if found else set()
     if found is None or (asked_roles and told_roles and not asked_roles & told_roles):
         return None  # ("which haulier did I say?" of a sentence about their consignee: it names none)
+    if _ASKS_A_PARTY.search(question) and not said.asks_a_time(question) and not _names_someone(eng, found.text):
+        return None  # ("which client did I say?" of "I'm watching that one for a client": no client named)
     # ("... when I first told you about it" says which telling; it asks nothing)
     parts = [p for p in assistant.asked_clauses(question) if not _WHEN_TOLD.match(p)]
     if len(parts) > 1 and (values := _values_of_the_kind(question, found.text)) is not None and len(values) < len(parts):
@@ -864,6 +879,21 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     return _answer(f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d", "rag",
                    _explain("the user's own earlier statement that shares the question's words and holds what it "
                             "asks", "rag", memory=source), [source])
+
+
+# a question whose answer is a party: who, or which of a kind of party
+_ASKS_A_PARTY = re.compile(r"\b(?:who|whom|whose|name of)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:customer|client|consignee|"
+                           r"buyer|company|firm|haulier|hauler|trucker|supplier|shipper|forwarder|broker)s?\b", re.I)
+
+
+def _names_someone(eng: Engine, text: str) -> bool:
+    """The words name a party: a name of the user's own world, or a name the data holds."""
+    _, values = assistant.knowledge(eng)
+    links = values.links(text)
+    if any((lk.table, lk.column) in NAME_COLUMNS for lk in links):
+        return True
+    taken = [(lk.start, lk.end) for lk in links if lk.how != "word"]
+    return any(v.kind == own_values.NAME for v in own_values.find(text, taken, places=set()))
 
 
 def _values_of_the_kind(question: str, text: str) -> list[str] | None:

@@ -34,7 +34,7 @@ from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, tab
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.core.records import RecordDraft
 from workshop_lib.parts.memory import own_values, preferences
-from workshop_lib.parts.memory.kept_after_forget import repeats_a_detail, what_stays
+from workshop_lib.parts.memory.kept_after_forget import NOT_AFTER_AN_ABBREVIATION, repeats_a_detail, what_stays
 from workshop_lib.parts.memory.own_values import OWN, PLACE
 from workshop_lib.parts.memory.writer import USER_FACT, scrub_summaries
 
@@ -49,7 +49,8 @@ MAX_SENTENCES = 20
 MAX_TEXT_CHARS = 600
 EARLIER_KEPT = 5
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+# (a sentence does not end after an abbreviation of a firm's form or a title: "die Fa. Lüders Transporte")
+_SENTENCE = re.compile(r"(?<=[.!?;])" + NOT_AFTER_AN_ABBREVIATION + r"\s+|\n+")
 # not the comma of "1,850"; a long dash before a question sets it apart ("... anyway — what's changing ...?"),
 # not a dash around an aside ("Brightwater Foods — one of ours — has ...")
 _CLAUSE = re.compile(r",(?!\d{3})\s*|\s+-\s+|\s*[\u2013\u2014]\s*(?=(?:what|which|where|when|who|whose|how|why)\b)", re.I)
@@ -388,10 +389,29 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
         entities, earlier = _current_and_earlier(entities, stated)
     entities.sort(key=_order)
     entities += [e for e in naming if e not in entities]
-    return PersonalCandidate(stated, tuple(entities), tuple(_nouns_said(stated)), change,
+    nouns = list(dict.fromkeys([*_nouns_said(stated), *_named_before_a_code(stated, entities[:1])]))
+    return PersonalCandidate(stated, tuple(entities), tuple(nouns), change,
                              said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
                              time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
                              earlier=tuple(earlier))
+
+
+def _named_before_a_code(stated: str, entities: list[tuple[str, str, str]]) -> list[str]:
+    """"..., booking ref ACX-2207": the words right before a reference of theirs say what it is (a
+    reference without "my" or "our" before it is still theirs); only of the memory's own value (`entities`
+    holds it first), never of a value beside it."""
+    out: list[str] = []
+    for table, column, value in entities:
+        at = _position(stated, value) if (table, column) == (OWN, own_values.CODE) else None
+        m = re.search(r"([a-z][a-z-]+)\s+([a-z][a-z.-]+)\s*(?:[:#]|is|was|no\.?|number)?\s*$", stated[:at]) if at else None
+        if m:
+            out += [stem(w.rstrip(".")) for w in m.groups() if w.rstrip(".") not in _NOT_A_NOUN]
+    return out
+
+
+# words before a reference that are not what it is ("it's ACX-2207", "the ref is")
+_NOT_A_NOUN = frozenset("""a an the my our your their its it is was are were be and or of for on in at to with from
+by as that this these those it's i'm we're here there also just please then now new old""".split())
 
 
 def _nouns_said(stated: str) -> list[str]:
