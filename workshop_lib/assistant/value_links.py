@@ -234,11 +234,13 @@ class ValueIndex:
     def _brands(self, tokens: list[tuple[int, int, str]], free: list[tuple[int, int, str]],
                 capitals: set[str]) -> list[Link]:
         """"SCAC for Wan Hai?": two capitalised words that begin one carrier's name (and perhaps ships named
-        after it) name the carrier."""
+        after it) name the carrier; in lower case too ("scac for wan hai pls") when neither word is one the
+        schema's comments use as an ordinary word."""
         out: list[Link] = []
         starts = {t[0] for t in free}
         for (a, _, w1), (b, end, w2) in zip(tokens, tokens[1:]):
-            if a not in starts or b not in starts or w1 not in capitals or w2 not in capitals:
+            said = {w1, w2} <= capitals or not ({w1, w2} & self.plain)
+            if a not in starts or b not in starts or not said:
                 continue
             lines = [(t, c, v) for n, t, c, v in self.names if t == "CARRIERS" and n.split()[:2] == [w1, w2]]
             if len(lines) == 1 and len(str(lines[0][2]).split()) > 2:  # a part of the name, not all of it
