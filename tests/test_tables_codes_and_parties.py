@@ -103,3 +103,10 @@ def test_a_party_only_a_document_names_makes_it_the_documents(docs_eng):
                                   "cartons were hit?")
     assert a.mode == "rag" and amount in a.answer and cartons in a.answer, a.answer
     assert "claims/water-damage-claim" in a.answer and "catalog" not in a.answer, a.answer
+
+
+def test_the_document_quoted_is_the_first_source(docs_eng):
+    a = answer_question(docs_eng, "The incident report on the reefer failure on voyage 1042 - which vessel was that actually?")
+    quoted = re.match(r"According to (\S+):", a.answer)
+    assert a.mode == "rag" and quoted is not None, a.answer
+    assert a.used_chunks[0]["subject"] == quoted.group(1), (a.answer, a.used_chunks)

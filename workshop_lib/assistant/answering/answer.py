@@ -1981,6 +1981,7 @@ def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, comp
     d = docs.decision
     text = ask.render(docs)
     used_llm = "none"
+    quoted = None
     if llm is None and d.mode != "fallback" and (elsewhere := _where_the_code_is(eng, docs, decision, vector)) is not None:
         return elsewhere
     if llm is None and d.mode != "fallback":
@@ -1989,6 +1990,7 @@ def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, comp
             return unread
         if reading.sentence is not None:
             text = f"According to {reading.subject}: \u201c{reading.sentence}\u201d\n\n" + text
+            quoted = reading.subject
     if llm is not None:
         try:
             text = llm.answer_from_context(docs.question, [c["text"] for c in d.used_chunks]) or text
@@ -1998,6 +2000,8 @@ def _from_documents(eng: Engine, docs, decision: router.RouteDecision, llm, comp
     explain = {**d.decision_explain, "handler": "documents (Part 8)", "document_index": docs.table,
                **_explain(decision), "compared": compared, "used_llm": used_llm}
     used = [{k: c.get(k) for k in ("record_id", "subject", "similarity")} for c in d.used_chunks]
+    # the document quoted is the first source, whatever passage scored higher
+    used.sort(key=lambda c: c.get("subject") != quoted)
     return ChatAnswer(text, d.mode, explain, d.retrieved_chunks_metadata, used, d.sources_used, None, False, used_llm,
                       bool(d.decision_explain.get("short_query_active")), _route(decision))
 
