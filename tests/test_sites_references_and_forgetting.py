@@ -111,3 +111,29 @@ def test_a_customer_of_two_capitalised_words_leaves_the_data_question_whole(serv
             ("t2", f"What's the total declared value of {customer}'s box in US dollars?"),
         ])
         assert out[-1][1] == "rag" and box in out[-1][0] and "$" in out[-1][0], out[-1]
+
+
+def test_what_is_kept_about_a_user_is_theirs_and_never_what_they_had_forgotten(service):
+    box = service.eng.query(f"SELECT CONTAINER_NUMBER FROM {OWNER}.CONTAINERS ORDER BY CONTAINER_ID")[2][0]
+    other, _ = _talk(service, [("t1", "Our haulier in Leeds is Pennine Haulage.")])
+    user, out = _talk(service, [
+        ("t1", f"Hi, Ola from Fjordfisk AS. Our box on that sailing was {box}."),
+        ("t1", "Our customs broker is Nordkyst Toll."),
+        ("t2", "Please forget our customs broker."),
+        ("t3", "What do you have on file about me?"),
+        ("t3", "which company am I with?"),
+    ])
+    listed, mode = out[-2]
+    assert mode == "rag" and box in listed and "Fjordfisk AS" in listed, listed
+    assert "Nordkyst" not in listed and "Pennine" not in listed, listed
+    assert out[-1][1] == "rag" and "Fjordfisk AS" in out[-1][0], out[-1]
+    # a question about one thing they said is not a request for the whole list
+    _, told = _talk(service, [("t1", "Our haulier in Leeds is Pennine Haulage."),
+                              ("t2", "what did I tell you our budget per container is?")])
+    assert told[-1][1] == "fallback" and "Pennine" not in told[-1][0], told[-1]
+    assert other != user
+
+
+def test_a_user_with_nothing_kept_is_told_so(service):
+    _, out = _talk(service, [("t1", "what do you remember about me?")])
+    assert out[-1][1] == "fallback" and "haven't told me" in out[-1][0], out[-1]

@@ -1378,9 +1378,38 @@ def _each_kind_shown(question: str, answer: str) -> bool:
     return all(document_reader.HOLDS[k].search(answer) for k in kinds)
 
 
+# "what do you remember about me?", "what do you have on file for us?", "what have I told you so far?"
+_ALL_ABOUT_THEM = re.compile(r"\bwhat\s+(?:do|did|have)\s+you\s+(?:got\s+)?(?:remember(?:ed)?|know|kept|stored|saved|have|got|"
+                             r"keep|store|noted)\b(?:\s+(?:on\s+file|stored|saved|noted))?\s+(?:about|on|of|for)\s+(?:me|us)\b|"
+                             r"\bwhat(?:'s|\s+is)\s+(?:on\s+file|stored|saved|kept)\s+(?:about|for|on)\s+(?:me|us)\b|"
+                             r"\bwhat\s+(?:have|did)\s+(?:i|we)\s+(?:told|tell)\s+you(?:\s+so\s+far|\s+until\s+now|\s+before)?\W*$",
+                             re.I)
+_KEPT_SHOWN = 12  # the newest memories listed; more are only counted
+
+
+def _everything_told(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """"What do you have on file about me?": every valid memory of the user's own (never another user's, never
+    a forgotten or superseded one), newest last, with when each was said; None for any other question."""
+    if not _ALL_ABOUT_THEM.search(question):
+        return None
+    kept = personal.valid_memories(eng, user_id, agent_id)
+    if not kept:
+        return _answer("You haven't told me anything I keep about you or your work.", "fallback",
+                       _explain("the user has no valid memory", "fallback"), [])
+    shown = kept[-_KEPT_SHOWN:]
+    lines = [f"- \u201c{r.content}\u201d (you told me on {str((r.metadata or {}).get('said_at') or r.created_at)[:10]})"
+             for r in shown]
+    more = f"\n(and {len(kept) - len(shown)} older ones)" if len(kept) > len(shown) else ""
+    used = [{"record_id": r.id, "memory_id": r.id, "subject": "what you told me",
+             "said_at": str((r.metadata or {}).get("said_at") or ""), "said": (r.content or "")[:300]} for r in shown]
+    return _answer("This is what I keep from what you told me:\n" + "\n".join(lines) + more, "rag",
+                   _explain("every valid memory of the user's", "rag"), used)
+
+
 def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
             thread_id: str | None = None) -> ChatAnswer | None:
-    return _others_memory(question) or _worked_out(eng, question, user_id, agent_id, thread_id) or \
+    return _others_memory(question) or _everything_told(eng, question, user_id, agent_id) or \
+        _worked_out(eng, question, user_id, agent_id, thread_id) or \
         _from_one_memory(eng, question, user_id, agent_id, thread_id)
 
 

@@ -442,6 +442,9 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
     correcting = False  # "Sorry, I mixed that up: X isn't the consignee. The consignee is Y.": the next statement corrects
     for sentence in [c for s in _forget_then_told(sentences(text)) for c in own_clauses(s)]:
         stated = statement_part(sentence)
+        if (introduced := _introduction(stated, said_at)) is not None:
+            out.append(introduced)  # "Hi, Ola from Fjordfisk AS": the company they are with
+            continue
         personal = _may_be_personal(stated) or (correcting and _keepable(stated))
         entities = _entities(stated, values) if stated else []
         if not entities or not _theirs(stated, entities, own_names, personal):
@@ -450,6 +453,24 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
         out.append(_with_the_record(_candidate(stated, entities, said_at, correcting=correcting), entities, text, record))
         correcting = False
     return out
+
+
+# "Hi, Ola from Fjordfisk AS", "Kofi here from Accra Agro Exports", "this is Priya with Harbor Link": who the user
+# is and the firm they are with (a firm's name: two capitalised words or more, or one with a legal form)
+_INTRODUCTION = re.compile(
+    r"^\W*(?i:(?:hi|hello|hey|morning|moin|hola|bonjour|hallo|buongiorno)\b[\s,!.]*)?(?i:(?:this is|it's|i'm|i am)\s+)?"
+    r"(?P<person>[A-Z][\w'-]+)(?i:\s+here)?\s*,?\s+(?i:from|with|at)\s+"
+    r"(?P<firm>[A-Z][\w&'-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*)+)\W*$")
+
+
+def _introduction(stated: str, said_at: str | None) -> PersonalCandidate | None:
+    """A sentence that only says who the user is and the firm they are with: the firm, kept as theirs."""
+    m = _INTRODUCTION.match(stated)
+    if m is None or own_values.ordinary(m.group("person")):
+        return None
+    firm = m.group("firm").rstrip(".")
+    return PersonalCandidate(stated, ((OWN, own_values.NAME, firm),), ("company", "firm"), False, said_at or _now(),
+                             roles=("company",))
 
 
 def _with_the_record(cand: PersonalCandidate, entities: list[tuple[str, str, str]], text: str,
