@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from workshop_lib import assistant
 from workshop_lib.assistant import value_meanings
 from workshop_lib.assistant.answering.answer import answer_question
@@ -110,3 +112,10 @@ def test_the_document_quoted_is_the_first_source(docs_eng):
     quoted = re.match(r"According to (\S+):", a.answer)
     assert a.mode == "rag" and quoted is not None, a.answer
     assert a.used_chunks[0]["subject"] == quoted.group(1), (a.answer, a.used_chunks)
+
+
+@pytest.mark.parametrize(("said", "reply"), [("Danke.", "welcome"), ("merci beaucoup", "welcome"), ("gracias!", "welcome"),
+                                             ("ok", "Alright"), ("Got it!", "Alright")])
+def test_thanks_in_other_languages_and_an_acknowledgement_are_small_talk(eng, said, reply):
+    a = answer_question(eng, said)
+    assert a.mode == "fallback" and reply in a.answer and "not sure" not in a.answer, a.answer

@@ -391,6 +391,7 @@ SMALL_TALK_TEXT = ("Hello! I answer from the workshop's data: what a SUPPLYCHAIN
 # Thanks and farewells get their own reply; any other small talk (a greeting, "what can you do?") the
 # introduction. A few words per kind, in the workshop's four languages.
 _THANKS = re.compile(r"\b(?:thanks?|thank you|thx|ty|cheers|ta|appreciated?|danke|merci|gracias)\b", re.I)
+_ACKNOWLEDGED = re.compile(r"^\W*(?:ok|okay|alright|got it|perfect|great|noted|understood)\W*$", re.I)
 _FAREWELL = re.compile(r"\b(?:bye|goodbye|see you|see ya|later|ciao|tsch(?:ü|ue)ss|adi(?:ó|o)s|au revoir|good night)\b", re.I)
 
 
@@ -398,6 +399,8 @@ def small_talk_reply(question: str) -> str:
     """The reply to small talk: a welcome for thanks, a goodbye for a farewell, else the introduction."""
     if _THANKS.search(question):
         return "You're welcome! " + SMALL_TALK_TEXT.removeprefix("Hello! ")
+    if _ACKNOWLEDGED.match(question):
+        return "Alright. Ask me whenever you need something else from the data, the catalog or the documents."
     if _FAREWELL.search(question):
         return "Goodbye, and thanks for the questions. Come back any time: " + SMALL_TALK_TEXT.removeprefix("Hello! ")
     return SMALL_TALK_TEXT

@@ -147,7 +147,10 @@ GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|hiya|thanks?|thank you|cheers|goo
                          r"bye|goodbye|who are you|what can you (?:do|help)|how are you|nice|"
                          # the greetings of the other languages the workshop reads
                          r"hallo|moin|servus|guten (?:morgen|tag|abend)|bonjour|bonsoir|salut|hola|"
-                         r"buen(?:os|as) (?:d\u00edas|dias|tardes|noches))\b", _FLAGS)
+                         r"buen(?:os|as) (?:d\u00edas|dias|tardes|noches)|danke|vielen dank|merci|gracias|tsch\u00fcss|"
+                         r"au revoir|adi\u00f3s|adios|"
+                         # an acknowledgement alone ("ok", "got it", "perfect"): nothing asked
+                         r"(?:ok|okay|alright|got it|perfect|great|noted|understood)(?=\W*$))\b", _FLAGS)
 SCHEMA_RE = re.compile(r"\b(?:columns?|tables?|fields?|schema|data type|units?|stored|store[sd]? in|foreign key|"
                        r"primary key|meaning|mean|means|represent\w*|describe|check digit|defined)\b", _FLAGS)
 AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier|voyage|port|container)s?|"
