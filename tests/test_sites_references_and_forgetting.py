@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 
+from workshop_lib.data import catalog
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.memory import personal
 
@@ -137,3 +138,18 @@ def test_what_is_kept_about_a_user_is_theirs_and_never_what_they_had_forgotten(s
 def test_a_user_with_nothing_kept_is_told_so(service):
     _, out = _talk(service, [("t1", "what do you remember about me?")])
     assert out[-1][1] == "fallback" and "haven't told me" in out[-1][0], out[-1]
+
+
+def test_quotes_opened_with_an_adjective_are_read_and_compared_with_the_catalog(service):
+    _, out = _talk(service, [
+        ("t1", "First drayage quote came in: $410 a move from Peach State Trucking."),
+        ("t2", "Second quote: Coastal Dray, $365 a move."),
+        ("t3", "Newest quote just landed: Tybee Freight at $390 a move."),
+        ("t4", "Which drayage quote did I get first, and which is the most recent?"),
+        ("t4", "How does the cheapest of my quotes compare with your own drayage price?"),
+    ])
+    first, mode = out[-2]
+    assert mode == "rag" and "Peach State" in first and "Tybee Freight" in first and "Newest" not in first, first
+    compared, mode = out[-1]
+    drayage = next(i for i in catalog.ITEMS if i.name.lower() == "drayage")
+    assert mode == "rag" and "Coastal Dray" in compared and f"{drayage.price_usd:,.2f}" in compared, compared

@@ -88,7 +88,8 @@ reminder correction heads got we've we'd we'll morning evening afternoon cheers 
 last next anyway then now every bit some another she she's he he's they they're you you're
 he'll she'll there there's here what's mi mis nuestro nuestra nuestros nuestras mon ma mes notre nos
 unser unsere mein meine ich wir je hola bonjour moin hallo petite petit nouvelle nouveau bonne grande rapide
-pequeña pequeño nueva nuevo breve kleine kleines kurze kurz neue neues first second third fourth fifth""".split())
+pequeña pequeño nueva nuevo breve kleine kleines kurze kurz neue neues first second third fourth fifth
+newest latest final previous earlier later recent cheapest dearest""".split())
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ _LATEST = re.compile(r"\b(?:most recent(?:ly)?|latest|last)\b", re.I)
 _FIRST = re.compile(r"\b(?:first|earliest)\b", re.I)
 _QUOTE_WORD = re.compile(r"\bquot\w*|\boffers?\b|\bbids?\b|\bprices? (?:i|we) (?:got|had|was given)\b", re.I)
 _COMPARED = re.compile(r"\b(?:compare[sd]?|versus|vs\.?|against|than)\b", re.I)
-_CATALOG = re.compile(r"\b(?:catalog(?:ue)?|your (?:own )?(?:price|rate|list price))\b", re.I)
+_CATALOG = re.compile(r"\b(?:catalog(?:ue)?|your (?:own )?(?:[\w-]+ )?(?:price|rate|list price))\b", re.I)
 
 
 @dataclass(frozen=True)
