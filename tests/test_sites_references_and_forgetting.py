@@ -153,3 +153,15 @@ def test_quotes_opened_with_an_adjective_are_read_and_compared_with_the_catalog(
     compared, mode = out[-1]
     drayage = next(i for i in catalog.ITEMS if i.name.lower() == "drayage")
     assert mode == "rag" and "Coastal Dray" in compared and f"{drayage.price_usd:,.2f}" in compared, compared
+
+
+def test_a_count_they_told_is_given_as_told_and_as_corrected(service):
+    vessel = service.eng.query(f"SELECT VESSEL_NAME FROM {OWNER}.VESSELS ORDER BY IMO_NUMBER")[0][0]
+    _, out = _talk(service, [
+        ("t1", f"we've got twelve containers going on the {vessel}, sorry, fourteen, not twelve, I misread the sheet"),
+        ("t2", "how many containers did I say we've got on that sailing?"),
+    ])
+    assert out[-1][1] == "rag" and "fourteen containers" in out[-1][0] and "twelve" not in out[-1][0], out[-1]
+    _, out = _talk(service, [("t1", "We've got forty-two pallets of brake pads leaving next week for Durban."),
+                             ("t2", "how many pallets did I tell you we've got for Durban?")])
+    assert "You told me two pallets" not in out[-1][0], out[-1]

@@ -349,6 +349,10 @@ class ChatService:
             # "what do we spend a month on that lane?": their count times their price (or the catalog's)
             return _memory_reply(total.text, "rag", "PERSONAL_MEMORY", "a total worked out from the figures the user gave",
                                  total.sources)
+        if (count := totals.told_count(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id)) is not None:
+            # "how many boxes do we have on the Kyoto Express now?": their own count, not the manifests'
+            return _memory_reply(count.text, "rag", "PERSONAL_MEMORY", "the count of their things the user told last",
+                                 count.sources)
         if any(w.stored_id or w.forgotten for w in kept):
             return answer_question(scoped, asked, llm=self.llm)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)

@@ -254,3 +254,42 @@ def _catalog_price(item: Item) -> tuple[tuple[float, str, bool], Figure] | None:
         return None  # "minimum premium per shipment", "per customs entry": not a price per box
     per_day = "per day" in item.price_unit
     return (item.price_usd, "USD", per_day), Figure(item.price_usd, f"{item.name}: {item.price_unit}")
+
+
+# "how many containers did I say we've got on that sailing?", "how many pallets did I tell you ...": a count
+# they told, asked as told (a count they have now may have changed in words no count is read from)
+_ASKS_THEIR_COUNT = re.compile(rf"\bhow many\s+(?:[\w'’-]+\s+){{0,2}}?({_THINGS})\b.*?"
+                               r"\b(?:did\s+(?:i|we)\s+(?:say|tell|mention|give)|(?:i|we)\s+(?:told|said|mentioned))\b", re.I)
+# a count said as the one it is not ("fourteen, not twelve"): no count of theirs
+_NOT_BEFORE = re.compile(r"\b(?:not|instead of|rather than)\s+$", re.I)
+
+
+def told_count(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Total | None:
+    """"How many boxes do we have on the Kyoto Express now?": the count of their things the user told last
+    about what the question names (two or more of its words), the last count of that sentence that is no
+    rejected one ("ten boxes now" after "two of the twelve got rolled"); None when they told none."""
+    if (asked_thing := _ASKS_THEIR_COUNT.search(question)) is None:
+        return None
+    _, statements = said._statements(eng, user_id, agent_id)
+    asked = personal.content_words(question)
+    thing = personal.stem(asked_thing.group(1).lower())
+    for s in reversed(statements):
+        if _shares(s.text, asked) < 2:
+            continue
+        # ("forty-two pallets": the count is forty-two, not two; the thing counted is the one asked)
+        counts = [m for m in _COUNT.finditer(s.text) if not _not_a_count(s.text, m, [])
+                  and not _NOT_BEFORE.search(s.text[:m.start()]) and _number(m.group(1))
+                  and s.text[max(0, m.start() - 1):m.start()] != "-" and personal.stem(m.group(3).lower()) == thing]
+        if counts:
+            m = counts[-1]
+            said_count, words = m.group(0).strip(), f": \u201c{s.text}\u201d"
+            # "twelve containers ..., sorry, fourteen, not twelve": the number said instead (the words that
+            # still hold the wrong one are not repeated)
+            if (fixed := re.search(rf"\b({_NUM})\s*,?\s+not\s+{re.escape(m.group(1))}\b", s.text[m.end():], re.I)):
+                said_count, words = f"{fixed.group(1)} {m.group(3)}", ", correcting yourself"
+            text = (f"You told me {said_count} (on {s.said_at[:10]}{words}). That is your own count; "
+                    "the data's manifests may list other boxes on the same ship.")
+            return Total(text, [{"said": s.text, "said_at": s.said_at, "record_id": s.message_id}])
+        if re.search(rf"\b(?:{_NUM})\b", s.text, re.I):
+            return None  # a number said of it that is no count read here ("forty-two pallets"): no guess
+    return None
