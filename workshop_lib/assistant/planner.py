@@ -323,14 +323,18 @@ def _child_asked(words: _Words, schema: Schema, named_table: str) -> str | None:
              if score >= 1.5]
     if not named and words.has(_WHEN_ASKED) and not any(c.is_date for c in schema.columns[named_table]):
         return _child_dated(words, schema, named_table)  # "when does the MSC Tessa arrive?": its voyages' dates
-    # ("total gross weight of everything loaded on Kota Singa 261W": a figure over the rows below the record)
-    # (not when the record's own table has a column of that name: "the avg gross weight of a 40ft reefer")
-    summed = _aggregate_asked(words) is not None and bool(named) and named[0][1].numeric \
-        and not any(c.name == named[0][1].name for c in schema.columns[named_table])
-    if not named or not (named[0][1].is_date or summed) or any(c.table == named_table for _, c in named):
+    if not named or not (named[0][1].is_date or _a_figure_of_rows_below(words, schema, named[0][1], named_table)) \
+            or any(c.table == named_table for _, c in named):
         return None
     table = named[0][1].table
     return table if table != named_table and schema.is_parent_path(table, named_table) else None
+
+
+def _a_figure_of_rows_below(words: _Words, schema: Schema, column: Column, named_table: str) -> bool:
+    """"Total gross weight of everything loaded on Kota Singa 261W": a figure over the rows below the record;
+    not when the record's own table has a column of that name ("the avg gross weight of a 40ft reefer")."""
+    return _aggregate_asked(words) is not None and column.numeric \
+        and not any(c.name == column.name for c in schema.columns[named_table])
 
 
 def _child_dated(words: _Words, schema: Schema, named_table: str) -> str | None:

@@ -535,6 +535,15 @@ def _part_of_a_code(question: str, values: Any, schema: Any) -> tuple[Any, str, 
 
 
 # "the gross weight of that box": one row pointed at, not a kind of row
+def _row_pointed_or_unfit(eng: Engine, question: str, decision: router.RouteDecision, used: list[Any]) -> ChatAnswer | None:
+    """A fact that would answer is set aside: the question asks a value of one row it points at without
+    naming it, or the fact does not fit what is asked (_fact_unfit)."""
+    if (pointed := _one_row_pointed_at(eng, question)) is not None:
+        return _declined(decision, f"Which {pointed} do you mean? Name it (its number or name) and I will read "
+                         "that from the data; the schema only says what the column holds.", "knowledge memories (Part 4)")
+    return _fact_unfit(eng, question, decision, used)
+
+
 # ("what does the gross weight of that box include?": what the column holds, asked by one row of it)
 _ASKS_WHAT_IT_HOLDS = re.compile(r"\b(?:include[sd]?|cover(?:s|ed)?|consist\w*|count(?:s|ed)?|measured|units?|in what)\b", re.I)
 _POINTED_ROW = re.compile(r"\b(?:of|on|in|for|about|with)\s+(?:that|this|the same)\s+([a-z]+)\b", re.I)
@@ -1340,10 +1349,7 @@ def _knowledge(eng: Engine, question: str, decision: router.RouteDecision, llm, 
     if documents_win(a.mode):
         return _from_documents(eng, docs, decision, llm, compared={"memories": a.mode, "documents": docs.mode},
                                vector=vector)
-    if a.mode != "fallback" and (pointed := _one_row_pointed_at(eng, question)) is not None:
-        return _declined(decision, f"Which {pointed} do you mean? Name it (its number or name) and I will read "
-                         "that from the data; the schema only says what the column holds.", "knowledge memories (Part 4)")
-    if a.mode != "fallback" and (unfit := _fact_unfit(eng, question, decision, a.decision.used_chunks)):
+    if a.mode != "fallback" and (unfit := _row_pointed_or_unfit(eng, question, decision, a.decision.used_chunks)):
         return unfit
     if a.mode != "fallback" and _a_document_states_it(eng, question, docs, a.text, vector):
         # "how big a VGM difference counts as a discrepancy": a column's description holds no amount

@@ -863,11 +863,8 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared,
                       newest_on_subject=newest and not about_the_telling,
                       by_meaning=eng.model.embed if about_the_telling else None, any_statement=of_a_party)
-    asked_roles, told_roles = own_values.roles_of(question), own_values.roles_of(found.text) if found else set()
-    if found is None or (asked_roles and told_roles and not asked_roles & told_roles):
-        return None  # ("which haulier did I say?" of a sentence about their consignee: it names none)
-    if _ASKS_A_PARTY.search(question) and not said.asks_a_time(question) and not _names_someone(eng, found.text):
-        return None  # ("which client did I say?" of "I'm watching that one for a client": no client named)
+    if found is None or _not_what_it_asks(eng, question, found.text):
+        return None
     # ("... when I first told you about it" says which telling; it asks nothing)
     parts = [p for p in assistant.asked_clauses(question) if not _WHEN_TOLD.match(p)]
     if len(parts) > 1 and (values := _values_of_the_kind(question, found.text)) is not None and len(values) < len(parts):
@@ -884,6 +881,15 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
 # a question whose answer is a party: who, or which of a kind of party
 _ASKS_A_PARTY = re.compile(r"\b(?:who|whom|whose|name of)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:customer|client|consignee|"
                            r"buyer|company|firm|haulier|hauler|trucker|supplier|shipper|forwarder|broker)s?\b", re.I)
+
+
+def _not_what_it_asks(eng: Engine, question: str, told: str) -> bool:
+    """Their sentence cannot answer: "which haulier did I say?" of a sentence about their consignee, "which
+    client did I say?" of "I'm watching that one for a client" (no party named)."""
+    asked_roles, told_roles = own_values.roles_of(question), own_values.roles_of(told)
+    if asked_roles and told_roles and not asked_roles & told_roles:
+        return True
+    return bool(_ASKS_A_PARTY.search(question)) and not said.asks_a_time(question) and not _names_someone(eng, told)
 
 
 def _names_someone(eng: Engine, text: str) -> bool:
@@ -1318,18 +1324,13 @@ def _now_and_before(eng: Engine, question: str, user_id: str, agent_id: str, thr
     """"Which office handles our bookings now, and which one did we start with?": two parts, one asking the
     value before the changes; the other part answered from a memory that kept the values it replaced, the
     first of which answers the part about the start. None otherwise."""
-    parts = [p for p in _PARTS.split(question) if p and p.strip(" ?")]
-    if len(parts) != 2 or sum(_asks_past(p) for p in parts) != 1:
+    now = _the_part_about_now(question)
+    answered = _recall(eng, now, user_id=user_id, agent_id=agent_id, thread_id=thread_id) if now else None
+    if answered is None or answered.mode != "rag" or answered.decision_explain.get("reason") != "the remembered value itself":
         return None
-    now = next(p for p in parts if not _asks_past(p))
-    answered = _recall(eng, now if now.rstrip().endswith("?") else f"{now.rstrip()}?", user_id=user_id,
-                       agent_id=agent_id, thread_id=thread_id)
-    memory = (answered.decision_explain.get("memory") or {}) if answered is not None else {}
-    if answered is None or answered.mode != "rag" or answered.decision_explain.get("reason") != "the remembered value itself" \
-            or memory.get("earlier_value"):
-        return None
+    memory = answered.decision_explain.get("memory") or {}
     rec = next((r for r in personal.valid_memories(eng, user_id, agent_id) if r.id == memory.get("memory_id")), None)
-    earlier = (rec.metadata or {}).get("earlier") if rec is not None else None
+    earlier = (rec.metadata or {}).get("earlier") if rec is not None and not memory.get("earlier_value") else None
     if rec is None or not earlier:
         return None
     first = earlier[0]
@@ -1340,6 +1341,15 @@ def _now_and_before(eng: Engine, question: str, user_id: str, agent_id: str, thr
                          f"(you told me on {str(first.get('said_at', ''))[:10]}: \u201c{first.get('text', '')}\u201d).",
         used_chunks=[*answered.used_chunks, source],
         decision_explain={**answered.decision_explain, "reason": "the remembered value and the first it replaced"})
+
+
+def _the_part_about_now(question: str) -> str | None:
+    """Of a question in two parts, one asking the value before the changes, the other part (as a question)."""
+    parts = [p for p in _PARTS.split(question) if p and p.strip(" ?")]
+    if len(parts) != 2 or sum(_asks_past(p) for p in parts) != 1:
+        return None
+    now = next(p for p in parts if not _asks_past(p))
+    return now if now.rstrip().endswith("?") else f"{now.rstrip()}?"
 
 
 def _one_value_for_two(question: str, answered: ChatAnswer) -> ChatAnswer | None:
