@@ -52,6 +52,18 @@ def eng(request, tmp_path_factory):
     engine.close()
 
 
+def conversation(service, user: str, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(answer, mode) of each (thread, text) turn one user sends the chat service, as POST /chat would."""
+    out: list[tuple[str, str]] = []
+    threads: dict[str, str] = {}
+    for thread, text in turns:
+        body, mode = service.answer({"question": text, "thread_id": threads.get(thread), "user_id": user,
+                                     "agent": False})
+        threads.setdefault(thread, body["thread_id"])
+        out.append((body["answer"], mode))
+    return out
+
+
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
     """A module's own chat service over an embedded answering engine (answers_engine), unless the module

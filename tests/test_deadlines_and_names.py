@@ -12,6 +12,7 @@ import itertools
 
 import pytest
 
+from tests.conftest import conversation
 from workshop_lib.assistant import knowledge, planner
 from workshop_lib.data import catalog
 from workshop_lib.data.catalog import ITEMS
@@ -22,14 +23,7 @@ _users = itertools.count()
 
 def _talk(service, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """(answer, mode) of each (thread, text) turn, for a user of their own."""
-    user, out = f"dl-{next(_users)}", []
-    threads: dict[str, str] = {}
-    for thread, text in turns:
-        body, mode = service.answer({"question": text, "thread_id": threads.get(thread), "user_id": user,
-                                     "agent": False})
-        threads.setdefault(thread, body["thread_id"])
-        out.append((body["answer"], mode))
-    return out
+    return conversation(service, f"dl-{next(_users)}", turns)
 
 
 def _last(service, turns: list[tuple[str, str]]) -> tuple[str, str]:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
+from tests.conftest import conversation
 from workshop_lib.data import catalog
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.memory import personal
@@ -18,14 +21,8 @@ _users = itertools.count()
 
 def _talk(service, turns: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
     """The user id and the (answer, mode) of each (thread, text) turn, for a user of their own."""
-    user, out = f"site-{next(_users)}", []
-    threads: dict[str, str] = {}
-    for thread, text in turns:
-        body, mode = service.answer({"question": text, "thread_id": threads.get(thread), "user_id": user,
-                                     "agent": False})
-        threads.setdefault(thread, body["thread_id"])
-        out.append((body["answer"], mode))
-    return user, out
+    user = f"site-{next(_users)}"
+    return user, conversation(service, user, turns)
 
 
 def _port(service) -> str:
@@ -45,12 +42,16 @@ def test_a_site_that_moves_twice_is_the_last_and_the_first_is_kept(service):
     assert answer.index("Turin") < answer.index(port), answer  # now first, then where it started
 
 
-def test_a_reference_is_named_by_the_words_before_it(service):
-    _, out = _talk(service, [
-        ("t1", "We're shipping cocoa next month, booking ref QX-4471."),
-        ("t2", "What's my booking ref then?"),
-    ])
-    assert out[-1][1] == "rag" and "QX-4471" in out[-1][0], out[-1]
+@pytest.mark.parametrize(("told", "asked", "ref"), [
+    # named by the words before it, with no "my" or "our"
+    ("We're shipping cocoa next month, booking ref QX-4471.", "What's my booking ref then?", "QX-4471"),
+    # asked in the language it was told in, with a word the glossary does not read
+    ("Hola, mi reserva es VLC-7712 y el plazo para el despacho aduanero es el 10 de junio.",
+     "¿Cuál es mi referencia de reserva?", "VLC-7712"),
+])
+def test_a_reference_told_is_answered(service, told, asked, ref):
+    _, out = _talk(service, [("t1", told), ("t2", asked)])
+    assert out[-1][1] == "rag" and ref in out[-1][0], out[-1]
 
 
 def test_a_party_asked_of_a_sentence_that_names_none_is_not_told(service):
@@ -79,14 +80,6 @@ def test_a_forget_takes_the_name_after_a_title_with_it(service):
 def test_a_firm_after_an_abbreviation_is_one_sentence_with_it():
     said = personal.sentences("Moin! Unsere Nachläufe fährt immer die Fa. Lüders Transporte. Danke.")
     assert said == ["Moin!", "Unsere Nachläufe fährt immer die Fa. Lüders Transporte.", "Danke."]
-
-
-def test_a_reference_asked_in_its_own_language_is_answered(service):
-    _, out = _talk(service, [
-        ("t1", "Hola, mi reserva es VLC-7712 y el plazo para el despacho aduanero es el 10 de junio."),
-        ("t2", "¿Cuál es mi referencia de reserva?"),
-    ])
-    assert out[-1][1] == "rag" and "VLC-7712" in out[-1][0], out[-1]
 
 
 def test_what_was_in_the_box_told_is_its_goods(service):
