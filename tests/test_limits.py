@@ -30,7 +30,9 @@ from workshop_lib.prepare import prepare
 SLOW_SQL = [
     "SELECT length(replace(printf('%.999999c', 'a'), 'a', printf('%.999c', 'b')))",
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
-    "SELECT instr(printf('%.900000c', 'a') || 'b', printf('%.90000c', 'a') || 'b') "
+    # (each row's haystack depends on n: SQLite may otherwise work a constant expression out once, and a
+    # fast machine then finishes the statement inside the limit)
+    "SELECT instr(printf('%.900000c', 'a') || n, printf('%.90000c', 'a') || 'b') "
     "FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000) SELECT n FROM r)",
 ]
 HUGE_SQL = [

@@ -2834,8 +2834,9 @@ def _group_phrase(words: _Words) -> re.Match[str] | None:
     by = "|by" if (counting or rows_by) and not words.has(rf"top\s+{_SMALL_COUNT}") else ""
     # ("each of the three alliances": the groups named after "each of the"; without a count or an
     # aggregate, "list every vessel built in 2023" asks for all of them, not a figure each)
-    each = rf"for each|in each|each(?: of (?:the|our|your|these|those)(?: {_SMALL_COUNT})?)?|for every|every{by}|" \
+    each = rf"for each|in each|each(?: of (?:the|our|your|these|those)(?: {_SMALL_COUNT})?)?|for every|every|" \
         if counting else ""
+    each += "by|" if by else ""
     m = re.search(rf"\b(?:per|{each}broken down by|grouped by|"
                   r"break(?:ing)? (?:[\w' ]+? )?down (?:[\w' ]+? )?by)\s+(?:the\s+)?"
                   r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\.|\(|$|\bfor (?:me|us)\b|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
