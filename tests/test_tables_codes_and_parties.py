@@ -119,3 +119,9 @@ def test_the_document_quoted_is_the_first_source(docs_eng):
 def test_thanks_in_other_languages_and_an_acknowledgement_are_small_talk(eng, said, reply):
     a = answer_question(eng, said)
     assert a.mode == "fallback" and reply in a.answer and "not sure" not in a.answer, a.answer
+
+
+def test_one_row_against_the_average_of_all_is_not_answered_with_its_own_value(eng):
+    vessel = _rows(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS ORDER BY CAPACITY_TEU DESC")[0][0]
+    a = answer_question(eng, f"is the {vessel} bigger than the average ship in the data?")
+    assert a.mode == "fallback", a.answer

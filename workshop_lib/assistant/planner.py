@@ -2923,6 +2923,7 @@ def _compared_word(words: _Words) -> re.Match[str] | None:
 def _comparative(words: _Words, spec: Spec) -> None:
     """"Is A longer than B": two named rows compared on the column the adjective names."""
     found = _compared_word(words)
+    _not_against_all(found, spec)
     named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2]
     if not (named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show)):
         return
@@ -2933,6 +2934,13 @@ def _comparative(words: _Words, spec: Spec) -> None:
         word = next(g for g in found.groups() if g).lower()
         yes_or_no = re.match(r"\W*(?:is|are|was|were|does|do|did|can|has|have)\b", words.text, re.I) is not None
         spec.comparative = (word, ">" if re.fullmatch(rf"{_MORE}|more", word) else "<", not yes_or_no)
+
+
+def _not_against_all(found: re.Match[str] | None, spec: Spec) -> None:
+    """"Is the Ever Lunar bigger than the average ship?": one row against a figure over all of them, which
+    one query here does not compare (the average of that one row is its own value)."""
+    if found and spec.action == "aggregate" and _names_one_row(spec):
+        raise NoPlan("it compares one row with a figure over all rows, which one query here does not answer")
 
 
 def _rows_without_a_name(schema: Schema, spec: Spec) -> None:
