@@ -391,7 +391,7 @@ SMALL_TALK_TEXT = ("Hello! I answer from the workshop's data: what a SUPPLYCHAIN
 # Thanks and farewells get their own reply; any other small talk (a greeting, "what can you do?") the
 # introduction. A few words per kind, in the workshop's four languages.
 _THANKS = re.compile(r"\b(?:thanks?|thank you|thx|ty|cheers|ta|appreciated?|danke|merci|gracias)\b", re.I)
-_ACKNOWLEDGED = re.compile(r"^\W*(?:ok|okay|alright|got it|perfect|great|noted|understood)\W*$", re.I)
+_ACKNOWLEDGED = re.compile(rf"^\W*{router.ACKNOWLEDGEMENT}\W*$", re.I)
 _FAREWELL = re.compile(r"\b(?:bye|goodbye|see you|see ya|later|ciao|tsch(?:ü|ue)ss|adi(?:ó|o)s|au revoir|good night)\b", re.I)
 
 

@@ -143,6 +143,8 @@ OUT_RE = re.compile(
     r"poem|song|joke|story|capital of|president|prime minister|football|world cup|restaurant|hotels?|flights?|"
     r"airlines?|airports?|flies|fly to|trains?|taxis?|visa|"
     r"translate|time is it|news|recipe)\b", _FLAGS)
+# "ok", "got it": an acknowledgement, when it is all the turn says
+ACKNOWLEDGEMENT = r"(?:ok|okay|alright|got it|perfect|great|noted|understood)"
 GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|hiya|thanks?|thank you|cheers|good (?:morning|afternoon|evening|night)|"
                          r"bye|goodbye|who are you|what can you (?:do|help)|how are you|nice|"
                          # the greetings of the other languages the workshop reads
@@ -150,7 +152,7 @@ GREETING_RE = re.compile(r"^\s*(?:hi|hello|hey|hiya|thanks?|thank you|cheers|goo
                          r"buen(?:os|as) (?:d\u00edas|dias|tardes|noches)|danke|vielen dank|merci|gracias|tsch\u00fcss|"
                          r"au revoir|adi\u00f3s|adios|"
                          # an acknowledgement alone ("ok", "got it", "perfect"): nothing asked
-                         r"(?:ok|okay|alright|got it|perfect|great|noted|understood)(?=\W*$))\b", _FLAGS)
+                         + ACKNOWLEDGEMENT + r"(?=\W*$))\b", _FLAGS)
 SCHEMA_RE = re.compile(r"\b(?:columns?|tables?|fields?|schema|data type|units?|stored|store[sd]? in|foreign key|"
                        r"primary key|meaning|mean|means|represent\w*|describe|check digit|defined)\b", _FLAGS)
 AGG_RE = re.compile(r"\b(?:how many|count|number of|which (?:vessel|ship|carrier|voyage|port|container)s?|"
