@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from workshop_lib.assistant import sentences
 from workshop_lib.assistant.schema_links import TABLE_NOUNS, table_of_noun
 from workshop_lib.assistant.value_links import Link
 
 # a statement is a sentence of its own (a clause before a comma may be the question's own qualifier:
 # "and the one I added after that, when's it due in?")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _ASKS = re.compile(r"\W*(?:which|what|where|when|who|whose|how|is|are|was|were|does|do|did|can|could|will|has|have)\b",
                    re.I)
 # what points back at the statement: a pronoun, or "that sailing", "those boxes", "there"
@@ -51,7 +51,7 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
 def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]) -> str | None:
     """The question with what points back replaced by the one thing the statement names; the question as
     it is when "it" has nothing stated to stand for; None when it points at no one thing."""
-    things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"}
+    things = _things_stated(said, pointers, links)
     if not things and links(asked) and all(m.group(0).lower() == "it" for m in pointers) \
             and not any(lk.table == "CARRIERS" for lk in links(said)):
         return asked  # nothing stated that "it" could stand for: it is the question's own subject
@@ -61,6 +61,21 @@ def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Cal
     if any(m.group(1) and table_of_noun(m.group(1)) != table or m.group(0).lower() == "there" for m in pointers):
         return None  # "that sailing" of a box named, "there": not the thing itself
     return _with_the_thing(asked, f"{_NOUN_OF[table]} {link.text}")
+
+
+def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]
+                   ) -> dict[tuple[str, str], Link]:
+    """The containers, voyages and vessels the statement names, by (table, value): of a vessel and its
+    voyage, the one a pointer names ("that voyage"), else the voyage (it says both)."""
+    things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"}
+    named = {table_of_noun(m.group(1)) for m in pointers if m.group(1)}
+    if len(named) == 1 and sum(table in named for table, _ in things) == 1:
+        # "the Kota Ratna 241W ... that voyage": the one the pointer names
+        return {key: lk for key, lk in things.items() if key[0] in named}
+    if sorted(table for table, _ in things) == ["VESSELS", "VOYAGES"]:
+        # "the ONE Columba, 733W": a voyage and the ship that sails it
+        return {key: lk for key, lk in things.items() if key[0] == "VOYAGES"}
+    return things
 
 
 def _with_the_thing(asked: str, named: str) -> str:
@@ -80,16 +95,42 @@ def _parted(turn: str) -> tuple[str, str, bool] | None:
     nothing before its question. In one
     sentence, a clause set apart by a colon, a dash or a comma before the question ("unrelated: what
     alliance is HMM in?", "its TGHU8282269 for Bianchi, which ship is it on?") is what it states."""
-    parts = [p.strip() for p in _SENTENCE.split(turn) if p.strip()]
-    first = next((i for i, p in enumerate(parts) if _ASKS.match(p) or p.endswith("?")), None)
-    if first:
-        return " ".join(parts[:first]), " ".join(parts[first:]), False
+    parts = sentences.split(turn)
+    if (apart := _sentences_apart(parts)) is not None:
+        return apart
     if len(parts) != 1 or _ASKS.match(turn):
         return None
     asked = next((m for m in _CLAUSE_END.finditer(turn) if _ASKS.match(turn[m.end():])), None)
     return (turn[:asked.start()].strip(), turn[asked.end():].strip(), True) if asked else None
 
 
+def _sentences_apart(parts: list[str]) -> tuple[str, str, bool] | None:
+    """(what the sentences state, what they ask, False) when some state and some ask: the sentences
+    before the first question, and after it those that state something of their own ("is the Manulani
+    still due on the 4th? Pacifica has a reefer on her, SEGU1543995."), not one that says how to answer
+    ("dates please"); None otherwise."""
+    first = next((i for i, p in enumerate(parts) if _asks(p)), None)
+    if first is None:
+        return None
+    after = [i for i, p in enumerate(parts) if i > first and _states_its_own(p)]
+    if not first and not after:
+        return None
+    return (" ".join(p for i, p in enumerate(parts) if i < first or i in after),
+            " ".join(p for i, p in enumerate(parts) if i >= first and i not in after), False)
+
+
+def _asks(sentence: str) -> bool:
+    return bool(_ASKS.match(sentence)) or sentence.endswith("?")
+
+
+def _states_its_own(sentence: str) -> bool:
+    """A sentence that neither asks nor only says how to answer ("vessel names please"), long enough to
+    state something."""
+    return not _asks(sentence) and not _HOW_TO_ANSWER.search(sentence) and len(sentence.split()) > 6
+
+
+# a sentence after a question that only says how to answer it ("voyage numbers and ships please")
+_HOW_TO_ANSWER = re.compile(r"\b(?:please|pls|plz|thanks|thank you|cheers)\b", re.I)
 # a clause that names the question's subject, not a statement ("and the Kota Singa - where ...?")
 _TOPIC = re.compile(r"\W*(?:and|also|plus|or|what about|how about|as for)\b", re.I)
 # where a clause set apart ends: a colon, a semicolon, a comma, a dash

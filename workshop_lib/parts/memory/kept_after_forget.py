@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 
-# a full stop that ends no sentence: after a firm's form or a title ("die Fa. Lüders", "a Mr. Jankowski")
-_ABBREVIATIONS = ("Fa", "Co", "Mr", "Ms", "Mrs", "Dr", "Nr", "No", "St", "Sr", "Jr", "Ltd", "Inc", "Bros", "Cia", "vs", "ca")
-NOT_AFTER_AN_ABBREVIATION = "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)
+from workshop_lib.assistant.sentences import NOT_AFTER_AN_ABBREVIATION
+
 # where one statement of a sentence ends and the next begins
 _CLAUSE_END = re.compile(r",\s+(?:and\s+|but\s+)?|\s+[—–]\s+|\s+-\s+|;\s*|(?<=[.!?])" + NOT_AFTER_AN_ABBREVIATION + r"\s+|"
                          r"\s+(?:and|but)\s+(?=(?:they|it|he|she|we|who)\b)")

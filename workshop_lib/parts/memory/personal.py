@@ -31,10 +31,11 @@ from rapidfuzz import fuzz
 from workshop_lib import assistant
 from workshop_lib.assistant import glossary, other_languages
 from workshop_lib.assistant.schema_links import SYNONYMS, TABLE_NOUNS, stem, table_of_noun, words_of
+from workshop_lib.assistant.sentences import split as sentence_split
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 from workshop_lib.core.records import RecordDraft
 from workshop_lib.parts.memory import own_values, preferences
-from workshop_lib.parts.memory.kept_after_forget import NOT_AFTER_AN_ABBREVIATION, repeats_a_detail, what_stays
+from workshop_lib.parts.memory.kept_after_forget import repeats_a_detail, what_stays
 from workshop_lib.parts.memory.own_values import OWN, PLACE
 from workshop_lib.parts.memory.writer import USER_FACT, scrub_summaries
 
@@ -49,8 +50,6 @@ MAX_SENTENCES = 20
 MAX_TEXT_CHARS = 600
 EARLIER_KEPT = 5
 
-# (a sentence does not end after an abbreviation of a firm's form or a title: "die Fa. Lüders Transporte")
-_SENTENCE = re.compile(r"(?<=[.!?;])" + NOT_AFTER_AN_ABBREVIATION + r"\s+|\n+")
 # not the comma of "1,850"; a long dash before a question sets it apart ("... anyway — what's changing ...?"),
 # not a dash around an aside ("Brightwater Foods — one of ours — has ...")
 _CLAUSE = re.compile(r",(?!\d{3})\s*|\s+-\s+|\s*[\u2013\u2014]\s*(?=(?:what|which|where|when|who|whose|how|why)\b)", re.I)
@@ -257,7 +256,7 @@ def _order(entity: tuple[str, str, str]) -> int:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a turn, at most MAX_SENTENCES (a long paste is not read to its end)."""
-    return [s for s in _SENTENCE.split(text or "") if s.strip()][:MAX_SENTENCES]
+    return sentence_split(text, at_semicolons=True)[:MAX_SENTENCES]
 
 
 def _may_be_personal(stated: str) -> bool:
@@ -1130,7 +1129,7 @@ _REQUEST = re.compile(r"^(?:(?:and|so|ok|okay|just|please|pls|right|now|quick(?:
 def refers_to_own(question: str) -> bool:
     """A question about the user's own things: a first-person word in a question or a request ("remind me ...")."""
     q = question.strip()
-    clauses = [c.strip() for c in _CLAUSE.split(q)] + [c.strip() for c in _SENTENCE.split(q)]
+    clauses = [c.strip() for c in _CLAUSE.split(q)] + sentence_split(q, at_semicolons=True)
     return bool(_FIRST_PERSON.search(q) or re.search(r"\bme\b", q, re.I) or _POINTED_ORDINAL.search(q)) and (
         q.endswith("?") or bool(QUESTION.match(q)) or
         any(QUESTION.match(c) or _REQUEST.match(c) or c.endswith("?") for c in clauses))
