@@ -37,7 +37,8 @@ def knowledge(eng: Engine) -> tuple[Schema, ValueIndex]:
     with _LOCK:
         if key not in _CACHE:
             schema = Schema.from_dictionary(eng.supplychain.data_dictionary(OWNER),
-                                            days_between=eng.supplychain.days_between)
+                                            days_between=eng.supplychain.days_between,
+                                            date_literal=eng.supplychain.date_literal)
 
             def query(sql: str) -> list:
                 return list(eng.supplychain.read_only_query(sql, max_rows=200).rows)
@@ -123,13 +124,14 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
     # the words as mapped ("ETA" is read as arrival) and as written (the comment's own "ETA")
     present = set(free) | {raw for i, (_, _, raw) in enumerate(words.raw) if i not in words.taken}
     tables = [t for _, t in schema.tables_named(free)]
-    columns = [c for cols in schema.columns.values() for c in cols if not c.is_key]
+    # (a figure worked out from columns, a voyage's days at sea, is no column of the schema)
+    columns = [c for cols in schema.columns.values() for c in cols if not c.is_key and not c.sql]
     written = _written_as_in_schema(question, columns, tables)
     if len(written) == 1:
         return [written[0].ref]
     asks_table = re.search(r"\btables?\b", question, re.I) is not None  # a table asked for is no column
     best = (_in_table(schema, tables[0], present) or (None if asks_table else _comment_owned(schema, tables[0], set(free))))\
-        if tables else _owned_word(schema, columns, present)
+        if tables else _owned_word(schema, columns, present, _not_read_into_a_size(words))
     best = best or _named_whole(schema, columns, present, tables)
     return [best.ref] if best is not None else []
 
@@ -156,13 +158,24 @@ def _named_whole(schema: Schema, columns: list[Any], present: set[str], tables: 
     return whole[0] if len(whole) == 1 else None
 
 
-def _owned_word(schema: Schema, columns: list[Any], present: set[str]) -> Any:
+# words of size read as the column they measure ("big": capacity): they name no column in a schema question
+_SIZE_WORDS = frozenset("big bigger biggest large larger largest small smaller smallest huge tiny".split())
+
+
+def _not_read_into_a_size(words: planner._Words) -> set[str]:
+    """The question's words as mapped ("ETD": departure), but not a column a word of size was read as."""
+    return {w for (_, _, raw), w in zip(words.raw, words.mapped, strict=True) if raw not in _SIZE_WORDS} | \
+        {raw for _, _, raw in words.raw}
+
+
+def _owned_word(schema: Schema, columns: list[Any], present: set[str], written: set[str]) -> Any:
     """No table named: the one column an acronym of its comment ("ETA", "VGM") or a long word of its
-    name that no other column's name has ("deadweight") names; "unit" or "name" says too little."""
+    name that no other column's name has ("deadweight") names (not "capacity" read into "big"); "unit"
+    or "name" says too little."""
     owners = [c for c in columns if _acronyms(c.comment) & present]
     if not owners:
         def own_words(c: Any) -> set[str]:
-            return {w for w in schema.name_words(c) & present if len(w) >= 7 and w not in TABLE_NOUNS}
+            return {w for w in schema.name_words(c) & written if len(w) >= 7 and w not in TABLE_NOUNS}
 
         owners = [c for c in columns if own_words(c)
                   and not any(own_words(c) & schema.name_words(o) for o in columns if o != c)]

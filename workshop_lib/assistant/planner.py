@@ -33,6 +33,7 @@ from workshop_lib.assistant.schema_links import (
     Column,
     Schema,
     map_words,
+    stated_date,
     stem,
     stem_root,
     table_of_noun,
@@ -399,6 +400,11 @@ def _summed_below(words: _Words, schema: Schema, spec: Spec, named: list[Column]
     col = next((c for c in named if c.sql and c.unit), None)
     if col is None or col.table == spec.target or not schema.is_parent_path(col.table, spec.target) \
             or words.has(r"which|list|each|per|show"):
+        return
+    if col.is_span and _aggregate_asked(words) != "SUM":
+        # "how many days until the Ever Acme arrives": each voyage's days, not the days of all added up
+        spec.target, spec.action, spec.fn, spec.measure, spec.show = col.table, "list", None, None, [col]
+        used.add(col.ref)
         return
     spec.target, spec.action, spec.fn, spec.measure, spec.show = col.table, "aggregate", "SUM", col, []
     used.add(col.ref)
@@ -855,7 +861,7 @@ def _span_asked(words: _Words, named: list[Column]) -> list[Column]:
     """A column worked out from others only when the words ask for it (a span of days when they ask
     how long: "both days counted" is no duration); asked first ("how many days from departure to
     arrival"), the columns it is worked out from are its, not asked apart."""
-    named = [c for c in named if not c.asked_by or words.has(c.asked_by)]
+    named = [c for c in named if (not c.asked_by or words.has(c.asked_by)) and not (c.not_asked_by and words.has(c.not_asked_by))]
     parts = {p for c in named[:1] for p in c.parts}
     return [c for c in named if c.ref not in parts]
 
@@ -2261,11 +2267,7 @@ def reference_year(schema: Schema) -> int | None:
 
 def reference_date(schema: Schema) -> datetime.date | None:
     """The date the data is stated as of ("Voyage state on 2025-06-02"), from the comments."""
-    for comment in [c.comment for cols in schema.columns.values() for c in cols] + list(schema.table_comments.values()):
-        m = re.search(r"\b(\d{4}-\d{2}-\d{2})\b", comment)
-        if m and re.search(r"\b(?:as of|on|stated)\b", comment):
-            return datetime.date.fromisoformat(m.group(1))
-    return None
+    return stated_date([c.comment for cols in schema.columns.values() for c in cols] + list(schema.table_comments.values()))
 
 
 def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:

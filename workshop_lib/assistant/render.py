@@ -36,8 +36,17 @@ def value_text(value: Any, col: Column | None, convert: str | None = None) -> st
     if _said_as_written(col):
         return str(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _number_text(value, unit, convert)
+        return _days_across(value, col, convert) or _number_text(value, unit, convert)
     return str(value)
+
+
+def _days_across(value: float, col: Column | None, convert: str | None) -> str | None:
+    """Days counted to or from the data's date for a row on its other side (a voyage not yet left, or one
+    already in): said so, not as a negative count; None otherwise."""
+    if col is None or not col.to_or_from_the_data_date or value >= 0:
+        return None
+    days = _number_text(-value, col.unit, convert)
+    return f"none yet: it starts in {days}" if col.to_or_from_the_data_date == "since" else f"none: it ended {days} ago"
 
 
 def _said_as_written(col: Column | None) -> bool:
@@ -75,6 +84,8 @@ def _number_text(value: float, unit: str, convert: str | None) -> str:
         return f"{_num(float(value) * factor)} {shown} ({_num(value)} {unit})"
     shown_unit = {"TEU": "TEU", "tonnes": "tonnes", "kg": "kg", "m": "m", "knots": "knots", "°C": "°C",
                   "days": "days"}.get(unit, "")
+    if shown_unit == "days" and float(value) == 1:
+        shown_unit = "day"
     return f"{_num(value)} {shown_unit}".strip()
 
 

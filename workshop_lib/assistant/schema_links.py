@@ -9,9 +9,11 @@ a column is read from its comment too.
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 # Everyday words -> the word the schema uses. General English, not questions: each entry says
 # that two words name the same thing in shipping.
@@ -147,6 +149,7 @@ class Column:
     sql: str = ""
     parts: tuple[str, ...] = ()     # the refs of the columns it is worked out from
     asked_by: str = ""              # for a worked-out column: the words without which it is not meant
+    not_asked_by: str = ""          # ... and the words with which another is meant ("so far": not the whole span)
 
     @property
     def numeric(self) -> bool:
@@ -183,6 +186,18 @@ class Column:
         return m.group(1).upper() if m else None
 
     @property
+    def is_span(self) -> bool:
+        """A count of days worked out from dates (a voyage's duration, its days at sea so far)."""
+        return bool(self.sql) and self.name.startswith(("DURATION_", "DAYS_"))
+
+    @property
+    def to_or_from_the_data_date(self) -> str:
+        """"since" for the days from a start to the data's date, "to" for the days from it to an end, else ""."""
+        if not self.sql:
+            return ""
+        return "since" if self.name.startswith("DAYS_SINCE_") else "to" if self.name.startswith("DAYS_TO_") else ""
+
+    @property
     def is_key(self) -> bool:
         return self.name.endswith("_ID")
 
@@ -200,13 +215,20 @@ _ASKS_DAYS = (r"how (?:many|much) days|how long|duration|transit time|in days|lo
               r"port to port|planned)")
 # what a span of days is called ("how long", "the longest voyage", "transit time")
 _SPAN_WORDS = "day days duration long length transit"
+# the days up to the data's date, not the whole span: "how many days has she been at sea", "sailed how
+# long ago", "at sea so far"; and the days from it still to come: "how many days until she arrives"
+_ASKS_SO_FAR = r"so far|how (?:long|many days|many weeks) ago|already|since|(?:has|have|had|'s|'ve)\b[^?.]{0,40}?\bbeen\b"
+_ASKS_TO_GO = r"until|till|to go|days? (?:left|remaining)|remain\w*|away|from (?:now|today)"
+_SO_FAR_WORDS = "ago since"
+_TO_GO_WORDS = "until till remaining"
 
 
-def _add_worked_out(columns: dict[str, list[Column]], days_between: str) -> None:
+def _add_worked_out(columns: dict[str, list[Column]], days_between: str, as_of: str = "") -> None:
     """Each table's columns worked out from its own (see _span and _box_teu), after them; no span of
-    days without the engine's expression for it."""
+    days without the engine's expression for it. `as_of`: the engine's literal of the date the data is
+    stated as of ("" when the comments state none): the days up to it and from it are columns too."""
     for table, cols in columns.items():
-        found = [_span(table, cols, days_between) if days_between else None, _box_teu(table, cols)]
+        found = [*(_span(table, cols, days_between, as_of) if days_between else []), _box_teu(table, cols)]
         cols.extend(c for c in found if c is not None)
 
 
@@ -229,20 +251,47 @@ def _box_teu(table: str, cols: list[Column]) -> Column | None:
     return None
 
 
-def _span(table: str, cols: list[Column], days_between: str) -> Column | None:
+def _span(table: str, cols: list[Column], days_between: str, as_of: str = "") -> list[Column]:
     """The days from a table's start date to its end date (DEPARTURE_DATE to ARRIVAL_DATE), as a
-    column worked out in SQL, when the table has exactly one of each; else None."""
+    column worked out in SQL, when the table has exactly one of each; with `as_of` (the data's date as
+    a literal of the engine), also the days from the start up to that date and from it to the end."""
     dates = [c for c in cols if c.is_date and not c.name.endswith("_AT")]
     starts = [c for c in dates if _STARTS.search(c.name)]
     ends = [c for c in dates if _ENDS.search(c.name) and c not in starts]
     if len(starts) != 1 or len(ends) != 1:
-        return None
+        return []
     start, end = starts[0], ends[0]
-    return Column(table, "DURATION_DAYS", "NUMBER",
-                  f"Days from {start.name} to {end.name}, worked out from the two dates.",
-                  frozenset(w for w in words_of(_SPAN_WORDS) if w not in _STOP),
-                  sql=days_between.format(start=f"{{a}}.{start.name}", end=f"{{a}}.{end.name}"),
-                  parts=(start.ref, end.ref), asked_by=_ASKS_DAYS)
+    span = frozenset(w for w in words_of(_SPAN_WORDS) if w not in _STOP)
+    found = [Column(table, "DURATION_DAYS", "NUMBER", f"Days from {start.name} to {end.name}, worked out from the two dates.",
+                    span, sql=days_between.format(start=f"{{a}}.{start.name}", end=f"{{a}}.{end.name}"),
+                    parts=(start.ref, end.ref), asked_by=_ASKS_DAYS, not_asked_by=f"{_ASKS_SO_FAR}|{_ASKS_TO_GO}")]
+    if as_of:
+        stated = re.sub(r"[^0-9-]", "", as_of)
+        found.append(Column(table, f"DAYS_SINCE_{_stem(start.name)}", "NUMBER",
+                            f"Days from {start.name} to the data's date ({stated}), worked out.",
+                            span | frozenset(words_of(_SO_FAR_WORDS)),
+                            sql=days_between.format(start=f"{{a}}.{start.name}", end=as_of),
+                            parts=(start.ref,), asked_by=_ASKS_SO_FAR, not_asked_by=_ASKS_TO_GO))
+        found.append(Column(table, f"DAYS_TO_{_stem(end.name)}", "NUMBER",
+                            f"Days from the data's date ({stated}) to {end.name}, worked out.",
+                            span | frozenset(words_of(_TO_GO_WORDS)),
+                            sql=days_between.format(start=as_of, end=f"{{a}}.{end.name}"),
+                            parts=(end.ref,), asked_by=_ASKS_TO_GO, not_asked_by=_ASKS_SO_FAR))
+    return found
+
+
+def _stem(name: str) -> str:
+    """A date column's name without its kind ("DEPARTURE" of DEPARTURE_DATE)."""
+    return re.sub(r"_(?:DATE|DAY|TIME)$", "", name)
+
+
+def stated_date(comments: list[str]) -> datetime.date | None:
+    """The date the data is stated as of ("Voyage state on 2025-06-02"), from the comments."""
+    for comment in comments:
+        m = re.search(r"\b(\d{4}-\d{2}-\d{2})\b", comment)
+        if m and re.search(r"\b(?:as of|on|stated)\b", comment):
+            return datetime.date.fromisoformat(m.group(1))
+    return None
 
 
 def _parts_of_the_name(words: frozenset[str] | set[str], name_words: set[str]) -> set[str]:
@@ -250,6 +299,18 @@ def _parts_of_the_name(words: frozenset[str] | set[str], name_words: set[str]) -
     "UN/LOCODE"): they name it as its name words do. Not its start: "report" of REPORTED is the same
     word, which names the column only as its other words do."""
     return {w for w in words if len(w) >= 4 and any(n.endswith(w) and len(n) - len(w) >= 2 for n in name_words)}
+
+
+def _column_of(c: dict[str, Any]) -> Column:
+    """A column of the dictionary with the words that name it: its name, the comment's first phrase and
+    an acronym it defines ("Verified gross mass (VGM)"); the rest of the comment describes it ("printed
+    on bills of lading") and names nothing."""
+    comment = c.get("comment") or ""
+    first = re.split(r"[.:;,(]", comment, maxsplit=1)[0] + " " + " ".join(re.findall(r"\(([A-Z]{2,6})\)", comment))
+    name_words = c["column"].lower().replace("_", " ")
+    words = {w for w in words_of(name_words + " " + first) if w not in _STOP and len(w) > 1 and w != "-"}
+    words -= {"id", "number", "code", "surrogate", "key"} if c["column"].endswith("_ID") else set()
+    return Column(c["table"].upper(), c["column"].upper(), str(c.get("data_type") or ""), comment, frozenset(words))
 
 
 @dataclass
@@ -260,23 +321,18 @@ class Schema:
     table_comments: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_dictionary(cls, dictionary: dict, *, days_between: str = "") -> Schema:
+    def from_dictionary(cls, dictionary: dict, *, days_between: str = "", date_literal: str = "") -> Schema:
         """`days_between`: the engine's expression for the days from `{start}` to `{end}`; with it,
-        a table with a start date and an end date gets the span between them as a column."""
+        a table with a start date and an end date gets the span between them as a column.
+        `date_literal`: the engine's literal of a `{date}`; with it, the days from the start to the date
+        the comments state the data as of, and from that date to the end, are columns too."""
         columns: dict[str, list[Column]] = {}
         for c in dictionary["columns"]:
-            comment = c.get("comment") or ""
-            # what the column IS: its name, the comment's first phrase and an acronym it defines
-            # ("Verified gross mass (VGM)"); the rest of the comment describes it ("printed on bills
-            # of lading") and names nothing
-            first = re.split(r"[.:;,(]", comment, maxsplit=1)[0] + " " + " ".join(re.findall(r"\(([A-Z]{2,6})\)", comment))
-            name_words = c["column"].lower().replace("_", " ")
-            words = {w for w in words_of(name_words + " " + first) if w not in _STOP and len(w) > 1 and w != "-"}
-            words -= {"id", "number", "code", "surrogate", "key"} if c["column"].endswith("_ID") else set()
-            columns.setdefault(c["table"].upper(), []).append(
-                Column(c["table"].upper(), c["column"].upper(), str(c.get("data_type") or ""), comment,
-                       frozenset(words)))
-        _add_worked_out(columns, days_between)
+            columns.setdefault(c["table"].upper(), []).append(_column_of(c))
+        stated = stated_date([c.get("comment") or "" for c in dictionary["columns"]] +
+                             [t.get("comment") or "" for t in dictionary.get("tables", [])])
+        _add_worked_out(columns, days_between,
+                        date_literal.format(date=stated.isoformat()) if stated and date_literal else "")
         fks = [(f["table"].upper(), f["columns"][0].upper(), f["ref_table"].upper(), f["ref_columns"][0].upper())
                for f in dictionary.get("foreign_keys", []) if len(f["columns"]) == 1]
         return cls(columns, fks, {t["table"].upper(): t.get("comment") or "" for t in dictionary.get("tables", [])})

@@ -26,6 +26,8 @@ class SupplyChainSchema(abc.ABC):
 
     # the dialect's expression for the whole days from `{start}` to `{end}` (two date columns)
     days_between: str = ""
+    # the dialect's literal of a `{date}` (YYYY-MM-DD), for the days up to the data's own date
+    date_literal: str = ""
 
     def __init__(self, engine: Database, tracer: Tracer, reader: Reader) -> None:
         """`engine`: the database SUPPLYCHAIN lives in; `tracer`: its trace, which the read-only

@@ -553,6 +553,8 @@ MAIN_OBJECT_NAMES = "SELECT name FROM main.sqlite_master UNION SELECT name FROM 
 # The whole days from one date column to another, for the assistant's composed queries (a voyage's
 # days from departure to arrival). SUPPLYCHAIN's dates are ISO text here: julianday() counts days.
 DAYS_BETWEEN = "CAST(julianday({end}) - julianday({start}) AS INTEGER)"
+# A date as DAYS_BETWEEN reads it (the date the data is stated as of, from its comments): ISO text.
+DATE_LITERAL = "'{date}'"
 
 # The three ports nearest a point, by great-circle distance (haversine, mean Earth radius
 # 6371.0088 km) over PORTS.LATITUDE / LONGITUDE. Oracle answers the same question with

@@ -101,6 +101,7 @@ class EmbeddedSupplyChain(SupplyChainSchema):
     """SUPPLYCHAIN in supplychain.sqlite beside the store, attached to the engine's connection."""
 
     days_between = statements_module.DAYS_BETWEEN
+    date_literal = statements_module.DATE_LITERAL
 
     _engine: EmbeddedEngine
 

@@ -355,6 +355,10 @@ def rerank_prediction(model: str) -> str:
 # https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/Data-Types.html); TRUNC (date)
 # drops the time of day first, so the count is of calendar days.
 DAYS_BETWEEN = "(TRUNC({end}) - TRUNC({start}))"
+# A date in DAYS_BETWEEN (the date the data is stated as of, from its comments): the ANSI date literal,
+# DATE 'YYYY-MM-DD' (SQL Language Reference, Literals, "Datetime Literals":
+# https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/Literals.html).
+DATE_LITERAL = "DATE '{date}'"
 
 # ---------------------------------------------------------------- SUPPLYCHAIN (run as its owner)
 # Rendered from workshop_lib.data.supplychain_data.TABLES, like the embedded engine's DDL. On

@@ -59,6 +59,7 @@ class OracleSupplyChain(SupplyChainSchema):
     query never holds the store's connection."""
 
     days_between = statements_module.DAYS_BETWEEN
+    date_literal = statements_module.DATE_LITERAL
 
     _engine: OracleEngine
 
