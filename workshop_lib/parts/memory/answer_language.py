@@ -85,7 +85,20 @@ _WORDS: dict[str, tuple[str, str, str]] = {
     "carriers": ("armateurs", "navieras", "Reedereien"),
     "ports": ("ports", "puertos", "Häfen"),
     "port": ("port", "puerto", "Hafen"),
+    "of": ("de", "de", "von"),
+    "to": ("vers", "a", "nach"),
 }
+# the months, for a date written as the language writes it ("28. Juni 2025", not 2025-06-28)
+_MONTHS = {
+    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre".split(),
+    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split(),
+    "de": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember".split(),
+}
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# a line of prose (a sentence the templates did not write word for word): more words of its own than this
+# stays in English whole; a sentence with a few of its words translated reads as neither language
+_PROSE_WORDS = 3
+_OWN_WORDS = frozenset(w.lower() for key in _WORDS for w in key.split())
 _COLUMN = {"fr": 0, "es": 1, "de": 2}
 # what is quoted stays as written (the user's words, a document's sentence)
 _QUOTE = re.compile(r"\u201c[^\u201d]*\u201d")
@@ -107,8 +120,11 @@ def render(text: str, language: str) -> str:
         return text
     # the text with its quotes blanked (same length, lines kept): a quote's words are never matched
     blank = _QUOTE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    for m in reversed(list(_DATE.finditer(blank))):  # dates first, outside quotes
+        text = text[:m.start()] + _date(m, language) + text[m.end():]
+    blank = _QUOTE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     kept = {n for n, line in enumerate(blank.split("\n"))
-            if not any(m.group(1) not in _JOINING for m in _PATTERN.finditer(line))}
+            if not any(m.group(1) not in _JOINING for m in _PATTERN.finditer(line)) or _prose(line)}
     out, at = [], 0
     for m in _PATTERN.finditer(blank):
         said = m.group(0) if blank.count("\n", 0, m.start()) in kept else _WORDS[m.group(1)][column]
@@ -116,6 +132,21 @@ def render(text: str, language: str) -> str:
         at = m.end()
     out.append(text[at:])
     return "".join(out)
+
+
+def _prose(line: str) -> bool:
+    """A line with more words than the templates' own: a sentence, kept whole in English."""
+    words = re.findall(r"(?<![\w'-])[a-z][a-z'-]+(?![\w'-])", line)
+    return sum(w not in _OWN_WORDS for w in words) > _PROSE_WORDS
+
+
+def _date(m: re.Match[str], language: str) -> str:
+    """A date as the language writes it: "28. Juni 2025", "28 juin 2025", "28 de junio de 2025"."""
+    year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    if not 1 <= month <= 12:
+        return m.group(0)
+    name = _MONTHS[language][month - 1]
+    return {"de": f"{day}. {name} {year}", "fr": f"{day} {name} {year}", "es": f"{day} de {name} de {year}"}[language]
 
 
 # the small words between the fixed ones, put in the language only on a line that has fixed words of its

@@ -10,6 +10,7 @@ figure in the refused one, so no parenthesised value in that unit is left beside
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -91,6 +92,7 @@ class Preference:
     unit: str
     refused: tuple[str, ...]
     text: str
+    inferred: bool = False      # the unit was not said, only the one refused ("no kilos": tonnes)
 
 
 def _mentions(sentence: str, words: tuple[str, ...]) -> list[re.Match[str]]:
@@ -191,7 +193,20 @@ def extract(text: str, held: dict[str, str] | None = None) -> list[Preference]:
                 out.append(Preference("currency", rate.split()[0], (), sentence.strip()))
         elif _states_preference(sentence):
             out += _sentence_preferences(sentence)
-    return out
+    return _said_over_inferred(out)
+
+
+def _said_over_inferred(found: list[Preference]) -> list[Preference]:
+    """"All weights in pounds. Don't give me kilos at all.": a unit only refused in one sentence adds its
+    refusal to the unit said in another of the turn; it does not choose a unit of its own."""
+    said = {p.dimension: p for p in found if not p.inferred}
+    refused = {d: p.refused for d, p in said.items()}
+    for p in found:
+        if p.inferred and p.dimension in said:
+            refused[p.dimension] = tuple(dict.fromkeys(refused[p.dimension] + p.refused))
+    # (the refusing sentence stays a preference of the turn: the turn's question is what is left without it)
+    return [dataclasses.replace(p, unit=said[p.dimension].unit, refused=refused[p.dimension], inferred=False)
+            if p.dimension in said else p for p in found]
 
 
 # "Rate update: it's 0.90 now": one plain number where a rate is spoken of, with no currency or unit after it
@@ -253,7 +268,8 @@ def _dimension_preference(dimension: str, units: dict[str, tuple[str, ...]], sen
         return Preference(dimension, wanted[0], tuple(refused) or others, sentence.strip())
     if not wanted and len(refused) == 1 and (len(units) == 2 or dimension == "weight"):
         # "no cents please": the other unit; "kilos are useless": the other metric one (listed first)
-        return Preference(dimension, next(u for u in units if u != refused[0]), tuple(refused), sentence.strip())
+        return Preference(dimension, next(u for u in units if u != refused[0]), tuple(refused), sentence.strip(),
+                          inferred=True)
     return None
 
 
