@@ -1,0 +1,179 @@
+"""Days counted from the data's own date, a turn that asks before it tells, and how a user's preferences are
+read and written: a voyage's days at sea so far and its days still to go (not its whole span), the question
+of a turn answered when the statement comes after it (and the statement kept), "that voyage" of a vessel
+and its voyage told, a unit only refused beside one said, German answers with German dates and no
+half-translated sentence, and a word of size that names no column in a schema question.
+
+Every expected figure comes from SQL over SUPPLYCHAIN; the users' own names and codes are the tests'.
+"""
+from __future__ import annotations
+
+import datetime
+import itertools
+
+import pytest
+
+from tests.conftest import conversation
+from workshop_lib import assistant
+from workshop_lib.assistant import question_part, sentences
+from workshop_lib.data.supplychain_data import OWNER, REFERENCE_DATE
+from workshop_lib.parts.memory import answer_language, preferences
+
+_users = itertools.count()
+TODAY = datetime.date.fromisoformat(str(REFERENCE_DATE)[:10])
+
+
+def _talk(service, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return conversation(service, f"days-{next(_users)}", turns)
+
+
+def _days(value) -> int:
+    return (datetime.date.fromisoformat(str(value)[:10]) - TODAY).days
+
+
+def _voyage_under_way(service) -> tuple[str, int, int]:
+    """(voyage number, days at sea so far, days to go) of an ACTIVE voyage."""
+    number, departure, arrival = service.eng.query(
+        f"SELECT VOYAGE_NUMBER, DEPARTURE_DATE, ARRIVAL_DATE FROM {OWNER}.VOYAGES WHERE STATUS = 'ACTIVE' "
+        f"ORDER BY VOYAGE_ID")[0]
+    return number, -_days(departure), _days(arrival)
+
+
+# ---------------------------------------------------------------- days from the data's date
+def test_days_at_sea_so_far_and_days_to_go_are_counted_from_the_datas_date_not_the_whole_span(service):
+    number, so_far, to_go = _voyage_under_way(service)
+    span = so_far + to_go
+    assert so_far > 0 and to_go > 0 and so_far != span and to_go != span
+    answer, mode = _talk(service, [("t1", f"how many days has voyage {number} been at sea?")])[0]
+    assert mode == "rag" and f"{so_far} day" in answer and f"{span} days" not in answer, answer
+    answer, mode = _talk(service, [("t1", f"how many days until voyage {number} arrives?")])[0]
+    assert mode == "rag" and f"{to_go} day" in answer and f"{span} days" not in answer, answer
+    answer, mode = _talk(service, [("t1", f"how long ago did voyage {number} depart?")])[0]
+    assert mode == "rag" and f"{so_far} day" in answer, answer
+    # the whole span is still what "how long does it take" asks
+    answer, mode = _talk(service, [("t1", f"how many days does voyage {number} take?")])[0]
+    assert mode == "rag" and f"{span} days" in answer, answer
+
+
+def test_days_to_go_of_a_vessels_voyages_are_each_voyages_never_added_up(service):
+    rows = service.eng.query(
+        f"SELECT s.VESSEL_NAME FROM {OWNER}.VESSELS s JOIN {OWNER}.VOYAGES v ON v.IMO_NUMBER = s.IMO_NUMBER "
+        f"GROUP BY s.VESSEL_NAME HAVING COUNT(*) = 2 AND MIN(v.ARRIVAL_DATE) > '{TODAY.isoformat()}' ORDER BY 1")
+    vessel = rows[0][0]
+    arrivals = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON "
+        f"s.IMO_NUMBER = v.IMO_NUMBER WHERE s.VESSEL_NAME = '{vessel}'")
+    answer, mode = _talk(service, [("t1", f"how many days until the {vessel} arrives?")])[0]
+    assert mode == "rag", answer
+    for number, arrival in arrivals:
+        assert number in answer and f"{_days(arrival)} day" in answer, answer
+    assert f"{sum(_days(a) for _, a in arrivals)} days" not in answer and "total" not in answer, answer
+
+
+def test_a_voyage_on_the_other_side_of_the_datas_date_says_so_instead_of_a_negative_count(service):
+    number, arrival = service.eng.query(
+        f"SELECT VOYAGE_NUMBER, ARRIVAL_DATE FROM {OWNER}.VOYAGES WHERE STATUS = 'COMPLETED' ORDER BY VOYAGE_ID")[0]
+    answer, mode = _talk(service, [("t1", f"how many days until voyage {number} arrives?")])[0]
+    assert f"-{abs(_days(arrival))}" not in answer and (mode == "fallback" or f"{abs(_days(arrival))} day" in answer
+                                                         and "ago" in answer), answer
+
+
+def test_the_days_columns_are_no_columns_of_the_schema_for_a_question_about_the_schema(eng):
+    assert assistant.schema_subjects(eng, "ETD column?") == ["VOYAGES.DEPARTURE_DATE"]
+    assert assistant.schema_subjects(eng, "which column has the days at sea?") != ["VOYAGES.DAYS_SINCE_DEPARTURE"]
+
+
+def test_the_date_literal_of_each_dialect_parses_in_the_days_between():
+    import sqlglot
+
+    from workshop_lib.engines.embedded import sql as embedded_sql
+    from workshop_lib.engines.oracle import sql as oracle_sql
+    for dialect, module in (("oracle", oracle_sql), ("sqlite", embedded_sql)):
+        days = module.DAYS_BETWEEN.format(start="t.DEPARTURE_DATE", end=module.DATE_LITERAL.format(date="2025-06-02"))
+        sqlglot.parse_one(f"SELECT {days} AS D FROM VOYAGES t WHERE {days} >= :p0", read=dialect)
+    assert oracle_sql.DATE_LITERAL.startswith("DATE '")
+
+
+# ---------------------------------------------------------------- a turn that asks before it tells
+def test_a_question_before_a_statement_is_answered_and_the_statement_is_kept(service):
+    box, number, arrival = service.eng.query(
+        f"SELECT c.CONTAINER_NUMBER, v.VOYAGE_NUMBER, v.ARRIVAL_DATE FROM {OWNER}.CONTAINERS c JOIN "
+        f"{OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE v.STATUS = 'ACTIVE' ORDER BY c.CONTAINER_ID")[0]
+    out = _talk(service, [
+        ("t1", f"hi! when is voyage {number} due in? Quillfeather Produce has a box on her, {box}, and they "
+               f"keep calling. fyi their customs entry no. is 7731-2208-4 in case it matters"),
+        ("t2", "which box is Quillfeather's?"),
+        ("t2", "and the customs entry number I gave you for them?"),
+    ])
+    (first, mode), (which, which_mode), (entry, _) = out
+    assert mode == "rag" and str(arrival)[:10] in first and "quillfeather" not in first.lower(), first
+    assert which_mode == "rag" and box in which, which
+    assert "7731-2208-4" in entry, entry
+
+
+def test_that_voyage_after_a_vessel_and_its_voyage_told_is_the_voyage(service):
+    vessel, number = service.eng.query(
+        f"SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON "
+        f"s.IMO_NUMBER = v.IMO_NUMBER WHERE (SELECT COUNT(*) FROM {OWNER}.CONTAINERS c WHERE c.VOYAGE_ID = v.VOYAGE_ID) "
+        f"BETWEEN 2 AND 5 AND (SELECT COUNT(*) FROM {OWNER}.VOYAGES o WHERE o.IMO_NUMBER = v.IMO_NUMBER) > 1 "
+        f"ORDER BY v.VOYAGE_ID")[0]
+    boxes = [r[0] for r in service.eng.query(
+        f"SELECT c.CONTAINER_NUMBER FROM {OWNER}.CONTAINERS c JOIN {OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+        f"WHERE v.VOYAGE_NUMBER = '{number}'")]
+    answer, mode = _talk(service, [("t1", f"I'm handling the {vessel} {number} cargo for a hotel supplier. "
+                                          "What boxes are on that voyage?")])[0]
+    assert mode == "rag" and all(b in answer for b in boxes), answer
+
+
+def test_a_sentence_does_not_end_after_a_lower_case_abbreviation():
+    assert sentences.split("their customs entry no. is 8841-0092-7. Is it cleared?") == \
+        ["their customs entry no. is 8841-0092-7.", "Is it cleared?"]
+    assert sentences.split("We ship e.g. tiles; and glass", at_semicolons=True) == ["We ship e.g. tiles;", "and glass"]
+
+
+def test_a_question_first_keeps_a_sentence_that_only_says_how_to_answer():
+    parted = question_part._parted("Which voyages leave Santos next week? Vessel names and dates please.")
+    assert parted is None or "dates please" in parted[1], parted
+
+
+# ---------------------------------------------------------------- preferences
+@pytest.mark.parametrize("turn", [
+    "All weights in pounds from here on. Don't give me kilos at all, nobody here thinks in kilos.",
+    "Give me kilos never again. Weights in pounds please.",
+])
+def test_a_unit_only_refused_beside_one_said_adds_a_refusal_and_chooses_nothing(turn):
+    found = preferences.extract(turn, {})
+    assert found and {p.unit for p in found} == {"lb"} and all("kg" in p.refused for p in found), found
+    assert preferences.without_stated(turn, found).strip() == ""
+
+
+def test_a_unit_only_refused_alone_still_reads_the_other_one():
+    (pref,) = preferences.extract("No kilos please.", {})
+    assert pref.dimension == "weight" and pref.unit != "kg" and "kg" in pref.refused
+
+
+def test_german_answers_write_dates_in_german_and_leave_a_sentence_of_prose_whole():
+    templated = answer_language.render("voyage 1043 (296W): arrival date 2025-06-15.", "de")
+    assert templated == "Reise 1043 (296W): Ankunft 15. Juni 2025.", templated
+    prose = "That is a question for the documents (port notices, carrier guides, procedures), nothing is promoted."
+    assert answer_language.render(prose, "de") == prose
+    quoted = answer_language.render("You told me on 2025-06-01: \u201cwe sail on 2025-06-04\u201d", "es")
+    assert "1 de junio de 2025" in quoted and "\u201cwe sail on 2025-06-04\u201d" in quoted, quoted
+
+
+def test_a_german_users_answer_about_a_voyage_has_a_german_date(service):
+    number, port, arrival = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
+        f"ON p.PORT_ID = v.DESTINATION_PORT_ID ORDER BY v.VOYAGE_ID")[0]
+    day = datetime.date.fromisoformat(str(arrival)[:10])
+    month = "Januar Februar März April Mai Juni Juli August September Oktober November Dezember".split()[day.month - 1]
+    out = _talk(service, [("t1", "From now on please answer me in German."),
+                          ("t2", f"When is voyage {number} due in {port}?")])
+    answer, mode = out[-1]
+    assert mode == "rag" and f"{day.day}. {month} {day.year}" in answer and str(arrival)[:10] not in answer, answer
+
+
+# ---------------------------------------------------------------- a word of size names no column
+def test_a_word_of_size_names_no_column_in_a_schema_question(eng):
+    assert assistant.schema_subjects(eng, "Shipping a big transformer, oversized, by crane from the side. Which unit?") == []
+    assert assistant.schema_subjects(eng, "where is the deadweight kept?") == ["VESSELS.DEADWEIGHT_TONNES"]
