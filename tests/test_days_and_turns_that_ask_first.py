@@ -177,3 +177,37 @@ def test_a_german_users_answer_about_a_voyage_has_a_german_date(service):
 def test_a_word_of_size_names_no_column_in_a_schema_question(eng):
     assert assistant.schema_subjects(eng, "Shipping a big transformer, oversized, by crane from the side. Which unit?") == []
     assert assistant.schema_subjects(eng, "where is the deadweight kept?") == ["VESSELS.DEADWEIGHT_TONNES"]
+
+
+# ---------------------------------------------------------------- what is in the boxes, and a few rows named
+def _voyage_with_boxes(service) -> tuple[str, list[str], list[str]]:
+    """(voyage number, its container numbers, its cargo descriptions) of a voyage with two to four boxes."""
+    number = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER FROM {OWNER}.VOYAGES v WHERE (SELECT COUNT(*) FROM {OWNER}.CONTAINERS c "
+        f"WHERE c.VOYAGE_ID = v.VOYAGE_ID) BETWEEN 2 AND 4 AND (SELECT COUNT(*) FROM {OWNER}.VOYAGES o "
+        f"WHERE o.VOYAGE_NUMBER = v.VOYAGE_NUMBER) = 1 ORDER BY v.VOYAGE_ID")[0][0]
+    rows = service.eng.query(
+        f"SELECT c.CONTAINER_NUMBER, ci.DESCRIPTION FROM {OWNER}.CARGO_ITEMS ci JOIN {OWNER}.CONTAINERS c ON "
+        f"c.CONTAINER_ID = ci.CONTAINER_ID JOIN {OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+        f"WHERE v.VOYAGE_NUMBER = '{number}'")
+    return number, sorted({r[0] for r in rows}), sorted({r[1] for r in rows})
+
+
+@pytest.mark.parametrize("asked", ["Which boxes are on voyage {n} and what's in them?",
+                                   "what's in the containers on voyage {n}?",
+                                   "which containers are on voyage {n} and what do they carry?"])
+def test_what_is_in_the_boxes_of_a_voyage_is_each_boxs_cargo_said_once(service, asked):
+    number, boxes, goods = _voyage_with_boxes(service)
+    answer, mode = _talk(service, [("t1", asked.format(n=number))])[0]
+    assert mode == "rag" and all(b in answer for b in boxes) and all(g in answer for g in goods), answer
+    assert all(answer.count(g) == sum(1 for line in answer.splitlines() if g in line) for g in goods)
+    assert answer.count(f"containers of {number}") == 0, answer  # the boxes are not listed a second time
+
+
+def test_a_count_of_a_few_rows_names_them_and_a_large_count_does_not(service):
+    number, boxes, _ = _voyage_with_boxes(service)
+    answer, mode = _talk(service, [("t1", f"how many containers are on voyage {number}?")])[0]
+    assert mode == "rag" and f"There are {len(boxes)} containers" in answer and all(b in answer for b in boxes), answer
+    (total,), = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.VOYAGES")
+    answer, mode = _talk(service, [("t1", "how many voyages are there?")])[0]
+    assert mode == "rag" and str(total) in answer and "They are" not in answer, answer

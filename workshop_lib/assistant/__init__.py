@@ -356,10 +356,29 @@ def _run(eng: Engine, known: tuple[Schema, ValueIndex], spec: planner.Spec, plan
     text = render.render(plan, result.rows)
     if text is None:
         return DataAnswer(None, plan, f"no row of {plan.what}", summary)
+    text += _named_when_few(eng, schema, spec, result.rows)
     text += _read_as(links, question)
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
                         uncovered(parts, plan, schema, values), first_row=tuple(result.rows[0]) if result.rows else None)
     return _with_second_part(eng, answer, links) if answer.uncovered else answer
+
+
+_FEW = 5  # a count this small is said with the rows' names ("There are 2 reefers on 619W: A, B.")
+
+
+def _named_when_few(eng: Engine, schema: Schema, spec: planner.Spec, rows: Any) -> str:
+    """After a count of a few rows, which rows they are, by the name a person knows them by (one more query
+    with the same filters); "" for another answer, a larger count or rows without such a name."""
+    n = rows[0][0] if spec.action == "count" and rows else 0
+    if not isinstance(n, int) or not 0 < n <= _FEW:
+        return ""
+    name = schema.name_column(spec.target)
+    if name.table != spec.target or name.is_key:
+        return ""
+    listed = planner.to_sql(dataclasses.replace(spec, action="list", show=[name], fn=None, measure=None), schema)
+    found = eng.supplychain.read_only_query(listed.sql, max_rows=_FEW, params=listed.params).rows
+    names = sorted({str(r[listed.columns.index(name)]) for r in found if r[listed.columns.index(name)] is not None})
+    return f" They are: {', '.join(names)}." if names and len(names) == len(found) else ""
 
 
 def signs_written(question: str) -> str:
@@ -754,6 +773,8 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
     for part in parts:
         if spec.comparative is not None and _BY_HOW_MUCH.search(part):
             continue  # "and by how much?": a comparison of two rows says by how much
+        if spec.inside_of and re.search(planner.ASKS_CONTENTS, part, re.I):
+            continue  # "and what's in them?": the rows inside are what is shown
         if _HOW_MUCH_IS_IT.match(part) and any(c.numeric for c in showing[0]):
             continue  # "which box has the lowest VGM, and how much is it?": the figure is shown beside it
         if _a_figure_does_not_answer(part, asked, spec) or _part_unanswered(part, asked, schema, values, showing):

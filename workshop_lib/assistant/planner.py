@@ -173,6 +173,7 @@ class Spec:
     end_said: str = ""              # the end of a voyage target ports are at, said after the filters
     # "more reefers or 20GP?": each alternative as said with the values it stands for, totalled in the answer
     alternatives: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+    inside_of: str = ""             # the table whose rows the target's rows are inside ("what's in the boxes")
 
     def said(self) -> str:
         """The filters as words, for the answer to say back what it counted."""
@@ -1294,21 +1295,29 @@ def _event_states(comment: str) -> dict[str, dict[str, bool]]:
     return out
 
 
+# what is in a row: "what's in it", "what is packed inside", "what do they carry / hold / contain"
+ASKS_CONTENTS = (r"(?:what(?:'s| is| are| was| were)?|anything|whats)\s+(?:\w+ly\s+)?"
+                  r"(?:(?:stuffed|packed|loaded|stowed|shipped|carried)\s+)?(?:in|inside)\b|"
+                  r"what\s+(?:do|does|did)\s+(?:they|it|these|those|the\s+\w+)\s+(?:carry|hold|contain)")
+
+
 def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> None:
     """"What's in box CSNU8330816?": a row named, no column asked, and the question asks what is in it:
     the rows of the one table whose comment says they are inside a row of that table (CARGO_ITEMS:
     "goods packed inside each container"), filtered by the row named."""
-    if named or not spec.filters or any(f.column.table != spec.target for f in spec.filters) \
-            or not words.has(r"(?:what(?:'s| is| are| was| were)?|anything|whats)\s+(?:\w+ly\s+)?"
-                             r"(?:(?:stuffed|packed|loaded|stowed|shipped|carried)\s+)?(?:in|inside)"):
+    if named or not spec.filters or not words.has(ASKS_CONTENTS):
         return
     parent = noun(spec.target, plural=False)
     inside = [t for t, comment in schema.table_comments.items()
               if t != spec.target and schema.is_parent_path(t, spec.target)
               and len(schema.path(t, spec.target) or []) == 1
               and re.search(rf"\b(?:inside|within|in)\s+(?:each|every|a|the)?\s*{parent}", comment, re.I)]
-    if len(inside) == 1:
-        spec.target = inside[0]
+    if len(inside) != 1:
+        return
+    if any(f.column.table != spec.target for f in spec.filters):
+        # "which boxes are on the 273W and what's in them": each thing inside, with the box it is in
+        spec.show.append(schema.name_column(spec.target))
+    spec.target, spec.inside_of = inside[0], spec.target
 
 
 def has_place(schema: Schema, table: str) -> bool:

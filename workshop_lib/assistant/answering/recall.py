@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
@@ -1384,8 +1385,10 @@ def _each_kind_shown(question: str, answer: str) -> bool:
     parts = document_reader.asking_parts(question)
     if len(parts) < 2:
         return True
-    kinds = {k for p in parts if (k := document_reader.asked_kind(p)) in _SHOWN_KINDS}
-    return all(document_reader.HOLDS[k].search(answer) for k in kinds)
+    # (two parts that ask an amount each need two amounts: "what insured value did I give you, and what
+    # did the premium come to?" is not answered by the value alone)
+    kinds = Counter(k for p in parts if (k := document_reader.asked_kind(p)) in _SHOWN_KINDS)
+    return all(len({m.group(0) for m in document_reader.HOLDS[k].finditer(answer)}) >= n for k, n in kinds.items())
 
 
 # "what do you remember about me?", "what do you have on file for us?", "what have I told you so far?"
@@ -1570,11 +1573,22 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
     if answered.mode not in ("rag", "hybrid") or len(parts) < 2:
         return answered
     added = [found for part in parts if (found := _part_answered(eng, part, user_id, agent_id, thread_id)) is not None
-             and found[1].lower() not in answered.answer.lower()]
+             and found[1].lower() not in answered.answer.lower() and not _shown_already(found[0].answer, answered.answer)]
     if not added:
         return answered
     return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a, _ in added]),
                                used_chunks=list(answered.used_chunks) + [u for a, _ in added for u in a.used_chunks])
+
+
+# what tells rows apart in an answer: a code (letters and digits: CSNU5421342, 273W) or a date
+_TELLING = re.compile(r"\b(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9-]{4,}\b|\b\d{4}-\d{2}-\d{2}\b")
+
+
+def _shown_already(part_answer: str, answer: str) -> bool:
+    """The part's answer names no code or date the answer does not ("which boxes are on the 273W and what's
+    in them?": the boxes listed with their contents are the boxes the first part lists)."""
+    telling = set(_TELLING.findall(part_answer))
+    return bool(telling) and telling <= set(_TELLING.findall(answer))
 
 
 def _part_of_theirs(eng: Engine, part: str, user_id: str, agent_id: str, thread_id: str | None) -> ChatAnswer | None:
