@@ -446,7 +446,7 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
     """The data answer for a question about the remembered entity: the question with the entity in
     its place; a second question it left unanswered ("..., and where?") asked on its own; when the
     question itself names nothing of the data, the columns its earlier sentence names."""
-    data_question = personal.substitute(question, rec)
+    data_question = personal.substitute(question, rec, with_vessel=_number_shared(eng, rec))
     data = assistant.answer_data(eng, data_question)
     if _merged_second_part(eng, data, data_question, rec) or _merged_voyage_part(eng, data, question, rec):
         return data, data_question
@@ -460,6 +460,20 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
         if found is not None:
             return found
     return data, data_question
+
+
+def _number_shared(eng: Engine, rec: personal.Recalled) -> bool:
+    """The remembered voyage's number is another voyage's too (two ships' "534E"): counted by the planner's
+    own query over the column remembered."""
+    if rec.table != "VOYAGES":
+        return False
+    schema, _ = assistant.knowledge(eng)
+    column = next((c for c in schema.columns.get(rec.table, []) if c.name == rec.column), None)
+    if column is None:
+        return False
+    plan = planner.to_sql(planner.Spec(rec.table, "count", filters=[planner.Filter(column, "=", rec.value, "")]), schema)
+    rows = eng.supplychain.read_only_query(plan.sql, max_rows=1, params=plan.params).rows
+    return bool(rows) and int(rows[0][0] or 0) > 1
 
 
 # What a question about where or when a thing goes asks of its voyage (the verbs of a voyage).

@@ -98,7 +98,8 @@ FORGET = re.compile(r"\b(?:forget|delete|erase|remove|drop|discard|unlearn|wipe|
                     r"\b(?:scrap|scratch|ignore|disregard)\s+(?:what|everything|all)\s+(?:i|we)\b[\w\s']{0,12}?\b"
                     r"(?:said|told you|mentioned|wrote)\s+(?:about|re|regarding|on)\s+(?-i:[A-Z])", re.I)
 # A name said as the wrong one: "Lindgren Marine, not Lindqvist", "Lindqvist is someone else".
-_REJECTED = re.compile(r"\b(?:not|instead of|rather than)\s+(?:the\s+|with\s+|on\s+)?([A-Z][\w&'’-]{2,}|[\w-]*\d{3,}[\w-]*)|"
+_REJECTED = re.compile(r"\b(?i:not|instead of|rather than)\s+(?:(?i:on|with|in|at)\s+)?(?:(?i:the)\s+)?"
+                       r"([A-Z][\w&'’-]{2,}|[\w-]*\d{3,}[\w-]*)|"
                        r"\b([A-Z][\w&'’-]{2,})(?:\s+[A-Z][\w&'’-]+)*\s+(?:is|was|'s)\s+(?:someone|somebody|something)\s+else\b")
 # A request that points back at what the sentence before it named ("forget everything about them").
 # ("... QX-7781, but don't save that": "that" is said of its own sentence, which names something)
@@ -439,19 +440,54 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
     out = []
     record = _the_one_record(text, values)
     correcting = False  # "Sorry, I mixed that up: X isn't the consignee. The consignee is Y.": the next statement corrects
+    named: str | None = None  # the name of theirs the sentence before named: what "they" stands for
     for sentence in [c for s in _forget_then_told(sentences(text)) for c in own_clauses(s)]:
-        stated = statement_part(sentence)
+        said = statement_part(sentence)
+        stated = _pronoun_as_named(said, named)
         if (introduced := _introduction(stated, said_at)) is not None:
             out.append(introduced)  # "Hi, Ola from Fjordfisk AS": the company they are with
             continue
-        personal = _may_be_personal(stated) or (correcting and _keepable(stated))
-        entities = _entities(stated, values) if stated else []
-        if not entities or not _theirs(stated, entities, own_names, personal):
-            correcting = correcting or (personal and bool(CHANGE.search(stated)))
+        named = next((n for n in own_names if _says_name(stated, n)), None)
+        entities, correcting = _kept_entities(stated, values, own_names, correcting)
+        if not entities:
             continue
-        out.append(_with_the_record(_candidate(stated, entities, said_at, correcting=correcting), entities, text, record))
+        cand = _candidate(stated, entities, said_at, correcting=correcting)
+        # (kept in the user's own words: "They're on the Callisto", the name it stands for among its entities)
+        out.append(_with_the_record(dataclasses.replace(cand, text=said) if said != stated else cand, entities, text, record))
         correcting = False
     return out
+
+
+def _kept_entities(stated: str, values: Any, own_names: Collection[str], correcting: bool
+                   ) -> tuple[list[tuple[str, str, str]], bool]:
+    """(the values a statement of theirs names, whether it corrects): no values for a sentence that is not
+    theirs, or names only values it says are wrong ("X are NOT on the Ever Lunar": the next sentence says
+    the right one, a correction)."""
+    personal = _may_be_personal(stated) or (correcting and _keepable(stated))
+    entities = _entities(stated, values) if stated else []
+    if entities and _theirs(stated, entities, own_names, personal) and not _only_rejected(stated, entities):
+        return entities, correcting
+    return [], correcting or (personal and bool(CHANGE.search(stated))) or _only_rejected(stated, entities)
+
+
+_PRONOUN_FIRST = re.compile(r"^\W*(?:they|it|she|he)(?:(['’]re|['’]s)|\s+(?:are|is))?\b", re.I)
+
+
+def _pronoun_as_named(stated: str, named: str | None) -> str:
+    """"They're on the CMA CGM Callisto" after a sentence about Ruiz Hermanos: "Ruiz Hermanos are on ...";
+    the sentence as it is without a name before it."""
+    m = _PRONOUN_FIRST.match(stated) if named else None
+    if m is None or named is None:
+        return stated
+    verb = " are" if re.search(r"re\b|are$", m.group(0), re.I) else " is" if re.search(r"s\b|is$", m.group(0), re.I) else ""
+    return f"{named}{verb}{stated[m.end():]}"
+
+
+def _only_rejected(stated: str, entities: list[tuple[str, str, str]]) -> bool:
+    """Every value of the data the sentence names is one it says is wrong ("they are NOT on the Ever Lunar")."""
+    wrong = rejected_names(stated)
+    data = [e for e in entities if e[0] != OWN]
+    return bool(wrong) and bool(data) and all(_name_words(e[2]) & wrong for e in data)
 
 
 # "Hi, Ola from Fjordfisk AS", "Kofi here from Accra Agro Exports", "this is Priya with Harbor Link": who the user
@@ -1612,10 +1648,11 @@ def _nouns_of(table: str) -> str:
     return "|".join(rf"{re.escape(w)}(?:e?s)?" for w in nouns) or "(?!)"
 
 
-def substitute(question: str, recalled: Recalled) -> str:
+def substitute(question: str, recalled: Recalled, *, with_vessel: bool = False) -> str:
     """The question with its reference to the user's thing replaced by the entity ("when does the
     voyage I told you about arrive" -> "when does voyage 939E arrive")."""
     noun_table = TABLE_NOUNS_BY_TABLE.get(recalled.table, recalled.table.lower())
+    thing = _the_thing_told(recalled, noun_table) if with_vessel else f"{noun_table} {recalled.value}"
     q = re.sub(r"^[^:?]{0,60}:\s*", "", question.strip())  # "back to my thing: ..." -> what it asks
     q = re.sub(r"^(?:[a-z ,']*\.\s+)", "", q, flags=re.I) if "." in q[:-1] else q   # a sentence before the question
     if recalled.ordinal:  # "that second box", "the box I told you about first": the order is used up
@@ -1628,7 +1665,7 @@ def substitute(question: str, recalled: Recalled) -> str:
     q = re.sub(r"\b(?:the\s+)?(?:port|city|town|place)\s+(?:where\s+|that\s+|which\s+)?"
                r"(?:(?:my|our)\s+[a-z]+|(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?)\s+"
                r"(?:is|are|sits?|works?)(?:\s+(?:now|located|based))?(?:\s+(?:in|at|from))?\b",
-               lambda _: f"{noun_table} {recalled.value}", q, count=1, flags=re.I) if recalled.table == "PORTS" else q
+               lambda _: thing, q, count=1, flags=re.I) if recalled.table == "PORTS" else q
     # a name said for the thing may be followed by the thing's own noun ("Alvarez Foods' box")
     # ("our Rotterdam consignee's box": a word before whose it is, too)
     # ("my two customers' boxes": a plural's possessive too)
@@ -1637,14 +1674,20 @@ def substitute(question: str, recalled: Recalled) -> str:
                rf"(?:[\w-]+\s+)?)?\b{noun}"
                rf"(?:(?:'s|'|\u2019s?)(?:\s+(?:{_nouns_of(recalled.table)})\b)?)?"
                rf"(?:\s+(?:that\s+)?(?:i|we)\s+(?:told|gave|mentioned|said|asked)(?:\s+you)?(?:\s+about)?)?")
-    new, count = re.subn(pattern, f"{noun_table} {recalled.value}", q, count=1, flags=re.I) \
-        if f"{noun_table} {recalled.value}" not in q else (q, 1)
+    new, count = re.subn(pattern, thing, q, count=1, flags=re.I) if thing not in q else (q, 1)
     if not count:
-        return f"{q} ({noun_table} {recalled.value})"
+        return f"{q} ({thing})"
     # "the container of my customer": whose it is says which one, and the data knows no customer
     new = re.sub(rf"(?<={re.escape(str(recalled.value))})\s+(?:of|for)\s+(?:my|our)\s+([a-z]+)\b",
                  lambda m: "" if table_of_word(m.group(1)) is None else m.group(0), new, count=1, flags=re.I)
     return _without_own_names(re.sub(r"\b(?:my|our)\s+", "", new, flags=re.I), recalled)
+
+
+def _the_thing_told(recalled: Recalled, noun_table: str) -> str:
+    """How the question names the thing remembered, with the ship told in the same memory ("the CMA CGM
+    Callisto voyage 534E": for a voyage number another ship's voyage has too)."""
+    vessel = next((e[2] for e in recalled.entities if e[0] == "VESSELS"), None) if recalled.table == "VOYAGES" else None
+    return f"the {vessel} {noun_table} {recalled.value}" if vessel else f"{noun_table} {recalled.value}"
 
 
 def _their_place_named(question: str, recalled: Recalled) -> str | None:
