@@ -211,3 +211,60 @@ def test_a_count_of_a_few_rows_names_them_and_a_large_count_does_not(service):
     (total,), = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.VOYAGES")
     answer, mode = _talk(service, [("t1", "how many voyages are there?")])[0]
     assert mode == "rag" and str(total) in answer and "They are" not in answer, answer
+
+
+# ---------------------------------------------------------------- a correction that names the wrong value first
+def _two_voyages_of_one_number(service) -> tuple[str, str, str, str]:
+    """(voyage number, a vessel sailing it, another vessel sailing a voyage of that number, a third vessel)."""
+    number, first, second = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, MIN(s.VESSEL_NAME), MAX(s.VESSEL_NAME) FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s "
+        f"ON s.IMO_NUMBER = v.IMO_NUMBER GROUP BY v.VOYAGE_NUMBER HAVING COUNT(*) = 2 ORDER BY 1")[0]
+    other = service.eng.query(f"SELECT VESSEL_NAME FROM {OWNER}.VESSELS WHERE VESSEL_NAME NOT IN ('{first}', "
+                              f"'{second}') ORDER BY IMO_NUMBER")[0][0]
+    return number, first, second, other
+
+
+def test_a_correction_that_first_names_the_wrong_ship_keeps_the_right_one_for_they(service):
+    number, right, _, wrong = _two_voyages_of_one_number(service)
+    arrival, boxes = service.eng.query(
+        f"SELECT v.ARRIVAL_DATE, (SELECT COUNT(*) FROM {OWNER}.CONTAINERS c WHERE c.VOYAGE_ID = v.VOYAGE_ID) FROM "
+        f"{OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE s.VESSEL_NAME = '{right}' "
+        f"AND v.VOYAGE_NUMBER = '{number}'")[0]
+    out = _talk(service, [
+        ("t1", f"Quintana Hermanos, my appliance client, have their box on the {wrong}."),
+        ("t2", f"Wait, no - Quintana Hermanos are NOT on the {wrong}, I mixed them up. They're on the {right}, "
+               f"the {number}."),
+        ("t3", "When does the Quintana Hermanos ship get in?"),
+        ("t3", "How many containers are on that voyage?"),
+    ])
+    (when, when_mode), (count, count_mode) = out[2], out[3]
+    assert when_mode == "rag" and right in when and str(arrival)[:10] in when and wrong not in when, when
+    # the voyage number is another ship's too: the count is of the voyage of the ship they named
+    assert count_mode == "rag" and f"There are {boxes} containers" in count, count
+
+
+def test_a_row_named_with_its_tables_noun_answers_a_column_of_the_rows_below_it(service):
+    vessel = service.eng.query(
+        f"SELECT s.VESSEL_NAME FROM {OWNER}.VESSELS s JOIN {OWNER}.VOYAGES v ON v.IMO_NUMBER = s.IMO_NUMBER "
+        f"GROUP BY s.VESSEL_NAME HAVING COUNT(*) = 2 ORDER BY 1")[0][0]
+    arrivals = [str(r[0])[:10] for r in service.eng.query(
+        f"SELECT v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"WHERE s.VESSEL_NAME = '{vessel}'")]
+    for asked in (f"When does vessel {vessel} get in?", f"what is the arrival of vessel {vessel}?"):
+        answer, mode = _talk(service, [("t1", asked)])[0]
+        assert mode == "rag" and all(a in answer for a in arrivals), (asked, answer)
+    # a carrier's name before a name the data does not hold is no row of that carrier
+    carrier = service.eng.query(f"SELECT CARRIER_NAME FROM {OWNER}.CARRIERS WHERE LENGTH(CARRIER_NAME) <= 4 "
+                                "ORDER BY 1")[0][0]
+    answer, mode = _talk(service, [("t1", f"What's the TEU capacity of the {carrier} Zephyrine?")])[0]
+    assert mode == "fallback", answer
+
+
+def test_a_unit_value_shown_for_goods_comes_with_its_total_for_their_quantity(service):
+    box, description, cents, quantity = service.eng.query(
+        f"SELECT c.CONTAINER_NUMBER, ci.DESCRIPTION, ci.UNIT_VALUE_CENTS, ci.QUANTITY FROM {OWNER}.CARGO_ITEMS ci "
+        f"JOIN {OWNER}.CONTAINERS c ON c.CONTAINER_ID = ci.CONTAINER_ID WHERE ci.QUANTITY > 1 AND "
+        f"(SELECT COUNT(*) FROM {OWNER}.CARGO_ITEMS o WHERE o.CONTAINER_ID = ci.CONTAINER_ID) = 1 ORDER BY ci.CARGO_ITEM_ID")[0]
+    answer, mode = _talk(service, [("t1", f"what's the declared value of the goods in container {box}?")])[0]
+    total = f"${cents * quantity / 100:,.2f}"
+    assert mode == "rag" and total in answer, (total, answer)

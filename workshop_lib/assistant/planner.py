@@ -743,7 +743,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _how_many_units(words, schema, spec)
     _more_of_which(words, schema, spec, links)
     _show_named(schema, spec, named, used_columns)
-    _down_to_the_row_named(schema, spec, named, used_columns)
+    _down_to_the_row_named(words, schema, spec, named, used_columns)
     _has_it_happened(words, schema, spec)
     _through_the_row_between(schema, spec)
     _possessor_shown(words, schema, spec)
@@ -772,6 +772,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _capacity_is_not_load(words, spec)
     _show_compared(spec)
     _the_form_asked(words, spec)
+    _with_what_it_multiplies(schema, spec)
     return spec
 
 
@@ -903,7 +904,7 @@ def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: s
             spec.show.append(col)
 
 
-def _down_to_the_row_named(schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
+def _down_to_the_row_named(words: _Words, schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
     """"Tabor: who operates it and what flag does it fly?": the words name one row of a table below the
     target and ask its own columns too; that row is answered, with the target's name beside them (each
     row has one row above it, so one query shows both)."""
@@ -912,7 +913,8 @@ def _down_to_the_row_named(schema: Schema, spec: Spec, named: list[Column], used
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     missing = [c for c in named if c.ref not in used and c != spec.measure and c != spec.group]
     tables = {c.table for c in missing}
-    if len(tables) != 1 or not _one_row_below(schema, spec, next(iter(tables))):
+    if len(tables) != 1 or not (_one_row_below(schema, spec, next(iter(tables)))
+                                or _rows_below_the_one_named(words, schema, spec, next(iter(tables)))):
         return
     table = next(iter(tables))
     above = schema.name_column(spec.target)
@@ -942,6 +944,34 @@ def _one_row_below(schema: Schema, spec: Spec, table: str) -> bool:
     two ports: which one the words mean is theirs to say)."""
     if table == spec.target or spec.roles or not schema.is_parent_path(table, spec.target) \
             or not any(f.column.table == table and f.op == "=" for f in spec.filters):
+        return False
+    return len({c for t, c, ref, _ in schema.foreign_keys if t == table and ref == spec.target}) == 1
+
+
+def _named_after_its_noun(words: _Words, spec: Spec) -> bool:
+    """A row of the target named right after the target's noun ("vessel Ever Lunar")."""
+    nouns = "|".join(re.escape(n) for n, t in TABLE_NOUNS.items() if t == spec.target)
+    return bool(nouns) and any(f.column.table == spec.target and f.op == "=" and isinstance(f.value, str)
+                               and words.has(rf"(?:{nouns})s?\s+{re.escape(f.value)}") for f in spec.filters)
+
+
+def _with_what_it_multiplies(schema: Schema, spec: Spec) -> None:
+    """A unit figure shown for rows ("unit value") comes with the count its comment says to multiply it by
+    (QUANTITY), so the answer can say each row's total too ("the declared value of the solar modules")."""
+    if spec.action not in ("list", "lookup"):
+        return
+    for col in list(spec.show):
+        times = next((c for c in schema.columns.get(col.table, []) if c.name == col.multiplier), None)
+        if times is not None and times not in spec.show:
+            spec.show.append(times)
+
+
+def _rows_below_the_one_named(words: _Words, schema: Schema, spec: Spec, table: str) -> bool:
+    """"When does vessel Ever Lunar arrive?": a row of the target named right after the target's own noun,
+    and the column asked of the table right below it, reached by one key (the ship's voyages, each with its
+    arrival). Not without the noun: "the MSC Gülsün" names no row of the carrier MSC."""
+    if table == spec.target or spec.roles or len(schema.path(table, spec.target) or []) != 1 \
+            or not schema.is_parent_path(table, spec.target) or not _named_after_its_noun(words, spec):
         return False
     return len({c for t, c, ref, _ in schema.foreign_keys if t == table and ref == spec.target}) == 1
 

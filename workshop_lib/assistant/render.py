@@ -159,7 +159,16 @@ def _head(plan: Plan, row: Sequence[Any]) -> str:
 
 def _rest(plan: Plan, row: Sequence[Any]) -> list[str]:
     n = _heads(plan)
-    return [f"{_label(c)} {value_text(v, c, plan.spec.convert)}" for c, v in zip(plan.columns[n:], row[n:])]
+    return [f"{_label(c)} {value_text(v, c, plan.spec.convert)}{_times(plan, row, c, v)}"
+            for c, v in zip(plan.columns[n:], row[n:])]
+
+
+def _times(plan: Plan, row: Sequence[Any], col: Column, value: Any) -> str:
+    """" x 8 = $28,584.00": a unit figure times the count its comment names, when the row shows that count."""
+    times = next((i for i, c in enumerate(plan.columns) if c.name == col.multiplier and c.table == col.table), None)
+    if times is None or not isinstance(value, (int, float)) or not isinstance(row[times], (int, float)) or row[times] == 1:
+        return ""
+    return f" \u00d7 {_num(row[times])} = {value_text(value * row[times], col, plan.spec.convert)}"
 
 
 def _row_text(plan: Plan, row: Sequence[Any]) -> str:

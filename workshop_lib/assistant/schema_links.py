@@ -108,7 +108,9 @@ PHRASES = {("manifest", "line"): "cargo", ("cargo", "item"): "cargo", ("cargo", 
            ("due", "to"): "to",  # "due to sail" says what is planned, not an arrival
            ("transit", "time"): "duration", ("sailing", "time"): "duration",
            # boxes "sitting on" a voyage are on it (a box that sits somewhere for days is another question)
-           ("sitting", "on"): "on", ("sits", "on"): "on", ("sit", "on"): "on"}
+           ("sitting", "on"): "on", ("sits", "on"): "on", ("sit", "on"): "on",
+           # a ship that "gets in" (or "gets there") arrives
+           ("get", "in"): "arrival", ("gets", "in"): "arrival", ("getting", "in"): "arrival", ("get", "there"): "arrival"}
 
 
 def map_words(raw: list[str]) -> list[str]:
