@@ -268,3 +268,22 @@ def test_a_unit_value_shown_for_goods_comes_with_its_total_for_their_quantity(se
     answer, mode = _talk(service, [("t1", f"what's the declared value of the goods in container {box}?")])[0]
     total = f"${cents * quantity / 100:,.2f}"
     assert mode == "rag" and total in answer, (total, answer)
+
+
+# ---------------------------------------------------------------- a name of theirs that looks like a name of the data
+def test_a_name_of_theirs_like_a_carriers_is_theirs_and_another_number_is_not_their_boxs(service):
+    carrier = service.eng.query(f"SELECT CARRIER_NAME FROM {OWNER}.CARRIERS WHERE CARRIER_NAME LIKE 'Pacific%'")[0][0]
+    box, temp = service.eng.query(f"SELECT CONTAINER_NUMBER, REEFER_TEMP_C FROM {OWNER}.CONTAINERS WHERE "
+                                  "REEFER_TEMP_C IS NOT NULL ORDER BY CONTAINER_ID")[0]
+    out = _talk(service, [
+        ("t1", f"Pacifico Greens has a reefer of limes with you, {box}, and they keep phoning. fyi their customs "
+               "entry no. is 5512-0093-1 in case it comes up"),
+        ("t2", "ok, Pacifico again - remind me which box is theirs and what temp it's running at?"),
+        ("t2", "which box is Pacifico's, and what temp is it running at?"),
+        ("t2", "and the entry number I gave you for them?"),
+    ])
+    (first, mode1), (second, mode2), (entry, _) = out[1], out[2], out[3]
+    temp_said = f"{float(temp):g}"  # (-18 as "-18", 13.5 as "13.5")
+    for answer, mode in ((first, mode1), (second, mode2)):
+        assert mode == "rag" and box in answer and temp_said in answer and carrier not in answer, answer
+    assert "5512-0093-1" in entry and not entry.startswith(("Your container", "Your box")), entry

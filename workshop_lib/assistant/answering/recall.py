@@ -85,6 +85,8 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
 
     if _EXISTENCE.match(question):
         return False  # "is there any problem with the day we deliver to the terminal?": not which terminal
+    if _another_identifier(question, rec):
+        return False  # "the entry number I gave you for them": not the number of their box
     alone = _reference_alone(question, rec)
     if alone is not None:
         return alone
@@ -99,6 +101,22 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
     words = [w for w in words_of(question) if w != "-" and personal.table_of_word(w) is None]
     own = f"{rec.table}.{rec.column}"
     return not [c for _, c in schema.columns_named(words, [rec.table]) if c.ref != own]
+
+
+_IDENTIFIER = re.compile(r"\b([a-z][\w-]+)\s+(?:number|no\.?|code|ref|reference|id)\b", re.I)
+
+
+def _another_identifier(question: str, rec: personal.Recalled) -> bool:
+    """The question asks an identifier of something other than the thing remembered ("the customs entry
+    number", "the seal number" of a memory of a box): a word before "number" that names no table, or
+    another table than the memory's."""
+    for m in _IDENTIFIER.finditer(question):
+        word = m.group(1).lower()
+        if word in ("the", "a", "an", "my", "our", "your", "their", "its", "which", "what", "that", "this"):
+            continue
+        if word != rec.noun.lower() and personal.table_of_word(word) != rec.table:
+            return True
+    return False
 
 
 # a question whether something exists about the thing asks about that something, not the thing
@@ -1616,7 +1634,8 @@ def _part_answered(eng: Engine, part: str, user_id: str, agent_id: str,
                    thread_id: str | None) -> tuple[ChatAnswer, str] | None:
     """(the grounded answer to one part, what it tells): their memory's value for a part about theirs,
     a handler's first line for any other ("..., and what is Maersk's SCAC?"); None when nothing grounds it."""
-    if personal.refers_to_own(part):
+    if personal.refers_to_own(part) or personal.by_their_name(eng, part, user_id=user_id, agent_id=agent_id):
+        # ("which box is Pacifica's": a thing of theirs by a name of theirs, never the data's look-alike name)
         found = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         told = str(_memory_of(found.decision_explain if found else {}).get("value") or "")
     else:

@@ -464,10 +464,20 @@ def _kept_entities(stated: str, values: Any, own_names: Collection[str], correct
     theirs, or names only values it says are wrong ("X are NOT on the Ever Lunar": the next sentence says
     the right one, a correction)."""
     personal = _may_be_personal(stated) or (correcting and _keepable(stated))
-    entities = _entities(stated, values) if stated else []
+    entities = _not_their_names_misread(stated, values, own_names, _entities(stated, values)) if stated else []
     if entities and _theirs(stated, entities, own_names, personal) and not _only_rejected(stated, entities):
         return entities, correcting
     return [], correcting or (personal and bool(CHANGE.search(stated))) or _only_rejected(stated, entities)
+
+
+def _not_their_names_misread(stated: str, values: Any, own_names: Collection[str],
+                             entities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The entities without a value of the data read into a word of a name of theirs ("Pacifica" of their
+    customer Pacifica Fresh Markets is no misspelt Pacific International Lines)."""
+    own = {w.lower() for name in own_names for w in re.findall(r"[\w&'’-]{4,}", name)}
+    misread = {str(lk.value) for lk in values.links(stated) if lk.how in ("fuzzy", "partial")
+               and set(re.findall(r"[\w&-]{4,}", re.sub(r"['’]s\b", "", stated[lk.start:lk.end].lower()))) <= own}
+    return [e for e in entities if e[0] == OWN or e[2] not in misread]
 
 
 _PRONOUN_FIRST = re.compile(r"^\W*(?:they|it|she|he)(?:(['’]re|['’]s)|\s+(?:are|is))?\b", re.I)
@@ -1717,7 +1727,7 @@ def _without_own_names(text: str, recalled: Recalled) -> str:
         before = text
         for name in names:
             text = re.sub(rf"\s*\b(?:for|of|at|from|with)\s+(?:the\s+)?{re.escape(name)}(?:'s)?\b(?!\s+[A-Z])", "", text)
-            text = re.sub(rf"\b{re.escape(name)}'s\s+", "", text)
+            text = re.sub(rf"\b{re.escape(name)}'s(?:\s+|(?=[,;?]))", "", text)
     return text
 
 
