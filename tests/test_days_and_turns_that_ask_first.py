@@ -287,3 +287,48 @@ def test_a_name_of_theirs_like_a_carriers_is_theirs_and_another_number_is_not_th
     for answer, mode in ((first, mode1), (second, mode2)):
         assert mode == "rag" and box in answer and temp_said in answer and carrier not in answer, answer
     assert "5512-0093-1" in entry and not entry.startswith(("Your container", "Your box")), entry
+
+
+# ---------------------------------------------------------------- rows, not a column's description
+def test_a_columns_value_of_goods_named_is_the_rows_value_not_the_columns_description(service):
+    word, cents = service.eng.query(
+        f"SELECT DESCRIPTION, UNIT_VALUE_CENTS FROM {OWNER}.CARGO_ITEMS WHERE DESCRIPTION LIKE 'Smartphones%' "
+        "ORDER BY CARGO_ITEM_ID")[0]
+    answer, mode = _talk(service, [("t1", "what's the unit value of the smartphones?")])[0]
+    assert mode == "rag" and f"${cents / 100:,.2f}" in answer and "schema knowledge" not in answer, answer
+    answer, mode = _talk(service, [("t1", "what does the unit value of the smartphones mean?")])[0]
+    assert "UNIT_VALUE_CENTS" in answer, answer  # what it means stays the schema's
+    answer, mode = _talk(service, [("t1", "What's 40HC in SIZE_TYPE?")])[0]
+    assert "SIZE_TYPE" in answer or mode == "fallback", answer
+
+
+def test_rows_ranked_by_a_figure_are_never_answered_with_the_columns_description(service):
+    answer, mode = _talk(service, [("t1", "Which 3 manifest lines have the highest total declared value "
+                                          "(packages x unit value)? Description and value in dollars.")])[0]
+    assert mode == "fallback" or "$" in answer, answer
+    assert "schema knowledge" not in answer, answer
+
+
+def test_voyages_to_a_region_show_each_ones_port(service):
+    rows = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p ON p.PORT_ID = "
+        f"v.DESTINATION_PORT_ID WHERE v.STATUS = 'SCHEDULED' AND p.REGION = 'North Europe'")
+    answer, mode = _talk(service, [("t1", "Any scheduled sailings heading to North Europe?")])[0]
+    assert rows and mode == "rag" and all(n in answer and p in answer for n, p in rows), answer
+
+
+def test_what_a_ship_has_on_board_is_on_the_voyage_she_is_making(service):
+    vessel, number = service.eng.query(
+        f"SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = "
+        f"v.IMO_NUMBER WHERE v.STATUS = 'ACTIVE' AND (SELECT COUNT(*) FROM {OWNER}.VOYAGES o WHERE o.IMO_NUMBER = "
+        f"v.IMO_NUMBER) > 1 AND (SELECT COUNT(*) FROM {OWNER}.CONTAINERS c WHERE c.VOYAGE_ID = v.VOYAGE_ID) > 0 "
+        f"ORDER BY v.VOYAGE_ID")[0]
+    (on_board,), = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.CONTAINERS c JOIN {OWNER}.VOYAGES v ON "
+                                     f"v.VOYAGE_ID = c.VOYAGE_ID WHERE v.VOYAGE_NUMBER = '{number}' AND v.STATUS = 'ACTIVE'")
+    (all_of_hers,), = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.CONTAINERS c JOIN {OWNER}.VOYAGES v ON "
+                                        f"v.VOYAGE_ID = c.VOYAGE_ID JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                                        f"WHERE s.VESSEL_NAME = '{vessel}'")
+    answer, mode = _talk(service, [("t1", f"When is the {vessel} due in, and how many boxes does she have on board?")])[0]
+    assert mode == "rag" and f"There are {on_board} containers" in answer, answer
+    assert on_board == all_of_hers or f"There are {all_of_hers} " not in answer, answer
+    assert answer.count("There are") == 1, answer  # the part that points back is not asked of every ship

@@ -1159,13 +1159,23 @@ _NOW = re.compile(r"\b(?:right now|at the moment|at present|as we speak|presentl
                   r"this (?:trip|voyage|sailing|crossing|journey|rotation))\b", re.I)
 
 
+# what a ship "has on board" now is on the voyage she is making (not "what was on board last time")
+_ABOARD = re.compile(r"\b(?:on board|onboard|aboard)\b", re.I)
+_IN_THE_PAST = re.compile(r"\b(?:was|were|had|did|last|previous|previously|earlier|before)\b", re.I)
+
+
+def _now_said(words: _Words) -> bool:
+    """"Right now", "this trip", or what a ship has on board (not what was on board)."""
+    return bool(_NOW.search(words.text) or (_ABOARD.search(words.text) and not _IN_THE_PAST.search(words.text)))
+
+
 def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
     """"The Kyoto Express's current voyage", "voyages under way": the voyage a vessel is sailing now, whose
     status the position report's voyage column names in its comment ("The ACTIVE voyage the vessel is
     sailing"), when the rows are voyages or belong to one and no status is asked already. "Right now"
     counts too, unless a voyage is named (its own status says whether it is under way)."""
     current = _CURRENT.search(words.text)
-    if not (current or _NOW.search(words.text)) or any(f.column.name == "STATUS" for f in spec.filters):
+    if not (current or _now_said(words)) or any(f.column.name == "STATUS" for f in spec.filters):
         return
     if current and re.search(r"\b(?:after|following|once|beyond)\s+(?:\S+\s+){0,2}$", words.text[:current.start()],
                              re.I):
@@ -3062,10 +3072,16 @@ def _the_end_of_a_port_shown(words: _Words, spec: Spec) -> None:
 
 
 def _the_other_end(spec: Spec) -> None:
-    """"Which voyages leave Tanger Med?": a voyage is told apart by where it goes, the end not said."""
+    """"Which voyages leave Tanger Med?": a voyage is told apart by where it goes, the end not said. An end
+    said by a group of ports ("heading to North Europe", "to Spain") is shown too: it differs row by row."""
     ended = {f.role for f in spec.filters if f.role in ("ORIGIN", "DESTINATION")}
     if spec.action == "list" and spec.target == "VOYAGES" and len(ended) == 1 and not spec.roles:
         spec.roles.append(({"ORIGIN", "DESTINATION"} - ended).pop())
+        spec.roles += [f.role for f in spec.filters if f.role in ended and f.column.name not in _ONE_PORT]
+
+
+# the columns that name one port ("Rotterdam", "NLRTM"), not a group of them (a region, a country)
+_ONE_PORT = ("PORT_NAME", "UNLOCODE", "PORT_ID")
 
 
 def _port_ends(schema: Schema, spec: Spec) -> list[str]:

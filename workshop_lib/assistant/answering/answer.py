@@ -147,12 +147,32 @@ def _answer_as_written(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     vector = eng.model.embed([question])[0]
     docs = _documents(eng, question, vector)
     decision = router.route(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
-    handled = _handled(eng, question, decision, llm, vector, docs)
+    handled = _not_a_description_for_ranked_rows(question, _handled(eng, question, decision, llm, vector, docs))
     if handled.mode == "fallback" and docs is not None and llm is None and \
             decision.label not in (router.OUT, router.SMALL_TALK) and \
             (read := _read_nearest(eng, question, decision, docs, vector)) is not None:
         return read
     return handled
+
+
+# a question for rows ranked by a figure ("which 3 manifest lines have the highest total value?")
+_RANKED_ROWS = re.compile(r"^\W*(?:which|what|list|show)\b[^?]{0,60}?\b(?:highest|lowest|most|least|largest|smallest|"
+                          r"biggest|heaviest|lightest|top\s+\d+|\d+\s+(?:highest|lowest|largest|biggest))\b", re.I)
+
+
+def _not_a_description_for_ranked_rows(question: str, answered: ChatAnswer) -> ChatAnswer:
+    """A column's description is no answer to a question for rows ranked by it: said so, never grounded
+    (a question of where a thing is kept or what it means stays the schema's)."""
+    if answered.mode not in ("rag", "hybrid") or not str(answered.decision_explain.get("handler", "")).startswith(
+            "knowledge") or not _RANKED_ROWS.search(question) or _WHERE_KEPT.search(question) \
+            or _ASKS_WHAT_IT_IS.search(question) or _A_NAME_OF_THE_SCHEMA.search(question):
+        return answered
+    return replace(answered, mode="fallback", used_chunks=[],
+                   answer="That asks for rows ranked by a figure, which no single query I can build offline ranks; "
+                          "the schema's description of the column is no answer to it. Configure a model (README, "
+                          "'Using a model') for such questions, or ask for one figure at a time.",
+                   decision_explain={**answered.decision_explain, "mode": "fallback",
+                                     "reason": "a column's description for a question that asks ranked rows"})
 
 
 def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
@@ -175,6 +195,8 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
         return _documents_label(eng, question, decision, llm, vector, docs)
     if (figure := _figure_of_rows(eng, question, decision)) is not None:
         return figure
+    if (of_rows := _a_columns_value_of_rows_named(eng, question, decision)) is not None:
+        return of_rows
     known = _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     if known.mode == "fallback" and assistant.named_records(eng, question) and \
             (rows := _linked_data_answer(eng, question, decision)) is not None:
@@ -474,6 +496,29 @@ def _record_not_held(eng: Engine, question: str, decision: router.RouteDecision)
     noun = table.lower().removesuffix("s")
     return _declined(decision, f"The data holds no {noun} {word}, so I have nothing to answer from about it. "
                      f"Check the {noun} number, or ask me which {table.lower()} the data holds.", "live data (value index)")
+
+
+def _a_columns_value_of_rows_named(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"What's the unit value of the smartphones?": a column's name beside goods, a name or a code of the data
+    asks the value in those rows, not what the column means; the rows, when one query shows every part
+    (never for a question of where a thing is kept or what it means)."""
+    if decision.label != router.SCHEMA or _WHERE_KEPT.search(question) or _ASKS_WHAT_IT_IS.search(question) \
+            or _A_NAME_OF_THE_SCHEMA.search(question):
+        return None
+    _, values = assistant.knowledge(eng)
+    if not any(lk.how in ("exact", "fuzzy", "word") for lk in values.links(question)):
+        return None
+    data = assistant.answer_data(eng, question, require_links=True)
+    if data.text is None or data.plan is None or data.uncovered or not data.plan.spec.filters:
+        return None
+    return _composed(data, decision)
+
+
+# a column written as the schema writes it ("SIZE_TYPE", "arrival_date"): a question about the schema
+_A_NAME_OF_THE_SCHEMA = re.compile(r"\b[A-Za-z]+_[A-Za-z_]+\b")
+# a question about what a column is, its unit or its form: the schema's, even when it names a row
+_ASKS_WHAT_IT_IS = re.compile(r"\b(?:mean|means|meaning|stand for|defin\w*|(?:what|which|in)\s+units?|format|type|stored|kept|"
+                              r"column|field|table|schema)\b", re.I)
 
 
 def _linked_data_answer(eng: Engine, question: str, decision: router.RouteDecision, *,

@@ -1604,6 +1604,8 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
     parts = [p for p in _PARTS.split(question) if p and p.strip()]
     if answered.mode not in ("rag", "hybrid") or len(parts) < 2:
         return answered
+    # (a part that points back, "how many boxes does she have", is about what another part names: not asked alone)
+    parts = [p for p in parts if not assistant.PRONOUN.search(p) or personal.refers_to_own(p)]
     added = [found for part in parts if (found := _part_answered(eng, part, user_id, agent_id, thread_id)) is not None
              and found[1].lower() not in answered.answer.lower() and not _shown_already(found[0].answer, answered.answer)]
     if not added:
