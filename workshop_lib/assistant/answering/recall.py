@@ -1604,14 +1604,19 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
     parts = [p for p in _PARTS.split(question) if p and p.strip()]
     if answered.mode not in ("rag", "hybrid") or len(parts) < 2:
         return answered
-    # (a part that points back, "how many boxes does she have", is about what another part names: not asked alone)
-    parts = [p for p in parts if not assistant.PRONOUN.search(p) or personal.refers_to_own(p)]
-    added = [found for part in parts if (found := _part_answered(eng, part, user_id, agent_id, thread_id)) is not None
-             and found[1].lower() not in answered.answer.lower() and not _shown_already(found[0].answer, answered.answer)]
+    found_parts = [f for part in _asked_alone(parts) if (f := _part_answered(eng, part, user_id, agent_id, thread_id))]
+    added = [found for found in found_parts
+             if found[1].lower() not in answered.answer.lower() and not _shown_already(found[0].answer, answered.answer)]
     if not added:
         return answered
     return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a, _ in added]),
                                used_chunks=list(answered.used_chunks) + [u for a, _ in added for u in a.used_chunks])
+
+
+def _asked_alone(parts: list[str]) -> list[str]:
+    """The parts that can be asked on their own: not one that points back ("how many boxes does she have") at
+    what another part names, unless it is about the user's own things."""
+    return [p for p in parts if not assistant.PRONOUN.search(p) or personal.refers_to_own(p)]
 
 
 # what tells rows apart in an answer: a code (letters and digits: CSNU5421342, 273W) or a date
