@@ -193,10 +193,8 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
         return _grouped_rows(eng, question, decision) or _grounded(eng, question, decision, llm)
     if label == router.DOCS:
         return _documents_label(eng, question, decision, llm, vector, docs)
-    if (figure := _figure_of_rows(eng, question, decision)) is not None:
+    if (figure := _figure_of_rows(eng, question, decision) or _a_columns_value_of_rows_named(eng, question, decision)):
         return figure
-    if (of_rows := _a_columns_value_of_rows_named(eng, question, decision)) is not None:
-        return of_rows
     known = _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     if known.mode == "fallback" and assistant.named_records(eng, question) and \
             (rows := _linked_data_answer(eng, question, decision)) is not None:
