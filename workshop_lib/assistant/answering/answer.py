@@ -193,6 +193,12 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
         return _grouped_rows(eng, question, decision) or _grounded(eng, question, decision, llm)
     if label == router.DOCS:
         return _documents_label(eng, question, decision, llm, vector, docs)
+    return _schema_label(eng, question, decision, llm, vector, docs)
+
+
+def _schema_label(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
+    """The schema's handler, after a figure of rows or a column's value of rows named ("the unit value of
+    the smartphones"); a record named answers when the schema facts do not; else the catalog."""
     if (figure := _figure_of_rows(eng, question, decision) or _a_columns_value_of_rows_named(eng, question, decision)):
         return figure
     known = _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
