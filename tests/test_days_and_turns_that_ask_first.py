@@ -332,3 +332,30 @@ def test_what_a_ship_has_on_board_is_on_the_voyage_she_is_making(service):
     assert mode == "rag" and f"There are {on_board} containers" in answer, answer
     assert on_board == all_of_hers or f"There are {all_of_hers} " not in answer, answer
     assert answer.count("There are") == 1, answer  # the part that points back is not asked of every ship
+
+
+# ---------------------------------------------------------------- ranges of whole dates, ends of a voyage asked
+def _arrivals_between(service, lo: str, hi: str) -> list[str]:
+    return [r[0] for r in service.eng.query(f"SELECT VOYAGE_NUMBER FROM {OWNER}.VOYAGES WHERE ARRIVAL_DATE BETWEEN "
+                                            f"'{lo}' AND '{hi}'")]
+
+
+@pytest.mark.parametrize("said", ["between 29 May 2025 and 2 June 2025", "between 2025-05-29 and 2025-06-02",
+                                  "between May 29 and June 2", "in the last five days"])
+def test_a_range_of_whole_dates_across_two_months_filters_the_rows(service, said):
+    numbers = _arrivals_between(service, "2025-05-29", "2025-06-02")
+    (total,), = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.VOYAGES")
+    answer, mode = _talk(service, [("t1", f"Which voyages arrived {said}?")])[0]
+    assert 0 < len(numbers) < total and mode == "rag" and all(n in answer for n in numbers), answer
+    assert f"{len(numbers)} voyages" in answer, answer
+
+
+def test_the_ports_a_voyage_is_between_are_its_two_ends_and_nothing_else(service):
+    number, vessel, origin, destination = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, s.VESSEL_NAME, o.PORT_NAME, d.PORT_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s "
+        f"ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {OWNER}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID JOIN {OWNER}.PORTS d ON "
+        f"d.PORT_ID = v.DESTINATION_PORT_ID WHERE (SELECT COUNT(*) FROM {OWNER}.VOYAGES x WHERE x.VOYAGE_NUMBER = "
+        f"v.VOYAGE_NUMBER) = 1 ORDER BY v.VOYAGE_ID")[0]
+    answer, mode = _talk(service, [("t1", f"Which ship is on voyage {number} and between which ports?")])[0]
+    assert mode == "rag" and vessel in answer and origin in answer and destination in answer, answer
+    assert "25 ports" not in answer and len(answer.splitlines()) <= 3, answer

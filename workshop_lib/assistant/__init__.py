@@ -407,7 +407,19 @@ def periods_named(question: str, today: datetime.date | None) -> str:
     def day(m: re.Match[str]) -> str:  # "due to arrive tomorrow": the day after the data's own
         d = today + datetime.timedelta(days=1 if m.group(1).lower() == "tomorrow" else -1)
         return f"on {d.day} {calendar.month_name[d.month]} {d.year}"
-    return _NEXT_DAY.sub(day, _RELATIVE.sub(named, question))
+    def days(m: re.Match[str]) -> str:  # "in the last three days": three days, the data's own the last of them
+        n = planner._count_of(m.group(2)) * (7 if m.group(3).lower().startswith("week") else 1) - 1
+        back = m.group(1).lower() in ("last", "past", "previous")
+        lo, hi = (today - datetime.timedelta(days=n), today) if back else (today, today + datetime.timedelta(days=n))
+        return f"between {lo.day} {calendar.month_name[lo.month]} {lo.year} and {hi.day} {calendar.month_name[hi.month]} {hi.year}"
+    # (the days said as dates too, "the last 2 days, i.e. on 1 June or today": the dates are read instead)
+    said_as_dates = re.search(rf"\b(?:{'|'.join(calendar.month_name[1:])})\b|\d{{4}}-\d{{2}}-\d{{2}}", question, re.I)
+    question = _NEXT_DAY.sub(day, _RELATIVE.sub(named, question))
+    return question if said_as_dates else _SPAN_OF_DAYS.sub(days, question)
+
+
+_SPAN_OF_DAYS = re.compile(rf"\b(?:in|over|during|within|for)\s+the\s+(last|past|previous|next|coming)\s+"
+                           rf"(\d{{1,2}}|{'|'.join(planner._NUMBER_WORDS)})\s+(days?|weeks?)\b", re.I)
 
 
 # (not "today": "where is she today?" asks how things stand, not the rows of one day)

@@ -579,8 +579,46 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     return out
 
 
+_MONTH_NAMES = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month_abbr[1:])
+# one whole date: "30 May 2025", "May 30th, 2025", "30 May", "2025-05-30"
+_A_DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\.?(?:,?\s+\d{{4}})?|"
+           rf"(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)")
+_TWO_DATES = re.compile(rf"\b(?:between|from)\s+(?:the\s+)?({_A_DATE})\s+(?:and|to|until|till|through|-)\s+(?:the\s+)?({_A_DATE})",
+                        re.I)
+
+
+def _date_of(said: str, year: int) -> datetime.date | None:
+    """The date a whole date names ("30 May 2025", "May 30", "2025-05-30"), in `year` when it says none."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", said):
+        return datetime.date.fromisoformat(said)
+    day = int(re.search(r"\d{1,2}(?!\d)", said).group(0))  # type: ignore[union-attr]
+    name = re.search(_MONTH_NAMES, said, re.I).group(0).lower()[:3]  # type: ignore[union-attr]
+    month = next(i for i in range(1, 13) if calendar.month_name[i].lower().startswith(name))
+    written = re.search(r"\d{4}", said)
+    year = int(written.group(0)) if written else year
+    return datetime.date(year, month, min(day, calendar.monthrange(year, month)[1]))
+
+
+def _two_dates(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | None:
+    """"Between 30 May and 2 June", "from 2025-05-30 to 2025-06-02": a range whose ends are whole dates,
+    in one month or two (a year said at one end is the other's too); its numbers and words taken."""
+    m = _TWO_DATES.search(words.text)
+    if m is None:
+        return None
+    year = int(y.group(0)) if (y := re.search(r"\d{4}", m.group(0))) else 2025  # the dataset's year
+    lo, hi = _date_of(m.group(1), year), _date_of(m.group(2), year)
+    if lo is None or hi is None or hi < lo:
+        return None
+    for n in re.finditer(r"\d+", m.group(0)):
+        words.used_numbers.add(m.start() + n.start())
+    words.take(m.start(), m.end())
+    return lo, hi, f"between {lo.isoformat()} and {hi.isoformat()}", m.start()
+
+
 def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | None:
     """A month (with its year, and a day or a range of days) the question names, as a date range."""
+    if (both := _two_dates(words)) is not None:
+        return both
     m = _month_said(words.text)
     if m is None:
         return None
@@ -3056,11 +3094,13 @@ def _ends_reached(words: _Words, schema: Schema, spec: Spec, asked: bool) -> lis
 
 def _where_to_and_from(words: _Words) -> tuple[bool, bool]:
     """(whether the words ask where the rows go, where they come from)."""
+    # ("due in tomorrow, and where?": where the arrival is; "between which ports": both ends)
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
-                        r"\bto\b\W*$|route|routing|from and to|to where|where to|" + _TO_WHICH_PORT
-                        + "|" + _DISCHARGE)
+                        r"\bto\b\W*$|route|routing|from and to|to where|where to|between which ports|"
+                        r"\b(?:due|arriv\w*)\b.*\band where\b|" + _TO_WHICH_PORT + "|" + _DISCHARGE)
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|routing|from where|"
-                          r"where from|" + _FROM_WHICH_PORT + "|" + _LOADING)
+                          r"where from|between which ports|\b(?:depart\w*|leav\w*|sail\w*)\b.*\band where\b|"
+                          + _FROM_WHICH_PORT + "|" + _LOADING)
     return asks_to is not None, asks_from is not None
 
 

@@ -1604,7 +1604,7 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
     parts = [p for p in _PARTS.split(question) if p and p.strip()]
     if answered.mode not in ("rag", "hybrid") or len(parts) < 2:
         return answered
-    found_parts = [f for part in _asked_alone(parts) if (f := _part_answered(eng, part, user_id, agent_id, thread_id))]
+    found_parts = [f for part in _asked_alone(eng, parts) if (f := _part_answered(eng, part, user_id, agent_id, thread_id))]
     added = [found for found in found_parts
              if found[1].lower() not in answered.answer.lower() and not _shown_already(found[0].answer, answered.answer)]
     if not added:
@@ -1613,10 +1613,12 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
                                used_chunks=list(answered.used_chunks) + [u for a, _ in added for u in a.used_chunks])
 
 
-def _asked_alone(parts: list[str]) -> list[str]:
-    """The parts that can be asked on their own: not one that points back ("how many boxes does she have") at
-    what another part names, unless it is about the user's own things."""
-    return [p for p in parts if not assistant.PRONOUN.search(p) or personal.refers_to_own(p)]
+def _asked_alone(eng: Engine, parts: list[str]) -> list[str]:
+    """The parts that can be asked on their own: about the user's own things, or naming a value of the data
+    and pointing back at nothing ("how many boxes does she have", "and between which ports?" are about what
+    another part names)."""
+    _, values = assistant.knowledge(eng)
+    return [p for p in parts if personal.refers_to_own(p) or (not assistant.PRONOUN.search(p) and values.links(p))]
 
 
 # what tells rows apart in an answer: a code (letters and digits: CSNU5421342, 273W) or a date
