@@ -359,3 +359,14 @@ def test_the_ports_a_voyage_is_between_are_its_two_ends_and_nothing_else(service
     answer, mode = _talk(service, [("t1", f"Which ship is on voyage {number} and between which ports?")])[0]
     assert mode == "rag" and vessel in answer and origin in answer and destination in answer, answer
     assert "25 ports" not in answer and len(answer.splitlines()) <= 3, answer
+
+
+@pytest.mark.parametrize("asked", ["Which vessel leaves {p} next?", "which is the next ship to leave {p}?",
+                                   "which voyage departs from {p} next?"])
+def test_the_next_to_leave_a_port_is_the_first_departure_after_the_datas_date(service, asked):
+    port, number, vessel = service.eng.query(
+        f"SELECT p.PORT_NAME, v.VOYAGE_NUMBER, s.VESSEL_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p ON p.PORT_ID = "
+        f"v.ORIGIN_PORT_ID JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.DEPARTURE_DATE > "
+        f"'{TODAY.isoformat()}' ORDER BY v.DEPARTURE_DATE, v.VOYAGE_ID")[0]
+    answer, mode = _talk(service, [("t1", asked.format(p=port))])[0]
+    assert mode == "rag" and number in answer and vessel in answer, answer

@@ -2573,7 +2573,9 @@ def _aggregate_asked(words: _Words) -> str | None:
 
 
 # "its next sailing", "where's she sailing to next": the first voyage to leave after the data's date
-_NEXT = r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next"
+# ("which vessel leaves Santos next", "the next ship to leave Santos": the leaving verb, a few words from "next")
+_NEXT = (r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next|"
+         r"(?:leav\w*|depart\w*|sail\w*)\s+(?:[\w'-]+\s+){1,3}?next\b|next\s+(?:[\w'-]+\s+){0,2}?to\s+(?:leave|sail|depart)\b")
 
 
 _ARRIVING = r"(?:due|arriv\w*|com(?:es|ing)\s+in|call\w*|dock\w*)"
