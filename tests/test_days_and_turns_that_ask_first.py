@@ -370,3 +370,29 @@ def test_the_next_to_leave_a_port_is_the_first_departure_after_the_datas_date(se
         f"'{TODAY.isoformat()}' ORDER BY v.DEPARTURE_DATE, v.VOYAGE_ID")[0]
     answer, mode = _talk(service, [("t1", asked.format(p=port))])[0]
     assert mode == "rag" and number in answer and vessel in answer, answer
+
+
+# ---------------------------------------------------------------- "their" of a name told in the same turn
+def test_their_party_told_beside_a_question_and_asked_of_later_beside_a_statement(service):
+    vessel = service.eng.query(f"SELECT VESSEL_NAME FROM {OWNER}.VESSELS ORDER BY IMO_NUMBER")[0][0]
+    out = _talk(service, [
+        ("t1", "Hi. I run ops for Wierzbowa Dom, a tile importer, from our Gdynia desk. Their haulier is Kaszub "
+               "Transport and they only collect in the Tuesday 06:45 slot. Anyway: what does VGM stand for?"),
+        ("t2", f"Wierzbowa Dom's next box is on the {vessel}. Who's their haulier again, and which slot do they "
+               "insist on?"),
+    ])
+    answer, mode = out[-1]
+    assert mode == "rag" and "Kaszub Transport" in answer and "06:45" in answer, answer
+
+
+def test_a_request_that_sets_a_statement_apart_with_a_dash_keeps_the_statement(service):
+    box, number, vessel = service.eng.query(
+        f"SELECT c.CONTAINER_NUMBER, v.VOYAGE_NUMBER, s.VESSEL_NAME FROM {OWNER}.CONTAINERS c JOIN {OWNER}.VOYAGES v ON "
+        f"v.VOYAGE_ID = c.VOYAGE_ID JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER ORDER BY c.CONTAINER_ID")[0]
+    out = _talk(service, [
+        ("t1", f"Check the {vessel} for me, the {number} - my cousin's cheese shop, Okoro Dairy, has a box on it, "
+               f"{box}. Still on time?"),
+        ("t2", "Remind me the box number for Okoro Dairy and which ship it's on."),
+    ])
+    answer, mode = out[-1]
+    assert mode == "rag" and box in answer and vessel in answer, answer

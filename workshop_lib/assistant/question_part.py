@@ -104,6 +104,13 @@ def _parted(turn: str) -> tuple[str, str, bool] | None:
     return (turn[:asked.start()].strip(), turn[asked.end():].strip(), True) if asked else None
 
 
+def asked_part(turn: str) -> str | None:
+    """What a turn that also states something asks, in its own sentences ("Zielony Dom's next box is on the
+    Tessa. Who's their haulier again?": the second); None for a turn that only asks or only states."""
+    apart = _sentences_apart(sentences.split(turn))
+    return apart[1] if apart is not None else None
+
+
 def _sentences_apart(parts: list[str]) -> tuple[str, str, bool] | None:
     """(what the sentences state, what they ask, False) when some state and some ask: the sentences
     before the first question, and after it those that state something of their own ("is the Manulani

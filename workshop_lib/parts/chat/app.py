@@ -44,6 +44,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from workshop_lib import config
+from workshop_lib.assistant import question_part
 from workshop_lib.assistant.answering import follow_up
 from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, answer_question
 from workshop_lib.assistant.answering.recall import (
@@ -354,8 +355,26 @@ class ChatService:
             return _memory_reply(count.text, "rag", "PERSONAL_MEMORY", "the count of their things the user told last",
                                  count.sources)
         if any(w.stored_id or w.forgotten for w in kept):
-            return answer_question(scoped, asked, llm=self.llm)
+            return self._theirs_asked_beside(scoped, asked, kept, thread_id, user_id) or \
+                answer_question(scoped, asked, llm=self.llm)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
+
+    def _theirs_asked_beside(self, scoped: Engine, turn: str, kept: list[Any], thread_id: str,
+                             user_id: str) -> ChatAnswer | None:
+        """"Zielony Dom's next box is on the Tessa. Who's their haulier again?": a turn that tells something and
+        asks about their own things is answered from their memory, "their" being the one name of theirs the
+        turn told; None when it asks nothing of theirs or their memory grounds no answer."""
+        asked = question_part.asked_part(turn)
+        if asked is None:
+            return None
+        names = {n for w in kept if w.stored_id for n in personal.names_in_memory(self.eng, w.stored_id)}
+        if len(names) == 1:
+            asked = personal.pronouns_as(asked, names.pop())
+        if not (personal.refers_to_own(asked) or personal.by_their_name(self.eng, asked, user_id=user_id,
+                                                                         agent_id=self.eng.agent_id)):
+            return None
+        answered = self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
+        return answered if answered.mode in ("rag", "hybrid") else None
 
     def _kept_over_time(self, turn: str, kept: list[Any], thread_id: str, user_id: str) -> None:
         """Memory over time (Part 7): the rest of what the user states or asks to forget, in their own

@@ -214,7 +214,10 @@ def subject_of(table: str, column: str) -> str:
 def statement_part(sentence: str) -> str:
     """The sentence without its question clauses ("we ship with MSC, what vessels do they have?")."""
     if _REQUEST.match(sentence.strip()) or _REQUEST.match(_opening_in_english(sentence)):
-        return ""  # "Remind me who our haulier is, and ...": a request, whatever its end, states nothing
+        # "Remind me who our haulier is, and ...": a request, whatever its end, states nothing; but what it
+        # sets apart with a dash is a sentence of its own ("Check the 787E for me - my client's box is on it")
+        apart = re.split(r"\s+[-\u2013\u2014]\s+", sentence, maxsplit=1)
+        return statement_part(apart[1]) if len(apart) == 2 else ""
     clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
     kept = [c for i, c in enumerate(clauses) if not (c.endswith("?") or (QUESTION.match(c) and not _PREDICATE.match(c))
                                                     or (i and _PREDICATE.match(c) and sentence.rstrip().endswith("?")))]
@@ -287,10 +290,26 @@ def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_
     record of the data is theirs too: who else would a coordinator tell it about?"""
     names = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME)]
     told = [n for n in own_names if name_in(stated, n)]
-    if told and CHANGE.search(stated) and any(e[:2] == (OWN, own_values.PLACE) and _MOVED_THERE.search(stated[:at])
-                                              for e in entities if (at := _position(stated, e[2])) is not None):
+    if told and _moved_to_a_place(stated, entities):
         return _keepable(stated)  # "Blythe rang - they've relocated to Colchester": a party told before moved
+    if _whose_is(stated, entities, told):
+        return True  # "Zielony Dom's haulier is Van Rijn Transport": a name of theirs, and another name of theirs
     return _keepable(stated) and bool(names or told) and any(e[0] in _OWN_THINGS[:4] for e in entities)
+
+
+def _moved_to_a_place(stated: str, entities: list[tuple[str, str, str]]) -> bool:
+    """The statement says a change to a place of theirs ("they've relocated to Colchester")."""
+    return bool(CHANGE.search(stated)) and any(
+        e[:2] == (OWN, own_values.PLACE) and _MOVED_THERE.search(stated[:at])
+        for e in entities if (at := _position(stated, e[2])) is not None)
+
+
+def _whose_is(stated: str, entities: list[tuple[str, str, str]], told: list[str]) -> bool:
+    """"Zielony Dom's haulier is Van Rijn Transport": a party of a name of theirs, said as another name."""
+    others = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME) and e[2] not in told]
+    return bool(others) and _keepable(stated) and any(
+        re.search(rf"\b{re.escape(t)}['’]s\s+(?:[\w-]+\s+){{1,3}}?(?:is|are|was)\s+{re.escape(o)}", stated)
+        for t in told for o in others)
 
 
 def _theirs(stated: str, entities: list[tuple[str, str, str]], own_names: Collection[str], personal: bool) -> bool:
@@ -441,14 +460,18 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
     record = _the_one_record(text, values)
     correcting = False  # "Sorry, I mixed that up: X isn't the consignee. The consignee is Y.": the next statement corrects
     named: str | None = None  # the name of theirs the sentence before named: what "they" stands for
+    told_here: list[str] = []  # the names of theirs this turn told so far
     for sentence in [c for s in _forget_then_told(sentences(text)) for c in own_clauses(s)]:
         said = statement_part(sentence)
         stated = _pronoun_as_named(said, named)
         if (introduced := _introduction(stated, said_at)) is not None:
             out.append(introduced)  # "Hi, Ola from Fjordfisk AS": the company they are with
             continue
-        named = next((n for n in own_names if _says_name(stated, n)), None)
-        entities, correcting = _kept_entities(stated, values, own_names, correcting)
+        entities, correcting = _kept_entities(stated, values, [*own_names, *told_here], correcting)
+        # (a name of theirs this sentence says, known before or told in it: what "they" stands for next)
+        named = next((n for n in own_names if _says_name(stated, n)), None) or \
+            next((e[2] for e in entities if (e[0], e[1]) == (OWN, own_values.NAME)), None)
+        told_here += [e[2] for e in entities if (e[0], e[1]) == (OWN, own_values.NAME)]
         if not entities:
             continue
         cand = _candidate(stated, entities, said_at, correcting=correcting)
@@ -481,16 +504,35 @@ def _not_their_names_misread(stated: str, values: Any, own_names: Collection[str
 
 
 _PRONOUN_FIRST = re.compile(r"^\W*(?:they|it|she|he)(?:(['’]re|['’]s)|\s+(?:are|is))?\b", re.I)
+_POSSESSIVE_FIRST = re.compile(r"^\W*(?:their|its|her|his)\b", re.I)
 
 
 def _pronoun_as_named(stated: str, named: str | None) -> str:
     """"They're on the CMA CGM Callisto" after a sentence about Ruiz Hermanos: "Ruiz Hermanos are on ...";
-    the sentence as it is without a name before it."""
+    "Their haulier is ...": "Ruiz Hermanos's haulier is ..."; the sentence as it is without a name before it."""
+    if named and (own := _POSSESSIVE_FIRST.match(stated)) is not None:
+        return f"{named}'s{stated[own.end():]}"  # "Their haulier is Van Rijn": Zielony Dom's haulier
     m = _PRONOUN_FIRST.match(stated) if named else None
     if m is None or named is None:
         return stated
     verb = " are" if re.search(r"re\b|are$", m.group(0), re.I) else " is" if re.search(r"s\b|is$", m.group(0), re.I) else ""
     return f"{named}{verb}{stated[m.end():]}"
+
+
+def names_in_memory(eng: Engine, memory_id: str) -> list[str]:
+    """The names of theirs a personal memory holds (a customer, a haulier)."""
+    rec = eng.store.get("fact", memory_id)
+    entities = (rec.metadata or {}).get("entities", []) if rec is not None else []
+    return [str(e[2]) for e in entities if (e[0], e[1]) == (OWN, own_values.NAME)]
+
+
+_THIRD_PERSON = re.compile(r"\b(their|theirs|they|them)\b", re.I)
+
+
+def pronouns_as(question: str, name: str) -> str:
+    """"Who's their haulier, and which slot do they insist on?" of Zielony Dom: "Who's Zielony Dom's haulier,
+    and which slot do Zielony Dom insist on?"."""
+    return _THIRD_PERSON.sub(lambda m: f"{name}'s" if m.group(1).lower().startswith("their") else name, question)
 
 
 def _only_rejected(stated: str, entities: list[tuple[str, str, str]]) -> bool:
@@ -1720,7 +1762,9 @@ def _without_own_names(text: str, recalled: Recalled) -> str:
     value_words = set(re.findall(r"[\w'-]+", str(recalled.value)))
     # capitalised words of the remembered sentence (a sentence's first word too: "Kwabena's machines ..."), only
     # ever removed where they follow for/of/at/from/with or are possessive, which ordinary words are not
-    names = sorted({w for w in re.findall(r"\b[A-Z][a-z][\w-]+?(?='s\b|\b)", recalled.text) if w not in value_words})
+    # (and the names of theirs the memory holds: "Their shipment went into box X" said of Lumen Apparel)
+    said = " ".join([recalled.text, *(str(e[2]) for e in recalled.entities if (e[0], e[1]) == (OWN, own_values.NAME))])
+    names = sorted({w for w in re.findall(r"\b[A-Z][a-z][\w-]+?(?='s\b|\b)", said) if w not in value_words})
     # ("of Lumina Mobile's box": "Lumina" goes once "Mobile's" has gone, whichever is read first)
     before = None
     while before != text:
