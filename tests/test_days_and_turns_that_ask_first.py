@@ -1,8 +1,10 @@
-"""Days counted from the data's own date, a turn that asks before it tells, and how a user's preferences are
-read and written: a voyage's days at sea so far and its days still to go (not its whole span), the question
-of a turn answered when the statement comes after it (and the statement kept), "that voyage" of a vessel
-and its voyage told, a unit only refused beside one said, German answers with German dates and no
-half-translated sentence, and a word of size that names no column in a schema question.
+"""Through the chat service: days counted from the data's own date, a turn that asks before it tells (and
+the statement kept), "that voyage" of a vessel and its voyage told, a unit only refused beside one said,
+German dates and no half-translated sentence, a word of size that names no column, what is in a voyage's
+boxes, a few counted rows named, a correction that names the wrong value first, a row named with its
+table's noun, a unit value with its total, a name of theirs over a look-alike name of the data, a column's
+value of goods named, ranked rows, the ends of a region and of one voyage, on board now, ranges of whole
+dates, the next ship to leave a port, and "their" of a name told in the same turn.
 
 Every expected figure comes from SQL over SUPPLYCHAIN; the users' own names and codes are the tests'.
 """
@@ -37,6 +39,14 @@ def _voyage_under_way(service) -> tuple[str, int, int]:
         f"SELECT VOYAGE_NUMBER, DEPARTURE_DATE, ARRIVAL_DATE FROM {OWNER}.VOYAGES WHERE STATUS = 'ACTIVE' "
         f"ORDER BY VOYAGE_ID")[0]
     return number, -_days(departure), _days(arrival)
+
+
+def _a_box_and_its_voyage(service, where: str = "") -> tuple[str, str, str, object]:
+    """(container number, voyage number, vessel, arrival date) of the first box (of those `where` keeps)."""
+    return service.eng.query(
+        f"SELECT c.CONTAINER_NUMBER, v.VOYAGE_NUMBER, s.VESSEL_NAME, v.ARRIVAL_DATE FROM {OWNER}.CONTAINERS c JOIN "
+        f"{OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"{where} ORDER BY c.CONTAINER_ID")[0]
 
 
 # ---------------------------------------------------------------- days from the data's date
@@ -96,9 +106,7 @@ def test_the_date_literal_of_each_dialect_parses_in_the_days_between():
 
 # ---------------------------------------------------------------- a turn that asks before it tells
 def test_a_question_before_a_statement_is_answered_and_the_statement_is_kept(service):
-    box, number, arrival = service.eng.query(
-        f"SELECT c.CONTAINER_NUMBER, v.VOYAGE_NUMBER, v.ARRIVAL_DATE FROM {OWNER}.CONTAINERS c JOIN "
-        f"{OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE v.STATUS = 'ACTIVE' ORDER BY c.CONTAINER_ID")[0]
+    box, number, _, arrival = _a_box_and_its_voyage(service, "WHERE v.STATUS = 'ACTIVE'")
     out = _talk(service, [
         ("t1", f"hi! when is voyage {number} due in? Quillfeather Produce has a box on her, {box}, and they "
                f"keep calling. fyi their customs entry no. is 7731-2208-4 in case it matters"),
@@ -386,9 +394,7 @@ def test_their_party_told_beside_a_question_and_asked_of_later_beside_a_statemen
 
 
 def test_a_request_that_sets_a_statement_apart_with_a_dash_keeps_the_statement(service):
-    box, number, vessel = service.eng.query(
-        f"SELECT c.CONTAINER_NUMBER, v.VOYAGE_NUMBER, s.VESSEL_NAME FROM {OWNER}.CONTAINERS c JOIN {OWNER}.VOYAGES v ON "
-        f"v.VOYAGE_ID = c.VOYAGE_ID JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER ORDER BY c.CONTAINER_ID")[0]
+    box, number, vessel, _ = _a_box_and_its_voyage(service)
     out = _talk(service, [
         ("t1", f"Check the {vessel} for me, the {number} - my cousin's cheese shop, Okoro Dairy, has a box on it, "
                f"{box}. Still on time?"),
