@@ -10,6 +10,8 @@ import re
 import time
 from types import SimpleNamespace
 
+import httpx
+import openai  # (imported here: a first import inside the timed call would count its seconds as the model's)
 import pytest
 import sqlglot
 from hypothesis import given, settings
@@ -301,9 +303,6 @@ def _slow(**kw):
 
 
 def _raise_timeout(**kw):
-    import httpx
-    import openai
-
     raise openai.APITimeoutError(request=httpx.Request("POST", "http://x.invalid"))  # type: ignore[arg-type]
 
 
