@@ -377,7 +377,8 @@ def _named_when_few(eng: Engine, schema: Schema, spec: planner.Spec, rows: Any) 
         return ""
     listed = planner.to_sql(dataclasses.replace(spec, action="list", show=[name], fn=None, measure=None), schema)
     found = eng.supplychain.read_only_query(listed.sql, max_rows=_FEW, params=listed.params).rows
-    names = sorted({str(r[listed.columns.index(name)]) for r in found if r[listed.columns.index(name)] is not None})
+    at = listed.columns.index(name)
+    names = sorted({str(r[at]) for r in found if r[at] is not None})
     return f" They are: {', '.join(names)}." if names and len(names) == len(found) else ""
 
 
@@ -405,19 +406,25 @@ def periods_named(question: str, today: datetime.date | None) -> str:
         return f"in {calendar.month_name[month % 12 + 1]} {month // 12}"
 
     def day(m: re.Match[str]) -> str:  # "due to arrive tomorrow": the day after the data's own
-        d = today + datetime.timedelta(days=1 if m.group(1).lower() == "tomorrow" else -1)
-        return f"on {d.day} {calendar.month_name[d.month]} {d.year}"
+        return f"on {_written(today + datetime.timedelta(days=1 if m.group(1).lower() == 'tomorrow' else -1))}"
+
     def days(m: re.Match[str]) -> str:  # "in the last three days": three days, the data's own the last of them
         n = planner._count_of(m.group(2)) * (7 if m.group(3).lower().startswith("week") else 1) - 1
         back = m.group(1).lower() in ("last", "past", "previous")
         lo, hi = (today - datetime.timedelta(days=n), today) if back else (today, today + datetime.timedelta(days=n))
-        return f"between {lo.day} {calendar.month_name[lo.month]} {lo.year} and {hi.day} {calendar.month_name[hi.month]} {hi.year}"
+        return f"between {_written(lo)} and {_written(hi)}"
     # (the days said as dates too, "the last 2 days, i.e. on 1 June or today": the dates are read instead)
-    said_as_dates = re.search(rf"\b(?:{'|'.join(calendar.month_name[1:])})\b|\d{{4}}-\d{{2}}-\d{{2}}", question, re.I)
+    said_as_dates = _A_DATE_SAID.search(question)
     question = _NEXT_DAY.sub(day, _RELATIVE.sub(named, question))
     return question if said_as_dates else _SPAN_OF_DAYS.sub(days, question)
 
 
+def _written(d: datetime.date) -> str:
+    """A date as the planner reads it in words: "3 June 2025"."""
+    return f"{d.day} {calendar.month_name[d.month]} {d.year}"
+
+
+_A_DATE_SAID = re.compile(rf"\b(?:{'|'.join(calendar.month_name[1:])})\b|\d{{4}}-\d{{2}}-\d{{2}}", re.I)
 _SPAN_OF_DAYS = re.compile(rf"\b(?:in|over|during|within|for)\s+the\s+(last|past|previous|next|coming)\s+"
                            rf"(\d{{1,2}}|{'|'.join(planner._NUMBER_WORDS)})\s+(days?|weeks?)\b", re.I)
 

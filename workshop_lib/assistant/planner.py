@@ -587,13 +587,17 @@ _TWO_DATES = re.compile(rf"\b(?:between|from)\s+(?:the\s+)?({_A_DATE})\s+(?:and|
                         re.I)
 
 
-def _date_of(said: str, year: int) -> datetime.date | None:
+def _month_number(name: str) -> int:
+    """1 to 12 for a month's name or its abbreviation ("June", "jun")."""
+    return next(i for i in range(1, 13) if calendar.month_name[i].lower().startswith(name.lower()[:3]))
+
+
+def _date_of(said: str, year: int) -> datetime.date:
     """The date a whole date names ("30 May 2025", "May 30", "2025-05-30"), in `year` when it says none."""
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", said):
         return datetime.date.fromisoformat(said)
     day = int(re.search(r"\d{1,2}(?!\d)", said).group(0))  # type: ignore[union-attr]
-    name = re.search(_MONTH_NAMES, said, re.I).group(0).lower()[:3]  # type: ignore[union-attr]
-    month = next(i for i in range(1, 13) if calendar.month_name[i].lower().startswith(name))
+    month = _month_number(re.search(_MONTH_NAMES, said, re.I).group(0))  # type: ignore[union-attr]
     written = re.search(r"\d{4}", said)
     year = int(written.group(0)) if written else year
     return datetime.date(year, month, min(day, calendar.monthrange(year, month)[1]))
@@ -607,7 +611,7 @@ def _two_dates(words: _Words) -> tuple[datetime.date, datetime.date, str, int] |
         return None
     year = int(y.group(0)) if (y := re.search(r"\d{4}", m.group(0))) else 2025  # the dataset's year
     lo, hi = _date_of(m.group(1), year), _date_of(m.group(2), year)
-    if lo is None or hi is None or hi < lo:
+    if hi < lo:
         return None
     for n in re.finditer(r"\d+", m.group(0)):
         words.used_numbers.add(m.start() + n.start())
@@ -622,7 +626,7 @@ def _months(words: _Words) -> tuple[datetime.date, datetime.date, str, int] | No
     m = _month_said(words.text)
     if m is None:
         return None
-    month = next(i for i in range(1, 13) if calendar.month_name[i].lower().startswith(m.group(3).lower()[:3]))
+    month = _month_number(m.group(3))
     year = int(m.group(5) or 2025)   # the dataset's year (VOYAGES.STATUS is stated as of 2025-06-02)
     for g in (1, 2, 4, 5):
         if m.group(g):
@@ -690,7 +694,7 @@ def _week_of_month(words: _Words, month_at: int, lo: datetime.date,
 def _month_said(text: str) -> re.Match | None:
     """The month named, with its days and year as groups 1, 2, 4 and 5 ("may" in lower case is a
     month only after a preposition or with a year)."""
-    names = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month_abbr[1:])
+    names = _MONTH_NAMES
     day = r"(\d{1,2})(?:st|nd|rd|th)?"
     m = re.search(rf"(?:\b(?:between\s+)?{day}(?:\s+(?:and|to)\s+|\s*[-–]\s*))?(?:\b{day}\s+(?:of\s+)?)?\b({names})\.?"
                   rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(\d{{4}}))?\b", text, re.I)
@@ -983,7 +987,12 @@ def _one_row_below(schema: Schema, spec: Spec, table: str) -> bool:
     if table == spec.target or spec.roles or not schema.is_parent_path(table, spec.target) \
             or not any(f.column.table == table and f.op == "=" for f in spec.filters):
         return False
-    return len({c for t, c, ref, _ in schema.foreign_keys if t == table and ref == spec.target}) == 1
+    return _one_key_up(schema, table, spec.target)
+
+
+def _one_key_up(schema: Schema, table: str, target: str) -> bool:
+    """One foreign key leads from the table up to the target (a voyage's two ports: which is for the words)."""
+    return len({c for t, c, ref, _ in schema.foreign_keys if t == table and ref == target}) == 1
 
 
 def _named_after_its_noun(words: _Words, spec: Spec) -> bool:
@@ -1011,7 +1020,7 @@ def _rows_below_the_one_named(words: _Words, schema: Schema, spec: Spec, table: 
     if table == spec.target or spec.roles or len(schema.path(table, spec.target) or []) != 1 \
             or not schema.is_parent_path(table, spec.target) or not _named_after_its_noun(words, spec):
         return False
-    return len({c for t, c, ref, _ in schema.foreign_keys if t == table and ref == spec.target}) == 1
+    return _one_key_up(schema, table, spec.target)
 
 
 def _possessor_shown(words: _Words, schema: Schema, spec: Spec) -> None:

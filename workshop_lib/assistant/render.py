@@ -43,10 +43,10 @@ def value_text(value: Any, col: Column | None, convert: str | None = None) -> st
 def _days_across(value: float, col: Column | None, convert: str | None) -> str | None:
     """Days counted to or from the data's date for a row on its other side (a voyage not yet left, or one
     already in): said so, not as a negative count; None otherwise."""
-    if col is None or not col.to_or_from_the_data_date or value >= 0:
+    if col is None or not col.counted_from_the_data_date or value >= 0:
         return None
     days = _number_text(-value, col.unit, convert)
-    return f"none yet: it starts in {days}" if col.to_or_from_the_data_date == "since" else f"none: it ended {days} ago"
+    return f"none yet: it starts in {days}" if col.counted_from_the_data_date == "since" else f"none: it ended {days} ago"
 
 
 def _said_as_written(col: Column | None) -> bool:

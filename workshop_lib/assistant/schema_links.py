@@ -152,6 +152,8 @@ class Column:
     parts: tuple[str, ...] = ()     # the refs of the columns it is worked out from
     asked_by: str = ""              # for a worked-out column: the words without which it is not meant
     not_asked_by: str = ""          # ... and the words with which another is meant ("so far": not the whole span)
+    # for days counted to or from the date the data is stated as of: "since" (from a start), "to" (to an end)
+    counted_from_the_data_date: str = ""
 
     @property
     def numeric(self) -> bool:
@@ -190,14 +192,7 @@ class Column:
     @property
     def is_span(self) -> bool:
         """A count of days worked out from dates (a voyage's duration, its days at sea so far)."""
-        return bool(self.sql) and self.name.startswith(("DURATION_", "DAYS_"))
-
-    @property
-    def to_or_from_the_data_date(self) -> str:
-        """"since" for the days from a start to the data's date, "to" for the days from it to an end, else ""."""
-        if not self.sql:
-            return ""
-        return "since" if self.name.startswith("DAYS_SINCE_") else "to" if self.name.startswith("DAYS_TO_") else ""
+        return bool(self.sql) and self.unit == "days"
 
     @property
     def is_key(self) -> bool:
@@ -225,12 +220,13 @@ _SO_FAR_WORDS = "ago since"
 _TO_GO_WORDS = "until till remaining"
 
 
-def _add_worked_out(columns: dict[str, list[Column]], days_between: str, as_of: str = "") -> None:
+def _add_worked_out(columns: dict[str, list[Column]], days_between: str, as_of: str = "",
+                    stated: datetime.date | None = None) -> None:
     """Each table's columns worked out from its own (see _span and _box_teu), after them; no span of
-    days without the engine's expression for it. `as_of`: the engine's literal of the date the data is
-    stated as of ("" when the comments state none): the days up to it and from it are columns too."""
+    days without the engine's expression for it. `as_of`: the engine's literal of `stated`, the date the
+    data is stated as of ("" when the comments state none): the days up to it and from it are columns too."""
     for table, cols in columns.items():
-        found = [*(_span(table, cols, days_between, as_of) if days_between else []), _box_teu(table, cols)]
+        found = [*(_span(table, cols, days_between, as_of, stated) if days_between else []), _box_teu(table, cols)]
         cols.extend(c for c in found if c is not None)
 
 
@@ -253,7 +249,8 @@ def _box_teu(table: str, cols: list[Column]) -> Column | None:
     return None
 
 
-def _span(table: str, cols: list[Column], days_between: str, as_of: str = "") -> list[Column]:
+def _span(table: str, cols: list[Column], days_between: str, as_of: str = "",
+          stated: datetime.date | None = None) -> list[Column]:
     """The days from a table's start date to its end date (DEPARTURE_DATE to ARRIVAL_DATE), as a
     column worked out in SQL, when the table has exactly one of each; with `as_of` (the data's date as
     a literal of the engine), also the days from the start up to that date and from it to the end."""
@@ -267,18 +264,19 @@ def _span(table: str, cols: list[Column], days_between: str, as_of: str = "") ->
     found = [Column(table, "DURATION_DAYS", "NUMBER", f"Days from {start.name} to {end.name}, worked out from the two dates.",
                     span, sql=days_between.format(start=f"{{a}}.{start.name}", end=f"{{a}}.{end.name}"),
                     parts=(start.ref, end.ref), asked_by=_ASKS_DAYS, not_asked_by=f"{_ASKS_SO_FAR}|{_ASKS_TO_GO}")]
-    if as_of:
-        stated = re.sub(r"[^0-9-]", "", as_of)
+    if as_of and stated is not None:
         found.append(Column(table, f"DAYS_SINCE_{_stem(start.name)}", "NUMBER",
-                            f"Days from {start.name} to the data's date ({stated}), worked out.",
+                            f"Days from {start.name} to the data's date ({stated.isoformat()}), worked out.",
                             span | frozenset(words_of(_SO_FAR_WORDS)),
                             sql=days_between.format(start=f"{{a}}.{start.name}", end=as_of),
-                            parts=(start.ref,), asked_by=_ASKS_SO_FAR, not_asked_by=_ASKS_TO_GO))
+                            parts=(start.ref,), asked_by=_ASKS_SO_FAR, not_asked_by=_ASKS_TO_GO,
+                            counted_from_the_data_date="since"))
         found.append(Column(table, f"DAYS_TO_{_stem(end.name)}", "NUMBER",
-                            f"Days from the data's date ({stated}) to {end.name}, worked out.",
+                            f"Days from the data's date ({stated.isoformat()}) to {end.name}, worked out.",
                             span | frozenset(words_of(_TO_GO_WORDS)),
                             sql=days_between.format(start=as_of, end=f"{{a}}.{end.name}"),
-                            parts=(end.ref,), asked_by=_ASKS_TO_GO, not_asked_by=_ASKS_SO_FAR))
+                            parts=(end.ref,), asked_by=_ASKS_TO_GO, not_asked_by=_ASKS_SO_FAR,
+                            counted_from_the_data_date="to"))
     return found
 
 
@@ -333,8 +331,8 @@ class Schema:
             columns.setdefault(c["table"].upper(), []).append(_column_of(c))
         stated = stated_date([c.get("comment") or "" for c in dictionary["columns"]] +
                              [t.get("comment") or "" for t in dictionary.get("tables", [])])
-        _add_worked_out(columns, days_between,
-                        date_literal.format(date=stated.isoformat()) if stated and date_literal else "")
+        _add_worked_out(columns, days_between, date_literal.format(date=stated.isoformat()) if stated and date_literal else "",
+                        stated)
         fks = [(f["table"].upper(), f["columns"][0].upper(), f["ref_table"].upper(), f["ref_columns"][0].upper())
                for f in dictionary.get("foreign_keys", []) if len(f["columns"]) == 1]
         return cls(columns, fks, {t["table"].upper(): t.get("comment") or "" for t in dictionary.get("tables", [])})

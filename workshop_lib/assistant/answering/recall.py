@@ -17,7 +17,7 @@ from workshop_lib import assistant
 from workshop_lib.assistant import document_reader, glossary, other_languages, planner
 from workshop_lib.assistant.answering import deadline, router
 from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question, schema_words
-from workshop_lib.assistant.schema_links import words_of
+from workshop_lib.assistant.schema_links import STOP_WORDS, words_of
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent.sqlplan import tables_read
@@ -112,9 +112,7 @@ def _another_identifier(question: str, rec: personal.Recalled) -> bool:
     another table than the memory's."""
     for m in _IDENTIFIER.finditer(question):
         word = m.group(1).lower()
-        if word in ("the", "a", "an", "my", "our", "your", "their", "its", "which", "what", "that", "this"):
-            continue
-        if word != rec.noun.lower() and personal.table_of_word(word) != rec.table:
+        if word not in STOP_WORDS and word != rec.noun.lower() and personal.table_of_word(word) != rec.table:
             return True
     return False
 

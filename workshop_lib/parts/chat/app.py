@@ -367,7 +367,7 @@ class ChatService:
         asked = question_part.asked_part(turn)
         if asked is None:
             return None
-        names = {n for w in kept if w.stored_id for n in personal.names_in_memory(self.eng, w.stored_id)}
+        names = {n for w in kept if w.stored_id for n in w.names}
         if len(names) == 1:
             asked = personal.pronouns_as(asked, names.pop())
         if not (personal.refers_to_own(asked) or personal.by_their_name(self.eng, asked, user_id=user_id,

@@ -102,6 +102,7 @@ _OWN_WORDS = frozenset(w.lower() for key in _WORDS for w in key.split())
 _COLUMN = {"fr": 0, "es": 1, "de": 2}
 # what is quoted stays as written (the user's words, a document's sentence)
 _QUOTE = re.compile(r"\u201c[^\u201d]*\u201d")
+_QUOTE_SPLIT = re.compile(r"(\u201c[^\u201d]*\u201d)")  # the text cut around its quotes, the quotes kept
 _PATTERN = re.compile(r"(?<![\w'-])(" + "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True)) +
                       r")(?![\w'-])")
 
@@ -118,10 +119,10 @@ def render(text: str, language: str) -> str:
     column = _COLUMN.get(language)
     if column is None:
         return text
+    # dates first, outside quotes (a quote is kept as written, its dates too)
+    text = "".join(part if _QUOTE.fullmatch(part) else _DATE.sub(lambda m: _date(m, language), part)
+                   for part in _QUOTE_SPLIT.split(text))
     # the text with its quotes blanked (same length, lines kept): a quote's words are never matched
-    blank = _QUOTE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-    for m in reversed(list(_DATE.finditer(blank))):  # dates first, outside quotes
-        text = text[:m.start()] + _date(m, language) + text[m.end():]
     blank = _QUOTE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     kept = {n for n, line in enumerate(blank.split("\n"))
             if not any(m.group(1) not in _JOINING for m in _PATTERN.finditer(line)) or _prose(line)}

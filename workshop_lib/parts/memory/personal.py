@@ -288,7 +288,7 @@ def _of_a_name_of_theirs(stated: str, entities: list[tuple[str, str, str]], own_
     """"Brightwell's shrimp is in MATU8437395", "CMAU0862606 is Altamira Pharma's": a statement without
     "I" or "we" that ties a name of their world (told before, or a name the data does not hold) to a
     record of the data is theirs too: who else would a coordinator tell it about?"""
-    names = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME)]
+    names = own_names_of(entities)
     told = [n for n in own_names if name_in(stated, n)]
     if told and _moved_to_a_place(stated, entities):
         return _keepable(stated)  # "Blythe rang - they've relocated to Colchester": a party told before moved
@@ -306,7 +306,7 @@ def _moved_to_a_place(stated: str, entities: list[tuple[str, str, str]]) -> bool
 
 def _whose_is(stated: str, entities: list[tuple[str, str, str]], told: list[str]) -> bool:
     """"Zielony Dom's haulier is Van Rijn Transport": a party of a name of theirs, said as another name."""
-    others = [e[2] for e in entities if e[:2] == (OWN, own_values.NAME) and e[2] not in told]
+    others = [n for n in own_names_of(entities) if n not in told]
     return bool(others) and _keepable(stated) and any(
         re.search(rf"\b{re.escape(t)}['’]s\s+(?:[\w-]+\s+){{1,3}}?(?:is|are|was)\s+{re.escape(o)}", stated)
         for t in told for o in others)
@@ -469,9 +469,8 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
             continue
         entities, correcting = _kept_entities(stated, values, [*own_names, *told_here], correcting)
         # (a name of theirs this sentence says, known before or told in it: what "they" stands for next)
-        named = next((n for n in own_names if _says_name(stated, n)), None) or \
-            next((e[2] for e in entities if (e[0], e[1]) == (OWN, own_values.NAME)), None)
-        told_here += [e[2] for e in entities if (e[0], e[1]) == (OWN, own_values.NAME)]
+        told_here += own_names_of(entities)
+        named = next((n for n in own_names if _says_name(stated, n)), None) or next(iter(own_names_of(entities)), None)
         if not entities:
             continue
         cand = _candidate(stated, entities, said_at, correcting=correcting)
@@ -503,7 +502,7 @@ def _not_their_names_misread(stated: str, values: Any, own_names: Collection[str
     return [e for e in entities if e[0] == OWN or e[2] not in misread]
 
 
-_PRONOUN_FIRST = re.compile(r"^\W*(?:they|it|she|he)(?:(['’]re|['’]s)|\s+(?:are|is))?\b", re.I)
+_PRONOUN_FIRST = re.compile(r"^\W*(?:they|it|she|he)(?:(['’]re|\s+are)|(['’]s|\s+is))?\b", re.I)
 _POSSESSIVE_FIRST = re.compile(r"^\W*(?:their|its|her|his)\b", re.I)
 
 
@@ -515,15 +514,8 @@ def _pronoun_as_named(stated: str, named: str | None) -> str:
     m = _PRONOUN_FIRST.match(stated) if named else None
     if m is None or named is None:
         return stated
-    verb = " are" if re.search(r"re\b|are$", m.group(0), re.I) else " is" if re.search(r"s\b|is$", m.group(0), re.I) else ""
+    verb = " are" if m.group(1) else " is" if m.group(2) else ""
     return f"{named}{verb}{stated[m.end():]}"
-
-
-def names_in_memory(eng: Engine, memory_id: str) -> list[str]:
-    """The names of theirs a personal memory holds (a customer, a haulier)."""
-    rec = eng.store.get("fact", memory_id)
-    entities = (rec.metadata or {}).get("entities", []) if rec is not None else []
-    return [str(e[2]) for e in entities if (e[0], e[1]) == (OWN, own_values.NAME)]
 
 
 _THIRD_PERSON = re.compile(r"\b(their|theirs|they|them)\b", re.I)
@@ -533,6 +525,11 @@ def pronouns_as(question: str, name: str) -> str:
     """"Who's their haulier, and which slot do they insist on?" of Zielony Dom: "Who's Zielony Dom's haulier,
     and which slot do Zielony Dom insist on?"."""
     return _THIRD_PERSON.sub(lambda m: f"{name}'s" if m.group(1).lower().startswith("their") else name, question)
+
+
+def own_names_of(entities: Any) -> list[str]:
+    """The names of theirs among a statement's or a memory's entities (a customer, a haulier)."""
+    return [str(e[2]) for e in entities if (e[0], e[1]) == (OWN, own_values.NAME)]
 
 
 def _only_rejected(stated: str, entities: list[tuple[str, str, str]]) -> bool:
@@ -651,6 +648,7 @@ class Written:
     forgotten: list[str] = field(default_factory=list)
     text: str = ""             # the sentence kept (or already kept) as the memory
     subject: str = ""          # TABLE.COLUMN of what it is about (of a new memory)
+    names: tuple[str, ...] = ()  # the names of theirs the new memory holds (a customer, a haulier)
 
 
 def valid_memories(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
@@ -795,7 +793,7 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
         olds = []
     meta = _memory_meta(cand, value, olds, thread_id)
     new_id = eng.store.add_records([RecordDraft(cand.text, metadata=meta, user_id=user_id, agent_id=agent_id)], "fact")[0]
-    return _supersede(eng, cand, olds, Written(new_id, text=cand.text, subject=cand.subject), user_id)
+    return _supersede(eng, cand, olds, Written(new_id, text=cand.text, subject=cand.subject, names=tuple(own_names_of(cand.entities))), user_id)
 
 
 def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[PersonalCandidate]:
@@ -1763,7 +1761,7 @@ def _without_own_names(text: str, recalled: Recalled) -> str:
     # capitalised words of the remembered sentence (a sentence's first word too: "Kwabena's machines ..."), only
     # ever removed where they follow for/of/at/from/with or are possessive, which ordinary words are not
     # (and the names of theirs the memory holds: "Their shipment went into box X" said of Lumen Apparel)
-    said = " ".join([recalled.text, *(str(e[2]) for e in recalled.entities if (e[0], e[1]) == (OWN, own_values.NAME))])
+    said = " ".join([recalled.text, *own_names_of(recalled.entities)])
     names = sorted({w for w in re.findall(r"\b[A-Z][a-z][\w-]+?(?='s\b|\b)", said) if w not in value_words})
     # ("of Lumina Mobile's box": "Lumina" goes once "Mobile's" has gone, whichever is read first)
     before = None
