@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib.assistant import planner, render
-from workshop_lib.assistant.schema_links import TABLE_NOUNS, Schema, stem_root, words_of
+from workshop_lib.assistant.schema_links import STOP_WORDS, TABLE_NOUNS, Schema, stem_root, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link, ValueIndex
 from workshop_lib.engines.portable_sql import COMPOSE_SQL
 
@@ -306,7 +306,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
         return _the_question_alone(eng, question, values) or _without_asides(eng, question, values) \
             or _first_part_alone(eng, question, links) or DataAnswer(None, None, str(exc), summary, unexplained=word)
     parts = clauses(question)
-    if (stepped := _step_by_step(eng, question, parts, schema)) is not None:
+    if (stepped := _step_by_step(eng, question, parts, schema, links)) is not None:
         return stepped
     answer = _run(eng, (schema, values), spec, plan, parts, links, summary, question)
     packed = _boxes_as_packages(eng, schema, spec, question, links) if answer.text else None
@@ -360,7 +360,7 @@ def _run(eng: Engine, known: tuple[Schema, ValueIndex], spec: planner.Spec, plan
     text += _read_as(links, question)
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
                         uncovered(parts, plan, schema, values), first_row=tuple(result.rows[0]) if result.rows else None)
-    return _with_second_part(eng, answer, links) if answer.uncovered else answer
+    return _with_second_part(eng, answer, links, question) if answer.uncovered else answer
 
 
 _FEW = 5  # a count this small is said with the rows' names ("There are 2 reefers on 619W: A, B.")
@@ -473,7 +473,7 @@ def _the_question_alone(eng: Engine, question: str, values: ValueIndex) -> DataA
     one sentence that asks, planned alone, when the others name nothing the question does not (no
     other value of the data, no number or time) so that no constraint is dropped; else None."""
     sentences = [x for x in _SENTENCE_END.split(question.strip()) if x.strip()]
-    asking = [x for x in sentences if x.rstrip().endswith("?") or _ASKS.match(x)]
+    asking = [x for x in sentences if _asks_or_requests(x)]
     if len(sentences) < 2 or len(asking) != 1:
         return None
     context = " ".join(x for x in sentences if x is not asking[0])
@@ -558,22 +558,26 @@ def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnsw
         return None
     cut = question.rfind(asked[-1])
     first = answer_data(eng, _before(question, asked[-1]))
-    if first.text is None or first.plan is None:
-        return None
+    if first.text is None or first.plan is None or first.uncovered:
+        return None  # (a part the first half leaves uncovered would be lost)
     schema, _ = knowledge(eng)
     if _who_is_shown(question[cut:], schema, {c.table for c in first.plan.columns if c is not None}):
         return first  # the first part's rows show the name the rest asks for ("..., and what's the ship called?")
     if first.plan.spec.comparative is not None and _BY_HOW_MUCH.search(question[cut:]):
         return first  # "..., and by how many?": a comparison of two rows says by how much
-    return _with_second_part(eng, dataclasses.replace(first, uncovered=question[cut:].strip()), links)
+    return _with_second_part(eng, dataclasses.replace(first, uncovered=question[cut:].strip()), links, question)
 
 
-def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema) -> DataAnswer | None:
+def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema, links: list[Link]) -> DataAnswer | None:
     """"What's the biggest ship PIL has, and when was it built?": the last part asks about the row the
     first part finds. The first part is planned alone; when it finds one row, the last part is asked
-    about that row by name. None (the whole question is planned at once) when any step does not hold."""
+    about that row by name. None (the whole question is planned at once) when any step does not hold,
+    or when the first part's own pronoun already points at the record named ("Box X - which voyage is
+    it on, and what temperature is it set to?": both are the box)."""
     asked = [p for p in parts if _ASKS.match(p)]
     if len(asked) < 2 or not PRONOUN.search(asked[-1]) or len(parts) > 3:
+        return None
+    if PRONOUN.search(asked[0]) and _one_record_named(links) is not None:
         return None
     first = answer_data(eng, _before(question, asked[-1]))
     if first.text is None or first.plan is None or first.uncovered or first.rows_shown != 1:
@@ -668,7 +672,7 @@ def _two_counts(eng: Engine, question: str) -> DataAnswer | None:
 PRONOUN = re.compile(r"\b(?:it|its|she|her|he|him|they|them|their)\b", re.I)
 
 
-def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> DataAnswer:
+def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link], question: str) -> DataAnswer:
     """"which ship is on 466E, and who runs it?": the uncovered part is about the one record the
     question names; asked on its own with the pronoun replaced by that record, and added to the
     answer when that plan covers it. The answer is unchanged otherwise."""
@@ -687,8 +691,11 @@ def _with_second_part(eng: Engine, answer: DataAnswer, links: list[Link]) -> Dat
         if not part.endswith("?"):
             return answer
         part = f"{part[:-1].rstrip()} of it?"
-    return _of_the_row_found(eng, answer, part, table) or \
-        _joined(answer, answer_data(eng, _about(part, table, value)), "and") or answer
+    # a pronoun before the part already stood for the record named ("Box X - which voyage is it on, and
+    # what temperature is it set to?"): so does the part's, not the row the first part found
+    before = question[: question.find(part)] if part in question else ""
+    found = None if PRONOUN.search(before) else _of_the_row_found(eng, answer, part, table)
+    return found or _joined(answer, answer_data(eng, _about(part, table, value)), "and") or answer
 
 
 def _one_record_named(links: list[Link]) -> tuple[str, str] | None:
@@ -718,7 +725,17 @@ _ASKED_WORD = r"(?:what|what's|which|who|whose|where|where's|when|when's|how)\b"
 _CLAUSE_RE = re.compile(r"(?<!\bfrom)(?<!\bto)(?<!\bat)(?<!\bin)(?<!\binto)(?<!\bfor)(?<!\bon)(?:,\s*|\s+-\s+|\s+)"
                         rf"(?:and\s+)?(?={_ASKED_WORD})|(?:,\s*(?:and\s+)?|\s+-\s+|\s+and\s+)"
                         rf"(?=(?:from|to|at|in|into|for|on)\s+{_ASKED_WORD})"
-                        r"|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)", re.I)
+                        r"|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)"
+                        r"|(?<=[.?!])\s+(?=(?:I|we)\s+(?:need|want|'d like|would like)\b|(?:please\s+)?(?:give|tell|show|send)\s+me\b)",
+                        re.I)
+# a sentence that asks by requesting ("I need its route.", "Give me the flag too.")
+_REQUEST = re.compile(r"(?:I|we)\s+(?:need|want|'d like|would like)\b|(?:please\s+)?(?:give|tell|show|send)\s+me\b", re.I)
+# the words of a request that ask for nothing in particular ("tell me quickly please")
+_NOTHING_ASKED = frozenset({"me", "us", "need", "want", "like", "would", "give", "tell", "show", "send", "please", "quick",
+                            "quickly", "asap", "thanks", "know", "just", "also", "too", "well", "soon", "now",
+                            # (the answer itself: "give me both numbers")
+                            "both", "two", "number", "numbers", "figure", "figures", "value", "values", "answer",
+                            "details", "result", "results"})
 
 
 def asked_clauses(question: str) -> list[str]:
@@ -790,14 +807,25 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
     showing = _showing(plan)
     asked = [p for p in parts if _ASKS.match(p)]
     for part in parts:
-        if spec.comparative is not None and _BY_HOW_MUCH.search(part):
-            continue  # "and by how much?": a comparison of two rows says by how much
-        if spec.inside_of and re.search(planner.ASKS_CONTENTS, part, re.I):
-            continue  # "and what's in them?": the rows inside are what is shown
-        if _HOW_MUCH_IS_IT.match(part) and any(c.numeric for c in showing[0]):
-            continue  # "which box has the lowest VGM, and how much is it?": the figure is shown beside it
-        if _a_figure_does_not_answer(part, asked, spec) or _part_unanswered(part, asked, schema, values, showing):
+        shown = _shown_by_its_kind(part, spec, showing)
+        if shown is None:
+            shown = not (_a_figure_does_not_answer(part, asked, spec) or _part_unanswered(part, asked, schema, values, showing))
+        if not shown:
             return part  # "what's in box X, and how many cartons?": one figure answers the second part only
+    return None
+
+
+def _shown_by_its_kind(part: str, spec: planner.Spec, showing: tuple[list[Any], set[str], set[str]]) -> bool | None:
+    """Whether the answer shows a part by what kind of part it is; None when its kind does not decide."""
+    if _REQUEST.match(part) and not _requests_something(part):
+        return True  # "give me both numbers": the answer itself
+    if spec.comparative is not None and _BY_HOW_MUCH.search(part):
+        return True  # "and by how much?": a comparison of two rows says by how much
+    if re.search(planner.ASKS_CONTENTS, part, re.I):
+        # "and what's in them?": the rows inside shown; "what's inside and what temperature ...": the goods not shown
+        return bool(spec.inside_of) or (spec.target == "CARGO_ITEMS" and spec.action in ("list", "lookup"))
+    if _HOW_MUCH_IS_IT.match(part) and any(c.numeric for c in showing[0]):
+        return True  # "which box has the lowest VGM, and how much is it?": the figure is shown beside it
     return None
 
 
@@ -812,13 +840,26 @@ def _showing(plan: planner.Plan) -> tuple[list[Any], set[str], set[str]]:
     """The columns a plan shows (with its measure and group), their refs and its filters', and their tables."""
     spec = plan.spec
     shown = [c for c in plan.columns if c is not None] + [c for c in (spec.measure, spec.group) if c is not None]
-    return shown, {c.ref for c in shown} | {f.column.ref for f in spec.filters}, {c.table for c in shown}
+    # a filter shows its column's value only when it names one ("with a UN number" says none)
+    named = {f.column.ref for f in spec.filters if f.op not in ("is null", "is not null")}
+    return shown, {c.ref for c in shown} | named, {c.table for c in shown}
 
 
 def _a_figure_does_not_answer(part: str, asked: list[str], spec: planner.Spec) -> bool:
     """The first of several asked parts asks no figure, and the plan is a count or a sum."""
     return bool(asked) and part == asked[0] and len(asked) > 1 and spec.action in ("count", "aggregate") \
         and not _FIGURE_ASKED.search(part) and not _TOPIC_ONLY.match(part)
+
+
+def _asks_or_requests(sentence: str) -> bool:
+    """A sentence that asks: a question, or a request that names something."""
+    return sentence.rstrip().endswith("?") or _ASKS.match(sentence) is not None or _requests_something(sentence)
+
+
+def _requests_something(sentence: str) -> bool:
+    """"I need its route.", "Give me the flag too.": a request that names something ("tell me quickly" does not)."""
+    return _REQUEST.match(sentence.strip()) is not None and \
+        any(w not in STOP_WORDS and w not in _NOTHING_ASKED for w in words_of(sentence))
 
 
 def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueIndex,
@@ -830,7 +871,7 @@ def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueI
     if not (cols or when or where):
         # "and who runs it?", "what's in it?": asked, and nothing shown answers it; not context, the
         # main question, "and which ones?", or a party it shows
-        return part in asked[1:] and not _only_asks_which(part) and not _who_is_shown(part, schema, tables) \
+        return (part in asked[1:] or _requests_something(part)) and not _only_asks_which(part) and not _who_is_shown(part, schema, tables) \
             and not {TABLE_NOUNS.get(w) for w in words_of(part)} & tables  # "and what ship are they on?": shown
     return not _shows(cols, when, where, shown, refs)
 

@@ -455,7 +455,7 @@ def _more_of_which(words: _Words, schema: Schema, spec: Spec, links: list[Link])
     the rows counted per value of the column the two values are of (a kind, a status, or the names of
     the rows above them; not the rows' own names, where each row is one)."""
     either = [f for f in spec.filters if f.op == "in" and len(f.value) >= 2]
-    if spec.action != "list" or len(either) != 1 or not words.has(r"more|fewer|less") or not words.has("or"):
+    if spec.action != "list" or len(either) != 1 or not words.has(r"more|fewer|less") or not words.has("or|than"):
         return
     col = either[0].column
     if col.table == spec.target and (col == schema.name_column(col.table) or
@@ -926,7 +926,7 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _qualifiers(words, spec, named, used_columns, schema)
     _negations(words, schema, spec, links, used_columns)
     _action(words, schema, spec, named, used_columns)
-    _one_per_name(spec)
+    _one_per_name(spec, words, links)
     if spec.group is not None and spec.action == "group":
         # "how many per alliance, and how many independent?": only the empty rows would make one group;
         # every group is shown, the empty one said as its comment says
@@ -1709,13 +1709,17 @@ def _one_unnamed_row(words: _Words, noun_at: int | None, pointing: tuple[str, ..
     return stem(raw) == raw and words.raw[noun_at - 1][2] in pointing
 
 
-def _one_per_name(spec: Spec) -> None:
+def _one_per_name(spec: Spec, words: _Words, links: list[Link]) -> None:
     """"Maersk or Hapag-Lloyd: which has more capacity?": a count or a total per name asked about,
-    never one figure over both."""
+    never one figure over both; so for any values set against each other ("do Ocean Alliance carriers
+    run bigger ships on average than Premier Alliance ones?")."""
     if spec.action not in ("count", "aggregate"):
         return
+    compared = words.has(r"than|vs\.?|versus|compared?|compar\w+")
     for f in spec.filters:
-        if f.op == "in" and (f.column.name.endswith("_NAME") or f.column.name in ("VOYAGE_NUMBER", "SCAC_CODE")):
+        # (values set against each other are named each on its own: "reefers colder than 0" names one word)
+        apart = compared and len({lk.text.lower() for lk in links if lk.column == f.column.name and lk.table == f.column.table}) >= 2
+        if f.op == "in" and (apart or f.column.name.endswith("_NAME") or f.column.name in ("VOYAGE_NUMBER", "SCAC_CODE")):
             spec.group, spec.action = f.column, "group"
             return
 
@@ -1910,21 +1914,35 @@ def _most_common(words: _Words, schema: Schema, spec: Spec, most: re.Match[str])
 def _top_value_of(schema: Schema, spec: Spec, phrase: str, most: re.Match[str]) -> bool:
     """The target's rows counted per value of the column the phrase names, the top value kept (the
     bottom one for "fewest", "least"); False when the phrase names no such column."""
-    cols = schema.columns_named(words_of(phrase), [spec.target])
-    if not cols or cols[0][0] < 1 or cols[0][1].is_key or cols[0][1].numeric:
+    said = words_of(phrase)
+    col = _column_of_head(schema, said, [spec.target]) or _column_of_head(schema, said, _near(schema, spec.target, 2))
+    if col is None:
         return False
-    spec.group, spec.action, spec.n = cols[0][1], "group_top", 1
+    spec.group, spec.action, spec.n = col, "group_top", 1
     spec.direction = "ASC" if re.match(r"fewest|least|smallest", most.group(1), re.I) else "DESC"
     return True
+
+
+def _column_of_head(schema: Schema, said: list[str], tables: list[str]) -> Column | None:
+    """The column of `tables` the words name, when it is one of their last word too ("departure regions" is a
+    port's region, not the departure date), and neither a key nor a figure; else None."""
+    cols = schema.columns_named(said, tables)
+    if not said or not cols or cols[0][0] < 1 or cols[0][1].is_key or cols[0][1].numeric:
+        return None
+    heads = {c for score, c in schema.columns_named(said[-1:], tables) if score >= 1}
+    return cols[0][1] if cols[0][1] in heads else None
 
 
 def _most_per_value(words: _Words, schema: Schema, spec: Spec, most: re.Match[str]) -> None:
     """"Which flag state has the most ships": the rows counted per value of the column the words before
     the verb name (a column of the rows counted), the top value kept (ties shown)."""
-    which = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|holds?|counts?)\b",
+    which = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|holds?|counts?|gets?|got|"
+                      r"receives?|sees?|saw|handles?|handled)\b",
                       words.text[:most.start()], re.I)
     if which is not None and _top_value_of(schema, spec, which.group(1), most):
         words.take(which.start(1), which.end(1))
+        if words.has("per|each|every"):
+            spec.action = "group"  # "..., with the number per region": every group's figure, the most first
 
 
 def _value_filters(words: _Words, schema: Schema, links: list[Link], target: str) -> list[Filter]:
@@ -2683,7 +2701,8 @@ def _group_action(words: _Words, spec: Spec, group: Column, measure: Column | No
     spec.fn = _aggregate_asked(words)
     if spec.fn and measure is not None:
         spec.measure = measure
-    elif words.has("most|fewest|least|highest|lowest"):
+    elif words.has("most|fewest|least|highest|lowest") and not words.has("per|each|every"):
+        # (with "per region" it asks every group's figure: the ordered list says which is most too)
         spec.n = 1
         spec.direction = "ASC" if words.has("fewest|least|lowest") else "DESC"
         spec.action = "group_top"
@@ -2942,11 +2961,22 @@ def _group_phrase(words: _Words) -> re.Match[str] | None:
                   r"([a-z][a-z_ -]*?)(?=\s*(?:\?|,|\.|\(|$|\bfor (?:me|us)\b|\band\b|\bwith\b|\bin\b|\bhave\b|\bhas\b|\bare\b|\bis\b|\bon\b|"
                   r"\bdo\b|\bdoes\b|\boperat|\brun|\bown))",
                   words.text, re.I)
-    if m and re.search(r"\b(?:for|of|from|to|at)\s+(?:the|a|an|all|each|every|our|my|these|those)\b", m.group(1), re.I):
-        return None
-    if m and re.search(r"\bacross\s+$", words.text[:m.start()], re.I):
-        return None  # "across every manifest": all of them at once, not one figure each
-    return m
+    return None if m is None or _not_groups(m, words.text) else m
+
+
+def _not_groups(m: re.Match[str], text: str) -> bool:
+    """The words after "per", "each" or "by" do not name groups after all."""
+    if re.search(r"\b(?:for|of|from|to|at)\s+(?:the|a|an|all|each|every|our|my|these|those)\b", m.group(1), re.I):
+        return True
+    if re.search(r"\bacross\s+$", text[:m.start()], re.I):
+        return True  # "across every manifest": all of them at once, not one figure each
+    # "voyages sailed by Hapag-Lloyd vessels": who did it, not one figure per vessel
+    return re.match(r"by\s+(?!each\b|every\b)", m.group(0), re.I) is not None and \
+        re.search(_AGENT_VERB, text[:m.start()], re.I) is not None
+
+
+# a past participle right before "by" makes what follows its agent ("sailed by", "run by", "owned by")
+_AGENT_VERB = r"\b(?:[a-z]+ed|run|flown|driven|taken|held|sent|shipped|built|made|done|kept|brought)\s+$"
 
 
 def _group(words: _Words, schema: Schema, spec: Spec) -> Column | None:

@@ -827,8 +827,8 @@ def _only_described(eng: Engine, question: str, decision: router.RouteDecision) 
 def _or_catalog(eng: Engine, question: str, decision: router.RouteDecision, answer: ChatAnswer) -> ChatAnswer:
     """A handler that could not ground the question hands it to the catalog when a catalog item's
     description matches the request; otherwise its fallback stands."""
-    if answer.mode != "fallback":
-        return answer
+    if answer.mode != "fallback" or answer.decision_explain.get("sql"):
+        return answer  # (a query answered part of it: the rows' question, not the catalog's)
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # "how many ports have 20' flat racks?": no data query, a figure over the catalog's rows
     if (figured := _catalog_figures(eng, question, replace(decision, label="EQUIPMENT_RAG"))) is not None:

@@ -73,8 +73,12 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, thread_id
 
 def _deadline(eng: Engine, question: str, user_id: str, agent_id: str, year: int) -> timeline.Event | None:
     """The user's dated sentence that gives a deadline, the one the question's words point at most."""
-    told = [e for e in timeline.events(eng, user_id, agent_id, year)
-            if e.date != timeline.UNDATED and e.message_id != "this turn" and _SAID.search(e.text)]
+    dated = [e for e in timeline.events(eng, user_id, agent_id, year, question)
+             if e.date != timeline.UNDATED and _SAID.search(e.text)]
+    now = [e for e in dated if e.message_id == "this turn"]
+    if len(now) == 1:
+        return now[0]  # "they pulled their deadline forward to 15 June. Does it still make it?": the one said now
+    told = [e for e in dated if e.message_id != "this turn"]
     if not told:
         return None
     asked = document_reader._stems(question)

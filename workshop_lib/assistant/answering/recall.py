@@ -14,7 +14,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from workshop_lib import assistant
-from workshop_lib.assistant import document_reader, glossary, other_languages, planner
+from workshop_lib.assistant import document_reader, glossary, other_languages, planner, sentences
 from workshop_lib.assistant.answering import deadline, router
 from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question, schema_words
 from workshop_lib.assistant.schema_links import STOP_WORDS, words_of
@@ -894,7 +894,8 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared,
                       newest_on_subject=newest and not about_the_telling,
                       by_meaning=eng.model.embed if about_the_telling else None, any_statement=of_a_party)
-    if found is None or _not_what_it_asks(eng, question, found.text):
+    if found is None or _not_what_it_asks(eng, question, found.text) or \
+            (not about_the_telling and _their_words_do_not_answer(question, found.text)):
         return None
     # ("... when I first told you about it" says which telling; it asks nothing)
     parts = [p for p in assistant.asked_clauses(question) if not _WHEN_TOLD.match(p)]
@@ -907,6 +908,28 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     return _answer(f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d", "rag",
                    _explain("the user's own earlier statement that shares the question's words and holds what it "
                             "asks", "rag", memory=source), [source])
+
+
+# a question answered yes or no ("can the sofas make that sailing?", "does it still fit?")
+_YES_OR_NO = re.compile(r"^\W*(?:(?:and|so|ok|okay|but|then)\W+)?(?:can|could|will|would|does|do|did|is|are|was|were|"
+                        r"has|have|had|should|shall|may|might|won't|can't|isn't|doesn't)\b", re.I)
+
+
+def _asks_whether(question: str) -> bool:
+    """The turn's last question is answered yes or no ("does it still fit?", "anything I should know?")."""
+    asked = [x for x in sentences.split(question) if x.endswith("?")]
+    return bool(asked) and (_YES_OR_NO.match(asked[-1]) is not None or re.match(r"\W*any(?:thing)?\b", asked[-1], re.I) is not None)
+
+
+def _their_words_do_not_answer(question: str, told: str) -> bool:
+    """A sentence of theirs read back answers no yes-or-no question (whether the sofas make the sailing is
+    worked out, not said), and is stale when the turn itself states a figure or a day it does not hold
+    ("production slipped to 14 June. When will they be at the port now?")."""
+    if _asks_whether(question):
+        return True
+    told_sentences = sentences.split(question)
+    stated = " ".join(x for x in told_sentences if not x.endswith("?"))
+    return any(n not in told for n in re.findall(r"\d+", stated))
 
 
 # a question whose answer is a party: who, or which of a kind of party
@@ -1049,6 +1072,11 @@ def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyon
     """The answer when the data has nothing to add: a value of the user's own (a name, place or sum),
     or a change the data does not hold; None when the data is to be asked."""
     if rec.value and (rec.direct or rec.table == personal.OWN):
+        if beyond is None and _asks_whether(question):
+            # "anything I should know about the berth?": the berth they named says nothing of that
+            return _answer(f"I remember what you told me ({rec.value}, {said}), but it does not tell me what you ask, "
+                           "and I found nothing else that does.", "fallback",
+                           _explain("a remembered value does not answer a yes-or-no question", "fallback"), [source])
         if beyond is None:
             return _value_answer(rec, said, source)
         if rec.table == personal.OWN:  # a name, place or sum of theirs: the data knows nothing more of it
