@@ -155,3 +155,58 @@ def test_a_remembered_value_does_not_answer_whether_there_is_anything_to_know(se
         ("t2", "Anything I should be aware of about the quay for the pulp shipment?")])
     answer, mode = turns[1]
     assert mode == "fallback" and "Eemshaven" in answer, answer
+
+
+# ---------------------------------------------------------------- words as people type them
+@pytest.mark.parametrize("typed", ["wht", "hwo", "whcih"])
+def test_a_question_word_typed_with_a_letter_wrong_or_swapped_is_read_as_the_word(service, typed):
+    vessel, flag = service.eng.query(f"SELECT VESSEL_NAME, FLAG_STATE FROM {OWNER}.VESSELS ORDER BY IMO_NUMBER")[0]
+    asked = {"wht": f"wht flag does the {vessel} fly?", "hwo": f"hwo many containers are on the {vessel}'s voyages?",
+             "whcih": f"whcih flag does the {vessel} fly?"}[typed]
+    answer, mode = _ask(service, asked)
+    assert mode in GROUNDED, answer
+    if typed != "hwo":
+        assert flag in answer, answer
+
+
+def test_a_name_that_looks_like_a_misspelt_question_word_stays_a_name(service):
+    vessel = service.eng.query(f"SELECT VESSEL_NAME FROM {OWNER}.VESSELS WHERE VESSEL_NAME LIKE 'Wan Hai%' "
+                               f"ORDER BY 1")[0][0]
+    answer, mode = _ask(service, f"Whan {vessel.split(' ', 1)[1]} - where is it headed?")
+    assert mode in GROUNDED and vessel in answer, answer
+
+
+def test_two_words_joined_by_a_hyphen_are_read_as_two_unless_they_are_a_name(service):
+    rows = dict(service.eng.query(f"SELECT UN_NUMBER, COUNT(*) FROM {OWNER}.CARGO_ITEMS WHERE UN_NUMBER IS NOT NULL "
+                                  f"GROUP BY UN_NUMBER"))
+    answer, mode = _ask(service, "how many hazardous-cargo lines per UN number?")
+    assert mode in GROUNDED and all(f"{un}: {n}" in answer for un, n in rows.items()), answer
+    (n,) = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.VESSELS s JOIN {OWNER}.CARRIERS c ON c.CARRIER_ID = "
+                             f"s.CARRIER_ID WHERE c.CARRIER_NAME = 'Hapag-Lloyd'")[0]
+    answer, mode = _ask(service, "how many ships does Hapag-Lloyd operate?")
+    assert mode in GROUNDED and str(n) in answer, answer
+
+
+def test_how_many_of_a_unit_is_it_after_a_ranked_row_is_the_figure_shown(service):
+    answer, mode = _ask(service, "Which box is the heaviest, and how many kilograms is that?")
+    (kg,) = service.eng.query(f"SELECT MAX(GROSS_WEIGHT_KG) FROM {OWNER}.CONTAINERS")[0]
+    assert mode in GROUNDED and _figure(kg) in answer, answer
+
+
+def test_rows_asked_are_never_answered_with_a_columns_description(service):
+    rows = service.eng.query(f"SELECT DESCRIPTION, UN_NUMBER FROM {OWNER}.CARGO_ITEMS WHERE UN_NUMBER IS NOT NULL")
+    answer, mode = _ask(service, "which manifest lines are dangerous goods?")
+    assert "Meaning:" not in answer and "schema knowledge" not in answer, answer
+    assert mode not in GROUNDED or all(str(un) in answer for _, un in rows), answer
+    answer, mode = _ask(service, "what key links vessels to their carriers?")
+    assert mode in GROUNDED and "CARRIER_ID" in answer, answer
+
+
+def test_a_day_of_an_event_the_data_does_not_record_is_not_answered_with_the_arrival(service):
+    box = service.eng.query(f"SELECT CONTAINER_NUMBER FROM {OWNER}.CONTAINERS ORDER BY CONTAINER_ID")[0][0]
+    turns = _talk(service, [("t1", f"Our box {box} is with Ostrava Freight."),
+                            ("t1", "On what date will the customs inspection of my box be done?"),
+                            ("t1", "when does my box arrive?")])
+    (answer, mode), (arrival_answer, arrival_mode) = turns[1], turns[2]
+    assert not (mode in GROUNDED and "arrival date" in answer), answer
+    assert arrival_mode in GROUNDED and "arrival date" in arrival_answer, arrival_answer

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rapidfuzz.distance import DamerauLevenshtein
+
 from workshop_lib.assistant import planner, render
 from workshop_lib.assistant.schema_links import STOP_WORDS, TABLE_NOUNS, Schema, stem_root, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link, ValueIndex
@@ -290,6 +292,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     `require_links`, a question that names no value of the data is not planned at all."""
     schema, values = knowledge(eng)
     question = joined_as_named(periods_named(signs_written(question), planner.reference_date(schema)), schema)
+    question = _hyphens_spaced(question, values.links(question))
     links = values.links(question)
     summary = link_summary(links)
     if require_links and not links:
@@ -383,9 +386,41 @@ def _named_when_few(eng: Engine, schema: Schema, spec: planner.Spec, rows: Any) 
 
 
 def signs_written(question: str) -> str:
-    """"minus 18" and "−18" as "-18", each the same length (the links' offsets stay right)."""
+    """"minus 18" and "−18" as "-18", each the same length (the links' offsets stay right); a question
+    word typed with two letters swapped or one wrong ("waht", "whcih", "hwo") as the word."""
     question = question.replace("\u2212", "-")
+    # (not before a capital: "Whan Hai 611" misspells a name)
+    question = re.sub(r"\b([A-Za-z]{3,5})\b(?!\s+[A-Z])(?=\s*([a-z]*))", _question_word_spelt, question)
     return re.sub(r"\bminus\s+(?=\d)", lambda m: " " * (len(m.group(0)) - 1) + "-", question, flags=re.I)
+
+
+def _hyphens_spaced(question: str, links: list[Link]) -> str:
+    """"dangerous-goods lines": two words joined by a hyphen read as two, unless the joined words are a value
+    of the data ("Hapag-Lloyd", "X-Press Jade") or hold a figure ("20-foot"); the length stays the same."""
+    def spaced(m: re.Match[str]) -> str:
+        inside = any(lk.start <= m.start() and m.end() <= lk.end for lk in links)
+        return m.group(0) if inside else m.group(0).replace("-", " ")
+    return re.sub(r"\b[A-Za-z]{3,}(?:-(?!(?:wise|most|like|based|bound|sized|style|free)\b)[A-Za-z]{3,})+\b", spaced, question)
+
+
+_QUESTION_WORDS = ("what", "which", "where", "when", "who", "whose", "how")
+_NOT_TYPOS = frozenset({"why", "whom", "whole", "white", "whale", "wheel", "hot", "hop", "hog", "now", "cow"})
+
+
+def _question_word_spelt(m: re.Match[str]) -> str:
+    """The question word a word of the same length misspells by one letter (its first kept) or by its first
+    two swapped; the word itself otherwise."""
+    raw, after = m.group(1), m.group(2)
+    low = raw.lower()
+    if low in _QUESTION_WORDS or low in _NOT_TYPOS:
+        return raw
+    near = [w for w in _QUESTION_WORDS if len(w) == len(low) and DamerauLevenshtein.distance(low, w) == 1
+            and (low[0] == w[0] or low[1] + low[0] + low[2:] == w)]
+    if len(near) > 1:  # "hwo": "who" or "how"; the next word says ("hwo many")
+        near = ["how"] if "how" in near and after in ("many", "much", "long", "far", "often", "old", "big") else []
+    if len(near) != 1:
+        return raw
+    return near[0].capitalize() if raw[0].isupper() else near[0]
 
 
 _RELATIVE = re.compile(r"\b(?:(last|past|previous|this|current|next|coming)\s+(year|month))\b", re.I)
@@ -832,7 +867,8 @@ def _shown_by_its_kind(part: str, spec: planner.Spec, showing: tuple[list[Any], 
 # a part that asks the figure of the row just asked for ("..., and how much is it?", "and what is it?")
 # (or "and how much in USD?": the figure in a unit)
 _HOW_MUCH_IS_IT = re.compile(r"^\W*(?:and\s+)?(?:how (?:much|heavy|big|long)(?:(?:'s|\s+is|\s+was)\s+(?:it|that|this))?"
-                             r"(?:\s+in\s+(?:[A-Za-z]+|[$€£]))?|(?:how many|what)(?:'s|\s+is|\s+was)\s+(?:it|that|this))"
+                             r"(?:\s+in\s+(?:[A-Za-z]+|[$€£]))?|(?:how many(?:\s+[a-z]+)?|what)(?:'s|\s+is|\s+was)\s+"
+                             r"(?:it|that|this))"
                              r"\W*$", re.I)
 
 

@@ -927,6 +927,10 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _negations(words, schema, spec, links, used_columns)
     _action(words, schema, spec, named, used_columns)
     _one_per_name(spec, words, links)
+    if spec.action == "list":
+        # "the lines with dangerous goods": which UN number each has, too (the rows' own column)
+        spec.show += [f.column for f in spec.filters
+                      if f.op == "is not null" and f.column.table == spec.target and f.column not in spec.show]
     if spec.group is not None and spec.action == "group":
         # "how many per alliance, and how many independent?": only the empty rows would make one group;
         # every group is shown, the empty one said as its comment says

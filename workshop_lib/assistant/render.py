@@ -291,7 +291,9 @@ def _compared_values(plan: Plan, rows: Sequence[Sequence[Any]]) -> tuple[list[An
 
 def _group_word(col: Column) -> str:
     """A group named by its rows' names or numbers is "per voyage", otherwise "per flag state"."""
-    return noun(col.table, False) if col.name.endswith(("_NAME", "_NUMBER")) else _label(col)
+    # (a row's own number: "VOYAGE_NUMBER" of VOYAGES; a UN number is a figure of the row's, not its name)
+    own_number = col.name.endswith("_NUMBER") and (col.is_key or col.table.startswith(col.name.split("_")[0]))
+    return noun(col.table, False) if col.name.endswith("_NAME") or own_number else _label(col)
 
 
 def _listing(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:

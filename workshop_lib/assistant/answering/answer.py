@@ -148,6 +148,7 @@ def _answer_as_written(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
     docs = _documents(eng, question, vector)
     decision = router.route(eng, question, vector=vector, llm=llm, documents_mode=docs.mode if docs else None)
     handled = _not_a_description_for_ranked_rows(question, _handled(eng, question, decision, llm, vector, docs))
+    handled = _rows_over_a_description(eng, question, decision, handled)
     if handled.mode == "fallback" and docs is not None and llm is None and \
             decision.label not in (router.OUT, router.SMALL_TALK) and \
             (read := _read_nearest(eng, question, decision, docs, vector)) is not None:
@@ -158,6 +159,35 @@ def _answer_as_written(eng: Engine, question: str, *, llm=None) -> ChatAnswer:
 # a question for rows ranked by a figure ("which 3 manifest lines have the highest total value?")
 _RANKED_ROWS = re.compile(r"^\W*(?:which|what|list|show)\b[^?]{0,60}?\b(?:highest|lowest|most|least|largest|smallest|"
                           r"biggest|heaviest|lightest|top\s+\d+|\d+\s+(?:highest|lowest|largest|biggest))\b", re.I)
+
+
+# a question for rows of a table: "which cargo items have ...", "how many ships ...", "list the boxes ..."
+_ROWS_ASKED = re.compile(r"^\W*(?:which|what|list|show(?:\s+me)?|how many)\s+(?:the\s+)?((?:[a-z-]+\s+){0,2}[a-z-]+s)\b", re.I)
+
+
+def _asks_rows(question: str) -> bool:
+    """The question asks for rows: its first words name a table's rows in the plural ("which cargo lines")."""
+    m = _ROWS_ASKED.match(question)
+    return m is not None and any(TABLE_NOUNS.get(w) for w in map_words(m.group(1).split()))
+
+
+def _rows_over_a_description(eng: Engine, question: str, decision: router.RouteDecision, answered: ChatAnswer) -> ChatAnswer:
+    """A column's description is no answer to a question for rows ("which cargo items have dangerous goods?"):
+    the rows when a query answers it, else said so, never grounded (where a thing is kept, or what it means,
+    stays the schema's)."""
+    if answered.mode not in ("rag", "hybrid") or not str(answered.decision_explain.get("handler", "")).startswith(
+            "knowledge") or not _asks_rows(question) or _WHERE_KEPT.search(question) or _RELATION_RE.search(question) \
+            or _ASKS_WHAT_IT_IS.search(question) or _A_NAME_OF_THE_SCHEMA.search(question):
+        return answered
+    rows = _linked_data_answer(eng, question, decision, require_links=False)
+    if rows is not None and rows.mode in ("rag", "hybrid"):
+        return rows
+    return replace(answered, mode="fallback", used_chunks=[],
+                   answer="That asks for rows of the data, and no query I can build offline answers it; the schema's "
+                          "description of a column is no answer to it. Configure a model (README, 'Using a model') "
+                          "for such questions, or ask for one figure at a time.",
+                   decision_explain={**answered.decision_explain, "mode": "fallback",
+                                     "reason": "a column's description for a question that asks rows"})
 
 
 def _not_a_description_for_ranked_rows(question: str, answered: ChatAnswer) -> ChatAnswer:

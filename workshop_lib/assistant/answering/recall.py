@@ -419,6 +419,25 @@ def _merged_voyage_part(eng: Engine, data: Any, question: str, rec: personal.Rec
     return True
 
 
+# the words of a question for a day that name no event ("on what date should it be ...?")
+_ASKING_A_DAY = frozenset(document_reader._stems("what which when date day days time times should would could will can "
+                                                 "expect expected happen going planned scheduled estimated actual now "
+                                                 "told mentioned said gave"))
+
+
+def _a_day_the_data_does_not_hold(eng: Engine, question: str, told: str) -> bool:
+    """A question for the day of something the schema does not record ("clearance finished", "the pickup"):
+    a word of the sentence that asks it is none of the schema's, of a value it names, of what the user told
+    (`told`), or of asking for a day."""
+    asking = next((x for x in sentences.split(question) if _ASKS_TIME.search(x)), None)
+    if asking is None:
+        return False
+    _, values = assistant.knowledge(eng)
+    named = {s for lk in values.links(asking) for s in document_reader._stems(asking[lk.start:lk.end] or lk.text)}
+    unknown = document_reader._stems(asking) - schema_words(eng) - _ASKING_A_DAY - named - document_reader._stems(told)
+    return any(len(w) >= 5 and not w.isdigit() for w in unknown)
+
+
 def _all_shown(question: str, asked_parts: list[str], answers: list[Any]) -> bool:
     """Every part was answered with a plan that shows what it asks, and together they show all the question asks."""
     return bool(answers) and all(a.text is not None and a.plan is not None for a in answers) and \
@@ -430,6 +449,8 @@ def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tu
     """The question asked as the data questions of the thing's voyage, else as one about a column of
     a table joined to it, when every part is answered; None otherwise."""
     one_part = len(assistant.asked_clauses(question)) < 2  # one data question for a question of two is half an answer
+    if _a_day_the_data_does_not_hold(eng, question, rec.text):
+        return None  # "on what date should clearance of my box be finished?": not the voyage's arrival
     for asked_parts in (_voyage_questions(question, rec),
                         [personal.context_question(eng, question, rec, any_table=True) if one_part else None]):
         asked_parts = [a for a in asked_parts if a]
