@@ -210,3 +210,20 @@ def test_a_day_of_an_event_the_data_does_not_record_is_not_answered_with_the_arr
     (answer, mode), (arrival_answer, arrival_mode) = turns[1], turns[2]
     assert not (mode in GROUNDED and "arrival date" in answer), answer
     assert arrival_mode in GROUNDED and "arrival date" in arrival_answer, arrival_answer
+
+
+def test_a_ship_called_by_its_name_and_a_who_part_anywhere_is_answered_or_said(service):
+    vessel, carrier, flag = service.eng.query(
+        f"SELECT s.VESSEL_NAME, c.CARRIER_NAME, s.FLAG_STATE FROM {OWNER}.VESSELS s JOIN {OWNER}.CARRIERS c ON "
+        f"c.CARRIER_ID = s.CARRIER_ID ORDER BY s.IMO_NUMBER DESC")[0]
+    answer, mode = _ask(service, f"the vessel named {vessel} I think - who operates her and which flag is she under?")
+    assert mode not in GROUNDED or (carrier in answer and flag in answer), (mode, answer)
+    assert mode in GROUNDED, answer
+
+
+def test_a_ranked_row_said_without_a_question_word_then_asked_of_is_that_row(service):
+    vessel, carrier = service.eng.query(
+        f"SELECT s.VESSEL_NAME, c.CARRIER_NAME FROM {OWNER}.VESSELS s JOIN {OWNER}.CARRIERS c ON c.CARRIER_ID = "
+        f"s.CARRIER_ID ORDER BY s.LENGTH_M DESC")[0]
+    answer, mode = _ask(service, "longest ship in the fleet, and who operates it?")
+    assert mode in GROUNDED and vessel in answer and carrier in answer, answer

@@ -292,7 +292,7 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     `require_links`, a question that names no value of the data is not planned at all."""
     schema, values = knowledge(eng)
     question = joined_as_named(periods_named(signs_written(question), planner.reference_date(schema)), schema)
-    question = _hyphens_spaced(question, values.links(question))
+    question = _calling_said(_hyphens_spaced(question, values.links(question)), values)
     links = values.links(question)
     summary = link_summary(links)
     if require_links and not links:
@@ -392,6 +392,16 @@ def signs_written(question: str) -> str:
     # (not before a capital: "Whan Hai 611" misspells a name)
     question = re.sub(r"\b([A-Za-z]{3,5})\b(?!\s+[A-Z])(?=\s*([a-z]*))", _question_word_spelt, question)
     return re.sub(r"\bminus\s+(?=\d)", lambda m: " " * (len(m.group(0)) - 1) + "-", question, flags=re.I)
+
+
+def _calling_said(question: str, values: ValueIndex) -> str:
+    """"the ship called Mount Tabor": the word that introduces a name says nothing more (blanked, so the
+    length stays the same)."""
+    for lk in values.links(question):
+        if (lk.table, lk.column) in NAME_COLUMNS and lk.start is not None and \
+                (m := re.search(r"\b(?:called|named)\s+$", question[:lk.start], re.I)) is not None:
+            question = question[:m.start()] + " " * (lk.start - m.start()) + question[lk.start:]
+    return question
 
 
 def _hyphens_spaced(question: str, links: list[Link]) -> str:
@@ -610,9 +620,7 @@ def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema, 
     or when the first part's own pronoun already points at the record named ("Box X - which voyage is
     it on, and what temperature is it set to?": both are the box)."""
     asked = [p for p in parts if _ASKS.match(p)]
-    if len(asked) < 2 or not PRONOUN.search(asked[-1]) or len(parts) > 3:
-        return None
-    if PRONOUN.search(asked[0]) and _one_record_named(links) is not None:
+    if not _last_asks_of_a_row(parts, asked, links):
         return None
     first = answer_data(eng, _before(question, asked[-1]))
     if first.text is None or first.plan is None or first.uncovered or first.rows_shown != 1:
@@ -622,6 +630,14 @@ def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema, 
         return None
     second = answer_data(eng, _about(asked[-1], first.plan.spec.target, name))
     return _joined(first, second, "then")
+
+
+def _last_asks_of_a_row(parts: list[str], asked: list[str], links: list[Link]) -> bool:
+    """Two or three parts, the last asked with a pronoun (the first may ask without a question word:
+    "heaviest ship by deadweight, and who runs it?"), and no earlier pronoun standing for a record named."""
+    if not 2 <= len(parts) <= 3 or not asked or asked[-1] != parts[-1] or not PRONOUN.search(asked[-1]):
+        return False
+    return not (any(PRONOUN.search(p) for p in parts[:-1]) and _one_record_named(links) is not None)
 
 
 def _the_row_name(answer: DataAnswer, schema: Schema) -> str | None:
@@ -907,7 +923,9 @@ def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueI
     if not (cols or when or where):
         # "and who runs it?", "what's in it?": asked, and nothing shown answers it; not context, the
         # main question, "and which ones?", or a party it shows
-        return (part in asked[1:] or _requests_something(part)) and not _only_asks_which(part) and not _who_is_shown(part, schema, tables) \
+        # (a "who" part asks a party wherever it stands: "..., who runs it and what flag does it fly?")
+        who = re.match(r"(?:and\s+)?who\b", part, re.I) is not None
+        return (part in asked[1:] or who or _requests_something(part)) and not _only_asks_which(part) and not _who_is_shown(part, schema, tables) \
             and not {TABLE_NOUNS.get(w) for w in words_of(part)} & tables  # "and what ship are they on?": shown
     return not _shows(cols, when, where, shown, refs)
 
