@@ -227,3 +227,31 @@ def test_a_ranked_row_said_without_a_question_word_then_asked_of_is_that_row(ser
         f"s.CARRIER_ID ORDER BY s.LENGTH_M DESC")[0]
     answer, mode = _ask(service, "longest ship in the fleet, and who operates it?")
     assert mode in GROUNDED and vessel in answer and carrier in answer, answer
+
+
+# ---------------------------------------------------------------- whether a row has a thing; a ship's voyage told
+def test_whether_a_row_named_has_a_thing_shows_it_or_what_its_absence_means(service):
+    (independent,) = service.eng.query(f"SELECT VESSEL_NAME FROM {OWNER}.VESSELS s JOIN {OWNER}.CARRIERS c ON "
+                                       f"c.CARRIER_ID = s.CARRIER_ID WHERE c.ALLIANCE IS NULL ORDER BY 1")[0]
+    vessel, alliance = service.eng.query(f"SELECT VESSEL_NAME, ALLIANCE FROM {OWNER}.VESSELS s JOIN {OWNER}.CARRIERS c ON "
+                                         f"c.CARRIER_ID = s.CARRIER_ID WHERE c.ALLIANCE IS NOT NULL ORDER BY 1")[0]
+    answer, mode = _ask(service, f"does the {vessel} belong to an alliance?")
+    assert mode in GROUNDED and alliance in answer, answer
+    answer, mode = _ask(service, f"does the {independent} belong to an alliance?")
+    assert mode in GROUNDED and "independent" in answer, answer
+    box, un, goods = service.eng.query(
+        f"SELECT k.CONTAINER_NUMBER, ci.UN_NUMBER, ci.DESCRIPTION FROM {OWNER}.CARGO_ITEMS ci JOIN {OWNER}.CONTAINERS k "
+        f"ON k.CONTAINER_ID = ci.CONTAINER_ID WHERE ci.UN_NUMBER IS NOT NULL ORDER BY k.CONTAINER_ID DESC")[0]
+    answer, mode = _ask(service, f"is there any dangerous cargo in container {box}?")
+    assert mode in GROUNDED and str(un) in answer and goods in answer, answer
+
+
+def test_when_their_ship_arrives_is_the_voyage_they_told_with_her(service):
+    vessel, number, arrival = service.eng.query(
+        f"SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON "
+        f"s.IMO_NUMBER = v.IMO_NUMBER WHERE s.IMO_NUMBER IN (SELECT IMO_NUMBER FROM {OWNER}.VOYAGES GROUP BY IMO_NUMBER "
+        f"HAVING COUNT(*) > 1) ORDER BY v.VOYAGE_ID")[0]
+    turns = _talk(service, [("t1", f"Our pallets of glassware are booked on the {vessel}, voyage {number}."),
+                            ("t2", "When is our ship due in?")])
+    answer, mode = turns[1]
+    assert mode in GROUNDED and str(arrival)[:10] in answer and answer.count("arrival date") == 1, answer

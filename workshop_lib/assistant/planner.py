@@ -1066,6 +1066,8 @@ def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at:
     aggregate cannot show."""
     _rows_not_named(words, spec, noun_at)
     if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
+        _whether_it_has(schema, spec)
+    if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
         _the_column_of_the_unit(words, schema, spec)
     if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
         _lookup_shows_the_name(words, schema, spec)
@@ -1126,6 +1128,22 @@ def _points_back(words: _Words, spec: Spec) -> None:
     and no filter says which; every row of the table would answer another question."""
     if spec.action in ("list", "lookup") and not spec.filters and (it := words.has(r"it|its|she|her|he|him|(?<=are |ere )they")):
         raise NoPlan(f"it asks about '{it.group(0)}' without naming which row that is")
+
+
+def _whether_it_has(schema: Schema, spec: Spec) -> None:
+    """"Is the HMM Hanbada in an alliance?": of a row named, whether a column of its own or of a row above it
+    is filled is asked by showing the column (its value, or what its emptiness means), not by keeping only
+    the rows that have it (a column of the rows below has one value per row there: not one answer)."""
+    said = [f for f in spec.filters if f.op in ("is null", "is not null")]
+    if len(said) != 1 or not any(f.op == "=" for f in spec.filters):
+        return
+    col = said[0].column
+    if col.table == spec.target or schema.is_parent_path(spec.target, col.table):
+        spec.filters.remove(said[0])
+        spec.show.append(col)
+    elif said[0].op == "is not null" and schema.is_parent_path(col.table, spec.target):
+        # "does box X have dangerous goods?": its lines that do, each with its value (none listed: it has none)
+        spec.target, spec.action, spec.show = col.table, "list", [col]
 
 
 def _the_column_of_the_unit(words: _Words, schema: Schema, spec: Spec) -> None:

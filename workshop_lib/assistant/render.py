@@ -25,7 +25,8 @@ CONVERSIONS = {("kg", "tonnes"): (0.001, "tonnes"), ("kg", "tons"): (0.001, "ton
 
 def value_text(value: Any, col: Column | None, convert: str | None = None) -> str:
     if value is None:
-        return "not recorded"
+        # (an empty value whose comment says what it means: "none (NULL means it sails independently)")
+        return f"none ({col.null_meaning})" if col is not None and col.null_meaning else "not recorded"
     unit = col.unit if col is not None else ""
     if unit == "cents":
         return _cents_text(value, convert)

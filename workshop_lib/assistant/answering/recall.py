@@ -479,10 +479,23 @@ def _short_of(question: str, data: Any) -> bool:
         _covers(question, data.plan) or len(plans) == 2 and _covers_all(question, plans)))
 
 
+def _the_voyage_told_with(question: str, rec: personal.Recalled) -> personal.Recalled:
+    """"When is our vessel due?" of "our boxes are on the Kyoto Express, voyage 574W": where or when a ship
+    goes is that voyage of hers, when the same memory tells one; the recalled ship otherwise."""
+    voyages = {str(v) for t, c, v in rec.entities if (t, c) == ("VOYAGES", "VOYAGE_NUMBER")}
+    when, where, _, _ = _directions(question)
+    # ("our vessel" is the one their goods are on; "where is it headed?" is the ship, whatever she sails now)
+    theirs = re.search(rf"\b(?:our|my)\s+{re.escape(rec.noun)}\b", question, re.I) is not None if rec.noun else False
+    if rec.table != "VESSELS" or len(voyages) != 1 or not (when or where) or not theirs:
+        return rec
+    return dataclasses.replace(rec, table="VOYAGES", column="VOYAGE_NUMBER", value=voyages.pop())
+
+
 def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, str]:
     """The data answer for a question about the remembered entity: the question with the entity in
     its place; a second question it left unanswered ("..., and where?") asked on its own; when the
     question itself names nothing of the data, the columns its earlier sentence names."""
+    rec = _the_voyage_told_with(question, rec)
     data_question = personal.substitute(question, rec, with_vessel=_number_shared(eng, rec))
     data = assistant.answer_data(eng, data_question)
     if _merged_second_part(eng, data, data_question, rec) or _merged_voyage_part(eng, data, question, rec):
