@@ -23,10 +23,14 @@ CONVERSIONS = {("kg", "tonnes"): (0.001, "tonnes"), ("kg", "tons"): (0.001, "ton
                ("kg", "lbs"): (2.20462, "lb"), ("tonnes", "pounds"): (2204.62, "lb"), ("tonnes", "lbs"): (2204.62, "lb")}
 
 
+def _empty_text(col: Column | None) -> str:
+    """An empty value, said as its comment says it means ("none (it sails independently)") when it says."""
+    return f"none ({col.null_meaning})" if col is not None and col.null_meaning else "not recorded"
+
+
 def value_text(value: Any, col: Column | None, convert: str | None = None) -> str:
     if value is None:
-        # (an empty value whose comment says what it means: "none (NULL means it sails independently)")
-        return f"none ({col.null_meaning})" if col is not None and col.null_meaning else "not recorded"
+        return _empty_text(col)
     unit = col.unit if col is not None else ""
     if unit == "cents":
         return _cents_text(value, convert)
