@@ -1065,12 +1065,17 @@ def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at:
     """No plan for one row not named, a named row asked nothing about, or a column a count or an
     aggregate cannot show."""
     _rows_not_named(words, spec, noun_at)
-    if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
+    if _asked_nothing(spec):
         _whether_it_has(schema, spec)
-    if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
+    if _asked_nothing(spec):
         _the_column_of_the_unit(words, schema, spec)
-    if spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None:
+    if _asked_nothing(spec):
         _lookup_shows_the_name(words, schema, spec)
+
+
+def _asked_nothing(spec: Spec) -> bool:
+    """A look-up of the row named that shows nothing of it yet."""
+    return spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None
     if spec.action in ("count", "group", "group_top"):
         # "the most departures": a date column named in a count names the event counted
         spec.show = [c for c in spec.show if not c.is_date]
