@@ -255,3 +255,27 @@ def test_when_their_ship_arrives_is_the_voyage_they_told_with_her(service):
                             ("t2", "When is our ship due in?")])
     answer, mode = turns[1]
     assert mode in GROUNDED and str(arrival)[:10] in answer and answer.count("arrival date") == 1, answer
+
+
+# ---------------------------------------------------------------- a figure asked alone; their words for one part
+def test_a_figure_asked_alone_is_not_refused_for_a_word_that_also_names_a_column(service):
+    (n,) = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.CARGO_ITEMS WHERE UN_NUMBER IS NOT NULL")[0]
+    answer, mode = _ask(service, "how many manifest lines are declared hazardous (have a UN number)?")
+    assert mode in GROUNDED and f" {n} " in f" {answer} ", answer
+    rows = service.eng.query(f"SELECT PACKAGE_TYPE, COUNT(*) FROM {OWNER}.CARGO_ITEMS GROUP BY PACKAGE_TYPE")
+    answer, mode = _ask(service, "number of manifest lines per package type")
+    assert mode in GROUNDED and all(f"{kind}: {k}" in answer for kind, k in rows), answer
+    number, kg = service.eng.query(f"SELECT v.VOYAGE_ID, SUM(c.GROSS_WEIGHT_KG) FROM {OWNER}.CONTAINERS c JOIN "
+                                   f"{OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID GROUP BY v.VOYAGE_ID ORDER BY 1")[0]
+    answer, mode = _ask(service, f"combined weight of every container on voyage {number}, in tonnes?")
+    assert mode in GROUNDED and f"{kg / 1000:,.2f}" in answer, answer
+    answer, mode = _ask(service, "how many vessels are there, and what flags do they fly?")
+    assert mode not in GROUNDED or "flag" in answer.lower(), answer
+
+
+def test_their_words_read_back_for_one_part_of_two_is_said_as_part_of_an_answer(service):
+    turns = _talk(service, [
+        ("t1", "Harlow Ceramics want cargo insurance on their next order, insured value USD 55,000."),
+        ("t2", "what insured value did I give you for Harlow Ceramics, and what would the excess be?")])
+    answer, mode = turns[1]
+    assert mode == "fallback" and "55,000" in answer and "excess" in answer, answer

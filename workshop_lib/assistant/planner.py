@@ -1071,15 +1071,15 @@ def _asks_what_the_rows_hold(words: _Words, schema: Schema, spec: Spec, noun_at:
         _the_column_of_the_unit(words, schema, spec)
     if _asked_nothing(spec):
         _lookup_shows_the_name(words, schema, spec)
+    if spec.action in ("count", "group", "group_top"):
+        # "the most departures": a date column named in a count names the event counted
+        spec.show = [c for c in spec.show if not c.is_date]
+    _figure_shows_nothing_else(spec, words)
 
 
 def _asked_nothing(spec: Spec) -> bool:
     """A look-up of the row named that shows nothing of it yet."""
     return spec.action == "lookup" and not spec.show and not spec.roles and spec.measure is None
-    if spec.action in ("count", "group", "group_top"):
-        # "the most departures": a date column named in a count names the event counted
-        spec.show = [c for c in spec.show if not c.is_date]
-    _figure_shows_nothing_else(spec)
 
 
 def _that_row_not_named(words: _Words, spec: Spec, noun_at: int | None) -> None:
@@ -1116,16 +1116,33 @@ def _several_not_named(words: _Words, spec: Spec) -> None:
         raise NoPlan(f"it asks about '{several.group(0)}' without naming which")
 
 
-def _figure_shows_nothing_else(spec: Spec) -> None:
+def _figure_shows_nothing_else(spec: Spec, words: _Words) -> None:
     """A count or an aggregate shows one figure: a column asked beside it is no plan, except the key
     said with the number a filter already uses ("voyage id 1015")."""
     if spec.action not in ("count", "aggregate", "group", "group_top"):
         return
     keyed = any(f.column.is_key and f.op == "=" for f in spec.filters)
-    spec.show = [c for c in spec.show if not (c.is_key and keyed)]
+    spec.show = [c for c in spec.show if not (c.is_key and keyed) and not _said_already(spec, c)]
+    if spec.show and spec.action in ("count", "group") and spec.measure is None and not _ASKS_BESIDE.search(words.text):
+        # "how many lines are declared as dangerous goods?": a count asked alone; a word that also names a
+        # column ("declared", "package") asks nothing more of it (a part that does is checked as uncovered)
+        spec.show = []
     if spec.show:
         article = "an" if spec.action[0] in "aeiou" else "a"
         raise NoPlan(f"it asks about {spec.show[0].ref}, which {article} {spec.action} does not show")
+
+
+# a second thing asked beside a figure ("..., and what are their names?", "with their flags")
+_ASKS_BESIDE = re.compile(r"\b(?:and|with|plus|also)\s+(?:what|which|who|where|when|their|its|the\s+\w+\s+of)\b|[?].*\w", re.I)
+
+
+def _said_already(spec: Spec, col: Column) -> bool:
+    """A column a figure already says: the groups' own ("lines per package type"), one it filters on ("lines
+    with a UN number"), or one of the same kind as the measure ("total weight": the gross weight summed,
+    not the tare beside it)."""
+    same_kind = spec.measure is not None and col.table == spec.measure.table and col.unit and col.unit == spec.measure.unit \
+        and col.name.split("_")[-2:] == spec.measure.name.split("_")[-2:]
+    return col == spec.group or any(f.column == col for f in spec.filters) or bool(same_kind)
 
 
 def _points_back(words: _Words, spec: Spec) -> None:

@@ -939,7 +939,10 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
         return None
     source = {"record_id": found.message_id, "subject": f"what you said, {found.said_at[:16]}",
               "memory_id": found.message_id, "said_at": found.said_at, "said": found.text[:300]}
-    return _answer(f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d", "rag",
+    said_then = f"You told me on {found.said_at[:10]}: \u201c{found.text}\u201d"
+    if (half := _one_part_said(found.text, parts, said_then, source)) is not None:
+        return half
+    return _answer(said_then, "rag",
                    _explain("the user's own earlier statement that shares the question's words and holds what it "
                             "asks", "rag", memory=source), [source])
 
@@ -964,6 +967,33 @@ def _their_words_do_not_answer(question: str, told: str) -> bool:
     told_sentences = sentences.split(question)
     stated = " ".join(x for x in told_sentences if not x.endswith("?"))
     return any(n not in told for n in re.findall(r"\d+", stated))
+
+
+def _one_part_said(text: str, parts: list[str], said_then: str, source: dict[str, Any]) -> ChatAnswer | None:
+    """"What value did I give, and what did the premium come to?": their words say nothing of one part; said
+    as part of an answer, never grounded. None when every part shares a word with them."""
+    told = document_reader._stems(text)
+    missing = [p for p in parts if not _a_part_said(p, told)] if len(parts) > 1 else []
+    if not missing:
+        return None
+    return _answer(f"I can answer only part of this from what you told me.\n{said_then}\nI cannot also answer "
+                   f"\u201c{missing[-1].strip()}\u201d.", "fallback",
+                   _explain("the user's own statement answers one part of the question", "fallback", memory=source), [])
+
+
+def _a_part_said(part: str, told: set[str]) -> bool:
+    """Their words (`told`: their roots) answer the part: they share a word of what it asks about, it asks
+    nothing but which one or when ("and which one are we using now?", "what was its date?"), or a party."""
+    about = document_reader._stems(part) - _ASKING_WORDS
+    # ("which haulier did I mention first?": a party's role asked, which their words say by its name)
+    return not about or bool(about & told) or bool(own_values.roles_of(part))
+
+
+# the words of a part that only ask ("what did ... come to?", "which one are we using now?"): nothing it asks about
+_ASKING_WORDS = frozenset(document_reader._stems("what which who whom whose when where how did does do come came give gave "
+                                                 "tell told say said mention mentioned again remind you me one ones now "
+                                                 "first before later earlier originally currently using use used have had "
+                                                 "are was were we our my its them they their date day time"))
 
 
 # a question whose answer is a party: who, or which of a kind of party
@@ -1609,7 +1639,7 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     if len(parts) < 2 or not personal.refers_to_own(question):
         return None
     answers = _parts_recalled(eng, parts, user_id, agent_id, thread_id)
-    if not all(a is not None and a.mode == "rag" for a in answers):
+    if not all(a is not None and a.mode == "rag" and not _no_party_for_who(p, a) for p, a in zip(parts, answers, strict=True)):
         return None
     done = [a for a in answers if a is not None]
     used = [u for a in done for u in a.used_chunks]
@@ -1619,6 +1649,13 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
 
 
 _WHICH_ONE = re.compile(r"\b(which|what)\s+one\b", re.I)
+
+
+def _no_party_for_who(part: str, answered: ChatAnswer) -> bool:
+    """A part asking who, answered by rows of the data that name no party ("who should the terminal call?"
+    answered with the voyages into their port)."""
+    sql = str(answered.decision_explain.get("sql") or "")
+    return document_reader.asked_kind(part) in ("person", "party") and bool(sql) and "CARRIERS" not in sql
 
 
 def _parts_recalled(eng: Engine, parts: list[str], user_id: str, agent_id: str,
