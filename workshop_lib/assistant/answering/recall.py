@@ -422,7 +422,8 @@ def _merged_voyage_part(eng: Engine, data: Any, question: str, rec: personal.Rec
 # the words of a question for a day that name no event ("on what date should it be ...?")
 _ASKING_A_DAY = frozenset(document_reader._stems("what which when date day days time times should would could will can "
                                                  "expect expected happen going planned scheduled estimated actual now "
-                                                 "told mentioned said gave"))
+                                                 "told mentioned said gave ask asks asking asked want wants need needs "
+                                                 "know wondering their they them"))
 
 
 def _a_day_the_data_does_not_hold(eng: Engine, question: str, told: str) -> bool:
@@ -434,7 +435,9 @@ def _a_day_the_data_does_not_hold(eng: Engine, question: str, told: str) -> bool
         return False
     _, values = assistant.knowledge(eng)
     named = {s for lk in values.links(asking) for s in document_reader._stems(asking[lk.start:lk.end] or lk.text)}
-    unknown = document_reader._stems(asking) - schema_words(eng) - _ASKING_A_DAY - named - document_reader._stems(told)
+    # (and the user's own things: "my customer", "our client", whatever the words they told them in)
+    theirs = set().union(*(document_reader._stems(n) for n in personal.possessed_nouns(asking)), set())
+    unknown = document_reader._stems(asking) - schema_words(eng) - _ASKING_A_DAY - named - document_reader._stems(told) - theirs
     return any(len(w) >= 5 and not w.isdigit() for w in unknown)
 
 
