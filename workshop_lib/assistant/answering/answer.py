@@ -173,36 +173,38 @@ def _asks_rows(question: str) -> bool:
 
 def _rows_over_a_description(eng: Engine, question: str, decision: router.RouteDecision, answered: ChatAnswer) -> ChatAnswer:
     """A column's description is no answer to a question for rows ("which cargo items have dangerous goods?"):
-    the rows when a query answers it, else said so, never grounded (where a thing is kept, or what it means,
-    stays the schema's)."""
-    if answered.mode not in ("rag", "hybrid") or not str(answered.decision_explain.get("handler", "")).startswith(
-            "knowledge") or not _asks_rows(question) or _WHERE_KEPT.search(question) or _RELATION_RE.search(question) \
-            or _ASKS_WHAT_IT_IS.search(question) or _A_NAME_OF_THE_SCHEMA.search(question):
+    the rows when a query answers it, else said so, never grounded."""
+    if not _a_description_for_rows(question, answered) or not _asks_rows(question) or _RELATION_RE.search(question):
         return answered
     rows = _linked_data_answer(eng, question, decision, require_links=False)
     if rows is not None and rows.mode in ("rag", "hybrid"):
         return rows
-    return replace(answered, mode="fallback", used_chunks=[],
-                   answer="That asks for rows of the data, and no query I can build offline answers it; the schema's "
-                          "description of a column is no answer to it. Configure a model (README, 'Using a model') "
-                          "for such questions, or ask for one figure at a time.",
-                   decision_explain={**answered.decision_explain, "mode": "fallback",
-                                     "reason": "a column's description for a question that asks rows"})
+    return _no_description_for(answered, "rows of the data")
 
 
 def _not_a_description_for_ranked_rows(question: str, answered: ChatAnswer) -> ChatAnswer:
-    """A column's description is no answer to a question for rows ranked by it: said so, never grounded
-    (a question of where a thing is kept or what it means stays the schema's)."""
-    if answered.mode not in ("rag", "hybrid") or not str(answered.decision_explain.get("handler", "")).startswith(
-            "knowledge") or not _RANKED_ROWS.search(question) or _WHERE_KEPT.search(question) \
-            or _ASKS_WHAT_IT_IS.search(question) or _A_NAME_OF_THE_SCHEMA.search(question):
+    """A column's description is no answer to a question for rows ranked by it: said so, never grounded."""
+    if not _a_description_for_rows(question, answered) or not _RANKED_ROWS.search(question):
         return answered
+    return _no_description_for(answered, "rows ranked by a figure")
+
+
+def _a_description_for_rows(question: str, answered: ChatAnswer) -> bool:
+    """The schema facts answered under a grounded badge a question that may ask rows (one of where a thing is
+    kept, what it means, or a name of the schema stays theirs)."""
+    return answered.mode in ("rag", "hybrid") and str(answered.decision_explain.get("handler", "")).startswith(
+        "knowledge") and not (_WHERE_KEPT.search(question) or _ASKS_WHAT_IT_IS.search(question)
+                              or _A_NAME_OF_THE_SCHEMA.search(question))
+
+
+def _no_description_for(answered: ChatAnswer, asked: str) -> ChatAnswer:
+    """The honest fallback in place of a column's description for a question that asks rows."""
     return replace(answered, mode="fallback", used_chunks=[],
-                   answer="That asks for rows ranked by a figure, which no single query I can build offline ranks; "
-                          "the schema's description of the column is no answer to it. Configure a model (README, "
-                          "'Using a model') for such questions, or ask for one figure at a time.",
+                   answer=f"That asks for {asked}, and no query I can build offline answers it; the schema's "
+                          "description of a column is no answer to it. Configure a model (README, 'Using a model') "
+                          "for such questions, or ask for one figure at a time.",
                    decision_explain={**answered.decision_explain, "mode": "fallback",
-                                     "reason": "a column's description for a question that asks ranked rows"})
+                                     "reason": f"a column's description for a question that asks {asked}"})
 
 
 def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
