@@ -279,3 +279,16 @@ def test_their_words_read_back_for_one_part_of_two_is_said_as_part_of_an_answer(
         ("t2", "what insured value did I give you for Harlow Ceramics, and what would the excess be?")])
     answer, mode = turns[1]
     assert mode == "fallback" and "55,000" in answer and "excess" in answer, answer
+
+
+@pytest.mark.parametrize("asked", ["which ships are due in on {day}, and where?",
+                                   "Which vessels have an ETA of {day}, and at which ports?"])
+def test_ships_due_on_a_day_and_where_show_the_port_of_that_arrival(service, asked):
+    day = service.eng.query(f"SELECT ARRIVAL_DATE FROM {OWNER}.VOYAGES WHERE ARRIVAL_DATE > '{TODAY}' "
+                            f"GROUP BY ARRIVAL_DATE HAVING COUNT(*) > 1 ORDER BY 1")[0][0]
+    rows = service.eng.query(
+        f"SELECT s.VESSEL_NAME, p.PORT_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"JOIN {OWNER}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE v.ARRIVAL_DATE = '{str(day)[:10]}'")
+    d = datetime.date.fromisoformat(str(day)[:10])
+    answer, mode = _ask(service, asked.format(day=f"{d.day} {d.strftime('%B')}"))
+    assert mode in GROUNDED and all(f"{vessel} (destination {port})" in answer for vessel, port in rows), answer

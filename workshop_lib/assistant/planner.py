@@ -1214,14 +1214,18 @@ def _column_words(words: _Words) -> list[str]:
 _COMING_FROM = r"\bc[oa]m(?:es?|ing)\b.*\bfrom\b|where from\b|from where\b"
 
 
+# an arrival or departure asked, then where: the port of that end ("due tomorrow, and where?")
+_EVENT_THEN_WHERE = r"\b(?:arriv\w*|due|eta|depart\w*|leav\w*)\b.*\band where\b"
+
+
 def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
     """"Where is the Kota Singa?": a row that has no place of its own is where its latest position
     report puts it (the table whose rows point at it and hold a latitude). "Where is she heading?":
     the destination of the voyage that report names, read from the schema: the report's voyage column
     says which status its voyage has ("The ACTIVE voyage the vessel is sailing"); "where is she coming
     from?" the same voyage's origin."""
-    if not words.has(r"where(?:'s|s)?") or has_place(schema, spec.target):
-        return
+    if not words.has(r"where(?:'s|s)?") or has_place(schema, spec.target) or words.has(_EVENT_THEN_WHERE):
+        return  # ("which ships arrive tomorrow, and where?": where the voyages end, not where the ships are)
     child = next((t for t, _, rt, _ in schema.foreign_keys if rt == spec.target
                   and {"LATITUDE", "LONGITUDE"} <= {c.name for c in schema.columns[t]}), None)
     if child is None:
@@ -3147,9 +3151,11 @@ def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
 
 
 # "from which port", "to which port", "which port does it load at": which end a port asked for is at
-_WHICH_PORT = r"(?:{end}) (?:which|what) (?:port|harbou?r)|(?:which|what) (?:port|harbou?r)\b[^,;?]*?\b(?:{end})\b"
+_WHICH_PORT = r"(?:{end}) (?:which|what) (?:ports?|harbou?rs?)|(?:which|what) (?:ports?|harbou?rs?)\b[^,;?]*?\b(?:{end})\b"
 _FROM_WHICH_PORT = _WHICH_PORT.format(end=r"from|load\w*")
 _TO_WHICH_PORT = _WHICH_PORT.format(end=r"to|go\w*|arriv\w*|head\w*")
+# ("due tomorrow, and at which ports?": at the end the rows are said to reach)
+_AT_WHICH_PORT_ARRIVING = r"\b(?:due|arriv\w*|eta)\b.*\bat (?:which|what) (?:ports?|harbou?rs?)\b"
 
 
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -3171,8 +3177,9 @@ def _ends_reached(words: _Words, schema: Schema, spec: Spec, asked: bool) -> lis
     """The voyage ends the rows have ports at (_port_ends); for boxes named by their codes, when the words ask
     where ("where's box X headed?"), the ends of the voyage they are on ("what's box X set to?" asks no place)."""
     ends = _port_ends(schema, spec)
-    if not ends and asked and words.has(r"where|destination|origin|head\w*|bound") \
-            and _through_voyages(schema, spec.target) and _names_its_rows(spec):
+    # (or rows kept by a filter on the voyage itself: "which ships arrive tomorrow, and where?")
+    if not ends and asked and words.has(r"where|destination|origin|head\w*|bound") and _through_voyages(schema, spec.target) \
+            and (_names_its_rows(spec) or any(f.column.table == "VOYAGES" and f.column.is_date for f in spec.filters)):
         return ["ORIGIN", "DESTINATION"]
     return ends
 
@@ -3182,7 +3189,7 @@ def _where_to_and_from(words: _Words) -> tuple[bool, bool]:
     # ("due in tomorrow, and where?": where the arrival is; "between which ports": both ends)
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
                         r"\bto\b\W*$|route|routing|from and to|to where|where to|between which ports|"
-                        r"\b(?:due|arriv\w*)\b.*\band where\b|" + _TO_WHICH_PORT + "|" + _DISCHARGE)
+                        r"\b(?:due|arriv\w*)\b.*\band where\b|" + _TO_WHICH_PORT + "|" + _AT_WHICH_PORT_ARRIVING + "|" + _DISCHARGE)
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|routing|from where|"
                           r"where from|between which ports|\b(?:depart\w*|leav\w*|sail\w*)\b.*\band where\b|"
                           + _FROM_WHICH_PORT + "|" + _LOADING)
