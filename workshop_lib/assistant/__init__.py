@@ -291,9 +291,14 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     """Compose, run read-only and render; never raises for a question it cannot plan. With
     `require_links`, a question that names no value of the data is not planned at all."""
     schema, values = knowledge(eng)
-    question = joined_as_named(periods_named(signs_written(question), planner.reference_date(schema)), schema)
-    question = _calling_said(_hyphens_spaced(question, values.links(question)), values)
+    question = joined_as_named(periods_named(question_words_spelt(signs_written(question)), planner.reference_date(schema)),
+                               schema)
     links = values.links(question)
+    # (the links are read again only when a reading changed the text)
+    if (spaced := _hyphens_spaced(question, links)) != question:
+        question, links = spaced, values.links(spaced)
+    if (called := _calling_said(question, links)) != question:
+        question, links = called, values.links(called)
     summary = link_summary(links)
     if require_links and not links:
         return DataAnswer(None, None, "it names no value of the data", summary)
@@ -386,18 +391,21 @@ def _named_when_few(eng: Engine, schema: Schema, spec: planner.Spec, rows: Any) 
 
 
 def signs_written(question: str) -> str:
-    """"minus 18" and "−18" as "-18", each the same length (the links' offsets stay right); a question
-    word typed with two letters swapped or one wrong ("waht", "whcih", "hwo") as the word."""
+    """"minus 18" and "−18" as "-18", each the same length (the links' offsets stay right)."""
     question = question.replace("\u2212", "-")
-    # (not before a capital: "Whan Hai 611" misspells a name)
-    question = re.sub(r"\b([A-Za-z]{3,5})\b(?!\s+[A-Z])(?=\s*([a-z]*))", _question_word_spelt, question)
     return re.sub(r"\bminus\s+(?=\d)", lambda m: " " * (len(m.group(0)) - 1) + "-", question, flags=re.I)
 
 
-def _calling_said(question: str, values: ValueIndex) -> str:
+def question_words_spelt(question: str) -> str:
+    """A question word typed with two letters swapped or one wrong ("waht", "whcih", "hwo") as the word, the
+    same length (not before a capital: "Whan Hai 611" misspells a name)."""
+    return re.sub(r"\b([A-Za-z]{3,5})\b(?!\s+[A-Z])(?=\s*([a-z]*))", _question_word_spelt, question)
+
+
+def _calling_said(question: str, links: list[Link]) -> str:
     """"the ship called Mount Tabor": the word that introduces a name says nothing more (blanked, so the
     length stays the same)."""
-    for lk in values.links(question):
+    for lk in links:
         if (lk.table, lk.column) in NAME_COLUMNS and lk.start is not None and \
                 (m := re.search(r"\b(?:called|named)\s+$", question[:lk.start], re.I)) is not None:
             question = question[:m.start()] + " " * (lk.start - m.start()) + question[lk.start:]
@@ -773,14 +781,14 @@ def _of_the_row_found(eng: Engine, answer: DataAnswer, part: str, named_table: s
 # (a clause keeps the preposition before its question word, "..., and from which port?"; "from where to
 # where" is one)
 _ASKED_WORD = r"(?:what|what's|which|who|whose|where|where's|when|when's|how)\b"
+# how a sentence asks by requesting ("I need its route.", "Give me the flag too."): a part of its own
+_REQUESTING = r"(?:I|we)\s+(?:need|want|'d like|would like)\b|(?:please\s+)?(?:give|tell|show|send)\s+me\b"
 _CLAUSE_RE = re.compile(r"(?<!\bfrom)(?<!\bto)(?<!\bat)(?<!\bin)(?<!\binto)(?<!\bfor)(?<!\bon)(?:,\s*|\s+-\s+|\s+)"
                         rf"(?:and\s+)?(?={_ASKED_WORD})|(?:,\s*(?:and\s+)?|\s+-\s+|\s+and\s+)"
                         rf"(?=(?:from|to|at|in|into|for|on)\s+{_ASKED_WORD})"
                         r"|\s+and\s+(?=(?:is|are|does|do|did|was|were)\b)"
-                        r"|(?<=[.?!])\s+(?=(?:I|we)\s+(?:need|want|'d like|would like)\b|(?:please\s+)?(?:give|tell|show|send)\s+me\b)",
-                        re.I)
-# a sentence that asks by requesting ("I need its route.", "Give me the flag too.")
-_REQUEST = re.compile(r"(?:I|we)\s+(?:need|want|'d like|would like)\b|(?:please\s+)?(?:give|tell|show|send)\s+me\b", re.I)
+                        rf"|(?<=[.?!])\s+(?={_REQUESTING})", re.I)
+_REQUEST = re.compile(_REQUESTING, re.I)
 # the words of a request that ask for nothing in particular ("tell me quickly please")
 _NOTHING_ASKED = frozenset({"me", "us", "need", "want", "like", "would", "give", "tell", "show", "send", "please", "quick",
                             "quickly", "asap", "thanks", "know", "just", "also", "too", "well", "soon", "now",

@@ -694,9 +694,8 @@ def _week_of_month(words: _Words, month_at: int, lo: datetime.date,
 def _month_said(text: str) -> re.Match | None:
     """The month named, with its days and year as groups 1, 2, 4 and 5 ("may" in lower case is a
     month only after a preposition or with a year)."""
-    names = _MONTH_NAMES
     day = r"(\d{1,2})(?:st|nd|rd|th)?"
-    m = re.search(rf"(?:\b(?:between\s+)?{day}(?:\s+(?:and|to)\s+|\s*[-–]\s*))?(?:\b{day}\s+(?:of\s+)?)?\b({names})\.?"
+    m = re.search(rf"(?:\b(?:between\s+)?{day}(?:\s+(?:and|to)\s+|\s*[-–]\s*))?(?:\b{day}\s+(?:of\s+)?)?\b({_MONTH_NAMES})\.?"
                   rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(\d{{4}}))?\b", text, re.I)
     if not m or (m.group(3).lower() == "may" and not m.group(3)[0].isupper() and not m.group(5)
                  and not re.search(r"\b(?:in|of|during|since|before|after|until)\s+$", text[:m.start(3)], re.I)):
@@ -927,14 +926,19 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _negations(words, schema, spec, links, used_columns)
     _action(words, schema, spec, named, used_columns)
     _one_per_name(spec, words, links)
-    if spec.action == "list":
-        # "the lines with dangerous goods": which UN number each has, too (the rows' own column)
-        spec.show += [f.column for f in spec.filters
-                      if f.op == "is not null" and f.column.table == spec.target and f.column not in spec.show]
+    _filled_columns_shown(spec)
     if spec.group is not None and spec.action == "group":
         # "how many per alliance, and how many independent?": only the empty rows would make one group;
         # every group is shown, the empty one said as its comment says
         spec.filters = [f for f in spec.filters if not (f.op == "is null" and f.column.ref == spec.group.ref)]
+
+
+def _filled_columns_shown(spec: Spec) -> None:
+    """"The lines with dangerous goods": a list kept to rows whose own column is filled shows that column
+    too (which UN number each has)."""
+    if spec.action == "list":
+        spec.show += [f.column for f in spec.filters
+                      if f.op == "is not null" and f.column.table == spec.target and f.column not in spec.show]
 
 
 def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
@@ -1140,9 +1144,10 @@ def _said_already(spec: Spec, col: Column) -> bool:
     """A column a figure already says: the groups' own ("lines per package type"), one it filters on ("lines
     with a UN number"), or one of the same kind as the measure ("total weight": the gross weight summed,
     not the tare beside it)."""
-    same_kind = spec.measure is not None and col.table == spec.measure.table and col.unit and col.unit == spec.measure.unit \
-        and col.name.split("_")[-2:] == spec.measure.name.split("_")[-2:]
-    return col == spec.group or any(f.column == col for f in spec.filters) or bool(same_kind)
+    measure = spec.measure
+    same_kind = measure is not None and col.table == measure.table and bool(col.unit) and col.unit == measure.unit \
+        and col.name.split("_")[-2:] == measure.name.split("_")[-2:]
+    return col == spec.group or any(f.column == col for f in spec.filters) or same_kind
 
 
 def _points_back(words: _Words, spec: Spec) -> None:
@@ -1214,8 +1219,11 @@ def _column_words(words: _Words) -> list[str]:
 _COMING_FROM = r"\bc[oa]m(?:es?|ing)\b.*\bfrom\b|where from\b|from where\b"
 
 
-# an arrival or departure asked, then where: the port of that end ("due tomorrow, and where?")
-_EVENT_THEN_WHERE = r"\b(?:arriv\w*|due|eta|depart\w*|leav\w*)\b.*\band where\b"
+# an arrival or a departure said, then "and where": the port of that end ("due tomorrow, and where?")
+_ARRIVAL_SAID = r"due|arriv\w*|eta"
+_DEPARTURE_SAID = r"depart\w*|leav\w*|sail\w*"
+_THEN_WHERE = r"\b(?:{said})\b.*\band where\b"
+_EVENT_THEN_WHERE = _THEN_WHERE.format(said=f"{_ARRIVAL_SAID}|{_DEPARTURE_SAID}")
 
 
 def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -3155,7 +3163,7 @@ _WHICH_PORT = r"(?:{end}) (?:which|what) (?:ports?|harbou?rs?)|(?:which|what) (?
 _FROM_WHICH_PORT = _WHICH_PORT.format(end=r"from|load\w*")
 _TO_WHICH_PORT = _WHICH_PORT.format(end=r"to|go\w*|arriv\w*|head\w*")
 # ("due tomorrow, and at which ports?": at the end the rows are said to reach)
-_AT_WHICH_PORT_ARRIVING = r"\b(?:due|arriv\w*|eta)\b.*\bat (?:which|what) (?:ports?|harbou?rs?)\b"
+_AT_WHICH_PORT_ARRIVING = rf"\b(?:{_ARRIVAL_SAID})\b.*\bat (?:which|what) (?:ports?|harbou?rs?)\b"
 
 
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -3189,9 +3197,10 @@ def _where_to_and_from(words: _Words) -> tuple[bool, bool]:
     # ("due in tomorrow, and where?": where the arrival is; "between which ports": both ends)
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
                         r"\bto\b\W*$|route|routing|from and to|to where|where to|between which ports|"
-                        r"\b(?:due|arriv\w*)\b.*\band where\b|" + _TO_WHICH_PORT + "|" + _AT_WHICH_PORT_ARRIVING + "|" + _DISCHARGE)
+                        + _THEN_WHERE.format(said=_ARRIVAL_SAID) + "|" + _TO_WHICH_PORT + "|" + _AT_WHICH_PORT_ARRIVING + "|"
+                        + _DISCHARGE)
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|routing|from where|"
-                          r"where from|between which ports|\b(?:depart\w*|leav\w*|sail\w*)\b.*\band where\b|"
+                          r"where from|between which ports|" + _THEN_WHERE.format(said=_DEPARTURE_SAID) + "|"
                           + _FROM_WHICH_PORT + "|" + _LOADING)
     return asks_to is not None, asks_from is not None
 

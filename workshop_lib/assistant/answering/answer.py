@@ -193,8 +193,7 @@ def _a_description_for_rows(question: str, answered: ChatAnswer) -> bool:
     """The schema facts answered under a grounded badge a question that may ask rows (one of where a thing is
     kept, what it means, or a name of the schema stays theirs)."""
     return answered.mode in ("rag", "hybrid") and str(answered.decision_explain.get("handler", "")).startswith(
-        "knowledge") and not (_WHERE_KEPT.search(question) or _ASKS_WHAT_IT_IS.search(question)
-                              or _A_NAME_OF_THE_SCHEMA.search(question))
+        "knowledge") and not _about_the_schema_itself(question)
 
 
 def _no_description_for(answered: ChatAnswer, asked: str) -> ChatAnswer:
@@ -538,8 +537,7 @@ def _a_columns_value_of_rows_named(eng: Engine, question: str, decision: router.
     """"What's the unit value of the smartphones?": a column's name beside goods, a name or a code of the data
     asks the value in those rows, not what the column means; the rows, when one query shows every part
     (never for a question of where a thing is kept or what it means)."""
-    if decision.label != router.SCHEMA or _WHERE_KEPT.search(question) or _ASKS_WHAT_IT_IS.search(question) \
-            or _A_NAME_OF_THE_SCHEMA.search(question):
+    if decision.label != router.SCHEMA or _about_the_schema_itself(question):
         return None
     _, values = assistant.knowledge(eng)
     if not any(lk.how in ("exact", "fuzzy", "word") for lk in values.links(question)):
@@ -548,6 +546,11 @@ def _a_columns_value_of_rows_named(eng: Engine, question: str, decision: router.
     if data.text is None or data.plan is None or data.uncovered or not data.plan.spec.filters:
         return None
     return _composed(data, decision)
+
+
+def _about_the_schema_itself(question: str) -> bool:
+    """Where a thing is kept, what a column means, or a name written as the schema writes it: the schema's."""
+    return bool(_WHERE_KEPT.search(question) or _ASKS_WHAT_IT_IS.search(question) or _A_NAME_OF_THE_SCHEMA.search(question))
 
 
 # a column written as the schema writes it ("SIZE_TYPE", "arrival_date"): a question about the schema

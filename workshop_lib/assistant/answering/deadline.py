@@ -75,10 +75,10 @@ def _deadline(eng: Engine, question: str, user_id: str, agent_id: str, year: int
     """The user's dated sentence that gives a deadline, the one the question's words point at most."""
     dated = [e for e in timeline.events(eng, user_id, agent_id, year, question)
              if e.date != timeline.UNDATED and _SAID.search(e.text)]
-    now = [e for e in dated if e.message_id == "this turn"]
+    now = [e for e in dated if e.message_id == timeline.THIS_TURN]
     if len(now) == 1:
         return now[0]  # "they pulled their deadline forward to 15 June. Does it still make it?": the one said now
-    told = [e for e in dated if e.message_id != "this turn"]
+    told = [e for e in dated if e.message_id != timeline.THIS_TURN]
     if not told:
         return None
     asked = document_reader._stems(question)

@@ -309,9 +309,12 @@ def _asks_its_kind_in_their_words(question: str, rec: personal.Recalled) -> bool
     return all(w[:5] in told or own_values.asked_kind(w) == rec.column for w in unread)
 
 
+# a question answered yes or no ("is our warehouse inside the radius?", "can the sofas make that sailing?");
 # ("can you put together ...?" is a request, not a yes or a no)
-_YES_OR_NO = re.compile(r"^\W*(?:(?:and|so|but|ok)\W+)?(?:is|are|was|were|does|do|did|can|could|will|has|have)\b"
-                        r"(?!\s+you\b)", re.I)
+_YES_OR_NO = re.compile(r"^\W*(?:(?:and|so|ok|okay|but|then)\W+)?(?:can|could|will|would|does|do|did|is|are|was|were|"
+                        r"has|have|had|should|shall|may|might|won't|can't|isn't|doesn't)\b(?!\s+you\b)", re.I)
+# "anything I should know about the berth?": asks whether there is, too
+_ANYTHING = re.compile(r"\W*any(?:thing)?\b", re.I)
 
 
 def _another_part(question: str, rec: personal.Recalled) -> str | None:
@@ -419,11 +422,15 @@ def _merged_voyage_part(eng: Engine, data: Any, question: str, rec: personal.Rec
     return True
 
 
-# the words of a question for a day that name no event ("on what date should it be ...?")
-_ASKING_A_DAY = frozenset(document_reader._stems("what which when date day days time times should would could will can "
-                                                 "expect expected happen going planned scheduled estimated actual now "
-                                                 "told mentioned said gave ask asks asking asked want wants need needs "
-                                                 "know wondering their they them"))
+# the words that only ask, as roots: what a part asks about is its other words ("what did the premium come to?")
+_ASKING = "what which when date day time told mentioned said gave now their they them"
+_ASKING_WORDS = frozenset(document_reader._stems(
+    f"{_ASKING} who whom whose where how did does do come came give tell say mention again remind you me one ones "
+    "first before later earlier originally currently using use used have had are was were we our my its"))
+# ... and those of a question for a day that name no event ("on what date should it be ...?")
+_ASKING_A_DAY = frozenset(document_reader._stems(
+    f"{_ASKING} days times should would could will can expect expected happen going planned scheduled estimated actual "
+    "ask asks asking asked want wants need needs know wondering"))
 
 
 def _a_day_the_data_does_not_hold(eng: Engine, question: str, told: str) -> bool:
@@ -950,15 +957,10 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
                             "asks", "rag", memory=source), [source])
 
 
-# a question answered yes or no ("can the sofas make that sailing?", "does it still fit?")
-_YES_OR_NO = re.compile(r"^\W*(?:(?:and|so|ok|okay|but|then)\W+)?(?:can|could|will|would|does|do|did|is|are|was|were|"
-                        r"has|have|had|should|shall|may|might|won't|can't|isn't|doesn't)\b", re.I)
-
-
 def _asks_whether(question: str) -> bool:
     """The turn's last question is answered yes or no ("does it still fit?", "anything I should know?")."""
     asked = [x for x in sentences.split(question) if x.endswith("?")]
-    return bool(asked) and (_YES_OR_NO.match(asked[-1]) is not None or re.match(r"\W*any(?:thing)?\b", asked[-1], re.I) is not None)
+    return bool(asked) and (_YES_OR_NO.match(asked[-1]) is not None or _ANYTHING.match(asked[-1]) is not None)
 
 
 def _their_words_do_not_answer(question: str, told: str) -> bool:
@@ -991,12 +993,6 @@ def _a_part_said(part: str, told: set[str]) -> bool:
     # ("which haulier did I mention first?": a party's role asked, which their words say by its name)
     return not about or bool(about & told) or bool(own_values.roles_of(part))
 
-
-# the words of a part that only ask ("what did ... come to?", "which one are we using now?"): nothing it asks about
-_ASKING_WORDS = frozenset(document_reader._stems("what which who whom whose when where how did does do come came give gave "
-                                                 "tell told say said mention mentioned again remind you me one ones now "
-                                                 "first before later earlier originally currently using use used have had "
-                                                 "are was were we our my its them they their date day time"))
 
 
 # a question whose answer is a party: who, or which of a kind of party
@@ -1642,7 +1638,7 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
     if len(parts) < 2 or not personal.refers_to_own(question):
         return None
     answers = _parts_recalled(eng, parts, user_id, agent_id, thread_id)
-    if not all(a is not None and a.mode == "rag" and not _no_party_for_who(p, a) for p, a in zip(parts, answers, strict=True)):
+    if not all(a is not None and a.mode == "rag" and not _no_party_for_who(eng, p, a) for p, a in zip(parts, answers, strict=True)):
         return None
     done = [a for a in answers if a is not None]
     used = [u for a in done for u in a.used_chunks]
@@ -1654,11 +1650,13 @@ def _each_part_recalled(eng: Engine, question: str, user_id: str, agent_id: str,
 _WHICH_ONE = re.compile(r"\b(which|what)\s+one\b", re.I)
 
 
-def _no_party_for_who(part: str, answered: ChatAnswer) -> bool:
+def _no_party_for_who(eng: Engine, part: str, answered: ChatAnswer) -> bool:
     """A part asking who, answered by rows of the data that name no party ("who should the terminal call?"
     answered with the voyages into their port)."""
     sql = str(answered.decision_explain.get("sql") or "")
-    return document_reader.asked_kind(part) in ("person", "party") and bool(sql) and "CARRIERS" not in sql
+    if document_reader.asked_kind(part) not in ("person", "party") or not sql:
+        return False
+    return not set(tables_read(sql)) & planner.party_tables(assistant.knowledge(eng)[0])
 
 
 def _parts_recalled(eng: Engine, parts: list[str], user_id: str, agent_id: str,

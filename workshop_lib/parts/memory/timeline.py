@@ -94,6 +94,7 @@ def dates_in(text: str, year: int) -> list[tuple[int, datetime.date]]:
 
 
 UNDATED = datetime.date.min  # a day said without its month
+THIS_TURN = "this turn"  # the message id of the events of the turn being asked
 _BARE_DAY = re.compile(rf"\b(?:on|from|until|till|by)\s+the\s+(?:{_DAY_WORD})\b(?!\s+(?:of\s+)?(?:{_MONTH}))", re.I)
 
 
@@ -116,7 +117,7 @@ def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = ""
             if getattr(m, "role", "user") == "user" and m.content and m.content != asking
             and (_MAY_HOLD_A_DATE.search(m.content) or personal.FORGET.search(m.content))]
     out: list[Event] = []
-    for text, message_id, at in [*said, (asking, "this turn", "")]:
+    for text, message_id, at in [*said, (asking, THIS_TURN, "")]:
         out = _with_message(out, personal.sentences(text), year, message_id, at)
     return out
 
@@ -190,7 +191,7 @@ class Answer:
 def _distinctive(question: str, found: list[Event]) -> set[str]:
     """The question's words that name something (not time words), which few of the user's events share."""
     asked = _roots(question) - _TIME_WORDS
-    return {w for w in asked if 0 < sum(bool(_shared({w}, e.words)) for e in found if e.message_id != "this turn") <= 3}
+    return {w for w in asked if 0 < sum(bool(_shared({w}, e.words)) for e in found if e.message_id != THIS_TURN) <= 3}
 
 
 def _best(words: set[str], found: list[Event], want: int = 0) -> list[Event]:
@@ -261,7 +262,7 @@ def _the_two_told(question: str, found: list[Event]) -> list[Event]:
     if _options_clause(question) is not None:
         return [e for _, e in _options_named(question, found)]
     if _THE_TWO.search(question):
-        return [e for e in found if e.message_id != "this turn"][-2:]
+        return [e for e in found if e.message_id != THIS_TURN][-2:]
     return []
 
 
@@ -329,7 +330,7 @@ def _moved_from(event: Event, found: list[Event]) -> Event | None:
     if not event.own & _MOVED_DAY:
         return None
     words = set(event.own - _MOVED_DAY - _TIME_WORDS)
-    before = [e for e in found if e.said_at < event.said_at and e.message_id != "this turn"
+    before = [e for e in found if e.said_at < event.said_at and e.message_id != THIS_TURN
               and len(_shared(words, e.words)) >= 2]
     return before[-1] if before else None
 
@@ -359,7 +360,7 @@ def _from_today(question: str, found: list[Event], year: int = 0) -> Answer | No
     my doc cut-off?": the day told today is, and the one event the other words name (the latest told of
     those they name alike: a day moved is said again in the same words)."""
     today = _today_told(question, found, year)
-    others = [e for e in found if _TODAY not in e.own and e.message_id != "this turn"]
+    others = [e for e in found if _TODAY not in e.own and e.message_id != THIS_TURN]
     named = _best(_distinctive(question, others) - {_TODAY}, others, want=1)
     if today is None or not named or named[-1].date == today:
         return None
@@ -401,7 +402,7 @@ def _on_date(question: str, found: list[Event], year: int = 0) -> Answer | None:
     """"What happened on the first of June with the Gulf Dates shipment?": the one event told with the
     date the question gives (the one whose words it shares, when several were)."""
     asked = {day for _, day in dates_in(question, year)}
-    told = [e for e in found if e.message_id != "this turn" and e.date in asked]
+    told = [e for e in found if e.message_id != THIS_TURN and e.date in asked]
     if len(asked) != 1 or not told:
         return None
     named = _best(_roots(question) - _TIME_WORDS, told) or told
