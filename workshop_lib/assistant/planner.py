@@ -1732,7 +1732,8 @@ def _correct_typos(words: _Words, schema: Schema) -> None:
                 or raw[0].isdigit() or words.mapped[i] in TABLE_NOUNS or _plan_word(raw) or raw in _NUMBER_WORDS:
             continue
         # one edit (a swap counts as one) in a word of six letters or more, never in five ("smell" is no "small")
-        best = process.extractOne(raw, vocabulary, scorer=DamerauLevenshtein.normalized_similarity, score_cutoff=0.82)
+        best = process.extractOne(raw, schema.vocabulary_in_order, scorer=DamerauLevenshtein.normalized_similarity,
+                                  score_cutoff=0.82)
         if best is not None and best[0][0] == raw[0]:  # a typo keeps a word's start: "master" is no "faster"
             words.mapped[i] = map_words([best[0]])[0]
             words.corrected.add(i)

@@ -386,6 +386,12 @@ class Schema:
                 words |= {w.lower() for w in re.findall(r"[A-Za-z]+", c.name.replace("_", " ") + " " + c.comment)}
         return frozenset(w for w in words if len(w) >= 4)
 
+    @functools.cached_property
+    def vocabulary_in_order(self) -> tuple[str, ...]:
+        """The vocabulary sorted: a typo two words fit equally ("schedule": scheduled, schedules) is read the
+        same way on every run (a set's order changes with the interpreter's hash seed)."""
+        return tuple(sorted(self.vocabulary))
+
     def column(self, table: str, name: str) -> Column:
         return next(c for c in self.columns[table] if c.name == name)
 
