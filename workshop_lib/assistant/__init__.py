@@ -719,12 +719,19 @@ def _two_counts(eng: Engine, question: str) -> DataAnswer | None:
     m = _SECOND_COUNT.match(parts[1])
     rest = parts[1][m.end():] if m else parts[1]
     of_those = bool(m and m.group(1) and m.group(1).lower().startswith("of"))
+    rest = _there_as_the_port(eng, parts[0], rest)
     second_q = (f"{parts[0].rstrip('?, ')} that {rest}" if of_those
                 else f"how many {planner.noun(first.plan.spec.target)} {rest}")
     second = answer_data(eng, second_q)
     if second.plan is None or second.plan.spec.action != "count":
         return None
     return _joined(first, second, "and")
+
+
+def _there_as_the_port(eng: Engine, first: str, rest: str) -> str:
+    """"how many start in Shanghai, and how many end there?": "there" is the one port the first part names."""
+    places = {str(lk.value) for lk in knowledge(eng)[1].links(first) if lk.table == "PORTS"}
+    return re.sub(r"\bthere\b", f"in {places.pop()}", rest, flags=re.I) if len(places) == 1 else rest
 
 
 # a word that points back at a record named before ("who owns it?", "which alliance are they in?")
@@ -832,13 +839,13 @@ _ASKS = re.compile(r"(?:and\s+)?(?:(?:from|to|at|in|into|for|on)\s+)?(?:what|wha
 
 # words that point back at rows already asked for ("and which ones?", "- what is it?"), and those asking with them
 _BACK = frozenset({"ones", "they", "them", "those", "these", "all", "it", "that", "what's", "that's"})
-_ASKING_BACK = _BACK | {"what", "which", "is", "was", "are", "of"}
+_ASKING_BACK = _BACK | {"what", "which", "is", "was", "are", "of", "one"}
 
 
 def _only_asks_which(part: str) -> bool:
-    """"and which ones?", "how many?", "- what is it?": a few words that ask for the rows themselves."""
+    """"and which ones?", "how many?", "- what is it?", "which one is it?": a few words that ask for the rows themselves."""
     said = [w for w in re.findall(r"[a-z']+", part.lower()) if w not in ("and", "so", "then", "also")]
-    return said == ["how", "many"] or (len(said) <= 3 and bool(_BACK & set(said)) and set(said) <= _ASKING_BACK)
+    return said == ["how", "many"] or (len(said) <= 4 and bool(_BACK & set(said)) and set(said) <= _ASKING_BACK)
 
 
 def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:
@@ -860,15 +867,18 @@ _BY_HOW_MUCH = re.compile(r"\bhow (?:much|many)\b|\bdifference\b", re.I)
 def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: ValueIndex) -> str | None:
     """The first part of a two-part question the plan shows nothing for ("and who owns it?" when
     only the vessel is shown), or None when every part is covered."""
+    showing = _showing(plan)
+    if parts and (item := _item_listed_not_shown(parts[-1], schema, values, showing)) is not None:
+        return item
     if len(parts) < 2:
         return None
     spec = plan.spec
-    showing = _showing(plan)
     asked = [p for p in parts if _ASKS.match(p)]
     for part in parts:
         shown = _shown_by_its_kind(part, spec, showing)
         if shown is None:
-            shown = not (_a_figure_does_not_answer(part, asked, spec) or _part_unanswered(part, asked, schema, values, showing))
+            seen = _showing(plan, strict=True) if part in asked else showing
+            shown = not (_a_figure_does_not_answer(part, asked, spec) or _part_unanswered(part, asked, schema, values, seen))
         if not shown:
             return part  # "what's in box X, and how many cartons?": one figure answers the second part only
     return None
@@ -885,7 +895,13 @@ def _shown_by_its_kind(part: str, spec: planner.Spec, showing: tuple[list[Any], 
         return bool(spec.inside_of) or (spec.target == "CARGO_ITEMS" and spec.action in ("list", "lookup"))
     if _HOW_MUCH_IS_IT.match(part) and any(c.numeric for c in showing[0]):
         return True  # "which box has the lowest VGM, and how much is it?": the figure is shown beside it
+    if (m := _HOW_MANY_UNITS.match(part)) is not None and any(c.numeric and c.unit == m.group(1).lower() for c in showing[0]):
+        return True  # "which voyage has the longest transit, and how many days?": its figure is in days
     return None
+
+
+# a part that asks a figure by its unit alone ("and how many days?", "how many TEU?")
+_HOW_MANY_UNITS = re.compile(r"^\W*(?:and\s+)?how many ([A-Za-z]+)\W*$", re.I)
 
 
 # a part that asks the figure of the row just asked for ("..., and how much is it?", "and what is it?")
@@ -896,12 +912,52 @@ _HOW_MUCH_IS_IT = re.compile(r"^\W*(?:and\s+)?(?:how (?:much|heavy|big|long)(?:(
                              r"\W*$", re.I)
 
 
-def _showing(plan: planner.Plan) -> tuple[list[Any], set[str], set[str]]:
+def _item_listed_not_shown(part: str, schema: Schema, values: ValueIndex,
+                           showing: tuple[list[Any], set[str], set[str]]) -> str | None:
+    """"Which voyages carry dangerous goods? voyage no., ship and UN numbers": the things listed after the
+    question (or after a colon) are each to be shown; the first one the answer does not show, else None."""
+    missing = []
+    for item in _listed_items(part):
+        if set(words_of(item)) <= {"name", "names"}:
+            continue  # the rows listed are named
+        shown = _item_shown(item, schema, values, showing)
+        if shown is None:
+            return None  # "All voyages, done, sailing and planned.": values the rows are of, not things to show
+        if not shown:
+            missing.append(item)
+    return missing[0] if missing else None
+
+
+def _listed_items(part: str) -> list[str]:
+    """The two or more short items listed after a question or a colon ("name, flag and owner"), or []."""
+    m = _LISTED.search(part)
+    items = [i.strip() for i in re.split(r",|;|&|\band\b|\bplus\b", m.group(1)) if i.strip()] if m else []
+    return [] if len(items) < 2 or any(len(i.split()) > 3 or _ASKS.match(i) for i in items) else items
+
+
+def _item_shown(item: str, schema: Schema, values: ValueIndex, showing: tuple[list[Any], set[str], set[str]]) -> bool | None:
+    """Whether the answer shows the column or the table an item names ("ship": a table whose rows are
+    shown); None for an item that names a value or neither."""
+    shown, refs, tables = showing
+    cols, _, _ = _clause_columns(item, schema, values)
+    nouns = {TABLE_NOUNS.get(w) for w in words_of(item)} - {None}
+    if values.links(item) or not (cols or nouns):
+        return None
+    return _shows(cols, False, False, shown, refs) if cols else not nouns - tables
+
+
+# what is listed after a question or a colon, to the end ("...? name, flag and owner")
+_LISTED = re.compile(r"[?:]\s+([^?:]+?)[\s.!]*$")
+
+
+def _showing(plan: planner.Plan, *, strict: bool = False) -> tuple[list[Any], set[str], set[str]]:
     """The columns a plan shows (with its measure and group), their refs and its filters', and their tables."""
     spec = plan.spec
     shown = [c for c in plan.columns if c is not None] + [c for c in (spec.measure, spec.group) if c is not None]
-    # a filter shows its column's value only when it names one ("with a UN number" says none)
-    named = {f.column.ref for f in spec.filters if f.op not in ("is null", "is not null")}
+    # a filter shows its column's value only when it names one ("with a UN number" says none); one that
+    # excludes a value ("other than Denmark") shows none either to a part that asks the value ("what flag?")
+    shows_no_value = ("is null", "is not null", "not", "not in") if strict else ("is null", "is not null")
+    named = {f.column.ref for f in spec.filters if f.op not in shows_no_value}
     return shown, {c.ref for c in shown} | named, {c.table for c in shown}
 
 

@@ -759,6 +759,8 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     for m in _PRECISION.finditer(words.text):  # how to write the figure, not what to query
         words.take(m.start(), m.end())
         words.used_numbers.add(m.start(1) if m.group(1) else m.start())
+    for m in _WHOLE_DATA.finditer(words.text):  # (before the rows are chosen: "voyages" there is not what is asked)
+        words.take(m.start(), m.end())
     _any_value(words, schema)
     _correct_typos(words, schema)
     _not_modelled(words, schema)
@@ -814,7 +816,18 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _show_compared(spec)
     _the_form_asked(words, spec)
     _with_what_it_multiplies(schema, spec)
+    _not_the_row_itself_counted(schema, spec)
     return spec
+
+
+def _not_the_row_itself_counted(schema: Schema, spec: Spec) -> None:
+    """A count of the rows that are the one row the question names ("how many mph is the Hanbada doing?"
+    read as the vessels named Hanbada) answers 1 and restates the name: whatever it asks is not in the plan."""
+    if spec.action != "count" or not spec.filters:
+        return
+    own = {schema.name_column(spec.target).ref, schema.columns[spec.target][0].ref}
+    if all(f.op == "=" and f.column.ref in own for f in spec.filters):
+        raise NoPlan("it names a row but asks nothing the data holds about it")
 
 
 def _one_end_each(spec: Spec) -> None:
@@ -925,6 +938,7 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _qualifiers(words, spec, named, used_columns, schema)
     _negations(words, schema, spec, links, used_columns)
     _action(words, schema, spec, named, used_columns)
+    _groups_of_the_count(words, schema, spec)
     _one_per_name(spec, words, links)
     _filled_columns_shown(spec)
     if spec.group is not None and spec.action == "group":
@@ -1565,6 +1579,12 @@ def _show_compared(spec: Spec) -> None:
     for f in spec.filters:
         if f.op in (">", "<", ">=", "<=") and f.column not in spec.show and not f.column.is_key:
             spec.show.append(f.column)
+
+
+# the whole of the data: "across all voyages", "over the whole manifest" restrict nothing
+# ("across all manifests" says which lines: manifest lines, not shipping lines)
+_WHOLE_DATA = re.compile(r"\b(?:across|over|on|in|for|from) (?:all|the whole|the entire)(?: (?:the|of the))? (?:voyages|"
+                         r"sailings|trips|ships|vessels|containers|boxes|ports|carriers|fleet|data(?:set|base)?)\b", re.I)
 
 
 # English that says "now" or is courtesy, whatever the question: no part of what it asks
@@ -2229,8 +2249,10 @@ def _filters_negated(words: _Words, spec: Spec, links: list[Link], cue: re.Match
     governs: the first value within four words after it."""
     nearby = [lk for lk in links if lk.start >= cue.end() and len(words.text[cue.end():lk.start].split()) <= 4]
     target = min(nearby, key=lambda lk: lk.start) if nearby else None
+    # (a country is linked to one country column and filtered on the one the words say: "a flag other than Denmark")
     return [f for f in spec.filters if target is not None and f.role is None and f.op in ("=", "in")
-            and (f.column.table, f.column.name) == (target.table, target.column)]
+            and ((f.column.table, f.column.name) == (target.table, target.column)
+                 or target.how == "country" and f.value == target.value)]
 
 
 def _emptied_column(gap: str, schema: Schema, spec: Spec) -> Column | None:
@@ -2310,16 +2332,22 @@ def _role_said(words: _Words, link: Link) -> str:
     # "for" says little ("same question for Qingdao: how many voyages start there?"): a verb of the
     # question that says which end decides first
     weak = re.search(r"\bfor\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail) and not re.search(r"\bbound for\s*$", tail)
-    if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail):
+    if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail) or \
+            re.search(r"\b(?:leav\w*|left|depart\w*|sail\w*)\s+for\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail):
+        # ("leave for Rotterdam": where they go)
         return "DESTINATION"
-    if (m := words.has(r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?|"
-                       + _ENDS_AT)) is not None:
+    said = [(m, role) for role, verbs in (("DESTINATION", _ARRIVING_VERBS), ("ORIGIN", _LEAVING_VERBS))
+            for m in re.finditer(rf"(?<![\w-])(?:{verbs})(?![\w-])", words.text, re.I)]
+    if said:
+        # the verb nearest the port says its end ("how many start in Shanghai, and how many end there?": the
+        # port is where they start; the other verb belongs to the other part)
+        # ("leave for Rotterdam": after "for" the port is where they go, whichever verb is nearer)
+        m, role = min(said, key=lambda s: (weak and s[1] != "DESTINATION", s[0].start() > link.start,
+                                           abs(s[0].start() - link.start)))
         words.take(m.start(), m.end())  # the words say which end of the voyage the port is at
-        return "DESTINATION"
-    if (m := words.has(r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*")) is not None:
-        words.take(m.start(), m.end())
-        return "ORIGIN"
+        return role
     return "DESTINATION" if weak else "EITHER"
+
 
 
 def _said(col: Column, value: Any, role: str | None) -> str:
@@ -2428,6 +2456,29 @@ def _counts_rows(words: _Words, at: int, named: list[Column]) -> bool:
         return False
     return bool(re.match(rf"\D*\d[\d,.]*\s+(?:or\s+\w+\s+)?(?:{_NOUN_WORDS}|ships?|vessels?|containers?|boxes?)\b",
                          after, re.I))
+
+
+def _groups_of_the_count(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Which flag states have more than 3 ships?", "which carriers have at least 3 vessels?": the rows counted
+    (the noun after the number) per value of the column, or per row of the table, the words after which name;
+    the groups kept by their count."""
+    if spec.having is None or spec.group is not None:
+        return
+    which = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|counts?|gets?|got|sees?|"
+                      r"handles?)\b(?=\D*\d)", words.text, re.I)
+    said = words_of(which.group(1)) if which else []
+    if which is None or not said:
+        return
+    counted = re.search(r"\d[\d,.]*\s+(?:or\s+(?:more|fewer|less)\s+)?([a-z]+)", words.text[which.end():], re.I)
+    table = TABLE_NOUNS.get(stem(counted.group(1))) if counted else None
+    if table is not None and table != spec.target and TABLE_NOUNS.get(stem(said[-1])) == spec.target \
+            and schema.path(table, spec.target) is not None:
+        spec.group, spec.target, spec.action = schema.name_column(spec.target), table, "group"
+    elif (col := _column_of_head(schema, said, [spec.target]) or _column_of_head(schema, said, _near(schema, spec.target, 2))):
+        spec.group, spec.action = col, "group"
+    else:
+        return
+    words.take(which.start(1), which.end(1))
 
 
 def reference_year(schema: Schema) -> int | None:
@@ -2696,8 +2747,10 @@ def _measured_action(words: _Words, schema: Schema, spec: Spec, measure: Column 
 def _superlatives_said(words: _Words) -> list[tuple[str, str | None, str]]:
     """(word, concept, direction) of each superlative said ("45 min" is minutes), "next" and "first" of an
     event first ("which one reaches its destination first", "which ship is due in next"); their words taken."""
+    # ("at least 3 vessels", "at most 2 voyages" compare a number; no row is the least)
     sups = [(w, *SUPERLATIVES[w]) for start, _, w in words.raw if w in SUPERLATIVES
-            and (w != "min" or _MIN_WORD.match(words.text, start))]
+            and (w != "min" or _MIN_WORD.match(words.text, start))
+            and not (w in ("least", "most") and re.search(r"\bat\s+$", words.text[:start], re.I))]
     if (first := words.has(_FIRST_THERE)) is not None:
         sups.insert(0, ("first", "departure" if first.group(1) else "arrival", "ASC"))
         words.take(first.start(2), first.end(2))
@@ -2906,6 +2959,9 @@ _LOADING = r"port of loading|loading port|pol|load port"
 _EITHER_END = r"from\s+(?:or|and|&|/)\s+to|to\s+(?:or|and|&|/)\s+from|in\s+(?:or|and)\s+out|visit\w*|been to|touch\w*"
 # ("end there": a voyage's last port; "the end of June" is a day)
 _ENDS_AT = r"end(?:s|ed|ing)?(?! of\b)|finish\w* (?:in|at)|terminat\w*|(?:sail\w*|go(?:es)?|travel\w*) to"
+# the verbs that say which end of a voyage a port is at
+_ARRIVING_VERBS = r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?|" + _ENDS_AT
+_LEAVING_VERBS = r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*"
 
 
 _ARRIVES = (r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|"
