@@ -95,7 +95,8 @@ where this that there do does did can could would should will may must per after
 el la los las lo un una unos unas del al de en por para con que qué se le les su sus es son
 le la les un une des du au aux pour avec sur dans par qui que quoi est sont ce cette
 der die das den dem des ein eine einen einem und oder mit für von auf aus bei ist sind was wie wann wer
-kein keine keinen keinem keiner nicht wenn werden wird wurde wurden welche welcher welches im zu zum zur unter""".split())
+kein keine keinen keinem keiner nicht wenn werden wird wurde wurden welche welcher welches im zu zum zur unter
+hat haben habe hatte hatten war waren sein es sich man noch""".split())
 
 
 @dataclass(frozen=True)
@@ -330,7 +331,7 @@ def read(question: str, passages: list[dict]) -> Reading:
         return Reading(kind, passages[0].get("subject") if passages else None, None)
     subject = passages[0].get("subject")
     mine = [str(p.get("text") or "") for p in passages if p.get("subject") == subject]
-    if _names_missing(question, " ".join(mine)):
+    if _names_missing(question, " ".join(mine)) or _codes_missing(question, " ".join(mine)):
         return Reading(kind, subject, None)
     return _withheld_or(Reading(kind, subject, _answering_sentence(question, kind, mine)))
 
@@ -497,3 +498,15 @@ def _names_missing(question: str, text: str) -> bool:
     low = text.lower()
     # its first six letters are enough: "Hamburger Hafen" is written "Hamburg", a German noun is capitalised
     return any(m.group(1).lower()[:6] not in low for m in _NAME.finditer(question) if m.group(1).lower() not in _STOP)
+
+
+# a code a question names: letters and at least three digits together ("CL-2025-0533", "HLXU2099342", "874E")
+_CODE = re.compile(r"(?<![\w-])(?=[\w-]*[A-Za-z])(?=(?:[\w-]*\d){3})[\w-]+")
+
+
+def _codes_missing(question: str, text: str) -> bool:
+    """A code the question names (a claim, a box, a voyage) that the document's passages never write: the
+    document is about another case ("claim CL-2025-0533" is not answered from claim CL-2025-0502's file).
+    Compared without spaces and hyphens ("UN3480" is written "UN 3480")."""
+    written = re.sub(r"[\s-]+", "", text.lower())
+    return any(re.sub(r"-+", "", code.lower()) not in written for code in _CODE.findall(question))
