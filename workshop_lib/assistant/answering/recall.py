@@ -757,6 +757,9 @@ def _asks_past(question: str) -> bool:
     date's before ("before June 10", "arrives first")."""
     q = re.sub(r"\b(?:before|after)\s+(?:\d|the\s+\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*", " ", question,
                flags=re.I)
+    # ("how much notice do they need before a pickup?", "... before loading": a time in the world, not an earlier value)
+    q = re.sub(r"\bbefore\s+(?:(?:a|an|any|each|every)\s+\w+|(?!(?:chang|switch|mov|updat|correct))\w+ing)\b", " ", q,
+               flags=re.I)
     # ("which of my boxes left Hamburg first": a verb of moving before "first" asks the data's dates)
     q = re.sub(r"\b(?:arriv|leav|left|depart|sail|reach|get|got|come|came|go|went|dock|land)\w*\s+(?:[^\s,.;:?!]+\s+){0,4}?"
                r"first\b", " ", q, flags=re.I)
@@ -1070,6 +1073,59 @@ def kept_sentence_answers(eng: Engine, question: str, *, user_id: str, agent_id:
     # any other kind of value: every word of theirs the question says is in the sentence ("the booking ref for
     # the cocoa Dmitri did"; not "the bill of lading number" of a sentence that gives a box number)
     return None if document_reader._stems(question) - document_reader._stems(text) else quoted
+
+
+def its_own_sentence_holds(eng: Engine, question: str, declined: ChatAnswer, *, user_id: str,
+                           agent_id: str) -> ChatAnswer | None:
+    """"Our drayage is Coastal Dray, they want 48 hours notice before any pickup." then "how much lead time do
+    they need before a pickup?": the memory recall found and declined (its value is a name, a figure is asked)
+    is the right one, and its own sentence says the figure beside what the question asks about; that sentence
+    quoted, when it is a kept memory's, holds a figure the memory's value and the question do not, and shares
+    a word of the question's subject. None otherwise."""
+    memory = declined.decision_explain.get("memory") or {}
+    text, value = str(memory.get("said") or ""), str(memory.get("value") or "")
+    if not _FIGURE_ASKED.search(question) or not text or not value:
+        return None
+    if text.strip() not in {(r.content or "").strip() for r in personal.valid_memories(eng, user_id, agent_id)}:
+        return None  # (a sentence forgotten or corrected since is not read again)
+    if not _one_figure_beside_the_subject(eng, question, text, value):
+        return None
+    source = {**memory, "subject": f"what you said, {str(memory.get('said_at', ''))[:16]}"}
+    return _answer(f"You told me on {str(memory.get('said_at', ''))[:10]}: \u201c{text}\u201d", "rag",
+                   _explain("the sentence of the memory found, which holds the one figure asked beside the question's "
+                            "subject", "rag", memory=source), [source])
+
+
+def _one_figure_beside_the_subject(eng: Engine, question: str, text: str, value: str) -> bool:
+    """The sentence, without the memory's value, holds one figure of the kind asked that the question does not
+    give, a word of the question's subject, and every record the question names."""
+    rest = text.replace(value, " ")
+    kind = _kind_of_figure(question)
+    if kind is None:
+        return False
+    figures = [m.group(0) for m in kind.finditer(rest) if m.group(0).strip(",. ") not in question]
+    subject = document_reader._stems(question) - document_reader._stems(value) - _ASKING_A_FIGURE - schema_words(eng)
+    named = [lk.text for lk in assistant.knowledge(eng)[1].links(question) if lk.how in ("exact", "fuzzy", "partial")]
+    return len(figures) == 1 and bool(subject & document_reader._stems(rest)) and \
+        all(v.lower() in text.lower() for v in named)
+
+
+def _kind_of_figure(question: str) -> re.Pattern[str] | None:
+    """What a figure asked looks like: a sum for a price, a span of time for notice or how long, a number
+    for how many; None for "how much" of anything else (a weight, a volume: not read from a sentence)."""
+    if _MONEY_ASKED.search(question):
+        return document_reader.HOLDS["amount"]
+    if _TIME_ASKED.search(question):
+        return document_reader.HOLDS["duration"]
+    return re.compile(r"\b\d[\d,.]*\b") if re.search(r"\bhow many\b", question, re.I) else None
+
+
+# a question for a figure, and the words that only ask for one
+_FIGURE_ASKED = re.compile(r"\bhow (?:much|many|long|far|early|soon)\b", re.I)
+_MONEY_ASKED = re.compile(r"\b(?:charg\w*|cost\w*|pay\w*|price\w*|fees?|rates?|tariffs?|quot\w*)\b", re.I)
+_TIME_ASKED = re.compile(r"\bhow (?:long|early|soon)\b|\b(?:notice|lead time|time|hours?|days?|weeks?)\b", re.I)
+_ASKING_A_FIGURE = frozenset(document_reader._stems("how much many long far early soon time notice lead need needs want "
+                                                    "wants give us we our they their them do does"))
 
 
 _WORKED_OUT = re.compile(r"\bhow (?:many|much|long)\b|\b(?:total|combined|altogether|sum|average|difference|between|"

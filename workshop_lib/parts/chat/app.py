@@ -50,6 +50,7 @@ from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, an
 from workshop_lib.assistant.answering.recall import (
     asks_a_day_of_theirs,
     catalog_of_their_own,
+    its_own_sentence_holds,
     kept_sentence_answers,
     recall_answer,
     with_their_parts,
@@ -413,9 +414,7 @@ class ChatService:
         recalled = _not_a_total(question, recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id,
                                                         thread_id=thread_id))
         if recalled is not None and recalled.mode == "fallback":
-            # a memory read but declined ("your durban is Durban" for the tender's deadline): that memory's
-            # own sentence answers it when it holds the kind of value asked
-            recalled = kept_sentence_answers(self.eng, question, user_id=user_id, agent_id=agent_id) or recalled
+            recalled = self._its_sentence(question, recalled, user_id)
         if recalled is not None:
             return with_their_parts(self.eng, question, recalled, user_id=user_id, agent_id=agent_id,
                                     thread_id=thread_id)
@@ -431,6 +430,13 @@ class ChatService:
             not ((answered.route or {}).get("unsure") and asks_a_day_of_theirs(self.eng, question))
         return self._as_follow_up(scoped, question, thread_id, user_id) or (
             None if off_topic else words_said(self.eng, question, user_id=user_id, agent_id=agent_id)) or answered
+
+    def _its_sentence(self, question: str, declined: ChatAnswer, user_id: str) -> ChatAnswer:
+        """A memory read but declined ("your durban is Durban" for the tender's deadline): that memory's own
+        sentence answers it when it holds the kind of value asked; else the fallback."""
+        agent_id = self.eng.agent_id
+        return kept_sentence_answers(self.eng, question, user_id=user_id, agent_id=agent_id) or \
+            its_own_sentence_holds(self.eng, question, declined, user_id=user_id, agent_id=agent_id) or declined
 
     def _as_follow_up(self, scoped: Engine, question: str, thread_id: str, user_id: str) -> ChatAnswer | None:
         """The question read with the records the thread's previous question named, when a handler

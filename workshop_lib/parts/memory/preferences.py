@@ -136,8 +136,16 @@ def _states_preference(sentence: str) -> bool:
     """A sentence that asks for a way of answering: not a question, or a request put as one that
     holds from now on."""
     sentence = _TAG_QUESTION.sub("", sentence.strip())  # "..., ok?" asks for agreement, not for an answer
-    asks = sentence.endswith("?") or _QUESTION.match(sentence)
+    asks = sentence.endswith("?") or _QUESTION.match(sentence) or \
+        (_ASKS_FOR_FIGURES.match(sentence) and not _STANDING.search(sentence))
     return bool(_REQUEST.search(sentence)) and (not asks or bool(_POLITE.match(sentence) and _STANDING.search(sentence)))
+
+
+# a request for figures put without a question mark ("Top 3 commodities by value, in dollars", "total VGM of
+# voyage 395S in tonnes"): the unit is this answer's, not a way of answering from now on
+_ASKS_FOR_FIGURES = re.compile(r"^\W*(?:(?:the\s+)?(?:top|first|bottom|last)\s+(?:\d+|one|two|three|four|five|ten)\b|"
+                               r"(?:the\s+)?(?:total|sum|average|mean|number|count|list|combined)\b|"
+                               r"(?:list|show|count|sum|total|rank)\s+(?:all|every|the|each|me)\b)", re.I)
 
 
 # "pounds" is a weight or a currency: the words around it say which
