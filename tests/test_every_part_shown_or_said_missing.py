@@ -422,3 +422,38 @@ def test_a_figure_told_beside_a_party_of_theirs_is_read_back_with_its_sentence(s
     # ("before a filing" is a time in the world, not an earlier broker asked for)
     assert mode in GROUNDED and "36 hours" in answer, answer
     assert charge_mode not in GROUNDED and "36" not in charge, charge  # a price was never told
+
+
+# ---------------------------------------------------------------- a code kept as text, and the rows a question names
+def test_a_code_with_a_leading_zero_finds_its_rows_and_a_sailing_asked_is_not_a_catalog_question(service):
+    code, number, status = service.eng.query(
+        f"SELECT i.HS_CODE, c.CONTAINER_NUMBER, v.STATUS FROM {OWNER}.CARGO_ITEMS i JOIN {OWNER}.CONTAINERS c ON "
+        f"c.CONTAINER_ID = i.CONTAINER_ID JOIN {OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE i.HS_CODE LIKE '0%' "
+        f"AND v.STATUS = 'SCHEDULED' ORDER BY c.CONTAINER_NUMBER")[0]
+    answer, mode = _ask(service, f"Are any goods with HS {code} booked on a sailing that has not left yet? Which box?")
+    assert mode in GROUNDED and number in answer and "catalog" not in answer, answer
+
+
+# ---------------------------------------------------------------- "she" for their one ship; a fact told, noted and read back
+def test_she_of_a_ships_movement_is_the_one_ship_they_told(service):
+    vessel, number, days = service.eng.query(
+        f"SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER, CAST(JULIANDAY(v.ARRIVAL_DATE) - JULIANDAY('{TODAY}') AS INTEGER) FROM "
+        f"{OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.STATUS = 'ACTIVE' "
+        f"ORDER BY v.VOYAGE_ID")[0]
+    turns = _talk(service, [("t1", f"Our ceramic tiles are on the {vessel}, voyage {number}."),
+                            ("t2", "what does the TEU capacity of a ship mean?"),
+                            ("t2", "how many days until she's due?")])
+    answer, mode = turns[2]
+    assert mode in GROUNDED and f"{days} days" in answer and number in answer, answer
+    # with no ship of theirs, "she" is nobody's: no ship is guessed
+    answer, mode = _talk(service, [("t1", "how many days until she's due?")])[0]
+    assert mode not in GROUNDED, answer
+
+
+def test_a_fact_told_about_that_order_is_noted_and_read_back(service):
+    turns = _talk(service, [("t1", "Our glassware order is on voyage 466E."),
+                            ("t1", "Note that the insurance for that order lapses on 12 July."),
+                            ("t2", "when does our insurance lapse?")])
+    assert turns[1][0].startswith("Noted") and turns[1][1] == "fallback", turns[1]
+    answer, mode = turns[2]
+    assert mode in GROUNDED and "12 July" in answer, answer

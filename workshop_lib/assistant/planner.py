@@ -1880,7 +1880,9 @@ def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
                  if c.name.split("_")[0].lower() == m.group(1).lower() and not c.is_key]
         if table is None and coded:  # "UN 1263", "IMO 9446233": the column its first word names
             col = min(coded, key=lambda c: len(schema.path(c.table, c.table) or []))
-            out.append(Filter(col, "=", int(m.group(2)), f"with {_label(col)} {m.group(2)}"))
+            # a code held as text keeps its leading zeros ("HS 030617" is not 30617)
+            said = m.group(2) if col.data_type.upper().startswith(("VARCHAR", "CHAR", "TEXT", "NVARCHAR")) else int(m.group(2))
+            out.append(Filter(col, "=", said, f"with {_label(col)} {m.group(2)}"))
             words.used_numbers.add(m.start(2))
             continue
         if table is None or table not in schema.columns:

@@ -71,6 +71,8 @@ def box_for_goods(eng: Engine, question: str) -> GoodsBox | None:
     names no goods of the data, the data has no container of them, or no catalog box is of that kind."""
     if not asks_for_a_box(question):
         return None  # "who can do the paperwork for lithium batteries?" asks a service, not a box
+    if {TABLE_NOUNS.get(w) for w in words_of(question)} - {None, BOX[0], GOODS[0]}:
+        return None  # "is any frozen shrimp booked on a sailing that hasn't left? which container?": the data's rows
     schema, values = assistant.knowledge(eng)
     links = values.links(question)
     goods = next((lk for lk in links if (lk.table, lk.column) == GOODS), None)

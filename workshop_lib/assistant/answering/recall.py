@@ -1128,6 +1128,26 @@ _ASKING_A_FIGURE = frozenset(document_reader._stems("how much many long far earl
                                                     "wants give us we our they their them do does"))
 
 
+def ship_as_theirs(eng: Engine, question: str, *, user_id: str, agent_id: str) -> str | None:
+    """"and how many days from today until she's due?": "she" of a question about a ship's movement that names
+    no ship is the one ship (or voyage) the user's memories hold, asked as "our ship"; None otherwise."""
+    if not _SHE.search(question) or not _SHIP_MOVES.search(question):
+        return None
+    if any(lk.table in ("VESSELS", "VOYAGES") for lk in assistant.knowledge(eng)[1].links(question)):
+        return None
+    ships = {str(e[2]) for r in personal.valid_memories(eng, user_id, agent_id)
+             for e in (r.metadata or {}).get("entities") or [] if e[0] == "VESSELS"}
+    if len(ships) != 1:
+        return None
+    return _SHE.sub(lambda m: "our ship is" if m.group(0).lower() in ("she's", "she is") else "our ship", question, count=1)
+
+
+# "she" for a ship, and the words of a ship's movements that say the question is about one
+_SHE = re.compile(r"\bshe(?:'s|\s+is)?\b", re.I)
+_SHIP_MOVES = re.compile(r"\b(?:due|arriv\w*|sail\w*|leav\w*|left|depart\w*|dock\w*|berth\w*|eta|etd|reach\w*|"
+                         r"get(?:s)? (?:in|there)|come(?:s)? in|at sea|under way|underway)\b", re.I)
+
+
 _WORKED_OUT = re.compile(r"\bhow (?:many|much|long)\b|\b(?:total|combined|altogether|sum|average|difference|between|"
                          r"compare\w*|more|less|fewer)\b|\bwould\b[^?]*\bcost\b", re.I)
 

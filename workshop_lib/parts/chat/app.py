@@ -53,6 +53,7 @@ from workshop_lib.assistant.answering.recall import (
     its_own_sentence_holds,
     kept_sentence_answers,
     recall_answer,
+    ship_as_theirs,
     with_their_parts,
     words_said,
 )
@@ -240,6 +241,16 @@ def _only_asks_to_forget(turn: str) -> bool:
     return any(personal.asks_to_forget(s) for s in personal.sentences(turn)) and not _asks_beside_forgetting(turn)
 
 
+def _noted_facts(applied: list[Any]) -> ChatAnswer:
+    """A turn that only told a fact Part 7's writer kept: said back, as a fallback (nothing was looked up)."""
+    kept = "; ".join(f"\u201c{a.candidate.text.strip().rstrip('.!')}\u201d" for a in applied)
+    explain: dict[str, Any] = {"intent": "PERSONAL_MEMORY", "handler": "memory over time (Part 7)", "mode": "fallback",
+                               "reason": "the turn only states a fact of the user's; it was kept", "used_llm": "none",
+                               "stored": [a.stored_id for a in applied]}
+    return ChatAnswer(f"Noted: {kept}. Ask me about it whenever you need it.", "fallback", explain, [], [], "none", None,
+                      False)
+
+
 def _noted(stored: list[Any]) -> ChatAnswer:
     """A turn that only tells the assistant something of theirs: what was kept, said back. A fallback:
     nothing was looked up, and the memory is theirs, not a source."""
@@ -338,11 +349,14 @@ class ChatService:
         # about those things answered from their memory with the data (recall.py).
         kept = personal.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id,
                                 thread_id=thread_id)
-        self._kept_over_time(req["question"], kept, thread_id, user_id)
+        facts = self._kept_over_time(req["question"], kept, thread_id, user_id)
         if not asked.strip():
             return None
         if (said_back := self._kept_said_back(kept, asked)) is not None:
             return said_back
+        if facts and not kept and self.llm is None and not personal.asks_anything(asked):
+            # "Note that the letter of credit for that order expires on 20 June.": a fact of theirs kept
+            return _noted_facts(facts)
         if (quoted := quotes.answer(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id)) is not None:
             # "which quote is the cheapest so far?": the prices they were quoted, compared
             return _memory_reply(quoted.text, "rag", "PERSONAL_MEMORY", "the quotes the user told, compared",
@@ -377,16 +391,17 @@ class ChatService:
         answered = self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
         return answered if answered.mode in ("rag", "hybrid") else None
 
-    def _kept_over_time(self, turn: str, kept: list[Any], thread_id: str, user_id: str) -> None:
+    def _kept_over_time(self, turn: str, kept: list[Any], thread_id: str, user_id: str) -> list[Any]:
         """Memory over time (Part 7): the rest of what the user states or asks to forget, in their own
-        scope; a sentence kept as a personal memory is not stored a second time."""
+        scope; a sentence kept as a personal memory is not stored a second time. The facts stored."""
         said = {w.text.strip() for w in kept if w.text}
         # (a sentence kept as two clauses, "our haulier is X and our office is in Y", is kept too)
         said |= {s.strip() for s in personal.sentences(turn) if any(k.rstrip(".") in s for k in said)}
         # ("Forget the Spanish, English again please" changes how answers are written: it forgets no memory)
         told = " ".join(s for s in personal.sentences(turn) if not (personal.FORGET.search(s) and preferences.extract(s)))
-        observe_user_turn(self.eng, told, user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
-                          kept_elsewhere=frozenset(said))
+        applied = observe_user_turn(self.eng, told, user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id,
+                                    kept_elsewhere=frozenset(said))
+        return [a for a in applied if a.stored_id and a.candidate.record_type == "fact" and a.candidate.op == "remember"]
 
     def _kept_said_back(self, kept: list[Any], asked: str) -> ChatAnswer | None:
         """A turn that only asked to forget ("Done"), or offline only told something of theirs
@@ -411,6 +426,8 @@ class ChatService:
         """A turn that stated nothing: their memory with the data (recall.py), else the router's handler
         (a catalog answer that ignores a thing of theirs declined), else the last readings."""
         agent_id = self.eng.agent_id
+        # ("how many days until she's due?" of the one ship they told: asked of their ship)
+        question = ship_as_theirs(self.eng, question, user_id=user_id, agent_id=agent_id) or question
         recalled = _not_a_total(question, recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id,
                                                         thread_id=thread_id))
         if recalled is not None and recalled.mode == "fallback":

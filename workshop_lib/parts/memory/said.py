@@ -180,10 +180,11 @@ def _their_nouns(memories: list[Any]) -> set[str]:
 
 
 def _of_their_own(stated: str, nouns: set[str]) -> bool:
-    """I, we, my, our; or "the" before a noun of theirs ("our customer wants ..." then "Update: the
-    customer pulled the deadline ...")."""
+    """I, we, my, our; or "the", "that", "this" before a noun of theirs ("our customer wants ..." then "Update:
+    the customer pulled the deadline ...")."""
+    # ("the letter of credit for that order expires ...": "that order" points back at an order of theirs)
     return personal.speaks_of_own(stated) or \
-        any(personal.stem(m.group(1).lower()) in nouns for m in re.finditer(r"\bthe\s+([a-z]+)\b", stated, re.I))
+        any(personal.stem(m.group(1).lower()) in nouns for m in re.finditer(r"\b(?:the|that|this)\s+([a-z]+)\b", stated, re.I))
 
 
 def _quotable(stated: str, changed: set[str]) -> bool:
