@@ -1869,6 +1869,11 @@ def _linked_already(words: _Words, start: int) -> bool:
     return any(i in words.taken for i, (s, _, _) in enumerate(words.raw) if s == start)
 
 
+def _as_held(col: Column, digits: str) -> str | int:
+    """The digits as the column holds them: a code held as text keeps its leading zeros ("HS 030617")."""
+    return digits if col.data_type.upper().startswith(("VARCHAR", "CHAR", "TEXT", "NVARCHAR")) else int(digits)
+
+
 def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
     """"voyage 1046", "container 20017": a table's noun followed by a number is that row's key."""
     out = []
@@ -1880,9 +1885,7 @@ def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
                  if c.name.split("_")[0].lower() == m.group(1).lower() and not c.is_key]
         if table is None and coded:  # "UN 1263", "IMO 9446233": the column its first word names
             col = min(coded, key=lambda c: len(schema.path(c.table, c.table) or []))
-            # a code held as text keeps its leading zeros ("HS 030617" is not 30617)
-            said = m.group(2) if col.data_type.upper().startswith(("VARCHAR", "CHAR", "TEXT", "NVARCHAR")) else int(m.group(2))
-            out.append(Filter(col, "=", said, f"with {_label(col)} {m.group(2)}"))
+            out.append(Filter(col, "=", _as_held(col, m.group(2)), f"with {_label(col)} {m.group(2)}"))
             words.used_numbers.add(m.start(2))
             continue
         if table is None or table not in schema.columns:

@@ -61,6 +61,12 @@ def item_of(size_type: str, kinds: dict[str, set[str]]) -> Item | None:
     return min(named, key=lambda s: s[0])[1] if named else None
 
 
+def _names_other_rows(question: str) -> bool:
+    """"Is any frozen shrimp booked on a sailing that hasn't left? Which container?": a table besides the boxes
+    and the goods says it asks for the data's rows, not for a box to book."""
+    return bool({TABLE_NOUNS.get(w) for w in words_of(question)} - {None, BOX[0], GOODS[0]})
+
+
 def asks_for_a_box(question: str) -> bool:
     """The question says a box, a container (any word that names the CONTAINERS table) or equipment."""
     return any(TABLE_NOUNS.get(w) == BOX[0] or w == "equipment" for w in words_of(question))
@@ -68,11 +74,10 @@ def asks_for_a_box(question: str) -> bool:
 
 def box_for_goods(eng: Engine, question: str) -> GoodsBox | None:
     """The catalog box the data's containers of the goods the question names mostly are; None when it
+    asks no box ("who can do the paperwork for lithium batteries?" asks a service), asks for other rows,
     names no goods of the data, the data has no container of them, or no catalog box is of that kind."""
-    if not asks_for_a_box(question):
-        return None  # "who can do the paperwork for lithium batteries?" asks a service, not a box
-    if {TABLE_NOUNS.get(w) for w in words_of(question)} - {None, BOX[0], GOODS[0]}:
-        return None  # "is any frozen shrimp booked on a sailing that hasn't left? which container?": the data's rows
+    if not asks_for_a_box(question) or _names_other_rows(question):
+        return None
     schema, values = assistant.knowledge(eng)
     links = values.links(question)
     goods = next((lk for lk in links if (lk.table, lk.column) == GOODS), None)

@@ -352,11 +352,8 @@ class ChatService:
         facts = self._kept_over_time(req["question"], kept, thread_id, user_id)
         if not asked.strip():
             return None
-        if (said_back := self._kept_said_back(kept, asked)) is not None:
+        if (said_back := self._kept_said_back(kept, asked, facts)) is not None:
             return said_back
-        if facts and not kept and self.llm is None and not personal.asks_anything(asked):
-            # "Note that the letter of credit for that order expires on 20 June.": a fact of theirs kept
-            return _noted_facts(facts)
         if (quoted := quotes.answer(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id)) is not None:
             # "which quote is the cheapest so far?": the prices they were quoted, compared
             return _memory_reply(quoted.text, "rag", "PERSONAL_MEMORY", "the quotes the user told, compared",
@@ -403,9 +400,9 @@ class ChatService:
                                     kept_elsewhere=frozenset(said))
         return [a for a in applied if a.stored_id and a.candidate.record_type == "fact" and a.candidate.op == "remember"]
 
-    def _kept_said_back(self, kept: list[Any], asked: str) -> ChatAnswer | None:
-        """A turn that only asked to forget ("Done"), or offline only told something of theirs
-        ("Noted"); None when it asks something too."""
+    def _kept_said_back(self, kept: list[Any], asked: str, facts: list[Any]) -> ChatAnswer | None:
+        """A turn that only asked to forget ("Done"), or offline only told something of theirs ("Noted"),
+        a personal memory or a fact of Part 7's (`facts`); None when it asks something too."""
         if any(w.forgotten for w in kept) and not _asks_beside_forgetting(asked):
             # "ignore what I said about MSC, we go with Hapag-Lloyd now": what the turn told is said back too
             instead = "".join(f" I noted: \u201c{w.text.strip().rstrip('.!')}\u201d." for w in kept if w.stored_id)
@@ -417,10 +414,17 @@ class ChatService:
             return _memory_reply("I had not kept anything that matches that, so nothing was forgotten; what I keep of "
                                  "yours is unchanged.", "fallback", "FORGET",
                                  "the turn asks to forget something no kept memory holds")
+        return self._only_told(kept, asked, facts)
+
+    def _only_told(self, kept: list[Any], asked: str, facts: list[Any]) -> ChatAnswer | None:
+        """Offline, a turn that only told something of theirs: a personal memory, or a fact of Part 7's ("Note that
+        the letter of credit for that order expires on 20 June."), said back as noted; None otherwise."""
+        if self.llm is not None or personal.asks_anything(asked):
+            return None
         stored = [w for w in kept if w.stored_id]
-        if stored and self.llm is None and not personal.asks_anything(asked):
+        if stored:
             return _noted(stored)
-        return None
+        return _noted_facts(facts) if facts and not kept else None
 
     def _about_theirs_or_handled(self, scoped: Engine, question: str, thread_id: str, user_id: str) -> ChatAnswer:
         """A turn that stated nothing: their memory with the data (recall.py), else the router's handler
