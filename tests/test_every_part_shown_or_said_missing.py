@@ -457,3 +457,29 @@ def test_a_fact_told_about_that_order_is_noted_and_read_back(service):
     assert turns[1][0].startswith("Noted") and turns[1][1] == "fallback", turns[1]
     answer, mode = turns[2]
     assert mode in GROUNDED and "12 July" in answer, answer
+
+
+# ---------------------------------------------------------------- a month "of" its year; a country with its accent or as an adjective
+def test_a_month_of_a_year_and_a_country_written_in_another_language_are_read(service):
+    (n,) = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.VOYAGES WHERE ARRIVAL_DATE BETWEEN '2025-05-01' AND '2025-05-31'")[0]
+    answer, mode = _ask(service, "how many voyages arrived in May of 2025?")
+    assert mode in GROUNDED and f" {n} " in f" {answer} ", answer
+    (k,) = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.VESSELS WHERE FLAG_STATE = 'PA'")[0]
+    for asked in ("¿Cuántos barcos llevan bandera de Panamá?", "Wie viele Schiffe fahren unter panamaischer Flagge?"):
+        answer, mode = _ask(service, asked)
+        assert mode in GROUNDED and f"{k} vessels" in answer and "(PA)" in answer, (asked, answer)
+
+
+# ---------------------------------------------------------------- two kinds asked of what they told
+def test_which_ship_and_voyage_they_said_gives_both_from_the_one_memory(service):
+    vessel, number = service.eng.query(
+        f"SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = "
+        f"v.IMO_NUMBER ORDER BY v.VOYAGE_ID DESC")[0]
+    turns = _talk(service, [("t1", f"Halvorsen Marine's pumps went out on the {vessel}, voyage {number}."),
+                            ("t2", "which vessel and voyage did I say Halvorsen's pumps are on?")])
+    answer, mode = turns[1]
+    assert mode in GROUNDED and vessel in answer and number in answer, answer
+    # one kind they never told is not made up from the other
+    turns = _talk(service, [("t1", f"Brandt Textiles' cotton is on the {vessel}."),
+                            ("t2", "which ship and container did I say Brandt's cotton is in?")])
+    assert turns[1][1] not in GROUNDED or "container is" not in turns[1][0], turns[1]

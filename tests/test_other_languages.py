@@ -74,3 +74,14 @@ def test_sizes_after_the_noun_comparisons_and_where_a_thing_is_are_read(question
 ])
 def test_statements_of_their_own_things_are_read(question, reading):
     assert in_english(question) == reading
+
+
+@pytest.mark.parametrize(("question", "reading"), [
+    # a country's adjective with the language's endings is the English adjective
+    ("Welche Schiffe fahren unter panamaischer Flagge?", "which ships sail under Panama flag?"),
+    ("¿Cuántos buques navegan con bandera liberiana?", "how many ships sail with flag Liberian?"),
+    # a name written with its accents is read in plain letters
+    ("¿Y el drayage en Róterdam?", "and the drayage in Roterdam?"),
+])
+def test_country_adjectives_and_names_with_accents_are_read(question, reading):
+    assert in_english(question) == reading

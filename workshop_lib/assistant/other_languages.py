@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 from workshop_lib.assistant import planner
 from workshop_lib.assistant.glossary import MONTHS, PHRASES, WORDS, WORDS_CAPITALISED, key_of
+from workshop_lib.data import countries
 from workshop_lib.data.catalog import ITEMS
 from workshop_lib.data.supplychain_data import TABLES
 
@@ -33,6 +35,8 @@ def in_english(question: str) -> str | None:
         read = _word_read(token, out)
         if read == token and token.isalpha() and token[:1].islower() and not _is_english(token):
             return None  # a word left in its own language ("cobraría"): no reading a handler can trust
+        if read == token and token[:1].isupper() and not token.isascii():
+            read = _plain_letters(token)  # a name in English letters ("Róterdam" read as "Roterdam")
         out.append(read)
         changed += read.lower() != token.lower()
     if not changed:
@@ -47,6 +51,12 @@ _KIND_WORDS = sorted({w for i in ITEMS if i.item_id.startswith("EQ-") for w in r
                      - {"container"}, key=len, reverse=True)
 _SIZE_AFTER = re.compile(r"\b(conteneurs?|contenedor(?:es)?)\s+((?:[a-z]+\s+){0,2}?)(?:de\s+)?(\d{2})\s*(?:pieds|pies|['’])"
                          rf"((?:\s+(?:{'|'.join(map(re.escape, _KIND_WORDS))})\b)*)", re.I)
+
+
+def _plain_letters(word: str) -> str:
+    """The word without its accents, where dropping one leaves one letter ("ó" is "o"; "ß" stays)."""
+    return "".join(b if len(b := "".join(x for x in unicodedata.normalize("NFD", c) if not unicodedata.combining(x))) == 1
+                   else c for c in word)
 
 
 def _word_order_read(question: str) -> str:
@@ -137,7 +147,20 @@ def _read_by_its_place(token: str, key: str, before: list[str]) -> str | None:
         return "than"  # "más peso muerto que la Ever Acme": a comparison's "than"
     if key == "fahrt" and token.islower():
         return "sails"  # "fährt" sails; "die Fahrt" is the voyage
-    return None
+    return _country_adjective(key)
+
+
+def _country_adjective(key: str) -> str | None:
+    """A country's adjective with the endings of German, Spanish or French ("liberianischer", "liberiana",
+    "panamaische"): the English adjective or name it begins with; None otherwise."""
+    m = re.fullmatch(r"([a-z]{4,}?)(?:isch(?:e[rnsm]?)?|o|a|os|as|e|es)", key)
+    return _country_words().get(m.group(1)) if m else None
+
+
+@functools.cache
+def _country_words() -> dict[str, str]:
+    """Every English name and adjective of a country the data can hold, lower case without accents."""
+    return {key_of(n): n for names in countries.NAMES.values() for n in names if " " not in n}
 
 
 _COMPASS = {"este": "East", "est": "East", "ost": "East", "oeste": "West", "ouest": "West", "west": "West",

@@ -693,10 +693,10 @@ def _week_of_month(words: _Words, month_at: int, lo: datetime.date,
 
 def _month_said(text: str) -> re.Match | None:
     """The month named, with its days and year as groups 1, 2, 4 and 5 ("may" in lower case is a
-    month only after a preposition or with a year)."""
+    month only after a preposition or with a year; "April of 2025" is April 2025)."""
     day = r"(\d{1,2})(?:st|nd|rd|th)?"
     m = re.search(rf"(?:\b(?:between\s+)?{day}(?:\s+(?:and|to)\s+|\s*[-–]\s*))?(?:\b{day}\s+(?:of\s+)?)?\b({_MONTH_NAMES})\.?"
-                  rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(\d{{4}}))?\b", text, re.I)
+                  rf"(?:\s+{day}\b(?!\d))?(?:,?\s+(?:of\s+)?(\d{{4}}))?\b", text, re.I)
     if not m or (m.group(3).lower() == "may" and not m.group(3)[0].isupper() and not m.group(5)
                  and not re.search(r"\b(?:in|of|during|since|before|after|until)\s+$", text[:m.start(3)], re.I)):
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -456,14 +457,26 @@ unit units piece pieces pair pairs size sizes kind type types each part parts pa
 
 
 def _same_length(text: str) -> str:
-    """Lower case, marks as spaces, every character where it was (offsets stay the question's)."""
-    text = re.sub(r"[^\w\s/-]", " ", text.lower())
+    """Lower case, marks as spaces, accents dropped ("Panamá"), every character where it was (offsets stay
+    the question's)."""
+    text = re.sub(r"[^\w\s/-]", " ", _unaccented(text.lower()))
     # "voyage 0813N" is 813N: a voyage-number-like code's leading zeros are padding
     return re.sub(r"\b0+(?=[1-9]\d{1,4}[a-z]\b)", lambda m: " " * len(m.group(0)), text)
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", text.lower())).strip()
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", _unaccented(text.lower()))).strip()
+
+
+def _unaccented(text: str) -> str:
+    """Each letter without its accent when that leaves one letter ("á" is "a"; "ß" stays): the same length."""
+    return "".join(_base_letter(c) for c in text) if not text.isascii() else text
+
+
+@functools.lru_cache(maxsize=1024)
+def _base_letter(c: str) -> str:
+    base = "".join(x for x in unicodedata.normalize("NFD", c) if not unicodedata.combining(x))
+    return base if len(base) == 1 else c
 
 
 def _lower_short_form(question: str, m: re.Match[str], how: str) -> bool:

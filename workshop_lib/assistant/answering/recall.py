@@ -1260,10 +1260,32 @@ def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyon
         return _answer(f"{before} {_called(rec)} was {rec.value} ({said})." if rec.earlier
                        else f"{before} {_called(rec)} is {rec.value} ({said}).", "rag",
                        _explain("the remembered value itself", "rag", memory=source), [source])
+    if (both := _kinds_told_together(question, rec, said, source)) is not None:
+        return both
     return _answer(f"I remember your {_called(rec)} is {rec.value} ({said}), but I can't answer the rest offline: "
                    f"{data.reason}.", "fallback",
                    _explain(f"memory found, data question not planned: {data.reason}", "fallback", memory=source,
                             data_question=data_question), [])
+
+
+def _kinds_told_together(question: str, rec: personal.Recalled, said: str, source: dict[str, Any]) -> ChatAnswer | None:
+    """"Which ship and voyage did I say the tiles are on?": the values of each kind asked, from the one
+    memory that named them all ("... on the MSC Tessa, voyage 874E"); None unless it holds one of each."""
+    m = _WHICH_KINDS.search(question)
+    if m is None or not _TOLD.search(question):
+        return None
+    kinds = [personal.table_of_word(w) for w in (m.group(1), m.group(2))]
+    values = [[str(e[2]) for e in rec.entities if e[0] == k] for k in kinds]
+    if None in kinds or any(len(v) != 1 for v in values):
+        return None
+    told = " and ".join(f"your {w.lower()} is {v[0]}" for w, v in zip((m.group(1), m.group(2)), values, strict=True))
+    return _answer(f"From what you told me, {told} ({said}: \u201c{rec.text}\u201d).", "rag",
+                   _explain("the values of each kind asked, from the one memory that names them", "rag", memory=source),
+                   [source])
+
+
+# "which ship and voyage", "what vessel and which sailing": two kinds of thing asked together
+_WHICH_KINDS = re.compile(r"\b(?:which|what)\s+([a-z]+)\s+and\s+(?:which\s+|what\s+)?([a-z]+)\b", re.I)
 
 
 # What a remembered value is, to compare with what a question asks (own_values.asked_kind).
