@@ -2164,7 +2164,7 @@ def test_a_question_in_another_language_nothing_grounds_is_read_in_english_and_s
         a = answer_question(eng, question)
         assert a.mode == "rag" and a.answer.startswith("Reading it as") and str(built) in a.answer, (question, a.answer)
     # a word the glossary does not know is left as it is, and the planner declines what it cannot explain
-    a = answer_question(eng, "Wie viele Schiffe fahren unter liberianischer Flagge?")
+    a = answer_question(eng, "Wie viele Schiffe fahren unter gelber Flagge?")
     assert a.mode == "fallback", a.answer
 
 
