@@ -483,3 +483,22 @@ def test_which_ship_and_voyage_they_said_gives_both_from_the_one_memory(service)
     turns = _talk(service, [("t1", f"Brandt Textiles' cotton is on the {vessel}."),
                             ("t2", "which ship and container did I say Brandt's cotton is in?")])
     assert turns[1][1] not in GROUNDED or "container is" not in turns[1][0], turns[1]
+
+
+def test_a_booking_told_with_its_carrier_and_voyage_arrives_where_that_voyage_does(service):
+    carrier, number, port = service.eng.query(
+        f"SELECT c.CARRIER_NAME, v.VOYAGE_NUMBER, p.PORT_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON "
+        f"s.IMO_NUMBER = v.IMO_NUMBER JOIN {OWNER}.CARRIERS c ON c.CARRIER_ID = s.CARRIER_ID JOIN {OWNER}.PORTS p ON "
+        f"p.PORT_ID = v.DESTINATION_PORT_ID WHERE c.CARRIER_ID IN (SELECT s2.CARRIER_ID FROM {OWNER}.VOYAGES v2 JOIN "
+        f"{OWNER}.VESSELS s2 ON s2.IMO_NUMBER = v2.IMO_NUMBER GROUP BY s2.CARRIER_ID HAVING COUNT(DISTINCT "
+        f"v2.DESTINATION_PORT_ID) > 1) ORDER BY v.VOYAGE_ID")[0]
+    others = {p for (p,) in service.eng.query(
+        f"SELECT DISTINCT p.PORT_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"JOIN {OWNER}.CARRIERS c ON c.CARRIER_ID = s.CARRIER_ID JOIN {OWNER}.PORTS p ON p.PORT_ID = "
+        f"v.DESTINATION_PORT_ID WHERE c.CARRIER_NAME = '{carrier}'")} - {port}
+    turns = _talk(service, [("t1", f"Our booking with {carrier} is on voyage {number}."),
+                            ("t2", "and which port did I say that booking is arriving at?"),
+                            ("t2", "which port is that booking arriving at?")])
+    answer, mode = turns[2]
+    # (not every port the carrier's voyages reach)
+    assert mode not in GROUNDED or (port in answer and not any(p in answer for p in others)), answer

@@ -491,12 +491,17 @@ def _short_of(question: str, data: Any) -> bool:
 
 def _the_voyage_told_with(question: str, rec: personal.Recalled) -> personal.Recalled:
     """"When is our vessel due?" of "our boxes are on the Kyoto Express, voyage 574W": where or when a ship
-    goes is that voyage of hers, when the same memory tells one; the recalled ship otherwise."""
+    (or a booking told with its carrier) goes is that voyage, when the same memory tells one; the recalled
+    thing otherwise."""
     voyages = {str(v) for t, c, v in rec.entities if (t, c) == ("VOYAGES", "VOYAGE_NUMBER")}
     when, where, _, _ = _directions(question)
     # ("our vessel" is the one their goods are on; "where is it headed?" is the ship, whatever she sails now)
     theirs = re.search(rf"\b(?:our|my)\s+{re.escape(rec.noun)}\b", question, re.I) is not None if rec.noun else False
-    if rec.table != "VESSELS" or len(voyages) != 1 or not (when or where) or not theirs:
+    if rec.table == "VOYAGES" or len(voyages) != 1 or not (when or where):
+        return rec
+    # ("which port is that booking arriving at?" of "our booking with ONE is on voyage 466E": a booking arrives
+    # on its voyage, not every voyage of its carrier; "when does our carrier ...?" is asked of the carrier)
+    if (rec.table == "VESSELS" and not theirs) or (rec.table != "VESSELS" and personal.table_of_word(rec.noun) == rec.table):
         return rec
     return dataclasses.replace(rec, table="VOYAGES", column="VOYAGE_NUMBER", value=voyages.pop())
 
