@@ -502,3 +502,9 @@ def test_a_booking_told_with_its_carrier_and_voyage_arrives_where_that_voyage_do
     answer, mode = turns[2]
     # (not every port the carrier's voyages reach)
     assert mode not in GROUNDED or (port in answer and not any(p in answer for p in others)), answer
+
+
+# ---------------------------------------------------------------- a need with a port: the item its description names
+def test_a_need_asked_with_a_port_is_answered_by_the_item_its_description_names(service):
+    answer, mode = _ask(service, "Need to ship 18,000 litres of sunflower oil in bulk out of Valencia - what do you have?")
+    assert mode in GROUNDED and "[EQ-20TK]" in answer.split("\n")[1], answer

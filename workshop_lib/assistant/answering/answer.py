@@ -1243,7 +1243,10 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
         # "more 40' high cubes or dry boxes on the manifests?": the catalog's items would answer another question
         return _declined(decision, "That asks about the boxes the data records (on the manifests, voyages or ships), "
                                    "not the catalog's items, and I cannot plan it offline.", "grounded (Part 5)")
-    item = _catalog_item(eng, question, decision) if decision.label == "EQUIPMENT_RAG" else None
+    # (a need asked with a port, "green coffee out of Santos sweats - which box?", is routed to the stock; no
+    # row matched, the item its description names answers it)
+    described = decision.label == "EQUIPMENT_RAG" or (not (g.grounded and g.item_ids) and catalog_links.asks_for_item(question))
+    item = _catalog_item(eng, question, decision) if described else None
     item = item or _cold_box_instead(question, g)
     if item is not None and (not g.grounded or not g.item_ids or g.item_ids[0] != item.item_id):
         return _item_described(eng, question, decision, item, g)
