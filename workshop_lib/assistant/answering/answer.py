@@ -1237,12 +1237,8 @@ def _lead_item(g: Any) -> Any:
 def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
     """The catalog linker's item when Part 5's embedding match leads with another; a multi-item answer
     to a question with a negation declined; a quantity priced (in place, on `g`)."""
-    if availability.names_data_rows(question) and (rows := _linked_data_answer(eng, question, decision)) is not None:
-        return rows  # "how many reefers on the manifests in total": the data's boxes, not the catalog's
-    if _ON_THE_DATAS_RECORDS.search(question) and not availability.asks_price_or_lease(question):
-        # "more 40' high cubes or dry boxes on the manifests?": the catalog's items would answer another question
-        return _declined(decision, "That asks about the boxes the data records (on the manifests, voyages or ships), "
-                                   "not the catalog's items, and I cannot plan it offline.", "grounded (Part 5)")
+    if (datas := _the_datas_boxes(eng, question, decision)) is not None:
+        return datas
     # (a need asked with a port, "green coffee out of Santos sweats - which box?", is routed to the stock; no
     # row matched, the item its description names answers it)
     described = decision.label == "EQUIPMENT_RAG" or (not (g.grounded and g.item_ids) and catalog_links.asks_for_item(question))
@@ -1256,6 +1252,17 @@ def _catalog_checked(eng: Engine, question: str, decision: router.RouteDecision,
                                    "you mean and I will answer from its row.", "grounded (Part 5)")
     quoted = _price_quantity(question, g)
     return _total_of_rows(question, decision, g, quoted)
+
+
+def _the_datas_boxes(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """A question about the boxes the data records, not the catalog's: answered from the rows, or declined."""
+    if availability.names_data_rows(question) and (rows := _linked_data_answer(eng, question, decision)) is not None:
+        return rows  # "how many reefers on the manifests in total": the data's boxes, not the catalog's
+    if _ON_THE_DATAS_RECORDS.search(question) and not availability.asks_price_or_lease(question):
+        # "more 40' high cubes or dry boxes on the manifests?": the catalog's items would answer another question
+        return _declined(decision, "That asks about the boxes the data records (on the manifests, voyages or ships), "
+                                   "not the catalog's items, and I cannot plan it offline.", "grounded (Part 5)")
+    return None
 
 
 def _item_described(eng: Engine, question: str, decision: router.RouteDecision, item: Any, g: Any) -> ChatAnswer:
