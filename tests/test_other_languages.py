@@ -85,3 +85,9 @@ def test_statements_of_their_own_things_are_read(question, reading):
 ])
 def test_country_adjectives_and_names_with_accents_are_read(question, reading):
     assert in_english(question) == reading
+
+
+def test_small_words_of_a_sentence_are_read():
+    # a reflexive "se" is no word of the reading; "genau" says exactly
+    assert in_english("¿En qué tabla se guarda el puerto de destino?") == "in what table stored the port of destination?"
+    assert in_english("Wann genau fährt die Kota Singa ab?") == "when exactly departs the Kota Singa?"

@@ -134,6 +134,9 @@ WORDS = {
     "durchschnittlicher": "average", "grosste": "biggest", "mayor": "biggest", "plus grand": "biggest",
     "il": "it", "elle": "it", "er": "it", "sie": "they", "wurde": "was", "wurden": "were", "fue": "was",
     "doivent": "", "doit": "", "muss": "", "va": "is going", "van": "go", "vont": "go",
+    # small words of every sentence: a pronoun, a preposition, a word of manner
+    "se": "", "lo": "it", "te": "you", "par": "by", "chez": "at", "mais": "but", "wegen": "about",
+    "immer": "always", "siempre": "always", "genau": "exactly", "ubrigens": "", "algo": "somewhat",
     "su": "its", "sus": "their", "ihre": "their", "ihr": "its", "sein": "its", "seine": "its", "leur": "their",
     "leurs": "their", "sa": "its", "ses": "its", "cuesta": "costs", "cuestan": "cost", "kostet": "costs",
     "kosten": "cost", "coute": "costs", "coutent": "cost", "precio": "price", "preis": "price", "prix": "price",
