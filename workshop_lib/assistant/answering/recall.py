@@ -762,9 +762,6 @@ def _asks_past(question: str) -> bool:
     date's before ("before June 10", "arrives first")."""
     q = re.sub(r"\b(?:before|after)\s+(?:\d|the\s+\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*", " ", question,
                flags=re.I)
-    # ("how much notice do they need before a pickup?", "... before loading": a time in the world, not an earlier value)
-    q = re.sub(r"\bbefore\s+(?:(?:a|an|any|each|every)\s+\w+|(?!(?:chang|switch|mov|updat|correct))\w+ing)\b", " ", q,
-               flags=re.I)
     # ("which of my boxes left Hamburg first": a verb of moving before "first" asks the data's dates)
     q = re.sub(r"\b(?:arriv|leav|left|depart|sail|reach|get|got|come|came|go|went|dock|land)\w*\s+(?:[^\s,.;:?!]+\s+){0,4}?"
                r"first\b", " ", q, flags=re.I)

@@ -243,7 +243,13 @@ _PREDICATE = re.compile(r"(?:has|have|had)\b(?!\s+(?:it|he|she|they|you|we|i|the
 def asks_anything(turn: str) -> bool:
     """Whether any sentence of a turn asks something (a question or a request), not only states."""
     clauses = [c.strip() for sentence in sentences(turn) for c in _CLAUSE.split(sentence) if c.strip()]
-    return "?" in turn or any(QUESTION.match(c) or _REQUEST.match(c) for c in clauses)
+    return "?" in turn or any(QUESTION.match(c) or _REQUEST.match(c) for c in clauses) or _ASKED_INDIRECTLY.search(turn) is not None
+
+
+# a Spanish interrogative keeps its accent in an indirect question too ("un compañero pregunta de qué cliente es
+# el contenedor y en qué buque viaja"): the sentence asks, with or without a question mark
+_ASKED_INDIRECTLY = re.compile(r"(?<![\w])(?:qué|quién|quiénes|cuál|cuáles|cuándo|dónde|cuánto|cuántos|cuánta|cuántas)(?![\w])",
+                               re.I)
 
 
 def speaks_of_own(stated: str) -> bool:
