@@ -1108,8 +1108,10 @@ def _one_figure_beside_the_subject(eng: Engine, question: str, text: str, value:
     figures = [m.group(0) for m in kind.finditer(rest) if m.group(0).strip(",. ") not in question]
     subject = document_reader._stems(question) - document_reader._stems(value) - _ASKING_A_FIGURE - schema_words(eng)
     named = [lk.text for lk in assistant.knowledge(eng)[1].links(question) if lk.how in ("exact", "fuzzy", "partial")]
+    # every name the question gives is the sentence's ("across Norcastle and Pemberton": one told is half of it)
+    names = re.findall(r"(?<=[\w,;:] )[A-Z][\w&'-]+", question)
     return len(figures) == 1 and bool(subject & document_reader._stems(rest)) and \
-        all(v.lower() in text.lower() for v in named)
+        all(v.lower() in text.lower() for v in named + names) and not _A_TOTAL.search(question)
 
 
 def _kind_of_figure(question: str) -> re.Pattern[str] | None:
@@ -1122,6 +1124,8 @@ def _kind_of_figure(question: str) -> re.Pattern[str] | None:
     return re.compile(r"\b\d[\d,.]*\b") if re.search(r"\bhow many\b", question, re.I) else None
 
 
+# a figure added up from several ("in total", "across Norcastle and Pemberton"): no one sentence says it
+_A_TOTAL = re.compile(r"\b(?:total|combined|altogether|sum|across|in all)\b", re.I)
 # a question for a figure, and the words that only ask for one
 _FIGURE_ASKED = re.compile(r"\bhow (?:much|many|long|far|early|soon)\b", re.I)
 _MONEY_ASKED = re.compile(r"\b(?:charg\w*|cost\w*|pay\w*|price\w*|fees?|rates?|tariffs?|quot\w*)\b", re.I)
