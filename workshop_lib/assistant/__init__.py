@@ -874,10 +874,11 @@ def uncovered(parts: list[str], plan: planner.Plan, schema: Schema, values: Valu
         return None
     spec = plan.spec
     asked = [p for p in parts if _ASKS.match(p)]
+    strict = _showing(plan, strict=True)  # (what a part that asks a value sees)
     for part in parts:
         shown = _shown_by_its_kind(part, spec, showing)
         if shown is None:
-            seen = _showing(plan, strict=True) if part in asked else showing
+            seen = strict if part in asked else showing
             shown = not (_a_figure_does_not_answer(part, asked, spec) or _part_unanswered(part, asked, schema, values, seen))
         if not shown:
             return part  # "what's in box X, and how many cartons?": one figure answers the second part only

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 
 from workshop_lib.assistant import planner
 from workshop_lib.assistant.glossary import MONTHS, PHRASES, WORDS, WORDS_CAPITALISED, key_of
+from workshop_lib.assistant.value_links import unaccented
 from workshop_lib.data import countries
 from workshop_lib.data.catalog import ITEMS
 from workshop_lib.data.supplychain_data import TABLES
@@ -36,7 +36,7 @@ def in_english(question: str) -> str | None:
         if read == token and token.isalpha() and token[:1].islower() and not _is_english(token):
             return None  # a word left in its own language ("cobraría"): no reading a handler can trust
         if read == token and token[:1].isupper() and not token.isascii():
-            read = _plain_letters(token)  # a name in English letters ("Róterdam" read as "Roterdam")
+            read = unaccented(token)  # a name in English letters ("Róterdam" read as "Roterdam")
         out.append(read)
         changed += read.lower() != token.lower()
     if not changed:
@@ -51,12 +51,6 @@ _KIND_WORDS = sorted({w for i in ITEMS if i.item_id.startswith("EQ-") for w in r
                      - {"container"}, key=len, reverse=True)
 _SIZE_AFTER = re.compile(r"\b(conteneurs?|contenedor(?:es)?)\s+((?:[a-z]+\s+){0,2}?)(?:de\s+)?(\d{2})\s*(?:pieds|pies|['’])"
                          rf"((?:\s+(?:{'|'.join(map(re.escape, _KIND_WORDS))})\b)*)", re.I)
-
-
-def _plain_letters(word: str) -> str:
-    """The word without its accents, where dropping one leaves one letter ("ó" is "o"; "ß" stays)."""
-    return "".join(b if len(b := "".join(x for x in unicodedata.normalize("NFD", c) if not unicodedata.combining(x))) == 1
-                   else c for c in word)
 
 
 def _word_order_read(question: str) -> str:

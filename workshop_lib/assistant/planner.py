@@ -1871,7 +1871,7 @@ def _linked_already(words: _Words, start: int) -> bool:
 
 def _as_held(col: Column, digits: str) -> str | int:
     """The digits as the column holds them: a code held as text keeps its leading zeros ("HS 030617")."""
-    return digits if col.data_type.upper().startswith(("VARCHAR", "CHAR", "TEXT", "NVARCHAR")) else int(digits)
+    return digits if col.is_text else int(digits)
 
 
 def _key_filters(words: _Words, schema: Schema) -> list[Filter]:
@@ -2015,12 +2015,15 @@ def _column_of_head(schema: Schema, said: list[str], tables: list[str]) -> Colum
     return cols[0][1] if cols[0][1] in heads else None
 
 
+# "which flag states have ...", "which ports handled ...": the words that name the groups, before a verb of having
+_WHICH_HAS = (r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|holds?|counts?|gets?|got|receives?|"
+              r"sees?|saw|handles?|handled)\b")
+
+
 def _most_per_value(words: _Words, schema: Schema, spec: Spec, most: re.Match[str]) -> None:
     """"Which flag state has the most ships": the rows counted per value of the column the words before
     the verb name (a column of the rows counted), the top value kept (ties shown)."""
-    which = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|holds?|counts?|gets?|got|"
-                      r"receives?|sees?|saw|handles?|handled)\b",
-                      words.text[:most.start()], re.I)
+    which = re.search(_WHICH_HAS, words.text[:most.start()], re.I)
     if which is not None and _top_value_of(schema, spec, which.group(1), most):
         words.take(which.start(1), which.end(1))
         if words.has("per|each|every"):
@@ -2469,8 +2472,7 @@ def _groups_of_the_count(words: _Words, schema: Schema, spec: Spec) -> None:
     the groups kept by their count."""
     if spec.having is None or spec.group is not None:
         return
-    which = re.search(r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|counts?|gets?|got|sees?|"
-                      r"handles?)\b(?=\D*\d)", words.text, re.I)
+    which = re.search(_WHICH_HAS + r"(?=\D*\d)", words.text, re.I)
     said = words_of(which.group(1)) if which else []
     if which is None or not said:
         return

@@ -161,6 +161,11 @@ class Column:
             and not self.name.endswith("_ID") and self.name not in ("IMO_NUMBER",)
 
     @property
+    def is_text(self) -> bool:
+        """Held as text (a code keeps its leading zeros: "030617")."""
+        return self.data_type.upper().startswith(("VARCHAR", "NVARCHAR", "CHAR", "TEXT"))
+
+    @property
     def is_date(self) -> bool:
         return self.data_type.upper() in ("DATE", "TIMESTAMP") or self.name.endswith(("_DATE", "_AT"))
 

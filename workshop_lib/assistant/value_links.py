@@ -459,16 +459,16 @@ unit units piece pieces pair pairs size sizes kind type types each part parts pa
 def _same_length(text: str) -> str:
     """Lower case, marks as spaces, accents dropped ("Panamá"), every character where it was (offsets stay
     the question's)."""
-    text = re.sub(r"[^\w\s/-]", " ", _unaccented(text.lower()))
+    text = re.sub(r"[^\w\s/-]", " ", unaccented(text.lower()))
     # "voyage 0813N" is 813N: a voyage-number-like code's leading zeros are padding
     return re.sub(r"\b0+(?=[1-9]\d{1,4}[a-z]\b)", lambda m: " " * len(m.group(0)), text)
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", _unaccented(text.lower()))).strip()
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s/-]", " ", unaccented(text.lower()))).strip()
 
 
-def _unaccented(text: str) -> str:
+def unaccented(text: str) -> str:
     """Each letter without its accent when that leaves one letter ("á" is "a"; "ß" stays): the same length."""
     return "".join(_base_letter(c) for c in text) if not text.isascii() else text
 
@@ -512,8 +512,7 @@ def _index_column(table: str, col: Column, query: Query, select_distinct: Callab
     """Adds one column's values to the index: a name column's values as names, a description's
     words, and the values of a code, name or text column with few distinct values as phrases."""
     key = (table, col.name)
-    is_text = col.data_type.upper() in ("VARCHAR2", "VARCHAR", "TEXT", "CHAR", "NVARCHAR2")
-    if key not in NAME_COLUMNS and key not in CODE_COLUMNS and not is_text:
+    if key not in NAME_COLUMNS and key not in CODE_COLUMNS and not col.is_text:
         return
     values = [r[0] for r in query(select_distinct(table, col.name)) if r[0] is not None]
     if key in NAME_COLUMNS:

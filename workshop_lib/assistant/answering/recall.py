@@ -1121,9 +1121,10 @@ def _kind_of_figure(question: str) -> re.Pattern[str] | None:
         return document_reader.HOLDS["amount"]
     if _TIME_ASKED.search(question):
         return document_reader.HOLDS["duration"]
-    return re.compile(r"\b\d[\d,.]*\b") if re.search(r"\bhow many\b", question, re.I) else None
+    return _A_NUMBER if re.search(r"\bhow many\b", question, re.I) else None
 
 
+_A_NUMBER = re.compile(r"\b\d[\d,.]*\b")
 # a figure added up from several ("in total", "across Norcastle and Pemberton"): no one sentence says it
 _A_TOTAL = re.compile(r"\b(?:total|combined|altogether|sum|across|in all)\b", re.I)
 # a question for a figure, and the words that only ask for one

@@ -243,26 +243,29 @@ def _only_asks_to_forget(turn: str) -> bool:
 
 def _noted_facts(applied: list[Any]) -> ChatAnswer:
     """A turn that only told a fact Part 7's writer kept: said back, as a fallback (nothing was looked up)."""
-    kept = "; ".join(f"\u201c{a.candidate.text.strip().rstrip('.!')}\u201d" for a in applied)
-    explain: dict[str, Any] = {"intent": "PERSONAL_MEMORY", "handler": "memory over time (Part 7)", "mode": "fallback",
-                               "reason": "the turn only states a fact of the user's; it was kept", "used_llm": "none",
-                               "stored": [a.stored_id for a in applied]}
-    return ChatAnswer(f"Noted: {kept}. Ask me about it whenever you need it.", "fallback", explain, [], [], "none", None,
-                      False)
+    return _noted_reply([a.candidate.text for a in applied], [a.stored_id for a in applied], "memory over time (Part 7)",
+                        "the turn only states a fact of the user's; it was kept")
 
 
 def _noted(stored: list[Any]) -> ChatAnswer:
     """A turn that only tells the assistant something of theirs: what was kept, said back. A fallback:
     nothing was looked up, and the memory is theirs, not a source."""
-    kept = "; ".join(f"\u201c{w.text.strip().rstrip('.!')}\u201d" for w in stored)
-    explain: dict[str, Any] = {"intent": "PERSONAL_MEMORY", "handler": "personal memory", "mode": "fallback",
-               "reason": "the turn only states something of the user's; it was kept", "used_llm": "none",
-               "stored": [w.stored_id for w in stored]}
-    if len(stored) == 1 and stored[0].subject.split(".")[0] in ("CONTAINERS", "VOYAGES", "VESSELS"):
-        # "The goods are in box X." then "Which vessel is that on?": what "that" points back at
-        explain["told"] = {"memory_id": stored[0].stored_id, "column": stored[0].subject}
-    return ChatAnswer(f"Noted: {kept}. Ask me about it whenever you need it.", "fallback", explain,
-                      [], [], "none", None, False)
+    # "The goods are in box X." then "Which vessel is that on?": what "that" points back at
+    told = {"memory_id": stored[0].stored_id, "column": stored[0].subject} \
+        if len(stored) == 1 and stored[0].subject.split(".")[0] in ("CONTAINERS", "VOYAGES", "VESSELS") else None
+    return _noted_reply([w.text for w in stored], [w.stored_id for w in stored], "personal memory",
+                        "the turn only states something of the user's; it was kept", told)
+
+
+def _noted_reply(texts: list[str], stored_ids: list[Any], handler: str, reason: str,
+                 told: dict[str, Any] | None = None) -> ChatAnswer:
+    kept = "; ".join(f"\u201c{t.strip().rstrip('.!')}\u201d" for t in texts)
+    explain: dict[str, Any] = {"intent": "PERSONAL_MEMORY", "handler": handler, "mode": "fallback", "reason": reason,
+                               "used_llm": "none", "stored": stored_ids}
+    if told is not None:
+        explain["told"] = told
+    return ChatAnswer(f"Noted: {kept}. Ask me about it whenever you need it.", "fallback", explain, [], [], "none", None,
+                      False)
 
 
 class ChatService:
