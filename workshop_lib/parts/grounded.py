@@ -750,6 +750,12 @@ def _named_in_any_order(words: str, q: str) -> bool:
     return False
 
 
+def _heads(words: str) -> list[str]:
+    """The words that name a service alone: its last word, and the last word of each side of an "and"
+    ("lashing and securing": "lashing" or "securing")."""
+    return [side.split()[-1] for side in words.split(" and ") if side.split()]
+
+
 def _items_by_type(q: str, sizes: set[str],
                    initials: frozenset[str] | set[str] = frozenset()) -> tuple[list[tuple[int, catalog.Item]], list[catalog.Item]]:
     """The items whose type a normalized question names, as (length of the words matched, item),
@@ -764,8 +770,8 @@ def _items_by_type(q: str, sizes: set[str],
             exact.append((len(words), item))
         elif named:
             other_size.append(item)
-        elif size is None and len(head := words.split()[-1]) > 5 and head in q \
-                and re.search(rf"(?<![\w-]){re.escape(head)}(?![\w-])", q):
+        elif size is None and any(len(head) > 5 and head in q and re.search(rf"(?<![\w-]){re.escape(head)}(?![\w-])", q)
+                                  for head in _heads(words)):
             exact.append((0, item))  # a service or accessory named by its last word ("brokerage", "genset")
     return exact, other_size
 

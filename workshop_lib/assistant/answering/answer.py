@@ -993,9 +993,9 @@ def _availability(decision: router.RouteDecision, question: str, *, offered: boo
         (availability.offered_at(question) if offered else None)
     if found is None:
         return None
-    rows = [{"item_id": found.item_id, "ports": list(found.ports), "used": True}]
+    rows = [{"item_id": i, "ports": list(found.ports), "used": True} for i in found.item_ids]
     explain = _explain(decision, mode="rag", handler="catalog availability (figures)", reason=found.reason,
-                       rows=[found.item_id], ports=list(found.ports), used_llm="none", short_query_active=False)
+                       rows=list(found.item_ids), ports=list(found.ports), used_llm="none", short_query_active=False)
     return ChatAnswer(found.text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 

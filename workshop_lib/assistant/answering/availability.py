@@ -26,13 +26,14 @@ _PORT_COUNT = re.compile(r"\bhow many (?:ports|places|locations|depots|terminals
 # a price asked, or a lease over a duration ("3 boxes for 10 days, what's the lease total?"): a quote, not stock
 _PRICE = re.compile(r"\b(?:cost\w*|price\w*|rates?|charge\w*|pay|quote|how much|usd|eur|dollars?|"
                     r"for (?:\d+|a|one|two|three|four|five|six|ten) (?:days?|weeks?|months?))\b|\$", re.I)
-_OFFERED = re.compile(r"\b(?:offer(?:ed|s)?|available|provided?|have|get|do you do|can i (?:get|book|order))\b", re.I)
+_OFFERED = re.compile(r"\b(?:offer(?:ed|s)?|available|provided?|have|get|buy|purchase|do you do|can i (?:get|book|order))\b",
+                      re.I)
 
 
 @dataclass(frozen=True)
 class Figure:
     text: str
-    item_id: str
+    item_ids: tuple[str, ...]
     ports: tuple[str, ...]      # the ports whose rows the figure is worked out from
     reason: str
 
@@ -81,7 +82,7 @@ def figure(question: str, *, stock_asked: bool = False) -> Figure | None:
         having = [p for p, u in rows.items() if u is None or u > 0]
         return Figure(f"{item.name} [{item.item_id}] is available at {len(having)} ports"
                       f"{' ' + narrowed if narrowed else ''}: {', '.join(_port(p) for p in having)}.",
-                      item.item_id, tuple(having), "ports counted")
+                      (item.item_id,), tuple(having), "ports counted")
     counted = {p: u for p, u in rows.items() if u is not None}
     if not counted or len(counted) != len(rows):
         return None  # a service (offered, no units) or nothing there: Part 5's listing says it
@@ -89,7 +90,7 @@ def figure(question: str, *, stock_asked: bool = False) -> Figure | None:
     if _TOTAL.search(question):
         parts = "; ".join(f"{_port(p)}: {u}" for p, u in counted.items())
         return Figure(f"{sum(counted.values())} units of {item.name} [{item.item_id}] are available {where} "
-                      f"({parts}).", item.item_id, tuple(counted), "units summed over the rows")
+                      f"({parts}).", (item.item_id,), tuple(counted), "units summed over the rows")
     return _extreme(question, item, counted, where)
 
 
@@ -126,7 +127,7 @@ def _extreme(question: str, item: catalog.Item, counted: dict[str, int], where: 
             best = pick(counted.values())
             top = [p for p, u in counted.items() if u == best]
             return Figure(f"The {word} {item.name} [{item.item_id}] units {where}: {' and '.join(map(_port, top))}, "
-                          f"with {best} units.", item.item_id, tuple(counted), f"the {word} units among the rows")
+                          f"with {best} units.", (item.item_id,), tuple(counted), f"the {word} units among the rows")
     return None
 
 
@@ -145,10 +146,10 @@ def _ports_offering(question: str, item: catalog.Item) -> Figure | None:
     found = [p for p in rows if not named or catalog.ports().get(p, {}).get("country_code") in named]
     if not found:
         return Figure(f"{item.name} [{item.item_id}] is offered at no port in {', '.join(map(countries.name_of, named))}.",
-                      item.item_id, (), "the item's rows, none in the countries named")
+                      (item.item_id,), (), "the item's rows, none in the countries named")
     said = [_port(p) + _units(rows[p]) for p in found]
     return Figure(f"{item.name} [{item.item_id}] is offered at {len(found)} port{'s' if len(found) != 1 else ''}: "
-                  f"{', '.join(said)}.", item.item_id, tuple(found), "the ports of the item's rows")
+                  f"{', '.join(said)}.", (item.item_id,), tuple(found), "the ports of the item's rows")
 
 
 def _units(units: int | None) -> str:
@@ -163,21 +164,26 @@ def _at_port(port: str, rows: dict[str, int | None]) -> str:
 
 
 def offered_at(question: str) -> Figure | None:
-    """"Is reefer monitoring offered in Colombo?": one item and the ports named, answered from its rows
-    (yes with the units, or no with where it is); None when the question asks something else."""
-    # "reefers" names the 20' and the 40' high cube reefer: Part 5's listing shows both
+    """"Is reefer monitoring offered in Colombo?", "is a flat rack available there, and lashing?": each item
+    named at the ports named, answered from its rows (yes with the units, or no with where it is); None
+    when the question asks something else."""
+    # "reefers" names the 20' and the 40' high cube reefer: each is answered
     items, ports = grounded.named_items(question, variants=True), grounded.find_ports(question)
-    if len(items) == 1 and not ports and _OFFERED.search(question):
-        return _ports_offering(question, items[0])
-    if len(items) != 1 or not ports or not _OFFERED.search(question):
+    if not items or not _OFFERED.search(question):
         return None
-    item = items[0]
+    if not ports:
+        return _ports_offering(question, items[0]) if len(items) == 1 else None
+    text = " ".join(_item_at_ports(item, ports, priced=asks_price_or_lease(question)) for item in items)
+    return Figure(text, tuple(i.item_id for i in items), tuple(ports), "the items' rows at the ports named")
+
+
+def _item_at_ports(item: catalog.Item, ports: list[str], *, priced: bool) -> str:
     rows = catalog.availability().get(item.item_id, {})
     said = [_at_port(p, rows) for p in ports]
     elsewhere = [p for p in rows if p not in ports]
     text = f"{item.name} [{item.item_id}]: {'; '.join(said)}."
     if any(p not in rows for p in ports) and elsewhere:
         text += f" It is available at {', '.join(_port(p) for p in elsewhere)}."
-    if asks_price_or_lease(question):  # "do you offer transloading in Savannah, and what does it cost?", "the daily lease"
+    if priced:  # "do you offer transloading in Savannah, and what does it cost?", "the daily lease"
         text += f" Its price: USD {item.price_usd:,.2f} {item.price_unit}."
-    return Figure(text, item.item_id, tuple(ports), "the item's rows at the ports named")
+    return text

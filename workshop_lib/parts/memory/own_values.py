@@ -253,6 +253,9 @@ def _no_name_alone(text: str, at: int, word: str) -> bool:
         (start and word.endswith("ing") and re.match(r"\s+(?:a|an|the|some|my|our|this|these)\s", after) is not None)
 
 
+_JOINING = ("&", "and", "of", "de", "del", "da", "van", "von")
+
+
 def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     """Where a run of capitalised words is a name: without an ordinary word that only starts the
     sentence, a weekday or a month before it, or a joining word after it; None when nothing is left."""
@@ -260,11 +263,12 @@ def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     tokens = [(t.start() + m.start(), re.sub(r"['’]s$", "", t.group(0).rstrip(".,")).rstrip("'’"))
               for t in re.finditer(r"\S+", m.group(0))]
     while tokens and (_calendar(tokens[0][1]) or re.fullmatch(r"i(?:['’](?:m|ve|d|ll))?", tokens[0][1].lower()) or
+                      tokens[0][1].lower() in ("&", "and", "of") or
                       (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
-        tokens = tokens[1:]
+        tokens = tokens[1:]  # ("Tuesdays and Thursdays": days, no name)
     if len(tokens) == 1 and _no_name_alone(text, *tokens[0]):
         return None
-    while tokens and tokens[-1][1].lower() in ("&", "and", "of", "de", "del", "da", "van", "von"):
+    while tokens and (tokens[-1][1].lower() in _JOINING or _calendar(tokens[-1][1])):
         tokens = tokens[:-1]
     if not tokens:
         return None

@@ -1,7 +1,7 @@
 """Preferences a user states in their own words, recognised by what they change, applied to every answer.
 
 A sentence that is not a question and names units of one dimension (weight: tonnes or kilograms;
-money: dollars or cents; distance: metres or feet; dates: their order and separator; length: short
+money: dollars or cents; distance: metres or feet; temperature: Celsius or Fahrenheit; dates: their order and separator; length: short
 or detailed) is a preference: the unit said with a
 negation or a complaint ("kilos are useless", "no cents", "not in kg") is refused, the other one
 is wanted. It is stored in the user's scope (kind `preference`); a later one on the same
@@ -47,6 +47,9 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
     # lengths and distances the data holds in metres: a ship's length, a port's draught
     "distance": {"m": ("metres", "meters", "metre", "meter", "mètres", "metros"),
                  "ft": ("feet", "foot", "ft", "pieds", "pies", "fuß", "fuss")},
+    # the data holds reefer set points in degrees Celsius
+    "temperature": {"C": ("celsius", "centigrade", "°c", "degrees c", "grados celsius", "grad celsius"),
+                    "F": ("fahrenheit", "°f", "degrees f")},
     # the language the answers are written in (answer_language.py)
     "language": answer_language.NAMES,
     "length": {"short": ("short", "brief", "concise", "one line", "one-liners", "terse", "shorter", "court", "corto",
@@ -244,7 +247,8 @@ def without_stated(text: str, stated: list[Preference]) -> str:
 def noted(stated: list[Preference]) -> str:
     """The acknowledgement of a turn that only stated preferences, in the user's terms."""
     said = {"weight": "weights in {}", "money": "amounts in {}", "currency": "amounts in {}", "usd_rate": "{} to the dollar",
-            "dates": "dates {}", "distance": "lengths in {}", "length": "{} answers", "language": "answers in {}"}
+            "dates": "dates {}", "distance": "lengths in {}", "temperature": "temperatures in °{}",
+            "length": "{} answers", "language": "answers in {}"}
     parts = [said.get(p.dimension, p.dimension + " {}").format(
         answer_language.name_of(p.unit) if p.dimension == "language" else p.unit.replace("_", " ")) for p in stated]
     return f"Noted: {', '.join(dict.fromkeys(parts))}, from now on."
@@ -282,7 +286,8 @@ def _dimension_preference(dimension: str, units: dict[str, tuple[str, ...]], sen
 
 
 # "switch me back to metric", "imperial units please": a system of units sets weights and lengths at once
-_SYSTEMS = {"metric": {"weight": "kg", "distance": "m"}, "imperial": {"weight": "lb", "distance": "ft"}}
+_SYSTEMS = {"metric": {"weight": "kg", "distance": "m", "temperature": "C"},
+            "imperial": {"weight": "lb", "distance": "ft", "temperature": "F"}}
 _SYSTEM_WORD = re.compile(r"\b(metric|imperial|m[ée]trico|m[ée]trique|metrisch|imp[ée]rial)\b(?!\s+tons?\b|\s+tonnes?\b)", re.I)
 
 
@@ -341,10 +346,12 @@ _USD = re.compile(r"\$\s?\d|\bUSD\s?\d|\d\s?(?:USD|dollars?)\b", re.I)
 _CENTS = re.compile(rf"{_NUMBER}\s?cents?\b", re.I)
 _METRES = re.compile(rf"{_NUMBER}\s?(?:m|metres|meters)\b(?![/\d])")
 M_PER_FT = 0.3048
+_CELSIUS = re.compile(r"([-−]?\d+(?:\.\d+)?)\s?°\s?C\b")
+_FAHRENHEIT = re.compile(r"([-−]?\d+(?:\.\d+)?)\s?°\s?F\b")
 
 
 def _num(s: str) -> float:
-    return float(s.replace(",", ""))
+    return float(s.replace(",", "").replace("−", "-"))
 
 
 def _fmt(x: float, decimals: int) -> str:
@@ -408,6 +415,10 @@ def render(text: str, prefs: dict[str, str]) -> str:
         text = _convert(text, _CENTS, lambda c: f"USD {_fmt(c / 100, 2)}")
     if prefs.get("distance") == "ft":
         text = _convert(text, _METRES, lambda m: f"{_fmt(m / M_PER_FT, 0)} ft")
+    if prefs.get("temperature") == "F":
+        text = _convert(text, _CELSIUS, lambda c: f"{_fmt(c * 9 / 5 + 32, 1)} °F")
+    elif prefs.get("temperature") == "C":
+        text = _convert(text, _FAHRENHEIT, lambda f: f"{_fmt((f - 32) * 5 / 9, 1)} °C")
     text = _in_currency(text, prefs)
     if prefs.get("dates", "").startswith(_DATE_STYLES):
         text = _ISO_DATE.sub(lambda m: _date_as(m, prefs["dates"]), text)
