@@ -115,7 +115,7 @@ def test_stock_at_a_port_named_by_its_initials_reaches_the_rows(eng):
     initials = name.split()[0][0] + name.split()[1][0]
     assert grounded.find_ports(f"anything in {initials}?") == [code]
     item = next(i for i in ITEMS if availability().get(i.item_id, {}).get(code))
-    kind = grounded._type_phrase(item)[1].split()[-1]
+    kind = grounded.type_phrase(item)[1].split()[-1]
     if len(grounded.named_items(f"{kind}s")) == 1:
         text = answer_question(eng, f"{kind}s in {initials} - how many?").answer
         assert str(availability()[item.item_id][code]) in text, text

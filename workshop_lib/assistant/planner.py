@@ -795,12 +795,14 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
     _rows_without_a_name(schema, spec)
+    _lines_with_their_count(schema, spec)
     _comparative(words, spec)
     _route(words, schema, spec)
     _when(words, schema, spec)
     _unit(words, spec)
     _shown_in_unit(schema, spec)
     _rows_named_by_a_code(schema, spec)
+    _rows_met_on_their_own_code(schema, spec)
     _all_numbers_used(words, links)
     _all_codes_known(words, links)
     _one_end_each(spec)
@@ -1641,6 +1643,11 @@ def _end_words_used(words: _Words, spec: Spec) -> list[tuple[int, int]]:
         spans += [m.span() for m in re.finditer(rf"\b(?:{_DISCHARGE})\b", words.text, re.I)]
     if "ORIGIN" in roles:
         spans += [m.span() for m in re.finditer(rf"\b(?:{_LOADING})\b", words.text, re.I)]
+    if "DESTINATION" in roles:  # "which vessels went to Rotterdam": the verb of the voyage's end
+        spans += [m.span() for m in re.finditer(r"\b(?:go|goes|going|gone|went|sail(?:s|ed|ing)?)\b(?=\s+(?:to|into|for)\b)",
+                                                words.text, re.I)]
+    if {"ORIGIN", "DESTINATION"} <= roles:  # "the Valencia to New York lane": the voyages between the two
+        spans += [m.span() for m in re.finditer(r"\b(?:lanes?|routes?|trades?|legs?|corridors?)\b", words.text, re.I)]
     return spans
 
 
@@ -3193,6 +3200,20 @@ def _not_against_all(found: re.Match[str] | None, spec: Spec) -> None:
         raise NoPlan("it compares one row with a figure over all rows, which one query here does not answer")
 
 
+def _lines_with_their_count(schema: Schema, spec: Spec) -> None:
+    """"What's loaded in it?": a line listed with nothing else asked is shown with how many it holds, when a
+    column's comment says it is the number of another column's kind ("Number of packages of PACKAGE_TYPE"):
+    that count and that kind."""
+    if spec.action != "list" or spec.show:
+        return
+    for col in schema.columns[spec.target]:
+        kind = re.match(r"number of \w+ of ([A-Z_]+)\b", col.comment, re.I)
+        of = next((c for c in schema.columns[spec.target] if kind and c.name == kind.group(1)), None)
+        if of is not None:
+            spec.show += [col, of]
+            return
+
+
 def _rows_without_a_name(schema: Schema, spec: Spec) -> None:
     """A row that has no name of its own (a position report) is what its measures say: listed or
     looked up, it shows them (latitude, longitude, speed ...)."""
@@ -3220,6 +3241,23 @@ def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
                 and not any(f.column.table == parent for f in spec.filters):
             spec.show.append(label)
             return
+
+
+def _rows_met_on_their_own_code(schema: Schema, spec: Spec) -> None:
+    """"Which ships are headed for Long Beach?": a row found through a filter on the rows of its own that
+    a code names (a vessel through its voyages) is listed with that code (the voyage number), which is
+    what was found; only for a table that one foreign key ties to the row."""
+    if spec.action != "list" or not spec.filters:
+        return
+    # (a port filtered in a role, "to Long Beach", is reached through the table that holds the port twice)
+    keys = [(t, rt) for t, _, rt, _ in schema.foreign_keys]
+    held_twice = [t for t, rt in keys if keys.count((t, rt)) > 1]
+    tables = [t for f in spec.filters for t in ([f.column.table] if f.role is None else held_twice[:1])]
+    for child in dict.fromkeys(t for t in tables if t != spec.target):
+        keys = [rt for t, _, rt, _ in schema.foreign_keys if t == child and rt == spec.target]
+        code = schema.name_column(child)
+        if len(keys) == 1 and code.table == child and code.name.endswith("_NUMBER") and code not in spec.show:
+            spec.show.append(code)
 
 
 # "from which port", "to which port", "which port does it load at": which end a port asked for is at

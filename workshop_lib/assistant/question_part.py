@@ -23,6 +23,19 @@ _ASKS = re.compile(r"\W*(?:which|what|where|when|who|whose|how|is|are|was|were|d
 _POINTER = re.compile(r"\b(?:it|she|he|they|them|its|her|his|that one|this one|there|"
                       r"(?:that|this|those|these|the same)\s+([a-z]+))\b", re.I)
 _POSSESSIVE = {"its", "her", "his"}
+# a ship is "she"
+_A_SHIP = {"she", "her"}
+# "that lane", "this route": the two ports the statement names, from the first to the second
+_LANES = {"lane", "route", "trade", "corridor", "leg", "loop", "service"}
+
+
+def _lane_pointed_at(said: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]) -> str | None:
+    if not any(m.group(1) and m.group(1).lower() in _LANES for m in pointers):
+        return None
+    ports = list(dict.fromkeys(str(lk.value) for lk in sorted(links(said), key=lambda lk: lk.start)
+                               if lk.table == "PORTS" and lk.how != "partial"))
+    texts = {str(lk.value): lk.text for lk in links(said) if lk.table == "PORTS"}
+    return f"from {texts[ports[0]]} to {texts[ports[1]]}" if len(ports) == 2 else None
 # the things a pronoun can stand for: one row a user ships with
 _THINGS = ("CONTAINERS", "VOYAGES", "VESSELS")
 _NOUN_OF = {table: noun for noun, table in TABLE_NOUNS.items()}
@@ -51,6 +64,8 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
 def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]) -> str | None:
     """The question with what points back replaced by the one thing the statement names; the question as
     it is when "it" has nothing stated to stand for; None when it points at no one thing."""
+    if (lane := _lane_pointed_at(said, pointers, links)) is not None:
+        return _POINTER.sub(lambda m: lane if m.group(1) and m.group(1).lower() in _LANES else m.group(0), asked)
     things = _things_stated(said, pointers, links)
     if not things and links(asked) and all(m.group(0).lower() == "it" for m in pointers) \
             and not any(lk.table == "CARRIERS" for lk in links(said)):
@@ -69,7 +84,9 @@ def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[st
     voyage, the one a pointer names ("that voyage"), else the voyage (it says both)."""
     things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"}
     named = {table_of_noun(m.group(1)) for m in pointers if m.group(1)}
-    if len(named) == 1 and sum(table in named for table, _ in things) == 1:
+    if not named and {m.group(0).lower() for m in pointers} <= _A_SHIP:
+        named = {"VESSELS", "VOYAGES"}  # "she": the ship (or its voyage), not the box on her
+    if named and sum(table in named for table, _ in things) == 1:
         # "the Kota Ratna 241W ... that voyage": the one the pointer names
         return {key: lk for key, lk in things.items() if key[0] in named}
     if sorted(table for table, _ in things) == ["VESSELS", "VOYAGES"]:

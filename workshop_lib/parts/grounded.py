@@ -698,7 +698,7 @@ def _normalized(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=256)  # items are frozen: their phrase is read once, not per question
-def _type_phrase(item: catalog.Item) -> tuple[str | None, str]:
+def type_phrase(item: catalog.Item) -> tuple[str | None, str]:
     """(size, type) of a container item ("40'", "high cube reefer"); size None for other items."""
     name = _normalized(item.name)
     m = _SIZE_RE.match(item.name)
@@ -763,7 +763,7 @@ def _items_by_type(q: str, sizes: set[str],
     exact: list[tuple[int, catalog.Item]] = []
     other_size: list[catalog.Item] = []  # the type named, in a size not asked for
     for item in catalog.ITEMS:
-        size, phrase = _type_phrase(item)
+        size, phrase = type_phrase(item)
         words = phrase.replace("container", "").strip() or phrase
         named = _type_named(words, q, initials)
         if named and (size is None or not sizes or size in sizes):
@@ -789,11 +789,11 @@ def _items_by_size(other_size: list[catalog.Item], sizes: set[str]) -> list[tupl
     another size, or of any type when no type was named."""
     if other_size:
         # "a 40' reefer": no 40' item is called just "reefer", but a 40' variant of the type is
-        return [(0, i) for i in catalog.ITEMS if (ts := _type_phrase(i))[0] in sizes
-                and any(_type_phrase(o)[1] in ts[1] for o in other_size)]
+        return [(0, i) for i in catalog.ITEMS if (ts := type_phrase(i))[0] in sizes
+                and any(type_phrase(o)[1] in ts[1] for o in other_size)]
     if sizes:
         # a size and no type ("a 45 foot container"): every item of that size
-        return [(0, i) for i in catalog.ITEMS if _type_phrase(i)[0] in sizes]
+        return [(0, i) for i in catalog.ITEMS if type_phrase(i)[0] in sizes]
     return []
 
 
@@ -801,7 +801,7 @@ def _most_specific(exact: list[tuple[int, catalog.Item]]) -> list[catalog.Item]:
     """The items matched, longest match first, without one whose type is part of another's
     ("reefer" is dropped when "high cube reefer" was named)."""
     exact.sort(key=lambda t: -t[0])
-    phrases = [_type_phrase(i)[1] for _, i in exact]
+    phrases = [type_phrase(i)[1] for _, i in exact]
     return [i for (_, i), ph in zip(exact, phrases)
             if not any(ph != other and ph in other for other in phrases)]
 
@@ -810,10 +810,10 @@ def _with_variants(chosen: list[catalog.Item], sizes: set[str]) -> list[catalog.
     """The chosen items and every container of their types in the sizes asked (any size if none)."""
     out = list(chosen)
     for item in catalog.ITEMS:
-        size, phrase = _type_phrase(item)
+        size, phrase = type_phrase(item)
         if item in out or size is None or (sizes and size not in sizes):
             continue
-        if any(_type_phrase(c)[0] is not None and _type_phrase(c)[1] in phrase for c in chosen):
+        if any(type_phrase(c)[0] is not None and type_phrase(c)[1] in phrase for c in chosen):
             out.append(item)
     return out
 
@@ -854,7 +854,7 @@ def _priced_items_asked(question: str) -> list[catalog.Item]:
 def unknown_size(question: str) -> bool:
     """A container size no catalog item has (a 53' box): nothing to match it with."""
     sizes = set(re.findall(r"\b(\d{2})'", _normalized(question)))
-    known = {_type_phrase(i)[0] for i in catalog.ITEMS}
+    known = {type_phrase(i)[0] for i in catalog.ITEMS}
     return bool(sizes) and not sizes & known
 
 

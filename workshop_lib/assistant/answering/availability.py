@@ -169,12 +169,20 @@ def offered_at(question: str) -> Figure | None:
     when the question asks something else."""
     # "reefers" names the 20' and the 40' high cube reefer: each is answered
     items, ports = grounded.named_items(question, variants=True), grounded.find_ports(question)
-    if not items or not _OFFERED.search(question):
-        return None
+    if not items or not _OFFERED.search(question) or (len(items) > 1 and not _named_apart(question, items)):
+        return None  # one type in several sizes ("dry boxes"): Part 5's listing shows them all
     if not ports:
         return _ports_offering(question, items[0]) if len(items) == 1 else None
     text = " ".join(_item_at_ports(item, ports, priced=asks_price_or_lease(question)) for item in items)
     return Figure(text, tuple(i.item_id for i in items), tuple(ports), "the items' rows at the ports named")
+
+
+def _named_apart(question: str, items: list[catalog.Item]) -> bool:
+    """Each item named by a type of its own ("a flat rack, and lashing"), not sizes of one type the
+    question names once ("reefers", "dry boxes")."""
+    plain = grounded.named_items(question)
+    return [i.item_id for i in plain] == [i.item_id for i in items] and \
+        len({grounded.type_phrase(i)[1] for i in plain}) == len(plain)
 
 
 def _item_at_ports(item: catalog.Item, ports: list[str], *, priced: bool) -> str:

@@ -1105,7 +1105,11 @@ def _one_figure_beside_the_subject(eng: Engine, question: str, text: str, value:
     kind = _kind_of_figure(question)
     if kind is None:
         return False
-    figures = [m.group(0) for m in kind.finditer(rest) if m.group(0).strip(",. ") not in question]
+    figures = [m for m in kind.finditer(rest) if m.group(0).strip(",. ") not in question]
+    if kind is _A_NUMBER and (counted := re.search(r"\bhow many\s+((?:[a-z'-]+\s+){0,2}[a-z'-]+)", question, re.I)):
+        # "how many high cubes": a number of high cubes, not the "54 pallets" beside it
+        wanted = document_reader._stems(counted.group(1)) - _ASKING_A_FIGURE
+        figures = [m for m in figures if wanted & document_reader._stems(" ".join(rest[m.end():].split()[:3]))]
     subject = document_reader._stems(question) - document_reader._stems(value) - _ASKING_A_FIGURE - schema_words(eng)
     named = [lk.text for lk in assistant.knowledge(eng)[1].links(question) if lk.how in ("exact", "fuzzy", "partial")]
     # every name the question gives is the sentence's ("across Norcastle and Pemberton": one told is half of it)
