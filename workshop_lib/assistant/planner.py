@@ -211,6 +211,8 @@ class _Words:
         text = re.sub(r"\b(?:furthest|farthest)\s+(north|south|east|west)\b",
                       lambda m: f"{m.group(1).lower()}ernmost".ljust(len(m.group(0))),
                       text, flags=re.I)
+        # "lat/long" is latitude and longitude, not a length (padded: the same length)
+        text = re.sub(r"\b(lat\s*(?:/|&|,|-|\s|and\s)\s*)long\b", lambda m: m.group(1) + "lng ", text, flags=re.I)
         # "the most recent voyage" is the latest one (padded: the same length)
         text = re.sub(r"\bmost\s+recent\b", lambda m: "latest".ljust(len(m.group(0))), text, flags=re.I)
         text = _day_words(text)
@@ -520,9 +522,13 @@ def _asked_value(words: _Words, links: list[Link]) -> tuple[str, int | None] | N
     """"Which reefers are on voyage 1017?": a value of a kind (not a name qualifying a noun after it, as
     in "which Maersk ships") right after which or what, or the subject of "how heavy is a 40ft reefer":
     its table's rows are asked for."""
-    m = re.search(r"\b(?:which|what)\s+|\bhow\s+[a-z]+\s+(?:is|are|was|were)\s+(?:(?:a|an|the|our|my)\s+)?",
-                  words.text, re.I)
-    link = next((lk for lk in links if m is not None and lk.start == m.end()), None)
+    m = re.search(r"\b(?:which|what)\s+|\bhow\s+[a-z]+\s+(?:is|are|was|were)\s+(?:(?:a|an|the|our|my)\s+)?|"
+                  r"^\W*(?:list|show(?: me)?|name|give me)\s+(?:all\s+)?(?:(?:the|our|my)\s+)?", words.text, re.I)
+    # ("list the frozen reefers": a word of the rows' own may come before the value)
+    one_word = re.match(r"[a-z]+\s+", words.text[m.end():], re.I) if m is not None else None
+    starts = {m.end(), m.end() + one_word.end()} if m is not None and one_word else {m.end()} if m is not None else set()
+    # (of two, the later is the phrase's head: "frozen reefers" are reefers)
+    link = max((lk for lk in links if lk.start in starts), key=lambda lk: lk.start, default=None)
     if link is None or (link.table, link.column) in NAME_COLUMNS:
         return None
     after = re.match(r"\s+([a-z]+)", words.text[link.end:], re.I)
@@ -2866,6 +2872,10 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     many as the words say."""
     word, concept, direction = sup
     col = _worked_out_of(schema, spec, concept, measure, words.text)
+    if (when := _time_of_the_figure(schema, word, measure)) is not None:
+        # "the last speed reported by the Ever Acme": the speed of the latest report, not the highest speed
+        spec.show += [measure] if measure is not None and measure not in spec.show else []
+        col, measure = when, None
     if col is None and concept:
         col = _ordered_by_concept(words, schema, spec, word, concept)
     if col is None:
@@ -2879,6 +2889,15 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     spec.n = 1 if word == "first" else _top_count(words, word)  # "which ... arrives first": one
     used.add(col.ref)
     _per_row_of_target(words, schema, spec, fn)
+
+
+def _time_of_the_figure(schema: Schema, word: str, measure: Column | None) -> Column | None:
+    """The one date of the rows a figure is of, when "last", "latest" or "earliest" is said of a figure that
+    is not a date (a speed, a position): the figure's rows are ordered by when, not by the figure."""
+    if word not in ("last", "latest", "earliest") or measure is None or measure.is_date:
+        return None
+    dated = [c for c in schema.columns[measure.table] if c.is_date]
+    return dated[0] if len(dated) == 1 else None
 
 
 def _after_the_data_date(schema: Schema, spec: Spec, word: str, col: Column) -> None:
@@ -3244,16 +3263,17 @@ def _rows_named_by_a_code(schema: Schema, spec: Spec) -> None:
 
 
 def _rows_met_on_their_own_code(schema: Schema, spec: Spec) -> None:
-    """"Which ships are headed for Long Beach?": a row found through a filter on the rows of its own that
-    a code names (a vessel through its voyages) is listed with that code (the voyage number), which is
-    what was found; only for a table that one foreign key ties to the row."""
+    """"Which ships are headed for Long Beach?": a row found through a filter on its trips (a vessel through
+    its voyages, the table that holds two ports) is listed with the trip's code (the voyage number), which
+    is what was found; only when one foreign key ties the trips to the row."""
     if spec.action != "list" or not spec.filters:
         return
     # (a port filtered in a role, "to Long Beach", is reached through the table that holds the port twice)
     keys = [(t, rt) for t, _, rt, _ in schema.foreign_keys]
     held_twice = [t for t, rt in keys if keys.count((t, rt)) > 1]
     tables = [t for f in spec.filters for t in ([f.column.table] if f.role is None else held_twice[:1])]
-    for child in dict.fromkeys(t for t in tables if t != spec.target):
+    # (only the table of the trips a row makes: a voyage's boxes would repeat each voyage once per box)
+    for child in dict.fromkeys(t for t in tables if t != spec.target and t in held_twice):
         keys = [rt for t, _, rt, _ in schema.foreign_keys if t == child and rt == spec.target]
         code = schema.name_column(child)
         if len(keys) == 1 and code.table == child and code.name.endswith("_NUMBER") and code not in spec.show:

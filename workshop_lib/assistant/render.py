@@ -190,7 +190,9 @@ def _top(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     word = "highest" if spec.direction == "DESC" else "lowest"
     assert spec.measure is not None
     filters = f" {_filters(plan)}" if plan.spec.filters else ""
-    what = f"{spec.superlative} {noun(spec.target, n > 1)}{filters}" if spec.superlative else \
+    # ("the last vessel position of Ever Acme": the rows ordered are the measure's, one per report)
+    rows_of = spec.measure.table if spec.measure.is_date and spec.measure.table != spec.target else spec.target
+    what = f"{spec.superlative} {noun(rows_of, n > 1)}{filters}" if spec.superlative else \
         f"{noun(spec.target, n > 1)}{filters} with the {word} {_label(spec.measure)}"
     head = f"The {what}" if n == 1 else f"The {n} {what}"
     ties = f" ({len(shown)} tied)" if len(shown) > n and n == 1 else (
@@ -314,7 +316,9 @@ def _listing(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
         if not parts:  # the row named by a code, asked for by its name: "the carrier with SCAC HDMU is HMM"
             return f"The {noun(spec.target, False)} {_filters(plan)} is {_head(plan, rows[0])}."
         return f"{_head(plan, rows[0])}: " + ", ".join(parts) + f"{_note(spec.measure)}."
-    head = f"{len(rows)}{'+' if more else ''} {noun(spec.target, len(rows) != 1)} {_filters(plan)}".rstrip()
+    # (a vessel shown once per voyage found is one vessel)
+    n = len({tuple(r[:_heads(plan)]) for r in rows})
+    head = f"{n}{'+' if more else ''} {noun(spec.target, n != 1)} {_filters(plan)}".rstrip()
     return head + ":\n" + "\n".join(f"- {_row_text(plan, r)}" for r in rows)
 
 
