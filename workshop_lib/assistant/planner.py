@@ -2872,7 +2872,7 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     many as the words say."""
     word, concept, direction = sup
     col = _worked_out_of(schema, spec, concept, measure, words.text)
-    if (when := _time_of_the_figure(schema, word, measure)) is not None:
+    if (when := _time_of_the_figure(schema, word, measure, words.text)) is not None:
         # "the last speed reported by the Ever Acme": the speed of the latest report, not the highest speed
         spec.show += [measure] if measure is not None and measure not in spec.show else []
         col, measure = when, None
@@ -2891,10 +2891,13 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     _per_row_of_target(words, schema, spec, fn)
 
 
-def _time_of_the_figure(schema: Schema, word: str, measure: Column | None) -> Column | None:
+def _time_of_the_figure(schema: Schema, word: str, measure: Column | None, text: str) -> Column | None:
     """The one date of the rows a figure is of, when "last", "latest" or "earliest" is said of a figure that
-    is not a date (a speed, a position): the figure's rows are ordered by when, not by the figure."""
-    if word not in ("last", "latest", "earliest") or measure is None or measure.is_date:
+    is not a date (a speed, a position): the figure's rows are ordered by when, not by the figure; not when
+    another superlative orders them ("the highest speed per the latest AIS")."""
+    others = [w for w in SUPERLATIVES if w not in ("last", "latest", "earliest")]
+    if word not in ("last", "latest", "earliest") or measure is None or measure.is_date or \
+            re.search(rf"\b(?:{'|'.join(map(re.escape, others))})\b", text, re.I):
         return None
     dated = [c for c in schema.columns[measure.table] if c.is_date]
     return dated[0] if len(dated) == 1 else None

@@ -1931,7 +1931,12 @@ def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow
         return unknown or _data_answer(data, data_question, rec, said, source)
     found = _value_or_fallback(eng, question, rec, beyond, is_follow, said, source, data, data_question)
     if found.mode == "fallback" and not rec.earlier and data_question != question:
-        return _other_handler(eng.scoped(user_id, agent_id), data_question, rec, said, source) or found
+        other = _other_handler(eng.scoped(user_id, agent_id), data_question, rec, said, source)
+        plan = (other.decision_explain.get("plan") or {}) if other is not None else {}
+        if other is not None and plan.get("rows_of"):  # (a data answer: are the rows it counts theirs?)
+            one_row = other.decision_explain.get("rows_shown") == 1 and plan.get("action") not in ("count", "aggregate")
+            return _rows_of_theirs_unknown(eng, question, rec, str(plan["rows_of"]), one_row, user_id, agent_id) or other
+        return other or found
     return found
 
 
@@ -1941,19 +1946,40 @@ def _theirs_not_told(eng: Engine, question: str, rec: personal.Recalled, data: A
     not. Listing every container on the ship would answer for someone else's box under a grounded
     badge; the honest answer says which thing of theirs it does not know. None when the question's
     own thing is the remembered one, is told, or the answer is about one row."""
-    if data.rows_shown == 1:
+    one_row = data.rows_shown == 1 and data.plan.spec.action not in ("count", "aggregate")
+    return _rows_of_theirs_unknown(eng, question, rec, data.plan.spec.target, one_row, user_id, agent_id)
+
+
+def _rows_of_theirs_unknown(eng: Engine, question: str, rec: personal.Recalled, target: str, one_row: bool,
+                            user_id: str, agent_id: str) -> ChatAnswer | None:
+    """The honest fallback when the rows answered (`target`) are a thing of theirs the user never told
+    ("my boxes", "the Gulf Petrochem boxes"), which the data cannot pick out; None when the answer is about
+    one row (`one_row`: a count of "my boxes on that ship" counts everyone's)."""
+    if one_row:
         return None
     told = {t for m in personal.valid_memories(eng, user_id, agent_id)
             for t, _, _ in (m.metadata or {}).get("entities", [])}
-    for noun in personal.possessed_nouns(question):
+    for noun in personal.possessed_nouns(question) + _nouns_of_their_names(eng, question, user_id, agent_id):
         table = personal.table_of_word(noun)
-        if table is not None and table != rec.table and table == data.plan.spec.target and table not in told:
+        if table is not None and table != rec.table and table == target and table not in told:
             return _answer(f"You haven't told me which {noun} is yours, so I can't pick it out. You told me "
                            f"your {_called(rec)} is {rec.value}; ask about one {noun} by its number and I will "
                            "answer from the data.", "fallback",
                            _explain(f"the user's own {noun} is not remembered; the rows of {table} are anyone's",
                                     "fallback", memory=_memory_source(rec)), [])
     return None
+
+
+def _nouns_of_their_names(eng: Engine, question: str, user_id: str, agent_id: str) -> list[str]:
+    """"How many Gulf Petrochem boxes ...": the nouns a name of theirs qualifies, which are theirs as "my boxes"
+    would be (the data knows no owner of a box)."""
+    nouns = []
+    for name in personal.own_names(eng, user_id=user_id, agent_id=agent_id):
+        if (said := personal.name_in(question, name)) is not None:
+            after = re.search(rf"(?<![\w-]){re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)\b",
+                              question)
+            nouns += [after.group(1)] if after else []
+    return nouns
 
 
 def _unexplained_follow_up(question: str, rec: personal.Recalled) -> str | None:

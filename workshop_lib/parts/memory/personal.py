@@ -1677,6 +1677,10 @@ def _named_thing(question: str, rec: Any, words: list[tuple[str, str | None]]) -
                 None)
     if said is None or not things:
         return None
+    # "the Gulf Petrochem boxes" of a memory that ties the name to a voyage: boxes it never told
+    after = re.search(rf"(?<![\w-]){re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)", question)
+    if after and (table := table_of_word(after.group(1))) is not None and table not in {e[0] for e in things}:
+        return None
     asked = [e for e in things if any(tt == e[0] for _, tt in words)] or things
     return said, _nearest(rec.content or "", said, asked)
 
