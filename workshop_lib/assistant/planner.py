@@ -3277,9 +3277,9 @@ def _rows_met_on_their_own_code(schema: Schema, spec: Spec) -> None:
     tables = [t for f in spec.filters for t in ([f.column.table] if f.role is None else held_twice[:1])]
     # (only the table of the trips a row makes: a voyage's boxes would repeat each voyage once per box)
     for child in dict.fromkeys(t for t in tables if t != spec.target and t in held_twice):
-        keys = [rt for t, _, rt, _ in schema.foreign_keys if t == child and rt == spec.target]
+        ties = [rt for t, _, rt, _ in schema.foreign_keys if t == child and rt == spec.target]
         code = schema.name_column(child)
-        if len(keys) == 1 and code.table == child and code.name.endswith("_NUMBER") and code not in spec.show:
+        if len(ties) == 1 and code.table == child and code.name.endswith("_NUMBER") and code not in spec.show:
             spec.show.append(code)
 
 
