@@ -88,11 +88,15 @@ def names_other_identifier(question: str) -> bool:
 def asks_for_item(question: str, *, described: bool = False) -> bool:
     """A request for equipment or a service: said so, or (with `described`) described so that one item
     clearly leads."""
-    if _REQUEST_RE.search(question):
-        return True
+    return _REQUEST_RE.search(question) is not None or described_need(question, clear_lead=described)
+
+
+def described_need(question: str, *, clear_lead: bool = True) -> bool:
+    """A need one item's description meets strongly ("looking for a box that takes two Euro pallets side by side"):
+    said as a need, or (`clear_lead`) with that item far ahead of any other."""
     ranked = rank(question)
     return bool(ranked) and ranked[0].score >= 2 * MIN_SCORE and (_NEED_RE.search(question) is not None
-                                                                  or (described and _clear_lead(ranked)))
+                                                                  or (clear_lead and _clear_lead(ranked)))
 
 
 def _clear_lead(ranked: list[ItemLink]) -> bool:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from workshop_lib import assistant
+from workshop_lib.assistant import catalog_links
 from workshop_lib.assistant.names_written import named_schema_objects
 from workshop_lib.assistant.planner import MIN_NOT_MINUTES
 from workshop_lib.data import catalog, countries
@@ -310,6 +311,9 @@ def _catalog_cues(q: str, equipment: bool) -> list[str]:
         found.append("a catalog item by name")
     if PRICE_RE.search(q):
         found.append("price wording")
+    if catalog_links.described_need(q):
+        # "looking for a box that takes two Euro pallets side by side": one item's description answers the need
+        found.append("a need one item's description meets")
     return found
 
 

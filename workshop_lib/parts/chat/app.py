@@ -44,7 +44,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from workshop_lib import config
-from workshop_lib.assistant import question_part
+from workshop_lib.assistant import catalog_links, question_part
 from workshop_lib.assistant.answering import follow_up
 from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, answer_question
 from workshop_lib.assistant.answering.recall import (
@@ -422,8 +422,8 @@ class ChatService:
     def _only_told(self, kept: list[Any], asked: str, facts: list[Any]) -> ChatAnswer | None:
         """Offline, a turn that only told something of theirs: a personal memory, or a fact of Part 7's ("Note that
         the letter of credit for that order expires on 20 June."), said back as noted; None otherwise."""
-        if self.llm is not None or personal.asks_anything(asked):
-            return None
+        if self.llm is not None or personal.asks_anything(asked) or catalog_links.asks_for_item(asked):
+            return None  # ("looking for a box that takes two Euro pallets side by side": a need, asked)
         stored = [w for w in kept if w.stored_id]
         if stored:
             return _noted(stored)

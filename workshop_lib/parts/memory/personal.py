@@ -1476,8 +1476,19 @@ def _best_of_kind(question: str, kind: str, memories: list[Any],
             continue
         score = _kind_score(question, q_roles, q_nouns, q_words, rec)
         if best is None or score > best[0]:
-            best = (score, rec, fits[0])
+            best = (score, rec, _nearest_asked(rec.content or "", fits, q_words))
     return best
+
+
+def _nearest_asked(text: str, fits: list[tuple[str, ...]], q_words: set[str]) -> tuple[str, ...]:
+    """Of a sentence's values of the kind asked, the one said nearest a word of the question ("our DC is out in
+    Reno and everything comes in through Long Beach", asked where the DC is: Reno); the first when the
+    sentence has no word of the question."""
+    said = [m.start() for m in re.finditer(r"[A-Za-z][\w'-]*", text)
+            if stem(m.group(0).lower().removesuffix("'s")) in q_words]
+    if len(fits) < 2 or not said:
+        return fits[0]
+    return min(fits, key=lambda e: min(abs((_position(text, str(e[2])) or 0) - at) for at in said))
 
 
 def _closer_in_words(question: str, q_roles: set[str], memories: list[Any],
@@ -1677,8 +1688,9 @@ def _named_thing(question: str, rec: Any, words: list[tuple[str, str | None]]) -
                 None)
     if said is None or not things:
         return None
-    # "the Gulf Petrochem boxes" of a memory that ties the name to a voyage: boxes it never told
-    after = re.search(rf"(?<![\w-]){re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)", question)
+    # "how many Gulf Petrochem boxes ...?" of a memory that ties the name to a voyage: boxes it never told are
+    # counted ("which sailing is Vela's cargo on?" asks the voyage told)
+    after = re.search(rf"\bhow many\s+{re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)", question, re.I)
     if after and (table := table_of_word(after.group(1))) is not None and table not in {e[0] for e in things}:
         return None
     asked = [e for e in things if any(tt == e[0] for _, tt in words)] or things
