@@ -1471,7 +1471,7 @@ def _best_of_kind(question: str, kind: str, memories: list[Any],
     q_nouns, q_words = set(possessed_nouns(question)), content_words(question)
     best: tuple[int, Any, tuple[str, str, str]] | None = None
     for rec in memories:  # newest first: a tie keeps the newest
-        fits = [tuple(e) for e in (rec.metadata or {}).get("entities", []) if _fits_kind(e, kind)]
+        fits = [(str(e[0]), str(e[1]), str(e[2])) for e in (rec.metadata or {}).get("entities", []) if _fits_kind(e, kind)]
         if not fits:
             continue
         score = _kind_score(question, q_roles, q_nouns, q_words, rec)
@@ -1480,7 +1480,7 @@ def _best_of_kind(question: str, kind: str, memories: list[Any],
     return best
 
 
-def _nearest_asked(text: str, fits: list[tuple[str, ...]], q_words: set[str]) -> tuple[str, ...]:
+def _nearest_asked(text: str, fits: list[tuple[str, str, str]], q_words: set[str]) -> tuple[str, str, str]:
     """Of a sentence's values of the kind asked, the one said nearest a word of the question ("our DC is out in
     Reno and everything comes in through Long Beach", asked where the DC is: Reno); the first when the
     sentence has no word of the question."""
