@@ -9,6 +9,7 @@ thing of theirs never told gets an honest fallback; any other question goes to t
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
@@ -1864,11 +1865,13 @@ def _part_answered(eng: Engine, part: str, user_id: str, agent_id: str,
 _TOLD_TIME = re.compile(r"\b(?:i|we)\s+(?:said|say|told|tell|mentioned|mention|gave)\b", re.I)
 
 
-def _told_time_asked(question: str, values: Any) -> bool:
-    """A question naming a value of the data asks the data, unless it asks what the user said, or which
-    of two things of theirs came first or how far apart ("between our Piraeus office opening and ...")."""
+def _told_time_asked(question: str, values: Any, held: list[timeline.Event]) -> bool:
+    """A question naming a value of the data asks the data, unless it asks what the user said, which
+    of two things of theirs came first or how far apart ("between our Piraeus office opening and ..."), or
+    names only the places and things of their own voyages (`held`: "from gate-in to the ETA in New York")."""
     named = [lk for lk in values.links(question) if lk.how in ("exact", "explained")]
-    return not named or bool(_TOLD_TIME.search(question)) or timeline.counts_from_today(question) or \
+    theirs = bool(named) and all(any(str(lk.value).lower() in e.data.lower() for e in held) for lk in named)
+    return not named or theirs or bool(_TOLD_TIME.search(question)) or timeline.counts_from_today(question) or \
         (personal.refers_to_own(question) and timeline.compares_two(question))
 
 
@@ -1894,15 +1897,81 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
     year = planner.reference_year(schema)
     if year is None:
         return None
-    if not _told_time_asked(question, values):
+    held = _days_of_their_voyages(eng, user_id, agent_id)
+    if not _told_time_asked(question, values, held):
         return None
-    found = timeline.answer(eng, question, user_id=user_id, agent_id=agent_id, year=year)
+    found = timeline.answer(eng, question, user_id=user_id, agent_id=agent_id, year=year, held=held)
     if found is None:
         return None
-    sources = [{"record_id": e.message_id, "subject": f"what you said, {e.said_at[:16]}", "memory_id": e.message_id,
-                "said_at": e.said_at, "said": e.text[:300], "date": e.date.isoformat()} for e in found.used]
-    return _answer(found.text, "rag", _explain("dates the user gave, read from their own words", "rag",
-                                               memory=sources[0]), sources)
+    sources = [{"record_id": e.message_id, "subject": "the data" if e.data else f"what you said, {e.said_at[:16]}",
+                "memory_id": e.message_id, "said_at": e.said_at, "said": e.text[:300], "date": e.date.isoformat()}
+               for e in found.used]
+    return _answer(found.text, "rag", _explain("dates the user gave, read from their own words, and the data's days of "
+                                               "their voyages", "rag", memory=sources[0]), sources)
+
+
+# what names a voyage's departure and its arrival in a question about days
+_DEPARTS = "depart departure departs departed leave leaves left sail sails sailed sailing etd load loaded"
+_ARRIVES = "arrive arrival arrives arrived eta due reach reaches discharge discharged land lands into"
+MAX_VOYAGES_TOLD = 5
+
+
+def _days_of_their_voyages(eng: Engine, user_id: str, agent_id: str) -> list[timeline.Event]:
+    """The departure and arrival days the data holds of the voyages the user told, by the voyage or by a
+    box on it (at most a few: the newest told)."""
+    schema, _ = assistant.knowledge(eng)
+    told: dict[tuple[str, str, str], list[str]] = {}  # (table, column, value): the ports told with it, in order
+    for m in reversed(personal.valid_memories(eng, user_id, agent_id)):
+        entities = [(str(e[0]), str(e[1]), str(e[2])) for e in (m.metadata or {}).get("entities", [])]
+        ports = [v for t, _, v in entities if t == "PORTS"]
+        for e in entities:
+            if e[0] in ("VOYAGES", "CONTAINERS", "VESSELS"):
+                told.setdefault(e, ports)
+    out: list[timeline.Event] = []
+    for (table, column, value), ports in list(told.items())[:MAX_VOYAGES_TOLD]:
+        for row in _voyage_of(eng, schema, table, column, value, ports):
+            number, vessel, departs, arrives, origin, destination = row[1:7]
+            thing = f"voyage {number} ({vessel})" + (f" with box {value}" if table == "CONTAINERS" else "")
+            for day, what, words in ((departs, f"{thing} leaves {origin}", f"{_DEPARTS} {origin}"),
+                                     (arrives, f"{thing} arrives in {destination}", f"{_ARRIVES} {destination}")):
+                if (when := _day(day)) is not None:
+                    out.append(timeline.data_event(what, when, f"{words} {number} {vessel} {value}",
+                                                   f"{table}:{value}"))
+    return out
+
+
+def _voyage_of(eng: Engine, schema: Any, table: str, column: str, value: str, ports: list[str]) -> list[Any]:
+    """The voyage a told voyage number, box or ship is on: (id, number, vessel, departure, arrival, origin,
+    destination), by the planner's own query; of a ship's voyages, the one between most of the ports told
+    with it ("gated in at Valencia, on the Gunhild Maersk to New York"), from the first of them on a tie,
+    else its only one."""
+    def col(t: str, name: str) -> Any:
+        return next((c for c in schema.columns.get(t, []) if c.name == name), None)
+    wanted = [col(table, column), col("VESSELS", "VESSEL_NAME"), col("VOYAGES", "DEPARTURE_DATE"),
+              col("VOYAGES", "ARRIVAL_DATE")]
+    if any(c is None for c in wanted):
+        return []
+    spec = planner.Spec("VOYAGES", "list", filters=[planner.Filter(wanted[0], "=", value, "")], show=wanted[1:],
+                        roles=["ORIGIN", "DESTINATION"])
+    plan = planner.to_sql(spec, schema)
+    rows = eng.supplychain.read_only_query(plan.sql, max_rows=12, params=plan.params).rows
+    if len(rows) > 1 and ports:
+        most = max(len({str(r[5]), str(r[6])} & set(ports)) for r in rows)
+        rows = [r for r in rows if most and len({str(r[5]), str(r[6])} & set(ports)) == most]
+        rows = [r for r in rows if str(r[5]) == ports[0]] if len(rows) > 1 else rows
+    return rows if len(rows) == 1 else []  # (a number two ships' voyages share says no one voyage)
+
+
+def _day(value: Any) -> datetime.date | None:
+    """A date column's value as a day (a date, a datetime, or ISO text)."""
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    if isinstance(value, datetime.date):
+        return value
+    try:
+        return datetime.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
 
 
 def _told_when(rec: personal.Recalled) -> str:

@@ -311,8 +311,9 @@ def _catalog_cues(q: str, equipment: bool) -> list[str]:
         found.append("a catalog item by name")
     if PRICE_RE.search(q):
         found.append("price wording")
-    if catalog_links.described_need(q):
-        # "looking for a box that takes two Euro pallets side by side": one item's description answers the need
+    if not grounded.named_items(q) and catalog_links.described_need(q, clear_lead=False):
+        # "looking for a box that takes two Euro pallets side by side": no item named, one item's description
+        # answers the need
         found.append("a need one item's description meets")
     return found
 

@@ -422,7 +422,7 @@ class ChatService:
     def _only_told(self, kept: list[Any], asked: str, facts: list[Any]) -> ChatAnswer | None:
         """Offline, a turn that only told something of theirs: a personal memory, or a fact of Part 7's ("Note that
         the letter of credit for that order expires on 20 June."), said back as noted; None otherwise."""
-        if self.llm is not None or personal.asks_anything(asked) or catalog_links.asks_for_item(asked):
+        if self.llm is not None or personal.asks_anything(asked) or catalog_links.described_need(asked, clear_lead=False):
             return None  # ("looking for a box that takes two Euro pallets side by side": a need, asked)
         stored = [w for w in kept if w.stored_id]
         if stored:

@@ -1486,9 +1486,11 @@ def _nearest_asked(text: str, fits: list[tuple[str, str, str]], q_words: set[str
     sentence has no word of the question."""
     said = [m.start() for m in re.finditer(r"[A-Za-z][\w'-]*", text)
             if stem(m.group(0).lower().removesuffix("'s")) in q_words]
-    if len(fits) < 2 or not said:
-        return fits[0]
-    return min(fits, key=lambda e: min(abs((_position(text, str(e[2])) or 0) - at) for at in said))
+    # (a value the question names itself is not what it asks: "who does our Manchester runs?")
+    unnamed = [e for e in fits if not content_words(e[2]) <= q_words] or fits
+    if len(unnamed) < 2 or not said:
+        return unnamed[0]
+    return min(unnamed, key=lambda e: min(abs((_position(text, str(e[2])) or 0) - at) for at in said))
 
 
 def _closer_in_words(question: str, q_roles: set[str], memories: list[Any],

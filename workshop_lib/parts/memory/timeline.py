@@ -24,7 +24,7 @@ import dataclasses
 import datetime
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -107,6 +107,14 @@ class Event:
     said_at: str
     own: frozenset[str] = frozenset()  # those of the clause that gives the date
     around: frozenset[str] = frozenset()  # those of the other sentences of its message
+    data: str = ""          # a day the data holds of a thing of theirs ("voyage 241W arrives in Colombo"), not told
+
+
+def data_event(what: str, day: datetime.date, words: str, record: str) -> Event:
+    """A day the data holds of a thing the user told (their voyage's departure or arrival), with the words
+    that name it ("arrive eta due Colombo 241W"), beside the days they told."""
+    roots = frozenset(_roots(f"{what} {words}"))
+    return Event(what, day, roots, record, "", roots, data=what)
 
 
 def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = "") -> list[Event]:
@@ -213,6 +221,8 @@ def _shared(words: set[str], roots: frozenset[str]) -> set[str]:
 
 
 def _said(e: Event) -> str:
+    if e.data:
+        return f"{day_said(e.date)} (the data: {e.data})"
     return f"{day_said(e.date)} (you told me: \u201c{e.text}\u201d)"
 
 
@@ -336,7 +346,10 @@ def _moved_from(event: Event, found: list[Event]) -> Event | None:
 
 
 # days counted from today to a day told, or back to it: "how many days ago", "how many days left until"
-_FROM_TODAY = re.compile(r"\bhow (?:many|much) (?:days|weeks)\b.*\b(?:ago|left|until|till|to go|remain\w*|away)\b|"
+# ("days left", "do we have left", not "before the ship left")
+_FROM_TODAY = re.compile(r"\bhow (?:many|much) (?:days|weeks)\b.*\b(?:ago|until|till|to go|remain\w*|away)\b|"
+                         r"\bhow (?:many|much) (?:days|weeks)\b.*(?:\b(?:have|has|got|are|is|still)\s+(?:\w+\s+)?left\b|"
+                         r"\bleft\s+(?:until|till|before|to)\b)|"
                          r"\bdays? (?:ago|left|to go)\b|\bhow long ago\b", re.I)
 # a day the question gives to count from or to ("how many days is that from 2 June 2025?", "counting to 2 June")
 _A_DAY_GIVEN = re.compile(rf"{_DAY_MONTH.pattern}|{_MONTH_DAY.pattern}|{_ISO.pattern}", re.I)
@@ -456,13 +469,15 @@ def _steps(question: str) -> list[Step]:
     return steps
 
 
-def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int) -> Answer | None:
+def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int,
+           held: Sequence[Event] = ()) -> Answer | None:
     """The answer from the user's dated events to a question about time, or None (not about time,
-    or its words do not point at the events it needs)."""
+    or its words do not point at the events it needs). `held`: the days the data holds of their things
+    (data_event), read beside the ones they told ("between the ship's ETA and our deadline")."""
     steps = _steps(question)
     if not steps:
         return None
-    found = events(eng, user_id, agent_id, year, question)
+    found = events(eng, user_id, agent_id, year, question) + list(held)
     if not found:
         return None
     # the first kind the question asks is the one answered: a span that cannot be worked out is no
