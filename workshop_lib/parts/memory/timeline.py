@@ -477,7 +477,8 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int
     steps = _steps(question)
     if not steps:
         return None
-    found = events(eng, user_id, agent_id, year, question) + list(held)
+    # (the data's days count only in a span: "when does it arrive?" is the data's own question)
+    found = events(eng, user_id, agent_id, year, question) + (list(held) if steps[0] in (_span, _from_today) else [])
     if not found:
         return None
     # the first kind the question asks is the one answered: a span that cannot be worked out is no
