@@ -41,8 +41,17 @@ def value_text(value: Any, col: Column | None, convert: str | None = None) -> st
     if _said_as_written(col):
         return str(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _days_across(value, col, convert) or _number_text(value, unit, convert)
+        return _days_across(value, col, convert) or _number_text(value, unit, convert) + _hemisphere(value, col)
     return str(value)
+
+
+def _hemisphere(value: float, col: Column | None) -> str:
+    """" (46.30° W)": a coordinate whose comment says which sign is north or east, said as a map says it too."""
+    comment = col.comment.lower() if col is not None else ""
+    for positive, ends in (("positive north", "NS"), ("positive east", "EW")):
+        if positive in comment:
+            return f" ({abs(float(value)):.2f}\u00b0 {ends[0] if float(value) >= 0 else ends[1]})"
+    return ""
 
 
 def _days_across(value: float, col: Column | None, convert: str | None) -> str | None:
