@@ -211,6 +211,9 @@ class _Words:
         text = re.sub(r"\b(?:furthest|farthest)\s+(north|south|east|west)\b",
                       lambda m: f"{m.group(1).lower()}ernmost".ljust(len(m.group(0))),
                       text, flags=re.I)
+        # "per STATUS value", "by flag value": the group's values, not a declared value (padded: the same length)
+        text = re.sub(r"(\b(?:per|by|each|every)\s+(?:[A-Za-z_]+\s+){1,2}?)(values?)\b",
+                      lambda m: m.group(1) + " " * len(m.group(2)), text, flags=re.I)
         # "lat/long" is latitude and longitude, not a length (padded: the same length)
         text = re.sub(r"\b(lat\s*(?:/|&|,|-|\s|and\s)\s*)long\b", lambda m: m.group(1) + "lng ", text, flags=re.I)
         # "the most recent voyage" is the latest one (padded: the same length)
