@@ -477,8 +477,9 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int
     steps = _steps(question)
     if not steps:
         return None
-    # (the data's days count only in a span: "when does it arrive?" is the data's own question)
-    found = events(eng, user_id, agent_id, year, question) + (list(held) if steps[0] in (_span, _from_today) else [])
+    # (the data's days count only in a span: "when does it arrive?" is the data's own question; they come
+    # first, so that a day told later without its month still says the answer may be out of date)
+    found = (list(held) if steps[0] in (_span, _from_today) else []) + events(eng, user_id, agent_id, year, question)
     if not found:
         return None
     # the first kind the question asks is the one answered: a span that cannot be worked out is no
