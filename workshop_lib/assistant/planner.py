@@ -1029,10 +1029,12 @@ def _one_key_up(schema: Schema, table: str, target: str) -> bool:
 
 
 def _named_after_its_noun(words: _Words, spec: Spec) -> bool:
-    """A row of the target named right after the target's noun ("vessel Ever Lunar")."""
+    """A row of the target named right after the target's noun ("vessel Ever Lunar"), or by a code only it has
+    ("MATU9660968": a container's number names no other table's row)."""
     nouns = "|".join(re.escape(n) for n, t in TABLE_NOUNS.items() if t == spec.target)
-    return bool(nouns) and any(f.column.table == spec.target and f.op == "=" and isinstance(f.value, str)
-                               and words.has(rf"(?:{nouns})s?\s+{re.escape(f.value)}") for f in spec.filters)
+    named = [f for f in spec.filters if f.column.table == spec.target and f.op == "=" and isinstance(f.value, str)]
+    return any((f.column.table, f.column.name) in CODE_COLUMNS for f in named) or \
+        bool(nouns) and any(words.has(rf"(?:{nouns})s?\s+{re.escape(f.value)}") for f in named)
 
 
 def _with_what_it_multiplies(schema: Schema, spec: Spec) -> None:
@@ -1606,11 +1608,14 @@ _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right n
                      # a question told as someone else's: "the customer is asking when ...", "they want to know"
                      r"(?:^\W*(?:my |our |the |a )?[a-z]+(?:'s)? )?(?:(?:is|are|was|were|keeps?|kept) )?(?:asking|wondering)|"
                      r"(?:wants?|needs?|wanted|would like) to know|"
+                     # "Hollis & Grange want to know ...": who asks, by their name
+                     r"^\W*(?:(?-i:[A-Z])[\w'’-]*\s+(?:&\s+)?){1,4}(?:(?:is|are)\s+)?(?=asking|wondering|wants?\s+to\s+know)|"
                      r"asked me|"
                      # "US consignee wants the VGM of ...": who asks, before what they want
                      r"^\W*(?:my |our |the |a |an )?(?:[A-Za-z]+ ){0,2}?(?:wants?|needs?)(?= (?:the|a|an|to (?:see|have|get))\b)|"
                      # chat's courtesy and requests: "gimme the SCAC pls", "lemme know", "can you pull it up"
                      r"gimme|lemme(?: know)?|pls|plz|thx|cheers|(?:can|could) you (?:pull|dig|look) (?:it|that|this) up|"
+                     r"(?:can|could) you (?:check|confirm)(?: (?:that|this|it)(?: for me)?)?(?=\W*$)|"
                      # what the data holds, said as the assistant's: "ships you track", "in your list", "on file"
                      r"(?:that |which )?you (?:track|follow|monitor|cover|hold|list|know(?: of| about)?|keep tabs on)|"
                      r"in (?:your|the|our) (?:list|data(?:base)?|records?|system|books|files?)|on (?:file|record))\b", re.I)

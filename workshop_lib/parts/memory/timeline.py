@@ -327,11 +327,22 @@ def _span(question: str, found: list[Event]) -> Answer | None:
         # "between my first booking and my latest one": the extremes of a set, when at least three of
         # it are found (with two, a third told in other words would be missed and the span wrong)
         named = [named[0], named[-1]] if len(named) >= 3 else []
-    if len(named) != 2 or named[0].date == named[1].date:
+    if len(named) != 2 or named[0].date == named[1].date or _two_voyages_mixed(question, *named):
         return None
     a, b = named
     days = (b.date - a.date).days
-    return Answer(f"{days} days: from {_said(a)} to {_said(b)}.", (a, b))
+    return Answer(f"{days} day{'s' if days != 1 else ''}: from {_said(a)} to {_said(b)}.", (a, b))
+
+
+_TWO_COMPARED = re.compile(r"\b(?:apart|two|both|between|each other|difference)\b", re.I)
+
+
+def _two_voyages_mixed(question: str, a: Event, b: Event) -> bool:
+    """The data's days of two sailings where one sailing's span is asked ("how many days does my sailing take?"),
+    or one voyage's departure against another's arrival: no span of either."""
+    if not (a.data and b.data and a.message_id != b.message_id):
+        return False
+    return (" leaves " in a.data) != (" leaves " in b.data) or not _TWO_COMPARED.search(question)
 
 
 def _moved_from(event: Event, found: list[Event]) -> Event | None:
