@@ -1865,6 +1865,11 @@ def _part_answered(eng: Engine, part: str, user_id: str, agent_id: str,
 _TOLD_TIME = re.compile(r"\b(?:i|we)\s+(?:said|say|told|tell|mentioned|mention|gave)\b", re.I)
 
 
+def _points_at_a_thing(question: str) -> bool:
+    """"How many days is that sailing to Antwerp?": a row of the data pointed back at, the one talked about."""
+    return any(personal.table_of_word(m.group(1)) for m in re.finditer(r"\b(?:that|this|the same)\s+([a-z]+)", question, re.I))
+
+
 def _told_time_asked(question: str, values: Any, held: list[timeline.Event]) -> bool:
     """A question naming a value of the data asks the data, unless it asks what the user said, which
     of two things of theirs came first or how far apart ("between our Piraeus office opening and ..."), or
@@ -1891,7 +1896,8 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
         return None
     if any(table for _, table in personal.question_nouns(question)) and not (
             personal.refers_to_own(question) or _TOLD_TIME.search(question) or timeline.asks_what_happened(question)
-            or timeline.counts_from_today(question) or _names_one_of_theirs(eng, question, user_id, agent_id)):
+            or timeline.counts_from_today(question) or _names_one_of_theirs(eng, question, user_id, agent_id)
+            or _points_at_a_thing(question)):
         return None  # "when was the ship built?": a question about the data's rows, not the user's days
     schema, values = assistant.knowledge(eng)
     year = planner.reference_year(schema)
@@ -1924,9 +1930,12 @@ def _days_of_their_voyages(eng: Engine, user_id: str, agent_id: str) -> list[tim
     for m in reversed(personal.valid_memories(eng, user_id, agent_id)):
         entities = [(str(e[0]), str(e[1]), str(e[2])) for e in (m.metadata or {}).get("entities", [])]
         ports = [v for t, _, v in entities if t == "PORTS"]
+        text = (m.content or "").lower()
         for e in entities:
             if e[0] in ("VOYAGES", "CONTAINERS", "VESSELS"):
-                told.setdefault(e, ports)
+                # (the port said nearest it first: "one on the Kota Singa out of Ningbo, the other on the ...")
+                at = text.find(e[2].lower())
+                told.setdefault(e, sorted(ports, key=lambda p: abs(text.find(p.lower().split()[0].split("-")[0]) - at)))
     out: list[timeline.Event] = []
     for (table, column, value), ports in list(told.items())[:MAX_VOYAGES_TOLD]:
         for row in _voyage_of(eng, schema, table, column, value, ports):

@@ -247,6 +247,25 @@ def _which_first(question: str, found: list[Event]) -> Answer | None:
                   f"{later[0]} on {_said(later[1])}; {apart} days apart.", (ea, eb))
 
 
+def _first_of_their_voyages(question: str, held: list[Event]) -> Answer | None:
+    """"Which of my two boxes left port first?", "which one gets to Shenzhen first?": of the data's days of their
+    voyages, those the words name best (the departures, or the arrivals in a port), all of one kind and of
+    two voyages or more, the earliest (or the latest); None when the words name no such days or two tie."""
+    words = _roots(question) - _TIME_WORDS
+    scored = [(len(_shared(words, e.own)), e) for e in held]
+    top = max((n for n, _ in scored), default=0)
+    named = [e for n, e in scored if top and n == top]
+    if len({e.message_id for e in named}) < 2 or len({" leaves " in e.data for e in named}) != 1:
+        return None
+    ordered = sorted(named, key=lambda e: e.date)
+    lead = ordered[0] if _FIRST.search(question) else ordered[-1]
+    if sum(e.date == lead.date for e in named) > 1:
+        return None
+    others = "; ".join(_said(e) for e in ordered if e is not lead)
+    return Answer(f"{'First' if lead is ordered[0] else 'Last'}: {_said(lead)}; then {others}." if lead is ordered[0]
+                  else f"Last: {_said(lead)}; before it {others}.", tuple(ordered))
+
+
 # "which of those two dates did I tell you about first?": the order they were told in, not their dates
 _ORDER_TOLD = re.compile(r"\b(?:i|we)\s+(?:tell|told|mention|mentioned|say|said|give|gave|bring|brought)\b.*"
                          r"\b(?:first|earlier|earliest|last|later|latest)\b", re.I)
@@ -488,9 +507,12 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int
     steps = _steps(question)
     if not steps:
         return None
+    if (_FIRST.search(question) or _LAST.search(question)) and " or " not in question and \
+            (first := _first_of_their_voyages(question, list(held))) is not None:
+        return first
     # (the data's days count only in a span: "when does it arrive?" is the data's own question; they come
     # first, so that a day told later without its month still says the answer may be out of date)
-    found = (list(held) if steps[0] in (_span, _from_today) else []) + events(eng, user_id, agent_id, year, question)
+    found = (list(held) if steps[0] in (_span, _from_today, _which_first) else []) + events(eng, user_id, agent_id, year, question)
     if not found:
         return None
     # the first kind the question asks is the one answered: a span that cannot be worked out is no
