@@ -473,6 +473,12 @@ class ChatService:
         asked = [m.content or "" for m in messages if m.role == "user"]
         said = [m.content for m in messages if m.role == "assistant"]
         previous = preferences.without_stated(asked[-1], preferences.extract(asked[-1])) if asked else None
+        # (a question about a thing of theirs was asked of the data with the thing in its place: "their box" is
+        # WHSU6761127 there, which "and the ETA?" is about)
+        answers = [m for m in messages if m.role == "assistant"]
+        explain = ((answers[-1].metadata or {}).get("decision_explain") or {}) if answers else {}
+        data_question = explain.get("data_question") if isinstance(explain, dict) else None
+        previous = str(data_question) if data_question else previous
         reading = follow_up.read_with(self.eng, question, previous or None, said[-1] if said else None)
         if reading is None:
             return None

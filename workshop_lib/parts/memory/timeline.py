@@ -262,8 +262,9 @@ def _first_of_their_voyages(question: str, held: list[Event]) -> Answer | None:
     if sum(e.date == lead.date for e in named) > 1:
         return None
     others = "; ".join(_said(e) for e in ordered if e is not lead)
-    return Answer(f"{'First' if lead is ordered[0] else 'Last'}: {_said(lead)}; then {others}." if lead is ordered[0]
-                  else f"Last: {_said(lead)}; before it {others}.", tuple(ordered))
+    apart = (ordered[-1].date - ordered[0].date).days
+    said = f"First: {_said(lead)}; then {others}" if lead is ordered[0] else f"Last: {_said(lead)}; before it {others}"
+    return Answer(f"{said}; {apart} day{'s' if apart != 1 else ''} apart.", tuple(ordered))
 
 
 # "which of those two dates did I tell you about first?": the order they were told in, not their dates
