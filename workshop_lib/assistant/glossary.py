@@ -8,7 +8,10 @@ out ("sale", "hier", "will"), so that an English question is never re-read.
 """
 from __future__ import annotations
 
+import functools
+import json
 import unicodedata
+from pathlib import Path
 
 
 def key_of(word: str) -> str:
@@ -344,3 +347,13 @@ WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer", 
                                 "ware", "woche", "monat", "tage", "stunden", "zoll", "wert", "typ", "daten",
                                 "kunde", "kunden", "fuhrunternehmer", "spediteur", "buro", "stadt", "datum", "jahr",
                                 "buchung", "buchungsnummer"})
+
+
+@functools.cache
+def common_words() -> dict[str, str]:
+    """The common words of questions in French, Spanish and German (verbs in their forms, adjectives with their
+    endings, nationalities, time, numbers), as common_words.json keys them: read after WORDS, by the
+    translation only (a name or a noun of the data is never looked up here)."""
+    path = Path(__file__).with_name("common_words.json")
+    return {str(k): str(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+

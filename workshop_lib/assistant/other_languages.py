@@ -14,7 +14,7 @@ import functools
 import re
 
 from workshop_lib.assistant import planner
-from workshop_lib.assistant.glossary import MONTHS, PHRASES, WORDS, WORDS_CAPITALISED, key_of
+from workshop_lib.assistant.glossary import MONTHS, PHRASES, WORDS, WORDS_CAPITALISED, common_words, key_of
 from workshop_lib.assistant.value_links import unaccented
 from workshop_lib.data import countries
 from workshop_lib.data.catalog import ITEMS
@@ -128,7 +128,9 @@ def _word_read(token: str, before: list[str]) -> str:
     # a plural the glossary has as its singular ("frigorifiques", "refrigerados")
     key = next((k for k in (key, key[:-1] if key.endswith("s") else "", key[:-2] if key.endswith("es") else "")
                 if k in WORDS), key)
-    return WORDS[key] if key in WORDS and not named else token
+    if key in WORDS:
+        return token if named else WORDS[key]
+    return common_words().get(key, token) if not named else token
 
 
 def _read_by_its_place(token: str, key: str, before: list[str]) -> str | None:
