@@ -181,7 +181,15 @@ def _owned_word(schema: Schema, columns: list[Any], present: set[str], written: 
 
         owners = [c for c in columns if own_words(c)
                   and not any(own_words(c) & schema.name_words(o) for o in columns if o != c)]
-    return owners[0] if len(owners) == 1 else None
+    if len(owners) != 1:
+        return None
+    # ("the declared value of each package": PACKAGE_TYPE owns "package", but another column's words cover
+    # more of what is asked, UNIT_VALUE_CENTS's "declared value of ONE package": no one owner)
+    asked = {w for w in present if len(w) >= 4} - (_ASKING - {"value", "values"}) - planner._QUESTION
+
+    def covered(c: Any) -> int:
+        return len(asked & (schema.name_words(c) | c.comment_words))
+    return None if any(covered(o) > covered(owners[0]) for o in columns if o != owners[0]) else owners[0]
 
 
 def _in_table(schema: Schema, table: str, present: set[str]) -> Any:
