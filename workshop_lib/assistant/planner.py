@@ -71,7 +71,7 @@ COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters
                r"distribution|tally|"
                r"(?:^|\bthe |\ba |\btotal )" + NUMBER_OF_ROWS)
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
-              "altogether": "SUM", "worth": "SUM", r"add(?:s|ed|ing)? (?:it |them |those |these )?up": "SUM"}
+              "altogether": "SUM", r"together(?! with)": "SUM", "worth": "SUM", r"add(?:s|ed|ing)? (?:it |them |those |these )?up": "SUM"}
 # the words that ask for a figure over rows (a count or an aggregate), for the router's handlers
 AGGREGATE_WORDS = re.compile(rf"\b(?:{COUNT_WORDS}|{'|'.join(AGGREGATES)})\b", re.I)
 # "running at -18", "a set point of -18": a set point; "a capacity of 20000": that value

@@ -1246,9 +1246,10 @@ def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyon
     return None
 
 
-def _data_answer(data: Any, data_question: str, rec: personal.Recalled, said: str,
+def _data_answer(data: Any, question: str, data_question: str, rec: personal.Recalled, said: str,
                  source: dict[str, Any]) -> ChatAnswer:
-    """The data's answer about the remembered thing, with the memory and the SQL as its sources."""
+    """The data's answer about the remembered thing, with the memory and the SQL as its sources; every
+    date, duration, amount or number the question asks must be in it (else it is said to be part)."""
 
     plan = data.plan
     sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
@@ -1259,6 +1260,12 @@ def _data_answer(data: Any, data_question: str, rec: personal.Recalled, said: st
         return _answer(f"I can answer only part of this offline.\n{text}\nI cannot also answer “{data.uncovered}”.",
                        "fallback", _explain(data.reason, "fallback", memory=source, data_question=data_question,
                                             sql=plan.sql, uncovered=data.uncovered), [])
+    if not _each_kind_shown(other_languages.in_english(question) or question, data.text):
+        # ("which ship, what arrival date, and which forwarder?" answered with the port alone)
+        return _answer(f"I can answer only part of this offline.\n{text}\nThe rest of what you ask is not in these rows.",
+                       "fallback", _explain("a part the question asks (a date, a duration, an amount, a number) is not "
+                                            "in the data answer", "fallback", memory=source,
+                                            data_question=data_question, sql=plan.sql), [])
     return _answer(text, "rag", _explain(data.reason, "rag", memory=source, data_question=data_question,
                                          sql=plan.sql, params=sql_source["params"]), [source, sql_source])
 
@@ -2006,7 +2013,7 @@ def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow
     # a question about the value before a change gets that value itself, not a data answer
     if data.text is not None and data.plan is not None and not rec.earlier:
         unknown = _theirs_not_told(eng, question, rec, data, user_id, agent_id)
-        return unknown or _data_answer(data, data_question, rec, said, source)
+        return unknown or _data_answer(data, question, data_question, rec, said, source)
     found = _value_or_fallback(eng, question, rec, beyond, is_follow, said, source, data, data_question)
     if found.mode == "fallback" and not rec.earlier and data_question != question:
         other = _other_handler(eng.scoped(user_id, agent_id), data_question, rec, said, source)
