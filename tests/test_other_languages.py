@@ -91,3 +91,20 @@ def test_small_words_of_a_sentence_are_read():
     # a reflexive "se" is no word of the reading; "genau" says exactly
     assert in_english("¿En qué tabla se guarda el puerto de destino?") == "in what table stored the port of destination?"
     assert in_english("Wann genau fährt die Kota Singa ab?") == "when exactly departs the Kota Singa?"
+
+
+@pytest.mark.parametrize(("question", "reading"), [
+    # the common words of questions, beside the glossary's shipping words: a nationality with its ending, a
+    # participle, a noun in the plural
+    ("Welche Schiffe fahren unter deutscher Flagge?", "which ships sail under German flag?"),
+    ("¿Cuántos contenedores hay en total en los manifiestos?", "how many containers are there in total in the manifests?"),
+])
+def test_the_common_words_of_questions_are_read(question, reading):
+    assert in_english(question) == reading
+
+
+def test_a_common_word_that_is_english_too_is_not_in_the_common_words():
+    from workshop_lib.assistant import glossary
+    common = glossary.common_words()
+    assert not {"hier", "art", "boot", "will", "die", "also", "fast"} & set(common)
+    assert all(k.isalpha() and k == k.lower() and len(k) > 2 for k in common)

@@ -341,6 +341,12 @@ def _span(question: str, found: list[Event]) -> Answer | None:
     """Two events the words name, or the first and the latest of several when the question says so; one
     event that moved a day ("we extended the lease to ...") with the day it moved from."""
     named = _ends(question, found) or sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date)
+    if len(named) == 1 and named[0].data:
+        # "how many days did our box sit before the ship left?": the data's day named, and the one day they told
+        # that the words point at most
+        told = [e for e in found if not e.data and e.message_id != THIS_TURN]
+        other = _best(_roots(question) - _TIME_WORDS, told, want=1)
+        named = sorted(named + other, key=lambda e: e.date) if len(other) == 1 else named
     if len(named) == 1 and (moved := _moved_from(named[0], found)) is not None:
         named = sorted([moved, named[0]], key=lambda e: e.date)
     if _FIRST.search(question) and _LAST.search(question):
