@@ -74,7 +74,7 @@ ASKS = [
                r"how (?:big|large|high) (?:an? )?(?:[\w-]+ )?(?:difference|deviation|gap|discrepancy|fine|fee|charge|"
                r"penalty|deposit|margin|tolerance)|wie viel|wieviel|wie hoch|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
     # "when" asks only where it opens the question or a clause ("What stops when a signal is raised" does not)
-    ("date", r"(?:^|[,;:]\s*|\s[-–]\s*|\band\s+)(?:\w+\s+)?when\b|what (?:date|day|time)|by what time|which day|"
+    ("date", r"(?:^|[,;:]\s*|\s[-–]\s*|\band\s+)(?:\w+\s+)?when\b|(?:what|which) (?:date|day|time)|by what time|"
              r"(?:^|[,;:]\s*|\s[-–]\s*)(?:wann|cu[aá]ndo|quand)\b|what deadline|how (?:early|soon|far ahead)"),
     ("place", r"\bwhere\b|which (?:port|terminal|berth|city|country)|\bwo\b|d[oó]nde|\bo[uù]\b"),
     ("person", r"\bwho(?:'s|se)?\b|\bwer\b|qui[eé]n|\bqui\b"),

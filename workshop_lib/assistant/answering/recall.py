@@ -634,6 +634,8 @@ def _all_of_that_kind(eng: Engine, question: str, rec: personal.Recalled, user_i
     about several of the user's things of the kind recalled; every value of that kind they told (the
     latest ones, as many as the number says), in the order told. None for one thing, or when fewer
     than two are told."""
+    # ("unsere beiden Container": read in English when the glossary reads it, "our both containers")
+    question = (other_languages.in_english(question) or question) if router.FOREIGN_RE.search(question) else question
     several = _SEVERAL.search(question)
     if not _asks_several(question, rec, several):
         return None
