@@ -258,8 +258,10 @@ def _catalog_price(item: Item) -> tuple[tuple[float, str, bool], Figure] | None:
 
 # "how many containers did I say we've got on that sailing?", "how many pallets did I tell you ...": a count
 # they told, asked as told (a count they have now may have changed in words no count is read from)
-_ASKS_THEIR_COUNT = re.compile(rf"\bhow many\s+(?:[\w'’-]+\s+){{0,2}}?({_THINGS})\b.*?"
-                               r"\b(?:did\s+(?:i|we)\s+(?:say|tell|mention|give)|(?:i|we)\s+(?:told|said|mentioned))\b", re.I)
+_ASKS_THEIR_COUNT = re.compile(rf"\bhow many\s+(?:[\w'’-]+\s+){{0,2}}?({_THINGS})\b(?:.*?"
+                               r"\b(?:did\s+(?:i|we)\s+(?:say|tell|mention|give)|(?:i|we)\s+(?:told|said|mentioned))\b|"
+                               # "how many boxes do we have on the Kyoto Express now?": theirs, which only they know
+                               r"\s+(?:do|did|have|will)\s+(?:we|i)\s+(?:have|got|ship|send|book)\b)", re.I)
 # a count said as the one it is not ("fourteen, not twelve"): no count of theirs
 _NOT_BEFORE = re.compile(r"\b(?:not|instead of|rather than)\s+$", re.I)
 
