@@ -553,14 +553,28 @@ _INTRODUCTION = re.compile(
     r"(?P<firm>[A-Z][\w&'-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*)+)\W*$")
 
 
+# "we're Nordlicht Agrar from Kiel", "I work for Hanse Feeder Lines", "I'm with Harbor Link" (or said so in French,
+# Spanish or German, read in English): the firm they are, and where it is
+_WE_ARE = re.compile(
+    r"^\W*(?i:(?:hi|hello|hey|morning|moin|hola|bonjour|hallo|buongiorno)\b[\s,!.]*)?"
+    r"(?i:we are|we're|i work (?:for|at)|i'm with|i am with)\s+(?i:(?:by the way|btw)\s+)?"
+    r"(?P<firm>[A-Z][\w&'-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*)+)(?:\s+(?i:from|in|out of)\s+(?P<place>[A-Z][\w'-]+))?\W*$")
+
+
 def _introduction(stated: str, said_at: str | None) -> PersonalCandidate | None:
-    """A sentence that only says who the user is and the firm they are with: the firm, kept as theirs."""
+    """A sentence that only says who the user is and the firm they are with: the firm, kept as theirs (with
+    the place it is in, when said)."""
     m = _INTRODUCTION.match(stated)
-    if m is None or own_values.ordinary(m.group("person")):
+    if m is not None and not own_values.ordinary(m.group("person")):
+        firm = m.group("firm").rstrip(".")
+        return PersonalCandidate(stated, ((OWN, own_values.NAME, firm),), ("company", "firm"), False, said_at or _now(),
+                                 roles=("company",))
+    we = _WE_ARE.match(other_languages.in_english(stated) or stated)
+    if we is None:
         return None
-    firm = m.group("firm").rstrip(".")
-    return PersonalCandidate(stated, ((OWN, own_values.NAME, firm),), ("company", "firm"), False, said_at or _now(),
-                             roles=("company",))
+    place = ((OWN, own_values.PLACE, we.group("place")),) if we.group("place") else ()
+    return PersonalCandidate(stated, ((OWN, own_values.NAME, we.group("firm").rstrip(".")), *place), ("company", "firm"),
+                             False, said_at or _now(), roles=("company",))
 
 
 def _with_the_record(cand: PersonalCandidate, entities: list[tuple[str, str, str]], text: str,
