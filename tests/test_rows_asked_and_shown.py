@@ -122,3 +122,14 @@ def test_several_catalog_items_at_a_port_are_answered_each():
     assert found is not None and set(found.item_ids) == {there.item_id, missing.item_id}, found
     assert f"no, not available at {name}" in found.text and f"{there.price_usd:,.2f}" in found.text \
         and f"{missing.price_usd:,.2f}" in found.text, found.text
+
+
+def test_a_box_not_at_the_port_names_the_other_sizes_of_its_type_there():
+    from workshop_lib.parts import grounded
+    rows = catalog.availability()
+    item, port, other = next((i, p, o) for i in catalog.ITEMS for o in grounded.variants_of(i)
+                             for p in rows.get(o.item_id, {}) if p not in rows.get(i.item_id, {}))
+    name = catalog.ports()[port]["name"]
+    found = availability.offered_at(f"Can I lease a {item.name} in {name}? If not, what can I get there?")
+    assert found is not None and f"no, not available at {name}" in found.text and other.item_id in found.text \
+        and f"({rows[other.item_id][port]} units)" in found.text, found and found.text

@@ -806,6 +806,11 @@ def _most_specific(exact: list[tuple[int, catalog.Item]]) -> list[catalog.Item]:
             if not any(ph != other and ph in other for other in phrases)]
 
 
+def variants_of(item: catalog.Item) -> list[catalog.Item]:
+    """The other containers of an item's type, in any size ("20' reefer": the 40' high cube reefer)."""
+    return [i for i in _with_variants([item], set()) if i != item]
+
+
 def _with_variants(chosen: list[catalog.Item], sizes: set[str]) -> list[catalog.Item]:
     """The chosen items and every container of their types in the sizes asked (any size if none)."""
     out = list(chosen)

@@ -194,4 +194,13 @@ def _item_at_ports(item: catalog.Item, ports: list[str], *, priced: bool) -> str
         text += f" It is available at {', '.join(_port(p) for p in elsewhere)}."
     if priced:  # "do you offer transloading in Savannah, and what does it cost?", "the daily lease"
         text += f" Its price: USD {item.price_usd:,.2f} {item.price_unit}."
-    return text
+    return text + "".join(_of_its_type_there(item, p) for p in ports if p not in rows)
+
+
+def _of_its_type_there(item: catalog.Item, port: str) -> str:
+    """" Of its type, Hamburg has 40' high cube reefer (40 units).": the other sizes of a box not at the port."""
+    there = [(o, catalog.availability()[o.item_id][port]) for o in grounded.variants_of(item)
+             if port in catalog.availability().get(o.item_id, {})]
+    if not there:
+        return ""
+    return f" Of its type, {_port(port)} has " + ", ".join(f"{o.name} [{o.item_id}]{_units(u)}" for o, u in there) + "."
