@@ -133,3 +133,11 @@ def test_a_box_not_at_the_port_names_the_other_sizes_of_its_type_there():
     found = availability.offered_at(f"Can I lease a {item.name} in {name}? If not, what can I get there?")
     assert found is not None and f"no, not available at {name}" in found.text and other.item_id in found.text \
         and f"({rows[other.item_id][port]} units)" in found.text, found and found.text
+
+
+def test_how_two_tables_are_linked_is_answered_from_their_relationship(service):
+    for question, key in [("How is a voyage linked to the ports it sails between?", "VOYAGES.ORIGIN_PORT_ID"),
+                          ("What links a vessel to the line that operates it?", "VESSELS.CARRIER_ID"),
+                          ("What ties a container to the voyage it travels on?", "CONTAINERS.VOYAGE_ID")]:
+        answer, mode = _ask(service, question)
+        assert mode in GROUNDED and key in answer, (question, answer)

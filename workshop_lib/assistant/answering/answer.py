@@ -364,6 +364,11 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         # let Part 4's gates compare the two (each can fall back: then the catalog item a need describes)
         known = _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
         return known if known.mode != "fallback" else _catalog_item_answer(eng, question, decision) or known
+    if router.SCHEMA in pair and _asks_how_linked(question):
+        # "how is a voyage linked to the ports it sails between?": the schema's relationships, when they ground it
+        known = _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
+        if known.mode != "fallback":
+            return known
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # "is reefer monitoring offered in Colombo?": the item's rows at the port
     if (stock := _stock_at_port(eng, question, decision)) is not None:
@@ -373,6 +378,16 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
     if (near := _nearest_to_point(eng, question, decision)) is not None:
         return near
     return _last_readings(eng, question, decision, llm, vector, docs)
+
+
+_LINKED = re.compile(r"\b(?:link\w*|connect\w*|join\w*|relat\w*|referenc\w*|tie[sd]?)\b", re.I)
+
+
+def _asks_how_linked(question: str) -> bool:
+    """A question about how the rows of two tables are tied ("what links a vessel to the line that operates
+    it?"): a word of linking and two tables' nouns."""
+    tables = {TABLE_NOUNS[w] for w in map_words(re.findall(r"[a-z]+", question.lower())) if w in TABLE_NOUNS}
+    return _LINKED.search(question) is not None and len(tables) >= 2
 
 
 def _schema_written(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer | None:
