@@ -141,3 +141,14 @@ def test_how_two_tables_are_linked_is_answered_from_their_relationship(service):
                           ("What ties a container to the voyage it travels on?", "CONTAINERS.VOYAGE_ID")]:
         answer, mode = _ask(service, question)
         assert mode in GROUNDED and key in answer, (question, answer)
+
+
+def test_which_of_two_a_column_holds_is_answered_from_its_comment(service):
+    answer, mode = _ask(service, "Is the departure date actual or planned?")
+    first = next((ln for ln in answer.splitlines() if ln.startswith("- [")), "")
+    assert mode in GROUNDED and "VOYAGES.DEPARTURE_DATE" in first, answer
+
+
+def test_a_yes_or_no_question_naming_no_rows_is_no_list_of_every_row(service):
+    answer, mode = _ask(service, "Is the departure date the actual one or the planned one?")
+    assert not (mode in GROUNDED and answer.count("\n- ") > 5), answer

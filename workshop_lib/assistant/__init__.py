@@ -155,8 +155,10 @@ def _named_whole(schema: Schema, columns: list[Any], present: set[str], tables: 
     def telling(c: Any) -> set[str]:
         return {w for w in schema.name_words(c) if w not in _VAGUE and w not in TABLE_NOUNS}
 
-    whole = [c for c in columns if len(telling(c)) >= 2 and telling(c) <= present
-             and (not tables or c.table in tables)]
+    # ("the arrival date": one telling word and a plain one, every word of the name said)
+    whole = [c for c in columns if telling(c) <= present and (not tables or c.table in tables)
+             and (len(telling(c)) >= 2 or (len(telling(c)) == 1 and len(schema.name_words(c)) >= 2
+                                           and schema.name_words(c) <= present))]
     return whole[0] if len(whole) == 1 else None
 
 

@@ -816,6 +816,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _all_codes_known(words, links)
     _one_end_each(spec)
     _all_named_used(spec, named, used_columns)
+    _no_list_for_yes_or_no(words, spec)
     if spec.having is not None and spec.action not in ("group", "group_top"):
         raise NoPlan("it counts rows against a number, and the question asks no count per group")
     _asks_what_the_rows_hold(words, schema, spec, noun_at)
@@ -1080,6 +1081,14 @@ def _show_dates_filtered(spec: Spec) -> None:
         if spec.action == "list" and f.column.is_date and f.column.table == spec.target and f.column not in spec.show \
                 and (f.op in (">", "<", ">=", "<=") or (f.op == "between" and f.value != f.value2)):
             spec.show.append(f.column)
+
+
+def _no_list_for_yes_or_no(words: _Words, spec: Spec) -> None:
+    """"Is the departure date the actual one or the planned one?": a yes-or-no question that names no row is
+    no list of every row (the column's comment answers it, or nothing does)."""
+    if spec.action == "list" and not spec.filters and not spec.roles and \
+            re.match(r"^\W*(?:is|are|was|were|does|do|did|has|have)\b(?!\s+there\b)", words.text, re.I):
+        raise NoPlan("it asks yes or no, and names no rows to list")
 
 
 def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> None:

@@ -380,6 +380,9 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
     return _last_readings(eng, question, decision, llm, vector, docs)
 
 
+# "is the arrival date an actual date or an estimate?", "is deadweight in long tons or metric tonnes": which of two a
+# column holds, which its comment says
+_EITHER_OR = re.compile(r"^\W*(?:is|are|does|do)\b[^?]*\bor\b", re.I)
 _LINKED = re.compile(r"\b(?:link\w*|connect\w*|join\w*|relat\w*|referenc\w*|tie[sd]?)\b", re.I)
 
 
@@ -447,7 +450,8 @@ def _catalog_or_column(eng: Engine, question: str, decision: router.RouteDecisio
         return item
     if (boxed := _box_of_the_goods(eng, question, decision)) is not None:
         return boxed
-    if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question)) and _schema_subjects(eng, question):
+    if (decision.cues[router.SCHEMA] or _WHERE_KEPT.search(question) or _EITHER_OR.search(question)) \
+            and not assistant.named_records(eng, question) and _schema_subjects(eng, question):
         return _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
     return None
 
