@@ -3288,16 +3288,21 @@ def _rows_met_on_their_own_code(schema: Schema, spec: Spec) -> None:
     is what was found; only when one foreign key ties the trips to the row."""
     if spec.action != "list" or not spec.filters:
         return
-    # (a port filtered in a role, "to Long Beach", is reached through the table that holds the port twice)
-    keys = [(t, rt) for t, _, rt, _ in schema.foreign_keys]
-    held_twice = [t for t, rt in keys if keys.count((t, rt)) > 1]
-    tables = [t for f in spec.filters for t in ([f.column.table] if f.role is None else held_twice[:1])]
-    # (only the table of the trips a row makes: a voyage's boxes would repeat each voyage once per box)
-    for child in dict.fromkeys(t for t in tables if t != spec.target and t in held_twice):
+    for child in _trips_filtered(schema, spec):
         ties = [rt for t, _, rt, _ in schema.foreign_keys if t == child and rt == spec.target]
         code = schema.name_column(child)
         if len(ties) == 1 and code.table == child and code.name.endswith("_NUMBER") and code not in spec.show:
             spec.show.append(code)
+
+
+def _trips_filtered(schema: Schema, spec: Spec) -> list[str]:
+    """The table of trips (the one that holds a port twice: voyages) a filter of the plan is on, a port
+    filtered in a role ("to Long Beach") being reached through it; only that table: a voyage's boxes would
+    repeat each voyage once per box."""
+    keys = [(t, rt) for t, _, rt, _ in schema.foreign_keys]
+    held_twice = [t for t, rt in keys if keys.count((t, rt)) > 1]
+    tables = [t for f in spec.filters for t in ([f.column.table] if f.role is None else held_twice[:1])]
+    return list(dict.fromkeys(t for t in tables if t != spec.target and t in held_twice))
 
 
 # "from which port", "to which port", "which port does it load at": which end a port asked for is at

@@ -83,9 +83,7 @@ def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[st
     """The containers, voyages and vessels the statement names, by (table, value): of a vessel and its
     voyage, the one a pointer names ("that voyage"), else the voyage (it says both)."""
     things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"}
-    named = {table_of_noun(m.group(1)) for m in pointers if m.group(1)}
-    if not named and {m.group(0).lower() for m in pointers} <= _A_SHIP:
-        named = {"VESSELS", "VOYAGES"}  # "she": the ship (or its voyage), not the box on her
+    named = _tables_pointed_at(pointers)
     if named and sum(table in named for table, _ in things) == 1:
         # "the Kota Ratna 241W ... that voyage": the one the pointer names
         return {key: lk for key, lk in things.items() if key[0] in named}
@@ -93,6 +91,14 @@ def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[st
         # "the ONE Columba, 733W": a voyage and the ship that sails it
         return {key: lk for key, lk in things.items() if key[0] == "VOYAGES"}
     return things
+
+
+def _tables_pointed_at(pointers: list[re.Match[str]]) -> set[str | None]:
+    """The tables the pointers name ("that voyage"); "she" is the ship (or its voyage), not the box on her."""
+    named = {table_of_noun(m.group(1)) for m in pointers if m.group(1)}
+    if not named and {m.group(0).lower() for m in pointers} <= _A_SHIP:
+        return {"VESSELS", "VOYAGES"}
+    return named
 
 
 def _with_the_thing(asked: str, named: str) -> str:

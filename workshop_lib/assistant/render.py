@@ -196,14 +196,8 @@ def _top(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     measured = plan.columns.index(spec.measure) if spec.measure in plan.columns else _heads(plan)
     last = rows[n - 1][measured]
     shown = [r for i, r in enumerate(rows) if i < n or r[measured] == last]
-    word = "highest" if spec.direction == "DESC" else "lowest"
     assert spec.measure is not None
-    filters = f" {_filters(plan)}" if plan.spec.filters else ""
-    # ("the last vessel position of Ever Acme": the rows ordered are the measure's, one per report)
-    rows_of = spec.measure.table if spec.measure.is_date and spec.measure.table != spec.target else spec.target
-    what = f"{spec.superlative} {noun(rows_of, n > 1)}{filters}" if spec.superlative else \
-        f"{noun(spec.target, n > 1)}{filters} with the {word} {_label(spec.measure)}"
-    head = f"The {what}" if n == 1 else f"The {n} {what}"
+    head = f"The {_top_what(plan, n)}" if n == 1 else f"The {n} {_top_what(plan, n)}"
     ties = f" ({len(shown)} tied)" if len(shown) > n and n == 1 else (
         f" (and {len(shown) - n} {TIES_NOTE})" if len(shown) > n else "")
 
@@ -214,6 +208,19 @@ def _top(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
 
     return (f"{head}{ties}:\n" + "\n".join(f"{i}. {line(r)}" for i, r in enumerate(shown, 1))
             + (f"\n{_note(spec.measure).strip(' ()')}." if _note(spec.measure) else ""))
+
+
+def _top_what(plan: Plan, n: int) -> str:
+    """"last vessel position of Ever Acme", "vessels with the highest capacity": what the top rows are."""
+    spec = plan.spec
+    assert spec.measure is not None
+    filters = f" {_filters(plan)}" if spec.filters else ""
+    if not spec.superlative:
+        return f"{noun(spec.target, n > 1)}{filters} with the {'highest' if spec.direction == 'DESC' else 'lowest'} " \
+               f"{_label(spec.measure)}"
+    # ("the last vessel position of Ever Acme": the rows ordered are the measure's, one per report)
+    rows_of = spec.measure.table if spec.measure.is_date and spec.measure.table != spec.target else spec.target
+    return f"{spec.superlative} {noun(rows_of, n > 1)}{filters}"
 
 
 def _empty_group(col: Column) -> str:

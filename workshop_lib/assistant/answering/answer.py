@@ -364,20 +364,23 @@ def _unsure(eng: Engine, question: str, decision: router.RouteDecision, llm, vec
         # let Part 4's gates compare the two (each can fall back: then the catalog item a need describes)
         known = _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
         return known if known.mode != "fallback" else _catalog_item_answer(eng, question, decision) or known
-    if router.SCHEMA in pair and _asks_how_linked(question):
-        # "how is a voyage linked to the ports it sails between?": the schema's relationships, when they ground it
-        known = _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)
-        if known.mode != "fallback":
-            return known
+    if router.SCHEMA in pair and _asks_how_linked(question) and \
+            (known := _knowledge(eng, question, decision, llm, vector=vector, compete=True, docs=docs)).mode != "fallback":
+        return known  # "how is a voyage linked to the ports it sails between?": the schema's relationships
+    return _rows_of_the_catalog_or_ports(eng, question, decision, llm) or _last_readings(eng, question, decision, llm,
+                                                                                           vector, docs)
+
+
+def _rows_of_the_catalog_or_ports(eng: Engine, question: str, decision: router.RouteDecision, llm) -> ChatAnswer | None:
+    """No handler leads: an item's rows at the ports named, the stock at a port, a port's own row, the port
+    nearest a point; else None."""
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # "is reefer monitoring offered in Colombo?": the item's rows at the port
     if (stock := _stock_at_port(eng, question, decision)) is not None:
         return stock  # "gensets in LA - how many?"
     if _asks_location(question) and (located := _located(eng, question, decision, llm)) is not None:
         return located  # "lat/long for Santos please": the port's own row
-    if (near := _nearest_to_point(eng, question, decision)) is not None:
-        return near
-    return _last_readings(eng, question, decision, llm, vector, docs)
+    return _nearest_to_point(eng, question, decision)
 
 
 # "is the arrival date an actual date or an estimate?", "is deadweight in long tons or metric tonnes": which of two a

@@ -2018,13 +2018,20 @@ def _from_recalled(eng: Engine, question: str, rec: personal.Recalled, is_follow
         return unknown or _data_answer(data, question, data_question, rec, said, source)
     found = _value_or_fallback(eng, question, rec, beyond, is_follow, said, source, data, data_question)
     if found.mode == "fallback" and not rec.earlier and data_question != question:
-        other = _other_handler(eng.scoped(user_id, agent_id), data_question, rec, said, source)
-        plan = (other.decision_explain.get("plan") or {}) if other is not None else {}
-        if other is not None and plan.get("rows_of"):  # (a data answer: are the rows it counts theirs?)
-            one_row = other.decision_explain.get("rows_shown") == 1 and plan.get("action") not in ("count", "aggregate")
-            return _rows_of_theirs_unknown(eng, question, rec, str(plan["rows_of"]), one_row, user_id, agent_id) or other
-        return other or found
+        return _other_handler_of_theirs(eng, question, data_question, rec, said, source, user_id, agent_id) or found
     return found
+
+
+def _other_handler_of_theirs(eng: Engine, question: str, data_question: str, rec: personal.Recalled, said: str,
+                             source: dict[str, Any], user_id: str, agent_id: str) -> ChatAnswer | None:
+    """Another handler's answer with the remembered thing in its place; a data answer whose rows are things of
+    theirs the user never told (a count of "the Gulf Petrochem boxes") is declined."""
+    other = _other_handler(eng.scoped(user_id, agent_id), data_question, rec, said, source)
+    plan = (other.decision_explain.get("plan") or {}) if other is not None else {}
+    if other is None or not plan.get("rows_of"):
+        return other
+    one_row = other.decision_explain.get("rows_shown") == 1 and plan.get("action") not in ("count", "aggregate")
+    return _rows_of_theirs_unknown(eng, question, rec, str(plan["rows_of"]), one_row, user_id, agent_id) or other
 
 
 def _theirs_not_told(eng: Engine, question: str, rec: personal.Recalled, data: Any, user_id: str,

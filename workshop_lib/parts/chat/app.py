@@ -216,6 +216,18 @@ def _asks_beside_forgetting(turn: str) -> bool:
                r"when|why|how|is|are|can|could|do|does)\b", s, re.I)) for s in personal.sentences(turn))
 
 
+def _previous_question(messages: list[Any]) -> str | None:
+    """The thread's previous question as the data saw it: with a thing of theirs in its place ("their box" is
+    WHSU6761127 there, which "and the ETA?" is about), else as the user asked it without its preferences."""
+    answers = [m for m in messages if m.role == "assistant"]
+    explain = ((answers[-1].metadata or {}).get("decision_explain") or {}) if answers else {}
+    data_question = explain.get("data_question") if isinstance(explain, dict) else None
+    if data_question:
+        return str(data_question)
+    asked = [m.content or "" for m in messages if m.role == "user"]
+    return (preferences.without_stated(asked[-1], preferences.extract(asked[-1])) or None) if asked else None
+
+
 def _memory_reply(text: str, mode: str, intent: str, reason: str, sources: list[dict[str, Any]] | None = None) -> ChatAnswer:
     """An answer of the personal-memory handler that asked no other handler: its sources are all it used."""
     used = sources or []
@@ -470,16 +482,8 @@ class ChatService:
             # "and the Ever Lunar?" opening a new session: what this user asked last, in their last thread
             theirs = self.eng.store.list("message", limit=None, user_id=user_id, agent_id=self.eng.agent_id, newest=2)
             messages = [m for m in theirs if m.thread_id != thread_id]
-        asked = [m.content or "" for m in messages if m.role == "user"]
         said = [m.content for m in messages if m.role == "assistant"]
-        previous = preferences.without_stated(asked[-1], preferences.extract(asked[-1])) if asked else None
-        # (a question about a thing of theirs was asked of the data with the thing in its place: "their box" is
-        # WHSU6761127 there, which "and the ETA?" is about)
-        answers = [m for m in messages if m.role == "assistant"]
-        explain = ((answers[-1].metadata or {}).get("decision_explain") or {}) if answers else {}
-        data_question = explain.get("data_question") if isinstance(explain, dict) else None
-        previous = str(data_question) if data_question else previous
-        reading = follow_up.read_with(self.eng, question, previous or None, said[-1] if said else None)
+        reading = follow_up.read_with(self.eng, question, _previous_question(messages), said[-1] if said else None)
         if reading is None:
             return None
         answered = answer_question(scoped, reading, llm=self.llm)

@@ -1700,17 +1700,19 @@ def _named_thing(question: str, rec: Any, words: list[tuple[str, str | None]]) -
     """(the name as written, the record of the data the memory ties it to), or None."""
     entities = [(str(e[0]), str(e[1]), str(e[2])) for e in (rec.metadata or {}).get("entities", [])]
     things = [e for e in entities if e[0] in _OWN_THINGS[:4]]
-    said = next((s for t, c, v in entities if (t, c) == (OWN, own_values.NAME) and (s := name_in(question, v)) is not None),
-                None)
-    if said is None or not things:
-        return None
-    # "how many Gulf Petrochem boxes ...?" of a memory that ties the name to a voyage: boxes it never told are
-    # counted ("which sailing is Vela's cargo on?" asks the voyage told)
-    after = re.search(rf"\bhow many\s+{re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)", question, re.I)
-    if after and (table := table_of_word(after.group(1))) is not None and table not in {e[0] for e in things}:
+    said = next(iter(n for v in own_names_of(entities) if (n := name_in(question, v)) is not None), None)
+    if said is None or not things or _counts_untold(question, said, things):
         return None
     asked = [e for e in things if any(tt == e[0] for _, tt in words)] or things
     return said, _nearest(rec.content or "", said, asked)
+
+
+def _counts_untold(question: str, said: str, things: list[tuple[str, str, str]]) -> bool:
+    """"How many Gulf Petrochem boxes ...?" of a memory that ties the name to a voyage: boxes it never told are
+    counted ("which sailing is Vela's cargo on?" asks the voyage told)."""
+    after = re.search(rf"\bhow many\s+{re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)", question, re.I)
+    table = table_of_word(after.group(1)) if after else None
+    return table is not None and table not in {e[0] for e in things}
 
 
 def _nearest(text: str, name: str, things: list[tuple[str, str, str]]) -> tuple[str, str, str]:

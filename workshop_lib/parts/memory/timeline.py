@@ -261,10 +261,14 @@ def _first_of_their_voyages(question: str, held: list[Event]) -> Answer | None:
     lead = ordered[0] if _FIRST.search(question) else ordered[-1]
     if sum(e.date == lead.date for e in named) > 1:
         return None
+    return Answer(_first_or_last_said(lead, ordered), tuple(ordered))
+
+
+def _first_or_last_said(lead: Event, ordered: list[Event]) -> str:
     others = "; ".join(_said(e) for e in ordered if e is not lead)
     apart = (ordered[-1].date - ordered[0].date).days
     said = f"First: {_said(lead)}; then {others}" if lead is ordered[0] else f"Last: {_said(lead)}; before it {others}"
-    return Answer(f"{said}; {apart} day{'s' if apart != 1 else ''} apart.", tuple(ordered))
+    return f"{said}; {apart} day{'s' if apart != 1 else ''} apart."
 
 
 # "which of those two dates did I tell you about first?": the order they were told in, not their dates
@@ -340,13 +344,8 @@ _MOVED_DAY = frozenset(_roots("extended postponed delayed pushed moved reschedul
 def _span(question: str, found: list[Event]) -> Answer | None:
     """Two events the words name, or the first and the latest of several when the question says so; one
     event that moved a day ("we extended the lease to ...") with the day it moved from."""
-    named = _ends(question, found) or sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date)
-    if len(named) == 1 and named[0].data:
-        # "how many days did our box sit before the ship left?": the data's day named, and the one day they told
-        # that the words point at most
-        told = [e for e in found if not e.data and e.message_id != THIS_TURN]
-        other = _best(_roots(question) - _TIME_WORDS, told, want=1)
-        named = sorted(named + other, key=lambda e: e.date) if len(other) == 1 else named
+    named = _ends(question, found) or _with_the_day_told(
+        question, found, sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date))
     if len(named) == 1 and (moved := _moved_from(named[0], found)) is not None:
         named = sorted([moved, named[0]], key=lambda e: e.date)
     if _FIRST.search(question) and _LAST.search(question):
@@ -361,6 +360,16 @@ def _span(question: str, found: list[Event]) -> Answer | None:
 
 
 _TWO_COMPARED = re.compile(r"\b(?:apart|two|both|between|each other|difference)\b", re.I)
+
+
+def _with_the_day_told(question: str, found: list[Event], named: list[Event]) -> list[Event]:
+    """"How many days did our box sit before the ship left?": the data's day named, and the one day they told
+    that the words point at most; the events named as they are otherwise."""
+    if len(named) != 1 or not named[0].data:
+        return named
+    told = [e for e in found if not e.data and e.message_id != THIS_TURN]
+    other = _best(_roots(question) - _TIME_WORDS, told, want=1)
+    return sorted(named + other, key=lambda e: e.date) if len(other) == 1 else named
 
 
 def _two_voyages_mixed(question: str, a: Event, b: Event) -> bool:
