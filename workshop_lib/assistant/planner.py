@@ -804,14 +804,12 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
     _rows_without_a_name(schema, spec)
-    _lines_with_their_count(schema, spec)
     _comparative(words, spec)
     _route(words, schema, spec)
     _when(words, schema, spec)
     _unit(words, spec)
     _shown_in_unit(schema, spec)
     _rows_named_by_a_code(schema, spec)
-    _rows_met_on_their_own_code(schema, spec)
     _all_numbers_used(words, links)
     _all_codes_known(words, links)
     _one_end_each(spec)
@@ -829,6 +827,9 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _the_form_asked(words, spec)
     _with_what_it_multiplies(schema, spec)
     _not_the_row_itself_counted(schema, spec)
+    # (last: what is shown beside the rows decides nothing above)
+    _rows_met_on_their_own_code(schema, spec)
+    _lines_with_their_count(words, schema, spec)
     return spec
 
 
@@ -3239,12 +3240,16 @@ def _not_against_all(found: re.Match[str] | None, spec: Spec) -> None:
         raise NoPlan("it compares one row with a figure over all rows, which one query here does not answer")
 
 
-def _lines_with_their_count(schema: Schema, spec: Spec) -> None:
-    """"What's loaded in it?": a line listed with nothing else asked is shown with how many it holds, when a
+def _lines_with_their_count(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"What's loaded in it?": the lines of a row named, listed with nothing else asked, are shown with how many
+    each holds, when a
     column's comment says it is the number of another column's kind ("Number of packages of PACKAGE_TYPE"):
-    that count and that kind."""
-    if spec.action != "list" or spec.show:
-        return
+    that count and that kind. Not when a figure is asked ("how many cartons in all?": each line's count is
+    no answer to that)."""
+    if spec.action != "list" or spec.show or words.has(COUNT_WORDS) or _aggregate_asked(words) or not spec.filters \
+            or any(f.column.table == spec.target for f in spec.filters) \
+            or schema.columns_named([w for _, w in words.free()], [spec.target]):
+        return  # (the lines of a row named, "in MSCU3004114", asked nothing of their own columns)
     for col in schema.columns[spec.target]:
         kind = re.match(r"number of \w+ of ([A-Z_]+)\b", col.comment, re.I)
         of = next((c for c in schema.columns[spec.target] if kind and c.name == kind.group(1)), None)
