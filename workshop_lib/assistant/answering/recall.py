@@ -1551,7 +1551,9 @@ def _in_another_language(eng: Engine, question: str, answered: ChatAnswer | None
         # "¿el barco de Maison Lavande, qué transportista?", read in English: a data answer, whose query used
         # every word; a value recalled alone may rest on a nuance the word-by-word reading lost ("ahora")
         # ("Wie hieß nochmal unser Spediteur?": a request to be reminded of a value told is read well enough)
-        if again is not None and again.mode == "rag" and ("sql" in again.decision_explain or _REMINDED.search(english)):
+        # (the data's days of their voyages compared are a data answer too)
+        if again is not None and again.mode == "rag" and ("sql" in again.decision_explain or _REMINDED.search(english)
+                                                          or again.decision_explain.get("data_days")):
             return dataclasses.replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                                        decision_explain={**again.decision_explain, "read_in_english": english})
     return answered
@@ -1922,7 +1924,8 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
                 "memory_id": e.message_id, "said_at": e.said_at, "said": e.text[:300], "date": e.date.isoformat()}
                for e in found.used]
     return _answer(found.text, "rag", _explain("dates the user gave, read from their own words, and the data's days of "
-                                               "their voyages", "rag", memory=sources[0]), sources)
+                                               "their voyages", "rag", memory=sources[0],
+                                               data_days=any(e.data for e in found.used)), sources)
 
 
 # what names a voyage's departure and its arrival in a question about days
