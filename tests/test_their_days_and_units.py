@@ -152,3 +152,14 @@ def test_and_the_eta_after_a_question_about_their_box_is_of_that_box(service):
                             ("t2", "and the ETA?")])
     answer, mode = turns[2]
     assert mode in GROUNDED and str(arrives) in answer, answer
+
+
+def test_which_of_their_voyages_arrives_first_asked_in_french(service):
+    a = _box_on_a_voyage(service, 0)
+    b = next(_box_on_a_voyage(service, i) for i in range(1, 60) if _box_on_a_voyage(service, i)[5] != a[5])
+    first = min((a, b), key=lambda r: r[5])
+    turns = _talk(service, [("t1", f"Our first box is {a[0]}."), ("t1", f"We also have a second box, {b[0]}."),
+                            ("t2", "Lequel de mes deux conteneurs arrivera en premier, et à quelle date ?")])
+    answer, mode = turns[2]
+    assert mode in GROUNDED and "First:" in answer and answer.index(first[0]) < answer.index(
+        (b if first is a else a)[0]), answer
