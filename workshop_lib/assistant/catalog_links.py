@@ -9,6 +9,7 @@ embedding of the whole question is pulled towards the item whose wording it rese
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -142,6 +143,16 @@ def described_elsewhere(question: str, chosen: Sequence[Item]) -> set[str]:
 def rank(question: str, items: Sequence[Item] = ITEMS) -> list[ItemLink]:
     """Items ordered by the weight of the words they share with the question (none shared: left out).
     Words that name the data's tables ("voyage", "port") say where, not what is needed."""
+    return list(_ranked(question, tuple(items)))
+
+
+@functools.lru_cache(maxsize=512)
+def _ranked(question: str, items: tuple[Item, ...]) -> tuple[ItemLink, ...]:
+    # (the router and the handlers rank the same question several times: the catalog does not change)
+    return tuple(_ranking(question, items))
+
+
+def _ranking(question: str, items: Sequence[Item]) -> list[ItemLink]:
     asked = words(question, parts=True) - _TABLE_WORDS
     out = []
     for item, item_words in zip(ITEMS, _ITEM_WORDS):

@@ -715,6 +715,16 @@ def named_items(question: str, *, variants: bool = False) -> list[catalog.Item]:
     comes too ("reefers" -> the 20' reefer and the 40' high cube reefer): an availability
     answer must consider them all. Items not named come back empty (the caller declines or
     falls back to the vector match)."""
+    return list(_named_items(question, variants))
+
+
+@functools.lru_cache(maxsize=512)
+def _named_items(question: str, variants: bool) -> tuple[catalog.Item, ...]:
+    # (the router and several handlers ask it of the same question: the catalog does not change)
+    return tuple(_items_named(question, variants=variants))
+
+
+def _items_named(question: str, *, variants: bool = False) -> list[catalog.Item]:
     q = _normalized(question)
     sizes = set(re.findall(r"\b(\d{2})'", q))
     initials = {w.lower() for w in re.findall(r"(?<![\w-])[A-Z]{3,5}(?![\w-])", question)}  # written in capitals
