@@ -1876,6 +1876,16 @@ def _part_answered(eng: Engine, part: str, user_id: str, agent_id: str,
 _TOLD_TIME = re.compile(r"\b(?:i|we)\s+(?:said|say|told|tell|mentioned|mention|gave)\b", re.I)
 
 
+def _about_their_days(eng: Engine, question: str, user_id: str, agent_id: str) -> bool:
+    """A question naming a table of the data asks the data's days ("when was the ship built?"), unless it is
+    about theirs: their own things, what they said, a day counted from today, a name of theirs, or the thing
+    talked about pointed back at."""
+    return not any(table for _, table in personal.question_nouns(question)) or bool(
+        personal.refers_to_own(question) or _TOLD_TIME.search(question) or timeline.asks_what_happened(question)
+        or timeline.counts_from_today(question) or _names_one_of_theirs(eng, question, user_id, agent_id)
+        or _points_at_a_thing(question))
+
+
 def _points_at_a_thing(question: str) -> bool:
     """"How many days is that sailing to Antwerp?": a row of the data pointed back at, the one talked about."""
     return any(personal.table_of_word(m.group(1)) for m in re.finditer(r"\b(?:that|this|the same)\s+([a-z]+)", question, re.I))
@@ -1903,13 +1913,8 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
     """A question about when things the user told happened (timeline.py): which came first, how many
     days apart, what date, how it stands now. A question naming a value of the data asks the data
     (its dates are the rows'), unless it asks what the user said."""
-    if not timeline.asks_about_time(question):
+    if not timeline.asks_about_time(question) or not _about_their_days(eng, question, user_id, agent_id):
         return None
-    if any(table for _, table in personal.question_nouns(question)) and not (
-            personal.refers_to_own(question) or _TOLD_TIME.search(question) or timeline.asks_what_happened(question)
-            or timeline.counts_from_today(question) or _names_one_of_theirs(eng, question, user_id, agent_id)
-            or _points_at_a_thing(question)):
-        return None  # "when was the ship built?": a question about the data's rows, not the user's days
     schema, values = assistant.knowledge(eng)
     year = planner.reference_year(schema)
     if year is None:
