@@ -36,14 +36,27 @@ def _said(day: datetime.date) -> str:
     return f"{day.day} {day:%B}"
 
 
-def _box_on_a_voyage(service, offset: int = 0) -> tuple[str, str, str, str, datetime.date, datetime.date]:
-    """(box, vessel, origin, destination, departure, arrival) of a box on a voyage."""
-    box, vessel, origin, destination, dep, arr = service.eng.query(
+Box = tuple[str, str, str, str, datetime.date, datetime.date]
+
+
+def _boxes_on_voyages(service) -> list[Box]:
+    """(box, vessel, origin, destination, departure, arrival) of every box on a voyage, earliest departure first."""
+    rows = service.eng.query(
         f"SELECT c.CONTAINER_NUMBER, s.VESSEL_NAME, o.PORT_NAME, d.PORT_NAME, v.DEPARTURE_DATE, v.ARRIVAL_DATE "
         f"FROM {OWNER}.CONTAINERS c JOIN {OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
         f"JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {OWNER}.PORTS o ON o.PORT_ID = v.ORIGIN_PORT_ID "
-        f"JOIN {OWNER}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID ORDER BY v.DEPARTURE_DATE, c.CONTAINER_NUMBER")[offset]
-    return box, vessel, origin, destination, _day(dep), _day(arr)
+        f"JOIN {OWNER}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID ORDER BY v.DEPARTURE_DATE, c.CONTAINER_NUMBER")
+    return [(box, vessel, origin, destination, _day(dep), _day(arr)) for box, vessel, origin, destination, dep, arr in rows]
+
+
+def _box_on_a_voyage(service, offset: int = 0) -> Box:
+    return _boxes_on_voyages(service)[offset]
+
+
+def _first_and_another(service, differs: int) -> tuple[Box, Box]:
+    """The first box, and the next one whose field `differs` (1: the vessel, 5: the arrival) is another."""
+    boxes = _boxes_on_voyages(service)
+    return boxes[0], next(b for b in boxes[1:60] if b[differs] != boxes[0][differs])
 
 
 def test_days_from_a_day_they_told_to_their_ships_departure(service):
@@ -56,8 +69,7 @@ def test_days_from_a_day_they_told_to_their_ships_departure(service):
 
 
 def test_which_of_their_voyages_arrives_first_and_how_far_apart(service):
-    a = _box_on_a_voyage(service, 0)
-    b = next(_box_on_a_voyage(service, i) for i in range(1, 60) if _box_on_a_voyage(service, i)[5] != a[5])
+    a, b = _first_and_another(service, 5)
     first, later = sorted((a, b), key=lambda r: r[5])
     turns = _talk(service, [("t1", f"First box I'm tracking is {a[0]}."), ("t1", f"The second one is {b[0]}."),
                             ("t2", "Of my two boxes, which one arrives first, and how many days apart are the two ETAs?")])
@@ -68,8 +80,7 @@ def test_which_of_their_voyages_arrives_first_and_how_far_apart(service):
 
 
 def test_one_sailing_asked_is_no_span_of_two_voyages(service):
-    a = _box_on_a_voyage(service, 0)
-    b = next(_box_on_a_voyage(service, i) for i in range(1, 60) if _box_on_a_voyage(service, i)[1] != a[1])
+    a, b = _first_and_another(service, 1)
     turns = _talk(service, [("t1", f"My box is {a[0]}."), ("t1", f"My colleague's box is {b[0]}."),
                             ("t2", "How many days does my sailing take from port to port?")])
     answer, mode = turns[2]
@@ -155,8 +166,7 @@ def test_and_the_eta_after_a_question_about_their_box_is_of_that_box(service):
 
 
 def test_which_of_their_voyages_arrives_first_asked_in_french(service):
-    a = _box_on_a_voyage(service, 0)
-    b = next(_box_on_a_voyage(service, i) for i in range(1, 60) if _box_on_a_voyage(service, i)[5] != a[5])
+    a, b = _first_and_another(service, 5)
     first = min((a, b), key=lambda r: r[5])
     turns = _talk(service, [("t1", f"Our first box is {a[0]}."), ("t1", f"We also have a second box, {b[0]}."),
                             ("t2", "Lequel de mes deux conteneurs arrivera en premier, et à quelle date ?")])

@@ -527,9 +527,11 @@ def _asked_value(words: _Words, links: list[Link]) -> tuple[str, int | None] | N
     its table's rows are asked for."""
     m = re.search(r"\b(?:which|what)\s+|\bhow\s+[a-z]+\s+(?:is|are|was|were)\s+(?:(?:a|an|the|our|my)\s+)?|"
                   r"^\W*(?:list|show(?: me)?|name|give me)\s+(?:all\s+)?(?:(?:the|our|my)\s+)?", words.text, re.I)
+    if m is None:
+        return None
     # ("list the frozen reefers": a word of the rows' own may come before the value)
-    one_word = re.match(r"[a-z]+\s+", words.text[m.end():], re.I) if m is not None else None
-    starts = {m.end(), m.end() + one_word.end()} if m is not None and one_word else {m.end()} if m is not None else set()
+    one_word = re.match(r"[a-z]+\s+", words.text[m.end():], re.I)
+    starts = {m.end()} | ({m.end() + one_word.end()} if one_word else set())
     # (of two, the later is the phrase's head: "frozen reefers" are reefers)
     link = max((lk for lk in links if lk.start in starts), key=lambda lk: lk.start, default=None)
     if link is None or (link.table, link.column) in NAME_COLUMNS:
@@ -2388,7 +2390,6 @@ def _role_said(words: _Words, link: Link) -> str:
     return "DESTINATION" if weak else "EITHER"
 
 
-
 def _said(col: Column, value: Any, role: str | None) -> str:
     label = _label(col)
     if role == "ORIGIN":
@@ -2909,13 +2910,15 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     _per_row_of_target(words, schema, spec, fn)
 
 
+_OF_TIME = ("last", "latest", "earliest")
+_OTHER_SUPERLATIVE = re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in SUPERLATIVES if w not in _OF_TIME)})\b", re.I)
+
+
 def _time_of_the_figure(schema: Schema, word: str, measure: Column | None, text: str) -> Column | None:
     """The one date of the rows a figure is of, when "last", "latest" or "earliest" is said of a figure that
     is not a date (a speed, a position): the figure's rows are ordered by when, not by the figure; not when
     another superlative orders them ("the highest speed per the latest AIS")."""
-    others = [w for w in SUPERLATIVES if w not in ("last", "latest", "earliest")]
-    if word not in ("last", "latest", "earliest") or measure is None or measure.is_date or \
-            re.search(rf"\b(?:{'|'.join(map(re.escape, others))})\b", text, re.I):
+    if word not in _OF_TIME or measure is None or measure.is_date or _OTHER_SUPERLATIVE.search(text):
         return None
     dated = [c for c in schema.columns[measure.table] if c.is_date]
     return dated[0] if len(dated) == 1 else None
@@ -3242,10 +3245,9 @@ def _not_against_all(found: re.Match[str] | None, spec: Spec) -> None:
 
 def _lines_with_their_count(words: _Words, schema: Schema, spec: Spec) -> None:
     """"What's loaded in it?": the lines of a row named, listed with nothing else asked, are shown with how many
-    each holds, when a
-    column's comment says it is the number of another column's kind ("Number of packages of PACKAGE_TYPE"):
-    that count and that kind. Not when a figure is asked ("how many cartons in all?": each line's count is
-    no answer to that)."""
+    each holds, when a column's comment says it is the number of another column's kind ("Number of packages of
+    PACKAGE_TYPE"): that count and that kind. Not when a figure is asked ("how many cartons in all?": each
+    line's count is no answer to that)."""
     if spec.action != "list" or spec.show or words.has(COUNT_WORDS) or _aggregate_asked(words) or not spec.filters \
             or any(f.column.table == spec.target for f in spec.filters) \
             or schema.columns_named([w for _, w in words.free()], [spec.target]):

@@ -32,10 +32,12 @@ _LANES = {"lane", "route", "trade", "corridor", "leg", "loop", "service"}
 def _lane_pointed_at(said: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]) -> str | None:
     if not any(m.group(1) and m.group(1).lower() in _LANES for m in pointers):
         return None
-    ports = list(dict.fromkeys(str(lk.value) for lk in sorted(links(said), key=lambda lk: lk.start)
-                               if lk.table == "PORTS" and lk.how != "partial"))
-    texts = {str(lk.value): lk.text for lk in links(said) if lk.table == "PORTS"}
-    return f"from {texts[ports[0]]} to {texts[ports[1]]}" if len(ports) == 2 else None
+    # each port once, as the statement first writes it, in the order said
+    ports: dict[str, str] = {}
+    for lk in sorted(links(said), key=lambda lk: lk.start):
+        if lk.table == "PORTS" and lk.how != "partial":
+            ports.setdefault(str(lk.value), lk.text)
+    return "from {} to {}".format(*ports.values()) if len(ports) == 2 else None
 # the things a pronoun can stand for: one row a user ships with
 _THINGS = ("CONTAINERS", "VOYAGES", "VESSELS")
 _NOUN_OF = {table: noun for noun, table in TABLE_NOUNS.items()}

@@ -197,7 +197,8 @@ def _top(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     last = rows[n - 1][measured]
     shown = [r for i, r in enumerate(rows) if i < n or r[measured] == last]
     assert spec.measure is not None
-    head = f"The {_top_what(plan, n)}" if n == 1 else f"The {n} {_top_what(plan, n)}"
+    what = _top_what(plan, n)
+    head = f"The {what}" if n == 1 else f"The {n} {what}"
     ties = f" ({len(shown)} tied)" if len(shown) > n and n == 1 else (
         f" (and {len(shown) - n} {TIES_NOTE})" if len(shown) > n else "")
 

@@ -391,7 +391,8 @@ _LINKED = re.compile(r"\b(?:link\w*|connect\w*|join\w*|relat\w*|referenc\w*|tie[
 
 def _asks_how_linked(question: str) -> bool:
     """A question about how the rows of two tables are tied ("what links a vessel to the line that operates
-    it?"): a word of linking and two tables' nouns."""
+    it?", "if I join cargo to containers ..."): a word of linking and two tables' nouns, as the planner reads
+    nouns (wider than the schema handler's RELATION_RE and tables_in, which miss "cargo" alone)."""
     tables = {TABLE_NOUNS[w] for w in map_words(re.findall(r"[a-z]+", question.lower())) if w in TABLE_NOUNS}
     return _LINKED.search(question) is not None and len(tables) >= 2
 

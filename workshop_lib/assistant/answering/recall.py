@@ -1888,7 +1888,7 @@ def _about_their_days(eng: Engine, question: str, user_id: str, agent_id: str) -
 
 def _points_at_a_thing(question: str) -> bool:
     """"How many days is that sailing to Antwerp?": a row of the data pointed back at, the one talked about."""
-    return any(personal.table_of_word(m.group(1)) for m in re.finditer(r"\b(?:that|this|the same)\s+([a-z]+)", question, re.I))
+    return any(personal.table_of_word(m.group(1)) for m in personal.THAT_THING.finditer(question))
 
 
 def _told_time_asked(question: str, values: Any, held: list[timeline.Event]) -> bool:
@@ -1947,23 +1947,30 @@ def _days_of_their_voyages(eng: Engine, user_id: str, agent_id: str) -> list[tim
     for m in reversed(personal.valid_memories(eng, user_id, agent_id)):
         entities = [(str(e[0]), str(e[1]), str(e[2])) for e in (m.metadata or {}).get("entities", [])]
         ports = [v for t, _, v in entities if t == "PORTS"]
-        text = (m.content or "").lower()
         for e in entities:
-            if e[0] in ("VOYAGES", "CONTAINERS", "VESSELS"):
-                # (the port said nearest it first: "one on the Kota Singa out of Ningbo, the other on the ...")
-                at = text.find(e[2].lower())
-                told.setdefault(e, sorted(ports, key=lambda p: abs(text.find(p.lower().split()[0].split("-")[0]) - at)))
+            if e[0] in ("VOYAGES", "CONTAINERS", "VESSELS") and e not in told:
+                told[e] = _nearest_first(m.content or "", e[2], ports)
     out: list[timeline.Event] = []
     for (table, column, value), ports in list(told.items())[:MAX_VOYAGES_TOLD]:
         for row in _voyage_of(eng, schema, table, column, value, ports):
             number, vessel, departs, arrives, origin, destination = row[1:7]
             thing = f"voyage {number} ({vessel})" + (f" with box {value}" if table == "CONTAINERS" else "")
-            for day, what, words in ((departs, f"{thing} leaves {origin}", f"{_DEPARTS} {origin}"),
-                                     (arrives, f"{thing} arrives in {destination}", f"{_ARRIVES} {destination}")):
+            for day, what, words, leaves in ((departs, f"{thing} leaves {origin}", f"{_DEPARTS} {origin}", True),
+                                             (arrives, f"{thing} arrives in {destination}", f"{_ARRIVES} {destination}",
+                                              False)):
                 if (when := _day(day)) is not None:
                     out.append(timeline.data_event(what, when, f"{words} {number} {vessel} {value}",
-                                                   f"{table}:{value}"))
+                                                   f"{table}:{value}", departs=leaves))
     return out
+
+
+def _nearest_first(text: str, value: str, ports: list[str]) -> list[str]:
+    """The ports told with a thing, the one said nearest it first ("one on the Kota Singa out of Ningbo, the
+    other on the X-Press Anglesey out of Shanghai"); a port by the first word of its name ("Ningbo" of
+    Ningbo-Zhoushan)."""
+    low = text.lower()
+    at = low.find(value.lower())
+    return sorted(ports, key=lambda p: abs(low.find(p.lower().split()[0].split("-")[0]) - at))
 
 
 def _voyage_of(eng: Engine, schema: Any, table: str, column: str, value: str, ports: list[str]) -> list[Any]:
@@ -2038,8 +2045,8 @@ def _other_handler_of_theirs(eng: Engine, question: str, data_question: str, rec
     plan = (other.decision_explain.get("plan") or {}) if other is not None else {}
     if other is None or not plan.get("rows_of"):
         return other
-    one_row = other.decision_explain.get("rows_shown") == 1 and plan.get("action") not in ("count", "aggregate")
-    return _rows_of_theirs_unknown(eng, question, rec, str(plan["rows_of"]), one_row, user_id, agent_id) or other
+    # (its explanation does not say how many rows it showed: its rows are checked whatever their number)
+    return _rows_of_theirs_unknown(eng, question, rec, str(plan["rows_of"]), False, user_id, agent_id) or other
 
 
 def _theirs_not_told(eng: Engine, question: str, rec: personal.Recalled, data: Any, user_id: str,
@@ -2075,13 +2082,9 @@ def _rows_of_theirs_unknown(eng: Engine, question: str, rec: personal.Recalled, 
 def _nouns_of_their_names(eng: Engine, question: str, user_id: str, agent_id: str) -> list[str]:
     """"How many Gulf Petrochem boxes ...": the nouns a name of theirs qualifies, which are theirs as "my boxes"
     would be (the data knows no owner of a box)."""
-    nouns = []
-    for name in personal.own_names(eng, user_id=user_id, agent_id=agent_id):
-        if (said := personal.name_in(question, name)) is not None:
-            after = re.search(rf"(?<![\w-]){re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)\b",
-                              question)
-            nouns += [after.group(1)] if after else []
-    return nouns
+    said = [s for name in personal.own_names(eng, user_id=user_id, agent_id=agent_id)
+            if (s := personal.name_in(question, name)) is not None]
+    return [noun for s in said if (noun := personal.noun_after_name(question, s)) is not None]
 
 
 def _unexplained_follow_up(question: str, rec: personal.Recalled) -> str | None:

@@ -1557,14 +1557,14 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
 
 
 # "what vessel is that box on?": a thing pointed at by its noun, no "my" or "our"
-_THAT_THING = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b", re.I)
+THAT_THING = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b", re.I)
 
 
 def pointed_at(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
     """"What vessel is that box on?" after "our pharma box MSKU9773732 had its PTI on 27 May": the one thing
     of that kind the user told; None when the noun names no table of the data, or they told none or
     several (which one "that" means would be a guess)."""
-    m = _THAT_THING.search(question)
+    m = THAT_THING.search(question)
     table = table_of_word(m.group(1)) if m else None
     if m is None or table is None or table == "PORTS":
         return None
@@ -1710,9 +1710,18 @@ def _named_thing(question: str, rec: Any, words: list[tuple[str, str | None]]) -
 def _counts_untold(question: str, said: str, things: list[tuple[str, str, str]]) -> bool:
     """"How many Gulf Petrochem boxes ...?" of a memory that ties the name to a voyage: boxes it never told are
     counted ("which sailing is Vela's cargo on?" asks the voyage told)."""
-    after = re.search(rf"\bhow many\s+{re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)", question, re.I)
-    table = table_of_word(after.group(1)) if after else None
+    noun = noun_after_name(question, said, counted=True)
+    table = table_of_word(noun) if noun else None
     return table is not None and table not in {e[0] for e in things}
+
+
+def noun_after_name(question: str, said: str, *, counted: bool = False) -> str | None:
+    """The noun a name of theirs qualifies, as the question writes the name ("Gulf Petrochem boxes", "Vela's
+    cargo"), the rest of a longer name between; with `counted`, only right after "how many"."""
+    before = r"\bhow many\s+" if counted else r"(?<![\w-])"
+    after = re.search(rf"{before}{re.escape(said)}(?:\s+(?-i:[A-Z])[\w&-]*)*(?:['’]s?)?\s+([a-z]+)\b", question,
+                      re.I if counted else 0)
+    return after.group(1) if after else None
 
 
 def _nearest(text: str, name: str, things: list[tuple[str, str, str]]) -> tuple[str, str, str]:

@@ -108,13 +108,14 @@ class Event:
     own: frozenset[str] = frozenset()  # those of the clause that gives the date
     around: frozenset[str] = frozenset()  # those of the other sentences of its message
     data: str = ""          # a day the data holds of a thing of theirs ("voyage 241W arrives in Colombo"), not told
+    departs: bool = False   # that day is the voyage's departure (else its arrival)
 
 
-def data_event(what: str, day: datetime.date, words: str, record: str) -> Event:
+def data_event(what: str, day: datetime.date, words: str, record: str, *, departs: bool) -> Event:
     """A day the data holds of a thing the user told (their voyage's departure or arrival), with the words
     that name it ("arrive eta due Colombo 241W"), beside the days they told."""
     roots = frozenset(_roots(f"{what} {words}"))
-    return Event(what, day, roots, record, "", roots, data=what)
+    return Event(what, day, roots, record, "", roots, data=what, departs=departs)
 
 
 def events(eng: Engine, user_id: str, agent_id: str, year: int, asking: str = "") -> list[Event]:
@@ -255,7 +256,7 @@ def _first_of_their_voyages(question: str, held: list[Event]) -> Answer | None:
     scored = [(len(_shared(words, e.own)), e) for e in held]
     top = max((n for n, _ in scored), default=0)
     named = [e for n, e in scored if top and n == top]
-    if len({e.message_id for e in named}) < 2 or len({" leaves " in e.data for e in named}) != 1:
+    if len({e.message_id for e in named}) < 2 or len({e.departs for e in named}) != 1:
         return None
     ordered = sorted(named, key=lambda e: e.date)
     lead = ordered[0] if _FIRST.search(question) else ordered[-1]
@@ -377,7 +378,7 @@ def _two_voyages_mixed(question: str, a: Event, b: Event) -> bool:
     or one voyage's departure against another's arrival: no span of either."""
     if not (a.data and b.data and a.message_id != b.message_id):
         return False
-    return (" leaves " in a.data) != (" leaves " in b.data) or not _TWO_COMPARED.search(question)
+    return a.departs != b.departs or not _TWO_COMPARED.search(question)
 
 
 def _moved_from(event: Event, found: list[Event]) -> Event | None:
