@@ -218,6 +218,9 @@ class _Words:
         text = re.sub(r"\b(lat\s*(?:/|&|,|-|\s|and\s)\s*)long\b", lambda m: m.group(1) + "lng ", text, flags=re.I)
         # "the most recent voyage" is the latest one (padded: the same length)
         text = re.sub(r"\bmost\s+recent\b", lambda m: "latest".ljust(len(m.group(0))), text, flags=re.I)
+        # "container no, weight": "no" after a noun and before the next field is its number (padded: the same length)
+        text = re.sub(r"\b(container|box|voyage|vessel|ship|imo|booking|job|ref|reference|un|hs)(\s+)no\b(?=\.?\s*(?:[,;/+)&?]|$|and\b))",
+                      r"\1\2nr", text, flags=re.I)
         text = _day_words(text)
         raw = [(m.start(), m.end(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*", text)]
         mapped = _cargo_lines(raw, map_words([re.sub(r"'s?$", "", w) for _, _, w in raw]), links)
@@ -439,13 +442,20 @@ def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
     """"How many tons can the Kota Singa carry?": a figure in a unit, not a count of rows. The one column
     of the rows asked about that holds that kind of figure is shown, in the unit asked."""
     m = words.has(_HOW_MANY_UNITS)
-    if m is None or spec.action not in ("count", "list", "lookup") or any(c.numeric for c in spec.show):
+    if m is None or spec.action not in ("count", "list", "lookup"):
         return
     unit = m.group(1).lower()
-    held = [c for c in schema.columns.get(spec.target, []) if (c.unit or "").lower() in _KINDS_OF_UNIT.get(unit, {unit})]
+    kinds = _KINDS_OF_UNIT.get(unit, {unit})
+    held = [c for c in schema.columns.get(spec.target, []) if (c.unit or "").lower() in kinds]
+    shown = [c for c in spec.show if c.numeric]
+    if shown:  # a column named already: summed when it is the one in that unit
+        held = shown if len(shown) == 1 and (shown[0].unit or "").lower() in kinds and shown[0].table == spec.target else []
     if len(held) != 1:  # several (a box's tare and gross weight): the words that name one decide, as before
         return
-    if _aggregate_asked(words) == "SUM" and not _names_one_row(spec):  # "add up the boxes at sea: how many TEU?"
+    # "add up the boxes at sea: how many TEU?"; "how many kg of shrimp are on 874E": one figure of several rows
+    additive = unit in ("tonnes", "tons", "kg", "kilograms", "kilos", "teu")  # (not a speed or a length)
+    if (_aggregate_asked(words) == "SUM" or additive and spec.filters and not words.has(r"each|per|every|apiece|individually")) \
+            and not _names_one_row(spec):
         spec.action, spec.fn, spec.measure, spec.show = "aggregate", "SUM", held[0], []
         if unit != "teu":
             spec.convert = unit
@@ -453,6 +463,16 @@ def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
     spec.action, spec.show = "list", [held[0]]
     if unit != "teu":
         spec.convert = unit
+
+
+def _units_of_the_rows_above(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"How many TEU does the manifest show on voyage X?": the figure asked in a unit is held by the rows above
+    those listed (each manifest line repeats its box's TEU), so those rows' figure is summed, once each."""
+    shown = [c for c in spec.show if c.numeric]
+    if not words.has(_HOW_MANY_UNITS) or spec.action != "list" or len(shown) != 1 or shown[0].table == spec.target \
+            or not schema.is_parent_path(spec.target, shown[0].table) or _names_one_row(spec):
+        return
+    spec.target, spec.action, spec.fn, spec.measure, spec.show = shown[0].table, "aggregate", "SUM", shown[0], []
 
 
 def _more_of_which(words: _Words, schema: Schema, spec: Spec, links: list[Link]) -> None:
@@ -797,11 +817,12 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _how_many_units(words, schema, spec)
     _more_of_which(words, schema, spec, links)
     _show_named(schema, spec, named, used_columns)
+    _units_of_the_rows_above(words, schema, spec)
     _down_to_the_row_named(words, schema, spec, named, used_columns)
     _has_it_happened(words, schema, spec)
     _through_the_row_between(schema, spec)
     _possessor_shown(words, schema, spec)
-    _show_dates_filtered(spec)
+    _show_dates_filtered(schema, spec)
     _ports_of_voyages(words, schema, spec)
     _port_group_role(words, schema, spec)
     _two_part(words, schema, spec, noun_at)
@@ -829,10 +850,26 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _the_form_asked(words, spec)
     _with_what_it_multiplies(schema, spec)
     _not_the_row_itself_counted(schema, spec)
+    _no_total_of_a_rate(words, spec)
     # (last: what is shown beside the rows decides nothing above)
     _rows_met_on_their_own_code(schema, spec)
     _lines_with_their_count(words, schema, spec)
     return spec
+
+
+_NOT_ADDED = ("knots", "°c", "degrees")  # a speed, a temperature, an angle: a total of them is no figure
+
+
+def _no_total_of_a_rate(words: _Words, spec: Spec) -> None:
+    """"How many knots are the Maersk ships doing?": each ship's speed, not their sum; a total asked in so many
+    words gets no plan."""
+    col = spec.measure
+    if spec.action != "aggregate" or spec.fn != "SUM" or col is None or spec.group is not None or \
+            not ((col.unit or "").lower() in _NOT_ADDED or "YEAR" in col.name):
+        return
+    if derived.asks_total(words.text) or _aggregate_asked(words) == "SUM":
+        raise NoPlan(f"it asks a total of {_label(col)}, which adds up to no figure")
+    spec.action, spec.fn, spec.measure, spec.show = "list", None, None, [col]
 
 
 def _not_the_row_itself_counted(schema: Schema, spec: Spec) -> None:
@@ -1078,10 +1115,15 @@ def _possessor_shown(words: _Words, schema: Schema, spec: Spec) -> None:
             words.take(m.start(1), m.end(1))
 
 
-def _show_dates_filtered(spec: Spec) -> None:
-    """A list of rows in a span of days shows each row's day ("arriving between 1 and 7 June")."""
+def _show_dates_filtered(schema: Schema, spec: Spec) -> None:
+    """A list of rows in a span of days shows each row's day ("arriving between 1 and 7 June"; "which ships arrive
+    there in June": each ship's day, from the voyage its voyage number is shown for), when each row listed
+    meets one such day."""
     for f in spec.filters:
-        if spec.action == "list" and f.column.is_date and f.column.table == spec.target and f.column not in spec.show \
+        table = f.column.table
+        one_each = table == spec.target or schema.is_parent_path(spec.target, table) or \
+            (table in _trips_filtered(schema, spec) and [rt for t, _, rt, _ in schema.foreign_keys if t == table].count(spec.target) == 1)
+        if spec.action == "list" and f.column.is_date and f.column not in spec.show and one_each \
                 and (f.op in (">", "<", ">=", "<=") or (f.op == "between" and f.value != f.value2)):
             spec.show.append(f.column)
 
@@ -1288,9 +1330,10 @@ def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
             return
 
 
+# "the voyage she's on (now)": the one a ship is making (a box's is the one voyage it belongs to)
+_ITS_VOYAGE = r"\b(?:voyage|sailing|trip|rotation|journey)\s+(?:she|he|it|they)(?:'s|'re|\s+is|\s+are)\s+on\b"
 _CURRENT = re.compile(r"\b(?:current(?:ly)?|present|actual|ongoing)\s+(?:voyage|sailing|trip|rotation|journey)s?\b|"
-                      # "the voyage she's on (now)": the one a ship is making
-                      r"\b(?:voyage|sailing|trip|rotation|journey)\s+(?:she|he|it|they)(?:'s|'re|\s+is|\s+are)\s+on\b|"
+                      rf"{_ITS_VOYAGE}|"
                       r"\bon (?:its|her|their) way to\b|"  # "a ship on its way to Jebel Ali": sailing now
                       r"\b(?:under\s?way|in transit|en route|currently sailing|sailing now|out at sea|on the water)\b", re.I)
 
@@ -1325,6 +1368,10 @@ def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
     found = _voyage_under_way(schema)
     if found is None or (not current and not _now_is_a_voyages(words, schema, spec, found[0])):
         return
+    if current and re.search(r"\b(?:it|they)\b", current.group(0), re.I) and not _now_said(words) \
+            and spec.target != found[0] and schema.is_parent_path(spec.target, found[0]) \
+            and not any(schema.is_parent_path(found[0], f.column.table) for f in spec.filters):
+        return  # "the heaviest box and the voyage it's on": the one voyage each box belongs to, any status
     voyage_table, status, value = found
     if any(f.role for f in spec.filters) and spec.target_role is not None:
         raise NoPlan("it asks about voyages sailing now, and one query here cannot tie that to the port's voyages")
@@ -2861,7 +2908,7 @@ def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, co
     """The column a superlative's concept names; another table's only when it is the target's own (one row
     each), named after the word, or the voyage a row is on for "first" ("which box arrives first")."""
     own = [c for c in schema.columns.get(spec.target, []) if c.is_date]
-    if word in ("last", "latest", "earliest") and len(own) == 1 and _names_one_row(spec, of_target=False):
+    if word in _OF_TIME and len(own) == 1 and _names_one_row(spec, of_target=False):
         return own[0]  # "when did Manulani last report its position?": the rows' one time, not a voyage's departure
     col = _column_of_concept(schema, spec, concept)
     if col is not None and _rows_below_ordered(schema, spec, word, col):
@@ -2873,6 +2920,15 @@ def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, co
         raise NoPlan(f"'{word}' {noun(spec.target, plural=False)}: the data holds no {concept} of a "
                      f"{noun(spec.target, plural=False)}, only of the rows linked to it")
     return col
+
+
+def _one_date_of_rows_named(words: _Words, schema: Schema, spec: Spec) -> Column | None:
+    """"Which ship sent the latest position": the one date of the one other table the words name by its
+    noun (when the positions were reported), not a voyage's departure."""
+    dated = [own for table in sorted({table_of_noun(w) for _, _, w in words.raw} - {None, spec.target})
+             if (own := [c for c in schema.columns.get(str(table), []) if c.is_date])]
+    one = len(dated) == 1 and len(dated[0]) == 1 and schema.path(spec.target, dated[0][0].table)
+    return dated[0][0] if one else None
 
 
 def _rows_below_ordered(schema: Schema, spec: Spec, word: str, col: Column) -> bool:
@@ -2890,7 +2946,8 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     """The rows first by the column a superlative orders ("the largest ships": by capacity), as
     many as the words say."""
     word, concept, direction = sup
-    col = _worked_out_of(schema, spec, concept, measure, words.text)
+    named_time = _one_date_of_rows_named(words, schema, spec) if word in _OF_TIME else None
+    col = named_time or _worked_out_of(schema, spec, concept, measure, words.text)
     if (when := _time_of_the_figure(schema, word, measure, words.text)) is not None:
         # "the last speed reported by the Ever Acme": the speed of the latest report, not the highest speed
         spec.show += [measure] if measure is not None and measure not in spec.show else []
@@ -2902,7 +2959,7 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     _rows_below_ordered(schema, spec, word, col)  # "which ship is next due at X": by the voyage's arrival named
     spec.action, spec.measure, spec.direction = "top", col, direction
     _after_the_data_date(schema, spec, word, col)
-    spec.superlative = word if concept and (measure is None or concept in col.words) else ""
+    spec.superlative = word if concept and (measure is None or concept in col.words or col == named_time) else ""
     if "YEAR" in col.name and word in ("oldest", "newest", "youngest"):
         spec.direction = "ASC" if word == "oldest" else "DESC"
     spec.n = 1 if word == "first" else _top_count(words, word)  # "which ... arrives first": one
@@ -2937,6 +2994,8 @@ def _worked_out_of(schema: Schema, spec: Spec, concept: str | None, measure: Col
     if measure is None or not concept:
         return measure
     own = _column_of_concept(schema, spec, concept)
+    if own is not None and not own.is_date and measure.is_date and re.search(rf"\b(?:{'|'.join(_OF_TIME)})\b", text, re.I):
+        return own  # "the fastest ship going by the last reports": the time says which reports, the speed orders
     # ("which arrives first, and on what date?": "date" alone names a date; the superlative says which one,
     # unless the words name the measure's own ("the first departure date"))
     said_alone = own is not None and own.is_date and measure.is_date and not any(

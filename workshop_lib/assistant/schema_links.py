@@ -238,7 +238,8 @@ def _add_worked_out(columns: dict[str, list[Column]], days_between: str, as_of: 
 # "A 20-foot box is 1 TEU, a 40-foot box 2 TEU": what a box counts as, said in a column's comment
 _BOX_TEU = re.compile(r"\b(\d{2})-foot box (?:is |counts as )?(\d+) TEU\b", re.I)
 # the boxes' TEU is asked with words of what is loaded, not of what a ship can take
-_ASKS_LOADED = r"load\w*|on board|aboard|carried|carrying|booked|boxes|containers|on (?:it|her|the voyage|the ship)"
+_ASKS_LOADED = (r"load\w*|manifest\w*|on board|aboard|carried|carrying|booked|boxes|containers|"
+                r"on (?:it|her|(?:the |this |that )?(?:voyage|ship|vessel|sailing)s?\b)")
 
 
 def _box_teu(table: str, cols: list[Column]) -> Column | None:

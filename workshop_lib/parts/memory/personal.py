@@ -243,7 +243,23 @@ _PREDICATE = re.compile(r"(?:has|have|had)\b(?!\s+(?:it|he|she|they|you|we|i|the
 def asks_anything(turn: str) -> bool:
     """Whether any sentence of a turn asks something (a question or a request), not only states."""
     clauses = [c.strip() for sentence in sentences(turn) for c in _CLAUSE.split(sentence) if c.strip()]
-    return "?" in turn or any(QUESTION.match(c) or _REQUEST.match(c) for c in clauses) or _ASKED_INDIRECTLY.search(turn) is not None
+    return "?" in turn or any(QUESTION.match(c) or _REQUEST.match(c) for c in clauses) or \
+        _ASKED_INDIRECTLY.search(turn) is not None or any(_terse_request(s) for s in sentences(turn))
+
+
+# a figure or rows named with no verb, as typed in a search box ("total TEU loaded on 874E", "boxes on voyage 935W
+# with weight"): a request; a verb of being or having, or the speaker, makes it a statement ("boxes are ours")
+_FIGURE_WORD = re.compile(r"^\W*(?:total|sum|number|count|average|avg|mean|max(?:imum)?|min(?:imum)?|top|list|all|every)\b", re.I)
+_FINITE = re.compile(r"\b(?:is|are|am|was|were|be|been|has|have|had|will|would|got|gets|get|go|goes|went|sits?|sat|"
+                     r"rides?|rode|sails?|sailed|ships|shipped|arrives?|arrived|leaves?|left|departs?|departed)\b|'s\b|'re\b",
+                     re.I)
+
+
+def _terse_request(sentence: str) -> bool:
+    first = re.match(r"\W*([A-Za-z]+)", sentence)
+    opens_with_rows = first is not None and first.group(1).lower().endswith("s") and table_of_noun(first.group(1)) is not None
+    return (opens_with_rows or _FIGURE_WORD.match(sentence) is not None) and not _FINITE.search(sentence) \
+        and not _FIRST_PERSON.search(sentence)
 
 
 # a Spanish interrogative keeps its accent in an indirect question too ("un compañero pregunta de qué cliente es
