@@ -453,7 +453,8 @@ def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
     if len(held) != 1:  # several (a box's tare and gross weight): the words that name one decide, as before
         return
     # "add up the boxes at sea: how many TEU?"; "how many kg of shrimp are on 874E": one figure of several rows
-    additive = unit in ("tonnes", "tons", "kg", "kilograms", "kilos", "teu")  # (not a speed or a length)
+    # (not a speed or a length; "by how many tonnes does A beat B" is a difference)
+    additive = unit in ("tonnes", "tons", "kg", "kilograms", "kilos", "teu") and not derived.asks_difference(words.text)
     if (_aggregate_asked(words) == "SUM" or additive and spec.filters and not words.has(r"each|per|every|apiece|individually")) \
             and not _names_one_row(spec):
         spec.action, spec.fn, spec.measure, spec.show = "aggregate", "SUM", held[0], []
@@ -3256,6 +3257,7 @@ def _two_part(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) ->
         if table is None or table == spec.target or i == noun_at or table not in schema.columns:
             continue
         if _used_otherwise(spec, table):
+            _its_identifier_asked(words, schema, spec, i, table)
             continue
         if i + 1 < len(words.mapped) and words.mapped[i + 1] in TABLE_NOUNS:
             continue  # "container ships": a modifier
@@ -3264,6 +3266,17 @@ def _two_part(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) ->
         col = schema.name_column(table)
         if col not in spec.show and schema.path(spec.target, table) is not None:
             spec.show.append(col)
+
+
+def _its_identifier_asked(words: _Words, schema: Schema, spec: Spec, at: int, table: str) -> None:
+    """"Frozen reefers on voyages at sea - container no. and voyage no.": the number of rows filtered below the
+    target is asked, so those rows are listed, each with the number of the row above it that was the target."""
+    said_next = words.raw[at + 1][2] if at + 1 < len(words.raw) else ""
+    if said_next not in ("number", "nr", "no", "numbers") or spec.action != "list" or \
+            not schema.is_parent_path(table, spec.target) or table == spec.target:
+        return
+    above = schema.name_column(spec.target)
+    spec.target, spec.show = table, [above, *[c for c in spec.show if c != above and c.table != spec.target]]
 
 
 _MORE = "longer|bigger|larger|heavier|faster|newer|younger|higher|wider"

@@ -141,7 +141,7 @@ def _sentences_apart(parts: list[str]) -> tuple[str, str, bool] | None:
     before the first question, and after it those that state something of their own ("is the Manulani
     still due on the 4th? Pacifica has a reefer on her, SEGU1543995."), not one that says how to answer
     ("dates please"); None otherwise."""
-    first = next((i for i, p in enumerate(parts) if _asks(p)), None)
+    first = next((i for i, p in enumerate(parts) if _asks(p) and not (_ONLY_LOOK.match(p) and i + 1 < len(parts))), None)
     if first is None:
         return None
     after = [i for i, p in enumerate(parts) if i > first and _states_its_own(p)]
@@ -161,6 +161,11 @@ def _states_its_own(sentence: str) -> bool:
     return not _asks(sentence) and not _HOW_TO_ANSWER.search(sentence) and len(sentence.split()) > 6
 
 
+# a request only to look at a thing, before the question about it ("can u check voyage 452E for me? ... which vessel
+# is running it?"): it names what the question is about, as a statement would
+_ONLY_LOOK = re.compile(r"\W*(?:(?:hi|hey|ok|so|and)\W+)*(?:(?:can|could|would|will)\s+(?:you|u|ya)\s+|pls\s+|please\s+)?"
+                        r"(?:check|look\s+(?:at|up|into)|pull\s+up|have\s+a\s+look\s+at|dig\s+out)\s+[^?,;]{2,40}?"
+                        r"(?:\s+for\s+me)?(?:\s+please)?\s*\??$", re.I)
 # a sentence after a question that only says how to answer it ("voyage numbers and ships please")
 _HOW_TO_ANSWER = re.compile(r"\b(?:please|pls|plz|thanks|thank you|cheers)\b", re.I)
 # a clause that names the question's subject, not a statement ("and the Kota Singa - where ...?")

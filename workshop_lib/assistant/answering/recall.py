@@ -864,6 +864,8 @@ def _the_kind_asked_in_it(question: str, rec: personal.Recalled) -> personal.Rec
     names (or the one name or sum asked); "what was the booking number?" of a memory recalled by its
     carrier: the one reference of theirs it names. Else the memory as recalled."""
     kind = _kind_asked(question)
+    if kind == own_values.CODE and (said := _code_said_after_the_noun(question, rec)) is not None:
+        return said  # "what was their booking number?" of "their 2 boxes on 452E, booking SAV-66120": that reference
     if kind is None or _value_kind(rec) == kind or any(t == rec.table for _, t in personal.question_nouns(question)):
         return rec
     if personal.possessed_nouns(question) or len(document_reader.asking_parts(question)) > 1:
@@ -876,6 +878,20 @@ def _the_kind_asked_in_it(question: str, rec: personal.Recalled) -> personal.Rec
     t, c, v = of_kind[0]
     noun = {own_values.CODE: "reference", own_values.PLACE: "place", own_values.MONEY: "amount"}.get(kind, "name")
     return dataclasses.replace(rec, table=t, column=c, value=str(v), noun=noun, direct=t == personal.OWN, earlier=False)
+
+
+def _code_said_after_the_noun(question: str, rec: personal.Recalled) -> personal.Recalled | None:
+    """The one reference of theirs the memory's words put right after the noun the question asks the number of
+    ("booking SAV-66120", "job ref is LDS-44817"), whatever table that noun names in the data."""
+    nouns = {m.group(1).lower() for m in _IDENTIFIER.finditer(question) if m.group(1).lower() not in STOP_WORDS}
+    found = [(t, c, v) for t, c, v in rec.entities if (t, c) == (personal.OWN, own_values.CODE) and any(
+        re.search(rf"\b{re.escape(n)}\w*\s+[^.;!?]{{0,30}}?(?<![\w-]){re.escape(str(v))}(?![\w-])", rec.text, re.I) and not
+        re.search(rf"\b{re.escape(n)}\w*\s+[^.;!?]{{0,30}}?\b[A-Z]{{2,}}[-\s]?\d{{3,}}[^.;!?]*?{re.escape(str(v))}", rec.text)
+        for n in nouns)]
+    if len(found) != 1 or str(found[0][2]) == rec.value:
+        return None
+    t, c, v = found[0]
+    return dataclasses.replace(rec, table=t, column=c, value=str(v), noun="reference", direct=True, earlier=False)
 
 
 _THAT_NOUN = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b", re.I)
@@ -1664,8 +1680,23 @@ def _everything_told(eng: Engine, question: str, user_id: str, agent_id: str) ->
 def _recall(eng: Engine, question: str, *, user_id: str, agent_id: str,
             thread_id: str | None = None) -> ChatAnswer | None:
     return _others_memory(question) or _everything_told(eng, question, user_id, agent_id) or \
+        _reference_by_its_noun(eng, question, user_id, agent_id) or \
         _worked_out(eng, question, user_id, agent_id, thread_id) or \
         _from_one_memory(eng, question, user_id, agent_id, thread_id)
+
+
+def _reference_by_its_noun(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """"What's our job ref on the Halden shipment?": the reference their newest words put right after that noun
+    ("our job ref for Halden is LDS-44817"), whichever memory the rest of the question would pick."""
+    if _kind_asked(question) != own_values.CODE or len(document_reader.asking_parts(question)) > 1:
+        return None
+    for m in reversed(personal.valid_memories(eng, user_id, agent_id)):  # newest first
+        meta = m.metadata or {}
+        rec = personal.with_memory_words(personal.Recalled(m.id, m.content or "", str(meta.get("said_at", "")), "", "", "",
+                                                           "reference"), m)
+        if (found := _code_said_after_the_noun(question, rec)) is not None:
+            return _value_answer(found, _told_when(found), _memory_source(found))
+    return None
 
 
 def _worked_out(eng: Engine, question: str, user_id: str, agent_id: str, thread_id: str | None) -> ChatAnswer | None:
@@ -1725,7 +1756,11 @@ def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str
         return _from_recalled(eng, question, place, False, user_id, agent_id)  # "the city where Ji-woo sits"
     named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
     if named:
-        return _from_recalled(eng, named[1], named[0], False, user_id, agent_id)
+        # ("which container is Penrose's?" when only their carrier was told: their name asks for a row not told)
+        rec = (_code_said_after_the_noun(question, named[0]) if _kind_asked(question) == own_values.CODE else None) \
+            or named[0]
+        return _a_row_of_their_name_not_told(eng, question, rec, user_id, agent_id) or \
+            _from_recalled(eng, named[1], rec, False, user_id, agent_id)
     if (several := personal.several_told(eng, question, user_id=user_id, agent_id=agent_id)) is not None:
         return _from_recalled(eng, question, several, False, user_id, agent_id)
     held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id) \
@@ -2079,12 +2114,23 @@ def _rows_of_theirs_unknown(eng: Engine, question: str, rec: personal.Recalled, 
     return None
 
 
+def _a_row_of_their_name_not_told(eng: Engine, question: str, rec: personal.Recalled, user_id: str,
+                                  agent_id: str) -> ChatAnswer | None:
+    """The honest fallback when a name of theirs qualifies a kind of row they never told ("Penrose's box")."""
+    tables = [t for noun in _nouns_of_their_names(eng, question, user_id, agent_id)
+              if (t := personal.table_of_word(noun)) is not None]
+    return next((a for t in tables if (a := _rows_of_theirs_unknown(eng, question, rec, t, False, user_id, agent_id))), None)
+
+
 def _nouns_of_their_names(eng: Engine, question: str, user_id: str, agent_id: str) -> list[str]:
     """"How many Gulf Petrochem boxes ...": the nouns a name of theirs qualifies, which are theirs as "my boxes"
     would be (the data knows no owner of a box)."""
     said = [s for name in personal.own_names(eng, user_id=user_id, agent_id=agent_id)
             if (s := personal.name_in(question, name)) is not None]
-    return [noun for s in said if (noun := personal.noun_after_name(question, s)) is not None]
+    # ("which container number is Penrose's?": the noun asked is the name's too)
+    which = re.match(r"\W*(?:and\s+|so\s+)?(?:which|what)\s+([a-z]+)", question, re.I)
+    last = [which.group(1).lower() for s in said if which and re.search(rf"\b{re.escape(s)}['’]s?\s*\W*$", question, re.I)]
+    return [noun for s in said if (noun := personal.noun_after_name(question, s)) is not None] + last
 
 
 def _unexplained_follow_up(question: str, rec: personal.Recalled) -> str | None:
