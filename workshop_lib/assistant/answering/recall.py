@@ -883,13 +883,15 @@ def _the_kind_asked_in_it(question: str, rec: personal.Recalled) -> personal.Rec
 def _code_said_after_the_noun(question: str, rec: personal.Recalled) -> personal.Recalled | None:
     """The one reference of theirs the memory's words put right after the noun the question asks the number of
     ("booking SAV-66120", "job ref is LDS-44817"), whatever table that noun names in the data."""
-    nouns = {m.group(1).lower() for m in _IDENTIFIER.finditer(question) if m.group(1).lower() not in STOP_WORDS}
+    # (the noun of a reference the question asks for, not of a table of the data: "the box number" is a box's)
+    nouns = {m.group(1).lower() for m in _IDENTIFIER.finditer(question)
+             if m.group(1).lower() not in STOP_WORDS and personal.table_of_word(m.group(1)) is None}
     found = [(t, c, v) for t, c, v in rec.entities if (t, c) == (personal.OWN, own_values.CODE) and any(
         re.search(rf"\b{re.escape(n)}\w*\s+[^.;!?]{{0,30}}?(?<![\w-]){re.escape(str(v))}(?![\w-])", rec.text, re.I) and not
         re.search(rf"\b{re.escape(n)}\w*\s+[^.;!?]{{0,30}}?\b[A-Z]{{2,}}[-\s]?\d{{3,}}[^.;!?]*?{re.escape(str(v))}", rec.text)
         for n in nouns)]
-    if len(found) != 1 or str(found[0][2]) == rec.value:
-        return None
+    if len(found) != 1 or str(found[0][2]) == rec.value or str(found[0][2]).lower() in question.lower():
+        return None  # (a question that says the reference itself does not ask for it)
     t, c, v = found[0]
     return dataclasses.replace(rec, table=t, column=c, value=str(v), noun="reference", direct=True, earlier=False)
 
@@ -1690,8 +1692,12 @@ def _reference_by_its_noun(eng: Engine, question: str, user_id: str, agent_id: s
     ("our job ref for Halden is LDS-44817"), whichever memory the rest of the question would pick."""
     if _kind_asked(question) != own_values.CODE or len(document_reader.asking_parts(question)) > 1:
         return None
+    _, values = assistant.knowledge(eng)
+    named = {str(lk.value).lower() for lk in values.links(question)}
     for m in reversed(personal.valid_memories(eng, user_id, agent_id)):  # newest first
         meta = m.metadata or {}
+        if not named <= {str(e[2]).lower() for e in meta.get("entities") or []}:
+            continue  # ("our Evergreen booking number" of a memory of their ONE booking: not that one)
         rec = personal.with_memory_words(personal.Recalled(m.id, m.content or "", str(meta.get("said_at", "")), "", "", "",
                                                            "reference"), m)
         if (found := _code_said_after_the_noun(question, rec)) is not None:
@@ -1721,6 +1727,8 @@ def _from_one_memory(eng: Engine, question: str, user_id: str, agent_id: str,
     if changed is not None:
         return changed
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
+    if rec is not None and (untold := _a_row_of_their_name_not_told(eng, question, rec, user_id, agent_id)):
+        return untold
     if rec is not None and not is_follow and (by_name := _by_a_name_instead(eng, question, rec, user_id, agent_id)):
         return by_name
     if rec is None:  # about their own things ("our Durban warehouse"): their own words, when some answer
@@ -1858,13 +1866,34 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
     parts = [p for p in _PARTS.split(question) if p and p.strip()]
     if answered.mode not in ("rag", "hybrid") or len(parts) < 2:
         return answered
-    found_parts = [f for part in _asked_alone(eng, parts) if (f := _part_answered(eng, part, user_id, agent_id, thread_id))]
+    asked = _asked_alone(eng, parts)
+    answers = {part: _part_answered(eng, part, user_id, agent_id, thread_id) for part in asked}
+    found_parts = [f for f in answers.values() if f]
+    if (untold := _part_of_theirs_untold(eng, answers, answered)) is not None:
+        return untold
     added = [found for found in found_parts
              if found[1].lower() not in answered.answer.lower() and not _shown_already(found[0].answer, answered.answer)]
     if not added:
         return answered
     return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a, _ in added]),
                                used_chunks=list(answered.used_chunks) + [u for a, _ in added for u in a.used_chunks])
+
+
+def _part_of_theirs_untold(eng: Engine, answers: dict[str, tuple[ChatAnswer, str] | None],
+                           answered: ChatAnswer) -> ChatAnswer | None:
+    """"What fee did I agree with Vistula, and is that more than your catalog's price?": the catalog answers one part;
+    the part about what they told, which names nothing of the data, has no memory to answer it, so the answer is
+    only part of one (never a grounded badge)."""
+    _, values = assistant.knowledge(eng)
+    untold = [p for p, found in answers.items() if found is None and personal.refers_to_own(p) and not values.links(p)]
+    if not untold or answered.decision_explain.get("handler") == "personal memory":
+        return None
+    return dataclasses.replace(
+        answered, mode="fallback", used_chunks=[],
+        answer=f"I can answer only part of this.\n{answered.answer}\nI found nothing you told me that answers "
+               f"\u201c{untold[0].strip()}\u201d.",
+        decision_explain={**answered.decision_explain, "mode": "fallback",
+                          "reason": f"a part about what the user told has no memory to answer it: {untold[0].strip()!r}"})
 
 
 def _asked_alone(eng: Engine, parts: list[str]) -> list[str]:
@@ -2103,7 +2132,8 @@ def _rows_of_theirs_unknown(eng: Engine, question: str, rec: personal.Recalled, 
         return None
     told = {t for m in personal.valid_memories(eng, user_id, agent_id)
             for t, _, _ in (m.metadata or {}).get("entities", [])}
-    for noun in personal.possessed_nouns(question) + _nouns_of_their_names(eng, question, user_id, agent_id):
+    for noun in personal.possessed_nouns(question) + _nouns_of_their_names(eng, question, user_id, agent_id) + \
+            _nouns_asked_as_theirs(eng, question, user_id, agent_id):
         table = personal.table_of_word(noun)
         if table is not None and table != rec.table and table == target and table not in told:
             return _answer(f"You haven't told me which {noun} is yours, so I can't pick it out. You told me "
@@ -2117,7 +2147,7 @@ def _rows_of_theirs_unknown(eng: Engine, question: str, rec: personal.Recalled, 
 def _a_row_of_their_name_not_told(eng: Engine, question: str, rec: personal.Recalled, user_id: str,
                                   agent_id: str) -> ChatAnswer | None:
     """The honest fallback when a name of theirs qualifies a kind of row they never told ("Penrose's box")."""
-    tables = [t for noun in _nouns_of_their_names(eng, question, user_id, agent_id)
+    tables = [t for noun in _nouns_asked_as_theirs(eng, question, user_id, agent_id)
               if (t := personal.table_of_word(noun)) is not None]
     return next((a for t in tables if (a := _rows_of_theirs_unknown(eng, question, rec, t, False, user_id, agent_id))), None)
 
@@ -2125,12 +2155,20 @@ def _a_row_of_their_name_not_told(eng: Engine, question: str, rec: personal.Reca
 def _nouns_of_their_names(eng: Engine, question: str, user_id: str, agent_id: str) -> list[str]:
     """"How many Gulf Petrochem boxes ...": the nouns a name of theirs qualifies, which are theirs as "my boxes"
     would be (the data knows no owner of a box)."""
-    said = [s for name in personal.own_names(eng, user_id=user_id, agent_id=agent_id)
+    return [noun for s in _their_names_said(eng, question, user_id, agent_id)
+            if (noun := personal.noun_after_name(question, s)) is not None]
+
+
+def _their_names_said(eng: Engine, question: str, user_id: str, agent_id: str) -> list[str]:
+    return [s for name in personal.own_names(eng, user_id=user_id, agent_id=agent_id)
             if (s := personal.name_in(question, name)) is not None]
-    # ("which container number is Penrose's?": the noun asked is the name's too)
+
+
+def _nouns_asked_as_theirs(eng: Engine, question: str, user_id: str, agent_id: str) -> list[str]:
+    """"Which container number is Penrose's?": the noun asked for, said to be a name's of theirs."""
     which = re.match(r"\W*(?:and\s+|so\s+)?(?:which|what)\s+([a-z]+)", question, re.I)
-    last = [which.group(1).lower() for s in said if which and re.search(rf"\b{re.escape(s)}['’]s?\s*\W*$", question, re.I)]
-    return [noun for s in said if (noun := personal.noun_after_name(question, s)) is not None] + last
+    return [which.group(1).lower() for s in _their_names_said(eng, question, user_id, agent_id)
+            if which and re.search(rf"\b{re.escape(s)}['’]s?\s*\W*$", question, re.I)]
 
 
 def _unexplained_follow_up(question: str, rec: personal.Recalled) -> str | None:

@@ -492,7 +492,8 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
         entities, correcting = _kept_entities(stated, values, [*own_names, *told_here], correcting)
         # (a name of theirs this sentence says, known before or told in it: what "they" stands for next)
         told_here += own_names_of(entities)
-        named = next((n for n in own_names if _says_name(stated, n)), None) or next(iter(own_names_of(entities)), None)
+        named = next((n for n in own_names if _says_name(stated, n)), None) or next(iter(own_names_of(entities)), None) \
+            or _name_of_a_party_introduced(stated, values)
         if not entities:
             continue
         cand = _candidate(stated, entities, said_at, correcting=correcting)
@@ -500,6 +501,14 @@ def extract(eng: Engine, text: str, *, said_at: str | None = None, own_names: Co
         out.append(_with_the_record(dataclasses.replace(cand, text=said) if said != stated else cand, entities, text, record))
         correcting = False
     return out
+
+
+def _name_of_a_party_introduced(stated: str, values: Any) -> str | None:
+    """"New client, Vistula Power, brings them in through Hamburg": a name said beside a word for a customer (kept
+    or not) is what "their" of the next sentence stands for ("Their EORI is ...")."""
+    words = {stem(w) for w in re.findall(r"[a-z]+", stated.lower())}
+    names = own_names_of(_entities(stated, values))
+    return names[0] if len(names) == 1 and words & own_values.ROLES["customer"] else None
 
 
 def _kept_entities(stated: str, values: Any, own_names: Collection[str], correcting: bool
