@@ -479,7 +479,7 @@ def periods_named(question: str, today: datetime.date | None) -> str:
     # (the days said as dates too, "the last 2 days, i.e. on 1 June or today": the dates are read instead)
     said_as_dates = _A_DATE_SAID.search(question)
     question = _NEXT_DAY.sub(day, _RELATIVE.sub(named, question))
-    return question if said_as_dates else _SPAN_OF_DAYS.sub(days, question)
+    return _SPAN_OF_DAYS.sub("", question) if said_as_dates else _SPAN_OF_DAYS.sub(days, question)
 
 
 def _written(d: datetime.date) -> str:

@@ -122,7 +122,8 @@ named called known their theirs them they he she him her his hers its it's that'
 which's how's when's i'm we're you're pls plz thx anything something anyone btw asap atm rn info details
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu fahrenheit celsius mph miles hour pounds lbs
 thing things stuff according behind while whilst anywhere somewhere everywhere among amongst
-beat beats exceed exceeds outweigh outweighs surpass surpasses""".split())
+beat beats exceed exceeds outweigh outweighs surpass surpasses
+appear appears appearing exist exists existing feature features featured out""".split())
 
 
 class NoPlan(WorkshopError):
@@ -615,8 +616,9 @@ _MONTH_NAMES = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month
 # one whole date: "30 May 2025", "May 30th, 2025", "30 May", "2025-05-30"
 _A_DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\.?(?:,?\s+\d{{4}})?|"
            rf"(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)")
-_TWO_DATES = re.compile(rf"\b(?:between|from)\s+(?:the\s+)?({_A_DATE})\s+(?:and|to|until|till|through|-)\s+(?:the\s+)?({_A_DATE})",
-                        re.I)
+# ("May 26 to June 1", "26 May - 1 June": with no "from", only a word of a span joins them, not "and")
+_TWO_DATES = re.compile(rf"\b(?:between|from)\s+(?:the\s+)?({_A_DATE})\s+(?:and|to|until|till|through|-)\s+(?:the\s+)?({_A_DATE})|"
+                        rf"\b({_A_DATE})\s*(?:\s(?:to|until|till|through)\s|[-\u2013])\s*(?:the\s+)?({_A_DATE})", re.I)
 
 
 def _month_number(name: str) -> int:
@@ -642,7 +644,8 @@ def _two_dates(words: _Words) -> tuple[datetime.date, datetime.date, str, int] |
     if m is None:
         return None
     year = int(y.group(0)) if (y := re.search(r"\d{4}", m.group(0))) else 2025  # the dataset's year
-    lo, hi = _date_of(m.group(1), year), _date_of(m.group(2), year)
+    first, second = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    lo, hi = _date_of(first, year), _date_of(second, year)
     if hi < lo:
         return None
     for n in re.finditer(r"\d+", m.group(0)):
@@ -1662,6 +1665,7 @@ _WHOLE_DATA = re.compile(r"\b(?:across|over|on|in|for|from) (?:all|the whole|the
 
 # English that says "now" or is courtesy, whatever the question: no part of what it asks
 _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right now|for now|as of now|as we speak|"
+                     r"(?:in|on) (?:the|your|our) (?:schedule|timetable|records?|books|system)|"
                      r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance|out there|"
                      r"(?:all|any|every) status(?:es)?|(?:in total|together|altogether)|metric(?= tons?\b)|"
                      r"on (?:its|her|their) way(?= to\b)|break(?:ing)? down(?= .*\bby\b)|on board|aboard|"
@@ -2796,7 +2800,7 @@ def _aggregate_asked(words: _Words) -> str | None:
 
 # "its next sailing", "where's she sailing to next": the first voyage to leave after the data's date
 # ("which vessel leaves Santos next", "the next ship to leave Santos": the leaving verb, a few words from "next")
-_NEXT = (r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next|"
+_NEXT = (r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|next\s+(?:sail|leave|depart)s?\b|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next|"
          r"(?:leav\w*|depart\w*|sail\w*)\s+(?:[\w'-]+\s+){1,3}?next\b|next\s+(?:[\w'-]+\s+){0,2}?to\s+(?:leave|sail|depart)\b")
 
 

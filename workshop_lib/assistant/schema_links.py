@@ -41,7 +41,7 @@ SYNONYMS = {
     "headquarters": "head", "headquartered": "head", "hq": "head", "based": "head",
     "value": "value", "worth": "value", "price": "value",
     "live": "current", "hazardous": "dangerous", "zone": "time", "timezone": "time", "hazmat": "dangerous", "dangerous": "dangerous",
-    "departure": "departure", "etd": "departure", "arrival": "arrival", "eta": "arrival", "expected": "arrival",
+    "departure": "departure", "etd": "departure", "dep": "departure", "arr": "arrival", "arrival": "arrival", "eta": "arrival", "expected": "arrival",
     "due": "arrival", "kind": "type", "pack": "package",
 }
 # Table words that belong to the table as a whole (the row's noun), from the table comments'

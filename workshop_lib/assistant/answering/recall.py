@@ -19,7 +19,7 @@ from workshop_lib.assistant import document_reader, glossary, other_languages, p
 from workshop_lib.assistant.answering import deadline, router
 from workshop_lib.assistant.answering.answer import ChatAnswer, answer_question, schema_words
 from workshop_lib.assistant.schema_links import STOP_WORDS, words_of
-from workshop_lib.assistant.value_links import NAME_COLUMNS
+from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS
 from workshop_lib.data.supplychain_data import OWNER
 from workshop_lib.parts.agent.sqlplan import tables_read
 from workshop_lib.parts.memory import own_values, personal, said, timeline
@@ -1693,7 +1693,8 @@ def _reference_by_its_noun(eng: Engine, question: str, user_id: str, agent_id: s
     if _kind_asked(question) != own_values.CODE or len(document_reader.asking_parts(question)) > 1:
         return None
     _, values = assistant.knowledge(eng)
-    named = {str(lk.value).lower() for lk in values.links(question)}
+    # (rows named by their name or code; a kind of box, "the rolled reefer", names no one row)
+    named = {str(lk.value).lower() for lk in values.links(question) if (lk.table, lk.column) in {*NAME_COLUMNS, *CODE_COLUMNS}}
     for m in reversed(personal.valid_memories(eng, user_id, agent_id)):  # newest first
         meta = m.metadata or {}
         if not named <= {str(e[2]).lower() for e in meta.get("entities") or []}:
@@ -1947,7 +1948,13 @@ def _about_their_days(eng: Engine, question: str, user_id: str, agent_id: str) -
     return not any(table for _, table in personal.question_nouns(question)) or bool(
         personal.refers_to_own(question) or _TOLD_TIME.search(question) or timeline.asks_what_happened(question)
         or timeline.counts_from_today(question) or _names_one_of_theirs(eng, question, user_id, agent_id)
-        or _points_at_a_thing(question))
+        or _points_at_a_thing(question) or _names_a_day_they_told(eng, question, user_id, agent_id))
+
+
+def _names_a_day_they_told(eng: Engine, question: str, user_id: str, agent_id: str) -> bool:
+    schema, _ = assistant.knowledge(eng)
+    year = planner.reference_year(schema)
+    return year is not None and timeline.names_a_day_told(eng, question, user_id, agent_id, year, schema_words(eng))
 
 
 def _points_at_a_thing(question: str) -> bool:

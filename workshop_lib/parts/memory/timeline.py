@@ -484,6 +484,17 @@ def compares_two(question: str) -> bool:
     return bool(steps) and steps[0] in (_which_first, _from_today, _span)
 
 
+def names_a_day_told(eng: Engine, question: str, user_id: str, agent_id: str, year: int, data_words: set[str]) -> bool:
+    """"How many days from stuffing to the ETA for the Kestrel cargo?": a span whose one end is named by a word of a
+    dated sentence of the user's that the data's words (`data_words`: its tables' and columns' names) do not
+    have ("stuffed"): about their days, whatever rows of the data its other words name."""
+    if not compares_two(question):
+        return False
+    asked = _roots(question) - _TIME_WORDS - {_root(w) for w in data_words}
+    return any(e.date != UNDATED and e.message_id != THIS_TURN and asked & e.own
+               for e in events(eng, user_id, agent_id, year, asking=question))
+
+
 def counts_from_today(question: str) -> bool:
     """"How many days ago ...", "how many days left until ...": days counted from the day told as today."""
     steps = _steps(question)
