@@ -40,9 +40,10 @@ _OF_THE_DATA = re.compile(r"\b(?:arriv\w*|reach\w*|get (?:there|in)|due|land\w*|
                           r"make it|beat|in time|that|it)\b", re.I)
 _PAST = re.compile(r"\b(?:did|has|have|had|was|were|left|sailed|departed|arrived|reached)\b", re.I)
 _LEAVING = re.compile(r"\b(?:leav\w*|left|depart\w*|sail(?:s|ed)?\b(?!\s+(?:in|into)))", re.I)
-# a sentence that gives a deadline: the word, or a day said as the latest ("by 18 June", "no later than the
+# a sentence that gives a deadline: the word (or what ends on it: "the letter of credit expires on 30 June"), or a
+# day said as the latest ("by 18 June", "no later than the
 # thirtieth of May"; not "gated in by the haulier on 26 May")
-_SAID = re.compile(r"\b(?:deadlines?|at the latest)\b|\b(?:by|before|no later than)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|"
+_SAID = re.compile(r"\b(?:deadlines?|at the latest|expir\w*|cut-?offs?|valid (?:until|till|through)|runs? out|lapses?)\b|\b(?:by|before|no later than)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|"
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|"
                    r"(?:first|second|third|fourth|fifth|[a-z]+(?:th|st|nd|rd))\s+of\b|(?:twenty|thirty)[- ]?[a-z]+\s+of\b)", re.I)
 
@@ -129,14 +130,19 @@ def _day_of_the_data(eng: Engine, question: str, told: timeline.Event, want: _Da
 
 def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
                      want: _Day) -> tuple[ChatAnswer, datetime.date] | None:
-    """The day of the one vessel the first text naming any names, at the port the deadline names if it names one."""
+    """The day of the one vessel (or voyage: "booked on 289E") the first text naming any names, at the port the
+    deadline names if it names one."""
     _, values = assistant.knowledge(scoped)
-    named = [{lk.value for lk in values.links(t) if lk.table == "VESSELS" and lk.how == "exact"} for t in texts if t]
-    vessels = next((v for v in named if v), set())
+    named = [{(lk.table, lk.value) for lk in values.links(t) if lk.table in ("VESSELS", "VOYAGES") and lk.how == "exact"}
+             for t in texts if t]
+    found = next((v for v in named if v), set())
+    # ("voyage 289E (YM Tiptop)": the voyage says which of the ship's days)
+    found = {(t, v) for t, v in found if t == "VOYAGES"} or found
     ports = {lk.value for lk in values.links(told.text) if lk.table == "PORTS"}
-    if len(vessels) != 1 or len(ports) > 1:
+    if len(found) != 1 or len(ports) > 1:
         return None
-    asked = answer_question(scoped, _when_does(str(next(iter(vessels))), ports, want.event))
+    table, value = next(iter(found))
+    asked = answer_question(scoped, _when_does(f"{'voyage ' if table == 'VOYAGES' else ''}{value}", ports, want.event))
     day = _day_meant(asked.answer, want) if asked.mode == "rag" else None
     return (asked, day) if day is not None else None
 

@@ -338,6 +338,18 @@ def _ends(question: str, found: list[Event]) -> list[Event] | None:
     return sorted(picked, key=lambda e: e.date) if picked[0] is not picked[1] else None
 
 
+# a question about the day before it moved ("the original appointment", "the date I first gave")
+_ORIGINAL = re.compile(r"(?:original(?:ly)?|initial(?:ly)?|first (?:gave|said|told)|before (?:it|the) (?:moved|change))",
+                       re.I)
+
+
+def _as_moved(event: Event, found: list[Event]) -> Event:
+    """The day a later sentence of theirs moved this one to ("they pushed the appointment back a day, it's 13 June
+    now"), the latest such; the event itself when none did."""
+    later = [e for e in found if e.said_at > event.said_at and e.date != UNDATED and _moved_from(e, found) is event]
+    return later[-1] if later else event
+
+
 # a day said as moved: the change's length is from the day it replaced
 _MOVED_DAY = frozenset(_roots("extended postponed delayed pushed moved rescheduled brought"))
 
@@ -349,6 +361,8 @@ def _span(question: str, found: list[Event]) -> Answer | None:
         question, found, sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date))
     if len(named) == 1 and (moved := _moved_from(named[0], found)) is not None:
         named = sorted([moved, named[0]], key=lambda e: e.date)
+    elif len(named) == 2 and not _ORIGINAL.search(question):
+        named = sorted({id(m): m for m in (_as_moved(e, found) for e in named)}.values(), key=lambda e: e.date)
     if _FIRST.search(question) and _LAST.search(question):
         # "between my first booking and my latest one": the extremes of a set, when at least three of
         # it are found (with two, a third told in other words would be missed and the span wrong)
@@ -384,11 +398,14 @@ def _two_voyages_mixed(question: str, a: Event, b: Event) -> bool:
 def _moved_from(event: Event, found: list[Event]) -> Event | None:
     """The day a moved day replaced: the latest told before it that shares two of its other words; None when
     the event does not say a day moved, or no such day was told."""
-    if not event.own & _MOVED_DAY:
+    # (the clause's words, or its sentence's when the clause says only the day: "..., it's 13 June now")
+    said = event.own if event.own - _TIME_WORDS else event.words
+    if not said & _MOVED_DAY:
         return None
-    words = set(event.own - _MOVED_DAY - _TIME_WORDS)
+    words = set(said - _MOVED_DAY - _TIME_WORDS)
+    # (two words shared; one of a short sentence: "they pushed the appointment back a day")
     before = [e for e in found if e.said_at < event.said_at and e.message_id != THIS_TURN
-              and len(_shared(words, e.words)) >= 2]
+              and len(_shared(words, e.words)) >= min(2, max(1, len(words) - 1))]
     return before[-1] if before else None
 
 
