@@ -174,3 +174,25 @@ def test_a_day_they_moved_is_counted_from_its_new_day(service):
         ("t3", "how many days will the box wait between the ship's ETA and the appointment?"),
     ])
     assert said[2][1] in GROUNDED and said[2][0].startswith("3 days"), said[2]
+
+
+def test_which_one_after_the_next_arrival_is_the_ship_shown(service):
+    port, vessel = service.eng.query(
+        f"SELECT p.PORT_NAME, s.VESSEL_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+        f"JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.ARRIVAL_DATE > '2025-06-02' "
+        f"ORDER BY v.ARRIVAL_DATE DESC, p.PORT_NAME")[0]
+    for question in (f"When's the next vessel due into {port}, and which one?",
+                     f"When's the next voyage due into {port}, and which one?"):
+        answer, mode = _ask(service, question)
+        assert mode in GROUNDED and vessel in answer, (question, answer)
+
+
+def test_ships_bound_for_a_port_with_their_arrival_dates(service):
+    port = service.eng.query(f"SELECT p.PORT_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
+                             f"ON p.PORT_ID = v.DESTINATION_PORT_ID GROUP BY p.PORT_NAME HAVING COUNT(*) = 2 ORDER BY 1")[0][0]
+    rows = service.eng.query(f"SELECT s.VESSEL_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
+                             f"ON p.PORT_ID = v.DESTINATION_PORT_ID JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+                             f"WHERE p.PORT_NAME = '{port}'")
+    answer, mode = _ask(service, f"Which vessels are (or were) bound for {port}, and their arrival dates?")
+    lines = answer.splitlines()
+    assert mode in GROUNDED and all(any(ln.startswith(f"- {s}") and str(d)[:10] in ln for ln in lines) for s, d in rows), answer

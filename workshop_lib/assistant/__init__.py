@@ -858,14 +858,21 @@ def _only_asks_which(part: str) -> bool:
     return said == ["how", "many"] or (len(said) <= 4 and bool(_BACK & set(said)) and set(said) <= _ASKING_BACK)
 
 
+# a part that asks only which row, of the rows the part before names ("..., and which one?")
+_WHICH_ONE = re.compile(r"\W*(?:and|also)?\s*(?:which|what)(?:\s+ones?)?\s*(?:is it|was it)?\s*\??\s*$", re.I)
+
+
+def _tables_said(text: str) -> set[str]:
+    return {TABLE_NOUNS[w] for w in words_of(text) if w in TABLE_NOUNS}
+
+
 def _who_is_shown(part: str, schema: Schema, tables: set[str]) -> bool:
     """"And who owns it?" when a party's name is shown; "what's the ship called?" when that table's name is."""
     if re.match(r"(?:and\s+)?(?:who|whose)\b", part, re.I) is not None and bool(planner.party_tables(schema) & tables):
         return True
     if not re.search(r"\b(?:called|named|name)\b", part, re.I):
         return False
-    nouns = {TABLE_NOUNS[w] for w in words_of(part) if w in TABLE_NOUNS}
-    return any(schema.name_column(t).table in tables for t in nouns)
+    return any(schema.name_column(t).table in tables for t in _tables_said(part))
 
 
 # "and what about Hamburg - how many ...": the topic, said before the question about it
@@ -908,6 +915,8 @@ def _shown_by_its_kind(part: str, spec: planner.Spec, showing: tuple[list[Any], 
         return True  # "which box has the lowest VGM, and how much is it?": the figure is shown beside it
     if (m := _HOW_MANY_UNITS.match(part)) is not None and any(c.numeric and c.unit == m.group(1).lower() for c in showing[0]):
         return True  # "which voyage has the longest transit, and how many days?": its figure is in days
+    if _WHICH_ONE.match(part) and any(c.name.endswith(("_NAME", "_NUMBER")) for c in showing[0]):
+        return True  # "when's the next vessel due in, and which one?": the rows are shown by name
     return None
 
 

@@ -1020,8 +1020,16 @@ def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: s
             continue  # "the mean speed of all the ships with a live position": one figure, no names beside it
         if col.table not in below and col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
                 and col != spec.measure and col != spec.group and col not in spec.show \
-                and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)):
-            spec.show.append(col)
+                and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)
+                     or _the_trip_found(schema, spec, col.table)):
+            spec.show.append(col)  # ("ships bound for Rotterdam, and their arrival dates": the voyage found's)
+
+
+def _the_trip_found(schema: Schema, spec: Spec, table: str) -> bool:
+    """The rows are found through a filter on their trips (a vessel through its voyages, one foreign key tying
+    them), so each row listed is shown with the trip found, whose columns one query shows beside it."""
+    return table in _trips_filtered(schema, spec) and \
+        [rt for t, _, rt, _ in schema.foreign_keys if t == table].count(spec.target) == 1
 
 
 def _down_to_the_row_named(words: _Words, schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
@@ -1125,8 +1133,7 @@ def _show_dates_filtered(schema: Schema, spec: Spec) -> None:
     meets one such day."""
     for f in spec.filters:
         table = f.column.table
-        one_each = table == spec.target or schema.is_parent_path(spec.target, table) or \
-            (table in _trips_filtered(schema, spec) and [rt for t, _, rt, _ in schema.foreign_keys if t == table].count(spec.target) == 1)
+        one_each = table == spec.target or schema.is_parent_path(spec.target, table) or _the_trip_found(schema, spec, table)
         if spec.action == "list" and f.column.is_date and f.column not in spec.show and one_each \
                 and (f.op in (">", "<", ">=", "<=") or (f.op == "between" and f.value != f.value2)):
             spec.show.append(f.column)
@@ -2845,7 +2852,7 @@ def _superlatives_said(words: _Words) -> list[tuple[str, str | None, str]]:
     if (first := words.has(_FIRST_THERE)) is not None:
         sups.insert(0, ("first", "departure" if first.group(1) else "arrival", "ASC"))
         words.take(first.start(2), first.end(2))
-    if (nxt := words.has(_NEXT) or words.has(_NEXT_IN)) is not None:
+    if (nxt := words.has(_NEXT_IN) or words.has(_NEXT)) is not None:  # ("the next voyage due into X": its arrival)
         sups.insert(0, ("next", "arrival" if re.match(_NEXT_IN, nxt.group(0), re.I) else "departure", "ASC"))
         at = nxt.start() + nxt.group(0).lower().rindex("next")
         words.take(at, at + len("next"))

@@ -133,8 +133,8 @@ def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
     """The day of the one vessel (or voyage: "booked on 289E") the first text naming any names, at the port the
     deadline names if it names one."""
     _, values = assistant.knowledge(scoped)
-    named = [{(lk.table, lk.value) for lk in values.links(t) if lk.table in ("VESSELS", "VOYAGES") and lk.how == "exact"}
-             for t in texts if t]
+    named = [{(lk.table, lk.value) for lk in values.links(t) if lk.how == "exact"
+              and (lk.table, lk.column) in (("VESSELS", "VESSEL_NAME"), ("VOYAGES", "VOYAGE_NUMBER"))} for t in texts if t]
     found = next((v for v in named if v), set())
     # ("voyage 289E (YM Tiptop)": the voyage says which of the ship's days)
     found = {(t, v) for t, v in found if t == "VOYAGES"} or found
