@@ -196,3 +196,17 @@ def test_ships_bound_for_a_port_with_their_arrival_dates(service):
     answer, mode = _ask(service, f"Which vessels are (or were) bound for {port}, and their arrival dates?")
     lines = answer.splitlines()
     assert mode in GROUNDED and all(any(ln.startswith(f"- {s}") and str(d)[:10] in ln for ln in lines) for s, d in rows), answer
+
+
+def test_a_temperature_said_with_a_bare_c_filters_the_reefers_goods(service):
+    n, = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.CARGO_ITEMS ci JOIN {OWNER}.CONTAINERS c "
+                           f"ON c.CONTAINER_ID = ci.CONTAINER_ID WHERE c.REEFER_TEMP_C = 13.5")[0]
+    answer, mode = _ask(service, "What goods are we carrying in the reefers set to 13.5 C?")
+    assert mode in GROUNDED and answer.startswith(f"{n} cargo items"), answer
+
+
+def test_german_nouns_the_common_words_know_are_read_as_words(service):
+    n, = service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.CONTAINERS c JOIN {OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                           f"JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE s.FLAG_STATE = 'PA'")[0]
+    answer, mode = _ask(service, "Wie viele Container sind auf Schiffen unter panamaischer Flagge?")
+    assert mode in GROUNDED and f"{n} containers" in answer, answer

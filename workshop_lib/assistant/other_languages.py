@@ -25,6 +25,7 @@ def in_english(question: str) -> str | None:
     """The question read in English, or None when no word of it was read (it is English already) or
     a word of its own language is left that no reading knows."""
     text, phrases = _phrases_read(_word_order_read(question))
+    german = _GERMAN.search(question) is not None
     out: list[str] = []
     changed = len(phrases)
     for token in re.findall(r"§\d+|[\w'’-]+|[^\w\s]", text):
@@ -32,7 +33,7 @@ def in_english(question: str) -> str | None:
             out.append(phrases[int(token[1:])])
             continue
         token = _compound_split(token)
-        read = _word_read(token, out)
+        read = _word_read(token, out, german)
         if read == token and token.isalpha() and token[:1].islower() and not _is_english(token):
             return None  # a word left in its own language ("cobraría"): no reading a handler can trust
         if read == token and token[:1].isupper() and not token.isascii():
@@ -44,6 +45,12 @@ def in_english(question: str) -> str | None:
     english = " ".join(w for w in out if w)
     english = re.sub(r"\(\s*\)", " ", english)  # an aside read as nothing
     return re.sub(r"\s+([?.,!:;])", r"\1", re.sub(r"\s{2,}", " ", english)).strip()
+
+
+# German's own small words: a sentence with two of them is German ("wie viele ... sind ... auf")
+_GERMAN = re.compile(r"\b(?:wie|welche[rsmn]?|sind|ist|der|die|das|den|dem|auf|unter|mit|noch|nicht|und|wann|wo|"
+                     r"wohin|woher|gibt|es|für|über)\b(?:.*?)\b(?:wie|welche[rsmn]?|sind|ist|der|die|das|den|dem|auf|"
+                     r"unter|mit|noch|nicht|und|wann|wo|wohin|woher|gibt|es|für|über)\b", re.I)
 
 
 # the English words of the catalog's box names ("high cube", "open top"), said after a size as its kind
@@ -116,15 +123,17 @@ def _phrases_read(text: str) -> tuple[str, list[str]]:
     return text, phrases
 
 
-def _word_read(token: str, before: list[str]) -> str:
+def _word_read(token: str, before: list[str], german: bool = False) -> str:
     """One word in English: a month, a word of the glossary (a capitalised one inside a sentence only
-    when German writes it so: otherwise it is a name), else the word as written."""
+    when German writes it so: otherwise it is a name), else the word as written. In a German sentence
+    every noun is capitalised: one the common words know is a word, not a name ("auf Schiffen")."""
     key = key_of(token)
     if (by_place := _read_by_its_place(token, key, before)) is not None:
         return by_place
     if key in MONTHS:
         return MONTHS[key]
-    named = token[:1].isupper() and before and before[-1] not in ".?!" and key not in WORDS_CAPITALISED
+    named = token[:1].isupper() and before and before[-1] not in ".?!" and key not in WORDS_CAPITALISED \
+        and not (german and key in common_words())
     # a plural the glossary has as its singular ("frigorifiques", "refrigerados")
     key = next((k for k in (key, key[:-1] if key.endswith("s") else "", key[:-2] if key.endswith("es") else "")
                 if k in WORDS), key)

@@ -2500,7 +2500,7 @@ def _unnamed_or_by_unit(words: _Words, schema: Schema, spec: Spec, after: str, u
 
 
 # the words a unit of a column's comment is written with after a number
-_UNIT_SAID = {"°C": r"°\s*[cf]|degrees?|deg|celsius|fahrenheit", "degrees": r"°|degrees?|deg", "knots": r"knots?|kts|kn",
+_UNIT_SAID = {"°C": r"°\s*[cf]|degrees?|deg|celsius|fahrenheit|c", "degrees": r"°|degrees?|deg", "knots": r"knots?|kts|kn",
               "m": r"m|metres?|meters?", "tonnes": r"tonnes?|t", "kg": r"kg|kgs|kilos?", "days": r"days?"}
 
 
@@ -2511,7 +2511,10 @@ def _columns_of_unit(words: _Words, schema: Schema, spec: Spec, after: str) -> l
         return []
     said = [u for u, pattern in _UNIT_SAID.items() if re.fullmatch(pattern, unit.group(1), re.I)]
     table = next(iter(_tables_named(words, schema, spec)), spec.target)
-    return [c for c in schema.columns.get(table, []) if c.unit in said and c.numeric]
+    found = [c for c in schema.columns.get(table, []) if c.unit in said and c.numeric]
+    # ("the goods in the reefers set to 13.5 C": the one column in that unit of a table next to the rows)
+    near = [c for t in _near(schema, spec.target, 1) for c in schema.columns.get(t, []) if c.unit in said and c.numeric]
+    return found or (near if len(near) == 1 else [])
 
 
 def _tables_named(words: _Words, schema: Schema, spec: Spec) -> list[str]:
