@@ -210,3 +210,24 @@ def test_german_nouns_the_common_words_know_are_read_as_words(service):
                            f"JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER WHERE s.FLAG_STATE = 'PA'")[0]
     answer, mode = _ask(service, "Wie viele Container sind auf Schiffen unter panamaischer Flagge?")
     assert mode in GROUNDED and f"{n} containers" in answer, answer
+
+
+def test_the_first_day_told_and_the_day_it_moved_to(service):
+    said = _talk(service, [("t1", "Alnwick Farms: empty reefer pick-up at the depot is set for 3 June."),
+                           ("t2", "Change for Alnwick Farms - the pick-up moved to 4 June, the genset wasn't ready."),
+                           ("t3", "What was the original Alnwick pick-up date and what is it now?")])
+    assert said[2][1] in GROUNDED and said[2][0].index("3 June") < said[2][0].index("4 June"), said[2]
+
+
+def test_days_a_box_sat_after_the_ship_arrived(service):
+    voyage, port, arrival = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
+        f"ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE v.STATUS = 'COMPLETED' ORDER BY 3, 1")[0]
+    out = _day(arrival) + datetime.timedelta(days=8)
+    back = out + datetime.timedelta(days=7)
+    said = _talk(service, [
+        ("t1", f"Hexham Trading's box came into {port} on {voyage}. We got it out of the terminal on {out.day} {out:%B}."),
+        ("t2", f"We returned the Hexham empty to the depot on {back.day} {back:%B}."),
+        ("t3", "How many days did Hexham's box sit in the terminal after the ship arrived?"),
+    ])
+    assert said[2][1] in GROUNDED and said[2][0].startswith("8 days"), said[2]

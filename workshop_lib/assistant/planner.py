@@ -123,7 +123,7 @@ which's how's when's i'm we're you're pls plz thx anything something anyone btw 
 tonnes tons kg kilograms kilos dollars usd metres meters feet knots teu fahrenheit celsius mph miles hour pounds lbs
 thing things stuff according behind while whilst anywhere somewhere everywhere among amongst
 beat beats exceed exceeds outweigh outweighs surpass surpasses
-appear appears appearing exist exists existing feature features featured out""".split())
+appear appears appearing exist exists existing feature features featured out nominal rated official""".split())
 
 
 class NoPlan(WorkshopError):
@@ -3284,10 +3284,16 @@ def _two_part(words: _Words, schema: Schema, spec: Spec, noun_at: int | None) ->
 
 def _its_identifier_asked(words: _Words, schema: Schema, spec: Spec, at: int, table: str) -> None:
     """"Frozen reefers on voyages at sea - container no. and voyage no.": the number of rows filtered below the
-    target is asked, so those rows are listed, each with the number of the row above it that was the target."""
+    target is asked, so those rows are listed, each with the number of the row above it that was the target;
+    "boxes on voyages under way - container + voyage number": the number of each row's one row above, shown."""
     said_next = words.raw[at + 1][2] if at + 1 < len(words.raw) else ""
-    if said_next not in ("number", "nr", "no", "numbers") or spec.action != "list" or \
-            not schema.is_parent_path(table, spec.target) or table == spec.target:
+    if said_next not in ("number", "nr", "no", "numbers") or spec.action != "list" or table == spec.target:
+        return
+    if schema.is_parent_path(spec.target, table):  # "boxes on voyages under way - container + voyage number"
+        if (own := schema.name_column(table)) not in spec.show:
+            spec.show.append(own)
+        return
+    if not schema.is_parent_path(table, spec.target):
         return
     above = schema.name_column(spec.target)
     spec.target, spec.show = table, [above, *[c for c in spec.show if c != above and c.table != spec.target]]

@@ -1954,7 +1954,9 @@ def _about_their_days(eng: Engine, question: str, user_id: str, agent_id: str) -
 def _names_a_day_they_told(eng: Engine, question: str, user_id: str, agent_id: str) -> bool:
     schema, _ = assistant.knowledge(eng)
     year = planner.reference_year(schema)
-    return year is not None and timeline.names_a_day_told(eng, question, user_id, agent_id, year, schema_words(eng))
+    # (the words the data's tables and columns are named by: "terminal" said in a comment names no row)
+    named = {w for cols in schema.columns.values() for c in cols for w in schema.name_words(c)}
+    return year is not None and timeline.names_a_day_told(eng, question, user_id, agent_id, year, named)
 
 
 def _points_at_a_thing(question: str) -> bool:

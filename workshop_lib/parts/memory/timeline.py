@@ -339,7 +339,7 @@ def _ends(question: str, found: list[Event]) -> list[Event] | None:
 
 
 # a question about the day before it moved ("the original appointment", "the date I first gave")
-_ORIGINAL = re.compile(r"(?:original(?:ly)?|initial(?:ly)?|first (?:gave|said|told)|before (?:it|the) (?:moved|change))",
+_ORIGINAL = re.compile(r"\b(?:original(?:ly)?|initial(?:ly)?|first (?:gave|said|told)|before (?:it|the) (?:moved|change))\b",
                        re.I)
 
 
@@ -357,8 +357,10 @@ _MOVED_DAY = frozenset(_roots("extended postponed delayed pushed moved reschedul
 def _span(question: str, found: list[Event]) -> Answer | None:
     """Two events the words name, or the first and the latest of several when the question says so; one
     event that moved a day ("we extended the lease to ...") with the day it moved from."""
-    named = _ends(question, found) or _with_the_day_told(
-        question, found, sorted(_best(_distinctive(question, found), found, want=2), key=lambda e: e.date))
+    best = _best(_distinctive(question, found), found, want=2)
+    if len(best) > 2 and sum(bool(e.data) for e in best) == 1:
+        best = [e for e in best if e.data]  # ("after the ship arrived": the data's day, and the one day of theirs)
+    named = _ends(question, found) or _with_the_day_told(question, found, sorted(best, key=lambda e: e.date))
     if len(named) == 1 and (moved := _moved_from(named[0], found)) is not None:
         named = sorted([moved, named[0]], key=lambda e: e.date)
     elif len(named) == 2 and not _ORIGINAL.search(question):
@@ -384,7 +386,13 @@ def _with_the_day_told(question: str, found: list[Event], named: list[Event]) ->
         return named
     told = [e for e in found if not e.data and e.message_id != THIS_TURN]
     other = _best(_roots(question) - _TIME_WORDS, told, want=1)
+    if len(other) > 1:  # ("Harrow's box sit in the terminal": a name of theirs is in many sentences; the rest tells)
+        other = _best(_roots(question) - _TIME_WORDS - _roots(" ".join(_NAME_WORD.findall(question))), other, want=1)
     return sorted(named + other, key=lambda e: e.date) if len(other) == 1 else named
+
+
+# a word written capitalised inside a sentence: a name ("Harrow's box")
+_NAME_WORD = re.compile(r"(?<=[a-z,]\s)([A-Z][a-z]+)")
 
 
 def _two_voyages_mixed(question: str, a: Event, b: Event) -> bool:
@@ -464,6 +472,21 @@ def _one_date(question: str, found: list[Event]) -> Answer | None:
     return Answer(f"On {_said(named[0])}.", (named[0],))
 
 
+# "... and what is it now?": the day as it stands, beside the one it was first
+_NOW_TOO = re.compile(r"\b(?:now|currently|these days|at the moment|today)\b", re.I)
+
+
+def _before_and_now(question: str, found: list[Event]) -> Answer | None:
+    """"What was the original pick-up date and what is it now?": the day first told and the day a later sentence
+    of theirs moved it to; None unless the words name one day that was moved."""
+    named = [e for e in _best(_distinctive(question, found), found) if e.date != UNDATED]
+    first = [e for e in named if _as_moved(e, found) is not e]
+    if len(first) != 1:
+        return None
+    now = _as_moved(first[0], found)
+    return Answer(f"First {_said(first[0])}; now {_said(now)}.", (first[0], now))
+
+
 def _undated_since(result: Answer, found: list[Event]) -> bool:
     """A day said without its month, after the events an answer uses and about the same thing: the
     answer may be out of date."""
@@ -537,6 +560,8 @@ def _steps(question: str) -> list[Step]:
         steps.append(_from_today)
     if _SPAN.search(question):
         steps.append(_span)
+    if _ORIGINAL.search(question) and _NOW_TOO.search(question):
+        steps.append(_before_and_now)
     if _DATE.search(question):
         steps.append(_one_date)
     if _HAPPENED.search(question) and re.search(rf"\b(?:{_MONTH})\b|\d{{4}}-\d{{2}}-\d{{2}}", question, re.I):
