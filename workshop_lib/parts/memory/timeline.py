@@ -357,9 +357,15 @@ _MOVED_DAY = frozenset(_roots("extended postponed delayed pushed moved reschedul
 def _span(question: str, found: list[Event]) -> Answer | None:
     """Two events the words name, or the first and the latest of several when the question says so; one
     event that moved a day ("we extended the lease to ...") with the day it moved from."""
-    best = _best(_distinctive(question, found), found, want=2)
+    words = _distinctive(question, found)
+    best = _best(words, found, want=2)
     if len(best) > 2 and sum(bool(e.data) for e in best) == 1:
         best = [e for e in best if e.data]  # ("after the ship arrived": the data's day, and the one day of theirs)
+    if len(best) == 1 and _moved_from(best[0], found) is None:
+        # ("days before 248E sails is the pick-up": the pick-up leads; the other end is the next best of another thing)
+        lead = _as_moved(best[0], found)
+        rest = [e for e in found if _as_moved(e, found) is not lead]
+        best += second if len(second := _best(words, rest, want=1)) == 1 else []
     named = _ends(question, found) or _with_the_day_told(question, found, sorted(best, key=lambda e: e.date))
     if len(named) == 1 and (moved := _moved_from(named[0], found)) is not None:
         named = sorted([moved, named[0]], key=lambda e: e.date)
@@ -388,6 +394,8 @@ def _with_the_day_told(question: str, found: list[Event], named: list[Event]) ->
     other = _best(_roots(question) - _TIME_WORDS, told, want=1)
     if len(other) > 1:  # ("Harrow's box sit in the terminal": a name of theirs is in many sentences; the rest tells)
         other = _best(_roots(question) - _TIME_WORDS - _roots(" ".join(_NAME_WORD.findall(question))), other, want=1)
+    if len(other) > 1 and not _ORIGINAL.search(question):  # a day and the day it moved to: the day as it is now
+        other = list({id(m): m for m in (_as_moved(e, found) for e in other)}.values())
     return sorted(named + other, key=lambda e: e.date) if len(other) == 1 else named
 
 
