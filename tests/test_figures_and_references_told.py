@@ -232,16 +232,3 @@ def test_days_a_box_sat_after_the_ship_arrived(service):
     ])
     assert said[2][1] in GROUNDED and said[2][0].startswith("8 days"), said[2]
 
-
-def test_a_correction_of_a_day_keeps_the_voyage_told_with_it(service):
-    voyage, port, departure = service.eng.query(
-        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, v.DEPARTURE_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
-        f"ON p.PORT_ID = v.ORIGIN_PORT_ID WHERE v.DEPARTURE_DATE > '2025-06-03' ORDER BY 3, 1")[0]
-    first, moved = _day(departure) - datetime.timedelta(days=3), _day(departure) - datetime.timedelta(days=1)
-    said = _talk(service, [
-        ("t1", f"Alston Farms: empty reefer pick-up at the {port} depot is set for {first.day} {first:%B}, they load on "
-               f"{voyage}."),
-        ("t2", f"Change for Alston Farms - the pick-up moved to {moved.day} {moved:%B}, the genset wasn't ready."),
-        ("t3", f"So how many days before {voyage} sails from {port} is the pick-up now?"),
-    ])
-    assert said[2][1] in GROUNDED and said[2][0].startswith("1 day"), said[2]

@@ -67,7 +67,7 @@ HOLDS = {
 ASKS = [
     ("temperature", r"\b(?:what|which|at what|wh?ich)\s+(?:set[- ]?point\s+)?temperature|\bhow (?:cold|warm|hot)\b|"
                     r"\bwelche temperatur|\bqu[eé] temperatura|\ba qu[eé] temperatura|\bquelle temp[ée]rature"),
-    ("duration", r"how long|for how long|how many (?:days|hours|weeks|minutes)|wie lange|cu[aá]nto tiempo|"
+    ("duration", r"how long|for how long|how many (?:days|hours|weeks|minutes)|,?\s*in (?:days|hours|weeks)\s*\??$|wie lange|cu[aá]nto tiempo|"
                  r"combien de temps|within how|cu[aá]nto (?:\w+ )?(?:esper\w*|tarda\w*|dura\w*)|"
                  r"cu[aá]ntos (?:d[ií]as|horas|semanas)|wie viele (?:tage|stunden|wochen)|combien de (?:jours|heures)"),
     ("amount", r"how much|what (?:is the )?(?:fee|charge|cost|rate|price|amount|premium|penalty|surcharge)|"
@@ -126,7 +126,14 @@ def word_root(word: str) -> str:
     return w[:-1] if len(w) >= 6 and w[-1] in "aeo" else w
 
 
+# how often, said as one word: "daily" is "per day"
+_EVERY = {"daily": "day", "weekly": "week", "monthly": "month", "hourly": "hour", "yearly": "year", "annual": "year"}
+_TIME_UNITS = frozenset(_EVERY.values())
+
+
 def _suffixless(word: str) -> str:
+    if word.lower() in _EVERY:
+        return _EVERY[word.lower()]
     for suffix in _ROMANCE_VERB:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
@@ -427,6 +434,8 @@ def asking_parts(question: str) -> list[str]:
     return [p.strip(" ?¿,") for p in _SECOND_QUESTION.split(question) if _stems(p)]
 
 
+# a length asked in a unit ("how many hours", "in days"): the sentences that say one in it come first
+_UNIT_ASKED = re.compile(r"\b(?:how many|in|number of)\s+(hours|days|weeks|minutes)\b", re.I)
 _MEASURED = ("amount", "duration", "date")
 # the words that ask for money, as the reader compares them
 _MONEY_WORDS = frozenset(word_root(w)[:6] for w in """fee fees charge charges charged charging cost costs price prices
@@ -448,11 +457,17 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
     # ("From July, where do ships go ...?": July says when, not what; without a kind asked no clause is the asking one)
     quartered = set(ident) | (_context_words(question) if kind is not None else set())
     best: tuple[float, str] | None = None
+    unit = _UNIT_ASKED.search(question) if kind == "duration" else None
+    in_unit = [s for _, s in ranked if unit and _holds(kind or "", s, question)
+               and re.search(rf"\d\s*(?:working |calendar )?{unit.group(1)[:-1]}s?\b", s, re.I)]
     for rank, sentence in ranked:
         if kind is not None and not _holds(kind, sentence, question):
             continue
+        if in_unit and sentence not in in_unit:
+            continue  # ("how many hours are free": a length in hours, when one is said, not "10 days before")
         shared = _shared_subject(wanted, kind, sentence)
         score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in quartered else 1) for w in shared) - 0.1 * rank
+        score += 1 if in_unit else 0  # (the unit asked, said with a number, is what the question asks for)
         if best is None or score > best[0]:
             best = (score, sentence)
     subject = wanted - ident - _MONEY_WORDS - _context_words(question)
@@ -466,7 +481,9 @@ def _shared_subject(wanted: set[str], kind: str | None, sentence: str) -> set[st
     """The question's words the sentence uses, without those that only say the kind of answer."""
     shared = wanted & _read_stems(sentence)
     if kind in (*_MEASURED, "cause"):  # "¿cuántos días...?" meets every "nueve días": the unit is not the subject
-        shared -= _stems(" ".join(m.group(0) for m in HOLDS[kind].finditer(sentence)))
+        # (but "the daily charge" is the amount "per day")
+        shared -= _stems(" ".join(m.group(0) for m in HOLDS[kind].finditer(sentence))) - (
+            _TIME_UNITS if kind == "amount" else set())
     if kind == "amount":  # "what does COSCO charge for ...": "charged" says an amount, not which one
         shared -= _MONEY_WORDS
     return shared

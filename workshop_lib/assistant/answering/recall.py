@@ -398,8 +398,8 @@ def _merged_second_part(eng: Engine, data: Any, data_question: str, rec: persona
         return False
     extra = _second_part(data_question, data.uncovered, rec)
     more = assistant.answer_data(eng, extra) if extra else None
-    if more is None or more.text is None or more.plan is None or data.plan is None:
-        return False
+    if more is None or more.text is None or more.plan is None or data.plan is None or more.text == data.text:
+        return False  # (the same rows again answer the first part twice, not the second)
     first = data_question.replace(data.uncovered, " ")
     if not (_covers(first, data.plan) and _covers(extra or data.uncovered, more.plan)):
         return False
@@ -416,7 +416,8 @@ def _merged_voyage_part(eng: Engine, data: Any, question: str, rec: personal.Rec
     rest = next((c for c in assistant.clauses(question) if c.endswith(data.uncovered.strip())), data.uncovered)
     parts = _voyage_questions(rest, rec)
     answers = [assistant.answer_data(eng, p) for p in parts]
-    if not _all_shown(rest, parts, answers) or not _covers_all(question, [data.plan] + [a.plan for a in answers]):
+    if not _all_shown(rest, parts, answers) or not _covers_all(question, [data.plan] + [a.plan for a in answers]) \
+            or any(a.text == data.text for a in answers):
         return False
     data.text = "\n".join([str(data.text)] + [str(a.text) for a in answers])
     data.uncovered = None
@@ -451,7 +452,10 @@ def _a_day_the_data_does_not_hold(eng: Engine, question: str, told: str) -> bool
 
 def _all_shown(question: str, asked_parts: list[str], answers: list[Any]) -> bool:
     """Every part was answered with a plan that shows what it asks, and together they show all the question asks."""
+    # (two parts answered with the same rows are one part answered twice: "when does it land, and on what date does
+    # their free time run out?" is not the arrival date said again)
     return bool(answers) and all(a.text is not None and a.plan is not None for a in answers) and \
+        len({a.text for a in answers}) == len(answers) and \
         all(_covers(a_q, a.plan) for a_q, a in zip(asked_parts, answers, strict=True)) and \
         _covers_all(question, [a.plan for a in answers])
 

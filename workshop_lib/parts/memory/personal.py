@@ -807,18 +807,6 @@ def _supersede(eng: Engine, cand: PersonalCandidate, olds: list[Any], done: Writ
     return done
 
 
-def _with_what_it_leaves(cand: PersonalCandidate, olds: list[Any]) -> PersonalCandidate:
-    """"The pick-up moved to 4 June" after "Alder Farms' pick-up is 3 June, they load on 248E": a correction changes
-    what it says, not the rest; the values of the memories it supersedes in columns it does not name (the voyage)
-    stay, with it."""
-    if not olds:
-        return cand
-    said = {subject_of(t, c) for t, c, _ in cand.entities}
-    kept = list(dict.fromkeys((str(t), str(c), str(v)) for r in olds for t, c, v in (r.metadata or {}).get("entities") or []
-                              if t != OWN and subject_of(t, c) not in said))
-    return dataclasses.replace(cand, entities=(*cand.entities, *kept)) if kept else cand
-
-
 def _of_the_kind_corrected(eng: Engine, cand: PersonalCandidate, olds: list[Any]) -> PersonalCandidate:
     """"We've switched our Shanghai forwarding to Huanan Freight" after "our forwarder is Jadeline": a name
     said after "to" that no port of the data has replaces a name, so it is one (not a place gone to)."""
@@ -848,7 +836,6 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
         return None  # ("the haulier that keeps missing our Felixstowe slots": nothing new, and the name told stays)
     if not supersede:
         olds = []
-    cand = _with_what_it_leaves(cand, olds)
     meta = _memory_meta(cand, value, olds, thread_id)
     new_id = eng.store.add_records([RecordDraft(cand.text, metadata=meta, user_id=user_id, agent_id=agent_id)], "fact")[0]
     return _supersede(eng, cand, olds, Written(new_id, text=cand.text, subject=cand.subject, names=tuple(own_names_of(cand.entities))), user_id)

@@ -362,9 +362,9 @@ def _span(question: str, found: list[Event]) -> Answer | None:
     if len(best) > 2 and sum(bool(e.data) for e in best) == 1:
         best = [e for e in best if e.data]  # ("after the ship arrived": the data's day, and the one day of theirs)
     if len(best) == 1 and _moved_from(best[0], found) is None:
-        # ("days before 248E sails is the pick-up": the pick-up leads; the other end is the next best of another thing)
+        # ("days before 248E sails is the pick-up": the pick-up leads; the other end is the data's day named best)
         lead = _as_moved(best[0], found)
-        rest = [e for e in found if _as_moved(e, found) is not lead]
+        rest = [e for e in found if e.data and _as_moved(e, found) is not lead]  # (the data's day of theirs)
         best += second if len(second := _best(words, rest, want=1)) == 1 else []
     named = _ends(question, found) or _with_the_day_told(question, found, sorted(best, key=lambda e: e.date))
     if len(named) == 1 and (moved := _moved_from(named[0], found)) is not None:
