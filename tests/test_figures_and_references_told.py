@@ -232,3 +232,30 @@ def test_days_a_box_sat_after_the_ship_arrived(service):
     ])
     assert said[2][1] in GROUNDED and said[2][0].startswith("8 days"), said[2]
 
+
+
+def test_their_milestones_in_order(service):
+    said = _talk(service, [("t1", "For Hanwell Cosmetics I submitted the VGM on 28 May."),
+                           ("t2", "Forgot to mention: Hanwell's booking confirmation came in on 21 May, and I filed the "
+                                  "SI on 31 May."),
+                           ("t3", "Put Hanwell's milestones in order for me - what came first?")])
+    answer = said[2][0]
+    assert said[2][1] in GROUNDED and answer.index("21 May") < answer.index("28 May") < answer.rindex("31 May"), said[2]
+
+
+def test_days_left_count_from_the_data_date_and_never_to_a_day_gone_by(service):
+    said = _talk(service, [("t1", "Our rate with Bramley Haulage goes up from 20 June."),
+                           ("t2", "How many days left until the higher Bramley rate kicks in?"),
+                           ("t3", "Our rate with Cotswold Haulage went up on 1 May."),
+                           ("t4", "How many days left until the higher Cotswold rate kicks in?")])
+    assert said[1][1] in GROUNDED and said[1][0].startswith("18 days"), said[1]  # (the data is stated as of 2 June)
+    assert said[3][1] not in GROUNDED, said[3]
+
+
+def test_news_of_a_change_is_no_request_to_change_the_data():
+    from workshop_lib.assistant.answering import router
+    for news in ("Change of plan, the trucker couldn't make it: gate-in moves to 4 June.",
+                 "update on the Busan box: it was rolled", "Change for Alder Farms, the pick-up moved to 4 June."):
+        assert router.WRITE_REQUEST_RE.search(news) is None, news
+    for request in ("change the status of voyage 874E to COMPLETED", "please update voyage 874E to arrived"):
+        assert router.WRITE_REQUEST_RE.search(request) is not None, request

@@ -1999,7 +1999,8 @@ def _from_timeline(eng: Engine, question: str, user_id: str, agent_id: str) -> C
     held = _days_of_their_voyages(eng, user_id, agent_id)
     if not _told_time_asked(question, values, held):
         return None
-    found = timeline.answer(eng, question, user_id=user_id, agent_id=agent_id, year=year, held=held)
+    found = timeline.answer(eng, question, user_id=user_id, agent_id=agent_id, year=year, held=held,
+                            as_of=planner.reference_date(schema))
     if found is None:
         return None
     sources = [{"record_id": e.message_id, "subject": "the data" if e.data else f"what you said, {e.said_at[:16]}",

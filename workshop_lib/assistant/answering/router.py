@@ -124,7 +124,8 @@ WRITE_REQUEST_RE = re.compile(
     r"(?:mark|change|update|cancel|delete|remove|rename|reschedule|reassign|modify|edit|overwrite|insert|"
     r"create|register|add\b(?!(?:\s+\w+){0,3}\s+up\b)|"  # "add them up" is a sum, not a write
     r"set\b(?=[^?]*(?:\bto\b|\bas\b|=)))\b"  # "set temp on X?" asks for the set point
-    r"(?!\s*[:\u2013\u2014]|\s+-\s)", _FLAGS)  # "Update: the shipper revised ...": news, not a request
+    # "Update: the shipper revised ...", "Change of plan, ...", "update on the Busan box": news, not a request
+    r"(?!\s*[:\u2013\u2014]|\s+-\s|\s+(?:of|for|on)\b)", _FLAGS)
 # the same verbs starting a later clause, said of the data's records ("SITC's gone bust, delete them from the
 # carriers table"): a request too
 WRITE_LATER_RE = re.compile(r"[.,;!?]\s+(?:(?:please|kindly|can you|could you|then|so|and)\s+)*"

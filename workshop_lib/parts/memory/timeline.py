@@ -352,6 +352,8 @@ def _as_moved(event: Event, found: list[Event]) -> Event:
 
 # a day said as moved: the change's length is from the day it replaced
 _MOVED_DAY = frozenset(_roots("extended postponed delayed pushed moved rescheduled brought"))
+_MOVED_SAID = re.compile(r"\b(?:extended|extends?|postponed|postpones?|delayed|delays?|pushed|moved|rescheduled|brought)\b",
+                         re.I)
 
 
 def _span(question: str, found: list[Event]) -> Answer | None:
@@ -361,7 +363,7 @@ def _span(question: str, found: list[Event]) -> Answer | None:
     best = _best(words, found, want=2)
     if len(best) > 2 and sum(bool(e.data) for e in best) == 1:
         best = [e for e in best if e.data]  # ("after the ship arrived": the data's day, and the one day of theirs)
-    if len(best) == 1 and _moved_from(best[0], found) is None:
+    if len(best) == 1 and not best[0].data and _moved_from(best[0], found) is None:
         # ("days before 248E sails is the pick-up": the pick-up leads; the other end is the data's day named best)
         lead = _as_moved(best[0], found)
         rest = [e for e in found if e.data and _as_moved(e, found) is not lead]  # (the data's day of theirs)
@@ -416,8 +418,8 @@ def _moved_from(event: Event, found: list[Event]) -> Event | None:
     the event does not say a day moved, or no such day was told."""
     # (the clause's words, or its sentence's when the clause says only the day: "..., it's 13 June now")
     said = event.own if event.own - _TIME_WORDS else event.words
-    if not said & _MOVED_DAY:
-        return None
+    if not (said & _MOVED_DAY and _MOVED_SAID.search(event.text)):
+        return None  # (the verb as said: "moved", not "EUR 335 per move")
     words = set(said - _MOVED_DAY - _TIME_WORDS)
     # (two words shared; one of a short sentence: "they pushed the appointment back a day")
     before = [e for e in found if e.said_at < event.said_at and e.message_id != THIS_TURN
@@ -448,21 +450,31 @@ def _today_told(question: str, found: list[Event], year: int) -> datetime.date |
     return told[-1].date if told else None
 
 
-def _from_today(question: str, found: list[Event], year: int = 0) -> Answer | None:
+_STILL_TO_COME = re.compile(r"\b(?:left|until|till|to go|remain\w*|away|kicks? in|starts?)\b", re.I)
+_GONE_BY = re.compile(r"\b(?:ago|since)\b", re.I)
+
+
+def _from_today(question: str, found: list[Event], year: int = 0, as_of: datetime.date | None = None) -> Answer | None:
     """"How many days ago was the first gate-in, counting from today, 2 June?", "how many days left until
-    my doc cut-off?": the day told today is, and the one event the other words name (the latest told of
-    those they name alike: a day moved is said again in the same words)."""
-    today = _today_told(question, found, year)
+    my doc cut-off?": the day told today is (else the data's own date, `as_of`), and the one event the other
+    words name (the latest told of those they name alike: a day moved is said again in the same words)."""
+    today = _today_told(question, found, year) or as_of
     others = [e for e in found if _TODAY not in e.own and e.message_id != THIS_TURN]
     named = _best(_distinctive(question, others) - {_TODAY}, others, want=1)
-    if today is None or not named or named[-1].date == today:
+    event = named[-1] if named else None
+    if event is not None and not _ORIGINAL.search(question):
+        event = _as_moved(event, found)  # ("until the higher rate kicks in" after "the increase is postponed to 15 June")
+    if today is None or event is None or event.date == today:
         return None
-    event = named[-1]
+    if (event.date < today and _STILL_TO_COME.search(question)) or (event.date > today and _GONE_BY.search(question)):
+        return None  # ("how many days left until ..." of a day already past: not the day they mean)
     days = abs((event.date - today).days)
     ends = (event, today) if event.date < today else (today, event)
     today_word = "today, " if re.search(r"\btoday\b", question, re.I) or not dates_in(question, year) else ""
+    if today == as_of and _today_told(question, found, year) is None:
+        today_word = "the data's date, "  # (no day said today: the day the data is stated as of)
     said = [_said(e) if isinstance(e, Event) else f"{today_word}{day_said(e)}" for e in ends]
-    return Answer(f"{days} days: from {said[0]} to {said[1]}.", (event,))
+    return Answer(f"{days} day{'s' if days != 1 else ''}: from {said[0]} to {said[1]}.", (event,))
 
 
 def _one_date(question: str, found: list[Event]) -> Answer | None:
@@ -478,6 +490,21 @@ def _one_date(question: str, found: list[Event]) -> Answer | None:
     if _shared(unsaid, named[0].around):
         return None
     return Answer(f"On {_said(named[0])}.", (named[0],))
+
+
+# "put the milestones in order", "in chronological order", "what's the sequence": every day told, earliest first
+_IN_ORDER = re.compile(r"\b(?:in (?:date |chronological |time )?order|chronolog\w*|sequence|timeline)\b", re.I)
+
+
+def _in_order(question: str, found: list[Event]) -> Answer | None:
+    """"Put Hanul's milestones in order - what came first?": the days of theirs the question's words point at (its
+    name, its thing), earliest first; None unless at least two are."""
+    words = _distinctive(question, found)
+    named = sorted({id(e): e for e in found if e.date != UNDATED and not e.data and e.message_id != THIS_TURN
+                    and _shared(words, e.words)}.values(), key=lambda e: e.date)
+    if len(named) < 2:
+        return None
+    return Answer("In order: " + "; ".join(_said(e) for e in named) + ".", tuple(named))
 
 
 # "... and what is it now?": the day as it stands, beside the one it was first
@@ -570,6 +597,8 @@ def _steps(question: str) -> list[Step]:
         steps.append(_span)
     if _ORIGINAL.search(question) and _NOW_TOO.search(question):
         steps.append(_before_and_now)
+    if _IN_ORDER.search(question):
+        steps.append(_in_order)
     if _DATE.search(question):
         steps.append(_one_date)
     if _HAPPENED.search(question) and re.search(rf"\b(?:{_MONTH})\b|\d{{4}}-\d{{2}}-\d{{2}}", question, re.I):
@@ -578,10 +607,11 @@ def _steps(question: str) -> list[Step]:
 
 
 def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int,
-           held: Sequence[Event] = ()) -> Answer | None:
+           held: Sequence[Event] = (), as_of: datetime.date | None = None) -> Answer | None:
     """The answer from the user's dated events to a question about time, or None (not about time,
     or its words do not point at the events it needs). `held`: the days the data holds of their things
-    (data_event), read beside the ones they told ("between the ship's ETA and our deadline")."""
+    (data_event), read beside the ones they told ("between the ship's ETA and our deadline"); `as_of`: the date the
+    data is stated as of, today when they never said which day today is."""
     steps = _steps(question)
     if not steps:
         return None
@@ -595,6 +625,7 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int
         return None
     # the first kind the question asks is the one answered: a span that cannot be worked out is no
     # reason to answer with the latest date instead
-    step = functools.partial(steps[0], year=year) if steps[0] in (_on_date, _from_today) else steps[0]
+    step = functools.partial(steps[0], year=year) if steps[0] is _on_date else \
+        functools.partial(_from_today, year=year, as_of=as_of) if steps[0] is _from_today else steps[0]
     result = step(question, [e for e in found if e.date != UNDATED])
     return None if result is None or _undated_since(result, found) else result
