@@ -452,13 +452,16 @@ def _today_told(question: str, found: list[Event], year: int) -> datetime.date |
 
 _STILL_TO_COME = re.compile(r"\b(?:left|until|till|to go|remain\w*|away|kicks? in|starts?)\b", re.I)
 _GONE_BY = re.compile(r"\b(?:ago|since)\b", re.I)
+_FROM_NOW = re.compile(r"\b(?:today|now|ago|left|remain\w*|to go|from now)\b", re.I)
 
 
 def _from_today(question: str, found: list[Event], year: int = 0, as_of: datetime.date | None = None) -> Answer | None:
     """"How many days ago was the first gate-in, counting from today, 2 June?", "how many days left until
     my doc cut-off?": the day told today is (else the data's own date, `as_of`), and the one event the other
     words name (the latest told of those they name alike: a day moved is said again in the same words)."""
-    today = _today_told(question, found, year) or as_of
+    told_today = _today_told(question, found, year)
+    # (the data's date stands for today only when the question counts from now in so many words)
+    today = told_today or (as_of if _FROM_NOW.search(question) else None)
     others = [e for e in found if _TODAY not in e.own and e.message_id != THIS_TURN]
     named = _best(_distinctive(question, others) - {_TODAY}, others, want=1)
     event = named[-1] if named else None
@@ -468,10 +471,13 @@ def _from_today(question: str, found: list[Event], year: int = 0, as_of: datetim
         return None
     if (event.date < today and _STILL_TO_COME.search(question)) or (event.date > today and _GONE_BY.search(question)):
         return None  # ("how many days left until ..." of a day already past: not the day they mean)
+    if told_today is None and any(e.said_at > event.said_at and not e.data and e.date != UNDATED
+                                  and personal.CHANGE.search(e.text) for e in found):
+        return None  # (a later change they told may be of this day, in words that do not name it: unsure)
     days = abs((event.date - today).days)
     ends = (event, today) if event.date < today else (today, event)
     today_word = "today, " if re.search(r"\btoday\b", question, re.I) or not dates_in(question, year) else ""
-    if today == as_of and _today_told(question, found, year) is None:
+    if told_today is None:
         today_word = "the data's date, "  # (no day said today: the day the data is stated as of)
     said = [_said(e) if isinstance(e, Event) else f"{today_word}{day_said(e)}" for e in ends]
     return Answer(f"{days} day{'s' if days != 1 else ''}: from {said[0]} to {said[1]}.", (event,))
@@ -492,8 +498,8 @@ def _one_date(question: str, found: list[Event]) -> Answer | None:
     return Answer(f"On {_said(named[0])}.", (named[0],))
 
 
-# "put the milestones in order", "in chronological order", "what's the sequence": every day told, earliest first
-_IN_ORDER = re.compile(r"\b(?:in (?:date |chronological |time )?order|chronolog\w*|sequence|timeline)\b", re.I)
+# "put the milestones in order", "in chronological order": every day told, earliest first
+_IN_ORDER = re.compile(r"\b(?:in (?:date |chronological |time )?order|chronological\w*)\b", re.I)
 
 
 def _in_order(question: str, found: list[Event]) -> Answer | None:
