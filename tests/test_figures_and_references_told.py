@@ -259,3 +259,12 @@ def test_news_of_a_change_is_no_request_to_change_the_data():
         assert router.WRITE_REQUEST_RE.search(news) is None, news
     for request in ("change the status of voyage 874E to COMPLETED", "please update voyage 874E to arrived"):
         assert router.WRITE_REQUEST_RE.search(request) is not None, request
+
+
+def test_a_sentence_that_only_names_a_container_names_no_one(docs_eng):
+    from workshop_lib.assistant.answering.answer import answer_question
+    answered = answer_question(docs_eng, "Who invented the shipping container?")
+    assert answered.mode not in GROUNDED, answered.answer
+    answered = answer_question(docs_eng, "COSCO reefer plug-in at the terminal before loading - how many hours are free "
+                                         "and what's the daily charge after that?")
+    assert answered.mode in GROUNDED and "24 hours" in answered.answer and "USD 45" in answered.answer, answered.answer

@@ -423,6 +423,12 @@ def _each_part(question: str, ranked: list[tuple[int, str]], ident: set[str]) ->
     return " … ".join(dict.fromkeys(s for s in found if s))
 
 
+# the words of the things every document of the corpus speaks of (ships, boxes, cargo, ports), as the reader compares
+# them: sharing only those, a sentence is not about what a question asks
+_THINGS_EVERY_DOCUMENT_NAMES = frozenset(word_root(w)[:6] for w in """ship ships shipping vessel vessels container
+containers box boxes cargo port ports carrier carriers voyage voyages""".split())
+
+
 # where a second question starts: after a question mark, or at "and" before an interrogative
 _SECOND_QUESTION = re.compile(
     r"\?\s+(?=\S)|\s+(?:and|y|et|und)\s+(?=(?:how|what|which|who|where|when|qu[eé]|cu[aá]\w*|c[oó]mo|d[oó]nde|"
@@ -474,6 +480,8 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
     # a cause is seldom said with the words of what it caused: the lead document's first one answers
     if best is None or (best[0] <= 0 and kind != "cause") or _said_elsewhere(subject, ranked, best[1]):
         return None
+    if kind in ("party", "person") and not _shared_subject(wanted, kind, best[1]) - _THINGS_EVERY_DOCUMENT_NAMES:
+        return None  # ("who invented the shipping container?": a sentence that only says "container" names no one for it)
     return best[1]
 
 
