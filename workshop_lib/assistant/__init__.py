@@ -911,11 +911,17 @@ def _shown_by_its_kind(part: str, spec: planner.Spec, showing: tuple[list[Any], 
     if re.search(planner.ASKS_CONTENTS, part, re.I):
         # "and what's in them?": the rows inside shown; "what's inside and what temperature ...": the goods not shown
         return bool(spec.inside_of) or (spec.target == "CARGO_ITEMS" and spec.action in ("list", "lookup"))
-    if _HOW_MUCH_IS_IT.match(part) and any(c.numeric for c in showing[0]):
+    return _shown_beside_the_rows(part, showing[0])
+
+
+def _shown_beside_the_rows(part: str, columns: list[Any]) -> bool | None:
+    """A part that asks only what the rows show beside them: "and how much is it?" (a figure), "and how many
+    days?" (a figure in that unit), "and which one?" (the rows' names); None when it asks more."""
+    if _HOW_MUCH_IS_IT.match(part) and any(c.numeric for c in columns):
         return True  # "which box has the lowest VGM, and how much is it?": the figure is shown beside it
-    if (m := _HOW_MANY_UNITS.match(part)) is not None and any(c.numeric and c.unit == m.group(1).lower() for c in showing[0]):
+    if (m := _HOW_MANY_UNITS.match(part)) is not None and any(c.numeric and c.unit == m.group(1).lower() for c in columns):
         return True  # "which voyage has the longest transit, and how many days?": its figure is in days
-    if _WHICH_ONE.match(part) and any(c.name.endswith(("_NAME", "_NUMBER")) for c in showing[0]):
+    if _WHICH_ONE.match(part) and any(c.name.endswith(("_NAME", "_NUMBER")) for c in columns):
         return True  # "when's the next vessel due in, and which one?": the rows are shown by name
     return None
 

@@ -463,19 +463,32 @@ def _best_sentence(question: str, kind: str | None, ranked: list[tuple[int, str]
     # ("From July, where do ships go ...?": July says when, not what; without a kind asked no clause is the asking one)
     quartered = set(ident) | (_context_words(question) if kind is not None else set())
     best: tuple[float, str] | None = None
-    unit = _UNIT_ASKED.search(question) if kind == "duration" else None
-    in_unit = [s for _, s in ranked if unit and _holds(kind or "", s, question)
-               and re.search(rf"\d\s*(?:working |calendar )?{unit.group(1)[:-1]}s?\b", s, re.I)]
+    in_unit = _in_the_unit_asked(question, kind, ranked)
     for rank, sentence in ranked:
-        if kind is not None and not _holds(kind, sentence, question):
-            continue
-        if in_unit and sentence not in in_unit:
+        if (kind is not None and not _holds(kind, sentence, question)) or (in_unit and sentence not in in_unit):
             continue  # ("how many hours are free": a length in hours, when one is said, not "10 days before")
         shared = _shared_subject(wanted, kind, sentence)
         score = sum((1 + math.log(len(ranked) / df[w])) * (0.25 if w in quartered else 1) for w in shared) - 0.1 * rank
         score += 1 if in_unit else 0  # (the unit asked, said with a number, is what the question asks for)
         if best is None or score > best[0]:
             best = (score, sentence)
+    return _answers(question, kind, ranked, ident, best)
+
+
+def _in_the_unit_asked(question: str, kind: str | None, ranked: list[tuple[int, str]]) -> list[str]:
+    """The sentences that say a length in the unit the question asks it in ("how many hours"); [] when it asks none."""
+    unit = _UNIT_ASKED.search(question) if kind == "duration" else None
+    if unit is None:
+        return []
+    return [s for _, s in ranked if _holds("duration", s, question)
+            and re.search(rf"\d\s*(?:working |calendar )?{unit.group(1)[:-1]}s?\b", s, re.I)]
+
+
+def _answers(question: str, kind: str | None, ranked: list[tuple[int, str]], ident: set[str] | frozenset[str],
+             best: tuple[float, str] | None) -> str | None:
+    """The best sentence, unless it shares nothing that counts, the question's own subject is said elsewhere, or
+    for "who" it shares only the things every document speaks of."""
+    wanted = _stems(question)
     subject = wanted - ident - _MONEY_WORDS - _context_words(question)
     # a cause is seldom said with the words of what it caused: the lead document's first one answers
     if best is None or (best[0] <= 0 and kind != "cause") or _said_elsewhere(subject, ranked, best[1]):

@@ -446,25 +446,33 @@ def _how_many_units(words: _Words, schema: Schema, spec: Spec) -> None:
     if m is None or spec.action not in ("count", "list", "lookup"):
         return
     unit = m.group(1).lower()
-    kinds = _KINDS_OF_UNIT.get(unit, {unit})
+    held = _column_in_unit(schema, spec, _KINDS_OF_UNIT.get(unit, {unit}))
+    if held is None:  # several (a box's tare and gross weight): the words that name one decide, as before
+        return
+    if _one_figure_of_several(words, spec, unit):
+        spec.action, spec.fn, spec.measure, spec.show = "aggregate", "SUM", held, []
+    else:
+        spec.action, spec.show = "list", [held]
+    if unit != "teu":
+        spec.convert = unit
+
+
+def _column_in_unit(schema: Schema, spec: Spec, kinds: set[str]) -> Column | None:
+    """The one column of the rows in that kind of unit; a column named already only when it is that one."""
     held = [c for c in schema.columns.get(spec.target, []) if (c.unit or "").lower() in kinds]
     shown = [c for c in spec.show if c.numeric]
     if shown:  # a column named already: summed when it is the one in that unit
         held = shown if len(shown) == 1 and (shown[0].unit or "").lower() in kinds and shown[0].table == spec.target else []
-    if len(held) != 1:  # several (a box's tare and gross weight): the words that name one decide, as before
-        return
-    # "add up the boxes at sea: how many TEU?"; "how many kg of shrimp are on 874E": one figure of several rows
-    # (not a speed or a length; "by how many tonnes does A beat B" is a difference)
+    return held[0] if len(held) == 1 else None
+
+
+def _one_figure_of_several(words: _Words, spec: Spec, unit: str) -> bool:
+    """"Add up the boxes at sea: how many TEU?"; "how many kg of shrimp are on 874E": one total of several rows
+    (not of a speed or a length; "by how many tonnes does A beat B" is a difference; "each" asks every row's)."""
     additive = unit in ("tonnes", "tons", "kg", "kilograms", "kilos", "teu") and not derived.asks_difference(words.text)
-    if (_aggregate_asked(words) == "SUM" or additive and spec.filters and not words.has(r"each|per|every|apiece|individually")) \
-            and not _names_one_row(spec):
-        spec.action, spec.fn, spec.measure, spec.show = "aggregate", "SUM", held[0], []
-        if unit != "teu":
-            spec.convert = unit
-        return
-    spec.action, spec.show = "list", [held[0]]
-    if unit != "teu":
-        spec.convert = unit
+    asked = _aggregate_asked(words) == "SUM" or (additive and bool(spec.filters)
+                                                 and not words.has(r"each|per|every|apiece|individually"))
+    return asked and not _names_one_row(spec)
 
 
 def _units_of_the_rows_above(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -1018,11 +1026,15 @@ def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: s
     for col in named:
         if spec.action in ("aggregate", "count") and col == schema.name_column(col.table):
             continue  # "the mean speed of all the ships with a live position": one figure, no names beside it
-        if col.table not in below and col.ref not in used_columns and col.ref not in {f.column.ref for f in spec.filters} \
-                and col != spec.measure and col != spec.group and col not in spec.show \
-                and (col.table == spec.target or schema.is_parent_path(spec.target, col.table)
-                     or _the_trip_found(schema, spec, col.table)):
+        taken = col.ref in used_columns or col.ref in {f.column.ref for f in spec.filters} or \
+            col in (spec.measure, spec.group) or col in spec.show
+        if col.table not in below and not taken and _one_beside_each_row(schema, spec, col.table):
             spec.show.append(col)  # ("ships bound for Rotterdam, and their arrival dates": the voyage found's)
+
+
+def _one_beside_each_row(schema: Schema, spec: Spec, table: str) -> bool:
+    """The table's row beside each row listed is one: the target's own, the one above it, or the trip found."""
+    return table == spec.target or schema.is_parent_path(spec.target, table) or _the_trip_found(schema, spec, table)
 
 
 def _the_trip_found(schema: Schema, spec: Spec, table: str) -> bool:
@@ -1132,8 +1144,7 @@ def _show_dates_filtered(schema: Schema, spec: Spec) -> None:
     there in June": each ship's day, from the voyage its voyage number is shown for), when each row listed
     meets one such day."""
     for f in spec.filters:
-        table = f.column.table
-        one_each = table == spec.target or schema.is_parent_path(spec.target, table) or _the_trip_found(schema, spec, table)
+        one_each = _one_beside_each_row(schema, spec, f.column.table)
         if spec.action == "list" and f.column.is_date and f.column not in spec.show and one_each \
                 and (f.op in (">", "<", ">=", "<=") or (f.op == "between" and f.value != f.value2)):
             spec.show.append(f.column)
@@ -1377,12 +1388,8 @@ def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
                              re.I):
         raise NoPlan("it asks about the voyage after the one sailing now, which one query here does not pick")
     found = _voyage_under_way(schema)
-    if found is None or (not current and not _now_is_a_voyages(words, schema, spec, found[0])):
+    if found is None or not _now_of_a_voyage(words, schema, spec, current, found[0]):
         return
-    if current and re.search(r"\b(?:it|they)\b", current.group(0), re.I) and not _now_said(words) \
-            and spec.target != found[0] and schema.is_parent_path(spec.target, found[0]) \
-            and not any(schema.is_parent_path(found[0], f.column.table) for f in spec.filters):
-        return  # "the heaviest box and the voyage it's on": the one voyage each box belongs to, any status
     voyage_table, status, value = found
     if any(f.role for f in spec.filters) and spec.target_role is not None:
         raise NoPlan("it asks about voyages sailing now, and one query here cannot tie that to the port's voyages")
@@ -1390,6 +1397,21 @@ def _current_voyage(words: _Words, schema: Schema, spec: Spec) -> None:
         spec.filters.append(Filter(status, "=", value, f"with {_label(status)} {value}"))
     elif current:
         raise NoPlan("it asks about voyages sailing now, and one query here cannot tie that to the rows it lists")
+
+
+def _now_of_a_voyage(words: _Words, schema: Schema, spec: Spec, current: re.Match[str] | None, voyage_table: str) -> bool:
+    """"Right now" of rows a voyage under way holds; a voyage said current, unless it is a box's own."""
+    if current is None:
+        return _now_is_a_voyages(words, schema, spec, voyage_table)
+    return not _its_own_voyage(words, schema, spec, current, voyage_table)
+
+
+def _its_own_voyage(words: _Words, schema: Schema, spec: Spec, current: re.Match[str], voyage_table: str) -> bool:
+    """"The voyage it's on" said of rows that belong to one voyage each (a box), with no ship named and no "now":
+    their own voyage, not the one under way."""
+    return bool(re.search(r"\b(?:it|they)\b", current.group(0), re.I)) and not _now_said(words) \
+        and spec.target != voyage_table and schema.is_parent_path(spec.target, voyage_table) \
+        and not any(schema.is_parent_path(voyage_table, f.column.table) for f in spec.filters)
 
 
 def _reaches_one_voyage(schema: Schema, spec: Spec, voyage_table: str, current: bool) -> bool:
@@ -2810,7 +2832,8 @@ def _aggregate_asked(words: _Words) -> str | None:
 
 # "its next sailing", "where's she sailing to next": the first voyage to leave after the data's date
 # ("which vessel leaves Santos next", "the next ship to leave Santos": the leaving verb, a few words from "next")
-_NEXT = (r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|next\s+(?:sail|leave|depart)s?\b|(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next|"
+_NEXT = (r"next\s+(?:[\w'-]+\s+){0,3}?(?:sailing|voyage|departure|trip|run)s?|next\s+(?:sail|leave|depart)s?\b|"
+         r"(?:sail\w*|go(?:es|ing)?|head\w*)\s+(?:to\s+)?next|"
          r"(?:leav\w*|depart\w*|sail\w*)\s+(?:[\w'-]+\s+){1,3}?next\b|next\s+(?:[\w'-]+\s+){0,2}?to\s+(?:leave|sail|depart)\b")
 
 
@@ -2940,8 +2963,8 @@ def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, co
 def _one_date_of_rows_named(words: _Words, schema: Schema, spec: Spec) -> Column | None:
     """"Which ship sent the latest position": the one date of the one other table the words name by its
     noun (when the positions were reported), not a voyage's departure."""
-    dated = [own for table in sorted({table_of_noun(w) for _, _, w in words.raw} - {None, spec.target})
-             if (own := [c for c in schema.columns.get(str(table), []) if c.is_date])]
+    named = {t for _, _, w in words.raw if (t := table_of_noun(w)) is not None and t != spec.target}
+    dated = [own for table in sorted(named) if (own := [c for c in schema.columns.get(table, []) if c.is_date])]
     one = len(dated) == 1 and len(dated[0]) == 1 and schema.path(spec.target, dated[0][0].table)
     return dated[0][0] if one else None
 
@@ -2962,15 +2985,7 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     many as the words say."""
     word, concept, direction = sup
     named_time = _one_date_of_rows_named(words, schema, spec) if word in _OF_TIME else None
-    col = named_time or _worked_out_of(schema, spec, concept, measure, words.text)
-    if (when := _time_of_the_figure(schema, word, measure, words.text)) is not None:
-        # "the last speed reported by the Ever Acme": the speed of the latest report, not the highest speed
-        spec.show += [measure] if measure is not None and measure not in spec.show else []
-        col, measure = when, None
-    if col is None and concept:
-        col = _ordered_by_concept(words, schema, spec, word, concept)
-    if col is None:
-        raise NoPlan(f"'{word}' of what: it names no column to order by")
+    col, measure = _ordered_by(words, schema, spec, sup, measure, named_time)
     _rows_below_ordered(schema, spec, word, col)  # "which ship is next due at X": by the voyage's arrival named
     spec.action, spec.measure, spec.direction = "top", col, direction
     _after_the_data_date(schema, spec, word, col)
@@ -2980,6 +2995,23 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     spec.n = 1 if word == "first" else _top_count(words, word)  # "which ... arrives first": one
     used.add(col.ref)
     _per_row_of_target(words, schema, spec, fn)
+
+
+def _ordered_by(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str | None, str], measure: Column | None,
+                named_time: Column | None) -> tuple[Column, Column | None]:
+    """(the column a superlative orders by, the measure left): the one date of the rows named, what the measure is
+    worked out from, the time of a figure said "last" (then no measure), or the column of its concept."""
+    word, concept, _ = sup
+    col = named_time or _worked_out_of(schema, spec, concept, measure, words.text)
+    if (when := _time_of_the_figure(schema, word, measure, words.text)) is not None:
+        # "the last speed reported by the Ever Acme": the speed of the latest report, not the highest speed
+        spec.show += [measure] if measure is not None and measure not in spec.show else []
+        col, measure = when, None
+    if col is None and concept:
+        col = _ordered_by_concept(words, schema, spec, word, concept)
+    if col is None:
+        raise NoPlan(f"'{word}' of what: it names no column to order by")
+    return col, measure
 
 
 _OF_TIME = ("last", "latest", "earliest")

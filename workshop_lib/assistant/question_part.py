@@ -141,7 +141,7 @@ def _sentences_apart(parts: list[str]) -> tuple[str, str, bool] | None:
     before the first question, and after it those that state something of their own ("is the Manulani
     still due on the 4th? Pacifica has a reefer on her, SEGU1543995."), not one that says how to answer
     ("dates please"); None otherwise."""
-    first = next((i for i, p in enumerate(parts) if _asks(p) and not (_ONLY_LOOK.match(p) and i + 1 < len(parts))), None)
+    first = next((i for i, p in enumerate(parts) if _asks_of_its_own(p, i + 1 < len(parts))), None)
     if first is None:
         return None
     after = [i for i, p in enumerate(parts) if i > first and _states_its_own(p)]
@@ -149,6 +149,11 @@ def _sentences_apart(parts: list[str]) -> tuple[str, str, bool] | None:
         return None
     return (" ".join(p for i, p in enumerate(parts) if i < first or i in after),
             " ".join(p for i, p in enumerate(parts) if i >= first and i not in after), False)
+
+
+def _asks_of_its_own(sentence: str, more: bool) -> bool:
+    """A sentence that asks, other than one only asking to look at a thing the next sentences ask about."""
+    return _asks(sentence) and not (more and _ONLY_LOOK.match(sentence))
 
 
 def _asks(sentence: str) -> bool:

@@ -43,7 +43,8 @@ _LEAVING = re.compile(r"\b(?:leav\w*|left|depart\w*|sail(?:s|ed)?\b(?!\s+(?:in|i
 # a sentence that gives a deadline: the word (or what ends on it: "the letter of credit expires on 30 June"), or a
 # day said as the latest ("by 18 June", "no later than the
 # thirtieth of May"; not "gated in by the haulier on 26 May")
-_SAID = re.compile(r"\b(?:deadlines?|at the latest|expir\w*|cut-?offs?|valid (?:until|till|through)|runs? out|lapses?)\b|\b(?:by|before|no later than)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|"
+_SAID = re.compile(r"\b(?:deadlines?|at the latest|expir\w*|cut-?offs?|valid (?:until|till|through)|runs? out|lapses?)\b|"
+                   r"\b(?:by|before|no later than)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|"
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|"
                    r"(?:first|second|third|fourth|fifth|[a-z]+(?:th|st|nd|rd))\s+of\b|(?:twenty|thirty)[- ]?[a-z]+\s+of\b)", re.I)
 
@@ -133,11 +134,7 @@ def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
     """The day of the one vessel (or voyage: "booked on 289E") the first text naming any names, at the port the
     deadline names if it names one."""
     _, values = assistant.knowledge(scoped)
-    named = [{(lk.table, lk.value) for lk in values.links(t) if lk.how == "exact"
-              and (lk.table, lk.column) in (("VESSELS", "VESSEL_NAME"), ("VOYAGES", "VOYAGE_NUMBER"))} for t in texts if t]
-    found = next((v for v in named if v), set())
-    # ("voyage 289E (YM Tiptop)": the voyage says which of the ship's days)
-    found = {(t, v) for t, v in found if t == "VOYAGES"} or found
+    found = _the_ship_or_voyage_named(values, texts)
     ports = {lk.value for lk in values.links(told.text) if lk.table == "PORTS"}
     if len(found) != 1 or len(ports) > 1:
         return None
@@ -145,6 +142,18 @@ def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
     asked = answer_question(scoped, _when_does(f"{'voyage ' if table == 'VOYAGES' else ''}{value}", ports, want.event))
     day = _day_meant(asked.answer, want) if asked.mode == "rag" else None
     return (asked, day) if day is not None else None
+
+
+_SHIP_OR_VOYAGE = (("VESSELS", "VESSEL_NAME"), ("VOYAGES", "VOYAGE_NUMBER"))
+
+
+def _the_ship_or_voyage_named(values: Any, texts: list[str]) -> set[tuple[str, Any]]:
+    """(table, value) of the ships and voyages the first text naming any names; its voyages only when it names one
+    ("voyage 289E (YM Tiptop)": the voyage says which of the ship's days)."""
+    named = [{(lk.table, lk.value) for lk in values.links(t) if lk.how == "exact" and (lk.table, lk.column) in _SHIP_OR_VOYAGE}
+             for t in texts if t]
+    found = next((v for v in named if v), set())
+    return {(t, v) for t, v in found if t == "VOYAGES"} or found
 
 
 def _when_does(vessel: str, ports: set[str], event: str) -> str:

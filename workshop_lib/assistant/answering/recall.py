@@ -868,7 +868,7 @@ def _the_kind_asked_in_it(question: str, rec: personal.Recalled) -> personal.Rec
     names (or the one name or sum asked); "what was the booking number?" of a memory recalled by its
     carrier: the one reference of theirs it names. Else the memory as recalled."""
     kind = _kind_asked(question)
-    if kind == own_values.CODE and (said := _code_said_after_the_noun(question, rec)) is not None:
+    if (said := _the_code_asked(question, kind, rec)) is not None:
         return said  # "what was their booking number?" of "their 2 boxes on 452E, booking SAV-66120": that reference
     if kind is None or _value_kind(rec) == kind or any(t == rec.table for _, t in personal.question_nouns(question)):
         return rec
@@ -882,6 +882,10 @@ def _the_kind_asked_in_it(question: str, rec: personal.Recalled) -> personal.Rec
     t, c, v = of_kind[0]
     noun = {own_values.CODE: "reference", own_values.PLACE: "place", own_values.MONEY: "amount"}.get(kind, "name")
     return dataclasses.replace(rec, table=t, column=c, value=str(v), noun=noun, direct=t == personal.OWN, earlier=False)
+
+
+def _the_code_asked(question: str, kind: str | None, rec: personal.Recalled) -> personal.Recalled | None:
+    return _code_said_after_the_noun(question, rec) if kind == own_values.CODE else None
 
 
 def _code_said_after_the_noun(question: str, rec: personal.Recalled) -> personal.Recalled | None:
@@ -1732,10 +1736,8 @@ def _from_one_memory(eng: Engine, question: str, user_id: str, agent_id: str,
     if changed is not None:
         return changed
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
-    if rec is not None and (untold := _a_row_of_their_name_not_told(eng, question, rec, user_id, agent_id)):
-        return untold
-    if rec is not None and not is_follow and (by_name := _by_a_name_instead(eng, question, rec, user_id, agent_id)):
-        return by_name
+    if rec is not None and (other := _a_row_not_told_or_by_name(eng, question, rec, is_follow, user_id, agent_id)):
+        return other
     if rec is None:  # about their own things ("our Durban warehouse"): their own words, when some answer
         return _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True) or _not_told(eng, question)
     found = _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
@@ -1745,6 +1747,14 @@ def _from_one_memory(eng: Engine, question: str, user_id: str, agent_id: str,
     # thread still follows the memory's subject ("and when did it leave?")
     quoted.decision_explain["memory"] = {**_memory_of(quoted.decision_explain), "column": f"{rec.table}.{rec.column}"}
     return quoted
+
+
+def _a_row_not_told_or_by_name(eng: Engine, question: str, rec: personal.Recalled, is_follow: bool, user_id: str,
+                               agent_id: str) -> ChatAnswer | None:
+    """The honest fallback for a row of their name never told; else, not following up, the thing a name of theirs
+    says more closely than the memory recalled."""
+    return _a_row_of_their_name_not_told(eng, question, rec, user_id, agent_id) or \
+        (None if is_follow else _by_a_name_instead(eng, question, rec, user_id, agent_id))
 
 
 def _by_a_name_instead(eng: Engine, question: str, rec: personal.Recalled, user_id: str,
@@ -1761,6 +1771,15 @@ def _by_a_name_instead(eng: Engine, question: str, rec: personal.Recalled, user_
 _PLACE_OF_SOMEONE = re.compile(r"\b(?:port|city|town|place|office|country)\s+(?:where|that|which|in which)\s+(?-i:[A-Z])", re.I)
 
 
+def _by_their_name(eng: Engine, question: str, named: tuple[personal.Recalled, str], user_id: str,
+                   agent_id: str) -> ChatAnswer:
+    """The thing of theirs a name of theirs says (its reference when one is asked by its noun); "which container is
+    Penrose's?" when only their carrier was told: the honest fallback."""
+    rec = _the_code_asked(question, _kind_asked(question), named[0]) or named[0]
+    return _a_row_of_their_name_not_told(eng, question, rec, user_id, agent_id) or \
+        _from_recalled(eng, named[1], rec, False, user_id, agent_id)
+
+
 def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str) -> ChatAnswer | None:
     """A question that says no "my" or "our": a thing of theirs by their name for it ("Lanka Fresh's
     box"), the several of one kind they told ("the two boxes"), or a kind of value they keep; else None."""
@@ -1769,11 +1788,7 @@ def _named_not_possessed(eng: Engine, question: str, user_id: str, agent_id: str
         return _from_recalled(eng, question, place, False, user_id, agent_id)  # "the city where Ji-woo sits"
     named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
     if named:
-        # ("which container is Penrose's?" when only their carrier was told: their name asks for a row not told)
-        rec = (_code_said_after_the_noun(question, named[0]) if _kind_asked(question) == own_values.CODE else None) \
-            or named[0]
-        return _a_row_of_their_name_not_told(eng, question, rec, user_id, agent_id) or \
-            _from_recalled(eng, named[1], rec, False, user_id, agent_id)
+        return _by_their_name(eng, question, named, user_id, agent_id)
     if (several := personal.several_told(eng, question, user_id=user_id, agent_id=agent_id)) is not None:
         return _from_recalled(eng, question, several, False, user_id, agent_id)
     held = personal.kind_of_named(eng, question, user_id=user_id, agent_id=agent_id) \
@@ -1873,15 +1888,18 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
         return answered
     asked = _asked_alone(eng, parts)
     answers = {part: _part_answered(eng, part, user_id, agent_id, thread_id) for part in asked}
-    found_parts = [f for f in answers.values() if f]
     if (untold := _part_of_theirs_untold(eng, answers, answered)) is not None:
         return untold
-    added = [found for found in found_parts
-             if found[1].lower() not in answered.answer.lower() and not _shown_already(found[0].answer, answered.answer)]
+    added = _not_said_yet([f for f in answers.values() if f], answered.answer)
     if not added:
         return answered
     return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a, _ in added]),
                                used_chunks=list(answered.used_chunks) + [u for a, _ in added for u in a.used_chunks])
+
+
+def _not_said_yet(found: list[tuple[ChatAnswer, str]], answer: str) -> list[tuple[ChatAnswer, str]]:
+    """The parts' answers whose telling words the answer does not hold already."""
+    return [f for f in found if f[1].lower() not in answer.lower() and not _shown_already(f[0].answer, answer)]
 
 
 def _part_of_theirs_untold(eng: Engine, answers: dict[str, tuple[ChatAnswer, str] | None],

@@ -359,16 +359,7 @@ _MOVED_SAID = re.compile(r"\b(?:extended|extends?|postponed|postpones?|delayed|d
 def _span(question: str, found: list[Event]) -> Answer | None:
     """Two events the words name, or the first and the latest of several when the question says so; one
     event that moved a day ("we extended the lease to ...") with the day it moved from."""
-    words = _distinctive(question, found)
-    best = _best(words, found, want=2)
-    if len(best) > 2 and sum(bool(e.data) for e in best) == 1:
-        best = [e for e in best if e.data]  # ("after the ship arrived": the data's day, and the one day of theirs)
-    if len(best) == 1 and not best[0].data and _moved_from(best[0], found) is None:
-        # ("days before 248E sails is the pick-up": the pick-up leads; the other end is the data's day named best)
-        lead = _as_moved(best[0], found)
-        rest = [e for e in found if e.data and _as_moved(e, found) is not lead]  # (the data's day of theirs)
-        best += second if len(second := _best(words, rest, want=1)) == 1 else []
-    named = _ends(question, found) or _with_the_day_told(question, found, sorted(best, key=lambda e: e.date))
+    named = _ends(question, found) or _with_the_day_told(question, found, _best_two(question, found))
     if len(named) == 1 and (moved := _moved_from(named[0], found)) is not None:
         named = sorted([moved, named[0]], key=lambda e: e.date)
     elif len(named) == 2 and not _ORIGINAL.search(question):
@@ -382,6 +373,21 @@ def _span(question: str, found: list[Event]) -> Answer | None:
     a, b = named
     days = (b.date - a.date).days
     return Answer(f"{days} day{'s' if days != 1 else ''}: from {_said(a)} to {_said(b)}.", (a, b))
+
+
+def _best_two(question: str, found: list[Event]) -> list[Event]:
+    """The events the distinctive words name best, earliest first: of several tied with one of the data's days, that
+    day; when one day of theirs leads alone, the data's day named best beside it ("days before 248E sails is the
+    pick-up")."""
+    words = _distinctive(question, found)
+    best = _best(words, found, want=2)
+    if len(best) > 2 and sum(bool(e.data) for e in best) == 1:
+        best = [e for e in best if e.data]  # ("after the ship arrived": the data's day, and the one day of theirs)
+    if len(best) == 1 and not best[0].data and _moved_from(best[0], found) is None:
+        lead = _as_moved(best[0], found)
+        rest = [e for e in found if e.data and _as_moved(e, found) is not lead]
+        best += second if len(second := _best(words, rest, want=1)) == 1 else []
+    return sorted(best, key=lambda e: e.date)
 
 
 _TWO_COMPARED = re.compile(r"\b(?:apart|two|both|between|each other|difference)\b", re.I)
@@ -462,18 +468,9 @@ def _from_today(question: str, found: list[Event], year: int = 0, as_of: datetim
     told_today = _today_told(question, found, year)
     # (the data's date stands for today only when the question counts from now in so many words)
     today = told_today or (as_of if _FROM_NOW.search(question) else None)
-    others = [e for e in found if _TODAY not in e.own and e.message_id != THIS_TURN]
-    named = _best(_distinctive(question, others) - {_TODAY}, others, want=1)
-    event = named[-1] if named else None
-    if event is not None and not _ORIGINAL.search(question):
-        event = _as_moved(event, found)  # ("until the higher rate kicks in" after "the increase is postponed to 15 June")
-    if today is None or event is None or event.date == today:
+    event = _the_day_counted_to(question, found)
+    if today is None or event is None or not _may_count(question, found, event, today, told=told_today is not None):
         return None
-    if (event.date < today and _STILL_TO_COME.search(question)) or (event.date > today and _GONE_BY.search(question)):
-        return None  # ("how many days left until ..." of a day already past: not the day they mean)
-    if told_today is None and any(e.said_at > event.said_at and not e.data and e.date != UNDATED
-                                  and personal.CHANGE.search(e.text) for e in found):
-        return None  # (a later change they told may be of this day, in words that do not name it: unsure)
     days = abs((event.date - today).days)
     ends = (event, today) if event.date < today else (today, event)
     today_word = "today, " if re.search(r"\btoday\b", question, re.I) or not dates_in(question, year) else ""
@@ -481,6 +478,26 @@ def _from_today(question: str, found: list[Event], year: int = 0, as_of: datetim
         today_word = "the data's date, "  # (no day said today: the day the data is stated as of)
     said = [_said(e) if isinstance(e, Event) else f"{today_word}{day_said(e)}" for e in ends]
     return Answer(f"{days} day{'s' if days != 1 else ''}: from {said[0]} to {said[1]}.", (event,))
+
+
+def _the_day_counted_to(question: str, found: list[Event]) -> Event | None:
+    """The one event the words name besides today, as a later sentence moved it (unless the original is asked:
+    "until the higher rate kicks in" after "the increase is postponed to 15 June")."""
+    others = [e for e in found if _TODAY not in e.own and e.message_id != THIS_TURN]
+    named = _best(_distinctive(question, others) - {_TODAY}, others, want=1)
+    if not named:
+        return None
+    return named[-1] if _ORIGINAL.search(question) else _as_moved(named[-1], found)
+
+
+def _may_count(question: str, found: list[Event], event: Event, today: datetime.date, *, told: bool) -> bool:
+    """Not the day itself; not "how many days left until ..." of a day already past (nor "ago" of one to come);
+    with today not told, not when a later change they told may be of this day in words that do not name it."""
+    if event.date == today or (event.date < today and _STILL_TO_COME.search(question)) or \
+            (event.date > today and _GONE_BY.search(question)):
+        return False
+    return told or not any(e.said_at > event.said_at and not e.data and e.date != UNDATED and personal.CHANGE.search(e.text)
+                           for e in found)
 
 
 def _one_date(question: str, found: list[Event]) -> Answer | None:
@@ -592,24 +609,22 @@ Step = Callable[[str, list[Event]], "Answer | None"]
 
 def _steps(question: str) -> list[Step]:
     """The steps for what the question asks about time, first kind first."""
-    steps: list[Step] = []
-    if _ORDER_TOLD.search(question) and (" or " in question or re.search(r"\b(?:dates?|days?)\b", question, re.I)):
-        steps.append(_told_first)  # (which of their boxes they told first is an order of memories: recall's)
-    if (_FIRST.search(question) or _LAST.search(question)) and " or " in question:
-        steps.append(_which_first)
-    if _FROM_TODAY.search(question) or (_SPAN.search(question) and len(_A_DAY_GIVEN.findall(question)) == 1):
-        steps.append(_from_today)
-    if _SPAN.search(question):
-        steps.append(_span)
-    if _ORIGINAL.search(question) and _NOW_TOO.search(question):
-        steps.append(_before_and_now)
-    if _IN_ORDER.search(question):
-        steps.append(_in_order)
-    if _DATE.search(question):
-        steps.append(_one_date)
-    if _HAPPENED.search(question) and re.search(rf"\b(?:{_MONTH})\b|\d{{4}}-\d{{2}}-\d{{2}}", question, re.I):
-        steps.append(_on_date)
-    return steps
+    asks = [
+        (_told_first, bool(_ORDER_TOLD.search(question)) and (" or " in question or bool(_DAYS_SAID.search(question)))),
+        (_which_first, bool(_FIRST.search(question) or _LAST.search(question)) and " or " in question),
+        (_from_today, bool(_FROM_TODAY.search(question) or (_SPAN.search(question) and len(_A_DAY_GIVEN.findall(question)) == 1))),
+        (_span, bool(_SPAN.search(question))),
+        (_before_and_now, bool(_ORIGINAL.search(question) and _NOW_TOO.search(question))),
+        (_in_order, bool(_IN_ORDER.search(question))),
+        (_one_date, bool(_DATE.search(question))),
+        (_on_date, bool(_HAPPENED.search(question) and _A_MONTH_SAID.search(question))),
+    ]
+    # (which of their boxes they told first is an order of memories: recall's)
+    return [step for step, asked in asks if asked]
+
+
+_DAYS_SAID = re.compile(r"\b(?:dates?|days?)\b", re.I)
+_A_MONTH_SAID = re.compile(rf"\b(?:{_MONTH})\b|\d{{4}}-\d{{2}}-\d{{2}}", re.I)
 
 
 def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int,
