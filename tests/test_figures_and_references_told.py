@@ -34,6 +34,14 @@ def _day(value) -> datetime.date:
     return datetime.date.fromisoformat(str(value)[:10])
 
 
+def _voyage_arriving(service, where: str) -> tuple[str, str, datetime.date]:
+    """(voyage number, destination port, arrival day) of the first voyage whose row meets `where`."""
+    voyage, port, arrival = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
+        f"ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE {where} ORDER BY 3, 1")[0]
+    return voyage, port, _day(arrival)
+
+
 def test_the_latest_position_is_the_one_reported_last(service):
     vessel, = service.eng.query(f"SELECT s.VESSEL_NAME FROM {OWNER}.VESSEL_POSITIONS p JOIN {OWNER}.VESSELS s "
                                 f"ON s.IMO_NUMBER = p.IMO_NUMBER ORDER BY p.REPORTED_AT DESC")[0]
@@ -149,10 +157,8 @@ def test_a_part_about_what_they_told_that_nothing_answers_is_no_grounded_answer(
 
 
 def test_days_from_a_day_told_by_its_own_word_to_their_eta(service):
-    voyage, port, arrival = service.eng.query(
-        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
-        f"ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE v.ARRIVAL_DATE > '2025-06-10' ORDER BY 3, 1")[0]
-    stuffed, deadline = _day(arrival) - datetime.timedelta(days=30), _day(arrival) - datetime.timedelta(days=2)
+    voyage, port, arrival = _voyage_arriving(service, "v.ARRIVAL_DATE > '2025-06-10'")
+    stuffed, deadline = arrival - datetime.timedelta(days=30), arrival - datetime.timedelta(days=2)
     said = _talk(service, [
         ("t1", f"Kittiwake Apparel's cartons were stuffed at the factory on {stuffed.day} {stuffed:%B}, "
                f"they're booked on {voyage}."),
@@ -164,10 +170,8 @@ def test_days_from_a_day_told_by_its_own_word_to_their_eta(service):
 
 
 def test_a_day_they_moved_is_counted_from_its_new_day(service):
-    voyage, port, arrival = service.eng.query(
-        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
-        f"ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE v.ARRIVAL_DATE > '2025-06-05' ORDER BY 3, 1")[0]
-    first, moved = _day(arrival) + datetime.timedelta(days=1), _day(arrival) + datetime.timedelta(days=3)
+    voyage, port, arrival = _voyage_arriving(service, "v.ARRIVAL_DATE > '2025-06-05'")
+    first, moved = arrival + datetime.timedelta(days=1), arrival + datetime.timedelta(days=3)
     said = _talk(service, [
         ("t1", f"The consignee's receiving appointment at {port} for our box on {voyage} is {first.day} {first:%B}."),
         ("t2", f"they pushed the appointment back, it's {moved.day} {moved:%B} now."),
@@ -220,10 +224,8 @@ def test_the_first_day_told_and_the_day_it_moved_to(service):
 
 
 def test_days_a_box_sat_after_the_ship_arrived(service):
-    voyage, port, arrival = service.eng.query(
-        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
-        f"ON p.PORT_ID = v.DESTINATION_PORT_ID WHERE v.STATUS = 'COMPLETED' ORDER BY 3, 1")[0]
-    out = _day(arrival) + datetime.timedelta(days=8)
+    voyage, port, arrival = _voyage_arriving(service, "v.STATUS = 'COMPLETED'")
+    out = arrival + datetime.timedelta(days=8)
     back = out + datetime.timedelta(days=7)
     said = _talk(service, [
         ("t1", f"Hexham Trading's box came into {port} on {voyage}. We got it out of the terminal on {out.day} {out:%B}."),

@@ -1635,12 +1635,15 @@ def _one_value_for_two(question: str, answered: ChatAnswer) -> ChatAnswer | None
     if answered.decision_explain.get("reason") != "the remembered value itself" or len(parts) < 2 \
             or ("\u201c" in answered.answer and pointed is None):
         return None
-    return dataclasses.replace(
-        answered, mode="fallback", used_chunks=[],
-        answer=f"I can answer only part of this from what you told me.\n{answered.answer}\nI cannot also answer "
-               f"\u201c{parts[-1].strip()}\u201d.",
-        decision_explain={**answered.decision_explain, "mode": "fallback",
-                          "reason": "one remembered value for a question that asks two things"})
+    return _only_part(answered, f"I can answer only part of this from what you told me.\n{answered.answer}\nI cannot "
+                                f"also answer \u201c{parts[-1].strip()}\u201d.",
+                      "one remembered value for a question that asks two things")
+
+
+def _only_part(answered: ChatAnswer, text: str, reason: str) -> ChatAnswer:
+    """An answer to one part of a question said as that: a fallback, with no source for the part missing."""
+    return dataclasses.replace(answered, mode="fallback", used_chunks=[], answer=text,
+                               decision_explain={**answered.decision_explain, "mode": "fallback", "reason": reason})
 
 
 # the kinds of answer a part can be checked for in any answer's text
@@ -1911,12 +1914,9 @@ def _part_of_theirs_untold(eng: Engine, answers: dict[str, tuple[ChatAnswer, str
     untold = [p for p, found in answers.items() if found is None and personal.refers_to_own(p) and not values.links(p)]
     if not untold or answered.decision_explain.get("handler") == "personal memory":
         return None
-    return dataclasses.replace(
-        answered, mode="fallback", used_chunks=[],
-        answer=f"I can answer only part of this.\n{answered.answer}\nI found nothing you told me that answers "
-               f"\u201c{untold[0].strip()}\u201d.",
-        decision_explain={**answered.decision_explain, "mode": "fallback",
-                          "reason": f"a part about what the user told has no memory to answer it: {untold[0].strip()!r}"})
+    return _only_part(answered, f"I can answer only part of this.\n{answered.answer}\nI found nothing you told me that "
+                                f"answers \u201c{untold[0].strip()}\u201d.",
+                      f"a part about what the user told has no memory to answer it: {untold[0].strip()!r}")
 
 
 def _asked_alone(eng: Engine, parts: list[str]) -> list[str]:
