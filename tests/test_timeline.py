@@ -99,7 +99,7 @@ def test_days_ago_and_days_left_are_counted_from_the_day_told_as_today(service):
     # the day moved is the one counted to, not the first one told
     assert mode == "rag" and text.startswith(f"{(moved - today).days} days") and (due - today).days != \
         (moved - today).days, text
-    # no day told as today: nothing to count from
+    # no day told as today: counted from the date the data is stated as of, and said so
     text, mode = _ask(service, "tl-tod2", "Payment for the Ferris order falls due on the twentieth of June.", threads)
     text, mode = _ask(service, "tl-tod2", "how many days left until the Ferris payment?", threads, "t2")
-    assert mode == "fallback", text
+    assert mode == "rag" and text.startswith("18 days") and "the data's date, 2 June 2025" in text, text

@@ -1713,8 +1713,19 @@ def _reference_by_its_noun(eng: Engine, question: str, user_id: str, agent_id: s
         rec = personal.with_memory_words(personal.Recalled(m.id, m.content or "", str(meta.get("said_at", "")), "", "", "",
                                                            "reference"), m)
         if (found := _code_said_after_the_noun(question, rec)) is not None:
+            if _another_of_its_shape(eng, found, user_id, agent_id):
+                return None  # ("which booking reference did I give you most recently?": the order told decides)
             return _value_answer(found, _told_when(found), _memory_source(found))
     return None
+
+
+def _another_of_its_shape(eng: Engine, found: personal.Recalled, user_id: str, agent_id: str) -> bool:
+    """Another memory of theirs holds a reference written the same way (QX-4410 and QX-4452)."""
+    def shape(code: str) -> str:
+        return re.sub(r"\d", "9", re.sub(r"[A-Za-z]", "A", code))
+    return any(str(v) != found.value and shape(str(v)) == shape(found.value)
+               for m in personal.valid_memories(eng, user_id, agent_id)
+               for t, c, v in (m.metadata or {}).get("entities") or [] if (t, c) == (personal.OWN, own_values.CODE))
 
 
 def _worked_out(eng: Engine, question: str, user_id: str, agent_id: str, thread_id: str | None) -> ChatAnswer | None:
@@ -1905,13 +1916,19 @@ def _not_said_yet(found: list[tuple[ChatAnswer, str]], answer: str) -> list[tupl
     return [f for f in found if f[1].lower() not in answer.lower() and not _shown_already(f[0].answer, answer)]
 
 
+# a part asking what the user said or settled ("what fee did I agree", "which haulier did we book")
+_WHAT_THEY_DID = re.compile(r"\b(?:i|we)\s+(?:said|say|told|tell|mentioned|mention|gave|give|agreed?|negotiated|"
+                            r"settled|booked|set up|noted|picked|chose)\b", re.I)
+
+
 def _part_of_theirs_untold(eng: Engine, answers: dict[str, tuple[ChatAnswer, str] | None],
                            answered: ChatAnswer) -> ChatAnswer | None:
     """"What fee did I agree with Vistula, and is that more than your catalog's price?": the catalog answers one part;
     the part about what they told, which names nothing of the data, has no memory to answer it, so the answer is
     only part of one (never a grounded badge)."""
     _, values = assistant.knowledge(eng)
-    untold = [p for p, found in answers.items() if found is None and personal.refers_to_own(p) and not values.links(p)]
+    untold = [p for p, found in answers.items() if found is None and personal.refers_to_own(p) and not values.links(p)
+              and (personal.possessed_nouns(p) or _WHAT_THEY_DID.search(p))]  # (not "tell me quickly please")
     if not untold or answered.decision_explain.get("handler") == "personal memory":
         return None
     return _only_part(answered, f"I can answer only part of this.\n{answered.answer}\nI found nothing you told me that "
