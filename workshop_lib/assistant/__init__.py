@@ -128,14 +128,35 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
     tables = [t for _, t in schema.tables_named(free)]
     # (a figure worked out from columns, a voyage's days at sea, is no column of the schema)
     columns = [c for cols in schema.columns.values() for c in cols if not c.is_key and not c.sql]
-    written = _written_as_in_schema(question, columns, tables)
-    if len(written) == 1:
-        return [written[0].ref]
+    if (exact := _written_or_keyed(schema, question, columns, tables, present)) is not None:
+        return [exact.ref]
     asks_table = re.search(r"\btables?\b", question, re.I) is not None  # a table asked for is no column
     best = (_in_table(schema, tables[0], present) or (None if asks_table else _comment_owned(schema, tables[0], set(free))))\
         if tables else _owned_word(schema, columns, present, _not_read_into_a_size(words))
     best = best or _named_whole(schema, columns, present, tables)
     return [best.ref] if best is not None else []
+
+
+def _written_or_keyed(schema: Schema, question: str, columns: list[Any], tables: list[str], present: set[str]) -> Any:
+    """The one column written as the schema writes it, else the one key whose comment the question says; or None."""
+    written = _written_as_in_schema(question, columns, tables)
+    return written[0] if len(written) == 1 else _key_by_its_meaning(schema, question, present)
+
+
+def _key_by_its_meaning(schema: Schema, question: str, present: set[str]) -> Any:
+    """"Which column holds a voyage's departure port?": the one key to another table whose comment opens with
+    the words asked ("Port of departure (FK to PORTS)"); a key is no answer to a data question, but it is the
+    column a schema question asks for. None when the question asks no column, or several keys fit."""
+    if not re.search(r"\b(?:columns?|fields?)\b", question, re.I):
+        return None
+    fits = []
+    for cols in schema.columns.values():
+        for c in cols:
+            opening = re.split(r"[(.;:]", c.comment or "", maxsplit=1)[0]
+            said = {w for w in words_of(opening.lower()) if w not in STOP_WORDS}
+            if c.is_key and len(said) >= 2 and said <= present:
+                fits.append(c)
+    return fits[0] if len(fits) == 1 else None
 
 
 def _written_as_in_schema(question: str, columns: list[Any], tables: list[str]) -> list[Any]:

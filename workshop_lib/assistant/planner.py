@@ -201,6 +201,7 @@ class _Words:
     taken: set[int]
     used_numbers: set[int] = field(default_factory=set)   # start offsets of numbers a filter or a limit took
     corrected: set[int] = field(default_factory=set)      # words read as the schema word they misspell
+    today: datetime.date | None = None                     # the day the data is stated as of: "today" in a range
     ambiguous: set[str] = field(default_factory=set)      # columns the words fit equally well
 
     @classmethod
@@ -625,7 +626,10 @@ _MONTH_NAMES = "|".join(calendar.month_name[1:]) + "|" + "|".join(calendar.month
 _A_DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\.?(?:,?\s+\d{{4}})?|"
            rf"(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)")
 # ("May 26 to June 1", "26 May - 1 June": with no "from", only a word of a span joins them, not "and")
-_TWO_DATES = re.compile(rf"\b(?:between|from)\s+(?:the\s+)?({_A_DATE})\s+(?:and|to|until|till|through|-)\s+(?:the\s+)?({_A_DATE})|"
+# ("from 26 May up to today", "between 26 May and now": the day the data is stated as of ends it)
+_TODAY = r"today|now|date|the present"
+_TWO_DATES = re.compile(rf"\b(?:between|from|since)\s+(?:the\s+)?({_A_DATE})\s+(?:and|to|until|till|through|up\s+(?:to|until)|-)\s+"
+                        rf"(?:the\s+)?({_A_DATE}|{_TODAY})\b|"
                         rf"\b({_A_DATE})\s*(?:\s(?:to|until|till|through)\s|[-\u2013])\s*(?:the\s+)?({_A_DATE})", re.I)
 
 
@@ -653,8 +657,9 @@ def _two_dates(words: _Words) -> tuple[datetime.date, datetime.date, str, int] |
         return None
     year = int(y.group(0)) if (y := re.search(r"\d{4}", m.group(0))) else 2025  # the dataset's year
     first, second = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    lo, hi = _date_of(first, year), _date_of(second, year)
-    if hi < lo:
+    lo = _date_of(first, year)
+    hi = words.today if re.fullmatch(_TODAY, second, re.I) else _date_of(second, year)
+    if hi is None or hi < lo:
         return None
     for n in re.finditer(r"\d+", m.group(0)):
         words.used_numbers.add(m.start() + n.start())
@@ -799,6 +804,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
         raise NoPlan("it asks what to choose or do, which the data's rows do not say")
     links = _of_the_size_said(question, links)
     words = _Words.read(question, links)
+    words.today = reference_date(schema)
     for m in _PRECISION.finditer(words.text):  # how to write the figure, not what to query
         words.take(m.start(), m.end())
         words.used_numbers.add(m.start(1) if m.group(1) else m.start())
@@ -1362,8 +1368,10 @@ _CURRENT = re.compile(r"\b(?:current(?:ly)?|present|actual|ongoing)\s+(?:voyage|
 
 # "boxes on the Manulani right now": now, of the rows a ship carries, is its voyage under way
 # ("this trip": the one she is making, unless a voyage is named)
+# ("which voyage is she on now?", "ships now at sea"; not "when does it get there now?", said after a change)
 _NOW = re.compile(r"\b(?:right now|at the moment|at present|as we speak|presently|currently|"
-                  r"this (?:trip|voyage|sailing|crossing|journey|rotation))\b", re.I)
+                  r"this (?:trip|voyage|sailing|crossing|journey|rotation))\b|"
+                  r"\bon now\b|\bnow (?:on|at sea|sailing|under\s?way)\b", re.I)
 
 
 # what a ship "has on board" now is on the voyage she is making (not "what was on board last time")
@@ -1372,7 +1380,10 @@ _IN_THE_PAST = re.compile(r"\b(?:was|were|had|did|last|previous|previously|earli
 
 
 def _now_said(words: _Words) -> bool:
-    """"Right now", "this trip", or what a ship has on board (not what was on board)."""
+    """"Right now", "this trip", or what a ship has on board (not what was on board); not "the next sailing
+    after the one it's on now", which is not the one under way."""
+    if re.search(r"\b(?:after|following)\s+the\s+one\b", words.text, re.I):
+        return False
     return bool(_NOW.search(words.text) or (_ABOARD.search(words.text) and not _IN_THE_PAST.search(words.text)))
 
 
@@ -2757,12 +2768,39 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
     verb = "arriving" if "ARRIVAL" in col.name else "departing"
     # "an ETA later than 1 July"; not "from 3 to 5 June", a range with both ends
     before = "" if said.startswith("between") else words.text[max(0, at - 20):at].lower()
-    if re.search(r"(?:after|later than|since|from)\s*(?:the\s*)?$", before):
-        spec.filters.append(Filter(col, ">", hi, f"{verb} after {hi.isoformat()}"))
+    if re.search(r"(?:after|later than)\s*(?:the\s*)?$", before):
+        _since(words, spec, col, hi + datetime.timedelta(days=1), verb, after=True)
+    elif re.search(r"(?:since|from|starting)\s*(?:the\s*)?$", before):
+        _since(words, spec, col, lo, verb)
     elif re.search(r"(?:before|earlier than|until|by|prior to)\s*(?:the\s*)?$", before):
         spec.filters.append(Filter(col, "<", lo, f"{verb} before {lo.isoformat()}"))
     else:
         spec.filters.append(Filter(col, "between", lo, f"{verb} {said}", value2=hi))
+
+
+# a verb in the past of the event a date column records: what happened by the day the data is stated as of
+_HAPPENED = {"DEPARTURE": r"departed|left|sailed", "ARRIVAL": r"arrived|docked|reached|came in|got in"}
+
+
+def _since(words: _Words, spec: Spec, col: Column, lo: datetime.date, verb: str, *, after: bool = False) -> None:
+    """"Since 26 May" counts 26 May; "how many voyages departed since 26 May" counts those up to the day the data
+    is stated as of (a planned departure has not happened), as does "since 26 May so far". `after`: the range
+    starts the day after the one said ("left after 30 May")."""
+    event = next((e for e in _HAPPENED if col.name.startswith(e)), None)
+    happened = words.has(_HAPPENED[event]) if event else None
+    end = words.has(r"so far|to date|up to (?:today|now)|until (?:today|now)")
+    if words.today is not None and words.today >= lo and (happened or end):
+        if end is not None:
+            words.take(end.start(), end.end())
+        done = verb.replace("ing", "ed")  # "departing" -> "departed"
+        spec.filters.append(Filter(col, "between", lo, f"{done} between {lo.isoformat()} and {words.today.isoformat()}",
+                                   value2=words.today))
+        return
+    if after:
+        day = lo - datetime.timedelta(days=1)
+        spec.filters.append(Filter(col, ">", day, f"{verb} after {day.isoformat()}"))
+        return
+    spec.filters.append(Filter(col, ">=", lo, f"{verb} on or after {lo.isoformat()}"))
 
 
 def _named_of_the_target(words: _Words, schema: Schema, spec: Spec) -> list[Column]:

@@ -12,8 +12,10 @@ import re
 _ABBREVIATIONS = ("Fa", "Co", "Mr", "Ms", "Mrs", "Dr", "Nr", "No", "St", "Sr", "Jr", "Ltd", "Inc", "Bros", "Cia", "vs",
                   "ca", "no", "nr", "ref", "approx", "incl", "e.g", "i.e")
 NOT_AFTER_AN_ABBREVIATION = "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)
-_END = re.compile(r"(?<=[.!?])" + NOT_AFTER_AN_ABBREVIATION + r"\s+|\n+")
-_END_OR_SEMICOLON = re.compile(r"(?<=[.!?;])" + NOT_AFTER_AN_ABBREVIATION + r"\s+|\n+")
+# nor does the full stop of a day written the German way ("ab 1. Juni", "bis 30. Mai")
+_NOT_A_DAY = r"(?!(?<=\d\.)\s+(?i:jan|j[äa]n|feb|m[äa]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[zc]))"
+_END = re.compile(r"(?<=[.!?])" + NOT_AFTER_AN_ABBREVIATION + _NOT_A_DAY + r"\s+|\n+")
+_END_OR_SEMICOLON = re.compile(r"(?<=[.!?;])" + NOT_AFTER_AN_ABBREVIATION + _NOT_A_DAY + r"\s+|\n+")
 
 
 def split(text: str, *, at_semicolons: bool = False) -> list[str]:

@@ -174,7 +174,20 @@ def offered_at(question: str) -> Figure | None:
     if not ports:
         return _ports_offering(question, items[0]) if len(items) == 1 else None
     text = " ".join(_item_at_ports(item, ports, priced=asks_price_or_lease(question)) for item in items)
+    if len(items) == 1 and _every_port_asked(question, ports):  # "which ports have gensets, and how many at Savannah?"
+        rows = catalog.availability().get(items[0].item_id, {})
+        text += f" It is offered at {len(rows)} port{'s' if len(rows) != 1 else ''}: " \
+                f"{', '.join(_port(p) + _units(u) for p, u in rows.items())}."
+        ports = list(dict.fromkeys([*ports, *rows]))
     return Figure(text, tuple(i.item_id for i in items), tuple(ports), "the items' rows at the ports named")
+
+
+_CLAUSES = re.compile(r"[,;]\s*(?:and\s+)?|\s+and\s+(?=(?:how|which|what|where|is|are|do|does)\b)", re.I)
+
+
+def _every_port_asked(question: str, ports: list[str]) -> bool:
+    """A part of the question asks which ports (or where) without naming the port another part names."""
+    return any(_WHICH_PORTS.search(c) and not grounded.find_ports(c) for c in _CLAUSES.split(question))
 
 
 def _named_apart(question: str, items: list[catalog.Item]) -> bool:

@@ -191,8 +191,9 @@ def _asks_not_which(question: str, rec: personal.Recalled, place: bool) -> str |
     thing it is, or None."""
     if _ASKS_TIME.search(question):
         return "a time"
-    # "how much" of a remembered sum asks the sum itself
-    if _ASKS_COUNT.search(question) and not (rec.column == own_values.MONEY and re.search(r"\bhow much\b", question, re.I)):
+    # "how much" of a remembered sum asks the sum itself; "how many" of a figure of theirs ("7 free days") the figure
+    if _ASKS_COUNT.search(question) and not (rec.column == own_values.MONEY and re.search(r"\bhow much\b", question, re.I)) \
+            and not ((rec.table, rec.column) == (personal.OWN, own_values.FIGURE) and not _a_share_of_a_price(question, rec)):
         return "a count or an amount"
     if _ASKS_PLACE.search(question) and not place:
         return "a place"
@@ -466,9 +467,13 @@ def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tu
     one_part = len(assistant.asked_clauses(question)) < 2  # one data question for a question of two is half an answer
     if _a_day_the_data_does_not_hold(eng, question, rec.text):
         return None  # "on what date should clearance of my box be finished?": not the voyage's arrival
+    # ("when does it land, and on what date does their free time run out?": two days asked, one the data holds)
+    days_asked = sum(bool(_ASKS_TIME.search(c)) for c in assistant.asked_clauses(question))
     for asked_parts in (_voyage_questions(question, rec),
                         [personal.context_question(eng, question, rec, any_table=True) if one_part else None]):
         asked_parts = [a for a in asked_parts if a]
+        if days_asked > 1 and sum(bool(_ASKS_TIME.search(a)) for a in asked_parts) < days_asked:
+            continue
         answers = [assistant.answer_data(eng, a) for a in asked_parts]
         if _all_shown(question, asked_parts, answers):
             answers[0].text = "\n".join(str(a.text) for a in answers)
@@ -972,8 +977,7 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     found = said.find(eng, question, user_id=user_id, agent_id=agent_id, min_shared=min_shared,
                       newest_on_subject=newest and not about_the_telling,
                       by_meaning=eng.model.embed if about_the_telling else None, any_statement=of_a_party)
-    if found is None or _not_what_it_asks(eng, question, found.text) or \
-            (not about_the_telling and _their_words_do_not_answer(question, found.text)):
+    if found is None or _unfit_words(eng, question, found.text, about_the_telling, (user_id, agent_id)):
         return None
     # ("... when I first told you about it" says which telling; it asks nothing)
     parts = [p for p in assistant.asked_clauses(question) if not _WHEN_TOLD.match(p)]
@@ -989,6 +993,25 @@ def _said_answer(eng: Engine, question: str, user_id: str, agent_id: str, *, any
     return _answer(said_then, "rag",
                    _explain("the user's own earlier statement that shares the question's words and holds what it "
                             "asks", "rag", memory=source), [source])
+
+
+def _unfit_words(eng: Engine, question: str, told: str, about_the_telling: bool, owner: tuple[str, str]) -> bool:
+    """The words found do not answer: not what the question asks, not an answer to a yes or no (unless asked what
+    was told), or said of another time than the one asked."""
+    return _not_what_it_asks(eng, question, told) or \
+        (not about_the_telling and _their_words_do_not_answer(question, told)) or \
+        _says_what_came_after(eng, question, told, *owner)
+
+
+def _says_what_came_after(eng: Engine, question: str, told: str, user_id: str, agent_id: str) -> bool:
+    """The words found are those of a memory whose earlier value the question asks for ("who did it in May?"
+    of "from 1 June we switch to Hanse", after "until the end of May it was Nordzoll"): they answer another time."""
+    # (a word of the past is read by said.find, which picks the earlier statement; words that say both values answer)
+    if personal.HISTORY.search(question):
+        return False
+    return any((r.content or "").rstrip(". ") == told.rstrip(". ") and personal.asks_earlier(question, r.metadata or {})
+               and not any(str(e.get("value", "")).lower() in told.lower() for e in (r.metadata or {}).get("earlier", []))
+               for r in personal.valid_memories(eng, user_id, agent_id))
 
 
 def _asks_whether(question: str) -> bool:
@@ -1500,7 +1523,17 @@ def _may_answer(question: str, rec: personal.Recalled, asked: str) -> bool:
     if personal.name_in(question, rec.value) is not None:  # ("for Ridgeway" names Ridgeway Mining)
         return False
     kind = _value_kind(rec)
-    return kind in (None, asked) or (kind == own_values.PLACE and _in_their_place(question, rec))
+    # ("how many free days do we get?" of "we get 7 free days": a figure of theirs is a number asked)
+    return kind in (None, asked) or (kind == own_values.PLACE and _in_their_place(question, rec)) or \
+        (kind == own_values.FIGURE and asked == own_values.MONEY and not _a_share_of_a_price(question, rec))
+
+
+def _a_share_of_a_price(question: str, rec: personal.Recalled) -> bool:
+    """"How much would I charge my client for drayage?" of "I charge my clients 12% on top of the catalog": a
+    share they told is what a price asked is worked out with, not the price."""
+    english = other_languages.in_english(question) or question
+    return "%" in rec.value or "cent" in rec.value.lower() or "prozent" in rec.value.lower() \
+        if _MONEY_ASKED.search(english) else False
 
 
 def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,

@@ -26,7 +26,7 @@ from workshop_lib.assistant.schema_links import stem
 from workshop_lib.data import catalog
 
 OWN = "OWN"            # the pseudo-table of values the data does not hold
-NAME, PLACE, MONEY, CODE = "NAME", "PLACE", "MONEY", "CODE"
+NAME, PLACE, MONEY, CODE, FIGURE = "NAME", "PLACE", "MONEY", "CODE", "FIGURE"
 
 # What a value is to the user, by the words that name that role (stems).
 ROLES: dict[str, frozenset[str]] = {
@@ -61,6 +61,12 @@ _CURRENCY = r"(?:USD|EUR|GBP|CNY|JPY|SGD|AED|dollars?|euros?|pounds?|bucks|[$€
 _AMOUNT = r"\d{1,3}(?:[,.\s]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?[kK]\b)?"
 _PER = r"(?:\s+(?:per|a|an|each|/)\s*(?:[\w-]+)(?:\s+box|\s+container)?)?"
 MONEY_RE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY}){_PER}", re.I)
+# a figure of theirs with what it counts or measures ("14%", "40 FEU", "7 free days", "22 Prozent"): a share, a
+# quota, a number of days or boxes that is no sum of money
+_UNIT = (r"(?:%|per\s?cent\b|percent\b|prozent\b|por\s?ciento\b|pour\s?cent\b|(?:(?:[a-z]+\s+)?(?:feu|teu|days?|"
+         r"hours?|hrs|weeks?|months?|boxes|containers?|pallets?|cartons?|trucks?|slots?|kg|kgs|kilos?|tonnes?|tons?|"
+         r"cbm|m3|tage?n?|stunden?|wochen?|d[ií]as?|horas?|semanas?|jours?|heures?|semaines?)\b))")
+FIGURE_RE = re.compile(rf"(?<![\w.,-])\d+(?:[.,]\d+)?\s?{_UNIT}", re.I)
 # a reference of theirs: letters and at least three digits in one word ("OV-2291", "TRLU7788123", "PO4471")
 CODE_RE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w-])")
 # a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
@@ -79,7 +85,14 @@ _TIME_RE = re.compile(rf"\b(?:(?:last|this|next|on|since|until|from)\s+)?(?:{_DA
                       rf"november|december)\b(?:\s+{_DAY}\b)?|\b(?:yesterday|today|tomorrow|\d{{4}}-\d{{2}}-\d{{2}})\b",
                       re.I)
 _CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
-             "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
+             "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+             # the same in German, French and Spanish, and the words of a date around them ("bis Ende Mai", "ab KW 24")
+             "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag", "januar", "februar",
+             "märz", "mai", "juni", "juli", "oktober", "dezember", "ende", "anfang", "mitte", "kw", "lundi", "mardi",
+             "mercredi", "jeudi", "vendredi", "samedi", "dimanche", "janvier", "février", "mars", "avril", "juin",
+             "juillet", "août", "septembre", "octobre", "novembre", "décembre", "lunes", "martes", "miércoles",
+             "jueves", "viernes", "sábado", "domingo", "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio",
+             "agosto", "septiembre", "octubre", "noviembre", "diciembre"}
 # Words that start a sentence with a capital without being a name.
 _ORDINARY = set("""i i'm i'll i've i'd we we're hi hey hello ok okay so also and but please thanks thank yes no
 yep nope sorry actually wait ugh oh oops whoops ah argh damn well hmm big small new old our my the a an it it's that this they their
@@ -89,12 +102,12 @@ last next anyway then now every bit some another she she's he he's they they're 
 he'll she'll there there's here what's mi mis nuestro nuestra nuestros nuestras mon ma mes notre nos
 unser unsere mein meine ich wir je hola bonjour moin hallo petite petit nouvelle nouveau bonne grande rapide
 pequeña pequeño nueva nuevo breve kleine kleines kurze kurz neue neues first second third fourth fifth
-newest latest final previous earlier later recent cheapest dearest""".split())
+newest latest final previous earlier later recent cheapest dearest bis ab seit vom""".split())
 
 
 @dataclass(frozen=True)
 class OwnValue:
-    kind: str        # NAME | PLACE | MONEY | CODE
+    kind: str        # NAME | PLACE | MONEY | CODE | FIGURE
     value: str
     start: int
     end: int
@@ -167,6 +180,10 @@ def _sentence_start(text: str, at: int) -> bool:
     return not before or before[-1] in ".!?:;"
 
 
+# a number with its unit or ordinal ending is no reference ("1200kg", "21st", "800teu")
+_NO_CODE = re.compile(r"\d+(?:st|nd|rd|th|kg|t|m|km|ft|teu|k)", re.I)
+
+
 def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[OwnValue]:
     """The names, places and money of a statement outside the spans the data's values took.
     `places`: lower-cased names the data knows as places (ports, countries)."""
@@ -176,14 +193,12 @@ def find(text: str, taken: list[tuple[int, int]], *, places: set[str]) -> list[O
     def free(a: int, b: int) -> bool:
         return not any(a < e and s < b for s, e in spans)
 
-    for m in CODE_RE.finditer(text):  # a reference the data does not hold (the data's own are taken)
-        if free(m.start(), m.end()) and not re.fullmatch(r"\d+(?:st|nd|rd|th|kg|t|m|km|ft|teu|k)", m.group(0), re.I):
-            out.append(OwnValue(CODE, m.group(0), m.start(), m.end()))
-            spans.append((m.start(), m.end()))
-    for m in MONEY_RE.finditer(text):
-        if free(m.start(), m.end()):
-            out.append(OwnValue(MONEY, m.group(0).strip(), m.start(), m.end()))
-            spans.append((m.start(), m.end()))
+    # a reference the data does not hold (the data's own are taken), then sums of money, then other figures
+    for kind, pattern in ((CODE, CODE_RE), (MONEY, MONEY_RE), (FIGURE, FIGURE_RE)):
+        for m in pattern.finditer(text):
+            if free(m.start(), m.end()) and not (kind == CODE and _NO_CODE.fullmatch(m.group(0))):
+                out.append(OwnValue(kind, m.group(0).strip(), m.start(), m.end()))
+                spans.append((m.start(), m.end()))
     german = len(_GERMAN.findall(text)) >= 2
     for m in NAME_RE.finditer(text):
         span = _name_span(text, m)

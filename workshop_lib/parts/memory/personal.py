@@ -75,7 +75,8 @@ CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:m
                      r"(?:has|have|had) (?:left|quit|retired)|"
                      # ... in the other languages the workshop reads ("on a déménagé", "ya no", "nicht mehr")
                      r"d[ée]m[ée]nag\w*|d[ée]sormais|plus\s+(?:à|au|chez|en)|ya no|ahora|mudad[oa]s?|"
-                     r"nicht mehr|jetzt|umgezogen)\b", re.I)
+                     r"nicht mehr|jetzt|umgezogen|korrektur|korrigier\w*|statt|anstatt|wechseln|wechselt|gewechselt|"
+                     r"corrección|corrig\w*|en (?:vez|lugar) de|au lieu de|cambiamos|cambiado)\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$|"
                        r"\b(?:plus|ya no|nicht mehr)\s+(?:à|au|en|chez|in)\s+$", re.I)  # ("..., plus à Marseille")
@@ -107,7 +108,28 @@ POINTS_BACK = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:please\W+)?(?:forget|delete|er
                          r".*\b(?:them|they|their|him|her|those)\b", re.I)
 # What a question about the past asks for: the value before the latest correction.
 HISTORY = re.compile(r"\b(?:originally|original|before|first|previous|previously|earlier|initially|used to|"
-                     r"start(?:ed)? (?:out )?with|began with|to begin with)\b", re.I)
+                     r"start(?:ed)? (?:out )?with|began with|to begin with|"
+                     r"vorher|fr(?:ü|ue)her|zuvor|urspr(?:ü|ue)nglich|davor|avant|auparavant|initialement|"
+                     r"antes|originalmente|al principio)\b", re.I)
+
+
+def asks_earlier(question: str, meta: dict[str, Any]) -> bool:
+    """The question asks the value before the memory's latest: by a word of the past ("originally"), or by
+    a day or month that only the words of an earlier value say ("who did it in May?" of "until the end of
+    May it was Nordzoll; from 1 June it is Hanse")."""
+    earlier = meta.get("earlier") or []
+    if not earlier:
+        return False
+    if HISTORY.search(question):
+        return True
+    times = {w.lower() for w in re.findall(r"[^\W\d_]+", question) if own_values.ordinary(w) and w.lower() in _MONTHS}
+    before = " ".join(str(e.get("text", "")) for e in earlier).lower()
+    return any(re.search(rf"\b{t}\b", before) for t in times)
+
+
+_MONTHS = frozenset("""january february march april may june july august september october november december januar
+februar märz mai juni juli oktober dezember janvier février mars avril juin juillet août septembre octobre novembre
+décembre enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split())
 
 
 def _now() -> str:
@@ -429,12 +451,30 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
     if change:
         entities, earlier = _current_and_earlier(entities, stated)
     entities.sort(key=_order)
+    entities = _the_figure_stated_first(stated, entities)
     entities += [e for e in naming if e not in entities]
     nouns = list(dict.fromkeys([*_nouns_said(stated), *_named_before_a_code(stated, entities[:1])]))
     return PersonalCandidate(stated, tuple(entities), tuple(nouns), change,
                              said_at or _now(), roles=tuple(sorted(own_values.roles_of(stated))),
                              time=own_values.time_said(stated, _position(stated, entities[0][2]) if change else None),
                              earlier=tuple(earlier))
+
+
+# what comes right before the figure a statement gives as its value ("our margin on the lane is 14%", "we get 7
+# free days", "unser Kontingent liegt bei 30 FEU", "sind es nur noch 22 FEU")
+_BEFORE_THE_VALUE = re.compile(r"(?:\b(?:is|are|was|were|be|get|got|have|has|had|at|of|now|only|just|still|down to|up to|"
+                               r"ist|sind|es|liegt bei|betr(?:ä|ae)gt|nur noch|noch|est|sont|de|son|solo)|['’]s|[=:])\s*$",
+                               re.I)
+
+
+def _the_figure_stated_first(stated: str, entities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """"Our margin on the Santos-Kaohsiung lane is 14%", "our allocation with MSC is 40 FEU": the figure the
+    statement gives is the memory's value; the port or line named before it says which of their figures it is."""
+    for e in entities:
+        at = _position(stated, e[2]) if e[:2] == (OWN, own_values.FIGURE) else None
+        if at is not None and _BEFORE_THE_VALUE.search(stated[:at]):
+            return [e, *(x for x in entities if x != e)]
+    return entities
 
 
 def _named_before_a_code(stated: str, entities: list[tuple[str, str, str]]) -> list[str]:
@@ -727,12 +767,18 @@ def _same_subject_memories(eng: Engine, cand: PersonalCandidate, user_id: str, a
     """The user's valid memories the candidate would supersede, oldest first: those on its subject,
     and for a correction those holding the name it says is the wrong one."""
     valid = _valid(eng, user_id, agent_id)
-    olds = [r for r in valid if _same_subject(cand, r.metadata or {})]
+    olds = _the_ones_it_names(cand, [r for r in valid if _same_subject(cand, r.metadata or {})])
     if cand.change and not cand.nouns and not cand.roles:
         olds = olds[-1:]  # "scratch that, it's 813N": the latest on that subject, no other
     wrong = rejected_names(cand.text) if cand.change else set()
     named = [r for r in valid if r not in olds and any(wrong & _name_words(e[2]) for e in _remembered_entities(r))]
     return sorted(olds + named, key=valid.index)
+
+
+def _the_ones_it_names(cand: PersonalCandidate, olds: list[Any]) -> list[Any]:
+    """"Correction on the allocation: 30 FEU" of "our allocation is 40 FEU" and "our margin is 14%": of the
+    memories on its subject, those sharing a noun with it when some do; all of them otherwise."""
+    return [r for r in olds if set(cand.nouns) & set((r.metadata or {}).get("nouns") or [])] or olds
 
 
 def rejected_names(text: str) -> set[str]:
@@ -1280,7 +1326,7 @@ def _words_only(rec: Any, meta: dict[str, Any], noun: str) -> Recalled:
 def _entity_recalled(rec: Any, meta: dict[str, Any], question: str, entity: tuple[str, str, str], hit: str) -> Recalled:
     """The remembered entity, or the value before its latest correction when the question asks the past."""
     table, column, value = entity
-    earlier = HISTORY.search(question) and meta.get("earlier") and meta["subject"] == f"{table}.{column}"
+    earlier = asks_earlier(question, meta) and meta["subject"] == f"{table}.{column}"
     if earlier:
         first = meta["earlier"][0]
         return Recalled(rec.id, first["text"], first["said_at"], table, column, first["value"], hit, True)
@@ -1352,6 +1398,12 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     memories = _may_be_meant(eng, question, user_id, agent_id)
     if not memories:
         return None
+    return _called_by_the_ordinal(question, memories) or _resolve_among(question, memories)
+
+
+def _resolve_among(question: str, memories: list[Any]) -> Recalled | None:
+    """The remembered entity of `memories` (newest first) the question refers to: of the kind it asks, by the
+    order told, by its noun or table, else None."""
     words = question_nouns(question)
     asked_nouns = {stem(w.removesuffix("'s")) for w, _ in words} | set(possessed_nouns(question))
     kind = own_values.asked_kind(question)
@@ -1424,10 +1476,31 @@ def _by_order_told(question: str, memories: list[Any], words: list[tuple[str, st
     return dataclasses.replace(with_memory_words(recalled, rec), ordinal=True)
 
 
-_ASKED_HEAD = re.compile(r"\b(?:what|which)\s+([a-z]{3,})\s+(?:did|do|does|have|had)\s+(?:i|we)\b", re.I)
+def _called_by_the_ordinal(question: str, memories: list[Any]) -> Recalled | None:
+    """"The second one" of "Brightwell's second shipment is booked on Kota Singa 257S": the one memory whose
+    words call its thing by the ordinal the question points with; None otherwise."""
+    index = _told_index(question) if _POINTED_ORDINAL.search(question) else None
+    called = [r for r in memories if index is not None and _calls_itself(r.content or "", index)]
+    if len(called) != 1 or not (entities := _remembered_entities(called[0])):
+        return None
+    # (the record it is on: a box, else its voyage, before the ship that sails it)
+    table, column, value = min(entities, key=lambda e: _OWN_THINGS.index(e[0]) if e[0] in _OWN_THINGS else len(_OWN_THINGS))
+    return dataclasses.replace(with_memory_words(_value_of(called[0], table, column, value, "one"), called[0]),
+                               ordinal=True)
 
 
-_GENERIC_HEADS = {"name", "number", "no", "id", "code", "value", "detail", "info", "one"}
+def _calls_itself(text: str, index: int) -> bool:
+    """The words of a memory call its thing by the ordinal asked ("our second shipment")."""
+    said = [w for w, i in _ORDINALS.items() if i == index and i >= 0 and " " not in w]
+    return bool(said) and re.search(rf"\b(?:{'|'.join(said)})\s+(?:ever\s+)?[a-z]+", text, re.I) is not None
+
+
+# ("what delivery address did I give you": the last noun before the verb is what is asked)
+_ASKED_HEAD = re.compile(r"\b(?:what|which)\s+((?:[a-z]+\s+){0,2}?[a-z]{3,})\s+(?:did|do|does|have|had)\s+(?:i|we)\b", re.I)
+
+
+_GENERIC_HEADS = {"name", "number", "no", "id", "code", "value", "detail", "info", "one", "firm", "company", "outfit",
+                  "provider", "partner", "kind", "sort", "type"}
 
 
 def _asked_head(question: str) -> str | None:
@@ -1435,9 +1508,9 @@ def _asked_head(question: str) -> str | None:
     theirs it asks for ("who's my main customer in LA"), when it names no table of the data: a memory
     that never says it (nor its role) does not answer it."""
     m = _ASKED_HEAD.search(question)
-    if m is not None:
-        head = stem(m.group(1).lower())
-        return None if head in _GENERIC_HEADS or table_of_word(head) or head in SYNONYMS else head
+    if m is not None:  # ("which trucking firm do we use": "firm" says no more than "which"; "trucking" says what)
+        head = next((w for w in reversed([stem(w) for w in m.group(1).lower().split()]) if w not in _GENERIC_HEADS), "")
+        return None if not head or table_of_word(head) or head in SYNONYMS else head
     words = [stem(w.lower()) for w in re.findall(r"[A-Za-z]+", asked_possession(question) or "")]
     return next((w for w in words if own_values.roles_of(w) and not table_of_word(w)), None)
 
@@ -1501,7 +1574,7 @@ def _kind_score(question: str, q_roles: set[str], q_nouns: set[str], q_words: se
     one more for a memory with an earlier value when the question asks the past."""
     meta = rec.metadata or {}
     return 2 * len(q_roles & set(meta.get("roles") or [])) + 2 * len(q_nouns & set(meta.get("nouns") or [])) \
-        + len(q_words & content_words(rec.content or "")) + (1 if HISTORY.search(question) and meta.get("earlier") else 0)
+        + len(q_words & content_words(rec.content or "")) + (1 if asks_earlier(question, meta) else 0)
 
 
 def _best_of_kind(question: str, kind: str, memories: list[Any],
@@ -1574,7 +1647,7 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
     _, rec, (table, column, value) = best
     meta = rec.metadata or {}
     noun = next(iter(sorted(q_roles & set(meta.get("roles") or []))), "") or kind.lower()
-    if HISTORY.search(question) and meta.get("earlier"):
+    if asks_earlier(question, meta):
         first = meta["earlier"][0]
         return Recalled(rec.id, first["text"], first["said_at"], table, column, first["value"], noun, True,
                         direct=True, quote=False)

@@ -1,0 +1,138 @@
+"""Through the chat service: figures the user told, days counted up to the data's own day, keys named by meaning.
+
+A figure of theirs ("our margin on the lane is 14%", "our allocation with MSC is 40 FEU") is the memory's value,
+not the port or line named beside it, and a correction that names one figure replaces that one only; a share
+told is no price asked; a question for a kind of thing they never named ("what delivery address did I give?")
+is declined. "Since 26 May" counts 26 May, "departed since" and "up to today" stop at the day the data is stated
+as of. A schema question for the port a voyage leaves from is the key whose comment says so. A question that
+asks which ports stock an item and how many one port has gets both.
+
+Every expected figure comes from SQL over SUPPLYCHAIN or the catalog; the users' own figures are the tests'.
+"""
+from __future__ import annotations
+
+import itertools
+
+from tests.conftest import conversation
+from workshop_lib import assistant
+from workshop_lib.assistant import planner, sentences
+from workshop_lib.data import catalog
+from workshop_lib.data.supplychain_data import OWNER
+
+_users = itertools.count()
+GROUNDED = ("rag", "hybrid")
+
+
+def _talk(service, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return conversation(service, f"told-{next(_users)}", turns)
+
+
+def _departures(service) -> list[str]:
+    return [str(d)[:10] for d, in service.eng.query(f"SELECT DEPARTURE_DATE FROM {OWNER}.VOYAGES")]
+
+
+def test_a_figure_told_is_the_memorys_value_not_the_place_beside_it(service):
+    said = _talk(service, [("t1", "Our margin on the Santos-Kaohsiung lane is 14% this quarter."),
+                           ("t2", "What margin did I set for Santos-Kaohsiung?")])
+    answer, mode = said[-1]
+    assert mode in GROUNDED and "14%" in answer and "°" not in answer, answer
+
+
+def test_how_many_of_a_figure_told_is_that_figure(service):
+    answer, mode = _talk(service, [("t1", "We get 9 free days at Santos."),
+                                   ("t2", "How many free days do we get at Santos?")])[-1]
+    assert mode in GROUNDED and "9 free days" in answer, answer
+
+
+def test_a_correction_of_one_figure_keeps_the_other(service):
+    said = _talk(service, [("t1", "Our margin on the Santos-Kaohsiung lane is 14% this quarter."),
+                           ("t1", "Our weekly allocation with MSC is 40 FEU."),
+                           ("t2", "Correction on the allocation: from next week it is only 30 FEU."),
+                           ("t3", "What is our MSC allocation?"),
+                           ("t3", "What margin do we run on Santos-Kaohsiung?"),
+                           ("t3", "What was our allocation before?")])
+    (allocation, a_mode), (margin, m_mode), (before, b_mode) = said[-3:]
+    assert a_mode in GROUNDED and "30 FEU" in allocation and "40" not in allocation, allocation
+    assert m_mode in GROUNDED and "14%" in margin and "FEU" not in margin, margin
+    assert b_mode in GROUNDED and "40 FEU" in before, before
+
+
+def test_a_share_told_is_not_a_price(service):
+    answer, mode = _talk(service, [("t1", "I always charge my clients 12% on top of the catalog price."),
+                                   ("t2", "How much would I charge my client for drayage?")])[-1]
+    assert mode not in GROUNDED or "12%" not in answer.split("\n")[0], answer
+
+
+def test_a_kind_of_thing_never_named_is_declined(service):
+    said = _talk(service, [("t1", "My client Baltic Amber Crafts has a box on voyage 588E; the consignee is in Johor."),
+                           ("t2", "What delivery address did I give you for the consignee?"),
+                           ("t2", "Which trucking firm do we use?")])
+    assert said[1][1] not in GROUNDED, said[1]
+    assert said[2][1] not in GROUNDED, said[2]
+
+
+def test_a_german_day_ends_no_sentence():
+    assert sentences.split("Bis Ende Mai war es Nordzoll. Ab 1. Juni wechseln wir zu Hanse.") == [
+        "Bis Ende Mai war es Nordzoll.", "Ab 1. Juni wechseln wir zu Hanse."]
+
+
+def test_a_change_said_in_german_replaces_the_earlier_value(service):
+    said = _talk(service, [("t1", "Bis Ende Mai hat die Zollabwicklung für uns die Firma Nordzoll Brinkmann gemacht. "
+                                  "Ab 1. Juni wechseln wir zu Hanse Customs Partner."),
+                           ("t2", "Who handles our customs clearance now?"),
+                           ("t2", "Who did our customs clearance before?")])
+    (now, n_mode), (before, b_mode) = said[-2:]
+    assert n_mode in GROUNDED and "Hanse" in now and "Nordzoll" not in now, now
+    assert b_mode in GROUNDED and "Nordzoll" in before, before
+
+
+def test_departed_since_a_day_counts_up_to_the_datas_day(service):
+    days = _departures(service)
+    today = planner.reference_date(assistant.knowledge(service.eng)[0]).isoformat()  # the day the data is stated as of
+    happened = sum("2025-05-26" <= d <= today for d in days)
+    planned_too = sum(d >= "2025-05-26" for d in days)
+    assert happened != planned_too  # the sample tells the two readings apart
+    for question in ("How many voyages departed since 26 May?", "How many voyages departed from 26 May up to today?",
+                     "How many voyages departed between 26 May and today?"):
+        answer, mode = _talk(service, [("t1", question)])[0]
+        assert mode in GROUNDED and f"{happened} voyages" in answer, (question, answer)
+    answer, mode = _talk(service, [("t1", "How many voyages depart since 26 May?")])[0]
+    assert mode in GROUNDED and f"{planned_too} voyages" in answer, answer
+
+
+def test_the_column_of_a_voyages_departure_port_is_its_key(service):
+    for question, column in (("Which column holds a voyage's departure port?", "ORIGIN_PORT_ID"),
+                             ("What column tells the port of arrival of a voyage?", "DESTINATION_PORT_ID")):
+        answer, mode = _talk(service, [("t1", question)])[0]
+        assert mode in GROUNDED and column in answer.split("\n")[1], (question, answer)
+
+
+def test_which_ports_and_how_many_at_one_are_both_answered(service):
+    rows = catalog.availability()["EQ-GENSET"]
+    port = next(iter(rows))
+    name = catalog.ports()[port]["name"]
+    answer, mode = _talk(service, [("t1", f"Which ports have clip-on gensets, and how many at {name}?")])[0]
+    assert mode in GROUNDED and f"{rows[port]} units" in answer, answer
+    assert all(catalog.ports()[p]["name"] in answer for p in rows), answer
+
+
+def test_which_voyage_a_ship_is_on_now_is_the_one_under_way(service):
+    vessel, voyage = service.eng.query(
+        f"SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"WHERE v.STATUS = 'ACTIVE' AND s.IMO_NUMBER IN (SELECT IMO_NUMBER FROM {OWNER}.VOYAGES GROUP BY IMO_NUMBER "
+        f"HAVING COUNT(*) > 1) ORDER BY 1")[0]
+    others = [v for v, in service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"WHERE s.VESSEL_NAME = '{vessel}' AND v.STATUS <> 'ACTIVE'")]
+    answer, mode = _talk(service, [("t1", f"Which voyage is the {vessel} on now?")])[0]
+    assert mode in GROUNDED and voyage in answer and not any(v in answer for v in others), answer
+
+
+def test_the_second_one_is_the_thing_they_called_second(service):
+    voyage, vessel, arrival = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, s.VESSEL_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s "
+        f"ON s.IMO_NUMBER = v.IMO_NUMBER WHERE v.STATUS = 'SCHEDULED' ORDER BY 1")[0]
+    answer, mode = _talk(service, [("t1", "Our first ever shipment for our customer Brightwell Audio sailed on 5 May."),
+                                   ("t2", f"Brightwell's second shipment is booked on {vessel} {voyage}."),
+                                   ("t3", "When and where does the second one arrive?")])[-1]
+    assert mode in GROUNDED and voyage in answer and str(arrival)[:10] in answer, answer
