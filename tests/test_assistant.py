@@ -252,6 +252,7 @@ def test_the_blind_dev_sets_hold_their_measured_level(eng, name, correct_at_leas
     "ports that no voyage starts or ends at",
     "which ships are not on an active voyage?",
     "how many packages of washing machines are on voyages at sea right now?",
+    "which carriers have no scheduled sailings at the moment?",
 ])
 def test_every_composed_query_parses_as_oracle_sql(eng, question):
     """The composed SELECTs run on both engines: each parses with sqlglot's Oracle dialect, binds

@@ -136,3 +136,39 @@ def test_the_second_one_is_the_thing_they_called_second(service):
                                    ("t2", f"Brightwell's second shipment is booked on {vessel} {voyage}."),
                                    ("t3", "When and where does the second one arrive?")])[-1]
     assert mode in GROUNDED and voyage in answer and str(arrival)[:10] in answer, answer
+
+
+def test_none_two_keys_down_is_no_row_of_the_row_below(service):
+    expected = {n for n, in service.eng.query(
+        f"SELECT c.CARRIER_NAME FROM {OWNER}.CARRIERS c WHERE NOT EXISTS (SELECT 1 FROM {OWNER}.VESSELS s "
+        f"JOIN {OWNER}.VOYAGES v ON v.IMO_NUMBER = s.IMO_NUMBER WHERE s.CARRIER_ID = c.CARRIER_ID "
+        f"AND v.STATUS = 'SCHEDULED')")}
+    others = {n for n, in service.eng.query(f"SELECT CARRIER_NAME FROM {OWNER}.CARRIERS")} - expected
+    assert expected and others  # the sample has carriers of both kinds
+    answer, mode = _talk(service, [("t1", "Which carriers have no scheduled sailings at the moment?")])[0]
+    assert mode in GROUNDED and all(n in answer for n in expected) and not any(n in answer for n in others), answer
+
+
+def test_the_departure_port_of_a_voyage_is_its_origin(service):
+    voyage, origin, destination = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, o.PORT_NAME, d.PORT_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS o "
+        f"ON o.PORT_ID = v.ORIGIN_PORT_ID JOIN {OWNER}.PORTS d ON d.PORT_ID = v.DESTINATION_PORT_ID ORDER BY 1")[0]
+    for question, port, other in ((f"What is the departure port of voyage {voyage}?", origin, destination),
+                                  (f"What is the port of arrival of voyage {voyage}?", destination, origin)):
+        answer, mode = _talk(service, [("t1", question)])[0]
+        assert mode in GROUNDED and port in answer and other not in answer, (question, answer)
+
+
+def test_a_second_question_about_a_columns_figure_gets_what_the_column_holds(service):
+    comment = next(c for c in assistant.knowledge(service.eng)[0].columns["CARGO_ITEMS"] if c.name == "UNIT_VALUE_CENTS").comment
+    answer, mode = _talk(service, [("t1", "If UNIT_VALUE_CENTS is 12999 on a line, what is that in dollars, and is it "
+                                          "for the whole line?")])[0]
+    assert mode in GROUNDED and "129.99" in answer and comment in answer, answer
+
+
+def test_by_a_day_counts_that_day_and_a_weekday_before_it_is_read(service):
+    days = [str(d)[:10] for d, in service.eng.query(f"SELECT ARRIVAL_DATE FROM {OWNER}.VOYAGES WHERE STATUS = 'ACTIVE'")]
+    on_or_before, on_the_day = sum(d <= "2025-06-04" for d in days), sum(d == "2025-06-04" for d in days)
+    assert on_the_day and on_or_before > on_the_day  # the sample tells "by" from "on" and from "before"
+    answer, mode = _talk(service, [("t1", "Which ships at sea are due to arrive by Wednesday 4 June?")])[0]
+    assert mode in GROUNDED and answer.startswith(f"{on_or_before} vessels"), answer

@@ -799,17 +799,36 @@ _FOR_LEASE = (r"availab\w*|in stock|ready to go|ready for pick-?up|leas(?:e|es|e
               r"can (?:i|we|you) (?:get|have|grab|pick up|book)|(?:could|may) (?:i|we) (?:get|have)")
 
 
+# a port named by the end of a voyage it is at ("departure port", "port of arrival"): the word says the end
+_END_OF_A_PORT = re.compile(r"\b(departure|arrival)\s+ports?\b|\bports?\s+of\s+(departure|arrival)\b", re.I)
+
+
+_WEEKDAY_OF_A_DATE = re.compile(rf"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+"
+                                rf"(?=(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\b|"
+                                rf"(?:{_MONTH_NAMES})\.?\s+\d)", re.I)
+
+
+def _words_beside_the_query(words: _Words) -> None:
+    """The words that say how to write the figure, that the whole data is meant, which end of a voyage a port
+    is at, or the weekday of a date: taken before the rows are chosen."""
+    for m in _PRECISION.finditer(words.text):  # how to write the figure, not what to query
+        words.take(m.start(), m.end())
+        words.used_numbers.add(m.start(1) if m.group(1) else m.start())
+    for m in _WHOLE_DATA.finditer(words.text):  # (before the rows are chosen: "voyages" there is not what is asked)
+        words.take(m.start(), m.end())
+    for m in _END_OF_A_PORT.finditer(words.text):  # "the departure port": which end, not the day of departure
+        words.take(*m.span(m.lastindex or 0))
+    for m in _WEEKDAY_OF_A_DATE.finditer(words.text):  # "by Wednesday 4 June": the date says the day
+        words.take(m.start(), m.end())
+
+
 def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     if _ADVICE.search(question):
         raise NoPlan("it asks what to choose or do, which the data's rows do not say")
     links = _of_the_size_said(question, links)
     words = _Words.read(question, links)
     words.today = reference_date(schema)
-    for m in _PRECISION.finditer(words.text):  # how to write the figure, not what to query
-        words.take(m.start(), m.end())
-        words.used_numbers.add(m.start(1) if m.group(1) else m.start())
-    for m in _WHOLE_DATA.finditer(words.text):  # (before the rows are chosen: "voyages" there is not what is asked)
-        words.take(m.start(), m.end())
+    _words_beside_the_query(words)
     _any_value(words, schema)
     _correct_typos(words, schema)
     _not_modelled(words, schema)
@@ -1028,7 +1047,7 @@ def _filled_columns_shown(spec: Spec) -> None:
 def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
     """Shows each named column of the target (or of a table above it) that no filter, group or
     measure took."""
-    below = {f.value[0] for f in spec.filters if f.op == "none"}
+    below = {t for f in spec.filters if f.op == "none" for t in _tables_below(f)}
     for col in named:
         if spec.action in ("aggregate", "count") and col == schema.name_column(col.table):
             continue  # "the mean speed of all the ships with a live position": one figure, no names beside it
@@ -1806,7 +1825,8 @@ def _set_aside(words: _Words, i: int, start: int, filler: list[tuple[int, int]])
 def _plan_tables(schema: Schema, spec: Spec) -> set[str]:
     """The tables a plan reads: its target, its columns', those its joins pass through, the table a
     "none" filter looks below to, and the ports at a voyage's end ("when does it leave port?")."""
-    tables = {spec.target} | {c.table for c in _plan_columns(spec)} | {f.value[0] for f in spec.filters if f.op == "none"}
+    tables = {spec.target} | {c.table for c in _plan_columns(spec)} | \
+        {t for f in spec.filters if f.op == "none" for t in _tables_below(f)}
     for table in list(tables):
         tables |= {hop[2] for hop in schema.path(spec.target, table) or []}
     if spec.roles or spec.target_role or spec.group_role or any(f.role for f in spec.filters):
@@ -2286,13 +2306,28 @@ def _none_with(schema: Schema, spec: Spec, f: Filter) -> Filter:
     """"Ships NOT on an active voyage": the target's rows that no row right below them (one foreign key
     away) has the value for; deeper, or with another comparison, no plan."""
     keys = [(t, c, r) for t, c, ref, r in schema.foreign_keys if ref == spec.target and t == f.column.table]
-    if f.op != "=" or len(keys) != 1 or f.role is not None:
+    hops = None if keys else _two_keys_down(schema, spec, f)
+    if f.op != "=" or len(keys) > 1 or f.role is not None or not keys and hops is None:
         raise NoPlan(f"it asks for {noun(spec.target)} none of whose {noun(f.column.table)} are {f.said}, "
                      "which one query here cannot do")
+    said = f"with no {noun(f.column.table, False)} {f.said}".replace(" with ", " ")
+    if hops is not None:  # "carriers with no scheduled sailings": no ship of theirs has a voyage with that status
+        (middle, col, ref_col), lower = hops
+        key = next(c for c in schema.columns[spec.target] if c.name == ref_col)
+        return Filter(key, "none", (middle, (col,), (), (*lower, ((f.column.name, f.value),))), said)
     table, col, ref_col = keys[0]
     key = next(c for c in schema.columns[spec.target] if c.name == ref_col)
-    return Filter(key, "none", (table, (col,), ((f.column.name, f.value),)),
-                  f"with no {noun(table, False)} {f.said}".replace(" with ", " "))
+    return Filter(key, "none", (table, (col,), ((f.column.name, f.value),)), said)
+
+
+def _two_keys_down(schema: Schema, spec: Spec, f: Filter
+                   ) -> tuple[tuple[str, str, str], tuple[str, str, str]] | None:
+    """(middle table, its key to the target, the target's column it points at), (the filtered table, its key
+    to the middle, the middle's column it points at): the one way down two foreign keys (CARRIERS <- VESSELS <-
+    VOYAGES), or None."""
+    ways = [((m, c, r), (f.column.table, c2, r2)) for m, c, ref, r in schema.foreign_keys if ref == spec.target
+            for t2, c2, ref2, r2 in schema.foreign_keys if t2 == f.column.table and ref2 == m]
+    return ways[0] if len(ways) == 1 else None
 
 
 def _none_below(words: _Words, schema: Schema, spec: Spec, cue: re.Match) -> Filter | None:
@@ -2767,12 +2802,15 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
     col = _date_column_of_month(words, schema, spec, named)
     verb = "arriving" if "ARRIVAL" in col.name else "departing"
     # "an ETA later than 1 July"; not "from 3 to 5 June", a range with both ends
-    before = "" if said.startswith("between") else words.text[max(0, at - 20):at].lower()
+    before = "" if said.startswith("between") else words.text[max(0, at - 30):at].lower()
+    before = re.sub(r"\b[a-z]+day\.?,?\s*$", "", before)  # "by Wednesday 4 June": the word before the weekday
     if re.search(r"(?:after|later than)\s*(?:the\s*)?$", before):
         _since(words, spec, col, hi + datetime.timedelta(days=1), verb, after=True)
     elif re.search(r"(?:since|from|starting)\s*(?:the\s*)?$", before):
         _since(words, spec, col, lo, verb)
-    elif re.search(r"(?:before|earlier than|until|by|prior to)\s*(?:the\s*)?$", before):
+    elif re.search(r"(?:\bby|until|till|no later than|at the latest)\s*(?:the\s*)?$", before):
+        spec.filters.append(Filter(col, "<=", hi, f"{verb} on or before {hi.isoformat()}"))  # "by 4 June": that day too
+    elif re.search(r"(?:before|earlier than|prior to)\s*(?:the\s*)?$", before):
         spec.filters.append(Filter(col, "<", lo, f"{verb} before {lo.isoformat()}"))
     else:
         spec.filters.append(Filter(col, "between", lo, f"{verb} {said}", value2=hi))
@@ -3330,7 +3368,7 @@ def _group_of_noun(words: _Words, schema: Schema, spec: Spec, nouns: list[str], 
 def _used_otherwise(spec: Spec, table: str) -> bool:
     """The table's noun already stands for a filter or the group (the rows below a "none" filter are what
     there are none of, not rows to show)."""
-    return any(f.column.table == table or (f.op == "none" and f.value[0] == table) for f in spec.filters) \
+    return any(f.column.table == table or (f.op == "none" and table in _tables_below(f)) for f in spec.filters) \
         or (spec.group is not None and spec.group.table == table)
 
 
@@ -3811,6 +3849,11 @@ def _bind(params: dict[str, Any], value: Any) -> str:
     return name
 
 
+def _tables_below(f: Filter) -> list[str]:
+    """The tables a "none" filter looks down to: the one below, and the one below that when it goes two keys down."""
+    return [f.value[0]] + ([f.value[3][0]] if len(f.value) > 3 else [])
+
+
 def _none_below_sql(f: Filter, ref: str, params: dict[str, Any]) -> str:
     """No row of the table below points at this one, by any of the keys named (with the values named)."""
     table, keys, *held = f.value
@@ -3819,6 +3862,13 @@ def _none_below_sql(f: Filter, ref: str, params: dict[str, Any]) -> str:
     for col, value in (held[0] if held else ()):
         conditions = SQL["both"].format(first=conditions, second=SQL["compare"].format(
             ref=f"n.{col}", op="=", bind=_bind(params, value)))
+    if len(held) > 1:  # a row two keys down: some row of the table below the middle one, with the values
+        lower, key, middle_col, values = held[1]
+        inner = SQL["lower_points_at"].format(col=key, ref=f"n.{middle_col}")
+        for col, value in values:
+            inner = SQL["both"].format(first=inner, second=SQL["compare"].format(
+                ref=f"m.{col}", op="=", bind=_bind(params, value)))
+        conditions = SQL["both"].format(first=conditions, second=SQL["some_below"].format(table=lower, conditions=inner))
     return SQL["none_below"].format(table=table, conditions=conditions)
 
 

@@ -24,6 +24,7 @@ SYNONYMS = {
     "box": "container", "container": "container",
     "harbour": "port", "harbor": "port", "seaport": "port", "terminal": "port", "port": "port",
     "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage", "voy": "voyage",
+    "crossing": "voyage",
     "goods": "cargo", "shipment": "cargo", "consignment": "cargo", "cargo": "cargo", "manifest": "cargo",
     "packed": "cargo", "contents": "cargo", "content": "cargo",
     "position": "position", "location": "position", "ping": "position", "lat": "latitude", "lon": "longitude", "lng": "longitude",

@@ -664,7 +664,8 @@ def _inside_other_name(question: str, start: int, end: int, name: str) -> bool:
 
 _STARTS_SENTENCE = re.compile(r"(?:^|[.!?:;])\W*$")
 _FUNCTION = frozenset("the a an that this these those and but so our my your their his her its is are was were "
-                      "what which who where when how why do does did can could would will".split())
+                      "what which who where when how why do does did can could would will any all some every "
+                      "no list show give tell find".split())
 
 
 def _ordinary_words(comments: list[str]) -> frozenset[str]:

@@ -179,6 +179,9 @@ COMPOSE_SQL = {
     # https://docs.oracle.com/cd/E57425_01/121/SQLRF/conditions013.htm)
     "none_below": "NOT EXISTS (SELECT 1 FROM {table} n WHERE {conditions})",
     "points_at": "n.{col} = {ref}",
+    # two keys down ("carriers none of whose ships has a scheduled voyage"): a row below the one below
+    "some_below": "EXISTS (SELECT 1 FROM {table} m WHERE {conditions})",
+    "lower_points_at": "m.{col} = {ref}",
     "either": "({first} OR {second})",
     "both": "({first} AND {second})",
     "count": "COUNT(*) AS N",

@@ -716,6 +716,17 @@ def _only_the_code_asked(question: str, links: list[Any], col: Any) -> bool:
     return bool(words) and words[0] in ("what", "whats") and set(words) <= named
 
 
+_YES_NO_ASKED = r"(?:and\s+)?(?:is|are|does|do|did|was|were|can|could|should)\s+(?:it|that|this|they|the)\b"
+
+
+def _what_the_column_holds(question: str, schema: Any, column: str) -> str:
+    """"..., and is it for the whole line?": a second question, yes or no, that the column's comment answers;
+    '' for a question that asks only the conversion."""
+    asked = [c for c in assistant.clauses(question) if assistant.asked_clauses(c) or re.match(_YES_NO_ASKED, c, re.I)]
+    comment = next((c.comment for cols in schema.columns.values() for c in cols if column in (c.ref, c.name) and c.comment), "")
+    return f" What {column} holds: {comment}" if len(asked) > 1 and comment else ""
+
+
 def _figure_in_another_unit(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
     """"The reefer temp column shows -18: what's that in Fahrenheit?": the figure given, in the unit of
     the one column named, converted to the unit asked (column_figures.py); None otherwise, and for a
@@ -731,11 +742,12 @@ def _figure_in_another_unit(eng: Engine, question: str, decision: router.RouteDe
     worked = column_figures.converted(question, units)
     if worked is None:
         return None
+    text = worked.sentence() + _what_the_column_holds(question, schema, worked.column)
     used = [{"subject": f"{OWNER}.{worked.column}", "kind": "column", "similarity": 1.0}]
     explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none",
                        reason=f"the figure given, in {worked.column}'s unit ({worked.unit}), converted to {worked.to}",
                        short_query_active=False)
-    return ChatAnswer(worked.sentence(), "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
+    return ChatAnswer(text, "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
 
 
 def _figure_of_rows(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:

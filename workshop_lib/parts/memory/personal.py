@@ -1483,8 +1483,10 @@ def _called_by_the_ordinal(question: str, memories: list[Any]) -> Recalled | Non
     called = [r for r in memories if index is not None and _calls_itself(r.content or "", index)]
     if len(called) != 1 or not (entities := _remembered_entities(called[0])):
         return None
-    # (the record it is on: a box, else its voyage, before the ship that sails it)
+    # (the record it is on: a box, else its voyage; a ship alone does not say which of her voyages)
     table, column, value = min(entities, key=lambda e: _OWN_THINGS.index(e[0]) if e[0] in _OWN_THINGS else len(_OWN_THINGS))
+    if table not in _OWN_THINGS[:2]:
+        return None
     return dataclasses.replace(with_memory_words(_value_of(called[0], table, column, value, "one"), called[0]),
                                ordinal=True)
 
