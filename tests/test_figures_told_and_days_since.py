@@ -11,6 +11,7 @@ Every expected figure comes from SQL over SUPPLYCHAIN or the catalog; the users'
 """
 from __future__ import annotations
 
+import datetime
 import itertools
 
 from tests.conftest import conversation
@@ -172,3 +173,36 @@ def test_by_a_day_counts_that_day_and_a_weekday_before_it_is_read(service):
     assert on_the_day and on_or_before > on_the_day  # the sample tells "by" from "on" and from "before"
     answer, mode = _talk(service, [("t1", "Which ships at sea are due to arrive by Wednesday 4 June?")])[0]
     assert mode in GROUNDED and answer.startswith(f"{on_or_before} vessels"), answer
+
+
+def test_days_late_against_a_promise_and_to_spare_against_the_current_deadline(service):
+    vessel, voyage, port, arrival = service.eng.query(
+        f"SELECT s.VESSEL_NAME, v.VOYAGE_NUMBER, p.PORT_NAME, v.ARRIVAL_DATE FROM {OWNER}.VOYAGES v "
+        f"JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER JOIN {OWNER}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+        f"WHERE v.STATUS = 'SCHEDULED' ORDER BY v.ARRIVAL_DATE DESC")[0]
+    day = datetime.date.fromisoformat(str(arrival)[:10])
+    promised, moved = day - datetime.timedelta(days=7), day + datetime.timedelta(days=3)
+    said = _talk(service, [
+        ("t1", f"Check {vessel} {voyage} for me - I promised Gulf Crest Trading their box in {port} by "
+               f"{promised.day} {promised:%B}."),
+        ("t2", "How many days late will Gulf Crest's box be against what I promised them?"),
+        ("t2", f"Update: Gulf Crest agreed to push their deadline to {moved.day} {moved:%B}."),
+        ("t3", "Against Gulf Crest's current deadline, is the box on time, and with how many days to spare?")])
+    (late, l_mode), (spare, s_mode) = said[1], said[3]
+    assert l_mode in GROUNDED and "7 days after" in late, late
+    assert s_mode in GROUNDED and "3 days before" in spare, spare
+
+
+def test_a_count_and_which_of_those_are_both_answered(service):
+    region = [p for p, in service.eng.query(f"SELECT PORT_NAME FROM {OWNER}.PORTS WHERE REGION = 'North Europe'")]
+    uk = [p for p, in service.eng.query(
+        f"SELECT PORT_NAME FROM {OWNER}.PORTS WHERE REGION = 'North Europe' AND COUNTRY_CODE = 'GB'")]
+    assert len(region) > len(uk) == 1  # the sample narrows the count to one port
+    answer, mode = _talk(service, [("t1", "How many of the ports are in North Europe, and which of those is in the UK?")])[0]
+    assert mode in GROUNDED and f"{len(region)} ports" in answer and uk[0] in answer, answer
+
+
+def test_two_column_figures_are_multiplied_as_the_description_says(service):
+    answer, mode = _talk(service, [("t1", "Manifest line 1 has QUANTITY 14 and UNIT_VALUE_CENTS 67904. What's the "
+                                          "whole line worth in USD?")])[0]
+    assert mode in GROUNDED and "9,506.56 USD" in answer and "Multiply by QUANTITY" in answer, answer

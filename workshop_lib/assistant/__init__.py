@@ -734,7 +734,8 @@ def _joined(first: DataAnswer, second: DataAnswer, word: str) -> DataAnswer | No
                                reason=f"{first.reason}; {word} {second.reason}")
 
 
-_SECOND_COUNT = re.compile(r"^(?:and\s+)?how many\s+(?:(of\s+(?:those|them|these)|more)\s+)?", re.I)
+_SECOND_COUNT = re.compile(r"^(?:and\s+)?(?:how many|(?:which|what)(?:\s+ones?)?)\s+(?:(of\s+(?:those|them|these)|more)\s+)?",
+                           re.I)
 
 
 def _two_counts(eng: Engine, question: str) -> DataAnswer | None:
@@ -742,7 +743,9 @@ def _two_counts(eng: Engine, question: str) -> DataAnswer | None:
     scheduled and how many already finished?": each count on its own, the second about the first's rows
     (all its words, for "of those"; its noun, otherwise); None unless both are counts that answer."""
     parts = asked_clauses(question)
-    if len(parts) != 2 or not all(re.match(r"(?:and\s+)?how many\b", p, re.I) for p in parts):
+    # ("how many ports are in North Europe, and which of those is in the UK?": the second counts and names them)
+    if len(parts) != 2 or not re.match(r"(?:and\s+)?how many\b", parts[0], re.I) or \
+            not re.match(r"(?:and\s+)?(?:how many|(?:which|what)(?:\s+ones?)?\s+of\s+(?:those|them|these))\b", parts[1], re.I):
         return None
     first = answer_data(eng, parts[0])
     if first.text is None or first.plan is None or first.plan.spec.action != "count" or first.uncovered:

@@ -8,6 +8,7 @@ answer (None).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -80,3 +81,47 @@ def _asks(question: str, asked: str) -> bool:
 
 def _num(x: float) -> str:
     return f"{x:,.2f}".rstrip("0").rstrip(".")
+
+
+@dataclass(frozen=True)
+class Multiplied:
+    column: str          # TABLE.COLUMN whose comment says to multiply
+    by: str              # the other column
+    given: float
+    times: float
+    unit: str            # the first column's unit
+    said: str            # the comment's sentence that says so
+    to: str = ""         # the unit asked, when a conversion gives it
+    value: float = 0.0   # the product in that unit
+
+    def sentence(self) -> str:
+        product = self.given * self.times
+        out = (f"{_num(self.given)} {self.unit} ({self.column}) \u00d7 {_num(self.times)} ({self.by}) = {_num(product)} "
+               f"{self.unit}, as {self.column}'s description says: \u201c{self.said}\u201d")
+        return out + (f" That is about {_num(round(self.value, 2))} {self.to}." if self.to else "")
+
+
+def multiplied(question: str, columns: list[tuple[str, str, str]]) -> Multiplied | None:
+    """"QUANTITY 14 and UNIT_VALUE_CENTS 67904: what's the whole line worth in USD?": two columns written with a
+    figure each (`columns`: (TABLE.COLUMN, unit, comment) of the columns named), one whose comment says to multiply
+    it by the other; their product, in the unit asked when a conversion gives it. None otherwise."""
+    given = {ref: f for ref, _, _ in columns if (f := _figure_after(question, ref.split(".")[-1])) is not None}
+    if len(given) != 2:
+        return None
+    for ref, unit, comment in columns:
+        other = next((o for o in given if o != ref), None)
+        said = re.search(rf"[^.]*\bmultipl\w*\s+by\s+{re.escape(other.split('.')[-1])}\b[^.]*\.", comment, re.I) if other else None
+        if ref in given and other and said:
+            found = Multiplied(ref, other, given[ref], given[other], unit, said.group(0).strip())
+            for source, asked, to, convert in _CONVERSIONS:
+                if source == unit and _asks(question, asked):
+                    return dataclasses.replace(found, to=to, value=convert(found.given * found.times))
+            return found
+    return None
+
+
+def _figure_after(question: str, name: str) -> float | None:
+    """The figure written right after a column's name ("UNIT_VALUE_CENTS 67904", "QUANTITY = 14", "QUANTITY is 14")."""
+    m = re.search(rf"\b{re.escape(name)}\b\s*(?:=|:|is|of)?\s*(-?\d{{1,3}}(?:,\d{{3}})+|-?\d+(?:\.\d+)?)", question, re.I)
+    return float(m.group(1).replace(",", "")) if m else None
+

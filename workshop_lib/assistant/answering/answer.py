@@ -210,6 +210,8 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
     label = decision.label
     if label != router.OUT and (read := _read_from_a_comment(eng, question, decision)) is not None:
         return read
+    if label != router.OUT and (product := _figures_multiplied(eng, question, decision)) is not None:
+        return product
     if decision.unsure:
         return _unsure(eng, question, decision, llm, vector, docs)
     if label == router.OUT:
@@ -725,6 +727,25 @@ def _what_the_column_holds(question: str, schema: Any, column: str) -> str:
     asked = [c for c in assistant.clauses(question) if assistant.asked_clauses(c) or re.match(_YES_NO_ASKED, c, re.I)]
     comment = next((c.comment for cols in schema.columns.values() for c in cols if column in (c.ref, c.name) and c.comment), "")
     return f" What {column} holds: {comment}" if len(asked) > 1 and comment else ""
+
+
+def _figures_multiplied(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"A line has QUANTITY 14 and UNIT_VALUE_CENTS 67904: the whole line in USD?": the two figures given for two
+    columns multiplied, as one column's description says to (column_figures.py); None otherwise."""
+    named = names_written.named_schema_objects(question)
+    if len(named) < 2:
+        return None  # (two columns written as the schema writes them, or this is not asked)
+    schema, _ = assistant.knowledge(eng)
+    columns = [(col.ref, col.unit or "", col.comment or "") for n in named for cols in schema.columns.values()
+               for col in cols if n.removeprefix(f"{OWNER}.") in (col.ref, col.name)]
+    worked = column_figures.multiplied(question, columns)
+    if worked is None:
+        return None
+    used = [{"subject": f"{OWNER}.{worked.column}", "kind": "column", "similarity": 1.0}]
+    explain = _explain(decision, mode="rag", handler="knowledge memories (Part 4)", used_llm="none",
+                       reason=f"the figures given for {worked.column} and {worked.by}, multiplied as its description says",
+                       short_query_active=False)
+    return ChatAnswer(worked.sentence(), "rag", explain, used, used, "all", None, False, "none", False, _route(decision))
 
 
 def _figure_in_another_unit(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:

@@ -33,11 +33,12 @@ if TYPE_CHECKING:
     from workshop_lib.engines.base import Engine
 
 # a question about making a deadline: whether, or by how much
-ASKED = re.compile(r"\b(?:deadlines?|make (?:it|the|their|our)|in time|to spare|margin|beat)\b", re.I)
+ASKED = re.compile(r"\b(?:deadlines?|make (?:it|the|their|our)|in time|on time|to spare|margin|beat|(?:days?|how) late|"
+                   r"late against|against what (?:i|we) promised)\b", re.I)
 # ... of a day the data holds: a ship's or a box's arriving or leaving, or the one just answered ("does that beat it?");
 # not "the days between my ready date and their deadline", two days of the user's
 _OF_THE_DATA = re.compile(r"\b(?:arriv\w*|reach\w*|get (?:there|in)|due|land\w*|leav\w*|left|depart\w*|sail\w*|"
-                          r"make it|beat|in time|that|it)\b", re.I)
+                          r"make it|beat|in time|on time|late|that|it)\b", re.I)
 _PAST = re.compile(r"\b(?:did|has|have|had|was|were|left|sailed|departed|arrived|reached)\b", re.I)
 _LEAVING = re.compile(r"\b(?:leav\w*|left|depart\w*|sail(?:s|ed)?\b(?!\s+(?:in|into)))", re.I)
 # a sentence that gives a deadline: the word (or what ends on it: "the letter of credit expires on 30 June"), or a
@@ -83,11 +84,21 @@ def _deadline(eng: Engine, question: str, user_id: str, agent_id: str, year: int
     told = [e for e in dated if e.message_id != timeline.THIS_TURN]
     if not told:
         return None
+    return _pointed_at(question, told)
+
+
+def _pointed_at(question: str, told: list[timeline.Event]) -> timeline.Event | None:
+    """Of the deadlines told, the one the question's words point at most; of several alike, the one told last
+    when the question asks the current one ("against their current deadline": a change replaces it), else None
+    (which one is meant would be a guess)."""
     asked = document_reader._stems(question)
     shared = sorted(((len(asked & document_reader._stems(e.text)), i) for i, e in enumerate(told)), reverse=True)
     if len(shared) > 1 and shared[0][0] == shared[1][0]:
-        return None  # two deadlines told, neither pointed at more than the other: which one is meant is a guess
+        return told[max(i for n, i in shared if n == shared[0][0])] if _CURRENT.search(question) else None
     return told[shared[0][1]]
+
+
+_CURRENT = re.compile(r"\b(?:current|new|latest|updated|revised|now)\b", re.I)
 
 
 # the questions of a turn: "Which vessel is it on, and will it reach Port Klang before ...?" is two
