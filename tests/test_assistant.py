@@ -2198,9 +2198,15 @@ def test_the_longest_misspelt_name_wins_over_a_shorter_one_inside_it(eng):
     assert {lk["value"] for lk in a.links} >= {"Gunhild Maersk"}, a.links
 
 
-def test_none_of_a_rows_children_having_a_value_is_declined_not_negated_row_by_row(eng):
+def test_none_of_a_rows_children_having_a_value_is_not_negated_row_by_row(eng):
+    # two keys down (VESSELS <- VOYAGES <- CONTAINERS): the ships none of whose voyages carried a 40HC box
+    expected = {r[0] for r in _one(eng, "SELECT s.VESSEL_NAME FROM {o}.VESSELS s WHERE NOT EXISTS (SELECT 1 FROM "
+                                        "{o}.VOYAGES v JOIN {o}.CONTAINERS c ON c.VOYAGE_ID = v.VOYAGE_ID WHERE "
+                                        "v.IMO_NUMBER = s.IMO_NUMBER AND c.SIZE_TYPE = '40HC')")}
+    others = {r[0] for r in _one(eng, "SELECT VESSEL_NAME FROM {o}.VESSELS")} - expected
     a = assistant.answer_data(eng, "which vessels carry no 40HC boxes at all?")
-    assert a.text is None and "none of whose" in a.reason, (a.text, a.reason)
+    assert expected and others and a.text is not None, (a.text, a.reason)
+    assert all(v in a.text for v in expected) and not any(re.search(rf"\b{re.escape(v)}\b", a.text) for v in others), a.text
     # the rows' own value negated is still a filter
     n = _one(eng, "SELECT COUNT(*) FROM {o}.CONTAINERS WHERE SIZE_TYPE <> '40HC' OR SIZE_TYPE IS NULL")[0][0]
     assert re.search(rf"\b{n}\b", _answer(eng, "how many boxes are not 40HC?").text)

@@ -206,3 +206,11 @@ def test_two_column_figures_are_multiplied_as_the_description_says(service):
     answer, mode = _talk(service, [("t1", "Manifest line 1 has QUANTITY 14 and UNIT_VALUE_CENTS 67904. What's the "
                                           "whole line worth in USD?")])[0]
     assert mode in GROUNDED and "9,506.56 USD" in answer and "Multiply by QUANTITY" in answer, answer
+
+
+def test_a_sentence_that_goes_on_from_the_one_before_is_read_with_it(docs_eng):
+    from workshop_lib.assistant.answering.answer import answer_question
+
+    a = answer_question(docs_eng, "cosco reefer plug-in at the terminal before loading - what's the fee and when does it start?")
+    assert a.mode in GROUNDED and a.used_chunks[0]["subject"] == "carriers/cosco-reefer-plugin", a.answer
+    assert "45 per day" in a.answer and "24 hours" in a.answer.split("From the documents")[0], a.answer

@@ -357,6 +357,8 @@ def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> st
         paired = [(rank, f"{s} {ranked[i + 1][1]}") for i, (rank, s) in enumerate(ranked[:-1])
                   if ranked[i + 1][0] == rank and _holds(kind, s, question)]
         sentence = _best_sentence(question, kind, paired + ranked, ident) if paired else None
+    if sentence is not None and sentence in {s for _, s in ranked}:
+        sentence = _with_what_it_follows(sentence, ranked)  # ("After that, a fee of ...": after what)
     return _with_next(sentence, ranked) if sentence is not None and _WHAT_NEXT.search(question) else sentence
 
 
@@ -417,10 +419,36 @@ def _each_part(question: str, ranked: list[tuple[int, str]], ident: set[str]) ->
     the part's own words, together; None for one question, or when a part finds none (then the question
     is read whole, as one)."""
     parts = asking_parts(question)
-    found = [_best_sentence(p, asked_kind(p), ranked, ident) for p in parts] if len(parts) > 1 else []
+    if len(parts) < 2:
+        return None
+    found = [_best_sentence(p, asked_kind(p), ranked, ident) for p in parts]
+    found = [_with_what_it_follows(s, ranked) if s else s for s in found]
+    # ("what's the plug-in fee, and when does it start?": the part with few words of its own is answered by the
+    # sentence before the fee's, "The first 24 hours are included. After that, a fee of USD 45 per day ...")
+    found = [s or _held_by_another(p, [f for f in found if f]) for p, s in zip(parts, found, strict=True)]
     if not found or any(s is None for s in found):
         return None
     return " … ".join(dict.fromkeys(s for s in found if s))
+
+
+# a sentence that goes on from the one before it ("After that, a plug-in fee of USD 45 per day is charged")
+_FOLLOWS_ON = re.compile(r"^(?:after that|after this|thereafter|beyond that|from then on|then|after which)\b", re.I)
+
+
+def _with_what_it_follows(sentence: str, ranked: list[tuple[int, str]]) -> str:
+    """The sentence, after the one of its passage it goes on from when it starts by pointing back at it."""
+    if not _FOLLOWS_ON.match(sentence):
+        return sentence
+    at = next((i for i, (_, s) in enumerate(ranked) if s == sentence), 0)
+    return f"{ranked[at - 1][1]} {sentence}" if at > 0 and ranked[at - 1][0] == ranked[at][0] else sentence
+
+
+def _held_by_another(part: str, found: list[str]) -> str | None:
+    """A part with no sentence of its own ("and when does it start?") answered by the words found for another part,
+    when they hold the kind it asks (a start is said as a day or as a length: "the first 24 hours")."""
+    kind = asked_kind(part)
+    kinds = ("date", "duration") if kind == "date" else (kind,) if kind else ()
+    return next((s for s in found if any(_holds(k, s, part) for k in kinds)), None)
 
 
 # the words of the things every document of the corpus speaks of (ships, boxes, cargo, ports), as the reader compares

@@ -1502,7 +1502,7 @@ _ASKED_HEAD = re.compile(r"\b(?:what|which)\s+((?:[a-z]+\s+){0,2}?[a-z]{3,})\s+(
 
 
 _GENERIC_HEADS = {"name", "number", "no", "id", "code", "value", "detail", "info", "one", "firm", "company", "outfit",
-                  "provider", "partner", "kind", "sort", "type"}
+                  "provider", "partner", "kind", "sort", "type", "reference", "ref"}
 
 
 def _asked_head(question: str) -> str | None:
@@ -1510,9 +1510,9 @@ def _asked_head(question: str) -> str | None:
     theirs it asks for ("who's my main customer in LA"), when it names no table of the data: a memory
     that never says it (nor its role) does not answer it."""
     m = _ASKED_HEAD.search(question)
-    if m is not None:  # ("which trucking firm do we use": "firm" says no more than "which"; "trucking" says what)
-        head = next((w for w in reversed([stem(w) for w in m.group(1).lower().split()]) if w not in _GENERIC_HEADS), "")
-        return None if not head or table_of_word(head) or head in SYNONYMS else head
+    if m is not None:  # the phrase's last noun ("what delivery address": an address; "which trucking firm": any firm)
+        head = stem(m.group(1).lower().split()[-1])
+        return None if head in _GENERIC_HEADS or table_of_word(head) or head in SYNONYMS else head
     words = [stem(w.lower()) for w in re.findall(r"[A-Za-z]+", asked_possession(question) or "")]
     return next((w for w in words if own_values.roles_of(w) and not table_of_word(w)), None)
 
