@@ -357,9 +357,15 @@ def _answering_sentence(question: str, kind: str | None, texts: list[str]) -> st
         paired = [(rank, f"{s} {ranked[i + 1][1]}") for i, (rank, s) in enumerate(ranked[:-1])
                   if ranked[i + 1][0] == rank and _holds(kind, s, question)]
         sentence = _best_sentence(question, kind, paired + ranked, ident) if paired else None
-    if sentence is not None and sentence in {s for _, s in ranked}:
-        sentence = _with_what_it_follows(sentence, ranked)  # ("After that, a fee of ...": after what)
-    return _with_next(sentence, ranked) if sentence is not None and _WHAT_NEXT.search(question) else sentence
+    return _in_its_place(question, sentence, ranked) if sentence is not None else None
+
+
+def _in_its_place(question: str, sentence: str, ranked: list[tuple[int, str]]) -> str:
+    """The sentence after the one it goes on from ("After that, a fee of ...": after what), and before the next
+    one when the question asks what comes next."""
+    said = _with_next(sentence, ranked) if _WHAT_NEXT.search(question) else sentence
+    before = _with_what_it_follows(sentence, ranked)
+    return said if before == sentence else f"{before}{said[len(sentence):]}"
 
 
 def _signature(question: str, kind: str | None, ranked: list[tuple[int, str]]) -> str | None:
