@@ -214,3 +214,29 @@ def test_a_sentence_that_goes_on_from_the_one_before_is_read_with_it(docs_eng):
     a = answer_question(docs_eng, "cosco reefer plug-in at the terminal before loading - what's the fee and when does it start?")
     assert a.mode in GROUNDED and a.used_chunks[0]["subject"] == "carriers/cosco-reefer-plugin", a.answer
     assert "45 per day" in a.answer and "24 hours" in a.answer.split("From the documents")[0], a.answer
+
+
+def test_an_item_asked_for_by_a_word_only_its_description_has(service):
+    from workshop_lib.assistant import catalog_links
+
+    for question in ("got a transformer that's way out of gauge, what equipment?",
+                     "Need to move a big power transformer that's way out of gauge - what equipment?",
+                     "Who can do the paperwork for a lithium battery shipment?"):
+        ranked = catalog_links.rank(question)
+        only = [w for w in ranked[0].words if sum(w in catalog_links.words(f"{i.name} {i.description}")
+                                                  for i in catalog.ITEMS) == 1]
+        assert only, ranked  # the word asked by is one item's alone
+        answer, mode = _talk(service, [("t1", question)])[0]
+        assert mode in GROUNDED and f"[{ranked[0].item.item_id}]" in answer.split("\n")[1], (question, answer)
+
+
+def test_an_interjection_is_no_word_of_the_query(service):
+    n = int(service.eng.query(f"SELECT COUNT(*) FROM {OWNER}.VOYAGES WHERE STATUS = 'SCHEDULED'")[0][0])
+    answer, mode = _talk(service, [("t1", "Ugh - how many voyages are scheduled?")])[0]
+    assert mode in GROUNDED and f"{n} voyages" in answer, answer
+
+
+def test_which_ones_of_the_data_is_no_request_for_an_item(service):
+    answer, mode = _talk(service, [("t1", "Banana-temperature reefers (13.5 C) on boxes going to North Europe ports - "
+                                          "which ones?")])[0]
+    assert "our catalog has" not in answer, answer

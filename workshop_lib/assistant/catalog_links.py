@@ -106,6 +106,33 @@ def _clear_lead(ranked: list[ItemLink]) -> bool:
     return ranked[0].score >= 1.5 * MIN_SCORE and (len(ranked) == 1 or ranked[0].score >= 2 * ranked[1].score)
 
 
+def _only_its_own(question: str, ranked: list[ItemLink]) -> bool:
+    """Equipment or a service asked for ("what equipment?", "who can do ...?") for goods only one item's
+    description gives as its example ("a transformer": the 40' flat rack's "boats, vehicles, transformers"),
+    that item ahead of every other sharing a word with the question."""
+    if _RECOMMENDING.search(question) is None:
+        return False
+    examples = _EXAMPLES[ITEMS.index(ranked[0].item)]
+    unique = any(_IDF[w] >= math.log(len(ITEMS)) and w in examples for w in ranked[0].words)
+    return unique and (len(ranked) == 1 or ranked[0].score > ranked[1].score)
+
+
+# a request for equipment or a service to use, not for a price or a figure
+_RECOMMENDING = re.compile(r"\b(?:recommend\w*|suggest\w*|options?|(?:which|what) (?:equipment|box|container|unit|"
+                           r"service)s?\b(?! (?:are|is|were|was)\b)|what (?:do|should|can) (?:i|we) use|"
+                           r"who (?:can|could|will) (?:help|do|sort|handle|arrange|take care))", re.I)
+
+
+def _examples_of(description: str) -> set[str]:
+    """The words of the goods a description gives as its examples ("for ... such as meat, fish", ": boats,
+    vehicles, transformers")."""
+    return set().union(*(words(m.group(1)) for m in re.finditer(r"(?:such as|like|:)\s+([^.;]+)", description, re.I)),
+                       set())
+
+
+_EXAMPLES = [_examples_of(i.description) for i in ITEMS]
+
+
 @dataclass(frozen=True)
 class ItemLink:
     item: Item
@@ -193,9 +220,9 @@ def best(question: str, items: Sequence[Item] = ITEMS, *, described: bool = Fals
     if not ranked or ranked[0].score < MIN_SCORE:
         return None
     own = words(question, parts=True) - _TABLE_WORDS - _REQUEST_WORDS - _PLACE_WORDS
-    if len(ranked[0].words) < 0.5 * len(own) and not (described and _clear_lead(ranked)):
+    if len(ranked[0].words) < 0.5 * len(own) and not (described and (_clear_lead(ranked) or _only_its_own(question, ranked))):
         return None
-    if len(ranked) > 1 and ranked[0].score - ranked[1].score < MIN_LEAD:
+    if len(ranked) > 1 and ranked[0].score - ranked[1].score < MIN_LEAD and not (described and _only_its_own(question, ranked)):
         return None
     return ranked[0]
 

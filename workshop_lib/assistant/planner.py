@@ -1736,6 +1736,8 @@ _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right n
                      r"asked me|"
                      # "US consignee wants the VGM of ...": who asks, before what they want
                      r"^\W*(?:my |our |the |a |an )?(?:[A-Za-z]+ ){0,2}?(?:wants?|needs?)(?= (?:the|a|an|to (?:see|have|get))\b)|"
+                     # an interjection set apart by a mark ("Ugh — one of them got rolled", "hmm, which ...")
+                     r"(?<![\w'])(?:ugh|argh|hmm+|oh|ah|oops|whoops|yikes|phew|damn|meh|alright)(?=\s*[,\u2014\u2013!.:-])|"
                      # chat's courtesy and requests: "gimme the SCAC pls", "lemme know", "can you pull it up"
                      r"gimme|lemme(?: know)?|pls|plz|thx|cheers|(?:can|could) you (?:pull|dig|look) (?:it|that|this) up|"
                      r"(?:can|could) you (?:check|confirm)(?: (?:that|this|it)(?: for me)?)?(?=\W*$)|"
