@@ -240,3 +240,29 @@ def test_which_ones_of_the_data_is_no_request_for_an_item(service):
     answer, mode = _talk(service, [("t1", "Banana-temperature reefers (13.5 C) on boxes going to North Europe ports - "
                                           "which ones?")])[0]
     assert "our catalog has" not in answer, answer
+
+
+def test_what_they_said_and_the_ship_of_the_voyage_told_with_it(service):
+    voyage, port, vessel = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, s.VESSEL_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
+        f"ON p.PORT_ID = v.ORIGIN_PORT_ID JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"WHERE v.STATUS = 'SCHEDULED' ORDER BY 1")[0]
+    answer, mode = _talk(service, [("t1", f"Just filed the ISF for Pacific Reach Imports. Their boxes load at {port} on {voyage}."),
+                                   ("t2", "Which port did I say the Pacific Reach boxes are loading at, and which ship is that?")])[-1]
+    assert mode in GROUNDED and port in answer and vessel in answer, answer
+
+
+def test_a_box_number_asked_of_what_was_told_is_not_the_clients_name(service):
+    said = _talk(service, [("t1", "that's the box my client Azul Texteis keeps pestering me about lol"),
+                           ("t2", "my client rang AGAIN, what was the box number i gave you for them?")])
+    answer, mode = said[-1]
+    assert mode not in GROUNDED or "Azul" not in answer.split("(")[0], answer
+
+
+def test_which_ship_and_voyage_did_i_say_gives_both(service):
+    voyage, vessel = service.eng.query(
+        f"SELECT v.VOYAGE_NUMBER, s.VESSEL_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
+        f"WHERE v.STATUS = 'ACTIVE' ORDER BY 1")[0]
+    answer, mode = _talk(service, [("t1", f"Ferrante Ceramiche's porcelain tiles went out on the {vessel}, voyage {voyage}."),
+                                   ("t2", "which ship and voyage did I say Ferrante's tiles are on?")])[-1]
+    assert mode in GROUNDED and vessel in answer and voyage in answer, answer

@@ -490,7 +490,10 @@ def periods_named(question: str, today: datetime.date | None) -> str:
         return f"in {calendar.month_name[month % 12 + 1]} {month // 12}"
 
     def day(m: re.Match[str]) -> str:  # "due to arrive tomorrow": the day after the data's own
-        return f"on {_written(today + datetime.timedelta(days=1 if m.group(1).lower() == 'tomorrow' else -1))}"
+        said = _written(today + datetime.timedelta(days=1 if m.group(1).lower() == 'tomorrow' else -1))
+        # ("between 26 May and yesterday": the end of a range, with no "on" before it)
+        ends = re.search(r"\b(?:and|to|until|till|through)\s+$", m.string[:m.start()], re.I)
+        return said if ends else f"on {said}"
 
     def days(m: re.Match[str]) -> str:  # "in the last three days": three days, the data's own the last of them
         n = planner._count_of(m.group(2)) * (7 if m.group(3).lower().startswith("week") else 1) - 1

@@ -627,7 +627,8 @@ _A_DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(
            rf"(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)")
 # ("May 26 to June 1", "26 May - 1 June": with no "from", only a word of a span joins them, not "and")
 # ("from 26 May up to today", "between 26 May and now": the day the data is stated as of ends it)
-_TODAY = r"today|now|date|the present"
+_TODAY = r"today|now|date|the present|yesterday|tomorrow"
+_FROM_TODAY = {"yesterday": -1, "tomorrow": 1}  # days from the day the data is stated as of
 _TWO_DATES = re.compile(rf"\b(?:between|from|since)\s+(?:the\s+)?({_A_DATE})\s+(?:and|to|until|till|through|up\s+(?:to|until)|-)\s+"
                         rf"(?:the\s+)?({_A_DATE}|{_TODAY})\b|"
                         rf"\b({_A_DATE})\s*(?:\s(?:to|until|till|through)\s|[-\u2013])\s*(?:the\s+)?({_A_DATE})", re.I)
@@ -658,7 +659,8 @@ def _two_dates(words: _Words) -> tuple[datetime.date, datetime.date, str, int] |
     year = int(y.group(0)) if (y := re.search(r"\d{4}", m.group(0))) else 2025  # the dataset's year
     first, second = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
     lo = _date_of(first, year)
-    hi = words.today if re.fullmatch(_TODAY, second, re.I) else _date_of(second, year)
+    hi = words.today + datetime.timedelta(days=_FROM_TODAY.get(second.lower(), 0)) \
+        if words.today is not None and re.fullmatch(_TODAY, second, re.I) else _date_of(second, year)
     if hi is None or hi < lo:
         return None
     for n in re.finditer(r"\d+", m.group(0)):

@@ -239,16 +239,31 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
     None; with the words kept to look for a column in."""
     role_words = {w for names in own_values.ROLES.values() for w in names}
     kept: list[str] = []
+    # ("which port did I say the boxes are loading at?" of "their boxes load at Qingdao": the boxes are the ones told)
+    told = {personal.stem(w.lower()) for w in re.findall(r"[A-Za-z]+", rec.text)} \
+        if _ABOUT_THE_TELLING.search(question) else set()
     for low in _words_not_of_it(question, rec, role_words):
         table = personal.table_of_word(low)
         if low in _A_PARTY and rec.table == personal.OWN and rec.column == own_values.NAME:
             continue  # "the haulier that keeps missing our slots - which company was it?": their name is the company
         if table is not None:
-            if table == rec.table or (place and table == "PORTS"):
+            if table == rec.table or (place and table == "PORTS") or (personal.stem(low) in told and not _its_id_asked(
+                    question, low) and table not in _tables_asked(question)):
                 continue
             return f"the {low}", kept
         kept.append(low)
     return None, kept
+
+
+def _tables_asked(question: str) -> set[str]:
+    """The tables the wh-phrase asks for ("which ship and voyage did I say ...": vessels and voyages)."""
+    m = re.search(r"\b(?:which|what)\s+((?:[\w'-]+\s+){0,3}?)(?:did|do|does|is|are|was|were)\b", question, re.I)
+    return {t for w in (m.group(1).split() if m else []) if (t := personal.table_of_word(w))}
+
+
+def _its_id_asked(question: str, word: str) -> bool:
+    """"What was the box number I gave you?": the word's own number is asked, not said of what was told."""
+    return re.search(rf"\b{re.escape(word)}\s+(?:numbers?|no\.?|nr|ids?|codes?|refs?)\b", question, re.I) is not None
 
 
 def _words_not_of_it(question: str, rec: personal.Recalled, role_words: set[str]) -> list[str]:
@@ -1902,21 +1917,40 @@ def _parts_recalled(eng: Engine, parts: list[str], user_id: str, agent_id: str,
         a = recall_answer(eng, part, user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         before = answers[-1] if answers else None
         if a is None and before is not None and before.mode == "rag":
-            a = _of_the_one_recalled(eng, part, before)
+            a = _of_the_one_recalled(eng, part, before, (user_id, agent_id))
         answers.append(a)
     return answers
 
 
-def _of_the_one_recalled(eng: Engine, part: str, before: ChatAnswer) -> ChatAnswer | None:
+def _of_the_one_recalled(eng: Engine, part: str, before: ChatAnswer, owner: tuple[str, str]) -> ChatAnswer | None:
     """A later part that points back ("which alliance are they in?") at the one value of the data the
-    part before recalled: asked of that value, answered from the data; None otherwise."""
+    part before recalled: asked of that value (of the box or voyage the same memory tells, for a port: "which
+    ship is that?" of "their boxes load at Qingdao on 289E"), answered from the data; None otherwise."""
     memory = _memory_of(before.decision_explain)
     column, value = str(memory.get("column") or ""), str(memory.get("value") or "")
-    if not assistant.PRONOUN.search(part) or not value or column.startswith(f"{personal.OWN}.") or "." not in column:
+    if not _POINTING.search(part) or not value or column.startswith(f"{personal.OWN}.") or "." not in column:
         return None
-    asked = assistant.PRONOUN.sub(value, part, count=1)
+    if column.startswith("PORTS."):
+        value = _record_told_with(eng, str(memory.get("record_id") or ""), owner) or value
+    asked = _POINTING.sub(value, part, count=1)
     found = answer_question(eng, asked)
     return found if found.mode == "rag" and (found.route or {}).get("label") == router.LIVE else None
+
+
+# a word pointing back at what the part before found ("which ship is that?"; not "that ship", which names its own)
+_POINTING = re.compile(r"\b(?:it|its|she|her|he|him|they|them|their|that|this)\b"
+                       r"(?!\s+(?:one|ship|vessel|voyage|sailing|box|container|port|carrier|line)s?\b)", re.I)
+
+
+def _record_told_with(eng: Engine, memory_id: str, owner: tuple[str, str]) -> str | None:
+    """The one box or voyage a memory tells beside its port, written as a question names it ("voyage 289E")."""
+    memory = next((r for r in personal.valid_memories(eng, *owner) if r.id == memory_id), None)
+    records = [(t, v) for t, _, v in (memory.metadata or {}).get("entities", []) if t in ("CONTAINERS", "VOYAGES")] \
+        if memory is not None else []
+    if len(records) != 1:
+        return None
+    table, value = records[0]
+    return f"{personal.TABLE_NOUNS_BY_TABLE.get(table, table.lower())} {value}"
 
 
 # where one question of a turn ends and the next begins ("..., and from what date ...", "? And who ...")
