@@ -247,12 +247,17 @@ def _other_table_word(question: str, rec: personal.Recalled, place: bool) -> tup
         if low in _A_PARTY and rec.table == personal.OWN and rec.column == own_values.NAME:
             continue  # "the haulier that keeps missing our slots - which company was it?": their name is the company
         if table is not None:
-            if table == rec.table or (place and table == "PORTS") or (personal.stem(low) in told and not _its_id_asked(
-                    question, low) and table not in _tables_asked(question)):
+            if table == rec.table or (place and table == "PORTS") or _the_thing_told_of(question, low, table, told):
                 continue
             return f"the {low}", kept
         kept.append(low)
     return None, kept
+
+
+def _the_thing_told_of(question: str, word: str, table: str, told: set[str]) -> bool:
+    """A table's word the user's own words say ("the boxes" of "their boxes load at Qingdao"), asked about what
+    they told: the thing they told of, not asked for (unless the wh-phrase or its number asks it)."""
+    return personal.stem(word) in told and not _its_id_asked(question, word) and table not in _tables_asked(question)
 
 
 def _tables_asked(question: str) -> set[str]:
