@@ -266,3 +266,15 @@ def test_which_ship_and_voyage_did_i_say_gives_both(service):
     answer, mode = _talk(service, [("t1", f"Ferrante Ceramiche's porcelain tiles went out on the {vessel}, voyage {voyage}."),
                                    ("t2", "which ship and voyage did I say Ferrante's tiles are on?")])[-1]
     assert mode in GROUNDED and vessel in answer and voyage in answer, answer
+
+
+def test_the_key_of_a_table_is_the_column_others_point_at(service):
+    schema = assistant.knowledge(service.eng)[0]
+    for question, table in (("which column is the primary key of containers?", "CONTAINERS"),
+                            ("what's the right key to identify a vessel - can I join on the ship name?", "VESSELS"),
+                            ("What's the primary key of the cargo items table?", "CARGO_ITEMS")):
+        referenced = {ref for _, _, t, ref in schema.foreign_keys if t == table}
+        key = referenced.pop() if len(referenced) == 1 else next(
+            c.name for c in schema.columns[table] if "key" in (c.comment or "").lower())
+        answer, mode = _talk(service, [("t1", question)])[0]
+        assert mode in GROUNDED and f"{table}.{key}" in answer.split("\n")[1], (question, answer)

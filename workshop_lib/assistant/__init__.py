@@ -140,7 +140,33 @@ def schema_subjects(eng: Engine, question: str) -> list[str]:
 def _written_or_keyed(schema: Schema, question: str, columns: list[Any], tables: list[str], present: set[str]) -> Any:
     """The one column written as the schema writes it, else the one key whose comment the question says; or None."""
     written = _written_as_in_schema(question, columns, tables)
-    return written[0] if len(written) == 1 else _key_by_its_meaning(schema, question, present)
+    if len(written) == 1:
+        return written[0]
+    return _key_by_its_meaning(schema, question, present) or _identifying_key(schema, question, tables)
+
+
+# a question for what tells one row of a table from another ("the primary key of containers", "what uniquely
+# identifies a vessel", "the right key to identify a ship")
+_ASKS_THE_KEY = re.compile(r"\b(?:primary key|(?:right|unique|main) (?:key|id)|uniquely identif\w*|key to identify|"
+                           r"identif\w* (?:a|an|each|one|the) (?:\w+ )?(?:row|record|ship|vessel|voyage|box|container|port|"
+                           r"carrier|line|cargo|position))\b", re.I)
+
+
+def _identifying_key(schema: Schema, question: str, tables: list[str]) -> Any:
+    """The key of the one table a question for its key names: the column other tables' keys point at, else the one
+    whose comment says it is the table's key ("Surrogate key for the manifest line", "Also the primary key")."""
+    named = list(dict.fromkeys(tables))
+    if len(named) != 1 or _ASKS_THE_KEY.search(question) is None:
+        return None
+    keys = [c for c in schema.columns.get(named[0], []) if c.name in _keys_of(schema, named[0])]
+    return keys[0] if len(keys) == 1 else None
+
+
+def _keys_of(schema: Schema, table: str) -> set[str]:
+    """The names of a table's key: the column other tables' keys point at, else those whose comment says so."""
+    referenced = {ref for _, _, t, ref in schema.foreign_keys if t == table}
+    return referenced or {c.name for c in schema.columns.get(table, [])
+                          if re.search(r"\b(?:primary key|surrogate key for)\b", c.comment or "", re.I)}
 
 
 def _key_by_its_meaning(schema: Schema, question: str, present: set[str]) -> Any:
@@ -252,6 +278,8 @@ def not_explained_by(eng: Engine, question: str, subject: str) -> list[str]:
     texts = [re.split(r"(?<=[a-z)])\.\s", schema.table_comments.get(table, ""), maxsplit=1)[0], table]
     texts += [t for c in cols for t in (c.comment, c.name, c.data_type)]  # "timestamps": a TIMESTAMP column
     known = set(words_of(" ".join(texts).replace("-", " ").replace("_", " ")))
+    if cols and cols[0].name in _keys_of(schema, table):  # a table's key explains "the primary key", "identifies"
+        known |= set(words_of("primary key unique uniquely identify identifies identifier id"))
     known |= {stem_root(w) for w in known}
 
     def explained(raw: str, mapped: str) -> bool:
