@@ -272,7 +272,8 @@ def test_the_key_of_a_table_is_the_column_others_point_at(service):
     schema = assistant.knowledge(service.eng)[0]
     for question, table in (("which column is the primary key of containers?", "CONTAINERS"),
                             ("what's the right key to identify a vessel - can I join on the ship name?", "VESSELS"),
-                            ("What's the primary key of the cargo items table?", "CARGO_ITEMS")):
+                            ("What's the primary key of the cargo items table?", "CARGO_ITEMS"),
+                            ("What uniquely identifies a vessel?", "VESSELS")):
         referenced = {ref for _, _, t, ref in schema.foreign_keys if t == table}
         key = referenced.pop() if len(referenced) == 1 else next(
             c.name for c in schema.columns[table] if "key" in (c.comment or "").lower())

@@ -147,7 +147,7 @@ def _written_or_keyed(schema: Schema, question: str, columns: list[Any], tables:
 
 # a question for what tells one row of a table from another ("the primary key of containers", "what uniquely
 # identifies a vessel", "the right key to identify a ship")
-_ASKS_THE_KEY = re.compile(r"\b(?:primary key|(?:right|unique|main) (?:key|id)|uniquely identif\w*|key to identify|"
+ASKS_THE_KEY = re.compile(r"\b(?:primary key|(?:right|unique|main) (?:key|id)|uniquely identif\w*|key to identify|"
                            r"identif\w* (?:a|an|each|one|the) (?:\w+ )?(?:row|record|ship|vessel|voyage|box|container|port|"
                            r"carrier|line|cargo|position))\b", re.I)
 
@@ -156,7 +156,7 @@ def _identifying_key(schema: Schema, question: str, tables: list[str]) -> Any:
     """The key of the one table a question for its key names: the column other tables' keys point at, else the one
     whose comment says it is the table's key ("Surrogate key for the manifest line", "Also the primary key")."""
     named = list(dict.fromkeys(tables))
-    if len(named) != 1 or _ASKS_THE_KEY.search(question) is None:
+    if len(named) != 1 or ASKS_THE_KEY.search(question) is None:
         return None
     keys = [c for c in schema.columns.get(named[0], []) if c.name in _keys_of(schema, named[0])]
     return keys[0] if len(keys) == 1 else None

@@ -252,14 +252,21 @@ _COUNTS_ROWS = re.compile(r"^(?:how many|number of)\b(?![^?]*\b(?:columns?|field
                           re.I)
 
 
+def _asks_the_schema(eng: Engine, question: str) -> bool:
+    """Where a thing is kept, how tables are linked or what tells a table's rows apart, naming no record and
+    counting no rows."""
+    return bool(_WHERE_KEPT.search(question) or _RELATION_RE.search(question) or assistant.ASKS_THE_KEY.search(question)) \
+        and not assistant.named_records(eng, question) and not _COUNTS_ROWS.search(question)
+
+
 def _live_label(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:
     """The router's LIVE_DATA: the rows, unless the question asks where a thing is kept (the schema's);
     when no query answers it, a document that passes the gates, or the schema facts when nothing in it
     asks for rows."""
-    if (_WHERE_KEPT.search(question) or _RELATION_RE.search(question)) and not assistant.named_records(eng, question) \
-            and not _COUNTS_ROWS.search(question):
-        # "where do I find a carrier's SCAC?", "how do I get from a cargo line to its ship?": where a thing
-        # is kept, and how tables are linked, are the schema's, not the rows' (unless it asks for rows:
+    if _asks_the_schema(eng, question):
+        # "where do I find a carrier's SCAC?", "how do I get from a cargo line to its ship?", "what uniquely
+        # identifies a vessel?": where a thing is kept, how tables are linked and what tells their rows apart are
+        # the schema's, not the rows' (unless it asks for rows:
         # "how many voyages ... as of the data's reference date")
         return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     live = _live(eng, question, decision)
