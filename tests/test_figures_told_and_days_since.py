@@ -14,6 +14,8 @@ from __future__ import annotations
 import datetime
 import itertools
 
+import pytest
+
 from tests.conftest import conversation
 from workshop_lib import assistant
 from workshop_lib.assistant import planner, sentences
@@ -242,14 +244,25 @@ def test_which_ones_of_the_data_is_no_request_for_an_item(service):
     assert "our catalog has" not in answer, answer
 
 
-def test_what_they_said_and_the_ship_of_the_voyage_told_with_it(service):
+def _a_voyage(service, status: str) -> tuple[str, str, str]:
+    """(voyage number, origin port, vessel) of the first voyage of a status."""
     voyage, port, vessel = service.eng.query(
         f"SELECT v.VOYAGE_NUMBER, p.PORT_NAME, s.VESSEL_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.PORTS p "
         f"ON p.PORT_ID = v.ORIGIN_PORT_ID JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
-        f"WHERE v.STATUS = 'SCHEDULED' ORDER BY 1")[0]
-    answer, mode = _talk(service, [("t1", f"Just filed the ISF for Pacific Reach Imports. Their boxes load at {port} on {voyage}."),
-                                   ("t2", "Which port did I say the Pacific Reach boxes are loading at, and which ship is that?")])[-1]
-    assert mode in GROUNDED and port in answer and vessel in answer, answer
+        f"WHERE v.STATUS = '{status}' ORDER BY 1")[0]
+    return voyage, port, vessel
+
+
+@pytest.mark.parametrize("status, told, asked, wanted", [
+    ("SCHEDULED", "Just filed the ISF for Pacific Reach Imports. Their boxes load at {port} on {voyage}.",
+     "Which port did I say the Pacific Reach boxes are loading at, and which ship is that?", ("port", "vessel")),
+    ("ACTIVE", "Ferrante Ceramiche's porcelain tiles went out on the {vessel}, voyage {voyage}.",
+     "which ship and voyage did I say Ferrante's tiles are on?", ("vessel", "voyage")),
+])
+def test_what_they_said_is_answered_with_what_it_told_of(service, status, told, asked, wanted):
+    found = dict(zip(("voyage", "port", "vessel"), _a_voyage(service, status), strict=True))
+    answer, mode = _talk(service, [("t1", told.format(**found)), ("t2", asked)])[-1]
+    assert mode in GROUNDED and all(found[k] in answer for k in wanted), answer
 
 
 def test_a_box_number_asked_of_what_was_told_is_not_the_clients_name(service):
@@ -257,15 +270,6 @@ def test_a_box_number_asked_of_what_was_told_is_not_the_clients_name(service):
                            ("t2", "my client rang AGAIN, what was the box number i gave you for them?")])
     answer, mode = said[-1]
     assert mode not in GROUNDED or "Azul" not in answer.split("(")[0], answer
-
-
-def test_which_ship_and_voyage_did_i_say_gives_both(service):
-    voyage, vessel = service.eng.query(
-        f"SELECT v.VOYAGE_NUMBER, s.VESSEL_NAME FROM {OWNER}.VOYAGES v JOIN {OWNER}.VESSELS s ON s.IMO_NUMBER = v.IMO_NUMBER "
-        f"WHERE v.STATUS = 'ACTIVE' ORDER BY 1")[0]
-    answer, mode = _talk(service, [("t1", f"Ferrante Ceramiche's porcelain tiles went out on the {vessel}, voyage {voyage}."),
-                                   ("t2", "which ship and voyage did I say Ferrante's tiles are on?")])[-1]
-    assert mode in GROUNDED and vessel in answer and voyage in answer, answer
 
 
 def test_the_key_of_a_table_is_the_column_others_point_at(service):
