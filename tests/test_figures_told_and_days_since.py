@@ -283,3 +283,11 @@ def test_the_key_of_a_table_is_the_column_others_point_at(service):
             c.name for c in schema.columns[table] if "key" in (c.comment or "").lower())
         answer, mode = _talk(service, [("t1", question)])[0]
         assert mode in GROUNDED and f"{table}.{key}" in answer.split("\n")[1], (question, answer)
+
+
+def test_a_price_per_unit_is_not_what_it_comes_to_over_theirs(service):
+    price = next(i for i in catalog.ITEMS if i.item_id == "SV-PTI").price_usd
+    over, over_mode = _talk(service, [("t1", "and if we add a pre-trip inspection on every one of them, how much extra?")])[0]
+    one, one_mode = _talk(service, [("t1", "how much is a pre-trip inspection?")])[0]
+    assert over_mode not in GROUNDED and f"{price:,.2f}" in over, over
+    assert one_mode in GROUNDED and f"{price:,.2f}" in one, one

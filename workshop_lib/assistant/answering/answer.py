@@ -1023,13 +1023,34 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     if checked is not None:
         return checked
     found = _rows_answer(question, g)
-    if found and (declined := _stock_not_asked(eng, question, decision, g) or _uncovered(eng, question, decision, g)):
+    if found and (declined := _stock_not_asked(eng, question, decision, g) or _uncovered(eng, question, decision, g)
+                  or _a_total_of_theirs(question, decision, g)):
         return declined
     if not found and g.intent == "PORT_LOCATION" and not g.ports and (
             rows := _nearest_to_point(eng, question, decision)
             or _linked_data_answer(eng, question, decision, require_links=False)) is not None:
         return rows  # "the southernmost port", "nearest 1.3°N 103.8°E": no port named, the ports' rows answer
     return _grounded_reply(decision, llm, g, found)
+
+
+# a cost asked over several things of the user's ("on every one of them", "for all of those", "on Ferrante's first
+# lot"): a price per unit from the catalog is not what it comes to
+_OVER_THEIRS = re.compile(r"\b(?:(?:on|for) (?:every|each) (?:one )?of (?:them|those|these|my|our|the)|"
+                          r"all of (?:them|those|these)|each of (?:those|these|them|my|our)|"
+                          r"(?:every|each) (?:one|box|container|reefer|unit) of (?:them|those|these|mine|ours)|"
+                          r"(?:\w+'s|their|our|my) (?:whole |entire )?(?:first |second |last )?(?:lot|consignment|order|load)s?)\b",
+                          re.I)
+_ASKS_WHAT_IT_COMES_TO = re.compile(r"\b(?:how much|cost|total|extra|bill|come to|comes to)\b", re.I)
+
+
+def _a_total_of_theirs(question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
+    """"If we add a pre-trip inspection on every one of them, how much extra?": a catalog item's price per unit
+    under a grounded badge is not what it comes to over their things, whose number the rows do not hold: the price,
+    said as only part of an answer."""
+    if g.intent != "EQUIPMENT_RAG" or not _OVER_THEIRS.search(question) or not _ASKS_WHAT_IT_COMES_TO.search(question):
+        return None
+    return _declined(decision, f"I can answer only part of this: {g.text}\nWhat it comes to for yours needs figures "
+                               "(how many, or what they are worth) that this question does not give.", "grounded (Part 5)")
 
 
 def _grounded_reply(decision: router.RouteDecision, llm, g: Any, found: bool) -> ChatAnswer:
