@@ -291,3 +291,23 @@ def test_a_price_per_unit_is_not_what_it_comes_to_over_theirs(service):
     one, one_mode = _talk(service, [("t1", "how much is a pre-trip inspection?")])[0]
     assert over_mode not in GROUNDED and f"{price:,.2f}" in over, over
     assert one_mode in GROUNDED and f"{price:,.2f}" in one, one
+
+
+def test_a_thing_of_theirs_in_capitals_is_its_noun_and_a_gerund_no_name(service):
+    answer, mode = _talk(service, [("t1", "Setting up our inbound plan for Savannah. For the record: our DC is in Pooler."),
+                                   ("t2", "where is our DC?")])[-1]
+    assert mode in GROUNDED and "Pooler" in answer and "Setting" not in answer, answer
+
+
+def test_a_reference_of_a_thing_named_by_its_own_nouns(service):
+    answer, mode = _talk(service, [("t1", "For the record: our DC is in Pooler, we receive Monday to Thursday only, and "
+                                          "the tyre order is PO-55812."),
+                                   ("t2", "and the PO number on the tyre order?")])[-1]
+    assert mode in GROUNDED and "PO-55812" in answer, answer
+
+
+def test_what_someone_wants_to_know_is_no_statement_of_theirs(service):
+    answer, mode = _talk(service, [("t1", "For the record: our DC is in Pooler, dock doors 7 through 9."),
+                                   ("t2", "The trucker wants to know which dock doors to back into at our place."),
+                                   ("t2", "Which dock doors did I say?")])[-1]
+    assert mode in GROUNDED and "7 through 9" in answer and "wants to know" not in answer, answer

@@ -257,7 +257,7 @@ def _no_name_alone(text: str, at: int, word: str) -> bool:
     """One capitalised word that is no name: a word the workshop's texts write in lower case,
     capitalised to start the sentence ("Back in March ..."), a term in capitals ("ISF"), a label
     before what the speaker tells ("News: we've moved our office"), a verb that starts it ("Logging a
-    booking ref for you"), or an adjective of a people or region before a noun ("our European hub")."""
+    booking ref for you", "Setting up our plan"), or an adjective of a people or region before a noun ("our European hub")."""
     start = _sentence_start(text, at)
     after = text[at + len(word):]
     # ("Tengo que llamar ...": a word of another language the glossary reads, starting the sentence)
@@ -265,7 +265,8 @@ def _no_name_alone(text: str, at: int, word: str) -> bool:
         word in _terms_in_capitals() or \
         (_PEOPLE_OR_REGION.fullmatch(word) is not None and re.match(r"\s+[a-z]", after) is not None) or \
         (start and re.match(r"\s*:\s*(?:we|i|our|my)\b", after, re.I) is not None) or \
-        (start and word.endswith("ing") and re.match(r"\s+(?:a|an|the|some|my|our|this|these)\s", after) is not None)
+        (start and word.endswith("ing") and re.match(r"\s+(?:(?:up|out|down|off|over|back|together)\s+)?"
+                                                      r"(?:a|an|the|some|my|our|this|these|that|your|their)\s", after) is not None)
 
 
 _JOINING = ("&", "and", "of", "de", "del", "da", "van", "von")

@@ -153,8 +153,10 @@ def possessed_nouns(text: str, *, heads: bool = False) -> list[str]:
     out = []
     for m in _POSSESSED.finditer(text):
         words = m.group(1).split()
-        if all(map(_adjective, words)) and (after := re.match(r"\s+([a-z][\w-]*)", text[m.end():], re.I)):
-            words.append(after.group(1))  # "our new contact", "our European hub": the noun after the adjective
+        # "our new contact", "our European hub": the noun after the adjective ("our DC is in Pooler": no verb)
+        if all(map(_adjective, words)) and (after := re.match(r"\s+([a-z][\w-]*)", text[m.end():], re.I)) \
+                and after.group(1).lower() not in _NO_NOUN_AFTER:
+            words.append(after.group(1))
         other = "other " if "other" in words else ""  # "our other haulier" is not "our haulier"
         words = [w.lower() for w in words if not _adjective(w)] or [w.lower() for w in words]
         out.append(other + stem(words[0].removesuffix("'s")))
@@ -163,6 +165,8 @@ def possessed_nouns(text: str, *, heads: bool = False) -> list[str]:
     return out
 
 
+_NO_NOUN_AFTER = frozenset("is are was were has have had will would can could in at on for of with from to and "
+                           "who that".split())
 _PHRASE_END = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|sits?|in|at|on|for|of|with|from|to|and|who|that)\b"
                          r"|['’]s\b|[,.;:!?()—–]|\s-\s|$", re.I)
 
@@ -1758,12 +1762,24 @@ def kind_of_named(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
     if kind not in (own_values.CODE, own_values.PLACE):  # a name beside another name may be another party's
         return None
     for rec in reversed(_valid(eng, user_id, agent_id)):
-        if (held := _held_beside_the_name(question, kind, rec)) is not None:
+        if (held := _held_beside_the_name(question, kind, rec) or _code_of_the_thing_named(question, kind, rec)) is not None:
             table, column, value = held
             meta = rec.metadata or {}
             return Recalled(rec.id, rec.content or "", str(meta.get("said_at", "")), table, column, value,
                             kind.lower(), direct=True, quote=not meta.get("change"))
     return None
+
+
+def _code_of_the_thing_named(question: str, kind: str, rec: Any) -> tuple[str, str, str] | None:
+    """"And the PO number on the tyre order?" of "... the tyre order is PO-55812": the one reference of a memory
+    whose own nouns for its thing ("tyre", "order") the question says, every one of them."""
+    nouns = [n for n in (rec.metadata or {}).get("nouns") or [] if len(n) >= 3 and table_of_word(n) is None
+             and n not in _NO_NOUN_AFTER]
+    codes = [tuple(e) for e in _remembered_entities(rec) if tuple(e[:2]) == (OWN, own_values.CODE)]
+    asked = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", question)}
+    if kind != own_values.CODE or len(codes) != 1 or len(nouns) < 2 or not set(nouns) <= asked:
+        return None
+    return codes[0][0], codes[0][1], codes[0][2]
 
 
 def _held_beside_the_name(question: str, kind: str, rec: Any) -> tuple[str, str, str] | None:

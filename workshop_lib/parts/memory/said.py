@@ -190,8 +190,16 @@ def _of_their_own(stated: str, nouns: set[str]) -> bool:
 def _quotable(stated: str, changed: set[str]) -> bool:
     """A statement, not a hypothesis, that says no value the user later changed (that sentence is never
     quoted again)."""
-    return bool(stated) and not _HYPOTHETICAL.match(stated) and \
+    return bool(stated) and not _HYPOTHETICAL.match(stated) and not _ASKED_FOR_SOMEONE.search(stated) and \
         not any(re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", stated, re.I) for v in changed)
+
+
+# a question put as what someone wants to know ("The trucker wants to know which dock doors to back into"): it
+# asks, it tells nothing
+# (said first: "We've got fourteen pallets ..., and the consignee keeps asking when it leaves" tells the pallets)
+_ASKED_FOR_SOMEONE = re.compile(r"^\W*(?:[\w'’-]+\s+){1,4}?(?:wants? to know|would like to know|needs? to know|"
+                                r"(?:is|are|was|were|keeps?) asking|wonder(?:s|ing)?|asked me)\b[^.]*?"
+                                r"\b(?:which|what|who|where|when|how|whether|if)\b", re.I)
 
 
 def _changed_values(memories: list[Any]) -> set[str]:
