@@ -101,6 +101,11 @@ class Multiplied:
         return out + (f" That is about {_num(round(self.value, 2))} {self.to}." if self.to else "")
 
 
+def gives_two_figures(question: str) -> bool:
+    """Two figures or more written on their own: the cheap test before any column is looked up."""
+    return len(_FIGURE.findall(question)) >= 2
+
+
 def multiplied(question: str, columns: list[tuple[str, str, str]]) -> Multiplied | None:
     """"QUANTITY 14 and UNIT_VALUE_CENTS 67904: what's the whole line worth in USD?": two columns written with a
     figure each (`columns`: (TABLE.COLUMN, unit, comment) of the columns named), one whose comment says to multiply

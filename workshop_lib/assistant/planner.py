@@ -33,7 +33,6 @@ from workshop_lib.assistant.schema_links import (
     Column,
     Schema,
     map_words,
-    stated_date,
     stem,
     stem_root,
     table_of_noun,
@@ -627,8 +626,8 @@ _A_DATE = (rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(
            rf"(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)")
 # ("May 26 to June 1", "26 May - 1 June": with no "from", only a word of a span joins them, not "and")
 # ("from 26 May up to today", "between 26 May and now": the day the data is stated as of ends it)
-_TODAY = r"today|now|date|the present|yesterday|tomorrow"
-_FROM_TODAY = {"yesterday": -1, "tomorrow": 1}  # days from the day the data is stated as of
+# ("yesterday" and "tomorrow" are written as dates before the planner reads the question: periods_named)
+_TODAY = r"today|now|date|the present"
 _TWO_DATES = re.compile(rf"\b(?:between|from|since)\s+(?:the\s+)?({_A_DATE})\s+(?:and|to|until|till|through|up\s+(?:to|until)|-)\s+"
                         rf"(?:the\s+)?({_A_DATE}|{_TODAY})\b|"
                         rf"\b({_A_DATE})\s*(?:\s(?:to|until|till|through)\s|[-\u2013])\s*(?:the\s+)?({_A_DATE})", re.I)
@@ -659,8 +658,7 @@ def _two_dates(words: _Words) -> tuple[datetime.date, datetime.date, str, int] |
     year = int(y.group(0)) if (y := re.search(r"\d{4}", m.group(0))) else 2025  # the dataset's year
     first, second = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
     lo = _date_of(first, year)
-    hi = words.today + datetime.timedelta(days=_FROM_TODAY.get(second.lower(), 0)) \
-        if words.today is not None and re.fullmatch(_TODAY, second, re.I) else _date_of(second, year)
+    hi = words.today if re.fullmatch(_TODAY, second, re.I) else _date_of(second, year)
     if hi is None or hi < lo:
         return None
     for n in re.finditer(r"\d+", m.group(0)):
@@ -2662,7 +2660,7 @@ def reference_year(schema: Schema) -> int | None:
 
 def reference_date(schema: Schema) -> datetime.date | None:
     """The date the data is stated as of ("Voyage state on 2025-06-02"), from the comments."""
-    return stated_date([c.comment for cols in schema.columns.values() for c in cols] + list(schema.table_comments.values()))
+    return schema.stated
 
 
 def _comparison_filters(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
@@ -2809,7 +2807,7 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
     before = "" if said.startswith("between") else words.text[max(0, at - 30):at].lower()
     before = re.sub(r"\b[a-z]+day\.?,?\s*$", "", before)  # "by Wednesday 4 June": the word before the weekday
     if re.search(r"(?:after|later than)\s*(?:the\s*)?$", before):
-        _since(words, spec, col, hi + datetime.timedelta(days=1), verb, after=True)
+        _since(words, spec, col, hi + datetime.timedelta(days=1), verb, after=hi)
     elif re.search(r"(?:since|from|starting)\s*(?:the\s*)?$", before):
         _since(words, spec, col, lo, verb)
     elif re.search(r"(?:\bby|until|till|no later than|at the latest)\s*(?:the\s*)?$", before):
@@ -2824,10 +2822,11 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
 _HAPPENED = {"DEPARTURE": r"departed|left|sailed", "ARRIVAL": r"arrived|docked|reached|came in|got in"}
 
 
-def _since(words: _Words, spec: Spec, col: Column, lo: datetime.date, verb: str, *, after: bool = False) -> None:
+def _since(words: _Words, spec: Spec, col: Column, lo: datetime.date, verb: str, *,
+           after: datetime.date | None = None) -> None:
     """"Since 26 May" counts 26 May; "how many voyages departed since 26 May" counts those up to the day the data
-    is stated as of (a planned departure has not happened), as does "since 26 May so far". `after`: the range
-    starts the day after the one said ("left after 30 May")."""
+    is stated as of (a planned departure has not happened), as does "since 26 May so far". `after`: the day said
+    in "left after 30 May", whose next day `lo` is."""
     event = next((e for e in _HAPPENED if col.name.startswith(e)), None)
     happened = words.has(_HAPPENED[event]) if event else None
     end = words.has(r"so far|to date|up to (?:today|now)|until (?:today|now)")
@@ -2838,11 +2837,8 @@ def _since(words: _Words, spec: Spec, col: Column, lo: datetime.date, verb: str,
         spec.filters.append(Filter(col, "between", lo, f"{done} between {lo.isoformat()} and {words.today.isoformat()}",
                                    value2=words.today))
         return
-    if after:
-        day = lo - datetime.timedelta(days=1)
-        spec.filters.append(Filter(col, ">", day, f"{verb} after {day.isoformat()}"))
-        return
-    spec.filters.append(Filter(col, ">=", lo, f"{verb} on or after {lo.isoformat()}"))
+    spec.filters.append(Filter(col, ">", after, f"{verb} after {after.isoformat()}") if after is not None
+                        else Filter(col, ">=", lo, f"{verb} on or after {lo.isoformat()}"))
 
 
 def _named_of_the_target(words: _Words, schema: Schema, spec: Spec) -> list[Column]:

@@ -345,6 +345,11 @@ class Schema:
         return cls(columns, fks, {t["table"].upper(): t.get("comment") or "" for t in dictionary.get("tables", [])})
 
     @functools.cached_property
+    def stated(self) -> datetime.date | None:
+        """The date the data is stated as of ("Voyage state on 2025-06-02"), from the comments; read once."""
+        return stated_date([c.comment for cols in self.columns.values() for c in cols] + list(self.table_comments.values()))
+
+    @functools.cached_property
     def all_text(self) -> str:
         """Every table and column name and comment, and the everyday words the synonyms map onto them."""
         parts = [f"{t} {c.name} {c.comment}" for t, cols in self.columns.items() for c in cols if not c.sql]

@@ -728,23 +728,31 @@ def _only_the_code_asked(question: str, links: list[Any], col: Any) -> bool:
 _YES_NO_ASKED = r"(?:and\s+)?(?:is|are|does|do|did|was|were|can|could|should)\s+(?:it|that|this|they|the)\b"
 
 
+def _columns_named(schema: Any, names: list[str]) -> list[Any]:
+    """The columns the names stand for ("CARGO_ITEMS.QUANTITY", or "UNIT_VALUE_CENTS" alone: that column of
+    whichever table has it), with or without the owner before them."""
+    bare = [n.removeprefix(f"{OWNER}.") for n in names]
+    return [col for n in bare for cols in schema.columns.values() for col in cols if n in (col.ref, col.name)]
+
+
 def _what_the_column_holds(question: str, schema: Any, column: str) -> str:
     """"..., and is it for the whole line?": a second question, yes or no, that the column's comment answers;
     '' for a question that asks only the conversion."""
     asked = [c for c in assistant.clauses(question) if assistant.asked_clauses(c) or re.match(_YES_NO_ASKED, c, re.I)]
-    comment = next((c.comment for cols in schema.columns.values() for c in cols if column in (c.ref, c.name) and c.comment), "")
+    comment = next((c.comment for c in _columns_named(schema, [column]) if c.comment), "")
     return f" What {column} holds: {comment}" if len(asked) > 1 and comment else ""
 
 
 def _figures_multiplied(eng: Engine, question: str, decision: router.RouteDecision) -> ChatAnswer | None:
     """"A line has QUANTITY 14 and UNIT_VALUE_CENTS 67904: the whole line in USD?": the two figures given for two
     columns multiplied, as one column's description says to (column_figures.py); None otherwise."""
+    if not column_figures.gives_two_figures(question):
+        return None  # (every question passes here: no schema names are looked up without two figures)
     named = names_written.named_schema_objects(question)
     if len(named) < 2:
         return None  # (two columns written as the schema writes them, or this is not asked)
     schema, _ = assistant.knowledge(eng)
-    columns = [(col.ref, col.unit or "", col.comment or "") for n in named for cols in schema.columns.values()
-               for col in cols if n.removeprefix(f"{OWNER}.") in (col.ref, col.name)]
+    columns = [(col.ref, col.unit or "", col.comment or "") for col in _columns_named(schema, named)]
     worked = column_figures.multiplied(question, columns)
     if worked is None:
         return None
@@ -763,10 +771,7 @@ def _figure_in_another_unit(eng: Engine, question: str, decision: router.RouteDe
             decision.label == router.SCHEMA or decision.label == router.LIVE and names_written.named_schema_objects(question)):
         return None  # (no unit asked: the schema's columns are not looked up twice for every question)
     schema, _ = assistant.knowledge(eng)
-    named = [n.removeprefix(f"{OWNER}.") for n in _schema_named(eng, question)]
-    # a column written alone ("UNIT_VALUE_CENTS is 67904") is that column of whichever table has it
-    units = [(col.ref, col.unit) for n in named for cols in schema.columns.values() for col in cols
-             if n in (col.ref, col.name) and col.unit]
+    units = [(col.ref, col.unit) for col in _columns_named(schema, _schema_named(eng, question)) if col.unit]
     worked = column_figures.converted(question, units)
     if worked is None:
         return None

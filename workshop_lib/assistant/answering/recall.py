@@ -1026,8 +1026,9 @@ def _unfit_words(eng: Engine, question: str, told: str, about_the_telling: bool,
 def _says_what_came_after(eng: Engine, question: str, told: str, user_id: str, agent_id: str) -> bool:
     """The words found are those of a memory whose earlier value the question asks for ("who did it in May?"
     of "from 1 June we switch to Hanse", after "until the end of May it was Nordzoll"): they answer another time."""
-    # (a word of the past is read by said.find, which picks the earlier statement; words that say both values answer)
-    if personal.HISTORY.search(question):
+    # (a word of the past is read by said.find, which picks the earlier statement; words that say both values answer;
+    # naming no month, the question asks no earlier value: the memories are not read)
+    if personal.HISTORY.search(question) or not personal.months_named(question):
         return False
     return any((r.content or "").rstrip(". ") == told.rstrip(". ") and personal.asks_earlier(question, r.metadata or {})
                and not any(str(e.get("value", "")).lower() in told.lower() for e in (r.metadata or {}).get("earlier", []))
@@ -1551,9 +1552,8 @@ def _may_answer(question: str, rec: personal.Recalled, asked: str) -> bool:
 def _a_share_of_a_price(question: str, rec: personal.Recalled) -> bool:
     """"How much would I charge my client for drayage?" of "I charge my clients 12% on top of the catalog": a
     share they told is what a price asked is worked out with, not the price."""
-    english = other_languages.in_english(question) or question
-    return "%" in rec.value or "cent" in rec.value.lower() or "prozent" in rec.value.lower() \
-        if _MONEY_ASKED.search(english) else False
+    share = "%" in rec.value or any(w in rec.value.lower() for w in ("cent", "prozent"))
+    return share and _MONEY_ASKED.search(other_languages.in_english(question) or question) is not None
 
 
 def _not_what_is_asked(eng: Engine, question: str, rec: personal.Recalled, said: str,

@@ -84,15 +84,14 @@ _TIME_RE = re.compile(rf"\b(?:(?:last|this|next|on|since|until|from)\s+)?(?:{_DA
                       r"week|month|year|january|february|march|april|may|june|july|august|september|october|"
                       rf"november|december)\b(?:\s+{_DAY}\b)?|\b(?:yesterday|today|tomorrow|\d{{4}}-\d{{2}}-\d{{2}})\b",
                       re.I)
-_CALENDAR = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
-             "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
-             # the same in German, French and Spanish, and the words of a date around them ("bis Ende Mai", "ab KW 24")
-             "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag", "januar", "februar",
-             "märz", "mai", "juni", "juli", "oktober", "dezember", "ende", "anfang", "mitte", "kw", "lundi", "mardi",
-             "mercredi", "jeudi", "vendredi", "samedi", "dimanche", "janvier", "février", "mars", "avril", "juin",
-             "juillet", "août", "septembre", "octobre", "novembre", "décembre", "lunes", "martes", "miércoles",
-             "jueves", "viernes", "sábado", "domingo", "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio",
-             "agosto", "septiembre", "octubre", "noviembre", "diciembre"}
+# the months in English, German, French and Spanish
+MONTHS = frozenset("""january february march april may june july august september october november december januar
+februar märz mai juni juli oktober dezember janvier février mars avril juin juillet août septembre octobre novembre
+décembre enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split())
+# the weekdays in the same languages, the months, and the words of a date around them ("bis Ende Mai", "ab KW 24")
+_CALENDAR = MONTHS | set("""monday tuesday wednesday thursday friday saturday sunday montag dienstag mittwoch donnerstag
+freitag samstag sonntag lundi mardi mercredi jeudi vendredi samedi dimanche lunes martes miércoles jueves viernes sábado
+domingo ende anfang mitte kw""".split())
 # Words that start a sentence with a capital without being a name.
 _ORDINARY = set("""i i'm i'll i've i'd we we're hi hey hello ok okay so also and but please thanks thank yes no
 yep nope sorry actually wait ugh oh oops whoops ah argh damn well hmm big small new old our my the a an it it's that this they their

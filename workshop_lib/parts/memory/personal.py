@@ -122,14 +122,13 @@ def asks_earlier(question: str, meta: dict[str, Any]) -> bool:
         return False
     if HISTORY.search(question):
         return True
-    times = {w.lower() for w in re.findall(r"[^\W\d_]+", question) if own_values.ordinary(w) and w.lower() in _MONTHS}
     before = " ".join(str(e.get("text", "")) for e in earlier).lower()
-    return any(re.search(rf"\b{t}\b", before) for t in times)
+    return any(re.search(rf"\b{t}\b", before) for t in months_named(question))
 
 
-_MONTHS = frozenset("""january february march april may june july august september october november december januar
-februar märz mai juni juli oktober dezember janvier février mars avril juin juillet août septembre octobre novembre
-décembre enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split())
+def months_named(question: str) -> set[str]:
+    """The months a question names, lower-cased."""
+    return {w.lower() for w in re.findall(r"[^\W\d_]+", question) if w.lower() in own_values.MONTHS}
 
 
 def _now() -> str:
