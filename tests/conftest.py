@@ -306,3 +306,11 @@ def shared_master(master_cache) -> Iterator[None]:
     """grade_folder in this test reuses the session's built Master (see MasterCache)."""
     with master_cache.installed():
         yield
+
+
+def to_stored_precision(converted: float, stored: float) -> str:
+    """A converted figure as the answers write it: rounded to the significant figures of the stored one, three at
+    least, then with two decimals (15.6 knots is "28.90" km/h, not 28.89)."""
+    digits = max(3, len(f"{stored:g}".lstrip("-0.").replace(".", "")))
+    rounded = float(f"{converted:.{digits}g}")
+    return (f"{int(rounded):,}" if abs(rounded) >= 10000 else str(int(rounded))) if rounded.is_integer() else f"{rounded:,.2f}"

@@ -11,6 +11,7 @@ import datetime
 
 import pytest
 
+from tests.conftest import to_stored_precision
 from workshop_lib.assistant.answering.answer import answer_question
 from workshop_lib.data import catalog
 from workshop_lib.data.catalog import ITEMS
@@ -25,7 +26,7 @@ def _rows(eng, sql):
     # a unit a reading from another language writes apart ("km / h")
     ("SELECT s.VESSEL_NAME, p.SPEED_KNOTS FROM {o}.VESSEL_POSITIONS p JOIN {o}.VESSELS s ON s.IMO_NUMBER = p.IMO_NUMBER "
      "WHERE p.SPEED_KNOTS > 5 ORDER BY s.VESSEL_NAME", "Quelle est la vitesse actuelle du {r} en km/h ?",
-     lambda v: f"{v * 1.852:.2f} km/h"),
+     lambda v: f"{to_stored_precision(v * 1.852, v)} km/h"),
     # a unit asked of a row with no column said: the one column of that unit
     ("SELECT CONTAINER_NUMBER, REEFER_TEMP_C FROM {o}.CONTAINERS WHERE REEFER_TEMP_C IS NOT NULL ORDER BY CONTAINER_ID",
      "What's {r} set to in Fahrenheit?", lambda v: f"{v * 9 / 5 + 32:.2f} °F"),

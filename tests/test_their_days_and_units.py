@@ -76,7 +76,7 @@ def test_which_of_their_voyages_arrives_first_and_how_far_apart(service):
     answer, mode = turns[2]
     apart = (later[5] - first[5]).days
     assert mode in GROUNDED and answer.index(first[0]) < answer.index(later[0]) \
-        and f"{apart} day{'s' if apart != 1 else ''} apart" in answer, answer
+        and f"{apart} day{'s' if apart != 1 else ''}" in answer, answer
 
 
 def test_one_sailing_asked_is_no_span_of_two_voyages(service):

@@ -421,6 +421,9 @@ def _run(eng: Engine, known: tuple[Schema, ValueIndex], spec: planner.Spec, plan
         plan = planner.to_sql(spec, schema)
     result = eng.supplychain.read_only_query(plan.sql, max_rows=plan.max_rows, params=plan.params)
     text = render.render(plan, result.rows)
+    if text is None and _ASKS_IF_ANY.match(question) and spec.action in ("list", "group", "lookup"):
+        # "does any carrier run more than two ships?": a query that uses every word, with no row, is a no
+        text = f"No: the data has no row of {plan.what} (0 found)."
     if text is None:
         return DataAnswer(None, plan, f"no row of {plan.what}", summary)
     text += _named_when_few(eng, schema, spec, result.rows)
@@ -428,6 +431,11 @@ def _run(eng: Engine, known: tuple[Schema, ValueIndex], spec: planner.Spec, plan
     answer = DataAnswer(text, plan, f"{spec.action}: {plan.what}", summary, render.rows_shown(plan, result.rows),
                         uncovered(parts, plan, schema, values), first_row=tuple(result.rows[0]) if result.rows else None)
     return _with_second_part(eng, answer, links, question) if answer.uncovered else answer
+
+
+# a question whether any row is so ("does any carrier ...?", "are there voyages ...?", "is there a ship ...?")
+_ASKS_IF_ANY = re.compile(r"^\W*(?:(?:and|so)\W+)?(?:do(?:es)?\s+any|are\s+there|is\s+there|has\s+any|have\s+any|"
+                          r"are\s+any|is\s+any)\b", re.I)
 
 
 _FEW = 5  # a count this small is said with the rows' names ("There are 2 reefers on 619W: A, B.")
@@ -654,6 +662,8 @@ def _without_asides(eng: Engine, question: str, values: ValueIndex) -> DataAnswe
     word of a column's name)."""
     if (said_once := _without_restating(eng, question, values)) is not None:
         return said_once
+    if (read := _aside_read(eng, question)) is not None:
+        return read
     rest = _PURPOSE.sub(lambda m: "" if m.group(1) else "need", _ASIDE.sub("", question))
     asides = _ASIDE.findall(question) + [m.group(1) or m.group(2) for m in _PURPOSE.finditer(question)]
     schema = knowledge(eng)[0]
@@ -662,6 +672,45 @@ def _without_asides(eng: Engine, question: str, values: ValueIndex) -> DataAnswe
         return None  # "(quantity x unit value)" says what to measure
     found = answer_data(eng, rest)
     return found if found.text is not None else None
+
+
+_JOINING = frozenset({"but", "and", "or", "nor", "so", "though", "although", "i", "e"})  # (and "i.e.")
+
+
+def _aside_read(eng: Engine, question: str) -> DataAnswer | None:
+    """One aside in brackets that says the question's words again, precisely: "at sea right now (departed but not
+    arrived yet)" says what the status's comment says of the value the rest filters on, so the rest alone is asked;
+    "reefers running below freezing (set point under 0 °C)" says in the data's words what the words before it
+    say, so it is asked in their place (after the last thing of the data named before it). None otherwise."""
+    asides = list(_ASIDE.finditer(question))
+    if len(asides) != 1:
+        return None
+    aside, rest = asides[0], _ASIDE.sub("", question)
+    said = {stem_root(w) for w in words_of(aside.group(1))} - STOP_WORDS - _JOINING
+    found = answer_data(eng, rest) if said else DataAnswer(None, None, "", [])
+    if found.text is not None and found.plan is not None:
+        commented = {stem_root(w) for f in found.plan.spec.filters for w in words_of(f.column.comment)}
+        return found if said <= commented else None
+    return _aside_in_place(eng, question, aside)
+
+
+def _aside_in_place(eng: Engine, question: str, aside: re.Match[str]) -> DataAnswer | None:
+    """The question with its aside said in place of the words between the last thing of the data it names and
+    the aside ("how many reefers (set point under 0 °C)"), when that has a whole answer; else None."""
+    _, values = knowledge(eng)
+    before = question[:aside.start()]
+    named = [m.end() for m in re.finditer(r"[A-Za-z][\w'-]*", before)
+             if TABLE_NOUNS.get(stem_root(m.group(0).lower())) or values.links(m.group(0))]
+    if not named or named[-1] == len(before.rstrip()):
+        return None
+    # the words replaced only describe (no name, number or value: "for Norrland" is no description), and the
+    # aside names no other kind of row ("(vessel Manulani)" says whose, not what)
+    replaced = before[named[-1]:]
+    if re.search(r"\d|\b[A-Z]", replaced) or values.links(replaced) or \
+            any(TABLE_NOUNS.get(stem_root(w.lower())) for w in re.findall(r"[A-Za-z][\w'-]*", aside.group(1))):
+        return None
+    found = answer_data(eng, f"{before[:named[-1]]} {aside.group(1)}{question[aside.end():]}")
+    return found if found.text is not None and not found.uncovered else None
 
 
 def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnswer | None:

@@ -65,7 +65,10 @@ PHRASES = {
     "weisst du noch": "do you remember", "erinnerst du dich": "do you remember",
     "wie war": "what was", "wie ist": "what is",
     "wie hiess": "what was the name of", "wie hieß": "what was the name of", "wie heisst": "what is the name of",
-    "wie heißt": "what is the name of", "en premier": "first", "en primer lugar": "first", "als erstes": "first", "als erster": "first",
+    "wie heißt": "what is the name of", "comment s'appelle": "what is the name of",
+    "como se llama": "what is the name of", "s'il te plait": "please", "s'il vous plait": "please",
+    "el nombre": "the name", "su nombre": "its name", "le nom": "the name",
+    "en premier": "first", "en primer lugar": "first", "als erstes": "first", "als erster": "first",
     "rappelez-moi": "remind me", "rappelle-moi": "remind me", "recuerdame": "remind me", "erinnere mich": "remind me",
     "wie lange": "how long", "wie lang": "how long", "al dia": "per day", "por dia": "per day", "par jour": "per day", "pro tag": "per day",
     # deadweight, "where is it found", "give me"
@@ -168,6 +171,13 @@ WORDS = {
     "sobre": "on", "auf": "on", "quoi": "what", "nochmal": "again", "encore": "again", "sitzt": "is",
     "hub": "hub", "europeen": "European", "europeo": "European", "europaischer": "European",
     "est-il": "is it", "est-elle": "is it", "c'est": "is",
+    # asking to forget what they told: the verb, the detail named, the reason given
+    "oublie": "forget", "oubliez": "forget", "oublier": "forget", "vergiss": "forget", "vergessen": "forget",
+    "vergesst": "forget", "olvida": "forget", "olvide": "forget", "olvidate": "forget", "olvidar": "forget",
+    "efface": "delete", "effacez": "delete", "borra": "delete", "borre": "delete", "losche": "delete",
+    "loschen": "delete", "meines": "my", "meiner": "my", "principal": "main", "principale": "main",
+    "nom": "name", "noms": "names", "namen": "name", "confidentiel": "confidential",
+    "confidentielle": "confidential", "confidencial": "confidential", "vertraulich": "confidential",
     # the common words of asking, in any subject
     "woher": "from where", "wohin": "where to", "warum": "why", "wieso": "why", "weshalb": "why",
     "wessen": "whose", "wieviel": "how much", "adonde": "where to", "porque": "why", "pourquoi": "why",
@@ -335,7 +345,7 @@ MONTHS = {
 
 
 # nouns German writes with a capital: read however they are written
-WORDS_CAPITALISED = frozenset({"zolltarifnummer", "tarifnummer", "warennummer", "zollabfertigung", "fahrtgebietsregion",
+WORDS_CAPITALISED = frozenset({"namen", "zolltarifnummer", "tarifnummer", "warennummer", "zollabfertigung", "fahrtgebietsregion",
                                 "fahrtgebiet", "hafens",
                                 "schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
                                 "container", "reederei", "reedereien", "ladung", "tabelle", "spalte", "feld",

@@ -597,7 +597,9 @@ def _number(text: str) -> float:
 def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     """(op, number, second number for between, position) for each comparison with a number."""
     out: list[tuple[str, float, float | None, int]] = []
-    num = r"(-?\d+(?:,\d{3})*(?:\.\d+)?k?|zero)"  # "set to -18", "below zero": a set point under 0
+    # "set to -18", "below zero": a set point under 0; "more than four containers": a number in words
+    # (in lower case: "longer than ONE Harmony" names a carrier's ship)
+    num = r"(-?\d+(?:,\d{3})*(?:\.\d+)?k?|(?-i:" + "|".join(_NUMBER_WORDS) + r"))(?![\w-])"
     for said in (r"between", r"from"):  # "between 2010 and 2013", "from 2010 to 2013": both ends included
         m = re.search(rf"\b{said}\s+{num}\s+(?:and|to|till|until|through)\s+{num}", words.text, re.I)
         if m and m.start(1) not in words.used_numbers:
@@ -1332,12 +1334,14 @@ def _column_words(words: _Words) -> list[str]:
     """The free words that may name a column: "the number of X" counts X (no *_NUMBER column); "heading
     to Rotterdam" and "where is she heading" use a verb (no heading column)."""
     where = words.has("where") is not None
+    # ("in metric tonnes" asks a unit for the answer: its words name no column, not even the deadweight's)
+    units = [m.span() for m in re.finditer(rf"\b(?:in|into|as) (?:metric )?(?:{_UNITS_ASKED})\b", words.text, re.I)]
     out = []
     for i, w in words.free():
         following = words.raw[i + 1][2] if i + 1 < len(words.raw) else ""
         raw = words.raw[i][2]
         if (w == "number" and following == "of") or (raw.endswith("ing") and following in ("to", "for", "towards")) \
-                or (where and _GOING.fullmatch(raw)):
+                or (where and _GOING.fullmatch(raw)) or any(a <= words.raw[i][0] < b for a, b in units):
             continue
         out.append(w)
     return out
@@ -1726,7 +1730,7 @@ _WHOLE_DATA = re.compile(r"\b(?:across|over|on|in|for|from) (?:all|the whole|the
 _FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right now|for now|as of now|as we speak|"
                      r"(?:in|on) (?:the|your|our) (?:schedule|timetable|records?|books|system)|"
                      r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance|out there|"
-                     r"(?:all|any|every) status(?:es)?|(?:in total|together|altogether)|metric(?= tons?\b)|"
+                     r"(?:all|any|every) status(?:es)?|(?:in total|together|altogether)|metric(?= (?:tons?|tonnes?)\b)|"
                      r"on (?:its|her|their) way(?= to\b)|break(?:ing)? down(?= .*\bby\b)|on board|aboard|"
                      # a question told as someone else's: "the customer is asking when ...", "they want to know"
                      r"(?:^\W*(?:my |our |the |a )?[a-z]+(?:'s)? )?(?:(?:is|are|was|were|keeps?|kept) )?(?:asking|wondering)|"
@@ -2292,8 +2296,7 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
                 used |= {c.ref for c in schema.columns[f.column.table]}  # the rows below are not shown
                 words.take(cue.start(), cue.end())
                 continue
-            f.op = "not" if f.op == "=" else "not in"
-            f.said = f"not {f.said}".replace("not with ", "without ")
+            _negate(spec, f, _negated_link(words, links, cue), links, cue.start())
         elif (col := _emptied_column(gap, schema, spec)) is not None:
             spec.filters.append(Filter(col, "is null", None, f"with no {_label(col)}"))
         elif (none := _none_below(words, schema, spec, cue)) is not None:
@@ -2414,11 +2417,38 @@ def _end_of(schema: Schema, table: str, column: str) -> str | None:
     return next((end for end in ("arrival", "departure") if end in first), None)
 
 
+def _negate(spec: Spec, f: Filter, target: Link | None, links: list[Link], at: int) -> None:
+    """The filter the negation governs, negated: the value it governs alone when the filter holds others too."""
+    if not _one_of_several_negated(spec, f, target, links, at):
+        f.op = "not" if f.op == "=" else "not in"
+        f.said = f"not {f.said}".replace("not with ", "without ")
+
+
+def _one_of_several_negated(spec: Spec, f: Filter, target: Link | None, links: list[Link], at: int) -> bool:
+    """"At sea and not scheduled": of the values one filter holds (ACTIVE, SCHEDULED), the one the negation
+    governs is excluded on its own, and the others, said before the negation, kept; False when the filter holds
+    that value alone, or values said after the negation too ("not 20GP or 40GP": neither)."""
+    if target is None or f.op != "in" or target.value not in f.value or len(f.value) < 2:
+        return False
+    kept = [v for v in f.value if v != target.value]
+    if any(lk.value in kept and lk.start > at for lk in links):
+        return False
+    f.op, f.value = ("=", kept[0]) if len(kept) == 1 else ("in", kept)
+    f.said = f"with {_label(f.column)} {' or '.join(map(str, kept))}"
+    spec.filters.append(Filter(f.column, "not", target.value, f"not with {_label(f.column)} {target.value}"))
+    return True
+
+
+def _negated_link(words: _Words, links: list[Link], cue: re.Match) -> Link | None:
+    """The value a negation word governs: the first within four words after it."""
+    nearby = [lk for lk in links if lk.start >= cue.end() and len(words.text[cue.end():lk.start].split()) <= 4]
+    return min(nearby, key=lambda lk: lk.start) if nearby else None
+
+
 def _filters_negated(words: _Words, spec: Spec, links: list[Link], cue: re.Match) -> list[Filter]:
     """The value filters (equal or in, no port role) on the column of the value a negation word
     governs: the first value within four words after it."""
-    nearby = [lk for lk in links if lk.start >= cue.end() and len(words.text[cue.end():lk.start].split()) <= 4]
-    target = min(nearby, key=lambda lk: lk.start) if nearby else None
+    target = _negated_link(words, links, cue)
     # (a country is linked to one country column and filtered on the one the words say: "a flag other than Denmark")
     return [f for f in spec.filters if target is not None and f.role is None and f.op in ("=", "in")
             and ((f.column.table, f.column.name) == (target.table, target.column)
@@ -2624,9 +2654,10 @@ def _counts_rows(words: _Words, at: int, named: list[Column]) -> bool:
     """A number compared with no column of its own, followed by the rows' noun ("3 or more ships",
     "at least 2 voyages"): it counts rows, so it can only keep groups by their size."""
     after = words.text[at:at + 40]
-    if any(c.numeric for c in named) or not re.search(r"\d", after):
+    number = r"\d[\d,.]*|\b(?-i:" + "|".join(_NUMBER_WORDS) + r")"  # ("more than four containers")
+    if any(c.numeric for c in named) or not re.search(number, after, re.I):
         return False
-    return bool(re.match(rf"\D*\d[\d,.]*\s+(?:or\s+\w+\s+)?(?:{_NOUN_WORDS}|ships?|vessels?|containers?|boxes?)\b",
+    return bool(re.match(rf"\D*?(?:{number})\s+(?:or\s+\w+\s+)?(?:{_NOUN_WORDS}|ships?|vessels?|containers?|boxes?)\b",
                          after, re.I))
 
 
@@ -2636,11 +2667,12 @@ def _groups_of_the_count(words: _Words, schema: Schema, spec: Spec) -> None:
     the groups kept by their count."""
     if spec.having is None or spec.group is not None:
         return
-    which = re.search(_WHICH_HAS + r"(?=\D*\d)", words.text, re.I)
+    number = r"(?:\d[\d,.]*|\b(?-i:" + "|".join(_NUMBER_WORDS) + r")\b)"  # ("at least three vessels")
+    which = re.search(_WHICH_HAS + rf"(?=.*?{number})", words.text, re.I)
     said = words_of(which.group(1)) if which else []
     if which is None or not said:
         return
-    counted = re.search(r"\d[\d,.]*\s+(?:or\s+(?:more|fewer|less)\s+)?([a-z]+)", words.text[which.end():], re.I)
+    counted = re.search(rf"{number}\s+(?:or\s+(?:more|fewer|less)\s+)?([a-z]+)", words.text[which.end():], re.I)
     table = TABLE_NOUNS.get(stem(counted.group(1))) if counted else None
     if table is not None and table != spec.target and TABLE_NOUNS.get(stem(said[-1])) == spec.target \
             and schema.path(table, spec.target) is not None:
@@ -2806,7 +2838,11 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
     # "an ETA later than 1 July"; not "from 3 to 5 June", a range with both ends
     before = "" if said.startswith("between") else words.text[max(0, at - 30):at].lower()
     before = re.sub(r"\b[a-z]+day\.?,?\s*$", "", before)  # "by Wednesday 4 June": the word before the weekday
-    if re.search(r"(?:after|later than)\s*(?:the\s*)?$", before):
+    if re.search(r"(?:\bon or after|\bnot before|\bon and after)\s*(?:the\s*)?$", before):
+        _since(words, spec, col, lo, verb)  # "on or after 30 May": that day too
+    elif re.search(r"(?:\bon or before|\bnot after)\s*(?:the\s*)?$", before):
+        spec.filters.append(Filter(col, "<=", hi, f"{verb} on or before {hi.isoformat()}"))
+    elif re.search(r"(?:after|later than)\s*(?:the\s*)?$", before):
         _since(words, spec, col, hi + datetime.timedelta(days=1), verb, after=hi)
     elif re.search(r"(?:since|from|starting)\s*(?:the\s*)?$", before):
         _since(words, spec, col, lo, verb)
@@ -2819,7 +2855,7 @@ def _date_filter(words: _Words, schema: Schema, spec: Spec, named: list[Column])
 
 
 # a verb in the past of the event a date column records: what happened by the day the data is stated as of
-_HAPPENED = {"DEPARTURE": r"departed|left|sailed", "ARRIVAL": r"arrived|docked|reached|came in|got in"}
+_HAPPENED = {"DEPARTURE": r"departed|left|sailed", "ARRIVAL": r"arrived|docked|reached|came in|got in|finished|ended|completed"}
 
 
 def _since(words: _Words, spec: Spec, col: Column, lo: datetime.date, verb: str, *,
@@ -3608,8 +3644,21 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     for col in _dates_asked(words, dates, ends):
         if col not in spec.show:
             spec.show.append(col)
+        _the_port_of_the_date(schema, spec, col, ends)
     if dates:
         _day_asked(words, spec)
+
+
+def _the_port_of_the_date(schema: Schema, spec: Spec, col: Column, ends: set[str]) -> None:
+    """"When's the Kaimana Hila due in?": a voyage's day at one of its ends is said with the port there, the end
+    its comment names ("the date the vessel reaches the destination"), unless the question named that port."""
+    if spec.action not in ("list", "lookup") or col.table != spec.target:
+        return
+    for port in schema.columns[col.table]:
+        role = port.name.removesuffix("_PORT_ID")
+        if role != port.name and role not in ends and role not in spec.roles \
+                and re.search(rf"\b{role.lower()}\b", col.comment.lower()):
+            spec.roles.append(role)
 
 
 def _day_asked(words: _Words, spec: Spec) -> None:

@@ -95,12 +95,19 @@ def _number_text(value: float, unit: str, convert: str | None) -> str:
         return f"{_num(round(float(value) * 9 / 5 + 32, 1))} °F ({_num(value)} °C)"
     if convert and (unit, convert) in CONVERSIONS:
         factor, shown = CONVERSIONS[(unit, convert)]
-        return f"{_num(float(value) * factor)} {shown} ({_num(value)} {unit})"
+        return f"{_num(_as_precise_as(float(value) * factor, value))} {shown} ({_num(value)} {unit})"
     shown_unit = {"TEU": "TEU", "tonnes": "tonnes", "kg": "kg", "m": "m", "knots": "knots", "°C": "°C",
                   "days": "days"}.get(unit, "")
     if shown_unit == "days" and float(value) == 1:
         shown_unit = "day"
     return f"{_num(value)} {shown_unit}".strip()
+
+
+def _as_precise_as(converted: float, stored: Any) -> float:
+    """A converted figure rounded to the significant figures of the stored one (three at least): 15.6 knots is
+    28.9 km/h, not 28.89 (written, as every figure, with two decimals at most)."""
+    digits = len(repr(float(stored)).lstrip("-0.").replace(".", "").removesuffix("0")) if float(stored) else 3
+    return float(f"{converted:.{max(3, digits)}g}")
 
 
 def _num(value: Any) -> str:

@@ -61,8 +61,10 @@ _UNIT_WORDS = {"cents": "cents", "teu": "TEU", "tonnes": "tonnes", "kilograms": 
 
 @functools.lru_cache(maxsize=8192)  # every question stems the same few thousand words again
 def stem(word: str) -> str:
-    """A plain English singular ("vessels" -> "vessel", "boxes" -> "box", "ties" -> "tie")."""
+    """A plain English singular ("vessels" -> "vessel", "boxes" -> "box", "ties" -> "tie", "ETAs" -> "eta")."""
     w = word.lower()
+    if len(w) > 2 and w[-1] == "s" and w[:-1] in SYNONYMS and len(w) <= 4:
+        return w[:-1]  # an abbreviation's plural ("ETAs"; not "AIS" or "STATUS")
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("xes", "ches", "shes", "sses")):

@@ -1483,11 +1483,8 @@ def _schema_facts_turn(eng: Engine, question: str, vector: Any, named: list[str]
     # "how do I get the ship's name for each position?": the way from one table to the other, first
     if router.METHOD_RE.search(question) and len(tables_in(question)) >= 2:
         return _relationships_between(eng, question, turn, vector)
-    if named and kind == "table" and len(held := {n.removeprefix(f"{OWNER}.").split(".")[0] for n in named}) == 1:
-        # "what table tells me the goods - descriptions, HS codes ...": the table of the columns named, unless
-        # the question names two tables and its words are one's comment ("the ships' latest AIS positions")
-        said = _said_of_one(eng, question, tables_in(question))
-        return _tables_named_in_words(eng, question, turn, vector, tables=said if len(said) == 1 else sorted(held))
+    if named and kind == "table" and len({n.removeprefix(f"{OWNER}.").split(".")[0] for n in named}) == 1:
+        return _the_table_of_the_names(eng, question, turn, vector, named)
     if named:
         return _named_first(eng, turn, named)
     if _RELATION_RE.search(question):
@@ -1749,6 +1746,15 @@ def _relationships_between(eng: Engine, question: str, turn: gates.GatedTurn, ve
 
 _OVERVIEW_RE = re.compile(r"\b(?:what|which) tables (?:are|exist|does|do)\b|\btables (?:are )?in the schema\b|"
                           r"\blist (?:the |all )?(?:the )?tables\b|\ball (?:the )?tables\b", re.I)
+
+
+def _the_table_of_the_names(eng: Engine, question: str, turn: gates.GatedTurn, vector, named: list[str]) -> gates.GatedTurn:
+    """"What table tells me the goods - descriptions, HS codes ...": the table of the columns named, unless the
+    question names two tables and its words are one's comment ("the ships' latest AIS positions"); a table written
+    as the schema writes it ("the VESSEL_POSITIONS table") is the one asked."""
+    held = {n.removeprefix(f"{OWNER}.").split(".")[0] for n in named}
+    said = [] if held & {n.removeprefix(f"{OWNER}.") for n in named} else _said_of_one(eng, question, tables_in(question))
+    return _tables_named_in_words(eng, question, turn, vector, tables=said if len(said) == 1 else sorted(held))
 
 
 def _tables_named_in_words(eng: Engine, question: str, turn: gates.GatedTurn, vector,

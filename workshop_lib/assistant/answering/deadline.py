@@ -34,17 +34,22 @@ if TYPE_CHECKING:
 
 # a question about making a deadline: whether, or by how much
 ASKED = re.compile(r"\b(?:deadlines?|make (?:it|the|their|our)|in time|on time|to spare|margin|beat|(?:days?|how) late|"
-                   r"late against|against what (?:i|we) promised)\b", re.I)
+                   r"late against|against what (?:i|we) promised)\b|"
+                   # "before my L/C runs out": a day of theirs that ends something
+                   r"\b(?:before|until|by the time)\b[^?]{1,40}\b(?:runs? out|expir\w*|lapses?|ends?|closes?)\b", re.I)
 # ... of a day the data holds: a ship's or a box's arriving or leaving, or the one just answered ("does that beat it?");
 # not "the days between my ready date and their deadline", two days of the user's
-_OF_THE_DATA = re.compile(r"\b(?:arriv\w*|reach\w*|get (?:there|in)|due|land\w*|leav\w*|left|depart\w*|sail\w*|"
+_OF_THE_DATA = re.compile(r"\b(?:arriv\w*|reach\w*|get (?:there|in)|due|eta|etd|fits?|land\w*|leav\w*|left|depart\w*|sail\w*|"
                           r"make it|beat|in time|on time|late|that|it)\b", re.I)
-_PAST = re.compile(r"\b(?:did|has|have|had|was|were|left|sailed|departed|arrived|reached)\b", re.I)
+# ("does my client have ... between the ship arriving and their deadline?": "have" of owning, not of the past)
+_PAST = re.compile(r"\b(?:did|was|were|left|sailed|departed|arrived|reached)\b|"
+                   r"\b(?:has|have|had)\s+(?:\w+\s+){0,2}?(?:been|left|sailed|departed|arrived|reached|got|come|made)\b", re.I)
 _LEAVING = re.compile(r"\b(?:leav\w*|left|depart\w*|sail(?:s|ed)?\b(?!\s+(?:in|into)))", re.I)
 # a sentence that gives a deadline: the word (or what ends on it: "the letter of credit expires on 30 June"), or a
 # day said as the latest ("by 18 June", "no later than the
 # thirtieth of May"; not "gated in by the haulier on 26 May")
-_SAID = re.compile(r"\b(?:deadlines?|at the latest|expir\w*|cut-?offs?|valid (?:until|till|through)|runs? out|lapses?)\b|"
+_SAID = re.compile(r"\b(?:deadlines?|at the latest|expir\w*|cut-?offs?|valid (?:until|till|through)|runs? out|lapses?|"
+                   r"extend\w*\s+(?:\S+\s+){0,4}?(?:to|until|till))\b|"
                    r"\b(?:by|before|no later than)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|"
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|"
                    r"(?:first|second|third|fourth|fifth|[a-z]+(?:th|st|nd|rd))\s+of\b|(?:twenty|thirty)[- ]?[a-z]+\s+of\b)", re.I)
@@ -63,6 +68,8 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, thread_id
     told = _deadline(eng, question, user_id, agent_id, year)
     if told is None:
         return None
+    if _FROM_TODAY.search(question):
+        return _days_from_today(told, as_of)
     event = "departure" if _LEAVING.search(question) else "arrival"
     past = _PAST.search(question) is not None
     found = _day_of_the_data(eng, question, told, _Day(event, as_of, past), ask, (user_id, agent_id, thread_id))
@@ -74,17 +81,61 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, thread_id
         "deadline": {"said": told.text[:300], "date": told.date.isoformat(), "memory_id": told.message_id}})
 
 
+# the days from the data's own day to the deadline, not from a day of the data's ("how many days from today until
+# that deadline?", "how many days do we have left before it?")
+_FROM_TODAY = re.compile(r"\b(?:from|since|after) (?:today|now)\b|\bdays? (?:left|remaining|to go)\b|"
+                         r"\b(?:have|got) left\b|\bleft (?:until|till|before)\b", re.I)
+
+
+def _days_from_today(told: timeline.Event, as_of: datetime.date) -> ChatAnswer:
+    """The days between the day the data is stated as of (its "today") and the deadline told."""
+    days = (told.date - as_of).days
+    span = f"{abs(days)} day{'s' if abs(days) != 1 else ''}"
+    when = (f"{span} from today ({timeline.day_said(as_of)}, the day the data is stated as of)" if days >= 0 else
+            f"the deadline passed {span} before today ({timeline.day_said(as_of)}, the day the data is stated as of)")
+    source = {"record_id": told.message_id, "subject": f"what you said, {told.said_at[:16]}",
+              "memory_id": told.message_id, "said_at": told.said_at, "said": told.text[:300]}
+    text = (f"{when[:1].upper()}{when[1:]} to the deadline you told me ({timeline.day_said(told.date)}: "
+            f"\u201c{told.text}\u201d)." if days >= 0 else
+            f"{when[:1].upper()}{when[1:]}: it was {timeline.day_said(told.date)} (\u201c{told.text}\u201d).")
+    return ChatAnswer(text, "rag", {"handler": "deadline", "mode": "rag", "used_llm": "none",
+                                    "reason": "the days from the data's own day to a deadline the user gave",
+                                    "deadline": {"said": told.text[:300], "date": told.date.isoformat(),
+                                                 "memory_id": told.message_id}},
+                      [source], [source], "all", None, False,
+                      route={"intent": "PERSONAL_MEMORY", "method": "memory", "label": "PERSONAL_MEMORY", "unsure": False})
+
+
 def _deadline(eng: Engine, question: str, user_id: str, agent_id: str, year: int) -> timeline.Event | None:
-    """The user's dated sentence that gives a deadline, the one the question's words point at most."""
-    dated = [e for e in timeline.events(eng, user_id, agent_id, year, question)
-             if e.date != timeline.UNDATED and _SAID.search(e.text)]
+    """The user's dated sentence that gives a deadline, the one the question's words point at most, as a change
+    said of "it" right after moved it."""
+    every = [e for e in timeline.events(eng, user_id, agent_id, year, question) if e.date != timeline.UNDATED]
+    dated = [e for e in every if _SAID.search(e.text)]
     now = [e for e in dated if e.message_id == timeline.THIS_TURN]
     if len(now) == 1:
         return now[0]  # "they pulled their deadline forward to 15 June. Does it still make it?": the one said now
     told = [e for e in dated if e.message_id != timeline.THIS_TURN]
     if not told:
         return None
-    return _pointed_at(question, told)
+    pointed = _pointed_at(question, told)
+    return None if pointed is None else _as_changed(pointed, every)
+
+
+# a later sentence that moves "it" ("they've relaxed it again, now it's 18 June"), naming no thing of its own
+_IT_CHANGED = re.compile(r"\b(?:chang\w*|mov\w*|relax\w*|push\w*|pull\w*|brought|postpon\w*|delay\w*|extend\w*|"
+                         r"shift\w*|now)\b[^.?!]*\bit\b|\bit\b[^.?!]*\b(?:chang\w*|mov\w*|relax\w*|push\w*|pull\w*|"
+                         r"brought|postpon\w*|delay\w*|extend\w*|shift\w*|now)\b", re.I)
+
+
+def _as_changed(told: timeline.Event, every: list[timeline.Event]) -> timeline.Event:
+    """The deadline as the sentences said right after it changed it: each later dated sentence of theirs, in order,
+    that moves "it" replaces it; the first that does not ends the run."""
+    for e in sorted((e for e in every if e.said_at > told.said_at and e.message_id != timeline.THIS_TURN),
+                    key=lambda e: e.said_at):
+        if not _IT_CHANGED.search(e.text) or _SAID.search(e.text):
+            break
+        told = e
+    return told
 
 
 def _pointed_at(question: str, told: list[timeline.Event]) -> timeline.Event | None:
@@ -132,8 +183,11 @@ def _day_of_the_data(eng: Engine, question: str, told: timeline.Event, want: _Da
                            route={"intent": "PERSONAL_MEMORY", "method": "memory", "label": "PERSONAL_MEMORY",
                                   "unsure": False})
         return given, day
-    theirs = " ".join(r.content or "" for r in personal.valid_memories(eng, user_id, agent_id))
-    of_vessel = _the_vessels_day(eng.scoped(user_id, agent_id), [a.answer for a in answered] + said + [theirs], told, want)
+    # what they kept, and what they said in the thread ("Goods are on MSC Tessa 874E." is kept as no memory of theirs)
+    theirs = " ".join([r.content or "" for r in personal.valid_memories(eng, user_id, agent_id)]
+                      + _their_words(eng, thread_id, user_id))
+    of_vessel = _the_vessels_day(eng.scoped(user_id, agent_id), [a.answer for a in answered] + said + [theirs], told, want,
+                                 theirs)
     if of_vessel is None:
         return None
     asked, day = of_vessel
@@ -141,11 +195,12 @@ def _day_of_the_data(eng: Engine, question: str, told: timeline.Event, want: _Da
 
 
 def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
-                     want: _Day) -> tuple[ChatAnswer, datetime.date] | None:
+                     want: _Day, theirs: str = "") -> tuple[ChatAnswer, datetime.date] | None:
     """The day of the one vessel (or voyage: "booked on 289E") the first text naming any names, at the port the
-    deadline names if it names one."""
+    deadline names if it names one; a ship named (or several voyages listed) of which their own words name one voyage
+    ("goods are on MSC Tessa 874E") is that voyage."""
     _, values = assistant.knowledge(scoped)
-    found = _the_ship_or_voyage_named(values, texts)
+    found = _their_voyage_of(values, _the_ship_or_voyage_named(values, texts), theirs)
     ports = {lk.value for lk in values.links(told.text) if lk.table == "PORTS"}
     if len(found) != 1 or len(ports) > 1:
         return None
@@ -156,6 +211,15 @@ def _the_vessels_day(scoped: Engine, texts: list[str], told: timeline.Event,
 
 
 _SHIP_OR_VOYAGE = (("VESSELS", "VESSEL_NAME"), ("VOYAGES", "VOYAGE_NUMBER"))
+
+
+def _their_voyage_of(values: Any, found: set[tuple[str, Any]], theirs: str) -> set[tuple[str, Any]]:
+    """The ship (or voyages) found, as the one voyage their own words name when they name one of it."""
+    told_of = {(lk.table, lk.value) for lk in values.links(theirs) if lk.how == "exact" and (lk.table, lk.column) in _SHIP_OR_VOYAGE}
+    their_voyages = {f for f in told_of if f[0] == "VOYAGES"}
+    if len(their_voyages) == 1 and found and (their_voyages < found or found <= told_of):
+        return their_voyages
+    return found
 
 
 def _the_ship_or_voyage_named(values: Any, texts: list[str]) -> set[tuple[str, Any]]:
@@ -186,6 +250,14 @@ def _last_answers(eng: Engine, thread_id: str | None, user_id: str, agent_id: st
 
 
 _LAST = 3  # answers read back for the vessel a question points at
+
+
+def _their_words(eng: Engine, thread_id: str | None, user_id: str) -> list[str]:
+    """The user's own messages in the thread, else (a thread just opened) their last ones in others."""
+    messages: list[Any] = list(eng.store.list_thread_messages(thread_id)) if thread_id else []
+    if len([m for m in messages if getattr(m, "role", "") == "user"]) <= 1:
+        messages = list(eng.store.list("message", limit=None, user_id=user_id, agent_id=eng.agent_id, newest=_LAST * 2))
+    return [m.content or "" for m in messages if getattr(m, "role", "") == "user" and m.user_id == user_id]
 
 
 def _day_meant(text: str, want: _Day) -> datetime.date | None:

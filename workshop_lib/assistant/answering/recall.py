@@ -1969,7 +1969,7 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
     """"Remind me who our haulier is, and from what date they need a slot at the port?": a grounded
     answer to one part leaves the other out; each part that their memory (a part about theirs) or a
     handler (any other part) grounds, and the answer does not already hold, is added after it."""
-    parts = [p for p in _PARTS.split(question) if p and p.strip()]
+    parts = _parts_left(question, answered)
     if answered.mode not in ("rag", "hybrid") or len(parts) < 2:
         return answered
     asked = _asked_alone(eng, parts)
@@ -1981,6 +1981,13 @@ def with_their_parts(eng: Engine, question: str, answered: ChatAnswer, *, user_i
         return answered
     return dataclasses.replace(answered, answer="\n".join([answered.answer] + [a.answer for a, _ in added]),
                                used_chunks=list(answered.used_chunks) + [u for a, _ in added for u in a.used_chunks])
+
+
+def _parts_left(question: str, answered: ChatAnswer) -> list[str]:
+    """The parts of a question, but those a deadline answer has answered ("will my box arrive before the LC
+    expires?")."""
+    parts = [p for p in _PARTS.split(question) if p and p.strip()]
+    return [p for p in parts if not deadline.ASKED.search(p)] if answered.decision_explain.get("deadline") else parts
 
 
 def _not_said_yet(found: list[tuple[ChatAnswer, str]], answer: str) -> list[tuple[ChatAnswer, str]]:

@@ -95,7 +95,8 @@ EXAMPLES: dict[str, list[str]] = {
 _FLAGS = re.I
 REFUSAL_RE = re.compile(
     r"\b(?:ignore|disregard|forget|override)\b[^.?!]{0,40}\b(?:instructions?|rules?|prompt|guidelines?)\b|"
-    r"\bsystem prompt\b|\badmin(?:istrator)? mode\b|\bjailbreak\b|\bdeveloper mode\b|"
+    r"\bsystem (?:prompt|override)\b|\b(?:admin(?:istrator)?|maintenance|developer|debug|god|sudo|root) mode\b|"
+    r"\bjailbreak\b|\b(?:with|have|grant(?:ed)?|given?) (?:you )?(?:full )?write access\b|"
     r"\b(?:api|secret|access) ?(?:key|token)s?\b|\bpasswords?\b|"
     r"\b(?:other|another|different|every|all(?: the)?) users?(?:'s?)?\b|"
     r"\busers? (?!id\b)[A-Za-z0-9_.-]+(?:'s)?\b(?= (?:memor|thread|preference|data|question|history|chat))|"
@@ -131,6 +132,10 @@ WRITE_REQUEST_RE = re.compile(
 WRITE_LATER_RE = re.compile(r"[.,;!?]\s+(?:(?:please|kindly|can you|could you|then|so|and)\s+)*"
                             r"(?:mark|change|update|delete|remove|rename|modify|edit|overwrite|insert|set)\b"
                             r"(?=[^?]{0,80}\b(?:tables?|records?|rows?|database|entr(?:y|ies))\b)", _FLAGS)
+# a table or its rows destroyed in plain words, anywhere in the turn ("Drop the VESSEL_POSITIONS table",
+# "wipe all rows of the manifests"): the object is the data's, so no reading of it is meant
+WRITE_DESTROY_RE = re.compile(r"\b(?:drop|truncate|purge|wipe|delete|erase|empty)\s+(?:all\s+|every\s+|the\s+|its\s+)*"
+                              r"(?:[\w-]+\s+){0,2}?(?:tables?|rows|records|database|schema)\b", _FLAGS)
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
                           r"(?:table|from|into|index|view|user|\w+\s+set|(?-i:[A-Z_]{3,}\b))|;\s*--|'\s*;", _FLAGS)
 def _flies_a_flag(question: str, outside: re.Match[str]) -> bool:
@@ -467,12 +472,17 @@ def route(eng: Engine, question: str, *, vector: Any = None, llm=None, documents
     return _verdict(eng, text, scores, sims, cues, ports, llm)
 
 
+def destroys_data(text: str) -> bool:
+    """The turn asks to destroy a table or its rows, in words or in SQL: never a request to forget what the user said."""
+    return bool(WRITE_DESTROY_RE.search(text) or WRITE_SQL_RE.search(text))
+
+
 def _refusal(text: str, cues: dict[str, list[str]], ports: list[str]) -> RouteDecision | None:
     """The hard rules: personal data, a request to change data, another user's data, new rules or a
     write statement is refused outright."""
     if PERSONAL_DATA_RE.search(_asking_sentences(text)):
         why = "asks for a person's private details (bank, card, identity or contact data), which I do not give out"
-    elif WRITE_REQUEST_RE.search(text) or WRITE_LATER_RE.search(text):
+    elif WRITE_REQUEST_RE.search(text) or WRITE_LATER_RE.search(text) or WRITE_DESTROY_RE.search(text):
         why = "asks me to change the data, which I only read"
     elif REFUSAL_RE.search(text):
         why = "asks for another user's data or to change the assistant's rules"

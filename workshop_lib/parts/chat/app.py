@@ -45,7 +45,7 @@ from starlette.routing import Route
 
 from workshop_lib import config
 from workshop_lib.assistant import catalog_links, question_part
-from workshop_lib.assistant.answering import follow_up
+from workshop_lib.assistant.answering import follow_up, router
 from workshop_lib.assistant.answering.answer import ChatAnswer, agent_answer, answer_question
 from workshop_lib.assistant.answering.recall import (
     asks_a_day_of_theirs,
@@ -423,7 +423,7 @@ class ChatService:
             instead = "".join(f" I noted: \u201c{w.text.strip().rstrip('.!')}\u201d." for w in kept if w.stored_id)
             return _memory_reply(f"Done: I have forgotten that, and I will not use it in any answer again.{instead}",
                                  "fallback", "FORGET", "the turn only asks to forget something the user told")
-        if not any(w.forgotten for w in kept) and _only_asks_to_forget(asked):
+        if not any(w.forgotten for w in kept) and _only_asks_to_forget(asked) and not router.destroys_data(asked):
             # "forget that phone number for Dunmore" when no memory holds one: nothing kept goes, and
             # the request is no question (their earlier words are not read back to them)
             return _memory_reply("I had not kept anything that matches that, so nothing was forgotten; what I keep of "

@@ -70,7 +70,7 @@ FIGURE_RE = re.compile(rf"(?<![\w.,-])\d+(?:[.,]\d+)?\s?{_UNIT}", re.I)
 # a reference of theirs: letters and at least three digits in one word ("OV-2291", "TRLU7788123", "PO4471")
 CODE_RE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w-])")
 # a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
-NAME_RE = re.compile(r"[A-Z][a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]*)*")
+NAME_RE = re.compile(r"(?<![\w'’])[A-Z](?:['’][A-Z])?[a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]+)*")  # ("I" ends a name)
 # ("belongs to Bright Tools", "sold to Ferretti": a party, not a place)
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<!goes )(?<!switched )(?<!swapped )"
                            r"(?<!changed )(?<!over )to|at|near|out of|outta|port of|harbou?r of|city of|based in|around|into|via|"
@@ -115,7 +115,12 @@ class OwnValue:
 def roles_of(text: str) -> set[str]:
     """The roles the words of a text name ("my client's cargo" -> customer)."""
     words = {stem(w.lower().removesuffix("'s")) for w in re.findall(r"[A-Za-z][\w'-]*", text)}
+    # a German compound ends in its noun ("Hauptkunde" is a customer, "Zollbüro" an office)
+    words |= {head for w in re.findall(r"\w{6,}", text.lower()) for head in _GERMAN_HEADS if w.endswith(head)}
     return {role for role, names in ROLES.items() if words & {stem(n) for n in names}}
+
+
+_GERMAN_HEADS = ("kunde", "kunden", "spediteur", "spedition", "büro", "stadt")
 
 
 def asks_code(question: str) -> bool:
@@ -260,7 +265,11 @@ def _no_name_alone(text: str, at: int, word: str) -> bool:
     start = _sentence_start(text, at)
     after = text[at + len(word):]
     # ("Tengo que llamar ...": a word of another language the glossary reads, starting the sentence)
-    return (start and (word.lower() in _words_in_lower_case() or glossary.key_of(word) in glossary.WORDS)) or \
+    # (a plural of such a word too, or of a role: "Hauliers I use this month:")
+    lower = word.lower()
+    common = lower in _words_in_lower_case() or stem(lower) in _words_in_lower_case() or \
+        any(stem(lower) in names for names in ROLES.values())
+    return (start and (common or glossary.key_of(word) in glossary.WORDS)) or \
         word in _terms_in_capitals() or \
         (_PEOPLE_OR_REGION.fullmatch(word) is not None and re.match(r"\s+[a-z]", after) is not None) or \
         (start and re.match(r"\s*:\s*(?:we|i|our|my)\b", after, re.I) is not None) or \

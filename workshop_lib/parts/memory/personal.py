@@ -246,7 +246,16 @@ def statement_part(sentence: str) -> str:
     clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
     kept = [c for i, c in enumerate(clauses) if not (c.endswith("?") or (QUESTION.match(c) and not _PREDICATE.match(c))
                                                     or (i and _PREDICATE.match(c) and sentence.rstrip().endswith("?")))]
-    return ", ".join(kept)
+    return ", ".join(c for c in kept if _states_something(c))
+
+
+def _states_something(clause: str) -> bool:
+    """Not a word that only leads into what follows ("Now, how many boxes ...?"); "fourteen" alone corrects."""
+    return clause.strip(" .!").lower() not in _LEAD_INS
+
+
+_LEAD_INS = frozenset({"now", "so", "ok", "okay", "well", "right", "anyway", "also", "then", "hi", "hey", "thanks",
+                       "morning", "cheers", "oh", "ah", "hmm", "um", "alright"})
 
 
 def _opening_in_english(sentence: str) -> str:
@@ -306,8 +315,30 @@ def _order(entity: tuple[str, str, str]) -> int:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a turn, at most MAX_SENTENCES (a long paste is not read to its end)."""
-    return sentence_split(text, at_semicolons=True)[:MAX_SENTENCES]
+    """The sentences of a turn, at most MAX_SENTENCES (a long paste is not read to its end). The items listed under
+    a line that ends in a colon are each read with that line ("Hauliers I use this month:" then "- Antwerp:
+    Schelde Trucking BV" is "Hauliers I use this month - Antwerp: Schelde Trucking BV")."""
+    out: list[str] = []
+    heading = ""
+    for said in sentence_split(text, at_semicolons=True):
+        item = _LIST_ITEM.match(said)
+        if heading and item:
+            out.append(f"{heading} - {said[item.end():].strip()}")
+            continue
+        heading = said.rstrip()[:-1].strip() if said.rstrip().endswith(":") else ""
+        out.append(said)
+    return out[:MAX_SENTENCES]
+
+
+def _items_listed(text: str) -> list[str]:
+    """The words of each item listed under a line that ends in a colon, as sentences() reads them."""
+    return [re.split(r"\s[-\u2013\u2014]\s|[,;:]\s", said.split(" - ", 1)[1], maxsplit=1)[0] for said in sentences(text)
+            if " - " in said and _LIST_ITEM.match(said.split(" - ", 1)[1]) is None and said.split(" - ", 1)[0] in
+            {s.rstrip()[:-1].strip() for s in sentences(text) if s.rstrip().endswith(":")}]
+
+
+# an item of a list: a bullet or a number before it ("- Antwerp: ...", "* ...", "2) ...")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022\u2013]|\d{1,2}[.)])\s+")
 
 
 def _may_be_personal(stated: str) -> bool:
@@ -930,7 +961,8 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
     records: list[Any] = []
     before = ""
     asked = False  # a sentence of the turn already asked to forget something
-    for sentence in sentences(text):
+    for said in sentences(text):
+        sentence = _forget_in_english(said)
         said_before, before = before, sentence
         memories = _if_it_asks_to_forget(eng, sentence, text, gone, user_id=user_id, agent_id=agent_id)
         if memories is None:
@@ -948,6 +980,17 @@ def _forgotten(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[A
         gone += [r.id for r in done]
         records += done
     return records
+
+
+_FORGET_NOT_IN_ENGLISH = re.compile(r"\b(?:vergiss\w*|vergessen|l[öo]sch\w*|olvid\w*|borra\w*|oubli\w*|efface\w*)\b", re.I)
+
+
+def _forget_in_english(sentence: str) -> str:
+    """"Oublie le nom de mon client": a request to forget in French, Spanish or German, read in English, so that
+    what it names (a name, a noun of theirs, a role) is found as it is in English; else the sentence."""
+    if not _FORGET_NOT_IN_ENGLISH.search(sentence):
+        return sentence
+    return other_languages.in_english(sentence) or sentence
 
 
 def _if_it_asks_to_forget(eng: Engine, sentence: str, turn: str, gone: list[str], *, user_id: str,
@@ -1208,10 +1251,13 @@ def observe(eng: Engine, text: str, *, user_id: str, agent_id: str, thread_id: s
     # words alone would supersede the memory just written
     unlinked = [] if any(c.change for c in found) else unlinked_changes(eng, text, user_id=user_id, agent_id=agent_id)
     replaced = [] if found else _put_in_its_place(eng, text, forgotten)
+    listed = _items_listed(text)
     for cand in found + unlinked + replaced:
         if any(cand.text in sentence for sentence in covered):
             continue  # "Kessler closed their account. Forget everything about them.": not kept either
-        done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id, supersede=supersede)
+        # (the items of a list are several things side by side: none replaces another, or what was kept before)
+        done = write(eng, cand, user_id=user_id, agent_id=agent_id, thread_id=thread_id,
+                     supersede=supersede and not any(item in cand.text for item in listed))
         out.append(done if done is not None else Written("", text=cand.text))
     return out
 
@@ -1398,10 +1444,18 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     if not refers_to_own(question):
         return kind_of_named(eng, question, user_id=user_id, agent_id=agent_id)
     # newest first; not those about another one of the role asked ("our coffee customer": not the cocoa buyer)
-    memories = _may_be_meant(eng, question, user_id, agent_id)
+    memories = _holding_the_reference(question, _may_be_meant(eng, question, user_id, agent_id))
     if not memories:
         return None
     return _called_by_the_ordinal(question, memories) or _resolve_among(question, memories)
+
+
+def _holding_the_reference(question: str, memories: list[Any]) -> list[Any]:
+    """"Chasing PO-77134, which ship is that one on?": a reference of theirs the question names picks the
+    memories that hold it; all of them when it names none a memory holds."""
+    named = {m.group(0).upper() for m in own_values.CODE_RE.finditer(question)}
+    holding = [r for r in memories if named & {str(e[2]).upper() for e in _remembered_entities(r) if e[:2] == [OWN, own_values.CODE]}]
+    return holding or memories
 
 
 def _resolve_among(question: str, memories: list[Any]) -> Recalled | None:

@@ -64,7 +64,7 @@ _NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|inst
 _NEGATIVE_AFTER = re.compile(r"^\s*(?:format|style|way|ones?|version)?\s*(?:are|is)?\s*(?:useless|annoy\w*|confus\w*|"
                              r"wrong|bad|pointless|no use|not helpful|noise|mislead\w*)\b", re.I)
 # a sentence that asks for a way of answering, not one that only uses a unit ("we paid 2,300 dollars")
-_REQUEST = re.compile(r"\b(?:prefer|want|give me|show me|use|in|please|from now on|always|rather|instead|no|not|"
+_REQUEST = re.compile(r"\b(?:prefer|want|wants|wanted|again|give me|show me|use|in|please|from now on|always|rather|instead|no|not|"
                       r"write|put|format|display|"
                       r"don't|just|keep|scrap|scratch|ditch|cancel|forget|back to|switch\w*|"
                       r"en|donnez|donne|toujours|désormais|dorénavant|pas|dame|deme|siempre|por favor|"

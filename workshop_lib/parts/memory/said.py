@@ -293,8 +293,8 @@ def _in_time(question: str, chosen: tuple[int, set[str], Said], found: list[tupl
     if original:  # "what was it when I first told you?": an earlier statement on the subject in fewer of its words
         return next((s for s in every if s.said_at < best.said_at and _holds_asked(question, s.text)
                      and (_words(s.text) | _words(s.context)) & common), best)
-    if newest_on_subject:
-        later = [s for i, c, s in found if i > at and c & common]
+    if newest_on_subject:  # (its own words, not only those of the sentence before it: "Felixstowe we stopped doing.")
+        later = [s for i, c, s in found if i > at and _words(s.text) & common]
         return later[-1] if later else best
     if _ASKS_NOW.search(question):
         return _latest_on_subject(question, best, common, every)

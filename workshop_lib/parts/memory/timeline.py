@@ -109,6 +109,7 @@ class Event:
     around: frozenset[str] = frozenset()  # those of the other sentences of its message
     data: str = ""          # a day the data holds of a thing of theirs ("voyage 241W arrives in Colombo"), not told
     departs: bool = False   # that day is the voyage's departure (else its arrival)
+    supposed: str = ""      # the question's "if" clause that moves the data's day ("if the ETA slipped to the 14th")
 
 
 def data_event(what: str, day: datetime.date, words: str, record: str, *, departs: bool) -> Event:
@@ -222,6 +223,8 @@ def _shared(words: set[str], roots: frozenset[str]) -> set[str]:
 
 
 def _said(e: Event) -> str:
+    if e.supposed:
+        return f"{day_said(e.date)} (as you suppose: \u201c{e.supposed}\u201d, in place of the data's day for {e.data})"
     if e.data:
         return f"{day_said(e.date)} (the data: {e.data})"
     return f"{day_said(e.date)} (you told me: \u201c{e.text}\u201d)"
@@ -641,6 +644,7 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int
         return first
     # (the data's days count only in a span: "when does it arrive?" is the data's own question; they come
     # first, so that a day told later without its month still says the answer may be out of date)
+    held = _as_supposed(question, list(held), year)
     found = (list(held) if steps[0] in (_span, _from_today, _which_first) else []) + events(eng, user_id, agent_id, year, question)
     if not found:
         return None
@@ -650,3 +654,34 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, year: int
         functools.partial(_from_today, year=year, as_of=as_of) if steps[0] is _from_today else steps[0]
     result = step(question, [e for e in found if e.date != UNDATED])
     return None if result is None or _undated_since(result, found) else result
+
+
+# a day the question supposes for an event of the data's ("if the ETA slipped to the 14th", "say it arrives on 20 June")
+_SUPPOSED = re.compile(r"\b(?:if|suppose|supposing|assuming|say|what if|in case)\b[^?,;]*", re.I)
+_ARRIVING = re.compile(r"\b(?:eta|arriv\w*|gets? in|got in|due|lands?|reach\w*|docks?)\b", re.I)
+_LEAVING = re.compile(r"\b(?:etd|depart\w*|leav\w*|left|sails?|sailing)\b", re.I)
+
+
+def _as_supposed(question: str, held: list[Event], year: int) -> list[Event]:
+    """The data's days of their things, the one of the kind an "if" clause of the question names moved to the
+    day it supposes (a day of the month alone keeps the month of the data's day); as they are otherwise."""
+    m = _SUPPOSED.search(question)
+    if m is None or not held:
+        return held
+    clause = m.group(0).strip()
+    departs = True if _LEAVING.search(clause) else False if _ARRIVING.search(clause) else None
+    dated = dates_in(clause, year)
+    bare = re.search(rf"\bthe\s+({_DAY_WORD})\b", clause, re.I)
+    number = _day_number(bare.group(1)) if bare else None
+    if departs is None or not (dated or number):
+        return held
+    out = []
+    for e in held:
+        if e.data and e.departs == departs:
+            try:
+                day = dated[0][1] if dated else e.date.replace(day=number or e.date.day)
+            except ValueError:  # (the 31st of a month of 30 days)
+                return held
+            e = dataclasses.replace(e, date=day, supposed=clause)
+        out.append(e)
+    return out

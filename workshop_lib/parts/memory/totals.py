@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from workshop_lib import assistant
 from workshop_lib.assistant import catalog_links
@@ -261,9 +261,19 @@ def _catalog_price(item: Item) -> tuple[tuple[float, str, bool], Figure] | None:
 _ASKS_THEIR_COUNT = re.compile(rf"\bhow many\s+(?:[\w'’-]+\s+){{0,2}}?({_THINGS})\b(?:.*?"
                                r"\b(?:did\s+(?:i|we)\s+(?:say|tell|mention|give)|(?:i|we)\s+(?:told|said|mentioned))\b|"
                                # "how many boxes do we have on the Kyoto Express now?": theirs, which only they know
-                               r"\s+(?:do|did|have|will)\s+(?:we|i)\s+(?:have|got|ship|send|book)\b)", re.I)
+                               r"\s+(?:do|did|have|will|are|am)\s+(?:we|i)\s+(?:have|got|ship\w*|send\w*|book\w*)\b)", re.I)
 # a count said as the one it is not ("fourteen, not twelve"): no count of theirs
 _NOT_BEFORE = re.compile(r"\b(?:not|instead of|rather than)\s+$", re.I)
+
+
+def _count_corrected(later: list[Any], count: str, thing: str) -> tuple[str, Any] | None:
+    """A later statement that says the count again as another ("correction - it's 24 pallets, not 18"):
+    (the count said instead, that statement); None when none does."""
+    for s in later:
+        m = re.search(rf"\b({_NUM})\s+([a-z]+)\s*,?\s+not\s+({_NUM})\b", s.text, re.I)
+        if m and personal.stem(m.group(2).lower()) == thing and _number(m.group(3)) == _number(count):
+            return m.group(1), s
+    return None
 
 
 def told_count(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Total | None:
@@ -275,9 +285,9 @@ def told_count(eng: Engine, question: str, *, user_id: str, agent_id: str) -> To
     _, statements = said._statements(eng, user_id, agent_id)
     asked = personal.content_words(question)
     thing = personal.stem(asked_thing.group(1).lower())
-    for s in reversed(statements):
-        if _shares(s.text, asked) < 2:
-            continue
+    for at, s in reversed(list(enumerate(statements))):
+        if _shares(f"{s.context} {s.text}", asked) < 2:
+            continue  # ("Al-Noor bumped it back up. Final count is fifteen pallets.": the sentence before names whose)
         # ("forty-two pallets": the count is forty-two, not two; the thing counted is the one asked)
         counts = [m for m in _COUNT.finditer(s.text) if not _not_a_count(s.text, m, [])
                   and not _NOT_BEFORE.search(s.text[:m.start()]) and _number(m.group(1))
@@ -289,6 +299,8 @@ def told_count(eng: Engine, question: str, *, user_id: str, agent_id: str) -> To
             # still hold the wrong one are not repeated)
             if (fixed := re.search(rf"\b({_NUM})\s*,?\s+not\s+{re.escape(m.group(1))}\b", s.text[m.end():], re.I)):
                 said_count, words = f"{fixed.group(1)} {m.group(3)}", ", correcting yourself"
+            elif (later := _count_corrected(statements[at + 1:], m.group(1), thing)) is not None:
+                said_count, words, s = f"{later[0]} {m.group(3)}", f", correcting it: \u201c{later[1].text}\u201d", later[1]
             text = (f"You told me {said_count} (on {s.said_at[:10]}{words}). That is your own count; "
                     "the data's manifests may list other boxes on the same ship.")
             return Total(text, [{"said": s.text, "said_at": s.said_at, "record_id": s.message_id}])
