@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import re
+from importlib import resources
 
 import pytest
 
@@ -246,3 +248,40 @@ def test_a_count_corrected_in_a_later_message_is_the_one_given(service):
                            ("t2", "how many pallets are we sending for Norrland?")])
     answer, mode = said[-1]
     assert mode in GROUNDED and "24 pallets" in answer and "18 pallets" not in answer, answer
+
+
+def _document_row(name: str, label: str) -> str:
+    """The time a carrier guide's table gives a row ("| Dangerous goods approval | 72 hours before berthing |")."""
+    text = (resources.files("workshop_lib.data") / "corpus" / "docs" / name).read_text(encoding="utf-8")
+    return next(line.split("|")[2].strip() for line in text.splitlines() if line.startswith(f"| {label} |"))
+
+
+def test_two_things_one_what_are_asks_are_each_read(docs_eng):
+    from workshop_lib.assistant.answering.answer import answer_question
+
+    si, dg = (_document_row("carriers/maersk-cutoffs.md", label) for label in ("Shipping instructions",
+                                                                              "Dangerous goods approval"))
+    a = answer_question(docs_eng, "What are Maersk's shipping-instruction cut-off and the DG approval cut-off?")
+    quoted = a.answer.split("From the documents")[0]
+    assert a.mode in GROUNDED and si.split()[0] in quoted and dg.split()[0] in quoted, a.answer
+
+
+def test_a_time_asked_in_another_language_is_the_documents_not_the_catalogs(docs_eng):
+    from workshop_lib.assistant.answering.answer import answer_question
+
+    text = (resources.files("workshop_lib.data") / "corpus" / "docs" / "notices" / "tanger-med-fr.md").read_text(encoding="utf-8")
+    hours = re.search(r"au moins (\d+) heures", text)
+    assert hours is not None
+    a = answer_question(docs_eng, "Tanger Med terminal 2 : combien d'heures à l'avance les transporteurs doivent-ils "
+                                  "réserver un créneau ?")
+    assert a.mode in GROUNDED and f"{hours.group(1)} heures" in a.answer and "[SV-" not in a.answer, a.answer
+
+
+def test_an_amount_of_something_else_is_no_availability_and_a_number_is_the_rows(service):
+    answer, mode = _talk(service, [("t1", "How much demurrage free time do 40' dry boxes get at Rotterdam with ONE?")])[0]
+    assert "units" not in answer and "[EQ-" not in answer, answer
+    number, kg = service.eng.query(
+        f"SELECT c.CONTAINER_NUMBER, c.GROSS_WEIGHT_KG FROM {OWNER}.CONTAINERS c JOIN {OWNER}.VOYAGES v ON v.VOYAGE_ID = "
+        f"c.VOYAGE_ID WHERE v.STATUS = 'ACTIVE' ORDER BY c.GROSS_WEIGHT_KG DESC")[0]
+    answer, mode = _talk(service, [("t1", "Heaviest container currently on a ship at sea? number and weight")])[0]
+    assert mode in GROUNDED and number in answer and f"{int(kg):,} kg" in answer, answer

@@ -1050,6 +1050,9 @@ def _item_listed_not_shown(part: str, schema: Schema, values: ValueIndex,
     for item in _listed_items(part):
         if set(words_of(item)) <= {"name", "names"}:
             continue  # the rows listed are named
+        if set(words_of(item)) <= {"number", "numbers", "no", "nr", "id"} and \
+                any(c is not None and c.name.endswith("_NUMBER") for c in showing[0]):
+            continue  # ("heaviest container? number and weight": the rows are shown by their number)
         shown = _item_shown(item, schema, values, showing)
         if shown is None:
             return None  # "All voyages, done, sailing and planned.": values the rows are of, not things to show

@@ -69,7 +69,7 @@ ASKS = [
                     r"\bwelche temperatur|\bqu[eé] temperatura|\ba qu[eé] temperatura|\bquelle temp[ée]rature"),
     ("duration", r"how long|for how long|how many (?:days|hours|weeks|minutes)|,?\s*in (?:days|hours|weeks)\s*\??$|wie lange|cu[aá]nto tiempo|"
                  r"combien de temps|within how|cu[aá]nto (?:\w+ )?(?:esper\w*|tarda\w*|dura\w*)|"
-                 r"cu[aá]ntos (?:d[ií]as|horas|semanas)|wie viele (?:tage|stunden|wochen)|combien de (?:jours|heures)"),
+                 r"cu[aá]ntos (?:d[ií]as|horas|semanas)|wie viele (?:tage|stunden|wochen)|combien (?:de |d['’])(?:jours|heures)"),
     ("amount", r"how much|what (?:is the )?(?:fee|charge|cost|rate|price|amount|premium|penalty|surcharge)|"
                r"how (?:big|large|high) (?:an? )?(?:[\w-]+ )?(?:difference|deviation|gap|discrepancy|fine|fee|charge|"
                r"penalty|deposit|margin|tolerance)|wie viel|wieviel|wie hoch|cu[aá]nto (?:cuesta|cobra|es)|combien (?:co[uû]te|facture)|what amount"),
@@ -425,6 +425,7 @@ def _each_part(question: str, ranked: list[tuple[int, str]], ident: set[str]) ->
     the part's own words, together; None for one question, or when a part finds none (then the question
     is read whole, as one)."""
     parts = asking_parts(question)
+    parts = parts if len(parts) > 1 else _two_things_asked(question)
     if len(parts) < 2:
         return None
     found = [_best_sentence(p, asked_kind(p), ranked, ident) for p in parts]
@@ -435,6 +436,26 @@ def _each_part(question: str, ranked: list[tuple[int, str]], ident: set[str]) ->
     if not found or any(s is None for s in found):
         return None
     return " … ".join(dict.fromkeys(s for s in found if s))
+
+
+# "What are Maersk's SI cut-off and the DG approval cut-off?": two things asked in one "what are"
+_TWO_THINGS = re.compile(r"^\W*((?:what|which)\s+(?:are|were)\s+)(?!both\b)(.+?)\s+and\s+(?:also\s+)?(.+?)\W*$", re.I)
+
+
+def _two_things_asked(question: str) -> list[str]:
+    """The two things one "what are A and B?" asks, each with the head noun they share when one says it only
+    once ("the SI and VGM cut-offs"); [] otherwise."""
+    m = _TWO_THINGS.match(question)
+    if m is None or "," in m.group(2):
+        return []
+    first, second = m.group(2).strip(), m.group(3).strip()
+    # the head is the last word before what qualifies both ("cut-offs" of "VGM cut-offs at Maersk")
+    noun = re.split(r"\s+(?=(?:at|for|of|in|on|with|from|by)\b)", second, maxsplit=1)[0]
+    tail = second[len(noun):].strip()
+    head = noun.split()[-1]
+    if len(first.split()) < len(noun.split()) and not first.lower().endswith(head.lower()):
+        first = f"{first} {head} {tail}".strip()
+    return [f"what is {first}", f"what is {second}"]
 
 
 # a sentence that goes on from the one before it ("After that, a plug-in fee of USD 45 per day is charged")

@@ -222,11 +222,19 @@ def _handled(eng: Engine, question: str, decision: router.RouteDecision, llm, ve
         return worked
     if label == router.LIVE:
         return _live_label(eng, question, decision, llm, vector, docs)
+    if label in GROUNDED_INTENTS and _TIME_ASKED.search(question):
+        # "how many hours ahead must a slot be booked?": no item's row states a time; the documents may
+        return _documents_only(eng, question, decision, llm, docs, vector)
     if label in GROUNDED_INTENTS:
         return _grouped_rows(eng, question, decision) or _grounded(eng, question, decision, llm)
     if label == router.DOCS:
         return _documents_label(eng, question, decision, llm, vector, docs)
     return _schema_label(eng, question, decision, llm, vector, docs)
+
+
+# a length of time asked in its unit, in the corpus' four languages (not "how long is a flat rack", a length)
+_TIME_ASKED = re.compile(r"\bhow many (?:hours|days|weeks|minutes)\b|\bcombien (?:d['’]|de )(?:heures|jours|semaines)\b|"
+                         r"\bcu[aá]nt[oa]s (?:horas|d[ií]as|semanas)\b|\bwie viele (?:stunden|tage|wochen)\b", re.I)
 
 
 def _schema_label(eng: Engine, question: str, decision: router.RouteDecision, llm, vector, docs) -> ChatAnswer:

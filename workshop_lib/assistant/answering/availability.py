@@ -169,7 +169,8 @@ def offered_at(question: str) -> Figure | None:
     when the question asks something else."""
     # "reefers" names the 20' and the 40' high cube reefer: each is answered
     items, ports = grounded.named_items(question, variants=True), grounded.find_ports(question)
-    if not items or not _OFFERED.search(question) or (len(items) > 1 and not _named_apart(question, items)):
+    if not items or not _OFFERED.search(question) or (len(items) > 1 and not _named_apart(question, items)) \
+            or _asks_another_thing(question, items):
         return None  # one type in several sizes ("dry boxes"): Part 5's listing shows them all
     if not ports:
         return _ports_offering(question, items[0]) if len(items) == 1 else None
@@ -183,6 +184,24 @@ def offered_at(question: str) -> Figure | None:
 
 
 _CLAUSES = re.compile(r"[,;]\s*(?:and\s+)?|\s+and\s+(?=(?:how|which|what|where|is|are|do|does)\b)", re.I)
+
+
+# what "how much ... do they get" asks for: the words between it and the verb
+_HOW_MUCH_OF = re.compile(r"\bhow (?:much|many|long)\s+((?:[a-z][\w'-]*\s+){1,4}?)(?:do|does|did|can|could|will|would|is|are)\b",
+                          re.I)
+_OF_THE_ITEM = {"unit", "units", "box", "boxes", "container", "containers", "of", "them", "those", "these", "it", "stock",
+                "piece", "pieces", "equipment"}
+
+
+def _asks_another_thing(question: str, items: list[catalog.Item]) -> bool:
+    """"How much demurrage free time do they get there?": the amount asked is of a thing that is neither the item
+    nor its units, so whether the item is offered there does not answer it."""
+    m = _HOW_MUCH_OF.search(question)
+    if m is None:
+        return False
+    asked = set(catalog_links.words(m.group(1))) - {"the", "a", "an"}
+    named = set().union(*(catalog_links.words(i.name) for i in items))
+    return bool(asked) and not asked & named and not asked <= _OF_THE_ITEM
 
 
 def _every_port_asked(question: str, ports: list[str]) -> bool:
