@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import conversation, to_stored_precision
 from workshop_lib import assistant
 from workshop_lib.assistant import planner
+from workshop_lib.data import catalog
 from workshop_lib.data.supplychain_data import OWNER
 
 _users = itertools.count()
@@ -285,3 +286,34 @@ def test_an_amount_of_something_else_is_no_availability_and_a_number_is_the_rows
         f"c.VOYAGE_ID WHERE v.STATUS = 'ACTIVE' ORDER BY c.GROSS_WEIGHT_KG DESC")[0]
     answer, mode = _talk(service, [("t1", "Heaviest container currently on a ship at sea? number and weight")])[0]
     assert mode in GROUNDED and number in answer and f"{int(kg):,} kg" in answer, answer
+
+
+def test_a_column_of_the_rows_inside_is_shown_by_listing_them(service):
+    rows = service.eng.query(f"SELECT DISTINCT c.CONTAINER_NUMBER, i.UN_NUMBER FROM {OWNER}.CARGO_ITEMS i JOIN {OWNER}.CONTAINERS c "
+                             f"ON c.CONTAINER_ID = i.CONTAINER_ID JOIN {OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                             f"WHERE v.VOYAGE_NUMBER = '171N' AND i.UN_NUMBER IS NOT NULL")
+    assert rows
+    answer, mode = _talk(service, [("t1", "Which containers on voyage 171N contain dangerous goods, and with which UN number?")])[0]
+    assert mode in GROUNDED and all(box in answer and str(un) in answer for box, un in rows), answer
+    assert "none (" not in answer, answer  # only the lines that hold dangerous goods
+
+
+def test_boxes_of_a_shipment_that_contain_goods_are_the_datas_not_the_catalogs(service):
+    answer, _ = _talk(service, [("t1", "Which containers of the Fahrradwerk-Sendung contain dangerous goods, and with "
+                                       "which UN number?")])[0]
+    assert "[SV-" not in answer and "USD" not in answer, answer
+
+
+def test_the_two_rates_of_two_items_named_are_their_prices(service):
+    prices = {i.item_id: i.price_usd for i in catalog.ITEMS if i.item_id in ("EQ-20OT", "EQ-20FR")}
+    assert len(prices) == 2
+    answer, mode = _talk(service, [("t1", "Which is cheaper per day, a 20' open top or a 20' flat rack, and what are "
+                                          "the two rates?")])[0]
+    assert mode in GROUNDED and all(f"{p:.2f}" in answer for p in prices.values()), answer
+
+
+def test_how_to_get_from_one_table_to_another_is_the_schemas_with_documents_promoted(docs_eng):
+    from workshop_lib.assistant.answering.answer import answer_question
+
+    a = answer_question(docs_eng, "Position reports: how do I get the ship's name for each one?")
+    assert a.mode in GROUNDED and "VESSEL_POSITIONS.IMO_NUMBER" in a.answer and "According to" not in a.answer, a.answer

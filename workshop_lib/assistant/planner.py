@@ -875,6 +875,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _all_numbers_used(words, links)
     _all_codes_known(words, links)
     _one_end_each(spec)
+    _rows_below_listed(schema, spec, named, used_columns)
     _all_named_used(spec, named, used_columns)
     _no_list_for_yes_or_no(words, spec)
     if spec.having is not None and spec.action not in ("group", "group_top"):
@@ -1185,12 +1186,34 @@ def _no_list_for_yes_or_no(words: _Words, spec: Spec) -> None:
         raise NoPlan("it asks yes or no, and names no rows to list")
 
 
-def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> None:
-    """No plan when a column the words name is in no part of it."""
+def _named_unused(spec: Spec, named: list[Column], used_columns: set[str]) -> list[Column]:
+    """The columns the words name that no part of the plan uses."""
     used = {c.ref for c in spec.show} | {f.column.ref for f in spec.filters} | used_columns
     used |= {c.ref for c in (spec.measure, spec.group) if c is not None}
-    missing = [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)
-               and not (spec.action in ("aggregate", "count") and c.name.endswith("_NAME") and c.table == spec.target)]
+    return [c for c in named if c.ref not in used and not (c.table == "PORTS" and spec.roles)
+            and not (spec.action in ("aggregate", "count") and c.name.endswith("_NAME") and c.table == spec.target)]
+
+
+def _rows_below_listed(schema: Schema, spec: Spec, named: list[Column], used_columns: set[str]) -> None:
+    """"Which containers on 171N contain dangerous goods, and with which UN number?": a column of the rows below
+    the ones listed (each box has several cargo lines) is shown by listing those rows, each with the name of the
+    row it belongs to."""
+    # (and a column asked that only keeps the rows: "contain dangerous goods, with which UN number?")
+    missing = _named_unused(spec, named, used_columns) + [
+        c for c in named if c.table != spec.target and c not in spec.show
+        and any(f.column == c and f.op == "is not null" for f in spec.filters)]
+    below = {c.table for c in missing}
+    if spec.action != "list" or len(below) != 1 or (table := below.pop()) == spec.target \
+            or not schema.is_parent_path(table, spec.target):
+        return
+    name = schema.name_column(spec.target)
+    spec.show = [name, *[c for c in spec.show if c != name], *missing]
+    spec.target = table
+
+
+def _all_named_used(spec: Spec, named: list[Column], used_columns: set[str]) -> None:
+    """No plan when a column the words name is in no part of it."""
+    missing = _named_unused(spec, named, used_columns)
     if missing:
         raise NoPlan(f"it asks about {missing[0].ref}, which one query from {spec.target} cannot show")
 
@@ -1962,13 +1985,21 @@ def _qualifiers(words: _Words, spec: Spec, named: list[Column], used: set[str], 
         if not (schema.is_parent_path(spec.target, table) or below):
             continue
         for col in schema.columns[table]:
-            said = col.null_meaning
-            if not said or col.ref in used or _asked_for(words, col):
-                continue
-            meaning = {stem_root(w) for w in words_of(said) if len(w) >= 4} - {"declared"}  # (not "as")
-            if col in named or free & meaning:
-                spec.filters.append(_null_filter_of(words, spec, col, said, (free, meaning), below))
+            if (meaning := _null_meaning_said(words, col, used, free, named)) is not None:
+                spec.filters.append(_null_filter_of(words, spec, col, col.null_meaning, (free, meaning), below))
                 used.add(col.ref)
+
+
+def _null_meaning_said(words: _Words, col: Column, used: set[str], free: set[str], named: list[Column]) -> set[str] | None:
+    """The words of a column's NULL sentence, when the question names the column or says them; None otherwise. A
+    column asked for is no filter unless those words are said too ("which contain dangerous goods, and with which
+    UN number?" keeps the lines that have one)."""
+    if not col.null_meaning or col.ref in used:
+        return None
+    meaning = {stem_root(w) for w in words_of(col.null_meaning) if len(w) >= 4} - {"declared"}  # (not "as")
+    if _asked_for(words, col) and not free & meaning:
+        return None
+    return meaning if col in named or free & meaning else None
 
 
 def _null_filter_of(words: _Words, spec: Spec, col: Column, null_means: str, said: tuple[set[str], set[str]],

@@ -301,6 +301,9 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
         return rows
     if (located := _located(eng, question, decision, llm)) is not None:
         return located
+    if router.METHOD_RE.search(question) and len(tables_in(question)) >= 2:
+        # "position reports: how do I get the ship's name for each one?": the way from one table to the other
+        return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     if _a_passage_writes_its_name(eng, question, docs):
         # "How much is Westcoast Interiors claiming ...": a party only a document names; the catalog's
         # words ("cartons") do not make it a request for equipment
@@ -940,6 +943,8 @@ def _or_catalog(eng: Engine, question: str, decision: router.RouteDecision, answ
     description matches the request; otherwise its fallback stands."""
     if answer.mode != "fallback" or answer.decision_explain.get("sql"):
         return answer  # (a query answered part of it: the rows' question, not the catalog's)
+    if _ON_THE_DATAS_RECORDS.search(question) and not availability.asks_price_or_lease(question):
+        return answer  # ("which containers of the shipment contain dangerous goods?": the data's boxes, unplanned)
     if (worked := _availability(decision, question, offered=True)) is not None:
         return worked  # "how many ports have 20' flat racks?": no data query, a figure over the catalog's rows
     if (figured := _catalog_figures(eng, question, replace(decision, label="EQUIPMENT_RAG"))) is not None:
@@ -1277,7 +1282,10 @@ _OWN_PARTY = re.compile(r"\b(?:which|who|whom)\s+of\s+(?:my|our)\s+([a-z]+)|\b(?
                         r"consignees?|buyers?|shippers?|hauliers?|truckers?|contacts?|accounts?|suppliers?)\b", re.I)
 # "their bulk order", "the two deliveries": things of a party's, or already spoken of, not a catalog row
 _DISCUSSED = re.compile(r"\b(?:their|his|her)\s+(?:[a-z]+\s+)?(orders?|shipments?|deliver(?:y|ies)|bookings?|cargo|goods|"
-                        r"consignments?|loads?)\b|\bthe\s+(?:two|three|both|other)\s+([a-z]+)\b", re.I)
+                        r"consignments?|loads?)\b|\bthe\s+(?:two|three|both|other)\s+"
+                        # ("the two rates" of two items named: their prices, not a deal of theirs)
+                        r"((?!(?:rates?|prices?|costs?|fees?|charges?|items?|boxes|containers|units|options)\b)[a-z]+)\b",
+                        re.I)
 # "what rate are we paying": an arrangement of theirs, not a list price ("what do I pay" asks a quote)
 _WE_PAY = re.compile(r"\b(?:are|were|have)\s+(?:we|i)\s+(?:been\s+)?(?:paying|charged)\b|\bdid\s+(?:we|i)\s+pay\b",
                      re.I)
@@ -1312,7 +1320,10 @@ def _catalog_cannot_hold(question: str) -> str | None:
 
 # boxes placed on the data's records ("on the manifests", "loaded on the voyages"): the data's, not the catalog's
 _ON_THE_DATAS_RECORDS = re.compile(r"\b(?:on|aboard|in)\s+(?:the\s+|our\s+|those\s+|these\s+|its\s+)?"
-                                   r"(?:manifests?|voyages?|sailings?|vessels?|ships?)\b", re.I)
+                                   r"(?:manifests?|voyages?|sailings?|vessels?|ships?)\b|"
+                                   # "which containers of the shipment contain dangerous goods?": boxes already packed
+                                   r"\bwhich\s+(?:of\s+(?:the|my|our)\s+)?(?:containers?|boxes)\b[^?]{0,60}?"
+                                   r"\b(?:contains?|carry|carries|carrying|loaded with)\b", re.I)
 
 
 def _cold_box_instead(question: str, g: Any) -> Any:
