@@ -317,3 +317,40 @@ def test_how_to_get_from_one_table_to_another_is_the_schemas_with_documents_prom
 
     a = answer_question(docs_eng, "Position reports: how do I get the ship's name for each one?")
     assert a.mode in GROUNDED and "VESSEL_POSITIONS.IMO_NUMBER" in a.answer and "According to" not in a.answer, a.answer
+
+
+def _packages_of(service, voyage: str, words: str) -> int:
+    return sum(int(q) for d, q in service.eng.query(
+        f"SELECT i.DESCRIPTION, i.QUANTITY FROM {OWNER}.CARGO_ITEMS i JOIN {OWNER}.CONTAINERS c ON c.CONTAINER_ID = "
+        f"i.CONTAINER_ID JOIN {OWNER}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID WHERE v.VOYAGE_NUMBER = '{voyage}'")
+        if words in d.lower())
+
+
+def test_goods_said_in_two_words_as_the_manifest_writes_them(service):
+    cases = _packages_of(service, "646E", "red wine")
+    assert cases
+    for question in ("How many cases of red wine are there on voyage 646E?",
+                     "Combien de caisses de vin rouge y a-t-il sur le voyage 646E ?"):
+        answer, mode = _talk(service, [("t1", question)])[0]
+        assert mode in GROUNDED and f"is {cases}" in answer, (question, answer)
+
+
+def test_a_contact_given_by_name_is_no_request_for_one_and_the_question_is_read_in_english(service):
+    teu = service.eng.query(f"SELECT CAPACITY_TEU FROM {OWNER}.VESSELS WHERE VESSEL_NAME = 'Kyoto Express'")[0][0]
+    answer, mode = _talk(service, [("t1", "Moin. Unser Zollbüro in Bremerhaven führt uns unter der Kundennummer ZB-4471, "
+                                          "Ansprechpartner dort ist Herr Petersen. Wie viele TEU fasst die Kyoto Express?")])[0]
+    assert mode in GROUNDED and f"{int(teu):,} TEU" in answer, answer
+    answer, mode = _talk(service, [("t1", "The contact person is Ms Hale. What is her phone number?")])[0]
+    assert mode == "fallback" and "private details" in answer, answer
+    flag = service.eng.query(f"SELECT FLAG_STATE FROM {OWNER}.VESSELS WHERE VESSEL_NAME = 'HMM Nuri'")[0][0]
+    answer, mode = _talk(service, [("t1", "Na gut. Unter welcher Flagge fährt die HMM Nuri?")])[0]
+    assert mode in GROUNDED and f"({flag})" in answer, answer
+
+
+def test_amounts_asked_for_in_usd_are_written_in_usd(service):
+    said = _talk(service, [("t1", "please give me amounts in euros from now on, our reporting is in EUR."),
+                           ("t2", "change of plan: group reporting moved to dollars, so give me amounts in USD again from "
+                                  "now on. no more euros."),
+                           ("t3", "what's the total declared value of the olive oil in ONEU8933061?")])
+    answer, mode = said[-1]
+    assert mode in GROUNDED and "USD " in answer and "$" not in answer and "€" not in answer, answer

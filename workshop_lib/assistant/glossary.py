@@ -66,6 +66,10 @@ PHRASES = {
     "wie war": "what was", "wie ist": "what is",
     "wie hiess": "what was the name of", "wie hieß": "what was the name of", "wie heisst": "what is the name of",
     "wie heißt": "what is the name of", "comment s'appelle": "what is the name of",
+    "vin rouge": "red wine", "vino tinto": "red wine", "vin blanc": "white wine", "vino blanco": "white wine",
+    "huile d'olive": "olive oil", "aceite de oliva": "olive oil",
+    "mercancias peligrosas": "dangerous goods", "marchandises dangereuses": "dangerous goods",
+    "na gut": "okay", "also gut": "okay", "alles klar": "okay", "bei euch": "with you", "bei ihnen": "with you",
     "como se llama": "what is the name of", "s'il te plait": "please", "s'il vous plait": "please",
     "el nombre": "the name", "su nombre": "its name", "le nom": "the name",
     "en premier": "first", "en primer lugar": "first", "als erstes": "first", "als erster": "first",
@@ -171,6 +175,12 @@ WORDS = {
     "sobre": "on", "auf": "on", "quoi": "what", "nochmal": "again", "encore": "again", "sitzt": "is",
     "hub": "hub", "europeen": "European", "europeo": "European", "europaischer": "European",
     "est-il": "is it", "est-elle": "is it", "c'est": "is",
+    # dangerous goods and their papers, and words that only answer the last reply ("Na gut.")
+    "fasst": "holds", "fassen": "hold", "gefahrgut": "dangerous goods", "porte": "gate", "portes": "gates",
+    "puerta": "gate", "puertas": "gates", "ouverture": "opening", "apertura": "opening",
+    # goods and their packages, as the manifests' descriptions and package types say them
+    "caisse": "case", "caisses": "cases", "kiste": "case", "kisten": "cases", "vin": "wine", "vino": "wine",
+    "wein": "wine", "rouge": "red", "tinto": "red", "rotwein": "red wine", "gefahrguter": "dangerous goods", "dokumentation": "documentation",
     # asking to forget what they told: the verb, the detail named, the reason given
     "oublie": "forget", "oubliez": "forget", "oublier": "forget", "vergiss": "forget", "vergessen": "forget",
     "vergesst": "forget", "olvida": "forget", "olvide": "forget", "olvidate": "forget", "olvidar": "forget",

@@ -438,11 +438,13 @@ def _description_words(values: list[Any], table: str, column: str) -> list[tuple
     """Each word of a free-text column's values ("shrimp", "smartphones"), singular and plural,
     linked as a part of the text (the planner filters with LIKE)."""
     words: set[str] = set()
+    pairs: set[str] = set()
     for v in values:
         found = re.findall(r"[a-z][a-z-]{3,}", str(v).lower())
         found += [w.split("-")[0] for w in found if "-" in w and len(w.split("-")[0]) >= 5]  # "lithium-ion": lithium
         words |= {w for w in found if w not in _DESCRIPTION_STOP}
-    out = []
+        pairs |= _short_word_pairs(str(v))
+    out = [(pair, table, column, pair, "word") for pair in sorted(pairs)]
     for w in sorted(words):
         stem = w[:-1] if w.endswith("s") and len(w) > 4 else w
         # a long word's clipped form ("pharma" for pharmaceutical), as people write it
@@ -452,6 +454,17 @@ def _description_words(values: list[Any], table: str, column: str) -> list[tuple
     return out
 
 
+def _short_word_pairs(value: str) -> set[str]:
+    """Two words written together, a short one among them ("red wine", "olive oil"): the goods said as the text
+    says them (a word of three letters alone is no link)."""
+    said = re.findall(r"[a-z]+", value.lower())
+    skip = _DESCRIPTION_STOP | _SMALL_WORDS
+    return {f"{a} {b}" for a, b in zip(said, said[1:], strict=False)
+            if min(len(a), len(b)) < 4 <= max(len(a), len(b)) and a not in skip and b not in skip}
+
+
+# the small words between the goods' words: no part of a pair of them
+_SMALL_WORDS = {"of", "in", "on", "for", "and", "or", "the", "a", "an", "to", "per", "x", "l", "kg", "g", "ml", "cm", "mm"}
 _DESCRIPTION_STOP = set("""with from carton cartons case cases bags bag pallet pallets drum drums box boxes pack packs
 unit units piece pieces pair pairs size sizes kind type types each part parts parts spare spares set sets""".split())
 

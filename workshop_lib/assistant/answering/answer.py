@@ -100,8 +100,8 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
     or the schema's), else the first answer."""
     documents = (answered.route or {}).get("label") == router.DOCS
     equipment = _from_the_catalog(answered)
-    if (answered.mode != "fallback" and not documents and not equipment) or \
-            (english := other_languages.in_english(question)) is None:
+    english = _english_reading(question)
+    if (answered.mode != "fallback" and not documents and not equipment) or english is None:
         return answered
     again = _answer_as_written(eng, english, llm=None)
     if again.mode not in ("rag", "hybrid") or (again.route or {}).get("label") == router.DOCS:
@@ -112,6 +112,15 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
         return answered
     return replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                    decision_explain={**again.decision_explain, "read_in_english": english})
+
+
+def _english_reading(question: str) -> str | None:
+    """The question read in English; else the sentence that asks, when the whole is not read ("Moin. Unser Zollbüro
+    ... Wie viele TEU fasst die Kyoto Express?")."""
+    if (whole := other_languages.in_english(question)) is not None:
+        return whole
+    asked = question_part.asked_part(question)
+    return other_languages.in_english(asked) if asked else None
 
 
 def _from_the_catalog(answered: ChatAnswer) -> bool:

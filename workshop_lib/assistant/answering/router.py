@@ -498,12 +498,18 @@ def _asking_sentences(text: str) -> str:
     """The turn without the sentences that give a detail of the user's own with its value and ask nothing
     ("His mobile is +48 601 223 904." before "What's ONE's free time?"): those ask for no one's details.
     A sentence that names such a detail without giving one ("I need the IBAN of the claimant.") stays."""
-    return " ".join(p for p in re.split(r"(?<=[.!?])\s+", text) if p.rstrip().endswith("?") or not _DETAIL_GIVEN.search(p))
+    return " ".join(p for p in re.split(r"(?<=[.!?])\s+", text)
+                    if p.rstrip().endswith("?") or not (_DETAIL_GIVEN.search(p) or _PERSON_GIVEN.search(p)))
 
 
 # a private detail said with its value: "his mobile is +48 601 223 904", "IBAN: DE89 3704 0044 ..."
 _DETAIL_GIVEN = re.compile(rf"(?:{PERSONAL_DATA_RE.pattern})\W{{0,3}}(?:(?:is|was|are|:|=)\s*)?\+?[A-Z]{{0,2}}\d[\d ()./-]{{5,}}\d",
                            re.I)
+
+
+# ... or the person to speak to, said by name: "Ansprechpartner dort ist Herr Petersen", "contact person: Ms Hale"
+_PERSON_GIVEN = re.compile(rf"(?:{PERSONAL_DATA_RE.pattern})\W{{0,3}}(?:\w+\s+){{0,2}}?(?:is|ist|es|est|:|=)\s+"
+                           r"(?:(?:Herr|Frau|Mr|Mrs|Ms|Mme|Sr|Sra)\.?\s+)?(?-i:[A-Z])", re.I)
 
 
 def _penalise_missing_subject(scores: dict[str, float], text: str, cues: dict[str, list[str]],

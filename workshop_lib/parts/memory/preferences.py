@@ -392,7 +392,10 @@ def _in_currency(text: str, prefs: dict[str, str]) -> str:
     amounts stay in dollars and the answer says why (the data holds none)."""
     rate_code, _, rate = prefs.get("usd_rate", "").partition(" ")
     currency = prefs.get("currency") or rate_code
-    if not currency or currency == "USD" or not _USD.search(text):
+    if currency == "USD":
+        # asked for in USD, said in USD: "$49,724.36" is written "USD 49,724.36"
+        return re.sub(r"\$\s?(\d[\d,]*(?:\.\d+)?)", r"USD \1", text)
+    if not currency or not _USD.search(text):
         return text
     if rate_code != currency or not rate:
         return text + (f"\n(Amounts are in USD: the data holds no USD-to-{currency} rate, so I can't show them in "
