@@ -354,3 +354,23 @@ def test_amounts_asked_for_in_usd_are_written_in_usd(service):
                            ("t3", "what's the total declared value of the olive oil in ONEU8933061?")])
     answer, mode = said[-1]
     assert mode in GROUNDED and "USD " in answer and "$" not in answer and "€" not in answer, answer
+
+
+def test_numbers_and_words_of_other_languages_read_in_english(service):
+    answer, mode = _talk(service, [("t1", "Dans quelle colonne trouve-t-on le code UN/LOCODE d'un port ?")])[0]
+    assert mode in GROUNDED and f"{OWNER}.PORTS.UNLOCODE" in answer.split("\n")[1], answer
+    answer, mode = _talk(service, [("t1", "¿Qué significa el tipo de embalaje PX en CARGO_ITEMS?")])[0]
+    assert mode in GROUNDED and "PX" in answer and "pallet" in answer, answer
+    insurance = next(i for i in catalog.ITEMS if i.item_id == "SV-INSURE")
+    answer, mode = _talk(service, [("t1", "Seguro de carga para un envío de 8.000 USD: ¿cuánto pago de prima?")])[0]
+    assert mode in GROUNDED and "USD 8,000.00" in answer and f"USD {insurance.price_usd:,.2f}" in answer, answer
+    rate = float(re.search(r"([\d.]+)% of the insured value", insurance.description).group(1))  # type: ignore[union-attr]
+    answer, mode = _talk(service, [("t1", "Pour l'assurance : la marchandise de Maison Delacroix est assurée pour 48 000 "
+                                          "USD. Combien coûterait votre assurance cargo (SV-INSURE) ?")])[0]
+    assert mode in GROUNDED and f"USD {48000 * rate / 100:,.2f}" in answer, answer
+
+
+def test_a_weight_in_short_or_long_tons(service):
+    tonnes = service.eng.query(f"SELECT DEADWEIGHT_TONNES FROM {OWNER}.VESSELS WHERE VESSEL_NAME = 'ONE Columba'")[0][0]
+    answer, mode = _talk(service, [("t1", "ONE Columba deadweight in short tons?")])[0]
+    assert mode in GROUNDED and f"{to_stored_precision(float(tonnes) * 1.10231, float(tonnes))} short tons" in answer, answer

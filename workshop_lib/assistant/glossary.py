@@ -66,7 +66,10 @@ PHRASES = {
     "wie war": "what was", "wie ist": "what is",
     "wie hiess": "what was the name of", "wie hieß": "what was the name of", "wie heisst": "what is the name of",
     "wie heißt": "what is the name of", "comment s'appelle": "what is the name of",
-    "vin rouge": "red wine", "vino tinto": "red wine", "vin blanc": "white wine", "vino blanco": "white wine",
+    "trouve-t-on": "is found", "findet man": "is found",
+    "que significa": "what does mean", "qu'est-ce que signifie": "what does mean", "was bedeutet": "what does mean",
+    "tipo de embalaje": "package type", "type d'emballage": "package type", "seguro de carga": "cargo insurance",
+    "assurance cargo": "cargo insurance", "vin rouge": "red wine", "vino tinto": "red wine", "vin blanc": "white wine", "vino blanco": "white wine",
     "huile d'olive": "olive oil", "aceite de oliva": "olive oil",
     "mercancias peligrosas": "dangerous goods", "marchandises dangereuses": "dangerous goods",
     "na gut": "okay", "also gut": "okay", "alles klar": "okay", "bei euch": "with you", "bei ihnen": "with you",
@@ -176,7 +179,9 @@ WORDS = {
     "hub": "hub", "europeen": "European", "europeo": "European", "europaischer": "European",
     "est-il": "is it", "est-elle": "is it", "c'est": "is",
     # dangerous goods and their papers, and words that only answer the last reply ("Na gut.")
-    "fasst": "holds", "fassen": "hold", "gefahrgut": "dangerous goods", "porte": "gate", "portes": "gates",
+    "embalaje": "package", "emballage": "package", "verpackung": "package", "envio": "shipment",
+    "envoi": "shipment", "prima": "premium", "pago": "pay", "seguro": "insurance", "fasst": "holds", "fassen": "hold",
+    "gefahrgut": "dangerous goods", "porte": "gate", "portes": "gates", "assurance": "insurance",
     "puerta": "gate", "puertas": "gates", "ouverture": "opening", "apertura": "opening",
     # goods and their packages, as the manifests' descriptions and package types say them
     "caisse": "case", "caisses": "cases", "kiste": "case", "kisten": "cases", "vin": "wine", "vino": "wine",

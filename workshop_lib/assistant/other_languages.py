@@ -24,11 +24,11 @@ from workshop_lib.data.supplychain_data import TABLES
 def in_english(question: str) -> str | None:
     """The question read in English, or None when no word of it was read (it is English already) or
     a word of its own language is left that no reading knows."""
-    text, phrases = _phrases_read(_word_order_read(question))
+    text, phrases = _phrases_read(_word_order_read(_numbers_in_english(question)))
     german = _GERMAN.search(question) is not None
     out: list[str] = []
     changed = len(phrases)
-    for token in re.findall(r"§\d+|[\w'’-]+|[^\w\s]", text):
+    for token in re.findall(r"§\d+|\d+(?:[.,]\d+)+|[\w'’-]+|[^\w\s]", text):
         if token.startswith("§"):
             out.append(phrases[int(token[1:])])
             continue
@@ -58,6 +58,15 @@ _KIND_WORDS = sorted({w for i in ITEMS if i.item_id.startswith("EQ-") for w in r
                      - {"container"}, key=len, reverse=True)
 _SIZE_AFTER = re.compile(r"\b(conteneurs?|contenedor(?:es)?)\s+((?:[a-z]+\s+){0,2}?)(?:de\s+)?(\d{2})\s*(?:pieds|pies|['’])"
                          rf"((?:\s+(?:{'|'.join(map(re.escape, _KIND_WORDS))})\b)*)", re.I)
+
+
+def _numbers_in_english(question: str) -> str:
+    """Numbers as English writes them: "8.000 USD" and "48 000 USD" are 8,000 and 48,000, "2,5 t" is 2.5 in the other
+    three languages (a space between thousands only before a unit or a currency)."""
+    question = re.sub(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+)(?![\d.,])", lambda m: m.group(1).replace(".", ","), question)
+    question = re.sub(r"(?<![\d.,])(\d{1,3}(?:[ \u00a0\u202f]\d{3})+)(?=\s?(?:USD|EUR|€|\$|kg|t|tonnes|euros?|dollars?)\b)",
+                      lambda m: re.sub(r"\s", ",", m.group(1)), question)
+    return re.sub(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d.,])", r"\1.\2", question)
 
 
 def _word_order_read(question: str) -> str:

@@ -1783,6 +1783,8 @@ def _said_by_the_plan(words: _Words, spec: Spec) -> list[tuple[int, int]]:
         # "out of", "started", "where is it coming from": words of the port a voyage leaves
         spans += [m.span() for m in re.finditer(r"\bout of\b|\bstart(?:s|ed)?\b|\bc[oa]m(?:es?|ing)\b(?=.*\bfrom\b)",
                                                 words.text, re.I)]
+    if spec.convert:  # ("in short tons": the unit asked, every word of it)
+        spans += [m.span() for m in re.finditer(rf"\b{re.escape(spec.convert)}\b", words.text, re.I)]
     return spans + _end_words_used(words, spec) + _shape_words_used(words, spec)
 
 
@@ -3734,7 +3736,8 @@ _KINDS_OF_UNIT = {"dollars": {"cents"}, "usd": {"cents"}, "cents": {"cents"}, "t
                   "tons": {"tonnes", "kg"}, "t": {"tonnes", "kg"}, "kg": {"tonnes", "kg"}, "kilograms": {"tonnes", "kg"},
                   "kilos": {"tonnes", "kg"}, "km/h": {"knots"}, "kilometres per hour": {"knots"}, "feet": {"m"},
                   "ft": {"m"}, "metres": {"m"}, "meters": {"m"}, "fahrenheit": {"°C"}, "mph": {"knots"},
-                  "miles per hour": {"knots"}, "pounds": {"kg", "tonnes"}, "lbs": {"kg", "tonnes"}}
+                  "miles per hour": {"knots"}, "pounds": {"kg", "tonnes"}, "lbs": {"kg", "tonnes"},
+                  "short tons": {"tonnes", "kg"}, "long tons": {"tonnes", "kg"}}
 _UNITS_ASKED = "|".join(re.escape(u) for u in sorted(_KINDS_OF_UNIT, key=len, reverse=True))
 # the units a question may refuse ("in dollars, not cents"): those it may ask for and those the comments state
 _REFUSABLE = sorted({*_KINDS_OF_UNIT, "knots", "cents", "tonnes", "metres", "teu", "celsius", "degrees"}, key=len, reverse=True)

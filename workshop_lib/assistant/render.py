@@ -20,7 +20,10 @@ CONVERSIONS = {("kg", "tonnes"): (0.001, "tonnes"), ("kg", "tons"): (0.001, "ton
                ("knots", "kilometres per hour"): (1.852, "km/h"), ("m", "feet"): (3.28084, "ft"),
                ("m", "ft"): (3.28084, "ft"), ("knots", "mph"): (1.15078, "mph"),
                ("knots", "miles per hour"): (1.15078, "mph"), ("kg", "pounds"): (2.20462, "lb"),
-               ("kg", "lbs"): (2.20462, "lb"), ("tonnes", "pounds"): (2204.62, "lb"), ("tonnes", "lbs"): (2204.62, "lb")}
+               ("kg", "lbs"): (2.20462, "lb"), ("tonnes", "pounds"): (2204.62, "lb"), ("tonnes", "lbs"): (2204.62, "lb"),
+               # the US ton of 2,000 lb and the British ton of 2,240 lb
+               ("tonnes", "short tons"): (1.10231, "short tons"), ("kg", "short tons"): (0.00110231, "short tons"),
+               ("tonnes", "long tons"): (0.984207, "long tons"), ("kg", "long tons"): (0.000984207, "long tons")}
 
 
 def _empty_text(col: Column | None) -> str:
