@@ -364,7 +364,9 @@ def test_numbers_and_words_of_other_languages_read_in_english(service):
     insurance = next(i for i in catalog.ITEMS if i.item_id == "SV-INSURE")
     answer, mode = _talk(service, [("t1", "Seguro de carga para un envío de 8.000 USD: ¿cuánto pago de prima?")])[0]
     assert mode in GROUNDED and "USD 8,000.00" in answer and f"USD {insurance.price_usd:,.2f}" in answer, answer
-    rate = float(re.search(r"([\d.]+)% of the insured value", insurance.description).group(1))  # type: ignore[union-attr]
+    share = re.search(r"([\d.]+)% of the insured value", insurance.description)
+    assert share is not None
+    rate = float(share.group(1))
     answer, mode = _talk(service, [("t1", "Pour l'assurance : la marchandise de Maison Delacroix est assurée pour 48 000 "
                                           "USD. Combien coûterait votre assurance cargo (SV-INSURE) ?")])[0]
     assert mode in GROUNDED and f"USD {48000 * rate / 100:,.2f}" in answer, answer
