@@ -685,10 +685,10 @@ def _aside_read(eng: Engine, question: str) -> DataAnswer | None:
     asides = list(_ASIDE.finditer(question))
     if len(asides) != 1:
         return None
-    aside, rest = asides[0], _ASIDE.sub("", question)
+    aside = asides[0]
     said = {stem_root(w) for w in words_of(aside.group(1))} - STOP_WORDS - _JOINING
-    found = answer_data(eng, rest) if said else DataAnswer(None, None, "", [])
-    if found.text is not None and found.plan is not None:
+    found = answer_data(eng, _ASIDE.sub("", question)) if said else None
+    if found is not None and found.text is not None and found.plan is not None:
         commented = {stem_root(w) for f in found.plan.spec.filters for w in words_of(f.column.comment)}
         return found if said <= commented else None
     return _aside_in_place(eng, question, aside)

@@ -220,9 +220,10 @@ def best(question: str, items: Sequence[Item] = ITEMS, *, described: bool = Fals
     if not ranked or ranked[0].score < MIN_SCORE:
         return None
     own = words(question, parts=True) - _TABLE_WORDS - _REQUEST_WORDS - _PLACE_WORDS
-    if len(ranked[0].words) < 0.5 * len(own) and not (described and (_clear_lead(ranked) or _only_its_own(question, ranked))):
+    its_own = described and _only_its_own(question, ranked)
+    if len(ranked[0].words) < 0.5 * len(own) and not (described and _clear_lead(ranked)) and not its_own:
         return None
-    if len(ranked) > 1 and ranked[0].score - ranked[1].score < MIN_LEAD and not (described and _only_its_own(question, ranked)):
+    if len(ranked) > 1 and ranked[0].score - ranked[1].score < MIN_LEAD and not its_own:
         return None
     return ranked[0]
 

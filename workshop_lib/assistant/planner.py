@@ -584,6 +584,10 @@ def _noun_before_group(words: _Words, nouns: list[tuple[int, str]]) -> tuple[str
 _NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20}
 _NUMBER_NAME = {n: w for w, n in _NUMBER_WORDS.items()}
+# a number in words, in lower case ("more than four containers"; "longer than ONE Harmony" names a carrier's ship)
+_IN_WORDS = r"(?-i:" + "|".join(_NUMBER_WORDS) + r")"
+# a count written either way ("3 or more ships", "at least three vessels")
+_A_COUNT = rf"(?:\d[\d,.]*|\b{_IN_WORDS}\b)"
 
 
 def _number(text: str) -> float:
@@ -598,8 +602,7 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
     """(op, number, second number for between, position) for each comparison with a number."""
     out: list[tuple[str, float, float | None, int]] = []
     # "set to -18", "below zero": a set point under 0; "more than four containers": a number in words
-    # (in lower case: "longer than ONE Harmony" names a carrier's ship)
-    num = r"(-?\d+(?:,\d{3})*(?:\.\d+)?k?|(?-i:" + "|".join(_NUMBER_WORDS) + r"))(?![\w-])"
+    num = rf"(-?\d+(?:,\d{{3}})*(?:\.\d+)?k?|{_IN_WORDS})(?![\w-])"
     for said in (r"between", r"from"):  # "between 2010 and 2013", "from 2010 to 2013": both ends included
         m = re.search(rf"\b{said}\s+{num}\s+(?:and|to|till|until|through)\s+{num}", words.text, re.I)
         if m and m.start(1) not in words.used_numbers:
@@ -1329,7 +1332,7 @@ def _whether_it_has(schema: Schema, spec: Spec) -> None:
 def _the_column_of_the_unit(words: _Words, schema: Schema, spec: Spec) -> None:
     """"What's FCIU2716756 set to in Fahrenheit?": a row named and a unit asked, no column said: the one
     column of the row's table whose unit is of that kind (the temperature, in °C)."""
-    m = words.has(rf"(?:in|into|as) (?:metric )?({_UNITS_ASKED})")
+    m = words.has(_A_UNIT_ASKED)
     kinds = _KINDS_OF_UNIT.get(m.group(1).lower(), set()) if m else set()
     held = [c for c in schema.columns.get(spec.target, []) if c.unit in kinds]
     if len(held) == 1:
@@ -1358,7 +1361,7 @@ def _column_words(words: _Words) -> list[str]:
     to Rotterdam" and "where is she heading" use a verb (no heading column)."""
     where = words.has("where") is not None
     # ("in metric tonnes" asks a unit for the answer: its words name no column, not even the deadweight's)
-    units = [m.span() for m in re.finditer(rf"\b(?:in|into|as) (?:metric )?(?:{_UNITS_ASKED})\b", words.text, re.I)]
+    units = [m.span() for m in re.finditer(rf"\b{_A_UNIT_ASKED}\b", words.text, re.I)]
     out = []
     for i, w in words.free():
         following = words.raw[i + 1][2] if i + 1 < len(words.raw) else ""
@@ -2687,10 +2690,9 @@ def _counts_rows(words: _Words, at: int, named: list[Column]) -> bool:
     """A number compared with no column of its own, followed by the rows' noun ("3 or more ships",
     "at least 2 voyages"): it counts rows, so it can only keep groups by their size."""
     after = words.text[at:at + 40]
-    number = r"\d[\d,.]*|\b(?-i:" + "|".join(_NUMBER_WORDS) + r")"  # ("more than four containers")
-    if any(c.numeric for c in named) or not re.search(number, after, re.I):
+    if any(c.numeric for c in named) or not re.search(_A_COUNT, after, re.I):
         return False
-    return bool(re.match(rf"\D*?(?:{number})\s+(?:or\s+\w+\s+)?(?:{_NOUN_WORDS}|ships?|vessels?|containers?|boxes?)\b",
+    return bool(re.match(rf"\D*?{_A_COUNT}\s+(?:or\s+\w+\s+)?(?:{_NOUN_WORDS}|ships?|vessels?|containers?|boxes?)\b",
                          after, re.I))
 
 
@@ -2700,12 +2702,11 @@ def _groups_of_the_count(words: _Words, schema: Schema, spec: Spec) -> None:
     the groups kept by their count."""
     if spec.having is None or spec.group is not None:
         return
-    number = r"(?:\d[\d,.]*|\b(?-i:" + "|".join(_NUMBER_WORDS) + r")\b)"  # ("at least three vessels")
-    which = re.search(_WHICH_HAS + rf"(?=.*?{number})", words.text, re.I)
+    which = re.search(_WHICH_HAS + rf"(?=.*?{_A_COUNT})", words.text, re.I)
     said = words_of(which.group(1)) if which else []
     if which is None or not said:
         return
-    counted = re.search(rf"{number}\s+(?:or\s+(?:more|fewer|less)\s+)?([a-z]+)", words.text[which.end():], re.I)
+    counted = re.search(rf"{_A_COUNT}\s+(?:or\s+(?:more|fewer|less)\s+)?([a-z]+)", words.text[which.end():], re.I)
     table = TABLE_NOUNS.get(stem(counted.group(1))) if counted else None
     if table is not None and table != spec.target and TABLE_NOUNS.get(stem(said[-1])) == spec.target \
             and schema.path(table, spec.target) is not None:
@@ -3739,6 +3740,8 @@ _KINDS_OF_UNIT = {"dollars": {"cents"}, "usd": {"cents"}, "cents": {"cents"}, "t
                   "miles per hour": {"knots"}, "pounds": {"kg", "tonnes"}, "lbs": {"kg", "tonnes"},
                   "short tons": {"tonnes", "kg"}, "long tons": {"tonnes", "kg"}}
 _UNITS_ASKED = "|".join(re.escape(u) for u in sorted(_KINDS_OF_UNIT, key=len, reverse=True))
+# the unit the answer is asked in ("in metric tonnes", "as km/h")
+_A_UNIT_ASKED = rf"(?:in|into|as) (?:metric )?({_UNITS_ASKED})"
 # the units a question may refuse ("in dollars, not cents"): those it may ask for and those the comments state
 _REFUSABLE = sorted({*_KINDS_OF_UNIT, "knots", "cents", "tonnes", "metres", "teu", "celsius", "degrees"}, key=len, reverse=True)
 _UNITS_REFUSED = re.compile(r"\s*(?:in\s+)?(?:" + "|".join(re.escape(u) for u in _REFUSABLE) + r")\b", re.I)

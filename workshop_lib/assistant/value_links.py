@@ -458,15 +458,13 @@ def _short_word_pairs(value: str) -> set[str]:
     """Two words written together, a short one among them ("red wine", "olive oil"): the goods said as the text
     says them (a word of three letters alone is no link)."""
     said = re.findall(r"[a-z]+", value.lower())
-    skip = _DESCRIPTION_STOP | _SMALL_WORDS
     return {f"{a} {b}" for a, b in zip(said, said[1:], strict=False)
-            if min(len(a), len(b)) < 4 <= max(len(a), len(b)) and a not in skip and b not in skip}
-
-
-# the small words between the goods' words: no part of a pair of them
-_SMALL_WORDS = {"of", "in", "on", "for", "and", "or", "the", "a", "an", "to", "per", "x", "l", "kg", "g", "ml", "cm", "mm"}
+            if min(len(a), len(b)) < 4 <= max(len(a), len(b)) and a not in _NO_PAIR and b not in _NO_PAIR}
 _DESCRIPTION_STOP = set("""with from carton cartons case cases bags bag pallet pallets drum drums box boxes pack packs
 unit units piece pieces pair pairs size sizes kind type types each part parts parts spare spares set sets""".split())
+# the words no pair of goods' words holds: those above and the small words between them ("of", "kg", "ml")
+_NO_PAIR = frozenset(_DESCRIPTION_STOP | {"of", "in", "on", "for", "and", "or", "the", "a", "an", "to", "per", "x", "l",
+                                          "kg", "g", "ml", "cm", "mm"})
 
 
 def _same_length(text: str) -> str:

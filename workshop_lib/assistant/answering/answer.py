@@ -310,7 +310,7 @@ def _documents_label(eng: Engine, question: str, decision: router.RouteDecision,
         return rows
     if (located := _located(eng, question, decision, llm)) is not None:
         return located
-    if router.METHOD_RE.search(question) and len(tables_in(question)) >= 2:
+    if _asks_the_way_between(question):
         # "position reports: how do I get the ship's name for each one?": the way from one table to the other
         return _knowledge(eng, question, decision, llm, vector=vector, compete=False, docs=docs)
     if _a_passage_writes_its_name(eng, question, docs):
@@ -1509,7 +1509,7 @@ def _schema_facts_turn(eng: Engine, question: str, vector: Any, named: list[str]
     turn = gates.retrieve_turn(eng, question, min_score=0.0, vector=vector,
                                category=None if named or kind is None else kind)
     # "how do I get the ship's name for each position?": the way from one table to the other, first
-    if router.METHOD_RE.search(question) and len(tables_in(question)) >= 2:
+    if _asks_the_way_between(question):
         return _relationships_between(eng, question, turn, vector)
     if named and kind == "table" and len({n.removeprefix(f"{OWNER}.").split(".")[0] for n in named}) == 1:
         return _the_table_of_the_names(eng, question, turn, vector, named)
@@ -1774,6 +1774,11 @@ def _relationships_between(eng: Engine, question: str, turn: gates.GatedTurn, ve
 
 _OVERVIEW_RE = re.compile(r"\b(?:what|which) tables (?:are|exist|does|do)\b|\btables (?:are )?in the schema\b|"
                           r"\blist (?:the |all )?(?:the )?tables\b|\ball (?:the )?tables\b", re.I)
+
+
+def _asks_the_way_between(question: str) -> bool:
+    """How to get from one table to another ("how do I get the ship's name for each position report?")."""
+    return router.METHOD_RE.search(question) is not None and len(tables_in(question)) >= 2
 
 
 def _the_table_of_the_names(eng: Engine, question: str, turn: gates.GatedTurn, vector, named: list[str]) -> gates.GatedTurn:

@@ -78,7 +78,16 @@ def answer(eng: Engine, question: str, *, user_id: str, agent_id: str, thread_id
     data, day = found
     return dataclasses.replace(data, answer=_compared(data.answer, day, told, event, past), decision_explain={
         **data.decision_explain, "reason": f"the data's {event} compared with a deadline the user gave",
-        "deadline": {"said": told.text[:300], "date": told.date.isoformat(), "memory_id": told.message_id}})
+        "deadline": _explained(told)})
+
+
+def _explained(told: timeline.Event) -> dict[str, str]:
+    """The deadline told, as an answer's explanation says it."""
+    return {"said": told.text[:300], "date": told.date.isoformat(), "memory_id": told.message_id}
+
+
+# the route of an answer the user's memory grounds
+_MEMORY_ROUTE = {"intent": "PERSONAL_MEMORY", "method": "memory", "label": "PERSONAL_MEMORY", "unsure": False}
 
 
 # the days from the data's own day to the deadline, not from a day of the data's ("how many days from today until
@@ -100,10 +109,8 @@ def _days_from_today(told: timeline.Event, as_of: datetime.date) -> ChatAnswer:
             f"{when[:1].upper()}{when[1:]}: it was {timeline.day_said(told.date)} (\u201c{told.text}\u201d).")
     return ChatAnswer(text, "rag", {"handler": "deadline", "mode": "rag", "used_llm": "none",
                                     "reason": "the days from the data's own day to a deadline the user gave",
-                                    "deadline": {"said": told.text[:300], "date": told.date.isoformat(),
-                                                 "memory_id": told.message_id}},
-                      [source], [source], "all", None, False,
-                      route={"intent": "PERSONAL_MEMORY", "method": "memory", "label": "PERSONAL_MEMORY", "unsure": False})
+                                    "deadline": _explained(told)},
+                      [source], [source], "all", None, False, route=dict(_MEMORY_ROUTE))
 
 
 def _deadline(eng: Engine, question: str, user_id: str, agent_id: str, year: int) -> timeline.Event | None:
@@ -180,12 +187,11 @@ def _day_of_the_data(eng: Engine, question: str, told: timeline.Event, want: _Da
     if said[0] and (day := _day_meant(said[0], want)) is not None:
         given = ChatAnswer(f"The {want.event} my last answer gives: {timeline.day_said(day)}.", "rag",
                            {"handler": "deadline", "mode": "rag", "used_llm": "none"}, [], [], "all", None, False,
-                           route={"intent": "PERSONAL_MEMORY", "method": "memory", "label": "PERSONAL_MEMORY",
-                                  "unsure": False})
+                           route=dict(_MEMORY_ROUTE))
         return given, day
     # what they kept, and what they said in the thread ("Goods are on MSC Tessa 874E." is kept as no memory of theirs)
     theirs = " ".join([r.content or "" for r in personal.valid_memories(eng, user_id, agent_id)]
-                      + _their_words(eng, thread_id, user_id))
+                      + _their_words(eng, thread_id, user_id, agent_id))
     of_vessel = _the_vessels_day(eng.scoped(user_id, agent_id), [a.answer for a in answered] + said + [theirs], told, want,
                                  theirs)
     if of_vessel is None:
@@ -252,11 +258,11 @@ def _last_answers(eng: Engine, thread_id: str | None, user_id: str, agent_id: st
 _LAST = 3  # answers read back for the vessel a question points at
 
 
-def _their_words(eng: Engine, thread_id: str | None, user_id: str) -> list[str]:
+def _their_words(eng: Engine, thread_id: str | None, user_id: str, agent_id: str) -> list[str]:
     """The user's own messages in the thread, else (a thread just opened) their last ones in others."""
     messages: list[Any] = list(eng.store.list_thread_messages(thread_id)) if thread_id else []
     if len([m for m in messages if getattr(m, "role", "") == "user"]) <= 1:
-        messages = list(eng.store.list("message", limit=None, user_id=user_id, agent_id=eng.agent_id, newest=_LAST * 2))
+        messages = list(eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=_LAST * 2))
     return [m.content or "" for m in messages if getattr(m, "role", "") == "user" and m.user_id == user_id]
 
 

@@ -318,23 +318,29 @@ def sentences(text: str) -> list[str]:
     """The sentences of a turn, at most MAX_SENTENCES (a long paste is not read to its end). The items listed under
     a line that ends in a colon are each read with that line ("Hauliers I use this month:" then "- Antwerp:
     Schelde Trucking BV" is "Hauliers I use this month - Antwerp: Schelde Trucking BV")."""
-    out: list[str] = []
+    return [said for said, _ in _read_with_headings(text)]
+
+
+def _read_with_headings(text: str) -> list[tuple[str, str]]:
+    """(sentence, the item it lists or ""), at most MAX_SENTENCES: an item under a line that ends in a colon is read
+    with that line."""
+    out: list[tuple[str, str]] = []
     heading = ""
     for said in sentence_split(text, at_semicolons=True):
         item = _LIST_ITEM.match(said)
         if heading and item:
-            out.append(f"{heading} - {said[item.end():].strip()}")
+            body = said[item.end():].strip()
+            out.append((f"{heading} - {body}", body))
             continue
         heading = said.rstrip()[:-1].strip() if said.rstrip().endswith(":") else ""
-        out.append(said)
+        out.append((said, ""))
     return out[:MAX_SENTENCES]
 
 
 def _items_listed(text: str) -> list[str]:
-    """The words of each item listed under a line that ends in a colon, as sentences() reads them."""
-    return [re.split(r"\s[-\u2013\u2014]\s|[,;:]\s", said.split(" - ", 1)[1], maxsplit=1)[0] for said in sentences(text)
-            if " - " in said and _LIST_ITEM.match(said.split(" - ", 1)[1]) is None and said.split(" - ", 1)[0] in
-            {s.rstrip()[:-1].strip() for s in sentences(text) if s.rstrip().endswith(":")}]
+    """The words that name each item listed under a line that ends in a colon ("Dutch Bloom BV" of "1) Dutch Bloom
+    BV - reefer coming from Santos")."""
+    return [re.split(r"\s[-\u2013\u2014]\s|[,;:]\s", body, maxsplit=1)[0] for _, body in _read_with_headings(text) if body]
 
 
 # an item of a list: a bullet or a number before it ("- Antwerp: ...", "* ...", "2) ...")
