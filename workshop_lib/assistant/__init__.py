@@ -230,15 +230,20 @@ def _owned_word(schema: Schema, columns: list[Any], present: set[str], written: 
 
         owners = [c for c in columns if own_words(c)
                   and not any(own_words(c) & schema.name_words(o) for o in columns if o != c)]
-    if len(owners) != 1:
-        return None
-    # ("the declared value of each package": PACKAGE_TYPE owns "package", but another column's words cover
-    # more of what is asked, UNIT_VALUE_CENTS's "declared value of ONE package": no one owner)
+    return owners[0] if len(owners) == 1 and _owns_the_question(schema, columns, owners[0], present) else None
+
+
+def _owns_the_question(schema: Schema, columns: list[Any], owner: Any, present: set[str]) -> bool:
+    """No other column's words cover more of what is asked ("the declared value of each package": PACKAGE_TYPE owns
+    "package", but UNIT_VALUE_CENTS's "declared value of ONE package" covers more), and the owner covers a quarter of
+    a long question ("after how long does a power loss get reported?" is about another thing)."""
     asked = {w for w in present if len(w) >= 4} - (_ASKING - {"value", "values"}) - planner._QUESTION
 
     def covered(c: Any) -> int:
         return len(asked & (schema.name_words(c) | c.comment_words))
-    return None if any(covered(o) > covered(owners[0]) for o in columns if o != owners[0]) else owners[0]
+    if len(asked) >= 6 and 4 * covered(owner) < len(asked):
+        return False
+    return not any(covered(o) > covered(owner) for o in columns if o != owner)
 
 
 def _in_table(schema: Schema, table: str, present: set[str]) -> Any:
@@ -724,12 +729,24 @@ def _first_part_alone(eng: Engine, question: str, links: list[Link]) -> DataAnsw
     first = answer_data(eng, _before(question, asked[-1]))
     if first.text is None or first.plan is None or first.uncovered:
         return None  # (a part the first half leaves uncovered would be lost)
-    schema, _ = knowledge(eng)
+    schema, values = knowledge(eng)
     if _who_is_shown(question[cut:], schema, {c.table for c in first.plan.columns if c is not None}):
         return first  # the first part's rows show the name the rest asks for ("..., and what's the ship called?")
     if first.plan.spec.comparative is not None and _BY_HOW_MUCH.search(question[cut:]):
         return first  # "..., and by how many?": a comparison of two rows says by how much
+    if _the_port_shown(question[cut:], schema, values, first.plan):
+        return first  # "when is she due in, and at which port?": the arrival is shown with its port
     return _with_second_part(eng, dataclasses.replace(first, uncovered=question[cut:].strip()), links, question)
+
+
+def _the_port_shown(part: str, schema: Schema, values: ValueIndex, plan: planner.Plan) -> bool:
+    """A part that asks only which port ("and at which port?") when the rows are shown with the port at the
+    end of the voyage the question asks about."""
+    cols, when, _ = _clause_columns(part, schema, values)
+    nouns = {TABLE_NOUNS.get(w) for w in words_of(part)} - {None}
+    port = schema.name_column("PORTS") if "PORTS" in schema.columns else None
+    return port is not None and nouns == {"PORTS"} and not when and cols <= {port.ref} and \
+        any(c is not None and c.table == "PORTS" and c.name in ("ORIGIN", "DESTINATION") for c in plan.columns)
 
 
 def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema, links: list[Link]) -> DataAnswer | None:

@@ -49,7 +49,8 @@ SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC")
                 "heaviest": ("weight", "DESC"), "lightest": ("weight", "ASC"), "longest": ("length", "DESC"),
                 "shortest": ("length", "ASC"), "oldest": ("built", "ASC"), "newest": ("built", "DESC"),
                 "youngest": ("built", "DESC"), "last": ("departure", "DESC"), "fastest": ("speed", "DESC"), "slowest": ("speed", "ASC"),
-                "earliest": ("departure", "ASC"), "latest": ("departure", "DESC"), "coldest": ("temperature", "ASC"),
+                "earliest": ("departure", "ASC"), "latest": ("departure", "DESC"),
+                "stalest": ("departure", "ASC"), "freshest": ("departure", "DESC"), "coldest": ("temperature", "ASC"),
                 "warmest": ("temperature", "DESC"), "highest": (None, "DESC"), "lowest": (None, "ASC"),
                 "maximum": (None, "DESC"), "minimum": (None, "ASC"), "max": (None, "DESC"), "min": (None, "ASC"),
                 "top": (None, "DESC"), "most": (None, "DESC"), "fewest": (None, "ASC"), "least": (None, "ASC"),
@@ -67,7 +68,7 @@ CONCEPT_WORDS = {"weight": ["gross", "weight", "deadweight"], "departure": ["dep
 # "the number of boxes" counts; "the number of that container", "the number of MSKU9773732" is its identifier
 NUMBER_OF_ROWS = r"number of(?!\s+(?:that|this|the|its|my|our|your|his|her)\s+(?!cargo\b)[a-z]+(?<!s)\b|\s+[a-z]{3,}\d)"
 COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters|knots|dollars|days)\b)|count|breakdown|"
-               r"distribution|tally|"
+               r"distribution|tally|mix|composition|make-?up|"
                r"(?:^|\bthe |\ba |\btotal )" + NUMBER_OF_ROWS)
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
               "altogether": "SUM", r"together(?! with)": "SUM", "worth": "SUM", r"add(?:s|ed|ing)? (?:it |them |those |these )?up": "SUM"}
@@ -98,6 +99,8 @@ _OP_WORDS = {"=": ("of", "built in"), ">": ("over", "built after"), "<": ("under
 
 
 _NOUN_WORDS = "vessels|ships|boats|carriers|lines|ports|voyages|sailings|containers|boxes|cargo items|items|positions"
+# the same nouns, one or several ("more than one voyage", "3 or more voyages")
+_NOUNS_ONE_OR_MORE = "|".join(w[:-2] + "(?:es)?" if w.endswith("xes") else w[:-1] + "s?" for w in _NOUN_WORDS.split("|"))
 
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
@@ -297,7 +300,7 @@ def _target_without_a_noun(words: _Words, schema: Schema, links: list[Link]) -> 
     """No table noun: the table of the first value named (or the rows below it that hold the date
     asked), else the table of the column the words measure."""
     if links:
-        return _child_asked(words, schema, links[0].table) or links[0].table
+        return _child_asked(words, schema, links[0].table) or _event_at(words, schema, links[0].table) or links[0].table
     named = schema.columns_named([w for _, w in words.free()], sorted(schema.columns))
     if named and named[0][0] >= 2:  # "total TEU capacity per alliance": the rows of the column it measures
         return named[0][1].table
@@ -308,12 +311,21 @@ def _target_without_a_noun(words: _Words, schema: Schema, links: list[Link]) -> 
     raise NoPlan("it names no table or value of the data")
 
 
+def _event_at(words: _Words, schema: Schema, named_table: str) -> str | None:
+    """"Anything arriving at Tanjung Pelepas in June?": a row with no date of its own (a port) named beside a
+    day and an event's verb is where the event's rows happen (the voyages)."""
+    if any(c.is_date for c in schema.columns[named_table]):
+        return None
+    dated = _table_of_the_event(words, schema)
+    return dated if dated is not None and schema.path(dated, named_table) else None
+
+
 def _table_of_the_event(words: _Words, schema: Schema) -> str | None:
     """"Anything leaving in July?": a date said with the verb of an event is about the rows of the one
     date column the event names (departed: DEPARTURE_DATE); None when no day or month is said."""
     if _month_said(words.text) is None:
         return None
-    said_as = {"departed": "leaving|departing|sailing", "arrived": "arriving|docking|reaching|due"}
+    said_as = {"departed": "leaving|departing|sailing", "arrived": _ARRIVING_DAY}
     for event, verbs in _EVENTS.items():
         if words.has(rf"{verbs}|{said_as.get(event, verbs)}"):
             cols = [c for cols in schema.columns.values() for c in cols if c.is_date and c.name.lower().startswith(event[:5])]
@@ -351,7 +363,7 @@ def _a_figure_of_rows_below(words: _Words, schema: Schema, column: Column, named
 def _child_dated(words: _Words, schema: Schema, named_table: str) -> str | None:
     """The one table right below the record's whose rows hold the arrival and departure dates a verb
     asks for (a ship's voyages); None when no verb of arriving or leaving is said, or several tables would do."""
-    if not words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta|sail(?:s|ed)?|leav\w*|left|depart\w*|etd"):
+    if not words.has(rf"{_ARRIVING_DAY}|sail(?:s|ed)?|leav\w*|left|depart\w*|etd"):
         return None
     below = [t for t in schema.columns if t != named_table and len(schema.path(t, named_table) or []) == 1
              and schema.is_parent_path(t, named_table)
@@ -1027,6 +1039,7 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _date_filter(words, schema, spec, named)
     _comparison_filters(words, schema, spec, named, used_columns)
     _year_filter(words, schema, spec, used_columns)
+    _side_of_a_line(words, schema, spec)
     _current_voyage(words, schema, spec)
     _state_by_event(words, schema, spec)
     _contents(words, schema, spec, named)
@@ -1034,12 +1047,37 @@ def _filters_and_action(words: _Words, schema: Schema, spec: Spec, links: list[L
     _negations(words, schema, spec, links, used_columns)
     _action(words, schema, spec, named, used_columns)
     _groups_of_the_count(words, schema, spec)
+    _a_breakdown_by_something(words, spec)
     _one_per_name(spec, words, links)
     _filled_columns_shown(spec)
     if spec.group is not None and spec.action == "group":
         # "how many per alliance, and how many independent?": only the empty rows would make one group;
         # every group is shown, the empty one said as its comment says
         spec.filters = [f for f in spec.filters if not (f.op == "is null" and f.column.ref == spec.group.ref)]
+
+
+# "south of the equator", "the western hemisphere": which side of the line where a coordinate is 0
+_SIDE_OF_A_LINE = re.compile(r"(?:\b(?:lie|lies|lying|located|situated|sits?|sitting)\s+)?(?:\bin\s+the\s+)?"
+                             r"\b(north|south|east|west)(?:ern)?\s+(?:of\s+(?:the\s+)?(?:equator|prime\s+meridian|greenwich)|"
+                             r"hemisphere)\b", re.I)
+
+
+def _side_of_a_line(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Ships south of the equator": the coordinate whose comment says which way is positive ("positive north")
+    compared with 0, on the target's rows or the nearest ones that have it."""
+    m = words.has(_SIDE_OF_A_LINE.pattern)
+    if m is None:
+        return
+    side = m.group(1).lower()
+    positive = {"north": "north", "south": "north", "east": "east", "west": "east"}[side]
+    for table in [spec.target, *_near(schema, spec.target, 1)]:
+        cols = [c for c in schema.columns.get(table, []) if f"positive {positive}" in c.comment.lower()]
+        if cols:
+            op = ">" if side == positive else "<"
+            spec.filters.append(Filter(cols[0], op, 0, f"{side} of {'the equator' if positive == 'north' else 'Greenwich'}"))
+            words.take(m.start(), m.end())
+            return
+    raise NoPlan(f"it asks what lies {side} of a line, and nothing it asks about has a position")
 
 
 def _filled_columns_shown(spec: Spec) -> None:
@@ -1057,7 +1095,8 @@ def _show_named(schema: Schema, spec: Spec, named: list[Column], used_columns: s
     for col in named:
         if spec.action in ("aggregate", "count") and col == schema.name_column(col.table):
             continue  # "the mean speed of all the ships with a live position": one figure, no names beside it
-        taken = col.ref in used_columns or col.ref in {f.column.ref for f in spec.filters} or \
+        # (a filter that excludes a value or holds several does not say which each row has: "not completed")
+        taken = col.ref in used_columns or col.ref in {f.column.ref for f in spec.filters if f.op in ("=", "is null")} or \
             col in (spec.measure, spec.group) or col in spec.show
         if col.table not in below and not taken and _one_beside_each_row(schema, spec, col.table):
             spec.show.append(col)  # ("ships bound for Rotterdam, and their arrival dates": the voyage found's)
@@ -1620,7 +1659,7 @@ def _event_states(comment: str) -> dict[str, dict[str, bool]]:
 # what is in a row: "what's in it", "what is packed inside", "what do they carry / hold / contain"
 ASKS_CONTENTS = (r"(?:what(?:'s| is| are| was| were)?|anything|whats)\s+(?:\w+ly\s+)?"
                   r"(?:(?:stuffed|packed|loaded|stowed|shipped|carried)\s+)?(?:in|inside)\b|"
-                  r"what\s+(?:do|does|did)\s+(?:they|it|these|those|the\s+\w+)\s+(?:carry|hold|contain)")
+                  r"what\s+(?:do|does|did|is|are|was|were)\s+(?:[\w'-]+\s+){1,4}?(?:carry|carrying|hold|holding|contain|containing)\b")
 
 
 def _contents(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> None:
@@ -1831,16 +1870,27 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     question the rows would not answer: no plan. Words are explained by the comments of the
     tables and columns the plan uses, the plan's own words, and plain English function words."""
     known = _plan_vocabulary(schema, spec)
-    roots = {stem_root(w) for w in known}  # "reporting" is explained by the comment's "report"
     compounds = [w for c in _plan_columns(spec) for w in c.words if len(w) >= 8]
     filler = [m.span() for m in _FILLER.finditer(words.text)] + _said_by_the_plan(words, spec)
     for i, (start, _, raw) in enumerate(words.raw):
         if _set_aside(words, i, start, filler):
             continue
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw, words.text[start:]) \
-                or stem_root(raw) in roots or _CONTRACTED.match(raw) or _end_of_a_compound(raw, compounds):
+                or _explained_by_a_root(words, start, raw, known) or _CONTRACTED.match(raw) or _end_of_a_compound(raw, compounds):
             continue
         raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
+
+
+def _explained_by_a_root(words: _Words, start: int, raw: str, known: set[str]) -> bool:
+    """"Reporting" is explained by the comment's "report"; a plain word's root explains its forms, not a reference
+    named by one ("booked" is no "booking number")."""
+    root = stem_root(raw)
+    if root in {stem_root(w) for w in known - set(_PLAIN)}:
+        return True
+    return root in {stem_root(w) for w in _PLAIN} and not _A_REFERENCE.match(words.text, start + len(raw))
+
+
+_A_REFERENCE = re.compile(r"\s+(?:numbers?|no\.?|nr|references?|refs?|ids?|codes?)\b", re.I)
 
 
 def _end_of_a_compound(raw: str, compounds: list[str]) -> bool:
@@ -2207,6 +2257,11 @@ _WHICH_HAS = (r"\b(?:which|what)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have
               r"sees?|saw|handles?|handled)\b")
 
 
+# ... or "any": "do any voyage numbers appear on more than one voyage?", "is any flag used by more than 5 ships?"
+_WHICH_OR_ANY_HAS = (r"\b(?:which|what|any)\s+((?:[a-z/-]+\s+){0,2}?[a-z/-]+)\s+(?:has|have|had|holds?|counts?|gets?|got|"
+                     r"receives?|sees?|saw|handles?|handled|appears?|shows? up|(?:(?:is|are|was|were|been)\s+)?used)\b")
+
+
 def _most_per_value(words: _Words, schema: Schema, spec: Spec, most: re.Match[str]) -> None:
     """"Which flag state has the most ships": the rows counted per value of the column the words before
     the verb name (a column of the rows counted), the top value kept (ties shown)."""
@@ -2569,8 +2624,8 @@ def _role_said(words: _Words, link: Link) -> str:
     # question that says which end decides first
     weak = re.search(r"\bfor\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail) and not re.search(r"\bbound for\s*$", tail)
     if not weak and re.search(rf"\b(?:{DESTINATION_WORDS})\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail) or \
-            re.search(r"\b(?:leav\w*|left|depart\w*|sail\w*)\s+for\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", tail):
-        # ("leave for Rotterdam": where they go)
+            re.search(r"\b(?:leav\w*|left|depart\w*|sail\w*)\s+(?:[\w-]+\s+){0,3}for\s*(?:the\s+)?(?:port(?:\s+of)?\s*)?$", before):
+        # ("leave for Rotterdam", "left Piraeus for Shanghai": where they go)
         return "DESTINATION"
     said = [(m, role) for role, verbs in (("DESTINATION", _ARRIVING_VERBS), ("ORIGIN", _LEAVING_VERBS))
             for m in re.finditer(rf"(?<![\w-])(?:{verbs})(?![\w-])", words.text, re.I)]
@@ -2692,8 +2747,15 @@ def _counts_rows(words: _Words, at: int, named: list[Column]) -> bool:
     after = words.text[at:at + 40]
     if any(c.numeric for c in named) or not re.search(_A_COUNT, after, re.I):
         return False
-    return bool(re.match(rf"\D*?{_A_COUNT}\s+(?:or\s+\w+\s+)?(?:{_NOUN_WORDS}|ships?|vessels?|containers?|boxes?)\b",
-                         after, re.I))
+    return bool(re.match(rf"\D*?{_A_COUNT}\s+(?:or\s+\w+\s+)?(?:{_NOUNS_ONE_OR_MORE})\b", after, re.I))
+
+
+def _a_breakdown_by_something(words: _Words, spec: Spec) -> None:
+    """"What's the cargo mix on voyage 1014?": a breakdown asks a count per something; one count of all the rows
+    answers another question, and the words do not say per what."""
+    if spec.action == "count" and spec.group is None and words.has(r"breakdown|distribution|mix|composition|make-?up") \
+            and not words.has(r"how many|count|number of"):
+        raise NoPlan("it asks for a breakdown without saying by what (a type, a size, a carrier ...)")
 
 
 def _groups_of_the_count(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -2702,7 +2764,7 @@ def _groups_of_the_count(words: _Words, schema: Schema, spec: Spec) -> None:
     the groups kept by their count."""
     if spec.having is None or spec.group is not None:
         return
-    which = re.search(_WHICH_HAS + rf"(?=.*?{_A_COUNT})", words.text, re.I)
+    which = re.search(_WHICH_OR_ANY_HAS + rf"(?=.*?{_A_COUNT})", words.text, re.I)
     said = words_of(which.group(1)) if which else []
     if which is None or not said:
         return
@@ -2928,17 +2990,22 @@ def _own_of_the_kind(schema: Schema, spec: Spec, col: Column | None) -> Column |
     return own[0] if len(own) == 1 else col
 
 
+# the words of a day of arrival ("due in" arrives; "due to sail" leaves; "gets into Shanghai")
+_ARRIVING_DAY = (r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*|dock\w*|berth\w*|land\w*|"
+                 r"(?:get|gets|got|getting|c[oa]me|comes|coming|pull\w*) (?:in|into|there)")
+
+
 def _date_column_of_month(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> Column:
     """The date column a month filters: a named date column, else one of the tables near the
     target; the arrival date when the words say arriving, else the departure date."""
     dates = [c for c in named if c.is_date] or _dates_near(schema, spec.target)
     col: Column | None
     # "due in" arrives; "due to sail" leaves
-    if words.has(r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*|dock\w*|berth\w*|get(?:s|ting)? in|"
-                 r"finish\w*|complet\w*|end(?:s|ed)?") and any(c.name == "ARRIVAL_DATE" for c in dates):
+    if words.has(rf"{_ARRIVING_DAY}|finish\w*|complet\w*|end(?:s|ed)?") and any(c.name == "ARRIVAL_DATE" for c in dates):
         col = next(c for c in dates if c.name == "ARRIVAL_DATE")
-        if (ended := words.has(r"finish\w*|complet\w*|end(?:s|ed)?")) is not None:
-            words.take(ended.start(), ended.end())  # "voyages that finished in May": a voyage ends when it arrives
+        # ("voyages that finished in May": a voyage ends when it arrives; "coming into X in June": it arrives)
+        if (ended := words.has(r"finish\w*|complet\w*|end(?:s|ed)?|(?:c[oa]me|comes|coming|pull\w*) (?:in|into)")) is not None:
+            words.take(ended.start(), ended.end())
     else:
         col = next((c for c in dates if "DEPARTURE" in c.name), dates[0] if dates else None)
     if col is None:
@@ -3115,6 +3182,17 @@ def _one_date_of_rows_named(words: _Words, schema: Schema, spec: Spec) -> Column
     return dated[0][0] if one else None
 
 
+def _time_of_the_noun_qualified(words: _Words, schema: Schema, spec: Spec, word: str) -> Column | None:
+    """"Which ship's position report is the oldest?", "the newest AIS position": "oldest" said of another
+    table's rows than the target's (right after it, or as what that noun is) is their one time, not a year built."""
+    after = re.search(rf"\b{word}\s+((?:[\w-]+\s+){{0,2}}[\w-]+)", words.text, re.I)
+    before = re.search(rf"((?:[\w'-]+\s+){{1,3}})(?:is|was|are|were)\s+(?:the\s+)?{word}\b", words.text, re.I)
+    said = (after.group(1) if after else "") + " " + (before.group(1) if before else "")
+    tables = {t for w in re.findall(r"[a-z]+", said.lower()) if (t := table_of_noun(w)) not in (None, spec.target)}
+    dated = [c for t in sorted(tables) for c in schema.columns.get(t, []) if c.is_date]
+    return dated[0] if len(dated) == 1 and schema.path(spec.target, dated[0].table) else None
+
+
 def _rows_below_ordered(schema: Schema, spec: Spec, word: str, col: Column) -> bool:
     """"Which ship is due in Busan next?": the first or next row below the target by its date (the next
     voyage there) is answered, the target's name beside it; whether the target became those rows."""
@@ -3130,8 +3208,11 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     """The rows first by the column a superlative orders ("the largest ships": by capacity), as
     many as the words say."""
     word, concept, direction = sup
-    named_time = _one_date_of_rows_named(words, schema, spec) if word in _OF_TIME else None
+    named_time = _one_date_of_rows_named(words, schema, spec) if word in _OF_TIME else \
+        _time_of_the_noun_qualified(words, schema, spec, word) if concept == "built" else None
     col, measure = _ordered_by(words, schema, spec, sup, measure, named_time)
+    if named_time is not None and col == named_time and concept:
+        measure = _not_the_concepts(schema, spec, concept, measure, used)
     _rows_below_ordered(schema, spec, word, col)  # "which ship is next due at X": by the voyage's arrival named
     spec.action, spec.measure, spec.direction = "top", col, direction
     _after_the_data_date(schema, spec, word, col)
@@ -3141,6 +3222,15 @@ def _top_action(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     spec.n = 1 if word == "first" else _top_count(words, word)  # "which ... arrives first": one
     used.add(col.ref)
     _per_row_of_target(words, schema, spec, fn)
+
+
+def _not_the_concepts(schema: Schema, spec: Spec, concept: str, measure: Column | None, used: set[str]) -> Column | None:
+    """"The oldest position report": the word is said of the report's time, so the columns of its concept (a year
+    built) are neither shown nor measured; the measure left."""
+    meant = {c.ref for cols in schema.columns.values() for c in cols if concept in schema.name_words(c) | c.words}
+    spec.show = [c for c in spec.show if c.ref not in meant]
+    used |= meant
+    return None if measure is not None and measure.ref in meant else measure
 
 
 def _ordered_by(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str | None, str], measure: Column | None,
@@ -3160,7 +3250,7 @@ def _ordered_by(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
     return col, measure
 
 
-_OF_TIME = ("last", "latest", "earliest")
+_OF_TIME = ("last", "latest", "earliest", "stalest", "freshest")
 _OTHER_SUPERLATIVE = re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in SUPERLATIVES if w not in _OF_TIME)})\b", re.I)
 
 
@@ -3716,7 +3806,7 @@ def _dates_asked(words: _Words, dates: list[Column], ends: set[str] | None = Non
     """The arrival date for "when does it arrive", the departure otherwise, both for "when did she sail
     and what's the ETA". With no verb that says which, a port filtered at one end of the voyage says it:
     "when does it get into Rotterdam" is the date of the end Rotterdam is at."""
-    arriving = bool(words.has(r"arriv\w*|reach\w*|due|get (?:in|there)|land\w*|eta")) or \
+    arriving = bool(words.has(_ARRIVING_DAY)) or \
         (ends == {"DESTINATION"} and not words.has(r"sail(?:s|ed)?|leav\w*|left|depart\w*|etd"))
     chosen = [c for c in dates if ("ARRIVAL" in c.name) == bool(arriving)] or dates
     if arriving and words.has(r"sail(?:s|ed)?|leav\w*|left|depart\w*|etd"):
@@ -3878,8 +3968,9 @@ def _group_select(spec: Spec, schema: Schema, joins: _Joins, group: Column) -> _
     value = _measured(joins, spec.fn, spec.measure) if spec.fn and spec.measure else SQL["count"]
     group_key = schema.columns[group.table][0]
     if group_key.is_key and group == schema.name_column(group.table) \
-            and not group.name.endswith("_NAME"):
-        # a name that repeats (voyage number 534E is two voyages): each row apart, labelled by both
+            and not group.name.endswith("_NAME") and group.table != spec.target:
+        # a name that repeats (voyage number 534E is two voyages): each row apart, labelled by both;
+        # the rows of its own table grouped by it ("which voyage numbers have more than one voyage") are by value
         label = SQL["labelled"].format(key=f"{alias}.{group_key.name}", name=g)
         columns, group_sql = [label, value], SQL["group"].format(refs=f"{alias}.{group_key.name}, {g}")
     else:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from workshop_lib.assistant import sentences
 from workshop_lib.assistant.schema_links import TABLE_NOUNS, table_of_noun
-from workshop_lib.assistant.value_links import Link
+from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link
 
 # a statement is a sentence of its own (a clause before a comma may be the question's own qualifier:
 # "and the one I added after that, when's it due in?")
@@ -44,11 +44,13 @@ _NOUN_OF = {table: noun for noun, table in TABLE_NOUNS.items()}
 
 
 def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
-                names_its_own: Callable[[str], bool] = lambda _: False) -> str | None:
+                names_its_own: Callable[[str], bool] = lambda _: False,
+                below: Callable[[str, str], bool] = lambda _a, _b: False) -> str | None:
     """The turn's question without the statement before it, what points back replaced by the one thing
     the statement names; None when the turn has no statement before a question, or what the question
     points back at is not one thing. `names_its_own`: whether a question names its subject otherwise
-    than by a value of the data (an item of the catalog)."""
+    than by a value of the data (an item of the catalog); `below(a, b)`: whether rows of table a belong to a
+    row of table b (a container's cargo lines)."""
     parted = _parted(turn.strip())
     if parted is None:
         return None
@@ -56,6 +58,8 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
     pointers = list(_POINTER.finditer(asked))
     if in_one and not _stands_apart(said, asked, bool(pointers), links):
         return None
+    if not pointers and (owned := _rows_of_the_thing(said, asked, links, below)) is not None:
+        return owned
     if not pointers:
         # the statement's values may be what the question is about ("we ship from Shanghai. How many
         # voyages are there?"): asked alone, the question must name what it is about itself
@@ -63,12 +67,27 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
     return _pointed_at(said, asked, pointers, links)
 
 
+def _rows_of_the_thing(said: str, asked: str, links: Callable[[str], Sequence[Link]],
+                       below: Callable[[str, str], bool]) -> str | None:
+    """"Our brake pads are in YMLU6613997. How many cartons does the manifest show?": a question whose values are
+    all of rows that belong to the one thing the statement names is about that thing's rows; None otherwise."""
+    things = _things_stated(said, [], links)
+    asked_links = links(asked)
+    if len(things) != 1 or not asked_links:
+        return None
+    (table, _), link = next(iter(things.items()))
+    if not all(lk.table != table and below(lk.table, table) and (lk.table, lk.column) not in NAME_COLUMNS | CODE_COLUMNS
+               for lk in asked_links):
+        return None  # (a question that names a row of its own, "the set point on MSKU9773732", is about that row)
+    return f"{asked.rstrip().rstrip('?').rstrip()} for {_NOUN_OF[table]} {link.text}?"
+
+
 def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]) -> str | None:
     """The question with what points back replaced by the one thing the statement names; the question as
     it is when "it" has nothing stated to stand for; None when it points at no one thing."""
     if (lane := _lane_pointed_at(said, pointers, links)) is not None:
         return _POINTER.sub(lambda m: lane if m.group(1) and m.group(1).lower() in _LANES else m.group(0), asked)
-    things = _things_stated(said, pointers, links)
+    things = _things_stated(said, pointers, links, asked)
     if not things and links(asked) and all(m.group(0).lower() == "it" for m in pointers) \
             and not any(lk.table == "CARRIERS" for lk in links(said)):
         return asked  # nothing stated that "it" could stand for: it is the question's own subject
@@ -80,19 +99,39 @@ def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Cal
     return _with_the_thing(asked, f"{_NOUN_OF[table]} {link.text}")
 
 
-def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]
+def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]], asked: str = ""
                    ) -> dict[tuple[str, str], Link]:
     """The containers, voyages and vessels the statement names, by (table, value): of a vessel and its
-    voyage, the one a pointer names ("that voyage"), else the voyage (it says both)."""
-    things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"}
+    voyage, the one a pointer names ("that voyage"), else the voyage (it says both); of a box on a voyage,
+    the voyage when the question asks when or where it goes ("... has a box on it. When's it due?")."""
+    things = _rows_named(said, links)
     named = _tables_pointed_at(pointers)
     if named and sum(table in named for table, _ in things) == 1:
         # "the Kota Ratna 241W ... that voyage": the one the pointer names
         return {key: lk for key, lk in things.items() if key[0] in named}
-    if sorted(table for table, _ in things) == ["VESSELS", "VOYAGES"]:
+    tables = sorted(table for table, _ in things)
+    if tables == ["VESSELS", "VOYAGES"] or (tables in (["CONTAINERS", "VOYAGES"], ["CONTAINERS", "VESSELS", "VOYAGES"])
+                                            and _OF_THE_TRIP.search(asked)):
         # "the ONE Columba, 733W": a voyage and the ship that sails it
         return {key: lk for key, lk in things.items() if key[0] == "VOYAGES"}
     return things
+
+
+def _rows_named(said: str, links: Callable[[str], Sequence[Link]]) -> dict[tuple[str, str], Link]:
+    """The containers, voyages and vessels a statement names by their name, number or key ("40GP" is a kind of box,
+    no box; "the failure report for voyage 1042" names a voyage by its key, which no value link gives)."""
+    things = {(lk.table, str(lk.value)): lk for lk in links(said) if lk.table in _THINGS and lk.how != "partial"
+              and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS}
+    for m in _KEYED.finditer(said):
+        if (table := table_of_noun(m.group(1))) in _THINGS:
+            things[(table, m.group(2))] = Link(table, "KEY", m.group(2), m.start(2), m.end(2), "key", m.group(2))
+    return things
+
+
+# a row named by its key: "voyage 1042", "container id 20055"
+_KEYED = re.compile(r"\b(voyage|container|box)\s+(?:id\s+|no\.?\s+|number\s+)?(\d{3,})\b", re.I)
+# a question about when or where a trip goes: of a box on a voyage, the voyage's
+_OF_THE_TRIP = re.compile(r"\b(?:when|due|arriv\w*|leav\w*|left|depart\w*|sail\w*|eta|etd|where)\b", re.I)
 
 
 def _tables_pointed_at(pointers: list[re.Match[str]]) -> set[str | None]:

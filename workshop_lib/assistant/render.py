@@ -249,7 +249,9 @@ def _group(plan: Plan, rows: Sequence[Sequence[Any]]) -> str:
     lines = [f"- {r[0] if r[0] is not None else _empty_group(spec.group)}: "
              f"{value_text(r[1], spec.measure if spec.fn else None, spec.convert)}" for r in rows]
     kept = f" (only those with {_OP_WORDS[spec.having[0]][0]} {spec.having[1]:g})" if spec.having else ""
-    head = f"{what[0].upper() + what[1:]} per {_group_word(spec.group)} {_filters(plan)}".rstrip()
+    # (the rows of a table grouped by its own name or number: "voyages per voyage number")
+    per = _label(spec.group) if spec.group.table == spec.target else _group_word(spec.group)
+    head = f"{what[0].upper() + what[1:]} per {per} {_filters(plan)}".rstrip()
     return _alternatives(plan, rows) + head + kept + ":\n" + "\n".join(lines)
 
 

@@ -638,13 +638,38 @@ def _codes_before_brackets(comment: str, table: str, column: str, values: list[A
     """"ACTIVE (at sea: departed, not yet arrived)", "20GP/40GP general purpose (dry)": the words in
     brackets after a code; a part of one word only when it is all the bracket says."""
     out: list[tuple[str, str, str, Any, str]] = []
-    for codes, inside in re.findall(r"\b([A-Z0-9]{2,}(?:/[A-Z0-9]{2,})*)\b[a-z -]*\(([^)]+)\)", comment):
+    explained = re.findall(r"\b([A-Z0-9]{2,}(?:/[A-Z0-9]{2,})*)\b[a-z -]*\(([^)]+)\)", comment)
+    for codes, inside in explained:
         parts = [part.strip() for part in re.split(r"[:,;]", inside) if part.strip()]
         for code in codes.split("/"):
             if code in values:
                 out += [(_norm(part), table, column, code, "explained") for part in parts
-                        if (" " in part or len(parts) == 1) and part.isascii() and not re.search(r"\d", part)]
+                        if (" " in part or len(parts) == 1) and part.isascii() and not re.search(r"\d", part)
+                        and not _NOT_YET.match(part)]
+        for part in parts:
+            out += _not_yet(part, explained, table, column, values)
     return out
+
+
+_NOT_YET = re.compile(r"not\s+(?:yet\s+)?([a-z]+)$", re.I)
+
+
+def _not_yet(part: str, explained: list[tuple[str, str]], table: str, column: str,
+             values: list[Any]) -> list[tuple[str, str, str, Any, str]]:
+    """"ACTIVE (not yet arrived)" beside "COMPLETED (arrived before that date)": "not yet arrived" is
+    true of every value but the one the word explains (ACTIVE and SCHEDULED), not of ACTIVE alone.
+    Contractions are normalised to "haven t arrived", hence the "t" form."""
+    m = _NOT_YET.match(part)
+    if m is None:
+        return []
+    word = m.group(1).lower()
+    said = {code for codes, inside in explained for code in codes.split("/")
+            if any(_NOT_YET.match(p.strip()) is None and word in p.split() for p in re.split(r"[:,;]", inside))}
+    others = [v for v in values if v not in said]
+    if not said or not others:
+        return []
+    return [(phrase, table, column, code, "explained") for code in others
+            for phrase in (f"not yet {word}", f"not {word}", f"t yet {word}", f"t {word}")]
 
 
 def _widened(tokens: list[tuple[int, int, str]], start: int, end: int, name: str) -> tuple[int, int]:

@@ -134,8 +134,9 @@ def _question_alone(eng: Engine, turn: str, *, again_within: bool = True) -> Cha
     """A grounded answer to the turn's question asked without the statement before it (question_part.py),
     or None. The question may itself open with a clause of its own ("... EUR 455. Unrelated: which
     carriers ...?"): asked alone once more."""
-    _, values = assistant.knowledge(eng)
-    alone = question_part.asked_alone(turn, values.links, lambda asked: bool(grounded.named_items(asked)))
+    schema, values = assistant.knowledge(eng)
+    alone = question_part.asked_alone(turn, values.links, lambda asked: bool(grounded.named_items(asked)),
+                                      lambda a, b: a != b and schema.is_parent_path(a, b))
     if alone is None or alone.strip() == turn.strip():
         return None
     again = _answer_as_written(eng, alone, llm=None)
@@ -1053,11 +1054,17 @@ def _grounded(eng: Engine, question: str, decision: router.RouteDecision, llm) -
     if found and (declined := _stock_not_asked(eng, question, decision, g) or _uncovered(eng, question, decision, g)
                   or _a_total_of_theirs(question, decision, g)):
         return declined
-    if not found and g.intent == "PORT_LOCATION" and not g.ports and (
-            rows := _nearest_to_point(eng, question, decision)
-            or _linked_data_answer(eng, question, decision, require_links=False)) is not None:
-        return rows  # "the southernmost port", "nearest 1.3°N 103.8°E": no port named, the ports' rows answer
+    if not found and g.intent == "PORT_LOCATION" and (rows := _rows_not_a_location(eng, question, decision, g)) is not None:
+        return rows
     return _grounded_reply(decision, llm, g, found)
+
+
+def _rows_not_a_location(eng: Engine, question: str, decision: router.RouteDecision, g: Any) -> ChatAnswer | None:
+    """A port question no port's location answers: with no port named, the ports' rows ("the southernmost port",
+    "nearest 1.3°N 103.8°E"); with one named, the data's rows about it ("anything due at Rotterdam in July?")."""
+    if not g.ports and (nearest := _nearest_to_point(eng, question, decision)) is not None:
+        return nearest
+    return _linked_data_answer(eng, question, decision, require_links=False)
 
 
 # a cost asked over several things of the user's ("on every one of them", "for all of those", "on Ferrante's first
@@ -1086,7 +1093,9 @@ def _grounded_reply(decision: router.RouteDecision, llm, g: Any, found: bool) ->
     mode = "rag" if found else "fallback"
     declined_port = g.intent == "PORT_LOCATION" and not g.grounded  # e.g. a distance with one port named
     text = g.text if found or g.intent != "PORT_LOCATION" or declined_port else (
-        "I could not tell which port you mean. " + ASK_BACK)
+        "I could not tell which port you mean. " + ASK_BACK) if not g.ports else (
+        f"I know where the port {' and '.join(g.ports)} is (its UN/LOCODE), but that is not what this asks, and I found no query or "
+        "other source that answers it.")
     rows = [{"item_id": i, "used": found} for i in g.item_ids]
     if found and g.intent == "PORT_LOCATION":
         rows = _port_rows(text)  # the port rows the answer shows
@@ -1455,6 +1464,8 @@ def _uncovered(eng: Engine, question: str, decision: router.RouteDecision, g: An
     link = catalog_links.best(question) if g.intent == "EQUIPMENT_AVAILABILITY" else None
     if link is not None and not assistant.named_records(eng, question):
         return _catalog_answer(eng, question, decision, link.item, "a catalog item's description matches the need")
+    if g.intent == "PORT_LOCATION" and (rows := _linked_data_answer(eng, question, decision, require_links=False)) is not None:
+        return rows  # "which ports lie in the southern hemisphere?": one query over the ports uses every word
     return _declined(decision, f"The {'port' if g.intent == 'PORT_LOCATION' else 'catalog'} rows I have say "
                                f"nothing about {', '.join(repr(w) for w in unexplained[:3])}, so I have no source "
                                "that answers this.", "grounded (Part 5)")

@@ -435,6 +435,8 @@ def _merged_voyage_part(eng: Engine, data: Any, question: str, rec: personal.Rec
     if data.text is None or not data.uncovered or data.plan is None or rec.table not in ("CONTAINERS", "VOYAGES"):
         return False
     rest = next((c for c in assistant.clauses(question) if c.endswith(data.uncovered.strip())), data.uncovered)
+    if _asks_a_thing_the_data_does_not_hold(eng, rest):
+        return False  # ("and which forwarder at the port of arrival?": the port would answer another question)
     parts = _voyage_questions(rest, rec)
     answers = [assistant.answer_data(eng, p) for p in parts]
     if not _all_shown(rest, parts, answers) or not _covers_all(question, [data.plan] + [a.plan for a in answers]) \
@@ -454,6 +456,12 @@ _ASKING_WORDS = frozenset(document_reader._stems(
 _ASKING_A_DAY = frozenset(document_reader._stems(
     f"{_ASKING} days times should would could will can expect expected happen going planned scheduled estimated actual "
     "ask asks asking asked want wants need needs know wondering"))
+
+
+def _asks_a_thing_the_data_does_not_hold(eng: Engine, part: str) -> bool:
+    """"Which forwarder ...?": the noun a part asks for is none of the schema's words."""
+    m = re.search(r"\b(?:which|what)\s+([a-z][\w-]*)", part, re.I)
+    return m is not None and not document_reader._stems(m.group(1)) & (schema_words(eng) | _ASKING_WORDS | _ASKING_A_DAY)
 
 
 def _a_day_the_data_does_not_hold(eng: Engine, question: str, told: str) -> bool:
@@ -1805,8 +1813,14 @@ def _from_one_memory(eng: Engine, question: str, user_id: str, agent_id: str,
     rec, is_follow = _recalled(eng, question, user_id, agent_id, follow)
     if rec is not None and (other := _a_row_not_told_or_by_name(eng, question, rec, is_follow, user_id, agent_id)):
         return other
-    if rec is None:  # about their own things ("our Durban warehouse"): their own words, when some answer
-        return _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True) or _not_told(eng, question)
+    if rec is None:  # about their own things ("our Durban warehouse"): their own words, when some answer; else the
+        # thing a name of theirs says ("what ship did I say Alpine Fresh's apples are on?": the data's, through it)
+        if (said := _said_answer(eng, question, user_id, agent_id, anyway=True, newest=True)) is not None:
+            return said
+        named = personal.by_their_name(eng, question, user_id=user_id, agent_id=agent_id)
+        if named and (by_name := _by_their_name(eng, question, named, user_id, agent_id)).mode != "fallback":
+            return by_name
+        return _not_told(eng, question)
     found = _from_recalled(eng, question, rec, is_follow, user_id, agent_id)
     if found.mode != "fallback" or (quoted := _said_answer(eng, question, user_id, agent_id, newest=True)) is None:
         return found

@@ -280,6 +280,14 @@ def _no_name_alone(text: str, at: int, word: str) -> bool:
 _JOINING = ("&", "and", "of", "de", "del", "da", "van", "von")
 
 
+def _ordinary(text: str, tokens: list[tuple[int, str]]) -> bool:
+    """The first word only starts a sentence: an ordinary English one, or a common word of the other languages the
+    workshop reads said alone before a comma ("Perdona, ...", "Désolé, ..."; not "Deben Haulage is ...")."""
+    at, word = tokens[0]
+    alone = len(tokens) == 1 and re.match(r"\s*[,!]", text[at + len(word):]) is not None
+    return word.lower() in _ORDINARY or (alone and glossary.key_of(word) in glossary.common_words())
+
+
 def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
     """Where a run of capitalised words is a name: without an ordinary word that only starts the
     sentence, a weekday or a month before it, or a joining word after it; None when nothing is left."""
@@ -288,7 +296,7 @@ def _name_span(text: str, m: re.Match) -> tuple[int, int] | None:
               for t in re.finditer(r"\S+", m.group(0))]
     while tokens and (_calendar(tokens[0][1]) or re.fullmatch(r"i(?:['’](?:m|ve|d|ll))?", tokens[0][1].lower()) or
                       tokens[0][1].lower() in ("&", "and", "of") or
-                      (tokens[0][1].lower() in _ORDINARY and _sentence_start(text, tokens[0][0]))):
+                      (_ordinary(text, tokens) and _sentence_start(text, tokens[0][0]))):
         tokens = tokens[1:]  # ("Tuesdays and Thursdays": days, no name)
     if len(tokens) == 1 and _no_name_alone(text, *tokens[0]):
         return None

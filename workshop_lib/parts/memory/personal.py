@@ -76,10 +76,14 @@ CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:m
                      # ... in the other languages the workshop reads ("on a déménagé", "ya no", "nicht mehr")
                      r"d[ée]m[ée]nag\w*|d[ée]sormais|plus\s+(?:à|au|chez|en)|ya no|ahora|mudad[oa]s?|"
                      r"nicht mehr|jetzt|umgezogen|korrektur|korrigier\w*|statt|anstatt|wechseln|wechselt|gewechselt|"
-                     r"corrección|corrig\w*|en (?:vez|lugar) de|au lieu de|cambiamos|cambiado)\b", re.I)
+                     r"corrección|corrig\w*|en (?:vez|lugar) de|au lieu de|cambiamos|cambiado|"
+                     r"equivoqu\w*|no (?:es|son)|tromp\w*|erreur|n['’](?:est|sont) pas|vertan|fehler|(?:ist|sind) nicht)\b", re.I)
 # A value said as the one it is not: "not 781S but 813N", "instead of 781S".
 _NOT_THIS = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+|the\s+|with\s+)?$|"
-                       r"\b(?:plus|ya no|nicht mehr)\s+(?:à|au|en|chez|in)\s+$", re.I)  # ("..., plus à Marseille")
+                       r"\b(?:plus|ya no|nicht mehr)\s+(?:à|au|en|chez|in)\s+$|"  # ("..., plus à Marseille")
+                       # ("no es el MSCU3348737", "n'est pas le ...", "ist nicht der ...")
+                       r"\b(?:no\s+(?:es|son|va|van)|n['’](?:est|sont)\s+pas|(?:ist|sind)\s+nicht)\s+"
+                       r"(?:(?:en|sur|auf|in)\s+)?(?:(?:el|la|los|las|le|la|les|l['’]|der|die|das|dem)\s*)?$", re.I)
 # ... or said as what it is no longer ("evergreen's not our carrier anymore").
 _IS_NOT = re.compile(r"^(?:['’]s|\s+(?:is|are|was|were))\s+(?:not|no longer)\b|^\s+(?:isn['’]t|aren['’]t|wasn['’]t)\b",
                      re.I)
@@ -183,6 +187,8 @@ def _phrase_head(rest: str) -> str | None:
     words = re.findall(r"[A-Za-z][\w-]*", rest[:m.start()] if m else rest)
     if not 2 <= len(words) <= 3 or words[-1].lower() in _ADJECTIVES:
         return None
+    if words[-1][:1].isupper() and words[0][:1].islower():
+        return None  # "our client Alpine Fresh has ...": the client's name, no noun of a thing
     return stem(words[-1].lower())
 
 
@@ -1867,7 +1873,9 @@ def by_their_name(eng: Engine, question: str, *, user_id: str, agent_id: str) ->
         noun = next((w for w, tt in words if tt == t), TABLE_NOUNS_BY_TABLE.get(t, t.lower()))
         found = Recalled(rec.id, rec.content or "", str((rec.metadata or {}).get("said_at", "")), t, c, v, noun)
         rest = re.sub(rf"\b{re.escape(said)}(?:['’]s)?\s*", "", question, count=1, flags=re.I)
-        return with_memory_words(found, rec), rest
+        # "what ship did I say Alpine Fresh's apples are on?": the name says which of their things; the data is
+        # asked what it holds about that thing
+        return with_memory_words(found, rec), _DID_I_SAY.sub("", rest)
     return None
 
 
@@ -1922,6 +1930,10 @@ def _nouns_of(table: str) -> str:
     return "|".join(rf"{re.escape(w)}(?:e?s)?" for w in nouns) or "(?!)"
 
 
+_DID_I_SAY = re.compile(r"\s+(?:did|do)\s+(?:i|we)\s+(?:say|tell\s+you|mention|give\s+you)(?:\s+(?:that|was|were))?(?=\s)",
+                        re.I)
+
+
 def substitute(question: str, recalled: Recalled, *, with_vessel: bool = False) -> str:
     """The question with its reference to the user's thing replaced by the entity ("when does the
     voyage I told you about arrive" -> "when does voyage 939E arrive")."""
@@ -1950,7 +1962,9 @@ def substitute(question: str, recalled: Recalled, *, with_vessel: bool = False) 
                rf"(?:\s+(?:that\s+)?(?:i|we)\s+(?:told|gave|mentioned|said|asked)(?:\s+you)?(?:\s+about)?)?")
     new, count = re.subn(pattern, thing, q, count=1, flags=re.I) if thing not in q else (q, 1)
     if not count:
-        return f"{q} ({thing})"
+        # ("which ship carries Voltra's batteries, and where are they stowed?": the thing is of the first part)
+        cut = re.search(r",\s+and\s+|\?\s+(?=\S)", q)
+        return f"{q[:cut.start()]} ({thing}){q[cut.start():]}" if cut else f"{q} ({thing})"
     # "the container of my customer": whose it is says which one, and the data knows no customer
     new = re.sub(rf"(?<={re.escape(str(recalled.value))})\s+(?:of|for)\s+(?:my|our)\s+([a-z]+)\b",
                  lambda m: "" if table_of_word(m.group(1)) is None else m.group(0), new, count=1, flags=re.I)
