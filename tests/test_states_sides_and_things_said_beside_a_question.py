@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import re
+from importlib import resources
 
 import pytest
 
@@ -192,3 +194,50 @@ def test_a_first_word_of_another_language_before_a_comma_is_no_name(service):
     assert kept and all(e[2] != "Perdona" for c in kept for e in c.entities), kept
     kept = personal.extract(service.eng, "Deben Haulage is doing our Felixstowe runs from now on.")
     assert any(e[2] == "Deben Haulage" for c in kept for e in c.entities), kept
+
+
+def test_whose_a_record_is_comes_from_the_users_own_words_and_only_theirs(service):
+    user = f"states-{next(_users)}"
+    replies = conversation(service, user, [
+        ("t1", "Heads up: Marisol Textiles have their cotton in SEGU1543995."),
+        ("t2", "Who was the cargo in SEGU1543995 for again?"),
+    ])
+    answer, mode = replies[-1]
+    assert mode in GROUNDED and "Marisol Textiles" in answer, answer
+    answer, mode = conversation(service, f"{user}-other", [("t1", "Who was the cargo in SEGU1543995 for again?")])[0]
+    assert mode == "fallback" and "Marisol" not in answer, answer
+
+
+def test_a_box_arrives_and_is_discharged_when_its_voyage_arrives(service):
+    (arrival, departure, port), = _rows(
+        service, "SELECT v.ARRIVAL_DATE, v.DEPARTURE_DATE, p.PORT_NAME FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v "
+                 "ON v.VOYAGE_ID = c.VOYAGE_ID JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                 "WHERE c.CONTAINER_NUMBER = 'SEGU1543995'")
+    for question in ("When does SEGU1543995 arrive?", "when and where will container SEGU1543995 be discharged?"):
+        answer, mode = _ask(service, question)
+        assert mode in GROUNDED and str(arrival)[:10] in answer and str(departure)[:10] not in answer, answer
+    assert port in _ask(service, "when and where will container SEGU1543995 be discharged?")[0]
+    answer, mode = _ask(service, "When did box SEGU1543995 sail?")
+    assert mode in GROUNDED and str(departure)[:10] in answer, answer
+
+
+def test_an_amount_of_another_kind_is_no_answer_to_the_kind_asked(docs_eng):
+    from workshop_lib.assistant.answering.answer import answer_question
+
+    text = (resources.files("workshop_lib.data") / "corpus" / "docs" / "claims" / "water-damage-claim.md").read_text(encoding="utf-8")
+    claimed = re.search(r"Claimed amount: USD ([\d,.]+)", text)
+    assert claimed is not None and "compensation" not in text.lower()
+    a = answer_question(docs_eng, "What compensation amount did the carrier end up paying on claim CL-2025-0457?")
+    assert a.mode == "fallback" and claimed.group(1) not in a.answer.split("From the documents")[0], a.answer
+    a = answer_question(docs_eng, "What is the claimed amount on CL-2025-0457?")
+    assert a.mode in GROUNDED and claimed.group(1) in a.answer, a.answer
+
+
+def test_several_items_named_for_one_count_are_added_up(service):
+    from workshop_lib.data.catalog import ITEMS
+
+    price = {i.item_id: i.price_usd for i in ITEMS}
+    answer, mode = _ask(service, "Reefer monitoring and a pre-trip inspection on 4 containers, what's the total?")
+    assert mode in GROUNDED and f"USD {4 * (price['SV-REEFMON'] + price['SV-PTI']):,.2f}" in answer, answer
+    answer, mode = _ask(service, "Reefer monitoring and a pre-trip inspection on 4 containers over three voyages, total?")
+    assert mode == "fallback", answer  # (a price per voyage, voyages the count does not cover)

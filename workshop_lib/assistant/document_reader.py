@@ -289,10 +289,29 @@ def _holds(kind: str, sentence: str, question: str) -> bool:
         found = _ends_said(found, sentence)
     if kind == "number":  # "¿cuántos viajes ... en abril de 2025?": the year it gives is no count
         found = [f for f in found if not re.search(rf"(?<!\d){re.escape(f)}(?!\d)", question)]
+    if kind == "amount" and _another_amount(sentence, question):
+        return False
     if kind == "number" and (counted := _counted(question)):
         # "how many containers were damaged": a number of containers, not any number ("IMO 9703124")
         return re.search(rf"\b(?:\d+|{_NUMBER_WORDS})\s+(?:[\w-]+\s+){{0,2}}?{counted}", sentence, re.I) is not None
     return bool(found)
+
+
+# "the settlement amount", "Claimed amount:": the word that says which amount a noun of amounts is
+_WHICH_AMOUNT = re.compile(r"\b([A-Za-z]{4,})\s+(?:amount|sum|figure)s?\b", re.I)
+
+
+def _another_amount(sentence: str, question: str) -> bool:
+    """"What settlement amount was paid?" of "Claimed amount: USD 14,820": the sentence's amount is said to be of
+    another kind than the one asked, and never of the one asked."""
+    def kinds(text: str) -> set[str]:
+        return {r for m in _WHICH_AMOUNT.finditer(text) if m.group(1).lower() not in _ANY_AMOUNT for r in _stems(m.group(1))}
+    asked, said = kinds(question), kinds(sentence)
+    return bool(asked) and bool(said) and not asked & said and not asked & _read_stems(sentence)
+
+
+# words before "amount" that say no kind of amount ("the total amount", "what amount")
+_ANY_AMOUNT = frozenset("total same full whole exact overall final that this which what some".split())
 
 
 def _said_otherwise(kind: str, sentence: str, question: str) -> list[str]:

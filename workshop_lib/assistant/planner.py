@@ -1416,8 +1416,11 @@ def _column_words(words: _Words) -> list[str]:
 _COMING_FROM = r"\bc[oa]m(?:es?|ing)\b.*\bfrom\b|where from\b|from where\b"
 
 
+# the words of a day of arrival ("due in" arrives; "due to sail" leaves; "gets into Shanghai")
+_ARRIVING_DAY = (r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*|dock\w*|berth\w*|land\w*|discharg\w*|"
+                 r"(?:get|gets|got|getting|c[oa]me|comes|coming|pull\w*) (?:in|into|there)|(?:get|gets|got|getting) to")
 # an arrival or a departure said, then "and where": the port of that end ("due tomorrow, and where?")
-_ARRIVAL_SAID = r"due|arriv\w*|eta"
+_ARRIVAL_SAID = _ARRIVING_DAY
 _DEPARTURE_SAID = r"depart\w*|leav\w*|sail\w*"
 _THEN_WHERE = r"\b(?:{said})\b.*\band where\b"
 _EVENT_THEN_WHERE = _THEN_WHERE.format(said=f"{_ARRIVAL_SAID}|{_DEPARTURE_SAID}")
@@ -2990,11 +2993,6 @@ def _own_of_the_kind(schema: Schema, spec: Spec, col: Column | None) -> Column |
     return own[0] if len(own) == 1 else col
 
 
-# the words of a day of arrival ("due in" arrives; "due to sail" leaves; "gets into Shanghai")
-_ARRIVING_DAY = (r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*|dock\w*|berth\w*|land\w*|"
-                 r"(?:get|gets|got|getting|c[oa]me|comes|coming|pull\w*) (?:in|into|there)")
-
-
 def _date_column_of_month(words: _Words, schema: Schema, spec: Spec, named: list[Column]) -> Column:
     """The date column a month filters: a named date column, else one of the tables near the
     target; the arrival date when the words say arriving, else the departure date."""
@@ -3763,7 +3761,7 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
     if not words.has(rf"{_WHEN_ASKED}|weekday") or spec.action in ("count", "aggregate"):
         return
     dates = next(([c for c in schema.columns[t] if c.is_date] for t in _tables_reached(schema, spec)
-                  if any(c.is_date for c in schema.columns[t])), [])
+                  if any(c.is_date for c in schema.columns[t])), []) or _dates_of_the_trip_above(words, schema, spec)
     ends = {f.role for f in spec.filters if f.role in ("ORIGIN", "DESTINATION")}
     for col in _dates_asked(words, dates, ends):
         if col not in spec.show:
@@ -3771,6 +3769,15 @@ def _when(words: _Words, schema: Schema, spec: Spec) -> None:
         _the_port_of_the_date(schema, spec, col, ends)
     if dates:
         _day_asked(words, spec)
+
+
+def _dates_of_the_trip_above(words: _Words, schema: Schema, spec: Spec) -> list[Column]:
+    """"When does container X arrive?", "when does it get discharged?": a row with no date of its own rides the one
+    trip above it, whose dates the verb picks; [] when no verb of arriving or leaving says which."""
+    if not words.has(rf"{_ARRIVING_DAY}|{_DISCHARGE}|{_DEPARTURE_SAID}|left|etd"):
+        return []
+    above = [rt for t, _, rt, _ in schema.foreign_keys if t == spec.target and schema.is_parent_path(spec.target, rt)]
+    return next(([c for c in schema.columns[t] if c.is_date] for t in above if any(c.is_date for c in schema.columns[t])), [])
 
 
 def _the_port_of_the_date(schema: Schema, spec: Spec, col: Column, ends: set[str]) -> None:

@@ -480,6 +480,8 @@ def _catalog_or_column(eng: Engine, question: str, decision: router.RouteDecisio
     a schema question that names one column clearly ("does QUANTITY count pieces?"); else None."""
     if (figured := _catalog_figures(eng, question, decision)) is not None:
         return figured
+    if derived.asks_total(question) and (totalled := _items_totalled(question, decision)) is not None:
+        return totalled  # "reefer monitoring and a PTI on 4 containers, what's the total?"
     if (item := _catalog_item_answer(eng, question, decision)) is not None:
         return item
     if (boxed := _box_of_the_goods(eng, question, decision)) is not None:
@@ -1173,7 +1175,7 @@ def _items_compared(eng: Engine, question: str, decision: router.RouteDecision) 
         return None
     text = grounded.render_grounded_answer(question, grounded.matches_for(eng, items)) + _prices_compared(question, items)
     if derived.asks_total(question):
-        return _total_not_worked_out(decision, text, [i.item_id for i in items])
+        return _items_totalled(question, decision) or _total_not_worked_out(decision, text, [i.item_id for i in items])
     rows = [{"item_id": i.item_id, "used": True} for i in items]
     explain = _explain(decision, mode="rag", handler="catalog (items named)", reason="each part names one item",
                        rows=[i.item_id for i in items], used_llm="none", short_query_active=False)
@@ -1395,8 +1397,8 @@ def _item_described(eng: Engine, question: str, decision: router.RouteDecision, 
     """The item a need describes, answered from its row; a total it cannot price, declined."""
     answered = _catalog_answer(eng, question, decision, item, "a catalog item's description matches the need "
                                                               f"(the embedding match led with {g.item_ids[:1]})")
-    if derived.asks_total(question) and catalog_links.quote(question, item) is None:
-        return _total_not_worked_out(decision, answered.answer, [item.item_id])
+    if derived.asks_total(question) and (len(grounded.named_items(question)) > 1 or catalog_links.quote(question, item) is None):
+        return _items_totalled(question, decision) or _total_not_worked_out(decision, answered.answer, [item.item_id])
     return answered
 
 
@@ -1405,8 +1407,30 @@ def _total_of_rows(question: str, decision: router.RouteDecision, g: Any, quoted
     not worked out (one item's stock is added up per port by its own handler)."""
     if g.grounded and derived.asks_total(question) and \
             (len(g.item_ids) > 1 or (g.intent == "EQUIPMENT_RAG" and g.item_ids and not quoted)):
-        return _total_not_worked_out(decision, g.text, g.item_ids)
+        return _items_totalled(question, decision) or _total_not_worked_out(decision, g.text, g.item_ids)
     return None
+
+
+_SEVERAL_VOYAGES = re.compile(r"\b(?:\d+|two|three|four|five|six|several|multiple|many)\s+(?:voyages|sailings|trips|legs)\b", re.I)
+
+
+def _items_totalled(question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"PTI plus reefer monitoring for 3 reefers - total cost?": two items or more the question names, each priced
+    for the same count (and days) it gives, added up; None when an item is not priced so, or fewer are named."""
+    named = grounded.named_items(question)
+    quotes = [(item, catalog_links.quote(question, item)) for item in named]
+    priced = [(item, q) for item, q in quotes if q is not None]
+    if len(named) < 2 or len(priced) != len(named) or len({(q.units, q.days) for _, q in priced}) != 1:
+        return None
+    if any("voyage" in item.price_unit for item in named) and _SEVERAL_VOYAGES.search(question):
+        return None  # ("... on two voyages": a price per voyage counted once would be half the total)
+    lines = [f"- {item.name} [{item.item_id}]: {q.sentence(item)}" for item, q in priced]
+    total = round(sum(q.total for _, q in priced), 2)
+    text = "\n".join([*lines, f"Total: USD {total:,.2f}."])
+    rows = [{"item_id": item.item_id, "used": True} for item, _ in priced]
+    explain = _explain(decision, mode="rag", handler="catalog (items totalled)", rows=[r["item_id"] for r in rows],
+                       reason="every item named priced for the count the question gives, added up", used_llm="none")
+    return ChatAnswer(text, "rag", explain, rows, rows, "all", None, False, "none", False, _route(decision))
 
 
 def _total_not_worked_out(decision: router.RouteDecision, rows_text: str, item_ids: list[str]) -> ChatAnswer:

@@ -1140,6 +1140,34 @@ def _words_quoted(answer: ChatAnswer) -> str:
     return answer.answer.partition("\u201c")[2].rstrip("\u201d")
 
 
+# a question for the party a thing is of: "whose cargo is in X?", "who is that box for?", "who's the client on it?"
+_ASKS_WHOSE = re.compile(r"\b(?:whose|who(?:['’]s|\s+(?:is|was|are|were))?\s+(?:\w+\s+){0,5}?(?:for|of|behind|owns?|owner|"
+                         r"client|customer|consignee|shipper))\b", re.I)
+
+
+def whose_told(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
+    """"Whose cargo was in CAIU2647873 again?": the data names no party, but a memory of the user's ties a name of
+    theirs to the very record the question names: that name, with the memory as its source; else None."""
+    if _ASKS_WHOSE.search(question) is None:
+        return None
+    named = {str(lk.value) for lk in assistant.named_records(eng, question)}
+    for r in reversed(personal.valid_memories(eng, user_id, agent_id)):  # newest first
+        meta = r.metadata or {}
+        entities = [(str(e[0]), str(e[1]), str(e[2])) for e in meta.get("entities", [])]
+        names = personal.own_names_of(entities)
+        thing = next((e for e in entities if e[2] in named and e[0] != personal.OWN), None)
+        if thing is None or len(names) != 1:
+            continue
+        rec = personal.Recalled(r.id, r.content or "", str(meta.get("said_at", "")), personal.OWN, own_values.NAME,
+                                names[0], "party", direct=True, entities=tuple(entities))
+        source = _memory_source(rec)
+        whose = f"{names[0]}'" if names[0].endswith("s") else f"{names[0]}'s"
+        return _answer(f"From what you told me, {thing[2]} is {whose} ({_told_when(rec)}: \u201c{rec.text}\u201d).",
+                       "rag", _explain("a name of theirs the user tied to the record the question names", "rag",
+                                       memory=source), [source])
+    return None
+
+
 def kept_sentence_answers(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
     """The user's words quoted (words_said) when they are the sentence of a memory still kept (never a
     forgotten or corrected one), name every value the question names, and hold a day when a day is asked."""

@@ -54,6 +54,7 @@ from workshop_lib.assistant.answering.recall import (
     kept_sentence_answers,
     recall_answer,
     ship_as_theirs,
+    whose_told,
     with_their_parts,
     words_said,
 )
@@ -383,6 +384,7 @@ class ChatService:
                                  count.sources)
         if any(w.stored_id or w.forgotten for w in kept):
             return self._theirs_asked_beside(scoped, asked, kept, thread_id, user_id) or \
+                whose_told(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id) or \
                 answer_question(scoped, asked, llm=self.llm)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
 
@@ -459,12 +461,19 @@ class ChatService:
         if theirs is not None or answered.mode != "fallback":
             return theirs or with_their_parts(self.eng, question, answered, user_id=user_id, agent_id=agent_id,
                                               thread_id=thread_id)
-        # no handler answered: a follow-up with what the thread's previous question named ("and the ETA?"),
-        # or the user's own words ("who inspected the Brightwater box?"), not read for a recipe or a greeting
+        return self._when_no_handler_answered(scoped, question, answered, thread_id, user_id)
+
+    def _when_no_handler_answered(self, scoped: Engine, question: str, answered: ChatAnswer, thread_id: str,
+                                  user_id: str) -> ChatAnswer:
+        """No handler answered: whose a record is by their words ("whose cargo is in X?"), a follow-up with what the
+        thread's previous question named ("and the ETA?"), or the user's own words ("who inspected the Brightwater
+        box?"), not read for a recipe or a greeting; else the handler's fallback."""
+        agent_id = self.eng.agent_id
         # (an unsure router is no verdict on a day of theirs: "what's the paperwork deadline now?" led by a hair)
         off_topic = (answered.route or {}).get("label") in ("OUT_OF_SCOPE", "SMALL_TALK") and \
             not ((answered.route or {}).get("unsure") and asks_a_day_of_theirs(self.eng, question))
-        return self._as_follow_up(scoped, question, thread_id, user_id) or (
+        return whose_told(self.eng, question, user_id=user_id, agent_id=agent_id) or \
+            self._as_follow_up(scoped, question, thread_id, user_id) or (
             None if off_topic else words_said(self.eng, question, user_id=user_id, agent_id=agent_id)) or answered
 
     def _its_sentence(self, question: str, declined: ChatAnswer, user_id: str) -> ChatAnswer:
