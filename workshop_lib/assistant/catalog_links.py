@@ -30,7 +30,7 @@ _DAYS = {"day": 1, "days": 1, "week": 7, "weeks": 7}
 # a count is followed by what it counts ("10 reefers", "three 40' racks", "4 of them"), never by a unit
 _COUNT_RE = re.compile(r"(?<![\w.'])(\d{1,5})(?=\s+(?:\d{2}\s*(?:'|ft\b|-?foot\b)\s*)?[a-z])"
                        r"(?!\s*(?:days?|weeks?|ft|foot|feet|footers?|km|kms|miles?|m3|t|tonnes?|kg)\b)")
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                  "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30}
 
 
@@ -267,7 +267,7 @@ def quote(question: str, item: Item) -> Quote | None:
     for an item leased per day, a number of days or weeks. None when the question gives no count."""
     t = re.sub(r"\b(\d{1,5})-(days?|weeks?)\b", r"\1 \2", question.lower())  # "a 30-day month": 30 days
     t = re.sub(r"\b(?:a|an|one)\s+(?=(?:days?|weeks?)\b)", "1 ", t)  # "for a week"
-    t = re.sub(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", lambda m: str(_NUMBER_WORDS[m.group(1)]), t)
+    t = re.sub(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", lambda m: str(NUMBER_WORDS[m.group(1)]), t)
     span = re.search(r"\b(\d{1,5})\s*(days?|weeks?)\b", t)
     days = int(span.group(1)) * _DAYS[span.group(2)] if span else None
     counts = [int(m.group(1)) for m in _COUNT_RE.finditer(t) if not (span and m.start() == span.start())]

@@ -3783,8 +3783,9 @@ def _dates_of_the_trip_above(words: _Words, schema: Schema, spec: Spec) -> list[
 def _the_port_of_the_date(schema: Schema, spec: Spec, col: Column, ends: set[str]) -> None:
     """"When's the Kaimana Hila due in?": a voyage's day at one of its ends is said with the port there, the end
     its comment names ("the date the vessel reaches the destination"), unless the question named that port."""
-    if spec.action not in ("list", "lookup") or col.table != spec.target:
-        return
+    above = any(t == spec.target and rt == col.table for t, _, rt, _ in schema.foreign_keys)
+    if spec.action not in ("list", "lookup") or (col.table != spec.target and not above):
+        return  # (the target's own day, or the trip right above it: "when does box X sail?" with the port it sails from)
     for port in schema.columns[col.table]:
         role = port.name.removesuffix("_PORT_ID")
         if role != port.name and role not in ends and role not in spec.roles \

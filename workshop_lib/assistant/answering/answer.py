@@ -39,7 +39,7 @@ from workshop_lib.assistant import (
     value_meanings,
 )
 from workshop_lib.assistant.answering import availability, goods_boxes, router
-from workshop_lib.assistant.schema_links import STOP_WORDS, TABLE_NOUNS, map_words, stem_root, words_of
+from workshop_lib.assistant.schema_links import STOP_WORDS, TABLE_NOUNS, map_words, stem, stem_root, table_of_noun, words_of
 from workshop_lib.assistant.value_links import NAME_COLUMNS
 from workshop_lib.core.arguments import check_query
 from workshop_lib.data import countries
@@ -1414,9 +1414,9 @@ def _total_of_rows(question: str, decision: router.RouteDecision, g: Any, quoted
 _SEVERAL_VOYAGES = re.compile(r"\b(?:\d+|two|three|four|five|six|several|multiple|many)\s+(?:voyages|sailings|trips|legs)\b", re.I)
 
 
-def _items_totalled(question: str, decision: router.RouteDecision) -> ChatAnswer | None:
-    """"PTI plus reefer monitoring for 3 reefers - total cost?": two items or more the question names, each priced
-    for the same count (and days) it gives, added up; None when an item is not priced so, or fewer are named."""
+def _priced_alike(question: str) -> list[tuple[Any, Any]] | None:
+    """(item, quote) of each of the two or more items a question names, all priced for the same count (and days) of
+    what their prices are per; None otherwise."""
     named = grounded.named_items(question)
     quotes = [(item, catalog_links.quote(question, item)) for item in named]
     priced = [(item, q) for item, q in quotes if q is not None]
@@ -1424,6 +1424,31 @@ def _items_totalled(question: str, decision: router.RouteDecision) -> ChatAnswer
         return None
     if any("voyage" in item.price_unit for item in named) and _SEVERAL_VOYAGES.search(question):
         return None  # ("... on two voyages": a price per voyage counted once would be half the total)
+    if not all(_counted_as_priced(question, item) for item in named):
+        return None  # ("two boxes need drayage": a price per move, and the moves are not counted)
+    return priced
+
+
+def _counted_as_priced(question: str, item: Any) -> bool:
+    """The thing the question counts ("4 containers", "3 reefers", "two moves") is what the item's price is per: a box
+    for a price per container or unit, else the price's own noun."""
+    m = re.search(r"\b(?:\d{1,5}|" + "|".join(catalog_links.NUMBER_WORDS) + r")\s+(?:[\w'-]+\s+)??([a-z]+)\b", question, re.I)
+    per = re.search(r"\bper (\w+)", item.price_unit)
+    if m is None or per is None:
+        return False
+    counted = m.group(1).lower()
+    if per.group(1) in ("container", "unit"):
+        return table_of_noun(counted) == "CONTAINERS" or any(
+            i.category == "equipment" for i in grounded.named_items(counted, variants=True))
+    return stem(counted) == stem(per.group(1))
+
+
+def _items_totalled(question: str, decision: router.RouteDecision) -> ChatAnswer | None:
+    """"PTI plus reefer monitoring for 3 reefers - total cost?": two items or more the question names, each priced
+    for the same count (and days) it gives, added up; None when an item is not priced so, or fewer are named."""
+    priced = _priced_alike(question)
+    if priced is None:
+        return None
     lines = [f"- {item.name} [{item.item_id}]: {q.sentence(item)}" for item, q in priced]
     total = round(sum(q.total for _, q in priced), 2)
     text = "\n".join([*lines, f"Total: USD {total:,.2f}."])
