@@ -241,3 +241,28 @@ def test_several_items_named_for_one_count_are_added_up(service):
     assert mode in GROUNDED and f"USD {4 * (price['SV-REEFMON'] + price['SV-PTI']):,.2f}" in answer, answer
     answer, mode = _ask(service, "Reefer monitoring and a pre-trip inspection on 4 containers over three voyages, total?")
     assert mode == "fallback", answer  # (a price per voyage, voyages the count does not cover)
+
+
+def test_a_time_said_with_this_or_that_points_at_nothing_stated(service):
+    rows = _rows(service, "SELECT v.VOYAGE_NUMBER FROM {o}.VOYAGES v JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                          "WHERE p.PORT_NAME = 'Singapore' AND v.ARRIVAL_DATE LIKE '2025-06-%'")
+    assert rows
+    answer, mode = _talk(service, [("t1", "Our Singapore buyer is Lim Brothers, they take electronics. "
+                                          "Which voyages come into Singapore this month?")])[0]
+    assert mode in GROUNDED and all(n in answer for (n,) in rows), answer
+
+
+def test_a_box_on_a_ship_has_arrived_when_its_voyage_has(service):
+    (status, arrival), = _rows(service, "SELECT v.STATUS, v.ARRIVAL_DATE FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v "
+                                        "ON v.VOYAGE_ID = c.VOYAGE_ID WHERE c.CONTAINER_NUMBER = 'SEGU1543995'")
+    (vessel,), = _rows(service, "SELECT ve.VESSEL_NAME FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v ON v.VOYAGE_ID = c.VOYAGE_ID "
+                                "JOIN {o}.VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER WHERE c.CONTAINER_NUMBER = 'SEGU1543995'")
+    answer, mode = _talk(service, [("t1", f"Keeping an eye on SEGU1543995 on the {vessel} for a client. Has it arrived yet?")])[0]
+    assert mode in GROUNDED and status in answer and str(arrival)[:10] in answer, answer
+
+
+def test_a_first_part_no_query_answers_leaves_the_answer_partial(service):
+    answer, mode = _ask(service, "what holds box MSCU3004114 and at what temperature does it travel?")
+    assert mode == "fallback", answer
+    answer, mode = _ask(service, "What does box MSCU3004114 hold, and at what temperature?")
+    assert mode in GROUNDED and "°C" in answer and "cargo item" in answer, answer

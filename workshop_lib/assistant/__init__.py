@@ -1139,9 +1139,27 @@ def _part_unanswered(part: str, asked: list[str], schema: Schema, values: ValueI
         # main question, "and which ones?", or a party it shows
         # (a "who" part asks a party wherever it stands: "..., who runs it and what flag does it fly?")
         who = re.match(r"(?:and\s+)?who\b", part, re.I) is not None
+        if asked[:1] == [part] and len(asked) > 1 and _no_plan_of_its_own(part, schema, values):
+            return True  # ("what carries container X, and at what temperature?": only the second part is planned)
         return (part in asked[1:] or who or _requests_something(part)) and not _only_asks_which(part) and not _who_is_shown(part, schema, tables) \
             and not {TABLE_NOUNS.get(w) for w in words_of(part)} & tables  # "and what ship are they on?": shown
     return not _shows(cols, when, where, shown, refs)
+
+
+_NAMES_ITS_SUBJECT = re.compile(r"^\W*(?:(?:ok|so|and|but)\W+)*(?:(?:what|who|which|how)(?:['’]s|\s+(?:is|are|was|were|about))|"
+                                r"as\s+for)\b", re.I)
+
+
+def _no_plan_of_its_own(part: str, schema: Schema, values: ValueIndex) -> bool:
+    """The first of several parts, asked with a verb of its own ("what carries X"), names a row but asks nothing the
+    data holds about it; not a part that only names its subject ("what about the Ever Acme", "what's our carrier")."""
+    if _NAMES_ITS_SUBJECT.match(part):
+        return False
+    try:
+        planner.compose(part, schema, values.links(part))
+    except planner.NoPlan as exc:
+        return str(exc) == planner.NOTHING_ASKED
+    return False
 
 
 def _shows(cols: set[str], when: bool, where: bool, shown: list[Any], refs: set[str]) -> bool:

@@ -44,6 +44,7 @@ from workshop_lib.engines.portable_sql import COMPOSE_SQL as SQL
 from workshop_lib.errors import WorkshopError
 
 MAX_LIST = 30
+NOTHING_ASKED = "it names a row but asks nothing the data holds about it"
 # Superlatives: the concept they measure (a word the synonym layer maps to a column) and the order.
 SUPERLATIVES = {"largest": ("capacity", "DESC"), "biggest": ("capacity", "DESC"), "smallest": ("capacity", "ASC"),
                 "heaviest": ("weight", "DESC"), "lightest": ("weight", "ASC"), "longest": ("length", "DESC"),
@@ -934,7 +935,7 @@ def _not_the_row_itself_counted(schema: Schema, spec: Spec) -> None:
         return
     own = {schema.name_column(spec.target).ref, schema.columns[spec.target][0].ref}
     if all(f.op == "=" and f.column.ref in own for f in spec.filters):
-        raise NoPlan("it names a row but asks nothing the data holds about it")
+        raise NoPlan(NOTHING_ASKED)
 
 
 def _one_end_each(spec: Spec) -> None:
@@ -1388,7 +1389,7 @@ def _lookup_shows_the_name(words: _Words, schema: Schema, spec: Spec) -> None:
                                             for t in party_tables(schema)):
         return  # "who runs the Ever Lunar?": the company above the row named (_company_above)
     if not (asks_which and all(f.column != name for f in spec.filters)):
-        raise NoPlan("it names a row but asks nothing the data holds about it")
+        raise NoPlan(NOTHING_ASKED)
     spec.show.append(name)
 
 

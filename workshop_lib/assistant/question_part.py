@@ -23,6 +23,7 @@ _ASKS = re.compile(r"\W*(?:which|what|where|when|who|whose|how|is|are|was|were|d
 _POINTER = re.compile(r"\b(?:it|she|he|they|them|its|her|his|that one|this one|there|"
                       r"(?:that|this|those|these|the same)\s+([a-z]+))\b", re.I)
 _POSSESSIVE = {"its", "her", "his"}
+_TIMES = {"month", "week", "year", "day", "morning", "afternoon", "evening", "time", "quarter", "season", "weekend"}
 # a ship is "she"
 _A_SHIP = {"she", "her"}
 # "that lane", "this route": the two ports the statement names, from the first to the second
@@ -55,7 +56,8 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
     if parted is None:
         return None
     said, asked, in_one = parted
-    pointers = list(_POINTER.finditer(asked))
+    # ("this month", "that week": a time, not a thing the statement named)
+    pointers = [m for m in _POINTER.finditer(asked) if not (m.group(1) and m.group(1).lower() in _TIMES)]
     if in_one and not _stands_apart(said, asked, bool(pointers), links):
         return None
     if not pointers and (owned := _rows_of_the_thing(said, asked, links, below)) is not None:
@@ -109,12 +111,20 @@ def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[st
     if named and sum(table in named for table, _ in things) == 1:
         # "the Kota Ratna 241W ... that voyage": the one the pointer names
         return {key: lk for key, lk in things.items() if key[0] in named}
-    tables = sorted(table for table, _ in things)
+    kept = _the_one_of_a_trip(sorted(table for table, _ in things), asked)
+    return {key: lk for key, lk in things.items() if key[0] == kept} if kept else things
+
+
+def _the_one_of_a_trip(tables: list[str], asked: str) -> str | None:
+    """Of a voyage and the ship that sails it ("the ONE Columba, 733W"), the voyage; of a box on a voyage, the voyage
+    when the question asks when or where it goes; of a box on a ship, the box when it asks what befalls its trip
+    ("PCIU4937674 on the Kota Ratna. Has it arrived?"); None otherwise."""
     if tables == ["VESSELS", "VOYAGES"] or (tables in (["CONTAINERS", "VOYAGES"], ["CONTAINERS", "VESSELS", "VOYAGES"])
                                             and _OF_THE_TRIP.search(asked)):
-        # "the ONE Columba, 733W": a voyage and the ship that sails it
-        return {key: lk for key, lk in things.items() if key[0] == "VOYAGES"}
-    return things
+        return "VOYAGES"
+    if tables == ["CONTAINERS", "VESSELS"] and _OF_THE_TRIP.search(asked) and _BEFALLS_A_TRIP.search(asked):
+        return "CONTAINERS"
+    return None
 
 
 def _rows_named(said: str, links: Callable[[str], Sequence[Link]]) -> dict[tuple[str, str], Link]:
@@ -128,6 +138,8 @@ def _rows_named(said: str, links: Callable[[str], Sequence[Link]]) -> dict[tuple
     return things
 
 
+# what happens to a box on its trip, not to the ship ("has it arrived", "when does it get in"; not "where is she")
+_BEFALLS_A_TRIP = re.compile(r"\b(?:arriv\w*|due|depart\w*|leav\w*|left|sail\w*|land\w*|discharg\w*|get(?:s)? in|eta)\b", re.I)
 # a row named by its key: "voyage 1042", "container id 20055"
 _KEYED = re.compile(r"\b(voyage|container|box)\s+(?:id\s+|no\.?\s+|number\s+)?(\d{3,})\b", re.I)
 # a question about when or where a trip goes: of a box on a voyage, the voyage's
