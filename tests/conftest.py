@@ -6,6 +6,7 @@ import contextlib
 import copy
 import dataclasses
 import hashlib
+import itertools
 import os
 import shutil
 import uuid
@@ -50,6 +51,14 @@ def eng(request, tmp_path_factory):
     engine = answers_engine(request.param, tmp_path_factory.mktemp("answering"))
     yield engine
     engine.close()
+
+
+_talkers = itertools.count()
+
+
+def talk(service, prefix: str, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(answer, mode) of each (thread, text) turn, said by a user of its own (no memory of another test's)."""
+    return conversation(service, f"{prefix}-{next(_talkers)}", turns)
 
 
 def conversation(service, user: str, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -13,27 +13,25 @@ Every expected figure comes from SQL over SUPPLYCHAIN; the users' names and good
 from __future__ import annotations
 
 import datetime
-import itertools
 import re
 from importlib import resources
 
 import pytest
 
-from tests.conftest import conversation
+from tests.conftest import conversation, talk
 from workshop_lib import assistant
 from workshop_lib.assistant import planner
 from workshop_lib.data.supplychain_data import OWNER
 
-_users = itertools.count()
 GROUNDED = ("rag", "hybrid")
 
 
 def _talk(service, turns: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return conversation(service, f"states-{next(_users)}", turns)
+    return talk(service, "states", turns)
 
 
 def _ask(service, question: str) -> tuple[str, str]:
-    return _talk(service, [("t1", question)])[0]
+    return talk(service, "states", [("t1", question)])[0]
 
 
 def _rows(service, sql: str, **binds) -> list[tuple]:
@@ -197,7 +195,7 @@ def test_a_first_word_of_another_language_before_a_comma_is_no_name(service):
 
 
 def test_whose_a_record_is_comes_from_the_users_own_words_and_only_theirs(service):
-    user = f"states-{next(_users)}"
+    user = "states-whose"
     replies = conversation(service, user, [
         ("t1", "Heads up: Marisol Textiles have their cotton in SEGU1543995."),
         ("t2", "Who was the cargo in SEGU1543995 for again?"),
