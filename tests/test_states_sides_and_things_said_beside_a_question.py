@@ -264,3 +264,14 @@ def test_a_first_part_no_query_answers_leaves_the_answer_partial(service):
     assert mode == "fallback", answer
     answer, mode = _ask(service, "What does box MSCU3004114 hold, and at what temperature?")
     assert mode in GROUNDED and "°C" in answer and "cargo item" in answer, answer
+
+
+def test_how_much_weight_is_in_a_box_adds_its_goods_up_without_the_box(service):
+    (goods,), = _rows(service, "SELECT SUM(ci.GROSS_WEIGHT_KG) FROM {o}.CARGO_ITEMS ci JOIN {o}.CONTAINERS c "
+                               "ON c.CONTAINER_ID = ci.CONTAINER_ID WHERE c.CONTAINER_NUMBER = 'MSKU4313858'")
+    for question in ("How much cargo weight is packed in MSKU4313858?",
+                     "how much weight of goods is in MSKU4313858, leaving out the container itself?"):
+        answer, mode = _ask(service, question)
+        assert mode in GROUNDED and f"{goods:,.0f}" in answer.replace(".00 kg", " kg"), answer
+    answer, mode = _ask(service, "which cargo lines are not on a ship?")
+    assert mode == "fallback", answer  # (every line is on a ship: no row left out is no filter at all)

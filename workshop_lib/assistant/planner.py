@@ -72,7 +72,9 @@ COUNT_WORDS = (r"how many(?! (?:tonnes|tons|kg|kilos|kilograms|teu|metres|meters
                r"distribution|tally|mix|composition|make-?up|"
                r"(?:^|\bthe |\ba |\btotal )" + NUMBER_OF_ROWS)
 AGGREGATES = {"average": "AVG", "mean": "AVG", "avg": "AVG", "total": "SUM", "sum": "SUM", "combined": "SUM",
-              "altogether": "SUM", r"together(?! with)": "SUM", "worth": "SUM", r"add(?:s|ed|ing)? (?:it |them |those |these )?up": "SUM"}
+              "altogether": "SUM", r"together(?! with)": "SUM", "worth": "SUM", r"add(?:s|ed|ing)? (?:it |them |those |these )?up": "SUM",
+              # "how much cargo weight is in box X": a quantity of a measure over the rows ("how much is it" asks no sum)
+              r"how much(?=\s+(?:[a-z-]+\s+)?(?:weight|tonnage|mass)\b)": "SUM"}
 # the words that ask for a figure over rows (a count or an aggregate), for the router's handlers
 AGGREGATE_WORDS = re.compile(rf"\b(?:{COUNT_WORDS}|{'|'.join(AGGREGATES)})\b", re.I)
 # "running at -18", "a set point of -18": a set point; "a capacity of 20000": that value
@@ -2397,9 +2399,22 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
         elif (none := _none_below(words, schema, spec, cue)) is not None:
             spec.filters.append(none)
             used |= _words_of_the_clause_taken(words, schema, cue)
+        elif (itself := _the_row_above_itself(words, schema, spec, cue)) is not None:
+            words.take(itself.start(), itself.end())  # "the cargo weight in box X without the box itself": the goods'
         else:
             raise NoPlan(f"it says '{cue.group(0).strip()}', and I cannot tell which value it excludes")
         words.take(cue.start(), cue.end())
+
+
+def _the_row_above_itself(words: _Words, schema: Schema, spec: Spec, cue: re.Match) -> re.Match[str] | None:
+    """"How much cargo weight is in box X without the box itself?": what is left out is the row above the target's rows
+    (the box the goods are in), which the goods' own figures never include: the words that say so, else None."""
+    # (only a row said as itself: "not on a ship" is no figure of the goods but a filter no row passes)
+    m = re.compile(r"\s*(?:the\s+)?([a-z]+)\s+(?:itself|themselves)\b", re.I).match(words.text, cue.end())
+    table = table_of_noun(m.group(1)) if m else None
+    if m is None or table is None or table == spec.target or not schema.is_parent_path(spec.target, table):
+        return None
+    return m
 
 
 def _none_with(schema: Schema, spec: Spec, f: Filter) -> Filter:

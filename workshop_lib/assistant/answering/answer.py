@@ -1284,6 +1284,8 @@ def _not_the_catalogs(eng: Engine, question: str, decision: router.RouteDecision
     """A catalog request about a record of the data (a vessel, carrier, voyage), or asking a kind of
     answer no catalog row holds, is declined before any item is matched."""
     if named := assistant.named_records(eng, question):
+        if (rows := _linked_data_answer(eng, question, decision)) is not None:
+            return rows  # "how much weight of goods is in MSKU4313858, leaving out the container?": the data's rows
         return _declined(decision, "The catalog lists equipment and services with their prices; it has nothing "
                                    f"about {', '.join(lk.text for lk in named)}, and I found no other source "
                                    "that answers this.", "grounded (Part 5)")
