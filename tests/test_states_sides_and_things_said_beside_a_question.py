@@ -275,3 +275,17 @@ def test_how_much_weight_is_in_a_box_adds_its_goods_up_without_the_box(service):
         assert mode in GROUNDED and f"{goods:,.0f}" in answer.replace(".00 kg", " kg"), answer
     answer, mode = _ask(service, "which cargo lines are not on a ship?")
     assert mode == "fallback", answer  # (every line is on a ship: no row left out is no filter at all)
+
+
+def test_a_german_question_about_their_compound_noun_is_asked_not_kept(service):
+    (arrival, port), = _rows(service, "SELECT v.ARRIVAL_DATE, p.PORT_NAME FROM {o}.CONTAINERS c JOIN {o}.VOYAGES v "
+                                      "ON v.VOYAGE_ID = c.VOYAGE_ID JOIN {o}.PORTS p ON p.PORT_ID = v.DESTINATION_PORT_ID "
+                                      "WHERE c.CONTAINER_NUMBER = 'SEGU1543995'")
+    replies = _talk(service, [
+        ("t1", "Unsere Kaffeebohnen sind im SEGU1543995."),
+        ("t2", "Wann kommt unser Kaffee-Container an, und wo?"),
+    ])
+    answer, mode = replies[-1]
+    assert mode in GROUNDED and str(arrival)[:10] in answer and port in answer, answer
+    from workshop_lib.parts.memory import personal
+    assert not personal.extract(service.eng, "Wann kommt unser Kaffee-Container an, und wo?")

@@ -104,7 +104,7 @@ _GERMAN_DAY = re.compile(r"\b(?:am\s+)?(\d{1,2})\.\s+(?=(\w+))", re.I)  # (when 
 # read joined, as the glossary's "an-kommt"
 _SEPARATED = re.compile(r"\b(kommt|kommen|f\u00e4hrt|fahrt|fahren|legt|legen|l\u00e4uft|lauft|laufen|trifft|treffen|"
                         r"geh\u00f6rt|gehort|geh\u00f6ren|gehoren)\b"
-                        r"([^?.!]*?)\s+(an|ab|aus|ein)\s*([?.!]|$)", re.I)
+                        r"([^?.!,]*?)\s+(an|ab|aus|ein)\s*([?.!,]|$)", re.I)
 
 
 # German puts the participle last ("welche Schiffe wurden 2023 gebaut?"); English right after its verb

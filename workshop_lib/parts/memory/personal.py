@@ -65,7 +65,10 @@ _SUBJECTLESS = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|also|just|btw|fyi)\b[
                           r"(?!(?:morning|evening|nothing|something|anything|everything|thing)\b)[a-z]+ing\b", re.I)
 QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|whats|wat's|which|who|who's|whom|whose|where|"
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
-                       r"had)\b", re.I)
+                       r"had|"
+                       # ... and the question words of the other languages the workshop reads ("Wann kommt ... an, und wo?")
+                       r"wann|wo|wohin|woher|wer|welche[rsmn]?|wie|warum|quand|où|quel|quelle|quels|quelles|combien|"
+                       r"pourquoi|cuándo|dónde|qué|cuál(?:es)?|quién|cuánt[oa]s?)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
 CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:moving|switching) (?:over )?to|"
                      r"ignore|disregard|actually|wrong|sorry|mixed up|scratch|"
@@ -143,6 +146,8 @@ def table_of_word(word: str) -> str | None:
     """The table a noun names ("box" -> CONTAINERS, "contianer" -> CONTAINERS), or None."""
     if (table := table_of_noun(word.lower().removesuffix("'s"))) is not None:
         return table
+    if "-" in word.strip("-") and (table := table_of_noun(word.lower().removesuffix("'s").rsplit("-", 1)[1])) is not None:
+        return table  # ("Akku-Container", "reefer-box": the compound's last word is what it is)
     w = stem(word.lower().removesuffix("'s"))
     for noun in list(SYNONYMS) + list(TABLE_NOUNS):  # a typo keeps most of the word, and its start ("placed" is no "packed")
         if len(w) >= 5 and w[:2] == noun[:2] and fuzz.ratio(w, noun) >= 80:
@@ -177,7 +182,8 @@ _PHRASE_END = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|sits?|in|at|o
 def _adjective(word: str) -> bool:
     """A word before a noun that says which, not what: "new", "main", one of a people or region ("European"),
     or a name ("our Southampton office": the office)."""
-    return word.lower().removesuffix("'s") in _ADJECTIVES or word[:1].isupper()
+    # (a capitalised compound of a table's noun is a noun: "our Akku-Container", as German writes it)
+    return word.lower().removesuffix("'s") in _ADJECTIVES or (word[:1].isupper() and not ("-" in word and table_of_word(word)))
 
 
 def _phrase_head(rest: str) -> str | None:
