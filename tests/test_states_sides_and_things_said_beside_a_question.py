@@ -289,3 +289,13 @@ def test_a_german_question_about_their_compound_noun_is_asked_not_kept(service):
     assert mode in GROUNDED and str(arrival)[:10] in answer and port in answer, answer
     from workshop_lib.parts.memory import personal
     assert not personal.extract(service.eng, "Wann kommt unser Kaffee-Container an, und wo?")
+
+
+def test_what_german_calls_things_and_a_capitalised_unit_are_read(service):
+    names = [n for (n,) in _rows(service, "SELECT ve.VESSEL_NAME FROM {o}.VESSELS ve JOIN {o}.CARRIERS c "
+                                          "ON c.CARRIER_ID = ve.CARRIER_ID WHERE c.CARRIER_NAME = 'Yang Ming'")]
+    answer, mode = _ask(service, "Wie heißen die Schiffe von Yang Ming?")
+    assert names and mode in GROUNDED and all(n in answer for n in names), answer
+    answer, mode = _ask(service, "Welche Spalte hat das Gewicht eines Containers in Tonnen?")
+    reading = answer.split("\n")[0]
+    assert mode in GROUNDED and "in tonnes" in reading and "CONTAINERS.GROSS_WEIGHT_KG" in answer, answer

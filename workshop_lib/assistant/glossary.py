@@ -21,6 +21,8 @@ def key_of(word: str) -> str:
 
 PHRASES = {
     "wie viele": "how many", "wieviele": "how many", "combien de": "how many", "combien": "how many",
+    # "wie heißen die Schiffe ...?": what they are called ("was heißt ...?" asks a meaning)
+    "wie heissen": "what are the names of",
     "cuantos": "how many", "cuantas": "how many", "cuanto": "how much", "cuanta": "how much",
     "a que puerto": "to which port", "de que puerto": "from which port", "de donde": "from where",
     "a quel port": "to which port", "de quel port": "from which port", "in welchem hafen": "in which port",
@@ -360,7 +362,7 @@ MONTHS = {
 
 
 # nouns German writes with a capital: read however they are written
-WORDS_CAPITALISED = frozenset({"namen", "zolltarifnummer", "tarifnummer", "warennummer", "zollabfertigung", "fahrtgebietsregion",
+WORDS_CAPITALISED = frozenset({"namen", "tonnen", "zolltarifnummer", "tarifnummer", "warennummer", "zollabfertigung", "fahrtgebietsregion",
                                 "fahrtgebiet", "hafens",
                                 "schiff", "schiffe", "schiffes", "reise", "reisen", "fahrt", "hafen", "haefen",
                                 "container", "reederei", "reedereien", "ladung", "tabelle", "spalte", "feld",
