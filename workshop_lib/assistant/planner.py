@@ -1423,10 +1423,9 @@ _COMING_FROM = r"\bc[oa]m(?:es?|ing)\b.*\bfrom\b|where from\b|from where\b"
 _ARRIVING_DAY = (r"arriv\w*|due(?! to (?:sail|leave|depart))|eta|reach\w*|dock\w*|berth\w*|land\w*|discharg\w*|"
                  r"(?:get|gets|got|getting|c[oa]me|comes|coming|pull\w*) (?:in|into|there)|(?:get|gets|got|getting) to")
 # an arrival or a departure said, then "and where": the port of that end ("due tomorrow, and where?")
-_ARRIVAL_SAID = _ARRIVING_DAY
 _DEPARTURE_SAID = r"depart\w*|leav\w*|sail\w*"
 _THEN_WHERE = r"\b(?:{said})\b.*\band where\b"
-_EVENT_THEN_WHERE = _THEN_WHERE.format(said=f"{_ARRIVAL_SAID}|{_DEPARTURE_SAID}")
+_EVENT_THEN_WHERE = _THEN_WHERE.format(said=f"{_ARRIVING_DAY}|{_DEPARTURE_SAID}")
 
 
 def _where_a_row_is(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -1876,26 +1875,26 @@ def _every_word_explained(words: _Words, schema: Schema, spec: Spec) -> None:
     question the rows would not answer: no plan. Words are explained by the comments of the
     tables and columns the plan uses, the plan's own words, and plain English function words."""
     known = _plan_vocabulary(schema, spec)
+    roots = {stem_root(w) for w in known - set(_PLAIN)}
     compounds = [w for c in _plan_columns(spec) for w in c.words if len(w) >= 8]
     filler = [m.span() for m in _FILLER.finditer(words.text)] + _said_by_the_plan(words, spec)
     for i, (start, _, raw) in enumerate(words.raw):
         if _set_aside(words, i, start, filler):
             continue
         if raw in known or words.mapped[i] in known or words.mapped[i] == "-" or _plan_word(raw, words.text[start:]) \
-                or _explained_by_a_root(words, start, raw, known) or _CONTRACTED.match(raw) or _end_of_a_compound(raw, compounds):
+                or _explained_by_a_root(words, start, raw, roots) or _CONTRACTED.match(raw) or _end_of_a_compound(raw, compounds):
             continue
         raise Unexplained(f"it asks about '{raw}', which the {noun(spec.target)} it would query do not record", raw)
 
 
-def _explained_by_a_root(words: _Words, start: int, raw: str, known: set[str]) -> bool:
-    """"Reporting" is explained by the comment's "report"; a plain word's root explains its forms, not a reference
-    named by one ("booked" is no "booking number")."""
+def _explained_by_a_root(words: _Words, start: int, raw: str, roots: set[str]) -> bool:
+    """"Reporting" is explained by the comment's "report" (`roots`: those of the plan's words); a plain word's root
+    explains its forms, not a reference named by one ("booked" is no "booking number")."""
     root = stem_root(raw)
-    if root in {stem_root(w) for w in known - set(_PLAIN)}:
-        return True
-    return root in {stem_root(w) for w in _PLAIN} and not _A_REFERENCE.match(words.text, start + len(raw))
+    return root in roots or (root in _PLAIN_ROOTS and not _A_REFERENCE.match(words.text, start + len(raw)))
 
 
+_PLAIN_ROOTS = frozenset(stem_root(w) for w in _PLAIN)
 _A_REFERENCE = re.compile(r"\s+(?:numbers?|no\.?|nr|references?|refs?|ids?|codes?)\b", re.I)
 
 
@@ -2406,11 +2405,14 @@ def _negations(words: _Words, schema: Schema, spec: Spec, links: list[Link], use
         words.take(cue.start(), cue.end())
 
 
+# a row said as itself ("without the box itself"; "not on a ship" is no figure of the goods but a filter no row passes)
+_ITSELF = re.compile(r"\s*(?:the\s+)?([a-z]+)\s+(?:itself|themselves)\b", re.I)
+
+
 def _the_row_above_itself(words: _Words, schema: Schema, spec: Spec, cue: re.Match) -> re.Match[str] | None:
     """"How much cargo weight is in box X without the box itself?": what is left out is the row above the target's rows
     (the box the goods are in), which the goods' own figures never include: the words that say so, else None."""
-    # (only a row said as itself: "not on a ship" is no figure of the goods but a filter no row passes)
-    m = re.compile(r"\s*(?:the\s+)?([a-z]+)\s+(?:itself|themselves)\b", re.I).match(words.text, cue.end())
+    m = _ITSELF.match(words.text, cue.end())
     table = table_of_noun(m.group(1)) if m else None
     if m is None or table is None or table == spec.target or not schema.is_parent_path(spec.target, table):
         return None
@@ -3691,7 +3693,7 @@ _WHICH_PORT = r"(?:{end}) (?:which|what) (?:ports?|harbou?rs?)|(?:which|what) (?
 _FROM_WHICH_PORT = _WHICH_PORT.format(end=r"from|load\w*")
 _TO_WHICH_PORT = _WHICH_PORT.format(end=r"to|go\w*|arriv\w*|head\w*")
 # ("due tomorrow, and at which ports?": at the end the rows are said to reach)
-_AT_WHICH_PORT_ARRIVING = rf"\b(?:{_ARRIVAL_SAID})\b.*\bat (?:which|what) (?:ports?|harbou?rs?)\b"
+_AT_WHICH_PORT_ARRIVING = rf"\b(?:{_ARRIVING_DAY})\b.*\bat (?:which|what) (?:ports?|harbou?rs?)\b"
 
 
 def _route(words: _Words, schema: Schema, spec: Spec) -> None:
@@ -3725,7 +3727,7 @@ def _where_to_and_from(words: _Words) -> tuple[bool, bool]:
     # ("due in tomorrow, and where?": where the arrival is; "between which ports": both ends)
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
                         r"\bto\b\W*$|route|routing|from and to|to where|where to|between which ports|"
-                        + _THEN_WHERE.format(said=_ARRIVAL_SAID) + "|" + _TO_WHICH_PORT + "|" + _AT_WHICH_PORT_ARRIVING + "|"
+                        + _THEN_WHERE.format(said=_ARRIVING_DAY) + "|" + _TO_WHICH_PORT + "|" + _AT_WHICH_PORT_ARRIVING + "|"
                         + _DISCHARGE)
     asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|routing|from where|"
                           r"where from|between which ports|" + _THEN_WHERE.format(said=_DEPARTURE_SAID) + "|"

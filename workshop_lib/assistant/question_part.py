@@ -103,9 +103,8 @@ def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Cal
 
 def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]], asked: str = ""
                    ) -> dict[tuple[str, str], Link]:
-    """The containers, voyages and vessels the statement names, by (table, value): of a vessel and its
-    voyage, the one a pointer names ("that voyage"), else the voyage (it says both); of a box on a voyage,
-    the voyage when the question asks when or where it goes ("... has a box on it. When's it due?")."""
+    """The containers, voyages and vessels the statement names, by (table, value): the one a pointer names ("that
+    voyage"), else the one of a trip the question is about (_the_one_of_a_trip)."""
     things = _rows_named(said, links)
     named = _tables_pointed_at(pointers)
     if named and sum(table in named for table, _ in things) == 1:

@@ -1431,10 +1431,14 @@ def _priced_alike(question: str) -> list[tuple[Any, Any]] | None:
     return priced
 
 
+# a count and the thing counted ("4 containers", "three moves", "5 reefer boxes")
+_A_COUNT_OF = re.compile(r"\b(?:\d{1,5}|" + "|".join(catalog_links.NUMBER_WORDS) + r")\s+(?:[\w'-]+\s+)??([a-z]+)\b", re.I)
+
+
 def _counted_as_priced(question: str, item: Any) -> bool:
     """The thing the question counts ("4 containers", "3 reefers", "two moves") is what the item's price is per: a box
     for a price per container or unit, else the price's own noun."""
-    m = re.search(r"\b(?:\d{1,5}|" + "|".join(catalog_links.NUMBER_WORDS) + r")\s+(?:[\w'-]+\s+)??([a-z]+)\b", question, re.I)
+    m = _A_COUNT_OF.search(question)
     per = re.search(r"\bper (\w+)", item.price_unit)
     if m is None or per is None:
         return False
