@@ -70,7 +70,7 @@ def _called(rec: personal.Recalled) -> str:
     """What the answer calls the remembered thing: the question's word for it, or, for "it" or "that
     one", the noun of the thing's table, else what the user called it when they said it."""
     if not _PRONOUN.match(rec.noun.strip()):
-        return rec.noun
+        return re.sub(r"['’]s$", "", rec.noun)  # ("my box's tare weight": the box)
     return personal.TABLE_NOUNS_BY_TABLE.get(rec.table) or (rec.nouns[0] if rec.nouns else "thing")
 
 
@@ -497,7 +497,9 @@ def _answered_in_parts(eng: Engine, question: str, rec: personal.Recalled) -> tu
         return None  # "on what date should clearance of my box be finished?": not the voyage's arrival
     # ("when does it land, and on what date does their free time run out?": two days asked, one the data holds)
     days_asked = sum(bool(_ASKS_TIME.search(c)) for c in assistant.asked_clauses(question))
-    for asked_parts in (_voyage_questions(question, rec),
+    # ("when does our reefer get to Rotterdam?": a port named is a condition the voyage's own questions would drop)
+    ports_named = any(lk.table == "PORTS" for lk in assistant.knowledge(eng)[1].links(question))
+    for asked_parts in ([] if ports_named else _voyage_questions(question, rec),
                         [personal.context_question(eng, question, rec, any_table=True) if one_part else None]):
         asked_parts = [a for a in asked_parts if a]
         if days_asked > 1 and sum(bool(_ASKS_TIME.search(a)) for a in asked_parts) < days_asked:
@@ -1262,6 +1264,41 @@ def ship_as_theirs(eng: Engine, question: str, *, user_id: str, agent_id: str) -
     return _SHE.sub(lambda m: "our ship is" if m.group(0).lower() in ("she's", "she is") else "our ship", question, count=1)
 
 
+def thing_as_theirs(eng: Engine, question: str, *, user_id: str, agent_id: str) -> str | None:
+    """"How many cartons of oil does it hold?" naming nothing: "it" is the one thing of theirs (a box, a voyage, a
+    ship) of the table whose rows or columns the question asks about, the nearest to what it asks when they told
+    a box and its ship; asked as "our container" (a question in another language is read in English first). None
+    when "it" stands for something the question names, or their memories do not say which one thing it is."""
+    english = other_languages.in_english(question) if router.FOREIGN_RE.search(question) else question
+    schema, values = assistant.knowledge(eng)
+    if not english or (pointer := assistant.unbound_pronoun(english, values.links(english))) is None:
+        return None
+    asked = {lk.table for lk in values.links(english)}
+    words = words_of(english)
+    # the first (nearest) of their things whose columns the question names, or whose rows hold the rows it names
+    fits = [t for t in _one_of_each_told(eng, user_id, agent_id) if schema.columns_named(words, [t], loose=True)
+            or any(schema.is_parent_path(a, t) or schema.is_parent_path(t, a) for a in asked if a != t)]
+    if not fits:
+        return None
+    noun = _THINGS_OF_THEIRS[fits[0]]
+    said = f"our {noun}'s" if pointer.lower() in ("its", "her") else f"our {noun}"
+    return re.sub(rf"\b{pointer}\b", said, english, count=1)
+
+
+# the things of theirs a pronoun may stand for, the nearest to a box's goods first
+_THINGS_OF_THEIRS = {"CONTAINERS": "container", "VOYAGES": "voyage", "VESSELS": "vessel"}
+
+
+def _one_of_each_told(eng: Engine, user_id: str, agent_id: str) -> list[str]:
+    """The tables of _THINGS_OF_THEIRS of which the user's valid memories hold exactly one value, in its order."""
+    told: dict[str, set[str]] = {}
+    for r in personal.valid_memories(eng, user_id, agent_id):
+        for e in (r.metadata or {}).get("entities") or []:
+            if e[0] in _THINGS_OF_THEIRS:
+                told.setdefault(str(e[0]), set()).add(str(e[2]))
+    return [t for t in _THINGS_OF_THEIRS if len(told.get(t, ())) == 1]
+
+
 # "she" for a ship, and the words of a ship's movements that say the question is about one
 _SHE = re.compile(r"\bshe(?:'s|\s+is)?\b", re.I)
 _SHIP_MOVES = re.compile(r"\b(?:due|arriv\w*|sail\w*|leav\w*|left|depart\w*|dock\w*|berth\w*|eta|etd|reach\w*|"
@@ -1389,10 +1426,39 @@ def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyon
                        _explain("the remembered value itself", "rag", memory=source), [source])
     if (both := _kinds_told_together(question, rec, said, source)) is not None:
         return both
+    if (party := _for_the_party(question, rec, said, source)) is not None:
+        return party
     return _answer(f"I remember your {_called(rec)} is {rec.value} ({said}), but I can't answer the rest offline: "
                    f"{data.reason}.", "fallback",
                    _explain(f"memory found, data question not planned: {data.reason}", "fallback", memory=source,
                             data_question=data_question), [])
+
+
+def _for_the_party(question: str, rec: personal.Recalled, said: str, source: dict[str, Any]) -> ChatAnswer | None:
+    """The customer a thing of theirs is for, from the memory's words (_the_party_it_is_for), as a grounded answer."""
+    if (party := _the_party_it_is_for(question, rec)) is None:
+        return None
+    return _answer(f"From what you told me, your {_called(rec)} {rec.value} is for {party} ({said}: \u201c{rec.text}\u201d).",
+                   "rag", _explain("the one name of theirs the memory says the thing is for, a customer asked", "rag",
+                                   memory=source), [source])
+
+
+def _the_party_it_is_for(question: str, rec: personal.Recalled) -> str | None:
+    """"Which consignee was that coffee box for?": a customer of theirs asked for (its noun right after "which",
+    "what" or "who's the") of a thing of theirs, the one name in the memory's words said after "for" or "to"
+    ("green coffee for Bluebird Roasters"); None otherwise, or when the question asks how things stand now (a
+    later word of theirs may have changed it)."""
+    asked = _PARTY_ASKED.search(question)
+    if asked is None or "customer" not in own_values.roles_of(asked.group(1)) or rec.table == personal.OWN \
+            or _NOW.search(question):
+        return None
+    names = [str(e[2]) for e in rec.entities if e[:2] == (personal.OWN, own_values.NAME)]
+    for_them = [n for n in names if re.search(rf"\b(?:for|to)\s+{re.escape(n)}\b", rec.text)]
+    return for_them[0] if len(names) == 1 and len(for_them) == 1 else None
+
+
+_PARTY_ASKED = re.compile(r"\b(?:which|what|who(?:'s|\s+is|\s+was)?\s+(?:the|my|our))\s+([a-z]+)\b", re.I)
+_NOW = re.compile(r"\b(?:now|currently|these days|at the moment|still|any ?more)\b", re.I)
 
 
 def _kinds_told_together(question: str, rec: personal.Recalled, said: str, source: dict[str, Any]) -> ChatAnswer | None:
@@ -1438,6 +1504,10 @@ def _value_kind(rec: personal.Recalled) -> str | None:
     return own_values.NAME if (rec.table, rec.column) == ("CARRIERS", "CARRIER_NAME") else None
 
 
+# rows of the data a question about a thing of theirs is asked of (the plan checks what else it names)
+_ROWS_ASKED_OF = ("CONTAINERS", "VOYAGES")
+
+
 def _other_value_named(eng: Engine, question: str, rec: personal.Recalled) -> str | None:
     """A value of the remembered value's own kind that the question names instead ("who handles Hong
     Kong?" when what was said is about Kaohsiung): the memory is about something else."""
@@ -1446,8 +1516,13 @@ def _other_value_named(eng: Engine, question: str, rec: personal.Recalled) -> st
     said: dict[str, set[str]] = {}  # subject -> the values the memory names of it
     for table, column, value in (*rec.entities, (rec.table, rec.column, rec.value)):
         said.setdefault(personal.subject_of(table, column), set()).add(value.lower())
+    named = {str(lk.value).lower() for lk in found}
     for lk in found:
+        if rec.table in _ROWS_ASKED_OF and lk.table != rec.table:
+            continue  # ("when does our reefer get to New York?" of a box told "ex Valencia": the data says if it does)
         mine = said.get(personal.subject_of(lk.table, lk.column))
+        if mine and mine & named:
+            continue  # ("leaves Santos for Kaohsiung" of their cargo ready at Santos: theirs is named too)
         # a value of the memory it corrected is what the correction is about ("our Felixstowe imports")
         if mine and str(lk.value).lower() not in mine and lk.text.lower() not in rec.corrected.lower():
             return str(lk.value)
@@ -1563,7 +1638,7 @@ def _about_another_thing(eng: Engine, question: str, rec: personal.Recalled, sai
                        "else.", "fallback",
                        _explain(f"the question names {other}; the memory found does not", "fallback", memory=source), [])
     if (role := _role_asked_which(question)) is not None and rec.table != personal.OWN:
-        return _not_that_role(rec, role, said, source)
+        return _for_the_party(question, rec, said, source) or _not_that_role(rec, role, said, source)
     return None
 
 

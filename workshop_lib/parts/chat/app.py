@@ -54,6 +54,7 @@ from workshop_lib.assistant.answering.recall import (
     kept_sentence_answers,
     recall_answer,
     ship_as_theirs,
+    thing_as_theirs,
     whose_told,
     with_their_parts,
     words_said,
@@ -447,10 +448,7 @@ class ChatService:
         """A turn that stated nothing: their memory with the data (recall.py), else the router's handler
         (a catalog answer that ignores a thing of theirs declined), else the last readings."""
         agent_id = self.eng.agent_id
-        # ("how many days until she's due?" of the one ship they told: asked of their ship)
-        question = ship_as_theirs(self.eng, question, user_id=user_id, agent_id=agent_id) or question
-        recalled = _not_a_total(question, recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id,
-                                                        thread_id=thread_id))
+        question, recalled = self._recalled(question, thread_id, user_id)
         if recalled is not None and recalled.mode == "fallback":
             recalled = self._its_sentence(question, recalled, user_id)
         if recalled is not None:
@@ -462,6 +460,22 @@ class ChatService:
             return theirs or with_their_parts(self.eng, question, answered, user_id=user_id, agent_id=agent_id,
                                               thread_id=thread_id)
         return self._when_no_handler_answered(scoped, question, answered, thread_id, user_id)
+
+    def _recalled(self, question: str, thread_id: str, user_id: str) -> tuple[str, ChatAnswer | None]:
+        """(the question as asked of their things, the answer their memory gives, or None): "she" of the one ship
+        they told ("how many days until she's due?"), and, when nothing else is recalled, "it" of their one box
+        ("how many cartons of oil does it hold?" naming nothing)."""
+        agent_id = self.eng.agent_id
+        question = ship_as_theirs(self.eng, question, user_id=user_id, agent_id=agent_id) or question
+        recalled = _not_a_total(question, recall_answer(self.eng, question, user_id=user_id, agent_id=agent_id,
+                                                        thread_id=thread_id))
+        if recalled is not None:
+            return question, recalled
+        asked = thing_as_theirs(self.eng, question, user_id=user_id, agent_id=agent_id)
+        if asked is None:
+            return question, None
+        return asked, _not_a_total(asked, recall_answer(self.eng, asked, user_id=user_id, agent_id=agent_id,
+                                                        thread_id=thread_id))
 
     def _when_no_handler_answered(self, scoped: Engine, question: str, answered: ChatAnswer, thread_id: str,
                                   user_id: str) -> ChatAnswer:

@@ -256,9 +256,26 @@ def statement_part(sentence: str) -> str:
         apart = re.split(r"\s+[-\u2013\u2014]\s+", sentence, maxsplit=1)
         return statement_part(apart[1]) if len(apart) == 2 else ""
     clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
-    kept = [c for i, c in enumerate(clauses) if not (c.endswith("?") or (QUESTION.match(c) and not _PREDICATE.match(c))
-                                                    or (i and _PREDICATE.match(c) and sentence.rstrip().endswith("?")))]
+    asked = sentence.rstrip().endswith("?")
+    kept = [c for i, c in enumerate(clauses) if not _a_question_clause(c, i, asked)]
     return ", ".join(c for c in kept if _states_something(c))
+
+
+def _a_question_clause(clause: str, index: int, asked: bool) -> bool:
+    """A clause that asks: it ends with "?", opens with a question word (not a verb going on with the subject
+    before it), or a later clause of a question opens with "has" or "have"."""
+    if clause.endswith("?") or (index and _PREDICATE.match(clause) and asked):
+        return True
+    return bool(QUESTION.match(clause)) and not _PREDICATE.match(clause) and not _goes_on(clause, index, asked)
+
+
+def _goes_on(clause: str, index: int, asked: bool) -> bool:
+    """A later clause of a sentence that asks nothing, opening with a verb, goes on with the subject before
+    it ("Our claim reference for the box, HLXU2953512, is CLM-88213."): it states, it does not ask."""
+    return bool(index) and not asked and _AUXILIARY.match(clause) is not None
+
+
+_AUXILIARY = re.compile(r"(?:is|are|was|were)\b(?!\s+(?:it|he|she|they|you|we|i|there|this|that|these|those)\b)", re.I)
 
 
 def _states_something(clause: str) -> bool:
@@ -288,8 +305,9 @@ _PREDICATE = re.compile(r"(?:has|have|had)\b(?!\s+(?:it|he|she|they|you|we|i|the
 
 def asks_anything(turn: str) -> bool:
     """Whether any sentence of a turn asks something (a question or a request), not only states."""
-    clauses = [c.strip() for sentence in sentences(turn) for c in _CLAUSE.split(sentence) if c.strip()]
-    return "?" in turn or any(QUESTION.match(c) or _REQUEST.match(c) for c in clauses) or \
+    clauses = [(i, c.strip()) for sentence in sentences(turn)
+               for i, c in enumerate(c for c in _CLAUSE.split(sentence) if c.strip())]
+    return "?" in turn or any((QUESTION.match(c) and not _goes_on(c, i, False)) or _REQUEST.match(c) for i, c in clauses) or \
         _ASKED_INDIRECTLY.search(turn) is not None or any(_terse_request(s) for s in sentences(turn))
 
 
@@ -797,29 +815,69 @@ def _valid(eng: Engine, user_id: str, agent_id: str) -> list[Any]:
     return eng.store.list("fact", limit=None, user_id=user_id, agent_id=agent_id, metadata_filter={"kind": KIND})
 
 
-def _same_subject(new: PersonalCandidate, old_meta: dict) -> bool:
+def _same_subject(new: PersonalCandidate, old: Any) -> bool:
     """The old memory is about what the new one is about: the same column (or kind of value) and the
     same thing of the user's (the noun they used, or for a correction the role it plays)."""
+    old_meta = old.metadata or {}
     # any value of the old memory may be what the new one is about ("our office is in Rotterdam, by the
     # Maasvlakte" is about a place too)
     old_subjects = {old_meta.get("subject")} | {subject_of(t, c) for t, c, _ in old_meta.get("entities") or []}
     if new.subject not in old_subjects:
         return False
-    if set(new.nouns) & set(old_meta.get("nouns") or []):
-        return True
-    if not new.change:
+    old_nouns = set(old_meta.get("nouns") or [])
+    if shared := set(new.nouns) & old_nouns:
+        return not _said_of_another(new.text, old.content or "", shared, new.entities)
+    return new.change and _corrects(new, old, old_nouns)
+
+
+def _corrects(new: PersonalCandidate, old: Any, old_nouns: set[str]) -> bool:
+    """A correction sharing no noun with the old memory on its subject is about it: not when it says its thing
+    otherwise ("the coffee booking" after "the tiles one") or both name their own thing; a value of the data's
+    own column, yes; one of theirs, when the roles agree (or it says none)."""
+    if _said_of_another(new.text, old.content or "", old_nouns, new.entities) or _introduced_as_another(new.text, old_nouns):
         return False
-    if not new.subject.startswith(f"{OWN}."):  # a value of the data's own column: a correction of it
+    if not new.subject.startswith(f"{OWN}."):
         return True
-    old_roles = set(old_meta.get("roles") or [])
+    old_roles = set((old.metadata or {}).get("roles") or [])
     return bool(set(new.roles) & old_roles) or not new.roles
+
+
+# a name introduced with what the person is to them: "Rafael, my team lead, ..."
+_INTRODUCED = re.compile(r"(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*,\s+(?:my|our)\s+((?:[a-z][\w-]*\s+)?[a-z][\w-]*)\s*,", re.I)
+
+
+def _introduced_as_another(new: str, old_nouns: set[str]) -> bool:
+    """"Rafael, my team lead, is off until the 20th": a person introduced by what they are to the user, which the
+    old memory's thing is not; a new party, not a correction of the battery shipper told before."""
+    m = _INTRODUCED.search(new)
+    return m is not None and not {stem(w) for w in m.group(1).lower().split()} & old_nouns
+
+
+def _said_of_another(new: str, old: str, nouns: set[str], values: Sequence[tuple[str, str, str]]) -> bool:
+    """"The coffee booking, CF-311, ..." after "the tiles one, ref TL-204": the noun they share is said with a
+    word before it ("coffee") that the old memory never uses: another one of that kind, not a new value of it;
+    not a word of when ("our new haulier") nor of the new value itself ("the Rotterdam office now")."""
+    said = {stem(w) for w in re.findall(r"[a-z][\w-]*", old.lower())}
+    own = {stem(w) for v in values for w in re.findall(r"[a-z][\w-]*", str(v[2]).lower())}
+    for noun in nouns:
+        for m in re.finditer(rf"\b([a-z][\w-]*)\s+{re.escape(noun)}s?\b", new, re.I):
+            word = m.group(1).lower()
+            if word not in _NOT_CONTENT and word not in _OF_WHEN and table_of_word(word) is None \
+                    and stem(word) not in said | own:
+                return True
+    return False
+
+
+# the words that say which one of a thing by when, not what: "our new haulier" is still their haulier
+_OF_WHEN = frozenset("""new old current previous former latest usual regular main primary other next last first present
+temporary permanent""".split())
 
 
 def _same_subject_memories(eng: Engine, cand: PersonalCandidate, user_id: str, agent_id: str) -> list[Any]:
     """The user's valid memories the candidate would supersede, oldest first: those on its subject,
     and for a correction those holding the name it says is the wrong one."""
     valid = _valid(eng, user_id, agent_id)
-    olds = _the_ones_it_names(cand, [r for r in valid if _same_subject(cand, r.metadata or {})])
+    olds = _the_ones_it_names(cand, [r for r in valid if _same_subject(cand, r)])
     if cand.change and not cand.nouns and not cand.roles:
         olds = olds[-1:]  # "scratch that, it's 813N": the latest on that subject, no other
     wrong = rejected_names(cand.text) if cand.change else set()
@@ -1317,14 +1375,17 @@ def _the_as_our(eng: Engine, text: str, user_id: str, agent_id: str) -> str:
     """The turn with "the X" of a statement written "our X" when X is a noun of one of their memories.
     "The" and "our" are the same length: what is extracted is cut from their own words at the same place."""
     # in a statement only: "the customer I mentioned, who was it?" asks
-    stated = [m for m in re.finditer(r"\bthe(?=\s+([a-z]+)\b)", text, re.I)
-              if not ((end := re.search(r"[.!?]", text[m.end():])) and end.group(0) == "?")]
+    # ("the Qingdao supplier": a name may come before the noun of a party, not of a place: "the Kiel office" is
+    # where they go, which a place of theirs already told may be)
+    stated = [m for m in re.finditer(r"\bthe(?=\s+((?:(?-i:[A-Z])[\w-]*\s+){0,2})([a-z]+)\b)", text, re.I)
+              if not ((end := re.search(r"[.!?]", text[m.end():])) and end.group(0) == "?")
+              and not (m.group(1) and "place" in own_values.roles_of(m.group(2)))]
     if not stated:
         return text  # the memories are read only when a statement says "the ..."
     nouns = {n for r in _valid(eng, user_id, agent_id) for n in (r.metadata or {}).get("nouns") or [] if len(n) > 2}
     read = text
     for m in stated:
-        if stem(m.group(1).lower()) in nouns:
+        if stem(m.group(2).lower()) in nouns:
             read = read[:m.start()] + "our" + read[m.end():]
     return read
 
@@ -1436,11 +1497,22 @@ def _recalled_from(rec: Any, question: str, words: list[tuple[str, str | None]],
     by_noun = [n for n in meta.get("nouns", []) if n in asked_nouns]
     if not entities and by_noun:
         return _words_only(rec, meta, by_noun[0])
+    # the entity whose table the question names ("the voyage my supplier booked": the voyage, not its ship), else
+    # the one the user's noun names
+    if (table_named := _of_the_table_named(rec, entities, words)) is not None:
+        return _entity_recalled(rec, meta, question, *table_named)
     named = _named_by_noun(rec.content or "", by_noun[0], entities) if by_noun else None
-    for table, column, value in entities:
-        hit = next((w for w, t in words if t == table), None) or (by_noun[0] if (table, column, value) == named else None)
-        if hit is not None:
-            return _entity_recalled(rec, meta, question, (table, column, value), hit)
+    return _entity_recalled(rec, meta, question, (named[0], named[1], named[2]), by_noun[0]) if named else None
+
+
+def _of_the_table_named(rec: Any, entities: list[tuple[str, ...]], words: list[tuple[str, str | None]]
+                        ) -> tuple[tuple[str, str, str], str] | None:
+    """(the first entity of a table the question names, the word that names it), not one the memory says is the
+    wrong one ("my box is now on 395S, not on the Nuri": not the Nuri); None when there is none."""
+    wrong = rejected_names(rec.content or "")
+    for entity in entities:
+        if (hit := next((w for w, t in words if t == entity[0]), None)) is not None and not wrong & _name_words(entity[2]):
+            return (entity[0], entity[1], entity[2]), hit
     return None
 
 
@@ -1465,7 +1537,19 @@ def resolve(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recal
     memories = _holding_the_reference(question, _may_be_meant(eng, question, user_id, agent_id))
     if not memories:
         return None
-    return _called_by_the_ordinal(question, memories) or _resolve_among(question, memories)
+    return _called_by_the_ordinal(question, memories) or _resolve_among(question, memories, _nouns_and_kinds(eng, question))
+
+
+def _nouns_and_kinds(eng: Engine, question: str) -> list[tuple[str, str | None]]:
+    """question_nouns, with a noun of theirs the schema's comments explain as a kind of one table's rows by that
+    table ("our reefer": CONTAINERS, whose 20RF and 40RF are reefers)."""
+    _, values = assistant.knowledge(eng)
+    kinds = {}
+    for noun in possessed_nouns(question):
+        links = values.links(noun)
+        if links and all(lk.how == "explained" for lk in links) and len({lk.table for lk in links}) == 1:
+            kinds[noun.lower()] = links[0].table
+    return [(w, t or kinds.get(w)) for w, t in question_nouns(question)]
 
 
 def _holding_the_reference(question: str, memories: list[Any]) -> list[Any]:
@@ -1476,10 +1560,9 @@ def _holding_the_reference(question: str, memories: list[Any]) -> list[Any]:
     return holding or memories
 
 
-def _resolve_among(question: str, memories: list[Any]) -> Recalled | None:
+def _resolve_among(question: str, memories: list[Any], words: list[tuple[str, str | None]]) -> Recalled | None:
     """The remembered entity of `memories` (newest first) the question refers to: of the kind it asks, by the
-    order told, by its noun or table, else None."""
-    words = question_nouns(question)
+    order told, by its noun or table (`words`: each word of the question with the table it names), else None."""
     asked_nouns = {stem(w.removesuffix("'s")) for w, _ in words} | set(possessed_nouns(question))
     kind = own_values.asked_kind(question)
     if kind and not any(t for _, t in words):  # "who's my client?", "which city do I work from?"
@@ -1719,7 +1802,7 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
     if closer is not None:  # what they said about it holds no value of the kind: its words may
         return closer
     if best is None or (not best[0] and not _the_one_sum(kind, memories)) or \
-            described_otherwise(question, _told_of(best[1])):
+            described_otherwise(question, _told_of(best[1])) or _of_another_role(question, best[1]):
         return None
     _, rec, (table, column, value) = best
     meta = rec.metadata or {}
@@ -1731,8 +1814,20 @@ def _resolve_kind(question: str, kind: str, memories: list[Any]) -> Recalled | N
     return _value_of(rec, table, column, value, noun)
 
 
+def _of_another_role(question: str, rec: Any) -> bool:
+    """"Which trucking company did I say I use?" of a sentence that names only their client: the role the
+    question asks for (its words right after "which", "what" or "who") is none of the roles the memory was
+    told with."""
+    m = re.search(r"\b(?:which|what|who(?:'s|\s+is|\s+was)?)\s+((?:[\w-]+\s+){0,2}[\w-]+)", question, re.I)
+    asked = own_values.roles_of(m.group(1)) if m else set()
+    told = set((rec.metadata or {}).get("roles") or [])
+    return bool(asked and told and not asked & told)
+
+
 # "what vessel is that box on?": a thing pointed at by its noun, no "my" or "our"
-THAT_THING = re.compile(r"\b(?:that|this|the same)\s+([a-z]+)\b", re.I)
+# ("that wine box": a word of what is in it may come before the noun)
+THAT_THING = re.compile(r"\b(?:that|this|the same)\s+(?:[a-z]+\s+(?=(?:box|container|reefer|voyage|sailing|ship|vessel)\b))?"
+                        r"([a-z]+)\b", re.I)
 
 
 def pointed_at(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
@@ -1815,8 +1910,12 @@ def _describes_another(eng: Engine, described: dict[tuple[str, str], set[str]], 
     its own by another value of that column ("their apples") and not this one: another thing."""
     if not described:
         return False
-    mine = _described(eng, rec.content or "")
-    return any(column in mine and not values & mine[column] for column, values in described.items())
+    # (what they said in French, Spanish or German is read in English: "huile d'olive" is olive oil)
+    mine = _described(eng, other_languages.in_english(rec.content or "") or rec.content or "")
+    # ("oil" of their "olive oil" is that one: a value whose words the other's hold)
+    return any(column in mine and not any(set(a.split()) <= set(b.split()) or set(b.split()) <= set(a.split())
+                                          for a in values for b in mine[column])
+               for column, values in described.items())
 
 
 def _qualified_otherwise(asked: set[str], rec: Any) -> bool:
@@ -1965,7 +2064,9 @@ def substitute(question: str, recalled: Recalled, *, with_vessel: bool = False) 
                rf"(?:[\w-]+(?:'s|s'|\u2019s|s\u2019)\s+)?"
                rf"(?:[\w-]+\s+)?)?\b{noun}"
                rf"(?:(?:'s|'|\u2019s?)(?:\s+(?:{_nouns_of(recalled.table)})\b)?)?"
-               rf"(?:\s+(?:that\s+)?(?:i|we)\s+(?:told|gave|mentioned|said|asked)(?:\s+you)?(?:\s+about)?)?")
+               rf"(?:\s+(?:that\s+)?(?:i|we)\s+(?:told|gave|mentioned|said|asked)(?:\s+you)?(?:\s+about)?)?"
+               # ("the voyage my Qingdao supplier booked": who chose it says which one)
+               rf"(?:\s+(?:that\s+)?(?:my|our)\s+(?:[\w-]+\s+){{0,2}}?[a-z]+ed\b)?")
     new, count = re.subn(pattern, thing, q, count=1, flags=re.I) if thing not in q else (q, 1)
     if not count:
         # ("which ship carries Voltra's batteries, and where are they stowed?": the thing is of the first part)

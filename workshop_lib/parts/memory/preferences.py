@@ -61,7 +61,8 @@ _NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|inst
                               r"pas|jamais|sans|au lieu de|sin|nunca|en lugar de|en vez de|nicht|kein\w*|ohne|statt)\b"
                               r"(?:\s+\w+){0,3}\s*$", re.I)
 # "kilos are useless", "the american format confuses my team": a word for the way of writing may come between
-_NEGATIVE_AFTER = re.compile(r"^\s*(?:format|style|way|ones?|version)?\s*(?:are|is)?\s*(?:useless|annoy\w*|confus\w*|"
+_NEGATIVE_AFTER = re.compile(r"^\s*(?:format|style|way|ones?|version|numbers?|figures?|values?|readings?)?\s*(?:are|is)?\s*"
+                             r"(?:useless|annoy\w*|confus\w*|"
                              r"wrong|bad|pointless|no use|not helpful|noise|mislead\w*)\b", re.I)
 # a sentence that asks for a way of answering, not one that only uses a unit ("we paid 2,300 dollars")
 _REQUEST = re.compile(r"\b(?:prefer|want|wants|wanted|again|give me|show me|use|in|please|from now on|always|rather|instead|no|not|"

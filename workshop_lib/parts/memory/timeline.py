@@ -342,7 +342,8 @@ def _ends(question: str, found: list[Event]) -> list[Event] | None:
 
 
 # a question about the day before it moved ("the original appointment", "the date I first gave")
-_ORIGINAL = re.compile(r"\b(?:original(?:ly)?|initial(?:ly)?|first (?:gave|said|told)|before (?:it|the) (?:moved|change))\b",
+_ORIGINAL = re.compile(r"\b(?:original(?:ly)?|initial(?:ly)?|first (?:gave|give|said|say|told|tell|mentioned|mention)|"
+                       r"before (?:it|the) (?:moved|change))\b",
                        re.I)
 
 
@@ -354,9 +355,10 @@ def _as_moved(event: Event, found: list[Event]) -> Event:
 
 
 # a day said as moved: the change's length is from the day it replaced
-_MOVED_DAY = frozenset(_roots("extended postponed delayed pushed moved rescheduled brought"))
-_MOVED_SAID = re.compile(r"\b(?:extended|extends?|postponed|postpones?|delayed|delays?|pushed|moved|rescheduled|brought)\b",
-                         re.I)
+# ("change of plan: the pickup is now on 24 June", "changed to the 12th", "the 14th instead")
+_MOVED_DAY = frozenset(_roots("extended postponed delayed pushed moved rescheduled brought changed change instead"))
+_MOVED_SAID = re.compile(r"\b(?:extended|extends?|postponed|postpones?|delayed|delays?|pushed|moved|rescheduled|brought|"
+                         r"chang(?:e|ed|es)|instead)\b", re.I)
 
 
 def _span(question: str, found: list[Event]) -> Answer | None:
@@ -373,9 +375,35 @@ def _span(question: str, found: list[Event]) -> Answer | None:
         named = [named[0], named[-1]] if len(named) >= 3 else []
     if len(named) != 2 or named[0].date == named[1].date or _two_voyages_mixed(question, *named):
         return None
-    a, b = named
+    return _the_span_said(question, *named)
+
+
+def _the_span_said(question: str, a: Event, b: Event) -> Answer:
+    """"9 days: from ... to ...", led by which side when the question asks "before or after"."""
     days = (b.date - a.date).days
-    return Answer(f"{days} day{'s' if days != 1 else ''}: from {_said(a)} to {_said(b)}.", (a, b))
+    span = f"{days} day{'s' if days != 1 else ''}"
+    side = _before_or_after(question, a, b)
+    lead = f"{side.capitalize()}, by {span}" if side else span
+    return Answer(f"{lead}: from {_said(a)} to {_said(b)}.", (a, b))
+
+
+# "was the ISF filed before or after the ship left?": which side of the other the first thing named is
+_BEFORE_OR_AFTER = re.compile(r"\b(?:before\s+or\s+after|after\s+or\s+before|earlier\s+or\s+later|later\s+or\s+earlier|"
+                              r"sooner\s+or\s+later)\b", re.I)
+
+
+def _before_or_after(question: str, earlier: Event, later: Event) -> str:
+    """"after" or "before", said of the event the question names before asking which ("the ISF ... before or
+    after the ship left": the ISF, 9 days after); "" when it does not ask, or its words name both alike."""
+    m = _BEFORE_OR_AFTER.search(question)
+    if m is None:
+        return ""
+    head, tail = _roots(question[:m.start()]) - _TIME_WORDS, _roots(question[m.end():]) - _TIME_WORDS
+    for subject, other, side in ((later, earlier, "after"), (earlier, later, "before")):
+        if len(_shared(head, subject.words)) > len(_shared(head, other.words)) and \
+                len(_shared(tail, other.words)) >= len(_shared(tail, subject.words)):
+            return side
+    return ""
 
 
 def _best_two(question: str, found: list[Event]) -> list[Event]:

@@ -151,7 +151,8 @@ def _figures(eng: Engine, question: str, user_id: str, agent_id: str) -> _Workin
     if count is None:
         return None
     (n, monthly), count_figure = count
-    item = _item_asked(eng, question, count_figure, user_id, agent_id) if _CATALOG.search(question) else None
+    item = _item_asked(eng, question, count_figure, user_id, agent_id, _corrected_by(count_figure, statements)) \
+        if _CATALOG.search(question) else None
     if item is not None and (ranked := catalog_links.rank(question)) and ranked[0].item != item and \
             ranked[0].item.category == "service":
         return None  # a service asked of ("insurance at your rate") is not the lease of a box
@@ -166,12 +167,21 @@ def _figures(eng: Engine, question: str, user_id: str, agent_id: str) -> _Workin
     return _Working(n, monthly, amount, currency, used, days, item)
 
 
-def _item_asked(eng: Engine, question: str, count_figure: Figure, user_id: str, agent_id: str) -> Item | None:
-    """The item: the question's, the count's, else one the user named lately ("10 of those reefers")."""
+def _corrected_by(count_figure: Figure, statements: list[said.Said]) -> list[str]:
+    """The statements whose count the count's own statement takes back ("8 containers now, not 12"): the thing
+    it counts is the one they named."""
+    corrector = [s for s in statements if s.text == count_figure.words]
+    return [s.text for s in statements if any(_taken_back(c, corrector) for c, _ in _counts(s.text))]
+
+
+def _item_asked(eng: Engine, question: str, count_figure: Figure, user_id: str, agent_id: str,
+                corrected: list[str]) -> Item | None:
+    """The item: the question's, the count's, else one the user named lately ("10 of those reefers"), else the
+    one of the statements the count corrects."""
     pointed = re.search(r"\b(?:those|these|them|that|same)\b", question, re.I) is not None
     recent = [m.content for m in eng.store.list("message", limit=None, user_id=user_id, agent_id=agent_id, newest=8)
               if pointed and getattr(m, "role", "user") == "user" and m.content][::-1]
-    return _catalog_item([question, count_figure.words, *recent])
+    return _catalog_item([question, count_figure.words, *recent]) or _catalog_item(corrected)
 
 
 def _written(w: _Working, question: str) -> Total:
@@ -216,7 +226,17 @@ def _one_count(question: str, statements: list[said.Said], asked: set[str]) -> t
     own = _counts(question)
     if own:
         return (own[0], Figure(own[0][0], question)) if len(own) == 1 else None
-    return _one([(c, Figure(c[0], s.text, s.said_at, s.message_id)) for s in statements for c in _counts(s.text)], asked)
+    return _one([(c, Figure(c[0], s.text, s.said_at, s.message_id)) for at, s in enumerate(statements)
+                 for c in _counts(s.text) if not _taken_back(c[0], statements[at + 1:])], asked)
+
+
+# "it's 8 containers now, not 12", "ten instead of twelve": the count after the negation is no longer theirs
+_TAKEN_BACK = re.compile(rf"\b(?:not|instead of|rather than|no longer|down from|up from)\s+(?:the\s+)?({_NUM})\b", re.I)
+
+
+def _taken_back(count: float, later: list[said.Said]) -> bool:
+    """A later statement says the count is no longer this one."""
+    return any(_number(m.group(1)) == count for s in later for m in _TAKEN_BACK.finditer(s.text))
 
 
 def _one_price(statements: list[said.Said], asked: set[str]) -> tuple[tuple[float, str, bool], Figure] | None:
