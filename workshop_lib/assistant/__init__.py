@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz.distance import DamerauLevenshtein
 
 from workshop_lib.assistant import planner, render
-from workshop_lib.assistant.schema_links import STOP_WORDS, TABLE_NOUNS, Schema, stem_root, words_of
+from workshop_lib.assistant.schema_links import STOP_WORDS, TABLE_NOUNS, Schema, stem_root, table_of_noun, words_of
 from workshop_lib.assistant.value_links import CODE_COLUMNS, NAME_COLUMNS, Link, ValueIndex
 from workshop_lib.engines.portable_sql import COMPOSE_SQL
 
@@ -351,21 +351,101 @@ def plan_summary(plan: planner.Plan) -> dict[str, Any]:
             "said": plan.what}
 
 
-def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> DataAnswer:
-    """Compose, run read-only and render; never raises for a question it cannot plan. With
-    `require_links`, a question that names no value of the data is not planned at all."""
-    schema, values = knowledge(eng)
-    question = joined_as_named(periods_named(question_words_spelt(signs_written(question)), planner.reference_date(schema)),
-                               schema)
+# "it", "she", "her": one thing; not "is it possible", "how far is it", "what time is it", "it's late"
+_POINTER = re.compile(r"\b(it|its|she|her)\b(?!'s\s+(?:possible|true|ok|okay|right|correct|worth|normal|allowed|late|early|"
+                      r"likely|better|best)\b)", re.I)
+_DUMMY = re.compile(r"\b(?:is|was|would be|will be)\s+it\s+(?:possible|true|ok|okay|right|correct|worth|normal|allowed|"
+                    r"likely|better|best|too)\b|\bhow\s+(?:far|long|much|many\s+\w+)\s+(?:is|was|will)\s+it\b|"
+                    r"\bwhat\s+time\s+is\s+it\b|\b(?:make|keep|round|put|give|write|express|convert|format|show)\s+it\b|"
+                    r"\bit\s+takes?\b", re.I)
+
+
+def unbound_pronoun(question: str, links: list[Link]) -> str | None:
+    """The pronoun a question asks about one thing by ("does it hold", "her ETA") when nothing before it in the
+    question names such a thing (a vessel, a voyage, a box, a port or a carrier by name or number, or a table's
+    noun in the singular); None when it names one or uses no such pronoun."""
+    m = _POINTER.search(question)
+    if m is None or _DUMMY.search(question):
+        return None
+    before = question[:m.start()]
+    if any(lk.start < m.start() and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS for lk in links):
+        return None
+    if any(table_of_noun(w) and not w.lower().endswith("s") for w in re.findall(r"[A-Za-z]+", before)):
+        return None  # "which ship is the biggest, and who operates it?": its own subject
+    return m.group(1)
+
+
+_THE_ONE = re.compile(r"\b(?:the|this|that)\s+([a-z]+)\b(?!\s+(?:of|with|that|which|whose|where|from|to|in|on|at|"
+                      r"carrying|arriving|leaving|sailing|due|called|named)\b)", re.I)
+
+
+def _read_for_the_plan(question: str, schema: Schema, values: ValueIndex) -> tuple[str, list[Link]]:
+    """The question as the planner reads it (ages, signs, typed question words, periods, split words and names
+    written as the data writes them), with its links (read again only when a reading changed the text)."""
+    question = joined_as_named(periods_named(question_words_spelt(signs_written(age_said(_rest_unsaid(question)))),
+                                             planner.reference_date(schema)), schema)
     links = values.links(question)
-    # (the links are read again only when a reading changed the text)
     if (spaced := _hyphens_spaced(question, links)) != question:
         question, links = spaced, values.links(spaced)
     if (called := _calling_said(question, links)) != question:
         question, links = called, values.links(called)
-    summary = link_summary(links)
+    return question, links
+
+
+def _rest_unsaid(question: str) -> str:
+    """"A Kota-something ship": the start of a name with the rest left vague, read as that start (blanked, so the
+    length stays the same)."""
+    return _VAGUE_REST.sub(lambda m: m.group(1) + " " * (len(m.group(0)) - len(m.group(1))), question)
+
+
+_VAGUE_REST = re.compile(r"\b((?-i:[A-Z])\w{2,})(?:-|\s+)(?:something|whatever|whatsit)\b", re.I)
+
+
+def _not_to_plan(question: str, links: list[Link], require_links: bool) -> str | None:
+    """Why a question is not planned at all: it names no value when one is required, or it asks about "it"
+    ("how many cartons of oil does it hold?") with nothing named, where every row's answer would answer another
+    question; None to plan it."""
     if require_links and not links:
-        return DataAnswer(None, None, "it names no value of the data", summary)
+        return "it names no value of the data"
+    pointer = unbound_pronoun(question, links)
+    return f"it asks about '{pointer}', which it does not name" if pointer is not None else None
+
+
+def _one_row_unsaid(question: str, links: list[Link], spec: planner.Spec, answer: DataAnswer) -> DataAnswer | None:
+    """"Where is the ship going?" with no ship named, answered with the rows of several: they answer another
+    question, so no answer; None when the rows are one, or the question does not mean one row."""
+    if not answer.text or answer.rows_shown < 2 or spec.action not in ("list", "lookup", "distinct") or \
+            (one := _the_one_meant(question, links)) is None:
+        return None
+    return DataAnswer(None, None, f"it asks about {one}, one of several, and does not say which", answer.links)
+
+
+def _the_one_meant(question: str, links: list[Link]) -> str | None:
+    """"The ship", "that box": one row of a table meant, said with no name, number or words that pick it (no
+    value of the data named, no "each", "every", "all"); None otherwise."""
+    if links or re.search(r"\b(?:each|every|all|any|which|what)\b", question, re.I):
+        return None
+    for m in _THE_ONE.finditer(question):
+        word = m.group(1)
+        after = re.match(r"\s+([a-z]+)", question[m.end():], re.I)
+        if after and (after.group(1).lower().endswith("s") or after.group(1).lower() in _OF_A_ROW):
+            continue  # "the container numbers", "the cargo manifests": a noun's modifier, not one row
+        if table_of_noun(word) is not None and not word.lower().endswith("s"):
+            return m.group(0)
+    return None
+
+
+_OF_A_ROW = {"number", "name", "id", "code", "type", "date", "status", "size", "list", "data", "count", "total"}
+
+
+def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> DataAnswer:
+    """Compose, run read-only and render; never raises for a question it cannot plan. With
+    `require_links`, a question that names no value of the data is not planned at all."""
+    schema, values = knowledge(eng)
+    question, links = _read_for_the_plan(question, schema, values)
+    summary = link_summary(links)
+    if (unasked := _not_to_plan(question, links, require_links)) is not None:
+        return DataAnswer(None, None, unasked, summary)
     if (both := _two_counts(eng, question)) is not None:
         return both
     try:
@@ -381,6 +461,8 @@ def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> D
     if (stepped := _step_by_step(eng, question, parts, schema, links)) is not None:
         return stepped
     answer = _run(eng, (schema, values), spec, plan, parts, links, summary, question)
+    if (unsaid := _one_row_unsaid(question, links, spec, answer)) is not None:
+        return unsaid
     packed = _boxes_as_packages(eng, schema, spec, question, links) if answer.text else None
     return dataclasses.replace(answer, text=f"{answer.text}\n{packed}") if packed else answer
 
@@ -468,6 +550,22 @@ def signs_written(question: str) -> str:
     return re.sub(r"\bminus\s+(?=\d)", lambda m: " " * (len(m.group(0)) - 1) + "-", question, flags=re.I)
 
 
+def age_said(question: str) -> str:
+    """"The most out-of-date position", "the least recent report": the stalest; "the most up-to-date": the freshest
+    (not the highest of a date column: "date" here says how old, and "most" the most so). "An upcoming sailing",
+    "a future voyage": a scheduled one (the word the status's comment uses)."""
+    return _UPCOMING.sub("scheduled", _FRESHEST.sub("freshest", _STALEST.sub("stalest", question)))
+
+
+_UPCOMING = re.compile(r"\b(?:upcoming|forthcoming|future)\b(?=\s+(?:sailings?|voyages?|departures?|trips?|rotations?)\b)",
+                       re.I)
+
+
+_STALEST = re.compile(r"\b(?:most|very)\s+(?:out[- ]of[- ]date|outdated|stale)\b|\bleast\s+(?:recent|up[- ]to[- ]date|fresh)\b",
+                      re.I)
+_FRESHEST = re.compile(r"\bmost\s+up[- ]to[- ]date\b|\bleast\s+(?:out[- ]of[- ]date|outdated|stale)\b", re.I)
+
+
 def question_words_spelt(question: str) -> str:
     """A question word typed with two letters swapped or one wrong ("waht", "whcih", "hwo") as the word, the
     same length (not before a capital: "Whan Hai 611" misspells a name)."""
@@ -515,6 +613,9 @@ def _question_word_spelt(m: re.Match[str]) -> str:
 
 _RELATIVE = re.compile(r"\b(?:(last|past|previous|this|current|next|coming)\s+(year|month))\b", re.I)
 _STEP = {"last": -1, "past": -1, "previous": -1, "this": 0, "current": 0, "next": 1, "coming": 1}
+# a calendar week ("this week", "next week"); "the next week", "the past week": seven days on or back
+_WEEK = re.compile(r"\b(?:(?:in|during|for|over|within)\s+)?(the\s+)?(last|past|previous|this|current|next|coming)\s+week\b(?!s)",
+                   re.I)
 
 
 def periods_named(question: str, today: datetime.date | None) -> str:
@@ -541,9 +642,16 @@ def periods_named(question: str, today: datetime.date | None) -> str:
         back = m.group(1).lower() in ("last", "past", "previous")
         lo, hi = (today - datetime.timedelta(days=n), today) if back else (today, today + datetime.timedelta(days=n))
         return f"between {_written(lo)} and {_written(hi)}"
+    def week(m: re.Match[str]) -> str:  # "due this week": Monday to Sunday of the data's week (or the one beside it)
+        step = _STEP[m.group(2).lower()]
+        if m.group(1) and step:  # "over the next week": the seven days from the data's own (or up to it)
+            lo = today if step > 0 else today - datetime.timedelta(days=6)
+        else:
+            lo = today - datetime.timedelta(days=today.weekday()) + datetime.timedelta(weeks=step)
+        return f"between {_written(lo)} and {_written(lo + datetime.timedelta(days=6))}"
     # (the days said as dates too, "the last 2 days, i.e. on 1 June or today": the dates are read instead)
     said_as_dates = _A_DATE_SAID.search(question)
-    question = _NEXT_DAY.sub(day, _RELATIVE.sub(named, question))
+    question = _NEXT_DAY.sub(day, _WEEK.sub(week, _RELATIVE.sub(named, question)))
     return _SPAN_OF_DAYS.sub("", question) if said_as_dates else _SPAN_OF_DAYS.sub(days, question)
 
 
@@ -764,8 +872,22 @@ def _step_by_step(eng: Engine, question: str, parts: list[str], schema: Schema, 
     name = _the_row_name(first, schema)
     if name is None:
         return None
-    second = answer_data(eng, _about(asked[-1], first.plan.spec.target, name))
+    target = first.plan.spec.target
+    if (named := _one_record_named(links)) is not None and _of_the_record_named(schema, asked[-1], named[0], target):
+        # "the departure port of voyage 466E, and which ship sails it?": the voyage's ship, not the port's
+        target, name = named
+    second = answer_data(eng, _about(asked[-1], target, name))
     return _joined(first, second, "then")
+
+
+def _of_the_record_named(schema: Schema, part: str, named: str, found: str) -> bool:
+    """The last part asks for rows of a table a foreign key joins straight to the table of the record the
+    question names, and none joins it to the table of the row the first part found: its pronoun is that record."""
+    asked = {t for m in re.finditer(r"\b(?:which|what)\s+([a-z]+)\b", part, re.I) if (t := table_of_noun(m.group(1)))}
+
+    def joined(a: str, b: str) -> bool:
+        return any({t, rt} == {a, b} for t, _, rt, _ in schema.foreign_keys)
+    return named != found and len(asked) == 1 and joined(next(iter(asked)), named) and not joined(next(iter(asked)), found)
 
 
 def _last_asks_of_a_row(parts: list[str], asked: list[str], links: list[Link]) -> bool:
@@ -1029,6 +1151,8 @@ def _shown_by_its_kind(part: str, spec: planner.Spec, showing: tuple[list[Any], 
         return True  # "give me both numbers": the answer itself
     if spec.comparative is not None and _BY_HOW_MUCH.search(part):
         return True  # "and by how much?": a comparison of two rows says by how much
+    if _BOTH_ENDS.match(part):
+        return {"ORIGIN", "DESTINATION"} <= set(spec.roles)  # "from where to where?": the ports at both ends
     if re.search(planner.ASKS_CONTENTS, part, re.I):
         # "and what's in them?": the rows inside shown; "what's inside and what temperature ...": the goods not shown
         return bool(spec.inside_of) or (spec.target == "CARGO_ITEMS" and spec.action in ("list", "lookup"))
@@ -1047,13 +1171,18 @@ def _shown_beside_the_rows(part: str, columns: list[Any]) -> bool | None:
     return None
 
 
+# a part that asks only both ends of a voyage ("from where to where?", "and its route?")
+_BOTH_ENDS = re.compile(r"^\W*(?:and\s+)?(?:from\s+where\s+to\s+where|where\s+from\s+and\s+(?:where\s+)?to|"
+                        r"(?:(?:its|their|the)\s+)?routes?|between\s+which\s+ports)\W*$", re.I)
+
+
 # a part that asks a figure by its unit alone ("and how many days?", "how many TEU?")
 _HOW_MANY_UNITS = re.compile(r"^\W*(?:and\s+)?how many ([A-Za-z]+)\W*$", re.I)
 
 
 # a part that asks the figure of the row just asked for ("..., and how much is it?", "and what is it?")
 # (or "and how much in USD?": the figure in a unit)
-_HOW_MUCH_IS_IT = re.compile(r"^\W*(?:and\s+)?(?:how (?:much|heavy|big|long)(?:(?:'s|\s+is|\s+was)\s+(?:it|that|this))?"
+_HOW_MUCH_IS_IT = re.compile(r"^\W*(?:and\s+)?(?:how (?:much|many|heavy|big|long)(?:(?:'s|\s+is|\s+was)\s+(?:it|that|this))?"
                              r"(?:\s+in\s+(?:[A-Za-z]+|[$€£]))?|(?:how many(?:\s+[a-z]+)?|what)(?:'s|\s+is|\s+was)\s+"
                              r"(?:it|that|this))"
                              r"\W*$", re.I)

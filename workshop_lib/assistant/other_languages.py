@@ -28,13 +28,15 @@ def in_english(question: str) -> str | None:
     german = _GERMAN.search(question) is not None
     out: list[str] = []
     changed = len(phrases)
-    for token in re.findall(r"§\d+|\d+(?:[.,]\d+)+|[\w'’-]+|[^\w\s]", text):
+    tokens = re.findall(r"§\d+|\d+(?:[.,]\d+)+|[\w'’-]+|[^\w\s]", text)
+    for at, token in enumerate(tokens):
         if token.startswith("§"):
             out.append(phrases[int(token[1:])])
             continue
         token = _compound_split(token)
-        read = _word_read(token, out, german)
-        if read == token and token.isalpha() and token[:1].islower() and not _is_english(token):
+        named = not german and _inside_a_name(tokens, at)  # (German writes every noun with a capital)
+        read = token if named else _word_read(token, out, german)
+        if read == token and not named and _left_in_its_language(token):
             return None  # a word left in its own language ("cobraría"): no reading a handler can trust
         if read == token and token[:1].isupper() and not token.isascii():
             read = unaccented(token)  # a name in English letters ("Róterdam" read as "Roterdam")
@@ -45,6 +47,22 @@ def in_english(question: str) -> str | None:
     english = " ".join(w for w in out if w)
     english = re.sub(r"\(\s*\)", " ", english)  # an aside read as nothing
     return re.sub(r"\s+([?.,!:;])", r"\1", re.sub(r"\s{2,}", " ", english)).strip()
+
+
+def _left_in_its_language(token: str) -> bool:
+    """A word in lower case that no reading knows and English does not have."""
+    return token.isalpha() and token[:1].islower() and not _is_english(token)
+
+
+def _inside_a_name(tokens: list[str], at: int) -> bool:
+    """"Frutas del Maule", "Casa de Campo": a small word between two words written with a capital (not the first of
+    the sentence) is part of the name, kept as written."""
+    return tokens[at].lower() in _NAME_PARTICLES and 1 < at < len(tokens) - 1 and tokens[at - 1][:1].isupper() \
+        and tokens[at + 1][:1].isupper() and tokens[at - 2] not in ".?!¿¡"
+
+
+_NAME_PARTICLES = frozenset({"de", "del", "da", "do", "dos", "das", "di", "du", "des", "la", "le", "von", "van", "der",
+                             "den", "y", "e"})
 
 
 # German's own small words: a sentence with two of them is German ("wie viele ... sind ... auf")
@@ -83,7 +101,16 @@ def _word_order_read(question: str) -> str:
     text = _SIZE_AFTER.sub(lambda m: f"{m.group(3)}'{m.group(4) or ''} {m.group(2) or ''}{m.group(1)}", text)
     text = _GERMAN_DAY.sub(lambda m: f"on {m.group(1)} " if key_of(m.group(2)) in MONTHS else m.group(0), text)
     text = _SEPARATED.sub(lambda m: f"{m.group(3).lower()}-{m.group(1)}{m.group(2)}{m.group(4)}", text)
+    # "von Hamburg nach Tanjung Pelepas", "de Valencia a Tanger Med": a route, from one name to another
+    text = _ROUTE.sub(lambda m: f"from {m.group(1)}to ", text)
+    text = _FROM_OUT.sub(lambda m: f"from {m.group(1).rstrip()}", text)  # "von Hamburg aus"
+    text = _HOW_MUCH_LAST.sub("how much", text)  # "il mesure combien ?": no noun after it, an amount
     return _PARTICIPLE_LAST.sub(_participle_first, text)
+
+
+_HOW_MUCH_LAST = re.compile(r"\bcombien(?=\s*(?:[?.!]|$))", re.I)
+_FROM_OUT = re.compile(r"\bvon\s+((?:[A-Z][\w-]*\s+){1,4}?)aus\b")
+_ROUTE = re.compile(r"\b(?:von|vom|de|desde|du)\s+((?:[A-Z][\w-]*\s+){1,4}?)(?:nach|a|à|hasta|au|bis)\s+(?=[A-Z])")
 
 
 def _compound_split(token: str) -> str:

@@ -435,6 +435,19 @@ def _summed_below(words: _Words, schema: Schema, spec: Spec, named: list[Column]
     used.add(col.ref)
 
 
+def _worth_of_the_goods_below(words: _Words, schema: Schema, spec: Spec, named: list[Column], used: set[str]) -> None:
+    """"What's the declared value of the smartphones on voyage 281W?": the worth of goods below the target, a
+    figure per package whose comment says what it is multiplied by for a line's total (UNIT_VALUE_CENTS by
+    QUANTITY), is their total; not when a unit's figure or the rows themselves are asked ("unit value", "each")."""
+    col = next((c for c in named if c.multiplier and c.numeric), None)
+    if col is None or spec.action not in ("list", "lookup") or col.table == spec.target \
+            or not schema.is_parent_path(col.table, spec.target) \
+            or words.has(r"which|list|each|per|show|unit|one|single|every|highest|lowest|most|least|average"):
+        return
+    spec.target, spec.action, spec.fn, spec.measure, spec.show = col.table, "aggregate", "SUM", col, []
+    used.add(col.ref)
+
+
 # "how many TEU", "how many tonnes": a figure in a unit, not a count of rows
 _HOW_MANY_UNITS = r"how many (?:metric )?(tonnes|tons|kg|kilograms|kilos|metres|meters|feet|knots|teu)\b"
 
@@ -869,6 +882,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     named = _named_of_the_target(words, schema, spec)
     _filters_and_action(words, schema, spec, links, named, used_columns)
     _summed_below(words, schema, spec, named, used_columns)
+    _worth_of_the_goods_below(words, schema, spec, named, used_columns)
     if counter is not None and spec.action == "count":
         spec.action, spec.fn, spec.measure = "aggregate", "SUM", counter
     _how_many_units(words, schema, spec)
@@ -885,6 +899,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _two_part(words, schema, spec, noun_at)
     _rows_without_a_name(schema, spec)
     _comparative(words, spec)
+    _not_a_total_of_which(words, spec)
     _route(words, schema, spec)
     _when(words, schema, spec)
     _unit(words, spec)
@@ -2301,15 +2316,45 @@ def _links_by_column(words: _Words, schema: Schema, links: list[Link], target: s
     return by_column
 
 
-def _from_and_to(words: _Words, col: Column, group: list[Link]) -> list[Filter]:
-    """Two ports named for voyages: the first is the origin and the second the destination,
-    unless the words around them say the other way round."""
+def _from_and_to(words: _Words, col: Column, spans: list[list[Link]]) -> list[Filter]:
+    """Two places named for voyages (a port, or a region standing for several): the first is the origin and
+    the second the destination, unless the words around them say the other way round."""
     roles = ["ORIGIN", "DESTINATION"]
-    first, second = sorted(group, key=lambda lk: lk.start)
-    if _role(words, second) == "ORIGIN" or _role(words, first) == "DESTINATION":
+    first, second = spans
+    if _role(words, second[0]) == "ORIGIN" or _role(words, first[0]) == "DESTINATION":
         roles.reverse()
-    return [Filter(col, "=", lk.value, f"{'from' if r == 'ORIGIN' else 'to'} {lk.value}", role=r)
-            for lk, r in zip((first, second), roles, strict=True)]
+    return [_at_one_end(col, links, r) for links, r in zip((first, second), roles, strict=True)]
+
+
+def _voyage_ends(words: _Words, col: Column, group: list[Link]) -> list[Filter] | None:
+    """The ends of voyages the places said stand at: two places, from one to the other ("from East Asia to North
+    America") or either at one end ("out of Shanghai or out of Ningbo"); one place said that stands for several
+    ("arriving in North America": either coast); None for one value said once."""
+    spans = _by_span(group)
+    if len(spans) == 2:
+        first, second = spans
+        if re.search(r"\bor\b", words.text[first[0].end:second[0].start], re.I) and first[0].value != second[0].value:
+            return [_at_one_end(col, [*first, *second], _role(words, first[0]))]
+        return _from_and_to(words, col, spans)
+    if len(spans) == 1 and len(group) > 1:
+        return [_at_one_end(col, group, _role(words, group[0]))]
+    return None
+
+
+def _by_span(group: list[Link]) -> list[list[Link]]:
+    """The links grouped by where the question says them, in its order ("North America" is two regions at once)."""
+    spans: dict[tuple[int, int], list[Link]] = {}
+    for lk in sorted(group, key=lambda lk: lk.start):
+        spans.setdefault((lk.start, lk.end), []).append(lk)
+    return list(spans.values())
+
+
+def _at_one_end(col: Column, links: list[Link], role: str | None) -> Filter:
+    """One end of a voyage at the value (or any of the values) said."""
+    values = list(dict.fromkeys(lk.value for lk in links))
+    said = " or ".join(str(v) for v in values)
+    where = f"{'from' if role == 'ORIGIN' else 'to'} {said}" if role else said
+    return Filter(col, "=", values[0], where, role=role) if len(values) == 1 else Filter(col, "in", values, where, role=role)
 
 
 # a value said as the other of two ways rows may be, the first said with a verb of its own ("have sailed or are ...")
@@ -2320,13 +2365,8 @@ _OTHER_WAY_BEFORE = re.compile(r"\b(?:have|has|had|were|was|are|is)\s+(?:already
 def _filters_of_links(words: _Words, table: str, col: Column, group: list[Link], target: str) -> list[Filter]:
     """The filters the values linked to one column say: two ports (from and to), the words of a
     text, several values (any of them), or one value."""
-    if table == "PORTS" and target != "PORTS" and len(group) == 2:
-        first, second = sorted(group, key=lambda lk: lk.start)
-        if re.search(r"\bor\b", words.text[first.end:second.start], re.I) and first.value != second.value:
-            # "more voyages out of Shanghai or out of Ningbo?": two ports at the same end, either one
-            return [Filter(col, "in", [first.value, second.value], f"{first.value} or {second.value}",
-                           role=_role(words, first))]
-        return _from_and_to(words, col, group)
+    if table == "PORTS" and target != "PORTS" and (ends := _voyage_ends(words, col, group)) is not None:
+        return ends
     if group[0].how == "word":  # "frozen shrimp": every word in the text
         stems = list(dict.fromkeys(str(lk.value) for lk in group))
         said = f"whose {_label(col)} mentions {' and '.join(stems)}"
@@ -3175,8 +3215,10 @@ def _ordered_by_concept(words: _Words, schema: Schema, spec: Spec, word: str, co
     """The column a superlative's concept names; another table's only when it is the target's own (one row
     each), named after the word, or the voyage a row is on for "first" ("which box arrives first")."""
     own = [c for c in schema.columns.get(spec.target, []) if c.is_date]
-    if word in _OF_TIME and len(own) == 1 and _names_one_row(spec, of_target=False):
-        return own[0]  # "when did Manulani last report its position?": the rows' one time, not a voyage's departure
+    if word in _OF_TIME and len(own) == 1 and (_names_one_row(spec, of_target=False) or word in _OF_AGE):
+        # "when did Manulani last report its position?", "which ship's position is the stalest?": the rows' one
+        # time, not a voyage's departure
+        return own[0]
     col = _column_of_concept(schema, spec, concept)
     if col is not None and _rows_below_ordered(schema, spec, word, col):
         return col
@@ -3267,6 +3309,7 @@ def _ordered_by(words: _Words, schema: Schema, spec: Spec, sup: tuple[str, str |
 
 
 _OF_TIME = ("last", "latest", "earliest", "stalest", "freshest")
+_OF_AGE = ("stalest", "freshest")  # said only of how old a record is
 _OTHER_SUPERLATIVE = re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in SUPERLATIVES if w not in _OF_TIME)})\b", re.I)
 
 
@@ -3600,7 +3643,9 @@ def _comparative(words: _Words, spec: Spec) -> None:
     """"Is A longer than B": two named rows compared on the column the adjective names."""
     found = _compared_word(words)
     _not_against_all(found, spec)
-    named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2]
+    # (the two compared are rows of the target: "Ever Acme vs Ever Lunar" compared on their boxes' column would
+    # list the boxes, not compare the ships)
+    named = [f for f in spec.filters if f.op == "in" and len(f.value) == 2 and f.column.table == spec.target]
     if not (named and spec.action in ("list", "lookup") and any(c.numeric for c in spec.show)):
         return
     if not found and derived.asks_difference(words.text):
@@ -3610,6 +3655,13 @@ def _comparative(words: _Words, spec: Spec) -> None:
         word = next(g for g in found.groups() if g).lower()
         yes_or_no = re.match(r"\W*(?:is|are|was|were|does|do|did|can|has|have)\b", words.text, re.I) is not None
         spec.comparative = (word, ">" if re.fullmatch(rf"{_MORE}|more", word) else "<", not yes_or_no)
+
+
+def _not_a_total_of_which(words: _Words, spec: Spec) -> None:
+    """"Which manifest line is worth the most?": which row, by a superlative, is no total of all the rows."""
+    if spec.action == "aggregate" and spec.fn == "SUM" and words.has(r"\b(?:which|what)\s+[a-z]+") and \
+            words.has(r"\b(?:most|least|highest|lowest|biggest|largest|smallest|top)\b"):
+        raise NoPlan("it asks which row is worth the most, and the query would add every row up")
 
 
 def _not_against_all(found: re.Match[str] | None, spec: Spec) -> None:
@@ -3726,10 +3778,10 @@ def _where_to_and_from(words: _Words) -> tuple[bool, bool]:
     """(whether the words ask where the rows go, where they come from)."""
     # ("due in tomorrow, and where?": where the arrival is; "between which ports": both ends)
     asks_to = words.has(r"where\b.*\b(?:go|going|head\w*|bound|sail\w*|arriv\w*|end(?:s|ed)?|finish\w*)|destination|"
-                        r"\bto\b\W*$|route|routing|from and to|to where|where to|between which ports|"
+                        r"\bto\b\W*$|routes?|routings?|from and to|to where|where to|between which ports|"
                         + _THEN_WHERE.format(said=_ARRIVING_DAY) + "|" + _TO_WHICH_PORT + "|" + _AT_WHICH_PORT_ARRIVING + "|"
                         + _DISCHARGE)
-    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|route|routing|from where|"
+    asks_from = words.has(r"where\b.*\b(?:from|start\w*|depart\w*|leav\w*)|origin|from and to|routes?|routings?|from where|"
                           r"where from|between which ports|" + _THEN_WHERE.format(said=_DEPARTURE_SAID) + "|"
                           + _FROM_WHICH_PORT + "|" + _LOADING)
     return asks_to is not None, asks_from is not None

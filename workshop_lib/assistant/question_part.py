@@ -46,12 +46,14 @@ _NOUN_OF = {table: noun for noun, table in TABLE_NOUNS.items()}
 
 def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
                 names_its_own: Callable[[str], bool] = lambda _: False,
-                below: Callable[[str, str], bool] = lambda _a, _b: False) -> str | None:
+                below: Callable[[str, str], bool] = lambda _a, _b: False,
+                asks_of: Callable[[str, str], bool] = lambda _t, _a: False) -> str | None:
     """The turn's question without the statement before it, what points back replaced by the one thing
     the statement names; None when the turn has no statement before a question, or what the question
     points back at is not one thing. `names_its_own`: whether a question names its subject otherwise
     than by a value of the data (an item of the catalog); `below(a, b)`: whether rows of table a belong to a
-    row of table b (a container's cargo lines)."""
+    row of table b (a container's cargo lines); `asks_of(table, asked)`: whether the question asks a column of
+    that table (of a box and its ship, "its verified gross weight" is the box's)."""
     parted = _parted(turn.strip())
     if parted is None:
         return None
@@ -66,7 +68,7 @@ def asked_alone(turn: str, links: Callable[[str], Sequence[Link]],
         # the statement's values may be what the question is about ("we ship from Shanghai. How many
         # voyages are there?"): asked alone, the question must name what it is about itself
         return asked if not links(said) or links(asked) or names_its_own(asked) else None
-    return _pointed_at(said, asked, pointers, links)
+    return _pointed_at(said, asked, pointers, links, asks_of)
 
 
 def _rows_of_the_thing(said: str, asked: str, links: Callable[[str], Sequence[Link]],
@@ -84,21 +86,40 @@ def _rows_of_the_thing(said: str, asked: str, links: Callable[[str], Sequence[Li
     return f"{asked.rstrip().rstrip('?').rstrip()} for {_NOUN_OF[table]} {link.text}?"
 
 
-def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]]) -> str | None:
+def _pointed_at(said: str, asked: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]],
+                asks_of: Callable[[str, str], bool]) -> str | None:
     """The question with what points back replaced by the one thing the statement names; the question as
     it is when "it" has nothing stated to stand for; None when it points at no one thing."""
     if (lane := _lane_pointed_at(said, pointers, links)) is not None:
         return _POINTER.sub(lambda m: lane if m.group(1) and m.group(1).lower() in _LANES else m.group(0), asked)
-    things = _things_stated(said, pointers, links, asked)
+    things = _the_one_asked_of(_things_stated(said, pointers, links, asked), asked, pointers, asks_of)
     if not things and links(asked) and all(m.group(0).lower() == "it" for m in pointers) \
             and not any(lk.table == "CARRIERS" for lk in links(said)):
         return asked  # nothing stated that "it" could stand for: it is the question's own subject
     if len(things) != 1:
         return None
     (table, _), link = next(iter(things.items()))
-    if any(m.group(1) and table_of_noun(m.group(1)) != table or m.group(0).lower() == "there" for m in pointers):
-        return None  # "that sailing" of a box named, "there": not the thing itself
+    if any(_not_the_thing(asked, m, table) for m in pointers):
+        return None
     return _with_the_thing(asked, f"{_NOUN_OF[table]} {link.text}")
+
+
+def _the_one_asked_of(things: dict[tuple[str, str], Link], asked: str, pointers: list[re.Match[str]],
+                      asks_of: Callable[[str, str], bool]) -> dict[tuple[str, str], Link]:
+    """"A box of olive oil, ONEU8933061, on the ONE Harmony. What is its gross weight?": of several things stated
+    and a plain pronoun, the one whose table holds what is asked, when only one does; the things as they are
+    otherwise."""
+    if len(things) < 2 or any(m.group(1) for m in pointers):
+        return things
+    holding = {key: lk for key, lk in things.items() if asks_of(key[0], asked)}
+    return holding if len(holding) == 1 else things
+
+
+def _not_the_thing(asked: str, pointer: re.Match[str], table: str) -> bool:
+    """"That sailing" of a box named, "there": not the thing itself (but "in there" is inside the box)."""
+    if pointer.group(1) and table_of_noun(pointer.group(1)) != table:
+        return True
+    return pointer.group(0).lower() == "there" and not _inside(asked, pointer, table)
 
 
 def _things_stated(said: str, pointers: list[re.Match[str]], links: Callable[[str], Sequence[Link]], asked: str = ""
@@ -151,6 +172,11 @@ def _tables_pointed_at(pointers: list[re.Match[str]]) -> set[str | None]:
     if not named and {m.group(0).lower() for m in pointers} <= _A_SHIP:
         return {"VESSELS", "VOYAGES"}
     return named
+
+
+def _inside(asked: str, pointer: re.Match[str], table: str) -> bool:
+    """"How many cartons are in there?" of a box: inside it."""
+    return table == "CONTAINERS" and re.search(r"\b(?:in|inside)\s+$", asked[:pointer.start()], re.I) is not None
 
 
 def _with_the_thing(asked: str, named: str) -> str:
@@ -219,7 +245,9 @@ def _states_its_own(sentence: str) -> bool:
 # a request only to look at a thing, before the question about it ("can u check voyage 452E for me? ... which vessel
 # is running it?"): it names what the question is about, as a statement would
 _ONLY_LOOK = re.compile(r"\W*(?:(?:hi|hey|ok|so|and)\W+)*(?:(?:can|could|would|will)\s+(?:you|u|ya)\s+|pls\s+|please\s+)?"
-                        r"(?:check|look\s+(?:at|up|into)|pull\s+up|have\s+a\s+look\s+at|dig\s+out)\s+[^?,;]{2,40}?"
+                        r"(?:check|look\s+(?:at|up|into)|pull\s+up|have\s+a\s+look\s+at|dig\s+out)\s+"
+                        # ("can you check when the ship gets in?" asks when: a question of its own)
+                        r"(?!(?:when|where|which|what|whether|if|how|who)\b)[^?,;]{2,40}?"
                         r"(?:\s+for\s+me)?(?:\s+please)?\s*\??$", re.I)
 # a sentence after a question that only says how to answer it ("voyage numbers and ships please")
 _HOW_TO_ANSWER = re.compile(r"\b(?:please|pls|plz|thanks|thank you|cheers)\b", re.I)

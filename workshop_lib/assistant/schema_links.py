@@ -43,7 +43,7 @@ SYNONYMS = {
     "value": "value", "worth": "value", "price": "value",
     "live": "current", "hazardous": "dangerous", "zone": "time", "timezone": "time", "hazmat": "dangerous", "dangerous": "dangerous",
     "departure": "departure", "etd": "departure", "dep": "departure", "arr": "arrival", "arrival": "arrival", "eta": "arrival", "expected": "arrival",
-    "due": "arrival", "kind": "type", "pack": "package",
+    "due": "arrival", "kind": "type", "pack": "package", "qty": "quantity",
 }
 # Table words that belong to the table as a whole (the row's noun), from the table comments'
 # subjects: "Container ships", "Ocean carriers (shipping lines)", "Container seaports" ...

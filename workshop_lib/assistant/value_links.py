@@ -102,6 +102,7 @@ class ValueIndex:
         for table, cols in schema.columns.items():
             for col in cols:
                 _index_column(table, col, query, select_distinct, phrases, names)
+        phrases += _initials(phrases)
         common = {w for w in _COMMON.split()}
         comments = list(schema.table_comments.values()) + [c.comment for cols in schema.columns.values() for c in cols]
         # a port named like its country ("Singapore") is read as the port first; the planner turns it
@@ -368,6 +369,7 @@ def _value_phrases(col: Any, values: list[Any], *, named: bool) -> list[tuple[st
     phrases += _explained(col.comment, table, column, values)
     phrases += _lengths(col.comment, table, column, values)
     phrases += _prefixed(column, values, table)
+    phrases += [] if named else _shared_starts(values, table, column)
     phrases += _with_direction(col.comment, table, column, values)
     if "3166" in col.comment:
         phrases += [(_norm(n), table, column, code, "country") for code in values for n in countries.NAMES.get(code, ())]
@@ -392,6 +394,19 @@ def _with_direction(comment: str, table: str, column: str, values: list[Any]) ->
     return out
 
 
+def _shared_starts(values: list[Any], table: str, column: str) -> list[tuple[str, str, str, Any, str]]:
+    """"North America": the first two words or more that several values of a category column share ("North
+    America West", "North America East") name each of them, when no value is written so."""
+    taken = {_norm(str(v)) for v in values}
+    starts: dict[str, list[Any]] = {}
+    for v in values:
+        words = _norm(str(v)).split()
+        for n in range(2, len(words)):
+            starts.setdefault(" ".join(words[:n]), []).append(v)
+    return [(start, table, column, v, "exact") for start, vs in starts.items() if len(vs) > 1 and start not in taken
+            for v in vs]
+
+
 def _prefixed(column: str, values: list[Any], table: str) -> list[tuple[str, str, str, Any, str]]:
     """A code written after the short word its column is named by: "UN3480" and "UN 3480" for 3480 of
     UN_NUMBER, "HS 030617" of HS_CODE (the column's first name word, two to four letters)."""
@@ -413,6 +428,20 @@ def _short_forms(values: list[Any], table: str, column: str) -> list[tuple[str, 
     parts = [(p.strip(), v) for v in values if " / " in str(v) for p in str(v).split(" / ")]
     taken = {_norm(str(v)) for v in values}
     return out + _unique_names(bare, taken, table, column) + _unique_names(parts, taken, table, column)
+
+
+def _initials(phrases: list[tuple[str, str, str, Any, str]]) -> list[tuple[str, str, str, Any, str]]:
+    """"LA", "NY": a port of two or three words by its initials, when no other port has them and no value of the
+    data is written so ("PK" is a package type, not Port Klang); written in capitals to count (_short_in_lower_case)."""
+    named: dict[str, set[Any]] = {}
+    for phrase, table, column, value, _ in phrases:
+        # (a name with its bracket, "Jebel Ali (Dubai)", by the name alone: "JA")
+        if (table, column) == ("PORTS", "PORT_NAME") and len(words := phrase.split()) in (2, 3) and \
+                all(w.isalpha() for w in words) and not (phrase == _norm(str(value)) and "(" in str(value)):
+            named.setdefault("".join(w[0] for w in words), set()).add(value)
+    taken = {p[0] for p in phrases}
+    return [(short, "PORTS", "PORT_NAME", next(iter(values)), "exact") for short, values in sorted(named.items())
+            if len(values) == 1 and short not in taken and short not in _COMMON.split()]
 
 
 def _unique_names(said: list[tuple[str, Any]], taken: set[str], table: str,
@@ -440,10 +469,10 @@ def _description_words(values: list[Any], table: str, column: str) -> list[tuple
     words: set[str] = set()
     pairs: set[str] = set()
     for v in values:
-        found = re.findall(r"[a-z][a-z-]{3,}", str(v).lower())
-        found += [w.split("-")[0] for w in found if "-" in w and len(w.split("-")[0]) >= 5]  # "lithium-ion": lithium
-        words |= {w for w in found if w not in _DESCRIPTION_STOP}
+        words |= _goods_words(str(v))
         pairs |= _short_word_pairs(str(v))
+    # a short head noun of two words is the goods too ("oil" of "olive oil"; not "red" of "red wine")
+    words |= {pair.split()[1] for pair in pairs if len(pair.split()[1]) < 4}
     out = [(pair, table, column, pair, "word") for pair in sorted(pairs)]
     for w in sorted(words):
         stem = w[:-1] if w.endswith("s") and len(w) > 4 else w
@@ -452,6 +481,13 @@ def _description_words(values: list[Any], table: str, column: str) -> list[tuple
         for form in {w, stem, stem + "s"} | clipped:
             out.append((form, table, column, stem, "word"))
     return out
+
+
+def _goods_words(value: str) -> set[str]:
+    """The words of four letters or more of one description, not its packaging ("lithium-ion": lithium too)."""
+    found = re.findall(r"[a-z][a-z-]{3,}", value.lower())
+    found += [w.split("-")[0] for w in found if "-" in w and len(w.split("-")[0]) >= 5]
+    return {w for w in found if w not in _DESCRIPTION_STOP}
 
 
 def _short_word_pairs(value: str) -> set[str]:
@@ -487,7 +523,11 @@ def unaccented(text: str) -> str:
 @functools.lru_cache(maxsize=1024)
 def _base_letter(c: str) -> str:
     base = "".join(x for x in unicodedata.normalize("NFD", c) if not unicodedata.combining(x))
-    return base if len(base) == 1 else c
+    # (letters no accent makes: "Mærsk", "Ørsted", "Łódź" as one letter each)
+    return base if len(base) == 1 and base.isascii() else _OWN_LETTERS.get(c, base if len(base) == 1 else c)
+
+
+_OWN_LETTERS = {"æ": "a", "Æ": "A", "ø": "o", "Ø": "O", "œ": "o", "Œ": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D"}
 
 
 def _lower_short_form(question: str, m: re.Match[str], how: str) -> bool:

@@ -103,7 +103,7 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
     english = _english_reading(question)
     if (answered.mode != "fallback" and not documents and not equipment) or english is None:
         return answered
-    again = _answer_as_written(eng, english, llm=None)
+    again = _answered_in_english(eng, english)
     if again.mode not in ("rag", "hybrid") or (again.route or {}).get("label") == router.DOCS:
         return answered  # (the documents were read in the question's own language already)
     by_schema_or_data = (again.route or {}).get("label") in (router.LIVE, router.SCHEMA) or \
@@ -112,6 +112,13 @@ def _read_in_english(eng: Engine, question: str, answered: ChatAnswer) -> ChatAn
         return answered
     return replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                    decision_explain={**again.decision_explain, "read_in_english": english})
+
+
+def _answered_in_english(eng: Engine, english: str) -> ChatAnswer:
+    """The English reading answered as written, else its question asked without the statement before it
+    ("Notre client ... a un conteneur ..., le ONEU8933061. Quel est son poids brut ?")."""
+    again = _answer_as_written(eng, english, llm=None)
+    return (_question_alone(eng, english) or again) if again.mode == "fallback" else again
 
 
 def _english_reading(question: str) -> str | None:
@@ -136,7 +143,8 @@ def _question_alone(eng: Engine, turn: str, *, again_within: bool = True) -> Cha
     carriers ...?"): asked alone once more."""
     schema, values = assistant.knowledge(eng)
     alone = question_part.asked_alone(turn, values.links, lambda asked: bool(grounded.named_items(asked)),
-                                      lambda a, b: a != b and schema.is_parent_path(a, b))
+                                      lambda a, b: a != b and schema.is_parent_path(a, b),
+                                      lambda table, asked: bool(schema.columns_named(words_of(asked), [table])))
     if alone is None or alone.strip() == turn.strip():
         return None
     again = _answer_as_written(eng, alone, llm=None)
@@ -2082,6 +2090,9 @@ def _one_sentence(reading: Any, passages: list[dict], decision: router.RouteDeci
     return ChatAnswer(text, "hybrid", explain, used, used, "partial", None, False, "none", False, _route(decision))
 
 
+_TIME_STEMS = frozenset(document_reader._stems("day days hour hours week weeks month months minute minutes year years"))
+
+
 def _read_nearest(eng: Engine, question: str, decision: router.RouteDecision, docs, vector) -> ChatAnswer | None:
     """When every handler fell back: the nearest document, read for a sentence that holds the kind of
     answer asked (an amount, a duration, a date, a number...) and shares with the question a word the
@@ -2100,7 +2111,8 @@ def _read_nearest(eng: Engine, question: str, decision: router.RouteDecision, do
     if named and not _mentions(eng, docs, lead, named, vector):
         return None
     names = {w for n in named for w in document_reader._stems(n)}
-    shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence)) - names
+    # (the words of the time asked, "days", say what kind of answer, not what it is about)
+    shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence)) - names - _TIME_STEMS
     if len(shared) < 2 or not shared - schema_words(eng):
         return None
     return _one_sentence(reading, passages, decision, f"no handler answered; the nearest document states the "

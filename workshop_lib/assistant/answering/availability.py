@@ -98,7 +98,10 @@ def names_data_rows(question: str) -> bool:
     """The question names a table of the data other than the boxes and the ports that stock them
     ("on the manifests", "on that voyage", "aboard the vessels"), or asks the boxes' numbers, which only
     the data's boxes have ("which containers have lithium batteries? need the box numbers")."""
-    return any(table_of_noun(w) not in (None, "CONTAINERS", "PORTS") for w in re.findall(r"[A-Za-z]+", question)) \
+    named = {w for item in grounded.named_items(question) for w in re.findall(r"[a-z]+", item.name.lower())}
+    # (a word of a catalog item the question names is that item's: the "trip" of "pre-trip inspection")
+    return any(table_of_noun(w) not in (None, "CONTAINERS", "PORTS") for w in re.findall(r"[A-Za-z]+", question)
+               if w.lower() not in named) \
         or re.search(r"\b(?:container|box)\s+(?:numbers?|nos?\.?|ids?)\b", question, re.I) is not None
 
 
@@ -175,6 +178,7 @@ def offered_at(question: str) -> Figure | None:
     if not ports:
         return _ports_offering(question, items[0]) if len(items) == 1 else None
     text = " ".join(_item_at_ports(item, ports, priced=asks_price_or_lease(question)) for item in items)
+    text += _cost_of_the_quantity(question, items)
     if len(items) == 1 and _every_port_asked(question, ports):  # "which ports have gensets, and how many at Savannah?"
         rows = catalog.availability().get(items[0].item_id, {})
         text += f" It is offered at {len(rows)} port{'s' if len(rows) != 1 else ''}: " \
@@ -202,6 +206,14 @@ def _asks_another_thing(question: str, items: list[catalog.Item]) -> bool:
     asked = set(catalog_links.words(m.group(1))) - {"the", "a", "an"}
     named = set().union(*(catalog_links.words(i.name) for i in items))
     return bool(asked) and not asked & named and not asked <= _OF_THE_ITEM
+
+
+def _cost_of_the_quantity(question: str, items: list[catalog.Item]) -> str:
+    """" For 10 x ... over 14 days: ...": the cost of the quantity (and days) a price question about one item
+    gives ("... and what would 10 of them cost me for 14 days?"); "" otherwise."""
+    if len(items) != 1 or not asks_price_or_lease(question) or (q := catalog_links.quote(question, items[0])) is None:
+        return ""
+    return " " + q.sentence(items[0])
 
 
 def _every_port_asked(question: str, ports: list[str]) -> bool:

@@ -358,7 +358,8 @@ def unexplained_words(text: str, ents: Entities) -> list[str]:
 
 _POLITE_HEAD = re.compile(r"^\s*(?:(?:hi|hello|hey|(?:good\s+)?(?:morning|afternoon|evening)|hola|bonjour|salut|moin|hallo)"
                           r"\b[,!.]?\s*)?(?:quick question\s*[-:,]?\s*)?(?:(?:please|kindly)\s+)?"
-                          r"(?:(?:can|could|would) you\s+(?:please\s+)?)?(?:(?:tell|show|give) me\s*[:,-]?\s*)?"
+                          r"(?:(?:can|could|would) you\s+(?:please\s+)?)?(?:(?:(?:tell|show|give) me|(?:check|find out|look up|confirm)(?: for me)?|"
+                          r"let me know)\s*[:,-]?\s*)?"
                           r"(?:i(?:'d| would) like to know\s*[:,-]?\s*)?", re.I)
 _POLITE_TAIL = re.compile(r"[\s,.!]*(?:(?:thanks?|thank you|thx|cheers)(?: (?:a lot|very much))?|please)[.!?]*\s*$", re.I)
 
