@@ -2111,8 +2111,9 @@ def _read_nearest(eng: Engine, question: str, decision: router.RouteDecision, do
     if named and not _mentions(eng, docs, lead, named, vector):
         return None
     names = {w for n in named for w in document_reader._stems(n)}
-    # (the words of the time asked, "days", say what kind of answer, not what it is about)
-    shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence)) - names - _TIME_STEMS
+    # (the words of a duration asked, "how many days", say what kind of answer, not what it is about)
+    shared = (document_reader._stems(docs.question) & document_reader._stems(reading.sentence)) - names - \
+        (_TIME_STEMS if reading.kind == "duration" else frozenset())
     if len(shared) < 2 or not shared - schema_words(eng):
         return None
     return _one_sentence(reading, passages, decision, f"no handler answered; the nearest document states the "
