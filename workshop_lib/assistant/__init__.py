@@ -364,8 +364,10 @@ def unbound_pronoun(question: str, links: list[Link]) -> str | None:
     """The pronoun a question asks about one thing by ("does it hold", "her ETA") when nothing before it in the
     question names such a thing (a vessel, a voyage, a box, a port or a carrier by name or number, or a table's
     noun in the singular); None when it names one or uses no such pronoun."""
-    m = _POINTER.search(question)
-    if m is None or _DUMMY.search(question):
+    # (the sentence that asks: "we have 3 boxes on it. which ships are shorter than 200 m?" asks nothing of "it")
+    start = max((e.end() for e in _SENTENCE_END.finditer(question.rstrip())), default=0)
+    m = _POINTER.search(question, start)
+    if m is None or _DUMMY.search(question, start):
         return None
     before = question[:m.start()]
     if any(lk.start < m.start() and (lk.table, lk.column) in NAME_COLUMNS | CODE_COLUMNS for lk in links):
@@ -430,12 +432,14 @@ def _the_one_meant(question: str, links: list[Link]) -> str | None:
         after = re.match(r"\s+([a-z]+)", question[m.end():], re.I)
         if after and (after.group(1).lower().endswith("s") or after.group(1).lower() in _OF_A_ROW):
             continue  # "the container numbers", "the cargo manifests": a noun's modifier, not one row
-        if table_of_noun(word) is not None and not word.lower().endswith("s"):
+        if table_of_noun(word) is not None and not word.lower().endswith("s") and word.lower() not in _ALL_AT_ONCE:
             return m.group(0)
     return None
 
 
 _OF_A_ROW = {"number", "name", "id", "code", "type", "date", "status", "size", "list", "data", "count", "total"}
+# nouns of a table said of all its rows at once ("the fleet", "the cargo"): no one row
+_ALL_AT_ONCE = {"fleet", "cargo", "manifest", "schedule"}
 
 
 def answer_data(eng: Engine, question: str, *, require_links: bool = False) -> DataAnswer:
@@ -614,8 +618,8 @@ def _question_word_spelt(m: re.Match[str]) -> str:
 _RELATIVE = re.compile(r"\b(?:(last|past|previous|this|current|next|coming)\s+(year|month))\b", re.I)
 _STEP = {"last": -1, "past": -1, "previous": -1, "this": 0, "current": 0, "next": 1, "coming": 1}
 # a calendar week ("this week", "next week"); "the next week", "the past week": seven days on or back
-_WEEK = re.compile(r"\b(?:(?:in|during|for|over|within)\s+)?(the\s+)?(last|past|previous|this|current|next|coming)\s+week\b(?!s)",
-                   re.I)
+_WEEK = re.compile(r"\b(?:(?:in|during|for|over|within)\s+)?(the\s+)?(last|past|previous|this|current|next|coming)\s+week\b"
+                   r"(?!s|\s+of\b)", re.I)  # (not "the last week of June": a week of that month)
 
 
 def periods_named(question: str, today: datetime.date | None) -> str:
