@@ -1257,10 +1257,8 @@ def ship_as_theirs(eng: Engine, question: str, *, user_id: str, agent_id: str) -
         return None
     if any(lk.table in ("VESSELS", "VOYAGES") for lk in assistant.knowledge(eng)[1].links(question)):
         return None
-    ships = {str(e[2]) for r in personal.valid_memories(eng, user_id, agent_id)
-             for e in (r.metadata or {}).get("entities") or [] if e[0] == "VESSELS"}
-    if len(ships) != 1:
-        return None
+    if "VESSELS" not in _one_of_each_told(eng, user_id, agent_id):
+        return None  # (no ship of theirs, or several)
     return _SHE.sub(lambda m: "our ship is" if m.group(0).lower() in ("she's", "she is") else "our ship", question, count=1)
 
 
@@ -1271,9 +1269,10 @@ def thing_as_theirs(eng: Engine, question: str, *, user_id: str, agent_id: str) 
     when "it" stands for something the question names, or their memories do not say which one thing it is."""
     english = other_languages.in_english(question) if router.FOREIGN_RE.search(question) else question
     schema, values = assistant.knowledge(eng)
-    if not english or (pointer := assistant.unbound_pronoun(english, values.links(english))) is None:
+    links = values.links(english) if english else []
+    if not english or (pointer := assistant.unbound_pronoun(english, links)) is None:
         return None
-    asked = {lk.table for lk in values.links(english)}
+    asked = {lk.table for lk in links}
     words = words_of(english)
     # the first (nearest) of their things whose columns the question names, or whose rows hold the rows it names
     fits = [t for t in _one_of_each_told(eng, user_id, agent_id) if schema.columns_named(words, [t], loose=True)
