@@ -30,6 +30,8 @@ PHRASES = {
     "est son": "is its", "et son": "and its", "de son": "of its", "est sa": "is its", "de sa": "of its",
     "le plus petit": "the smallest", "la plus petite": "the smallest", "el mas pequeno": "the smallest",
     "le plus grand": "the biggest", "el mas grande": "the biggest", "en total": "in total", "au total": "in total",
+    "llegan a": "arrive at", "llega a": "arrives at", "nueva york": "New York", "merk dir": "remember",
+    "merke dir": "remember", "wir wechseln": "we switch",
     "salen de": "depart from", "sale de": "departs from", "partent de": "depart from", "part de": "departs from",
     # "all statuses" asks for no status in particular
     "todos los estados": "", "tous les statuts": "", "alle status": "",
@@ -211,7 +213,8 @@ WORDS = {
     "queremos": "want", "mochte": "would like", "mochten": "would like", "voudrais": "would like",
     "gerne": "", "mal": "", "eigentlich": "", "denn": "", "bueno": "", "pues": "", "alors": "", "donc": "",
     "ich": "I", "wir": "we", "yo": "I", "nosotros": "we", "je": "I", "nous": "we", "vous": "you",
-    "mir": "me", "uns": "us", "moi": "me", "usted": "you", "ustedes": "you", "ihnen": "you",
+    "mir": "me", "uns": "us", "moi": "me", "usted": "you", "ustedes": "you", "ihnen": "you", "tu": "you", "tú": "you",
+    "deren": "their", "dessen": "its",
     "dieser": "this", "diese": "this", "dieses": "this", "diesem": "this", "diesen": "this", "ese": "that",
     "esa": "that", "esos": "those", "esas": "those", "estos": "these", "estas": "these", "ce": "this",
     "cet": "this", "cette": "this", "ces": "these", "cada": "each", "chaque": "each", "jede": "each",

@@ -66,9 +66,9 @@ _NAME_PARTICLES = frozenset({"de", "del", "da", "do", "dos", "das", "di", "du", 
 
 
 # German's own small words: a sentence with two of them is German ("wie viele ... sind ... auf")
-_GERMAN = re.compile(r"\b(?:wie|welche[rsmn]?|sind|ist|der|die|das|den|dem|auf|unter|mit|noch|nicht|und|wann|wo|"
-                     r"wohin|woher|gibt|es|für|über)\b(?:.*?)\b(?:wie|welche[rsmn]?|sind|ist|der|die|das|den|dem|auf|"
-                     r"unter|mit|noch|nicht|und|wann|wo|wohin|woher|gibt|es|für|über)\b", re.I)
+_GERMAN_WORD = (r"(?:wie|welche[rsmn]?|sind|ist|der|die|das|den|dem|auf|unter|mit|noch|nicht|und|wann|wo|wohin|woher|"
+                r"gibt|es|für|über|unser[emns]?|bei|nochmal|bitte)")
+_GERMAN = re.compile(rf"\b{_GERMAN_WORD}\b(?:.*?)\b{_GERMAN_WORD}\b", re.I)
 
 
 # the English words of the catalog's box names ("high cube", "open top"), said after a size as its kind

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 MAX_WORDS = 8           # a follow-up is short; a longer question says what it is about itself
 # how a follow-up starts, and the words that point back
+# ("und bei CMA CGM?", "y para el Kyoto Express?", "et pour ...?": "and" in German, Spanish and French)
 _LEAD = re.compile(r"^\s*(?:(?:ok(?:ay)?|right|cool|thanks|great|so)[,.!]?\s+)*(?:and|what about|how about|same (?:for|with)|"
-                   r"also|plus)\b[,:]?\s*", re.I)
+                   r"also|plus|und|y|et)\b[,:]?\s*", re.I)
 _POINTING = re.compile(r"\b(?:it|its|it's|she|her|they|them|their|that one|this one|there)\b", re.I)
 # a voyage or container named by its number in the previous question ("voyage 1042")
 _BY_NUMBER = re.compile(r"\b(?:voyage|sailing|trip)\s+\d{3,5}\b", re.I)
@@ -114,7 +115,8 @@ def _asked_again_of(eng: Engine, question: str, previous: str) -> str | None:
     rest = _LEAD.sub("", question)
     for lk in links:
         rest = rest.replace(question[lk.start:lk.end], " ")
-    if len(links) != 1 or re.sub(r"\b(?:of|for|with|the|container|box|vessel|ship|voyage)\b|\W", "", rest, flags=re.I):
+    if len(links) != 1 or re.sub(r"\b(?:of|for|with|at|on|the|container|box|vessel|ship|voyage|bei|f[üu]r|von|mit|para|"
+                                 r"por|con|de|del|pour|avec|chez|du)\b|\W", "", rest, flags=re.I):
         return None  # it asks something of its own beside the name
     before = [lk for lk in values.links(previous) if (lk.table, lk.column) == (links[0].table, links[0].column)]
     if len(before) != 1:

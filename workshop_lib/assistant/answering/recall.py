@@ -70,8 +70,16 @@ def _called(rec: personal.Recalled) -> str:
     """What the answer calls the remembered thing: the question's word for it, or, for "it" or "that
     one", the noun of the thing's table, else what the user called it when they said it."""
     if not _PRONOUN.match(rec.noun.strip()):
-        return re.sub(r"['’]s$", "", rec.noun)  # ("my box's tare weight": the box)
-    return personal.TABLE_NOUNS_BY_TABLE.get(rec.table) or (rec.nouns[0] if rec.nouns else "thing")
+        noun = re.sub(r"['’]s$", "", rec.noun)  # ("my box's tare weight": the box)
+    else:
+        noun = personal.TABLE_NOUNS_BY_TABLE.get(rec.table) or (rec.nouns[0] if rec.nouns else "thing")
+    several = rec.table != personal.OWN and " and " in rec.value and not noun.endswith("s")
+    return noun + ("es" if noun.endswith("x") else "s") if several else noun  # ("your containers are A and B")
+
+
+def _is(rec: personal.Recalled) -> str:
+    """The verb for what was recalled: several things of the data told ("A and B") are plural."""
+    return "are" if rec.table != personal.OWN and " and " in rec.value else "is"
 
 
 def _follow_noun(question: str) -> str:
@@ -80,19 +88,24 @@ def _follow_noun(question: str) -> str:
     return m.group(0) if m else ""
 
 
-def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, follow_up: bool = False) -> bool:
-    """The question asks for the remembered value itself: nothing follows its reference to the
-    thing, or it asks what the user said and names no other column of the data."""
-
+def _said_plainly(question: str, rec: personal.Recalled) -> bool | None:
+    """Whether the question asks for the value itself, when its words alone say so; None when they do not."""
     if _EXISTENCE.match(question):
         return False  # "is there any problem with the day we deliver to the terminal?": not which terminal
     if _another_identifier(question, rec):
         return False  # "the entry number I gave you for them": not the number of their box
-    alone = _reference_alone(question, rec)
-    if alone is not None:
-        return alone
-    if re.search(rf"\b{re.escape(rec.noun)}\s+(?:number|no\.?|code|name|id|#)", question, re.I):
-        return True  # "the box number of our tiles": the identifier of the thing is its value
+    if _its_identifier_asked(other_languages.in_english(question) or question, rec):
+        return True  # "the box number of our tiles", "le numéro du conteneur": the identifier of the thing is its value
+    return _reference_alone(question, rec)
+
+
+def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, follow_up: bool = False) -> bool:
+    """The question asks for the remembered value itself: nothing follows its reference to the
+    thing, or it asks what the user said and names no other column of the data."""
+
+    plainly = _said_plainly(question, rec)
+    if plainly is not None:
+        return plainly
     # "which carrier do we use now?": which one of its table it is, with no other column asked
     if not _TOLD.search(question) and not follow_up and _wh_table(question) != rec.table:
         return False
@@ -105,6 +118,14 @@ def _asks_only_value(eng: Engine, question: str, rec: personal.Recalled, *, foll
 
 
 _IDENTIFIER = re.compile(r"\b([a-z][\w-]+)\s+(?:number|no\.?|code|ref|reference|id)\b", re.I)
+
+
+def _its_identifier_asked(question: str, rec: personal.Recalled) -> bool:
+    """"The box number", "the container numbers", "the number of the container": the identifier of the thing
+    recalled, which is its value."""
+    noun = re.escape(personal.stem(rec.noun.lower()))
+    return re.search(rf"\b{noun}(?:e?s)?\s+(?:number|no\.?|code|name|id|#)|\b(?:number|code|name|id)s?\s+of\s+"
+                     rf"(?:the\s+|my\s+|our\s+)?{noun}(?:e?s)?\b", question, re.I) is not None
 
 
 def _another_identifier(question: str, rec: personal.Recalled) -> bool:
@@ -310,6 +331,8 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     table_word, kept = _other_table_word(question, rec, place)
     if table_word is not None:
         return table_word
+    if rec.table != personal.OWN and _its_identifier_asked(question, rec):
+        return None  # ("remind me of the container numbers": "numbers" is no other column)
     if router.FOREIGN_RE.search(question):
         # "Auf welchem Schiff ist mein Container?": the words around the thing are read in English, when the
         # glossary reads every one of them ("Wer ist unser Spediteur?": who is our haulier)
@@ -688,7 +711,8 @@ def _all_of_that_kind(eng: Engine, question: str, rec: personal.Recalled, user_i
 
 def _asks_several(question: str, rec: personal.Recalled, several: re.Match[str] | None) -> bool:
     """The question says several ("the two ...", "they", "my boxes") of the kind of the thing recalled."""
-    if several is None and not _THEY.search(question) and not _plural_own(question, rec.table):
+    if several is None and not _THEY.search(question) and not _plural_own(question, rec.table) and \
+            not _plural_of_the_kind(question, rec.table):
         return False
     if rec.earlier or rec.ordinal or rec.table == personal.OWN:
         return False
@@ -696,7 +720,8 @@ def _asks_several(question: str, rec: personal.Recalled, several: re.Match[str] 
     # ("which of my two boxes left port first": the boxes, not the port, are the kind)
     after = re.findall(r"[\w'-]+", question[several.start(1):])[:3] if several is not None else []
     kinds = [t for w in after if (t := personal.table_of_word(w)) is not None]
-    return several is None or kinds[:1] == [rec.table]
+    # ("when do those two get there?": no noun, the things they told several of)
+    return several is None or kinds[:1] == [rec.table] or personal.points_at_several(question)
 
 
 def _plural_noun(question: str, rec: personal.Recalled) -> str:
@@ -712,6 +737,14 @@ def _plural_own(question: str, table: str) -> bool:
     """"My boxes", "our containers": a plural noun of the table, said as the user's."""
     return any(noun.lower().endswith("s") and personal.table_of_word(noun) == table
                for noun in personal.possessed_nouns(question))
+
+
+def _plural_of_the_kind(question: str, table: str) -> bool:
+    """"The container numbers", "the numbers of the containers": a plural said with "the" of the table's things."""
+    for m in re.finditer(r"\b(?:the|those|these)\s+((?:[\w-]+\s+)?[\w-]+s)\b", question, re.I):
+        if any(personal.table_of_word(w) == table for w in m.group(1).split()):
+            return True
+    return False
 
 
 def _count_of(words: str) -> int | None:
@@ -1144,7 +1177,8 @@ def _words_quoted(answer: ChatAnswer) -> str:
 
 # a question for the party a thing is of: "whose cargo is in X?", "who is that box for?", "who's the client on it?"
 _ASKS_WHOSE = re.compile(r"\b(?:whose|who(?:['’]s|\s+(?:is|was|are|were))?\s+(?:\w+\s+){0,5}?(?:for|of|behind|owns?|owner|"
-                         r"client|customer|consignee|shipper))\b", re.I)
+                         r"client|customer|consignee|shipper))\b|"
+                         r"\b(?:which|what)\s+(?:client|customer|consignee|shipper|buyer|importer)s?\b", re.I)
 
 
 def whose_told(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
@@ -1152,22 +1186,67 @@ def whose_told(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Ch
     theirs to the very record the question names: that name, with the memory as its source; else None."""
     if _ASKS_WHOSE.search(question) is None:
         return None
-    named = {str(lk.value) for lk in assistant.named_records(eng, question)}
-    for r in reversed(personal.valid_memories(eng, user_id, agent_id)):  # newest first
-        meta = r.metadata or {}
-        entities = [(str(e[0]), str(e[1]), str(e[2])) for e in meta.get("entities", [])]
-        names = personal.own_names_of(entities)
-        thing = next((e for e in entities if e[2] in named and e[0] != personal.OWN), None)
-        if thing is None or len(names) != 1:
+    memories = personal.valid_memories(eng, user_id, agent_id)
+    named = {str(lk.value) for lk in assistant.named_records(eng, question)} | _told_records_begun(question, memories)
+    for r in reversed(memories):  # newest first
+        found = _the_party_of_the_record(r, named)
+        if found is None:
             continue
-        rec = personal.Recalled(r.id, r.content or "", str(meta.get("said_at", "")), personal.OWN, own_values.NAME,
-                                names[0], "party", direct=True, entities=tuple(entities))
+        rec, thing = found
         source = _memory_source(rec)
-        whose = f"{names[0]}'" if names[0].endswith("s") else f"{names[0]}'s"
-        return _answer(f"From what you told me, {thing[2]} is {whose} ({_told_when(rec)}: \u201c{rec.text}\u201d).",
-                       "rag", _explain("a name of theirs the user tied to the record the question names", "rag",
-                                       memory=source), [source])
+        whose = f"{rec.value}'" if rec.value.endswith("s") else f"{rec.value}'s"
+        told = f"From what you told me, {thing[2]} is {whose} ({_told_when(rec)}: \u201c{rec.text}\u201d)."
+        rest = [part for part in assistant.asked_clauses(question) if _ASKS_WHOSE.search(part) is None]
+        if rest:  # "who's the client on X and when does it reach Rotterdam?": the data answers the other part
+            return _with_the_rest_of_it(eng, told, rest, thing, source)
+        return _answer(told, "rag", _explain("a name of theirs the user tied to the record the question names", "rag",
+                                             memory=source), [source])
     return None
+
+
+def _the_party_of_the_record(r: Any, named: set[str]) -> tuple[personal.Recalled, tuple[str, str, str]] | None:
+    """(the one name of theirs a memory gives, as recalled; the record named it is tied to), or None."""
+    meta = r.metadata or {}
+    entities = [(str(e[0]), str(e[1]), str(e[2])) for e in meta.get("entities", [])]
+    names = personal.own_names_of(entities)
+    thing = next((e for e in entities if e[2] in named and e[0] != personal.OWN), None)
+    if thing is None or len(names) != 1:
+        return None
+    return personal.Recalled(r.id, r.content or "", str(meta.get("said_at", "")), personal.OWN, own_values.NAME,
+                             names[0], "party", direct=True, entities=tuple(entities)), thing
+
+
+def _with_the_rest_of_it(eng: Engine, told: str, rest: list[str], thing: tuple[str, str, str],
+                         source: dict[str, Any]) -> ChatAnswer:
+    """Whose the record is, from their words, and the other parts of the question about it ("it" is the record),
+    from the data; a part the data does not answer makes it only part of an answer."""
+    noun = personal.TABLE_NOUNS_BY_TABLE.get(thing[0], "")
+    asked = " ".join(re.sub(r"\b(?:it|its|it's)\b", lambda m: f"{noun} {thing[2]}" + ("'s" if m.group(0) != "it" else ""),
+                            part, flags=re.I) for part in rest)
+    data = assistant.answer_data(eng, asked)
+    if data.text is None or data.plan is None or data.uncovered is not None:
+        return _answer(f"I can answer only part of this.\n{told}\nI can't answer \u201c{' '.join(rest)}\u201d offline: "
+                       f"{data.reason}.", "fallback", _explain("whose the record is, told; the rest not planned",
+                                                               "fallback", memory=source, data_question=asked), [])
+    plan = data.plan
+    sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
+                  "params": {k: str(v) for k, v in plan.params.items()}, "rows_shown": data.rows_shown,
+                  "shape": plan.spec.action}
+    return _answer(f"{told}\n{data.text}", "rag", _explain("whose the record is, told; the rest from the data", "rag",
+                                                           memory=source, data_question=asked, sql=plan.sql),
+                   [source, sql_source])
+
+
+def _told_records_begun(question: str, memories: list[Any]) -> set[str]:
+    """"The MSKU box": a record of theirs named by the start of its code, written in capitals, when one record they
+    told begins so (two that do leave it unsaid)."""
+    told = {str(e[2]) for r in memories for e in (r.metadata or {}).get("entities", []) if e[0] != personal.OWN}
+    found: set[str] = set()
+    for start in re.findall(r"\b[A-Z]{3,}\b", question):
+        begun = {v for v in told if v.upper().startswith(start) and v.upper() != start}
+        if len(begun) == 1:
+            found |= begun
+    return found
 
 
 def kept_sentence_answers(eng: Engine, question: str, *, user_id: str, agent_id: str) -> ChatAnswer | None:
@@ -1421,13 +1500,13 @@ def _value_or_fallback(eng: Engine, question: str, rec: personal.Recalled, beyon
     if beyond is None and (rec.earlier or _asks_only_value(eng, question, rec, follow_up=is_follow)):
         before = "Before the change, your" if rec.earlier else "Your"
         return _answer(f"{before} {_called(rec)} was {rec.value} ({said})." if rec.earlier
-                       else f"{before} {_called(rec)} is {rec.value} ({said}).", "rag",
+                       else f"{before} {_called(rec)} {_is(rec)} {rec.value} ({said}).", "rag",
                        _explain("the remembered value itself", "rag", memory=source), [source])
     if (both := _kinds_told_together(question, rec, said, source)) is not None:
         return both
     if (party := _for_the_party(question, rec, said, source)) is not None:
         return party
-    return _answer(f"I remember your {_called(rec)} is {rec.value} ({said}), but I can't answer the rest offline: "
+    return _answer(f"I remember your {_called(rec)} {_is(rec)} {rec.value} ({said}), but I can't answer the rest offline: "
                    f"{data.reason}.", "fallback",
                    _explain(f"memory found, data question not planned: {data.reason}", "fallback", memory=source,
                             data_question=data_question), [])
@@ -1742,10 +1821,18 @@ def _in_another_language(eng: Engine, question: str, answered: ChatAnswer | None
         # ("Wie hieß nochmal unser Spediteur?": a request to be reminded of a value told is read well enough)
         # (the data's days of their voyages compared are a data answer too)
         if again is not None and again.mode == "rag" and ("sql" in again.decision_explain or _REMINDED.search(english)
-                                                          or again.decision_explain.get("data_days")):
+                                                          or again.decision_explain.get("data_days")
+                                                          or _says_what_it_names(eng, question, again)):
             return dataclasses.replace(again, answer=f"Reading it as \u201c{english}\u201d: {again.answer}",
                                        decision_explain={**again.decision_explain, "read_in_english": english})
     return answered
+
+
+def _says_what_it_names(eng: Engine, question: str, answered: ChatAnswer) -> bool:
+    """"Und unsere Kundennummer bei CMA CGM?": the question names records of the data, and the memory read
+    for it (quoted in the answer) says every one of them: the reading cannot have lost which one is meant."""
+    named = {lk.text for lk in assistant.named_records(eng, question)}
+    return bool(named) and all(n.lower() in answered.answer.lower() for n in named)
 
 
 _PRONOUN_ASKED = re.compile(r"(?:^|[.!?;]\s+)(?:and\s+)?(?:what|which)(?:'s|\s+is|\s+are|\s+were)\s+(?:they|it|those|these)"

@@ -126,7 +126,8 @@ WRITE_REQUEST_RE = re.compile(
     r"create|register|add\b(?!(?:\s+\w+){0,3}\s+up\b)|"  # "add them up" is a sum, not a write
     r"set\b(?=[^?]*(?:\bto\b|\bas\b|=)))\b"  # "set temp on X?" asks for the set point
     # "Update: the shipper revised ...", "Change of plan, ...", "update on the Busan box": news, not a request
-    r"(?!\s*[:\u2013\u2014]|\s+-\s|\s+(?:of|for|on)\b)", _FLAGS)
+    # ("update from HMM today: ...": news from someone)
+    r"(?!\s*[:\u2013\u2014]|\s+-\s|\s+(?:of|for|on)\b|(?<=update)\s+from\b)", _FLAGS)
 # the same verbs starting a later clause, said of the data's records ("SITC's gone bust, delete them from the
 # carriers table"): a request too
 WRITE_LATER_RE = re.compile(r"[.,;!?]\s+(?:(?:please|kindly|can you|could you|then|so|and)\s+)*"
@@ -136,8 +137,10 @@ WRITE_LATER_RE = re.compile(r"[.,;!?]\s+(?:(?:please|kindly|can you|could you|th
 # "wipe all rows of the manifests"): the object is the data's, so no reading of it is meant
 WRITE_DESTROY_RE = re.compile(r"\b(?:drop|truncate|purge|wipe|delete|erase|empty)\s+(?:all\s+|every\s+|the\s+|its\s+)*"
                               r"(?:[\w-]+\s+){0,2}?(?:tables?|rows|records|database|schema)\b", _FLAGS)
+# ("delete from", "insert into": an update's own news comes "from" someone, so "from" is delete's only)
 WRITE_SQL_RE = re.compile(r"\b(?:drop|delete|update|insert|alter|truncate|create|grant|revoke|merge)\b\s+"
-                          r"(?:table|from|into|index|view|user|\w+\s+set|(?-i:[A-Z_]{3,}\b))|;\s*--|'\s*;", _FLAGS)
+                          r"(?:table|into|index|view|user|\w+\s+set|(?-i:[A-Z_]{3,}\b))|\bdelete\s+from\b|;\s*--|'\s*;",
+                          _FLAGS)
 def _flies_a_flag(question: str, outside: re.Match[str]) -> bool:
     """"Which flag a ship flies": the verb of a flag, not air travel."""
     return outside.group(0).lower() == "flies" and re.search(r"\bflags?\b", question, re.I) is not None

@@ -347,6 +347,8 @@ class ChatService:
         stated = preferences.extract(req["question"], held)
         preferences.observe(self.eng, req["question"], user_id=user_id, agent_id=self.eng.agent_id, found=stated)
         asked = preferences.without_stated(req["question"], stated) if stated else req["question"]
+        if stated and "?" not in asked and len(re.findall(r"\w+", asked)) <= 2:
+            asked = ""  # ("Salut ! From now on, dates as DD/MM/YYYY": the greeting asks nothing; the preference is noted)
         result = self._answer_path(scoped, req, thread_id, user_id, asked) or ChatAnswer(
             preferences.noted(stated), "fallback", {"intent": "PREFERENCE", "handler": "preferences", "mode": "fallback",
                                                     "reason": "the turn only states how answers should be given",
@@ -448,9 +450,7 @@ class ChatService:
         """A turn that stated nothing: their memory with the data (recall.py), else the router's handler
         (a catalog answer that ignores a thing of theirs declined), else the last readings."""
         agent_id = self.eng.agent_id
-        question, recalled = self._recalled(question, thread_id, user_id)
-        if recalled is not None and recalled.mode == "fallback":
-            recalled = self._its_sentence(question, recalled, user_id)
+        question, recalled = self._from_their_memory(question, thread_id, user_id)
         if recalled is not None:
             return with_their_parts(self.eng, question, recalled, user_id=user_id, agent_id=agent_id,
                                     thread_id=thread_id)
@@ -460,6 +460,13 @@ class ChatService:
             return theirs or with_their_parts(self.eng, question, answered, user_id=user_id, agent_id=agent_id,
                                               thread_id=thread_id)
         return self._when_no_handler_answered(scoped, question, answered, thread_id, user_id)
+
+    def _from_their_memory(self, question: str, thread_id: str, user_id: str) -> tuple[str, ChatAnswer | None]:
+        """_recalled, with a declined memory's own sentence when it holds what is asked (_its_sentence)."""
+        question, recalled = self._recalled(question, thread_id, user_id)
+        if recalled is not None and recalled.mode == "fallback":
+            recalled = self._its_sentence(question, recalled, user_id)
+        return question, recalled
 
     def _recalled(self, question: str, thread_id: str, user_id: str) -> tuple[str, ChatAnswer | None]:
         """(the question as asked of their things, the answer their memory gives, or None): "she" of the one ship
@@ -509,7 +516,9 @@ class ChatService:
         reading = follow_up.read_with(self.eng, question, _previous_question(messages), said[-1] if said else None)
         if reading is None:
             return None
-        answered = answer_question(scoped, reading, llm=self.llm)
+        # ("und bei CMA CGM?" after "und unsere Kundennummer bei Hapag-Lloyd?": a reading about their own things)
+        own = self._from_their_memory(reading, thread_id, user_id)[1] if personal.refers_to_own(reading) else None
+        answered = own or answer_question(scoped, reading, llm=self.llm)
         if answered.mode not in ("rag", "hybrid"):
             return None
         return dataclasses.replace(answered, answer=f"Reading it as \u201c{reading}\u201d: {answered.answer}")

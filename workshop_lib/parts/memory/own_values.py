@@ -60,15 +60,19 @@ NUMBER_RE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|te
 _CURRENCY = r"(?:USD|EUR|GBP|CNY|JPY|SGD|AED|dollars?|euros?|pounds?|bucks|[$€£¥])"
 _AMOUNT = r"\d{1,3}(?:[,.\s]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s?[kK]\b)?"
 _PER = r"(?:\s+(?:per|a|an|each|/)\s*(?:[\w-]+)(?:\s+box|\s+container)?)?"
-MONEY_RE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY}){_PER}", re.I)
+# (a rate per box with its currency left unsaid, "2,850 per FEU", is a sum too: a count would say what it counts)
+MONEY_RE = re.compile(rf"(?:{_CURRENCY}\s?(?:{_AMOUNT})|(?:{_AMOUNT})\s?{_CURRENCY}){_PER}|"
+                      rf"(?<![\w.,-])(?:{_AMOUNT})\s*(?:per|/)\s*(?:FEU|TEU|box|container)\b", re.I)
 # a figure of theirs with what it counts or measures ("14%", "40 FEU", "7 free days", "22 Prozent"): a share, a
 # quota, a number of days or boxes that is no sum of money
 _UNIT = (r"(?:%|per\s?cent\b|percent\b|prozent\b|por\s?ciento\b|pour\s?cent\b|(?:(?:[a-z]+\s+)?(?:feu|teu|days?|"
          r"hours?|hrs|weeks?|months?|boxes|containers?|pallets?|cartons?|trucks?|slots?|kg|kgs|kilos?|tonnes?|tons?|"
          r"cbm|m3|tage?n?|stunden?|wochen?|d[ií]as?|horas?|semanas?|jours?|heures?|semaines?)\b))")
 FIGURE_RE = re.compile(rf"(?<![\w.,-])\d+(?:[.,]\d+)?\s?{_UNIT}", re.I)
-# a reference of theirs: letters and at least three digits in one word ("OV-2291", "TRLU7788123", "PO4471")
-CODE_RE = re.compile(r"(?<![\w-])(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{3,}(?![\w-])")
+# a reference of theirs: letters and at least three digits in one word ("OV-2291", "TRLU7788123", "PO4471"), or
+# groups of digits joined by hyphens, six digits or more, no ISO date and no span of years ("4500-77410", "88-4410227")
+CODE_RE = re.compile(r"(?<![\w-])(?:(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{3,}|"
+                     r"(?!\d{4}-\d{2}-\d{2}(?![\w-])|(?:19|20)\d\d-(?:19|20)?\d\d(?![\w-]))(?=(?:\d-?){6})\d{2,}(?:-\d{2,})+)(?![\w-])")
 # a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
 NAME_RE = re.compile(r"(?<![\w'’])[A-Z](?:['’][A-Z])?[a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]+)*")  # ("I" ends a name)
 # ("belongs to Bright Tools", "sold to Ferretti": a party, not a place)

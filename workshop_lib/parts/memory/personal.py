@@ -61,8 +61,10 @@ _FIRST_PERSON = re.compile(r"\b(?:i|we|my|our|mine|ours|us)\b|\b(?:i|we)'(?:m|re
                            r"[a-záéíóú]{2,}(?:amos|emos|imos)|soy|estoy|tengo)\b", re.I)
 # A clause with no subject that starts with a verb in -ing ("writing from Durban", "shipping with MSC"):
 # the speaker is its subject.
+# ("got two boxes on the Tessa": "got" with its "I've" left out, as people type)
 _SUBJECTLESS = re.compile(r"^(?:(?:hi|hey|hello|ok|okay|so|also|just|btw|fyi)\b[\s,!.]*)*(?:there\b[\s,!.]*)?"
-                          r"(?!(?:morning|evening|nothing|something|anything|everything|thing)\b)[a-z]+ing\b", re.I)
+                          r"(?:(?!(?:morning|evening|nothing|something|anything|everything|thing)\b)[a-z]+ing|"
+                          r"got(?!\s+(?:it|that|this|you)\b))\b", re.I)
 QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|whats|wat's|which|who|who's|whom|whose|where|"
                        r"where's|when|why|how|is|are|was|were|do|does|did|can|could|would|will|should|has|have|"
                        r"had|"
@@ -75,6 +77,9 @@ CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:m
                      r"correction|meant|mistake|typo|turns out|updated?|(?:another|a|one more) change|from (?:now|tomorrow|today)|"
                      r"(?:is|are) (?:closing|closed|shutting)|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
+                     # a figure that moves ("the rate drops to 2,150", "goes down to", "was raised to")
+                     r"(?:drops?|falls?|fell|rises?|rose|goes|went|jumps?|jumped|climbs?|climbed)\s+(?:up\s+|down\s+)?to|"
+                     r"(?:increas|decreas|rais|lower|reduc)(?:es|ed|ing)|"
                      r"(?:has|have|had) (?:left|quit|retired)|"
                      # ... in the other languages the workshop reads ("on a déménagé", "ya no", "nicht mehr")
                      r"d[ée]m[ée]nag\w*|d[ée]sormais|plus\s+(?:à|au|chez|en)|ya no|ahora|mudad[oa]s?|"
@@ -162,7 +167,9 @@ def possessed_nouns(text: str, *, heads: bool = False) -> list[str]:
     for m in _POSSESSED.finditer(text):
         words = m.group(1).split()
         # "our new contact", "our European hub": the noun after the adjective ("our DC is in Pooler": no verb)
-        if all(map(_adjective, words)) and (after := re.match(r"\s+([a-z][\w-]*)", text[m.end():], re.I)) \
+        # ("our Savannah-Jebel Ali rate": the rest of a name, then the noun)
+        if all(map(_adjective, words)) and (after := re.match(r"(?:\s+(?-i:[A-Z])[\w-]*(?=\s+[a-z]))*\s+([a-z][\w-]*)",
+                                                              text[m.end():], re.I)) \
                 and after.group(1).lower() not in _NO_NOUN_AFTER:
             words.append(after.group(1))
         other = "other " if "other" in words else ""  # "our other haulier" is not "our haulier"
@@ -255,8 +262,11 @@ def statement_part(sentence: str) -> str:
         # sets apart with a dash is a sentence of its own ("Check the 787E for me - my client's box is on it")
         apart = re.split(r"\s+[-\u2013\u2014]\s+", sentence, maxsplit=1)
         return statement_part(apart[1]) if len(apart) == 2 else ""
-    clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
     asked = sentence.rstrip().endswith("?")
+    lead, colon, rest = sentence.partition(":")
+    if asked and colon and rest.strip() and not _FINITE.search(lead):
+        sentence = rest  # "quick one for my colleague: the Vasseur box, which port ...?": a lead-in states nothing
+    clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
     kept = [c for i, c in enumerate(clauses) if not _a_question_clause(c, i, asked)]
     return ", ".join(c for c in kept if _states_something(c))
 
@@ -532,16 +542,17 @@ def _candidate(stated: str, entities: list[tuple[str, str, str]], said_at: str |
 
 # what comes right before the figure a statement gives as its value ("our margin on the lane is 14%", "we get 7
 # free days", "unser Kontingent liegt bei 30 FEU", "sind es nur noch 22 FEU")
-_BEFORE_THE_VALUE = re.compile(r"(?:\b(?:is|are|was|were|be|get|got|have|has|had|at|of|now|only|just|still|down to|up to|"
+_BEFORE_THE_VALUE = re.compile(r"(?:\b(?:is|are|was|were|be|get|got|have|has|had|at|of|now|only|just|still|to|"
                                r"ist|sind|es|liegt bei|betr(?:ä|ae)gt|nur noch|noch|est|sont|de|son|solo)|['’]s|[=:])\s*$",
                                re.I)
 
 
 def _the_figure_stated_first(stated: str, entities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    """"Our margin on the Santos-Kaohsiung lane is 14%", "our allocation with MSC is 40 FEU": the figure the
-    statement gives is the memory's value; the port or line named before it says which of their figures it is."""
+    """"Our margin on the Santos-Kaohsiung lane is 14%", "our allocation with MSC is 40 FEU", "our HMM rate is
+    3,100 USD per FEU": the figure or sum the statement gives is the memory's value; the port or line named before
+    it says which of their figures it is."""
     for e in entities:
-        at = _position(stated, e[2]) if e[:2] == (OWN, own_values.FIGURE) else None
+        at = _position(stated, e[2]) if e[:2] in ((OWN, own_values.FIGURE), (OWN, own_values.MONEY)) else None
         if at is not None and _BEFORE_THE_VALUE.search(stated[:at]):
             return [e, *(x for x in entities if x != e)]
     return entities
@@ -862,8 +873,9 @@ def _said_of_another(new: str, old: str, nouns: set[str], values: Sequence[tuple
     for noun in nouns:
         for m in re.finditer(rf"\b([a-z][\w-]*)\s+{re.escape(noun)}s?\b", new, re.I):
             word = m.group(1).lower()
+            # ("that Busan-Rotterdam rate" of "our rate for Busan to Rotterdam": each part is said)
             if word not in _NOT_CONTENT and word not in _OF_WHEN and table_of_word(word) is None \
-                    and stem(word) not in said | own:
+                    and not all(stem(part) in said | own for part in word.split("-") if part):
                 return True
     return False
 
@@ -1146,6 +1158,15 @@ def _rest_of(r: Any, request: str, values: Any) -> str:
     return what_stays(r.content or "", request, named, others)
 
 
+def _the_other_sentences(r: Any, request: str) -> str:
+    """"Vergiss den Zollagenten" of a memory of two sentences: the sentences that do not say its noun; "" when
+    the memory is one sentence, or the request names none of them so."""
+    told = sentences(r.content or "")
+    if len(told) < 2 or not any(_says_a_noun_of(request, t) for t in told):
+        return ""
+    return " ".join(t for t in told if not _says_a_noun_of(request, t))
+
+
 def _references_forgotten(entities: list[list[str]], codes: list[str], request: str) -> tuple[list[str], str]:
     """"Forget the booking ref": the references of theirs the memory holds go, with their words (they
     are added to the request's words); else the references the request says, as they were."""
@@ -1157,7 +1178,7 @@ def _references_forgotten(entities: list[list[str]], codes: list[str], request: 
 
 # a request whose object is a contact detail ("forget that phone number for Dunmore")
 _FORGETS_CONTACT = re.compile(r"\b(?:forget|delete|erase|remove|drop)\s+(?:about\s+)?(?:the|that|this|my|our|his|her|their)\s+"
-                              r"(?:\w+\s+)?(?:phone|telephone|mobile|cell|direct line|e-?mail|number)\b", re.I)
+                              r"(?:\w+\s+)??(phone|telephone|mobile|cell|direct line|e-?mail|number)\b", re.I)
 
 
 def _holds_the_detail(request: str, r: Any) -> bool:
@@ -1167,7 +1188,13 @@ def _holds_the_detail(request: str, r: Any) -> bool:
     a name ("don't keep the consignee name" keeps the customer's box number)."""
     if _FORGETS_A_NAME.search(request):
         return any(e[:2] == [OWN, own_values.NAME] for e in _remembered_entities(r))
-    return not _FORGETS_CONTACT.search(request) or re.search(r"\d{3}|@", r.content or "") is not None
+    contact = _FORGETS_CONTACT.search(request)
+    if contact is None:
+        return True
+    if contact.group(1).lower() == "number":
+        return re.search(r"\d{3}|@", r.content or "") is not None
+    # a phone or a mail address, not the digits of a box number ("forget my mobile" of "I handle HDMU9135605")
+    return re.search(r"@|(?<![\w-])\+?\d[\d\s().-]{6,}\d(?![\w-])", r.content or "") is not None
 
 
 _FORGETS_A_NAME = re.compile(r"\b(?:forget|delete|erase|remove|drop|keep|store|save|remember)\s+(?:about\s+)?"
@@ -1216,7 +1243,8 @@ def _keep_the_rest(eng: Engine, r: Any, request: str, values: Any, *, user_id: s
     """A forgotten memory that also held things the request did not name ("forget the booking reference"
     of "our customer Olivar Verde has booking reference OV-2291"): the rest is kept as a memory of its
     own, said when the first was; the names it keeps."""
-    rest = _rest_of(r, request, values)
+    # ("vergiss den Zollagenten" of a memory of two sentences: the other sentence stays)
+    rest = _rest_of(r, request, values) or _the_other_sentences(r, request)
     said_at = (r.metadata or {}).get("said_at") or ""
     out: set[str] = set()
     for cand in extract(eng, rest, own_names=own_names(eng, user_id=user_id, agent_id=agent_id)) if rest else []:
@@ -1244,6 +1272,7 @@ def _memories_to_forget(sentence: str, memories: list[Any], values: Any, *, poin
         _with_metadata(memories, "nouns", set(possessed_nouns(sentence))),
         _about_in_their_words(sentence, memories),
         [r for r in memories if tables & {e[0] for e in _remembered_entities(r)}],
+        _noun_written_as_theirs(sentence, memories),
         _with_metadata(memories, "roles", roles),
         memories[-1:] if pointing and re.search(r"\b(?:that|it|this)\b", sentence, re.I)
         and not _told_before_the_request(sentence) else [],
@@ -1285,6 +1314,21 @@ def _about_in_their_words(sentence: str, memories: list[Any]) -> list[Any]:
     m = _ABOUT_THE.search(sentence)
     words = content_words(m.group(1)) if m else set()
     return [r for r in memories if words and words <= content_words(r.content or "")]
+
+
+def _noun_written_as_theirs(sentence: str, memories: list[Any]) -> list[Any]:
+    """"Vergiss den Zollagenten" of "unser Zollagent ... ist Krüger & Söhne": a capitalised word of the request
+    (not its first) that their words say, give or take an inflected ending (a German noun keeps its capital)."""
+    return [r for r in memories if _says_a_noun_of(sentence, r.content or "")]
+
+
+def _says_a_noun_of(request: str, text: str) -> bool:
+    """The text says a capitalised word of the request (not its first), give or take an inflected ending."""
+    said = [w.lower() for w in re.findall(r"(?<=\s)(?-i:[A-Z])[\w-]{4,}", request)]
+    def _same(a: str, b: str) -> bool:
+        short, long = sorted((a, b), key=len)
+        return long.startswith(short) and long[len(short):] in ("", "e", "n", "en", "s", "es", "er", "ern")
+    return any(_same(w, t.lower()) for w in said for t in re.findall(r"[\w-]{5,}", text))
 
 
 def _told_before_the_request(sentence: str) -> bool:
@@ -1372,12 +1416,12 @@ def _theirs_extracted(eng: Engine, text: str, names: Any, user_id: str, agent_id
 
 
 def _the_as_our(eng: Engine, text: str, user_id: str, agent_id: str) -> str:
-    """The turn with "the X" of a statement written "our X" when X is a noun of one of their memories.
+    """The turn with "the X" or "that X" of a statement written "our X" when X is a noun of one of their memories.
     "The" and "our" are the same length: what is extracted is cut from their own words at the same place."""
     # in a statement only: "the customer I mentioned, who was it?" asks
     # ("the Qingdao supplier": a name may come before the noun of a party, not of a place: "the Kiel office" is
     # where they go, which a place of theirs already told may be)
-    stated = [m for m in re.finditer(r"\bthe(?=\s+((?:(?-i:[A-Z])[\w-]*\s+){0,2})([a-z]+)\b)", text, re.I)
+    stated = [m for m in re.finditer(r"\b(?:the|that)(?=\s+((?:(?-i:[A-Z])[\w-]*\s+){0,2})([a-z]+)\b)", text, re.I)
               if not ((end := re.search(r"[.!?]", text[m.end():])) and end.group(0) == "?")
               and not (m.group(1) and "place" in own_values.roles_of(m.group(2)))]
     if not stated:
@@ -1385,8 +1429,8 @@ def _the_as_our(eng: Engine, text: str, user_id: str, agent_id: str) -> str:
     nouns = {n for r in _valid(eng, user_id, agent_id) for n in (r.metadata or {}).get("nouns") or [] if len(n) > 2}
     read = text
     for m in stated:
-        if stem(m.group(2).lower()) in nouns:
-            read = read[:m.start()] + "our" + read[m.end():]
+        if stem(m.group(2).lower()) in nouns:  # ("that" is one letter longer: "our " keeps the length)
+            read = read[:m.start()] + "our".rjust(m.end() - m.start()) + read[m.end():]
     return read
 
 
@@ -1467,6 +1511,20 @@ _THE_SEVERAL = re.compile(r"\b(?:the|those|these)\s+(two|three|four|five)\s+(?:[
 
 
 NUMBER_SAID = ("two", "three", "four", "five")  # several things said by their number
+# "those two", "both of them": several things pointed at with no noun; what the user told several of
+_THE_SEVERAL_BARE = re.compile(r"\b(?:those|these)\s+(two|three|four|five)\b(?!\s+[a-z]+s\b)|\bboth\s+of\s+them\b", re.I)
+
+
+def points_at_several(question: str) -> bool:
+    """"Those two", "both of them": several things pointed at with no noun."""
+    return _THE_SEVERAL_BARE.search(question) is not None
+
+
+def _the_table_told_several(memories: Sequence[Any], at_least: int) -> str | None:
+    """The one table of the data the user told at least that many values of; None for none or several."""
+    tables = {str(e[0]) for r in memories for e in (r.metadata or {}).get("entities", []) if e[0] != OWN}
+    several = [t for t in tables if len(told_values(memories, t)) >= at_least]
+    return several[0] if len(several) == 1 else None
 
 
 def told_values(memories: Sequence[Any], table: str, column: str | None = None) -> list[str]:
@@ -1478,14 +1536,18 @@ def told_values(memories: Sequence[Any], table: str, column: str | None = None) 
 def several_told(eng: Engine, question: str, *, user_id: str, agent_id: str) -> Recalled | None:
     """"What's the combined weight of the two boxes?": the user told at least that many things of the
     table the noun names; the newest of them (the caller reads them all). None otherwise."""
+    memories = valid_memories(eng, user_id, agent_id)
     m = _THE_SEVERAL.search(question)
     table = table_of_word(m.group(2) or m.group(3)) if m else None
+    if m is None and (bare := _THE_SEVERAL_BARE.search(question)) is not None:
+        m, table = bare, _the_table_told_several(memories, NUMBER_SAID.index((bare.group(1) or "two").lower()) + 2)
     if m is None or table is None:
         return None
-    told = [r for r in valid_memories(eng, user_id, agent_id) if told_values([r], table)]
+    told = [r for r in memories if told_values([r], table)]
     if len(told_values(told, table)) < NUMBER_SAID.index((m.group(1) or "two").lower()) + 2:
         return None
-    words = question_nouns(question)
+    # ("those two" names no table: the one they told several of is the thing)
+    words = question_nouns(question) + [(TABLE_NOUNS_BY_TABLE.get(table, table.lower()), table)]
     return _recalled_from(told[-1], question, words, {stem(w) for w, _ in words})
 
 
@@ -1958,10 +2020,17 @@ def _held_beside_the_name(question: str, kind: str, rec: Any) -> tuple[str, str,
     entities = [tuple(e) for e in _remembered_entities(rec)]
     own_names = [e for e in entities if e[:2] == (OWN, own_values.NAME)]
     names = [e for e in own_names if name_in(question, e[2]) is not None]
-    fits = [e for e in entities if e not in names and _fits_kind(list(e), kind)]
+    fits = _of_the_table_named_first(question, kind, entities) or \
+        [e for e in entities if e not in names and _fits_kind(list(e), kind)]
     if not names or not fits or (kind == own_values.PLACE and len(set(own_names)) != 1):
         return None
     return fits[0][0], fits[0][1], fits[0][2]
+
+
+def _of_the_table_named_first(question: str, kind: str, entities: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """"The container number for Vasseur": for a reference asked, the records of the table the question names."""
+    tables = {table_of_word(w) for w in re.findall(r"[A-Za-z]+", question)} - {None}
+    return [e for e in entities if e[0] in tables] if kind == own_values.CODE else []
 
 
 def by_their_name(eng: Engine, question: str, *, user_id: str, agent_id: str) -> tuple[Recalled, str] | None:
@@ -2021,9 +2090,14 @@ def _nearest(text: str, name: str, things: list[tuple[str, str, str]]) -> tuple[
 
 def name_in(question: str, name: str) -> str | None:
     """The name as the question writes it: whole, or its first word when that is long enough to be its
-    own ("Dalby" of Dalby Fresh Produce); None when it is not there."""
+    own ("Dalby" of Dalby Fresh Produce), or another word of it written with its capital ("Vasseur" of
+    Fromagerie Vasseur); None when it is not there."""
     for probe in (name, name.split()[0] if len(name.split()[0]) >= 4 else ""):
         if probe and (m := re.search(rf"(?<![\w-]){re.escape(probe)}(?![\w-])", question, re.I)):
+            return m.group(0)
+    for word in name.split()[1:]:
+        if len(word) >= 4 and word[0].isupper() and \
+                (m := re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", question)) and m.start() > 0:
             return m.group(0)
     return None
 

@@ -57,7 +57,7 @@ UNITS: dict[str, dict[str, tuple[str, ...]]] = {
                "long": ("detailed", "long", "full", "verbose", "longer", "in detail")},
 }
 _NEGATIVE_BEFORE = re.compile(r"\b(?:no|not|don't|do not|never|without|stop|instead of|rather than|drop|skip|scratch|scrap|ditch|cancel|forget|undo|"
-                              r"hate|avoid|nobody|no one|can't|cannot|won't|"
+                              r"hate|avoid|nobody|no one|can't|cannot|won't|doesn't|does not|didn't|isn't|aren't|"
                               r"pas|jamais|sans|au lieu de|sin|nunca|en lugar de|en vez de|nicht|kein\w*|ohne|statt)\b"
                               r"(?:\s+\w+){0,3}\s*$", re.I)
 # "kilos are useless", "the american format confuses my team": a word for the way of writing may come between
@@ -81,13 +81,14 @@ _POLITE = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:can|could|would|will)\s+you\b", re
 _STANDING = re.compile(r"\b(?:from now on|always|going forward|in future|in the future|by default|every time|"
                        r"from here on|toujours|désormais|dorénavant|siempre|a partir de ahora|immer|ab jetzt|künftig)\b",
                        re.I)
-_DATES_WORD = re.compile(r"\bdates?\b", re.I)
+_DATES_WORD = re.compile(r"\b(?:dates?|datums?|daten|fechas?)\b", re.I)
 # a date given as the example of the format wanted ("like 9 June", "like 09/06/2025")
 _EXAMPLE_WORDS = re.compile(r"\blike\s+\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
                             re.I)
 _EXAMPLE_ISO = re.compile(r"\blike\s+\d{4}-\d{2}-\d{2}\b")
-# a date written as its pattern ("DD.MM.YYYY", "mm/dd/yy"): the order and the separator wanted
-_DATE_PATTERN = re.compile(r"\b(dd|mm)([./-])(?:mm|dd)\2(?:yyyy|yy)\b", re.I)
+# a date written as its pattern ("DD.MM.YYYY", "mm/dd/yy"; the day is JJ in French, TT in German, the year AAAA
+# in French and Spanish, JJJJ in German): the order and the separator wanted
+_DATE_PATTERN = re.compile(r"\b(dd|jj|tt|mm)([./-])(?:mm|dd|jj|tt)\2(?:yyyy|yy|aaaa|aa|jjjj)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,7 @@ def _wanted_and_refused(dimension: str, units: dict[str, tuple[str, ...]], sente
     refused: list[str] = []
     if dimension == "dates":  # the example given decides ("write dates out like 9 June", "as DD.MM.YYYY")
         if (pattern := _DATE_PATTERN.search(sentence)) is not None:
-            order = "day_first" if pattern.group(1).lower() == "dd" else "month_first"
+            order = "month_first" if pattern.group(1).lower() == "mm" else "day_first"
             return [order + pattern.group(2)], []
         wanted += ["words"] if _EXAMPLE_WORDS.search(sentence) else ["iso"] if _EXAMPLE_ISO.search(sentence) else []
     for unit, words in units.items():
@@ -251,8 +252,19 @@ def noted(stated: list[Preference]) -> str:
             "dates": "dates {}", "distance": "lengths in {}", "temperature": "temperatures in °{}",
             "length": "{} answers", "language": "answers in {}"}
     parts = [said.get(p.dimension, p.dimension + " {}").format(
-        answer_language.name_of(p.unit) if p.dimension == "language" else p.unit.replace("_", " ")) for p in stated]
+        answer_language.name_of(p.unit) if p.dimension == "language" else _dates_said(p.unit) if p.dimension == "dates"
+        else p.unit.replace("_", " ")) for p in stated]
     return f"Noted: {', '.join(dict.fromkeys(parts))}, from now on."
+
+
+def _dates_said(style: str) -> str:
+    """How a date style reads in an acknowledgement: "as DD/MM/YYYY", "in words"."""
+    if style == "words":
+        return "in words"
+    if style == "iso":
+        return "as YYYY-MM-DD"
+    sep = style.removeprefix("day_first").removeprefix("month_first") or "/"
+    return f"as DD{sep}MM{sep}YYYY" if style.startswith("day_first") else f"as MM{sep}DD{sep}YYYY"
 
 
 # a sum with its currency ("EUR 95", "95 euros", "$40"): the sum's own unit, not a way of answering

@@ -43,7 +43,7 @@ _ASKS_TOTAL = re.compile(r"\b(?:come to|comes to|bill|spend|spending|total|altog
 # a price asked over a number of things or a time: a total too ("what would leasing them for ten days cost?")
 _ASKS_PRICE = re.compile(r"\b(?:cost|costs|premium|pay|owe|charge)\b", re.I)
 _OVER = re.compile(rf"\b(?:per|a|each|every) (?:month|year)\b|\bmonthly\b|\bfor (?:about |around )?(?:{_NUM}) days\b|"
-                   r"\b(?:for|on) (?:the|those|these|them|all)\b|\ball of\b|\b(?:whole|full|entire)\b", re.I)
+                   r"\b(?:for|on) (?:the|those|these|them|that|all)\b|\ball of\b|\b(?:whole|full|entire)\b", re.I)
 _ADDED = re.compile(r"\b(?:add|adding|plus|grand total|on top|as well|too)\b", re.I)
 _ASKS_YEAR = re.compile(r"\b(?:a|per|each|every|full|whole) year\b|\b(?:yearly|annual(?:ly)?|twelve months|12 months)\b",
                         re.I)
