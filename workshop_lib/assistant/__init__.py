@@ -105,7 +105,9 @@ def _acronyms(comment: str) -> set[str]:
 # "... can actually load (not the TEU)": the brackets go with what they set aside
 _SET_ASIDE_BRACKETED = re.compile(r"\s*\(\s*(?:but\s+)?(?:not|rather than|instead of|other than|apart from)\b[^()]{0,60}\)",
                                   re.I)
+# ("not counting the tare", "not including the tare": what it sets aside is the tare)
 _SET_ASIDE = re.compile(r"(?:,\s*|\s+)(?:but\s+)?(?:not|rather than|instead of|other than|apart from)"
+                        r"(?:\s+(?:counting|including|incl\.?))?"
                         r"(?:\s+(?:the|a|an|its|their))?((?:\s+[\w'-]+){1,5}?)(?=\s*(?:[.,;?!)]|$))", re.I)
 
 
@@ -384,8 +386,8 @@ _THE_ONE = re.compile(r"\b(?:the|this|that)\s+([a-z]+)\b(?!\s+(?:of|with|that|wh
 def _read_for_the_plan(question: str, schema: Schema, values: ValueIndex) -> tuple[str, list[Link]]:
     """The question as the planner reads it (ages, signs, typed question words, periods, split words and names
     written as the data writes them), with its links (read again only when a reading changed the text)."""
-    question = joined_as_named(periods_named(question_words_spelt(signs_written(age_said(_rest_unsaid(question)))),
-                                             planner.reference_date(schema)), schema)
+    question = joined_as_named(periods_named(question_words_spelt(signs_written(age_said(_units_as_boxes(
+        _rest_unsaid(question))))), planner.reference_date(schema)), schema)
     links = values.links(question)
     if (spaced := _hyphens_spaced(question, links)) != question:
         question, links = spaced, values.links(spaced)
@@ -398,6 +400,14 @@ def _rest_unsaid(question: str) -> str:
     """"A Kota-something ship": the start of a name with the rest left vague, read as that start (blanked, so the
     length stays the same)."""
     return _VAGUE_REST.sub(lambda m: m.group(1) + " " * (len(m.group(0)) - len(m.group(1))), question)
+
+
+def _units_as_boxes(question: str) -> str:
+    """"Reefer units", "tank units": a kind of box said with "units" names boxes (not the value of a unit)."""
+    return _KIND_UNITS.sub(lambda m: m.group(1) + ("boxes" if m.group(2).endswith("s") else "box "), question)
+
+
+_KIND_UNITS = re.compile(r"\b((?:reefer|dry|tank|flat[- ]?rack|open[- ]top|high[- ]cube|refrigerated)\s+)(units?)\b", re.I)
 
 
 _VAGUE_REST = re.compile(r"\b((?-i:[A-Z])\w{2,})(?:-|\s+)(?:something|whatever|whatsit)\b", re.I)

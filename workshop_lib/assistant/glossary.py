@@ -169,7 +169,7 @@ WORDS = {
     "conteneurs-citernes": "tank containers", "tankcontainer": "tank container", "salen": "depart", "sale": "departs",
     "partent": "depart", "part": "departs", "fahren ab": "depart", "estados": "statuses", "etats": "statuses",
     "anvers": "Antwerp", "amberes": "Antwerp", "hambourg": "Hamburg", "hamburgo": "Hamburg",
-    "singapur": "Singapore", "valence": "Valencia", "piraus": "Piraeus",
+    "singapur": "Singapore", "singapour": "Singapore", "valence": "Valencia", "piraus": "Piraeus",
     "sollen": "", "soll": "", "aktuelle": "current", "aktuellen": "current",
     # the user's own things, for a question about what they told
     "mi": "my", "mis": "my", "mon": "my", "ma": "my", "mes": "my", "mein": "my", "meine": "my", "meinen": "my",
@@ -372,7 +372,7 @@ WORDS_CAPITALISED = frozenset({"namen", "tonnen", "zolltarifnummer", "tarifnumme
                                 "flagge", "baujahr", "kapazitat", "lange", "gewicht", "bruttogewicht",
                                 "geschwindigkeit", "abfahrt", "ankunft", "koordinaten", "temperatur", "nummer",
                                 # an abbreviation, and the names other languages give ports
-                                "schiffs", "evp", "anvers", "amberes", "hambourg", "hamburgo", "singapur", "valence",
+                                "schiffs", "evp", "anvers", "amberes", "hambourg", "hamburgo", "singapur", "singapour", "valence",
                                 "piraus", "flotte", "allianz", "fuss",
                                 "ware", "woche", "monat", "tage", "stunden", "zoll", "wert", "typ", "daten",
                                 "kunde", "kunden", "fuhrunternehmer", "spediteur", "buro", "stadt", "datum", "jahr",

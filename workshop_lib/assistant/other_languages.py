@@ -57,8 +57,9 @@ def _left_in_its_language(token: str) -> bool:
 def _inside_a_name(tokens: list[str], at: int) -> bool:
     """"Frutas del Maule", "Casa de Campo": a small word between two words written with a capital (not the first of
     the sentence) is part of the name, kept as written."""
+    # (an abbreviation in capitals is no name's first word: "la ETA del Ever Acme" is the ETA of the Ever Acme)
     return tokens[at].lower() in _NAME_PARTICLES and 1 < at < len(tokens) - 1 and tokens[at - 1][:1].isupper() \
-        and tokens[at + 1][:1].isupper() and tokens[at - 2] not in ".?!¿¡"
+        and not tokens[at - 1].isupper() and tokens[at + 1][:1].isupper() and tokens[at - 2] not in ".?!¿¡"
 
 
 _NAME_PARTICLES = frozenset({"de", "del", "da", "do", "dos", "das", "di", "du", "des", "la", "le", "von", "van", "der",

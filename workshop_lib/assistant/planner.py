@@ -107,7 +107,7 @@ _NOUNS_ONE_OR_MORE = "|".join(w[:-2] + "(?:es)?" if w.endswith("xes") else w[:-1
 
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
-_PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
+_PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries shipped shipping
 travel travels travelled traveled travelling traveling standard regular normal send sends sent sending carrying carried
 ride rides riding steam steams steaming put puts track tracks tracked routing
 belong belongs belonging dock docks docking docked
@@ -517,7 +517,7 @@ def _more_of_which(words: _Words, schema: Schema, spec: Spec, links: list[Link])
     """"More completed voyages or more scheduled ones?", "do COSCO or Evergreen have more voyages?":
     the rows counted per value of the column the two values are of (a kind, a status, or the names of
     the rows above them; not the rows' own names, where each row is one)."""
-    either = [f for f in spec.filters if f.op == "in" and len(f.value) >= 2]
+    either = _the_choice_said(spec, links)
     if spec.action != "list" or len(either) != 1 or not words.has(r"more|fewer|less") or not words.has("or|than"):
         return
     col = either[0].column
@@ -530,6 +530,16 @@ def _more_of_which(words: _Words, schema: Schema, spec: Spec, links: list[Link])
         raise NoPlan("it compares what each can take, and no count of its rows says that")
     spec.action, spec.group = "group", col
     spec.alternatives = _alternatives(words, col, links)
+
+
+def _the_choice_said(spec: Spec, links: list[Link]) -> list[Filter]:
+    """The filters on two values or more; of several, those whose values are said apart ("more reefers at sea or
+    scheduled?": "reefers" is one word for two types, not a choice between them)."""
+    either = [f for f in spec.filters if f.op == "in" and len(f.value) >= 2]
+    if len(either) > 1:
+        either = [f for f in either if len({(lk.start, lk.end) for lk in links
+                                            if (lk.table, lk.column) == (f.column.table, f.column.name)}) >= 2]
+    return either
 
 
 def _alternatives(words: _Words, col: Column, links: list[Link]) -> list[tuple[str, tuple[Any, ...]]]:
@@ -646,10 +656,11 @@ def _comparisons(words: _Words) -> list[tuple[str, float, float | None, int]]:
             if not any(abs(m.start() - o[3]) < 3 for o in out) and m.start(1) not in words.used_numbers:
                 out.append((op, _number(m.group(1)), None, m.start()))
                 words.used_numbers |= {m.start(1), m.start(1) + m.group(1).startswith("-")}  # the digits' place
-    for m in re.finditer(r"(?<=\s)-(\d+(?:\.\d+)?)\b", words.text):  # "reefer temp -18": a value below zero is one
-        if m.start(1) not in words.used_numbers:
-            out.append(("=", -float(m.group(1)), None, m.start()))
-            words.used_numbers |= {m.start(), m.start(1)}
+    # "reefer temp -18": a value below zero is one; "running at +13.5": a sign says a set point too
+    for m in re.finditer(r"(?<=\s)([-+])(\d+(?:\.\d+)?)\b", words.text):
+        if m.start(2) not in words.used_numbers:
+            out.append(("=", float(m.group(1) + m.group(2)), None, m.start()))
+            words.used_numbers |= {m.start(), m.start(2)}
     return out
 
 
@@ -828,8 +839,10 @@ _PRECISION = re.compile(r"\b(?:(?:rounded|round(?:ed)? it)\s+)?(?:to\s+)?(?:(\d)
 
 
 # boxes to lease, not boxes the data records ("how many 40' high cubes can I get at my port?")
+# ("can I get a breakdown of the boxes by type?" asks for figures, not for a box)
+_FIGURES_ASKED = r"(?!\s+(?:a|an|the|me)\s+(?:breakdown|list|count|number|summary|total|overview|split|tally|rundown|figure)s?\b)"
 _FOR_LEASE = (r"availab\w*|in stock|ready to go|ready for pick-?up|leas(?:e|es|ed|ing)|rent(?:al|ing)?|hire|"
-              r"can (?:i|we|you) (?:get|have|grab|pick up|book)|(?:could|may) (?:i|we) (?:get|have)")
+              rf"can (?:i|we|you) (?:get|have|grab|pick up|book){_FIGURES_ASKED}|(?:could|may) (?:i|we) (?:get|have){_FIGURES_ASKED}")
 
 
 # a port named by the end of a voyage it is at ("departure port", "port of arrival"): the word says the end
@@ -853,6 +866,11 @@ def _words_beside_the_query(words: _Words) -> None:
         words.take(*m.span(m.lastindex or 0))
     for m in _WEEKDAY_OF_A_DATE.finditer(words.text):  # "by Wednesday 4 June": the date says the day
         words.take(m.start(), m.end())
+    for m in _NOT_COUNTED.finditer(words.text):  # ", not counting the tare": what the figure leaves out, said after it
+        words.take(m.start(), m.end())
+    for m in _ANY_ROW.finditer(words.text):  # "carriers with at least one Panama-flagged ship": any row, no count
+        words.take(m.start(), m.end())
+        words.used_numbers.add(m.start(1) if m.group(1) else m.start(2))
 
 
 def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
@@ -911,6 +929,7 @@ def compose(question: str, schema: Schema, links: list[Link]) -> Spec:
     _rows_below_listed(schema, spec, named, used_columns)
     _all_named_used(spec, named, used_columns)
     _no_list_for_yes_or_no(words, spec)
+    _left_out_not_in_it(words, spec)
     if spec.having is not None and spec.action not in ("group", "group_top"):
         raise NoPlan("it counts rows against a number, and the question asks no count per group")
     _asks_what_the_rows_hold(words, schema, spec, noun_at)
@@ -1780,8 +1799,21 @@ def _who_is_a_party(words: _Words, schema: Schema, spec: Spec) -> None:
     tables = {spec.target} | {c.table for c in spec.show}  # what it shows, not what it filters on
     named = {schema.name_column(t).name for t in tables if t in schema.columns}  # a position is named by its ship
     if not any(n.endswith("_NAME") for n in named):
-        raise NoPlan("it asks who, and the rows it would show name nobody")
+        _who_sails_it(words, schema, spec)
+        return
     _company_above(schema, spec, tables)
+
+
+def _who_sails_it(words: _Words, schema: Schema, spec: Spec) -> None:
+    """"Who's sailing voyage 534E?": a row that names nobody, asked who sails or runs it, is the company above it
+    (with the ship between, when there is one); asked anything else of it ("who's the shipper of the shrimp?"),
+    nobody its rows name."""
+    above = [t for t in sorted(party_tables(schema)) if schema.is_parent_path(spec.target, t)]
+    if not above or spec.action not in ("list", "lookup") or not words.has(r"sail\w*|operat\w*|runs?|running|ran|handl\w*"):
+        raise NoPlan("it asks who, and the rows it would show name nobody")
+    between = [t for t in schema.columns if t not in (spec.target, above[0]) and schema.is_parent_path(spec.target, t)
+               and schema.is_parent_path(t, above[0]) and schema.name_column(t).name.endswith("_NAME")]
+    spec.show[:0] = [schema.name_column(t) for t in between[:1]] + [schema.name_column(above[0])]
 
 
 def _company_above(schema: Schema, spec: Spec, tables: set[str]) -> None:
@@ -1811,8 +1843,24 @@ _WHOLE_DATA = re.compile(r"\b(?:across|over|on|in|for|from) (?:all|the whole|the
                          r"sailings|trips|ships|vessels|containers|boxes|ports|carriers|fleet|data(?:set|base)?)\b", re.I)
 
 
+_NOT_COUNTED = re.compile(r",\s*(?:not counting|not including|excluding|leaving out)\s+(?:the\s+)?([\w-]+(?:\s+[\w-]+)?)"
+                          r"(?=\s*[?.!]?\s*$)", re.I)
+
+
+def _left_out_not_in_it(words: _Words, spec: Spec) -> None:
+    """", not counting the tare": no plan when the figure shown is one its comment says holds what is left out
+    (a box's gross weight is "tare plus cargo"); the cargo lines' own weights hold no tare."""
+    for m in _NOT_COUNTED.finditer(words.text):
+        left_out = {stem(w) for w in re.findall(r"[a-z]+", m.group(1).lower())}
+        for col in [*spec.show, *([spec.measure] if spec.measure is not None else [])]:
+            if left_out & {stem(w) for w in re.findall(r"[a-z]+", col.comment.lower())}:
+                raise NoPlan(f"it leaves out the {m.group(1)}, which {col.ref} includes")
+_ANY_ROW = re.compile(r"\b(?:at least (one|1|a single)|(one) or more)(?= (?:[\w-]+ ){0,2}[a-z]+s?\b)(?! (?:of|more|less)\b)",
+                     re.I)
+
+
 # English that says "now" or is courtesy, whatever the question: no part of what it asks
-_FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right now|for now|as of now|as we speak|"
+_FILLER = re.compile(r"\b(?:at the moment|at present|these days|nowadays|right now|for now|as of now|as we speak|so far|"
                      r"(?:in|on) (?:the|your|our) (?:schedule|timetable|records?|books|system)|"
                      r"(?:is|are|would be) (?:fine|ok|okay|enough)|if (?:possible|you can)|by any chance|out there|"
                      r"(?:all|any|every) status(?:es)?|(?:in total|together|altogether)|metric(?= (?:tons?|tonnes?)\b)|"
@@ -2727,8 +2775,10 @@ def _numeric_for(words: _Words, schema: Schema, spec: Spec, named: list[Column],
                  op: str) -> Column:
     """The column a number is compared with: the one its unit or its words name, else the one named."""
     after = words.text[at:at + 40].lower()
+    # ("running at +13.5": a number written with its sign is of a column whose values have one)
+    signed = words.text[at:at + 1] == "+"
     unnamed = next((c for t in _tables_named(words, schema, spec)
-                    if (c := _unnamed_numeric(schema.columns.get(t, []), value, op))), None)
+                    if (c := _unnamed_numeric(schema.columns.get(t, []), -abs(value) if signed else value, op))), None)
     numeric = _named_numeric(named, unnamed)
     if re.search(r"\d\s*(?:teu)\b", after):  # a column in TEU: the one named, else one of the data's own
         unit_cols = [c for c in numeric if c.unit == "TEU"] or \
@@ -3418,8 +3468,9 @@ _EITHER_END = r"from\s+(?:or|and|&|/)\s+to|to\s+(?:or|and|&|/)\s+from|in\s+(?:or
 # ("end there": a voyage's last port; "the end of June" is a day)
 _ENDS_AT = r"end(?:s|ed|ing)?(?! of\b)|finish\w* (?:in|at)|terminat\w*|(?:sail\w*|go(?:es)?|travel\w*) to"
 # the verbs that say which end of a voyage a port is at
-_ARRIVING_VERBS = r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?|" + _ENDS_AT
-_LEAVING_VERBS = r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*"
+# (an ETA is when a voyage arrives, an ETD when it leaves: "the ETA of the Ever Acme in Tanger Med")
+_ARRIVING_VERBS = r"arriv\w*|bound|destination|inbound|heading|going to|due (?:in|at)|land(?:s|ing|ed)?|eta|" + _ENDS_AT
+_LEAVING_VERBS = r"depart\w*|leav\w*|origin|outbound|start\w*|begin\w*|etd"
 
 
 _ARRIVES = (r"arriv\w*|destination|receiv\w*|inbound|bound for|calls? at|into|head\w* (?:to|for)|going to|"

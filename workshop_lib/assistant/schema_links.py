@@ -26,7 +26,7 @@ SYNONYMS = {
     "trip": "voyage", "sailing": "voyage", "journey": "voyage", "voyage": "voyage", "rotation": "voyage", "voy": "voyage",
     "crossing": "voyage",
     "goods": "cargo", "shipment": "cargo", "consignment": "cargo", "cargo": "cargo", "manifest": "cargo",
-    "packed": "cargo", "contents": "cargo", "content": "cargo",
+    "packed": "cargo", "contents": "cargo", "content": "cargo", "commodity": "cargo",
     "position": "position", "location": "position", "ping": "position", "lat": "latitude", "lon": "longitude", "lng": "longitude",
     "weight": "weight", "heavy": "weight", "mass": "weight", "dwt": "deadweight",
     "temperature": "temperature", "setpoint": "temperature", "temp": "temperature",

@@ -54,7 +54,7 @@ def named_before(eng: Engine, previous: str, table: str | None = None) -> list[s
 _DEFINITE = re.compile(r"\b(?:the|that|this)\s+([a-z]+)\b(?!\s+(?:of|with|that|which|whose|named|called)\b)", re.I)
 
 
-def _pointed_at(eng: Engine, question: str, previous: str) -> str | None:
+def pointed_at(eng: Engine, question: str, previous: str) -> str | None:
     """"How fast is the vessel going?" after "we have cargo on Ever Acme": the question with the one
     row of that table the previous turn named in place of "the vessel"; None when it points at no
     table's row or the previous turn named none, or more than one, of that table."""
@@ -77,7 +77,7 @@ def read_with(eng: Engine, question: str, previous: str | None, previous_answer:
     if not previous:
         return None
     if not is_follow_up(question):
-        return None if named_before(eng, question) else _pointed_at(eng, question, previous)
+        return None if named_before(eng, question) else pointed_at(eng, question, previous)
     if (again := _asked_again_of(eng, question, previous)) is not None:
         return again
     if (priced := _priced_again(eng, question, previous)) is not None:

@@ -88,6 +88,9 @@ def _follow_noun(question: str) -> str:
     return m.group(0) if m else ""
 
 
+_OWED = re.compile(r"\b(?:owe|owes|owed|pay|pays|paid|cost|costs|charge|charged|bill|billed)\b", re.I)
+
+
 def _said_plainly(question: str, rec: personal.Recalled) -> bool | None:
     """Whether the question asks for the value itself, when its words alone say so; None when they do not."""
     if _EXISTENCE.match(question):
@@ -124,7 +127,7 @@ def _its_identifier_asked(question: str, rec: personal.Recalled) -> bool:
     """"The box number", "the container numbers", "the number of the container": the identifier of the thing
     recalled, which is its value."""
     noun = re.escape(personal.stem(rec.noun.lower()))
-    return re.search(rf"\b{noun}(?:e?s)?\s+(?:number|no\.?|code|name|id|#)|\b(?:number|code|name|id)s?\s+of\s+"
+    return re.search(rf"\b{noun}(?:e?s)?\s+(?:(?:number|no|code|name|id)s?\b\.?|#)|\b(?:number|code|name|id)s?\s+of\s+"
                      rf"(?:the\s+|my\s+|our\s+)?{noun}(?:e?s)?\b", question, re.I) is not None
 
 
@@ -325,6 +328,8 @@ def asks_beyond(eng: Engine, question: str, rec: personal.Recalled) -> str | Non
     question = _asked_part(question)
     if _YES_OR_NO.match(question):
         return "a yes or a no"  # "is our warehouse inside the radius?": their name or place alone says neither
+    if _OWED.search(question) and rec.table == personal.OWN and rec.column != own_values.MONEY:
+        return "a sum owed"  # "what demurrage do we owe?" of "our free time is 8 days": not the days told
     what = _asks_not_which(question, rec, place) or _another_part(question, rec)
     if what is not None:
         return what

@@ -386,10 +386,18 @@ class ChatService:
             return _memory_reply(count.text, "rag", "PERSONAL_MEMORY", "the count of their things the user told last",
                                  count.sources)
         if any(w.stored_id or w.forgotten for w in kept):
+            # (the handler's answer with the parts it left out that their memory or the data answers, as below)
             return self._theirs_asked_beside(scoped, asked, kept, thread_id, user_id) or \
                 whose_told(self.eng, asked, user_id=user_id, agent_id=self.eng.agent_id) or \
-                answer_question(scoped, asked, llm=self.llm)
+                with_their_parts(self.eng, self._the_part_asked(asked), answer_question(scoped, asked, llm=self.llm),
+                                 user_id=user_id, agent_id=self.eng.agent_id, thread_id=thread_id)
         return self._about_theirs_or_handled(scoped, asked, thread_id, user_id)
+
+    def _the_part_asked(self, turn: str) -> str:
+        """The question of a turn that also tells something, "that ship" read as the ship the turn named ("got 3
+        boxes on YM Tiptop's next departure. who runs that ship?"): the parts a handler's answer must cover."""
+        asked = question_part.asked_part(turn) or turn
+        return follow_up.pointed_at(self.eng, asked, turn) or asked
 
     def _theirs_asked_beside(self, scoped: Engine, turn: str, kept: list[Any], thread_id: str,
                              user_id: str) -> ChatAnswer | None:

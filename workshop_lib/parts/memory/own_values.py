@@ -76,7 +76,7 @@ CODE_RE = re.compile(r"(?<![\w-])(?:(?=[A-Za-z-]*\d[A-Za-z-]*\d[A-Za-z-]*\d)(?=[
 # a capitalised word; "&" and a few name particles may join two of them ("Marble & Co", "Al Noor")
 NAME_RE = re.compile(r"(?<![\w'’])[A-Z](?:['’][A-Z])?[a-z][\w'’.-]*(?:\s+(?:(?:&|and|of|de|del|da|van|von)\s+)?[A-Z][\w'’.-]+)*")  # ("I" ends a name)
 # ("belongs to Bright Tools", "sold to Ferretti": a party, not a place)
-_PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<!goes )(?<!switched )(?<!swapped )"
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|(?<!belongs )(?<!belong )(?<!sold )(?<!goes )(?<!going )(?<!switched )(?<!swapped )"
                            r"(?<!changed )(?<!over )to|at|near|out of|outta|port of|harbou?r of|city of|based in|around|into|via|"
                            r"aus|nach|desde|à|au|dans|en)"
                            r"\s+(?:the\s+|our\s+|my\s+)?$", re.I)

@@ -73,7 +73,7 @@ QUESTION = re.compile(r"^(?:(?:and|so|also|ok|okay|but)\s+)?(?:what|what's|whats
                        r"pourquoi|cuándo|dónde|qué|cuál(?:es)?|quién|cuánt[oa]s?)\b", re.I)
 # Words that say a value changed or was wrong: a correction of the same subject.
 CHANGE = re.compile(r"\b(?:not|instead|now|moved|relocated|switched|changed|(?:moving|switching) (?:over )?to|"
-                     r"ignore|disregard|actually|wrong|sorry|mixed up|scratch|"
+                     r"ignore|disregard|actually|wrong|sorry|mixed (?:\w+ )?up|scratch|isn['’]t|aren['’]t|wasn['’]t|"
                      r"correction|meant|mistake|typo|turns out|updated?|(?:another|a|one more) change|from (?:now|tomorrow|today)|"
                      r"(?:is|are) (?:closing|closed|shutting)|"
                      r"no longer|anymore|rolled|replaced|dropped|ditched|swapped|until|up to|since|these days|nowadays|"
@@ -163,23 +163,35 @@ def table_of_word(word: str) -> str | None:
 def possessed_nouns(text: str, *, heads: bool = False) -> list[str]:
     """The nouns after my/our ("my client's cargo" -> client, "our main carrier" -> carrier), stemmed;
     with `heads`, a statement's, the last noun before its verb too ("our Durban office contact is")."""
-    out = []
-    for m in _POSSESSED.finditer(text):
-        words = m.group(1).split()
-        # "our new contact", "our European hub": the noun after the adjective ("our DC is in Pooler": no verb)
-        # ("our Savannah-Jebel Ali rate": the rest of a name, then the noun)
-        if all(map(_adjective, words)) and (after := re.match(r"(?:\s+(?-i:[A-Z])[\w-]*(?=\s+[a-z]))*\s+([a-z][\w-]*)",
-                                                              text[m.end():], re.I)) \
-                and after.group(1).lower() not in _NO_NOUN_AFTER:
-            words.append(after.group(1))
-        other = "other " if "other" in words else ""  # "our other haulier" is not "our haulier"
-        words = [w.lower() for w in words if not _adjective(w)] or [w.lower() for w in words]
-        out.append(other + stem(words[0].removesuffix("'s")))
-        if heads and (head := _phrase_head(text[m.start(1):])) and head != stem(words[0].removesuffix("'s")):
-            out.append(other + head)  # "our Durban office contact is Thandi": contact too
+    return [noun for m in _POSSESSED.finditer(text) for noun in _nouns_of_one(text, m, heads)]
+
+
+def _nouns_of_one(text: str, m: re.Match[str], heads: bool) -> list[str]:
+    """The nouns of one "my/our ..." of possessed_nouns."""
+    words, named = _with_the_noun_after(text, m)
+    other = "other " if "other" in words else ""  # "our other haulier" is not "our haulier"
+    words = [w.lower() for w in words if not _adjective(w)] or [w.lower() for w in words]
+    noun = stem(words[0].removesuffix("'s"))
+    out = [other + noun] + ([other + stem(named)] if named and stem(named) != noun else [])
+    if heads and (head := _phrase_head(text[m.start(1):])) and head != noun:
+        out.append(other + head)  # "our Durban office contact is Thandi": contact too
     return out
 
 
+def _with_the_noun_after(text: str, m: re.Match[str]) -> tuple[list[str], str]:
+    """(the words after "my/our", with the noun after them when they are all adjectives; the name before that noun
+    when it is of two words or more, else ""). "Our new contact", "our European hub": the noun after the adjective
+    ("our DC is in Pooler": no verb); "our Jebel Ali trucking": the rest of a name, then the noun, and the name
+    says which one of their things, so it is kept as one of its nouns too."""
+    words = m.group(1).split()
+    if not all(map(_adjective, words)) or (after := _NOUN_AFTER_A_NAME.match(text[m.end():])) is None \
+            or after.group(2).lower() in _NO_NOUN_AFTER:
+        return words, ""
+    named = words[0].lower() if after.group(1) and words[0][:1].isupper() else ""
+    return [*words, after.group(2)], named
+
+
+_NOUN_AFTER_A_NAME = re.compile(r"((?:\s+(?-i:[A-Z])[\w-]*(?=\s+[a-z]))*)\s+([a-z][\w-]*)", re.I)
 _NO_NOUN_AFTER = frozenset("is are was were has have had will would can could in at on for of with from to and "
                            "who that".split())
 _PHRASE_END = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|sits?|in|at|on|for|of|with|from|to|and|who|that)\b"
@@ -264,11 +276,18 @@ def statement_part(sentence: str) -> str:
         return statement_part(apart[1]) if len(apart) == 2 else ""
     asked = sentence.rstrip().endswith("?")
     lead, colon, rest = sentence.partition(":")
-    if asked and colon and rest.strip() and not _FINITE.search(lead):
+    if asked and colon and rest.strip() and _a_lead_in(lead):
         sentence = rest  # "quick one for my colleague: the Vasseur box, which port ...?": a lead-in states nothing
     clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
     kept = [c for i, c in enumerate(clauses) if not _a_question_clause(c, i, asked)]
     return ", ".join(c for c in kept if _states_something(c))
+
+
+def _a_lead_in(words: str) -> bool:
+    """"Quick one in English for my colleague": a few words before a colon with no verb and no name (a capital
+    after the first word) lead into the question; they tell nothing."""
+    said = words.split()
+    return 0 < len(said) <= 8 and not _FINITE.search(words) and not any(w[:1].isupper() for w in said[1:])
 
 
 def _a_question_clause(clause: str, index: int, asked: bool) -> bool:
@@ -997,16 +1016,30 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
     olds = _same_subject_memories(eng, cand, user_id, agent_id)
     cand = _of_the_kind_corrected(eng, cand, olds)
     value = cand.entities[0][2] if cand.entities else ""
-    if value and any(str((r.metadata or {}).get("value")) == value for r in olds):
-        return None  # the same value said again
-    held = {str(e[2]) for r in olds for e in (r.metadata or {}).get("entities") or []}
-    if cand.entities and not cand.change and {str(e[2]) for e in cand.entities} <= held:
-        return None  # ("the haulier that keeps missing our Felixstowe slots": nothing new, and the name told stays)
+    if _kept_already(cand, olds):
+        return None
     if not supersede:
         olds = []
     meta = _memory_meta(cand, value, olds, thread_id)
     new_id = eng.store.add_records([RecordDraft(cand.text, metadata=meta, user_id=user_id, agent_id=agent_id)], "fact")[0]
     return _supersede(eng, cand, olds, Written(new_id, text=cand.text, subject=cand.subject, names=tuple(own_names_of(cand.entities))), user_id)
+
+
+def _kept_already(cand: PersonalCandidate, olds: list[Any]) -> bool:
+    """Nothing new: the same value said again, or only values the memories on its subject hold. ("The tyres in
+    CMAU7754877 are going to Kestrel Wheels" after "... are for Radmark Auto": the box is the same, its party is
+    new; a correction that brings a name of its own is no value said again.)"""
+    value = cand.entities[0][2] if cand.entities else ""
+    held = {str(e[2]) for r in olds for e in (r.metadata or {}).get("entities") or []}
+    if value and not _brings_a_value(cand, held) and any(str((r.metadata or {}).get("value")) == value for r in olds):
+        return True
+    # ("the haulier that keeps missing our Felixstowe slots": nothing new, and the name told stays)
+    return bool(cand.entities) and not cand.change and {str(e[2]) for e in cand.entities} <= held
+
+
+def _brings_a_value(cand: PersonalCandidate, held: set[str]) -> bool:
+    """A correction that says a value of the user's own the memories on its subject do not hold."""
+    return cand.change and any(e[0] == OWN and e[2] not in held for e in cand.entities)
 
 
 def unlinked_changes(eng: Engine, text: str, *, user_id: str, agent_id: str) -> list[PersonalCandidate]:
