@@ -154,3 +154,25 @@ def test_a_german_request_to_forget_names_its_noun_with_an_ending(service):
     assert "5521-HB" not in turns[3][0], turns[3][0]
     answer, mode = turns[4]
     assert mode in GROUNDED and "5521-HB" in answer, answer
+
+
+def test_a_switch_that_names_the_one_before_keeps_the_new_one(service):
+    turns = _talk(service, [("t1", "For the files: on 3 March we signed a drayage contract with Hollmann Haulage."),
+                            ("t2", "heads up — on 9 April we switched our haulier to Vistula Road Freight, Hollmann kept "
+                                   "cancelling pickups."),
+                            ("t3", "which haulier do we use now?"),
+                            ("t3", "how many days were we with the first one before the switch?")])
+    answer, mode = turns[2]
+    assert mode in GROUNDED and "Vistula" in answer, answer
+    answer, mode = turns[3]
+    assert mode == "fallback" or "37" in answer, answer  # (3 March to 9 April; never the day alone under a badge)
+
+
+def test_a_box_said_to_be_going_to_another_party_is_that_partys_now(service):
+    box, _, _ = _boxes_to(service, "Tanjung Pelepas")[0]
+    turns = _talk(service, [("t1", f"The sofas in {box} are for Norvik Interiors."),
+                            ("t2", f"sorry, I had them mixed up. Norvik isn't buying the sofas. The sofas in {box} are "
+                                   "going to Albacore Living."),
+                            ("t3", f"which customer does {box} go to?")])
+    answer, mode = turns[2]
+    assert mode in GROUNDED and "Albacore" in answer and "Norvik" not in answer, answer

@@ -1910,7 +1910,9 @@ def _each_kind_shown(question: str, answer: str) -> bool:
     going and when does it get there?") has one in the answer."""
     parts = document_reader.asking_parts(question)
     if len(parts) < 2:
-        return True
+        # ("how many days did we stay with the first one?" is not answered by the day of the switch)
+        return len(parts) != 1 or document_reader.asked_kind(parts[0]) != "duration" or \
+            document_reader.HOLDS["duration"].search(answer) is not None
     # (two parts that ask an amount each need two amounts: "what insured value did I give you, and what
     # did the premium come to?" is not answered by the value alone)
     kinds = Counter(k for p in parts if (k := document_reader.asked_kind(p)) in _SHOWN_KINDS)

@@ -1014,7 +1014,7 @@ def write(eng: Engine, cand: PersonalCandidate, *, user_id: str, agent_id: str,
     `supersede=False` is the ADD-only policy the baselines compare against (every value kept,
     valid side by side, no earlier value carried): only the same value said again is skipped."""
     olds = _same_subject_memories(eng, cand, user_id, agent_id)
-    cand = _of_the_kind_corrected(eng, cand, olds)
+    cand = _of_the_kind_corrected(eng, _the_new_value_first(cand, olds), olds)
     value = cand.entities[0][2] if cand.entities else ""
     if _kept_already(cand, olds):
         return None
@@ -1035,6 +1035,21 @@ def _kept_already(cand: PersonalCandidate, olds: list[Any]) -> bool:
         return True
     # ("the haulier that keeps missing our Felixstowe slots": nothing new, and the name told stays)
     return bool(cand.entities) and not cand.change and {str(e[2]) for e in cand.entities} <= held
+
+
+def _the_new_value_first(cand: PersonalCandidate, olds: list[Any]) -> PersonalCandidate:
+    """"We switched our haulier to Baltic Road Cargo, Rheinfracht kept missing slots" after "... with Rheinfracht":
+    in a change, the value the memories on its subject already give is the one before; a value of the user's own
+    they do not give is the new one, first."""
+    if not (cand.change and olds and cand.entities):
+        return cand
+    old_values = {str((r.metadata or {}).get("value")) for r in olds}
+    new = [e for e in cand.entities if e[0] == OWN and e[2] not in old_values]
+    if cand.entities[0][2] not in old_values or not new:
+        return cand
+    before = cand.entities[0]
+    rest = [e for e in cand.entities if e not in (before, new[0])]
+    return dataclasses.replace(cand, entities=(new[0], *rest), earlier=(*cand.earlier, before[2]))
 
 
 def _brings_a_value(cand: PersonalCandidate, held: set[str]) -> bool:
