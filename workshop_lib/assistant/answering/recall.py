@@ -1905,14 +1905,20 @@ def _only_part(answered: ChatAnswer, text: str, reason: str) -> ChatAnswer:
 _SHOWN_KINDS = ("date", "duration", "amount", "number")
 
 
+_A_SPAN_OF_TIME = re.compile(r"\bhow many\s+(?:\w+\s+)?(?:days|weeks|hours|months|years)\b|"
+                             r"\bhow long\b(?=.*\b(?:stay|stayed|take|took|last|lasted|wait|before|after|since|until)\b)",
+                             re.I)
+
+
 def _each_kind_shown(question: str, answer: str) -> bool:
     """Every part of the question that asks for a date, a duration, an amount or a number ("where's it
     going and when does it get there?") has one in the answer."""
     parts = document_reader.asking_parts(question)
     if len(parts) < 2:
         # ("how many days did we stay with the first one?" is not answered by the day of the switch)
+        # ("how long is that ship?" asks a length, not a time)
         return len(parts) != 1 or document_reader.asked_kind(parts[0]) != "duration" or \
-            document_reader.HOLDS["duration"].search(answer) is not None
+            not _A_SPAN_OF_TIME.search(parts[0]) or document_reader.HOLDS["duration"].search(answer) is not None
     # (two parts that ask an amount each need two amounts: "what insured value did I give you, and what
     # did the premium come to?" is not answered by the value alone)
     kinds = Counter(k for p in parts if (k := document_reader.asked_kind(p)) in _SHOWN_KINDS)

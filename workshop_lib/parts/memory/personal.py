@@ -1045,8 +1045,8 @@ def _the_new_value_first(cand: PersonalCandidate, olds: list[Any]) -> PersonalCa
         return cand
     old_values = {str((r.metadata or {}).get("value")) for r in olds}
     new = [e for e in cand.entities if e[0] == OWN and e[2] not in old_values]
-    if cand.entities[0][2] not in old_values or not new:
-        return cand
+    if cand.entities[0][0] != OWN or cand.entities[0][2] not in old_values or not new:
+        return cand  # (a record of the data first, "the tyres in CMAU7754877 ...", is what it is about)
     before = cand.entities[0]
     rest = [e for e in cand.entities if e not in (before, new[0])]
     return dataclasses.replace(cand, entities=(new[0], *rest), earlier=(*cand.earlier, before[2]))
