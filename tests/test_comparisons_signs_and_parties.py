@@ -105,7 +105,7 @@ def test_a_signed_set_point_and_reefer_units(eng):
 def test_a_commodity_by_its_hs_code(eng):
     code, goods = _rows(eng, "SELECT HS_CODE, MIN(DESCRIPTION) FROM {o}.CARGO_ITEMS GROUP BY HS_CODE "
                              "HAVING COUNT(DISTINCT DESCRIPTION) = 1 ORDER BY HS_CODE")[0]
-    answer, mode = _ask(eng, f"what commodity is shipped under HS {code}?")
+    answer, mode = _ask(eng, f"what commodity is declared under HS {code}?")
     assert mode in GROUNDED and str(goods) in answer, answer
 
 

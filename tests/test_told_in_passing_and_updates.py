@@ -176,3 +176,14 @@ def test_a_box_said_to_be_going_to_another_party_is_that_partys_now(service):
                             ("t3", f"which customer does {box} go to?")])
     answer, mode = turns[2]
     assert mode in GROUNDED and "Albacore" in answer and "Norvik" not in answer, answer
+
+
+def test_a_figure_of_a_thing_of_theirs_the_data_does_not_hold_is_not_the_ships(service):
+    vessel, port, _capacity = _rows(service, "SELECT ve.VESSEL_NAME, p.PORT_NAME, ve.CAPACITY_TEU FROM {o}.VOYAGES v "
+                                            "JOIN {o}.VESSELS ve ON ve.IMO_NUMBER = v.IMO_NUMBER JOIN {o}.PORTS p "
+                                            "ON p.PORT_ID = v.ORIGIN_PORT_ID WHERE v.STATUS = 'SCHEDULED' "
+                                            "ORDER BY v.VOYAGE_ID")[0]
+    turns = _talk(service, [("t1", f"got 4 boxes of desk lamps booked on {vessel}'s next departure out of {port}."),
+                            ("t2", "how many TEU does my booking take, and when does it sail?")])
+    answer, mode = turns[1]
+    assert mode not in GROUNDED, answer  # (the ship's capacity in TEU is no answer to it under a badge)

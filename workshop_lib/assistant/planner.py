@@ -107,7 +107,7 @@ _NOUNS_ONE_OR_MORE = "|".join(w[:-2] + "(?:es)?" if w.endswith("xes") else w[:-1
 
 
 # Plain English that asks, links or is polite, and says nothing about what is asked.
-_PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries shipped
+_PLAIN = set("""be been being am having doing done get gets getting got go goes going gone sail sails sailing sailed carry carries
 travel travels travelled traveled travelling traveling standard regular normal send sends sent sending carrying carried
 ride rides riding steam steams steaming put puts track tracks tracked routing
 belong belongs belonging dock docks docking docked

@@ -586,6 +586,9 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
     if _short_of(question, data):
         data.text = None  # a part the rows do not show ("what's in it and what's it set at?") is not answered
         data.reason = "the data answer does not show what the question asks"
+    if data.text is not None and (own := _a_figure_of_an_untold_thing(question, data_question, rec)) is not None:
+        data.text = None  # ("how many TEU does my booking take?" of a memory of their ship: not the ship's capacity)
+        data.reason = f"it asks a figure of your {own}, which the data does not record"
     if data.text is None and rec.table != personal.OWN and data.unexplained is None:
         # (a word the data does not hold, "flagged for the exam": no part of the thing's voyage answers it)
         # the whole-question answer failed: the parts it asks of the thing, one data question each
@@ -593,6 +596,20 @@ def _compose(eng: Engine, question: str, rec: personal.Recalled) -> tuple[Any, s
         if found is not None:
             return found
     return data, data_question
+
+
+def _a_figure_of_an_untold_thing(question: str, data_question: str, rec: personal.Recalled) -> str | None:
+    """"How many TEU does my booking take?" when the thing recalled is their ship: a count or amount asked of a thing
+    of theirs ("my booking") that is no table of the data, no role and not the thing recalled, whose noun the data
+    question still says; that noun, else None."""
+    if not re.search(r"\bhow\s+(?:many|much)\b", question, re.I):
+        return None
+    for noun in personal.possessed_nouns(question):
+        if personal.table_of_word(noun) is None and not own_values.roles_of(noun) and noun != personal.stem(rec.noun) \
+                and re.search(rf"\bhow\s+(?:many|much)\b[^?,]*\b(?:my|our)\s+{re.escape(noun)}", question, re.I) \
+                and re.search(rf"\b{re.escape(noun)}", data_question, re.I):
+            return noun
+    return None
 
 
 def _number_shared(eng: Engine, rec: personal.Recalled) -> bool:
