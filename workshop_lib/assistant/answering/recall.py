@@ -73,13 +73,18 @@ def _called(rec: personal.Recalled) -> str:
         noun = re.sub(r"['’]s$", "", rec.noun)  # ("my box's tare weight": the box)
     else:
         noun = personal.TABLE_NOUNS_BY_TABLE.get(rec.table) or (rec.nouns[0] if rec.nouns else "thing")
-    several = rec.table != personal.OWN and " and " in rec.value and not noun.endswith("s")
+    several = _several(rec) and not noun.endswith("s")
     return noun + ("es" if noun.endswith("x") else "s") if several else noun  # ("your containers are A and B")
 
 
+def _several(rec: personal.Recalled) -> bool:
+    """Several things of the data recalled at once ("A and B", _all_of_that_kind)."""
+    return rec.table != personal.OWN and " and " in rec.value
+
+
 def _is(rec: personal.Recalled) -> str:
-    """The verb for what was recalled: several things of the data told ("A and B") are plural."""
-    return "are" if rec.table != personal.OWN and " and " in rec.value else "is"
+    """The verb for what was recalled: several things are plural."""
+    return "are" if _several(rec) else "is"
 
 
 def _follow_noun(question: str) -> str:
@@ -1251,9 +1256,7 @@ def _with_the_rest_of_it(eng: Engine, told: str, rest: list[str], thing: tuple[s
                        f"{data.reason}.", "fallback", _explain("whose the record is, told; the rest not planned",
                                                                "fallback", memory=source, data_question=asked), [])
     plan = data.plan
-    sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
-                  "params": {k: str(v) for k, v in plan.params.items()}, "rows_shown": data.rows_shown,
-                  "shape": plan.spec.action}
+    sql_source = _sql_source(data)
     return _answer(f"{told}\n{data.text}", "rag", _explain("whose the record is, told; the rest from the data", "rag",
                                                            memory=source, data_question=asked, sql=plan.sql),
                    [source, sql_source])
@@ -1491,15 +1494,21 @@ def _from_memory_alone(eng: Engine, question: str, rec: personal.Recalled, beyon
     return None
 
 
+def _sql_source(data: Any) -> dict[str, Any]:
+    """A data answer's query as a source: the tables it read, its SQL and bound values, the rows shown."""
+    plan = data.plan
+    return {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
+            "params": {k: str(v) for k, v in plan.params.items()}, "rows_shown": data.rows_shown,
+            "shape": plan.spec.action}
+
+
 def _data_answer(data: Any, question: str, data_question: str, rec: personal.Recalled, said: str,
                  source: dict[str, Any]) -> ChatAnswer:
     """The data's answer about the remembered thing, with the memory and the SQL as its sources; every
     date, duration, amount or number the question asks must be in it (else it is said to be part)."""
 
     plan = data.plan
-    sql_source = {"tables": [f"{OWNER}.{t}" for t in tables_read(plan.sql)], "sql": plan.sql,
-                  "params": {k: str(v) for k, v in plan.params.items()},
-                  "rows_shown": data.rows_shown, "shape": plan.spec.action}
+    sql_source = _sql_source(data)
     text = f"{data.text}\n(For your {_called(rec)}, {rec.value}: {said}.)"
     if data.uncovered is not None:  # a part the rows do not show: said, and never under a grounded badge
         return _answer(f"I can answer only part of this offline.\n{text}\nI cannot also answer “{data.uncovered}”.",

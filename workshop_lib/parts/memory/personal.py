@@ -1210,9 +1210,8 @@ def _the_other_sentences(r: Any, request: str) -> str:
     """"Vergiss den Zollagenten" of a memory of two sentences: the sentences that do not say its noun; "" when
     the memory is one sentence, or the request names none of them so."""
     told = sentences(r.content or "")
-    if len(told) < 2 or not any(_says_a_noun_of(request, t) for t in told):
-        return ""
-    return " ".join(t for t in told if not _says_a_noun_of(request, t))
+    kept = [t for t in told if not _says_a_noun_of(request, t)] if len(told) > 1 else told
+    return " ".join(kept) if len(kept) < len(told) else ""
 
 
 def _references_forgotten(entities: list[list[str]], codes: list[str], request: str) -> tuple[list[str], str]:
@@ -1373,10 +1372,13 @@ def _noun_written_as_theirs(sentence: str, memories: list[Any]) -> list[Any]:
 def _says_a_noun_of(request: str, text: str) -> bool:
     """The text says a capitalised word of the request (not its first), give or take an inflected ending."""
     said = [w.lower() for w in re.findall(r"(?<=\s)(?-i:[A-Z])[\w-]{4,}", request)]
-    def _same(a: str, b: str) -> bool:
-        short, long = sorted((a, b), key=len)
-        return long.startswith(short) and long[len(short):] in ("", "e", "n", "en", "s", "es", "er", "ern")
-    return any(_same(w, t.lower()) for w in said for t in re.findall(r"[\w-]{5,}", text))
+    return any(_inflected_alike(w, t.lower()) for w in said for t in re.findall(r"[\w-]{5,}", text))
+
+
+def _inflected_alike(a: str, b: str) -> bool:
+    """One word is the other with an inflected ending or none ("Zollagent", "Zollagenten")."""
+    short, long = sorted((a, b), key=len)
+    return long.startswith(short) and long[len(short):] in ("", "e", "n", "en", "s", "es", "er", "ern")
 
 
 def _told_before_the_request(sentence: str) -> bool:
